@@ -1,0 +1,68 @@
+"""The one exception jaxrewrite raises for misuse, so callers can catch it as a SyntaxError."""
+
+from __future__ import annotations
+
+import ast
+
+
+class RewriteError(SyntaxError):
+    """Misuse of a jaxrewrite marker, located like a SyntaxError (1-based line and column).
+
+    It subclasses SyntaxError so that import machinery, tracebacks and editors show it
+    exactly where the offending annotation or decorator is written.
+    """
+
+    def __init__(
+        self,
+        msg: str,
+        filename: str,
+        lineno: int,
+        offset: int,
+        text: str | None = None,
+        end_lineno: int | None = None,
+        end_offset: int | None = None,
+    ) -> None:
+        super().__init__(msg, (filename, lineno, offset, text, end_lineno, end_offset))
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.lineno}:{self.offset}: {self.msg}"
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        # Keep the location across pickling (multiprocessing, pytest-xdist).
+        return (
+            type(self),
+            (self.msg, self.filename, self.lineno, self.offset, self.text, self.end_lineno, self.end_offset),
+        )
+
+    @classmethod
+    def at(cls, node: ast.AST, msg: str, filename: str, lines: list[str]) -> RewriteError:
+        """Build the error for an AST node, with the offending source line as ``text``."""
+        lineno = getattr(node, "lineno", 1)
+        col = getattr(node, "col_offset", 0)
+        text = lines[lineno - 1] if 0 < lineno <= len(lines) else None
+        end_lineno = getattr(node, "end_lineno", None)
+        end_col = getattr(node, "end_col_offset", None)
+        return cls(
+            msg,
+            filename,
+            lineno,
+            _char_offset(text, col) + 1,
+            text,
+            end_lineno,
+            None if end_col is None or end_lineno is None else _char_offset(_line(lines, end_lineno), end_col) + 1,
+        )
+
+
+def _line(lines: list[str], lineno: int) -> str | None:
+    return lines[lineno - 1] if 0 < lineno <= len(lines) else None
+
+
+def _char_offset(text: str | None, byte_col: int) -> int:
+    """AST columns count UTF-8 bytes; users (and SyntaxError.offset) count characters."""
+    if text is None:
+        return byte_col
+    return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+
+class RewriteWarning(UserWarning):
+    """Something in an opted-in module that jaxrewrite ignores but the user probably meant."""

@@ -1,0 +1,105 @@
+"""Finding the opt-in pragma: ``# jaxrewrite: enable`` as a comment line in the module header.
+
+The header is everything before the first statement other than the module docstring and
+``from __future__`` imports. A pragma anywhere else (below the header, inside a string)
+does not count; ``scan_header`` reports where such look-alikes are so ``show`` can say why.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+
+PRAGMA = "# jaxrewrite: enable"
+_DIRECTIVE = re.compile(r"#\s*jaxrewrite\s*:\s*(?P<word>.*?)\s*$")
+_LOOKALIKE = re.compile(r"^[ \t]*#\s*jaxrewrite\s*:\s*enable\s*$", re.MULTILINE)
+
+#: What must appear in a file's bytes for it to possibly opt in; lets the import hook
+#: skip every other module with one substring search.
+NEEDLE = b"jaxrewrite"
+
+
+@dataclass(frozen=True)
+class Header:
+    """What the module header says about jaxrewrite."""
+
+    enabled: bool
+    #: 1-based line of the pragma that counts, if any.
+    pragma_line: int | None
+    #: Lines that look like the pragma but do not count (below the header or inside a string).
+    ignored_lines: tuple[int, ...]
+    #: ``# jaxrewrite: <word>`` header directives other than ``enable``: (line, word).
+    unknown: tuple[tuple[int, str], ...]
+
+
+def might_opt_in(data: bytes) -> bool:
+    """Cheap pre-check on raw file bytes; False means the file certainly does not opt in."""
+    return NEEDLE in data
+
+
+def scan_header(source: str) -> Header:
+    """Read the header of ``source``; stops at the first ordinary statement (lazy tokenizing)."""
+    enabled_line: int | None = None
+    unknown: list[tuple[int, str]] = []
+    lines = source.splitlines()
+    seen_statement = False
+    line_tokens: list[tokenize.TokenInfo] = []
+    header_end = len(lines) + 1
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.COMMENT:
+                if line_tokens:
+                    continue  # a comment after code on the same logical line is not a comment line
+                match = _DIRECTIVE.match(tok.string)
+                if match is not None:
+                    word = match.group("word")
+                    if word == "enable":
+                        if enabled_line is None:
+                            enabled_line = tok.start[0]
+                    else:
+                        unknown.append((tok.start[0], word))
+                continue
+            if tok.type in (tokenize.NL, tokenize.ENCODING, tokenize.INDENT, tokenize.DEDENT):
+                continue
+            if tok.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                if line_tokens:
+                    if not _header_statement(line_tokens, first=not seen_statement):
+                        header_end = line_tokens[0].start[0]
+                        break
+                    seen_statement = True
+                    line_tokens = []
+                if tok.type == tokenize.ENDMARKER:
+                    break
+                continue
+            line_tokens.append(tok)
+            if len(line_tokens) == 2 and not _header_prefix(line_tokens, first=not seen_statement):
+                header_end = line_tokens[0].start[0]
+                break
+    except (tokenize.TokenError, SyntaxError):
+        # Broken source: the compiler will report it; whatever header was read still counts.
+        pass
+    ignored = tuple(
+        source.count("\n", 0, m.start()) + 1
+        for m in _LOOKALIKE.finditer(source)
+        if source.count("\n", 0, m.start()) + 1 != enabled_line
+    )
+    if enabled_line is not None and enabled_line >= header_end:
+        enabled_line = None
+    return Header(enabled_line is not None, enabled_line, ignored, tuple(u for u in unknown if u[0] < header_end))
+
+
+def _header_prefix(tokens: list[tokenize.TokenInfo], first: bool) -> bool:
+    """Could a logical line starting with these two tokens still be part of the header?"""
+    a, b = tokens
+    if a.type == tokenize.STRING:
+        return first and b.type == tokenize.STRING
+    return a.type == tokenize.NAME and a.string == "from" and b.string == "__future__"
+
+
+def _header_statement(tokens: list[tokenize.TokenInfo], first: bool) -> bool:
+    head = tokens[0]
+    if head.type == tokenize.STRING:
+        return first and all(t.type == tokenize.STRING for t in tokens)
+    return len(tokens) > 1 and head.string == "from" and tokens[1].string == "__future__"
