@@ -1,0 +1,58 @@
+"""Generated fragments, rendered by astor from AST so their spelling is canonical."""
+
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from typing import Union
+
+import astor
+
+#: A keyword value jaxrewrite writes: a tuple of positions, names and/or None axes.
+Value = tuple[Union[int, str, None], ...]
+
+_PLACEHOLDER = "__jaxrewrite_transform__"
+
+
+def _source(node: ast.AST) -> str:
+    # One line, always: line numbers must not move, so astor's line wrapping is off.
+    return str(astor.to_source(node, pretty_source="".join)).strip()
+
+
+@lru_cache(maxsize=4096)
+def value(items: Value) -> str:
+    """``(3,)``, ``('c_func',)``, ``(0, 0, None)``."""
+    return _source(ast.Tuple([ast.Constant(item) for item in items], ast.Load()))
+
+
+def keywords(pairs: tuple[tuple[str, Value], ...]) -> str:
+    """``static_argnums=(3,), static_argnames=('c_func',)``."""
+    return ", ".join(f"{name}={value(items)}" for name, items in pairs)
+
+
+@lru_cache(maxsize=1024)
+def wrapper(param: str, pairs: tuple[tuple[str, Value], ...], via_default: bool) -> tuple[str, str]:
+    """Text to put before and after a transform expression to call it explicitly.
+
+    ``jax.jit`` becomes ``(lambda fun: jax.jit(fun, static_argnums=...))``; with
+    ``via_default`` the transform is bound as a lambda default instead, for names that only
+    a class body can see (a lambda body skips class scope).
+    """
+    call_args = [ast.Name(param, ast.Load())]
+    kws = [ast.keyword(name, ast.Tuple([ast.Constant(i) for i in items], ast.Load())) for name, items in pairs]
+    args = [ast.arg(param)]
+    defaults: list[ast.expr] = []
+    callee: ast.expr = ast.Name(_PLACEHOLDER, ast.Load())
+    if via_default:
+        args.append(ast.arg("transform"))
+        defaults.append(callee)
+        callee = ast.Name("transform", ast.Load())
+    lam = ast.Lambda(
+        ast.arguments(posonlyargs=[], args=args, vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=defaults),
+        ast.Call(callee, call_args, kws),
+    )
+    text = _source(ast.Expr(lam))
+    if not text.startswith("("):
+        text = f"({text})"
+    before, _, after = text.partition(_PLACEHOLDER)
+    return before, after

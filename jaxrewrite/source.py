@@ -1,0 +1,48 @@
+"""The text being rewritten: AST positions to string offsets, and located errors."""
+
+from __future__ import annotations
+
+import ast
+from functools import cached_property
+
+from jaxrewrite.errors import RewriteError
+
+
+class Source:
+    """One module's text; AST columns are UTF-8 byte offsets, so convert per line."""
+
+    def __init__(self, text: str, filename: str) -> None:
+        self.text = text
+        self.filename = filename
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.text.splitlines(keepends=True)
+
+    @cached_property
+    def line_starts(self) -> list[int]:
+        starts = [0]
+        total = 0
+        for line in self.lines:
+            total += len(line)
+            starts.append(total)
+        return starts
+
+    def offset(self, lineno: int, col: int) -> int:
+        """String offset of an AST (line, byte column) position."""
+        line = self.lines[lineno - 1] if lineno <= len(self.lines) else ""
+        if not line.isascii():
+            col = len(line.encode("utf-8")[:col].decode("utf-8", "replace"))
+        return self.line_starts[lineno - 1] + col
+
+    def start(self, node: ast.AST) -> int:
+        return self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+
+    def end(self, node: ast.AST) -> int:
+        return self.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+
+    def segment(self, node: ast.AST) -> str:
+        return self.text[self.start(node) : self.end(node)]
+
+    def error(self, node: ast.AST, msg: str) -> RewriteError:
+        return RewriteError.at(node, msg, self.filename, [line.rstrip("\r\n") for line in self.lines])

@@ -1,0 +1,63 @@
+"""Edits by string offset, applied in one pass: user text between edits is never touched."""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Edit:
+    """Replace ``text[start:end]`` (an insertion when start == end)."""
+
+    start: int
+    end: int
+    text: str
+
+
+def apply(text: str, edits: list[Edit]) -> str:
+    """Splice ``edits`` into ``text``; edits must not overlap (insertions at one point keep order)."""
+    if not edits:
+        return text
+    out: list[str] = []
+    pos = 0
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        if edit.start < pos:
+            raise AssertionError(f"jaxrewrite internal error: overlapping edits at offset {edit.start}")
+        out.append(text[pos : edit.start])
+        out.append(edit.text)
+        pos = edit.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def replace(text: str, start: int, end: int, new: str) -> Edit:
+    """Replace a span with single-line ``new``, keeping its line breaks and comments in place.
+
+    Line numbers must never move, so a replaced multi-line span keeps every newline, and a
+    comment that stood on one of its lines stays on that line.
+    """
+    old = text[start:end]
+    if "\n" not in old and "\r" not in old:
+        return Edit(start, end, new)
+    comments = _comments_by_line(old)
+    lines = old.splitlines(keepends=True)
+    pieces = [new]
+    for index, line in enumerate(lines[:-1] if not old.endswith(("\n", "\r")) else lines):
+        comment = comments.get(index)
+        ending = line[len(line.rstrip("\r\n")) :]
+        pieces.append(("  " + comment if comment else "") + ending)
+    return Edit(start, end, "".join(pieces))
+
+
+def _comments_by_line(fragment: str) -> dict[int, str]:
+    """Comments inside an expression fragment, by 0-based line within the fragment."""
+    found: dict[int, str] = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO("(" + fragment + "\n)").readline):
+            if tok.type == tokenize.COMMENT:
+                found[tok.start[0] - 1] = tok.string
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return found
