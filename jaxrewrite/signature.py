@@ -171,9 +171,9 @@ class _MarkerReader:
     def _nested(self, node: ast.AST, where: ast.expr) -> None:
         raise self.src.error(
             where,
-            f"a marker must be the outermost annotation: '{ast.unparse(where)}' hides "
-            f"'{ast.unparse(node)}' inside another type; write e.g. Static[Optional[int]] "
-            "instead of Optional[Static[int]]",
+            f"a marker must be the outermost annotation, but {ast.unparse(node)} is nested inside "
+            f"{self.src.segment(where)}; put the marker outside, e.g. Static[Optional[int]] rather "
+            "than Optional[Static[int]]",
         )
 
 

@@ -35,19 +35,21 @@ def apply(text: str, edits: list[Edit]) -> str:
 def replace(text: str, start: int, end: int, new: str) -> Edit:
     """Replace a span with single-line ``new``, keeping its line breaks and comments in place.
 
-    Line numbers must never move, so a replaced multi-line span keeps every newline, and a
-    comment that stood on one of its lines stays on that line.
+    Line numbers must never move, so a replaced multi-line span keeps every line break, each
+    comment stays on its line, and ``new`` goes on the span's last line at that line's indent.
     """
     old = text[start:end]
-    if "\n" not in old and "\r" not in old:
+    lines = old.splitlines(keepends=True)
+    if len(lines) <= 1:
         return Edit(start, end, new)
     comments = _comments_by_line(old)
-    lines = old.splitlines(keepends=True)
-    pieces = [new]
-    for index, line in enumerate(lines[:-1] if not old.endswith(("\n", "\r")) else lines):
+    pieces = []
+    for index, line in enumerate(lines[:-1]):
         comment = comments.get(index)
         ending = line[len(line.rstrip("\r\n")) :]
         pieces.append(("  " + comment if comment else "") + ending)
+    last = lines[-1]
+    pieces.append(last[: len(last) - len(last.lstrip(" \t"))] + new)
     return Edit(start, end, "".join(pieces))
 
 

@@ -1,0 +1,6 @@
+# jaxrewrite: enable
+from jaxrewrite import Static
+
+
+def f(x, n: "list[Static[int]]"):
+    return x

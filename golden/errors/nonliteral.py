@@ -1,0 +1,12 @@
+# jaxrewrite: enable
+from functools import partial
+
+import jax
+from jaxrewrite import Static
+
+NAMES = ("m",)
+
+
+@partial(jax.jit, static_argnames=NAMES)
+def f(x, m, n: Static[int]):
+    return x

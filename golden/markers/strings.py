@@ -1,0 +1,16 @@
+# jaxrewrite: enable
+"""String annotations are read like the expressions they hold."""
+import jax
+from jaxrewrite import Static
+
+
+@jax.jit
+def f(x, n: "Static[int]", m: 'Static'):
+    return x * len(range(n + m))
+
+
+def _check():
+    assert float(f(1.0, 2, 3)) == 5.0
+
+
+_PLAIN_FAILS = True
