@@ -1,0 +1,140 @@
+"""The bytecode cache for rewritten modules: hash-checked pycs beside the normal ones, under their own tag.
+
+Why its own file name: a plain import must never run rewritten code and the hook must never run
+plain code, so the name carries ``opt-<tag>`` (rewriter hash + optimisation level) and nothing else
+reads it. Why hash-checked (PEP 552) rather than mtime: an edit that keeps size and second is seen.
+Why atomic writes: concurrent processes importing the same module must never see half a file.
+Every failure here (read-only folder, garbage file) means "no cache", never an import error.
+"""
+
+from __future__ import annotations
+
+import _imp
+import _thread
+import importlib.util
+import marshal
+import os
+import sys
+from types import CodeType
+
+#: PEP 552 flags: hash-based (bit 0), always checked against the source (bit 1).
+FLAGS = b"\x03\x00\x00\x00"
+_HEADER_SIZE = 16
+
+_rewriter_hash: str | None = None
+
+
+def rewriter_hash() -> str:
+    """A digest of jaxrewrite's own sources and version, so that any change to the rewriter
+    invalidates every cached module; computed once, on first use (no file access before that)."""
+    global _rewriter_hash
+    if _rewriter_hash is None:
+        from jaxrewrite.version import __version__
+
+        folder = os.path.dirname(os.path.abspath(__file__))
+        parts = [__version__.encode()]
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py"):
+                with open(os.path.join(folder, name), "rb") as file:
+                    body = file.read()
+                parts.append(b"%d:%s:%d:%s" % (len(name), name.encode(), len(body), body))
+        _rewriter_hash = importlib.util.source_hash(b"".join(parts)).hex()
+    return _rewriter_hash
+
+
+def cache_tag() -> str | None:
+    """The ``optimization`` part of the cache file name; None when the rewriter cannot be hashed."""
+    try:
+        digest = rewriter_hash()
+    except OSError:
+        return None
+    return f"jaxrewrite{digest}o{sys.flags.optimize}"
+
+
+def cache_path(source_path: str) -> str | None:
+    """Where the rewritten pyc of ``source_path`` lives (``sys.pycache_prefix`` respected), or None."""
+    tag = cache_tag()
+    if tag is None:
+        return None
+    try:
+        return importlib.util.cache_from_source(source_path, optimization=tag)
+    except NotImplementedError:  # sys.implementation.cache_tag is None: no caching on this Python
+        return None
+
+
+def pack(code: CodeType, source_hash: bytes) -> bytes:
+    """The bytes of a hash-checked pyc for ``code``."""
+    return importlib.util.MAGIC_NUMBER + FLAGS + source_hash + marshal.dumps(code)
+
+
+def unpack(data: bytes, source_hash: bytes) -> CodeType | None:
+    """The code in a cached pyc, or None if it is stale, truncated, garbage or not a hash-checked pyc."""
+    if (
+        len(data) <= _HEADER_SIZE
+        or data[:4] != importlib.util.MAGIC_NUMBER
+        or data[4:8] != FLAGS
+        or data[8:16] != source_hash
+    ):
+        return None
+    try:
+        code = marshal.loads(memoryview(data)[_HEADER_SIZE:])
+    except Exception:  # EOFError, ValueError, TypeError: whatever a damaged file makes marshal raise
+        return None
+    return code if isinstance(code, CodeType) else None
+
+
+def load(pyc: str, source_hash: bytes, source_path: str) -> CodeType | None:
+    """The cached code for this exact source, or None; ``co_filename`` follows a moved file."""
+    try:
+        with open(pyc, "rb") as file:
+            data = file.read()
+    except OSError:
+        return None
+    code = unpack(data, source_hash)
+    if code is not None and code.co_filename != source_path:
+        _fix_co_filename(code, source_path)
+    return code
+
+
+def store(pyc: str, code: CodeType, source_hash: bytes, source_path: str) -> bool:
+    """Write the pyc atomically (temp file in the same folder, then os.replace); False on any OSError.
+
+    Respects ``sys.dont_write_bytecode``. Read-only or impossible folders are not an error: the
+    import goes on uncached, as a plain import does in the same situation.
+    """
+    if sys.dont_write_bytecode:
+        return False
+    try:
+        mode = (os.stat(source_path).st_mode | 0o200) & 0o666  # what importlib gives a pyc
+    except OSError:
+        mode = 0o666
+    data = pack(code, source_hash)
+    tmp = f"{pyc}.{os.getpid()}-{_thread.get_ident()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(pyc), exist_ok=True)
+        _remove(tmp)  # a leftover from a crashed process that had our pid
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        try:
+            with open(fd, "wb") as file:
+                file.write(data)
+            os.replace(tmp, pyc)
+        except BaseException:
+            _remove(tmp)
+            raise
+    except OSError:
+        return False
+    return True
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _fix_co_filename(code: CodeType, source_path: str) -> None:
+    """Point a cached code object (and its nested ones) at where the source is now, as importlib does."""
+    fix = getattr(_imp, "_fix_co_filename", None)
+    if fix is not None:
+        fix(code, source_path)

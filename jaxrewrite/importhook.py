@@ -1,0 +1,190 @@
+"""The import hook: a front meta-path finder that hands opted-in modules to a rewriting loader.
+
+Why a front finder that delegates: whoever finds a module (PathFinder, an editable install's
+finder, another hook) keeps finding it; we only look at the spec they return, and return it
+ourselves so the search is never repeated. Only plain ``.py`` files whose header opts in get our
+loader; everything else keeps its normal loader and normal bytecode.
+"""
+
+from __future__ import annotations
+
+import _thread
+import importlib.util
+import sys
+from collections.abc import Iterable, Sequence
+from importlib.machinery import ModuleSpec, SourceFileLoader
+from types import CodeType, ModuleType, TracebackType
+
+from jaxrewrite import cache
+from jaxrewrite.pragma import might_opt_in, scan_header
+
+__all__ = ["HookHandle", "RewritingFinder", "RewritingLoader", "install", "uninstall"]
+
+
+class RewritingLoader(SourceFileLoader):
+    """Loads an opted-in module from its rewritten source, through jaxrewrite's own pyc cache.
+
+    ``get_source`` is inherited and returns the file as written: the rewrite keeps line numbers,
+    so tracebacks, ``inspect`` and coverage read the original file. The normal ``.pyc`` is never
+    read or written.
+    """
+
+    def __init__(self, fullname: str, path: str, source: bytes | None = None) -> None:
+        super().__init__(fullname, path)
+        # The bytes the finder already read to see the pragma; spares a second read.
+        self._source = source
+
+    def get_code(self, fullname: str) -> CodeType:
+        path = self.get_filename(fullname)
+        data, self._source = self._source, None
+        if data is None:
+            data = self.get_data(path)
+        source_hash = importlib.util.source_hash(data)
+        pyc = cache.cache_path(path)
+        if pyc is not None:
+            code = cache.load(pyc, source_hash, path)
+            if code is not None:
+                return code
+        from jaxrewrite import rewrite  # the engine; looked up at call time so tests can stub it
+
+        code = rewrite.compile_source(data, path)  # RewriteError propagates as it is
+        if pyc is not None:
+            cache.store(pyc, code, source_hash, path)
+        return code
+
+
+class RewritingFinder:
+    """Asks the finders after it for a spec and swaps in RewritingLoader where the header opts in."""
+
+    def __init__(self, packages: frozenset[str] | None) -> None:
+        #: Top-level names the hook looks at; None means every module.
+        self.packages = packages
+        self._busy: set[tuple[int, str]] = set()
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        packages = self.packages
+        if packages is not None and fullname.partition(".")[0] not in packages:
+            return None  # not ours: no lookup, no file access
+        key = (_thread.get_ident(), fullname)
+        if key in self._busy:
+            return None  # a later finder looked this name up again through sys.meta_path
+        self._busy.add(key)
+        try:
+            spec = self._find_after_self(fullname, path, target)
+        finally:
+            self._busy.discard(key)
+        if spec is not None:
+            self._maybe_rewrite(spec)
+        return spec
+
+    def _find_after_self(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None
+    ) -> ModuleSpec | None:
+        meta_path = sys.meta_path
+        for index, finder in enumerate(meta_path):
+            if finder is self:
+                break
+        else:
+            return None
+        for finder in meta_path[index + 1 :]:
+            find_spec = getattr(finder, "find_spec", None)
+            if find_spec is None:
+                continue  # a legacy find_module finder: the import system will ask it itself
+            spec: ModuleSpec | None = find_spec(fullname, path, target)
+            if spec is not None:
+                return spec
+        return None
+
+    @staticmethod
+    def _maybe_rewrite(spec: ModuleSpec) -> None:
+        loader = spec.loader
+        origin = spec.origin
+        if type(loader) is not SourceFileLoader or origin is None or not origin.endswith(".py"):
+            return
+        try:
+            data = loader.get_data(origin)
+        except OSError:
+            return  # the normal loader will report it
+        if not might_opt_in(data):
+            return
+        try:
+            enabled = scan_header(importlib.util.decode_source(data)).enabled
+        except (SyntaxError, UnicodeDecodeError):
+            return  # undecodable: the normal loader raises the error Python users expect
+        if enabled:
+            spec.loader = RewritingLoader(loader.name, origin, data)
+            spec.cached = cache.cache_path(origin)
+
+
+class HookHandle:
+    """What ``install`` returns; ``uninstall()`` or leaving the ``with`` block withdraws this install."""
+
+    def __init__(self, packages: frozenset[str] | None) -> None:
+        self.packages = packages
+
+    def uninstall(self) -> None:
+        """Withdraw this install; the hook stays while other installs are live. Idempotent."""
+        if self in _live:
+            _live.remove(self)
+            _sync()
+
+    def __enter__(self) -> HookHandle:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.uninstall()
+
+
+_live: list[HookHandle] = []
+_finder: RewritingFinder | None = None
+
+
+def install(packages: Iterable[str] | None = None) -> HookHandle:
+    """Rewrite opted-in modules imported from now on; ``packages`` limits that to those top-level names.
+
+    There is only ever one finder. Installs add up: the hook covers the union of what every live
+    install asked for (``None`` meaning everything) until that install is withdrawn through its
+    handle, or all of them at once through ``uninstall()``.
+    """
+    if packages is None:
+        names = None
+    else:
+        names = frozenset([packages] if isinstance(packages, str) else packages)
+        bad = sorted(name for name in names if not name.isidentifier())
+        if bad:
+            raise ValueError(f"install() takes top-level package names, not {bad!r}")
+    handle = HookHandle(names)
+    _live.append(handle)
+    _sync()
+    return handle
+
+
+def uninstall() -> None:
+    """Remove the hook entirely; every other entry of ``sys.meta_path`` stays where it is."""
+    _live.clear()
+    _sync()
+
+
+def _sync() -> None:
+    """Make ``sys.meta_path`` and the finder's package filter agree with the live installs."""
+    global _finder
+    if not _live:
+        if _finder is not None:
+            sys.meta_path[:] = [f for f in sys.meta_path if f is not _finder]
+            _finder = None
+        return
+    wanted = [handle.packages for handle in _live]
+    packages = None if None in wanted else frozenset(name for names in wanted if names for name in names)
+    if _finder is None:
+        _finder = RewritingFinder(packages)
+    else:
+        _finder.packages = packages
+    if not any(f is _finder for f in sys.meta_path):
+        sys.meta_path.insert(0, _finder)
