@@ -8,7 +8,6 @@ loader; everything else keeps its normal loader and normal bytecode.
 
 from __future__ import annotations
 
-import _thread
 import importlib.util
 import sys
 from collections.abc import Iterable, Sequence
@@ -59,7 +58,6 @@ class RewritingFinder:
     def __init__(self, packages: frozenset[str] | None) -> None:
         #: Top-level names the hook looks at; None means every module.
         self.packages = packages
-        self._busy: set[tuple[int, str]] = set()
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
@@ -67,14 +65,7 @@ class RewritingFinder:
         packages = self.packages
         if packages is not None and fullname.partition(".")[0] not in packages:
             return None  # not ours: no lookup, no file access
-        key = (_thread.get_ident(), fullname)
-        if key in self._busy:
-            return None  # a later finder looked this name up again through sys.meta_path
-        self._busy.add(key)
-        try:
-            spec = self._find_after_self(fullname, path, target)
-        finally:
-            self._busy.discard(key)
+        spec = self._find_after_self(fullname, path, target)
         if spec is not None:
             self._maybe_rewrite(spec)
         return spec
@@ -82,6 +73,7 @@ class RewritingFinder:
     def _find_after_self(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None
     ) -> ModuleSpec | None:
+        # Only the finders after this one: never itself, so no recursion through sys.meta_path.
         meta_path = sys.meta_path
         for index, finder in enumerate(meta_path):
             if finder is self:
