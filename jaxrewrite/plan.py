@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from jaxrewrite import render, splice
+from jaxrewrite.classes import ClassInfo, local_class, read_class
 from jaxrewrite.resolve import alias_of, binding_scope, is_partial, qualname
-from jaxrewrite.scopes import Defined, Scope, ScopeTree
+from jaxrewrite.scopes import Defined, DefinedClass, Scope, ScopeTree
 from jaxrewrite.signature import Kind, Param, Signature, read_signature
 from jaxrewrite.source import Source
-from jaxrewrite.transforms import Transform, transform_for
+from jaxrewrite.transforms import PER_LEAF, STATIC, ClassTransform, Transform, class_transform_for, transform_for
 
 _MAX_DEPTH = 32
 
@@ -60,55 +61,157 @@ def classify(expr: ast.expr, scope: Scope, depth: int = 0) -> TransformRef | Non
     return None
 
 
+@dataclass(frozen=True)
+class Leaf:
+    """A parameter whose TypedDict/NamedTuple annotation has Static entries (per-leaf statics)."""
+
+    param: Param
+    kind: str
+    keys: tuple[str, ...]
+
+    def spec(self) -> tuple[str, int | None, str, tuple[str, ...]]:
+        return (self.param.name, self.param.position, self.kind, self.keys)
+
+
+class _Classes:
+    """Class fields, read once per class and only when something needs them."""
+
+    def __init__(self, src: Source) -> None:
+        self.src = src
+        self.cache: dict[int, ClassInfo] = {}
+
+    def info(self, defined: DefinedClass, scope: Scope) -> ClassInfo:
+        key = id(defined.node)
+        if key not in self.cache:
+            self.cache[key] = read_class(defined, scope, self.src)
+        return self.cache[key]
+
+
 def plan_module(tree: ScopeTree, src: Source) -> list[splice.Edit]:
-    """All edits for one module: decorators first, then call sites."""
-    signatures: dict[int, Signature] = {}
+    """All edits for one module: decorators of defs and classes, then call sites."""
+    classes = _Classes(src)
+    signatures: dict[int, tuple[Signature, tuple[Leaf, ...]]] = {}
     edits: list[splice.Edit] = []
     for func, scope in tree.defs:
         sig = read_signature(func, scope, src)
-        signatures[id(func)] = sig
-        if not sig.has_markers:
+        leaves = _leaves(sig, scope, classes, src)
+        signatures[id(func)] = (sig, leaves)
+        if not sig.has_markers and not leaves:
             continue
         for deco in func.decorator_list:
             ref = classify(deco, scope)
             if ref is not None:
-                edits.extend(_plan_decorator(deco, ref, sig, scope, src))
+                edits.extend(_plan_decorator(deco, ref, sig, leaves, scope, src))
+    for defined, scope in tree.classes:
+        for deco in defined.node.decorator_list:
+            registration = _classify_registration(deco, scope)
+            if registration is not None:
+                transform, keywords = registration
+                info = classes.info(defined, scope)
+                values = _registration_values(transform, keywords, info, src, deco)
+                if values is not None:
+                    edits.extend(_apply_values(deco, values, scope, src, param="cls"))
     for call, scope in tree.calls:
-        edits.extend(_plan_call_site(call, scope, signatures, src))
+        edits.extend(_plan_call_site(call, scope, signatures, classes, src))
     return edits
+
+
+def _leaves(sig: Signature, scope: Scope, classes: _Classes, src: Source) -> tuple[Leaf, ...]:
+    """Parameters annotated with a TypedDict/NamedTuple of this module that has Static fields."""
+    found = []
+    for param in sig.params:
+        ann = param.node.annotation
+        if param.markers or ann is None:
+            continue
+        if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+            try:
+                ann = ast.parse(ann.value.strip(), mode="eval").body
+            except SyntaxError:
+                continue
+        local = local_class(ann, scope) if isinstance(ann, ast.Name) else None
+        if local is None:
+            continue
+        info = classes.info(*local)
+        statics = tuple(f.name for f in info.static_fields if STATIC in f.markers)
+        if info.kind == "class" or not statics:
+            continue
+        if param.kind in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
+            raise src.error(param.node, f"per-leaf statics cannot apply to {param.kind.value} parameter {param.name!r}")
+        found.append(Leaf(param, info.kind, statics))
+    return tuple(found)
 
 
 # -- decorators ------------------------------------------------------------------------
 
 
-def _plan_decorator(deco: ast.expr, ref: TransformRef, sig: Signature, scope: Scope, src: Source) -> list[splice.Edit]:
-    local = deco.keywords if isinstance(deco, ast.Call) else []
-    values = _final_values(ref, sig, src, deco)
-    if values is None:
-        return []
-    if isinstance(deco, ast.Call):  # partial(jax.jit, ...) or jax.jit(...): complete it in place
-        return _edit_call(deco, local, values, src)
-    if ref.factory:
+def _plan_decorator(
+    deco: ast.expr, ref: TransformRef, sig: Signature, leaves: tuple[Leaf, ...], scope: Scope, src: Source
+) -> list[splice.Edit]:
+    values = _complete(ref, sig, src, deco, force=bool(leaves))
+    if leaves:
+        return _wrap_leaves(deco, ref, values, leaves, scope, src)
+    if values is None or all(node is not None for _, _, node in values):
+        return []  # nothing static for this transform, or the user already said it all
+    if ref.factory and not isinstance(deco, ast.Call):
+        raise _factory_error(deco, ref, src)
+    return _apply_values(deco, values, scope, src)
+
+
+def _factory_error(expr: ast.expr, ref: TransformRef, src: Source) -> Exception:
+    name = ref.transform.name
+    return src.error(
+        expr,
+        f"cannot add {name} keywords to {ast.unparse(expr)!r}: it is the result of a decorator factory, "
+        f"which takes only the function; define it with functools.partial({name}, ...) instead",
+    )
+
+
+Values = list[tuple[str, render.Value, "ast.expr | None"]]
+
+
+def _apply_values(expr: ast.expr, values: Values, scope: Scope, src: Source, param: str = "fun") -> list[splice.Edit]:
+    """Complete a call in place, or wrap a bare name/attribute in an explicit call."""
+    if isinstance(expr, ast.Call):  # partial(jax.jit, ...) or jax.jit(...): complete it in place
+        return _edit_call(expr, expr.keywords, values, src)
+    before, after = render.wrapper(_param_name(expr, param), tuple((k, v) for k, v, _ in values), _via_default(expr, scope))
+    return _around(expr, before, after, src)
+
+
+def _wrap_leaves(
+    deco: ast.expr, ref: TransformRef, values: Values | None, leaves: tuple[Leaf, ...], scope: Scope, src: Source
+) -> list[splice.Edit]:
+    """``jax.jit`` over a per-leaf function: the transform is handed to jaxrewrite.leaves.static_leaves."""
+    t = ref.transform
+    if t.name not in PER_LEAF:
         raise src.error(
-            deco,
-            f"cannot add {ref.transform.name} keywords to {ast.unparse(deco)!r}: it is the result of a "
-            f"decorator factory; define it as functools.partial({ref.transform.name}, ...) instead",
+            leaves[0].param.node,
+            f"per-leaf statics ({leaves[0].param.name!r} has Static entries) work under jit only, not {t.name}",
         )
-    return _wrap(deco, values, scope, src)
+    if ref.factory:
+        raise _factory_error(deco, ref, src)
+    pairs = tuple((k, v) for k, v, _ in values or ())
+    specs = tuple(leaf.spec() for leaf in leaves)
+    before, after = render.leaves_wrapper(_param_name(deco, "fun"), specs, pairs, _via_default(deco, scope))
+    return _around(deco, before, after, src)
 
 
-def _wrap(expr: ast.expr, values: list[tuple[str, render.Value, ast.expr | None]], scope: Scope, src: Source) -> list[splice.Edit]:
-    """``jax.jit`` -> ``(lambda fun: jax.jit(fun, <keywords>))``, user text kept in the middle."""
+def _param_name(expr: ast.expr, param: str) -> str:
     names = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
-    param = "fun"
     while param in names:
         param += "_"
+    return param
+
+
+def _via_default(expr: ast.expr, scope: Scope) -> bool:
+    """A lambda body cannot see class-body names: bind the transform as a default then."""
     root = expr
-    while isinstance(root, ast.Attribute):
-        root = root.value
+    while isinstance(root, (ast.Attribute, ast.Call, ast.Subscript)):
+        root = root.func if isinstance(root, ast.Call) else root.value
     bound_in = binding_scope(root.id, scope) if isinstance(root, ast.Name) else None
-    via_default = bound_in is not None and bound_in.kind == "class"
-    before, after = render.wrapper(param, tuple((k, v) for k, v, _ in values), via_default)
+    return bound_in is not None and bound_in.kind == "class"
+
+
+def _around(expr: ast.expr, before: str, after: str, src: Source) -> list[splice.Edit]:
     start, end = src.start(expr), src.end(expr)
     return [splice.Edit(start, start, before), splice.Edit(end, end, after)]
 
@@ -141,29 +244,47 @@ def _edit_call(call: ast.Call, local: Sequence[ast.keyword], values: list[tuple[
 # -- call sites --------------------------------------------------------------------------
 
 
-def _plan_call_site(call: ast.Call, scope: Scope, signatures: dict[int, Signature], src: Source) -> list[splice.Edit]:
-    """``jax.jit(f)``, ``jax.pmap(f, in_axes=...)``, ``partial(jax.jit, ...)(f)`` for a local ``f``."""
+def _plan_call_site(
+    call: ast.Call,
+    scope: Scope,
+    signatures: dict[int, tuple[Signature, tuple[Leaf, ...]]],
+    classes: _Classes,
+    src: Source,
+) -> list[splice.Edit]:
+    """``jax.jit(f)``, ``jax.pmap(f, in_axes=...)``, ``partial(jax.jit, ...)(f)`` for a local ``f``;
+    ``jax.tree_util.register_dataclass(C)`` for a local class ``C``."""
     if not call.args or isinstance(call.args[0], ast.Starred):
         return []
+    registration = _classify_registration(call.func, scope)
+    if registration is not None:
+        local = local_class(call.args[0], scope)
+        if local is None:
+            return []
+        transform, keywords = registration
+        info = classes.info(*local)
+        values = _registration_values(transform, keywords + tuple(call.keywords), info, src, call)
+        return [] if values is None else _edit_call(call, call.keywords, values, src)
     func = _local_function(call.args[0], scope)
-    if func is None:
+    if func is None or id(func) not in signatures:
         return []
-    sig = signatures.get(id(func))
-    if sig is None or not sig.has_markers:
+    sig, leaves = signatures[id(func)]
+    if not sig.has_markers and not leaves:
         return []
     ref = classify(call.func, scope)
     if ref is None:
         return []
-    full = TransformRef(ref.transform, ref.keywords + tuple(call.keywords), ref.factory)
-    values = _final_values(full, sig, src, call)
-    if values is None:
-        return []
-    if ref.factory:
+    if leaves:
         raise src.error(
             call,
-            f"cannot add {ref.transform.name} keywords to {ast.unparse(call.func)!r}: it is the result of a "
-            f"decorator factory; use functools.partial({ref.transform.name}, ...) instead",
+            f"per-leaf statics ({leaves[0].param.name!r} has Static entries) need the decorator form "
+            f"@{ast.unparse(call.func)} on {func.name!r}",
         )
+    full = TransformRef(ref.transform, ref.keywords + tuple(call.keywords), ref.factory)
+    values = _complete(full, sig, src, call)
+    if values is None or all(node is not None for _, _, node in values):
+        return []
+    if ref.factory:
+        raise _factory_error(call.func, ref, src)
     return _edit_call(call, call.keywords, values, src)
 
 
@@ -189,7 +310,7 @@ class _Missing:
 _MISSING = _Missing()
 
 
-def _final_values(ref: TransformRef, sig: Signature, src: Source, where: ast.expr) -> list[tuple[str, render.Value, ast.expr | None]] | None:
+def _complete(ref: TransformRef, sig: Signature, src: Source, where: ast.expr, force: bool = False) -> Values | None:
     """The complete keyword values for one transform use, or None when nothing is static for it.
 
     Each entry is (keyword, value, node): ``node`` is the existing literal that already says
@@ -197,7 +318,7 @@ def _final_values(ref: TransformRef, sig: Signature, src: Source, where: ast.exp
     """
     t = ref.transform
     static = sig.marked(t.markers)
-    if not static:
+    if not static and not force:
         return None
     for kw in ref.keywords:
         if kw.arg is None:
@@ -237,8 +358,6 @@ def _final_values(ref: TransformRef, sig: Signature, src: Source, where: ast.exp
         extra = [n for n in user_names if n not in ordered]
         final_names: render.Value = tuple(ordered + extra)
         out.append((t.argnames, final_names, _same(effective.get(t.argnames), final_names)))
-    if all(node is not None for _, _, node in out):
-        return None  # already complete: nothing to write
     return out
 
 
@@ -332,3 +451,57 @@ def _in_axes(t: Transform, static: tuple[Param, ...], sig: Signature, effective:
 def _vararg(sig: Signature) -> str:
     return next((p.name for p in sig.params if p.kind is Kind.VAR_POSITIONAL), "args")
 
+
+
+# -- dataclass registration ------------------------------------------------------------------
+
+
+def _classify_registration(expr: ast.expr, scope: Scope) -> tuple[ClassTransform, tuple[ast.keyword, ...]] | None:
+    """``jax.tree_util.register_dataclass`` itself, or ``partial(...)`` of it."""
+    if isinstance(expr, (ast.Name, ast.Attribute)):
+        found = class_transform_for(qualname(expr, scope) or "")
+        return None if found is None else (found, ())
+    if isinstance(expr, ast.Call) and is_partial(qualname(expr.func, scope)) and len(expr.args) == 1:
+        inner = _classify_registration(expr.args[0], scope)
+        return None if inner is None else (inner[0], inner[1] + tuple(expr.keywords))
+    return None
+
+
+def _registration_values(
+    t: ClassTransform, keywords: tuple[ast.keyword, ...], info: ClassInfo, src: Source, where: ast.expr
+) -> Values | None:
+    """Static fields go to ``meta_fields``, every other init field to ``data_fields``."""
+    static = [f for f in info.fields if STATIC in f.markers]
+    if not static:
+        return None
+    for kw in keywords:
+        if kw.arg is None:
+            raise src.error(kw.value, f"cannot merge Static fields into {t.name} keywords passed as **{ast.unparse(kw.value)}")
+    effective = {kw.arg: kw.value for kw in keywords if kw.arg is not None}
+    user_data = _strs(effective.get(t.data_fields), t.data_fields, src)
+    user_meta = _strs(effective.get(t.meta_fields), t.meta_fields, src)
+    dropped = set(_strs(effective.get("drop_fields"), "drop_fields", src))
+    for f in static:
+        if f.name in user_data:
+            raise src.error(f.node, f"field {f.name!r} is Static but listed in {t.data_fields}")
+    if t.data_fields in effective and t.meta_fields in effective:
+        meta = tuple(user_meta) + tuple(f.name for f in static if f.name not in user_meta)
+        data = tuple(user_data)
+    else:
+        if info.unseen_base is not None:
+            raise src.error(
+                info.unseen_base,
+                f"cannot see the fields of base class {ast.unparse(info.unseen_base)} of {info.node.name!r} "
+                f"in this module; list {t.data_fields} and {t.meta_fields} explicitly",
+            )
+        fields = [f for f in info.fields if f.init and f.name not in dropped]
+        meta_names = set(user_meta) | {f.name for f in static}
+        meta = tuple(f.name for f in fields if f.name in meta_names)
+        data = tuple(f.name for f in fields if f.name not in meta_names)
+    values: Values = [
+        (t.data_fields, data, _same(effective.get(t.data_fields), data)),
+        (t.meta_fields, meta, _same(effective.get(t.meta_fields), meta)),
+    ]
+    if all(node is not None for _, _, node in values):
+        return None
+    return values

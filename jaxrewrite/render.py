@@ -39,7 +39,7 @@ def wrapper(param: str, pairs: tuple[tuple[str, Value], ...], via_default: bool)
     a class body can see (a lambda body skips class scope).
     """
     call_args = [ast.Name(param, ast.Load())]
-    kws = [ast.keyword(name, ast.Tuple([ast.Constant(i) for i in items], ast.Load())) for name, items in pairs]
+    kws = [ast.keyword(name, _const(items)) for name, items in pairs]
     args = [ast.arg(param)]
     defaults: list[ast.expr] = []
     callee: ast.expr = ast.Name(_PLACEHOLDER, ast.Load())
@@ -50,6 +50,53 @@ def wrapper(param: str, pairs: tuple[tuple[str, Value], ...], via_default: bool)
     lam = ast.Lambda(
         ast.arguments(posonlyargs=[], args=args, vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=defaults),
         ast.Call(callee, call_args, kws),
+    )
+    text = _source(ast.Expr(lam))
+    if not text.startswith("("):
+        text = f"({text})"
+    before, _, after = text.partition(_PLACEHOLDER)
+    return before, after
+
+
+def _const(obj: object) -> ast.expr:
+    if isinstance(obj, tuple):
+        return ast.Tuple([_const(item) for item in obj], ast.Load())
+    return ast.Constant(obj)
+
+
+_LEAVES_HELPER = "jaxrewrite.leaves"
+
+
+@lru_cache(maxsize=256)
+def leaves_wrapper(
+    param: str, leaves: tuple[tuple[str, int | None, str, tuple[str, ...]], ...], pairs: tuple[tuple[str, Value], ...], via_default: bool
+) -> tuple[str, str]:
+    """Text around a transform for per-leaf statics: the transform is passed to the run-time helper.
+
+    ``jax.jit`` becomes ``(lambda fun: __import__('jaxrewrite.leaves').leaves.static_leaves(jax.jit,
+    fun, <leaves>, static_argnums=..., static_argnames=...))``: explicit about what splits the
+    argument, and still no import statement or module-level name.
+    """
+    helper = ast.Attribute(
+        ast.Attribute(ast.Call(ast.Name("__import__", ast.Load()), [ast.Constant(_LEAVES_HELPER)], []), "leaves", ast.Load()),
+        "static_leaves",
+        ast.Load(),
+    )
+    transform: ast.expr = ast.Name(_PLACEHOLDER, ast.Load())
+    args = [ast.arg(param)]
+    defaults: list[ast.expr] = []
+    if via_default:
+        args.append(ast.arg("transform"))
+        defaults.append(transform)
+        transform = ast.Name("transform", ast.Load())
+    call = ast.Call(
+        helper,
+        [transform, ast.Name(param, ast.Load()), _const(leaves)],
+        [ast.keyword(name, _const(items)) for name, items in pairs],
+    )
+    lam = ast.Lambda(
+        ast.arguments(posonlyargs=[], args=args, vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=defaults),
+        call,
     )
     text = _source(ast.Expr(lam))
     if not text.startswith("("):

@@ -36,11 +36,20 @@ class Defined:
 
 
 @dataclass(frozen=True)
+class DefinedClass:
+    """``class Name: ...``: per-leaf statics and dataclass registration read its fields."""
+
+    node: ast.ClassDef
+    #: The class body's own scope, where its annotations are evaluated.
+    body: Scope
+
+
+@dataclass(frozen=True)
 class Opaque:
     """Any other binding (def, class, parameter, loop target...): hides outer names."""
 
 
-Binding = Union[Imported, Assigned, Defined, Opaque]
+Binding = Union[Imported, Assigned, Defined, DefinedClass, Opaque]
 _OPAQUE = Opaque()
 
 
@@ -91,12 +100,14 @@ class ScopeTree:
     defs: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, Scope]]
     #: Call nodes in source order, with the scope they are evaluated in.
     calls: list[tuple[ast.Call, Scope]]
+    #: Class definitions in source order, with the scope holding the class statement.
+    classes: list[tuple[DefinedClass, Scope]]
 
 
 def build_scopes(tree: ast.Module) -> ScopeTree:
     """One pass over the module: bindings for every scope, and where each def/call lives."""
     module = Scope("module", None)
-    result = ScopeTree(module, {}, [], [])
+    result = ScopeTree(module, {}, [], [], [])
     _Binder(module, result).visit_body(tree.body)
     return result
 
@@ -131,10 +142,13 @@ class _Binder(ast.NodeVisitor):
     visit_AsyncFunctionDef = _function
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self.scope.bind(node.name, _OPAQUE)
+        body = Scope("class", self.scope)
+        defined = DefinedClass(node, body)
+        self.scope.bind(node.name, defined)
+        self.result.classes.append((defined, self.scope))
         for expr in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]:
             self.visit(expr)
-        _Binder(Scope("class", self.scope), self.result).visit_body(node.body)
+        _Binder(body, self.result).visit_body(node.body)
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
         for default in [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]:

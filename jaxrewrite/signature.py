@@ -69,7 +69,7 @@ _VARIADIC = (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)
 
 def read_signature(func: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, src: Source) -> Signature:
     """The signature of ``func`` with each parameter's markers; RewriteError on misuse."""
-    reader = _MarkerReader(scope, src)
+    reader = MarkerReader(scope, src)
     args = func.args
     params: list[Param] = []
     position = 0
@@ -98,7 +98,7 @@ def _spell(markers: frozenset[str]) -> str:
     return " and ".join(sorted("Static" if m == STATIC else "NoDiff" for m in markers))
 
 
-class _MarkerReader:
+class MarkerReader:
     """Finds the markers of one annotation, resolving names in the def's enclosing scope."""
 
     def __init__(self, scope: Scope, src: Source) -> None:

@@ -59,3 +59,28 @@ def transform_for(qualname: str) -> Transform | None:
     if root != "jax" or not rest:
         return None
     return TRANSFORMS.get(rest.rpartition(".")[2])
+
+
+@dataclass(frozen=True)
+class ClassTransform:
+    """A JAX function that registers a class as a pytree, splitting fields into data and meta."""
+
+    name: str
+    data_fields: str
+    meta_fields: str
+
+
+CLASS_TRANSFORMS: dict[str, ClassTransform] = {
+    "register_dataclass": ClassTransform("register_dataclass", "data_fields", "meta_fields"),
+}
+
+
+def class_transform_for(qualname: str) -> ClassTransform | None:
+    """The class-registering function a qualified name refers to, if it is one of JAX's."""
+    root, _, rest = qualname.partition(".")
+    if root != "jax" or not rest:
+        return None
+    return CLASS_TRANSFORMS.get(rest.rpartition(".")[2])
+
+#: Transforms that accept per-leaf statics (dict/NamedTuple parameters with Static entries).
+PER_LEAF = frozenset({"jit", "pjit"})

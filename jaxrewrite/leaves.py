@@ -1,0 +1,97 @@
+"""Run-time support for per-leaf statics: the only jaxrewrite code that runs on every call.
+
+A parameter annotated with a TypedDict or NamedTuple whose fields are marked Static is
+split per call: its static entries travel to the jitted function as one static keyword
+(hashed into JAX's cache key), the rest as an ordinary dynamic pytree. The split copies
+the container once (a C-level dict copy or ``_replace``) and touches only the static keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Callable
+
+#: The extra static keyword carrying the split-out entries; never a user parameter name.
+STATIC_LEAVES = "_jaxrewrite_static_leaves"
+
+Pairs = tuple[tuple[str, Any], ...]
+
+
+class _Leaf:
+    """One per-leaf parameter: where it is passed, what container it is, its static keys."""
+
+    __slots__ = ("name", "position", "is_dict", "keys", "nulls")
+
+    def __init__(self, name: str, position: int | None, kind: str, keys: tuple[str, ...]) -> None:
+        self.name = name
+        self.position = position
+        self.is_dict = kind == "dict"
+        self.keys = keys
+        self.nulls = dict.fromkeys(keys)
+
+    def split(self, value: Any) -> tuple[Any, Pairs]:
+        if self.is_dict:
+            if not isinstance(value, Mapping):
+                raise TypeError(f"argument {self.name!r} must be a dict (it has Static entries), got {type(value).__name__}")
+            dynamic = dict(value)
+            pop = dynamic.pop
+            return dynamic, tuple([(key, pop(key)) for key in self.keys if key in dynamic])
+        if not hasattr(value, "_replace"):
+            raise TypeError(f"argument {self.name!r} must be a NamedTuple (it has Static fields), got {type(value).__name__}")
+        return value._replace(**self.nulls), tuple([(key, getattr(value, key)) for key in self.keys])
+
+    def merge(self, dynamic: Any, pairs: Pairs) -> Any:
+        if self.is_dict:
+            return {**dynamic, **dict(pairs)}
+        return dynamic._replace(**dict(pairs))
+
+
+def static_leaves(
+    transform: Callable[..., Any],
+    fun: Callable[..., Any],
+    leaves: tuple[tuple[str, int | None, str, tuple[str, ...]], ...],
+    **keywords: Any,
+) -> Callable[..., Any]:
+    """``transform(fun, **keywords)`` where the listed arguments carry static entries.
+
+    ``leaves`` holds (parameter name, position or None, "dict" or "namedtuple", static keys).
+    """
+    specs = tuple(_Leaf(*leaf) for leaf in leaves)
+
+    def inner(*args: Any, **kwargs: Any) -> Any:
+        split = kwargs.pop(STATIC_LEAVES)
+        for spec, pairs in zip(specs, split):
+            if pairs is None:
+                continue
+            if spec.position is not None and len(args) > spec.position:
+                args = (*args[: spec.position], spec.merge(args[spec.position], pairs), *args[spec.position + 1 :])
+            else:
+                kwargs[spec.name] = spec.merge(kwargs[spec.name], pairs)
+        return fun(*args, **kwargs)
+
+    # Name it like the user's function (for JAX's error messages and profiles) but without
+    # __wrapped__: JAX must see inner's (*args, **kwargs) signature, not fun's.
+    for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
+        setattr(inner, attr, getattr(fun, attr, getattr(inner, attr)))
+    names = tuple(keywords.pop("static_argnames", ()) or ()) + (STATIC_LEAVES,)
+    jitted = transform(inner, static_argnames=names, **keywords)
+
+    def outer(*args: Any, **kwargs: Any) -> Any:
+        split = []
+        for spec in specs:
+            if spec.position is not None and len(args) > spec.position:
+                dynamic, pairs = spec.split(args[spec.position])
+                args = (*args[: spec.position], dynamic, *args[spec.position + 1 :])
+            elif spec.name in kwargs:
+                kwargs[spec.name], pairs = spec.split(kwargs[spec.name])
+            else:
+                pairs = None  # the default is used inside the traced function, untraced
+            split.append(pairs)
+        kwargs[STATIC_LEAVES] = tuple(split)
+        return jitted(*args, **kwargs)
+
+    for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
+        setattr(outer, attr, getattr(fun, attr, getattr(outer, attr)))
+    outer.__wrapped__ = fun  # type: ignore[attr-defined]
+    outer.jitted = jitted  # type: ignore[attr-defined]
+    return outer
