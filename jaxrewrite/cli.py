@@ -1,0 +1,132 @@
+"""The ``jaxrewrite`` command (console script and ``python -m jaxrewrite``).
+
+``jaxrewrite SCRIPT [ARGS]`` and ``jaxrewrite -m MODULE [ARGS]`` run a program as ``python``
+would, with the import hook installed; ``jaxrewrite show TARGET [--diff]`` prints what the
+hook compiles. Options are only read before the program name: everything after it is the
+program's own ``sys.argv``, as with ``python``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from typing import Sequence, Union
+
+from jaxrewrite.version import __version__
+
+
+@dataclass(frozen=True)
+class RunScript:
+    path: str
+    args: list[str]
+
+
+@dataclass(frozen=True)
+class RunModule:
+    name: str
+    args: list[str]
+
+
+@dataclass(frozen=True)
+class Show:
+    target: str
+    diff: bool
+
+
+@dataclass(frozen=True)
+class Done:
+    """Nothing to run: print ``out``/``err`` and exit with ``status``."""
+
+    status: int
+    out: str = ""
+    err: str = ""
+
+
+Command = Union[RunScript, RunModule, Show, Done]
+
+
+def usage(prog: str) -> str:
+    pad = " " * len(prog)
+    return (
+        f"usage: {prog} [-h] [--version] SCRIPT [ARGS ...]\n"
+        f"       {pad} -m MODULE [ARGS ...]\n"
+        f"       {pad} show [--diff] TARGET\n"
+    )
+
+
+def help_text(prog: str) -> str:
+    return usage(prog) + (
+        "\n"
+        "Run a Python program with the jaxrewrite import hook installed, or show what it rewrites.\n"
+        "\n"
+        "  SCRIPT [ARGS ...]     run SCRIPT as `python SCRIPT ARGS` would (a directory or zip\n"
+        "                        file runs its __main__.py); SCRIPT is rewritten if it opts in\n"
+        "  -m MODULE [ARGS ...]  run library module MODULE as `python -m MODULE ARGS` would\n"
+        "  show TARGET           print the source the hook compiles for TARGET (a file path or a\n"
+        "                        dotted module name, found without importing anything); --diff\n"
+        "                        prints a unified diff against the file instead\n"
+        "  --                    the next argument is SCRIPT even if it looks like an option or `show`\n"
+        "  -h, --help            show this help and exit\n"
+        "  --version             print the version and exit\n"
+        "\n"
+        "Options are read only before SCRIPT or MODULE; later arguments go to the program.\n"
+    )
+
+
+def parse(argv: Sequence[str], prog: str) -> Command:
+    """Decide what to do from the command line; never runs or imports user code."""
+    if not argv:
+        return Done(2, err=usage(prog))
+    first, rest = argv[0], list(argv[1:])
+    if first in ("-h", "--help"):
+        return Done(0, out=help_text(prog))
+    if first == "--version":
+        return Done(0, out=f"jaxrewrite {__version__}\n")
+    if first == "show":
+        return _parse_show(rest, prog)
+    if first == "-m" or first == "--":
+        if not rest:
+            what = "the -m option" if first == "-m" else "--"
+            return Done(2, err=f"{prog}: argument expected after {what}\n{usage(prog)}")
+        return RunModule(rest[0], rest[1:]) if first == "-m" else RunScript(rest[0], rest[1:])
+    if first.startswith("-m"):
+        return RunModule(first[2:], rest)
+    if first == "-":
+        return Done(2, err=f"{prog}: reading the program from stdin is not supported\n")
+    if first.startswith("-"):
+        hint = "interpreter options go first: python [OPTIONS] -m jaxrewrite ..."
+        return Done(2, err=f"{prog}: unknown option {first!r} ({hint})\n{usage(prog)}")
+    return RunScript(first, rest)
+
+
+def _parse_show(argv: list[str], prog: str) -> Command:
+    parser = argparse.ArgumentParser(
+        prog=f"{prog} show",
+        description="Print the source the import hook compiles for TARGET, executing nothing.",
+    )
+    parser.add_argument("target", metavar="TARGET", help="a file path or a dotted module name")
+    parser.add_argument("--diff", action="store_true", help="print a unified diff against the file instead")
+    try:
+        ns = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse has printed its help or its error already
+        return Done(exc.code if isinstance(exc.code, int) else 2)
+    return Show(ns.target, ns.diff)
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "jaxrewrite") -> int:
+    """Entry point; returns the exit status. Running a program takes over this process."""
+    command = parse(sys.argv[1:] if argv is None else argv, prog)
+    if isinstance(command, Done):
+        sys.stdout.write(command.out)
+        sys.stderr.write(command.err)
+        return command.status
+    if isinstance(command, Show):
+        from jaxrewrite.show import show
+
+        return show(command.target, command.diff, prog)
+    from jaxrewrite import runner
+
+    if isinstance(command, RunModule):
+        return runner.run_module(command.name, command.args)
+    return runner.run_script(command.path, command.args, prog)

@@ -1,0 +1,188 @@
+"""Run a script or module as ``__main__`` with the import hook installed, the way ``python`` would.
+
+``python -m jaxrewrite SCRIPT`` must be indistinguishable from ``python SCRIPT`` to the program
+(argv, sys.path[0], ``__main__`` globals, exit status, tracebacks) apart from the rewriting, so
+the path rules below mirror CPython 3.11's ``Modules/main.c`` and ``Python/pythonrun.c``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib.machinery
+import importlib.util
+import marshal
+import os
+import pkgutil
+import runpy
+import sys
+import types
+from typing import Callable, NoReturn
+
+from jaxrewrite.importhook import install
+from jaxrewrite.rewrite import compile_source
+
+#: The installed hook's handle, kept for the life of the process: threads and atexit
+#: handlers that import after the program's main code returns still get rewritten modules.
+_hook: object = None
+
+
+def cpython_abspath(path: str, cwd: str) -> str:
+    """``__file__`` of a script: CPython joins it to the cwd without normalizing (``_Py_abspath``)."""
+    if path in ("", "."):
+        return cwd
+    return path if os.path.isabs(path) else os.path.join(cwd, path)
+
+
+def script_path0(path: str) -> str:
+    """``sys.path[0]`` for a script: the directory of the script with symlinks resolved."""
+    return os.path.dirname(os.path.realpath(path))
+
+
+def safe_path() -> bool:
+    """True when Python put no script/cwd entry at ``sys.path[0]`` (``-P``, ``-I``, PYTHONSAFEPATH)."""
+    return bool(getattr(sys.flags, "safe_path", False) or sys.flags.isolated)
+
+
+def run_script(path: str, args: list[str], prog: str) -> int:
+    """``python PATH ARGS``: a file (rewritten if it opts in), or a directory/zip with ``__main__``."""
+    cwd = os.getcwd()
+    filename = cpython_abspath(path, cwd)
+    _install()
+    if pkgutil.get_importer(filename) is not None:
+        # A directory or zip file: CPython puts it first on sys.path and runs its __main__
+        # through runpy, which imports it (so the hook's loader rewrites it).
+        _set_path0(filename, always=True)
+        sys.argv = [path, *args]
+        _new_main()
+        return _run(lambda: runpy._run_module_as_main("__main__", False))  # type: ignore[attr-defined]
+    try:
+        with open(filename, "rb") as file:
+            data = file.read()
+    except OSError as exc:
+        print(f"{prog}: can't open file {filename!r}: [Errno {exc.errno}] {exc.strerror}", file=sys.stderr)
+        return 2
+    if not safe_path():
+        _set_path0(script_path0(filename), always=False)
+    sys.argv = [path, *args]
+    is_pyc = filename.endswith(".pyc") or data[:2] == importlib.util.MAGIC_NUMBER[:2]
+    main = _new_main()
+    loader_type = importlib.machinery.SourcelessFileLoader if is_pyc else importlib.machinery.SourceFileLoader
+    main.__dict__.update(__file__=filename, __cached__=None, __loader__=loader_type("__main__", filename))
+    try:
+        code = _load_pyc(data) if is_pyc else _compile(data, filename)
+    except (SyntaxError, RuntimeError, ValueError, EOFError) as exc:
+        if not (is_pyc or isinstance(exc, SyntaxError)):
+            raise  # a failure of the engine itself: keep every frame
+        # Python shows a script that does not compile (so a RewriteError too) without frames.
+        status = _report(exc.with_traceback(None))
+    else:
+        status = _run(lambda: exec(code, main.__dict__))
+    # pythonrun.c removes these once the script has run or its exception was printed.
+    main.__dict__.pop("__file__", None)
+    main.__dict__.pop("__cached__", None)
+    return status
+
+
+def run_module(name: str, args: list[str]) -> int:
+    """``python -m NAME ARGS``: runpy finds and loads NAME through the import system, hook installed."""
+    if not safe_path():
+        _set_path0(os.getcwd(), always=False)
+    _install()
+    sys.argv = ["-m", *args]  # runpy replaces argv[0] with the module's file once found
+    _new_main()
+    # _run_module_as_main runs the code in sys.modules["__main__"], i.e. the fresh module,
+    # and on a lookup failure exits with "python: No module named NAME" exactly like -m.
+    return _run(lambda: runpy._run_module_as_main(name, True))  # type: ignore[attr-defined]
+
+
+def _install() -> None:
+    """Install the hook before any lookup, so that every importer created from here on is its."""
+    global _hook
+    if _hook is None:
+        _hook = install()
+
+
+def _set_path0(entry: str, always: bool) -> None:
+    """Put ``entry`` where Python put the entry for ``python -m jaxrewrite`` or the console script."""
+    if always and safe_path():
+        sys.path.insert(0, entry)
+    elif sys.path:
+        sys.path[0] = entry
+    else:
+        sys.path.append(entry)
+
+
+def _new_main() -> types.ModuleType:
+    """A fresh ``__main__`` like the interpreter's own, so user code never runs in our globals."""
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__annotations__={}, __builtins__=builtins)
+    sys.modules["__main__"] = main
+    return main
+
+
+def _compile(data: bytes, filename: str) -> types.CodeType:
+    try:
+        importlib.util.decode_source(data)
+    except (SyntaxError, UnicodeDecodeError):
+        pass  # undecodable source cannot opt in; the compiler words the SyntaxError below
+    else:
+        return compile_source(data, filename)
+    return compile(data, filename, "exec", dont_inherit=True)
+
+
+def _load_pyc(data: bytes) -> types.CodeType:
+    if data[:4] != importlib.util.MAGIC_NUMBER:
+        raise RuntimeError("Bad magic number in .pyc file")
+    code = marshal.loads(memoryview(data)[16:])
+    if not isinstance(code, types.CodeType):
+        raise RuntimeError("Bad code object in .pyc file")
+    return code
+
+
+def _run(body: Callable[[], object]) -> int:
+    """Call ``body`` (which runs user code); an uncaught exception is reported as Python would."""
+    try:
+        body()
+    except SystemExit:
+        raise  # the interpreter turns it into the exit status (and prints a non-int code)
+    except KeyboardInterrupt as exc:
+        _report(_trimmed(exc))
+        _reraise_silently(exc)
+    except BaseException as exc:  # noqa: B036 - anything else uncaught exits 1 after a traceback
+        return _report(_trimmed(exc))
+    return 0
+
+
+def _trimmed(exc: BaseException) -> BaseException:
+    """Drop this module's leading frames so the traceback starts where Python's would."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_globals is globals():
+        tb = tb.tb_next
+    return exc.with_traceback(tb)
+
+
+def _report(exc: BaseException) -> int:
+    """Print an uncaught exception through ``sys.excepthook`` as ``PyErr_Print`` does; returns 1."""
+    sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, exc.__traceback__
+    if sys.version_info >= (3, 12):
+        setattr(sys, "last_exc", exc)  # noqa: B010 - absent from 3.10's stubs
+    try:
+        sys.excepthook(type(exc), exc, exc.__traceback__)
+    except SystemExit:
+        raise
+    except BaseException as hook_exc:  # noqa: B036
+        print("Error in sys.excepthook:", file=sys.stderr)
+        sys.__excepthook__(type(hook_exc), hook_exc, hook_exc.__traceback__)
+        print("\nOriginal exception was:", file=sys.stderr)
+        sys.__excepthook__(type(exc), exc, exc.__traceback__)
+    return 1
+
+
+def _reraise_silently(exc: KeyboardInterrupt) -> NoReturn:
+    """Let the interpreter see the interrupt (it then exits by SIGINT) without printing it twice."""
+
+    def already_reported(*_: object) -> None:
+        pass
+
+    sys.excepthook = already_reported
+    raise exc

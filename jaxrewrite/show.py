@@ -1,0 +1,235 @@
+"""``jaxrewrite show TARGET [--diff]``: print what the import hook would compile, running nothing.
+
+TARGET is a file path or a dotted module name. Modules are located with the import system's
+finders only (no package ``__init__`` is executed), so a package that fails to import can
+still be inspected.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import importlib.machinery
+import importlib.util
+import io
+import os
+import sys
+import tokenize
+import warnings
+from dataclasses import dataclass
+from typing import Collection, Sequence
+
+from jaxrewrite.errors import RewriteError
+from jaxrewrite.pragma import PRAGMA, Header, scan_header
+from jaxrewrite.rewrite import rewrite_source
+from jaxrewrite.runner import safe_path
+
+
+class TargetError(Exception):
+    """TARGET names no readable Python source; the message is one line for stderr."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A located source file: ``path`` to read, ``display`` for messages and diff headers."""
+
+    path: str
+    display: str
+
+
+def search_path(sys_path: Sequence[str], cwd: str, safe: bool) -> list[str]:
+    """The top-level search path ``python -m`` would use: the cwd replaces our own sys.path[0]."""
+    if safe:
+        return list(sys_path)
+    return [cwd, *sys_path[1:]]
+
+
+def display_name(path: str, cwd: str) -> str:
+    """A path relative to the cwd when it lies below it (as compilers print), else absolute."""
+    if not os.path.isabs(path):
+        return os.path.normpath(path)
+    rel = os.path.relpath(path, cwd)
+    return path if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
+
+
+def is_module_name(target: str) -> bool:
+    return all(part.isidentifier() for part in target.split("."))
+
+
+def locate(target: str, cwd: str, path: Sequence[str], meta_path: Sequence[object]) -> Target:
+    """Resolve TARGET to a source file without importing (so without executing) anything."""
+    if os.path.isfile(target) or target.endswith(".py") or os.sep in target or not is_module_name(target):
+        if not os.path.isfile(target):
+            why = "Is a directory" if os.path.isdir(target) else "No such file or directory"
+            raise TargetError(f"can't open file {target!r}: {why}")
+        return Target(target, display_name(target, cwd))
+    origin = _source_file(find_spec(target, path, meta_path))
+    return Target(origin, display_name(origin, cwd))
+
+
+def find_spec(name: str, path: Sequence[str], meta_path: Sequence[object]) -> importlib.machinery.ModuleSpec:
+    """Like ``importlib.util.find_spec`` but parents are looked up, never imported."""
+    parts = name.split(".")
+    spec = _find_top(parts[0], path, meta_path)
+    if spec is None:
+        raise TargetError(f"no such file or module: {name!r}")
+    for depth in range(1, len(parts)):
+        locations = spec.submodule_search_locations
+        if locations is None:
+            parent = ".".join(parts[:depth])
+            raise TargetError(f"no such module: {name!r} ({parent!r} is not a package)")
+        child = importlib.machinery.PathFinder.find_spec(".".join(parts[: depth + 1]), list(locations))
+        if child is None:
+            raise TargetError(f"no such file or module: {name!r}")
+        spec = child
+    return spec
+
+
+def _find_top(
+    name: str, path: Sequence[str], meta_path: Sequence[object]
+) -> importlib.machinery.ModuleSpec | None:
+    """Ask the meta path finders in order, the path finder with ``path`` (cwd first, as -m)."""
+    for finder in meta_path:
+        if finder is importlib.machinery.PathFinder:
+            spec = importlib.machinery.PathFinder.find_spec(name, list(path))
+        else:
+            find = getattr(finder, "find_spec", None)
+            spec = find(name, None) if find is not None else None
+        if spec is not None:
+            assert isinstance(spec, importlib.machinery.ModuleSpec)
+            return spec
+    return None
+
+
+def _source_file(spec: importlib.machinery.ModuleSpec) -> str:
+    origin = spec.origin
+    if origin == "frozen":
+        # Frozen stdlib modules (3.11+) remember the file they were frozen from.
+        origin = getattr(spec.loader_state, "filename", None)
+    suffixes = tuple(importlib.machinery.SOURCE_SUFFIXES)
+    if origin is None or not origin.endswith(suffixes) or not os.path.isfile(origin):
+        namespace = origin is None and spec.submodule_search_locations is not None
+        what = "a namespace package" if namespace else origin
+        raise TargetError(f"{spec.name!r} has no Python source file (found {what or 'no file'})")
+    return origin
+
+
+def render(original: str, rewritten: str, display: str, diff: bool) -> str:
+    """The text to print: the rewritten source itself, or a unified diff against the original."""
+    if not diff:
+        return rewritten
+    lines = difflib.unified_diff(
+        original.splitlines(keepends=True),
+        rewritten.splitlines(keepends=True),
+        f"a/{display}",
+        f"b/{display}",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def notes(source: str, header: Header, display: str, warned_lines: Collection[int] = ()) -> list[str]:
+    """Why nothing (or not everything) in the header counts, for stderr.
+
+    Unknown directives on ``warned_lines`` were already reported by the engine's own warning.
+    """
+    out = [
+        f"{display}:{line}: note: unknown directive '# jaxrewrite: {word}' ignored (only 'enable' is known)"
+        for line, word in header.unknown
+        if line not in warned_lines
+    ]
+    if header.enabled:
+        return out
+    out.append(f"{display}: note: no '{PRAGMA}' pragma in the module header; the source is unchanged")
+    out.extend(
+        f"{display}:{line}: note: '{PRAGMA}' here does not count: {why_ignored(source, line)}"
+        for line in header.ignored_lines
+    )
+    return out
+
+
+def why_ignored(source: str, line: int) -> str:
+    """Explain a pragma look-alike at ``line`` that ``scan_header`` did not accept."""
+    comments: set[int] = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.STRING and tok.start[0] <= line <= tok.end[0]:
+                return "it is inside a string literal, not a comment"
+            if tok.type == tokenize.COMMENT:
+                comments.add(tok.start[0])
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    first = _first_statement(source)
+    header = "the first statement other than the docstring and 'from __future__' imports"
+    if line in comments and first is not None and first <= line:
+        return f"it is below the module header, which ends at {header} (line {first})"
+    return f"it is not a comment line in the module header (above {header})"
+
+
+def _first_statement(source: str) -> int | None:
+    """1-based line where the header ends, or None when the source does not parse."""
+    try:
+        body = ast.parse(source).body
+    except (SyntaxError, ValueError):
+        return None
+    for index, stmt in enumerate(body):
+        docstring = (
+            index == 0
+            and isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Constant)
+            and isinstance(stmt.value.value, str)
+        )
+        future = isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"
+        if not (docstring or future):
+            decorators: list[ast.expr] = getattr(stmt, "decorator_list", [])
+            return min([stmt.lineno, *(d.lineno for d in decorators)])
+    return None
+
+
+def show(target: str, diff: bool, prog: str) -> int:
+    """The command: 0 shown, 1 the source does not rewrite (error on stderr), 2 no such target."""
+    cwd = os.getcwd()
+    try:
+        found = locate(target, cwd, search_path(sys.path, cwd, safe_path()), sys.meta_path)
+        with open(found.path, "rb") as file:
+            data = file.read()
+    except TargetError as exc:
+        print(f"{prog} show: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"{prog} show: can't open file {target!r}: {exc.strerror}", file=sys.stderr)
+        return 2
+    try:
+        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+        source = importlib.util.decode_source(data)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            rewritten = rewrite_source(source, found.display)
+    except RewriteError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    except SyntaxError as exc:
+        where = "".join(f"{n}:" for n in (exc.lineno, exc.offset) if n is not None)
+        print(f"{exc.filename or found.display}:{where} {type(exc).__name__}: {exc.msg}", file=sys.stderr)
+        return 1
+    except UnicodeDecodeError as exc:
+        print(f"{found.display}: SyntaxError: can't decode the source: {exc}", file=sys.stderr)
+        return 1
+    for w in caught:
+        print(f"{w.filename}:{w.lineno}: {w.category.__name__}: {w.message}", file=sys.stderr)
+    warned = {w.lineno for w in caught if w.filename == found.display}
+    for note in notes(source, scan_header(source), found.display, warned):
+        print(note, file=sys.stderr)
+    # A diff is not a Python file: no byte order mark in front of it.
+    _write(render(source, rewritten, found.display, diff), "utf-8" if diff and encoding == "utf-8-sig" else encoding)
+    return 0
+
+
+def _write(text: str, encoding: str) -> None:
+    """Bytes in the file's own encoding: exactly the text, no newline translation or extra newline."""
+    out = getattr(sys.stdout, "buffer", None)
+    if out is None:  # a text-only stream (in-process callers)
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    out.write(text.encode(encoding))
+    out.flush()
