@@ -35,8 +35,7 @@ def rewriter_hash() -> str:
         parts = [__version__.encode()]
         for name in sorted(os.listdir(folder)):
             if name.endswith(".py"):
-                with open(os.path.join(folder, name), "rb") as file:
-                    body = file.read()
+                body = _read(os.path.join(folder, name))
                 parts.append(b"%d:%s:%d:%s" % (len(name), name.encode(), len(body), body))
         _rewriter_hash = importlib.util.source_hash(b"".join(parts)).hex()
     return _rewriter_hash
@@ -124,6 +123,15 @@ def store(pyc: str, code: CodeType, source_hash: bytes, source_path: str) -> boo
     except OSError:
         return False
     return True
+
+
+def _read(path: str) -> bytes:
+    """A whole file with the fewest calls; this runs in every process's first opted-in import."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return os.read(fd, os.fstat(fd).st_size + 1)
+    finally:
+        os.close(fd)
 
 
 def _remove(path: str) -> None:

@@ -28,14 +28,20 @@ class RewritingLoader(SourceFileLoader):
     read or written.
     """
 
-    def __init__(self, fullname: str, path: str, source: bytes | None = None) -> None:
+    def __init__(
+        self, fullname: str, path: str, source: bytes | None = None, code: CodeType | None = None
+    ) -> None:
         super().__init__(fullname, path)
-        # The bytes the finder already read to see the pragma; spares a second read.
+        # What the finder already read (the bytes, and the cached code if it hit): used once.
         self._source = source
+        self._code = code
 
     def get_code(self, fullname: str) -> CodeType:
         path = self.get_filename(fullname)
+        code, self._code = self._code, None
         data, self._source = self._source, None
+        if code is not None:
+            return code
         if data is None:
             data = self.get_data(path)
         source_hash = importlib.util.source_hash(data)
@@ -101,13 +107,21 @@ class RewritingFinder:
             return  # the normal loader will report it
         if not might_opt_in(data):
             return
-        try:
-            enabled = scan_header(importlib.util.decode_source(data)).enabled
-        except (SyntaxError, UnicodeDecodeError):
-            return  # undecodable: the normal loader raises the error Python users expect
-        if enabled:
-            spec.loader = RewritingLoader(loader.name, origin, data)
-            spec.cached = cache.cache_path(origin)
+        pyc = cache.cache_path(origin)
+        # Only sources that opt in are ever cached, so a valid entry for these exact bytes answers
+        # the header question without tokenizing: the warm path costs what a checked pyc costs.
+        code = None if pyc is None else cache.load(pyc, importlib.util.source_hash(data), origin)
+        if code is None and not _opts_in(data):
+            return
+        spec.loader = RewritingLoader(loader.name, origin, data, code)
+        spec.cached = pyc
+
+
+def _opts_in(data: bytes) -> bool:
+    try:
+        return scan_header(importlib.util.decode_source(data)).enabled
+    except (SyntaxError, UnicodeDecodeError):
+        return False  # undecodable: the normal loader raises the error Python users expect
 
 
 class HookHandle:
