@@ -47,11 +47,10 @@ Command = Union[RunScript, RunModule, Show, Done]
 
 
 def usage(prog: str) -> str:
-    pad = " " * len(prog)
     return (
         f"usage: {prog} [-h] [--version] SCRIPT [ARGS ...]\n"
-        f"       {pad} -m MODULE [ARGS ...]\n"
-        f"       {pad} show [--diff] TARGET\n"
+        f"       {prog} -m MODULE [ARGS ...]\n"
+        f"       {prog} show [--diff] TARGET\n"
     )
 
 

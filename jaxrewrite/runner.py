@@ -171,8 +171,10 @@ def _report(exc: BaseException) -> int:
     except SystemExit:
         raise
     except BaseException as hook_exc:  # noqa: B036
+        # Python calls the hook outside any handler: no chaining, no frame of the caller.
+        hook_exc.__suppress_context__ = True
         print("Error in sys.excepthook:", file=sys.stderr)
-        sys.__excepthook__(type(hook_exc), hook_exc, hook_exc.__traceback__)
+        sys.__excepthook__(type(hook_exc), hook_exc, _trimmed(hook_exc).__traceback__)
         print("\nOriginal exception was:", file=sys.stderr)
         sys.__excepthook__(type(exc), exc, exc.__traceback__)
     return 1

@@ -211,6 +211,22 @@ def test_custom_excepthook_is_called(tmp_path: Path) -> None:
     assert ours.stdout == "hook: LookupError nope True\n"
 
 
+def test_failing_excepthook_matches_python(tmp_path: Path) -> None:
+    write(
+        tmp_path / "badhook.py",
+        """\
+        import sys
+        def hook(*args):
+            raise TypeError("hook broke")
+        sys.excepthook = hook
+        raise ValueError("original")
+        """,
+    )
+    ours = jaxrewrite_("badhook.py", cwd=tmp_path)
+    same(ours, python("badhook.py", cwd=tmp_path))
+    assert "Error in sys.excepthook:" in ours.stderr and "Original exception was:" in ours.stderr
+
+
 def test_keyboard_interrupt_exits_like_python(tmp_path: Path) -> None:
     write(tmp_path / "interrupted.py", "def f():\n    raise KeyboardInterrupt\nf()\n")
     ours = jaxrewrite_("interrupted.py", cwd=tmp_path)
@@ -245,8 +261,13 @@ def test_missing_script(tmp_path: Path) -> None:
     assert ours.stderr.split(": ", 1)[1] == theirs.stderr.split(": ", 1)[1]
 
 
-def test_missing_module_matches_python(tmp_path: Path) -> None:
-    same(jaxrewrite_("-m", "no_such_module_here", cwd=tmp_path), python("-m", "no_such_module_here", cwd=tmp_path))
+@pytest.mark.parametrize("name", ["no_such_module_here", "bomb.mod"])
+def test_module_lookup_failures_match_python(tmp_path: Path, name: str) -> None:
+    write(tmp_path / "bomb" / "__init__.py", "raise RuntimeError('bomb/__init__.py ran')\n")
+    write(tmp_path / "bomb" / "mod.py", "print('unreachable')\n")
+    ours = jaxrewrite_("-m", name, cwd=tmp_path)
+    same(ours, python("-m", name, cwd=tmp_path))
+    assert ours.returncode == 1
 
 
 def test_usage_help_version(tmp_path: Path) -> None:
