@@ -1,0 +1,304 @@
+"""Every code example in README.md and docs/*.md is executed; a broken example fails here.
+
+Conventions, read from the Markdown:
+
+* Every fenced ```python block (also ``py``/``python3``) is a test. It is written to
+  ``example.py`` in a fresh temporary directory and run as ``python -m jaxrewrite example.py``
+  (a subprocess, the user's path), with the environment of the README's first command
+  (``XLA_FLAGS``) and the checkout first on ``PYTHONPATH``. It must exit 0, so blocks check
+  their claims with ``assert``. A block that opts in (``# jaxrewrite: enable`` in its header)
+  is rewritten; any other block runs unchanged.
+* An HTML comment right before a block's opening fence (blank lines allowed in between)
+  changes what is checked:
+
+  ``<!-- docs-test: skip REASON -->``
+      The block is not run; REASON is required and becomes the pytest skip reason.
+  ``<!-- docs-test: output -->``
+      The next fenced block, a ```text block, is the block's exact stdout
+      (trailing whitespace ignored).
+  ``<!-- docs-test: show -->``
+      The block runs as usual and the next ```python block is the exact stdout of
+      ``jaxrewrite show example.py``. That expected block is then itself run with plain
+      ``python`` (no hook): it is what Python executes, so it has to work on its own.
+  ``<!-- docs-test: error -->``
+      The block must fail (non-zero exit) and every non-blank line of the next ```text
+      block must appear in its stderr.
+  ``<!-- docs-test: example -->`` (before a ```text block, README only)
+      The text is the exact stdout of the README's first command, minus its install step,
+      run from the repository root.
+
+* Any other ``docs-test`` comment, or a directive whose partner block is missing, fails.
+
+The README must also start with its two commands, and ``.ci/run`` must run the second
+one verbatim.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+README = REPO / "README.md"
+DOCS = [README, *sorted((REPO / "docs").glob("*.md"))]
+PYTHON_LANGS = {"python", "py", "python3"}
+TIMEOUT = 300
+
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`]*?)[ \t]*$")
+_DIRECTIVE = re.compile(r"^\s*<!--\s*docs-test:\s*(?P<kind>[\w-]+)\s*(?P<arg>.*?)\s*-->\s*$")
+_ANY_DIRECTIVE = re.compile(r"<!--\s*docs-test\b")
+_KINDS = {"skip", "output", "show", "error", "example"}
+_SHOW_BOOT = (
+    "import sys; from jaxrewrite.cli import main; "
+    "sys.argv = ['jaxrewrite', *sys.argv[1:]]; sys.exit(main())"
+)
+
+
+@dataclass
+class Block:
+    doc: Path
+    line: int  # 1-based line of the opening fence
+    lang: str
+    code: str
+    kind: str | None = None  # the docs-test directive right before it
+    arg: str = ""
+    directive_line: int | None = None
+
+    @property
+    def where(self) -> str:
+        return f"{self.doc.relative_to(REPO)}:{self.line}"
+
+
+@dataclass
+class Case:
+    block: Block
+    mode: str  # run | plain | skip | bad | example
+    expect_stdout: str | None = None
+    expect_show: str | None = None
+    expect_stderr_lines: list[str] = field(default_factory=list)
+    problem: str = ""
+
+
+def parse_blocks(doc: Path) -> list[Block]:
+    lines = doc.read_text(encoding="utf-8").splitlines()
+    blocks: list[Block] = []
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if m is None:
+            i += 1
+            continue
+        indent, fence, info = m.group("indent"), m.group("fence"), m.group("info")
+        start = i
+        body: list[str] = []
+        i += 1
+        while i < len(lines):
+            close = _FENCE.match(lines[i])
+            if close and close.group("fence")[0] == fence[0] and len(close.group("fence")) >= len(fence) and not close.group("info"):
+                break
+            body.append(lines[i][len(indent):] if lines[i].startswith(indent) else lines[i].lstrip())
+            i += 1
+        else:
+            raise AssertionError(f"{doc}:{start + 1}: unclosed code fence")
+        block = Block(doc, start + 1, (info.split() or [""])[0].lower(), "\n".join(body) + "\n")
+        j = start - 1
+        while j >= 0 and not lines[j].strip():
+            j -= 1
+        if j >= 0 and _ANY_DIRECTIVE.search(lines[j]):
+            d = _DIRECTIVE.match(lines[j])
+            block.kind = d.group("kind") if d else "<unparsable>"
+            block.arg = d.group("arg") if d else lines[j].strip()
+            block.directive_line = j + 1
+        blocks.append(block)
+        i += 1
+    return blocks
+
+
+def _next(blocks: list[Block], index: int, lang: str | set[str]) -> Block | None:
+    langs = {lang} if isinstance(lang, str) else lang
+    if index + 1 < len(blocks) and blocks[index + 1].lang in langs:
+        return blocks[index + 1]
+    return None
+
+
+def build_cases(doc: Path) -> list[Case]:
+    blocks = parse_blocks(doc)
+    cases: list[Case] = []
+    consumed: dict[int, str] = {}  # id(block) -> the role a directive gave it
+    for index, block in enumerate(blocks):
+        role = consumed.get(id(block))
+        if block.kind is not None and block.kind not in _KINDS:
+            cases.append(Case(block, "bad", problem=f"unknown directive {block.arg or block.kind!r} on line {block.directive_line}"))
+            continue
+        if block.lang not in PYTHON_LANGS:
+            if block.kind == "example":
+                if doc != README:
+                    cases.append(Case(block, "bad", problem="docs-test: example is only for the README"))
+                else:
+                    cases.append(Case(block, "example", expect_stdout=block.code))
+            elif block.kind is not None:
+                cases.append(Case(block, "bad", problem=f"docs-test: {block.kind} must precede a python block"))
+            continue  # other languages (bash, text) are not run
+        if role == "show-expected":
+            if block.kind is not None:
+                cases.append(Case(block, "bad", problem="the expected output of a show block takes no directive"))
+            else:
+                cases.append(Case(block, "plain"))
+            continue
+        if block.kind == "skip":
+            if not block.arg:
+                cases.append(Case(block, "bad", problem="docs-test: skip needs a reason"))
+            else:
+                cases.append(Case(block, "skip", problem=block.arg))
+            continue
+        if block.kind == "example":
+            cases.append(Case(block, "bad", problem="docs-test: example precedes a text block"))
+            continue
+        case = Case(block, "run")
+        if block.kind in ("output", "error"):
+            partner = _next(blocks, index, "text")
+            if partner is None:
+                cases.append(Case(block, "bad", problem=f"docs-test: {block.kind} needs a ```text block right after"))
+                continue
+            consumed[id(partner)] = block.kind
+            if block.kind == "output":
+                case.expect_stdout = partner.code
+            else:
+                case.mode = "error"
+                case.expect_stderr_lines = [ln.strip() for ln in partner.code.splitlines() if ln.strip()]
+        elif block.kind == "show":
+            partner = _next(blocks, index, PYTHON_LANGS)
+            if partner is None:
+                cases.append(Case(block, "bad", problem="docs-test: show needs a ```python block right after"))
+                continue
+            consumed[id(partner)] = "show-expected"
+            case.expect_show = partner.code
+        cases.append(case)
+    return cases
+
+
+def _normalize(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.rstrip().splitlines())
+
+
+def readme_commands() -> tuple[str, str]:
+    blocks = parse_blocks(README)
+    assert len(blocks) >= 2, "README.md must start with its two commands"
+    return blocks[0].code.strip(), blocks[1].code.strip()
+
+
+def _run_env() -> dict[str, str]:
+    """The README first command's variables, the checkout first on the import path."""
+    env = dict(os.environ)
+    first, _ = readme_commands()
+    for token in shlex.split(first.split("&&")[-1]):
+        if "=" not in token or token.startswith("-"):
+            break
+        name, _, value = token.partition("=")
+        env[name] = value
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
+    env.setdefault("JAX_PLATFORMS", "cpu")
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        argv, cwd=cwd, env=_run_env(), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT
+    )
+
+
+def _numbered(block: Block) -> str:
+    return "\n".join(f"{block.line + n:5d}  {text}" for n, text in enumerate(block.code.splitlines(), start=1))
+
+
+def _report(block: Block, what: str, proc: subprocess.CompletedProcess[str]) -> str:
+    return (
+        f"{block.where}: {what}\n--- block ---\n{_numbered(block)}\n"
+        f"--- exit {proc.returncode}; stdout ---\n{proc.stdout}\n--- stderr ---\n{proc.stderr[-6000:]}"
+    )
+
+
+ALL_CASES = [case for doc in DOCS for case in build_cases(doc)]
+
+
+def test_docs_are_there_and_have_examples() -> None:
+    assert (REPO / "docs" / "guide.md").is_file()
+    for doc in DOCS:
+        runnable = [c for c in build_cases(doc) if c.mode in ("run", "error", "plain")]
+        assert runnable, f"{doc.name} has no executed python block"
+
+
+def test_readme_starts_with_its_two_commands() -> None:
+    blocks = parse_blocks(README)
+    first, second = blocks[0], blocks[1]
+    assert first.lang == second.lang == "bash"
+    install_run, install_test = readme_commands()
+    assert "\n" not in install_run and "\n" not in install_test
+    assert install_run.startswith("python -m pip install -e . && ")
+    assert install_run.endswith("python -m jaxrewrite examples/hypercube.py")
+    assert install_test == "python -m pip install -e '.[test]' && python -m pytest"
+    assert (REPO / "examples" / "hypercube.py").is_file()
+
+
+def test_ci_runs_the_readme_test_command_verbatim() -> None:
+    _, install_test = readme_commands()
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert install_test in [line.strip() for line in ci.splitlines()], ".ci/run must run the README's test command"
+    assert os.access(REPO / ".ci" / "run", os.X_OK), ".ci/run must be executable"
+
+
+@pytest.mark.parametrize("case", ALL_CASES, ids=[c.block.where for c in ALL_CASES])
+def test_doc_block(case: Case, tmp_path: Path) -> None:
+    block = case.block
+    if case.mode == "bad":
+        pytest.fail(f"{block.where}: {case.problem}")
+    if case.mode == "skip":
+        pytest.skip(f"{block.where}: {case.problem}")
+    if case.mode == "example":
+        _, _, run_part = readme_commands()[0].partition("&&")
+        argv = [t for t in shlex.split(run_part) if "=" not in t or t.startswith("-")]
+        assert argv[0] == "python", run_part
+        proc = _run([sys.executable, *argv[1:]], REPO)
+        assert proc.returncode == 0, _report(block, "the README's example command failed", proc)
+        assert _normalize(proc.stdout) == _normalize(case.expect_stdout or ""), _report(
+            block, "the example's output differs from the README", proc
+        )
+        return
+
+    script = tmp_path / "example.py"
+    script.write_text(block.code, encoding="utf-8")
+    if case.mode == "plain":
+        proc = _run([sys.executable, "example.py"], tmp_path)
+        assert proc.returncode == 0, _report(block, "the rewritten code shown here fails under plain python", proc)
+        return
+
+    proc = _run([sys.executable, "-m", "jaxrewrite", "example.py"], tmp_path)
+    if case.mode == "error":
+        assert proc.returncode != 0, _report(block, "this example should fail but ran", proc)
+        for line in case.expect_stderr_lines:
+            assert line in proc.stderr, _report(block, f"stderr lacks {line!r}", proc)
+        return
+    assert proc.returncode == 0, _report(block, "example failed", proc)
+    if case.expect_stdout is not None:
+        assert _normalize(proc.stdout) == _normalize(case.expect_stdout), _report(
+            block, "stdout differs from the text block after it", proc
+        )
+    if case.expect_show is not None:
+        shown = _run([sys.executable, "-c", _SHOW_BOOT, "show", "example.py"], tmp_path)
+        assert shown.returncode == 0, _report(block, "jaxrewrite show failed", shown)
+        assert _normalize(shown.stdout) == _normalize(case.expect_show), _report(
+            block, "jaxrewrite show prints something else than the block after it", shown
+        ) + "\n--- diff (expected -> actual) ---\n" + "\n".join(
+            difflib.unified_diff(
+                _normalize(case.expect_show).splitlines(), _normalize(shown.stdout).splitlines(), lineterm=""
+            )
+        )
