@@ -1,0 +1,253 @@
+"""The public markers at run time (``Static``/``NoDiff``, ``is_static``/``is_nodiff``) and
+as type checkers see them (``tests/typing/*.py`` under mypy and pyright)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import pickle
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any, Callable, Optional, get_args, get_origin
+
+import pytest
+from typing_extensions import Annotated, get_type_hints
+
+import jaxrewrite
+from jaxrewrite import NODIFF, STATIC, NoDiff, Static, is_nodiff, is_static
+
+REPO = Path(__file__).resolve().parent.parent
+TYPING = Path(__file__).resolve().parent / "typing"
+
+
+# --- run time -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("inner", [int, float, Callable[[float], float], Optional[int], dict[str, float], Any])
+def test_static_and_nodiff_are_annotated(inner: Any) -> None:
+    assert Static[inner] == Annotated[inner, STATIC]
+    assert NoDiff[inner] == Annotated[inner, NODIFF]
+    assert get_origin(Static[inner]) is Annotated
+    assert get_args(Static[inner]) == (inner, STATIC)
+    assert get_args(NoDiff[inner]) == (inner, NODIFF)
+
+
+def test_bare_static_carries_the_marker() -> None:
+    assert get_origin(Static) is Annotated
+    assert Static.__metadata__ == (STATIC,)
+    assert NoDiff.__metadata__ == (NODIFF,)
+
+
+def test_markers_are_distinct_public_names() -> None:
+    assert STATIC is not NODIFF
+    assert repr(STATIC) == "jaxrewrite.STATIC"
+    assert repr(NODIFF) == "jaxrewrite.NODIFF"
+    assert jaxrewrite.STATIC is STATIC and jaxrewrite.Static is Static
+
+
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+def test_markers_pickle_by_reference(protocol: int) -> None:
+    assert pickle.loads(pickle.dumps(STATIC, protocol)) is STATIC
+    assert pickle.loads(pickle.dumps(NODIFF, protocol)) is NODIFF
+    again = pickle.loads(pickle.dumps(Static[int], protocol))
+    assert again == Static[int] and again.__metadata__[0] is STATIC
+
+
+def seed(a, b, c: float, c_func: Static[Callable[[float], float]], d: NoDiff[float], e: Static, f: int = 0):
+    return a
+
+
+S = Static[Any]
+
+
+def aliased(x: S, y: Annotated[int, STATIC], z: "Static[int]", w: Annotated[int, "other"]) -> None:
+    pass
+
+
+def test_is_static_reads_the_signature() -> None:
+    params = ["a", "b", "c", "c_func", "d", "e", "f"]
+    assert [n for n in params if is_static(seed, n)] == ["c_func", "e"]
+    assert [n for n in params if is_nodiff(seed, n)] == ["d"]
+    assert is_static(aliased, "x") and is_static(aliased, "y") and is_static(aliased, "z")
+    assert not is_static(aliased, "w")
+
+
+def test_future_annotations_are_resolved() -> None:
+    # This module has ``from __future__ import annotations``: every annotation is a string.
+    assert seed.__annotations__["c_func"] == "Static[Callable[[float], float]]"
+    hints = get_type_hints(seed, include_extras=True)
+    assert hints["c_func"] == Static[Callable[[float], float]]
+    assert is_static(seed, "c_func")
+
+
+def test_is_static_follows_functools_wraps() -> None:
+    @functools.wraps(seed)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return seed(*args, **kwargs)
+
+    @functools.wraps(wrapper)
+    def twice(*args: Any, **kwargs: Any) -> Any:
+        return wrapper(*args, **kwargs)
+
+    assert is_static(wrapper, "c_func") and is_static(twice, "c_func")
+    assert is_nodiff(twice, "d") and not is_static(twice, "a")
+
+
+def test_is_static_cannot_see_through_a_wrapper_without_wraps() -> None:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return seed(*args, **kwargs)
+
+    # The run-time check has no signature to read; the rewriter reads the source instead.
+    with pytest.raises(ValueError, match="no parameter 'c_func'"):
+        is_static(wrapper, "c_func")
+
+
+def test_is_static_unknown_parameter() -> None:
+    with pytest.raises(ValueError, match="no parameter 'nope'"):
+        is_static(seed, "nope")
+
+
+def test_is_static_on_methods() -> None:
+    class Model:
+        def apply(self, x: float, n: Static[int]) -> float:
+            return x * n
+
+        @staticmethod
+        def make(n: Static[int]) -> int:
+            return n
+
+    assert is_static(Model.apply, "n") and not is_static(Model.apply, "x")
+    assert is_static(Model().apply, "n")
+    assert is_static(Model.make, "n")
+
+
+def test_future_annotations_in_a_fresh_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "future_mod.py").write_text(
+        textwrap.dedent(
+            """
+            from __future__ import annotations
+            from typing import Any
+            import jaxrewrite as jr
+            from jaxrewrite import Static as S, NoDiff
+
+            Alias = S[Any]
+
+            def f(a: S[int], b: jr.Static[list[int]], c: Alias, d: NoDiff[float], e: int): ...
+            """
+        )
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import future_mod  # type: ignore[import-not-found]
+
+    assert [n for n in "abcde" if is_static(future_mod.f, n)] == ["a", "b", "c"]
+    assert [n for n in "abcde" if is_nodiff(future_mod.f, n)] == ["d"]
+    sys.modules.pop("future_mod", None)
+
+
+# --- type checkers --------------------------------------------------------------------
+
+_EXPECT = re.compile(r"reveal_type\((?P<name>\w+)\)\s*#\s*expect:\s*(?P<type>.+?)\s*$")
+
+
+def _expected_reveals(path: Path) -> dict[int, str]:
+    """1-based line -> the type its ``reveal_type(...)  # expect: T`` comment names."""
+    found = {}
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        m = _EXPECT.search(line)
+        if m:
+            found[number] = m.group("type")
+    assert found, f"{path} has no reveal_type expectations"
+    return found
+
+
+def _mypy(path: Path, tmp_path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    pytest.importorskip("mypy", reason="mypy is in the test extras: pip install -e '.[test]'")
+    config = tmp_path / "mypy.ini"
+    config.write_text("[mypy]\n")  # this test's flags only, not the project's [tool.mypy]
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(config), "--cache-dir", str(tmp_path / "cache"),
+         "--follow-imports=silent", "--python-version", "3.10", *flags, str(path.relative_to(REPO))],
+        cwd=REPO, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+    )
+
+
+def _mypy_reveals(out: str) -> dict[int, str]:
+    return {int(m.group(1)): m.group(2) for m in re.finditer(r':(\d+): note: Revealed type is "(.*)"', out)}
+
+
+@pytest.mark.parametrize("name", ["sample.py", "bare.py"])
+def test_mypy_sees_the_wrapped_type(name: str, tmp_path: Path) -> None:
+    path = TYPING / name
+    flags = ("--strict",) if name == "sample.py" else ()
+    proc = _mypy(path, tmp_path, *flags)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert _mypy_reveals(proc.stdout) == _expected_reveals(path), proc.stdout
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason='jaxrewrite.markers uses a TypeVar without a default, so mypy --strict says: '
+    'Missing type arguments for generic type "Static"  [type-arg]',
+)
+def test_mypy_strict_accepts_bare_static(tmp_path: Path) -> None:
+    proc = _mypy(TYPING / "bare.py", tmp_path, "--strict")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _pyright() -> list[str]:
+    exe = shutil.which("pyright") or (str(Path(sys.executable).parent / "pyright"))
+    if not os.access(exe, os.X_OK):
+        pytest.skip("pyright is not installed (pip install 'pyright[nodejs]')")
+    probe = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    if probe.returncode != 0:
+        pytest.skip(f"pyright cannot run here (it fetches its npm package on first use): {probe.stderr.strip()[-300:]}")
+    return [exe]
+
+
+def _pyright_run(path: Path) -> tuple[int, list[dict[str, Any]]]:
+    proc = subprocess.run(
+        [*_pyright(), "--outputjson", "--pythonversion", "3.10", "--pythonpath", sys.executable, str(path)],
+        cwd=REPO, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+    )
+    try:
+        report = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        pytest.fail(f"pyright printed no JSON report:\n{proc.stdout}\n{proc.stderr}")
+    return proc.returncode, report["generalDiagnostics"]
+
+
+def _pyright_reveals(diagnostics: list[dict[str, Any]]) -> dict[int, str]:
+    reveals = {}
+    for d in diagnostics:
+        m = re.fullmatch(r'Type of "\w+" is "(.*)"', d["message"])
+        if d["severity"] == "information" and m:
+            # pyright calls an implicit Any "Unknown"
+            reveals[d["range"]["start"]["line"] + 1] = "Any" if m.group(1) == "Unknown" else m.group(1)
+    return reveals
+
+
+@pytest.mark.parametrize("name", ["sample.py", "bare.py"])
+def test_pyright_sees_the_wrapped_type(name: str) -> None:
+    path = TYPING / name  # sample.py says ``# pyright: strict`` in its first line
+    rc, diagnostics = _pyright_run(path)
+    errors = [d for d in diagnostics if d["severity"] != "information"]
+    assert rc == 0 and not errors, json.dumps(errors, indent=1)
+    assert _pyright_reveals(diagnostics) == _expected_reveals(path)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason='jaxrewrite.markers uses a TypeVar without a default, so strict pyright says: '
+    'Expected type arguments for generic type alias "Static" (reportMissingTypeArgument)',
+)
+def test_pyright_strict_accepts_bare_static(tmp_path: Path) -> None:
+    strict = tmp_path / "bare_strict.py"
+    strict.write_text("# pyright: strict\n" + (TYPING / "bare.py").read_text())
+    rc, diagnostics = _pyright_run(strict)
+    errors = [d for d in diagnostics if d["severity"] != "information"]
+    assert rc == 0 and not errors, json.dumps(errors, indent=1)
