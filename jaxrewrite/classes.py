@@ -50,7 +50,9 @@ class ClassInfo:
         return tuple(f for f in self.fields if f.markers)
 
 
-def read_class(defined: DefinedClass, scope: Scope, src: Source, depth: int = 0) -> ClassInfo:
+def read_class(
+    defined: DefinedClass, scope: Scope, src: Source, relevant: set[str] | None = None, depth: int = 0
+) -> ClassInfo:
     """Fields in definition order, base classes of this module first, like dataclasses do."""
     node = defined.node
     kind = "class"
@@ -68,12 +70,12 @@ def read_class(defined: DefinedClass, scope: Scope, src: Source, depth: int = 0)
         if local is None or depth > _MAX_DEPTH:
             unseen = unseen or base
             continue
-        info = read_class(local[0], local[1], src, depth + 1)
+        info = read_class(local[0], local[1], src, relevant, depth + 1)
         kind = info.kind if info.kind != "class" else kind
         unseen = unseen or info.unseen_base
         for inherited_field in info.fields:
             inherited[inherited_field.name] = inherited_field
-    reader = MarkerReader(defined.body, src)
+    reader = MarkerReader(defined.body, src, relevant)
     own: dict[str, Field] = {}
     for stmt in node.body:
         if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):

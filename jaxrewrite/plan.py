@@ -7,14 +7,16 @@ the same code, driven by its row in ``transforms.TRANSFORMS``.
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from dataclasses import dataclass
 from typing import Sequence
 
 from jaxrewrite import render, splice
 from jaxrewrite.classes import ClassInfo, local_class, read_class
 from jaxrewrite.resolve import alias_of, binding_scope, is_partial, qualname
-from jaxrewrite.scopes import Defined, DefinedClass, Scope, ScopeTree
-from jaxrewrite.signature import Kind, Param, Signature, read_signature
+from jaxrewrite.scopes import Assigned, Defined, DefinedClass, Imported, Scope, ScopeTree
+from jaxrewrite.signature import Kind, Param, Signature, may_mark as _may_mark, read_signature
 from jaxrewrite.source import Source
 from jaxrewrite.transforms import PER_LEAF, STATIC, ClassTransform, Transform, class_transform_for, transform_for
 
@@ -76,44 +78,180 @@ class Leaf:
 class _Classes:
     """Class fields, read once per class and only when something needs them."""
 
-    def __init__(self, src: Source) -> None:
+    def __init__(self, src: Source, relevant: set[str]) -> None:
         self.src = src
+        self.relevant = relevant
         self.cache: dict[int, ClassInfo] = {}
 
     def info(self, defined: DefinedClass, scope: Scope) -> ClassInfo:
         key = id(defined.node)
         if key not in self.cache:
-            self.cache[key] = read_class(defined, scope, self.src)
+            self.cache[key] = read_class(defined, scope, self.src, self.relevant)
         return self.cache[key]
 
 
 def plan_module(tree: ScopeTree, src: Source) -> list[splice.Edit]:
-    """All edits for one module: decorators of defs and classes, then call sites."""
-    classes = _Classes(src)
+    """All edits for one module: decorators of defs and classes, then call sites.
+
+    The hot path of a cold import: everything is skipped unless an annotation could name a
+    marker, so a large module pays for one pass over its statements and little else.
+    """
+    relevant = marker_names(tree)
+    if not relevant:
+        return []
+    classes = _Classes(src, relevant)
+    static_classes = _classes_with_markers(tree, relevant)
+    leaf_names = {
+        defined.node.name
+        for defined, scope in static_classes.values()
+        if classes.info(defined, scope).kind != "class" and classes.info(defined, scope).static_fields
+    }
     signatures: dict[int, tuple[Signature, tuple[Leaf, ...]]] = {}
     edits: list[splice.Edit] = []
     for func, scope in tree.defs:
-        sig = read_signature(func, scope, src)
-        leaves = _leaves(sig, scope, classes, src)
-        signatures[id(func)] = (sig, leaves)
+        if not _may_matter(func, relevant, leaf_names):
+            continue
+        sig = read_signature(func, scope, src, relevant)
+        leaves = _leaves(sig, scope, classes, src) if leaf_names else ()
         if not sig.has_markers and not leaves:
             continue
+        signatures[id(func)] = (sig, leaves)
         for deco in func.decorator_list:
             ref = classify(deco, scope)
             if ref is not None:
                 edits.extend(_plan_decorator(deco, ref, sig, leaves, scope, src))
-    for defined, scope in tree.classes:
+    registrable = []
+    for defined, scope in static_classes.values():
+        if not classes.info(defined, scope).static_fields:
+            continue
+        registrable.append(defined.node.name)
         for deco in defined.node.decorator_list:
             registration = _classify_registration(deco, scope)
             if registration is not None:
                 transform, keywords = registration
-                info = classes.info(defined, scope)
-                values = _registration_values(transform, keywords, info, src, deco)
+                values = _registration_values(transform, keywords, classes.info(defined, scope), src, deco)
                 if values is not None:
                     edits.extend(_apply_values(deco, values, scope, src, param="cls"))
-    for call, scope in tree.calls:
+    marked = [func for func, _ in tree.defs if id(func) in signatures]
+    names = [func.name for func in marked] + registrable
+    for call, scope in _calls_naming(names, tree, src):
         edits.extend(_plan_call_site(call, scope, signatures, classes, src))
     return edits
+
+
+def _classes_with_markers(tree: ScopeTree, relevant: set[str]) -> dict[int, tuple[DefinedClass, Scope]]:
+    """Classes whose fields (own, or inherited from a class of this module) may carry markers."""
+    found = {
+        id(defined.node): (defined, scope)
+        for defined, scope in tree.classes
+        if any(_may_mark(stmt.annotation, relevant) for stmt in defined.node.body if isinstance(stmt, ast.AnnAssign))
+    }
+    changed = bool(found)
+    while changed:
+        changed = False
+        for defined, scope in tree.classes:
+            if id(defined.node) in found:
+                continue
+            for base in defined.node.bases:
+                local = local_class(base, scope)
+                if local is not None and id(local[0].node) in found:
+                    found[id(defined.node)] = (defined, scope)
+                    changed = True
+                    break
+    return found
+
+
+def marker_names(tree: ScopeTree) -> set[str]:
+    """Names that could spell a marker: jaxrewrite imports and aliases built from them.
+
+    A conservative pre-filter (by name, not scope): an annotation mentioning none of these
+    names, directly or inside a string, cannot carry a marker.
+    """
+    names: set[str] = set()
+    assigned: list[tuple[str, ast.expr]] = []
+    for scope in tree.scopes:
+        if any(module.partition(".")[0] == "jaxrewrite" for module in scope.star_imports):
+            names.update(("Static", "NoDiff", "STATIC", "NODIFF"))
+        for name, bindings in scope.bindings.items():
+            for binding in bindings:
+                if isinstance(binding, Imported) and binding.qualname.partition(".")[0] == "jaxrewrite":
+                    names.add(name)
+                elif isinstance(binding, Assigned):
+                    assigned.append((name, binding.value))
+    changed = bool(names)
+    while changed:
+        changed = False
+        for name, value in assigned:
+            if name not in names and _may_mark(value, names):
+                names.add(name)
+                changed = True
+    return names
+
+
+def _may_matter(func: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str], leaf_names: set[str]) -> bool:
+    args = func.args
+    for group in (args.posonlyargs, args.args, args.kwonlyargs, (args.vararg,), (args.kwarg,)):
+        for arg in group:
+            if arg is None or arg.annotation is None:
+                continue
+            ann = arg.annotation
+            if _may_mark(ann, names):
+                return True
+            if leaf_names and (
+                (isinstance(ann, ast.Name) and ann.id in leaf_names)
+                or (isinstance(ann, ast.Constant) and isinstance(ann.value, str) and ann.value.strip() in leaf_names)
+            ):
+                return True
+    return False
+
+
+def _calls_naming(names: list[str], tree: ScopeTree, src: Source) -> list[tuple[ast.Call, Scope]]:
+    """Calls in statements on lines where one of ``names`` is a first argument (text search first)."""
+    if not names:
+        return []
+    wanted = set(names)
+    starts = src.line_starts
+    lines: set[int] = set()
+    for match in _FIRST_ARGUMENT.finditer(src.text):
+        word = match.group(1)
+        if word in wanted:
+            lines.add(bisect.bisect_right(starts, match.start(1)))
+    if not lines:
+        return []
+    ordered = sorted(lines)
+    tree.walk_deferred(ordered)
+    found: list[tuple[ast.Call, Scope]] = []
+    seen: set[int] = set()
+    for first, last, stmt, scope in tree.statements:
+        at = bisect.bisect_left(ordered, first)
+        if at == len(ordered) or ordered[at] > last:
+            continue
+        for expr in _own_expressions(stmt):
+            for node in ast.walk(expr):
+                if isinstance(node, ast.Call) and id(node) not in seen:
+                    seen.add(id(node))
+                    found.append((node, scope))
+    found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
+    return found
+
+
+#: A first argument: an identifier right after "(", across line breaks and comments. Call
+#: sites pass the function first (``jax.jit(f)``, ``jax.jit(wrapper(f))``), so only these
+#: lines can hold one.
+_FIRST_ARGUMENT = re.compile(r"\((?:\s|#[^\n]*)*([^\W\d]\w*)")
+
+
+def _own_expressions(stmt: ast.AST) -> list[ast.AST]:
+    """A statement's expressions, without the statements nested in its body."""
+    out: list[ast.AST] = []
+    for name, value in ast.iter_fields(stmt):
+        if name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            continue
+        if isinstance(value, ast.AST):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend(v for v in value if isinstance(v, ast.AST))
+    return out
 
 
 def _leaves(sig: Signature, scope: Scope, classes: _Classes, src: Source) -> tuple[Leaf, ...]:
@@ -335,28 +473,28 @@ def _complete(ref: TransformRef, sig: Signature, src: Source, where: ast.expr, f
     _check_donation(t, static, sig, effective, src)
     if t.in_axes is not None:
         return _in_axes(t, static, sig, effective, src, where)
-    user_nums = _ints(effective.get(t.argnums) if t.argnums else None, t.argnums, src, sig)
-    user_names = _strs(effective.get(t.argnames) if t.argnames else None, t.argnames, src)
-    nums = set(user_nums) | {p.position for p in static if p.position is not None}
+    user_nums = _ints(effective.get(t.argnums), t.argnums, src, sig) if t.argnums else ()
+    user_names = _strs(effective.get(t.argnames), t.argnames, src) if t.argnames else ()
+    nums = set(user_nums)
     names = set(user_names)
+    for p in static:
+        if p.position is not None:
+            nums.add(p.position)
+        if p.kind is Kind.POSITIONAL_OR_KEYWORD or p.kind is Kind.KEYWORD_ONLY:
+            names.add(p.name)
+    out: Values = []
     if t.argnames is not None:
-        names |= {p.name for p in static if p.by_keyword}
-        for name in user_names:
-            param = sig.named(name)
-            if param is not None and param.kind is Kind.POSITIONAL_OR_KEYWORD and param.position is not None:
-                nums.add(param.position)
-        for num in list(nums):
-            param = sig.at(num)
-            if param is not None and param.kind is Kind.POSITIONAL_OR_KEYWORD:
-                names.add(param.name)
-    out: list[tuple[str, render.Value, ast.expr | None]] = []
+        # Complete both lists: once both are given, JAX infers neither from the other.
+        for p in sig.params:
+            if p.kind is Kind.POSITIONAL_OR_KEYWORD and (p.name in names or p.position in nums):
+                names.add(p.name)
+                nums.add(p.position)  # type: ignore[arg-type]
     if t.argnums is not None:
         final_nums: render.Value = tuple(sorted(nums))
         out.append((t.argnums, final_nums, _same(effective.get(t.argnums), final_nums)))
     if t.argnames is not None:
-        ordered = [p.name for p in sig.params if p.name in names and p.kind not in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)]
-        extra = [n for n in user_names if n not in ordered]
-        final_names: render.Value = tuple(ordered + extra)
+        ordered = [p.name for p in sig.params if p.name in names and p.kind is not Kind.VAR_POSITIONAL and p.kind is not Kind.VAR_KEYWORD]
+        final_names: render.Value = tuple(ordered + [n for n in user_names if n not in ordered])
         out.append((t.argnames, final_names, _same(effective.get(t.argnames), final_names)))
     return out
 
@@ -376,6 +514,18 @@ def _same(node: ast.expr | None, value: render.Value) -> ast.expr | None:
 
 
 def _literal(node: ast.expr) -> object:
+    """``ast.literal_eval``, with a fast path for the constants and flat tuples specs are made of."""
+    kind = type(node)
+    if kind is ast.Constant:
+        return node.value  # type: ignore[attr-defined]
+    if kind is ast.Tuple or kind is ast.List:
+        items = []
+        for element in node.elts:
+            if type(element) is not ast.Constant:
+                break
+            items.append(element.value)  # type: ignore[attr-defined]
+        else:
+            return tuple(items) if kind is ast.Tuple else items
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -418,6 +568,8 @@ def _check_donation(t: Transform, static: tuple[Param, ...], sig: Signature, eff
     """A static argument cannot also be donated; JAX would reject or silently mis-handle it."""
     nums_node = effective.get(t.donate_argnums) if t.donate_argnums else None
     names_node = effective.get(t.donate_argnames) if t.donate_argnames else None
+    if nums_node is None and names_node is None:
+        return
     donated_nums = set(_ints(nums_node, t.donate_argnums, src, sig)) if nums_node is not None and _literal(nums_node) is not _MISSING else set()
     donated_names = set(_strs(names_node, t.donate_argnames, src)) if names_node is not None and _literal(names_node) is not _MISSING else set()
     for p in static:

@@ -38,7 +38,7 @@ def wrapper(param: str, pairs: tuple[tuple[str, Value], ...], via_default: bool)
     ``via_default`` the transform is bound as a lambda default instead, for names that only
     a class body can see (a lambda body skips class scope).
     """
-    call_args = [ast.Name(param, ast.Load())]
+    call_args: list[ast.expr] = [ast.Name(param, ast.Load())]
     kws = [ast.keyword(name, _const(items)) for name, items in pairs]
     args = [ast.arg(param)]
     defaults: list[ast.expr] = []
@@ -61,7 +61,7 @@ def wrapper(param: str, pairs: tuple[tuple[str, Value], ...], via_default: bool)
 def _const(obj: object) -> ast.expr:
     if isinstance(obj, tuple):
         return ast.Tuple([_const(item) for item in obj], ast.Load())
-    return ast.Constant(obj)
+    return ast.Constant(obj)  # type: ignore[arg-type]  # only ints, strings and None reach here
 
 
 _LEAVES_HELPER = "jaxrewrite.leaves"

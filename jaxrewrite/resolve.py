@@ -28,10 +28,20 @@ def qualname(expr: ast.expr, scope: Scope, depth: int = 0) -> str | None:
         return None if base is None else f"{base}.{expr.attr}"
     if not isinstance(expr, ast.Name):
         return None
-    found = scope.lookup(expr.id)
+    cache = scope.qualnames
+    if expr.id in cache:
+        return cache[expr.id]
+    result = _name_qualname(expr.id, scope, depth)
+    if depth == 0:
+        cache[expr.id] = result  # only complete answers: a depth-limited one may be truncated
+    return result
+
+
+def _name_qualname(name: str, scope: Scope, depth: int) -> str | None:
+    found = scope.lookup(name)
     if found is None:
-        return _star(expr.id, scope)
-    names = set()
+        return _star(name, scope)
+    names: set[str | None] = set()
     for binding in found[0]:
         if isinstance(binding, Imported):
             names.add(binding.qualname)

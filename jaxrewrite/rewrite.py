@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import gc
 import importlib.util
 import warnings
 from types import CodeType
@@ -32,23 +33,17 @@ def rewrite_source(source: str, filename: str = "<string>") -> str:
         )
     if not header.enabled:
         return source
-    tree = ast.parse(source, filename)
-    if not _imports_jaxrewrite(tree):
-        return source  # no marker can be spelled without importing jaxrewrite
-    src = Source(source, filename)
-    edits = plan_module(build_scopes(tree), src)
+    # The module's AST is large and long-lived while planning allocates many small objects:
+    # without a pause, the cyclic collector would rescan the whole tree again and again.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        tree = ast.parse(source, filename)
+        edits = plan_module(build_scopes(tree, source), Source(source, filename))
+    finally:
+        if collecting:
+            gc.enable()
     return splice.apply(source, edits)
-
-
-def _imports_jaxrewrite(tree: ast.Module) -> bool:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            if any(alias.name.partition(".")[0] == "jaxrewrite" for alias in node.names):
-                return True
-        elif isinstance(node, ast.ImportFrom):
-            if node.level == 0 and (node.module or "").partition(".")[0] == "jaxrewrite":
-                return True
-    return False
 
 
 def compile_source(data: bytes, path: str, optimize: int = -1) -> CodeType:

@@ -8,8 +8,10 @@ two different ways in one scope resolves to nothing, so ambiguity never guesses.
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from dataclasses import dataclass, field
-from typing import Iterator, Union
+from typing import Any, Callable, Union
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,8 @@ class Scope:
     bindings: dict[str, list[Binding]] = field(default_factory=dict)
     star_imports: list[str] = field(default_factory=list)
     global_names: set[str] = field(default_factory=set)
+    #: Memo for resolve.qualname of bare names looked up from this scope.
+    qualnames: dict[str, str | None] = field(default_factory=dict)
 
     def bind(self, name: str, binding: Binding) -> None:
         self.bindings.setdefault(name, []).append(binding)
@@ -86,181 +90,232 @@ class Scope:
         return None
 
 
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-
-
 @dataclass
 class ScopeTree:
-    """The module scope plus, for every def and call, the scope it is evaluated in."""
+    """The module scope plus every def and class with the scope its statement runs in."""
 
     module: Scope
-    #: ``def`` nodes (id) -> the scope holding the def statement (where decorators run).
-    def_scopes: dict[int, Scope]
-    #: ``def`` nodes in source order, with that scope.
+    #: ``def`` nodes in source order, with the scope holding the def statement (where decorators run).
     defs: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, Scope]]
-    #: Call nodes in source order, with the scope they are evaluated in.
-    calls: list[tuple[ast.Call, Scope]]
     #: Class definitions in source order, with the scope holding the class statement.
     classes: list[tuple[DefinedClass, Scope]]
+    #: Simple statements and compound-statement headers, as (first line, last line, node, scope),
+    #: sorted by line: where call sites are looked for, only on lines that name a candidate.
+    statements: list[tuple[int, int, ast.AST, Scope]]
+    #: Every scope, module first.
+    scopes: list[Scope]
+    #: Lines that may start a def, a class or a decorator (a text search, so a superset).
+    structural: list[int] = field(default_factory=list)
+    #: Function bodies not walked yet, as (first line, last line, def, enclosing scope): they hold
+    #: no def, class or decorator, so only a call site can make them worth walking.
+    deferred: list[tuple[int, int, ast.FunctionDef | ast.AsyncFunctionDef, Scope]] = field(default_factory=list)
+
+    def walk_deferred(self, lines: list[int]) -> None:
+        """Walk the deferred function bodies that contain any of the (sorted) ``lines``."""
+        keep = []
+        for item in self.deferred:
+            first, last, node, scope = item
+            at = bisect.bisect_left(lines, first)
+            if at < len(lines) and lines[at] <= last:
+                _function_body(node, scope, self)
+            else:
+                keep.append(item)
+        if len(keep) != len(self.deferred):
+            self.deferred = keep
+            self.statements.sort(key=lambda item: item[0])
 
 
-def build_scopes(tree: ast.Module) -> ScopeTree:
-    """One pass over the module: bindings for every scope, and where each def/call lives."""
+#: A line that may begin a def, a class or a decorator.
+_STRUCTURAL = re.compile(r"^[ \t]*(?:@|def\b|class\b|async[ \t]+def\b)", re.MULTILINE)
+
+
+def build_scopes(tree: ast.Module, text: str = "", line_starts: list[int] | None = None) -> ScopeTree:
+    """One pass over the module's statements (never into expressions: that is the hot path).
+
+    Function bodies that contain no def, class or decorator line are not walked at all
+    (``deferred``): nothing in them can be rewritten except a call site, which is found
+    later by a text search. Bindings made inside expressions (``:=``) are not seen.
+    """
     module = Scope("module", None)
-    result = ScopeTree(module, {}, [], [], [])
-    _Binder(module, result).visit_body(tree.body)
+    result = ScopeTree(module, [], [], [], [module])
+    if text:
+        structural = result.structural
+        line, previous = 1, 0
+        for match in _STRUCTURAL.finditer(text):
+            line += text.count("\n", previous, match.start())
+            previous = match.start()
+            structural.append(line)
+    else:
+        result.structural = list(range(1, 1 + max((getattr(n, "end_lineno", 0) or 0) for n in tree.body) if tree.body else 1))
+    _bind_body(tree.body, module, result)
+    result.statements.sort(key=lambda item: item[0])
     return result
 
 
-class _Binder(ast.NodeVisitor):
-    """Collects the bindings of one scope; nested scopes get their own binder."""
+_OPAQUE_TARGET = Opaque()
 
-    def __init__(self, scope: Scope, result: ScopeTree) -> None:
-        self.scope = scope
-        self.result = result
 
-    def visit_body(self, body: list[ast.stmt]) -> None:
-        for stmt in body:
-            self.visit(stmt)
+def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree) -> None:
+    for stmt in body:
+        kind = type(stmt)
+        handler = _HANDLERS.get(kind)
+        if handler is not None:
+            handler(stmt, scope, result)
+            continue
+        result.statements.append((stmt.lineno, stmt.end_lineno or stmt.lineno, stmt, scope))
+        bodies = _COMPOUND.get(kind)
+        if bodies is None:
+            continue
+        for name in bodies:
+            _bind_body(getattr(stmt, name), scope, result)
+        if kind is ast.Try or kind.__name__ == "TryStar":
+            for handler_node in stmt.handlers:  # type: ignore[attr-defined]
+                if handler_node.name:
+                    scope.bind(handler_node.name, _OPAQUE)
+                _bind_body(handler_node.body, scope, result)
+        elif kind in (ast.For, ast.AsyncFor):
+            _bind_targets(stmt.target, scope)  # type: ignore[attr-defined]
+        elif kind in (ast.With, ast.AsyncWith):
+            for item in stmt.items:  # type: ignore[attr-defined]
+                if item.optional_vars is not None:
+                    _bind_targets(item.optional_vars, scope)
+        elif kind is ast.Match:
+            for case in stmt.cases:  # type: ignore[attr-defined]
+                _bind_body(case.body, scope, result)
 
-    # -- nested scopes -------------------------------------------------------------
-    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        self.scope.bind(node.name, Defined(node))
-        self.result.def_scopes[id(node)] = self.scope
-        self.result.defs.append((node, self.scope))
-        for deco in node.decorator_list:
-            self.visit(deco)
-        args = node.args
-        for default in [*args.defaults, *(d for d in args.kw_defaults if d is not None)]:
-            self.visit(default)
-        inner = Scope("function", self.scope)
-        for arg in _all_args(args):
+
+#: Statements holding statement lists, and the fields that hold them.
+_COMPOUND: dict[type, tuple[str, ...]] = {
+    ast.If: ("body", "orelse"),
+    ast.For: ("body", "orelse"),
+    ast.AsyncFor: ("body", "orelse"),
+    ast.While: ("body", "orelse"),
+    ast.With: ("body",),
+    ast.AsyncWith: ("body",),
+    ast.Try: ("body", "orelse", "finalbody"),
+    ast.Match: (),
+}
+if hasattr(ast, "TryStar"):
+    _COMPOUND[ast.TryStar] = ("body", "orelse", "finalbody")
+
+
+def _bind_targets(target: ast.expr, scope: Scope) -> None:
+    if isinstance(target, ast.Name):
+        scope.bind(target.id, _OPAQUE)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            _bind_targets(element, scope)
+    elif isinstance(target, ast.Starred):
+        _bind_targets(target.value, scope)
+
+
+def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result: ScopeTree) -> None:
+    scope.bind(node.name, Defined(node))
+    result.defs.append((node, scope))
+    first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+    body_first = node.body[0].lineno
+    # The header (decorators, defaults) runs in the enclosing scope; the body in its own.
+    result.statements.append((first, body_first - 1 if body_first > node.lineno else node.lineno, node, scope))
+    last = node.end_lineno or node.lineno
+    lines = result.structural
+    at = bisect.bisect_left(lines, body_first)
+    if at < len(lines) and lines[at] <= last:
+        _function_body(node, scope, result)
+    else:
+        result.deferred.append((body_first, last, node, scope))
+
+
+def _function_body(node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result: ScopeTree) -> None:
+    inner = Scope("function", scope)
+    result.scopes.append(inner)
+    args = node.args
+    for group in (args.posonlyargs, args.args, args.kwonlyargs):
+        for arg in group:
             inner.bind(arg.arg, _OPAQUE)
-        _Binder(inner, self.result).visit_body(node.body)
+    for extra in (args.vararg, args.kwarg):
+        if extra is not None:
+            inner.bind(extra.arg, _OPAQUE)
+    _bind_body(node.body, inner, result)
 
-    visit_FunctionDef = _function
-    visit_AsyncFunctionDef = _function
 
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        body = Scope("class", self.scope)
-        defined = DefinedClass(node, body)
-        self.scope.bind(node.name, defined)
-        self.result.classes.append((defined, self.scope))
-        for expr in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]:
-            self.visit(expr)
-        _Binder(body, self.result).visit_body(node.body)
+def _class(node: ast.ClassDef, scope: Scope, result: ScopeTree) -> None:
+    body = Scope("class", scope)
+    result.scopes.append(body)
+    defined = DefinedClass(node, body)
+    scope.bind(node.name, defined)
+    result.classes.append((defined, scope))
+    first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+    result.statements.append((first, node.body[0].lineno - 1 if node.body[0].lineno > node.lineno else node.lineno, node, scope))
+    _bind_body(node.body, body, result)
 
-    def visit_Lambda(self, node: ast.Lambda) -> None:
-        for default in [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]:
-            self.visit(default)
-        inner = Scope("function", self.scope)
-        for arg in _all_args(node.args):
-            inner.bind(arg.arg, _OPAQUE)
-        _Binder(inner, self.result).visit(node.body)
 
-    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
-        inner = Scope("function", self.scope)
-        binder = _Binder(inner, self.result)
-        for i, gen in enumerate(node.generators):
-            # The first iterable is evaluated in the enclosing scope.
-            (self if i == 0 else binder).visit(gen.iter)
-            binder._bind_target(gen.target)
-            for cond in gen.ifs:
-                binder.visit(cond)
-        for child in (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,):
-            binder.visit(child)
-
-    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
-
-    # -- bindings --------------------------------------------------------------------
-    def visit_Import(self, node: ast.Import) -> None:
-        for alias in node.names:
-            if alias.asname is not None:
-                self.scope.bind(alias.asname, Imported(alias.name))
-            else:
-                root = alias.name.partition(".")[0]
-                self.scope.bind(root, Imported(root))
-
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        module = node.module if node.level == 0 else None
-        for alias in node.names:
-            if alias.name == "*":
-                if module is not None:
-                    self.scope.star_imports.append(module)
-                continue
-            name = alias.asname or alias.name
-            self.scope.bind(name, Imported(f"{module}.{alias.name}") if module else _OPAQUE)
-
-    def visit_Assign(self, node: ast.Assign) -> None:
-        self.visit(node.value)
-        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            self.scope.bind(node.targets[0].id, Assigned(node.value, self.scope))
+def _import(node: ast.Import, scope: Scope, result: ScopeTree) -> None:
+    for alias in node.names:
+        if alias.asname is not None:
+            scope.bind(alias.asname, Imported(alias.name))
         else:
-            for target in node.targets:
-                self._bind_target(target)
-
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        self.visit(node.annotation)
-        if node.value is not None:
-            self.visit(node.value)
-        if isinstance(node.target, ast.Name):
-            if node.value is not None:
-                self.scope.bind(node.target.id, Assigned(node.value, self.scope))
-        else:
-            self.visit(node.target)
-
-    def visit_TypeAlias(self, node: ast.AST) -> None:  # Python 3.12 ``type X = ...``
-        name = getattr(node, "name", None)
-        value = getattr(node, "value", None)
-        if isinstance(name, ast.Name) and isinstance(value, ast.expr):
-            self.scope.bind(name.id, Assigned(value, self.scope, type_statement=True))
-
-    def visit_Global(self, node: ast.Global) -> None:
-        self.scope.global_names.update(node.names)
-
-    def visit_Nonlocal(self, node: ast.Nonlocal) -> None:
-        pass  # the name is bound in an enclosing function; lookups find it there
-
-    def visit_Name(self, node: ast.Name) -> None:
-        if not isinstance(node.ctx, ast.Load):
-            self.scope.bind(node.id, _OPAQUE)
-
-    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
-        self.visit(node.value)
-        self.scope.bind(node.target.id, _OPAQUE)
-
-    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        if node.name:
-            self.scope.bind(node.name, _OPAQUE)
-        self.generic_visit(node)
-
-    def visit_MatchAs(self, node: ast.MatchAs) -> None:
-        if node.name:
-            self.scope.bind(node.name, _OPAQUE)
-        self.generic_visit(node)
-
-    def visit_MatchStar(self, node: ast.MatchStar) -> None:
-        if node.name:
-            self.scope.bind(node.name, _OPAQUE)
-
-    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
-        if node.rest:
-            self.scope.bind(node.rest, _OPAQUE)
-        self.generic_visit(node)
-
-    def visit_Call(self, node: ast.Call) -> None:
-        self.result.calls.append((node, self.scope))
-        self.generic_visit(node)
-
-    def _bind_target(self, target: ast.expr) -> None:
-        self.visit(target)
+            root = alias.name.partition(".")[0]
+            scope.bind(root, Imported(root))
 
 
-def _all_args(args: ast.arguments) -> Iterator[ast.arg]:
-    yield from args.posonlyargs
-    yield from args.args
-    if args.vararg is not None:
-        yield args.vararg
-    yield from args.kwonlyargs
-    if args.kwarg is not None:
-        yield args.kwarg
+def _import_from(node: ast.ImportFrom, scope: Scope, result: ScopeTree) -> None:
+    module = node.module if node.level == 0 else None
+    for alias in node.names:
+        if alias.name == "*":
+            if module is not None:
+                scope.star_imports.append(module)
+            continue
+        scope.bind(alias.asname or alias.name, Imported(f"{module}.{alias.name}") if module else _OPAQUE)
+
+
+def _assign(node: ast.Assign, scope: Scope, result: ScopeTree) -> None:
+    result.statements.append((node.lineno, node.end_lineno or node.lineno, node, scope))
+    if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        scope.bind(node.targets[0].id, Assigned(node.value, scope))
+    else:
+        for target in node.targets:
+            _bind_targets(target, scope)
+
+
+def _ann_assign(node: ast.AnnAssign, scope: Scope, result: ScopeTree) -> None:
+    result.statements.append((node.lineno, node.end_lineno or node.lineno, node, scope))
+    if isinstance(node.target, ast.Name):
+        scope.bind(node.target.id, Assigned(node.value, scope) if node.value is not None else _OPAQUE)
+
+
+def _aug_assign(node: ast.AugAssign, scope: Scope, result: ScopeTree) -> None:
+    result.statements.append((node.lineno, node.end_lineno or node.lineno, node, scope))
+    _bind_targets(node.target, scope)
+
+
+def _delete(node: ast.Delete, scope: Scope, result: ScopeTree) -> None:
+    for target in node.targets:
+        _bind_targets(target, scope)
+
+
+def _global(node: ast.Global, scope: Scope, result: ScopeTree) -> None:
+    scope.global_names.update(node.names)
+
+
+def _type_alias(node: ast.AST, scope: Scope, result: ScopeTree) -> None:  # Python 3.12 ``type X = ...``
+    name = getattr(node, "name", None)
+    value = getattr(node, "value", None)
+    if isinstance(name, ast.Name) and isinstance(value, ast.expr):
+        scope.bind(name.id, Assigned(value, scope, type_statement=True))
+
+
+_HANDLERS: dict[type, Callable[[Any, Scope, ScopeTree], None]] = {
+    ast.FunctionDef: _function,
+    ast.AsyncFunctionDef: _function,
+    ast.ClassDef: _class,
+    ast.Import: _import,
+    ast.ImportFrom: _import_from,
+    ast.Assign: _assign,
+    ast.AnnAssign: _ann_assign,
+    ast.AugAssign: _aug_assign,
+    ast.Delete: _delete,
+    ast.Global: _global,
+    ast.Nonlocal: lambda node, scope, result: None,
+}
+if hasattr(ast, "TypeAlias"):
+    _HANDLERS[ast.TypeAlias] = _type_alias

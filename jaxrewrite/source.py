@@ -21,6 +21,7 @@ class Source:
 
     @cached_property
     def line_starts(self) -> list[int]:
+        """Offset of each line's first character (index 0 is line 1), plus the text's end."""
         starts = [0]
         total = 0
         for line in self.lines:
