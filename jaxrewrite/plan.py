@@ -518,12 +518,12 @@ def _literal(node: ast.expr) -> object:
     kind = type(node)
     if kind is ast.Constant:
         return node.value  # type: ignore[attr-defined]
-    if kind is ast.Tuple or kind is ast.List:
+    if isinstance(node, (ast.Tuple, ast.List)):
         items = []
         for element in node.elts:
             if type(element) is not ast.Constant:
                 break
-            items.append(element.value)  # type: ignore[attr-defined]
+            items.append(element.value)
         else:
             return tuple(items) if kind is ast.Tuple else items
     try:
