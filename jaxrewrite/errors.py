@@ -49,7 +49,9 @@ class RewriteError(SyntaxError):
             _char_offset(text, col) + 1,
             text,
             end_lineno,
-            None if end_col is None or end_lineno is None else _char_offset(_line(lines, end_lineno), end_col) + 1,
+            None
+            if end_col is None or end_lineno is None
+            else _char_offset(_line(lines, end_lineno), end_col) + 1,
         )
 
 

@@ -8,8 +8,8 @@ the container once (a C-level dict copy or ``_replace``) and touches only the st
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 #: The extra static keyword carrying the split-out entries; never a user parameter name.
 STATIC_LEAVES = "_jaxrewrite_static_leaves"
@@ -32,12 +32,16 @@ class _Leaf:
     def split(self, value: Any) -> tuple[Any, Pairs]:
         if self.is_dict:
             if not isinstance(value, Mapping):
-                raise TypeError(f"argument {self.name!r} must be a dict (it has Static entries), got {type(value).__name__}")
+                raise TypeError(
+                    f"argument {self.name!r} must be a dict (it has Static entries), got {type(value).__name__}"
+                )
             dynamic = dict(value)
             pop = dynamic.pop
             return dynamic, tuple([(key, pop(key)) for key in self.keys if key in dynamic])
         if not hasattr(value, "_replace"):
-            raise TypeError(f"argument {self.name!r} must be a NamedTuple (it has Static fields), got {type(value).__name__}")
+            raise TypeError(
+                f"argument {self.name!r} must be a NamedTuple (it has Static fields), got {type(value).__name__}"
+            )
         return value._replace(**self.nulls), tuple([(key, getattr(value, key)) for key in self.keys])
 
     def merge(self, dynamic: Any, pairs: Pairs) -> Any:
@@ -64,7 +68,11 @@ def static_leaves(
             if pairs is None:
                 continue
             if spec.position is not None and len(args) > spec.position:
-                args = (*args[: spec.position], spec.merge(args[spec.position], pairs), *args[spec.position + 1 :])
+                args = (
+                    *args[: spec.position],
+                    spec.merge(args[spec.position], pairs),
+                    *args[spec.position + 1 :],
+                )
             else:
                 kwargs[spec.name] = spec.merge(kwargs[spec.name], pairs)
         return fun(*args, **kwargs)

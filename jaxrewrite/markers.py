@@ -7,9 +7,10 @@ Type checkers see plain ``T``; jaxrewrite reads the marker from the source, and
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Final, TypeVar
+from collections.abc import Callable
+from typing import Annotated, Any, Final, TypeVar
 
-from typing_extensions import Annotated, get_type_hints
+from typing_extensions import get_type_hints
 
 
 class Marker:

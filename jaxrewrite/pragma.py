@@ -87,7 +87,9 @@ def scan_header(source: str) -> Header:
     )
     if enabled_line is not None and enabled_line >= header_end:
         enabled_line = None
-    return Header(enabled_line is not None, enabled_line, ignored, tuple(u for u in unknown if u[0] < header_end))
+    return Header(
+        enabled_line is not None, enabled_line, ignored, tuple(u for u in unknown if u[0] < header_end)
+    )
 
 
 def _header_prefix(tokens: list[tokenize.TokenInfo], first: bool) -> bool:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import ast
 from functools import lru_cache
-from typing import Union
 
 import astor
 
 #: A keyword value jaxrewrite writes: a tuple of positions, names and/or None axes.
-Value = tuple[Union[int, str, None], ...]
+Value = tuple[int | str | None, ...]
 
 _PLACEHOLDER = "__jaxrewrite_transform__"
 
@@ -48,7 +47,15 @@ def wrapper(param: str, pairs: tuple[tuple[str, Value], ...], via_default: bool)
         defaults.append(callee)
         callee = ast.Name("transform", ast.Load())
     lam = ast.Lambda(
-        ast.arguments(posonlyargs=[], args=args, vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=defaults),
+        ast.arguments(
+            posonlyargs=[],
+            args=args,
+            vararg=None,
+            kwonlyargs=[],
+            kw_defaults=[],
+            kwarg=None,
+            defaults=defaults,
+        ),
         ast.Call(callee, call_args, kws),
     )
     text = _source(ast.Expr(lam))
@@ -69,7 +76,10 @@ _LEAVES_HELPER = "jaxrewrite.leaves"
 
 @lru_cache(maxsize=256)
 def leaves_wrapper(
-    param: str, leaves: tuple[tuple[str, int | None, str, tuple[str, ...]], ...], pairs: tuple[tuple[str, Value], ...], via_default: bool
+    param: str,
+    leaves: tuple[tuple[str, int | None, str, tuple[str, ...]], ...],
+    pairs: tuple[tuple[str, Value], ...],
+    via_default: bool,
 ) -> tuple[str, str]:
     """Text around a transform for per-leaf statics: the transform is passed to the run-time helper.
 
@@ -78,7 +88,11 @@ def leaves_wrapper(
     argument, and still no import statement or module-level name.
     """
     helper = ast.Attribute(
-        ast.Attribute(ast.Call(ast.Name("__import__", ast.Load()), [ast.Constant(_LEAVES_HELPER)], []), "leaves", ast.Load()),
+        ast.Attribute(
+            ast.Call(ast.Name("__import__", ast.Load()), [ast.Constant(_LEAVES_HELPER)], []),
+            "leaves",
+            ast.Load(),
+        ),
         "static_leaves",
         ast.Load(),
     )
@@ -95,7 +109,15 @@ def leaves_wrapper(
         [ast.keyword(name, _const(items)) for name, items in pairs],
     )
     lam = ast.Lambda(
-        ast.arguments(posonlyargs=[], args=args, vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=defaults),
+        ast.arguments(
+            posonlyargs=[],
+            args=args,
+            vararg=None,
+            kwonlyargs=[],
+            kw_defaults=[],
+            kwarg=None,
+            defaults=defaults,
+        ),
         call,
     )
     text = _source(ast.Expr(lam))

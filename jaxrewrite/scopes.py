@@ -10,8 +10,9 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Union
+from typing import Any, Union
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,9 @@ class ScopeTree:
     structural: list[int] = field(default_factory=list)
     #: Function bodies not walked yet, as (first line, last line, def, enclosing scope): they hold
     #: no def, class or decorator, so only a call site can make them worth walking.
-    deferred: list[tuple[int, int, ast.FunctionDef | ast.AsyncFunctionDef, Scope]] = field(default_factory=list)
+    deferred: list[tuple[int, int, ast.FunctionDef | ast.AsyncFunctionDef, Scope]] = field(
+        default_factory=list
+    )
 
     def walk_deferred(self, lines: list[int]) -> None:
         """Walk the deferred function bodies that contain any of the (sorted) ``lines``."""
@@ -146,7 +149,9 @@ def build_scopes(tree: ast.Module, text: str = "", line_starts: list[int] | None
             previous = match.start()
             structural.append(line)
     else:
-        result.structural = list(range(1, 1 + max((getattr(n, "end_lineno", 0) or 0) for n in tree.body) if tree.body else 1))
+        result.structural = list(
+            range(1, 1 + max((getattr(n, "end_lineno", 0) or 0) for n in tree.body) if tree.body else 1)
+        )
     _bind_body(tree.body, module, result)
     result.statements.sort(key=lambda item: item[0])
     return result
@@ -215,7 +220,9 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result
     first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
     body_first = node.body[0].lineno
     # The header (decorators, defaults) runs in the enclosing scope; the body in its own.
-    result.statements.append((first, body_first - 1 if body_first > node.lineno else node.lineno, node, scope))
+    result.statements.append(
+        (first, body_first - 1 if body_first > node.lineno else node.lineno, node, scope)
+    )
     last = node.end_lineno or node.lineno
     lines = result.structural
     at = bisect.bisect_left(lines, body_first)
@@ -245,7 +252,9 @@ def _class(node: ast.ClassDef, scope: Scope, result: ScopeTree) -> None:
     scope.bind(node.name, defined)
     result.classes.append((defined, scope))
     first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-    result.statements.append((first, node.body[0].lineno - 1 if node.body[0].lineno > node.lineno else node.lineno, node, scope))
+    result.statements.append(
+        (first, node.body[0].lineno - 1 if node.body[0].lineno > node.lineno else node.lineno, node, scope)
+    )
     _bind_body(node.body, body, result)
 
 

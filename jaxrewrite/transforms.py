@@ -43,7 +43,9 @@ _JIT = Transform("jit", _STATIC, "static_argnums", "static_argnames", "donate_ar
 
 TRANSFORMS: dict[str, Transform] = {
     "jit": _JIT,
-    "pjit": Transform("pjit", _STATIC, "static_argnums", "static_argnames", "donate_argnums", "donate_argnames"),
+    "pjit": Transform(
+        "pjit", _STATIC, "static_argnums", "static_argnames", "donate_argnums", "donate_argnames"
+    ),
     "pmap": Transform("pmap", _STATIC, "static_broadcasted_argnums", donate_argnums="donate_argnums"),
     "custom_vjp": Transform("custom_vjp", _STATIC_OR_NODIFF, "nondiff_argnums"),
     "custom_jvp": Transform("custom_jvp", _STATIC_OR_NODIFF, "nondiff_argnums"),
@@ -81,6 +83,7 @@ def class_transform_for(qualname: str) -> ClassTransform | None:
     if root != "jax" or not rest:
         return None
     return CLASS_TRANSFORMS.get(rest.rpartition(".")[2])
+
 
 #: Transforms that accept per-leaf statics (dict/NamedTuple parameters with Static entries).
 PER_LEAF = frozenset({"jit", "pjit"})

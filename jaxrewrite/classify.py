@@ -1,0 +1,70 @@
+"""Recognising JAX transforms in expressions: plain, ``partial``, factory and alias forms."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from jaxrewrite.resolve import alias_of, is_partial, qualname
+from jaxrewrite.scopes import Scope
+from jaxrewrite.transforms import (
+    ClassTransform,
+    Transform,
+    class_transform_for,
+    transform_for,
+)
+
+_MAX_DEPTH = 32
+
+
+@dataclass(frozen=True)
+class TransformRef:
+    """An expression that evaluates to (a partial application of) a JAX transform."""
+
+    transform: Transform
+    #: Keywords already bound to the transform, innermost first (later ones override).
+    keywords: tuple[ast.keyword, ...]
+    #: The expression is a call that *returns* a decorator (``jax.jit(static_argnames=...)``):
+    #: what it returns takes only the function, so no keyword can be added after it.
+    factory: bool = False
+
+
+def classify(expr: ast.expr, scope: Scope, depth: int = 0) -> TransformRef | None:
+    """Does ``expr`` denote a JAX transform, possibly through partial, factory or alias forms?"""
+    if depth > _MAX_DEPTH:
+        return None
+    if isinstance(expr, (ast.Name, ast.Attribute)):
+        transform = transform_for(qualname(expr, scope) or "")
+        if transform is not None:
+            return TransformRef(transform, ())
+        alias = alias_of(expr, scope)
+        if alias is not None and isinstance(alias.value, ast.Call):
+            return classify(alias.value, alias.scope, depth + 1)
+        return None
+    if isinstance(expr, ast.Call):
+        if is_partial(qualname(expr.func, scope)):
+            if len(expr.args) != 1 or isinstance(expr.args[0], ast.Starred):
+                return None
+            inner = classify(expr.args[0], scope, depth + 1)
+            if inner is None or inner.factory:
+                return None
+            return TransformRef(inner.transform, inner.keywords + tuple(expr.keywords))
+        if not expr.args:
+            inner = classify(expr.func, scope, depth + 1)
+            if inner is None or inner.factory:
+                return None
+            return TransformRef(inner.transform, inner.keywords + tuple(expr.keywords), factory=True)
+    return None
+
+
+def classify_registration(
+    expr: ast.expr, scope: Scope
+) -> tuple[ClassTransform, tuple[ast.keyword, ...]] | None:
+    """``jax.tree_util.register_dataclass`` itself, or ``partial(...)`` of it."""
+    if isinstance(expr, (ast.Name, ast.Attribute)):
+        found = class_transform_for(qualname(expr, scope) or "")
+        return None if found is None else (found, ())
+    if isinstance(expr, ast.Call) and is_partial(qualname(expr.func, scope)) and len(expr.args) == 1:
+        inner = classify_registration(expr.args[0], scope)
+        return None if inner is None else (inner[0], inner[1] + tuple(expr.keywords))
+    return None

@@ -1,0 +1,270 @@
+"""The keyword math: complete static lists, merged with what the user already wrote.
+
+Pure functions over literals. Once both ``static_argnums`` and ``static_argnames`` are
+given JAX infers neither from the other, so every list written here is complete.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxrewrite import render
+from jaxrewrite.classes import ClassInfo
+from jaxrewrite.classify import TransformRef
+from jaxrewrite.signature import Kind, Param, Signature
+from jaxrewrite.source import Source
+from jaxrewrite.transforms import STATIC, ClassTransform, Transform
+
+
+class _Missing:
+    """Marks a keyword value that is not a literal."""
+
+
+_MISSING = _Missing()
+
+Values = list[tuple[str, render.Value, "ast.expr | None"]]
+
+
+def complete(
+    ref: TransformRef, sig: Signature, src: Source, where: ast.expr, force: bool = False
+) -> Values | None:
+    """The complete keyword values for one transform use, or None when nothing is static for it.
+
+    Each entry is (keyword, value, node): ``node`` is the existing literal that already says
+    exactly ``value`` (so it is left alone), else None.
+    """
+    t = ref.transform
+    static = sig.marked(t.markers)
+    if not static and not force:
+        return None
+    for kw in ref.keywords:
+        if kw.arg is None:
+            raise src.error(
+                kw.value,
+                f"cannot merge Static parameters into {t.name} keywords passed as **{ast.unparse(kw.value)}",
+            )
+    effective = {kw.arg: kw.value for kw in ref.keywords if kw.arg is not None}
+    if t.argnames is None:
+        for p in static:
+            if p.position is None:
+                raise src.error(
+                    p.node,
+                    f"{t.name} takes static arguments by position only, but {p.name!r} is keyword-only; "
+                    "make it a positional parameter",
+                )
+    _check_donation(t, static, sig, effective, src)
+    if t.in_axes is not None:
+        return _in_axes(t, static, sig, effective, src, where)
+    user_nums = _ints(effective.get(t.argnums), t.argnums, src, sig) if t.argnums else ()
+    user_names = literal_strs(effective.get(t.argnames), t.argnames, src) if t.argnames else ()
+    nums = set(user_nums)
+    names = set(user_names)
+    for p in static:
+        if p.position is not None:
+            nums.add(p.position)
+        if p.kind is Kind.POSITIONAL_OR_KEYWORD or p.kind is Kind.KEYWORD_ONLY:
+            names.add(p.name)
+    out: Values = []
+    if t.argnames is not None:
+        # Complete both lists: once both are given, JAX infers neither from the other.
+        for p in sig.params:
+            if p.kind is Kind.POSITIONAL_OR_KEYWORD and (p.name in names or p.position in nums):
+                names.add(p.name)
+                nums.add(p.position)  # type: ignore[arg-type]
+    if t.argnums is not None:
+        final_nums: render.Value = tuple(sorted(nums))
+        out.append((t.argnums, final_nums, _same(effective.get(t.argnums), final_nums)))
+    if t.argnames is not None:
+        ordered = [
+            p.name
+            for p in sig.params
+            if p.name in names and p.kind is not Kind.VAR_POSITIONAL and p.kind is not Kind.VAR_KEYWORD
+        ]
+        final_names: render.Value = tuple(ordered + [n for n in user_names if n not in ordered])
+        out.append((t.argnames, final_names, _same(effective.get(t.argnames), final_names)))
+    return out
+
+
+def _same(node: ast.expr | None, value: render.Value) -> ast.expr | None:
+    """``node`` when its literal already equals ``value`` (as JAX reads it), else None."""
+    if node is None:
+        return None
+    literal = _literal(node)
+    if isinstance(literal, (int, str)) and not isinstance(literal, bool):
+        literal = (literal,)
+    if literal is None and value == ():
+        return node
+    if isinstance(literal, (tuple, list)) and tuple(literal) == value:
+        return node
+    return None
+
+
+def _literal(node: ast.expr) -> object:
+    """``ast.literal_eval``, with a fast path for the constants and flat tuples specs are made of."""
+    kind = type(node)
+    if kind is ast.Constant:
+        return node.value  # type: ignore[attr-defined]
+    if isinstance(node, (ast.Tuple, ast.List)):
+        items = []
+        for element in node.elts:
+            if type(element) is not ast.Constant:
+                break
+            items.append(element.value)
+        else:
+            return tuple(items) if kind is ast.Tuple else items
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _MISSING
+
+
+def _ints(node: ast.expr | None, keyword: str | None, src: Source, sig: Signature) -> tuple[int, ...]:
+    if node is None:
+        return ()
+    value = _literal(node)
+    if value is None:
+        return ()
+    items = (value,) if isinstance(value, int) else value
+    if not isinstance(items, (tuple, list)) or not all(
+        isinstance(i, int) and not isinstance(i, bool) for i in items
+    ):
+        raise src.error(
+            node,
+            f"{keyword} must be a literal int or tuple of ints to merge with Static parameters, "
+            f"not {ast.unparse(node)!r}",
+        )
+    return tuple(
+        i + sig.n_positional if i < 0 and not sig.var_positional and i >= -sig.n_positional else i
+        for i in items
+    )
+
+
+def literal_strs(node: ast.expr | None, keyword: str | None, src: Source) -> tuple[str, ...]:
+    if node is None:
+        return ()
+    value = _literal(node)
+    if value is None:
+        return ()
+    items = (value,) if isinstance(value, str) else value
+    if not isinstance(items, (tuple, list)) or not all(isinstance(i, str) for i in items):
+        raise src.error(
+            node,
+            f"{keyword} must be a literal str or tuple of str to merge with Static parameters, "
+            f"not {ast.unparse(node)!r}",
+        )
+    return tuple(items)
+
+
+def _check_donation(
+    t: Transform, static: tuple[Param, ...], sig: Signature, effective: dict[str, ast.expr], src: Source
+) -> None:
+    """A static argument cannot also be donated; JAX would reject or silently mis-handle it."""
+    nums_node = effective.get(t.donate_argnums) if t.donate_argnums else None
+    names_node = effective.get(t.donate_argnames) if t.donate_argnames else None
+    if nums_node is None and names_node is None:
+        return
+    donated_nums = (
+        set(_ints(nums_node, t.donate_argnums, src, sig))
+        if nums_node is not None and _literal(nums_node) is not _MISSING
+        else set()
+    )
+    donated_names = (
+        set(literal_strs(names_node, t.donate_argnames, src))
+        if names_node is not None and _literal(names_node) is not _MISSING
+        else set()
+    )
+    for p in static:
+        if p.position in donated_nums or p.name in donated_names:
+            raise src.error(
+                p.node,
+                f"{p.name!r} is Static and also donated to {t.name}; a static argument cannot be donated",
+            )
+
+
+def _in_axes(
+    t: Transform,
+    static: tuple[Param, ...],
+    sig: Signature,
+    effective: dict[str, ast.expr],
+    src: Source,
+    where: ast.expr,
+) -> list[tuple[str, render.Value, ast.expr | None]] | None:
+    """vmap-style: ``None`` axes at static positions, merged with a literal ``in_axes``."""
+    assert t.in_axes is not None
+    node = effective.get(t.in_axes)
+    positions = {p.position for p in static}
+    if isinstance(node, (ast.Tuple, ast.List)):
+        for p in static:
+            assert p.position is not None
+            if p.position >= len(node.elts):
+                raise src.error(
+                    node,
+                    f"{t.in_axes} has {len(node.elts)} entries, but Static parameter {p.name!r} is at position {p.position}",
+                )
+            entry = node.elts[p.position]
+            if not (isinstance(entry, ast.Constant) and entry.value is None):
+                raise src.error(
+                    entry,
+                    f"{t.in_axes} maps Static parameter {p.name!r} over axis {ast.unparse(entry)}; a static argument needs None",
+                )
+        return None
+    axis = 0 if node is None else _literal(node)
+    if axis is not None and (not isinstance(axis, int) or isinstance(axis, bool)):
+        raise src.error(
+            node or where,
+            f"{t.in_axes} must be a literal int, None or tuple to merge with Static parameters, not {ast.unparse(node) if node else '?'}",
+        )
+    if sig.var_positional:
+        raise src.error(
+            where,
+            f"cannot spell {t.in_axes} for a function with *{_vararg(sig)}: give a literal tuple with None at the Static positions",
+        )
+    value: render.Value = tuple(None if i in positions else axis for i in range(sig.n_positional))
+    return [(t.in_axes, value, None)]
+
+
+def _vararg(sig: Signature) -> str:
+    return next((p.name for p in sig.params if p.kind is Kind.VAR_POSITIONAL), "args")
+
+
+def registration_values(
+    t: ClassTransform, keywords: tuple[ast.keyword, ...], info: ClassInfo, src: Source, where: ast.expr
+) -> Values | None:
+    """Static fields go to ``meta_fields``, every other init field to ``data_fields``."""
+    static = [f for f in info.fields if STATIC in f.markers]
+    if not static:
+        return None
+    for kw in keywords:
+        if kw.arg is None:
+            raise src.error(
+                kw.value,
+                f"cannot merge Static fields into {t.name} keywords passed as **{ast.unparse(kw.value)}",
+            )
+    effective = {kw.arg: kw.value for kw in keywords if kw.arg is not None}
+    user_data = literal_strs(effective.get(t.data_fields), t.data_fields, src)
+    user_meta = literal_strs(effective.get(t.meta_fields), t.meta_fields, src)
+    dropped = set(literal_strs(effective.get("drop_fields"), "drop_fields", src))
+    for f in static:
+        if f.name in user_data:
+            raise src.error(f.node, f"field {f.name!r} is Static but listed in {t.data_fields}")
+    if t.data_fields in effective and t.meta_fields in effective:
+        meta = tuple(user_meta) + tuple(f.name for f in static if f.name not in user_meta)
+        data = tuple(user_data)
+    else:
+        if info.unseen_base is not None:
+            raise src.error(
+                info.unseen_base,
+                f"cannot see the fields of base class {ast.unparse(info.unseen_base)} of {info.node.name!r} "
+                f"in this module; list {t.data_fields} and {t.meta_fields} explicitly",
+            )
+        fields = [f for f in info.fields if f.init and f.name not in dropped]
+        meta_names = set(user_meta) | {f.name for f in static}
+        meta = tuple(f.name for f in fields if f.name in meta_names)
+        data = tuple(f.name for f in fields if f.name not in meta_names)
+    values: Values = [
+        (t.data_fields, data, _same(effective.get(t.data_fields), data)),
+        (t.meta_fields, meta, _same(effective.get(t.meta_fields), meta)),
+    ]
+    if all(node is not None for _, _, node in values):
+        return None
+    return values
