@@ -302,3 +302,72 @@ def test_doc_block(case: Case, tmp_path: Path) -> None:
                 _normalize(case.expect_show).splitlines(), _normalize(shown.stdout).splitlines(), lineterm=""
             )
         )
+
+
+# --- the conventions themselves ---------------------------------------------------------
+
+_SAMPLE_DOC = """\
+Intro.
+
+<!-- docs-test: output -->
+```python
+print("hi")
+```
+
+```text
+hi
+```
+
+<!-- docs-test: skip -->
+```python
+broken(
+```
+
+<!-- docs-test: skip needs a GPU -->
+```python
+gpu_only()
+```
+
+<!-- docs-test: show -->
+```python
+# jaxrewrite: enable
+```
+
+```python
+# shown
+```
+
+<!-- docs-test: eror -->
+```python
+pass
+```
+
+<!-- docs-test: error -->
+```python
+raise SystemExit(1)
+```
+
+No text block follows that error block, so it is malformed.
+
+```bash
+echo not run
+```
+"""
+
+
+def test_directives_are_parsed_strictly(tmp_path: Path) -> None:
+    doc = tmp_path / "sample.md"
+    doc.write_text(_SAMPLE_DOC)
+    cases = build_cases(doc)
+    summary = [(c.block.line, c.mode, c.problem) for c in cases]
+    assert summary == [
+        (4, "run", ""),
+        (13, "bad", "docs-test: skip needs a reason"),
+        (18, "skip", "needs a GPU"),
+        (23, "run", ""),
+        (27, "plain", ""),
+        (32, "bad", "unknown directive 'eror' on line 31"),
+        (37, "bad", "docs-test: error needs a ```text block right after"),
+    ], summary
+    assert cases[0].expect_stdout == "hi\n"
+    assert cases[3].expect_show == "# shown\n"
