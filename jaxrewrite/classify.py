@@ -6,7 +6,7 @@ import ast
 from dataclasses import dataclass
 
 from jaxrewrite.resolve import alias_of, is_partial, qualname
-from jaxrewrite.scopes import Scope
+from jaxrewrite.scopes import Assigned, Imported, Scope
 from jaxrewrite.transforms import (
     ClassTransform,
     Transform,
@@ -55,6 +55,33 @@ def classify(expr: ast.expr, scope: Scope, depth: int = 0) -> TransformRef | Non
                 return None
             return TransformRef(inner.transform, inner.keywords + tuple(expr.keywords), factory=True)
     return None
+
+
+def ambiguous(expr: ast.expr, scope: Scope) -> bool:
+    """Is ``expr`` a transform under one of several bindings of its root name?
+
+    ``classify`` answers None when a name is bound two different ways (say, ``jit`` from
+    ``jax`` in one branch and something else in another). For a function with Static
+    parameters that would silently drop the statics, so the planner reports it instead.
+    """
+    if isinstance(expr, ast.Call):
+        expr = expr.args[0] if is_partial(qualname(expr.func, scope)) and expr.args else expr.func
+    attrs: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        attrs.insert(0, expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return False
+    found = scope.lookup(expr.id)
+    if found is None or len(found[0]) < 2:
+        return False
+    suffix = "".join("." + attr for attr in attrs)
+    for binding in found[0]:
+        if isinstance(binding, Imported) and transform_for(binding.qualname + suffix) is not None:
+            return True
+        if isinstance(binding, Assigned) and not attrs and classify(binding.value, binding.scope) is not None:
+            return True
+    return False
 
 
 def classify_registration(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from jaxrewrite import render, splice
 from jaxrewrite.classes import ClassInfo, local_class, read_class
-from jaxrewrite.classify import TransformRef, classify, classify_registration
+from jaxrewrite.classify import TransformRef, ambiguous, classify, classify_registration
 from jaxrewrite.merge import Values, complete, registration_values
 from jaxrewrite.prefilter import (
     calls_naming,
@@ -85,6 +85,8 @@ def plan_module(tree: ScopeTree, src: Source) -> list[splice.Edit]:
             ref = classify(deco, scope)
             if ref is not None:
                 edits.extend(_plan_decorator(deco, ref, sig, leaves, scope, src))
+            elif ambiguous(deco, scope):
+                raise _ambiguity_error(deco, src)
     registrable = []
     for defined, scope in static_classes.values():
         if not classes.info(defined, scope).static_fields:
@@ -145,6 +147,14 @@ def _plan_decorator(
     if ref.factory and not isinstance(deco, ast.Call):
         raise _factory_error(deco, ref, src)
     return _apply_values(deco, values, scope, src)
+
+
+def _ambiguity_error(expr: ast.expr, src: Source) -> Exception:
+    return src.error(
+        expr,
+        f"cannot tell whether {ast.unparse(expr)!r} is a JAX transform: its name is bound more than "
+        "once in this scope, once to a transform; bind it once so the Static parameters are not ignored",
+    )
 
 
 def _factory_error(expr: ast.expr, ref: TransformRef, src: Source) -> Exception:
@@ -272,6 +282,8 @@ def _plan_call_site(
         return []
     ref = classify(call.func, scope)
     if ref is None:
+        if ambiguous(call.func, scope):
+            raise _ambiguity_error(call.func, src)
         return []
     if leaves:
         raise src.error(
