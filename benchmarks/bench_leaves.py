@@ -1,0 +1,260 @@
+"""Per-leaf statics: a jitted function of a dict with N array leaves and S static entries.
+
+Three arms per case, all in one process, warmed up, interleaved rounds, paired medians:
+
+- ``jaxrewrite``: the dict is declared as a TypedDict whose static fields are ``Static[...]``
+  in an opted-in module, rewritten by ``rewrite_source`` and exec'd; each call goes through
+  ``jaxrewrite.leaves.static_leaves`` (split the statics out, pass them as one static keyword).
+- ``equinox``: ``equinox.filter_jit`` on the same function, called with the same dict
+  (equinox treats the non-array entries as static by itself). Target: jaxrewrite / equinox < 1
+  at every N.
+- ``jax``: plain ``jax.jit`` with the statics as separate static arguments and a dict holding
+  only the arrays: JAX's own cost for the same work, what a user would write by hand.
+
+The static entries are an int (a loop count), a callable (the activation) and, beyond two,
+more ints. Cases: N = 10, 100, 1000 leaves with S = 2 statics, and S = 20 at N = 100.
+What jaxrewrite's overhead grows with is shown two ways, each as N=1000 / N=10 (leaves) and
+S=20 / S=2 (static entries):
+
+- ``split alone``: the rewritten function with the transform handed to ``static_leaves``
+  replaced by a stub that does nothing, so only jaxrewrite's own per-call work (split the
+  statics out, build the static keyword) is timed. Precise: no JAX call in the sample.
+- ``overhead over JAX``: the paired per-round difference jaxrewrite - jax, end to end (includes
+  JAX hashing one tuple of pairs instead of separate static arguments). A small difference of
+  two large, noisy times: its interquartile range comes from a bootstrap over rounds, and at
+  N=1000 it is wide.
+
+Calls are not blocked one by one; the last result of each batch is (see bench_dispatch.py).
+
+Usage: python benchmarks/bench_leaves.py [--rounds N] [--batch-ms MS] [--clock cpu|wall] [--quick] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent)]
+
+from _timing import (  # noqa: E402
+    CLOCKS,
+    Ratio,
+    Row,
+    calibrate,
+    dump,
+    interleave,
+    median,
+    paired_difference,
+    paired_ratio,
+    per_call,
+    print_table,
+)
+
+# The computation, shared by the three arms: reduce the arrays, apply the static activation a
+# static number of times, scale by the other static ints.
+COMPUTE = '''
+def _compute(arrays, steps, act, extra):
+    total = jnp.stack(list(arrays.values())).sum(axis=0)
+    for _ in range(steps):
+        total = act(total)
+    return total * (1 + sum(extra))
+'''
+
+
+def module_text(leaves: int, statics: int) -> str:
+    """The opted-in module (rewritten: TypedDict spelling), plus the equinox and jax arms."""
+    fields = "".join(f"    a{i}: jax.Array\n" for i in range(leaves))
+    fields += "    s0: Static[int]\n    s1: Static[Callable[[jax.Array], jax.Array]]\n"
+    fields += "".join(f"    s{i}: Static[int]\n" for i in range(2, statics))
+    extra = ", ".join(f"s{i}" for i in range(2, statics))
+    extra_items = ", ".join(f'dic["s{i}"]' for i in range(2, statics))
+    return f'''\
+# jaxrewrite: enable
+"""Generated: {leaves} array leaves, {statics} static entries."""
+from typing import Callable, TypedDict
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from jaxrewrite import Static
+
+STATIC_KEYS = frozenset(["s0", "s1"{"".join(f', "s{i}"' for i in range(2, statics))}])
+
+{COMPUTE}
+
+class Config(TypedDict):
+{fields}
+
+@jax.jit
+def with_jaxrewrite(dic: Config):
+    arrays = {{k: v for k, v in dic.items() if k not in STATIC_KEYS}}
+    return _compute(arrays, dic["s0"], dic["s1"], ({extra_items}{"," if extra_items else ""}))
+
+
+@eqx.filter_jit
+def with_equinox(dic):
+    arrays = {{k: v for k, v in dic.items() if k not in STATIC_KEYS}}
+    return _compute(arrays, dic["s0"], dic["s1"], ({extra_items}{"," if extra_items else ""}))
+
+
+@(lambda fun: jax.jit(fun, static_argnums=tuple(range(1, {statics + 1}))))
+def with_jax(arrays, s0, s1{", " + extra if extra else ""}):
+    return _compute(arrays, s0, s1, ({extra}{"," if extra else ""}))
+'''
+
+
+def _stub_jit(fun: Callable[..., Any], **keywords: Any) -> Callable[..., Any]:
+    def nothing(*args: Any, **kwargs: Any) -> None:
+        return None
+
+    return nothing
+
+
+class Case:
+    """One (N, S): the three functions, their arguments, and call thunks."""
+
+    def __init__(self, leaves: int, statics: int) -> None:
+        import jax.numpy as jnp
+
+        from jaxrewrite import rewrite_source
+
+        self.leaves, self.statics = leaves, statics
+        filename = f"bench_leaves_{leaves}_{statics}.py"
+        text = rewrite_source(module_text(leaves, statics), filename)
+        assert "static_leaves(jax.jit" in text, "the TypedDict spelling was not rewritten"
+        namespace: dict[str, Any] = {"__name__": filename[:-3]}
+        exec(compile(text, filename, "exec"), namespace)
+        arrays = {f"a{i}": jnp.full((2,), 1.0 / leaves) for i in range(leaves)}
+        statics_values = [2, jnp.tanh] + [1] * (statics - 2)
+        config = dict(arrays, **{f"s{i}": v for i, v in enumerate(statics_values)})
+        jr, eq, jx = namespace["with_jaxrewrite"], namespace["with_equinox"], namespace["with_jax"]
+        self.calls: dict[str, Callable[[], Any]] = {
+            "jaxrewrite": lambda: jr(config),
+            "equinox": lambda: eq(config),
+            "jax": lambda: jx(arrays, *statics_values),
+        }
+        results = {name: call().tolist() for name, call in self.calls.items()}  # warm up: compile
+        assert len({str(r) for r in results.values()}) == 1, results
+        # The same rewritten text with the transform handed to static_leaves replaced by a stub
+        # that does nothing: what is left is jaxrewrite's own per-call work (the split), alone.
+        marker = "static_leaves(jax.jit,"
+        assert text.count(marker) == 1, text
+        stubbed: dict[str, Any] = {"__name__": namespace["__name__"], "_stub_jit": _stub_jit}
+        exec(compile(text.replace(marker, "static_leaves(_stub_jit,"), filename, "exec"), stubbed)
+        wrapper = stubbed["with_jaxrewrite"]
+        self.wrapper_only: Callable[[], Any] = lambda: wrapper(config)
+
+    def label(self) -> str:
+        return f"N={self.leaves} S={self.statics}"
+
+
+def bootstrap_ratio_of_differences(
+    a: tuple[list[float], list[float]], b: tuple[list[float], list[float]], resamples: int = 400
+) -> Ratio:
+    """median(a0 - a1) / median(b0 - b1), with quartiles over bootstrap resamples of the rounds."""
+
+    def estimate(rounds: list[int]) -> float:
+        da = statistics.median(a[0][i] - a[1][i] for i in rounds)
+        db = statistics.median(b[0][i] - b[1][i] for i in rounds)
+        return da / db if db else float("inf")
+
+    n = len(a[0])
+    rng = random.Random(0)
+    point = estimate(list(range(n)))
+    if n < 4:
+        return Ratio(point, point, point)
+    boots = sorted(estimate([rng.randrange(n) for _ in range(n)]) for _ in range(resamples))
+    return Ratio(point, boots[resamples // 4], boots[3 * resamples // 4])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=41, help="interleaved rounds (one batch per arm each)")
+    parser.add_argument("--batch-ms", type=float, default=8.0, help="clock time per batch of calls")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu")
+    parser.add_argument("--quick", action="store_true", help="small N, a few tiny rounds: proves the script runs")
+    parser.add_argument("--json", type=Path, help="also write the rows as JSON (for run.py)")
+    args = parser.parse_args(argv)
+    clock = CLOCKS[args.clock]
+    if args.quick:
+        sizes, many, rounds, batch = (2, 5, 10), 4, 3, 0.0005
+    else:
+        sizes, many, rounds, batch = (10, 100, 1000), 20, args.rounds, args.batch_ms / 1e3
+    mid = sizes[1]
+
+    cases = [Case(n, 2) for n in sizes] + [Case(mid, many)]
+
+    def finish(result: Any) -> None:
+        result.block_until_ready()
+
+    arms = {}
+    for case in cases:
+        for name, call in case.calls.items():
+            count = 2 if args.quick else calibrate(call, batch, clock, minimum=5)
+            arms[(case.label(), name)] = per_call(call, count, clock, finish)
+        count = 2 if args.quick else calibrate(case.wrapper_only, batch, clock, minimum=5)
+        arms[(case.label(), "split")] = per_call(case.wrapper_only, count, clock)
+    keys = list(arms)
+    samples_by_index = interleave({str(i): arms[key] for i, key in enumerate(keys)}, rounds)
+    samples = {key: samples_by_index[str(i)] for i, key in enumerate(keys)}
+
+    def us(case: Case, arm: str) -> float:
+        return median(samples[(case.label(), arm)]) * 1e6
+
+    def overhead(case: Case) -> tuple[list[float], list[float]]:
+        return samples[(case.label(), "jaxrewrite")], samples[(case.label(), "jax")]
+
+    rows = []
+    for case in cases:
+        jr, eq, jx = (samples[(case.label(), arm)] for arm in ("jaxrewrite", "equinox", "jax"))
+        rows.append(
+            Row(
+                "leaves",
+                f"leaves {case.label()}: jaxrewrite / equinox.filter_jit",
+                paired_ratio(jr, eq),
+                1.0,
+                f"{us(case, 'jaxrewrite'):.1f} vs {us(case, 'equinox'):.1f} us/call",
+            )
+        )
+        rows.append(
+            Row(
+                "leaves",
+                f"leaves {case.label()}: jaxrewrite / jax.jit (JAX's own)",
+                paired_ratio(jr, jx),
+                None,
+                f"{us(case, 'jaxrewrite'):.1f} vs {us(case, 'jax'):.1f} us/call, "
+                f"overhead {paired_difference(jr, jx) * 1e6:.2f} us",
+            )
+        )
+    small, middle, large, wide = cases
+    for what, a, b in (
+        (f"split alone: N={large.leaves} / N={small.leaves} leaves (S=2)", large, small),
+        (f"split alone: S={wide.statics} / S=2 statics (N={mid})", wide, middle),
+    ):
+        sa, sb = samples[(a.label(), "split")], samples[(b.label(), "split")]
+        context = f"{median(sa) * 1e6:.2f} vs {median(sb) * 1e6:.2f} us/call"
+        rows.append(Row("leaves", what, paired_ratio(sa, sb), None, context))
+    for what, a, b in (
+        (f"overhead over JAX: N={large.leaves} / N={small.leaves} leaves (S=2)", large, small),
+        (f"overhead over JAX: S={wide.statics} / S=2 statics (N={mid})", wide, middle),
+    ):
+        ra, rb = overhead(a), overhead(b)
+        context = f"{paired_difference(*ra) * 1e6:.2f} vs {paired_difference(*rb) * 1e6:.2f} us (IQR: bootstrap)"
+        rows.append(Row("leaves", what, bootstrap_ratio_of_differences(ra, rb), None, context))
+    print(f"# per-leaf statics: {rounds} rounds, clock={args.clock}, block last of batch")
+    print_table(rows, args.quick)
+    dump(rows, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,201 @@
+"""Run every benchmark, print one table of ratios and targets, write benchmarks/results.md.
+
+    python benchmarks/run.py            # the one command; a few minutes on 2 cores
+    python benchmarks/run.py --quick    # every script once with tiny sizes (what the smoke test runs)
+
+Each script runs in its own interpreter, one after the other (they would compete for the cores
+otherwise): bench_dispatch.py, bench_cold.py (with its profile), bench_leaves.py and
+bench_import.py. Every figure is a ratio of two arms measured side by side in the same run; see
+each script's docstring for its arms and _timing.py for how rounds are interleaved and
+summarised. A child that fails is reported and makes this command exit 1, after the others ran.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import math
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from _timing import Ratio, Row, load  # noqa: E402
+
+RESULTS = HERE / "results.md"
+
+#: (name, script, extra arguments for a full run). Order: cheapest and least noisy first.
+BENCHMARKS = [
+    ("dispatch", "bench_dispatch.py", []),
+    ("cold", "bench_cold.py", ["--profile"]),
+    ("leaves", "bench_leaves.py", []),
+    ("import", "bench_import.py", []),
+]
+
+# bench_import.py prints a header line naming its columns (`plain ms`, `hook ms`, `ratio`, ...)
+# and rows `what  numbers...  [<= target ok|MISSED]`: another engineer's format, read here by
+# column name rather than changed (its ratios are ratios of per-arm medians, without a spread).
+NUMBER = r"-?\d+(?:\.\d+)?"
+IMPORT_ROW = re.compile(
+    rf"^(?P<what>\s*\S.*?)\s+(?P<numbers>{NUMBER}(?:\s+{NUMBER})+)"
+    rf"(?:\s+<=\s*(?P<target>{NUMBER})\s+\w+)?\s*$"
+)
+IMPORT_COLUMN = re.compile(r"\w+ ms|cpu \w+|ratio")
+
+
+def child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("JAX_PLATFORMS", "cpu")
+    return env
+
+
+def import_rows(stdout: str) -> list[Row]:
+    rows: list[Row] = []
+    columns: list[str] = []
+    for line in stdout.splitlines():
+        if "plain ms" in line and "ratio" in line:
+            columns = IMPORT_COLUMN.findall(line)
+            continue
+        match = IMPORT_ROW.match(line)
+        if match is None or not columns:
+            continue
+        numbers = [float(n) for n in match["numbers"].split()]
+        if len(numbers) != len(columns) or "ratio" not in columns:
+            continue
+        values = dict(zip(columns, numbers))
+        target = float(match["target"]) if match["target"] else None
+        context = ", ".join(f"{name} {value:g}" for name, value in values.items() if name != "ratio")
+        what = "import: " + " ".join(match["what"].split())
+        rows.append(Row("import", what, Ratio(values["ratio"], math.nan, math.nan), target, context))
+    return rows
+
+
+def run_one(
+    name: str, script: str, extra: list[str], quick: bool, tmp: Path, import_repeats: int
+) -> tuple[list[Row], str, str]:
+    """Run one benchmark script; return its rows, a one-line status and its stdout."""
+    command = [sys.executable, str(HERE / script)]
+    json_path = tmp / f"{name}.json"
+    if name == "import":
+        # Its own options: repeats for a full run (its default takes too long here), and the
+        # quick rows go to a scratch table instead of its history file.
+        command += ["--quick", "--table", str(tmp / "import_cost.md")] if quick else ["--repeats", str(import_repeats)]
+    else:
+        command += ["--json", str(json_path)] + (["--quick"] if quick else extra)
+    print(f"$ {' '.join(Path(c).name if c == command[1] else c for c in command[1:])}", flush=True)
+    start = time.perf_counter()
+    result = subprocess.run(command, env=child_env(), capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - start
+    sys.stdout.write(result.stdout)
+    if result.returncode != 0:
+        sys.stdout.write(result.stderr)
+        return [], f"{script}: FAILED (exit {result.returncode}) after {seconds:.0f} s", result.stdout
+    rows = import_rows(result.stdout) if name == "import" else load(json_path)
+    if not rows:
+        return [], f"{script}: FAILED (no table rows found in its output)", result.stdout
+    return rows, f"{script}: {len(rows)} rows in {seconds:.0f} s", result.stdout
+
+
+def spread(ratio: Ratio) -> str:
+    if math.isnan(ratio.low):
+        return "n/a"
+    return f"{ratio.low:.3f}-{ratio.high:.3f}"
+
+
+def markdown(rows: list[Row]) -> str:
+    lines = [
+        "| what | ratio | IQR | target | context (not asserted) |",
+        "| --- | ---: | --- | --- | --- |",
+    ]
+    for row in rows:
+        lines.append(f"| {row.what} | {row.ratio.median:.3f} | {spread(row.ratio)} | {row.verdict} | {row.context} |")
+    return "\n".join(lines)
+
+
+def profile_section(stdout: str) -> str:
+    """The cProfile listing bench_cold.py printed after its table, if any."""
+    start = stdout.find("function calls")
+    if start < 0:
+        return ""
+    start = stdout.rfind("\n", 0, start) + 1
+    return stdout[start:].strip()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="every script once, tiny sizes: proves they run")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="markdown file to write (replaced)")
+    parser.add_argument("--import-repeats", type=int, default=7, help="bench_import.py --repeats for a full run")
+    parser.add_argument("--skip", action="append", default=[], choices=[b[0] for b in BENCHMARKS])
+    args = parser.parse_args(argv)
+
+    started = time.perf_counter()
+    all_rows: list[Row] = []
+    statuses: list[str] = []
+    profile = ""
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, script, extra in BENCHMARKS:
+            if name in args.skip:
+                continue
+            rows, status, stdout = run_one(name, script, extra, args.quick, Path(tmp), args.import_repeats)
+            all_rows += rows
+            statuses.append(status)
+            if name == "cold":
+                profile = profile_section(stdout)
+    failed = [s for s in statuses if "FAILED" in s]
+    missed = [row for row in all_rows if row.verdict.endswith("MISSED")]
+    table = markdown(all_rows)
+
+    try:
+        import jax
+
+        jax_version = jax.__version__
+    except ImportError:  # pragma: no cover - jax is a dependency of every benchmark
+        jax_version = "?"
+    load_avg = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    header = [
+        "# Benchmark results",
+        "",
+        (
+            f"`python benchmarks/run.py{' --quick' if args.quick else ''}` on {datetime.datetime.now():%Y-%m-%d %H:%M}: "
+            f"Python {platform.python_version()}, jax {jax_version}, {os.cpu_count()} cores, "
+            f"load average {load_avg} at the end, {time.perf_counter() - started:.0f} s in all."
+        ),
+        "",
+        "Every ratio is `what / baseline` (as named in each row), both measured side by side in the same",
+        "run: interleaved rounds, median of the per-round ratios, IQR of those ratios (see",
+        "benchmarks/_timing.py; the import rows are bench_import.py's ratio of medians, without a spread).",
+        "Targets are met when the median ratio is at or under the target. Absolute times are context only.",
+        "",
+    ]
+    if args.quick:
+        header += ["**--quick: tiny sizes and repeats; these figures are not measurements.**", ""]
+    summary = [
+        "",
+        f"Targets: {sum(1 for r in all_rows if r.target is not None) - len(missed)} met, {len(missed)} missed"
+        + (": " + "; ".join(f"{r.what} ({r.ratio.median:.3f} vs {r.target:g})" for r in missed) if missed else "."),
+        "",
+        "Scripts: " + "; ".join(statuses) + ".",
+    ]
+    text = "\n".join(header) + "\n" + table + "\n" + "\n".join(summary) + "\n"
+    if profile:
+        text += "\n## cProfile: rewrite_source on the realistic module (bench_cold.py --profile)\n\n```text\n" + profile + "\n```\n"
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+
+    print()
+    print(table)
+    print("\n".join(summary))
+    print(f"written to {args.out}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
