@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Annotated, Any, Final, TypeVar
+from typing import Annotated, Any, Final
 
-from typing_extensions import get_type_hints
+# typing_extensions' TypeVar accepts a PEP 696 default on every supported Python.
+from typing_extensions import TypeVar, get_type_hints
 
 
 class Marker:
@@ -31,7 +32,9 @@ class Marker:
 STATIC: Final = Marker("STATIC")
 NODIFF: Final = Marker("NODIFF")
 
-T = TypeVar("T")
+#: The default (PEP 696) makes bare ``Static`` mean ``Static[Any]`` to type checkers too,
+#: strict modes included, as it does to jaxrewrite.
+T = TypeVar("T", default=Any)
 
 #: ``Static[T]``: the argument is static (compile-time constant) for every transform.
 Static = Annotated[T, STATIC]

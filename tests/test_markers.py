@@ -189,11 +189,6 @@ def test_mypy_sees_the_wrapped_type(name: str, tmp_path: Path) -> None:
     assert _mypy_reveals(proc.stdout) == _expected_reveals(path), proc.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='jaxrewrite.markers uses a TypeVar without a default, so mypy --strict says: '
-    'Missing type arguments for generic type "Static"  [type-arg]',
-)
 def test_mypy_strict_accepts_bare_static(tmp_path: Path) -> None:
     proc = _mypy(TYPING / "bare.py", tmp_path, "--strict")
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -240,11 +235,6 @@ def test_pyright_sees_the_wrapped_type(name: str) -> None:
     assert _pyright_reveals(diagnostics) == _expected_reveals(path)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='jaxrewrite.markers uses a TypeVar without a default, so strict pyright says: '
-    'Expected type arguments for generic type alias "Static" (reportMissingTypeArgument)',
-)
 def test_pyright_strict_accepts_bare_static(tmp_path: Path) -> None:
     strict = tmp_path / "bare_strict.py"
     strict.write_text("# pyright: strict\n" + (TYPING / "bare.py").read_text())
