@@ -10,14 +10,16 @@ jaxrewrite turns ``@jax.jit`` below into
 Under plain ``python`` the annotation is only a type hint, ``c_func`` stays a traced
 argument, and JAX rejects the function passed for it.
 
-Each demo is a function called from ``main``; another transform of ``make_hypercube``
-gets its own demo next to ``demo_jit``.
+Each demo is a function called from ``main``: ``demo_jit`` for the decorator,
+``demo_pmap`` for the seed's pmap call site (run with
+``XLA_FLAGS=--xla_force_host_platform_device_count=4`` for four CPU devices).
 """
 
 from typing import Callable
 
 import jax
 import jax.numpy as jnp
+from jax import pmap
 
 from jaxrewrite import Static
 
@@ -67,8 +69,23 @@ def demo_jit() -> None:
     print(f"traces: {TRACES}; c_func is static, c is traced")
 
 
+#: The seed's headline: pmap applied where it is used, far from the signature, with no
+#: argnums written by hand. jaxrewrite adds static_broadcasted_argnums=(3,) to this call.
+pmake_hypercube = pmap(make_hypercube, in_axes=(0, 0, None, None))
+
+
+def demo_pmap() -> None:
+    n = jax.local_device_count()
+    a = jnp.arange(1.0, n + 1)  # one value per device
+    out = pmake_hypercube(a, jnp.ones(n), 1.0, double)
+    corners = [float(v) for v in out[:, 0, 0]]
+    print(f"pmake_hypercube over {n} devices -> {out.shape[1]}x{out.shape[2]} each, corners {corners}")
+    assert corners == [float(v) ** 2 for v in range(1, n + 1)], "c_func reached each device as double"
+
+
 def main() -> None:
     demo_jit()
+    demo_pmap()
 
 
 if __name__ == "__main__":
