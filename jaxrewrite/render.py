@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import ast
+import warnings
 from functools import lru_cache
-
-import astor
+from types import ModuleType
 
 #: A keyword value jaxrewrite writes: a tuple of positions, names and/or None axes.
 Value = tuple[int | str | None, ...]
@@ -13,9 +13,26 @@ Value = tuple[int | str | None, ...]
 _PLACEHOLDER = "__jaxrewrite_transform__"
 
 
+@lru_cache(maxsize=1)
+def _astor() -> ModuleType:
+    """astor, imported on first use: most imports never render anything.
+
+    Importing it touches ``ast.Num``, which warns on Python 3.12+; that warning is about
+    astor's internals, not the user's code, so it is not passed on.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import astor
+
+    module: ModuleType = astor
+    return module
+
+
 def _source(node: ast.AST) -> str:
     # One line, always: line numbers must not move, so astor's line wrapping is off.
-    return str(astor.to_source(node, pretty_source="".join)).strip()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return str(_astor().to_source(node, pretty_source="".join)).strip()
 
 
 @lru_cache(maxsize=4096)
