@@ -43,10 +43,9 @@ def scan_header(source: str) -> Header:
     """Read the header of ``source``; stops at the first ordinary statement (lazy tokenizing)."""
     enabled_line: int | None = None
     unknown: list[tuple[int, str]] = []
-    lines = source.splitlines()
     seen_statement = False
     line_tokens: list[tokenize.TokenInfo] = []
-    header_end = len(lines) + 1
+    header_end = source.count("\n") + 2  # past the last line: no ordinary statement
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
             if tok.type == tokenize.COMMENT:

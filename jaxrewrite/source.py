@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 import ast
+import re
 from functools import cached_property
 
 from jaxrewrite.errors import RewriteError
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def source_lines(text: str) -> list[str]:
+    """``text`` split into lines with their endings, the way Python's tokenizer counts lines.
+
+    ``str.splitlines`` also breaks at form feeds and other Unicode separators, which would
+    shift every offset after one (PEP 8 even recommends form feeds as page breaks).
+    """
+    return _LINE.findall(text)
 
 
 class Source:
@@ -17,7 +30,8 @@ class Source:
 
     @cached_property
     def lines(self) -> list[str]:
-        return self.text.splitlines(keepends=True)
+        """Lines as Python numbers them: ended by \\n, \\r\\n or \\r only (not \\f, \\x1c, \\u2028...)."""
+        return source_lines(self.text)
 
     @cached_property
     def line_starts(self) -> list[int]:

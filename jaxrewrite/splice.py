@@ -6,6 +6,8 @@ import io
 import tokenize
 from dataclasses import dataclass
 
+from jaxrewrite.source import source_lines
+
 
 @dataclass(frozen=True, order=True)
 class Edit:
@@ -39,7 +41,7 @@ def replace(text: str, start: int, end: int, new: str) -> Edit:
     comment stays on its line, and ``new`` goes on the span's last line at that line's indent.
     """
     old = text[start:end]
-    lines = old.splitlines(keepends=True)
+    lines = source_lines(old)
     if len(lines) <= 1:
         return Edit(start, end, new)
     comments = _comments_by_line(old)

@@ -267,21 +267,15 @@ def kept(x, n):
     assert "def kept(x, n: _JrStatic):" in conv.text
 
 
-# -- engine bugs the corpus exposes ------------------------------------------------------------
+# -- engine bugs the corpus exposed ------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=(AssertionError, SyntaxError),
-    reason="engine bug: jaxrewrite.source.Source splits lines with str.splitlines, which also breaks "
-    "at form feeds (and \\x0b, \\x1c-\\x1e, \\x85, \\u2028, \\u2029); AST line numbers do not, so "
-    "every edit after such a character lands at the wrong offset",
-)
 def test_corpus_module_with_a_form_feed() -> None:
     """The first convertible jax module, with a form feed (PEP 8's page break) on a blank line.
 
     Python reads ``\\f`` as whitespace, so the module means exactly the same; the rewrite
-    must too. Fails today: every decorator after the form feed is spliced at a shifted offset.
+    must too. It once failed: lines were split with str.splitlines, which also breaks at form
+    feeds, so every decorator after one was spliced at a shifted offset.
     """
     conv = path = None
     for pkg, path in FILES:
