@@ -41,13 +41,15 @@ BENCHMARKS = [
 
 # bench_import.py prints a header line naming its columns (`plain ms`, `hook ms`, `ratio`, ...)
 # and rows `what  numbers...  [<= target ok|MISSED]`: another engineer's format, read here by
-# column name rather than changed (its ratios are ratios of per-arm medians, without a spread).
+# column name rather than changed.
 NUMBER = r"-?\d+(?:\.\d+)?"
 IMPORT_ROW = re.compile(
     rf"^(?P<what>\s*\S.*?)\s+(?P<numbers>{NUMBER}(?:\s+{NUMBER})+)"
     rf"(?:\s+<=\s*(?P<target>{NUMBER})\s+\w+)?\s*$"
 )
 IMPORT_COLUMN = re.compile(r"\w+ ms|cpu \w+|ratio")
+# Optional, if it prints one: `IQR of the per-round wall ratios: import jax [1.090, 1.291]; ...`
+IMPORT_SPREAD = re.compile(rf"(?P<what>[^:;]+?)\s*\[(?P<low>{NUMBER}),\s*(?P<high>{NUMBER})\]")
 
 
 def child_env() -> dict[str, str]:
@@ -59,9 +61,15 @@ def child_env() -> dict[str, str]:
 def import_rows(stdout: str) -> list[Row]:
     rows: list[Row] = []
     columns: list[str] = []
+    spreads: dict[str, tuple[float, float]] = {}
     for line in stdout.splitlines():
-        if "plain ms" in line and "ratio" in line:
-            columns = IMPORT_COLUMN.findall(line)
+        if line.startswith("IQR") and ":" in line:
+            for found in IMPORT_SPREAD.finditer(line.partition(":")[2]):
+                spreads[" ".join(found["what"].split())] = (float(found["low"]), float(found["high"]))
+            continue
+        first = re.search(r"\w+ ms", line)
+        if first is not None and "ratio" in line[first.start() :]:
+            columns = IMPORT_COLUMN.findall(line[first.start() :])  # the first column is the label
             continue
         match = IMPORT_ROW.match(line)
         if match is None or not columns:
@@ -72,8 +80,11 @@ def import_rows(stdout: str) -> list[Row]:
         values = dict(zip(columns, numbers))
         target = float(match["target"]) if match["target"] else None
         context = ", ".join(f"{name} {value:g}" for name, value in values.items() if name != "ratio")
-        what = "import: " + " ".join(match["what"].split())
-        rows.append(Row("import", what, Ratio(values["ratio"], math.nan, math.nan), target, context))
+        rows.append(Row("import", " ".join(match["what"].split()), Ratio(values["ratio"], math.nan, math.nan), target, context))
+    for row in rows:
+        if row.what in spreads:
+            row.ratio.low, row.ratio.high = spreads[row.what]
+        row.what = "import: " + row.what
     return rows
 
 
@@ -171,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "Every ratio is `what / baseline` (as named in each row), both measured side by side in the same",
         "run: interleaved rounds, median of the per-round ratios, IQR of those ratios (see",
-        "benchmarks/_timing.py; the import rows are bench_import.py's ratio of medians, without a spread).",
+        "benchmarks/_timing.py; the import rows are bench_import.py's own ratios, with its IQR where it prints one).",
         "Targets are met when the median ratio is at or under the target. Absolute times are context only.",
         "",
     ]
