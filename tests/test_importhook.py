@@ -343,3 +343,17 @@ def test_coexists_with_pytest_assertion_rewriting(project: Project) -> None:
     )
     assert "1 failed, 1 passed" in result.stdout, result.stdout + result.stderr
     assert "assert [1] == [2]" in result.stdout  # pytest's own introspection survived our finder
+
+
+def test_reload_goes_through_the_hook_again(project: Project) -> None:
+    path = project.write("mod.py", OPTED_IN.format(value=1))
+    code = f"""\
+        import importlib, json, pathlib, jax, jaxrewrite
+        jaxrewrite.install()
+        import mod
+        pathlib.Path({str(path)!r}).write_text(pathlib.Path({str(path)!r}).read_text().replace("VALUE = 1", "VALUE = 22"))
+        importlib.reload(mod)
+        print(json.dumps([mod.VALUE, jax.CALLS, type(mod.__loader__).__name__]))
+    """
+    value, calls, loader = report(project.run(textwrap.dedent(code)))
+    assert value == 22 and calls == [REWRITTEN_CALL, REWRITTEN_CALL] and loader == "RewritingLoader"
