@@ -1,0 +1,211 @@
+"""Import cost of the hook, measured in fresh interpreters (interleaved arms, medians).
+
+1. ``import jax`` with the hook installed for every module (no package filter) vs not installed:
+   what every user of the hook pays on each start. Target: ratio <= 1.03.
+2. An opted-in module imported through the hook from a warm cache vs the same module imported
+   plainly from its own warm pyc (jax already imported in both, so only the module is timed;
+   the hook's once-per-process cost of hashing the rewriter is included). Target: ratio <= 1.10.
+   The two do not run the same code: the rewritten decorators pass static_argnums/argnames, and
+   jax.jit does more work for those. So a third arm imports the rewritten text saved as an
+   ordinary module (what you would write by hand), plainly: hook vs that is the hook's own cost.
+
+Usage: python benchmarks/bench_import.py [--repeats N] [--quick] [--table PATH] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from _timing import quartiles  # noqa: E402  (benchmarks/ is sys.path[0] when run as a script)
+
+from jaxrewrite.rewrite import rewrite_source  # noqa: E402
+TABLE = REPO / "benchmarks" / "results" / "import_cost.md"
+
+IMPORT_JAX = """\
+import time, jaxrewrite
+{install}
+start, cpu = time.perf_counter(), time.thread_time()
+import jax
+print(time.perf_counter() - start, time.thread_time() - cpu)
+"""
+
+IMPORT_MODULE = """\
+import time, jax, jaxrewrite
+{install}
+start, cpu = time.perf_counter(), time.thread_time()
+import {module}
+print(time.perf_counter() - start, time.thread_time() - cpu)
+"""
+
+PROFILE = """\
+import cProfile, pstats, jaxrewrite
+jaxrewrite.install()
+profile = cProfile.Profile()
+profile.enable()
+import jax
+profile.disable()
+stats = pstats.Stats(profile)
+stats.sort_stats("tottime").print_stats("importhook|pragma|cache.py", 12)
+"""
+
+
+def opted_in_module(functions: int = 24) -> str:
+    """A module shaped like real user code: a header, imports, several jitted functions."""
+    parts = [
+        '"""A benchmark module: jitted numerical helpers with static arguments."""',
+        "# jaxrewrite: enable",
+        "from __future__ import annotations",
+        "",
+        "import functools",
+        "",
+        "import jax",
+        "import jax.numpy as jnp",
+        "from jaxrewrite import Static",
+        "",
+    ]
+    for i in range(functions):
+        parts.append(
+            textwrap.dedent(
+                f'''
+                @jax.jit
+                def step_{i}(x: jax.Array, n: Static[int], mode: Static[str] = "sum") -> jax.Array:
+                    """Apply {i} + n cheap updates to x."""
+                    for _ in range(n):
+                        x = jnp.tanh(x) * {i + 1} + jnp.cos(x)
+                    return x.sum() if mode == "sum" else x.mean()
+
+
+                @functools.partial(jax.jit, donate_argnums=(0,))
+                def update_{i}(state: jax.Array, k: Static[int]) -> jax.Array:
+                    return state.at[k].add({i})
+                '''
+            )
+        )
+    return "\n".join(parts)
+
+
+def child_env(extra_path: str | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+    env["JAX_PLATFORMS"] = env.get("JAX_PLATFORMS", "cpu")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (extra_path, str(REPO), env.get("PYTHONPATH")) if p)
+    return env
+
+
+def sample(code: str, env: dict[str, str]) -> tuple[float, float]:
+    """(wall, cpu) seconds the child measured around its import."""
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise SystemExit(f"benchmark child failed:\n{out.stderr}")
+    wall, cpu = out.stdout.split()[-2:]
+    return float(wall), float(cpu)
+
+
+class Result:
+    """Paired rounds: the median of per-round ratios hook/plain (wall and CPU), with the IQR of the
+    wall ratios; absolute medians are context. Pairing keeps a round that was slow for both arms
+    (a neighbour's burst of load) from skewing the ratio."""
+
+    def __init__(self, plain: list[tuple[float, float]], hooked: list[tuple[float, float]]) -> None:
+        self.plain = statistics.median(w for w, _ in plain)
+        self.hooked = statistics.median(w for w, _ in hooked)
+        self.low, self.ratio, self.high = quartiles([h[0] / p[0] for p, h in zip(plain, hooked)])
+        self.cpu_ratio = statistics.median(h[1] / p[1] for p, h in zip(plain, hooked))
+
+
+def compare(plain_code: str, hook_code: str, env: dict[str, str], repeats: int) -> Result:
+    """Both arms in fresh interpreters, one of each per round; which goes first alternates."""
+    plain: list[tuple[float, float]] = []
+    hooked: list[tuple[float, float]] = []
+    for i in range(repeats):
+        arms = [(plain_code, plain), (hook_code, hooked)]
+        for code, into in arms if i % 2 == 0 else arms[::-1]:
+            into.append(sample(code, env))
+    return Result(plain, hooked)
+
+
+def _cell(result: Result) -> str:
+    return f"{result.ratio:.3f} [{result.low:.3f}-{result.high:.3f}] ({result.cpu_ratio:.3f})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=15, help="pairs of fresh interpreters per comparison")
+    parser.add_argument("--quick", action="store_true", help="one pair each: proves the script runs, measures nothing")
+    parser.add_argument("--table", type=Path, default=TABLE, help="markdown file to append the result row to")
+    parser.add_argument("--profile", action="store_true", help="also cProfile the hook during `import jax`")
+    args = parser.parse_args(argv)
+    repeats = 1 if args.quick else args.repeats
+    install = "jaxrewrite.install()"
+
+    env = child_env()
+    if not args.quick:
+        sample(IMPORT_JAX.format(install=""), env)  # warm the page cache and jax's own pycs
+    jax_result = compare(IMPORT_JAX.format(install=""), IMPORT_JAX.format(install=install), env, repeats)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        text = opted_in_module()
+        Path(tmp, "bench_opted_in.py").write_text(text)
+        Path(tmp, "bench_by_hand.py").write_text(rewrite_source(text, "bench_by_hand.py"))
+        env = child_env(tmp)
+        plain_code = IMPORT_MODULE.format(install="", module="bench_opted_in")
+        hook_code = IMPORT_MODULE.format(install=install, module="bench_opted_in")
+        by_hand_code = IMPORT_MODULE.format(install="", module="bench_by_hand")
+        for code in () if args.quick else (plain_code, hook_code, by_hand_code):
+            sample(code, env)  # writes the plain pycs and the hook's
+        module_result = compare(plain_code, hook_code, env, repeats)
+        by_hand_result = compare(by_hand_code, hook_code, env, repeats)
+
+    rows = [
+        ("import jax", jax_result, 1.03),
+        ("opted-in module, warm cache", module_result, 1.10),
+        ("  vs the rewrite written by hand", by_hand_result, None),
+    ]
+    print(f"{'medians (ratio: of per-round ratios)':38} {'plain ms':>9} {'hook ms':>9} {'ratio':>6} {'cpu ratio':>9}  target")
+    for what, result, target in rows:
+        verdict = "" if target is None else f"<= {target} {'ok' if result.ratio <= target else 'MISSED'}"
+        print(
+            f"{what:38} {result.plain * 1e3:9.2f} {result.hooked * 1e3:9.2f} {result.ratio:6.3f} "
+            f"{result.cpu_ratio:9.3f}  {verdict}"
+        )
+    spreads = "; ".join(f"{what.strip()} [{r.low:.3f}, {r.high:.3f}]" for what, r, _ in rows)
+    print(f"IQR of the per-round wall ratios: {spreads}")
+    if args.quick:
+        print("(--quick: one pair each; these figures are not measurements)")
+
+    args.table.parent.mkdir(parents=True, exist_ok=True)
+    new = not args.table.exists()
+    with args.table.open("a") as table:
+        if new:
+            table.write(
+                "| date | python | repeats | import jax ms (plain / hook) | ratio [IQR] (cpu) "
+                "| opted-in module ms (plain / hook) | ratio [IQR] (cpu) | vs by hand [IQR] (cpu) |\n"
+                "| --- | --- | --- | --- | --- | --- | --- | --- |\n"
+            )
+        table.write(
+            f"| {datetime.date.today()} | {platform.python_version()} | {repeats}{' (quick)' if args.quick else ''} "
+            f"| {jax_result.plain * 1e3:.0f} / {jax_result.hooked * 1e3:.0f} "
+            f"| {_cell(jax_result)} "
+            f"| {module_result.plain * 1e3:.2f} / {module_result.hooked * 1e3:.2f} "
+            f"| {_cell(module_result)} | {_cell(by_hand_result)} |\n"
+        )
+    print(f"row appended to {args.table}")
+
+    if args.profile:
+        subprocess.run([sys.executable, "-c", PROFILE], env=child_env(), check=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

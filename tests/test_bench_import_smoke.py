@@ -1,0 +1,25 @@
+"""Run the import-cost benchmark once, quickly, so it cannot rot. Timings are not asserted."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_bench_import_runs_and_writes_a_table_row(tmp_path: Path) -> None:
+    table = tmp_path / "import_cost.md"
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench_import.py"), "--quick", "--table", str(table)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "JAX_PLATFORMS": "cpu"},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "import jax" in result.stdout and "opted-in module" in result.stdout
+    lines = table.read_text().splitlines()
+    assert lines[0].startswith("| date |") and len(lines) == 3 and "(quick)" in lines[2]
