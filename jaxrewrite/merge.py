@@ -55,7 +55,7 @@ def complete(
     _check_donation(t, static, sig, effective, src)
     if t.in_axes is not None:
         return _in_axes(t, static, sig, effective, src, where)
-    user_nums = _ints(effective.get(t.argnums), t.argnums, src, sig) if t.argnums else ()
+    user_nums = _ints(effective.get(t.argnums), t.argnums, src) if t.argnums else ()
     user_names = literal_strs(effective.get(t.argnames), t.argnames, src) if t.argnames else ()
     nums = set(user_nums)
     names = set(user_names)
@@ -118,7 +118,7 @@ def _literal(node: ast.expr) -> object:
         return _MISSING
 
 
-def _ints(node: ast.expr | None, keyword: str | None, src: Source, sig: Signature) -> tuple[int, ...]:
+def _ints(node: ast.expr | None, keyword: str | None, src: Source) -> tuple[int, ...]:
     if node is None:
         return ()
     value = _literal(node)
@@ -133,10 +133,9 @@ def _ints(node: ast.expr | None, keyword: str | None, src: Source, sig: Signatur
             f"{keyword} must be a literal int or tuple of ints to merge with Static parameters, "
             f"not {ast.unparse(node)!r}",
         )
-    return tuple(
-        i + sig.n_positional if i < 0 and not sig.var_positional and i >= -sig.n_positional else i
-        for i in items
-    )
+    # Negative numbers stay as written: JAX resolves them against the arguments each call
+    # passes, so no fixed parameter (or name) can stand for them.
+    return tuple(items)
 
 
 def literal_strs(node: ast.expr | None, keyword: str | None, src: Source) -> tuple[str, ...]:
@@ -164,7 +163,7 @@ def _check_donation(
     if nums_node is None and names_node is None:
         return
     donated_nums = (
-        set(_ints(nums_node, t.donate_argnums, src, sig))
+        set(_ints(nums_node, t.donate_argnums, src))
         if nums_node is not None and _literal(nums_node) is not _MISSING
         else set()
     )

@@ -202,7 +202,14 @@ def _wrap_leaves(
 
 
 def _param_name(expr: ast.expr, param: str) -> str:
-    names = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+    """The lambda's parameter name: ``fun``, unless the wrapped expression uses that name."""
+    root = expr
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if isinstance(root, ast.Name):
+        names = {root.id}
+    else:
+        names = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
     while param in names:
         param += "_"
     return param

@@ -39,7 +39,8 @@ def rewrite_source(source: str, filename: str = "<string>") -> str:
     gc.disable()
     try:
         tree = ast.parse(source, filename)
-        edits = plan_module(build_scopes(tree, source), Source(source, filename))
+        src = Source(source, filename)
+        edits = plan_module(build_scopes(tree, source, src.line_starts), src)
     finally:
         if collecting:
             gc.enable()

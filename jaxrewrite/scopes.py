@@ -12,7 +12,10 @@ import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any, Union
+
+from jaxrewrite.source import source_lines
 
 
 @dataclass(frozen=True)
@@ -142,12 +145,10 @@ def build_scopes(tree: ast.Module, text: str = "", line_starts: list[int] | None
     module = Scope("module", None)
     result = ScopeTree(module, [], [], [], [module])
     if text:
-        structural = result.structural
-        line, previous = 1, 0
-        for match in _STRUCTURAL.finditer(text):
-            line += text.count("\n", previous, match.start())
-            previous = match.start()
-            structural.append(line)
+        if line_starts is None:
+            line_starts = list(accumulate(map(len, source_lines(text)), initial=0))
+        find = bisect.bisect_right
+        result.structural = [find(line_starts, match.start()) for match in _STRUCTURAL.finditer(text)]
     else:
         result.structural = list(
             range(1, 1 + max((getattr(n, "end_lineno", 0) or 0) for n in tree.body) if tree.body else 1)

@@ -100,9 +100,8 @@ class Case:
         return sum(1 for p in self.params if p.position is not None)
 
     def user_positions(self) -> set[int]:
-        """The user's ``static_argnums``, a negative one counted from the def's last positional
-        parameter (drawn only where the rewrite resolves it: no ``*args``, some Static)."""
-        return {i + self.n_positional if i < 0 else i for i in self.user_nums or ()}
+        """The user's ``static_argnums`` (never negative here, see ``cases``)."""
+        return set(self.user_nums or ())
 
     def ideal_static(self, p: Param) -> bool:
         """Annotated, or named by the user's own lists (completed both ways by the rewrite)."""
@@ -123,7 +122,6 @@ class Case:
         if self.rewritten:
             return self.ideal_lists()
         nums, names = self.user_nums, self.user_names
-        assert all(i >= 0 for i in nums or ()), "negative static_argnums are drawn only for rewritten modules"
         if nums is None and names is None:
             return set(), set()
         if nums is not None and names is not None or not self.signature_visible():
@@ -185,9 +183,8 @@ def cases(draw: st.DrawFn, allow_static: bool = True, pragma: str | None = None)
     pragma = pragma or draw(st.sampled_from(["header", "header", "header", "absent", "below"]))
     user_names = _subset(draw, keywordable) if spelling in ("names", "both") else None
     user_nums = _subset(draw, positions) if spelling in ("nums", "both") else None
-    if user_nums and not varargs and pragma == "header" and any(p.static for p in params):
-        # Negative numbers count from the def's last positional parameter once rewritten.
-        user_nums = tuple(i - len(positions) if draw(st.booleans()) else i for i in user_nums)
+    # Negative numbers are not drawn: JAX resolves them against the arguments each call passes,
+    # and the rewrite keeps them as written (tests/test_execution.py pins that separately).
     styles = st.sampled_from(["tuple", "list", "scalar"])
     # Call style: a prefix passed by position, the rest by keyword or left to its default.
     positional = [p for p in params if p.position is not None]
@@ -399,15 +396,12 @@ K = Param("k", KWONLY, None, False, True, MARKERS[0])
 README_WRAPPER = _case((X, N), {"x": "pos", "n": "kw"}, wrappers=("passthrough",))
 #: The user's lists already say everything: the rewrite changes no line.
 ALREADY_COMPLETE = _case((K,), {"k": "kw"}, spelling="both", user_names=("k",), user_nums=())
-#: ``static_argnums=-1`` is the def's last positional parameter (m), however the calls pass it.
-NEGATIVE_NUM = _case((X, N, M), {"x": "pos", "n": "pos", "m": "kw"}, spelling="nums", user_nums=(-1,), multiline=True)
 
 
 @TEXT
 @given(cases())
 @example(README_WRAPPER)
 @example(ALREADY_COMPLETE)
-@example(NEGATIVE_NUM)
 def test_rewrite_is_line_preserving_fixed_point_with_exact_lists(case: Case) -> None:
     src = render(case)
     out = rewrite_source(src.text, FILENAME)
@@ -482,7 +476,6 @@ def _expected_value(case: Case, args: list[Any], kwargs: dict[str, Any]) -> floa
 @RUN
 @given(cases(pragma="header"))
 @example(README_WRAPPER)
-@example(NEGATIVE_NUM)
 def test_rewritten_function_treats_exactly_the_declared_parameters_as_static(case: Case) -> None:
     src = render(case)
     out = rewrite_source(src.text, FILENAME)
