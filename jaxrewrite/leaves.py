@@ -30,19 +30,27 @@ class _Leaf:
         self.nulls = dict.fromkeys(keys)
 
     def split(self, value: Any) -> tuple[Any, Pairs]:
+        # Written for the per-call hot path: no comprehension frames, and the exact-dict
+        # check first (an ABC isinstance check costs microseconds when caches are cold).
         if self.is_dict:
-            if not isinstance(value, Mapping):
+            if type(value) is not dict and not isinstance(value, Mapping):
                 raise TypeError(
                     f"argument {self.name!r} must be a dict (it has Static entries), got {type(value).__name__}"
                 )
             dynamic = dict(value)
-            pop = dynamic.pop
-            return dynamic, tuple([(key, pop(key)) for key in self.keys if key in dynamic])
+            pairs = []
+            for key in self.keys:
+                if key in dynamic:
+                    pairs.append((key, dynamic.pop(key)))
+            return dynamic, tuple(pairs)
         if not hasattr(value, "_replace"):
             raise TypeError(
                 f"argument {self.name!r} must be a NamedTuple (it has Static fields), got {type(value).__name__}"
             )
-        return value._replace(**self.nulls), tuple([(key, getattr(value, key)) for key in self.keys])
+        pairs = []
+        for key in self.keys:
+            pairs.append((key, getattr(value, key)))
+        return value._replace(**self.nulls), tuple(pairs)
 
     def merge(self, dynamic: Any, pairs: Pairs) -> Any:
         if self.is_dict:
@@ -89,7 +97,7 @@ def static_leaves(
         for spec in specs:
             if spec.position is not None and len(args) > spec.position:
                 dynamic, pairs = spec.split(args[spec.position])
-                args = (*args[: spec.position], dynamic, *args[spec.position + 1 :])
+                args = args[: spec.position] + (dynamic,) + args[spec.position + 1 :]
             elif spec.name in kwargs:
                 kwargs[spec.name], pairs = spec.split(kwargs[spec.name])
             else:
@@ -97,6 +105,20 @@ def static_leaves(
             split.append(pairs)
         kwargs[STATIC_LEAVES] = tuple(split)
         return jitted(*args, **kwargs)
+
+    if len(specs) == 1:  # the common case, without the loop
+        position, name, split_one = specs[0].position, specs[0].name, specs[0].split
+
+        def outer(*args: Any, **kwargs: Any) -> Any:
+            if position is not None and len(args) > position:
+                dynamic, pairs = split_one(args[position])
+                args = args[:position] + (dynamic,) + args[position + 1 :]
+            elif name in kwargs:
+                kwargs[name], pairs = split_one(kwargs[name])
+            else:
+                pairs = None  # the default is used inside the traced function, untraced
+            kwargs[STATIC_LEAVES] = (pairs,)
+            return jitted(*args, **kwargs)
 
     for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
         setattr(outer, attr, getattr(fun, attr, getattr(outer, attr)))
