@@ -33,18 +33,31 @@ def rewrite_source(source: str, filename: str = "<string>") -> str:
         )
     if not header.enabled:
         return source
-    # The module's AST is large and long-lived while planning allocates many small objects:
-    # without a pause, the cyclic collector would rescan the whole tree again and again.
+    return splice.apply(source, _plan(source, filename))
+
+
+def _plan(source: str, filename: str) -> list[splice.Edit]:
+    """Parse and plan with the cyclic collector paused, and free the AST before resuming it.
+
+    The AST is large and planning allocates many small objects: a running collector would
+    rescan the whole tree again and again, and re-enabling it while the tree is alive would
+    make the next young collection walk every node once more. Breaking the scopes' reference
+    cycles lets plain reference counting free everything when this function returns.
+    """
     collecting = gc.isenabled()
     gc.disable()
     try:
         tree = ast.parse(source, filename)
         src = Source(source, filename)
-        edits = plan_module(build_scopes(tree, source, src.line_starts), src)
+        scopes = build_scopes(tree, source, src.line_starts)
+        try:
+            return plan_module(scopes, src)
+        finally:
+            scopes.release()
+            del tree, scopes
     finally:
         if collecting:
             gc.enable()
-    return splice.apply(source, edits)
 
 
 def compile_source(data: bytes, path: str, optimize: int = -1) -> CodeType:

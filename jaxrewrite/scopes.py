@@ -116,6 +116,16 @@ class ScopeTree:
         default_factory=list
     )
 
+    def release(self) -> None:
+        """Break the reference cycles between scopes and their bindings (see rewrite._plan)."""
+        for scope in self.scopes:
+            scope.bindings.clear()
+            scope.qualnames.clear()
+        self.defs.clear()
+        self.classes.clear()
+        self.statements.clear()
+        self.deferred.clear()
+
     def walk_deferred(self, lines: list[int]) -> None:
         """Walk the deferred function bodies that contain any of the (sorted) ``lines``."""
         keep = []
