@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 PRAGMA = "# jaxrewrite: enable"
 _DIRECTIVE = re.compile(r"#\s*jaxrewrite\s*:\s*(?P<word>.*?)\s*$")
-_LOOKALIKE = re.compile(r"^[ \t]*#\s*jaxrewrite\s*:\s*enable\s*$", re.MULTILINE)
+_LOOKALIKE = re.compile(r"[ \t]*#[ \t]*jaxrewrite[ \t]*:[ \t]*enable\s*$")
 
 #: What must appear in a file's bytes for it to possibly opt in; lets the import hook
 #: skip every other module with one substring search.
@@ -79,16 +79,27 @@ def scan_header(source: str) -> Header:
     except (tokenize.TokenError, SyntaxError):
         # Broken source: the compiler will report it; whatever header was read still counts.
         pass
-    ignored = tuple(
-        source.count("\n", 0, m.start()) + 1
-        for m in _LOOKALIKE.finditer(source)
-        if source.count("\n", 0, m.start()) + 1 != enabled_line
-    )
+    ignored = tuple(line for line in _lookalike_lines(source) if line != enabled_line)
     if enabled_line is not None and enabled_line >= header_end:
         enabled_line = None
     return Header(
         enabled_line is not None, enabled_line, ignored, tuple(u for u in unknown if u[0] < header_end)
     )
+
+
+def _lookalike_lines(source: str) -> list[int]:
+    """Lines that consist of the pragma, wherever they are (found by substring, not regex scan)."""
+    found = []
+    at = source.find("jaxrewrite")
+    while at >= 0:
+        start = source.rfind("\n", 0, at) + 1
+        end = source.find("\n", at)
+        if end < 0:
+            end = len(source)
+        if _LOOKALIKE.match(source, start, end):
+            found.append(source.count("\n", 0, start) + 1)
+        at = source.find("jaxrewrite", end)
+    return found
 
 
 def _header_prefix(tokens: list[tokenize.TokenInfo], first: bool) -> bool:
