@@ -41,15 +41,29 @@ class Source:
         return source_lines(self.text)
 
     @cached_property
+    def ascii(self) -> bool:
+        """An ASCII text has byte columns equal to character columns: no per-line conversion."""
+        return self.text.isascii()
+
+    @cached_property
     def line_starts(self) -> list[int]:
         """Offset of each line's first character (index 0 is line 1), plus the text's end."""
-        return list(accumulate(map(len, self.lines), initial=0))
+        text = self.text
+        if "\r" in text or "lines" in self.__dict__:
+            return list(accumulate(map(len, self.lines), initial=0))
+        # Hot path of a cold import: line lengths straight from a split, without the lines.
+        parts = text.split("\n")
+        starts = list(accumulate(map((1).__add__, map(len, parts[:-1])), initial=0))
+        if parts[-1]:
+            starts.append(len(text))
+        return starts
 
     def offset(self, lineno: int, col: int) -> int:
         """String offset of an AST (line, byte column) position."""
-        line = self.lines[lineno - 1] if lineno <= len(self.lines) else ""
-        if not line.isascii():
-            col = len(line.encode("utf-8")[:col].decode("utf-8", "replace"))
+        if not self.ascii:
+            line = self.lines[lineno - 1] if lineno <= len(self.lines) else ""
+            if not line.isascii():
+                col = len(line.encode("utf-8")[:col].decode("utf-8", "replace"))
         return self.line_starts[lineno - 1] + col
 
     def start(self, node: ast.AST) -> int:
