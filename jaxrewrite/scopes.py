@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -142,7 +141,9 @@ class ScopeTree:
 
 
 #: A line that may begin a def, a class or a decorator.
-_STRUCTURAL = re.compile(r"^[ \t]*(?:@|def\b|class\b|async[ \t]+def\b)", re.MULTILINE)
+#: Text that may begin a def, a class or a decorator. A superset (also in strings, comments
+#: and ``a @ b``) only means a few more bodies are walked; substring search beats a regex here.
+_STRUCTURAL = ("def", "class", "@")
 
 
 def build_scopes(tree: ast.Module, text: str = "", line_starts: list[int] | None = None) -> ScopeTree:
@@ -157,8 +158,7 @@ def build_scopes(tree: ast.Module, text: str = "", line_starts: list[int] | None
     if text:
         if line_starts is None:
             line_starts = list(accumulate(map(len, source_lines(text)), initial=0))
-        find = bisect.bisect_right
-        result.structural = [find(line_starts, match.start()) for match in _STRUCTURAL.finditer(text)]
+        result.structural = _structural_lines(text, line_starts)
     else:
         result.structural = list(
             range(1, 1 + max((getattr(n, "end_lineno", 0) or 0) for n in tree.body) if tree.body else 1)
@@ -166,6 +166,19 @@ def build_scopes(tree: ast.Module, text: str = "", line_starts: list[int] | None
     _bind_body(tree.body, module, result)
     result.statements.sort(key=lambda item: item[0])
     return result
+
+
+def _structural_lines(text: str, line_starts: list[int]) -> list[int]:
+    """Sorted lines containing any of ``_STRUCTURAL`` (see there)."""
+    lines = set()
+    find = bisect.bisect_right
+    for word in _STRUCTURAL:
+        at = text.find(word)
+        while at >= 0:
+            line = find(line_starts, at)
+            lines.add(line)
+            at = text.find(word, line_starts[line] if line < len(line_starts) else len(text))
+    return sorted(lines)
 
 
 _OPAQUE_TARGET = Opaque()
