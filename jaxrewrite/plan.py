@@ -8,6 +8,7 @@ the same code, driven by its row in ``transforms.TRANSFORMS``; recognising trans
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -18,6 +19,7 @@ from jaxrewrite.merge import Values, complete, registration_values
 from jaxrewrite.prefilter import (
     calls_naming,
     classes_with_markers,
+    lines_mentioning,
     marker_names,
     may_matter,
 )
@@ -73,8 +75,9 @@ def plan_module(tree: ScopeTree, src: Source) -> list[splice.Edit]:
     }
     signatures: dict[int, tuple[Signature, tuple[Leaf, ...]]] = {}
     edits: list[splice.Edit] = []
+    mentions = lines_mentioning(relevant | leaf_names, src)
     for func, scope in tree.defs:
-        if not may_matter(func, relevant, leaf_names):
+        if not _header_mentions(func, mentions) or not may_matter(func, relevant, leaf_names):
             continue
         sig = read_signature(func, scope, src, relevant)
         leaves = _leaves(sig, scope, classes, src) if leaf_names else ()
@@ -104,6 +107,12 @@ def plan_module(tree: ScopeTree, src: Source) -> list[splice.Edit]:
     for call, scope in calls_naming(names, tree, src):
         edits.extend(_plan_call_site(call, scope, signatures, classes, src))
     return edits
+
+
+def _header_mentions(func: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[int]) -> bool:
+    """Does any of the sorted ``lines`` fall in the def's signature (its annotations live there)?"""
+    at = bisect.bisect_left(lines, func.lineno)
+    return at < len(lines) and bool(lines[at] < max(func.body[0].lineno, func.lineno + 1))
 
 
 def _leaves(sig: Signature, scope: Scope, classes: _Classes, src: Source) -> tuple[Leaf, ...]:

@@ -70,6 +70,19 @@ def marker_names(tree: ScopeTree) -> set[str]:
     return names
 
 
+def lines_mentioning(names: set[str], src: Source) -> list[int]:
+    """Sorted lines whose text contains any of ``names`` (substring search: a superset)."""
+    text, starts = src.text, src.line_starts
+    lines: set[int] = set()
+    for name in names:
+        at = text.find(name)
+        while at >= 0:
+            line = bisect.bisect_right(starts, at)
+            lines.add(line)
+            at = text.find(name, starts[line] if line < len(starts) else len(text))
+    return sorted(lines)
+
+
 def may_matter(func: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str], leaf_names: set[str]) -> bool:
     args = func.args
     for group in (args.posonlyargs, args.args, args.kwonlyargs, (args.vararg,), (args.kwarg,)):
