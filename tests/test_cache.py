@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -57,7 +58,7 @@ def test_pack_unpack_round_trip() -> None:
         pytest.param(lambda d: d[:16] + marshal.dumps(42), id="not-code"),
     ],
 )
-def test_unpack_rejects_damaged_files(damage) -> None:  # type: ignore[no-untyped-def]
+def test_unpack_rejects_damaged_files(damage: Callable[[bytes], bytes]) -> None:
     assert cache.unpack(damage(cache.pack(CODE, HASH)), HASH) is None
 
 
@@ -76,24 +77,20 @@ def test_cache_tag_is_alphanumeric_and_keyed_on_rewriter_and_level(monkeypatch: 
     assert cache.cache_tag() != tag
 
 
-def test_store_is_atomic_and_leaves_no_temp_file(tmp_path: Path) -> None:
+def test_store_is_atomic_and_leaves_no_temp_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     source = tmp_path / "m.py"
     source.write_text("x = 1")
     pyc = str(tmp_path / "__pycache__" / "m.tag.pyc")
-    monkey_dont_write = sys.dont_write_bytecode
-    sys.dont_write_bytecode = False
-    try:
-        assert cache.store(pyc, CODE, HASH, str(source))
-        assert cache.load(pyc, HASH, str(source)) is not None
-        assert os.listdir(tmp_path / "__pycache__") == ["m.tag.pyc"]
-        # An impossible folder (a file where the folder should be) is no error, just no cache.
-        (tmp_path / "blocker").write_text("")
-        assert not cache.store(str(tmp_path / "blocker" / "m.pyc"), CODE, HASH, str(source))
-        sys.dont_write_bytecode = True
-        assert not cache.store(str(tmp_path / "other.pyc"), CODE, HASH, str(source))
-        assert not (tmp_path / "other.pyc").exists()
-    finally:
-        sys.dont_write_bytecode = monkey_dont_write
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    assert cache.store(pyc, CODE, HASH, str(source))
+    assert cache.load(pyc, HASH, str(source)) is not None
+    assert os.listdir(tmp_path / "__pycache__") == ["m.tag.pyc"]
+    # An impossible folder (a file where the folder should be) is no error, just no cache.
+    (tmp_path / "blocker").write_text("")
+    assert not cache.store(str(tmp_path / "blocker" / "m.pyc"), CODE, HASH, str(source))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    assert not cache.store(str(tmp_path / "other.pyc"), CODE, HASH, str(source))
+    assert not (tmp_path / "other.pyc").exists()
 
 
 def test_load_points_code_at_the_moved_source(tmp_path: Path) -> None:
@@ -154,7 +151,7 @@ def test_plain_and_rewritten_bytecode_never_mix(project: Project) -> None:
         pytest.param(lambda d: b"", id="empty"),
     ],
 )
-def test_damaged_cache_file_is_ignored_and_replaced(project: Project, damage) -> None:  # type: ignore[no-untyped-def]
+def test_damaged_cache_file_is_ignored_and_replaced(project: Project, damage: Callable[[bytes], bytes]) -> None:
     path = project.write("mod.py", OPTED_IN.format(value=1))
     project.child("mod")
     (pyc,) = project.rewritten_pycs()
