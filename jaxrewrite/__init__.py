@@ -6,11 +6,25 @@ Opt a module in with a ``# jaxrewrite: enable`` comment line in its header, anno
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from jaxrewrite.errors import RewriteError, RewriteWarning
 from jaxrewrite.importhook import install, uninstall
 from jaxrewrite.markers import NODIFF, STATIC, NoDiff, Static, is_nodiff, is_static
-from jaxrewrite.rewrite import rewrite_source
 from jaxrewrite.version import __version__
+
+if TYPE_CHECKING:
+    from jaxrewrite.rewrite import rewrite_source
+
+
+def __getattr__(name: str) -> Any:
+    # The engine is imported on first use: a process whose opted-in modules all load from
+    # the cache never needs it, and ``import jaxrewrite`` stays cheap for the marker alone.
+    if name == "rewrite_source":
+        from jaxrewrite.rewrite import rewrite_source
+
+        return rewrite_source
+    raise AttributeError(f"module 'jaxrewrite' has no attribute {name!r}")
 
 __all__ = [
     "NODIFF",
