@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import warnings
+from collections.abc import Callable
 from functools import lru_cache
 from types import ModuleType
 
@@ -54,28 +55,23 @@ def wrapper(param: str, pairs: tuple[tuple[str, Value], ...], via_default: bool)
     ``via_default`` the transform is bound as a lambda default instead, for names that only
     a class body can see (a lambda body skips class scope).
     """
-    call_args: list[ast.expr] = [ast.Name(param, ast.Load())]
     kws = [ast.keyword(name, _const(items)) for name, items in pairs]
+    return _around(param, via_default, lambda transform, fun: ast.Call(transform, [fun], kws))
+
+
+def _around(param: str, via_default: bool, call: Callable[[ast.expr, ast.expr], ast.Call]) -> tuple[str, str]:
+    """Render ``lambda <param>: <call(transform, param)>`` and split it where the transform goes."""
+    transform: ast.expr = ast.Name(_PLACEHOLDER, ast.Load())
     args = [ast.arg(param)]
     defaults: list[ast.expr] = []
-    callee: ast.expr = ast.Name(_PLACEHOLDER, ast.Load())
     if via_default:
         args.append(ast.arg("transform"))
-        defaults.append(callee)
-        callee = ast.Name("transform", ast.Load())
-    lam = ast.Lambda(
-        ast.arguments(
-            posonlyargs=[],
-            args=args,
-            vararg=None,
-            kwonlyargs=[],
-            kw_defaults=[],
-            kwarg=None,
-            defaults=defaults,
-        ),
-        ast.Call(callee, call_args, kws),
+        defaults.append(transform)
+        transform = ast.Name("transform", ast.Load())
+    signature = ast.arguments(
+        posonlyargs=[], args=args, vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=defaults
     )
-    text = _source(ast.Expr(lam))
+    text = _source(ast.Expr(ast.Lambda(signature, call(transform, ast.Name(param, ast.Load())))))
     if not text.startswith("("):
         text = f"({text})"
     before, _, after = text.partition(_PLACEHOLDER)
@@ -113,32 +109,7 @@ def leaves_wrapper(
         "static_leaves",
         ast.Load(),
     )
-    transform: ast.expr = ast.Name(_PLACEHOLDER, ast.Load())
-    args = [ast.arg(param)]
-    defaults: list[ast.expr] = []
-    if via_default:
-        args.append(ast.arg("transform"))
-        defaults.append(transform)
-        transform = ast.Name("transform", ast.Load())
-    call = ast.Call(
-        helper,
-        [transform, ast.Name(param, ast.Load()), _const(leaves)],
-        [ast.keyword(name, _const(items)) for name, items in pairs],
+    kws = [ast.keyword(name, _const(items)) for name, items in pairs]
+    return _around(
+        param, via_default, lambda transform, fun: ast.Call(helper, [transform, fun, _const(leaves)], kws)
     )
-    lam = ast.Lambda(
-        ast.arguments(
-            posonlyargs=[],
-            args=args,
-            vararg=None,
-            kwonlyargs=[],
-            kw_defaults=[],
-            kwarg=None,
-            defaults=defaults,
-        ),
-        call,
-    )
-    text = _source(ast.Expr(lam))
-    if not text.startswith("("):
-        text = f"({text})"
-    before, _, after = text.partition(_PLACEHOLDER)
-    return before, after
