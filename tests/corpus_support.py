@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jaxrewrite.source import Source
+
 CORPUS_PACKAGES = ("jax", "jaxlib", "numpy")
 
 PRAGMA = "# jaxrewrite: enable\n"
@@ -493,31 +495,13 @@ class Converted:
         return lineno + (self.shift if lineno >= self.first_moved_line else 0)
 
 
-class Text:
-    """AST (line, UTF-8 column) positions to string offsets; lines end only at \\n, \\r\\n, \\r."""
+class Text(Source):
+    """AST positions to string offsets (jaxrewrite's own Source), plus line-keeping deletion."""
 
     EOL = re.compile(r"\r\n|\r|\n")
 
     def __init__(self, text: str) -> None:
-        self.text = text
-        self.starts = [0] + [m.end() for m in self.EOL.finditer(text)]
-
-    def offset(self, lineno: int, col: int) -> int:
-        start = self.starts[lineno - 1]
-        end = self.starts[lineno] if lineno < len(self.starts) else len(self.text)
-        line = self.text[start:end]
-        if not line.isascii():
-            col = len(line.encode("utf-8")[:col].decode("utf-8"))
-        return start + col
-
-    def start(self, node: ast.AST) -> int:
-        return self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
-
-    def end(self, node: ast.AST) -> int:
-        return self.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
-
-    def segment(self, node: ast.AST) -> str:
-        return self.text[self.start(node) : self.end(node)]
+        super().__init__(text, "<corpus>")
 
     def blank(self, start: int, end: int) -> tuple[int, int, str]:
         """Delete ``[start, end)`` but keep its line breaks (inside brackets they are free)."""
@@ -575,7 +559,7 @@ def convert_module(source: str, tree: ast.Module, denoter: Denoter, merge: bool 
             found.skip = "module header shares a line with code"
         return Converted(source, [], skipped + converted)
     line = min([first.lineno] + [d.lineno for d in getattr(first, "decorator_list", [])])
-    at = text.starts[line - 1]
+    at = text.line_starts[line - 1]
     importing = "from jaxrewrite import Static" + (f" as {marker}" if marker != "Static" else "")
     edits.append((at, at, f"{PRAGMA}{importing}\n"))
     out = source
