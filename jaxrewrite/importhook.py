@@ -55,7 +55,12 @@ class RewritingLoader(SourceFileLoader):
                 return code
         from jaxrewrite import rewrite  # the engine; looked up at call time so tests can stub it
 
-        code = rewrite.compile_source(data, path)  # RewriteError propagates as it is
+        try:
+            code = rewrite.compile_source(data, path)
+        except SyntaxError as err:
+            # A RewriteError (or Python's own SyntaxError) names the user's file, line and column;
+            # the engine's frames above it would only bury that. Internal errors keep theirs.
+            raise err.with_traceback(None) from None
         if pyc is not None:
             cache.store(pyc, code, source_hash, path)
         return code
