@@ -11,14 +11,13 @@ from __future__ import annotations
 import importlib.util
 import io
 import os
-import re
 import sys
 from collections.abc import Iterable, Sequence
 from importlib.machinery import ModuleSpec, SourceFileLoader
 from types import CodeType, ModuleType, TracebackType
 
 from jaxrewrite import cache
-from jaxrewrite.pragma import might_opt_in, scan_header
+from jaxrewrite.pragma import head_rules_out, might_opt_in, scan_header
 
 __all__ = ["HookHandle", "RewritingFinder", "RewritingLoader", "install", "uninstall"]
 
@@ -53,7 +52,9 @@ class RewritingLoader(SourceFileLoader):
             code = cache.load(pyc, source_hash, path)
             if code is not None:
                 return code
-        from jaxrewrite import rewrite  # the engine; looked up at call time so tests can stub it
+        from jaxrewrite import (
+            rewrite,  # the engine; looked up at call time so tests can stub it
+        )
 
         try:
             code = rewrite.compile_source(data, path)
@@ -137,7 +138,7 @@ def _read_if_may_opt_in(path: str) -> bytes | None:
             head, whole = _read_head(fd)
         finally:
             os.close(fd)
-        if not might_opt_in(head) if whole else _head_rules_out(head):
+        if not might_opt_in(head) if whole else head_rules_out(head):
             return None
         with io.open_code(path) as file:
             data = file.read()
@@ -159,84 +160,6 @@ def _read_head(fd: int) -> tuple[bytes, bool]:
 
 _BLOCK = 8192
 _O_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
-_SKIP = re.compile(rb"(?:[ \t\f\r]*(?:#[^\n]*)?\n)*")  # blank and comment lines
-_STRING = re.compile(rb"""([A-Za-z]{0,2})('''|\"\"\"|'|")""")
-_FUTURE = re.compile(rb"from[ \t]+__future__[ \t]+import[ \t(]")
-_FROM_OTHER = re.compile(rb"from[ \t]+\.*[A-Za-z_]\w*")
-_STATEMENT = re.compile(rb"[A-Za-z_@]")
-
-
-def _head_rules_out(head: bytes) -> bool:
-    """True when the first block of a longer file shows it cannot opt in: its header provably
-    ends inside the block without the needle (searched in the header only, not all 8 KiB)."""
-    end = _header_end(head)
-    return end >= 0 and not might_opt_in(head[:end])
-
-
-def _header_end(head: bytes) -> int:
-    """An offset in ``head`` at or after which the module header (as ``pragma.scan_header`` reads
-    it) has certainly ended, or -1 when that is not certain within ``head``.
-
-    A byte-level walk over comment and blank lines, one leading docstring and ``from __future__``
-    imports, stopping at the first other statement. Whatever it is unsure of (escaped quotes,
-    continuations, prefixes other than r/u, several statements on one line, anything unusual at a
-    statement start) answers -1, which only costs reading the rest of the file.
-    """
-    pos = 3 if head.startswith(b"\xef\xbb\xbf") else 0
-    first = True
-    while True:
-        skipped = _SKIP.match(head, pos)  # never None: the pattern matches the empty string
-        pos = skipped.end() if skipped else pos
-        end = head.find(b"\n", pos)
-        if end < 0:
-            return -1
-        line = head[pos:end]
-        stripped = line.lstrip()
-        start = pos + len(line) - len(stripped)
-        string = _STRING.match(head, start)
-        if string is not None:
-            if not first:
-                return start  # a second string statement ends the header
-            if string.group(1) not in (b"", b"r", b"R", b"u", b"U"):
-                return -1
-            quote = string.group(2)
-            if len(quote) == 3:
-                close = head.find(quote, string.end())
-                if close < 0 or head[close - 1 : close] == b"\\":
-                    return -1
-            else:
-                close = head.find(quote, string.end(), end)
-                if close < 0 or b"\\" in head[string.end() : close]:
-                    return -1
-            after = close + len(quote)
-        elif _FUTURE.match(head, start):
-            code = line.split(b"#", 1)[0]
-            if code.rstrip().endswith(b"\\") or b";" in code:
-                return -1
-            if b"(" not in code:
-                after = end
-            else:
-                opened = head.index(b"(", start)
-                close = head.find(b")", opened)
-                if close < 0 or b"#" in head[opened:close]:
-                    return -1
-                after = close + 1
-        elif head.startswith(b"from", start):
-            found = _FROM_OTHER.match(head, start)
-            return start if found is not None and not found.group().endswith(b"__future__") else -1
-        else:
-            return start if _STATEMENT.match(head, start) else -1  # the first other statement
-        # The statement is done; the rest of its last line must be empty or a comment.
-        end = head.find(b"\n", after)
-        if end < 0:
-            return -1
-        rest = head[after:end].strip()
-        if rest and not rest.startswith(b"#"):
-            return -1
-        pos = end + 1
-        first = False
-
-
 def _opts_in(data: bytes) -> bool:
     try:
         return scan_header(importlib.util.decode_source(data)).enabled

@@ -115,3 +115,85 @@ def _header_statement(tokens: list[tokenize.TokenInfo], first: bool) -> bool:
     if head.type == tokenize.STRING:
         return first and all(t.type == tokenize.STRING for t in tokens)
     return len(tokens) > 1 and head.string == "from" and tokens[1].string == "__future__"
+
+
+# -- the same rule on raw bytes, for the import hook's first block ------------------------------
+# The hook sees every module Python imports; these let it rule most of them out from their
+# first 8 KiB without decoding or tokenizing. Unsure always means "read the whole file".
+
+_SKIP = re.compile(rb"(?:[ \t\f\r]*(?:#[^\n]*)?\n)*")  # blank and comment lines
+_STRING = re.compile(rb"""([A-Za-z]{0,2})('''|\"\"\"|'|")""")
+_FUTURE = re.compile(rb"from[ \t]+__future__[ \t]+import[ \t(]")
+_FROM_OTHER = re.compile(rb"from[ \t]+\.*[A-Za-z_]\w*")
+_STATEMENT = re.compile(rb"[A-Za-z_@]")
+
+
+def head_rules_out(head: bytes) -> bool:
+    """True when the first block of a longer file shows it cannot opt in: its header provably
+    ends inside the block without the needle (searched in the header only, not all 8 KiB)."""
+    end = header_end(head)
+    return end >= 0 and not might_opt_in(head[:end])
+
+
+def header_end(head: bytes) -> int:
+    """An offset in ``head`` at or after which the module header (as ``pragma.scan_header`` reads
+    it) has certainly ended, or -1 when that is not certain within ``head``.
+
+    A byte-level walk over comment and blank lines, one leading docstring and ``from __future__``
+    imports, stopping at the first other statement. Whatever it is unsure of (escaped quotes,
+    continuations, prefixes other than r/u, several statements on one line, anything unusual at a
+    statement start) answers -1, which only costs reading the rest of the file.
+    """
+    pos = 3 if head.startswith(b"\xef\xbb\xbf") else 0
+    first = True
+    while True:
+        skipped = _SKIP.match(head, pos)  # never None: the pattern matches the empty string
+        pos = skipped.end() if skipped else pos
+        end = head.find(b"\n", pos)
+        if end < 0:
+            return -1
+        line = head[pos:end]
+        stripped = line.lstrip()
+        start = pos + len(line) - len(stripped)
+        string = _STRING.match(head, start)
+        if string is not None:
+            if not first:
+                return start  # a second string statement ends the header
+            if string.group(1) not in (b"", b"r", b"R", b"u", b"U"):
+                return -1
+            quote = string.group(2)
+            if len(quote) == 3:
+                close = head.find(quote, string.end())
+                if close < 0 or head[close - 1 : close] == b"\\":
+                    return -1
+            else:
+                close = head.find(quote, string.end(), end)
+                if close < 0 or b"\\" in head[string.end() : close]:
+                    return -1
+            after = close + len(quote)
+        elif _FUTURE.match(head, start):
+            code = line.split(b"#", 1)[0]
+            if code.rstrip().endswith(b"\\") or b";" in code:
+                return -1
+            if b"(" not in code:
+                after = end
+            else:
+                opened = head.index(b"(", start)
+                close = head.find(b")", opened)
+                if close < 0 or b"#" in head[opened:close]:
+                    return -1
+                after = close + 1
+        elif head.startswith(b"from", start):
+            found = _FROM_OTHER.match(head, start)
+            return start if found is not None and not found.group().endswith(b"__future__") else -1
+        else:
+            return start if _STATEMENT.match(head, start) else -1  # the first other statement
+        # The statement is done; the rest of its last line must be empty or a comment.
+        end = head.find(b"\n", after)
+        if end < 0:
+            return -1
+        rest = head[after:end].strip()
+        if rest and not rest.startswith(b"#"):
+            return -1
+        pos = end + 1
+        first = False

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jaxrewrite.importhook import _BLOCK, _head_rules_out, _header_end, _read_if_may_opt_in
-from jaxrewrite.pragma import scan_header
+from jaxrewrite.importhook import _BLOCK, _read_if_may_opt_in
+from jaxrewrite.pragma import head_rules_out, header_end, scan_header
 
 PRAGMA_LINE = b"# jaxrewrite: enable\n"
 
@@ -27,7 +27,7 @@ def pragma_hidden(text: bytes, k: int) -> bool:
     a pragma-looking line after the header end) and for ``text`` with a pragma line put at or
     after ``k``.
     """
-    if not _head_rules_out(text[:k]):
+    if not head_rules_out(text[:k]):
         return False
     at = _line_start_at_or_after(text, k)
     newline = b"\n" if at and not text[:at].endswith(b"\n") else b""
@@ -130,7 +130,7 @@ def test_filter_settles_almost_every_real_module_from_its_first_block() -> None:
     for path in _jax_sources():
         with open(path, "rb") as file:
             head = file.read(_BLOCK)
-        if len(head) == _BLOCK and not _head_rules_out(head):
+        if len(head) == _BLOCK and not head_rules_out(head):
             undecided.append(path)
     assert len(undecided) < 20, undecided  # long docstrings; those are read in full, which is fine
 
@@ -148,7 +148,7 @@ def test_filter_settles_almost_every_real_module_from_its_first_block() -> None:
     ],
 )
 def test_header_end_examples(head: bytes, ends: bool) -> None:
-    assert (_header_end(head) >= 0) is ends
+    assert (header_end(head) >= 0) is ends
 
 
 def test_pragma_after_a_long_docstring_is_still_found(tmp_path: os.PathLike[str]) -> None:
