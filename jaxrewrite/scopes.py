@@ -181,9 +181,6 @@ def _structural_lines(text: str, line_starts: list[int]) -> list[int]:
     return sorted(lines)
 
 
-_OPAQUE_TARGET = Opaque()
-
-
 def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree) -> None:
     for stmt in body:
         kind = type(stmt)
