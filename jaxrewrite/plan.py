@@ -110,9 +110,12 @@ def plan_module(tree: ScopeTree, src: Source) -> list[splice.Edit]:
 
 
 def _header_mentions(func: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[int]) -> bool:
-    """Does any of the sorted ``lines`` fall in the def's signature (its annotations live there)?"""
+    """Does any of the sorted ``lines`` fall in the def's signature (its annotations live there)?
+
+    The signature ends on the body's first line at the latest (``def f(x,\n n: S): return x``).
+    """
     at = bisect.bisect_left(lines, func.lineno)
-    return at < len(lines) and bool(lines[at] < max(func.body[0].lineno, func.lineno + 1))
+    return at < len(lines) and bool(lines[at] <= func.body[0].lineno)
 
 
 def _leaves(sig: Signature, scope: Scope, classes: _Classes, src: Source) -> tuple[Leaf, ...]:

@@ -124,3 +124,8 @@ def test_try_import_fallbacks_that_agree_are_fine() -> None:
         "import jax\n", "import jax\ntry:\n    from jax import jit\nexcept ImportError:\n    from jax import jit\n"
     ).replace("@jax.jit", "@jit")
     assert "static_argnums=(1,)" in rewrite_source(source, "m.py")
+
+
+def test_a_signature_ending_on_the_body_line_is_read() -> None:
+    source = MODULE.replace("def f(x, n: Static[int]):\n    return x\n", "def f(x,\n      n: Static[int]): return x\n")
+    assert "static_argnums=(1,)" in rewrite_source(source, "m.py")
