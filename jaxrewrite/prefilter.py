@@ -14,7 +14,7 @@ import re
 from jaxrewrite.classes import local_class
 from jaxrewrite.scopes import Assigned, DefinedClass, Imported, Scope, ScopeTree
 from jaxrewrite.signature import may_mark
-from jaxrewrite.source import Source
+from jaxrewrite.source import Source, lines_containing
 
 
 def classes_with_markers(tree: ScopeTree, relevant: set[str]) -> dict[int, tuple[DefinedClass, Scope]]:
@@ -72,15 +72,7 @@ def marker_names(tree: ScopeTree) -> set[str]:
 
 def lines_mentioning(names: set[str], src: Source) -> list[int]:
     """Sorted lines whose text contains any of ``names`` (substring search: a superset)."""
-    text, starts = src.text, src.line_starts
-    lines: set[int] = set()
-    for name in names:
-        at = text.find(name)
-        while at >= 0:
-            line = bisect.bisect_right(starts, at)
-            lines.add(line)
-            at = text.find(name, starts[line] if line < len(starts) else len(text))
-    return sorted(lines)
+    return lines_containing(src.text, src.line_starts, names)
 
 
 def may_matter(func: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str], leaf_names: set[str]) -> bool:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any, Union
 
-from jaxrewrite.source import source_lines
+from jaxrewrite.source import lines_containing, source_lines
 
 
 @dataclass(frozen=True)
@@ -170,15 +170,7 @@ def build_scopes(tree: ast.Module, text: str = "", line_starts: list[int] | None
 
 def _structural_lines(text: str, line_starts: list[int]) -> list[int]:
     """Sorted lines containing any of ``_STRUCTURAL`` (see there)."""
-    lines = set()
-    find = bisect.bisect_right
-    for word in _STRUCTURAL:
-        at = text.find(word)
-        while at >= 0:
-            line = find(line_starts, at)
-            lines.add(line)
-            at = text.find(word, line_starts[line] if line < len(line_starts) else len(text))
-    return sorted(lines)
+    return lines_containing(text, line_starts, _STRUCTURAL)
 
 
 def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree) -> None:

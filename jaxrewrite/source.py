@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import re
+from collections.abc import Iterable
 from functools import cached_property
 from itertools import accumulate
 
 from jaxrewrite.errors import RewriteError
-
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
@@ -26,6 +27,19 @@ def source_lines(text: str) -> list[str]:
             lines.append(parts[-1])
         return lines
     return _LINE.findall(text)
+
+
+def lines_containing(text: str, line_starts: list[int], words: Iterable[str]) -> list[int]:
+    """Sorted 1-based lines whose text contains any of ``words``: a substring search (a superset
+    of real mentions, since strings and comments count too), at C speed, one hit per line."""
+    lines: set[int] = set()
+    for word in words:
+        at = text.find(word)
+        while at >= 0:
+            line = bisect.bisect_right(line_starts, at)
+            lines.add(line)
+            at = text.find(word, line_starts[line] if line < len(line_starts) else len(text))
+    return sorted(lines)
 
 
 class Source:
