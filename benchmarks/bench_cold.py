@@ -40,7 +40,7 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 from _timing import CLOCKS, Row, dump, interleave, median, paired_ratio, print_table  # noqa: E402
 
-from jaxrewrite.rewrite import rewrite_source  # noqa: E402
+from jaxrewrite.engine.rewrite import rewrite_source  # noqa: E402
 
 HEADER = '''\
 """Generated benchmark module: numerical kernels written the way JAX users write them."""

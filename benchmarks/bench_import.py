@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO))
 
 from _timing import quartiles  # noqa: E402  (benchmarks/ is sys.path[0] when run as a script)
 
-from jaxrewrite.rewrite import rewrite_source  # noqa: E402
+from jaxrewrite.engine.rewrite import rewrite_source  # noqa: E402
 TABLE = REPO / "benchmarks" / "results" / "import_cost.md"
 
 IMPORT_JAX = """\

@@ -9,24 +9,25 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from jaxrewrite.errors import RewriteError, RewriteWarning
-from jaxrewrite.importhook import install, uninstall
+from jaxrewrite.hook.finder import install, uninstall
 from jaxrewrite.markers import NODIFF, STATIC, NoDiff, Static, is_nodiff, is_static
 from jaxrewrite.version import __version__
 
 if TYPE_CHECKING:
-    from jaxrewrite.rewrite import rewrite_source
+    from jaxrewrite.engine.rewrite import rewrite_source
 
 
 def __getattr__(name: str) -> Any:
     # The engine is imported on first use: a process whose opted-in modules all load from
     # the cache never needs it, and ``import jaxrewrite`` stays cheap for the marker alone.
     if name == "rewrite_source":
-        from jaxrewrite.rewrite import rewrite_source
+        from jaxrewrite.engine.rewrite import rewrite_source
 
         return rewrite_source
     raise AttributeError(f"module 'jaxrewrite' has no attribute {name!r}")
 
 __all__ = [
+    "Analysis",
     "NODIFF",
     "STATIC",
     "NoDiff",
@@ -34,6 +35,7 @@ __all__ = [
     "RewriteWarning",
     "Static",
     "__version__",
+    "analyze",
     "install",
     "is_nodiff",
     "is_static",

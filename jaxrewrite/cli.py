@@ -121,10 +121,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "jaxrewrite") -> int:
         sys.stderr.write(command.err)
         return command.status
     if isinstance(command, Show):
-        from jaxrewrite.show import show
+        from jaxrewrite.commands.show import show
 
         return show(command.target, command.diff, prog)
-    from jaxrewrite import runner
+    from jaxrewrite.commands import run as runner
 
     if isinstance(command, RunModule):
         return runner.run_module(command.name, command.args)

@@ -21,8 +21,11 @@ class RewriteError(SyntaxError):
         text: str | None = None,
         end_lineno: int | None = None,
         end_offset: int | None = None,
+        code: str = "JR100",
     ) -> None:
         super().__init__(msg, (filename, lineno, offset, text, end_lineno, end_offset))
+        #: The finding's code (``jaxrewrite.engine.diagnostics.CODES``), as ``jaxrewrite check`` prints it.
+        self.code = code
 
     def __str__(self) -> str:
         return f"{self.filename}:{self.lineno}:{self.offset}: {self.msg}"
@@ -31,11 +34,11 @@ class RewriteError(SyntaxError):
         # Keep the location across pickling (multiprocessing, pytest-xdist).
         return (
             type(self),
-            (self.msg, self.filename, self.lineno, self.offset, self.text, self.end_lineno, self.end_offset),
+            (self.msg, self.filename, self.lineno, self.offset, self.text, self.end_lineno, self.end_offset, self.code),
         )
 
     @classmethod
-    def at(cls, node: ast.AST, msg: str, filename: str, lines: list[str]) -> RewriteError:
+    def at(cls, node: ast.AST, code: str, msg: str, filename: str, lines: list[str]) -> RewriteError:
         """Build the error for an AST node, with the offending source line as ``text``."""
         lineno = getattr(node, "lineno", 1)
         col = getattr(node, "col_offset", 0)
@@ -52,6 +55,7 @@ class RewriteError(SyntaxError):
             None
             if end_col is None or end_lineno is None
             else _char_offset(_line(lines, end_lineno), end_col) + 1,
+            code,
         )
 
 

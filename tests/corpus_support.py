@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jaxrewrite.source import Source
+from jaxrewrite.engine.source import Source
 
 CORPUS_PACKAGES = ("jax", "jaxlib", "numpy")
 
@@ -99,7 +99,7 @@ SPECS: dict[str, Spec] = {
 STATIC_KEYWORDS = tuple(sorted({k for spec in SPECS.values() for k in spec.read}))
 
 #: What the engine recognises (the last segment of a name rooted at ``jax``, see
-#: ``jaxrewrite.transforms``) and the keywords it then writes.
+#: ``jaxrewrite.engine.table``) and the keywords it then writes.
 ENGINE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "jit": ("static_argnums", "static_argnames"),
     "pjit": ("static_argnums", "static_argnames"),
@@ -830,7 +830,7 @@ def changed_lines(before: str, after: str) -> list[int] | None:
 
 def check_rewrite(conv: Converted, rewrite: Callable[[str, str], str], where: str, problems: list[str]) -> tuple[str | None, list[Found]]:
     """Rewrite a converted module and read it back: (output, the decorators that verified)."""
-    from jaxrewrite.pragma import scan_header
+    from jaxrewrite.engine.header import scan_header
 
     if not scan_header(conv.text).enabled:
         problems.append(f"{where}: the converted module does not opt in (converter bug)")

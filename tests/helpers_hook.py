@@ -122,18 +122,18 @@ def child(module: str, hook: bool = True, packages: list[str] | None = None, slo
     import time
 
     import jaxrewrite
-    import jaxrewrite.rewrite as engine
+    from jaxrewrite.hook import pipeline
 
     compiled: list[str] = []
-    real = engine.compile_source
+    real = pipeline.Pipeline.compile
 
-    def counting(data: bytes, path: str, optimize: int = -1) -> Any:
+    def counting(self: Any, data: bytes, path: str, optimize: int, header: Any = None) -> Any:
         compiled.append(path)
-        code = real(data, path, optimize)
+        code = real(self, data, path, optimize, header)
         time.sleep(slow)  # lets concurrent children overlap between compiling and writing
         return code
 
-    engine.compile_source = counting  # type: ignore[assignment]
+    pipeline.Pipeline.compile = counting  # type: ignore[method-assign]
     if hook:
         jaxrewrite.install(packages)
     mod = importlib.import_module(module)

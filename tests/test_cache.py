@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from helpers_hook import OPTED_IN, PLAIN_CALL, REWRITTEN_CALL, Project, child_code, report
 
-from jaxrewrite import cache
+from jaxrewrite.hook import cache
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import jaxrewrite
-from jaxrewrite.rewrite import rewrite_source
+from jaxrewrite.engine.rewrite import rewrite_source
 
 REPO = str(Path(jaxrewrite.__file__).resolve().parent.parent)
 

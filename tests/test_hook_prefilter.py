@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jaxrewrite.importhook import _BLOCK, _read_if_may_opt_in
-from jaxrewrite.pragma import head_rules_out, header_end, scan_header
+from jaxrewrite.hook.finder import _BLOCK, _read_if_may_opt_in
+from jaxrewrite.engine.header import head_rules_out, header_end, scan_header
 
 PRAGMA_LINE = b"# jaxrewrite: enable\n"
 

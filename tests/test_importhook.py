@@ -20,7 +20,7 @@ import pytest
 from helpers_hook import OPTED_IN, PLAIN_CALL, REWRITTEN_CALL, Project, report
 
 import jaxrewrite
-from jaxrewrite.importhook import RewritingFinder
+from jaxrewrite.hook.finder import RewritingFinder
 
 
 @pytest.fixture

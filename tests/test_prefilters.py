@@ -8,16 +8,13 @@ statics, so every golden input and a set of awkward layouts are rewritten both w
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
 
 from golden_cases import GOLDEN, inputs
 from jaxrewrite import RewriteError, rewrite_source
-from jaxrewrite import plan, prefilter, scopes, signature
-from jaxrewrite.scopes import Scope, ScopeTree
-from jaxrewrite.source import Source
+from jaxrewrite.engine.filters import EXHAUSTIVE, FAST, Filters
 
 LAYOUTS = {
     "signature ends on the body line": """\
@@ -96,20 +93,9 @@ def register():
 }
 
 
-def _everything(names: list[str], tree: ScopeTree, src: Source) -> list[tuple[ast.Call, Scope]]:
-    """calls_naming with no text search: every call of every statement, deferred bodies too."""
-    tree.walk_deferred(list(range(1, len(src.line_starts) + 1)))
-    found = []
-    for _, _, stmt, scope in tree.statements:
-        for expr in prefilter._own_expressions(stmt):
-            found.extend((node, scope) for node in ast.walk(expr) if isinstance(node, ast.Call))
-    unique = {id(call): (call, scope) for call, scope in found}
-    return sorted(unique.values(), key=lambda item: (item[0].lineno, item[0].col_offset))
-
-
-def _outcome(source: str, name: str) -> str:
+def _outcome(source: str, name: str, filters: Filters = FAST) -> str:
     try:
-        return rewrite_source(source, name)
+        return rewrite_source(source, name, filters=filters)
     except RewriteError as err:
         return f"RewriteError: {err}"
     except SyntaxError as err:
@@ -121,14 +107,11 @@ CASES += list(LAYOUTS.items())
 
 
 @pytest.mark.parametrize(("name", "source"), CASES, ids=[name for name, _ in CASES])
-def test_prefilters_change_nothing(name: str, source: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_prefilters_change_nothing(name: str, source: str) -> None:
     filtered = _outcome(source, name)
-    monkeypatch.setattr(plan, "_header_mentions", lambda func, lines: True)
-    monkeypatch.setattr(plan, "may_matter", lambda func, names, leaves: True)
-    monkeypatch.setattr(plan, "calls_naming", _everything)
-    monkeypatch.setattr(signature.MarkerReader, "_relevant", lambda self, expr: True)
-    monkeypatch.setattr(scopes, "_structural_lines", lambda text, starts: list(range(1, len(starts) + 1)))
-    assert _outcome(source, name) == filtered
+    assert _outcome(source, name, EXHAUSTIVE) == filtered
+    for each in ("marker_names", "signature_lines", "defer_bodies", "first_arguments"):
+        assert _outcome(source, name, Filters(**{each: False})) == filtered, each
 
 
 def test_layouts_are_rewritten() -> None:

@@ -3,29 +3,25 @@
 from __future__ import annotations
 
 import ast
+from typing import TypeVar
 
-from jaxrewrite.scopes import Assigned, Imported, Scope
-from jaxrewrite.transforms import TRANSFORMS
+from jaxrewrite.engine.scopes import Assigned, Binding, Imported, Marked, Scope
+from jaxrewrite.engine.table import MARKER_EXPORTS, STAR_EXPORTS, canonical
 
-#: Names a star import may supply that jaxrewrite cares about (all others stay unknown).
-_STAR_NAMES = {
-    "jax": set(TRANSFORMS),
-    "functools": {"partial"},
-    "typing": {"Annotated"},
-    "typing_extensions": {"Annotated"},
-    "jaxrewrite": {"Static", "NoDiff", "STATIC", "NODIFF"},
-}
+#: Alias chains (and nested annotations, base classes) deeper than this resolve to nothing:
+#: real code never comes close, and a cycle must not recurse forever.
+MAX_DEPTH = 32
 
-_MAX_DEPTH = 32  # alias chains longer than this (or cyclic) resolve to nothing
+B = TypeVar("B", bound=Binding)
 
 
 def qualname(expr: ast.expr, scope: Scope, depth: int = 0) -> str | None:
     """The dotted name ``expr`` denotes through imports and plain-name aliases, if known."""
-    if depth > _MAX_DEPTH:
+    if depth > MAX_DEPTH:
         return None
     if isinstance(expr, ast.Attribute):
         base = qualname(expr.value, scope, depth + 1)
-        return None if base is None else f"{base}.{expr.attr}"
+        return None if base is None else canonical(f"{base}.{expr.attr}")
     if not isinstance(expr, ast.Name):
         return None
     cache = scope.qualnames
@@ -44,7 +40,7 @@ def _name_qualname(name: str, scope: Scope, depth: int) -> str | None:
     names: set[str | None] = set()
     for binding in found[0]:
         if isinstance(binding, Imported):
-            names.add(binding.qualname)
+            names.add(canonical(binding.qualname))
         elif isinstance(binding, Assigned) and isinstance(binding.value, (ast.Name, ast.Attribute)):
             names.add(qualname(binding.value, binding.scope, depth + 1))
         else:
@@ -58,24 +54,34 @@ def binding_scope(name: str, scope: Scope) -> Scope | None:
     return None if found is None else found[1]
 
 
-def alias_of(expr: ast.expr, scope: Scope) -> Assigned | None:
-    """The single assignment a bare name refers to, when that is its only binding."""
+def only(expr: ast.expr, scope: Scope, kind: type[B]) -> B | None:
+    """The one binding of ``kind`` a bare name refers to, when that is its only binding."""
     if not isinstance(expr, ast.Name):
         return None
     found = scope.lookup(expr.id)
     if found is None or len(found[0]) != 1:
         return None
     binding = found[0][0]
-    return binding if isinstance(binding, Assigned) else None
+    return binding if isinstance(binding, kind) else None
+
+
+def alias_of(expr: ast.expr, scope: Scope) -> Assigned | None:
+    """The single assignment a bare name refers to, when that is its only binding."""
+    return only(expr, scope, Assigned)
+
+
+def marked(expr: ast.expr, scope: Scope) -> Marked | None:
+    """An outer-environment marker alias a bare name refers to."""
+    return only(expr, scope, Marked)
 
 
 def _star(name: str, scope: Scope) -> str | None:
     candidates = {
         f"{module}.{name}"
         for module in scope.module().star_imports
-        if name in _STAR_NAMES.get(module.partition(".")[0], ())
+        if name in STAR_EXPORTS.get(module.partition(".")[0], ())
     }
-    return candidates.pop() if len(candidates) == 1 else None
+    return canonical(candidates.pop()) if len(candidates) == 1 else None
 
 
 def is_partial(qual: str | None) -> bool:
@@ -87,8 +93,16 @@ def marker_name(qual: str | None) -> str | None:
     if qual is None or qual.partition(".")[0] != "jaxrewrite":
         return None
     last = qual.rpartition(".")[2]
-    return last if last in ("Static", "NoDiff", "STATIC", "NODIFF") else None
+    return last if last in MARKER_EXPORTS else None
 
 
 def is_annotated(qual: str | None) -> bool:
-    return qual in ("typing.Annotated", "typing_extensions.Annotated")
+    return qual == "typing.Annotated"
+
+
+def parse_string(text: str) -> ast.expr | None:
+    """A string annotation as an expression (PEP 563 text, forward references), or None."""
+    try:
+        return ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return None

@@ -11,16 +11,16 @@ import ast
 import enum
 from typing import NamedTuple
 
-from jaxrewrite.resolve import alias_of, is_annotated, marker_name, qualname
-from jaxrewrite.scopes import Scope
-from jaxrewrite.source import Source
-from jaxrewrite.transforms import NODIFF, STATIC
+from jaxrewrite.engine.resolve import MAX_DEPTH, alias_of, is_annotated, marked, marker_name, parse_string, qualname
+from jaxrewrite.engine.scopes import Scope
+from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.table import CONTAINERS, MARKER_CONSTANTS, MARKER_TYPES, Mark
 
-_FACTORY = {"Static": STATIC, "NoDiff": NODIFF}
-_NONE: frozenset[str] = frozenset()
-_SINGLE = {STATIC: frozenset({STATIC}), NODIFF: frozenset({NODIFF})}
-_CONSTANT = {"STATIC": STATIC, "NODIFF": NODIFF}
-_MAX_DEPTH = 32
+Marks = frozenset[Mark]
+_NONE: Marks = frozenset()
+_SINGLE = {mark: frozenset({mark}) for mark in Mark}
+#: A marker inside ``Callable[[...], R]`` describes another function's parameter, not this one.
+_CALLABLE = "typing.Callable"
 
 
 class Kind(enum.Enum):
@@ -36,35 +36,25 @@ class Param(NamedTuple):
     kind: Kind
     #: Index among the parameters that can be passed by position, else None.
     position: int | None
-    markers: frozenset[str]
+    markers: Marks
     node: ast.arg
-
-    @property
-    def by_keyword(self) -> bool:
-        return self.kind in (Kind.POSITIONAL_OR_KEYWORD, Kind.KEYWORD_ONLY)
 
 
 class Signature(NamedTuple):
     params: tuple[Param, ...]
     n_positional: int
     var_positional: bool
-    var_keyword: bool
 
-    def marked(self, markers: frozenset[str]) -> tuple[Param, ...]:
+    def marked(self, markers: Marks) -> tuple[Param, ...]:
         return tuple(p for p in self.params if p.markers & markers)
-
-    def named(self, name: str) -> Param | None:
-        return next((p for p in self.params if p.name == name and p.kind not in _VARIADIC), None)
-
-    def at(self, position: int) -> Param | None:
-        return next((p for p in self.params if p.position == position), None)
 
     @property
     def has_markers(self) -> bool:
         return any(p.markers for p in self.params)
 
-
-_VARIADIC = (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)
+    def statics(self) -> tuple[tuple[str, Kind, int | None, Marks], ...]:
+        """What makes two signatures equal for every transform: names, kinds, positions, markers."""
+        return tuple((p.name, p.kind, p.position, p.markers) for p in self.params)
 
 
 def read_signature(
@@ -86,6 +76,7 @@ def read_signature(
             if markers and (kind is Kind.VAR_POSITIONAL or kind is Kind.VAR_KEYWORD):
                 raise src.error(
                     arg,
+                    "JR101",
                     f"{_spell(markers)} cannot mark {kind.value} parameter {arg.arg!r}: JAX can only treat "
                     "named or positional parameters as static",
                 )
@@ -94,7 +85,7 @@ def read_signature(
                 position += 1
             else:
                 params.append(Param(arg.arg, kind, None, markers, arg))
-    return Signature(tuple(params), position, args.vararg is not None, args.kwarg is not None)
+    return Signature(tuple(params), position, args.vararg is not None)
 
 
 def _groups(args: ast.arguments) -> tuple[tuple[Kind, list[ast.arg]], ...]:
@@ -107,8 +98,8 @@ def _groups(args: ast.arguments) -> tuple[tuple[Kind, list[ast.arg]], ...]:
     )
 
 
-def _spell(markers: frozenset[str]) -> str:
-    return " and ".join(sorted("Static" if m == STATIC else "NoDiff" for m in markers))
+def _spell(markers: Marks) -> str:
+    return " and ".join(sorted(m.value for m in markers))
 
 
 class MarkerReader:
@@ -119,7 +110,7 @@ class MarkerReader:
         self.src = src
         self.relevant = relevant
 
-    def markers(self, ann: ast.expr) -> frozenset[str]:
+    def markers(self, ann: ast.expr) -> Marks:
         if not self._relevant(ann):
             return _NONE
         return self._top(ann, self.scope, ann, 0)
@@ -127,24 +118,29 @@ class MarkerReader:
     def _relevant(self, expr: ast.AST) -> bool:
         return self.relevant is None or may_mark(expr, self.relevant)
 
-    def _top(self, expr: ast.expr, scope: Scope, where: ast.expr, depth: int) -> frozenset[str]:
+    def _top(self, expr: ast.expr, scope: Scope, where: ast.expr, depth: int) -> Marks:
         """Markers of ``expr`` as an outermost annotation; ``where`` locates errors."""
-        if depth > _MAX_DEPTH:
+        if depth > MAX_DEPTH:
             return _NONE
         if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
-            parsed = _parse_string(expr.value)
+            parsed = parse_string(expr.value)
             return frozenset() if parsed is None else self._top(parsed, scope, where, depth + 1)
         if isinstance(expr, (ast.Name, ast.Attribute)):
             return self._reference(expr, scope, where, depth)
         if isinstance(expr, ast.Subscript):
             return self._subscript(expr, scope, where, depth)
+        if isinstance(expr, ast.Call) and qualname(expr.func, scope) in CONTAINERS:
+            return _NONE  # a functional TypedDict/NamedTuple: its Static fields are per-leaf statics
         self._forbid_inside(expr, scope, where, depth)
         return frozenset()
 
-    def _reference(self, expr: ast.expr, scope: Scope, where: ast.expr, depth: int) -> frozenset[str]:
+    def _reference(self, expr: ast.expr, scope: Scope, where: ast.expr, depth: int) -> Marks:
         name = marker_name(qualname(expr, scope))
-        if name in _FACTORY:
-            return _SINGLE[_FACTORY[name]]  # bare ``Static`` means ``Static[Any]``
+        if name in MARKER_TYPES:
+            return _SINGLE[MARKER_TYPES[name]]  # bare ``Static`` means ``Static[Any]``
+        outer = marked(expr, scope)
+        if outer is not None:
+            return outer.markers
         alias = alias_of(expr, scope)
         if alias is None:
             return frozenset()
@@ -152,24 +148,28 @@ class MarkerReader:
         if found and alias.type_statement:
             raise self.src.error(
                 where,
+                "JR103",
                 f"{ast.unparse(expr)} is a 'type' statement alias, which hides its Annotated metadata; "
                 f"write '{ast.unparse(expr)} = ...' instead",
             )
         return found
 
-    def _subscript(self, expr: ast.Subscript, scope: Scope, where: ast.expr, depth: int) -> frozenset[str]:
-        base_name = marker_name(qualname(expr.value, scope))
-        if base_name in _FACTORY:
+    def _subscript(self, expr: ast.Subscript, scope: Scope, where: ast.expr, depth: int) -> Marks:
+        base = qualname(expr.value, scope)
+        base_name = marker_name(base)
+        if base_name in MARKER_TYPES:
             # Static[NoDiff[T]] flattens like nested Annotated: both markers count.
             inner = self._top(expr.slice, scope, where, depth + 1) if self._relevant(expr.slice) else _NONE
-            return _SINGLE[_FACTORY[base_name]] | inner
-        if is_annotated(qualname(expr.value, scope)):
+            return _SINGLE[MARKER_TYPES[base_name]] | inner
+        if base == _CALLABLE:
+            return _NONE  # Callable[[jax.Array, Static[int]], R]: the callee's parameters, not ours
+        if is_annotated(base):
             items = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
             found = set(self._top(items[0], scope, where, depth + 1) if self._relevant(items[0]) else ())
             for meta in items[1:]:
                 const = marker_name(qualname(meta, scope))
-                if const in _CONSTANT:
-                    found.add(_CONSTANT[const])
+                if const in MARKER_CONSTANTS:
+                    found.add(MARKER_CONSTANTS[const])
             return frozenset(found)
         alias = alias_of(expr.value, scope)
         if alias is not None:
@@ -193,6 +193,7 @@ class MarkerReader:
     def _nested(self, node: ast.AST, where: ast.expr) -> None:
         raise self.src.error(
             where,
+            "JR102",
             f"a marker must be the outermost annotation, but {ast.unparse(node)} is nested inside "
             f"{self.src.segment(where)}; put the marker outside, e.g. Static[Optional[int]] rather "
             "than Optional[Static[int]]",
@@ -219,9 +220,3 @@ def may_mark(node: ast.AST | None, names: set[str]) -> bool:
         return False
     return any(may_mark(child, names) for child in ast.iter_child_nodes(node))
 
-
-def _parse_string(text: str) -> ast.expr | None:
-    try:
-        return ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
-        return None

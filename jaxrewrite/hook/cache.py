@@ -24,35 +24,53 @@ _HEADER_SIZE = 16
 _rewriter_hash: str | None = None
 
 
-def rewriter_hash() -> str:
-    """A digest of jaxrewrite's own sources and version, so that any change to the rewriter
-    invalidates every cached module; computed once, on first use (no file access before that)."""
+#: The package folder whose sources (every subfolder included) determine what the rewriter writes.
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def package_sources(root: str = PACKAGE) -> list[str]:
+    """Every ``.py`` file of the package, as sorted paths relative to ``root``."""
+    found: list[str] = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        rel = os.path.relpath(folder, root)
+        found.extend(os.path.normpath(os.path.join(rel, name)) for name in files if name.endswith(".py"))
+    return sorted(found)
+
+
+def rewriter_hash(root: str = PACKAGE) -> str:
+    """A digest of jaxrewrite's own sources (subfolders included) and version, so that any change
+    to the rewriter invalidates every cached module; computed once, on first use."""
     global _rewriter_hash
-    if _rewriter_hash is None:
+    if _rewriter_hash is None or root != PACKAGE:
         from jaxrewrite.version import __version__
 
-        folder = os.path.dirname(os.path.abspath(__file__))
         parts = [__version__.encode()]
-        for name in sorted(os.listdir(folder)):
-            if name.endswith(".py"):
-                body = _read(os.path.join(folder, name))
-                parts.append(b"%d:%s:%d:%s" % (len(name), name.encode(), len(body), body))
-        _rewriter_hash = importlib.util.source_hash(b"".join(parts)).hex()
+        for name in package_sources(root):
+            body = _read(os.path.join(root, name))
+            key = name.replace(os.sep, "/").encode()
+            parts.append(b"%d:%s:%d:%s" % (len(key), key, len(body), body))
+        digest = importlib.util.source_hash(b"".join(parts)).hex()
+        if root != PACKAGE:
+            return digest
+        _rewriter_hash = digest
     return _rewriter_hash
 
 
-def cache_tag() -> str | None:
-    """The ``optimization`` part of the cache file name; None when the rewriter cannot be hashed."""
+def cache_tag(optimize: int | None = None, pipeline: str = "") -> str | None:
+    """The ``optimization`` part of the cache file name: rewriter hash, pipeline name and
+    optimisation level (the interpreter's by default); None when the rewriter cannot be hashed."""
     try:
         digest = rewriter_hash()
     except OSError:
         return None
-    return f"jaxrewrite{digest}o{sys.flags.optimize}"
+    level = sys.flags.optimize if optimize is None else optimize
+    return f"jaxrewrite{digest}{pipeline}o{level}"
 
 
-def cache_path(source_path: str) -> str | None:
+def cache_path(source_path: str, optimize: int | None = None, pipeline: str = "") -> str | None:
     """Where the rewritten pyc of ``source_path`` lives (``sys.pycache_prefix`` respected), or None."""
-    tag = cache_tag()
+    tag = cache_tag(optimize, pipeline)
     if tag is None:
         return None
     try:

@@ -5,16 +5,16 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from jaxrewrite.resolve import alias_of, is_partial, qualname
-from jaxrewrite.scopes import Assigned, Imported, Scope
-from jaxrewrite.transforms import (
+from jaxrewrite.engine.resolve import MAX_DEPTH, alias_of, is_partial, qualname
+from jaxrewrite.engine.scopes import Assigned, Imported, Scope
+from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.table import (
     ClassTransform,
     Transform,
+    canonical,
     class_transform_for,
     transform_for,
 )
-
-_MAX_DEPTH = 32
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class TransformRef:
 
 def classify(expr: ast.expr, scope: Scope, depth: int = 0) -> TransformRef | None:
     """Does ``expr`` denote a JAX transform, possibly through partial, factory or alias forms?"""
-    if depth > _MAX_DEPTH:
+    if depth > MAX_DEPTH:
         return None
     if isinstance(expr, (ast.Name, ast.Attribute)):
         transform = transform_for(qualname(expr, scope) or "")
@@ -57,6 +57,33 @@ def classify(expr: ast.expr, scope: Scope, depth: int = 0) -> TransformRef | Non
     return None
 
 
+def bound_keywords(call: ast.Call, positional: tuple[str, ...], what: str, src: Source) -> tuple[ast.keyword, ...]:
+    """The arguments after the first of ``call`` as keywords: a positional argument becomes the
+    keyword it binds (``jax.vmap(f, (0, None))`` says ``in_axes=(0, None)``), so it is merged
+    and completed in place, never passed twice."""
+    extra = call.args[1:]
+    if not extra:
+        return tuple(call.keywords)
+    for arg in extra:
+        if isinstance(arg, ast.Starred):
+            raise src.error(
+                arg,
+                "JR109",
+                f"cannot merge Static parameters into {what} arguments passed as *{ast.unparse(arg.value)}",
+            )
+    if len(extra) > len(positional):
+        raise src.error(
+            extra[len(positional)],
+            "JR120",
+            f"{what} takes {len(positional)} positional argument{'s' if len(positional) != 1 else ''} after "
+            f"the function, but {len(extra)} are given",
+        )
+    named = [ast.keyword(arg=name, value=value) for name, value in zip(positional, extra)]
+    for kw, node in zip(named, extra):
+        ast.copy_location(kw, node)
+    return (*named, *call.keywords)
+
+
 def ambiguous(expr: ast.expr, scope: Scope) -> bool:
     """Is ``expr`` a transform under one of several bindings of its root name?
 
@@ -77,7 +104,7 @@ def ambiguous(expr: ast.expr, scope: Scope) -> bool:
         return False
     suffix = "".join("." + attr for attr in attrs)
     for binding in found[0]:
-        if isinstance(binding, Imported) and transform_for(binding.qualname + suffix) is not None:
+        if isinstance(binding, Imported) and transform_for(canonical(binding.qualname + suffix)) is not None:
             return True
         if isinstance(binding, Assigned) and not attrs and classify(binding.value, binding.scope) is not None:
             return True

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import Collection, Sequence
 
 from jaxrewrite.errors import RewriteError
-from jaxrewrite.pragma import PRAGMA, Header, scan_header
-from jaxrewrite.rewrite import rewrite_source
-from jaxrewrite.runner import safe_path
+from jaxrewrite.engine.header import PRAGMA, Header, scan_header
+from jaxrewrite.engine.rewrite import rewrite_source
+from jaxrewrite.commands.run import safe_path
 
 
 class TargetError(Exception):

@@ -6,7 +6,7 @@ import io
 import tokenize
 from dataclasses import dataclass
 
-from jaxrewrite.source import source_lines
+from jaxrewrite.engine.source import source_lines
 
 
 @dataclass(frozen=True, order=True)

@@ -89,5 +89,6 @@ class Source:
     def segment(self, node: ast.AST) -> str:
         return self.text[self.start(node) : self.end(node)]
 
-    def error(self, node: ast.AST, msg: str) -> RewriteError:
-        return RewriteError.at(node, msg, self.filename, [line.rstrip("\r\n") for line in self.lines])
+    def error(self, node: ast.AST, code: str, msg: str) -> RewriteError:
+        """A located RewriteError; ``code`` is one of ``diagnostics.CODES``."""
+        return RewriteError.at(node, code, msg, self.filename, [line.rstrip("\r\n") for line in self.lines])

@@ -8,19 +8,21 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite import render
-from jaxrewrite.classes import ClassInfo
-from jaxrewrite.classify import TransformRef
-from jaxrewrite.signature import Kind, Param, Signature
-from jaxrewrite.source import Source
-from jaxrewrite.transforms import STATIC, ClassTransform, Transform
+from collections.abc import Callable
+
+from jaxrewrite.engine import render
+from jaxrewrite.engine.classes import ClassInfo
+from jaxrewrite.engine.recognise import TransformRef
+from jaxrewrite.engine.signature import Kind, Param, Signature
+from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.table import ClassTransform, Mark, SpecKind, Transform
 
 
 class _Missing:
     """Marks a keyword value that is not a literal."""
 
 
-_MISSING = _Missing()
+MISSING = _Missing()
 
 Values = list[tuple[str, render.Value, "ast.expr | None"]]
 
@@ -41,6 +43,7 @@ def complete(
         if kw.arg is None:
             raise src.error(
                 kw.value,
+                "JR109",
                 f"cannot merge Static parameters into {t.name} keywords passed as **{ast.unparse(kw.value)}",
             )
     effective = {kw.arg: kw.value for kw in ref.keywords if kw.arg is not None}
@@ -49,13 +52,24 @@ def complete(
             if p.position is None:
                 raise src.error(
                     p.node,
+                    "JR110",
                     f"{t.name} takes static arguments by position only, but {p.name!r} is keyword-only; "
                     "make it a positional parameter",
                 )
     _check_donation(t, static, sig, effective, src)
-    if t.in_axes is not None:
-        return _in_axes(t, static, sig, effective, src, where)
-    user_nums = _ints(effective.get(t.argnums), t.argnums, src) if t.argnums else ()
+    return _SPEC_MATH[t.spec](t, static, sig, effective, src, where)
+
+
+def _lists(
+    t: Transform,
+    static: tuple[Param, ...],
+    sig: Signature,
+    effective: dict[str, ast.expr],
+    src: Source,
+    where: ast.expr,
+) -> Values | None:
+    """Positions (and names, where the transform takes them), each list complete."""
+    user_nums = literal_ints(effective.get(t.argnums), t.argnums, src)
     user_names = literal_strs(effective.get(t.argnames), t.argnames, src) if t.argnames else ()
     nums = set(user_nums)
     names = set(user_names)
@@ -71,9 +85,8 @@ def complete(
             if p.kind is Kind.POSITIONAL_OR_KEYWORD and (p.name in names or p.position in nums):
                 names.add(p.name)
                 nums.add(p.position)  # type: ignore[arg-type]
-    if t.argnums is not None:
-        final_nums: render.Value = tuple(sorted(nums))
-        out.append((t.argnums, final_nums, _same(effective.get(t.argnums), final_nums)))
+    final_nums: render.Value = tuple(sorted(nums))
+    out.append((t.argnums, final_nums, _same(effective.get(t.argnums), final_nums)))
     if t.argnames is not None:
         ordered = [
             p.name
@@ -89,17 +102,17 @@ def _same(node: ast.expr | None, value: render.Value) -> ast.expr | None:
     """``node`` when its literal already equals ``value`` (as JAX reads it), else None."""
     if node is None:
         return None
-    literal = _literal(node)
-    if isinstance(literal, (int, str)) and not isinstance(literal, bool):
-        literal = (literal,)
-    if literal is None and value == ():
+    value_read = literal(node)
+    if isinstance(value_read, (int, str)) and not isinstance(value_read, bool):
+        value_read = (value_read,)
+    if value_read is None and value == ():
         return node
-    if isinstance(literal, (tuple, list)) and tuple(literal) == value:
+    if isinstance(value_read, (tuple, list)) and tuple(value_read) == value:
         return node
     return None
 
 
-def _literal(node: ast.expr) -> object:
+def literal(node: ast.expr) -> object:
     """``ast.literal_eval``, with a fast path for the constants and flat tuples specs are made of."""
     kind = type(node)
     if kind is ast.Constant:
@@ -115,13 +128,13 @@ def _literal(node: ast.expr) -> object:
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return _MISSING
+        return MISSING
 
 
-def _ints(node: ast.expr | None, keyword: str | None, src: Source) -> tuple[int, ...]:
+def literal_ints(node: ast.expr | None, keyword: str | None, src: Source) -> tuple[int, ...]:
     if node is None:
         return ()
-    value = _literal(node)
+    value = literal(node)
     if value is None:
         return ()
     items = (value,) if isinstance(value, int) else value
@@ -130,6 +143,7 @@ def _ints(node: ast.expr | None, keyword: str | None, src: Source) -> tuple[int,
     ):
         raise src.error(
             node,
+            "JR111",
             f"{keyword} must be a literal int or tuple of ints to merge with Static parameters, "
             f"not {ast.unparse(node)!r}",
         )
@@ -141,13 +155,14 @@ def _ints(node: ast.expr | None, keyword: str | None, src: Source) -> tuple[int,
 def literal_strs(node: ast.expr | None, keyword: str | None, src: Source) -> tuple[str, ...]:
     if node is None:
         return ()
-    value = _literal(node)
+    value = literal(node)
     if value is None:
         return ()
     items = (value,) if isinstance(value, str) else value
     if not isinstance(items, (tuple, list)) or not all(isinstance(i, str) for i in items):
         raise src.error(
             node,
+            "JR111",
             f"{keyword} must be a literal str or tuple of str to merge with Static parameters, "
             f"not {ast.unparse(node)!r}",
         )
@@ -163,19 +178,20 @@ def _check_donation(
     if nums_node is None and names_node is None:
         return
     donated_nums = (
-        set(_ints(nums_node, t.donate_argnums, src))
-        if nums_node is not None and _literal(nums_node) is not _MISSING
+        set(literal_ints(nums_node, t.donate_argnums, src))
+        if nums_node is not None and literal(nums_node) is not MISSING
         else set()
     )
     donated_names = (
         set(literal_strs(names_node, t.donate_argnames, src))
-        if names_node is not None and _literal(names_node) is not _MISSING
+        if names_node is not None and literal(names_node) is not MISSING
         else set()
     )
     for p in static:
         if p.position in donated_nums or p.name in donated_names:
             raise src.error(
                 p.node,
+                "JR112",
                 f"{p.name!r} is Static and also donated to {t.name}; a static argument cannot be donated",
             )
 
@@ -187,10 +203,9 @@ def _in_axes(
     effective: dict[str, ast.expr],
     src: Source,
     where: ast.expr,
-) -> list[tuple[str, render.Value, ast.expr | None]] | None:
+) -> Values | None:
     """vmap-style: ``None`` axes at static positions, merged with a literal ``in_axes``."""
-    assert t.in_axes is not None
-    node = effective.get(t.in_axes)
+    node = effective.get(t.argnums)
     positions = {p.position for p in static}
     if isinstance(node, (ast.Tuple, ast.List)):
         for p in static:
@@ -198,28 +213,35 @@ def _in_axes(
             if p.position >= len(node.elts):
                 raise src.error(
                     node,
-                    f"{t.in_axes} has {len(node.elts)} entries, but Static parameter {p.name!r} is at position {p.position}",
+                    "JR113",
+                    f"{t.argnums} has {len(node.elts)} entries, but Static parameter {p.name!r} is at position {p.position}",
                 )
             entry = node.elts[p.position]
             if not (isinstance(entry, ast.Constant) and entry.value is None):
                 raise src.error(
                     entry,
-                    f"{t.in_axes} maps Static parameter {p.name!r} over axis {ast.unparse(entry)}; a static argument needs None",
+                    "JR113",
+                    f"{t.argnums} maps Static parameter {p.name!r} over axis {ast.unparse(entry)}; a static argument needs None",
                 )
         return None
-    axis = 0 if node is None else _literal(node)
+    axis = 0 if node is None else literal(node)
     if axis is not None and (not isinstance(axis, int) or isinstance(axis, bool)):
         raise src.error(
             node or where,
-            f"{t.in_axes} must be a literal int, None or tuple to merge with Static parameters, not {ast.unparse(node) if node else '?'}",
+            "JR114",
+            f"{t.argnums} must be a literal int, None or tuple to merge with Static parameters, not {ast.unparse(node) if node else '?'}",
         )
     if sig.var_positional:
         raise src.error(
             where,
-            f"cannot spell {t.in_axes} for a function with *{_vararg(sig)}: give a literal tuple with None at the Static positions",
+            "JR115",
+            f"cannot spell {t.argnums} for a function with *{_vararg(sig)}: give a literal tuple with None at the Static positions",
         )
     value: render.Value = tuple(None if i in positions else axis for i in range(sig.n_positional))
-    return [(t.in_axes, value, None)]
+    return [(t.argnums, value, None)]
+
+
+_SPEC_MATH: dict[SpecKind, Callable[..., Values | None]] = {SpecKind.LISTS: _lists, SpecKind.AXES: _in_axes}
 
 
 def _vararg(sig: Signature) -> str:
@@ -230,22 +252,31 @@ def registration_values(
     t: ClassTransform, keywords: tuple[ast.keyword, ...], info: ClassInfo, src: Source, where: ast.expr
 ) -> Values | None:
     """Static fields go to ``meta_fields``, every other init field to ``data_fields``."""
-    static = [f for f in info.fields if STATIC in f.markers]
+    static = [f for f in info.fields if Mark.STATIC in f.markers]
     if not static:
         return None
+    for f in info.fields:
+        if f.unknown_metadata is not None:
+            raise src.error(
+                f.unknown_metadata,
+                "JR118",
+                f"cannot tell whether field {f.name!r} of {info.name!r} is static: its metadata is not a "
+                f"literal; write metadata={{'static': True}} (or False), or annotate it Static[...]",
+            )
     for kw in keywords:
         if kw.arg is None:
             raise src.error(
                 kw.value,
+                "JR109",
                 f"cannot merge Static fields into {t.name} keywords passed as **{ast.unparse(kw.value)}",
             )
     effective = {kw.arg: kw.value for kw in keywords if kw.arg is not None}
     user_data = literal_strs(effective.get(t.data_fields), t.data_fields, src)
     user_meta = literal_strs(effective.get(t.meta_fields), t.meta_fields, src)
-    dropped = set(literal_strs(effective.get("drop_fields"), "drop_fields", src))
+    dropped = set(literal_strs(effective.get(t.drop_fields), t.drop_fields, src))
     for f in static:
         if f.name in user_data:
-            raise src.error(f.node, f"field {f.name!r} is Static but listed in {t.data_fields}")
+            raise src.error(f.node, "JR116", f"field {f.name!r} is Static but listed in {t.data_fields}")
     if t.data_fields in effective and t.meta_fields in effective:
         meta = tuple(user_meta) + tuple(f.name for f in static if f.name not in user_meta)
         data = tuple(user_data)
@@ -253,7 +284,8 @@ def registration_values(
         if info.unseen_base is not None:
             raise src.error(
                 info.unseen_base,
-                f"cannot see the fields of base class {ast.unparse(info.unseen_base)} of {info.node.name!r} "
+                "JR117",
+                f"cannot see the fields of base class {ast.unparse(info.unseen_base)} of {info.name!r} "
                 f"in this module; list {t.data_fields} and {t.meta_fields} explicitly",
             )
         fields = [f for f in info.fields if f.init and f.name not in dropped]

@@ -18,8 +18,8 @@ import sys
 import types
 from typing import Callable, NoReturn
 
-from jaxrewrite.importhook import install
-from jaxrewrite.rewrite import compile_source
+from jaxrewrite.hook.finder import install
+from jaxrewrite.hook.pipeline import compile_source
 
 #: The installed hook's handle, kept for the life of the process: threads and atexit
 #: handlers that import after the program's main code returns still get rewritten modules.

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 from importlib.machinery import ModuleSpec, SourceFileLoader
 from types import CodeType, ModuleType, TracebackType
 
-from jaxrewrite import cache
-from jaxrewrite.pragma import head_rules_out, might_opt_in, scan_header
+from jaxrewrite.engine.header import Header, head_rules_out, might_opt_in, scan_header
+from jaxrewrite.hook import cache, pipeline
 
 __all__ = ["HookHandle", "RewritingFinder", "RewritingLoader", "install", "uninstall"]
 
@@ -31,33 +31,39 @@ class RewritingLoader(SourceFileLoader):
     """
 
     def __init__(
-        self, fullname: str, path: str, source: bytes | None = None, code: CodeType | None = None
+        self,
+        fullname: str,
+        path: str,
+        source: bytes | None = None,
+        code: CodeType | None = None,
+        steps: pipeline.Pipeline = pipeline.DEFAULT,
+        header: Header | None = None,
     ) -> None:
         super().__init__(fullname, path)
-        # What the finder already read (the bytes, and the cached code if it hit): used once.
+        # What the finder already read (the bytes, their header, the cached code if it hit): used once.
         self._source = source
         self._code = code
+        self._header = header
+        self.pipeline = steps
 
     def get_code(self, fullname: str) -> CodeType:
         path = self.get_filename(fullname)
         code, self._code = self._code, None
         data, self._source = self._source, None
+        header, self._header = self._header, None
         if code is not None:
             return code
         if data is None:
-            data = self.get_data(path)
+            data, header = self.get_data(path), None
+        optimize = sys.flags.optimize
         source_hash = importlib.util.source_hash(data)
-        pyc = cache.cache_path(path)
+        pyc = cache.cache_path(path, optimize, self.pipeline.name)
         if pyc is not None:
             code = cache.load(pyc, source_hash, path)
             if code is not None:
                 return code
-        from jaxrewrite import (
-            rewrite,  # the engine; looked up at call time so tests can stub it
-        )
-
         try:
-            code = rewrite.compile_source(data, path)
+            code = self.pipeline.compile(data, path, optimize, header)
         except SyntaxError as err:
             # A RewriteError (or Python's own SyntaxError) names the user's file, line and column;
             # the engine's frames above it would only bury that. Internal errors keep theirs.
@@ -73,6 +79,12 @@ class RewritingFinder:
     def __init__(self, packages: frozenset[str] | None) -> None:
         #: Top-level names the hook looks at; None means every module.
         self.packages = packages
+
+    @staticmethod
+    def pipeline_for(spec: ModuleSpec) -> pipeline.Pipeline | None:
+        """The pipeline for a module another finder found, or None to leave it alone: only plain
+        source files (an integration that owns another loader type says so here)."""
+        return pipeline.DEFAULT if type(spec.loader) is SourceFileLoader else None
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
@@ -104,22 +116,26 @@ class RewritingFinder:
                 return spec
         return None
 
-    @staticmethod
-    def _maybe_rewrite(spec: ModuleSpec) -> None:
-        loader = spec.loader
+    def _maybe_rewrite(self, spec: ModuleSpec) -> None:
         origin = spec.origin
-        if type(loader) is not SourceFileLoader or origin is None or not origin.endswith(".py"):
+        if origin is None or not origin.endswith(".py"):
+            return
+        steps = self.pipeline_for(spec)
+        if steps is None:
             return
         data = _read_if_may_opt_in(origin)
         if data is None:
             return
-        pyc = cache.cache_path(origin)
+        pyc = cache.cache_path(origin, sys.flags.optimize, steps.name)
         # Only sources that opt in are ever cached, so a valid entry for these exact bytes answers
         # the header question without tokenizing: the warm path costs what a checked pyc costs.
         code = None if pyc is None else cache.load(pyc, importlib.util.source_hash(data), origin)
-        if code is None and not _opts_in(data):
-            return
-        spec.loader = RewritingLoader(loader.name, origin, data, code)
+        header = None
+        if code is None:
+            header = _header(data)
+            if header is None or not header.enabled:
+                return
+        spec.loader = RewritingLoader(spec.name, origin, data, code, steps, header)
         spec.cached = pyc
 
 
@@ -160,11 +176,15 @@ def _read_head(fd: int) -> tuple[bytes, bool]:
 
 _BLOCK = 8192
 _O_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
-def _opts_in(data: bytes) -> bool:
+
+
+def _header(data: bytes) -> Header | None:
+    """The header of a file's text; None when undecodable (the normal loader then raises the
+    error Python users expect). Handed to the loader so the header is read once per import."""
     try:
-        return scan_header(importlib.util.decode_source(data)).enabled
+        return scan_header(importlib.util.decode_source(data))
     except (SyntaxError, UnicodeDecodeError):
-        return False  # undecodable: the normal loader raises the error Python users expect
+        return None
 
 
 class HookHandle:

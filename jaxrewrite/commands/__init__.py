@@ -1,0 +1,1 @@
+"""The commands: run a program with the hook, show what it compiles."""

@@ -1,0 +1,485 @@
+"""The one analysis every front end reads: what the module opts into, every transform use with its
+transform, signature and user-written spec, and every finding with its code.
+
+Pure: text in, an ``Analysis`` value out. ``plan`` turns it into edits, the import hook raises its
+first error, ``show`` prints its findings, ``check`` and ``migrate`` read its uses.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import enum
+import gc
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from jaxrewrite.engine.classes import ClassInfo, FunctionalClass, LocalClass, local_class, read_class
+from jaxrewrite.engine.diagnostics import Diagnostic
+from jaxrewrite.engine.filters import (
+    FAST,
+    Filters,
+    calls_naming,
+    classes_with_markers,
+    lines_mentioning,
+    marker_names,
+    may_matter,
+)
+from jaxrewrite.engine.header import Header, scan_header
+from jaxrewrite.engine.keywords import Values, complete, registration_values
+from jaxrewrite.engine.recognise import TransformRef, ambiguous, bound_keywords, classify, classify_registration
+from jaxrewrite.engine.resolve import binding_scope, parse_string, qualname
+from jaxrewrite.engine.scopes import Binding, Defined, Scope, ScopeKind, ScopeTree, Site, build_scopes, environment
+from jaxrewrite.engine.signature import Kind, Param, Signature, read_signature
+from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.table import ClassTransform, Container, Mark, Transform
+from jaxrewrite.errors import RewriteError
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class UseKind(enum.Enum):
+    DECORATOR = "decorator"  # @jax.jit on a def, @register_dataclass on a class
+    CALL = "call"  # jax.jit(f) on a def of this module, register_dataclass(C)
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A parameter whose TypedDict/NamedTuple annotation has Static entries (per-leaf statics)."""
+
+    param: Param
+    kind: Container
+    keys: tuple[str, ...]
+
+    def spec(self) -> tuple[str, int | None, str, tuple[str, ...]]:
+        return (self.param.name, self.param.position, self.kind.value, self.keys)
+
+
+@dataclass(frozen=True)
+class Use:
+    """One transform applied to one function of the module, or one class registration."""
+
+    kind: UseKind
+    #: The decorator expression, or the whole call at a call site.
+    node: ast.expr
+    #: A name in ``node`` is a class-body name, which a generated lambda body could not see.
+    class_names: bool
+    transform: Transform | ClassTransform
+    #: The def (or class) it applies to.
+    target: Function | ast.ClassDef
+    signature: Signature | None
+    leaves: tuple[Leaf, ...]
+    #: What the user wrote, outermost alias and ``partial`` keywords first, positional arguments
+    #: as the keywords they bind.
+    written: tuple[ast.keyword, ...]
+    #: The arguments written at this very node (a call site's own, a decorator call's own).
+    local: tuple[ast.keyword, ...]
+    #: The complete keywords to write (keyword, value, the user's node when it already says
+    #: exactly that), or None when nothing is static for this use.
+    values: Values | None
+    #: A decorator factory's result: takes only the function, so nothing can be added to it.
+    factory: bool = False
+
+    @property
+    def needs_edit(self) -> bool:
+        return self.values is not None and (bool(self.leaves) or any(node is None for _, _, node in self.values))
+
+
+@dataclass
+class Analysis:
+    source: Source
+    header: Header
+    uses: list[Use] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.is_error]
+
+    def raise_first_error(self) -> None:
+        errors = self.errors
+        if errors:
+            raise errors[0].error()
+
+
+def analyze(
+    text: str,
+    filename: str = "<string>",
+    *,
+    environment: Mapping[str, Binding] | None = None,
+    require_pragma: bool = True,
+    filters: Filters = FAST,
+    header: Header | None = None,
+) -> Analysis:
+    """Analyze one module's text; Python's own SyntaxError if it does not parse.
+
+    ``environment`` names what the text uses but does not bind (a notebook's earlier cells);
+    ``require_pragma`` False analyzes text without a ``# jaxrewrite: enable`` header.
+    """
+    header = scan_header(text) if header is None else header
+    src = Source(text, filename)
+    result = Analysis(src, header)
+    for line, word in header.unknown:
+        result.diagnostics.append(
+            Diagnostic(
+                "JR005",
+                f"unknown jaxrewrite directive '# jaxrewrite: {word}' (only 'enable' exists)",
+                filename,
+                line,
+                1,
+            )
+        )
+    if require_pragma and not header.enabled:
+        return result
+    _paused(lambda: _analyze_tree(text, src, environment, filters, result))
+    result.diagnostics.sort(key=lambda d: (d.line, d.col))
+    return result
+
+
+def _paused(body: Callable[[], None]) -> None:
+    """Run with the cyclic collector paused, and free the AST before resuming it.
+
+    The AST is large and planning allocates many small objects: a running collector would rescan
+    the whole tree again and again. The collector is process-wide, so it is paused only while no
+    other thread runs: another thread could not then see, or change, the setting in between.
+    """
+    if not gc.isenabled() or threading.active_count() != 1:
+        body()
+        return
+    gc.disable()
+    try:
+        body()
+    finally:
+        gc.enable()
+
+
+def _analyze_tree(
+    text: str, src: Source, outer: Mapping[str, Binding] | None, filters: Filters, result: Analysis
+) -> None:
+    tree = ast.parse(text, src.filename)
+    scopes = build_scopes(
+        tree,
+        text,
+        src.line_starts,
+        outer=None if outer is None else environment(outer),
+        defer=filters.defer_bodies,
+    )
+    try:
+        _Analyzer(scopes, src, filters, result).run()
+    finally:
+        # Break the scopes' reference cycles: plain reference counting then frees the AST.
+        scopes.release()
+        del tree, scopes
+
+
+class _Analyzer:
+    def __init__(self, tree: ScopeTree, src: Source, filters: Filters, result: Analysis) -> None:
+        self.tree = tree
+        self.src = src
+        self.filters = filters
+        self.result = result
+        self.relevant: set[str] | None = None
+        self.class_info: dict[int, ClassInfo] = {}
+        #: Defs with markers or per-leaf parameters: (signature, leaves).
+        self.signatures: dict[int, tuple[Signature, tuple[Leaf, ...]]] = {}
+        #: Defs whose signature is itself an error: their uses are not analyzed again.
+        self.failed: set[int] = set()
+
+    def refuse(self, err: RewriteError) -> None:
+        self.result.diagnostics.append(Diagnostic.from_error(err))
+
+    def info(self, local: LocalClass) -> ClassInfo:
+        defined, scope = local
+        key = id(defined.call if isinstance(defined, FunctionalClass) else defined.node)
+        if key not in self.class_info:
+            self.class_info[key] = read_class(defined, scope, self.src, self.relevant)
+        return self.class_info[key]
+
+    def run(self) -> None:
+        exhaustive = not self.filters.marker_names
+        if not exhaustive:
+            self.relevant = marker_names(self.tree)
+            if not self.relevant:
+                return
+        static_classes = classes_with_markers(self.tree, self.relevant)
+        leaf_names = set()
+        for local in static_classes.values():
+            try:
+                info = self.info(local)
+            except RewriteError as err:
+                self.refuse(err)
+                continue
+            if info.kind is not Container.CLASS and info.static_fields:
+                defined = local[0]
+                leaf_names.add(defined.name if isinstance(defined, FunctionalClass) else defined.node.name)
+        self.leaf_names = leaf_names
+        self.defs(exhaustive)
+        registrable = self.registrations(static_classes)
+        names = None if exhaustive else [func.name for func, _ in self.tree.defs if id(func) in self.signatures]
+        if names is not None:
+            names += registrable
+        for call, scope, site in calls_naming(names, self.tree, self.src, self.filters):
+            try:
+                self.call_site(call, scope, site)
+            except RewriteError as err:
+                self.refuse(err)
+
+    # -- decorators ---------------------------------------------------------------------------
+
+    def defs(self, exhaustive: bool) -> None:
+        relevant = self.relevant
+        mentions = None
+        if relevant is not None and self.filters.signature_lines:
+            mentions = lines_mentioning(relevant | self.leaf_names, self.src)
+        for func, scope in self.tree.defs:
+            if relevant is not None:
+                if mentions is not None and not _header_mentions(func, mentions):
+                    continue
+                if not may_matter(func, relevant, self.leaf_names):
+                    continue
+            try:
+                sig = read_signature(func, scope, self.src, relevant)
+                leaves = self.leaves(sig, scope) if self.leaf_names else ()
+            except RewriteError as err:
+                self.failed.add(id(func))
+                self.refuse(err)
+                continue
+            marked = sig.has_markers or bool(leaves)
+            if marked:
+                self.signatures[id(func)] = (sig, leaves)
+            elif not exhaustive:
+                continue
+            for deco in func.decorator_list:
+                try:
+                    self.decorator(deco, func, sig, leaves, scope, marked)
+                except RewriteError as err:
+                    self.refuse(err)
+
+    def decorator(
+        self, deco: ast.expr, func: Function, sig: Signature, leaves: tuple[Leaf, ...], scope: Scope, marked: bool
+    ) -> None:
+        ref = classify(deco, scope)
+        if ref is None:
+            if marked and ambiguous(deco, scope):
+                raise _ambiguity_error(deco, self.src)
+            return
+        local = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
+        values = complete(ref, sig, self.src, deco, force=bool(leaves))
+        use = Use(UseKind.DECORATOR, deco, via_default(deco, scope), ref.transform, func, sig, leaves, ref.keywords, local, values, ref.factory)
+        if leaves:
+            if not ref.transform.per_leaf:
+                raise self.src.error(
+                    leaves[0].param.node,
+                    "JR106",
+                    f"per-leaf statics ({leaves[0].param.name!r} has Static entries) work under jit only, "
+                    f"not {ref.transform.name}",
+                )
+            if ref.factory:
+                raise _factory_error(deco, ref, self.src)
+        elif use.needs_edit and ref.factory and not isinstance(deco, ast.Call):
+            raise _factory_error(deco, ref, self.src)
+        self.result.uses.append(use)
+
+    def leaves(self, sig: Signature, scope: Scope) -> tuple[Leaf, ...]:
+        """Parameters annotated with a TypedDict/NamedTuple of this module that has Static fields."""
+        found = []
+        for param in sig.params:
+            ann = param.node.annotation
+            if param.markers or ann is None:
+                continue
+            if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+                parsed = parse_string(ann.value)
+                if parsed is None:
+                    continue
+                ann = parsed
+            local = local_class(ann, scope) if isinstance(ann, ast.Name) else None
+            if local is None:
+                continue
+            info = self.info(local)
+            statics = tuple(f.name for f in info.static_fields if Mark.STATIC in f.markers)
+            if info.kind is Container.CLASS or not statics:
+                continue
+            if param.kind in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
+                raise self.src.error(
+                    param.node,
+                    "JR108",
+                    f"per-leaf statics cannot apply to {param.kind.value} parameter {param.name!r}",
+                )
+            found.append(Leaf(param, info.kind, statics))
+        return tuple(found)
+
+    # -- classes ------------------------------------------------------------------------------
+
+    def registrations(self, static_classes: dict[int, LocalClass]) -> list[str]:
+        registrable = []
+        for local in static_classes.values():
+            defined, scope = local
+            if isinstance(defined, FunctionalClass):
+                continue
+            try:
+                info = self.info(local)
+            except RewriteError:
+                continue  # already reported
+            if not info.static_fields:
+                continue
+            registrable.append(defined.node.name)
+            for deco in defined.node.decorator_list:
+                registration = classify_registration(deco, scope)
+                if registration is None:
+                    continue
+                transform, keywords = registration
+                try:
+                    values = registration_values(transform, keywords, info, self.src, deco)
+                except RewriteError as err:
+                    self.refuse(err)
+                    continue
+                local_keywords = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
+                self.result.uses.append(
+                    Use(UseKind.DECORATOR, deco, via_default(deco, scope), transform, defined.node, None, (), keywords, local_keywords, values)
+                )
+        return registrable
+
+    # -- call sites ---------------------------------------------------------------------------
+
+    def call_site(self, call: ast.Call, scope: Scope, site: Site) -> None:
+        """``jax.jit(f)``, ``jax.pmap(f, in_axes=...)``, ``partial(jax.jit, ...)(f)`` for a local ``f``;
+        ``jax.tree_util.register_dataclass(C)`` for a local class ``C``."""
+        if not call.args or isinstance(call.args[0], ast.Starred):
+            return
+        registration = classify_registration(call.func, scope)
+        if registration is not None:
+            local = local_class(call.args[0], scope)
+            if local is None or isinstance(local[0], FunctionalClass):
+                return
+            transform, keywords = registration
+            written = keywords + bound_keywords(call, transform.positional, transform.name, self.src)
+            values = registration_values(transform, written, self.info(local), self.src, call)
+            self.result.uses.append(
+                Use(UseKind.CALL, call, via_default(call, scope), transform, local[0].node, None, (), written, written[len(keywords):], values)
+            )
+            return
+        ref = classify(call.func, scope)
+        if ref is None:
+            if self._marked_function(call.args[0], scope, site) is not None and ambiguous(call.func, scope):
+                raise _ambiguity_error(call.func, self.src)
+            return
+        func = self._function(call.args[0], scope, site)
+        if func is None:
+            return
+        local_keywords = bound_keywords(call, ref.transform.positional, ref.transform.name, self.src)
+        written = ref.keywords + local_keywords
+        found = self.signatures.get(id(func))
+        if found is None:  # no markers: reported for migrate, nothing to write
+            sig = read_signature(func, scope, self.src, self.relevant) if self.relevant is None else None
+            if sig is not None:
+                self.result.uses.append(
+                    Use(UseKind.CALL, call, via_default(call, scope), ref.transform, func, sig, (), written, local_keywords, None, ref.factory)
+                )
+            return
+        sig, leaves = found
+        if leaves:
+            raise self.src.error(
+                call,
+                "JR107",
+                f"per-leaf statics ({leaves[0].param.name!r} has Static entries) need the decorator form "
+                f"@{ast.unparse(call.func)} on {func.name!r}",
+            )
+        full = TransformRef(ref.transform, written, ref.factory)
+        values = complete(full, sig, self.src, call)
+        use = Use(UseKind.CALL, call, via_default(call, scope), ref.transform, func, sig, leaves, written, local_keywords, values, ref.factory)
+        if use.needs_edit and ref.factory:
+            raise _factory_error(call.func, ref, self.src)
+        self.result.uses.append(use)
+
+    def _marked_function(self, arg: ast.expr, scope: Scope, site: Site) -> Function | None:
+        func = self._function(arg, scope, site)
+        return func if func is not None and id(func) in self.signatures else None
+
+    def _function(self, arg: ast.expr, scope: Scope, site: Site) -> Function | None:
+        """The def a call-site argument names (``f`` or ``wrapper(f)``), as Python would see it
+        when the call runs; a RewriteError when it may be defs with different Static parameters."""
+        if isinstance(arg, ast.Call) and len(arg.args) == 1 and not arg.keywords:
+            arg = arg.args[0]
+        if not isinstance(arg, ast.Name):
+            return None
+        found = scope.lookup(arg.id)
+        if found is None:
+            return None
+        bindings, where = found
+        seen = where.bindings_seen_at(arg.id, site) if where is scope else list(bindings)
+        if not seen:
+            return None
+        defs = [b.node for b in seen if isinstance(b, Defined)]
+        if not defs:
+            return None
+        if len(defs) > 1:
+            real = [func for func in defs if not _is_overload(func, where)]
+            defs = real or defs[-1:]
+        if any(id(func) in self.failed for func in defs):
+            return None
+        marked = [id(func) in self.signatures for func in defs]
+        if len(defs) == len(seen) and (len(defs) == 1 or not any(marked)):
+            if len(defs) == 1 or not any(marked):
+                return defs[-1]
+        if len(defs) == len(seen) and all(marked):
+            first = self.signatures[id(defs[0])]
+            if all(_same_statics(self.signatures[id(func)], first) for func in defs[1:]):
+                return defs[-1]
+        if not any(marked):
+            return None
+        raise self.src.error(
+            arg,
+            "JR119",
+            f"cannot tell which {arg.id!r} this is: the name is bound more than one way where it is used "
+            "here, and not every binding is a def with the same Static parameters; bind it once",
+        )
+
+
+def _same_statics(a: tuple[Signature, tuple[Leaf, ...]], b: tuple[Signature, tuple[Leaf, ...]]) -> bool:
+    return a[0].statics() == b[0].statics() and [leaf.spec() for leaf in a[1]] == [leaf.spec() for leaf in b[1]]
+
+
+def _is_overload(func: Function, scope: Scope) -> bool:
+    """``@typing.overload`` stubs are replaced by the implementation that follows them."""
+    return any(qualname(deco, scope) == "typing.overload" for deco in func.decorator_list)
+
+
+def _header_mentions(func: Function, lines: list[int]) -> bool:
+    """Does any of the sorted ``lines`` fall in the def's signature (its annotations live there)?
+
+    The signature ends on the body's first line at the latest (``def f(x,\\n n: S): return x``).
+    """
+    at = bisect.bisect_left(lines, func.lineno)
+    return at < len(lines) and bool(lines[at] <= func.body[0].lineno)
+
+
+def _ambiguity_error(expr: ast.expr, src: Source) -> RewriteError:
+    return src.error(
+        expr,
+        "JR104",
+        f"cannot tell whether {ast.unparse(expr)!r} is a JAX transform: its name is bound more than "
+        "once in this scope, once to a transform; bind it once so the Static parameters are not ignored",
+    )
+
+
+def _factory_error(expr: ast.expr, ref: TransformRef, src: Source) -> RewriteError:
+    name = ref.transform.name
+    return src.error(
+        expr,
+        "JR105",
+        f"cannot add {name} keywords to {ast.unparse(expr)!r}: it is the result of a decorator factory, "
+        f"which takes only the function; define it with functools.partial({name}, ...) instead",
+    )
+
+
+def via_default(expr: ast.expr, scope: Scope) -> bool:
+    """A lambda body cannot see class-body names: bind the transform as a default when any name
+    in the transform expression (``fast`` in ``partial(fast, ...)`` too) is a class-body name."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Name):
+            bound_in = binding_scope(node.id, scope)
+            if bound_in is not None and bound_in.kind is ScopeKind.CLASS:
+                return True
+    return False
+

@@ -1,0 +1,205 @@
+"""Reading a class's fields from source: which are Static, and what kind of container it is.
+
+Used for dataclass registration (Static fields become ``meta_fields``) and for per-leaf
+statics (a TypedDict or NamedTuple whose Static entries are split out per call). The functional
+forms (``TypedDict("C", {...})``, ``NamedTuple("C", [...])``) are read like their class forms.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from jaxrewrite.engine.resolve import MAX_DEPTH, parse_string, qualname
+from jaxrewrite.engine.scopes import Assigned, DefinedClass, Scope
+from jaxrewrite.engine.signature import MarkerReader
+from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.table import CONTAINERS, Container, Mark
+
+#: Bases that add no fields.
+_NEUTRAL = {"typing.Generic", "typing.Protocol", "abc.ABC", "object"}
+_NOT_FIELDS = {"typing.ClassVar", "dataclasses.InitVar", "dataclasses.KW_ONLY"}
+_FIELD = "dataclasses.field"
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    markers: frozenset[Mark]
+    #: False for ``field(init=False)``: JAX's register_dataclass leaves those out.
+    init: bool
+    node: ast.AST
+    #: A ``field(metadata=...)`` (or ``field(**...)``) that is not a literal: JAX may read
+    #: ``static`` from it at run time, so an explicit field list cannot be written.
+    unknown_metadata: ast.expr | None = None
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    name: str
+    kind: Container
+    fields: tuple[Field, ...]
+    #: The first base class whose fields cannot be seen in this module, if any.
+    unseen_base: ast.expr | None
+
+    @property
+    def static_fields(self) -> tuple[Field, ...]:
+        return tuple(f for f in self.fields if f.markers)
+
+
+@dataclass(frozen=True)
+class FunctionalClass:
+    """``Name = TypedDict("Name", {...})`` or ``NamedTuple("Name", [...])``."""
+
+    call: ast.Call
+    kind: Container
+    scope: Scope
+    #: The name it is assigned to.
+    name: str
+
+
+LocalClass = tuple[DefinedClass | FunctionalClass, Scope]
+
+
+def read_class(
+    defined: DefinedClass | FunctionalClass,
+    scope: Scope,
+    src: Source,
+    relevant: set[str] | None = None,
+    depth: int = 0,
+) -> ClassInfo:
+    """Fields in definition order, base classes of this module first, like dataclasses do."""
+    if isinstance(defined, FunctionalClass):
+        return _read_functional(defined, src, relevant)
+    node = defined.node
+    kind = Container.CLASS
+    inherited: dict[str, Field] = {}
+    unseen: ast.expr | None = None
+    for base in node.bases:
+        target = base.value if isinstance(base, ast.Subscript) else base
+        name = qualname(target, scope)
+        if name in CONTAINERS:
+            kind = CONTAINERS[name]
+            continue
+        if name in _NEUTRAL:
+            continue
+        local = local_class(target, scope)
+        if local is None or depth > MAX_DEPTH:
+            unseen = unseen or base
+            continue
+        info = read_class(local[0], local[1], src, relevant, depth + 1)
+        kind = info.kind if info.kind is not Container.CLASS else kind
+        unseen = unseen or info.unseen_base
+        for inherited_field in info.fields:
+            inherited[inherited_field.name] = inherited_field
+    reader = MarkerReader(defined.body, src, relevant)
+    own: dict[str, Field] = {}
+    for stmt in node.body:
+        if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
+            continue
+        ann = stmt.annotation
+        if _not_a_field(ann, defined.body):
+            continue
+        static, unknown = _metadata(stmt.value, defined.body)
+        own[stmt.target.id] = Field(
+            stmt.target.id, reader.markers(ann) | static, _init(stmt.value, defined.body), stmt, unknown
+        )
+    merged = {**inherited, **own}
+    # An overridden field keeps its base-class position, as in dataclasses.
+    order = [*inherited, *(name for name in own if name not in inherited)]
+    return ClassInfo(node.name, kind, tuple(merged[name] for name in order), unseen)
+
+
+def _not_a_field(ann: ast.expr, scope: Scope) -> bool:
+    """ClassVar, InitVar and KW_ONLY, written plainly or as a string (dataclasses reads both)."""
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        parsed = parse_string(ann.value)
+        if parsed is None:
+            return False
+        ann = parsed
+    head = ann.value if isinstance(ann, ast.Subscript) else ann
+    return qualname(head, scope) in _NOT_FIELDS
+
+
+def _read_functional(defined: FunctionalClass, src: Source, relevant: set[str] | None) -> ClassInfo:
+    call, scope = defined.call, defined.scope
+    reader = MarkerReader(scope, src, relevant)
+    pairs: list[tuple[str, ast.expr, ast.AST]] = []
+    spec = call.args[1] if len(call.args) > 1 else None
+    if isinstance(spec, ast.Dict):
+        for key, value in zip(spec.keys, spec.values):
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                pairs.append((key.value, value, key))
+    elif isinstance(spec, (ast.List, ast.Tuple)):
+        for item in spec.elts:
+            if isinstance(item, (ast.Tuple, ast.List)) and len(item.elts) == 2:
+                key, value = item.elts
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    pairs.append((key.value, value, key))
+    pairs.extend((kw.arg, kw.value, kw) for kw in call.keywords if kw.arg is not None and kw.arg != "total")
+    fields = tuple(Field(key, reader.markers(value), True, where) for key, value, where in pairs)
+    return ClassInfo(defined.name, defined.kind, fields, None)
+
+
+def local_class(expr: ast.expr, scope: Scope) -> LocalClass | None:
+    """The class of this module a name refers to, with the scope holding its definition."""
+    if not isinstance(expr, ast.Name):
+        return None
+    found = scope.lookup(expr.id)
+    if found is None or len(found[0]) != 1:
+        return None
+    binding = found[0][0]
+    if isinstance(binding, DefinedClass):
+        enclosing = binding.body.parent
+        return (binding, enclosing) if enclosing is not None else None
+    if isinstance(binding, Assigned):
+        functional = functional_class(binding, expr.id)
+        return None if functional is None else (functional, binding.scope)
+    return None
+
+
+def functional_class(binding: Assigned, name: str) -> FunctionalClass | None:
+    """``TypedDict("C", {...})`` / ``NamedTuple("C", [...])`` assigned to a name, if it is one."""
+    value = binding.value
+    if not isinstance(value, ast.Call) or not value.args:
+        return None
+    kind = CONTAINERS.get(qualname(value.func, binding.scope) or "")
+    return None if kind is None else FunctionalClass(value, kind, binding.scope, name)
+
+
+def _init(value: ast.expr | None, scope: Scope) -> bool:
+    if not isinstance(value, ast.Call):
+        return True
+    if qualname(value.func, scope) != _FIELD:
+        return True
+    for kw in value.keywords:
+        if kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False:
+            return False
+    return True
+
+
+def _metadata(value: ast.expr | None, scope: Scope) -> tuple[frozenset[Mark], ast.expr | None]:
+    """``field(metadata={"static": True})``: JAX's own spelling of a static dataclass field.
+
+    Returns the markers it gives, and the metadata expression when it is not a literal that can
+    be read here (``dict(static=True)``, a name, ``**options``): then nobody but JAX at run time
+    knows whether the field is static, and the caller must not guess.
+    """
+    if not isinstance(value, ast.Call) or qualname(value.func, scope) != _FIELD:
+        return frozenset(), None
+    for kw in value.keywords:
+        if kw.arg is None:
+            return frozenset(), kw.value
+        if kw.arg == "metadata":
+            try:
+                metadata = ast.literal_eval(kw.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                return frozenset(), kw.value
+            if not isinstance(metadata, dict):
+                return frozenset(), kw.value
+            static = metadata.get("static", False)
+            if static is True:
+                return frozenset({Mark.STATIC}), None
+            if static is not False:
+                return frozenset(), kw.value  # JAX tests truthiness; say so explicitly
+    return frozenset(), None

@@ -1,0 +1,195 @@
+"""Cheap pre-filters: what in a module could possibly need a rewrite.
+
+The hot path of a cold import. Everything here works by name or by text search so that
+a large module pays for one pass over its statements and little else; the analysis then
+looks closely only at what survives. A ``Filters`` value says which filters are on: the
+import hook runs with all of them (``FAST``), ``check`` and ``migrate`` with none
+(``EXHAUSTIVE``), and the tests prove both give the same rewrite.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+from dataclasses import dataclass
+
+from jaxrewrite.engine.classes import FunctionalClass, LocalClass, functional_class, local_class
+from jaxrewrite.engine.scopes import Assigned, Imported, Marked, Scope, ScopeTree, calls_in, own_expressions
+from jaxrewrite.engine.signature import may_mark
+from jaxrewrite.engine.source import Source, lines_containing
+from jaxrewrite.engine.table import MARKER_EXPORTS
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which shortcuts the analysis may take; each one only skips work that cannot matter."""
+
+    #: Look only at annotations that mention a name that can spell a marker, and report no
+    #: transform use without markers. Off: every transform use is reported (``migrate``).
+    marker_names: bool = True
+    #: Read only signatures whose lines mention such a name (a substring search).
+    signature_lines: bool = True
+    #: Leave function bodies with no def, class or decorator line unwalked until a call needs them.
+    defer_bodies: bool = True
+    #: Look for call sites only on lines where a candidate name is a first argument.
+    first_arguments: bool = True
+
+
+FAST = Filters()
+EXHAUSTIVE = Filters(marker_names=False, signature_lines=False, defer_bodies=False, first_arguments=False)
+
+
+def classes_with_markers(tree: ScopeTree, relevant: set[str] | None) -> dict[int, LocalClass]:
+    """Classes whose fields (own, or inherited from a class of this module) may carry markers,
+    functional TypedDict/NamedTuple forms included; ``relevant`` None means every class."""
+    found: dict[int, LocalClass] = {
+        id(defined.node): (defined, scope)
+        for defined, scope in tree.classes
+        if relevant is None
+        or any(
+            may_mark(stmt.annotation, relevant)
+            for stmt in defined.node.body
+            if isinstance(stmt, ast.AnnAssign)
+        )
+    }
+    for functional in functional_classes(tree):
+        if relevant is None or may_mark(functional.call, relevant):
+            found[id(functional.call)] = (functional, functional.scope)
+    changed = bool(found)
+    while changed:
+        changed = False
+        for defined, scope in tree.classes:
+            if id(defined.node) in found:
+                continue
+            for base in defined.node.bases:
+                local = local_class(base, scope)
+                if local is not None and _key(local) in found:
+                    found[id(defined.node)] = (defined, scope)
+                    changed = True
+                    break
+    return found
+
+
+def _key(local: LocalClass) -> int:
+    defined = local[0]
+    return id(defined.call if isinstance(defined, FunctionalClass) else defined.node)
+
+
+def functional_classes(tree: ScopeTree) -> list[FunctionalClass]:
+    """Every ``Name = TypedDict("Name", {...})`` / ``NamedTuple(...)`` of the module."""
+    found = []
+    for scope in tree.scopes:
+        for name, bindings in scope.bindings.items():
+            for binding in bindings:
+                if isinstance(binding, Assigned):
+                    functional = functional_class(binding, name)
+                    if functional is not None:
+                        found.append(functional)
+    return found
+
+
+def marker_names(tree: ScopeTree) -> set[str]:
+    """Names that could spell a marker: jaxrewrite imports and aliases built from them.
+
+    A conservative pre-filter (by name, not scope): an annotation mentioning none of these
+    names, directly or inside a string, cannot carry a marker. The outer environment's
+    marker aliases and jaxrewrite names count too.
+    """
+    names: set[str] = set()
+    assigned: list[tuple[str, ast.expr]] = []
+    scopes = list(tree.scopes)
+    if tree.module.parent is not None:
+        scopes.append(tree.module.parent)
+    for scope in scopes:
+        if any(module.partition(".")[0] == "jaxrewrite" for module in scope.star_imports):
+            names.update(MARKER_EXPORTS)
+        for name, bindings in scope.bindings.items():
+            for binding in bindings:
+                if isinstance(binding, Marked) or (
+                    isinstance(binding, Imported) and binding.qualname.partition(".")[0] == "jaxrewrite"
+                ):
+                    names.add(name)
+                elif isinstance(binding, Assigned):
+                    assigned.append((name, binding.value))
+    changed = bool(names)
+    while changed:
+        changed = False
+        for name, value in assigned:
+            if name not in names and may_mark(value, names):
+                names.add(name)
+                changed = True
+    return names
+
+
+def lines_mentioning(names: set[str], src: Source) -> list[int]:
+    """Sorted lines whose text contains any of ``names`` (substring search: a superset)."""
+    return lines_containing(src.text, src.line_starts, names)
+
+
+def may_matter(func: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str], leaf_names: set[str]) -> bool:
+    args = func.args
+    for group in (args.posonlyargs, args.args, args.kwonlyargs, (args.vararg,), (args.kwarg,)):
+        for arg in group:
+            if arg is None or arg.annotation is None:
+                continue
+            ann = arg.annotation
+            if may_mark(ann, names):
+                return True
+            if leaf_names and (
+                (isinstance(ann, ast.Name) and ann.id in leaf_names)
+                or (
+                    isinstance(ann, ast.Constant)
+                    and isinstance(ann.value, str)
+                    and ann.value.strip() in leaf_names
+                )
+            ):
+                return True
+    return False
+
+
+#: A call site, the scope it runs in, and the (line, flow) of its statement.
+CallSite = tuple[ast.Call, Scope, tuple[int, int]]
+
+
+def calls_naming(names: list[str] | None, tree: ScopeTree, src: Source, filters: Filters) -> list[CallSite]:
+    """Calls in statements on lines where one of ``names`` is a first argument (text search
+    first, unless ``filters`` says otherwise); ``names`` None means every call."""
+    if names is not None and not names:
+        return []
+    ordered: list[int] | None = None
+    if filters.first_arguments and names is not None:
+        wanted = set(names)
+        starts = src.line_starts
+        lines: set[int] = set()
+        for match in _FIRST_ARGUMENT.finditer(src.text):
+            word = match.group(1)
+            if word in wanted:
+                lines.add(bisect.bisect_right(starts, match.start(1)))
+        if not lines:
+            return []
+        ordered = sorted(lines)
+    tree.walk_deferred(ordered)
+    found: list[CallSite] = []
+    seen: set[int] = set()
+    for first, last, stmt, scope, flow in tree.statements:
+        if ordered is not None:
+            at = bisect.bisect_left(ordered, first)
+            if at == len(ordered) or ordered[at] > last:
+                continue
+        calls: list[tuple[ast.Call, Scope]] = []
+        for expr in own_expressions(stmt):
+            calls_in(expr, scope, calls)
+        for node, inner in calls:
+            if id(node) not in seen:
+                seen.add(id(node))
+                found.append((node, inner, (first, flow)))
+    found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
+    return found
+
+
+#: A first argument: an identifier right after "(", across line breaks and comments. Call
+#: sites pass the function first (``jax.jit(f)``, ``jax.jit(wrapper(f))``), so only these
+#: lines can hold one.
+_FIRST_ARGUMENT = re.compile(r"\((?:\s|#[^\n]*)*([^\W\d]\w*)")
+

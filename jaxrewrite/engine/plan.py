@@ -1,0 +1,94 @@
+"""Planning: an Analysis in, edits on the source text out.
+
+Pure, and the same code for every transform: the analysis has already decided, from the
+transform table, what each use needs; here it is only spelled, by completing a call in place or
+by wrapping a bare transform in an explicit call.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+from jaxrewrite.engine import render, splice
+from jaxrewrite.engine.analyze import Analysis, Use, UseKind
+from jaxrewrite.engine.keywords import Values
+from jaxrewrite.engine.source import Source
+
+
+def plan(analysis: Analysis) -> list[splice.Edit]:
+    """Every edit the analysis calls for; nothing when it found an error (the hook raises that)."""
+    src = analysis.source
+    edits: list[splice.Edit] = []
+    for use in analysis.uses:
+        if use.needs_edit:
+            edits.extend(_edits(use, src))
+    return edits
+
+
+def _edits(use: Use, src: Source) -> list[splice.Edit]:
+    assert use.values is not None
+    if use.kind is UseKind.CALL:
+        assert isinstance(use.node, ast.Call)
+        return _edit_call(use.node, use.local, use.values, src)
+    param = "fun" if use.signature is not None else "cls"
+    if use.leaves:
+        pairs = tuple((k, v) for k, v, _ in use.values)
+        specs = tuple(leaf.spec() for leaf in use.leaves)
+        before, after = render.leaves_wrapper(
+            _param_name(use.node, param), specs, pairs, use.class_names
+        )
+        return _around(use.node, before, after, src)
+    if isinstance(use.node, ast.Call):  # partial(jax.jit, ...) or jax.jit(...): complete it in place
+        return _edit_call(use.node, use.local, use.values, src)
+    before, after = render.wrapper(
+        _param_name(use.node, param),
+        tuple((k, v) for k, v, _ in use.values),
+        use.class_names,
+    )
+    return _around(use.node, before, after, src)
+
+
+def _param_name(expr: ast.expr, param: str) -> str:
+    """The lambda's parameter name: ``fun``, unless the wrapped expression uses that name."""
+    root = expr
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if isinstance(root, ast.Name):
+        names = {root.id}
+    else:
+        names = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+    while param in names:
+        param += "_"
+    return param
+
+
+def _around(expr: ast.expr, before: str, after: str, src: Source) -> list[splice.Edit]:
+    start, end = src.start(expr), src.end(expr)
+    return [splice.Edit(start, start, before), splice.Edit(end, end, after)]
+
+
+def _edit_call(call: ast.Call, local: Sequence[ast.keyword], values: Values, src: Source) -> list[splice.Edit]:
+    """Set keywords on a call in place: replace existing values (a positional argument's too),
+    append missing ones."""
+    edits: list[splice.Edit] = []
+    appended: list[tuple[str, render.Value]] = []
+    by_name = {kw.arg: kw for kw in local if kw.arg is not None}
+    for name, value, existing in values:
+        kw = by_name.get(name)
+        if kw is not None:
+            if existing is kw.value:
+                continue  # the user's literal already says exactly this
+            edits.append(splice.replace(src.text, src.start(kw.value), src.end(kw.value), render.value(value)))
+        elif existing is None:
+            appended.append((name, value))
+    if appended:
+        text = render.keywords(tuple(appended))
+        parts = [*call.args, *call.keywords]
+        if parts:
+            at = max(src.end(p) for p in parts)
+            edits.append(splice.Edit(at, at, ", " + text))
+        else:
+            at = src.end(call) - 1  # just before the closing parenthesis
+            edits.append(splice.Edit(at, at, text))
+    return edits

@@ -1,0 +1,44 @@
+"""rewrite_source: analyze, raise the first error, plan, splice. The single source of truth for what runs."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+
+from jaxrewrite.engine import splice
+from jaxrewrite.engine.analyze import Analysis, analyze
+from jaxrewrite.engine.filters import FAST, Filters
+from jaxrewrite.engine.header import Header
+from jaxrewrite.engine.plan import plan
+from jaxrewrite.engine.scopes import Binding
+from jaxrewrite.errors import RewriteWarning
+
+
+def rewrite_source(
+    source: str,
+    filename: str = "<string>",
+    *,
+    environment: Mapping[str, Binding] | None = None,
+    require_pragma: bool = True,
+    filters: Filters = FAST,
+    header: Header | None = None,
+) -> str:
+    """Return ``source`` with Static annotations turned into explicit transform keywords.
+
+    The very same string comes back when the header has no ``# jaxrewrite: enable``
+    pragma, or when nothing in the module needs a keyword. Raises RewriteError for misuse
+    and Python's own SyntaxError for source that does not parse.
+    """
+    analysis = analyze(
+        source, filename, environment=environment, require_pragma=require_pragma, filters=filters, header=header
+    )
+    return rewritten(analysis)
+
+
+def rewritten(analysis: Analysis) -> str:
+    """The text an analysis calls for: its warnings are issued, its first error raised."""
+    for finding in analysis.diagnostics:
+        if not finding.is_error:
+            warnings.warn_explicit(finding.message, RewriteWarning, finding.filename, finding.line)
+    analysis.raise_first_error()
+    return splice.apply(analysis.source.text, plan(analysis))

@@ -1,0 +1,193 @@
+"""What each JAX transform accepts: one row per transform, read by every other part of the engine.
+
+A row is found by qualified name: a family prefix (``jax``) and the transform's own name as the
+last segment (``jax.jit``, ``jax._src.api.jit``, ``jax.experimental.pjit.pjit``). A new transform
+is a new row here and a new family a new entry in ``FAMILIES``, never a new branch elsewhere.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Mark(enum.Enum):
+    """What a parameter annotation can say; the public spellings are ``Static`` and ``NoDiff``."""
+
+    STATIC = "Static"
+    NODIFF = "NoDiff"
+
+
+#: ``Static[T]``/``NoDiff[T]`` (and their bare forms) by exported name.
+MARKER_TYPES: dict[str, Mark] = {"Static": Mark.STATIC, "NoDiff": Mark.NODIFF}
+#: ``Annotated[T, STATIC]`` metadata constants by exported name.
+MARKER_CONSTANTS: dict[str, Mark] = {"STATIC": Mark.STATIC, "NODIFF": Mark.NODIFF}
+#: Every name jaxrewrite exports that can spell a marker.
+MARKER_EXPORTS: frozenset[str] = frozenset(MARKER_TYPES) | frozenset(MARKER_CONSTANTS)
+
+
+class SpecKind(enum.Enum):
+    """How a transform is told which arguments are static."""
+
+    #: Positions (and names, where the row has an ``argnames`` keyword) as lists.
+    LISTS = "lists"
+    #: A per-argument axes tuple with ``None`` at static positions (vmap's ``in_axes``).
+    AXES = "axes"
+
+
+@dataclass(frozen=True)
+class Transform:
+    """The static-argument keywords one JAX transform takes."""
+
+    name: str
+    #: Parameters carrying any of these markers are static for this transform.
+    markers: frozenset[Mark]
+    #: Keyword that receives static positions (or, for ``SpecKind.AXES``, the axes).
+    argnums: str
+    #: Keyword that receives static names; None: the transform takes positions only.
+    argnames: str | None = None
+    #: Donation keywords (positions, names); a Static argument must not be donated.
+    donate_argnums: str | None = None
+    donate_argnames: str | None = None
+    spec: SpecKind = SpecKind.LISTS
+    #: The keywords that the transform's parameters after the function bind when passed by
+    #: position, in order (checked against the installed JAX by the tests).
+    positional: tuple[str, ...] = ()
+    #: Whether per-leaf statics (TypedDict/NamedTuple parameters with Static entries) work under it.
+    per_leaf: bool = False
+
+
+_STATIC = frozenset({Mark.STATIC})
+_STATIC_OR_NODIFF = frozenset({Mark.STATIC, Mark.NODIFF})
+_JIT_POSITIONAL = (
+    "in_shardings",
+    "out_shardings",
+    "static_argnums",
+    "static_argnames",
+    "donate_argnums",
+    "donate_argnames",
+)
+
+
+def _jit(name: str) -> Transform:
+    return Transform(
+        name,
+        _STATIC,
+        "static_argnums",
+        "static_argnames",
+        "donate_argnums",
+        "donate_argnames",
+        positional=_JIT_POSITIONAL,
+        per_leaf=True,
+    )
+
+
+#: JAX's own transforms (``jax.<anything>.<name>``).
+TRANSFORMS: dict[str, Transform] = {
+    "jit": _jit("jit"),
+    "pjit": _jit("pjit"),
+    "pmap": Transform(
+        "pmap", _STATIC, "static_broadcasted_argnums", donate_argnums="donate_argnums", positional=("axis_name",)
+    ),
+    "custom_vjp": Transform("custom_vjp", _STATIC_OR_NODIFF, "nondiff_argnums", positional=("nondiff_argnums",)),
+    "custom_jvp": Transform("custom_jvp", _STATIC_OR_NODIFF, "nondiff_argnums", positional=("nondiff_argnums",)),
+    "checkpoint": Transform("checkpoint", _STATIC, "static_argnums"),
+    "remat": Transform("remat", _STATIC, "static_argnums"),
+    "vmap": Transform(
+        "vmap",
+        _STATIC,
+        "in_axes",
+        spec=SpecKind.AXES,
+        positional=("in_axes", "out_axes", "axis_name", "axis_size", "spmd_axis_name", "sum_match"),
+    ),
+}
+
+#: Qualified-name prefix -> the rows under it, found by a name's last segment.
+FAMILIES: dict[str, dict[str, Transform]] = {"jax": TRANSFORMS}
+
+
+def _lookup(qualname: str, families: dict[str, dict[str, object]]) -> object | None:
+    for prefix, rows in families.items():
+        if qualname.startswith(prefix) and qualname[len(prefix) : len(prefix) + 1] == ".":
+            return rows.get(qualname.rpartition(".")[2])
+    return None
+
+
+def transform_for(qualname: str) -> Transform | None:
+    """The transform a qualified name refers to, if it is in the table."""
+    found = _lookup(qualname, FAMILIES)  # type: ignore[arg-type]
+    return found if isinstance(found, Transform) else None
+
+
+@dataclass(frozen=True)
+class ClassTransform:
+    """A JAX function that registers a class as a pytree, splitting fields into data and meta."""
+
+    name: str
+    data_fields: str
+    meta_fields: str
+    drop_fields: str
+    positional: tuple[str, ...] = ()
+
+
+CLASS_TRANSFORMS: dict[str, ClassTransform] = {
+    "register_dataclass": ClassTransform(
+        "register_dataclass",
+        "data_fields",
+        "meta_fields",
+        "drop_fields",
+        positional=("data_fields", "meta_fields", "drop_fields"),
+    ),
+}
+CLASS_FAMILIES: dict[str, dict[str, ClassTransform]] = {"jax": CLASS_TRANSFORMS}
+
+
+def class_transform_for(qualname: str) -> ClassTransform | None:
+    """The class-registering function a qualified name refers to, if it is in the table."""
+    found = _lookup(qualname, CLASS_FAMILIES)  # type: ignore[arg-type]
+    return found if isinstance(found, ClassTransform) else None
+
+
+#: Names a star import of a module may supply that the engine cares about, by top-level package.
+STAR_EXPORTS: dict[str, frozenset[str]] = {
+    "jax": frozenset(TRANSFORMS),
+    "functools": frozenset({"partial"}),
+    "typing": frozenset({"Annotated"}),
+    "typing_extensions": frozenset({"Annotated"}),
+    "jaxrewrite": MARKER_EXPORTS,
+}
+
+class Container(enum.Enum):
+    """What a class is, for per-leaf statics: which container its instances are."""
+
+    DICT = "dict"  # TypedDict: instances are plain dicts
+    NAMEDTUPLE = "namedtuple"
+    CLASS = "class"  # anything else
+
+
+#: Bases (and functional forms) that make a class a container, by qualified name.
+CONTAINERS: dict[str, Container] = {"typing.TypedDict": Container.DICT, "typing.NamedTuple": Container.NAMEDTUPLE}
+
+
+#: Qualified names that mean the same thing, mapped to one spelling, so that
+#: ``try: from typing import Annotated / except ImportError: from typing_extensions import ...``
+#: binds one meaning, not two.
+SAME_AS: dict[str, str] = {
+    "typing_extensions.Annotated": "typing.Annotated",
+    "typing_extensions.TypedDict": "typing.TypedDict",
+    "typing_extensions.NamedTuple": "typing.NamedTuple",
+    "typing_extensions.ClassVar": "typing.ClassVar",
+    "typing_extensions.Protocol": "typing.Protocol",
+    "typing_extensions.Generic": "typing.Generic",
+    "typing_extensions.overload": "typing.overload",
+    "typing_extensions.Callable": "typing.Callable",
+    "collections.abc.Callable": "typing.Callable",
+    "jaxrewrite.markers.Static": "jaxrewrite.Static",
+    "jaxrewrite.markers.NoDiff": "jaxrewrite.NoDiff",
+    "jaxrewrite.markers.STATIC": "jaxrewrite.STATIC",
+    "jaxrewrite.markers.NODIFF": "jaxrewrite.NODIFF",
+}
+
+
+def canonical(qualname: str) -> str:
+    return SAME_AS.get(qualname, qualname)

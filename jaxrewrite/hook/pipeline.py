@@ -1,0 +1,51 @@
+"""What the loader does to a source file, as one value: rewrite, then compile, under a cache key.
+
+A pipeline names everything that determines its output, so the cache can key on it: the default
+one is jaxrewrite's rewrite then ``compile``; an integration (pytest's assertion rewriting, say)
+adds its own step and its own key part, and can never be served the default pipeline's code.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import CodeType
+
+from jaxrewrite.engine.header import Header
+
+#: text, filename, header already read (or None) -> the rewritten text.
+Rewrite = Callable[[str, str, "Header | None"], str]
+
+
+def _rewrite(text: str, path: str, header: Header | None) -> str:
+    from jaxrewrite.engine.rewrite import rewrite_source  # the engine: imported on a cache miss only
+
+    return rewrite_source(text, path, header=header)
+
+
+def _compile(text: str, path: str, optimize: int) -> CodeType:
+    return compile(text, path, "exec", dont_inherit=True, optimize=optimize)
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """``source bytes -> code`` for one opted-in module."""
+
+    #: A short name for what the steps beyond the default are (part of the cache file name).
+    name: str = ""
+    rewrite: Rewrite = _rewrite
+    #: text, filename, optimisation level -> code; a step such as assertion rewriting goes here.
+    to_code: Callable[[str, str, int], CodeType] = _compile
+
+    def compile(self, data: bytes, path: str, optimize: int, header: Header | None = None) -> CodeType:
+        """Decode file bytes as Python does (PEP 263), rewrite, compile."""
+        return self.to_code(self.rewrite(importlib.util.decode_source(data), path, header), path, optimize)
+
+
+DEFAULT = Pipeline()
+
+
+def compile_source(data: bytes, path: str, optimize: int = -1) -> CodeType:
+    """What the hook and runner execute for an opted-in file, at optimisation level ``optimize``."""
+    return DEFAULT.compile(data, path, optimize)

@@ -1,0 +1,298 @@
+"""Ahead-of-time use of a per-leaf wrapper: ``lower``, ``trace``, ``eval_shape``, ``clear_cache``.
+
+``static_leaves`` returns a wrapper around ``jax.jit(inner, ...)``; these tests check that the
+wrapper offers what ``jax.jit``'s result offers, with the static entries split out exactly as a
+call splits them (so a static entry still drives Python control flow: the output shape below
+depends on ``steps``). As with ``jax.jit``'s own static arguments, the compiled executable
+takes the dynamic part only: the container with its static entries left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxrewrite.leaves import STATIC_LEAVES, static_leaves
+
+DICT_LEAVES = (("cfg", 1, "dict", ("steps",)),)
+TUPLE_LEAVES = (("cfg", 1, "namedtuple", ("steps",)),)
+
+
+class Cfg(NamedTuple):
+    scale: Any
+    steps: int | None  # None in the dynamic part the split leaves
+
+
+def _counted() -> tuple[Callable[..., Any], list[int]]:
+    """A function whose output shape depends on the static entry, and its trace counter."""
+    traces = [0]
+
+    def fun(x: Any, cfg: Any) -> Any:
+        traces[0] += 1
+        steps = cfg["steps"] if isinstance(cfg, dict) else cfg.steps
+        scale = cfg["scale"] if isinstance(cfg, dict) else cfg.scale
+        assert isinstance(steps, int)  # static: a Python int inside the trace, not a tracer
+        return jnp.stack([x * scale] * steps)
+
+    return fun, traces
+
+
+def _dict_fn() -> tuple[Any, list[int]]:
+    fun, traces = _counted()
+    return static_leaves(jax.jit, fun, DICT_LEAVES, static_argnums=(), static_argnames=()), traces
+
+
+def _tuple_fn() -> tuple[Any, list[int]]:
+    fun, traces = _counted()
+    return static_leaves(jax.jit, fun, TUPLE_LEAVES, static_argnums=(), static_argnames=()), traces
+
+
+X = jnp.arange(3.0, dtype=jnp.float32)
+SCALE = jnp.float32(2.0)
+
+
+def _expected(steps: int, scale: float = 2.0) -> np.ndarray:
+    return np.stack([np.arange(3.0, dtype=np.float32) * scale] * steps)
+
+
+# --- lower ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("by_keyword", [False, True])
+def test_lower_dict_compiles_and_runs_like_a_call(by_keyword: bool) -> None:
+    f, _ = _dict_fn()
+    cfg = {"steps": 4, "scale": SCALE}
+    lowered = f.lower(X, cfg=cfg) if by_keyword else f.lower(X, cfg)
+    text = lowered.as_text()
+    assert isinstance(text, str) and "4x3xf32" in text
+    compiled = lowered.compile()
+    # The static entry is baked in: the executable takes the dynamic rest of the dict.
+    dynamic = {"scale": SCALE}
+    out = compiled(X, cfg=dynamic) if by_keyword else compiled(X, dynamic)
+    np.testing.assert_allclose(out, f(X, cfg))
+    np.testing.assert_allclose(out, _expected(4))
+    # New dynamic values, same executable.
+    dynamic = {"scale": jnp.float32(3.0)}
+    out = compiled(X, cfg=dynamic) if by_keyword else compiled(X, dynamic)
+    np.testing.assert_allclose(out, _expected(4, 3.0))
+
+
+def test_lower_namedtuple_compiles_and_runs_like_a_call() -> None:
+    f, _ = _tuple_fn()
+    cfg = Cfg(scale=SCALE, steps=5)
+    lowered = f.lower(X, cfg)
+    assert "5x3xf32" in lowered.as_text()
+    compiled = lowered.compile()
+    # The split replaces the static fields by None (an empty pytree): that is the dynamic part.
+    out = compiled(X, cfg._replace(steps=None))
+    np.testing.assert_allclose(out, f(X, cfg))
+    np.testing.assert_allclose(out, _expected(5))
+    assert "5x3xf32" in f.lower(X, cfg=cfg).as_text()
+
+
+def test_lower_static_entry_picks_the_program() -> None:
+    f, _ = _dict_fn()
+    two = f.lower(X, {"steps": 2, "scale": SCALE}).as_text()
+    six = f.lower(X, {"steps": 6, "scale": SCALE}).as_text()
+    assert "2x3xf32" in two and "6x3xf32" not in two
+    assert "6x3xf32" in six
+
+
+def test_lower_leaves_the_callers_container_alone() -> None:
+    f, _ = _dict_fn()
+    cfg = {"steps": 3, "scale": SCALE}
+    f.lower(X, cfg)
+    f.eval_shape(X, cfg=cfg)
+    f.trace(X, cfg)
+    assert cfg == {"steps": 3, "scale": SCALE}
+
+
+def test_lower_rejects_what_a_call_rejects() -> None:
+    f, _ = _dict_fn()
+    with pytest.raises(TypeError, match="must be a dict"):
+        f(X, [1, 2])
+    with pytest.raises(TypeError, match="must be a dict"):
+        f.lower(X, [1, 2])
+    g, _ = _tuple_fn()
+    with pytest.raises(TypeError, match="must be a NamedTuple"):
+        g.eval_shape(X, {"steps": 1})
+
+
+# --- eval_shape ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make", [_dict_fn, _tuple_fn], ids=["dict", "namedtuple"])
+@pytest.mark.parametrize("by_keyword", [False, True])
+def test_eval_shape_follows_the_static_entry(make: Callable[[], Any], by_keyword: bool) -> None:
+    f, _ = make()
+    for steps in (1, 4):
+        cfg: Any = {"steps": steps, "scale": SCALE} if make is _dict_fn else Cfg(SCALE, steps)
+        shape = f.eval_shape(X, cfg=cfg) if by_keyword else f.eval_shape(X, cfg)
+        assert isinstance(shape, jax.ShapeDtypeStruct)
+        assert shape.shape == (steps, 3)
+        assert shape.dtype == jnp.float32
+
+
+def test_eval_shape_accepts_shape_structs_for_dynamic_entries() -> None:
+    f, _ = _dict_fn()
+    spec = jax.ShapeDtypeStruct((7,), jnp.int32)
+    shape = f.eval_shape(spec, {"steps": 2, "scale": jax.ShapeDtypeStruct((), jnp.int32)})
+    assert (shape.shape, shape.dtype) == ((2, 7), jnp.int32)
+
+
+# --- trace --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("by_keyword", [False, True])
+def test_trace_gives_a_jaxpr_and_lowers(by_keyword: bool) -> None:
+    f, _ = _dict_fn()
+    cfg = {"steps": 3, "scale": SCALE}
+    traced = f.trace(X, cfg=cfg) if by_keyword else f.trace(X, cfg)
+    jaxpr = traced.jaxpr
+    # Only the dynamic leaves (x, scale) are inputs; the output has the static-driven shape.
+    assert len(jaxpr.in_avals) == 2
+    assert [aval.shape for aval in jaxpr.out_avals] == [(3, 3)]
+    lowered = traced.lower()
+    assert "3x3xf32" in lowered.as_text()
+    compiled, dynamic = lowered.compile(), {"scale": SCALE}
+    np.testing.assert_allclose(compiled(X, cfg=dynamic) if by_keyword else compiled(X, dynamic), _expected(3))
+
+
+def test_trace_namedtuple() -> None:
+    f, _ = _tuple_fn()
+    traced = f.trace(X, Cfg(SCALE, 2))
+    assert [aval.shape for aval in traced.jaxpr.out_avals] == [(2, 3)]
+
+
+# --- several per-leaf parameters, defaults ------------------------------------------------
+
+
+def test_two_per_leaf_parameters_and_a_default() -> None:
+    traces = [0]
+    default = {"n": 1, "bias": jnp.float32(0.0)}
+
+    def fun(x: Any, a: Any, b: Any = default) -> Any:
+        traces[0] += 1
+        return jnp.stack([x + b["bias"]] * (a["n"] * b["n"]))
+
+    leaves = (("a", 1, "dict", ("n",)), ("b", 2, "dict", ("n",)))
+    f: Any = static_leaves(jax.jit, fun, leaves, static_argnums=(), static_argnames=())
+    b = {"n": 3, "bias": jnp.float32(1.0)}
+    assert f.eval_shape(X, {"n": 2}, b).shape == (6, 3)
+    assert f.eval_shape(X, {"n": 2}, b=b).shape == (6, 3)
+    assert f.eval_shape(X, a={"n": 5}).shape == (5, 3)  # b's default, used untraced
+    compiled = f.lower(X, {"n": 2}, b).compile()
+    np.testing.assert_allclose(compiled(X, {}, {"bias": jnp.float32(1.0)}), f(X, {"n": 2}, b))
+    assert [aval.shape for aval in f.trace(X, {"n": 1}).jaxpr.out_avals] == [(1, 3)]
+
+
+# --- tracing is shared with calls -----------------------------------------------------------
+
+
+def test_dynamic_entries_are_not_in_the_cache_key() -> None:
+    f, traces = _dict_fn()
+    f.lower(X, {"steps": 2, "scale": SCALE})
+    assert traces == [1]
+    # The same static entry with another dynamic value: JAX's trace cache, as for a call.
+    f.lower(X, {"steps": 2, "scale": jnp.float32(5.0)})
+    f.eval_shape(X, {"steps": 2, "scale": jnp.float32(6.0)})
+    np.testing.assert_allclose(f(X, {"steps": 2, "scale": jnp.float32(1.0)}), _expected(2, 1.0))
+    assert traces == [1]
+    f.eval_shape(X, {"steps": 3, "scale": SCALE})  # a new static entry: a new trace
+    assert traces == [2]
+    # As with jax.jit, passing the argument by keyword is another cache entry.
+    f.eval_shape(X, cfg={"steps": 3, "scale": SCALE})
+    f.lower(X, cfg={"steps": 3, "scale": jnp.float32(7.0)})
+    assert traces == [3]
+
+
+def test_clear_cache_is_forwarded() -> None:
+    f, traces = _dict_fn()
+    cfg = {"steps": 2, "scale": SCALE}
+    f(X, cfg)
+    f(X, cfg)
+    assert traces == [1]
+    f.clear_cache()
+    f(X, cfg)
+    assert traces == [2]
+
+
+# --- what the wrapper carries -----------------------------------------------------------------
+
+
+def test_wrapper_metadata() -> None:
+    fun, _ = _counted()
+    f: Any = static_leaves(jax.jit, fun, DICT_LEAVES, static_argnums=(), static_argnames=())
+    assert f.__wrapped__ is fun
+    assert f.__name__ == "fun" and f.__qualname__ == fun.__qualname__
+    assert f.__module__ == fun.__module__
+    assert callable(f.jitted) and hasattr(f.jitted, "lower")
+    assert f.lower.__name__ == "lower" and f.lower.__qualname__ == f"{fun.__qualname__}.lower"
+    assert f.eval_shape.__name__ == "eval_shape" and f.trace.__name__ == "trace"
+
+
+def _plain_jit(**methods: bool) -> Callable[..., Any]:
+    """A transform like jax.jit whose result has only the named AOT methods (an older JAX)."""
+
+    def transform(fun: Callable[..., Any], **keywords: Any) -> Callable[..., Any]:
+        jitted = jax.jit(fun, **keywords)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return jitted(*args, **kwargs)
+
+        for name, present in methods.items():
+            if present:
+                setattr(call, name, getattr(jitted, name))
+        return call
+
+    return transform
+
+
+def test_a_method_the_transform_lacks_stays_absent() -> None:
+    fun, _ = _counted()
+    older = _plain_jit(lower=True, eval_shape=True)
+    f: Any = static_leaves(older, fun, DICT_LEAVES, static_argnums=(), static_argnames=())
+    cfg = {"steps": 2, "scale": SCALE}
+    np.testing.assert_allclose(f(X, cfg), _expected(2))
+    assert "2x3xf32" in f.lower(X, cfg).as_text()
+    assert f.eval_shape(X, cfg).shape == (2, 3)
+    for missing in ("trace", "clear_cache"):
+        assert not hasattr(f, missing)
+        with pytest.raises(AttributeError):
+            getattr(f, missing)
+
+    bare = static_leaves(_plain_jit(), fun, DICT_LEAVES, static_argnums=(), static_argnames=())
+    for missing in ("lower", "trace", "eval_shape", "clear_cache"):
+        assert not hasattr(bare, missing)
+
+
+def test_the_methods_reach_the_jitted_function_with_the_hidden_keyword() -> None:
+    """What ``lower`` hands on: the dynamic rest and the static pairs under STATIC_LEAVES."""
+    seen: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+
+    def transform(fun: Callable[..., Any], **keywords: Any) -> Callable[..., Any]:
+        assert STATIC_LEAVES in keywords["static_argnames"]
+        jitted = jax.jit(fun, **keywords)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return jitted(*args, **kwargs)
+
+        def lower(*args: Any, **kwargs: Any) -> Any:
+            seen.append((args, dict(kwargs)))
+            return jitted.lower(*args, **kwargs)
+
+        call.lower = lower  # type: ignore[attr-defined]
+        return call
+
+    fun, _ = _counted()
+    f: Any = static_leaves(transform, fun, DICT_LEAVES, static_argnums=(), static_argnames=())
+    f.lower(X, {"steps": 2, "scale": SCALE})
+    f.lower(X, cfg={"steps": 3, "scale": SCALE})
+    (args0, kwargs0), (args1, kwargs1) = seen
+    assert args0[1] == {"scale": SCALE} and kwargs0 == {STATIC_LEAVES: ((("steps", 2),),)}
+    assert kwargs1 == {"cfg": {"scale": SCALE}, STATIC_LEAVES: ((("steps", 3),),)}
