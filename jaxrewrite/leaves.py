@@ -16,6 +16,10 @@ STATIC_LEAVES = "_jaxrewrite_static_leaves"
 
 Pairs = tuple[tuple[str, Any], ...]
 
+#: The jitted function's methods besides calling that take the call's arguments (so get
+#: the same split): ahead-of-time lowering, tracing and shape evaluation.
+AOT_METHODS = ("lower", "trace", "eval_shape")
+
 
 class _Leaf:
     """One per-leaf parameter: where it is passed, what container it is, its static keys."""
@@ -91,6 +95,35 @@ def static_leaves(
         setattr(inner, attr, getattr(fun, attr, getattr(inner, attr)))
     names = tuple(keywords.pop("static_argnames", ()) or ()) + (STATIC_LEAVES,)
     jitted = transform(inner, static_argnames=names, **keywords)
+    outer = _splitting(specs, jitted)
+    for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
+        setattr(outer, attr, getattr(fun, attr, getattr(outer, attr)))
+    outer.__wrapped__ = fun  # type: ignore[attr-defined]
+    outer.jitted = jitted  # type: ignore[attr-defined]
+    # What jax.jit's wrapper offers besides calling (ahead-of-time lowering, tracing,
+    # shapes), behind the same split; only what this transform's result has, so an
+    # attribute an older JAX lacks stays an AttributeError here too.
+    for method in AOT_METHODS:
+        target = getattr(jitted, method, None)
+        if target is not None:
+            aot = _splitting(specs, target)
+            aot.__name__ = method
+            aot.__qualname__ = f"{outer.__qualname__}.{method}"
+            aot.__doc__ = f"``jitted.{method}`` with the arguments split as a call splits them."
+            setattr(outer, method, aot)
+    clear_cache = getattr(jitted, "clear_cache", None)
+    if clear_cache is not None:
+        outer.clear_cache = clear_cache  # type: ignore[attr-defined]
+    return outer
+
+
+def _splitting(specs: tuple[_Leaf, ...], target: Callable[..., Any]) -> Callable[..., Any]:
+    """A function that splits its arguments per ``specs`` and passes them on to ``target``.
+
+    One factory makes both the call path (target: the jitted function) and the AOT methods
+    (target: ``jitted.lower`` and the like), so they split identically, and the call path
+    pays no extra frame for the sharing: the split is inlined in each closure.
+    """
 
     def outer(*args: Any, **kwargs: Any) -> Any:
         split = []
@@ -104,7 +137,7 @@ def static_leaves(
                 pairs = None  # the default is used inside the traced function, untraced
             split.append(pairs)
         kwargs[STATIC_LEAVES] = tuple(split)
-        return jitted(*args, **kwargs)
+        return target(*args, **kwargs)
 
     if len(specs) == 1:  # the common case, without the loop
         position, name, split_one = specs[0].position, specs[0].name, specs[0].split
@@ -118,10 +151,6 @@ def static_leaves(
             else:
                 pairs = None  # the default is used inside the traced function, untraced
             kwargs[STATIC_LEAVES] = (pairs,)
-            return jitted(*args, **kwargs)
+            return target(*args, **kwargs)
 
-    for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
-        setattr(outer, attr, getattr(fun, attr, getattr(outer, attr)))
-    outer.__wrapped__ = fun  # type: ignore[attr-defined]
-    outer.jitted = jitted  # type: ignore[attr-defined]
     return outer
