@@ -14,6 +14,7 @@ from jaxrewrite.markers import NODIFF, STATIC, NoDiff, Static, is_nodiff, is_sta
 from jaxrewrite.version import __version__
 
 if TYPE_CHECKING:
+    from jaxrewrite.engine.analyze import Analysis, analyze
     from jaxrewrite.engine.rewrite import rewrite_source
 
 
@@ -24,7 +25,12 @@ def __getattr__(name: str) -> Any:
         from jaxrewrite.engine.rewrite import rewrite_source
 
         return rewrite_source
+    if name in ("analyze", "Analysis"):
+        from jaxrewrite.engine import analyze as module
+
+        return getattr(module, name)
     raise AttributeError(f"module 'jaxrewrite' has no attribute {name!r}")
+
 
 __all__ = [
     "Analysis",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Sequence, Union
 
@@ -46,12 +47,19 @@ class Done:
 Command = Union[RunScript, RunModule, Show, Done]
 
 
+@dataclass(frozen=True)
+class Subcommand:
+    """A word that names a command where a script name could go; ``--`` runs a script so named."""
+
+    usage: str
+    help: str
+    parse: Callable[[list[str], str], Command]
+
+
 def usage(prog: str) -> str:
-    return (
-        f"usage: {prog} [-h] [--version] SCRIPT [ARGS ...]\n"
-        f"       {prog} -m MODULE [ARGS ...]\n"
-        f"       {prog} show [--diff] TARGET\n"
-    )
+    lines = [f"usage: {prog} [-h] [--version] [--] SCRIPT [ARGS ...]", f"       {prog} -m MODULE [ARGS ...]"]
+    lines.extend(f"       {prog} {word} {sub.usage}" for word, sub in SUBCOMMANDS.items())
+    return "\n".join(lines) + "\n"
 
 
 def help_text(prog: str) -> str:
@@ -62,10 +70,9 @@ def help_text(prog: str) -> str:
         "  SCRIPT [ARGS ...]     run SCRIPT as `python SCRIPT ARGS` would (a directory or zip\n"
         "                        file runs its __main__.py); SCRIPT is rewritten if it opts in\n"
         "  -m MODULE [ARGS ...]  run library module MODULE as `python -m MODULE ARGS` would\n"
-        "  show TARGET           print the source the hook compiles for TARGET (a file path or a\n"
-        "                        dotted module name, found without importing anything); --diff\n"
-        "                        prints a unified diff against the file instead\n"
-        "  --                    the next argument is SCRIPT even if it looks like an option or `show`\n"
+        + "".join(sub.help for sub in SUBCOMMANDS.values())
+        + f"  --                    the next argument is SCRIPT even if it looks like an option or is\n"
+        f"                        one of the command words ({', '.join(SUBCOMMANDS)})\n"
         "  -h, --help            show this help and exit\n"
         "  --version             print the version and exit\n"
         "\n"
@@ -82,8 +89,8 @@ def parse(argv: Sequence[str], prog: str) -> Command:
         return Done(0, out=help_text(prog))
     if first == "--version":
         return Done(0, out=f"jaxrewrite {__version__}\n")
-    if first == "show":
-        return _parse_show(rest, prog)
+    if first in SUBCOMMANDS:
+        return SUBCOMMANDS[first].parse(rest, prog)
     if first == "-m" or first == "--":
         if not rest:
             what = "the -m option" if first == "-m" else "--"
@@ -111,6 +118,18 @@ def _parse_show(argv: list[str], prog: str) -> Command:
     except SystemExit as exc:  # argparse has printed its help or its error already
         return Done(exc.code if isinstance(exc.code, int) else 2)
     return Show(ns.target, ns.diff)
+
+
+#: Every command word, in one table: a new command is a new row, not another reserved branch.
+SUBCOMMANDS: dict[str, Subcommand] = {
+    "show": Subcommand(
+        "[--diff] TARGET",
+        "  show TARGET           print the source the hook compiles for TARGET (a file path or a\n"
+        "                        dotted module name, found without importing anything); --diff\n"
+        "                        prints a unified diff against the file instead\n",
+        _parse_show,
+    ),
+}
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "jaxrewrite") -> int:

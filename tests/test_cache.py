@@ -249,3 +249,26 @@ def test_moved_module_keeps_its_cache_and_reports_its_new_path(project: Project)
     env["PYTHONPATH"] = env["PYTHONPATH"].replace(str(project.src), str(moved))
     result = project.child("pkg.mod", env=env)
     assert result["compiled"] == [] and result["co_filename"] == str(moved / "pkg" / "mod.py")
+
+
+def test_rewriter_hash_covers_every_subfolder(tmp_path: Path) -> None:
+    """An edit anywhere in the package (the engine lives in a subfolder) gives a new cache tag."""
+    copy = tmp_path / "jaxrewrite"
+    shutil.copytree(cache.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert any("/" in name for name in cache.package_sources(str(copy)))
+    before = cache.rewriter_hash(str(copy))
+    assert before == cache.rewriter_hash(str(copy))
+    for part in ("engine/plan.py", "engine/table.py", "hook/pipeline.py", "leaves.py"):
+        target = copy / part
+        original = target.read_bytes()
+        target.write_bytes(original + b"\n# an edit\n")
+        assert cache.rewriter_hash(str(copy)) != before, part
+        target.write_bytes(original)
+    (copy / "engine" / "new_rule.py").write_text("X = 1\n")
+    assert cache.rewriter_hash(str(copy)) != before
+
+
+def test_cache_tag_names_the_optimisation_level_and_pipeline() -> None:
+    tags = {cache.cache_tag(level, name) for level in (0, 1, 2) for name in ("", "pytest")}
+    assert len(tags) == 6 and all(tag is not None and tag.isalnum() for tag in tags)
+    assert cache.cache_tag() == cache.cache_tag(sys.flags.optimize)

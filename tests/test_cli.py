@@ -426,3 +426,29 @@ def test_show_keeps_the_file_encoding(tmp_path: Path) -> None:
         [sys.executable, "-m", "jaxrewrite", "show", "latin.py"], cwd=tmp_path, env=env(), capture_output=True
     )
     assert (ours.returncode, ours.stdout) == (0, data)
+
+
+def test_show_nested_namespace_package(tmp_path: Path) -> None:
+    """PEP 420 packages (no __init__.py) at every level: found without importing anything."""
+    write(tmp_path / "a" / "b" / "m.py", OPTED_IN)
+    ours = jaxrewrite_("show", "a.b.m", cwd=tmp_path)
+    assert (ours.returncode, ours.stderr) == (0, "")
+    assert ours.stdout == rewrite_source(OPTED_IN, "m.py") != OPTED_IN
+    folder = jaxrewrite_("show", "a.b", cwd=tmp_path)
+    assert (folder.returncode, folder.stdout) == (2, "")
+    assert folder.stderr == "python -m jaxrewrite show: 'a.b' has no Python source file (found a namespace package)\n"
+    missing = jaxrewrite_("show", "a.b.zz", cwd=tmp_path)
+    assert (missing.returncode, missing.stderr) == (2, "python -m jaxrewrite show: no such file or module: 'a.b.zz'\n")
+
+
+def test_show_lists_every_refusal_in_source_order(tmp_path: Path) -> None:
+    source = (
+        "# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import Static\n\n"
+        "@jax.jit\ndef f(*rest: Static[int]): ...\n\n"
+        "@jax.jit\ndef g(**options: Static[int]): ...\n"
+    )
+    write(tmp_path / "two.py", source)
+    ours = jaxrewrite_("show", "two.py", cwd=tmp_path)
+    assert (ours.returncode, ours.stdout) == (1, "")
+    lines = ours.stderr.splitlines()
+    assert [line.split(": ")[0] for line in lines] == ["two.py:6:8", "two.py:9:9"]

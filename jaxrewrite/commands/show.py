@@ -17,12 +17,13 @@ import sys
 import tokenize
 import warnings
 from dataclasses import dataclass
-from typing import Collection, Sequence
+from typing import Sequence
 
-from jaxrewrite.errors import RewriteError
-from jaxrewrite.engine.header import PRAGMA, Header, scan_header
-from jaxrewrite.engine.rewrite import rewrite_source
 from jaxrewrite.commands.run import safe_path
+from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.header import PRAGMA, Header
+from jaxrewrite.engine.rewrite import rewritten
+from jaxrewrite.errors import RewriteError
 
 
 class TargetError(Exception):
@@ -63,7 +64,7 @@ def locate(target: str, cwd: str, path: Sequence[str], meta_path: Sequence[objec
             why = "Is a directory" if os.path.isdir(target) else "No such file or directory"
             raise TargetError(f"can't open file {target!r}: {why}")
         return Target(target, display_name(target, cwd))
-    origin = _source_file(find_spec(target, path, meta_path))
+    origin = _source_file(find_spec(target, path, meta_path), target)
     return Target(origin, display_name(origin, cwd))
 
 
@@ -73,16 +74,33 @@ def find_spec(name: str, path: Sequence[str], meta_path: Sequence[object]) -> im
     spec = _find_top(parts[0], path, meta_path)
     if spec is None:
         raise TargetError(f"no such file or module: {name!r}")
+    locations = _locations(spec, [os.path.join(entry or os.curdir, parts[0]) for entry in path])
     for depth in range(1, len(parts)):
-        locations = spec.submodule_search_locations
         if locations is None:
             parent = ".".join(parts[:depth])
             raise TargetError(f"no such module: {name!r} ({parent!r} is not a package)")
-        child = importlib.machinery.PathFinder.find_spec(".".join(parts[: depth + 1]), list(locations))
+        # Looked up by its last part alone: for a namespace child, the full dotted name would make
+        # importlib read the (never imported) parent from sys.modules.
+        child = importlib.machinery.PathFinder.find_spec(parts[depth], locations)
         if child is None:
             raise TargetError(f"no such file or module: {name!r}")
         spec = child
+        locations = _locations(spec, [os.path.join(location, parts[depth]) for location in locations])
     return spec
+
+
+def _locations(spec: importlib.machinery.ModuleSpec, namespace: list[str]) -> list[str] | None:
+    """Where a package's submodules are searched, without importing it.
+
+    A namespace package's ``submodule_search_locations`` recomputes itself from its *imported*
+    parent (``sys.modules``), which ``show`` never imports: its folders are the parent's
+    locations joined with its name instead, as PEP 420 defines them.
+    """
+    if spec.submodule_search_locations is None:
+        return None
+    if spec.origin is None or spec.origin == "namespace":  # PEP 420: no __init__ file
+        return [folder for folder in namespace if os.path.isdir(folder)]
+    return list(spec.submodule_search_locations)
 
 
 def _find_top(
@@ -101,7 +119,7 @@ def _find_top(
     return None
 
 
-def _source_file(spec: importlib.machinery.ModuleSpec) -> str:
+def _source_file(spec: importlib.machinery.ModuleSpec, name: str) -> str:
     origin = spec.origin
     if origin == "frozen":
         # Frozen stdlib modules (3.11+) remember the file they were frozen from.
@@ -110,7 +128,7 @@ def _source_file(spec: importlib.machinery.ModuleSpec) -> str:
     if origin is None or not origin.endswith(suffixes) or not os.path.isfile(origin):
         namespace = origin is None and spec.submodule_search_locations is not None
         what = "a namespace package" if namespace else origin
-        raise TargetError(f"{spec.name!r} has no Python source file (found {what or 'no file'})")
+        raise TargetError(f"{name!r} has no Python source file (found {what or 'no file'})")
     return origin
 
 
@@ -127,18 +145,11 @@ def render(original: str, rewritten: str, display: str, diff: bool) -> str:
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
-def notes(source: str, header: Header, display: str, warned_lines: Collection[int] = ()) -> list[str]:
-    """Why nothing (or not everything) in the header counts, for stderr.
-
-    Unknown directives on ``warned_lines`` were already reported by the engine's own warning.
-    """
-    out = [
-        f"{display}:{line}: note: unknown directive '# jaxrewrite: {word}' ignored (only 'enable' is known)"
-        for line, word in header.unknown
-        if line not in warned_lines
-    ]
+def notes(source: str, header: Header, display: str) -> list[str]:
+    """Why nothing in the header counts, for stderr (unknown directives are findings of their own)."""
     if header.enabled:
-        return out
+        return []
+    out = []
     out.append(f"{display}: note: no '{PRAGMA}' pragma in the module header; the source is unchanged")
     out.extend(
         f"{display}:{line}: note: '{PRAGMA}' here does not count: {why_ignored(source, line)}"
@@ -201,11 +212,16 @@ def show(target: str, diff: bool, prog: str) -> int:
     try:
         encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
         source = importlib.util.decode_source(data)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            rewritten = rewrite_source(source, found.display)
-    except RewriteError as exc:
-        print(exc, file=sys.stderr)
+        analysis = analyze(source, found.display)
+        for finding in analysis.diagnostics:
+            if not finding.is_error:
+                print(f"{finding.filename}:{finding.line}: {finding.code} {finding.message}", file=sys.stderr)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # printed above, once, with their codes
+            text = rewritten(analysis)
+    except RewriteError:
+        for finding in analysis.errors:  # every refusal, in source order; the hook raises the first
+            print(finding.error(), file=sys.stderr)
         return 1
     except SyntaxError as exc:
         where = "".join(f"{n}:" for n in (exc.lineno, exc.offset) if n is not None)
@@ -214,13 +230,10 @@ def show(target: str, diff: bool, prog: str) -> int:
     except UnicodeDecodeError as exc:
         print(f"{found.display}: SyntaxError: can't decode the source: {exc}", file=sys.stderr)
         return 1
-    for w in caught:
-        print(f"{w.filename}:{w.lineno}: {w.category.__name__}: {w.message}", file=sys.stderr)
-    warned = {w.lineno for w in caught if w.filename == found.display}
-    for note in notes(source, scan_header(source), found.display, warned):
+    for note in notes(source, analysis.header, found.display):
         print(note, file=sys.stderr)
     # A diff is not a Python file: no byte order mark in front of it.
-    _write(render(source, rewritten, found.display, diff), "utf-8" if diff and encoding == "utf-8-sig" else encoding)
+    _write(render(source, text, found.display, diff), "utf-8" if diff and encoding == "utf-8-sig" else encoding)
     return 0
 
 

@@ -26,8 +26,6 @@ class Header:
     """What the module header says about jaxrewrite."""
 
     enabled: bool
-    #: 1-based line of the pragma that counts, if any.
-    pragma_line: int | None
     #: Lines that look like the pragma but do not count (below the header or inside a string).
     ignored_lines: tuple[int, ...]
     #: ``# jaxrewrite: <word>`` header directives other than ``enable``: (line, word).
@@ -82,9 +80,7 @@ def scan_header(source: str) -> Header:
     ignored = tuple(line for line in _lookalike_lines(source) if line != enabled_line)
     if enabled_line is not None and enabled_line >= header_end:
         enabled_line = None
-    return Header(
-        enabled_line is not None, enabled_line, ignored, tuple(u for u in unknown if u[0] < header_end)
-    )
+    return Header(enabled_line is not None, ignored, tuple(u for u in unknown if u[0] < header_end))
 
 
 def _lookalike_lines(source: str) -> list[int]:
