@@ -125,6 +125,9 @@ def _splitting(specs: tuple[_Leaf, ...], target: Callable[..., Any]) -> Callable
     pays no extra frame for the sharing: the split is inlined in each closure.
     """
 
+    if len(specs) == 1:  # the common case, without the loop
+        return _splitting_one(specs[0], target)
+
     def outer(*args: Any, **kwargs: Any) -> Any:
         split = []
         for spec in specs:
@@ -139,18 +142,22 @@ def _splitting(specs: tuple[_Leaf, ...], target: Callable[..., Any]) -> Callable
         kwargs[STATIC_LEAVES] = tuple(split)
         return target(*args, **kwargs)
 
-    if len(specs) == 1:  # the common case, without the loop
-        position, name, split_one = specs[0].position, specs[0].name, specs[0].split
+    return outer
 
-        def outer(*args: Any, **kwargs: Any) -> Any:
-            if position is not None and len(args) > position:
-                dynamic, pairs = split_one(args[position])
-                args = args[:position] + (dynamic,) + args[position + 1 :]
-            elif name in kwargs:
-                kwargs[name], pairs = split_one(kwargs[name])
-            else:
-                pairs = None  # the default is used inside the traced function, untraced
-            kwargs[STATIC_LEAVES] = (pairs,)
-            return target(*args, **kwargs)
+
+def _splitting_one(spec: _Leaf, target: Callable[..., Any]) -> Callable[..., Any]:
+    """``_splitting`` for one per-leaf parameter, without the loop."""
+    position, name, split_one = spec.position, spec.name, spec.split
+
+    def outer(*args: Any, **kwargs: Any) -> Any:
+        if position is not None and len(args) > position:
+            dynamic, pairs = split_one(args[position])
+            args = args[:position] + (dynamic,) + args[position + 1 :]
+        elif name in kwargs:
+            kwargs[name], pairs = split_one(kwargs[name])
+        else:
+            pairs = None  # the default is used inside the traced function, untraced
+        kwargs[STATIC_LEAVES] = (pairs,)
+        return target(*args, **kwargs)
 
     return outer
