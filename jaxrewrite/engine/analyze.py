@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import ast
 import bisect
+import contextlib
 import enum
 import gc
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from jaxrewrite.engine.classes import ClassInfo, FunctionalClass, LocalClass, local_class, read_class
@@ -83,7 +84,12 @@ class Use:
 
     @property
     def needs_edit(self) -> bool:
-        return self.values is not None and (bool(self.leaves) or any(node is None for _, _, node in self.values))
+        return bool(self.leaves) or _needs_edit(self.values)
+
+
+def _needs_edit(values: Values | None) -> bool:
+    """Is any keyword value not already written exactly so by the user?"""
+    return values is not None and any(node is None for _, _, node in values)
 
 
 @dataclass
@@ -132,24 +138,28 @@ def analyze(
         )
     if require_pragma and not header.enabled:
         return result
-    _paused(lambda: _analyze_tree(text, src, environment, filters, result))
+    with collector_paused():
+        _analyze_tree(text, src, environment, filters, result)
     result.diagnostics.sort(key=lambda d: (d.line, d.col))
     return result
 
 
-def _paused(body: Callable[[], None]) -> None:
-    """Run with the cyclic collector paused, and free the AST before resuming it.
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic collector; the caller frees the AST (and what holds it) before leaving.
 
     The AST is large and planning allocates many small objects: a running collector would rescan
-    the whole tree again and again. The collector is process-wide, so it is paused only while no
-    other thread runs: another thread could not then see, or change, the setting in between.
+    the whole tree again and again, and resuming it while the tree is alive would make the next
+    young collection walk every node once more. The collector is process-wide, so it is paused
+    only while no other thread runs: no other thread can then see, or change, the setting in
+    between. Nested pauses leave it to the outermost.
     """
     if not gc.isenabled() or threading.active_count() != 1:
-        body()
+        yield
         return
     gc.disable()
     try:
-        body()
+        yield
     finally:
         gc.enable()
 
@@ -266,7 +276,20 @@ class _Analyzer:
             return
         local = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
         values = complete(ref, sig, self.src, deco, force=bool(leaves))
-        use = Use(UseKind.DECORATOR, deco, via_default(deco, scope), ref.transform, func, sig, leaves, ref.keywords, local, values, ref.factory)
+        wraps = bool(leaves) or (not isinstance(deco, ast.Call) and _needs_edit(values))
+        use = Use(
+            UseKind.DECORATOR,
+            deco,
+            wraps and via_default(deco, scope),
+            ref.transform,
+            func,
+            sig,
+            leaves,
+            ref.keywords,
+            local,
+            values,
+            ref.factory,
+        )
         if leaves:
             if not ref.transform.per_leaf:
                 raise self.src.error(
@@ -336,7 +359,18 @@ class _Analyzer:
                     continue
                 local_keywords = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
                 self.result.uses.append(
-                    Use(UseKind.DECORATOR, deco, via_default(deco, scope), transform, defined.node, None, (), keywords, local_keywords, values)
+                    Use(
+                        UseKind.DECORATOR,
+                        deco,
+                        not isinstance(deco, ast.Call) and _needs_edit(values) and via_default(deco, scope),
+                        transform,
+                        defined.node,
+                        None,
+                        (),
+                        keywords,
+                        local_keywords,
+                        values,
+                    )
                 )
         return registrable
 
@@ -356,7 +390,7 @@ class _Analyzer:
             written = keywords + bound_keywords(call, transform.positional, transform.name, self.src)
             values = registration_values(transform, written, self.info(local), self.src, call)
             self.result.uses.append(
-                Use(UseKind.CALL, call, via_default(call, scope), transform, local[0].node, None, (), written, written[len(keywords):], values)
+                Use(UseKind.CALL, call, False, transform, local[0].node, None, (), written, written[len(keywords):], values)
             )
             return
         ref = classify(call.func, scope)
@@ -374,7 +408,7 @@ class _Analyzer:
             sig = read_signature(func, scope, self.src, self.relevant) if self.relevant is None else None
             if sig is not None:
                 self.result.uses.append(
-                    Use(UseKind.CALL, call, via_default(call, scope), ref.transform, func, sig, (), written, local_keywords, None, ref.factory)
+                    Use(UseKind.CALL, call, False, ref.transform, func, sig, (), written, local_keywords, None, ref.factory)
                 )
             return
         sig, leaves = found
@@ -387,7 +421,7 @@ class _Analyzer:
             )
         full = TransformRef(ref.transform, written, ref.factory)
         values = complete(full, sig, self.src, call)
-        use = Use(UseKind.CALL, call, via_default(call, scope), ref.transform, func, sig, leaves, written, local_keywords, values, ref.factory)
+        use = Use(UseKind.CALL, call, False, ref.transform, func, sig, leaves, written, local_keywords, values, ref.factory)
         if use.needs_edit and ref.factory:
             raise _factory_error(call.func, ref, self.src)
         self.result.uses.append(use)
@@ -408,20 +442,20 @@ class _Analyzer:
             return None
         bindings, where = found
         seen = where.bindings_seen_at(arg.id, site) if where is scope else list(bindings)
+        if seen and len(seen) > 1:
+            # ``@typing.overload`` stubs are replaced by the implementation that follows them.
+            real = [b for b in seen if not (isinstance(b, Defined) and _is_overload(b.node, where))]
+            seen = real or seen[-1:]
         if not seen:
             return None
         defs = [b.node for b in seen if isinstance(b, Defined)]
         if not defs:
             return None
-        if len(defs) > 1:
-            real = [func for func in defs if not _is_overload(func, where)]
-            defs = real or defs[-1:]
         if any(id(func) in self.failed for func in defs):
             return None
         marked = [id(func) in self.signatures for func in defs]
         if len(defs) == len(seen) and (len(defs) == 1 or not any(marked)):
-            if len(defs) == 1 or not any(marked):
-                return defs[-1]
+            return defs[-1]
         if len(defs) == len(seen) and all(marked):
             first = self.signatures[id(defs[0])]
             if all(_same_statics(self.signatures[id(func)], first) for func in defs[1:]):
@@ -476,10 +510,13 @@ def _factory_error(expr: ast.expr, ref: TransformRef, src: Source) -> RewriteErr
 def via_default(expr: ast.expr, scope: Scope) -> bool:
     """A lambda body cannot see class-body names: bind the transform as a default when any name
     in the transform expression (``fast`` in ``partial(fast, ...)`` too) is a class-body name."""
-    for node in ast.walk(expr):
-        if isinstance(node, ast.Name):
-            bound_in = binding_scope(node.id, scope)
-            if bound_in is not None and bound_in.kind is ScopeKind.CLASS:
-                return True
+    root = expr
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    names = (root,) if isinstance(root, ast.Name) else (n for n in ast.walk(expr) if isinstance(n, ast.Name))
+    for node in names:
+        bound_in = binding_scope(node.id, scope)
+        if bound_in is not None and bound_in.kind is ScopeKind.CLASS:
+            return True
     return False
 

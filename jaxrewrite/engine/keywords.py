@@ -255,8 +255,9 @@ def registration_values(
     static = [f for f in info.fields if Mark.STATIC in f.markers]
     if not static:
         return None
+    explicit = {kw.arg for kw in keywords} >= {t.data_fields, t.meta_fields}
     for f in info.fields:
-        if f.unknown_metadata is not None:
+        if f.unknown_metadata is not None and not explicit:  # explicit lists: JAX reads no metadata
             raise src.error(
                 f.unknown_metadata,
                 "JR118",

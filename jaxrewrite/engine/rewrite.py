@@ -6,7 +6,7 @@ import warnings
 from collections.abc import Mapping
 
 from jaxrewrite.engine import splice
-from jaxrewrite.engine.analyze import Analysis, analyze
+from jaxrewrite.engine.analyze import Analysis, analyze, collector_paused
 from jaxrewrite.engine.filters import FAST, Filters
 from jaxrewrite.engine.header import Header
 from jaxrewrite.engine.plan import plan
@@ -29,10 +29,14 @@ def rewrite_source(
     pragma, or when nothing in the module needs a keyword. Raises RewriteError for misuse
     and Python's own SyntaxError for source that does not parse.
     """
-    analysis = analyze(
-        source, filename, environment=environment, require_pragma=require_pragma, filters=filters, header=header
-    )
-    return rewritten(analysis)
+    with collector_paused():
+        analysis = analyze(
+            source, filename, environment=environment, require_pragma=require_pragma, filters=filters, header=header
+        )
+        try:
+            return rewritten(analysis)
+        finally:
+            del analysis  # it holds parts of the AST: free them before the collector resumes
 
 
 def rewritten(analysis: Analysis) -> str:

@@ -90,6 +90,9 @@ class Scope:
     bindings: dict[str, list[Binding]] = field(default_factory=dict)
     #: ``sites[name][i]`` is where ``bindings[name][i]`` is made.
     sites: dict[str, list[Site]] = field(default_factory=dict)
+    #: Blocks whose head binds a name for the whole block (``except E as name:``, ``for name in``,
+    #: ``with ... as name:``, a ``case`` capture): (first line, last line, index into bindings).
+    regions: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
     star_imports: list[str] = field(default_factory=list)
     global_names: set[str] = field(default_factory=set)
     #: Memo for resolve.qualname of bare names looked up from this scope.
@@ -98,6 +101,12 @@ class Scope:
     def bind(self, name: str, binding: Binding, site: Site = (0, 0)) -> None:
         self.bindings.setdefault(name, []).append(binding)
         self.sites.setdefault(name, []).append(site)
+
+    def bind_for_block(self, name: str, site: Site, block: list[ast.stmt]) -> None:
+        """A block head's binding (opaque), which code in ``block`` surely sees unless it rebinds."""
+        self.bind(name, _OPAQUE, site)
+        last = block[-1].end_lineno or block[-1].lineno
+        self.regions.setdefault(name, []).append((block[0].lineno, last, len(self.bindings[name]) - 1))
 
     def module(self) -> Scope:
         scope = self
@@ -124,7 +133,9 @@ class Scope:
         """The bindings of ``name`` a load at ``site`` in this very scope can see, in order.
 
         Straight-line code sees the last binding made directly in the scope body before it, and
-        any made after that inside compound statements. A load inside a compound statement that
+        any made after that inside compound statements. A load inside a block whose head binds the
+        name (``except E as name:``, a ``for``/``with`` target, a ``case`` capture) sees that
+        binding, unless the block rebinds the name; a load inside any other compound statement that
         also binds the name (a loop body, say) sees them all. None: not bound here.
         """
         bindings = self.bindings.get(name)
@@ -132,6 +143,11 @@ class Scope:
             return None
         sites = self.sites[name]
         line, flow = site
+        block = max((r for r in self.regions.get(name, ()) if r[0] <= line <= r[1]), default=None)
+        if block is not None:
+            start, end, index = block
+            if not any(i != index and start <= at <= end for i, (at, _) in enumerate(sites)):
+                return [bindings[index]]  # inside the block that binds it, and not rebound there
         if flow and any(f == flow for _, f in sites):
             return list(bindings)
         before = [i for i, (at, _) in enumerate(sites) if at < line]
@@ -257,18 +273,20 @@ def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree) -> None:
         if kind is ast.Try or kind.__name__ == "TryStar":
             for handler_node in stmt.handlers:  # type: ignore[attr-defined]
                 if handler_node.name:
-                    scope.bind(handler_node.name, _OPAQUE, (handler_node.lineno, result.flow))
+                    scope.bind_for_block(handler_node.name, (handler_node.lineno, result.flow), handler_node.body)
                 _bind_body(handler_node.body, scope, result)
         elif kind in (ast.For, ast.AsyncFor):
-            _bind_targets(stmt.target, scope, site)  # type: ignore[attr-defined]
+            for name in _target_names(stmt.target):  # type: ignore[attr-defined]
+                scope.bind_for_block(name, site, stmt.body)  # type: ignore[attr-defined]
         elif kind in (ast.With, ast.AsyncWith):
             for item in stmt.items:  # type: ignore[attr-defined]
                 if item.optional_vars is not None:
-                    _bind_targets(item.optional_vars, scope, site)
+                    for name in _target_names(item.optional_vars):
+                        scope.bind_for_block(name, site, stmt.body)  # type: ignore[attr-defined]
         elif kind is ast.Match:
             for case in stmt.cases:  # type: ignore[attr-defined]
                 for name in _captures(case.pattern):
-                    scope.bind(name, _OPAQUE, (case.pattern.lineno, result.flow))
+                    scope.bind_for_block(name, (case.pattern.lineno, result.flow), case.body)
                 _bind_body(case.body, scope, result)
         result.flow = outer_flow
 
@@ -293,13 +311,19 @@ def _site(stmt: ast.stmt, result: ScopeTree) -> Site:
 
 
 def _bind_targets(target: ast.expr, scope: Scope, site: Site) -> None:
+    for name in _target_names(target):
+        scope.bind(name, _OPAQUE, site)
+
+
+def _target_names(target: ast.expr) -> Iterator[str]:
+    """The names an assignment target binds (``a``, ``a, (b, *c)``); attributes and items bind none."""
     if isinstance(target, ast.Name):
-        scope.bind(target.id, _OPAQUE, site)
+        yield target.id
     elif isinstance(target, (ast.Tuple, ast.List)):
         for element in target.elts:
-            _bind_targets(element, scope, site)
+            yield from _target_names(element)
     elif isinstance(target, ast.Starred):
-        _bind_targets(target.value, scope, site)
+        yield from _target_names(target.value)
 
 
 def _captures(pattern: ast.pattern) -> Iterator[str]:
@@ -314,11 +338,61 @@ def _captures(pattern: ast.pattern) -> Iterator[str]:
 
 def _bind_walrus(stmt: ast.stmt, scope: Scope, result: ScopeTree) -> None:
     """``(name := value)`` in a statement's own expressions binds ``name`` in this scope
-    (comprehensions included, as PEP 572 says); lambdas have their own scope."""
+    (comprehensions included, as PEP 572 says); lambdas have their own scope.
+
+    A walrus that may not run when its statement does (after ``and``/``or``, in a branch of
+    ``a if c else b``, in a comprehension's body, a ``case`` guard, an ``except`` clause or an
+    ``assert``, which ``python -O`` drops) binds the way a statement inside an ``if`` does: code
+    after it sees both the old and the new value.
+    """
+    found: list[tuple[str, bool]] = []
     for expr in own_expressions(stmt):
-        for node in ast.walk(expr):
-            if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
-                scope.bind(node.target.id, _OPAQUE, _site(stmt, result))
+        _walrus_targets(expr, type(stmt) is not ast.Assert, found)
+    for case in getattr(stmt, "cases", ()):
+        if case.guard is not None:
+            _walrus_targets(case.guard, False, found)
+    for handler in getattr(stmt, "handlers", ()):
+        if handler.type is not None:
+            _walrus_targets(handler.type, False, found)
+    for name, sure in found:
+        scope.bind(name, _OPAQUE, (stmt.lineno, result.flow if sure else result.flow or stmt.lineno))
+
+
+def _walrus_targets(node: ast.AST, sure: bool, out: list[tuple[str, bool]]) -> None:
+    """The names ``:=`` binds in ``node``'s scope (not inside a lambda's body), each with whether
+    it surely runs when ``node`` is evaluated (``sure`` says whether ``node`` itself surely is)."""
+    kind = type(node)
+    if kind is ast.NamedExpr:
+        target = node.target  # type: ignore[attr-defined]
+        if isinstance(target, ast.Name):
+            out.append((target.id, sure))
+        _walrus_targets(node.value, sure, out)  # type: ignore[attr-defined]
+    elif kind is ast.Lambda:
+        args = node.args  # type: ignore[attr-defined]
+        for default in (*args.defaults, *(d for d in args.kw_defaults if d is not None)):
+            _walrus_targets(default, sure, out)
+    elif kind is ast.BoolOp:
+        values = node.values  # type: ignore[attr-defined]
+        _walrus_targets(values[0], sure, out)
+        for value in values[1:]:
+            _walrus_targets(value, False, out)
+    elif kind is ast.IfExp:
+        _walrus_targets(node.test, sure, out)  # type: ignore[attr-defined]
+        _walrus_targets(node.body, False, out)  # type: ignore[attr-defined]
+        _walrus_targets(node.orelse, False, out)  # type: ignore[attr-defined]
+    elif kind in _COMPREHENSIONS:
+        generators = node.generators  # type: ignore[attr-defined]
+        _walrus_targets(generators[0].iter, sure, out)  # the first iterable runs outside
+        for index, generator in enumerate(generators):
+            if index:
+                _walrus_targets(generator.iter, False, out)
+            for condition in generator.ifs:
+                _walrus_targets(condition, False, out)
+        for name in _COMPREHENSIONS[kind]:
+            _walrus_targets(getattr(node, name), False, out)
+    else:
+        for child in ast.iter_child_nodes(node):
+            _walrus_targets(child, sure, out)
 
 
 def own_expressions(stmt: ast.AST) -> list[ast.AST]:
@@ -480,6 +554,10 @@ def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> 
             calls_in(default, scope, out)
         inner = Scope(ScopeKind.FUNCTION, scope)
         for name in parameter_names(args):
+            inner.bind(name, _OPAQUE)
+        walrus: list[tuple[str, bool]] = []
+        _walrus_targets(expr.body, True, walrus)  # type: ignore[attr-defined]
+        for name, _ in walrus:
             inner.bind(name, _OPAQUE)
         calls_in(expr.body, inner, out)  # type: ignore[attr-defined]
         return

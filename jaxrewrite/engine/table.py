@@ -59,6 +59,9 @@ class Transform:
 
 _STATIC = frozenset({Mark.STATIC})
 _STATIC_OR_NODIFF = frozenset({Mark.STATIC, Mark.NODIFF})
+#: What jit took by position before its parameters became keyword-only (the floor JAX), and
+#: pjit still takes; the parameter after these differs between versions (``abstracted_axes``,
+#: ``compiler_options``), so it is pjit's alone, as the installed JAX names it (nothing reads it).
 _JIT_POSITIONAL = (
     "in_shardings",
     "out_shardings",
@@ -66,10 +69,15 @@ _JIT_POSITIONAL = (
     "static_argnames",
     "donate_argnums",
     "donate_argnames",
+    "keep_unused",
+    "device",
+    "backend",
+    "inline",
 )
+_PJIT_POSITIONAL = (*_JIT_POSITIONAL, "compiler_options")
 
 
-def _jit(name: str) -> Transform:
+def _jit(name: str, positional: tuple[str, ...]) -> Transform:
     return Transform(
         name,
         _STATIC,
@@ -77,20 +85,24 @@ def _jit(name: str) -> Transform:
         "static_argnames",
         "donate_argnums",
         "donate_argnames",
-        positional=_JIT_POSITIONAL,
+        positional=positional,
         per_leaf=True,
     )
 
 
 #: JAX's own transforms (``jax.<anything>.<name>``).
 TRANSFORMS: dict[str, Transform] = {
-    "jit": _jit("jit"),
-    "pjit": _jit("pjit"),
+    "jit": _jit("jit", _JIT_POSITIONAL),
+    "pjit": _jit("pjit", _PJIT_POSITIONAL),
     "pmap": Transform(
         "pmap", _STATIC, "static_broadcasted_argnums", donate_argnums="donate_argnums", positional=("axis_name",)
     ),
-    "custom_vjp": Transform("custom_vjp", _STATIC_OR_NODIFF, "nondiff_argnums", positional=("nondiff_argnums",)),
-    "custom_jvp": Transform("custom_jvp", _STATIC_OR_NODIFF, "nondiff_argnums", positional=("nondiff_argnums",)),
+    "custom_vjp": Transform(
+        "custom_vjp", _STATIC_OR_NODIFF, "nondiff_argnums", positional=("nondiff_argnums", "nondiff_argnames")
+    ),
+    "custom_jvp": Transform(
+        "custom_jvp", _STATIC_OR_NODIFF, "nondiff_argnums", positional=("nondiff_argnums", "nondiff_argnames")
+    ),
     "checkpoint": Transform("checkpoint", _STATIC, "static_argnums"),
     "remat": Transform("remat", _STATIC, "static_argnums"),
     "vmap": Transform(
@@ -107,8 +119,15 @@ FAMILIES: dict[str, dict[str, Transform]] = {"jax": TRANSFORMS}
 
 
 def _lookup(qualname: str, families: dict[str, dict[str, object]]) -> object | None:
-    for prefix, rows in families.items():
-        if qualname.startswith(prefix) and qualname[len(prefix) : len(prefix) + 1] == ".":
+    """The row for ``<family prefix>.<anything>.<row name>``; the first segment settles most names."""
+    root, dot, rest = qualname.partition(".")
+    if not dot:
+        return None
+    rows = families.get(root)
+    if rows is not None:
+        return rows.get(rest.rpartition(".")[2])
+    for prefix, rows in families.items():  # multi-segment prefixes (``flax.nnx``)
+        if "." in prefix and qualname.startswith(prefix + "."):
             return rows.get(qualname.rpartition(".")[2])
     return None
 

@@ -1,0 +1,98 @@
+# jaxrewrite: enable
+"""Names bound more than one way to the same thing: import fallbacks, overloads, twin defs, f = jax.jit(f)."""
+import sys
+from typing import overload
+
+import jax
+import jax.numpy as jnp
+import jaxrewrite
+
+try:
+    from typing import Annotated
+except ImportError:
+    from typing_extensions import Annotated
+
+if sys.version_info >= (3, 9):
+    from typing import Annotated as Ann
+else:
+    from typing_extensions import Annotated as Ann
+
+TRACES = []
+
+
+@jax.jit
+def fallback(x, n: Annotated[int, jaxrewrite.STATIC]):
+    TRACES.append(("fallback", n))
+    return x * len(range(n))
+
+
+@jax.jit
+def versioned(x, n: Ann[int, jaxrewrite.STATIC]):
+    TRACES.append(("versioned", n))
+    return x * len(range(n))
+
+
+@overload
+def ones(n: jaxrewrite.Static[int]) -> jax.Array: ...
+@overload
+def ones(n: jaxrewrite.Static[int], dtype: type) -> jax.Array: ...
+def ones(n: jaxrewrite.Static[int], dtype=jnp.float32):
+    TRACES.append(("ones", n))
+    return jnp.ones(n, dtype)
+
+
+fast = jax.jit(ones)
+
+
+def build_ones():
+    return jax.jit(ones)  # runs later: the stubs are gone by then, the implementation is what is left
+
+if sys.platform == "never":
+    def twin(x, n: jaxrewrite.Static[int]):
+        return x * len(range(n))
+else:
+    def twin(x, n: jaxrewrite.Static[int]):
+        TRACES.append(("twin", n))
+        return x * len(range(n))
+
+twin_jit = jax.jit(twin)
+
+
+def step(x, n: jaxrewrite.Static[int]):
+    TRACES.append(("step", n))
+    return x * len(range(n))
+
+
+step = jax.jit(step)  # the very common spelling: the def, rewritten
+step_mapped = jax.vmap(step)  # step is the jitted function here, not a def: left alone
+by_hand = jax.vmap(step, in_axes=(0, None))
+
+
+def redefined(x, n: jaxrewrite.Static[int]):
+    return x * len(range(n))
+
+
+first = jax.jit(redefined)  # the def above
+
+
+def redefined(n: jaxrewrite.Static[int], x):
+    return x * len(range(n)) * 10
+
+
+second = jax.jit(redefined)  # the def just above: its own positions
+
+
+def _check():
+    for f, name in ((fallback, "fallback"), (versioned, "versioned"), (twin_jit, "twin"), (step, "step")):
+        assert float(f(1.0, 3)) == 3.0
+        assert float(f(2.0, 3)) == 6.0
+        assert TRACES[-1] == (name, 3) and TRACES.count((name, 3)) == 1
+    assert fast(3).shape == (3,)
+    assert fast(3).shape == (3,)
+    assert build_ones()(3).shape == (3,)
+    assert TRACES.count(("ones", 3)) == 1
+    assert by_hand(jnp.ones(2), 3).tolist() == [3.0, 3.0]
+    assert float(first(1.0, 2)) == 2.0 and float(second(2, 1.0)) == 20.0
+
+
+_PLAIN_FAILS = True
