@@ -130,3 +130,13 @@ def test_lazy_public_names() -> None:
     with pytest.raises(AttributeError):
         getattr(jaxrewrite, "no_such_name")
     assert sys.modules["jaxrewrite"] is jaxrewrite and module.__name__ == "probe"
+
+
+def test_every_code_is_documented() -> None:
+    """The guide's table of codes names every code the engine can give, and no other."""
+    import re
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "guide.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^\| (JR1\d\d) \|", guide, re.MULTILINE)) | set(re.findall(r"`(JR0\d\d)`", guide))
+    assert documented == set(CODES)
