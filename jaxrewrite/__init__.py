@@ -8,17 +8,34 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from jaxrewrite.errors import RewriteError, RewriteWarning
+from jaxrewrite import markers as _markers
+from jaxrewrite.errors import NotRewrittenWarning, RewriteError, RewriteWarning
+from jaxrewrite.hook import notrewritten as _notrewritten
 from jaxrewrite.hook.finder import install, uninstall
-from jaxrewrite.markers import NODIFF, STATIC, NoDiff, Static, is_nodiff, is_static
+from jaxrewrite.markers import is_nodiff, is_static
 from jaxrewrite.version import __version__
 
 if TYPE_CHECKING:
+    from jaxrewrite.markers import NODIFF, STATIC, NoDiff, Static
+
+if __import__("sys").warnoptions:
+    _notrewritten.apply_warning_options(__import__("sys").warnoptions)
+
     from jaxrewrite.engine.analyze import Analysis, analyze
     from jaxrewrite.engine.rewrite import rewrite_source
 
 
+#: The markers are served by ``__getattr__`` so that fetching one tells who fetched it.
+_MARKERS = {"Static": _markers.Static, "NoDiff": _markers.NoDiff, "STATIC": _markers.STATIC, "NODIFF": _markers.NODIFF}
+
+
 def __getattr__(name: str) -> Any:
+    # A marker fetched by a module that needed the rewrite and did not get it warns (once);
+    # see jaxrewrite.hook.notrewritten.
+    marker = _MARKERS.get(name)
+    if marker is not None:
+        _notrewritten.check_importer(_notrewritten.caller())
+        return marker
     # The engine is imported on first use: a process whose opted-in modules all load from
     # the cache never needs it, and ``import jaxrewrite`` stays cheap for the marker alone.
     if name == "rewrite_source":
@@ -35,6 +52,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "Analysis",
     "NODIFF",
+    "NotRewrittenWarning",
     "STATIC",
     "NoDiff",
     "RewriteError",

@@ -36,6 +36,14 @@ class Show:
 
 
 @dataclass(frozen=True)
+class Delegate:
+    """A command with its own parser: ``jaxrewrite.commands.<module>.main(argv, prog)``."""
+
+    module: str
+    argv: list[str]
+
+
+@dataclass(frozen=True)
 class Done:
     """Nothing to run: print ``out``/``err`` and exit with ``status``."""
 
@@ -44,7 +52,7 @@ class Done:
     err: str = ""
 
 
-Command = Union[RunScript, RunModule, Show, Done]
+Command = Union[RunScript, RunModule, Show, Delegate, Done]
 
 
 @dataclass(frozen=True)
@@ -129,6 +137,13 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         "                        prints a unified diff against the file instead\n",
         _parse_show,
     ),
+    "check": Subcommand(
+        "[--format {text,json,github}] [--select CODES] [--ignore CODES] PATH ...",
+        "  check PATH ...        report Static/NoDiff annotations that would do nothing or be\n"
+        "                        refused (files, or folders searched for .py files); exit 1 on\n"
+        "                        findings; see `check --help`\n",
+        lambda argv, prog: Delegate("check", argv),
+    ),
 }
 
 
@@ -139,6 +154,12 @@ def main(argv: Sequence[str] | None = None, prog: str = "jaxrewrite") -> int:
         sys.stdout.write(command.out)
         sys.stderr.write(command.err)
         return command.status
+    if isinstance(command, Delegate):
+        import importlib
+
+        module = importlib.import_module(f"jaxrewrite.commands.{command.module}")
+        status: int = module.main(command.argv, prog)
+        return status
     if isinstance(command, Show):
         from jaxrewrite.commands.show import show
 

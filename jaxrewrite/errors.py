@@ -72,3 +72,10 @@ def _char_offset(text: str | None, byte_col: int) -> int:
 
 class RewriteWarning(UserWarning):
     """Something in an opted-in module that jaxrewrite ignores but the user probably meant."""
+
+
+class NotRewrittenWarning(RewriteWarning):
+    """A module uses Static/NoDiff where the rewrite would act, but it runs un-rewritten.
+
+    Fatal with ``python -W error::jaxrewrite.NotRewrittenWarning`` (the import then fails).
+    """

@@ -65,7 +65,7 @@ def test_golden_check_fails_without_rewrite(path: Path) -> None:
     """The same ``_check`` fails on the original text: the test would catch a missing rewrite."""
     source = path.read_text(encoding="utf-8")
     with pytest.raises(Exception):
-        module = execute(source, display_name(path), "plain_" + case_id(path).replace("/", "_"))
+        module = execute(source, display_name(path), "plain_" + case_id(path).replace("/", "_"), rewritten=False)
         module._check()
 
 

@@ -7,7 +7,6 @@ still be inspected.
 
 from __future__ import annotations
 
-import ast
 import difflib
 import importlib.machinery
 import importlib.util
@@ -21,7 +20,7 @@ from typing import Sequence
 
 from jaxrewrite.commands.run import safe_path
 from jaxrewrite.engine.analyze import analyze
-from jaxrewrite.engine.header import PRAGMA, Header
+from jaxrewrite.engine.header import PRAGMA, Header, why_ignored
 from jaxrewrite.engine.rewrite import rewritten
 from jaxrewrite.errors import RewriteError
 
@@ -158,44 +157,6 @@ def notes(source: str, header: Header, display: str) -> list[str]:
     return out
 
 
-def why_ignored(source: str, line: int) -> str:
-    """Explain a pragma look-alike at ``line`` that ``scan_header`` did not accept."""
-    comments: set[int] = set()
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type == tokenize.STRING and tok.start[0] <= line <= tok.end[0]:
-                return "it is inside a string literal, not a comment"
-            if tok.type == tokenize.COMMENT:
-                comments.add(tok.start[0])
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    first = _first_statement(source)
-    header = "the first statement other than the docstring and 'from __future__' imports"
-    if line in comments and first is not None and first <= line:
-        return f"it is below the module header, which ends at {header} (line {first})"
-    return f"it is not a comment line in the module header (above {header})"
-
-
-def _first_statement(source: str) -> int | None:
-    """1-based line where the header ends, or None when the source does not parse."""
-    try:
-        body = ast.parse(source).body
-    except (SyntaxError, ValueError):
-        return None
-    for index, stmt in enumerate(body):
-        docstring = (
-            index == 0
-            and isinstance(stmt, ast.Expr)
-            and isinstance(stmt.value, ast.Constant)
-            and isinstance(stmt.value.value, str)
-        )
-        future = isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"
-        if not (docstring or future):
-            decorators: list[ast.expr] = getattr(stmt, "decorator_list", [])
-            return min([stmt.lineno, *(d.lineno for d in decorators)])
-    return None
-
-
 def show(target: str, diff: bool, prog: str) -> int:
     """The command: 0 shown, 1 the source does not rewrite (error on stderr), 2 no such target."""
     cwd = os.getcwd()
@@ -212,10 +173,12 @@ def show(target: str, diff: bool, prog: str) -> int:
     try:
         encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
         source = importlib.util.decode_source(data)
-        analysis = analyze(source, found.display)
+        analysis = analyze(source, found.display, lint=True)
         for finding in analysis.diagnostics:
             if not finding.is_error:
-                print(f"{finding.filename}:{finding.line}: {finding.code} {finding.message}", file=sys.stderr)
+                print(f"{finding.filename}:{finding.line}:{finding.col}: {finding.code} {finding.message}", file=sys.stderr)
+        if not analysis.header.enabled:
+            _findings_without_pragma(source, found.display)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # printed above, once, with their codes
             text = rewritten(analysis)
@@ -235,6 +198,20 @@ def show(target: str, diff: bool, prog: str) -> int:
     # A diff is not a Python file: no byte order mark in front of it.
     _write(render(source, text, found.display, diff), "utf-8" if diff and encoding == "utf-8-sig" else encoding)
     return 0
+
+
+def _findings_without_pragma(source: str, display: str) -> None:
+    """What ``check`` finds in a module the hook leaves alone (JR001 first among them), as notes:
+    the module still runs unchanged, so none of them fails ``show``."""
+    if "jaxrewrite" not in source:
+        return
+    try:
+        analysis = analyze(source, display, require_pragma=False, lint=True)
+    except SyntaxError:
+        return  # Python reports it when the module runs; show prints the source unchanged
+    for finding in analysis.diagnostics:
+        if finding.code != "JR005":  # already printed
+            print(f"{finding.filename}:{finding.line}:{finding.col}: {finding.code} {finding.message}", file=sys.stderr)
 
 
 def _write(text: str, encoding: str) -> None:

@@ -29,6 +29,7 @@ from jaxrewrite.engine.filters import (
 )
 from jaxrewrite.engine.header import Header, scan_header
 from jaxrewrite.engine.keywords import Values, complete, registration_values
+from jaxrewrite.engine.lint import looks_like_transform, marked_defs, missing_pragma
 from jaxrewrite.engine.recognise import TransformRef, ambiguous, bound_keywords, classify, classify_registration
 from jaxrewrite.engine.resolve import binding_scope, parse_string, qualname
 from jaxrewrite.engine.scopes import Binding, Defined, Scope, ScopeKind, ScopeTree, Site, build_scopes, environment
@@ -108,6 +109,11 @@ class Analysis:
         if errors:
             raise errors[0].error()
 
+    def first_edit(self) -> Use | None:
+        """The first use (by position) the rewrite would change: what un-rewritten code loses."""
+        edited = [use for use in self.uses if use.needs_edit]
+        return min(edited, key=lambda use: (use.node.lineno, use.node.col_offset), default=None)
+
 
 def analyze(
     text: str,
@@ -117,11 +123,13 @@ def analyze(
     require_pragma: bool = True,
     filters: Filters = FAST,
     header: Header | None = None,
+    lint: bool = False,
 ) -> Analysis:
     """Analyze one module's text; Python's own SyntaxError if it does not parse.
 
     ``environment`` names what the text uses but does not bind (a notebook's earlier cells);
-    ``require_pragma`` False analyzes text without a ``# jaxrewrite: enable`` header.
+    ``require_pragma`` False analyzes text without a ``# jaxrewrite: enable`` header; ``lint``
+    adds the findings of markers that would do nothing (``engine.lint``: JR001 to JR004).
     """
     header = scan_header(text) if header is None else header
     src = Source(text, filename)
@@ -139,7 +147,7 @@ def analyze(
     if require_pragma and not header.enabled:
         return result
     with collector_paused():
-        _analyze_tree(text, src, environment, filters, result)
+        _analyze_tree(text, src, environment, filters, result, lint)
     result.diagnostics.sort(key=lambda d: (d.line, d.col))
     return result
 
@@ -165,7 +173,7 @@ def collector_paused() -> Iterator[None]:
 
 
 def _analyze_tree(
-    text: str, src: Source, outer: Mapping[str, Binding] | None, filters: Filters, result: Analysis
+    text: str, src: Source, outer: Mapping[str, Binding] | None, filters: Filters, result: Analysis, lint: bool
 ) -> None:
     tree = ast.parse(text, src.filename)
     scopes = build_scopes(
@@ -176,7 +184,10 @@ def _analyze_tree(
         defer=filters.defer_bodies,
     )
     try:
-        _Analyzer(scopes, src, filters, result).run()
+        analyzer = _Analyzer(scopes, src, filters, result)
+        analyzer.run()
+        if lint:
+            analyzer.lint()
     finally:
         # Break the scopes' reference cycles: plain reference counting then frees the AST.
         scopes.release()
@@ -195,6 +206,10 @@ class _Analyzer:
         self.signatures: dict[int, tuple[Signature, tuple[Leaf, ...]]] = {}
         #: Defs whose signature is itself an error: their uses are not analyzed again.
         self.failed: set[int] = set()
+        #: Defs a transform of the table is applied to (even where that use was refused).
+        self.applied: set[int] = set()
+        #: Marked defs passed to a call that looks like a transform the table lacks.
+        self.unknown_calls: dict[int, ast.expr] = {}
 
     def refuse(self, err: RewriteError) -> None:
         self.result.diagnostics.append(Diagnostic.from_error(err))
@@ -235,6 +250,20 @@ class _Analyzer:
             except RewriteError as err:
                 self.refuse(err)
 
+    def lint(self) -> None:
+        """JR001 to JR004 (``engine.lint``), with the scopes still alive."""
+        signatures = {key: sig for key, (sig, _) in self.signatures.items()}
+        found = marked_defs(self.tree.defs, signatures, self.applied, self.unknown_calls, self.src)
+        first = self.result.first_edit()
+        if first is not None:
+            where: ast.AST = first.node
+            if first.signature is not None:
+                where = next((p.node for p in first.signature.params if p.markers), first.node)
+            pragma = missing_pragma(self.result.header, where, self.src)
+            if pragma is not None:
+                found.append(pragma)
+        self.result.diagnostics.extend(found)
+
     # -- decorators ---------------------------------------------------------------------------
 
     def defs(self, exhaustive: bool) -> None:
@@ -274,6 +303,7 @@ class _Analyzer:
             if marked and ambiguous(deco, scope):
                 raise _ambiguity_error(deco, self.src)
             return
+        self.applied.add(id(func))
         local = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
         values = complete(ref, sig, self.src, deco, force=bool(leaves))
         wraps = bool(leaves) or (not isinstance(deco, ast.Call) and _needs_edit(values))
@@ -395,12 +425,16 @@ class _Analyzer:
             return
         ref = classify(call.func, scope)
         if ref is None:
-            if self._marked_function(call.args[0], scope, site) is not None and ambiguous(call.func, scope):
+            marked = self._marked_function(call.args[0], scope, site)
+            if marked is not None and ambiguous(call.func, scope):
                 raise _ambiguity_error(call.func, self.src)
+            if marked is not None and looks_like_transform(call.func):
+                self.unknown_calls.setdefault(id(marked), call.func)
             return
         func = self._function(call.args[0], scope, site)
         if func is None:
             return
+        self.applied.add(id(func))
         local_keywords = bound_keywords(call, ref.transform.positional, ref.transform.name, self.src)
         written = ref.keywords + local_keywords
         found = self.signatures.get(id(func))
@@ -432,9 +466,15 @@ class _Analyzer:
 
     def _function(self, arg: ast.expr, scope: Scope, site: Site) -> Function | None:
         """The def a call-site argument names (``f`` or ``wrapper(f)``), as Python would see it
-        when the call runs; a RewriteError when it may be defs with different Static parameters."""
-        if isinstance(arg, ast.Call) and len(arg.args) == 1 and not arg.keywords:
-            arg = arg.args[0]
+        when the call runs; a RewriteError when it may be defs with different Static parameters.
+
+        A one-argument wrapper, or a transform of the table applied to the def (whatever its
+        other arguments: ``jax.jit(jax.vmap(f, 0))``), keeps the def's signature; anything else
+        (``partial(f, 3)``) may not, so it is not seen through."""
+        if isinstance(arg, ast.Call) and arg.args and not isinstance(arg.args[0], ast.Starred):
+            inner = classify(arg.func, scope)
+            if (inner is not None and not inner.factory) or (len(arg.args) == 1 and not arg.keywords):
+                arg = arg.args[0]
         if not isinstance(arg, ast.Name):
             return None
         found = scope.lookup(arg.id)

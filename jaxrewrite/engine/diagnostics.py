@@ -14,6 +14,10 @@ from jaxrewrite.errors import RewriteError
 #: One code per kind of refusal (JR1nn, the RewriteErrors) or warning (JR0nn); the text is the
 #: one-line summary ``check`` can list. Codes are never reused for another meaning.
 CODES: dict[str, str] = {
+    "JR001": "Static/NoDiff in a module whose header does not opt in",
+    "JR002": "Static/NoDiff on a function that no transform of the module applies to",
+    "JR003": "Static on a parameter whose type cannot be hashed",
+    "JR004": "Static under a decorator or call that looks like a transform jaxrewrite does not know",
     "JR005": "unknown '# jaxrewrite:' directive in the header",
     "JR100": "the source does not parse",
     "JR101": "a marker on *args or **kwargs",

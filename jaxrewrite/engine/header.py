@@ -7,6 +7,7 @@ does not count; ``scan_header`` reports where such look-alikes are so ``show`` c
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
@@ -111,6 +112,45 @@ def _header_statement(tokens: list[tokenize.TokenInfo], first: bool) -> bool:
     if head.type == tokenize.STRING:
         return first and all(t.type == tokenize.STRING for t in tokens)
     return len(tokens) > 1 and head.string == "from" and tokens[1].string == "__future__"
+
+
+def why_ignored(source: str, line: int) -> str:
+    """Explain a pragma look-alike at ``line`` that ``scan_header`` did not accept."""
+    comments: set[int] = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.STRING and tok.start[0] <= line <= tok.end[0]:
+                return "it is inside a string literal, not a comment"
+            if tok.type == tokenize.COMMENT:
+                comments.add(tok.start[0])
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    first = _first_statement(source)
+    header = "the first statement other than the docstring and 'from __future__' imports"
+    if line in comments and first is not None and first <= line:
+        return f"it is below the module header, which ends at {header} (line {first})"
+    return f"it is not a comment line in the module header (above {header})"
+
+
+def _first_statement(source: str) -> int | None:
+    """1-based line where the header ends, or None when the source does not parse."""
+    try:
+        body = ast.parse(source).body
+    except (SyntaxError, ValueError):
+        return None
+    for index, stmt in enumerate(body):
+        docstring = (
+            index == 0
+            and isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Constant)
+            and isinstance(stmt.value.value, str)
+        )
+        future = isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"
+        if not (docstring or future):
+            decorators: list[ast.expr] = getattr(stmt, "decorator_list", [])
+            return min([stmt.lineno, *(d.lineno for d in decorators)])
+    return None
+
 
 
 # -- the same rule on raw bytes, for the import hook's first block ------------------------------

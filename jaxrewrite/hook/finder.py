@@ -17,7 +17,7 @@ from importlib.machinery import ModuleSpec, SourceFileLoader
 from types import CodeType, ModuleType, TracebackType
 
 from jaxrewrite.engine.header import Header, head_rules_out, might_opt_in, scan_header
-from jaxrewrite.hook import cache, pipeline
+from jaxrewrite.hook import cache, notrewritten, pipeline
 
 __all__ = ["HookHandle", "RewritingFinder", "RewritingLoader", "install", "uninstall"]
 
@@ -52,6 +52,7 @@ class RewritingLoader(SourceFileLoader):
         data, self._source = self._source, None
         header, self._header = self._header, None
         if code is not None:
+            notrewritten.mark(path)
             return code
         if data is None:
             data, header = self.get_data(path), None
@@ -61,6 +62,7 @@ class RewritingLoader(SourceFileLoader):
         if pyc is not None:
             code = cache.load(pyc, source_hash, path)
             if code is not None:
+                notrewritten.mark(path)
                 return code
         try:
             code = self.pipeline.compile(data, path, optimize, header)
@@ -233,6 +235,12 @@ def install(packages: Iterable[str] | None = None) -> HookHandle:
     _live.append(handle)
     _sync()
     return handle
+
+
+def installed() -> frozenset[str] | None | bool:
+    """What the live hook covers (a set of top-level packages, or None for every module), or
+    False when no hook is installed."""
+    return False if _finder is None else _finder.packages
 
 
 def uninstall() -> None:

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType
 
-from jaxrewrite.engine.header import Header
+from jaxrewrite.engine.header import Header, scan_header
+from jaxrewrite.hook import notrewritten
 
 #: text, filename, header already read (or None) -> the rewritten text.
 Rewrite = Callable[[str, str, "Header | None"], str]
@@ -40,7 +41,12 @@ class Pipeline:
 
     def compile(self, data: bytes, path: str, optimize: int, header: Header | None = None) -> CodeType:
         """Decode file bytes as Python does (PEP 263), rewrite, compile."""
-        return self.to_code(self.rewrite(importlib.util.decode_source(data), path, header), path, optimize)
+        text = importlib.util.decode_source(data)
+        header = scan_header(text) if header is None else header
+        code = self.to_code(self.rewrite(text, path, header), path, optimize)
+        if header.enabled:
+            notrewritten.mark(path)
+        return code
 
 
 DEFAULT = Pipeline()

@@ -1,0 +1,144 @@
+"""NotRewrittenWarning: a module that uses Static/NoDiff where the rewrite would act, but that
+runs without having been rewritten, says so once, when it first fetches a marker from jaxrewrite.
+
+Why at the marker fetch: ``from jaxrewrite import Static`` runs in the very module that needs
+the rewrite, so its globals name its file, and a module that never fetches a marker (all of
+JAX, every other library) runs none of this. A rewritten module pays one set lookup.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import re
+import sys
+import threading
+import warnings
+from types import FrameType
+
+from jaxrewrite.errors import NotRewrittenWarning
+
+#: Files whose code came from the rewriting pipeline (compiled or from its cache) in this process.
+REWRITTEN: set[str] = set()
+#: Files already looked at (warned or found quiet): each is read at most once per process.
+_checked: set[str] = set()
+_lock = threading.Lock()
+
+
+def mark(path: str) -> None:
+    """``path`` runs rewritten code: its marker fetches need no look."""
+    REWRITTEN.add(path)
+
+
+def check_importer(frame: FrameType | None) -> None:
+    """Warn if the module running ``frame`` needed the rewrite and did not get it."""
+    if frame is None:
+        return
+    module_globals = frame.f_globals
+    path = module_globals.get("__file__")
+    if not isinstance(path, str) or path in REWRITTEN or path in _checked or not path.endswith(".py"):
+        return
+    name = module_globals.get("__name__")
+    if not isinstance(name, str) or name == "jaxrewrite" or name.startswith("jaxrewrite."):
+        return
+    with _lock:
+        if path in _checked:
+            return
+        _checked.add(path)
+    message = diagnose(path, name)
+    if message is not None:
+        text, line = message
+        registry = module_globals.setdefault("__warningregistry__", {})
+        warnings.warn_explicit(text, NotRewrittenWarning, path, line, name, registry)
+
+
+def diagnose(path: str, name: str) -> tuple[str, int] | None:
+    """The warning for module ``name`` at ``path``, with its line, or None when nothing is lost."""
+    try:
+        with open(path, "rb") as file:
+            text = importlib.util.decode_source(file.read())
+        from jaxrewrite.engine.analyze import analyze
+
+        analysis = analyze(text, path, require_pragma=False)
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None  # not ours to report: Python itself reports what it cannot read or compile
+    first = analysis.first_edit()
+    if first is None:
+        return None  # aliases, is_static, markers no transform reads: nothing is lost
+    func = first.target.name
+    line = first.target.lineno
+    lost = f"module {name!r} was not rewritten, so the Static/NoDiff parameters of {func!r} (line {line}) are traced"
+    return f"{lost}: {_fix(analysis.header.enabled, analysis.header.ignored_lines, name, path)}", line
+
+
+def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
+    """What to do, for the case found."""
+    if not enabled:
+        where = f" (the one on line {ignored[0]} does not count: it is not a comment in the header)" if ignored else ""
+        return f"add '# jaxrewrite: enable' as a comment line in its header{where}"
+    if name == "__main__":
+        return f"run the program with 'python -m jaxrewrite {path}'"
+    from jaxrewrite.hook import finder
+
+    if finder.installed() is not False:
+        return (
+            f"it was imported before jaxrewrite.install(), or outside its packages=...: install the hook "
+            f"first (or add {name.partition('.')[0]!r} to packages)"
+        )
+    return (
+        "no import hook is installed: call jaxrewrite.install() before importing it, "
+        "or run the program with 'python -m jaxrewrite'"
+    )
+
+
+def caller() -> FrameType | None:
+    """The frame that fetched a marker from jaxrewrite (two up: this, then ``__getattr__``).
+
+    ``from jaxrewrite import Static`` first asks from inside importlib (``_handle_fromlist``
+    checks the name with ``hasattr``): the module that imports is the frame above that.
+    """
+    try:
+        frame: FrameType | None = sys._getframe(2)
+    except ValueError:
+        return None
+    while frame is not None and frame.f_globals.get("__name__") in _IMPORT_SYSTEM:
+        frame = frame.f_back
+    return frame
+
+
+_IMPORT_SYSTEM = frozenset({"importlib._bootstrap", "_frozen_importlib", "importlib._bootstrap_external"})
+
+
+_ACTIONS = ("default", "error", "ignore", "always", "module", "once")
+
+
+def apply_warning_options(options: list[str]) -> None:
+    """Apply the ``-W``/``PYTHONWARNINGS`` entries whose category is one of jaxrewrite's.
+
+    Python reads those options before site-packages are importable, so it cannot find
+    ``jaxrewrite.NotRewrittenWarning`` then (it prints "Invalid -W option ignored") and drops the
+    entry. Re-reading the same text with the same rules (``warnings._setoption``'s) once jaxrewrite
+    is imported makes ``python -W error::jaxrewrite.NotRewrittenWarning`` mean what it says.
+    """
+    for option in options:
+        parts = [part.strip() for part in option.split(":")]
+        if len(parts) > 5 or len(parts) < 3 or not parts[2].startswith("jaxrewrite."):
+            continue
+        parts += [""] * (5 - len(parts))
+        action, message, category_name, module, lineno = parts
+        actions = [a for a in _ACTIONS if a.startswith(action or "default")]
+        try:
+            module_name, _, class_name = category_name.rpartition(".")
+            category = getattr(importlib.import_module(module_name), class_name)
+            line = int(lineno) if lineno else 0
+        except (ImportError, AttributeError, ValueError):
+            continue  # Python has already said the option is invalid
+        if len(actions) != 1 or not (isinstance(category, type) and issubclass(category, Warning)) or line < 0:
+            continue
+        warnings.filterwarnings(
+            actions[0],  # type: ignore[arg-type]
+            re.escape(message),
+            category,
+            re.escape(module) + r"\Z" if module else "",
+            line,
+        )

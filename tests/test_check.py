@@ -1,0 +1,167 @@
+"""``jaxrewrite check``: golden findings per code, the command's formats, filters, noqa and exit codes.
+
+Golden cases live in ``golden/check/``: ``NAME.py`` and ``NAME.findings``, the text ``check``
+prints for it (``--update-golden`` rewrites them; read every change).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from golden_cases import GOLDEN, ROOT
+from jaxrewrite.commands.check import Options, check_text, render
+from jaxrewrite.engine.diagnostics import CODES
+
+CASES = sorted((GOLDEN / "check").glob("*.py"))
+
+
+def _findings(path: Path) -> str:
+    display = path.relative_to(ROOT).as_posix()
+    return render(check_text(path.read_text(encoding="utf-8"), display), "text")
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+def test_golden_findings(path: Path, update_golden: bool) -> None:
+    expected = path.with_suffix(".findings")
+    text = _findings(path)
+    if update_golden:
+        expected.write_text(text, encoding="utf-8")
+        return
+    assert expected.exists(), f"missing {expected.name}; run pytest --update-golden and read it"
+    assert text == expected.read_text(encoding="utf-8")
+
+
+def test_every_code_has_a_golden_case() -> None:
+    seen = {line.split(" ")[1] for path in CASES for line in _findings(path).splitlines()}
+    lint = {code for code in CODES if code.startswith("JR00")}
+    assert lint <= seen, sorted(lint - seen)
+    assert {"JR101", "JR111", "JR112", "JR120"} <= seen
+
+
+def test_golden_inputs_cover_a_clean_module() -> None:
+    assert _findings(GOLDEN / "check" / "clean.py") == ""
+
+
+# -- the command ------------------------------------------------------------------------------
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "jaxrewrite", "check", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+HELPER = (GOLDEN / "check" / "jr002_helper.py").read_text(encoding="utf-8")
+NO_PRAGMA = (GOLDEN / "check" / "jr001_no_pragma.py").read_text(encoding="utf-8")
+
+
+def test_clean_tree_exits_0_and_prints_nothing(tmp_path: Path) -> None:
+    write(tmp_path / "pkg" / "plain.py", "import jax\nx = 1\n")
+    write(tmp_path / "pkg" / "clean.py", (GOLDEN / "check" / "clean.py").read_text(encoding="utf-8"))
+    done = run("pkg", cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_findings_exit_1_flake8_style_over_folders(tmp_path: Path) -> None:
+    write(tmp_path / "pkg" / "sub" / "helper.py", HELPER)
+    write(tmp_path / "pkg" / "a.py", NO_PRAGMA)
+    write(tmp_path / "pkg" / ".hidden" / "skipped.py", NO_PRAGMA)
+    write(tmp_path / "pkg" / "notes.txt", NO_PRAGMA)
+    done = run("pkg", cwd=tmp_path)
+    assert done.returncode == 1 and done.stderr == ""
+    lines = done.stdout.splitlines()
+    assert [line.split(": ")[0] for line in lines] == [
+        f"pkg{os.sep}a.py:8:14",
+        f"pkg{os.sep}sub{os.sep}helper.py:8:10",
+    ]
+    assert lines[0].split(": ", 1)[1].startswith("JR001 ")
+    assert lines[1].split(": ", 1)[1].startswith("JR002 the marker on 'square' of 'g' does nothing")
+
+
+def test_json_and_github_formats(tmp_path: Path) -> None:
+    write(tmp_path / "helper.py", HELPER)
+    done = run("--format", "json", "helper.py", cwd=tmp_path)
+    assert done.returncode == 1
+    (row,) = json.loads(done.stdout)
+    assert row == {"path": "helper.py", "line": 8, "col": 10, "code": "JR002", "message": row["message"]}
+    assert "'g'" in row["message"]
+    github = run("--format", "github", "helper.py", cwd=tmp_path)
+    assert github.stdout.startswith("::error file=helper.py,line=8,col=10,title=JR002::")
+    assert github.stdout.count("\n") == 1
+
+
+def test_select_and_ignore_by_code_or_prefix(tmp_path: Path) -> None:
+    write(tmp_path / "m.py", (GOLDEN / "check" / "jr003_unhashable.py").read_text(encoding="utf-8"))
+    write(tmp_path / "h.py", HELPER)
+    every = run("m.py", "h.py", cwd=tmp_path).stdout.splitlines()
+    assert {line.split()[1] for line in every} == {"JR003", "JR002"}
+    only = run("--select", "JR002", "m.py", "h.py", cwd=tmp_path)
+    assert (only.returncode, [line.split()[1] for line in only.stdout.splitlines()]) == (1, ["JR002"])
+    none = run("--ignore", "JR00", "m.py", "h.py", cwd=tmp_path)
+    assert (none.returncode, none.stdout) == (0, "")
+    both = run("--select", "JR0", "--ignore", "jr003", "m.py", "h.py", cwd=tmp_path)
+    assert [line.split()[1] for line in both.stdout.splitlines()] == ["JR002"]
+
+
+def test_noqa_on_the_reported_line(tmp_path: Path) -> None:
+    lines = _findings(GOLDEN / "check" / "noqa.py").splitlines()
+    assert [line.split(": ")[1].split()[0] for line in lines] == ["JR002"]
+    assert ":12:" in lines[0]  # the one whose noqa names another code
+
+
+def test_usage_errors_and_unreadable_input_exit_2(tmp_path: Path) -> None:
+    missing = run("nowhere.py", cwd=tmp_path)
+    assert missing.returncode == 2 and "nowhere.py: no such file or folder" in missing.stderr
+    (tmp_path / "bad.py").write_bytes(b"# jaxrewrite: enable\nx = '\xff'\n")
+    bad = run("bad.py", cwd=tmp_path)
+    assert bad.returncode == 2 and "bad.py: cannot read it as Python source" in bad.stderr
+    unknown = run("--select", "XY9", "bad.py", cwd=tmp_path)
+    assert unknown.returncode == 2 and "unknown code or prefix: XY9" in unknown.stderr
+    assert run(cwd=tmp_path).returncode == 2  # no PATH
+    write(tmp_path / "h.py", HELPER)
+    mixed = run("h.py", "nowhere.py", cwd=tmp_path)  # findings are printed, but unreadable input wins
+    assert mixed.returncode == 2 and "JR002" in mixed.stdout
+
+
+def test_syntax_errors_are_findings(tmp_path: Path) -> None:
+    write(tmp_path / "broken.py", "# jaxrewrite: enable\nfrom jaxrewrite import Static\nx = (1,\n")
+    done = run("broken.py", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stdout == "broken.py:3:5: JR100 '(' was never closed\n"
+
+
+def test_files_that_never_mention_jaxrewrite_are_not_parsed(tmp_path: Path) -> None:
+    """The import hook's needle: no "jaxrewrite" in the bytes, no finding is possible."""
+    write(tmp_path / "broken_but_unrelated.py", "x = (1,\n")
+    assert run("broken_but_unrelated.py", cwd=tmp_path).returncode == 0
+
+
+def test_show_prints_the_same_findings(tmp_path: Path) -> None:
+    write(tmp_path / "helper.py", HELPER)
+    write(tmp_path / "late.py", NO_PRAGMA)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for name in ("helper.py", "late.py"):
+        shown = subprocess.run(
+            [sys.executable, "-m", "jaxrewrite", "show", name], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+        checked = run(name, cwd=tmp_path)
+        assert shown.returncode == 0
+        assert checked.stdout and checked.stdout in shown.stderr
+
+
+def test_options_match_by_prefix() -> None:
+    options = Options(select=("JR1",), ignore=("JR11",))
+    assert [options.wants(code) for code in ("JR101", "JR111", "JR002")] == [True, False, False]

@@ -1,0 +1,128 @@
+"""NotRewrittenWarning, in fresh interpreters: un-rewritten modules that needed the rewrite say so,
+once, with the fix for their case; rewritten and alias-only modules stay quiet."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+BODY = """\
+import jax
+from jaxrewrite import Static
+
+
+@jax.jit
+def scale(x, n: Static[int]):
+    return x * len(range(n))
+"""
+OPTED_IN = "# jaxrewrite: enable\n" + BODY
+NAME = "NotRewrittenWarning: module"
+
+
+def python(*args: str, cwd: Path, bytecode: bool = False) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(cwd), str(ROOT)]), "JAX_PLATFORMS": "cpu"}
+    if bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "nopragma.py").write_text(BODY)
+    (tmp_path / "optedin.py").write_text(OPTED_IN)
+    (tmp_path / "late.py").write_text('"""doc"""\nimport os\n# jaxrewrite: enable\n' + BODY)
+    return tmp_path
+
+
+def test_missing_pragma(project: Path) -> None:
+    done = python("-c", "import nopragma", cwd=project)
+    assert done.returncode == 0
+    assert done.stderr.count(NAME) == 1
+    assert "nopragma.py:6: NotRewrittenWarning: module 'nopragma' was not rewritten" in done.stderr
+    assert "'scale' (line 6)" in done.stderr and "add '# jaxrewrite: enable'" in done.stderr
+
+
+def test_pragma_below_the_header(project: Path) -> None:
+    done = python("-c", "import late", cwd=project)
+    assert "the one on line 3 does not count" in done.stderr
+
+
+def test_no_hook_installed(project: Path) -> None:
+    done = python("-c", "import optedin", cwd=project)
+    assert done.stderr.count(NAME) == 1 and "no import hook is installed" in done.stderr
+
+
+def test_imported_before_install_or_outside_its_packages(project: Path) -> None:
+    before = python("-c", "import optedin, jaxrewrite; jaxrewrite.install()", cwd=project)
+    assert before.stderr.count(NAME) == 1 and "call jaxrewrite.install() before importing it" in before.stderr
+    installed = python(
+        "-c", "import jaxrewrite; h = jaxrewrite.install(); h.uninstall(); import optedin; h2 = jaxrewrite.install()",
+        cwd=project,
+    )
+    assert installed.stderr.count(NAME) == 1
+    outside = python("-c", "import jaxrewrite; jaxrewrite.install(packages=['other']); import optedin", cwd=project)
+    assert "imported before jaxrewrite.install(), or outside its packages" in outside.stderr
+    assert "add 'optedin' to packages" in outside.stderr
+
+
+def test_main_script_run_by_plain_python(project: Path) -> None:
+    done = python("optedin.py", cwd=project)
+    assert "module '__main__' was not rewritten" in done.stderr
+    assert "python -m jaxrewrite" in done.stderr
+
+
+@pytest.mark.parametrize("bytecode", [False, True], ids=["no-cache", "cache"])
+def test_rewritten_modules_are_quiet(project: Path, bytecode: bool) -> None:
+    code = "import jaxrewrite; jaxrewrite.install(); import optedin; assert float(optedin.scale(1.0, 3)) == 3.0"
+    for _ in range(2):  # the second run loads the rewritten code from the cache when bytecode is on
+        done = python("-c", code, cwd=project, bytecode=bytecode)
+        assert (done.returncode, done.stderr) == (0, "")
+    ran = python("-m", "jaxrewrite", "optedin.py", cwd=project)
+    assert (ran.returncode, ran.stderr) == (0, "")
+
+
+def test_aliases_and_is_static_are_quiet(tmp_path: Path) -> None:
+    (tmp_path / "aliases.py").write_text(
+        "import jaxrewrite\nfrom jaxrewrite import NoDiff, Static\n\nS = Static[int]\n\n\n"
+        "def helper(x, n: S):\n    return x\n\n\nassert jaxrewrite.is_static(helper, 'n')\n"
+    )
+    done = python("-c", "import aliases", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_error_filter_makes_it_fatal(project: Path) -> None:
+    """Python reads -W before site-packages can be imported and drops the option (it says so on
+    stderr); importing jaxrewrite applies it again, so the documented command works."""
+    done = python("-W", "error::jaxrewrite.NotRewrittenWarning", "-c", "import nopragma", cwd=project)
+    assert done.returncode == 1
+    assert "jaxrewrite.errors.NotRewrittenWarning: module 'nopragma' was not rewritten" in done.stderr
+    ignored = python("-W", "ignore::jaxrewrite.RewriteWarning", "-c", "import nopragma", cwd=project)
+    assert ignored.returncode == 0 and NAME not in ignored.stderr
+    in_code = python(
+        "-c",
+        "import warnings, jaxrewrite; warnings.simplefilter('error', jaxrewrite.NotRewrittenWarning); import nopragma",
+        cwd=project,
+    )
+    assert in_code.returncode == 1 and "NotRewrittenWarning" in in_code.stderr
+
+
+def test_a_module_is_read_once(project: Path) -> None:
+    code = "import nopragma, importlib; importlib.reload(nopragma); from jaxrewrite import NoDiff"
+    done = python("-W", "always", "-c", code, cwd=project)
+    assert done.stderr.count(NAME) == 1
+
+
+def test_libraries_that_never_fetch_a_marker_are_never_read(project: Path) -> None:
+    code = (
+        "import jax, jax.numpy, jaxrewrite; jaxrewrite.install(); import optedin\n"
+        "from jaxrewrite.hook import notrewritten\n"
+        "assert notrewritten._checked == set(), notrewritten._checked\n"
+    )
+    done = python("-c", code, cwd=project)
+    assert (done.returncode, done.stderr) == (0, "")
