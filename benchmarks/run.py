@@ -36,6 +36,7 @@ BENCHMARKS = [
     ("dispatch", "bench_dispatch.py", []),
     ("cold", "bench_cold.py", ["--profile"]),
     ("leaves", "bench_leaves.py", []),
+    ("check", "bench_check.py", []),
     ("import", "bench_import.py", []),
 ]
 

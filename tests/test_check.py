@@ -165,3 +165,34 @@ def test_show_prints_the_same_findings(tmp_path: Path) -> None:
 def test_options_match_by_prefix() -> None:
     options = Options(select=("JR1",), ignore=("JR11",))
     assert [options.wants(code) for code in ("JR101", "JR111", "JR002")] == [True, False, False]
+
+
+# -- real code ----------------------------------------------------------------------------------
+
+
+def test_check_over_installed_jax_and_numpy() -> None:
+    """The command over real libraries: they never mention jaxrewrite, so nothing is found."""
+    import importlib.util
+
+    roots = []
+    for package in ("jax", "numpy"):
+        spec = importlib.util.find_spec(package)
+        assert spec is not None and spec.submodule_search_locations
+        roots.extend(spec.submodule_search_locations)
+    done = run(*roots, cwd=ROOT)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_check_never_crashes_on_real_code() -> None:
+    """Every jax and numpy file, opted in with a Static import so the engine analyzes all of it:
+    only findings come back, never an exception (and jax uses no Static, so no marker findings)."""
+    from corpus_support import corpus_files, read_source
+
+    prefix = "# jaxrewrite: enable\nfrom jaxrewrite import Static\n"
+    counts: dict[str, int] = {}
+    files = corpus_files()
+    assert len(files) > 1000
+    for _, path in files:
+        for finding in check_text(prefix + read_source(path), str(path)):
+            counts[finding.code] = counts.get(finding.code, 0) + 1
+    assert set(counts) <= {"JR100"}, counts  # Python 2 leftovers in numpy's tests would be JR100

@@ -1,0 +1,151 @@
+"""``jaxrewrite check`` over the installed jax and numpy sources vs ``compile()`` of the same files,
+and what NotRewrittenWarning costs a rewritten module.
+
+Rows (ratios against a baseline measured side by side in the same run, see _timing.py):
+
+* ``check / compile``: the command's per-file work (needle test, then the engine where the file
+  may mention jaxrewrite) over every file, against compiling every file. Target <= 1.5.
+* ``check, every file analyzed / compile``: the same files with a pragma and a Static import
+  prepended, so the engine analyzes every one of them (context: what the needle saves).
+* ``marker fetch via jaxrewrite / via jaxrewrite.markers``: executing a rewritten module that
+  fetches its markers with ``from jaxrewrite import Static`` (the run-time check: one set lookup)
+  against the same module fetching them from ``jaxrewrite.markers`` (no check). Target <= 1.01.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+from _timing import CLOCKS, Row, dump, interleave, median, paired_ratio, print_table  # noqa: E402
+
+from jaxrewrite.commands.check import Options, check_text  # noqa: E402
+from jaxrewrite.engine.header import might_opt_in  # noqa: E402
+from jaxrewrite.hook import notrewritten  # noqa: E402
+
+PREFIX = "# jaxrewrite: enable\nfrom jaxrewrite import Static\n"
+
+
+def corpus(limit: int | None) -> list[tuple[str, bytes]]:
+    files: list[tuple[str, bytes]] = []
+    for package in ("jax", "numpy"):
+        spec = importlib.util.find_spec(package)
+        assert spec is not None and spec.submodule_search_locations
+        for root in spec.submodule_search_locations:
+            files.extend((str(p), p.read_bytes()) for p in sorted(Path(root).rglob("*.py")))
+    return files[:limit] if limit else files
+
+
+def check_rows(files: list[tuple[str, bytes]], rounds: int, clock: Callable[[], float]) -> list[Row]:
+    texts = [(path, importlib.util.decode_source(data)) for path, data in files]
+    options = Options()
+
+    def compile_all() -> float:
+        start = clock()
+        for path, text in texts:
+            compile(text, path, "exec", dont_inherit=True)
+        return clock() - start
+
+    def check_all() -> float:
+        start = clock()
+        for path, data in files:
+            if might_opt_in(data):
+                check_text(importlib.util.decode_source(data), path, options)
+        return clock() - start
+
+    forced = [(path, PREFIX + text) for path, text in texts]
+
+    def check_forced() -> float:
+        start = clock()
+        for path, text in forced:
+            check_text(text, path, options)
+        return clock() - start
+
+    samples = interleave({"compile": compile_all, "check": check_all, "forced": check_forced}, rounds, collect=True)
+    found = sum(len(check_text(text, path, options)) for path, text in texts if "jaxrewrite" in text)
+    context = f"{len(files)} files, {found} findings"
+
+    def row(what: str, arm: str, target: float | None = None) -> Row:
+        ms = f"{median(samples[arm]) * 1e3:.0f} vs {median(samples['compile']) * 1e3:.0f} ms"
+        return Row("check", what, paired_ratio(samples[arm], samples["compile"]), target, f"{ms}; {context}")
+
+    return [
+        row("check jax+numpy / compile", "check", 1.5),
+        row("check, every file analyzed / compile", "forced"),
+    ]
+
+
+MODULE = """\
+# jaxrewrite: enable
+import jax
+from {source} import Static
+
+{body}
+"""
+FUNCTION = """\
+@jax.jit
+def f_{i}(x, n: Static[int]):
+    return x * n
+"""
+
+
+def warning_rows(rounds: int, clock: Callable[[], float], functions: int) -> list[Row]:
+    from jaxrewrite.engine.rewrite import rewrite_source
+
+    body = "\n\n".join(FUNCTION.format(i=i) for i in range(functions))
+    codes = {}
+    for source in ("jaxrewrite", "jaxrewrite.markers"):
+        path = str(HERE / f"bench_check_{source.replace('.', '_')}.py")
+        text = rewrite_source(MODULE.format(source=source, body=body), path)
+        codes[source] = (path, compile(text, path, "exec", dont_inherit=True))
+        notrewritten.mark(path)  # what the hook does for the code it compiles
+
+    def run(source: str) -> Callable[[], float]:
+        path, code = codes[source]
+
+        def sample() -> float:
+            start = clock()
+            for _ in range(20):
+                exec(code, {"__name__": "bench_check_module", "__file__": path})
+            return (clock() - start) / 20
+
+        return sample
+
+    samples = interleave({"via package": run("jaxrewrite"), "direct": run("jaxrewrite.markers")}, rounds)
+    ms = f"{median(samples['via package']) * 1e3:.3f} vs {median(samples['direct']) * 1e3:.3f} ms per module"
+    return [
+        Row(
+            "check",
+            f"rewritten module ({functions} jits): marker via jaxrewrite / via jaxrewrite.markers",
+            paired_ratio(samples["via package"], samples["direct"]),
+            1.01,
+            ms,
+        )
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu")
+    parser.add_argument("--quick", action="store_true", help="a few files, two rounds: proves the script runs")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    clock = CLOCKS[args.clock]
+    rounds = 2 if args.quick else args.rounds
+    files = corpus(40 if args.quick else None)
+    rows = check_rows(files, rounds, clock) + warning_rows(3 if args.quick else 15, clock, 5 if args.quick else 50)
+    print_table(rows, args.quick)
+    dump(rows, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,48 @@
+"""The pre-commit hook, run by the real pre-commit (``try-repo`` installs this checkout into a
+fresh hook environment and runs ``jaxrewrite check`` on the files of a throwaway repository)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "golden" / "check"
+
+
+def test_hook_definition_names_the_command() -> None:
+    text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    assert "- id: jaxrewrite-check" in text and "entry: jaxrewrite check" in text and "types: [python]" in text
+
+
+def test_try_repo_reports_findings_and_passes_clean_files(tmp_path: Path) -> None:
+    repo = tmp_path / "project"
+    repo.mkdir()
+    (repo / "helper.py").write_text((GOLDEN / "jr002_helper.py").read_text(encoding="utf-8"))
+    (repo / "clean.py").write_text((GOLDEN / "clean.py").read_text(encoding="utf-8"))
+    (repo / "notes.txt").write_text("not python: never passed to the hook\n")
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True, env=env)
+    subprocess.run(["git", "add", "."], cwd=repo, check=True, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), "jaxrewrite-check", "--all-files"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    out = done.stdout + done.stderr
+    assert done.returncode == 1, out
+    assert "jaxrewrite check" in out and "Failed" in out
+    assert "helper.py:8:10: JR002 the marker on 'square' of 'g' does nothing" in out
+    assert "clean.py:" not in out and "notes.txt" not in out
