@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from jaxrewrite.engine.resolve import MAX_DEPTH, parse_string, qualname
+from jaxrewrite.engine.resolve import MAX_DEPTH, parse_string, qualname, single
 from jaxrewrite.engine.scopes import Assigned, DefinedClass, Scope
 from jaxrewrite.engine.signature import MarkerReader
 from jaxrewrite.engine.source import Source
@@ -143,16 +143,11 @@ def _read_functional(defined: FunctionalClass, src: Source, relevant: set[str] |
 
 def local_class(expr: ast.expr, scope: Scope) -> LocalClass | None:
     """The class of this module a name refers to, with the scope holding its definition."""
-    if not isinstance(expr, ast.Name):
-        return None
-    found = scope.lookup(expr.id)
-    if found is None or len(found[0]) != 1:
-        return None
-    binding = found[0][0]
+    binding = single(expr, scope)
     if isinstance(binding, DefinedClass):
         enclosing = binding.body.parent
         return (binding, enclosing) if enclosing is not None else None
-    if isinstance(binding, Assigned):
+    if isinstance(binding, Assigned) and isinstance(expr, ast.Name):
         functional = functional_class(binding, expr.id)
         return None if functional is None else (functional, binding.scope)
     return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from jaxrewrite.engine import render
 from jaxrewrite.engine.classes import ClassInfo
@@ -57,18 +58,23 @@ def complete(
                     "make it a positional parameter",
                 )
     _check_donation(t, static, sig, effective, src)
-    return _SPEC_MATH[t.spec](t, static, sig, effective, src, where)
+    return _SPEC_MATH[t.spec](_Spec(t, static, sig, effective, src, where))
 
 
-def _lists(
-    t: Transform,
-    static: tuple[Param, ...],
-    sig: Signature,
-    effective: dict[str, ast.expr],
-    src: Source,
-    where: ast.expr,
-) -> Values | None:
+class _Spec(NamedTuple):
+    """One transform use, as the spec math of its kind (``SpecKind``) reads it."""
+
+    t: Transform
+    static: tuple[Param, ...]
+    sig: Signature
+    effective: dict[str, ast.expr]
+    src: Source
+    where: ast.expr
+
+
+def _lists(spec: _Spec) -> Values | None:
     """Positions (and names, where the transform takes them), each list complete."""
+    t, static, sig, effective, src, _ = spec
     user_nums = literal_ints(effective.get(t.argnums), t.argnums, src)
     user_names = literal_strs(effective.get(t.argnames), t.argnames, src) if t.argnames else ()
     nums = set(user_nums)
@@ -196,15 +202,9 @@ def _check_donation(
             )
 
 
-def _in_axes(
-    t: Transform,
-    static: tuple[Param, ...],
-    sig: Signature,
-    effective: dict[str, ast.expr],
-    src: Source,
-    where: ast.expr,
-) -> Values | None:
+def _in_axes(spec: _Spec) -> Values | None:
     """vmap-style: ``None`` axes at static positions, merged with a literal ``in_axes``."""
+    t, static, sig, effective, src, where = spec
     node = effective.get(t.argnums)
     positions = {p.position for p in static}
     if isinstance(node, (ast.Tuple, ast.List)):
@@ -241,7 +241,7 @@ def _in_axes(
     return [(t.argnums, value, None)]
 
 
-_SPEC_MATH: dict[SpecKind, Callable[..., Values | None]] = {SpecKind.LISTS: _lists, SpecKind.AXES: _in_axes}
+_SPEC_MATH: dict[SpecKind, Callable[[_Spec], Values | None]] = {SpecKind.LISTS: _lists, SpecKind.AXES: _in_axes}
 
 
 def _vararg(sig: Signature) -> str:

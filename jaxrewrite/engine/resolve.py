@@ -54,14 +54,19 @@ def binding_scope(name: str, scope: Scope) -> Scope | None:
     return None if found is None else found[1]
 
 
-def only(expr: ast.expr, scope: Scope, kind: type[B]) -> B | None:
-    """The one binding of ``kind`` a bare name refers to, when that is its only binding."""
+def single(expr: ast.expr, scope: Scope) -> Binding | None:
+    """The binding a bare name refers to, when it has exactly one."""
     if not isinstance(expr, ast.Name):
         return None
     found = scope.lookup(expr.id)
     if found is None or len(found[0]) != 1:
         return None
-    binding = found[0][0]
+    return found[0][0]
+
+
+def only(expr: ast.expr, scope: Scope, kind: type[B]) -> B | None:
+    """The one binding of ``kind`` a bare name refers to, when that is its only binding."""
+    binding = single(expr, scope)
     return binding if isinstance(binding, kind) else None
 
 

@@ -381,15 +381,10 @@ def _walrus_targets(node: ast.AST, sure: bool, out: list[tuple[str, bool]]) -> N
         _walrus_targets(node.body, False, out)  # type: ignore[attr-defined]
         _walrus_targets(node.orelse, False, out)  # type: ignore[attr-defined]
     elif kind in _COMPREHENSIONS:
-        generators = node.generators  # type: ignore[attr-defined]
-        _walrus_targets(generators[0].iter, sure, out)  # the first iterable runs outside
-        for index, generator in enumerate(generators):
-            if index:
-                _walrus_targets(generator.iter, False, out)
-            for condition in generator.ifs:
-                _walrus_targets(condition, False, out)
-        for name in _COMPREHENSIONS[kind]:
-            _walrus_targets(getattr(node, name), False, out)
+        outside, inside, _ = comprehension_parts(node)
+        _walrus_targets(outside, sure, out)
+        for part in inside:
+            _walrus_targets(part, False, out)
     else:
         for child in ast.iter_child_nodes(node):
             _walrus_targets(child, sure, out)
@@ -562,18 +557,13 @@ def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> 
         calls_in(expr.body, inner, out)  # type: ignore[attr-defined]
         return
     elif kind in _COMPREHENSIONS:
-        generators = expr.generators  # type: ignore[attr-defined]
-        calls_in(generators[0].iter, scope, out)  # the first iterable runs outside
+        outside, inside, targets = comprehension_parts(expr)
+        calls_in(outside, scope, out)
         inner = Scope(ScopeKind.FUNCTION, scope)
-        for generator in generators:
-            _bind_targets(generator.target, inner, (0, 0))
-        for index, generator in enumerate(generators):
-            if index:
-                calls_in(generator.iter, inner, out)
-            for condition in generator.ifs:
-                calls_in(condition, inner, out)
-        for name in _COMPREHENSIONS[kind]:
-            calls_in(getattr(expr, name), inner, out)
+        for target in targets:
+            _bind_targets(target, inner, (0, 0))
+        for part in inside:
+            calls_in(part, inner, out)
         return
     for child in ast.iter_child_nodes(expr):
         calls_in(child, scope, out)
@@ -585,3 +575,13 @@ _COMPREHENSIONS: dict[type, tuple[str, ...]] = {
     ast.GeneratorExp: ("elt",),
     ast.DictComp: ("key", "value"),
 }
+
+
+def comprehension_parts(node: ast.AST) -> tuple[ast.expr, list[ast.expr], list[ast.expr]]:
+    """A comprehension as (its first iterable, which runs in the enclosing scope; every other
+    part, which runs in its own scope, maybe not at all; the targets it binds there)."""
+    generators: list[ast.comprehension] = node.generators  # type: ignore[attr-defined]
+    inside: list[ast.expr] = [generator.iter for generator in generators[1:]]
+    inside.extend(condition for generator in generators for condition in generator.ifs)
+    inside.extend(getattr(node, name) for name in _COMPREHENSIONS[type(node)])
+    return generators[0].iter, inside, [generator.target for generator in generators]
