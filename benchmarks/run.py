@@ -37,6 +37,7 @@ BENCHMARKS = [
     ("cold", "bench_cold.py", ["--profile"]),
     ("leaves", "bench_leaves.py", []),
     ("check", "bench_check.py", []),
+    ("migrate", "bench_migrate.py", []),
     ("import", "bench_import.py", []),
 ]
 

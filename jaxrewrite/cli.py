@@ -144,6 +144,13 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         "                        findings; see `check --help`\n",
         lambda argv, prog: Delegate("check", argv),
     ),
+    "migrate": Subcommand(
+        "[--write] PATH ...",
+        "  migrate PATH ...      turn hand-written static_argnums/static_argnames into Static\n"
+        "                        annotations where the meaning stays the same; prints a diff,\n"
+        "                        or rewrites the files with --write; see `migrate --help`\n",
+        lambda argv, prog: Delegate("migrate", argv),
+    ),
 }
 
 
