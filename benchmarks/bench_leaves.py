@@ -26,6 +26,15 @@ S=20 / S=2 (static entries):
 
 Calls are not blocked one by one; the last result of each batch is (see bench_dispatch.py).
 
+``jit(grad)`` rows, at N = 10, 100, 1000 leaves with S = 2 statics (an int, a callable): the
+gradient of a scalar loss of the dict, jitted, per call, three arms side by side:
+
+- ``jaxrewrite``: ``@jax.jit`` over ``@jax.grad`` on a TypedDict parameter with Static fields,
+  rewritten (``static_leaves`` over ``grad_leaves``); the gradient has None at the statics.
+- ``equinox``: ``eqx.filter_jit(eqx.filter_grad(loss))`` on the same dict. Target: < 1.
+- ``jax``: the hand split, ``jax.jit(jax.grad(loss), static_argnums=(1, 2))`` on a dict of the
+  arrays and the statics as separate arguments. Target: <= 1.10.
+
 Usage: python benchmarks/bench_leaves.py [--rounds N] [--batch-ms MS] [--clock cpu|wall] [--quick] [--json PATH]
 """
 
@@ -112,6 +121,84 @@ def with_jax(arrays, s0, s1{", " + extra if extra else ""}):
 '''
 
 
+def grad_module_text(leaves: int) -> str:
+    """The opted-in module for the jit(grad) rows: the same loss three ways."""
+    fields = "".join(f"    a{i}: jax.Array\n" for i in range(leaves))
+    return f'''\
+# jaxrewrite: enable
+"""Generated: jit(grad) over {leaves} array leaves and 2 static entries."""
+from typing import Callable, TypedDict
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from jaxrewrite import Static
+
+STATIC_KEYS = frozenset(["s0", "s1"])
+
+
+def _loss(arrays, steps, act):
+    total = jnp.stack(list(arrays.values())).sum(axis=0)
+    for _ in range(steps):
+        total = act(total)
+    return total.sum()
+
+
+class Config(TypedDict):
+{fields}    s0: Static[int]
+    s1: Static[Callable[[jax.Array], jax.Array]]
+
+
+@jax.jit
+@jax.grad
+def with_jaxrewrite(dic: Config):
+    return _loss({{k: v for k, v in dic.items() if k not in STATIC_KEYS}}, dic["s0"], dic["s1"])
+
+
+def _equinox_loss(dic):
+    return _loss({{k: v for k, v in dic.items() if k not in STATIC_KEYS}}, dic["s0"], dic["s1"])
+
+
+with_equinox = eqx.filter_jit(eqx.filter_grad(_equinox_loss))
+with_jax = jax.jit(jax.grad(_loss), static_argnums=(1, 2))
+'''
+
+
+class GradCase:
+    """One N for the jit(grad) rows: the three functions and their call thunks."""
+
+    def __init__(self, leaves: int) -> None:
+        import jax
+        import jax.numpy as jnp
+
+        from jaxrewrite import rewrite_source
+
+        self.leaves = leaves
+        filename = f"bench_leaves_grad_{leaves}.py"
+        text = rewrite_source(grad_module_text(leaves), filename)
+        assert "static_leaves(jax.jit" in text and "grad_leaves(jax.grad" in text, text
+        namespace: dict[str, Any] = {"__name__": filename[:-3]}
+        exec(compile(text, filename, "exec"), namespace)
+        arrays = {f"a{i}": jnp.full((2,), 1.0 / leaves) for i in range(leaves)}
+        config = dict(arrays, s0=2, s1=jnp.tanh)
+        jr, eq, jx = namespace["with_jaxrewrite"], namespace["with_equinox"], namespace["with_jax"]
+        self.calls: dict[str, Callable[[], Any]] = {
+            "jaxrewrite": lambda: jr(config),
+            "equinox": lambda: eq(config),
+            "jax": lambda: jx(arrays, 2, jnp.tanh),
+        }
+        results = {name: call() for name, call in self.calls.items()}  # warm up: compile
+        assert results["jaxrewrite"]["s0"] is None and results["equinox"]["s1"] is None
+        for name in ("jaxrewrite", "equinox"):
+            for key, value in results["jax"].items():
+                assert jnp.allclose(results[name][key], value), (name, key)
+        self.finish = jax.block_until_ready
+
+    def label(self) -> str:
+        return f"N={self.leaves} S=2"
+
+
 def _stub_jit(fun: Callable[..., Any], **keywords: Any) -> Callable[..., Any]:
     def nothing(*args: Any, **kwargs: Any) -> None:
         return None
@@ -192,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     mid = sizes[1]
 
     cases = [Case(n, 2) for n in sizes] + [Case(mid, many)]
+    grad_cases = [GradCase(n) for n in sizes]
 
     def finish(result: Any) -> None:
         result.block_until_ready()
@@ -203,6 +291,10 @@ def main(argv: list[str] | None = None) -> int:
             arms[(case.label(), name)] = per_call(call, count, clock, finish)
         count = 2 if args.quick else calibrate(case.wrapper_only, batch, clock, minimum=5)
         arms[(case.label(), "split")] = per_call(case.wrapper_only, count, clock)
+    for grad_case in grad_cases:
+        for name, call in grad_case.calls.items():
+            count = 2 if args.quick else calibrate(call, batch, clock, minimum=5)
+            arms[("grad " + grad_case.label(), name)] = per_call(call, count, clock, grad_case.finish)
     keys = list(arms)
     samples_by_index = interleave({str(i): arms[key] for i, key in enumerate(keys)}, rounds)
     samples = {key: samples_by_index[str(i)] for i, key in enumerate(keys)}
@@ -233,6 +325,28 @@ def main(argv: list[str] | None = None) -> int:
                 None,
                 f"{us(case, 'jaxrewrite'):.1f} vs {us(case, 'jax'):.1f} us/call, "
                 f"overhead {paired_difference(jr, jx) * 1e6:.2f} us",
+            )
+        )
+    for grad_case in grad_cases:
+        key = "grad " + grad_case.label()
+        jr, eq, jx = (samples[(key, arm)] for arm in ("jaxrewrite", "equinox", "jax"))
+        context = f"{median(jr) * 1e6:.1f} vs {{}} us/call"
+        rows.append(
+            Row(
+                "leaves",
+                f"jit(grad) {grad_case.label()}: jaxrewrite / eqx filter_jit(filter_grad)",
+                paired_ratio(jr, eq),
+                1.0,
+                context.format(f"{median(eq) * 1e6:.1f}"),
+            )
+        )
+        rows.append(
+            Row(
+                "leaves",
+                f"jit(grad) {grad_case.label()}: jaxrewrite / hand-split jit(grad)",
+                paired_ratio(jr, jx),
+                1.10,
+                context.format(f"{median(jx) * 1e6:.1f}"),
             )
         )
     small, middle, large, wide = cases

@@ -13,7 +13,7 @@ import contextlib
 import enum
 import gc
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from jaxrewrite.engine.classes import ClassInfo, FunctionalClass, LocalClass, local_class, read_class
@@ -28,14 +28,14 @@ from jaxrewrite.engine.filters import (
     may_matter,
 )
 from jaxrewrite.engine.header import Header, scan_header
-from jaxrewrite.engine.keywords import Values, complete, registration_values
+from jaxrewrite.engine.keywords import Values, complete, literal_ints, registration_values
 from jaxrewrite.engine.lint import looks_like_transform, marked_defs, missing_pragma
 from jaxrewrite.engine.recognise import TransformRef, ambiguous, bound_keywords, classify, classify_registration
 from jaxrewrite.engine.resolve import binding_scope, parse_string, qualname
 from jaxrewrite.engine.scopes import Binding, Defined, Scope, ScopeKind, ScopeTree, Site, build_scopes, environment
 from jaxrewrite.engine.signature import Kind, Param, Signature, read_signature
 from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import ClassTransform, Container, Mark, Transform
+from jaxrewrite.engine.table import TRANSFORMS, ClassTransform, Container, Mark, SpecKind, Transform
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -48,14 +48,30 @@ class UseKind(enum.Enum):
 
 @dataclass(frozen=True)
 class Leaf:
-    """A parameter whose TypedDict/NamedTuple annotation has Static entries (per-leaf statics)."""
+    """A parameter whose TypedDict/NamedTuple annotation has marked entries (per-leaf statics).
+
+    ``keys`` are the entries one transform holds out (its markers); a def's own record keeps
+    every marked field in ``marks`` and each use narrows it with ``held``.
+    """
 
     param: Param
     kind: Container
     keys: tuple[str, ...]
+    marks: tuple[tuple[str, frozenset[Mark]], ...] = ()
 
     def spec(self) -> tuple[str, int | None, str, tuple[str, ...]]:
         return (self.param.name, self.param.position, self.kind.value, self.keys)
+
+    def held(self, markers: frozenset[Mark]) -> Leaf | None:
+        """This parameter as ``markers`` see it: the entries carrying one of them, or None."""
+        keys = tuple(name for name, marks in self.marks if marks & markers)
+        return Leaf(self.param, self.kind, keys, self.marks) if keys else None
+
+
+def held_leaves(leaves: tuple[Leaf, ...], transform: Transform) -> tuple[Leaf, ...]:
+    """The per-leaf parameters a transform must split: those with entries it holds out."""
+    found = (leaf.held(transform.markers) for leaf in leaves)
+    return tuple(leaf for leaf in found if leaf is not None)
 
 
 @dataclass(frozen=True)
@@ -305,7 +321,8 @@ class _Analyzer:
             return
         self.applied.add(id(func))
         local = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
-        values = complete(ref, sig, self.src, deco, force=bool(leaves))
+        leaves = held_leaves(leaves, ref.transform)
+        values = _complete(ref, sig, self.src, deco, bool(leaves))
         wraps = bool(leaves) or (not isinstance(deco, ast.Call) and _needs_edit(values))
         use = Use(
             UseKind.DECORATOR,
@@ -321,12 +338,12 @@ class _Analyzer:
             ref.factory,
         )
         if leaves:
-            if not ref.transform.per_leaf:
+            if ref.transform.per_leaf is None:
                 raise self.src.error(
                     leaves[0].param.node,
                     "JR106",
-                    f"per-leaf statics ({leaves[0].param.name!r} has Static entries) work under jit only, "
-                    f"not {ref.transform.name}",
+                    f"per-leaf statics ({leaves[0].param.name!r} has Static entries) work under "
+                    f"{_per_leaf_names()} only, not {ref.transform.name}",
                 )
             if ref.factory:
                 raise _factory_error(deco, ref, self.src)
@@ -350,8 +367,8 @@ class _Analyzer:
             if local is None:
                 continue
             info = self.info(local)
-            statics = tuple(f.name for f in info.static_fields if Mark.STATIC in f.markers)
-            if info.kind is Container.CLASS or not statics:
+            marks = tuple((f.name, f.markers) for f in info.static_fields)
+            if info.kind is Container.CLASS or not marks:
                 continue
             if param.kind in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
                 raise self.src.error(
@@ -359,7 +376,8 @@ class _Analyzer:
                     "JR108",
                     f"per-leaf statics cannot apply to {param.kind.value} parameter {param.name!r}",
                 )
-            found.append(Leaf(param, info.kind, statics))
+            statics = tuple(name for name, m in marks if Mark.STATIC in m)
+            found.append(Leaf(param, info.kind, statics, marks))
         return tuple(found)
 
     # -- classes ------------------------------------------------------------------------------
@@ -446,15 +464,23 @@ class _Analyzer:
                 )
             return
         sig, leaves = found
-        if leaves:
+        leaves = held_leaves(leaves, ref.transform)
+        if leaves and ref.transform.per_leaf is None:
+            raise self.src.error(
+                call,
+                "JR106",
+                f"per-leaf statics ({leaves[0].param.name!r} has Static entries) work under "
+                f"{_per_leaf_names()} only, not {ref.transform.name}",
+            )
+        if leaves and ref.factory:
             raise self.src.error(
                 call,
                 "JR107",
-                f"per-leaf statics ({leaves[0].param.name!r} has Static entries) need the decorator form "
-                f"@{ast.unparse(call.func)} on {func.name!r}",
+                f"per-leaf statics ({leaves[0].param.name!r} has Static entries) cannot be split by "
+                f"{ast.unparse(call.func)!r}, a decorator factory's result; use functools.partial instead",
             )
         full = TransformRef(ref.transform, written, ref.factory)
-        values = complete(full, sig, self.src, call)
+        values = _complete(full, sig, self.src, call, bool(leaves), at_call=True)
         use = Use(UseKind.CALL, call, False, ref.transform, func, sig, leaves, written, local_keywords, values, ref.factory)
         if use.needs_edit and ref.factory:
             raise _factory_error(call.func, ref, self.src)
@@ -511,7 +537,68 @@ class _Analyzer:
 
 
 def _same_statics(a: tuple[Signature, tuple[Leaf, ...]], b: tuple[Signature, tuple[Leaf, ...]]) -> bool:
-    return a[0].statics() == b[0].statics() and [leaf.spec() for leaf in a[1]] == [leaf.spec() for leaf in b[1]]
+    return a[0].statics() == b[0].statics() and [(*leaf.spec(), leaf.marks) for leaf in a[1]] == [
+        (*leaf.spec(), leaf.marks) for leaf in b[1]
+    ]
+
+
+def _per_leaf_names() -> str:
+    """The transforms that split per-leaf entries, from the table (for JR106's message)."""
+    return ", ".join(name for name, row in TRANSFORMS.items() if row.per_leaf is not None)
+
+
+def _complete(
+    ref: TransformRef, sig: Signature, src: Source, where: ast.expr, leaves: bool, at_call: bool = False
+) -> Values | None:
+    """The keywords to write for one use: the spec math of the row's kind. With per-leaf
+    entries the helper is always written, so there are always values (maybe none to add)."""
+    own = _OWN_SPECS.get(ref.transform.spec)
+    if own is not None:
+        values = own(ref, sig, src, where if at_call else None)
+    else:
+        values = complete(ref, sig, src, where, force=leaves)
+    if values is None and leaves:
+        return []
+    return values
+
+
+def _diff_argnums(ref: TransformRef, sig: Signature, src: Source, call: ast.expr | None) -> Values | None:
+    """grad-style: nothing to write, but a whole-parameter Static or NoDiff argument must not
+    be differentiated (JAX would try to differentiate a Python value, or a NoDiff array).
+
+    Located at a call site's call (the parameter may be far away), else at the parameter."""
+    t = ref.transform
+    marked = sig.marked(t.markers)
+    if not marked:
+        return None
+    effective = {kw.arg: kw.value for kw in ref.keywords if kw.arg is not None}
+    node = effective.get(t.argnums)
+    if node is None and any(kw.arg is None for kw in ref.keywords):
+        raise src.error(
+            next(kw.value for kw in ref.keywords if kw.arg is None),
+            "JR109",
+            f"cannot check Static/NoDiff parameters against {t.name} keywords passed as **mapping",
+        )
+    nums = literal_ints(node, t.argnums, src) if node is not None else (0,)
+    n = sig.n_positional
+    for p in marked:
+        if p.position is None:
+            continue
+        for num in nums:
+            if num == p.position or (num < 0 and not sig.var_positional and num + n == p.position):
+                what = " and ".join(m.value for m in sorted(p.markers, key=lambda m: m.value))
+                raise src.error(
+                    p.node if call is None else call,
+                    "JR121",
+                    f"{p.name!r} is {what} but {t.name} differentiates it ({t.argnums} includes {num}); "
+                    f"leave it out of {t.argnums}, or drop the {what} marker",
+                )
+    return None
+
+
+_OWN_SPECS: dict[SpecKind, Callable[[TransformRef, Signature, Source, ast.expr | None], Values | None]] = {
+    SpecKind.DIFF: _diff_argnums
+}
 
 
 def _is_overload(func: Function, scope: Scope) -> bool:

@@ -40,6 +40,7 @@ CODES: dict[str, str] = {
     "JR118": "dataclass field metadata that is not a literal",
     "JR119": "a function bound more than one way with different Static parameters",
     "JR120": "more positional arguments than the transform takes",
+    "JR121": "a Static or NoDiff parameter that grad differentiates (in its argnums)",
 }
 
 

@@ -14,6 +14,7 @@ from jaxrewrite.engine import render, splice
 from jaxrewrite.engine.analyze import Analysis, Use, UseKind
 from jaxrewrite.engine.keywords import Values
 from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.table import Transform
 
 
 def plan(analysis: Analysis) -> list[splice.Edit]:
@@ -28,15 +29,22 @@ def plan(analysis: Analysis) -> list[splice.Edit]:
 
 def _edits(use: Use, src: Source) -> list[splice.Edit]:
     assert use.values is not None
+    helper = use.transform.per_leaf if isinstance(use.transform, Transform) else None
     if use.kind is UseKind.CALL:
         assert isinstance(use.node, ast.Call)
-        return _edit_call(use.node, use.local, use.values, src)
+        edits = _edit_call(use.node, use.local, use.values, src)
+        if use.leaves:
+            assert helper is not None  # the analysis refuses per-leaf entries without a helper
+            before, after = render.leaves_call_site(tuple(leaf.spec() for leaf in use.leaves), helper)
+            edits = _around(use.node.func, before, after, src) + edits
+        return edits
     param = "fun" if use.signature is not None else "cls"
     if use.leaves:
+        assert helper is not None
         pairs = tuple((k, v) for k, v, _ in use.values)
         specs = tuple(leaf.spec() for leaf in use.leaves)
         before, after = render.leaves_wrapper(
-            _param_name(use.node, param), specs, pairs, use.class_names
+            _param_name(use.node, param), specs, pairs, use.class_names, helper
         )
         return _around(use.node, before, after, src)
     if isinstance(use.node, ast.Call):  # partial(jax.jit, ...) or jax.jit(...): complete it in place

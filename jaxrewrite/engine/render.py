@@ -87,29 +87,56 @@ def _const(obj: object) -> ast.expr:
 _LEAVES_HELPER = "jaxrewrite.leaves"
 
 
-@lru_cache(maxsize=256)
-def leaves_wrapper(
-    param: str,
-    leaves: tuple[tuple[str, int | None, str, tuple[str, ...]], ...],
-    pairs: tuple[tuple[str, Value], ...],
-    via_default: bool,
-) -> tuple[str, str]:
-    """Text around a transform for per-leaf statics: the transform is passed to the run-time helper.
-
-    ``jax.jit`` becomes ``(lambda fun: __import__('jaxrewrite.leaves').leaves.static_leaves(jax.jit,
-    fun, <leaves>, static_argnums=..., static_argnames=...))``: explicit about what splits the
-    argument, and still no import statement or module-level name.
-    """
-    helper = ast.Attribute(
+def _helper(name: str) -> ast.expr:
+    """``__import__('jaxrewrite.leaves').leaves.<name>``: no import statement or module name."""
+    return ast.Attribute(
         ast.Attribute(
             ast.Call(ast.Name("__import__", ast.Load()), [ast.Constant(_LEAVES_HELPER)], []),
             "leaves",
             ast.Load(),
         ),
-        "static_leaves",
+        name,
         ast.Load(),
     )
+
+
+LeafSpecs = tuple[tuple[str, int | None, str, tuple[str, ...]], ...]
+
+
+@lru_cache(maxsize=256)
+def leaves_wrapper(
+    param: str,
+    leaves: LeafSpecs,
+    pairs: tuple[tuple[str, Value], ...],
+    via_default: bool,
+    helper: str = "static_leaves",
+) -> tuple[str, str]:
+    """Text around a transform for per-leaf statics: the transform is passed to the run-time helper.
+
+    ``jax.jit`` becomes ``(lambda fun: __import__('jaxrewrite.leaves').leaves.static_leaves(jax.jit,
+    fun, <leaves>, static_argnums=..., static_argnames=...))``: explicit about what splits the
+    argument, and still no import statement or module-level name. ``helper`` is the table row's
+    ``per_leaf`` policy (``grad_leaves``, ``pmap_leaves``...).
+    """
     kws = [ast.keyword(name, _const(items)) for name, items in pairs]
     return _around(
-        param, via_default, lambda transform, fun: ast.Call(helper, [transform, fun, _const(leaves)], kws)
+        param, via_default, lambda transform, fun: ast.Call(_helper(helper), [transform, fun, _const(leaves)], kws)
     )
+
+
+@lru_cache(maxsize=256)
+def leaves_call_site(leaves: LeafSpecs, helper: str) -> tuple[str, str]:
+    """Text around a call site's transform expression for per-leaf statics.
+
+    ``jax.jit(fun, ...)`` becomes ``__import__('jaxrewrite.leaves').leaves.at_call('static_leaves',
+    jax.jit, <leaves>)(fun, ...)``: the call's own arguments stay where they are, and are
+    completed in place like any call site's.
+    """
+    call = ast.Call(
+        _helper("at_call"),
+        [ast.Constant(helper), ast.Name(_PLACEHOLDER, ast.Load()), _const(leaves)],
+        [],
+    )
+    text = _source(ast.Expr(call))
+    before, _, after = text.partition(_PLACEHOLDER)
+    return before, after

@@ -33,6 +33,9 @@ class SpecKind(enum.Enum):
     LISTS = "lists"
     #: A per-argument axes tuple with ``None`` at static positions (vmap's ``in_axes``).
     AXES = "axes"
+    #: Nothing to write: the keyword lists the differentiated positions (grad's ``argnums``),
+    #: which must leave every marked parameter out.
+    DIFF = "diff"
 
 
 @dataclass(frozen=True)
@@ -53,8 +56,10 @@ class Transform:
     #: The keywords that the transform's parameters after the function bind when passed by
     #: position, in order (checked against the installed JAX by the tests).
     positional: tuple[str, ...] = ()
-    #: Whether per-leaf statics (TypedDict/NamedTuple parameters with Static entries) work under it.
-    per_leaf: bool = False
+    #: How per-leaf entries (Static/NoDiff fields of a TypedDict/NamedTuple parameter, those
+    #: with one of ``markers``) are split for it: the name of the run-time helper in
+    #: ``jaxrewrite/leaves.py``; None: per-leaf entries are refused under it.
+    per_leaf: str | None = None
 
 
 _STATIC = frozenset({Mark.STATIC})
@@ -86,7 +91,18 @@ def _jit(name: str, positional: tuple[str, ...]) -> Transform:
         "donate_argnums",
         "donate_argnames",
         positional=positional,
-        per_leaf=True,
+        per_leaf="static_leaves",
+    )
+
+
+def _grad(name: str) -> Transform:
+    return Transform(
+        name,
+        _STATIC_OR_NODIFF,
+        "argnums",
+        spec=SpecKind.DIFF,
+        positional=("argnums", "has_aux", "holomorphic", "allow_int", "reduce_axes"),
+        per_leaf="grad_leaves",
     )
 
 
@@ -95,7 +111,12 @@ TRANSFORMS: dict[str, Transform] = {
     "jit": _jit("jit", _JIT_POSITIONAL),
     "pjit": _jit("pjit", _PJIT_POSITIONAL),
     "pmap": Transform(
-        "pmap", _STATIC, "static_broadcasted_argnums", donate_argnums="donate_argnums", positional=("axis_name",)
+        "pmap",
+        _STATIC,
+        "static_broadcasted_argnums",
+        donate_argnums="donate_argnums",
+        positional=("axis_name",),
+        per_leaf="pmap_leaves",
     ),
     "custom_vjp": Transform(
         "custom_vjp", _STATIC_OR_NODIFF, "nondiff_argnums", positional=("nondiff_argnums", "nondiff_argnames")
@@ -111,8 +132,12 @@ TRANSFORMS: dict[str, Transform] = {
         "in_axes",
         spec=SpecKind.AXES,
         positional=("in_axes", "out_axes", "axis_name", "axis_size", "spmd_axis_name", "sum_match"),
+        per_leaf="vmap_leaves",
     ),
+    "grad": _grad("grad"),
+    "value_and_grad": _grad("value_and_grad"),
 }
+
 
 #: Qualified-name prefix -> the rows under it, found by a name's last segment.
 FAMILIES: dict[str, dict[str, Transform]] = {"jax": TRANSFORMS}
