@@ -151,6 +151,13 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         "                        or rewrites the files with --write; see `migrate --help`\n",
         lambda argv, prog: Delegate("migrate", argv),
     ),
+    "compile": Subcommand(
+        "[-O LEVEL[,LEVEL...]] [-q] [-m PACKAGE] [PATH ...]",
+        "  compile PATH ...      write the hook's cache for every opted-in module ahead of time\n"
+        "                        (files, folders, or -m PACKAGE found without importing it), for\n"
+        "                        read-only installs; exit 1 if one fails; see `compile --help`\n",
+        lambda argv, prog: Delegate("compile", argv),
+    ),
 }
 
 

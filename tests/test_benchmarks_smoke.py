@@ -59,6 +59,10 @@ def test_run_exits_zero_and_writes_one_table(quick_run: QuickRun) -> None:
         ("bench_cold.py", ["cold realistic: rewrite+compile / compile", "cold dense: floor parse+compile / compile"]),
         ("bench_leaves.py", ["jaxrewrite / equinox.filter_jit", "split alone: S=", "overhead over JAX: N="]),
         ("bench_check.py", ["check jax+numpy / compile", "marker via jaxrewrite / via jaxrewrite.markers"]),
+        (
+            "bench_library.py",
+            ["library import (jax included): prebuilt cache / by hand", "library import after jax: read-only, no compile"],
+        ),
     ],
 )
 def test_script_ran_and_printed_its_rows(quick_run: QuickRun, script: str, rows: list[str]) -> None:

@@ -138,9 +138,30 @@ TRANSFORMS: dict[str, Transform] = {
     "value_and_grad": _grad("value_and_grad"),
 }
 
+#: Flax NNX's lifted transforms (``flax.nnx.<anything>.<name>``), each mirroring the flax function
+#: in its comment. In flax 0.10.1 (the floor, see setup.cfg) to 0.12.8 every parameter after the
+#: function is keyword-only (so no ``positional``; tests/test_nnx.py checks both against the
+#: installed flax) and each keyword means what JAX's does: the lists reach jax.jit and friends with
+#: the user's positions, ``self`` and Module arguments included. Names say ``nnx.`` so that
+#: messages name the right function.
+NNX_TRANSFORMS: dict[str, Transform] = {
+    # flax.nnx.jit(fun, *, in_shardings, out_shardings, static_argnums, static_argnames,
+    #              donate_argnums, donate_argnames, ...)
+    "jit": Transform("nnx.jit", _STATIC, "static_argnums", "static_argnames", "donate_argnums", "donate_argnames"),
+    # flax.nnx.remat(f, *, prevent_cse, static_argnums, policy, ...): positions only
+    "remat": Transform("nnx.remat", _STATIC, "static_argnums"),
+    # flax.nnx.vmap(f, *, in_axes, out_axes, axis_name, axis_size, spmd_axis_name, ...)
+    "vmap": Transform("nnx.vmap", _STATIC, "in_axes", spec=SpecKind.AXES),
+    # flax.nnx.pmap(f, *, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices,
+    #               backend, axis_size, donate_argnums, ...)
+    "pmap": Transform("nnx.pmap", _STATIC, "static_broadcasted_argnums", donate_argnums="donate_argnums"),
+    # flax.nnx.custom_vjp(fun, *, nondiff_argnums): ints (what is written here) or DiffState
+    # objects, which are not literals, so Static/NoDiff next to them is refused (JR111)
+    "custom_vjp": Transform("nnx.custom_vjp", _STATIC_OR_NODIFF, "nondiff_argnums"),
+}
 
 #: Qualified-name prefix -> the rows under it, found by a name's last segment.
-FAMILIES: dict[str, dict[str, Transform]] = {"jax": TRANSFORMS}
+FAMILIES: dict[str, dict[str, Transform]] = {"jax": TRANSFORMS, "flax.nnx": NNX_TRANSFORMS}
 
 
 def _lookup(qualname: str, families: dict[str, dict[str, object]]) -> object | None:
@@ -195,6 +216,7 @@ def class_transform_for(qualname: str) -> ClassTransform | None:
 #: Names a star import of a module may supply that the engine cares about, by top-level package.
 STAR_EXPORTS: dict[str, frozenset[str]] = {
     "jax": frozenset(TRANSFORMS),
+    "flax": frozenset(NNX_TRANSFORMS),  # from flax.nnx import *
     "functools": frozenset({"partial"}),
     "typing": frozenset({"Annotated"}),
     "typing_extensions": frozenset({"Annotated"}),
