@@ -38,6 +38,7 @@ BENCHMARKS = [
     ("leaves", "bench_leaves.py", []),
     ("check", "bench_check.py", []),
     ("migrate", "bench_migrate.py", []),
+    ("integrations", "bench_integrations.py", []),
     ("library", "bench_library.py", []),
     ("import", "bench_import.py", []),
 ]

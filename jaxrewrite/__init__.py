@@ -49,6 +49,21 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'jaxrewrite' has no attribute {name!r}")
 
 
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext jaxrewrite``: later cells opt in (jaxrewrite.integrations.ipython, imported here
+    so that ``import jaxrewrite`` never pays for it)."""
+    from jaxrewrite.integrations.ipython import load_ipython_extension as load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext jaxrewrite``: cells run as written again."""
+    from jaxrewrite.integrations.ipython import unload_ipython_extension as unload
+
+    unload(ipython)
+
+
 __all__ = [
     "Analysis",
     "NODIFF",

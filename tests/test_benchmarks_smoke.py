@@ -63,6 +63,10 @@ def test_run_exits_zero_and_writes_one_table(quick_run: QuickRun) -> None:
             "bench_library.py",
             ["library import (jax included): prebuilt cache / by hand", "library import after jax: read-only, no compile"],
         ),
+        (
+            "bench_integrations.py",
+            ["cell definition: extension / hand-written", "pytest --collect-only cold: opted-in / hand-written test file"],
+        ),
     ],
 )
 def test_script_ran_and_printed_its_rows(quick_run: QuickRun, script: str, rows: list[str]) -> None:

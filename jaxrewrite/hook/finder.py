@@ -19,7 +19,7 @@ from types import CodeType, ModuleType, TracebackType
 from jaxrewrite.engine.header import Header, head_rules_out, might_opt_in, scan_header
 from jaxrewrite.hook import cache, notrewritten, pipeline
 
-__all__ = ["HookHandle", "RewritingFinder", "RewritingLoader", "install", "uninstall"]
+__all__ = ["OWNED_LOADERS", "HookHandle", "RewritingFinder", "RewritingLoader", "install", "uninstall"]
 
 
 class RewritingLoader(SourceFileLoader):
@@ -75,6 +75,13 @@ class RewritingLoader(SourceFileLoader):
         return code
 
 
+#: Loaders other than plain source files whose opted-in modules are rewritten too, each with
+#: its pipeline. An integration adds a loader that is also its own meta-path finder (pytest's
+#: assertion-rewriting hook) and removes it when done; such a finder is asked for every module,
+#: whatever ``packages`` says, so the modules it owns (test files) need no package name.
+OWNED_LOADERS: list[tuple[object, pipeline.Pipeline]] = []
+
+
 class RewritingFinder:
     """Asks the finders after it for a spec and swaps in RewritingLoader where the header opts in."""
 
@@ -84,20 +91,40 @@ class RewritingFinder:
 
     @staticmethod
     def pipeline_for(spec: ModuleSpec) -> pipeline.Pipeline | None:
-        """The pipeline for a module another finder found, or None to leave it alone: only plain
-        source files (an integration that owns another loader type says so here)."""
-        return pipeline.DEFAULT if type(spec.loader) is SourceFileLoader else None
+        """The pipeline for a module another finder found, or None to leave it alone: plain
+        source files, and the loaders an integration registered in ``OWNED_LOADERS``."""
+        loader = spec.loader
+        if type(loader) is SourceFileLoader:
+            return pipeline.DEFAULT
+        return next((steps for owned, steps in OWNED_LOADERS if owned is loader), None)
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
         packages = self.packages
         if packages is not None and fullname.partition(".")[0] not in packages:
-            return None  # not ours: no lookup, no file access
+            # Not ours: no lookup, no file access, unless an owned loader finds it.
+            return self._find_owned(fullname, path, target) if OWNED_LOADERS else None
         spec = self._find_after_self(fullname, path, target)
         if spec is not None:
             self._maybe_rewrite(spec)
         return spec
+
+    def _find_owned(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None
+    ) -> ModuleSpec | None:
+        """Ask only the owned loaders that are finders after this one; the spec one of them
+        found is returned, rewritten or not, so the search is not repeated for it."""
+        after = False
+        for finder in sys.meta_path:
+            if finder is self:
+                after = True
+            elif after and any(finder is owned for owned, _ in OWNED_LOADERS):
+                spec: ModuleSpec | None = finder.find_spec(fullname, path, target)
+                if spec is not None:
+                    self._maybe_rewrite(spec)
+                    return spec
+        return None
 
     def _find_after_self(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None

@@ -1,0 +1,222 @@
+"""``%load_ext jaxrewrite``: every later cell opts in, rewritten against the live namespace.
+
+Why a function in ``shell.input_transformers_post`` (lines in, lines out) rather than an AST
+transformer: the rewrite is textual. It splices keywords into the user's own lines, so line
+numbers never move and what runs is exactly what ``%%jaxrewrite_show`` prints; an AST
+transformer would get a tree IPython already parsed and would have to write text back. IPython
+runs these functions after its own transforms (cleanup, ``%magic``, ``!shell`` and ``?help``
+have become plain Python calls by then) on every path that compiles a cell: ``run_cell``,
+ipykernel's ``do_execute``, and magics such as ``%%time`` that call ``transform_cell`` on
+their body. A RewriteError raised there is shown by IPython as it shows a SyntaxError: the
+cell, the line, a caret, no internal traceback.
+
+Loading the extension also installs the import hook (``jaxrewrite.install()``), so modules the
+notebook imports afterwards that opt in are rewritten as under ``python -m jaxrewrite``;
+``%unload_ext jaxrewrite`` withdraws both.
+
+IPython is never imported here: the shell is handed in, and only its documented attributes
+are used (``user_ns``, ``input_transformers_post``, ``events``, ``register_magic_function``,
+``input_transformer_manager``, ``compile``, ``showsyntaxerror``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
+import warnings
+from types import CodeType
+from typing import Any
+
+from jaxrewrite.commands.show import render
+from jaxrewrite.engine import splice
+from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.diagnostics import Diagnostic
+from jaxrewrite.engine.plan import plan
+from jaxrewrite.errors import RewriteError, RewriteWarning
+from jaxrewrite.hook.finder import HookHandle, install
+from jaxrewrite.integrations.namespace import Recorded, StandIn, prepare, stand_ins
+
+__all__ = ["SHOW_MAGIC", "CellRewriter", "load_ipython_extension", "unload_ipython_extension"]
+
+#: ``%%jaxrewrite_show [--diff]``: print what the cell runs as, without running it.
+SHOW_MAGIC = "jaxrewrite_show"
+#: The file name the engine reads a cell under; errors get IPython's own name for the cell.
+CELL = "<cell>"
+_MISSING = object()
+#: Text that may define what later cells need to know about (a superset: comments count).
+_DEFINES = re.compile(r"\b(?:def|class|TypedDict|NamedTuple)\b")
+
+
+class CellRewriter:
+    """The extension in one shell: the transform, the defs earlier cells made, the import hook."""
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+        #: Module-level defs with marked parameters and classes with marked fields, by name,
+        #: with the object each one made.
+        self.recorded: dict[str, Recorded] = {}
+        #: Defs of the cell being run (stand-in or None), with what their name held before it.
+        self._pending: dict[str, tuple[StandIn | None, object]] = {}
+        self._hook: HookHandle | None = None
+
+    def load(self) -> None:
+        self.shell.input_transformers_post.append(self.transform)
+        self.shell.events.register("post_run_cell", self.post_run_cell)
+        self.shell.register_magic_function(self.show_magic, "cell", SHOW_MAGIC)
+        self._hook = install()
+
+    def unload(self) -> None:
+        transforms = self.shell.input_transformers_post
+        transforms[:] = [t for t in transforms if t != self.transform]
+        try:
+            self.shell.events.unregister("post_run_cell", self.post_run_cell)
+        except ValueError:
+            pass  # already gone
+        self.shell.magics_manager.magics["cell"].pop(SHOW_MAGIC, None)
+        if self._hook is not None:
+            self._hook.uninstall()
+            self._hook = None
+
+    # -- the transform --------------------------------------------------------------------------
+
+    def transform(self, lines: list[str]) -> list[str]:
+        """IPython's hook: the cell (after IPython's own transforms) as it should run."""
+        text = "".join(lines)
+        out = self.rewrite(text, record=True)
+        return lines if out == text else out.splitlines(keepends=True)
+
+    def rewrite(self, text: str, *, record: bool = False, offset: int = 0, raw: str | None = None) -> str:
+        """``text`` rewritten against the namespace as it is now; a RewriteError located in the cell.
+
+        ``offset`` is how many lines of the cell come before ``text`` (a cell magic's own line);
+        ``raw`` is the whole cell, for the name errors are shown under. With ``record``, the
+        cell's marked defs and per-leaf classes are remembered once it has run (see
+        ``post_run_cell``).
+        """
+        prepared = prepare(text, self.shell.user_ns, self.recorded)
+        if not prepared.relevant:
+            return text
+        prefix = prepared.prefix
+        shift = prefix.count("\n")
+        try:
+            analysis = analyze(prefix + text, CELL, environment=prepared.environment, require_pragma=False)
+        except RewriteError:
+            raise
+        except SyntaxError:
+            # Not Python (yet): IPython's own compiler reports it, the way it always does.
+            return text
+        findings = [_moved(d, shift, offset) for d in analysis.diagnostics if d.line > shift]
+        errors = [d for d in findings if d.is_error]
+        if errors:
+            name = self._cell_name(text if raw is None else raw)
+            raise dataclasses.replace(errors[0], filename=name).error()
+        if findings:
+            name = self._cell_name(text if raw is None else raw)
+            for finding in findings:
+                warnings.warn_explicit(finding.message, RewriteWarning, name, finding.line)
+        out = splice.apply(analysis.source.text, plan(analysis))
+        if not out.startswith(prefix):
+            raise AssertionError("jaxrewrite internal error: a stand-in line was edited")
+        out = out[len(prefix) :]
+        if record and _DEFINES.search(text):
+            self._remember(text, prepared.environment)
+        return out
+
+    def _cell_name(self, text: str) -> str:
+        """The name IPython shows as ``Cell In[N]``: registered with the shell's compiler, which
+        also keeps the text for tracebacks (as it does for every cell it compiles)."""
+        try:
+            name = self.shell.compile.cache(text, self.shell.execution_count, raw_code=text)
+        except Exception:  # a shell without IPython's caching compiler
+            return CELL
+        return name if isinstance(name, str) else CELL
+
+    # -- defs across cells ----------------------------------------------------------------------
+
+    def _remember(self, text: str, environment: dict[str, Any]) -> None:
+        try:
+            leaves = frozenset(name for name, record in self.recorded.items() if record.stand_in.is_class)
+            found = stand_ins(text, environment, CELL, leaves)
+        except SyntaxError:
+            return
+        namespace = self.shell.user_ns
+        for name, stand_in in found.items():
+            self._pending[name] = (stand_in, namespace.get(name, _MISSING))
+
+    def post_run_cell(self, result: object = None) -> None:
+        """After a cell ran: a def that ran rebound its name; remember the object it made.
+
+        A name the cell did not rebind (it failed first) keeps its old record; one rebound to
+        anything but what the statement made (``f = 3``) loses it. ``f = jax.jit(f)`` keeps it:
+        a def's record is checked through ``__wrapped__`` down to the def's own code.
+        """
+        pending, self._pending = self._pending, {}
+        namespace = self.shell.user_ns
+        for name, (stand_in, before) in pending.items():
+            now = namespace.get(name, _MISSING)
+            if now is before:
+                continue
+            if stand_in is None or now is _MISSING or not _made_by(now, stand_in):
+                self.recorded.pop(name, None)
+            else:
+                self.recorded[name] = Recorded(stand_in, now)
+
+    # -- %%jaxrewrite_show ----------------------------------------------------------------------
+
+    def show_magic(self, line: str, cell: str) -> None:
+        """%%jaxrewrite_show [--diff]: print what this cell runs as (IPython's own transforms,
+        then jaxrewrite's, against the namespace as it is now), running nothing."""
+        options = line.split()
+        if any(option != "--diff" for option in options):
+            print(f"usage: %%{SHOW_MAGIC} [--diff]")
+            return
+        text = self.shell.input_transformer_manager.transform_cell(cell)
+        try:
+            out = self.rewrite(text, offset=1, raw=f"%%{SHOW_MAGIC} {line}\n{cell}")
+        except RewriteError:
+            self.shell.showsyntaxerror()
+            return
+        count = self.shell.execution_count
+        print(render(text, out, f"In[{count}]", "--diff" in options), end="")
+
+
+def _moved(finding: Diagnostic, shift: int, offset: int) -> Diagnostic:
+    """A finding on the text with ``shift`` stand-in lines in front, located in the cell."""
+    delta = offset - shift
+    end = None if finding.end_line is None else finding.end_line + delta
+    return dataclasses.replace(finding, line=finding.line + delta, end_line=end)
+
+
+def _made_by(value: object, stand_in: StandIn) -> bool:
+    """Is ``value`` what the statement made: the class of that name, or the function the def
+    made (directly or wrapped, through ``__wrapped__``)?"""
+    if stand_in.is_class:
+        return isinstance(value, type) and value.__name__ == stand_in.name
+    try:
+        func = inspect.unwrap(value)  # type: ignore[arg-type]
+        code = getattr(func, "__code__", None)
+    except Exception:  # a cycle of __wrapped__, or an object whose attributes raise
+        return False
+    return isinstance(code, CodeType) and code.co_name == stand_in.name and code.co_firstlineno == stand_in.first_line
+
+
+#: One CellRewriter per shell that loaded the extension.
+_active: dict[int, CellRewriter] = {}
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext jaxrewrite``: cells run from now on are rewritten (loading twice is a no-op)."""
+    current = _active.get(id(ipython))
+    if current is not None and current.shell is ipython:
+        return
+    rewriter = CellRewriter(ipython)
+    rewriter.load()
+    _active[id(ipython)] = rewriter
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext jaxrewrite``: cells run as written again; the import hook is withdrawn."""
+    rewriter = _active.pop(id(ipython), None)
+    if rewriter is not None and rewriter.shell is ipython:
+        rewriter.unload()

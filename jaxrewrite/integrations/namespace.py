@@ -1,0 +1,367 @@
+"""An engine environment from a live namespace: what a cell's free names are bound to *now*,
+and stand-ins for the Static defs (and per-leaf classes) that earlier cells made.
+
+Why by object, not by spelling: after ``J = jax.jit`` in one cell, ``@J`` in another means jit
+because ``J is jax.jit`` when that cell runs; rebind ``J`` and it stops meaning jit. A name the
+cell binds itself is read from the cell by the engine, as in a module (its own binding wins).
+
+Why stand-ins: the engine completes a call site ``pmap(make_hypercube, in_axes=...)`` from the
+def it finds in the text it reads, and splits per-leaf statics by the TypedDict or NamedTuple it
+finds there. A def or such a class made by an earlier cell is given back to it as source, a
+stand-in (``def make_hypercube(a, b, c, c_func: <marker>): ...``), in front of the cell, but only
+while the namespace still holds the very object that statement made. In front, because that is
+where Python sees it too: a name the cell rebinds before its call site still wins by the engine's
+straight-line rules. The caller cuts the prefix off the result again, so lines of the cell never
+move.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import keyword
+import re
+import sys
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from jaxrewrite import markers
+from jaxrewrite.engine import scopes
+from jaxrewrite.engine.classes import FunctionalClass, LocalClass, read_class
+from jaxrewrite.engine.filters import functional_classes
+from jaxrewrite.engine.scopes import Assigned, Binding, DefinedClass, Imported, Marked, Opaque, Scope, ScopeKind
+from jaxrewrite.engine.signature import Kind, read_signature
+from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.table import Container, Mark
+from jaxrewrite.errors import RewriteError
+
+__all__ = ["Prepared", "Recorded", "StandIn", "binding_for", "prepare", "stand_ins"]
+
+#: An identifier, the way Python's tokenizer reads one (a superset: strings and comments count).
+_WORD = re.compile(r"[^\W\d]\w*")
+#: An identifier right after "(" (across blanks and comments): where a call site names its
+#: function (``pmap(f, ...)``, ``jax.jit(wrapper(f))``), the only place a stand-in can matter.
+_FIRST_ARGUMENT = re.compile(r"\((?:\s|#[^\n]*)*([^\W\d]\w*)")
+_OPAQUE = Opaque()
+_MISSING = object()
+#: The runtime type of ``Annotated[T, x]`` aliases (``typing._AnnotatedAlias``, a private name).
+_ANNOTATED_ALIAS = type(typing.Annotated[int, "x"])
+#: Private names for what synthesized expressions refer to; no cell can mean them by accident.
+_PRIVATE = "__jaxrewrite_{}__"
+
+
+def _known_objects() -> list[tuple[object, str]]:
+    """Objects whose dotted name is fixed whatever their ``__module__`` says."""
+    known: list[tuple[object, str]] = [
+        (markers.Static, "jaxrewrite.Static"),
+        (markers.NoDiff, "jaxrewrite.NoDiff"),
+        (markers.STATIC, "jaxrewrite.STATIC"),
+        (markers.NODIFF, "jaxrewrite.NODIFF"),
+        (typing.Annotated, "typing.Annotated"),
+    ]
+    extensions = sys.modules.get("typing_extensions")
+    if extensions is not None:
+        known.append((getattr(extensions, "Annotated", None), "typing.Annotated"))
+    return known
+
+
+_KNOWN = _known_objects()
+_MARK_OF = {id(markers.STATIC): Mark.STATIC, id(markers.NODIFF): Mark.NODIFF}
+
+
+def mark_name(marks: frozenset[Mark]) -> str:
+    """The private name a stand-in annotates a parameter carrying ``marks`` with."""
+    return _PRIVATE.format("marked_" + "_".join(sorted(mark.name for mark in marks)))
+
+
+@dataclass(frozen=True)
+class StandIn:
+    """What a module-level def or class of a cell is to a later cell, as source text.
+
+    A def with marked parameters is one line, ``def name(a, b, /, c: <mark>, *, d): ...``: its
+    parameters and markers (and a bare-name annotation, which may name a class below). A
+    TypedDict or NamedTuple with marked fields (per-leaf statics) is a flat class of the same
+    kind with every field, inherited ones included, in order, and only the markers annotated.
+    """
+
+    name: str
+    text: str
+    #: The marker sets its annotations name (each bound to ``Marked`` in the environment).
+    marks: frozenset[frozenset[Mark]]
+    #: A def: where its statement starts (first decorator), its code's ``co_firstlineno``.
+    first_line: int = 0
+    is_class: bool = False
+    #: Names the text refers to that may be stand-ins themselves (a def's class annotations).
+    mentions: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A stand-in and the object its statement left in the namespace, checked by identity before use."""
+
+    stand_in: StandIn
+    value: object
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What the engine needs to read one cell against a namespace."""
+
+    environment: dict[str, Binding]
+    #: Stand-in lines to analyze in front of the cell (their count is the line shift).
+    prefix: str
+    #: False when nothing the cell names can spell a marker: the cell cannot need a rewrite.
+    relevant: bool
+
+
+def prepare(text: str, namespace: Mapping[str, Any], recorded: Mapping[str, Recorded]) -> Prepared:
+    """The environment for ``text``: a binding for every namespace name it mentions, and the
+    stand-ins of recorded defs it passes as a first argument and of recorded classes it names
+    (and what those name in turn), while their name still holds the object they made."""
+    environment: dict[str, Binding] = {}
+    chosen: list[StandIn] = []
+    relevant = "jaxrewrite" in text
+    called = set(_FIRST_ARGUMENT.findall(text)) if recorded else set()
+    pending = list(set(_WORD.findall(text)))
+    seen: set[str] = set()
+    while pending:
+        word = pending.pop()
+        if word in seen:
+            continue
+        seen.add(word)
+        value = namespace.get(word, _MISSING)
+        if value is _MISSING:
+            continue
+        record = recorded.get(word)
+        if record is not None and record.value is value and (record.stand_in.is_class or word in called):
+            stand_in = record.stand_in
+            chosen.append(stand_in)
+            for marks in stand_in.marks:
+                environment[mark_name(marks)] = Marked(marks)
+            pending.extend(stand_in.mentions)
+            relevant = True
+            continue
+        binding = binding_for(value)
+        environment[word] = binding
+        if not relevant and _spells_marker(binding):
+            relevant = True
+    if chosen or any(isinstance(b, Assigned) for b in environment.values()):
+        environment.update(_PRIVATE_NAMES)  # what stand-ins and synthesized aliases refer to
+    chosen.sort(key=lambda stand_in: (not stand_in.is_class, stand_in.name))
+    return Prepared(environment, "".join(stand_in.text for stand_in in chosen), relevant)
+
+
+def _spells_marker(binding: Binding) -> bool:
+    if isinstance(binding, Marked):
+        return True
+    if isinstance(binding, Imported):
+        return binding.qualname.partition(".")[0] == "jaxrewrite"
+    return isinstance(binding, Assigned) and isinstance(binding.value, ast.Subscript)
+
+
+def binding_for(value: object) -> Binding:
+    """What a namespace value is to the engine: a module or a function/class by its dotted name
+    (checked to denote this very object), a marker alias, a ``partial`` of a known function;
+    anything else is opaque (bound, but to nothing the engine reads)."""
+    try:
+        return _binding_for(value)
+    except Exception:  # a proxy whose attribute access raises: nothing jaxrewrite could use
+        return _OPAQUE
+
+
+def _binding_for(value: object) -> Binding:
+    if isinstance(value, ModuleType):
+        name = getattr(value, "__name__", None)
+        return Imported(name) if isinstance(name, str) else _OPAQUE
+    for known, qualname in _KNOWN:
+        if value is known:
+            return Imported(qualname)
+    if isinstance(value, _ANNOTATED_ALIAS):
+        return _annotated(value)
+    if type(value) is functools.partial:
+        return _partial(value)
+    return _dotted(value)
+
+
+def _annotated(value: Any) -> Binding:
+    """``S = Static[int]`` run earlier: a marker alias. A generic one (``Static[T]``, to be
+    written ``S[int]``) becomes the alias expression ``Annotated[T, STATIC]`` for the engine."""
+    marks = frozenset(_MARK_OF[id(item)] for item in value.__metadata__ if id(item) in _MARK_OF)
+    if not marks:
+        return _OPAQUE
+    if not getattr(value, "__parameters__", ()):
+        return Marked(marks)
+    items: list[ast.expr] = [ast.Name(_PRIVATE.format("T"), ast.Load())]
+    items += [ast.Name(_PRIVATE.format(mark.name), ast.Load()) for mark in sorted(marks, key=lambda m: m.name)]
+    alias = ast.Subscript(ast.Name(_PRIVATE.format("Annotated"), ast.Load()), ast.Tuple(items, ast.Load()), ast.Load())
+    return Assigned(_located(alias), _private_scope())
+
+
+def _partial(value: functools.partial[Any]) -> Binding:
+    """``my_jit = partial(jax.jit, donate_argnums=0)`` run earlier: the alias, its keywords
+    written as the literals they are now (a value with no literal form stays opaque)."""
+    if value.args:
+        return _OPAQUE
+    inner = binding_for(value.func)
+    if not isinstance(inner, Imported):
+        return _OPAQUE
+    scope = _private_scope()
+    scope.bind(_PRIVATE.format("func"), inner)
+    keywords = [
+        ast.keyword(name, _literal(item) or ast.Name(_PRIVATE.format("opaque"), ast.Load()))
+        for name, item in value.keywords.items()
+    ]
+    call = ast.Call(ast.Name(_PRIVATE.format("partial"), ast.Load()), [ast.Name(_PRIVATE.format("func"), ast.Load())], keywords)
+    return Assigned(_located(call), scope)
+
+
+def _dotted(value: object) -> Binding:
+    """A function or class by ``module.name``, only when that name denotes this very object."""
+    module = getattr(value, "__module__", None)
+    name = getattr(value, "__qualname__", None)
+    if not isinstance(module, str) or not isinstance(name, str) or "." in name or "<" in name:
+        return _OPAQUE
+    owner = sys.modules.get(module)
+    if owner is None or vars(owner).get(name, _MISSING) is not value:
+        return _OPAQUE
+    return Imported(f"{module}.{name}")
+
+
+#: What the synthesized alias expressions name, bound both in their own scope and in the cell's
+#: environment (the engine's pre-filter looks for marker names there).
+_PRIVATE_NAMES: dict[str, Binding] = {
+    _PRIVATE.format("Annotated"): Imported("typing.Annotated"),
+    _PRIVATE.format("STATIC"): Imported("jaxrewrite.STATIC"),
+    _PRIVATE.format("NODIFF"): Imported("jaxrewrite.NODIFF"),
+    _PRIVATE.format("partial"): Imported("functools.partial"),
+    _PRIVATE.format("T"): _OPAQUE,
+    _PRIVATE.format("opaque"): _OPAQUE,
+    _PRIVATE.format("TypedDict"): Imported("typing.TypedDict"),
+    _PRIVATE.format("NamedTuple"): Imported("typing.NamedTuple"),
+    _PRIVATE.format("field"): _OPAQUE,
+}
+_CONTAINER_BASE = {Container.DICT: _PRIVATE.format("TypedDict"), Container.NAMEDTUPLE: _PRIVATE.format("NamedTuple")}
+
+
+def _private_scope() -> Scope:
+    scope = Scope(ScopeKind.ENVIRONMENT, None)
+    for name, binding in _PRIVATE_NAMES.items():
+        scope.bind(name, binding)
+    return scope
+
+
+def _located(node: ast.expr) -> ast.expr:
+    """Give a synthesized expression positions (line 1), so that any message about it can be built."""
+    return ast.fix_missing_locations(ast.Expression(node)).body
+
+
+_LITERAL_TYPES = (bool, int, float, str, bytes, type(None))
+
+
+def _literal(value: object) -> ast.expr | None:
+    """``value`` as a literal expression, when it has one (ints, strings, tuples of those...)."""
+    if not _is_literal(value, 0):
+        return None
+    try:
+        node = ast.parse(repr(value), mode="eval").body
+        return node if ast.literal_eval(node) == value else None
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+
+def _is_literal(value: object, depth: int) -> bool:
+    if isinstance(value, _LITERAL_TYPES):
+        return True
+    if isinstance(value, (tuple, list)) and depth < 4:
+        return all(_is_literal(item, depth + 1) for item in value)
+    return False
+
+
+def stand_ins(
+    text: str,
+    environment: Mapping[str, Binding],
+    filename: str = "<cell>",
+    leaf_classes: frozenset[str] = frozenset(),
+) -> dict[str, StandIn | None]:
+    """The module-level defs and classes of ``text``, by name: the last statement that binds
+    each name, as a stand-in when it is a def with marked parameters or a TypedDict/NamedTuple
+    with marked fields, else None (a later plain def replaces an earlier marked one). A def
+    with a parameter annotated by such a class (``leaf_classes`` names earlier cells' ones) is
+    kept too: a call site of it treats those statics as it would in a module."""
+    tree = ast.parse(text, filename)
+    built = scopes.build_scopes(tree, text, outer=scopes.environment(environment))
+    src = Source(text, filename)
+    found: list[tuple[int, str, StandIn | None]] = []
+    try:
+        module = built.module
+        classes: list[tuple[LocalClass, int]] = [((defined, scope), defined.node.lineno) for defined, scope in built.classes]
+        classes += [((functional, functional.scope), functional.call.lineno) for functional in functional_classes(built)]
+        for (defined, scope), line in classes:
+            if scope is module:
+                name = defined.name if isinstance(defined, FunctionalClass) else defined.node.name
+                found.append((line, name, _class_stand_in(name, defined, scope, src)))
+        leaves = leaf_classes | {name for _, name, stand_in in found if stand_in is not None}
+        for node, scope in built.defs:
+            if scope is module:
+                found.append((node.lineno, node.name, _def_stand_in(node, scope, src, leaves)))
+    finally:
+        built.release()
+    return {name: stand_in for _, name, stand_in in sorted(found, key=lambda item: item[0])}
+
+
+def _def_stand_in(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, src: Source, leaves: frozenset[str]
+) -> StandIn | None:
+    try:
+        signature = read_signature(node, scope, src)
+    except RewriteError:
+        return None  # refused: the rewrite of the cell says so
+    named = {p.node.annotation.id for p in signature.params if isinstance(p.node.annotation, ast.Name)}
+    if not signature.has_markers and not named & leaves:
+        return None
+    parts: list[str] = []
+    used: set[frozenset[Mark]] = set()
+    mentions: set[str] = set()
+    previous: Kind | None = None
+    for param in signature.params:
+        kind = param.kind
+        if previous is Kind.POSITIONAL_ONLY and kind is not Kind.POSITIONAL_ONLY:
+            parts.append("/")
+        if kind is Kind.KEYWORD_ONLY and previous not in (Kind.KEYWORD_ONLY, Kind.VAR_POSITIONAL):
+            parts.append("*")
+        spelled = param.name
+        annotation = param.node.annotation
+        if param.markers:
+            used.add(param.markers)
+            spelled += ": " + mark_name(param.markers)
+        elif isinstance(annotation, ast.Name):  # a class with per-leaf statics, maybe
+            mentions.add(annotation.id)
+            spelled += ": " + annotation.id
+        prefix = {Kind.VAR_POSITIONAL: "*", Kind.VAR_KEYWORD: "**"}.get(kind, "")
+        parts.append(prefix + spelled)
+        previous = kind
+    if previous is Kind.POSITIONAL_ONLY:
+        parts.append("/")
+    first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+    text = f"def {node.name}({', '.join(parts)}): ...\n"
+    return StandIn(node.name, text, frozenset(used), first, mentions=frozenset(mentions))
+
+
+def _class_stand_in(name: str, defined: DefinedClass | FunctionalClass, scope: Scope, src: Source) -> StandIn | None:
+    try:
+        info = read_class(defined, scope, src)
+    except RewriteError:
+        return None
+    base = _CONTAINER_BASE.get(info.kind)
+    if base is None or not info.static_fields:
+        return None
+    if not all(field.name.isidentifier() and not keyword.iskeyword(field.name) for field in info.fields):
+        return None  # TypedDict("C", {"a-b": ...}): no class statement can spell it
+    lines = [f"class {name}({base}):\n"]
+    for field in info.fields:
+        lines.append(f"    {field.name}: {mark_name(field.markers) if field.markers else _PRIVATE.format('field')}\n")
+    marks = frozenset(field.markers for field in info.fields if field.markers)
+    return StandIn(name, "".join(lines), marks, is_class=True)

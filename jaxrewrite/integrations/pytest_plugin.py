@@ -1,0 +1,179 @@
+"""The pytest plugin: entry point ``pytest11``/``jaxrewrite``, on by default, off with ``-p no:jaxrewrite``.
+
+Test modules and ``conftest.py`` files whose header opts in are rewritten **and** keep pytest's
+assertion rewriting. pytest's ``AssertionRewritingHook`` still decides which files it owns (test
+files, conftests, plugins, ``register_assert_rewrite``); jaxrewrite's finder sits just in front of
+it, asks it, and for a file that opts in swaps in jaxrewrite's loader, whose pipeline rewrites the
+text, runs pytest's own ``rewrite_asserts`` on the parsed result, and compiles. The rewritten text
+keeps every line where it was, so pytest's introspection and tracebacks point at the user's lines.
+
+Caches: pytest keys its pyc of a test module by its own version and the file's mtime and size, so
+it could serve code from before a same-size same-second edit, or code written by a run with (or
+without) this plugin. An opted-in module is therefore never given pytest's pyc: jaxrewrite's loader
+reads and writes only its own hash-checked pyc (PEP 552: checked against the source bytes), whose
+tag names jaxrewrite's sources and version, this pipeline (pytest's version and the options that
+change what ``rewrite_asserts`` writes) and the optimisation level. pytest's pyc for that file is
+never read or written while the plugin is on, and holds no rewritten code when it is off. Files
+that do not opt in keep pytest's loader, so its behaviour and cache are exactly as without us.
+
+Lifetimes: the hook for test modules lives from before the first conftest is imported until
+collection is over (pytest has imported every test module and conftest by then), so the tests
+themselves run with ``sys.meta_path`` as pytest leaves it. The hook that ``--jaxrewrite-packages``
+(or the ``jaxrewrite_packages`` ini option) installs for the code under test stays until the end
+of the session, since that code may be imported from inside a test. xdist workers are pytest
+sessions of their own: each loads the plugin and does the same.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import sys
+from dataclasses import dataclass
+from types import CodeType
+
+import pytest
+from _pytest.assertion.rewrite import AssertionRewritingHook, rewrite_asserts
+
+from jaxrewrite.hook.finder import OWNED_LOADERS, HookHandle, RewritingFinder, install
+from jaxrewrite.hook.pipeline import Pipeline
+
+__all__ = ["assertion_pipeline", "pipeline_name"]
+
+INI = "jaxrewrite_packages"
+
+
+@dataclass
+class _State:
+    """What one pytest session installed: the hook's handle and the owned-loader entry."""
+
+    handle: HookHandle | None
+    owned: tuple[object, Pipeline] | None
+    #: Packages were named: the hook stays past collection.
+    packages: bool
+
+
+_STATE = pytest.StashKey[_State]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("jaxrewrite", "jaxrewrite (Static[T] in test modules and the code under test)")
+    group.addoption(
+        "--jaxrewrite-packages",
+        action="append",
+        default=[],
+        dest="jaxrewrite_packages",
+        metavar="PKG[,PKG...]",
+        help="top-level packages whose modules that opt in are rewritten when imported (the code "
+        f"under test), added to the {INI} ini option. Test modules and conftest files that opt in "
+        "are rewritten without it.",
+    )
+    parser.addini(
+        INI,
+        type="args",
+        default=[],
+        help="top-level packages whose modules that opt in are rewritten when imported (the code under test)",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """Before the first conftest is imported: those that opt in are rewritten too."""
+    _start(early_config)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """For a plugin registered too late for the hook above (``-p`` from ``PYTEST_PLUGINS``...)."""
+    _start(config)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Every test module and conftest is imported: leave the meta path as pytest has it."""
+    state = session.config.stash.get(_STATE, None)
+    if state is not None and not state.packages:
+        _release(state)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(_STATE, None)
+    if state is not None:
+        _release(state)
+
+
+def packages(config: pytest.Config) -> list[str]:
+    """The top-level packages named by ``--jaxrewrite-packages`` (comma-separated, repeatable)
+    and the ``jaxrewrite_packages`` ini option (whitespace- or comma-separated)."""
+    known = getattr(config, "known_args_namespace", None)
+    given = getattr(known, "jaxrewrite_packages", None)
+    if given is None:
+        given = config.getoption("jaxrewrite_packages", None) or []
+    words = [*config.getini(INI), *given]
+    return sorted({name.strip() for word in words for name in str(word).split(",") if name.strip()})
+
+
+def _start(config: pytest.Config) -> None:
+    if config.stash.get(_STATE, None) is not None:
+        return
+    names = packages(config)
+    bad = [name for name in names if not name.isidentifier()]
+    if bad:
+        raise pytest.UsageError(f"--jaxrewrite-packages / {INI} take top-level package names, not {bad}")
+    hook = next(
+        (f for f in sys.meta_path if isinstance(f, AssertionRewritingHook) and f.config is config),
+        None,
+    )
+    owned: tuple[object, Pipeline] | None = None
+    if hook is not None:
+        owned = (hook, assertion_pipeline(config))
+        OWNED_LOADERS.append(owned)
+    state = _State(None, owned, bool(names))
+    config.stash[_STATE] = state
+    if hook is None and not names:
+        return  # --assert=plain and no packages: nothing to find (see the guide)
+    state.handle = install(names)
+    if hook is not None:
+        _in_front_of(hook)
+
+
+def _in_front_of(hook: object) -> None:
+    """jaxrewrite's finder must be asked before pytest's hook (which pytest puts first, and
+    which finds test modules for itself): when it is behind, move it to just in front."""
+    meta_path = sys.meta_path
+    ours = next((f for f in meta_path if isinstance(f, RewritingFinder)), None)
+    if ours is None or hook not in meta_path or meta_path.index(ours) < meta_path.index(hook):
+        return
+    meta_path.remove(ours)
+    meta_path.insert(meta_path.index(hook), ours)
+
+
+def _release(state: _State) -> None:
+    """Withdraw what this session installed; what other installs asked for stays."""
+    if state.owned is not None:
+        OWNED_LOADERS[:] = [entry for entry in OWNED_LOADERS if entry is not state.owned]
+        state.owned = None
+    if state.handle is not None:
+        state.handle.uninstall()
+        state.handle = None
+
+
+def pipeline_name(version: str, pass_hook: bool) -> str:
+    """The pipeline's part of the cache tag (letters and digits only): what decides the code
+    ``rewrite_asserts`` writes, so a pytest upgrade or a changed option is never served old code."""
+    digest = hashlib.sha256(f"{version}|{bool(pass_hook)}".encode()).hexdigest()[:12]
+    return f"pytest{digest}"
+
+
+def assertion_pipeline(config: pytest.Config) -> Pipeline:
+    """jaxrewrite's rewrite, then pytest's assertion rewriting, for one pytest session."""
+    name = pipeline_name(pytest.__version__, bool(config.getini("enable_assertion_pass_hook")))
+    return Pipeline(name=name, to_code=functools.partial(_assertions_rewritten, config))
+
+
+def _assertions_rewritten(config: pytest.Config, text: str, path: str, optimize: int) -> CodeType:
+    """What pytest's ``_rewrite_test`` does, on jaxrewrite's text: parse, rewrite asserts, compile."""
+    tree = ast.parse(text, filename=path)
+    rewrite_asserts(tree, text.encode("utf-8"), path, config)
+    return compile(tree, path, "exec", dont_inherit=True, optimize=optimize)

@@ -1,0 +1,365 @@
+"""The pytest plugin, through real pytest runs (pytest's own ``pytester``, in subprocesses).
+
+Each run is a fresh interpreter, as a user's ``python -m pytest`` is: the plugin comes from the
+installed entry point, bytecode caches are written (this suite's environment turns them off), and
+what is asserted is the run's outcome and the text pytest prints, not only its exit code.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from jaxrewrite.hook import cache
+from jaxrewrite.integrations.pytest_plugin import pipeline_name
+
+pytest_plugins = ["pytester"]
+
+#: An opted-in test module: Static must work, and so must pytest's assertion introspection.
+OPTED_IN = """\
+# jaxrewrite: enable
+import jax
+import jax.numpy as jnp
+from jaxrewrite import Static
+
+SIZE = 3
+
+
+@jax.jit
+def ones(n: Static[int]):
+    return jnp.ones(n)
+
+
+def test_static():
+    assert ones(SIZE).shape == (3,)
+
+
+def test_introspection():
+    assert [1, 2] == [1, 3]
+"""
+PLAIN = """\
+SIZE = 3
+
+
+def test_plain():
+    assert SIZE == 3
+"""
+#: What a traced ``n`` makes jnp.ones say, on every supported JAX.
+TRACED = "*Shapes must be 1D sequences of concrete values*"
+
+
+@pytest.fixture(autouse=True)
+def bytecode(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs write bytecode, as they do on a user's machine: the caches are under test."""
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args, timeout=300)
+
+
+def pycs(folder: Path, stem: str) -> dict[str, list[str]]:
+    """The cached bytecode of ``stem``.py, by who wrote it: pytest, jaxrewrite, plain Python."""
+    found: dict[str, list[str]] = {"pytest": [], "jaxrewrite": [], "python": []}
+    cached = folder / "__pycache__"
+    for path in sorted(cached.glob(f"{stem}.*.pyc")) if cached.is_dir() else []:
+        kind = "pytest" if "-pytest-" in path.name else "jaxrewrite" if ".opt-jaxrewrite" in path.name else "python"
+        found[kind].append(path.name)
+    return found
+
+
+# -- on by default, off with -p no:jaxrewrite --------------------------------------------------
+
+
+def test_the_plugin_is_an_installed_entry_point() -> None:
+    (entry,) = [e for e in importlib.metadata.entry_points(group="pytest11") if e.name == "jaxrewrite"]
+    assert entry.value == "jaxrewrite.integrations.pytest_plugin"
+
+
+def test_an_opted_in_test_module_is_rewritten_and_keeps_assertion_introspection(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_opted=OPTED_IN)
+    result = run(pytester)
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*def test_introspection():",
+            ">       assert [1, 2] == [1, 3]",
+            "E       assert [1, 2] == [1, 3]",
+            "E*At index 1 diff: 2 != 3",
+            "test_opted.py:19: AssertionError",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*NotRewrittenWarning*")
+
+
+def test_off_with_p_no_jaxrewrite(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_opted=OPTED_IN)
+    result = run(pytester, "-p", "no:jaxrewrite")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines([TRACED, "E*At index 1 diff: 2 != 3", "*NotRewrittenWarning*"])
+
+
+def test_loaded_by_its_entry_point_name_when_autoload_is_off(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(test_opted=OPTED_IN)
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    run(pytester).assert_outcomes(failed=2)
+    run(pytester, "-p", "jaxrewrite").assert_outcomes(passed=1, failed=1)
+
+
+def test_an_opted_in_conftest_is_rewritten(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """\
+        # jaxrewrite: enable
+        import jax
+        import jax.numpy as jnp
+        import pytest
+        from jaxrewrite import Static
+
+
+        @jax.jit
+        def zeros(n: Static[int]):
+            return jnp.zeros(n)
+
+
+        @pytest.fixture
+        def four():
+            return zeros(4)
+        """
+    )
+    pytester.makepyfile(test_uses_fixture="def test_fixture(four):\n    assert four.shape == (4,)\n")
+    run(pytester).assert_outcomes(passed=1)
+
+
+def test_a_rewrite_error_is_a_collection_error_at_the_users_line(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_bad="""\
+        # jaxrewrite: enable
+        import jax
+        from jaxrewrite import Static
+
+
+        @jax.jit
+        def f(x, *sizes: Static[int]):
+            return x
+        """
+    )
+    result = run(pytester)
+    result.assert_outcomes(errors=1)
+    result.stdout.re_match_lines(
+        [
+            r".*ERROR collecting test_bad\.py.*",
+            r'E\s+File ".*test_bad\.py", line 7',
+            r"E\s+def f\(x, \*sizes: Static\[int\]\):",
+            r"E\s+\^+",
+            r"E\s+jaxrewrite\.errors\.RewriteError: Static cannot mark \*args parameter 'sizes'.*",
+        ]
+    )
+
+
+def test_the_hook_for_test_modules_is_gone_once_collection_is_over(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_meta_path="""\
+        import sys
+        from jaxrewrite.hook.finder import OWNED_LOADERS, RewritingFinder, installed
+
+
+        def test_meta_path_is_pytests_own():
+            assert installed() is False and OWNED_LOADERS == []
+            assert not [f for f in sys.meta_path if isinstance(f, RewritingFinder)]
+        """
+    )
+    run(pytester).assert_outcomes(passed=1)
+
+
+def test_import_mode_importlib(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_opted=OPTED_IN)
+    result = run(pytester, "--import-mode=importlib")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["E*At index 1 diff: 2 != 3"])
+
+
+def test_under_the_runner_too(pytester: pytest.Pytester) -> None:
+    """``python -m jaxrewrite -m pytest``: the runner's hook is installed before pytest puts its own
+    first; the plugin moves jaxrewrite's in front again, so test modules still get both rewrites."""
+    pytester.makepyfile(test_opted=OPTED_IN)
+    result = pytester.run(sys.executable, "-m", "jaxrewrite", "-m", "pytest", "-p", "no:cacheprovider", timeout=300)
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["E*At index 1 diff: 2 != 3"])
+
+
+# -- the code under test: --jaxrewrite-packages and the ini option ----------------------------
+
+
+PACKAGE = """\
+# jaxrewrite: enable
+import jax
+import jax.numpy as jnp
+from jaxrewrite import Static
+
+
+@jax.jit
+def zeros(n: Static[int]):
+    return jnp.zeros(n)
+"""
+#: Not opted in itself; imports the package under test inside the test, after collection.
+USES_PACKAGE = """\
+from jaxrewrite.hook.finder import installed
+
+
+def test_package():
+    import mypkg
+
+    assert mypkg.zeros(5).shape == (5,)
+    assert installed() == frozenset({"mypkg", "otherpkg"})
+"""
+
+
+@pytest.fixture
+def package(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.mkpydir("mypkg").joinpath("__init__.py").write_text(PACKAGE)
+    pytester.makepyfile(test_package=USES_PACKAGE)
+    return pytester
+
+
+def test_packages_option(package: pytest.Pytester) -> None:
+    run(package, "--jaxrewrite-packages=mypkg,otherpkg").assert_outcomes(passed=1)
+    run(package, "--jaxrewrite-packages", "mypkg", "--jaxrewrite-packages", "otherpkg").assert_outcomes(passed=1)
+    without = run(package)
+    without.assert_outcomes(failed=1)
+    without.stdout.fnmatch_lines([TRACED, "*NotRewrittenWarning: module 'mypkg' was not rewritten*"])
+
+
+def test_packages_ini_option(package: pytest.Pytester) -> None:
+    package.makeini("[pytest]\njaxrewrite_packages = mypkg otherpkg\n")
+    run(package).assert_outcomes(passed=1)
+
+
+def test_packages_must_be_top_level_names(package: pytest.Pytester) -> None:
+    result = run(package, "--jaxrewrite-packages=mypkg.sub")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--jaxrewrite-packages / jaxrewrite_packages take top-level package names*mypkg.sub*"])
+
+
+def test_xdist_workers(package: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    package.makepyfile(test_opted=OPTED_IN, test_opted_too=OPTED_IN.replace("SIZE = 3", "SIZE = 3  # too"))
+    result = run(package, "-n", "2", "--jaxrewrite-packages=mypkg,otherpkg")
+    result.assert_outcomes(passed=3, failed=2)
+    result.stdout.fnmatch_lines(["*2 workers*"])
+    assert result.stdout.str().count("At index 1 diff: 2 != 3") == 2
+
+
+# -- caches ----------------------------------------------------------------------------------
+
+
+def test_pytests_own_pyc_is_never_used_for_an_opted_in_module(pytester: pytest.Pytester) -> None:
+    """Both ways round: after a run without the plugin, a run with it gets rewritten code (pytest's
+    pyc, up to date by mtime and size, is not served); after a run with it, a run without it gets
+    none (pytest's pyc never held rewritten code)."""
+    pytester.makepyfile(test_opted=OPTED_IN)
+    run(pytester, "-p", "no:jaxrewrite").assert_outcomes(failed=2)
+    assert pycs(pytester.path, "test_opted")["pytest"] and not pycs(pytester.path, "test_opted")["jaxrewrite"]
+    run(pytester).assert_outcomes(passed=1, failed=1)
+    run(pytester, "-p", "no:jaxrewrite").assert_outcomes(failed=2)
+    run(pytester).assert_outcomes(passed=1, failed=1)
+    found = pycs(pytester.path, "test_opted")
+    assert len(found["jaxrewrite"]) == 1 and len(found["pytest"]) == 1
+
+
+def test_the_plugin_writes_no_pytest_pyc_for_an_opted_in_module(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_opted=OPTED_IN)
+    run(pytester).assert_outcomes(passed=1, failed=1)
+    found = pycs(pytester.path, "test_opted")
+    tag = cache.cache_tag(0, pipeline_name(pytest.__version__, False))
+    assert found == {"pytest": [], "jaxrewrite": [f"test_opted.{sys.implementation.cache_tag}.opt-{tag}.pyc"], "python": []}
+
+
+def test_a_same_size_same_second_edit_is_seen(pytester: pytest.Pytester) -> None:
+    """pytest's cache keys on mtime and size; jaxrewrite's on the source bytes."""
+    path = pytester.makepyfile(test_opted=OPTED_IN, test_plain=PLAIN)
+    opted, plain = path.parent / "test_opted.py", path.parent / "test_plain.py"
+    run(pytester).assert_outcomes(passed=2, failed=1)
+
+    def edit(file: Path) -> None:
+        before = file.stat()
+        file.write_text(file.read_text().replace("SIZE = 3", "SIZE = 4"))
+        os.utime(file, ns=(before.st_atime_ns, before.st_mtime_ns))
+        after = file.stat()
+        assert (after.st_size, int(after.st_mtime)) == (before.st_size, int(before.st_mtime))
+
+    edit(opted)
+    edit(plain)
+    result = run(pytester)
+    # The opted-in module runs its new text: its test now fails.
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(["E*assert (4,) == (3,)*"])
+    # The control: pytest itself serves the plain module's old code (what the plugin must not
+    # do for an opted-in one), exactly as it does without the plugin.
+    assert "test_plain.py::test_plain" not in result.stdout.str()
+
+
+def test_plain_modules_keep_pytests_loader_and_cache_byte_for_byte(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_plain=PLAIN + "\n\ndef test_fails():\n    assert {'a': 1} == {'a': 2}\n")
+    without = run(pytester, "-p", "no:jaxrewrite")
+    (name,) = pycs(pytester.path, "test_plain")["pytest"]
+    pyc = pytester.path / "__pycache__" / name
+    written = pyc.read_bytes()
+    pyc.unlink()
+    with_plugin = run(pytester)
+    assert pycs(pytester.path, "test_plain") == {"pytest": [name], "jaxrewrite": [], "python": []}
+    assert pyc.read_bytes() == written
+    for result in (without, with_plugin):
+        result.assert_outcomes(passed=1, failed=1)
+        result.stdout.fnmatch_lines(["E*Differing items:", "E*{'a': 1} != {'a': 2}"])
+
+
+FORGE = """\
+# A plugin loaded before jaxrewrite's (-p): forge a cached pyc for test_opted.py under the tag
+# this session will use, holding code that fails, unless asked to change a version first.
+import importlib.util, os, pathlib, sys
+
+import pytest
+
+from jaxrewrite.hook import cache
+from jaxrewrite.integrations.pytest_plugin import pipeline_name
+
+if os.environ.get("FORGE_PYTEST_VERSION"):
+    pytest.__version__ = os.environ["FORGE_PYTEST_VERSION"]
+if os.environ.get("FORGE_JAXREWRITE_VERSION"):
+    import jaxrewrite.version
+
+    jaxrewrite.version.__version__ = os.environ["FORGE_JAXREWRITE_VERSION"]
+    cache._rewriter_hash = None
+if os.environ.get("FORGE_WRITE"):
+    source = pathlib.Path("test_opted.py")
+    pyc = cache.cache_path(str(source.resolve()), sys.flags.optimize, pipeline_name(pytest.__version__, False))
+    code = compile("def test_forged():\\n    assert False, 'forged'\\n", str(source.resolve()), "exec")
+    cache.store(pyc, code, importlib.util.source_hash(source.read_bytes()), str(source.resolve()))
+"""
+
+
+def test_code_cached_for_another_pytest_or_jaxrewrite_version_is_never_served(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(test_opted=OPTED_IN, forge=FORGE)
+    monkeypatch.setenv("FORGE_WRITE", "1")
+    # The control: a pyc forged for this very session's key is served (so the key is all that decides).
+    run(pytester, "-p", "forge").stdout.fnmatch_lines(["*AssertionError: forged*"])
+    monkeypatch.delenv("FORGE_WRITE")
+    monkeypatch.setenv("FORGE_PYTEST_VERSION", "0.0.1")
+    run(pytester, "-p", "forge").assert_outcomes(passed=1, failed=1)
+    monkeypatch.delenv("FORGE_PYTEST_VERSION")
+    monkeypatch.setenv("FORGE_JAXREWRITE_VERSION", "0.0.1")
+    run(pytester, "-p", "forge").assert_outcomes(passed=1, failed=1)
+
+
+def test_the_pipeline_name_is_a_cache_key_part() -> None:
+    names = {pipeline_name(v, hook) for v in ("8.4.2", "9.0.3") for hook in (False, True)}
+    assert len(names) == 4
+    assert all(name.isalnum() and name.startswith("pytest") for name in names)
