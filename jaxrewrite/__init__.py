@@ -2,6 +2,9 @@
 
 Opt a module in with a ``# jaxrewrite: enable`` comment line in its header, annotate parameters
 ``Static[T]``, and install the import hook (``jaxrewrite.install()`` or ``python -m jaxrewrite``).
+
+PYTEST_DONT_REWRITE: pytest marks a plugin's package for assertion rewriting; jaxrewrite has
+no asserts to show, and is often imported before pytest could rewrite it (a warning then).
 """
 
 from __future__ import annotations
