@@ -251,21 +251,57 @@ def test_moved_module_keeps_its_cache_and_reports_its_new_path(project: Project)
     assert result["compiled"] == [] and result["co_filename"] == str(moved / "pkg" / "mod.py")
 
 
-def test_rewriter_hash_covers_every_subfolder(tmp_path: Path) -> None:
-    """An edit anywhere in the package (the engine lives in a subfolder) gives a new cache tag."""
+def test_rewriter_hash_covers_what_determines_the_code(tmp_path: Path) -> None:
+    """An edit to the engine (a subfolder), the pipelines or the version gives a new cache tag;
+    an edit to a command or the run-time helpers does not (it cannot change cached code)."""
     copy = tmp_path / "jaxrewrite"
     shutil.copytree(cache.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    assert any("/" in name for name in cache.package_sources(str(copy)))
+    hashed = cache.package_sources(str(copy))
+    assert "engine/plan.py" in hashed and "hook/pipeline.py" in hashed and "engine/migration.py" not in hashed
     before = cache.rewriter_hash(str(copy))
     assert before == cache.rewriter_hash(str(copy))
-    for part in ("engine/plan.py", "engine/table.py", "hook/pipeline.py", "leaves.py"):
+    for part, changes in [
+        ("engine/plan.py", True),
+        ("engine/table.py", True),
+        ("hook/pipeline.py", True),
+        ("integrations/pytest_plugin.py", True),
+        ("version.py", True),
+        ("commands/check.py", False),
+        ("engine/migration.py", False),
+        ("leaves.py", False),
+    ]:
         target = copy / part
         original = target.read_bytes()
         target.write_bytes(original + b"\n# an edit\n")
-        assert cache.rewriter_hash(str(copy)) != before, part
+        assert (cache.rewriter_hash(str(copy)) != before) is changes, part
         target.write_bytes(original)
     (copy / "engine" / "new_rule.py").write_text("X = 1\n")
     assert cache.rewriter_hash(str(copy)) != before
+
+
+def test_every_module_a_rewrite_loads_is_hashed() -> None:
+    """The hashed set is not a guess: rewrite modules that exercise every path of the engine in a
+    fresh interpreter, and every engine module it loaded must be among the hashed files."""
+    code = (
+        "import sys, json, jaxrewrite\n"
+        "from jaxrewrite.hook import pipeline\n"
+        "from jaxrewrite.engine.analyze import analyze\n"
+        "for name in sys.argv[1:]:\n"
+        "    data = open(name, 'rb').read()\n"
+        "    try:\n"
+        "        pipeline.compile_source(data, name)\n"
+        "    except SyntaxError:\n"
+        "        pass\n"
+        "loaded = sorted(m.__file__ for n, m in sys.modules.items() if n.startswith('jaxrewrite.engine'))\n"
+        "print(json.dumps(loaded))\n"
+    )
+    golden = Path(__file__).resolve().parent.parent / "golden"
+    inputs = [str(p) for group in ("leaves", "leaves_grad", "errors", "correctness", "callsites") for p in (golden / group).glob("*.py")]
+    done = subprocess.run([sys.executable, "-c", code, *inputs], capture_output=True, text=True, check=True)
+    import json
+
+    loaded = {os.path.relpath(path, cache.PACKAGE).replace(os.sep, "/") for path in json.loads(done.stdout)}
+    assert loaded and loaded <= set(cache.package_sources()), sorted(loaded - set(cache.package_sources()))
 
 
 def test_cache_tag_names_the_optimisation_level_and_pipeline() -> None:

@@ -24,31 +24,48 @@ _HEADER_SIZE = 16
 _rewriter_hash: str | None = None
 
 
-#: The package folder whose sources (every subfolder included) determine what the rewriter writes.
+#: The package folder; the cache key hashes the part of it that determines the rewritten code.
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+#: What determines the code the hook caches: the engine (every file the rewrite can import;
+#: tests/test_cache.py checks that against what a rewrite really loads), the pipelines that
+#: compile it, this file's format, and the version. The commands, the run-time helpers and the
+#: rest of the package do not change a cached module's code, so editing them must not cost every
+#: cached module a cold rewrite, nor every process the time to hash them.
+REWRITE_SOURCES = ("engine", "hook/cache.py", "hook/pipeline.py", "integrations/pytest_plugin.py", "version.py")
+#: Engine files no rewrite imports (the reverse planner of ``jaxrewrite migrate``).
+NOT_REWRITE = frozenset({"engine/migration.py"})
 
 
 def package_sources(root: str = PACKAGE) -> list[str]:
-    """Every ``.py`` file of the package, as sorted paths relative to ``root``."""
+    """The ``.py`` files of ``REWRITE_SOURCES`` under ``root`` (folders searched), as sorted
+    ``/``-separated paths relative to ``root``."""
     found: list[str] = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        rel = os.path.relpath(folder, root)
-        found.extend(os.path.normpath(os.path.join(rel, name)) for name in files if name.endswith(".py"))
-    return sorted(found)
+    for entry in REWRITE_SOURCES:
+        path = os.path.join(root, *entry.split("/"))
+        if not os.path.isdir(path):
+            if os.path.exists(path):
+                found.append(entry)
+            continue
+        for folder, dirs, files in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            rel = os.path.relpath(folder, root).replace(os.sep, "/")
+            found.extend(f"{rel}/{name}" for name in files if name.endswith(".py"))
+    return sorted(name for name in found if name not in NOT_REWRITE)
 
 
 def rewriter_hash(root: str = PACKAGE) -> str:
-    """A digest of jaxrewrite's own sources (subfolders included) and version, so that any change
-    to the rewriter invalidates every cached module; computed once, on first use."""
+    """A digest of the sources that determine the rewritten code (``REWRITE_SOURCES``) and the
+    version, so that any change to the rewriter invalidates every cached module; computed once,
+    on first use."""
     global _rewriter_hash
     if _rewriter_hash is None or root != PACKAGE:
         from jaxrewrite.version import __version__
 
         parts = [__version__.encode()]
         for name in package_sources(root):
-            body = _read(os.path.join(root, name))
-            key = name.replace(os.sep, "/").encode()
+            body = _read(os.path.join(root, *name.split("/")))
+            key = name.encode()
             parts.append(b"%d:%s:%d:%s" % (len(key), key, len(body), body))
         digest = importlib.util.source_hash(b"".join(parts)).hex()
         if root != PACKAGE:
