@@ -4,8 +4,9 @@
     python benchmarks/run.py --quick    # every script once with tiny sizes (what the smoke test runs)
 
 Each script runs in its own interpreter, one after the other (they would compete for the cores
-otherwise): bench_dispatch.py, bench_cold.py (with its profile), bench_leaves.py and
-bench_import.py. Every figure is a ratio of two arms measured side by side in the same run; see
+otherwise), in the order of BENCHMARKS below: dispatch, cold rewrite (with its profile), per-leaf
+statics, check, migrate, notebook and pytest integrations, library import, and import cost.
+Every figure is a ratio of two arms measured side by side in the same run; see
 each script's docstring for its arms and _timing.py for how rounds are interleaved and
 summarised. A child that fails is reported and makes this command exit 1, after the others ran.
 """
