@@ -54,8 +54,12 @@ TRACED = "*Shapes must be 1D sequences of concrete values*"
 
 @pytest.fixture(autouse=True)
 def bytecode(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Runs write bytecode, as they do on a user's machine: the caches are under test."""
+    """Runs write bytecode, as they do on a user's machine: the caches are under test. ``CI`` and
+    ``BUILD_NUMBER`` make pytest print whole explanations in its summary too: the output read
+    here must not depend on where the suite runs."""
     monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("BUILD_NUMBER", raising=False)
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
@@ -297,11 +301,21 @@ def test_a_same_size_same_second_edit_is_seen(pytester: pytest.Pytester) -> None
     edit(plain)
     result = run(pytester)
     # The opted-in module runs its new text: its test now fails.
-    result.assert_outcomes(passed=1, failed=2)
-    result.stdout.fnmatch_lines(["E*assert (4,) == (3,)*"])
-    # The control: pytest itself serves the plain module's old code (what the plugin must not
-    # do for an opted-in one), exactly as it does without the plugin.
-    assert "test_plain.py::test_plain" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["test_opted.py FF*", "E*assert (4,) == (3,)*"])
+    # The control: up to pytest 9.1 its own cache keys on mtime and size, so it serves the plain
+    # module's old code (what the plugin must not do for an opted-in one); from 9.2 it keeps
+    # hash-checked pycs, as jaxrewrite always has, and runs the new text too.
+    stale = pytest_keys_on_mtime()
+    result.assert_outcomes(passed=1 if stale else 0, failed=2 if stale else 3)
+
+
+def pytest_keys_on_mtime() -> bool:
+    """Does the installed pytest check its assertion-rewriting pycs by mtime and size?"""
+    import inspect
+
+    from _pytest.assertion import rewrite
+
+    return "st_mtime" in inspect.getsource(rewrite._read_pyc)
 
 
 def test_plain_modules_keep_pytests_loader_and_cache_byte_for_byte(pytester: pytest.Pytester) -> None:
