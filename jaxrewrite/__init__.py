@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from jaxrewrite import markers as _markers
+from jaxrewrite.engine.header import scan_header
 from jaxrewrite.errors import NotRewrittenWarning, RewriteError, RewriteWarning
 from jaxrewrite.hook import notrewritten as _notrewritten
 from jaxrewrite.hook.finder import install, uninstall
@@ -82,5 +83,6 @@ __all__ = [
     "is_nodiff",
     "is_static",
     "rewrite_source",
+    "scan_header",
     "uninstall",
 ]

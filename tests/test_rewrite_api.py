@@ -8,7 +8,7 @@ import warnings
 import pytest
 
 from jaxrewrite import RewriteError, RewriteWarning, rewrite_source
-from jaxrewrite.engine.header import scan_header
+from jaxrewrite import scan_header
 
 MODULE = """\
 # jaxrewrite: enable
