@@ -9,6 +9,7 @@ no asserts to show, and is often imported before pytest could rewrite it (a warn
 
 from __future__ import annotations
 
+import sys as _sys
 from typing import TYPE_CHECKING, Any
 
 from jaxrewrite import markers as _markers
@@ -20,13 +21,12 @@ from jaxrewrite.markers import is_nodiff, is_static
 from jaxrewrite.version import __version__
 
 if TYPE_CHECKING:
-    from jaxrewrite.markers import NODIFF, STATIC, NoDiff, Static
-
-if __import__("sys").warnoptions:
-    _notrewritten.apply_warning_options(__import__("sys").warnoptions)
-
     from jaxrewrite.engine.analyze import Analysis, analyze
     from jaxrewrite.engine.rewrite import rewrite_source
+    from jaxrewrite.markers import NODIFF, STATIC, NoDiff, Static
+
+if _sys.warnoptions:  # -W/PYTHONWARNINGS naming jaxrewrite's warnings: see apply_warning_options
+    _notrewritten.apply_warning_options(_sys.warnoptions)
 
 
 #: The markers are served by ``__getattr__`` so that fetching one tells who fetched it.
