@@ -535,10 +535,14 @@ def _same_call(call: ast.Call) -> tuple[str, str]:
     return ast.dump(call.func), ast.dump(call.args[0])
 
 
+def _is_partial_wrapper(expr: ast.expr) -> bool:
+    """The hook's wrapper for a bare transform: ``__import__('functools').partial(T, ...)``."""
+    return isinstance(expr, ast.Call) and ast.unparse(expr.func) == "__import__('functools').partial"
+
+
 def _keywords(expr: ast.expr) -> dict[str, ast.expr] | None:
-    """Keywords of ``partial(T, ...)``, ``T(...)``, ``T(f, ...)`` or ``(lambda fun[, transform=T]: T(fun, ...))``."""
-    if isinstance(expr, ast.Lambda):
-        expr = expr.body
+    """Keywords of ``partial(T, ...)``, ``T(...)``, ``T(f, ...)`` or the hook's
+    ``__import__('functools').partial(T, ...)``."""
     if not isinstance(expr, ast.Call):
         return None
     return {kw.arg: kw.value for kw in expr.keywords if kw.arg is not None}
@@ -569,7 +573,7 @@ def verify_use(found: Found, conv: Converted, tree: ast.Module, src: Source) -> 
         return f"parameters {_param_names(node)}, expected {[p.name for p in sig.params]}"
     if found.use.kind is UseKind.DECORATOR:
         expr: ast.expr = node.decorator_list[found.deco_index]
-        found.form = "lambda wrapper" if isinstance(expr, ast.Lambda) else "completed in place"
+        found.form = "partial wrapper" if _is_partial_wrapper(expr) else "completed in place"
     else:
         same = _same_call(found.call)
         calls = [n for n in nodes_at(tree, conv.new_line(found.call.lineno)) if isinstance(n, ast.Call) and n.args and _same_call(n) == same]

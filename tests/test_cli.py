@@ -363,7 +363,7 @@ def test_show_diff(tmp_path: Path) -> None:
     ours = jaxrewrite_("show", "--diff", "pkg/mod.py", cwd=tmp_path)
     assert ours.returncode == 0
     assert ours.stdout.splitlines()[:3] == ["--- a/pkg/mod.py", "+++ b/pkg/mod.py", "@@ -3,6 +3,6 @@"]
-    assert "\n-@jax.jit\n+@(lambda fun: jax.jit(fun, static_argnums=(1,)" in ours.stdout
+    assert "\n-@jax.jit\n+@__import__('functools').partial(jax.jit, static_argnums=(1,)" in ours.stdout
     assert ours.stdout.endswith("     return x * len(range(n))\n\\ No newline at end of file\n")
 
 

@@ -157,7 +157,7 @@ def test_corpus_static_specs_survive_conversion(corpus_run: CorpusRun) -> None:
     # Skips are the exception; a finder that lost its way would skip everything.
     assert sum(corpus_run.skipped.values()) < corpus_run.uses / 4, corpus_run.skipped
     # The corpus reaches both engine spellings and both transform families.
-    assert corpus_run.forms["lambda wrapper"] >= 50, corpus_run.forms
+    assert corpus_run.forms["partial wrapper"] >= 50, corpus_run.forms
     assert corpus_run.forms["completed in place"] >= 10, corpus_run.forms
     assert corpus_run.by_transform["jit"] >= MIN_VERIFIED, corpus_run.by_transform
     assert corpus_run.by_transform["custom_vjp"] + corpus_run.by_transform["custom_jvp"] >= 1, corpus_run.by_transform
@@ -220,9 +220,9 @@ traced = jax.jit(e, static_argnums=1).trace(1, 2)
     assert "@api.jit(\n    \n\ndonate_argnums=0)\ndef b(x, m: Static[int], n: Static[\"int\"], *, k=1):" in converted
     assert "@functools.partial(my_jit, donate_argnums=0, inline=True)\ndef c(x, y, z: Static):" in converted
     assert "@my_jit\ndef d(x, *, k: Static):" in converted
-    assert "(lambda fun: jax.jit(fun, static_argnums=(1,), static_argnames=('n',)))" in out
+    assert "__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))" in out
     assert "static_argnums=(2,), static_argnames=('z',)" in out
-    assert "(lambda fun: my_jit(fun, static_argnums=(), static_argnames=('k',)))" in out
+    assert "__import__('functools').partial(my_jit, static_argnums=(), static_argnames=('k',))" in out
     # Call sites: the keywords go, the engine writes them back.
     assert "def e(x, n: Static):" in converted and "def f(x, mode: Static):" in converted
     assert "e_jit, f_vjp = api.jit(e, inline=True), jax.custom_vjp(f)\ntraced = jax.jit(e).trace(1, 2)" in converted

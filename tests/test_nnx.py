@@ -241,7 +241,7 @@ def test_nodiff_module_under_custom_vjp_is_refused_by_nnx_at_call_time() -> None
         """
     )
     rewritten = rewrite_source(source, "nodiff_module.py")
-    assert "nnx.custom_vjp(fun, nondiff_argnums=(0,))" in rewritten
+    assert "partial(nnx.custom_vjp, nondiff_argnums=(0,))" in rewritten
     module = execute(rewritten, "nodiff_module.py", "nodiff_module")
     with pytest.raises(TypeError, match="nondiff_argnums"):
         module.f(module.Scale(), 1.0)
@@ -280,7 +280,7 @@ def test_per_leaf_statics_are_refused_under_nnx() -> None:
 def test_vmap_row_writes_axes_like_jax() -> None:
     assert NNX_TRANSFORMS["vmap"].spec is SpecKind.AXES
     source = HEAD + "@nnx.vmap\ndef f(model, x, n: Static[int]):\n    return x\n"
-    assert "nnx.vmap(fun, in_axes=(0, 0, None))" in rewrite_source(source, "m.py")
+    assert "partial(nnx.vmap, in_axes=(0, 0, None))" in rewrite_source(source, "m.py")
 
 
 # -- through the hook and the command line ----------------------------------------------------------
@@ -315,7 +315,7 @@ def test_show_diff_and_import_hook_on_an_nnx_module(tmp_path: Path) -> None:
         cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120,
     )
     assert shown.returncode == 0, shown.stderr
-    assert "+@(lambda fun: nnx.jit(fun, static_argnums=(1,), static_argnames=('n',)))" in shown.stdout
+    assert "+@__import__('functools').partial(nnx.jit, static_argnums=(1,), static_argnames=('n',))" in shown.stdout
     ran = subprocess.run(
         [sys.executable, "-m", "jaxrewrite", "main.py"], cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300
     )

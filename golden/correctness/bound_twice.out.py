@@ -20,13 +20,13 @@ else:
 TRACES = []
 
 
-@(lambda fun: jax.jit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))
 def fallback(x, n: Annotated[int, jaxrewrite.STATIC]):
     TRACES.append(("fallback", n))
     return x * len(range(n))
 
 
-@(lambda fun: jax.jit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))
 def versioned(x, n: Ann[int, jaxrewrite.STATIC]):
     TRACES.append(("versioned", n))
     return x * len(range(n))

@@ -32,12 +32,12 @@ class Model:
         TRACES.append(("plain", m, n))
         return x * len(range(m * n))
 
-    @(lambda fun, transform=fast_partial: transform(fun, static_argnums=(1, 2), static_argnames=('mode', 'n')))
+    @__import__('functools').partial(fast_partial, static_argnums=(1, 2), static_argnames=('mode', 'n'))
     def moded(x, mode, n: Static[int]):
         TRACES.append(("moded", mode, n))
         return x * len(range(n)) if mode == "up" else -x
 
-    @(lambda fun, transform=fast: transform(fun, static_argnums=(1,), static_argnames=('n',)))
+    @__import__('functools').partial(fast, static_argnums=(1,), static_argnames=('n',))
     def bare(x, n: Static[int]):
         TRACES.append(("bare", n))
         return x * len(range(n))

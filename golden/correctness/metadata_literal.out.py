@@ -9,7 +9,7 @@ from jaxrewrite import Static
 TRACES = []
 
 
-@(lambda cls: jax.tree_util.register_dataclass(cls, data_fields=('weight', 'bias'), meta_fields=('mode', 'steps')))
+@__import__('functools').partial(jax.tree_util.register_dataclass, data_fields=('weight', 'bias'), meta_fields=('mode', 'steps'))
 @dataclasses.dataclass
 class Params:
     weight: jax.Array

@@ -12,7 +12,7 @@ from jaxrewrite import Static
 TRACES = []
 
 
-@(lambda cls: jax.tree_util.register_dataclass(cls, data_fields=('weight',), meta_fields=('steps',)))
+@__import__('functools').partial(jax.tree_util.register_dataclass, data_fields=('weight',), meta_fields=('steps',))
 @dataclasses.dataclass
 class Params:
     scale: "ClassVar[float]" = 2.0

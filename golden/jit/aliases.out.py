@@ -12,22 +12,22 @@ named = partial(jax.jit, static_argnames=("m",))
 again = partial(named, inline=True)
 
 
-@(lambda fun: my_jit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(my_jit, static_argnums=(1,), static_argnames=('n',))
 def a(x, n: Static[int]):
     return x * len(range(n))
 
 
-@(lambda fun: plain(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(plain, static_argnums=(1,), static_argnames=('n',))
 def b(x, n: Static[int]):
     return x * len(range(n))
 
 
-@(lambda fun: named(fun, static_argnums=(1, 2), static_argnames=('m', 'n')))
+@__import__('functools').partial(named, static_argnums=(1, 2), static_argnames=('m', 'n'))
 def c(x, m, n: Static[int]):
     return x * len(range(m + n))
 
 
-@(lambda fun: again(fun, static_argnums=(1, 2), static_argnames=('m', 'n')))
+@__import__('functools').partial(again, static_argnums=(1, 2), static_argnames=('m', 'n'))
 def d(x, m, n: Static[int]):
     return x * len(range(m + n))
 

@@ -4,7 +4,7 @@ import jax
 from jaxrewrite import Static
 
 
-@(lambda fun: jax.jit(fun, static_argnums=(1,), static_argnames=('n',)))  #  in a comment too
+@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))  #  in a comment too
 def f(x, n: Static[int]):
     return x * len(range(n))
 

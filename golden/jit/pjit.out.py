@@ -10,7 +10,7 @@ with warnings.catch_warnings():
     from jax.experimental.pjit import pjit
 
 
-@(lambda fun: pjit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(pjit, static_argnums=(1,), static_argnames=('n',))
 def f(x, n: Static[int]):
     return x * len(range(n))
 

@@ -10,31 +10,31 @@ from jaxrewrite import Static
 TRACES = []
 
 
-@(lambda fun: jax.jit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))
 def a(x, n: Static[int]):
     TRACES.append("a")
     return x * len(range(n))
 
 
-@(lambda fun: jit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(jit, static_argnums=(1,), static_argnames=('n',))
 def b(x, n: Static[int]):
     TRACES.append("b")
     return x * len(range(n))
 
 
-@(lambda fun: compile_it(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(compile_it, static_argnums=(1,), static_argnames=('n',))
 def c(x, n: Static[int]):
     TRACES.append("c")
     return x * len(range(n))
 
 
-@(lambda fun: j.jit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(j.jit, static_argnums=(1,), static_argnames=('n',))
 def d(x, n: Static[int]):
     TRACES.append("d")
     return x * len(range(n))
 
 
-@(lambda fun: api.jit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(api.jit, static_argnums=(1,), static_argnames=('n',))
 def e(x, n: Static[int]):
     TRACES.append("e")
     return x * len(range(n))

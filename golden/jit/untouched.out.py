@@ -16,7 +16,7 @@ def by_hand(x, n):
     return x * len(range(n))
 
 
-@(lambda fun: jax.jit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))
 def marked(x, n: Static[int]):
     return x * len(range(n))
 

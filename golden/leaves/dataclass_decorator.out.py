@@ -13,7 +13,7 @@ from jaxrewrite import Static
 TRACES = []
 
 
-@(lambda cls: jax.tree_util.register_dataclass(cls, data_fields=('weight', 'bias'), meta_fields=('steps', 'name')))
+@__import__('functools').partial(jax.tree_util.register_dataclass, data_fields=('weight', 'bias'), meta_fields=('steps', 'name'))
 @dataclasses.dataclass(frozen=True)
 class Params:
     weight: jax.Array

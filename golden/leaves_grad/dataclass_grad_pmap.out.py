@@ -11,7 +11,7 @@ from jaxrewrite import Static
 TRACES = []
 
 
-@(lambda cls: jax.tree_util.register_dataclass(cls, data_fields=('w',), meta_fields=('steps',)))
+@__import__('functools').partial(jax.tree_util.register_dataclass, data_fields=('w',), meta_fields=('steps',))
 @dataclasses.dataclass(frozen=True)
 class Params:
     w: jax.Array

@@ -12,7 +12,7 @@ Generic = Static[T]
 Again = S
 
 
-@(lambda fun: jax.jit(fun, static_argnums=(1, 2, 3, 4), static_argnames=('a', 'b', 'c', 'd')))
+@__import__('functools').partial(jax.jit, static_argnums=(1, 2, 3, 4), static_argnames=('a', 'b', 'c', 'd'))
 def f(x, a: S, b: SInt, c: Generic[int], d: Again):
     return x * len(range(a + b + c + d))
 

@@ -9,7 +9,7 @@ from jaxrewrite import STATIC, Static
 from typing import Annotated
 
 
-@(lambda fun: jax.jit(fun, static_argnums=(1, 2, 3, 4), static_argnames=('a', 'b', 'c', 'd')))
+@__import__('functools').partial(jax.jit, static_argnums=(1, 2, 3, 4), static_argnames=('a', 'b', 'c', 'd'))
 def f(x, a: Annotated[int, jaxrewrite.STATIC], b: typing.Annotated[int, "doc", STATIC],
       c: typing_extensions.Annotated[int, STATIC], d: Annotated[Static[int], "doc"], e: Annotated[int, "doc"]):
     return x * len(range(a + b + c + d)) + e

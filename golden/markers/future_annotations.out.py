@@ -6,7 +6,7 @@ import jax
 from jaxrewrite import Static
 
 
-@(lambda fun: jax.jit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))
 def f(x, n: Static[int]):
     return x * len(range(n))
 

@@ -5,12 +5,12 @@ from jaxrewrite import Static
 from jaxrewrite import Static as S
 
 
-@(lambda fun: jax.jit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))
 def renamed(x, n: S[int]):
     return x * len(range(n))
 
 
-@(lambda fun: jax.jit(fun, static_argnums=(1,), static_argnames=('op',)))
+@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('op',))
 def bare(x, op: Static):
     return op(x)
 

@@ -7,13 +7,13 @@ import jaxrewrite as jr
 TRACES = []
 
 
-@(lambda fun: jax.jit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))
 def by_module(x, n: jaxrewrite.Static[int]):
     TRACES.append(("module", n))
     return x * len(range(n))
 
 
-@(lambda fun: jax.jit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))
 def by_alias(x, n: jr.Static[int]):
     TRACES.append(("alias", n))
     return x * len(range(n))

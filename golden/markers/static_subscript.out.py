@@ -7,7 +7,7 @@ from jaxrewrite import Static
 TRACES = []
 
 
-@(lambda fun: jax.jit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))
 def repeat_add(x, n: Static[int]):
     TRACES.append(n)
     for _ in range(n):  # a traced n could not drive range()

@@ -4,7 +4,7 @@ import jax
 from jaxrewrite import Static
 
 
-@(lambda fun: jax.jit(fun, static_argnums=(1, 2), static_argnames=('n', 'm')))
+@__import__('functools').partial(jax.jit, static_argnums=(1, 2), static_argnames=('n', 'm'))
 def f(x, n: "Static[int]", m: 'Static'):
     return x * len(range(n + m))
 

@@ -32,14 +32,14 @@ def opaque(func):
     return wrapper
 
 
-@(lambda fun: nnx.jit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(nnx.jit, static_argnums=(1,), static_argnames=('n',))
 @opaque
 def compiled(x, n: Static[int]):
     TRACES.append(("jit", n))
     return x * len(range(n))
 
 
-@(lambda fun: nnx.remat(fun, static_argnums=(1,)))
+@__import__('functools').partial(nnx.remat, static_argnums=(1,))
 @opaque
 def recomputed(x, n: Static[int]):
     for _ in range(n):
@@ -47,20 +47,20 @@ def recomputed(x, n: Static[int]):
     return x
 
 
-@(lambda fun: nnx.vmap(fun, in_axes=(0, None)))
+@__import__('functools').partial(nnx.vmap, in_axes=(0, None))
 @opaque
 def batched(x, f: Static[Callable]):
     return f(x)
 
 
-@(lambda fun: nnx.pmap(fun, static_broadcasted_argnums=(1,)))
+@__import__('functools').partial(nnx.pmap, static_broadcasted_argnums=(1,))
 @opaque
 def mapped(x, n: Static[int]):
     TRACES.append(("pmap", n))
     return x * len(range(n))
 
 
-@(lambda fun: nnx.custom_vjp(fun, nondiff_argnums=(1,)))
+@__import__('functools').partial(nnx.custom_vjp, nondiff_argnums=(1,))
 @opaque
 def clipped(x, f: NoDiff[Callable]):
     return f(x)

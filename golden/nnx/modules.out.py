@@ -25,7 +25,7 @@ class Scale(nnx.Module):
     def __init__(self, w):
         self.w = nnx.Param(jnp.full(2, w))
 
-    @(lambda fun: nnx.jit(fun, static_argnums=(2,), static_argnames=('times',)))
+    @__import__('functools').partial(nnx.jit, static_argnums=(2,), static_argnames=('times',))
     def __call__(self, x, times: Static[int]):
         TRACES.append(("call", times))
         for _ in range(times):
@@ -33,7 +33,7 @@ class Scale(nnx.Module):
         return x
 
 
-@(lambda fun: nnx.jit(fun, static_argnums=(2,), static_argnames=('times',)))
+@__import__('functools').partial(nnx.jit, static_argnums=(2,), static_argnames=('times',))
 def apply(model: Scale, x, times: Static[int]):
     TRACES.append(("apply", times))
     for _ in range(times):
@@ -47,7 +47,7 @@ def per_row(model: Scale, x, times: Static[int]):
     return x * model.w[...] * len(range(times))
 
 
-@(lambda fun: nnx.remat(fun, static_argnums=(2,)))
+@__import__('functools').partial(nnx.remat, static_argnums=(2,))
 def recomputed(model: Scale, x, times: Static[int]):
     for _ in range(times):
         x = jnp.sin(x * model.w[...])

@@ -24,31 +24,31 @@ TRACES = []
 inlined = partial(nnx.jit, inline=True)
 
 
-@(lambda fun: nnx.jit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(nnx.jit, static_argnums=(1,), static_argnames=('n',))
 def a(x, n: Static[int]):
     TRACES.append(("a", n))
     return x * len(range(n))
 
 
-@(lambda fun: fnnx.jit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(fnnx.jit, static_argnums=(1,), static_argnames=('n',))
 def b(x, n: Static[int]):
     TRACES.append(("b", n))
     return x * len(range(n))
 
 
-@(lambda fun: jit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(jit, static_argnums=(1,), static_argnames=('n',))
 def c(x, n: Static[int]):
     TRACES.append(("c", n))
     return x * len(range(n))
 
 
-@(lambda fun: nnx_jit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(nnx_jit, static_argnums=(1,), static_argnames=('n',))
 def d(x, n: Static[int]):
     TRACES.append(("d", n))
     return x * len(range(n))
 
 
-@(lambda fun: flax.nnx.jit(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(flax.nnx.jit, static_argnums=(1,), static_argnames=('n',))
 def e(x, n: Static[int]):
     TRACES.append(("e", n))
     return x * len(range(n))
@@ -60,7 +60,7 @@ def f(x, n: Static[int], m: int = 1):
     return x * len(range(n)) * m
 
 
-@(lambda fun: inlined(fun, static_argnums=(1,), static_argnames=('n',)))
+@__import__('functools').partial(inlined, static_argnums=(1,), static_argnames=('n',))
 def g(x, n: Static[int]):
     TRACES.append(("g", n))
     return x * len(range(n))

@@ -27,14 +27,14 @@ from jaxrewrite import NoDiff, Static
 TRACES = []
 
 
-@(lambda fun: nnx.remat(fun, static_argnums=(1,)))
+@__import__('functools').partial(nnx.remat, static_argnums=(1,))
 def recomputed(x, n: Static[int]):
     for _ in range(n):
         x = jnp.sin(x)
     return x
 
 
-@(lambda fun: nnx.vmap(fun, in_axes=(0, None)))
+@__import__('functools').partial(nnx.vmap, in_axes=(0, None))
 def tiled(x, n: Static[int]):
     return jnp.full(n, x)
 
@@ -55,7 +55,7 @@ class Gain(nnx.Module):
         self.w = nnx.Param(jnp.array(3.0))
 
 
-@(lambda fun: nnx.custom_vjp(fun, nondiff_argnums=(2, 3)))
+@__import__('functools').partial(nnx.custom_vjp, nondiff_argnums=(2, 3))
 def scaled(model: Gain, x, power: Static[int], f: NoDiff[Callable]):
     return f(model.w[...] * x**power)
 

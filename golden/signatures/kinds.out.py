@@ -6,13 +6,13 @@ from jaxrewrite import Static
 TRACES = []
 
 
-@(lambda fun: jax.jit(fun, static_argnums=(0, 2), static_argnames=('r', 'k')))
+@__import__('functools').partial(jax.jit, static_argnums=(0, 2), static_argnames=('r', 'k'))
 def f(p: Static[int], /, x, r: Static[int] = 1, *args, k: Static[int], d=0.0, **kwargs):
     TRACES.append((p, r, k))
     return x * len(range(p + r + k)) + d + sum(args) + sum(kwargs.values())
 
 
-@(lambda fun: jax.jit(fun, static_argnums=(1,), static_argnames=('n', 'm')))
+@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n', 'm'))
 def defaults(x, n: Static[int] = 2, *, m: Static[int] = 3):
     return x * len(range(n + m))
 

@@ -6,7 +6,7 @@ from jaxrewrite import Static
 def make():
     import jax
 
-    @(lambda fun: jax.jit(fun, static_argnums=(1,), static_argnames=('n',)))
+    @__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))
     def local_import(x, n: Static[int]):
         return x * len(range(n))
 

@@ -14,24 +14,24 @@ class Model:
     def __eq__(self, other):
         return isinstance(other, Model) and other.scale == self.scale
 
-    @(lambda fun: jax.jit(fun, static_argnums=(0, 2), static_argnames=('self', 'n')))
+    @__import__('functools').partial(jax.jit, static_argnums=(0, 2), static_argnames=('self', 'n'))
     def apply(self: Static["Model"], x, n: Static[int]):
         return x * self.scale * len(range(n))
 
     @staticmethod
-    @(lambda fun: jax.jit(fun, static_argnums=(1,), static_argnames=('n',)))
+    @__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))
     def helper(x, n: Static[int]):
         return x * len(range(n))
 
     compile_it = jax.jit
 
-    @(lambda fun, transform=compile_it: transform(fun, static_argnums=(0, 2), static_argnames=('self', 'n')))
+    @__import__('functools').partial(compile_it, static_argnums=(0, 2), static_argnames=('self', 'n'))
     def via_class_name(self: Static["Model"], x, n: Static[int]):
         return x * len(range(n))
 
 
 def outer(k):
-    @(lambda fun: jax.jit(fun, static_argnums=(1,), static_argnames=('n',)))
+    @__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))
     def inner(x, n: Static[int]):
         return x * len(range(n)) + k
 

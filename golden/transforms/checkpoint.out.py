@@ -4,14 +4,14 @@ import jax
 from jaxrewrite import Static
 
 
-@(lambda fun: jax.checkpoint(fun, static_argnums=(1,)))
+@__import__('functools').partial(jax.checkpoint, static_argnums=(1,))
 def f(x, n: Static[int]):
     for _ in range(n):
         x = jax.numpy.sin(x)
     return x
 
 
-@(lambda fun: jax.remat(fun, static_argnums=(1,)))
+@__import__('functools').partial(jax.remat, static_argnums=(1,))
 def g(x, n: Static[int]):
     return x * len(range(n))
 

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from jaxrewrite import Static
 
 
-@(lambda fun: jax.pmap(fun, static_broadcasted_argnums=(1,)))
+@__import__('functools').partial(jax.pmap, static_broadcasted_argnums=(1,))
 def scale(x, n: Static[int]):
     return x * len(range(n))
 

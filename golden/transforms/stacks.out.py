@@ -9,15 +9,15 @@ from jaxrewrite import Static
 TRACES = []
 
 
-@(lambda fun: jax.jit(fun, static_argnums=(1,), static_argnames=('n',)))
-@(lambda fun: jax.vmap(fun, in_axes=(0, None)))
+@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))
+@__import__('functools').partial(jax.vmap, in_axes=(0, None))
 def f(x, n: Static[int]):
     TRACES.append(n)
     return x * len(range(n))
 
 
 @partial(jax.jit, donate_argnums=(), static_argnums=(1,), static_argnames=('n',))
-@(lambda fun: jax.checkpoint(fun, static_argnums=(1,)))
+@__import__('functools').partial(jax.checkpoint, static_argnums=(1,))
 def g(x, n: Static[int]):
     return jnp.sin(x) * n
 

@@ -8,7 +8,7 @@ import jax.numpy as jnp
 from jaxrewrite import Static
 
 
-@(lambda fun: jax.vmap(fun, in_axes=(0, None)))
+@__import__('functools').partial(jax.vmap, in_axes=(0, None))
 def apply(x, f: Static[Callable]):
     return f(x)
 

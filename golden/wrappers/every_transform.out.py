@@ -20,14 +20,14 @@ def opaque(func):
     return wrapper
 
 
-@(lambda fun: jax.pmap(fun, static_broadcasted_argnums=(1,)))
+@__import__('functools').partial(jax.pmap, static_broadcasted_argnums=(1,))
 @opaque
 def mapped(x, n: Static[int]):
     TRACES.append(("pmap", n))
     return x * len(range(n))
 
 
-@(lambda fun: jax.custom_vjp(fun, nondiff_argnums=(1,)))
+@__import__('functools').partial(jax.custom_vjp, nondiff_argnums=(1,))
 @opaque
 def clipped(x, f: NoDiff[Callable]):
     return f(x)
@@ -44,7 +44,7 @@ def clipped_bwd(f, res, g):
 clipped.defvjp(clipped_fwd, clipped_bwd)
 
 
-@(lambda fun: jax.checkpoint(fun, static_argnums=(1,)))
+@__import__('functools').partial(jax.checkpoint, static_argnums=(1,))
 @opaque
 def remat(x, n: Static[int]):
     for _ in range(n):
@@ -52,7 +52,7 @@ def remat(x, n: Static[int]):
     return x
 
 
-@(lambda fun: jax.vmap(fun, in_axes=(0, None)))
+@__import__('functools').partial(jax.vmap, in_axes=(0, None))
 @opaque
 def batched(x, f: Static[Callable]):
     return f(x)

@@ -29,7 +29,7 @@ class Counted:
         return self.func(*args, **kwargs)
 
 
-@(lambda fun: jax.jit(fun, static_argnums=(1,), static_argnames=('n', 'k')))
+@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n', 'k'))
 @logged
 @Counted
 def f(x, n: Static[int], *, k: Static[int] = 1):

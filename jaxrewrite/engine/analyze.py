@@ -81,7 +81,8 @@ class Use:
     kind: UseKind
     #: The decorator expression, or the whole call at a call site.
     node: ast.expr
-    #: A name in ``node`` is a class-body name, which a generated lambda body could not see.
+    #: Per-leaf only: a name in ``node`` is a class-body name, which the generated lambda's body
+    #: could not see (the plain wrapper, a ``partial`` call, is evaluated where the user wrote it).
     class_names: bool
     transform: Transform | ClassTransform
     #: The def (or class) it applies to.
@@ -324,10 +325,12 @@ class _Analyzer:
         leaves = held_leaves(leaves, ref.transform)
         values = _complete(ref, sig, self.src, deco, bool(leaves))
         wraps = bool(leaves) or (not isinstance(deco, ast.Call) and _needs_edit(values))
+        if wraps:
+            _check_import_visible(deco, scope, self.src)
         use = Use(
             UseKind.DECORATOR,
             deco,
-            wraps and via_default(deco, scope),
+            bool(leaves) and via_default(deco, scope),
             ref.transform,
             func,
             sig,
@@ -479,6 +482,8 @@ class _Analyzer:
                 f"per-leaf statics ({leaves[0].param.name!r} has Static entries) cannot be split by "
                 f"{ast.unparse(call.func)!r}, a decorator factory's result; use functools.partial instead",
             )
+        if leaves:
+            _check_import_visible(call, scope, self.src)
         full = TransformRef(ref.transform, written, ref.factory)
         values = _complete(full, sig, self.src, call, bool(leaves), at_call=True)
         use = Use(UseKind.CALL, call, False, ref.transform, func, sig, leaves, written, local_keywords, values, ref.factory)
@@ -632,6 +637,18 @@ def _factory_error(expr: ast.expr, ref: TransformRef, src: Source) -> RewriteErr
         f"cannot add {name} keywords to {ast.unparse(expr)!r}: it is the result of a decorator factory, "
         f"which takes only the function; define it with functools.partial({name}, ...) instead",
     )
+
+
+def _check_import_visible(node: ast.expr, scope: Scope, src: Source) -> None:
+    """The generated text calls the builtin ``__import__`` (no import statement, no new module
+    name); a module that binds that name itself would make it call something else: refuse."""
+    if binding_scope("__import__", scope) is not None:
+        raise src.error(
+            node,
+            "JR122",
+            "the rewritten code calls the builtin __import__, which this module binds to something "
+            "else; rename that binding",
+        )
 
 
 def via_default(expr: ast.expr, scope: Scope) -> bool:

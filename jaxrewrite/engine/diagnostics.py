@@ -41,6 +41,7 @@ CODES: dict[str, str] = {
     "JR119": "a function bound more than one way with different Static parameters",
     "JR120": "more positional arguments than the transform takes",
     "JR121": "a Static or NoDiff parameter that grad differentiates (in its argnums)",
+    "JR122": "the module binds __import__, which the rewritten code calls",
 }
 
 

@@ -49,11 +49,7 @@ def _edits(use: Use, src: Source) -> list[splice.Edit]:
         return _around(use.node, before, after, src)
     if isinstance(use.node, ast.Call):  # partial(jax.jit, ...) or jax.jit(...): complete it in place
         return _edit_call(use.node, use.local, use.values, src)
-    before, after = render.wrapper(
-        _param_name(use.node, param),
-        tuple((k, v) for k, v, _ in use.values),
-        use.class_names,
-    )
+    before, after = render.wrapper(tuple((k, v) for k, v, _ in use.values))
     return _around(use.node, before, after, src)
 
 

@@ -48,15 +48,19 @@ def keywords(pairs: tuple[tuple[str, Value], ...]) -> str:
 
 
 @lru_cache(maxsize=1024)
-def wrapper(param: str, pairs: tuple[tuple[str, Value], ...], via_default: bool) -> tuple[str, str]:
-    """Text to put before and after a transform expression to call it explicitly.
+def wrapper(pairs: tuple[tuple[str, Value], ...]) -> tuple[str, str]:
+    """Text to put before and after a bare transform to call it explicitly with its keywords.
 
-    ``jax.jit`` becomes ``(lambda fun: jax.jit(fun, static_argnums=...))``; with
-    ``via_default`` the transform is bound as a lambda default instead, for names that only
-    a class body can see (a lambda body skips class scope).
+    ``jax.jit`` becomes ``__import__('functools').partial(jax.jit, static_argnums=...)``: the
+    partial application JAX's own docs use, written with no import statement and no new module
+    name. It is one call evaluated where the user wrote the decorator (class-body names stay
+    visible, and the transform is looked up before the def runs, as in the original), it works
+    for every transform and JAX version, and, unlike a lambda, it adds no code object to compile.
     """
-    kws = [ast.keyword(name, _const(items)) for name, items in pairs]
-    return _around(param, via_default, lambda transform, fun: ast.Call(transform, [fun], kws))
+    call = ast.Call(_import("functools", "partial"), [ast.Name(_PLACEHOLDER, ast.Load())], [])
+    call.keywords = [ast.keyword(name, _const(items)) for name, items in pairs]
+    before, _, after = _source(ast.Expr(call)).partition(_PLACEHOLDER)
+    return before, after
 
 
 def _around(param: str, via_default: bool, call: Callable[[ast.expr, ast.expr], ast.Call]) -> tuple[str, str]:
@@ -84,20 +88,18 @@ def _const(obj: object) -> ast.expr:
     return ast.Constant(obj)  # type: ignore[arg-type]  # only ints, strings and None reach here
 
 
-_LEAVES_HELPER = "jaxrewrite.leaves"
+def _import(module: str, name: str) -> ast.expr:
+    """``__import__('<module>').<name>`` (for ``a.b``: ``__import__('a.b').b.<name>``): no import
+    statement, no module-level name. The analysis refuses modules that rebind ``__import__``."""
+    expr: ast.expr = ast.Call(ast.Name("__import__", ast.Load()), [ast.Constant(module)], [])
+    for part in [*module.split(".")[1:], name]:
+        expr = ast.Attribute(expr, part, ast.Load())
+    return expr
 
 
 def _helper(name: str) -> ast.expr:
-    """``__import__('jaxrewrite.leaves').leaves.<name>``: no import statement or module name."""
-    return ast.Attribute(
-        ast.Attribute(
-            ast.Call(ast.Name("__import__", ast.Load()), [ast.Constant(_LEAVES_HELPER)], []),
-            "leaves",
-            ast.Load(),
-        ),
-        name,
-        ast.Load(),
-    )
+    """``__import__('jaxrewrite.leaves').leaves.<name>``."""
+    return _import("jaxrewrite.leaves", name)
 
 
 LeafSpecs = tuple[tuple[str, int | None, str, tuple[str, ...]], ...]
