@@ -6,12 +6,18 @@ Type checkers see plain ``T``; jaxrewrite reads the marker from the source, and
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import sys
 from collections.abc import Callable
-from typing import Annotated, Any, Final
+from types import ModuleType
+from typing import Annotated, Any, Final, ForwardRef
 
 # typing_extensions' TypeVar accepts a PEP 696 default on every supported Python.
 from typing_extensions import TypeVar, get_type_hints
+
+#: PEP 649/749's ``annotationlib`` (Python 3.14+, where typing imports it anyway), or None.
+_annotationlib: ModuleType | None = importlib.import_module("annotationlib") if sys.version_info >= (3, 14) else None
 
 
 class Marker:
@@ -44,10 +50,55 @@ NoDiff = Annotated[T, NODIFF]
 
 def _metadata(func: Callable[..., Any], name: str) -> tuple[object, ...]:
     target = inspect.unwrap(func)
-    if name not in inspect.signature(target).parameters:
+    if name not in _signature(target).parameters:
         raise ValueError(f"{getattr(target, '__qualname__', target)!r} has no parameter {name!r}")
-    hint = get_type_hints(target, include_extras=True).get(name)
-    return tuple(getattr(hint, "__metadata__", ()))
+    return tuple(getattr(_hint(target, name), "__metadata__", ()))
+
+
+def _hint(target: Callable[..., Any], name: str) -> object:
+    """The evaluated annotation of parameter ``name``, or None.
+
+    Another parameter's annotation may name something that does not exist at run time (a type
+    imported only under ``TYPE_CHECKING``): under ``from __future__ import annotations``, and
+    on Python 3.14+ without it (PEP 649 evaluates annotations only when asked), that is no
+    error until someone evaluates them all. Then only this parameter's annotation is evaluated.
+    """
+    try:
+        return get_type_hints(target, include_extras=True).get(name)
+    except NameError:
+        pass
+    raw = _annotations(target).get(name)
+    if not isinstance(raw, (str, ForwardRef)):
+        return raw  # evaluated already (Annotated metadata survives an unresolved name inside)
+    # PEP 695 type parameters go in as locals: get_type_hints of early 3.12 (3.12.1) ignores them.
+    params = {getattr(p, "__name__", ""): p for p in getattr(target, "__type_params__", ())}
+    globalns = getattr(target, "__globals__", None)
+    return get_type_hints(_OneHint({name: raw}), globalns, params, include_extras=True).get(name)
+
+
+def _signature(target: Callable[..., Any]) -> inspect.Signature:
+    """The signature, for its parameter names: on 3.14+ without evaluating the annotations,
+    which ``inspect.signature`` does by default (format VALUE) and which may raise NameError."""
+    options: dict[str, Any] = {}
+    if _annotationlib is not None:
+        options["annotation_format"] = _annotationlib.Format.FORWARDREF
+    return inspect.signature(target, **options)
+
+
+def _annotations(target: Callable[..., Any]) -> dict[str, object]:
+    """The annotations without evaluating any that cannot be: names that do not resolve stay
+    strings (postponed annotations) or become ``ForwardRef`` (``annotationlib``, 3.14+)."""
+    if _annotationlib is not None:
+        found: dict[str, object] = _annotationlib.get_annotations(target, format=_annotationlib.Format.FORWARDREF)
+        return found
+    return dict(getattr(target, "__annotations__", None) or {})
+
+
+class _OneHint:
+    """Stands in for a function with one annotation, for ``get_type_hints`` to evaluate."""
+
+    def __init__(self, annotations: dict[str, object]) -> None:
+        self.__annotations__ = annotations
 
 
 def is_static(func: Callable[..., Any], name: str) -> bool:

@@ -4,6 +4,7 @@ as type checkers see them (``tests/typing/*.py`` under mypy and pyright)."""
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import os
 import pickle
@@ -12,14 +13,16 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
-from typing import Any, Callable, Optional, get_args, get_origin
+from typing import Any, Callable, ForwardRef, Optional, get_args, get_origin
 
 import pytest
 from typing_extensions import Annotated, get_type_hints
 
 import jaxrewrite
 from jaxrewrite import NODIFF, STATIC, NoDiff, Static, is_nodiff, is_static
+from jaxrewrite import markers
 
 REPO = Path(__file__).resolve().parent.parent
 TYPING = Path(__file__).resolve().parent / "typing"
@@ -147,6 +150,139 @@ def test_future_annotations_in_a_fresh_module(tmp_path: Path, monkeypatch: pytes
     assert [n for n in "abcde" if is_static(future_mod.f, n)] == ["a", "b", "c"]
     assert [n for n in "abcde" if is_nodiff(future_mod.f, n)] == ["d"]
     sys.modules.pop("future_mod", None)
+
+
+def _fresh_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, text: str) -> Any:
+    (tmp_path / f"{name}.py").write_text(textwrap.dedent(text))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    return __import__(name)
+
+
+def test_an_unresolvable_annotation_elsewhere_does_not_hide_static(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A type imported only for the type checker: get_type_hints of the whole function fails,
+    # but each parameter is answered from its own annotation.
+    module = _fresh_module(
+        tmp_path,
+        monkeypatch,
+        "checking_only_mod",
+        """
+        from __future__ import annotations
+        from typing import TYPE_CHECKING
+        from jaxrewrite import Static, NoDiff
+        if TYPE_CHECKING:
+            from numpy.typing import ArrayLike
+
+        def f(x: ArrayLike, n: Static[int], d: NoDiff[float], s: "Static[int]", e: int) -> ArrayLike: ...
+        """,
+    )
+    with pytest.raises(NameError, match="ArrayLike"):
+        get_type_hints(module.f)
+    assert [n for n in "ndse" if is_static(module.f, n)] == ["n", "s"]
+    assert [n for n in "ndse" if is_nodiff(module.f, n)] == ["d"]
+    with pytest.raises(NameError, match="ArrayLike"):  # the asked parameter's own annotation
+        is_static(module.f, "x")
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="PEP 695 type parameters: Python 3.12+")
+def test_an_unresolvable_annotation_elsewhere_with_type_parameters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = _fresh_module(
+        tmp_path,
+        monkeypatch,
+        "type_params_mod",
+        """
+        from __future__ import annotations
+        from jaxrewrite import Static
+
+        def f[T](x: Missing, n: Static[T], m: T) -> None: ...
+        """,
+    )
+    assert is_static(module.f, "n") and not is_static(module.f, "m")
+
+
+@pytest.mark.skipif(sys.version_info < (3, 14), reason="PEP 649 deferred annotations: Python 3.14+")
+def test_deferred_annotations_without_the_future_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before 3.14 this module fails at the def (NameError); from 3.14 on it imports fine.
+    module = _fresh_module(
+        tmp_path,
+        monkeypatch,
+        "deferred_mod",
+        """
+        from typing import TYPE_CHECKING
+        from jaxrewrite import Static
+        if TYPE_CHECKING:
+            from numpy.typing import ArrayLike
+
+        def f(x: ArrayLike, n: Static[int], s: "Static[int]", e: int) -> ArrayLike: ...
+        """,
+    )
+    assert [n for n in "nse" if is_static(module.f, n)] == ["n", "s"]
+
+
+class _Deferred:
+    """A function as Python 3.14 shows one whose annotation names something undefined:
+    evaluating its annotations (``__annotations__``, format VALUE) raises NameError."""
+
+    __globals__ = globals()
+    __signature__ = inspect.Signature(
+        [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in "xndswe"]
+    )
+
+    def __call__(self, x: Any, n: Any, d: Any, s: Any, w: Any, e: Any) -> None: ...
+
+    @property
+    def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]
+        raise NameError("name 'ArrayLike' is not defined")
+
+
+def test_deferred_annotations_are_read_through_annotationlib(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python 3.14's branch, simulated: the annotations come from ``annotationlib`` in format
+    FORWARDREF, where a name that does not resolve is a ForwardRef instead of an error."""
+    formats: list[object] = []
+    forwardref = object()
+
+    def get_annotations(obj: object, *, format: object) -> dict[str, object]:
+        assert obj is target
+        formats.append(format)
+        return {
+            "x": ForwardRef("ArrayLike"),
+            "n": Static[int],
+            "d": "NoDiff[float]",  # a string annotation stays a string in FORWARDREF format
+            "s": ForwardRef("Static[int]"),
+            "e": int,
+        }
+
+    real_signature = inspect.signature
+
+    def signature(obj: Any, *, annotation_format: object) -> inspect.Signature:
+        # inspect.signature evaluates annotations (format VALUE) unless told otherwise on 3.14+.
+        formats.append(annotation_format)
+        return real_signature(obj)
+
+    fake = types.SimpleNamespace(Format=types.SimpleNamespace(FORWARDREF=forwardref), get_annotations=get_annotations)
+    monkeypatch.setattr(markers, "_annotationlib", fake)
+    monkeypatch.setattr(inspect, "signature", signature)
+    target = _Deferred()
+    with pytest.raises(NameError):
+        get_type_hints(target)
+    assert [n for n in "ndswe" if is_static(target, n)] == ["n", "s"]
+    assert [n for n in "ndswe" if is_nodiff(target, n)] == ["d"]
+    with pytest.raises(NameError, match="ArrayLike"):
+        is_static(target, "x")
+    assert formats and all(f is forwardref for f in formats)
+
+
+def test_annotationlib_is_used_exactly_where_it_exists() -> None:
+    try:
+        import annotationlib  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        assert markers._annotationlib is None
+    else:
+        assert markers._annotationlib is annotationlib
 
 
 # --- type checkers --------------------------------------------------------------------
