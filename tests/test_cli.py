@@ -388,6 +388,16 @@ def test_show_explains_misplaced_pragmas(tmp_path: Path) -> None:
     assert notes[2] == "late.py:5: note: '# jaxrewrite: enable' here does not count: it is inside a string literal, not a comment"
 
 
+def test_pragma_inside_an_f_string_is_explained_as_a_string() -> None:
+    # Python 3.12+ tokenizes f-strings into parts (FSTRING_START ... FSTRING_END), not one STRING.
+    from jaxrewrite.engine.header import scan_header, why_ignored
+
+    for prefix in ("f", "rf", "F"):
+        source = f'TEXT = {prefix}"""\n# jaxrewrite: enable\n{{1}}"""\nx = 1\n'
+        assert not scan_header(source).enabled and scan_header(source).ignored_lines == (2,)
+        assert why_ignored(source, 2) == "it is inside a string literal, not a comment"
+
+
 def test_show_mentions_unknown_directives(tmp_path: Path) -> None:
     write(tmp_path / "typo.py", "# jaxrewrite: enabled\nx = 1\n")
     ours = jaxrewrite_("show", "typo.py", cwd=tmp_path)

@@ -115,7 +115,11 @@ def _set_path0(entry: str, always: bool) -> None:
 def _new_main() -> types.ModuleType:
     """A fresh ``__main__`` like the interpreter's own, so user code never runs in our globals."""
     main = types.ModuleType("__main__")
-    main.__dict__.update(__annotations__={}, __builtins__=builtins)
+    main.__dict__["__builtins__"] = builtins
+    if sys.version_info < (3, 14):
+        # The interpreter's __main__ starts with an empty __annotations__ before 3.14; from 3.14
+        # (PEP 649) it has none, and a dict here would hide the lazily built module annotations.
+        main.__dict__["__annotations__"] = {}
     sys.modules["__main__"] = main
     return main
 

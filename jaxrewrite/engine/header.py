@@ -114,13 +114,24 @@ def _header_statement(tokens: list[tokenize.TokenInfo], first: bool) -> bool:
     return len(tokens) > 1 and head.string == "from" and tokens[1].string == "__future__"
 
 
+#: Token types that open and close an f-string (Python 3.12+) or a t-string (3.14+).
+_STRING_STARTS = {getattr(tokenize, name) for name in ("FSTRING_START", "TSTRING_START") if hasattr(tokenize, name)}
+_STRING_ENDS = {getattr(tokenize, name) for name in ("FSTRING_END", "TSTRING_END") if hasattr(tokenize, name)}
+
+
 def why_ignored(source: str, line: int) -> str:
     """Explain a pragma look-alike at ``line`` that ``scan_header`` did not accept."""
     comments: set[int] = set()
+    opened: list[int] = []  # start lines of the f-/t-strings being read (3.12+ tokenizes their parts)
+    inside = "it is inside a string literal, not a comment"
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
             if tok.type == tokenize.STRING and tok.start[0] <= line <= tok.end[0]:
-                return "it is inside a string literal, not a comment"
+                return inside
+            if tok.type in _STRING_STARTS:
+                opened.append(tok.start[0])
+            elif tok.type in _STRING_ENDS and opened and opened.pop() <= line <= tok.end[0]:
+                return inside
             if tok.type == tokenize.COMMENT:
                 comments.add(tok.start[0])
     except (tokenize.TokenError, SyntaxError):
