@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxrewrite.leaves import STATIC_LEAVES, static_leaves
+from jaxrewrite.leaves import static_leaves
 
 DICT_LEAVES = (("cfg", 1, "dict", ("steps",)),)
 TUPLE_LEAVES = (("cfg", 1, "namedtuple", ("steps",)),)
@@ -271,12 +271,13 @@ def test_a_method_the_transform_lacks_stays_absent() -> None:
         assert not hasattr(bare, missing)
 
 
-def test_the_methods_reach_the_jitted_function_with_the_hidden_keyword() -> None:
-    """What ``lower`` hands on: the dynamic rest and the static pairs under STATIC_LEAVES."""
+def test_the_methods_reach_the_jitted_function_with_the_held_entries_first() -> None:
+    """What ``lower`` hands on: the held values as a new leading static argument, then the
+    arguments as given with the dynamic rest in place of the per-leaf one."""
     seen: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
 
     def transform(fun: Callable[..., Any], **keywords: Any) -> Callable[..., Any]:
-        assert STATIC_LEAVES in keywords["static_argnames"]
+        assert keywords["static_argnums"] == (0,) and keywords["static_argnames"] == ()
         jitted = jax.jit(fun, **keywords)
 
         def call(*args: Any, **kwargs: Any) -> Any:
@@ -294,5 +295,5 @@ def test_the_methods_reach_the_jitted_function_with_the_hidden_keyword() -> None
     f.lower(X, {"steps": 2, "scale": SCALE})
     f.lower(X, cfg={"steps": 3, "scale": SCALE})
     (args0, kwargs0), (args1, kwargs1) = seen
-    assert args0[1] == {"scale": SCALE} and kwargs0 == {STATIC_LEAVES: ((("steps", 2),),)}
-    assert kwargs1 == {"cfg": {"scale": SCALE}, STATIC_LEAVES: ((("steps", 3),),)}
+    assert args0[0] == (2,) and args0[2] == {"scale": SCALE} and kwargs0 == {}
+    assert args1[0] == (3,) and kwargs1 == {"cfg": {"scale": SCALE}}
