@@ -188,3 +188,40 @@ def test_a_block_head_binds_its_name_for_the_block(block: str, codes: list[str])
     analysis = jaxrewrite.analyze(BLOCK.format(block=block), "m.py")
     assert [d.code for d in analysis.errors] == codes
     assert not any(use.needs_edit for use in analysis.uses)
+
+
+# -- the generated text calls the builtin __import__ -------------------------------------------
+
+_REBINDS_IMPORT = {
+    "module def": "def __import__(*a, **k):\n    return None\n\n\n{target}",
+    "module assignment": "__import__ = None\n\n\n{target}",
+    "enclosing function": "def outer():\n    __import__ = None\n\n{indented}\n    return f",
+}
+_TARGETS = {
+    "bare jit": "@jax.jit\ndef f(x, n: Static[int]):\n    return x * n\n",
+    "per-leaf jit": "@jax.jit\ndef f(c: Cfg):\n    return c\n",
+    "bare registration": (
+        "@jax.tree_util.register_dataclass\n@dataclasses.dataclass\nclass P:\n    w: jax.Array\n    n: Static[int]\n"
+    ),
+}
+_PRELUDE = (
+    "# jaxrewrite: enable\nimport dataclasses\nfrom typing import TypedDict\n\nimport jax\n"
+    "from jaxrewrite import Static\n\n\nclass Cfg(TypedDict):\n    x: jax.Array\n    n: Static[int]\n\n\n"
+)
+
+
+@pytest.mark.parametrize("target", sorted(_TARGETS))
+@pytest.mark.parametrize("where", sorted(_REBINDS_IMPORT))
+def test_a_module_that_rebinds_import_is_refused_where_the_rewrite_would_call_it(where: str, target: str) -> None:
+    body = _TARGETS[target]
+    text = _PRELUDE + _REBINDS_IMPORT[where].format(target=body, indented=textwrap.indent(body, "    "))
+    with pytest.raises(RewriteError) as caught:
+        rewrite_source(text, "m.py")
+    assert caught.value.code == "JR122"
+    assert text.splitlines()[caught.value.lineno - 1].lstrip().startswith("@jax.")
+
+
+def test_a_rebound_import_elsewhere_does_not_matter() -> None:
+    # A function's own local __import__ is not visible at module-level decorators.
+    text = _PRELUDE + "def helper():\n    __import__ = None\n    return __import__\n\n\n" + _TARGETS["bare jit"]
+    assert "__import__('functools').partial(jax.jit" in rewrite_source(text, "m.py")

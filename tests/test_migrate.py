@@ -132,10 +132,8 @@ def jax_reading(transform: str, keywords: dict[str, ast.expr], func: Func) -> di
 
 def keywords_of(node: ast.expr, transform: str) -> dict[str, ast.expr]:
     """The keywords a transform expression passes: ``partial(T, ...)``, ``T(...)``, ``T(f, ...)``,
-    ``partial(T, ...)(f, ...)``, the hook's ``__import__('functools').partial(T, ...)`` or its per-leaf
-    ``(lambda fun: H(T, fun, ...))``; a bare ``T`` passes none."""
-    if isinstance(node, ast.Lambda):
-        node = node.body
+    ``partial(T, ...)(f, ...)`` or the hook's ``__import__('functools').partial(T, ...)``; a bare ``T``
+    passes none."""
     if not isinstance(node, ast.Call):
         return {}
     found = keywords_of(node.func, transform) if isinstance(node.func, ast.Call) else {}

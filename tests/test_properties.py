@@ -378,8 +378,6 @@ def _static_keywords(text: str) -> dict[str, tuple[Any, ...]]:
     tree = ast.parse(text)
     func = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "f")
     deco = func.decorator_list[0]
-    if isinstance(deco, ast.Lambda):
-        deco = deco.body
     assert isinstance(deco, ast.Call), ast.unparse(deco)
     return _keywords_of(deco, ("static_argnums", "static_argnames"))
 

@@ -19,7 +19,7 @@ class Model:
     fast = jax.jit
     fast_partial = partial(jax.jit, static_argnames=("mode",))
 
-    @(lambda fun, transform=partial(fast, static_argnames="m"): __import__('jaxrewrite.leaves').leaves.static_leaves(transform, fun, (('cfg', 0, 'dict', ('steps',)),), static_argnums=(1,), static_argnames=('m',)))
+    @__import__('functools').partial(__import__('jaxrewrite.leaves').leaves.static_leaves, partial(fast, static_argnames="m"), leaves=(('cfg', 0, 'dict', ('steps',)),), static_argnums=(1,), static_argnames=('m',))
     def run(cfg: Config, m, scale):
         TRACES.append(("run", cfg["steps"], m))
         out = cfg["x"] * scale

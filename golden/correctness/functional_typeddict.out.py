@@ -21,7 +21,7 @@ def apply(f: Fn, x):  # f's own parameters, not apply's
     return f(x, 2)
 
 
-@(lambda fun: __import__('jaxrewrite.leaves').leaves.static_leaves(jax.jit, fun, (('cfg', 0, 'dict', ('steps',)),), static_argnums=(), static_argnames=()))
+@__import__('functools').partial(__import__('jaxrewrite.leaves').leaves.static_leaves, jax.jit, leaves=(('cfg', 0, 'dict', ('steps',)),), static_argnums=(), static_argnames=())
 def run(cfg: Config, scale):
     TRACES.append(("run", cfg["steps"]))
     out = cfg["x"] * scale
@@ -30,7 +30,7 @@ def run(cfg: Config, scale):
     return out
 
 
-@(lambda fun: __import__('jaxrewrite.leaves').leaves.static_leaves(jax.jit, fun, (('l', 0, 'namedtuple', ('act',)),), static_argnums=(), static_argnames=()))
+@__import__('functools').partial(__import__('jaxrewrite.leaves').leaves.static_leaves, jax.jit, leaves=(('l', 0, 'namedtuple', ('act',)),), static_argnums=(), static_argnames=())
 def layer(l: Layer, x):
     TRACES.append(("layer", l.act))
     x = l.w * x

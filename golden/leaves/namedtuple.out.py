@@ -16,7 +16,7 @@ class Layer(NamedTuple):
     act: Static[str]
 
 
-@(lambda fun: __import__('jaxrewrite.leaves').leaves.static_leaves(partial(jax.jit, static_argnames=("depth",)), fun, (('layer', 0, 'namedtuple', ('act',)),), static_argnums=(2, 3), static_argnames=('depth', 'repeat')))
+@__import__('functools').partial(__import__('jaxrewrite.leaves').leaves.static_leaves, partial(jax.jit, static_argnames=("depth",)), leaves=(('layer', 0, 'namedtuple', ('act',)),), static_argnums=(2, 3), static_argnames=('depth', 'repeat'))
 def apply(layer: Layer, x, depth, repeat: Static[int] = 1):
     TRACES.append((layer.act, depth, repeat))
     for _ in range(depth * repeat):

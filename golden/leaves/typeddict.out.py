@@ -16,7 +16,7 @@ class Config(TypedDict):
     activation: Static[Callable[[jax.Array], jax.Array]]
 
 
-@(lambda fun: __import__('jaxrewrite.leaves').leaves.static_leaves(jax.jit, fun, (('dic', 0, 'dict', ('steps', 'activation')),), static_argnums=(), static_argnames=()))
+@__import__('functools').partial(__import__('jaxrewrite.leaves').leaves.static_leaves, jax.jit, leaves=(('dic', 0, 'dict', ('steps', 'activation')),), static_argnums=(), static_argnames=())
 def fun(dic: Config, scale):
     TRACES.append(dic["steps"])
     out = dic["x"] + dic["y"]

@@ -16,8 +16,8 @@ class Config(TypedDict):
     idx: NoDiff[jax.Array]
 
 
-@(lambda fun: __import__('jaxrewrite.leaves').leaves.grad_leaves(jax.value_and_grad, fun, (('d', 0, 'dict', ('n', 'idx')),)))
-@(lambda fun: __import__('jaxrewrite.leaves').leaves.static_leaves(jax.jit, fun, (('d', 0, 'dict', ('n',)),), static_argnums=(), static_argnames=()))
+@__import__('functools').partial(__import__('jaxrewrite.leaves').leaves.grad_leaves, jax.value_and_grad, leaves=(('d', 0, 'dict', ('n', 'idx')),))
+@__import__('functools').partial(__import__('jaxrewrite.leaves').leaves.static_leaves, jax.jit, leaves=(('d', 0, 'dict', ('n',)),), static_argnums=(), static_argnames=())
 def loss(d: Config):
     TRACES.append(d["n"])
     return (d["w"][d["idx"]] ** d["n"]).sum()

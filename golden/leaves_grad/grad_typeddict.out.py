@@ -18,7 +18,7 @@ class Batch(TypedDict):
     idx: NoDiff[jax.Array]
 
 
-@(lambda fun: __import__('jaxrewrite.leaves').leaves.grad_leaves(jax.grad, fun, (('d', 0, 'dict', ('steps', 'act', 'idx')),)))
+@__import__('functools').partial(__import__('jaxrewrite.leaves').leaves.grad_leaves, jax.grad, leaves=(('d', 0, 'dict', ('steps', 'act', 'idx')),))
 def loss(d: Batch):
     SEEN.append((d["steps"], d["act"]))
     out = d["w"] * d["x"]

@@ -16,8 +16,8 @@ class Config(TypedDict):
     mask: NoDiff[jax.Array]
 
 
-@(lambda fun: __import__('jaxrewrite.leaves').leaves.static_leaves(jax.jit, fun, (('cfg', 0, 'dict', ('steps',)),), static_argnums=(), static_argnames=()))
-@(lambda fun: __import__('jaxrewrite.leaves').leaves.grad_leaves(jax.grad, fun, (('cfg', 0, 'dict', ('steps', 'mask')),)))
+@__import__('functools').partial(__import__('jaxrewrite.leaves').leaves.static_leaves, jax.jit, leaves=(('cfg', 0, 'dict', ('steps',)),), static_argnums=(), static_argnames=())
+@__import__('functools').partial(__import__('jaxrewrite.leaves').leaves.grad_leaves, jax.grad, leaves=(('cfg', 0, 'dict', ('steps', 'mask')),))
 def step(cfg: Config, x):
     TRACES.append(("step", cfg["steps"]))
     out = x

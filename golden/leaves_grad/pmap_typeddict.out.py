@@ -17,7 +17,7 @@ class Flags(TypedDict):
     square: Static[bool]
 
 
-@(lambda fun: __import__('jaxrewrite.leaves').leaves.pmap_leaves(partial(jax.pmap, axis_name="i", in_axes=(0, None)), fun, (('dic', 0, 'dict', ('square',)),), static_broadcasted_argnums=()))
+@__import__('functools').partial(__import__('jaxrewrite.leaves').leaves.pmap_leaves, partial(jax.pmap, axis_name="i", in_axes=(0, None)), leaves=(('dic', 0, 'dict', ('square',)),), static_broadcasted_argnums=())
 def fun(dic: Flags, k):
     TRACES.append(dic["square"])
     out = dic["x"] + dic["y"] * k

@@ -15,7 +15,7 @@ class Layer(NamedTuple):
     mask: NoDiff[jax.Array]
 
 
-@(lambda fun: __import__('jaxrewrite.leaves').leaves.grad_leaves(partial(jax.value_and_grad, argnums=(0, 1), has_aux=True), fun, (('layer', 0, 'namedtuple', ('act', 'mask')),)))
+@__import__('functools').partial(__import__('jaxrewrite.leaves').leaves.grad_leaves, partial(jax.value_and_grad, argnums=(0, 1), has_aux=True), leaves=(('layer', 0, 'namedtuple', ('act', 'mask')),))
 def loss(layer: Layer, x, scale: float = 1.0):
     y = layer.w * x * layer.mask
     y = jnp.tanh(y) if layer.act == "tanh" else y

@@ -16,7 +16,7 @@ class Flags(TypedDict):
     power: Static[int]
 
 
-@(lambda fun: __import__('jaxrewrite.leaves').leaves.vmap_leaves(partial(jax.vmap, in_axes=({"x": 0, "power": None}, None)), fun, (('dic', 0, 'dict', ('power',)),)))
+@__import__('functools').partial(__import__('jaxrewrite.leaves').leaves.vmap_leaves, partial(jax.vmap, in_axes=({"x": 0, "power": None}, None)), leaves=(('dic', 0, 'dict', ('power',)),))
 def fun(dic: Flags, k):
     SEEN.append(dic["power"])
     return dic["x"] ** dic["power"] * k

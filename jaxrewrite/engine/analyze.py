@@ -32,7 +32,7 @@ from jaxrewrite.engine.keywords import Values, complete, literal_ints, registrat
 from jaxrewrite.engine.lint import looks_like_transform, marked_defs, missing_pragma
 from jaxrewrite.engine.recognise import TransformRef, ambiguous, bound_keywords, classify, classify_registration
 from jaxrewrite.engine.resolve import binding_scope, parse_string, qualname
-from jaxrewrite.engine.scopes import Binding, Defined, Scope, ScopeKind, ScopeTree, Site, build_scopes, environment
+from jaxrewrite.engine.scopes import Binding, Defined, Scope, ScopeTree, Site, build_scopes, environment
 from jaxrewrite.engine.signature import Kind, Param, Signature, read_signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import TRANSFORMS, ClassTransform, Container, Mark, SpecKind, Transform
@@ -81,9 +81,6 @@ class Use:
     kind: UseKind
     #: The decorator expression, or the whole call at a call site.
     node: ast.expr
-    #: Per-leaf only: a name in ``node`` is a class-body name, which the generated lambda's body
-    #: could not see (the plain wrapper, a ``partial`` call, is evaluated where the user wrote it).
-    class_names: bool
     transform: Transform | ClassTransform
     #: The def (or class) it applies to.
     target: Function | ast.ClassDef
@@ -330,7 +327,6 @@ class _Analyzer:
         use = Use(
             UseKind.DECORATOR,
             deco,
-            bool(leaves) and via_default(deco, scope),
             ref.transform,
             func,
             sig,
@@ -409,11 +405,16 @@ class _Analyzer:
                     self.refuse(err)
                     continue
                 local_keywords = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
+                if not isinstance(deco, ast.Call) and _needs_edit(values):
+                    try:
+                        _check_import_visible(deco, scope, self.src)
+                    except RewriteError as err:
+                        self.refuse(err)
+                        continue
                 self.result.uses.append(
                     Use(
                         UseKind.DECORATOR,
                         deco,
-                        not isinstance(deco, ast.Call) and _needs_edit(values) and via_default(deco, scope),
                         transform,
                         defined.node,
                         None,
@@ -441,7 +442,7 @@ class _Analyzer:
             written = keywords + bound_keywords(call, transform.positional, transform.name, self.src)
             values = registration_values(transform, written, self.info(local), self.src, call)
             self.result.uses.append(
-                Use(UseKind.CALL, call, False, transform, local[0].node, None, (), written, written[len(keywords):], values)
+                Use(UseKind.CALL, call, transform, local[0].node, None, (), written, written[len(keywords):], values)
             )
             return
         ref = classify(call.func, scope)
@@ -463,7 +464,7 @@ class _Analyzer:
             sig = read_signature(func, scope, self.src, self.relevant) if self.relevant is None else None
             if sig is not None:
                 self.result.uses.append(
-                    Use(UseKind.CALL, call, False, ref.transform, func, sig, (), written, local_keywords, None, ref.factory)
+                    Use(UseKind.CALL, call, ref.transform, func, sig, (), written, local_keywords, None, ref.factory)
                 )
             return
         sig, leaves = found
@@ -486,7 +487,7 @@ class _Analyzer:
             _check_import_visible(call, scope, self.src)
         full = TransformRef(ref.transform, written, ref.factory)
         values = _complete(full, sig, self.src, call, bool(leaves), at_call=True)
-        use = Use(UseKind.CALL, call, False, ref.transform, func, sig, leaves, written, local_keywords, values, ref.factory)
+        use = Use(UseKind.CALL, call, ref.transform, func, sig, leaves, written, local_keywords, values, ref.factory)
         if use.needs_edit and ref.factory:
             raise _factory_error(call.func, ref, self.src)
         self.result.uses.append(use)
@@ -649,18 +650,3 @@ def _check_import_visible(node: ast.expr, scope: Scope, src: Source) -> None:
             "the rewritten code calls the builtin __import__, which this module binds to something "
             "else; rename that binding",
         )
-
-
-def via_default(expr: ast.expr, scope: Scope) -> bool:
-    """A lambda body cannot see class-body names: bind the transform as a default when any name
-    in the transform expression (``fast`` in ``partial(fast, ...)`` too) is a class-body name."""
-    root = expr
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    names = (root,) if isinstance(root, ast.Name) else (n for n in ast.walk(expr) if isinstance(n, ast.Name))
-    for node in names:
-        bound_in = binding_scope(node.id, scope)
-        if bound_in is not None and bound_in.kind is ScopeKind.CLASS:
-            return True
-    return False
-

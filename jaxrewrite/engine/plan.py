@@ -38,33 +38,16 @@ def _edits(use: Use, src: Source) -> list[splice.Edit]:
             before, after = render.leaves_call_site(tuple(leaf.spec() for leaf in use.leaves), helper)
             edits = _around(use.node.func, before, after, src) + edits
         return edits
-    param = "fun" if use.signature is not None else "cls"
     if use.leaves:
         assert helper is not None
         pairs = tuple((k, v) for k, v, _ in use.values)
         specs = tuple(leaf.spec() for leaf in use.leaves)
-        before, after = render.leaves_wrapper(
-            _param_name(use.node, param), specs, pairs, use.class_names, helper
-        )
+        before, after = render.leaves_wrapper(specs, pairs, helper)
         return _around(use.node, before, after, src)
     if isinstance(use.node, ast.Call):  # partial(jax.jit, ...) or jax.jit(...): complete it in place
         return _edit_call(use.node, use.local, use.values, src)
     before, after = render.wrapper(tuple((k, v) for k, v, _ in use.values))
     return _around(use.node, before, after, src)
-
-
-def _param_name(expr: ast.expr, param: str) -> str:
-    """The lambda's parameter name: ``fun``, unless the wrapped expression uses that name."""
-    root = expr
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    if isinstance(root, ast.Name):
-        names = {root.id}
-    else:
-        names = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
-    while param in names:
-        param += "_"
-    return param
 
 
 def _around(expr: ast.expr, before: str, after: str, src: Source) -> list[splice.Edit]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import warnings
-from collections.abc import Callable
 from functools import lru_cache
 from types import ModuleType
 
@@ -63,25 +62,6 @@ def wrapper(pairs: tuple[tuple[str, Value], ...]) -> tuple[str, str]:
     return before, after
 
 
-def _around(param: str, via_default: bool, call: Callable[[ast.expr, ast.expr], ast.Call]) -> tuple[str, str]:
-    """Render ``lambda <param>: <call(transform, param)>`` and split it where the transform goes."""
-    transform: ast.expr = ast.Name(_PLACEHOLDER, ast.Load())
-    args = [ast.arg(param)]
-    defaults: list[ast.expr] = []
-    if via_default:
-        args.append(ast.arg("transform"))
-        defaults.append(transform)
-        transform = ast.Name("transform", ast.Load())
-    signature = ast.arguments(
-        posonlyargs=[], args=args, vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=defaults
-    )
-    text = _source(ast.Expr(ast.Lambda(signature, call(transform, ast.Name(param, ast.Load())))))
-    if not text.startswith("("):
-        text = f"({text})"
-    before, _, after = text.partition(_PLACEHOLDER)
-    return before, after
-
-
 def _const(obj: object) -> ast.expr:
     if isinstance(obj, tuple):
         return ast.Tuple([_const(item) for item in obj], ast.Load())
@@ -107,23 +87,23 @@ LeafSpecs = tuple[tuple[str, int | None, str, tuple[str, ...]], ...]
 
 @lru_cache(maxsize=256)
 def leaves_wrapper(
-    param: str,
     leaves: LeafSpecs,
     pairs: tuple[tuple[str, Value], ...],
-    via_default: bool,
     helper: str = "static_leaves",
 ) -> tuple[str, str]:
     """Text around a transform for per-leaf statics: the transform is passed to the run-time helper.
 
-    ``jax.jit`` becomes ``(lambda fun: __import__('jaxrewrite.leaves').leaves.static_leaves(jax.jit,
-    fun, <leaves>, static_argnums=..., static_argnames=...))``: explicit about what splits the
-    argument, and still no import statement or module-level name. ``helper`` is the table row's
+    ``jax.jit`` becomes ``__import__('functools').partial(__import__('jaxrewrite.leaves').leaves.
+    static_leaves, jax.jit, leaves=<leaves>, static_argnums=..., static_argnames=...)``: explicit
+    about what splits the argument, in the same partial form as every bare transform (no
+    import statement, no module-level name, no code object). ``helper`` is the table row's
     ``per_leaf`` policy (``grad_leaves``, ``pmap_leaves``...).
     """
-    kws = [ast.keyword(name, _const(items)) for name, items in pairs]
-    return _around(
-        param, via_default, lambda transform, fun: ast.Call(_helper(helper), [transform, fun, _const(leaves)], kws)
-    )
+    call = ast.Call(_import("functools", "partial"), [_helper(helper), ast.Name(_PLACEHOLDER, ast.Load())], [])
+    call.keywords = [ast.keyword("leaves", _const(leaves))]
+    call.keywords += [ast.keyword(name, _const(items)) for name, items in pairs]
+    before, _, after = _source(ast.Expr(call)).partition(_PLACEHOLDER)
+    return before, after
 
 
 @lru_cache(maxsize=256)
