@@ -11,8 +11,10 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers_hook import OPTED_IN, PLAIN_CALL, REWRITTEN_CALL, Project, child_code, report
@@ -73,6 +75,7 @@ def test_cache_tag_is_alphanumeric_and_keyed_on_rewriter_and_level(monkeypatch: 
     import jaxrewrite.version
 
     monkeypatch.setattr(cache, "_rewriter_hash", None)
+    monkeypatch.setattr(cache, "_scanner_hash", None)
     monkeypatch.setattr(jaxrewrite.version, "__version__", "999")
     assert cache.cache_tag() != tag
 
@@ -251,15 +254,47 @@ def test_moved_module_keeps_its_cache_and_reports_its_new_path(project: Project)
     assert result["compiled"] == [] and result["co_filename"] == str(moved / "pkg" / "mod.py")
 
 
-def test_rewriter_hash_covers_what_determines_the_code(tmp_path: Path) -> None:
-    """An edit to the engine (a subfolder), the pipelines or the version gives a new cache tag;
-    an edit to a command or the run-time helpers does not (it cannot change cached code)."""
+@pytest.fixture
+def package_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the package, its files a minute old (a memo can record them at once), in a
+    process that may write bytecode (this environment sets PYTHONDONTWRITEBYTECODE)."""
     copy = tmp_path / "jaxrewrite"
     shutil.copytree(cache.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    _age(copy)
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    return copy
+
+
+def _same_size_edit(path: Path) -> None:
+    text = path.read_bytes()
+    edited = text[:-1] + (b" " if text[-1:] != b" " else b"\n")
+    assert len(edited) == len(text) and edited != text
+    path.write_bytes(edited)
+
+
+def _age(root: Path, seconds: int = 60) -> None:
+    """Every file under ``root`` last modified ``seconds`` ago: settled, so a memo records it."""
+    then = time.time_ns() - seconds * 1_000_000_000
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, ns=(then, then))
+
+
+@pytest.mark.parametrize("memoised", [False, True], ids=["hashed", "through-the-memo"])
+def test_rewriter_hash_covers_what_determines_the_code(package_copy: Path, memoised: bool) -> None:
+    """An edit to the engine (a subfolder), the pipelines or the version gives a new cache tag;
+    an edit to a command or the run-time helpers does not (it cannot change cached code). The
+    same through the stat memo every process uses: each edit is seen, each revert too."""
+    copy = package_copy
+    memo = str(copy.parent / "memo") if memoised else None
+
+    def rewriter() -> str:
+        return cache.digests(str(copy), memo=memo).rewriter
+
     hashed = cache.package_sources(str(copy))
     assert "engine/plan.py" in hashed and "hook/pipeline.py" in hashed and "engine/migration.py" not in hashed
-    before = cache.rewriter_hash(str(copy))
-    assert before == cache.rewriter_hash(str(copy))
+    before = rewriter()
+    assert before == rewriter() == cache.rewriter_hash(str(copy))
+    assert (copy.parent / "memo").exists() is memoised
     for part, changes in [
         ("engine/plan.py", True),
         ("engine/table.py", True),
@@ -269,14 +304,172 @@ def test_rewriter_hash_covers_what_determines_the_code(tmp_path: Path) -> None:
         ("commands/check.py", False),
         ("engine/migration.py", False),
         ("leaves.py", False),
+        ("hook/finder.py", False),  # the scanner's (see the next test), not the rewriter's
     ]:
         target = copy / part
         original = target.read_bytes()
         target.write_bytes(original + b"\n# an edit\n")
-        assert (cache.rewriter_hash(str(copy)) != before) is changes, part
+        assert (rewriter() != before) is changes, part
         target.write_bytes(original)
+        assert rewriter() == before, part
     (copy / "engine" / "new_rule.py").write_text("X = 1\n")
-    assert cache.rewriter_hash(str(copy)) != before
+    assert rewriter() != before
+
+
+def test_scanner_hash_covers_the_pragma_scanner_and_what_applies_it(package_copy: Path) -> None:
+    """The folder indexes are keyed by the scanner digest: it moves with the scanner (in the
+    engine), the finder and the index, not with the rest of the engine."""
+    before = cache.digests(str(package_copy), memo=None)
+    for part, scanner, rewriter in [
+        ("engine/header.py", True, True),
+        ("hook/finder.py", True, False),
+        ("hook/index.py", True, False),
+        ("version.py", True, True),
+        ("engine/plan.py", False, True),
+        ("hook/cache.py", False, True),
+    ]:
+        target = package_copy / part
+        original = target.read_bytes()
+        target.write_bytes(original + b"\n# an edit\n")
+        after = cache.digests(str(package_copy), memo=None)
+        assert (after.scanner != before.scanner, after.rewriter != before.rewriter) == (scanner, rewriter), part
+        target.write_bytes(original)
+
+
+def test_a_same_size_edit_with_a_new_mtime_changes_the_tag(package_copy: Path) -> None:
+    """The memo trusts each file's (mtime_ns, size), as Python trusts them (in whole seconds) to
+    run an engine module's own pyc: a same-size edit is seen through its new mtime."""
+    memo = str(package_copy.parent / "memo")
+    before = cache.digests(str(package_copy), memo=memo)
+    assert os.path.exists(memo)
+    target = package_copy / "engine" / "plan.py"
+    stat = target.stat()
+    _same_size_edit(target)
+    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000))  # one microsecond later
+    assert target.stat().st_size == stat.st_size
+    after = cache.digests(str(package_copy), memo=memo)
+    assert after.rewriter != before.rewriter and after.scanner == before.scanner
+    assert after == cache.digests(str(package_copy), memo=None)  # what hashing the files gives
+
+    # The control, as in test_same_size_edit_in_the_same_second_is_seen: an edit that keeps the
+    # size and restores the exact mtime is not seen (nor would Python see it in plan.py's pyc).
+    settled = package_copy / "engine" / "table.py"
+    stat = settled.stat()
+    _same_size_edit(settled)
+    os.utime(settled, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert cache.digests(str(package_copy), memo=memo) == after
+    assert cache.digests(str(package_copy), memo=None) != after
+
+
+def test_the_memo_spares_reading_the_sources(package_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    memo = str(package_copy.parent / "memo")
+    first = cache.digests(str(package_copy), memo=memo)
+    read: list[str] = []
+    real = cache._read
+
+    def reading(path: str) -> bytes:
+        read.append(path)
+        return real(path)
+
+    monkeypatch.setattr(cache, "_read", reading)
+    assert cache.digests(str(package_copy), memo=memo) == first
+    assert read == []  # not one source: the stats matched
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda d: d[: len(d) // 2], id="truncated"),
+        pytest.param(lambda d: b"\x00" * 8, id="garbage"),
+        pytest.param(lambda d: b"", id="empty"),
+        pytest.param(lambda d: marshal.dumps((1, "0.1.0", [("x", "y")], ("a", "b"))), id="wrong-shapes"),
+        pytest.param(lambda d: marshal.dumps(42), id="not-a-record"),
+        pytest.param(
+            lambda d: marshal.dumps((1, __import__("jaxrewrite").__version__, (), ("0" * 16, "0" * 16))), id="checks-nothing"
+        ),
+    ],
+)
+def test_a_damaged_memo_is_ignored_and_replaced(package_copy: Path, damage: Callable[[bytes], bytes]) -> None:
+    memo = package_copy.parent / "memo"
+    expected = cache.digests(str(package_copy), memo=None)
+    assert cache.digests(str(package_copy), memo=str(memo)) == expected
+    memo.write_bytes(damage(memo.read_bytes()))
+    assert cache.digests(str(package_copy), memo=str(memo)) == expected
+    assert cache._from_memo(str(memo), str(package_copy), __import__("jaxrewrite").__version__) == expected
+
+
+def test_the_memo_is_not_written_for_files_just_edited(package_copy: Path) -> None:
+    """A file modified in the last RACY_NS could be written again within the same timestamp tick
+    with the same size: such stats are not memoised (git's racily clean index entries)."""
+    memo = package_copy.parent / "memo"
+    (package_copy / "engine" / "plan.py").write_bytes((package_copy / "engine" / "plan.py").read_bytes() + b"\n")
+    cache.digests(str(package_copy), memo=str(memo))
+    assert not memo.exists()
+    _age(package_copy)
+    cache.digests(str(package_copy), memo=str(memo))
+    assert memo.exists()
+
+
+def test_the_memo_belongs_to_one_version(package_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    memo = str(package_copy.parent / "memo")
+    before = cache.digests(str(package_copy), memo=memo)
+    import jaxrewrite.version
+
+    monkeypatch.setattr(jaxrewrite.version, "__version__", "999")
+    after = cache.digests(str(package_copy), memo=memo)
+    assert after.rewriter != before.rewriter and after.scanner != before.scanner
+
+
+def test_the_memo_of_the_installed_package_lives_in_its_pycache() -> None:
+    memo = cache.memo_path()
+    assert memo is not None and os.path.basename(memo) == cache.MEMO_NAME and not memo.endswith(".pyc")
+    pyc = importlib.util.cache_from_source(os.path.join(cache.PACKAGE, "hook", "cache.py"))
+    assert os.path.dirname(memo) == os.path.dirname(pyc)
+
+
+def test_a_process_hashes_its_rewriter_once_then_only_stats_it(project: Project) -> None:
+    """In children (the memo is per installation): the first one writes the memo, the next ones
+    read no jaxrewrite source to find the tag; both get the same tag."""
+    prefix = project.root / "prefix"  # the memo goes with the pycs: a fresh place for this test
+    env = project.env(PYTHONPYCACHEPREFIX=str(prefix))
+    code = (
+        "import json, sys, jaxrewrite\n"
+        "from jaxrewrite.hook import cache\n"
+        "opened = []\n"
+        "sys.addaudithook(lambda e, a: opened.append(str(a[0])) if e == 'open' else None)\n"
+        "tag = cache.cache_tag()\n"
+        "print(json.dumps([tag, [p for p in opened if p.startswith(cache.PACKAGE) and p.endswith('.py')]]))\n"
+    )
+    found: Any = report(project.run(code, env=env))
+    first_tag, first_read = found
+    memo = [str(p) for p in prefix.rglob(cache.MEMO_NAME)]
+    if not memo:
+        pytest.skip("jaxrewrite's own sources were edited in the last seconds: no memo yet")
+    assert first_read  # it hashed them
+    found = report(project.run(code, env=env))
+    assert found == [first_tag, []]
+
+
+def test_code_rewritten_after_the_rewriter_changed_is_not_stored_under_the_old_tag(project: Project) -> None:
+    """A long-lived process takes its tag once; if the rewriter on disk has changed since (the
+    process stands in for that with a tag no rewriter has), what it rewrites now would carry the
+    new rewriter's output under the old name: it is used, never stored."""
+    path = project.write("mod.py", OPTED_IN.format(value=1))
+    code = (
+        "import json, jaxrewrite, jax\n"
+        "from jaxrewrite.hook import cache\n"
+        "cache.scanner_hash()\n"
+        "cache._rewriter_hash = '0' * 16\n"
+        "jaxrewrite.install()\n"
+        "import mod\n"
+        "print(json.dumps([jax.CALLS, mod.__spec__.cached]))\n"
+    )
+    found: Any = report(project.run(code))
+    calls, cached = found
+    assert calls == [REWRITTEN_CALL] and "jaxrewrite0000000000000000" in cached
+    assert project.rewritten_pycs() == [] and path.exists()
+    assert project.child("mod")["compiled"] == [str(path)]  # the real tag: written this time
+    assert len(project.rewritten_pycs()) == 1
 
 
 def test_every_module_a_rewrite_loads_is_hashed() -> None:
