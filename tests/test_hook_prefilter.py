@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jaxrewrite.hook.finder import _BLOCK, _read_if_may_opt_in
+from jaxrewrite.hook.finder import _BLOCK, _read_if_may_opt_in, _read_source
 from jaxrewrite.engine.header import head_rules_out, header_end, scan_header
 
 PRAGMA_LINE = b"# jaxrewrite: enable\n"
@@ -160,3 +160,21 @@ def test_pragma_after_a_long_docstring_is_still_found(tmp_path: os.PathLike[str]
     with open(path, "wb") as file:
         file.write(b"import os\n" + b"# " * _BLOCK + b"\n# jaxrewrite: enable\n")
     assert _read_if_may_opt_in(path) is None  # below the header: the first block settles it
+
+
+def test_read_source_gives_the_stats_from_before_the_read(tmp_path: os.PathLike[str]) -> None:
+    """The index records a verdict under the stats the file had before its bytes were read."""
+    path = os.path.join(tmp_path, "m.py")
+    with open(path, "wb") as file:
+        file.write(b"import os\n" * 2000)  # over one block, ruled out by its first line
+    stat = os.stat(path)
+    assert _read_source(path, keyed=True) == (None, (stat.st_mtime_ns, stat.st_size))
+    assert _read_source(path) == (None, None)
+    # ``whole``: the index says it opted in when last read, so all of it is read, no block rule.
+    assert _read_source(path, whole=True) == (None, None)
+    text = b"# jaxrewrite: enable\n" + b"x = 1\n" * 3000
+    with open(path, "wb") as file:
+        file.write(text)
+    assert _read_source(path, whole=True) == (text, None)
+    assert _read_source(path, whole=True, keyed=True)[0] == text
+    assert _read_source(os.path.join(tmp_path, "missing.py"), keyed=True) == (None, None)

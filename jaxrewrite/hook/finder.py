@@ -3,13 +3,13 @@
 Why a front finder that delegates: whoever finds a module (PathFinder, an editable install's
 finder, another hook) keeps finding it; we only look at the spec they return, and return it
 ourselves so the search is never repeated. Only plain ``.py`` files whose header opts in get our
-loader; everything else keeps its normal loader and normal bytecode.
+loader; everything else keeps its normal loader and normal bytecode. Whether a file opts in is
+remembered on disk (hook/index.py), so a file that does not is read once, not at every start.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import io
 import os
 import sys
 from collections.abc import Iterable, Sequence
@@ -17,7 +17,7 @@ from importlib.machinery import ModuleSpec, SourceFileLoader
 from types import CodeType, ModuleType, TracebackType
 
 from jaxrewrite.engine.header import Header, head_rules_out, might_opt_in, scan_header
-from jaxrewrite.hook import cache, notrewritten, pipeline
+from jaxrewrite.hook import cache, index, notrewritten, pipeline
 
 __all__ = ["OWNED_LOADERS", "HookHandle", "RewritingFinder", "RewritingLoader", "install", "uninstall"]
 
@@ -49,28 +49,31 @@ class RewritingLoader(SourceFileLoader):
     def get_code(self, fullname: str) -> CodeType:
         path = self.get_filename(fullname)
         code, self._code = self._code, None
-        data, self._source = self._source, None
+        seen, self._source = self._source, None
         header, self._header = self._header, None
         if code is not None:
             notrewritten.mark(path)
             return code
-        if data is None:
-            data, header = self.get_data(path), None
+        # What is compiled is read as SourceFileLoader reads it (``get_data``: io.open_code, so an
+        # embedder's open-code hook sees it); the finder's bytes only decided that it opts in.
+        data = self.get_data(path)
         optimize = sys.flags.optimize
         source_hash = importlib.util.source_hash(data)
         pyc = cache.cache_path(path, optimize, self.pipeline.name)
-        if pyc is not None:
-            code = cache.load(pyc, source_hash, path)
-            if code is not None:
-                notrewritten.mark(path)
-                return code
+        if data != seen:
+            header = None  # not read by the finder (a reload), or changed since: look again
+            if pyc is not None:
+                code = cache.load(pyc, source_hash, path)
+                if code is not None:
+                    notrewritten.mark(path)
+                    return code
         try:
             code = self.pipeline.compile(data, path, optimize, header)
         except SyntaxError as err:
             # A RewriteError (or Python's own SyntaxError) names the user's file, line and column;
             # the engine's frames above it would only bury that. Internal errors keep theirs.
             raise err.with_traceback(None) from None
-        if pyc is not None:
+        if pyc is not None and cache.tag_is_current():
             cache.store(pyc, code, source_hash, path)
         return code
 
@@ -101,14 +104,45 @@ class RewritingFinder:
     def find_spec(
         self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
+        # This runs for every module imported (~550 for ``import jax``): one frame for most.
         packages = self.packages
         if packages is not None and fullname.partition(".")[0] not in packages:
             # Not ours: no lookup, no file access, unless an owned loader finds it.
             return self._find_owned(fullname, path, target) if OWNED_LOADERS else None
-        spec = self._find_after_self(fullname, path, target)
-        if spec is not None:
-            self._maybe_rewrite(spec)
-        return spec
+        meta_path = sys.meta_path
+        # Only the finders after this one: never itself, so no recursion through sys.meta_path.
+        if meta_path and meta_path[0] is self:
+            later = meta_path[1:]
+        else:
+            for at, finder in enumerate(meta_path):
+                if finder is self:
+                    later = meta_path[at + 1 :]
+                    break
+            else:
+                return None
+        for finder in later:
+            find_spec = getattr(finder, "find_spec", None)
+            if find_spec is None:
+                continue  # a legacy find_module finder: the import system will ask it itself
+            spec: ModuleSpec | None = find_spec(fullname, path, target)
+            if spec is not None:
+                origin = spec.origin
+                if origin is not None and origin.endswith(".py"):
+                    # Most files are settled here, by the index and one stat: this is
+                    # _maybe_rewrite's first step, inlined, as it runs for nearly every module.
+                    entry = _ENTRIES.get(origin)
+                    if entry is not None and type(spec.loader) is SourceFileLoader:
+                        try:
+                            mtime_ns, size, verdict = entry
+                            if verdict == _NO:
+                                st = _stat(origin)
+                                if mtime_ns == st.st_mtime_ns and size == st.st_size:
+                                    return spec
+                        except (TypeError, ValueError, OSError):
+                            pass  # a damaged entry, or a file gone: the slow path decides
+                    self._maybe_rewrite(spec, origin)
+                return spec
+        return None
 
     def _find_owned(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None
@@ -122,38 +156,44 @@ class RewritingFinder:
             elif after and any(finder is owned for owned, _ in OWNED_LOADERS):
                 spec: ModuleSpec | None = finder.find_spec(fullname, path, target)
                 if spec is not None:
-                    self._maybe_rewrite(spec)
+                    if spec.origin is not None and spec.origin.endswith(".py"):
+                        self._maybe_rewrite(spec, spec.origin)
                     return spec
         return None
 
-    def _find_after_self(
-        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None
-    ) -> ModuleSpec | None:
-        # Only the finders after this one: never itself, so no recursion through sys.meta_path.
-        meta_path = sys.meta_path
-        for index, finder in enumerate(meta_path):
-            if finder is self:
-                break
-        else:
-            return None
-        for finder in meta_path[index + 1 :]:
-            find_spec = getattr(finder, "find_spec", None)
-            if find_spec is None:
-                continue  # a legacy find_module finder: the import system will ask it itself
-            spec: ModuleSpec | None = find_spec(fullname, path, target)
-            if spec is not None:
-                return spec
-        return None
-
-    def _maybe_rewrite(self, spec: ModuleSpec) -> None:
-        origin = spec.origin
-        if origin is None or not origin.endswith(".py"):
-            return
-        steps = self.pipeline_for(spec)
+    def _maybe_rewrite(self, spec: ModuleSpec, origin: str) -> None:
+        steps = pipeline.DEFAULT if type(spec.loader) is SourceFileLoader else self.pipeline_for(spec)
         if steps is None:
             return
-        data = _read_if_may_opt_in(origin)
+        # The index settles most files with one stat (see hook/index.py); the first file of each
+        # folder comes here, to find where that folder's entries live. Where no index exists and
+        # none can be written, the file is read exactly as it would be without one: no stat.
+        folder_path, _, name = origin.rpartition(os.sep)
+        place = _PLACES.get(folder_path) or index.place_of(folder_path, spec.name, name)
+        entry = place.entries.get(origin) if place.active else None
+        whole = False
+        if entry is not None:
+            try:
+                mtime_ns, size, verdict = entry
+            except (TypeError, ValueError):  # a damaged entry: as if there were none
+                verdict = None
+            if verdict == index.NO:
+                try:
+                    st = os.stat(origin)
+                except OSError:
+                    return  # the normal loader will report it
+                if mtime_ns == st.st_mtime_ns and size == st.st_size:
+                    return
+            elif verdict == index.MAYBE:
+                whole = True  # it opted in when last read: all of it is needed (a hint; checked below)
+        # An opted-in file is read whole without a stat: its entry only ever needs one again if
+        # it stopped opting in, and then it is invalidated, to be recorded by the next reader.
+        data, key = _read_source(origin, whole, place.active and not whole)
         if data is None:
+            if key is not None:
+                place.record(origin, key, index.NO)
+            elif whole:
+                place.invalidate(origin)
             return
         pyc = cache.cache_path(origin, sys.flags.optimize, steps.name)
         # Only sources that opt in are ever cached, so a valid entry for these exact bytes answers
@@ -163,33 +203,52 @@ class RewritingFinder:
         if code is None:
             header = _header(data)
             if header is None or not header.enabled:
+                if key is not None:
+                    place.record(origin, key, index.NO)
+                elif whole:
+                    place.invalidate(origin)
                 return
+        if key is not None:
+            place.record(origin, key, index.MAYBE)
         spec.loader = RewritingLoader(spec.name, origin, data, code, steps, header)
         spec.cached = pyc
 
 
 def _read_if_may_opt_in(path: str) -> bytes | None:
-    """The file's bytes if it may opt in, else None, usually after reading only its first block.
+    """The file's bytes if it may opt in, else None, usually after reading only its first block."""
+    return _read_source(path)[0]
+
+
+def _read_source(path: str, whole: bool = False, keyed: bool = False) -> tuple[bytes | None, tuple[int, int] | None]:
+    """The file's bytes if it may opt in (else None), and with ``keyed`` its (mtime_ns, size)
+    from before the read, for the index (None when not asked for, or unknown).
 
     Reading every source in full would cost ``import jax`` 2-3 %: the hook sees ~550 files and
     13 MB. A pragma only counts in the header, so a first block without the needle whose header
-    provably ends inside it settles the question. That block is read with bare os calls (a third
-    of the cost of a buffered file); bytes that will be compiled are read with ``io.open_code``,
-    as ``SourceFileLoader.get_data`` does, so an embedder's open-code hook still sees them.
+    provably ends inside it settles the question (unless ``whole``: the index says the file opts
+    in, so all of it is needed). Bare os calls, a third of the cost of a buffered file: these
+    bytes only decide; what is compiled is read again by the loader, through ``io.open_code``.
     """
+    key = None
     try:
         fd = os.open(path, _O_FLAGS)
         try:
-            head, whole = _read_head(fd)
+            size = -1
+            if keyed:
+                st = os.fstat(fd)
+                key, size = (st.st_mtime_ns, st.st_size), st.st_size
+            if whole:
+                data = _read_rest(fd, b"", size)
+            else:
+                head, complete = _read_head(fd)
+                if not might_opt_in(head) if complete else head_rules_out(head):
+                    return None, key
+                data = head if complete else _read_rest(fd, head, size)
         finally:
             os.close(fd)
-        if not might_opt_in(head) if whole else head_rules_out(head):
-            return None
-        with io.open_code(path) as file:
-            data = file.read()
     except OSError:
-        return None  # the normal loader will report it
-    return data if might_opt_in(data) else None
+        return None, None  # the normal loader will report it
+    return (data if might_opt_in(data) else None), key
 
 
 def _read_head(fd: int) -> tuple[bytes, bool]:
@@ -203,7 +262,25 @@ def _read_head(fd: int) -> tuple[bytes, bool]:
     return head, False
 
 
+def _read_rest(fd: int, data: bytes, size: int) -> bytes:
+    """``data`` (what was read so far) and the rest of the file, to its end; ``size`` (from
+    ``fstat``, or -1) only sizes the first read."""
+    want = size - len(data) + 1 if size >= len(data) else _CHUNK
+    while True:
+        more = os.read(fd, want)
+        if not more:
+            return data
+        data += more
+        want = _CHUNK
+
+
 _BLOCK = 8192
+_CHUNK = 1 << 16
+# Bound once: find_spec's fast path runs for nearly every module Python imports.
+_ENTRIES = index.ENTRIES
+_PLACES = index.PLACES
+_NO = index.NO
+_stat = os.stat
 _O_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 
 
