@@ -4,11 +4,16 @@
    what every user of the hook pays on each start. Target: ratio <= 1.03.
 2. An opted-in module imported through the hook from a warm cache vs the same module imported
    plainly from its own warm pyc (jax already imported in both, so only the module is timed;
-   the hook's once-per-process cost of hashing the rewriter is included). Target: ratio <= 1.10.
+   the hook's once-per-process costs, checking the rewriter's stat memo for the cache tag and
+   reading the folder's opt-in index, are included). Target: ratio <= 1.10.
    The two do not run the same code: the rewritten decorators pass static_argnums/argnames, and
    jax.jit does more work for those. So a third arm imports the rewritten text saved as an
    ordinary module (what you would write by hand), plainly: hook vs that is the hook's own cost.
-   A last pair imports the module after another opted-in one, once-per-process costs paid.
+   Target: ratio <= 1.03. A last pair imports the module after another opted-in one,
+   once-per-process costs paid.
+
+The hook's share of ``import jax`` measured inside the process (steadier than row 1) is
+bench_hook_share.py's.
 
 Usage: python benchmarks/bench_import.py [--repeats N] [--quick] [--table PATH] [--profile]
 """
@@ -59,7 +64,7 @@ profile.enable()
 import jax
 profile.disable()
 stats = pstats.Stats(profile)
-stats.sort_stats("tottime").print_stats("importhook|pragma|cache.py", 12)
+stats.sort_stats("tottime").print_stats("hook/|header.py", 12)
 """
 
 
@@ -183,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = [
         ("import jax", jax_result, 1.03),
         ("opted-in module, warm cache", module_result, 1.10),
-        ("  vs the rewrite written by hand", by_hand_result, None),
+        ("  vs the rewrite written by hand", by_hand_result, 1.03),
         ("  as the second opted-in module", second_result, None),
     ]
     print(f"{'medians (ratio: of per-round ratios)':38} {'plain ms':>9} {'hook ms':>9} {'ratio':>6} {'cpu ratio':>9}  target")

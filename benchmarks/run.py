@@ -42,6 +42,7 @@ BENCHMARKS = [
     ("integrations", "bench_integrations.py", []),
     ("library", "bench_library.py", []),
     ("import", "bench_import.py", []),
+    ("share", "bench_hook_share.py", []),
 ]
 
 # bench_import.py prints a header line naming its columns (`plain ms`, `hook ms`, `ratio`, ...)

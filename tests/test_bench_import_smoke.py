@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -23,3 +24,21 @@ def test_bench_import_runs_and_writes_a_table_row(tmp_path: Path) -> None:
     assert "import jax" in result.stdout and "opted-in module" in result.stdout
     lines = table.read_text().splitlines()
     assert lines[0].startswith("| date |") and len(lines) == 3 and "(quick)" in lines[2]
+
+
+def test_bench_hook_share_runs_and_writes_its_rows(tmp_path: Path) -> None:
+    """The in-process share of ``import jax``: three kinds of child, one round, rows as JSON."""
+    out = tmp_path / "share.json"
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench_hook_share.py"), "--quick", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "JAX_PLATFORMS": "cpu"},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = json.loads(out.read_text())
+    assert [row["what"].split(",")[1].split(":")[0].strip() for row in rows] == ["no index", "first", "warm"]
+    assert [row["target"] for row in rows] == [None, None, 0.01]
+    assert all(0 < row["ratio"]["median"] < 1 for row in rows), rows
+    assert "(--quick:" in result.stdout

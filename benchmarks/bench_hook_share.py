@@ -1,0 +1,260 @@
+"""The import hook's own share of ``import jax``, measured inside the importing process.
+
+Why in process: the hook adds ~1-3 % to a 500 ms import, which two wall-clock imports in fresh
+interpreters (bench_import.py's ``import jax`` row) cannot resolve on a shared machine. Here each
+child installs the hook (no package filter, so it sees every module), times its ``find_spec``
+and, separately, the finders after it on ``sys.meta_path`` (wrapped as one, asked in turn as
+importlib asks them) while the hook is asking them, then imports jax. The hook's self time is
+its time minus the time of the finders it delegated to, minus what the timer costs per delegated
+call (calibrated in the same child after the import; what remains of it still counts against the
+hook), and minus the garbage collections that happened to start in the hook's own code (one is
+paid by whichever allocation crosses the threshold, and walks jax's whole heap; the hook's few
+allocations barely move when one comes). Its share is that self time over the whole ``import
+jax``, collections included: one figure per child; rows give the median and IQR.
+
+Three kinds of child, every round in this order, all with their own bytecode cache folder
+(``PYTHONPYCACHEPREFIX``, filled with jax's pycs before the first round: nothing is written beside
+the installed sources, and the indexes can be deleted between rounds):
+
+* ``no index``: under PYTHONDONTWRITEBYTECODE with no index on disk (a read-only install, or -B):
+  the hook reads the first block of every file, as it did before the folder indexes (context).
+* ``first``: the indexes deleted beforehand: this process reads every file and builds them. Its
+  share covers the import; the at-exit writing of the indexes is timed separately (context).
+* ``warm``: the indexes the first one wrote: one ``stat`` per file. Target: share <= 0.01.
+
+Usage: python benchmarks/bench_hook_share.py [--rounds N] [--quick] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from _timing import Ratio, Row, dump, print_table, quartiles  # noqa: E402
+
+TARGET = 0.01
+
+#: The child: the hook, timers around it and the finders after it, ``import jax``, calibration.
+CHILD = r'''
+import gc, json, sys, time
+import jaxrewrite
+from jaxrewrite.hook import index
+
+jaxrewrite.install()
+hook = sys.meta_path[0]
+clock = time.perf_counter
+state = {"depth": 0, "asking": False, "inside": 0.0, "delegated": 0.0, "calls": 0, "gc": 0.0, "gc_start": 0.0}
+
+
+def on_gc(phase, info):
+    """Time the collections that start in the hook's own code (not in a finder it asks)."""
+    if phase == "start":
+        state["gc_start"] = clock()
+    elif state["depth"] and not state["asking"]:
+        state["gc"] += clock() - state["gc_start"]
+
+
+gc.callbacks.append(on_gc)
+
+
+class Later:
+    """Every finder after the hook, as one, asked in turn as importlib asks them: its time counts
+    as delegated while the hook is asking it (one timer per call of the hook, not per finder)."""
+
+    def __init__(self, finders):
+        self.finders = finders
+
+    def _ask(self, name, path, target):
+        for finder in self.finders:
+            find_spec = getattr(finder, "find_spec", None)
+            if find_spec is not None:
+                spec = find_spec(name, path, target)
+                if spec is not None:
+                    return spec
+        return None
+
+    def find_spec(self, name, path=None, target=None):
+        if not state["depth"]:
+            return self._ask(name, path, target)
+        state["asking"] = True
+        start = clock()
+        try:
+            return self._ask(name, path, target)
+        finally:
+            state["delegated"] += clock() - start
+            state["calls"] += 1
+            state["asking"] = False
+
+    def invalidate_caches(self):
+        for finder in self.finders:
+            if hasattr(finder, "invalidate_caches"):
+                finder.invalidate_caches()
+
+    def find_distributions(self, *args, **kwargs):
+        for finder in self.finders:
+            if hasattr(finder, "find_distributions"):
+                yield from finder.find_distributions(*args, **kwargs)
+
+
+own = hook.find_spec
+
+
+def timed_find_spec(name, path=None, target=None):
+    state["depth"] += 1
+    if state["depth"] > 1:  # an import made by the hook itself: already inside the outer timing
+        try:
+            return own(name, path, target)
+        finally:
+            state["depth"] -= 1
+    start = clock()
+    try:
+        return own(name, path, target)
+    finally:
+        state["inside"] += clock() - start
+        state["depth"] -= 1
+
+
+sys.meta_path[1:] = [Later(sys.meta_path[1:])]
+hook.find_spec = timed_find_spec
+start = clock()
+import jax
+total = clock() - start
+measured = dict(state)
+gc.callbacks.remove(on_gc)
+
+# What the Later wrapper costs per call outside its own timer (it counted against the hook):
+# through the wrapper minus what it timed, minus the same call made directly.
+class Null:
+    def find_spec(self, name, path=None, target=None):
+        return None
+
+
+null, wrapped, calls = Null(), Later([]), 20000
+bias = []
+for _ in range(5):
+    state["depth"], before = 1, state["delegated"]
+    start = clock()
+    for _ in range(calls):
+        wrapped.find_spec("x", None, None)
+    through = clock() - start - (state["delegated"] - before)
+    start = clock()
+    for _ in range(calls):
+        wrapped._ask("x", None, None)
+    direct = clock() - start
+    bias.append(max(0.0, (through - direct) / calls))
+state["depth"] = 0
+start = clock()
+written = index.flush()
+flush = clock() - start
+print(json.dumps({
+    "total": total, "inside": measured["inside"], "delegated": measured["delegated"], "calls": measured["calls"],
+    "gc": measured["gc"],
+    "bias": min(bias), "flush": flush, "written": written,
+    "indexes": sorted(r.path for r in index.roots() if r.path),
+    "modules": len(sys.modules),
+}))
+'''
+
+KINDS = ("no index", "first", "warm")
+
+
+def child_env(prefix: Path, writes: bool) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
+    env["JAX_PLATFORMS"] = env.get("JAX_PLATFORMS", "cpu")
+    env["PYTHONPATH"] = str(REPO)
+    env["PYTHONPYCACHEPREFIX"] = str(prefix)
+    if not writes:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def sample(prefix: Path, writes: bool) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD], env=child_env(prefix, writes), capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"benchmark child failed:\n{done.stderr}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    result["self"] = result["inside"] - result["delegated"] - result["gc"] - result["calls"] * result["bias"]
+    result["share"] = result["self"] / result["total"]
+    return result
+
+
+def delete_indexes(prefix: Path, known: set[str]) -> None:
+    """Remove the index files the children reported (all under the prefix: nothing else)."""
+    for path in sorted(known):
+        if Path(path).is_relative_to(prefix):
+            Path(path).unlink(missing_ok=True)
+
+
+def measure(rounds: int, quick: bool) -> dict[str, list[dict[str, Any]]]:
+    results: dict[str, list[dict[str, Any]]] = {kind: [] for kind in KINDS}
+    with tempfile.TemporaryDirectory() as tmp:
+        prefix = Path(tmp) / "pycache"
+        # jax's own pycs under the prefix (a plain import, no hook), and a first hooked child
+        # that writes jaxrewrite's digest memo and says where the indexes go.
+        warm_up = subprocess.run(
+            [sys.executable, "-c", "import jax"], env=child_env(prefix, True), capture_output=True, text=True, check=False
+        )
+        if warm_up.returncode != 0:
+            raise SystemExit(f"warm-up failed:\n{warm_up.stderr}")
+        known = set(sample(prefix, True)["indexes"])
+        if not quick:
+            sample(prefix, True)  # and the page cache
+        for _ in range(rounds):
+            delete_indexes(prefix, known)
+            results["no index"].append(sample(prefix, False))
+            results["first"].append(sample(prefix, True))
+            results["warm"].append(sample(prefix, True))
+            for kind in KINDS:
+                known.update(results[kind][-1]["indexes"])
+    return results
+
+
+def rows(results: dict[str, list[dict[str, Any]]]) -> list[Row]:
+    out = []
+    for kind in KINDS:
+        runs = results[kind]
+        low, median, high = quartiles([r["share"] for r in runs])
+        self_ms = statistics.median(r["self"] for r in runs) * 1e3
+        total_ms = statistics.median(r["total"] for r in runs) * 1e3
+        context = (
+            f"hook {self_ms:.2f} of {total_ms:.0f} ms; {statistics.median(r['calls'] for r in runs):.0f} delegated "
+            f"calls, timer cost {statistics.median(r['bias'] for r in runs) * 1e6:.2f} us each and "
+            f"{statistics.median(r['gc'] for r in runs) * 1e3:.2f} ms of collections begun in the hook subtracted"
+        )
+        if kind == "first":
+            context += (
+                f"; then {statistics.median(r['written'] for r in runs):.0f} indexes written at exit in "
+                f"{statistics.median(r['flush'] for r in runs) * 1e3:.2f} ms"
+            )
+        what = f"hook share of import jax, {kind}: hook self time / import jax"
+        out.append(Row("hook share", what, Ratio(median, low, high), TARGET if kind == "warm" else None, context))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=11, help="rounds of the three kinds of child")
+    parser.add_argument("--quick", action="store_true", help="one round: proves the script runs, measures nothing")
+    parser.add_argument("--json", type=Path, help="write the rows here (benchmarks/run.py)")
+    args = parser.parse_args(argv)
+    table = rows(measure(1 if args.quick else args.rounds, args.quick))
+    print_table(table, quick=args.quick)
+    dump(table, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
