@@ -188,7 +188,7 @@ class GradCase:
         self.leaves = leaves
         filename = f"bench_leaves_grad_{leaves}.py"
         text = rewrite_source(grad_module_text(leaves), filename)
-        assert "static_leaves(jax.jit" in text and "grad_leaves(jax.grad" in text, text
+        assert "static_leaves, jax.jit" in text and "grad_leaves, jax.grad" in text, text
         namespace: dict[str, Any] = {"__name__": filename[:-3]}
         exec(compile(text, filename, "exec"), namespace)
         arrays = {f"a{i}": jnp.full((2,), 1.0 / leaves) for i in range(leaves)}
@@ -247,7 +247,7 @@ class Case:
         self.leaves, self.statics = leaves, statics
         filename = f"bench_leaves_{leaves}_{statics}.py"
         text = rewrite_source(module_text(leaves, statics), filename)
-        assert "static_leaves(jax.jit" in text, "the TypedDict spelling was not rewritten"
+        assert "static_leaves, jax.jit" in text, "the TypedDict spelling was not rewritten"
         namespace: dict[str, Any] = {"__name__": filename[:-3]}
         exec(compile(text, filename, "exec"), namespace)
         arrays = {f"a{i}": jnp.full((2,), 1.0 / leaves) for i in range(leaves)}
@@ -263,10 +263,10 @@ class Case:
         assert len({str(r) for r in results.values()}) == 1, results
         # The same rewritten text with the transform handed to static_leaves replaced by a stub
         # that does nothing: what is left is jaxrewrite's own per-call work (the split), alone.
-        marker = "static_leaves(jax.jit,"
+        marker = "static_leaves, jax.jit,"
         assert text.count(marker) == 1, text
         stubbed: dict[str, Any] = {"__name__": namespace["__name__"], "_stub_jit": _stub_jit}
-        exec(compile(text.replace(marker, "static_leaves(_stub_jit,"), filename, "exec"), stubbed)
+        exec(compile(text.replace(marker, "static_leaves, _stub_jit,"), filename, "exec"), stubbed)
         wrapper = stubbed["with_jaxrewrite"]
         self.wrapper_only: Callable[[], Any] = lambda: wrapper(config)
 
