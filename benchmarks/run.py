@@ -5,7 +5,8 @@
 
 Each script runs in its own interpreter, one after the other (they would compete for the cores
 otherwise), in the order of BENCHMARKS below: dispatch, cold rewrite (with its profile), per-leaf
-statics, check, migrate, notebook and pytest integrations, library import, and import cost.
+statics, check, migrate, notebook and pytest integrations, library import, import cost,
+and the hook's own share of ``import jax`` (bench_hook_share.py).
 Every figure is a ratio of two arms measured side by side in the same run; see
 each script's docstring for its arms and _timing.py for how rounds are interleaved and
 summarised. A child that fails is reported and makes this command exit 1, after the others ran.
