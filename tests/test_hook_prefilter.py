@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jaxrewrite.hook.finder import _BLOCK, _read_if_may_opt_in, _read_source
+from jaxrewrite.hook.finder import _BLOCK, _read_source
 from jaxrewrite.engine.header import head_rules_out, header_end, scan_header
 
 PRAGMA_LINE = b"# jaxrewrite: enable\n"
@@ -156,10 +156,10 @@ def test_pragma_after_a_long_docstring_is_still_found(tmp_path: os.PathLike[str]
     text = b'"""' + b"x" * (3 * _BLOCK) + b'"""\n# jaxrewrite: enable\nimport os\n'
     with open(path, "wb") as file:
         file.write(text)
-    assert _read_if_may_opt_in(path) == text
+    assert _read_source(path)[0] == text
     with open(path, "wb") as file:
         file.write(b"import os\n" + b"# " * _BLOCK + b"\n# jaxrewrite: enable\n")
-    assert _read_if_may_opt_in(path) is None  # below the header: the first block settles it
+    assert _read_source(path)[0] is None  # below the header: the first block settles it
 
 
 def test_read_source_gives_the_stats_from_before_the_read(tmp_path: os.PathLike[str]) -> None:

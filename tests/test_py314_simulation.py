@@ -23,7 +23,6 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-import pytest
 
 from golden_cases import ROOT, inputs
 

@@ -56,8 +56,21 @@ def wrapper(pairs: tuple[tuple[str, Value], ...]) -> tuple[str, str]:
     visible, and the transform is looked up before the def runs, as in the original), it works
     for every transform and JAX version, and, unlike a lambda, it adds no code object to compile.
     """
-    call = ast.Call(_import("functools", "partial"), [ast.Name(_PLACEHOLDER, ast.Load())], [])
-    call.keywords = [ast.keyword(name, _const(items)) for name, items in pairs]
+    return _around(_partial([], pairs))
+
+
+#: Where the user's transform expression goes in a generated fragment.
+_TRANSFORM = ast.Name(_PLACEHOLDER, ast.Load())
+
+
+def _partial(before: list[ast.expr], pairs: tuple[tuple[str, object], ...]) -> ast.Call:
+    """``__import__('functools').partial(<before>, <transform>, <name>=<value>, ...)``."""
+    keywords = [ast.keyword(name, _const(items)) for name, items in pairs]
+    return ast.Call(_import("functools", "partial"), [*before, _TRANSFORM], keywords)
+
+
+def _around(call: ast.Call) -> tuple[str, str]:
+    """The rendered fragment split where the transform goes: the text before and after it."""
     before, _, after = _source(ast.Expr(call)).partition(_PLACEHOLDER)
     return before, after
 
@@ -99,11 +112,7 @@ def leaves_wrapper(
     import statement, no module-level name, no code object). ``helper`` is the table row's
     ``per_leaf`` policy (``grad_leaves``, ``pmap_leaves``...).
     """
-    call = ast.Call(_import("functools", "partial"), [_helper(helper), ast.Name(_PLACEHOLDER, ast.Load())], [])
-    call.keywords = [ast.keyword("leaves", _const(leaves))]
-    call.keywords += [ast.keyword(name, _const(items)) for name, items in pairs]
-    before, _, after = _source(ast.Expr(call)).partition(_PLACEHOLDER)
-    return before, after
+    return _around(_partial([_helper(helper)], (("leaves", leaves), *pairs)))
 
 
 @lru_cache(maxsize=256)
@@ -114,11 +123,4 @@ def leaves_call_site(leaves: LeafSpecs, helper: str) -> tuple[str, str]:
     jax.jit, <leaves>)(fun, ...)``: the call's own arguments stay where they are, and are
     completed in place like any call site's.
     """
-    call = ast.Call(
-        _helper("at_call"),
-        [ast.Constant(helper), ast.Name(_PLACEHOLDER, ast.Load()), _const(leaves)],
-        [],
-    )
-    text = _source(ast.Expr(call))
-    before, _, after = text.partition(_PLACEHOLDER)
-    return before, after
+    return _around(ast.Call(_helper("at_call"), [ast.Constant(helper), _TRANSFORM, _const(leaves)], []))

@@ -131,15 +131,8 @@ class RewritingFinder:
                     # Most files are settled here, by the index and one stat: this is
                     # _maybe_rewrite's first step, inlined, as it runs for nearly every module.
                     entry = _ENTRIES.get(origin)
-                    if entry is not None and type(spec.loader) is SourceFileLoader:
-                        try:
-                            mtime_ns, size, verdict = entry
-                            if verdict == _NO:
-                                st = _stat(origin)
-                                if mtime_ns == st.st_mtime_ns and size == st.st_size:
-                                    return spec
-                        except (TypeError, ValueError, OSError):
-                            pass  # a damaged entry, or a file gone: the slow path decides
+                    if entry is not None and type(spec.loader) is SourceFileLoader and _settled(entry, origin):
+                        return spec
                     self._maybe_rewrite(spec, origin)
                 return spec
         return None
@@ -171,21 +164,10 @@ class RewritingFinder:
         folder_path, _, name = origin.rpartition(os.sep)
         place = _PLACES.get(folder_path) or index.place_of(folder_path, spec.name, name)
         entry = place.entries.get(origin) if place.active else None
-        whole = False
-        if entry is not None:
-            try:
-                mtime_ns, size, verdict = entry
-            except (TypeError, ValueError):  # a damaged entry: as if there were none
-                verdict = None
-            if verdict == index.NO:
-                try:
-                    st = os.stat(origin)
-                except OSError:
-                    return  # the normal loader will report it
-                if mtime_ns == st.st_mtime_ns and size == st.st_size:
-                    return
-            elif verdict == index.MAYBE:
-                whole = True  # it opted in when last read: all of it is needed (a hint; checked below)
+        if entry is not None and _settled(entry, origin):
+            return
+        # It opted in when last read: all of it is needed (a hint; checked below).
+        whole = type(entry) is tuple and len(entry) == 3 and entry[2] == index.MAYBE
         # An opted-in file is read whole without a stat: its entry only ever needs one again if
         # it stopped opting in, and then it is invalidated, to be recorded by the next reader.
         data, key = _read_source(origin, whole, place.active and not whole)
@@ -212,11 +194,6 @@ class RewritingFinder:
             place.record(origin, key, index.MAYBE)
         spec.loader = RewritingLoader(spec.name, origin, data, code, steps, header)
         spec.cached = pyc
-
-
-def _read_if_may_opt_in(path: str) -> bytes | None:
-    """The file's bytes if it may opt in, else None, usually after reading only its first block."""
-    return _read_source(path)[0]
 
 
 def _read_source(path: str, whole: bool = False, keyed: bool = False) -> tuple[bytes | None, tuple[int, int] | None]:
@@ -277,6 +254,19 @@ def _read_rest(fd: int, data: bytes, size: int) -> bytes:
 _BLOCK = 8192
 _CHUNK = 1 << 16
 # Bound once: find_spec's fast path runs for nearly every module Python imports.
+def _settled(entry: index.Entry, origin: str) -> bool:
+    """Does the index entry say the file cannot opt in, and does its stat still match? A damaged
+    entry, another verdict or a file gone: False, and the slow path decides."""
+    try:
+        mtime_ns, size, verdict = entry  # read from disk: may be damaged, hence the except
+        if verdict != _NO:
+            return False
+        st = _stat(origin)
+    except (TypeError, ValueError, OSError):
+        return False
+    return mtime_ns == st.st_mtime_ns and size == st.st_size
+
+
 _ENTRIES = index.ENTRIES
 _PLACES = index.PLACES
 _NO = index.NO
