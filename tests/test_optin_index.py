@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_hook import PLAIN_CALL, REWRITTEN_CALL, Project, report
+from helpers_hook import PLAIN_CALL, REPO, REWRITTEN_CALL, Project, report
 
 from jaxrewrite.hook import cache, index
 
@@ -402,7 +402,10 @@ def shared_project() -> Iterator[Project]:
     try:
         base.chmod(0o755)
         project = Project(base)
-        # jaxrewrite's third-party imports, where the unprivileged interpreter can find them.
+        # jaxrewrite and its third-party imports, where the unprivileged interpreter can find them
+        # (the checkout itself may sit in a folder only root can enter, as a clone in mktemp -d
+        # does; the children list the checkout first, so root's use it and nobody's this copy,
+        # of the same content and so the same digests).
         site = base / "site"
         site.mkdir()
         import astor
@@ -410,6 +413,7 @@ def shared_project() -> Iterator[Project]:
 
         shutil.copy(typing_extensions.__file__, site / "typing_extensions.py")
         shutil.copytree(os.path.dirname(astor.__file__), site / "astor", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(REPO / "jaxrewrite", site / "jaxrewrite", ignore=shutil.ignore_patterns("__pycache__"))
         for path in [site, *site.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
         yield project
