@@ -45,6 +45,19 @@ def test_pack_unpack_round_trip() -> None:
     assert code is not None and code.co_filename == "m.py"
 
 
+def test_the_memo_checks_each_file_once(package_copy: Path) -> None:
+    """Every stat is paid by every process that imports an opted-in module: a file named both
+    alone (the scanner's ``engine/header.py``) and inside a searched folder (``engine``) is
+    recorded, and statted, once."""
+    memo = package_copy.parent / "memo"
+    cache.digests(str(package_copy), memo=str(memo))
+    _, _, stats, _ = marshal.loads(memo.read_bytes())
+    names = [name for name, _, _ in stats]
+    assert "engine/header.py" in names and "engine" in names
+    assert len(names) == len(set(names)), sorted(name for name in names if names.count(name) > 1)
+    assert cache.package_sources(str(package_copy)).count("engine/header.py") == 1
+
+
 @pytest.mark.parametrize(
     "damage",
     [

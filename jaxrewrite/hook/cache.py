@@ -93,7 +93,8 @@ def _walk(root: str, entries: tuple[str, ...]) -> tuple[list[str], list[str]]:
             rel = os.path.relpath(folder, root).replace(os.sep, "/")
             watched.append(rel)
             found.extend(f"{rel}/{name}" for name in files if name.endswith(".py"))
-    return sorted(name for name in found if name not in NOT_REWRITE), watched
+    # A file named in ``entries`` and inside a folder of them too is listed (and statted) once.
+    return sorted({name for name in found if name not in NOT_REWRITE}), sorted(set(watched))
 
 
 def _covered(name: str, entries: tuple[str, ...]) -> bool:
