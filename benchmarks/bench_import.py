@@ -210,20 +210,18 @@ def main(argv: list[str] | None = None) -> int:
         print("(--quick: one pair each; these figures are not measurements)")
 
     args.table.parent.mkdir(parents=True, exist_ok=True)
-    # A new table (after a blank line) whenever the columns changed since the file was begun.
+    header = (
+        "| date | python | repeats | import jax ms (plain / hook) | ratio [IQR] (cpu) "
+        "| opted-in module ms (plain / hook) | ratio [IQR] (cpu) | vs by hand [IQR] (cpu) "
+        "| second module [IQR] (cpu) | second module vs by hand [IQR] (cpu) |"
+    )
     lines = args.table.read_text().splitlines() if args.table.exists() else []
     headers = [line for line in lines if line.startswith("| date")]
-    new = not headers or not headers[-1].endswith("| second module vs by hand [IQR] (cpu) |")
     with args.table.open("a") as table:
-        if new:
+        if not headers or headers[-1] != header:  # a new table whenever the columns changed
             if headers:
                 table.write("\n")
-            table.write(
-                "| date | python | repeats | import jax ms (plain / hook) | ratio [IQR] (cpu) "
-                "| opted-in module ms (plain / hook) | ratio [IQR] (cpu) | vs by hand [IQR] (cpu) "
-                "| second module [IQR] (cpu) | second module vs by hand [IQR] (cpu) |\n"
-                "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
-            )
+            table.write(header + "\n" + "| --- " * header.count(" | ") + "| --- |\n")
         table.write(
             f"| {datetime.date.today()} | {platform.python_version()} | {repeats}{' (quick)' if args.quick else ''} "
             f"| {jax_result.plain * 1e3:.0f} / {jax_result.hooked * 1e3:.0f} "

@@ -172,10 +172,7 @@ class RewritingFinder:
         # it stopped opting in, and then it is invalidated, to be recorded by the next reader.
         data, key = _read_source(origin, whole, place.active and not whole)
         if data is None:
-            if key is not None:
-                place.record(origin, key, index.NO)
-            elif whole:
-                place.invalidate(origin)
+            place.does_not_opt_in(origin, key, whole)
             return
         pyc = cache.cache_path(origin, sys.flags.optimize, steps.name)
         # Only sources that opt in are ever cached, so a valid entry for these exact bytes answers
@@ -185,10 +182,7 @@ class RewritingFinder:
         if code is None:
             header = _header(data)
             if header is None or not header.enabled:
-                if key is not None:
-                    place.record(origin, key, index.NO)
-                elif whole:
-                    place.invalidate(origin)
+                place.does_not_opt_in(origin, key, whole)
                 return
         if key is not None:
             place.record(origin, key, index.MAYBE)

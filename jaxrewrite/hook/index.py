@@ -129,7 +129,6 @@ class Place:
             _schedule_flush()
         self.root.dirty.add(self.shard)
 
-
     def invalidate(self, origin: str) -> None:
         """Make the entry of ``origin`` one no stat can match (its verdict turned out wrong, and
         no stat from before the read is at hand to record the right one): the next process reads
@@ -139,6 +138,15 @@ class Place:
             if not self.root.dirty:
                 _schedule_flush()
             self.root.dirty.add(self.shard)
+
+    def does_not_opt_in(self, origin: str, key: tuple[int, int] | None, was_maybe: bool) -> None:
+        """The file at ``origin`` turned out not to opt in: record that from ``key`` (the stat taken
+        before the read), or, without one, make a stale "opts in" entry (``was_maybe``) one no
+        stat matches."""
+        if key is not None:
+            self.record(origin, key, NO)
+        elif was_maybe:
+            self.invalidate(origin)
 
 
 #: Source folder -> its place, and root folder -> its index, for what this process has seen.
