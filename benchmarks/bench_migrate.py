@@ -28,7 +28,7 @@ from _timing import CLOCKS, Row, dump, interleave, median, paired_ratio, print_t
 
 from jaxrewrite.engine.analyze import analyze  # noqa: E402
 from jaxrewrite.engine.filters import EXHAUSTIVE  # noqa: E402
-from jaxrewrite.engine.migration import may_need_migration, migrate_source  # noqa: E402
+from jaxrewrite.migrate import may_need_migration, migrate_source  # noqa: E402
 
 
 def sources(package: str = "jax") -> list[tuple[str, str]]:

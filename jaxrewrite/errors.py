@@ -28,7 +28,7 @@ class RewriteError(SyntaxError):
         self.code = code
 
     def __str__(self) -> str:
-        return f"{self.filename}:{self.lineno}:{self.offset}: {self.msg}"
+        return f"{location(self.filename, self.lineno, self.offset)}: {self.msg}"
 
     def __reduce__(self):  # type: ignore[no-untyped-def]
         # Keep the location across pickling (multiprocessing, pytest-xdist).
@@ -57,6 +57,12 @@ class RewriteError(SyntaxError):
             else _char_offset(_line(lines, end_lineno), end_col) + 1,
             code,
         )
+
+
+def location(filename: object, line: object, col: object = None) -> str:
+    """``path:line:col`` (``path:line`` without a column): how every finding names its place,
+    RewriteError and ``jaxrewrite.engine.diagnostics.Diagnostic`` alike."""
+    return f"{filename}:{line}" if col is None else f"{filename}:{line}:{col}"
 
 
 def _line(lines: list[str], lineno: int) -> str | None:

@@ -39,7 +39,7 @@ from golden_cases import ROOT, execute
 from jaxrewrite import rewrite_source
 from jaxrewrite.commands.migrate import migrate as migrate_command
 from jaxrewrite.engine.header import scan_header
-from jaxrewrite.engine.migration import (
+from jaxrewrite.migrate import (
     REASONS,
     Migrated,
     Migration,

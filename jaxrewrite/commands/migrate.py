@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from jaxrewrite.engine.migration import REASONS, Migration, Reason, migrate_source
+from jaxrewrite.migrate import REASONS, Migration, Reason, migrate_source
 from jaxrewrite.engine.source import source_lines
 
 #: Folders never walked into: they hold no source of the project's own.

@@ -2,17 +2,21 @@
 
 The engine raises a located RewriteError inside the analysis of one transform use (the keyword
 math is easiest to read that way); ``analyze`` catches it at that use's boundary and records it
-here, so one bad use never hides another. The hook raises the first; ``check`` reports them all.
+here, so one bad use never hides another. The hook raises the first; ``check`` reports them all;
+``migrate`` reports its refusals as JR2nn findings. Every front end prints a finding through
+``Diagnostic.format``, so the forms (flake8's, RewriteError's, GitHub's, JSON rows) live here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from jaxrewrite.errors import RewriteError
+from jaxrewrite.errors import RewriteError, location
 
-#: One code per kind of refusal (JR1nn, the RewriteErrors) or warning (JR0nn); the text is the
-#: one-line summary ``check`` can list. Codes are never reused for another meaning.
+#: One code per kind of refusal (JR1nn, the RewriteErrors), warning (JR0nn) or migrate refusal
+#: (JR2nn: a function ``jaxrewrite migrate`` leaves as written); the text is the one-line summary
+#: ``check`` and ``migrate`` list. Codes are never reused for another meaning.
 CODES: dict[str, str] = {
     "JR001": "Static/NoDiff in a module whose header does not opt in",
     "JR002": "Static/NoDiff on a function that no transform of the module applies to",
@@ -42,7 +46,29 @@ CODES: dict[str, str] = {
     "JR120": "more positional arguments than the transform takes",
     "JR121": "a Static or NoDiff parameter that grad differentiates (in its argnums)",
     "JR122": "the module binds __import__, which the rewritten code calls",
+    "JR201": "a spec that is not a literal",
+    "JR202": "a name that is not a parameter JAX can take by keyword",
+    "JR203": "a negative position (JAX resolves it per call)",
+    "JR204": "a position that falls into *args",
+    "JR205": "a position past the parameters (JAX rejects it)",
+    "JR206": "static only by position, or only by keyword",
+    "JR207": "a function given different statics by two transforms or call sites",
+    "JR208": "a call site whose function is not a def of this module",
+    "JR209": "a spec written in an alias that other uses share",
+    "JR210": "a static argument that is also donated",
+    "JR211": "a decorator between the transform and the def hides the signature JAX infers from",
+    "JR212": "transform arguments passed as **mapping",
+    "JR213": "a spec passed by position",
+    "JR214": "a spec keyword the transform table does not write",
+    "JR215": "a use the analysis cannot read",
+    "JR216": "the module header cannot take the pragma, or enabling it changes other code",
+    "JR217": "the migrated module does not rewrite to the same statics",
 }
+
+#: How ``Diagnostic.format`` can print a finding: ``text`` (flake8's ``path:line:col: CODE
+#: message``: check, show), ``error`` (RewriteError's ``path:line:col: message``), ``github``
+#: (a workflow annotation), ``refusal`` (migrate's ``path:line: message (CODE)``, no column).
+FORMS = ("text", "error", "github", "refusal")
 
 
 @dataclass(frozen=True)
@@ -82,5 +108,29 @@ class Diagnostic:
             self.message, self.filename, self.line, self.col, self.text, self.end_line, self.end_col, self.code
         )
 
+    def format(self, form: str = "text") -> str:
+        """The finding as one line (no line break) in one of ``FORMS``."""
+        if form == "text":
+            return f"{location(self.filename, self.line, self.col)}: {self.code} {self.message}"
+        if form == "error":
+            return f"{location(self.filename, self.line, self.col)}: {self.message}"
+        if form == "refusal":
+            return f"{location(self.filename, self.line)}: {self.message} ({self.code})"
+        if form == "github":
+            return (
+                f"::error file={self.filename},line={self.line},col={self.col},"
+                f"title={self.code}::{_escape(self.message)}"
+            )
+        raise ValueError(f"unknown form {form!r}; one of {', '.join(FORMS)}")
+
+    def row(self) -> dict[str, Any]:
+        """The finding as a JSON object (``check --format json``)."""
+        return {"path": self.filename, "line": self.line, "col": self.col, "code": self.code, "message": self.message}
+
     def __str__(self) -> str:
-        return f"{self.filename}:{self.line}:{self.col}: {self.code} {self.message}"
+        return self.format("text")
+
+
+def _escape(message: str) -> str:
+    """GitHub's workflow-command escaping for a message."""
+    return message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

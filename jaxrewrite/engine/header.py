@@ -149,6 +149,18 @@ def _first_statement(source: str) -> int | None:
         body = ast.parse(source).body
     except (SyntaxError, ValueError):
         return None
+    index = header_statements(body)
+    if index == len(body):
+        return None
+    stmt = body[index]
+    decorators: list[ast.expr] = getattr(stmt, "decorator_list", [])
+    return min([stmt.lineno, *(d.lineno for d in decorators)])
+
+
+def header_statements(body: list[ast.stmt]) -> int:
+    """How many of a module's first statements are its header (the docstring and the
+    ``from __future__`` imports): the pragma goes before ``body[header_statements(body)]``."""
+    index = 0
     for index, stmt in enumerate(body):
         docstring = (
             index == 0
@@ -158,10 +170,8 @@ def _first_statement(source: str) -> int | None:
         )
         future = isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"
         if not (docstring or future):
-            decorators: list[ast.expr] = getattr(stmt, "decorator_list", [])
-            return min([stmt.lineno, *(d.lineno for d in decorators)])
-    return None
-
+            return index
+    return len(body)
 
 
 # -- the same rule on raw bytes, for the import hook's first block ------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 from jaxrewrite.engine import render
@@ -179,10 +179,23 @@ def _check_donation(
     t: Transform, static: tuple[Param, ...], sig: Signature, effective: dict[str, ast.expr], src: Source
 ) -> None:
     """A static argument cannot also be donated; JAX would reject or silently mis-handle it."""
+    p = donated_static(t, static, effective, src)
+    if p is not None:
+        raise src.error(
+            p.node,
+            "JR112",
+            f"{p.name!r} is Static and also donated to {t.name}; a static argument cannot be donated",
+        )
+
+
+def donated_static(
+    t: Transform, static: Sequence[Param], effective: Mapping[str, ast.expr], src: Source
+) -> Param | None:
+    """The first of ``static`` that the use's literal donate keywords also donate (shared with migrate)."""
     nums_node = effective.get(t.donate_argnums) if t.donate_argnums else None
     names_node = effective.get(t.donate_argnames) if t.donate_argnames else None
     if nums_node is None and names_node is None:
-        return
+        return None
     donated_nums = (
         set(literal_ints(nums_node, t.donate_argnums, src))
         if nums_node is not None and literal(nums_node) is not MISSING
@@ -193,13 +206,7 @@ def _check_donation(
         if names_node is not None and literal(names_node) is not MISSING
         else set()
     )
-    for p in static:
-        if p.position in donated_nums or p.name in donated_names:
-            raise src.error(
-                p.node,
-                "JR112",
-                f"{p.name!r} is Static and also donated to {t.name}; a static argument cannot be donated",
-            )
+    return next((p for p in static if p.position in donated_nums or p.name in donated_names), None)
 
 
 def _in_axes(spec: _Spec) -> Values | None:
@@ -235,7 +242,7 @@ def _in_axes(spec: _Spec) -> Values | None:
         raise src.error(
             where,
             "JR115",
-            f"cannot spell {t.argnums} for a function with *{_vararg(sig)}: give a literal tuple with None at the Static positions",
+            f"cannot spell {t.argnums} for a function with *{vararg_name(sig)}: give a literal tuple with None at the Static positions",
         )
     value: render.Value = tuple(None if i in positions else axis for i in range(sig.n_positional))
     return [(t.argnums, value, None)]
@@ -244,7 +251,8 @@ def _in_axes(spec: _Spec) -> Values | None:
 _SPEC_MATH: dict[SpecKind, Callable[[_Spec], Values | None]] = {SpecKind.LISTS: _lists, SpecKind.AXES: _in_axes}
 
 
-def _vararg(sig: Signature) -> str:
+def vararg_name(sig: Signature) -> str:
+    """The name of ``*args`` for messages (``args`` when there is none); shared with migrate."""
     return next((p.name for p in sig.params if p.kind is Kind.VAR_POSITIONAL), "args")
 
 

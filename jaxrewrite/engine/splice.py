@@ -44,7 +44,7 @@ def replace(text: str, start: int, end: int, new: str) -> Edit:
     lines = source_lines(old)
     if len(lines) <= 1:
         return Edit(start, end, new)
-    comments = _comments_by_line(old)
+    comments = comments_by_line(old)
     pieces = []
     for index, line in enumerate(lines[:-1]):
         comment = comments.get(index)
@@ -55,8 +55,9 @@ def replace(text: str, start: int, end: int, new: str) -> Edit:
     return Edit(start, end, "".join(pieces))
 
 
-def _comments_by_line(fragment: str) -> dict[int, str]:
-    """Comments inside an expression fragment, by 0-based line within the fragment."""
+def comments_by_line(fragment: str) -> dict[int, str]:
+    """Comments inside an expression fragment, by 0-based line within the fragment (one
+    tokenizer for the rewrite and migrate)."""
     found: dict[int, str] = {}
     try:
         for tok in tokenize.generate_tokens(io.StringIO("(" + fragment + "\n)").readline):

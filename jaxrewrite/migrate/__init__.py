@@ -1,0 +1,75 @@
+"""Migration: hand-written static specs in, ``Static``/``NoDiff`` annotations out.
+
+Its own layer over the engine: pure, text in, a ``Migration`` (the migrated text, what was
+migrated, what was refused and why) out; ``jaxrewrite migrate`` reads and writes the files. It
+reads the engine's ``Analysis`` and the engine's helpers (literal readers, the donation and
+``*args`` rules, the header rule, the comment tokenizer, scopes), never a rule of its own:
+
+* ``reading``: JAX's reading of a hand-written spec (what each use made static before);
+* ``plan``: per function, the markers to add, or a refusal with its reason;
+* ``edits`` and ``module``: the plan as offset-keyed edits, the header's pragma and import;
+* ``verify``: the round trip, the migrated text analyzed exactly as the import hook will, use by
+  use; the planner's own checks only give the refusals their readable reasons, the round trip
+  is what guarantees nothing changes meaning;
+* ``unattached``: specs on nothing the module defines, reported;
+* ``result``: the values, each refusal a finding with its JR2nn code.
+"""
+
+from __future__ import annotations
+
+from jaxrewrite.engine import splice
+from jaxrewrite.engine.analyze import analyze, collector_paused
+from jaxrewrite.engine.filters import EXHAUSTIVE
+from jaxrewrite.migrate.module import ModuleText
+from jaxrewrite.migrate.plan import Plan, plan_migration
+from jaxrewrite.migrate.reading import may_need_migration
+from jaxrewrite.migrate.result import REASONS, Migrated, Migration, Reason, Refusal, UseRecord
+from jaxrewrite.migrate.unattached import unattached
+from jaxrewrite.migrate.verify import records, round_trip
+
+__all__ = [
+    "REASONS",
+    "Migrated",
+    "Migration",
+    "Reason",
+    "Refusal",
+    "UseRecord",
+    "may_need_migration",
+    "migrate_source",
+]
+
+#: Each round trip can only refuse more functions; this bounds the rounds all the same.
+MAX_ROUNDS = 8
+
+
+def migrate_source(text: str, filename: str = "<string>") -> Migration:
+    """Migrate one module's text; Python's own SyntaxError if it does not parse.
+
+    Plans every function, applies the edits, and analyzes the result as the import hook will: a
+    function whose uses would not get exactly the statics its specs gave is refused and the module
+    planned again without it. The text comes back unchanged when nothing is migrated.
+    """
+    if not may_need_migration(text):
+        compile(text, filename, "exec", dont_inherit=True)  # only for the SyntaxError promised
+        return Migration(text, text)
+    with collector_paused():  # a tree is alive throughout: see collector_paused
+        return _migrate(text, filename)
+
+
+def _migrate(text: str, filename: str) -> Migration:
+    analysis = analyze(text, filename, filters=EXHAUSTIVE, require_pragma=False)
+    module = ModuleText(analysis.source)
+    excluded: dict[int, Refusal] = {}
+    for _ in range(MAX_ROUNDS):
+        plan = plan_migration(analysis, excluded, module)
+        if not plan.planned:
+            break
+        migrated = splice.apply(text, plan.edits)
+        problems = round_trip(analysis, plan, migrated)
+        if not problems:
+            done = records(analysis, plan, migrated)
+            return Migration(text, migrated, done, plan.refused + unattached(analysis, module))
+        excluded.update(problems)
+    else:  # pragma: no cover - every round refuses at least one more function
+        plan = Plan([], [], [*excluded.values()], {})
+    return Migration(text, text, [], plan.refused + unattached(analysis, module))

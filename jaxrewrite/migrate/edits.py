@@ -1,0 +1,230 @@
+"""Spelling a plan as offset-keyed edits (pyupgrade's way with tokenize-rt): the spec items are
+deleted where they are written, the annotations added; every other character stays as written,
+and comments inside a deleted span are kept (found by the rewrite's own comment tokenizer)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Mapping, Sequence
+
+from jaxrewrite.engine import splice
+from jaxrewrite.engine.analyze import Use, UseKind
+from jaxrewrite.engine.signature import Param, Signature
+from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.table import Mark, Transform
+from jaxrewrite.migrate.reading import POSITIONAL_SPECS, spec_keywords
+from jaxrewrite.migrate.result import Reason, Refused
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+class _Calls:
+    """Where each keyword and positional argument written inside one use's expression sits."""
+
+    def __init__(self, node: ast.expr) -> None:
+        self.keyword: dict[int, ast.Call] = {}
+        self.positional: dict[int, tuple[ast.Call, int]] = {}
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call):
+                for kw in sub.keywords:
+                    self.keyword[id(kw)] = sub
+                for index, arg in enumerate(sub.args):
+                    self.positional[id(arg)] = (sub, index)
+
+
+def removals(use: Use, src: Source) -> dict[int, tuple[ast.Call, set[int]]]:
+    """The spec items to delete, per call inside the use: Refused when one is not written there."""
+    t = use.transform
+    assert isinstance(t, Transform)
+    words = spec_keywords(t)
+    calls = _Calls(use.node)
+    out: dict[int, tuple[ast.Call, set[int]]] = {}
+    for kw in use.written:
+        if kw.arg not in words:
+            continue
+        call = calls.keyword.get(id(kw))
+        if call is not None:
+            out.setdefault(id(call), (call, set()))[1].add(id(kw))
+            continue
+        found = calls.positional.get(id(kw.value))
+        if found is not None:
+            call, index = found
+            if t.name not in POSITIONAL_SPECS:
+                raise Refused(
+                    Reason.POSITIONAL,
+                    f"{kw.arg} is passed to {t.name} by position; write it as a keyword first",
+                )
+            out.setdefault(id(call), (call, set()))[1].add(id(kw.value))
+            continue
+        raise Refused(
+            Reason.ALIAS,
+            f"{kw.arg} is written in an alias (line {kw.value.lineno}) that {src.segment(use.node).strip()!r} "
+            "refers to; removing it there would change every use of the alias",
+        )
+    for call, removed in out.values():
+        kept_after = False
+        for arg in reversed(call.args):
+            if id(arg) in removed and kept_after:
+                raise Refused(
+                    Reason.POSITIONAL,
+                    f"a spec is passed to {t.name} by position before other positional arguments",
+                )
+            if id(arg) not in removed:
+                kept_after = True
+    return out
+
+
+
+def function_edits(
+    candidates: Sequence[Use],
+    sig: Signature,
+    func: Function,
+    marks: Mapping[str, Mark],
+    src: Source,
+    spelling: Mapping[Mark, str],
+) -> list[splice.Edit]:
+    """The edits for one planned function: its specs removed (``candidates``), ``marks`` added."""
+    edits: list[splice.Edit] = []
+    for use in candidates:
+        edits += _use_edits(use, src)
+    for param in sig.params:
+        mark = marks.get(param.name)
+        if mark is not None:
+            edits += _annotate(param, func, spelling[mark], src)
+    return edits
+
+
+def _annotate(p: Param, func: Function, marker: str, src: Source) -> list[splice.Edit]:
+    """``x`` -> ``x: Static``, ``x: int`` -> ``x: Static[int]``, ``n=3`` -> ``n: Static = 3``."""
+    arg = p.node
+    if arg.annotation is not None:
+        start, end = src.start(arg.annotation), src.end(arg.annotation)
+        return [splice.Edit(start, start, f"{marker}["), splice.Edit(end, end, "]")]
+    end = src.end(arg)
+    edits = [splice.Edit(end, end, f": {marker}")]
+    default = _default(func.args, arg)
+    if default is not None:
+        at = src.start(default)
+        if src.text[end:at] == "=":
+            edits.append(splice.Edit(end, at, " = "))  # PEP 8 spacing once the parameter is annotated
+    return edits
+
+
+def _default(args: ast.arguments, arg: ast.arg) -> ast.expr | None:
+    positional = [*args.posonlyargs, *args.args]
+    for index, other in enumerate(positional):
+        if other is arg:
+            offset = index - (len(positional) - len(args.defaults))
+            return args.defaults[offset] if offset >= 0 else None
+    for other, value in zip(args.kwonlyargs, args.kw_defaults):
+        if other is arg:
+            return value
+    return None
+
+
+def _use_edits(use: Use, src: Source) -> list[splice.Edit]:
+    """Delete the spec where it is written; a partial or factory left with only the transform
+    becomes the transform itself (``@partial(jax.jit, static_argnums=1)`` -> ``@jax.jit``)."""
+    removed_items = removals(use, src)
+    top = _collapsible(use)
+    edits: list[splice.Edit] = []
+    for call, removed in removed_items.values():
+        items = _items_of(call, src)
+        kept = [item for item in items if id(item) not in removed]
+        if call is top and not _has_comment(src.segment(call)):
+            if use.factory and not kept:
+                edits.append(splice.Edit(src.start(call), src.end(call), src.segment(call.func)))
+                continue
+            if not use.factory and len(kept) == 1 and kept[0] is call.args[0]:
+                edits.append(splice.Edit(src.start(call), src.end(call), src.segment(call.args[0])))
+                continue
+        edits += _delete_items(call, items, removed, src)
+    return edits
+
+
+def _collapsible(use: Use) -> ast.Call | None:
+    """The partial (``partial(T, ...)``) or factory (``T(...)``) call that names the transform."""
+    node = use.node
+    if use.kind is UseKind.CALL:
+        assert isinstance(node, ast.Call)
+        node = node.func
+    return node if isinstance(node, ast.Call) else None
+
+
+def _items_of(call: ast.Call, src: Source) -> list[ast.AST]:
+    return sorted([*call.args, *call.keywords], key=src.start)
+
+
+def _delete_items(call: ast.Call, items: list[ast.AST], removed: set[int], src: Source) -> list[splice.Edit]:
+    """Delete runs of items with one separator each; comments inside a deleted span stay.
+
+    A run that fills whole lines (one argument a line) goes with its lines; otherwise it goes with
+    the separator after it, or before it when it ends the call.
+    """
+    edits: list[splice.Edit] = []
+    text = src.text
+    index = 0
+    while index < len(items):
+        if id(items[index]) not in removed:
+            index += 1
+            continue
+        first = index
+        while index < len(items) and id(items[index]) in removed:
+            index += 1
+        last = index - 1
+        lines = _whole_lines(text, src.start(items[first]), src.end(items[last]))
+        if lines is not None:
+            start, end = lines
+            indent = text[start : src.start(items[first])]
+            comments = _comments(text[start:end]) if "#" in text[start:end] else []
+            newline = "\r\n" if text.endswith("\r\n", start, end) else "\n"
+            edits.append(splice.Edit(start, end, "".join(indent + c + newline for c in comments)))
+            continue
+        if index < len(items):  # a kept item follows: take the separator after the run
+            start, end = src.start(items[first]), src.start(items[index])
+        elif first > 0:  # the run ends the call: take the separator before it
+            start, end = src.end(items[first - 1]), src.end(items[last])
+        else:  # nothing is left: empty the parentheses
+            start = text.index("(", src.end(call.func)) + 1
+            end = src.end(call) - 1
+        edits.append(splice.Edit(start, end, _kept_comments(text, start, end)))
+    return edits
+
+
+_REST_OF_LINE = re.compile(r"[ \t]*,?[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n)")
+
+
+def _whole_lines(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The span of whole lines holding ``text[start:end]``, if nothing else is on them but
+    indentation, one trailing comma and a comment."""
+    line_start = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+    if text[line_start:start].strip(" \t"):
+        return None
+    rest = _REST_OF_LINE.match(text, end)
+    return None if rest is None else (line_start, rest.end())
+
+
+def _has_comment(fragment: str) -> bool:
+    return "#" in fragment and bool(_comments(fragment))
+
+
+def _comments(fragment: str) -> list[str]:
+    return list(splice.comments_by_line(fragment).values())
+
+
+def _kept_comments(text: str, start: int, end: int) -> str:
+    """What replaces a deleted span: nothing, or its comments, each on its own line."""
+    fragment = text[start:end]
+    if "#" not in fragment:
+        return ""
+    comments = _comments(fragment)
+    if not comments:
+        return ""
+    line_start = text.rfind("\n", 0, start) + 1
+    lead = "" if not text[line_start:start].strip() else "  "
+    indent_at = fragment.rfind("\n")
+    indent = fragment[indent_at + 1 :] if indent_at >= 0 and not fragment[indent_at + 1 :].strip() else ""
+    newline = "\r\n" if "\r\n" in fragment else "\n"
+    return lead + newline.join(comments) + newline + indent
+
+

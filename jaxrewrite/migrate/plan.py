@@ -1,0 +1,261 @@
+"""Planning: per function, read every spec on it, choose the markers, check that every transform
+use of it means the same afterwards, or refuse it with a reason; pure."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from jaxrewrite.engine import splice
+from jaxrewrite.engine.analyze import Analysis, Use, UseKind
+from jaxrewrite.engine.keywords import donated_static
+from jaxrewrite.engine.signature import Param, Signature
+from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.table import Mark, SpecKind, Transform
+from jaxrewrite.errors import RewriteError
+from jaxrewrite.migrate.edits import function_edits, removals
+from jaxrewrite.migrate.module import ModuleText
+from jaxrewrite.migrate.reading import (
+    BY_KEYWORD,
+    Meaning,
+    has_spec,
+    meaning_of_statics,
+    meaning_of_values,
+    read_spec,
+    spell,
+    static_params,
+)
+from jaxrewrite.migrate.result import Reason, Refusal, Refused
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@dataclass
+class PlannedFunction:
+    """One function to migrate: its uses, the markers to add, and what each use meant before."""
+
+    func: Function
+    sig: Signature
+    uses: list[Use]
+    candidates: list[Use]
+    #: Parameter name -> the marker to add.
+    marks: dict[str, Mark]
+    #: id(use) -> its meaning before (a JAX reading, or the engine's keywords where it already rewrote).
+    before: dict[int, Meaning]
+    #: id(use) of the uses whose spec is removed.
+    written: set[int]
+
+
+@dataclass
+class Plan:
+    """What ``plan_migration`` decided: the edits, and per function migrated or refused."""
+
+    edits: list[splice.Edit]
+    planned: list[PlannedFunction]
+    refused: list[Refusal]
+    #: The marker spelling per mark used in the edits.
+    spelling: dict[Mark, str]
+
+
+def _uses_by_function(analysis: Analysis) -> dict[int, list[Use]]:
+    by_def: dict[int, list[Use]] = {}
+    for use in analysis.uses:
+        if use.signature is None or isinstance(use.target, ast.ClassDef):
+            continue
+        by_def.setdefault(id(use.target), []).append(use)
+    return by_def
+
+
+def _below(use: Use, func: Function, nodes: set[int]) -> list[ast.expr]:
+    """Decorators applied before this one that are not transforms of the table (which keep the
+    signature visible through ``functools.wraps``)."""
+    if use.kind is UseKind.CALL:
+        assert isinstance(use.node, ast.Call)
+        first = use.node.args[0]
+        while isinstance(first, ast.Call) and id(first) in nodes and first.args:
+            first = first.args[0]  # ``jax.jit(jax.vmap(f), ...)``: a transform of the table in between
+        return [] if isinstance(first, ast.Name) else [first]
+    index = next(i for i, deco in enumerate(func.decorator_list) if deco is use.node)
+    return [deco for deco in func.decorator_list[index + 1 :] if id(deco) not in nodes]
+
+
+def _plan_function(func: Function, uses: list[Use], enabled: bool, src: Source) -> PlannedFunction:
+    """Read every spec on one def, choose the markers, and check every use agrees (``Refused``)."""
+    sig = uses[0].signature
+    assert sig is not None
+    candidates = [use for use in uses if has_spec(use)]
+    transform_nodes = {id(use.node) for use in uses}
+    before: dict[int, Meaning] = {}
+    statics: dict[str, Mark] = {}
+    if any(use.leaves for use in uses):
+        raise Refused(Reason.DISAGREE, f"{func.name!r} already has per-leaf statics")
+    for use in candidates:
+        t = use.transform
+        assert isinstance(t, Transform)
+        removals(use, src)
+        reading = read_spec(use, sig, src)
+        meaning = reading.meaning
+        if enabled and use.values is not None:
+            meaning = meaning_of_values(t, use.values)  # what the hook compiles today
+        if reading.inferred:
+            hidden = _below(use, func, transform_nodes)
+            if hidden:
+                raise Refused(
+                    Reason.HIDDEN_SIGNATURE,
+                    f"{t.name} infers its static names from the signature of {ast.unparse(hidden[0])!r}, "
+                    "which the source does not show",
+                )
+        params = static_params(t, meaning, sig)
+        for p in params:
+            by_position = p.position is None or p.position in meaning.get(t.argnums, ())
+            by_name = t.argnames is None or p.kind not in BY_KEYWORD or p.name in meaning.get(t.argnames, ())
+            if not (by_position and by_name):
+                how = "position" if by_position else "keyword"
+                missing = t.argnames if by_position else t.argnums
+                raise Refused(
+                    Reason.ONE_WAY,
+                    f"{p.name!r} is static only when passed by {how} ({missing} leaves it out); "
+                    "an annotation makes it static both ways",
+                )
+        _check_donation(use, t, params, src)
+        mark = Mark.NODIFF if Mark.NODIFF in t.markers else Mark.STATIC
+        for p in params:
+            if statics.get(p.name) is not Mark.STATIC:
+                statics[p.name] = mark
+        before[id(use)] = meaning
+    marks = {name: mark for name, mark in statics.items() if not _carries(_param(sig, name), mark)}
+    for use in uses:
+        _check_agreement(use, sig, marks, before, enabled, src)
+    return PlannedFunction(func, sig, uses, candidates, marks, before, {id(use) for use in candidates})
+
+
+def _param(sig: Signature, name: str) -> Param:
+    return next(p for p in sig.params if p.name == name)
+
+
+def _carries(p: Param, mark: Mark) -> bool:
+    """Does the annotation already say it (Static counts for NoDiff: custom_vjp reads both)?"""
+    return mark in p.markers or (mark is Mark.NODIFF and Mark.STATIC in p.markers)
+
+
+def _after_markers(p: Param, marks: Mapping[str, Mark]) -> frozenset[Mark]:
+    new = marks.get(p.name)
+    return p.markers | ({new} if new is not None else set())
+
+
+def _check_donation(use: Use, t: Transform, params: list[Param], src: Source) -> None:
+    """The engine's donation rule (``keywords.donated_static``), as a refusal."""
+    keywords = {kw.arg: kw.value for kw in use.written if kw.arg is not None}
+    try:
+        p = donated_static(t, params, keywords, src)
+    except RewriteError as err:  # a donate keyword that is not a literal int/str list
+        raise Refused(Reason.NON_LITERAL, err.msg) from None
+    if p is not None:
+        raise Refused(Reason.DONATED, f"{p.name!r} is static and also donated to {t.name}")
+
+
+
+def _check_agreement(
+    use: Use,
+    sig: Signature,
+    marks: Mapping[str, Mark],
+    before: dict[int, Meaning],
+    enabled: bool,
+    src: Source,
+) -> None:
+    """Every transform use of the function must mean after the migration what it meant before."""
+    t = use.transform
+    assert isinstance(t, Transform)
+    where = f"the {t.name} {'call' if use.kind is UseKind.CALL else 'decorator'} at line {use.node.lineno}"
+    after_static = [p for p in sig.params if _after_markers(p, marks) & t.markers]
+    if t.spec is SpecKind.AXES:
+        was = {p.name for p in sig.params if enabled and p.markers & t.markers}
+        new = [p for p in after_static if p.name not in was]
+        axes = next((kw.value for kw in reversed(use.written) if kw.arg == t.argnums), None)
+        for p in new:
+            entry_none = (
+                isinstance(axes, (ast.Tuple, ast.List))
+                and p.position is not None
+                and p.position < len(axes.elts)
+                and isinstance(axes.elts[p.position], ast.Constant)
+                and axes.elts[p.position].value is None  # type: ignore[attr-defined]
+            )
+            if not entry_none:
+                raise Refused(
+                    Reason.DISAGREE,
+                    f"{where} would change: marking {p.name!r} Static makes its in_axes entry None",
+                )
+        return
+    if t.spec is not SpecKind.LISTS:
+        # A transform that writes nothing for markers (grad's argnums lists what it differentiates):
+        # its meaning cannot change; a conflict with a marker is an engine error the round trip reports.
+        return
+    if any(kw.arg is None for kw in use.written):
+        unpacked = next(kw for kw in use.written if kw.arg is None)
+        raise Refused(Reason.UNPACKED, f"{where} passes **{ast.unparse(unpacked.value)}, which may hold a spec")
+    if id(use) not in before:
+        if enabled and use.values is not None:
+            before[id(use)] = meaning_of_values(t, use.values)
+        else:
+            try:
+                before[id(use)] = read_spec(use, sig, src).meaning
+            except Refused as why:
+                raise Refused(Reason.DISAGREE, f"{where} cannot be read: {why.message}") from None
+    for p in after_static:
+        if t.argnames is None and p.position is None:
+            raise Refused(
+                Reason.DISAGREE, f"{where} takes static arguments by position only, but {p.name!r} is keyword-only"
+            )
+    after = meaning_of_statics(t, after_static)
+    was_meaning = {k: v for k, v in before[id(use)].items() if v}
+    if was_meaning != {k: v for k, v in after.items() if v}:
+        raise Refused(
+            Reason.DISAGREE,
+            f"{where} says {spell(before[id(use)])}, but the annotations would give it {spell(after)}",
+        )
+
+
+def plan_migration(
+    analysis: Analysis, excluded: Mapping[int, Refusal] | None = None, module: ModuleText | None = None
+) -> Plan:
+    """Decide, per function, migrate or refuse, and spell the edits; pure.
+
+    ``excluded`` maps ``id(def)`` to a refusal found by an earlier round trip; ``module`` is the
+    parsed text, when the caller has it already.
+    """
+    excluded = excluded or {}
+    src = analysis.source
+    enabled = analysis.header.enabled
+    planned: list[PlannedFunction] = []
+    refused: list[Refusal] = []
+    for uses in _uses_by_function(analysis).values():
+        func = uses[0].target
+        assert not isinstance(func, ast.ClassDef)
+        if not any(has_spec(use) for use in uses):
+            continue
+        if id(func) in excluded:
+            refused.append(excluded[id(func)])
+            continue
+        try:
+            planned.append(_plan_function(func, uses, enabled, src))
+        except Refused as why:
+            refused.append(Refusal(why.reason, why.message, func.lineno, func.name))
+    if not planned:
+        return Plan([], [], refused, {})
+    module = ModuleText(src) if module is None else module
+    try:
+        module_edits, spelling = module.header_edits(
+            analysis,
+            {mark for p in planned for mark in p.marks.values()},
+            enabled,
+            {id(use) for p in planned for use in p.uses},
+        )
+    except Refused as why:
+        refused += [Refusal(why.reason, why.message, p.func.lineno, p.func.name) for p in planned]
+        return Plan([], [], refused, {})
+    edits = list(module_edits)
+    for p in planned:
+        edits += function_edits(p.candidates, p.sig, p.func, p.marks, src, spelling)
+    return Plan(edits, planned, refused, spelling)
+

@@ -1,0 +1,131 @@
+"""What a migration gives back: the migrated text, what was migrated, and the refusals, each a
+finding with its code (JR2nn) and the reason name ``jaxrewrite migrate`` has always printed."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from jaxrewrite.engine.diagnostics import CODES, Diagnostic
+
+
+class Reason(enum.Enum):
+    """Why a function (or a spec that names no def of the module) was left as written."""
+
+    NON_LITERAL = "non-literal"
+    NOT_IN_SIGNATURE = "not-in-signature"
+    NEGATIVE = "negative"
+    VARARGS = "varargs"
+    OUT_OF_RANGE = "out-of-range"
+    ONE_WAY = "one-way"
+    DISAGREE = "disagree"
+    NOT_LOCAL = "not-a-local-def"
+    ALIAS = "alias"
+    DONATED = "donated"
+    HIDDEN_SIGNATURE = "hidden-signature"
+    UNPACKED = "unpacked"
+    POSITIONAL = "positional"
+    UNSUPPORTED = "unsupported-keyword"
+    UNREADABLE = "unreadable"
+    MODULE = "module"
+    ROUND_TRIP = "round-trip"
+
+    @property
+    def code(self) -> str:
+        """The finding code (``CODES``): JR201 for the first reason, in declaration order."""
+        return _CODE[self]
+
+
+_CODE: dict[Reason, str] = {reason: f"JR2{index:02d}" for index, reason in enumerate(Reason, start=1)}
+
+#: One line per reason, for summaries (``jaxrewrite migrate`` prints the counts with these): the
+#: text of each reason's code in the one table of codes.
+REASONS: dict[Reason, str] = {reason: CODES[code] for reason, code in _CODE.items()}
+
+
+@dataclass(frozen=True)
+class UseRecord:
+    """One transform use of a migrated function: where it is, and what its spec meant to JAX."""
+
+    transform: str
+    kind: str  # "decorator" or "call"
+    #: Where the use's expression starts and ends in the original text (AST lines and columns).
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    #: The line the use starts on in the migrated text.
+    new_line: int
+    #: Each static keyword of the transform and the positions or names it gave, JAX's reading.
+    spec: tuple[tuple[str, tuple[int | str, ...]], ...]
+    #: Whether the user wrote the spec here (False: a use without one, which must stay without).
+    written: bool
+
+
+@dataclass(frozen=True)
+class Migrated:
+    """A function whose hand-written specs became annotations."""
+
+    function: str
+    line: int
+    new_line: int
+    #: (parameter, marker) for every annotation added.
+    params: tuple[tuple[str, str], ...]
+    uses: tuple[UseRecord, ...]
+
+    def __str__(self) -> str:
+        added = ", ".join(f"{name}: {marker}" for name, marker in self.params) or "nothing to add"
+        n = sum(use.written for use in self.uses)
+        return f"{self.line}: migrated {self.function}: {added} ({n} spec{'s' if n != 1 else ''} removed)"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A function left as written (``function`` None: a spec on no def of the module, or the module)."""
+
+    reason: Reason
+    message: str
+    line: int
+    function: str | None = None
+
+    @property
+    def text(self) -> str:
+        """``refused f: why [reason]``: the finding's message."""
+        what = f"refused {self.function}" if self.function is not None else "refused"
+        return f"{what}: {self.message} [{self.reason.value}]"
+
+    def diagnostic(self, filename: str) -> Diagnostic:
+        """The refusal as a finding of ``filename`` (column 1: a refusal is about a whole line)."""
+        return Diagnostic(self.reason.code, self.text, filename, self.line, 1)
+
+    def __str__(self) -> str:
+        return f"{self.line}: {self.text}"
+
+
+@dataclass
+class Migration:
+    """A module's migration: the text to write, and a report."""
+
+    original: str
+    text: str
+    migrated: list[Migrated] = field(default_factory=list)
+    refused: list[Refusal] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.text != self.original
+
+    def report(self) -> list[str]:
+        """Every migration and refusal, one line each, in source order."""
+        items: list[tuple[int, int, str]] = [(m.line, 0, str(m)) for m in self.migrated]
+        items += [(r.line, 1, str(r)) for r in self.refused]
+        return [text for _, _, text in sorted(items)]
+
+
+class Refused(Exception):
+    """Raised inside the planning of one function; becomes its ``Refusal``."""
+
+    def __init__(self, reason: Reason, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message

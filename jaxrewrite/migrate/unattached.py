@@ -1,0 +1,154 @@
+"""Specs on nothing this module defines (``jax.jit(other.f, static_argnums=1)``, a lambda) and
+decorators the analysis could not read: reported as refusals, never edited.
+
+What a call's function argument names is looked up through the engine's scopes (``scopes`` and
+``resolve``), so a local rebinding of an imported name is seen as what it is.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+
+from jaxrewrite.engine.analyze import Analysis
+from jaxrewrite.engine.scopes import Imported, Scope, ScopeTree, build_scopes
+from jaxrewrite.engine.table import TRANSFORMS, SpecKind
+from jaxrewrite.migrate.module import ModuleText
+from jaxrewrite.migrate.reading import NEEDLES
+from jaxrewrite.migrate.result import Reason, Refusal
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+_SPEC_WORD = re.compile(r"\b(" + "|".join(NEEDLES) + r")\s*=")
+_WORDS = frozenset(NEEDLES)
+
+
+def unattached(analysis: Analysis, module: ModuleText) -> list[Refusal]:
+    """Transform calls that write a spec but apply to no def of the module, and decorators the
+    analysis could not read. Only the nodes around a spec keyword that no use covers are visited
+    (most files have none); the scopes are built only then."""
+    src = analysis.source
+    covered = [(src.start(use.node), src.end(use.node)) for use in analysis.uses]
+    lines = sorted(
+        {
+            bisect.bisect_right(src.line_starts, match.start())
+            for match in _SPEC_WORD.finditer(src.text)
+            if not any(start <= match.start() < end for start, end in covered)
+        }
+    )
+    if not lines:
+        return []
+    scopes = build_scopes(module.tree, defer=False)
+    try:
+        return _Finder(analysis, lines, scopes).run(module.tree)
+    finally:
+        scopes.release()
+
+
+class _Finder:
+    def __init__(self, analysis: Analysis, lines: list[int], scopes: ScopeTree) -> None:
+        self.analysis = analysis
+        self.lines = lines
+        self.scopes = scopes
+        self.found: list[Refusal] = []
+        self.seen: set[int] = set()
+
+    def run(self, tree: ast.Module) -> list[Refusal]:
+        self.visit(tree, None, set())
+        return self.found
+
+    def visit(self, node: ast.AST, func: Function | None, decorators: set[int]) -> None:
+        for child in ast.iter_child_nodes(node):
+            first = getattr(child, "lineno", None)
+            if first is None:  # ``arguments``, ``keyword`` without positions on old Pythons...
+                self.visit(child, func, decorators)
+                continue
+            decorated = getattr(child, "decorator_list", None)
+            if decorated:
+                first = min(first, *(d.lineno for d in decorated))
+            last = getattr(child, "end_lineno", first) or first
+            at = bisect.bisect_left(self.lines, first)
+            if at == len(self.lines) or self.lines[at] > last:
+                continue
+            if isinstance(child, ast.Call) and id(child) not in self.seen:
+                self.seen.add(id(child))
+                refusal = self.call(child, func if id(child) in decorators else None)
+                if refusal is not None:
+                    self.found.append(refusal)
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.visit(child, child, {id(d) for d in child.decorator_list})
+            else:
+                self.visit(child, func, decorators)
+
+    def call(self, node: ast.Call, func: Function | None) -> Refusal | None:
+        if not any(kw.arg in _WORDS for kw in node.keywords):
+            return None
+        analysis = self.analysis
+        src = analysis.source
+        start = src.start(node)
+        if any(src.start(use.node) <= start < src.end(use.node) for use in analysis.uses):
+            return None
+        name = _transform_name(node.func)
+        if func is not None:  # a decorator of a def that no use covers
+            if name is None and _transform_name(node.args[0] if node.args else None) is None:
+                return None
+            top = min([func.lineno, *(d.lineno for d in func.decorator_list)])
+            first = next((d for d in analysis.errors if top <= d.line <= func.lineno), None)
+            why = f": {first.code} {first.message}" if first is not None else ""
+            return Refusal(
+                Reason.UNREADABLE,
+                f"the analysis does not read this decorator as a transform of the def{why}",
+                node.lineno,
+                func.name,
+            )
+        if name is None or not node.args:
+            return None  # a partial or factory not applied here (an alias definition): reported at its uses
+        arg = node.args[0]
+        if isinstance(arg, ast.Lambda):
+            what = "a lambda, which cannot carry annotations"
+        elif isinstance(arg, ast.Name):
+            imported = _imported(arg.id, self.scope_at(node.lineno))
+            if imported is not None:
+                what = f"{arg.id!r}, which lives in another module ({imported})"
+            else:
+                what = f"{arg.id!r}, which is not statically one def of this module"
+        elif isinstance(arg, ast.Attribute):
+            what = f"{ast.unparse(arg)!r}, which lives in another module or object"
+        else:
+            what = f"{ast.unparse(arg)!r}, which is not a def of this module"
+        return Refusal(Reason.NOT_LOCAL, f"{name} is applied to {what}", node.lineno)
+
+    def scope_at(self, line: int) -> Scope:
+        """The scope a statement on ``line`` runs in: the innermost statement holding the line."""
+        best = None
+        for first, last, _, scope, _ in self.scopes.statements:
+            if first > line:
+                break
+            if line <= last and (best is None or first >= best[0]):
+                best = (first, scope)
+        return self.scopes.module if best is None else best[1]
+
+
+def _imported(name: str, scope: Scope) -> str | None:
+    """The one dotted name ``name`` is imported as where it is read, or None (a local def, an
+    assignment, a parameter, bound more than one way, or not bound at all)."""
+    found = scope.lookup(name)
+    if found is None:
+        return None
+    bindings = found[0]
+    if not bindings or not all(isinstance(b, Imported) for b in bindings):
+        return None
+    names = {b.qualname for b in bindings if isinstance(b, Imported)}
+    return names.pop() if len(names) == 1 else None
+
+
+def _transform_name(expr: ast.expr | None) -> str | None:
+    """The transform a call's function names by its last segment (a report, not a resolution)."""
+    if isinstance(expr, ast.Attribute):
+        name: str | None = expr.attr
+    elif isinstance(expr, ast.Name):
+        name = expr.id
+    else:
+        return None
+    return name if name in TRANSFORMS and TRANSFORMS[name].spec is SpecKind.LISTS else None

@@ -1,0 +1,156 @@
+"""The round trip: the migrated text analyzed exactly as the import hook will, each use's keywords
+compared with what its hand-written spec gave (so nothing changes meaning), and the record of
+what was migrated, with where each use now stands."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from jaxrewrite.engine import splice
+from jaxrewrite.engine.analyze import Analysis, Use, UseKind, analyze
+from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.table import SpecKind, Transform
+from jaxrewrite.migrate.plan import Plan, PlannedFunction
+from jaxrewrite.migrate.reading import Meaning, has_spec, meaning_of_values, read_spec, sorted_values, spell
+from jaxrewrite.migrate.result import Migrated, Reason, Refusal, Refused, UseRecord
+
+
+def _offset_map(edits: Sequence[splice.Edit]) -> list[tuple[int, int]]:
+    """(old offset at or after which, shift) steps, for old-to-new offsets of unedited text."""
+    steps: list[tuple[int, int]] = []
+    shift = 0
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        shift += len(edit.text) - (edit.end - edit.start)
+        steps.append((edit.end, shift))
+    return steps
+
+
+def _new_offset(steps: list[tuple[int, int]], old: int) -> int:
+    shift = 0
+    for at, total in steps:
+        if at > old:
+            break
+        shift = total
+    return old + shift
+
+
+def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
+    """Analyze the migrated text as the import hook will; every planned function whose uses would
+    not get exactly the statics their specs gave is returned with why."""
+    src = analysis.source
+    steps = _offset_map(plan.edits)
+    problems: dict[int, Refusal] = {}
+
+    def refuse(p: PlannedFunction, message: str) -> None:
+        problems.setdefault(id(p.func), Refusal(Reason.ROUND_TRIP, message, p.func.lineno, p.func.name))
+
+    def module_wide(message: str) -> dict[int, Refusal]:
+        return {id(p.func): Refusal(Reason.MODULE, message, p.func.lineno, p.func.name) for p in plan.planned}
+
+    try:
+        after = analyze(text, src.filename)
+    except SyntaxError as err:  # a bug in the edits: report it rather than write it
+        return module_wide(f"the migrated text does not parse ({err.msg}, line {err.lineno}): a jaxrewrite bug")
+    if not after.header.enabled:
+        return module_wide("the pragma added to the header is not recognised")
+    spans = []
+    for p in plan.planned:
+        first = min([p.func.lineno, *(d.lineno for d in p.func.decorator_list)])
+        start = _new_offset(steps, src.line_starts[first - 1])
+        spans.append((start, _new_offset(steps, src.end(p.func)), p))
+        for use in p.uses:
+            if use.kind is UseKind.CALL:
+                spans.append((_new_offset(steps, src.start(use.node)), _new_offset(steps, src.end(use.node)), p))
+    new_src = after.source
+    for error in after.errors:
+        at = new_src.line_starts[error.line - 1] + error.col - 1
+        owners = [(end - start, p) for start, end, p in spans if start <= at <= end]
+        if not owners:
+            return module_wide(f"the migrated module does not rewrite: {error.code} {error.message}")
+        innermost = min(owners, key=lambda owner: owner[0])[1]  # a method, not its class's other def
+        refuse(innermost, f"the migrated function does not rewrite: {error.code} {error.message}")
+    owner: dict[int, PlannedFunction] = {id(use): p for p in plan.planned for use in p.uses}
+    before_at = {_new_offset(steps, src.start(use.node)): use for use in analysis.uses}
+    seen: set[int] = set()
+    for use in after.uses:
+        was = before_at.get(new_src.start(use.node))
+        if was is None:
+            continue  # a class registration, or a use of a def no spec was written for
+        seen.add(id(was))
+        t = use.transform
+        if not isinstance(t, Transform):
+            continue
+        mine = owner.get(id(was))
+        if mine is None:
+            if use.needs_edit and not analysis.header.enabled:
+                return module_wide(f"the pragma would change the {t.name} use at line {was.node.lineno}")
+            continue
+        p = mine
+        if t.spec is not SpecKind.LISTS:
+            if use.needs_edit and not (analysis.header.enabled and was.needs_edit):
+                refuse(p, f"the {t.name} use at line {was.node.lineno} would be rewritten")
+            continue
+        now = meaning_of_values(t, use.values) if use.values is not None else _read_or_none(use, new_src)
+        expected = p.before.get(id(was))
+        if now is None or expected is None:
+            refuse(p, f"the {t.name} use at line {was.node.lineno} cannot be read back")
+            continue
+        if {k: v for k, v in now.items() if v} != {k: v for k, v in expected.items() if v}:
+            refuse(
+                p,
+                f"the {t.name} use at line {was.node.lineno} would get {spell(now)}, not {spell(expected)}",
+            )
+    for p in plan.planned:
+        for use in p.uses:
+            if id(use) not in seen and isinstance(use.transform, Transform) and has_spec(use):
+                refuse(p, f"the engine does not see the {use.transform.name} use at line {use.node.lineno} as Static")
+    return problems
+
+
+def _read_or_none(use: Use, src: Source) -> Meaning | None:
+    assert use.signature is not None
+    try:
+        return read_spec(use, use.signature, src).meaning
+    except Refused:
+        return None
+
+
+def records(analysis: Analysis, plan: Plan, migrated: str) -> list[Migrated]:
+    src = analysis.source
+    steps = _offset_map(plan.edits)
+    starts = Source(migrated, src.filename).line_starts
+
+    def new_line(offset: int) -> int:
+        new = _new_offset(steps, offset)
+        lo, hi = 0, len(starts) - 1
+        while lo < hi:  # the last line start at or before ``new``
+            mid = (lo + hi + 1) // 2
+            if starts[mid] <= new:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1
+
+    out = []
+    for p in plan.planned:
+        uses = []
+        for use in sorted(p.uses, key=lambda u: (u.node.lineno, u.node.col_offset)):
+            t = use.transform
+            assert isinstance(t, Transform)
+            meaning = p.before.get(id(use), {})
+            uses.append(
+                UseRecord(
+                    t.name,
+                    use.kind.value,
+                    use.node.lineno,
+                    use.node.col_offset,
+                    use.node.end_lineno or use.node.lineno,
+                    use.node.end_col_offset or 0,
+                    new_line(src.start(use.node)),
+                    tuple((k, sorted_values(v)) for k, v in sorted(meaning.items())),
+                    id(use) in p.written,
+                )
+            )
+        params = tuple((name, plan.spelling[mark]) for name, mark in p.marks.items())
+        out.append(Migrated(p.func.name, p.func.lineno, new_line(src.start(p.func)), params, tuple(uses)))
+    return out
