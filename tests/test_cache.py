@@ -304,7 +304,7 @@ def test_rewriter_hash_covers_what_determines_the_code(package_copy: Path, memoi
         return cache.digests(str(copy), memo=memo).rewriter
 
     hashed = cache.package_sources(str(copy))
-    assert "engine/plan.py" in hashed and "hook/pipeline.py" in hashed and "engine/migration.py" not in hashed
+    assert "engine/plan.py" in hashed and "hook/pipeline.py" in hashed and "migrate/plan.py" not in hashed
     before = rewriter()
     assert before == rewriter() == cache.rewriter_hash(str(copy))
     assert (copy.parent / "memo").exists() is memoised
@@ -315,7 +315,7 @@ def test_rewriter_hash_covers_what_determines_the_code(package_copy: Path, memoi
         ("integrations/pytest_plugin.py", True),
         ("version.py", True),
         ("commands/check.py", False),
-        ("engine/migration.py", False),
+        ("migrate/plan.py", False),
         ("leaves.py", False),
         ("hook/finder.py", False),  # the scanner's (see the next test), not the rewriter's
     ]:

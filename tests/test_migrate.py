@@ -646,3 +646,32 @@ def test_corpus_migrates_and_round_trips() -> None:
     assert len(migrated) >= MIN_FUNCTIONS and counts["files migrated"] >= MIN_FILES, counts
     assert sum(refused.values()) < len(migrated) / 4, refused
     assert by_transform["jit"] >= MIN_FUNCTIONS and by_transform["custom_vjp"] + by_transform["custom_jvp"] >= 1
+
+
+def test_what_a_call_site_names_is_looked_up_in_its_own_scope() -> None:
+    """A function-local rebinding of an imported name hides the import (the engine's scopes),
+    and an import inside a function is seen there; a flat import map got both wrong."""
+    text = (
+        "import jax\nfrom math import hypot\n\n\n"
+        "def run(make):\n    hypot = make()\n    return jax.jit(hypot, static_argnums=1)\n\n\n"
+        "def other():\n    from math import fsum\n    return jax.jit(fsum, static_argnums=1)\n"
+    )
+    result = migrate_source(text, "m.py")
+    assert result.report() == [
+        "7: refused: jit is applied to 'hypot', which is not statically one def of this module [not-a-local-def]",
+        "12: refused: jit is applied to 'fsum', which lives in another module (math.fsum) [not-a-local-def]",
+    ]
+    assert not result.changed
+
+
+def test_refusals_are_findings_with_codes() -> None:
+    """Every reason has its own JR2nn code in the one table of codes, with the reason's summary."""
+    from jaxrewrite.engine.diagnostics import CODES
+
+    assert len({reason.code for reason in Reason}) == len(Reason)
+    assert all(CODES[reason.code] == REASONS[reason] for reason in Reason)
+    refusal = migrate_source(SPEC_MODULE.replace("(1,)", "(-1,)"), "m.py").refused[0]
+    finding = refusal.diagnostic("m.py")
+    assert (finding.code, finding.line, finding.is_error) == ("JR203", 7, False)
+    assert finding.format("refusal").startswith("m.py:7: refused f: static_argnums has -1")
+    assert finding.format("refusal").endswith("[negative] (JR203)")

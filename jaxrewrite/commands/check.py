@@ -10,18 +10,17 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from jaxrewrite.commands.files import python_files
 from jaxrewrite.engine.diagnostics import CODES, Diagnostic
 from jaxrewrite.engine.header import might_opt_in
 
 #: A noqa comment, bare or naming codes as flake8 spells them (see ``_suppressed``).
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-_SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules"})
 FORMATS = ("text", "json", "github")
 
 
@@ -58,19 +57,6 @@ def _suppressed(finding: Diagnostic, lines: list[str]) -> bool:
     return codes is None or finding.code.upper() in {c.upper() for c in re.split(r"[,\s]+", codes) if c}
 
 
-def python_files(paths: Sequence[str]) -> Iterator[str]:
-    """Each path that is a file, and every ``.py`` file below each folder (sorted, hidden folders skipped)."""
-    for path in paths:
-        if not os.path.isdir(path):
-            yield path
-            continue
-        for folder, dirs, files in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_FOLDERS)
-            for name in sorted(files):
-                if name.endswith(".py"):
-                    yield os.path.join(folder, name)
-
-
 def check_path(path: str, options: Options) -> list[Diagnostic]:
     """The findings of one file; OSError/UnicodeDecodeError when it cannot be read as Python source."""
     with open(path, "rb") as file:
@@ -82,22 +68,8 @@ def check_path(path: str, options: Options) -> list[Diagnostic]:
 
 def render(findings: list[Diagnostic], form: str) -> str:
     if form == "json":
-        rows = [
-            {"path": d.filename, "line": d.line, "col": d.col, "code": d.code, "message": d.message} for d in findings
-        ]
-        return json.dumps(rows, indent=2) + "\n"
-    if form == "github":
-        return "".join(
-            f"::error file={d.filename},line={d.line},col={d.col},"
-            f"title={d.code}::{_escape(d.message)}\n"
-            for d in findings
-        )
-    return "".join(f"{d.filename}:{d.line}:{d.col}: {d.code} {d.message}\n" for d in findings)
-
-
-def _escape(message: str) -> str:
-    """GitHub's workflow-command escaping for a message."""
-    return message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        return json.dumps([d.row() for d in findings], indent=2) + "\n"
+    return "".join(d.format(form) + "\n" for d in findings)
 
 
 def parser(prog: str) -> argparse.ArgumentParser:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from types import CodeType
 
-from jaxrewrite.commands.check import python_files
+from jaxrewrite.commands.files import python_files
 from jaxrewrite.commands.run import safe_path
 from jaxrewrite.commands.show import TargetError, display_name, find_spec, search_path
 from jaxrewrite.engine.header import PRAGMA, scan_header

@@ -1,6 +1,6 @@
 """``jaxrewrite migrate PATH... [--write]``: hand-written static specs into Static annotations.
 
-The planning is ``jaxrewrite.engine.migration`` (text in, text and a report out); this is the edge:
+The planning is ``jaxrewrite.migrate`` (text in, text and a report out); this is the edge:
 walking paths, decoding and encoding files as Python does, printing a unified diff or writing each
 file atomically, and the exit status (0 nothing to change, 1 changes made or proposed, 2 errors).
 """
@@ -8,23 +8,17 @@ file atomically, and the exit status (0 nothing to change, 1 changes made or pro
 from __future__ import annotations
 
 import argparse
-import difflib
 import io
 import os
 import sys
-import tempfile
 import tokenize
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from jaxrewrite.commands.files import python_files, unified_diff, write_atomically
 from jaxrewrite.migrate import REASONS, Migration, Reason, migrate_source
-from jaxrewrite.engine.source import source_lines
-
-#: Folders never walked into: they hold no source of the project's own.
-SKIPPED_FOLDERS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "node_modules"})
-
 
 @dataclass
 class Summary:
@@ -37,51 +31,10 @@ class Summary:
     refused: Counter[Reason] = field(default_factory=Counter)
 
 
-def python_files(path: str) -> list[str]:
-    """The ``.py`` files below a folder, sorted per folder (hidden and tool folders skipped), or
-    the file itself, whatever its suffix, when ``path`` names one."""
-    if not os.path.isdir(path):
-        return [path]
-    found = []
-    for root, folders, files in os.walk(path):
-        folders[:] = sorted(f for f in folders if f not in SKIPPED_FOLDERS and not f.startswith("."))
-        found += [os.path.join(root, name) for name in sorted(files) if name.endswith(".py")]
-    return found
-
-
 def decode(data: bytes) -> tuple[str, str]:
     """(text, encoding) as Python reads the file (PEP 263), line endings kept as they are."""
     encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
     return data.decode(encoding), encoding
-
-
-def diff(before: str, after: str, display: str) -> str:
-    """A unified diff, lines split as Python counts them (a form feed does not end a line)."""
-    lines = difflib.unified_diff(source_lines(before), source_lines(after), f"a/{display}", f"b/{display}")
-    return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
-
-
-def write_atomically(path: str, data: bytes) -> None:
-    """Replace ``path`` by ``data`` in one step: a temporary file in the same folder (so the rename
-    cannot cross file systems), flushed to disk, given the file's permissions, then ``os.replace``.
-    A symbolic link stays a link: the file it points to is the one replaced."""
-    path = os.path.realpath(path)
-    folder = os.path.dirname(path)
-    mode = os.stat(path).st_mode & 0o7777
-    fd, temporary = tempfile.mkstemp(prefix=".jaxrewrite-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
 
 
 def migrate_file(path: str, write: bool, out: TextIO, err: TextIO, summary: Summary) -> None:
@@ -108,14 +61,14 @@ def migrate_file(path: str, write: bool, out: TextIO, err: TextIO, summary: Summ
         summary.errors += 1
         return
     for refusal in result.refused:
-        print(f"{display}:{refusal}", file=err)
+        print(refusal.diagnostic(display).format("refusal"), file=err)
         summary.refused[refusal.reason] += 1
     if not result.changed:
         return
     summary.changed += 1
     summary.functions += len(result.migrated)
     if not write:
-        out.write(diff(text, result.text, display.replace(os.sep, "/")))
+        out.write(unified_diff(text, result.text, display.replace(os.sep, "/")))
         return
     try:
         write_atomically(path, result.text.encode(encoding))
@@ -136,7 +89,7 @@ def migrate(paths: Sequence[str], write: bool, out: TextIO | None = None, err: T
             print(f"{named}: no such file or folder", file=err)
             summary.errors += 1
             continue
-        for path in python_files(named):
+        for path in python_files([named]):
             migrate_file(path, write, out, err, summary)
     out.flush()
     verb = "migrated" if write else "to migrate"

@@ -7,7 +7,6 @@ still be inspected.
 
 from __future__ import annotations
 
-import difflib
 import importlib.machinery
 import importlib.util
 import io
@@ -18,6 +17,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Sequence
 
+from jaxrewrite.commands.files import unified_diff
 from jaxrewrite.commands.run import safe_path
 from jaxrewrite.engine.analyze import analyze
 from jaxrewrite.engine.header import PRAGMA, Header, why_ignored
@@ -133,15 +133,7 @@ def _source_file(spec: importlib.machinery.ModuleSpec, name: str) -> str:
 
 def render(original: str, rewritten: str, display: str, diff: bool) -> str:
     """The text to print: the rewritten source itself, or a unified diff against the original."""
-    if not diff:
-        return rewritten
-    lines = difflib.unified_diff(
-        original.splitlines(keepends=True),
-        rewritten.splitlines(keepends=True),
-        f"a/{display}",
-        f"b/{display}",
-    )
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+    return unified_diff(original, rewritten, display) if diff else rewritten
 
 
 def notes(source: str, header: Header, display: str) -> list[str]:
@@ -176,7 +168,7 @@ def show(target: str, diff: bool, prog: str) -> int:
         analysis = analyze(source, found.display, lint=True)
         for finding in analysis.diagnostics:
             if not finding.is_error:
-                print(f"{finding.filename}:{finding.line}:{finding.col}: {finding.code} {finding.message}", file=sys.stderr)
+                print(finding.format("text"), file=sys.stderr)
         if not analysis.header.enabled:
             _findings_without_pragma(source, found.display)
         with warnings.catch_warnings():
@@ -184,7 +176,7 @@ def show(target: str, diff: bool, prog: str) -> int:
             text = rewritten(analysis)
     except RewriteError:
         for finding in analysis.errors:  # every refusal, in source order; the hook raises the first
-            print(finding.error(), file=sys.stderr)
+            print(finding.format("error"), file=sys.stderr)
         return 1
     except SyntaxError as exc:
         where = "".join(f"{n}:" for n in (exc.lineno, exc.offset) if n is not None)
@@ -211,7 +203,7 @@ def _findings_without_pragma(source: str, display: str) -> None:
         return  # Python reports it when the module runs; show prints the source unchanged
     for finding in analysis.diagnostics:
         if finding.code != "JR005":  # already printed
-            print(f"{finding.filename}:{finding.line}:{finding.col}: {finding.code} {finding.message}", file=sys.stderr)
+            print(finding.format("text"), file=sys.stderr)
 
 
 def _write(text: str, encoding: str) -> None:

@@ -48,8 +48,8 @@ PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: rest of the package do not change a cached module's code, so editing them must not cost every
 #: cached module a cold rewrite.
 REWRITE_SOURCES = ("engine", "hook/cache.py", "hook/pipeline.py", "integrations/pytest_plugin.py", "version.py")
-#: Engine files no rewrite imports (the reverse planner of ``jaxrewrite migrate``).
-NOT_REWRITE = frozenset({"engine/migration.py"})
+#: Engine files no rewrite imports (none since migrate became its own layer, ``jaxrewrite/migrate``).
+NOT_REWRITE: frozenset[str] = frozenset()
 #: What decides whether a file opts in without rewriting it: the pragma scanner, and the finder
 #: and index that apply it. The folder indexes (hook/index.py) are keyed by their digest, so an
 #: index written by another scanner is never trusted; editing these costs no cached module.

@@ -1,0 +1,70 @@
+"""The file edge the commands share: which files a folder holds, a unified diff, an atomic write.
+
+One walking rule for ``check``, ``migrate`` and ``compile``: every ``.py`` file below a folder,
+sorted per folder, except in folders that hold no source of the project's own: hidden ones
+(``.git``, ``.tox``, ``.venv``...), ``__pycache__``, ``node_modules``, and virtual environments
+whatever their name (a folder with a ``pyvenv.cfg``, PEP 405's marker). A folder merely named
+``venv`` is walked like any other; a path named on the command line is always taken as given.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+
+from jaxrewrite.engine.source import source_lines
+
+SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules"})
+
+
+def skipped(folder: str, name: str) -> bool:
+    """Is ``folder/name`` one of the folders the walk never enters?"""
+    if name.startswith(".") or name in SKIPPED_FOLDERS:
+        return True
+    return os.path.isfile(os.path.join(folder, name, "pyvenv.cfg"))
+
+
+def python_files(paths: Iterable[str]) -> Iterator[str]:
+    """Each path that is not a folder (whatever its suffix, even missing: the caller reports it),
+    and every ``.py`` file below each folder, walked by the rule above."""
+    for path in paths:
+        if not os.path.isdir(path):
+            yield path
+            continue
+        for folder, dirs, files in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not skipped(folder, d))
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    yield os.path.join(folder, name)
+
+
+def unified_diff(before: str, after: str, display: str) -> str:
+    """A unified diff, ``a/``/``b/`` headers, lines split as Python counts them (a form feed does
+    not end a line), and git's marker after a last line without a line break."""
+    lines = difflib.unified_diff(source_lines(before), source_lines(after), f"a/{display}", f"b/{display}")
+    return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Replace ``path`` by ``data`` in one step: a temporary file in the same folder (so the rename
+    cannot cross file systems), flushed to disk, given the file's permissions, then ``os.replace``.
+    A symbolic link stays a link: the file it points to is the one replaced."""
+    path = os.path.realpath(path)
+    folder = os.path.dirname(path)
+    mode = os.stat(path).st_mode & 0o7777
+    fd, temporary = tempfile.mkstemp(prefix=".jaxrewrite-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
