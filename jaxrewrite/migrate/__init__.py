@@ -51,7 +51,7 @@ def migrate_source(text: str, filename: str = "<string>") -> Migration:
     """
     if not may_need_migration(text):
         compile(text, filename, "exec", dont_inherit=True)  # only for the SyntaxError promised
-        return Migration(text, text)
+        return Migration.unchanged(text)
     with collector_paused():  # a tree is alive throughout: see collector_paused
         return _migrate(text, filename)
 
@@ -72,4 +72,4 @@ def _migrate(text: str, filename: str) -> Migration:
         excluded.update(problems)
     else:  # pragma: no cover - every round refuses at least one more function
         plan = Plan([], [], [*excluded.values()], {})
-    return Migration(text, text, [], plan.refused + unattached(analysis, module))
+    return Migration.unchanged(text, plan.refused + unattached(analysis, module))

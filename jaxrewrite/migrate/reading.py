@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from jaxrewrite.engine.analyze import Use
 from jaxrewrite.engine.keywords import MISSING, Values, literal, literal_ints, literal_strs, vararg_name
@@ -96,21 +97,25 @@ def _effective(use: Use) -> dict[str, ast.expr]:
 
 def _ints(node: ast.expr | None, keyword: str, src: Source) -> tuple[int, ...] | None:
     """The engine's reading of a literal int spec; None when absent or ``None`` (JAX: not given)."""
-    if node is None or literal(node) is None:
-        return None
-    try:
-        return literal_ints(node, keyword, src)
-    except RewriteError:
-        raise Refused(Reason.NON_LITERAL, _not_literal(node, keyword, "int or tuple of ints")) from None
+    return _read(literal_ints, node, keyword, src, "int or tuple of ints")
 
 
 def _strs(node: ast.expr | None, keyword: str, src: Source) -> tuple[str, ...] | None:
+    return _read(literal_strs, node, keyword, src, "str or tuple of str")
+
+
+T = TypeVar("T")
+
+
+def _read(
+    reader: Callable[[ast.expr, str, Source], tuple[T, ...]], node: ast.expr | None, keyword: str, src: Source, what: str
+) -> tuple[T, ...] | None:
     if node is None or literal(node) is None:
         return None
     try:
-        return literal_strs(node, keyword, src)
+        return reader(node, keyword, src)
     except RewriteError:
-        raise Refused(Reason.NON_LITERAL, _not_literal(node, keyword, "str or tuple of str")) from None
+        raise Refused(Reason.NON_LITERAL, _not_literal(node, keyword, what)) from None
 
 
 def _not_literal(node: ast.expr, keyword: str, what: str) -> str:

@@ -4,7 +4,7 @@ finding with its code (JR2nn) and the reason name ``jaxrewrite migrate`` has alw
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from jaxrewrite.engine.diagnostics import CODES, Diagnostic
 
@@ -104,12 +104,17 @@ class Refusal:
 
 @dataclass
 class Migration:
-    """A module's migration: the text to write, and a report."""
+    """A module's migration: the text to write (``original`` itself when nothing changes), what
+    was migrated, and every refusal."""
 
     original: str
     text: str
-    migrated: list[Migrated] = field(default_factory=list)
-    refused: list[Refusal] = field(default_factory=list)
+    migrated: list[Migrated]
+    refused: list[Refusal]
+
+    @classmethod
+    def unchanged(cls, text: str, refused: list[Refusal] | None = None) -> Migration:
+        return cls(text, text, [], refused or [])
 
     @property
     def changed(self) -> bool:
