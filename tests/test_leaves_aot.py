@@ -3,8 +3,9 @@
 ``static_leaves`` returns a wrapper around ``jax.jit(inner, ...)``; these tests check that the
 wrapper offers what ``jax.jit``'s result offers, with the static entries split out exactly as a
 call splits them (so a static entry still drives Python control flow: the output shape below
-depends on ``steps``). As with ``jax.jit``'s own static arguments, the compiled executable
-takes the dynamic part only: the container with its static entries left out.
+depends on ``steps``). The compiled executable takes what the wrapper takes (issue 20, item 7):
+the whole container, whose static entries must be those it was lowered for; as with
+``jax.jit``'s own static arguments, a whole static argument is left out of its call.
 """
 
 from __future__ import annotations
@@ -71,14 +72,13 @@ def test_lower_dict_compiles_and_runs_like_a_call(by_keyword: bool) -> None:
     text = lowered.as_text()
     assert isinstance(text, str) and "4x3xf32" in text
     compiled = lowered.compile()
-    # The static entry is baked in: the executable takes the dynamic rest of the dict.
-    dynamic = {"scale": SCALE}
-    out = compiled(X, cfg=dynamic) if by_keyword else compiled(X, dynamic)
+    # The executable takes what f takes: the whole dict, static entry included.
+    out = compiled(X, cfg=cfg) if by_keyword else compiled(X, cfg)
     np.testing.assert_allclose(out, f(X, cfg))
     np.testing.assert_allclose(out, _expected(4))
     # New dynamic values, same executable.
-    dynamic = {"scale": jnp.float32(3.0)}
-    out = compiled(X, cfg=dynamic) if by_keyword else compiled(X, dynamic)
+    cfg = {"steps": 4, "scale": jnp.float32(3.0)}
+    out = compiled(X, cfg=cfg) if by_keyword else compiled(X, cfg)
     np.testing.assert_allclose(out, _expected(4, 3.0))
 
 
@@ -88,8 +88,7 @@ def test_lower_namedtuple_compiles_and_runs_like_a_call() -> None:
     lowered = f.lower(X, cfg)
     assert "5x3xf32" in lowered.as_text()
     compiled = lowered.compile()
-    # The split replaces the static fields by None (an empty pytree): that is the dynamic part.
-    out = compiled(X, cfg._replace(steps=None))
+    out = compiled(X, cfg)
     np.testing.assert_allclose(out, f(X, cfg))
     np.testing.assert_allclose(out, _expected(5))
     assert "5x3xf32" in f.lower(X, cfg=cfg).as_text()
@@ -159,8 +158,8 @@ def test_trace_gives_a_jaxpr_and_lowers(by_keyword: bool) -> None:
     assert [aval.shape for aval in jaxpr.out_avals] == [(3, 3)]
     lowered = traced.lower()
     assert "3x3xf32" in lowered.as_text()
-    compiled, dynamic = lowered.compile(), {"scale": SCALE}
-    np.testing.assert_allclose(compiled(X, cfg=dynamic) if by_keyword else compiled(X, dynamic), _expected(3))
+    compiled = lowered.compile()
+    np.testing.assert_allclose(compiled(X, cfg=cfg) if by_keyword else compiled(X, cfg), _expected(3))
 
 
 def test_trace_namedtuple() -> None:
@@ -187,7 +186,9 @@ def test_two_per_leaf_parameters_and_a_default() -> None:
     assert f.eval_shape(X, {"n": 2}, b=b).shape == (6, 3)
     assert f.eval_shape(X, a={"n": 5}).shape == (5, 3)  # b's default, used untraced
     compiled = f.lower(X, {"n": 2}, b).compile()
-    np.testing.assert_allclose(compiled(X, {}, {"bias": jnp.float32(1.0)}), f(X, {"n": 2}, b))
+    np.testing.assert_allclose(compiled(X, {"n": 2}, b), f(X, {"n": 2}, b))
+    with pytest.raises(TypeError, match=r"argument 'b': .* lowered for the static entries \{'n': 3\}"):
+        compiled(X, {"n": 2}, {"n": 4, "bias": jnp.float32(1.0)})
     assert [aval.shape for aval in f.trace(X, {"n": 1}).jaxpr.out_avals] == [(1, 3)]
 
 
