@@ -432,6 +432,13 @@ def test_static_leaves_refuses_positional_options_the_transform_refuses() -> Non
     assert "positional argument" in str(plain.value)
 
 
+def test_static_leaves_refuses_a_donated_name_the_function_lacks_as_jax_jit_does() -> None:
+    with pytest.raises(ValueError, match="invalid argnames"):
+        jax.jit(lambda d: d, donate_argnames=("nope",))
+    with pytest.raises(ValueError, match="invalid argnames"):
+        static_leaves(jax.jit, lambda d: d, SPEC, donate_argnames=("nope",))
+
+
 def test_helpers_refuse_a_non_dict_argument() -> None:
     f = grad_leaves(jax.grad, lambda d: d["x"], SPEC)
     with pytest.raises(TypeError, match="must be a dict"):
