@@ -42,6 +42,8 @@ import operator
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
+from jaxrewrite.options import completed, options_by_name
+
 #: grad's extra keyword carrying the held entries; never a user parameter name.
 STATIC_LEAVES = "_jaxrewrite_static_leaves"
 
@@ -140,6 +142,30 @@ def _named_like(wrapper: Callable[..., Any], fun: Callable[..., Any]) -> None:
     compilation names) without ``__wrapped__``: JAX must see the wrapper's own signature."""
     for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
         setattr(wrapper, attr, getattr(fun, attr, getattr(wrapper, attr)))
+
+
+#: What a helper's result takes from the user's function besides its name: ``__wrapped__``
+#: (``inspect.signature`` reads the user's parameters) and the annotations
+#: (``typing.get_type_hints`` reads the user's hints, as for jax.jit's result), as
+#: ``functools.update_wrapper`` copies them (``__annotate__`` on Python 3.14).
+_HINTS = tuple(
+    attr for attr in functools.WRAPPER_ASSIGNMENTS if attr not in ("__module__", "__name__", "__qualname__", "__doc__")
+)
+
+
+def _public_like(outer: Callable[..., Any], fun: Callable[..., Any]) -> None:
+    """Make a helper's result stand for ``fun``: its name, signature and type hints."""
+    _named_like(outer, fun)
+    for attr in _HINTS:
+        try:
+            value = getattr(fun, attr)
+        except Exception:  # AttributeError; on 3.14 a deferred annotation may fail to evaluate
+            continue
+        try:
+            setattr(outer, attr, value)
+        except (AttributeError, TypeError):
+            continue
+    outer.__wrapped__ = fun  # type: ignore[attr-defined]
 
 
 def _unpartial(
@@ -351,46 +377,177 @@ def static_leaves(
     *args: Any,
     **keywords: Any,
 ) -> Callable[..., Any]:
-    """``transform(fun, **keywords)`` where the listed arguments carry static entries.
+    """``transform(fun, *args, **keywords)`` where the listed arguments carry static entries.
 
     ``leaves`` holds (parameter name, position or None, "dict" or "namedtuple", static keys).
     The held entries travel as a new leading positional argument marked static: JAX's
     positional statics are cheaper per call than a static keyword. So the transform's options
-    must be keywords: this helper shifts ``static_argnums`` and ``donate_argnums`` by one and
-    gives ``static_argnums`` a 0 (``in_shardings`` counts dynamic arguments only: unchanged).
+    are passed by keyword (positional ones bound to the names the transform gives them), and
+    this helper shifts ``static_argnums`` and ``donate_argnums`` by one and gives
+    ``static_argnums`` a 0 (``in_shardings`` counts dynamic arguments only: unchanged). Each
+    pair of lists is first completed against ``fun``'s signature as JAX completes it (a name
+    also means its position, a position its name): against the wrapper's ``(held, /, *args,
+    **kwargs)`` no name has a position.
     """
     transform, args, keywords = _unpartial(transform, args, keywords)
     if args:
-        raise TypeError(
-            f"per-leaf statics: pass {getattr(transform, '__name__', 'jit')}'s options by keyword, "
-            "not by position (jaxrewrite extends static_argnums)"
-        )
+        keywords = options_by_name(transform, args, keywords)
     specs = _specs(leaves)
     inner = _merging_leading(specs, fun)
-    keywords["static_argnums"] = (0, *_shifted(keywords.get("static_argnums")))
+    for nums, names in (("static_argnums", "static_argnames"), ("donate_argnums", "donate_argnames")):
+        if keywords.get(nums) is not None or keywords.get(names) is not None:
+            keywords[nums], keywords[names] = completed(fun, keywords.get(nums), keywords.get(names), names)
+    user_static = keywords.get("static_argnums")
+    keywords["static_argnums"] = (0, *_shifted(user_static))
     if keywords.get("donate_argnums") is not None:
         keywords["donate_argnums"] = _shifted(keywords["donate_argnums"])
     jitted = transform(inner, **keywords)
     splitting = _call_path(specs, hold=False)
     outer = splitting(jitted)
-    _named_like(outer, fun)
-    outer.__wrapped__ = fun  # type: ignore[attr-defined]
+    _public_like(outer, fun)
     outer.jitted = jitted  # type: ignore[attr-defined]
-    # What jax.jit's wrapper offers besides calling (ahead-of-time lowering, tracing,
-    # shapes), behind the same split; only what this transform's result has, so an
-    # attribute an older JAX lacks stays an AttributeError here too.
-    for method in AOT_METHODS:
-        target = getattr(jitted, method, None)
-        if target is not None:
-            aot = splitting(target)
-            aot.__name__ = method
-            aot.__qualname__ = f"{outer.__qualname__}.{method}"
-            aot.__doc__ = f"``jitted.{method}`` with the arguments split as a call splits them."
-            setattr(outer, method, aot)
+    _add_aot(outer, jitted, specs, False, user_static)
     clear_cache = getattr(jitted, "clear_cache", None)
     if clear_cache is not None:
         outer.clear_cache = clear_cache  # type: ignore[attr-defined]
     return outer
+
+
+# --- ahead-of-time use: lower, trace, compile ------------------------------------------------
+
+
+def _add_aot(
+    outer: Callable[..., Any], transformed: Any, specs: tuple[_Leaf, ...], hold: bool, static_nums: Any
+) -> None:
+    """Give ``outer`` what the transform's result offers besides calling (``lower``,
+    ``trace``, ``eval_shape``), behind the same split; only what this result has, so an
+    attribute an older JAX lacks stays an AttributeError here too. What ``lower`` returns
+    compiles to an executable that takes what ``outer`` takes (``static_nums``: the user's
+    whole static positions, left out of the executable's arguments as JAX leaves them out)."""
+    splitting = _call_path(specs, hold)
+    for method in AOT_METHODS:
+        target = getattr(transformed, method, None)
+        if target is None:
+            continue
+        if method != "eval_shape":
+            target = _staged(target, _Lowered if method == "lower" else _Traced, specs, hold, static_nums)
+        aot = splitting(target)
+        aot.__name__ = method
+        aot.__qualname__ = f"{outer.__qualname__}.{method}"
+        aot.__doc__ = f"``{method}`` of the transformed function, with the arguments split as a call splits them."
+        setattr(outer, method, aot)
+
+
+def _staged(
+    method: Callable[..., Any], kind: type[_Stage], specs: tuple[_Leaf, ...], hold: bool, static_nums: Any
+) -> Callable[..., Any]:
+    """``method`` (``jitted.lower``, ``jitted.trace``) returning its stage wrapped, with what
+    this call was given."""
+
+    def stage(held: Any, *args: Any, **kwargs: Any) -> _Stage:
+        context = _Lowering(specs, hold, held, static_nums, len(args))
+        return kind(method(held, *args, **kwargs), context)
+
+    return stage
+
+
+class _Lowering:
+    """What one ``lower`` (or ``trace``) call was given: the held values the executable is
+    specialised to, and where each per-leaf argument sits among the executable's arguments."""
+
+    __slots__ = ("specs", "hold", "held")
+
+    def __init__(self, specs: tuple[_Leaf, ...], hold: bool, held: Any, static_nums: Any, n_args: int) -> None:
+        items = (static_nums,) if isinstance(static_nums, int) else tuple(static_nums or ())
+        static = {n if n >= 0 else n + n_args for n in items}
+        # JAX's executable takes the arguments less the whole static ones: a per-leaf
+        # argument moves left by the static positions before it.
+        self.specs = tuple(
+            spec
+            if spec.position is None
+            else _Leaf(
+                spec.name,
+                spec.position - sum(1 for n in static if n < spec.position),
+                "dict" if spec.is_dict else "namedtuple",
+                spec.keys,
+            )
+            for spec in specs
+        )
+        self.hold = hold
+        self.held = held
+
+    def call(self, compiled: Any) -> Callable[..., Any]:
+        """``compiled`` taking the arguments the user's function takes: the held entries are
+        split out again and must be those it was lowered with (JAX's own executable refuses
+        arguments that do not match what it was lowered for)."""
+        held = self.held
+        names = tuple(spec.name for spec in self.specs)
+        keys = tuple(spec.keys for spec in self.specs)
+
+        def checked(given: Any, *args: Any, **kwargs: Any) -> Any:
+            if given != held:
+                single = len(names) == 1
+                for name, spec_keys, want, got in zip(names, keys, (held,) if single else held, (given,) if single else given):
+                    if want != got:
+                        raise TypeError(
+                            f"argument {name!r}: this executable was lowered for the static entries "
+                            f"{_shown(spec_keys, want)}, but is called with {_shown(spec_keys, got)}; "
+                            "lower again for other static entries"
+                        )
+            return compiled(*args, **kwargs)
+
+        return _call_path(self.specs, self.hold)(checked)
+
+
+def _shown(keys: tuple[str, ...], values: Held | None) -> str:
+    if values is None:
+        return "of the default (argument not passed)"
+    return "{" + ", ".join(f"{key!r}: {value!r}" for key, value in zip(keys, values)) + "}"
+
+
+class _Stage:
+    """A stage of ahead-of-time use (JAX's ``Traced``, ``Lowered``, ``Compiled``) whose next
+    stage, and in the end the executable, takes the arguments the user's function takes;
+    everything else is the JAX object's own."""
+
+    __slots__ = ("_stage", "_context")
+
+    def __init__(self, stage: Any, context: _Lowering) -> None:
+        self._stage = stage
+        self._context = context
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _Stage.__slots__:  # not set yet (copy, pickle): no recursion
+            raise AttributeError(name)
+        return getattr(self._stage, name)
+
+    def __repr__(self) -> str:
+        return f"<jaxrewrite per-leaf {type(self).__name__.strip('_').lower()}: {self._stage!r}>"
+
+
+class _Traced(_Stage):
+    __slots__ = ()
+
+    def lower(self, *args: Any, **kwargs: Any) -> _Lowered:
+        return _Lowered(self._stage.lower(*args, **kwargs), self._context)
+
+
+class _Lowered(_Stage):
+    __slots__ = ()
+
+    def compile(self, *args: Any, **kwargs: Any) -> _Compiled:
+        return _Compiled(self._stage.compile(*args, **kwargs), self._context)
+
+
+class _Compiled(_Stage):
+    __slots__ = ("_call",)
+
+    def __init__(self, stage: Any, context: _Lowering) -> None:
+        super().__init__(stage, context)
+        self._call = context.call(stage)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call(*args, **kwargs)
 
 
 def at_call(helper: str, transform: Callable[..., Any], leaves: LeafSpecs) -> Callable[..., Any]:
@@ -435,8 +592,7 @@ def grad_leaves(
         kw[STATIC_LEAVES] = held
         return transformed(*a, **kw)
 
-    _named_like(outer, fun)
-    outer.__wrapped__ = fun  # type: ignore[attr-defined]
+    _public_like(outer, fun)
     return outer
 
 
@@ -456,17 +612,18 @@ def pmap_leaves(
     """
     transform, args, keywords = _unpartial(transform, args, keywords)
     specs = _specs(leaves)
-    keywords["static_broadcasted_argnums"] = (0, *_shifted(keywords.get("static_broadcasted_argnums")))
     if "donate_argnums" in keywords:
         keywords["donate_argnums"] = _shifted(keywords["donate_argnums"])
     in_axes = keywords.get("in_axes", 0)
     if isinstance(in_axes, (tuple, list)):
         keywords["in_axes"] = (None, *in_axes)
+    user_static = keywords.get("static_broadcasted_argnums")
+    keywords["static_broadcasted_argnums"] = (0, *_shifted(user_static))
     mapped = transform(_merging_leading(specs, fun), *args, **keywords)
     outer = _call_path(specs, hold=True)(mapped)
-    _named_like(outer, fun)
-    outer.__wrapped__ = fun  # type: ignore[attr-defined]
+    _public_like(outer, fun)
     outer.mapped = mapped  # type: ignore[attr-defined]
+    _add_aot(outer, mapped, specs, True, user_static)
     return outer
 
 
@@ -494,8 +651,7 @@ def vmap_leaves(
         _named_like(inner, fun)
         return transform(inner, *args, **keywords)(*a, **kw)
 
-    _named_like(outer, fun)
-    outer.__wrapped__ = fun  # type: ignore[attr-defined]
+    _public_like(outer, fun)
     return outer
 
 

@@ -3,8 +3,9 @@
 ``static_leaves`` returns a wrapper around ``jax.jit(inner, ...)``; these tests check that the
 wrapper offers what ``jax.jit``'s result offers, with the static entries split out exactly as a
 call splits them (so a static entry still drives Python control flow: the output shape below
-depends on ``steps``). As with ``jax.jit``'s own static arguments, the compiled executable
-takes the dynamic part only: the container with its static entries left out.
+depends on ``steps``). The compiled executable takes what the wrapper takes (issue 20, item 7):
+the whole container, whose static entries must be those it was lowered for; as with
+``jax.jit``'s own static arguments, a whole static argument is left out of its call.
 """
 
 from __future__ import annotations
@@ -71,14 +72,13 @@ def test_lower_dict_compiles_and_runs_like_a_call(by_keyword: bool) -> None:
     text = lowered.as_text()
     assert isinstance(text, str) and "4x3xf32" in text
     compiled = lowered.compile()
-    # The static entry is baked in: the executable takes the dynamic rest of the dict.
-    dynamic = {"scale": SCALE}
-    out = compiled(X, cfg=dynamic) if by_keyword else compiled(X, dynamic)
+    # The executable takes what f takes: the whole dict, static entry included.
+    out = compiled(X, cfg=cfg) if by_keyword else compiled(X, cfg)
     np.testing.assert_allclose(out, f(X, cfg))
     np.testing.assert_allclose(out, _expected(4))
     # New dynamic values, same executable.
-    dynamic = {"scale": jnp.float32(3.0)}
-    out = compiled(X, cfg=dynamic) if by_keyword else compiled(X, dynamic)
+    cfg = {"steps": 4, "scale": jnp.float32(3.0)}
+    out = compiled(X, cfg=cfg) if by_keyword else compiled(X, cfg)
     np.testing.assert_allclose(out, _expected(4, 3.0))
 
 
@@ -88,8 +88,7 @@ def test_lower_namedtuple_compiles_and_runs_like_a_call() -> None:
     lowered = f.lower(X, cfg)
     assert "5x3xf32" in lowered.as_text()
     compiled = lowered.compile()
-    # The split replaces the static fields by None (an empty pytree): that is the dynamic part.
-    out = compiled(X, cfg._replace(steps=None))
+    out = compiled(X, cfg)
     np.testing.assert_allclose(out, f(X, cfg))
     np.testing.assert_allclose(out, _expected(5))
     assert "5x3xf32" in f.lower(X, cfg=cfg).as_text()
@@ -159,8 +158,8 @@ def test_trace_gives_a_jaxpr_and_lowers(by_keyword: bool) -> None:
     assert [aval.shape for aval in jaxpr.out_avals] == [(3, 3)]
     lowered = traced.lower()
     assert "3x3xf32" in lowered.as_text()
-    compiled, dynamic = lowered.compile(), {"scale": SCALE}
-    np.testing.assert_allclose(compiled(X, cfg=dynamic) if by_keyword else compiled(X, dynamic), _expected(3))
+    compiled = lowered.compile()
+    np.testing.assert_allclose(compiled(X, cfg=cfg) if by_keyword else compiled(X, cfg), _expected(3))
 
 
 def test_trace_namedtuple() -> None:
@@ -187,7 +186,9 @@ def test_two_per_leaf_parameters_and_a_default() -> None:
     assert f.eval_shape(X, {"n": 2}, b=b).shape == (6, 3)
     assert f.eval_shape(X, a={"n": 5}).shape == (5, 3)  # b's default, used untraced
     compiled = f.lower(X, {"n": 2}, b).compile()
-    np.testing.assert_allclose(compiled(X, {}, {"bias": jnp.float32(1.0)}), f(X, {"n": 2}, b))
+    np.testing.assert_allclose(compiled(X, {"n": 2}, b), f(X, {"n": 2}, b))
+    with pytest.raises(TypeError, match=r"argument 'b': .* lowered for the static entries \{'n': 3\}"):
+        compiled(X, {"n": 2}, {"n": 4, "bias": jnp.float32(1.0)})
     assert [aval.shape for aval in f.trace(X, {"n": 1}).jaxpr.out_avals] == [(1, 3)]
 
 
@@ -297,3 +298,101 @@ def test_the_methods_reach_the_jitted_function_with_the_held_entries_first() -> 
     (args0, kwargs0), (args1, kwargs1) = seen
     assert args0[0] == (2,) and args0[2] == {"scale": SCALE} and kwargs0 == {}
     assert args1[0] == (3,) and kwargs1 == {"cfg": {"scale": SCALE}}
+
+
+# --- the executable takes what the wrapper takes (issue 20, item 7) ----------------------------
+
+
+def test_compiled_takes_what_the_wrapper_takes_and_matches_jax_jit_by_hand() -> None:
+    f, traces = _dict_fn()
+    cfg = {"steps": 3, "scale": SCALE}
+    compiled = f.lower(X, cfg).compile()
+    hand = jax.jit(lambda x, scale, steps: jnp.stack([x * scale] * steps), static_argnums=2)
+    expected = hand.lower(X, SCALE, 3).compile()(X, SCALE)  # JAX's executable: statics left out
+    np.testing.assert_allclose(compiled(X, cfg), expected)
+    np.testing.assert_allclose(compiled(X, {"scale": jnp.float32(4.0), "steps": 3}), _expected(3, 4.0))
+    assert traces == [1]  # calling the executable neither traces nor lowers again
+    assert isinstance(compiled.as_text(), str)  # its other attributes are JAX's own
+
+
+@pytest.mark.parametrize("bad", [{"steps": 4, "scale": SCALE}, {"scale": SCALE}])
+def test_compiled_refuses_other_static_entries(bad: dict[str, Any]) -> None:
+    """Another static entry (or none) would need another program: refused, never run with the
+    one lowered for 3 (JAX's own executable refuses arguments it was not lowered for)."""
+    f, _ = _dict_fn()
+    compiled = f.lower(X, {"steps": 3, "scale": SCALE}).compile()
+    with pytest.raises(TypeError, match=r"argument 'cfg': this executable was lowered for the static entries \{'steps': 3\}"):
+        compiled(X, bad)
+
+
+def test_compiled_leaves_out_whole_static_arguments_as_jax_does() -> None:
+    """A whole static argument before the per-leaf one is not passed to the executable (as
+    with jax.jit's), so the per-leaf argument moves left; by keyword it is simply absent."""
+
+    def fun(k: int, x: Any, cfg: Any) -> Any:
+        return jnp.stack([x * cfg["scale"] * k] * cfg["steps"])
+
+    leaves = (("cfg", 2, "dict", ("steps",)),)
+    f: Any = static_leaves(jax.jit, fun, leaves, static_argnums=(0,), static_argnames=("k",))
+    cfg = {"steps": 2, "scale": SCALE}
+    np.testing.assert_allclose(f.lower(3, X, cfg).compile()(X, cfg), f(3, X, cfg))
+    np.testing.assert_allclose(f.lower(k=3, x=X, cfg=cfg).compile()(x=X, cfg=cfg), _expected(2) * 3)
+    g: Any = static_leaves(jax.jit, fun, leaves, static_argnums=(-3,), static_argnames=())
+    np.testing.assert_allclose(g.lower(3, X, cfg).compile()(X, cfg), f(3, X, cfg))
+
+
+def test_trace_then_lower_then_compile_takes_what_the_wrapper_takes() -> None:
+    f, _ = _tuple_fn()
+    cfg = Cfg(SCALE, 2)
+    compiled = f.trace(X, cfg).lower().compile()
+    np.testing.assert_allclose(compiled(X, cfg), _expected(2))
+    with pytest.raises(TypeError, match="lowered for the static entries"):
+        compiled(X, cfg._replace(steps=None))
+    assert "per-leaf" in repr(compiled) and "per-leaf" in repr(f.trace(X, cfg))
+
+
+# --- pmap's result has lower, as jax.pmap's has (issue 20, item 8) ------------------------------
+
+
+def test_pmap_result_lowers_compiles_and_runs_like_jax_pmap() -> None:
+    from jaxrewrite.leaves import pmap_leaves
+
+    def fun(x: Any, cfg: Any) -> Any:
+        return jnp.stack([x * cfg["scale"]] * cfg["steps"])
+
+    p: Any = pmap_leaves(jax.pmap, fun, DICT_LEAVES)
+    plain = jax.pmap(lambda x, scale, steps: jnp.stack([x * scale] * steps), static_broadcasted_argnums=2)
+    assert hasattr(jax.pmap(fun), "lower") and hasattr(p, "lower")
+    assert [m for m in ("lower", "trace", "eval_shape") if hasattr(p, m)] == [
+        m for m in ("lower", "trace", "eval_shape") if hasattr(plain, m)
+    ]
+    xs, scale = X[None], jnp.ones(1)
+    cfg = {"steps": 2, "scale": scale}
+    lowered = p.lower(xs, cfg)
+    assert isinstance(lowered.as_text(), str)
+    out = lowered.compile()(xs, cfg)
+    np.testing.assert_allclose(out, plain.lower(xs, scale, 2).compile()(xs, scale))
+    np.testing.assert_allclose(out, p(xs, cfg))
+
+
+# --- the wrappers' type hints are the user's (issue 20, item 9) ---------------------------------
+
+
+def test_every_helper_result_has_the_users_type_hints() -> None:
+    import typing
+
+    from jaxrewrite.leaves import grad_leaves, pmap_leaves, vmap_leaves
+
+    def fun(x: jax.Array, cfg: Cfg) -> jax.Array:
+        return x
+
+    hints = typing.get_type_hints(fun)
+    assert hints == typing.get_type_hints(jax.jit(fun)) == typing.get_type_hints(jax.vmap(fun))
+    for helper, transform in [
+        (static_leaves, jax.jit),
+        (grad_leaves, jax.grad),
+        (vmap_leaves, jax.vmap),
+        (pmap_leaves, jax.pmap),
+    ]:
+        wrapped = helper(transform, fun, TUPLE_LEAVES)
+        assert typing.get_type_hints(wrapped) == hints, helper.__name__

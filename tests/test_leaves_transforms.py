@@ -422,9 +422,21 @@ def test_nodiff_only_dict_needs_no_helper_under_jit() -> None:
 SPEC = (("d", 0, "dict", ("n",)),)
 
 
-def test_static_leaves_refuses_positional_options() -> None:
-    with pytest.raises(TypeError, match="by keyword"):
+def test_static_leaves_refuses_positional_options_the_transform_refuses() -> None:
+    """jax.jit's options are keyword-only (on the installed JAX): the helper refuses a
+    positional one as jax.jit itself does, not later at the first call."""
+    with pytest.raises(TypeError) as plain:
+        jax.jit(lambda d: d, None)
+    with pytest.raises(TypeError, match="positional argument"):
         static_leaves(jax.jit, lambda d: d, SPEC, None)
+    assert "positional argument" in str(plain.value)
+
+
+def test_static_leaves_refuses_a_donated_name_the_function_lacks_as_jax_jit_does() -> None:
+    with pytest.raises(ValueError, match="invalid argnames"):
+        jax.jit(lambda d: d, donate_argnames=("nope",))
+    with pytest.raises(ValueError, match="invalid argnames"):
+        static_leaves(jax.jit, lambda d: d, SPEC, donate_argnames=("nope",))
 
 
 def test_helpers_refuse_a_non_dict_argument() -> None:

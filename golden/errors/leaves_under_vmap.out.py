@@ -10,6 +10,6 @@ class Config(TypedDict):
     n: Static[int]
 
 
-@__import__('functools').partial(__import__('jaxrewrite.leaves').leaves.vmap_leaves, jax.vmap, leaves=(('cfg', 0, 'dict', ('n',)),), in_axes=(0,))
+@__import__('functools').partial(__import__('jaxrewrite.leaves').leaves.vmap_leaves, jax.vmap, leaves=(('cfg', 0, 'dict', ('n',)),))
 def f(cfg: Config):
     return cfg["x"]

@@ -27,7 +27,7 @@ def plain(dic: Flags):
     return dic["x"] ** dic["power"]
 
 
-mapped = __import__('jaxrewrite.leaves').leaves.at_call('vmap_leaves', jax.vmap, (('dic', 0, 'dict', ('power',)),))(plain, in_axes=(0,))
+mapped = __import__('jaxrewrite.leaves').leaves.at_call('vmap_leaves', jax.vmap, (('dic', 0, 'dict', ('power',)),))(plain)
 
 
 def _check():

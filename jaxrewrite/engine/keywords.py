@@ -231,6 +231,11 @@ def _in_axes(spec: _Spec) -> Values | None:
                     f"{t.argnums} maps Static parameter {p.name!r} over axis {ast.unparse(entry)}; a static argument needs None",
                 )
         return None
+    if not static:
+        # Per-leaf entries only (the helper is written for them): vmap_leaves keeps each
+        # argument's structure with None at its static entries, so whatever ``in_axes`` the
+        # user wrote (or vmap's default) still fits, and nothing is added to it.
+        return []
     axis = 0 if node is None else literal(node)
     if axis is not None and (not isinstance(axis, int) or isinstance(axis, bool)):
         raise src.error(

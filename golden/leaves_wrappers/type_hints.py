@@ -1,0 +1,39 @@
+# jaxrewrite: enable
+"""``typing.get_type_hints`` on per-leaf jit, grad, vmap and pmap results gives the user
+function's hints (issue 20, item 9), as it does on jax.jit's, jax.grad's and jax.vmap's."""
+import typing
+from typing import TypedDict
+
+import jax
+from jaxrewrite import NoDiff, Static
+
+
+class Cfg(TypedDict):
+    w: jax.Array
+    n: Static[int]
+    idx: NoDiff[jax.Array]
+
+
+def loss(x: jax.Array, c: Cfg, scale: float = 1.0) -> jax.Array:
+    return (x * c["w"]).sum() * c["n"] * scale
+
+
+def plain(x: jax.Array, c: dict, scale: float = 1.0) -> jax.Array:
+    return (x * c["w"]).sum() * scale
+
+
+jitted = jax.jit(loss)
+grads = jax.grad(loss)
+valued = jax.value_and_grad(loss)
+mapped = jax.vmap(loss)
+pmapped = jax.pmap(loss)
+
+
+def _check():
+    hints = typing.get_type_hints(loss)
+    assert hints["c"] is Cfg and hints["return"] is jax.Array
+    for wrapper in (jitted, grads, valued, mapped, pmapped):
+        assert typing.get_type_hints(wrapper) == hints, wrapper
+    # What JAX's own results give for a function without per-leaf entries.
+    for transform in (jax.jit, jax.grad, jax.vmap):
+        assert typing.get_type_hints(transform(plain)) == typing.get_type_hints(plain)
