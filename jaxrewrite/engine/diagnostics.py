@@ -42,6 +42,7 @@ CODES: dict[str, str] = {
     "JR120": "more positional arguments than the transform takes",
     "JR121": "a Static or NoDiff parameter that grad differentiates (in its argnums)",
     "JR122": "the module binds __import__, which the rewritten code calls",
+    "JR123": "an array-typed Static/NoDiff parameter under custom_vjp or custom_jvp",
 }
 
 

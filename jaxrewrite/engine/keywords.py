@@ -54,9 +54,11 @@ def complete(
                 raise src.error(
                     p.node,
                     "JR110",
-                    f"{t.name} takes static arguments by position only, but {p.name!r} is keyword-only; "
+                    f"{p.name!r} is keyword-only, but {t.name} cannot take it as static: {t.positions_only}; "
                     "make it a positional parameter",
                 )
+    if not t.arrays_at_static:
+        _check_arrays(t, static, sig, src)
     _check_donation(t, static, sig, effective, src)
     return _SPEC_MATH[t.spec](_Spec(t, static, sig, effective, src, where))
 
@@ -173,6 +175,23 @@ def literal_strs(node: ast.expr | None, keyword: str | None, src: Source) -> tup
             f"not {ast.unparse(node)!r}",
         )
     return tuple(items)
+
+
+def _check_arrays(t: Transform, static: tuple[Param, ...], sig: Signature, src: Source) -> None:
+    """custom_vjp/custom_jvp hand their non-differentiable arguments to the rules as Python
+    values: an array there becomes a tracer the rules close over under jit."""
+    arrays = dict(sig.arrays)
+    for p in static:
+        if p.name in arrays:
+            what = " and ".join(sorted(m.value for m in p.markers & t.markers))
+            raise src.error(
+                p.node,
+                "JR123",
+                f"{p.name!r} is {what} but annotated as an array ({arrays[p.name]}); {t.name}'s "
+                f"{t.argnums} are for non-array values (under jax.jit an array there becomes a tracer "
+                f"the rules close over: UnexpectedTracerError). Drop the marker and pass it as an "
+                f"ordinary argument; its bwd rule may return None for it (a zero cotangent)",
+            )
 
 
 def _check_donation(
