@@ -43,6 +43,7 @@ CODES: dict[str, str] = {
     "JR121": "a Static or NoDiff parameter that grad differentiates (in its argnums)",
     "JR122": "the module binds __import__, which the rewritten code calls",
     "JR123": "an array-typed Static/NoDiff parameter under custom_vjp or custom_jvp",
+    "JR124": "a positional Static parameter that Linen's nn.jit cannot take by position",
 }
 
 

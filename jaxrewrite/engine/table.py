@@ -67,6 +67,13 @@ class Transform:
     #: values (custom_vjp's nondiff_argnums), so an array there escapes a surrounding jit as a
     #: tracer (UnexpectedTracerError, JAX's documented rule): an array-typed marker is refused.
     arrays_at_static: bool = True
+    #: Leading positional parameters the transform binds itself and leaves out of its axes
+    #: (Linen's ``nn.vmap`` passes the Module first): ``in_axes`` counts from the one after.
+    leading_unmapped: int = 0
+    #: How many trailing positional parameters cannot be static by position, and why (Linen's
+    #: ``nn.jit``: the last two fail with "only accepts N positional arguments", flax 0.10.1 to
+    #: 0.12.8); a keyword-only parameter can be, by name.
+    tail_not_static: tuple[int, str] | None = None
 
 
 _STATIC = frozenset({Mark.STATIC})
@@ -200,8 +207,65 @@ NNX_TRANSFORMS: dict[str, Transform] = {
     "value_and_grad": Transform("nnx.value_and_grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF),
 }
 
+_LINEN_JIT_TAIL = (
+    "Linen's nn.jit shifts static_argnums by two and JAX checks them against the method's own "
+    "signature, so the last two positional parameters cannot be static by position"
+)
+#: Flax Linen's lifted transforms (``flax.linen.<anything>.<name>``), on methods and on functions
+#: taking the Module first. Positions count ``self`` (the Module) in ``static_argnums``, as Linen
+#: documents; ``nn.vmap``'s ``in_axes`` leaves it out. Every parameter after the target may be
+#: passed by position (tests/test_linen.py checks the rows against the installed flax).
+LINEN_TRANSFORMS: dict[str, Transform] = {
+    # flax.linen.jit(target, variables, rngs, static_argnums, static_argnames, donate_argnums,
+    #                device, backend, methods)
+    "jit": Transform(
+        "nn.jit",
+        _STATIC,
+        "static_argnums",
+        "static_argnames",
+        "donate_argnums",
+        positional=(
+            "variables", "rngs", "static_argnums", "static_argnames", "donate_argnums", "device", "backend", "methods"
+        ),
+        tail_not_static=(2, _LINEN_JIT_TAIL),
+    ),
+    # flax.linen.checkpoint(target, variables, rngs, concrete, prevent_cse, static_argnums, policy,
+    #                       methods); remat is the same function
+    "checkpoint": Transform(
+        "nn.checkpoint",
+        _STATIC,
+        "static_argnums",
+        positional=("variables", "rngs", "concrete", "prevent_cse", "static_argnums", "policy", "methods"),
+        positions_only=_CHECKPOINT_POSITIONS_ONLY,
+    ),
+    "remat": Transform(
+        "nn.remat",
+        _STATIC,
+        "static_argnums",
+        positional=("variables", "rngs", "concrete", "prevent_cse", "static_argnums", "policy", "methods"),
+        positions_only=_CHECKPOINT_POSITIONS_ONLY,
+    ),
+    # flax.linen.vmap(target, variable_axes, split_rngs, in_axes, out_axes, axis_size, axis_name,
+    #                 spmd_axis_name, metadata_params, methods)
+    "vmap": Transform(
+        "nn.vmap",
+        _STATIC,
+        "in_axes",
+        spec=SpecKind.AXES,
+        positional=(
+            "variable_axes", "split_rngs", "in_axes", "out_axes", "axis_size", "axis_name", "spmd_axis_name",
+            "metadata_params", "methods",
+        ),
+        leading_unmapped=1,
+    ),
+}
+
 #: Qualified-name prefix -> the rows under it, found by a name's last segment.
-FAMILIES: dict[str, dict[str, Transform]] = {"jax": TRANSFORMS, "flax.nnx": NNX_TRANSFORMS}
+FAMILIES: dict[str, dict[str, Transform]] = {
+    "jax": TRANSFORMS,
+    "flax.nnx": NNX_TRANSFORMS,
+    "flax.linen": LINEN_TRANSFORMS,
+}
 
 
 def _lookup(qualname: str, families: dict[str, dict[str, object]]) -> object | None:
@@ -256,7 +320,7 @@ def class_transform_for(qualname: str) -> ClassTransform | None:
 #: Names a star import of a module may supply that the engine cares about, by top-level package.
 STAR_EXPORTS: dict[str, frozenset[str]] = {
     "jax": frozenset(TRANSFORMS),
-    "flax": frozenset(NNX_TRANSFORMS),  # from flax.nnx import *
+    "flax": frozenset(NNX_TRANSFORMS) | frozenset(LINEN_TRANSFORMS),  # from flax.nnx import *
     "functools": frozenset({"partial"}),
     "typing": frozenset({"Annotated"}),
     "typing_extensions": frozenset({"Annotated"}),
