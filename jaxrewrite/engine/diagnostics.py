@@ -46,6 +46,8 @@ CODES: dict[str, str] = {
     "JR120": "more positional arguments than the transform takes",
     "JR121": "a Static or NoDiff parameter that grad differentiates (in its argnums)",
     "JR122": "the module binds __import__, which the rewritten code calls",
+    "JR123": "an array-typed Static/NoDiff parameter under custom_vjp or custom_jvp",
+    "JR124": "a positional Static parameter that Linen's nn.jit cannot take by position",
     "JR201": "a spec that is not a literal",
     "JR202": "a name that is not a parameter JAX can take by keyword",
     "JR203": "a negative position (JAX resolves it per call)",

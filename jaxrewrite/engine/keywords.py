@@ -54,9 +54,13 @@ def complete(
                 raise src.error(
                     p.node,
                     "JR110",
-                    f"{t.name} takes static arguments by position only, but {p.name!r} is keyword-only; "
+                    f"{p.name!r} is keyword-only, but {t.name} cannot take it as static: {t.positions_only}; "
                     "make it a positional parameter",
                 )
+    if not t.arrays_at_static:
+        _check_arrays(t, static, sig, src)
+    if t.tail_not_static is not None and not sig.var_positional:
+        _check_tail(t, t.tail_not_static, static, sig, src)
     _check_donation(t, static, sig, effective, src)
     return _SPEC_MATH[t.spec](_Spec(t, static, sig, effective, src, where))
 
@@ -175,6 +179,35 @@ def literal_strs(node: ast.expr | None, keyword: str | None, src: Source) -> tup
     return tuple(items)
 
 
+def _check_arrays(t: Transform, static: tuple[Param, ...], sig: Signature, src: Source) -> None:
+    """custom_vjp/custom_jvp hand their non-differentiable arguments to the rules as Python
+    values: an array there becomes a tracer the rules close over under jit."""
+    arrays = dict(sig.arrays)
+    for p in static:
+        if p.name in arrays:
+            what = " and ".join(sorted(m.value for m in p.markers & t.markers))
+            raise src.error(
+                p.node,
+                "JR123",
+                f"{p.name!r} is {what} but annotated as an array ({arrays[p.name]}); {t.name}'s "
+                f"{t.argnums} are for non-array values (under jax.jit an array there becomes a tracer "
+                f"the rules close over: UnexpectedTracerError). Drop the marker and pass it as an "
+                f"ordinary argument; its bwd rule may return None for it (a zero cotangent)",
+            )
+
+
+def _check_tail(t: Transform, tail: tuple[int, str], static: tuple[Param, ...], sig: Signature, src: Source) -> None:
+    count, why = tail
+    for p in static:
+        if p.position is not None and p.position > 0 and p.position >= sig.n_positional - count:
+            raise src.error(
+                p.node,
+                "JR124",
+                f"{p.name!r} cannot be static by position under {t.name}: {why}; make it keyword-only "
+                f"(after a '*', it is then static by name), or move it before the last {count} positional parameters",
+            )
+
+
 def _check_donation(
     t: Transform, static: tuple[Param, ...], sig: Signature, effective: dict[str, ast.expr], src: Source
 ) -> None:
@@ -213,17 +246,28 @@ def _in_axes(spec: _Spec) -> Values | None:
     """vmap-style: ``None`` axes at static positions, merged with a literal ``in_axes``."""
     t, static, sig, effective, src, where = spec
     node = effective.get(t.argnums)
-    positions = {p.position for p in static}
+    skip = t.leading_unmapped
+    for p in static:
+        assert p.position is not None
+        if p.position < skip:
+            raise src.error(
+                p.node,
+                "JR113",
+                f"{t.name} passes {p.name!r} itself and maps it by its own rules, not by {t.argnums}; "
+                f"drop the Static marker",
+            )
+    positions = {p.position - skip for p in static if p.position is not None}
     if isinstance(node, (ast.Tuple, ast.List)):
         for p in static:
             assert p.position is not None
-            if p.position >= len(node.elts):
+            at = p.position - skip
+            if at >= len(node.elts):
                 raise src.error(
                     node,
                     "JR113",
-                    f"{t.argnums} has {len(node.elts)} entries, but Static parameter {p.name!r} is at position {p.position}",
+                    f"{t.argnums} has {len(node.elts)} entries, but Static parameter {p.name!r} is at position {at}",
                 )
-            entry = node.elts[p.position]
+            entry = node.elts[at]
             if not (isinstance(entry, ast.Constant) and entry.value is None):
                 raise src.error(
                     entry,
@@ -249,7 +293,7 @@ def _in_axes(spec: _Spec) -> Values | None:
             "JR115",
             f"cannot spell {t.argnums} for a function with *{vararg_name(sig)}: give a literal tuple with None at the Static positions",
         )
-    value: render.Value = tuple(None if i in positions else axis for i in range(sig.n_positional))
+    value: render.Value = tuple(None if i in positions else axis for i in range(sig.n_positional - skip))
     return [(t.argnums, value, None)]
 
 

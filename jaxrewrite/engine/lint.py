@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.header import PRAGMA, Header, why_ignored
 from jaxrewrite.engine.recognise import classify
-from jaxrewrite.engine.resolve import MAX_DEPTH, alias_of, is_annotated, marker_name, parse_string, qualname
+from jaxrewrite.engine.resolve import MAX_DEPTH, qualname
 from jaxrewrite.engine.scopes import Scope
-from jaxrewrite.engine.signature import Param, Signature
+from jaxrewrite.engine.signature import Param, Signature, inner_type
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import MARKER_TYPES, Mark
 
@@ -157,7 +157,7 @@ def missing_pragma(header: Header, first: ast.AST | None, src: Source) -> Diagno
 
 def unhashable(param: Param, scope: Scope) -> str | None:
     """The spelled type under a Static marker, when values of it cannot be hashed."""
-    inner = _inner_type(param.node.annotation, scope, 0)
+    inner = inner_type(param.node.annotation, scope)
     if inner is None:
         return None
     head = inner.value if isinstance(inner, ast.Subscript) else inner
@@ -165,32 +165,6 @@ def unhashable(param: Param, scope: Scope) -> str | None:
     if name is None and isinstance(head, ast.Name) and head.id in _BUILTINS and scope.lookup(head.id) is None:
         name = f"builtins.{head.id}"
     return ast.unparse(inner) if name in UNHASHABLE else None
-
-
-def _inner_type(ann: ast.expr | None, scope: Scope, depth: int) -> ast.expr | None:
-    """``T`` in ``Static[T]``, ``Annotated[T, STATIC]``, an alias of either or a string of either."""
-    if ann is None or depth > MAX_DEPTH:
-        return None
-    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
-        return _inner_type(parse_string(ann.value), scope, depth + 1)
-    if isinstance(ann, ast.Subscript):
-        base = qualname(ann.value, scope)
-        if marker_name(base) in MARKER_TYPES:
-            inner = ann.slice
-            nested = _inner_type(inner, scope, depth + 1)  # Static[NoDiff[T]]
-            return nested if nested is not None else inner
-        if is_annotated(base) and isinstance(ann.slice, ast.Tuple) and ann.slice.elts:
-            first = ann.slice.elts[0]
-            nested = _inner_type(first, scope, depth + 1)
-            return nested if nested is not None else first
-        alias = alias_of(ann.value, scope)
-        if alias is not None:  # S = Static[T] used as S[list]
-            return ann.slice
-        return None
-    alias = alias_of(ann, scope)
-    if alias is not None:
-        return _inner_type(alias.value, alias.scope, depth + 1)
-    return None
 
 
 def _spell(params: list[Param]) -> str:

@@ -44,6 +44,9 @@ class Signature(NamedTuple):
     params: tuple[Param, ...]
     n_positional: int
     var_positional: bool
+    #: Marked parameters whose type under the marker is an array type (``ARRAY_TYPES``), with
+    #: that type as written: some rows take only non-array values at their static positions.
+    arrays: tuple[tuple[str, str], ...] = ()
 
     def marked(self, markers: Marks) -> tuple[Param, ...]:
         return tuple(p for p in self.params if p.markers & markers)
@@ -68,6 +71,7 @@ def read_signature(
     reader = MarkerReader(scope, src, relevant)
     args = func.args
     params: list[Param] = []
+    arrays: list[tuple[str, str]] = []
     position = 0
     for kind, group in _groups(args):
         positional = kind is Kind.POSITIONAL_ONLY or kind is Kind.POSITIONAL_OR_KEYWORD
@@ -80,12 +84,84 @@ def read_signature(
                     f"{_spell(markers)} cannot mark {kind.value} parameter {arg.arg!r}: JAX can only treat "
                     "named or positional parameters as static",
                 )
+            if markers:
+                array = array_type(arg.annotation, scope)
+                if array is not None:
+                    arrays.append((arg.arg, array))
             if positional:
                 params.append(Param(arg.arg, kind, position, markers, arg))
                 position += 1
             else:
                 params.append(Param(arg.arg, kind, None, markers, arg))
-    return Signature(tuple(params), position, args.vararg is not None)
+    return Signature(tuple(params), position, args.vararg is not None, tuple(arrays))
+
+
+#: Types whose values are arrays, by qualified name: every transform traces them.
+ARRAY_TYPES = frozenset(
+    {
+        "jax.Array",
+        "jax.numpy.ndarray",
+        "jax.typing.ArrayLike",
+        "jaxlib.xla_extension.ArrayImpl",
+        "numpy.ndarray",
+        "jaxtyping.Array",
+        "jaxtyping.ArrayLike",
+    }
+)
+#: jaxtyping's dtype annotations (``Float[Array, "n"]``): arrays whatever they subscript.
+_JAXTYPING_DTYPES = frozenset(
+    "Shaped Bool Key Num Inexact Float Float16 Float32 Float64 BFloat16 Complex Complex64 Complex128 "
+    "Integer Int Int8 Int16 Int32 Int64 UInt UInt8 UInt16 UInt32 UInt64 Real".split()
+)
+
+
+def inner_type(ann: ast.expr | None, scope: Scope, depth: int = 0) -> ast.expr | None:
+    """``T`` in ``Static[T]``, ``Annotated[T, STATIC]``, an alias of either or a string of either."""
+    if ann is None or depth > MAX_DEPTH:
+        return None
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        return inner_type(parse_string(ann.value), scope, depth + 1)
+    if isinstance(ann, ast.Subscript):
+        base = qualname(ann.value, scope)
+        if marker_name(base) in MARKER_TYPES:
+            inner = ann.slice
+            nested = inner_type(inner, scope, depth + 1)  # Static[NoDiff[T]]
+            return nested if nested is not None else inner
+        if is_annotated(base) and isinstance(ann.slice, ast.Tuple) and ann.slice.elts:
+            first = ann.slice.elts[0]
+            nested = inner_type(first, scope, depth + 1)
+            return nested if nested is not None else first
+        alias = alias_of(ann.value, scope)
+        if alias is not None:  # S = Static[T] used as S[list]
+            return ann.slice
+        return None
+    alias = alias_of(ann, scope)
+    if alias is not None:
+        return inner_type(alias.value, alias.scope, depth + 1)
+    return None
+
+
+def array_type(ann: ast.expr | None, scope: Scope) -> str | None:
+    """The type under a marker as written, when it is an array type (``jax.Array``,
+    ``jnp.ndarray``, jaxtyping's ``Float[Array, "n"]``...); None for any other or unknown type."""
+    inner = inner_type(ann, scope)
+    if inner is None:
+        return None
+    if isinstance(inner, ast.Constant) and isinstance(inner.value, str):
+        parsed = parse_string(inner.value)
+        if parsed is None:
+            return None
+        inner = parsed
+    head = inner.value if isinstance(inner, ast.Subscript) else inner
+    name = qualname(head, scope)
+    if name is None:
+        return None
+    if name in ARRAY_TYPES:
+        return ast.unparse(inner)
+    family, _, last = name.rpartition(".")
+    if family.split(".")[0] == "jaxtyping" and last in _JAXTYPING_DTYPES and isinstance(inner, ast.Subscript):
+        return ast.unparse(inner)
+    return None
 
 
 def _groups(args: ast.arguments) -> tuple[tuple[Kind, list[ast.arg]], ...]:

@@ -60,6 +60,20 @@ class Transform:
     #: with one of ``markers``) are split for it: the name of the run-time helper in
     #: ``jaxrewrite/leaves.py``; None: per-leaf entries are refused under it.
     per_leaf: str | None = None
+    #: Why a keyword-only marked parameter cannot be expressed, for a row without ``argnames``
+    #: (JR110's message): each reason was checked by running the installed JAX (tests/test_rows.py).
+    positions_only: str = "it takes static arguments by position only"
+    #: False: the values at the static positions are handed to the user's rules as Python
+    #: values (custom_vjp's nondiff_argnums), so an array there escapes a surrounding jit as a
+    #: tracer (UnexpectedTracerError, JAX's documented rule): an array-typed marker is refused.
+    arrays_at_static: bool = True
+    #: Leading positional parameters the transform binds itself and leaves out of its axes
+    #: (Linen's ``nn.vmap`` passes the Module first): ``in_axes`` counts from the one after.
+    leading_unmapped: int = 0
+    #: How many trailing positional parameters cannot be static by position, and why (Linen's
+    #: ``nn.jit``: the last two fail with "only accepts N positional arguments", flax 0.10.1 to
+    #: 0.12.8); a keyword-only parameter can be, by name.
+    tail_not_static: tuple[int, str] | None = None
 
 
 _STATIC = frozenset({Mark.STATIC})
@@ -95,14 +109,34 @@ def _jit(name: str, positional: tuple[str, ...]) -> Transform:
     )
 
 
-def _grad(name: str) -> Transform:
+def _grad(name: str, positional: tuple[str, ...] = ("argnums", "has_aux", "holomorphic", "allow_int", "reduce_axes")) -> Transform:
+    """grad and its relatives (jacfwd, jacrev, hessian): ``argnums`` lists what is differentiated."""
+    return Transform(name, _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF, positional=positional, per_leaf="grad_leaves")
+
+
+#: custom_vjp and custom_jvp resolve every argument to a position before they call the rule,
+#: nondiff_argnames included: jax 0.10.2 raises "could not be resolved to positional-only arguments"
+#: for a keyword-only parameter named there.
+_CUSTOM_POSITIONS_ONLY = (
+    "it binds every argument to a position (its nondiff_argnames too), so a keyword-only parameter "
+    "cannot be non-differentiable"
+)
+#: jax.checkpoint lists static_argnames, but a name listed there is still traced unless the
+#: jax_remat3 flag is on (jax 0.10.2): positions are what works.
+_CHECKPOINT_POSITIONS_ONLY = (
+    "it honours static arguments by position only (its static_argnames leaves a keyword-only "
+    "parameter traced unless jax_remat3 is on)"
+)
+
+
+def _custom(name: str) -> Transform:
     return Transform(
         name,
         _STATIC_OR_NODIFF,
-        "argnums",
-        spec=SpecKind.DIFF,
-        positional=("argnums", "has_aux", "holomorphic", "allow_int", "reduce_axes"),
-        per_leaf="grad_leaves",
+        "nondiff_argnums",
+        positional=("nondiff_argnums", "nondiff_argnames"),
+        positions_only=_CUSTOM_POSITIONS_ONLY,
+        arrays_at_static=False,
     )
 
 
@@ -118,14 +152,19 @@ TRANSFORMS: dict[str, Transform] = {
         positional=("axis_name",),
         per_leaf="pmap_leaves",
     ),
-    "custom_vjp": Transform(
-        "custom_vjp", _STATIC_OR_NODIFF, "nondiff_argnums", positional=("nondiff_argnums", "nondiff_argnames")
+    "custom_vjp": _custom("custom_vjp"),
+    "custom_jvp": _custom("custom_jvp"),
+    "checkpoint": Transform("checkpoint", _STATIC, "static_argnums", positions_only=_CHECKPOINT_POSITIONS_ONLY),
+    "remat": Transform("remat", _STATIC, "static_argnums", positions_only=_CHECKPOINT_POSITIONS_ONLY),
+    # jax.make_jaxpr(fun, static_argnums, axis_env, return_shape[, abstracted_axes]): positions only;
+    # a Static parameter passed by keyword is traced, as under vmap.
+    "make_jaxpr": Transform(
+        "make_jaxpr",
+        _STATIC,
+        "static_argnums",
+        positional=("static_argnums", "axis_env", "return_shape", "abstracted_axes"),
+        positions_only="it takes static arguments by position only (static_argnums)",
     ),
-    "custom_jvp": Transform(
-        "custom_jvp", _STATIC_OR_NODIFF, "nondiff_argnums", positional=("nondiff_argnums", "nondiff_argnames")
-    ),
-    "checkpoint": Transform("checkpoint", _STATIC, "static_argnums"),
-    "remat": Transform("remat", _STATIC, "static_argnums"),
     "vmap": Transform(
         "vmap",
         _STATIC,
@@ -136,6 +175,10 @@ TRANSFORMS: dict[str, Transform] = {
     ),
     "grad": _grad("grad"),
     "value_and_grad": _grad("value_and_grad"),
+    "jacfwd": _grad("jacfwd", ("argnums", "has_aux", "holomorphic")),
+    "jacrev": _grad("jacrev", ("argnums", "has_aux", "holomorphic", "allow_int")),
+    "jacobian": _grad("jacobian", ("argnums", "has_aux", "holomorphic", "allow_int")),
+    "hessian": _grad("hessian", ("argnums", "has_aux", "holomorphic")),
 }
 
 #: Flax NNX's lifted transforms (``flax.nnx.<anything>.<name>``), each mirroring the flax function
@@ -157,11 +200,72 @@ NNX_TRANSFORMS: dict[str, Transform] = {
     "pmap": Transform("nnx.pmap", _STATIC, "static_broadcasted_argnums", donate_argnums="donate_argnums"),
     # flax.nnx.custom_vjp(fun, *, nondiff_argnums): ints (what is written here) or DiffState
     # objects, which are not literals, so Static/NoDiff next to them is refused (JR111)
-    "custom_vjp": Transform("nnx.custom_vjp", _STATIC_OR_NODIFF, "nondiff_argnums"),
+    "custom_vjp": Transform("nnx.custom_vjp", _STATIC_OR_NODIFF, "nondiff_argnums", arrays_at_static=False),
+    # flax.nnx.grad(f, *, argnums, has_aux, holomorphic, allow_int, reduce_axes, ...) and
+    # value_and_grad: ``argnums`` lists what is differentiated (ints or DiffState objects)
+    "grad": Transform("nnx.grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF),
+    "value_and_grad": Transform("nnx.value_and_grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF),
+}
+
+_LINEN_JIT_TAIL = (
+    "Linen's nn.jit shifts static_argnums by two and JAX checks them against the method's own "
+    "signature, so the last two positional parameters cannot be static by position"
+)
+#: Flax Linen's lifted transforms (``flax.linen.<anything>.<name>``), on methods and on functions
+#: taking the Module first. Positions count ``self`` (the Module) in ``static_argnums``, as Linen
+#: documents; ``nn.vmap``'s ``in_axes`` leaves it out. Every parameter after the target may be
+#: passed by position (tests/test_linen.py checks the rows against the installed flax).
+LINEN_TRANSFORMS: dict[str, Transform] = {
+    # flax.linen.jit(target, variables, rngs, static_argnums, static_argnames, donate_argnums,
+    #                device, backend, methods)
+    "jit": Transform(
+        "nn.jit",
+        _STATIC,
+        "static_argnums",
+        "static_argnames",
+        "donate_argnums",
+        positional=(
+            "variables", "rngs", "static_argnums", "static_argnames", "donate_argnums", "device", "backend", "methods"
+        ),
+        tail_not_static=(2, _LINEN_JIT_TAIL),
+    ),
+    # flax.linen.checkpoint(target, variables, rngs, concrete, prevent_cse, static_argnums, policy,
+    #                       methods); remat is the same function
+    "checkpoint": Transform(
+        "nn.checkpoint",
+        _STATIC,
+        "static_argnums",
+        positional=("variables", "rngs", "concrete", "prevent_cse", "static_argnums", "policy", "methods"),
+        positions_only=_CHECKPOINT_POSITIONS_ONLY,
+    ),
+    "remat": Transform(
+        "nn.remat",
+        _STATIC,
+        "static_argnums",
+        positional=("variables", "rngs", "concrete", "prevent_cse", "static_argnums", "policy", "methods"),
+        positions_only=_CHECKPOINT_POSITIONS_ONLY,
+    ),
+    # flax.linen.vmap(target, variable_axes, split_rngs, in_axes, out_axes, axis_size, axis_name,
+    #                 spmd_axis_name, metadata_params, methods)
+    "vmap": Transform(
+        "nn.vmap",
+        _STATIC,
+        "in_axes",
+        spec=SpecKind.AXES,
+        positional=(
+            "variable_axes", "split_rngs", "in_axes", "out_axes", "axis_size", "axis_name", "spmd_axis_name",
+            "metadata_params", "methods",
+        ),
+        leading_unmapped=1,
+    ),
 }
 
 #: Qualified-name prefix -> the rows under it, found by a name's last segment.
-FAMILIES: dict[str, dict[str, Transform]] = {"jax": TRANSFORMS, "flax.nnx": NNX_TRANSFORMS}
+FAMILIES: dict[str, dict[str, Transform]] = {
+    "jax": TRANSFORMS,
+    "flax.nnx": NNX_TRANSFORMS,
+    "flax.linen": LINEN_TRANSFORMS,
+}
 
 
 def _lookup(qualname: str, families: dict[str, dict[str, object]]) -> object | None:
@@ -216,7 +320,7 @@ def class_transform_for(qualname: str) -> ClassTransform | None:
 #: Names a star import of a module may supply that the engine cares about, by top-level package.
 STAR_EXPORTS: dict[str, frozenset[str]] = {
     "jax": frozenset(TRANSFORMS),
-    "flax": frozenset(NNX_TRANSFORMS),  # from flax.nnx import *
+    "flax": frozenset(NNX_TRANSFORMS) | frozenset(LINEN_TRANSFORMS),  # from flax.nnx import *
     "functools": frozenset({"partial"}),
     "typing": frozenset({"Annotated"}),
     "typing_extensions": frozenset({"Annotated"}),
