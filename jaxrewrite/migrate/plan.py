@@ -205,7 +205,7 @@ def _check_agreement(
     for p in after_static:
         if t.argnames is None and p.position is None:
             raise Refused(
-                Reason.DISAGREE, f"{where} takes static arguments by position only, but {p.name!r} is keyword-only"
+                Reason.DISAGREE, f"{where} cannot take keyword-only {p.name!r} as static: {t.positions_only}"
             )
     after = meaning_of_statics(t, after_static)
     was_meaning = {k: v for k, v in before[id(use)].items() if v}
