@@ -517,3 +517,29 @@ def test_cache_tag_names_the_optimisation_level_and_pipeline() -> None:
     tags = {tag.cache_tag(level, name) for level in (0, 1, 2) for name in ("", "pytest")}
     assert len(tags) == 6 and all(taken is not None and taken.isalnum() for taken in tags)
     assert tag.cache_tag() == tag.cache_tag(sys.flags.optimize)
+
+
+def test_debug_trace_says_why_a_pyc_was_not_read_or_written(project: Project) -> None:
+    """``JAXREWRITE_DEBUG=1`` (as pytest's ``state.trace``): each cache miss and failed write says
+    why on stderr; without it, not a word."""
+    path = project.write("mod.py", OPTED_IN.format(value=1))
+    debug = project.env(JAXREWRITE_DEBUG="1")
+
+    def stderr(env: dict[str, str]) -> list[str]:
+        done = project.run(child_code("mod"), env=env)
+        report(done)
+        return [line for line in done.stderr.splitlines() if line.startswith("jaxrewrite: ")]
+
+    assert stderr(project.env(PYTHONDONTWRITEBYTECODE="1")) == []  # no switch: silent
+    first = stderr({**debug, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert any("pyc not read for" in line and str(path) in line for line in first), first
+    assert any("sys.dont_write_bytecode" in line for line in first), first
+    assert stderr(debug) and project.rewritten_pycs()  # written this time
+    assert stderr(debug) == []  # a hit: nothing to say
+    (pyc,) = project.rewritten_pycs()
+    Path(pyc).write_bytes(Path(pyc).read_bytes()[:10])
+    assert any("pyc not used" in line and "truncated" in line for line in stderr(debug))
+    blocker = project.root / "blocker"
+    blocker.write_text("not a folder")
+    blocked = stderr({**debug, "PYTHONPYCACHEPREFIX": str(blocker / "prefix")})
+    assert any(line.startswith(f"jaxrewrite: not written: {blocker}") for line in blocked), blocked

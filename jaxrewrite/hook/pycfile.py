@@ -148,7 +148,7 @@ def write_atomic(path: str, data: bytes, mode: int, make_folder: bool = True) ->
             _remove(tmp)
             raise
     except OSError as err:
-        if DEBUG:
+        if DEBUG and (make_folder or not isinstance(err, FileNotFoundError)):  # no folder: by design
             trace(f"not written: {path}: {err.strerror or err}")
         return False
     return True
