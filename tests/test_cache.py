@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from helpers_hook import OPTED_IN, PLAIN_CALL, REWRITTEN_CALL, Project, child_code, report
 
-from jaxrewrite.hook import cache
+from jaxrewrite.hook import pycfile, tag
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def project(tmp_path: Path) -> Project:
 
 def _valid_pyc(pyc: str, source: Path) -> bool:
     with open(pyc, "rb") as file:
-        return cache.unpack(file.read(), importlib.util.source_hash(source.read_bytes())) is not None
+        return pycfile.unpack(file.read(), importlib.util.source_hash(source.read_bytes())) is not None
 
 
 # --- the file format, in process ------------------------------------------------------------
@@ -39,9 +39,9 @@ HASH = importlib.util.source_hash(b"x = 1")
 
 
 def test_pack_unpack_round_trip() -> None:
-    data = cache.pack(CODE, HASH)
+    data = pycfile.pack(CODE, HASH)
     assert data[:4] == importlib.util.MAGIC_NUMBER and data[4:8] == b"\x03\x00\x00\x00" and data[8:16] == HASH
-    code = cache.unpack(data, HASH)
+    code = pycfile.unpack(data, HASH)
     assert code is not None and code.co_filename == "m.py"
 
 
@@ -50,12 +50,12 @@ def test_the_memo_checks_each_file_once(package_copy: Path) -> None:
     alone (the scanner's ``engine/header.py``) and inside a searched folder (``engine``) is
     recorded, and statted, once."""
     memo = package_copy.parent / "memo"
-    cache.digests(str(package_copy), memo=str(memo))
+    tag.digests(str(package_copy), memo=str(memo))
     _, _, stats, _ = marshal.loads(memo.read_bytes())
     names = [name for name, _, _ in stats]
     assert "engine/header.py" in names and "engine" in names
     assert len(names) == len(set(names)), sorted(name for name in names if names.count(name) > 1)
-    assert cache.package_sources(str(package_copy)).count("engine/header.py") == 1
+    assert tag.package_sources(str(package_copy)).count("engine/header.py") == 1
 
 
 @pytest.mark.parametrize(
@@ -74,23 +74,23 @@ def test_the_memo_checks_each_file_once(package_copy: Path) -> None:
     ],
 )
 def test_unpack_rejects_damaged_files(damage: Callable[[bytes], bytes]) -> None:
-    assert cache.unpack(damage(cache.pack(CODE, HASH)), HASH) is None
+    assert pycfile.unpack(damage(pycfile.pack(CODE, HASH)), HASH) is None
 
 
 def test_unpack_rejects_other_source() -> None:
-    assert cache.unpack(cache.pack(CODE, HASH), importlib.util.source_hash(b"x = 2")) is None
+    assert pycfile.unpack(pycfile.pack(CODE, HASH), importlib.util.source_hash(b"x = 2")) is None
 
 
 def test_cache_tag_is_alphanumeric_and_keyed_on_rewriter_and_level(monkeypatch: pytest.MonkeyPatch) -> None:
-    tag = cache.cache_tag()
-    assert tag is not None and tag.isalnum() and tag.endswith(f"o{sys.flags.optimize}")
-    assert cache.cache_path("/x/m.py") == importlib.util.cache_from_source("/x/m.py", optimization=tag)
+    taken = tag.cache_tag()
+    assert taken is not None and taken.isalnum() and taken.endswith(f"o{sys.flags.optimize}")
+    assert tag.cache_path("/x/m.py") == importlib.util.cache_from_source("/x/m.py", optimization=taken)
     import jaxrewrite.version
 
-    monkeypatch.setattr(cache, "_rewriter_hash", None)
-    monkeypatch.setattr(cache, "_scanner_hash", None)
+    monkeypatch.setattr(tag, "_rewriter_hash", None)
+    monkeypatch.setattr(tag, "_scanner_hash", None)
     monkeypatch.setattr(jaxrewrite.version, "__version__", "999")
-    assert cache.cache_tag() != tag
+    assert tag.cache_tag() != taken
 
 
 def test_store_is_atomic_and_leaves_no_temp_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -98,21 +98,21 @@ def test_store_is_atomic_and_leaves_no_temp_file(tmp_path: Path, monkeypatch: py
     source.write_text("x = 1")
     pyc = str(tmp_path / "__pycache__" / "m.tag.pyc")
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    assert cache.store(pyc, CODE, HASH, str(source))
-    assert cache.load(pyc, HASH, str(source)) is not None
+    assert pycfile.store(pyc, CODE, HASH, str(source))
+    assert pycfile.load(pyc, HASH, str(source)) is not None
     assert os.listdir(tmp_path / "__pycache__") == ["m.tag.pyc"]
     # An impossible folder (a file where the folder should be) is no error, just no cache.
     (tmp_path / "blocker").write_text("")
-    assert not cache.store(str(tmp_path / "blocker" / "m.pyc"), CODE, HASH, str(source))
+    assert not pycfile.store(str(tmp_path / "blocker" / "m.pyc"), CODE, HASH, str(source))
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
-    assert not cache.store(str(tmp_path / "other.pyc"), CODE, HASH, str(source))
+    assert not pycfile.store(str(tmp_path / "other.pyc"), CODE, HASH, str(source))
     assert not (tmp_path / "other.pyc").exists()
 
 
 def test_load_points_code_at_the_moved_source(tmp_path: Path) -> None:
     pyc = tmp_path / "m.pyc"
-    pyc.write_bytes(cache.pack(compile("def g(): pass", "/old/m.py", "exec"), HASH))
-    code = cache.load(str(pyc), HASH, "/new/m.py")
+    pyc.write_bytes(pycfile.pack(compile("def g(): pass", "/old/m.py", "exec"), HASH))
+    code = pycfile.load(str(pyc), HASH, "/new/m.py")
     assert code is not None and code.co_filename == "/new/m.py"
     if hasattr(__import__("_imp"), "_fix_co_filename"):
         inner = next(c for c in code.co_consts if hasattr(c, "co_filename"))
@@ -272,7 +272,7 @@ def package_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the package, its files a minute old (a memo can record them at once), in a
     process that may write bytecode (this environment sets PYTHONDONTWRITEBYTECODE)."""
     copy = tmp_path / "jaxrewrite"
-    shutil.copytree(cache.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(tag.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     _age(copy)
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     return copy
@@ -301,17 +301,19 @@ def test_rewriter_hash_covers_what_determines_the_code(package_copy: Path, memoi
     memo = str(copy.parent / "memo") if memoised else None
 
     def rewriter() -> str:
-        return cache.digests(str(copy), memo=memo).rewriter
+        return tag.digests(str(copy), memo=memo).rewriter
 
-    hashed = cache.package_sources(str(copy))
+    hashed = tag.package_sources(str(copy))
     assert "engine/plan.py" in hashed and "hook/pipeline.py" in hashed and "migrate/plan.py" not in hashed
     before = rewriter()
-    assert before == rewriter() == cache.rewriter_hash(str(copy))
+    assert before == rewriter() == tag.rewriter_hash(str(copy))
     assert (copy.parent / "memo").exists() is memoised
     for part, changes in [
         ("engine/plan.py", True),
         ("engine/table.py", True),
         ("hook/pipeline.py", True),
+        ("hook/tag.py", True),
+        ("hook/pycfile.py", True),
         ("integrations/pytest_plugin.py", True),
         ("version.py", True),
         ("commands/check.py", False),
@@ -332,19 +334,20 @@ def test_rewriter_hash_covers_what_determines_the_code(package_copy: Path, memoi
 def test_scanner_hash_covers_the_pragma_scanner_and_what_applies_it(package_copy: Path) -> None:
     """The folder indexes are keyed by the scanner digest: it moves with the scanner (in the
     engine), the finder and the index, not with the rest of the engine."""
-    before = cache.digests(str(package_copy), memo=None)
+    before = tag.digests(str(package_copy), memo=None)
     for part, scanner, rewriter in [
         ("engine/header.py", True, True),
         ("hook/finder.py", True, False),
         ("hook/index.py", True, False),
         ("version.py", True, True),
         ("engine/plan.py", False, True),
-        ("hook/cache.py", False, True),
+        ("hook/tag.py", False, True),
+        ("hook/pycfile.py", False, True),
     ]:
         target = package_copy / part
         original = target.read_bytes()
         target.write_bytes(original + b"\n# an edit\n")
-        after = cache.digests(str(package_copy), memo=None)
+        after = tag.digests(str(package_copy), memo=None)
         assert (after.scanner != before.scanner, after.rewriter != before.rewriter) == (scanner, rewriter), part
         target.write_bytes(original)
 
@@ -353,16 +356,16 @@ def test_a_same_size_edit_with_a_new_mtime_changes_the_tag(package_copy: Path) -
     """The memo trusts each file's (mtime_ns, size), as Python trusts them (in whole seconds) to
     run an engine module's own pyc: a same-size edit is seen through its new mtime."""
     memo = str(package_copy.parent / "memo")
-    before = cache.digests(str(package_copy), memo=memo)
+    before = tag.digests(str(package_copy), memo=memo)
     assert os.path.exists(memo)
     target = package_copy / "engine" / "plan.py"
     stat = target.stat()
     _same_size_edit(target)
     os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000))  # one microsecond later
     assert target.stat().st_size == stat.st_size
-    after = cache.digests(str(package_copy), memo=memo)
+    after = tag.digests(str(package_copy), memo=memo)
     assert after.rewriter != before.rewriter and after.scanner == before.scanner
-    assert after == cache.digests(str(package_copy), memo=None)  # what hashing the files gives
+    assert after == tag.digests(str(package_copy), memo=None)  # what hashing the files gives
 
     # The control, as in test_same_size_edit_in_the_same_second_is_seen: an edit that keeps the
     # size and restores the exact mtime is not seen (nor would Python see it in plan.py's pyc).
@@ -370,22 +373,22 @@ def test_a_same_size_edit_with_a_new_mtime_changes_the_tag(package_copy: Path) -
     stat = settled.stat()
     _same_size_edit(settled)
     os.utime(settled, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-    assert cache.digests(str(package_copy), memo=memo) == after
-    assert cache.digests(str(package_copy), memo=None) != after
+    assert tag.digests(str(package_copy), memo=memo) == after
+    assert tag.digests(str(package_copy), memo=None) != after
 
 
 def test_the_memo_spares_reading_the_sources(package_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     memo = str(package_copy.parent / "memo")
-    first = cache.digests(str(package_copy), memo=memo)
+    first = tag.digests(str(package_copy), memo=memo)
     read: list[str] = []
-    real = cache._read
+    real = tag._read
 
     def reading(path: str) -> bytes:
         read.append(path)
         return real(path)
 
-    monkeypatch.setattr(cache, "_read", reading)
-    assert cache.digests(str(package_copy), memo=memo) == first
+    monkeypatch.setattr(tag, "_read", reading)
+    assert tag.digests(str(package_copy), memo=memo) == first
     assert read == []  # not one source: the stats matched
 
 
@@ -404,11 +407,11 @@ def test_the_memo_spares_reading_the_sources(package_copy: Path, monkeypatch: py
 )
 def test_a_damaged_memo_is_ignored_and_replaced(package_copy: Path, damage: Callable[[bytes], bytes]) -> None:
     memo = package_copy.parent / "memo"
-    expected = cache.digests(str(package_copy), memo=None)
-    assert cache.digests(str(package_copy), memo=str(memo)) == expected
+    expected = tag.digests(str(package_copy), memo=None)
+    assert tag.digests(str(package_copy), memo=str(memo)) == expected
     memo.write_bytes(damage(memo.read_bytes()))
-    assert cache.digests(str(package_copy), memo=str(memo)) == expected
-    assert cache._from_memo(str(memo), str(package_copy), __import__("jaxrewrite").__version__) == expected
+    assert tag.digests(str(package_copy), memo=str(memo)) == expected
+    assert tag._from_memo(str(memo), str(package_copy), __import__("jaxrewrite").__version__) == expected
 
 
 def test_the_memo_is_not_written_for_files_just_edited(package_copy: Path) -> None:
@@ -416,27 +419,27 @@ def test_the_memo_is_not_written_for_files_just_edited(package_copy: Path) -> No
     with the same size: such stats are not memoised (git's racily clean index entries)."""
     memo = package_copy.parent / "memo"
     (package_copy / "engine" / "plan.py").write_bytes((package_copy / "engine" / "plan.py").read_bytes() + b"\n")
-    cache.digests(str(package_copy), memo=str(memo))
+    tag.digests(str(package_copy), memo=str(memo))
     assert not memo.exists()
     _age(package_copy)
-    cache.digests(str(package_copy), memo=str(memo))
+    tag.digests(str(package_copy), memo=str(memo))
     assert memo.exists()
 
 
 def test_the_memo_belongs_to_one_version(package_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     memo = str(package_copy.parent / "memo")
-    before = cache.digests(str(package_copy), memo=memo)
+    before = tag.digests(str(package_copy), memo=memo)
     import jaxrewrite.version
 
     monkeypatch.setattr(jaxrewrite.version, "__version__", "999")
-    after = cache.digests(str(package_copy), memo=memo)
+    after = tag.digests(str(package_copy), memo=memo)
     assert after.rewriter != before.rewriter and after.scanner != before.scanner
 
 
 def test_the_memo_of_the_installed_package_lives_in_its_pycache() -> None:
-    memo = cache.memo_path()
-    assert memo is not None and os.path.basename(memo) == cache.MEMO_NAME and not memo.endswith(".pyc")
-    pyc = importlib.util.cache_from_source(os.path.join(cache.PACKAGE, "hook", "cache.py"))
+    memo = tag.memo_path()
+    assert memo is not None and os.path.basename(memo) == tag.MEMO_NAME and not memo.endswith(".pyc")
+    pyc = importlib.util.cache_from_source(os.path.join(tag.PACKAGE, "hook", "tag.py"))
     assert os.path.dirname(memo) == os.path.dirname(pyc)
 
 
@@ -447,15 +450,15 @@ def test_a_process_hashes_its_rewriter_once_then_only_stats_it(project: Project)
     env = project.env(PYTHONPYCACHEPREFIX=str(prefix))
     code = (
         "import json, sys, jaxrewrite\n"
-        "from jaxrewrite.hook import cache\n"
+        "from jaxrewrite.hook import pycfile, tag\n"
         "opened = []\n"
         "sys.addaudithook(lambda e, a: opened.append(str(a[0])) if e == 'open' else None)\n"
-        "tag = cache.cache_tag()\n"
-        "print(json.dumps([tag, [p for p in opened if p.startswith(cache.PACKAGE) and p.endswith('.py')]]))\n"
+        "taken = tag.cache_tag()\n"
+        "print(json.dumps([taken, [p for p in opened if p.startswith(tag.PACKAGE) and p.endswith('.py')]]))\n"
     )
     found: Any = report(project.run(code, env=env))
     first_tag, first_read = found
-    memo = [str(p) for p in prefix.rglob(cache.MEMO_NAME)]
+    memo = [str(p) for p in prefix.rglob(tag.MEMO_NAME)]
     if not memo:
         pytest.skip("jaxrewrite's own sources were edited in the last seconds: no memo yet")
     assert first_read  # it hashed them
@@ -470,9 +473,9 @@ def test_code_rewritten_after_the_rewriter_changed_is_not_stored_under_the_old_t
     path = project.write("mod.py", OPTED_IN.format(value=1))
     code = (
         "import json, jaxrewrite, jax\n"
-        "from jaxrewrite.hook import cache\n"
-        "cache.scanner_hash()\n"
-        "cache._rewriter_hash = '0' * 16\n"
+        "from jaxrewrite.hook import pycfile, tag\n"
+        "tag.scanner_hash()\n"
+        "tag._rewriter_hash = '0' * 16\n"
         "jaxrewrite.install()\n"
         "import mod\n"
         "print(json.dumps([jax.CALLS, mod.__spec__.cached]))\n"
@@ -506,11 +509,37 @@ def test_every_module_a_rewrite_loads_is_hashed() -> None:
     done = subprocess.run([sys.executable, "-c", code, *inputs], capture_output=True, text=True, check=True)
     import json
 
-    loaded = {os.path.relpath(path, cache.PACKAGE).replace(os.sep, "/") for path in json.loads(done.stdout)}
-    assert loaded and loaded <= set(cache.package_sources()), sorted(loaded - set(cache.package_sources()))
+    loaded = {os.path.relpath(path, tag.PACKAGE).replace(os.sep, "/") for path in json.loads(done.stdout)}
+    assert loaded and loaded <= set(tag.package_sources()), sorted(loaded - set(tag.package_sources()))
 
 
 def test_cache_tag_names_the_optimisation_level_and_pipeline() -> None:
-    tags = {cache.cache_tag(level, name) for level in (0, 1, 2) for name in ("", "pytest")}
-    assert len(tags) == 6 and all(tag is not None and tag.isalnum() for tag in tags)
-    assert cache.cache_tag() == cache.cache_tag(sys.flags.optimize)
+    tags = {tag.cache_tag(level, name) for level in (0, 1, 2) for name in ("", "pytest")}
+    assert len(tags) == 6 and all(taken is not None and taken.isalnum() for taken in tags)
+    assert tag.cache_tag() == tag.cache_tag(sys.flags.optimize)
+
+
+def test_debug_trace_says_why_a_pyc_was_not_read_or_written(project: Project) -> None:
+    """``JAXREWRITE_DEBUG=1`` (as pytest's ``state.trace``): each cache miss and failed write says
+    why on stderr; without it, not a word."""
+    path = project.write("mod.py", OPTED_IN.format(value=1))
+    debug = project.env(JAXREWRITE_DEBUG="1")
+
+    def stderr(env: dict[str, str]) -> list[str]:
+        done = project.run(child_code("mod"), env=env)
+        report(done)
+        return [line for line in done.stderr.splitlines() if line.startswith("jaxrewrite: ")]
+
+    assert stderr(project.env(PYTHONDONTWRITEBYTECODE="1")) == []  # no switch: silent
+    first = stderr({**debug, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert any("pyc not read for" in line and str(path) in line for line in first), first
+    assert any("sys.dont_write_bytecode" in line for line in first), first
+    assert stderr(debug) and project.rewritten_pycs()  # written this time
+    assert stderr(debug) == []  # a hit: nothing to say
+    (pyc,) = project.rewritten_pycs()
+    Path(pyc).write_bytes(Path(pyc).read_bytes()[:10])
+    assert any("pyc not used" in line and "truncated" in line for line in stderr(debug))
+    blocker = project.root / "blocker"
+    blocker.write_text("not a folder")
+    blocked = stderr({**debug, "PYTHONPYCACHEPREFIX": str(blocker / "prefix")})
+    assert any(line.startswith(f"jaxrewrite: not written: {blocker}") for line in blocked), blocked

@@ -17,7 +17,7 @@ import pytest
 
 from golden_cases import ROOT
 from jaxrewrite import cli
-from jaxrewrite.hook import cache
+from jaxrewrite.hook import tag
 
 OK = """\
 # jaxrewrite: enable
@@ -92,7 +92,7 @@ def write(path: Path, text: str) -> Path:
 
 
 def pyc(path: Path, level: int = 0) -> Path:
-    found = cache.cache_path(str(path.resolve()), level)
+    found = tag.cache_path(str(path.resolve()), level)
     assert found is not None
     return Path(found)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import json
+import os
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -357,3 +358,66 @@ def test_reload_goes_through_the_hook_again(project: Project) -> None:
     """
     value, calls, loader = report(project.run(textwrap.dedent(code)))
     assert value == 22 and calls == [REWRITTEN_CALL, REWRITTEN_CALL] and loader == "RewritingLoader"
+
+
+# --- a save between the finder's look and the loader's read (issue 20 item 11) ---------------
+
+#: The child: the hook finds ``mod``, then the file is saved anew (``NEW``), then it is loaded:
+#: the very steps importlib takes, with the save between them, deterministically.
+RACE = """\
+import importlib.util, json, os, sys, warnings, jax, jaxrewrite
+from jaxrewrite.hook import index
+jaxrewrite.install()
+spec = sys.meta_path[0].find_spec("mod", None)
+settled = index.ENTRIES.get(spec.origin, (0, 0, None))[2] == index.NO
+with open(spec.origin, "w") as file:
+    file.write({new!r})
+module = importlib.util.module_from_spec(spec)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    spec.loader.exec_module(module)
+print(json.dumps({{"jit": jax.CALLS, "value": module.VALUE, "loader": type(spec.loader).__name__, "settled": settled,
+                  "warned": [type(w.message).__name__ for w in caught]}}))
+"""
+
+NOT_OPTED_IN = OPTED_IN.replace("# jaxrewrite: enable\n", "# (no pragma yet)\n")
+
+
+@pytest.mark.parametrize("indexed", [False, True], ids=["read-by-the-finder", "settled-by-the-index"])
+def test_a_pragma_saved_between_find_and_load_is_rewritten(project: Project, indexed: bool) -> None:
+    """The finder found no pragma; the loader compiles what it reads, which has one: those bytes
+    decide again. The plain loader stays (its type too), and no plain pyc holds rewritten code."""
+    path = project.write("mod.py", NOT_OPTED_IN.format(value=1))
+    plain_pyc = Path(importlib.util.cache_from_source(str(path)))
+    if indexed:  # a minute old, imported once: the index knows it does not opt in
+        then = path.stat().st_mtime_ns - 60_000_000_000
+        os.utime(path, ns=(then, then))
+        assert project.child("mod")["jit"] == [PLAIN_CALL]
+        plain_pyc.unlink()
+    result = report(project.run(RACE.format(new=OPTED_IN.format(value=2))))
+    assert result["settled"] is indexed
+    assert result["jit"] == [REWRITTEN_CALL] and result["value"] == 2 and result["warned"] == []
+    assert result["loader"] == "SourceFileLoader" and not plain_pyc.exists()
+    assert project.rewritten_pycs() == []
+    again = project.child("mod")  # the next import finds the pragma itself, and caches the rewrite
+    assert again["jit"] == [REWRITTEN_CALL] and again["loader"] == "RewritingLoader" and again["compiled"]
+
+
+def test_a_pragma_removed_between_find_and_load_runs_plain_and_is_not_cached(project: Project) -> None:
+    """The finder found the pragma; the bytes compiled have none: they run as written, unmarked
+    (so the warning says what was lost), and nothing is cached under the rewriter's tag."""
+    project.write("mod.py", OPTED_IN.format(value=1))
+    result = report(project.run(RACE.format(new=NOT_OPTED_IN.format(value=2))))
+    assert result["jit"] == [PLAIN_CALL] and result["value"] == 2 and result["loader"] == "RewritingLoader"
+    assert result["warned"] == ["NotRewrittenWarning"]
+    assert project.rewritten_pycs() == []
+
+
+def test_an_edit_between_find_and_load_is_what_runs_and_what_is_cached(project: Project) -> None:
+    path = project.write("mod.py", OPTED_IN.format(value=1))
+    result = report(project.run(RACE.format(new=OPTED_IN.format(value=22))))
+    assert result["jit"] == [REWRITTEN_CALL] and result["value"] == 22 and result["warned"] == []
+    (pyc,) = project.rewritten_pycs()
+    with open(pyc, "rb") as file:
+        assert file.read()[8:16] == importlib.util.source_hash(path.read_bytes())  # keyed by those bytes
+    assert project.child("mod")["compiled"] == []

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from helpers_hook import PLAIN_CALL, REPO, REWRITTEN_CALL, Project, report
 
-from jaxrewrite.hook import cache, index
+from jaxrewrite.hook import index, tag
 
 #: An opted-in module that takes its marker from jaxrewrite.markers: run plainly, it reads no
 #: source for NotRewrittenWarning (which would open the file the tests watch).
@@ -94,7 +94,7 @@ def index_file(folder: Path, prefix: Path | None = None) -> Path:
 
 def entries(path: Path) -> dict[str, tuple[int, int, int]]:
     """Every entry of the index file at ``path``, across its shards."""
-    shards = index.read(str(path), cache.digests().scanner)
+    shards = index.read(str(path), tag.digests().scanner)
     assert shards is not None, f"{path} is not an index this scanner wrote"
     found: dict[str, tuple[int, int, int]] = {}
     for blob in shards.values():
@@ -229,7 +229,7 @@ def test_an_index_written_by_another_scanner_is_never_trusted(project: Project) 
     assert entries(idx)[str(path)][2] == index.MAYBE  # replaced by this scanner's
     # The control: the same lie under this scanner's digest is believed (so the digest is what
     # keeps another scanner's verdicts out), exactly as a forged pyc would be.
-    _forge(idx, cache.digests().scanner, lie)
+    _forge(idx, tag.digests().scanner, lie)
     assert probe(project, "mod")["modules"]["mod"] == ["SourceFileLoader", 1]
 
 
@@ -240,10 +240,10 @@ def test_an_index_written_by_another_scanner_is_never_trusted(project: Project) 
         pytest.param(lambda d: os.urandom(len(d)), id="garbage"),
         pytest.param(lambda d: b"", id="empty"),
         pytest.param(lambda d: marshal.dumps(42), id="not-an-index"),
-        pytest.param(lambda d: marshal.dumps((index.FORMAT, cache.digests().scanner, {"": b"\x00"})), id="damaged-shard"),
-        pytest.param(lambda d: marshal.dumps((index.FORMAT, cache.digests().scanner, {"": 7})), id="shard-not-bytes"),
+        pytest.param(lambda d: marshal.dumps((index.FORMAT, tag.digests().scanner, {"": b"\x00"})), id="damaged-shard"),
+        pytest.param(lambda d: marshal.dumps((index.FORMAT, tag.digests().scanner, {"": 7})), id="shard-not-bytes"),
         pytest.param(
-            lambda d: marshal.dumps((index.FORMAT, cache.digests().scanner, {"": marshal.dumps({"x": 1})})),
+            lambda d: marshal.dumps((index.FORMAT, tag.digests().scanner, {"": marshal.dumps({"x": 1})})),
             id="entry-not-a-tuple",
         ),
     ],
@@ -264,7 +264,7 @@ def test_damaged_entries_for_the_very_files_imported_are_skipped(project: Projec
     plain = project.write("plain_mod.py", PLAIN.format(value=1))
     opted = project.write("mod.py", OPTED_IN.format(value=2))
     settle(plain, opted)
-    scanner = cache.digests().scanner
+    scanner = tag.digests().scanner
     for bad in [1, (1, 2), ("a", "b", "c"), None]:
         idx = index_file(project.src)
         idx.parent.mkdir(exist_ok=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxrewrite.hook import cache
+from jaxrewrite.hook import pycfile, tag
 from jaxrewrite.integrations.pytest_plugin import pipeline_name
 
 pytest_plugins = ["pytester"]
@@ -280,8 +280,8 @@ def test_the_plugin_writes_no_pytest_pyc_for_an_opted_in_module(pytester: pytest
     pytester.makepyfile(test_opted=OPTED_IN)
     run(pytester).assert_outcomes(passed=1, failed=1)
     found = pycs(pytester.path, "test_opted")
-    tag = cache.cache_tag(0, pipeline_name(pytest.__version__, False))
-    assert found == {"pytest": [], "jaxrewrite": [f"test_opted.{sys.implementation.cache_tag}.opt-{tag}.pyc"], "python": []}
+    taken = tag.cache_tag(0, pipeline_name(pytest.__version__, False))
+    assert found == {"pytest": [], "jaxrewrite": [f"test_opted.{sys.implementation.cache_tag}.opt-{taken}.pyc"], "python": []}
 
 
 def test_a_same_size_same_second_edit_is_seen(pytester: pytest.Pytester) -> None:
@@ -340,7 +340,7 @@ import importlib.util, os, pathlib, sys
 
 import pytest
 
-from jaxrewrite.hook import cache
+from jaxrewrite.hook import pycfile, tag
 from jaxrewrite.integrations.pytest_plugin import pipeline_name
 
 if os.environ.get("FORGE_PYTEST_VERSION"):
@@ -349,12 +349,12 @@ if os.environ.get("FORGE_JAXREWRITE_VERSION"):
     import jaxrewrite.version
 
     jaxrewrite.version.__version__ = os.environ["FORGE_JAXREWRITE_VERSION"]
-    cache._rewriter_hash = None
+    tag._rewriter_hash = None
 if os.environ.get("FORGE_WRITE"):
     source = pathlib.Path("test_opted.py")
-    pyc = cache.cache_path(str(source.resolve()), sys.flags.optimize, pipeline_name(pytest.__version__, False))
+    pyc = tag.cache_path(str(source.resolve()), sys.flags.optimize, pipeline_name(pytest.__version__, False))
     code = compile("def test_forged():\\n    assert False, 'forged'\\n", str(source.resolve()), "exec")
-    cache.store(pyc, code, importlib.util.source_hash(source.read_bytes()), str(source.resolve()))
+    pycfile.store(pyc, code, importlib.util.source_hash(source.read_bytes()), str(source.resolve()))
 """
 
 

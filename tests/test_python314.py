@@ -27,7 +27,7 @@ from jaxrewrite import is_static, rewrite_source
 from jaxrewrite.engine import render
 from jaxrewrite.engine.analyze import analyze
 from jaxrewrite.engine.header import scan_header, why_ignored
-from jaxrewrite.hook import cache, pipeline
+from jaxrewrite.hook import pipeline, pycfile, tag
 
 pytestmark = pytest.mark.skipif(sys.version_info < (3, 14), reason="Python 3.14's own behaviour (.ci/py314/run)")
 
@@ -214,10 +214,10 @@ def test_the_import_hook_rewrites_caches_and_serves_from_its_cache(
     with jaxrewrite.install(["py314_hooked"]):
         try:
             first = importlib.import_module("py314_hooked")
-            pyc = cache.cache_path(str(module))
+            pyc = tag.cache_path(str(module))
             assert pyc is not None
             data = Path(pyc).read_bytes()
-            assert data[:4] == importlib.util.MAGIC_NUMBER and data[4:8] == cache.FLAGS
+            assert data[:4] == importlib.util.MAGIC_NUMBER and data[4:8] == pycfile.FLAGS
             del sys.modules["py314_hooked"]
             second = importlib.import_module("py314_hooked")
         finally:

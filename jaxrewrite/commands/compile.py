@@ -23,7 +23,7 @@ from jaxrewrite.commands.files import python_files
 from jaxrewrite.commands.run import safe_path
 from jaxrewrite.commands.show import TargetError, display_name, find_spec, search_path
 from jaxrewrite.engine.header import PRAGMA, scan_header
-from jaxrewrite.hook import cache, pipeline
+from jaxrewrite.hook import pipeline, pycfile, tag
 
 LEVELS = (0, 1, 2)
 
@@ -57,7 +57,7 @@ def compile_file(
         return Outcome(shown, "skipped", f": no '{PRAGMA}' in its header")
     source_hash = importlib.util.source_hash(data)
     for level in levels:
-        pyc = cache.cache_path(origin, level, steps.name)
+        pyc = tag.cache_path(origin, level, steps.name)
         if pyc is None:
             return Outcome(shown, "failed", ": this Python keeps no bytecode cache (no cache tag)")
         try:
@@ -72,12 +72,12 @@ def compile_file(
 
 
 def _store(pyc: str, code: CodeType, source_hash: bytes, origin: str) -> bool:
-    """``cache.store``, even under ``-B``/PYTHONDONTWRITEBYTECODE: those govern what imports
+    """``pycfile.store``, even under ``-B``/PYTHONDONTWRITEBYTECODE: those govern what imports
     write, and this command exists to write (as ``py_compile`` does)."""
     saved = sys.dont_write_bytecode
     sys.dont_write_bytecode = False
     try:
-        return cache.store(pyc, code, source_hash, origin)
+        return pycfile.store(pyc, code, source_hash, origin)
     finally:
         sys.dont_write_bytecode = saved
 

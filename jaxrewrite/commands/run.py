@@ -18,8 +18,7 @@ import sys
 import types
 from typing import Callable, NoReturn
 
-from jaxrewrite.hook.finder import install
-from jaxrewrite.hook.pipeline import compile_source
+from jaxrewrite.hook.finder import compile_opted_in, install
 
 #: The installed hook's handle, kept for the life of the process: threads and atexit
 #: handlers that import after the program's main code returns still get rewritten modules.
@@ -130,7 +129,7 @@ def _compile(data: bytes, filename: str) -> types.CodeType:
     except (SyntaxError, UnicodeDecodeError):
         pass  # undecodable source cannot opt in; the compiler words the SyntaxError below
     else:
-        return compile_source(data, filename)
+        return compile_opted_in(data, filename)
     return compile(data, filename, "exec", dont_inherit=True)
 
 

@@ -17,9 +17,9 @@ from importlib.machinery import ModuleSpec, SourceFileLoader
 from types import CodeType, ModuleType, TracebackType
 
 from jaxrewrite.engine.header import Header, head_rules_out, might_opt_in, scan_header
-from jaxrewrite.hook import cache, index, notrewritten, pipeline
+from jaxrewrite.hook import index, notrewritten, pipeline, pycfile, tag
 
-__all__ = ["OWNED_LOADERS", "HookHandle", "RewritingFinder", "RewritingLoader", "install", "uninstall"]
+__all__ = ["OWNED_LOADERS", "HookHandle", "RewritingFinder", "RewritingLoader", "compile_opted_in", "install", "uninstall"]
 
 
 class RewritingLoader(SourceFileLoader):
@@ -52,30 +52,104 @@ class RewritingLoader(SourceFileLoader):
         seen, self._source = self._source, None
         header, self._header = self._header, None
         if code is not None:
+            # Cached code for the very bytes the finder decided on: nothing is read again.
             notrewritten.mark(path)
             return code
         # What is compiled is read as SourceFileLoader reads it (``get_data``: io.open_code, so an
-        # embedder's open-code hook sees it); the finder's bytes only decided that it opts in.
+        # embedder's open-code hook sees it). The decision is made again on these bytes unless
+        # they are the finder's: whether they opt in, their cache entry and their key are theirs.
         data = self.get_data(path)
         optimize = sys.flags.optimize
         source_hash = importlib.util.source_hash(data)
-        pyc = cache.cache_path(path, optimize, self.pipeline.name)
+        pyc = tag.cache_path(path, optimize, self.pipeline.name)
+        if pyc is None:
+            pycfile.trace(f"no pyc for {path}: no cache tag (jaxrewrite's sources unreadable, or no bytecode cache)")
         if data != seen:
-            header = None  # not read by the finder (a reload), or changed since: look again
-            if pyc is not None:
-                code = cache.load(pyc, source_hash, path)
+            header = _header(data)  # not read by the finder (a reload), or changed since
+            if pyc is not None and header is not None and header.enabled:
+                code = pycfile.load(pyc, source_hash, path)
                 if code is not None:
                     notrewritten.mark(path)
                     return code
         try:
-            code = self.pipeline.compile(data, path, optimize, header)
+            code = compile_opted_in(data, path, self.pipeline, optimize, header)
         except SyntaxError as err:
             # A RewriteError (or Python's own SyntaxError) names the user's file, line and column;
             # the engine's frames above it would only bury that. Internal errors keep theirs.
             raise err.with_traceback(None) from None
-        if pyc is not None and cache.tag_is_current():
-            cache.store(pyc, code, source_hash, path)
+        if pyc is None:
+            pass
+        elif header is None or not header.enabled:
+            # Only bytes that opt in are cached: a hit vouches for "it opts in" (see _maybe_rewrite).
+            pycfile.trace(f"pyc not written for {path}: it no longer opts in")
+        elif not tag.tag_is_current():
+            pycfile.trace(f"pyc not written for {path}: jaxrewrite changed on disk since this process took its tag")
+        else:
+            pycfile.store(pyc, code, source_hash, path)
         return code
+
+
+def compile_opted_in(
+    data: bytes,
+    path: str,
+    steps: pipeline.Pipeline = pipeline.DEFAULT,
+    optimize: int = -1,
+    header: Header | None = None,
+) -> CodeType:
+    """The code to run for the file ``path`` whose bytes are ``data``, through ``steps``; where
+    those bytes opt in, ``path`` is marked as running rewritten code (hook/notrewritten.py). The
+    one place that marks: the loaders here and the runner (``python -m jaxrewrite``)."""
+    if header is None:
+        header = _header(data)
+    code = steps.compile(data, path, optimize, header)
+    if header is not None and header.enabled:
+        notrewritten.mark(path)
+    return code
+
+
+class _Recheck:
+    """``source_to_code`` of a plain loader the finder left alone, for the bytes it compiles.
+
+    SourceFileLoader reads the file again after the finder looked (when its plain pyc is stale):
+    a pragma saved in between would run unrewritten. These bytes decide again: if they opt in,
+    they are rewritten (those very bytes), and the plain pyc is not written (a plain import must
+    never run rewritten code). The loader keeps its type; only this one method is its own.
+    """
+
+    __slots__ = ("loader",)
+
+    def __init__(self, loader: SourceFileLoader) -> None:
+        self.loader = loader
+
+    def __call__(self, data: bytes, path: str, *, _optimize: int = -1) -> CodeType:
+        loader = self.loader
+        if might_opt_in(data):
+            header = _header(data)
+            if header is not None and header.enabled:
+                pycfile.trace(f"{path} opts in since the finder read it: rewritten, no pyc written")
+                setattr(loader, "set_data", _no_write)  # on the instance: its class stays as it was
+                try:
+                    return compile_opted_in(data, path, pipeline.DEFAULT, sys.flags.optimize, header)
+                except SyntaxError as err:
+                    raise err.with_traceback(None) from None
+        return SourceFileLoader.source_to_code(loader, data, path, _optimize=_optimize)
+
+    # FileLoader compares loaders by their __dict__, where this lives: any two are alike.
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _Recheck
+
+    def __hash__(self) -> int:
+        return hash(_Recheck)
+
+
+def _no_write(path: str, data: bytes, *, _mode: int = 0o666) -> None:
+    """``set_data`` of a plain loader that ran rewritten code: no plain pyc is written."""
+
+
+def _rechecked(spec: ModuleSpec) -> ModuleSpec:
+    loader = spec.loader
+    setattr(loader, "source_to_code", _Recheck(loader))  # type: ignore[arg-type]  # a SourceFileLoader
+    return spec
 
 
 #: Loaders other than plain source files whose opted-in modules are rewritten too, each with
@@ -132,7 +206,7 @@ class RewritingFinder:
                     # _maybe_rewrite's first step, inlined, as it runs for nearly every module.
                     entry = _ENTRIES.get(origin)
                     if entry is not None and type(spec.loader) is SourceFileLoader and _settled(entry, origin):
-                        return spec
+                        return _rechecked(spec)
                     self._maybe_rewrite(spec, origin)
                 return spec
         return None
@@ -165,6 +239,7 @@ class RewritingFinder:
         place = _PLACES.get(folder_path) or index.place_of(folder_path, spec.name, name)
         entry = place.entries.get(origin) if place.active else None
         if entry is not None and _settled(entry, origin):
+            _recheck_plain(spec)
             return
         # It opted in when last read: all of it is needed (a hint; checked below).
         whole = type(entry) is tuple and len(entry) == 3 and entry[2] == index.MAYBE
@@ -173,21 +248,29 @@ class RewritingFinder:
         data, key = _read_source(origin, whole, place.active and not whole)
         if data is None:
             place.does_not_opt_in(origin, key, whole)
+            _recheck_plain(spec)
             return
-        pyc = cache.cache_path(origin, sys.flags.optimize, steps.name)
+        pyc = tag.cache_path(origin, sys.flags.optimize, steps.name)
         # Only sources that opt in are ever cached, so a valid entry for these exact bytes answers
         # the header question without tokenizing: the warm path costs what a checked pyc costs.
-        code = None if pyc is None else cache.load(pyc, importlib.util.source_hash(data), origin)
+        code = None if pyc is None else pycfile.load(pyc, importlib.util.source_hash(data), origin)
         header = None
         if code is None:
             header = _header(data)
             if header is None or not header.enabled:
                 place.does_not_opt_in(origin, key, whole)
+                _recheck_plain(spec)
                 return
         if key is not None:
             place.record(origin, key, index.MAYBE)
         spec.loader = RewritingLoader(spec.name, origin, data, code, steps, header)
         spec.cached = pyc
+
+
+def _recheck_plain(spec: ModuleSpec) -> None:
+    """A plain source file stays with its loader, which decides again on what it compiles."""
+    if type(spec.loader) is SourceFileLoader:
+        _rechecked(spec)
 
 
 def _read_source(path: str, whole: bool = False, keyed: bool = False) -> tuple[bytes | None, tuple[int, int] | None]:
@@ -198,7 +281,8 @@ def _read_source(path: str, whole: bool = False, keyed: bool = False) -> tuple[b
     13 MB. A pragma only counts in the header, so a first block without the needle whose header
     provably ends inside it settles the question (unless ``whole``: the index says the file opts
     in, so all of it is needed). Bare os calls, a third of the cost of a buffered file: these
-    bytes only decide; what is compiled is read again by the loader, through ``io.open_code``.
+    bytes decide; what is compiled is read again by the loader, through ``io.open_code``, and
+    decided on again (RewritingLoader, _Recheck) unless they are these very bytes.
     """
     key = None
     try:
@@ -340,6 +424,7 @@ def uninstall() -> None:
 def _sync() -> None:
     """Make ``sys.meta_path`` and the finder's package filter agree with the live installs."""
     global _finder
+    notrewritten.HOOKED = bool(_live)
     if not _live:
         if _finder is not None:
             sys.meta_path[:] = [f for f in sys.meta_path if f is not _finder]

@@ -18,13 +18,13 @@ so every edit a plain pyc notices, the index notices too. In the one case both m
 that keeps the size and restores the exact mtime), Python runs the module's *previous* code from
 its stale pyc, and the index keeps the module's previous verdict: the previous text, plainly,
 either way. Only "does not opt in" is ever trusted: a file recorded as opting in is still read
-in full, hashed and checked against its cached code (cache.py), so an index can never serve
+in full, hashed and checked against its cached code (hook/pycfile.py), so an index can never serve
 rewritten code for other source text, nor hide an edit of an opted-in file. Further:
 
 * An entry is recorded only from a ``stat`` taken before the bytes it describes were read, and
   never for a file modified within the last ``RACY_NS`` (a second write in the same timestamp
   tick could keep both mtime and size: git's "racily clean" problem).
-* The file stores a digest of the pragma scanner (``cache.scanner_hash``): an index written by
+* The file stores a digest of the pragma scanner (``tag.scanner_hash``): an index written by
   another scanner or jaxrewrite version is ignored and replaced, never trusted. Its name (a
   hyphen no module name has, ``.idx``) can never be taken for a pyc, nor a pyc for it.
 * An entry names a file by its path, as the finders give it: which index holds it, or which
@@ -47,17 +47,15 @@ import os
 import sys
 import time
 
-from jaxrewrite.hook import cache
+from jaxrewrite.hook import pycfile, tag
+from jaxrewrite.hook.tag import RACY_NS
 
-__all__ = ["ENTRIES", "MAYBE", "NO", "PLACES", "Place", "RACY_NS", "Root", "flush", "index_path", "place_of", "read", "reset", "roots"]
+__all__ = ["ENTRIES", "MAYBE", "NO", "PLACES", "Place", "Root", "flush", "index_path", "place_of", "read", "reset", "roots"]
 
 #: Verdicts. ``NO``: the file cannot opt in (trusted while its stat matches). ``MAYBE``: it opted
 #: in, or may (only a hint that the whole file will be needed: it is read and checked anyway).
 NO = 0
 MAYBE = 1
-
-#: A file modified less than this long before it was read is not recorded (see the docstring).
-RACY_NS = 2_000_000_000
 
 #: Bumped when the file format changes.
 FORMAT = 3
@@ -238,7 +236,7 @@ def _decode(blob: bytes | None) -> dict[str, Entry]:
 
 
 def _load(folder: str) -> Root:
-    scanner = cache.scanner_hash()
+    scanner = tag.scanner_hash()
     path = None if scanner is None else index_path(folder)
     if path is None or scanner is None:
         return Root(folder, None, {}, False)
@@ -290,7 +288,7 @@ def _write(root: Root) -> bool:
     """Merge what this process learned into what is on disk now (another process may have
     written since), drop the entries of files that are gone, and replace the file."""
     path = root.path
-    scanner = cache.scanner_hash()
+    scanner = tag.scanner_hash()
     if path is None or scanner is None or sys.dont_write_bytecode:
         return False
     shards = read(path, scanner) or {}
@@ -311,7 +309,7 @@ def _write(root: Root) -> bool:
         shards[name] = marshal.dumps(kept)
     # Only into a __pycache__ that Python made (for the root's own modules' pycs): the index
     # never adds a folder to a source tree (a src/ or home folder holding only packages).
-    return cache.write_atomic(path, marshal.dumps((FORMAT, scanner, shards)), 0o666, make_folder=False)
+    return pycfile.write_atomic(path, marshal.dumps((FORMAT, scanner, shards)), 0o666, make_folder=False)
 
 
 def _read_all(fd: int) -> bytes:

@@ -20,13 +20,17 @@ from jaxrewrite.errors import NotRewrittenWarning
 
 #: Files whose code came from the rewriting pipeline (compiled or from its cache) in this process.
 REWRITTEN: set[str] = set()
+#: Whether an import hook is installed now: kept by hook/finder.py (install, uninstall), which
+#: imports this module, never the other way round.
+HOOKED = False
 #: Files already looked at (warned or found quiet): each is read at most once per process.
 _checked: set[str] = set()
 _lock = threading.Lock()
 
 
 def mark(path: str) -> None:
-    """``path`` runs rewritten code: its marker fetches need no look."""
+    """``path`` runs rewritten code: its marker fetches need no look. Called by whoever runs the
+    code (the hook's loader, the runner), never by what only compiles it."""
     REWRITTEN.add(path)
 
 
@@ -78,9 +82,7 @@ def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
         return f"add '# jaxrewrite: enable' as a comment line in its header{where}"
     if name == "__main__":
         return f"run the program with 'python -m jaxrewrite {path}'"
-    from jaxrewrite.hook import finder
-
-    if finder.installed() is not False:
+    if HOOKED:
         return (
             f"it was imported before jaxrewrite.install(), or outside its packages=...: install the hook "
             f"first (or add {name.partition('.')[0]!r} to packages)"

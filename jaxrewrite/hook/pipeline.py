@@ -2,7 +2,8 @@
 
 A pipeline names everything that determines its output, so the cache can key on it: the default
 one is jaxrewrite's rewrite then ``compile``; an integration (pytest's assertion rewriting, say)
-adds its own step and its own key part, and can never be served the default pipeline's code.
+replaces the compile step and adds its own key part, and can never be served the default
+pipeline's code. The rewrite itself is always jaxrewrite's: the one text ``show`` prints.
 """
 
 from __future__ import annotations
@@ -13,16 +14,6 @@ from dataclasses import dataclass
 from types import CodeType
 
 from jaxrewrite.engine.header import Header, scan_header
-from jaxrewrite.hook import notrewritten
-
-#: text, filename, header already read (or None) -> the rewritten text.
-Rewrite = Callable[[str, str, "Header | None"], str]
-
-
-def _rewrite(text: str, path: str, header: Header | None) -> str:
-    from jaxrewrite.engine.rewrite import rewrite_source  # the engine: imported on a cache miss only
-
-    return rewrite_source(text, path, header=header)
 
 
 def _compile(text: str, path: str, optimize: int) -> CodeType:
@@ -35,18 +26,17 @@ class Pipeline:
 
     #: A short name for what the steps beyond the default are (part of the cache file name).
     name: str = ""
-    rewrite: Rewrite = _rewrite
     #: text, filename, optimisation level -> code; a step such as assertion rewriting goes here.
     to_code: Callable[[str, str, int], CodeType] = _compile
 
     def compile(self, data: bytes, path: str, optimize: int, header: Header | None = None) -> CodeType:
-        """Decode file bytes as Python does (PEP 263), rewrite, compile."""
+        """Decode file bytes as Python does (PEP 263), rewrite, compile. Pure: whoever runs the
+        code says the file ran rewritten (hook/finder.py's ``compile_opted_in``)."""
+        from jaxrewrite.engine.rewrite import rewrite_source  # the engine: imported on a cache miss only
+
         text = importlib.util.decode_source(data)
         header = scan_header(text) if header is None else header
-        code = self.to_code(self.rewrite(text, path, header), path, optimize)
-        if header.enabled:
-            notrewritten.mark(path)
-        return code
+        return self.to_code(rewrite_source(text, path, header=header), path, optimize)
 
 
 DEFAULT = Pipeline()

@@ -1,12 +1,12 @@
-"""The bytecode cache for rewritten modules: hash-checked pycs beside the normal ones, under their own tag.
+"""The cache tag: a digest of what determines the rewritten code, memoised by file stats.
 
-Why its own file name: a plain import must never run rewritten code and the hook must never run
-plain code, so the name carries ``opt-<tag>`` (rewriter hash + optimisation level) and nothing else
-reads it. Why hash-checked (PEP 552) rather than mtime: an edit that keeps size and second is seen.
-Why atomic writes: concurrent processes importing the same module must never see half a file.
-Every failure here (read-only folder, garbage file) means "no cache", never an import error.
+The hook's pycs (hook/pycfile.py) are named with ``opt-<tag>`` (rewriter digest, pipeline name,
+optimisation level) and nothing else reads them: a plain import must never run rewritten code
+and the hook must never run plain code, and a changed rewriter must never be served its
+predecessor's output. The folder indexes (hook/index.py) are keyed the same way by the digest
+of the pragma scanner.
 
-Why the rewriter hash is memoised by file stats (``digests``): hashing jaxrewrite's own sources
+Why the digests are memoised by file stats (``digests``): hashing jaxrewrite's own sources
 cost every process ~0.6 ms, a quarter of importing a typical opted-in module. The memo, in
 jaxrewrite's own ``__pycache__``, maps the version, every hashed file's (mtime_ns, size) and each
 searched folder's stat to the content digests; a process whose stats all match uses them (~25
@@ -19,20 +19,14 @@ files) keeps its caches, ``jaxrewrite compile``'s prebuilt ones included.
 
 from __future__ import annotations
 
-import _imp
-import _thread
 import importlib.util
-import io
 import marshal
 import os
 import sys
 import time
-from types import CodeType
 from typing import NamedTuple
 
-#: PEP 552 flags: hash-based (bit 0), always checked against the source (bit 1).
-FLAGS = b"\x03\x00\x00\x00"
-_HEADER_SIZE = 16
+from jaxrewrite.hook import pycfile
 
 #: This process's digests (see ``digests``), found on first use; None makes the next use look again.
 _rewriter_hash: str | None = None
@@ -44,10 +38,10 @@ PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 #: What determines the code the hook caches: the engine (every file the rewrite can import;
 #: tests/test_cache.py checks that against what a rewrite really loads), the pipelines that
-#: compile it, this file's format, and the version. The commands, the run-time helpers and the
-#: rest of the package do not change a cached module's code, so editing them must not cost every
-#: cached module a cold rewrite.
-REWRITE_SOURCES = ("engine", "hook/cache.py", "hook/pipeline.py", "integrations/pytest_plugin.py", "version.py")
+#: compile it, the pyc format and this file's naming of it, and the version. The commands, the
+#: run-time helpers and the rest of the package do not change a cached module's code, so editing
+#: them must not cost every cached module a cold rewrite.
+REWRITE_SOURCES = ("engine", "hook/tag.py", "hook/pycfile.py", "hook/pipeline.py", "integrations/pytest_plugin.py", "version.py")
 #: Engine files no rewrite imports (none since migrate became its own layer, ``jaxrewrite/migrate``).
 NOT_REWRITE: frozenset[str] = frozenset()
 #: What decides whether a file opts in without rewriting it: the pragma scanner, and the finder
@@ -58,8 +52,9 @@ SCANNER_SOURCES = ("engine/header.py", "hook/finder.py", "hook/index.py", "versi
 #: The memo's file name, in the ``__pycache__`` of the package's ``hook`` folder; never a pyc name.
 MEMO_NAME = "jaxrewrite-digests.memo"
 _MEMO_FORMAT = 1
-#: Stats younger than this are not memoised: a second same-size write within the same timestamp
-#: tick would keep them (git's "racily clean" problem).
+#: Stats younger than this are not trusted (the memo here, the folder indexes of hook/index.py): a
+#: second same-size write within the same timestamp tick would keep them (git's "racily clean"
+#: problem).
 RACY_NS = 2_000_000_000
 
 
@@ -129,7 +124,7 @@ def memo_path(root: str = PACKAGE) -> str | None:
     """Where the digest memo of the package at ``root`` lives: its ``hook/__pycache__``
     (``sys.pycache_prefix`` respected); None when this Python keeps no bytecode cache."""
     try:
-        pyc = importlib.util.cache_from_source(os.path.join(root, "hook", "cache.py"))
+        pyc = importlib.util.cache_from_source(os.path.join(root, "hook", "tag.py"))
     except NotImplementedError:
         return None
     return os.path.join(os.path.dirname(pyc), MEMO_NAME)
@@ -162,8 +157,8 @@ def digests(root: str = PACKAGE, memo: str | None = OWN_MEMO) -> Digests:
     )
     now = time.time_ns()
     if memo is not None and all(now - mtime >= RACY_NS for _, mtime, _ in stats if mtime >= 0):
-        _pending_memos[memo] = marshal.dumps((_MEMO_FORMAT, __version__, stats, tuple(found)))
-        write_pending_memos()
+        # Written now, or by the next pyc written where bytecode may be (``jaxrewrite compile``).
+        pycfile.defer(memo, marshal.dumps((_MEMO_FORMAT, __version__, stats, tuple(found))))
     return found
 
 
@@ -208,20 +203,6 @@ def _from_memo(memo: str, root: str, version: str) -> Digests | None:
     return Digests(rewriter, scanner)
 
 
-#: Memos found while bytecode could not be written, memo path -> bytes: written by the next
-#: ``store`` that may write (``jaxrewrite compile`` under PYTHONDONTWRITEBYTECODE, say).
-_pending_memos: dict[str, bytes] = {}
-
-
-def write_pending_memos() -> None:
-    """Write the memos found so far, if bytecode may be written now; failures are silent."""
-    if sys.dont_write_bytecode:
-        return
-    while _pending_memos:
-        memo, data = _pending_memos.popitem()
-        write_atomic(memo, data, 0o666)
-
-
 def cache_tag(optimize: int | None = None, pipeline: str = "") -> str | None:
     """The ``optimization`` part of the cache file name: rewriter hash, pipeline name and
     optimisation level (the interpreter's by default); None when the rewriter cannot be hashed."""
@@ -256,81 +237,6 @@ def cache_path(source_path: str, optimize: int | None = None, pipeline: str = ""
         return None
 
 
-def pack(code: CodeType, source_hash: bytes) -> bytes:
-    """The bytes of a hash-checked pyc for ``code``."""
-    return importlib.util.MAGIC_NUMBER + FLAGS + source_hash + marshal.dumps(code)
-
-
-def unpack(data: bytes, source_hash: bytes) -> CodeType | None:
-    """The code in a cached pyc, or None if it is stale, truncated, garbage or not a hash-checked pyc."""
-    if (
-        len(data) <= _HEADER_SIZE
-        or data[:4] != importlib.util.MAGIC_NUMBER
-        or data[4:8] != FLAGS
-        or data[8:16] != source_hash
-    ):
-        return None
-    try:
-        code = marshal.loads(memoryview(data)[_HEADER_SIZE:])
-    except Exception:  # EOFError, ValueError, TypeError: whatever a damaged file makes marshal raise
-        return None
-    return code if isinstance(code, CodeType) else None
-
-
-def load(pyc: str, source_hash: bytes, source_path: str) -> CodeType | None:
-    """The cached code for this exact source, or None; ``co_filename`` follows a moved file.
-
-    Read with ``io.open_code``, as importlib reads the pycs it runs, so an embedder's open-code
-    hook sees the code that will run."""
-    try:
-        with io.open_code(pyc) as file:
-            data = file.read()
-    except OSError:
-        return None
-    code = unpack(data, source_hash)
-    if code is not None and code.co_filename != source_path:
-        _fix_co_filename(code, source_path)
-    return code
-
-
-def store(pyc: str, code: CodeType, source_hash: bytes, source_path: str) -> bool:
-    """Write the pyc atomically (temp file in the same folder, then os.replace); False on any OSError.
-
-    Respects ``sys.dont_write_bytecode``. Read-only or impossible folders are not an error: the
-    import goes on uncached, as a plain import does in the same situation.
-    """
-    if sys.dont_write_bytecode:
-        return False
-    try:
-        mode = (os.stat(source_path).st_mode | 0o200) & 0o666  # what importlib gives a pyc
-    except OSError:
-        mode = 0o666
-    write_pending_memos()
-    return write_atomic(pyc, pack(code, source_hash), mode)
-
-
-def write_atomic(path: str, data: bytes, mode: int, make_folder: bool = True) -> bool:
-    """Write ``data`` to ``path`` through a temp file in the same folder and ``os.replace``, so a
-    reader sees the old file or the new one, never half of one; False on any OSError (and, with
-    ``make_folder`` false, when the folder does not exist)."""
-    tmp = f"{path}.{os.getpid()}-{_thread.get_ident()}.tmp"
-    try:
-        if make_folder:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-        _remove(tmp)  # a leftover from a crashed process that had our pid
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), mode)
-        try:
-            with open(fd, "wb") as file:
-                file.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            _remove(tmp)
-            raise
-    except OSError:
-        return False
-    return True
-
-
 def _read(path: str) -> bytes:
     """A whole file with the fewest calls; this runs in every process's first opted-in import."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
@@ -348,17 +254,3 @@ def _read_small(path: str) -> bytes:
         return os.read(fd, 1 << 16)
     finally:
         os.close(fd)
-
-
-def _remove(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-
-
-def _fix_co_filename(code: CodeType, source_path: str) -> None:
-    """Point a cached code object (and its nested ones) at where the source is now, as importlib does."""
-    fix = getattr(_imp, "_fix_co_filename", None)
-    if fix is not None:
-        fix(code, source_path)

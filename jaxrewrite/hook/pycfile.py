@@ -1,0 +1,168 @@
+"""Reading and writing the hook's pycs: hash-checked (PEP 552), written atomically, failures traced.
+
+Why hash-checked rather than mtime: an edit that keeps size and second is seen. Why atomic
+writes: concurrent processes importing the same module must never see half a file. Every failure
+here (read-only folder, garbage file) means "no cache", never an import error; with
+``JAXREWRITE_DEBUG=1`` in the environment each one says why on stderr (``trace``), as pytest's
+``state.trace`` does for its assertion-rewriting pycs. Where a pyc lives (its tag) is hook/tag.py's.
+"""
+
+from __future__ import annotations
+
+import _imp
+import _thread
+import importlib.util
+import io
+import marshal
+import os
+import sys
+from types import CodeType
+
+#: PEP 552 flags: hash-based (bit 0), always checked against the source (bit 1).
+FLAGS = b"\x03\x00\x00\x00"
+_HEADER_SIZE = 16
+
+#: ``JAXREWRITE_DEBUG`` set (to anything but "" or "0"): ``trace`` prints to stderr.
+DEBUG = os.environ.get("JAXREWRITE_DEBUG", "") not in ("", "0")
+
+
+def trace(message: str) -> None:
+    """Say why the cache was not used (with ``DEBUG``); never raises."""
+    if DEBUG:
+        try:
+            sys.stderr.write(f"jaxrewrite: {message}\n")
+        except Exception:  # a closed or missing stderr must not fail an import
+            pass
+
+
+def pack(code: CodeType, source_hash: bytes) -> bytes:
+    """The bytes of a hash-checked pyc for ``code``."""
+    return importlib.util.MAGIC_NUMBER + FLAGS + source_hash + marshal.dumps(code)
+
+
+def unpack(data: bytes, source_hash: bytes) -> CodeType | None:
+    """The code in a cached pyc, or None if it is stale, truncated, garbage or not a hash-checked pyc."""
+    if (
+        len(data) <= _HEADER_SIZE
+        or data[:4] != importlib.util.MAGIC_NUMBER
+        or data[4:8] != FLAGS
+        or data[8:16] != source_hash
+    ):
+        return None
+    try:
+        code = marshal.loads(memoryview(data)[_HEADER_SIZE:])
+    except Exception:  # EOFError, ValueError, TypeError: whatever a damaged file makes marshal raise
+        return None
+    return code if isinstance(code, CodeType) else None
+
+
+def _rejected(data: bytes, source_hash: bytes) -> str:
+    """Why ``unpack`` gave None for ``data`` (for ``trace`` only: never on the fast path)."""
+    if len(data) <= _HEADER_SIZE:
+        return f"truncated ({len(data)} bytes)"
+    if data[:4] != importlib.util.MAGIC_NUMBER:
+        return "another Python's magic number"
+    if data[4:8] != FLAGS:
+        return "not a checked hash-based pyc"
+    if data[8:16] != source_hash:
+        return "stale: written for other source bytes"
+    return "damaged code"
+
+
+def load(pyc: str, source_hash: bytes, source_path: str) -> CodeType | None:
+    """The cached code for this exact source, or None; ``co_filename`` follows a moved file.
+
+    Read with ``io.open_code``, as importlib reads the pycs it runs, so an embedder's open-code
+    hook sees the code that will run."""
+    try:
+        with io.open_code(pyc) as file:
+            data = file.read()
+    except OSError as err:
+        if DEBUG:
+            trace(f"pyc not read for {source_path}: {err.strerror or err} ({pyc})")
+        return None
+    code = unpack(data, source_hash)
+    if code is None:
+        if DEBUG:
+            trace(f"pyc not used for {source_path}: {_rejected(data, source_hash)} ({pyc})")
+        return None
+    if code.co_filename != source_path:
+        _fix_co_filename(code, source_path)
+    return code
+
+
+def store(pyc: str, code: CodeType, source_hash: bytes, source_path: str) -> bool:
+    """Write the pyc atomically (temp file in the same folder, then os.replace); False on any OSError.
+
+    Respects ``sys.dont_write_bytecode``. Read-only or impossible folders are not an error: the
+    import goes on uncached, as a plain import does in the same situation.
+    """
+    if sys.dont_write_bytecode:
+        if DEBUG:
+            trace(f"pyc not written for {source_path}: sys.dont_write_bytecode is set ({pyc})")
+        return False
+    try:
+        mode = (os.stat(source_path).st_mode | 0o200) & 0o666  # what importlib gives a pyc
+    except OSError:
+        mode = 0o666
+    write_deferred()
+    return write_atomic(pyc, pack(code, source_hash), mode)
+
+
+#: Files held back while bytecode could not be written, path -> bytes (the digest memo of
+#: hook/tag.py): written by the next ``store`` that may write (``jaxrewrite compile`` under
+#: PYTHONDONTWRITEBYTECODE, say).
+_deferred: dict[str, bytes] = {}
+
+
+def defer(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` now if bytecode may be written, else with the next ``store``."""
+    _deferred[path] = data
+    write_deferred()
+
+
+def write_deferred() -> None:
+    """Write what ``defer`` held back, if bytecode may be written now; failures are traced only."""
+    if sys.dont_write_bytecode:
+        return
+    while _deferred:
+        path, data = _deferred.popitem()
+        write_atomic(path, data, 0o666)
+
+
+def write_atomic(path: str, data: bytes, mode: int, make_folder: bool = True) -> bool:
+    """Write ``data`` to ``path`` through a temp file in the same folder and ``os.replace``, so a
+    reader sees the old file or the new one, never half of one; False on any OSError (and, with
+    ``make_folder`` false, when the folder does not exist)."""
+    tmp = f"{path}.{os.getpid()}-{_thread.get_ident()}.tmp"
+    try:
+        if make_folder:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        _remove(tmp)  # a leftover from a crashed process that had our pid
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), mode)
+        try:
+            with open(fd, "wb") as file:
+                file.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            _remove(tmp)
+            raise
+    except OSError as err:
+        if DEBUG and (make_folder or not isinstance(err, FileNotFoundError)):  # no folder: by design
+            trace(f"not written: {path}: {err.strerror or err}")
+        return False
+    return True
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _fix_co_filename(code: CodeType, source_path: str) -> None:
+    """Point a cached code object (and its nested ones) at where the source is now, as importlib does."""
+    fix = getattr(_imp, "_fix_co_filename", None)
+    if fix is not None:
+        fix(code, source_path)

@@ -1,0 +1,126 @@
+"""The package's import graph has no cycle (issue 19's "done when").
+
+Why read the source rather than import: an import cycle that only closes through a function-level
+import (``def f(): from jaxrewrite.hook import finder``) never fails at import time, yet ties the
+two modules together as much as a top-level one does. Every ``import``/``from ... import`` of a
+jaxrewrite module counts, wherever it stands, except under ``if TYPE_CHECKING:`` (never run).
+``from pkg import name`` is an edge to ``pkg.name`` when that is a module, else to ``pkg``.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "jaxrewrite"
+
+
+def modules(root: Path = PACKAGE) -> dict[str, Path]:
+    """Dotted name -> file, for every module of the package."""
+    found = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node, leaving out the bodies of ``if TYPE_CHECKING:`` blocks."""
+    out: list[ast.AST] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                todo.extend(child.orelse)
+                continue
+            todo.append(child)
+    return out
+
+
+def graph(root: Path = PACKAGE) -> dict[str, set[str]]:
+    """Module -> the package modules it imports."""
+    known = modules(root)
+    edges: dict[str, set[str]] = {name: set() for name in known}
+    for name, path in known.items():
+        is_package = path.name == "__init__.py"
+        for node in _runtime_nodes(ast.parse(path.read_text(), str(path))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    here = name.split(".") if is_package else name.split(".")[:-1]
+                    here = here[: len(here) - node.level + 1]
+                    base = ".".join([*here, base] if base else here)
+                for alias in node.names:
+                    sub = f"{base}.{alias.name}"
+                    targets.append(sub if sub in known else base)
+            edges[name].update(t for t in targets if t in known and t != name)
+    return edges
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for succ in sorted(edges[node]):
+            if succ not in index:
+                visit(succ)
+                low[node] = min(low[node], low[succ])
+            elif succ in on_stack:
+                low[node] = min(low[node], index[succ])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_graph_sees_function_level_imports() -> None:
+    edges = graph()
+    assert "jaxrewrite.engine.rewrite" in edges["jaxrewrite.hook.pipeline"]  # imported on a cache miss only
+    assert "jaxrewrite.engine.header" in edges["jaxrewrite.hook.finder"]
+
+
+def test_the_cycle_finder_finds_cycles() -> None:
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert cycles(edges) == [["a", "b", "c"]]
+
+
+def test_no_import_cycle_in_the_package() -> None:
+    assert cycles(graph()) == []
+
+
+def test_notrewritten_imports_nothing_of_the_hook() -> None:
+    """The warning's module is told whether a hook is installed (finder sets ``HOOKED``); the
+    finder -> notrewritten -> finder cycle of issue 19 item 5 stays gone."""
+    assert not {m for m in graph()["jaxrewrite.hook.notrewritten"] if m.startswith("jaxrewrite.hook")}
+    assert "jaxrewrite.hook.notrewritten" not in graph()["jaxrewrite.hook.pipeline"]
+
+
+if __name__ == "__main__":
+    for component in cycles(graph()):
+        print(" <-> ".join(component))
