@@ -211,6 +211,16 @@ _LINEN_JIT_TAIL = (
     "Linen's nn.jit shifts static_argnums by two and JAX checks them against the method's own "
     "signature, so the last two positional parameters cannot be static by position"
 )
+def _linen_checkpoint(name: str) -> Transform:
+    return Transform(
+        name,
+        _STATIC,
+        "static_argnums",
+        positional=("variables", "rngs", "concrete", "prevent_cse", "static_argnums", "policy", "methods"),
+        positions_only=_CHECKPOINT_POSITIONS_ONLY,
+    )
+
+
 #: Flax Linen's lifted transforms (``flax.linen.<anything>.<name>``), on methods and on functions
 #: taking the Module first. Positions count ``self`` (the Module) in ``static_argnums``, as Linen
 #: documents; ``nn.vmap``'s ``in_axes`` leaves it out. Every parameter after the target may be
@@ -231,20 +241,8 @@ LINEN_TRANSFORMS: dict[str, Transform] = {
     ),
     # flax.linen.checkpoint(target, variables, rngs, concrete, prevent_cse, static_argnums, policy,
     #                       methods); remat is the same function
-    "checkpoint": Transform(
-        "nn.checkpoint",
-        _STATIC,
-        "static_argnums",
-        positional=("variables", "rngs", "concrete", "prevent_cse", "static_argnums", "policy", "methods"),
-        positions_only=_CHECKPOINT_POSITIONS_ONLY,
-    ),
-    "remat": Transform(
-        "nn.remat",
-        _STATIC,
-        "static_argnums",
-        positional=("variables", "rngs", "concrete", "prevent_cse", "static_argnums", "policy", "methods"),
-        positions_only=_CHECKPOINT_POSITIONS_ONLY,
-    ),
+    "checkpoint": _linen_checkpoint("nn.checkpoint"),
+    "remat": _linen_checkpoint("nn.remat"),
     # flax.linen.vmap(target, variable_axes, split_rngs, in_axes, out_axes, axis_size, axis_name,
     #                 spmd_axis_name, metadata_params, methods)
     "vmap": Transform(
