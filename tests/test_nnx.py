@@ -31,6 +31,8 @@ ROWS = sorted(NNX_TRANSFORMS.items())
 
 
 def _params(name: str) -> list[inspect.Parameter]:
+    if not hasattr(nnx, name):
+        pytest.skip(f"flax {flax.__version__} has no nnx.{name}: its row applies to newer releases")
     return list(inspect.signature(getattr(nnx, name)).parameters.values())
 
 
@@ -58,8 +60,6 @@ NOT_ROWS = {
     # nnx.jit_partial(fun, *partial_args, static_argnums=...): arguments bound ahead of the call sit
     # between the function and the keywords, so positions depend on a count known only at run time.
     "jit_partial": "positions shifted by *partial_args",
-    # An inspection tool, like jax.make_jaxpr, which has no row either.
-    "make_jaxpr": "not a transform a module decorates",
 }
 
 
@@ -86,11 +86,13 @@ def test_every_nnx_transform_with_a_static_spec_has_a_row() -> None:
 
 @pytest.mark.parametrize(("name", "row"), ROWS, ids=[name for name, _ in ROWS])
 def test_row_is_found_under_every_path_flax_defines_it(name: str, row: Transform) -> None:
+    if not hasattr(nnx, name):
+        pytest.skip(f"flax {flax.__version__} has no nnx.{name}: its row applies to newer releases")
     defined = getattr(nnx, name)
     assert transform_for(f"flax.nnx.{name}") is row
     assert transform_for(f"{defined.__module__}.{name}") is row  # flax.nnx.transforms.<module>.<name>
     assert transform_for(f"jax.{name}") is not row  # the families stay apart
-    assert transform_for(f"flax.linen.{name}") is None  # linen's lifted transforms are another API
+    assert transform_for(f"flax.linen.{name}") is not row  # Linen has rows of its own (tests/test_linen.py)
 
 
 # -- every row, every spelling, executed ----------------------------------------------------------

@@ -319,3 +319,24 @@ def test_nnx_grad_keeps_a_static_parameter_a_python_value() -> None:
     )
     grads = module.g(module.Scale(), 1.0, 3)
     assert float(jax.tree_util.tree_leaves(grads)[0]) == 12.0  # d(w^3)/dw at w=2 (a State on every flax)
+
+
+def test_nnx_make_jaxpr_gets_static_positions() -> None:
+    nnx = pytest.importorskip("flax.nnx")
+    if not hasattr(nnx, "make_jaxpr"):
+        pytest.skip("this flax has no nnx.make_jaxpr (flax 0.11 and newer)")
+    module = _run(
+        """\
+        from flax import nnx
+
+
+        @nnx.make_jaxpr
+        def body(x, n: Static[int]):
+            for _ in range(n):
+                x = x + 1.0
+            return x
+        """,
+        "rows_nnx_make_jaxpr",
+    )
+    traced = module.body(1.0, 3)
+    assert "add" in str(traced) and str(traced).count("add") == 3

@@ -205,6 +205,8 @@ NNX_TRANSFORMS: dict[str, Transform] = {
     # value_and_grad: ``argnums`` lists what is differentiated (ints or DiffState objects)
     "grad": Transform("nnx.grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF),
     "value_and_grad": Transform("nnx.value_and_grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF),
+    # flax.nnx.make_jaxpr(f, *, graph, graph_updates, static_argnums) (flax 0.11 and newer)
+    "make_jaxpr": Transform("nnx.make_jaxpr", _STATIC, "static_argnums"),
 }
 
 _LINEN_JIT_TAIL = (
