@@ -78,7 +78,8 @@ def test_every_nnx_transform_with_a_static_spec_has_a_row() -> None:
             continue
         if any(word in params for word in spec_words):
             with_spec.add(name)
-    lists = {name for name, row in NNX_TRANSFORMS.items() if row.spec is SpecKind.LISTS}
+    # Rows for transforms this flax does not have yet (the floor lacks nnx.make_jaxpr) are future rows.
+    lists = {name for name, row in NNX_TRANSFORMS.items() if row.spec is SpecKind.LISTS and hasattr(nnx, name)}
     assert with_spec - set(NOT_ROWS) == lists
     assert {name for name, row in NNX_TRANSFORMS.items() if row.spec is SpecKind.AXES} == {"vmap"}
     assert "in_axes" in inspect.signature(nnx.vmap).parameters
