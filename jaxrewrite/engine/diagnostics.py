@@ -42,6 +42,10 @@ CODES: dict[str, str] = {
     "JR120": "more positional arguments than the transform takes",
     "JR121": "a Static or NoDiff parameter that grad differentiates (in its argnums)",
     "JR122": "the module binds __import__, which the rewritten code calls",
+    "JR130": "a Static field whose field(...) says it is not static (static=False, pytree_node=True)",
+    "JR131": "a Static field whose value or class jaxrewrite cannot read as a field",
+    "JR132": "NoDiff on a field of a library that cannot leave a field undifferentiated",
+    "JR133": "Static fields on a class whose base class cannot be seen and nothing here registers",
 }
 
 
