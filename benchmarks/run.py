@@ -36,6 +36,7 @@ RESULTS = HERE / "results.md"
 #: (name, script, extra arguments for a full run). Order: cheapest and least noisy first.
 BENCHMARKS = [
     ("dispatch", "bench_dispatch.py", []),
+    ("fields", "bench_fields.py", []),
     ("cold", "bench_cold.py", ["--profile"]),
     ("leaves", "bench_leaves.py", []),
     ("check", "bench_check.py", []),

@@ -56,6 +56,13 @@ def test_run_exits_zero_and_writes_one_table(quick_run: QuickRun) -> None:
     ("script", "rows"),
     [
         ("bench_dispatch.py", ["dispatch: jaxrewrite / hand jax.jit ", "dispatch: equinox.filter_jit / hand jax.jit"]),
+        (
+            "bench_fields.py",
+            [
+                "fields: jaxrewrite Static / hand eqx.field(static=True), eqx.filter_jit",
+                "fields: jaxrewrite Static / hand eqx.field(static=True), jax.jit",
+            ],
+        ),
         ("bench_cold.py", ["cold realistic: rewrite+compile / compile", "cold dense: floor parse+compile / compile"]),
         ("bench_leaves.py", ["jaxrewrite / equinox.filter_jit", "split alone: S=", "overhead over JAX: N="]),
         ("bench_check.py", ["check jax+numpy / compile", "marker via jaxrewrite / via jaxrewrite.markers"]),

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from jaxrewrite.engine.classes import ClassInfo, FunctionalClass, LocalClass, local_class, read_class
 from jaxrewrite.engine.diagnostics import Diagnostic
+from jaxrewrite.engine.fields import FieldUse, field_uses, form_of
 from jaxrewrite.engine.filters import (
     FAST,
     Filters,
@@ -112,6 +113,8 @@ class Analysis:
     source: Source
     header: Header
     uses: list[Use] = field(default_factory=list)
+    #: Static fields of Equinox Modules and flax.struct dataclasses (``engine.fields``).
+    fields: list[FieldUse] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property
@@ -224,6 +227,8 @@ class _Analyzer:
         self.applied: set[int] = set()
         #: Marked defs passed to a call that looks like a transform the table lacks.
         self.unknown_calls: dict[int, ast.expr] = {}
+        #: Classes a ``register_dataclass(C)`` call site registers.
+        self.registered: set[int] = set()
 
     def refuse(self, err: RewriteError) -> None:
         self.result.diagnostics.append(Diagnostic.from_error(err))
@@ -255,6 +260,7 @@ class _Analyzer:
         self.leaf_names = leaf_names
         self.defs(exhaustive)
         registrable = self.registrations(static_classes)
+        unclear = self.field_forms(static_classes)
         names = None if exhaustive else [func.name for func, _ in self.tree.defs if id(func) in self.signatures]
         if names is not None:
             names += registrable
@@ -263,6 +269,9 @@ class _Analyzer:
                 self.call_site(call, scope, site)
             except RewriteError as err:
                 self.refuse(err)
+        for node, base in unclear:
+            if id(node) not in self.registered:
+                self.refuse(_unseen_error(node, base, self.src))
 
     def lint(self) -> None:
         """JR001 to JR004 (``engine.lint``), with the scopes still alive."""
@@ -426,6 +435,29 @@ class _Analyzer:
                 )
         return registrable
 
+    def field_forms(self, static_classes: dict[int, LocalClass]) -> list[tuple[ast.ClassDef, ast.expr]]:
+        """Static fields of Equinox Modules and flax.struct dataclasses, completed in place; the
+        classes whose Static fields nothing may consume, with the base that hides what they are."""
+        unclear = []
+        for local in static_classes.values():
+            defined, scope = local
+            if isinstance(defined, FunctionalClass):
+                continue
+            try:
+                form, unseen = form_of(defined, scope)
+                if form is not None:
+                    self.result.fields.extend(field_uses(defined, scope, form, self.src, self.relevant))
+                    continue
+                info = self.info(local)
+            except RewriteError as err:
+                self.refuse(err)
+                continue
+            own = any(f.markers and f.node in defined.node.body for f in info.fields)
+            registered = any(classify_registration(deco, scope) for deco in defined.node.decorator_list)
+            if unseen is not None and own and info.kind is Container.CLASS and not registered:
+                unclear.append((defined.node, unseen))
+        return unclear
+
     # -- call sites ---------------------------------------------------------------------------
 
     def call_site(self, call: ast.Call, scope: Scope, site: Site) -> None:
@@ -439,6 +471,7 @@ class _Analyzer:
             if local is None or isinstance(local[0], FunctionalClass):
                 return
             transform, keywords = registration
+            self.registered.add(id(local[0].node))
             written = keywords + bound_keywords(call, transform.positional, transform.name, self.src)
             values = registration_values(transform, written, self.info(local), self.src, call)
             self.result.uses.append(
@@ -627,6 +660,17 @@ def _ambiguity_error(expr: ast.expr, src: Source) -> RewriteError:
         "JR104",
         f"cannot tell whether {ast.unparse(expr)!r} is a JAX transform: its name is bound more than "
         "once in this scope, once to a transform; bind it once so the Static parameters are not ignored",
+    )
+
+
+def _unseen_error(node: ast.ClassDef, base: ast.expr, src: Source) -> RewriteError:
+    return src.error(
+        base,
+        "JR133",
+        f"cannot tell what the Static fields of {node.name!r} mean: its base {ast.unparse(base)} is not "
+        "defined in this module, so jaxrewrite cannot see whether it is an equinox.Module or a "
+        "flax.struct.PyTreeNode; name that base too (class C(Base, eqx.Module)), or register the "
+        "class with jax.tree_util.register_dataclass",
     )
 
 

@@ -17,7 +17,7 @@ from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import CONTAINERS, Container, Mark
 
 #: Bases that add no fields.
-_NEUTRAL = {"typing.Generic", "typing.Protocol", "abc.ABC", "object"}
+NEUTRAL_BASES = {"typing.Generic", "typing.Protocol", "abc.ABC", "object"}
 _NOT_FIELDS = {"typing.ClassVar", "dataclasses.InitVar", "dataclasses.KW_ONLY"}
 _FIELD = "dataclasses.field"
 
@@ -81,7 +81,7 @@ def read_class(
         if name in CONTAINERS:
             kind = CONTAINERS[name]
             continue
-        if name in _NEUTRAL:
+        if name in NEUTRAL_BASES:
             continue
         local = local_class(target, scope)
         if local is None or depth > MAX_DEPTH:
@@ -98,7 +98,7 @@ def read_class(
         if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
             continue
         ann = stmt.annotation
-        if _not_a_field(ann, defined.body):
+        if not_a_field(ann, defined.body):
             continue
         static, unknown = _metadata(stmt.value, defined.body)
         own[stmt.target.id] = Field(
@@ -110,7 +110,7 @@ def read_class(
     return ClassInfo(node.name, kind, tuple(merged[name] for name in order), unseen)
 
 
-def _not_a_field(ann: ast.expr, scope: Scope) -> bool:
+def not_a_field(ann: ast.expr, scope: Scope) -> bool:
     """ClassVar, InitVar and KW_ONLY, written plainly or as a string (dataclasses reads both)."""
     if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
         parsed = parse_string(ann.value)

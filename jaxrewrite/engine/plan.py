@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from jaxrewrite.engine import render, splice
 from jaxrewrite.engine.analyze import Analysis, Use, UseKind
+from jaxrewrite.engine.fields import Action, FieldUse
 from jaxrewrite.engine.keywords import Values
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import Transform
@@ -24,7 +25,40 @@ def plan(analysis: Analysis) -> list[splice.Edit]:
     for use in analysis.uses:
         if use.needs_edit:
             edits.extend(_edits(use, src))
+    for field in analysis.fields:
+        edits.extend(_field_edits(field, src))
     return edits
+
+
+def _field_edits(use: FieldUse, src: Source) -> list[splice.Edit]:
+    """A Static field spelled the library's way, the user's value and arguments kept in place."""
+    form, at = use.form, use.at
+    if use.action is Action.ADD:
+        end = src.end(at)
+        return [splice.Edit(end, end, " = " + render.field_call(form.module, form.keyword, form.static))]
+    if use.action is Action.DEFAULT:
+        return _around(at, *render.field_default(form.module, form.keyword, form.static), src)
+    if use.action is Action.ENTRY:
+        assert isinstance(at, ast.Dict)
+        start = src.start(at) + 1  # just after the opening brace
+        entry = render.metadata_entry(form.keyword, form.static)
+        return [splice.Edit(start, start, entry + (", " if at.keys else ""))]
+    assert isinstance(at, ast.Call)
+    if use.action is Action.KEYWORD:
+        text = render.field_keyword(form.keyword, form.static)
+    else:
+        text = render.metadata_keyword(form.keyword, form.static)
+    return [_append(at, text, src)]
+
+
+def _append(call: ast.Call, text: str, src: Source) -> splice.Edit:
+    """A keyword argument after a call's last argument (or inside its empty parentheses)."""
+    parts = [*call.args, *call.keywords]
+    if parts:
+        at = max(src.end(p) for p in parts)
+        return splice.Edit(at, at, ", " + text)
+    at = src.end(call) - 1  # just before the closing parenthesis
+    return splice.Edit(at, at, text)
 
 
 def _edits(use: Use, src: Source) -> list[splice.Edit]:
@@ -70,12 +104,5 @@ def _edit_call(call: ast.Call, local: Sequence[ast.keyword], values: Values, src
         elif existing is None:
             appended.append((name, value))
     if appended:
-        text = render.keywords(tuple(appended))
-        parts = [*call.args, *call.keywords]
-        if parts:
-            at = max(src.end(p) for p in parts)
-            edits.append(splice.Edit(at, at, ", " + text))
-        else:
-            at = src.end(call) - 1  # just before the closing parenthesis
-            edits.append(splice.Edit(at, at, text))
+        edits.append(_append(call, render.keywords(tuple(appended)), src))
     return edits

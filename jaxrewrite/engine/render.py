@@ -124,3 +124,35 @@ def leaves_call_site(leaves: LeafSpecs, helper: str) -> tuple[str, str]:
     completed in place like any call site's.
     """
     return _around(ast.Call(_helper("at_call"), [ast.Constant(helper), _TRANSFORM, _const(leaves)], []))
+
+
+@lru_cache(maxsize=64)
+def field_call(module: str, keyword: str, static: bool) -> str:
+    """``__import__('equinox').field(static=True)``: the library's own field function, named with
+    no import statement and no module-level name."""
+    return _source(ast.Expr(_field(module, [], keyword, static)))
+
+
+@lru_cache(maxsize=64)
+def field_default(module: str, keyword: str, static: bool) -> tuple[str, str]:
+    """Text around a plain default: ``__import__('equinox').field(default=`` and ``, static=True)``."""
+    return _around(_field(module, [ast.keyword("default", _TRANSFORM)], keyword, static))
+
+
+def field_keyword(keyword: str, static: bool) -> str:
+    """``static=True``, ``pytree_node=False``."""
+    return f"{keyword}={_source(ast.Expr(ast.Constant(static)))}"
+
+
+def metadata_keyword(key: str, static: bool) -> str:
+    """``metadata={'static': True}``."""
+    return f"metadata={{{metadata_entry(key, static)}}}"
+
+
+def metadata_entry(key: str, static: bool) -> str:
+    """``'static': True``."""
+    return _source(ast.Expr(ast.Dict([ast.Constant(key)], [ast.Constant(static)])))[1:-1]
+
+
+def _field(module: str, before: list[ast.keyword], keyword: str, static: bool) -> ast.Call:
+    return ast.Call(_import(module, "field"), [], [*before, ast.keyword(keyword, ast.Constant(static))])

@@ -317,6 +317,64 @@ def class_transform_for(qualname: str) -> ClassTransform | None:
     return found if isinstance(found, ClassTransform) else None
 
 
+@dataclass(frozen=True)
+class FieldForm:
+    """A library whose classes mark static fields with their own field function.
+
+    ``Static[T]`` on a field of such a class is completed to ``<field>(<keyword>=<static>)``
+    (the library's own spelling); the same key in a ``dataclasses.field(metadata=...)`` means the
+    same to it, as the library's field function only writes that metadata entry.
+    """
+
+    #: For messages: what the user knows the library as.
+    library: str
+    #: Base classes whose subclasses (and theirs) are the library's dataclasses.
+    bases: frozenset[str]
+    #: Class decorators that make a class one (not inherited: a subclass needs its own).
+    decorators: frozenset[str]
+    #: The library's field function, and the module the rewritten code imports it from.
+    field: str
+    module: str
+    #: The keyword (and, where it can be passed by position, its index) that says "static".
+    keyword: str
+    position: int | None
+    #: The keyword's value for a static field; the metadata entry the library reads is the same.
+    static: bool
+    #: What NoDiff on a field would have to mean, and why the library cannot say it.
+    nodiff: str
+
+
+#: Field-form libraries, checked against the installed equinox and flax by tests/test_fields.py.
+FIELD_FORMS: tuple[FieldForm, ...] = (
+    # equinox.field(*, converter=None, static=False, **dataclass_field_kwargs): metadata["static"]
+    FieldForm(
+        "Equinox",
+        frozenset({"equinox.Module"}),
+        frozenset(),
+        "equinox.field",
+        "equinox",
+        "static",
+        None,
+        True,
+        "Equinox has no per-field 'do not differentiate': eqx.filter_grad differentiates every "
+        "floating-point array leaf of a Module",
+    ),
+    # flax.struct.field(pytree_node=True, *, metadata=None, **kwargs): metadata["pytree_node"]
+    FieldForm(
+        "flax.struct",
+        frozenset({"flax.struct.PyTreeNode"}),
+        frozenset({"flax.struct.dataclass"}),
+        "flax.struct.field",
+        "flax.struct",
+        "pytree_node",
+        0,
+        False,
+        "flax.struct has no per-field 'do not differentiate': jax.grad differentiates every "
+        "pytree_node field",
+    ),
+)
+
+
 #: Names a star import of a module may supply that the engine cares about, by top-level package.
 STAR_EXPORTS: dict[str, frozenset[str]] = {
     "jax": frozenset(TRANSFORMS),
