@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from jaxrewrite.engine.diagnostics import CODES, Diagnostic
 from jaxrewrite.engine.header import might_opt_in
+from jaxrewrite.engine.tracetime import may_trace_bytes
 
 #: A noqa comment, bare or naming codes as flake8 spells them (see ``_suppressed``).
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
@@ -40,8 +41,12 @@ def check_text(text: str, filename: str, options: Options = Options()) -> list[D
     """The findings for one module's text, after ``--select``/``--ignore`` and ``# noqa``."""
     from jaxrewrite.engine.analyze import analyze  # the engine: only for files that may mention it
 
+    from jaxrewrite.engine.tracetime import may_trace, trace_findings
+
     try:
-        found = analyze(text, filename, require_pragma=False, lint=True).diagnostics
+        found = analyze(text, filename, require_pragma=False, lint=True).diagnostics if "jaxrewrite" in text else []
+        if options.wants("JR006") and may_trace(text):
+            found += trace_findings(text, filename)
     except SyntaxError as err:
         err.filename = filename
         found = [Diagnostic.from_error(err, "JR100")]
@@ -75,8 +80,8 @@ def check_path(path: str, options: Options) -> list[Diagnostic]:
     """The findings of one file; OSError/UnicodeDecodeError when it cannot be read as Python source."""
     with open(path, "rb") as file:
         data = file.read()
-    if not might_opt_in(data):
-        return []  # no "jaxrewrite" anywhere: no marker, no pragma, nothing to find
+    if not might_opt_in(data) and not may_trace_bytes(data):
+        return []  # no "jaxrewrite" and no tracing transform named anywhere: nothing to find
     return check_text(importlib.util.decode_source(data), path, options)
 
 

@@ -138,12 +138,15 @@ def analyze(
     filters: Filters = FAST,
     header: Header | None = None,
     lint: bool = False,
+    tracetime: bool = False,
 ) -> Analysis:
     """Analyze one module's text; Python's own SyntaxError if it does not parse.
 
     ``environment`` names what the text uses but does not bind (a notebook's earlier cells);
     ``require_pragma`` False analyzes text without a ``# jaxrewrite: enable`` header; ``lint``
-    adds the findings of markers that would do nothing (``engine.lint``: JR001 to JR004).
+    adds the findings of markers that would do nothing (``engine.lint``: JR001 to JR004);
+    ``tracetime`` the arguments that must be static (``engine.tracetime``: JR006; read with
+    ``EXHAUSTIVE`` filters, so that unmarked uses count).
     """
     header = scan_header(text) if header is None else header
     src = Source(text, filename)
@@ -161,7 +164,7 @@ def analyze(
     if require_pragma and not header.enabled:
         return result
     with collector_paused():
-        _analyze_tree(text, src, environment, filters, result, lint)
+        _analyze_tree(text, src, environment, filters, result, lint, tracetime)
     result.diagnostics.sort(key=lambda d: (d.line, d.col))
     return result
 
@@ -187,7 +190,13 @@ def collector_paused() -> Iterator[None]:
 
 
 def _analyze_tree(
-    text: str, src: Source, outer: Mapping[str, Binding] | None, filters: Filters, result: Analysis, lint: bool
+    text: str,
+    src: Source,
+    outer: Mapping[str, Binding] | None,
+    filters: Filters,
+    result: Analysis,
+    lint: bool,
+    tracetime: bool = False,
 ) -> None:
     tree = ast.parse(text, src.filename)
     scopes = build_scopes(
@@ -202,6 +211,13 @@ def _analyze_tree(
         analyzer.run()
         if lint:
             analyzer.lint()
+        if tracetime:
+            from jaxrewrite.engine import tracetime as trace  # imports migration, which imports this
+
+            defs = {id(func): scope for func, scope in scopes.defs}
+            result.diagnostics.extend(
+                trace.findings(list(result.uses), defs, tree, src, result.header.enabled, trace.uses_jaxrewrite(text))
+            )
     finally:
         # Break the scopes' reference cycles: plain reference counting then frees the AST.
         scopes.release()
