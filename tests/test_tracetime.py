@@ -67,3 +67,86 @@ def test_check_reports_plain_jax_modules(tmp_path: Path) -> None:
         [sys.executable, "-m", "jaxrewrite", "check", str(case)], capture_output=True, text=True, check=False
     )
     assert out.returncode == 1 and "JR006" in out.stdout, out
+
+
+# -- check --fix --------------------------------------------------------------------------------
+
+from jaxrewrite.engine.rewrite import rewrite_source  # noqa: E402
+from jaxrewrite.engine.tracefix import fix_source  # noqa: E402
+
+_NO_PRAGMA = '''"""A module that imports jaxrewrite but never opted in."""
+from functools import partial
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+
+from jaxrewrite import Static
+
+
+@partial(jax.jit, static_argnums=(1,))
+def f(x, k, c_func: Callable, n: int, mode: str = "a"):
+    for _ in range(n):
+        x = c_func(x)
+    return x * k if mode == "a" else x
+
+
+def g(x, n):
+    return x[:n]
+
+
+g_jit = jax.jit(g)
+
+
+def main():
+    return f(jnp.ones(3), 2, jnp.sin, 3, mode="b").sum() + g_jit(jnp.ones(5), 2).sum()
+'''
+
+
+def _run_rewritten(text: str, name: str) -> object:
+    namespace: dict[str, object] = {"__name__": name}
+    exec(compile(rewrite_source(text, name), name, "exec"), namespace)
+    return namespace["main"]()  # type: ignore[operator]
+
+
+def test_fix_adds_markers_import_and_pragma_and_the_program_then_runs() -> None:
+    namespace: dict[str, object] = {"__name__": "before"}
+    exec(compile(_NO_PRAGMA, "before", "exec"), namespace)
+    with pytest.raises(TypeError):  # JAX's own verdict on the unfixed module
+        namespace["main"]()  # type: ignore[operator]
+    result = fix_source(_NO_PRAGMA, "m.py")
+    assert sorted(result.fixed) == [("f", "c_func"), ("f", "mode"), ("f", "n"), ("g", "n")]
+    assert "# jaxrewrite: enable\n" in result.text
+    assert "def f(x, k: Static, c_func: Static[Callable], n: Static[int], mode: Static[str] = \"a\"):" in result.text
+    assert "def g(x, n: Static):" in result.text and "@jax.jit\n" in result.text
+    assert trace_findings(result.text, "m.py") == []
+    assert _run_rewritten(result.text, "after") == pytest.approx(float(jnp_sum()))
+
+
+def jnp_sum() -> float:
+    """The same program by hand in plain JAX (no transform: mode="b" returns x after 3 sines)."""
+    import jax.numpy as jnp
+
+    x = jnp.ones(3)
+    for _ in range(3):
+        x = jnp.sin(x)
+    return float(x.sum() + jnp.ones(5)[:2].sum())
+
+
+def test_fix_keeps_an_opted_in_module_and_refuses_plain_jax() -> None:
+    opted = (Path(__file__).parent.parent / "golden" / "check" / "jr006_opted_in.py").read_text()
+    fixed = fix_source(opted, "o.py")
+    assert fixed.fixed == [("f", "n")] and "def f(x, k: Static[int], n: Static[int]):" in fixed.text
+    assert fixed.text.count("\n") == opted.count("\n")  # nothing to add: pragma and import are there
+    plain = (Path(__file__).parent / "tracetime_cases" / "fail_range.py").read_text()
+    assert not fix_source(plain, "p.py").changed
+
+
+def test_check_fix_writes_the_file(tmp_path: Path) -> None:
+    case = tmp_path / "m.py"
+    case.write_text(_NO_PRAGMA)
+    out = subprocess.run(
+        [sys.executable, "-m", "jaxrewrite", "check", "--fix", str(case)], capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 0 and out.stdout == "" and "made Static" in out.stderr, out
+    assert case.read_text() == fix_source(_NO_PRAGMA, str(case)).text

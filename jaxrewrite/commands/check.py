@@ -76,13 +76,37 @@ def python_files(paths: Sequence[str]) -> Iterator[str]:
                     yield os.path.join(folder, name)
 
 
-def check_path(path: str, options: Options) -> list[Diagnostic]:
-    """The findings of one file; OSError/UnicodeDecodeError when it cannot be read as Python source."""
+def check_path(path: str, options: Options, fix: bool = False) -> list[Diagnostic]:
+    """The findings of one file; OSError/UnicodeDecodeError when it cannot be read as Python source.
+
+    ``fix``: first make the JR006 parameters of a module that uses jaxrewrite Static, in place."""
     with open(path, "rb") as file:
         data = file.read()
     if not might_opt_in(data) and not may_trace_bytes(data):
         return []  # no "jaxrewrite" and no tracing transform named anywhere: nothing to find
+    if fix and might_opt_in(data) and options.wants("JR006"):
+        data = _fixed(path, data)
     return check_text(importlib.util.decode_source(data), path, options)
+
+
+def _fixed(path: str, data: bytes) -> bytes:
+    """``--fix``: the file's JR006 parameters made Static (engine.tracefix), written atomically."""
+    from jaxrewrite.commands.migrate import decode, write_atomically
+    from jaxrewrite.engine.tracefix import fix_source
+
+    text, encoding = decode(data)
+    try:
+        result = fix_source(text, path)
+    except SyntaxError:
+        return data  # reported as JR100 by the check itself
+    for why in result.refused:
+        print(f"{path}: not fixed: {why}", file=sys.stderr)
+    if not result.changed:
+        return data
+    new = result.text.encode(encoding)
+    write_atomically(path, new)
+    print(f"{path}: fixed: {', '.join(f'{p} of {f}' for f, p in result.fixed)} made Static", file=sys.stderr)
+    return new
 
 
 def render(findings: list[Diagnostic], form: str) -> str:
@@ -116,6 +140,9 @@ def parser(prog: str) -> argparse.ArgumentParser:
     ap.add_argument("--format", choices=FORMATS, default="text", help="text (default), json or github")
     ap.add_argument("--select", default="", help="comma-separated codes or code prefixes to report (default: all)")
     ap.add_argument("--ignore", default="", help="comma-separated codes or code prefixes not to report")
+    ap.add_argument(
+        "--fix", action="store_true", help="make the JR006 parameters Static in modules that use jaxrewrite (in place)"
+    )
     return ap
 
 
@@ -123,12 +150,12 @@ def _codes(value: str) -> tuple[str, ...]:
     return tuple(code.strip().upper() for code in value.split(",") if code.strip())
 
 
-def run(paths: Sequence[str], form: str, options: Options, prog: str) -> int:
+def run(paths: Sequence[str], form: str, options: Options, prog: str, fix: bool = False) -> int:
     status = 0
     findings: list[Diagnostic] = []
     for path in python_files(paths):
         try:
-            findings.extend(check_path(path, options))
+            findings.extend(check_path(path, options, fix))
         except FileNotFoundError:
             print(f"{prog} check: {path}: no such file or folder", file=sys.stderr)
             status = 2
@@ -151,4 +178,4 @@ def main(argv: list[str], prog: str) -> int:
     if unknown:
         print(f"{prog} check: unknown code or prefix: {', '.join(unknown)}", file=sys.stderr)
         return 2
-    return run(ns.paths, ns.format, Options(select, ignore), prog)
+    return run(ns.paths, ns.format, Options(select, ignore), prog, ns.fix)

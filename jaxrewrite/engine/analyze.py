@@ -113,6 +113,8 @@ class Analysis:
     header: Header
     uses: list[Use] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: (def, parameter name) of every JR006 finding: what ``check --fix`` makes static.
+    must_be_static: list[tuple[Function, str]] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -215,9 +217,9 @@ def _analyze_tree(
             from jaxrewrite.engine import tracetime as trace  # imports migration, which imports this
 
             defs = {id(func): scope for func, scope in scopes.defs}
-            result.diagnostics.extend(
-                trace.findings(list(result.uses), defs, tree, src, result.header.enabled, trace.uses_jaxrewrite(text))
-            )
+            for diagnostic, func, name in trace.findings(list(result.uses), defs, tree, src, result.header.enabled):
+                result.diagnostics.append(diagnostic)
+                result.must_be_static.append((func, name))
     finally:
         # Break the scopes' reference cycles: plain reference counting then frees the AST.
         scopes.release()

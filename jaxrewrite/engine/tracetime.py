@@ -99,9 +99,16 @@ def trace_findings(text: str, filename: str = "<string>") -> list[Diagnostic]:
     return [d for d in found if d.code == CODE]
 
 
-def uses_jaxrewrite(text: str) -> bool:
-    """Does the module use jaxrewrite (its pragma or an import of it)? Then the fix is a marker."""
-    return "jaxrewrite" in text
+def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
+    """Does the module use jaxrewrite (its pragma, or an import of it)? Then the fix is a marker."""
+    if enabled:
+        return True
+    for node in ast.walk(module):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "jaxrewrite":
+            return True
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "jaxrewrite" for a in node.names):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -114,9 +121,10 @@ class Traced:
 
 
 def findings(
-    uses: list[object], defs: dict[int, Scope], module: ast.Module, src: Source, enabled: bool, uses_jaxrewrite: bool
-) -> list[Diagnostic]:
+    uses: list[object], defs: dict[int, Scope], module: ast.Module, src: Source, enabled: bool
+) -> list[tuple[Diagnostic, Function, str]]:
     """JR006 for every traced parameter the body needs as a Python value (or JAX cannot trace)."""
+    marker_fix = uses_jaxrewrite(module, enabled)
     by_def: dict[int, list[Traced]] = {}
     targets: dict[int, Function] = {}
     for use in uses:
@@ -136,13 +144,13 @@ def findings(
         seen = by_def.setdefault(id(func), [])
         names = {t.param.name for t in seen}
         seen.extend(Traced(p, use.node, transform) for p in traced if p.name not in names)  # type: ignore[attr-defined]
-    out: list[Diagnostic] = []
+    out: list[tuple[Diagnostic, Function, str]] = []
     classes = _Classes(module)
     for key, traced_list in by_def.items():
         func = targets[key]
         reader = _Body(func, defs[key], src)
         for t in traced_list:
-            out.extend(reader.findings(t, classes, uses_jaxrewrite))
+            out.extend((d, func, t.param.name) for d in reader.findings(t, classes, marker_fix))
     return out
 
 
