@@ -274,6 +274,8 @@ class _Analyzer:
         self.defs(exhaustive)
         registrable = self.registrations(static_classes)
         names = None if exhaustive else [func.name for func, _ in self.tree.defs if id(func) in self.signatures]
+        if names is None and self.filters.first_arguments:  # every def, but found by a text search
+            names = [func.name for func, _ in self.tree.defs]
         if names is not None:
             names += registrable
         for call, scope, site in calls_naming(names, self.tree, self.src, self.filters):

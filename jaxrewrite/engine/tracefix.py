@@ -20,7 +20,7 @@ from jaxrewrite.engine.keywords import MISSING, literal
 from jaxrewrite.engine.signature import Kind, Param
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import Mark, SpecKind, Transform
-from jaxrewrite.engine.tracetime import uses_jaxrewrite
+from jaxrewrite.engine.tracetime import TRACE, uses_jaxrewrite
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -45,7 +45,7 @@ class _CannotFix(Exception):
 
 def fix_source(text: str, filename: str = "<string>") -> Fix:
     """Make every JR006 parameter of an opted-in module ``Static``; SyntaxError if it does not parse."""
-    analysis = analyze(text, filename, require_pragma=False, filters=EXHAUSTIVE, tracetime=True)
+    analysis = analyze(text, filename, require_pragma=False, filters=TRACE, tracetime=True)
     if not analysis.must_be_static:
         return Fix(text, text)
     tree = ast.parse(text, filename)

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from jaxrewrite.engine.diagnostics import Diagnostic
+from jaxrewrite.engine.filters import Filters
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.resolve import parse_string, qualname
 from jaxrewrite.engine.scopes import Assigned, DefinedClass, Scope
@@ -77,6 +78,11 @@ _ENUMS = frozenset({"enum.Enum", "enum.Flag", "enum.StrEnum"})  # IntEnum/IntFla
 _DATACLASS = "dataclasses.dataclass"
 
 
+#: Every transform use, marked or not (as ``EXHAUSTIVE``), with the text searches that only skip
+#: work that cannot matter: call sites where a def of the module is a first argument, and
+#: function bodies with no def, class or decorator walked only when such a call needs them.
+TRACE = Filters(marker_names=False, signature_lines=False, defer_bodies=True, first_arguments=True)
+
 #: Text every module with a use of an ``ABSTRACT_TRACING`` row contains (a cheap superset).
 _NEEDLES = ("jit", "pmap", "vmap", "remat", "checkpoint")
 
@@ -93,9 +99,8 @@ def may_trace_bytes(data: bytes) -> bool:
 def trace_findings(text: str, filename: str = "<string>") -> list[Diagnostic]:
     """JR006 for one module's text, with or without the pragma; SyntaxError if it does not parse."""
     from jaxrewrite.engine.analyze import analyze
-    from jaxrewrite.engine.filters import EXHAUSTIVE
 
-    found = analyze(text, filename, require_pragma=False, filters=EXHAUSTIVE, tracetime=True).diagnostics
+    found = analyze(text, filename, require_pragma=False, filters=TRACE, tracetime=True).diagnostics
     return [d for d in found if d.code == CODE]
 
 
@@ -103,7 +108,7 @@ def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
     """Does the module use jaxrewrite (its pragma, or an import of it)? Then the fix is a marker."""
     if enabled:
         return True
-    for node in ast.walk(module):
+    for node in module.body:
         if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "jaxrewrite":
             return True
         if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "jaxrewrite" for a in node.names):
@@ -124,7 +129,6 @@ def findings(
     uses: list[object], defs: dict[int, Scope], module: ast.Module, src: Source, enabled: bool
 ) -> list[tuple[Diagnostic, Function, str]]:
     """JR006 for every traced parameter the body needs as a Python value (or JAX cannot trace)."""
-    marker_fix = uses_jaxrewrite(module, enabled)
     by_def: dict[int, list[Traced]] = {}
     targets: dict[int, Function] = {}
     for use in uses:
@@ -145,6 +149,9 @@ def findings(
         names = {t.param.name for t in seen}
         seen.extend(Traced(p, use.node, transform) for p in traced if p.name not in names)  # type: ignore[attr-defined]
     out: list[tuple[Diagnostic, Function, str]] = []
+    if not by_def:
+        return out
+    marker_fix = "jaxrewrite" in src.text and uses_jaxrewrite(module, enabled)
     classes = _Classes(module)
     for key, traced_list in by_def.items():
         func = targets[key]
