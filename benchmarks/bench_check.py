@@ -3,8 +3,9 @@ and what NotRewrittenWarning costs a rewritten module.
 
 Rows (ratios against a baseline measured side by side in the same run, see _timing.py):
 
-* ``check / compile``: the command's per-file work (needle test, then the engine where the file
-  may mention jaxrewrite) over every file, against compiling every file. Target <= 1.5.
+* ``check / compile``: the command's per-file work (needle tests, then the engine where the file
+  may mention jaxrewrite, and the trace-time analysis, JR006, where it names a tracing
+  transform) over every file, against compiling every file. Target <= 1.5.
 * ``check, every file analyzed / compile``: the same files with a pragma and a Static import
   prepended, so the engine analyzes every one of them (context: what the needle saves).
 * ``marker fetch via jaxrewrite / via jaxrewrite.markers``: executing a rewritten module that
@@ -28,6 +29,7 @@ from _timing import CLOCKS, Row, dump, interleave, median, paired_ratio, print_t
 
 from jaxrewrite.commands.check import Options, check_text  # noqa: E402
 from jaxrewrite.engine.header import might_opt_in  # noqa: E402
+from jaxrewrite.engine.tracetime import may_trace_bytes  # noqa: E402
 from jaxrewrite.hook import notrewritten  # noqa: E402
 
 PREFIX = "# jaxrewrite: enable\nfrom jaxrewrite import Static\n"
@@ -56,7 +58,7 @@ def check_rows(files: list[tuple[str, bytes]], rounds: int, clock: Callable[[], 
     def check_all() -> float:
         start = clock()
         for path, data in files:
-            if might_opt_in(data):
+            if might_opt_in(data) or may_trace_bytes(data):
                 check_text(importlib.util.decode_source(data), path, options)
         return clock() - start
 
@@ -69,15 +71,17 @@ def check_rows(files: list[tuple[str, bytes]], rounds: int, clock: Callable[[], 
         return clock() - start
 
     samples = interleave({"compile": compile_all, "check": check_all, "forced": check_forced}, rounds, collect=True)
-    found = sum(len(check_text(text, path, options)) for path, text in texts if "jaxrewrite" in text)
-    context = f"{len(files)} files, {found} findings"
+    traced = [(path, text) for path, data in files if might_opt_in(data) or may_trace_bytes(data)
+              for text in [importlib.util.decode_source(data)]]
+    found = sum(len(check_text(text, path, options)) for path, text in traced)
+    context = f"{len(files)} files ({len(traced)} analyzed), {found} findings"
 
     def row(what: str, arm: str, target: float | None = None) -> Row:
         ms = f"{median(samples[arm]) * 1e3:.0f} vs {median(samples['compile']) * 1e3:.0f} ms"
         return Row("check", what, paired_ratio(samples[arm], samples["compile"]), target, f"{ms}; {context}")
 
     return [
-        row("check jax+numpy / compile", "check", 1.5),
+        row("check jax+numpy (with JR006) / compile", "check", 1.5),
         row("check, every file analyzed / compile", "forced"),
     ]
 

@@ -10,8 +10,10 @@ whatever their name (a folder with a ``pyvenv.cfg``, PEP 405's marker). A folder
 from __future__ import annotations
 
 import difflib
+import io
 import os
 import tempfile
+import tokenize
 from collections.abc import Iterable, Iterator
 
 from jaxrewrite.engine.source import source_lines
@@ -45,6 +47,12 @@ def unified_diff(before: str, after: str, display: str) -> str:
     not end a line), and git's marker after a last line without a line break."""
     lines = difflib.unified_diff(source_lines(before), source_lines(after), f"a/{display}", f"b/{display}")
     return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def decode(data: bytes) -> tuple[str, str]:
+    """(text, encoding) as Python reads the file (PEP 263), line endings kept as they are."""
+    encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+    return data.decode(encoding), encoding
 
 
 def write_atomically(path: str, data: bytes) -> None:

@@ -8,16 +8,14 @@ file atomically, and the exit status (0 nothing to change, 1 changes made or pro
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import sys
-import tokenize
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from jaxrewrite.commands.files import python_files, unified_diff, write_atomically
+from jaxrewrite.commands.files import decode, python_files, unified_diff, write_atomically
 from jaxrewrite.migrate import REASONS, Migration, Reason, migrate_source
 
 @dataclass
@@ -29,12 +27,6 @@ class Summary:
     functions: int = 0
     errors: int = 0
     refused: Counter[Reason] = field(default_factory=Counter)
-
-
-def decode(data: bytes) -> tuple[str, str]:
-    """(text, encoding) as Python reads the file (PEP 263), line endings kept as they are."""
-    encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
-    return data.decode(encoding), encoding
 
 
 def migrate_file(path: str, write: bool, out: TextIO, err: TextIO, summary: Summary) -> None:

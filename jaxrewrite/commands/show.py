@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from jaxrewrite.commands.files import unified_diff
+from jaxrewrite.engine.tracetime import may_trace, trace_findings
 from jaxrewrite.commands.run import safe_path
 from jaxrewrite.engine.analyze import analyze
 from jaxrewrite.engine.header import PRAGMA, Header, why_ignored
@@ -171,6 +172,9 @@ def show(target: str, diff: bool, prog: str) -> int:
                 print(finding.format("text"), file=sys.stderr)
         if not analysis.header.enabled:
             _findings_without_pragma(source, found.display)
+        if may_trace(source):  # JR006: what JAX would reject at the first call
+            for finding in trace_findings(source, found.display):
+                print(finding.format("text"), file=sys.stderr)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # printed above, once, with their codes
             text = rewritten(analysis)

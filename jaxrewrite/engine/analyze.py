@@ -116,6 +116,8 @@ class Analysis:
     #: Static fields of Equinox Modules and flax.struct dataclasses (``engine.fields``).
     fields: list[FieldUse] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: (def, parameter name) of every JR006 finding: what ``check --fix`` makes static.
+    must_be_static: list[tuple[Function, str]] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -141,12 +143,15 @@ def analyze(
     filters: Filters = FAST,
     header: Header | None = None,
     lint: bool = False,
+    tracetime: bool = False,
 ) -> Analysis:
     """Analyze one module's text; Python's own SyntaxError if it does not parse.
 
     ``environment`` names what the text uses but does not bind (a notebook's earlier cells);
     ``require_pragma`` False analyzes text without a ``# jaxrewrite: enable`` header; ``lint``
-    adds the findings of markers that would do nothing (``engine.lint``: JR001 to JR004).
+    adds the findings of markers that would do nothing (``engine.lint``: JR001 to JR004);
+    ``tracetime`` the arguments that must be static (``engine.tracetime``: JR006; read with
+    ``EXHAUSTIVE`` filters, so that unmarked uses count).
     """
     header = scan_header(text) if header is None else header
     src = Source(text, filename)
@@ -164,7 +169,7 @@ def analyze(
     if require_pragma and not header.enabled:
         return result
     with collector_paused():
-        _analyze_tree(text, src, environment, filters, result, lint)
+        _analyze_tree(text, src, environment, filters, result, lint, tracetime)
     result.diagnostics.sort(key=lambda d: (d.line, d.col))
     return result
 
@@ -190,7 +195,13 @@ def collector_paused() -> Iterator[None]:
 
 
 def _analyze_tree(
-    text: str, src: Source, outer: Mapping[str, Binding] | None, filters: Filters, result: Analysis, lint: bool
+    text: str,
+    src: Source,
+    outer: Mapping[str, Binding] | None,
+    filters: Filters,
+    result: Analysis,
+    lint: bool,
+    tracetime: bool = False,
 ) -> None:
     tree = ast.parse(text, src.filename)
     scopes = build_scopes(
@@ -205,6 +216,13 @@ def _analyze_tree(
         analyzer.run()
         if lint:
             analyzer.lint()
+        if tracetime:
+            from jaxrewrite.engine import tracetime as trace  # imports migration, which imports this
+
+            defs = {id(func): scope for func, scope in scopes.defs}
+            for diagnostic, func, name in trace.findings(list(result.uses), defs, tree, src, result.header.enabled):
+                result.diagnostics.append(diagnostic)
+                result.must_be_static.append((func, name))
     finally:
         # Break the scopes' reference cycles: plain reference counting then frees the AST.
         scopes.release()
@@ -262,6 +280,8 @@ class _Analyzer:
         registrable = self.registrations(static_classes)
         unclear = self.field_forms(static_classes)
         names = None if exhaustive else [func.name for func, _ in self.tree.defs if id(func) in self.signatures]
+        if names is None and self.filters.first_arguments:  # every def, but found by a text search
+            names = [func.name for func, _ in self.tree.defs]
         if names is not None:
             names += registrable
         for call, scope, site in calls_naming(names, self.tree, self.src, self.filters):

@@ -23,6 +23,7 @@ CODES: dict[str, str] = {
     "JR003": "Static on a parameter whose type cannot be hashed",
     "JR004": "Static under a decorator or call that looks like a transform jaxrewrite does not know",
     "JR005": "unknown '# jaxrewrite:' directive in the header",
+    "JR006": "an argument the transform traces that JAX needs as a Python value (it must be static)",
     "JR100": "the source does not parse",
     "JR101": "a marker on *args or **kwargs",
     "JR102": "a marker nested inside another annotation",

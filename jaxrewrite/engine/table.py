@@ -419,3 +419,12 @@ SAME_AS: dict[str, str] = {
 
 def canonical(qualname: str) -> str:
     return SAME_AS.get(qualname, qualname)
+
+
+#: Rows whose transform traces every non-static argument to an abstract value, so that the body
+#: cannot use one as a Python value (``engine.tracetime``, JR006). grad and value_and_grad trace
+#: with the concrete values inside (Python control flow on them works); custom_vjp/custom_jvp
+#: call the function on concrete values outside any other transform: neither is listed.
+ABSTRACT_TRACING: frozenset[str] = frozenset(
+    {"jit", "pjit", "pmap", "checkpoint", "remat", "vmap", "nnx.jit", "nnx.pmap", "nnx.remat", "nnx.vmap"}
+)

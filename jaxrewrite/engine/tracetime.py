@@ -1,0 +1,609 @@
+"""Trace-time errors found before anything runs (JR006): arguments a transform traces that the
+function's body needs as Python values, or that JAX cannot trace at all.
+
+The model is Julia's JET.jl: report the run-time error the analysis can prove. Precision comes
+first, so a finding needs all of: a use of a transform that traces abstractly (``ABSTRACT_TRACING``
+in the table), the signature JAX sees (no unknown decorator in between), the parameter not static
+for that use (its markers, or the spec as JAX reads it: ``migration.read_spec``), the parameter
+never rebound, and a use of it that runs on every trace (no branch, loop body, handler or
+``ensure_compile_time_eval`` in between). Pure: it reads the Analysis and the live scopes.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from jaxrewrite.engine.diagnostics import Diagnostic
+from jaxrewrite.engine.filters import Filters
+from jaxrewrite.engine.recognise import classify
+from jaxrewrite.engine.resolve import parse_string, qualname
+from jaxrewrite.engine.scopes import Assigned, DefinedClass, Scope
+from jaxrewrite.engine.signature import Kind, Param, Signature
+from jaxrewrite.engine.source import Source
+from jaxrewrite.errors import RewriteError
+from jaxrewrite.engine.table import ABSTRACT_TRACING, SpecKind, Transform
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+CODE = "JR006"
+
+#: JAX's errors, as its messages name them.
+INDEX = "TracerIntegerConversionError"
+CONCRETE = "ConcretizationTypeError"
+BOOL = "TracerBoolConversionError"
+SHAPE = "TypeError (shapes must be concrete integers)"
+SLICE = "IndexError (slice entries must be static integers)"
+HASH = "TypeError (unhashable type: a tracer as a dict key)"
+NOT_JAX = "TypeError (not a valid JAX type)"
+
+#: Calls whose (any) argument JAX needs as a Python value, and what it raises.
+_CONVERSIONS: dict[str, str] = {
+    "builtins.range": INDEX,
+    "operator.index": INDEX,
+    "builtins.int": CONCRETE,
+    "builtins.float": CONCRETE,
+    "builtins.complex": CONCRETE,
+    "builtins.bool": BOOL,
+}
+#: jax.numpy functions taking a shape: (position of the shape, its keyword).
+_SHAPES: dict[str, tuple[int, str]] = {
+    "jax.numpy.zeros": (0, "shape"),
+    "jax.numpy.ones": (0, "shape"),
+    "jax.numpy.empty": (0, "shape"),
+    "jax.numpy.full": (0, "shape"),
+    "jax.numpy.reshape": (1, "shape"),
+    "jax.numpy.broadcast_to": (1, "shape"),
+}
+#: jax.random samplers whose second positional parameter is the shape.
+_RANDOM_SHAPE_SECOND = frozenset(
+    {"normal", "uniform", "randint", "bits", "gumbel", "logistic", "laplace", "cauchy", "exponential", "rademacher"}
+)
+_ARANGE = "jax.numpy.arange"
+#: Context managers under which values are concrete (or errors may be swallowed): not entered.
+_CONCRETE_CONTEXTS = ("ensure_compile_time_eval", "disable_jit")
+
+#: Annotations of values JAX traces as scalars or arrays (truth tests on them fail).
+_SCALARS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
+_ARRAYS = frozenset({"jax.Array", "jax.numpy.ndarray", "numpy.ndarray", "jax.typing.ArrayLike"})
+_ARRAY_FAMILIES = ("jaxtyping.",)
+#: Annotations no argument JAX traces can have: (qualname, what to call it).
+_NEVER_TRACED: dict[str, str] = {
+    "typing.Callable": "a function",
+    "builtins.str": "a str",
+    "builtins.bytes": "bytes",
+    "builtins.type": "a class",
+    "typing.Type": "a class",
+}
+_ENUMS = frozenset({"enum.Enum", "enum.Flag", "enum.StrEnum"})  # IntEnum/IntFlag values are ints
+_DATACLASS = "dataclasses.dataclass"
+
+
+#: Every transform use, marked or not (as ``EXHAUSTIVE``), with the text searches that only skip
+#: work that cannot matter: call sites where a def of the module is a first argument, and
+#: function bodies with no def, class or decorator walked only when such a call needs them.
+TRACE = Filters(marker_names=False, signature_lines=False, defer_bodies=True, first_arguments=True)
+
+#: Text every module with a use of an ``ABSTRACT_TRACING`` row contains (a cheap superset).
+_NEEDLES = ("jit", "pmap", "vmap", "remat", "checkpoint")
+
+
+def may_trace(text: str) -> bool:
+    """Cheap pre-filter: False means ``trace_findings`` finds nothing in ``text``."""
+    return any(needle in text for needle in _NEEDLES)
+
+
+def may_trace_bytes(data: bytes) -> bool:
+    return any(needle.encode() in data for needle in _NEEDLES)
+
+
+def trace_findings(text: str, filename: str = "<string>") -> list[Diagnostic]:
+    """JR006 for one module's text, with or without the pragma; SyntaxError if it does not parse."""
+    from jaxrewrite.engine.analyze import analyze
+
+    found = analyze(text, filename, require_pragma=False, filters=TRACE, tracetime=True).diagnostics
+    return [d for d in found if d.code == CODE]
+
+
+def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
+    """Does the module use jaxrewrite (its pragma, or an import of it)? Then the fix is a marker."""
+    if enabled:
+        return True
+    for node in module.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "jaxrewrite":
+            return True
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "jaxrewrite" for a in node.names):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class Traced:
+    """A parameter one use of a transform traces."""
+
+    param: Param
+    use_node: ast.expr
+    transform: Transform
+
+
+def findings(
+    uses: list[object], defs: dict[int, Scope], module: ast.Module, src: Source, enabled: bool
+) -> list[tuple[Diagnostic, Function, str]]:
+    """JR006 for every traced parameter the body needs as a Python value (or JAX cannot trace)."""
+    by_def: dict[int, list[Traced]] = {}
+    targets: dict[int, Function] = {}
+    for use in uses:
+        func = getattr(use, "target", None)
+        transform = getattr(use, "transform", None)
+        sig = getattr(use, "signature", None)
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or not isinstance(transform, Transform):
+            continue
+        if transform.name not in ABSTRACT_TRACING or sig is None or id(func) not in defs:
+            continue
+        if not _signature_seen(use, func, defs[id(func)]):
+            continue
+        traced = traced_params(use, sig, transform, src)
+        if traced is None:
+            continue
+        targets[id(func)] = func
+        seen = by_def.setdefault(id(func), [])
+        names = {t.param.name for t in seen}
+        seen.extend(Traced(p, use.node, transform) for p in traced if p.name not in names)  # type: ignore[attr-defined]
+    out: list[tuple[Diagnostic, Function, str]] = []
+    if not by_def:
+        return out
+    marker_fix = "jaxrewrite" in src.text and uses_jaxrewrite(module, enabled)
+    classes = _Classes(module)
+    for key, traced_list in by_def.items():
+        func = targets[key]
+        reader = _Body(func, defs[key], src)
+        for t in traced_list:
+            out.extend((d, func, t.param.name) for d in reader.findings(t, classes, marker_fix))
+    return out
+
+
+def _signature_seen(use: object, func: Function, scope: Scope) -> bool:
+    """Does the transform see the def's own signature? Not through a decorator it cannot name."""
+    node = getattr(use, "node")
+    decorators = func.decorator_list
+    if any(d is node for d in decorators):
+        below = decorators[[id(d) for d in decorators].index(id(node)) + 1 :]
+    else:
+        below = decorators
+    return all(classify(d, scope) is not None for d in below)
+
+
+def traced_params(use: object, sig: Signature, t: Transform, src: Source) -> list[Param] | None:
+    """The parameters this use traces; None when the spec cannot be read (then nothing is said)."""
+    params = [p for p in sig.params if p.kind not in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)]
+    params = [p for p in params if not (p.markers & t.markers)]
+    if t.spec is SpecKind.AXES:
+        return _mapped(use, sig, params, t)
+    from jaxrewrite.migrate.reading import read_spec  # one reading of JAX's spec rules
+    from jaxrewrite.migrate.result import Refused
+
+    try:
+        meaning = read_spec(use, sig, src).meaning  # type: ignore[arg-type]
+    except (Refused, RewriteError):
+        return None
+    nums = meaning.get(t.argnums, frozenset())
+    names = meaning.get(t.argnames, frozenset()) if t.argnames else frozenset()
+    return [p for p in params if p.position not in nums and p.name not in names]
+
+
+def _mapped(use: object, sig: Signature, params: list[Param], t: Transform) -> list[Param] | None:
+    """vmap: positions whose axis is an int (keyword arguments are always mapped over axis 0)."""
+    from jaxrewrite.engine.keywords import MISSING, literal
+
+    node = None
+    for kw in getattr(use, "written"):
+        if kw.arg is None:
+            return None
+        if kw.arg == t.argnums:
+            node = kw.value
+    axes = 0 if node is None else literal(node)
+    if axes is MISSING:
+        return None
+    if isinstance(axes, int) and not isinstance(axes, bool):
+        return params
+    if not isinstance(axes, (tuple, list)) or sig.var_positional or len(axes) != sig.n_positional:
+        return None
+    out = []
+    for p in params:
+        axis = axes[p.position] if p.position is not None else 0
+        if isinstance(axis, int) and not isinstance(axis, bool):
+            out.append(p)
+    return out
+
+
+class _Classes:
+    """Classes of the module whose instances are surely not pytrees nor arrays."""
+
+    def __init__(self, module: ast.Module) -> None:
+        self.module = module
+        self._other_uses: set[str] | None = None
+
+    def plain(self, binding: DefinedClass, scope: Scope) -> bool:
+        node = binding.node
+        if node.keywords or any(not (isinstance(b, ast.Name) and b.id == "object") for b in node.bases):
+            return False
+        if any(qualname(d.func if isinstance(d, ast.Call) else d, scope) != _DATACLASS for d in node.decorator_list):
+            return False
+        if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__jax_array__" for s in node.body):
+            return False
+        return node.name not in self.registered()
+
+    def registered(self) -> set[str]:
+        """Names used other than as a constructor, an annotation or isinstance's class: such a
+        class may be registered as a pytree (``register_pytree_node(C, ...)``) or subclassed."""
+        if self._other_uses is None:
+            allowed: set[int] = set()
+            for node in ast.walk(self.module):
+                if isinstance(node, ast.Call):
+                    allowed.add(id(node.func))
+                    if isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2:
+                        allowed.add(id(node.args[1]))
+                elif isinstance(node, ast.arg) and node.annotation is not None:
+                    allowed.update(id(n) for n in ast.walk(node.annotation))
+                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+                    allowed.update(id(n) for n in ast.walk(node.returns))
+                elif isinstance(node, ast.AnnAssign):
+                    allowed.update(id(n) for n in ast.walk(node.annotation))
+            self._other_uses = {
+                n.id for n in ast.walk(self.module) if isinstance(n, ast.Name) and id(n) not in allowed
+            }
+        return self._other_uses
+
+
+class _Body:
+    """One def's body: its annotations, what it rebinds, and the uses that run on every trace."""
+
+    def __init__(self, func: Function, scope: Scope, src: Source) -> None:
+        self.func = func
+        self.scope = scope
+        self.src = src
+        self.stored: set[str] = set()
+        self.local_dicts: dict[str, list[ast.expr]] = {}
+        self.params = {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}
+        for node in (n for stmt in func.body for n in ast.walk(stmt)):
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                self.stored.add(node.id)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.stored.add(node.name)
+            elif isinstance(node, ast.alias):
+                self.stored.add((node.asname or node.name).partition(".")[0])
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                self.stored.update(node.names)
+            elif isinstance(node, ast.arg):
+                self.stored.add(node.arg)  # a lambda's or nested def's parameter may shadow ours
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                self.local_dicts.setdefault(node.targets[0].id, []).append(node.value)
+        self._sure: list[ast.AST | _Truth] | None = None
+
+    # -- names -----------------------------------------------------------------------------
+
+    def resolve(self, expr: ast.expr) -> str | None:
+        """What a name in the body denotes, when no local binding can hide it."""
+        head = expr
+        while isinstance(head, ast.Attribute):
+            head = head.value
+        if not isinstance(head, ast.Name) or head.id in self.stored or head.id in self.params:
+            return None
+        found = qualname(expr, self.scope)
+        if found is not None:
+            return found
+        if isinstance(expr, ast.Name) and self.scope.lookup(expr.id) is None:
+            return f"builtins.{expr.id}"
+        return None
+
+    def annotation(self, param: Param) -> ast.expr | None:
+        ann = param.node.annotation
+        if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+            return parse_string(ann.value)
+        return ann
+
+    def _type_name(self, ann: ast.expr) -> str | None:
+        head = ann.value if isinstance(ann, ast.Subscript) else ann
+        found = qualname(head, self.scope)
+        if found is None and isinstance(head, ast.Name) and self.scope.lookup(head.id) is None:
+            return f"builtins.{head.id}"
+        return found
+
+    def scalar_or_array(self, param: Param) -> bool:
+        ann = self.annotation(param)
+        if ann is None:
+            return False
+        name = self._type_name(ann)
+        if name is None:
+            return False
+        if isinstance(ann, ast.Subscript):
+            return name.startswith(_ARRAY_FAMILIES)
+        return name in _SCALARS or name in _ARRAYS or name.startswith(_ARRAY_FAMILIES)
+
+    def untraceable(self, param: Param, classes: _Classes) -> str | None:
+        """What the annotation says the value is, when no traced value can be one."""
+        ann = self.annotation(param)
+        if ann is None:
+            return None
+        name = self._type_name(ann)
+        if name in _NEVER_TRACED:
+            return _NEVER_TRACED[name]
+        if isinstance(ann, ast.Subscript) or not isinstance(ann, ast.Name):
+            return None
+        found = self.scope.lookup(ann.id)
+        if found is None or len(found[0]) != 1 or not isinstance(found[0][0], DefinedClass):
+            return None
+        binding = found[0][0]
+        bases = {qualname(b, self.scope) for b in binding.node.bases}
+        if bases & _ENUMS:
+            return f"a member of the enum {ann.id}"
+        if binding.body.parent is not None and classes.plain(binding, binding.body.parent):
+            return f"an instance of {ann.id}, a class of this module that is not a pytree"
+        return None
+
+    # -- the body --------------------------------------------------------------------------
+
+    def sure(self) -> list[ast.AST | _Truth]:
+        """The expressions evaluated on every trace, in order."""
+        if self._sure is None:
+            out: list[ast.AST | _Truth] = []
+            _statements(self.func.body, out, self)
+            self._sure = out
+        return self._sure
+
+    def findings(self, t: Traced, classes: _Classes, uses_jaxrewrite: bool) -> Iterator[Diagnostic]:
+        p = t.param
+        what = self.untraceable(p, classes)
+        if what is not None:
+            yield self._diagnostic(
+                p.node.annotation or p.node,
+                t,
+                NOT_JAX,
+                f"{self.func.name!r} takes {what} as {p.name!r}",
+                uses_jaxrewrite,
+            )
+            return
+        if p.name in self.stored:
+            return
+        scalar = self.scalar_or_array(p)
+        ann = self.annotation(p)
+        if ann is not None and not scalar:
+            return  # a container or another type: its structure may be all the body needs
+        seen: set[tuple[int, int]] = set()
+        for node in self.sure():
+            found = self._use(node, p.name, scalar)
+            if found is None:
+                continue
+            where, error, how = found
+            key = (where.lineno, where.col_offset)
+            if key in seen:
+                continue
+            seen.add(key)
+            yield self._diagnostic(where, t, error, how, uses_jaxrewrite)
+
+    def _use(self, node: ast.AST | _Truth, name: str, scalar: bool) -> tuple[ast.expr, str, str] | None:
+        """Does ``node`` need the value of parameter ``name`` as a Python value?"""
+        if isinstance(node, _Truth):
+            if scalar and _is_param(node.expr, name):
+                return node.expr, BOOL, f"{node.how} needs its truth value"
+            if scalar and isinstance(node.expr, ast.Compare) and _numeric_compare(node.expr, name):
+                return node.expr, BOOL, f"{node.how} needs the truth value of a comparison of it"
+            return None
+        if isinstance(node, ast.Call):
+            callee = self.resolve(node.func)
+            error = _CONVERSIONS.get(callee or "")
+            if error is not None and len(node.args) >= 1 and not node.keywords:
+                if any(_is_param(a, name) for a in node.args):
+                    return node, error, f"{ast.unparse(node.func)}() needs it as a Python number"
+                return None
+            if callee == _ARANGE:
+                args = [*node.args, *(kw.value for kw in node.keywords if kw.arg in ("start", "stop", "step"))]
+                if any(_is_param(a, name) for a in args):
+                    return node, CONCRETE, "jnp.arange needs its bounds as Python numbers"
+                return None
+            shape = self._shape_argument(node, callee)
+            if shape is not None and _in_shape(shape, name):
+                return node, SHAPE, f"{ast.unparse(node.func)}() needs its shape as Python ints"
+            return None
+        if isinstance(node, ast.Subscript):
+            if isinstance(node.slice, ast.Slice):
+                bounds = (node.slice.lower, node.slice.upper, node.slice.step)
+                if any(b is not None and _is_param(b, name) for b in bounds):
+                    return node, f"{SLICE}, or {INDEX} for a list", "a slice bound must be a Python int"
+            elif _is_param(node.slice, name) and self._is_dict(node.value):
+                return node, HASH, "a dict key must be hashable"
+        return None
+
+    def _shape_argument(self, call: ast.Call, callee: str | None) -> ast.expr | None:
+        spot: tuple[int, str] | None = _SHAPES.get(callee or "")
+        if spot is None and callee is not None and callee.startswith("jax.random."):
+            sampler = callee.rpartition(".")[2]
+            spot = (1 if sampler in _RANDOM_SHAPE_SECOND else -1, "shape")
+        if spot is None and isinstance(call.func, ast.Attribute) and call.func.attr == "reshape" and callee is None:
+            if call.keywords or not call.args:
+                return None
+            return call.args[0] if len(call.args) == 1 else ast.Tuple(elts=list(call.args), ctx=ast.Load())
+        if spot is None:
+            return None
+        position, keyword = spot
+        for kw in call.keywords:
+            if kw.arg == keyword:
+                return kw.value
+        if 0 <= position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+            return call.args[position]
+        return None
+
+    def _is_dict(self, expr: ast.expr) -> bool:
+        if isinstance(expr, ast.Dict):
+            return True
+        if not isinstance(expr, ast.Name):
+            return False
+        if expr.id in self.stored:
+            values = self.local_dicts.get(expr.id, [])
+            return len(values) == 1 and isinstance(values[0], ast.Dict) and _assigned_once(self.func, expr.id)
+        found = self.scope.lookup(expr.id)
+        return (
+            found is not None
+            and len(found[0]) == 1
+            and isinstance(found[0][0], Assigned)
+            and isinstance(found[0][0].value, ast.Dict)
+        )
+
+    def _diagnostic(self, node: ast.AST, t: Traced, error: str, how: str, uses_jaxrewrite: bool) -> Diagnostic:
+        p, tr = t.param, t.transform
+        fix = _fix_text(p, tr, uses_jaxrewrite)
+        passed = " (when a call passes it)" if _has_default(self.func, p) else ""
+        message = (
+            f"{p.name!r} is traced by {tr.name} (line {t.use_node.lineno}:{t.use_node.col_offset + 1}), "
+            f"but {how}: JAX raises {error} at the first call{passed}; {fix}"
+        )
+        return Diagnostic.from_error(self.src.error(node, CODE, message))
+
+
+@dataclass(frozen=True)
+class _Truth:
+    """An expression whose truth value Python takes (``if``, ``while``, ``not``, ``and``/``or``)."""
+
+    expr: ast.expr
+    how: str
+
+
+def _statements(body: list[ast.stmt], out: list[ast.AST | _Truth], reader: _Body) -> bool:
+    """Collect the sure expressions of ``body``; False once the rest may not run."""
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(stmt, ast.If):
+            out.extend(_expressions(stmt.test, reader))
+            out.append(_Truth(stmt.test, "'if' on it"))
+        elif isinstance(stmt, ast.While):
+            out.extend(_expressions(stmt.test, reader))
+            out.append(_Truth(stmt.test, "'while' on it"))
+        elif isinstance(stmt, ast.Assert):
+            out.extend(_expressions(stmt.test, reader))
+            out.append(_Truth(stmt.test, "'assert' on it"))
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            out.extend(_expressions(stmt.iter, reader))
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                out.extend(_expressions(item.context_expr, reader))
+            # Only JAX's own context managers are entered: another may swallow what its body raises.
+            if not all(_jax_context(item.context_expr, reader) for item in stmt.items):
+                return False
+            if not _statements(stmt.body, out, reader):
+                return False
+        elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            return False  # a handler may catch the error JAX raises
+        elif isinstance(stmt, ast.Match):
+            out.extend(_expressions(stmt.subject, reader))
+        else:
+            out.extend(_expressions(stmt, reader))
+        if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)) or _leaves_early(stmt):
+            return False
+    return True
+
+
+def _leaves_early(stmt: ast.stmt) -> bool:
+    """Can control leave the rest of the block from inside this compound statement?"""
+    if not isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Match)):
+        return False
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _jax_context(expr: ast.expr, reader: _Body) -> bool:
+    """A context manager of JAX's that neither makes values concrete nor swallows errors."""
+    func = expr.func if isinstance(expr, ast.Call) else expr
+    name = reader.resolve(func) or ""
+    return name.startswith("jax.") and name.rpartition(".")[2] not in _CONCRETE_CONTEXTS
+
+
+def _expressions(root: ast.AST, reader: _Body) -> list[ast.AST | _Truth]:
+    """The sub-expressions of ``root`` evaluated whenever it is (no lambda, comprehension body,
+    or operand after the first of ``and``/``or``/a conditional expression)."""
+    out: list[ast.AST | _Truth] = []
+    stack: list[ast.AST] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            stack.append(node.generators[0].iter)
+            continue
+        out.append(node)
+        if isinstance(node, ast.BoolOp):
+            out.append(_Truth(node.values[0], f"'{'and' if isinstance(node.op, ast.And) else 'or'}' on it"))
+            stack.append(node.values[0])
+            continue
+        if isinstance(node, ast.IfExp):
+            out.append(_Truth(node.test, "a conditional expression on it"))
+            stack.append(node.test)
+            continue
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            out.append(_Truth(node.operand, "'not' on it"))
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+    return out
+
+
+def _is_param(expr: ast.AST, name: str) -> bool:
+    return isinstance(expr, ast.Name) and expr.id == name
+
+
+def _in_shape(shape: ast.expr, name: str) -> bool:
+    if _is_param(shape, name):
+        return True
+    return isinstance(shape, (ast.Tuple, ast.List)) and any(_is_param(e, name) for e in shape.elts)
+
+
+def _numeric_compare(cmp: ast.Compare, name: str) -> bool:
+    """``p > 0``, ``0 < p``, ``p == 1.5``: an ordering or equality of the parameter with a number."""
+    if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in cmp.ops):
+        return False
+    operands = [cmp.left, *cmp.comparators]
+    if not any(_is_param(o, name) for o in operands):
+        return False
+    return all(_is_param(o, name) or _number(o) for o in operands)
+
+
+def _number(expr: ast.expr) -> bool:
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+        expr = expr.operand
+    return isinstance(expr, ast.Constant) and type(expr.value) in (int, float)
+
+
+def _assigned_once(func: Function, name: str) -> bool:
+    count = sum(
+        1
+        for node in ast.walk(func)
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)
+    )
+    return count == 1
+
+
+def _has_default(func: Function, p: Param) -> bool:
+    args = func.args
+    if p.kind is Kind.KEYWORD_ONLY:
+        index = args.kwonlyargs.index(p.node)
+        return args.kw_defaults[index] is not None
+    positional = [*args.posonlyargs, *args.args]
+    index = positional.index(p.node)
+    return index >= len(positional) - len(args.defaults)
+
+
+def _fix_text(p: Param, t: Transform, uses_jaxrewrite: bool) -> str:
+    if uses_jaxrewrite:
+        return f"annotate it '{p.name}: Static[...]' (jaxrewrite check --fix does)"
+    if t.spec is SpecKind.AXES:
+        return f"map it with None in {t.argnums}, or make it static for an enclosing jit"
+    if t.argnames is not None and p.kind in (Kind.POSITIONAL_OR_KEYWORD, Kind.KEYWORD_ONLY):
+        return f"pass {t.argnames}=({p.name!r},) to {t.name}"
+    if p.position is not None:
+        return f"pass {t.argnums}=({p.position},) to {t.name}"
+    return f"make it static for {t.name}"
