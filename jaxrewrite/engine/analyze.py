@@ -13,7 +13,7 @@ import contextlib
 import enum
 import gc
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from jaxrewrite.engine.classes import ClassInfo, FunctionalClass, LocalClass, local_class, read_class
@@ -40,6 +40,12 @@ from jaxrewrite.engine.table import TRANSFORMS, ClassTransform, Container, Mark,
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+#: A further pass over the analysis while its tree and scopes are alive (``check``'s trace-time
+#: analysis, ``engine.tracetime.PASS``): it adds to the Analysis. Front ends choose the passes, so
+#: the analysis never imports them.
+TreePass = Callable[["Analysis", ScopeTree, ast.Module], None]
 
 
 class UseKind(enum.Enum):
@@ -143,15 +149,15 @@ def analyze(
     filters: Filters = FAST,
     header: Header | None = None,
     lint: bool = False,
-    tracetime: bool = False,
+    passes: Sequence[TreePass] = (),
 ) -> Analysis:
     """Analyze one module's text; Python's own SyntaxError if it does not parse.
 
     ``environment`` names what the text uses but does not bind (a notebook's earlier cells);
     ``require_pragma`` False analyzes text without a ``# jaxrewrite: enable`` header; ``lint``
     adds the findings of markers that would do nothing (``engine.lint``: JR001 to JR004);
-    ``tracetime`` the arguments that must be static (``engine.tracetime``: JR006; read with
-    ``EXHAUSTIVE`` filters, so that unmarked uses count).
+    ``passes`` run over the live tree after the analysis (``engine.tracetime.PASS``: JR006, the
+    arguments that must be static, read with ``EXHAUSTIVE``-like filters so that unmarked uses count).
     """
     header = scan_header(text) if header is None else header
     src = Source(text, filename)
@@ -169,7 +175,7 @@ def analyze(
     if require_pragma and not header.enabled:
         return result
     with collector_paused():
-        _analyze_tree(text, src, environment, filters, result, lint, tracetime)
+        _analyze_tree(text, src, environment, filters, result, lint, passes)
     result.diagnostics.sort(key=lambda d: (d.line, d.col))
     return result
 
@@ -201,7 +207,7 @@ def _analyze_tree(
     filters: Filters,
     result: Analysis,
     lint: bool,
-    tracetime: bool = False,
+    passes: Sequence[TreePass] = (),
 ) -> None:
     tree = ast.parse(text, src.filename)
     scopes = build_scopes(
@@ -216,13 +222,8 @@ def _analyze_tree(
         analyzer.run()
         if lint:
             analyzer.lint()
-        if tracetime:
-            from jaxrewrite.engine import tracetime as trace  # imports migration, which imports this
-
-            defs = {id(func): scope for func, scope in scopes.defs}
-            for diagnostic, func, name in trace.findings(list(result.uses), defs, tree, src, result.header.enabled):
-                result.diagnostics.append(diagnostic)
-                result.must_be_static.append((func, name))
+        for extra in passes:
+            extra(result, scopes, tree)
     finally:
         # Break the scopes' reference cycles: plain reference counting then frees the AST.
         scopes.release()

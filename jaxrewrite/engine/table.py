@@ -74,6 +74,11 @@ class Transform:
     #: ``nn.jit``: the last two fail with "only accepts N positional arguments", flax 0.10.1 to
     #: 0.12.8); a keyword-only parameter can be, by name.
     tail_not_static: tuple[int, str] | None = None
+    #: Traces every non-static argument to an abstract value, so that the body cannot use one as
+    #: a Python value (``engine.tracetime``, JR006). grad and its relatives trace with the concrete
+    #: values inside (Python control flow on them works); custom_vjp/custom_jvp call the function
+    #: on concrete values outside any other transform: neither is abstract.
+    abstract: bool = False
 
 
 _STATIC = frozenset({Mark.STATIC})
@@ -106,6 +111,7 @@ def _jit(name: str, positional: tuple[str, ...]) -> Transform:
         "donate_argnames",
         positional=positional,
         per_leaf="static_leaves",
+        abstract=True,
     )
 
 
@@ -151,11 +157,14 @@ TRANSFORMS: dict[str, Transform] = {
         donate_argnums="donate_argnums",
         positional=("axis_name",),
         per_leaf="pmap_leaves",
+        abstract=True,
     ),
     "custom_vjp": _custom("custom_vjp"),
     "custom_jvp": _custom("custom_jvp"),
-    "checkpoint": Transform("checkpoint", _STATIC, "static_argnums", positions_only=_CHECKPOINT_POSITIONS_ONLY),
-    "remat": Transform("remat", _STATIC, "static_argnums", positions_only=_CHECKPOINT_POSITIONS_ONLY),
+    "checkpoint": Transform(
+        "checkpoint", _STATIC, "static_argnums", positions_only=_CHECKPOINT_POSITIONS_ONLY, abstract=True
+    ),
+    "remat": Transform("remat", _STATIC, "static_argnums", positions_only=_CHECKPOINT_POSITIONS_ONLY, abstract=True),
     # jax.make_jaxpr(fun, static_argnums, axis_env, return_shape[, abstracted_axes]): positions only;
     # a Static parameter passed by keyword is traced, as under vmap.
     "make_jaxpr": Transform(
@@ -164,6 +173,7 @@ TRANSFORMS: dict[str, Transform] = {
         "static_argnums",
         positional=("static_argnums", "axis_env", "return_shape", "abstracted_axes"),
         positions_only="it takes static arguments by position only (static_argnums)",
+        abstract=True,
     ),
     "vmap": Transform(
         "vmap",
@@ -172,6 +182,7 @@ TRANSFORMS: dict[str, Transform] = {
         spec=SpecKind.AXES,
         positional=("in_axes", "out_axes", "axis_name", "axis_size", "spmd_axis_name", "sum_match"),
         per_leaf="vmap_leaves",
+        abstract=True,
     ),
     "grad": _grad("grad"),
     "value_and_grad": _grad("value_and_grad"),
@@ -190,14 +201,18 @@ TRANSFORMS: dict[str, Transform] = {
 NNX_TRANSFORMS: dict[str, Transform] = {
     # flax.nnx.jit(fun, *, in_shardings, out_shardings, static_argnums, static_argnames,
     #              donate_argnums, donate_argnames, ...)
-    "jit": Transform("nnx.jit", _STATIC, "static_argnums", "static_argnames", "donate_argnums", "donate_argnames"),
+    "jit": Transform(
+        "nnx.jit", _STATIC, "static_argnums", "static_argnames", "donate_argnums", "donate_argnames", abstract=True
+    ),
     # flax.nnx.remat(f, *, prevent_cse, static_argnums, policy, ...): positions only
-    "remat": Transform("nnx.remat", _STATIC, "static_argnums"),
+    "remat": Transform("nnx.remat", _STATIC, "static_argnums", abstract=True),
     # flax.nnx.vmap(f, *, in_axes, out_axes, axis_name, axis_size, spmd_axis_name, ...)
-    "vmap": Transform("nnx.vmap", _STATIC, "in_axes", spec=SpecKind.AXES),
+    "vmap": Transform("nnx.vmap", _STATIC, "in_axes", spec=SpecKind.AXES, abstract=True),
     # flax.nnx.pmap(f, *, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices,
     #               backend, axis_size, donate_argnums, ...)
-    "pmap": Transform("nnx.pmap", _STATIC, "static_broadcasted_argnums", donate_argnums="donate_argnums"),
+    "pmap": Transform(
+        "nnx.pmap", _STATIC, "static_broadcasted_argnums", donate_argnums="donate_argnums", abstract=True
+    ),
     # flax.nnx.custom_vjp(fun, *, nondiff_argnums): ints (what is written here) or DiffState
     # objects, which are not literals, so Static/NoDiff next to them is refused (JR111)
     "custom_vjp": Transform("nnx.custom_vjp", _STATIC_OR_NODIFF, "nondiff_argnums", arrays_at_static=False),
@@ -206,7 +221,7 @@ NNX_TRANSFORMS: dict[str, Transform] = {
     "grad": Transform("nnx.grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF),
     "value_and_grad": Transform("nnx.value_and_grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF),
     # flax.nnx.make_jaxpr(f, *, graph, graph_updates, static_argnums) (flax 0.11 and newer)
-    "make_jaxpr": Transform("nnx.make_jaxpr", _STATIC, "static_argnums"),
+    "make_jaxpr": Transform("nnx.make_jaxpr", _STATIC, "static_argnums", abstract=True),
 }
 
 _LINEN_JIT_TAIL = (
@@ -220,6 +235,7 @@ def _linen_checkpoint(name: str) -> Transform:
         "static_argnums",
         positional=("variables", "rngs", "concrete", "prevent_cse", "static_argnums", "policy", "methods"),
         positions_only=_CHECKPOINT_POSITIONS_ONLY,
+        abstract=True,
     )
 
 
@@ -240,6 +256,7 @@ LINEN_TRANSFORMS: dict[str, Transform] = {
             "variables", "rngs", "static_argnums", "static_argnames", "donate_argnums", "device", "backend", "methods"
         ),
         tail_not_static=(2, _LINEN_JIT_TAIL),
+        abstract=True,
     ),
     # flax.linen.checkpoint(target, variables, rngs, concrete, prevent_cse, static_argnums, policy,
     #                       methods); remat is the same function
@@ -257,6 +274,7 @@ LINEN_TRANSFORMS: dict[str, Transform] = {
             "metadata_params", "methods",
         ),
         leading_unmapped=1,
+        abstract=True,
     ),
 }
 
@@ -421,10 +439,3 @@ def canonical(qualname: str) -> str:
     return SAME_AS.get(qualname, qualname)
 
 
-#: Rows whose transform traces every non-static argument to an abstract value, so that the body
-#: cannot use one as a Python value (``engine.tracetime``, JR006). grad and value_and_grad trace
-#: with the concrete values inside (Python control flow on them works); custom_vjp/custom_jvp
-#: call the function on concrete values outside any other transform: neither is listed.
-ABSTRACT_TRACING: frozenset[str] = frozenset(
-    {"jit", "pjit", "pmap", "checkpoint", "remat", "vmap", "nnx.jit", "nnx.pmap", "nnx.remat", "nnx.vmap"}
-)

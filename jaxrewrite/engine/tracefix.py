@@ -20,7 +20,7 @@ from jaxrewrite.engine.keywords import MISSING, literal
 from jaxrewrite.engine.signature import Kind, Param
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import Mark, SpecKind, Transform
-from jaxrewrite.engine.tracetime import TRACE, uses_jaxrewrite
+from jaxrewrite.engine.tracetime import PASS, TRACE, uses_jaxrewrite
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -45,7 +45,7 @@ class _CannotFix(Exception):
 
 def fix_source(text: str, filename: str = "<string>") -> Fix:
     """Make every JR006 parameter of an opted-in module ``Static``; SyntaxError if it does not parse."""
-    analysis = analyze(text, filename, require_pragma=False, filters=TRACE, tracetime=True)
+    analysis = analyze(text, filename, require_pragma=False, filters=TRACE, passes=(PASS,))
     if not analysis.must_be_static:
         return Fix(text, text)
     tree = ast.parse(text, filename)
@@ -91,7 +91,7 @@ def _fix(text: str, filename: str, analysis: Analysis, wanted: list[tuple[Functi
 def _verify(text: str, filename: str, targets: dict[tuple[str, int], list[str]]) -> None:
     """The fixed module rewrites without refusal, every use of a fixed def holds the parameters
     Static, and none of the findings fixed is reported again."""
-    after = analyze(text, filename, require_pragma=False, filters=EXHAUSTIVE, tracetime=True)
+    after = analyze(text, filename, require_pragma=False, filters=EXHAUSTIVE, passes=(PASS,))
     if after.errors:
         raise _CannotFix(f"the fixed module would be refused: {after.errors[0]}")
     names = {name for name, _ in targets}

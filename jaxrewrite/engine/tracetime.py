@@ -2,9 +2,9 @@
 function's body needs as Python values, or that JAX cannot trace at all.
 
 The model is Julia's JET.jl: report the run-time error the analysis can prove. Precision comes
-first, so a finding needs all of: a use of a transform that traces abstractly (``ABSTRACT_TRACING``
+first, so a finding needs all of: a use of a transform that traces abstractly (``abstract``
 in the table), the signature JAX sees (no unknown decorator in between), the parameter not static
-for that use (its markers, or the spec as JAX reads it: ``migration.read_spec``), the parameter
+for that use (its markers, or the spec as JAX reads it: ``engine.reading.read_spec``), the parameter
 never rebound, and a use of it that runs on every trace (no branch, loop body, handler or
 ``ensure_compile_time_eval`` in between). Pure: it reads the Analysis and the live scopes.
 """
@@ -15,15 +15,17 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from jaxrewrite.engine.analyze import Analysis, analyze
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import Filters
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.resolve import parse_string, qualname
-from jaxrewrite.engine.scopes import Assigned, DefinedClass, Scope
+from jaxrewrite.engine.scopes import Assigned, DefinedClass, Scope, ScopeTree
 from jaxrewrite.engine.signature import Kind, Param, Signature
+from jaxrewrite.engine.reading import Refused, read_spec
 from jaxrewrite.engine.source import Source
 from jaxrewrite.errors import RewriteError
-from jaxrewrite.engine.table import ABSTRACT_TRACING, SpecKind, Transform
+from jaxrewrite.engine.table import FAMILIES, SpecKind, Transform
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 CODE = "JR006"
@@ -84,8 +86,10 @@ _DATACLASS = "dataclasses.dataclass"
 #: function bodies with no def, class or decorator walked only when such a call needs them.
 TRACE = Filters(marker_names=False, signature_lines=False, defer_bodies=True, first_arguments=True)
 
-#: Text every module with a use of an ``ABSTRACT_TRACING`` row contains (a cheap superset).
-_NEEDLES = ("jit", "pmap", "vmap", "remat", "checkpoint")
+#: Text every module with a use of an ``abstract`` row contains (a cheap superset): their names.
+_NEEDLES = tuple(
+    sorted({row.name.rpartition(".")[2] for rows in FAMILIES.values() for row in rows.values() if row.abstract})
+)
 
 
 def may_trace(text: str) -> bool:
@@ -99,10 +103,16 @@ def may_trace_bytes(data: bytes) -> bool:
 
 def trace_findings(text: str, filename: str = "<string>") -> list[Diagnostic]:
     """JR006 for one module's text, with or without the pragma; SyntaxError if it does not parse."""
-    from jaxrewrite.engine.analyze import analyze
-
-    found = analyze(text, filename, require_pragma=False, filters=TRACE, tracetime=True).diagnostics
+    found = analyze(text, filename, require_pragma=False, filters=TRACE, passes=(PASS,)).diagnostics
     return [d for d in found if d.code == CODE]
+
+
+def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module) -> None:  # noqa: N802 (a constant, in use)
+    """The trace-time analysis as a pass of ``analyze``: JR006 findings, and what they name."""
+    defs = {id(func): scope for func, scope in scopes.defs}
+    for diagnostic, func, name in findings(list(result.uses), defs, tree, result.source, result.header.enabled):
+        result.diagnostics.append(diagnostic)
+        result.must_be_static.append((func, name))
 
 
 def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
@@ -138,7 +148,7 @@ def findings(
         sig = getattr(use, "signature", None)
         if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or not isinstance(transform, Transform):
             continue
-        if transform.name not in ABSTRACT_TRACING or sig is None or id(func) not in defs:
+        if not transform.abstract or sig is None or id(func) not in defs:
             continue
         if not _signature_seen(use, func, defs[id(func)]):
             continue
@@ -179,8 +189,6 @@ def traced_params(use: object, sig: Signature, t: Transform, src: Source) -> lis
     params = [p for p in params if not (p.markers & t.markers)]
     if t.spec is SpecKind.AXES:
         return _mapped(use, sig, params, t)
-    from jaxrewrite.migrate.reading import read_spec  # one reading of JAX's spec rules
-    from jaxrewrite.migrate.result import Refused
 
     try:
         meaning = read_spec(use, sig, src).meaning  # type: ignore[arg-type]

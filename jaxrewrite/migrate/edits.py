@@ -13,7 +13,7 @@ from jaxrewrite.engine.analyze import Use, UseKind
 from jaxrewrite.engine.signature import Param, Signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import Mark, Transform
-from jaxrewrite.migrate.reading import POSITIONAL_SPECS, spec_keywords
+from jaxrewrite.engine.reading import POSITIONAL_SPECS, spec_keywords
 from jaxrewrite.migrate.result import Reason, Refused
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef

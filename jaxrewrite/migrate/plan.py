@@ -16,7 +16,7 @@ from jaxrewrite.engine.table import Mark, SpecKind, Transform
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.migrate.edits import function_edits, removals
 from jaxrewrite.migrate.module import ModuleText
-from jaxrewrite.migrate.reading import (
+from jaxrewrite.engine.reading import (
     BY_KEYWORD,
     Meaning,
     has_spec,

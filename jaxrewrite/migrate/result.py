@@ -3,40 +3,12 @@ finding with its code (JR2nn) and the reason name ``jaxrewrite migrate`` has alw
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
 from jaxrewrite.engine.diagnostics import CODES, Diagnostic
+# The reasons are the engine's (its one reading of JAX's specs refuses with them): re-exported.
+from jaxrewrite.engine.reading import _CODE, Reason as Reason, Refused as Refused
 
-
-class Reason(enum.Enum):
-    """Why a function (or a spec that names no def of the module) was left as written."""
-
-    NON_LITERAL = "non-literal"
-    NOT_IN_SIGNATURE = "not-in-signature"
-    NEGATIVE = "negative"
-    VARARGS = "varargs"
-    OUT_OF_RANGE = "out-of-range"
-    ONE_WAY = "one-way"
-    DISAGREE = "disagree"
-    NOT_LOCAL = "not-a-local-def"
-    ALIAS = "alias"
-    DONATED = "donated"
-    HIDDEN_SIGNATURE = "hidden-signature"
-    UNPACKED = "unpacked"
-    POSITIONAL = "positional"
-    UNSUPPORTED = "unsupported-keyword"
-    UNREADABLE = "unreadable"
-    MODULE = "module"
-    ROUND_TRIP = "round-trip"
-
-    @property
-    def code(self) -> str:
-        """The finding code (``CODES``): JR201 for the first reason, in declaration order."""
-        return _CODE[self]
-
-
-_CODE: dict[Reason, str] = {reason: f"JR2{index:02d}" for index, reason in enumerate(Reason, start=1)}
 
 #: One line per reason, for summaries (``jaxrewrite migrate`` prints the counts with these): the
 #: text of each reason's code in the one table of codes.
@@ -125,12 +97,3 @@ class Migration:
         items: list[tuple[int, int, str]] = [(m.line, 0, str(m)) for m in self.migrated]
         items += [(r.line, 1, str(r)) for r in self.refused]
         return [text for _, _, text in sorted(items)]
-
-
-class Refused(Exception):
-    """Raised inside the planning of one function; becomes its ``Refusal``."""
-
-    def __init__(self, reason: Reason, message: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-        self.message = message

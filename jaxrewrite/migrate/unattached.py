@@ -15,7 +15,7 @@ from jaxrewrite.engine.analyze import Analysis
 from jaxrewrite.engine.scopes import Imported, Scope, ScopeTree, build_scopes
 from jaxrewrite.engine.table import TRANSFORMS, SpecKind
 from jaxrewrite.migrate.module import ModuleText
-from jaxrewrite.migrate.reading import NEEDLES
+from jaxrewrite.engine.reading import NEEDLES
 from jaxrewrite.migrate.result import Reason, Refusal
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef

@@ -11,7 +11,7 @@ from jaxrewrite.engine.analyze import Analysis, Use, UseKind, analyze
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import SpecKind, Transform
 from jaxrewrite.migrate.plan import Plan, PlannedFunction
-from jaxrewrite.migrate.reading import Meaning, has_spec, meaning_of_values, read_spec, sorted_values, spell
+from jaxrewrite.engine.reading import Meaning, has_spec, meaning_of_values, read_spec, sorted_values, spell
 from jaxrewrite.migrate.result import Migrated, Reason, Refusal, Refused, UseRecord
 
 

@@ -1,22 +1,68 @@
 """JAX's reading of a hand-written spec (``infer_argnums_and_argnames``: one list given, the
 other inferred through positional-or-keyword parameters; both given, each taken as it is),
-through the engine's own literal readers: what each use made static before the migration."""
+through the engine's own literal readers: what each use makes static as written.
+
+The one reading shared by ``migrate`` (what a use made static before the migration) and
+``check``'s trace-time analysis (which parameters a use traces). A spec no annotation can say
+the same as is ``Refused`` with its ``Reason`` (JR2nn).
+"""
 
 from __future__ import annotations
 
 import ast
+import enum
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from jaxrewrite.engine.analyze import Use
 from jaxrewrite.engine.keywords import MISSING, Values, literal, literal_ints, literal_strs, vararg_name
 from jaxrewrite.engine.signature import Kind, Param, Signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import TRANSFORMS, SpecKind, Transform
 from jaxrewrite.errors import RewriteError
-from jaxrewrite.migrate.result import Reason, Refused
+
+if TYPE_CHECKING:
+    from jaxrewrite.engine.analyze import Use
+
+
+class Reason(enum.Enum):
+    """Why a function (or a spec that names no def of the module) was left as written."""
+
+    NON_LITERAL = "non-literal"
+    NOT_IN_SIGNATURE = "not-in-signature"
+    NEGATIVE = "negative"
+    VARARGS = "varargs"
+    OUT_OF_RANGE = "out-of-range"
+    ONE_WAY = "one-way"
+    DISAGREE = "disagree"
+    NOT_LOCAL = "not-a-local-def"
+    ALIAS = "alias"
+    DONATED = "donated"
+    HIDDEN_SIGNATURE = "hidden-signature"
+    UNPACKED = "unpacked"
+    POSITIONAL = "positional"
+    UNSUPPORTED = "unsupported-keyword"
+    UNREADABLE = "unreadable"
+    MODULE = "module"
+    ROUND_TRIP = "round-trip"
+
+    @property
+    def code(self) -> str:
+        """The finding code (``CODES``): JR201 for the first reason, in declaration order."""
+        return _CODE[self]
+
+
+_CODE: dict[Reason, str] = {reason: f"JR2{index:02d}" for index, reason in enumerate(Reason, start=1)}
+
+class Refused(Exception):
+    """Raised inside the planning of one function; becomes its ``Refusal``."""
+
+    def __init__(self, reason: Reason, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
 
 #: Spec keywords JAX reads that the transform table does not write: how each is migrated.
 #: ``positions``: names converted to positions by JAX itself (custom_vjp's ``nondiff_argnames``);
