@@ -72,7 +72,7 @@ def test_check_reports_plain_jax_modules(tmp_path: Path) -> None:
 # -- check --fix --------------------------------------------------------------------------------
 
 from jaxrewrite.engine.rewrite import rewrite_source  # noqa: E402
-from jaxrewrite.engine.tracefix import fix_source  # noqa: E402
+from jaxrewrite.migrate.fix import fix_source  # noqa: E402
 
 _NO_PRAGMA = '''"""A module that imports jaxrewrite but never opted in."""
 from functools import partial

@@ -76,9 +76,9 @@ def check_path(path: str, options: Options, fix: bool = False) -> list[Diagnosti
 
 
 def _fixed(path: str, data: bytes) -> bytes:
-    """``--fix``: the file's JR006 parameters made Static (engine.tracefix), written atomically."""
+    """``--fix``: the file's JR006 parameters made Static (jaxrewrite.migrate.fix), written atomically."""
     from jaxrewrite.commands.files import decode, write_atomically
-    from jaxrewrite.engine.tracefix import fix_source
+    from jaxrewrite.migrate.fix import fix_source
 
     text, encoding = decode(data)
     try:

@@ -21,6 +21,7 @@ from jaxrewrite.engine.signature import Kind, Param
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import Mark, SpecKind, Transform
 from jaxrewrite.engine.tracetime import PASS, TRACE, uses_jaxrewrite
+from jaxrewrite.migrate import migrate_source
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -63,7 +64,6 @@ def fix_source(text: str, filename: str = "<string>") -> Fix:
 
 
 def _fix(text: str, filename: str, analysis: Analysis, wanted: list[tuple[Function, list[str]]]) -> Fix:
-    from jaxrewrite.migrate import migrate_source
 
     src = analysis.source
     edits: list[splice.Edit] = []
