@@ -19,6 +19,7 @@ CODES: dict[str, str] = {
     "JR003": "Static on a parameter whose type cannot be hashed",
     "JR004": "Static under a decorator or call that looks like a transform jaxrewrite does not know",
     "JR005": "unknown '# jaxrewrite:' directive in the header",
+    "JR006": "a transform over something made from a marked def that jaxrewrite cannot see through",
     "JR100": "the source does not parse",
     "JR101": "a marker on *args or **kwargs",
     "JR102": "a marker nested inside another annotation",
@@ -42,6 +43,7 @@ CODES: dict[str, str] = {
     "JR120": "more positional arguments than the transform takes",
     "JR121": "a Static or NoDiff parameter that grad differentiates (in its argnums)",
     "JR122": "the module binds __import__, which the rewritten code calls",
+    "JR123": "a wrapper of this module between a transform and a marked def that does not pass *args, **kwargs through",
 }
 
 
