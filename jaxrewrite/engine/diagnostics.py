@@ -43,7 +43,7 @@ CODES: dict[str, str] = {
     "JR120": "more positional arguments than the transform takes",
     "JR121": "a Static or NoDiff parameter that grad differentiates (in its argnums)",
     "JR122": "the module binds __import__, which the rewritten code calls",
-    "JR123": "a wrapper of this module between a transform and a marked def that does not pass *args, **kwargs through",
+    "JR125": "a wrapper of this module between a transform and a marked def that does not pass *args, **kwargs through",
 }
 
 

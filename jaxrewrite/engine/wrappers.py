@@ -141,11 +141,11 @@ def _own_statements(body: list[ast.stmt]) -> list[ast.stmt]:
 
 
 def wrapper_error(where: ast.expr, wrapper: ast.expr, func: Function, src: Source) -> RewriteError:
-    """JR123: a wrapper in view between a transform and a marked def that may shift its positions."""
+    """JR125: a wrapper in view between a transform and a marked def that may shift its positions."""
     name = ast.unparse(wrapper)
     return src.error(
         where,
-        "JR123",
+        "JR125",
         f"cannot tell which arguments {name}({func.name}) takes: {name} is defined in this module and does "
         f"not pass *args, **kwargs straight through to {func.name!r}, so the Static positions of "
         f"{func.name!r} may not be its; apply the transform to {func.name!r} itself, or write the "
