@@ -165,16 +165,22 @@ def root_name(expr: ast.expr) -> str | None:
 def aliases(scopes: list[Scope], names: set[str]) -> list[str]:
     """Names assigned something made from one of ``names`` (``g = f``, ``f = jax.jit(f)``,
     ``h = partial(f, x)``), transitively: transforms of them are call sites to look at too."""
+    pairs = [
+        (name, root)
+        for scope in scopes
+        for name, bindings in scope.bindings.items()
+        for b in bindings
+        if isinstance(b, Assigned) and (root := root_name(b.value)) is not None and root != name
+    ]
     found: list[str] = []
     grew = True
     while grew:
         grew = False
-        for scope in scopes:
-            for name, bindings in scope.bindings.items():
-                if name not in names and any(isinstance(b, Assigned) and root_name(b.value) in names for b in bindings):
-                    names.add(name)
-                    found.append(name)
-                    grew = True
+        for name, root in pairs:
+            if root in names and name not in names:
+                names.add(name)
+                found.append(name)
+                grew = True
     return found
 
 
