@@ -137,3 +137,23 @@ def test_rebinding_and_aliases_are_followed_in_every_scope() -> None:
     assert "body = jax.jit(body, static_argnums=(1,), static_argnames=('n',))" in out
     assert out.count("in_axes=(0, None)") == 3, out
     assert "body = jax.checkpoint(body, static_argnums=(1,))" in out
+
+
+def test_an_assignment_not_seen_through_leaves_the_name_no_def_as_before() -> None:
+    """The shape of jax's own einsum: a local name bound to the jit of a marked def, then maybe
+    to something not seen through. Not refused (JR119) as it was never; the transform of it is
+    reported (JR006), and the def's own jit is still completed."""
+    text = HEAD + textwrap.dedent(
+        """        def run(x, spec=None):
+            jitted = jax.jit(body)
+            if spec is not None:
+                jitted = named_call(jitted, name=spec)
+            other(jitted, x)
+            return jax.vmap(jitted)(x, 3)
+        """
+    )
+    out = rewrite_source(text)
+    assert "jitted = jax.jit(body, static_argnums=(1,), static_argnames=('n',))" in out
+    assert "return jax.vmap(jitted)(x, 3)" in out
+    found = analyze(text, lint=True).diagnostics
+    assert [d.code for d in found] == ["JR006"] and found[0].line == len(text.splitlines())

@@ -36,7 +36,7 @@ from jaxrewrite.engine.scopes import Assigned, Binding, Defined, Scope, ScopeTre
 from jaxrewrite.engine.signature import Kind, Param, Signature, read_signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import TRANSFORMS, ClassTransform, Container, Mark, SpecKind, Transform
-from jaxrewrite.engine.wrappers import aliases, made_from, passes_through, peel, wrapper_error
+from jaxrewrite.engine.wrappers import calls_and_aliases, made_from, passes_through, peel, wrapper_error
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -261,9 +261,8 @@ class _Analyzer:
         registrable = self.registrations(static_classes)
         names = None if exhaustive else [func.name for func, _ in self.tree.defs if id(func) in self.signatures]
         if names is not None:
-            names += aliases(self.tree.scopes, set(names))
             names += registrable
-        for call, scope, site in calls_naming(names, self.tree, self.src, self.filters):
+        for call, scope, site in calls_and_aliases(names, self.tree, self.src, self.filters):
             try:
                 self.call_site(call, scope, site)
             except RewriteError as err:
@@ -541,6 +540,10 @@ class _Analyzer:
         if not seen:
             return None
         resolved = [self._bound_def(b, arg.id, where, depth, memo) for b in seen]
+        if any(isinstance(b, Assigned) and func is None for b, func in zip(seen, resolved)):
+            # An assignment not seen through: assignments are then no defs at all, as they were
+            # before they were followed (what a transform of it gets is reported: JR006).
+            resolved = [b.node if isinstance(b, Defined) else None for b in seen]
         defs = [func for func in resolved if func is not None]
         if not defs:
             return None

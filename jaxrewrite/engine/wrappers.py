@@ -6,6 +6,10 @@ through any nest of them. A one-argument wrapper is assumed to do the same (pass
 **kwargs`` straight through), but where its definition is in view (a def or lambda of the same
 module) the assumption is checked: a wrapper whose function takes a parameter of its own would
 shift every position, and the statics would land on the wrong argument.
+
+A name assigned such an expression (``f = jax.jit(f)``, ``fast = f``) stands for the def, so
+the call sites naming it are looked at too (``calls_and_aliases``); a transform over what is
+made from a marked def some other way is found for ``check`` (``made_from``, JR006).
 """
 
 from __future__ import annotations
@@ -13,9 +17,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Container
 
+from jaxrewrite.engine.filters import CallSite, Filters, calls_naming
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.resolve import MAX_DEPTH
-from jaxrewrite.engine.scopes import Assigned, Defined, Scope
+from jaxrewrite.engine.scopes import Assigned, Defined, Scope, ScopeTree
 from jaxrewrite.engine.source import Source
 from jaxrewrite.errors import RewriteError
 
@@ -181,6 +186,23 @@ def aliases(scopes: list[Scope], names: set[str]) -> list[str]:
                 names.add(name)
                 found.append(name)
                 grew = True
+    return found
+
+
+def calls_and_aliases(names: list[str] | None, tree: ScopeTree, src: Source, filters: Filters) -> list[CallSite]:
+    """``filters.calls_naming``, and then the calls naming what is assigned something made from
+    ``names`` (``fast = jax.jit(f)``), found once the function bodies holding such assignments
+    are walked, until no new name turns up; in source order."""
+    found = calls_naming(names, tree, src, filters)
+    if names is None:
+        return found
+    known = set(names)
+    extra = aliases(tree.scopes, known)
+    while extra:
+        seen = {id(call) for call, _, _ in found}
+        found += [item for item in calls_naming(extra, tree, src, filters) if id(item[0]) not in seen]
+        extra = aliases(tree.scopes, known)
+    found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
     return found
 
 
