@@ -186,6 +186,43 @@ def test_a_call_site_in_a_later_cell_of_a_def_from_an_earlier_cell(shell: Any, c
     assert "static_broadcasted_argnums=(3,)" in show(shell, PMAP, capsys)
 
 
+COUNTED = HYPERCUBE.replace("    arr = jnp.empty((3, 3))\n", "    TRACES.append('rewritten')\n    arr = jnp.empty((3, 3))\n")
+BY_HAND = """\
+def by_hand(a, b, c: float, c_func):
+    TRACES.append('by hand')
+    arr = jnp.empty((3, 3))
+    arr += a
+    arr *= b
+    arr **= c_func(c)
+    return arr
+"""
+
+
+def test_a_def_rebound_to_its_jit_in_a_later_cell_keeps_its_statics(shell: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 20, item 5: ``make_hypercube = jax.jit(make_hypercube)`` in a cell of its own, then the
+    seed's pmap in the next: the statics hold through the rebinding, as the guide says."""
+    run(shell, COUNTED)
+    assert "static_argnums=(3,)" in show(shell, "make_hypercube = jax.jit(make_hypercube)\n", capsys)
+    run(shell, "make_hypercube = jax.jit(make_hypercube)\n")
+    assert show(shell, PMAP, capsys) == (
+        "pmake = jax.pmap(make_hypercube, in_axes=(0, 0, None, None), static_broadcasted_argnums=(3,))\n"
+    )
+    run(shell, BY_HAND + "by_hand = jax.jit(by_hand, static_argnums=(3,))\n")
+    run(shell, "hand = jax.pmap(by_hand, in_axes=(0, 0, None, None), static_broadcasted_argnums=(3,))\n")
+    run(shell, PMAP + "double = lambda x: 2 * x\nTRACES.clear()\n"
+        "out = [pmake(jnp.arange(1.0, 5.0), jnp.ones(4), 1.0, double) for _ in range(2)]\n"
+        "want = [hand(jnp.arange(1.0, 5.0), jnp.ones(4), 1.0, double) for _ in range(2)]\n")
+    ns = shell.user_ns
+    assert [float(v) for v in ns["out"][1][:, 0, 0]] == [float(v) for v in ns["want"][1][:, 0, 0]] == [1.0, 4.0, 9.0, 16.0]
+    assert ns["TRACES"].count("rewritten") == ns["TRACES"].count("by hand") == 1, ns["TRACES"]
+    # Another name bound to the jitted def, and a name bound to it again: the stand-in follows.
+    run(shell, "fast = make_hypercube\n")
+    assert "static_broadcasted_argnums=(3,)" in show(shell, PMAP.replace("(make_hypercube", "(fast"), capsys)
+    # Rebound to something that is not seen through: the statics no longer apply.
+    run(shell, "make_hypercube = partial(make_hypercube, 1.0)\n")
+    assert show(shell, PMAP, capsys) == PMAP
+
+
 def test_when_a_later_cell_rebinds_the_name_what_it_means_now_counts(shell: Any, capsys: pytest.CaptureFixture[str]) -> None:
     run(shell, HYPERCUBE)
     run(shell, "def make_hypercube(a, b, c, c_func):\n    return a\n")  # no Static any more

@@ -13,7 +13,9 @@ Each example renders a whole module, rewrites it and checks two things:
 
 A parameter is expected static when it is annotated ``Static`` or the user's own
 ``static_argnums`` / ``static_argnames`` name it: once the rewrite writes both lists, a
-parameter is static however it is passed. A module without any ``Static`` is not touched,
+parameter is static however it is passed. Where the user wrote both lists, JAX reads them
+apart (a position static only by position, a name only by name), and so does the rewrite: only
+the annotated parameters join both. A module without any ``Static`` is not touched,
 so there JAX's own rules apply (it infers the missing list from the signature, which a
 wrapper without ``functools.wraps`` hides); the model below spells out both.
 
@@ -120,6 +122,11 @@ class Case:
         return p.static or p.name in (self.user_names or ()) or p.position in self.user_positions()
 
     def ideal_lists(self) -> tuple[set[int], set[str]]:
+        if self.user_nums is not None and self.user_names is not None:
+            # Both written: JAX reads them apart, so they stay as written and each annotated
+            # parameter joins both (issue 20, item 4).
+            nums = set(self.user_nums) | {p.position for p in self.params if p.static and p.position is not None}
+            return nums, set(self.user_names) | {p.name for p in self.params if p.static and p.kind != POSONLY}
         nums = {p.position for p in self.params if p.position is not None and self.ideal_static(p)}
         names = {p.name for p in self.params if p.kind != POSONLY and self.ideal_static(p)}
         names |= set(self.user_names or ())  # names only **kwargs takes are kept as given

@@ -64,7 +64,7 @@ def step(x, n: jaxrewrite.Static[int]):
 
 
 step = jax.jit(step, static_argnums=(1,), static_argnames=('n',))  # the very common spelling: the def, rewritten
-step_mapped = jax.vmap(step)  # step is the jitted function here, not a def: left alone
+step_mapped = jax.vmap(step, in_axes=(0, None))  # step is the jitted def here: its statics hold through the rebinding
 by_hand = jax.vmap(step, in_axes=(0, None))
 
 
@@ -92,6 +92,7 @@ def _check():
     assert build_ones()(3).shape == (3,)
     assert TRACES.count(("ones", 3)) == 1
     assert by_hand(jnp.ones(2), 3).tolist() == [3.0, 3.0]
+    assert step_mapped(jnp.ones(2), 3).tolist() == [3.0, 3.0]
     assert float(first(1.0, 2)) == 2.0 and float(second(2, 1.0)) == 20.0
 
 

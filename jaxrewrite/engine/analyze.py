@@ -30,13 +30,14 @@ from jaxrewrite.engine.filters import (
 )
 from jaxrewrite.engine.header import Header, scan_header
 from jaxrewrite.engine.keywords import Values, complete, literal_ints, registration_values
-from jaxrewrite.engine.lint import looks_like_transform, marked_defs, missing_pragma
+from jaxrewrite.engine.lint import looks_like_transform, marked_defs, missing_pragma, unseen_level
 from jaxrewrite.engine.recognise import TransformRef, ambiguous, bound_keywords, classify, classify_registration
-from jaxrewrite.engine.resolve import binding_scope, parse_string, qualname
-from jaxrewrite.engine.scopes import Binding, Defined, Scope, ScopeTree, Site, build_scopes, environment
+from jaxrewrite.engine.resolve import MAX_DEPTH, binding_scope, parse_string, qualname
+from jaxrewrite.engine.scopes import Assigned, Binding, Defined, Scope, ScopeTree, Site, build_scopes, environment
 from jaxrewrite.engine.signature import Kind, Param, Signature, read_signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import TRANSFORMS, ClassTransform, Container, Mark, SpecKind, Transform
+from jaxrewrite.engine.wrappers import calls_and_aliases, made_from, passes_through, peel, wrapper_error
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -155,7 +156,7 @@ def analyze(
 
     ``environment`` names what the text uses but does not bind (a notebook's earlier cells);
     ``require_pragma`` False analyzes text without a ``# jaxrewrite: enable`` header; ``lint``
-    adds the findings of markers that would do nothing (``engine.lint``: JR001 to JR004);
+    adds the findings of markers that would do nothing (``engine.lint``: JR001 to JR004, JR007);
     ``passes`` run over the live tree after the analysis (``engine.tracetime.PASS``: JR006, the
     arguments that must be static, read with ``EXHAUSTIVE``-like filters so that unmarked uses count).
     """
@@ -248,6 +249,9 @@ class _Analyzer:
         self.unknown_calls: dict[int, ast.expr] = {}
         #: Classes a ``register_dataclass(C)`` call site registers.
         self.registered: set[int] = set()
+        #: Transform call sites whose argument is made from a marked def in a way not seen
+        #: through (JR007), with that def.
+        self.unseen: list[tuple[ast.Call, Function]] = []
 
     def refuse(self, err: RewriteError) -> None:
         self.result.diagnostics.append(Diagnostic.from_error(err))
@@ -285,7 +289,7 @@ class _Analyzer:
             names = [func.name for func, _ in self.tree.defs]
         if names is not None:
             names += registrable
-        for call, scope, site in calls_naming(names, self.tree, self.src, self.filters):
+        for call, scope, site in calls_and_aliases(names, self.tree, self.src, self.filters):
             try:
                 self.call_site(call, scope, site)
             except RewriteError as err:
@@ -295,7 +299,7 @@ class _Analyzer:
                 self.refuse(_unseen_error(node, base, self.src))
 
     def lint(self) -> None:
-        """JR001 to JR004 (``engine.lint``), with the scopes still alive."""
+        """JR001 to JR004 and JR007 (``engine.lint``), with the scopes still alive."""
         signatures = {key: sig for key, (sig, _) in self.signatures.items()}
         found = marked_defs(self.tree.defs, signatures, self.applied, self.unknown_calls, self.src)
         first = self.result.first_edit()
@@ -306,6 +310,7 @@ class _Analyzer:
             pragma = missing_pragma(self.result.header, where, self.src)
             if pragma is not None:
                 found.append(pragma)
+        found.extend(unseen_level(call, func, self.src) for call, func in self.unseen)
         self.result.diagnostics.extend(found)
 
     # -- decorators ---------------------------------------------------------------------------
@@ -348,6 +353,11 @@ class _Analyzer:
                 raise _ambiguity_error(deco, self.src)
             return
         self.applied.add(id(func))
+        if marked:
+            below = func.decorator_list[func.decorator_list.index(deco) + 1 :]
+            wrapper = next((d for d in below if classify(d, scope) is None and not passes_through(d, scope)), None)
+            if wrapper is not None:
+                raise wrapper_error(wrapper, wrapper, func, self.src)
         local = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
         leaves = held_leaves(leaves, ref.transform)
         values = _complete(ref, sig, self.src, deco, bool(leaves))
@@ -509,6 +519,10 @@ class _Analyzer:
             return
         func = self._function(call.args[0], scope, site)
         if func is None:
+            reached = made_from(call.args[0], scope, self.signatures)
+            if reached is not None:
+                self.applied.add(id(reached))
+                self.unseen.append((call, reached))
             return
         self.applied.add(id(func))
         local_keywords = bound_keywords(call, ref.transform.positional, ref.transform.name, self.src)
@@ -550,17 +564,21 @@ class _Analyzer:
         func = self._function(arg, scope, site)
         return func if func is not None and id(func) in self.signatures else None
 
-    def _function(self, arg: ast.expr, scope: Scope, site: Site) -> Function | None:
-        """The def a call-site argument names (``f`` or ``wrapper(f)``), as Python would see it
-        when the call runs; a RewriteError when it may be defs with different Static parameters.
+    def _function(
+        self, arg: ast.expr, scope: Scope, site: Site, depth: int = 0, memo: dict[int, object] | None = None
+    ) -> Function | None:
+        """The def a call-site argument names, as Python would see it when the call runs; a
+        RewriteError when it may be defs with different Static parameters.
 
-        A one-argument wrapper, or a transform of the table applied to the def (whatever its
-        other arguments: ``jax.jit(jax.vmap(f, 0))``), keeps the def's signature; anything else
-        (``partial(f, 3)``) may not, so it is not seen through."""
-        if isinstance(arg, ast.Call) and arg.args and not isinstance(arg.args[0], ast.Starred):
-            inner = classify(arg.func, scope)
-            if (inner is not None and not inner.factory) or (len(arg.args) == 1 and not arg.keywords):
-                arg = arg.args[0]
+        Seen through (``engine.wrappers.peel``): any nest of the table's transforms and
+        one-argument wrappers (``jax.jit(jax.vmap(jax.grad(f)))``), and names bound to such an
+        expression (``f = jax.jit(f)``, read where that statement runs). ``memo`` holds the
+        assignments followed (each read once; one still being read is left out, so that
+        ``f = jax.jit(f)`` in a loop does not follow itself)."""
+        if depth > MAX_DEPTH:
+            return None
+        memo = {} if memo is None else memo
+        arg, wrapper = peel(arg, scope)
         if not isinstance(arg, ast.Name):
             return None
         found = scope.lookup(arg.id)
@@ -568,32 +586,68 @@ class _Analyzer:
             return None
         bindings, where = found
         seen = where.bindings_seen_at(arg.id, site) if where is scope else list(bindings)
-        if seen and len(seen) > 1:
+        seen = [b for b in seen or () if not (id(b) in memo and memo[id(b)] is _READING)]
+        if len(seen) > 1:
             # ``@typing.overload`` stubs are replaced by the implementation that follows them.
             real = [b for b in seen if not (isinstance(b, Defined) and _is_overload(b.node, where))]
             seen = real or seen[-1:]
         if not seen:
             return None
-        defs = [b.node for b in seen if isinstance(b, Defined)]
+        resolved = [self._bound_def(b, arg.id, where, depth, memo) for b in seen]
+        if any(isinstance(b, Assigned) and func is None for b, func in zip(seen, resolved)):
+            # An assignment not seen through: assignments are then no defs at all, as they were
+            # before they were followed (what a transform of it gets is reported: JR007).
+            resolved = [b.node if isinstance(b, Defined) else None for b in seen]
+        defs = [func for func in resolved if func is not None]
         if not defs:
             return None
         if any(id(func) in self.failed for func in defs):
             return None
         marked = [id(func) in self.signatures for func in defs]
+        func: Function | None = None
         if len(defs) == len(seen) and (len(defs) == 1 or not any(marked)):
-            return defs[-1]
-        if len(defs) == len(seen) and all(marked):
+            func = defs[-1]
+        elif len(defs) == len(seen) and all(marked):
             first = self.signatures[id(defs[0])]
-            if all(_same_statics(self.signatures[id(func)], first) for func in defs[1:]):
-                return defs[-1]
-        if not any(marked):
+            if all(_same_statics(self.signatures[id(other)], first) for other in defs[1:]):
+                func = defs[-1]
+        if func is None:
+            if not any(marked):
+                return None
+            raise self.src.error(
+                arg,
+                "JR119",
+                f"cannot tell which {arg.id!r} this is: the name is bound more than one way where it is used "
+                "here, and not every binding is a def with the same Static parameters; bind it once",
+            )
+        if wrapper is not None and id(func) in self.signatures:
+            self.applied.add(id(func))
+            raise wrapper_error(wrapper, wrapper.func, func, self.src)
+        return func
+
+    def _bound_def(
+        self, binding: Binding, name: str, where: Scope, depth: int, memo: dict[int, object]
+    ) -> Function | None:
+        """The def one binding of a name stands for: a def itself, or an assignment of what
+        ``_function`` sees through to one (``f = jax.jit(f)``, ``g = f``), read at its own line."""
+        if isinstance(binding, Defined):
+            return binding.node
+        if not isinstance(binding, Assigned) or binding.type_statement:
             return None
-        raise self.src.error(
-            arg,
-            "JR119",
-            f"cannot tell which {arg.id!r} this is: the name is bound more than one way where it is used "
-            "here, and not every binding is a def with the same Static parameters; bind it once",
-        )
+        if not isinstance(binding.value, (ast.Call, ast.Name)):
+            return None
+        if id(binding) in memo:
+            done = memo[id(binding)]
+            return done if isinstance(done, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        index = next(i for i, b in enumerate(where.bindings[name]) if b is binding)
+        memo[id(binding)] = _READING  # met again while being read: a cycle, left out
+        found = self._function(binding.value, binding.scope, where.sites[name][index], depth + 1, memo)
+        memo[id(binding)] = found
+        return found
+
+
+#: An assignment ``_function`` is reading now.
+_READING = object()
 
 
 def _same_statics(a: tuple[Signature, tuple[Leaf, ...]], b: tuple[Signature, tuple[Leaf, ...]]) -> bool:

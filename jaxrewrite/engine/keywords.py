@@ -1,7 +1,8 @@
 """The keyword math: complete static lists, merged with what the user already wrote.
 
 Pure functions over literals. Once both ``static_argnums`` and ``static_argnames`` are
-given JAX infers neither from the other, so every list written here is complete.
+given JAX infers neither from the other, so every list written here is complete; where the
+user wrote both, what they say is kept as it is and only the marked parameters are added.
 """
 
 from __future__ import annotations
@@ -89,8 +90,10 @@ def _lists(spec: _Spec) -> Values | None:
         if p.kind is Kind.POSITIONAL_OR_KEYWORD or p.kind is Kind.KEYWORD_ONLY:
             names.add(p.name)
     out: Values = []
-    if t.argnames is not None:
-        # Complete both lists: once both are given, JAX infers neither from the other.
+    if t.argnames is not None and not _both_written(effective, t):
+        # Complete both lists: once both are given, JAX infers neither from the other. Where
+        # the user gave both, JAX read them apart (a position static only by position, a name
+        # only by name), so only the marked parameters join them, each in both.
         for p in sig.params:
             if p.kind is Kind.POSITIONAL_OR_KEYWORD and (p.name in names or p.position in nums):
                 names.add(p.name)
@@ -106,6 +109,15 @@ def _lists(spec: _Spec) -> Values | None:
         final_names: render.Value = tuple(ordered + [n for n in user_names if n not in ordered])
         out.append((t.argnames, final_names, _same(effective.get(t.argnames), final_names)))
     return out
+
+
+def _both_written(effective: dict[str, ast.expr], t: Transform) -> bool:
+    """Did the user give both lists (``None`` is not given)? JAX then infers neither from the
+    other (``infer_argnums_and_argnames``, unchanged from the floor 0.4.30 to 0.10.2)."""
+    return all(
+        t_key is not None and t_key in effective and literal(effective[t_key]) is not None
+        for t_key in (t.argnums, t.argnames)
+    )
 
 
 def _same(node: ast.expr | None, value: render.Value) -> ast.expr | None:

@@ -138,6 +138,19 @@ def marked_defs(
     return found
 
 
+def unseen_level(call: ast.Call, func: Function, src: Source) -> Diagnostic:
+    """JR007: a transform applied to something made from a marked def that is not seen through."""
+    return _at(
+        src,
+        call.args[0],
+        "JR007",
+        f"the Static/NoDiff parameters of {func.name!r} are not applied by {ast.unparse(call.func)!r} here: "
+        f"its argument {ast.unparse(call.args[0])!r} is made from {func.name!r} by something other than "
+        "the transforms jaxrewrite knows and one-argument wrappers, so which parameters it receives "
+        "cannot be told; pass its static keywords yourself, or apply the transform to the def",
+    )
+
+
 def missing_pragma(header: Header, first: ast.AST | None, src: Source) -> Diagnostic | None:
     """JR001: the rewrite would act on this module, but its header does not opt in."""
     if header.enabled or first is None:

@@ -79,6 +79,9 @@ class Transform:
     #: values inside (Python control flow on them works); custom_vjp/custom_jvp call the function
     #: on concrete values outside any other transform: neither is abstract.
     abstract: bool = False
+    #: The transform's result takes the function's own arguments, so a transform around it sees
+    #: the same signature (``jax.jit(jax.vmap(f))``); False: it returns something else (a jaxpr).
+    keeps_arguments: bool = True
 
 
 _STATIC = frozenset({Mark.STATIC})
@@ -174,6 +177,7 @@ TRANSFORMS: dict[str, Transform] = {
         positional=("static_argnums", "axis_env", "return_shape", "abstracted_axes"),
         positions_only="it takes static arguments by position only (static_argnums)",
         abstract=True,
+        keeps_arguments=False,
     ),
     "vmap": Transform(
         "vmap",
@@ -221,7 +225,7 @@ NNX_TRANSFORMS: dict[str, Transform] = {
     "grad": Transform("nnx.grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF),
     "value_and_grad": Transform("nnx.value_and_grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF),
     # flax.nnx.make_jaxpr(f, *, graph, graph_updates, static_argnums) (flax 0.11 and newer)
-    "make_jaxpr": Transform("nnx.make_jaxpr", _STATIC, "static_argnums", abstract=True),
+    "make_jaxpr": Transform("nnx.make_jaxpr", _STATIC, "static_argnums", abstract=True, keeps_arguments=False),
 }
 
 _LINEN_JIT_TAIL = (

@@ -373,6 +373,12 @@ class _Body:
             return
         if p.name in self.stored:
             return
+        if _has_default(self.func, p):
+            # A default is a Python value: the body fails only where a call passes the parameter,
+            # and no call in view says that one does (jax's own _lu_blocked(a, block_size=128)
+            # under vmap is never passed block_size). A type that can never be traced is still
+            # reported, above: passing one always fails.
+            return
         scalar = self.scalar_or_array(p)
         ann = self.annotation(p)
         if ann is not None and not scalar:

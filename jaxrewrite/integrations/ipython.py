@@ -35,7 +35,7 @@ from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.plan import plan
 from jaxrewrite.errors import RewriteError, RewriteWarning
 from jaxrewrite.hook.finder import HookHandle, install
-from jaxrewrite.integrations.namespace import Recorded, StandIn, prepare, stand_ins
+from jaxrewrite.integrations.namespace import Recorded, StandIn, prepare, rebindings, stand_ins
 
 __all__ = ["SHOW_MAGIC", "CellRewriter", "load_ipython_extension", "unload_ipython_extension"]
 
@@ -46,6 +46,7 @@ CELL = "<cell>"
 _MISSING = object()
 #: Text that may define what later cells need to know about (a superset: comments count).
 _DEFINES = re.compile(r"\b(?:def|class|TypedDict|NamedTuple)\b")
+_WORD = re.compile(r"[^\W\d]\w*")
 
 
 class CellRewriter:
@@ -96,6 +97,8 @@ class CellRewriter:
         """
         prepared = prepare(text, self.shell.user_ns, self.recorded)
         if not prepared.relevant:
+            if record and self.recorded and not self.recorded.keys().isdisjoint(_WORD.findall(text)):
+                self._remember(text, prepared.environment)  # ``fast = make_hypercube``
             return text
         prefix = prepared.prefix
         shift = prefix.count("\n")
@@ -119,7 +122,7 @@ class CellRewriter:
         if not out.startswith(prefix):
             raise AssertionError("jaxrewrite internal error: a stand-in line was edited")
         out = out[len(prefix) :]
-        if record and _DEFINES.search(text):
+        if record and (prefix or _DEFINES.search(text)):
             self._remember(text, prepared.environment)
         return out
 
@@ -143,13 +146,24 @@ class CellRewriter:
         namespace = self.shell.user_ns
         for name, stand_in in found.items():
             self._pending[name] = (stand_in, namespace.get(name, _MISSING))
+        # ``make_hypercube = jax.jit(make_hypercube)``: the name keeps the def's stand-in.
+        for target, source in rebindings(text, environment, CELL).items():
+            if target in found and target != source:
+                continue  # a def of that name in the cell too: its own statement decides
+            kept = found.get(source)
+            record = self.recorded.get(source)
+            if kept is None and record is not None and record.value is namespace.get(source, _MISSING):
+                kept = record.stand_in
+            if kept is not None:
+                self._pending[target] = (kept.bound_to(target), namespace.get(target, _MISSING))
 
     def post_run_cell(self, result: object = None) -> None:
         """After a cell ran: a def that ran rebound its name; remember the object it made.
 
         A name the cell did not rebind (it failed first) keeps its old record; one rebound to
-        anything but what the statement made (``f = 3``) loses it. ``f = jax.jit(f)`` keeps it:
-        a def's record is checked through ``__wrapped__`` down to the def's own code.
+        anything but what the statement made (``f = 3``) loses it. ``f = jax.jit(f)`` keeps it,
+        in the def's cell or a later one (``namespace.rebindings``): a def's record is checked
+        through ``__wrapped__`` down to the def's own code.
         """
         pending, self._pending = self._pending, {}
         namespace = self.shell.user_ns
@@ -198,7 +212,8 @@ def _made_by(value: object, stand_in: StandIn) -> bool:
         code = getattr(func, "__code__", None)
     except Exception:  # a cycle of __wrapped__, or an object whose attributes raise
         return False
-    return isinstance(code, CodeType) and code.co_name == stand_in.name and code.co_firstlineno == stand_in.first_line
+    name = stand_in.code_name or stand_in.name
+    return isinstance(code, CodeType) and code.co_name == name and code.co_firstlineno == stand_in.first_line
 
 
 #: One CellRewriter per shell that loaded the extension.

@@ -24,6 +24,7 @@ import re
 import sys
 import typing
 from collections.abc import Mapping
+import dataclasses
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -36,9 +37,10 @@ from jaxrewrite.engine.scopes import Assigned, Binding, DefinedClass, Imported, 
 from jaxrewrite.engine.signature import Kind, read_signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import Container, Mark
+from jaxrewrite.engine.wrappers import peel
 from jaxrewrite.errors import RewriteError
 
-__all__ = ["Prepared", "Recorded", "StandIn", "binding_for", "prepare", "stand_ins"]
+__all__ = ["Prepared", "Recorded", "StandIn", "binding_for", "prepare", "rebindings", "stand_ins"]
 
 #: An identifier, the way Python's tokenizer reads one (a superset: strings and comments count).
 _WORD = re.compile(r"[^\W\d]\w*")
@@ -96,6 +98,16 @@ class StandIn:
     is_class: bool = False
     #: Names the text refers to that may be stand-ins themselves (a def's class annotations).
     mentions: frozenset[str] = frozenset()
+    #: A def's own name (its code's ``co_name``) where ``name`` is another name bound to a
+    #: transform of it (``fast = jax.jit(make_hypercube)``); empty: ``name`` itself.
+    code_name: str = ""
+
+    def bound_to(self, name: str) -> StandIn:
+        """This def's stand-in for another name bound to (a transform of) it, spelled with that name."""
+        if name == self.name or self.is_class:
+            return self
+        text = f"def {name}" + self.text[len(f"def {self.name}") :]
+        return dataclasses.replace(self, name=name, text=text, code_name=self.code_name or self.name)
 
 
 @dataclass(frozen=True)
@@ -310,6 +322,29 @@ def stand_ins(
     finally:
         built.release()
     return {name: stand_in for _, name, stand_in in sorted(found, key=lambda item: item[0])}
+
+
+def rebindings(text: str, environment: Mapping[str, Binding], filename: str = "<cell>") -> dict[str, str]:
+    """``target = <transforms of the table and wrappers>(name)`` at the top level of ``text``, as
+    target -> name: what the engine sees through at a call site (``engine.wrappers.peel``), so
+    the target keeps the def's stand-in (``make_hypercube = jax.jit(make_hypercube)``). A
+    wrapper of the text that does not pass its arguments straight through breaks the chain."""
+    tree = ast.parse(text, filename)
+    built = scopes.build_scopes(tree, text, outer=scopes.environment(environment))
+    found: dict[str, str] = {}
+    try:
+        for stmt in tree.body:
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+                continue
+            inner, offender = peel(stmt.value, built.module)
+            target = stmt.targets[0].id
+            if offender is None and isinstance(inner, ast.Name):
+                found[target] = inner.id
+            else:
+                found.pop(target, None)
+    finally:
+        built.release()
+    return found
 
 
 def _def_stand_in(

@@ -1,0 +1,232 @@
+"""What lies between a transform and the def it is applied to: other transforms of the table and
+one-argument wrappers (``jax.jit(jax.vmap(jax.grad(f)))``, ``jax.jit(logged(f))``).
+
+A table transform keeps the arguments its function takes, so the def's Static positions hold
+through any nest of them. A one-argument wrapper is assumed to do the same (pass ``*args,
+**kwargs`` straight through), but where its definition is in view (a def or lambda of the same
+module) the assumption is checked: a wrapper whose function takes a parameter of its own would
+shift every position, and the statics would land on the wrong argument.
+
+A name assigned such an expression (``f = jax.jit(f)``, ``fast = f``) stands for the def, so
+the call sites naming it are looked at too (``calls_and_aliases``); a transform over what is
+made from a marked def some other way is found for ``check`` (``made_from``, JR007).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Container
+
+from jaxrewrite.engine.filters import CallSite, Filters, calls_naming
+from jaxrewrite.engine.recognise import classify
+from jaxrewrite.engine.resolve import MAX_DEPTH
+from jaxrewrite.engine.scopes import Assigned, Defined, Scope, ScopeTree
+from jaxrewrite.engine.source import Source
+from jaxrewrite.errors import RewriteError
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def peel(expr: ast.expr, scope: Scope, active: frozenset[int] = frozenset()) -> tuple[ast.expr, ast.Call | None]:
+    """``expr`` without the transforms of the table and one-argument wrappers around it: (what
+    is left, the first wrapper application whose definition is in view and does not pass its
+    arguments straight through, or None). Anything else (``partial(f, 3)``) stops the peeling:
+    it may change the arguments, so what it wraps is not the function the transform receives."""
+    offender: ast.Call | None = None
+    for _ in range(MAX_DEPTH):
+        if not isinstance(expr, ast.Call) or not expr.args or isinstance(expr.args[0], ast.Starred):
+            break
+        alone = len(expr.args) == 1 and not expr.keywords
+        ref = classify(expr.func, scope)
+        if ref is not None and not ref.transform.keeps_arguments:
+            break  # make_jaxpr returns a jaxpr maker: what is around it does not call the def
+        if ref is not None and (not ref.factory or alone):
+            expr = expr.args[0]  # a transform (or a factory's result) keeps the arguments
+            continue
+        if not alone:
+            break
+        if offender is None and not passes_through(expr.func, scope, active):
+            offender = expr
+        expr = expr.args[0]
+    return expr, offender
+
+
+def passes_through(wrapper: ast.expr, scope: Scope, active: frozenset[int] = frozenset()) -> bool:
+    """False only when ``wrapper`` names a def or lambda of this module (every binding of the
+    name that is one) that does not return its function itself, a transform of the table of it,
+    or a function of exactly ``(*args, **kwargs)`` that calls it with ``(*args, **kwargs)``.
+    Not in view: True (assumed)."""
+    if not isinstance(wrapper, ast.Name):
+        return True
+    found = scope.lookup(wrapper.id)
+    if found is None:
+        return True
+    for binding in found[0]:
+        node: Function | ast.Lambda | None = None
+        if isinstance(binding, Defined):
+            node = binding.node
+        elif isinstance(binding, Assigned) and isinstance(binding.value, ast.Lambda):
+            node = binding.value
+        if node is None:
+            continue
+        if id(node) in active:  # a wrapper made from itself: cannot tell
+            return False
+        if not _forwards(node, scope, active | {id(node)}):
+            return False
+    return True
+
+
+def _forwards(node: Function | ast.Lambda, scope: Scope, active: frozenset[int]) -> bool:
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    if not positional:
+        return False
+    func = positional[0].arg
+    if isinstance(node, ast.Lambda):
+        returned: list[ast.expr | None] = [node.body]
+        inner: dict[str, Function | ast.Lambda] = {}
+    else:
+        returned = [stmt.value for stmt in _own_statements(node.body) if isinstance(stmt, ast.Return)]
+        inner = {stmt.name: stmt for stmt in node.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if not returned:
+        return False
+    for value in returned:
+        if isinstance(value, ast.Name) and value.id == func:
+            continue  # ``return fn``: the function itself (a registering decorator)
+        if isinstance(value, ast.Call):
+            peeled, offender = peel(value, scope, active)
+            if offender is None and isinstance(peeled, ast.Name) and peeled.id == func:
+                continue  # ``return jax.jit(fn)``: transforms of the table keep the arguments
+        target = inner.get(value.id) if isinstance(value, ast.Name) else value
+        if not (isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and _star_call(target, func)):
+            return False
+    return True
+
+
+def _star_call(node: Function | ast.Lambda, func: str) -> bool:
+    """Does ``node`` take exactly ``(*args, **kwargs)`` and call ``func(*args, **kwargs)``?"""
+    args = node.args
+    if args.posonlyargs or args.args or args.kwonlyargs or args.vararg is None or args.kwarg is None:
+        return False
+    star, stars = args.vararg.arg, args.kwarg.arg
+    body: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
+    for part in body:
+        for call in ast.walk(part):
+            if (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Name)
+                and call.func.id == func
+                and len(call.args) == 1
+                and isinstance(call.args[0], ast.Starred)
+                and isinstance(call.args[0].value, ast.Name)
+                and call.args[0].value.id == star
+                and len(call.keywords) == 1
+                and call.keywords[0].arg is None
+                and isinstance(call.keywords[0].value, ast.Name)
+                and call.keywords[0].value.id == stars
+            ):
+                return True
+    return False
+
+
+def _own_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of a function body, into compound statements but not nested defs/classes."""
+    out: list[ast.stmt] = []
+    pending = list(body)
+    while pending:
+        stmt = pending.pop()
+        out.append(stmt)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            pending.extend(getattr(stmt, name, ()))
+        for handler in getattr(stmt, "handlers", ()):
+            pending.extend(handler.body)
+        for case in getattr(stmt, "cases", ()):
+            pending.extend(case.body)
+    return out
+
+
+def wrapper_error(where: ast.expr, wrapper: ast.expr, func: Function, src: Source) -> RewriteError:
+    """JR125: a wrapper in view between a transform and a marked def that may shift its positions."""
+    name = ast.unparse(wrapper)
+    return src.error(
+        where,
+        "JR125",
+        f"cannot tell which arguments {name}({func.name}) takes: {name} is defined in this module and does "
+        f"not pass *args, **kwargs straight through to {func.name!r}, so the Static positions of "
+        f"{func.name!r} may not be its; apply the transform to {func.name!r} itself, or write the "
+        "static keywords by hand",
+    )
+
+
+def root_name(expr: ast.expr) -> str | None:
+    """The name at the bottom of ``expr``'s first arguments (``f`` in ``jax.jit(partial(f, x))``)."""
+    for _ in range(MAX_DEPTH):
+        if not isinstance(expr, ast.Call) or not expr.args or isinstance(expr.args[0], ast.Starred):
+            break
+        expr = expr.args[0]
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def aliases(scopes: list[Scope], names: set[str]) -> list[str]:
+    """Names assigned something made from one of ``names`` (``g = f``, ``f = jax.jit(f)``,
+    ``h = partial(f, x)``), transitively: transforms of them are call sites to look at too."""
+    pairs = [
+        (name, root)
+        for scope in scopes
+        for name, bindings in scope.bindings.items()
+        for b in bindings
+        if isinstance(b, Assigned) and (root := root_name(b.value)) is not None and root != name
+    ]
+    found: list[str] = []
+    grew = True
+    while grew:
+        grew = False
+        for name, root in pairs:
+            if root in names and name not in names:
+                names.add(name)
+                found.append(name)
+                grew = True
+    return found
+
+
+def calls_and_aliases(names: list[str] | None, tree: ScopeTree, src: Source, filters: Filters) -> list[CallSite]:
+    """``filters.calls_naming``, and then the calls naming what is assigned something made from
+    ``names`` (``fast = jax.jit(f)``), found once the function bodies holding such assignments
+    are walked, until no new name turns up; in source order."""
+    found = calls_naming(names, tree, src, filters)
+    if names is None:
+        return found
+    known = set(names)
+    extra = aliases(tree.scopes, known)
+    while extra:
+        seen = {id(call) for call, _, _ in found}
+        found += [item for item in calls_naming(extra, tree, src, filters) if id(item[0]) not in seen]
+        extra = aliases(tree.scopes, known)
+    found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
+    return found
+
+
+def made_from(arg: ast.expr, scope: Scope, marked: Container[int], seen: set[int] | None = None) -> Function | None:
+    """A marked def (its id in ``marked``) that ``arg`` is made from through calls' first
+    arguments and names, whatever the calls are: where the analysis could not follow it
+    (``jax.jit(jax.vmap(partial(f, x)))``), the transform around it is reported (JR007).
+    ``seen`` holds the assignments followed already, so each is read once."""
+    seen = set() if seen is None else seen
+    for _ in range(MAX_DEPTH):
+        if not isinstance(arg, ast.Call) or not arg.args or isinstance(arg.args[0], ast.Starred):
+            break
+        arg = arg.args[0]
+    if not isinstance(arg, ast.Name):
+        return None
+    found = scope.lookup(arg.id)
+    for binding in found[0] if found is not None else ():
+        if isinstance(binding, Defined) and id(binding.node) in marked:
+            return binding.node
+        if isinstance(binding, Assigned) and id(binding) not in seen and isinstance(binding.value, (ast.Call, ast.Name)):
+            seen.add(id(binding))
+            reached = made_from(binding.value, binding.scope, marked, seen)
+            if reached is not None:
+                return reached
+    return None
