@@ -3,18 +3,18 @@
 1. Every file, with ``# jaxrewrite: enable`` prepended, comes back byte-identical: none of
    them imports jaxrewrite, so nothing in them can be Static. Nothing may raise except
    Python's own SyntaxError for a file that does not compile on this Python (counted).
-2. Every transform use in them that spells static arguments by hand, decorators
-   (``@partial(jit, static_argnums=...)``, ``@api.jit(static_argnames=...)``,
-   ``@partial(custom_vjp, nondiff_argnums=...)``, ...) and call sites on the module's own defs
-   (``api.jit(f, static_argnums=...)``), as the engine's analysis lists them, is converted
-   into ``Static`` annotations where that is faithful (``corpus_support``), the module
-   rewritten, and each rewritten use read back: the same static parameters as JAX read from
-   the original spec, each positional-or-keyword one in both lists, every other argument as
-   the user wrote it, no line moved and no other line touched. The same functions again with
-   the uses kept as written and only one parameter annotated: the engine must complete the
-   user's lists. What is not converted is counted by reason.
+2. Every module with a hand-written static spec, decorators (``@partial(jit, static_argnums=...)``,
+   ``@api.jit(static_argnames=...)``, ``@partial(custom_vjp, nondiff_argnums=...)``, ...) and call
+   sites on the module's own defs (``api.jit(f, static_argnums=...)``), goes through
+   ``jaxrewrite.migrate.migrate_source``, is rewritten, and every use of every migrated function
+   (as the engine's analysis of the original lists them) is read back by ``corpus_support``'s own
+   reading of JAX's rules, not migrate's round trip: the same static positions and names as JAX
+   read from the original spec, every other argument as the user wrote it, no line moved by the
+   rewrite and no other line touched. The same functions again with the uses kept as written and
+   only one parameter annotated: the engine must complete the user's lists. What migrate
+   refuses is counted by reason (its JR2nn code).
 
-The whole corpus is covered, no sampling: about 30 s of CPU in all (``-s`` prints the counts
+The whole corpus is covered, no sampling: about 20 s of CPU in all (``-s`` prints the counts
 and seconds). The lower bounds keep the test from quietly checking nothing when JAX changes
 its style.
 """
@@ -32,22 +32,22 @@ from corpus_support import (
     CORPUS_PACKAGES,
     PRAGMA,
     CorpusRun,
+    Module,
     check_rewrite,
     convert_corpus,
-    convert_module,
     corpus_files,
-    read_module,
+    migrate_module,
     read_source,
-    verify_module,
 )
 
 from jaxrewrite import RewriteError, RewriteWarning, rewrite_source
+from jaxrewrite.migrate import Reason
 
 FILES = corpus_files()
 
 #: Lower bounds, far below what jax 0.10.2 has (617 jax / 75 jaxlib / 487 numpy files, 277
-#: uses converted in 55 files: 274 decorators, 3 call sites), far above what a broken finder
-#: would report.
+#: uses of 272 functions migrated in 55 files: 274 decorators, 3 call sites), far above what a
+#: broken finder would report.
 MIN_FILES = {"jax": 300, "numpy": 300}
 MIN_VERIFIED = 200
 MIN_CONVERTED_FILES = 30
@@ -119,7 +119,7 @@ def test_corpus_comes_back_byte_identical(package: str) -> None:
     ] == len(files)
 
 
-# -- 2. hand-written statics, converted -------------------------------------------------------
+# -- 2. hand-written statics, migrated -------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -127,24 +127,23 @@ def corpus_run() -> CorpusRun:
     started = time.perf_counter()
     run = convert_corpus(FILES, _rewrite)
     _show(
-        "hand-written static specs converted into Static annotations",
+        "hand-written static specs migrated into Static annotations",
         {
             "files with a hand-written static spec": run.files_with_specs,
-            "files converted": run.files_converted,
-            "functions converted": run.functions,
+            "files migrated": run.files_converted,
+            "functions migrated": run.functions,
             "functions verified": run.functions_verified,
-            "uses converted": run.uses,
+            "uses migrated": run.uses,
             "uses verified": run.verified,
             "uses verified again, kept as written with one parameter Static": run.merge_verified,
             "problems": len(run.problems),
             "seconds": round(time.perf_counter() - started, 1),
         },
     )
-    _show("converted, by transform", run.by_transform)
-    _show("converted, by kind of use", run.by_kind)
+    _show("migrated, by transform", run.by_transform)
+    _show("migrated, by kind of use", run.by_kind)
     _show("rewritten as", run.forms)
-    _show("converted, with", run.notes)
-    _show("uses skipped, by reason", run.skipped)
+    _show("functions refused, by reason", run.skipped)
     return run
 
 
@@ -154,7 +153,7 @@ def test_corpus_static_specs_survive_conversion(corpus_run: CorpusRun) -> None:
     assert corpus_run.functions_verified == corpus_run.functions
     assert corpus_run.verified >= MIN_VERIFIED, corpus_run.verified
     assert corpus_run.files_converted >= MIN_CONVERTED_FILES, corpus_run.files_converted
-    # Skips are the exception; a finder that lost its way would skip everything.
+    # Refusals are the exception; a finder that lost its way would refuse everything.
     assert sum(corpus_run.skipped.values()) < corpus_run.uses / 4, corpus_run.skipped
     # The corpus reaches both engine spellings and both transform families.
     assert corpus_run.forms["partial wrapper"] >= 50, corpus_run.forms
@@ -163,21 +162,23 @@ def test_corpus_static_specs_survive_conversion(corpus_run: CorpusRun) -> None:
     assert corpus_run.by_transform["custom_vjp"] + corpus_run.by_transform["custom_jvp"] >= 1, corpus_run.by_transform
 
 
-# -- the converter itself, on small inputs ------------------------------------------------------
+# -- the migration and the verifier, on small inputs ---------------------------------------------
 
 
-def _convert(source: str) -> tuple[str, str]:
-    module = read_module(source, "case.py")
-    assert module is not None
-    conv = convert_module(module)
-    out = _rewrite(conv.text, "case.py")
-    problems = [p for _, p in verify_module(conv, out) if p]
-    assert not problems
-    return conv.text, out
+def _check(module: Module, text: str | None = None, rewrite=_rewrite) -> list[str]:  # type: ignore[no-untyped-def]
+    """The verifier's problems with the module's migrated text (or ``text``, lines as migrated)."""
+    text = module.migration.text if text is None else text
+    return check_rewrite(module, text, module.lines, rewrite, "case.py").problems
 
 
-def test_converter_layouts() -> None:
-    source = '''"""Doc."""
+def _convert(source: str) -> tuple[Module, str]:
+    module = migrate_module(source, "case.py")
+    assert module.migration.changed
+    assert not _check(module)
+    return module, _rewrite(module.migration.text, "case.py")
+
+
+LAYOUTS = '''"""Doc."""
 from __future__ import annotations
 import functools
 from functools import partial
@@ -213,27 +214,57 @@ def f(x, mode):
 e_jit, f_vjp = api.jit(e, static_argnums=(1,), inline=True), jax.custom_vjp(f, nondiff_argnames=("mode",))
 traced = jax.jit(e, static_argnums=1).trace(1, 2)
 '''
-    converted, out = _convert(source)
-    assert converted.count("\n") == source.count("\n") + 2
-    assert converted.splitlines()[2:4] == ["# jaxrewrite: enable", "from jaxrewrite import Static"]
+
+
+def test_converter_layouts() -> None:
+    module, out = _convert(LAYOUTS)
+    converted = module.migration.text
+    # migrate's header: the pragma before the first statement, the import after the last one; the
+    # whole-line spec item of b goes with its line, its comment stays.
+    assert converted.count("\n") == LAYOUTS.count("\n") + 1
+    lines = converted.splitlines()
+    assert lines[2] == "# jaxrewrite: enable" and lines[8] == "from jaxrewrite import NoDiff, Static"
     assert "@jax.jit\ndef a(x, n: Static):" in converted
-    assert "@api.jit(\n    \n\ndonate_argnums=0)\ndef b(x, m: Static[int], n: Static[\"int\"], *, k=1):" in converted
-    assert "@functools.partial(my_jit, donate_argnums=0, inline=True)\ndef c(x, y, z: Static):" in converted
+    assert '@api.jit(\n    # comment\n    donate_argnums=0)\ndef b(x, m: Static[int], n: Static["int"], *, k=1):' in converted
     assert "@my_jit\ndef d(x, *, k: Static):" in converted
     assert "__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))" in out
-    assert "static_argnums=(2,), static_argnames=('z',)" in out
+    assert "donate_argnums=0, static_argnums=(1, 2), static_argnames=('m', 'n'))" in out
     assert "__import__('functools').partial(my_jit, static_argnums=(), static_argnames=('k',))" in out
-    # Call sites: the keywords go, the engine writes them back.
-    assert "def e(x, n: Static):" in converted and "def f(x, mode: Static):" in converted
+    # A negative position is refused (the old converter resolved it against the def: JAX counts it
+    # from the end of each call's arguments), and c stays as written.
+    assert [(r.function, r.reason) for r in module.migration.refused] == [("c", Reason.NEGATIVE)]
+    assert "@functools.partial(my_jit, donate_argnums=0, static_argnums=-1, inline=True)\ndef c(x, y, z):" in converted
+    # Call sites: the keywords go, the engine writes them back; custom_vjp's names become NoDiff.
+    assert "def e(x, n: Static):" in converted and "def f(x, mode: NoDiff):" in converted
     assert "e_jit, f_vjp = api.jit(e, inline=True), jax.custom_vjp(f)\ntraced = jax.jit(e).trace(1, 2)" in converted
     assert "api.jit(e, inline=True, static_argnums=(1,), static_argnames=('n',))" in out
     assert "jax.custom_vjp(f, nondiff_argnums=(1,))" in out
     assert "jax.jit(e, static_argnums=(1,), static_argnames=('n',)).trace(1, 2)" in out
 
 
+def test_verifier_is_its_own() -> None:
+    """The verifier reads JAX's rules itself: a migrated text or a rewrite that changes what is
+    static is caught without migrate's round trip."""
+    module, _ = _convert(LAYOUTS)
+    text = module.migration.text
+    dropped = _check(module, text.replace("def a(x, n: Static):", "def a(x, n):        "))
+    assert len(dropped) == 1 and "case.py:9 a (decorator jit): JAX reads static positions [], names []" in dropped[0]
+    # Without static_argnames JAX infers it (the same statics); an empty one is one way only.
+    same = _check(module, rewrite=lambda t, f: _rewrite(t, f).replace(", static_argnames=('n',))\ndef a", ")\ndef a"))
+    assert not same
+    one_way = _check(module, rewrite=lambda t, f: _rewrite(t, f).replace("static_argnames=('n',))\ndef a", "static_argnames=())\ndef a"))
+    assert len(one_way) == 1 and "reads static positions [1], names [] in" in one_way[0]
+    assert one_way[0].endswith("the original spec gave positions [1], names ['n']")
+    moved = _check(module, rewrite=lambda t, f: _rewrite(t, f).replace("def e(x, n: Static):", "def e(\nx, n: Static):"))
+    assert "case.py: the rewrite moved lines" in moved
+    kept = _check(module, rewrite=lambda t, f: _rewrite(t, f).replace("inline=True", "inline=False"))
+    assert "other arguments changed" in kept[0] and kept[1:] == ["case.py: lines [21] changed outside the uses"]  # c's
+
+
 def test_converter_skips_what_it_cannot_spell() -> None:
     source = '''from functools import partial
 import jax
+from elsewhere import imported
 N = (1,)
 Static = None
 
@@ -275,63 +306,71 @@ def by_position(x, n):
 
 vjp = jax.custom_vjp(by_position, (1,))
 
+def jit_by_position(x, n):
+    return x
+
+jitted = jax.jit(jit_by_position, None, None, (1,))  # in_shardings, out_shardings, static_argnums
+
 def wrapped(x, n):
     return x
 
 jitted = jax.jit(wrap(wrapped), static_argnums=(1,))
+other = jax.jit(imported, static_argnums=(1,))
 
 @partial(jax.jit, static_argnums=(1,))
 def kept(x, n):
     return x
 '''
-    module = read_module(source, "case.py")
-    assert module is not None
-    conv = convert_module(module)
-    reasons = {f.func.name: f.skip for f in conv.skipped}
+    module = migrate_module(source, "case.py")
+    result = module.migration
+    reasons = {r.function: (r.reason, r.reason.code) for r in result.refused}
     assert reasons == {
-        "non_literal": "non-literal static_argnums",
-        "star": "static *args",
-        "donated": "static and donated",
-        "positional_only_static": "static only when passed by position",
-        "stacked": "stacked with a transform that would get Static keywords too",
-        "called": "also passed to a vmap call in the module (would be rewritten too)",
-        "aliased": "static keywords bound where the transform is named",
-        "by_position": "static spec passed by position",
-        "wrapped": "function passed through a call (the spec is about what that returns)",
+        "non_literal": (Reason.NON_LITERAL, "JR201"),
+        "star": (Reason.VARARGS, "JR204"),
+        "donated": (Reason.DONATED, "JR210"),
+        "positional_only_static": (Reason.ONE_WAY, "JR206"),
+        "stacked": (Reason.DISAGREE, "JR207"),
+        "called": (Reason.DISAGREE, "JR207"),
+        "aliased": (Reason.ALIAS, "JR209"),
+        "jit_by_position": (Reason.POSITIONAL, "JR213"),
+        "wrapped": (Reason.HIDDEN_SIGNATURE, "JR211"),
+        None: (Reason.NOT_LOCAL, "JR208"),
     }
-    assert [f.func.name for f in conv.converted] == ["kept"]
-    assert "from jaxrewrite import Static as _JrStatic" in conv.text  # ``Static`` is taken here
-    assert "def kept(x, n: _JrStatic):" in conv.text
+    # custom_vjp's nondiff_argnums may be passed by position, and migrate takes it (the old
+    # converter skipped it).
+    assert sorted(m.function for m in result.migrated) == ["by_position", "kept"]
+    assert "from jaxrewrite import NoDiff, Static as JrStatic" in result.text  # ``Static`` is taken here
+    assert "def kept(x, n: JrStatic):" in result.text and "def by_position(x, n: NoDiff):" in result.text
+    assert not _check(module)
 
 
 # -- engine bugs the corpus exposed ------------------------------------------------------------
 
 
 def test_corpus_module_with_a_form_feed() -> None:
-    """The first convertible jax module, with a form feed (PEP 8's page break) on a blank line.
+    """The first migrated jax module, with a form feed (PEP 8's page break) on a blank line.
 
     Python reads ``\\f`` as whitespace, so the module means exactly the same; the rewrite
     must too. It once failed: lines were split with str.splitlines, which also breaks at form
     feeds, so every decorator after one was spliced at a shifted offset.
     """
-    conv = path = None
+    module = path = None
     for pkg, path in FILES:
         source = read_source(path)
         if pkg == "jax" and "static_arg" in source:
-            module = read_module(source, str(path))
-            conv = None if module is None else convert_module(module)
-            if conv is not None and conv.converted:
+            module = migrate_module(source, str(path))
+            if module.migration.migrated:
                 break
     else:  # pytest.fail is not an AssertionError: it would not pass for the known bug
-        pytest.fail("no convertible jax module")
-    lines = conv.text.split("\n")
-    first = conv.new_line(min(f.call.lineno for f in conv.converted))
+        pytest.fail("no migrated jax module")
+    lines = module.migration.text.split("\n")
+    first = min(module.lines[id(use.node)] for use in module.found)
     blanks = [n for n in range(first - 2, 0, -1) if not lines[n].strip()]
     if not blanks:
         pytest.fail(f"no blank line before line {first} of {path}")
     lines[blanks[0]] = "\f"
-    conv.text = "\n".join(lines)
-    ast.parse(conv.text)  # the same module to Python
-    problems: list[str] = []
-    _, good = check_rewrite(conv, _rewrite, str(path), problems)
-    assert not problems and len(good) == len(conv.converted), problems[:3]
+    text = "\n".join(lines)
+    ast.parse(text)  # the same module to Python
+    checked = check_rewrite(module, text, module.lines, _rewrite, str(path))
+    written = [use for use in module.found if use.written]
+    assert not checked.problems and written and checked.good == written, checked.problems[:3]
