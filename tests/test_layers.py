@@ -114,6 +114,31 @@ def test_no_import_cycle_in_the_package() -> None:
     assert cycles(graph()) == []
 
 
+#: The layers, lowest first (docs/design.md): a module imports only from its own layer or below.
+#: The top level (``jaxrewrite/__init__``, ``markers``, ``leaves``...) is not a layer: it is the
+#: public API and the run-time helpers, which any layer may import and which import layers lazily.
+LAYERS = ["engine", "migrate", "hook", "integrations", "commands"]
+
+
+def _layer(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 and parts[1] in LAYERS else None
+
+
+def test_each_layer_imports_only_from_below() -> None:
+    wrong = []
+    for module, targets in graph().items():
+        mine = _layer(module)
+        if mine is None:
+            continue
+        for target in targets:
+            theirs = _layer(target)
+            if theirs is None or LAYERS.index(theirs) <= LAYERS.index(mine):
+                continue
+            wrong.append(f"{module} -> {target}")
+    assert wrong == []
+
+
 def test_notrewritten_imports_nothing_of_the_hook() -> None:
     """The warning's module is told whether a hook is installed (finder sets ``HOOKED``); the
     finder -> notrewritten -> finder cycle of issue 19 item 5 stays gone."""

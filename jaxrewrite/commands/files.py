@@ -9,14 +9,13 @@ whatever their name (a folder with a ``pyvenv.cfg``, PEP 405's marker). A folder
 
 from __future__ import annotations
 
-import difflib
 import io
 import os
 import tempfile
 import tokenize
 from collections.abc import Iterable, Iterator
 
-from jaxrewrite.engine.source import source_lines
+from jaxrewrite.engine.source import unified_diff as unified_diff  # the commands' one diff, defined with the text
 
 SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules"})
 
@@ -40,13 +39,6 @@ def python_files(paths: Iterable[str]) -> Iterator[str]:
             for name in sorted(files):
                 if name.endswith(".py"):
                     yield os.path.join(folder, name)
-
-
-def unified_diff(before: str, after: str, display: str) -> str:
-    """A unified diff, ``a/``/``b/`` headers, lines split as Python counts them (a form feed does
-    not end a line), and git's marker after a last line without a line break."""
-    lines = difflib.unified_diff(source_lines(before), source_lines(after), f"a/{display}", f"b/{display}")
-    return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
 def decode(data: bytes) -> tuple[str, str]:

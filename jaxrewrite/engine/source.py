@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import difflib
 import re
 from collections.abc import Iterable
 from functools import cached_property
@@ -27,6 +28,13 @@ def source_lines(text: str) -> list[str]:
             lines.append(parts[-1])
         return lines
     return _LINE.findall(text)
+
+
+def unified_diff(before: str, after: str, display: str) -> str:
+    """A unified diff, ``a/``/``b/`` headers, lines split as Python counts them (a form feed does
+    not end a line), and git's marker after a last line without a line break."""
+    lines = difflib.unified_diff(source_lines(before), source_lines(after), f"a/{display}", f"b/{display}")
+    return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
 def lines_containing(text: str, line_starts: list[int], words: Iterable[str]) -> list[int]:

@@ -24,16 +24,14 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
-import warnings
 from types import CodeType
 from typing import Any
 
-from jaxrewrite.commands.show import render
-from jaxrewrite.engine import splice
 from jaxrewrite.engine.analyze import analyze
 from jaxrewrite.engine.diagnostics import Diagnostic
-from jaxrewrite.engine.plan import plan
-from jaxrewrite.errors import RewriteError, RewriteWarning
+from jaxrewrite.engine.rewrite import rewritten
+from jaxrewrite.engine.source import unified_diff
+from jaxrewrite.errors import RewriteError
 from jaxrewrite.hook.finder import HookHandle, install
 from jaxrewrite.integrations.namespace import Recorded, StandIn, prepare, rebindings, stand_ins
 
@@ -110,15 +108,11 @@ class CellRewriter:
             # Not Python (yet): IPython's own compiler reports it, the way it always does.
             return text
         findings = [_moved(d, shift, offset) for d in analysis.diagnostics if d.line > shift]
-        errors = [d for d in findings if d.is_error]
-        if errors:
+        if findings:  # located in the cell, under the name IPython shows it by
             name = self._cell_name(text if raw is None else raw)
-            raise dataclasses.replace(errors[0], filename=name).error()
-        if findings:
-            name = self._cell_name(text if raw is None else raw)
-            for finding in findings:
-                warnings.warn_explicit(finding.message, RewriteWarning, name, finding.line)
-        out = splice.apply(analysis.source.text, plan(analysis))
+            findings = [dataclasses.replace(d, filename=name) for d in findings]
+        # The engine's own step from analysis to text: warnings issued, the first error raised.
+        out = rewritten(dataclasses.replace(analysis, diagnostics=findings))
         if not out.startswith(prefix):
             raise AssertionError("jaxrewrite internal error: a stand-in line was edited")
         out = out[len(prefix) :]
@@ -192,7 +186,7 @@ class CellRewriter:
             self.shell.showsyntaxerror()
             return
         count = self.shell.execution_count
-        print(render(text, out, f"In[{count}]", "--diff" in options), end="")
+        print(unified_diff(text, out, f"In[{count}]") if "--diff" in options else out, end="")
 
 
 def _moved(finding: Diagnostic, shift: int, offset: int) -> Diagnostic:
