@@ -26,7 +26,7 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 from _timing import CLOCKS, Row, dump, interleave, median, paired_ratio, print_table  # noqa: E402
 
-from jaxrewrite.engine.analyze import analyze  # noqa: E402
+from jaxrewrite.engine.analyze import analyze
 from jaxrewrite.engine.filters import EXHAUSTIVE  # noqa: E402
 from jaxrewrite.migrate import may_need_migration, migrate_source  # noqa: E402
 

@@ -21,7 +21,8 @@ from jaxrewrite.markers import is_nodiff, is_static
 from jaxrewrite.version import __version__
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analysis, analyze
+    from jaxrewrite.engine.analysis import Analysis
+    from jaxrewrite.engine.analyze import analyze
     from jaxrewrite.engine.rewrite import rewrite_source
     from jaxrewrite.markers import NODIFF, STATIC, NoDiff, Static
 

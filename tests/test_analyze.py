@@ -10,7 +10,7 @@ import pytest
 
 import jaxrewrite
 from jaxrewrite import RewriteError, analyze, rewrite_source
-from jaxrewrite.engine.analyze import UseKind
+from jaxrewrite.engine.analysis import UseKind
 from jaxrewrite.engine.diagnostics import CODES, Diagnostic
 from jaxrewrite.engine.filters import EXHAUSTIVE
 from jaxrewrite.engine.scopes import Imported, Marked

@@ -38,8 +38,7 @@ class Options:
 
 def check_text(text: str, filename: str, options: Options = Options()) -> list[Diagnostic]:
     """The findings for one module's text, after ``--select``/``--ignore`` and ``# noqa``."""
-    from jaxrewrite.engine.analyze import analyze  # the engine: only for files that may mention it
-
+    from jaxrewrite.engine.analyze import analyze
     from jaxrewrite.engine.tracetime import may_trace, trace_findings
 
     try:

@@ -17,7 +17,7 @@ from jaxrewrite.engine.resolve import MAX_DEPTH, qualname
 from jaxrewrite.engine.scopes import Scope
 from jaxrewrite.engine.signature import Param, Signature, inner_type
 from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import MARKER_TYPES, Mark
+from jaxrewrite.engine.table import Mark
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 

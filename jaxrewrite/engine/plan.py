@@ -11,18 +11,18 @@ import ast
 from collections.abc import Sequence
 
 from jaxrewrite.engine import render, splice
-from jaxrewrite.engine.analyze import Analysis, Use, UseKind
+from jaxrewrite.engine.analysis import Analysis, Registration, Use, UseKind
 from jaxrewrite.engine.fields import Action, FieldUse
 from jaxrewrite.engine.keywords import Values
 from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import Transform
 
 
 def plan(analysis: Analysis) -> list[splice.Edit]:
     """Every edit the analysis calls for; nothing when it found an error (the hook raises that)."""
     src = analysis.source
     edits: list[splice.Edit] = []
-    for use in analysis.uses:
+    changes: list[Use | Registration] = [*analysis.uses, *analysis.registrations]
+    for use in changes:
         if use.needs_edit:
             edits.extend(_edits(use, src))
     for field in analysis.fields:
@@ -61,21 +61,22 @@ def _append(call: ast.Call, text: str, src: Source) -> splice.Edit:
     return splice.Edit(at, at, text)
 
 
-def _edits(use: Use, src: Source) -> list[splice.Edit]:
+def _edits(use: Use | Registration, src: Source) -> list[splice.Edit]:
     assert use.values is not None
-    helper = use.transform.per_leaf if isinstance(use.transform, Transform) else None
+    helper = use.transform.per_leaf if isinstance(use, Use) else None
+    leaves = use.leaves if isinstance(use, Use) else ()
     if use.kind is UseKind.CALL:
         assert isinstance(use.node, ast.Call)
         edits = _edit_call(use.node, use.local, use.values, src)
-        if use.leaves:
+        if leaves:
             assert helper is not None  # the analysis refuses per-leaf entries without a helper
-            before, after = render.leaves_call_site(tuple(leaf.spec() for leaf in use.leaves), helper)
+            before, after = render.leaves_call_site(tuple(leaf.spec() for leaf in leaves), helper)
             edits = _around(use.node.func, before, after, src) + edits
         return edits
-    if use.leaves:
+    if leaves:
         assert helper is not None
         pairs = tuple((k, v) for k, v, _ in use.values)
-        specs = tuple(leaf.spec() for leaf in use.leaves)
+        specs = tuple(leaf.spec() for leaf in leaves)
         before, after = render.leaves_wrapper(specs, pairs, helper)
         return _around(use.node, before, after, src)
     if isinstance(use.node, ast.Call):  # partial(jax.jit, ...) or jax.jit(...): complete it in place

@@ -16,14 +16,21 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from jaxrewrite.engine.keywords import MISSING, Values, literal, literal_ints, literal_strs, vararg_name
+from jaxrewrite.engine.keywords import (
+    MISSING,
+    Values,
+    literal,
+    literal_ints,
+    literal_strs,
+    vararg_name,
+)
 from jaxrewrite.engine.signature import Kind, Param, Signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import TRANSFORMS, SpecKind, Transform
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Use
+    from jaxrewrite.engine.analysis import Use
 
 
 class Reason(enum.Enum):
@@ -203,7 +210,6 @@ def _check_names(names: Iterable[str], sig: Signature, keyword: str, positional:
 def read_spec(use: Use, sig: Signature, src: Source) -> Reading:
     """JAX's reading of the spec a use wrote (``Refused`` where no annotation can say the same)."""
     t = use.transform
-    assert isinstance(t, Transform)
     keywords = _effective(use)
     nums = _ints(keywords.get(t.argnums), t.argnums, src)
     names = _strs(keywords.get(t.argnames), t.argnames, src) if t.argnames is not None else None
@@ -278,8 +284,6 @@ def spell(meaning: Meaning) -> str:
 
 def has_spec(use: Use) -> bool:
     """Does the use write a spec that makes something static (or may: a non-literal one)?"""
-    if not isinstance(use.transform, Transform):
-        return False
     words = spec_keywords(use.transform)
     for kw in use.written:
         if kw.arg in words:

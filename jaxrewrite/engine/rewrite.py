@@ -6,7 +6,8 @@ import warnings
 from collections.abc import Mapping
 
 from jaxrewrite.engine import splice
-from jaxrewrite.engine.analyze import Analysis, analyze, collector_paused
+from jaxrewrite.engine.analysis import Analysis
+from jaxrewrite.engine.analyze import analyze, collector_paused
 from jaxrewrite.engine.filters import FAST, Filters
 from jaxrewrite.engine.header import Header
 from jaxrewrite.engine.plan import plan

@@ -15,17 +15,18 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from jaxrewrite.engine.analyze import Analysis, analyze
+from jaxrewrite.engine.analysis import Analysis, Use
+from jaxrewrite.engine.analyze import analyze
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import Filters
+from jaxrewrite.engine.reading import Refused, read_spec
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.resolve import parse_string, qualname
 from jaxrewrite.engine.scopes import Assigned, DefinedClass, Scope, ScopeTree
 from jaxrewrite.engine.signature import Kind, Param, Signature
-from jaxrewrite.engine.reading import Refused, read_spec
 from jaxrewrite.engine.source import Source
-from jaxrewrite.errors import RewriteError
 from jaxrewrite.engine.table import FAMILIES, SpecKind, Transform
+from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 CODE = "JR006"
@@ -137,18 +138,14 @@ class Traced:
 
 
 def findings(
-    uses: list[object], defs: dict[int, Scope], module: ast.Module, src: Source, enabled: bool
+    uses: list[Use], defs: dict[int, Scope], module: ast.Module, src: Source, enabled: bool
 ) -> list[tuple[Diagnostic, Function, str]]:
     """JR006 for every traced parameter the body needs as a Python value (or JAX cannot trace)."""
     by_def: dict[int, list[Traced]] = {}
     targets: dict[int, Function] = {}
     for use in uses:
-        func = getattr(use, "target", None)
-        transform = getattr(use, "transform", None)
-        sig = getattr(use, "signature", None)
-        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or not isinstance(transform, Transform):
-            continue
-        if not transform.abstract or sig is None or id(func) not in defs:
+        func, transform, sig = use.target, use.transform, use.signature
+        if not transform.abstract or id(func) not in defs:
             continue
         if not _signature_seen(use, func, defs[id(func)]):
             continue
@@ -158,7 +155,7 @@ def findings(
         targets[id(func)] = func
         seen = by_def.setdefault(id(func), [])
         names = {t.param.name for t in seen}
-        seen.extend(Traced(p, use.node, transform) for p in traced if p.name not in names)  # type: ignore[attr-defined]
+        seen.extend(Traced(p, use.node, transform) for p in traced if p.name not in names)
     out: list[tuple[Diagnostic, Function, str]] = []
     if not by_def:
         return out
@@ -172,9 +169,9 @@ def findings(
     return out
 
 
-def _signature_seen(use: object, func: Function, scope: Scope) -> bool:
+def _signature_seen(use: Use, func: Function, scope: Scope) -> bool:
     """Does the transform see the def's own signature? Not through a decorator it cannot name."""
-    node = getattr(use, "node")
+    node = use.node
     decorators = func.decorator_list
     if any(d is node for d in decorators):
         below = decorators[[id(d) for d in decorators].index(id(node)) + 1 :]
@@ -183,7 +180,7 @@ def _signature_seen(use: object, func: Function, scope: Scope) -> bool:
     return all(classify(d, scope) is not None for d in below)
 
 
-def traced_params(use: object, sig: Signature, t: Transform, src: Source) -> list[Param] | None:
+def traced_params(use: Use, sig: Signature, t: Transform, src: Source) -> list[Param] | None:
     """The parameters this use traces; None when the spec cannot be read (then nothing is said)."""
     params = [p for p in sig.params if p.kind not in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)]
     params = [p for p in params if not (p.markers & t.markers)]
@@ -191,7 +188,7 @@ def traced_params(use: object, sig: Signature, t: Transform, src: Source) -> lis
         return _mapped(use, sig, params, t)
 
     try:
-        meaning = read_spec(use, sig, src).meaning  # type: ignore[arg-type]
+        meaning = read_spec(use, sig, src).meaning
     except (Refused, RewriteError):
         return None
     nums = meaning.get(t.argnums, frozenset())
@@ -199,12 +196,12 @@ def traced_params(use: object, sig: Signature, t: Transform, src: Source) -> lis
     return [p for p in params if p.position not in nums and p.name not in names]
 
 
-def _mapped(use: object, sig: Signature, params: list[Param], t: Transform) -> list[Param] | None:
+def _mapped(use: Use, sig: Signature, params: list[Param], t: Transform) -> list[Param] | None:
     """vmap: positions whose axis is an int (keyword arguments are always mapped over axis 0)."""
     from jaxrewrite.engine.keywords import MISSING, literal
 
     node = None
-    for kw in getattr(use, "written"):
+    for kw in use.written:
         if kw.arg is None:
             return None
         if kw.arg == t.argnums:

@@ -9,11 +9,11 @@ import re
 from collections.abc import Mapping, Sequence
 
 from jaxrewrite.engine import splice
-from jaxrewrite.engine.analyze import Use, UseKind
+from jaxrewrite.engine.analysis import Use, UseKind
+from jaxrewrite.engine.reading import POSITIONAL_SPECS, spec_keywords
 from jaxrewrite.engine.signature import Param, Signature
 from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import Mark, Transform
-from jaxrewrite.engine.reading import POSITIONAL_SPECS, spec_keywords
+from jaxrewrite.engine.table import Mark
 from jaxrewrite.migrate.result import Reason, Refused
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -35,7 +35,6 @@ class _Calls:
 def removals(use: Use, src: Source) -> dict[int, tuple[ast.Call, set[int]]]:
     """The spec items to delete, per call inside the use: Refused when one is not written there."""
     t = use.transform
-    assert isinstance(t, Transform)
     words = spec_keywords(t)
     calls = _Calls(use.node)
     out: dict[int, tuple[ast.Call, set[int]]] = {}

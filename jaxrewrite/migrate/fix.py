@@ -14,7 +14,8 @@ import ast
 from dataclasses import dataclass, field
 
 from jaxrewrite.engine import splice
-from jaxrewrite.engine.analyze import Analysis, Use, UseKind, analyze
+from jaxrewrite.engine.analysis import Analysis, Use, UseKind
+from jaxrewrite.engine.analyze import analyze
 from jaxrewrite.engine.filters import EXHAUSTIVE
 from jaxrewrite.engine.keywords import MISSING, literal
 from jaxrewrite.engine.signature import Kind, Param
@@ -99,8 +100,6 @@ def _verify(text: str, filename: str, targets: dict[tuple[str, int], list[str]])
         if func.name in names and any(param in ps for (n, _), ps in targets.items() if n == func.name):
             raise _CannotFix(f"{func.name!r}: {param!r} is still traced after the fix")
     for use in after.uses:
-        if not isinstance(use.target, (ast.FunctionDef, ast.AsyncFunctionDef)) or use.signature is None:
-            continue
         params = next((ps for (n, _), ps in targets.items() if n == use.target.name), None)
         if params is None:
             continue

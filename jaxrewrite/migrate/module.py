@@ -8,7 +8,7 @@ import ast
 import re
 
 from jaxrewrite.engine import splice
-from jaxrewrite.engine.analyze import Analysis
+from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.header import PRAGMA, header_statements
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import Mark

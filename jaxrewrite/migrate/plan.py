@@ -8,14 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from jaxrewrite.engine import splice
-from jaxrewrite.engine.analyze import Analysis, Use, UseKind
+from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.keywords import donated_static
-from jaxrewrite.engine.signature import Param, Signature
-from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import Mark, SpecKind, Transform
-from jaxrewrite.errors import RewriteError
-from jaxrewrite.migrate.edits import function_edits, removals
-from jaxrewrite.migrate.module import ModuleText
 from jaxrewrite.engine.reading import (
     BY_KEYWORD,
     Meaning,
@@ -26,6 +20,12 @@ from jaxrewrite.engine.reading import (
     spell,
     static_params,
 )
+from jaxrewrite.engine.signature import Param, Signature
+from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.table import Mark, SpecKind, Transform
+from jaxrewrite.errors import RewriteError
+from jaxrewrite.migrate.edits import function_edits, removals
+from jaxrewrite.migrate.module import ModuleText
 from jaxrewrite.migrate.result import Reason, Refusal, Refused
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -92,7 +92,6 @@ def _plan_function(func: Function, uses: list[Use], enabled: bool, src: Source) 
         raise Refused(Reason.DISAGREE, f"{func.name!r} already has per-leaf statics")
     for use in candidates:
         t = use.transform
-        assert isinstance(t, Transform)
         removals(use, src)
         reading = read_spec(use, sig, src)
         meaning = reading.meaning
@@ -166,7 +165,6 @@ def _check_agreement(
 ) -> None:
     """Every transform use of the function must mean after the migration what it meant before."""
     t = use.transform
-    assert isinstance(t, Transform)
     where = f"the {t.name} {'call' if use.kind is UseKind.CALL else 'decorator'} at line {use.node.lineno}"
     after_static = [p for p in sig.params if _after_markers(p, marks) & t.markers]
     if t.spec is SpecKind.AXES:

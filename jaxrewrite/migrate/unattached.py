@@ -11,11 +11,11 @@ import ast
 import bisect
 import re
 
-from jaxrewrite.engine.analyze import Analysis
+from jaxrewrite.engine.analysis import Analysis
+from jaxrewrite.engine.reading import NEEDLES
 from jaxrewrite.engine.scopes import Imported, Scope, ScopeTree, build_scopes
 from jaxrewrite.engine.table import TRANSFORMS, SpecKind
 from jaxrewrite.migrate.module import ModuleText
-from jaxrewrite.engine.reading import NEEDLES
 from jaxrewrite.migrate.result import Reason, Refusal
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef

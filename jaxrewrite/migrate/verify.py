@@ -7,11 +7,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from jaxrewrite.engine import splice
-from jaxrewrite.engine.analyze import Analysis, Use, UseKind, analyze
+from jaxrewrite.engine.analysis import Analysis, Use, UseKind
+from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.reading import (
+    Meaning,
+    has_spec,
+    meaning_of_values,
+    read_spec,
+    sorted_values,
+    spell,
+)
 from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import SpecKind, Transform
+from jaxrewrite.engine.table import SpecKind
 from jaxrewrite.migrate.plan import Plan, PlannedFunction
-from jaxrewrite.engine.reading import Meaning, has_spec, meaning_of_values, read_spec, sorted_values, spell
 from jaxrewrite.migrate.result import Migrated, Reason, Refusal, Refused, UseRecord
 
 
@@ -78,8 +86,6 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
             continue  # a class registration, or a use of a def no spec was written for
         seen.add(id(was))
         t = use.transform
-        if not isinstance(t, Transform):
-            continue
         mine = owner.get(id(was))
         if mine is None:
             if use.needs_edit and not analysis.header.enabled:
@@ -102,7 +108,7 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
             )
     for p in plan.planned:
         for use in p.uses:
-            if id(use) not in seen and isinstance(use.transform, Transform) and has_spec(use):
+            if id(use) not in seen and has_spec(use):
                 refuse(p, f"the engine does not see the {use.transform.name} use at line {use.node.lineno} as Static")
     return problems
 
@@ -136,7 +142,6 @@ def records(analysis: Analysis, plan: Plan, migrated: str) -> list[Migrated]:
         uses = []
         for use in sorted(p.uses, key=lambda u: (u.node.lineno, u.node.col_offset)):
             t = use.transform
-            assert isinstance(t, Transform)
             meaning = p.before.get(id(use), {})
             uses.append(
                 UseRecord(

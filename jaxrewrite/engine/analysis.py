@@ -1,0 +1,142 @@
+"""The value every front end reads: an ``Analysis`` of one module, its transform uses and findings.
+
+Data only; ``engine.analyze`` makes it, ``plan`` turns it into edits, the commands print it.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from jaxrewrite.engine.diagnostics import Diagnostic
+from jaxrewrite.engine.fields import FieldUse
+from jaxrewrite.engine.header import Header
+from jaxrewrite.engine.keywords import Values
+from jaxrewrite.engine.scopes import ScopeTree
+from jaxrewrite.engine.signature import Param, Signature
+from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.table import ClassTransform, Container, Mark, Transform
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+#: A further pass over the analysis while its tree and scopes are alive (``check``'s trace-time
+#: analysis, ``engine.tracetime.PASS``): it adds to the Analysis. Front ends choose the passes, so
+#: the analysis never imports them.
+TreePass = Callable[["Analysis", ScopeTree, ast.Module], None]
+
+
+class UseKind(enum.Enum):
+    DECORATOR = "decorator"  # @jax.jit on a def, @register_dataclass on a class
+    CALL = "call"  # jax.jit(f) on a def of this module, register_dataclass(C)
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A parameter whose TypedDict/NamedTuple annotation has marked entries (per-leaf statics).
+
+    ``keys`` are the entries one transform holds out (its markers); a def's own record keeps
+    every marked field in ``marks`` and each use narrows it with ``held``.
+    """
+
+    param: Param
+    kind: Container
+    keys: tuple[str, ...]
+    marks: tuple[tuple[str, frozenset[Mark]], ...] = ()
+
+    def spec(self) -> tuple[str, int | None, str, tuple[str, ...]]:
+        return (self.param.name, self.param.position, self.kind.value, self.keys)
+
+    def held(self, markers: frozenset[Mark]) -> Leaf | None:
+        """This parameter as ``markers`` see it: the entries carrying one of them, or None."""
+        keys = tuple(name for name, marks in self.marks if marks & markers)
+        return Leaf(self.param, self.kind, keys, self.marks) if keys else None
+
+
+def held_leaves(leaves: tuple[Leaf, ...], transform: Transform) -> tuple[Leaf, ...]:
+    """The per-leaf parameters a transform must split: those with entries it holds out."""
+    found = (leaf.held(transform.markers) for leaf in leaves)
+    return tuple(leaf for leaf in found if leaf is not None)
+
+
+@dataclass(frozen=True)
+class Use:
+    """One transform applied to one function of the module."""
+
+    kind: UseKind
+    #: The decorator expression, or the whole call at a call site.
+    node: ast.expr
+    transform: Transform
+    #: The def it applies to.
+    target: Function
+    signature: Signature
+    leaves: tuple[Leaf, ...]
+    #: What the user wrote, outermost alias and ``partial`` keywords first, positional arguments
+    #: as the keywords they bind.
+    written: tuple[ast.keyword, ...]
+    #: The arguments written at this very node (a call site's own, a decorator call's own).
+    local: tuple[ast.keyword, ...]
+    #: The complete keywords to write (keyword, value, the user's node when it already says
+    #: exactly that), or None when nothing is static for this use.
+    values: Values | None
+    #: A decorator factory's result: takes only the function, so nothing can be added to it.
+    factory: bool = False
+
+    @property
+    def needs_edit(self) -> bool:
+        return bool(self.leaves) or needs_edit(self.values)
+
+
+@dataclass(frozen=True)
+class Registration:
+    """One class registered as a pytree (``register_dataclass``): Static fields become meta_fields."""
+
+    kind: UseKind
+    #: The decorator expression, or the whole call at a call site.
+    node: ast.expr
+    transform: ClassTransform
+    target: ast.ClassDef
+    #: What the user wrote (positional arguments as the keywords they bind), and at this node.
+    written: tuple[ast.keyword, ...]
+    local: tuple[ast.keyword, ...]
+    #: The complete ``data_fields``/``meta_fields`` to write, or None when nothing changes.
+    values: Values | None
+
+    @property
+    def needs_edit(self) -> bool:
+        return needs_edit(self.values)
+
+
+def needs_edit(values: Values | None) -> bool:
+    """Is any keyword value not already written exactly so by the user?"""
+    return values is not None and any(node is None for _, _, node in values)
+
+
+@dataclass
+class Analysis:
+    source: Source
+    header: Header
+    uses: list[Use] = field(default_factory=list)
+    registrations: list[Registration] = field(default_factory=list)
+    #: Static fields of Equinox Modules and flax.struct dataclasses (``engine.fields``).
+    fields: list[FieldUse] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: (def, parameter name) of every JR006 finding: what ``check --fix`` makes static.
+    must_be_static: list[tuple[Function, str]] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.is_error]
+
+    def raise_first_error(self) -> None:
+        errors = self.errors
+        if errors:
+            raise errors[0].error()
+
+    def first_edit(self) -> Use | Registration | None:
+        """The first use (by position) the rewrite would change: what un-rewritten code loses."""
+        changes: list[Use | Registration] = [*self.uses, *self.registrations]
+        edited = [use for use in changes if use.needs_edit]
+        return min(edited, key=lambda use: (use.node.lineno, use.node.col_offset), default=None)

@@ -1,0 +1,197 @@
+"""The walk over calls: a transform called on a def of the module (through nests, rebindings and
+wrappers in view), and ``register_dataclass(C)`` on a class of it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxrewrite.engine.analysis import Registration, Use, UseKind, held_leaves
+from jaxrewrite.engine.classes import FunctionalClass, local_class
+from jaxrewrite.engine.completion import (
+    ambiguity_error,
+    check_import_visible,
+    complete_use,
+    factory_error,
+    is_overload,
+    per_leaf_names,
+    same_statics,
+)
+from jaxrewrite.engine.keywords import registration_values
+from jaxrewrite.engine.lint import looks_like_transform
+from jaxrewrite.engine.recognise import (
+    TransformRef,
+    ambiguous,
+    bound_keywords,
+    classify,
+    classify_registration,
+)
+from jaxrewrite.engine.resolve import MAX_DEPTH
+from jaxrewrite.engine.scopes import Assigned, Binding, Defined, Scope, Site
+from jaxrewrite.engine.signature import read_signature
+from jaxrewrite.engine.walker import Walker
+from jaxrewrite.engine.wrappers import made_from, peel, wrapper_error
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class CallSites(Walker):
+    # -- call sites ---------------------------------------------------------------------------
+
+    def call_site(self, call: ast.Call, scope: Scope, site: Site) -> None:
+        """``jax.jit(f)``, ``jax.pmap(f, in_axes=...)``, ``partial(jax.jit, ...)(f)`` for a local ``f``;
+        ``jax.tree_util.register_dataclass(C)`` for a local class ``C``."""
+        if not call.args or isinstance(call.args[0], ast.Starred):
+            return
+        registration = classify_registration(call.func, scope)
+        if registration is not None:
+            local = local_class(call.args[0], scope)
+            if local is None or isinstance(local[0], FunctionalClass):
+                return
+            transform, keywords = registration
+            self.registered.add(id(local[0].node))
+            written = keywords + bound_keywords(call, transform.positional, transform.name, self.src)
+            values = registration_values(transform, written, self.info(local), self.src, call)
+            self.result.registrations.append(
+                Registration(UseKind.CALL, call, transform, local[0].node, written, written[len(keywords) :], values)
+            )
+            return
+        ref = classify(call.func, scope)
+        if ref is None:
+            marked = self._marked_function(call.args[0], scope, site)
+            if marked is not None and ambiguous(call.func, scope):
+                raise ambiguity_error(call.func, self.src)
+            if marked is not None and looks_like_transform(call.func):
+                self.unknown_calls.setdefault(id(marked), call.func)
+            return
+        func = self._function(call.args[0], scope, site)
+        if func is None:
+            reached = made_from(call.args[0], scope, self.signatures)
+            if reached is not None:
+                self.applied.add(id(reached))
+                self.unseen.append((call, reached))
+            return
+        self.applied.add(id(func))
+        local_keywords = bound_keywords(call, ref.transform.positional, ref.transform.name, self.src)
+        written = ref.keywords + local_keywords
+        found = self.signatures.get(id(func))
+        if found is None:  # no markers: reported for migrate, nothing to write
+            sig = read_signature(func, scope, self.src, self.relevant) if self.relevant is None else None
+            if sig is not None:
+                self.result.uses.append(
+                    Use(UseKind.CALL, call, ref.transform, func, sig, (), written, local_keywords, None, ref.factory)
+                )
+            return
+        sig, leaves = found
+        leaves = held_leaves(leaves, ref.transform)
+        if leaves and ref.transform.per_leaf is None:
+            raise self.src.error(
+                call,
+                "JR106",
+                f"per-leaf statics ({leaves[0].param.name!r} has Static entries) work under "
+                f"{per_leaf_names()} only, not {ref.transform.name}",
+            )
+        if leaves and ref.factory:
+            raise self.src.error(
+                call,
+                "JR107",
+                f"per-leaf statics ({leaves[0].param.name!r} has Static entries) cannot be split by "
+                f"{ast.unparse(call.func)!r}, a decorator factory's result; use functools.partial instead",
+            )
+        if leaves:
+            check_import_visible(call, scope, self.src)
+        full = TransformRef(ref.transform, written, ref.factory)
+        values = complete_use(full, sig, self.src, call, bool(leaves), at_call=True)
+        use = Use(UseKind.CALL, call, ref.transform, func, sig, leaves, written, local_keywords, values, ref.factory)
+        if use.needs_edit and ref.factory:
+            raise factory_error(call.func, ref, self.src)
+        self.result.uses.append(use)
+
+    def _marked_function(self, arg: ast.expr, scope: Scope, site: Site) -> Function | None:
+        func = self._function(arg, scope, site)
+        return func if func is not None and id(func) in self.signatures else None
+
+    def _function(
+        self, arg: ast.expr, scope: Scope, site: Site, depth: int = 0, memo: dict[int, object] | None = None
+    ) -> Function | None:
+        """The def a call-site argument names, as Python would see it when the call runs; a
+        RewriteError when it may be defs with different Static parameters.
+
+        Seen through (``engine.wrappers.peel``): any nest of the table's transforms and
+        one-argument wrappers (``jax.jit(jax.vmap(jax.grad(f)))``), and names bound to such an
+        expression (``f = jax.jit(f)``, read where that statement runs). ``memo`` holds the
+        assignments followed (each read once; one still being read is left out, so that
+        ``f = jax.jit(f)`` in a loop does not follow itself)."""
+        if depth > MAX_DEPTH:
+            return None
+        memo = {} if memo is None else memo
+        arg, wrapper = peel(arg, scope)
+        if not isinstance(arg, ast.Name):
+            return None
+        found = scope.lookup(arg.id)
+        if found is None:
+            return None
+        bindings, where = found
+        seen = where.bindings_seen_at(arg.id, site) if where is scope else list(bindings)
+        seen = [b for b in seen or () if not (id(b) in memo and memo[id(b)] is _READING)]
+        if len(seen) > 1:
+            # ``@typing.overload`` stubs are replaced by the implementation that follows them.
+            real = [b for b in seen if not (isinstance(b, Defined) and is_overload(b.node, where))]
+            seen = real or seen[-1:]
+        if not seen:
+            return None
+        resolved = [self._bound_def(b, arg.id, where, depth, memo) for b in seen]
+        if any(isinstance(b, Assigned) and func is None for b, func in zip(seen, resolved)):
+            # An assignment not seen through: assignments are then no defs at all, as they were
+            # before they were followed (what a transform of it gets is reported: JR007).
+            resolved = [b.node if isinstance(b, Defined) else None for b in seen]
+        defs = [func for func in resolved if func is not None]
+        if not defs:
+            return None
+        if any(id(func) in self.failed for func in defs):
+            return None
+        marked = [id(func) in self.signatures for func in defs]
+        func: Function | None = None
+        if len(defs) == len(seen) and (len(defs) == 1 or not any(marked)):
+            func = defs[-1]
+        elif len(defs) == len(seen) and all(marked):
+            first = self.signatures[id(defs[0])]
+            if all(same_statics(self.signatures[id(other)], first) for other in defs[1:]):
+                func = defs[-1]
+        if func is None:
+            if not any(marked):
+                return None
+            raise self.src.error(
+                arg,
+                "JR119",
+                f"cannot tell which {arg.id!r} this is: the name is bound more than one way where it is used "
+                "here, and not every binding is a def with the same Static parameters; bind it once",
+            )
+        if wrapper is not None and id(func) in self.signatures:
+            self.applied.add(id(func))
+            raise wrapper_error(wrapper, wrapper.func, func, self.src)
+        return func
+
+    def _bound_def(
+        self, binding: Binding, name: str, where: Scope, depth: int, memo: dict[int, object]
+    ) -> Function | None:
+        """The def one binding of a name stands for: a def itself, or an assignment of what
+        ``_function`` sees through to one (``f = jax.jit(f)``, ``g = f``), read at its own line."""
+        if isinstance(binding, Defined):
+            return binding.node
+        if not isinstance(binding, Assigned) or binding.type_statement:
+            return None
+        if not isinstance(binding.value, (ast.Call, ast.Name)):
+            return None
+        if id(binding) in memo:
+            done = memo[id(binding)]
+            return done if isinstance(done, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        index = next(i for i, b in enumerate(where.bindings[name]) if b is binding)
+        memo[id(binding)] = _READING  # met again while being read: a cycle, left out
+        found = self._function(binding.value, binding.scope, where.sites[name][index], depth + 1, memo)
+        memo[id(binding)] = found
+        return found
+
+
+#: An assignment ``_function`` is reading now.
+_READING = object()

@@ -1,0 +1,136 @@
+"""The walk over defs: each def's signature and per-leaf parameters, and each transform decorating it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxrewrite.engine.analysis import Leaf, Use, UseKind, held_leaves, needs_edit
+from jaxrewrite.engine.classes import local_class
+from jaxrewrite.engine.completion import (
+    ambiguity_error,
+    check_import_visible,
+    complete_use,
+    factory_error,
+    header_mentions,
+    per_leaf_names,
+)
+from jaxrewrite.engine.filters import lines_mentioning, may_matter
+from jaxrewrite.engine.recognise import ambiguous, classify
+from jaxrewrite.engine.resolve import parse_string
+from jaxrewrite.engine.scopes import Scope
+from jaxrewrite.engine.signature import Kind, Signature, read_signature
+from jaxrewrite.engine.table import Container, Mark
+from jaxrewrite.engine.walker import Walker
+from jaxrewrite.engine.wrappers import passes_through, wrapper_error
+from jaxrewrite.errors import RewriteError
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class Decorators(Walker):
+    # -- decorators ---------------------------------------------------------------------------
+
+    def defs(self, exhaustive: bool) -> None:
+        relevant = self.relevant
+        mentions = None
+        if relevant is not None and self.filters.signature_lines:
+            mentions = lines_mentioning(relevant | self.leaf_names, self.src)
+        for func, scope in self.tree.defs:
+            if relevant is not None:
+                if mentions is not None and not header_mentions(func, mentions):
+                    continue
+                if not may_matter(func, relevant, self.leaf_names):
+                    continue
+            try:
+                sig = read_signature(func, scope, self.src, relevant)
+                leaves = self.leaves(sig, scope) if self.leaf_names else ()
+            except RewriteError as err:
+                self.failed.add(id(func))
+                self.refuse(err)
+                continue
+            marked = sig.has_markers or bool(leaves)
+            if marked:
+                self.signatures[id(func)] = (sig, leaves)
+            elif not exhaustive:
+                continue
+            for deco in func.decorator_list:
+                try:
+                    self.decorator(deco, func, sig, leaves, scope, marked)
+                except RewriteError as err:
+                    self.refuse(err)
+
+    def decorator(
+        self, deco: ast.expr, func: Function, sig: Signature, leaves: tuple[Leaf, ...], scope: Scope, marked: bool
+    ) -> None:
+        ref = classify(deco, scope)
+        if ref is None:
+            if marked and ambiguous(deco, scope):
+                raise ambiguity_error(deco, self.src)
+            return
+        self.applied.add(id(func))
+        if marked:
+            below = func.decorator_list[func.decorator_list.index(deco) + 1 :]
+            wrapper = next((d for d in below if classify(d, scope) is None and not passes_through(d, scope)), None)
+            if wrapper is not None:
+                raise wrapper_error(wrapper, wrapper, func, self.src)
+        local = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
+        leaves = held_leaves(leaves, ref.transform)
+        values = complete_use(ref, sig, self.src, deco, bool(leaves))
+        wraps = bool(leaves) or (not isinstance(deco, ast.Call) and needs_edit(values))
+        if wraps:
+            check_import_visible(deco, scope, self.src)
+        use = Use(
+            UseKind.DECORATOR,
+            deco,
+            ref.transform,
+            func,
+            sig,
+            leaves,
+            ref.keywords,
+            local,
+            values,
+            ref.factory,
+        )
+        if leaves:
+            if ref.transform.per_leaf is None:
+                raise self.src.error(
+                    leaves[0].param.node,
+                    "JR106",
+                    f"per-leaf statics ({leaves[0].param.name!r} has Static entries) work under "
+                    f"{per_leaf_names()} only, not {ref.transform.name}",
+                )
+            if ref.factory:
+                raise factory_error(deco, ref, self.src)
+        elif use.needs_edit and ref.factory and not isinstance(deco, ast.Call):
+            raise factory_error(deco, ref, self.src)
+        self.result.uses.append(use)
+
+    def leaves(self, sig: Signature, scope: Scope) -> tuple[Leaf, ...]:
+        """Parameters annotated with a TypedDict/NamedTuple of this module that has Static fields."""
+        found = []
+        for param in sig.params:
+            ann = param.node.annotation
+            if param.markers or ann is None:
+                continue
+            if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+                parsed = parse_string(ann.value)
+                if parsed is None:
+                    continue
+                ann = parsed
+            local = local_class(ann, scope) if isinstance(ann, ast.Name) else None
+            if local is None:
+                continue
+            info = self.info(local)
+            marks = tuple((f.name, f.markers) for f in info.static_fields)
+            if info.kind is Container.CLASS or not marks:
+                continue
+            if param.kind in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
+                raise self.src.error(
+                    param.node,
+                    "JR108",
+                    f"per-leaf statics cannot apply to {param.kind.value} parameter {param.name!r}",
+                )
+            statics = tuple(name for name, m in marks if Mark.STATIC in m)
+            found.append(Leaf(param, info.kind, statics, marks))
+        return tuple(found)

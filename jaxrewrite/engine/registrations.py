@@ -1,0 +1,81 @@
+"""The walk over classes: ``register_dataclass`` decorators, and the Static fields of Equinox Modules
+and flax.struct dataclasses (``engine.fields``).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxrewrite.engine.analysis import Registration, UseKind, needs_edit
+from jaxrewrite.engine.classes import FunctionalClass, LocalClass
+from jaxrewrite.engine.completion import check_import_visible
+from jaxrewrite.engine.fields import field_uses, form_of
+from jaxrewrite.engine.keywords import registration_values
+from jaxrewrite.engine.recognise import classify_registration
+from jaxrewrite.engine.table import Container
+from jaxrewrite.engine.walker import Walker
+from jaxrewrite.errors import RewriteError
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class Registrations(Walker):
+    # -- classes ------------------------------------------------------------------------------
+
+    def registrations(self, static_classes: dict[int, LocalClass]) -> list[str]:
+        registrable = []
+        for local in static_classes.values():
+            defined, scope = local
+            if isinstance(defined, FunctionalClass):
+                continue
+            try:
+                info = self.info(local)
+            except RewriteError:
+                continue  # already reported
+            if not info.static_fields:
+                continue
+            registrable.append(defined.node.name)
+            for deco in defined.node.decorator_list:
+                registration = classify_registration(deco, scope)
+                if registration is None:
+                    continue
+                transform, keywords = registration
+                try:
+                    values = registration_values(transform, keywords, info, self.src, deco)
+                except RewriteError as err:
+                    self.refuse(err)
+                    continue
+                local_keywords = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
+                if not isinstance(deco, ast.Call) and needs_edit(values):
+                    try:
+                        check_import_visible(deco, scope, self.src)
+                    except RewriteError as err:
+                        self.refuse(err)
+                        continue
+                self.result.registrations.append(
+                    Registration(UseKind.DECORATOR, deco, transform, defined.node, keywords, local_keywords, values)
+                )
+        return registrable
+
+    def field_forms(self, static_classes: dict[int, LocalClass]) -> list[tuple[ast.ClassDef, ast.expr]]:
+        """Static fields of Equinox Modules and flax.struct dataclasses, completed in place; the
+        classes whose Static fields nothing may consume, with the base that hides what they are."""
+        unclear = []
+        for local in static_classes.values():
+            defined, scope = local
+            if isinstance(defined, FunctionalClass):
+                continue
+            try:
+                form, unseen = form_of(defined, scope)
+                if form is not None:
+                    self.result.fields.extend(field_uses(defined, scope, form, self.src, self.relevant))
+                    continue
+                info = self.info(local)
+            except RewriteError as err:
+                self.refuse(err)
+                continue
+            own = any(f.markers and f.node in defined.node.body for f in info.fields)
+            registered = any(classify_registration(deco, scope) for deco in defined.node.decorator_list)
+            if unseen is not None and own and info.kind is Container.CLASS and not registered:
+                unclear.append((defined.node, unseen))
+        return unclear
