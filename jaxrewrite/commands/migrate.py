@@ -1,8 +1,11 @@
-"""``jaxrewrite migrate PATH... [--write]``: hand-written static specs into Static annotations.
+"""``jaxrewrite migrate PATH... [--diff | --check | --write]``: hand-written static specs into Static annotations.
 
 The planning is ``jaxrewrite.migrate`` (text in, text and a report out); this is the edge:
-walking paths, decoding and encoding files as Python does, printing a unified diff or writing each
-file atomically, and the exit status (0 nothing to change, 1 changes made or proposed, 2 errors).
+walking paths, decoding and encoding files as Python does, printing a unified diff (``--diff``,
+the default), only the exit status (``--check``, black's), or writing each file atomically
+(``--write``, then saying what the migrated files need: the import hook; ``--install-hook`` writes
+a package's install line), progress on a terminal, and the exit status (0 nothing to change,
+1 changes made or proposed, 2 errors).
 """
 
 from __future__ import annotations
@@ -17,8 +20,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from jaxrewrite import config as settings
 from jaxrewrite.commands.files import python_files, unified_diff, write_atomically
+from jaxrewrite.commands.progress import Progress
 from jaxrewrite.migrate import REASONS, Migration, Reason, migrate_source
+
+#: The line ``--install-hook`` writes into a package's ``__init__.py`` (``INSTALL_IMPORT`` first).
+INSTALL_IMPORT = "import jaxrewrite"
+INSTALL_LINE = "jaxrewrite.install(packages=[__name__])"
+
 
 @dataclass
 class Summary:
@@ -29,6 +39,8 @@ class Summary:
     functions: int = 0
     errors: int = 0
     refused: Counter[Reason] = field(default_factory=Counter)
+    #: The files changed (or that would be), for what to say after ``--write``.
+    changed_paths: list[str] = field(default_factory=list)
 
 
 def decode(data: bytes) -> tuple[str, str]:
@@ -37,8 +49,10 @@ def decode(data: bytes) -> tuple[str, str]:
     return data.decode(encoding), encoding
 
 
-def migrate_file(path: str, write: bool, out: TextIO, err: TextIO, summary: Summary) -> None:
-    """One file: read, migrate, report; print its diff or write it."""
+def migrate_file(
+    path: str, write: bool, out: TextIO, err: TextIO, summary: Summary, check: bool = False, quiet: bool = False
+) -> None:
+    """One file: read, migrate, report; print its diff (unless ``check``) or write it."""
     display = os.path.normpath(path)
     summary.files += 1
     try:
@@ -61,14 +75,17 @@ def migrate_file(path: str, write: bool, out: TextIO, err: TextIO, summary: Summ
         summary.errors += 1
         return
     for refusal in result.refused:
-        print(refusal.diagnostic(display).format("refusal"), file=err)
+        if not quiet:
+            print(refusal.diagnostic(display).format("refusal"), file=err)
         summary.refused[refusal.reason] += 1
     if not result.changed:
         return
     summary.changed += 1
+    summary.changed_paths.append(path)
     summary.functions += len(result.migrated)
     if not write:
-        out.write(unified_diff(text, result.text, display.replace(os.sep, "/")))
+        if not check:
+            out.write(unified_diff(text, result.text, display.replace(os.sep, "/")))
         return
     try:
         write_atomically(path, result.text.encode(encoding))
@@ -79,19 +96,40 @@ def migrate_file(path: str, write: bool, out: TextIO, err: TextIO, summary: Summ
     print(f"{display}: migrated {len(result.migrated)} function{'s' if len(result.migrated) != 1 else ''}", file=err)
 
 
-def migrate(paths: Sequence[str], write: bool, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """The command: 0 nothing to change, 1 changes made (``write``) or proposed (a diff), 2 errors."""
+def migrate(
+    paths: Sequence[str],
+    write: bool,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+    *,
+    check: bool = False,
+    install_hook: bool = False,
+    exclude: Sequence[tuple[str, str]] = (),
+    progress_after: float = 1.0,
+) -> int:
+    """The command: 0 nothing to change, 1 changes made (``write``) or proposed (a diff, or only
+    the status with ``check``), 2 errors."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     summary = Summary()
+    files: list[str] = []
     for named in paths:
         if not os.path.exists(named):
             print(f"{named}: no such file or folder", file=err)
             summary.errors += 1
             continue
-        for path in python_files([named]):
-            migrate_file(path, write, out, err, summary)
+        files.extend(python_files([named], exclude))
+    progress = Progress(err, len(files), after=progress_after)
+    for path in files:
+        progress.step(path)
+        migrate_file(path, write, out, progress.writer(), summary, check=check, quiet=check)
+    progress.done()
     out.flush()
+    if check:
+        return 2 if summary.errors else (1 if summary.changed else 0)
+    if write and summary.changed_paths:
+        hook_notes(summary.changed_paths, install_hook, err)
+        summary.errors += install_hook and _install_hooks(summary.changed_paths, err)
     verb = "migrated" if write else "to migrate"
     refused = sum(summary.refused.values())
     print(
@@ -107,6 +145,109 @@ def migrate(paths: Sequence[str], write: bool, out: TextIO | None = None, err: T
     return 1 if summary.changed else 0
 
 
+def top_package(path: str) -> str | None:
+    """The folder of the top-level package ``path`` lies in (``__init__.py`` at every level), or None."""
+    folder = os.path.dirname(os.path.abspath(path))
+    top = None
+    while os.path.isfile(os.path.join(folder, "__init__.py")) and os.path.basename(folder).isidentifier():
+        top = folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return top
+
+
+def hook_notes(changed: Sequence[str], install_hook: bool, err: TextIO) -> None:
+    """After ``--write``: the migrated files mean what they did only under the import hook."""
+    packages = sorted({top for top in map(top_package, changed) if top is not None})
+    scripts = [path for path in changed if top_package(path) is None]
+    print(
+        "note: the migrated files now need the jaxrewrite import hook; run without it (`python "
+        "script.py`, as before) their Static parameters are traced (ConcretizationTypeError). Run "
+        "a script with `python -m jaxrewrite script.py` (or `python -m jaxrewrite -m pytest`), or "
+        "call `jaxrewrite.install()` before importing the migrated modules.",
+        file=err,
+    )
+    if scripts and not packages:
+        return
+    for folder in packages:
+        name = os.path.basename(folder)
+        init = shown(os.path.join(folder, "__init__.py"))
+        if _has_install(init):
+            print(f"note: package {name!r} installs the hook in {init} already", file=err)
+            continue
+        what = (
+            f"`{INSTALL_LINE}` is being added at the top of {init}"
+            if install_hook
+            else f"add `{INSTALL_IMPORT}` and `{INSTALL_LINE}` at the top of {init} (--install-hook writes them)"
+        )
+        print(
+            f"note: package {name!r} is a library, imported by code that installs no hook: {what}, "
+            f"and add jaxrewrite to its dependencies; its own tests: `pytest --jaxrewrite-packages={name}` "
+            f"(or the jaxrewrite_packages ini option, or packages = [\"{name}\"] in [tool.jaxrewrite]).",
+            file=err,
+        )
+
+
+def shown(path: str) -> str:
+    """A path as messages print it: relative to the cwd below it, else absolute."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith(os.pardir) else relative
+
+
+def _has_install(init: str) -> bool:
+    try:
+        with open(init, "rb") as file:
+            return b"jaxrewrite.install(" in file.read()
+    except OSError:
+        return False
+
+
+def with_install_line(text: str) -> str:
+    """``text`` (a package's ``__init__.py``) with the install line after its docstring and
+    ``from __future__`` imports, before anything that imports a submodule."""
+    import ast
+
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = text.splitlines(keepends=True)
+    body = ast.parse(text).body
+    after = 0
+    for index, stmt in enumerate(body):
+        docstring = index == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+        future = isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"
+        if not (docstring or future):
+            break
+        after = stmt.end_lineno or after
+    if lines and after and not lines[after - 1].endswith(("\n", "\r")):
+        lines[after - 1] += newline
+    insert = [f"{INSTALL_IMPORT}{newline}", f"{INSTALL_LINE}  # Static/NoDiff in this package need the hook{newline}"]
+    if after:
+        insert.insert(0, newline)
+    if after < len(lines) and lines[after].strip():
+        insert.append(newline)
+    return "".join(lines[:after] + insert + lines[after:])
+
+
+def _install_hooks(changed: Sequence[str], err: TextIO) -> int:
+    """``--install-hook``: the install line in each changed package's ``__init__.py``; errors."""
+    errors = 0
+    for folder in sorted({top for top in map(top_package, changed) if top is not None}):
+        init = os.path.join(folder, "__init__.py")
+        if _has_install(init):
+            continue
+        try:
+            with open(init, "rb") as file:
+                text, encoding = decode(file.read())
+            write_atomically(init, with_install_line(text).encode(encoding))
+        except (OSError, SyntaxError, UnicodeError, LookupError) as exc:
+            print(f"{shown(init)}: cannot add the install line: {exc}", file=err)
+            errors += 1
+            continue
+        print(f"{shown(init)}: added `{INSTALL_LINE}`", file=err)
+    return errors
+
+
 def main(argv: Sequence[str], prog: str = "jaxrewrite") -> int:
     """``jaxrewrite migrate``'s own command line (the CLI hands it everything after the word)."""
     parser = argparse.ArgumentParser(
@@ -117,12 +258,37 @@ def main(argv: Sequence[str], prog: str = "jaxrewrite") -> int:
             "same; print a unified diff, or rewrite the files with --write. Functions left as written "
             "are listed on stderr with the reason."
         ),
-        epilog="exit status: 0 nothing to change, 1 changes made or proposed, 2 errors",
+        epilog="exit status: 0 nothing to change, 1 changes made or proposed (with --check: would be "
+        "made), 2 errors (a file that cannot be read, parsed or written, a bad configuration)",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files, or folders searched for .py files")
-    parser.add_argument("--write", action="store_true", help="rewrite the files in place (atomically)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--diff", action="store_true", help="print a unified diff and change nothing (the default)")
+    mode.add_argument(
+        "--check", action="store_true", help="print nothing, change nothing: exit 1 if a file would change (as black)"
+    )
+    mode.add_argument("--write", action="store_true", help="rewrite the files in place (atomically)")
+    parser.add_argument(
+        "--install-hook",
+        action="store_true",
+        help=f"with --write: add `{INSTALL_LINE}` to the __init__.py of each package a migrated file is in",
+    )
+    parser.add_argument(
+        "--exclude", action="append", default=[], metavar="PATTERN", help="glob patterns to skip, as in check"
+    )
+    parser.add_argument("--config", metavar="PYPROJECT", help="read [tool.jaxrewrite] from this file instead")
     try:
         ns = parser.parse_args(list(argv))
     except SystemExit as exc:  # argparse has printed its help or its error already
         return exc.code if isinstance(exc.code, int) else 2
-    return migrate(ns.paths, ns.write)
+    if ns.install_hook and not ns.write:
+        print(f"{prog} migrate: --install-hook needs --write", file=sys.stderr)
+        return 2
+    try:
+        config = settings.discover(explicit=ns.config)
+    except settings.ConfigError as exc:
+        print(f"{prog} migrate: {exc}", file=sys.stderr)
+        return 2
+    exclude = [(pattern, config.root) for pattern in config.exclude]
+    exclude += [(pattern, ".") for given in ns.exclude for pattern in settings.words(given)]
+    return migrate(ns.paths, ns.write, check=ns.check, install_hook=ns.install_hook, exclude=exclude)
