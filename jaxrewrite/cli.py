@@ -141,17 +141,18 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         _parse_show,
     ),
     "check": Subcommand(
-        "[--format {text,json,github}] [--select CODES] [--ignore CODES] PATH ...",
-        "  check PATH ...        report Static/NoDiff annotations that would do nothing or be\n"
-        "                        refused (files, or folders searched for .py files); exit 1 on\n"
-        "                        findings; see `check --help`\n",
+        "[--format {text,json,github}] [--select CODES] [--ignore CODES] [--exclude PATTERN] [PATH ... | -]",
+        "  check [PATH ...]      report Static/NoDiff annotations that would do nothing or be\n"
+        "                        refused (files, folders searched for .py files, default .; - for\n"
+        "                        stdin); exit 1 on findings; see `check --help`\n",
         lambda argv, prog: Delegate("check", argv),
     ),
     "migrate": Subcommand(
-        "[--write] PATH ...",
+        "[--diff | --check | --write [--install-hook]] PATH ...",
         "  migrate PATH ...      turn hand-written static_argnums/static_argnames into Static\n"
-        "                        annotations where the meaning stays the same; prints a diff,\n"
-        "                        or rewrites the files with --write; see `migrate --help`\n",
+        "                        annotations where the meaning stays the same; prints a diff\n"
+        "                        (--diff), only the exit status (--check), or rewrites the\n"
+        "                        files (--write); see `migrate --help`\n",
         lambda argv, prog: Delegate("migrate", argv),
     ),
     "compile": Subcommand(

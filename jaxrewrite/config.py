@@ -50,7 +50,9 @@ class Config:
 
     def ignored_codes(self, path: str) -> tuple[str, ...]:
         """The codes ``per-file-ignores`` turns off for the file at ``path``."""
-        return tuple(code for pattern, codes in self.per_file_ignores if matches(pattern, path, self.root) for code in codes)
+        return tuple(
+            code for pattern, codes in self.per_file_ignores if matches(pattern, path, self.root) for code in codes
+        )
 
 
 def matches(pattern: str, path: str, root: str) -> bool:

@@ -72,7 +72,10 @@ def test_exclude_globs_as_ruff_reads_them(tmp_path: Path) -> None:
     write(tmp_path / "env2" / "pyvenv.cfg", "")  # ...a virtual environment (PEP 405) never is
     write(tmp_path / "env2" / "lib" / "e.py", HELPER)
     walked = sorted(path for path, _ in codes(run(cwd=tmp_path)))
-    assert walked == sorted(os.path.join(*p) for p in [("other", "gen", "c.py"), ("src", "a.py"), ("src", "gen", "b.py"), ("venv", "lib", "d.py")])
+    assert walked == sorted(
+        os.path.join(*p)
+        for p in [("other", "gen", "c.py"), ("src", "a.py"), ("src", "gen", "b.py"), ("venv", "lib", "d.py")]
+    )
     by_name = {p for p, _ in codes(run("--exclude", "gen,venv", cwd=tmp_path))}
     assert by_name == {os.path.join("src", "a.py")}  # a bare name: any folder or file so named
     anchored = {p for p, _ in codes(run("--exclude", "src/gen", "--exclude", "*/lib/*.py", cwd=tmp_path))}
@@ -94,7 +97,16 @@ def test_standard_input(tmp_path: Path) -> None:
 def test_help_lists_exit_codes_noqa_and_configuration(tmp_path: Path) -> None:
     done = run("--help", cwd=tmp_path)
     assert done.returncode == 0
-    for needle in ("exit status:", "  0  no findings", "  1  findings", "  2  usage errors", "# noqa: JR002", "[tool.jaxrewrite]", "--exclude", "--stdin-filename"):
+    for needle in (
+        "exit status:",
+        "  0  no findings",
+        "  1  findings",
+        "  2  usage errors",
+        "# noqa: JR002",
+        "[tool.jaxrewrite]",
+        "--exclude",
+        "--stdin-filename",
+    ):
         assert needle in done.stdout, needle
 
 
@@ -102,8 +114,11 @@ def test_help_lists_exit_codes_noqa_and_configuration(tmp_path: Path) -> None:
 
 
 def test_configuration_select_ignore_exclude_per_file_ignores(tmp_path: Path) -> None:
-    write(tmp_path / "pyproject.toml", '[tool.jaxrewrite]\nignore = ["JR003"]\nexclude = ["build"]\n'
-          '[tool.jaxrewrite.per-file-ignores]\n"tests/*" = ["JR002"]\n')
+    write(
+        tmp_path / "pyproject.toml",
+        '[tool.jaxrewrite]\nignore = ["JR003"]\nexclude = ["build"]\n'
+        '[tool.jaxrewrite.per-file-ignores]\n"tests/*" = ["JR002"]\n',
+    )
     write(tmp_path / "m.py", UNHASHABLE)
     write(tmp_path / "h.py", HELPER)
     write(tmp_path / "tests" / "h.py", HELPER)
@@ -193,7 +208,25 @@ def test_colour_on_a_terminal(tmp_path: Path) -> None:
 def test_import_jaxrewrite_reads_no_configuration() -> None:
     """The configuration is the commands' and the plugin's: importing jaxrewrite costs nothing more."""
     done = subprocess.run(
-        [sys.executable, "-c", "import sys, jaxrewrite; print(sorted(m for m in sys.modules if 'toml' in m or m == 'jaxrewrite.config'))"],
-        env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-c",
+            "import sys, jaxrewrite; print(sorted(m for m in sys.modules if 'toml' in m or m == 'jaxrewrite.config'))",
+        ],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert (done.returncode, done.stdout) == (0, "[]\n"), done.stderr
+
+
+def test_show_colours_its_findings_as_check_does(tmp_path: Path) -> None:
+    write(tmp_path / "h.py", HELPER)
+    environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    environ["PYTHONPATH"] = str(ROOT)
+    command = [sys.executable, "-m", "jaxrewrite", "show", "h.py"]
+    shown = subprocess.run(command, cwd=tmp_path, env={**environ, "FORCE_COLOR": "1"}, capture_output=True, text=True)
+    assert "\033[1;31mJR002\033[0m" in shown.stderr and "\033[" not in shown.stdout  # the source stays plain
+    piped = subprocess.run(command, cwd=tmp_path, env=environ, capture_output=True, text=True)
+    assert "\033[" not in piped.stderr and "h.py:8:10: JR002 " in piped.stderr

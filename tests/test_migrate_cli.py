@@ -11,7 +11,8 @@ from pathlib import Path
 
 from golden_cases import ROOT
 
-from jaxrewrite.commands.migrate import INSTALL_LINE, migrate, with_install_line
+from jaxrewrite.commands.hooknotes import INSTALL_LINE, with_install_line
+from jaxrewrite.commands.migrate import migrate
 
 HAND = """\
 from functools import partial
@@ -28,7 +29,12 @@ def f(x, n):
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", "jaxrewrite", "migrate", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "jaxrewrite", "migrate", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -86,7 +92,10 @@ def test_after_write_a_script_is_told_it_needs_the_hook(tmp_path: Path) -> None:
 
 
 def test_a_package_is_told_what_a_library_needs_and_install_hook_writes_it(tmp_path: Path) -> None:
-    write(tmp_path / "mylib" / "__init__.py", '"""My library."""\nfrom __future__ import annotations\n\nfrom mylib.ops import f\n')
+    write(
+        tmp_path / "mylib" / "__init__.py",
+        '"""My library."""\nfrom __future__ import annotations\n\nfrom mylib.ops import f\n',
+    )
     write(tmp_path / "mylib" / "ops.py", HAND)
     told = run("--write", "mylib", cwd=tmp_path)
     assert told.returncode == 1
@@ -109,7 +118,11 @@ def test_a_package_is_told_what_a_library_needs_and_install_hook_writes_it(tmp_p
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
     used = subprocess.run(
         [sys.executable, "-c", "import jax.numpy as jnp, mylib; print(mylib.f(jnp.ones(2), 3).tolist())"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert (used.returncode, used.stdout) == (0, "[3.0, 3.0]\n"), used.stderr
     write(tmp_path / "mylib" / "ops.py", HAND)
@@ -118,7 +131,9 @@ def test_a_package_is_told_what_a_library_needs_and_install_hook_writes_it(tmp_p
 
 
 def test_install_line_placement() -> None:
-    assert with_install_line("") == f"import jaxrewrite\n{INSTALL_LINE}  # Static/NoDiff in this package need the hook\n"
+    assert (
+        with_install_line("") == f"import jaxrewrite\n{INSTALL_LINE}  # Static/NoDiff in this package need the hook\n"
+    )
     assert with_install_line("from . import a\n").endswith("need the hook\n\nfrom . import a\n")
     crlf = with_install_line('"""Doc."""\r\nx = 1\r\n')
     assert crlf.startswith('"""Doc."""\r\n\r\nimport jaxrewrite\r\n') and "\n" not in crlf.replace("\r\n", "")

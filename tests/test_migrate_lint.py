@@ -48,13 +48,18 @@ def ruff(folder: Path) -> Counter[tuple[str, str, str]]:
     """(file, code, message) of each F401/I001 finding, line numbers left out (migrate adds lines)."""
     done = subprocess.run(
         [str(RUFF), "check", "--isolated", "--select", "F401,I001", "--output-format", "json", "--no-cache", "."],
-        cwd=folder, capture_output=True, text=True, timeout=300,
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode in (0, 1), done.stderr
     return Counter((Path(row["filename"]).name, row["code"], row["message"]) for row in json.loads(done.stdout))
 
 
-def before_and_after(tmp_path: Path, modules: dict[str, str]) -> tuple[Counter[tuple[str, str, str]], Counter[tuple[str, str, str]], int]:
+def before_and_after(
+    tmp_path: Path, modules: dict[str, str]
+) -> tuple[Counter[tuple[str, str, str]], Counter[tuple[str, str, str]], int]:
     before, after = tmp_path / "before", tmp_path / "after"
     changed = 0
     for name, text in modules.items():

@@ -161,7 +161,7 @@ def test_a_rewrite_error_is_a_collection_error_at_the_users_line(pytester: pytes
             r'E\s+File ".*test_bad\.py", line 7',
             r"E\s+def f\(x, \*sizes: Static\[int\]\):",
             r"E\s+\^+",
-            r"E\s+jaxrewrite\.errors\.RewriteError: Static cannot mark \*args parameter 'sizes'.*",
+            r"E\s+jaxrewrite\.errors\.RewriteError: JR101 Static cannot mark \*args parameter 'sizes'.*",
         ]
     )
 

@@ -180,7 +180,8 @@ def main(argv: list[str], prog: str) -> int:
     per_file = tuple(code for _, codes in config.per_file_ignores for code in codes)
     unknown = settings.unknown_codes([*config.select, *config.ignore, *per_file])
     if unknown:
-        print(f"{prog} check: {config.path}: [tool.jaxrewrite]: unknown code or prefix: {', '.join(unknown)}", file=sys.stderr)
+        where = f"{config.path}: [tool.jaxrewrite]"
+        print(f"{prog} check: {where}: unknown code or prefix: {', '.join(unknown)}", file=sys.stderr)
         return 2
     select = config.select if ns.select is None else _codes(ns.select)
     ignore = (*config.ignore, *_codes(ns.ignore))

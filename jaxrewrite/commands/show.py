@@ -18,6 +18,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Sequence
 
+from jaxrewrite.commands import colour
 from jaxrewrite.commands.files import unified_diff
 from jaxrewrite.commands.run import safe_path
 from jaxrewrite.engine.analyze import analyze
@@ -179,7 +180,7 @@ def show(target: str, diff: bool, prog: str) -> int:
         analysis = analyze(source, found.display, lint=True)
         for finding in analysis.diagnostics:
             if not finding.is_error:
-                print(finding.format("text"), file=sys.stderr)
+                print(finding.format("text", colour.wanted(sys.stderr)), file=sys.stderr)
         if not analysis.header.enabled:
             _findings_without_pragma(source, found.display)
         with warnings.catch_warnings():
@@ -187,7 +188,7 @@ def show(target: str, diff: bool, prog: str) -> int:
             text = rewritten(analysis)
     except RewriteError:
         for finding in analysis.errors:  # every refusal, in source order; the hook raises the first
-            print(finding.format("text"), file=sys.stderr)
+            print(finding.format("text", colour.wanted(sys.stderr)), file=sys.stderr)
         return 1
     except SyntaxError as exc:
         where = "".join(f"{n}:" for n in (exc.lineno, exc.offset) if n is not None)
@@ -214,7 +215,7 @@ def _findings_without_pragma(source: str, display: str) -> None:
         return  # Python reports it when the module runs; show prints the source unchanged
     for finding in analysis.diagnostics:
         if finding.code != "JR005":  # already printed
-            print(finding.format("text"), file=sys.stderr)
+            print(finding.format("text", colour.wanted(sys.stderr)), file=sys.stderr)
 
 
 def _write(text: str, encoding: str) -> None:
