@@ -1,7 +1,7 @@
 """The ``jaxrewrite`` command (console script and ``python -m jaxrewrite``).
 
 ``jaxrewrite SCRIPT [ARGS]`` and ``jaxrewrite -m MODULE [ARGS]`` run a program as ``python``
-would, with the import hook installed; ``jaxrewrite show TARGET [--diff]`` prints what the
+would, with the import hook installed; ``jaxrewrite show TARGET... [--diff]`` prints what the
 hook compiles. Options are only read before the program name: everything after it is the
 program's own ``sys.argv``, as with ``python``.
 """
@@ -31,7 +31,7 @@ class RunModule:
 
 @dataclass(frozen=True)
 class Show:
-    target: str
+    targets: tuple[str, ...]
     diff: bool
 
 
@@ -117,38 +117,42 @@ def parse(argv: Sequence[str], prog: str) -> Command:
 def _parse_show(argv: list[str], prog: str) -> Command:
     parser = argparse.ArgumentParser(
         prog=f"{prog} show",
-        description="Print the source the import hook compiles for TARGET, executing nothing.",
+        description="Print the source the import hook compiles for each TARGET, executing nothing "
+        "(with a '==> TARGET <==' line before each when there are several, as head prints them).",
+        epilog="exit status: 0 shown, 1 a source that does not rewrite (its findings on stderr), "
+        "2 no such target; with several targets, the highest",
     )
-    parser.add_argument("target", metavar="TARGET", help="a file path or a dotted module name")
+    parser.add_argument("targets", nargs="+", metavar="TARGET", help="a file path or a dotted module name")
     parser.add_argument("--diff", action="store_true", help="print a unified diff against the file instead")
     try:
         ns = parser.parse_args(argv)
     except SystemExit as exc:  # argparse has printed its help or its error already
         return Done(exc.code if isinstance(exc.code, int) else 2)
-    return Show(ns.target, ns.diff)
+    return Show(tuple(ns.targets), ns.diff)
 
 
 #: Every command word, in one table: a new command is a new row, not another reserved branch.
 SUBCOMMANDS: dict[str, Subcommand] = {
     "show": Subcommand(
-        "[--diff] TARGET",
-        "  show TARGET           print the source the hook compiles for TARGET (a file path or a\n"
+        "[--diff] TARGET ...",
+        "  show TARGET ...       print the source the hook compiles for TARGET (a file path or a\n"
         "                        dotted module name, found without importing anything); --diff\n"
         "                        prints a unified diff against the file instead\n",
         _parse_show,
     ),
     "check": Subcommand(
-        "[--format {text,json,github}] [--select CODES] [--ignore CODES] PATH ...",
-        "  check PATH ...        report Static/NoDiff annotations that would do nothing or be\n"
-        "                        refused (files, or folders searched for .py files); exit 1 on\n"
-        "                        findings; see `check --help`\n",
+        "[--format {text,json,github}] [--select CODES] [--ignore CODES] [--exclude PATTERN] [PATH ... | -]",
+        "  check [PATH ...]      report Static/NoDiff annotations that would do nothing or be\n"
+        "                        refused (files, folders searched for .py files, default .; - for\n"
+        "                        stdin); exit 1 on findings; see `check --help`\n",
         lambda argv, prog: Delegate("check", argv),
     ),
     "migrate": Subcommand(
-        "[--write] PATH ...",
+        "[--diff | --check | --write [--install-hook]] PATH ...",
         "  migrate PATH ...      turn hand-written static_argnums/static_argnames into Static\n"
-        "                        annotations where the meaning stays the same; prints a diff,\n"
-        "                        or rewrites the files with --write; see `migrate --help`\n",
+        "                        annotations where the meaning stays the same; prints a diff\n"
+        "                        (--diff), only the exit status (--check), or rewrites the\n"
+        "                        files (--write); see `migrate --help`\n",
         lambda argv, prog: Delegate("migrate", argv),
     ),
     "compile": Subcommand(
@@ -175,9 +179,9 @@ def main(argv: Sequence[str] | None = None, prog: str = "jaxrewrite") -> int:
         status: int = module.main(command.argv, prog)
         return status
     if isinstance(command, Show):
-        from jaxrewrite.commands.show import show
+        from jaxrewrite.commands.show import show_all
 
-        return show(command.target, command.diff, prog)
+        return show_all(command.targets, command.diff, prog)
     from jaxrewrite.commands import run as runner
 
     if isinstance(command, RunModule):

@@ -23,18 +23,25 @@ class RewriteError(SyntaxError):
         end_offset: int | None = None,
         code: str = "JR100",
     ) -> None:
-        super().__init__(msg, (filename, lineno, offset, text, end_lineno, end_offset))
+        # ``msg`` is what tracebacks print after the class name, so it leads with the code, as
+        # ``jaxrewrite check`` prints a finding; ``message`` is the text alone.
+        super().__init__(f"{code} {msg}", (filename, lineno, offset, text, end_lineno, end_offset))
         #: The finding's code (``jaxrewrite.engine.diagnostics.CODES``), as ``jaxrewrite check`` prints it.
         self.code = code
+        #: The message without its code.
+        self.message = msg
 
     def __str__(self) -> str:
-        return f"{location(self.filename, self.lineno, self.offset)}: {self.msg}"
+        """``path:line:col: CODE message``: the one form of a finding (``Diagnostic.format``)."""
+        from jaxrewrite.engine.diagnostics import Diagnostic  # only when printed: not at import time
+
+        return Diagnostic.from_error(self).format("text")
 
     def __reduce__(self):  # type: ignore[no-untyped-def]
         # Keep the location across pickling (multiprocessing, pytest-xdist).
         return (
             type(self),
-            (self.msg, self.filename, self.lineno, self.offset, self.text, self.end_lineno, self.end_offset, self.code),
+            (self.message, self.filename, self.lineno, self.offset, self.text, self.end_lineno, self.end_offset, self.code),
         )
 
     @classmethod

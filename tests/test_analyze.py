@@ -140,3 +140,24 @@ def test_every_code_is_documented() -> None:
     guide = (Path(__file__).resolve().parent.parent / "docs" / "guide.md").read_text(encoding="utf-8")
     documented = set(re.findall(r"^\| (JR[12]\d\d) \|", guide, re.MULTILINE)) | set(re.findall(r"`(JR0\d\d)`", guide))
     assert documented == set(CODES)
+
+
+def test_the_guides_table_of_codes_says_what_codes_says() -> None:
+    """Each JR0nn/JR1nn row of the guide reads as ``CODES``'s summary (`x` as 'x', examples in
+    parentheses left out), then at most an elaboration after ':', ',' or ';' (JR2nn rows are
+    checked against migrate's reasons in test_migrate.py)."""
+    import re
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "guide.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `?(JR[01]\d\d)`? \| (.*?) \|$", guide, re.MULTILINE))
+    assert set(rows) == {code for code in CODES if code < "JR2"}
+    for code, text in rows.items():
+        text = re.sub(r"`([^`]*)`", r"'\1'", text)
+        while True:  # innermost parentheses first: an example may hold a call
+            shorter = re.sub(r"\s*\([^()]*\)", "", text)
+            if shorter == text:
+                break
+            text = shorter
+        summary = CODES[code]
+        assert text.strip() == summary or (text.startswith(summary) and text[len(summary)] in ":,;"), (code, text, summary)

@@ -305,7 +305,7 @@ def test_rewrite_error_in_the_script_is_reported_like_a_syntax_error(tmp_path: P
     ours = jaxrewrite_("misuse.py", cwd=tmp_path)
     assert ours.returncode == 1 and "Traceback" not in ours.stderr
     assert f'File "{tmp_path / "misuse.py"}", line 6' in ours.stderr
-    assert "RewriteError: Static cannot mark **kwargs parameter 'options'" in ours.stderr
+    assert "RewriteError: JR101 Static cannot mark **kwargs parameter 'options'" in ours.stderr
 
 
 @pytest.mark.parametrize("as_module", [False, True])
@@ -410,7 +410,7 @@ def test_show_rewrite_error(tmp_path: Path) -> None:
     ours = jaxrewrite_("show", "misuse.py", cwd=tmp_path)
     assert (ours.returncode, ours.stdout) == (1, "")
     assert ours.stderr == (
-        "misuse.py:6:12: Static cannot mark **kwargs parameter 'options': "
+        "misuse.py:6:12: JR101 Static cannot mark **kwargs parameter 'options': "
         "JAX can only treat named or positional parameters as static\n"
     )
 
@@ -462,3 +462,53 @@ def test_show_lists_every_refusal_in_source_order(tmp_path: Path) -> None:
     assert (ours.returncode, ours.stdout) == (1, "")
     lines = ours.stderr.splitlines()
     assert [line.split(": ")[0] for line in lines] == ["two.py:6:8", "two.py:9:9"]
+
+
+def test_show_several_targets_each_after_a_header(tmp_path: Path) -> None:
+    write(tmp_path / "a.py", OPTED_IN + "\n")
+    write(tmp_path / "b.py", "x = 1\n")
+    write(tmp_path / "misuse.py", MISUSE)
+    ours = jaxrewrite_("show", "a.py", "b.py", cwd=tmp_path)
+    assert ours.returncode == 0
+    assert ours.stdout == f"==> a.py <==\n{rewrite_source(OPTED_IN, 'a.py')}\n\n==> b.py <==\nx = 1\n"
+    worst = jaxrewrite_("show", "a.py", "misuse.py", "nowhere.py", cwd=tmp_path)
+    assert worst.returncode == 2 and "JR101" in worst.stderr and "nowhere.py" in worst.stderr
+    diffs = jaxrewrite_("show", "--diff", "a.py", "b.py", cwd=tmp_path)  # a diff names its files itself
+    assert diffs.returncode == 0 and "==>" not in diffs.stdout and diffs.stdout.startswith("--- a/a.py\n")
+
+
+def _hunks_agree_with_their_bodies(diff: str) -> int:
+    """Each hunk's ``-a,b +c,d`` counts the lines its body holds, lines ending at "\\n" only."""
+    import re
+
+    lines = diff.split("\n")
+    hunks = 0
+    for index, line in enumerate(lines):
+        match = re.match(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@", line)
+        if not match:
+            continue
+        hunks += 1
+        old, new = (int(n) if n is not None else 1 for n in match.groups())
+        body = []
+        for following in lines[index + 1 :]:
+            if following.startswith(("@@", "--- ")) or not following:
+                break
+            body.append(following)
+        assert sum(1 for b in body if b[0] in " -") == old, (line, body)
+        assert sum(1 for b in body if b[0] in " +") == new, (line, body)
+    return hunks
+
+
+def test_show_diff_and_migrate_diff_count_a_form_feed_as_python_does(tmp_path: Path) -> None:
+    """A form feed does not end a line for Python (nor for git): both diffs say ``-1,3``, not ``-1,4``."""
+    hand = "import jax\n\x0c\ndef f(x, n):\n    return x\n\x0c\nf = jax.jit(f, static_argnums=1)\n"
+    write(tmp_path / "hand.py", hand)
+    migrated = subprocess.run(
+        [sys.executable, "-m", "jaxrewrite", "migrate", "hand.py"], cwd=tmp_path, env=env(), capture_output=True, text=True
+    )
+    assert migrated.returncode == 1 and _hunks_agree_with_their_bodies(migrated.stdout) >= 1
+    write(tmp_path / "feed.py", "# jaxrewrite: enable\x0c\nimport jax\nfrom jaxrewrite import Static\n\x0c\n"
+          "@jax.jit\ndef f(x, n: Static[int]):\n    return x\n")
+    shown = jaxrewrite_("show", "--diff", "feed.py", cwd=tmp_path)
+    assert shown.returncode == 0 and _hunks_agree_with_their_bodies(shown.stdout) == 1
+    assert "@@ -2,6 +2,6 @@" in shown.stdout  # counted by str.splitlines() it would start at 3, not 2

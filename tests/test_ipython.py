@@ -11,6 +11,7 @@ import re
 import sys
 import traceback
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import IPython
@@ -306,7 +307,7 @@ def test_a_rewrite_error_shows_as_ipython_shows_a_syntax_error(shell: Any, capsy
         f"  Cell In[{count}], line 3",
         "    def f(x, *sizes: Static[int]):",
         "              ^",  # under the parameter's name, as the engine locates it
-        "RewriteError: Static cannot mark *args parameter 'sizes': JAX can only treat named or positional parameters as static",
+        "RewriteError: JR101 Static cannot mark *args parameter 'sizes': JAX can only treat named or positional parameters as static",
     ]
     assert "Traceback" not in shown and "jaxrewrite/" not in shown
     # ... the way a plain SyntaxError in a cell is shown.
@@ -365,4 +366,33 @@ def test_show_reports_a_rewrite_error_at_the_cells_own_line(shell: Any, capsys: 
     shown = capsys.readouterr().out
     assert result.success  # the magic itself ran
     assert re.search(r"Cell In\[\d+\], line 3\n    def f\(x, \*\*kw: Static\[int\]\):\n", shown)
-    assert "RewriteError: Static cannot mark **kwargs parameter 'kw'" in shown
+    assert "RewriteError: JR101 Static cannot mark **kwargs parameter 'kw'" in shown
+
+
+def test_ipython_ext_option_loads_it_from_the_start(tmp_path: Path) -> None:
+    """``ipython --ext jaxrewrite`` (the guide's notebooks section): a real IPython, in a process of
+    its own; the first cell already opts in, and a refusal shows with its code at the cell's line."""
+    import os
+    import subprocess
+    import sys
+
+    from golden_cases import ROOT
+
+    cell = (
+        "import jax\nfrom jaxrewrite import Static\nTRACES = []\n\n@jax.jit\ndef f(x, n: Static[int]):\n"
+        "    TRACES.append(n)\n    return x * n\n\nprint(f(1.0, 2), f(2.0, 2), f(1.0, 3), len(TRACES))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "IPYTHONDIR": str(tmp_path / "ipython")}
+
+    def ipython(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "IPython", "--no-banner", "--colors=NoColor", *args],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        )
+
+    done = ipython("--ext", "jaxrewrite", "-c", cell)
+    assert done.returncode == 0 and done.stdout.splitlines()[-1] == "2.0 4.0 3.0 2", done.stdout + done.stderr
+    plain = ipython("-c", cell)  # without the extension n is traced: one trace for n=2 and n=3 alike
+    assert plain.stdout.splitlines()[-1] == "2.0 4.0 3.0 1", plain.stdout + plain.stderr
+    refused = ipython("--ext", "jaxrewrite", "-c", "import jax\nfrom jaxrewrite import Static\n@jax.jit\ndef g(*n: Static[int]):\n    return 1\n")
+    assert "JR101 Static cannot mark *args parameter 'n'" in refused.stdout + refused.stderr

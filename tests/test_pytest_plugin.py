@@ -161,7 +161,7 @@ def test_a_rewrite_error_is_a_collection_error_at_the_users_line(pytester: pytes
             r'E\s+File ".*test_bad\.py", line 7',
             r"E\s+def f\(x, \*sizes: Static\[int\]\):",
             r"E\s+\^+",
-            r"E\s+jaxrewrite\.errors\.RewriteError: Static cannot mark \*args parameter 'sizes'.*",
+            r"E\s+jaxrewrite\.errors\.RewriteError: JR101 Static cannot mark \*args parameter 'sizes'.*",
         ]
     )
 
@@ -237,6 +237,19 @@ def test_packages_option(package: pytest.Pytester) -> None:
     without = run(package)
     without.assert_outcomes(failed=1)
     without.stdout.fnmatch_lines([TRACED, "*NotRewrittenWarning: module 'mypkg' was not rewritten*"])
+    # The fix named is the plugin's option, not jaxrewrite.install()'s packages=.
+    without.stdout.fnmatch_lines(["*under pytest*--jaxrewrite-packages=mypkg*jaxrewrite_packages ini option*"])
+    assert "install the hook first" not in without.stdout.str()
+
+
+def test_packages_from_pyproject(package: pytest.Pytester) -> None:
+    """``packages`` in [tool.jaxrewrite], as ruff users keep their settings; an unknown key is an error."""
+    package.makefile(".toml", pyproject='[tool.jaxrewrite]\npackages = ["mypkg", "otherpkg"]\n')
+    run(package).assert_outcomes(passed=1)
+    package.makefile(".toml", pyproject='[tool.jaxrewrite]\npackage = ["mypkg"]\n')
+    result = run(package)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*pyproject.toml: [[]tool.jaxrewrite[]]: unknown key 'package'*"])
 
 
 def test_packages_ini_option(package: pytest.Pytester) -> None:

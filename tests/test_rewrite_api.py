@@ -64,7 +64,8 @@ def test_rewrite_error_is_a_located_syntax_error() -> None:
     assert isinstance(err, RewriteError)
     assert (err.filename, err.lineno, err.offset) == ("pkg/m.py", 7, 11)
     assert err.text == "def f(x, *n: Static[int]):"
-    assert str(err).startswith("pkg/m.py:7:11: Static cannot mark *args parameter 'n'")
+    assert str(err).startswith("pkg/m.py:7:11: JR101 Static cannot mark *args parameter 'n'")
+    assert err.msg == f"JR101 {err.message}" and err.message.startswith("Static cannot mark")
     again = pickle.loads(pickle.dumps(err))
     assert (again.filename, again.lineno, again.offset, again.msg) == (err.filename, 7, 11, err.msg)
 

@@ -1,8 +1,10 @@
-"""``jaxrewrite check PATH...``: every finding in files and folders, before anything runs.
+"""``jaxrewrite check [PATH...]``: every finding in files and folders, before anything runs.
 
-flake8's conventions: ``path:line:col: CODE message`` (or JSON, or GitHub workflow
-annotations), ``--select``/``--ignore`` by code prefix, ``# noqa`` and ``# noqa: CODE`` on the
-reported line; exit 0 clean, 1 findings, 2 usage errors or unreadable input.
+ruff's and flake8's conventions: ``path:line:col: CODE message`` (or JSON, or GitHub workflow
+annotations), ``.`` when no path is given, ``-`` for standard input, ``--select``/``--ignore`` by
+code prefix, ``--exclude`` globs, ``# noqa`` and ``# noqa: CODE`` on the reported line, settings
+from ``[tool.jaxrewrite]`` (``jaxrewrite.config``), and ruff's summary line after the text form;
+exit 0 clean, 1 findings, 2 usage errors or unreadable input.
 """
 
 from __future__ import annotations
@@ -10,11 +12,14 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from jaxrewrite import config as settings
+from jaxrewrite.commands import colour
 from jaxrewrite.commands.files import python_files
 from jaxrewrite.engine.diagnostics import CODES, Diagnostic
 from jaxrewrite.engine.header import might_opt_in
@@ -25,15 +30,32 @@ _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]
 FORMATS = ("text", "json", "github")
 
 
+EXIT_STATUS = """\
+exit status:
+  0  no findings
+  1  findings (after --select, --ignore, per-file-ignores and # noqa)
+  2  usage errors, a bad configuration, or input that cannot be read as Python source
+
+suppressing one finding: a `# noqa` comment on the reported line silences every code there,
+`# noqa: JR002` (or `# noqa: JR002,JR003`) only those codes, as flake8 and ruff read them.
+
+configuration: [tool.jaxrewrite] in the nearest pyproject.toml that has one (from the current
+folder upward), or the file --config names: select, ignore, exclude, per-file-ignores, packages.
+"""
+
+
 @dataclass(frozen=True)
 class Options:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    #: ``[tool.jaxrewrite]``, for ``per-file-ignores``.
+    config: settings.Config = settings.Config()
 
-    def wants(self, code: str) -> bool:
+    def wants(self, code: str, path: str | None = None) -> bool:
         if self.select and not code.startswith(self.select):
             return False
-        return not (self.ignore and code.startswith(self.ignore))
+        ignore = self.ignore if path is None else (*self.ignore, *self.config.ignored_codes(path))
+        return not (ignore and code.startswith(ignore))
 
 
 def check_text(text: str, filename: str, options: Options = Options()) -> list[Diagnostic]:
@@ -49,7 +71,7 @@ def check_text(text: str, filename: str, options: Options = Options()) -> list[D
         err.filename = filename
         found = [Diagnostic.from_error(err, "JR100")]
     lines = text.splitlines()
-    return [d for d in found if options.wants(d.code) and not _suppressed(d, lines)]
+    return [d for d in found if options.wants(d.code, filename) and not _suppressed(d, lines)]
 
 
 def _suppressed(finding: Diagnostic, lines: list[str]) -> bool:
@@ -61,15 +83,17 @@ def _suppressed(finding: Diagnostic, lines: list[str]) -> bool:
     return codes is None or finding.code.upper() in {c.upper() for c in re.split(r"[,\s]+", codes) if c}
 
 
-def check_path(path: str, options: Options, fix: bool = False) -> list[Diagnostic]:
-    """The findings of one file; OSError/UnicodeDecodeError when it cannot be read as Python source.
+def check_path(path: str, options: Options, data: bytes | None = None, fix: bool = False) -> list[Diagnostic]:
+    """The findings of one file (``data``: its bytes, already read from standard input);
+    OSError/UnicodeDecodeError when it cannot be read as Python source.
 
     ``fix``: first make the JR006 parameters of a module that uses jaxrewrite Static, in place."""
-    with open(path, "rb") as file:
-        data = file.read()
+    if data is None:
+        with open(path, "rb") as file:
+            data = file.read()
     if not might_opt_in(data) and not may_trace_bytes(data):
         return []  # no "jaxrewrite" and no tracing transform named anywhere: nothing to find
-    if fix and might_opt_in(data) and options.wants("JR006"):
+    if fix and path != "-" and might_opt_in(data) and options.wants("JR006"):
         data = _fixed(path, data)
     return check_text(importlib.util.decode_source(data), path, options)
 
@@ -94,10 +118,19 @@ def _fixed(path: str, data: bytes) -> bytes:
     return new
 
 
-def render(findings: list[Diagnostic], form: str) -> str:
+def render(findings: list[Diagnostic], form: str, coloured: bool = False) -> str:
     if form == "json":
         return json.dumps([d.row() for d in findings], indent=2) + "\n"
-    return "".join(d.format(form) + "\n" for d in findings)
+    return "".join(d.format(form, coloured) + "\n" for d in findings)
+
+
+def summary(findings: list[Diagnostic], coloured: bool = False) -> str:
+    """ruff's last line of the text form, on stdout after the findings."""
+    if not findings:
+        return colour.paint("All checks passed!", "green", coloured) + "\n"
+    files = len({d.filename for d in findings})
+    many = "s" if len(findings) != 1 else ""
+    return f"Found {len(findings)} finding{many} in {files} file{'s' if files != 1 else ''}.\n"
 
 
 def parser(prog: str) -> argparse.ArgumentParser:
@@ -105,35 +138,62 @@ def parser(prog: str) -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog=f"{prog} check",
         description="Report Static/NoDiff annotations that would do nothing or be refused, without running anything.",
-        epilog=f"codes: {codes} (see the guide, 'Catching mistakes')",
+        epilog=f"{EXIT_STATUS}\ncodes: {codes} (see the guide, 'Catching mistakes')",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("paths", nargs="+", metavar="PATH", help="a .py file, or a folder to search for .py files")
+    ap.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="a .py file, a folder to search for .py files, or - for standard input (default: .)",
+    )
     ap.add_argument("--format", choices=FORMATS, default="text", help="text (default), json or github")
-    ap.add_argument("--select", default="", help="comma-separated codes or code prefixes to report (default: all)")
+    ap.add_argument("--select", default=None, help="comma-separated codes or code prefixes to report (default: all)")
     ap.add_argument("--ignore", default="", help="comma-separated codes or code prefixes not to report")
     ap.add_argument(
         "--fix", action="store_true", help="make the JR006 parameters Static in modules that use jaxrewrite (in place)"
     )
+    ap.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="comma-separated glob patterns of files and folders to skip in the walk, as ruff reads "
+        "them (added to the configuration's exclude; a path named here is always checked)",
+    )
+    ap.add_argument("--stdin-filename", metavar="NAME", help="the file name to report for standard input (-)")
+    ap.add_argument("--config", metavar="PYPROJECT", help="read [tool.jaxrewrite] from this file instead")
+    ap.add_argument("-q", "--quiet", action="store_true", help="no summary line after the findings")
     return ap
 
 
 def _codes(value: str) -> tuple[str, ...]:
-    return tuple(code.strip().upper() for code in value.split(",") if code.strip())
+    return settings.codes([value])
 
 
-def run(paths: Sequence[str], form: str, options: Options, prog: str, fix: bool = False) -> int:
+def run(paths: Sequence[str], form: str, options: Options, prog: str, ns: argparse.Namespace | None = None) -> int:
     status = 0
     findings: list[Diagnostic] = []
-    for path in python_files(paths):
+    stdin_name = getattr(ns, "stdin_filename", None)
+    exclude = [(pattern, options.config.root) for pattern in options.config.exclude]
+    exclude += [(pattern, ".") for given in getattr(ns, "exclude", []) for pattern in settings.words(given)]
+    for path in python_files(paths, exclude):
         try:
-            findings.extend(check_path(path, options, fix))
+            if path == "-":
+                findings.extend(check_path(stdin_name or "-", options, sys.stdin.buffer.read()))
+            else:
+                fix = getattr(ns, "fix", False)
+                findings.extend(check_path(os.path.normpath(path), options, fix=fix))  # ruff prints a.py, not ./a.py
         except FileNotFoundError:
             print(f"{prog} check: {path}: no such file or folder", file=sys.stderr)
             status = 2
         except (OSError, UnicodeDecodeError, SyntaxError) as exc:  # SyntaxError: a bad coding cookie
             print(f"{prog} check: {path}: cannot read it as Python source: {exc}", file=sys.stderr)
             status = 2
-    sys.stdout.write(render(findings, form))
+    coloured = colour.wanted(sys.stdout)
+    sys.stdout.write(render(findings, form, coloured))
+    if form == "text" and not getattr(ns, "quiet", False) and (findings or not status):
+        sys.stdout.write(summary(findings, coloured))
     if status:
         return status
     return 1 if findings else 0
@@ -144,9 +204,25 @@ def main(argv: list[str], prog: str) -> int:
         ns = parser(prog).parse_args(argv)
     except SystemExit as exc:  # argparse printed its help or its error
         return exc.code if isinstance(exc.code, int) else 2
-    select, ignore = _codes(ns.select), _codes(ns.ignore)
-    unknown = [code for code in (*select, *ignore) if not any(known.startswith(code) for known in CODES)]
+    try:
+        config = settings.discover(explicit=ns.config)
+    except settings.ConfigError as exc:
+        print(f"{prog} check: {exc}", file=sys.stderr)
+        return 2
+    per_file = tuple(code for _, codes in config.per_file_ignores for code in codes)
+    unknown = settings.unknown_codes([*config.select, *config.ignore, *per_file])
+    if unknown:
+        where = f"{config.path}: [tool.jaxrewrite]"
+        print(f"{prog} check: {where}: unknown code or prefix: {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    select = config.select if ns.select is None else _codes(ns.select)
+    ignore = (*config.ignore, *_codes(ns.ignore))
+    unknown = settings.unknown_codes([*select, *ignore])
     if unknown:
         print(f"{prog} check: unknown code or prefix: {', '.join(unknown)}", file=sys.stderr)
         return 2
-    return run(ns.paths, ns.format, Options(select, ignore), prog, ns.fix)
+    paths = ns.paths or ["."]
+    if "-" in paths and len(paths) > 1:
+        print(f"{prog} check: - (standard input) cannot be combined with other paths", file=sys.stderr)
+        return 2
+    return run(paths, ns.format, Options(select, ignore, config), prog, ns)

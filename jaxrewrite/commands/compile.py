@@ -65,7 +65,8 @@ def compile_file(
         except SyntaxError as err:  # RewriteError included: located, with its code
             where = ":".join(str(n) for n in (err.lineno, err.offset) if n is not None)
             code_word = getattr(err, "code", None) or type(err).__name__
-            return Outcome(shown, "failed", f"{':' + where if where else ''}: {code_word} {err.msg}")
+            message = getattr(err, "message", err.msg)
+            return Outcome(shown, "failed", f"{':' + where if where else ''}: {code_word} {message}")
         if not _store(pyc, code, source_hash, origin):
             return Outcome(shown, "failed", f": cannot write {pyc}")
     return Outcome(shown, "wrote", f" (optimisation {', '.join(map(str, levels))})")

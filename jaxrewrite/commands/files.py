@@ -5,6 +5,9 @@ sorted per folder, except in folders that hold no source of the project's own: h
 (``.git``, ``.tox``, ``.venv``...), ``__pycache__``, ``node_modules``, and virtual environments
 whatever their name (a folder with a ``pyvenv.cfg``, PEP 405's marker). A folder merely named
 ``venv`` is walked like any other; a path named on the command line is always taken as given.
+``--exclude`` and the configuration's ``exclude`` add glob patterns, matched as ruff matches them
+(``jaxrewrite.config.matches``) against each file and folder the walk meets, never against a path
+named on the command line (ruff's default, without ``--force-exclude``).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import io
 import os
 import tempfile
 import tokenize
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from jaxrewrite.engine.source import unified_diff as unified_diff  # the commands' one diff, defined with the text
 
@@ -27,17 +30,22 @@ def skipped(folder: str, name: str) -> bool:
     return os.path.isfile(os.path.join(folder, name, "pyvenv.cfg"))
 
 
-def python_files(paths: Iterable[str]) -> Iterator[str]:
+def python_files(paths: Iterable[str], exclude: Sequence[tuple[str, str]] = ()) -> Iterator[str]:
     """Each path that is not a folder (whatever its suffix, even missing: the caller reports it),
-    and every ``.py`` file below each folder, walked by the rule above."""
+    and every ``.py`` file below each folder, walked by the rule above; ``exclude`` holds
+    ``(pattern, root)`` pairs, a relative pattern read from its ``root``."""
+    from jaxrewrite.config import excluded
+
     for path in paths:
         if not os.path.isdir(path):
             yield path
             continue
         for folder, dirs, files in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if not skipped(folder, d))
+            dirs[:] = sorted(
+                d for d in dirs if not skipped(folder, d) and not excluded(os.path.join(folder, d), exclude)
+            )
             for name in sorted(files):
-                if name.endswith(".py"):
+                if name.endswith(".py") and not excluded(os.path.join(folder, name), exclude):
                     yield os.path.join(folder, name)
 
 

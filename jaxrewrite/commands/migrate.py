@@ -1,8 +1,11 @@
-"""``jaxrewrite migrate PATH... [--write]``: hand-written static specs into Static annotations.
+"""``jaxrewrite migrate PATH... [--diff | --check | --write]``: hand-written static specs into Static annotations.
 
 The planning is ``jaxrewrite.migrate`` (text in, text and a report out); this is the edge:
-walking paths, decoding and encoding files as Python does, printing a unified diff or writing each
-file atomically, and the exit status (0 nothing to change, 1 changes made or proposed, 2 errors).
+walking paths, decoding and encoding files as Python does, printing a unified diff (``--diff``,
+the default), only the exit status (``--check``, black's), or writing each file atomically
+(``--write``, then saying what the migrated files need: the import hook; ``--install-hook`` writes
+a package's install line), progress on a terminal, and the exit status (0 nothing to change,
+1 changes made or proposed, 2 errors).
 """
 
 from __future__ import annotations
@@ -15,8 +18,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from jaxrewrite import config as settings
 from jaxrewrite.commands.files import decode, python_files, unified_diff, write_atomically
+from jaxrewrite.commands.hooknotes import INSTALL_LINE, hook_notes, install_hooks
+from jaxrewrite.commands.progress import Progress
 from jaxrewrite.migrate import REASONS, Migration, Reason, migrate_source
+
 
 @dataclass
 class Summary:
@@ -27,10 +34,14 @@ class Summary:
     functions: int = 0
     errors: int = 0
     refused: Counter[Reason] = field(default_factory=Counter)
+    #: The files changed (or that would be), for what to say after ``--write``.
+    changed_paths: list[str] = field(default_factory=list)
 
 
-def migrate_file(path: str, write: bool, out: TextIO, err: TextIO, summary: Summary) -> None:
-    """One file: read, migrate, report; print its diff or write it."""
+def migrate_file(
+    path: str, write: bool, out: TextIO, err: TextIO, summary: Summary, check: bool = False, quiet: bool = False
+) -> None:
+    """One file: read, migrate, report; print its diff (unless ``check``) or write it."""
     display = os.path.normpath(path)
     summary.files += 1
     try:
@@ -53,14 +64,17 @@ def migrate_file(path: str, write: bool, out: TextIO, err: TextIO, summary: Summ
         summary.errors += 1
         return
     for refusal in result.refused:
-        print(refusal.diagnostic(display).format("refusal"), file=err)
+        if not quiet:
+            print(refusal.diagnostic(display).format("refusal"), file=err)
         summary.refused[refusal.reason] += 1
     if not result.changed:
         return
     summary.changed += 1
+    summary.changed_paths.append(path)
     summary.functions += len(result.migrated)
     if not write:
-        out.write(unified_diff(text, result.text, display.replace(os.sep, "/")))
+        if not check:
+            out.write(unified_diff(text, result.text, display.replace(os.sep, "/")))
         return
     try:
         write_atomically(path, result.text.encode(encoding))
@@ -71,19 +85,40 @@ def migrate_file(path: str, write: bool, out: TextIO, err: TextIO, summary: Summ
     print(f"{display}: migrated {len(result.migrated)} function{'s' if len(result.migrated) != 1 else ''}", file=err)
 
 
-def migrate(paths: Sequence[str], write: bool, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """The command: 0 nothing to change, 1 changes made (``write``) or proposed (a diff), 2 errors."""
+def migrate(
+    paths: Sequence[str],
+    write: bool,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+    *,
+    check: bool = False,
+    install_hook: bool = False,
+    exclude: Sequence[tuple[str, str]] = (),
+    progress_after: float = 1.0,
+) -> int:
+    """The command: 0 nothing to change, 1 changes made (``write``) or proposed (a diff, or only
+    the status with ``check``), 2 errors."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     summary = Summary()
+    files: list[str] = []
     for named in paths:
         if not os.path.exists(named):
             print(f"{named}: no such file or folder", file=err)
             summary.errors += 1
             continue
-        for path in python_files([named]):
-            migrate_file(path, write, out, err, summary)
+        files.extend(python_files([named], exclude))
+    progress = Progress(err, len(files), after=progress_after)
+    for path in files:
+        progress.step(path)
+        migrate_file(path, write, out, progress.writer(), summary, check=check, quiet=check)
+    progress.done()
     out.flush()
+    if check:
+        return 2 if summary.errors else (1 if summary.changed else 0)
+    if write and summary.changed_paths:
+        hook_notes(summary.changed_paths, install_hook, err)
+        summary.errors += install_hook and install_hooks(summary.changed_paths, err)
     verb = "migrated" if write else "to migrate"
     refused = sum(summary.refused.values())
     print(
@@ -109,12 +144,37 @@ def main(argv: Sequence[str], prog: str = "jaxrewrite") -> int:
             "same; print a unified diff, or rewrite the files with --write. Functions left as written "
             "are listed on stderr with the reason."
         ),
-        epilog="exit status: 0 nothing to change, 1 changes made or proposed, 2 errors",
+        epilog="exit status: 0 nothing to change, 1 changes made or proposed (with --check: would be "
+        "made), 2 errors (a file that cannot be read, parsed or written, a bad configuration)",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files, or folders searched for .py files")
-    parser.add_argument("--write", action="store_true", help="rewrite the files in place (atomically)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--diff", action="store_true", help="print a unified diff and change nothing (the default)")
+    mode.add_argument(
+        "--check", action="store_true", help="print nothing, change nothing: exit 1 if a file would change (as black)"
+    )
+    mode.add_argument("--write", action="store_true", help="rewrite the files in place (atomically)")
+    parser.add_argument(
+        "--install-hook",
+        action="store_true",
+        help=f"with --write: add `{INSTALL_LINE}` to the __init__.py of each package a migrated file is in",
+    )
+    parser.add_argument(
+        "--exclude", action="append", default=[], metavar="PATTERN", help="glob patterns to skip, as in check"
+    )
+    parser.add_argument("--config", metavar="PYPROJECT", help="read [tool.jaxrewrite] from this file instead")
     try:
         ns = parser.parse_args(list(argv))
     except SystemExit as exc:  # argparse has printed its help or its error already
         return exc.code if isinstance(exc.code, int) else 2
-    return migrate(ns.paths, ns.write)
+    if ns.install_hook and not ns.write:
+        print(f"{prog} migrate: --install-hook needs --write", file=sys.stderr)
+        return 2
+    try:
+        config = settings.discover(explicit=ns.config)
+    except settings.ConfigError as exc:
+        print(f"{prog} migrate: {exc}", file=sys.stderr)
+        return 2
+    exclude = [(pattern, config.root) for pattern in config.exclude]
+    exclude += [(pattern, ".") for given in ns.exclude for pattern in settings.words(given)]
+    return migrate(ns.paths, ns.write, check=ns.check, install_hook=ns.install_hook, exclude=exclude)

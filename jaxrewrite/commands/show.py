@@ -1,6 +1,7 @@
-"""``jaxrewrite show TARGET [--diff]``: print what the import hook would compile, running nothing.
+"""``jaxrewrite show TARGET... [--diff]``: print what the import hook would compile, running nothing.
 
-TARGET is a file path or a dotted module name. Modules are located with the import system's
+Each TARGET is a file path or a dotted module name; with several, each text follows a
+``==> TARGET <==`` line as ``head`` prints them (a diff names its files in its own headers). Modules are located with the import system's
 finders only (no package ``__init__`` is executed), so a package that fails to import can
 still be inspected.
 """
@@ -17,6 +18,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Sequence
 
+from jaxrewrite.commands import colour
 from jaxrewrite.commands.files import unified_diff
 from jaxrewrite.engine.tracetime import may_trace, trace_findings
 from jaxrewrite.commands.run import safe_path
@@ -150,6 +152,16 @@ def notes(source: str, header: Header, display: str) -> list[str]:
     return out
 
 
+def show_all(targets: Sequence[str], diff: bool, prog: str) -> int:
+    """Several targets, one after another; the exit status is the highest of theirs."""
+    status = 0
+    for index, target in enumerate(targets):
+        if len(targets) > 1 and not diff:
+            _write(f"{chr(10) if index else ''}==> {target} <==\n", "utf-8")
+        status = max(status, show(target, diff, prog))
+    return status
+
+
 def show(target: str, diff: bool, prog: str) -> int:
     """The command: 0 shown, 1 the source does not rewrite (error on stderr), 2 no such target."""
     cwd = os.getcwd()
@@ -169,7 +181,7 @@ def show(target: str, diff: bool, prog: str) -> int:
         analysis = analyze(source, found.display, lint=True)
         for finding in analysis.diagnostics:
             if not finding.is_error:
-                print(finding.format("text"), file=sys.stderr)
+                print(finding.format("text", colour.wanted(sys.stderr)), file=sys.stderr)
         if not analysis.header.enabled:
             _findings_without_pragma(source, found.display)
         if may_trace(source):  # JR006: what JAX would reject at the first call
@@ -180,7 +192,7 @@ def show(target: str, diff: bool, prog: str) -> int:
             text = rewritten(analysis)
     except RewriteError:
         for finding in analysis.errors:  # every refusal, in source order; the hook raises the first
-            print(finding.format("error"), file=sys.stderr)
+            print(finding.format("text", colour.wanted(sys.stderr)), file=sys.stderr)
         return 1
     except SyntaxError as exc:
         where = "".join(f"{n}:" for n in (exc.lineno, exc.offset) if n is not None)
@@ -207,7 +219,7 @@ def _findings_without_pragma(source: str, display: str) -> None:
         return  # Python reports it when the module runs; show prints the source unchanged
     for finding in analysis.diagnostics:
         if finding.code != "JR005":  # already printed
-            print(finding.format("text"), file=sys.stderr)
+            print(finding.format("text", colour.wanted(sys.stderr)), file=sys.stderr)
 
 
 def _write(text: str, encoding: str) -> None:

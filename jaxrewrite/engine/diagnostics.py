@@ -21,40 +21,40 @@ CODES: dict[str, str] = {
     "JR001": "Static/NoDiff in a module whose header does not opt in",
     "JR002": "Static/NoDiff on a function that no transform of the module applies to",
     "JR003": "Static on a parameter whose type cannot be hashed",
-    "JR004": "Static under a decorator or call that looks like a transform jaxrewrite does not know",
-    "JR005": "unknown '# jaxrewrite:' directive in the header",
-    "JR006": "an argument the transform traces that JAX needs as a Python value (it must be static)",
-    "JR007": "a transform over something made from a marked def that jaxrewrite cannot see through",
+    "JR004": "Static under a decorator or call that looks like a transform but is not one jaxrewrite knows",
+    "JR005": "an unknown '# jaxrewrite:' directive in the header",
+    "JR006": "an argument a transform traces that the body needs as a Python value, or that JAX cannot trace at all",
+    "JR007": "a transform over something made from a marked def that may change its arguments",
     "JR100": "the source does not parse",
-    "JR101": "a marker on *args or **kwargs",
+    "JR101": "a marker on '*args' or '**kwargs'",
     "JR102": "a marker nested inside another annotation",
     "JR103": "a marker hidden behind a 'type' statement alias",
     "JR104": "a transform name bound more than one way",
-    "JR105": "keywords cannot be added to a decorator factory's result",
+    "JR105": "keywords needed on a decorator factory's result",
     "JR106": "per-leaf statics under a transform that cannot split them",
-    "JR107": "per-leaf statics at a call site",
-    "JR108": "per-leaf statics on *args or **kwargs",
-    "JR109": "transform keywords passed as **mapping",
-    "JR110": "a keyword-only Static parameter for a transform that takes positions only",
+    "JR107": "per-leaf statics at a call site whose transform is a decorator factory's result",
+    "JR108": "per-leaf statics on '*args' or '**kwargs'",
+    "JR109": "transform arguments passed as '**mapping' or '*sequence'",
+    "JR110": "a keyword-only Static parameter under a transform that takes positions only",
     "JR111": "a static spec that is not a literal",
     "JR112": "a Static argument that is also donated",
-    "JR113": "an axis spec that maps a Static argument",
-    "JR114": "an axis spec that is not a literal",
-    "JR115": "an axis spec cannot be written for *args",
-    "JR116": "a Static dataclass field listed in data_fields",
-    "JR117": "a dataclass base class whose fields cannot be seen",
+    "JR113": "an 'in_axes' that maps a Static argument",
+    "JR114": "an 'in_axes' that is not a literal",
+    "JR115": "an 'in_axes' that cannot be written for a function with '*args'",
+    "JR116": "a Static dataclass field listed in 'data_fields'",
+    "JR117": "a dataclass base class whose fields cannot be seen in the module",
     "JR118": "dataclass field metadata that is not a literal",
-    "JR119": "a function bound more than one way with different Static parameters",
+    "JR119": "a function name bound more than one way, not all to defs with the same Static parameters",
     "JR120": "more positional arguments than the transform takes",
-    "JR121": "a Static or NoDiff parameter that grad differentiates (in its argnums)",
-    "JR122": "the module binds __import__, which the rewritten code calls",
-    "JR123": "an array-typed Static/NoDiff parameter under custom_vjp or custom_jvp",
-    "JR124": "a positional Static parameter that Linen's nn.jit cannot take by position",
-    "JR125": "a wrapper of this module between a transform and a marked def that does not pass *args, **kwargs through",
-    "JR130": "a Static field whose field(...) says it is not static (static=False, pytree_node=True)",
-    "JR131": "a Static field whose value or class jaxrewrite cannot read as a field",
-    "JR132": "NoDiff on a field of a library that cannot leave a field undifferentiated",
-    "JR133": "Static fields on a class whose base class cannot be seen and nothing here registers",
+    "JR121": "a Static or NoDiff parameter that 'grad' or 'value_and_grad' differentiates",
+    "JR122": "the module binds '__import__', which the rewritten code calls",
+    "JR123": "an array-typed Static or NoDiff parameter under 'custom_vjp' or 'custom_jvp'",
+    "JR124": "a positional Static parameter among the last two of a method under Linen's 'nn.jit'",
+    "JR125": "a wrapper of the module between a transform and a marked def that does not pass '*args, **kwargs' straight through",
+    "JR130": "a Static field whose 'eqx.field', 'struct.field' or 'metadata' entry says it is not static",
+    "JR131": "a Static field jaxrewrite cannot read",
+    "JR132": "NoDiff on a field of an Equinox Module or a flax.struct dataclass",
+    "JR133": "Static fields on a class whose base class is not in the module and that nothing in the module registers",
     "JR201": "a spec that is not a literal",
     "JR202": "a name that is not a parameter JAX can take by keyword",
     "JR203": "a negative position (JAX resolves it per call)",
@@ -75,9 +75,9 @@ CODES: dict[str, str] = {
 }
 
 #: How ``Diagnostic.format`` can print a finding: ``text`` (flake8's ``path:line:col: CODE
-#: message``: check, show), ``error`` (RewriteError's ``path:line:col: message``), ``github``
-#: (a workflow annotation), ``refusal`` (migrate's ``path:line: message (CODE)``, no column).
-FORMS = ("text", "error", "github", "refusal")
+#: message``: check, show, ``str(RewriteError)``), ``github`` (a workflow annotation),
+#: ``refusal`` (migrate's ``path:line: message (CODE)``, no column).
+FORMS = ("text", "github", "refusal")
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ class Diagnostic:
     def from_error(cls, err: SyntaxError, code: str | None = None) -> Diagnostic:
         return cls(
             code or getattr(err, "code", None) or "JR100",
-            str(err.msg),
+            str(getattr(err, "message", err.msg)),  # a RewriteError's msg leads with its code
             err.filename or "<unknown>",
             err.lineno or 1,
             err.offset or 1,
@@ -117,12 +117,17 @@ class Diagnostic:
             self.message, self.filename, self.line, self.col, self.text, self.end_line, self.end_col, self.code
         )
 
-    def format(self, form: str = "text") -> str:
-        """The finding as one line (no line break) in one of ``FORMS``."""
+    def format(self, form: str = "text", coloured: bool = False) -> str:
+        """The finding as one line (no line break) in one of ``FORMS``; ``coloured``: the text
+        form with ruff's colours for a terminal (bold path, cyan separators, bold red code)."""
+        if form == "text" and coloured:
+            from jaxrewrite.commands.colour import paint
+
+            sep = paint(":", "cyan")
+            where = sep.join([paint(self.filename, "bold"), str(self.line), str(self.col)])
+            return f"{where}{sep} {paint(self.code, 'bold red')} {self.message}"
         if form == "text":
             return f"{location(self.filename, self.line, self.col)}: {self.code} {self.message}"
-        if form == "error":
-            return f"{location(self.filename, self.line, self.col)}: {self.message}"
         if form == "refusal":
             return f"{location(self.filename, self.line)}: {self.message} ({self.code})"
         if form == "github":

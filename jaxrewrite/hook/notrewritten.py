@@ -82,6 +82,10 @@ def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
         return f"add '# jaxrewrite: enable' as a comment line in its header{where}"
     if name == "__main__":
         return f"run the program with 'python -m jaxrewrite {path}'"
+    plugin = sys.modules.get("jaxrewrite.integrations.pytest_plugin")  # under pytest: its option is the fix
+    fix = plugin.not_rewritten_fix(name.partition(".")[0]) if plugin is not None else None
+    if isinstance(fix, str):
+        return fix
     if HOOKED:
         return (
             f"it was imported before jaxrewrite.install(), or outside its packages=...: install the hook "

@@ -55,6 +55,19 @@ class _State:
 
 
 _STATE = pytest.StashKey[_State]()
+#: pytest sessions of this process with the plugin started (NotRewrittenWarning names the option then).
+_sessions: list[pytest.Config] = []
+
+
+def not_rewritten_fix(package: str) -> str | None:
+    """What NotRewrittenWarning says to do under pytest: name the package for the plugin."""
+    if not _sessions:
+        return None
+    return (
+        f"under pytest, the code under test is rewritten only for the packages named: run pytest with "
+        f"--jaxrewrite-packages={package}, or add {package!r} to the {INI} ini option "
+        f"(or packages = [\"{package}\"] in [tool.jaxrewrite] of pyproject.toml)"
+    )
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -101,16 +114,24 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     state = config.stash.get(_STATE, None)
     if state is not None:
         _release(state)
+    _sessions[:] = [live for live in _sessions if live is not config]
 
 
 def packages(config: pytest.Config) -> list[str]:
-    """The top-level packages named by ``--jaxrewrite-packages`` (comma-separated, repeatable)
-    and the ``jaxrewrite_packages`` ini option (whitespace- or comma-separated)."""
+    """The top-level packages named by ``--jaxrewrite-packages`` (comma-separated, repeatable),
+    the ``jaxrewrite_packages`` ini option (whitespace- or comma-separated) and ``packages`` in
+    ``[tool.jaxrewrite]`` (the nearest pyproject.toml with that table, from pytest's rootdir up)."""
+    from jaxrewrite import config as settings
+
     known = getattr(config, "known_args_namespace", None)
     given = getattr(known, "jaxrewrite_packages", None)
     if given is None:
         given = config.getoption("jaxrewrite_packages", None) or []
-    words = [*config.getini(INI), *given]
+    try:
+        configured = settings.discover(str(config.rootpath)).packages
+    except settings.ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    words = [*config.getini(INI), *given, *configured]
     return sorted({name.strip() for word in words for name in str(word).split(",") if name.strip()})
 
 
@@ -131,6 +152,7 @@ def _start(config: pytest.Config) -> None:
         OWNED_LOADERS.append(owned)
     state = _State(None, owned, bool(names))
     config.stash[_STATE] = state
+    _sessions.append(config)
     if hook is None and not names:
         return  # --assert=plain and no packages: nothing to find (see the guide)
     state.handle = install(names)

@@ -8,6 +8,7 @@ reads the engine's ``Analysis`` and the engine's helpers (literal readers, the d
 * ``reading``: JAX's reading of a hand-written spec (what each use made static before);
 * ``plan``: per function, the markers to add, or a refusal with its reason;
 * ``edits`` and ``module``: the plan as offset-keyed edits, the header's pragma and import;
+* ``imports``: the marker import where isort wants it, the functools imports made unused removed;
 * ``verify``: the round trip, the migrated text analyzed exactly as the import hook will, use by
   use; the planner's own checks only give the refusals their readable reasons, the round trip
   is what guarantees nothing changes meaning;
@@ -17,9 +18,12 @@ reads the engine's ``Analysis`` and the engine's helpers (literal readers, the d
 
 from __future__ import annotations
 
+import dataclasses
+
 from jaxrewrite.engine import splice
 from jaxrewrite.engine.analyze import analyze, collector_paused
 from jaxrewrite.engine.filters import EXHAUSTIVE
+from jaxrewrite.migrate.imports import unused_import_edits
 from jaxrewrite.migrate.module import ModuleText
 from jaxrewrite.migrate.plan import Plan, plan_migration
 from jaxrewrite.engine.reading import may_need_migration
@@ -65,6 +69,10 @@ def _migrate(text: str, filename: str) -> Migration:
         if not plan.planned:
             break
         migrated = splice.apply(text, plan.edits)
+        cleanup = unused_import_edits(module.tree, analysis.source, migrated)
+        if cleanup:  # part of the plan, so the round trip and the records see the final text
+            plan = dataclasses.replace(plan, edits=[*plan.edits, *cleanup])
+            migrated = splice.apply(text, plan.edits)
         problems = round_trip(analysis, plan, migrated)
         if not problems:
             done = records(analysis, plan, migrated)

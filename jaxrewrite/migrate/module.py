@@ -12,6 +12,7 @@ from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.header import PRAGMA, header_statements
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import Mark
+from jaxrewrite.migrate.imports import first_import_block, marker_import_lines, marker_import_place
 from jaxrewrite.migrate.result import Reason, Refused
 
 _MARKER_NAMES = {Mark.STATIC: "Static", Mark.NODIFF: "NoDiff"}
@@ -82,28 +83,21 @@ class ModuleText:
         last_import = index
         while last_import < len(body) and _import_only(body[last_import]):
             last_import += 1
-        lines: list[str] = []
-        if missing:
-            names = ", ".join(
-                _MARKER_NAMES[mark] if spelling[mark] == _MARKER_NAMES[mark] else f"{_MARKER_NAMES[mark]} as {spelling[mark]}"
-                for mark in sorted(missing, key=lambda m: _MARKER_NAMES[m])
-            )
-            lines.append(f"from jaxrewrite import {names}")
+        lines = marker_import_lines([(_MARKER_NAMES[mark], spelling[mark]) for mark in missing])
         edits: list[splice.Edit] = []
         pragma = "" if enabled else PRAGMA + nl
-        if last_import == index or not lines:
+        block = first_import_block(body, index)
+        if not block or not lines:
             if pragma or lines:
                 edits.append(splice.Edit(at_first, at_first, pragma + "".join(line + nl for line in lines)))
             return edits, spelling
         if pragma:
             edits.append(splice.Edit(at_first, at_first, pragma))
-        end_line = body[last_import - 1].end_lineno or first_line
-        if end_line < len(src.line_starts) - 1 or src.text.endswith(("\n", "\r")):
-            at = src.line_starts[end_line] if end_line < len(src.line_starts) else len(src.text)
-            edits.append(splice.Edit(at, at, "".join(line + nl for line in lines)))
-        else:  # the last import ends the file without a line break
-            at = len(src.text)
-            edits.append(splice.Edit(at, at, "".join(nl + line for line in lines) + nl))
+        at, own_section = marker_import_place(block, src)
+        text = "".join(line + nl for line in lines)
+        if at == len(src.text) and not src.text.endswith(("\n", "\r")):
+            text = nl + text.removesuffix(nl) + nl  # the last import ends the file without a line break
+        edits.append(splice.Edit(at, at, (nl if own_section else "") + text))
         return edits, spelling
 
     def _check_enabling(self, analysis: Analysis, planned: set[int]) -> None:

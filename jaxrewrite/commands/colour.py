@@ -1,0 +1,30 @@
+"""Colour for the commands' terminal output, decided as CPython and ruff decide it.
+
+``NO_COLOR`` (any non-empty value, https://no-color.org) turns it off; otherwise ``FORCE_COLOR``
+(non-empty) turns it on even when piped; otherwise a stream gets colour only when it is a terminal
+whose ``TERM`` is not ``dumb``. Machine formats (JSON, GitHub annotations) are never coloured.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TextIO
+
+#: SGR codes by name: the few the commands use (ruff's palette: bold paths, cyan separators,
+#: bold red codes, green for a clean result).
+CODES = {"bold": "1", "red": "31", "green": "32", "cyan": "36", "bold red": "1;31", "bold green": "1;32"}
+
+
+def wanted(stream: TextIO) -> bool:
+    """Should text written to ``stream`` be coloured?"""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
+
+
+def paint(text: str, style: str, on: bool = True) -> str:
+    """``text`` in ``style`` (a key of ``CODES``) when ``on``, else unchanged."""
+    return f"\033[{CODES[style]}m{text}\033[0m" if on else text

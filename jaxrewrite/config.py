@@ -1,0 +1,172 @@
+"""``[tool.jaxrewrite]`` in pyproject.toml: the settings ``check``, ``migrate`` and the pytest plugin read.
+
+Found as ruff finds its own: the nearest ``pyproject.toml`` that has a ``[tool.jaxrewrite]`` table,
+from the starting folder (the cwd) upward, or the file ``--config`` names. Glob patterns
+(``exclude``, ``per-file-ignores``) follow ruff: a pattern without ``/`` matches a file's or a
+folder's name anywhere below; one with ``/`` matches the path relative to the folder that holds
+the configuration file. An unknown key or a value of the wrong type is an error naming the key and
+the file. Read only by the commands and the plugin (TOML is parsed lazily): ``import jaxrewrite``
+never opens a file for it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+FILENAME = "pyproject.toml"
+
+#: Every key of ``[tool.jaxrewrite]``, with what its value must be: the data the reader checks.
+KEYS: dict[str, str] = {
+    "select": "a list of codes or code prefixes",
+    "ignore": "a list of codes or code prefixes",
+    "exclude": "a list of glob patterns",
+    "per-file-ignores": "a table of glob pattern = list of codes or code prefixes",
+    "packages": "a list of top-level package names",
+}
+
+
+class ConfigError(Exception):
+    """The configuration cannot be read or holds something jaxrewrite does not know; one line."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """What one ``[tool.jaxrewrite]`` table says (all empty when there is none)."""
+
+    #: The file read, or None when none was found.
+    path: str | None = None
+    #: The folder relative paths in patterns start from: the file's folder (or the cwd).
+    root: str = "."
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    packages: tuple[str, ...] = ()
+
+    def ignored_codes(self, path: str) -> tuple[str, ...]:
+        """The codes ``per-file-ignores`` turns off for the file at ``path``."""
+        return tuple(
+            code for pattern, codes in self.per_file_ignores if matches(pattern, path, self.root) for code in codes
+        )
+
+
+def matches(pattern: str, path: str, root: str) -> bool:
+    """Does a ruff-style glob ``pattern`` (see the module docstring) match ``path``?"""
+    pattern = pattern.replace(os.sep, "/").rstrip("/")
+    if "/" not in pattern:
+        return fnmatch.fnmatchcase(os.path.basename(os.path.normpath(path)), pattern)
+    full = os.path.abspath(path).replace(os.sep, "/")
+    anchored = os.path.abspath(os.path.join(root, pattern)).replace(os.sep, "/")
+    return fnmatch.fnmatchcase(full, anchored) or fnmatch.fnmatchcase(full, anchored + "/*")
+
+
+def excluded(path: str, patterns: Iterable[tuple[str, str]]) -> bool:
+    """Is ``path`` excluded by one of ``patterns`` (each ``(pattern, root)``)?"""
+    return any(matches(pattern, path, root) for pattern, root in patterns)
+
+
+def find(start: str) -> str | None:
+    """The nearest pyproject.toml with a ``[tool.jaxrewrite]`` table, from ``start`` upward."""
+    folder = os.path.abspath(start)
+    while True:
+        candidate = os.path.join(folder, FILENAME)
+        if os.path.isfile(candidate) and "jaxrewrite" in _tool(_read(candidate), candidate):
+            return candidate
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def discover(start: str | None = None, explicit: str | None = None) -> Config:
+    """The configuration in force: ``explicit`` (``--config``) or the one found from ``start``."""
+    if explicit is not None:
+        if not os.path.isfile(explicit):
+            raise ConfigError(f"{explicit}: no such configuration file")
+        return load(explicit)
+    found = find(os.getcwd() if start is None else start)
+    return Config(root=os.path.abspath(os.getcwd() if start is None else start)) if found is None else load(found)
+
+
+def load(path: str) -> Config:
+    """Read and check the ``[tool.jaxrewrite]`` table of ``path`` (empty when it has none)."""
+    table = _tool(_read(path), path).get("jaxrewrite", {})
+    where = f"{path}: [tool.jaxrewrite]"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where} must be a table")
+    unknown = sorted(set(table) - set(KEYS))
+    if unknown:
+        known = ", ".join(sorted(KEYS))
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known keys: {known})")
+    per_file = table.get("per-file-ignores", {})
+    if not isinstance(per_file, dict):
+        raise ConfigError(f"{where}: 'per-file-ignores' must be {KEYS['per-file-ignores']}")
+    packages = _strings(table, "packages", where)
+    bad = [name for name in packages if not name.isidentifier()]
+    if bad:
+        raise ConfigError(f"{where}: 'packages' takes top-level package names, not {bad[0]!r}")
+    return Config(
+        path=path,
+        root=os.path.dirname(os.path.abspath(path)),
+        select=codes(_strings(table, "select", where)),
+        ignore=codes(_strings(table, "ignore", where)),
+        exclude=_strings(table, "exclude", where),
+        per_file_ignores=tuple(
+            (str(pattern), codes(_strings(per_file, pattern, f"{where}.per-file-ignores", KEYS["select"])))
+            for pattern in per_file
+        ),
+        packages=packages,
+    )
+
+
+def codes(values: Iterable[str]) -> tuple[str, ...]:
+    """Codes as written (a list, or comma-separated words), upper-cased, blanks dropped."""
+    return tuple(code.strip().upper() for value in values for code in value.split(",") if code.strip())
+
+
+def words(value: str) -> tuple[str, ...]:
+    """A comma-separated command-line value (``--exclude a,b``), blanks dropped."""
+    return tuple(word.strip() for word in value.split(",") if word.strip())
+
+
+def unknown_codes(values: Sequence[str]) -> list[str]:
+    """The codes or prefixes in ``values`` that name no code jaxrewrite has."""
+    from jaxrewrite.engine.diagnostics import CODES
+
+    return [code for code in values if not any(known.startswith(code) for known in CODES)]
+
+
+def _strings(table: dict[str, Any], key: str, where: str, what: str | None = None) -> tuple[str, ...]:
+    value = table.get(key, [])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{where}: {key!r} must be {what or KEYS[key]}")
+    return tuple(value)
+
+
+def _tool(document: dict[str, Any], path: str) -> dict[str, Any]:
+    tool = document.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: [tool] must be a table")
+    return tool
+
+
+def _read(path: str) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10: the tomli backport (setup.cfg's install_requires)
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as file:
+            document: dict[str, Any] = tomllib.load(file)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    return document

@@ -1,0 +1,170 @@
+"""Imports as linters want them after a migration: the marker import where isort puts it, and the
+``functools``/``partial`` imports the migration made unused taken out. A codemod leaves the file
+as clean as it found it (ruff's I001 and F401, isort's default profile).
+
+isort's default profile, as ruff applies it: sections (``__future__``, standard library, third
+party, first party, local) separated by one blank line; in a section, ``import x`` lines first,
+then ``from x import ...`` lines, each sorted by module name ignoring case; a name imported
+``as`` another on a line of its own (``combine-as-imports`` is off). jaxrewrite is third party.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+
+from jaxrewrite.engine import splice
+from jaxrewrite.engine.source import Source
+
+MODULE = "jaxrewrite"
+
+
+def marker_import_lines(names: list[tuple[str, str]]) -> list[str]:
+    """``from jaxrewrite import ...`` lines for ``(name, spelling)`` pairs, as isort writes them."""
+    plain = [name for name, spelled in sorted(names) if name == spelled]
+    renamed = [f"{name} as {spelled}" for name, spelled in sorted(names) if name != spelled]
+    lines = [f"from {MODULE} import {', '.join(plain)}"] if plain else []
+    return lines + [f"from {MODULE} import {item}" for item in renamed]
+
+
+def _section(stmt: ast.stmt) -> str:
+    if isinstance(stmt, ast.ImportFrom):
+        if stmt.level:
+            return "local"
+        top = (stmt.module or "").partition(".")[0]
+    else:
+        assert isinstance(stmt, ast.Import)
+        top = stmt.names[0].name.partition(".")[0]
+    if top == "__future__":
+        return "future"
+    return "stdlib" if top in getattr(sys, "stdlib_module_names", ()) else "third"
+
+
+def _groups(block: list[ast.stmt]) -> list[list[ast.stmt]]:
+    """The block split where a line that is no statement (a blank or a comment) separates two."""
+    groups: list[list[ast.stmt]] = []
+    for stmt in block:
+        if groups and stmt.lineno == (groups[-1][-1].end_lineno or 0) + 1:
+            groups[-1].append(stmt)
+        else:
+            groups.append([stmt])
+    return groups
+
+
+def marker_import_place(block: list[ast.stmt], src: Source) -> tuple[int, bool]:
+    """Where the marker import goes in the module's first import ``block`` (consecutive top-level
+    imports): (the offset of the line start to insert at, whether it opens a section of its own).
+    Among the third-party ``from`` imports, in order; else a new section after the standard
+    library's (and ``__future__``'s)."""
+    groups = _groups(block)
+    third = next((g for g in groups if any(_section(s) == "third" for s in g)), None)
+    if third is not None:
+        for stmt in third:
+            if isinstance(stmt, ast.ImportFrom) and (stmt.module or "").lower() > MODULE:
+                return src.line_starts[stmt.lineno - 1], False
+        return _after(third[-1], src), False
+    before = [g for g in groups if all(_section(s) in ("future", "stdlib") for s in g)]
+    return _after((before[-1] if before else groups[-1])[-1], src), True
+
+
+def _after(stmt: ast.stmt, src: Source) -> int:
+    end = stmt.end_lineno or stmt.lineno
+    return src.line_starts[end] if end < len(src.line_starts) else len(src.text)
+
+
+def first_import_block(body: list[ast.stmt], start: int) -> list[ast.stmt]:
+    block: list[ast.stmt] = []
+    for stmt in body[start:]:
+        if not isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            break
+        block.append(stmt)
+    return block
+
+
+# -- imports the migration made unused -----------------------------------------------------------
+
+
+def _bound(stmt: ast.stmt) -> list[tuple[ast.alias, str]]:
+    """The aliases of a ``functools`` import whose binding the migration may have emptied:
+    ``import functools [as f]`` and ``from functools import partial [as p]``."""
+    if isinstance(stmt, ast.Import):
+        return [(a, a.asname or a.name) for a in stmt.names if a.name == "functools"]
+    if isinstance(stmt, ast.ImportFrom) and stmt.module == "functools" and stmt.level == 0:
+        return [(a, a.asname or a.name) for a in stmt.names if a.name == "partial"]
+    return []
+
+
+def _mentions(tree: ast.Module, name: str) -> int:
+    """How often the code reads, binds or names ``name`` outside imports (strings included, for
+    ``__all__``): any such mention keeps an import, whatever scope it is in."""
+    count = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == name:
+            count += 1
+        elif isinstance(node, ast.Constant) and node.value == name:
+            count += 1
+        elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            count += 1
+        elif isinstance(node, ast.arg) and node.arg == name:
+            count += 1
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            count += 1
+    return count
+
+
+def unused_import_edits(tree: ast.Module, src: Source, migrated: str) -> list[splice.Edit]:
+    """Edits (on the original text) taking out the module-level ``functools``/``partial`` imports
+    that the original text used and the migrated text no longer mentions at all."""
+    try:
+        after = ast.parse(migrated)
+    except SyntaxError:
+        return []  # the round trip reports it
+    edits: list[splice.Edit] = []
+    for stmt in tree.body:
+        dead = [alias for alias, name in _bound(stmt) if _mentions(tree, name) and not _mentions(after, name)]
+        if not dead:
+            continue
+        assert isinstance(stmt, (ast.Import, ast.ImportFrom))
+        edit = _drop(stmt, dead, src)
+        if edit is not None:
+            edits.append(edit)
+    return edits
+
+
+def _drop(stmt: ast.Import | ast.ImportFrom, dead: list[ast.alias], src: Source) -> splice.Edit | None:
+    """The whole statement's lines when every name goes (and one blank line, when the statement was
+    a section of its own); one ``name, `` on a one-line statement; else nothing (left as is)."""
+    lines = src.lines
+    first, last = stmt.lineno, stmt.end_lineno or stmt.lineno
+    start, end = src.line_starts[first - 1], _after(stmt, src)
+    text = src.text
+    if len(dead) == len(stmt.names):
+        alone = not text[start : src.offset(first, stmt.col_offset)].strip()
+        rest = text[src.offset(last, stmt.end_col_offset or 0) : end]
+        if not alone or rest.strip() not in ("", ";") or rest.strip() == ";" or _has_comment(text[start:end]):
+            return None
+        above = lines[first - 2] if first >= 2 else ""
+        below = lines[last] if last < len(lines) else None
+        if below is not None and not below.strip() and not above.strip():
+            end = src.line_starts[last + 1] if last + 1 < len(src.line_starts) else len(text)
+        return splice.Edit(start, end, "")
+    if first != last or len(dead) != 1:
+        return None
+    alias = dead[0]
+    index = stmt.names.index(alias)
+    a_start = src.offset(first, alias.col_offset)
+    a_end = src.offset(first, alias.end_col_offset or alias.col_offset)
+    line = text[start:end]
+    if index + 1 < len(stmt.names):  # "partial, " up to the next name
+        following = src.offset(first, stmt.names[index + 1].col_offset)
+        if text[a_end:following].strip() != ",":
+            return None
+        return splice.Edit(a_start, following, "")
+    previous = src.offset(first, stmt.names[index - 1].end_col_offset or 0)
+    if text[previous:a_start].strip() != "," or "#" in line:
+        return None
+    return splice.Edit(previous, a_end, "")
+
+
+def _has_comment(fragment: str) -> bool:
+    return "#" in fragment
