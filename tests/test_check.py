@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from support import jaxrewrite, write
 from golden_cases import GOLDEN, ROOT
 from jaxrewrite.commands.check import Options, check_text, render
 from jaxrewrite.engine.diagnostics import CODES
@@ -52,16 +53,7 @@ def test_golden_inputs_cover_a_clean_module() -> None:
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "jaxrewrite", "check", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
-    )
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+    return jaxrewrite("check", *args, cwd=cwd)
 
 
 HELPER = (GOLDEN / "check" / "jr002_helper.py").read_text(encoding="utf-8")

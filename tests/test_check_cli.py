@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from support import child_env, jaxrewrite, write
 from golden_cases import GOLDEN, ROOT
 
 HELPER = (GOLDEN / "check" / "jr002_helper.py").read_text(encoding="utf-8")
@@ -18,23 +19,8 @@ UNHASHABLE = (GOLDEN / "check" / "jr003_unhashable.py").read_text(encoding="utf-
 
 
 def run(*args: str, cwd: Path, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    environ.update(PYTHONPATH=str(ROOT), **env)
-    return subprocess.run(
-        [sys.executable, "-m", "jaxrewrite", "check", *args],
-        cwd=cwd,
-        env=environ,
-        capture_output=True,
-        text=True,
-        input=stdin,
-        timeout=300,
-    )
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+    environ = child_env(drop=("NO_COLOR", "FORCE_COLOR"), **env)
+    return jaxrewrite("check", *args, cwd=cwd, env=environ, stdin=stdin)
 
 
 def codes(done: subprocess.CompletedProcess[str]) -> list[tuple[str, str]]:

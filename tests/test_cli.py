@@ -7,17 +7,17 @@ Programs here do not import jax (so each run costs ~0.2 s); one end-to-end test 
 from __future__ import annotations
 
 import json
-import os
 import py_compile
 import signal
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
 import jaxrewrite
+import support
+from support import child_env as env, python
 from jaxrewrite.engine.rewrite import rewrite_source
 
 REPO = str(Path(jaxrewrite.__file__).resolve().parent.parent)
@@ -69,22 +69,8 @@ print(float(repeat_add(jnp.zeros(()), 3)))
 """
 
 
-def env() -> dict[str, str]:
-    """The child's environment: this checkout importable, the same for both ways of running."""
-    out = dict(os.environ)
-    out["PYTHONPATH"] = os.pathsep.join([REPO, *filter(None, [os.environ.get("PYTHONPATH")])])
-    out.pop("PYTHONSAFEPATH", None)
-    return out
-
-
-def python(*args: str, cwd: Path, flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, *flags, *args], cwd=cwd, env=env(), capture_output=True, text=True, timeout=120
-    )
-
-
 def jaxrewrite_(*args: str, cwd: Path, flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
-    return python("-m", "jaxrewrite", *args, cwd=cwd, flags=flags)
+    return support.jaxrewrite(*args, cwd=cwd, flags=flags)
 
 
 def same(a: subprocess.CompletedProcess[str], b: subprocess.CompletedProcess[str]) -> None:
@@ -92,9 +78,7 @@ def same(a: subprocess.CompletedProcess[str], b: subprocess.CompletedProcess[str
 
 
 def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text))
-    return path
+    return support.write(path, text, dedent=True)
 
 
 @pytest.fixture

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from golden_cases import ROOT
+import support
+from support import child_env, jaxrewrite, python
 from jaxrewrite import cli
 from jaxrewrite.hook import tag
 
@@ -62,33 +61,18 @@ print(type(m.__loader__).__name__)
 """
 
 
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    env.update(extra)
-    return env
-
-
 def jaxrewrite_compile(*args: str, cwd: Path, flags: tuple[str, ...] = (), **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, *flags, "-m", "jaxrewrite", "compile", *args],
-        cwd=cwd, env=_env(**env), capture_output=True, text=True, timeout=300,
-    )
+    return jaxrewrite("compile", *args, cwd=cwd, flags=flags, env=child_env(bytecode=True, **env))
 
 
 def probe(module: str, cwd: Path, flags: tuple[str, ...] = (), **env: str) -> list[str]:
-    done = subprocess.run(
-        [sys.executable, *flags, "-c", PROBE.format(module=module)],
-        cwd=cwd, env=_env(**env), capture_output=True, text=True, timeout=300,
-    )
+    done = python("-c", PROBE.format(module=module), cwd=cwd, flags=flags, env=child_env(bytecode=True, **env))
     assert done.returncode == 0, done.stderr
     return done.stdout.splitlines()
 
 
 def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text))
-    return path
+    return support.write(path, text, dedent=True)
 
 
 def pyc(path: Path, level: int = 0) -> Path:

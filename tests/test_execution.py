@@ -7,7 +7,6 @@ on the floor JAX (0.4.30) too, from .ci/run.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
@@ -16,16 +15,15 @@ from pathlib import Path
 import pytest
 
 import jaxrewrite
+from support import child_env
 from golden_cases import ROOT, execute
 from jaxrewrite import RewriteError, rewrite_source
 
 
 def _env(devices: int | None = None) -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    if devices is not None:
-        env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
-    return env
+    if devices is None:
+        return child_env()
+    return child_env(XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}")
 
 
 def _module(tmp_path: Path, name: str, body: str) -> Path:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from support import jaxrewrite, write
 from golden_cases import ROOT
 
 from jaxrewrite.commands.hooknotes import INSTALL_LINE, with_install_line
@@ -27,21 +28,7 @@ def f(x, n):
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "jaxrewrite", "migrate", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+    return jaxrewrite("migrate", *args, cwd=cwd)
 
 
 def test_diff_is_the_default_and_check_is_the_status_alone(tmp_path: Path) -> None:

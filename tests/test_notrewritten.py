@@ -3,12 +3,13 @@ once, with the fix for their case; rewritten and alias-only modules stay quiet."
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+import support
+from support import child_env
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,10 +27,8 @@ NAME = "NotRewrittenWarning: module"
 
 
 def python(*args: str, cwd: Path, bytecode: bool = False) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(cwd), str(ROOT)]), "JAX_PLATFORMS": "cpu"}
-    if bytecode:
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    env = child_env(bytecode=bytecode, path=[cwd], JAX_PLATFORMS="cpu")
+    return support.python(*args, cwd=cwd, env=env)
 
 
 @pytest.fixture

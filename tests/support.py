@@ -1,0 +1,65 @@
+"""What the tests that start processes share: a child's environment, running it, writing its files.
+
+One place, so that every child sees this checkout first on ``PYTHONPATH`` the same way, and a test
+says only what differs (bytecode allowed, a variable removed or set, standard input).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+#: What keeps a child from writing bytecode (set on this machine): removed where a test needs pycs.
+NO_BYTECODE = ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
+
+
+def child_env(
+    *, bytecode: bool = False, drop: Iterable[str] = (), path: Iterable[str | Path] = (), **extra: str
+) -> dict[str, str]:
+    """``os.environ`` with ``path`` then this checkout first on ``PYTHONPATH`` (the caller's after),
+    ``PYTHONSAFEPATH`` off (a script's folder importable, as for users); ``bytecode``: the variables
+    that stop bytecode removed; ``drop``: other variables removed; ``extra``: set."""
+    env = {k: v for k, v in os.environ.items() if k not in (*drop, "PYTHONSAFEPATH")}
+    if bytecode:
+        for name in NO_BYTECODE:
+            env.pop(name, None)
+    env["PYTHONPATH"] = os.pathsep.join([*map(str, path), str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
+    env.update(extra)
+    return env
+
+
+def python(
+    *args: str,
+    cwd: Path,
+    flags: Iterable[str] = (),
+    env: dict[str, str] | None = None,
+    stdin: str | None = None,
+    timeout: float = 300,
+) -> subprocess.CompletedProcess[str]:
+    """``python [flags] args...`` in ``cwd``, its output captured as text."""
+    return subprocess.run(
+        [sys.executable, *flags, *args],
+        cwd=cwd,
+        env=child_env() if env is None else env,
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=timeout,
+    )
+
+
+def jaxrewrite(*args: str, cwd: Path, **options: object) -> subprocess.CompletedProcess[str]:
+    """``python -m jaxrewrite args...``, as :func:`python` runs it."""
+    return python("-m", "jaxrewrite", *args, cwd=cwd, **options)  # type: ignore[arg-type]
+
+
+def write(path: Path, text: str, *, dedent: bool = False) -> Path:
+    """``text`` (dedented if asked) at ``path``, its folders made, as UTF-8."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text) if dedent else text, encoding="utf-8")
+    return path
