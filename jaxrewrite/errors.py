@@ -33,9 +33,8 @@ class RewriteError(SyntaxError):
 
     def __str__(self) -> str:
         """``path:line:col: CODE message``: the one form of a finding (``Diagnostic.format``)."""
-        from jaxrewrite.engine.diagnostics import Diagnostic  # only when printed: not at import time
-
-        return Diagnostic.from_error(self).format("text")
+        where = location(self.filename or "<unknown>", self.lineno or 1, self.offset or 1)
+        return f"{where}: {self.code} {self.message}"
 
     def __reduce__(self):  # type: ignore[no-untyped-def]
         # Keep the location across pickling (multiprocessing, pytest-xdist).

@@ -65,7 +65,7 @@ def test_run_exits_zero_and_writes_one_table(quick_run: QuickRun) -> None:
         ),
         ("bench_cold.py", ["cold realistic: rewrite+compile / compile", "cold dense: floor parse+compile / compile"]),
         ("bench_leaves.py", ["jaxrewrite / equinox.filter_jit", "split alone: S=", "overhead over JAX: N="]),
-        ("bench_check.py", ["check jax+numpy / compile", "marker via jaxrewrite / via jaxrewrite.markers"]),
+        ("bench_check.py", ["check jax+numpy (with JR006) / compile", "marker via jaxrewrite / via jaxrewrite.markers"]),
         (
             "bench_library.py",
             ["library import (jax included): prebuilt cache / by hand", "library import after jax: read-only, no compile"],

@@ -148,5 +148,5 @@ def test_check_fix_writes_the_file(tmp_path: Path) -> None:
     out = subprocess.run(
         [sys.executable, "-m", "jaxrewrite", "check", "--fix", str(case)], capture_output=True, text=True, check=False
     )
-    assert out.returncode == 0 and out.stdout == "" and "made Static" in out.stderr, out
+    assert out.returncode == 0 and out.stdout == "All checks passed!\n" and "made Static" in out.stderr, out
     assert case.read_text() == fix_source(_NO_PRAGMA, str(case)).text

@@ -121,7 +121,8 @@ def _fixed(path: str, data: bytes) -> bytes:
 def render(findings: list[Diagnostic], form: str, coloured: bool = False) -> str:
     if form == "json":
         return json.dumps([d.row() for d in findings], indent=2) + "\n"
-    return "".join(d.format(form, coloured) + "\n" for d in findings)
+    paint = colour.paint if coloured else None
+    return "".join(d.format(form, paint) + "\n" for d in findings)
 
 
 def summary(findings: list[Diagnostic], coloured: bool = False) -> str:

@@ -181,7 +181,7 @@ def show(target: str, diff: bool, prog: str) -> int:
         analysis = analyze(source, found.display, lint=True)
         for finding in analysis.diagnostics:
             if not finding.is_error:
-                print(finding.format("text", colour.wanted(sys.stderr)), file=sys.stderr)
+                print(finding.format("text", colour.paint if colour.wanted(sys.stderr) else None), file=sys.stderr)
         if not analysis.header.enabled:
             _findings_without_pragma(source, found.display)
         if may_trace(source):  # JR006: what JAX would reject at the first call
@@ -192,7 +192,7 @@ def show(target: str, diff: bool, prog: str) -> int:
             text = rewritten(analysis)
     except RewriteError:
         for finding in analysis.errors:  # every refusal, in source order; the hook raises the first
-            print(finding.format("text", colour.wanted(sys.stderr)), file=sys.stderr)
+            print(finding.format("text", colour.paint if colour.wanted(sys.stderr) else None), file=sys.stderr)
         return 1
     except SyntaxError as exc:
         where = "".join(f"{n}:" for n in (exc.lineno, exc.offset) if n is not None)
@@ -219,7 +219,7 @@ def _findings_without_pragma(source: str, display: str) -> None:
         return  # Python reports it when the module runs; show prints the source unchanged
     for finding in analysis.diagnostics:
         if finding.code != "JR005":  # already printed
-            print(finding.format("text", colour.wanted(sys.stderr)), file=sys.stderr)
+            print(finding.format("text", colour.paint if colour.wanted(sys.stderr) else None), file=sys.stderr)
 
 
 def _write(text: str, encoding: str) -> None:

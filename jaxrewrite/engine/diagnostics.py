@@ -10,6 +10,7 @@ here, so one bad use never hides another. The hook raises the first; ``check`` r
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from jaxrewrite.errors import RewriteError, location
@@ -117,12 +118,11 @@ class Diagnostic:
             self.message, self.filename, self.line, self.col, self.text, self.end_line, self.end_col, self.code
         )
 
-    def format(self, form: str = "text", coloured: bool = False) -> str:
-        """The finding as one line (no line break) in one of ``FORMS``; ``coloured``: the text
-        form with ruff's colours for a terminal (bold path, cyan separators, bold red code)."""
-        if form == "text" and coloured:
-            from jaxrewrite.commands.colour import paint
-
+    def format(self, form: str = "text", paint: Callable[[str, str], str] | None = None) -> str:
+        """The finding as one line (no line break) in one of ``FORMS``; ``paint``: the text form
+        in ruff's colours for a terminal (bold path, cyan separators, bold red code), painted by
+        the command that prints it (``commands.colour.paint``)."""
+        if form == "text" and paint is not None:
             sep = paint(":", "cyan")
             where = sep.join([paint(self.filename, "bold"), str(self.line), str(self.col)])
             return f"{where}{sep} {paint(self.code, 'bold red')} {self.message}"

@@ -71,16 +71,6 @@ class Refused(Exception):
         self.message = message
 
 
-#: Spec keywords JAX reads that the transform table does not write: how each is migrated.
-#: ``positions``: names converted to positions by JAX itself (custom_vjp's ``nondiff_argnames``);
-#: ``refuse``: honoured only in some JAX configurations (checkpoint's ``static_argnames``).
-EXTRA_KEYWORDS: dict[str, tuple[str, str]] = {
-    "custom_vjp": ("nondiff_argnames", "positions"),
-    "custom_jvp": ("nondiff_argnames", "positions"),
-    "checkpoint": ("static_argnames", "refuse"),
-    "remat": ("static_argnames", "refuse"),
-}
-
 BY_KEYWORD = (Kind.POSITIONAL_OR_KEYWORD, Kind.KEYWORD_ONLY)
 VARIADIC = (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)
 
@@ -92,15 +82,13 @@ def spec_keywords(t: Transform) -> frozenset[str]:
     words = {t.argnums}
     if t.argnames is not None:
         words.add(t.argnames)
-    extra = EXTRA_KEYWORDS.get(t.name)
-    if extra is not None:
-        words.add(extra[0])
+    if t.read_also is not None:
+        words.add(t.read_also[0])
     return frozenset(words)
 
 
-#: Transforms whose spec may be passed by position and is migrated so (custom_vjp's
-#: ``nondiff_argnums``); jit's positional spec is refused: it is keyword-only in current JAX.
-POSITIONAL_SPECS = frozenset({"custom_vjp", "custom_jvp"})
+#: The names of the rows whose spec may be passed by position (``Transform.spec_by_position``).
+POSITIONAL_SPECS = frozenset(name for name, row in TRANSFORMS.items() if row.spec_by_position)
 
 #: Every spec keyword of the table: a file that mentions none has no keyword spec.
 NEEDLES: tuple[str, ...] = tuple(sorted({word for t in TRANSFORMS.values() for word in spec_keywords(t)}))
@@ -213,7 +201,7 @@ def read_spec(use: Use, sig: Signature, src: Source) -> Reading:
     keywords = _effective(use)
     nums = _ints(keywords.get(t.argnums), t.argnums, src)
     names = _strs(keywords.get(t.argnames), t.argnames, src) if t.argnames is not None else None
-    extra = EXTRA_KEYWORDS.get(t.name)
+    extra = t.read_also
     extra_positions: tuple[int, ...] = ()
     inferred = False
     if extra is not None and extra[0] in keywords:

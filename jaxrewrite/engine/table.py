@@ -82,6 +82,13 @@ class Transform:
     #: The transform's result takes the function's own arguments, so a transform around it sees
     #: the same signature (``jax.jit(jax.vmap(f))``); False: it returns something else (a jaxpr).
     keeps_arguments: bool = True
+    #: A spec keyword JAX reads that the row does not write, and how ``migrate`` reads it:
+    #: ``positions`` (names JAX turns into positions itself: custom_vjp's ``nondiff_argnames``) or
+    #: ``refuse`` (honoured only in some JAX configurations: checkpoint's ``static_argnames``).
+    read_also: tuple[str, str] | None = None
+    #: The spec may be passed by position (custom_vjp's ``nondiff_argnums``), and is migrated so;
+    #: jit's positional spec is refused: it is keyword-only in current JAX.
+    spec_by_position: bool = False
 
 
 _STATIC = frozenset({Mark.STATIC})
@@ -138,6 +145,17 @@ _CHECKPOINT_POSITIONS_ONLY = (
 )
 
 
+def _checkpoint(name: str) -> Transform:
+    return Transform(
+        name,
+        _STATIC,
+        "static_argnums",
+        positions_only=_CHECKPOINT_POSITIONS_ONLY,
+        abstract=True,
+        read_also=("static_argnames", "refuse"),
+    )
+
+
 def _custom(name: str) -> Transform:
     return Transform(
         name,
@@ -146,6 +164,8 @@ def _custom(name: str) -> Transform:
         positional=("nondiff_argnums", "nondiff_argnames"),
         positions_only=_CUSTOM_POSITIONS_ONLY,
         arrays_at_static=False,
+        read_also=("nondiff_argnames", "positions"),
+        spec_by_position=True,
     )
 
 
@@ -164,10 +184,8 @@ TRANSFORMS: dict[str, Transform] = {
     ),
     "custom_vjp": _custom("custom_vjp"),
     "custom_jvp": _custom("custom_jvp"),
-    "checkpoint": Transform(
-        "checkpoint", _STATIC, "static_argnums", positions_only=_CHECKPOINT_POSITIONS_ONLY, abstract=True
-    ),
-    "remat": Transform("remat", _STATIC, "static_argnums", positions_only=_CHECKPOINT_POSITIONS_ONLY, abstract=True),
+    "checkpoint": _checkpoint("checkpoint"),
+    "remat": _checkpoint("remat"),
     # jax.make_jaxpr(fun, static_argnums, axis_env, return_shape[, abstracted_axes]): positions only;
     # a Static parameter passed by keyword is traced, as under vmap.
     "make_jaxpr": Transform(

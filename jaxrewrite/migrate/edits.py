@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from jaxrewrite.engine import splice
 from jaxrewrite.engine.analysis import Use, UseKind
-from jaxrewrite.engine.reading import POSITIONAL_SPECS, spec_keywords
+from jaxrewrite.engine.reading import spec_keywords
 from jaxrewrite.engine.signature import Param, Signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import Mark
@@ -48,7 +48,7 @@ def removals(use: Use, src: Source) -> dict[int, tuple[ast.Call, set[int]]]:
         found = calls.positional.get(id(kw.value))
         if found is not None:
             call, index = found
-            if t.name not in POSITIONAL_SPECS:
+            if not t.spec_by_position:
                 raise Refused(
                     Reason.POSITIONAL,
                     f"{kw.arg} is passed to {t.name} by position; write it as a keyword first",
