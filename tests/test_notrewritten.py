@@ -47,6 +47,21 @@ def test_missing_pragma(project: Path) -> None:
     assert "'scale' (line 6)" in done.stderr and "add '# jaxrewrite: enable'" in done.stderr
 
 
+def test_a_static_field_alone_is_reported_too(project: Path) -> None:
+    """An Equinox Module whose only rewrite is a Static field: without the rewrite the field is a
+    traced leaf, so the warning names it (it used to say nothing)."""
+    pytest.importorskip("equinox")
+    (project / "fieldonly.py").write_text(
+        "import equinox as eqx\nfrom jaxrewrite import Static\n\n\n"
+        "class Model(eqx.Module):\n    depth: Static[int] = 2\n"
+    )
+    done = python("-c", "import fieldonly", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count(NAME) == 1
+    assert "fieldonly.py:6: NotRewrittenWarning: module 'fieldonly' was not rewritten" in done.stderr
+    assert "the Static field 'depth' (line 6) is a pytree leaf" in done.stderr
+
+
 def test_pragma_below_the_header(project: Path) -> None:
     done = python("-c", "import late", cwd=project)
     assert "the one on line 3 does not count" in done.stderr

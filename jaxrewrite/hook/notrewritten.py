@@ -67,11 +67,17 @@ def diagnose(path: str, name: str) -> tuple[str, int] | None:
     except (OSError, SyntaxError, UnicodeDecodeError):
         return None  # not ours to report: Python itself reports what it cannot read or compile
     first = analysis.first_edit()
-    if first is None:
+    # A Static field of an Equinox Module or flax.struct class loses its static=True too.
+    field = min(analysis.fields, key=lambda f: (f.stmt.lineno, f.stmt.col_offset), default=None)
+    if field is not None and (first is None or field.stmt.lineno < first.target.lineno):
+        line = field.stmt.lineno
+        lost = f"module {name!r} was not rewritten, so the Static field {field.name!r} (line {line}) is a pytree leaf"
+    elif first is not None:
+        func = first.target.name
+        line = first.target.lineno
+        lost = f"module {name!r} was not rewritten, so the Static/NoDiff parameters of {func!r} (line {line}) are traced"
+    else:
         return None  # aliases, is_static, markers no transform reads: nothing is lost
-    func = first.target.name
-    line = first.target.lineno
-    lost = f"module {name!r} was not rewritten, so the Static/NoDiff parameters of {func!r} (line {line}) are traced"
     return f"{lost}: {_fix(analysis.header.enabled, analysis.header.ignored_lines, name, path)}", line
 
 
