@@ -29,8 +29,9 @@ Conventions, read from the Markdown:
 
 * Any other ``docs-test`` comment, or a directive whose partner block is missing, fails.
 
-The README must also start with its two commands, and ``.ci/run`` must run the second
-one verbatim.
+The README's first screen is for users (``pip install jaxrewrite``, the seed in a few lines, how to
+run their own code); its two commands for a checkout are the first two blocks after the heading
+``## From a checkout``, and ``.ci/run`` must run the second one verbatim.
 """
 
 from __future__ import annotations
@@ -189,10 +190,22 @@ def _normalize(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.rstrip().splitlines())
 
 
+CHECKOUT_HEADING = "## From a checkout"
+
+
+def checkout_blocks() -> list[Block]:
+    """The README's blocks after its ``## From a checkout`` heading."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert CHECKOUT_HEADING in lines, f"README.md needs the heading {CHECKOUT_HEADING!r} before its two commands"
+    heading = lines.index(CHECKOUT_HEADING) + 1
+    blocks = [block for block in parse_blocks(README) if block.line > heading]
+    assert len(blocks) >= 2, f"README.md's {CHECKOUT_HEADING!r} must start with its two commands"
+    return blocks
+
+
 def readme_commands() -> tuple[str, str]:
-    blocks = parse_blocks(README)
-    assert len(blocks) >= 2, "README.md must start with its two commands"
-    return blocks[0].code.strip(), blocks[1].code.strip()
+    first, second = checkout_blocks()[:2]
+    return first.code.strip(), second.code.strip()
 
 
 def _run_env() -> dict[str, str]:
@@ -237,9 +250,8 @@ def test_docs_are_there_and_have_examples() -> None:
         assert runnable, f"{doc.name} has no executed python block"
 
 
-def test_readme_starts_with_its_two_commands() -> None:
-    blocks = parse_blocks(README)
-    first, second = blocks[0], blocks[1]
+def test_readme_checkout_section_starts_with_its_two_commands() -> None:
+    first, second = checkout_blocks()[:2]
     assert first.lang == second.lang == "bash"
     install_run, install_test = readme_commands()
     assert "\n" not in install_run and "\n" not in install_test
