@@ -1,0 +1,103 @@
+"""What the README and the guide claim about the code, checked against the code: the README's
+first screen is for users, its table of codes is ``CODES``, and the guide's table of flags and
+exit codes names every flag and status that ``check --help`` and ``migrate --help`` print.
+
+The codes and flags are read from the code, never listed here, so a new code or flag fails these
+tests until the docs list it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from jaxrewrite.engine.diagnostics import CODES
+from support import REPO, child_env, jaxrewrite
+from test_docs import CHECKOUT_HEADING, parse_blocks
+
+README = REPO / "README.md"
+GUIDE = REPO / "docs" / "guide.md"
+FLAG_TABLE = "### Flags and exit codes next to ruff's and black's"
+#: "The first screen": what a user reads before the checkout's commands.
+FIRST_SCREEN_LINES = 60
+
+
+def _section(text: str, heading: str) -> str:
+    """From ``heading`` (a whole line) to the next heading of the same or a higher level."""
+    lines = text.splitlines()
+    assert heading in lines, f"missing heading {heading!r}"
+    start = lines.index(heading)
+    level = len(heading) - len(heading.lstrip("#"))
+    end = next(
+        (i for i in range(start + 1, len(lines)) if re.match(rf"#{{1,{level}}} ", lines[i])),
+        len(lines),
+    )
+    return "\n".join(lines[start:end])
+
+
+def test_readme_first_screen_is_for_users() -> None:
+    text = README.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    checkout = lines.index(CHECKOUT_HEADING)
+    assert checkout < FIRST_SCREEN_LINES, f"the checkout's commands start on line {checkout + 1}"
+    first_screen = "\n".join(lines[:checkout])
+    blocks = [b for b in parse_blocks(README) if b.line <= checkout]
+    assert blocks[0].lang == "bash" and blocks[0].code.strip() == "python -m pip install jaxrewrite"
+    assert any(b.lang == "python" and "Static" in b.code and "jaxrewrite: enable" in b.code for b in blocks)
+    assert "pip install -e" not in first_screen and "pytest" in first_screen
+    for how in ("python -m jaxrewrite", "jaxrewrite.install()", "%load_ext jaxrewrite", "ipython --ext jaxrewrite", "--jaxrewrite-packages"):
+        assert how in first_screen, f"the README's first screen does not say {how!r}"
+
+
+def test_readme_lists_every_code_as_codes_says() -> None:
+    section = _section(README.read_text(encoding="utf-8"), "### Codes")
+    rows = re.findall(r"^\| `(JR\d{3})` \| (.*?) \|$", section, re.MULTILINE)
+    assert [code for code, _ in rows] == list(CODES), "README.md's table of codes must list CODES, in its order"
+    for code, summary in rows:
+        assert summary == CODES[code], (code, summary, CODES[code])
+
+
+def _help(command: str, tmp_path: Path) -> str:
+    done = jaxrewrite(command, "--help", cwd=tmp_path, env=child_env(COLUMNS="200", NO_COLOR="1"))
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _flags(help_text: str) -> list[list[str]]:
+    """Each option's spellings (``['-q', '--quiet']``), from the help's option lines, less ``--help``."""
+    options = help_text.split("options:", 1)[1]
+    found = []
+    for line in options.splitlines():
+        m = re.match(r"^  (-[\w-]+(?: [A-Z{][^,]*)?(?:, -[\w-]+(?: [A-Z{][^,]*)?)*)", line)
+        if m:
+            spellings = re.findall(r"(?:^|, )(-[\w-]+)", m.group(1))
+            if "--help" not in spellings:
+                found.append(spellings)
+    return found
+
+
+def _exit_statuses(help_text: str) -> set[str]:
+    block = help_text.split("exit status:", 1)[1].split("\n\n", 1)[0]
+    return set(re.findall(r"(?:^|:|,|\n)\s*(\d{1,3})\s+[a-z]", block))
+
+
+@pytest.mark.parametrize("command", ["check", "migrate"])
+def test_the_guides_flag_table_names_every_flag_and_exit_status(command: str, tmp_path: Path) -> None:
+    table = _section(GUIDE.read_text(encoding="utf-8"), FLAG_TABLE)
+    # jaxrewrite's column only: the ruff and black columns name their own flags (`--fix`...).
+    ours = re.findall(r"^\| (.*?) \| .* \|$", table, re.MULTILINE)
+    words = {word for cell in ours for code in re.findall(r"`([^`]+)`", cell) for word in code.split()}
+    help_text = _help(command, tmp_path)
+    flags = _flags(help_text)
+    assert ["--exclude"] in flags and ["--config"] in flags, flags  # the help was read
+    missing = [spellings for spellings in flags if not words.intersection(spellings)]
+    assert not missing, f"{command} --help has flags the guide's table lacks: {missing}"
+    statuses = _exit_statuses(help_text)
+    assert statuses == {"0", "1", "2"}, statuses
+    rows = dict(re.findall(r"^\| (\d+) \| (.*) \|$", table, re.MULTILINE))
+    column = {"check": 0, "migrate": 1}[command]
+    for status in statuses:
+        assert status in rows, f"the guide's exit table has no row {status}"
+        assert rows[status].split(" | ")[column].strip() != "—", (command, status)
