@@ -46,3 +46,62 @@ def test_try_repo_reports_findings_and_passes_clean_files(tmp_path: Path) -> Non
     assert "jaxrewrite check" in out and "Failed" in out
     assert "helper.py:8:10: JR002 the marker on 'square' of 'g' does nothing" in out
     assert "clean.py:" not in out and "notes.txt" not in out
+
+
+def _guide_snippet() -> str:
+    from test_docs import parse_blocks
+
+    blocks = [b for b in parse_blocks(ROOT / "docs" / "guide.md") if b.lang == "yaml" and "jaxrewrite-check" in b.code]
+    assert len(blocks) == 1, [b.where for b in blocks]
+    return blocks[0].code
+
+
+def test_the_guides_snippet_is_a_local_hook_without_placeholders() -> None:
+    snippet = _guide_snippet()
+    assert "OWNER" not in snippet and "https://" not in snippet  # no repository URL exists to name
+    assert "repo: local" in snippet and "entry: jaxrewrite check" in snippet and "types: [python]" in snippet
+
+
+def test_the_guides_snippet_runs_under_pre_commit(tmp_path: Path) -> None:
+    """The guide's .pre-commit-config.yaml, verbatim, in a throwaway repository: pre-commit runs
+    the environment's ``jaxrewrite check`` (here a shim for this checkout's) on the Python files."""
+    repo = tmp_path / "project"
+    repo.mkdir()
+    (repo / ".pre-commit-config.yaml").write_text(_guide_snippet(), encoding="utf-8")
+    (repo / "helper.py").write_text((GOLDEN / "jr002_helper.py").read_text(encoding="utf-8"))
+    (repo / "clean.py").write_text((GOLDEN / "clean.py").read_text(encoding="utf-8"))
+    (repo / "notes.txt").write_text("not python: never passed to the hook\n")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    shim = bin_dir / "jaxrewrite"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m jaxrewrite "$@"\n', encoding="utf-8")
+    shim.chmod(0o755)
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True, env=env)
+    subprocess.run(["git", "add", "."], cwd=repo, check=True, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--all-files"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    out = done.stdout + done.stderr
+    assert done.returncode == 1, out
+    assert "jaxrewrite check" in out and "Failed" in out
+    assert "helper.py:8:10: JR002 the marker on 'square' of 'g' does nothing" in out
+    assert "clean.py:" not in out and "notes.txt" not in out
+    (repo / "helper.py").unlink()
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True, env=env)
+    clean = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    assert clean.returncode == 0 and "Passed" in clean.stdout, clean.stdout + clean.stderr
