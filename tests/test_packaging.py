@@ -1,0 +1,151 @@
+"""The release artefacts: ``python -m build`` makes an sdist and, from it, a wheel; ``twine check
+--strict`` accepts both; the sdist carries the license, changelog, README and docs; the wheel's
+metadata names the license. Then the wheel is installed (not editable) into a fresh venv and the
+seed example runs through it from a folder outside the checkout, printing what the README says.
+
+The venv reuses this interpreter's site-packages (``--system-site-packages``) for jax, so the test
+needs no index for it; jaxrewrite itself comes from the wheel only (``--ignore-installed``, and
+the test asserts where it was imported from). ``tests/test_library.py`` installs a wheel too, as
+the dependency of a sample library; this file checks the distribution itself.
+"""
+
+from __future__ import annotations
+
+import email.parser
+import importlib.metadata
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from support import REPO
+from test_docs import README, build_cases
+
+TIMEOUT = 600
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, f"{argv}\n--- stdout ---\n{done.stdout[-4000:]}\n--- stderr ---\n{done.stderr[-4000:]}"
+    return done
+
+
+def _clean_env(**extra: str) -> dict[str, str]:
+    """No PYTHONPATH: nothing may reach this checkout but the installed artefacts."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSAFEPATH", "PYTHONHOME")}
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    env.update(extra)
+    return env
+
+
+def _source_copy(dst: Path) -> Path:
+    """What a clean clone holds (tracked files, and new ones git does not ignore), so no build/,
+    *.egg-info or site/ of this checkout leaks into the artefacts."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO, capture_output=True, timeout=60
+    )
+    if listed.returncode != 0:  # not a git checkout (an unpacked sdist): copy, less build output
+        shutil.copytree(REPO, dst, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build", "dist", "site", ".*"))
+        return dst
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        source = REPO / name
+        if source.is_file():  # a deleted but still tracked file is not
+            (dst / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dst / name)
+    return dst
+
+
+def _can_build_without_isolation() -> bool:
+    """Whether this environment meets pyproject's build requirements (setuptools>=64 and a
+    bdist_wheel: setuptools' own from 70.1, else the wheel package), so no index is needed."""
+    try:
+        version = tuple(int(part) for part in importlib.metadata.version("setuptools").split(".")[:2])
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return False
+    if version >= (70, 1):
+        return True
+    try:
+        importlib.metadata.version("wheel")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return version >= (64, 0)
+
+
+@dataclass
+class Built:
+    sdist: Path
+    wheel: Path
+    venv_python: Path
+    venv: Path
+    elsewhere: Path  # a folder outside the checkout, holding only the seed example
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    for module in ("build", "twine"):
+        pytest.importorskip(module, reason=f"{module} is in the test extra: pip install -e '.[test]'")
+    base = tmp_path_factory.mktemp("packaging")
+    src = _source_copy(base / "src")
+    dist = base / "dist"
+    isolation = ["--no-isolation"] if _can_build_without_isolation() else []
+    _run([sys.executable, "-m", "build", *isolation, "--outdir", str(dist), str(src)], cwd=base, env=_clean_env())
+    sdists, wheels = sorted(dist.glob("*.tar.gz")), sorted(dist.glob("*.whl"))
+    assert len(sdists) == 1 and len(wheels) == 1, sorted(p.name for p in dist.iterdir())
+    venv = base / "venv"
+    _run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], cwd=base, env=_clean_env())
+    venv_python = venv / "bin" / "python"
+    # --ignore-installed: this interpreter may have jaxrewrite already (editable); the venv gets the
+    # wheel's own copy. --no-deps --no-index: the dependencies come from the shared site-packages.
+    _run([str(venv_python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--ignore-installed", str(wheels[0])], cwd=base, env=_clean_env())
+    elsewhere = base / "elsewhere"
+    elsewhere.mkdir()
+    shutil.copy2(REPO / "examples" / "hypercube.py", elsewhere / "hypercube.py")
+    return Built(sdists[0], wheels[0], venv_python, venv, elsewhere)
+
+
+def test_twine_check_strict_accepts_both(built: Built) -> None:
+    done = _run([sys.executable, "-m", "twine", "check", "--strict", str(built.sdist), str(built.wheel)], cwd=built.sdist.parent)
+    assert done.stdout.count("PASSED") == 2, done.stdout
+
+
+def test_the_sdist_carries_license_changelog_readme_and_docs(built: Built) -> None:
+    with tarfile.open(built.sdist) as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    for needed in ("LICENSE", "CHANGELOG.md", "README.md", "mkdocs.yml", "docs/guide.md", "docs/design.md", "docs/contributing.md", "examples/hypercube.py", "jaxrewrite/__init__.py"):
+        assert needed in names, f"the sdist lacks {needed}"
+    assert not any("__pycache__" in name or name.endswith(".pyc") for name in names)
+
+
+def test_the_wheels_metadata_names_the_license(built: Built) -> None:
+    with zipfile.ZipFile(built.wheel) as wheel:
+        names = wheel.namelist()
+        (metadata_name,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        metadata = email.parser.Parser().parsestr(wheel.read(metadata_name).decode())
+        # Metadata 2.4 (PEP 639, setuptools 77+) says License-Expression; older setuptools License.
+        assert metadata.get("License-Expression", metadata.get("License")) == "Apache-2.0", dict(metadata)
+        assert metadata.get_all("License-File") == ["LICENSE"], metadata.get_all("License-File")
+        licenses = [n for n in names if n.endswith("/LICENSE") and ".dist-info/" in n]
+        assert licenses and "Apache License" in wheel.read(licenses[0]).decode()
+    assert metadata["Name"] == "jaxrewrite" and metadata["Requires-Python"] == ">=3.10"
+    assert "Project-URL" not in metadata and "Home-page" not in metadata  # none exists yet: no invented URL
+    assert {name.split("/")[0] for name in names} == {"jaxrewrite", metadata_name.split("/")[0]}, "the wheel holds only the package"
+
+
+def test_the_installed_wheel_runs_the_seed_example_as_the_readme_says(built: Built) -> None:
+    env = _clean_env(XLA_FLAGS="--xla_force_host_platform_device_count=4", JAX_PLATFORMS="cpu")
+    where = _run([str(built.venv_python), "-c", "import jaxrewrite; print(jaxrewrite.__file__)"], cwd=built.elsewhere, env=env).stdout.strip()
+    installed = Path(where).resolve()
+    assert installed.is_relative_to(built.venv.resolve()) and "site-packages" in installed.parts, installed
+    assert not installed.is_relative_to(REPO.resolve()), installed
+    (example,) = [case for case in build_cases(README) if case.mode == "example"]
+    done = _run([str(built.venv_python), "-m", "jaxrewrite", "hypercube.py"], cwd=built.elsewhere, env=env)
+    assert done.stdout.strip().splitlines() == (example.expect_stdout or "").strip().splitlines()
+    # The console script the wheel installs, on the same file.
+    checked = subprocess.run([str(built.venv / "bin" / "jaxrewrite"), "check", "hypercube.py"], cwd=built.elsewhere, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    assert checked.returncode == 0 and "All checks passed!" in checked.stdout, checked.stdout + checked.stderr
