@@ -12,10 +12,10 @@ import re
 from pathlib import Path
 
 import pytest
-
-from jaxrewrite.engine.diagnostics import CODES
 from support import REPO, child_env, jaxrewrite
 from test_docs import CHECKOUT_HEADING, parse_blocks
+
+from jaxrewrite.engine.diagnostics import CODES
 
 README = REPO / "README.md"
 GUIDE = REPO / "docs" / "guide.md"

@@ -19,7 +19,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from support import REPO
 
 #: The nav of mkdocs.yml: (title in the nav, Markdown source, built page).
@@ -65,6 +64,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         capture_output=True,
         text=True,
         timeout=300,
+        check=False,
     )
     assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stdout}\n{done.stderr}"
     return out
@@ -144,6 +144,7 @@ def doms(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[
             capture_output=True,
             text=True,
             timeout=120,
+            check=False,
         )
         assert done.returncode == 0 and "<html" in done.stdout, f"chromium could not open {built}:\n{done.stderr[-3000:]}"
         dom = Dom()
