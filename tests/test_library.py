@@ -186,7 +186,7 @@ def install() -> Iterator[Install]:
             jax_pins = [f"jax=={importlib.metadata.version('jax')}", f"jaxlib=={importlib.metadata.version('jaxlib')}"]
             _checked(_run([vpython, "-m", "pip", "install", "-q", *jax_pins], cwd=base, env=pip_env))
         wheels = base / "wheels"
-        jr_src = _copy_sources(ROOT, base / "src" / "jaxrewrite", ["jaxrewrite", "setup.cfg", "pyproject.toml", "README.md"])
+        jr_src = _copy_sources(ROOT, base / "src" / "jaxrewrite", ["jaxrewrite", "setup.cfg", "pyproject.toml", "README.md", "LICENSE"])
         lib_src = _copy_sources(EXAMPLE, base / "src" / "thelib", ["pyproject.toml", "src"])
         for src in (jr_src, lib_src):
             _checked(_run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(src)], cwd=base, env=pip_env))
