@@ -14,7 +14,11 @@ from jaxrewrite.engine.signature import Param, Signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.specs import has_spec, read
 from jaxrewrite.engine.specs.base import donated_static
-from jaxrewrite.engine.specs.lists import meaning_of_statics, meaning_of_values, static_params
+from jaxrewrite.engine.specs.lists import (
+    meaning_of_statics,
+    meaning_of_values,
+    static_params,
+)
 from jaxrewrite.engine.table import Mark, SpecKind, Transform
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.migrate.edits import function_edits, removals

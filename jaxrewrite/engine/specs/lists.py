@@ -16,8 +16,22 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from jaxrewrite.engine import render
-from jaxrewrite.engine.literals import MISSING, Values, literal, literal_ints, literal_strs, same
-from jaxrewrite.engine.reading import BY_KEYWORD, VARIADIC, Meaning, Reading, Reason, Refused
+from jaxrewrite.engine.literals import (
+    MISSING,
+    Values,
+    literal,
+    literal_ints,
+    literal_strs,
+    same,
+)
+from jaxrewrite.engine.reading import (
+    BY_KEYWORD,
+    VARIADIC,
+    Meaning,
+    Reading,
+    Reason,
+    Refused,
+)
 from jaxrewrite.engine.signature import Kind, Param, Signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.specs.base import SpecUse, marked, vararg_name
