@@ -195,6 +195,19 @@ def test_a_spec_kind_imports_no_other_kind() -> None:
     assert {m: w for m, w in wrong.items() if w} == {}
 
 
+def test_every_spec_kind_has_its_module() -> None:
+    """The dispatch is a table keyed by the row's ``spec`` field: every kind has a module exporting
+    the protocol, and every row's kind is in it."""
+    from jaxrewrite.engine import specs
+    from jaxrewrite.engine.table import FAMILIES, SpecKind
+
+    assert set(specs.KINDS) == set(SpecKind)
+    for kind, module in specs.KINDS.items():
+        assert module.__name__ == f"jaxrewrite.engine.specs.{kind.value}"
+        assert all(callable(getattr(module, name, None)) for name in ("complete", "read", "keywords"))
+    assert {row.spec for rows in FAMILIES.values() for row in rows.values()} == set(SpecKind)
+
+
 if __name__ == "__main__":
     for component in cycles(graph()):
         print(" <-> ".join(component))

@@ -1,11 +1,12 @@
 """One module per spec kind, and the table that picks one by the row's ``spec`` field.
 
-Each kind module (``lists``, ``axes``, ``diff``) exports the same small protocol, ``SpecKindModule``:
-``complete`` (forward: the keywords one use needs, or the refusal), ``read`` (reverse: what JAX
-makes of a spec as written, shared by migrate and check's trace-time pass) and ``keywords`` (the
-keywords that make arguments static, which migrate removes). A new kind is one file, a member of
-``table.SpecKind`` and an entry in ``KINDS``. The spec modules import the literal readers, the
-reading's vocabulary and the table, never the analysis or the walk (``tests/test_layers.py``).
+Each kind module (``lists``, ``axes``, ``diff``) exports the same small protocol,
+``SpecKindModule``: ``complete`` (forward: the keywords one use needs, or the refusal), ``read``
+(reverse: what JAX makes of a spec as written, shared by migrate and check's trace-time pass) and
+``keywords`` (the keywords that make arguments static, which migrate removes). A new kind is one
+file, a member of ``table.SpecKind``, an entry in ``KINDS`` and the rows that name it. The spec
+modules import the literal readers, the reading's vocabulary and the table, never the analysis
+or the walk (``tests/test_layers.py``).
 """
 
 from __future__ import annotations

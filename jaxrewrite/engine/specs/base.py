@@ -1,6 +1,6 @@
-"""What every spec kind shares: one use as a kind reads it, and the refusals of marked
-parameters that hold whatever the kind (``**`` keywords, keyword-only parameters under a
-positions-only row, arrays at custom_vjp's positions, Linen's tail, donation).
+"""What the spec kinds share: one use as a kind reads it, and the refusals of marked parameters
+that the kinds writing keywords (lists, axes) share (``**`` keywords, keyword-only parameters
+under a positions-only row, arrays at custom_vjp's positions, Linen's tail, donation).
 
 Imports no spec module and nothing of the walk: the spec modules import it, not the reverse.
 """
