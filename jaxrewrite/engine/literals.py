@@ -8,6 +8,7 @@ spec modules, the class registration and migrate read literals one way.
 from __future__ import annotations
 
 import ast
+from typing import TypeVar
 
 from jaxrewrite.engine import render
 from jaxrewrite.engine.source import Source
@@ -42,39 +43,34 @@ def literal(node: ast.expr) -> object:
 
 
 def literal_ints(node: ast.expr | None, keyword: str | None, src: Source) -> tuple[int, ...]:
+    # Negative numbers stay as written: JAX resolves them against the arguments each call
+    # passes, so no fixed parameter (or name) can stand for them.
+    return _items(node, keyword, src, int, "int or tuple of ints")
+
+
+def literal_strs(node: ast.expr | None, keyword: str | None, src: Source) -> tuple[str, ...]:
+    return _items(node, keyword, src, str, "str or tuple of str")
+
+
+T = TypeVar("T", int, str)
+
+
+def _items(node: ast.expr | None, keyword: str | None, src: Source, item: type[T], what: str) -> tuple[T, ...]:
+    """A literal ``item`` or tuple (list) of them, as a tuple; ``None`` or no node is empty (JAX:
+    not given); anything else is JR111. A bool is not an int here."""
     if node is None:
         return ()
     value = literal(node)
     if value is None:
         return ()
-    items = (value,) if isinstance(value, int) else value
+    items = (value,) if isinstance(value, item) else value
     if not isinstance(items, (tuple, list)) or not all(
-        isinstance(i, int) and not isinstance(i, bool) for i in items
+        isinstance(i, item) and not isinstance(i, bool) for i in items
     ):
         raise src.error(
             node,
             "JR111",
-            f"{keyword} must be a literal int or tuple of ints to merge with Static parameters, "
-            f"not {ast.unparse(node)!r}",
-        )
-    # Negative numbers stay as written: JAX resolves them against the arguments each call
-    # passes, so no fixed parameter (or name) can stand for them.
-    return tuple(items)
-
-
-def literal_strs(node: ast.expr | None, keyword: str | None, src: Source) -> tuple[str, ...]:
-    if node is None:
-        return ()
-    value = literal(node)
-    if value is None:
-        return ()
-    items = (value,) if isinstance(value, str) else value
-    if not isinstance(items, (tuple, list)) or not all(isinstance(i, str) for i in items):
-        raise src.error(
-            node,
-            "JR111",
-            f"{keyword} must be a literal str or tuple of str to merge with Static parameters, "
-            f"not {ast.unparse(node)!r}",
+            f"{keyword} must be a literal {what} to merge with Static parameters, not {ast.unparse(node)!r}",
         )
     return tuple(items)
 

@@ -7,12 +7,12 @@ import ast
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from jaxrewrite.engine import splice
+from jaxrewrite.engine import specs, splice
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.reading import BY_KEYWORD, Meaning, spell
 from jaxrewrite.engine.signature import Param, Signature
 from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.specs import has_spec, read
+from jaxrewrite.engine.specs import has_spec
 from jaxrewrite.engine.specs.base import donated_static
 from jaxrewrite.engine.specs.lists import (
     meaning_of_statics,
@@ -90,7 +90,7 @@ def _plan_function(func: Function, uses: list[Use], enabled: bool, src: Source) 
     for use in candidates:
         t = use.transform
         removals(use, src)
-        reading = read(use, sig, src)
+        reading = specs.read(use, sig, src)
         meaning = reading.meaning
         if enabled and use.values is not None:
             meaning = meaning_of_values(t, use.values)  # what the hook compiles today
@@ -194,7 +194,7 @@ def _check_agreement(
             before[id(use)] = meaning_of_values(t, use.values)
         else:
             try:
-                before[id(use)] = read(use, sig, src).meaning
+                before[id(use)] = specs.read(use, sig, src).meaning
             except Refused as why:
                 raise Refused(Reason.DISAGREE, f"{where} cannot be read: {why.message}") from None
     for p in after_static:

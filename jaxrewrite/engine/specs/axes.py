@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 def keywords(t: Transform) -> frozenset[str]:
-    """None: ``in_axes=None`` maps nothing, but is not a static argument."""
+    """Empty: ``in_axes=None`` maps nothing, but is not a static argument."""
     return frozenset()
 
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def keywords(t: Transform) -> frozenset[str]:
-    """None: ``argnums`` lists the differentiated arguments, not the static ones."""
+    """Empty: ``argnums`` lists the differentiated arguments, not the static ones."""
     return frozenset()
 
 
