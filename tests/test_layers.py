@@ -146,6 +146,68 @@ def test_notrewritten_imports_nothing_of_the_hook() -> None:
     assert "jaxrewrite.hook.notrewritten" not in graph()["jaxrewrite.hook.pipeline"]
 
 
+def _reach(edges: dict[str, set[str]], start: str) -> set[str]:
+    """Every module ``start`` imports, directly or through others."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for succ in edges[todo.pop()]:
+            if succ not in seen:
+                seen.add(succ)
+                todo.append(succ)
+    return seen
+
+
+#: The spec math and its vocabulary (issue 19 item 2): forward completion and reverse reading,
+#: read by the walk, check's trace-time pass and migrate.
+SPEC_MODULES = ("jaxrewrite.engine.specs", "jaxrewrite.engine.literals", "jaxrewrite.engine.reading")
+#: The analysis value and the walk that builds it: what the spec modules are read by.
+WALK = frozenset(
+    f"jaxrewrite.engine.{name}"
+    for name in (
+        "analysis", "analyze", "walker", "decorators", "callsites", "registrations", "completion",
+        "tracetime", "lint", "plan", "rewrite",
+    )
+)
+
+
+def _spec_modules(edges: dict[str, set[str]]) -> list[str]:
+    return sorted(m for m in edges if any(m == s or m.startswith(s + ".") for s in SPEC_MODULES))
+
+
+def test_spec_modules_import_neither_the_analysis_nor_the_walk() -> None:
+    """A spec kind reads a use and a signature; the analysis and the walk read it, never the reverse
+    (``analysis.Use`` is named for the type checker only)."""
+    edges = graph()
+    assert len(_spec_modules(edges)) >= 7
+    wrong = {m: sorted(_reach(edges, m) & WALK) for m in _spec_modules(edges)}
+    assert {m: w for m, w in wrong.items() if w} == {}
+
+
+def test_a_spec_kind_imports_no_other_kind() -> None:
+    """One file per kind: a kind's module reads the shared base, never another kind's module; only
+    the package's table (``specs/__init__``) knows them all."""
+    edges = graph()
+    kinds = {m for m in _spec_modules(edges) if m.startswith("jaxrewrite.engine.specs.") and not m.endswith(".base")}
+    assert {"jaxrewrite.engine.specs.lists", "jaxrewrite.engine.specs.axes", "jaxrewrite.engine.specs.diff"} <= kinds
+    others = kinds | {"jaxrewrite.engine.specs"}
+    wrong = {m: sorted(edges[m] & others) for m in kinds}
+    assert {m: w for m, w in wrong.items() if w} == {}
+
+
+def test_every_spec_kind_has_its_module() -> None:
+    """The dispatch is a table keyed by the row's ``spec`` field: every kind has a module exporting
+    the protocol, and every row's kind is in it."""
+    from jaxrewrite.engine import specs
+    from jaxrewrite.engine.table import FAMILIES, SpecKind
+
+    assert set(specs.KINDS) == set(SpecKind)
+    for kind, module in specs.KINDS.items():
+        assert module.__name__ == f"jaxrewrite.engine.specs.{kind.value}"
+        assert all(callable(getattr(module, name, None)) for name in ("complete", "read", "keywords"))
+    assert {row.spec for rows in FAMILIES.values() for row in rows.values()} == set(SpecKind)
+
+
 if __name__ == "__main__":
     for component in cycles(graph()):
         print(" <-> ".join(component))

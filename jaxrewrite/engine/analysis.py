@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.fields import FieldUse
 from jaxrewrite.engine.header import Header
-from jaxrewrite.engine.keywords import Values
+from jaxrewrite.engine.literals import Values
 from jaxrewrite.engine.scopes import ScopeTree
 from jaxrewrite.engine.signature import Param, Signature
 from jaxrewrite.engine.source import Source

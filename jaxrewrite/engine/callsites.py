@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import ast
 
+from jaxrewrite.engine import specs
 from jaxrewrite.engine.analysis import Registration, Use, UseKind, held_leaves
 from jaxrewrite.engine.classes import FunctionalClass, local_class
 from jaxrewrite.engine.completion import (
     ambiguity_error,
     check_import_visible,
-    complete_use,
     factory_error,
     is_overload,
     per_leaf_names,
     same_statics,
 )
-from jaxrewrite.engine.keywords import registration_values
 from jaxrewrite.engine.lint import looks_like_transform
 from jaxrewrite.engine.recognise import (
     TransformRef,
@@ -29,6 +28,7 @@ from jaxrewrite.engine.recognise import (
 from jaxrewrite.engine.resolve import MAX_DEPTH
 from jaxrewrite.engine.scopes import Assigned, Binding, Defined, Scope, Site
 from jaxrewrite.engine.signature import read_signature
+from jaxrewrite.engine.specs.registration import registration_values
 from jaxrewrite.engine.walker import Walker
 from jaxrewrite.engine.wrappers import made_from, peel, wrapper_error
 
@@ -101,7 +101,7 @@ class CallSites(Walker):
         if leaves:
             check_import_visible(call, scope, self.src)
         full = TransformRef(ref.transform, written, ref.factory)
-        values = complete_use(full, sig, self.src, call, bool(leaves), at_call=True)
+        values = specs.complete(full, sig, self.src, call, bool(leaves), at_call=True)
         use = Use(UseKind.CALL, call, ref.transform, func, sig, leaves, written, local_keywords, values, ref.factory)
         if use.needs_edit and ref.factory:
             raise factory_error(call.func, ref, self.src)

@@ -1,21 +1,19 @@
-"""The keywords one transform use needs (its spec kind's math) and the refusals decorators and call
-sites share.
+"""What decorators and call sites share besides the spec math (``engine.specs``): the refusals
+they both raise, and the per-leaf comparison of two defs.
 """
 
 from __future__ import annotations
 
 import ast
 import bisect
-from collections.abc import Callable
 
 from jaxrewrite.engine.analysis import Leaf
-from jaxrewrite.engine.keywords import Values, complete, literal_ints
 from jaxrewrite.engine.recognise import TransformRef
 from jaxrewrite.engine.resolve import binding_scope, qualname
 from jaxrewrite.engine.scopes import Scope
 from jaxrewrite.engine.signature import Signature
 from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import TRANSFORMS, SpecKind
+from jaxrewrite.engine.table import TRANSFORMS
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -30,60 +28,6 @@ def same_statics(a: tuple[Signature, tuple[Leaf, ...]], b: tuple[Signature, tupl
 def per_leaf_names() -> str:
     """The transforms that split per-leaf entries, from the table (for JR106's message)."""
     return ", ".join(name for name, row in TRANSFORMS.items() if row.per_leaf is not None)
-
-
-def complete_use(
-    ref: TransformRef, sig: Signature, src: Source, where: ast.expr, leaves: bool, at_call: bool = False
-) -> Values | None:
-    """The keywords to write for one use: the spec math of the row's kind. With per-leaf
-    entries the helper is always written, so there are always values (maybe none to add)."""
-    own = _OWN_SPECS.get(ref.transform.spec)
-    if own is not None:
-        values = own(ref, sig, src, where if at_call else None)
-    else:
-        values = complete(ref, sig, src, where, force=leaves)
-    if values is None and leaves:
-        return []
-    return values
-
-
-def _diff_argnums(ref: TransformRef, sig: Signature, src: Source, call: ast.expr | None) -> Values | None:
-    """grad-style: nothing to write, but a whole-parameter Static or NoDiff argument must not
-    be differentiated (JAX would try to differentiate a Python value, or a NoDiff array).
-
-    Located at a call site's call (the parameter may be far away), else at the parameter."""
-    t = ref.transform
-    marked = sig.marked(t.markers)
-    if not marked:
-        return None
-    effective = {kw.arg: kw.value for kw in ref.keywords if kw.arg is not None}
-    node = effective.get(t.argnums)
-    if node is None and any(kw.arg is None for kw in ref.keywords):
-        raise src.error(
-            next(kw.value for kw in ref.keywords if kw.arg is None),
-            "JR109",
-            f"cannot check Static/NoDiff parameters against {t.name} keywords passed as **mapping",
-        )
-    nums = literal_ints(node, t.argnums, src) if node is not None else (0,)
-    n = sig.n_positional
-    for p in marked:
-        if p.position is None:
-            continue
-        for num in nums:
-            if num == p.position or (num < 0 and not sig.var_positional and num + n == p.position):
-                what = " and ".join(m.value for m in sorted(p.markers, key=lambda m: m.value))
-                raise src.error(
-                    p.node if call is None else call,
-                    "JR121",
-                    f"{p.name!r} is {what} but {t.name} differentiates it ({t.argnums} includes {num}); "
-                    f"leave it out of {t.argnums}, or drop the {what} marker",
-                )
-    return None
-
-
-_OWN_SPECS: dict[SpecKind, Callable[[TransformRef, Signature, Source, ast.expr | None], Values | None]] = {
-    SpecKind.DIFF: _diff_argnums
-}
 
 
 def is_overload(func: Function, scope: Scope) -> bool:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import ast
 
+from jaxrewrite.engine import specs
 from jaxrewrite.engine.analysis import Leaf, Use, UseKind, held_leaves, needs_edit
 from jaxrewrite.engine.classes import local_class
 from jaxrewrite.engine.completion import (
     ambiguity_error,
     check_import_visible,
-    complete_use,
     factory_error,
     header_mentions,
     per_leaf_names,
@@ -76,7 +76,7 @@ class Decorators(Walker):
                 raise wrapper_error(wrapper, wrapper, func, self.src)
         local = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
         leaves = held_leaves(leaves, ref.transform)
-        values = complete_use(ref, sig, self.src, deco, bool(leaves))
+        values = specs.complete(ref, sig, self.src, deco, bool(leaves))
         wraps = bool(leaves) or (not isinstance(deco, ast.Call) and needs_edit(values))
         if wraps:
             check_import_visible(deco, scope, self.src)

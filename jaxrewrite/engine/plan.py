@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from jaxrewrite.engine import render, splice
 from jaxrewrite.engine.analysis import Analysis, Registration, Use, UseKind
 from jaxrewrite.engine.fields import Action, FieldUse
-from jaxrewrite.engine.keywords import Values
+from jaxrewrite.engine.literals import Values
 from jaxrewrite.engine.source import Source
 
 

@@ -10,8 +10,8 @@ from jaxrewrite.engine.analysis import Registration, UseKind, needs_edit
 from jaxrewrite.engine.classes import FunctionalClass, LocalClass
 from jaxrewrite.engine.completion import check_import_visible
 from jaxrewrite.engine.fields import field_uses, form_of
-from jaxrewrite.engine.keywords import registration_values
 from jaxrewrite.engine.recognise import classify_registration
+from jaxrewrite.engine.specs.registration import registration_values
 from jaxrewrite.engine.table import Container
 from jaxrewrite.engine.walker import Walker
 from jaxrewrite.errors import RewriteError

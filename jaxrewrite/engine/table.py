@@ -52,6 +52,7 @@ class Transform:
     #: Donation keywords (positions, names); a Static argument must not be donated.
     donate_argnums: str | None = None
     donate_argnames: str | None = None
+    #: Its spec kind: the module of ``engine.specs`` that completes and reads it (``specs.KINDS``).
     spec: SpecKind = SpecKind.LISTS
     #: The keywords that the transform's parameters after the function bind when passed by
     #: position, in order (checked against the installed JAX by the tests).

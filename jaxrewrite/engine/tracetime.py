@@ -4,7 +4,7 @@ function's body needs as Python values, or that JAX cannot trace at all.
 The model is Julia's JET.jl: report the run-time error the analysis can prove. Precision comes
 first, so a finding needs all of: a use of a transform that traces abstractly (``abstract``
 in the table), the signature JAX sees (no unknown decorator in between), the parameter not static
-for that use (its markers, or the spec as JAX reads it: ``engine.reading.read_spec``), the parameter
+for that use (its markers, or the spec as JAX reads it: ``engine.specs.read``), the parameter
 never rebound, and a use of it that runs on every trace (no branch, loop body, handler or
 ``ensure_compile_time_eval`` in between). Pure: it reads the Analysis and the live scopes.
 """
@@ -15,11 +15,12 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from jaxrewrite.engine import specs
 from jaxrewrite.engine.analysis import Analysis, Use
 from jaxrewrite.engine.analyze import analyze
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import Filters
-from jaxrewrite.engine.reading import Refused, read_spec
+from jaxrewrite.engine.reading import Refused
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.resolve import parse_string, qualname
 from jaxrewrite.engine.scopes import Assigned, DefinedClass, Scope, ScopeTree
@@ -184,41 +185,13 @@ def traced_params(use: Use, sig: Signature, t: Transform, src: Source) -> list[P
     """The parameters this use traces; None when the spec cannot be read (then nothing is said)."""
     params = [p for p in sig.params if p.kind not in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)]
     params = [p for p in params if not (p.markers & t.markers)]
-    if t.spec is SpecKind.AXES:
-        return _mapped(use, sig, params, t)
-
     try:
-        meaning = read_spec(use, sig, src).meaning
+        meaning = specs.read(use, sig, src).meaning
     except (Refused, RewriteError):
         return None
     nums = meaning.get(t.argnums, frozenset())
     names = meaning.get(t.argnames, frozenset()) if t.argnames else frozenset()
     return [p for p in params if p.position not in nums and p.name not in names]
-
-
-def _mapped(use: Use, sig: Signature, params: list[Param], t: Transform) -> list[Param] | None:
-    """vmap: positions whose axis is an int (keyword arguments are always mapped over axis 0)."""
-    from jaxrewrite.engine.keywords import MISSING, literal
-
-    node = None
-    for kw in use.written:
-        if kw.arg is None:
-            return None
-        if kw.arg == t.argnums:
-            node = kw.value
-    axes = 0 if node is None else literal(node)
-    if axes is MISSING:
-        return None
-    if isinstance(axes, int) and not isinstance(axes, bool):
-        return params
-    if not isinstance(axes, (tuple, list)) or sig.var_positional or len(axes) != sig.n_positional:
-        return None
-    out = []
-    for p in params:
-        axis = axes[p.position] if p.position is not None else 0
-        if isinstance(axis, int) and not isinstance(axis, bool):
-            out.append(p)
-    return out
 
 
 class _Classes:

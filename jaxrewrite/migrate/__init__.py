@@ -23,10 +23,10 @@ import dataclasses
 from jaxrewrite.engine import splice
 from jaxrewrite.engine.analyze import analyze, collector_paused
 from jaxrewrite.engine.filters import EXHAUSTIVE
+from jaxrewrite.engine.specs import may_need_migration
 from jaxrewrite.migrate.imports import unused_import_edits
 from jaxrewrite.migrate.module import ModuleText
 from jaxrewrite.migrate.plan import Plan, plan_migration
-from jaxrewrite.engine.reading import may_need_migration
 from jaxrewrite.migrate.result import REASONS, Migrated, Migration, Reason, Refusal, UseRecord
 from jaxrewrite.migrate.unattached import unattached
 from jaxrewrite.migrate.verify import records, round_trip

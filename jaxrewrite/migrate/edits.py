@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 
 from jaxrewrite.engine import splice
 from jaxrewrite.engine.analysis import Use, UseKind
-from jaxrewrite.engine.reading import spec_keywords
 from jaxrewrite.engine.signature import Param, Signature
 from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.specs import spec_keywords
 from jaxrewrite.engine.table import Mark
 from jaxrewrite.migrate.result import Reason, Refused
 

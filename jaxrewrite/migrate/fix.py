@@ -17,7 +17,7 @@ from jaxrewrite.engine import splice
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.analyze import analyze
 from jaxrewrite.engine.filters import EXHAUSTIVE
-from jaxrewrite.engine.keywords import MISSING, literal
+from jaxrewrite.engine.literals import MISSING, literal
 from jaxrewrite.engine.signature import Kind, Param
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import Mark, SpecKind, Transform

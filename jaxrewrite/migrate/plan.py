@@ -7,21 +7,18 @@ import ast
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from jaxrewrite.engine import splice
+from jaxrewrite.engine import specs, splice
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
-from jaxrewrite.engine.keywords import donated_static
-from jaxrewrite.engine.reading import (
-    BY_KEYWORD,
-    Meaning,
-    has_spec,
-    meaning_of_statics,
-    meaning_of_values,
-    read_spec,
-    spell,
-    static_params,
-)
+from jaxrewrite.engine.reading import BY_KEYWORD, Meaning, spell
 from jaxrewrite.engine.signature import Param, Signature
 from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.specs import has_spec
+from jaxrewrite.engine.specs.base import donated_static
+from jaxrewrite.engine.specs.lists import (
+    meaning_of_statics,
+    meaning_of_values,
+    static_params,
+)
 from jaxrewrite.engine.table import Mark, SpecKind, Transform
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.migrate.edits import function_edits, removals
@@ -93,7 +90,7 @@ def _plan_function(func: Function, uses: list[Use], enabled: bool, src: Source) 
     for use in candidates:
         t = use.transform
         removals(use, src)
-        reading = read_spec(use, sig, src)
+        reading = specs.read(use, sig, src)
         meaning = reading.meaning
         if enabled and use.values is not None:
             meaning = meaning_of_values(t, use.values)  # what the hook compiles today
@@ -144,7 +141,7 @@ def _after_markers(p: Param, marks: Mapping[str, Mark]) -> frozenset[Mark]:
 
 
 def _check_donation(use: Use, t: Transform, params: list[Param], src: Source) -> None:
-    """The engine's donation rule (``keywords.donated_static``), as a refusal."""
+    """The engine's donation rule (``specs.base.donated_static``), as a refusal."""
     keywords = {kw.arg: kw.value for kw in use.written if kw.arg is not None}
     try:
         p = donated_static(t, params, keywords, src)
@@ -197,7 +194,7 @@ def _check_agreement(
             before[id(use)] = meaning_of_values(t, use.values)
         else:
             try:
-                before[id(use)] = read_spec(use, sig, src).meaning
+                before[id(use)] = specs.read(use, sig, src).meaning
             except Refused as why:
                 raise Refused(Reason.DISAGREE, f"{where} cannot be read: {why.message}") from None
     for p in after_static:

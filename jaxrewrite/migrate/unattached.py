@@ -12,8 +12,8 @@ import bisect
 import re
 
 from jaxrewrite.engine.analysis import Analysis
-from jaxrewrite.engine.reading import NEEDLES
 from jaxrewrite.engine.scopes import Imported, Scope, ScopeTree, build_scopes
+from jaxrewrite.engine.specs import NEEDLES
 from jaxrewrite.engine.table import TRANSFORMS, SpecKind
 from jaxrewrite.migrate.module import ModuleText
 from jaxrewrite.migrate.result import Reason, Refusal

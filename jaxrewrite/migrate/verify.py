@@ -6,18 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from jaxrewrite.engine import splice
+from jaxrewrite.engine import specs, splice
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.analyze import analyze
-from jaxrewrite.engine.reading import (
-    Meaning,
-    has_spec,
-    meaning_of_values,
-    read_spec,
-    sorted_values,
-    spell,
-)
+from jaxrewrite.engine.reading import Meaning, sorted_values, spell
 from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.specs import has_spec
+from jaxrewrite.engine.specs.lists import meaning_of_values
 from jaxrewrite.engine.table import SpecKind
 from jaxrewrite.migrate.plan import Plan, PlannedFunction
 from jaxrewrite.migrate.result import Migrated, Reason, Refusal, Refused, UseRecord
@@ -116,7 +111,7 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
 def _read_or_none(use: Use, src: Source) -> Meaning | None:
     assert use.signature is not None
     try:
-        return read_spec(use, use.signature, src).meaning
+        return specs.read(use, use.signature, src).meaning
     except Refused:
         return None
 
