@@ -26,6 +26,9 @@ def test_try_repo_reports_findings_and_passes_clean_files(tmp_path: Path) -> Non
     env = {
         **os.environ,
         "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        # The hook's environment sees the installed jax and friends: pip installs only jaxrewrite
+        # there, instead of downloading and unpacking jax and jaxlib into it at every run.
+        "VIRTUALENV_SYSTEM_SITE_PACKAGES": "1",
         "GIT_AUTHOR_NAME": "t",
         "GIT_AUTHOR_EMAIL": "t@example.invalid",
         "GIT_COMMITTER_NAME": "t",
@@ -81,6 +84,9 @@ def test_the_guides_snippet_runs_under_pre_commit(tmp_path: Path) -> None:
         "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
         "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        # The hook's environment sees the installed jax and friends: pip installs only jaxrewrite
+        # there, instead of downloading and unpacking jax and jaxlib into it at every run.
+        "VIRTUALENV_SYSTEM_SITE_PACKAGES": "1",
         "GIT_AUTHOR_NAME": "t",
         "GIT_AUTHOR_EMAIL": "t@example.invalid",
         "GIT_COMMITTER_NAME": "t",
