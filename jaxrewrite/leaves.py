@@ -93,10 +93,14 @@ class _Leaf:
         self.keys = tuple(keys)
         self.nulls = dict.fromkeys(self.keys)
 
-    def split(self, value: Any) -> tuple[Any, Held]:
+    def split(self, value: Any) -> tuple[Any, Held | None]:
         """(the argument without its held entries, their values): for jit, whose cache key the
         values join. The general path (any Mapping, a NamedTuple, a refusal); the call path
-        inlines the same split for an exact dict."""
+        inlines the same split for an exact dict. None (an ``Optional[Cfg]`` argument, or any
+        argument JAX would take as an empty pytree) passes whole and holds nothing, like an
+        argument not passed: its own pytree structure tells it from a container in JAX's cache."""
+        if value is None:
+            return None, None
         if self.is_dict:
             if type(value) is not dict and not isinstance(value, Mapping):
                 self._refuse(value)
@@ -106,10 +110,12 @@ class _Leaf:
             self._refuse(value)
         return value._replace(**self.nulls), tuple([getattr(value, key) for key in self.keys])
 
-    def hold(self, value: Any) -> tuple[Any, Held]:
+    def hold(self, value: Any) -> tuple[Any, Held | None]:
         """Like ``split``, but the held entries become None instead of disappearing: the
         argument keeps its tree structure (grad's gradient, vmap's and pmap's ``in_axes``).
-        A key the dict lacks stays absent."""
+        A key the dict lacks stays absent; None passes whole, as for ``split``."""
+        if value is None:
+            return None, None
         if self.is_dict:
             if type(value) is not dict and not isinstance(value, Mapping):
                 self._refuse(value)
@@ -501,7 +507,7 @@ class _Lowering:
 
 def _shown(keys: tuple[str, ...], values: Held | None) -> str:
     if values is None:
-        return "of the default (argument not passed)"
+        return "of the default or None (argument not passed, or passed None)"
     return "{" + ", ".join(f"{key!r}: {value!r}" for key, value in zip(keys, values)) + "}"
 
 

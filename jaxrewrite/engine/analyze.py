@@ -18,7 +18,7 @@ from jaxrewrite.engine.classes import FunctionalClass
 from jaxrewrite.engine.completion import unseen_error
 from jaxrewrite.engine.decorators import Decorators
 from jaxrewrite.engine.diagnostics import Diagnostic
-from jaxrewrite.engine.filters import FAST, Filters, classes_with_markers, marker_names
+from jaxrewrite.engine.filters import FAST, Filters, classes_with_markers, leaf_aliases, marker_names
 from jaxrewrite.engine.header import Header, scan_header
 from jaxrewrite.engine.lint import marked_defs, missing_pragma, unseen_level
 from jaxrewrite.engine.registrations import Registrations
@@ -141,7 +141,7 @@ class _Analyzer(Decorators, Registrations, CallSites):
             if info.kind is not Container.CLASS and info.static_fields:
                 defined = local[0]
                 leaf_names.add(defined.name if isinstance(defined, FunctionalClass) else defined.node.name)
-        self.leaf_names = leaf_names
+        self.leaf_names = leaf_aliases(self.tree, leaf_names)
         self.defs(exhaustive)
         registrable = self.registrations(static_classes)
         unclear = self.field_forms(static_classes)

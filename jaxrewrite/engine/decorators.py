@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from jaxrewrite.engine.analysis import Leaf, Use, UseKind, held_leaves, needs_edit
-from jaxrewrite.engine.classes import local_class
+from jaxrewrite.engine.classes import leaf_class
 from jaxrewrite.engine.completion import (
     ambiguity_error,
     check_import_visible,
@@ -17,7 +17,6 @@ from jaxrewrite.engine.completion import (
 )
 from jaxrewrite.engine.filters import lines_mentioning, may_matter
 from jaxrewrite.engine.recognise import ambiguous, classify
-from jaxrewrite.engine.resolve import parse_string
 from jaxrewrite.engine.scopes import Scope
 from jaxrewrite.engine.signature import Kind, Signature, read_signature
 from jaxrewrite.engine.table import Container, Mark
@@ -113,15 +112,10 @@ class Decorators(Walker):
             ann = param.node.annotation
             if param.markers or ann is None:
                 continue
-            if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
-                parsed = parse_string(ann.value)
-                if parsed is None:
-                    continue
-                ann = parsed
-            local = local_class(ann, scope) if isinstance(ann, ast.Name) else None
-            if local is None:
+            found_class = leaf_class(ann, scope)
+            if found_class is None:
                 continue
-            info = self.info(local)
+            info = self.info(found_class[0])
             marks = tuple((f.name, f.markers) for f in info.static_fields)
             if info.kind is Container.CLASS or not marks:
                 continue
