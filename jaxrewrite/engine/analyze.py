@@ -162,7 +162,8 @@ class _Analyzer(Decorators, Registrations, CallSites):
     def lint(self) -> None:
         """JR001 to JR004 and JR007 (``engine.lint``), with the scopes still alive."""
         signatures = {key: sig for key, (sig, _) in self.signatures.items()}
-        found = marked_defs(self.tree.defs, signatures, self.applied, self.unknown_calls, self.src)
+        hashing = {id(use.target) for use in self.result.uses if use.transform.hashes_statics}
+        found = marked_defs(self.tree.defs, signatures, self.applied, self.unknown_calls, self.src, hashing)
         first = self.result.first_edit()
         if first is not None:
             where: ast.AST = first.node

@@ -158,6 +158,8 @@ class CallSites(Walker):
             first = self.signatures[id(defs[0])]
             if all(same_statics(self.signatures[id(other)], first) for other in defs[1:]):
                 func = defs[-1]
+                # Twin defs (``if ...: def f`` / ``else: def f``): the use applies to whichever runs.
+                self.applied.update(id(other) for other in defs[:-1])
         if func is None:
             if not any(marked):
                 return None

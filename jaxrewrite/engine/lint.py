@@ -10,11 +10,13 @@ import ast
 import re
 from collections.abc import Iterable
 
+from jaxrewrite.engine.classes import local_class
+from jaxrewrite.engine.completion import is_overload
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.header import PRAGMA, Header, why_ignored
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.resolve import MAX_DEPTH, qualname
-from jaxrewrite.engine.scopes import Scope
+from jaxrewrite.engine.scopes import DefinedClass, Scope
 from jaxrewrite.engine.signature import Param, Signature, inner_type
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import Mark
@@ -87,28 +89,19 @@ def marked_defs(
     applied: set[int],
     unknown_calls: dict[int, ast.expr],
     src: Source,
+    hashing: set[int] | None = None,
 ) -> list[Diagnostic]:
-    """JR002, JR003 and JR004 for every def with markers."""
+    """JR002, JR003 and JR004 for every def with markers. ``hashing``: the defs some use of
+    which hashes its statics (the row's ``hashes_statics``); None: every def (JR003 then says
+    what any hashing transform would meet)."""
     found: list[Diagnostic] = []
     for func, scope in defs:
         sig = signatures.get(id(func))
         if sig is None or not sig.has_markers:
             continue
         marked = [p for p in sig.params if p.markers]
-        for param in marked:
-            if Mark.STATIC in param.markers:
-                kind = unhashable(param, scope)
-                if kind is not None:
-                    found.append(
-                        _at(
-                            src,
-                            param.node,
-                            "JR003",
-                            f"{param.name!r} is Static but annotated {kind}, which cannot be hashed: JAX "
-                            "rejects an unhashable static argument when the function is called; use a "
-                            "hashable type (a tuple, a frozenset, a scalar)",
-                        )
-                    )
+        if hashing is None or id(func) in hashing:
+            found.extend(_unhashable_statics(func, marked, scope, src))
         unknown = next((d for d in func.decorator_list if classify(d, scope) is None and looks_like_transform(d)), None)
         if unknown is None:
             unknown = unknown_calls.get(id(func))
@@ -124,7 +117,9 @@ def marked_defs(
                     "transform jaxrewrite knows (see the guide, section 6)",
                 )
             )
-        elif id(func) not in applied:
+        elif id(func) not in applied and not is_overload(func, scope):
+            # An ``@overload`` stub is replaced by the implementation after it: that def is the
+            # one a transform applies to, and the one reported if none does.
             found.append(
                 _at(
                     src,
@@ -168,6 +163,74 @@ def missing_pragma(header: Header, first: ast.AST | None, src: Source) -> Diagno
     )
 
 
+def _unhashable_statics(func: Function, marked: list[Param], scope: Scope, src: Source) -> list[Diagnostic]:
+    """JR003: a Static parameter whose type, or default, JAX cannot hash."""
+    found = []
+    defaults = _defaults(func)
+    for param in marked:
+        if Mark.STATIC not in param.markers:
+            continue
+        kind = unhashable(param, scope)
+        if kind is not None:
+            found.append(
+                _at(
+                    src,
+                    param.node,
+                    "JR003",
+                    f"{param.name!r} is Static but annotated {kind}, which cannot be hashed: JAX "
+                    "rejects an unhashable static argument when the function is called; use a "
+                    "hashable type (a tuple, a frozenset, a scalar)",
+                )
+            )
+            continue
+        default = defaults.get(param.name)
+        shown = _unhashable_value(default)
+        if default is not None and shown is not None:
+            found.append(
+                _at(
+                    src,
+                    param.node,
+                    "JR003",
+                    f"{param.name!r} is Static but its default is a {shown}, which cannot be hashed: the "
+                    "default works while it is used, but JAX rejects a value like it passed there when "
+                    "the function is called; make the default hashable (a tuple, a frozenset)",
+                )
+            )
+    return found
+
+
+def _defaults(func: Function) -> dict[str, ast.expr]:
+    args = func.args
+    positional = [*args.posonlyargs, *args.args]
+    found = {arg.arg: value for arg, value in zip(positional[len(positional) - len(args.defaults) :], args.defaults)}
+    found.update((arg.arg, value) for arg, value in zip(args.kwonlyargs, args.kw_defaults) if value is not None)
+    return found
+
+
+#: Literal forms whose values cannot be hashed.
+_UNHASHABLE_LITERALS: dict[type[ast.expr], str] = {
+    ast.List: "list",
+    ast.ListComp: "list",
+    ast.Dict: "dict",
+    ast.DictComp: "dict",
+    ast.Set: "set",
+    ast.SetComp: "set",
+}
+
+
+def _unhashable_value(expr: ast.expr | None) -> str | None:
+    """``[2, 2]``, ``{...}``, a comprehension of them, or ``(1, [2])``: the unhashable kind."""
+    if expr is None:
+        return None
+    kind = _UNHASHABLE_LITERALS.get(type(expr))
+    if kind is not None:
+        return kind
+    if isinstance(expr, ast.Tuple):
+        inner = next((k for k in map(_unhashable_value, expr.elts) if k is not None), None)
+        return None if inner is None else f"tuple holding a {inner}"
+    return None
+
+
 def unhashable(param: Param, scope: Scope) -> str | None:
     """The spelled type under a Static marker, when values of it cannot be hashed."""
     inner = inner_type(param.node.annotation, scope)
@@ -177,7 +240,48 @@ def unhashable(param: Param, scope: Scope) -> str | None:
     name = qualname(head, scope)
     if name is None and isinstance(head, ast.Name) and head.id in _BUILTINS and scope.lookup(head.id) is None:
         name = f"builtins.{head.id}"
-    return ast.unparse(inner) if name in UNHASHABLE else None
+    if name in UNHASHABLE:
+        return ast.unparse(inner)
+    local = local_class(head, scope)
+    if local is not None and isinstance(local[0], DefinedClass):
+        why = unhashable_class(local[0].node, local[1])
+        if why is not None:
+            return f"{ast.unparse(inner)} ({why})"
+    return None
+
+
+_DATACLASS = "dataclasses.dataclass"
+
+
+def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
+    """Why instances of a class of this module cannot be hashed, if they cannot: a
+    ``@dataclass`` with ``eq`` on and neither ``frozen`` nor ``unsafe_hash`` (it sets
+    ``__hash__`` to None), or a class defining ``__eq__`` without ``__hash__``. A class that
+    defines ``__hash__`` is hashable; ``eq=False`` hashes by identity (each instance its own
+    cache entry, as for any object)."""
+    own = {stmt.name for stmt in node.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    own |= {t.id for stmt in node.body if isinstance(stmt, ast.Assign) for t in stmt.targets if isinstance(t, ast.Name)}
+    if "__hash__" in own:
+        return None
+    for deco in node.decorator_list:
+        call = deco if isinstance(deco, ast.Call) else None
+        if qualname(call.func if call else deco, scope) != _DATACLASS:
+            continue
+        options = {kw.arg: kw.value for kw in call.keywords} if call else {}
+        if any(kw is None for kw in options):
+            return None  # ``**options``: cannot tell
+        flags = {}
+        for key in ("eq", "frozen", "unsafe_hash"):
+            value = options.get(key)
+            if value is not None and not (isinstance(value, ast.Constant) and isinstance(value.value, bool)):
+                return None  # not a literal: cannot tell
+            flags[key] = value.value if isinstance(value, ast.Constant) else key == "eq"
+        if flags["eq"] and not flags["frozen"] and not flags["unsafe_hash"]:
+            return "a dataclass with eq and without frozen=True, so its __hash__ is None"
+        return None
+    if "__eq__" in own:
+        return "it defines __eq__ without __hash__, so its __hash__ is None"
+    return None
 
 
 def _spell(params: list[Param]) -> str:
