@@ -512,3 +512,26 @@ def test_rows_that_hash_nothing_take_a_list_and_a_dict(transform: str) -> None:
 
     assert TRANSFORMS[transform].hashes_statics is False
     assert TRANSFORMS["jit"].hashes_statics and TRANSFORMS["pmap"].hashes_statics
+
+
+# -- Static fields of classes registered by the user's own flatten ----------------------------
+
+OPAQUE = {
+    "node_class_decorator": ("@jax.tree_util.register_pytree_node_class\nclass A:", ""),
+    "keys_class_decorator": ("@jax.tree_util.register_pytree_with_keys_class\nclass A:", ""),
+    "node_call": ("class A:", "jax.tree_util.register_pytree_node(A, lambda a: ((), None), lambda aux, c: A())"),
+    "keys_call": ("class A:", "jax.tree_util.register_pytree_with_keys(A, lambda a: ((), None), lambda aux, c: A())"),
+    "class_call_rebound": ("class A:", "A = jax.tree_util.register_pytree_node_class(A)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPAQUE))
+def test_static_field_of_a_class_with_its_own_flatten_is_reported(name: str) -> None:
+    head, after = OPAQUE[name]
+    source = CHECK_HEADER + f"\n\n{head}\n    x: jax.Array\n    n: Static[int]\n    m: int\n\n\n{after}\n"
+    found = check_text(source, "m.py")
+    line = source.splitlines().index("    n: Static[int]") + 1
+    assert [(d.line, d.code) for d in found] == [(line, "JR020")]
+    assert "register_dataclass" in found[0].message and "aux data" in found[0].message
+    # the hook leaves the class as written: nothing it could write would be read
+    assert rewrite_source(source, "m.py") == source

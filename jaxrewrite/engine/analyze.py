@@ -20,7 +20,7 @@ from jaxrewrite.engine.decorators import Decorators
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import FAST, Filters, classes_with_markers, leaf_aliases, marker_names
 from jaxrewrite.engine.header import Header, scan_header
-from jaxrewrite.engine.lint import marked_defs, missing_pragma, unseen_level
+from jaxrewrite.engine.lint import marked_defs, missing_pragma, opaque_fields, unseen_level
 from jaxrewrite.engine.registrations import Registrations
 from jaxrewrite.engine.scopes import Binding, build_scopes, environment
 from jaxrewrite.engine.source import Source
@@ -173,4 +173,8 @@ class _Analyzer(Decorators, Registrations, CallSites):
             if pragma is not None:
                 found.append(pragma)
         found.extend(unseen_level(call, func, self.src) for call, func in self.unseen)
+        for node, registering in self.opaque:
+            info = self.class_info.get(id(node))
+            if info is not None:
+                found.extend(opaque_fields(node, registering, info, self.src))
         self.result.diagnostics.extend(found)

@@ -26,8 +26,9 @@ from jaxrewrite.engine.recognise import (
     classify,
     classify_registration,
 )
-from jaxrewrite.engine.resolve import MAX_DEPTH
-from jaxrewrite.engine.scopes import Assigned, Binding, Defined, Scope, Site
+from jaxrewrite.engine.resolve import MAX_DEPTH, qualname
+from jaxrewrite.engine.scopes import Assigned, Binding, Defined, DefinedClass, Scope, Site
+from jaxrewrite.engine.table import opaque_registration
 from jaxrewrite.engine.signature import read_signature
 from jaxrewrite.engine.walker import Walker
 from jaxrewrite.engine.wrappers import made_from, peel, wrapper_error
@@ -55,6 +56,12 @@ class CallSites(Walker):
             self.result.registrations.append(
                 Registration(UseKind.CALL, call, transform, local[0].node, written, written[len(keywords) :], values)
             )
+            return
+        if opaque_registration(qualname(call.func, scope)) is not None:
+            local = local_class(call.args[0], scope)
+            if local is not None and isinstance(local[0], DefinedClass):
+                self.opaque.append((local[0].node, call.func))
+                self.registered.add(id(local[0].node))  # registered, though not by a dataclass rule
             return
         ref = classify(call.func, scope)
         if ref is None:

@@ -15,7 +15,7 @@ from jaxrewrite.engine.resolve import MAX_DEPTH, alias_of, parse_string, qualnam
 from jaxrewrite.engine.scopes import Assigned, DefinedClass, Scope
 from jaxrewrite.engine.signature import MarkerReader
 from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import CONTAINERS, Container, Mark
+from jaxrewrite.engine.table import CONTAINERS, OPAQUE_REGISTRATIONS, Container, Mark, opaque_registration
 
 #: Bases that add no fields.
 NEUTRAL_BASES = {"typing.Generic", "typing.Protocol", "abc.ABC", "object"}
@@ -176,10 +176,19 @@ def _registered_again(expr: ast.expr, scope: Scope) -> DefinedClass | None:
             and value.args
             and isinstance(value.args[0], ast.Name)
             and value.args[0].id == expr.id
-            and classify_registration(value.func, binding.scope) is not None  # type: ignore[union-attr]
+            and _returns_the_class(value.func, binding.scope)  # type: ignore[union-attr]
         ):
             return None
     return classes[0]
+
+
+def _returns_the_class(func: ast.expr, scope: Scope) -> bool:
+    """``register_dataclass`` and the decorator registrations return the class they register
+    (``register_pytree_node`` returns None: ``C = register_pytree_node(C, ...)`` is no class)."""
+    if classify_registration(func, scope) is not None:
+        return True
+    name = opaque_registration(qualname(func, scope))
+    return name is not None and OPAQUE_REGISTRATIONS[name] == "decorator"
 
 
 #: ``Optional[T]`` and ``Union[T, None]``: T or None.

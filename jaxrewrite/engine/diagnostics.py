@@ -26,6 +26,7 @@ CODES: dict[str, str] = {
     "JR005": "an unknown '# jaxrewrite:' directive in the header",
     "JR006": "an argument a transform traces that the body needs as a Python value, or that JAX cannot trace at all",
     "JR007": "a transform over something made from a marked def that may change its arguments",
+    "JR020": "a Static field of a class registered by its own flatten function (register_pytree_node_class and kin)",
     "JR100": "the source does not parse",
     "JR101": "a marker on '*args' or '**kwargs'",
     "JR102": "a marker nested inside another annotation",

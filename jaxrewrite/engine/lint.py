@@ -10,7 +10,7 @@ import ast
 import re
 from collections.abc import Iterable
 
-from jaxrewrite.engine.classes import local_class
+from jaxrewrite.engine.classes import ClassInfo, local_class
 from jaxrewrite.engine.completion import is_overload
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.header import PRAGMA, Header, why_ignored
@@ -131,6 +131,25 @@ def marked_defs(
                 )
             )
     return found
+
+
+def opaque_fields(node: ast.ClassDef, registering: ast.expr, info: ClassInfo, src: Source) -> list[Diagnostic]:
+    """JR020: the Static fields of a class registered by the user's own flatten function."""
+    how = ast.unparse(registering)
+    return [
+        _at(
+            src,
+            field.node,
+            "JR020",
+            f"Static on field {field.name!r} of {node.name!r} does nothing: the class is registered by "
+            f"{how!r}, so its own flatten decides what is static (the aux data), and jaxrewrite cannot "
+            "see it; put the field in the aux data yourself and drop the marker, or register the class "
+            "with jax.tree_util.register_dataclass (or make it an eqx.Module or a flax.struct "
+            "dataclass) so that the marker makes it a static field",
+        )
+        for field in info.fields
+        if Mark.STATIC in field.markers and field.node in node.body
+    ]
 
 
 def unseen_level(call: ast.Call, func: Function, src: Source) -> Diagnostic:

@@ -372,6 +372,27 @@ CLASS_TRANSFORMS: dict[str, ClassTransform] = {
 CLASS_FAMILIES: dict[str, dict[str, ClassTransform]] = {"jax": CLASS_TRANSFORMS}
 
 
+#: JAX's other ways to register a class as a pytree (``jax.<anything>.<name>``), by the user's
+#: own flatten function: what is static is whatever it puts in the aux data, which jaxrewrite
+#: cannot read, so a Static field of such a class is reported (JR020), never rewritten. The value
+#: says how it is used: as a class decorator, or called with the class first.
+OPAQUE_REGISTRATIONS: dict[str, str] = {
+    "register_pytree_node_class": "decorator",
+    "register_pytree_with_keys_class": "decorator",
+    "register_pytree_node": "call",
+    "register_pytree_with_keys": "call",
+}
+
+
+def opaque_registration(qualname: str | None) -> str | None:
+    """``register_pytree_node_class`` and its kin, by qualified name: JAX's registrations whose
+    aux data the user's own flatten writes."""
+    if qualname is None or qualname.partition(".")[0] != "jax":
+        return None
+    last = qualname.rpartition(".")[2]
+    return last if last in OPAQUE_REGISTRATIONS else None
+
+
 def class_transform_for(qualname: str) -> ClassTransform | None:
     """The class-registering function a qualified name refers to, if it is in the table."""
     found = _lookup(qualname, CLASS_FAMILIES)  # type: ignore[arg-type]
