@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import pytest
 
 from golden_cases import execute
-from jaxrewrite import rewrite_source
+from jaxrewrite import RewriteError, rewrite_source
 from jaxrewrite.commands.check import check_text
 
 HEADER = """\
@@ -535,3 +535,231 @@ def test_static_field_of_a_class_with_its_own_flatten_is_reported(name: str) -> 
     assert "register_dataclass" in found[0].message and "aux data" in found[0].message
     # the hook leaves the class as written: nothing it could write would be read
     assert rewrite_source(source, "m.py") == source
+
+
+# -- containers nested in containers, to any depth --------------------------------------------
+
+NESTED = """\
+# jaxrewrite: enable
+import dataclasses
+from typing import NamedTuple, Optional, TypedDict
+
+import jax
+import jax.numpy as jnp
+from jaxrewrite import NoDiff, Static
+
+TRACES = []
+
+
+class Inner(TypedDict):
+    x: jax.Array
+    n: Static[int]
+    m: NoDiff[jax.Array]
+
+
+class Outer(TypedDict):
+    inner: Inner
+    y: jax.Array
+    k: Static[int]
+
+
+class Top(TypedDict, total=False):
+    outer: Optional[Outer]
+    z: jax.Array
+
+
+class Leg(NamedTuple):
+    x: jax.Array
+    n: Static[int]
+
+
+class Body(NamedTuple):
+    leg: Leg
+    d: Inner
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass
+class Later:
+    x: jax.Array
+    n: Static[int]
+
+
+class Holder(TypedDict):
+    later: Later
+"""
+
+
+def _nested(body: str, name: str) -> tuple[Any, str]:
+    source = NESTED + textwrap.dedent(body)
+    out = rewrite_source(source, f"{name}.py")
+    assert out.count("\n") == source.count("\n")
+    return execute(out, f"{name}.py", name), out
+
+
+def _inner(x: Any, n: int) -> dict[str, Any]:
+    return {"x": x, "n": n, "m": jnp.float32(1.0)}
+
+
+def test_typeddict_in_typeddict_under_jit() -> None:
+    module, out = _nested(
+        """
+        @jax.jit
+        def f(c: Outer):
+            TRACES.append((c["k"], c["inner"]["n"]))
+            return c["y"] * c["k"] + c["inner"]["x"] * c["inner"]["n"]
+        """,
+        "nested_jit",
+    )
+    assert "('k', ('inner', 'dict', ('n',)))" in out
+    traces: list[Any] = []
+
+    def hand(k: int, n: int, y: jax.Array, x: jax.Array) -> jax.Array:
+        traces.append((k, n))
+        return y * k + x * n
+
+    plain = jax.jit(hand, static_argnums=(0, 1))
+    x = jnp.arange(3.0)
+    for k, n in [(1, 2), (1, 2), (1, 3), (2, 3), (1, 2)]:
+        got = module.f({"inner": _inner(x, n), "y": x + 1, "k": k})
+        assert (got == plain(k, n, x + 1, x)).all()
+        assert (module.f({"inner": _inner(x * 2, n), "y": x, "k": k}) == plain(k, n, x, x * 2)).all()
+    assert module.TRACES == traces == [(1, 2), (1, 3), (2, 3)]
+
+
+def test_three_deep_with_optional_and_missing_entries_under_jit() -> None:
+    module, out = _nested(
+        """
+        @jax.jit
+        def f(c: Top):
+            outer = c.get("outer")
+            TRACES.append(None if outer is None else (outer["k"], outer["inner"]["n"]))
+            return c.get("z", 0.0) if outer is None else outer["inner"]["x"] * outer["inner"]["n"] * outer["k"]
+        """,
+        "nested_deep",
+    )
+    x = jnp.arange(3.0)
+    outer = {"inner": _inner(x, 2), "y": x, "k": 3}
+    assert (module.f({"outer": outer}) == x * 6).all()
+    assert (module.f({"outer": {**outer, "y": x + 1}}) == x * 6).all()
+    assert float(module.f({"outer": None, "z": jnp.float32(5.0)})) == 5.0
+    assert float(module.f({"z": jnp.float32(4.0)})) == 4.0
+    assert float(module.f({"outer": None, "z": jnp.float32(7.0)})) == 7.0
+    assert (module.f({"outer": {**outer, "k": 1}}) == x * 2).all()
+    assert module.TRACES == [(3, 2), None, None, (1, 2)]  # outer None and absent: two structures
+
+
+def test_nested_under_grad_holds_static_and_nodiff() -> None:
+    module, out = _nested(
+        """
+        @jax.grad
+        def f(c: Outer):
+            TRACES.append((c["k"], c["inner"]["n"]))
+            return jnp.sum(c["y"] * c["k"] + c["inner"]["x"] * c["inner"]["n"] * c["inner"]["m"])
+        """,
+        "nested_grad",
+    )
+    assert "('inner', 'dict', ('n', 'm'))" in out
+    x = jnp.arange(3.0)
+    g = module.f({"inner": _inner(x, 2), "y": x, "k": 3})
+    assert g["k"] is None and g["inner"]["n"] is None and g["inner"]["m"] is None
+    assert (g["y"] == 3.0).all() and (g["inner"]["x"] == 2.0).all()
+    # by hand: differentiate only what is not held
+    hand = jax.grad(lambda y, x: jnp.sum(y * 3 + x * 2 * 1.0), argnums=(0, 1))(x, x)
+    assert (hand[0] == g["y"]).all() and (hand[1] == g["inner"]["x"]).all()
+
+
+def test_nested_under_vmap_keeps_structure() -> None:
+    module, _ = _nested(
+        """
+        @jax.vmap
+        def f(c: Outer):
+            TRACES.append((c["k"], c["inner"]["n"]))
+            return c["y"] * c["k"] + c["inner"]["x"] * c["inner"]["n"]
+        """,
+        "nested_vmap",
+    )
+    x = jnp.arange(3.0)
+    got = module.f({"inner": {"x": x, "n": 2, "m": x}, "y": x, "k": 3})
+    assert (got == x * 5).all()
+    assert module.TRACES == [(3, 2)]
+
+
+def test_namedtuple_and_typeddict_in_namedtuple_under_jit() -> None:
+    module, out = _nested(
+        """
+        @jax.jit
+        def f(b: Body):
+            TRACES.append((b.leg.n, b.d["n"]))
+            return b.leg.x * b.leg.n + b.d["x"] * b.d["n"]
+        """,
+        "nested_tuple",
+    )
+    assert "('leg', 'namedtuple', ('n',)), ('d', 'dict', ('n',))" in out
+    x = jnp.arange(3.0)
+    for a, n in [(1, 2), (1, 2), (2, 2)]:
+        body = module.Body(module.Leg(x, a), _inner(x, n))
+        assert (module.f(body) == x * (a + n)).all()
+        assert (module.f(body._replace(leg=module.Leg(x + 1, a))) == (x + 1) * a + x * n).all()
+    assert module.TRACES == [(1, 2), (2, 2)]
+
+
+def test_registered_dataclass_in_typeddict_is_static_by_its_meta_fields() -> None:
+    module, out = _nested(
+        """
+        @jax.jit
+        def f(h: Holder):
+            TRACES.append(h["later"].n)
+            return h["later"].x * h["later"].n
+        """,
+        "nested_dataclass",
+    )
+    assert "meta_fields=('n',)" in out
+    x = jnp.arange(3.0)
+    for n in (2, 2, 3):
+        assert (module.f({"later": module.Later(x, n)}) == x * n).all()
+        assert (module.f({"later": module.Later(x + 1, n)}) == (x + 1) * n).all()
+    assert module.TRACES == [2, 3]
+
+
+def test_a_container_holding_itself_is_refused_at_the_field() -> None:
+    source = NESTED + textwrap.dedent(
+        """
+        class Tree(TypedDict):
+            n: Static[int]
+            child: Optional["Tree"]
+
+
+        @jax.jit
+        def f(t: Tree):
+            return t
+        """
+    )
+    with pytest.raises(RewriteError) as info:
+        rewrite_source(source, "m.py")
+    assert info.value.code == "JR126"
+    assert info.value.lineno == source.splitlines().index('    child: Optional["Tree"]') + 1
+
+
+def test_nested_ahead_of_time_and_under_pmap() -> None:
+    module, _ = _nested(
+        """
+        @jax.jit
+        def f(c: Outer):
+            return c["y"] * c["k"] + c["inner"]["x"] * c["inner"]["n"]
+
+
+        @jax.pmap
+        def p(c: Outer):
+            return c["y"] * c["k"] + c["inner"]["x"] * c["inner"]["n"]
+        """,
+        "nested_aot",
+    )
+    x = jnp.arange(3.0)
+    c = {"inner": _inner(x, 2), "y": x, "k": 3}
+    compiled = module.f.lower(c).compile()
+    assert (compiled({**c, "y": x + 1}) == (x + 1) * 3 + x * 2).all()
+    with pytest.raises(TypeError, match="lowered for the static entries"):
+        compiled({**c, "inner": _inner(x, 5)})
+    batch = {"inner": {"x": x[None], "n": 2, "m": x[None]}, "y": x[None], "k": 3}
+    assert (module.p(batch)[0] == x * 5).all()

@@ -33,6 +33,10 @@ class Field:
     #: A ``field(metadata=...)`` (or ``field(**...)``) that is not a literal: JAX may read
     #: ``static`` from it at run time, so an explicit field list cannot be written.
     unknown_metadata: ast.expr | None = None
+    #: The field's annotation and the scope it is read in: a TypedDict/NamedTuple field holding
+    #: another one with marked entries (per-leaf statics to any depth).
+    annotation: ast.expr | None = None
+    scope: Scope | None = None
 
 
 @dataclass(frozen=True)
@@ -103,7 +107,13 @@ def read_class(
             continue
         static, unknown = _metadata(stmt.value, defined.body)
         own[stmt.target.id] = Field(
-            stmt.target.id, reader.markers(ann) | static, _init(stmt.value, defined.body), stmt, unknown
+            stmt.target.id,
+            reader.markers(ann) | static,
+            _init(stmt.value, defined.body),
+            stmt,
+            unknown,
+            ann,
+            defined.body,
         )
     merged = {**inherited, **own}
     # An overridden field keeps its base-class position, as in dataclasses.
@@ -138,7 +148,7 @@ def _read_functional(defined: FunctionalClass, src: Source, relevant: set[str] |
                 if isinstance(key, ast.Constant) and isinstance(key.value, str):
                     pairs.append((key.value, value, key))
     pairs.extend((kw.arg, kw.value, kw) for kw in call.keywords if kw.arg is not None and kw.arg != "total")
-    fields = tuple(Field(key, reader.markers(value), True, where) for key, value, where in pairs)
+    fields = tuple(Field(key, reader.markers(value), True, where, None, value, scope) for key, value, where in pairs)
     return ClassInfo(defined.name, defined.kind, fields, None)
 
 

@@ -143,20 +143,26 @@ def may_matter(func: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str], le
 
 def leaf_aliases(tree: ScopeTree, leaf_names: set[str]) -> set[str]:
     """``leaf_names`` with the names assigned from them (``Alias = Cfg``, ``Maybe =
-    Optional[Cfg]``), to any depth: an annotation naming none of these cannot be per-leaf."""
+    Optional[Cfg]``) and the classes with a field naming one (``class Outer(TypedDict): inner:
+    Cfg``), to any depth: an annotation naming none of these cannot be per-leaf."""
     names = set(leaf_names)
-    assigned = [
-        (name, binding.value)
+    # (name, what it is made from): assignments, and classes by their fields' annotations
+    made: list[tuple[str, list[ast.expr]]] = [
+        (name, [binding.value])
         for scope in tree.scopes
         for name, bindings in scope.bindings.items()
         for binding in bindings
         if isinstance(binding, Assigned)
     ]
+    made += [
+        (defined.node.name, [stmt.annotation for stmt in defined.node.body if isinstance(stmt, ast.AnnAssign)])
+        for defined, _ in tree.classes
+    ]
     changed = bool(names)
     while changed:
         changed = False
-        for name, value in assigned:
-            if name not in names and may_mark(value, names):
+        for name, values in made:
+            if name not in names and any(may_mark(value, names) for value in values):
                 names.add(name)
                 changed = True
     return names
