@@ -162,8 +162,9 @@ class _Analyzer(Decorators, Registrations, CallSites):
     def lint(self) -> None:
         """JR001 to JR004 and JR007 (``engine.lint``), with the scopes still alive."""
         signatures = {key: sig for key, (sig, _) in self.signatures.items()}
-        hashing = {id(use.target) for use in self.result.uses if use.transform.hashes_statics}
-        found = marked_defs(self.tree.defs, signatures, self.applied, self.unknown_calls, self.src, hashing)
+        used = {id(use.target) for use in self.result.uses}
+        hashed = {id(use.target) for use in self.result.uses if use.transform.hashes_statics}
+        found = marked_defs(self.tree.defs, signatures, self.applied, self.unknown_calls, self.src, used - hashed)
         first = self.result.first_edit()
         if first is not None:
             where: ast.AST = first.node

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 
 from jaxrewrite.engine.classes import ClassInfo, local_class
 from jaxrewrite.engine.completion import is_overload
@@ -89,18 +89,18 @@ def marked_defs(
     applied: set[int],
     unknown_calls: dict[int, ast.expr],
     src: Source,
-    hashing: set[int] | None = None,
+    unhashed: Set[int] = frozenset(),
 ) -> list[Diagnostic]:
-    """JR002, JR003 and JR004 for every def with markers. ``hashing``: the defs some use of
-    which hashes its statics (the row's ``hashes_statics``); None: every def (JR003 then says
-    what any hashing transform would meet)."""
+    """JR002, JR003 and JR004 for every def with markers. ``unhashed``: the defs used only
+    under transforms that hash no static value (the row's ``hashes_statics``), where JR003
+    would cry wolf; a def with no use at all still hears what a hashing transform would meet."""
     found: list[Diagnostic] = []
     for func, scope in defs:
         sig = signatures.get(id(func))
         if sig is None or not sig.has_markers:
             continue
         marked = [p for p in sig.params if p.markers]
-        if hashing is None or id(func) in hashing:
+        if id(func) not in unhashed:
             found.extend(_unhashable_statics(func, marked, scope, src))
         unknown = next((d for d in func.decorator_list if classify(d, scope) is None and looks_like_transform(d)), None)
         if unknown is None:
