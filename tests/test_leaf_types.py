@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from golden_cases import execute
+from golden_cases import GOLDEN, execute
 from jaxrewrite import RewriteError, rewrite_source
 from jaxrewrite.commands.check import check_text
 
@@ -628,7 +628,7 @@ def test_typeddict_in_typeddict_under_jit() -> None:
 
 
 def test_three_deep_with_optional_and_missing_entries_under_jit() -> None:
-    module, out = _nested(
+    module, _ = _nested(
         """
         @jax.jit
         def f(c: Top):
@@ -763,3 +763,18 @@ def test_nested_ahead_of_time_and_under_pmap() -> None:
         compiled({**c, "inner": _inner(x, 5)})
     batch = {"inner": {"x": x[None], "n": 2, "m": x[None]}, "y": x[None], "k": 3}
     assert (module.p(batch)[0] == x * 5).all()
+
+
+def test_lint_is_a_pure_function_of_the_analysis() -> None:
+    """Run again on the finished Analysis (scopes released), lint gives the same findings."""
+    from jaxrewrite.engine.analyze import analyze
+    from jaxrewrite.engine.lint import lint
+
+    source = (GOLDEN / "check" / "jr003_not_types.py").read_text(encoding="utf-8")
+    source += (GOLDEN / "check" / "jr020_own_flatten.py").read_text(encoding="utf-8").split('"""', 2)[2]
+    analysis = analyze(source, "m.py", require_pragma=False, lint=True)
+    assert analysis.lint_facts is not None
+    again = sorted(lint(analysis), key=lambda d: (d.line, d.col))
+    assert again == [d for d in analysis.diagnostics if d.code < "JR1"]
+    assert {d.code for d in again} == {"JR003", "JR020"}
+    assert analyze(source, "m.py", require_pragma=False).lint_facts is None  # the hook reads nothing

@@ -28,8 +28,8 @@ from jaxrewrite.engine.recognise import (
 )
 from jaxrewrite.engine.resolve import MAX_DEPTH, qualname
 from jaxrewrite.engine.scopes import Assigned, Binding, Defined, DefinedClass, Scope, Site
-from jaxrewrite.engine.table import opaque_registration
 from jaxrewrite.engine.signature import read_signature
+from jaxrewrite.engine.table import opaque_registration
 from jaxrewrite.engine.walker import Walker
 from jaxrewrite.engine.wrappers import made_from, peel, wrapper_error
 

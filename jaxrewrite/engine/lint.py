@@ -1,5 +1,9 @@
 """Findings beyond refusals: markers that would silently do nothing, for ``check`` and ``show``.
 
+Two steps: ``read_defs`` and ``opaque_classes`` read what is needed while the scopes are alive
+(the analysis keeps it as ``Analysis.lint_facts``); ``lint`` judges, a pure function of the
+Analysis.
+
 Each is a Diagnostic with a JR00n code. The import hook never computes them (they cost nothing
 there); the run-time counterpart for modules that were never rewritten is NotRewrittenWarning.
 """
@@ -8,8 +12,10 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Set
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 
+from jaxrewrite.engine.analysis import Analysis, MarkedDef, Use
 from jaxrewrite.engine.classes import ClassInfo, local_class
 from jaxrewrite.engine.completion import is_overload
 from jaxrewrite.engine.diagnostics import Diagnostic
@@ -83,28 +89,96 @@ def _is_partial_name(expr: ast.expr) -> bool:
     )
 
 
-def marked_defs(
+def read_defs(
     defs: Iterable[tuple[Function, Scope]],
     signatures: dict[int, Signature],
     applied: set[int],
     unknown_calls: dict[int, ast.expr],
-    src: Source,
-    unhashed: Set[int] = frozenset(),
-) -> list[Diagnostic]:
-    """JR002, JR003 and JR004 for every def with markers. ``unhashed``: the defs used only
-    under transforms that hash no static value (the row's ``hashes_statics``), where JR003
-    would cry wolf; a def with no use at all still hears what a hashing transform would meet."""
-    found: list[Diagnostic] = []
+) -> tuple[MarkedDef, ...]:
+    """What lint needs of every def with markers, read with the scopes alive (names resolved,
+    decorators classified, annotations and defaults judged hashable or not)."""
+    found = []
     for func, scope in defs:
         sig = signatures.get(id(func))
         if sig is None or not sig.has_markers:
             continue
-        marked = [p for p in sig.params if p.markers]
-        if id(func) not in unhashed:
-            found.extend(_unhashable_statics(func, marked, scope, src))
+        marked = tuple(p for p in sig.params if p.markers)
         unknown = next((d for d in func.decorator_list if classify(d, scope) is None and looks_like_transform(d)), None)
-        if unknown is None:
-            unknown = unknown_calls.get(id(func))
+        types: list[tuple[Param, str]] = []
+        values: list[tuple[Param, str]] = []
+        defaults = _defaults(func)
+        for param in marked:
+            if Mark.STATIC not in param.markers:
+                continue
+            kind = unhashable(param, scope)
+            if kind is not None:
+                types.append((param, kind))
+                continue
+            shown = _unhashable_value(defaults.get(param.name))
+            if shown is not None:
+                values.append((param, shown))
+        found.append(
+            MarkedDef(
+                func,
+                marked,
+                id(func) in applied,
+                is_overload(func, scope),
+                unknown if unknown is not None else unknown_calls.get(id(func)),
+                tuple(types),
+                tuple(values),
+            )
+        )
+    return tuple(found)
+
+
+def opaque_classes(
+    opaque: Iterable[tuple[ast.ClassDef, ast.expr]], infos: dict[int, ClassInfo]
+) -> tuple[tuple[ast.ClassDef, ast.expr, tuple[tuple[str, ast.AST], ...]], ...]:
+    """The classes registered by a flatten of the user's, with their own Static fields."""
+    found = []
+    for node, registering in opaque:
+        info = infos.get(id(node))
+        if info is not None:
+            fields = tuple((f.name, f.node) for f in info.fields if Mark.STATIC in f.markers and f.node in node.body)
+            found.append((node, registering, fields))
+    return tuple(found)
+
+
+def lint(analysis: Analysis) -> list[Diagnostic]:
+    """JR001 to JR004, JR007 and JR020: a pure function of the Analysis (its uses, header and
+    ``lint_facts``), so it runs after the tree's scopes are released."""
+    facts = analysis.lint_facts
+    if facts is None:
+        return []
+    src = analysis.source
+    # JR003 would cry wolf for a def used only under transforms that hash no static value.
+    used = {id(use.target) for use in analysis.uses}
+    hashed = {id(use.target) for use in analysis.uses if use.transform.hashes_statics}
+    found = marked_defs(facts.defs, src, used - hashed)
+    first = analysis.first_edit()
+    if first is not None:
+        where: ast.AST = first.node
+        if isinstance(first, Use):
+            where = next((p.node for p in first.signature.params if p.markers), first.node)
+        pragma = missing_pragma(analysis.header, where, src)
+        if pragma is not None:
+            found.append(pragma)
+    found.extend(unseen_level(call, func, src) for call, func in facts.unseen)
+    for node, registering, fields in facts.opaque:
+        found.extend(opaque_fields(node, registering, fields, src))
+    return found
+
+
+def marked_defs(defs: Iterable[MarkedDef], src: Source, unhashed: AbstractSet[int] = frozenset()) -> list[Diagnostic]:
+    """JR002, JR003 and JR004 for every def with markers. ``unhashed``: the defs used only
+    under transforms that hash no static value (the row's ``hashes_statics``), where JR003
+    would cry wolf; a def with no use at all still hears what a hashing transform would meet."""
+    found: list[Diagnostic] = []
+    for record in defs:
+        func, marked = record.node, list(record.marked)
+        if id(func) not in unhashed:
+            found.extend(_unhashable_statics(record, src))
+        unknown = record.unknown
         if unknown is not None:
             found.append(
                 _at(
@@ -117,7 +191,7 @@ def marked_defs(
                     "transform jaxrewrite knows (see the guide, section 6)",
                 )
             )
-        elif id(func) not in applied and not is_overload(func, scope):
+        elif not record.applied and not record.overload:
             # An ``@overload`` stub is replaced by the implementation after it: that def is the
             # one a transform applies to, and the one reported if none does.
             found.append(
@@ -133,22 +207,23 @@ def marked_defs(
     return found
 
 
-def opaque_fields(node: ast.ClassDef, registering: ast.expr, info: ClassInfo, src: Source) -> list[Diagnostic]:
+def opaque_fields(
+    node: ast.ClassDef, registering: ast.expr, fields: tuple[tuple[str, ast.AST], ...], src: Source
+) -> list[Diagnostic]:
     """JR020: the Static fields of a class registered by the user's own flatten function."""
     how = ast.unparse(registering)
     return [
         _at(
             src,
-            field.node,
+            where,
             "JR020",
-            f"Static on field {field.name!r} of {node.name!r} does nothing: the class is registered by "
+            f"Static on field {name!r} of {node.name!r} does nothing: the class is registered by "
             f"{how!r}, so its own flatten decides what is static (the aux data), and jaxrewrite cannot "
             "see it; put the field in the aux data yourself and drop the marker, or register the class "
             "with jax.tree_util.register_dataclass (or make it an eqx.Module or a flax.struct "
             "dataclass) so that the marker makes it a static field",
         )
-        for field in info.fields
-        if Mark.STATIC in field.markers and field.node in node.body
+        for name, where in fields
     ]
 
 
@@ -182,39 +257,30 @@ def missing_pragma(header: Header, first: ast.AST | None, src: Source) -> Diagno
     )
 
 
-def _unhashable_statics(func: Function, marked: list[Param], scope: Scope, src: Source) -> list[Diagnostic]:
+def _unhashable_statics(record: MarkedDef, src: Source) -> list[Diagnostic]:
     """JR003: a Static parameter whose type, or default, JAX cannot hash."""
-    found = []
-    defaults = _defaults(func)
-    for param in marked:
-        if Mark.STATIC not in param.markers:
-            continue
-        kind = unhashable(param, scope)
-        if kind is not None:
-            found.append(
-                _at(
-                    src,
-                    param.node,
-                    "JR003",
-                    f"{param.name!r} is Static but annotated {kind}, which cannot be hashed: JAX "
-                    "rejects an unhashable static argument when the function is called; use a "
-                    "hashable type (a tuple, a frozenset, a scalar)",
-                )
-            )
-            continue
-        default = defaults.get(param.name)
-        shown = _unhashable_value(default)
-        if default is not None and shown is not None:
-            found.append(
-                _at(
-                    src,
-                    param.node,
-                    "JR003",
-                    f"{param.name!r} is Static but its default is a {shown}, which cannot be hashed: the "
-                    "default works while it is used, but JAX rejects a value like it passed there when "
-                    "the function is called; make the default hashable (a tuple, a frozenset)",
-                )
-            )
+    found = [
+        _at(
+            src,
+            param.node,
+            "JR003",
+            f"{param.name!r} is Static but annotated {kind}, which cannot be hashed: JAX "
+            "rejects an unhashable static argument when the function is called; use a "
+            "hashable type (a tuple, a frozenset, a scalar)",
+        )
+        for param, kind in record.unhashable_types
+    ]
+    found += [
+        _at(
+            src,
+            param.node,
+            "JR003",
+            f"{param.name!r} is Static but its default is a {shown}, which cannot be hashed: the "
+            "default works while it is used, but JAX rejects a value like it passed there when "
+            "the function is called; make the default hashable (a tuple, a frozenset)",
+        )
+        for param, shown in record.unhashable_defaults
+    ]
     return found
 
 

@@ -484,6 +484,8 @@ CONTAINERS: dict[str, Container] = {"typing.TypedDict": Container.DICT, "typing.
 #: binds one meaning, not two.
 SAME_AS: dict[str, str] = {
     "typing_extensions.Annotated": "typing.Annotated",
+    "typing_extensions.Optional": "typing.Optional",
+    "typing_extensions.Union": "typing.Union",
     "typing_extensions.TypedDict": "typing.TypedDict",
     "typing_extensions.NamedTuple": "typing.NamedTuple",
     "typing_extensions.ClassVar": "typing.ClassVar",
