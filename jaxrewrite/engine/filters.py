@@ -146,6 +146,8 @@ def leaf_aliases(tree: ScopeTree, leaf_names: set[str]) -> set[str]:
     Optional[Cfg]``) and the classes with a field naming one (``class Outer(TypedDict): inner:
     Cfg``), to any depth: an annotation naming none of these cannot be per-leaf."""
     names = set(leaf_names)
+    if not names:
+        return names  # the common module: no container with marked entries, nothing to read
     # (name, what it is made from): assignments, and classes by their fields' annotations
     made: list[tuple[str, list[ast.expr]]] = [
         (name, [binding.value])
@@ -158,7 +160,7 @@ def leaf_aliases(tree: ScopeTree, leaf_names: set[str]) -> set[str]:
         (defined.node.name, [stmt.annotation for stmt in defined.node.body if isinstance(stmt, ast.AnnAssign)])
         for defined, _ in tree.classes
     ]
-    changed = bool(names)
+    changed = True
     while changed:
         changed = False
         for name, values in made:
