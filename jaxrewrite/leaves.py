@@ -71,17 +71,28 @@ MISSING: Any = _Missing()
 #: the dict lacks).
 Held = tuple[Any, ...]
 
-LeafSpecs = tuple[tuple[str, int | None, str, tuple[str, ...]], ...]
+#: Each key is a string, or ``(key, kind, keys)`` for an entry that is itself a container with
+#: held entries (``class Outer(TypedDict): inner: Inner``), split inside this one to any depth.
+LeafSpecs = tuple[tuple[str, int | None, str, tuple[Any, ...]], ...]
 
 
 class _Leaf:
-    """One per-leaf parameter: where it is passed, what container it is, its held keys."""
+    """One per-leaf parameter (or an inner container of one): where it is passed, what
+    container it is, its held keys, and its inner containers with held entries of their own.
 
-    __slots__ = ("name", "position", "is_dict", "keys", "nulls")
+    Held values are the held keys' values in order, then one entry per inner container: its
+    own held tuple, MISSING where the key is absent, None where its value is None."""
 
-    def __init__(self, name: str, position: int | None, kind: str, keys: tuple[str, ...]) -> None:
-        if not isinstance(name, str) or not all(isinstance(key, str) for key in keys):
-            raise TypeError(f"per-leaf spec {(name, position, kind, keys)!r}: names and keys must be strings")
+    __slots__ = ("name", "position", "is_dict", "keys", "nulls", "inner", "given")
+
+    def __init__(self, name: str, position: int | None, kind: str, keys: tuple[Any, ...]) -> None:
+        flat = tuple(key for key in keys if isinstance(key, str))
+        nested = tuple(key for key in keys if not isinstance(key, str))
+        if not isinstance(name, str) or not all(isinstance(key, tuple) and len(key) == 3 for key in nested):
+            raise TypeError(
+                f"per-leaf spec {(name, position, kind, keys)!r}: names and keys must be strings, "
+                "or (key, kind, keys) for an inner container"
+            )
         if kind not in ("dict", "namedtuple"):
             raise ValueError(f"per-leaf spec for {name!r}: kind must be 'dict' or 'namedtuple', not {kind!r}")
         # An exact non-negative int: it is written into the generated call path's source.
@@ -90,40 +101,81 @@ class _Leaf:
             raise ValueError(f"per-leaf spec for {name!r}: position must be >= 0, not {position}")
         self.name = name
         self.is_dict = kind == "dict"
-        self.keys = tuple(keys)
+        self.keys = flat
         self.nulls = dict.fromkeys(self.keys)
+        self.inner = tuple(_Leaf(key, None, inner_kind, inner_keys) for key, inner_kind, inner_keys in nested)
+        self.given = tuple(keys)
 
-    def split(self, value: Any) -> tuple[Any, Held]:
+    def split(self, value: Any) -> tuple[Any, Held | None]:
         """(the argument without its held entries, their values): for jit, whose cache key the
         values join. The general path (any Mapping, a NamedTuple, a refusal); the call path
-        inlines the same split for an exact dict."""
+        inlines the same split for an exact dict. None (an ``Optional[Cfg]`` argument, or any
+        argument JAX would take as an empty pytree) passes whole and holds nothing, like an
+        argument not passed: its own pytree structure tells it from a container in JAX's cache."""
+        if value is None:
+            return None, None
         if self.is_dict:
             if type(value) is not dict and not isinstance(value, Mapping):
                 self._refuse(value)
             dynamic = dict(value)
-            return dynamic, tuple([dynamic.pop(key, MISSING) for key in self.keys])
+            held = [dynamic.pop(key, MISSING) for key in self.keys]
+            for inner in self.inner:
+                if inner.name in dynamic:
+                    dynamic[inner.name], values = inner.split(dynamic[inner.name])
+                    held.append(values)
+                else:
+                    held.append(MISSING)
+            return dynamic, tuple(held)
         if not hasattr(value, "_replace"):
             self._refuse(value)
-        return value._replace(**self.nulls), tuple([getattr(value, key) for key in self.keys])
+        held = [getattr(value, key) for key in self.keys]
+        if not self.inner:
+            return value._replace(**self.nulls), tuple(held)
+        replaced = dict(self.nulls)
+        for inner in self.inner:
+            replaced[inner.name], values = inner.split(getattr(value, inner.name))
+            held.append(values)
+        return value._replace(**replaced), tuple(held)
 
-    def hold(self, value: Any) -> tuple[Any, Held]:
+    def hold(self, value: Any) -> tuple[Any, Held | None]:
         """Like ``split``, but the held entries become None instead of disappearing: the
         argument keeps its tree structure (grad's gradient, vmap's and pmap's ``in_axes``).
-        A key the dict lacks stays absent."""
+        A key the dict lacks stays absent; None passes whole, as for ``split``."""
+        if value is None:
+            return None, None
         if self.is_dict:
             if type(value) is not dict and not isinstance(value, Mapping):
                 self._refuse(value)
             dynamic = dict(value)
-            held = tuple([dynamic.get(key, MISSING) for key in self.keys])
+            held = [dynamic.get(key, MISSING) for key in self.keys]
             for key in self.keys:
                 if key in dynamic:
                     dynamic[key] = None
-            return dynamic, held
-        return self.split(value)  # a NamedTuple split already keeps its fields, as None
+            for inner in self.inner:
+                if inner.name in dynamic:
+                    dynamic[inner.name], values = inner.hold(dynamic[inner.name])
+                    held.append(values)
+                else:
+                    held.append(MISSING)
+            return dynamic, tuple(held)
+        if not self.inner:
+            return self.split(value)  # a NamedTuple split already keeps its fields, as None
+        if not hasattr(value, "_replace"):
+            self._refuse(value)
+        replaced: dict[str, Any] = dict(self.nulls)
+        held = [getattr(value, key) for key in self.keys]
+        for inner in self.inner:
+            replaced[inner.name], values = inner.hold(getattr(value, inner.name))
+            held.append(values)
+        return value._replace(**replaced), tuple(held)
 
     def merge(self, dynamic: Any, held: Held) -> Any:
         """The argument whole again (trace time only): ``dynamic`` with the held entries back."""
         back = {key: value for key, value in zip(self.keys, held) if value is not MISSING}
+        for inner, values in zip(self.inner, held[len(self.keys) :]):
+            if values is not MISSING and values is not None:  # absent, or None passed whole
+                part = dynamic[inner.name] if self.is_dict else getattr(dynamic, inner.name)
+                back[inner.name] = inner.merge(part, values)
         if self.is_dict:
             return {**dynamic, **back}
         return dynamic._replace(**back)
@@ -292,7 +344,8 @@ def _call_path(specs: tuple[_Leaf, ...], hold: bool) -> Callable[[Callable[..., 
     One factory serves the call and the AOT methods (``jitted.lower`` and the like), so they
     split identically.
     """
-    make = _call_path_factory(tuple((s.position, s.is_dict, len(s.keys)) for s in specs), hold)
+    # An inner container takes the general split (the unrolled dict path pops flat keys only).
+    make = _call_path_factory(tuple((s.position, s.is_dict and not s.inner, len(s.keys)) for s in specs), hold)
     names = tuple(spec.name for spec in specs)
     keys = tuple(spec.keys for spec in specs)
     splits = tuple(spec.hold if hold else spec.split for spec in specs)
@@ -469,7 +522,7 @@ class _Lowering:
                 spec.name,
                 spec.position - sum(1 for n in static if n < spec.position),
                 "dict" if spec.is_dict else "namedtuple",
-                spec.keys,
+                spec.given,
             )
             for spec in specs
         )
@@ -501,7 +554,7 @@ class _Lowering:
 
 def _shown(keys: tuple[str, ...], values: Held | None) -> str:
     if values is None:
-        return "of the default (argument not passed)"
+        return "of the default or None (argument not passed, or passed None)"
     return "{" + ", ".join(f"{key!r}: {value!r}" for key, value in zip(keys, values)) + "}"
 
 

@@ -34,6 +34,31 @@ class UseKind(enum.Enum):
 
 
 @dataclass(frozen=True)
+class Inner:
+    """An entry of a per-leaf parameter that is itself a TypedDict/NamedTuple with marked
+    entries (``class Outer(TypedDict): inner: Inner``), split inside the outer one."""
+
+    key: str
+    kind: Container
+    keys: tuple[str, ...]
+    marks: tuple[tuple[str, frozenset[Mark]], ...] = ()
+    inner: tuple[Inner, ...] = ()
+
+    def spec(self) -> tuple[str, str, tuple[object, ...]]:
+        return (self.key, self.kind.value, (*self.keys, *(entry.spec() for entry in self.inner)))
+
+    def held(self, markers: frozenset[Mark]) -> Inner | None:
+        keys = tuple(name for name, marks in self.marks if marks & markers)
+        inner = held_inner(self.inner, markers)
+        return Inner(self.key, self.kind, keys, self.marks, inner) if keys or inner else None
+
+
+def held_inner(inner: tuple[Inner, ...], markers: frozenset[Mark]) -> tuple[Inner, ...]:
+    found = (entry.held(markers) for entry in inner)
+    return tuple(entry for entry in found if entry is not None)
+
+
+@dataclass(frozen=True)
 class Leaf:
     """A parameter whose TypedDict/NamedTuple annotation has marked entries (per-leaf statics).
 
@@ -45,14 +70,20 @@ class Leaf:
     kind: Container
     keys: tuple[str, ...]
     marks: tuple[tuple[str, frozenset[Mark]], ...] = ()
+    #: Entries that are containers with marked entries of their own, split inside this one
+    #: (every marked entry in ``marks``; ``held`` narrows them, as it narrows ``keys``).
+    inner: tuple[Inner, ...] = ()
 
-    def spec(self) -> tuple[str, int | None, str, tuple[str, ...]]:
-        return (self.param.name, self.param.position, self.kind.value, self.keys)
+    def spec(self) -> tuple[str, int | None, str, tuple[object, ...]]:
+        """What the run-time helper is given: the held keys, then one ``(key, kind, keys)`` per
+        inner container (``jaxrewrite.leaves``)."""
+        return (self.param.name, self.param.position, self.kind.value, (*self.keys, *(e.spec() for e in self.inner)))
 
     def held(self, markers: frozenset[Mark]) -> Leaf | None:
         """This parameter as ``markers`` see it: the entries carrying one of them, or None."""
         keys = tuple(name for name, marks in self.marks if marks & markers)
-        return Leaf(self.param, self.kind, keys, self.marks) if keys else None
+        inner = held_inner(self.inner, markers)
+        return Leaf(self.param, self.kind, keys, self.marks, inner) if keys or inner else None
 
 
 def held_leaves(leaves: tuple[Leaf, ...], transform: Transform) -> tuple[Leaf, ...]:
@@ -114,6 +145,36 @@ def needs_edit(values: Values | None) -> bool:
     return values is not None and any(node is None for _, _, node in values)
 
 
+@dataclass(frozen=True)
+class MarkedDef:
+    """What ``engine.lint`` judges of one def with markers, read while the scopes were alive."""
+
+    node: Function
+    marked: tuple[Param, ...]
+    #: A transform of the table applies to it (as a decorator or at a call site).
+    applied: bool
+    #: An ``@overload`` stub: the implementation after it is what transforms apply to.
+    overload: bool
+    #: A decorator or callee that looks like a transform jaxrewrite does not know, if any.
+    unknown: ast.expr | None
+    #: Static parameters whose type, or whose default, cannot be hashed: (parameter, what).
+    unhashable_types: tuple[tuple[Param, str], ...] = ()
+    unhashable_defaults: tuple[tuple[Param, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class LintFacts:
+    """Everything ``engine.lint.lint`` reads besides the uses: so that lint is a pure function
+    of the Analysis, run after the tree and its scopes are gone."""
+
+    defs: tuple[MarkedDef, ...] = ()
+    #: Transform call sites over something made from a marked def that is not seen through.
+    unseen: tuple[tuple[ast.Call, Function], ...] = ()
+    #: Classes registered by a flatten of the user's, the registering expression, and their own
+    #: Static fields (name, node).
+    opaque: tuple[tuple[ast.ClassDef, ast.expr, tuple[tuple[str, ast.AST], ...]], ...] = ()
+
+
 @dataclass
 class Analysis:
     source: Source
@@ -125,6 +186,8 @@ class Analysis:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: (def, parameter name) of every JR006 finding: what ``check --fix`` makes static.
     must_be_static: list[tuple[Function, str]] = field(default_factory=list)
+    #: What lint reads (``analyze(..., lint=True)`` only): ``engine.lint.lint`` is pure over it.
+    lint_facts: LintFacts | None = None
 
     @property
     def errors(self) -> list[Diagnostic]:

@@ -12,15 +12,16 @@ import gc
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 
-from jaxrewrite.engine.analysis import Analysis, TreePass, Use
+from jaxrewrite.engine.analysis import Analysis, LintFacts, TreePass
 from jaxrewrite.engine.callsites import CallSites
 from jaxrewrite.engine.classes import FunctionalClass
 from jaxrewrite.engine.completion import unseen_error
 from jaxrewrite.engine.decorators import Decorators
 from jaxrewrite.engine.diagnostics import Diagnostic
-from jaxrewrite.engine.filters import FAST, Filters, classes_with_markers, marker_names
+from jaxrewrite.engine.filters import FAST, Filters, classes_with_markers, leaf_aliases, marker_names
 from jaxrewrite.engine.header import Header, scan_header
-from jaxrewrite.engine.lint import marked_defs, missing_pragma, unseen_level
+from jaxrewrite.engine.lint import lint as lint_findings
+from jaxrewrite.engine.lint import opaque_classes, read_defs
 from jaxrewrite.engine.registrations import Registrations
 from jaxrewrite.engine.scopes import Binding, build_scopes, environment
 from jaxrewrite.engine.source import Source
@@ -141,7 +142,7 @@ class _Analyzer(Decorators, Registrations, CallSites):
             if info.kind is not Container.CLASS and info.static_fields:
                 defined = local[0]
                 leaf_names.add(defined.name if isinstance(defined, FunctionalClass) else defined.node.name)
-        self.leaf_names = leaf_names
+        self.leaf_names = leaf_aliases(self.tree, leaf_names)
         self.defs(exhaustive)
         registrable = self.registrations(static_classes)
         unclear = self.field_forms(static_classes)
@@ -160,16 +161,11 @@ class _Analyzer(Decorators, Registrations, CallSites):
                 self.refuse(unseen_error(node, base, self.src))
 
     def lint(self) -> None:
-        """JR001 to JR004 and JR007 (``engine.lint``), with the scopes still alive."""
+        """Read what lint needs while the scopes are alive; ``engine.lint.lint`` judges it."""
         signatures = {key: sig for key, (sig, _) in self.signatures.items()}
-        found = marked_defs(self.tree.defs, signatures, self.applied, self.unknown_calls, self.src)
-        first = self.result.first_edit()
-        if first is not None:
-            where: ast.AST = first.node
-            if isinstance(first, Use):
-                where = next((p.node for p in first.signature.params if p.markers), first.node)
-            pragma = missing_pragma(self.result.header, where, self.src)
-            if pragma is not None:
-                found.append(pragma)
-        found.extend(unseen_level(call, func, self.src) for call, func in self.unseen)
-        self.result.diagnostics.extend(found)
+        self.result.lint_facts = LintFacts(
+            read_defs(self.tree.defs, signatures, self.applied, self.unknown_calls),
+            tuple(self.unseen),
+            opaque_classes(self.opaque, self.class_info),
+        )
+        self.result.diagnostics.extend(lint_findings(self.result))

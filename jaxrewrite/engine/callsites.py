@@ -25,10 +25,11 @@ from jaxrewrite.engine.recognise import (
     classify,
     classify_registration,
 )
-from jaxrewrite.engine.resolve import MAX_DEPTH
-from jaxrewrite.engine.scopes import Assigned, Binding, Defined, Scope, Site
+from jaxrewrite.engine.resolve import MAX_DEPTH, qualname
+from jaxrewrite.engine.scopes import Assigned, Binding, Defined, DefinedClass, Scope, Site
 from jaxrewrite.engine.signature import read_signature
 from jaxrewrite.engine.specs.registration import registration_values
+from jaxrewrite.engine.table import opaque_registration
 from jaxrewrite.engine.walker import Walker
 from jaxrewrite.engine.wrappers import made_from, peel, wrapper_error
 
@@ -55,6 +56,12 @@ class CallSites(Walker):
             self.result.registrations.append(
                 Registration(UseKind.CALL, call, transform, local[0].node, written, written[len(keywords) :], values)
             )
+            return
+        if opaque_registration(qualname(call.func, scope)) is not None:
+            local = local_class(call.args[0], scope)
+            if local is not None and isinstance(local[0], DefinedClass):
+                self.opaque.append((local[0].node, call.func))
+                self.registered.add(id(local[0].node))  # registered, though not by a dataclass rule
             return
         ref = classify(call.func, scope)
         if ref is None:
@@ -158,6 +165,8 @@ class CallSites(Walker):
             first = self.signatures[id(defs[0])]
             if all(same_statics(self.signatures[id(other)], first) for other in defs[1:]):
                 func = defs[-1]
+                # Twin defs (``if ...: def f`` / ``else: def f``): the use applies to whichever runs.
+                self.applied.update(id(other) for other in defs[:-1])
         if func is None:
             if not any(marked):
                 return None

@@ -10,11 +10,12 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from jaxrewrite.engine.resolve import MAX_DEPTH, parse_string, qualname, single
+from jaxrewrite.engine.recognise import classify_registration
+from jaxrewrite.engine.resolve import MAX_DEPTH, alias_of, parse_string, qualname, single
 from jaxrewrite.engine.scopes import Assigned, DefinedClass, Scope
 from jaxrewrite.engine.signature import MarkerReader
 from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import CONTAINERS, Container, Mark
+from jaxrewrite.engine.table import CONTAINERS, OPAQUE_REGISTRATIONS, Container, Mark, opaque_registration
 
 #: Bases that add no fields.
 NEUTRAL_BASES = {"typing.Generic", "typing.Protocol", "abc.ABC", "object"}
@@ -32,6 +33,10 @@ class Field:
     #: A ``field(metadata=...)`` (or ``field(**...)``) that is not a literal: JAX may read
     #: ``static`` from it at run time, so an explicit field list cannot be written.
     unknown_metadata: ast.expr | None = None
+    #: The field's annotation and the scope it is read in: a TypedDict/NamedTuple field holding
+    #: another one with marked entries (per-leaf statics to any depth).
+    annotation: ast.expr | None = None
+    scope: Scope | None = None
 
 
 @dataclass(frozen=True)
@@ -102,7 +107,13 @@ def read_class(
             continue
         static, unknown = _metadata(stmt.value, defined.body)
         own[stmt.target.id] = Field(
-            stmt.target.id, reader.markers(ann) | static, _init(stmt.value, defined.body), stmt, unknown
+            stmt.target.id,
+            reader.markers(ann) | static,
+            _init(stmt.value, defined.body),
+            stmt,
+            unknown,
+            ann,
+            defined.body,
         )
     merged = {**inherited, **own}
     # An overridden field keeps its base-class position, as in dataclasses.
@@ -137,13 +148,15 @@ def _read_functional(defined: FunctionalClass, src: Source, relevant: set[str] |
                 if isinstance(key, ast.Constant) and isinstance(key.value, str):
                     pairs.append((key.value, value, key))
     pairs.extend((kw.arg, kw.value, kw) for kw in call.keywords if kw.arg is not None and kw.arg != "total")
-    fields = tuple(Field(key, reader.markers(value), True, where) for key, value, where in pairs)
+    fields = tuple(Field(key, reader.markers(value), True, where, None, value, scope) for key, value, where in pairs)
     return ClassInfo(defined.name, defined.kind, fields, None)
 
 
 def local_class(expr: ast.expr, scope: Scope) -> LocalClass | None:
     """The class of this module a name refers to, with the scope holding its definition."""
     binding = single(expr, scope)
+    if binding is None:
+        binding = _registered_again(expr, scope)
     if isinstance(binding, DefinedClass):
         enclosing = binding.body.parent
         return (binding, enclosing) if enclosing is not None else None
@@ -151,6 +164,100 @@ def local_class(expr: ast.expr, scope: Scope) -> LocalClass | None:
         functional = functional_class(binding, expr.id)
         return None if functional is None else (functional, binding.scope)
     return None
+
+
+def _registered_again(expr: ast.expr, scope: Scope) -> DefinedClass | None:
+    """``class C`` then ``C = register_dataclass(C, ...)``: the name is bound twice, but both
+    bindings are the one class (registration returns the class it registers)."""
+    if not isinstance(expr, ast.Name):
+        return None
+    found = scope.lookup(expr.id)
+    if found is None:
+        return None
+    classes = [b for b in found[0] if isinstance(b, DefinedClass)]
+    if len(classes) != 1:
+        return None
+    for binding in found[0]:
+        if binding is classes[0]:
+            continue
+        value = binding.value if isinstance(binding, Assigned) else None
+        if not (
+            isinstance(value, ast.Call)
+            and value.args
+            and isinstance(value.args[0], ast.Name)
+            and value.args[0].id == expr.id
+            and _returns_the_class(value.func, binding.scope)  # type: ignore[union-attr]
+        ):
+            return None
+    return classes[0]
+
+
+def _returns_the_class(func: ast.expr, scope: Scope) -> bool:
+    """``register_dataclass`` and the decorator registrations return the class they register
+    (``register_pytree_node`` returns None: ``C = register_pytree_node(C, ...)`` is no class)."""
+    if classify_registration(func, scope) is not None:
+        return True
+    name = opaque_registration(qualname(func, scope))
+    return name is not None and OPAQUE_REGISTRATIONS[name] == "decorator"
+
+
+#: ``Optional[T]`` and ``Union[T, None]``: T or None.
+_OPTIONAL = "typing.Optional"
+_UNION = "typing.Union"
+
+
+def leaf_class(ann: ast.expr, scope: Scope, depth: int = 0) -> tuple[LocalClass, bool] | None:
+    """The class of this module an annotation names, seen through the spellings that keep its
+    instances as they are: a string, ``Optional[C]``, ``C | None``, ``Union[C, None]``,
+    ``Annotated[C, ...]``, an alias ``A = C`` and a generic ``C[T]``; with whether None is
+    allowed. None for anything else (a union of two classes names no one container)."""
+    if depth > MAX_DEPTH:
+        return None
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        parsed = parse_string(ann.value)
+        return None if parsed is None else leaf_class(parsed, scope, depth + 1)
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        return _or_none([ann.left, ann.right], scope, depth)
+    if isinstance(ann, ast.Subscript):
+        base = qualname(ann.value, scope)
+        items = list(ann.slice.elts) if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+        if base == _OPTIONAL and len(items) == 1:
+            found = leaf_class(items[0], scope, depth + 1)
+            return None if found is None else (found[0], True)
+        if base == _UNION:
+            return _or_none(items, scope, depth)
+        if base == "typing.Annotated":
+            return leaf_class(items[0], scope, depth + 1)
+        if base is not None and base.startswith("typing."):
+            return None  # List[C], Dict[str, C]...: a container of them, not one
+        return leaf_class(ann.value, scope, depth + 1)  # a generic class: C[jax.Array]
+    if isinstance(ann, ast.Name):
+        local = local_class(ann, scope)
+        if local is not None:
+            return local, False
+        alias = alias_of(ann, scope)
+        if alias is not None and isinstance(alias.value, (ast.Name, ast.Subscript, ast.BinOp, ast.Constant)):
+            return leaf_class(alias.value, alias.scope, depth + 1)
+    return None
+
+
+def _or_none(items: list[ast.expr], scope: Scope, depth: int) -> tuple[LocalClass, bool] | None:
+    """``C | None`` (in any order, nested ``|`` flattened): C, and None allowed."""
+    flat: list[ast.expr] = []
+    stack = list(items)
+    while stack:
+        item = stack.pop(0)
+        if isinstance(item, ast.BinOp) and isinstance(item.op, ast.BitOr):
+            stack[:0] = [item.left, item.right]
+        else:
+            flat.append(item)
+    rest = [item for item in flat if not (isinstance(item, ast.Constant) and item.value is None)]
+    if len(rest) != 1:
+        return None
+    found = leaf_class(rest[0], scope, depth + 1)
+    if found is None:
+        return None
+    return found[0], found[1] or len(rest) < len(flat)
 
 
 def functional_class(binding: Assigned, name: str) -> FunctionalClass | None:

@@ -20,8 +20,8 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def same_statics(a: tuple[Signature, tuple[Leaf, ...]], b: tuple[Signature, tuple[Leaf, ...]]) -> bool:
-    return a[0].statics() == b[0].statics() and [(*leaf.spec(), leaf.marks) for leaf in a[1]] == [
-        (*leaf.spec(), leaf.marks) for leaf in b[1]
+    return a[0].statics() == b[0].statics() and [(*leaf.spec(), leaf.marks, leaf.inner) for leaf in a[1]] == [
+        (*leaf.spec(), leaf.marks, leaf.inner) for leaf in b[1]
     ]
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import ast
 
 from jaxrewrite.engine import specs
-from jaxrewrite.engine.analysis import Leaf, Use, UseKind, held_leaves, needs_edit
-from jaxrewrite.engine.classes import local_class
+from jaxrewrite.engine.analysis import Inner, Leaf, Use, UseKind, held_leaves, needs_edit
+from jaxrewrite.engine.classes import ClassInfo, FunctionalClass, leaf_class
+from jaxrewrite.engine.resolve import MAX_DEPTH
 from jaxrewrite.engine.completion import (
     ambiguity_error,
     check_import_visible,
@@ -17,8 +18,7 @@ from jaxrewrite.engine.completion import (
 )
 from jaxrewrite.engine.filters import lines_mentioning, may_matter
 from jaxrewrite.engine.recognise import ambiguous, classify
-from jaxrewrite.engine.resolve import parse_string
-from jaxrewrite.engine.scopes import Scope
+from jaxrewrite.engine.scopes import DefinedClass, Scope
 from jaxrewrite.engine.signature import Kind, Signature, read_signature
 from jaxrewrite.engine.table import Container, Mark
 from jaxrewrite.engine.walker import Walker
@@ -113,17 +113,15 @@ class Decorators(Walker):
             ann = param.node.annotation
             if param.markers or ann is None:
                 continue
-            if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
-                parsed = parse_string(ann.value)
-                if parsed is None:
-                    continue
-                ann = parsed
-            local = local_class(ann, scope) if isinstance(ann, ast.Name) else None
-            if local is None:
+            found_class = leaf_class(ann, scope)
+            if found_class is None:
                 continue
-            info = self.info(local)
+            info = self.info(found_class[0])
+            if info.kind is Container.CLASS:
+                continue
             marks = tuple((f.name, f.markers) for f in info.static_fields)
-            if info.kind is Container.CLASS or not marks:
+            inner = self.inner_entries(info, (_key(found_class[0][0]),))
+            if not marks and not inner:
                 continue
             if param.kind in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
                 raise self.src.error(
@@ -132,5 +130,38 @@ class Decorators(Walker):
                     f"per-leaf statics cannot apply to {param.kind.value} parameter {param.name!r}",
                 )
             statics = tuple(name for name, m in marks if Mark.STATIC in m)
-            found.append(Leaf(param, info.kind, statics, marks))
+            found.append(Leaf(param, info.kind, statics, marks, inner))
         return tuple(found)
+
+    def inner_entries(self, info: ClassInfo, path: tuple[int, ...]) -> tuple[Inner, ...]:
+        """The unmarked entries of a container that are containers with marked entries
+        themselves (to any depth), each with every marked entry (``Inner.held`` narrows)."""
+        found = []
+        for entry in info.fields:
+            if entry.markers or entry.annotation is None or entry.scope is None:
+                continue
+            local = leaf_class(entry.annotation, entry.scope)
+            if local is None:
+                continue
+            sub = self.info(local[0])
+            if sub.kind is Container.CLASS:
+                continue  # a registered dataclass: its Static fields are its own meta_fields
+            key = _key(local[0][0])
+            if key in path or len(path) > MAX_DEPTH:
+                raise self.src.error(
+                    entry.node,
+                    "JR126",
+                    f"per-leaf statics cannot follow {entry.name!r}: it holds {sub.name!r} again, and the "
+                    "split is fixed when the function is wrapped, so it cannot follow a recursion of any "
+                    "depth; pass the recursive part as its own argument, or mark it Static whole",
+                )
+            marks = tuple((f.name, f.markers) for f in sub.static_fields)
+            deeper = self.inner_entries(sub, (*path, key))
+            if marks or deeper:
+                found.append(Inner(entry.name, sub.kind, (), marks, deeper))
+        return tuple(found)
+
+
+
+def _key(defined: DefinedClass | FunctionalClass) -> int:
+    return id(defined.call if isinstance(defined, FunctionalClass) else defined.node)

@@ -136,16 +136,38 @@ def may_matter(func: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str], le
             ann = arg.annotation
             if may_mark(ann, names):
                 return True
-            if leaf_names and (
-                (isinstance(ann, ast.Name) and ann.id in leaf_names)
-                or (
-                    isinstance(ann, ast.Constant)
-                    and isinstance(ann.value, str)
-                    and ann.value.strip() in leaf_names
-                )
-            ):
-                return True
+            if leaf_names and may_mark(ann, leaf_names):
+                return True  # Cfg, Optional[Cfg], "Cfg | None", Annotated[Cfg, ...], Cfg[T]
     return False
+
+
+def leaf_aliases(tree: ScopeTree, leaf_names: set[str]) -> set[str]:
+    """``leaf_names`` with the names assigned from them (``Alias = Cfg``, ``Maybe =
+    Optional[Cfg]``) and the classes with a field naming one (``class Outer(TypedDict): inner:
+    Cfg``), to any depth: an annotation naming none of these cannot be per-leaf."""
+    names = set(leaf_names)
+    if not names:
+        return names  # the common module: no container with marked entries, nothing to read
+    # (name, what it is made from): assignments, and classes by their fields' annotations
+    made: list[tuple[str, list[ast.expr]]] = [
+        (name, [binding.value])
+        for scope in tree.scopes
+        for name, bindings in scope.bindings.items()
+        for binding in bindings
+        if isinstance(binding, Assigned)
+    ]
+    made += [
+        (defined.node.name, [stmt.annotation for stmt in defined.node.body if isinstance(stmt, ast.AnnAssign)])
+        for defined, _ in tree.classes
+    ]
+    changed = True
+    while changed:
+        changed = False
+        for name, values in made:
+            if name not in names and any(may_mark(value, names) for value in values):
+                names.add(name)
+                changed = True
+    return names
 
 
 #: A call site, the scope it runs in, and the (line, flow) of its statement.

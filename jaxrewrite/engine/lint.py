@@ -1,5 +1,9 @@
 """Findings beyond refusals: markers that would silently do nothing, for ``check`` and ``show``.
 
+Two steps: ``read_defs`` and ``opaque_classes`` read what is needed while the scopes are alive
+(the analysis keeps it as ``Analysis.lint_facts``); ``lint`` judges, a pure function of the
+Analysis.
+
 Each is a Diagnostic with a JR00n code. The import hook never computes them (they cost nothing
 there); the run-time counterpart for modules that were never rewritten is NotRewrittenWarning.
 """
@@ -9,12 +13,16 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 
+from jaxrewrite.engine.analysis import Analysis, MarkedDef, Use
+from jaxrewrite.engine.classes import ClassInfo, local_class
+from jaxrewrite.engine.completion import is_overload
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.header import PRAGMA, Header, why_ignored
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.resolve import MAX_DEPTH, qualname
-from jaxrewrite.engine.scopes import Scope
+from jaxrewrite.engine.scopes import DefinedClass, Scope
 from jaxrewrite.engine.signature import Param, Signature, inner_type
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import Mark
@@ -81,37 +89,96 @@ def _is_partial_name(expr: ast.expr) -> bool:
     )
 
 
-def marked_defs(
+def read_defs(
     defs: Iterable[tuple[Function, Scope]],
     signatures: dict[int, Signature],
     applied: set[int],
     unknown_calls: dict[int, ast.expr],
-    src: Source,
-) -> list[Diagnostic]:
-    """JR002, JR003 and JR004 for every def with markers."""
-    found: list[Diagnostic] = []
+) -> tuple[MarkedDef, ...]:
+    """What lint needs of every def with markers, read with the scopes alive (names resolved,
+    decorators classified, annotations and defaults judged hashable or not)."""
+    found = []
     for func, scope in defs:
         sig = signatures.get(id(func))
         if sig is None or not sig.has_markers:
             continue
-        marked = [p for p in sig.params if p.markers]
-        for param in marked:
-            if Mark.STATIC in param.markers:
-                kind = unhashable(param, scope)
-                if kind is not None:
-                    found.append(
-                        _at(
-                            src,
-                            param.node,
-                            "JR003",
-                            f"{param.name!r} is Static but annotated {kind}, which cannot be hashed: JAX "
-                            "rejects an unhashable static argument when the function is called; use a "
-                            "hashable type (a tuple, a frozenset, a scalar)",
-                        )
-                    )
+        marked = tuple(p for p in sig.params if p.markers)
         unknown = next((d for d in func.decorator_list if classify(d, scope) is None and looks_like_transform(d)), None)
-        if unknown is None:
-            unknown = unknown_calls.get(id(func))
+        types: list[tuple[Param, str]] = []
+        values: list[tuple[Param, str]] = []
+        defaults = _defaults(func)
+        for param in marked:
+            if Mark.STATIC not in param.markers:
+                continue
+            kind = unhashable(param, scope)
+            if kind is not None:
+                types.append((param, kind))
+                continue
+            shown = _unhashable_value(defaults.get(param.name))
+            if shown is not None:
+                values.append((param, shown))
+        found.append(
+            MarkedDef(
+                func,
+                marked,
+                id(func) in applied,
+                is_overload(func, scope),
+                unknown if unknown is not None else unknown_calls.get(id(func)),
+                tuple(types),
+                tuple(values),
+            )
+        )
+    return tuple(found)
+
+
+def opaque_classes(
+    opaque: Iterable[tuple[ast.ClassDef, ast.expr]], infos: dict[int, ClassInfo]
+) -> tuple[tuple[ast.ClassDef, ast.expr, tuple[tuple[str, ast.AST], ...]], ...]:
+    """The classes registered by a flatten of the user's, with their own Static fields."""
+    found = []
+    for node, registering in opaque:
+        info = infos.get(id(node))
+        if info is not None:
+            fields = tuple((f.name, f.node) for f in info.fields if Mark.STATIC in f.markers and f.node in node.body)
+            found.append((node, registering, fields))
+    return tuple(found)
+
+
+def lint(analysis: Analysis) -> list[Diagnostic]:
+    """JR001 to JR004, JR007 and JR020: a pure function of the Analysis (its uses, header and
+    ``lint_facts``), so it runs after the tree's scopes are released."""
+    facts = analysis.lint_facts
+    if facts is None:
+        return []
+    src = analysis.source
+    # JR003 would cry wolf for a def used only under transforms that hash no static value.
+    used = {id(use.target) for use in analysis.uses}
+    hashed = {id(use.target) for use in analysis.uses if use.transform.hashes_statics}
+    found = marked_defs(facts.defs, src, used - hashed)
+    first = analysis.first_edit()
+    if first is not None:
+        where: ast.AST = first.node
+        if isinstance(first, Use):
+            where = next((p.node for p in first.signature.params if p.markers), first.node)
+        pragma = missing_pragma(analysis.header, where, src)
+        if pragma is not None:
+            found.append(pragma)
+    found.extend(unseen_level(call, func, src) for call, func in facts.unseen)
+    for node, registering, fields in facts.opaque:
+        found.extend(opaque_fields(node, registering, fields, src))
+    return found
+
+
+def marked_defs(defs: Iterable[MarkedDef], src: Source, unhashed: AbstractSet[int] = frozenset()) -> list[Diagnostic]:
+    """JR002, JR003 and JR004 for every def with markers. ``unhashed``: the defs used only
+    under transforms that hash no static value (the row's ``hashes_statics``), where JR003
+    would cry wolf; a def with no use at all still hears what a hashing transform would meet."""
+    found: list[Diagnostic] = []
+    for record in defs:
+        func, marked = record.node, list(record.marked)
+        if id(func) not in unhashed:
+            found.extend(_unhashable_statics(record, src))
+        unknown = record.unknown
         if unknown is not None:
             found.append(
                 _at(
@@ -124,7 +191,9 @@ def marked_defs(
                     "transform jaxrewrite knows (see the guide, section 6)",
                 )
             )
-        elif id(func) not in applied:
+        elif not record.applied and not record.overload:
+            # An ``@overload`` stub is replaced by the implementation after it: that def is the
+            # one a transform applies to, and the one reported if none does.
             found.append(
                 _at(
                     src,
@@ -136,6 +205,26 @@ def marked_defs(
                 )
             )
     return found
+
+
+def opaque_fields(
+    node: ast.ClassDef, registering: ast.expr, fields: tuple[tuple[str, ast.AST], ...], src: Source
+) -> list[Diagnostic]:
+    """JR020: the Static fields of a class registered by the user's own flatten function."""
+    how = ast.unparse(registering)
+    return [
+        _at(
+            src,
+            where,
+            "JR020",
+            f"Static on field {name!r} of {node.name!r} does nothing: the class is registered by "
+            f"{how!r}, so its own flatten decides what is static (the aux data), and jaxrewrite cannot "
+            "see it; put the field in the aux data yourself and drop the marker, or register the class "
+            "with jax.tree_util.register_dataclass (or make it an eqx.Module or a flax.struct "
+            "dataclass) so that the marker makes it a static field",
+        )
+        for name, where in fields
+    ]
 
 
 def unseen_level(call: ast.Call, func: Function, src: Source) -> Diagnostic:
@@ -168,6 +257,65 @@ def missing_pragma(header: Header, first: ast.AST | None, src: Source) -> Diagno
     )
 
 
+def _unhashable_statics(record: MarkedDef, src: Source) -> list[Diagnostic]:
+    """JR003: a Static parameter whose type, or default, JAX cannot hash."""
+    found = [
+        _at(
+            src,
+            param.node,
+            "JR003",
+            f"{param.name!r} is Static but annotated {kind}, which cannot be hashed: JAX "
+            "rejects an unhashable static argument when the function is called; use a "
+            "hashable type (a tuple, a frozenset, a scalar)",
+        )
+        for param, kind in record.unhashable_types
+    ]
+    found += [
+        _at(
+            src,
+            param.node,
+            "JR003",
+            f"{param.name!r} is Static but its default is a {shown}, which cannot be hashed: the "
+            "default works while it is used, but JAX rejects a value like it passed there when "
+            "the function is called; make the default hashable (a tuple, a frozenset)",
+        )
+        for param, shown in record.unhashable_defaults
+    ]
+    return found
+
+
+def _defaults(func: Function) -> dict[str, ast.expr]:
+    args = func.args
+    positional = [*args.posonlyargs, *args.args]
+    found = {arg.arg: value for arg, value in zip(positional[len(positional) - len(args.defaults) :], args.defaults)}
+    found.update((arg.arg, value) for arg, value in zip(args.kwonlyargs, args.kw_defaults) if value is not None)
+    return found
+
+
+#: Literal forms whose values cannot be hashed.
+_UNHASHABLE_LITERALS: dict[type[ast.expr], str] = {
+    ast.List: "list",
+    ast.ListComp: "list",
+    ast.Dict: "dict",
+    ast.DictComp: "dict",
+    ast.Set: "set",
+    ast.SetComp: "set",
+}
+
+
+def _unhashable_value(expr: ast.expr | None) -> str | None:
+    """``[2, 2]``, ``{...}``, a comprehension of them, or ``(1, [2])``: the unhashable kind."""
+    if expr is None:
+        return None
+    kind = _UNHASHABLE_LITERALS.get(type(expr))
+    if kind is not None:
+        return kind
+    if isinstance(expr, ast.Tuple):
+        inner = next((k for k in map(_unhashable_value, expr.elts) if k is not None), None)
+        return None if inner is None else f"tuple holding a {inner}"
+    return None
+
+
 def unhashable(param: Param, scope: Scope) -> str | None:
     """The spelled type under a Static marker, when values of it cannot be hashed."""
     inner = inner_type(param.node.annotation, scope)
@@ -177,7 +325,48 @@ def unhashable(param: Param, scope: Scope) -> str | None:
     name = qualname(head, scope)
     if name is None and isinstance(head, ast.Name) and head.id in _BUILTINS and scope.lookup(head.id) is None:
         name = f"builtins.{head.id}"
-    return ast.unparse(inner) if name in UNHASHABLE else None
+    if name in UNHASHABLE:
+        return ast.unparse(inner)
+    local = local_class(head, scope)
+    if local is not None and isinstance(local[0], DefinedClass):
+        why = unhashable_class(local[0].node, local[1])
+        if why is not None:
+            return f"{ast.unparse(inner)} ({why})"
+    return None
+
+
+_DATACLASS = "dataclasses.dataclass"
+
+
+def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
+    """Why instances of a class of this module cannot be hashed, if they cannot: a
+    ``@dataclass`` with ``eq`` on and neither ``frozen`` nor ``unsafe_hash`` (it sets
+    ``__hash__`` to None), or a class defining ``__eq__`` without ``__hash__``. A class that
+    defines ``__hash__`` is hashable; ``eq=False`` hashes by identity (each instance its own
+    cache entry, as for any object)."""
+    own = {stmt.name for stmt in node.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    own |= {t.id for stmt in node.body if isinstance(stmt, ast.Assign) for t in stmt.targets if isinstance(t, ast.Name)}
+    if "__hash__" in own:
+        return None
+    for deco in node.decorator_list:
+        call = deco if isinstance(deco, ast.Call) else None
+        if qualname(call.func if call else deco, scope) != _DATACLASS:
+            continue
+        options = {kw.arg: kw.value for kw in call.keywords} if call else {}
+        if any(kw is None for kw in options):
+            return None  # ``**options``: cannot tell
+        flags = {}
+        for key in ("eq", "frozen", "unsafe_hash"):
+            value = options.get(key)
+            if value is not None and not (isinstance(value, ast.Constant) and isinstance(value.value, bool)):
+                return None  # not a literal: cannot tell
+            flags[key] = value.value if isinstance(value, ast.Constant) else key == "eq"
+        if flags["eq"] and not flags["frozen"] and not flags["unsafe_hash"]:
+            return "a dataclass with eq and without frozen=True, so its __hash__ is None"
+        return None
+    if "__eq__" in own:
+        return "it defines __eq__ without __hash__, so its __hash__ is None"
+    return None
 
 
 def _spell(params: list[Param]) -> str:

@@ -13,6 +13,8 @@ from jaxrewrite.engine.fields import field_uses, form_of
 from jaxrewrite.engine.recognise import classify_registration
 from jaxrewrite.engine.specs.registration import registration_values
 from jaxrewrite.engine.table import Container
+from jaxrewrite.engine.resolve import qualname
+from jaxrewrite.engine.table import opaque_registration
 from jaxrewrite.engine.walker import Walker
 from jaxrewrite.errors import RewriteError
 
@@ -36,6 +38,9 @@ class Registrations(Walker):
                 continue
             registrable.append(defined.node.name)
             for deco in defined.node.decorator_list:
+                if opaque_registration(qualname(deco, scope)) is not None:
+                    self.opaque.append((defined.node, deco))
+                    continue
                 registration = classify_registration(deco, scope)
                 if registration is None:
                     continue
@@ -75,7 +80,10 @@ class Registrations(Walker):
                 self.refuse(err)
                 continue
             own = any(f.markers and f.node in defined.node.body for f in info.fields)
-            registered = any(classify_registration(deco, scope) for deco in defined.node.decorator_list)
+            registered = any(
+                classify_registration(deco, scope) or opaque_registration(qualname(deco, scope))
+                for deco in defined.node.decorator_list
+            )
             if unseen is not None and own and info.kind is Container.CLASS and not registered:
                 unclear.append((defined.node, unseen))
         return unclear

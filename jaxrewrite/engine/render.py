@@ -95,7 +95,8 @@ def _helper(name: str) -> ast.expr:
     return _import("jaxrewrite.leaves", name)
 
 
-LeafSpecs = tuple[tuple[str, int | None, str, tuple[str, ...]], ...]
+#: Keys are strings, or ``(key, kind, keys)`` for an inner container (``analysis.Inner.spec``).
+LeafSpecs = tuple[tuple[str, int | None, str, tuple[object, ...]], ...]
 
 
 @lru_cache(maxsize=256)

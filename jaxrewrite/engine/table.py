@@ -90,6 +90,12 @@ class Transform:
     #: The spec may be passed by position (custom_vjp's ``nondiff_argnums``), and is migrated so;
     #: jit's positional spec is refused: it is keyword-only in current JAX.
     spec_by_position: bool = False
+    #: JAX hashes the values at the static positions into a cache key (jit's, pmap's,
+    #: make_jaxpr's), so an unhashable type there fails at call time (JR003). False where the
+    #: installed and the floor JAX were run with a list and a dict there and took them (vmap's
+    #: ``None`` axes, grad's undifferentiated arguments, custom_vjp/custom_jvp's nondiff
+    #: arguments, checkpoint's static positions; tests/test_leaf_types.py runs each).
+    hashes_statics: bool = True
 
 
 _STATIC = frozenset({Mark.STATIC})
@@ -128,7 +134,15 @@ def _jit(name: str, positional: tuple[str, ...]) -> Transform:
 
 def _grad(name: str, positional: tuple[str, ...] = ("argnums", "has_aux", "holomorphic", "allow_int", "reduce_axes")) -> Transform:
     """grad and its relatives (jacfwd, jacrev, hessian): ``argnums`` lists what is differentiated."""
-    return Transform(name, _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF, positional=positional, per_leaf="grad_leaves")
+    return Transform(
+        name,
+        _STATIC_OR_NODIFF,
+        "argnums",
+        spec=SpecKind.DIFF,
+        positional=positional,
+        per_leaf="grad_leaves",
+        hashes_statics=False,
+    )
 
 
 #: custom_vjp and custom_jvp resolve every argument to a position before they call the rule,
@@ -154,6 +168,7 @@ def _checkpoint(name: str) -> Transform:
         positions_only=_CHECKPOINT_POSITIONS_ONLY,
         abstract=True,
         read_also=("static_argnames", "refuse"),
+        hashes_statics=False,
     )
 
 
@@ -167,6 +182,7 @@ def _custom(name: str) -> Transform:
         arrays_at_static=False,
         read_also=("nondiff_argnames", "positions"),
         spec_by_position=True,
+        hashes_statics=False,
     )
 
 
@@ -206,6 +222,7 @@ TRANSFORMS: dict[str, Transform] = {
         positional=("in_axes", "out_axes", "axis_name", "axis_size", "spmd_axis_name", "sum_match"),
         per_leaf="vmap_leaves",
         abstract=True,
+        hashes_statics=False,
     ),
     "grad": _grad("grad"),
     "value_and_grad": _grad("value_and_grad"),
@@ -228,9 +245,9 @@ NNX_TRANSFORMS: dict[str, Transform] = {
         "nnx.jit", _STATIC, "static_argnums", "static_argnames", "donate_argnums", "donate_argnames", abstract=True
     ),
     # flax.nnx.remat(f, *, prevent_cse, static_argnums, policy, ...): positions only
-    "remat": Transform("nnx.remat", _STATIC, "static_argnums", abstract=True),
+    "remat": Transform("nnx.remat", _STATIC, "static_argnums", abstract=True, hashes_statics=False),
     # flax.nnx.vmap(f, *, in_axes, out_axes, axis_name, axis_size, spmd_axis_name, ...)
-    "vmap": Transform("nnx.vmap", _STATIC, "in_axes", spec=SpecKind.AXES, abstract=True),
+    "vmap": Transform("nnx.vmap", _STATIC, "in_axes", spec=SpecKind.AXES, abstract=True, hashes_statics=False),
     # flax.nnx.pmap(f, *, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices,
     #               backend, axis_size, donate_argnums, ...)
     "pmap": Transform(
@@ -238,11 +255,15 @@ NNX_TRANSFORMS: dict[str, Transform] = {
     ),
     # flax.nnx.custom_vjp(fun, *, nondiff_argnums): ints (what is written here) or DiffState
     # objects, which are not literals, so Static/NoDiff next to them is refused (JR111)
-    "custom_vjp": Transform("nnx.custom_vjp", _STATIC_OR_NODIFF, "nondiff_argnums", arrays_at_static=False),
+    "custom_vjp": Transform(
+        "nnx.custom_vjp", _STATIC_OR_NODIFF, "nondiff_argnums", arrays_at_static=False, hashes_statics=False
+    ),
     # flax.nnx.grad(f, *, argnums, has_aux, holomorphic, allow_int, reduce_axes, ...) and
     # value_and_grad: ``argnums`` lists what is differentiated (ints or DiffState objects)
-    "grad": Transform("nnx.grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF),
-    "value_and_grad": Transform("nnx.value_and_grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF),
+    "grad": Transform("nnx.grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF, hashes_statics=False),
+    "value_and_grad": Transform(
+        "nnx.value_and_grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF, hashes_statics=False
+    ),
     # flax.nnx.make_jaxpr(f, *, graph, graph_updates, static_argnums) (flax 0.11 and newer)
     "make_jaxpr": Transform("nnx.make_jaxpr", _STATIC, "static_argnums", abstract=True, keeps_arguments=False),
 }
@@ -352,6 +373,27 @@ CLASS_TRANSFORMS: dict[str, ClassTransform] = {
 CLASS_FAMILIES: dict[str, dict[str, ClassTransform]] = {"jax": CLASS_TRANSFORMS}
 
 
+#: JAX's other ways to register a class as a pytree (``jax.<anything>.<name>``), by the user's
+#: own flatten function: what is static is whatever it puts in the aux data, which jaxrewrite
+#: cannot read, so a Static field of such a class is reported (JR020), never rewritten. The value
+#: says how it is used: as a class decorator, or called with the class first.
+OPAQUE_REGISTRATIONS: dict[str, str] = {
+    "register_pytree_node_class": "decorator",
+    "register_pytree_with_keys_class": "decorator",
+    "register_pytree_node": "call",
+    "register_pytree_with_keys": "call",
+}
+
+
+def opaque_registration(qualname: str | None) -> str | None:
+    """``register_pytree_node_class`` and its kin, by qualified name: JAX's registrations whose
+    aux data the user's own flatten writes."""
+    if qualname is None or qualname.partition(".")[0] != "jax":
+        return None
+    last = qualname.rpartition(".")[2]
+    return last if last in OPAQUE_REGISTRATIONS else None
+
+
 def class_transform_for(qualname: str) -> ClassTransform | None:
     """The class-registering function a qualified name refers to, if it is in the table."""
     found = _lookup(qualname, CLASS_FAMILIES)  # type: ignore[arg-type]
@@ -443,6 +485,8 @@ CONTAINERS: dict[str, Container] = {"typing.TypedDict": Container.DICT, "typing.
 #: binds one meaning, not two.
 SAME_AS: dict[str, str] = {
     "typing_extensions.Annotated": "typing.Annotated",
+    "typing_extensions.Optional": "typing.Optional",
+    "typing_extensions.Union": "typing.Union",
     "typing_extensions.TypedDict": "typing.TypedDict",
     "typing_extensions.NamedTuple": "typing.NamedTuple",
     "typing_extensions.ClassVar": "typing.ClassVar",

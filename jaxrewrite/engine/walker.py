@@ -43,6 +43,9 @@ class Walker:
         #: Transform call sites whose argument is made from a marked def in a way not seen
         #: through (JR007), with that def.
         self.unseen: list[tuple[ast.Call, Function]] = []
+        #: Classes registered by a flatten of the user's (``register_pytree_node_class``...),
+        #: with the registering expression: their Static fields do nothing (JR020).
+        self.opaque: list[tuple[ast.ClassDef, ast.expr]] = []
 
     def refuse(self, err: RewriteError) -> None:
         self.result.diagnostics.append(Diagnostic.from_error(err))
