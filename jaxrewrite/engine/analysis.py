@@ -114,6 +114,34 @@ def needs_edit(values: Values | None) -> bool:
     return values is not None and any(node is None for _, _, node in values)
 
 
+class EntryKind(enum.Enum):
+    PARAMETER = "parameter"
+    FIELD = "field"
+    ALIAS = "alias"
+    #: A variable's or a return value's annotation: Python keeps it, nothing reads it.
+    VARIABLE = "variable"
+    #: A name imported from a module the engine does not follow, in a marker position.
+    IMPORTED = "imported"
+
+
+class State(enum.Enum):
+    APPLIED = "applied"
+    REFUSED = "refused"
+    REPORTED = "reported"
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    kind: EntryKind
+    #: The parameter (``f.n``), field (``Cfg.n``), alias or imported name.
+    name: str
+    line: int
+    col: int
+    state: State
+    #: The code of the refusal or finding that accounts for it; None when applied.
+    code: str | None = None
+
+
 @dataclass
 class Analysis:
     source: Source
@@ -125,6 +153,9 @@ class Analysis:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: (def, parameter name) of every JR006 finding: what ``check --fix`` makes static.
     must_be_static: list[tuple[Function, str]] = field(default_factory=list)
+    #: Every marker of the module and what became of it (``engine.ledger``): filled by the lint
+    #: analysis (``check``, ``show``), empty for the import hook's.
+    ledger: tuple[LedgerEntry, ...] = ()
 
     @property
     def errors(self) -> list[Diagnostic]:
