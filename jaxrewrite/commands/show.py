@@ -20,9 +20,8 @@ from typing import Sequence
 
 from jaxrewrite.commands import colour
 from jaxrewrite.commands.files import unified_diff
-from jaxrewrite.engine.tracetime import may_trace, trace_findings
 from jaxrewrite.commands.run import safe_path
-from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.commands.check import lint_analysis
 from jaxrewrite.engine.header import PRAGMA, Header, why_ignored
 from jaxrewrite.engine.rewrite import rewritten
 from jaxrewrite.errors import RewriteError
@@ -178,21 +177,21 @@ def show(target: str, diff: bool, prog: str) -> int:
     try:
         encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
         source = importlib.util.decode_source(data)
-        analysis = analyze(source, found.display, lint=True)
+        analysis = lint_analysis(source, found.display)  # one analysis: findings, ledger, JR006, rewrite
+        paint = colour.paint if colour.wanted(sys.stderr) else None
         for finding in analysis.diagnostics:
-            if not finding.is_error:
-                print(finding.format("text", colour.paint if colour.wanted(sys.stderr) else None), file=sys.stderr)
-        if not analysis.header.enabled:
-            _findings_without_pragma(source, found.display)
-        if may_trace(source):  # JR006: what JAX would reject at the first call
-            for finding in trace_findings(source, found.display):
-                print(finding.format("text"), file=sys.stderr)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # printed above, once, with their codes
-            text = rewritten(analysis)
+            # Without the pragma the hook leaves the module alone: refusals are notes, as the rest.
+            if not finding.is_error or not analysis.header.enabled:
+                print(finding.format("text", paint), file=sys.stderr)
+        if analysis.header.enabled:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # printed above, once, with their codes
+                text = rewritten(analysis)
+        else:
+            text = source
     except RewriteError:
         for finding in analysis.errors:  # every refusal, in source order; the hook raises the first
-            print(finding.format("text", colour.paint if colour.wanted(sys.stderr) else None), file=sys.stderr)
+            print(finding.format("text", paint), file=sys.stderr)
         return 1
     except SyntaxError as exc:
         where = "".join(f"{n}:" for n in (exc.lineno, exc.offset) if n is not None)
@@ -206,20 +205,6 @@ def show(target: str, diff: bool, prog: str) -> int:
     # A diff is not a Python file: no byte order mark in front of it.
     _write(render(source, text, found.display, diff), "utf-8" if diff and encoding == "utf-8-sig" else encoding)
     return 0
-
-
-def _findings_without_pragma(source: str, display: str) -> None:
-    """What ``check`` finds in a module the hook leaves alone (JR001 first among them), as notes:
-    the module still runs unchanged, so none of them fails ``show``."""
-    if "jaxrewrite" not in source:
-        return
-    try:
-        analysis = analyze(source, display, require_pragma=False, lint=True)
-    except SyntaxError:
-        return  # Python reports it when the module runs; show prints the source unchanged
-    for finding in analysis.diagnostics:
-        if finding.code != "JR005":  # already printed
-            print(finding.format("text", colour.paint if colour.wanted(sys.stderr) else None), file=sys.stderr)
 
 
 def _write(text: str, encoding: str) -> None:

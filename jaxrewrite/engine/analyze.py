@@ -22,6 +22,7 @@ from jaxrewrite.engine.filters import FAST, Filters, classes_with_markers, marke
 from jaxrewrite.engine.header import Header, scan_header
 from jaxrewrite.engine.ledger import Facts, ImportReader
 from jaxrewrite.engine.ledger import build as build_ledger
+from jaxrewrite.engine.peruse import per_use
 from jaxrewrite.engine.lint import marked_defs, missing_pragma, unseen_level
 from jaxrewrite.engine.registrations import Registrations
 from jaxrewrite.engine.scopes import Binding, build_scopes, environment
@@ -119,6 +120,7 @@ def _analyze_tree(
         analyzer.run()
         if lint:
             analyzer.lint()
+            per_use(result, scopes, tree, {key: sig for key, (sig, _) in analyzer.signatures.items()})
             build_ledger(result, scopes, tree, analyzer.facts(), imports)
         for extra in passes:
             extra(result, scopes, tree)
@@ -142,7 +144,7 @@ class _Analyzer(Decorators, Registrations, CallSites):
         transforms: dict[int, set[str]] = {}
         for use in self.result.uses:
             transforms.setdefault(id(use.target), set()).add(use.transform.name)
-        return Facts(self.applied, self.unseen, self.refused_calls, fields, read, transforms)
+        return Facts(self.applied, self.unseen, self.refused_calls, fields, read, self.unknown_calls, transforms)
 
     def run(self) -> None:
         self.refused_calls = []

@@ -20,7 +20,17 @@ from dataclasses import dataclass, field
 from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.resolve import MAX_DEPTH, alias_of, marked, marker_name, parse_string, qualname
-from jaxrewrite.engine.scopes import Assigned, DefinedClass, Imported, Opaque, Scope, ScopeTree, build_scopes
+from jaxrewrite.engine.recognise import classify
+from jaxrewrite.engine.scopes import (
+    Assigned,
+    DefinedClass,
+    Imported,
+    Opaque,
+    Scope,
+    ScopeTree,
+    build_scopes,
+    own_expressions,
+)
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import CONTAINERS, Mark
 
@@ -58,6 +68,8 @@ class Facts:
     class_fields: dict[int, tuple[str, list[tuple[str, frozenset[Mark], ast.AST]]]] = field(default_factory=dict)
     #: (id of a parameter's node) -> the markers the signature reader found on it.
     read_marks: dict[int, frozenset[Mark]] = field(default_factory=dict)
+    #: Marked defs passed to a call that looks like a transform the table lacks (JR004 there).
+    unknown_calls: dict[int, ast.expr] = field(default_factory=dict)
     #: (id of a def) -> the names of the transforms its uses apply.
     transforms: dict[int, set[str]] = field(default_factory=dict)
 
@@ -148,6 +160,8 @@ class _Collector:
         self.sites: list[_Site] = []
         self.relative: dict[str, tuple[str, int]] = {}
         self._followed: dict[tuple[str, int, str], str | None] = {}
+        self.statements = scopes.statements
+        self._called: set[str] | None = None
 
     def body(self, stmts: list[ast.stmt], scope: Scope, in_class: ast.ClassDef | None = None) -> None:
         for stmt in stmts:
@@ -190,7 +204,7 @@ class _Collector:
             name = f"{func.name}.{arg.arg}"
             if marks:
                 self.sites.append(_Site(EntryKind.PARAMETER, name, arg, func, aliases, marks))
-            elif id(func) in self.facts.applied_defs:
+            elif self.transformed(func):
                 self.imported(arg, arg.annotation, scope, name, func)
         if func.returns is not None:
             aliases = set()
@@ -228,7 +242,7 @@ class _Collector:
             return
         targets = getattr(stmt, "targets", None) or [getattr(stmt, "target")]
         name = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
-        if _is_container_call(value, scope):
+        if isinstance(value, ast.Call) and _is_container_call(value, scope):
             self.functional(value, name or "?", scope)
             return
         if name is not None:
@@ -251,7 +265,7 @@ class _Collector:
             for item in spec.elts:
                 if isinstance(item, (ast.Tuple, ast.List)) and len(item.elts) == 2:
                     pairs.append((ast.unparse(item.elts[0]), item.elts[1], item.elts[0]))
-        pairs += [(kw.arg, kw.value, kw) for kw in call.keywords if kw.arg not in (None, "total")]  # type: ignore[misc]
+        pairs += [(kw.arg, kw.value, kw) for kw in call.keywords if kw.arg is not None and kw.arg != "total"]
         for key, value, where in pairs:
             aliases: set[str] = set()
             marks = _mentions(value, scope, aliases)
@@ -260,6 +274,27 @@ class _Collector:
                                         aliases, marks))
 
     # -- imported names -----------------------------------------------------------------------
+
+    def transformed(self, func: Function) -> bool:
+        """A transform of the table is applied to ``func`` (the walk's record, or, where the walk
+        stopped early for want of markers, a decorator or a call naming it)."""
+        if id(func) in self.facts.applied_defs:
+            return True
+        if self._called is None:
+            self._called = set()
+            for _, _, stmt, scope, _ in self.statements:
+                for expr in own_expressions(stmt):
+                    for call in ast.walk(expr):
+                        if (
+                            isinstance(call, ast.Call)
+                            and call.args
+                            and isinstance(call.args[0], ast.Name)
+                            and classify(call.func, scope) is not None
+                        ):
+                            self._called.add(call.args[0].id)
+        found = self.def_scopes.get(id(func))
+        decorated = found is not None and any(classify(d, found) is not None for d in func.decorator_list)
+        return decorated or func.name in self._called
 
     def imported(self, arg: ast.arg, ann: ast.expr, scope: Scope, label: str, func: Function) -> None:
         """A parameter of a transformed def annotated with a name from a module the engine does
@@ -286,9 +321,10 @@ class _Collector:
                     "here: define the alias in this module (or write Static[...] here)"
                 )
             else:
+                what = "classes" if verdict.startswith("a class") else "aliases"
                 reason = (
                     f"{name.id!r} in the annotation of {arg.arg!r} is {verdict} in {spelled}, but jaxrewrite reads "
-                    f"only this module's aliases, so it does nothing here: define the alias in this module "
+                    f"only this module's {what}, so its markers do nothing here: define it in this module "
                     "(or write Static[...] here)"
                 )
             self.sites.append(
@@ -503,6 +539,8 @@ def _settle(
         seen = next((call for call, func in facts.unseen if func is site.owner), None)
         if seen is not None:
             return entry(State.REPORTED, "JR007")
+        if id(site.owner) in facts.unknown_calls and id(site.owner) not in facts.applied_defs:
+            return entry(State.REPORTED, "JR004")
     if finding is not None and site.kind is not EntryKind.IMPORTED:
         return entry(State.REPORTED, finding.code)
     if site.kind is EntryKind.ALIAS:
