@@ -94,33 +94,40 @@ class _Site:
 
 
 def _mentions(expr: ast.AST | None, scope: Scope, aliases: set[str], depth: int = 0) -> frozenset[Mark]:
-    """Every marker ``expr`` spells anywhere inside it, through module aliases and strings."""
+    """Every marker ``expr`` spells anywhere inside it, through module aliases and strings; not
+    inside ``Callable[...]``, whose markers describe another function's parameters."""
     if expr is None or depth > MAX_DEPTH:
         return frozenset()
-    found: set[Mark] = set()
-    for node in ast.walk(expr):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and depth < 4:
-            parsed = parse_string(node.value)
+    if isinstance(expr, ast.Constant):
+        if isinstance(expr.value, str) and depth < 8:
+            parsed = parse_string(expr.value)
             if parsed is not None and not isinstance(parsed, ast.Constant):
-                found |= _mentions(parsed, scope, aliases, depth + 1)
-        elif isinstance(node, (ast.Name, ast.Attribute)):
-            name = marker_name(qualname(node, scope))
-            if name is not None:
-                found.add(Mark.NODIFF if name in ("NoDiff", "NODIFF") else Mark.STATIC)
-                continue
-            if not isinstance(node, ast.Name):
-                continue
-            outer = marked(node, scope)
+                return _mentions(parsed, scope, aliases, depth + 1)
+        return frozenset()
+    if isinstance(expr, ast.Subscript) and qualname(expr.value, scope) in _CALLABLE:
+        return frozenset()
+    if isinstance(expr, (ast.Name, ast.Attribute)):
+        name = marker_name(qualname(expr, scope))
+        if name is not None:
+            return frozenset({Mark.NODIFF if name in ("NoDiff", "NODIFF") else Mark.STATIC})
+        if isinstance(expr, ast.Name):
+            outer = marked(expr, scope)
             if outer is not None:
-                found |= outer.markers
-                continue
-            alias = alias_of(node, scope)
+                return outer.markers
+            alias = alias_of(expr, scope)
             if alias is not None and alias.value is not None and not _is_container_call(alias.value, alias.scope):
                 inner = _mentions(alias.value, alias.scope, aliases, depth + 1)
                 if inner:
-                    aliases.add(node.id)
-                    found |= inner
+                    aliases.add(expr.id)
+                return inner
+            return frozenset()
+    found: set[Mark] = set()
+    for child in ast.iter_child_nodes(expr):
+        found |= _mentions(child, scope, aliases, depth + 1)
     return frozenset(found)
+
+
+_CALLABLE = frozenset({"typing.Callable", "collections.abc.Callable"})
 
 
 def _is_container_call(value: ast.expr, scope: Scope) -> bool:
