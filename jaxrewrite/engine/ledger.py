@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State
 from jaxrewrite.engine.diagnostics import Diagnostic
+from jaxrewrite.engine.fields import form_of
+from jaxrewrite.errors import RewriteError
 from jaxrewrite.engine.resolve import MAX_DEPTH, alias_of, marked, marker_name, parse_string, qualname
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.scopes import (
@@ -134,24 +136,27 @@ def _is_container_call(value: ast.expr, scope: Scope) -> bool:
     return isinstance(value, ast.Call) and qualname(value.func, scope) in CONTAINERS
 
 
-def _positions(ann: ast.expr, scope: Scope, depth: int = 0) -> Iterator[ast.Name]:
-    """The names of an annotation where a marker alias would act: the annotation itself, a
-    subscript's head, ``Annotated``'s type and metadata, a string holding one."""
+def _positions(ann: ast.expr, scope: Scope, where: ast.expr | None = None, depth: int = 0) -> Iterator[
+    tuple[ast.Name, ast.expr]
+]:
+    """The names of an annotation where a marker alias would act (the annotation itself, a
+    subscript's head, ``Annotated``'s type and metadata, a string holding one), each with the
+    node of the module's own tree that locates it (a string's names have positions of their own)."""
     if depth > 4:
         return
     if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
         parsed = parse_string(ann.value)
         if parsed is not None:
-            yield from _positions(parsed, scope, depth + 1)
+            yield from _positions(parsed, scope, where or ann, depth + 1)
     elif isinstance(ann, ast.Name):
-        yield ann
+        yield ann, where or ann
     elif isinstance(ann, ast.Subscript):
         if qualname(ann.value, scope) == "typing.Annotated":
             items = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
             for item in items:
-                yield from _positions(item, scope, depth + 1)
+                yield from _positions(item, scope, where, depth + 1)
         else:
-            yield from _positions(ann.value, scope, depth + 1)
+            yield from _positions(ann.value, scope, where, depth + 1)
 
 
 # -- collecting the sites -----------------------------------------------------------------------
@@ -306,7 +311,7 @@ class _Collector:
     def imported(self, arg: ast.arg, ann: ast.expr, scope: Scope, label: str, func: Function) -> None:
         """A parameter of a transformed def annotated with a name from a module the engine does
         not read: followed through ``reader`` where it can be, a finding where it cannot."""
-        for name in _positions(ann, scope):
+        for name, at in _positions(ann, scope):
             found = scope.lookup(name.id)
             if found is None or len(found[0]) != 1 or name.id not in self.relative:
                 continue
@@ -335,7 +340,7 @@ class _Collector:
                     "(or write Static[...] here)"
                 )
             self.sites.append(
-                _Site(EntryKind.IMPORTED, f"{label} ({name.id})", name, func, set(), frozenset(), reason, name.id)
+                _Site(EntryKind.IMPORTED, f"{label} ({name.id})", at, func, set(), frozenset(), reason, name.id)
             )
 
     def follow(self, module: str, level: int, name: str) -> str | None:
@@ -403,13 +408,14 @@ def build(
     src = result.source
     collector = _Collector(scopes, facts, reader, src)
     collector.body(module.body, scopes.module)
-    applied = _applied(result, facts)
+    applied = _applied(result, facts, scopes)
     diagnostics = list(result.diagnostics)
     pragma = next((d for d in diagnostics if d.code == "JR001"), None)
-    refused_by_call = _refused_by_calls(facts)
+    refused_by_call = _refused_by_calls(facts, scopes, [d for d in diagnostics if d.is_error])
+    formed = _field_form_fields(scopes)
     entries: list[tuple[_Site, LedgerEntry]] = []
     for site in collector.sites:
-        entries.append((site, _settle(site, applied, diagnostics, refused_by_call, facts, pragma, src, result)))
+        entries.append((site, _settle(site, applied, formed, diagnostics, refused_by_call, facts, pragma, result)))
     # Aliases end as their uses end: applied if one use is, else refused, else reported.
     settled: list[LedgerEntry] = []
     for site, entry in entries:
@@ -442,7 +448,7 @@ def _best(users: list[LedgerEntry]) -> LedgerEntry | None:
     return None
 
 
-def _applied(result: Analysis, facts: Facts) -> set[int]:
+def _applied(result: Analysis, facts: Facts, scopes: ScopeTree) -> set[int]:
     """Nodes of the parameters and fields some use, registration or field edit reads."""
     applied: set[int] = set()
     leaf_keys: list[tuple[ast.expr | None, tuple[str, ...]]] = []
@@ -452,6 +458,19 @@ def _applied(result: Analysis, facts: Facts) -> set[int]:
                 applied.add(id(param.node))
         for leaf in use.leaves:
             leaf_keys.append((leaf.param.node.annotation, leaf.keys))
+    # A def bound twice (``if``/``else`` twins, ``@overload`` stubs) is one function to Python:
+    # what a use of one binding applies, it applies to the same parameter of the others.
+    where = {id(func): id(scope) for func, scope in scopes.defs}
+    keys = {
+        (where.get(id(use.target)), use.target.name, p.name)
+        for use in result.uses
+        for p in use.signature.params
+        if p.markers & use.transform.markers
+    }
+    for func, scope in scopes.defs:
+        for arg in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]:
+            if (id(scope), func.name, arg.arg) in keys:
+                applied.add(id(arg))
     for reg in result.registrations:
         for name, marks, node in facts.class_fields.get(id(reg.target), ("", []))[1]:
             if Mark.STATIC in marks:
@@ -503,24 +522,52 @@ def _names(ann: ast.AST | None) -> set[str]:
     return found
 
 
-def _refused_by_calls(facts: Facts) -> dict[str, str]:
-    """Names passed to a refused call site (a def or a class), with the refusal's code."""
+def _refused_by_calls(facts: Facts, scopes: ScopeTree, errors: list[Diagnostic]) -> dict[str, str]:
+    """Names a refused call site names (a def or a class, and the classes annotating that def's
+    parameters: their per-leaf fields), and the classes annotating a def refused at its
+    decorators or signature, with the refusal's code."""
     found: dict[str, str] = {}
+    defs = {func.name: func for func, _ in scopes.defs}
+    for func, _ in scopes.defs:
+        first, last = _span(func)
+        error = next((d for d in errors if first <= d.line <= last), None)
+        if error is not None:
+            for arg in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]:
+                for name in _names(arg.annotation):
+                    found.setdefault(name, error.code)
     for call, code in facts.refused_calls:
         for node in ast.walk(call):
             if isinstance(node, ast.Name):
                 found.setdefault(node.id, code)
+                func = defs.get(node.id)
+                for arg in [] if func is None else [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]:
+                    for name in _names(arg.annotation):
+                        found.setdefault(name, code)
+    return found
+
+
+def _field_form_fields(scopes: ScopeTree) -> set[int]:
+    """Fields of Equinox Modules and flax.struct dataclasses: a Static one is completed in place
+    or already says so (anything else is a refusal, JR130/JR131), so it is applied."""
+    found: set[int] = set()
+    for defined, scope in scopes.classes:
+        try:
+            form, _ = form_of(defined, scope)
+        except RewriteError:
+            continue
+        if form is not None:
+            found.update(id(stmt) for stmt in defined.node.body if isinstance(stmt, ast.AnnAssign))
     return found
 
 
 def _settle(
     site: _Site,
     applied: set[int],
+    formed: set[int],
     diagnostics: list[Diagnostic],
     refused_by_call: dict[str, str],
     facts: Facts,
     pragma: Diagnostic | None,
-    src: Source,
     result: Analysis,
 ) -> LedgerEntry:
     node = site.node
@@ -541,6 +588,8 @@ def _settle(
         return entry(State.REFUSED, refused_by_call[owner_name])
     if pragma is not None and site.kind is not EntryKind.ALIAS:
         return entry(State.REPORTED, "JR001")
+    if id(node) in formed and Mark.STATIC in site.marks:
+        return entry(State.APPLIED)
     finding = next((d for d in diagnostics if not d.is_error and first <= d.line <= last and d.code != "JR005"), None)
     if finding is None and site.owner is not None:
         seen = next((call for call, func in facts.unseen if func is site.owner), None)
@@ -553,7 +602,7 @@ def _settle(
     if site.kind is EntryKind.ALIAS:
         return entry(State.REPORTED, "JR008")  # settled by its uses, or reported, in ``build``
     code = "JR009" if site.kind is EntryKind.IMPORTED else "JR008"
-    result.diagnostics.append(_at(src, node, code, site.reason or _reason(site, facts)))
+    result.diagnostics.append(_at(result.source, node, code, site.reason or _reason(site, facts)))
     return entry(State.REPORTED, code)
 
 
