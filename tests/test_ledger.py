@@ -34,7 +34,7 @@ def _line(text: str, needle: str) -> int:
 def never_silent(body: str) -> list[tuple[str, State, str | None]]:
     """Every entry accounted for; the reported and refused ones with a finding at their line (or,
     for JR001/JR004/JR007 and aliases, the finding that speaks for the def or its uses)."""
-    text, analysis = _ledger(body)
+    _, analysis = _ledger(body)
     by_line = {(d.line, d.code) for d in analysis.diagnostics}
     for entry in analysis.ledger:
         if entry.state is not State.APPLIED:
@@ -287,7 +287,7 @@ QUIET = {
 
 @pytest.mark.parametrize("name", sorted(QUIET))
 def test_check_stays_quiet_where_everything_works(name: str) -> None:
-    text, analysis = _ledger(QUIET[name])
+    _, analysis = _ledger(QUIET[name])
     new = [d for d in analysis.diagnostics if d.code in ("JR008", "JR009", "JR010", "JR011", "JR012")]
     assert new == []
     assert all(e.state is State.APPLIED for e in analysis.ledger), analysis.ledger

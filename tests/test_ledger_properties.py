@@ -22,12 +22,11 @@ import random
 import re
 import types
 
-
+from corpus_support import corpus_files, read_source
+from golden_cases import GOLDEN
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from corpus_support import corpus_files, read_source
-from golden_cases import GOLDEN
 from jaxrewrite.engine.analysis import Analysis, EntryKind, State
 from jaxrewrite.engine.analyze import analyze
 from jaxrewrite.engine.rewrite import rewrite_source
@@ -88,9 +87,7 @@ def sites(text: str) -> set[tuple[int, int]]:
             assert node.returns is not None
             found.add((node.returns.lineno, node.returns.col_offset + 1))
         elif isinstance(node, ast.AnnAssign):
-            if marked(node.annotation) and "TypeAlias" not in (ast.get_source_segment(text, node.annotation) or ""):
-                found.add((node.lineno, node.col_offset + 1))
-            elif node.value is not None and isinstance(node.target, ast.Name) and node.target.id in names:
+            if marked(node.annotation) and "TypeAlias" not in (ast.get_source_segment(text, node.annotation) or "") or node.value is not None and isinstance(node.target, ast.Name) and node.target.id in names:
                 found.add((node.lineno, node.col_offset + 1))
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             if _container(node.value):
@@ -98,7 +95,7 @@ def sites(text: str) -> set[tuple[int, int]]:
                 found |= _functional_sites(node.value, marked)
             elif node.targets[0].id in names and marked(node.value):
                 found.add((node.lineno, node.col_offset + 1))
-        elif type(node).__name__ == "TypeAlias" and marked(getattr(node, "value")):
+        elif type(node).__name__ == "TypeAlias" and marked(node.value):
             found.add((node.lineno, node.col_offset + 1))
     return found
 
@@ -318,7 +315,7 @@ def test_applied_parameters_are_static_at_run_time(program: tuple[str, list[str]
         return
     module = types.ModuleType("generated_ledger")
     module.__dict__["COUNT"] = [0]
-    exec(compile(rewrite_source(text, "generated.py"), "generated.py", "exec"), module.__dict__)
+    exec(compile(rewrite_source(text, "generated.py"), "generated.py", "exec"), module.__dict__)  # noqa: S102
     RAN.append(text)
     for name in sorted(applied & set(jitted)):
         fn = module.__dict__[name]

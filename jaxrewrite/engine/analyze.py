@@ -22,8 +22,8 @@ from jaxrewrite.engine.filters import FAST, Filters, classes_with_markers, marke
 from jaxrewrite.engine.header import Header, scan_header
 from jaxrewrite.engine.ledger import Facts, ImportReader
 from jaxrewrite.engine.ledger import build as build_ledger
-from jaxrewrite.engine.peruse import per_use
 from jaxrewrite.engine.lint import marked_defs, missing_pragma, unseen_level
+from jaxrewrite.engine.peruse import per_use
 from jaxrewrite.engine.registrations import Registrations
 from jaxrewrite.engine.scopes import Binding, build_scopes, environment
 from jaxrewrite.engine.source import Source

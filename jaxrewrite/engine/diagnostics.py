@@ -26,7 +26,7 @@ CODES: dict[str, str] = {
     "JR005": "an unknown '# jaxrewrite:' directive in the header",
     "JR006": "an argument a transform traces that the body needs as a Python value, or that JAX cannot trace at all",
     "JR007": "a transform over something made from a marked def that may change its arguments",
-    "JR008": "a Static/NoDiff marker that does nothing here and that no other finding reports (the ledger)",
+    "JR008": "a Static/NoDiff marker that does nothing here and that no other finding reports",
     "JR009": "a name imported from another module where a marker would act: jaxrewrite reads only the module's own aliases",
     "JR010": "a keyword-only Static parameter of a function jitted with 'in_shardings', which refuses every keyword argument",
     "JR011": "a Static parameter passed by keyword to a vmapped function, which maps it over axis 0",

@@ -20,9 +20,15 @@ from dataclasses import dataclass, field
 from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.fields import form_of
-from jaxrewrite.errors import RewriteError
-from jaxrewrite.engine.resolve import MAX_DEPTH, alias_of, marked, marker_name, parse_string, qualname
 from jaxrewrite.engine.recognise import classify
+from jaxrewrite.engine.resolve import (
+    MAX_DEPTH,
+    alias_of,
+    marked,
+    marker_name,
+    parse_string,
+    qualname,
+)
 from jaxrewrite.engine.scopes import (
     Assigned,
     DefinedClass,
@@ -35,6 +41,7 @@ from jaxrewrite.engine.scopes import (
 )
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import CONTAINERS, Mark
+from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -193,7 +200,7 @@ class _Collector:
         elif isinstance(stmt, ast.Assign):
             self.assigned(stmt, stmt.value, scope)
         elif type(stmt).__name__ == "TypeAlias":  # Python 3.12 ``type X = ...``
-            self.alias(stmt, getattr(stmt, "name"), getattr(stmt, "value"), scope)
+            self.alias(stmt, stmt.name, stmt.value, scope)
         else:
             for name in ("body", "orelse", "finalbody"):
                 block = getattr(stmt, name, None)
@@ -252,7 +259,7 @@ class _Collector:
     def assigned(self, stmt: ast.stmt, value: ast.expr | None, scope: Scope) -> None:
         if value is None:
             return
-        targets = getattr(stmt, "targets", None) or [getattr(stmt, "target")]
+        targets = getattr(stmt, "targets", None) or [stmt.target]
         name = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
         if isinstance(value, ast.Call) and _is_container_call(value, scope):
             self.functional(value, name or "?", scope)
@@ -539,8 +546,8 @@ def _refused_by_calls(facts: Facts, scopes: ScopeTree, errors: list[Diagnostic])
         for node in ast.walk(call):
             if isinstance(node, ast.Name):
                 found.setdefault(node.id, code)
-                func = defs.get(node.id)
-                for arg in [] if func is None else [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]:
+                named = defs.get(node.id)
+                for arg in [] if named is None else [*named.args.posonlyargs, *named.args.args, *named.args.kwonlyargs]:
                     for name in _names(arg.annotation):
                         found.setdefault(name, code)
     return found
