@@ -16,6 +16,7 @@ import ast
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State
 from jaxrewrite.engine.diagnostics import Diagnostic
@@ -200,7 +201,8 @@ class _Collector:
         elif isinstance(stmt, ast.Assign):
             self.assigned(stmt, stmt.value, scope)
         elif type(stmt).__name__ == "TypeAlias":  # Python 3.12 ``type X = ...``
-            self.alias(stmt, stmt.name, stmt.value, scope)
+            type_alias: Any = stmt  # ast.TypeAlias exists from Python 3.12 on only
+            self.alias(stmt, type_alias.name, type_alias.value, scope)
         else:
             for name in ("body", "orelse", "finalbody"):
                 block = getattr(stmt, name, None)
@@ -256,10 +258,10 @@ class _Collector:
         if stmt.value is not None:
             self.assigned(stmt, stmt.value, scope)
 
-    def assigned(self, stmt: ast.stmt, value: ast.expr | None, scope: Scope) -> None:
+    def assigned(self, stmt: ast.Assign | ast.AnnAssign, value: ast.expr | None, scope: Scope) -> None:
         if value is None:
             return
-        targets = getattr(stmt, "targets", None) or [stmt.target]
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         name = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
         if isinstance(value, ast.Call) and _is_container_call(value, scope):
             self.functional(value, name or "?", scope)
