@@ -15,13 +15,15 @@ import json
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from jaxrewrite import config as settings
 from jaxrewrite.commands import colour
 from jaxrewrite.commands.files import python_files
+from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.diagnostics import CODES, Diagnostic
+from jaxrewrite.engine.filters import FAST
 from jaxrewrite.engine.header import might_opt_in
 from jaxrewrite.engine.tracetime import may_trace_bytes
 
@@ -58,20 +60,71 @@ class Options:
         return not (ignore and code.startswith(ignore))
 
 
+def lint_analysis(text: str, filename: str, trace: bool = True) -> Analysis:
+    """The one analysis ``check`` and ``show`` read: with or without the pragma, the lint findings,
+    the ledger and (``trace``, where ``may_trace``) the trace-time pass (JR006); the rewrite it
+    calls for is the hook's (the filters change no rewrite: tests/test_prefilters.py)."""
+    from jaxrewrite.engine.analyze import analyze
+    from jaxrewrite.engine.tracetime import PASS, TRACE, may_trace
+
+    traced = trace and may_trace(text)
+    return analyze(
+        text,
+        filename,
+        require_pragma=False,
+        lint=True,
+        imports=import_reader(filename),
+        filters=TRACE if traced else FAST,
+        passes=(PASS,) if traced else (),
+    )
+
+
 def check_text(text: str, filename: str, options: Options = Options()) -> list[Diagnostic]:
     """The findings for one module's text, after ``--select``/``--ignore`` and ``# noqa``."""
-    from jaxrewrite.engine.analyze import analyze
     from jaxrewrite.engine.tracetime import may_trace, trace_findings
 
     try:
-        found = analyze(text, filename, require_pragma=False, lint=True).diagnostics if "jaxrewrite" in text else []
-        if options.wants("JR006") and may_trace(text):
-            found += trace_findings(text, filename)
+        found = []
+        if "jaxrewrite" in text:
+            found = lint_analysis(text, filename, options.wants("JR006")).diagnostics
+        elif options.wants("JR006") and may_trace(text):
+            found = trace_findings(text, filename)
     except SyntaxError as err:
         err.filename = filename
         found = [Diagnostic.from_error(err, "JR100")]
     lines = text.splitlines()
     return [d for d in found if options.wants(d.code, filename) and not _suppressed(d, lines)]
+
+
+def import_reader(filename: str) -> Callable[[str, int], str | None]:
+    """Reads the source of a module a file imports from, without importing anything: relative
+    imports from the file's folder, absolute ones along the search path (``show``'s finder); None
+    when there is no such source (the ledger then reports the name as not followed)."""
+    from jaxrewrite.commands.targets import TargetError, find_spec, source_file
+
+    folder = os.path.dirname(os.path.abspath(filename))
+
+    def read(module: str, level: int) -> str | None:
+        try:
+            if level:
+                base = folder
+                for _ in range(level - 1):
+                    base = os.path.dirname(base)
+                stem = os.path.join(base, *module.split(".")) if module else base
+                candidates = [stem + ".py", os.path.join(stem, "__init__.py")]
+                path = next((c for c in candidates if os.path.isfile(c)), None)
+            elif os.path.isfile(filename):
+                path = source_file(find_spec(module, [folder, *sys.path[1:]], sys.meta_path), module)
+            else:
+                path = None
+            if path is None:
+                return None
+            with open(path, "rb") as file:
+                return importlib.util.decode_source(file.read())
+        except (TargetError, OSError, UnicodeDecodeError, SyntaxError, ValueError, ImportError):
+            return None
+
+    return read
 
 
 def _suppressed(finding: Diagnostic, lines: list[str]) -> bool:

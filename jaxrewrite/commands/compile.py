@@ -21,7 +21,12 @@ from types import CodeType
 
 from jaxrewrite.commands.files import python_files
 from jaxrewrite.commands.run import safe_path
-from jaxrewrite.commands.show import TargetError, display_name, find_spec, search_path
+from jaxrewrite.commands.targets import (
+    TargetError,
+    display_name,
+    find_spec,
+    search_path,
+)
 from jaxrewrite.engine.header import PRAGMA, scan_header
 from jaxrewrite.hook import pipeline, pycfile, tag
 

@@ -18,7 +18,9 @@ import tempfile
 import tokenize
 from collections.abc import Iterable, Iterator, Sequence
 
-from jaxrewrite.engine.source import unified_diff as unified_diff  # the commands' one diff, defined with the text
+from jaxrewrite.engine.source import (
+    unified_diff as unified_diff,  # the commands' one diff, defined with the text
+)
 
 SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules"})
 

@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from jaxrewrite import config as settings
-from jaxrewrite.commands.files import decode, python_files, unified_diff, write_atomically
+from jaxrewrite.commands.files import (
+    decode,
+    python_files,
+    unified_diff,
+    write_atomically,
+)
 from jaxrewrite.commands.hooknotes import INSTALL_LINE, hook_notes, install_hooks
 from jaxrewrite.commands.progress import Progress
 from jaxrewrite.migrate import REASONS, Migration, Reason, migrate_source

@@ -175,6 +175,34 @@ class LintFacts:
     opaque: tuple[tuple[ast.ClassDef, ast.expr, tuple[tuple[str, ast.AST], ...]], ...] = ()
 
 
+class EntryKind(enum.Enum):
+    PARAMETER = "parameter"
+    FIELD = "field"
+    ALIAS = "alias"
+    #: A variable's or a return value's annotation: Python keeps it, nothing reads it.
+    VARIABLE = "variable"
+    #: A name imported from a module the engine does not follow, in a marker position.
+    IMPORTED = "imported"
+
+
+class State(enum.Enum):
+    APPLIED = "applied"
+    REFUSED = "refused"
+    REPORTED = "reported"
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    kind: EntryKind
+    #: The parameter (``f.n``), field (``Cfg.n``), alias or imported name.
+    name: str
+    line: int
+    col: int
+    state: State
+    #: The code of the refusal or finding that accounts for it; None when applied.
+    code: str | None = None
+
+
 @dataclass
 class Analysis:
     source: Source
@@ -188,6 +216,9 @@ class Analysis:
     must_be_static: list[tuple[Function, str]] = field(default_factory=list)
     #: What lint reads (``analyze(..., lint=True)`` only): ``engine.lint.lint`` is pure over it.
     lint_facts: LintFacts | None = None
+    #: Every marker of the module and what became of it (``engine.ledger``): filled by the lint
+    #: analysis (``check``, ``show``), empty for the import hook's.
+    ledger: tuple[LedgerEntry, ...] = ()
 
     @property
     def errors(self) -> list[Diagnostic]:

@@ -18,10 +18,19 @@ from jaxrewrite.engine.classes import FunctionalClass
 from jaxrewrite.engine.completion import unseen_error
 from jaxrewrite.engine.decorators import Decorators
 from jaxrewrite.engine.diagnostics import Diagnostic
-from jaxrewrite.engine.filters import FAST, Filters, classes_with_markers, leaf_aliases, marker_names
+from jaxrewrite.engine.filters import (
+    FAST,
+    Filters,
+    classes_with_markers,
+    leaf_aliases,
+    marker_names,
+)
 from jaxrewrite.engine.header import Header, scan_header
+from jaxrewrite.engine.ledger import Facts, ImportReader
+from jaxrewrite.engine.ledger import build as build_ledger
 from jaxrewrite.engine.lint import lint as lint_findings
 from jaxrewrite.engine.lint import opaque_classes, read_defs
+from jaxrewrite.engine.peruse import per_use
 from jaxrewrite.engine.registrations import Registrations
 from jaxrewrite.engine.scopes import Binding, build_scopes, environment
 from jaxrewrite.engine.source import Source
@@ -42,6 +51,7 @@ def analyze(
     header: Header | None = None,
     lint: bool = False,
     passes: Sequence[TreePass] = (),
+    imports: ImportReader | None = None,
 ) -> Analysis:
     """Analyze one module's text; Python's own SyntaxError if it does not parse.
 
@@ -50,6 +60,8 @@ def analyze(
     adds the findings of markers that would do nothing (``engine.lint``: JR001 to JR004, JR007);
     ``passes`` run over the live tree after the analysis (``engine.tracetime.PASS``: JR006, the
     arguments that must be static, read with ``EXHAUSTIVE``-like filters so that unmarked uses count).
+    With ``lint`` the analysis also keeps the ledger (``engine.ledger``: every marker applied,
+    refused or reported); ``imports`` reads the modules names are imported from, for it.
     """
     header = scan_header(text) if header is None else header
     src = Source(text, filename)
@@ -67,7 +79,7 @@ def analyze(
     if require_pragma and not header.enabled:
         return result
     with collector_paused():
-        _analyze_tree(text, src, environment, filters, result, lint, passes)
+        _analyze_tree(text, src, environment, filters, result, lint, passes, imports)
     result.diagnostics.sort(key=lambda d: (d.line, d.col))
     return result
 
@@ -100,6 +112,7 @@ def _analyze_tree(
     result: Analysis,
     lint: bool,
     passes: Sequence[TreePass] = (),
+    imports: ImportReader | None = None,
 ) -> None:
     tree = ast.parse(text, src.filename)
     scopes = build_scopes(
@@ -114,6 +127,8 @@ def _analyze_tree(
         analyzer.run()
         if lint:
             analyzer.lint()
+            per_use(result, scopes, tree, {key: sig for key, (sig, _) in analyzer.signatures.items()})
+            build_ledger(result, scopes, tree, analyzer.facts(), imports)
         for extra in passes:
             extra(result, scopes, tree)
     finally:
@@ -125,7 +140,21 @@ def _analyze_tree(
 class _Analyzer(Decorators, Registrations, CallSites):
     """The whole walk: defs and their decorators, classes, then call sites (which need both)."""
 
+    refused_calls: list[tuple[ast.Call, str]]
+
+    def facts(self) -> Facts:
+        """What the ledger needs of the walk beyond the Analysis."""
+        fields = {
+            key: (info.name, [(f.name, f.markers, f.node) for f in info.fields]) for key, info in self.class_info.items()
+        }
+        read = {id(p.node): p.markers for sig, _ in self.signatures.values() for p in sig.params}
+        transforms: dict[int, set[str]] = {}
+        for use in self.result.uses:
+            transforms.setdefault(id(use.target), set()).add(use.transform.name)
+        return Facts(self.applied, self.unseen, self.refused_calls, fields, read, self.unknown_calls, transforms)
+
     def run(self) -> None:
+        self.refused_calls = []
         exhaustive = not self.filters.marker_names
         if not exhaustive:
             self.relevant = marker_names(self.tree)
@@ -156,6 +185,7 @@ class _Analyzer(Decorators, Registrations, CallSites):
                 self.call_site(call, scope, site)
             except RewriteError as err:
                 self.refuse(err)
+                self.refused_calls.append((call, getattr(err, "code", None) or "JR100"))
         for node, base in unclear:
             if id(node) not in self.registered:
                 self.refuse(unseen_error(node, base, self.src))

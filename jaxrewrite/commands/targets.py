@@ -1,0 +1,117 @@
+"""Where a ``show``, ``check`` or ``compile`` target is: a file path, or a dotted module name
+located with the import system's finders only (no package ``__init__`` runs), down to its source
+file. Shared so that no command imports another."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+from dataclasses import dataclass
+from typing import Sequence
+
+
+class TargetError(Exception):
+    """TARGET names no readable Python source; the message is one line for stderr."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A located source file: ``path`` to read, ``display`` for messages and diff headers."""
+
+    path: str
+    display: str
+
+
+def search_path(sys_path: Sequence[str], cwd: str, safe: bool) -> list[str]:
+    """The top-level search path ``python -m`` would use: the cwd replaces our own sys.path[0]."""
+    if safe:
+        return list(sys_path)
+    return [cwd, *sys_path[1:]]
+
+
+def display_name(path: str, cwd: str) -> str:
+    """A path relative to the cwd when it lies below it (as compilers print), else absolute."""
+    if not os.path.isabs(path):
+        return os.path.normpath(path)
+    rel = os.path.relpath(path, cwd)
+    return path if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
+
+
+def is_module_name(target: str) -> bool:
+    return all(part.isidentifier() for part in target.split("."))
+
+
+def locate(target: str, cwd: str, path: Sequence[str], meta_path: Sequence[object]) -> Target:
+    """Resolve TARGET to a source file without importing (so without executing) anything."""
+    if os.path.isfile(target) or target.endswith(".py") or os.sep in target or not is_module_name(target):
+        if not os.path.isfile(target):
+            why = "Is a directory" if os.path.isdir(target) else "No such file or directory"
+            raise TargetError(f"can't open file {target!r}: {why}")
+        return Target(target, display_name(target, cwd))
+    origin = source_file(find_spec(target, path, meta_path), target)
+    return Target(origin, display_name(origin, cwd))
+
+
+def find_spec(name: str, path: Sequence[str], meta_path: Sequence[object]) -> importlib.machinery.ModuleSpec:
+    """Like ``importlib.util.find_spec`` but parents are looked up, never imported."""
+    parts = name.split(".")
+    spec = _find_top(parts[0], path, meta_path)
+    if spec is None:
+        raise TargetError(f"no such file or module: {name!r}")
+    locations = _locations(spec, [os.path.join(entry or os.curdir, parts[0]) for entry in path])
+    for depth in range(1, len(parts)):
+        if locations is None:
+            parent = ".".join(parts[:depth])
+            raise TargetError(f"no such module: {name!r} ({parent!r} is not a package)")
+        # Looked up by its last part alone: for a namespace child, the full dotted name would make
+        # importlib read the (never imported) parent from sys.modules.
+        child = importlib.machinery.PathFinder.find_spec(parts[depth], locations)
+        if child is None:
+            raise TargetError(f"no such file or module: {name!r}")
+        spec = child
+        locations = _locations(spec, [os.path.join(location, parts[depth]) for location in locations])
+    return spec
+
+
+def _locations(spec: importlib.machinery.ModuleSpec, namespace: list[str]) -> list[str] | None:
+    """Where a package's submodules are searched, without importing it.
+
+    A namespace package's ``submodule_search_locations`` recomputes itself from its *imported*
+    parent (``sys.modules``), which ``show`` never imports: its folders are the parent's
+    locations joined with its name instead, as PEP 420 defines them.
+    """
+    if spec.submodule_search_locations is None:
+        return None
+    if spec.origin is None or spec.origin == "namespace":  # PEP 420: no __init__ file
+        return [folder for folder in namespace if os.path.isdir(folder)]
+    return list(spec.submodule_search_locations)
+
+
+def _find_top(
+    name: str, path: Sequence[str], meta_path: Sequence[object]
+) -> importlib.machinery.ModuleSpec | None:
+    """Ask the meta path finders in order, the path finder with ``path`` (cwd first, as -m)."""
+    for finder in meta_path:
+        if finder is importlib.machinery.PathFinder:
+            spec = importlib.machinery.PathFinder.find_spec(name, list(path))
+        else:
+            find = getattr(finder, "find_spec", None)
+            spec = find(name, None) if find is not None else None
+        if spec is not None:
+            assert isinstance(spec, importlib.machinery.ModuleSpec)
+            return spec
+    return None
+
+
+def source_file(spec: importlib.machinery.ModuleSpec, name: str) -> str:
+    origin = spec.origin
+    if origin == "frozen":
+        # Frozen stdlib modules (3.11+) remember the file they were frozen from.
+        origin = getattr(spec.loader_state, "filename", None)
+    suffixes = tuple(importlib.machinery.SOURCE_SUFFIXES)
+    if origin is None or not origin.endswith(suffixes) or not os.path.isfile(origin):
+        namespace = origin is None and spec.submodule_search_locations is not None
+        what = "a namespace package" if namespace else origin
+        raise TargetError(f"{name!r} has no Python source file (found {what or 'no file'})")
+    return origin

@@ -1,0 +1,656 @@
+"""The ledger: every Static/NoDiff marker of a module, and what became of it.
+
+Never silent, by construction. Every marker occurrence the source holds (a parameter's
+annotation, a class field, a type alias, a variable annotation, a name imported from a module
+the engine cannot follow) is one entry, and after the analysis each entry is in exactly one
+state: **applied** (a use or registration of the analysis reads it), **refused** (a RewriteError
+at it, or at a use of its def or class), or **reported** (a finding at it). An entry that is
+neither applied nor refused nor covered by an existing finding gets one here (JR008, JR009), so
+a marker can do nothing only with a word at its line. Pure: it reads the Analysis, the live
+scopes and the walker's facts, and adds findings.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State
+from jaxrewrite.engine.diagnostics import Diagnostic
+from jaxrewrite.engine.fields import form_of
+from jaxrewrite.engine.recognise import classify
+from jaxrewrite.engine.resolve import (
+    MAX_DEPTH,
+    alias_of,
+    marked,
+    marker_name,
+    parse_string,
+    qualname,
+)
+from jaxrewrite.engine.scopes import (
+    Assigned,
+    DefinedClass,
+    Imported,
+    Opaque,
+    Scope,
+    ScopeTree,
+    build_scopes,
+    own_expressions,
+)
+from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.table import CONTAINERS, Mark
+from jaxrewrite.errors import RewriteError
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+#: Reads another module's source for an imported name: (module as written, relative level) ->
+#: its text, or None when it cannot be found. Front ends with a file pass one (``check``,
+#: ``show``); without it every candidate import is a finding that says it was not followed.
+ImportReader = Callable[[str, int], "str | None"]
+
+#: Top-level packages whose exports are never marker aliases: the standard library (below) and
+#: the libraries whose types annotate JAX code. A name imported from anywhere else into a marker
+#: position may be an alias of a marker: the ledger follows it, or says it could not.
+_NOT_MARKERS = frozenset(
+    {
+        "jax", "jaxlib", "numpy", "flax", "equinox", "optax", "chex", "jaxtyping", "typing_extensions",
+        "scipy", "ml_dtypes", "haiku", "orbax", "torch", "tensorflow", "pandas", "beartype", "attrs", "attr",
+        "pydantic", "mypy_extensions", "numpy.typing", "jaxrewrite",
+    }
+)
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
+
+
+@dataclass
+class Facts:
+    """What the walk knows beyond the Analysis value (``walker.Walker``'s state)."""
+
+    #: Defs a transform of the table is applied to.
+    applied_defs: set[int]
+    #: (call, def) of every JR007 finding.
+    unseen: list[tuple[ast.Call, Function]]
+    #: Call sites whose analysis raised a RewriteError, with its code.
+    refused_calls: list[tuple[ast.Call, str]]
+    #: (id of a class or functional-class call) -> (its name, its fields as (name, markers, node)).
+    class_fields: dict[int, tuple[str, list[tuple[str, frozenset[Mark], ast.AST]]]] = field(default_factory=dict)
+    #: (id of a parameter's node) -> the markers the signature reader found on it.
+    read_marks: dict[int, frozenset[Mark]] = field(default_factory=dict)
+    #: Marked defs passed to a call that looks like a transform the table lacks (JR004 there).
+    unknown_calls: dict[int, ast.expr] = field(default_factory=dict)
+    #: (id of a def) -> the names of the transforms its uses apply.
+    transforms: dict[int, set[str]] = field(default_factory=dict)
+
+
+@dataclass
+class _Site:
+    kind: EntryKind
+    name: str
+    node: ast.AST
+    #: The def of a parameter, the class of a field: what errors at its uses refuse.
+    owner: ast.AST | None
+    #: Alias names the annotation reaches (so an alias ends as its uses end).
+    aliases: set[str]
+    #: The markers the annotation spells, as written (``Static[T]``, ``STATIC`` in metadata...).
+    marks: frozenset[Mark]
+    reason: str = ""
+    #: For an IMPORTED entry, the reason it is one (the imported name as written).
+    imported_from: str = ""
+
+
+# -- finding the markers of one expression --------------------------------------------------------
+
+
+def _mentions(expr: ast.AST | None, scope: Scope, aliases: set[str], depth: int = 0) -> frozenset[Mark]:
+    """Every marker ``expr`` spells anywhere inside it, through module aliases and strings; not
+    inside ``Callable[...]``, whose markers describe another function's parameters."""
+    if expr is None or depth > MAX_DEPTH:
+        return frozenset()
+    if isinstance(expr, ast.Constant):
+        if isinstance(expr.value, str) and depth < 8:
+            parsed = parse_string(expr.value)
+            if parsed is not None and not isinstance(parsed, ast.Constant):
+                return _mentions(parsed, scope, aliases, depth + 1)
+        return frozenset()
+    if isinstance(expr, ast.Subscript) and qualname(expr.value, scope) in _CALLABLE:
+        return frozenset()
+    if isinstance(expr, (ast.Name, ast.Attribute)):
+        name = marker_name(qualname(expr, scope))
+        if name is not None:
+            return frozenset({Mark.NODIFF if name in ("NoDiff", "NODIFF") else Mark.STATIC})
+        if isinstance(expr, ast.Name):
+            outer = marked(expr, scope)
+            if outer is not None:
+                return outer.markers
+            alias = alias_of(expr, scope)
+            if alias is not None and alias.value is not None and not _is_container_call(alias.value, alias.scope):
+                inner = _mentions(alias.value, alias.scope, aliases, depth + 1)
+                if inner:
+                    aliases.add(expr.id)
+                return inner
+            return frozenset()
+    found: set[Mark] = set()
+    for child in ast.iter_child_nodes(expr):
+        found |= _mentions(child, scope, aliases, depth + 1)
+    return frozenset(found)
+
+
+_CALLABLE = frozenset({"typing.Callable", "collections.abc.Callable"})
+
+
+def _is_container_call(value: ast.expr, scope: Scope) -> bool:
+    return isinstance(value, ast.Call) and qualname(value.func, scope) in CONTAINERS
+
+
+def _positions(ann: ast.expr, scope: Scope, where: ast.expr | None = None, depth: int = 0) -> Iterator[
+    tuple[ast.Name, ast.expr]
+]:
+    """The names of an annotation where a marker alias would act (the annotation itself, a
+    subscript's head, ``Annotated``'s type and metadata, a string holding one), each with the
+    node of the module's own tree that locates it (a string's names have positions of their own)."""
+    if depth > 4:
+        return
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        parsed = parse_string(ann.value)
+        if parsed is not None:
+            yield from _positions(parsed, scope, where or ann, depth + 1)
+    elif isinstance(ann, ast.Name):
+        yield ann, where or ann
+    elif isinstance(ann, ast.Subscript):
+        if qualname(ann.value, scope) == "typing.Annotated":
+            items = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+            for item in items:
+                yield from _positions(item, scope, where, depth + 1)
+        else:
+            yield from _positions(ann.value, scope, where, depth + 1)
+
+
+# -- collecting the sites -----------------------------------------------------------------------
+
+
+class _Collector:
+    def __init__(self, scopes: ScopeTree, facts: Facts, reader: ImportReader | None, src: Source) -> None:
+        self.def_scopes = {id(func): scope for func, scope in scopes.defs}
+        self.class_scopes = {id(d.node): d.body for d, _ in scopes.classes}
+        self.facts = facts
+        self.reader = reader
+        self.src = src
+        self.sites: list[_Site] = []
+        self.relative: dict[str, tuple[str, int]] = {}
+        self._followed: dict[tuple[str, int, str], str | None] = {}
+        self.statements = scopes.statements
+        self._called: set[str] | None = None
+
+    def body(self, stmts: list[ast.stmt], scope: Scope, in_class: ast.ClassDef | None = None) -> None:
+        for stmt in stmts:
+            self.statement(stmt, scope, in_class)
+
+    def statement(self, stmt: ast.stmt, scope: Scope, in_class: ast.ClassDef | None) -> None:
+        if isinstance(stmt, ast.ImportFrom):
+            for alias in stmt.names:
+                self.relative[alias.asname or alias.name] = (stmt.module or "", stmt.level)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.function(stmt, self.def_scopes.get(id(stmt), scope))
+        elif isinstance(stmt, ast.ClassDef):
+            body = self.class_scopes.get(id(stmt), scope)
+            self.body(stmt.body, body, stmt)
+        elif isinstance(stmt, ast.AnnAssign):
+            self.annotated(stmt, scope, in_class)
+        elif isinstance(stmt, ast.Assign):
+            self.assigned(stmt, stmt.value, scope)
+        elif type(stmt).__name__ == "TypeAlias":  # Python 3.12 ``type X = ...``
+            type_alias: Any = stmt  # ast.TypeAlias exists from Python 3.12 on only
+            self.alias(stmt, type_alias.name, type_alias.value, scope)
+        else:
+            for name in ("body", "orelse", "finalbody"):
+                block = getattr(stmt, name, None)
+                if isinstance(block, list):
+                    self.body([s for s in block if isinstance(s, ast.stmt)], scope, in_class)
+            for handler in getattr(stmt, "handlers", []):
+                self.body(handler.body, scope, in_class)
+            for case in getattr(stmt, "cases", []):
+                self.body(case.body, scope, in_class)
+
+    def function(self, func: Function, scope: Scope) -> None:
+        args = func.args
+        every = [*args.posonlyargs, *args.args, *([args.vararg] if args.vararg else []), *args.kwonlyargs]
+        every += [args.kwarg] if args.kwarg else []
+        for arg in every:
+            if arg.annotation is None:
+                continue
+            aliases: set[str] = set()
+            marks = _mentions(arg.annotation, scope, aliases)
+            name = f"{func.name}.{arg.arg}"
+            if marks:
+                self.sites.append(_Site(EntryKind.PARAMETER, name, arg, func, aliases, marks))
+            elif self.transformed(func):
+                self.imported(arg, arg.annotation, scope, name, func)
+        if func.returns is not None:
+            aliases = set()
+            if _mentions(func.returns, scope, aliases):
+                self.sites.append(
+                    _Site(EntryKind.VARIABLE, f"{func.name} return", func.returns, func, aliases, frozenset(),
+                          "a marker on a return annotation does nothing: only parameters and pytree class "
+                          "fields are read")
+                )
+        # The body runs in the def's own scope; names there resolve mostly to the module's.
+        self.body(func.body, scope)
+
+    def annotated(self, stmt: ast.AnnAssign, scope: Scope, in_class: ast.ClassDef | None) -> None:
+        target = stmt.target.id if isinstance(stmt.target, ast.Name) else ast.unparse(stmt.target)
+        aliases: set[str] = set()
+        if qualname(stmt.annotation, scope) in ("typing.TypeAlias", "typing_extensions.TypeAlias"):
+            self.alias(stmt, target, stmt.value, scope)
+            return
+        marks = _mentions(stmt.annotation, scope, aliases)
+        if in_class is not None and isinstance(stmt.target, ast.Name):
+            if marks:
+                self.sites.append(_Site(EntryKind.FIELD, f"{in_class.name}.{target}", stmt, in_class, aliases, marks))
+            return
+        if marks:
+            self.sites.append(
+                _Site(EntryKind.VARIABLE, target, stmt, None, aliases, marks,
+                      f"a marker on the annotation of variable {target!r} does nothing: only parameters and "
+                      "fields of classes are read")
+            )
+        if stmt.value is not None:
+            self.assigned(stmt, stmt.value, scope)
+
+    def assigned(self, stmt: ast.Assign | ast.AnnAssign, value: ast.expr | None, scope: Scope) -> None:
+        if value is None:
+            return
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        name = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
+        if isinstance(value, ast.Call) and _is_container_call(value, scope):
+            self.functional(value, name or "?", scope)
+            return
+        if name is not None:
+            self.alias(stmt, name, value, scope)
+
+    def alias(self, stmt: ast.AST, name: str | ast.expr, value: ast.expr | None, scope: Scope) -> None:
+        label = name.id if isinstance(name, ast.Name) else str(name)
+        aliases: set[str] = set()
+        marks = _mentions(value, scope, aliases)
+        if marks:
+            self.sites.append(_Site(EntryKind.ALIAS, label, stmt, None, aliases, marks))
+
+    def functional(self, call: ast.Call, name: str, scope: Scope) -> None:
+        """``TypedDict("C", {"n": Static[int]})`` and ``NamedTuple("C", [("n", Static[int])])``."""
+        pairs: list[tuple[str, ast.expr, ast.AST]] = []
+        spec = call.args[1] if len(call.args) > 1 else None
+        if isinstance(spec, ast.Dict):
+            pairs += [(ast.unparse(k), v, k) for k, v in zip(spec.keys, spec.values) if k is not None]
+        elif isinstance(spec, (ast.List, ast.Tuple)):
+            for item in spec.elts:
+                if isinstance(item, (ast.Tuple, ast.List)) and len(item.elts) == 2:
+                    pairs.append((ast.unparse(item.elts[0]), item.elts[1], item.elts[0]))
+        pairs += [(kw.arg, kw.value, kw) for kw in call.keywords if kw.arg is not None and kw.arg != "total"]
+        for key, value, where in pairs:
+            aliases: set[str] = set()
+            marks = _mentions(value, scope, aliases)
+            if marks:
+                self.sites.append(_Site(EntryKind.FIELD, f"{name}.{key.strip(chr(39) + chr(34))}", where, call,
+                                        aliases, marks))
+
+    # -- imported names -----------------------------------------------------------------------
+
+    def transformed(self, func: Function) -> bool:
+        """A transform of the table is applied to ``func`` (the walk's record, or, where the walk
+        stopped early for want of markers, a decorator or a call naming it)."""
+        if id(func) in self.facts.applied_defs:
+            return True
+        if self._called is None:
+            self._called = set()
+            for _, _, stmt, scope, _ in self.statements:
+                for expr in own_expressions(stmt):
+                    for call in ast.walk(expr):
+                        if (
+                            isinstance(call, ast.Call)
+                            and call.args
+                            and isinstance(call.args[0], ast.Name)
+                            and classify(call.func, scope) is not None
+                        ):
+                            self._called.add(call.args[0].id)
+        found = self.def_scopes.get(id(func))
+        decorated = found is not None and any(classify(d, found) is not None for d in func.decorator_list)
+        return decorated or func.name in self._called
+
+    def imported(self, arg: ast.arg, ann: ast.expr, scope: Scope, label: str, func: Function) -> None:
+        """A parameter of a transformed def annotated with a name from a module the engine does
+        not read: followed through ``reader`` where it can be, a finding where it cannot."""
+        for name, at in _positions(ann, scope):
+            found = scope.lookup(name.id)
+            if found is None or len(found[0]) != 1 or name.id not in self.relative:
+                continue
+            binding = found[0][0]
+            if not isinstance(binding, (Imported, Opaque)):
+                continue
+            module, level = self.relative[name.id]
+            if level == 0 and _library(module):
+                continue
+            spelled = f"{'.' * level}{module}"
+            verdict = self.follow(module, level, name.id)
+            if verdict == "":
+                continue  # read, and not a marker
+            where = f"'from {spelled} import {name.id}'"
+            if verdict is None:
+                reason = (
+                    f"{name.id!r} in the annotation of {arg.arg!r} comes from {where}, which jaxrewrite does not "
+                    "read, so whether it is a Static/NoDiff alias cannot be told; if it is one, it does nothing "
+                    "here: define the alias in this module (or write Static[...] here)"
+                )
+            else:
+                what = "classes" if verdict.startswith("a class") else "aliases"
+                reason = (
+                    f"{name.id!r} in the annotation of {arg.arg!r} is {verdict} in {spelled}, but jaxrewrite reads "
+                    f"only this module's {what}, so its markers do nothing here: define it in this module "
+                    "(or write Static[...] here)"
+                )
+            self.sites.append(
+                _Site(EntryKind.IMPORTED, f"{label} ({name.id})", at, func, set(), frozenset(), reason, name.id)
+            )
+
+    def follow(self, module: str, level: int, name: str) -> str | None:
+        """'' when the other module's ``name`` spells no marker; a description when it does;
+        None when it cannot be read."""
+        key = (module, level, name)
+        if key not in self._followed:
+            self._followed[key] = self._follow(module, level, name)
+        return self._followed[key]
+
+    def _follow(self, module: str, level: int, name: str) -> str | None:
+        text = None if self.reader is None else self.reader(module, level)
+        if text is None:
+            return None
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return None
+        scopes = build_scopes(tree, text, defer=False)
+        try:
+            found = scopes.module.lookup(name)
+            if found is None or len(found[0]) != 1:
+                return None
+            binding = found[0][0]
+            if isinstance(binding, Assigned):
+                return "an alias of a marker" if _mentions(binding.value, binding.scope, set()) else ""
+            if isinstance(binding, DefinedClass):
+                marked_fields = any(
+                    isinstance(s, ast.AnnAssign) and _mentions(s.annotation, binding.body, set())
+                    for s in binding.node.body
+                )
+                return "a class with Static/NoDiff fields" if marked_fields else ""
+            if isinstance(binding, Imported):
+                top = binding.qualname.partition(".")[0]
+                return "" if _library(top) else None
+            return "" if not isinstance(binding, Opaque) else None
+        finally:
+            scopes.release()
+
+
+def _library(module: str) -> bool:
+    top = module.partition(".")[0]
+    return top in _NOT_MARKERS or top in _STDLIB or top == "__future__"
+
+
+# -- the states -------------------------------------------------------------------------------
+
+
+def _span(node: ast.AST) -> tuple[int, int]:
+    """The lines whose findings speak for a def's or class's markers: its decorators to the
+    line before its body."""
+    first = min([getattr(node, "lineno", 1), *(d.lineno for d in getattr(node, "decorator_list", []))])
+    body = getattr(node, "body", None)
+    if isinstance(node, ast.ClassDef):
+        return first, node.end_lineno or node.lineno
+    if isinstance(body, list) and body:
+        return first, max(node.lineno, body[0].lineno - 1)  # type: ignore[attr-defined]
+    return first, getattr(node, "end_lineno", None) or first
+
+
+def build(
+    result: Analysis, scopes: ScopeTree, module: ast.Module, facts: Facts, reader: ImportReader | None = None
+) -> None:
+    """Fill ``result.ledger``, adding JR008/JR009 findings for what nothing else accounts for."""
+    src = result.source
+    collector = _Collector(scopes, facts, reader, src)
+    collector.body(module.body, scopes.module)
+    applied = _applied(result, facts, scopes)
+    diagnostics = list(result.diagnostics)
+    pragma = next((d for d in diagnostics if d.code == "JR001"), None)
+    refused_by_call = _refused_by_calls(facts, scopes, [d for d in diagnostics if d.is_error])
+    formed = _field_form_fields(scopes)
+    entries: list[tuple[_Site, LedgerEntry]] = []
+    for site in collector.sites:
+        entries.append((site, _settle(site, applied, formed, diagnostics, refused_by_call, facts, pragma, result)))
+    # Aliases end as their uses end: applied if one use is, else refused, else reported.
+    settled: list[LedgerEntry] = []
+    for site, entry in entries:
+        if site.kind is EntryKind.ALIAS and entry.state is State.REPORTED and entry.code == "JR008":
+            users = [e for s, e in entries if site.name in s.aliases and s is not site]
+            best = _best(users)
+            if best is not None:
+                entry = LedgerEntry(entry.kind, entry.name, entry.line, entry.col, best.state, best.code)
+            else:
+                found = _at(src, site.node, "JR008", _alias_reason(site.name))
+                result.diagnostics.append(found)
+        settled.append(entry)
+    result.ledger = tuple(settled)
+    result.diagnostics.sort(key=lambda d: (d.line, d.col))
+
+
+def _alias_reason(name: str) -> str:
+    return (
+        f"marker alias {name!r} is used by no annotation of this module that jaxrewrite applies, and an alias "
+        "imported into another module does nothing there (jaxrewrite reads each module's own aliases only): "
+        "define the alias in the module that uses it"
+    )
+
+
+def _best(users: list[LedgerEntry]) -> LedgerEntry | None:
+    for state in State:
+        found = next((u for u in users if u.state is state), None)
+        if found is not None:
+            return found
+    return None
+
+
+def _applied(result: Analysis, facts: Facts, scopes: ScopeTree) -> set[int]:
+    """Nodes of the parameters and fields some use, registration or field edit reads."""
+    applied: set[int] = set()
+    leaf_keys: list[tuple[ast.expr | None, tuple[str, ...]]] = []
+    for use in result.uses:
+        for param in use.signature.params:
+            if param.markers & use.transform.markers:
+                applied.add(id(param.node))
+        for leaf in use.leaves:
+            leaf_keys.append((leaf.param.node.annotation, leaf.keys))
+    # A def bound twice (``if``/``else`` twins, ``@overload`` stubs) is one function to Python:
+    # what a use of one binding applies, it applies to the same parameter of the others.
+    where = {id(func): id(scope) for func, scope in scopes.defs}
+    keys = {
+        (where.get(id(use.target)), use.target.name, p.name)
+        for use in result.uses
+        for p in use.signature.params
+        if p.markers & use.transform.markers
+    }
+    for func, scope in scopes.defs:
+        for arg in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]:
+            if (id(scope), func.name, arg.arg) in keys:
+                applied.add(id(arg))
+    for reg in result.registrations:
+        for name, marks, node in facts.class_fields.get(id(reg.target), ("", []))[1]:
+            if Mark.STATIC in marks:
+                applied.add(id(node))
+    for used in result.fields:
+        applied.add(id(used.stmt))
+    if leaf_keys:
+        applied |= _leaf_fields(leaf_keys, facts)
+    return applied
+
+
+def _leaf_fields(leaf_keys: list[tuple[ast.expr | None, tuple[str, ...]]], facts: Facts) -> set[int]:
+    """Fields that per-leaf uses split: a held key of a class named in the parameter's annotation,
+    or in the annotation of a field of such a class (nested TypedDicts)."""
+    applied: set[int] = set()
+    for ann, keys in leaf_keys:
+        names = _names(ann)
+        grown = True
+        while grown:
+            grown = False
+            for owner, fields in facts.class_fields.values():
+                if owner not in names:
+                    continue
+                for _, _, node in fields:
+                    more = _names(getattr(node, "annotation", None)) - names
+                    if more:
+                        names |= more
+                        grown = True
+        last = {key.rpartition(".")[2] for key in keys} | set(keys)
+        for owner, fields in facts.class_fields.values():
+            if owner in names:
+                applied.update(id(node) for name, _, node in fields if name in last)
+    return applied
+
+
+def _names(ann: ast.AST | None) -> set[str]:
+    found: set[str] = set()
+    if ann is None:
+        return found
+    for node in ast.walk(ann):
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            parsed = parse_string(node.value)
+            if parsed is not None and not isinstance(parsed, ast.Constant):
+                found |= _names(parsed)
+    return found
+
+
+def _refused_by_calls(facts: Facts, scopes: ScopeTree, errors: list[Diagnostic]) -> dict[str, str]:
+    """Names a refused call site names (a def or a class, and the classes annotating that def's
+    parameters: their per-leaf fields), and the classes annotating a def refused at its
+    decorators or signature, with the refusal's code."""
+    found: dict[str, str] = {}
+    defs = {func.name: func for func, _ in scopes.defs}
+    for func, _ in scopes.defs:
+        first, last = _span(func)
+        error = next((d for d in errors if first <= d.line <= last), None)
+        if error is not None:
+            for arg in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]:
+                for name in _names(arg.annotation):
+                    found.setdefault(name, error.code)
+    for call, code in facts.refused_calls:
+        for node in ast.walk(call):
+            if isinstance(node, ast.Name):
+                found.setdefault(node.id, code)
+                named = defs.get(node.id)
+                for arg in [] if named is None else [*named.args.posonlyargs, *named.args.args, *named.args.kwonlyargs]:
+                    for name in _names(arg.annotation):
+                        found.setdefault(name, code)
+    return found
+
+
+def _field_form_fields(scopes: ScopeTree) -> set[int]:
+    """Fields of Equinox Modules and flax.struct dataclasses: a Static one is completed in place
+    or already says so (anything else is a refusal, JR130/JR131), so it is applied."""
+    found: set[int] = set()
+    for defined, scope in scopes.classes:
+        try:
+            form, _ = form_of(defined, scope)
+        except RewriteError:
+            continue
+        if form is not None:
+            found.update(id(stmt) for stmt in defined.node.body if isinstance(stmt, ast.AnnAssign))
+    return found
+
+
+def _settle(
+    site: _Site,
+    applied: set[int],
+    formed: set[int],
+    diagnostics: list[Diagnostic],
+    refused_by_call: dict[str, str],
+    facts: Facts,
+    pragma: Diagnostic | None,
+    result: Analysis,
+) -> LedgerEntry:
+    node = site.node
+    line, col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1
+    first, last = _span(site.owner) if site.owner is not None else (line, getattr(node, "end_lineno", line) or line)
+    first, last = min(first, line), max(last, line)
+
+    def entry(state: State, code: str | None = None) -> LedgerEntry:
+        return LedgerEntry(site.kind, site.name, line, col, state, code)
+
+    if id(node) in applied and site.kind in (EntryKind.PARAMETER, EntryKind.FIELD):
+        return entry(State.APPLIED) if pragma is None else entry(State.REPORTED, "JR001")
+    error = next((d for d in diagnostics if d.is_error and first <= d.line <= last), None)
+    if error is not None:
+        return entry(State.REFUSED, error.code)
+    owner_name = getattr(site.owner, "name", None)
+    if owner_name is not None and owner_name in refused_by_call:
+        return entry(State.REFUSED, refused_by_call[owner_name])
+    if pragma is not None and site.kind is not EntryKind.ALIAS:
+        return entry(State.REPORTED, "JR001")
+    if id(node) in formed and Mark.STATIC in site.marks:
+        return entry(State.APPLIED)
+    finding = next((d for d in diagnostics if not d.is_error and first <= d.line <= last and d.code != "JR005"), None)
+    if finding is None and site.owner is not None:
+        seen = next((call for call, func in facts.unseen if func is site.owner), None)
+        if seen is not None:
+            return entry(State.REPORTED, "JR007")
+        if id(site.owner) in facts.unknown_calls and id(site.owner) not in facts.applied_defs:
+            return entry(State.REPORTED, "JR004")
+    if finding is not None and site.kind is not EntryKind.IMPORTED:
+        return entry(State.REPORTED, finding.code)
+    if site.kind is EntryKind.ALIAS:
+        return entry(State.REPORTED, "JR008")  # settled by its uses, or reported, in ``build``
+    code = "JR009" if site.kind is EntryKind.IMPORTED else "JR008"
+    result.diagnostics.append(_at(result.source, node, code, site.reason or _reason(site, facts)))
+    return entry(State.REPORTED, code)
+
+
+def _reason(site: _Site, facts: Facts) -> str:
+    spelled = " and ".join(sorted(m.value for m in site.marks)) or "a marker"
+    what = site.name
+    if site.kind is EntryKind.FIELD:
+        return (
+            f"{spelled} on field {what!r} does nothing: no registration of this module (register_dataclass, "
+            "an Equinox Module, a flax.struct dataclass) and no transform that splits a parameter annotated "
+            "with its class reads it; register the class, or annotate a parameter of a transformed def with it "
+            "(see the guide, section 8)"
+        )
+    owner = site.owner
+    read = facts.read_marks.get(id(site.node), frozenset())
+    if site.kind is EntryKind.PARAMETER and not read:
+        return (
+            f"{spelled} on {what!r} does nothing: jaxrewrite reads a marker only as the outermost annotation "
+            "(Static[T], NoDiff[T], Annotated[T, STATIC] or a module alias of one), not in this spelling; "
+            "write it so (see the guide, section 5)"
+        )
+    if owner is not None and id(owner) in facts.applied_defs:
+        under = ", ".join(sorted(facts.transforms.get(id(owner), ()))) or "the transforms applied to it"
+        return (
+            f"{spelled} on {what!r} does nothing under {under}: NoDiff is read by grad-like transforms and "
+            "custom_vjp/custom_jvp, Static by the others; apply a transform that reads it, or drop the marker "
+            "(see the guide, section 6)"
+        )
+    return (
+        f"{spelled} on {what!r} does nothing: no transform of this module applies to its function; mark "
+        "the parameters of the function a transform is applied to (see the guide, section 5)"
+    )
+
+
+def _at(src: Source, node: ast.AST, code: str, message: str) -> Diagnostic:
+    return Diagnostic.from_error(src.error(node, code, message))
+
+
+def unaccounted(ledger: tuple[LedgerEntry, ...]) -> list[LedgerEntry]:
+    """Entries in no state or with a state but no code to say why (none, by construction)."""
+    return [e for e in ledger if e.state is not State.APPLIED and e.code is None]
+

@@ -1,0 +1,223 @@
+"""Findings per use, not per function: a marked def whose marker one use applies can still be
+traced, or refused by JAX, at another use. Each finding is at that use.
+
+- JR010: ``jax.jit(f, in_shardings=...)`` refuses every keyword argument at call time, so a
+  keyword-only Static parameter of ``f`` can never be passed.
+- JR011: a Static parameter passed by keyword to a ``jax.vmap``/``nn.vmap`` result, which maps
+  keyword arguments over axis 0 whatever ``in_axes`` says (the guide's section 11).
+- JR012: a marked def itself (not a transform's result that reads its markers) handed to a JAX
+  function that traces the arguments it calls it with (``TRACES``), which jaxrewrite never rewrites.
+
+Pure: it reads the Analysis and the live scopes, and adds findings.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from jaxrewrite.engine.analysis import Analysis, Use, UseKind
+from jaxrewrite.engine.diagnostics import Diagnostic
+from jaxrewrite.engine.resolve import qualname, single
+from jaxrewrite.engine.scopes import Defined, Scope, ScopeTree, own_expressions
+from jaxrewrite.engine.signature import Kind, Param, Signature
+from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.table import Mark
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@dataclass(frozen=True)
+class Traces:
+    """How a JAX function calls the function it is given: at position ``function`` of the call,
+    with ``passes`` arguments (None: every parameter; ``rest_from``: the call's own positional
+    arguments from that index on, as ``jax.eval_shape(f, *args)`` does)."""
+
+    function: int
+    passes: int | None = None
+    rest_from: int | None = None
+
+
+#: JAX functions that trace the arguments they call a function with and take no static spec
+#: from jaxrewrite (a data table, as the transforms' one): what reaches the marked parameters.
+TRACES: dict[str, tuple[Traces, ...]] = {
+    "jax.eval_shape": (Traces(0, rest_from=1),),
+    "jax.linearize": (Traces(0, rest_from=1),),
+    "jax.vjp": (Traces(0, rest_from=1),),
+    "jax.closure_convert": (Traces(0, rest_from=1),),
+    "jax.lax.scan": (Traces(0, passes=2),),
+    "jax.lax.map": (Traces(0, passes=1),),
+    "jax.lax.fori_loop": (Traces(2, passes=2),),
+    "jax.lax.while_loop": (Traces(0, passes=1), Traces(1, passes=1)),
+    "jax.lax.cond": (Traces(1, rest_from=3), Traces(2, rest_from=3)),
+    "jax.lax.associative_scan": (Traces(0, passes=2),),
+    "jax.experimental.custom_partitioning.custom_partitioning": (Traces(0),),
+    "jax.custom_batching.custom_vmap": (Traces(0),),
+}
+#: Transforms that map keyword arguments over axis 0 whatever ``in_axes`` says.
+_KEYWORDS_MAPPED = frozenset({"vmap", "nn.vmap"})
+_JIT = frozenset({"jit", "pjit"})
+
+
+def per_use(result: Analysis, scopes: ScopeTree, module: ast.Module, signatures: dict[int, Signature]) -> None:
+    """JR010, JR011 and JR012 (``signatures``: every marked def's), added to the findings."""
+    src = result.source
+    found = [*_in_shardings(result, src), *_vmap_keywords(result, scopes, module, src)]
+    found.extend(_untransformed(result, scopes, src, signatures))
+    result.diagnostics.extend(found)
+    result.diagnostics.sort(key=lambda d: (d.line, d.col))
+
+
+def _at(src: Source, node: ast.AST, code: str, message: str) -> Diagnostic:
+    return Diagnostic.from_error(src.error(node, code, message))
+
+
+# -- JR010 ----------------------------------------------------------------------------------------
+
+
+def _in_shardings(result: Analysis, src: Source) -> Iterator[Diagnostic]:
+    for use in result.uses:
+        if use.transform.name not in _JIT or not any(k.arg == "in_shardings" for k in use.written):
+            continue
+        for param in use.signature.marked(use.transform.markers):
+            if param.kind is Kind.KEYWORD_ONLY:
+                yield _at(
+                    src,
+                    param.node,
+                    "JR010",
+                    f"{param.name!r} is a keyword-only Static parameter of {use.target.name!r}, jitted with "
+                    "'in_shardings': JAX refuses every keyword argument of such a function ('pjit does not "
+                    "support kwargs when in_shardings is specified'), so it can never be passed; make it a "
+                    "positional parameter (passed by position), or drop 'in_shardings'",
+                )
+
+
+# -- JR011 ----------------------------------------------------------------------------------------
+
+
+def _spine(expr: ast.expr) -> Iterator[ast.expr]:
+    """``expr`` and the first arguments it nests (``jax.jit(jax.vmap(f))``)."""
+    for _ in range(32):
+        yield expr
+        if not isinstance(expr, ast.Call) or not expr.args:
+            return
+        expr = expr.args[0]
+
+
+def _vmap_keywords(result: Analysis, scopes: ScopeTree, module: ast.Module, src: Source) -> Iterator[Diagnostic]:
+    mapped = [u for u in result.uses if u.transform.name in _KEYWORDS_MAPPED and u.signature.marked(u.transform.markers)]
+    if not mapped:
+        return
+    # What calls the mapped function: the def's own name (a decorator use), the name a call
+    # site's result (or a transform around it) is bound to, or the call site itself.
+    callees: dict[str, Use] = {}
+    direct: dict[int, Use] = {}
+    for use in mapped:
+        if use.kind is UseKind.DECORATOR:
+            binding = single(ast.Name(use.target.name), scopes.module)
+            if isinstance(binding, Defined) and binding.node is use.target:
+                callees[use.target.name] = use
+        else:
+            direct[id(use.node)] = use
+    for node in ast.walk(module):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            bound = next((direct[id(e)] for e in _spine(node.value) if id(e) in direct), None)
+            if bound is not None:
+                callees[node.targets[0].id] = bound
+    for node in ast.walk(module):
+        if not isinstance(node, ast.Call) or not node.keywords:
+            continue
+        called: Use | None = None
+        if isinstance(node.func, ast.Name) and node.func.id in callees:
+            called = callees[node.func.id]
+        elif isinstance(node.func, ast.Call):
+            called = next((direct[id(e)] for e in _spine(node.func) if id(e) in direct), None)
+        if called is None:
+            continue
+        statics = {p.name: p for p in called.signature.marked(called.transform.markers)}
+        for keyword in node.keywords:
+            if keyword.arg in statics:
+                yield _at(
+                    src,
+                    keyword,
+                    "JR011",
+                    f"Static parameter {keyword.arg!r} of {called.target.name!r} is passed by keyword to a function "
+                    f"made by {called.transform.name}, which maps keyword arguments over axis 0 whatever 'in_axes' "
+                    "says, so it is traced here; pass it by position (see the guide, section 11, 'Limits')",
+                )
+
+
+# -- JR012 ----------------------------------------------------------------------------------------
+
+
+def _untransformed(
+    result: Analysis, scopes: ScopeTree, src: Source, signatures: dict[int, Signature]
+) -> Iterator[Diagnostic]:
+    """Marked defs themselves handed to a function of ``TRACES``."""
+    marked = {key: sig for key, sig in signatures.items() if sig.has_markers}
+    decorated = {
+        id(use.target) for use in result.uses if use.kind is UseKind.DECORATOR and use.signature.marked(use.transform.markers)
+    }
+    if not marked:
+        return
+    scopes.walk_deferred(None)
+    for func, scope in scopes.defs:
+        for deco in func.decorator_list:
+            rows = TRACES.get(qualname(deco, scope) or "")
+            sig = marked.get(id(func))
+            if rows and sig is not None and any(r.passes is None and r.rest_from is None for r in rows):
+                yield _finding(src, deco, func, list(sig.marked(frozenset(Mark))), ast.unparse(deco))
+    for _, _, stmt, scope, _ in list(scopes.statements):
+        for expr in own_expressions(stmt):
+            for call in ast.walk(expr):
+                if isinstance(call, ast.Call):
+                    yield from _traced_call(call, scope, marked, decorated, src)
+
+
+def _traced_call(
+    call: ast.Call, scope: Scope, marked: dict[int, Signature], decorated: set[int], src: Source
+) -> Iterator[Diagnostic]:
+    rows = TRACES.get(qualname(call.func, scope) or "")
+    if not rows:
+        return
+    for row in rows:
+        if row.function >= len(call.args):
+            continue
+        arg = call.args[row.function]
+        binding = single(arg, scope)
+        if not isinstance(binding, Defined) or id(binding.node) not in marked or id(binding.node) in decorated:
+            continue
+        func, sig = binding.node, marked[id(binding.node)]
+        reached = _reached(sig, row, call)
+        if reached:
+            yield _finding(src, arg, func, reached, ast.unparse(call.func))
+
+
+def _reached(sig: Signature, row: Traces, call: ast.Call) -> list[Param]:
+    """The marked parameters that receive an argument from the JAX function."""
+    params = list(sig.marked(frozenset(Mark)))
+    if row.passes is None and row.rest_from is None:
+        return params
+    if row.rest_from is not None:
+        rest = call.args[row.rest_from :]
+        if any(isinstance(a, ast.Starred) for a in rest):
+            return params
+        count = len(rest)
+        named = {k.arg for k in call.keywords if k.arg is not None}
+        return [p for p in params if (p.position is not None and p.position < count) or p.name in named]
+    assert row.passes is not None
+    return [p for p in params if p.position is not None and p.position < row.passes]
+
+
+def _finding(src: Source, where: ast.AST, func: Function, params: list[Param], callee: str) -> Diagnostic:
+    names = ", ".join(repr(p.name) for p in params)
+    return _at(
+        src,
+        where,
+        "JR012",
+        f"the Static/NoDiff marker{'s' if len(params) > 1 else ''} on {names} of {func.name!r} do{'' if len(params) > 1 else 'es'} "
+        f"nothing under {callee!r}: it traces the arguments it calls {func.name!r} with, and jaxrewrite does "
+        f"not rewrite it; pass a transformed {func.name!r} (a jax.jit of it reads its markers), or close over "
+        "the static values (functools.partial) yourself",
+    )
