@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import re
 import sys
 import threading
@@ -86,6 +87,9 @@ def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
     if not enabled:
         where = f" (the one on line {ignored[0]} does not count: it is not a comment in the header)" if ignored else ""
         return f"add '# jaxrewrite: enable' as a comment line in its header{where}"
+    runner = _runner_child(name)
+    if runner is not None:
+        return runner
     if name == "__main__":
         return f"run the program with 'python -m jaxrewrite {path}'"
     plugin = sys.modules.get("jaxrewrite.integrations.pytest_plugin")  # under pytest: its option is the fix
@@ -101,6 +105,15 @@ def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
         "no import hook is installed: call jaxrewrite.install() before importing it, "
         "or run the program with 'python -m jaxrewrite'"
     )
+
+
+def _runner_child(name: str) -> str | None:
+    """In a process the runner's program started (``JAXREWRITE_RUNNER`` inherited): what happened."""
+    if not os.environ.get("JAXREWRITE_RUNNER"):
+        return None
+    from jaxrewrite.commands import children
+
+    return children.explain(name, HOOKED)
 
 
 def caller() -> FrameType | None:
