@@ -13,7 +13,7 @@ by their command line) that step runs the script's code through the runner's scr
 
 A child that ignores ``PYTHONPATH`` (``python -E``/``-I``, or an environment the program replaced)
 still carries ``JAXREWRITE_RUNNER`` if it kept the rest: NotRewrittenWarning then says what happened
-(``explain``). A script started as ``python other.py`` gets the hook for its imports; the script
+(hook/notrewritten.py, which this module tells that the hook reached a child). A script started as ``python other.py`` gets the hook for its imports; the script
 itself is rewritten only when started through the runner, and its warning says so.
 """
 
@@ -24,13 +24,12 @@ import sys
 import types
 from collections.abc import Callable, MutableMapping
 
+from jaxrewrite.hook import notrewritten
+
 #: Set by the runner for its program; the value names the packages of its hook ("*": every module).
-ENV = "JAXREWRITE_RUNNER"
+ENV = notrewritten.RUNNER_ENV
 #: The folder whose ``sitecustomize`` a child runs.
 SITE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "childsite")
-
-#: Whether this process is a child the runner's hook reached (set by ``start_child``).
-reached = False
 
 #: The command lines (``python -c CODE``) that multiprocessing starts its children with.
 _MULTIPROCESSING = ("from multiprocessing.spawn import spawn_main", "from multiprocessing.forkserver import main")
@@ -47,14 +46,13 @@ def export(environ: MutableMapping[str, str] = os.environ) -> None:
 
 def start_child() -> None:
     """In a child's ``sitecustomize``: install the hook the runner asked for."""
-    global reached
     value = os.environ.get(ENV)
     if not value:
         return
     from jaxrewrite.hook.finder import install
 
     install(None if value == "*" else [name for name in value.split(",") if name])
-    reached = True
+    notrewritten.RUNNER_CHILD = True
     if any(any(line in arg for line in _MULTIPROCESSING) for arg in getattr(sys, "orig_argv", ())):
         _rewrite_mp_main()
 
@@ -98,23 +96,3 @@ def _opted_in(path: str) -> bytes | None:
     except OSError:
         return None
     return data if might_opt_in(data) else None
-
-
-def explain(name: str, hooked: bool) -> str | None:
-    """For NotRewrittenWarning of module ``name`` in this process (``hooked``: a hook is installed):
-    how it came to run without the runner's hook, or None when the runner has nothing to say."""
-    if not os.environ.get(ENV):
-        return None
-    if reached and name in ("__main__", "__mp_main__"):
-        return (
-            "this process was started by the program that 'python -m jaxrewrite' runs, as 'python SCRIPT': "
-            "the runner's hook reached it for imports, but a script is rewritten only when the runner "
-            "starts it: start it with [sys.executable, '-m', 'jaxrewrite', SCRIPT, ...]"
-        )
-    if hooked:
-        return None  # the runner itself, a forked child, or a hook of the program's own
-    return (
-        "this process was started by the program that 'python -m jaxrewrite' runs, without the runner's "
-        "hook: its interpreter ignored PYTHONPATH (python -E or -I) or was given one without "
-        f"{SITE!r}; keep that entry in the child's PYTHONPATH, or call jaxrewrite.install() before the import"
-    )

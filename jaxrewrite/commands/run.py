@@ -2,7 +2,9 @@
 
 ``python -m jaxrewrite SCRIPT`` must be indistinguishable from ``python SCRIPT`` to the program
 (argv, sys.path[0], ``__main__`` globals, exit status, tracebacks) apart from the rewriting, so
-the path rules below mirror CPython 3.11's ``Modules/main.c`` and ``Python/pythonrun.c``.
+the path rules below mirror CPython 3.11's ``Modules/main.c`` and ``Python/pythonrun.c``. The one
+difference it can see is in ``os.environ``: ``JAXREWRITE_RUNNER`` and a first ``PYTHONPATH`` entry,
+which carry the hook into the Python processes it starts (commands/children.py).
 """
 
 from __future__ import annotations

@@ -24,6 +24,10 @@ REWRITTEN: set[str] = set()
 #: Whether an import hook is installed now: kept by hook/finder.py (install, uninstall), which
 #: imports this module, never the other way round.
 HOOKED = False
+#: The variable the runner (``python -m jaxrewrite``) sets for the processes its program starts
+#: (jaxrewrite/commands/children.py), and whether its hook reached this one (set there).
+RUNNER_ENV = "JAXREWRITE_RUNNER"
+RUNNER_CHILD = False
 #: Files already looked at (warned or found quiet): each is read at most once per process.
 _checked: set[str] = set()
 _lock = threading.Lock()
@@ -168,12 +172,25 @@ def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
 
 
 def _runner_child(name: str) -> str | None:
-    """In a process the runner's program started (``JAXREWRITE_RUNNER`` inherited): what happened."""
-    if not os.environ.get("JAXREWRITE_RUNNER"):
+    """In a process the runner's program started (``RUNNER_ENV`` inherited): what happened, or
+    None when the runner has nothing to say (the runner itself, a forked child, a hook of the
+    program's own)."""
+    if not os.environ.get(RUNNER_ENV):
         return None
-    from jaxrewrite.commands import children
-
-    return children.explain(name, HOOKED)
+    if RUNNER_CHILD and name in ("__main__", "__mp_main__"):
+        return (
+            "this process was started by the program that 'python -m jaxrewrite' runs, as 'python SCRIPT': "
+            "the runner's hook reached it for imports, but a script is rewritten only when the runner "
+            "starts it: start it with [sys.executable, '-m', 'jaxrewrite', SCRIPT, ...]"
+        )
+    if HOOKED:
+        return None
+    return (
+        "this process was started by the program that 'python -m jaxrewrite' runs, without the runner's "
+        "hook: its interpreter ignored PYTHONPATH (python -E or -I) or was given one without the entry "
+        "the runner puts first on it (jaxrewrite/commands/childsite); keep that entry in the child's "
+        "PYTHONPATH, or call jaxrewrite.install() before the import"
+    )
 
 
 def caller() -> FrameType | None:
