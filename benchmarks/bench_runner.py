@@ -2,7 +2,8 @@
 
 A script without a pragma that imports jax and an opted-in module whose rewritten code is in the
 hook's cache (written by an untimed warm-up run). Arms, each a fresh interpreter timed whole by
-the parent (wall clock; interleaved rounds, _timing.py):
+the parent (wall clock; interleaved rounds, _timing.py; the CPU-time ratio of the child, user and
+system, is given as context: on a loaded machine it is the steadier of the two):
 
 * ``plain``: ``python plain.py``, the same script with ``jaxrewrite.install()`` at its top: what
   the hook costs without the runner (the baseline).
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -35,7 +37,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from _timing import Row, dump, interleave, paired_ratio, print_table  # noqa: E402
+from _timing import Row, dump, interleave, paired_ratio, print_table
 
 MODULE = """\
 # jaxrewrite: enable
@@ -79,13 +81,22 @@ def lay_out(root: Path) -> dict[str, str]:
     return env
 
 
-def arm(name: str, app: Path, env: dict[str, str], *args: str) -> Callable[[], float]:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def arm(name: str, app: Path, env: dict[str, str], *args: str, cpu: list[float] | None = None) -> Callable[[], float]:
+    """One fresh interpreter per sample: its wall seconds (its CPU seconds go to ``cpu``)."""
     command = [sys.executable, *COMMANDS[name], *args]
 
     def sample() -> float:
+        before = _children_cpu()
         start = time.perf_counter()
         done = subprocess.run(command, cwd=app, env=env, capture_output=True, text=True, check=False)
         seconds = time.perf_counter() - start
+        if cpu is not None:
+            cpu.append(_children_cpu() - before)
         if done.returncode != 0:
             raise SystemExit(f"arm {name!r} failed:\n{done.stdout}{done.stderr}")
         return seconds
@@ -103,14 +114,16 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         env = lay_out(Path(tmp))
         app = Path(tmp) / "app"
-        arms = {name: arm(name, app, env) for name in SCRIPTS}
+        cpu: dict[str, list[float]] = {name: [] for name in SCRIPTS}
+        arms = {name: arm(name, app, env, cpu=cpu[name]) for name in SCRIPTS}
         for name in SCRIPTS:  # untimed: writes the caches (the engine runs), warms the page cache
             arm(name, app, env, "warm-up")()
         wall = interleave(arms, rounds)
     base = wall["plain"]
 
     def ms(name: str) -> str:
-        return f"{statistics.median(wall[name]) * 1e3:.0f} vs {statistics.median(base) * 1e3:.0f} ms per process"
+        cpu_ratio = paired_ratio(cpu[name], cpu["plain"]).median
+        return f"{statistics.median(wall[name]) * 1e3:.0f} vs {statistics.median(base) * 1e3:.0f} ms per process, cpu ratio {cpu_ratio:.3f}"
 
     rows = [
         Row("runner", "runner warm: python -m jaxrewrite script.py / python script.py with install()", paired_ratio(wall["runner"], base), 1.05, ms("runner")),

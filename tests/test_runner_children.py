@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from support import REPO, child_env, jaxrewrite, write
 
 LIB = """\

@@ -59,7 +59,7 @@ def start_child() -> None:
 
 def _rewrite_mp_main() -> None:
     """Make multiprocessing run an opted-in main script rewritten, as the runner ran it."""
-    import multiprocessing.spawn as spawn
+    from multiprocessing import spawn
 
     original: Callable[[str], None] = spawn._fixup_main_from_path  # type: ignore[attr-defined]
     run_module_code = getattr(__import__("runpy"), "_run_module_code", None)
