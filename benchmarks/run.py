@@ -44,6 +44,7 @@ BENCHMARKS = [
     ("integrations", "bench_integrations.py", []),
     ("library", "bench_library.py", []),
     ("import", "bench_import.py", []),
+    ("runner", "bench_runner.py", []),
     ("share", "bench_hook_share.py", []),
 ]
 

@@ -396,3 +396,38 @@ def test_ipython_ext_option_loads_it_from_the_start(tmp_path: Path) -> None:
     assert plain.stdout.splitlines()[-1] == "2.0 4.0 3.0 1", plain.stdout + plain.stderr
     refused = ipython("--ext", "jaxrewrite", "-c", "import jax\nfrom jaxrewrite import Static\n@jax.jit\ndef g(*n: Static[int]):\n    return 1\n")
     assert "JR101 Static cannot mark *args parameter 'n'" in refused.stdout + refused.stderr
+
+
+def test_load_ext_in_the_cell_it_should_rewrite_says_the_rest_runs_as_written(tmp_path: Path) -> None:
+    """``%load_ext jaxrewrite`` inside the one cell of ``ipython -c`` or a ``.ipy`` file: IPython
+    transformed the cell before the extension was loaded, so the rest runs as written; a
+    NotRewrittenWarning says so at the marked def's line, with the fix (``--ext``). Loaded in a
+    cell of its own, or with nothing marked after it, it says nothing."""
+    import os
+    import subprocess
+    import sys
+
+    from golden_cases import ROOT
+
+    body = (
+        "import jax\nfrom jaxrewrite import Static\nTRACES = []\n\n@jax.jit\ndef f(x, n: Static[int]):\n"
+        "    TRACES.append(n)\n    return x * n\n\nprint(f(1.0, 2), f(1.0, 3), len(TRACES))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "IPYTHONDIR": str(tmp_path / "ipython")}
+
+    def ipython(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "IPython", "--no-banner", "--colors=NoColor", *args],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout + done.stderr
+
+    said = ipython("-c", "%load_ext jaxrewrite\n" + body)
+    assert "NotRewrittenWarning: jaxrewrite was loaded in the middle of this cell (line 1)" in said, said
+    assert "annotations do nothing (line 7)" in said and "--ext jaxrewrite" in said
+    (tmp_path / "cells.ipy").write_text("%load_ext jaxrewrite\n" + body)
+    said = ipython(str(tmp_path / "cells.ipy"))
+    assert "jaxrewrite was loaded in the middle of this cell" in said, said
+    quiet = ipython("-c", "%load_ext jaxrewrite\nimport jax\nprint(jax.numpy.ones(2).sum())\n")
+    assert "NotRewrittenWarning" not in quiet and "2.0" in quiet, quiet

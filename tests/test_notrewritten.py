@@ -140,3 +140,23 @@ def test_libraries_that_never_fetch_a_marker_are_never_read(project: Path) -> No
     )
     done = python("-c", code, cwd=project)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+SNIPPET = "import jax\nfrom jaxrewrite import Static\n\n\n@jax.jit\ndef f(x, n: Static[int]):\n    return x * n\n"
+
+
+def test_code_without_a_file_is_warned_about_where_python_lets_it_be_seen(tmp_path: Path) -> None:
+    """``python -c`` (its text is in ``sys.orig_argv``: analyzed, warned at the def's line), standard
+    input and ``exec(compile(text, "snippet.py", "exec"))`` (no text anywhere: a warning that says
+    so); a ``-c`` whose markers lose nothing stays quiet."""
+    from support import python
+
+    given = python("-c", SNIPPET, cwd=tmp_path)
+    assert "<string>:6: NotRewrittenWarning: module '__main__' was not rewritten" in given.stderr, given.stderr
+    assert "code given with 'python -c' is never rewritten" in given.stderr
+    read = python("-", cwd=tmp_path, stdin=SNIPPET)
+    assert "<stdin>:2: NotRewrittenWarning: code read from standard input fetched a marker" in read.stderr, read.stderr
+    compiled = python("-c", f"exec(compile({SNIPPET!r}, 'snippet.py', 'exec'), {{'__name__': 'snip'}})", cwd=tmp_path)
+    assert "snippet.py:2: NotRewrittenWarning: code compiled as 'snippet.py' (not from a file)" in compiled.stderr, compiled.stderr
+    quiet = python("-c", "from jaxrewrite import Static\nprint(Static)", cwd=tmp_path)
+    assert quiet.returncode == 0 and "NotRewrittenWarning" not in quiet.stderr, quiet.stderr

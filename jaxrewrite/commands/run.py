@@ -2,7 +2,9 @@
 
 ``python -m jaxrewrite SCRIPT`` must be indistinguishable from ``python SCRIPT`` to the program
 (argv, sys.path[0], ``__main__`` globals, exit status, tracebacks) apart from the rewriting, so
-the path rules below mirror CPython 3.11's ``Modules/main.c`` and ``Python/pythonrun.c``.
+the path rules below mirror CPython 3.11's ``Modules/main.c`` and ``Python/pythonrun.c``. The one
+difference it can see is in ``os.environ``: ``JAXREWRITE_RUNNER`` and a first ``PYTHONPATH`` entry,
+which carry the hook into the Python processes it starts (commands/children.py).
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ import sys
 import types
 from typing import Callable, NoReturn
 
-from jaxrewrite.hook.finder import compile_opted_in, install
+from jaxrewrite.commands import children
+from jaxrewrite.hook.finder import install
+from jaxrewrite.hook.scriptcache import script_code
 
 #: The installed hook's handle, kept for the life of the process: threads and atexit
 #: handlers that import after the program's main code returns still get rewritten modules.
@@ -99,6 +103,7 @@ def _install() -> None:
     global _hook
     if _hook is None:
         _hook = install()
+        children.export()  # and in every Python process the program starts
 
 
 def _set_path0(entry: str, always: bool) -> None:
@@ -124,13 +129,8 @@ def _new_main() -> types.ModuleType:
 
 
 def _compile(data: bytes, filename: str) -> types.CodeType:
-    try:
-        importlib.util.decode_source(data)
-    except (SyntaxError, UnicodeDecodeError):
-        pass  # undecodable source cannot opt in; the compiler words the SyntaxError below
-    else:
-        return compile_opted_in(data, filename)
-    return compile(data, filename, "exec", dont_inherit=True)
+    """A script's code: plain if it does not opt in, else rewritten, through the hook's cache."""
+    return script_code(data, filename)
 
 
 def _load_pyc(data: bytes) -> types.CodeType:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import re
 import sys
 import threading
@@ -23,6 +24,10 @@ REWRITTEN: set[str] = set()
 #: Whether an import hook is installed now: kept by hook/finder.py (install, uninstall), which
 #: imports this module, never the other way round.
 HOOKED = False
+#: The variable the runner (``python -m jaxrewrite``) sets for the processes its program starts
+#: (jaxrewrite/commands/children.py), and whether its hook reached this one (set there).
+RUNNER_ENV = "JAXREWRITE_RUNNER"
+RUNNER_CHILD = False
 #: Files already looked at (warned or found quiet): each is read at most once per process.
 _checked: set[str] = set()
 _lock = threading.Lock()
@@ -40,6 +45,11 @@ def check_importer(frame: FrameType | None) -> None:
         return
     module_globals = frame.f_globals
     path = module_globals.get("__file__")
+    where = frame.f_code.co_filename
+    if where.startswith("<") or (where != path and not isinstance(path, str)):
+        # Code without a file: ``python -c``, standard input, ``exec(compile(text, name, "exec"))``.
+        _check_fileless(frame)
+        return
     if not isinstance(path, str) or path in REWRITTEN or path in _checked or not path.endswith(".py"):
         return
     name = module_globals.get("__name__")
@@ -56,16 +66,69 @@ def check_importer(frame: FrameType | None) -> None:
         warnings.warn_explicit(text, NotRewrittenWarning, path, line, name, registry)
 
 
+def _check_fileless(frame: FrameType) -> None:
+    """Warn (once per code name) if code that has no file needed the rewrite: nothing rewrites it.
+
+    Its text is found where Python keeps it: the ``-c`` argument (``sys.orig_argv``) or
+    ``linecache`` (where IPython, doctest and others register theirs). Where it is nowhere
+    (standard input, a string compiled and run), the warning says it cannot tell."""
+    where = frame.f_code.co_filename
+    if where in REWRITTEN or where in _checked or where.startswith("<frozen"):
+        return
+    ipython = sys.modules.get("jaxrewrite.integrations.ipython")
+    if ipython is not None and getattr(ipython, "_active", None):
+        return  # cells are the extension's: it rewrites them or says why not
+    with _lock:
+        if where in _checked:
+            return
+        _checked.add(where)
+    name = frame.f_globals.get("__name__")
+    name = name if isinstance(name, str) else "?"
+    argv = getattr(sys, "orig_argv", [])
+    if where == "<string>" and name == "__main__" and "-c" in argv[:-1]:
+        text: str | None = argv[argv.index("-c") + 1]
+        kind = "code given with 'python -c'"
+    else:
+        import linecache
+
+        lines = linecache.getlines(where)
+        text = "".join(lines) if lines else None
+        kind = "code read from standard input" if where == "<stdin>" else f"code compiled as {where!r} (not from a file)"
+    tail = "put it in a file that opts in and run it with 'python -m jaxrewrite FILE', or import it with the hook installed"
+    fix = f"{kind} is never rewritten: {tail}"
+    line = frame.f_lineno
+    if text is not None:
+        found = diagnose_text(text, where, name, fix)
+        if found is None:
+            return
+        message, line = found
+    else:
+        message = (
+            f"{kind} fetched a marker from jaxrewrite: such code is never rewritten, and its text is nowhere to "
+            f"be read, so jaxrewrite cannot tell which of its Static/NoDiff annotations do nothing: {tail}"
+        )
+    registry = frame.f_globals.setdefault("__warningregistry__", {})
+    warnings.warn_explicit(message, NotRewrittenWarning, where, line, name, registry)
+
+
 def diagnose(path: str, name: str) -> tuple[str, int] | None:
     """The warning for module ``name`` at ``path``, with its line, or None when nothing is lost."""
     try:
         with open(path, "rb") as file:
             text = importlib.util.decode_source(file.read())
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None  # not ours to report: Python itself reports what it cannot read or compile
+    return diagnose_text(text, path, name)
+
+
+def diagnose_text(text: str, path: str, name: str, fix: str | None = None) -> tuple[str, int] | None:
+    """``diagnose`` for the text of ``path``; ``fix`` replaces what the warning says to do."""
+    try:
         from jaxrewrite.engine.analyze import analyze
 
         analysis = analyze(text, path, require_pragma=False)
-    except (OSError, SyntaxError, UnicodeDecodeError):
-        return None  # not ours to report: Python itself reports what it cannot read or compile
+    except SyntaxError:
+        return None
     first = analysis.first_edit()
     # A Static field of an Equinox Module or flax.struct class loses its static=True too.
     field = min(analysis.fields, key=lambda f: (f.stmt.lineno, f.stmt.col_offset), default=None)
@@ -78,7 +141,9 @@ def diagnose(path: str, name: str) -> tuple[str, int] | None:
         lost = f"module {name!r} was not rewritten, so the Static/NoDiff parameters of {func!r} (line {line}) are traced"
     else:
         return None  # aliases, is_static, markers no transform reads: nothing is lost
-    return f"{lost}: {_fix(analysis.header.enabled, analysis.header.ignored_lines, name, path)}", line
+    if fix is None:
+        fix = _fix(analysis.header.enabled, analysis.header.ignored_lines, name, path)
+    return f"{lost}: {fix}", line
 
 
 def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
@@ -86,6 +151,9 @@ def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
     if not enabled:
         where = f" (the one on line {ignored[0]} does not count: it is not a comment in the header)" if ignored else ""
         return f"add '# jaxrewrite: enable' as a comment line in its header{where}"
+    runner = _runner_child(name)
+    if runner is not None:
+        return runner
     if name == "__main__":
         return f"run the program with 'python -m jaxrewrite {path}'"
     plugin = sys.modules.get("jaxrewrite.integrations.pytest_plugin")  # under pytest: its option is the fix
@@ -100,6 +168,28 @@ def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
     return (
         "no import hook is installed: call jaxrewrite.install() before importing it, "
         "or run the program with 'python -m jaxrewrite'"
+    )
+
+
+def _runner_child(name: str) -> str | None:
+    """In a process the runner's program started (``RUNNER_ENV`` inherited): what happened, or
+    None when the runner has nothing to say (the runner itself, a forked child, a hook of the
+    program's own)."""
+    if not os.environ.get(RUNNER_ENV):
+        return None
+    if RUNNER_CHILD and name in ("__main__", "__mp_main__"):
+        return (
+            "this process was started by the program that 'python -m jaxrewrite' runs, as 'python SCRIPT': "
+            "the runner's hook reached it for imports, but a script is rewritten only when the runner "
+            "starts it: start it with [sys.executable, '-m', 'jaxrewrite', SCRIPT, ...]"
+        )
+    if HOOKED:
+        return None
+    return (
+        "this process was started by the program that 'python -m jaxrewrite' runs, without the runner's "
+        "hook: its interpreter ignored PYTHONPATH (python -E or -I) or was given one without the entry "
+        "the runner puts first on it (jaxrewrite/commands/childsite); keep that entry in the child's "
+        "PYTHONPATH, or call jaxrewrite.install() before the import"
     )
 
 

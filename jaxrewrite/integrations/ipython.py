@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
+import warnings
 from types import CodeType
 from typing import Any
 
@@ -31,7 +32,7 @@ from jaxrewrite.engine.analyze import analyze
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.rewrite import rewritten
 from jaxrewrite.engine.source import unified_diff
-from jaxrewrite.errors import RewriteError
+from jaxrewrite.errors import NotRewrittenWarning, RewriteError
 from jaxrewrite.hook.finder import HookHandle, install
 from jaxrewrite.integrations.namespace import Recorded, StandIn, prepare, rebindings, stand_ins
 
@@ -45,6 +46,8 @@ _MISSING = object()
 #: Text that may define what later cells need to know about (a superset: comments count).
 _DEFINES = re.compile(r"\b(?:def|class|TypedDict|NamedTuple)\b")
 _WORD = re.compile(r"[^\W\d]\w*")
+#: ``%load_ext jaxrewrite`` as IPython's transforms leave it in the cell.
+_LOAD = re.compile(r"""run_line_magic\(\s*['"]load_ext['"]\s*,\s*['"][^'"]*\bjaxrewrite\b""")
 
 
 class CellRewriter:
@@ -170,6 +173,47 @@ class CellRewriter:
             else:
                 self.recorded[name] = Recorded(stand_in, now)
 
+    # -- loaded inside a cell ---------------------------------------------------------------------
+
+    def warn_if_loaded_mid_cell(self) -> None:
+        """``%load_ext jaxrewrite`` in the cell being run (``ipython -c``, a ``.ipy`` file): IPython
+        transformed the whole cell before running its first line, and compiles the rest from that
+        text, so the rest runs as written. Say so where it loses something, at its first such line.
+
+        The running cell is the one IPython gave its display hook (``displayhook.exec_result``);
+        none while ``--ext`` loads the extension at start-up."""
+        result = getattr(getattr(self.shell, "displayhook", None), "exec_result", None)
+        raw = getattr(getattr(result, "info", None), "raw_cell", None)
+        if not isinstance(raw, str):
+            return
+        try:
+            text = self.shell.input_transformer_manager.transform_cell(raw)
+        except Exception:  # not a cell IPython could transform: nothing of it is run either
+            return
+        lines = text.splitlines(keepends=True)
+        loads = [at for at, line in enumerate(lines) if _LOAD.search(line)]
+        if not loads:
+            return
+        # The rest of the cell, with the lines before it blank: line numbers stay the cell's.
+        rest = "\n" * (loads[0] + 1) + "".join(lines[loads[0] + 1 :])
+        try:
+            analysis = analyze(rest, CELL, require_pragma=False)
+        except SyntaxError:
+            return  # IPython reports it; a RewriteError would have been raised on a later cell
+        first = analysis.first_edit()
+        if first is None and not analysis.fields:
+            return
+        line = first.target.lineno if first is not None else min(f.stmt.lineno for f in analysis.fields)
+        warnings.warn_explicit(
+            f"jaxrewrite was loaded in the middle of this cell (line {loads[0] + 1}): IPython transforms a "
+            "cell before running any of it, so the rest of the cell runs as written and its Static/NoDiff "
+            f"annotations do nothing (line {line}); load it in a cell of its own, or start IPython with "
+            "'--ext jaxrewrite' (ipython --ext jaxrewrite -c ..., ipython --ext jaxrewrite file.ipy)",
+            NotRewrittenWarning,
+            self._cell_name(raw),
+            line,
+        )
+
     # -- %%jaxrewrite_show ----------------------------------------------------------------------
 
     def show_magic(self, line: str, cell: str) -> None:
@@ -222,6 +266,7 @@ def load_ipython_extension(ipython: Any) -> None:
     rewriter = CellRewriter(ipython)
     rewriter.load()
     _active[id(ipython)] = rewriter
+    rewriter.warn_if_loaded_mid_cell()
 
 
 def unload_ipython_extension(ipython: Any) -> None:

@@ -1,0 +1,98 @@
+"""The runner's hook in the Python processes the program starts: xdist workers, multiprocessing
+children (spawn, forkserver, ProcessPoolExecutor), ``subprocess.run([sys.executable, ...])``.
+
+Why this way: such a child is a fresh interpreter; whatever the runner installed in its own process
+is gone there. The one thing every such child inherits is the environment, and the one thing every
+Python runs from it before any user code is ``sitecustomize`` on ``PYTHONPATH``. So the runner sets
+``JAXREWRITE_RUNNER`` and puts ``childsite/`` first on ``PYTHONPATH``; its ``sitecustomize`` installs
+the hook (and runs any ``sitecustomize`` it shadows). No ``.pth`` file, no patched ``Popen``.
+
+multiprocessing's spawn and forkserver children also run the parent's main script again, as
+``__mp_main__``, through ``runpy.run_path``, which compiles it as written: in those children (known
+by their command line) that step runs the script's code through the runner's script cache instead.
+
+A child that ignores ``PYTHONPATH`` (``python -E``/``-I``, or an environment the program replaced)
+still carries ``JAXREWRITE_RUNNER`` if it kept the rest: NotRewrittenWarning then says what happened
+(hook/notrewritten.py, which this module tells that the hook reached a child). A script started as ``python other.py`` gets the hook for its imports; the script
+itself is rewritten only when started through the runner, and its warning says so.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+from collections.abc import Callable, MutableMapping
+
+from jaxrewrite.hook import notrewritten
+
+#: Set by the runner for its program; the value names the packages of its hook ("*": every module).
+ENV = notrewritten.RUNNER_ENV
+#: The folder whose ``sitecustomize`` a child runs.
+SITE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "childsite")
+
+#: The command lines (``python -c CODE``) that multiprocessing starts its children with.
+_MULTIPROCESSING = ("from multiprocessing.spawn import spawn_main", "from multiprocessing.forkserver import main")
+
+
+def export(environ: MutableMapping[str, str] = os.environ) -> None:
+    """In the runner, before the program runs: what its children inherit."""
+    environ[ENV] = "*"
+    path = environ.get("PYTHONPATH", "")
+    entries = path.split(os.pathsep) if path else []
+    if SITE not in entries:
+        environ["PYTHONPATH"] = os.pathsep.join([SITE, *entries])
+
+
+def start_child() -> None:
+    """In a child's ``sitecustomize``: install the hook the runner asked for."""
+    value = os.environ.get(ENV)
+    if not value:
+        return
+    from jaxrewrite.hook.finder import install
+
+    install(None if value == "*" else [name for name in value.split(",") if name])
+    notrewritten.RUNNER_CHILD = True
+    if any(any(line in arg for line in _MULTIPROCESSING) for arg in getattr(sys, "orig_argv", ())):
+        _rewrite_mp_main()
+
+
+def _rewrite_mp_main() -> None:
+    """Make multiprocessing run an opted-in main script rewritten, as the runner ran it."""
+    from multiprocessing import spawn
+
+    original: Callable[[str], None] = spawn._fixup_main_from_path  # type: ignore[attr-defined]
+    run_module_code = getattr(__import__("runpy"), "_run_module_code", None)
+    if run_module_code is None or getattr(original, "__wrapped__", None) is not None:
+        return
+
+    def _fixup_main_from_path(main_path: str) -> None:
+        current = sys.modules["__main__"]
+        data = _opted_in(main_path)
+        if data is None or getattr(current, "__file__", None) == main_path:
+            original(main_path)  # a script that does not opt in, or main already set (fork)
+            return
+        from jaxrewrite.hook.scriptcache import script_code
+
+        # What spawn's own version does, with runpy.run_path's compile replaced by the runner's.
+        spawn.old_main_modules.append(current)
+        main = types.ModuleType("__mp_main__")
+        main.__dict__.update(run_module_code(script_code(data, main_path), None, "__mp_main__", pkg_name="", script_name=main_path))
+        sys.modules["__main__"] = sys.modules["__mp_main__"] = main
+
+    _fixup_main_from_path.__wrapped__ = original  # type: ignore[attr-defined]
+    spawn._fixup_main_from_path = _fixup_main_from_path  # type: ignore[attr-defined]
+
+
+def _opted_in(path: str) -> bytes | None:
+    """The bytes of the script at ``path`` if it is a file that may opt in, else None."""
+    from jaxrewrite.engine.header import might_opt_in
+
+    if not path.endswith(".py") or os.path.splitext(os.path.basename(path))[0] == "ipython":
+        return None
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError:
+        return None
+    return data if might_opt_in(data) else None
