@@ -43,9 +43,21 @@ def _python_for_nobody() -> str | None:
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
         return None
     version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
-    for candidate in (sys.executable, f"/usr/bin/{version}", f"/usr/local/bin/{version}"):
+    for candidate in (
+        sys.executable,
+        f"/usr/bin/{version}",
+        f"/usr/local/bin/{version}",
+    ):
         done = subprocess.run(
-            ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", candidate, "-c", "import json"],
+            [
+                "setpriv",
+                f"--reuid={NOBODY}",
+                f"--regid={NOBODY}",
+                "--clear-groups",
+                candidate,
+                "-c",
+                "import json",
+            ],
             capture_output=True,
             cwd="/",
             check=False,
@@ -70,8 +82,16 @@ def _site(base: Path, version: str | None = None, name: str = "site") -> Path:
     site = base / name
     site.mkdir()
     shutil.copy(typing_extensions.__file__, site / "typing_extensions.py")
-    shutil.copytree(os.path.dirname(astor.__file__), site / "astor", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO / "jaxrewrite", site / "jaxrewrite", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        os.path.dirname(astor.__file__),
+        site / "astor",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    shutil.copytree(
+        REPO / "jaxrewrite",
+        site / "jaxrewrite",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     if version is not None:
         (site / "jaxrewrite" / "version.py").write_text(f'__version__ = "{version}"\n')
     (site / "jax").mkdir()
@@ -98,14 +118,42 @@ def base() -> Iterator[Path]:
 
 
 def _env(*path: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "PYTHONSAFEPATH")}
-    env.update(PYTHONPATH=os.pathsep.join(map(str, path)), JAXREWRITE_DEBUG="1", HOME="/nonexistent")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "PYTHONSAFEPATH")
+    }
+    env.update(
+        PYTHONPATH=os.pathsep.join(map(str, path)),
+        JAXREWRITE_DEBUG="1",
+        HOME="/nonexistent",
+    )
     return env
 
 
-def _as_nobody(python: str, site: Path, *prefix: str) -> subprocess.CompletedProcess[str]:
-    argv = [*prefix, "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", python, "-c", PROBE, *MODULES]
-    done = subprocess.run(argv, cwd="/", env=_env(site), capture_output=True, text=True, timeout=120, check=False)
+def _as_nobody(
+    python: str, site: Path, *prefix: str
+) -> subprocess.CompletedProcess[str]:
+    argv = [
+        *prefix,
+        "setpriv",
+        f"--reuid={NOBODY}",
+        f"--regid={NOBODY}",
+        "--clear-groups",
+        python,
+        "-c",
+        PROBE,
+        *MODULES,
+    ]
+    done = subprocess.run(
+        argv,
+        cwd="/",
+        env=_env(site),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return done
 
@@ -119,12 +167,23 @@ def test_a_read_only_install_hashes_once_and_tries_each_folder_once(base: Path) 
     site = _site(base)
     for _ in range(2):  # nothing is written, so every process pays the same
         trace = _as_nobody(python, site).stderr
-        assert len(re.findall(r"^jaxrewrite: hashed \d+ jaxrewrite sources", trace, re.M)) == 1, trace
-        refused = re.findall(r"^jaxrewrite: not written: (.*): ", trace, re.M)
+        assert (
+            len(
+                re.findall(
+                    r"^jaxrewrite: hashed \d+ jaxrewrite sources", trace, re.MULTILINE
+                )
+            )
+            == 1
+        ), trace
+        refused = re.findall(r"^jaxrewrite: not written: (.*): ", trace, re.MULTILINE)
         folders = [os.path.dirname(path) for path in refused]
         assert sorted(folders) == sorted(set(folders)), trace  # each folder tried once
-        assert str(site / "mods" / "__pycache__") in folders and len(folders) == 2, trace  # the memo's, the pycs'
-        assert len(re.findall(r"^jaxrewrite: not tried: ", trace, re.M)) == 2, trace  # m2, m3
+        assert str(site / "mods" / "__pycache__") in folders and len(folders) == 2, (
+            trace
+        )  # the memo's, the pycs'
+        assert len(re.findall(r"^jaxrewrite: not tried: ", trace, re.MULTILINE)) == 2, (
+            trace
+        )  # m2, m3
     assert not (site / "mods" / "__pycache__").exists()
 
 
@@ -133,20 +192,40 @@ def test_a_read_only_install_under_strace(base: Path, tmp_path: Path) -> None:
     modules' ``__pycache__`` (Python's own try for ``mods/__init__`` and jaxrewrite's one)."""
     python = _python_for_nobody()
     if python is None or shutil.which("strace") is None:
-        pytest.skip("needs root, setpriv, strace and a Python the unprivileged user can run")
+        pytest.skip(
+            "needs root, setpriv, strace and a Python the unprivileged user can run"
+        )
     site = _site(base)
     log = tmp_path / "strace.log"
     done = subprocess.run(
-        ["strace", "-f", "-qq", "-e", "trace=openat,mkdir", "-o", str(log), "--", "true"], capture_output=True, check=False
+        [
+            "strace",
+            "-f",
+            "-qq",
+            "-e",
+            "trace=openat,mkdir",
+            "-o",
+            str(log),
+            "--",
+            "true",
+        ],
+        capture_output=True,
+        check=False,
     )
     if done.returncode != 0:
         pytest.skip("strace cannot trace here (no ptrace)")
-    _as_nobody(python, site, "strace", "-f", "-qq", "-e", "trace=openat,mkdir", "-o", str(log))
+    _as_nobody(
+        python, site, "strace", "-f", "-qq", "-e", "trace=openat,mkdir", "-o", str(log)
+    )
     calls = log.read_text().splitlines()
     # An engine module is opened once to hash it, once by the hook to look for a pragma (the hook
     # covers every module here) and once by Python to import it (no pyc can be written for it
     # either); before, once more for every further hash (6 in all).
-    plan = [line for line in calls if '/jaxrewrite/engine/plan.py"' in line and "openat" in line]
+    plan = [
+        line
+        for line in calls
+        if '/jaxrewrite/engine/plan.py"' in line and "openat" in line
+    ]
     assert len(plan) == 3, plan
     made = [line for line in calls if "mkdir(" in line and "/mods/__pycache__" in line]
     assert len(made) == 2, made
@@ -154,7 +233,10 @@ def test_a_read_only_install_under_strace(base: Path, tmp_path: Path) -> None:
 
 def _index_files(src: Path) -> dict[str, tuple[int, int]]:
     pycache = src / "__pycache__"
-    return {p.name: (p.stat().st_mtime_ns, p.stat().st_ino) for p in pycache.glob("jaxrewrite-optin.*.idx")}
+    return {
+        p.name: (p.stat().st_mtime_ns, p.stat().st_ino)
+        for p in pycache.glob("jaxrewrite-optin.*.idx")
+    }
 
 
 def test_two_versions_on_one_tree_keep_an_index_each(base: Path) -> None:
@@ -171,7 +253,13 @@ def test_two_versions_on_one_tree_keep_an_index_each(base: Path) -> None:
 
     def run(site: Path) -> None:
         done = subprocess.run(
-            [sys.executable, "-c", code], cwd=base, env=_env(src, site), capture_output=True, text=True, timeout=120, check=False
+            [sys.executable, "-c", code],
+            cwd=base,
+            env=_env(src, site),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
         )
         assert done.returncode == 0, done.stderr[-3000:]
 
