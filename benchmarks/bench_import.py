@@ -26,6 +26,7 @@ import argparse
 import datetime
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -171,6 +172,9 @@ def main(argv: list[str] | None = None) -> int:
         Path(tmp, "bench_opted_in.py").write_text(text)
         Path(tmp, "bench_first.py").write_text(text)
         Path(tmp, "bench_by_hand.py").write_text(rewrite_source(text, "bench_by_hand.py"))
+        # What a user writes without jaxrewrite at all: plain types, no marker import.
+        plain_types = re.sub(r"Static\[(\w+)\]", r"\1", rewrite_source(text, "bench_plain_types.py"))
+        Path(tmp, "bench_plain_types.py").write_text(plain_types.replace("from jaxrewrite.markers import Static\n", ""))
         Path(tmp, "bench_first_by_hand.py").write_text(rewrite_source(text, "bench_first_by_hand.py"))
         env = child_env(tmp)
 
@@ -179,14 +183,16 @@ def main(argv: list[str] | None = None) -> int:
 
         plain, hooked = code("bench_opted_in", False), code("bench_opted_in", True)
         by_hand = code("bench_by_hand", False)
+        by_hand_plain = code("bench_plain_types", False)
         # The same import after another opted-in module: the once-per-process costs are paid.
         plain_second = code("bench_opted_in", False, "import bench_first")
         hooked_second = code("bench_opted_in", True, "import bench_first")
         by_hand_second = code("bench_by_hand", False, "import bench_first_by_hand")
-        for warm in () if args.quick else (plain, hooked, by_hand, plain_second, hooked_second, by_hand_second):
+        for warm in () if args.quick else (plain, hooked, by_hand, by_hand_plain, plain_second, hooked_second, by_hand_second):
             sample(warm, env)  # writes the plain pycs and the hook's
         module_result = compare(plain, hooked, env, repeats)
         by_hand_result = compare(by_hand, hooked, env, repeats)
+        plain_types_result = compare(by_hand_plain, hooked, env, repeats)
         second_result = compare(plain_second, hooked_second, env, repeats)
         second_by_hand_result = compare(by_hand_second, hooked_second, env, repeats)
 
@@ -194,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         ("import jax", jax_result, 1.03),
         ("opted-in module, warm cache", module_result, 1.10),
         ("  vs the rewrite written by hand", by_hand_result, 1.03),
+        ("  vs by hand with plain types", plain_types_result, 1.03),
         ("  as the second opted-in module", second_result, None),
         ("  second module vs by hand", second_by_hand_result, None),
     ]

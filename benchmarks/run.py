@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib.util
 import math
 import os
 import platform
@@ -33,20 +34,34 @@ from _timing import Ratio, Row, load  # noqa: E402
 
 RESULTS = HERE / "results.md"
 
-#: (name, script, extra arguments for a full run). Order: cheapest and least noisy first.
-BENCHMARKS = [
-    ("dispatch", "bench_dispatch.py", []),
-    ("fields", "bench_fields.py", []),
-    ("cold", "bench_cold.py", ["--profile"]),
-    ("leaves", "bench_leaves.py", []),
-    ("check", "bench_check.py", []),
-    ("migrate", "bench_migrate.py", []),
-    ("integrations", "bench_integrations.py", []),
-    ("library", "bench_library.py", []),
-    ("import", "bench_import.py", []),
-    ("runner", "bench_runner.py", []),
-    ("share", "bench_hook_share.py", []),
+#: (name, script, extra arguments for a full run, the peers it compares with beyond jax). Order:
+#: cheapest and least noisy first. A benchmark whose peer is not installed is skipped, and says so.
+BENCHMARKS: list[tuple[str, str, list[str], tuple[str, ...]]] = [
+    ("dispatch", "bench_dispatch.py", [], ("equinox", "jax_dataclasses")),
+    ("fields", "bench_fields.py", [], ("equinox",)),
+    ("cold", "bench_cold.py", ["--profile"], ()),
+    ("leaves", "bench_leaves.py", [], ("equinox",)),
+    ("check", "bench_check.py", [], ()),
+    ("migrate", "bench_migrate.py", [], ()),
+    ("integrations", "bench_integrations.py", [], ("IPython", "pytest")),
+    ("library", "bench_library.py", [], ()),
+    ("import", "bench_import.py", [], ()),
+    ("runner", "bench_runner.py", [], ()),
+    ("share", "bench_hook_share.py", [], ()),
 ]
+
+
+def missing_peers(peers: tuple[str, ...]) -> list[str]:
+    """The peers that cannot be imported here (looked up, not imported)."""
+    missing = []
+    for peer in peers:
+        try:
+            found = importlib.util.find_spec(peer) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(peer)
+    return missing
 
 # bench_import.py prints a header line naming its columns (`plain ms`, `hook ms`, `ratio`, ...)
 # and rows `what  numbers...  [<= target ok|MISSED]`: another engineer's format, read here by
@@ -161,8 +176,14 @@ def main(argv: list[str] | None = None) -> int:
     statuses: list[str] = []
     profile = ""
     with tempfile.TemporaryDirectory() as tmp:
-        for name, script, extra in BENCHMARKS:
+        for name, script, extra, peers in BENCHMARKS:
             if name in args.skip:
+                continue
+            missing = missing_peers(peers)
+            if missing:
+                status = f"{script}: skipped, {' and '.join(missing)} not installed"
+                print(f"$ {script}: {status.partition(': ')[2]}", flush=True)
+                statuses.append(status)
                 continue
             rows, status, stdout = run_one(name, script, extra, args.quick, Path(tmp), args.import_repeats)
             all_rows += rows
@@ -170,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
             if name == "cold":
                 profile = profile_section(stdout)
     failed = [s for s in statuses if "FAILED" in s]
+    skipped = [s for s in statuses if ": skipped, " in s]
     missed = [row for row in all_rows if row.verdict.endswith("MISSED")]
     table = markdown(all_rows)
 
@@ -204,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "Scripts: " + "; ".join(statuses) + ".",
     ]
+    if skipped:
+        summary += ["", "Skipped (a peer is not installed): " + "; ".join(skipped) + "."]
     text = "\n".join(header) + "\n" + table + "\n" + "\n".join(summary) + "\n"
     if profile:
         text += "\n## cProfile: rewrite_source on the realistic module (bench_cold.py --profile)\n\n```text\n" + profile + "\n```\n"

@@ -11,7 +11,7 @@ import inspect
 import sys
 from collections.abc import Callable
 from types import ModuleType
-from typing import Annotated, Any, Final, ForwardRef
+from typing import TYPE_CHECKING, Annotated, Any, Final, ForwardRef
 
 # typing_extensions' TypeVar accepts a PEP 696 default on every supported Python.
 from typing_extensions import TypeVar, get_type_hints
@@ -42,10 +42,42 @@ NODIFF: Final = Marker("NODIFF")
 #: strict modes included, as it does to jaxrewrite.
 T = TypeVar("T", default=Any)
 
-#: ``Static[T]``: the argument is static (compile-time constant) for every transform.
-Static = Annotated[T, STATIC]
-#: ``NoDiff[T]``: the argument is not differentiated (``nondiff_argnums`` for custom_vjp/jvp).
-NoDiff = Annotated[T, NODIFF]
+
+
+def _memoised(alias: Any) -> Any:
+    """``alias`` (an ``Annotated[T, marker]``) whose subscription by a plain class is a dict
+    lookup: ``Static[int]`` runs at every def of an annotated function (without postponed
+    annotations), and typing's own path (its LRU cache, the substitution) costs ~1 us each.
+    The result is typing's own, the same object typing's cache would give: only the way to it
+    is shorter. Anything but a plain class (``Static[list[int]]``, a TypeVar) takes typing's path."""
+    base = type(alias)
+    try:
+
+        memo: dict[type, Any] = {}  # a closure: attributes of typing's aliases are slow to reach
+
+        class Memoised(base, _root=True):  # type: ignore[misc, valid-type, call-arg]
+            def __getitem__(self, params: Any) -> Any:
+                if type(params) is type:
+                    found = memo.get(params)
+                    if found is None:
+                        found = memo[params] = super().__getitem__(params)
+                    return found
+                return super().__getitem__(params)
+
+        alias.__class__ = Memoised
+    except TypeError:  # another typing whose aliases cannot be subclassed: typing's own path
+        pass
+    return alias
+
+
+if TYPE_CHECKING:
+    #: ``Static[T]``: the argument is static (compile-time constant) for every transform.
+    Static = Annotated[T, STATIC]
+    #: ``NoDiff[T]``: the argument is not differentiated (``nondiff_argnums`` for custom_vjp/jvp).
+    NoDiff = Annotated[T, NODIFF]
+else:
+    Static = _memoised(Annotated[T, STATIC])
+    NoDiff = _memoised(Annotated[T, NODIFF])
 
 
 def _metadata(func: Callable[..., Any], name: str) -> tuple[object, ...]:

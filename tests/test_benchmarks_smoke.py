@@ -38,6 +38,7 @@ NAMES = {
     "bench_integrations.py": "integrations",
     "bench_library.py": "library",
     "bench_import.py": "import",
+    "bench_runner.py": "runner",
     "bench_hook_share.py": "share",
 }
 
@@ -65,7 +66,7 @@ def test_names_are_run_pys_own() -> None:
         import run  # type: ignore[import-not-found]
     finally:
         sys.path.remove(str(REPO / "benchmarks"))
-    assert {script: name for name, script, _ in run.BENCHMARKS} == NAMES
+    assert {script: name for name, script, *_ in run.BENCHMARKS} == NAMES
 
 
 def test_run_exits_zero_and_writes_one_table(tmp_path: Path) -> None:
@@ -123,6 +124,7 @@ def test_script_ran_and_printed_its_rows(tmp_path: Path, script: str, rows: list
         ("migrate", ["| migrate jax: migrate_source / compile"]),
         ("import", ["| import: import jax", "| import: opted-in module, warm cache"]),
         ("share", ["| hook share of import jax, warm: hook self time / import jax"]),
+        ("runner", ["| runner warm: python -m jaxrewrite script.py / python script.py with install()"]),
     ],
 )
 def test_table_only_scripts_run_and_fill_the_table(tmp_path: Path, name: str, rows: list[str]) -> None:

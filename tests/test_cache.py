@@ -51,8 +51,8 @@ def test_the_memo_checks_each_file_once(package_copy: Path) -> None:
     recorded, and statted, once."""
     memo = package_copy.parent / "memo"
     tag.digests(str(package_copy), memo=str(memo))
-    _, _, stats, _ = marshal.loads(memo.read_bytes())
-    names = [name for name, _, _ in stats]
+    _, _, _, stats, _ = marshal.loads(memo.read_bytes())
+    names = [name for name, _, _, _ in stats]
     assert "engine/header.py" in names and "engine" in names
     assert len(names) == len(set(names)), sorted(name for name in names if names.count(name) > 1)
     assert tag.package_sources(str(package_copy)).count("engine/header.py") == 1
@@ -89,6 +89,7 @@ def test_cache_tag_is_alphanumeric_and_keyed_on_rewriter_and_level(monkeypatch: 
 
     monkeypatch.setattr(tag, "_rewriter_hash", None)
     monkeypatch.setattr(tag, "_scanner_hash", None)
+    monkeypatch.setattr(tag, "_record", None)
     monkeypatch.setattr(jaxrewrite.version, "__version__", "999")
     assert tag.cache_tag() != taken
 
@@ -398,10 +399,14 @@ def test_the_memo_spares_reading_the_sources(package_copy: Path, monkeypatch: py
         pytest.param(lambda d: d[: len(d) // 2], id="truncated"),
         pytest.param(lambda d: b"\x00" * 8, id="garbage"),
         pytest.param(lambda d: b"", id="empty"),
-        pytest.param(lambda d: marshal.dumps((1, "0.1.0", [("x", "y")], ("a", "b"))), id="wrong-shapes"),
+        pytest.param(lambda d: marshal.dumps((2, "0.1.0", -1, [("x", "y")], ("a", "b"))), id="wrong-shapes"),
+        pytest.param(
+            lambda d: marshal.dumps((2, __import__("jaxrewrite").__version__, -1, (("x", 1),), ("0" * 16, "0" * 16))),
+            id="short-stat",
+        ),
         pytest.param(lambda d: marshal.dumps(42), id="not-a-record"),
         pytest.param(
-            lambda d: marshal.dumps((1, __import__("jaxrewrite").__version__, (), ("0" * 16, "0" * 16))), id="checks-nothing"
+            lambda d: marshal.dumps((2, __import__("jaxrewrite").__version__, -1, (), ("0" * 16, "0" * 16))), id="checks-nothing"
         ),
     ],
 )
@@ -411,7 +416,8 @@ def test_a_damaged_memo_is_ignored_and_replaced(package_copy: Path, damage: Call
     assert tag.digests(str(package_copy), memo=str(memo)) == expected
     memo.write_bytes(damage(memo.read_bytes()))
     assert tag.digests(str(package_copy), memo=str(memo)) == expected
-    assert tag._from_memo(str(memo), str(package_copy), __import__("jaxrewrite").__version__) == expected
+    record = tag._from_memo(str(memo), str(package_copy), __import__("jaxrewrite").__version__)
+    assert record is not None and record.digests == expected
 
 
 def test_the_memo_is_not_written_for_files_just_edited(package_copy: Path) -> None:
@@ -543,3 +549,59 @@ def test_debug_trace_says_why_a_pyc_was_not_read_or_written(project: Project) ->
     blocker.write_text("not a folder")
     blocked = stderr({**debug, "PYTHONPYCACHEPREFIX": str(blocker / "prefix")})
     assert any(line.startswith(f"jaxrewrite: not written: {blocker}") for line in blocked), blocked
+
+
+def test_a_future_dated_install_is_memoised_until_the_clock_nears_its_dates(
+    package_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files dated ahead (an archive unpacked with future dates, a skewed clock) are memoised: a
+    write can reproduce such an mtime only once the clock reaches it. Until then every process
+    uses the memo; from RACY_NS before it, the sources are hashed again (and later memoised as
+    settled). Before: the racy-time rule forbade the memo for ever, and every process re-hashed."""
+    ahead = time.time_ns() + 3600 * 1_000_000_000
+    for path in [package_copy, *package_copy.rglob("*")]:
+        os.utime(path, ns=(ahead, ahead))
+    memo = package_copy.parent / "memo"
+    first = tag.digests(str(package_copy), memo=str(memo))
+    assert memo.exists()
+    read: list[str] = []
+    real = tag._read
+    monkeypatch.setattr(tag, "_read", lambda path: read.append(path) or real(path))
+    assert tag.digests(str(package_copy), memo=str(memo)) == first
+    assert read == []
+    now = time.time_ns
+    monkeypatch.setattr(tag.time, "time_ns", lambda: now() + 3600 * 1_000_000_000 - tag.RACY_NS // 2)
+    assert tag.digests(str(package_copy), memo=str(memo)) == first
+    assert read  # the clock is near the dates: the memo no longer vouches for them
+
+
+def test_a_memo_is_keyed_by_inode_too(package_copy: Path) -> None:
+    """A file replaced by another of the same size and mtime (``cp -p``, an unpacked archive) is
+    a new inode: the memo does not vouch for it."""
+    memo = str(package_copy.parent / "memo")
+    before = tag.digests(str(package_copy), memo=memo)
+    target = package_copy / "engine" / "plan.py"
+    stat = target.stat()
+    text = target.read_bytes()
+    edited = text[:-1] + (b" " if text[-1:] != b" " else b"\n")
+    folder = target.parent.stat()
+    replacement = package_copy.parent / "plan.py"
+    replacement.write_bytes(edited)
+    os.utime(replacement, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    os.replace(replacement, target)  # a new inode, made while the old one still existed
+    os.utime(target.parent, ns=(folder.st_atime_ns, folder.st_mtime_ns))
+    assert target.stat().st_ino != stat.st_ino and target.stat().st_mtime_ns == stat.st_mtime_ns
+    assert tag.digests(str(package_copy), memo=memo) != before
+
+
+def test_tag_is_current_rechecks_stats_without_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each stored module asks whether the rewriter changed since the tag was taken: that is the
+    process's own record re-statted, never a re-hash (a read-only install has no memo)."""
+    for name in ("_rewriter_hash", "_scanner_hash", "_record"):
+        monkeypatch.setattr(tag, name, None)
+    tag.cache_tag()
+    if tag._record is None:
+        pytest.skip("jaxrewrite's own sources were edited in the last seconds: no settled record")
+    monkeypatch.setattr(tag, "_read", lambda path: pytest.fail(f"re-hashed: {path}"))
+    monkeypatch.setattr(tag, "_read_small", lambda path: pytest.fail(f"memo re-read: {path}"))
+    assert tag.tag_is_current() and tag.tag_is_current()

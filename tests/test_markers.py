@@ -377,3 +377,25 @@ def test_pyright_strict_accepts_bare_static(tmp_path: Path) -> None:
     rc, diagnostics = _pyright_run(strict)
     errors = [d for d in diagnostics if d["severity"] != "information"]
     assert rc == 0 and not errors, json.dumps(errors, indent=1)
+
+
+def test_a_marker_subscribed_by_a_class_is_typings_own_alias_from_a_dict(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Static[int]`` runs at every def (without postponed annotations): after the first, a dict
+    lookup, not typing's substitution; what it gives is typing's ``Annotated[int, STATIC]``."""
+    import typing
+
+    from jaxrewrite.markers import NODIFF, STATIC, NoDiff, Static
+
+    first = Static[int]
+    assert first == typing.Annotated[int, STATIC] and type(first) is type(typing.Annotated[int, STATIC])
+    assert NoDiff[int] == typing.Annotated[int, NODIFF] and NoDiff[int] != first
+    monkeypatch.setattr(typing._GenericAlias, "__getitem__", lambda *a: pytest.fail("typing's path"))
+    assert Static[int] is first
+
+    def f(n: Static[int], m: Static, k: NoDiff[float]) -> None: ...
+
+    monkeypatch.undo()
+    hints = typing.get_type_hints(f, include_extras=True)
+    assert hints == {"n": typing.Annotated[int, STATIC], "m": Static, "k": typing.Annotated[float, NODIFF], "return": type(None)}
+    assert Static[list[int]] == typing.Annotated[list[int], STATIC]  # not a plain class: typing's path
+    assert typing.Annotated[Static[int], "x"].__metadata__ == (STATIC, "x")

@@ -87,9 +87,11 @@ def settle(*paths: Path, seconds: int = 60) -> None:
 
 
 def index_file(folder: Path, prefix: Path | None = None) -> Path:
+    """Where this jaxrewrite's index of ``folder`` is (each scanner digest has its own)."""
+    name = f"jaxrewrite-optin.{sys.implementation.cache_tag}-{tag.digests().scanner[:16]}.idx"
     if prefix is None:
-        return folder / "__pycache__" / f"jaxrewrite-optin.{sys.implementation.cache_tag}.idx"
-    return prefix / str(folder).lstrip(os.sep) / f"jaxrewrite-optin.{sys.implementation.cache_tag}.idx"
+        return folder / "__pycache__" / name
+    return prefix / str(folder).lstrip(os.sep) / name
 
 
 def entries(path: Path) -> dict[str, tuple[int, int, int]]:

@@ -7,7 +7,7 @@ read, and a file whose ``stat`` still matches its entry is not read again.
 
 Where: one file per import root (the folder a top-level package or module is found in: a
 site-packages, the standard library, a project's root), in that folder's ``__pycache__`` as
-``jaxrewrite-optin.<python>.idx`` (``sys.pycache_prefix`` respected), holding one shard per
+``jaxrewrite-optin.<python>-<scanner>.idx`` (``sys.pycache_prefix`` respected), holding one shard per
 top-level package, decoded when that package is first imported: ``import jax`` reads two files
 (site-packages, the standard library) and decodes only the packages it uses. A module whose name
 does not match where it is (a ``__path__`` trick) is indexed in a file of its own folder.
@@ -24,9 +24,11 @@ rewritten code for other source text, nor hide an edit of an opted-in file. Furt
 * An entry is recorded only from a ``stat`` taken before the bytes it describes were read, and
   never for a file modified within the last ``RACY_NS`` (a second write in the same timestamp
   tick could keep both mtime and size: git's "racily clean" problem).
-* The file stores a digest of the pragma scanner (``tag.scanner_hash``): an index written by
-  another scanner or jaxrewrite version is ignored and replaced, never trusted. Its name (a
-  hyphen no module name has, ``.idx``) can never be taken for a pyc, nor a pyc for it.
+* The file is named by, and stores, a digest of the pragma scanner (``tag.scanner_hash``): an
+  index written by another scanner or jaxrewrite version is never trusted, nor rewritten (two
+  versions sharing a tree, a tox env and a venv, keep one index each, instead of replacing the
+  other's at every exit). Its name (a hyphen no module name has, ``.idx``) can never be taken
+  for a pyc, nor a pyc for it.
 * An entry names a file by its path, as the finders give it: which index holds it, or which
   module name found it, never changes what it describes (an index copied elsewhere with its
   folder names the files it was written for, which the copies' paths do not match).
@@ -59,7 +61,7 @@ MAYBE = 1
 
 #: Bumped when the file format changes.
 FORMAT = 3
-_NAME = "jaxrewrite-optin.{tag}.idx"
+_NAME = "jaxrewrite-optin.{tag}-{scanner}.idx"
 _O_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 _SEPARATORS = os.sep + (os.altsep or "")
 _CHUNK = 1 << 16
@@ -185,11 +187,13 @@ def _root_of(source_folder: str, module: str, filename: str) -> tuple[str, str]:
 
 def index_path(folder: str) -> str | None:
     """Where the index of the root ``folder`` lives: its ``__pycache__``, or where
-    ``sys.pycache_prefix`` puts that folder's pycs; None without a bytecode cache."""
-    tag: str | None = sys.implementation.cache_tag
-    if tag is None:
+    ``sys.pycache_prefix`` puts that folder's pycs; None without a bytecode cache (or when
+    jaxrewrite's own sources cannot be read: no scanner digest)."""
+    python: str | None = sys.implementation.cache_tag
+    scanner = tag.scanner_hash()
+    if python is None or scanner is None:
         return None
-    name = _NAME.format(tag=tag)
+    name = _NAME.format(tag=python, scanner=scanner[:16])
     prefix = sys.pycache_prefix
     if prefix is None:
         return f"{folder}{os.sep}__pycache__{os.sep}{name}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import _imp
 import _thread
+import errno
 import importlib.util
 import io
 import marshal
@@ -130,10 +131,22 @@ def write_deferred() -> None:
         write_atomic(path, data, 0o666)
 
 
+#: Folders a write was refused in (permissions, a read-only file system, no space): tried once
+#: per process, not once per module (a root-owned install imports many from one folder).
+_refused: set[str] = set()
+_REFUSALS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)})
+
+
 def write_atomic(path: str, data: bytes, mode: int, make_folder: bool = True) -> bool:
     """Write ``data`` to ``path`` through a temp file in the same folder and ``os.replace``, so a
     reader sees the old file or the new one, never half of one; False on any OSError (and, with
-    ``make_folder`` false, when the folder does not exist)."""
+    ``make_folder`` false, when the folder does not exist). A folder that refused a write is not
+    tried again by this process."""
+    folder = os.path.dirname(path)
+    if folder in _refused:
+        if DEBUG:
+            trace(f"not tried: {path}: its folder refused a write earlier in this process")
+        return False
     tmp = f"{path}.{os.getpid()}-{_thread.get_ident()}.tmp"
     try:
         if make_folder:
@@ -148,6 +161,8 @@ def write_atomic(path: str, data: bytes, mode: int, make_folder: bool = True) ->
             _remove(tmp)
             raise
     except OSError as err:
+        if err.errno in _REFUSALS:
+            _refused.add(folder)
         if DEBUG and (make_folder or not isinstance(err, FileNotFoundError)):  # no folder: by design
             trace(f"not written: {path}: {err.strerror or err}")
         return False

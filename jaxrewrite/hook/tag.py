@@ -8,11 +8,14 @@ of the pragma scanner.
 
 Why the digests are memoised by file stats (``digests``): hashing jaxrewrite's own sources
 cost every process ~0.6 ms, a quarter of importing a typical opted-in module. The memo, in
-jaxrewrite's own ``__pycache__``, maps the version, every hashed file's (mtime_ns, size) and each
-searched folder's stat to the content digests; a process whose stats all match uses them (~25
+jaxrewrite's own ``__pycache__``, maps the version, every hashed file's (mtime_ns, size, inode) and
+each searched folder's stat to the content digests; a process whose stats all match uses them (~25
 stats, no reads). That is as safe as the rewriter's own loading: Python decides whether to run an
 engine module's (possibly stale) bytecode from that file's mtime, in whole seconds, and size, so
 an edit the memo misses (same size, mtime restored to the nanosecond) is one Python misses too.
+A stat is only memoised when no later write can reproduce it (``_settled``). Within a process the
+digests are taken once: the record (memo or hashing) is kept and re-checked by its stats only, so
+a read-only install without a memo hashes once per process, not once per stored module.
 The tag stays a digest of contents, not of stats: a copied or moved install (new mtimes, same
 files) keeps its caches, ``jaxrewrite compile``'s prebuilt ones included.
 """
@@ -51,11 +54,15 @@ SCANNER_SOURCES = ("engine/header.py", "hook/finder.py", "hook/index.py", "versi
 
 #: The memo's file name, in the ``__pycache__`` of the package's ``hook`` folder; never a pyc name.
 MEMO_NAME = "jaxrewrite-digests.memo"
-_MEMO_FORMAT = 1
+_MEMO_FORMAT = 2
 #: Stats younger than this are not trusted (the memo here, the folder indexes of hook/index.py): a
 #: second same-size write within the same timestamp tick would keep them (git's "racily clean"
 #: problem).
 RACY_NS = 2_000_000_000
+
+#: A stat as the memo records it: (name relative to the root, mtime_ns, size, inode); -1s when
+#: the file does not exist.
+Stat = tuple[str, int, int, int]
 
 
 class Digests(NamedTuple):
@@ -64,6 +71,21 @@ class Digests(NamedTuple):
 
     rewriter: str
     scanner: str
+
+
+class _Record(NamedTuple):
+    """Digests and the stats they were taken under, for this process's own package."""
+
+    root: str
+    stats: tuple[Stat, ...]
+    digests: Digests
+    #: ``time.time_ns()`` from which the record needs hashing again (a future-dated file comes
+    #: within reach of the clock); -1: never.
+    until: int
+
+
+#: This process's record of its own digests (see ``tag_is_current``).
+_record: _Record | None = None
 
 
 def package_sources(root: str = PACKAGE) -> list[str]:
@@ -100,21 +122,26 @@ def rewriter_hash(root: str = PACKAGE) -> str:
     """A digest of the sources that determine the rewritten code (``REWRITE_SOURCES``) and the
     version, so that any change to the rewriter invalidates every cached module. For the
     installed package: once per process, through the memo (see ``digests``)."""
-    global _rewriter_hash, _scanner_hash
     if root != PACKAGE:
         return digests(root, memo=None).rewriter
     if _rewriter_hash is None:
-        _rewriter_hash, _scanner_hash = digests()
+        _take()
+    assert _rewriter_hash is not None
     return _rewriter_hash
+
+
+def _take() -> None:
+    """Find this process's digests (memo or hashing) and keep their record."""
+    global _rewriter_hash, _scanner_hash, _record
+    (_rewriter_hash, _scanner_hash), _record = _digests(PACKAGE, OWN_MEMO)
 
 
 def scanner_hash() -> str | None:
     """The digest the folder indexes are keyed by (``SCANNER_SOURCES`` and the version), once
     per process; None when jaxrewrite's sources cannot be read (then no index is used)."""
-    global _rewriter_hash, _scanner_hash
     if _scanner_hash is None or _rewriter_hash is None:
         try:
-            _rewriter_hash, _scanner_hash = digests()
+            _take()
         except OSError:
             return None
     return _scanner_hash
@@ -139,27 +166,57 @@ def digests(root: str = PACKAGE, memo: str | None = OWN_MEMO) -> Digests:
     of this version and every stat it recorded still matches, else by reading and hashing them
     (then memoised, when their stats are settled and bytecode may be written). ``memo=None``:
     always hash, memoise nothing. Raises OSError when a source cannot be read."""
+    return _digests(root, memo)[0]
+
+
+def _digests(root: str, memo: str | None) -> tuple[Digests, _Record | None]:
+    """``digests``, with the record its stats vouch for (None where they vouch for nothing)."""
     from jaxrewrite.version import __version__
 
     if memo == OWN_MEMO:
         memo = memo_path(root)
     if memo is not None:
-        found = _from_memo(memo, root, __version__)
-        if found is not None:
-            return found
+        record = _from_memo(memo, root, __version__)
+        if record is not None:
+            return record.digests, record
     sources, watched = _walk(root, tuple(dict.fromkeys(REWRITE_SOURCES + SCANNER_SOURCES)))
     # Stats before the reads: a write between the two changes the stats the memo records.
+    before = time.time_ns()
     stats = tuple((name, *_stat_key(root, name)) for name in [*sources, *watched])
     bodies = {name: _read(os.path.join(root, *name.split("/"))) for name in sources}
     found = Digests(
         _digest(__version__, [name for name in sources if _covered(name, REWRITE_SOURCES)], bodies),
         _digest(__version__, [name for name in sources if _covered(name, SCANNER_SOURCES)], bodies),
     )
-    now = time.time_ns()
-    if memo is not None and all(now - mtime >= RACY_NS for _, mtime, _ in stats if mtime >= 0):
+    pycfile.trace(f"hashed {len(sources)} jaxrewrite sources under {root}")
+    until = _settled([mtime for _, mtime, _, _ in stats if mtime != -1], before, time.time_ns())
+    if until is None:
+        return found, None
+    record = _Record(root, stats, found, until)
+    if memo is not None:
         # Written now, or by the next pyc written where bytecode may be (``jaxrewrite compile``).
-        pycfile.defer(memo, marshal.dumps((_MEMO_FORMAT, __version__, stats, tuple(found))))
-    return found
+        pycfile.defer(memo, marshal.dumps((_MEMO_FORMAT, __version__, until, stats, tuple(found))))
+    return found, record
+
+
+def _settled(mtimes: list[int], before: int, after: int) -> int | None:
+    """Whether stats with these mtimes, taken after ``before`` and read by ``after``, can be
+    trusted later; None where not, else the time from which they no longer are (-1: never).
+
+    A write made after the stats were taken gets an mtime from the clock at that write, so it can
+    only reproduce a recorded mtime that was not yet in the past: one older than ``before`` by
+    ``RACY_NS`` (a coarse timestamp tick, a clock step) never is. A future-dated one (an archive
+    unpacked with dates ahead, a skewed clock) can be reproduced by a write only once the clock
+    reaches it, so it is trusted until then, less ``RACY_NS``: a file dated ahead is memoised,
+    not re-hashed by every process, and never trusted where the same-tick problem can occur."""
+    until = -1
+    for mtime in mtimes:
+        if mtime <= before - RACY_NS:
+            continue
+        if mtime < after + 2 * RACY_NS:
+            return None
+        until = mtime - RACY_NS if until == -1 else min(until, mtime - RACY_NS)
+    return until
 
 
 def _digest(version: str, names: list[str], bodies: dict[str, bytes]) -> str:
@@ -171,36 +228,47 @@ def _digest(version: str, names: list[str], bodies: dict[str, bytes]) -> str:
     return importlib.util.source_hash(b"".join(parts)).hex()
 
 
-def _stat_key(root: str, name: str) -> tuple[int, int]:
-    """(mtime_ns, size) of ``root/name``; (-1, -1) when it does not exist."""
+def _stat_key(root: str, name: str) -> tuple[int, int, int]:
+    """(mtime_ns, size, inode) of ``root/name``; (-1, -1, -1) when it does not exist."""
     try:
         st = os.stat(os.path.join(root, *name.split("/")))
     except (FileNotFoundError, NotADirectoryError):
-        return -1, -1
-    return st.st_mtime_ns, st.st_size
+        return -1, -1, -1
+    return st.st_mtime_ns, st.st_size, st.st_ino
 
 
-def _from_memo(memo: str, root: str, version: str) -> Digests | None:
-    """The memoised digests if the memo is sound, of this version, and every stat matches."""
+def _from_memo(memo: str, root: str, version: str) -> _Record | None:
+    """The memoised record if the memo is sound, of this version, and every stat matches."""
     try:
-        form, memo_version, stats, (rewriter, scanner) = marshal.loads(_read_small(memo))
+        form, memo_version, until, stats, (rewriter, scanner) = marshal.loads(_read_small(memo))
         if form != _MEMO_FORMAT or memo_version != version or type(rewriter) is not str or type(scanner) is not str:
             return None
-        if not stats:  # a memo that checks nothing vouches for nothing
+        if type(until) is not int or type(stats) is not tuple or not stats:  # a memo that checks nothing vouches for nothing
             return None
-        prefix = root + os.sep
-        for name, mtime, size in stats:
-            try:
-                st = os.stat(prefix + name if os.sep == "/" else prefix + name.replace("/", os.sep))
-            except (FileNotFoundError, NotADirectoryError):
-                if mtime != -1:
-                    return None
-                continue
-            if st.st_mtime_ns != mtime or st.st_size != size:
-                return None
+        record = _Record(root, stats, Digests(rewriter, scanner), until)
+        if not _still(record):
+            return None
     except (OSError, EOFError, TypeError, ValueError):  # no memo, unreadable stats, a damaged record
         return None
-    return Digests(rewriter, scanner)
+    return record
+
+
+def _still(record: _Record) -> bool:
+    """Whether every stat of ``record`` still matches and it is within its time; raises
+    TypeError or ValueError for a damaged one."""
+    if record.until != -1 and time.time_ns() >= record.until:
+        return False
+    prefix = record.root + os.sep
+    for name, mtime, size, ino in record.stats:
+        try:
+            st = os.stat(prefix + name if os.sep == "/" else prefix + name.replace("/", os.sep))
+        except (FileNotFoundError, NotADirectoryError):
+            if mtime != -1:
+                return False
+            continue
+        if st.st_mtime_ns != mtime or st.st_size != size or st.st_ino != ino:
+            return False
+    return True
 
 
 def cache_tag(optimize: int | None = None, pipeline: str = "") -> str | None:
@@ -218,12 +286,18 @@ def tag_is_current() -> bool:
     """Whether the rewriter on disk is still the one this process's tag names (compared through
     the memo's stats). Checked before storing freshly rewritten code: an engine edited after the
     tag was taken, and imported since, must not write its output under the old tag."""
+    global _record
     if _rewriter_hash is None:
         return True
     try:
-        return digests().rewriter == _rewriter_hash
-    except OSError:
+        if _record is not None and _still(_record):
+            return _record.digests.rewriter == _rewriter_hash  # ~25 stats: no memo read, no hashing
+        found, fresh = _digests(PACKAGE, OWN_MEMO)
+    except (OSError, TypeError, ValueError):
         return False
+    if fresh is not None and found.rewriter == _rewriter_hash:
+        _record = fresh
+    return found.rewriter == _rewriter_hash
 
 
 def cache_path(source_path: str, optimize: int | None = None, pipeline: str = "") -> str | None:
