@@ -31,7 +31,7 @@ if _sys.warnoptions:  # -W/PYTHONWARNINGS naming jaxrewrite's warnings: see appl
 
 
 #: The markers are served by ``__getattr__`` so that fetching one tells who fetched it.
-_MARKERS = {"Static": _markers.Static, "NoDiff": _markers.NoDiff, "STATIC": _markers.STATIC, "NODIFF": _markers.NODIFF}
+_MARKERS = _markers.UNCHECKED
 
 
 def __getattr__(name: str) -> Any:

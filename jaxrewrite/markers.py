@@ -35,8 +35,8 @@ class Marker:
         return self.name
 
 
-STATIC: Final = Marker("STATIC")
-NODIFF: Final = Marker("NODIFF")
+_STATIC: Final = Marker("STATIC")
+_NODIFF: Final = Marker("NODIFF")
 
 #: The default (PEP 696) makes bare ``Static`` mean ``Static[Any]`` to type checkers too,
 #: strict modes included, as it does to jaxrewrite.
@@ -70,14 +70,37 @@ def _memoised(alias: Any) -> Any:
     return alias
 
 
+#: The markers by their public names, without the run-time check below: for jaxrewrite itself,
+#: and for hand-written code that keeps them in its annotations as documentation only.
+UNCHECKED: Final[dict[str, Any]] = {
+    "Static": _memoised(Annotated[T, _STATIC]),
+    "NoDiff": _memoised(Annotated[T, _NODIFF]),
+    "STATIC": _STATIC,
+    "NODIFF": _NODIFF,
+}
+
 if TYPE_CHECKING:
+    STATIC: Final = _STATIC
+    NODIFF: Final = _NODIFF
     #: ``Static[T]``: the argument is static (compile-time constant) for every transform.
     Static = Annotated[T, STATIC]
     #: ``NoDiff[T]``: the argument is not differentiated (``nondiff_argnums`` for custom_vjp/jvp).
     NoDiff = Annotated[T, NODIFF]
 else:
-    Static = _memoised(Annotated[T, STATIC])
-    NoDiff = _memoised(Annotated[T, NODIFF])
+
+    def __getattr__(name: str) -> Any:
+        """The markers, served so that fetching one tells who fetched it, as ``jaxrewrite``'s are:
+        a module that takes them from here and needed the rewrite it did not get warns too."""
+        marker = UNCHECKED.get(name)
+        if marker is None:
+            raise AttributeError(f"module 'jaxrewrite.markers' has no attribute {name!r}")
+        from jaxrewrite.hook import notrewritten
+
+        notrewritten.check_importer(notrewritten.caller())
+        return marker
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *UNCHECKED})
 
 
 def _metadata(func: Callable[..., Any], name: str) -> tuple[object, ...]:
@@ -135,9 +158,9 @@ class _OneHint:
 
 def is_static(func: Callable[..., Any], name: str) -> bool:
     """True when parameter ``name`` of ``func`` (unwrapped via ``__wrapped__``) is annotated Static."""
-    return any(item is STATIC for item in _metadata(func, name))
+    return any(item is _STATIC for item in _metadata(func, name))
 
 
 def is_nodiff(func: Callable[..., Any], name: str) -> bool:
     """True when parameter ``name`` of ``func`` (unwrapped via ``__wrapped__``) is annotated NoDiff."""
-    return any(item is NODIFF for item in _metadata(func, name))
+    return any(item is _NODIFF for item in _metadata(func, name))

@@ -47,6 +47,40 @@ def test_missing_pragma(project: Path) -> None:
     assert "'scale' (line 6)" in done.stderr and "add '# jaxrewrite: enable'" in done.stderr
 
 
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "from jaxrewrite.markers import Static",
+        "from jaxrewrite.markers import Static as S",
+        "from jaxrewrite.markers import STATIC",
+        "import jaxrewrite.markers as m",
+        "from jaxrewrite import markers",
+    ],
+)
+def test_markers_taken_from_jaxrewrite_markers_warn_too(project: Path, spelling: str) -> None:
+    """``jaxrewrite.markers`` serves its markers as the package does: a module that takes them
+    from there, by any spelling, and ran unrewritten says so (it used to say nothing)."""
+    marker = {
+        "from jaxrewrite.markers import Static": "Static[int]",
+        "from jaxrewrite.markers import Static as S": "S[int]",
+        "from jaxrewrite.markers import STATIC": "Annotated[int, STATIC]",
+        "import jaxrewrite.markers as m": "m.Static[int]",
+        "from jaxrewrite import markers": "markers.Static[int]",
+    }[spelling]
+    (project / "viamarkers.py").write_text(
+        f"from typing import Annotated\n\nimport jax\n{spelling}\n\n\n"
+        f"@jax.jit\ndef scale(x, n: {marker}):\n    return x * len(range(n))\n"
+    )
+    done = python("-c", "import viamarkers", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count(NAME) == 1, done.stderr
+    assert "viamarkers.py:8: NotRewrittenWarning: module 'viamarkers' was not rewritten" in done.stderr
+    assert "add '# jaxrewrite: enable'" in done.stderr
+    (project / "viamarkers.py").write_text("# jaxrewrite: enable\n" + (project / "viamarkers.py").read_text())
+    rewritten = python("-c", "import jaxrewrite; jaxrewrite.install(); import viamarkers", cwd=project)
+    assert (rewritten.returncode, rewritten.stderr) == (0, "")
+
+
 def test_a_static_field_alone_is_reported_too(project: Path) -> None:
     """An Equinox Module whose only rewrite is a Static field: without the rewrite the field is a
     traced leaf, so the warning names it (it used to say nothing)."""

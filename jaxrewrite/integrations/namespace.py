@@ -58,10 +58,10 @@ _PRIVATE = "__jaxrewrite_{}__"
 def _known_objects() -> list[tuple[object, str]]:
     """Objects whose dotted name is fixed whatever their ``__module__`` says."""
     known: list[tuple[object, str]] = [
-        (markers.Static, "jaxrewrite.Static"),
-        (markers.NoDiff, "jaxrewrite.NoDiff"),
-        (markers.STATIC, "jaxrewrite.STATIC"),
-        (markers.NODIFF, "jaxrewrite.NODIFF"),
+        (markers.UNCHECKED["Static"], "jaxrewrite.Static"),
+        (markers.UNCHECKED["NoDiff"], "jaxrewrite.NoDiff"),
+        (markers.UNCHECKED["STATIC"], "jaxrewrite.STATIC"),
+        (markers.UNCHECKED["NODIFF"], "jaxrewrite.NODIFF"),
         (typing.Annotated, "typing.Annotated"),
     ]
     extensions = sys.modules.get("typing_extensions")
@@ -71,7 +71,7 @@ def _known_objects() -> list[tuple[object, str]]:
 
 
 _KNOWN = _known_objects()
-_MARK_OF = {id(markers.STATIC): Mark.STATIC, id(markers.NODIFF): Mark.NODIFF}
+_MARK_OF = {id(markers.UNCHECKED["STATIC"]): Mark.STATIC, id(markers.UNCHECKED["NODIFF"]): Mark.NODIFF}
 
 
 def mark_name(marks: frozenset[Mark]) -> str:
