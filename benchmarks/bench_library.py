@@ -9,7 +9,7 @@ two of its submodules opt in. Arms, each a fresh interpreter, rounds interleaved
   process that may not write (PYTHONDONTWRITEBYTECODE, standing in for a read-only install), so
   every module comes from a cache written ahead of time.
 * ``by hand``: each opted-in module replaced by its rewritten text (``Static`` taken from
-  ``jaxrewrite.markers``, which skips NotRewrittenWarning's check) and the ``install()`` call
+  ``jaxrewrite.markers.UNCHECKED``, which skips NotRewrittenWarning's check) and the ``install()`` call
   removed from ``__init__``: what a library without jaxrewrite's hook would ship.
 * ``uncached``: the package as pip leaves it, no ``compile``, same unwritable process: every
   import rewrites again (context: what ``compile`` saves).
@@ -63,7 +63,7 @@ print("jaxrewrite.engine.analyze" in sys.modules)
 REWRITES = {"prebuilt": False, "by_hand": False, "uncached": True}
 
 INSTALL_LINES = ("import jaxrewrite\n", "jaxrewrite.install(packages=[__name__])\n")
-MARKERS, MARKERS_UNCHECKED = "from jaxrewrite import Static", "from jaxrewrite.markers import Static"
+MARKERS, MARKERS_UNCHECKED = "from jaxrewrite import Static", 'from jaxrewrite.markers import UNCHECKED; Static = UNCHECKED["Static"]'
 
 
 def lay_out(root: Path) -> dict[str, Path]:
@@ -78,7 +78,7 @@ def lay_out(root: Path) -> dict[str, Path]:
     for path in sorted((variants["by_hand"] / "thelib").rglob("*.py")):
         text = path.read_text()
         if scan_header(text).enabled:
-            # The markers from jaxrewrite.markers: a module that fetches them from jaxrewrite
+            # The markers from jaxrewrite.markers.UNCHECKED: a module that fetches them from jaxrewrite
             # without having been rewritten is analyzed once for NotRewrittenWarning, a cost
             # that no hand-written library pays.
             rewritten = rewrite_source(text, str(path)).replace(MARKERS, MARKERS_UNCHECKED)
