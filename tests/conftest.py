@@ -4,6 +4,7 @@ parallel by default (pytest-xdist, one worker per core; ``-n 0`` runs it in one 
 from __future__ import annotations
 
 import os
+from typing import Any
 
 # Must happen before anything imports jax: pmap tests need several (CPU) devices.
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=4")
@@ -33,6 +34,8 @@ SLOW_FIRST = (
     "test_precommit.py",
     "test_library.py",
     "test_packaging.py",
+    "test_corpus.py",
+    "test_docs_site.py",
     "test_check.py",
     "test_pytest_plugin.py",
     "test_notrewritten.py",
@@ -48,9 +51,31 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         return
     if config.option.numprocesses is None and not config.option.usepdb and not config.option.collectonly:
         config.option.numprocesses = "auto"
+        if config.option.dist == "no":
+            config.option.dist = "loadgroup"  # as "load", but each file below stays on one worker
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The longest files first (stable within each group, so every worker sees one order)."""
+#: Files whose module-scoped fixture is costly (a venv with a built wheel, a built site, a
+#: converted corpus, an IPython shell): their tests share one worker, so it is built once.
+ONE_WORKER = ("test_library.py", "test_packaging.py", "test_docs_site.py", "test_corpus.py", "test_ipython.py")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """Tell each worker that the controller groups by ``xdist_group``: workers build their
+    options from the command line, which does not say so when the hook above chose it."""
+    node.workerinput["jaxrewrite_loadgroup"] = node.config.option.dist == "loadgroup"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The longest files first (stable within each group, so every worker sees one order), and
+    the ``ONE_WORKER`` files grouped (before xdist's own hook reads the groups)."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and workerinput.get("jaxrewrite_loadgroup"):
+        config.option.loadgroup = True
     rank = {name: at for at, name in enumerate(SLOW_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FIRST)))
+    for item in items:
+        if item.path.name in ONE_WORKER:
+            item.add_marker(pytest.mark.xdist_group(item.path.name))

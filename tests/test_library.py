@@ -189,7 +189,15 @@ def install() -> Iterator[Install]:
         jr_src = _copy_sources(ROOT, base / "src" / "jaxrewrite", ["jaxrewrite", "setup.cfg", "pyproject.toml", "README.md", "LICENSE"])
         lib_src = _copy_sources(EXAMPLE, base / "src" / "thelib", ["pyproject.toml", "src"])
         for src in (jr_src, lib_src):
-            _checked(_run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(src)], cwd=base, env=pip_env))
+            # Without build isolation: the installed setuptools and wheel build it, with no download
+            # of a fresh setuptools per wheel (tests/test_packaging.py builds isolated, as a release).
+            _checked(
+                _run(
+                    [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(src)],
+                    cwd=base,
+                    env=pip_env,
+                )
+            )
         built = sorted(str(p) for p in wheels.glob("*.whl"))
         assert [Path(p).name.split("-")[0] for p in built] == ["jaxrewrite", "thelib"], built
         _checked(_run([vpython, "-m", "pip", "install", "-q", *built], cwd=base, env=pip_env))
