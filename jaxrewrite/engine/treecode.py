@@ -74,7 +74,7 @@ def _apply(analysis: Analysis, edits: list[splice.Edit]) -> bool:
     spans.sort(key=lambda span: span[0])
     pending = sorted(edits, key=lambda e: (e.start, e.end))
     at = 0
-    replacements: list[tuple[Use, ast.expr]] = []
+    replacements: list[tuple[Use, str]] = []
     for start, end, use in spans:
         mine: list[splice.Edit] = []
         while at < len(pending) and pending[at].start <= end:
@@ -88,10 +88,13 @@ def _apply(analysis: Analysis, edits: list[splice.Edit]) -> bool:
         new = splice.apply(text[start:end], mine)
         if "\n" in new or "\r" in new or "\f" in new:
             return False
-        replacements.append((use, _placed(new, use.node)))
+        replacements.append((use, new))
     if at != len(pending):
         return False
-    for use, expr in replacements:
+    placed = _placed(replacements)
+    if placed is None:
+        return False
+    for (use, _), expr in zip(replacements, placed):
         decorators = use.target.decorator_list
         index = next((i for i, d in enumerate(decorators) if d is use.node), None)
         if index is None:
@@ -100,15 +103,26 @@ def _apply(analysis: Analysis, edits: list[splice.Edit]) -> bool:
     return True
 
 
-def _placed(new: str, old: ast.expr) -> ast.expr:
-    """``new`` parsed, its positions those of the same text at ``old``'s place on its line
-    (columns are UTF-8 byte offsets, as the parser counts them)."""
-    expr = ast.parse(new, mode="eval").body
-    line, col = old.lineno, old.col_offset
-    for node in ast.walk(expr):
-        if "lineno" in node._attributes:
-            node.lineno = line  # type: ignore[attr-defined]
-            node.end_lineno = line  # type: ignore[attr-defined]
-            node.col_offset += col  # type: ignore[attr-defined]
-            node.end_col_offset += col  # type: ignore[attr-defined]
-    return expr
+def _placed(replacements: list[tuple[Use, str]]) -> list[ast.expr] | None:
+    """Each new decorator text parsed where it stands: one parse of a tuple display whose items
+    sit at the old decorators' lines and columns (spaces: columns are UTF-8 byte offsets), so the
+    parser gives every node the position it has in the printed text. None when that fails."""
+    rows = ["("]
+    for use, new in replacements:
+        line, col = use.node.lineno, use.node.col_offset
+        if line <= len(rows):
+            return None  # line 1, or two on one line: not a layout this spells
+        rows.extend([""] * (line - 1 - len(rows)))
+        rows.append(" " * col + new + ",")
+    rows.append(")")
+    try:
+        display = ast.parse("\n".join(rows), mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(display, ast.Tuple) or len(display.elts) != len(replacements):
+        return None
+    for (use, _), expr in zip(replacements, display.elts):
+        old = use.node
+        if (expr.lineno, expr.end_lineno, expr.col_offset) != (old.lineno, old.lineno, old.col_offset):
+            return None
+    return display.elts
