@@ -5,10 +5,7 @@ process (garbage collected before every sample, untimed; jaxrewrite's lru caches
 before every rewrite too, so each rewrite is as cold as the first in a fresh process):
 
 - ``compile``: ``compile(original)``: the baseline, what Python pays without the hook.
-- ``hook``: what the hook's default pipeline does (``pipeline.compile_rewritten``): rewrite, then
-  compile the analysed tree with the edits applied as nodes where it can (byte for byte the code
-  of the text, tests/test_treecode.py), else the text. Target: <= 2.5 x compile.
-- ``rewrite + compile``: ``compile(rewrite_source(original))``: the text route.
+- ``rewrite + compile``: ``compile(rewrite_source(original))``. Target: <= 2.5 x compile.
 - ``floor``: ``ast.parse(original)`` (with the cyclic GC paused, as rewrite_source pauses it) +
   ``compile(original)``: the least any source rewriter that parses the module can pay. Its ratio
   shows how much of the target is left to the engine.
@@ -50,7 +47,6 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]
 from _timing import CLOCKS, Row, dump, interleave, median, paired_ratio, print_table  # noqa: E402
 
 from jaxrewrite.engine.rewrite import rewrite_source  # noqa: E402
-from jaxrewrite.hook.pipeline import compile_rewritten  # noqa: E402
 
 HEADER = '''\
 """Generated benchmark module: numerical kernels written the way JAX users write them."""
@@ -289,7 +285,6 @@ def measure(source: str, name: str, rounds: int, clock: Callable[[], float]) -> 
 
     arms = {
         "compile": timed(comp(source)),
-        "hook": timed(lambda: compile_rewritten(source, filename, -1), cold=True),
         "rewrite + compile": timed(rewrite_and_compile, cold=True),
         "floor": timed(floor),
         "rewrite": timed(lambda: rewrite_source(source, filename), cold=True),
@@ -309,8 +304,7 @@ def measure(source: str, name: str, rounds: int, clock: Callable[[], float]) -> 
         return Row("cold", f"cold {name}: {what}", paired_ratio(samples[arm], samples[base]), target, context)
 
     return [
-        row("hook (tree route where it can) / compile", "hook", 2.5),
-        row("text route: rewrite+compile / compile", "rewrite + compile"),
+        row("rewrite+compile / compile", "rewrite + compile", 2.5),
         row("floor parse+compile / compile", "floor"),
         row("text floor: parse + compile rewritten / compile", "text floor"),
         row("text floor, jit factory form / compile", "factory floor"),

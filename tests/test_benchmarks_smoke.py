@@ -91,7 +91,7 @@ def test_run_exits_zero_and_writes_one_table(tmp_path: Path) -> None:
                 "fields: jaxrewrite Static / hand eqx.field(static=True), jax.jit",
             ],
         ),
-        ("bench_cold.py", ["cold realistic: hook (tree route where it can) / compile", "cold dense: floor parse+compile / compile"]),
+        ("bench_cold.py", ["cold realistic: rewrite+compile / compile", "cold dense: floor parse+compile / compile"]),
         ("bench_leaves.py", ["jaxrewrite / equinox.filter_jit", "split alone: S=", "overhead over JAX: N="]),
         ("bench_check.py", ["check jax+numpy (with JR006) / compile", "marker via jaxrewrite / via jaxrewrite.markers"]),
         (
