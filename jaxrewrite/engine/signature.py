@@ -19,6 +19,8 @@ from jaxrewrite.engine.table import CONTAINERS, MARKER_CONSTANTS, MARKER_TYPES, 
 Marks = frozenset[Mark]
 _NONE: Marks = frozenset()
 _SINGLE = {mark: frozenset({mark}) for mark in Mark}
+#: The same by the marker's exported name: a str key hashes in C, an enum's through Python.
+_SINGLE_BY_NAME = {name: _SINGLE[mark] for name, mark in MARKER_TYPES.items()}
 #: A marker inside ``Callable[[...], R]`` describes another function's parameter, not this one.
 _CALLABLE = "typing.Callable"
 
@@ -225,7 +227,7 @@ class MarkerReader:
     def _reference(self, expr: ast.expr, scope: Scope, where: ast.expr, depth: int) -> Marks:
         name = marker_name(qualname(expr, scope))
         if name in MARKER_TYPES:
-            return _SINGLE[MARKER_TYPES[name]]  # bare ``Static`` means ``Static[Any]``
+            return _SINGLE_BY_NAME[name]  # bare ``Static`` means ``Static[Any]``
         outer = marked(expr, scope)
         if outer is not None:
             return outer.markers
@@ -248,7 +250,7 @@ class MarkerReader:
         if base_name in MARKER_TYPES:
             # Static[NoDiff[T]] flattens like nested Annotated: both markers count.
             inner = self._top(expr.slice, scope, where, depth + 1) if self._relevant(expr.slice) else _NONE
-            return _SINGLE[MARKER_TYPES[base_name]] | inner
+            return _SINGLE_BY_NAME[base_name] | inner
         if base == _CALLABLE:
             return _NONE  # Callable[[jax.Array, Static[int]], R]: the callee's parameters, not ours
         if is_annotated(base):
