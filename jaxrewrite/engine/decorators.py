@@ -69,8 +69,9 @@ class Decorators(Walker):
                 raise ambiguity_error(deco, self.src)
             return
         self.applied.add(id(func))
-        if marked:
-            below = func.decorator_list[func.decorator_list.index(deco) + 1 :]
+        decorators = func.decorator_list
+        if marked and decorators[-1] is not deco:  # a transform directly above the def has none below
+            below = decorators[decorators.index(deco) + 1 :]
             wrapper = next((d for d in below if classify(d, scope) is None and not passes_through(d, scope)), None)
             if wrapper is not None:
                 raise wrapper_error(wrapper, wrapper, func, self.src)

@@ -20,7 +20,19 @@ def qualname(expr: ast.expr, scope: Scope, depth: int = 0) -> str | None:
     if depth > MAX_DEPTH:
         return None
     if isinstance(expr, ast.Attribute):
-        base = qualname(expr.value, scope, depth + 1)
+        value = expr.value
+        if depth == 0 and isinstance(value, ast.Name):
+            # ``jax.jit`` is read for every decorator: remember it by its dotted text (no
+            # name holds a dot, so it cannot collide with a plain name's entry).
+            cache = scope.qualnames
+            key = f"{value.id}.{expr.attr}"
+            if key in cache:
+                return cache[key]
+            base = qualname(value, scope, 1)
+            found = None if base is None else canonical(f"{base}.{expr.attr}")
+            cache[key] = found
+            return found
+        base = qualname(value, scope, depth + 1)
         return None if base is None else canonical(f"{base}.{expr.attr}")
     if not isinstance(expr, ast.Name):
         return None

@@ -95,7 +95,7 @@ class Scope:
     regions: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
     star_imports: list[str] = field(default_factory=list)
     global_names: set[str] = field(default_factory=set)
-    #: Memo for resolve.qualname of bare names looked up from this scope.
+    #: Memo for resolve.qualname of bare names (and ``name.attr``) looked up from this scope.
     qualnames: dict[str, str | None] = field(default_factory=dict)
 
     def bind(self, name: str, binding: Binding, site: Site = (0, 0)) -> None:
