@@ -26,12 +26,19 @@ from helpers_hook import PLAIN_CALL, REPO, REWRITTEN_CALL, Project, report
 
 from jaxrewrite.hook import index, tag
 
-#: An opted-in module that takes its marker from jaxrewrite.markers: run plainly, it reads no
-#: source for NotRewrittenWarning (which would open the file the tests watch).
-OPTED_IN = """\
+#: The plain module's marker, without NotRewrittenWarning's check: run plainly, it reads no
+#: source (which would open the file the tests watch). The opted-in one takes the marker the
+#: engine reads, padded to the same length.
+UNCHECKED_IMPORT = 'from jaxrewrite.markers import UNCHECKED as M; Static = M["Static"]'
+CHECKED_IMPORT = "from jaxrewrite.markers import Static"
+CHECKED_IMPORT += "  #" + " " * (len(UNCHECKED_IMPORT) - len(CHECKED_IMPORT) - 3)
+OPTED_IN = (
+    """\
 # jaxrewrite: enable
 import jax
-from jaxrewrite.markers import Static
+"""
+    + CHECKED_IMPORT
+    + """
 
 VALUE = {value}
 
@@ -40,8 +47,9 @@ VALUE = {value}
 def f(x, n: Static[int]):
     return x
 """
+)
 #: The same without its pragma, the same length: a same-size edit turns one into the other.
-PLAIN = OPTED_IN.replace("# jaxrewrite: enable", "# a plain module ...")
+PLAIN = OPTED_IN.replace("# jaxrewrite: enable", "# a plain module ...").replace(CHECKED_IMPORT, UNCHECKED_IMPORT)
 assert len(PLAIN) == len(OPTED_IN) and "enable" not in PLAIN
 
 #: The child: install the hook, record every file opened, import the modules, report.
