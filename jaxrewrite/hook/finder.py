@@ -67,9 +67,8 @@ class RewritingLoader(SourceFileLoader):
         if data != seen:
             header = _header(data)  # not read by the finder (a reload), or changed since
             if pyc is not None and header is not None and header.enabled:
-                code = pycfile.load(pyc, source_hash, path)
+                code = cached(pyc, source_hash, path)
                 if code is not None:
-                    notrewritten.mark(path)
                     return code
         try:
             code = compile_opted_in(data, path, self.pipeline, optimize, header)
@@ -82,11 +81,26 @@ class RewritingLoader(SourceFileLoader):
         elif header is None or not header.enabled:
             # Only bytes that opt in are cached: a hit vouches for "it opts in" (see _maybe_rewrite).
             pycfile.trace(f"pyc not written for {path}: it no longer opts in")
-        elif not tag.tag_is_current():
-            pycfile.trace(f"pyc not written for {path}: jaxrewrite changed on disk since this process took its tag")
         else:
-            pycfile.store(pyc, code, source_hash, path)
+            cache(pyc, code, source_hash, path)
         return code
+
+
+def cached(pyc: str, source_hash: bytes, path: str) -> CodeType | None:
+    """The rewritten code cached for these source bytes, marked as rewritten; None on a miss."""
+    code = pycfile.load(pyc, source_hash, path)
+    if code is not None:
+        notrewritten.mark(path)
+    return code
+
+
+def cache(pyc: str, code: CodeType, source_hash: bytes, path: str) -> None:
+    """Write ``code`` to ``pyc``, unless jaxrewrite changed on disk since the tag was taken (the
+    tag would then name a rewriter that did not write it)."""
+    if not tag.tag_is_current():
+        pycfile.trace(f"pyc not written for {path}: jaxrewrite changed on disk since this process took its tag")
+    else:
+        pycfile.store(pyc, code, source_hash, path)
 
 
 def compile_opted_in(

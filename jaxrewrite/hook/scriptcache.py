@@ -14,8 +14,8 @@ import sys
 from types import CodeType
 
 from jaxrewrite.engine.header import might_opt_in, scan_header
-from jaxrewrite.hook import notrewritten, pipeline, pycfile, tag
-from jaxrewrite.hook.finder import compile_opted_in
+from jaxrewrite.hook import pipeline, pycfile, tag
+from jaxrewrite.hook.finder import cache, cached, compile_opted_in
 
 
 def script_code(data: bytes, filename: str) -> CodeType:
@@ -35,17 +35,14 @@ def script_code(data: bytes, filename: str) -> CodeType:
     source_hash = importlib.util.source_hash(data)
     pyc = tag.cache_path(filename, optimize, pipeline.DEFAULT.name)
     if pyc is not None:
-        code = pycfile.load(pyc, source_hash, filename)
+        code = cached(pyc, source_hash, filename)
         if code is not None:
-            notrewritten.mark(filename)
             return code
     code = compile_opted_in(data, filename, pipeline.DEFAULT, optimize, header)
     if pyc is None:
         pycfile.trace(f"no pyc for {filename}: no cache tag")
-    elif not tag.tag_is_current():
-        pycfile.trace(f"pyc not written for {filename}: jaxrewrite changed on disk since this process took its tag")
     else:
-        pycfile.store(pyc, code, source_hash, filename)
+        cache(pyc, code, source_hash, filename)
     return code
 
 
