@@ -104,11 +104,10 @@ def test_which_edits_take_which_route(tail: str, route: str) -> None:
     assert compare(source, "m.py") == route
 
 
-def test_two_on_one_line_or_line_one_take_the_text_route() -> None:
+def test_two_on_one_line_take_the_text_route() -> None:
+    """What one edit moves on a line, the other's columns would not see: the text route."""
     one_line = MODULE + "\n\ndef k(x, n: Static[int]): return x\nkk, kj = jax.jit(k), jax.jit(k)\n"
     assert compare(one_line, "m.py") == "text"
-    first = "@jax.jit\ndef f(x, n: Static[int]):  # jaxrewrite: enable is not here\n    return x\n"
-    assert compare("# jaxrewrite: enable\n" + first, "m.py") == "text"  # line 2: the tree route
 
 
 def _module(helpers: int, decorated: int) -> str:
@@ -142,3 +141,82 @@ def test_refusals_are_the_same() -> None:
     with pytest.raises(RewriteError) as tree_error:
         treecode.rewrite_tree(bad, "m.py")
     assert str(text_error.value) == str(tree_error.value)
+
+
+# -- the nodes built without a parse (engine/treenodes.py) ----------------------------------------
+
+HEAD = "# jaxrewrite: enable\nimport functools\nfrom functools import partial\n\nimport jax\nfrom jaxrewrite import Static\n\n"
+
+#: Layouts where what follows an edit on its line must move: each is compiled both ways and
+#: compared byte for byte, and none may need the parse of its new text.
+BUILT = {
+    "bare decorator, comment after": "@jax.jit  # jitted\ndef f(x, n: Static[int]):\n    return x * n\n",
+    "partial completed, keyword after": (
+        '@partial(jax.jit, static_argnames=("n",), donate_argnums=(0,))\n'
+        "def f(x, n: Static[int], m: Static[int]):\n    return x * n * m\n"
+    ),
+    "partial completed, lambda default after": (
+        '@partial(jax.jit, static_argnames=("n",), inline=(lambda q=1: q)())\n'
+        "def f(x, n: Static[int], m: Static[int]):\n    return x * n * m\n"
+    ),
+    "empty parentheses": "@functools.partial(jax.jit)\ndef f(x, n: Static[int]):\n    return x * n\n",
+    "call site, conditional after": (
+        "def f(x, n: Static[int]):\n    return x * n\n\n\nflag = True\ng = jax.jit(f) if flag else f\n"
+    ),
+    "call site in a list, then more": (
+        "def f(x, n: Static[int]):\n    return x * n\n\n\ngs = [jax.jit(f), 1, (2, 3)]  # two\n"
+    ),
+    "call site returned, last statement of a method of a class": (
+        "def f(x, n: Static[int]):\n    return x * n\n\n\nclass K:\n    def make(self):\n        return jax.jit(f)\n"
+    ),
+    "call site with a non-ASCII name before it": (
+        "def f(x, n: Static[int]):\n    return x * n\n\n\nfé = jax.jit(f)  # é\n"
+    ),
+    "non-ASCII parameter names": "@jax.jit\ndef f(x, ñ: Static[int], ü: Static[int]):\n    return x * ñ * ü\n",
+    "multi-line call site": "def f(x, n: Static[int]):\n    return x * n\n\n\ng = jax.jit(\n    f,  # the def\n)\n",
+    "vmap call site with None axes": (
+        "def f(x, n: Static[int]):\n    return x * n\n\n\nv = jax.vmap(f)(jax.numpy.ones(3), 2)\n"
+    ),
+    "tab-indented method": "class K:\n\t@jax.jit\n\tdef f(x, n: Static[int]):\n\t\treturn x * n\n",
+    "two transforms stacked": "@jax.jit\n@jax.vmap\ndef f(x, n: Static[int]):\n    return x * n\n",
+}
+
+
+@pytest.mark.parametrize("body", list(BUILT.values()), ids=list(BUILT))
+def test_edits_are_built_as_nodes_where_the_plan_says_what_they_spell(
+    body: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed: list[object] = []
+    real = treecode._placed
+
+    def placed(replacements: list[tuple[object, str]]) -> object:
+        parsed.extend(new for _, new in replacements)
+        return real(replacements)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(treecode, "_placed", placed)
+    assert compare(HEAD + body, "m.py") == "tree"
+    assert parsed == []  # no new text had to be parsed
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # A value over several lines is replaced keeping its line breaks: that text is parsed.
+        '@partial(jax.jit, static_argnames=(\n    "n",\n))\ndef f(x, n: Static[int], m: Static[int]):\n    return x\n',
+        # Per-leaf statics: the helper's arguments are parsed.
+        "from typing import NamedTuple\n\n\nclass P(NamedTuple):\n    a: Static[int]\n    b: float\n\n\n"
+        "@jax.jit\ndef f(p: P):\n    return p.b * p.a\n",
+    ],
+    ids=["multi-line value", "per-leaf statics"],
+)
+def test_what_is_not_built_is_parsed_and_still_the_same_code(body: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed: list[object] = []
+    real = treecode._placed
+
+    def placed(replacements: list[tuple[object, str]]) -> object:
+        parsed.extend(new for _, new in replacements)
+        return real(replacements)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(treecode, "_placed", placed)
+    assert compare(HEAD + body, "m.py") == "tree"
+    assert parsed

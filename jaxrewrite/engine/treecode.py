@@ -2,16 +2,18 @@
 
 Why: a cold import used to parse the module (for the analysis), then compile the printed text,
 which parses it again in C. Compiling the analysed tree instead skips that second parse. The text
-stays the single source of truth: each edited expression (a decorator, a call site) is replaced
-by the parse of its new text, placed at its own lines and columns, so the tree is node for node
-what ``ast.parse`` of the printed text gives and its code is byte for byte the code of the text
-(``marshal.dumps``: proven over every golden input and every corpus text that rewrites by
-tests/test_treecode.py, checked at every import with ``JAXREWRITE_VERIFY_AST=1``).
+stays the single source of truth: each edited expression (a decorator, a call site) gets the
+nodes, at the columns, that the printed text has there: built from what the plan says its edits
+spell (engine/treenodes.py), or else parsed from its new text placed at its own lines and
+columns. So the tree is node for node what ``ast.parse`` of the printed text gives, and its code
+byte for byte the code of the text (``marshal.dumps``: proven over every golden input and every
+corpus text that rewrites by tests/test_treecode.py and tests/test_corpus.py, and checked at
+every import with ``JAXREWRITE_VERIFY_AST=1``).
 
-Anything this does not spell as nodes sends the whole module down the text route (``tree`` is
-None): field forms, edits outside a transform expression, expressions on line 1 or sharing a
-line, line breaks other than ``\\n``. So does a module where the new text is large against the
-module: parsing it costs more than the second parse it saves (``WORTH``).
+What neither way spells sends the whole module down the text route (``tree`` is None): field
+forms, edits outside a transform expression, two edited expressions on one line, a parsed one on
+line 1 or with a line break other than ``\\n``. So does a module where building the tree costs
+more than the second parse saves (``WORTH``: every def decorated, with two-line bodies).
 """
 
 from __future__ import annotations
@@ -20,19 +22,22 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from jaxrewrite.engine import splice
+from jaxrewrite.engine import splice, treenodes
 from jaxrewrite.engine.analysis import Analysis, Registration, Use, UseKind
 from jaxrewrite.engine.analyze import analyze, collector_paused
 from jaxrewrite.engine.header import Header
 from jaxrewrite.engine.rewrite import checked_plan
 from jaxrewrite.engine.scopes import ScopeTree
 
-#: The tree route is taken when the edited expressions' new text is at most this share of the
-#: printed module. Measured with benchmarks/bench_cold.py on 3.11 (CPU time, per byte): parsing
-#: new decorator text costs about 2.5 times what compiling from a tree saves per byte of module,
-#: so past about 0.35 the tree route is the slower one (the dense module, every def decorated,
-#: is at 0.6; the realistic one at 0.12).
-WORTH = 0.3
+#: What the tree route costs, in bytes of module whose second parse it saves: each edited
+#: expression (nodes built and placed, about 25 us on 3.11) and each byte of new text that must
+#: be parsed (about 0.6 us), against about 0.1 us saved per byte of module. Measured with
+#: benchmarks/bench_cold.py: the realistic module (one edited expression per 800 bytes) gains,
+#: the dense one (one per 55 bytes, every def decorated) would lose, and keeps the text route.
+PER_EXPRESSION = 250
+PER_PARSED_BYTE = 6
+#: The tree route is taken while its cost is at most this many times the module's size.
+WORTH = 1.0
 
 
 @dataclass
@@ -45,7 +50,8 @@ class Rewritten:
 
 def rewrite_tree(source: str, filename: str, header: Header | None = None, worth: float = WORTH) -> Rewritten:
     """``rewrite_source``'s text (same warnings, same first error), and its tree where it pays
-    (``worth``: the largest share of new text for which the tree is built; inf: always)."""
+    (``worth``: the largest cost, against the module's size, for which the tree is built; inf:
+    whenever it can be)."""
     trees: list[ast.Module] = []
 
     def keep(result: Analysis, scopes: ScopeTree, tree: ast.Module) -> None:
@@ -66,8 +72,9 @@ Change = Use | Registration
 
 
 def _apply(analysis: Analysis, tree: ast.Module, edits: list[splice.Edit], most: float) -> bool:
-    """Replace each edited expression by the parse of its new text; False (the tree left as the
-    analysis had it, or half edited: unusable either way) when some edit is not spelled so."""
+    """Replace each edited expression by its new nodes: built from what the plan says it spells
+    (engine/treenodes.py), else parsed from its new text. False (the tree left half edited,
+    unusable) when some edit is spelled neither way, or the cost is over ``most``."""
     if analysis.fields:
         return False
     src = analysis.source
@@ -77,32 +84,58 @@ def _apply(analysis: Analysis, tree: ast.Module, edits: list[splice.Edit], most:
         ((src.start(change.node), src.end(change.node), change) for change in changes if change.needs_edit),
         key=lambda span: span[0],
     )
+    if len(spans) * PER_EXPRESSION > most:
+        return False
     pending = sorted(edits, key=lambda e: (e.start, e.end))
     at = 0
-    last = -1
+    last_line = 0
     replacements: list[tuple[Change, str]] = []
     for start, end, change in spans:
-        if start < last:
-            return False  # nested or overlapping expressions
-        last = end
+        node = change.node
+        if node.lineno <= last_line:
+            return False  # two on one line, or nested: what one moves, the other would not see
+        last_line = node.end_lineno  # type: ignore[assignment]
         mine: list[splice.Edit] = []
         while at < len(pending) and pending[at].start <= end:
             edit = pending[at]
             if edit.start < start or edit.end > end:
                 return False
-            mine.append(splice.Edit(edit.start - start, edit.end - start, edit.text))
+            mine.append(edit)
             at += 1
-        if mine:
-            replacements.append((change, splice.apply(text[start:end], mine)))
-    if at != len(pending) or sum(len(new) for _, new in replacements) > most:
+        if mine and not _built(change, mine, tree):
+            shifted = [splice.Edit(e.start - start, e.end - start, e.text) for e in mine]
+            replacements.append((change, splice.apply(text[start:end], shifted)))
+    parsed = sum(len(new) for _, new in replacements)
+    if at != len(pending) or len(spans) * PER_EXPRESSION + parsed * PER_PARSED_BYTE > most:
         return False
-    placed = _placed(replacements)
+    placed = _placed(replacements) if replacements else []
     if placed is None:
         return False
     for (change, _), new in zip(replacements, placed):
         if not _replace(change, new, tree):
             return False
     return True
+
+
+def _built(change: Change, edits: list[splice.Edit], tree: ast.Module) -> bool:
+    """Build the change's new nodes without a parse where the plan says what its edits spell;
+    False (nothing changed) where it does not."""
+    node = change.node
+    if isinstance(node, ast.Call):
+        line, col, end = node.end_lineno, node.col_offset, node.end_col_offset
+        chain = [] if change.kind is UseKind.DECORATOR else _chain(tree, node)
+        if change.kind is not UseKind.DECORATOR and not chain:
+            return False
+        grown = treenodes.completed(node, edits)
+        if grown is None:
+            return False
+        if chain:
+            _shift_after(chain, node, line, end, grown)  # type: ignore[arg-type]
+        return True
+    if change.kind is not UseKind.DECORATOR:
+        return False
+    new = treenodes.wrapped(node, edits)
+    return new is not None and _swap(change, node, new)
 
 
 def _replace(change: Change, new: ast.expr, tree: ast.Module) -> bool:
@@ -112,14 +145,22 @@ def _replace(change: Change, new: ast.expr, tree: ast.Module) -> bool:
     lines, is swapped in its list."""
     old = change.node
     if isinstance(old, ast.Call) and isinstance(new, ast.Call):
-        if change.kind is not UseKind.DECORATOR and not _shift_after(old, new, tree):
-            return False
+        if change.kind is not UseKind.DECORATOR:
+            chain = _chain(tree, old)
+            if not chain:
+                return False
+            assert old.end_lineno is not None and old.end_col_offset is not None
+            assert new.end_col_offset is not None
+            grown = new.end_col_offset - old.end_col_offset
+            _shift_after(chain, old, old.end_lineno, old.end_col_offset, grown)
         old.func, old.args, old.keywords = new.func, new.args, new.keywords
         old.lineno, old.col_offset = new.lineno, new.col_offset
         old.end_lineno, old.end_col_offset = new.end_lineno, new.end_col_offset
         return True
-    if change.kind is not UseKind.DECORATOR:
-        return False
+    return change.kind is UseKind.DECORATOR and _swap(change, old, new)
+
+
+def _swap(change: Change, old: ast.expr, new: ast.expr) -> bool:
     decorators = change.target.decorator_list
     for index, decorator in enumerate(decorators):
         if decorator is old:
@@ -132,29 +173,34 @@ def _replace(change: Change, new: ast.expr, tree: ast.Module) -> bool:
 _BODIES = frozenset({"body", "orelse", "finalbody", "handlers"})
 
 
-def _shift_after(old: ast.Call, new: ast.Call, tree: ast.Module) -> bool:
-    """Move every position after ``old`` on its last line by what that line grew: the nodes of
-    the statement that holds it (a call site's ``Assign``, ``Return``...) and the ends of the
-    statements around it. False where the statement is not found or holds an f-string (whose
-    inner positions Python 3.11 computes apart)."""
-    line, col, end = old.end_lineno, old.col_offset, old.end_col_offset
-    assert line is not None and end is not None and new.end_col_offset is not None
-    delta = new.end_col_offset - end
-    chain = _statements_at(tree, old.lineno, col)
-    if not chain:
-        return False
-    own = chain[-1]
-    inside = {id(node) for node in ast.walk(old)}
-    nodes: list[ast.AST] = [own]
-    for field, value in ast.iter_fields(own):
+def _chain(tree: ast.Module, call: ast.Call) -> list[ast.AST]:
+    """The statements around a call site, outermost first; empty where they are not found, or
+    where the call's own statement holds an f-string (Python 3.11 gives the nodes inside one
+    positions of its own making, which a parse of the new text alone would not reproduce)."""
+    chain = _statements_at(tree, call.lineno, call.col_offset)
+    if chain and any(isinstance(node, ast.JoinedStr) for node in _own_nodes(chain[-1])):
+        return []
+    return chain
+
+
+def _own_nodes(stmt: ast.AST) -> list[ast.AST]:
+    """A statement and the nodes of its own expressions, not those of the statements it holds."""
+    nodes: list[ast.AST] = [stmt]
+    for field, value in ast.iter_fields(stmt):
         if field in _BODIES and isinstance(value, list):
             continue
         for item in value if isinstance(value, list) else [value]:
             if isinstance(item, ast.AST):
                 nodes.extend(ast.walk(item))
-    for node in nodes:
-        if isinstance(node, ast.JoinedStr):
-            return False
+    return nodes
+
+
+def _shift_after(chain: list[ast.AST], call: ast.Call, line: int, end: int, delta: int) -> None:
+    """Move every position after the call (which ended at column ``end`` of ``line``) on that line
+    by ``delta``: the nodes of the statement that holds it (a call site's ``Assign``,
+    ``Return``...) and the ends of the statements around it."""
+    inside = {id(node) for node in ast.walk(call)}
+    for node in _own_nodes(chain[-1]):
         if id(node) in inside:
             continue
         if getattr(node, "lineno", None) == line and node.col_offset >= end:  # type: ignore[attr-defined]
@@ -164,7 +210,6 @@ def _shift_after(old: ast.Call, new: ast.Call, tree: ast.Module) -> bool:
     for outer in chain[:-1]:
         if outer.end_lineno == line and outer.end_col_offset >= end:  # type: ignore[attr-defined]
             outer.end_col_offset += delta  # type: ignore[attr-defined]
-    return True
 
 
 def _statements_at(tree: ast.Module, line: int, col: int) -> list[ast.AST]:
