@@ -51,7 +51,7 @@ def test_hook_checks_the_tree_against_the_text(monkeypatch: pytest.MonkeyPatch, 
     def wrong(text: str, path: str, header: object = None, worth: float = 0) -> treecode.Rewritten:
         good = real(text, path, worth=math.inf)
         assert good.tree is not None
-        return treecode.Rewritten(good.text, ast.parse(good.text.replace("x * n", "x + n")))
+        return treecode.Rewritten(good.text, [], ast.parse(good.text.replace("x * n", "x + n")))
 
     monkeypatch.setattr(treecode, "rewrite_tree", wrong)
     monkeypatch.setenv("JAXREWRITE_VERIFY_AST", "1")

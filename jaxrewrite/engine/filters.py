@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+from itertools import accumulate
 from dataclasses import dataclass
 
 from jaxrewrite.engine.classes import FunctionalClass, LocalClass, functional_class, local_class
@@ -194,11 +195,7 @@ def calls_naming(names: list[str] | None, tree: ScopeTree, src: Source, filters:
     tree.walk_deferred(ordered)
     found: list[CallSite] = []
     seen: set[int] = set()
-    for first, last, stmt, scope, flow in tree.statements:
-        if ordered is not None:
-            at = bisect.bisect_left(ordered, first)
-            if at == len(ordered) or ordered[at] > last:
-                continue
+    for first, stmt, scope, flow in _statements_on(tree.statements, ordered):
         calls: list[tuple[ast.Call, Scope]] = []
         for expr in own_expressions(stmt):
             calls_in(expr, scope, calls)
@@ -208,6 +205,27 @@ def calls_naming(names: list[str] | None, tree: ScopeTree, src: Source, filters:
                 found.append((node, inner, (first, flow)))
     found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
     return found
+
+
+def _statements_on(
+    statements: list[tuple[int, int, ast.AST, Scope, int]], lines: list[int] | None
+) -> list[tuple[int, ast.AST, Scope, int]]:
+    """The statements (sorted by first line) whose lines hold any of ``lines`` (sorted), in their
+    order; every statement when ``lines`` is None. Looked up per line, not per statement: a large
+    module has thousands of statements and a few candidate lines. Exact for nested ranges too: the
+    running maximum of last lines says how far back a statement can still reach a line."""
+    if lines is None:
+        return [(first, stmt, scope, flow) for first, _, stmt, scope, flow in statements]
+    firsts = [item[0] for item in statements]
+    reach = list(accumulate((item[1] for item in statements), max))
+    hits: set[int] = set()
+    for line in lines:
+        at = bisect.bisect_right(firsts, line) - 1  # the last statement starting at or before it
+        while at >= 0 and reach[at] >= line:
+            if statements[at][1] >= line:
+                hits.add(at)
+            at -= 1
+    return [(statements[i][0], statements[i][2], statements[i][3], statements[i][4]) for i in sorted(hits)]
 
 
 #: A first argument: an identifier right after "(", across line breaks and comments. Call

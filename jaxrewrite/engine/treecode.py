@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
-from dataclasses import dataclass
+from functools import cached_property
 
 from jaxrewrite.engine import splice, treenodes
 from jaxrewrite.engine.analysis import Analysis, Registration, Use, UseKind
@@ -40,12 +40,16 @@ PER_PARSED_BYTE = 6
 WORTH = 1.0
 
 
-@dataclass
 class Rewritten:
-    """The printed text, and the same module as a tree when the edits could be spelled as nodes."""
+    """The printed text, and the same module as a tree when the edits could be spelled as nodes.
+    The text is spliced when first read: the hook, given the tree, reads it only to check it."""
 
-    text: str
-    tree: ast.Module | None
+    def __init__(self, source: str, edits: list[splice.Edit], tree: ast.Module | None) -> None:
+        self.source, self.edits, self.tree = source, edits, tree
+
+    @cached_property
+    def text(self) -> str:
+        return splice.apply(self.source, self.edits)
 
 
 def rewrite_tree(source: str, filename: str, header: Header | None = None, worth: float = WORTH) -> Rewritten:
@@ -61,9 +65,8 @@ def rewrite_tree(source: str, filename: str, header: Header | None = None, worth
         analysis = analyze(source, filename, header=header, passes=(keep,))
         try:
             edits = checked_plan(analysis)
-            text = splice.apply(analysis.source.text, edits)
-            tree = trees[0] if trees and edits and _apply(analysis, trees[0], edits, worth * len(text)) else None
-            return Rewritten(text, tree)
+            tree = trees[0] if trees and edits and _apply(analysis, trees[0], edits, worth * len(source)) else None
+            return Rewritten(source, edits, tree)
         finally:
             del analysis, trees  # the tree lives on in the result only where it is used
 
