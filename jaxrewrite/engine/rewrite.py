@@ -9,7 +9,7 @@ from jaxrewrite.engine import splice
 from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.analyze import analyze, collector_paused
 from jaxrewrite.engine.filters import FAST, Filters
-from jaxrewrite.engine.header import Header
+from jaxrewrite.header import Header
 from jaxrewrite.engine.plan import plan
 from jaxrewrite.engine.scopes import Binding
 from jaxrewrite.errors import RewriteWarning

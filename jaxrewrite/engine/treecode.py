@@ -25,7 +25,7 @@ from functools import cached_property
 from jaxrewrite.engine import splice, treenodes
 from jaxrewrite.engine.analysis import Analysis, Registration, Use, UseKind
 from jaxrewrite.engine.analyze import analyze, collector_paused
-from jaxrewrite.engine.header import Header
+from jaxrewrite.header import Header
 from jaxrewrite.engine.rewrite import checked_plan
 from jaxrewrite.engine.scopes import ScopeTree
 

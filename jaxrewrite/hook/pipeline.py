@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType
 
-from jaxrewrite.engine.header import Header, scan_header
+from jaxrewrite.header import Header, scan_header
 
 
 def _compile(text: str, path: str, optimize: int) -> CodeType:
