@@ -28,7 +28,7 @@ sys.path.insert(0, str(HERE.parent))
 from _timing import CLOCKS, Row, dump, interleave, median, paired_ratio, print_table  # noqa: E402
 
 from jaxrewrite.commands.check import Options, check_text  # noqa: E402
-from jaxrewrite.engine.header import might_opt_in  # noqa: E402
+from jaxrewrite.header import might_opt_in  # noqa: E402
 from jaxrewrite.engine.tracetime import may_trace_bytes  # noqa: E402
 from jaxrewrite.hook import notrewritten  # noqa: E402
 

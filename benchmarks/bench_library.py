@@ -42,7 +42,7 @@ sys.path.insert(0, str(REPO))
 
 from _timing import Row, dump, interleave, paired_ratio, print_table  # noqa: E402
 
-from jaxrewrite.engine.header import scan_header  # noqa: E402
+from jaxrewrite.header import scan_header  # noqa: E402
 from jaxrewrite.engine.rewrite import rewrite_source  # noqa: E402
 
 LIBRARY = REPO / "examples" / "thelib" / "src" / "thelib"

@@ -13,7 +13,7 @@ import sys as _sys
 from typing import TYPE_CHECKING, Any
 
 from jaxrewrite import markers as _markers
-from jaxrewrite.engine.header import scan_header
+from jaxrewrite.header import scan_header
 from jaxrewrite.errors import NotRewrittenWarning, RewriteError, RewriteWarning
 from jaxrewrite.hook import notrewritten as _notrewritten
 from jaxrewrite.hook.finder import install, uninstall

@@ -47,15 +47,15 @@ def test_pack_unpack_round_trip() -> None:
 
 def test_the_memo_checks_each_file_once(package_copy: Path) -> None:
     """Every stat is paid by every process that imports an opted-in module: a file named both
-    alone (the scanner's ``engine/header.py``) and inside a searched folder (``engine``) is
+    by both digests (``header.py``, the pragma rule, which the rewrite and the scanner read) is
     recorded, and statted, once."""
     memo = package_copy.parent / "memo"
     tag.digests(str(package_copy), memo=str(memo))
     _, _, _, stats, _ = marshal.loads(memo.read_bytes())
     names = [name for name, _, _, _ in stats]
-    assert "engine/header.py" in names and "engine" in names
+    assert "header.py" in names and "engine" in names
     assert len(names) == len(set(names)), sorted(name for name in names if names.count(name) > 1)
-    assert tag.package_sources(str(package_copy)).count("engine/header.py") == 1
+    assert tag.package_sources(str(package_copy)).count("header.py") == 1
 
 
 @pytest.mark.parametrize(
@@ -333,11 +333,11 @@ def test_rewriter_hash_covers_what_determines_the_code(package_copy: Path, memoi
 
 
 def test_scanner_hash_covers_the_pragma_scanner_and_what_applies_it(package_copy: Path) -> None:
-    """The folder indexes are keyed by the scanner digest: it moves with the scanner (in the
-    engine), the finder and the index, not with the rest of the engine."""
+    """The folder indexes are keyed by the scanner digest: it moves with the scanner
+    (``header.py``), the finder and the index, not with the rest of the engine."""
     before = tag.digests(str(package_copy), memo=None)
     for part, scanner, rewriter in [
-        ("engine/header.py", True, True),
+        ("header.py", True, True),
         ("hook/finder.py", True, False),
         ("hook/index.py", True, False),
         ("version.py", True, True),

@@ -374,7 +374,7 @@ def test_show_explains_misplaced_pragmas(tmp_path: Path) -> None:
 
 def test_pragma_inside_an_f_string_is_explained_as_a_string() -> None:
     # Python 3.12+ tokenizes f-strings into parts (FSTRING_START ... FSTRING_END), not one STRING.
-    from jaxrewrite.engine.header import scan_header, why_ignored
+    from jaxrewrite.header import scan_header, why_ignored
 
     for prefix in ("f", "rf", "F"):
         source = f'TEXT = {prefix}"""\n# jaxrewrite: enable\n{{1}}"""\nx = 1\n'

@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 import pytest
+from treecode_support import compare
 from corpus_support import (
     CORPUS_PACKAGES,
     PRAGMA,
@@ -53,10 +54,18 @@ MIN_VERIFIED = 200
 MIN_CONVERTED_FILES = 30
 
 
+#: The corpus texts that rewrite, by the route the hook compiles them by (each checked by
+#: treecode_support.compare: byte for byte the code of the printed text).
+ROUTES: Counter[str | None] = Counter()
+
+
 def _rewrite(text: str, filename: str) -> str:
     with warnings.catch_warnings():
         warnings.simplefilter("error", RewriteWarning)
-        return rewrite_source(text, filename)
+        rewritten = rewrite_source(text, filename)
+    if rewritten != text:
+        ROUTES[compare(text, filename)] += 1
+    return rewritten
 
 
 def _show(title: str, counts: Mapping[str, object]) -> None:
@@ -160,6 +169,14 @@ def test_corpus_static_specs_survive_conversion(corpus_run: CorpusRun) -> None:
     assert corpus_run.forms["completed in place"] >= 10, corpus_run.forms
     assert corpus_run.by_transform["jit"] >= MIN_VERIFIED, corpus_run.by_transform
     assert corpus_run.by_transform["custom_vjp"] + corpus_run.by_transform["custom_jvp"] >= 1, corpus_run.by_transform
+
+
+def test_the_hook_compiles_each_corpus_text_to_the_code_of_its_printed_text(corpus_run: CorpusRun) -> None:
+    """Every text the corpus run rewrote went through ``compare`` (tests/treecode_support.py):
+    the hook's tree route gave byte for byte the code of the printed text."""
+    _show("rewritten corpus texts by the hook's route", dict(ROUTES))
+    assert ROUTES["tree"] >= 2 * MIN_CONVERTED_FILES, ROUTES
+    assert sum(ROUTES.values()) >= corpus_run.files_converted, ROUTES
 
 
 # -- the migration and the verifier, on small inputs ---------------------------------------------

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jaxrewrite.hook.finder import _BLOCK, _read_source
-from jaxrewrite.engine.header import head_rules_out, header_end, scan_header
+from jaxrewrite.header import head_rules_out, header_end, scan_header
 
 PRAGMA_LINE = b"# jaxrewrite: enable\n"
 

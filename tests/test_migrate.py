@@ -38,7 +38,7 @@ from golden_cases import ROOT, execute
 
 from jaxrewrite import rewrite_source
 from jaxrewrite.commands.migrate import migrate as migrate_command
-from jaxrewrite.engine.header import scan_header
+from jaxrewrite.header import scan_header
 from jaxrewrite.migrate import (
     REASONS,
     Migrated,

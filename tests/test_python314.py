@@ -26,7 +26,7 @@ import jaxrewrite
 from jaxrewrite import is_static, rewrite_source
 from jaxrewrite.engine import render
 from jaxrewrite.engine.analyze import analyze
-from jaxrewrite.engine.header import scan_header, why_ignored
+from jaxrewrite.header import scan_header, why_ignored
 from jaxrewrite.hook import pipeline, pycfile, tag
 
 pytestmark = pytest.mark.skipif(sys.version_info < (3, 14), reason="Python 3.14's own behaviour (.ci/py314/run)")

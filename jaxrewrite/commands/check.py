@@ -24,7 +24,7 @@ from jaxrewrite.commands.files import python_files
 from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.diagnostics import CODES, Diagnostic
 from jaxrewrite.engine.filters import FAST
-from jaxrewrite.engine.header import might_opt_in
+from jaxrewrite.header import might_opt_in
 from jaxrewrite.engine.tracetime import may_trace_bytes
 
 #: A noqa comment, bare or naming codes as flake8 spells them (see ``_suppressed``).

@@ -86,7 +86,7 @@ def _rewrite_mp_main() -> None:
 
 def _opted_in(path: str) -> bytes | None:
     """The bytes of the script at ``path`` if it is a file that may opt in, else None."""
-    from jaxrewrite.engine.header import might_opt_in
+    from jaxrewrite.header import might_opt_in
 
     if not path.endswith(".py") or os.path.splitext(os.path.basename(path))[0] == "ipython":
         return None

@@ -27,7 +27,7 @@ from jaxrewrite.commands.targets import (
     find_spec,
     search_path,
 )
-from jaxrewrite.engine.header import PRAGMA, scan_header
+from jaxrewrite.header import PRAGMA, scan_header
 from jaxrewrite.hook import pipeline, pycfile, tag
 
 LEVELS = (0, 1, 2)

@@ -26,7 +26,7 @@ from jaxrewrite.commands.targets import (
     locate,
     search_path,
 )
-from jaxrewrite.engine.header import PRAGMA, Header, why_ignored
+from jaxrewrite.header import PRAGMA, Header, why_ignored
 from jaxrewrite.engine.rewrite import rewritten
 from jaxrewrite.errors import RewriteError
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.fields import FieldUse
-from jaxrewrite.engine.header import Header
+from jaxrewrite.header import Header
 from jaxrewrite.engine.literals import Values
 from jaxrewrite.engine.scopes import ScopeTree
 from jaxrewrite.engine.signature import Param, Signature

@@ -25,7 +25,7 @@ from jaxrewrite.engine.filters import (
     leaf_aliases,
     marker_names,
 )
-from jaxrewrite.engine.header import Header, scan_header
+from jaxrewrite.header import Header, scan_header
 from jaxrewrite.engine.ledger import Facts, ImportReader
 from jaxrewrite.engine.ledger import build as build_ledger
 from jaxrewrite.engine.lint import lint as lint_findings

@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+from functools import lru_cache
+from itertools import accumulate
 from dataclasses import dataclass
 
 from jaxrewrite.engine.classes import FunctionalClass, LocalClass, functional_class, local_class
@@ -181,24 +183,19 @@ def calls_naming(names: list[str] | None, tree: ScopeTree, src: Source, filters:
         return []
     ordered: list[int] | None = None
     if filters.first_arguments and names is not None:
-        wanted = set(names)
+        # Which names are first arguments anywhere, at C speed; then where, for those only.
+        hits = _first_arguments(src.text).intersection(names)
+        if not hits:
+            return []
         starts = src.line_starts
         lines: set[int] = set()
-        for match in _FIRST_ARGUMENT.finditer(src.text):
-            word = match.group(1)
-            if word in wanted:
-                lines.add(bisect.bisect_right(starts, match.start(1)))
-        if not lines:
-            return []
+        for match in _first_argument_of(tuple(sorted(hits, key=lambda w: (-len(w), w)))).finditer(src.text):
+            lines.add(bisect.bisect_right(starts, match.start(1)))
         ordered = sorted(lines)
     tree.walk_deferred(ordered)
     found: list[CallSite] = []
     seen: set[int] = set()
-    for first, last, stmt, scope, flow in tree.statements:
-        if ordered is not None:
-            at = bisect.bisect_left(ordered, first)
-            if at == len(ordered) or ordered[at] > last:
-                continue
+    for first, stmt, scope, flow in _statements_on(tree.statements, ordered):
         calls: list[tuple[ast.Call, Scope]] = []
         for expr in own_expressions(stmt):
             calls_in(expr, scope, calls)
@@ -208,6 +205,40 @@ def calls_naming(names: list[str] | None, tree: ScopeTree, src: Source, filters:
                 found.append((node, inner, (first, flow)))
     found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
     return found
+
+
+def _statements_on(
+    statements: list[tuple[int, int, ast.AST, Scope, int]], lines: list[int] | None
+) -> list[tuple[int, ast.AST, Scope, int]]:
+    """The statements (sorted by first line) whose lines hold any of ``lines`` (sorted), in their
+    order; every statement when ``lines`` is None. Looked up per line, not per statement: a large
+    module has thousands of statements and a few candidate lines. Exact for nested ranges too: the
+    running maximum of last lines says how far back a statement can still reach a line."""
+    if lines is None:
+        return [(first, stmt, scope, flow) for first, _, stmt, scope, flow in statements]
+    firsts = [item[0] for item in statements]
+    reach = list(accumulate((item[1] for item in statements), max))
+    hits: set[int] = set()
+    for line in lines:
+        at = bisect.bisect_right(firsts, line) - 1  # the last statement starting at or before it
+        while at >= 0 and reach[at] >= line:
+            if statements[at][1] >= line:
+                hits.add(at)
+            at -= 1
+    return [(statements[i][0], statements[i][2], statements[i][3], statements[i][4]) for i in sorted(hits)]
+
+
+@lru_cache(maxsize=1)
+def _first_arguments(text: str) -> frozenset[str]:
+    """Every identifier that is a first argument in the text: read once per module, though each
+    call site search of the analysis asks (a str keeps its hash: the second lookup is cheap)."""
+    return frozenset(_FIRST_ARGUMENT.findall(text))
+
+
+@lru_cache(maxsize=256)
+def _first_argument_of(words: tuple[str, ...]) -> re.Pattern[str]:
+    """``_FIRST_ARGUMENT`` for these identifiers only (longest first, each a whole identifier)."""
+    return re.compile(r"\((?:\s|#[^\n]*)*(" + "|".join(map(re.escape, words)) + r")(?!\w)")
 
 
 #: A first argument: an identifier right after "(", across line breaks and comments. Call

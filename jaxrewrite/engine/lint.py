@@ -19,7 +19,7 @@ from jaxrewrite.engine.analysis import Analysis, MarkedDef, Use
 from jaxrewrite.engine.classes import ClassInfo, local_class
 from jaxrewrite.engine.completion import is_overload
 from jaxrewrite.engine.diagnostics import Diagnostic
-from jaxrewrite.engine.header import PRAGMA, Header, why_ignored
+from jaxrewrite.header import PRAGMA, Header, why_ignored
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.resolve import MAX_DEPTH, qualname
 from jaxrewrite.engine.scopes import DefinedClass, Scope

@@ -16,6 +16,11 @@ from jaxrewrite.engine.fields import Action, FieldUse
 from jaxrewrite.engine.literals import Values
 from jaxrewrite.engine.source import Source
 
+#: What an edit spells (``splice.Edit.made``), for engine/treecode.py: ``(VALUE, replaced node,
+#: value)``, ``(KEYWORDS, pairs, after_a_comma)``, ``(WRAP_OPEN, pairs)`` and ``(WRAP_CLOSE, pairs)``.
+#: Edits written otherwise carry None, and their text is parsed instead.
+VALUE, KEYWORDS, WRAP_OPEN, WRAP_CLOSE = "value", "keywords", "wrap open", "wrap close"
+
 
 def plan(analysis: Analysis) -> list[splice.Edit]:
     """Every edit the analysis calls for; nothing when it found an error (the hook raises that)."""
@@ -81,8 +86,10 @@ def _edits(use: Use | Registration, src: Source) -> list[splice.Edit]:
         return _around(use.node, before, after, src)
     if isinstance(use.node, ast.Call):  # partial(jax.jit, ...) or jax.jit(...): complete it in place
         return _edit_call(use.node, use.local, use.values, src)
-    before, after = render.wrapper(tuple((k, v) for k, v, _ in use.values))
-    return _around(use.node, before, after, src)
+    pairs = tuple((k, v) for k, v, _ in use.values)
+    before, after = render.wrapper(pairs)
+    start, end = src.start(use.node), src.end(use.node)
+    return [splice.Edit(start, start, before, (WRAP_OPEN, pairs)), splice.Edit(end, end, after, (WRAP_CLOSE, pairs))]
 
 
 def _around(expr: ast.expr, before: str, after: str, src: Source) -> list[splice.Edit]:
@@ -101,9 +108,15 @@ def _edit_call(call: ast.Call, local: Sequence[ast.keyword], values: Values, src
         if kw is not None:
             if existing is kw.value:
                 continue  # the user's literal already says exactly this
-            edits.append(splice.replace(src.text, src.start(kw.value), src.end(kw.value), render.value(value)))
+            start, end = src.start(kw.value), src.end(kw.value)
+            edit = splice.replace(src.text, start, end, render.value(value))
+            if kw.value.lineno == kw.value.end_lineno:
+                edit = splice.Edit(edit.start, edit.end, edit.text, (VALUE, kw.value, value))
+            edits.append(edit)
         elif existing is None:
             appended.append((name, value))
     if appended:
-        edits.append(_append(call, render.keywords(tuple(appended)), src))
+        pairs = tuple(appended)
+        edit = _append(call, render.keywords(pairs), src)
+        edits.append(splice.Edit(edit.start, edit.end, edit.text, (KEYWORDS, pairs, bool(call.args or call.keywords))))
     return edits

@@ -41,6 +41,7 @@ def value(items: Value) -> str:
     return _source(ast.Tuple([ast.Constant(item) for item in items], ast.Load()))
 
 
+@lru_cache(maxsize=1024)
 def keywords(pairs: tuple[tuple[str, Value], ...]) -> str:
     """``static_argnums=(3,), static_argnames=('c_func',)``."""
     return ", ".join(f"{name}={value(items)}" for name, items in pairs)

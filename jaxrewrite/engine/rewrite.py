@@ -9,7 +9,7 @@ from jaxrewrite.engine import splice
 from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.analyze import analyze, collector_paused
 from jaxrewrite.engine.filters import FAST, Filters
-from jaxrewrite.engine.header import Header
+from jaxrewrite.header import Header
 from jaxrewrite.engine.plan import plan
 from jaxrewrite.engine.scopes import Binding
 from jaxrewrite.errors import RewriteWarning
@@ -42,8 +42,13 @@ def rewrite_source(
 
 def rewritten(analysis: Analysis) -> str:
     """The text an analysis calls for: its warnings are issued, its first error raised."""
+    return splice.apply(analysis.source.text, checked_plan(analysis))
+
+
+def checked_plan(analysis: Analysis) -> list[splice.Edit]:
+    """The analysis's edits, once its warnings are issued and its first error raised."""
     for finding in analysis.diagnostics:
         if not finding.is_error:
             warnings.warn_explicit(finding.message, RewriteWarning, finding.filename, finding.line)
     analysis.raise_first_error()
-    return splice.apply(analysis.source.text, plan(analysis))
+    return plan(analysis)

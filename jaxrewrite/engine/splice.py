@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from jaxrewrite.engine.source import source_lines
 
@@ -16,6 +16,9 @@ class Edit:
     start: int
     end: int
     text: str
+    #: What ``text`` spells, as data, where its writer says (``plan.Made``): lets engine/treecode.py
+    #: build the nodes without parsing the text again. Not part of the edit's identity.
+    made: object = field(default=None, compare=False, repr=False)
 
 
 def apply(text: str, edits: list[Edit]) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from importlib.machinery import ModuleSpec, SourceFileLoader
 from types import CodeType, ModuleType, TracebackType
 
-from jaxrewrite.engine.header import Header, head_rules_out, might_opt_in, scan_header
+from jaxrewrite.header import Header, head_rules_out, might_opt_in, scan_header
 from jaxrewrite.hook import index, notrewritten, pipeline, pycfile, tag
 
 __all__ = ["OWNED_LOADERS", "HookHandle", "RewritingFinder", "RewritingLoader", "compile_opted_in", "install", "uninstall"]

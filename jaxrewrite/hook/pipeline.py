@@ -9,11 +9,13 @@ pipeline's code. The rewrite itself is always jaxrewrite's: the one text ``show`
 from __future__ import annotations
 
 import importlib.util
+import marshal
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType
 
-from jaxrewrite.engine.header import Header, scan_header
+from jaxrewrite.header import Header, scan_header
 
 
 def _compile(text: str, path: str, optimize: int) -> CodeType:
@@ -36,7 +38,37 @@ class Pipeline:
 
         text = importlib.util.decode_source(data)
         header = scan_header(text) if header is None else header
+        if self.to_code is _compile:
+            return compile_rewritten(text, path, optimize, header)
         return self.to_code(rewrite_source(text, path, header=header), path, optimize)
+
+
+def compile_rewritten(
+    text: str, path: str, optimize: int, header: Header | None = None, worth: float | None = None
+) -> CodeType:
+    """The default pipeline on decoded text: the code of the rewritten text, compiled from the
+    analysed tree where that pays and every edit could be spelled as nodes (engine/treecode.py),
+    byte for byte the code of the text; ``JAXREWRITE_VERIFY_AST=1`` checks that at every import.
+    ``worth``: treecode's threshold (tests pass inf, to take the tree route whenever it can)."""
+    from jaxrewrite.engine.analyze import collector_paused
+    from jaxrewrite.engine.treecode import WORTH, rewrite_tree
+
+    with collector_paused():  # the collector would rescan the live tree while it compiles
+        rewritten = rewrite_tree(text, path, header, WORTH if worth is None else worth)
+        if rewritten.tree is None:
+            return _compile(rewritten.text, path, optimize)
+        code = compile(rewritten.tree, path, "exec", dont_inherit=True, optimize=optimize)
+        # Free the tree now: marshal flags the objects a live tree shares with the code, so the
+        # cached bytes would differ from the text's.
+        rewritten.tree = None
+    if os.environ.get("JAXREWRITE_VERIFY_AST") == "1":
+        text_code = _compile(rewritten.text, path, optimize)  # held alike: marshal counts references
+        if marshal.dumps(code) != marshal.dumps(text_code):
+            raise AssertionError(
+                f"jaxrewrite internal error: {path}: the code compiled from the rewritten tree differs "
+                "from the code of the rewritten text (JAXREWRITE_VERIFY_AST=1)"
+            )
+    return code
 
 
 DEFAULT = Pipeline()

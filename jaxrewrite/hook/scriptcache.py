@@ -13,7 +13,7 @@ import importlib.util
 import sys
 from types import CodeType
 
-from jaxrewrite.engine.header import might_opt_in, scan_header
+from jaxrewrite.header import might_opt_in, scan_header
 from jaxrewrite.hook import pipeline, pycfile, tag
 from jaxrewrite.hook.finder import cache, cached, compile_opted_in
 

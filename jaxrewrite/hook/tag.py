@@ -44,13 +44,13 @@ PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: compile it, the pyc format and this file's naming of it, and the version. The commands, the
 #: run-time helpers and the rest of the package do not change a cached module's code, so editing
 #: them must not cost every cached module a cold rewrite.
-REWRITE_SOURCES = ("engine", "hook/tag.py", "hook/pycfile.py", "hook/pipeline.py", "integrations/pytest_plugin.py", "version.py")
+REWRITE_SOURCES = ("engine", "header.py", "hook/tag.py", "hook/pycfile.py", "hook/pipeline.py", "integrations/pytest_plugin.py", "version.py")
 #: Engine files no rewrite imports (none since migrate became its own layer, ``jaxrewrite/migrate``).
 NOT_REWRITE: frozenset[str] = frozenset()
 #: What decides whether a file opts in without rewriting it: the pragma scanner, and the finder
 #: and index that apply it. The folder indexes (hook/index.py) are keyed by their digest, so an
 #: index written by another scanner is never trusted; editing these costs no cached module.
-SCANNER_SOURCES = ("engine/header.py", "hook/finder.py", "hook/index.py", "version.py")
+SCANNER_SOURCES = ("header.py", "hook/finder.py", "hook/index.py", "version.py")
 
 #: The memo's file name, in the ``__pycache__`` of the package's ``hook`` folder; never a pyc name.
 MEMO_NAME = "jaxrewrite-digests.memo"

@@ -9,7 +9,7 @@ import re
 
 from jaxrewrite.engine import splice
 from jaxrewrite.engine.analysis import Analysis
-from jaxrewrite.engine.header import PRAGMA, header_statements
+from jaxrewrite.header import PRAGMA, header_statements
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import Mark
 from jaxrewrite.migrate.imports import first_import_block, marker_import_lines, marker_import_place
