@@ -31,10 +31,12 @@ import sys
 import textwrap
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from corpus_support import migrate_once
 from golden_cases import ROOT, execute
 
 from jaxrewrite import rewrite_source
@@ -243,9 +245,10 @@ def check_round_trip(original: str, result: Migration, where: str) -> list[str]:
     return problems
 
 
-def check_module(original: str, where: str) -> tuple[Migration, list[str]]:
-    """Migrate, then everything the issue asks of the result."""
-    result = migrate_source(original, where)
+def check_module(original: str, where: str, migrate: Callable[[str, str], Migration] = migrate_source) -> tuple[Migration, list[str]]:
+    """Migrate (with ``migrate``: migrate_source, or the corpus's memo of it), then everything the
+    issue asks of the result."""
+    result = migrate(original, where)
     if not result.changed:
         return result, []
     problems = check_round_trip(original, result, where)
@@ -636,6 +639,9 @@ MIN_FUNCTIONS = 200
 MIN_FILES = 30
 
 
+#: test_corpus.py's group (tests/conftest.py puts that file on one worker): this test migrates the
+#: same files, so it runs beside it and reuses its migrations (corpus_support.migrate_once).
+@pytest.mark.xdist_group("test_corpus.py")
 def test_corpus_migrates_and_round_trips() -> None:
     """Every file of jax and numpy, migrated and each migrated module proven by round trip.
 
@@ -654,7 +660,7 @@ def test_corpus_migrates_and_round_trips() -> None:
         source = importlib.util.decode_source(path.read_bytes())
         counts["files"] += 1
         try:
-            result, found = check_module(source, str(path))
+            result, found = check_module(source, str(path), migrate_once)
         except SyntaxError:
             counts["files that do not compile on this Python"] += 1
             continue
