@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib.metadata
 import importlib.util
 import math
 import os
@@ -169,6 +170,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS, help="markdown file to write (replaced)")
     parser.add_argument("--import-repeats", type=int, default=7, help="bench_import.py --repeats for a full run")
     parser.add_argument("--skip", action="append", default=[], choices=[b[0] for b in BENCHMARKS])
+    parser.add_argument(
+        "--keep", type=Path, default=None,
+        help="put the scripts' own outputs (rows as NAME.json, bench_import's import_cost.md) in this folder and keep them",
+    )
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
@@ -176,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     statuses: list[str] = []
     profile = ""
     with tempfile.TemporaryDirectory() as tmp:
+        scratch = args.keep or Path(tmp)
+        scratch.mkdir(parents=True, exist_ok=True)
         for name, script, extra, peers in BENCHMARKS:
             if name in args.skip:
                 continue
@@ -185,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"$ {script}: {status.partition(': ')[2]}", flush=True)
                 statuses.append(status)
                 continue
-            rows, status, stdout = run_one(name, script, extra, args.quick, Path(tmp), args.import_repeats)
+            rows, status, stdout = run_one(name, script, extra, args.quick, scratch, args.import_repeats)
             all_rows += rows
             statuses.append(status)
             if name == "cold":
@@ -195,11 +202,9 @@ def main(argv: list[str] | None = None) -> int:
     missed = [row for row in all_rows if row.verdict.endswith("MISSED")]
     table = markdown(all_rows)
 
-    try:
-        import jax
-
-        jax_version = jax.__version__
-    except ImportError:  # pragma: no cover - jax is a dependency of every benchmark
+    try:  # from its metadata: importing jax here would cost this process a second or two
+        jax_version = importlib.metadata.version("jax")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - jax is a dependency of every benchmark
         jax_version = "?"
     load_avg = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     header = [

@@ -50,6 +50,22 @@ def read_source(path: Path) -> str:
     return importlib.util.decode_source(path.read_bytes())
 
 
+_MIGRATIONS: dict[tuple[str, str], Migration] = {}
+
+
+def migrate_once(source: str, where: str) -> Migration:
+    """``migrate_source(source, where)``, once per process for a text the pre-filter lets through:
+    test_corpus.py and test_migrate.py's corpus test migrate the same files and share a worker
+    (an xdist group), so the second reads the first's results instead of analyzing it all again.
+    Neither changes a Migration; a SyntaxError is raised each time (nothing is kept for it)."""
+    if not may_need_migration(source):
+        return migrate_source(source, where)  # nothing to keep: the text back, or the SyntaxError
+    key = (where, source)
+    if key not in _MIGRATIONS:
+        _MIGRATIONS[key] = migrate_source(source, where)
+    return _MIGRATIONS[key]
+
+
 # -- JAX's reading of a static spec (independent of the engine's table and of migrate) ----------
 
 
@@ -202,7 +218,7 @@ def _span(node: ast.AST) -> tuple[int, int, int | None, int | None]:
 def migrate_module(source: str, where: str = "<corpus>") -> Module:
     """``migrate_source`` on ``source`` (Python's SyntaxError if it does not parse), and the
     defs and uses its records name, looked up in the original's syntax tree."""
-    module = Module(where, source, migrate_source(source, where))
+    module = Module(where, source, migrate_once(source, where))
     migrated = module.migration.migrated
     nodes = _nodes_on(ast.parse(source, where), {m.line for m in migrated} | {r.line for m in migrated for r in m.uses}) if migrated else []
     defs = {(n.lineno, n.name): n for n in nodes if isinstance(n, FunctionNode)}

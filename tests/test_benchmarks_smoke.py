@@ -1,15 +1,20 @@
 """Every benchmark runs, quickly, so none can rot. Timings are printed, never asserted.
 
-Each test runs ``python benchmarks/run.py --quick`` for one script (``--skip`` for the others), so
-that pytest-xdist spreads the scripts over the workers; one more run of two scripts checks that
-run.py merges their rows into one table with the profile section.
+Each check reads one ``python benchmarks/run.py --quick`` run of one script (``--skip`` for the
+others), so that pytest-xdist spreads the scripts over the workers; the run of two scripts
+(dispatch and cold) also checks that run.py merges their rows into one table with the profile
+section. Each run happens once per session (``quick_run``): the checks that read the same run
+share an ``xdist_group``, so they land on the worker that made it. run.py keeps the scripts' own
+outputs (``--keep``): bench_import's table and bench_hook_share's JSON rows are checked there.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,10 +23,12 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 class QuickRun:
-    def __init__(self, result: subprocess.CompletedProcess[str], results: Path) -> None:
+    def __init__(self, result: subprocess.CompletedProcess[str], results: Path, kept: Path) -> None:
         self.result = result
         self.stdout = result.stdout
         self.results = results
+        #: The scripts' own outputs (run.py --keep): NAME.json, import_cost.md.
+        self.kept = kept
 
     def explain(self) -> str:
         return self.result.stdout[-4000:] + self.result.stderr[-4000:]
@@ -42,13 +49,17 @@ NAMES = {
     "bench_hook_share.py": "share",
 }
 
+#: Which run.py run each script's checks read: the two-script run for dispatch and cold, else
+#: the script alone.
+RUN_OF = {name: (name,) for name in NAMES.values()} | {"dispatch": ("dispatch", "cold"), "cold": ("dispatch", "cold")}
+
 
 def quick(tmp_path: Path, *names: str) -> QuickRun:
     """``run.py --quick`` over the scripts ``names`` only."""
-    results = tmp_path / "results.md"
+    results, kept = tmp_path / "results.md", tmp_path / "kept"
     skips = [arg for other in NAMES.values() if other not in names for arg in ("--skip", other)]
     result = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "run.py"), "--quick", "--out", str(results), *skips],
+        [sys.executable, str(REPO / "benchmarks" / "run.py"), "--quick", "--out", str(results), "--keep", str(kept), *skips],
         capture_output=True,
         text=True,
         timeout=600,
@@ -56,7 +67,26 @@ def quick(tmp_path: Path, *names: str) -> QuickRun:
         env={**os.environ, "JAX_PLATFORMS": "cpu"},
         cwd=REPO,
     )
-    return QuickRun(result, results)
+    return QuickRun(result, results, kept)
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], QuickRun]:
+    """The run.py run that covers script ``name`` (``RUN_OF``), made on first use and kept."""
+    runs: dict[tuple[str, ...], QuickRun] = {}
+
+    def get(name: str) -> QuickRun:
+        names = RUN_OF[name]
+        if names not in runs:
+            runs[names] = quick(tmp_path_factory.mktemp("quick-" + "-".join(names)), *names)
+        return runs[names]
+
+    return get
+
+
+def grouped(name: str) -> pytest.MarkDecorator:
+    """The xdist group of the checks that read the run covering ``name``."""
+    return pytest.mark.xdist_group("bench-" + "-".join(RUN_OF[name]))
 
 
 def test_names_are_run_pys_own() -> None:
@@ -69,10 +99,11 @@ def test_names_are_run_pys_own() -> None:
     assert {script: name for name, script, *_ in run.BENCHMARKS} == NAMES
 
 
-def test_run_exits_zero_and_writes_one_table(tmp_path: Path) -> None:
-    quick_run = quick(tmp_path, "dispatch", "cold")
-    assert quick_run.result.returncode == 0, quick_run.explain()
-    text = quick_run.results.read_text()
+@grouped("dispatch")
+def test_run_exits_zero_and_writes_one_table(quick_run: Callable[[str], QuickRun]) -> None:
+    run = quick_run("dispatch")
+    assert run.result.returncode == 0, run.explain()
+    text = run.results.read_text()
     assert "| what | ratio | IQR | target |" in text
     assert "--quick" in text and "Targets:" in text
     for prefix in ("dispatch:", "cold realistic:", "cold dense:"):
@@ -80,37 +111,41 @@ def test_run_exits_zero_and_writes_one_table(tmp_path: Path) -> None:
     assert "rewrite_source" in text  # bench_cold's profile section
 
 
+def script(name: str, *rows: str) -> object:
+    return pytest.param(name, list(rows), marks=grouped(NAMES[name]), id=name)
+
+
 @pytest.mark.parametrize(
     ("script", "rows"),
     [
-        ("bench_dispatch.py", ["dispatch: jaxrewrite / hand jax.jit ", "dispatch: equinox.filter_jit / hand jax.jit"]),
-        (
+        script("bench_dispatch.py", "dispatch: jaxrewrite / hand jax.jit ", "dispatch: equinox.filter_jit / hand jax.jit"),
+        script(
             "bench_fields.py",
-            [
-                "fields: jaxrewrite Static / hand eqx.field(static=True), eqx.filter_jit",
-                "fields: jaxrewrite Static / hand eqx.field(static=True), jax.jit",
-            ],
+            "fields: jaxrewrite Static / hand eqx.field(static=True), eqx.filter_jit",
+            "fields: jaxrewrite Static / hand eqx.field(static=True), jax.jit",
         ),
-        ("bench_cold.py", ["cold realistic: rewrite+compile / compile", "cold dense: floor parse+compile / compile"]),
-        ("bench_leaves.py", ["jaxrewrite / equinox.filter_jit", "split alone: S=", "overhead over JAX: N="]),
-        ("bench_check.py", ["check jax+numpy (with JR006) / compile", "marker via jaxrewrite / via jaxrewrite.markers"]),
-        (
+        script("bench_cold.py", "cold realistic: rewrite+compile / compile", "cold dense: floor parse+compile / compile"),
+        script("bench_leaves.py", "jaxrewrite / equinox.filter_jit", "split alone: S=", "overhead over JAX: N="),
+        script("bench_check.py", "check jax+numpy (with JR006) / compile", "marker via jaxrewrite / via jaxrewrite.markers"),
+        script(
             "bench_library.py",
-            ["library import (jax included): prebuilt cache / by hand", "library import after jax: read-only, no compile"],
+            "library import (jax included): prebuilt cache / by hand",
+            "library import after jax: read-only, no compile",
         ),
-        (
+        script(
             "bench_integrations.py",
-            ["cell definition: extension / hand-written", "pytest --collect-only cold: opted-in / hand-written test file"],
+            "cell definition: extension / hand-written",
+            "pytest --collect-only cold: opted-in / hand-written test file",
         ),
     ],
 )
-def test_script_ran_and_printed_its_rows(tmp_path: Path, script: str, rows: list[str]) -> None:
-    quick_run = quick(tmp_path, NAMES[script])
-    assert quick_run.result.returncode == 0, quick_run.explain()
-    table = quick_run.results.read_text()
+def test_script_ran_and_printed_its_rows(quick_run: Callable[[str], QuickRun], script: str, rows: list[str]) -> None:
+    run = quick_run(NAMES[script])
+    assert run.result.returncode == 0, run.explain()
+    table = run.results.read_text()
     assert table.count("\n| ") >= 2, table  # the header and at least one row of this script
-    section = quick_run.stdout.partition(f"$ {script} ")[2]
-    assert section, f"{script} was not run:\n{quick_run.explain()}"
+    section = run.stdout.partition(f"$ {script} ")[2]
+    assert section, f"{script} was not run:\n{run.explain()}"
     section = section.split("\n$ ", 1)[0]
     assert "FAILED" not in section, section
     for row in rows:
@@ -121,16 +156,46 @@ def test_script_ran_and_printed_its_rows(tmp_path: Path, script: str, rows: list
 @pytest.mark.parametrize(
     ("name", "rows"),
     [
-        ("migrate", ["| migrate jax: migrate_source / compile"]),
-        ("import", ["| import: import jax", "| import: opted-in module, warm cache"]),
-        ("share", ["| hook share of import jax, warm: hook self time / import jax"]),
-        ("runner", ["| runner warm: python -m jaxrewrite script.py / python script.py with install()"]),
+        pytest.param(name, rows, marks=grouped(name), id=name)
+        for name, rows in [
+            ("migrate", ["| migrate jax: migrate_source / compile"]),
+            ("import", ["| import: import jax", "| import: opted-in module, warm cache"]),
+            ("share", ["| hook share of import jax, warm: hook self time / import jax"]),
+            ("runner", ["| runner warm: python -m jaxrewrite script.py / python script.py with install()"]),
+        ]
     ],
 )
-def test_table_only_scripts_run_and_fill_the_table(tmp_path: Path, name: str, rows: list[str]) -> None:
+def test_table_only_scripts_run_and_fill_the_table(quick_run: Callable[[str], QuickRun], name: str, rows: list[str]) -> None:
     """The scripts whose rows run.py reads from their own output format: checked in the table."""
-    quick_run = quick(tmp_path, name)
-    assert quick_run.result.returncode == 0, quick_run.explain()
-    table = quick_run.results.read_text()
+    run = quick_run(name)
+    assert run.result.returncode == 0, run.explain()
+    table = run.results.read_text()
     for row in rows:
         assert row in table, (row, table)
+
+
+# -- what the import-cost scripts write themselves (the same runs, read from run.py --keep) ---------
+
+
+@grouped("import")
+def test_bench_import_runs_and_writes_a_table_row(quick_run: Callable[[str], QuickRun]) -> None:
+    """bench_import.py --quick --table: its rows printed, one row appended under a new header."""
+    run = quick_run("import")
+    assert run.result.returncode == 0, run.explain()
+    section = run.stdout.partition("$ bench_import.py --quick --table ")[2].split("\n$ ", 1)[0]
+    assert "import jax" in section and "opted-in module" in section, section
+    lines = (run.kept / "import_cost.md").read_text().splitlines()
+    assert lines[0].startswith("| date |") and len(lines) == 3 and "(quick)" in lines[2]
+
+
+@grouped("share")
+def test_bench_hook_share_runs_and_writes_its_rows(quick_run: Callable[[str], QuickRun]) -> None:
+    """The in-process share of ``import jax``: three kinds of child, one round, rows as JSON."""
+    run = quick_run("share")
+    assert run.result.returncode == 0, run.explain()
+    rows = json.loads((run.kept / "share.json").read_text())
+    assert [row["what"].split(",")[1].split(":")[0].strip() for row in rows] == ["no index", "first", "warm"]
+    assert [row["target"] for row in rows] == [None, None, 0.01]
+    assert all(0 < row["ratio"]["median"] < 1 for row in rows), rows
+    section = run.stdout.partition("$ bench_hook_share.py ")[2].split("\n$ ", 1)[0]
+    assert "(--quick:" in section, section

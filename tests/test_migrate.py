@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import importlib.util
 import inspect
 import io
@@ -30,10 +31,12 @@ import sys
 import textwrap
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from corpus_support import migrate_once
 from golden_cases import ROOT, execute
 
 from jaxrewrite import rewrite_source
@@ -71,6 +74,7 @@ SPEC_WORDS = {
 }
 
 
+@functools.cache
 def positional(transform: str) -> tuple[str, ...]:
     """What the installed JAX's transform takes by position after the function, from its signature."""
     import jax
@@ -150,14 +154,32 @@ def root_name(node: ast.expr) -> str:
     return node.id if isinstance(node, ast.Name) else ast.unparse(node)
 
 
-def defs_at(tree: ast.AST, name: str, line: int) -> Func:
-    found = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name and n.lineno == line]
+class Tree:
+    """A parsed module with its defs and calls indexed once: the round trip looks up several defs
+    and calls per migrated function, and walking the whole tree for each made the corpus check
+    walk the largest modules of jax hundreds of times."""
+
+    def __init__(self, text: str) -> None:
+        self.tree = ast.parse(text)
+        self.defs: dict[tuple[str, int], list[Func]] = {}
+        self.calls: dict[int, list[ast.Call]] = {}
+        self.spans: dict[tuple[int, int, int | None, int | None], ast.Call] = {}
+        for n in ast.walk(self.tree):  # ast.walk's order, as the lookups below always read it
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.defs.setdefault((n.name, n.lineno), []).append(n)
+            elif isinstance(n, ast.Call):
+                self.calls.setdefault(n.lineno, []).append(n)
+                self.spans.setdefault((n.lineno, n.col_offset, n.end_lineno, n.end_col_offset), n)
+
+
+def defs_at(tree: Tree, name: str, line: int) -> Func:
+    found = tree.defs.get((name, line), [])
     assert len(found) == 1, (name, line, len(found))
     return found[0]
 
 
-def calls_on(tree: ast.AST, line: int, root: str) -> list[ast.Call]:
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == line and n.args and root_name(n) == root]
+def calls_on(tree: Tree, line: int, root: str) -> list[ast.Call]:
+    calls = [n for n in tree.calls.get(line, []) if n.args and root_name(n) == root]
     return sorted(calls, key=lambda c: c.col_offset)
 
 
@@ -169,16 +191,13 @@ class Located:
     func: Func
 
 
-def locate(tree: ast.AST, use: UseRecord, func: Func, line: int, original: ast.AST, old_func: Func) -> Located:
+def locate(tree: Tree, use: UseRecord, func: Func, line: int, original: Tree, old_func: Func) -> Located:
     """The same use in another version of the module: by decorator index, or by order among the
     calls on its line that apply a transform to the same function."""
     if use.kind == "decorator":
         index = next(i for i, d in enumerate(old_func.decorator_list) if (d.lineno, d.col_offset) == (use.line, use.col))
         return Located(func.decorator_list[index], func)
-    where = (use.line, use.col, use.end_line, use.end_col)
-    old_call = next(
-        n for n in ast.walk(original) if isinstance(n, ast.Call) and (n.lineno, n.col_offset, n.end_lineno, n.end_col_offset) == where
-    )
+    old_call = original.spans[(use.line, use.col, use.end_line, use.end_col)]
     root = root_name(old_call)
     k = calls_on(original, use.line, root).index(old_call)
     return Located(calls_on(tree, line, root)[k], func)
@@ -189,7 +208,8 @@ def check_round_trip(original: str, result: Migration, where: str) -> list[str]:
     problems: list[str] = []
     before_text = rewrite_source(original, where) if scan_header(original).enabled else original
     after_text = rewrite_source(result.text, where)
-    old, before, migrated, after = (ast.parse(t) for t in (original, before_text, result.text, after_text))
+    old, migrated, after = Tree(original), Tree(result.text), Tree(after_text)
+    before = old if before_text is original else Tree(before_text)
     allowed: set[int] = set()
     for fn in result.migrated:
         old_func = defs_at(old, fn.function, fn.line)
@@ -225,9 +245,10 @@ def check_round_trip(original: str, result: Migration, where: str) -> list[str]:
     return problems
 
 
-def check_module(original: str, where: str) -> tuple[Migration, list[str]]:
-    """Migrate, then everything the issue asks of the result."""
-    result = migrate_source(original, where)
+def check_module(original: str, where: str, migrate: Callable[[str, str], Migration] = migrate_source) -> tuple[Migration, list[str]]:
+    """Migrate (with ``migrate``: migrate_source, or the corpus's memo of it), then everything the
+    issue asks of the result."""
+    result = migrate(original, where)
     if not result.changed:
         return result, []
     problems = check_round_trip(original, result, where)
@@ -618,7 +639,15 @@ MIN_FUNCTIONS = 200
 MIN_FILES = 30
 
 
+#: test_corpus.py's group (tests/conftest.py puts that file on one worker): this test migrates the
+#: same files, so it runs beside it and reuses its migrations (corpus_support.migrate_once).
+@pytest.mark.xdist_group("test_corpus.py")
 def test_corpus_migrates_and_round_trips() -> None:
+    """Every file of jax and numpy, migrated and each migrated module proven by round trip.
+
+    All of it by default (about 20 s of CPU on one worker): a sample would save little, as the
+    files that can migrate are the cost and every one of them is needed.
+    """
     started = time.perf_counter()
     files = corpus_files()
     assert len(files) > 600, len(files)
@@ -631,7 +660,7 @@ def test_corpus_migrates_and_round_trips() -> None:
         source = importlib.util.decode_source(path.read_bytes())
         counts["files"] += 1
         try:
-            result, found = check_module(source, str(path))
+            result, found = check_module(source, str(path), migrate_once)
         except SyntaxError:
             counts["files that do not compile on this Python"] += 1
             continue
