@@ -19,6 +19,7 @@ more than the second parse saves (``WORTH``: every def decorated, with two-line 
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Sequence
 from functools import cached_property
 
@@ -219,18 +220,19 @@ def _statements_at(tree: ast.Module, line: int, col: int) -> list[ast.AST]:
     """The statements (and except handlers) that hold the position, outermost first; empty when
     the position is in none, or in a form this does not descend (``match``)."""
     chain: list[ast.AST] = []
-    lists: list[list[ast.AST]] = [list(tree.body)]
+    lists: list[list[ast.AST]] = [tree.body]  # type: ignore[list-item]
+    where = (line, col)
     while lists:
         hit = None
         for statements in lists:
-            for stmt in statements:
-                if stmt.lineno > line:  # type: ignore[attr-defined]
-                    break
-                if (stmt.lineno, stmt.col_offset) <= (line, col) <= (stmt.end_lineno, stmt.end_col_offset):  # type: ignore[attr-defined]
+            # A body's statements are in source order and never overlap: the last one starting at
+            # or before the position is the only one that can hold it.
+            at = bisect.bisect_right(statements, where, key=_start) - 1
+            if at >= 0:
+                stmt = statements[at]
+                if where <= (stmt.end_lineno, stmt.end_col_offset):  # type: ignore[attr-defined]
                     hit = stmt
                     break
-            if hit is not None:
-                break
         if hit is None:
             break
         if isinstance(hit, ast.Match):
@@ -238,6 +240,10 @@ def _statements_at(tree: ast.Module, line: int, col: int) -> list[ast.AST]:
         chain.append(hit)
         lists = [getattr(hit, field) for field in _BODIES if isinstance(getattr(hit, field, None), list)]
     return chain
+
+
+def _start(node: ast.AST) -> tuple[int, int]:
+    return node.lineno, node.col_offset  # type: ignore[attr-defined]
 
 
 def _placed(replacements: Sequence[tuple[Change, str]]) -> list[ast.expr] | None:

@@ -178,11 +178,12 @@ def wrapped(node: ast.expr, edits: Sequence[Edit]) -> ast.Call | None:
         return None
     last = _end(keywords[-1]) if keywords else end
     _move(node, line, col, width)
-    name = _at(_node(ast.Name, {"id": "__import__", "ctx": _LOAD}), line, col, col + 10)
+    at = {"lineno": line, "end_lineno": line, "col_offset": col}
+    name = _node(ast.Name, {"id": "__import__", "ctx": _LOAD, **at, "end_col_offset": col + 10})
     module = _at(_node(ast.Constant, {"value": "functools", "kind": None}), line, col + 11, col + 22)
-    imported = _at(_node(ast.Call, {"func": name, "args": [module], "keywords": []}), line, col, col + 23)
-    partial = _at(_node(ast.Attribute, {"value": imported, "attr": "partial", "ctx": _LOAD}), line, col, col + 31)
-    return _at(_node(ast.Call, {"func": partial, "args": [node], "keywords": keywords}), line, col, last + 1)
+    imported = _node(ast.Call, {"func": name, "args": [module], "keywords": [], **at, "end_col_offset": col + 23})
+    partial = _node(ast.Attribute, {"value": imported, "attr": "partial", "ctx": _LOAD, **at, "end_col_offset": col + 31})
+    return _node(ast.Call, {"func": partial, "args": [node], "keywords": keywords, **at, "end_col_offset": last + 1})
 
 
 Holder = Union[tuple[list[ast.expr], int], tuple[ast.keyword, None]]
