@@ -19,6 +19,8 @@ before every rewrite too, so each rewrite is as cold as the first in a fresh pro
 - ``text floor``: ``ast.parse(original)`` + ``compile(rewritten text)``, no analysis at all: the
   least a rewriter can pay that parses the source and compiles the text it prints (exactness:
   the hook compiles the very text ``show`` prints and the golden files pin).
+- ``tree floor``: ``ast.parse(original)`` + ``compile`` of that tree, freed (collector paused):
+  the least the hook's tree route can pay with no analysis and no new nodes at all.
 - ``factory floor``: the same with jit's decorator-factory spelling ``@jax.jit(static_argnums=...)``
   (jax >= 0.8.1 only) in place of the partial form: what the cheapest spelling would save.
 
@@ -280,6 +282,18 @@ def measure(source: str, name: str, rounds: int, clock: Callable[[], float]) -> 
         parse_paused()
         return compile(source, filename, "exec", dont_inherit=True)
 
+    def tree_floor() -> object:
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            tree = ast.parse(source, filename)
+            code = compile(tree, filename, "exec", dont_inherit=True)
+            del tree
+            return code
+        finally:
+            if collecting:
+                gc.enable()
+
     def text_floor(text: str) -> Callable[[], object]:
         def run() -> object:
             parse_paused()
@@ -299,6 +313,7 @@ def measure(source: str, name: str, rounds: int, clock: Callable[[], float]) -> 
         "rewrite": timed(lambda: rewrite_source(source, filename), cold=True),
         "compile rewritten": timed(comp(rewritten)),
         "text floor": timed(text_floor(rewritten)),
+        "tree floor": timed(tree_floor),
         "factory floor": timed(text_floor(factory)),
     }
     samples = interleave(arms, rounds, collect=True)
@@ -318,6 +333,7 @@ def measure(source: str, name: str, rounds: int, clock: Callable[[], float]) -> 
         row("floor parse+compile / compile", "floor"),
         row("text floor: parse + compile rewritten / compile", "text floor"),
         row("text floor, jit factory form / compile", "factory floor"),
+        row("tree floor: parse + compile the tree, no analysis / compile", "tree floor"),
         row("rewrite_source alone / compile", "rewrite"),
         row("compile rewritten / compile original", "compile rewritten"),
     ]
