@@ -86,7 +86,7 @@ class Prewarmed:
         if FRESH:
             return subprocess.run(
                 [sys.executable, *argv], cwd=cwd, env=self.env, stdin=subprocess.DEVNULL,
-                capture_output=True, text=True, timeout=timeout,
+                capture_output=True, text=True, timeout=timeout, check=False,
             )
         self.count += 1
         out, err = self.logdir / f"{self.count}.stdout", self.logdir / f"{self.count}.stderr"
@@ -174,4 +174,4 @@ if __name__ == "__main__":
     else:
         with open(sys.modules["__main__"].__file__, "rb") as _source:
             _code = compile(_source.read(), sys.modules["__main__"].__file__, "exec", dont_inherit=True)
-        exec(_code, sys.modules["__main__"].__dict__)
+        exec(_code, sys.modules["__main__"].__dict__)  # noqa: S102 - what python SCRIPT does
