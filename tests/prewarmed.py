@@ -116,8 +116,7 @@ class Prewarmed:
 
 def _serve() -> dict[str, Any]:
     """Answer requests until stdin closes (then exit); returns only in a forked child, its request."""
-    import jax  # noqa: F401 - the point of the server
-    import jax.numpy  # noqa: F401
+    import jax.numpy  # noqa: F401 - the point of the server (jax with it)
 
     buffer = bytearray()
     while True:
