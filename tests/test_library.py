@@ -178,13 +178,18 @@ def install() -> Iterator[Install]:
     try:
         python, reuse = _base_python()
         venv = base / "venv"
-        _checked(_run([python, "-m", "venv", *(["--system-site-packages"] if reuse else []), str(venv)], cwd=base, env=dict(os.environ)))
+        # No pip in the venv (ensurepip costs seconds): this interpreter's pip installs into it.
+        venv_flags = ["--without-pip", *(["--system-site-packages"] if reuse else [])]
+        _checked(_run([python, "-m", "venv", *venv_flags, str(venv)], cwd=base, env=dict(os.environ)))
         vpython = str(venv / "bin" / "python")
         pip_env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
         pip_env.pop("PYTHONPATH", None)
+        pip = [sys.executable, "-m", "pip", "--python", vpython, "install", "-q"]
         if not reuse:
             jax_pins = [f"jax=={importlib.metadata.version('jax')}", f"jaxlib=={importlib.metadata.version('jaxlib')}"]
-            _checked(_run([vpython, "-m", "pip", "install", "-q", *jax_pins], cwd=base, env=pip_env))
+            # --no-compile: pip would byte-compile all of jax, jaxlib, numpy and scipy (most of
+            # the fixture's time); one import below writes the pycs of what the probes import.
+            _checked(_run([*pip, "--no-compile", *jax_pins], cwd=base, env=pip_env))
         wheels = base / "wheels"
         jr_src = _copy_sources(ROOT, base / "src" / "jaxrewrite", ["jaxrewrite", "setup.cfg", "pyproject.toml", "README.md", "LICENSE"])
         lib_src = _copy_sources(EXAMPLE, base / "src" / "thelib", ["pyproject.toml", "src"])
@@ -200,10 +205,12 @@ def install() -> Iterator[Install]:
             )
         built = sorted(str(p) for p in wheels.glob("*.whl"))
         assert [Path(p).name.split("-")[0] for p in built] == ["jaxrewrite", "thelib"], built
-        _checked(_run([vpython, "-m", "pip", "install", "-q", *built], cwd=base, env=pip_env))
+        _checked(_run([*pip, *built], cwd=base, env=pip_env))
         env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(base), "JAX_PLATFORMS": "cpu", "LC_ALL": "C.UTF-8"}
         elsewhere = base / "elsewhere"
         elsewhere.mkdir()
+        if not reuse:  # jax's pycs, written where the unprivileged user cannot (not thelib's caches)
+            _checked(_run([vpython, "-c", "import jax.numpy"], cwd=elsewhere, env=env))
         where = json.loads(
             _checked(
                 _run(
