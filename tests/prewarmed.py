@@ -8,7 +8,9 @@ the interpreter would have been for that command line before running user code: 
 stdin from /dev/null, stdout and stderr to files, ``sys.argv``/``sys.orig_argv``/``sys.path[0]``
 as CPython sets them, a fresh ``__main__``; then the module or script runs at this file's top
 level, so an uncaught exception, ``SystemExit``, atexit handlers, thread joins and the exit
-status are the interpreter's own. The environment is the server's, given once.
+status are the interpreter's own. Each request brings its environment: what the interpreter
+reads from it at startup must be the server's (one server per such set, ``_startup_key``), and
+``PYTHONPATH`` is put in place on ``sys.path``.
 
 What a child can tell apart from a fresh ``python``: jax (and numpy) are in ``sys.modules`` before
 the hook is installed, and a traceback printed by the interpreter starts with one frame of this
@@ -42,65 +44,86 @@ def _read_line(fd: int, buffer: bytearray) -> bytes | None:
     return line
 
 
-class Prewarmed:
-    """A server started with ``env`` (each child's environment); ``run`` is ``subprocess.run``'s
-    answer for ``[sys.executable, *argv]`` in ``cwd``, with stdin from /dev/null and output captured."""
+#: Read by the interpreter (or by jax's import, or cached by the server) before any request: a
+#: request whose values of these differ from a server's gets a server of its own.
+_STARTUP = ("PYTHON", "JAX_", "XLA_", "TF_", "LC_", "LANG", "TMPDIR", "TEMP", "TMP")
 
-    def __init__(self, env: dict[str, str], logdir: Path) -> None:
-        self.env = env
-        self.logdir = logdir
-        self.log = logdir / "prewarmed-server.log"
-        self.count = 0
-        self.proc: subprocess.Popen[bytes] | None = None
+
+def _startup_key(env: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """What of ``env`` a fresh interpreter has read by the time it runs user code. PYTHONPATH is
+    not: the child puts its entries in place. HOME only where it holds a user site-packages."""
+    key = {k: v for k, v in env.items() if k.startswith(_STARTUP) and k != "PYTHONPATH"}
+    base = env.get("PYTHONUSERBASE") or os.path.join(env.get("HOME", "~"), ".local")
+    user_site = os.path.join(base, "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}", "site-packages")
+    key["user site"] = user_site if os.path.isdir(user_site) else ""
+    return tuple(sorted(key.items()))
+
+
+class _Server:
+    def __init__(self, env: dict[str, str], log: Path) -> None:
+        self.log = log
         self.buffer = bytearray()
+        with open(log, "wb") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, __file__], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=out
+            )
 
-    def _start(self) -> subprocess.Popen[bytes]:
-        if self.proc is None:
-            with open(self.log, "wb") as log:
-                self.proc = subprocess.Popen(
-                    [sys.executable, __file__], env=self.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log
-                )
-        return self.proc
+    def send(self, request: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(request).encode() + b"\n")
+        self.proc.stdin.flush()
 
-    def close(self) -> None:
-        if self.proc is not None:
-            assert self.proc.stdin is not None
-            self.proc.stdin.close()
-            self.proc.wait(timeout=60)
-            self.proc = None
-
-    def _answer(self, timeout: float | None) -> dict[str, Any]:
-        proc = self._start()
-        assert proc.stdout is not None
-        fd = proc.stdout.fileno()
-        if timeout is not None and b"\n" not in self.buffer and not select.select([fd], [], [], timeout)[0]:
-            raise subprocess.TimeoutExpired(proc.args, timeout)
+    def answer(self, timeout: float) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        if b"\n" not in self.buffer and not select.select([fd], [], [], timeout)[0]:
+            raise subprocess.TimeoutExpired(self.proc.args, timeout)
         line = _read_line(fd, self.buffer)
         if line is None:
             raise RuntimeError(f"the prewarmed server died:\n{self.log.read_text(errors='replace')[-4000:]}")
         answer: dict[str, Any] = json.loads(line)
         return answer
 
-    def run(self, argv: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
-        """``argv`` is ``["-m", MODULE, *args]`` or ``[SCRIPT, *args]``, as after ``python``."""
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+class Prewarmed:
+    """``run`` is ``subprocess.run``'s answer for ``[sys.executable, *argv]`` in ``cwd`` with ``env``,
+    stdin from /dev/null and output captured; servers are started as needed (one per startup key)."""
+
+    def __init__(self, logdir: Path) -> None:
+        self.logdir = logdir
+        self.count = 0
+        self.servers: dict[tuple[tuple[str, str], ...], _Server] = {}
+
+    def close(self) -> None:
+        for server in self.servers.values():
+            server.close()
+        self.servers.clear()
+
+    def run(self, argv: list[str], cwd: Path, timeout: float, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        """``argv`` is ``["-m", MODULE, *args]`` (or ``-mMODULE``) or ``[SCRIPT, *args]``, as after ``python``."""
         if FRESH:
             return subprocess.run(
-                [sys.executable, *argv], cwd=cwd, env=self.env, stdin=subprocess.DEVNULL,
+                [sys.executable, *argv], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                 capture_output=True, text=True, timeout=timeout, check=False,
             )
         self.count += 1
         out, err = self.logdir / f"{self.count}.stdout", self.logdir / f"{self.count}.stderr"
-        proc = self._start()
-        assert proc.stdin is not None
-        request = {"argv": argv, "cwd": str(cwd), "stdout": str(out), "stderr": str(err)}
-        proc.stdin.write(json.dumps(request).encode() + b"\n")
-        proc.stdin.flush()
-        pid = self._answer(timeout=60)["pid"]
+        key = _startup_key(env)
+        if key not in self.servers:
+            self.servers[key] = _Server(env, self.logdir / f"server-{len(self.servers)}.log")
+        server = self.servers[key]
+        server.send({"argv": argv, "cwd": str(cwd), "env": env, "stdout": str(out), "stderr": str(err)})
+        pid = server.answer(timeout=120)["pid"]
         try:
-            status = self._answer(timeout)["status"]
+            status = server.answer(timeout)["status"]
         except subprocess.TimeoutExpired:
             os.kill(pid, signal.SIGKILL)
-            self._answer(timeout=60)
+            server.answer(timeout=60)
             raise
         try:
             return subprocess.CompletedProcess(
@@ -113,10 +136,20 @@ class Prewarmed:
 
 # --- the server -------------------------------------------------------------------------------
 
+_ADDED_BY_IMPORTS: dict[str, str] = {}
+
 
 def _serve() -> dict[str, Any]:
     """Answer requests until stdin closes (then exit); returns only in a forked child, its request."""
+    global _ADDED_BY_IMPORTS
+    started_with = dict(os.environ)
     import jax.numpy  # noqa: F401 - the point of the server (jax with it)
+
+    # What importing jax put in os.environ (it sets TF_CPP_MIN_LOG_LEVEL unless set): a child's
+    # environment gets it the same way, as if its own import of jax had run.
+    _ADDED_BY_IMPORTS = {k: v for k, v in os.environ.items() if started_with.get(k) != v}
+    os.environ.clear()
+    os.environ.update(started_with)
 
     buffer = bytearray()
     while True:
@@ -147,13 +180,24 @@ def _become(request: dict[str, Any]) -> None:
         opened = os.open(path, flags, 0o644)
         os.dup2(opened, fd)
         os.close(opened)
+    if request["env"] != dict(os.environ):
+        # As a fresh interpreter with this environment: PYTHONPATH's entries (absolute, without
+        # repeats, as site leaves them) where the server's were; all else matches (_startup_key).
+        old_entries = _python_path(dict(os.environ))
+        assert sys.path[1 : 1 + len(old_entries)] == old_entries, (sys.path, old_entries)
+        os.environ.clear()
+        os.environ.update(request["env"])
+        entries = [sys.path[0], *_python_path(request["env"]), *sys.path[1 + len(old_entries) :]]
+        sys.path[:] = list(dict.fromkeys(entries))
+    for name, value in _ADDED_BY_IMPORTS.items():
+        os.environ.setdefault(name, value)
     argv: list[str] = request["argv"]
     sys.orig_argv = [sys.executable, *argv]
     main = types.ModuleType("__main__")
     main.__dict__.update(__builtins__=builtins, __annotations__={}, __loader__=importlib.machinery.BuiltinImporter)
     sys.modules["__main__"] = main
-    if argv[0] == "-m":
-        sys.argv = ["-m", *argv[2:]]  # runpy puts the module's file in argv[0]
+    if argv[0].startswith("-m"):
+        sys.argv = ["-m", *argv[2 if argv[0] == "-m" else 1 :]]  # runpy puts the module's file in argv[0]
         sys.path[0] = os.getcwd()
     else:
         script = argv[0] if os.path.isabs(argv[0]) else os.path.join(os.getcwd(), argv[0])
@@ -163,13 +207,19 @@ def _become(request: dict[str, Any]) -> None:
         main.__loader__ = importlib.machinery.SourceFileLoader("__main__", script)
 
 
+def _python_path(env: dict[str, str]) -> list[str]:
+    entries = [os.path.abspath(entry) for entry in env.get("PYTHONPATH", "").split(os.pathsep) if entry]
+    return list(dict.fromkeys(entries))
+
+
 if __name__ == "__main__":
     _request = _serve()
     _become(_request)
-    if _request["argv"][0] == "-m":
+    if _request["argv"][0].startswith("-m"):
         import runpy
 
-        runpy._run_module_as_main(_request["argv"][1], True)  # type: ignore[attr-defined]
+        _module = _request["argv"][0][2:] or _request["argv"][1]
+        runpy._run_module_as_main(_module, True)  # type: ignore[attr-defined]
     else:
         with open(sys.modules["__main__"].__file__, "rb") as _source:
             _code = compile(_source.read(), sys.modules["__main__"].__file__, "exec", dont_inherit=True)

@@ -275,7 +275,7 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
 @pytest.fixture(scope="module")
 def prewarmed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prewarmed]:
     """One interpreter with jax imported, forked for each block (see tests/prewarmed.py)."""
-    server = Prewarmed(_run_env(), tmp_path_factory.mktemp("prewarmed"))
+    server = Prewarmed(tmp_path_factory.mktemp("prewarmed"))
     yield server
     server.close()
 
@@ -301,11 +301,11 @@ def test_doc_block(case: Case, tmp_path: Path, prewarmed: Prewarmed) -> None:
     script = tmp_path / "example.py"
     script.write_text(block.code, encoding="utf-8")
     if case.mode == "plain":
-        proc = prewarmed.run(["example.py"], tmp_path, TIMEOUT)
+        proc = prewarmed.run(["example.py"], tmp_path, TIMEOUT, _run_env())
         assert proc.returncode == 0, _report(block, "the rewritten code shown here fails under plain python", proc)
         return
 
-    proc = prewarmed.run(["-m", "jaxrewrite", "example.py"], tmp_path, TIMEOUT)
+    proc = prewarmed.run(["-m", "jaxrewrite", "example.py"], tmp_path, TIMEOUT, _run_env())
     if case.mode == "error":
         assert proc.returncode != 0, _report(block, "this example should fail but ran", proc)
         for line in case.expect_stderr_lines:
