@@ -1,4 +1,4 @@
-"""``python -m MODULE ARGS`` or ``python SCRIPT ARGS`` in a fork of an interpreter that has
+"""``python -m MODULE ARGS``, ``python -c CODE ARGS`` or ``python SCRIPT ARGS`` in a fork of an interpreter that has
 imported jax already: the same program, without paying ~2 s of CPU for ``import jax`` each time.
 
 Used by tests that start many short programs (tests/test_docs.py runs every docs example). A
@@ -49,10 +49,17 @@ def _read_line(fd: int, buffer: bytearray) -> bytes | None:
 _STARTUP = ("PYTHON", "JAX_", "XLA_", "TF_", "LC_", "LANG", "TMPDIR", "TEMP", "TMP")
 
 
+_SITE_HOOKS = ("sitecustomize.py", "sitecustomize", "usercustomize.py", "usercustomize")
+
+
 def _startup_key(env: dict[str, str]) -> tuple[tuple[str, str], ...]:
     """What of ``env`` a fresh interpreter has read by the time it runs user code. PYTHONPATH is
-    not: the child puts its entries in place. HOME only where it holds a user site-packages."""
+    not, unless an entry holds a sitecustomize: the child puts its entries in place. HOME only
+    where it holds a user site-packages."""
     key = {k: v for k, v in env.items() if k.startswith(_STARTUP) and k != "PYTHONPATH"}
+    for entry in env.get("PYTHONPATH", "").split(os.pathsep):
+        if entry and any(os.path.exists(os.path.join(entry, name)) for name in _SITE_HOOKS):
+            key["PYTHONPATH"] = env["PYTHONPATH"]  # site imports it at startup: the server must have
     base = env.get("PYTHONUSERBASE") or os.path.join(env.get("HOME", "~"), ".local")
     user_site = os.path.join(base, "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}", "site-packages")
     key["user site"] = user_site if os.path.isdir(user_site) else ""
@@ -90,6 +97,11 @@ class _Server:
         self.proc.wait(timeout=60)
 
 
+def forkable(argv: list[str]) -> bool:
+    """``-m MODULE``, ``-c CODE`` or a script, and no interpreter options (those act at startup)."""
+    return bool(argv) and (argv[0] in ("-c", "-m") and len(argv) > 1 or argv[0].startswith("-m") or argv[0][:1] != "-")
+
+
 class Prewarmed:
     """``run`` is ``subprocess.run``'s answer for ``[sys.executable, *argv]`` in ``cwd`` with ``env``,
     stdin from /dev/null and output captured; servers are started as needed (one per startup key)."""
@@ -98,6 +110,16 @@ class Prewarmed:
         self.logdir = logdir
         self.count = 0
         self.servers: dict[tuple[tuple[str, str], ...], _Server] = {}
+        self.seen: set[tuple[tuple[str, str], ...]] = set()
+
+    def _first_of_another_key(self, key: tuple[tuple[str, str], ...]) -> bool:
+        """A server for the first environment at once; for any other, from its second request on
+        (a lone run in an odd environment would pay for a server it does not use)."""
+        if not self.seen or key in self.seen:
+            self.seen.add(key)
+            return False
+        self.seen.add(key)
+        return True
 
     def close(self) -> None:
         for server in self.servers.values():
@@ -105,15 +127,16 @@ class Prewarmed:
         self.servers.clear()
 
     def run(self, argv: list[str], cwd: Path, timeout: float, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-        """``argv`` is ``["-m", MODULE, *args]`` (or ``-mMODULE``) or ``[SCRIPT, *args]``, as after ``python``."""
-        if FRESH:
+        """``argv`` as after ``python``: ``-m MODULE`` (or ``-mMODULE``), ``-c CODE`` or ``SCRIPT``,
+        then the program's arguments; any other command line starts a fresh interpreter."""
+        key = _startup_key(env)
+        if FRESH or not forkable(argv) or self._first_of_another_key(key):
             return subprocess.run(
                 [sys.executable, *argv], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                 capture_output=True, text=True, timeout=timeout, check=False,
             )
         self.count += 1
         out, err = self.logdir / f"{self.count}.stdout", self.logdir / f"{self.count}.stderr"
-        key = _startup_key(env)
         if key not in self.servers:
             self.servers[key] = _Server(env, self.logdir / f"server-{len(self.servers)}.log")
         server = self.servers[key]
@@ -199,6 +222,9 @@ def _become(request: dict[str, Any]) -> None:
     if argv[0].startswith("-m"):
         sys.argv = ["-m", *argv[2 if argv[0] == "-m" else 1 :]]  # runpy puts the module's file in argv[0]
         sys.path[0] = os.getcwd()
+    elif argv[0] == "-c":
+        sys.argv = ["-c", *argv[2:]]
+        sys.path[0] = ""
     else:
         script = argv[0] if os.path.isabs(argv[0]) else os.path.join(os.getcwd(), argv[0])
         sys.argv = list(argv)
@@ -220,6 +246,9 @@ if __name__ == "__main__":
 
         _module = _request["argv"][0][2:] or _request["argv"][1]
         runpy._run_module_as_main(_module, True)  # type: ignore[attr-defined]
+    elif _request["argv"][0] == "-c":
+        _code = compile(_request["argv"][1], "<string>", "exec", dont_inherit=True)
+        exec(_code, sys.modules["__main__"].__dict__)  # noqa: S102 - what python -c does
     else:
         with open(sys.modules["__main__"].__file__, "rb") as _source:
             _code = compile(_source.read(), sys.modules["__main__"].__file__, "exec", dont_inherit=True)
