@@ -44,7 +44,6 @@ import re
 import shlex
 import subprocess
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -270,14 +269,6 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert install_test in [line.strip() for line in ci.splitlines()], ".ci/run must run the README's test command"
     assert os.access(REPO / ".ci" / "run", os.X_OK), ".ci/run must be executable"
-
-
-@pytest.fixture(scope="module")
-def prewarmed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prewarmed]:
-    """One interpreter with jax imported, forked for each block (see tests/prewarmed.py)."""
-    server = Prewarmed(tmp_path_factory.mktemp("prewarmed"))
-    yield server
-    server.close()
 
 
 @pytest.mark.parametrize("case", ALL_CASES, ids=[c.block.where for c in ALL_CASES])

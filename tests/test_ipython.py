@@ -44,14 +44,6 @@ def doubler(x, n: Static[int]):
 
 
 @pytest.fixture(scope="module")
-def prewarmed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prewarmed]:
-    """``python -m IPython`` runs, each in a fork of an interpreter that has imported jax."""
-    server = Prewarmed(tmp_path_factory.mktemp("prewarmed"))
-    yield server
-    server.close()
-
-
-@pytest.fixture(scope="module")
 def ipython() -> Iterator[Any]:
     saved = (sys.modules.get("__main__"), sys.excepthook, sys.displayhook)
     config = Config()

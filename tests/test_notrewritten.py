@@ -31,13 +31,13 @@ NAME = "NotRewrittenWarning: module"
 _SERVERS: list[Prewarmed] = []
 
 
-@pytest.fixture(scope="module", autouse=True)
-def prewarmed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+@pytest.fixture(autouse=True)
+def _forks(prewarmed: Prewarmed) -> Iterator[None]:
     """``python -c``/``SCRIPT``/``-m`` runs start as forks of an interpreter that has imported jax
     (tests/prewarmed.py); runs with interpreter options (``-W``) or input start fresh."""
-    _SERVERS.append(Prewarmed(tmp_path_factory.mktemp("prewarmed")))
+    _SERVERS.append(prewarmed)
     yield
-    _SERVERS.pop().close()
+    _SERVERS.pop()
 
 
 def python(*args: str, cwd: Path, bytecode: bool = False) -> subprocess.CompletedProcess[str]:

@@ -72,12 +72,12 @@ def bytecode(monkeypatch: pytest.MonkeyPatch) -> None:
 _SERVERS: list[Prewarmed] = []
 
 
-@pytest.fixture(scope="module", autouse=True)
-def prewarmed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+@pytest.fixture(autouse=True)
+def _forks(prewarmed: Prewarmed) -> Iterator[None]:
     """The runs start as forks of an interpreter that has imported jax (tests/prewarmed.py)."""
-    _SERVERS.append(Prewarmed(tmp_path_factory.mktemp("prewarmed")))
+    _SERVERS.append(prewarmed)
     yield
-    _SERVERS.pop().close()
+    _SERVERS.pop()
 
 
 def run_python(pytester: pytest.Pytester, *argv: str) -> pytest.RunResult:

@@ -22,13 +22,13 @@ from support import child_env, write
 _SERVERS: list[Prewarmed] = []
 
 
-@pytest.fixture(scope="module", autouse=True)
-def prewarmed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+@pytest.fixture(autouse=True)
+def _forks(prewarmed: Prewarmed) -> Iterator[None]:
     """Runs without interpreter options start as forks of an interpreter that has imported jax
     (tests/prewarmed.py)."""
-    _SERVERS.append(Prewarmed(tmp_path_factory.mktemp("prewarmed")))
+    _SERVERS.append(prewarmed)
     yield
-    _SERVERS.pop().close()
+    _SERVERS.pop()
 
 
 def jaxrewrite(*args: str, cwd: Path, **options: Any) -> subprocess.CompletedProcess[str]:
