@@ -13,8 +13,9 @@ reads from it at startup must be the server's (one server per such set, ``_start
 ``PYTHONPATH`` is put in place on ``sys.path``.
 
 What a child can tell apart from a fresh ``python``: jax (and numpy) are in ``sys.modules`` before
-the hook is installed, and a traceback printed by the interpreter starts with one frame of this
-file. ``JAXREWRITE_TEST_FRESH=1`` makes ``run`` start a fresh interpreter instead (same result
+the hook is installed, a traceback printed by the interpreter starts with one frame of this file,
+and the hash seed of ``str`` is the server's (random per server, not per child; ``random`` and
+numpy's global generator are seeded afresh in each child). ``JAXREWRITE_TEST_FRESH=1`` makes ``run`` start a fresh interpreter instead (same result
 object), to rule the server out when a test fails only here.
 """
 
@@ -214,6 +215,8 @@ def _become(request: dict[str, Any]) -> None:
         sys.path[:] = list(dict.fromkeys(entries))
     for name, value in _ADDED_BY_IMPORTS.items():
         os.environ.setdefault(name, value)
+    if "numpy.random" in sys.modules:  # random reseeds itself in a fork; numpy's does not
+        sys.modules["numpy.random"].seed()
     argv: list[str] = request["argv"]
     sys.orig_argv = [sys.executable, *argv]
     main = types.ModuleType("__main__")
