@@ -61,6 +61,7 @@ SLOW_FIRST = (
     "test_notrewritten.py",
     "test_runner_cache.py",
     "test_notebook.py",
+    "test_typecheck.py",
     "test_docs.py",
 )
 
@@ -76,6 +77,9 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         config.option.numprocesses = "auto"
         if config.option.dist == "no":
             config.option.dist = "loadgroup"  # as "load", but each file below stays on one worker
+            # Hand out work in this file's order (longest first), not xdist's default for groups:
+            # by test count, which sends every group before the longest single test.
+            config.option.loadscopereorder = False
 
 
 #: Files whose module-scoped fixture is costly (a venv with a built wheel, a built site, a
