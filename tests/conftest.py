@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # Must happen before anything imports jax: pmap tests need several (CPU) devices.
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=4")
@@ -13,7 +13,8 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import pytest  # noqa: E402
 
-from prewarmed import Prewarmed  # noqa: E402
+if TYPE_CHECKING:
+    from prewarmed import Prewarmed
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -28,7 +29,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture(scope="session")
 def prewarmed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prewarmed]:
     """Python runs forked from an interpreter that has imported jax (tests/prewarmed.py), shared
-    by the files that start many: one server per worker and startup environment."""
+    by the files that start many: one server per worker and startup environment. Imported here,
+    not at the top: the Python 3.14 leg (Pyodide, no fork) loads this file too."""
+    from prewarmed import Prewarmed
+
     servers = Prewarmed(tmp_path_factory.mktemp("prewarmed"))
     yield servers
     servers.close()
