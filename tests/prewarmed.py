@@ -30,7 +30,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-FRESH = os.environ.get("JAXREWRITE_TEST_FRESH") == "1"
+#: Fresh interpreters instead: asked for, or off Linux (no fork, or fork unsafe once a framework
+#: is loaded, as on macOS).
+FRESH = os.environ.get("JAXREWRITE_TEST_FRESH") == "1" or not sys.platform.startswith("linux")
 
 
 def _read_line(fd: int, buffer: bytearray) -> bytes | None:
