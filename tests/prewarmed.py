@@ -1,22 +1,25 @@
-"""``python -m MODULE ARGS``, ``python -c CODE ARGS`` or ``python SCRIPT ARGS`` in a fork of an interpreter that has
-imported jax already: the same program, without paying ~2 s of CPU for ``import jax`` each time.
+"""``python -m MODULE``, ``python -c CODE`` or ``python SCRIPT`` (then its arguments) in a fork of
+an interpreter that has imported jax already: the same program, without ~2 s of CPU for
+``import jax`` each time.
 
-Used by tests that start many short programs (tests/test_docs.py runs every docs example). A
-``Prewarmed`` starts this file as a server: it imports jax and jax.numpy (never jaxrewrite, so the
-runner's cold path is each child's own), then forks one child per request. The child becomes what
-the interpreter would have been for that command line before running user code: its own cwd,
-stdin from /dev/null, stdout and stderr to files, ``sys.argv``/``sys.orig_argv``/``sys.path[0]``
-as CPython sets them, a fresh ``__main__``; then the module or script runs at this file's top
-level, so an uncaught exception, ``SystemExit``, atexit handlers, thread joins and the exit
-status are the interpreter's own. Each request brings its environment: what the interpreter
-reads from it at startup must be the server's (one server per such set, ``_startup_key``), and
-``PYTHONPATH`` is put in place on ``sys.path``.
+Used by the tests that start many short programs (tests/test_docs.py runs every docs example;
+conftest's session fixture ``prewarmed``). A server is this file run as a script: it imports jax
+and jax.numpy (never jaxrewrite, so the runner's cold path is each child's own), then forks one
+child per request. The child becomes what the interpreter would have been for that command line
+just before user code: its own cwd, stdin from /dev/null, stdout and stderr to files,
+``sys.argv``/``sys.orig_argv``/``sys.path[0]`` as CPython sets them, a fresh ``__main__``; then the
+module or script runs at this file's top level, so an uncaught exception, ``SystemExit``, atexit
+handlers, thread joins and the exit status are the interpreter's own. Each request brings its
+environment: what an interpreter reads from it at startup must be the server's (one server per
+such set, ``_startup_key``), and ``PYTHONPATH`` is put in place on ``sys.path``. Interpreter
+options (``-O``, ``-W``) or input always get a fresh interpreter.
 
 What a child can tell apart from a fresh ``python``: jax (and numpy) are in ``sys.modules`` before
 the hook is installed, a traceback printed by the interpreter starts with one frame of this file,
 and the hash seed of ``str`` is the server's (random per server, not per child; ``random`` and
-numpy's global generator are seeded afresh in each child). ``JAXREWRITE_TEST_FRESH=1`` makes ``run`` start a fresh interpreter instead (same result
-object), to rule the server out when a test fails only here.
+numpy's global generator are seeded afresh in each child). ``JAXREWRITE_TEST_FRESH=1`` (and any
+platform but Linux) makes ``run`` start a fresh interpreter instead, with the same result object,
+to rule the server out when a test fails only here.
 """
 
 from __future__ import annotations
