@@ -117,6 +117,7 @@ class Prewarmed:
         self.count = 0
         self.servers: dict[tuple[tuple[str, str], ...], _Server] = {}
         self.seen: set[tuple[tuple[str, str], ...]] = set()
+        self.unusable: set[tuple[tuple[str, str], ...]] = set()  # its imports printed something
 
     def _first_of_another_key(self, key: tuple[tuple[str, str], ...]) -> bool:
         """A server for the first environment at once; for any other, from its second request on
@@ -127,6 +128,13 @@ class Prewarmed:
         self.seen.add(key)
         return True
 
+    @staticmethod
+    def _fresh(argv: list[str], cwd: Path, timeout: float, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, *argv], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=timeout, check=False,
+        )
+
     def close(self) -> None:
         for server in self.servers.values():
             server.close()
@@ -136,15 +144,17 @@ class Prewarmed:
         """``argv`` as after ``python``: ``-m MODULE`` (or ``-mMODULE``), ``-c CODE`` or ``SCRIPT``,
         then the program's arguments; any other command line starts a fresh interpreter."""
         key = _startup_key(env)
-        if FRESH or not forkable(argv) or self._first_of_another_key(key):
-            return subprocess.run(
-                [sys.executable, *argv], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                capture_output=True, text=True, timeout=timeout, check=False,
-            )
+        if FRESH or not forkable(argv) or key in self.unusable or self._first_of_another_key(key):
+            return self._fresh(argv, cwd, timeout, env)
         self.count += 1
         out, err = self.logdir / f"{self.count}.stdout", self.logdir / f"{self.count}.stderr"
         if key not in self.servers:
             self.servers[key] = _Server(env, self.logdir / f"server-{len(self.servers)}.log")
+            if self.servers[key].answer(timeout=120)["printed"]:
+                self.servers.pop(key).close()
+                self.unusable.add(key)
+        if key in self.unusable:
+            return self._fresh(argv, cwd, timeout, env)
         server = self.servers[key]
         server.send({"argv": argv, "cwd": str(cwd), "env": env, "stdout": str(out), "stderr": str(err)})
         pid = server.answer(timeout=120)["pid"]
@@ -171,8 +181,26 @@ _ADDED_BY_IMPORTS: dict[str, str] = {}
 def _serve() -> dict[str, Any]:
     """Answer requests until stdin closes (then exit); returns only in a forked child, its request."""
     global _ADDED_BY_IMPORTS
+    import tempfile
+
     started_with = dict(os.environ)
-    import jax.numpy  # noqa: F401 - the point of the server (jax with it)
+    saved = os.dup(1), os.dup(2)
+    with tempfile.TemporaryFile() as printed:
+        os.dup2(printed.fileno(), 1)
+        os.dup2(printed.fileno(), 2)
+        try:
+            import jax.numpy  # noqa: F401 - the point of the server (jax with it)
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+        printed.seek(0)
+        # Anything printed would be missing from every child's output: the client then starts
+        # fresh interpreters for this environment instead.
+        os.write(1, json.dumps({"printed": printed.read().decode(errors="replace")}).encode() + b"\n")
 
     # What importing jax put in os.environ (it sets TF_CPP_MIN_LOG_LEVEL unless set): a child's
     # environment gets it the same way, as if its own import of jax had run.
