@@ -35,6 +35,7 @@ def jaxrewrite(*args: str, cwd: Path, **options: Any) -> subprocess.CompletedPro
     """``support.jaxrewrite``, forked from the module's prewarmed interpreter where it can be."""
     return support.jaxrewrite(*args, cwd=cwd, prewarmed=_SERVERS[-1], **options)
 
+
 MODULE = """\
 # jaxrewrite: enable
 import jax

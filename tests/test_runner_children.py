@@ -37,6 +37,7 @@ def jaxrewrite(*args: str, cwd: Path, **options: Any) -> subprocess.CompletedPro
     """``support.jaxrewrite``, forked from the module's prewarmed interpreter where it can be."""
     return support.jaxrewrite(*args, cwd=cwd, prewarmed=_SERVERS[-1], **options)
 
+
 LIB = """\
 # jaxrewrite: enable
 import jax
