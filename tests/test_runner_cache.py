@@ -32,7 +32,7 @@ def _forks(prewarmed: Prewarmed) -> Iterator[None]:
 
 
 def jaxrewrite(*args: str, cwd: Path, **options: Any) -> subprocess.CompletedProcess[str]:
-    """``support.jaxrewrite``, forked from the module's prewarmed interpreter where it can be."""
+    """``support.jaxrewrite``, forked from the session's prewarmed interpreter where it can be."""
     return support.jaxrewrite(*args, cwd=cwd, prewarmed=_SERVERS[-1], **options)
 
 
