@@ -4,13 +4,17 @@ parallel by default (pytest-xdist, one worker per core; ``-n 0`` runs it in one 
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 # Must happen before anything imports jax: pmap tests need several (CPU) devices.
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=4")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import pytest  # noqa: E402
+
+if TYPE_CHECKING:
+    from prewarmed import Prewarmed
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -22,23 +26,47 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.fixture(scope="session")
+def prewarmed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prewarmed]:
+    """Python runs forked from an interpreter that has imported jax (tests/prewarmed.py), shared
+    by the files that start many: one server per worker and startup environment. Imported here,
+    not at the top: the Python 3.14 leg (Pyodide, no fork) loads this file too."""
+    from prewarmed import Prewarmed
+
+    servers = Prewarmed(tmp_path_factory.mktemp("prewarmed"))
+    yield servers
+    servers.close()
+
+
 @pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))
 
 
-#: Test files with the longest tests, run first so that no worker is left with a long tail.
+#: The longest single tests, handed out before anything else: each is one worker's for its whole
+#: run, so it must start at once, not after the short tests queued before it in its file.
+LONGEST_FIRST = ("test_migrate.py::test_corpus_migrates_and_round_trips",)
+
+#: Test files with the longest tests (or a costly module fixture, see ONE_WORKER), roughly the
+#: longest first, so that no worker is left with a long tail while the other is idle.
 SLOW_FIRST = (
-    "test_benchmarks_smoke.py",
     "test_migrate.py",
-    "test_precommit.py",
     "test_library.py",
-    "test_packaging.py",
+    "test_benchmarks_smoke.py",
+    "test_bench_import_smoke.py",
     "test_corpus.py",
-    "test_docs_site.py",
     "test_check.py",
+    "test_ipython.py",
+    "test_docs_site.py",
+    "test_packaging.py",
+    "test_precommit.py",
+    "test_runner_children.py",
     "test_pytest_plugin.py",
     "test_notrewritten.py",
+    "test_runner_cache.py",
+    "test_notebook.py",
+    "test_typecheck.py",
+    "test_docs.py",
 )
 
 
@@ -53,6 +81,9 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         config.option.numprocesses = "auto"
         if config.option.dist == "no":
             config.option.dist = "loadgroup"  # as "load", but each file below stays on one worker
+            # Hand out work in this file's order (longest first), not xdist's default for groups:
+            # by test count, which sends every group before the longest single test.
+            config.option.loadscopereorder = False
 
 
 #: Files whose module-scoped fixture is costly (a venv with a built wheel, a built site, a
@@ -69,13 +100,18 @@ def pytest_configure_node(node: Any) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The longest files first (stable within each group, so every worker sees one order), and
-    the ``ONE_WORKER`` files grouped (before xdist's own hook reads the groups)."""
+    """The longest tests, then the longest files first (stable within each group, so every worker
+    sees one order), and the ``ONE_WORKER`` files grouped (before xdist's own hook reads them)."""
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and workerinput.get("jaxrewrite_loadgroup"):
         config.option.loadgroup = True
     rank = {name: at for at, name in enumerate(SLOW_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FIRST)))
+
+    def order(item: pytest.Item) -> tuple[bool, int]:
+        longest = f"{item.path.name}::{getattr(item, 'originalname', item.name)}" in LONGEST_FIRST
+        return not longest, rank.get(item.path.name, len(SLOW_FIRST))
+
+    items.sort(key=order)
     for item in items:
         if item.path.name in ONE_WORKER:
             item.add_marker(pytest.mark.xdist_group(item.path.name))

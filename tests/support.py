@@ -12,6 +12,10 @@ import sys
 import textwrap
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from prewarmed import Prewarmed
 
 REPO = Path(__file__).resolve().parents[1]
 #: What keeps a child from writing bytecode (set on this machine): removed where a test needs pycs.
@@ -40,8 +44,12 @@ def python(
     env: dict[str, str] | None = None,
     stdin: str | None = None,
     timeout: float = 300,
+    prewarmed: Prewarmed | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """``python [flags] args...`` in ``cwd``, its output captured as text."""
+    """``python [flags] args...`` in ``cwd``, its output captured as text; with ``prewarmed``, and
+    no flags or input, in a fork of an interpreter that has imported jax (tests/prewarmed.py)."""
+    if prewarmed is not None and not flags and stdin is None:
+        return prewarmed.run(list(args), cwd, timeout, child_env() if env is None else env)
     return subprocess.run(
         [sys.executable, *flags, *args],
         cwd=cwd,

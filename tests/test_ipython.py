@@ -17,6 +17,7 @@ from typing import Any
 import IPython
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
+from prewarmed import Prewarmed
 from traitlets.config import Config
 
 from jaxrewrite.hook import finder
@@ -369,12 +370,11 @@ def test_show_reports_a_rewrite_error_at_the_cells_own_line(shell: Any, capsys: 
     assert "RewriteError: JR101 Static cannot mark **kwargs parameter 'kw'" in shown
 
 
-def test_ipython_ext_option_loads_it_from_the_start(tmp_path: Path) -> None:
+def test_ipython_ext_option_loads_it_from_the_start(tmp_path: Path, prewarmed: Prewarmed) -> None:
     """``ipython --ext jaxrewrite`` (the guide's notebooks section): a real IPython, in a process of
     its own; the first cell already opts in, and a refusal shows with its code at the cell's line."""
     import os
     import subprocess
-    import sys
 
     from golden_cases import ROOT
 
@@ -385,10 +385,7 @@ def test_ipython_ext_option_loads_it_from_the_start(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "IPYTHONDIR": str(tmp_path / "ipython")}
 
     def ipython(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "IPython", "--no-banner", "--colors=NoColor", *args],
-            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-        )
+        return prewarmed.run(["-m", "IPython", "--no-banner", "--colors=NoColor", *args], tmp_path, 300, env)
 
     done = ipython("--ext", "jaxrewrite", "-c", cell)
     assert done.returncode == 0 and done.stdout.splitlines()[-1] == "2.0 4.0 3.0 2", done.stdout + done.stderr
@@ -398,14 +395,12 @@ def test_ipython_ext_option_loads_it_from_the_start(tmp_path: Path) -> None:
     assert "JR101 Static cannot mark *args parameter 'n'" in refused.stdout + refused.stderr
 
 
-def test_load_ext_in_the_cell_it_should_rewrite_says_the_rest_runs_as_written(tmp_path: Path) -> None:
+def test_load_ext_in_the_cell_it_should_rewrite_says_the_rest_runs_as_written(tmp_path: Path, prewarmed: Prewarmed) -> None:
     """``%load_ext jaxrewrite`` inside the one cell of ``ipython -c`` or a ``.ipy`` file: IPython
     transformed the cell before the extension was loaded, so the rest runs as written; a
     NotRewrittenWarning says so at the marked def's line, with the fix (``--ext``). Loaded in a
     cell of its own, or with nothing marked after it, it says nothing."""
     import os
-    import subprocess
-    import sys
 
     from golden_cases import ROOT
 
@@ -416,10 +411,7 @@ def test_load_ext_in_the_cell_it_should_rewrite_says_the_rest_runs_as_written(tm
     env = {**os.environ, "PYTHONPATH": str(ROOT), "IPYTHONDIR": str(tmp_path / "ipython")}
 
     def ipython(*args: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "-m", "IPython", "--no-banner", "--colors=NoColor", *args],
-            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-        )
+        done = prewarmed.run(["-m", "IPython", "--no-banner", "--colors=NoColor", *args], tmp_path, 300, env)
         assert done.returncode == 0, done.stdout + done.stderr
         return done.stdout + done.stderr
 

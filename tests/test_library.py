@@ -7,8 +7,9 @@ The proof that no rewrite ran is that the engine never loaded: the hook imports
 ``jaxrewrite.engine.rewrite`` only on a cache miss. As root, "read-only" needs another user
 (root writes through any mode bits): ``setpriv`` runs the imports as uid/gid 65534, with a
 Python that user can run and read. Where the interpreter running the tests lives below a private
-home (pyenv under /root), a system Python of the same version is used for the venv, and jax is
-installed into it from the package index.
+home (pyenv under /root), a system Python of the same version is used for the venv, and jax gets
+into it as hard links to this interpreter's installed files (or, on another filesystem, from the
+package index).
 """
 
 from __future__ import annotations
@@ -142,6 +143,47 @@ def _set_writable(tree: Path, writable: bool) -> None:
         os.chmod(folder, 0o755 if writable else 0o555)
 
 
+def _link_installed(names: list[str], site_packages: Path, vpython: str) -> bool:
+    """This interpreter's installed files of ``names`` and what they require, hard-linked into
+    ``site_packages`` (their dist-info too, so pip sees them installed): jax without unpacking
+    half a gigabyte of wheels. False, with nothing left behind, where a link cannot be made (another
+    filesystem) or the unprivileged user cannot import jax through them."""
+    from packaging.requirements import Requirement
+
+    seen: set[str] = set()
+    todo = list(names)
+    made: list[Path] = []
+    try:
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            dist = importlib.metadata.distribution(name)
+            for requirement in map(Requirement, dist.requires or []):
+                if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                    todo.append(requirement.name)
+            for file in dist.files or []:
+                if file.parts[0] == "..":
+                    continue  # a script in bin/: not needed to import
+                source = Path(str(dist.locate_file(file)))
+                if source.is_file():
+                    target = site_packages / file
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    os.link(source, target)
+                    made.append(target)
+        if _unprivileged_can_run(vpython, "import jax.numpy"):
+            return True
+    except (OSError, importlib.metadata.PackageNotFoundError):
+        pass
+    for entry in site_packages.iterdir():
+        if entry.is_dir():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+    return False
+
+
 @dataclass
 class Install:
     base: Path
@@ -178,13 +220,21 @@ def install() -> Iterator[Install]:
     try:
         python, reuse = _base_python()
         venv = base / "venv"
-        _checked(_run([python, "-m", "venv", *(["--system-site-packages"] if reuse else []), str(venv)], cwd=base, env=dict(os.environ)))
+        # No pip in the venv (ensurepip costs seconds): this interpreter's pip installs into it.
+        venv_flags = ["--without-pip", *(["--system-site-packages"] if reuse else [])]
+        _checked(_run([python, "-m", "venv", *venv_flags, str(venv)], cwd=base, env=dict(os.environ)))
         vpython = str(venv / "bin" / "python")
         pip_env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
         pip_env.pop("PYTHONPATH", None)
-        if not reuse:
+        pip = [sys.executable, "-m", "pip", "--python", vpython, "install", "-q"]
+        site_packages = venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+        pip_installed_jax = False
+        if not reuse and not _link_installed(["jax", "jaxlib"], site_packages, vpython):
+            pip_installed_jax = True
             jax_pins = [f"jax=={importlib.metadata.version('jax')}", f"jaxlib=={importlib.metadata.version('jaxlib')}"]
-            _checked(_run([vpython, "-m", "pip", "install", "-q", *jax_pins], cwd=base, env=pip_env))
+            # --no-compile: pip would byte-compile all of jax, jaxlib, numpy and scipy (most of
+            # the fixture's time); one import below writes the pycs of what the probes import.
+            _checked(_run([*pip, "--no-compile", *jax_pins], cwd=base, env=pip_env))
         wheels = base / "wheels"
         jr_src = _copy_sources(ROOT, base / "src" / "jaxrewrite", ["jaxrewrite", "setup.cfg", "pyproject.toml", "README.md", "LICENSE"])
         lib_src = _copy_sources(EXAMPLE, base / "src" / "thelib", ["pyproject.toml", "src"])
@@ -200,10 +250,12 @@ def install() -> Iterator[Install]:
             )
         built = sorted(str(p) for p in wheels.glob("*.whl"))
         assert [Path(p).name.split("-")[0] for p in built] == ["jaxrewrite", "thelib"], built
-        _checked(_run([vpython, "-m", "pip", "install", "-q", *built], cwd=base, env=pip_env))
+        _checked(_run([*pip, *built], cwd=base, env=pip_env))
         env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(base), "JAX_PLATFORMS": "cpu", "LC_ALL": "C.UTF-8"}
         elsewhere = base / "elsewhere"
         elsewhere.mkdir()
+        if pip_installed_jax:  # jax's pycs, written where the unprivileged user cannot (not thelib's caches)
+            _checked(_run([vpython, "-c", "import jax.numpy"], cwd=elsewhere, env=env))
         where = json.loads(
             _checked(
                 _run(

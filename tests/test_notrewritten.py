@@ -1,14 +1,16 @@
-"""NotRewrittenWarning, in fresh interpreters: un-rewritten modules that needed the rewrite say so,
-once, with the fix for their case; rewritten and alias-only modules stay quiet."""
+"""NotRewrittenWarning, in interpreters of their own: un-rewritten modules that needed the rewrite
+say so, once, with the fix for their case; rewritten and alias-only modules stay quiet."""
 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import support
+from prewarmed import Prewarmed
 from support import child_env
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,9 +28,21 @@ OPTED_IN = "# jaxrewrite: enable\n" + BODY
 NAME = "NotRewrittenWarning: module"
 
 
+_SERVERS: list[Prewarmed] = []
+
+
+@pytest.fixture(autouse=True)
+def _forks(prewarmed: Prewarmed) -> Iterator[None]:
+    """``python -c``/``SCRIPT``/``-m`` runs start as forks of an interpreter that has imported jax
+    (tests/prewarmed.py); runs with interpreter options (``-W``) or input start fresh."""
+    _SERVERS.append(prewarmed)
+    yield
+    _SERVERS.pop()
+
+
 def python(*args: str, cwd: Path, bytecode: bool = False) -> subprocess.CompletedProcess[str]:
     env = child_env(bytecode=bytecode, path=[cwd], JAX_PLATFORMS="cpu")
-    return support.python(*args, cwd=cwd, env=env)
+    return support.python(*args, cwd=cwd, env=env, prewarmed=_SERVERS[-1])
 
 
 @pytest.fixture
@@ -183,7 +197,8 @@ def test_code_without_a_file_is_warned_about_where_python_lets_it_be_seen(tmp_pa
     """``python -c`` (its text is in ``sys.orig_argv``: analyzed, warned at the def's line), standard
     input and ``exec(compile(text, "snippet.py", "exec"))`` (no text anywhere: a warning that says
     so); a ``-c`` whose markers lose nothing stays quiet."""
-    from support import python
+    def python(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return support.python(*args, cwd=cwd, stdin=stdin, prewarmed=_SERVERS[-1])
 
     given = python("-c", SNIPPET, cwd=tmp_path)
     assert "<string>:6: NotRewrittenWarning: module '__main__' was not rewritten" in given.stderr, given.stderr

@@ -97,11 +97,13 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     sdists, wheels = sorted(dist.glob("*.tar.gz")), sorted(dist.glob("*.whl"))
     assert len(sdists) == 1 and len(wheels) == 1, sorted(p.name for p in dist.iterdir())
     venv = base / "venv"
-    _run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], cwd=base, env=_clean_env())
+    # No pip in the venv (ensurepip costs seconds): this interpreter's pip installs into it.
+    _run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], cwd=base, env=_clean_env())
     venv_python = venv / "bin" / "python"
     # --ignore-installed: this interpreter may have jaxrewrite already (editable); the venv gets the
     # wheel's own copy. --no-deps --no-index: the dependencies come from the shared site-packages.
-    _run([str(venv_python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--ignore-installed", str(wheels[0])], cwd=base, env=_clean_env())
+    pip = [sys.executable, "-m", "pip", "--python", str(venv_python), "install", "-q"]
+    _run([*pip, "--no-deps", "--no-index", "--ignore-installed", str(wheels[0])], cwd=base, env=_clean_env())
     elsewhere = base / "elsewhere"
     elsewhere.mkdir()
     shutil.copy2(REPO / "examples" / "hypercube.py", elsewhere / "hypercube.py")

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from test_packaging import _can_build_without_isolation
+
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden" / "check"
 
@@ -29,6 +31,9 @@ def test_try_repo_reports_findings_and_passes_clean_files(tmp_path: Path) -> Non
         # The hook's environment sees the installed jax and friends: pip installs only jaxrewrite
         # there, instead of downloading and unpacking jax and jaxlib into it at every run.
         "VIRTUALENV_SYSTEM_SITE_PACKAGES": "1",
+        # And it builds jaxrewrite with the setuptools it sees there (tests/test_packaging.py's
+        # check that it meets pyproject's build requirements), not a fresh one per run.
+        **({"PIP_NO_BUILD_ISOLATION": "0"} if _can_build_without_isolation() else {}),
         "GIT_AUTHOR_NAME": "t",
         "GIT_AUTHOR_EMAIL": "t@example.invalid",
         "GIT_COMMITTER_NAME": "t",
@@ -87,6 +92,9 @@ def test_the_guides_snippet_runs_under_pre_commit(tmp_path: Path) -> None:
         # The hook's environment sees the installed jax and friends: pip installs only jaxrewrite
         # there, instead of downloading and unpacking jax and jaxlib into it at every run.
         "VIRTUALENV_SYSTEM_SITE_PACKAGES": "1",
+        # And it builds jaxrewrite with the setuptools it sees there (tests/test_packaging.py's
+        # check that it meets pyproject's build requirements), not a fresh one per run.
+        **({"PIP_NO_BUILD_ISOLATION": "0"} if _can_build_without_isolation() else {}),
         "GIT_AUTHOR_NAME": "t",
         "GIT_AUTHOR_EMAIL": "t@example.invalid",
         "GIT_COMMITTER_NAME": "t",

@@ -1,18 +1,25 @@
 """The pytest plugin, through real pytest runs (pytest's own ``pytester``, in subprocesses).
 
-Each run is a fresh interpreter, as a user's ``python -m pytest`` is: the plugin comes from the
+Each run is its own interpreter, as a user's ``python -m pytest`` is: the plugin comes from the
 installed entry point, bytecode caches are written (this suite's environment turns them off), and
-what is asserted is the run's outcome and the text pytest prints, not only its exit code.
+what is asserted is the run's outcome and the text pytest prints, not only its exit code. The runs
+are forks of one interpreter that has imported jax and nothing else (tests/prewarmed.py), with
+pytester's command line, cwd and environment; ``JAXREWRITE_TEST_FRESH=1`` starts each fresh.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import os
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _pytest.pathlib import make_numbered_dir
+from prewarmed import Prewarmed
 
 from jaxrewrite.hook import pycfile, tag
 from jaxrewrite.integrations.pytest_plugin import pipeline_name
@@ -62,8 +69,40 @@ def bytecode(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BUILD_NUMBER", raising=False)
 
 
+_SERVERS: list[Prewarmed] = []
+
+
+@pytest.fixture(autouse=True)
+def _forks(prewarmed: Prewarmed) -> Iterator[None]:
+    """The runs start as forks of an interpreter that has imported jax (tests/prewarmed.py)."""
+    _SERVERS.append(prewarmed)
+    yield
+    _SERVERS.pop()
+
+
+def run_python(pytester: pytest.Pytester, *argv: str) -> pytest.RunResult:
+    """``pytester.run(sys.executable, *argv)``: its cwd and environment (the cwd first on
+    ``PYTHONPATH``), stdin at end of file, the same result; in a fork of a prewarmed server."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.getcwd(), env.get("PYTHONPATH", "")]))
+    print("running:", sys.executable, *argv)
+    print("     in:", Path.cwd())
+    start = time.perf_counter()
+    done = _SERVERS[-1].run(list(argv), Path.cwd(), 300, env)
+    out, err = done.stdout.splitlines(), done.stderr.splitlines()
+    print("\n".join(out))
+    print("\n".join(err), file=sys.stderr)
+    ret: int | pytest.ExitCode = done.returncode
+    with contextlib.suppress(ValueError):
+        ret = pytest.ExitCode(ret)
+    return pytest.RunResult(ret, out, err, time.perf_counter() - start)
+
+
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args, timeout=300)
+    """``pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)``, through ``run_python``."""
+    assert not pytester.plugins
+    basetemp = make_numbered_dir(root=pytester.path, prefix="runpytest-", mode=0o700)
+    return run_python(pytester, "-mpytest", f"--basetemp={basetemp}", "-p", "no:cacheprovider", *args)
 
 
 def pycs(folder: Path, stem: str) -> dict[str, list[str]]:
@@ -192,7 +231,7 @@ def test_under_the_runner_too(pytester: pytest.Pytester) -> None:
     """``python -m jaxrewrite -m pytest``: the runner's hook is installed before pytest puts its own
     first; the plugin moves jaxrewrite's in front again, so test modules still get both rewrites."""
     pytester.makepyfile(test_opted=OPTED_IN)
-    result = pytester.run(sys.executable, "-m", "jaxrewrite", "-m", "pytest", "-p", "no:cacheprovider", timeout=300)
+    result = run_python(pytester, "-m", "jaxrewrite", "-m", "pytest", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["E*At index 1 diff: 2 != 3"])
 
