@@ -53,7 +53,6 @@ SLOW_FIRST = (
     "test_migrate.py",
     "test_library.py",
     "test_benchmarks_smoke.py",
-    "test_bench_import_smoke.py",
     "test_corpus.py",
     "test_check.py",
     "test_ipython.py",
