@@ -177,6 +177,11 @@ BUILT = {
     "vmap call site with None axes": (
         "def f(x, n: Static[int]):\n    return x * n\n\n\nv = jax.vmap(f)(jax.numpy.ones(3), 2)\n"
     ),
+    "partial completed, f-strings after": (
+        '@partial(jax.jit, static_argnames=("n",), inline=len(f"{1 + 2:>{3}}") > 0)\n'
+        "def f(x, n: Static[int], m: Static[int]):\n    return x\n"
+    ),
+    "call site, an f-string after it": "def f(x, n: Static[int]):\n    return x\n\n\ng = (jax.jit(f), f\"{1}\")\n",
     "tab-indented method": "class K:\n\t@jax.jit\n\tdef f(x, n: Static[int]):\n\t\treturn x * n\n",
     "two transforms stacked": "@jax.jit\n@jax.vmap\ndef f(x, n: Static[int]):\n    return x * n\n",
 }

@@ -178,13 +178,8 @@ _BODIES = frozenset({"body", "orelse", "finalbody", "handlers"})
 
 
 def _chain(tree: ast.Module, call: ast.Call) -> list[ast.AST]:
-    """The statements around a call site, outermost first; empty where they are not found, or
-    where the call's own statement holds an f-string (Python 3.11 gives the nodes inside one
-    positions of its own making, which a parse of the new text alone would not reproduce)."""
-    chain = _statements_at(tree, call.lineno, call.col_offset)
-    if chain and any(isinstance(node, ast.JoinedStr) for node in _own_nodes(chain[-1])):
-        return []
-    return chain
+    """The statements around a call site, outermost first; empty where they are not found."""
+    return _statements_at(tree, call.lineno, call.col_offset)
 
 
 def _own_nodes(stmt: ast.AST) -> list[ast.AST]:

@@ -242,7 +242,8 @@ def completed(call: ast.Call, edits: Sequence[Edit]) -> int | None:
             if call.end_lineno == line:
                 call.end_col_offset = _end(call) + grown
             call.keywords.extend(new_keywords)
-    return _end(call) - old_end if call.end_lineno == end_line else None
+    assert call.end_lineno == end_line  # edits on one line each never move a line break
+    return _end(call) - old_end
 
 
 def _holder(call: ast.Call, node: ast.expr) -> Holder | None:
