@@ -38,6 +38,25 @@ def prewarmed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prewarmed]:
     servers.close()
 
 
+#: Files whose runs without interpreter options start as forks of the session's prewarmed
+#: interpreter: they call ``support.server()`` (.ci/run runs them fresh too).
+FORKING = ("test_notrewritten.py", "test_pytest_plugin.py", "test_runner_cache.py", "test_runner_children.py")
+
+
+@pytest.fixture(autouse=True)
+def _forking(request: pytest.FixtureRequest) -> Iterator[None]:
+    if request.path.name not in FORKING:
+        yield
+        return
+    import support
+
+    support.SERVER = request.getfixturevalue("prewarmed")
+    try:
+        yield
+    finally:
+        support.SERVER = None
+
+
 @pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))

@@ -18,6 +18,15 @@ if TYPE_CHECKING:
     from prewarmed import Prewarmed
 
 REPO = Path(__file__).resolve().parents[1]
+#: The session's prewarmed server while a test of a file in conftest's ``FORKING`` runs.
+SERVER: Prewarmed | None = None
+
+
+def server() -> Prewarmed:
+    """The prewarmed server (tests/prewarmed.py) of the running test, for the files in
+    conftest's ``FORKING``: their runs without interpreter options start as its forks."""
+    assert SERVER is not None, "only the files in conftest's FORKING have a server"
+    return SERVER
 #: What keeps a child from writing bytecode (set on this machine): removed where a test needs pycs.
 NO_BYTECODE = ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
 

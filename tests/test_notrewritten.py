@@ -4,13 +4,11 @@ say so, once, with the fix for their case; rewritten and alias-only modules stay
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import support
-from prewarmed import Prewarmed
 from support import child_env
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,21 +26,9 @@ OPTED_IN = "# jaxrewrite: enable\n" + BODY
 NAME = "NotRewrittenWarning: module"
 
 
-_SERVERS: list[Prewarmed] = []
-
-
-@pytest.fixture(autouse=True)
-def _forks(prewarmed: Prewarmed) -> Iterator[None]:
-    """``python -c``/``SCRIPT``/``-m`` runs start as forks of an interpreter that has imported jax
-    (tests/prewarmed.py); runs with interpreter options (``-W``) or input start fresh."""
-    _SERVERS.append(prewarmed)
-    yield
-    _SERVERS.pop()
-
-
 def python(*args: str, cwd: Path, bytecode: bool = False) -> subprocess.CompletedProcess[str]:
     env = child_env(bytecode=bytecode, path=[cwd], JAX_PLATFORMS="cpu")
-    return support.python(*args, cwd=cwd, env=env, prewarmed=_SERVERS[-1])
+    return support.python(*args, cwd=cwd, env=env, prewarmed=support.server())
 
 
 @pytest.fixture
@@ -198,7 +184,7 @@ def test_code_without_a_file_is_warned_about_where_python_lets_it_be_seen(tmp_pa
     input and ``exec(compile(text, "snippet.py", "exec"))`` (no text anywhere: a warning that says
     so); a ``-c`` whose markers lose nothing stays quiet."""
     def python(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-        return support.python(*args, cwd=cwd, stdin=stdin, prewarmed=_SERVERS[-1])
+        return support.python(*args, cwd=cwd, stdin=stdin, prewarmed=support.server())
 
     given = python("-c", SNIPPET, cwd=tmp_path)
     assert "<string>:6: NotRewrittenWarning: module '__main__' was not rewritten" in given.stderr, given.stderr

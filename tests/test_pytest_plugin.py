@@ -14,14 +14,13 @@ import importlib.metadata
 import os
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from _pytest.pathlib import make_numbered_dir
-from prewarmed import Prewarmed
 
-from jaxrewrite.hook import pycfile, tag
+import support
+from jaxrewrite.hook import tag
 from jaxrewrite.integrations.pytest_plugin import pipeline_name
 
 pytest_plugins = ["pytester"]
@@ -69,17 +68,6 @@ def bytecode(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BUILD_NUMBER", raising=False)
 
 
-_SERVERS: list[Prewarmed] = []
-
-
-@pytest.fixture(autouse=True)
-def _forks(prewarmed: Prewarmed) -> Iterator[None]:
-    """The runs start as forks of an interpreter that has imported jax (tests/prewarmed.py)."""
-    _SERVERS.append(prewarmed)
-    yield
-    _SERVERS.pop()
-
-
 def run_python(pytester: pytest.Pytester, *argv: str) -> pytest.RunResult:
     """``pytester.run(sys.executable, *argv)``: its cwd and environment (the cwd first on
     ``PYTHONPATH``), stdin at end of file, the same result; in a fork of a prewarmed server."""
@@ -88,7 +76,7 @@ def run_python(pytester: pytest.Pytester, *argv: str) -> pytest.RunResult:
     print("running:", sys.executable, *argv)
     print("     in:", Path.cwd())
     start = time.perf_counter()
-    done = _SERVERS[-1].run(list(argv), Path.cwd(), 300, env)
+    done = support.server().run(list(argv), Path.cwd(), 300, env)
     out, err = done.stdout.splitlines(), done.stderr.splitlines()
     print("\n".join(out))
     print("\n".join(err), file=sys.stderr)

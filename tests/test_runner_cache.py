@@ -9,31 +9,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import support
-from prewarmed import Prewarmed
 from support import child_env, write
-
-_SERVERS: list[Prewarmed] = []
-
-
-@pytest.fixture(autouse=True)
-def _forks(prewarmed: Prewarmed) -> Iterator[None]:
-    """Runs without interpreter options start as forks of an interpreter that has imported jax
-    (tests/prewarmed.py)."""
-    _SERVERS.append(prewarmed)
-    yield
-    _SERVERS.pop()
 
 
 def jaxrewrite(*args: str, cwd: Path, **options: Any) -> subprocess.CompletedProcess[str]:
     """``support.jaxrewrite``, forked from the session's prewarmed interpreter where it can be."""
-    return support.jaxrewrite(*args, cwd=cwd, prewarmed=_SERVERS[-1], **options)
+    return support.jaxrewrite(*args, cwd=cwd, prewarmed=support.server(), **options)
 
 
 MODULE = """\

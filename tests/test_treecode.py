@@ -187,18 +187,22 @@ BUILT = {
 }
 
 
-@pytest.mark.parametrize("body", list(BUILT.values()), ids=list(BUILT))
-def test_edits_are_built_as_nodes_where_the_plan_says_what_they_spell(
-    body: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    parsed: list[object] = []
+@pytest.fixture
+def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The new texts the tree route had to parse (``treecode._placed``), as the test runs."""
+    texts: list[str] = []
     real = treecode._placed
 
     def placed(replacements: list[tuple[object, str]]) -> object:
-        parsed.extend(new for _, new in replacements)
+        texts.extend(new for _, new in replacements)
         return real(replacements)  # type: ignore[arg-type]
 
     monkeypatch.setattr(treecode, "_placed", placed)
+    return texts
+
+
+@pytest.mark.parametrize("body", list(BUILT.values()), ids=list(BUILT))
+def test_edits_are_built_as_nodes_where_the_plan_says_what_they_spell(body: str, parsed: list[str]) -> None:
     assert compare(HEAD + body, "m.py") == "tree"
     assert parsed == []  # no new text had to be parsed
 
@@ -214,14 +218,6 @@ def test_edits_are_built_as_nodes_where_the_plan_says_what_they_spell(
     ],
     ids=["multi-line value", "per-leaf statics"],
 )
-def test_what_is_not_built_is_parsed_and_still_the_same_code(body: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    parsed: list[object] = []
-    real = treecode._placed
-
-    def placed(replacements: list[tuple[object, str]]) -> object:
-        parsed.extend(new for _, new in replacements)
-        return real(replacements)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(treecode, "_placed", placed)
+def test_what_is_not_built_is_parsed_and_still_the_same_code(body: str, parsed: list[str]) -> None:
     assert compare(HEAD + body, "m.py") == "tree"
     assert parsed
