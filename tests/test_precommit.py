@@ -14,19 +14,12 @@ ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden" / "check"
 
 
-def test_hook_definition_names_the_command() -> None:
-    text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
-    assert "- id: jaxrewrite-check" in text and "entry: jaxrewrite check" in text and "types: [python]" in text
-
-
-def test_try_repo_reports_findings_and_passes_clean_files(tmp_path: Path) -> None:
-    repo = tmp_path / "project"
-    repo.mkdir()
-    (repo / "helper.py").write_text((GOLDEN / "jr002_helper.py").read_text(encoding="utf-8"))
-    (repo / "clean.py").write_text((GOLDEN / "clean.py").read_text(encoding="utf-8"))
-    (repo / "notes.txt").write_text("not python: never passed to the hook\n")
+def _committed(repo: Path, tmp_path: Path, **extra: str) -> dict[str, str]:
+    """``repo`` made a git repository with its files added, and the environment pre-commit runs
+    in (``extra`` set too)."""
     env = {
         **os.environ,
+        **extra,
         "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
         # The hook's environment sees the installed jax and friends: pip installs only jaxrewrite
         # there, instead of downloading and unpacking jax and jaxlib into it at every run.
@@ -41,6 +34,21 @@ def test_try_repo_reports_findings_and_passes_clean_files(tmp_path: Path) -> Non
     }
     subprocess.run(["git", "init", "-q"], cwd=repo, check=True, env=env)
     subprocess.run(["git", "add", "."], cwd=repo, check=True, env=env)
+    return env
+
+
+def test_hook_definition_names_the_command() -> None:
+    text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    assert "- id: jaxrewrite-check" in text and "entry: jaxrewrite check" in text and "types: [python]" in text
+
+
+def test_try_repo_reports_findings_and_passes_clean_files(tmp_path: Path) -> None:
+    repo = tmp_path / "project"
+    repo.mkdir()
+    (repo / "helper.py").write_text((GOLDEN / "jr002_helper.py").read_text(encoding="utf-8"))
+    (repo / "clean.py").write_text((GOLDEN / "clean.py").read_text(encoding="utf-8"))
+    (repo / "notes.txt").write_text("not python: never passed to the hook\n")
+    env = _committed(repo, tmp_path)
     done = subprocess.run(
         [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), "jaxrewrite-check", "--all-files"],
         cwd=repo,
@@ -84,24 +92,12 @@ def test_the_guides_snippet_runs_under_pre_commit(tmp_path: Path) -> None:
     shim = bin_dir / "jaxrewrite"
     shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m jaxrewrite "$@"\n', encoding="utf-8")
     shim.chmod(0o755)
-    env = {
-        **os.environ,
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
-        # The hook's environment sees the installed jax and friends: pip installs only jaxrewrite
-        # there, instead of downloading and unpacking jax and jaxlib into it at every run.
-        "VIRTUALENV_SYSTEM_SITE_PACKAGES": "1",
-        # And it builds jaxrewrite with the setuptools it sees there (tests/test_packaging.py's
-        # check that it meets pyproject's build requirements), not a fresh one per run.
-        **({"PIP_NO_BUILD_ISOLATION": "0"} if _can_build_without_isolation() else {}),
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.invalid",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.invalid",
-    }
-    subprocess.run(["git", "init", "-q"], cwd=repo, check=True, env=env)
-    subprocess.run(["git", "add", "."], cwd=repo, check=True, env=env)
+    env = _committed(
+        repo,
+        tmp_path,
+        PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    )
     done = subprocess.run(
         [sys.executable, "-m", "pre_commit", "run", "--all-files"],
         cwd=repo,

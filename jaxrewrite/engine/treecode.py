@@ -69,7 +69,8 @@ def rewrite_tree(source: str, filename: str, header: Header | None = None, worth
             tree = trees[0] if trees and edits and _apply(analysis, trees[0], edits, worth * len(source)) else None
             return Rewritten(source, edits, tree)
         finally:
-            del analysis, trees  # the tree lives on in the result only where it is used
+            del analysis  # the tree lives on in the result only where it is used
+            trees.clear()
 
 
 Change = Use | Registration
@@ -126,7 +127,7 @@ def _built(change: Change, edits: list[splice.Edit], tree: ast.Module) -> bool:
     False (nothing changed) where it does not."""
     node = change.node
     if isinstance(node, ast.Call):
-        line, col, end = node.end_lineno, node.col_offset, node.end_col_offset
+        line, end = node.end_lineno, node.end_col_offset
         chain = [] if change.kind is UseKind.DECORATOR else _chain(tree, node)
         if change.kind is not UseKind.DECORATOR and not chain:
             return False
