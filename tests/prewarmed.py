@@ -322,8 +322,9 @@ if __name__ == "__main__":
             _code = compile(_request["argv"][1], "<string>", "exec", dont_inherit=True)
             exec(_code, sys.modules["__main__"].__dict__)  # noqa: S102 - what python -c does
         else:
-            with open(sys.modules["__main__"].__file__, "rb") as _source:
-                _code = compile(_source.read(), sys.modules["__main__"].__file__, "exec", dont_inherit=True)
+            _script: str = sys.modules["__main__"].__dict__["__file__"]
+            with open(_script, "rb") as _source:
+                _code = compile(_source.read(), _script, "exec", dont_inherit=True)
             exec(_code, sys.modules["__main__"].__dict__)  # noqa: S102 - what python SCRIPT does
     except SystemExit as _exit:
         _status = _system_exit_status(_exit)
