@@ -100,6 +100,10 @@ def test_only_what_the_migration_made_unused_is_removed() -> None:
     assert "from functools import partial\n" in migrate_source(shadow, "m.py").text
     exported = CLEAN["partial_only"] + "\n__all__ = ['f', 'partial']\n"
     assert "from functools import partial\n" in migrate_source(exported, "m.py").text
+    # Every other way of naming it keeps it too: a def or class of that name, a global statement.
+    for tail in ("\n\nclass partial:\n    pass\n", "\n\ndef h():\n    global partial\n", "\n\nasync def partial():\n    pass\n"):
+        named = CLEAN["partial_only"] + tail
+        assert "from functools import partial\n" in migrate_source(named, "m.py").text, tail
 
 
 def test_marker_import_placed_as_isort_wants() -> None:

@@ -94,34 +94,51 @@ def _bound(stmt: ast.stmt) -> list[tuple[ast.alias, str]]:
     return []
 
 
-def _mentions(tree: ast.Module, name: str) -> int:
-    """How often the code reads, binds or names ``name`` outside imports (strings included, for
-    ``__all__``): any such mention keeps an import, whatever scope it is in."""
-    count = 0
+def _mentioned(tree: ast.Module, name: str) -> bool:
+    """Does the code read, bind or name ``name`` outside imports (strings included, for
+    ``__all__``)? Any such mention keeps an import, whatever scope it is in. Stops at the first:
+    a module that still uses ``partial`` mostly says so early, and only an unused one is walked
+    to its end."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == name:
-            count += 1
-        elif isinstance(node, ast.Constant) and node.value == name:
-            count += 1
-        elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
-            count += 1
-        elif isinstance(node, ast.arg) and node.arg == name:
-            count += 1
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
-            count += 1
-    return count
+        kind = type(node)
+        if kind is ast.Name:
+            if node.id == name:  # type: ignore[attr-defined]
+                return True
+        elif kind is ast.Constant:
+            if node.value == name:  # type: ignore[attr-defined]
+                return True
+        elif kind is ast.arg:
+            if node.arg == name:  # type: ignore[attr-defined]
+                return True
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
+            if node.name == name:  # type: ignore[attr-defined]
+                return True
+        elif kind is ast.Global or kind is ast.Nonlocal:
+            if name in node.names:  # type: ignore[attr-defined]
+                return True
+    return False
 
 
 def unused_import_edits(tree: ast.Module, src: Source, migrated: str) -> list[splice.Edit]:
     """Edits (on the original text) taking out the module-level ``functools``/``partial`` imports
     that the original text used and the migrated text no longer mentions at all."""
-    try:
-        after = ast.parse(migrated)
-    except SyntaxError:
-        return []  # the round trip reports it
+    candidates = [(stmt, bound) for stmt in tree.body if (bound := _bound(stmt))]
+    if not candidates:
+        return []  # nothing to take out: the migrated text need not be parsed
+    after: ast.Module | None = None
     edits: list[splice.Edit] = []
-    for stmt in tree.body:
-        dead = [alias for alias, name in _bound(stmt) if _mentions(tree, name) and not _mentions(after, name)]
+    for stmt, bound in candidates:
+        dead = []
+        for alias, name in bound:
+            if not _mentioned(tree, name):
+                continue
+            if after is None:
+                try:
+                    after = ast.parse(migrated)
+                except SyntaxError:
+                    return []  # the round trip reports it
+            if not _mentioned(after, name):
+                dead.append(alias)
         if not dead:
             continue
         assert isinstance(stmt, (ast.Import, ast.ImportFrom))
