@@ -18,6 +18,7 @@ reads the engine's ``Analysis`` and the engine's helpers (literal readers, the d
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 
 from jaxrewrite.engine import splice
@@ -61,8 +62,11 @@ def migrate_source(text: str, filename: str = "<string>") -> Migration:
 
 
 def _migrate(text: str, filename: str) -> Migration:
-    analysis = analyze(text, filename, filters=EXHAUSTIVE, require_pragma=False)
-    module = ModuleText(analysis.source)
+    trees: list[ast.Module] = []
+    analysis = analyze(
+        text, filename, filters=EXHAUSTIVE, require_pragma=False, passes=(lambda _, __, tree: trees.append(tree),)
+    )
+    module = ModuleText(analysis.source, trees[0] if trees else None)  # its tree, not parsed again
     excluded: dict[int, Refusal] = {}
     for _ in range(MAX_ROUNDS):
         plan = plan_migration(analysis, excluded, module)

@@ -22,9 +22,10 @@ class ModuleText:
     """The module's syntax tree, parsed on first use (once per module, whatever asks): where the
     pragma and the import go, and which specs apply to nothing the module defines."""
 
-    def __init__(self, src: Source) -> None:
+    def __init__(self, src: Source, tree: ast.Module | None = None) -> None:
+        """``tree``: the module's tree when the caller has parsed it already (the analysis has)."""
         self.src = src
-        self._tree: ast.Module | None = None
+        self._tree = tree
 
     @property
     def tree(self) -> ast.Module:
