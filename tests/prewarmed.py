@@ -14,8 +14,8 @@ flushed: tests/test_prewarmed.py compares each with a fresh ``python``), then ``
 down the heap would copy every page it shares with the server (0.3 s of a 0.32 s trivial child,
 0.02 s without). Each request brings its environment: what an interpreter reads from it at
 startup must be the server's (one server per such set, ``_startup_key``), and ``PYTHONPATH`` is
-put in place on ``sys.path``. Interpreter
-options (``-O``, ``-W``) or input always get a fresh interpreter.
+put in place on ``sys.path``. Interpreter options (``-O``, ``-W``) or input always get a fresh
+interpreter.
 
 What a child can tell apart from a fresh ``python``: jax (and numpy) are in ``sys.modules`` before
 the hook is installed, a traceback printed by the interpreter starts with one frame of this file,

@@ -32,7 +32,7 @@ from jaxrewrite.engine.lint import lint as lint_findings
 from jaxrewrite.engine.lint import opaque_classes, read_defs
 from jaxrewrite.engine.peruse import per_use
 from jaxrewrite.engine.registrations import Registrations
-from jaxrewrite.engine.scopes import Binding, build_scopes, environment
+from jaxrewrite.engine.scopes import Binding, ScopeTree, build_scopes, environment
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import Container
 from jaxrewrite.engine.wrappers import calls_and_aliases
@@ -82,6 +82,16 @@ def analyze(
         _analyze_tree(text, src, environment, filters, result, lint, passes, imports)
     result.diagnostics.sort(key=lambda d: (d.line, d.col))
     return result
+
+
+def keeping_tree(into: list[ast.Module]) -> TreePass:
+    """A pass that keeps the analysed tree in ``into``: ``analyze`` frees it otherwise, and a
+    caller that needs it afterwards (the hook's tree route, migrate) need not parse again."""
+
+    def keep(result: Analysis, scopes: ScopeTree, tree: ast.Module) -> None:
+        into.append(tree)
+
+    return keep
 
 
 @contextlib.contextmanager

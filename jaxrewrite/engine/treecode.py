@@ -25,10 +25,9 @@ from functools import cached_property
 
 from jaxrewrite.engine import splice, treenodes
 from jaxrewrite.engine.analysis import Analysis, Registration, Use, UseKind
-from jaxrewrite.engine.analyze import analyze, collector_paused
+from jaxrewrite.engine.analyze import analyze, collector_paused, keeping_tree
 from jaxrewrite.header import Header
 from jaxrewrite.engine.rewrite import checked_plan
-from jaxrewrite.engine.scopes import ScopeTree
 
 #: What the tree route costs, in bytes of module whose second parse it saves: each edited
 #: expression (nodes built and placed, about 25 us on 3.11) and each byte of new text that must
@@ -58,12 +57,8 @@ def rewrite_tree(source: str, filename: str, header: Header | None = None, worth
     (``worth``: the largest cost, against the module's size, for which the tree is built; inf:
     whenever it can be)."""
     trees: list[ast.Module] = []
-
-    def keep(result: Analysis, scopes: ScopeTree, tree: ast.Module) -> None:
-        trees.append(tree)
-
     with collector_paused():
-        analysis = analyze(source, filename, header=header, passes=(keep,))
+        analysis = analyze(source, filename, header=header, passes=(keeping_tree(trees),))
         try:
             edits = checked_plan(analysis)
             tree = trees[0] if trees and edits and _apply(analysis, trees[0], edits, worth * len(source)) else None

@@ -22,7 +22,7 @@ import ast
 import dataclasses
 
 from jaxrewrite.engine import splice
-from jaxrewrite.engine.analyze import analyze, collector_paused
+from jaxrewrite.engine.analyze import analyze, collector_paused, keeping_tree
 from jaxrewrite.engine.filters import EXHAUSTIVE
 from jaxrewrite.engine.specs import may_need_migration
 from jaxrewrite.migrate.imports import unused_import_edits
@@ -63,9 +63,7 @@ def migrate_source(text: str, filename: str = "<string>") -> Migration:
 
 def _migrate(text: str, filename: str) -> Migration:
     trees: list[ast.Module] = []
-    analysis = analyze(
-        text, filename, filters=EXHAUSTIVE, require_pragma=False, passes=(lambda _, __, tree: trees.append(tree),)
-    )
+    analysis = analyze(text, filename, filters=EXHAUSTIVE, require_pragma=False, passes=(keeping_tree(trees),))
     module = ModuleText(analysis.source, trees[0] if trees else None)  # its tree, not parsed again
     excluded: dict[int, Refusal] = {}
     for _ in range(MAX_ROUNDS):
