@@ -9,10 +9,16 @@
    The two do not run the same code: the rewritten decorators pass static_argnums/argnames, and
    jax.jit does more work for those. So a third arm imports the rewritten text saved as an
    ordinary module (what you would write by hand), plainly: hook vs that is the hook's own cost.
-   Target: ratio <= 1.03. A last pair imports the module after another opted-in one,
-   once-per-process costs paid (the rewriter's stat memo, the root's opt-in index), against
-   plain code, and against the by-hand rewrite after another by-hand module: what each further
-   opted-in module costs (reading and hashing its source, and the finder's own frames).
+   Target: ratio <= 1.03. A fourth imports it with plain types and no marker import, as code
+   written without jaxrewrite at all. Target: ratio <= 1.03. Each child of these arms then
+   imports a second module of the same text, timed apart: what each further opted-in module
+   costs once the once-per-process costs are paid (reading and hashing its source, and the
+   finder's own frames), against plain code and against the by-hand rewrite.
+
+   One child gives both of its arm's samples: its first import is exactly what a child that
+   imports only that module times, and the second is timed after it. So a round is six fresh
+   interpreters (two for ``import jax``, four for the modules), in an order that rotates from
+   round to round, and the rows pair the children of the same round.
 
 The hook's share of ``import jax`` measured inside the process (steadier than row 1) is
 bench_hook_share.py's.
@@ -53,10 +59,10 @@ print(time.perf_counter() - start, time.thread_time() - cpu)
 IMPORT_MODULE = """\
 import time, jax, jaxrewrite
 {install}
-{before}
-start, cpu = time.perf_counter(), time.thread_time()
-import {module}
-print(time.perf_counter() - start, time.thread_time() - cpu)
+for module in {modules!r}:
+    start, cpu = time.perf_counter(), time.thread_time()
+    __import__(module)
+    print(time.perf_counter() - start, time.thread_time() - cpu)
 """
 
 PROFILE = """\
@@ -125,13 +131,13 @@ def child_env(extra_path: str | None = None) -> dict[str, str]:
     return env
 
 
-def sample(code: str, env: dict[str, str]) -> tuple[float, float]:
-    """(wall, cpu) seconds the child measured around its import."""
+def sample(code: str, env: dict[str, str]) -> list[tuple[float, float]]:
+    """(wall, cpu) seconds the child measured around each of its imports, in order."""
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise SystemExit(f"benchmark child failed:\n{out.stderr}")
-    wall, cpu = out.stdout.split()[-2:]
-    return float(wall), float(cpu)
+    words = out.stdout.split()
+    return [(float(wall), float(cpu)) for wall, cpu in zip(words[::2], words[1::2])]
 
 
 class Result:
@@ -146,27 +152,21 @@ class Result:
         self.cpu_ratio = statistics.median(h[1] / p[1] for p, h in zip(plain, hooked))
 
 
-def compare(
-    plain_code: str, hook_code: str, env: dict[str, str], repeats: int, once: dict[tuple[str, str], tuple[float, float]] | None = None
-) -> Result:
-    """Both arms in fresh interpreters, one of each per round; which goes first alternates.
-
-    With ``once`` (--quick), a child already run (same code, same path) is not run again: its
-    sample is reused, so each arm's code runs exactly once in all.
-    """
-    plain: list[tuple[float, float]] = []
-    hooked: list[tuple[float, float]] = []
+def rounds(arms: dict[str, str], env: dict[str, str], repeats: int) -> dict[str, list[list[tuple[float, float]]]]:
+    """Each arm's child once per round, in fresh interpreters; the order rotates by one arm
+    each round, so no arm always runs right after another."""
+    names = list(arms)
+    samples: dict[str, list[list[tuple[float, float]]]] = {name: [] for name in names}
     for i in range(repeats):
-        arms = [(plain_code, plain), (hook_code, hooked)]
-        for code, into in arms if i % 2 == 0 else arms[::-1]:
-            if once is None:
-                into.append(sample(code, env))
-                continue
-            key = (code, env["PYTHONPATH"])
-            if key not in once:
-                once[key] = sample(code, env)
-            into.append(once[key])
-    return Result(plain, hooked)
+        shift = i % len(names)
+        for name in names[shift:] + names[:shift]:
+            samples[name].append(sample(arms[name], env))
+    return samples
+
+
+def pair(samples: dict[str, list[list[tuple[float, float]]]], plain: str, hooked: str, at: int = 0) -> Result:
+    """The ratio of arm ``hooked`` over arm ``plain``, round by round, for their import ``at``."""
+    return Result([run[at] for run in samples[plain]], [run[at] for run in samples[hooked]])
 
 
 def _cell(result: Result) -> str:
@@ -175,19 +175,20 @@ def _cell(result: Result) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=15, help="pairs of fresh interpreters per comparison")
-    parser.add_argument("--quick", action="store_true", help="each arm's child once: proves the script runs, measures nothing")
+    parser.add_argument("--repeats", type=int, default=15, help="rounds (six fresh interpreters each)")
+    parser.add_argument("--quick", action="store_true", help="one round, no warm-up: proves the script runs, measures nothing")
     parser.add_argument("--table", type=Path, default=TABLE, help="markdown file to append the result row to")
     parser.add_argument("--profile", action="store_true", help="also cProfile the hook during `import jax`")
     args = parser.parse_args(argv)
     repeats = 1 if args.quick else args.repeats
     install = "jaxrewrite.install()"
 
-    once: dict[tuple[str, str], tuple[float, float]] | None = {} if args.quick else None
     env = child_env()
+    jax_arms = {"plain": IMPORT_JAX.format(install=""), "hook": IMPORT_JAX.format(install=install)}
     if not args.quick:
-        sample(IMPORT_JAX.format(install=""), env)  # warm the page cache and jax's own pycs
-    jax_result = compare(IMPORT_JAX.format(install=""), IMPORT_JAX.format(install=install), env, repeats, once)
+        sample(jax_arms["plain"], env)  # warm the page cache and jax's own pycs
+    jax_samples = rounds(jax_arms, env, repeats)
+    jax_result = pair(jax_samples, "plain", "hook")
 
     with tempfile.TemporaryDirectory() as tmp:
         text = opted_in_module()
@@ -196,29 +197,32 @@ def main(argv: list[str] | None = None) -> int:
         Path(tmp, "bench_opted_in_plain.py").write_text(unchecked(text))
         Path(tmp, "bench_first_plain.py").write_text(unchecked(text))
         Path(tmp, "bench_by_hand.py").write_text(unchecked(rewrite_source(text, "bench_by_hand.py")))
+        Path(tmp, "bench_first_by_hand.py").write_text(unchecked(rewrite_source(text, "bench_first_by_hand.py")))
         # What a user writes without jaxrewrite at all: plain types, no marker import.
         plain_types = re.sub(r"Static\[(\w+)\]", r"\1", rewrite_source(text, "bench_plain_types.py"))
         Path(tmp, "bench_plain_types.py").write_text(plain_types.replace(MARKER_IMPORT + "\n", ""))
-        Path(tmp, "bench_first_by_hand.py").write_text(unchecked(rewrite_source(text, "bench_first_by_hand.py")))
         env = child_env(tmp)
 
-        def code(module: str, hook: bool, before: str = "") -> str:
-            return IMPORT_MODULE.format(install=install if hook else "", before=before, module=module)
+        def code(hook: bool, *modules: str) -> str:
+            return IMPORT_MODULE.format(install=install if hook else "", modules=modules)
 
-        plain, hooked = code("bench_opted_in_plain", False), code("bench_opted_in", True)
-        by_hand = code("bench_by_hand", False)
-        by_hand_plain = code("bench_plain_types", False)
-        # The same import after another opted-in module: the once-per-process costs are paid.
-        plain_second = code("bench_opted_in_plain", False, "import bench_first_plain")
-        hooked_second = code("bench_opted_in", True, "import bench_first")
-        by_hand_second = code("bench_by_hand", False, "import bench_first_by_hand")
-        for warm in () if args.quick else (plain, hooked, by_hand, by_hand_plain, plain_second, hooked_second, by_hand_second):
-            sample(warm, env)  # writes the plain pycs and the hook's
-        module_result = compare(plain, hooked, env, repeats, once)
-        by_hand_result = compare(by_hand, hooked, env, repeats, once)
-        plain_types_result = compare(by_hand_plain, hooked, env, repeats, once)
-        second_result = compare(plain_second, hooked_second, env, repeats, once)
-        second_by_hand_result = compare(by_hand_second, hooked_second, env, repeats, once)
+        # The first import of each child is the module alone (once-per-process costs included),
+        # the second the same text after it.
+        module_arms = {
+            "plain": code(False, "bench_first_plain", "bench_opted_in_plain"),
+            "hook": code(True, "bench_first", "bench_opted_in"),
+            "by hand": code(False, "bench_first_by_hand", "bench_by_hand"),
+            "plain types": code(False, "bench_plain_types"),
+        }
+        if not args.quick:
+            for warm in module_arms.values():
+                sample(warm, env)  # writes the plain pycs and the hook's
+        module_samples = rounds(module_arms, env, repeats)
+    module_result = pair(module_samples, "plain", "hook")
+    by_hand_result = pair(module_samples, "by hand", "hook")
+    plain_types_result = pair(module_samples, "plain types", "hook")
+    second_result = pair(module_samples, "plain", "hook", at=1)
+    second_by_hand_result = pair(module_samples, "by hand", "hook", at=1)
 
     rows = [
         ("import jax", jax_result, 1.03),
@@ -238,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     spreads = "; ".join(f"{what.strip()} [{r.low:.3f}, {r.high:.3f}]" for what, r, _ in rows)
     print(f"IQR of the per-round wall ratios: {spreads}")
     if args.quick:
-        print("(--quick: each arm's child once; these figures are not measurements)")
+        print("(--quick: one round, each arm's child once; these figures are not measurements)")
 
     args.table.parent.mkdir(parents=True, exist_ok=True)
     header = (

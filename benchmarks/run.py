@@ -120,8 +120,8 @@ def run_one(
     command = [sys.executable, str(HERE / script)]
     json_path = tmp / f"{name}.json"
     if name == "import":
-        # Its own options: repeats for a full run (its default takes too long here), and the
-        # quick rows go to a scratch table instead of its history file.
+        # Its own options: its rounds for a full run (--import-repeats), and the quick rows go
+        # to a scratch table instead of its history file.
         command += ["--quick", "--table", str(tmp / "import_cost.md")] if quick else ["--repeats", str(import_repeats)]
     else:
         command += ["--json", str(json_path)] + (["--quick"] if quick else extra)
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="every script once, tiny sizes: proves they run")
     parser.add_argument("--out", type=Path, default=RESULTS, help="markdown file to write (replaced)")
-    parser.add_argument("--import-repeats", type=int, default=7, help="bench_import.py --repeats for a full run")
+    parser.add_argument("--import-repeats", type=int, default=15, help="bench_import.py --repeats for a full run (six children a round)")
     parser.add_argument("--skip", action="append", default=[], choices=[b[0] for b in BENCHMARKS])
     parser.add_argument(
         "--keep", type=Path, default=None,
