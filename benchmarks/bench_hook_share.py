@@ -168,6 +168,64 @@ print(json.dumps({
 
 KINDS = ("no index", "first", "warm")
 
+#: The warm-up: jax's pycs (and jaxrewrite's) put under the prefix, copied from beside the sources
+#: where a valid one is there (as pip leaves an install), compiled only where none is: compiling
+#: all of jax again would cost a few seconds and give the same files. Run with no prefix and
+#: nothing written beside the sources.
+WARM_UP = r"""
+import sys
+from importlib.machinery import SourceFileLoader
+
+# Every source whose code is loaded from here on, an import that then fails included (its pyc
+# is written before it runs, so the children would find one).
+loaded = []
+get_code = SourceFileLoader.get_code
+
+
+def recording(self, fullname):
+    loaded.append(self.path)
+    return get_code(self, fullname)
+
+
+SourceFileLoader.get_code = recording
+import importlib.util, os, py_compile, shutil
+import jax
+import jaxrewrite
+from jaxrewrite.hook import index
+
+SourceFileLoader.get_code = get_code
+prefix = sys.argv[1]
+
+
+def valid(pyc, source):
+    try:
+        with open(pyc, "rb") as f:
+            head = f.read(16)
+        st = os.stat(source)
+    except OSError:
+        return False
+    return (
+        head[:4] == importlib.util.MAGIC_NUMBER
+        and int.from_bytes(head[4:8], "little") == 0
+        and int.from_bytes(head[8:12], "little") == int(st.st_mtime) & 0xFFFFFFFF
+        and int.from_bytes(head[12:16], "little") == st.st_size & 0xFFFFFFFF
+    )
+
+
+files = [getattr(m, "__file__", None) for m in list(sys.modules.values())] + loaded
+for source in dict.fromkeys(f for f in files if isinstance(f, str) and f.endswith(".py")):
+    installed = importlib.util.cache_from_source(source)
+    sys.pycache_prefix = prefix
+    target = importlib.util.cache_from_source(source)
+    sys.pycache_prefix = None
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    if valid(installed, source):
+        shutil.copyfile(installed, target)
+    else:
+        py_compile.compile(source, cfile=target, doraise=True)
+"""
+
+
 
 def child_env(prefix: Path, writes: bool) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
@@ -202,10 +260,11 @@ def measure(rounds: int, quick: bool) -> dict[str, list[dict[str, Any]]]:
     results: dict[str, list[dict[str, Any]]] = {kind: [] for kind in KINDS}
     with tempfile.TemporaryDirectory() as tmp:
         prefix = Path(tmp) / "pycache"
-        # jax's own pycs under the prefix (a plain import, no hook), and a first hooked child
-        # that writes jaxrewrite's digest memo and says where the indexes go.
+        # jax's own pycs under the prefix (WARM_UP: no hook), and a first hooked child that
+        # writes jaxrewrite's digest memo and says where the indexes go.
+        env = {k: v for k, v in child_env(prefix, False).items() if k != "PYTHONPYCACHEPREFIX"}
         warm_up = subprocess.run(
-            [sys.executable, "-c", "import jax"], env=child_env(prefix, True), capture_output=True, text=True, check=False
+            [sys.executable, "-c", WARM_UP, str(prefix)], env=env, capture_output=True, text=True, check=False
         )
         if warm_up.returncode != 0:
             raise SystemExit(f"warm-up failed:\n{warm_up.stderr}")
