@@ -226,7 +226,6 @@ for source in dict.fromkeys(f for f in files if isinstance(f, str) and f.endswit
 """
 
 
-
 def child_env(prefix: Path, writes: bool) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
     env["JAX_PLATFORMS"] = env.get("JAX_PLATFORMS", "cpu")
