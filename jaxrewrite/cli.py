@@ -9,6 +9,7 @@ program's own ``sys.argv``, as with ``python``.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -165,9 +166,32 @@ SUBCOMMANDS: dict[str, Subcommand] = {
 }
 
 
+#: The exit status when the reader of a command's output goes away first (``show ... | head``):
+#: what a shell reports for ``cat`` ended by SIGPIPE, and none of the commands' own 0, 1, 2.
+BROKEN_PIPE = 128 + 13
+
+
 def main(argv: Sequence[str] | None = None, prog: str = "jaxrewrite") -> int:
     """Entry point; returns the exit status. Running a program takes over this process."""
     command = parse(sys.argv[1:] if argv is None else argv, prog)
+    if isinstance(command, (RunScript, RunModule)):
+        from jaxrewrite.commands import run as runner
+
+        # The program's own output is the program's: a broken pipe there is its to handle.
+        if isinstance(command, RunModule):
+            return runner.run_module(command.name, command.args)
+        return runner.run_script(command.path, command.args, prog)
+    try:
+        status = _command(command, prog)
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        _stdout_to_devnull()
+        return BROKEN_PIPE
+
+
+def _command(command: Command, prog: str) -> int:
+    """One of jaxrewrite's own commands (not a program it runs)."""
     if isinstance(command, Done):
         sys.stdout.write(command.out)
         sys.stderr.write(command.err)
@@ -178,12 +202,19 @@ def main(argv: Sequence[str] | None = None, prog: str = "jaxrewrite") -> int:
         module = importlib.import_module(f"jaxrewrite.commands.{command.module}")
         status: int = module.main(command.argv, prog)
         return status
-    if isinstance(command, Show):
-        from jaxrewrite.commands.show import show_all
+    assert isinstance(command, Show), command
+    from jaxrewrite.commands.show import show_all
 
-        return show_all(command.targets, command.diff, prog)
-    from jaxrewrite.commands import run as runner
+    return show_all(command.targets, command.diff, prog)
 
-    if isinstance(command, RunModule):
-        return runner.run_module(command.name, command.args)
-    return runner.run_script(command.path, command.args, prog)
+
+def _stdout_to_devnull() -> None:
+    """After a broken pipe, point stdout at devnull, so that the flush at exit cannot fail
+    again with "Exception ignored ... BrokenPipeError" (the recipe in Python's signal docs)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)

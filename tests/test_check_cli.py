@@ -85,9 +85,10 @@ def test_help_lists_exit_codes_noqa_and_configuration(tmp_path: Path) -> None:
     assert done.returncode == 0
     for needle in (
         "exit status:",
-        "  0  no findings",
-        "  1  findings",
-        "  2  usage errors",
+        "  0    no findings",
+        "  1    findings",
+        "  2    usage errors",
+        "  141  the reader of the output went away",
         "# noqa: JR002",
         "[tool.jaxrewrite]",
         "--exclude",

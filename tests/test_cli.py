@@ -7,6 +7,7 @@ Programs here do not import jax (so each run costs ~0.2 s); one end-to-end test 
 from __future__ import annotations
 
 import json
+import os
 import py_compile
 import signal
 import subprocess
@@ -496,3 +497,37 @@ def test_show_diff_and_migrate_diff_count_a_form_feed_as_python_does(tmp_path: P
     shown = jaxrewrite_("show", "--diff", "feed.py", cwd=tmp_path)
     assert shown.returncode == 0 and _hunks_agree_with_their_bodies(shown.stdout) == 1
     assert "@@ -2,6 +2,6 @@" in shown.stdout  # counted by str.splitlines() it would start at 3, not 2
+
+
+def _into_closed_pipe(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python argv`` with stdout a pipe whose reader is gone (``| head`` once it has read)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run([sys.executable, *argv], cwd=cwd, env=env(), stdout=write, stderr=subprocess.PIPE, text=True, timeout=120, check=False)
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["show", "big.py"], ["show", "--diff", "big.py", "big.py"], ["check", "lint.py"], ["check", "--format", "json", "lint.py"], ["migrate", "mig.py"], ["--help"]],
+    ids=lambda argv: " ".join(argv),
+)
+def test_a_reader_that_stops_early_ends_a_command_quietly(tmp_path: Path, argv: list[str]) -> None:
+    """``jaxrewrite show big.py | head``: no traceback from inside jaxrewrite, and the status a
+    shell gives ``cat`` there (141), which none of the commands' own statuses is."""
+    rows = range(50)  # the reader is gone before the first write, so any output fails
+    (tmp_path / "big.py").write_text("# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import Static\n" + "".join(f"@jax.jit\ndef f{i}(x, n: Static[int]):\n    return x * n\n" for i in rows))
+    (tmp_path / "lint.py").write_text("# jaxrewrite: enable\nfrom jaxrewrite import Static\n" + "".join(f"def h{i}(x, n: Static[int]):\n    return x\n" for i in rows))
+    (tmp_path / "mig.py").write_text("import jax\nfrom functools import partial\n" + "".join(f"@partial(jax.jit, static_argnums=(1,))\ndef g{i}(x, n):\n    return x * n\n" for i in rows))
+    done = _into_closed_pipe(["-m", "jaxrewrite", *argv], tmp_path)
+    assert (done.returncode, done.stderr) == (141, ""), done.stderr[-3000:]
+
+
+def test_a_programs_own_broken_pipe_is_as_under_python(tmp_path: Path) -> None:
+    """The runner leaves the program's output to the program: same status, same traceback."""
+    (tmp_path / "loud.py").write_text("for i in range(100000):\n    print(i)\n")
+    plain, ours = (_into_closed_pipe([*runner, "loud.py"], tmp_path) for runner in ([], ["-m", "jaxrewrite"]))
+    assert ours.returncode == plain.returncode == 1
+    assert ours.stderr == plain.stderr and plain.stderr.rstrip().endswith("BrokenPipeError: [Errno 32] Broken pipe"), (plain.stderr, ours.stderr)

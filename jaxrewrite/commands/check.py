@@ -34,9 +34,10 @@ FORMATS = ("text", "json", "github")
 
 EXIT_STATUS = """\
 exit status:
-  0  no findings
-  1  findings (after --select, --ignore, per-file-ignores and # noqa)
-  2  usage errors, a bad configuration, or input that cannot be read as Python source
+  0    no findings
+  1    findings (after --select, --ignore, per-file-ignores and # noqa)
+  2    usage errors, a bad configuration, or input that cannot be read as Python source
+  141  the reader of the output went away first (`| head`): the rest is not printed
 
 suppressing one finding: a `# noqa` comment on the reported line silences every code there,
 `# noqa: JR002` (or `# noqa: JR002,JR003`) only those codes, as flake8 and ruff read them.

@@ -150,7 +150,8 @@ def main(argv: Sequence[str], prog: str = "jaxrewrite") -> int:
             "are listed on stderr with the reason."
         ),
         epilog="exit status: 0 nothing to change, 1 changes made or proposed (with --check: would be "
-        "made), 2 errors (a file that cannot be read, parsed or written, a bad configuration)",
+        "made), 2 errors (a file that cannot be read, parsed or written, a bad configuration), 141 the reader "
+        "of the output went away first (`| head`)",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files, or folders searched for .py files")
     mode = parser.add_mutually_exclusive_group()
