@@ -511,7 +511,7 @@ def _into_closed_pipe(argv: list[str], cwd: Path) -> subprocess.CompletedProcess
 
 @pytest.mark.parametrize(
     "argv",
-    [["show", "big.py"], ["show", "--diff", "big.py", "big.py"], ["check", "lint.py"], ["check", "--format", "json", "lint.py"], ["migrate", "mig.py"], ["--help"]],
+    [["show", "big.py"], ["show", "--diff", "big.py", "big.py"], ["check", "lint.py"], ["check", "--format", "json", "lint.py"], ["migrate", "mig.py"], ["compile", "big.py", "lint.py"], ["--help"]],
     ids=lambda argv: " ".join(argv),
 )
 def test_a_reader_that_stops_early_ends_a_command_quietly(tmp_path: Path, argv: list[str]) -> None:
