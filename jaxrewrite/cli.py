@@ -181,6 +181,12 @@ def main(argv: Sequence[str] | None = None, prog: str = "jaxrewrite") -> int:
         if isinstance(command, RunModule):
             return runner.run_module(command.name, command.args)
         return runner.run_script(command.path, command.args, prog)
+    # What the commands print themselves (findings, summaries) names identifiers and paths: one
+    # the terminal's encoding lacks is escaped, as Python escapes it on stderr, never a crash.
+    # Source text and diffs go out as bytes in the file's own encoding (commands/files.py).
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="backslashreplace")
     try:
         status = _command(command, prog)
         sys.stdout.flush()

@@ -531,3 +531,41 @@ def test_a_programs_own_broken_pipe_is_as_under_python(tmp_path: Path) -> None:
     plain, ours = (_into_closed_pipe([*runner, "loud.py"], tmp_path) for runner in ([], ["-m", "jaxrewrite"]))
     assert ours.returncode == plain.returncode == 1
     assert ours.stderr == plain.stderr and plain.stderr.rstrip().endswith("BrokenPipeError: [Errno 32] Broken pipe"), (plain.stderr, ours.stderr)
+
+
+def _bytes_out(argv: list[str], cwd: Path, **extra: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "jaxrewrite", *argv], cwd=cwd, env=env(**extra), capture_output=True, timeout=120, check=False)
+
+
+def test_a_terminal_without_the_sources_characters_gets_escaped_messages_and_exact_source(tmp_path: Path) -> None:
+    """An ASCII-only stdout (``PYTHONIOENCODING=ascii``, a C locale without UTF-8 mode): findings
+    name the identifier escaped, as Python's stderr does; source text and diffs are the file's
+    own bytes. Each of these crashed with UnicodeEncodeError inside jaxrewrite."""
+    (tmp_path / "lint.py").write_text("# jaxrewrite: enable\nfrom jaxrewrite import Static\ndef hé(x, n: Static[int]):\n    return x\n", encoding="utf-8")
+    (tmp_path / "mig.py").write_text("import jax\nfrom functools import partial\n@partial(jax.jit, static_argnums=(1,))\ndef gé(x, n):\n    return x * n\n", encoding="utf-8")
+    for argv, status, needle in [
+        (["check", "lint.py"], 1, b"of 'h\\xe9' does nothing"),
+        (["check", "--format", "github", "lint.py"], 1, b"h\\xe9"),
+        (["check", "--format", "json", "lint.py"], 1, b"h\\u00e9"),
+        (["migrate", "mig.py"], 1, "+def gé(x, n: Static):".encode()),
+        (["show", "lint.py", "mig.py"], 0, "def hé(x, n: Static[int]):".encode()),
+        (["show", "--diff", "lint.py"], 0, b""),
+    ]:
+        done = _bytes_out(argv, tmp_path, PYTHONIOENCODING="ascii")
+        assert (done.returncode, b"Traceback" in done.stderr) == (status, False), (argv, done.stderr[-2000:])
+        assert needle in done.stdout, (argv, done.stdout[-2000:])
+
+
+def test_a_migrate_diff_is_in_the_files_encoding_and_applies(tmp_path: Path) -> None:
+    """A Latin-1 module's diff carries its Latin-1 bytes (a diff is bytes, as git's is), so
+    ``patch`` applied to the original gives exactly what ``migrate --write`` writes."""
+    text = "# -*- coding: latin-1 -*-\nimport jax\nfrom functools import partial\n# café\n@partial(jax.jit, static_argnums=(1,))\ndef g(x, n):\n    return x * n\n"
+    (tmp_path / "m.py").write_bytes(text.encode("latin-1"))
+    done = _bytes_out(["migrate", "m.py"], tmp_path)
+    assert done.returncode == 1 and "# café".encode("latin-1") in done.stdout, done.stdout
+    patched = tmp_path / "patched"
+    patched.mkdir()
+    (patched / "m.py").write_bytes(text.encode("latin-1"))
+    subprocess.run(["patch", "-p1", "-s"], input=done.stdout, cwd=patched, check=True, timeout=60)
+    assert _bytes_out(["migrate", "--write", "m.py"], tmp_path).returncode == 1
+    assert (patched / "m.py").read_bytes() == (tmp_path / "m.py").read_bytes() != text.encode("latin-1")

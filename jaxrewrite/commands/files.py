@@ -1,4 +1,5 @@
-"""The file edge the commands share: which files a folder holds, a unified diff, an atomic write.
+"""The file edge the commands share: which files a folder holds, a unified diff, an atomic write,
+source text written out in its own encoding.
 
 One walking rule for ``check``, ``migrate`` and ``compile``: every ``.py`` file below a folder,
 sorted per folder, except in folders that hold no source of the project's own: hidden ones
@@ -17,6 +18,7 @@ import os
 import tempfile
 import tokenize
 from collections.abc import Iterable, Iterator, Sequence
+from typing import TextIO
 
 from jaxrewrite.engine.source import (
     unified_diff as unified_diff,  # the commands' one diff, defined with the text
@@ -78,3 +80,19 @@ def write_atomically(path: str, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def write_source(out: TextIO, text: str, encoding: str, *, diff: bool = False) -> None:
+    """A source's text, or a diff of it, as bytes in the source's own encoding (a diff without
+    a byte order mark in front): exactly the text, no newline translation, so that a patch
+    applies, and no character the terminal's encoding lacks can fail the command."""
+    if diff and encoding == "utf-8-sig":
+        encoding = "utf-8"
+    buffer = getattr(out, "buffer", None)
+    if buffer is None:  # a text-only stream (in-process callers)
+        out.write(text)
+        return
+    out.flush()
+    # surrogateescape: a path from the command line that is not valid UTF-8 goes out as its bytes.
+    buffer.write(text.encode(encoding, "surrogateescape"))
+    buffer.flush()

@@ -24,6 +24,7 @@ from jaxrewrite.commands.files import (
     python_files,
     unified_diff,
     write_atomically,
+    write_source,
 )
 from jaxrewrite.commands.hooknotes import INSTALL_LINE, hook_notes, install_hooks
 from jaxrewrite.commands.progress import Progress
@@ -79,7 +80,7 @@ def migrate_file(
     summary.functions += len(result.migrated)
     if not write:
         if not check:
-            out.write(unified_diff(text, result.text, display.replace(os.sep, "/")))
+            write_source(out, unified_diff(text, result.text, display.replace(os.sep, "/")), encoding, diff=True)
         return
     try:
         write_atomically(path, result.text.encode(encoding))

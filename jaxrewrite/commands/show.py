@@ -19,7 +19,7 @@ from typing import Sequence
 
 from jaxrewrite.commands import colour
 from jaxrewrite.commands.check import lint_analysis
-from jaxrewrite.commands.files import unified_diff
+from jaxrewrite.commands.files import unified_diff, write_source
 from jaxrewrite.commands.run import safe_path
 from jaxrewrite.commands.targets import (
     TargetError,
@@ -54,7 +54,7 @@ def show_all(targets: Sequence[str], diff: bool, prog: str) -> int:
     status = 0
     for index, target in enumerate(targets):
         if len(targets) > 1 and not diff:
-            _write(f"{chr(10) if index else ''}==> {target} <==\n", "utf-8")
+            write_source(sys.stdout, f"{chr(10) if index else ''}==> {target} <==\n", "utf-8")
         status = max(status, show(target, diff, prog))
     return status
 
@@ -100,17 +100,5 @@ def show(target: str, diff: bool, prog: str) -> int:
         return 1
     for note in notes(source, analysis.header, found.display):
         print(note, file=sys.stderr)
-    # A diff is not a Python file: no byte order mark in front of it.
-    _write(render(source, text, found.display, diff), "utf-8" if diff and encoding == "utf-8-sig" else encoding)
+    write_source(sys.stdout, render(source, text, found.display, diff), encoding, diff=diff)
     return 0
-
-
-def _write(text: str, encoding: str) -> None:
-    """Bytes in the file's own encoding: exactly the text, no newline translation or extra newline."""
-    out = getattr(sys.stdout, "buffer", None)
-    if out is None:  # a text-only stream (in-process callers)
-        sys.stdout.write(text)
-        return
-    sys.stdout.flush()
-    out.write(text.encode(encoding))
-    out.flush()
