@@ -221,3 +221,18 @@ def test_edits_are_built_as_nodes_where_the_plan_says_what_they_spell(body: str,
 def test_what_is_not_built_is_parsed_and_still_the_same_code(body: str, parsed: list[str]) -> None:
     assert compare(HEAD + body, "m.py") == "tree"
     assert parsed
+
+
+def test_an_expression_too_deep_for_a_tree_object_compiles_from_the_text() -> None:
+    """Compiling a tree object walks it within Python's recursion limit, compiling text within
+    the parser's deeper one: a 2500-term generated sum compiles as text only (on 3.10 to 3.12),
+    so the hook compiles the text there instead of failing where ``python`` succeeds."""
+    text = MODULE.replace("return x * n", "return " + " + ".join(["x"] * 2500) + " + n")
+    printed = rewrite_source(text, "deep.py")
+    code = pipeline.compile_rewritten(text, "deep.py", -1, worth=math.inf)
+    assert marshal.dumps(code) == marshal.dumps(compile(printed, "deep.py", "exec", dont_inherit=True))
+    namespace: dict[str, object] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # exec'd code is from no file: NotRewrittenWarning says so
+        exec(code, namespace)
+    assert namespace["f"](1.0, 3) == 2503.0  # type: ignore[operator]

@@ -26,6 +26,7 @@ from jaxrewrite.engine.diagnostics import CODES, Diagnostic
 from jaxrewrite.engine.filters import FAST
 from jaxrewrite.header import might_opt_in
 from jaxrewrite.engine.tracetime import may_trace_bytes
+from jaxrewrite.errors import TOO_DEEP, too_deep
 
 #: A noqa comment, bare or naming codes as flake8 spells them (see ``_suppressed``).
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
@@ -93,6 +94,8 @@ def check_text(text: str, filename: str, options: Options = Options()) -> list[D
     except SyntaxError as err:
         err.filename = filename
         found = [Diagnostic.from_error(err, "JR100")]
+    except TOO_DEEP as exc:
+        found = [Diagnostic.from_error(too_deep(exc, text, filename), "JR100")]
     lines = text.splitlines()
     return [d for d in found if options.wants(d.code, filename) and not _suppressed(d, lines)]
 
@@ -160,7 +163,7 @@ def _fixed(path: str, data: bytes) -> bytes:
     text, encoding = decode(data)
     try:
         result = fix_source(text, path)
-    except SyntaxError:
+    except (SyntaxError, *TOO_DEEP):
         return data  # reported as JR100 by the check itself
     for why in result.refused:
         print(f"{path}: not fixed: {why}", file=sys.stderr)

@@ -28,6 +28,7 @@ from jaxrewrite.commands.targets import (
     search_path,
 )
 from jaxrewrite.header import PRAGMA, scan_header
+from jaxrewrite.errors import TOO_DEEP, too_deep
 from jaxrewrite.hook import pipeline, pycfile, tag
 
 LEVELS = (0, 1, 2)
@@ -67,7 +68,8 @@ def compile_file(
             return Outcome(shown, "failed", ": this Python keeps no bytecode cache (no cache tag)")
         try:
             code = steps.compile(data, origin, level, header)
-        except SyntaxError as err:  # RewriteError included: located, with its code
+        except (SyntaxError, *TOO_DEEP) as caught:  # RewriteError included: located, with its code
+            err = caught if isinstance(caught, SyntaxError) else too_deep(caught, importlib.util.decode_source(data), origin)
             where = ":".join(str(n) for n in (err.lineno, err.offset) if n is not None)
             code_word = getattr(err, "code", None) or type(err).__name__
             message = getattr(err, "message", err.msg)

@@ -29,6 +29,7 @@ from jaxrewrite.commands.files import (
 from jaxrewrite.commands.hooknotes import INSTALL_LINE, hook_notes, install_hooks
 from jaxrewrite.commands.progress import Progress
 from jaxrewrite.migrate import REASONS, Migration, Reason, migrate_source
+from jaxrewrite.errors import TOO_DEEP, too_deep
 
 
 @dataclass
@@ -65,8 +66,8 @@ def migrate_file(
         print(f"{display}:{where} SyntaxError: {exc.msg}; skipped", file=err)
         summary.errors += 1
         return
-    except RecursionError:
-        print(f"{display}: too deeply nested to analyze; skipped", file=err)
+    except TOO_DEEP as exc:
+        print(f"{display}:1:1: SyntaxError: {too_deep(exc, text, display).msg}; skipped", file=err)
         summary.errors += 1
         return
     for refusal in result.refused:

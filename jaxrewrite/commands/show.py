@@ -28,7 +28,7 @@ from jaxrewrite.commands.targets import (
 )
 from jaxrewrite.header import PRAGMA, Header, why_ignored
 from jaxrewrite.engine.rewrite import rewritten
-from jaxrewrite.errors import RewriteError
+from jaxrewrite.errors import TOO_DEEP, RewriteError, too_deep
 
 
 def render(original: str, rewritten: str, display: str, diff: bool) -> str:
@@ -91,9 +91,10 @@ def show(target: str, diff: bool, prog: str) -> int:
         for finding in analysis.errors:  # every refusal, in source order; the hook raises the first
             print(finding.format("text", paint), file=sys.stderr)
         return 1
-    except SyntaxError as exc:
-        where = "".join(f"{n}:" for n in (exc.lineno, exc.offset) if n is not None)
-        print(f"{exc.filename or found.display}:{where} {type(exc).__name__}: {exc.msg}", file=sys.stderr)
+    except (SyntaxError, *TOO_DEEP) as caught:
+        error = caught if isinstance(caught, SyntaxError) else too_deep(caught, source, found.display)
+        where = "".join(f"{n}:" for n in (error.lineno, error.offset) if n is not None)
+        print(f"{error.filename or found.display}:{where} {type(error).__name__}: {error.msg}", file=sys.stderr)
         return 1
     except UnicodeDecodeError as exc:
         print(f"{found.display}: SyntaxError: can't decode the source: {exc}", file=sys.stderr)

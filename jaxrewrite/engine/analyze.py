@@ -17,6 +17,7 @@ from jaxrewrite.engine.callsites import CallSites
 from jaxrewrite.engine.classes import FunctionalClass
 from jaxrewrite.engine.completion import unseen_error
 from jaxrewrite.engine.decorators import Decorators
+from jaxrewrite.engine.depth import any_depth
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import (
     FAST,
@@ -65,21 +66,20 @@ def analyze(
     """
     header = scan_header(text) if header is None else header
     src = Source(text, filename)
-    result = Analysis(src, header)
-    for line, word in header.unknown:
-        result.diagnostics.append(
-            Diagnostic(
-                "JR005",
-                f"unknown jaxrewrite directive '# jaxrewrite: {word}' (only 'enable' exists)",
-                filename,
-                line,
-                1,
-            )
-        )
+    unknown = [
+        Diagnostic("JR005", f"unknown jaxrewrite directive '# jaxrewrite: {word}' (only 'enable' exists)", filename, line, 1)
+        for line, word in header.unknown
+    ]
     if require_pragma and not header.enabled:
-        return result
-    with collector_paused():
-        _analyze_tree(text, src, environment, filters, result, lint, passes, imports)
+        result = Analysis(src, header)
+    else:
+        with collector_paused():
+            # Parsed here, at the caller's depth, as Python parses it: only the walks may go on
+            # in a deeper thread (engine/depth.py), never a parse Python itself would refuse.
+            tree = ast.parse(text, src.filename)
+            result = _analyze_tree(tree, src, header, environment, filters, lint, passes, imports)
+            del tree
+    result.diagnostics[:0] = unknown
     result.diagnostics.sort(key=lambda d: (d.line, d.col))
     return result
 
@@ -114,20 +114,23 @@ def collector_paused() -> Iterator[None]:
         gc.enable()
 
 
+@any_depth
 def _analyze_tree(
-    text: str,
+    tree: ast.Module,
     src: Source,
+    header: Header,
     outer: Mapping[str, Binding] | None,
     filters: Filters,
-    result: Analysis,
     lint: bool,
     passes: Sequence[TreePass] = (),
     imports: ImportReader | None = None,
-) -> None:
-    tree = ast.parse(text, src.filename)
+) -> Analysis:
+    """The walks over a parsed module, into a fresh Analysis (so a second, deeper attempt starts
+    from nothing)."""
+    result = Analysis(src, header)
     scopes = build_scopes(
         tree,
-        text,
+        src.text,
         src.line_starts,
         outer=None if outer is None else environment(outer),
         defer=filters.defer_bodies,
@@ -145,6 +148,7 @@ def _analyze_tree(
         # Break the scopes' reference cycles: plain reference counting then frees the AST.
         scopes.release()
         del tree, scopes
+    return result
 
 
 class _Analyzer(Decorators, Registrations, CallSites):

@@ -538,36 +538,38 @@ if hasattr(ast, "TypeAlias"):
 
 
 def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> None:
-    """Every call in ``expr`` with the scope it runs in: a lambda's body and a comprehension's
-    elements run in scopes of their own, whose parameters and targets shadow outer names."""
-    kind = type(expr)
-    if kind is ast.Call:
-        out.append((expr, scope))  # type: ignore[arg-type]
-    elif kind is ast.Lambda:
-        args = expr.args  # type: ignore[attr-defined]
-        for default in (*args.defaults, *(d for d in args.kw_defaults if d is not None)):
-            calls_in(default, scope, out)
-        inner = Scope(ScopeKind.FUNCTION, scope)
-        for name in parameter_names(args):
-            inner.bind(name, _OPAQUE)
-        walrus: list[tuple[str, bool]] = []
-        _walrus_targets(expr.body, True, walrus)  # type: ignore[attr-defined]
-        for name, _ in walrus:
-            inner.bind(name, _OPAQUE)
-        calls_in(expr.body, inner, out)  # type: ignore[attr-defined]
-        return
-    elif kind in _COMPREHENSIONS:
-        outside, inside, targets = comprehension_parts(expr)
-        calls_in(outside, scope, out)
-        inner = Scope(ScopeKind.FUNCTION, scope)
-        for target in targets:
-            _bind_targets(target, inner, (0, 0))
-        for part in inside:
-            calls_in(part, inner, out)
-        return
-    for child in ast.iter_child_nodes(expr):
-        calls_in(child, scope, out)
-
+    """Every call in ``expr`` with the scope it runs in, in source order: a lambda's body and a
+    comprehension's elements run in scopes of their own, whose parameters and targets shadow
+    outer names. A loop, not recursion: an expression as deep as Python's parser takes (a long
+    generated sum) is deeper than Python's recursion limit."""
+    stack: list[tuple[ast.AST, Scope]] = [(expr, scope)]
+    while stack:
+        node, where = stack.pop()
+        kind = type(node)
+        if kind is ast.Call:
+            out.append((node, where))  # type: ignore[arg-type]
+        elif kind is ast.Lambda:
+            args = node.args  # type: ignore[attr-defined]
+            inner = Scope(ScopeKind.FUNCTION, where)
+            for name in parameter_names(args):
+                inner.bind(name, _OPAQUE)
+            walrus: list[tuple[str, bool]] = []
+            _walrus_targets(node.body, True, walrus)  # type: ignore[attr-defined]
+            for name, _ in walrus:
+                inner.bind(name, _OPAQUE)
+            stack.append((node.body, inner))  # type: ignore[attr-defined]
+            defaults = (*args.defaults, *(d for d in args.kw_defaults if d is not None))
+            stack.extend((default, where) for default in reversed(defaults))
+            continue
+        elif kind in _COMPREHENSIONS:
+            outside, inside, targets = comprehension_parts(node)
+            inner = Scope(ScopeKind.FUNCTION, where)
+            for target in targets:
+                _bind_targets(target, inner, (0, 0))
+            stack.extend((part, inner) for part in reversed(inside))
+            stack.append((outside, where))
+            continue
+        stack.extend((child, where) for child in reversed(list(ast.iter_child_nodes(node))))
 
 _COMPREHENSIONS: dict[type, tuple[str, ...]] = {
     ast.ListComp: ("elt",),

@@ -57,7 +57,14 @@ def compile_rewritten(
         rewritten = rewrite_tree(text, path, header, WORTH if worth is None else worth)
         if rewritten.tree is None:
             return _compile(rewritten.text, path, optimize)
-        code = compile(rewritten.tree, path, "exec", dont_inherit=True, optimize=optimize)
+        try:
+            code = compile(rewritten.tree, path, "exec", dont_inherit=True, optimize=optimize)
+        except RecursionError:
+            # Compiling a tree object walks it in Python's recursion limit, compiling text in the
+            # parser's deeper one: an expression ~1000 levels deep (a long generated sum) compiles
+            # as text only. The text is the code anyway; the tree route only saves a parse.
+            rewritten.tree = None
+            return _compile(rewritten.text, path, optimize)
         # Free the tree now: marshal flags the objects a live tree shares with the code, so the
         # cached bytes would differ from the text's.
         rewritten.tree = None

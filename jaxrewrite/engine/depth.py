@@ -1,0 +1,77 @@
+"""Depth: the engine reads every tree Python's parser accepts, however deeply nested.
+
+Python's parser takes an expression or a chain of ``elif`` thousands of levels deep (a long
+generated sum, an opcode table), deeper than Python's recursion limit, which the engine's tree
+walks would meet first: the module would run under ``python`` and fail under jaxrewrite. So an
+entry point of the engine that runs out of recursion runs once more, in a thread with a large
+stack and a recursion limit to match, where it reads anything the parser built. Pure entry
+points only: a first attempt that failed half way leaves nothing behind but its caches.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import threading
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+#: The recursion limit of the second attempt, and the stack that carries it (1 GiB of address
+#: space, touched only as deep as the walk goes). CPython's parsers stop at a few thousand
+#: levels, and no walk of the engine takes more than a few frames per level.
+DEEP_LIMIT = 200_000
+DEEP_STACK = 1 << 30
+
+
+def any_depth(fn: Callable[P, T]) -> Callable[P, T]:
+    """``fn`` as is, then, if it runs out of recursion, once more with room for any depth."""
+
+    @functools.wraps(fn)
+    def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return fn(*args, **kwargs)
+        except RecursionError as shallow:
+            if threading.current_thread().name == _THREAD:  # already the deep attempt
+                raise
+            return _deep(lambda: fn(*args, **kwargs), shallow)
+
+    return run
+
+
+_THREAD = "jaxrewrite-any-depth"
+
+
+def _deep(call: Callable[[], T], shallow: RecursionError) -> T:
+    outcome: list[T] = []
+    failure: list[BaseException] = []
+
+    def attempt() -> None:
+        try:
+            outcome.append(call())
+        except BaseException as exc:  # handed to the caller's thread, raised there
+            failure.append(exc)
+
+    limit = sys.getrecursionlimit()
+    try:
+        previous = threading.stack_size(DEEP_STACK)
+    except (ValueError, RuntimeError):  # no settable thread stacks here: the first error stands
+        raise shallow from None
+    try:
+        worker = threading.Thread(target=attempt, name=_THREAD, daemon=True)
+        # The limit is the interpreter's, not the thread's: raised only while this caller waits.
+        sys.setrecursionlimit(max(limit, DEEP_LIMIT))
+        try:
+            worker.start()
+            worker.join()
+        finally:
+            sys.setrecursionlimit(limit)
+    except RuntimeError:  # threads cannot start here (WebAssembly builds): the first error stands
+        raise shallow from None
+    finally:
+        threading.stack_size(previous)
+    if failure:
+        raise failure[0]
+    return outcome[0]
