@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from support import child_env as env
+from prewarmed import Prewarmed
+from support import child_env as env, python
 
 
 def _into_closed_pipe(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -136,11 +137,12 @@ def test_a_module_deeper_than_a_parser_goes_is_reported_or_handled_as_python_wou
             assert f"{name}:1:1: " in report and "too deeply nested for Python's parser" in report, (argv, report[-3000:])
 
 
-def test_the_runner_runs_what_python_compiles_however_deep(tmp_path: Path) -> None:
+def test_the_runner_runs_what_python_compiles_however_deep(tmp_path: Path, prewarmed: Prewarmed) -> None:
     """The hook's tree route falls back to the text where a tree object is too deep to compile:
-    the runner prints what the same program written by hand prints under ``python``."""
+    the runner prints what the same program written by hand prints under ``python`` (both
+    forked from an interpreter that has imported jax, tests/prewarmed.py)."""
     (tmp_path / "deep.py").write_text(_deep_module(DEEP["sum2500"]))
     (tmp_path / "hand.py").write_text(_deep_module(DEEP["sum2500"], pragma=False).replace("@jax.jit", "@partial(jax.jit, static_argnums=(1,))").replace("import jax\n", "from functools import partial\nimport jax\n", 1))
-    ours = subprocess.run([sys.executable, "-m", "jaxrewrite", "deep.py"], cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=300, check=False)
-    plain = subprocess.run([sys.executable, "hand.py"], cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=300, check=False)
+    ours = python("-m", "jaxrewrite", "deep.py", cwd=tmp_path, prewarmed=prewarmed)
+    plain = python("hand.py", cwd=tmp_path, prewarmed=prewarmed)
     assert (ours.returncode, ours.stdout) == (plain.returncode, plain.stdout) == (0, "2503.0\n"), ours.stderr[-3000:]
