@@ -134,22 +134,32 @@ def _first_heading(markdown: Path) -> str:
 @pytest.fixture(scope="module")
 def doms(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Dom]]:
     chromium = _chromium()
-    profile = tmp_path_factory.mktemp("chromium-profile")
     found: dict[str, Dom] = {}
-    for _, _, built in PAGES:
-        page = site / built
-        assert page.is_file(), f"mkdocs built no {built}"
-        done = subprocess.run(
-            [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", f"--user-data-dir={profile}", "--dump-dom", page.as_uri()],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        assert done.returncode == 0 and "<html" in done.stdout, f"chromium could not open {built}:\n{done.stderr[-3000:]}"
-        dom = Dom()
-        dom.feed(done.stdout)
-        found[built] = dom
+    browsers: dict[str, subprocess.Popen[str]] = {}
+    try:
+        # One browser per page, all at once (each with its own profile: a profile is locked by
+        # the browser using it): a headless Chromium spends most of its start waiting.
+        for _, _, built in PAGES:
+            page = site / built
+            assert page.is_file(), f"mkdocs built no {built}"
+            profile = tmp_path_factory.mktemp("chromium-profile")
+            browsers[built] = subprocess.Popen(
+                [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", f"--user-data-dir={profile}", "--dump-dom", page.as_uri()],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        for built, browser in browsers.items():
+            out, err = browser.communicate(timeout=120)
+            assert browser.returncode == 0 and "<html" in out, f"chromium could not open {built}:\n{err[-3000:]}"
+            dom = Dom()
+            dom.feed(out)
+            found[built] = dom
+    finally:
+        for browser in browsers.values():
+            if browser.poll() is None:
+                browser.kill()
+                browser.communicate()
     yield found
 
 
