@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import marshal
 import math
+import sys
 import warnings
 from pathlib import Path
 
@@ -223,6 +224,10 @@ def test_what_is_not_built_is_parsed_and_still_the_same_code(body: str, parsed: 
     assert parsed
 
 
+@pytest.mark.skipif(
+    sys.platform == "emscripten",
+    reason="under Pyodide the engine's walks overflow JavaScript's stack at this depth (a fatal error, never the RecursionError engine/depth.py retries on)",
+)
 def test_an_expression_too_deep_for_a_tree_object_compiles_from_the_text() -> None:
     """Compiling a tree object walks it within Python's recursion limit, compiling text within
     the parser's deeper one: a 2500-term generated sum compiles as text only (on 3.10 to 3.12),
