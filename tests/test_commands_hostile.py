@@ -98,9 +98,11 @@ DEEP = {
 }
 
 
-def _deep_module(body: str, pragma: bool = True) -> str:
-    head = "# jaxrewrite: enable\nfrom jaxrewrite import Static\n" if pragma else ""
-    return head + f"import jax\n\n\n@jax.jit\ndef f(x, n{': Static[int]' if pragma else ''}):\n    {body}\n\n\nprint(f(1.0, 3))\n"
+def _deep_module(body: str, by_hand: bool = False) -> str:
+    """The opted-in module, or (``by_hand``) the same program written with ``static_argnums``."""
+    if by_hand:
+        return f"from functools import partial\nimport jax\n\n\n@partial(jax.jit, static_argnums=(1,))\ndef f(x, n):\n    {body}\n\n\nprint(f(1.0, 3))\n"
+    return f"# jaxrewrite: enable\nfrom jaxrewrite import Static\nimport jax\n\n\n@jax.jit\ndef f(x, n: Static[int]):\n    {body}\n\n\nprint(f(1.0, 3))\n"
 
 
 def _compiles(path: Path) -> bool:
@@ -117,7 +119,7 @@ def test_a_module_deeper_than_a_parser_goes_is_reported_or_handled_as_python_wou
     check), the file skipped, never a RecursionError or MemoryError traceback from jaxrewrite."""
     text = _deep_module(DEEP[kind])
     (tmp_path / "deep.py").write_text(text)
-    (tmp_path / "hand.py").write_text(_deep_module(DEEP[kind], pragma=False).replace("@jax.jit", "@partial(jax.jit, static_argnums=(1,))").replace("import jax\n", "from functools import partial\nimport jax\n", 1))
+    (tmp_path / "hand.py").write_text(_deep_module(DEEP[kind], by_hand=True))
     python_compiles = _compiles(tmp_path / "deep.py")
     runs = {
         ("show", "deep.py"): 0,
@@ -142,7 +144,7 @@ def test_the_runner_runs_what_python_compiles_however_deep(tmp_path: Path, prewa
     the runner prints what the same program written by hand prints under ``python`` (both
     forked from an interpreter that has imported jax, tests/prewarmed.py)."""
     (tmp_path / "deep.py").write_text(_deep_module(DEEP["sum2500"]))
-    (tmp_path / "hand.py").write_text(_deep_module(DEEP["sum2500"], pragma=False).replace("@jax.jit", "@partial(jax.jit, static_argnums=(1,))").replace("import jax\n", "from functools import partial\nimport jax\n", 1))
+    (tmp_path / "hand.py").write_text(_deep_module(DEEP["sum2500"], by_hand=True))
     ours = python("-m", "jaxrewrite", "deep.py", cwd=tmp_path, prewarmed=prewarmed)
     plain = python("hand.py", cwd=tmp_path, prewarmed=prewarmed)
     assert (ours.returncode, ours.stdout) == (plain.returncode, plain.stdout) == (0, "2503.0\n"), ours.stderr[-3000:]
