@@ -14,9 +14,11 @@
    only one parameter annotated: the engine must complete the user's lists. What migrate
    refuses is counted by reason (its JR2nn code).
 
-The whole corpus is covered, no sampling: about 20 s of CPU in all (``-s`` prints the counts
-and seconds). The lower bounds keep the test from quietly checking nothing when JAX changes
-its style.
+The README's test command reads a stable half of the corpus (``corpus_support.in_sample``, by
+a hash of each path below its package: the same files everywhere, about 25 s of CPU); ``.ci/run``
+reads every file (``JAXREWRITE_FULL_CORPUS=1``; ``-s`` prints the counts and seconds). The lower
+bounds, divided by the share sampled, keep the test from quietly checking nothing when JAX
+changes its style.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from treecode_support import compare
 from corpus_support import (
     CORPUS_PACKAGES,
     PRAGMA,
+    at_least,
     CorpusRun,
     Module,
     check_rewrite,
@@ -44,14 +47,14 @@ from corpus_support import (
 from jaxrewrite import RewriteError, RewriteWarning, rewrite_source
 from jaxrewrite.migrate import Reason
 
-FILES = corpus_files()
+FILES = corpus_files(sampled=True)
 
 #: Lower bounds, far below what jax 0.10.2 has (617 jax / 75 jaxlib / 487 numpy files, 277
 #: uses of 272 functions migrated in 55 files: 274 decorators, 3 call sites), far above what a
 #: broken finder would report.
-MIN_FILES = {"jax": 300, "numpy": 300}
-MIN_VERIFIED = 200
-MIN_CONVERTED_FILES = 30
+MIN_FILES = {"jax": at_least(300, 200), "numpy": at_least(300, 150)}
+MIN_VERIFIED = at_least(200, 60)
+MIN_CONVERTED_FILES = at_least(30, 15)
 
 
 #: The corpus texts that rewrite, by the route the hook compiles them by (each checked by
@@ -165,8 +168,8 @@ def test_corpus_static_specs_survive_conversion(corpus_run: CorpusRun) -> None:
     # Refusals are the exception; a finder that lost its way would refuse everything.
     assert sum(corpus_run.skipped.values()) < corpus_run.uses / 4, corpus_run.skipped
     # The corpus reaches both engine spellings and both transform families.
-    assert corpus_run.forms["partial wrapper"] >= 50, corpus_run.forms
-    assert corpus_run.forms["completed in place"] >= 10, corpus_run.forms
+    assert corpus_run.forms["partial wrapper"] >= at_least(50, 30), corpus_run.forms
+    assert corpus_run.forms["completed in place"] >= at_least(10, 3), corpus_run.forms
     assert corpus_run.by_transform["jit"] >= MIN_VERIFIED, corpus_run.by_transform
     assert corpus_run.by_transform["custom_vjp"] + corpus_run.by_transform["custom_jvp"] >= 1, corpus_run.by_transform
 
