@@ -3,7 +3,10 @@ parallel by default (pytest-xdist, one worker per core; ``-n 0`` runs it in one 
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -107,6 +110,44 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 #: Files whose module-scoped fixture is costly (a venv with a built wheel, a built site, a
 #: converted corpus, an IPython shell): their tests share one worker, so it is built once.
 ONE_WORKER = ("test_library.py", "test_packaging.py", "test_docs_site.py", "test_corpus.py", "test_ipython.py")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In each process that runs tests (a worker, or the only process), an XLA compilation cache
+    of its own for the run (``_compiled_programs``)."""
+    runs_tests = hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None)
+    wanted = os.environ.get("JAXREWRITE_TEST_XLA_CACHE") != "0" and "JAX_COMPILATION_CACHE_DIR" not in os.environ
+    if runs_tests and wanted and importlib.util.find_spec("jax") is not None:  # no jax: the Python 3.14 leg
+        config.stash[_XLA_CACHE] = _compiled_programs()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = config.stash.get(_XLA_CACHE, None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+_XLA_CACHE = pytest.StashKey[str]()
+
+
+def _compiled_programs() -> str:
+    """Turn on JAX's persistent compilation cache in this process only, in a new folder.
+
+    Tests build many functions that lower to the same program (a rewritten module and its
+    hand-written twin; each hypothesis example), and JAX's own caches key on the function
+    object, so XLA compiles each again (~40 ms of CPU apiece: a quarter of the golden and
+    property tests' time). This cache keys on the program, so each compiles once. Tracing is
+    untouched (a hit skips XLA's compile only): trace counts and results are as without it. Set
+    by ``jax.config`` rather than the environment, so the programs the tests start never share
+    it (no two processes write one entry; those run as another user never meet its files).
+    ``JAXREWRITE_TEST_XLA_CACHE=0`` runs without it."""
+    import jax
+
+    folder = tempfile.mkdtemp(prefix="jaxrewrite-tests-xla-")
+    jax.config.update("jax_compilation_cache_dir", folder)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+    return folder
 
 
 @pytest.hookimpl(optionalhook=True)
