@@ -20,12 +20,13 @@ import ast
 import bisect
 import importlib.util
 import inspect
-import os
 import zlib
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from depth import FULL
 
 from jaxrewrite.engine.source import Source
 from jaxrewrite.migrate import Migration, may_need_migration, migrate_source
@@ -37,9 +38,9 @@ Func = ast.FunctionDef | ast.AsyncFunctionDef
 Rewrite = Callable[[str, str], str]
 
 
-#: The README's test command reads a stable half of the corpus (``in_sample``); ``.ci/run`` sets
-#: this and reads every file.
-FULL_CORPUS = os.environ.get("JAXREWRITE_FULL_CORPUS") == "1"
+#: The README's test command reads a stable half of the corpus (``in_sample``); under
+#: ``JAXREWRITE_FULL=1`` (.ci/run) every file (tests/depth.py).
+FULL_CORPUS = FULL
 SHARE = 1 if FULL_CORPUS else 2
 
 

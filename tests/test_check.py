@@ -180,7 +180,7 @@ def test_check_over_installed_jax_and_numpy() -> None:
 
 #: By default the files that name a transform (where the engine's scopes, ledger and specs do
 #: their work) in corpus_support's stable half, and a stable eighth of the others;
-#: ``JAXREWRITE_FULL_CORPUS=1`` (as .ci/run sets) reads every file.
+#: ``JAXREWRITE_FULL=1`` (as .ci/run sets) reads every file.
 SAMPLE = 8
 TRANSFORM_WORD = re.compile(r"\b(?:jit|pjit|pmap|vmap|grad|checkpoint|remat|custom_vjp|custom_jvp|shard_map|scan|cond|while_loop)\b")
 
@@ -191,7 +191,7 @@ def test_check_never_crashes_on_real_code() -> None:
     findings). By default: the files that name a transform in the corpus's stable half
     (``corpus_support.in_sample``), and one in eight of the others, by a hash of the path below
     the package (the same files everywhere); the printed line says how many.
-    ``JAXREWRITE_FULL_CORPUS=1 python -m pytest tests/test_check.py -k real_code`` checks every
+    ``JAXREWRITE_FULL=1 python -m pytest tests/test_check.py -k real_code`` checks every
     file, as .ci/run does."""
     from corpus_support import FULL_CORPUS, SHARE, below, corpus_files, in_sample, read_source
 
@@ -212,7 +212,7 @@ def test_check_never_crashes_on_real_code() -> None:
     covered = (
         "every file"
         if FULL_CORPUS
-        else f"those naming a transform in 1 in {SHARE} and 1 in {SAMPLE} of the others (JAXREWRITE_FULL_CORPUS=1: all)"
+        else f"those naming a transform in 1 in {SHARE} and 1 in {SAMPLE} of the others (JAXREWRITE_FULL=1: all)"
     )
     print(f"\n[check corpus] {checked} of {len(files)} files analyzed: {covered}; findings {counts}")
     assert checked == len(files) if FULL_CORPUS else checked >= 150, checked  # a sample that lost its way

@@ -16,7 +16,7 @@
 
 The README's test command reads a stable half of the corpus (``corpus_support.in_sample``, by
 a hash of each path below its package: the same files everywhere, about 25 s of CPU); ``.ci/run``
-reads every file (``JAXREWRITE_FULL_CORPUS=1``; ``-s`` prints the counts and seconds). The lower
+reads every file (``JAXREWRITE_FULL=1``; ``-s`` prints the counts and seconds). The lower
 bounds, divided by the share sampled, keep the test from quietly checking nothing when JAX
 changes its style.
 """

@@ -303,23 +303,29 @@ def test_every_bound_on_jaxs_stack_in_the_test_extra_is_lifted_by_the_newest_leg
     assert bounded == {"ml-dtypes"}, bounded
 
 
-def test_every_corpus_test_the_readme_samples_runs_in_full_in_ci() -> None:
-    """The README's command reads a sample of the real-code corpus (tests/corpus_support.py):
-    each test file that samples it is one .ci/run reads in full (``JAXREWRITE_FULL_CORPUS=1``)."""
+def test_every_test_file_the_readme_samples_runs_at_full_depth_in_ci() -> None:
+    """The README's command samples the real-code corpus and each property's examples
+    (tests/depth.py): each test file that samples is one .ci/run runs under ``JAXREWRITE_FULL=1``."""
     sampling = sorted(
         f"tests/{path.name}"
         for path in (REPO / "tests").glob("test_*.py")
-        if path.name != Path(__file__).name and re.search(r"\bFULL_CORPUS\b|sampled=True|\bat_least\(", path.read_text(encoding="utf-8"))
+        if path.name != Path(__file__).name
+        and re.search(r"^\s*from (depth|corpus_support) import .*\b(examples|FULL_CORPUS|SHARE|at_least|corpus_files)\b|sampled=True",
+                      path.read_text(encoding="utf-8"), re.MULTILINE)
     )
-    assert {"tests/test_check.py", "tests/test_corpus.py", "tests/test_migrate.py"} <= set(sampling), sampling
+    assert {"tests/test_check.py", "tests/test_corpus.py", "tests/test_migrate.py", "tests/test_properties.py"} <= set(sampling), sampling
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").replace("\\\n", " ")
-    full = [line for line in ci.splitlines() if line.startswith("JAXREWRITE_FULL_CORPUS=1 python -m pytest")]
-    assert len(full) == 1, full
-    words = shlex.split(full[0])
-    assert [w for w in sampling if w not in words] == [], (sampling, full[0])
-    selected = words[words.index("-k") + 1] if "-k" in words else ""
-    for name in ("test_check_never_crashes_on_real_code", "test_corpus_migrates_and_round_trips", "test_corpus_"):
-        assert not selected or name.startswith(tuple(part.strip() for part in selected.split(" or "))), (name, selected)
+    full = [shlex.split(line) for line in ci.splitlines() if line.startswith("JAXREWRITE_FULL=1 python -m pytest")]
+    assert full, ".ci/run runs nothing under JAXREWRITE_FULL=1"
+    assert [name for name in sampling if not any(name in words for words in full)] == [], (sampling, full)
+    for words in full:
+        selected = words[words.index("-k") + 1] if "-k" in words else ""
+        if "tests/test_corpus.py" in words:
+            parts = tuple(part.strip() for part in selected.split(" or "))
+            for name in ("test_check_never_crashes_on_real_code", "test_corpus_migrates_and_round_trips", "test_corpus_"):
+                assert not selected or name.startswith(parts), (name, selected)
+        else:
+            assert not selected, ("the property files run whole", words)
 
 
 @pytest.mark.parametrize("case", ALL_CASES, ids=[c.block.where for c in ALL_CASES])

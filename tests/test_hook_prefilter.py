@@ -13,6 +13,7 @@ import os
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from depth import examples
 
 from jaxrewrite.hook.finder import _BLOCK, _read_source
 from jaxrewrite.header import head_rules_out, header_end, scan_header
@@ -100,7 +101,7 @@ PIECES = [
 ]
 
 
-@settings(max_examples=400, deadline=None, database=None)
+@settings(max_examples=examples(400), deadline=None, database=None)
 @given(st.lists(st.sampled_from(PIECES), max_size=8))
 def test_filter_never_hides_a_pragma_in_generated_headers(pieces: list[bytes]) -> None:
     text = b"".join(pieces)

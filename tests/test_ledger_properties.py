@@ -22,6 +22,7 @@ import random
 import re
 import types
 
+from depth import examples
 from corpus_support import corpus_files, read_source
 from golden_cases import GOLDEN
 from hypothesis import HealthCheck, given, settings
@@ -296,14 +297,14 @@ def programs(draw: st.DrawFn) -> tuple[str, list[str]]:
     return "\n".join(out) + "\n", jitted
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(60), deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(programs())
 def test_generated_programs_are_accounted_for(program: tuple[str, list[str]]) -> None:
     text, _ = program
     accounted(text, "generated.py")
 
 
-@settings(max_examples=8, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(8), deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(programs())
 def test_applied_parameters_are_static_at_run_time(program: tuple[str, list[str]]) -> None:
     """For the jitted defs whose marker the ledger says is applied: two calls with one static

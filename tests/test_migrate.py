@@ -624,7 +624,7 @@ CORPUS = ("jax", "numpy")
 
 
 def corpus_files() -> list[Path]:
-    """The .py files of jax and numpy in corpus_support's sample (all under JAXREWRITE_FULL_CORPUS=1)."""
+    """The .py files of jax and numpy in corpus_support's sample (all under JAXREWRITE_FULL=1)."""
     return [path for package, path in corpus_sample(sampled=True) if package in CORPUS]
 
 
@@ -640,7 +640,7 @@ MIN_FILES = at_least(30, 15)
 def test_corpus_migrates_and_round_trips() -> None:
     """Every file of jax and numpy in the corpus's sample, migrated and each migrated module
     proven by round trip: the stable half test_corpus.py reads (about 10 s of CPU on one worker),
-    every file under ``JAXREWRITE_FULL_CORPUS=1``, as .ci/run sets.
+    every file under ``JAXREWRITE_FULL=1``, as .ci/run sets.
     """
     started = time.perf_counter()
     files = corpus_files()

@@ -44,15 +44,17 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from depth import examples
 from golden_cases import execute
 from jaxrewrite import RewriteError, rewrite_source
 
 FILENAME = "prop_module.py"
 
-#: Fixed seed, no example database: every run (and CI) tests the same examples.
-TEXT = settings(max_examples=400, deadline=None, derandomize=True, database=None,
+#: Fixed seed, no example database: every run tests the same examples (half of each budget by
+#: default, all of it under JAXREWRITE_FULL=1, as .ci/run sets: tests/depth.py).
+TEXT = settings(max_examples=examples(400), deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow])
-RUN = settings(max_examples=60, deadline=None, derandomize=True, database=None,
+RUN = settings(max_examples=examples(60), deadline=None, derandomize=True, database=None,
                suppress_health_check=[HealthCheck.too_slow])
 
 # -- the model ---------------------------------------------------------------------------
@@ -541,9 +543,9 @@ def _exercise(case: Case, f: Any, traces: list[Any], out: str) -> None:
 # and check the call sites the resolution must skip, the transforms whose spec can be passed by
 # position, and defs bound more than once.
 
-SITES = settings(max_examples=80, deadline=None, derandomize=True, database=None,
+SITES = settings(max_examples=examples(80), deadline=None, derandomize=True, database=None,
                  suppress_health_check=[HealthCheck.too_slow])
-SITES_RUN = settings(max_examples=8, deadline=None, derandomize=True, database=None,
+SITES_RUN = settings(max_examples=examples(8), deadline=None, derandomize=True, database=None,
                      suppress_health_check=[HealthCheck.too_slow])
 
 #: What the call-site modules add to ``HEAD``: an exception that is also a callable, so that
@@ -991,7 +993,7 @@ def test_vmap_with_positional_axes_matches_the_hand_written_in_axes(call: Positi
     np.testing.assert_allclose(np.asarray(ran.g(*args, **kwargs)), np.asarray(expected), rtol=1e-6)
 
 
-@settings(SITES, max_examples=10)
+@settings(SITES, max_examples=examples(10))
 @given(positional_calls(transforms=("vmap",)).map(lambda c: replace(c, jit_around=True)))
 @example(_positional("vmap", 0, X, N, jit_around=True))
 def test_jit_around_vmap_with_arguments_gets_the_declared_statics(call: PositionalCall) -> None:

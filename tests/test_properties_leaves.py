@@ -25,11 +25,12 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from depth import examples
 from golden_cases import execute
 from jaxrewrite import rewrite_source
 
 FILENAME = "prop_leaves_module.py"
-RUN = settings(max_examples=40, deadline=None, derandomize=True, database=None,
+RUN = settings(max_examples=examples(40), deadline=None, derandomize=True, database=None,
                suppress_health_check=[HealthCheck.too_slow])
 BATCH = 3
 

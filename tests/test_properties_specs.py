@@ -28,11 +28,12 @@ import numpy as np
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from depth import examples
 from golden_cases import execute
 from jaxrewrite import rewrite_source
 
 FILENAME = "prop_specs.py"
-RUN = settings(max_examples=25, deadline=None, derandomize=True, database=None,
+RUN = settings(max_examples=examples(25), deadline=None, derandomize=True, database=None,
                suppress_health_check=[HealthCheck.too_slow])
 
 # -- 1. transform nests ---------------------------------------------------------------------------
