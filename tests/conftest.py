@@ -140,7 +140,7 @@ def _compiled_programs() -> str:
     untouched (a hit skips XLA's compile only): trace counts and results are as without it. Set
     by ``jax.config`` rather than the environment, so the programs the tests start never share
     it (no two processes write one entry; those run as another user never meet its files).
-    ``JAXREWRITE_TEST_XLA_CACHE=0`` runs without it."""
+    ``JAXREWRITE_TEST_XLA_CACHE=0`` runs without it, as .ci/run's step with the shortcuts off does."""
     import jax
 
     folder = tempfile.mkdtemp(prefix="jaxrewrite-tests-xla-")

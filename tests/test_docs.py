@@ -328,6 +328,26 @@ def test_every_test_file_the_readme_samples_runs_at_full_depth_in_ci() -> None:
             assert not selected, ("the property files run whole", words)
 
 
+def test_ci_runs_the_files_the_shortcuts_serve_with_the_shortcuts_off() -> None:
+    """The suite's two shortcuts (programs forked from a prewarmed interpreter, each test
+    process's XLA cache: tests/conftest.py) are off in one .ci/run step, over the files that
+    fork and the files that compile the most."""
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").replace("\\\n", " ")
+    off = [shlex.split(line) for line in ci.splitlines() if "JAXREWRITE_TEST_XLA_CACHE=0" in line and "pytest" in line]
+    assert len(off) == 1 and "JAXREWRITE_TEST_FRESH=1" in off[0], off
+    forking = re.search(r"^FORKING = \((.*?)\)", (REPO / "tests" / "conftest.py").read_text(encoding="utf-8"), re.M | re.S)
+    assert forking is not None
+    files = {f"tests/{name}" for name in re.findall(r'"(test_\w+\.py)"', forking.group(1))}
+    files |= {  # the files that take the server as a fixture (test_prewarmed.py runs both ways itself)
+        f"tests/{path.name}"
+        for path in (REPO / "tests").glob("test_*.py")
+        if path.name != "test_prewarmed.py"
+        and re.search(r"\bprewarmed: Prewarmed\b", path.read_text(encoding="utf-8"))
+    }
+    assert len(files) >= 6 and files <= set(off[0]), sorted(files - set(off[0]))
+    assert {"tests/test_golden.py", "tests/test_execution.py"} <= set(off[0]), off[0]
+
+
 @pytest.mark.parametrize("case", ALL_CASES, ids=[c.block.where for c in ALL_CASES])
 def test_doc_block(case: Case, tmp_path: Path, prewarmed: Prewarmed) -> None:
     block = case.block
