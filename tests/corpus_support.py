@@ -40,14 +40,13 @@ Rewrite = Callable[[str, str], str]
 
 #: The README's test command reads a stable half of the corpus (``in_sample``); under
 #: ``JAXREWRITE_FULL=1`` (.ci/run) every file (tests/depth.py).
-FULL_CORPUS = FULL
-SHARE = 1 if FULL_CORPUS else 2
+SHARE = 1 if FULL else 2
 
 
 def at_least(full: int, sampled: int) -> int:
     """A lower bound on what the corpus gives: ``full`` for every file, ``sampled`` for the
     README's half (each far below what jax 0.10.2 gives, far above what a broken finder would)."""
-    return full if FULL_CORPUS else sampled
+    return full if FULL else sampled
 
 
 def corpus_files(sampled: bool = False) -> list[tuple[str, Path]]:

@@ -193,7 +193,8 @@ def test_check_never_crashes_on_real_code() -> None:
     the package (the same files everywhere); the printed line says how many.
     ``JAXREWRITE_FULL=1 python -m pytest tests/test_check.py -k real_code`` checks every
     file, as .ci/run does."""
-    from corpus_support import FULL_CORPUS, SHARE, below, corpus_files, in_sample, read_source
+    from corpus_support import SHARE, below, corpus_files, in_sample, read_source
+    from depth import FULL
 
     prefix = "# jaxrewrite: enable\nfrom jaxrewrite import Static\n"
     counts: dict[str, int] = {}
@@ -203,19 +204,19 @@ def test_check_never_crashes_on_real_code() -> None:
     checked = 0
     for package, path in files:
         where = below(next(root for root in roots[package] if path.is_relative_to(root)), path)
-        source = read_source(path) if FULL_CORPUS or in_sample(where) else ""
-        if not (FULL_CORPUS or in_sample(where, SAMPLE) or TRANSFORM_WORD.search(source)):
+        source = read_source(path) if FULL or in_sample(where) else ""
+        if not (FULL or in_sample(where, SAMPLE) or TRANSFORM_WORD.search(source)):
             continue
         checked += 1
         for finding in check_text(prefix + source, str(path)):
             counts[finding.code] = counts.get(finding.code, 0) + 1
     covered = (
         "every file"
-        if FULL_CORPUS
+        if FULL
         else f"those naming a transform in 1 in {SHARE} and 1 in {SAMPLE} of the others (JAXREWRITE_FULL=1: all)"
     )
     print(f"\n[check corpus] {checked} of {len(files)} files analyzed: {covered}; findings {counts}")
-    assert checked == len(files) if FULL_CORPUS else checked >= 150, checked  # a sample that lost its way
+    assert checked == len(files) if FULL else checked >= 150, checked  # a sample that lost its way
     assert set(counts) <= {"JR100"}, counts  # Python 2 leftovers in numpy's tests would be JR100
 
 
