@@ -1,7 +1,9 @@
 """The prewarmed server's children end as fresh interpreters do: the same status, output and
 order of output for a normal end, ``sys.exit`` of each kind, an uncaught exception or interrupt,
 atexit handlers, threads still running and unflushed output (tests/prewarmed.py ends each child
-with ``os._exit`` once what ``Py_FinalizeEx`` does first is done)."""
+with ``os._exit`` once what ``Py_FinalizeEx`` does first is done); a child collects its own
+garbage as ever, while what the server made is frozen. Last, conftest's other head start for the
+programs the suite starts: jaxrewrite's bytecode, current before any test runs."""
 
 from __future__ import annotations
 
@@ -43,6 +45,11 @@ PROGRAMS = {
     ),
     "os._exit skips atexit": "import atexit, os\natexit.register(print, 'never')\nprint('x', flush=True)\nos._exit(7)",
     "a weakref finalizer at exit": "import weakref\nclass C: pass\nc = C()\nweakref.finalize(c, print, 'finalized')",
+    # The server's heap is frozen (gc.freeze): what the program itself makes is collected as ever.
+    "its own cyclic garbage collected": (
+        "import gc, weakref\nclass C:\n    def __del__(self): print('finalized')\n"
+        "c = C()\nc.me = c\ngone = weakref.ref(c)\ndel c\nprint(gc.collect() > 0, gone() is None)"
+    ),
 }
 
 
@@ -87,3 +94,31 @@ def test_a_script_and_a_module_end_the_same_way(tmp_path: Path, prewarmed: Prewa
         )
         forked = prewarmed.run(argv, tmp_path, 120, env)
         assert (forked.returncode, forked.stdout, forked.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr), argv
+
+
+def test_what_the_server_made_is_frozen_and_only_that(tmp_path: Path, prewarmed: Prewarmed) -> None:
+    """The one difference gc.freeze makes, as the module's docstring lists it: a child's
+    collections pass over what it made, not over jax's objects (a fresh interpreter freezes nothing)."""
+    code = "import gc, jax\nprint(gc.get_freeze_count() > len(gc.get_objects()), gc.get_freeze_count() > 0)"
+    env = support.child_env()
+    fresh = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=True)
+    forked = prewarmed.run(["-c", code], tmp_path, 120, env)
+    assert (fresh.stdout, forked.returncode, forked.stdout) == ("False False\n", 0, "True True\n"), forked.stderr
+
+
+def test_jaxrewrites_bytecode_is_current_while_the_suite_runs() -> None:
+    """conftest writes it before any test starts a program (an editable install with
+    PYTHONDONTWRITEBYTECODE writes none), so no program compiles jaxrewrite from source."""
+    import importlib.util
+
+    package = support.REPO / "jaxrewrite"
+    stale = []
+    for source in sorted(package.rglob("*.py")):
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        data = cached.read_bytes() if cached.exists() else b""
+        # A timestamped pyc: magic, flags 0, then the source's mtime and size, as import checks them.
+        stat = source.stat()
+        header = importlib.util.MAGIC_NUMBER + bytes(4) + (int(stat.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+        if not data.startswith(header) or int.from_bytes(data[12:16], "little") != stat.st_size & 0xFFFFFFFF:
+            stale.append(str(source.relative_to(support.REPO)))
+    assert not stale, stale
