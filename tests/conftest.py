@@ -9,7 +9,6 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 # Must happen before anything imports jax: pmap tests need several (CPU) devices.
@@ -150,7 +149,9 @@ def _bytecode() -> None:
         return
     import compileall
 
-    compileall.compile_dir(str(Path(__file__).resolve().parents[1] / "jaxrewrite"), quiet=2)
+    from support import REPO
+
+    compileall.compile_dir(str(REPO / "jaxrewrite"), quiet=2)
 
 
 def _compiled_programs() -> str:
