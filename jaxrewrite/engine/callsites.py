@@ -12,6 +12,7 @@ from jaxrewrite.engine.classes import FunctionalClass, local_class
 from jaxrewrite.engine.completion import (
     ambiguity_error,
     check_import_visible,
+    depth_error,
     factory_error,
     is_overload,
     per_leaf_names,
@@ -25,7 +26,7 @@ from jaxrewrite.engine.recognise import (
     classify,
     classify_registration,
 )
-from jaxrewrite.engine.resolve import MAX_DEPTH, qualname
+from jaxrewrite.engine.resolve import MAX_DEPTH, qualname, too_deep
 from jaxrewrite.engine.scopes import Assigned, Binding, Defined, DefinedClass, Scope, Site
 from jaxrewrite.engine.signature import read_signature
 from jaxrewrite.engine.specs.registration import registration_values
@@ -68,6 +69,8 @@ class CallSites(Walker):
             marked = self._marked_function(call.args[0], scope, site)
             if marked is not None and ambiguous(call.func, scope):
                 raise ambiguity_error(call.func, self.src)
+            if marked is not None and too_deep(call.func, scope):
+                raise depth_error(call.func, self.src)
             if marked is not None and looks_like_transform(call.func):
                 self.unknown_calls.setdefault(id(marked), call.func)
             return

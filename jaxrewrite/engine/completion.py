@@ -9,7 +9,7 @@ import bisect
 
 from jaxrewrite.engine.analysis import Leaf
 from jaxrewrite.engine.recognise import TransformRef
-from jaxrewrite.engine.resolve import binding_scope, qualname
+from jaxrewrite.engine.resolve import MAX_DEPTH, binding_scope, qualname
 from jaxrewrite.engine.scopes import Scope
 from jaxrewrite.engine.signature import Signature
 from jaxrewrite.engine.source import Source
@@ -50,6 +50,16 @@ def ambiguity_error(expr: ast.expr, src: Source) -> RewriteError:
         "JR104",
         f"cannot tell whether {ast.unparse(expr)!r} is a JAX transform: its name is bound more than "
         "once in this scope, once to a transform; bind it once so the Static parameters are not ignored",
+    )
+
+
+def depth_error(expr: ast.expr, src: Source) -> RewriteError:
+    return src.error(
+        expr,
+        "JR127",
+        f"cannot tell whether {ast.unparse(expr)!r} is a JAX transform: reading it takes more than "
+        f"{MAX_DEPTH} aliases, or goes round a loop of them; name the transform directly (or through "
+        "a shorter alias) so the Static parameters are not ignored",
     )
 
 

@@ -8,10 +8,11 @@ import ast
 from jaxrewrite.engine import specs
 from jaxrewrite.engine.analysis import Inner, Leaf, Use, UseKind, held_leaves, needs_edit
 from jaxrewrite.engine.classes import ClassInfo, FunctionalClass, leaf_class
-from jaxrewrite.engine.resolve import MAX_DEPTH
+from jaxrewrite.engine.resolve import MAX_DEPTH, too_deep
 from jaxrewrite.engine.completion import (
     ambiguity_error,
     check_import_visible,
+    depth_error,
     factory_error,
     header_mentions,
     per_leaf_names,
@@ -67,6 +68,8 @@ class Decorators(Walker):
         if ref is None:
             if marked and ambiguous(deco, scope):
                 raise ambiguity_error(deco, self.src)
+            if marked and too_deep(deco, scope):
+                raise depth_error(deco, self.src)
             return
         self.applied.add(id(func))
         decorators = func.decorator_list

@@ -9,7 +9,9 @@ from jaxrewrite.engine.scopes import Assigned, Binding, Imported, Marked, Scope
 from jaxrewrite.engine.table import MARKER_EXPORTS, STAR_EXPORTS, canonical
 
 #: Alias chains (and nested annotations, base classes) deeper than this resolve to nothing:
-#: real code never comes close, and a cycle must not recurse forever.
+#: real code never comes close, and a cycle must not recurse forever. Where a marker or a
+#: transform could be lost that way, the analysis refuses instead (JR127: ``too_deep`` and
+#: ``signature.MarkerReader``), so "nothing" never silently reads as "not a marker".
 MAX_DEPTH = 32
 
 B = TypeVar("B", bound=Binding)
@@ -90,6 +92,86 @@ def alias_of(expr: ast.expr, scope: Scope) -> Assigned | None:
 def marked(expr: ast.expr, scope: Scope) -> Marked | None:
     """An outer-environment marker alias a bare name refers to."""
     return only(expr, scope, Marked)
+
+
+def too_deep(expr: ast.expr, scope: Scope) -> bool:
+    """Is ``recognise.classify``'s None for ``expr`` its depth cut's (a longer chain, or a loop)?
+
+    That None is the same as "not a transform": asked only where it would leave a marked def
+    untransformed. Follows exactly the links ``classify`` and ``qualname`` follow, each (node,
+    depth) once, so a name bound many ways cannot make it exponential.
+    """
+    return _classify_cut(expr, scope, 0, set())
+
+
+def _classify_cut(expr: ast.expr, scope: Scope, depth: int, seen: set[tuple[int, int]]) -> bool:
+    if depth > MAX_DEPTH:
+        return True
+    if isinstance(expr, (ast.Name, ast.Attribute)):
+        if _qualname_cut(expr, scope, 0, seen):  # classify reads the name at qualname's own depth 0
+            return True
+        alias = alias_of(expr, scope)
+        return alias is not None and isinstance(alias.value, ast.Call) and _classify_cut(alias.value, alias.scope, depth + 1, seen)
+    if isinstance(expr, ast.Call):
+        if _qualname_cut(expr.func, scope, 0, seen):
+            return True
+        if is_partial(qualname(expr.func, scope)):
+            return len(expr.args) == 1 and _classify_cut(expr.args[0], scope, depth + 1, seen)
+        return not expr.args and _classify_cut(expr.func, scope, depth + 1, seen)
+    return False
+
+
+def _qualname_cut(expr: ast.expr, scope: Scope, depth: int, seen: set[tuple[int, int]]) -> bool:
+    if depth > MAX_DEPTH:
+        return True
+    if (id(expr), depth) in seen:
+        return False  # answered False already: a True ends the search
+    seen.add((id(expr), depth))
+    if isinstance(expr, ast.Attribute):
+        return _qualname_cut(expr.value, scope, depth + 1, seen)
+    if not isinstance(expr, ast.Name):
+        return False
+    found = scope.lookup(expr.id)
+    if found is None:
+        return False
+    aliases = []
+    for binding in found[0]:
+        if isinstance(binding, Assigned) and isinstance(binding.value, (ast.Name, ast.Attribute)):
+            aliases.append(binding)
+        elif not isinstance(binding, Imported):
+            return False  # qualname answers None here whatever the depth
+    return any(_qualname_cut(b.value, b.scope, depth + 1, seen) for b in aliases)
+
+
+def reaches_marker(expr: ast.expr, scope: Scope) -> bool:
+    """Could ``expr`` spell a marker through any number of aliases (strings included)? Exact, with
+    no depth limit (each alias read once), and without recursion: what a reader that stopped at
+    ``MAX_DEPTH`` asks before it refuses, so that a loop of plain type aliases stays no marker."""
+    todo: list[tuple[ast.AST, Scope]] = [(expr, scope)]
+    read: set[int] = set()
+    while todo:
+        node, where = todo.pop()
+        for part in ast.walk(node):
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                parsed = parse_string(part.value)
+                if parsed is not None:
+                    todo.append((parsed, where))
+            if not isinstance(part, ast.Name):
+                continue
+            found = where.lookup(part.id)
+            if found is None:
+                if marker_name(_star(part.id, where)) is not None:
+                    return True
+                continue
+            for binding in found[0]:
+                if isinstance(binding, Marked):
+                    return True
+                if isinstance(binding, Imported) and binding.qualname.partition(".")[0] == "jaxrewrite":
+                    return True
+                if isinstance(binding, Assigned) and id(binding.value) not in read:
+                    read.add(id(binding.value))
+                    todo.append((binding.value, binding.scope))
+    return False
 
 
 def _star(name: str, scope: Scope) -> str | None:

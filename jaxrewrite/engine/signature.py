@@ -11,7 +11,16 @@ import ast
 import enum
 from typing import NamedTuple
 
-from jaxrewrite.engine.resolve import MAX_DEPTH, alias_of, is_annotated, marked, marker_name, parse_string, qualname
+from jaxrewrite.engine.resolve import (
+    MAX_DEPTH,
+    alias_of,
+    is_annotated,
+    marked,
+    marker_name,
+    parse_string,
+    qualname,
+    reaches_marker,
+)
 from jaxrewrite.engine.scopes import Scope
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import CONTAINERS, MARKER_CONSTANTS, MARKER_TYPES, Mark
@@ -209,9 +218,19 @@ class MarkerReader:
         return self.relevant is None or may_mark(expr, self.relevant)
 
     def _top(self, expr: ast.expr, scope: Scope, where: ast.expr, depth: int) -> Marks:
-        """Markers of ``expr`` as an outermost annotation; ``where`` locates errors."""
+        """Markers of ``expr`` as an outermost annotation; ``where`` locates errors. Past
+        ``MAX_DEPTH`` (aliases of aliases, annotations in annotations, or a loop of aliases) it
+        cannot tell, and says so: answering "no marker" would drop one silently."""
         if depth > MAX_DEPTH:
-            return _NONE
+            if not reaches_marker(expr, scope):
+                return _NONE  # a loop of plain type aliases (``Tree = dict[str, "Tree"]``): no marker
+            raise self.src.error(
+                where,
+                "JR127",
+                f"cannot tell whether {self.src.segment(where)} holds a marker: reading it takes more than "
+                f"{MAX_DEPTH} aliases or nested annotations, or goes round a loop of aliases; spell the marker "
+                "(or an alias of it) directly in the annotation",
+            )
         if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
             parsed = parse_string(expr.value)
             return frozenset() if parsed is None else self._top(parsed, scope, where, depth + 1)

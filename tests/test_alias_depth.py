@@ -1,0 +1,136 @@
+"""Past ``resolve.MAX_DEPTH`` the engine cannot tell, and says so (JR127).
+
+Alias chains, ``partial`` chains and nested annotations are read to a fixed depth so that a loop
+of aliases cannot recurse forever. Before JR127 the readers answered "nothing" there, and that
+"nothing" read as "no marker" or "not a transform": a Static parameter behind a long enough
+chain was silently traced. Each form below is read exactly up to its last link (rewritten, and
+the static argument drives Python control flow without a retrace), and one link further is a
+located RewriteError at import time, never the text left as it is.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import jax.numpy as jnp
+import pytest
+from golden_cases import execute
+
+from jaxrewrite import RewriteError, rewrite_source
+from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.resolve import MAX_DEPTH
+
+HEAD = "# jaxrewrite: enable\nimport jax\nfrom functools import partial\nfrom jaxrewrite import Static\n"
+BODY = "    out = x\n    for _ in range(n):\n        out = out + 1\n    return out\n"
+
+
+def marker_chain(links: int) -> str:
+    """``S0 = Static[int]``, then ``links`` plain aliases, the last one annotating ``n``."""
+    aliases = "S0 = Static[int]\n" + "".join(f"S{i} = S{i - 1}\n" for i in range(1, links + 1))
+    return HEAD + aliases + f"@jax.jit\ndef f(x, n: S{links}):\n" + BODY
+
+
+def jit_chain(links: int, marked: bool = True) -> str:
+    aliases = "j0 = jax.jit\n" + "".join(f"j{i} = j{i - 1}\n" for i in range(1, links + 1))
+    return HEAD + aliases + f"@j{links}\ndef f(x, n{': Static[int]' if marked else ''}):\n" + BODY
+
+
+def call_site_chain(links: int) -> str:
+    aliases = "j0 = jax.jit\n" + "".join(f"j{i} = j{i - 1}\n" for i in range(1, links + 1))
+    return HEAD + aliases + "def f(x, n: Static[int]):\n" + BODY + f"g = j{links}(f)\n"
+
+
+def partial_chain(links: int) -> str:
+    aliases = "j0 = partial(jax.jit, donate_argnums=())\n" + "".join(
+        f"j{i} = partial(j{i - 1})\n" for i in range(1, links + 1)
+    )
+    return HEAD + aliases + f"@j{links}\ndef f(x, n: Static[int]):\n" + BODY
+
+
+#: Each form with the most links the readers follow: one more is JR127. A plain alias is one
+#: level of the reader (markers: from the alias read; transforms: from the name's qualname), a
+#: ``partial`` link two (the alias, then the call's first argument).
+FORMS = {
+    "marker alias chain": (marker_chain, MAX_DEPTH - 1),
+    "transform alias chain, decorator": (jit_chain, MAX_DEPTH - 2),
+    "transform alias chain, call site": (call_site_chain, MAX_DEPTH - 2),
+    "partial chain": (partial_chain, MAX_DEPTH // 2 - 1),
+}
+
+
+def _last_def_line(text: str, name: str) -> int:
+    return next(node.lineno for node in ast.walk(ast.parse(text)) if isinstance(node, ast.FunctionDef) and node.name == name)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_read_to_the_last_link_and_the_static_argument_is_static(form: str) -> None:
+    make, links = FORMS[form]
+    text = make(links)
+    out = rewrite_source(text, "m.py")
+    assert out != text and "static_argnums=(1,)" in out and "static_argnames=('n',)" in out
+    module = execute(out, "m.py", "alias_depth_case")
+    jitted = module.g if "g = " in text else module.f
+    sizes = []
+    for n, expected in ((3, 3.0), (3, 3.0), (4, 4.0)):
+        assert float(jitted(jnp.float32(0.0), n)) == expected  # n drives range(n): it is static
+        sizes.append(jitted._cache_size())
+    assert sizes == [1, 1, 2], "n=3 twice traces once, n=4 once more"
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_one_link_further_is_jr127_at_the_use(form: str) -> None:
+    make, links = FORMS[form]
+    text = make(links + 1)
+    with pytest.raises(RewriteError) as caught:
+        rewrite_source(text, "m.py")
+    err = caught.value
+    assert err.code == "JR127" and err.filename == "m.py"  # type: ignore[attr-defined]
+    assert "cannot tell whether" in str(err)
+    if form == "marker alias chain":
+        line = _last_def_line(text, "f")
+        assert (err.lineno, err.offset) == (line, text.splitlines()[line - 1].index(f"S{links + 1}") + 1)
+    elif form == "transform alias chain, call site":
+        assert (err.lineno, err.offset) == (len(text.splitlines()), len("g = ") + 1)
+    else:  # the decorator, on the line above the def
+        assert (err.lineno, err.offset) == (_last_def_line(text, "f") - 1, 2)
+
+
+def test_an_unmarked_def_behind_a_long_chain_is_left_alone() -> None:
+    """Nothing is lost there: no marker depends on the answer, so nothing is refused."""
+    text = jit_chain(MAX_DEPTH + 8, marked=False)
+    assert rewrite_source(text, "m.py") == text
+
+
+def test_a_loop_of_aliases_is_jr127_where_it_read_as_not_a_transform() -> None:
+    """``a`` reads through ``b``, bound to jit in one branch and back to ``a`` in the other: the
+    name is bound once, so it is not JR104's ambiguity, and the loop used to end in "nothing"."""
+    text = HEAD + (
+        "if jax.__version__:\n    b = jax.jit\nelse:\n    b = a\na = b\n\n"
+        "@a\ndef f(x, n: Static[int]):\n" + BODY
+    )
+    with pytest.raises(RewriteError) as caught:
+        rewrite_source(text, "m.py")
+    assert caught.value.code == "JR127"  # type: ignore[attr-defined]
+
+
+def test_a_marker_nested_deeper_than_the_reader_goes_is_jr127_not_ignored() -> None:
+    """``list[list[...Static[int]...]]``: JR102 while the reader reaches the marker, JR127 past it
+    (the nested marker is still no marker to JAX: it must not pass silently)."""
+    def nested(depth: int) -> str:
+        ann = "Static[int]"
+        for _ in range(depth):
+            ann = f"list[{ann}]"
+        return HEAD + f"@jax.jit\ndef f(x, n: {ann}):\n" + BODY
+
+    codes = []
+    for depth in (MAX_DEPTH - 1, MAX_DEPTH + 1, 3 * MAX_DEPTH):
+        with pytest.raises(RewriteError) as caught:
+            rewrite_source(nested(depth), "m.py")
+        codes.append(caught.value.code)  # type: ignore[attr-defined]
+    assert codes == ["JR102", "JR127", "JR127"]
+
+
+def test_check_reports_jr127_as_an_error_finding() -> None:
+    analysis = analyze(marker_chain(MAX_DEPTH + 8), "m.py", lint=True)
+    found = [d for d in analysis.diagnostics if d.code == "JR127"]
+    assert len(found) == 1 and found[0].is_error
