@@ -134,3 +134,15 @@ def test_check_reports_jr127_as_an_error_finding() -> None:
     analysis = analyze(marker_chain(MAX_DEPTH + 8), "m.py", lint=True)
     found = [d for d in analysis.diagnostics if d.code == "JR127"]
     assert len(found) == 1 and found[0].is_error
+
+
+@pytest.mark.parametrize("filters", ["FAST", "EXHAUSTIVE"])
+def test_a_loop_of_plain_type_aliases_is_still_no_marker(filters: str) -> None:
+    """The reader stops in the loop (``Tree`` reads ``"Tree"`` again and again), but no name in
+    reach spells a marker: no refusal, and the Static beside it is applied as always."""
+    from jaxrewrite.engine import filters as known
+
+    text = HEAD + 'Tree = dict[str, "Tree"]\n\n@jax.jit\ndef f(x, n: Static[int], t: Tree | None = None):\n' + BODY
+    analysis = analyze(text, "m.py", filters=getattr(known, filters), lint=True)
+    assert not [d for d in analysis.diagnostics if d.is_error], analysis.diagnostics
+    assert rewrite_source(text, "m.py", filters=getattr(known, filters)).count("static_argnums=(1,)") == 1
