@@ -146,3 +146,30 @@ def test_a_loop_of_plain_type_aliases_is_still_no_marker(filters: str) -> None:
     analysis = analyze(text, "m.py", filters=getattr(known, filters), lint=True)
     assert not [d for d in analysis.diagnostics if d.is_error], analysis.diagnostics
     assert rewrite_source(text, "m.py", filters=getattr(known, filters)).count("static_argnums=(1,)") == 1
+
+
+def test_the_ledger_records_the_refused_marker_and_no_alias_as_unused() -> None:
+    """The ledger reads markers with no depth limit (loops end by the aliases being read): the
+    parameter behind the chain is an entry refused by JR127, each alias of the chain ends as its
+    use does, and no alias is reported as used by nothing (JR008, before: at the link where the
+    ledger's own reading stopped)."""
+    from jaxrewrite.engine.analysis import EntryKind, State
+
+    links = MAX_DEPTH + 8
+    analysis = analyze(marker_chain(links), "m.py", lint=True)
+    assert [d.code for d in analysis.diagnostics] == ["JR127"]
+    params = [e for e in analysis.ledger if e.kind is EntryKind.PARAMETER]
+    assert [(e.name, e.state, e.code) for e in params] == [("f.n", State.REFUSED, "JR127")]
+    chain = [e for e in analysis.ledger if e.kind is EntryKind.ALIAS]
+    assert len(chain) == links + 1 and {(e.state, e.code) for e in chain} == {(State.REFUSED, "JR127")}
+
+
+def test_a_loop_of_marker_aliases_ends_in_the_ledger() -> None:
+    """``A`` holds ``Static`` and reads ``B`` inside a string, ``B`` is ``A``: the ledger's reading
+    ends (each alias read once on its way) and finds the marker both spell."""
+    from jaxrewrite.engine.analysis import EntryKind
+
+    text = HEAD + 'A = Static["B"]\nB = A\n\n@jax.jit\ndef f(x, n: B):\n' + BODY
+    analysis = analyze(text, "m.py", lint=True)
+    entries = {(e.kind, e.name): e for e in analysis.ledger}
+    assert (EntryKind.PARAMETER, "f.n") in entries and (EntryKind.ALIAS, "A") in entries, analysis.ledger

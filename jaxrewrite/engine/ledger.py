@@ -23,7 +23,6 @@ from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.fields import form_of
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.resolve import (
-    MAX_DEPTH,
     alias_of,
     marked,
     marker_name,
@@ -103,16 +102,30 @@ class _Site:
 # -- finding the markers of one expression --------------------------------------------------------
 
 
-def _mentions(expr: ast.AST | None, scope: Scope, aliases: set[str], depth: int = 0) -> frozenset[Mark]:
+def _mentions(
+    expr: ast.AST | None,
+    scope: Scope,
+    aliases: set[str],
+    depth: int = 0,
+    reading: set[int] | None = None,
+    memo: dict[int, tuple[frozenset[Mark], frozenset[str]]] | None = None,
+) -> frozenset[Mark]:
     """Every marker ``expr`` spells anywhere inside it, through module aliases and strings; not
-    inside ``Callable[...]``, whose markers describe another function's parameters."""
-    if expr is None or depth > MAX_DEPTH:
+    inside ``Callable[...]``, whose markers describe another function's parameters.
+
+    No depth limit (deep trees go to engine/depth.py's second attempt): the ledger records
+    the markers the rewriter refuses past its own depth (JR127) too. ``reading`` holds the
+    aliases being read, so a loop of them ends; ``memo`` each alias read once per expression.
+    """
+    if expr is None:
         return frozenset()
+    reading = set() if reading is None else reading
+    memo = {} if memo is None else memo
     if isinstance(expr, ast.Constant):
         if isinstance(expr.value, str) and depth < 8:
             parsed = parse_string(expr.value)
             if parsed is not None and not isinstance(parsed, ast.Constant):
-                return _mentions(parsed, scope, aliases, depth + 1)
+                return _mentions(parsed, scope, aliases, depth + 1, reading, memo)
         return frozenset()
     if isinstance(expr, ast.Subscript) and qualname(expr.value, scope) in _CALLABLE:
         return frozenset()
@@ -125,16 +138,29 @@ def _mentions(expr: ast.AST | None, scope: Scope, aliases: set[str], depth: int 
             if outer is not None:
                 return outer.markers
             alias = alias_of(expr, scope)
-            if alias is not None and alias.value is not None and not _is_container_call(alias.value, alias.scope):
-                inner = _mentions(alias.value, alias.scope, aliases, depth + 1)
-                if inner:
-                    aliases.add(expr.id)
-                return inner
-            return frozenset()
-    found: set[Mark] = set()
+            if alias is None or alias.value is None or _is_container_call(alias.value, alias.scope):
+                return frozenset()
+            key = id(alias)
+            if key in memo:
+                inner, names = memo[key]
+            elif key in reading:
+                return frozenset()  # round a loop: what it holds is read where the loop began
+            else:
+                reading.add(key)
+                found: set[str] = set()
+                inner = _mentions(alias.value, alias.scope, found, depth + 1, reading, memo)
+                reading.discard(key)
+                names = frozenset(found)
+                if not reading:  # a result read inside a loop may lack the loop's other part
+                    memo[key] = (inner, names)
+            aliases |= names
+            if inner:
+                aliases.add(expr.id)
+            return inner
+    marks: set[Mark] = set()
     for child in ast.iter_child_nodes(expr):
-        found |= _mentions(child, scope, aliases, depth + 1)
-    return frozenset(found)
+        marks |= _mentions(child, scope, aliases, depth + 1, reading, memo)
+    return frozenset(marks)
 
 
 _CALLABLE = frozenset({"typing.Callable", "collections.abc.Callable"})
