@@ -23,6 +23,7 @@ from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.fields import form_of
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.resolve import (
+    MAX_DEPTH,
     alias_of,
     marked,
     marker_name,
@@ -102,30 +103,41 @@ class _Site:
 # -- finding the markers of one expression --------------------------------------------------------
 
 
+class Reading:
+    """What ``_mentions`` keeps for one module: each alias's markers and the marker aliases it
+    reads through, each alias read once. Aliases that read each other round a loop are one
+    strongly connected component (Tarjan's stack and low links), and all of them get what its
+    first-read alias found, once the loop is closed: linear in the aliases, loops included."""
+
+    def __init__(self) -> None:
+        self.memo: dict[int, tuple[frozenset[Mark], frozenset[str]]] = {}
+        #: The aliases on the stack, by their place on it: being read, or read but in a loop
+        #: whose first alias is still being read.
+        self.index: dict[int, int] = {}
+        self.stack: list[tuple[int, str]] = []
+        #: The lowest place on the stack the alias being read reaches round a loop.
+        self.low = 0
+
+
 def _mentions(
-    expr: ast.AST | None,
-    scope: Scope,
-    aliases: set[str],
-    depth: int = 0,
-    reading: set[int] | None = None,
-    memo: dict[int, tuple[frozenset[Mark], frozenset[str]]] | None = None,
+    expr: ast.AST | None, scope: Scope, aliases: set[str], depth: int = 0, reading: Reading | None = None
 ) -> frozenset[Mark]:
     """Every marker ``expr`` spells anywhere inside it, through module aliases and strings; not
     inside ``Callable[...]``, whose markers describe another function's parameters.
 
-    No depth limit (deep trees go to engine/depth.py's second attempt): the ledger records
-    the markers the rewriter refuses past its own depth (JR127) too. ``reading`` holds the
-    aliases being read, so a loop of them ends; ``memo`` each alias read once per expression.
+    ``depth`` bounds the nesting read within one expression; an alias's value is an expression
+    of its own, read from depth 0 and once per module (``reading``), so a chain of aliases of
+    any length is read (a marker the rewriter refuses past its own depth, JR127, is in the
+    ledger as refused) and a loop of them ends.
     """
-    if expr is None:
+    if expr is None or depth > MAX_DEPTH:
         return frozenset()
-    reading = set() if reading is None else reading
-    memo = {} if memo is None else memo
+    reading = Reading() if reading is None else reading
     if isinstance(expr, ast.Constant):
         if isinstance(expr.value, str) and depth < 8:
             parsed = parse_string(expr.value)
             if parsed is not None and not isinstance(parsed, ast.Constant):
-                return _mentions(parsed, scope, aliases, depth + 1, reading, memo)
+                return _mentions(parsed, scope, aliases, depth + 1, reading)
         return frozenset()
     if isinstance(expr, ast.Subscript) and qualname(expr.value, scope) in _CALLABLE:
         return frozenset()
@@ -140,27 +152,42 @@ def _mentions(
             alias = alias_of(expr, scope)
             if alias is None or alias.value is None or _is_container_call(alias.value, alias.scope):
                 return frozenset()
-            key = id(alias)
-            if key in memo:
-                inner, names = memo[key]
-            elif key in reading:
-                return frozenset()  # round a loop: what it holds is read where the loop began
-            else:
-                reading.add(key)
-                found: set[str] = set()
-                inner = _mentions(alias.value, alias.scope, found, depth + 1, reading, memo)
-                reading.discard(key)
-                names = frozenset(found)
-                if not reading:  # a result read inside a loop may lack the loop's other part
-                    memo[key] = (inner, names)
+            inner, names = _alias(alias, expr.id, reading)
             aliases |= names
             if inner:
                 aliases.add(expr.id)
             return inner
     marks: set[Mark] = set()
     for child in ast.iter_child_nodes(expr):
-        marks |= _mentions(child, scope, aliases, depth + 1, reading, memo)
+        marks |= _mentions(child, scope, aliases, depth + 1, reading)
     return frozenset(marks)
+
+
+def _alias(alias: Assigned, name: str, reading: Reading) -> tuple[frozenset[Mark], frozenset[str]]:
+    """The markers an alias's value spells and the marker aliases it reads through."""
+    key = id(alias)
+    if key in reading.memo:
+        return reading.memo[key]
+    if key in reading.index:  # round a loop: what it holds joins the loop's first alias
+        reading.low = min(reading.low, reading.index[key])
+        return frozenset(), frozenset()
+    place = len(reading.stack)
+    reading.index[key] = place
+    reading.stack.append((key, name))
+    outer, reading.low = reading.low, place
+    found: set[str] = set()
+    marks = _mentions(alias.value, alias.scope, found, 0, reading)
+    low, reading.low = reading.low, min(outer, reading.low)
+    result = marks, frozenset(found)
+    if low == place:  # the first alias of its loop (or in none): the loop is closed
+        members = reading.stack[place:]
+        del reading.stack[place:]
+        if len(members) > 1 and marks:  # each reads the others by name
+            result = marks, result[1] | {member for _, member in members}
+        for member, _ in members:
+            del reading.index[member]
+            reading.memo[member] = result
+    return result
 
 
 _CALLABLE = frozenset({"typing.Callable", "collections.abc.Callable"})
@@ -208,6 +235,7 @@ class _Collector:
         self._followed: dict[tuple[str, int, str], str | None] = {}
         self.statements = scopes.statements
         self._called: set[str] | None = None
+        self.reading = Reading()
 
     def body(self, stmts: list[ast.stmt], scope: Scope, in_class: ast.ClassDef | None = None) -> None:
         for stmt in stmts:
@@ -247,7 +275,7 @@ class _Collector:
             if arg.annotation is None:
                 continue
             aliases: set[str] = set()
-            marks = _mentions(arg.annotation, scope, aliases)
+            marks = _mentions(arg.annotation, scope, aliases, reading=self.reading)
             name = f"{func.name}.{arg.arg}"
             if marks:
                 self.sites.append(_Site(EntryKind.PARAMETER, name, arg, func, aliases, marks))
@@ -255,7 +283,7 @@ class _Collector:
                 self.imported(arg, arg.annotation, scope, name, func)
         if func.returns is not None:
             aliases = set()
-            if _mentions(func.returns, scope, aliases):
+            if _mentions(func.returns, scope, aliases, reading=self.reading):
                 self.sites.append(
                     _Site(EntryKind.VARIABLE, f"{func.name} return", func.returns, func, aliases, frozenset(),
                           "a marker on a return annotation does nothing: only parameters and pytree class "
@@ -270,7 +298,7 @@ class _Collector:
         if qualname(stmt.annotation, scope) in ("typing.TypeAlias", "typing_extensions.TypeAlias"):
             self.alias(stmt, target, stmt.value, scope)
             return
-        marks = _mentions(stmt.annotation, scope, aliases)
+        marks = _mentions(stmt.annotation, scope, aliases, reading=self.reading)
         if in_class is not None and isinstance(stmt.target, ast.Name):
             if marks:
                 self.sites.append(_Site(EntryKind.FIELD, f"{in_class.name}.{target}", stmt, in_class, aliases, marks))
@@ -298,7 +326,7 @@ class _Collector:
     def alias(self, stmt: ast.AST, name: str | ast.expr, value: ast.expr | None, scope: Scope) -> None:
         label = name.id if isinstance(name, ast.Name) else str(name)
         aliases: set[str] = set()
-        marks = _mentions(value, scope, aliases)
+        marks = _mentions(value, scope, aliases, reading=self.reading)
         if marks:
             self.sites.append(_Site(EntryKind.ALIAS, label, stmt, None, aliases, marks))
 
@@ -315,7 +343,7 @@ class _Collector:
         pairs += [(kw.arg, kw.value, kw) for kw in call.keywords if kw.arg is not None and kw.arg != "total"]
         for key, value, where in pairs:
             aliases: set[str] = set()
-            marks = _mentions(value, scope, aliases)
+            marks = _mentions(value, scope, aliases, reading=self.reading)
             if marks:
                 self.sites.append(_Site(EntryKind.FIELD, f"{name}.{key.strip(chr(39) + chr(34))}", where, call,
                                         aliases, marks))
