@@ -58,6 +58,16 @@ FORMS = {
 }
 
 
+LEAF_HEAD = HEAD + "from typing import TypedDict\n\n\nclass Cfg(TypedDict):\n    x: jax.Array\n    n: Static[int]\n\n\n"
+
+
+def leaf_chain(links: int) -> str:
+    """A TypedDict with a Static entry, reached through ``links`` plain aliases: per-leaf statics."""
+    aliases = "A0 = Cfg\n" + "".join(f"A{i} = A{i - 1}\n" for i in range(1, links + 1))
+    body = "    TRACES.append(c['n'])\n    out = c['x']\n    for _ in range(c['n']):\n        out = out + 1\n    return out\n"
+    return LEAF_HEAD + "TRACES = []\n" + aliases + f"@jax.jit\ndef f(c: A{links}):\n" + body
+
+
 def _last_def_line(text: str, name: str) -> int:
     return next(node.lineno for node in ast.walk(ast.parse(text)) if isinstance(node, ast.FunctionDef) and node.name == name)
 
@@ -212,3 +222,39 @@ def test_the_ledger_reads_each_alias_once(aliases: str, monkeypatch: pytest.Monk
     text = HEAD + "x0 = 1\n" + aliases + "\n@jax.jit\ndef f(x, n: Static[int]):\n" + BODY
     calls, nodes = _ledger_reads(text, monkeypatch)
     assert calls <= nodes, (calls, nodes)
+
+
+def test_a_per_leaf_class_read_to_the_last_link_and_one_link_further_is_jr127() -> None:
+    """The TypedDict's Static entry ``n`` drives ``range`` through 31 aliases (split per call, no
+    retrace for the same ``n``); one alias more used to leave the text as it was, the entry
+    silently traced."""
+    last = MAX_DEPTH - 1
+    module = execute(rewrite_source(leaf_chain(last), "m.py"), "m.py", "alias_depth_leaf")
+    for n, expected in ((3, 3.0), (3, 3.0), (4, 4.0)):
+        assert float(module.f({"x": jnp.float32(n), "n": n})) == expected + n  # a new x each time
+    assert module.TRACES == [3, 4], "n=3 twice traces once (a static int), n=4 once more"
+    text = leaf_chain(last + 1)
+    with pytest.raises(RewriteError) as caught:
+        rewrite_source(text, "m.py")
+    err = caught.value
+    line = _last_def_line(text, "f")
+    assert (err.code, err.lineno, err.offset) == ("JR127", line, text.splitlines()[line - 1].index("A") + 1)  # type: ignore[attr-defined]
+
+
+def test_a_loop_of_aliases_that_reaches_no_per_leaf_class_is_quiet() -> None:
+    text = LEAF_HEAD + "if jax:\n    B = C\nelse:\n    C = B\n\n@jax.jit\ndef f(x, n: Static[int], b: B = None):\n" + BODY
+    assert "static_argnums=(1,)" in rewrite_source(text, "m.py")
+
+
+def test_an_entry_reaching_a_per_leaf_class_past_the_depth_is_jr127_at_the_entry() -> None:
+    """``Outer``'s entry ``inner`` names ``Cfg`` through 40 aliases: the nested split cannot be
+    read, and says so where the entry is."""
+    aliases = "A0 = Cfg\n" + "".join(f"A{i} = A{i - 1}\n" for i in range(1, 41))
+    text = LEAF_HEAD + aliases + (
+        "class Outer(TypedDict):\n    inner: A40\n    k: Static[int]\n\n"
+        "@jax.jit\ndef f(o: Outer):\n    return o['inner']['x'] * o['k']\n"
+    )
+    with pytest.raises(RewriteError) as caught:
+        rewrite_source(text, "m.py")
+    assert caught.value.code == "JR127"  # type: ignore[attr-defined]
+    assert caught.value.lineno == text.splitlines().index("    inner: A40") + 1  # type: ignore[attr-defined]

@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass
 
 from jaxrewrite.engine.recognise import classify_registration
-from jaxrewrite.engine.resolve import MAX_DEPTH, alias_of, parse_string, qualname, single
+from jaxrewrite.engine.resolve import MAX_DEPTH, TooDeep, alias_of, parse_string, qualname, single
 from jaxrewrite.engine.scopes import Assigned, DefinedClass, Scope
 from jaxrewrite.engine.signature import MarkerReader
 from jaxrewrite.engine.source import Source
@@ -210,9 +210,10 @@ def leaf_class(ann: ast.expr, scope: Scope, depth: int = 0) -> tuple[LocalClass,
     """The class of this module an annotation names, seen through the spellings that keep its
     instances as they are: a string, ``Optional[C]``, ``C | None``, ``Union[C, None]``,
     ``Annotated[C, ...]``, an alias ``A = C`` and a generic ``C[T]``; with whether None is
-    allowed. None for anything else (a union of two classes names no one container)."""
+    allowed. None for anything else (a union of two classes names no one container);
+    ``TooDeep`` past ``MAX_DEPTH`` (a longer chain of aliases, or a loop of them)."""
     if depth > MAX_DEPTH:
-        return None
+        raise TooDeep
     if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
         parsed = parse_string(ann.value)
         return None if parsed is None else leaf_class(parsed, scope, depth + 1)

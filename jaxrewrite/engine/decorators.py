@@ -7,8 +7,7 @@ import ast
 
 from jaxrewrite.engine import specs
 from jaxrewrite.engine.analysis import Inner, Leaf, Use, UseKind, held_leaves, needs_edit
-from jaxrewrite.engine.classes import ClassInfo, FunctionalClass, leaf_class
-from jaxrewrite.engine.resolve import MAX_DEPTH, too_deep
+from jaxrewrite.engine.classes import ClassInfo, FunctionalClass, LocalClass, leaf_class
 from jaxrewrite.engine.completion import (
     ambiguity_error,
     check_import_visible,
@@ -19,8 +18,9 @@ from jaxrewrite.engine.completion import (
 )
 from jaxrewrite.engine.filters import lines_mentioning, may_matter
 from jaxrewrite.engine.recognise import ambiguous, classify
+from jaxrewrite.engine.resolve import MAX_DEPTH, TooDeep, too_deep
 from jaxrewrite.engine.scopes import DefinedClass, Scope
-from jaxrewrite.engine.signature import Kind, Signature, read_signature
+from jaxrewrite.engine.signature import Kind, Signature, may_mark, read_signature
 from jaxrewrite.engine.table import Container, Mark
 from jaxrewrite.engine.walker import Walker
 from jaxrewrite.engine.wrappers import passes_through, wrapper_error
@@ -117,7 +117,7 @@ class Decorators(Walker):
             ann = param.node.annotation
             if param.markers or ann is None:
                 continue
-            found_class = leaf_class(ann, scope)
+            found_class = self.leaf_class(ann, scope)
             if found_class is None:
                 continue
             info = self.info(found_class[0])
@@ -137,6 +137,22 @@ class Decorators(Walker):
             found.append(Leaf(param, info.kind, statics, marks, inner))
         return tuple(found)
 
+    def leaf_class(self, ann: ast.expr, scope: Scope) -> tuple[LocalClass, bool] | None:
+        """``classes.leaf_class``, or JR127 where it cannot tell and a container with marked
+        entries is in reach (``leaf_names`` is the closure of the names made from one)."""
+        try:
+            return leaf_class(ann, scope)
+        except TooDeep:
+            if not may_mark(ann, self.leaf_names):
+                return None  # a loop of aliases that reaches no container with marked entries
+            raise self.src.error(
+                ann,
+                "JR127",
+                f"cannot tell whether {self.src.segment(ann)} is a TypedDict or NamedTuple with Static entries: "
+                f"reading it takes more than {MAX_DEPTH} aliases or nested annotations, or goes round a loop of "
+                "aliases; name the class directly (or through a shorter alias)",
+            ) from None
+
     def inner_entries(self, info: ClassInfo, path: tuple[int, ...]) -> tuple[Inner, ...]:
         """The unmarked entries of a container that are containers with marked entries
         themselves (to any depth), each with every marked entry (``Inner.held`` narrows)."""
@@ -144,7 +160,7 @@ class Decorators(Walker):
         for entry in info.fields:
             if entry.markers or entry.annotation is None or entry.scope is None:
                 continue
-            local = leaf_class(entry.annotation, entry.scope)
+            local = self.leaf_class(entry.annotation, entry.scope)
             if local is None:
                 continue
             sub = self.info(local[0])

@@ -17,6 +17,11 @@ MAX_DEPTH = 32
 B = TypeVar("B", bound=Binding)
 
 
+class TooDeep(Exception):
+    """A reader went past ``MAX_DEPTH``: it cannot tell what the expression is. Raised where the
+    caller, not the reader, knows whether that answer could lose a marker (``classes.leaf_class``)."""
+
+
 def qualname(expr: ast.expr, scope: Scope, depth: int = 0) -> str | None:
     """The dotted name ``expr`` denotes through imports and plain-name aliases, if known."""
     if depth > MAX_DEPTH:
