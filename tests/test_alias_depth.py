@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 
+import jax
 import jax.numpy as jnp
 import pytest
 from golden_cases import execute
@@ -68,6 +69,14 @@ def leaf_chain(links: int) -> str:
     return LEAF_HEAD + "TRACES = []\n" + aliases + f"@jax.jit\ndef f(c: A{links}):\n" + body
 
 
+def _by_hand(x: jax.Array, n: int) -> jax.Array:
+    """``BODY`` written by hand."""
+    out = x
+    for _ in range(n):
+        out = out + 1
+    return out
+
+
 def _last_def_line(text: str, name: str) -> int:
     return next(node.lineno for node in ast.walk(ast.parse(text)) if isinstance(node, ast.FunctionDef) and node.name == name)
 
@@ -80,11 +89,14 @@ def test_read_to_the_last_link_and_the_static_argument_is_static(form: str) -> N
     assert out != text and "static_argnums=(1,)" in out and "static_argnames=('n',)" in out
     module = execute(out, "m.py", "alias_depth_case")
     jitted = module.g if "g = " in text else module.f
-    sizes = []
-    for n, expected in ((3, 3.0), (3, 3.0), (4, 4.0)):
-        assert float(jitted(jnp.float32(0.0), n)) == expected  # n drives range(n): it is static
+    hand = jax.jit(lambda x, n: _by_hand(x, n), static_argnums=1)  # the truth, in plain JAX (its own cache)
+    sizes, hand_sizes = [], []
+    for x, n in ((0.0, 3), (1.0, 3), (0.0, 4)):
+        got = float(jitted(jnp.float32(x), n))  # n drives range(n): it is static
+        assert got == float(hand(jnp.float32(x), n)) == x + n
         sizes.append(jitted._cache_size())
-    assert sizes == [1, 1, 2], "n=3 twice traces once, n=4 once more"
+        hand_sizes.append(hand._cache_size())
+    assert sizes == hand_sizes == [1, 1, 2], "n=3 twice traces once, n=4 once more"
 
 
 @pytest.mark.parametrize("form", FORMS)
@@ -230,9 +242,16 @@ def test_a_per_leaf_class_read_to_the_last_link_and_one_link_further_is_jr127() 
     silently traced."""
     last = MAX_DEPTH - 1
     module = execute(rewrite_source(leaf_chain(last), "m.py"), "m.py", "alias_depth_leaf")
-    for n, expected in ((3, 3.0), (3, 3.0), (4, 4.0)):
-        assert float(module.f({"x": jnp.float32(n), "n": n})) == expected + n  # a new x each time
-    assert module.TRACES == [3, 4], "n=3 twice traces once (a static int), n=4 once more"
+    traces: list[int] = []
+
+    def by_hand(x: jax.Array, n: int) -> jax.Array:  # the truth: the entry passed as a static argument
+        traces.append(n)
+        return _by_hand(x, n)
+
+    hand = jax.jit(by_hand, static_argnums=1)
+    for x, n in ((0.0, 3), (1.0, 3), (0.0, 4)):
+        assert float(module.f({"x": jnp.float32(x), "n": n})) == float(hand(jnp.float32(x), n)) == x + n
+    assert module.TRACES == traces == [3, 4], "n=3 twice traces once (a static int), n=4 once more"
     text = leaf_chain(last + 1)
     with pytest.raises(RewriteError) as caught:
         rewrite_source(text, "m.py")

@@ -9,7 +9,7 @@ import bisect
 
 from jaxrewrite.engine.analysis import Leaf
 from jaxrewrite.engine.recognise import TransformRef
-from jaxrewrite.engine.resolve import MAX_DEPTH, binding_scope, qualname
+from jaxrewrite.engine.resolve import PAST_DEPTH, binding_scope, qualname
 from jaxrewrite.engine.scopes import Scope
 from jaxrewrite.engine.signature import Signature
 from jaxrewrite.engine.source import Source
@@ -57,9 +57,8 @@ def depth_error(expr: ast.expr, src: Source) -> RewriteError:
     return src.error(
         expr,
         "JR127",
-        f"cannot tell whether {ast.unparse(expr)!r} is a JAX transform: reading it takes more than "
-        f"{MAX_DEPTH} aliases, or goes round a loop of them; name the transform directly (or through "
-        "a shorter alias) so the Static parameters are not ignored",
+        f"cannot tell whether {ast.unparse(expr)!r} is a JAX transform: {PAST_DEPTH}; name the transform "
+        "directly (or through a shorter alias) so the Static parameters are not ignored",
     )
 
 

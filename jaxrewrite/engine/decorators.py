@@ -18,7 +18,7 @@ from jaxrewrite.engine.completion import (
 )
 from jaxrewrite.engine.filters import lines_mentioning, may_matter
 from jaxrewrite.engine.recognise import ambiguous, classify
-from jaxrewrite.engine.resolve import MAX_DEPTH, TooDeep, too_deep
+from jaxrewrite.engine.resolve import MAX_DEPTH, PAST_DEPTH, TooDeep, too_deep
 from jaxrewrite.engine.scopes import DefinedClass, Scope
 from jaxrewrite.engine.signature import Kind, Signature, may_mark, read_signature
 from jaxrewrite.engine.table import Container, Mark
@@ -149,8 +149,7 @@ class Decorators(Walker):
                 ann,
                 "JR127",
                 f"cannot tell whether {self.src.segment(ann)} is a TypedDict or NamedTuple with Static entries: "
-                f"reading it takes more than {MAX_DEPTH} aliases or nested annotations, or goes round a loop of "
-                "aliases; name the class directly (or through a shorter alias)",
+                f"{PAST_DEPTH}; name the class directly (or through a shorter alias)",
             ) from None
 
     def inner_entries(self, info: ClassInfo, path: tuple[int, ...]) -> tuple[Inner, ...]:

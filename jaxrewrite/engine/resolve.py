@@ -13,6 +13,8 @@ from jaxrewrite.engine.table import MARKER_EXPORTS, STAR_EXPORTS, canonical
 #: transform could be lost that way, the analysis refuses instead (JR127: ``too_deep`` and
 #: ``signature.MarkerReader``), so "nothing" never silently reads as "not a marker".
 MAX_DEPTH = 32
+#: How JR127 says why it cannot tell (one wording for the marker, transform and per-leaf readers).
+PAST_DEPTH = f"reading it takes more than {MAX_DEPTH} aliases or nested annotations, or goes round a loop of aliases"
 
 B = TypeVar("B", bound=Binding)
 

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from jaxrewrite.engine.resolve import (
     MAX_DEPTH,
+    PAST_DEPTH,
     alias_of,
     is_annotated,
     marked,
@@ -227,8 +228,7 @@ class MarkerReader:
             raise self.src.error(
                 where,
                 "JR127",
-                f"cannot tell whether {self.src.segment(where)} holds a marker: reading it takes more than "
-                f"{MAX_DEPTH} aliases or nested annotations, or goes round a loop of aliases; spell the marker "
+                f"cannot tell whether {self.src.segment(where)} holds a marker: {PAST_DEPTH}; spell the marker "
                 "(or an alias of it) directly in the annotation",
             )
         if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
