@@ -41,6 +41,12 @@ def call_site_chain(links: int) -> str:
     return HEAD + aliases + "def f(x, n: Static[int]):\n" + BODY + f"g = j{links}(f)\n"
 
 
+def argument_chain(links: int, marked: bool = True) -> str:
+    """``a0 = f``, then ``links`` plain aliases, the last one passed to ``jax.jit``."""
+    aliases = "a0 = f\n" + "".join(f"a{i} = a{i - 1}\n" for i in range(1, links + 1))
+    return HEAD + f"def f(x, n{': Static[int]' if marked else ''}):\n" + BODY + aliases + f"g = jax.jit(a{links})\n"
+
+
 def partial_chain(links: int) -> str:
     aliases = "j0 = partial(jax.jit, donate_argnums=())\n" + "".join(
         f"j{i} = partial(j{i - 1})\n" for i in range(1, links + 1)
@@ -56,6 +62,9 @@ FORMS = {
     "transform alias chain, decorator": (jit_chain, MAX_DEPTH - 2),
     "transform alias chain, call site": (call_site_chain, MAX_DEPTH - 2),
     "partial chain": (partial_chain, MAX_DEPTH // 2 - 1),
+    # the def a transform's argument names, through assignments (callsites._function): one
+    # level a link, from the argument's own name
+    "argument alias chain, call site": (argument_chain, MAX_DEPTH - 1),
 }
 
 
@@ -107,6 +116,10 @@ def test_one_link_further_is_jr127_at_the_use(form: str) -> None:
         rewrite_source(text, "m.py")
     err = caught.value
     assert err.code == "JR127" and err.filename == "m.py"  # type: ignore[attr-defined]
+    if form == "argument alias chain, call site":
+        assert "cannot tell which function" in str(err) and "it may be 'f'" in str(err)
+        assert (err.lineno, err.offset) == (len(text.splitlines()), len("g = jax.jit(") + 1)
+        return
     assert "cannot tell whether" in str(err)
     if form == "marker alias chain":
         line = _last_def_line(text, "f")
@@ -117,10 +130,70 @@ def test_one_link_further_is_jr127_at_the_use(form: str) -> None:
         assert (err.lineno, err.offset) == (_last_def_line(text, "f") - 1, 2)
 
 
-def test_an_unmarked_def_behind_a_long_chain_is_left_alone() -> None:
+@pytest.mark.parametrize("make", [jit_chain, argument_chain], ids=["transform", "argument"])
+def test_an_unmarked_def_behind_a_long_chain_is_left_alone(make) -> None:  # type: ignore[no-untyped-def]
     """Nothing is lost there: no marker depends on the answer, so nothing is refused."""
-    text = jit_chain(MAX_DEPTH + 8, marked=False)
+    text = make(MAX_DEPTH + 8, marked=False)
     assert rewrite_source(text, "m.py") == text
+
+
+def nested_wrappers(levels: int, assigned: bool) -> str:
+    """``jax.jit(w(w(...w(f)...)))``, or the same nest assigned to ``h`` and ``jax.jit(h)``: ``w``
+    is a wrapper in view that returns its function (so it passes the arguments through)."""
+    nest = "w(" * levels + "f" + ")" * levels
+    use = f"h = {nest}\ng = jax.jit(h)\n" if assigned else f"g = jax.jit({nest})\n"
+    return HEAD + "def w(fn):\n    return fn\n\ndef f(x, n: Static[int]):\n" + BODY + use
+
+
+@pytest.mark.parametrize("levels", [MAX_DEPTH + 1, 4 * MAX_DEPTH])
+@pytest.mark.parametrize("assigned", [False, True], ids=["in the call", "assigned"])
+def test_nested_wrappers_are_read_to_any_depth(levels: int, assigned: bool) -> None:
+    """A nest of transforms and wrappers around the def is read to its end (engine.wrappers.peel,
+    root_name, made_from), as the guide says: past 32 levels the def used to go unseen, the
+    call left as it was with only a lint finding (JR002), and ``n`` silently traced."""
+    text = nested_wrappers(levels, assigned)
+    out = rewrite_source(text, "m.py")
+    assert out.count("static_argnums=(1,), static_argnames=('n',)") == 1, out[-300:]
+    assert [d.code for d in analyze(text, "m.py", lint=True).diagnostics] == []
+    module = execute(out, "m.py", "alias_depth_nest")
+    hand = jax.jit(lambda x, n: _by_hand(x, n), static_argnums=1)
+    sizes, hand_sizes = [], []
+    for x, n in ((0.0, 3), (1.0, 3), (0.0, 4)):
+        assert float(module.g(jnp.float32(x), n)) == float(hand(jnp.float32(x), n)) == x + n
+        sizes.append(module.g._cache_size())
+        hand_sizes.append(hand._cache_size())
+    assert sizes == hand_sizes == [1, 1, 2]
+
+
+def test_an_argument_past_the_depth_is_refused_in_the_ledger_with_no_finding_beside_it() -> None:
+    """``check`` on the argument chain: the JR127 alone (no JR008 that the marker does nothing
+    under the transforms applied, no JR002 that none applies), and ``f.n`` refused by it."""
+    from jaxrewrite.engine.analysis import EntryKind, State
+
+    analysis = analyze(argument_chain(MAX_DEPTH + 8), "m.py", lint=True)
+    assert [d.code for d in analysis.diagnostics] == ["JR127"]
+    params = [e for e in analysis.ledger if e.kind is EntryKind.PARAMETER]
+    assert [(e.name, e.state, e.code) for e in params] == [("f.n", State.REFUSED, "JR127")]
+
+
+AMBIGUOUS = HEAD + "import sys\n\nif sys.argv:\n    jit = jax.jit\nelse:\n    jit = print\n\n"
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        "@jit\ndef f(x, n: Static[int]):\n" + BODY,
+        "def f(x, n: Static[int]):\n" + BODY + "g = jit(f)\n",
+        "j = jit\n" + "".join(f"j{i} = j{i - 1 if i else ''}\n" for i in range(40)) + "@j39\ndef f(x, n: Static[int]):\n" + BODY,
+    ],
+    ids=["JR104 decorator", "JR104 call site", "JR127 decorator"],
+)
+def test_a_use_that_cannot_be_told_is_the_only_finding_on_its_def(use: str) -> None:
+    """Where a marked def's transform cannot be told (JR104, JR127), that error says what to do:
+    lint used to add JR004 (``jit`` 'is not a transform jaxrewrite knows') or JR002 ('no transform
+    applies') beside it, advice that does not fit."""
+    codes = {d.code for d in analyze(AMBIGUOUS + use, "m.py", lint=True).diagnostics}
+    assert codes in ({"JR104"}, {"JR127"}), codes
 
 
 def test_a_loop_of_aliases_is_jr127_where_it_read_as_not_a_transform() -> None:
@@ -277,3 +350,13 @@ def test_an_entry_reaching_a_per_leaf_class_past_the_depth_is_jr127_at_the_entry
         rewrite_source(text, "m.py")
     assert caught.value.code == "JR127"  # type: ignore[attr-defined]
     assert caught.value.lineno == text.splitlines().index("    inner: A40") + 1  # type: ignore[attr-defined]
+
+
+
+@pytest.mark.parametrize("levels, codes", [(8, ["JR004"]), (MAX_DEPTH + 8, ["JR127"])])
+def test_an_unknown_transform_under_a_nest_of_partials(levels: int, codes: list[str]) -> None:
+    """``partial(partial(...(my_jit)...))``: a transform jaxrewrite does not know (JR004) while
+    the readers reach ``my_jit``; past them, JR127 alone (not JR004 beside it)."""
+    nest = "partial(" * levels + "my_jit" + ")" * levels
+    text = HEAD + f"from somewhere import my_jit\n\n@{nest}\ndef f(x, n: Static[int]):\n" + BODY
+    assert [d.code for d in analyze(text, "m.py", lint=True).diagnostics] == codes

@@ -160,6 +160,8 @@ class MarkedDef:
     #: Static parameters whose type, or whose default, cannot be hashed: (parameter, what).
     unhashable_types: tuple[tuple[Param, str], ...] = ()
     unhashable_defaults: tuple[tuple[Param, str], ...] = ()
+    #: A use of it is refused because what is applied, or to what, cannot be told (JR104, JR127).
+    refused: bool = False
 
 
 @dataclass(frozen=True)

@@ -165,7 +165,9 @@ class _Analyzer(Decorators, Registrations, CallSites):
         transforms: dict[int, set[str]] = {}
         for use in self.result.uses:
             transforms.setdefault(id(use.target), set()).add(use.transform.name)
-        return Facts(self.applied, self.unseen, self.refused_calls, fields, read, self.unknown_calls, transforms)
+        return Facts(
+            self.applied, self.unseen, self.refused_calls, fields, read, self.unknown_calls, transforms, self.refused_defs
+        )
 
     def run(self) -> None:
         self.refused_calls = []
@@ -208,7 +210,7 @@ class _Analyzer(Decorators, Registrations, CallSites):
         """Read what lint needs while the scopes are alive; ``engine.lint.lint`` judges it."""
         signatures = {key: sig for key, (sig, _) in self.signatures.items()}
         self.result.lint_facts = LintFacts(
-            read_defs(self.tree.defs, signatures, self.applied, self.unknown_calls),
+            read_defs(self.tree.defs, signatures, self.applied, self.unknown_calls, self.refused_defs),
             tuple(self.unseen),
             opaque_classes(self.opaque, self.class_info),
         )

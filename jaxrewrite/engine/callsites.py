@@ -26,7 +26,7 @@ from jaxrewrite.engine.recognise import (
     classify,
     classify_registration,
 )
-from jaxrewrite.engine.resolve import MAX_DEPTH, qualname, too_deep
+from jaxrewrite.engine.resolve import MAX_DEPTH, PAST_DEPTH, TooDeep, qualname, too_deep
 from jaxrewrite.engine.scopes import Assigned, Binding, Defined, DefinedClass, Scope, Site
 from jaxrewrite.engine.signature import read_signature
 from jaxrewrite.engine.specs.registration import registration_values
@@ -68,13 +68,29 @@ class CallSites(Walker):
         if ref is None:
             marked = self._marked_function(call.args[0], scope, site)
             if marked is not None and ambiguous(call.func, scope):
+                self.refused_defs[id(marked)] = "JR104"
                 raise ambiguity_error(call.func, self.src)
             if marked is not None and too_deep(call.func, scope):
+                self.refused_defs[id(marked)] = "JR127"
                 raise depth_error(call.func, self.src)
             if marked is not None and looks_like_transform(call.func):
                 self.unknown_calls.setdefault(id(marked), call.func)
             return
-        func = self._function(call.args[0], scope, site)
+        try:
+            func = self._function(call.args[0], scope, site)
+        except TooDeep:
+            reached = made_from(call.args[0], scope, self.signatures)
+            if reached is None:
+                return  # no marked def in reach: nothing to lose
+            self.applied.add(id(reached))
+            self.refused_defs[id(reached)] = "JR127"
+            raise self.src.error(
+                call.args[0],
+                "JR127",
+                f"cannot tell which function {self.src.segment(call.args[0])} is: {PAST_DEPTH}; it may be "
+                f"{reached.name!r}, whose Static parameters would be ignored; pass {reached.name!r} "
+                "(or a shorter alias of it) to the transform",
+            ) from None
         if func is None:
             reached = made_from(call.args[0], scope, self.signatures)
             if reached is not None:
@@ -118,7 +134,10 @@ class CallSites(Walker):
         self.result.uses.append(use)
 
     def _marked_function(self, arg: ast.expr, scope: Scope, site: Site) -> Function | None:
-        func = self._function(arg, scope, site)
+        try:
+            func = self._function(arg, scope, site)
+        except TooDeep:
+            return made_from(arg, scope, self.signatures)  # maybe: what decides the callee's refusal
         return func if func is not None and id(func) in self.signatures else None
 
     def _function(
@@ -131,9 +150,10 @@ class CallSites(Walker):
         one-argument wrappers (``jax.jit(jax.vmap(jax.grad(f)))``), and names bound to such an
         expression (``f = jax.jit(f)``, read where that statement runs). ``memo`` holds the
         assignments followed (each read once; one still being read is left out, so that
-        ``f = jax.jit(f)`` in a loop does not follow itself)."""
+        ``f = jax.jit(f)`` in a loop does not follow itself). Past ``MAX_DEPTH`` assignments in
+        a row, ``TooDeep``: the caller says "cannot tell" where a marked def is in reach."""
         if depth > MAX_DEPTH:
-            return None
+            raise TooDeep
         memo = {} if memo is None else memo
         arg, wrapper = peel(arg, scope)
         if not isinstance(arg, ast.Name):

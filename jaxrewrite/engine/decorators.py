@@ -67,8 +67,10 @@ class Decorators(Walker):
         ref = classify(deco, scope)
         if ref is None:
             if marked and ambiguous(deco, scope):
+                self.refused_defs[id(func)] = "JR104"
                 raise ambiguity_error(deco, self.src)
             if marked and too_deep(deco, scope):
+                self.refused_defs[id(func)] = "JR127"
                 raise depth_error(deco, self.src)
             return
         self.applied.add(id(func))

@@ -59,7 +59,7 @@ CODES: dict[str, str] = {
     "JR124": "a positional Static parameter among the last two of a method under Linen's 'nn.jit'",
     "JR125": "a wrapper of the module between a transform and a marked def that does not pass '*args, **kwargs' straight through",
     "JR126": "per-leaf statics through a TypedDict or NamedTuple that holds itself again",
-    "JR127": "a marker or transform read through more aliases or nested annotations than jaxrewrite follows, or through a loop",
+    "JR127": "a marker, transform or transformed function read through more aliases or nested annotations than jaxrewrite follows, or through a loop",
     "JR130": "a Static field whose 'eqx.field', 'struct.field' or 'metadata' entry says it is not static",
     "JR131": "a Static field jaxrewrite cannot read",
     "JR132": "NoDiff on a field of an Equinox Module or a flax.struct dataclass",

@@ -82,6 +82,9 @@ class Facts:
     unknown_calls: dict[int, ast.expr] = field(default_factory=dict)
     #: (id of a def) -> the names of the transforms its uses apply.
     transforms: dict[int, set[str]] = field(default_factory=dict)
+    #: (id of a marked def) -> the code of a refused use of it that cannot tell what is applied,
+    #: or to what (JR104, JR127 at a call site whose argument is read past the depth).
+    refused_defs: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -649,6 +652,8 @@ def _settle(
     owner_name = getattr(site.owner, "name", None)
     if owner_name is not None and owner_name in refused_by_call:
         return entry(State.REFUSED, refused_by_call[owner_name])
+    if site.owner is not None and id(site.owner) in facts.refused_defs:
+        return entry(State.REFUSED, facts.refused_defs[id(site.owner)])
     if pragma is not None and site.kind is not EntryKind.ALIAS:
         return entry(State.REPORTED, "JR001")
     if id(node) in formed and Mark.STATIC in site.marks:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from collections.abc import Set as AbstractSet
 
 from jaxrewrite.engine.analysis import Analysis, MarkedDef, Use
@@ -21,7 +21,7 @@ from jaxrewrite.engine.completion import is_overload
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.header import PRAGMA, Header, why_ignored
 from jaxrewrite.engine.recognise import classify
-from jaxrewrite.engine.resolve import MAX_DEPTH, qualname
+from jaxrewrite.engine.resolve import qualname
 from jaxrewrite.engine.scopes import DefinedClass, Scope
 from jaxrewrite.engine.signature import Param, Signature, inner_type
 from jaxrewrite.engine.source import Source
@@ -69,11 +69,8 @@ _TRANSFORM_LIKE = re.compile(r"jit|pmap|vmap|remat|checkpoint|grad|custom_vjp|cu
 
 def looks_like_transform(expr: ast.expr) -> bool:
     """A decorator or callee whose own name says "transform" (``partial(f, ...)`` looks at ``f``)."""
-    for _ in range(MAX_DEPTH):
-        if isinstance(expr, ast.Call):
-            expr = expr.args[0] if expr.args and _is_partial_name(expr.func) else expr.func
-            continue
-        break
+    while isinstance(expr, ast.Call):  # to any depth: the expression's own nesting ends it
+        expr = expr.args[0] if expr.args and _is_partial_name(expr.func) else expr.func
     if isinstance(expr, ast.Attribute):
         name = expr.attr
     elif isinstance(expr, ast.Name):
@@ -94,6 +91,7 @@ def read_defs(
     signatures: dict[int, Signature],
     applied: set[int],
     unknown_calls: dict[int, ast.expr],
+    refused: Container[int] = frozenset(),
 ) -> tuple[MarkedDef, ...]:
     """What lint needs of every def with markers, read with the scopes alive (names resolved,
     decorators classified, annotations and defaults judged hashable or not)."""
@@ -126,6 +124,7 @@ def read_defs(
                 unknown if unknown is not None else unknown_calls.get(id(func)),
                 tuple(types),
                 tuple(values),
+                id(func) in refused,
             )
         )
     return tuple(found)
@@ -179,7 +178,9 @@ def marked_defs(defs: Iterable[MarkedDef], src: Source, unhashed: AbstractSet[in
         if id(func) not in unhashed:
             found.extend(_unhashable_statics(record, src))
         unknown = record.unknown
-        if unknown is not None:
+        if record.refused:
+            pass  # a use of it is refused (JR104, JR127): that error says what to do
+        elif unknown is not None:
             found.append(
                 _at(
                     src,

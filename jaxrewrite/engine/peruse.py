@@ -97,8 +97,8 @@ def _in_shardings(result: Analysis, src: Source) -> Iterator[Diagnostic]:
 
 
 def _spine(expr: ast.expr) -> Iterator[ast.expr]:
-    """``expr`` and the first arguments it nests (``jax.jit(jax.vmap(f))``)."""
-    for _ in range(32):
+    """``expr`` and the first arguments it nests (``jax.jit(jax.vmap(f))``), to any depth."""
+    while True:
         yield expr
         if not isinstance(expr, ast.Call) or not expr.args:
             return

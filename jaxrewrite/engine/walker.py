@@ -36,6 +36,10 @@ class Walker:
         self.failed: set[int] = set()
         #: Defs a transform of the table is applied to (even where that use was refused).
         self.applied: set[int] = set()
+        #: Marked defs with a use refused because what is applied, or to what, cannot be told
+        #: (JR104, JR127), with that code: the error says what to do, so lint adds no JR002/JR004
+        #: beside it, and the ledger has the def's markers refused by it.
+        self.refused_defs: dict[int, str] = {}
         #: Marked defs passed to a call that looks like a transform the table lacks.
         self.unknown_calls: dict[int, ast.expr] = {}
         #: Classes a ``register_dataclass(C)`` call site registers.

@@ -19,7 +19,6 @@ from collections.abc import Container
 
 from jaxrewrite.engine.filters import CallSite, Filters, calls_naming
 from jaxrewrite.engine.recognise import classify
-from jaxrewrite.engine.resolve import MAX_DEPTH
 from jaxrewrite.engine.scopes import Assigned, Defined, Scope, ScopeTree
 from jaxrewrite.engine.source import Source
 from jaxrewrite.errors import RewriteError
@@ -33,9 +32,9 @@ def peel(expr: ast.expr, scope: Scope, active: frozenset[int] = frozenset()) -> 
     arguments straight through, or None). Anything else (``partial(f, 3)``) stops the peeling:
     it may change the arguments, so what it wraps is not the function the transform receives."""
     offender: ast.Call | None = None
-    for _ in range(MAX_DEPTH):
-        if not isinstance(expr, ast.Call) or not expr.args or isinstance(expr.args[0], ast.Starred):
-            break
+    # To any depth: each step goes into the first argument, so the expression's own nesting ends
+    # it; a cut would leave the def unseen, and its Static parameters silently traced.
+    while isinstance(expr, ast.Call) and expr.args and not isinstance(expr.args[0], ast.Starred):
         alone = len(expr.args) == 1 and not expr.keywords
         ref = classify(expr.func, scope)
         if ref is not None and not ref.transform.keeps_arguments:
@@ -162,9 +161,7 @@ def wrapper_error(where: ast.expr, wrapper: ast.expr, func: Function, src: Sourc
 
 def root_name(expr: ast.expr) -> str | None:
     """The name at the bottom of ``expr``'s first arguments (``f`` in ``jax.jit(partial(f, x))``)."""
-    for _ in range(MAX_DEPTH):
-        if not isinstance(expr, ast.Call) or not expr.args or isinstance(expr.args[0], ast.Starred):
-            break
+    while isinstance(expr, ast.Call) and expr.args and not isinstance(expr.args[0], ast.Starred):
         expr = expr.args[0]
     return expr.id if isinstance(expr, ast.Name) else None
 
@@ -214,9 +211,7 @@ def made_from(arg: ast.expr, scope: Scope, marked: Container[int], seen: set[int
     (``jax.jit(jax.vmap(partial(f, x)))``), the transform around it is reported (JR007).
     ``seen`` holds the assignments followed already, so each is read once."""
     seen = set() if seen is None else seen
-    for _ in range(MAX_DEPTH):
-        if not isinstance(arg, ast.Call) or not arg.args or isinstance(arg.args[0], ast.Starred):
-            break
+    while isinstance(arg, ast.Call) and arg.args and not isinstance(arg.args[0], ast.Starred):
         arg = arg.args[0]
     if not isinstance(arg, ast.Name):
         return None
