@@ -30,30 +30,57 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 @dataclass(frozen=True)
 class Traces:
-    """How a JAX function calls the function it is given: at position ``function`` of the call,
-    with ``passes`` arguments (None: every parameter; ``rest_from``: the call's own positional
-    arguments from that index on, as ``jax.eval_shape(f, *args)`` does)."""
+    """How a JAX function calls the function it is given: at position ``function`` of the call
+    (or by the keyword ``name``), with ``passes`` arguments (None: every parameter;
+    ``rest_from``: the call's own positional and keyword arguments from that index on, as
+    ``jax.eval_shape(f, *args, **kwargs)`` does; ``packed``: the items of the tuple at that
+    position or keyword, as ``jax.jvp(f, primals, tangents)`` does). ``branches``: the argument
+    is a sequence of functions, each called so (``jax.lax.switch``)."""
 
     function: int
+    name: str
     passes: int | None = None
     rest_from: int | None = None
+    packed: tuple[int, str] | None = None
+    branches: bool = False
 
+
+_ARGS = (Traces(0, "fun", rest_from=1),)
+_JVP = (Traces(0, "fun", packed=(1, "primals")),)
+_COND = (Traces(1, "true_fun", rest_from=3), Traces(2, "false_fun", rest_from=3))
+_SWITCH = (Traces(1, "branches", rest_from=2, branches=True),)
+_WHILE = (Traces(0, "cond_fun", passes=1), Traces(1, "body_fun", passes=1))
+_FORI = (Traces(2, "body_fun", passes=2),)
 
 #: JAX functions that trace the arguments they call a function with and take no static spec
 #: from jaxrewrite (a data table, as the transforms' one): what reaches the marked parameters.
+#: Each row is proven on the installed jax and flax by tests/test_traces_table.py (the marked
+#: parameter receives a tracer), the decorators by tests/test_ledger.py.
 TRACES: dict[str, tuple[Traces, ...]] = {
-    "jax.eval_shape": (Traces(0, rest_from=1),),
-    "jax.linearize": (Traces(0, rest_from=1),),
-    "jax.vjp": (Traces(0, rest_from=1),),
-    "jax.closure_convert": (Traces(0, rest_from=1),),
-    "jax.lax.scan": (Traces(0, passes=2),),
-    "jax.lax.map": (Traces(0, passes=1),),
-    "jax.lax.fori_loop": (Traces(2, passes=2),),
-    "jax.lax.while_loop": (Traces(0, passes=1), Traces(1, passes=1)),
-    "jax.lax.cond": (Traces(1, rest_from=3), Traces(2, rest_from=3)),
-    "jax.lax.associative_scan": (Traces(0, passes=2),),
-    "jax.experimental.custom_partitioning.custom_partitioning": (Traces(0),),
-    "jax.custom_batching.custom_vmap": (Traces(0),),
+    "jax.eval_shape": _ARGS,
+    "jax.linearize": _ARGS,
+    "jax.vjp": _ARGS,
+    "jax.jvp": _JVP,
+    "jax.linear_transpose": _ARGS,
+    "jax.closure_convert": _ARGS,
+    "jax.lax.scan": (Traces(0, "f", passes=2),),
+    "jax.lax.map": (Traces(0, "f", passes=1),),
+    "jax.lax.fori_loop": _FORI,
+    "jax.lax.while_loop": _WHILE,
+    "jax.lax.cond": _COND,
+    "jax.lax.switch": _SWITCH,
+    "jax.lax.associative_scan": (Traces(0, "fn", passes=2),),
+    "jax.lax.reduce": (Traces(2, "computation", passes=2),),
+    "jax.experimental.custom_partitioning.custom_partitioning": (Traces(0, "fun"),),
+    "jax.custom_batching.custom_vmap": (Traces(0, "fun"),),
+    # Flax NNX's own versions, which take the same arguments (and NNX objects among them)
+    "flax.nnx.eval_shape": (Traces(0, "f", rest_from=1),),
+    "flax.nnx.vjp": (Traces(0, "f", rest_from=1),),
+    "flax.nnx.jvp": (Traces(0, "f", packed=(1, "primals")),),
+    "flax.nnx.fori_loop": _FORI,
+    "flax.nnx.while_loop": _WHILE,
+    "flax.nnx.cond": _COND,
+    "flax.nnx.switch": _SWITCH,
 }
 #: Transforms that map keyword arguments over axis 0 whatever ``in_axes`` says.
 _KEYWORDS_MAPPED = frozenset({"vmap", "nn.vmap"})
@@ -166,7 +193,7 @@ def _untransformed(
         for deco in func.decorator_list:
             rows = TRACES.get(qualname(deco, scope) or "")
             sig = marked.get(id(func))
-            if rows and sig is not None and any(r.passes is None and r.rest_from is None for r in rows):
+            if rows and sig is not None and any(_every_parameter(r) for r in rows):
                 yield _finding(src, deco, func, list(sig.marked(frozenset(Mark))), ast.unparse(deco))
     for _, _, stmt, scope, _ in list(scopes.statements):
         for expr in own_expressions(stmt):
@@ -182,26 +209,46 @@ def _traced_call(
     if not rows:
         return
     for row in rows:
-        if row.function >= len(call.args):
+        given = _argument(call, row.function, row.name)
+        if given is None:
             continue
-        arg = call.args[row.function]
-        binding = single(arg, scope)
-        if not isinstance(binding, Defined) or id(binding.node) not in marked or id(binding.node) in decorated:
-            continue
-        func, sig = binding.node, marked[id(binding.node)]
-        reached = _reached(sig, row, call)
-        if reached:
-            yield _finding(src, arg, func, reached, ast.unparse(call.func))
+        functions = given.elts if row.branches and isinstance(given, (ast.Tuple, ast.List)) else [given]
+        for arg in functions:
+            binding = single(arg, scope)
+            if not isinstance(binding, Defined) or id(binding.node) not in marked or id(binding.node) in decorated:
+                continue
+            func, sig = binding.node, marked[id(binding.node)]
+            reached = _reached(sig, row, call)
+            if reached:
+                yield _finding(src, arg, func, reached, ast.unparse(call.func))
+
+
+def _every_parameter(row: Traces) -> bool:
+    return row.passes is None and row.rest_from is None and row.packed is None
+
+
+def _argument(call: ast.Call, position: int, name: str) -> ast.expr | None:
+    """The call's argument for a parameter: at ``position`` (no ``*args`` before it), or by keyword."""
+    before = call.args[: position + 1]
+    if len(before) > position and not any(isinstance(a, ast.Starred) for a in before):
+        return call.args[position]
+    return next((k.value for k in call.keywords if k.arg == name), None)
 
 
 def _reached(sig: Signature, row: Traces, call: ast.Call) -> list[Param]:
-    """The marked parameters that receive an argument from the JAX function."""
+    """The marked parameters that receive an argument from the JAX function (all of them where
+    the arguments cannot be counted: a ``*args``, a tuple that is not written out)."""
     params = list(sig.marked(frozenset(Mark)))
-    if row.passes is None and row.rest_from is None:
+    if _every_parameter(row):
         return params
+    if row.packed is not None:
+        packed = _argument(call, *row.packed)
+        if not isinstance(packed, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in packed.elts):
+            return params
+        return [p for p in params if p.position is not None and p.position < len(packed.elts)]
     if row.rest_from is not None:
         rest = call.args[row.rest_from :]
-        if any(isinstance(a, ast.Starred) for a in rest):
+        if any(isinstance(a, ast.Starred) for a in rest) or any(k.arg is None for k in call.keywords):
             return params
         count = len(rest)
         named = {k.arg for k in call.keywords if k.arg is not None}
