@@ -122,3 +122,41 @@ def test_layouts_are_rewritten() -> None:
 
 def test_golden_inputs_exist() -> None:
     assert len(CASES) > 60 and Path(GOLDEN).is_dir()
+
+
+#: Text searches over a module whose strings hold "(#" and then many "#"s, as templates of C
+#: code do (numpy's f2py: "(#optargs_td##args_td##...#)"): a first-argument search there used
+#: to try every way to split the run into comments, 2**n of them (30 pairs: minutes, stalling the
+#: import of the module). Measured against the same module without the "(", in one process.
+_BACKTRACK = """
+import sys, time
+from jaxrewrite import rewrite_source
+from jaxrewrite.engine.filters import FIRST_ARGUMENT, _first_argument_of
+
+def module(opening):
+    return (
+        "# jaxrewrite: enable\\nimport jax\\nfrom jaxrewrite import Static\\n\\n"
+        + f"A = '{opening}#" + "a#" * 400 + "'\\nB = '" + opening + "#" + "1#" * 400 + "'\\n\\n"
+        + "def f(x, k: Static[int]):\\n    return x * k\\n\\ng = jax.jit(f)\\n"
+    )
+
+def cost(text):
+    start = time.perf_counter()
+    for _ in range(20):
+        assert "static_argnums=(1,)" in rewrite_source(text, "m.py")
+        FIRST_ARGUMENT.findall(text)
+        list(_first_argument_of(("f", "k")).finditer(text))
+    return time.perf_counter() - start
+
+cost(module("["))
+print(cost(module("(")) / cost(module("[")))
+"""
+
+
+def test_first_argument_searches_are_linear_in_runs_of_hashes() -> None:
+    import subprocess
+    import sys
+
+    ran = subprocess.run([sys.executable, "-c", _BACKTRACK], capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert float(ran.stdout) < 3, ran.stdout  # exponential: no end; linear: the same cost

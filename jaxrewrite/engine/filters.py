@@ -232,17 +232,23 @@ def _statements_on(
 def _first_arguments(text: str) -> frozenset[str]:
     """Every identifier that is a first argument in the text: read once per module, though each
     call site search of the analysis asks (a str keeps its hash: the second lookup is cheap)."""
-    return frozenset(_FIRST_ARGUMENT.findall(text))
+    return frozenset(FIRST_ARGUMENT.findall(text))
 
 
 @lru_cache(maxsize=256)
 def _first_argument_of(words: tuple[str, ...]) -> re.Pattern[str]:
-    """``_FIRST_ARGUMENT`` for these identifiers only (longest first, each a whole identifier)."""
-    return re.compile(r"\((?:\s|#[^\n]*)*(" + "|".join(map(re.escape, words)) + r")(?!\w)")
+    """``FIRST_ARGUMENT`` for these identifiers only (longest first, each a whole identifier)."""
+    return re.compile(r"\(" + _GAP + "(" + "|".join(map(re.escape, words)) + r")(?!\w)")
 
+
+#: Blanks and comments between "(" and a first argument. A comment runs to its line break and
+#: takes it, so the text has one reading: ``#[^\n]*`` repeated could split ``#a#b#c...`` in 2**n
+#: ways, and a failed search tried them all (a string holding "(#1#2#3..." of 30 pairs stalled
+#: the import of its module for minutes).
+_GAP = r"(?:\s|#[^\r\n]*[\r\n])*"
 
 #: A first argument: an identifier right after "(", across line breaks and comments. Call
 #: sites pass the function first (``jax.jit(f)``, ``jax.jit(wrapper(f))``), so only these
 #: lines can hold one.
-_FIRST_ARGUMENT = re.compile(r"\((?:\s|#[^\n]*)*([^\W\d]\w*)")
+FIRST_ARGUMENT = re.compile(r"\(" + _GAP + r"([^\W\d]\w*)")
 

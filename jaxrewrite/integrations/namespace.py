@@ -32,7 +32,7 @@ from typing import Any
 from jaxrewrite import markers
 from jaxrewrite.engine import scopes
 from jaxrewrite.engine.classes import FunctionalClass, LocalClass, read_class
-from jaxrewrite.engine.filters import functional_classes
+from jaxrewrite.engine.filters import FIRST_ARGUMENT, functional_classes
 from jaxrewrite.engine.scopes import Assigned, Binding, DefinedClass, Imported, Marked, Opaque, Scope, ScopeKind
 from jaxrewrite.engine.signature import Kind, read_signature
 from jaxrewrite.engine.source import Source
@@ -44,9 +44,6 @@ __all__ = ["Prepared", "Recorded", "StandIn", "binding_for", "prepare", "rebindi
 
 #: An identifier, the way Python's tokenizer reads one (a superset: strings and comments count).
 _WORD = re.compile(r"[^\W\d]\w*")
-#: An identifier right after "(" (across blanks and comments): where a call site names its
-#: function (``pmap(f, ...)``, ``jax.jit(wrapper(f))``), the only place a stand-in can matter.
-_FIRST_ARGUMENT = re.compile(r"\((?:\s|#[^\n]*)*([^\W\d]\w*)")
 _OPAQUE = Opaque()
 _MISSING = object()
 #: The runtime type of ``Annotated[T, x]`` aliases (``typing._AnnotatedAlias``, a private name).
@@ -136,7 +133,8 @@ def prepare(text: str, namespace: Mapping[str, Any], recorded: Mapping[str, Reco
     environment: dict[str, Binding] = {}
     chosen: list[StandIn] = []
     relevant = "jaxrewrite" in text
-    called = set(_FIRST_ARGUMENT.findall(text)) if recorded else set()
+    # where a call site names its function (``pmap(f, ...)``): the only place a stand-in can matter
+    called = set(FIRST_ARGUMENT.findall(text)) if recorded else set()
     pending = list(set(_WORD.findall(text)))
     seen: set[str] = set()
     while pending:
