@@ -27,9 +27,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from _timing import CLOCKS, Row, dump, interleave, median, paired_ratio, print_table  # noqa: E402
 
-from jaxrewrite.commands.check import Options, check_text  # noqa: E402
-from jaxrewrite.header import might_opt_in  # noqa: E402
-from jaxrewrite.engine.tracetime import may_trace_bytes  # noqa: E402
+from jaxrewrite.commands.check import Options, check_text, may_find  # noqa: E402
 from jaxrewrite.hook import notrewritten  # noqa: E402
 
 PREFIX = "# jaxrewrite: enable\nfrom jaxrewrite import Static\n"
@@ -61,7 +59,7 @@ def check_rows(files: list[tuple[str, bytes]], rounds: int, clock: Callable[[], 
     def check_all() -> float:
         start = clock()
         for path, data in files:
-            if might_opt_in(data) or may_trace_bytes(data):
+            if may_find(data):  # check_path's own pre-filter
                 check_text(importlib.util.decode_source(data), path, options)
         return clock() - start
 
@@ -74,7 +72,7 @@ def check_rows(files: list[tuple[str, bytes]], rounds: int, clock: Callable[[], 
         return clock() - start
 
     samples = interleave({"compile": compile_all, "check": check_all, "forced": check_forced}, rounds, collect=True)
-    traced = [(path, text) for path, data in files if might_opt_in(data) or may_trace_bytes(data)
+    traced = [(path, text) for path, data in files if may_find(data)
               for text in [importlib.util.decode_source(data)]]
     found = sum(len(check_text(text, path, options)) for path, text in traced)
     context = f"{len(files)} files ({len(traced)} analyzed), {found} findings"

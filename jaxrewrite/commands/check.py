@@ -25,6 +25,7 @@ from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.diagnostics import CODES, Diagnostic
 from jaxrewrite.engine.filters import FAST
 from jaxrewrite.header import might_opt_in
+from jaxrewrite.engine.imported import may_apply_imported_bytes
 from jaxrewrite.engine.tracetime import may_trace_bytes
 from jaxrewrite.errors import TOO_DEEP, too_deep
 
@@ -81,16 +82,33 @@ def lint_analysis(text: str, filename: str, trace: bool = True) -> Analysis:
     )
 
 
+def _outside(text: str, filename: str, options: Options) -> list[Diagnostic]:
+    """A module that never names jaxrewrite: arguments that must be static (JR006), and marked
+    defs of other modules it transforms (JR013), from one parse."""
+    from jaxrewrite.engine.analysis import TreePass
+    from jaxrewrite.engine.analyze import analyze
+    from jaxrewrite.engine.imported import imported_pass, may_apply_imported
+    from jaxrewrite.engine.tracetime import PASS, TRACE, may_trace
+
+    passes: list[TreePass] = []
+    if options.wants("JR006") and may_trace(text):
+        passes.append(PASS)
+    if options.wants("JR013") and may_apply_imported(text):
+        passes.append(imported_pass(import_reader(filename)))
+    if not passes:
+        return []
+    found = analyze(text, filename, require_pragma=False, filters=TRACE if PASS in passes else FAST, passes=passes)
+    return [d for d in found.diagnostics if d.code in ("JR006", "JR013")]
+
+
 def check_text(text: str, filename: str, options: Options = Options()) -> list[Diagnostic]:
     """The findings for one module's text, after ``--select``/``--ignore`` and ``# noqa``."""
-    from jaxrewrite.engine.tracetime import may_trace, trace_findings
-
     try:
         found = []
         if "jaxrewrite" in text:
             found = lint_analysis(text, filename, options.wants("JR006")).diagnostics
-        elif options.wants("JR006") and may_trace(text):
-            found = trace_findings(text, filename)
+        else:
+            found = _outside(text, filename, options)
     except SyntaxError as err:
         err.filename = filename
         found = [Diagnostic.from_error(err, "JR100")]
@@ -140,6 +158,12 @@ def _suppressed(finding: Diagnostic, lines: list[str]) -> bool:
     return codes is None or finding.code.upper() in {c.upper() for c in re.split(r"[,\s]+", codes) if c}
 
 
+def may_find(data: bytes) -> bool:
+    """Cheap pre-filter on a file's bytes: False means ``check`` finds nothing there (no
+    "jaxrewrite", no tracing transform and no transform of the table named anywhere)."""
+    return might_opt_in(data) or may_trace_bytes(data) or may_apply_imported_bytes(data)
+
+
 def check_path(path: str, options: Options, data: bytes | None = None, fix: bool = False) -> list[Diagnostic]:
     """The findings of one file (``data``: its bytes, already read from standard input);
     OSError/UnicodeDecodeError when it cannot be read as Python source.
@@ -148,8 +172,8 @@ def check_path(path: str, options: Options, data: bytes | None = None, fix: bool
     if data is None:
         with open(path, "rb") as file:
             data = file.read()
-    if not might_opt_in(data) and not may_trace_bytes(data):
-        return []  # no "jaxrewrite" and no tracing transform named anywhere: nothing to find
+    if not may_find(data):
+        return []
     if fix and path != "-" and might_opt_in(data) and options.wants("JR006"):
         data = _fixed(path, data)
     return check_text(importlib.util.decode_source(data), path, options)

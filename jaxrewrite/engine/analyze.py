@@ -29,6 +29,7 @@ from jaxrewrite.engine.filters import (
 from jaxrewrite.header import Header, scan_header
 from jaxrewrite.engine.ledger import Facts, ImportReader
 from jaxrewrite.engine.ledger import build as build_ledger
+from jaxrewrite.engine.imported import imported_uses
 from jaxrewrite.engine.lint import lint as lint_findings
 from jaxrewrite.engine.lint import opaque_classes, read_defs
 from jaxrewrite.engine.peruse import per_use
@@ -142,6 +143,8 @@ def _analyze_tree(
             analyzer.lint()
             per_use(result, scopes, tree, {key: sig for key, (sig, _) in analyzer.signatures.items()})
             build_ledger(result, scopes, tree, analyzer.facts(), imports)
+            if imports is not None:
+                imported_uses(result, scopes, tree, imports)
         for extra in passes:
             extra(result, scopes, tree)
     finally:

@@ -31,6 +31,7 @@ CODES: dict[str, str] = {
     "JR010": "a keyword-only Static parameter of a function jitted with 'in_shardings', which refuses every keyword argument",
     "JR011": "a Static parameter passed by keyword to a vmapped function, which maps it over axis 0",
     "JR012": "a marked def passed to a JAX function that traces its arguments but that jaxrewrite does not rewrite",
+    "JR013": "a transform applied to a def imported from another module whose parameters are marked there",
     "JR020": "a Static field of a class registered by its own flatten function",
     "JR100": "the source does not parse",
     "JR101": "a marker on '*args' or '**kwargs'",

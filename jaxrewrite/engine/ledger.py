@@ -385,7 +385,7 @@ class _Collector:
             if not isinstance(binding, (Imported, Opaque)):
                 continue
             module, level = self.relative[name.id]
-            if level == 0 and _library(module):
+            if level == 0 and library(module):
                 continue
             spelled = f"{'.' * level}{module}"
             verdict = self.follow(module, level, name.id)
@@ -441,13 +441,14 @@ class _Collector:
                 return "a class with Static/NoDiff fields" if marked_fields else ""
             if isinstance(binding, Imported):
                 top = binding.qualname.partition(".")[0]
-                return "" if _library(top) else None
+                return "" if library(top) else None
             return "" if not isinstance(binding, Opaque) else None
         finally:
             scopes.release()
 
 
-def _library(module: str) -> bool:
+def library(module: str) -> bool:
+    """A library that exports no markers (or the standard library): its names need no reading."""
     top = module.partition(".")[0]
     return top in _NOT_MARKERS or top in _STDLIB or top == "__future__"
 

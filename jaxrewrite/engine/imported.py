@@ -1,0 +1,239 @@
+"""JR013: a transform of the table applied here to a def imported from another module, whose
+parameters are marked there.
+
+jaxrewrite reads one module at a time: the import hook rewrites ``jax.jit(f)`` from this
+module's text alone, so where ``f`` comes from ``from mymod import f`` its Static parameters
+get no keywords here and are traced, with no word at import time. ``check`` can read the other
+module (its ``ImportReader``, as the ledger's JR009 does), so it says so at the use, with the
+keywords to write. Only a def it finds marked is reported: an imported name it cannot read is
+most often no marked def at all, and the marker's own module reports what it can (JR002).
+
+Pure: it reads the Analysis, the live scopes and the other modules' text, and adds findings.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+
+from jaxrewrite.engine import render, specs
+from jaxrewrite.engine.analysis import Analysis, TreePass, needs_edit
+from jaxrewrite.engine.diagnostics import Diagnostic
+from jaxrewrite.engine.filters import FAST, calls_naming
+from jaxrewrite.engine.ledger import ImportReader, library
+from jaxrewrite.engine.recognise import TransformRef, bound_keywords, classify
+from jaxrewrite.engine.scopes import Defined, Imported, Opaque, Scope, ScopeTree, build_scopes
+from jaxrewrite.engine.signature import Signature, read_signature
+from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.table import FAMILIES
+from jaxrewrite.engine.wrappers import peel
+from jaxrewrite.errors import RewriteError
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+#: A module's marked module-level defs: name -> (the def, its signature).
+Marked = dict[str, tuple[Function, Signature]]
+
+#: The names of the table's transforms, each a whole word (a row is found by a name's last
+#: segment): a module that names none applies none (``classify`` resolves only names spelled in
+#: the module). Whole words: numpy's ``gradient`` names no ``grad``.
+_NAMED = r"\b(?:" + "|".join(sorted({name.rpartition(".")[2] for rows in FAMILIES.values() for name in rows})) + r")\b"
+_NAMED_TEXT = re.compile(_NAMED)
+_NAMED_BYTES = re.compile(_NAMED.encode())
+
+
+#: An import statement: the modules it names (a superset: strings and comments count too, and
+#: ``:`` or ``;`` may start a statement).
+_IMPORTS = r"(?:^|[;:])[ \t]*(?:from[ \t]+(\.+[\w.]*|[\w.]+)[ \t]+import\b|import[ \t]+((?:[\w. \t,]|\\\r?\n)+))"
+_IMPORT_TEXT = re.compile(_IMPORTS, re.MULTILINE)
+
+
+def may_apply_imported(text: str) -> bool:
+    """Cheap pre-filter: False means ``imported_uses`` finds nothing in ``text``: no transform of
+    the table is named, or every module imported is one that holds no markers (jax's, numpy's,
+    the standard library's...)."""
+    return _NAMED_TEXT.search(text) is not None and any(
+        not library(name) for match in _IMPORT_TEXT.finditer(text) for name in _names(match.group(1), match.group(2))
+    )
+
+
+def may_apply_imported_bytes(data: bytes) -> bool:
+    return _NAMED_BYTES.search(data) is not None and may_apply_imported(data.decode("utf-8", "replace"))
+
+
+def _names(source: str | None, listed: str | None) -> list[str]:
+    """``from source import``, or the modules of ``import a, b as c``."""
+    if source is not None:
+        return [source]
+    parts = (part.replace("\\", " ").split() for part in (listed or "").split(","))
+    return [words[0] for words in parts if words]
+
+
+def imported_pass(reader: ImportReader) -> TreePass:
+    """``imported_uses`` as a pass of ``analyze``, for a module that does not opt in (``check``)."""
+
+    def run(result: Analysis, scopes: ScopeTree, module: ast.Module) -> None:
+        imported_uses(result, scopes, module, reader)
+
+    return run
+
+
+def imported_uses(result: Analysis, scopes: ScopeTree, module: ast.Module, reader: ImportReader) -> None:
+    """JR013 at each transform call whose function is a marked def of another module."""
+    origins = _origins(module)
+    if not origins:
+        return
+    found = list(_findings(result.source, scopes, origins, reader))
+    if found:
+        result.diagnostics.extend(found)
+        result.diagnostics.sort(key=lambda d: (d.line, d.col))
+
+
+def _origins(module: ast.Module) -> dict[str, tuple[str, int, str | None]]:
+    """Names this module imports from modules that may hold markers (not libraries): name ->
+    (module, level, the attribute it names, or None for a module itself)."""
+    out: dict[str, tuple[str, int, str | None]] = {}
+    for node in _statements(module.body):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 0 and library(node.module or ""):
+                continue
+            for alias in node.names:
+                if alias.name != "*":
+                    out[alias.asname or alias.name] = (node.module or "", node.level, alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if not library(alias.name):
+                    # ``import a.b`` binds ``a``; ``import a.b as m`` binds ``m`` to ``a.b``
+                    name = alias.asname or alias.name.partition(".")[0]
+                    out[name] = (alias.name if alias.asname else name, 0, None)
+    return out
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement, nested ones too, without walking into expressions (imports are statements)."""
+    pending = list(reversed(body))
+    while pending:
+        stmt = pending.pop()
+        yield stmt
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list):
+                pending.extend(reversed(block))  # handlers and cases: their bodies are walked in turn
+
+
+def _findings(
+    src: Source, scopes: ScopeTree, origins: dict[str, tuple[str, int, str | None]], reader: ImportReader
+) -> Iterator[Diagnostic]:
+    read: dict[tuple[str, int], Marked | None] = {}
+    # The calls with an imported name as a first argument, found by a text search first (as the
+    # walk finds those of the module's own defs): a nest's inner call names it too.
+    for call, scope, _ in calls_naming(sorted(origins), scopes, src, FAST):
+        if not call.args or isinstance(call.args[0], ast.Starred):
+            continue
+        target = _target(call.args[0], scope, origins)
+        if target is None:
+            continue
+        ref = classify(call.func, scope)
+        if ref is None:
+            continue
+        (name, level, attr), where = target
+        key = (name, level)
+        if key not in read:
+            read[key] = _marked_defs(reader, name, level)
+        marked = read[key]
+        if marked is None or attr not in marked:
+            continue
+        finding = _finding(src, call, where, ref, name, level, *marked[attr])
+        if finding is not None:
+            yield finding
+
+
+def _target(
+    arg: ast.expr, scope: Scope, origins: dict[str, tuple[str, int, str | None]]
+) -> tuple[tuple[str, int, str], ast.expr] | None:
+    """The (module, level, name) of the imported def a transform's argument names (through the
+    transforms and wrappers ``peel`` sees through), and the expression that names it."""
+    inner, _ = peel(arg, scope)
+    base, attr = inner, None
+    if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name):
+        base, attr = inner.value, inner.attr
+    if not isinstance(base, ast.Name) or base.id not in origins:
+        return None
+    found = scope.lookup(base.id)
+    # Bound once, by the import itself (a parameter or local of the same name shadows it).
+    if found is None or len(found[0]) != 1 or not _from_import(found[0][0]):
+        return None
+    module, level, name = origins[base.id]
+    if name is None:  # ``import mymod``: ``mymod.f``
+        return ((module, level, attr), inner) if attr is not None else None
+    if attr is not None:  # ``from pkg import mod``: ``mod.f``
+        return (f"{module}.{name}" if module else name, level, attr), inner
+    return (module, level, name), inner
+
+
+def _from_import(binding: object) -> bool:
+    return isinstance(binding, (Imported, Opaque))  # a relative import binds an Opaque
+
+
+def _marked_defs(reader: ImportReader, module: str, level: int) -> Marked | None:
+    """The module-level defs of another module whose parameters are marked; None when it cannot
+    be read. A name bound more than once there is left out (which one is imported cannot be told)."""
+    text = reader(module, level)
+    if text is None:
+        return None
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    other = Source(text, f"{'.' * level}{module}")
+    scopes = build_scopes(tree, text, defer=False)
+    marked: Marked = {}
+    try:
+        for name, bindings in scopes.module.bindings.items():
+            if len(bindings) != 1 or not isinstance(bindings[0], Defined):
+                continue
+            func = bindings[0].node
+            try:
+                sig = read_signature(func, scopes.module, other, None)
+            except RewriteError:
+                continue  # refused there: its own module says so
+            if sig.has_markers:
+                marked[name] = (func, sig)
+    except RecursionError:
+        return None
+    finally:
+        scopes.release()
+    return marked
+
+
+def _finding(
+    src: Source, call: ast.Call, where: ast.expr, ref: TransformRef, module: str, level: int, func: Function, sig: Signature
+) -> Diagnostic | None:
+    marked = [p.name for p in sig.params if p.markers]
+    spelled = f"{'.' * level}{module}"
+    what = (
+        f"the Static/NoDiff parameters of {func.name!r} ({', '.join(map(repr, marked))}, marked in {spelled}) are "
+        f"not applied by {ast.unparse(call.func)!r} here: jaxrewrite reads one module at a time, so a transform "
+        f"of an imported def gets no keywords"
+    )
+    try:
+        written = ref.keywords + bound_keywords(call, ref.transform.positional, ref.transform.name, src)
+        values = specs.complete(TransformRef(ref.transform, written, ref.factory), sig, src, call, False, at_call=True)
+    except RewriteError as err:
+        # What the walk would refuse for a def of this module (JR121: a NoDiff in argnums...):
+        # the import of this module cannot see it, so it is said here.
+        reason = getattr(err, "message", None) or str(err)
+        return Diagnostic.from_error(src.error(where, "JR013", f"{what}, and this use could not take them: {reason}"))
+    if not needs_edit(values):
+        return None  # nothing it reads is marked, or the call already says it
+    assert values is not None
+    keywords = render.keywords(tuple((k, v) for k, v, node in values if node is None))
+    return Diagnostic.from_error(
+        src.error(
+            where,
+            "JR013",
+            f"{what} and traces them; apply the transform in {spelled} and import its result, or write "
+            f"{keywords} here",
+        )
+    )

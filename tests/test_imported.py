@@ -1,0 +1,160 @@
+"""JR013: a transform applied here to a marked def of another module.
+
+jaxrewrite rewrites one module at a time, so ``jax.jit(f)`` of ``from mymod import f`` gets no
+keywords and traces ``f``'s Static parameters. ``check`` reads the other module and says so at
+the use, with the keywords to write; the test runs both programs to show the finding is true
+(the parameter is traced as written, static with the keywords it names).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from jaxrewrite.commands.check import Options, check_path
+
+MYMOD = """\
+# jaxrewrite: enable
+import jax
+from jaxrewrite import Static, NoDiff
+
+
+def f(x, n: Static[int]):
+    for _ in range(n):
+        x = x + 1
+    return x
+
+
+def g(x, w: NoDiff[float]):
+    return x * w
+
+
+def plain(x, n):
+    return x * n
+
+
+fast = jax.jit(f)
+"""
+
+
+def _check(tmp_path: Path, main: str, files: dict[str, str] | None = None) -> list[tuple[str, int, int, str]]:
+    for name, text in {"mymod.py": MYMOD, **(files or {})}.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    target = tmp_path / "main.py"
+    target.write_text(textwrap.dedent(main))
+    return [(d.code, d.line, d.col, d.message) for d in check_path(str(target), Options())]
+
+
+@pytest.mark.parametrize("pragma", ["# jaxrewrite: enable\n", ""], ids=["opted in", "plain module"])
+@pytest.mark.parametrize(
+    "main, col",
+    [
+        ("from mymod import f\n\nh = jax.jit(f)\n", 13),
+        ("from mymod import f as step\n\nh = jax.jit(step)\n", 13),
+        ("import mymod\n\nh = jax.jit(mymod.f)\n", 13),
+        ("import mymod as m\n\nh = jax.jit(m.f)\n", 13),
+        ("from mymod import f\n\nh = jax.jit(jax.vmap(f))\n", (22, 22)),  # each level, as in a rewrite
+        ("from mymod import f\nfrom functools import partial\n\nh = partial(jax.jit, donate_argnums=0)(f)\n", 40),
+        ("from mymod import f\n\n\ndef build():\n    return jax.jit(f)\n", 20),
+    ],
+    ids=["from import", "renamed", "module attribute", "module alias", "nested", "partial", "in a def"],
+)
+def test_a_transform_of_an_imported_marked_def_is_reported(
+    tmp_path: Path, pragma: str, main: str, col: int | tuple[int, ...]
+) -> None:
+    found = _check(tmp_path, pragma + "import jax\n" + main)
+    cols = col if isinstance(col, tuple) else (col,)
+    assert [(code, column) for code, _, column, _ in found] == [("JR013", c) for c in cols], found
+    message = " ".join(m for *_, m in found)
+    assert "'f' ('n', marked in mymod)" in message and "static_argnums=(1,), static_argnames=('n',)" in message
+
+
+@pytest.mark.parametrize(
+    "main",
+    [
+        "from mymod import f\n\nh = jax.jit(f, static_argnums=(1,), static_argnames=('n',))\n",  # said already
+        "from mymod import fast\n\nh = jax.vmap(fast)\n",  # jitted in its module: not a def there
+        "from mymod import plain\n\nh = jax.jit(plain)\n",  # no markers
+        "from mymod import g\n\nh = jax.jit(g)\n",  # NoDiff: jit reads none
+        "from mymod import f\n\nf = print\nh = jax.jit(f)\n",  # rebound here: not (only) the import
+        "from nowhere import f\n\nh = jax.jit(f)\n",  # cannot be read: most such names hold no marker
+        "from jax.numpy import sin\n\nh = jax.jit(sin)\n",  # a library: not read
+        "from mymod import f\n\nh = print(f)\n",  # not a transform
+    ],
+    ids=["written", "transformed there", "unmarked", "nodiff under jit", "rebound", "unreadable", "library", "not a transform"],
+)
+def test_quiet_where_nothing_is_lost(tmp_path: Path, main: str) -> None:
+    assert _check(tmp_path, "import jax\n" + main) == []
+
+
+def test_nodiff_under_grad(tmp_path: Path) -> None:
+    """``jax.grad(g)`` differentiates ``x`` only: nothing to add. ``argnums=(0, 1)`` takes the
+    NoDiff ``w``: what a def of this module would be refused for (JR121) is said here, in JR013."""
+    assert _check(tmp_path, "import jax\nfrom mymod import g\n\nh = jax.grad(g)\n") == []
+    found = _check(tmp_path, "import jax\nfrom mymod import g\n\nh = jax.grad(g, argnums=(0, 1))\n")
+    assert [code for code, *_ in found] == ["JR013"], found
+    assert "could not take them: 'w' is NoDiff but grad differentiates it" in found[0][3]
+
+
+def test_a_relative_import_in_a_package(tmp_path: Path) -> None:
+    files = {"pkg/__init__.py": "", "pkg/mymod.py": MYMOD}
+    main = "import jax\nfrom .mymod import f\n\nh = jax.jit(f)\n"
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "use.py").write_text(main)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    found = [(d.code, d.line) for d in check_path(str(tmp_path / "pkg" / "use.py"), Options())]
+    assert found == [("JR013", 4)]
+
+
+def test_the_finding_is_true_and_its_keywords_fix_it(tmp_path: Path) -> None:
+    """As written, ``n`` reaches ``f`` as a tracer (``range(n)`` fails); with the keywords the
+    finding names, it is a Python int and a new value retraces, a repeated one does not."""
+    (tmp_path / "mymod.py").write_text(MYMOD)
+    main = "import jax\nfrom mymod import f\n\nh = jax.jit(f)\n"
+    (tmp_path / "main.py").write_text(main)
+    [finding] = check_path(str(tmp_path / "main.py"), Options())
+    keywords = re.search(r"write (static_argnums=.*) here$", finding.message)
+    assert keywords is not None
+    run = "\nprint(float(h(1.0, 3)), float(h(2.0, 3)), float(h(1.0, 4)), h._cache_size())\n"
+    (tmp_path / "as_written.py").write_text(main + run)
+    (tmp_path / "as_told.py").write_text(main.replace("jax.jit(f)", f"jax.jit(f, {keywords.group(1)})") + run)
+
+    def execute(name: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "jaxrewrite", name], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False
+        )
+
+    written = execute("as_written.py")
+    assert written.returncode != 0 and "TracerIntegerConversionError" in written.stderr, written.stderr[-2000:]
+    told = execute("as_told.py")
+    assert told.returncode == 0, told.stderr[-2000:]
+    assert told.stdout.split() == ["4.0", "5.0", "5.0", "2"]  # n=3 twice: one trace; n=4: a second
+
+
+@pytest.mark.parametrize(
+    "text, may",
+    [
+        ("import jax\nfrom mymod import f\njax.jit(f)\n", True),
+        ("import jax, mymod\njax.jit(mymod.f)\n", True),
+        ("import jax; import mymod\njax.jit(mymod.f)\n", True),
+        ("import jax\ntry: from mymod import f\nexcept ImportError: pass\njax.jit(f)\n", True),
+        ("import jax\nfrom . import mod\njax.jit(mod.f)\n", True),
+        ("import jax, \\\n    mymod\njax.jit(mymod.f)\n", True),
+        ("import jax\nfrom jax import numpy\njax.jit(numpy.sin)\n", False),  # libraries only
+        ("import os\nfrom mymod import f\nprint(f)\n", False),  # no transform named
+    ],
+)
+def test_the_pre_filter_is_a_superset(text: str, may: bool) -> None:
+    """``may_apply_imported`` (and its bytes twin, which ``check`` asks first) is False only
+    where the pass finds nothing: every spelling of an import of a module that may hold markers."""
+    from jaxrewrite.engine.imported import may_apply_imported, may_apply_imported_bytes
+
+    assert may_apply_imported(text) is may_apply_imported_bytes(text.encode()) is may
