@@ -87,8 +87,13 @@ def test_a_transform_of_an_imported_marked_def_is_reported(
         "from nowhere import f\n\nh = jax.jit(f)\n",  # cannot be read: most such names hold no marker
         "from jax.numpy import sin\n\nh = jax.jit(sin)\n",  # a library: not read
         "from mymod import f\n\nh = print(f)\n",  # not a transform
+        "from mymod import f\n\n\ndef build(f):\n    return jax.jit(f)\n",  # a parameter shadows it
+        "from mymod import f\n\n\ndef build():\n    from jax.numpy import sin as f\n    return jax.jit(f)\n",
     ],
-    ids=["written", "transformed there", "unmarked", "nodiff under jit", "rebound", "unreadable", "library", "not a transform"],
+    ids=[
+        "written", "transformed there", "unmarked", "nodiff under jit", "rebound", "unreadable", "library",
+        "not a transform", "parameter", "a library's name in a def",
+    ],
 )
 def test_quiet_where_nothing_is_lost(tmp_path: Path, main: str) -> None:
     assert _check(tmp_path, "import jax\n" + main) == []

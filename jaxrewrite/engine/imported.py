@@ -34,6 +34,9 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 #: A module's marked module-level defs: name -> (the def, its signature).
 Marked = dict[str, tuple[Function, Signature]]
+#: Names bound by imports of modules that may hold markers: name -> {the import's line: (module,
+#: level, the attribute it names, or None for a module itself)}.
+Origins = dict[str, dict[int, tuple[str, int, str | None]]]
 
 #: The names of the table's transforms, each a whole word (a row is found by a name's last
 #: segment): a module that names none applies none (``classify`` resolves only names spelled in
@@ -90,23 +93,22 @@ def imported_uses(result: Analysis, scopes: ScopeTree, module: ast.Module, reade
         result.diagnostics.sort(key=lambda d: (d.line, d.col))
 
 
-def _origins(module: ast.Module) -> dict[str, tuple[str, int, str | None]]:
-    """Names this module imports from modules that may hold markers (not libraries): name ->
-    (module, level, the attribute it names, or None for a module itself)."""
-    out: dict[str, tuple[str, int, str | None]] = {}
+def _origins(module: ast.Module) -> Origins:
+    """The names this module imports from modules that may hold markers (not libraries)."""
+    out: Origins = {}
     for node in _statements(module.body):
         if isinstance(node, ast.ImportFrom):
             if node.level == 0 and library(node.module or ""):
                 continue
             for alias in node.names:
                 if alias.name != "*":
-                    out[alias.asname or alias.name] = (node.module or "", node.level, alias.name)
+                    out.setdefault(alias.asname or alias.name, {})[node.lineno] = (node.module or "", node.level, alias.name)
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if not library(alias.name):
                     # ``import a.b`` binds ``a``; ``import a.b as m`` binds ``m`` to ``a.b``
                     name = alias.asname or alias.name.partition(".")[0]
-                    out[name] = (alias.name if alias.asname else name, 0, None)
+                    out.setdefault(name, {})[node.lineno] = (alias.name if alias.asname else name, 0, None)
     return out
 
 
@@ -123,7 +125,7 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 
 
 def _findings(
-    src: Source, scopes: ScopeTree, origins: dict[str, tuple[str, int, str | None]], reader: ImportReader
+    src: Source, scopes: ScopeTree, origins: Origins, reader: ImportReader
 ) -> Iterator[Diagnostic]:
     read: dict[tuple[str, int], Marked | None] = {}
     # The calls with an imported name as a first argument, found by a text search first (as the
@@ -150,7 +152,7 @@ def _findings(
 
 
 def _target(
-    arg: ast.expr, scope: Scope, origins: dict[str, tuple[str, int, str | None]]
+    arg: ast.expr, scope: Scope, origins: Origins
 ) -> tuple[tuple[str, int, str], ast.expr] | None:
     """The (module, level, name) of the imported def a transform's argument names (through the
     transforms and wrappers ``peel`` sees through), and the expression that names it."""
@@ -161,19 +163,19 @@ def _target(
     if not isinstance(base, ast.Name) or base.id not in origins:
         return None
     found = scope.lookup(base.id)
-    # Bound once, by the import itself (a parameter or local of the same name shadows it).
-    if found is None or len(found[0]) != 1 or not _from_import(found[0][0]):
+    # Bound once, and by an import of such a module: the binding's own line says which (a
+    # parameter or a local of the same name, or an import of a library, shadows it).
+    if found is None or len(found[0]) != 1 or not isinstance(found[0][0], (Imported, Opaque)):
         return None
-    module, level, name = origins[base.id]
+    origin = origins[base.id].get(found[1].sites[base.id][0][0])
+    if origin is None:
+        return None
+    module, level, name = origin
     if name is None:  # ``import mymod``: ``mymod.f``
         return ((module, level, attr), inner) if attr is not None else None
     if attr is not None:  # ``from pkg import mod``: ``mod.f``
         return (f"{module}.{name}" if module else name, level, attr), inner
     return (module, level, name), inner
-
-
-def _from_import(binding: object) -> bool:
-    return isinstance(binding, (Imported, Opaque))  # a relative import binds an Opaque
 
 
 def _marked_defs(reader: ImportReader, module: str, level: int) -> Marked | None:

@@ -55,7 +55,8 @@ _FORI = (Traces(2, "body_fun", passes=2),)
 #: JAX functions that trace the arguments they call a function with and take no static spec
 #: from jaxrewrite (a data table, as the transforms' one): what reaches the marked parameters.
 #: Each row is proven on the installed jax and flax by tests/test_traces_table.py (the marked
-#: parameter receives a tracer), the decorators by tests/test_ledger.py.
+#: parameter receives a JAX value, a tracer or an array, never the Python one), the decorators
+#: by tests/test_ledger.py.
 TRACES: dict[str, tuple[Traces, ...]] = {
     "jax.eval_shape": _ARGS,
     "jax.linearize": _ARGS,
