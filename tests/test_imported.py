@@ -163,3 +163,28 @@ def test_the_pre_filter_is_a_superset(text: str, may: bool) -> None:
     from jaxrewrite.engine.imported import may_apply_imported, may_apply_imported_bytes
 
     assert may_apply_imported(text) is may_apply_imported_bytes(text.encode()) is may
+
+
+@pytest.mark.parametrize(
+    "files, main, where",
+    [
+        ({"pkg/__init__.py": "from .impl import f\n", "pkg/impl.py": MYMOD}, "from pkg import f", "pkg.impl"),
+        ({"pkg/__init__.py": "from pkg.impl import f\n", "pkg/impl.py": MYMOD}, "from pkg import f", "pkg.impl"),
+        ({"pkg/__init__.py": "", "pkg/api.py": "from .impl import f\n", "pkg/impl.py": MYMOD}, "from pkg.api import f", "pkg.impl"),
+        ({"pkg/__init__.py": "from .sub import f\n", "pkg/sub/__init__.py": "from ..impl import f\n", "pkg/impl.py": MYMOD},
+         "from pkg import f", "pkg.impl"),
+        ({"api.py": "from mymod import f as step\n"}, "from api import step as f", "mymod"),
+    ],
+    ids=["package init", "absolute in init", "module file", "two hops up", "renamed twice"],
+)
+def test_re_exports_are_followed_to_the_def(tmp_path: Path, files: dict[str, str], main: str, where: str) -> None:
+    """Libraries re-export their functions (``pkg/__init__.py``: ``from .impl import f``): the
+    use is reported with the module that marks them."""
+    found = _check(tmp_path, f"import jax\n{main}\n\nh = jax.jit(f)\n", files)
+    assert [code for code, *_ in found] == ["JR013"], found
+    assert f"marked in {where})" in found[0][3]
+
+
+def test_a_loop_of_re_exports_ends_quietly(tmp_path: Path) -> None:
+    files = {"a.py": "from b import f\n", "b.py": "from a import f\n"}
+    assert _check(tmp_path, "import jax\nfrom a import f\n\nh = jax.jit(f)\n", files) == []

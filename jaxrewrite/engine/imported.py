@@ -124,10 +124,8 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
                 pending.extend(reversed(block))  # handlers and cases: their bodies are walked in turn
 
 
-def _findings(
-    src: Source, scopes: ScopeTree, origins: Origins, reader: ImportReader
-) -> Iterator[Diagnostic]:
-    read: dict[tuple[str, int], Marked | None] = {}
+def _findings(src: Source, scopes: ScopeTree, origins: Origins, reader: ImportReader) -> Iterator[Diagnostic]:
+    modules = _Modules(reader)
     # The calls with an imported name as a first argument, found by a text search first (as the
     # walk finds those of the module's own defs): a nest's inner call names it too.
     for call, scope, _ in calls_naming(sorted(origins), scopes, src, FAST):
@@ -139,14 +137,11 @@ def _findings(
         ref = classify(call.func, scope)
         if ref is None:
             continue
-        (name, level, attr), where = target
-        key = (name, level)
-        if key not in read:
-            read[key] = _marked_defs(reader, name, level)
-        marked = read[key]
-        if marked is None or attr not in marked:
+        (module, level, name), where = target
+        found = modules.find(module, level, name)
+        if found is None:
             continue
-        finding = _finding(src, call, where, ref, name, level, *marked[attr])
+        finding = _finding(src, call, where, ref, *found)
         if finding is not None:
             yield finding
 
@@ -178,9 +173,56 @@ def _target(
     return (module, level, name), inner
 
 
-def _marked_defs(reader: ImportReader, module: str, level: int) -> Marked | None:
-    """The module-level defs of another module whose parameters are marked; None when it cannot
-    be read. A name bound more than once there is left out (which one is imported cannot be told)."""
+#: A module by its name and level, seen from the checked file (level 0: absolute).
+Where = tuple[str, int]
+
+
+class _Modules:
+    """The other modules read so far: their marked module-level defs, and the names they import
+    themselves (a package's ``__init__`` re-exporting ``from .impl import f``), followed to the
+    def. Each module read once."""
+
+    def __init__(self, reader: ImportReader) -> None:
+        self.reader = reader
+        self.read: dict[Where, tuple[Marked, dict[str, list[tuple[str, int, str]]]] | None] = {}
+
+    def find(self, module: str, level: int, name: str) -> tuple[str, int, Function, Signature] | None:
+        """The marked def ``name`` of ``module`` is, through re-exports: (its module, level, the
+        def, its signature); None where it is no marked def, or cannot be read."""
+        todo = [(module, level, name)]
+        seen: set[tuple[str, int, str]] = set()
+        while todo:
+            key = todo.pop(0)
+            if key in seen:
+                continue  # a loop of re-exports
+            seen.add(key)
+            module, level, name = key
+            known = self.module(module, level)
+            if known is None:
+                continue
+            marked, reexports = known
+            if name in marked:
+                return (module, level, *marked[name])
+            # Where a relative re-export leads depends on whether this module is a package:
+            # each reading, the package's first (a module file has no submodules).
+            candidates = reexports.get(name, [])
+            if candidates:
+                todo = [candidates[0]] + todo if self.module(*candidates[0][:2]) is not None else candidates[1:] + todo
+        return None
+
+    def module(self, module: str, level: int) -> tuple[Marked, dict[str, list[tuple[str, int, str]]]] | None:
+        key = (module, level)
+        if key not in self.read:
+            self.read[key] = _read_module(self.reader, module, level)
+        return self.read[key]
+
+
+def _read_module(
+    reader: ImportReader, module: str, level: int
+) -> tuple[Marked, dict[str, list[tuple[str, int, str]]]] | None:
+    """A module's marked module-level defs, and its module-level names bound by an import of a
+    module that may hold markers, each with where it leads; None when it cannot be read. A name
+    bound more than once there is left out (which binding is imported cannot be told)."""
     text = reader(module, level)
     if text is None:
         return None
@@ -189,24 +231,60 @@ def _marked_defs(reader: ImportReader, module: str, level: int) -> Marked | None
     except (SyntaxError, ValueError):
         return None
     other = Source(text, f"{'.' * level}{module}")
-    scopes = build_scopes(tree, text, defer=False)
     marked: Marked = {}
+    reexports: dict[str, list[tuple[str, int, str]]] = {}
+    scopes = build_scopes(tree, text, defer=False)
     try:
+        imports = {node.lineno: node for node in tree.body if isinstance(node, ast.ImportFrom)}
         for name, bindings in scopes.module.bindings.items():
-            if len(bindings) != 1 or not isinstance(bindings[0], Defined):
+            if len(bindings) != 1:
                 continue
-            func = bindings[0].node
-            try:
-                sig = read_signature(func, scopes.module, other, None)
-            except RewriteError:
-                continue  # refused there: its own module says so
-            if sig.has_markers:
-                marked[name] = (func, sig)
+            binding = bindings[0]
+            if isinstance(binding, Defined):
+                try:
+                    sig = read_signature(binding.node, scopes.module, other, None)
+                except RewriteError:
+                    continue  # refused there: its own module says so
+                if sig.has_markers:
+                    marked[name] = (binding.node, sig)
+                continue
+            node = imports.get(scopes.module.sites[name][0][0])
+            alias = None if node is None else next((a for a in node.names if (a.asname or a.name) == name), None)
+            if node is None or alias is None or (node.level == 0 and library(node.module or "")):
+                continue
+            if node.level == 0:
+                reexports[name] = [(node.module or "", 0, alias.name)]
+            else:
+                reexports[name] = [
+                    (*where, alias.name)
+                    for package in (True, False)
+                    for where in [_relative(module, level, package, node.module or "", node.level)]
+                    if where is not None
+                ]
     except RecursionError:
         return None
     finally:
         scopes.release()
-    return marked
+    return marked, reexports
+
+
+def _relative(module: str, level: int, package: bool, target: str, steps: int) -> Where | None:
+    """``from <steps dots><target> import`` inside ``module`` (seen from the checked file at
+    ``level``), as seen from the checked file; ``package``: ``module`` is a package's
+    ``__init__`` (its own folder is the first dot), else a module file (its folder is)."""
+    parts = module.split(".") if module else []
+    up = steps - 1 if package else steps
+    for _ in range(up):
+        if parts:
+            parts.pop()
+        elif level == 0:
+            return None  # above a top-level package
+        else:
+            level += 1
+    parts += target.split(".") if target else []
+    if not parts:
+        return None
+    return ".".join(parts), level
 
 
 def _finding(
