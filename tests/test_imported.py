@@ -174,8 +174,9 @@ def test_the_pre_filter_is_a_superset(text: str, may: bool) -> None:
         ({"pkg/__init__.py": "from .sub import f\n", "pkg/sub/__init__.py": "from ..impl import f\n", "pkg/impl.py": MYMOD},
          "from pkg import f", "pkg.impl"),
         ({"api.py": "from mymod import f as step\n"}, "from api import step as f", "mymod"),
+        ({"api.py": "from os import path; from mymod import f\n"}, "from api import f", "mymod"),
     ],
-    ids=["package init", "absolute in init", "module file", "two hops up", "renamed twice"],
+    ids=["package init", "absolute in init", "module file", "two hops up", "renamed twice", "two on a line"],
 )
 def test_re_exports_are_followed_to_the_def(tmp_path: Path, files: dict[str, str], main: str, where: str) -> None:
     """Libraries re-export their functions (``pkg/__init__.py``: ``from .impl import f``): the

@@ -235,7 +235,10 @@ def _read_module(
     reexports: dict[str, list[tuple[str, int, str]]] = {}
     scopes = build_scopes(tree, text, defer=False)
     try:
-        imports = {node.lineno: node for node in tree.body if isinstance(node, ast.ImportFrom)}
+        imports: dict[int, list[ast.ImportFrom]] = {}
+        for stmt in tree.body:
+            if isinstance(stmt, ast.ImportFrom):
+                imports.setdefault(stmt.lineno, []).append(stmt)
         for name, bindings in scopes.module.bindings.items():
             if len(bindings) != 1:
                 continue
@@ -248,9 +251,16 @@ def _read_module(
                 if sig.has_markers:
                     marked[name] = (binding.node, sig)
                 continue
-            node = imports.get(scopes.module.sites[name][0][0])
-            alias = None if node is None else next((a for a in node.names if (a.asname or a.name) == name), None)
-            if node is None or alias is None or (node.level == 0 and library(node.module or "")):
+            found = [
+                (node, alias)
+                for node in imports.get(scopes.module.sites[name][0][0], [])
+                for alias in node.names
+                if (alias.asname or alias.name) == name
+            ]
+            if len(found) != 1:
+                continue  # not bound by one import of its line
+            node, alias = found[0]
+            if node.level == 0 and library(node.module or ""):
                 continue
             if node.level == 0:
                 reexports[name] = [(node.module or "", 0, alias.name)]
