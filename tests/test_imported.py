@@ -43,7 +43,8 @@ fast = jax.jit(f)
 
 
 def _check(tmp_path: Path, main: str, files: dict[str, str] | None = None) -> list[tuple[str, int, int, str]]:
-    for name, text in {"mymod.py": MYMOD, **(files or {})}.items():
+    layout = {"mymod.py": MYMOD, "pkg/__init__.py": "", "pkg/mymod.py": MYMOD}
+    for name, text in {**layout, **(files or {})}.items():
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
@@ -63,8 +64,14 @@ def _check(tmp_path: Path, main: str, files: dict[str, str] | None = None) -> li
         ("from mymod import f\n\nh = jax.jit(jax.vmap(f))\n", (22, 22)),  # each level, as in a rewrite
         ("from mymod import f\nfrom functools import partial\n\nh = partial(jax.jit, donate_argnums=0)(f)\n", 40),
         ("from mymod import f\n\n\ndef build():\n    return jax.jit(f)\n", 20),
+        ("import pkg.mymod\n\nh = jax.jit(pkg.mymod.f)\n", 13),
+        ("import pkg\n\nh = jax.jit(pkg.mymod.f)\n", 13),
+        ("from pkg import mymod\n\nh = jax.jit(mymod.f)\n", 13),
     ],
-    ids=["from import", "renamed", "module attribute", "module alias", "nested", "partial", "in a def"],
+    ids=[
+        "from import", "renamed", "module attribute", "module alias", "nested", "partial", "in a def",
+        "dotted import", "package attribute", "module from a package",
+    ],
 )
 def test_a_transform_of_an_imported_marked_def_is_reported(
     tmp_path: Path, pragma: str, main: str, col: int | tuple[int, ...]
@@ -73,7 +80,7 @@ def test_a_transform_of_an_imported_marked_def_is_reported(
     cols = col if isinstance(col, tuple) else (col,)
     assert [(code, column) for code, _, column, _ in found] == [("JR013", c) for c in cols], found
     message = " ".join(m for *_, m in found)
-    assert "'f' ('n', marked in mymod)" in message and "static_argnums=(1,), static_argnames=('n',)" in message
+    assert re.search(r"'f' \('n', marked in (pkg\.)?mymod\)", message), message and "static_argnums=(1,), static_argnames=('n',)" in message
 
 
 @pytest.mark.parametrize(

@@ -152,9 +152,11 @@ def _target(
     """The (module, level, name) of the imported def a transform's argument names (through the
     transforms and wrappers ``peel`` sees through), and the expression that names it."""
     inner, _ = peel(arg, scope)
-    base, attr = inner, None
-    if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name):
-        base, attr = inner.value, inner.attr
+    base: ast.expr = inner
+    path: list[str] = []  # ``pkg.mod.f``: the name ``pkg``, then ``mod`` and ``f``
+    while isinstance(base, ast.Attribute):
+        path.insert(0, base.attr)
+        base = base.value
     if not isinstance(base, ast.Name) or base.id not in origins:
         return None
     found = scope.lookup(base.id)
@@ -166,11 +168,12 @@ def _target(
     if origin is None:
         return None
     module, level, name = origin
-    if name is None:  # ``import mymod``: ``mymod.f``
-        return ((module, level, attr), inner) if attr is not None else None
-    if attr is not None:  # ``from pkg import mod``: ``mod.f``
-        return (f"{module}.{name}" if module else name, level, attr), inner
-    return (module, level, name), inner
+    # ``import pkg`` binds a module (``pkg.mod.f``); ``from pkg import x`` binds the def itself,
+    # or a module holding it (``x.f``)
+    parts = path if name is None else [name, *path]
+    if not parts:
+        return None
+    return (".".join([module, *parts[:-1]] if module else parts[:-1]), level, parts[-1]), inner
 
 
 #: A module by its name and level, seen from the checked file (level 0: absolute).
