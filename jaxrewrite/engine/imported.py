@@ -21,7 +21,7 @@ from jaxrewrite.engine import render, specs
 from jaxrewrite.engine.analysis import Analysis, TreePass, needs_edit
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import FAST, calls_naming
-from jaxrewrite.engine.ledger import ImportReader, library
+from jaxrewrite.engine.ledger import ImportReader, library, read_module
 from jaxrewrite.engine.recognise import TransformRef, bound_keywords, classify
 from jaxrewrite.engine.scopes import Defined, Imported, Opaque, Scope, ScopeTree, build_scopes
 from jaxrewrite.engine.signature import Signature, read_signature
@@ -192,25 +192,21 @@ class _Modules:
     def find(self, module: str, level: int, name: str) -> tuple[str, int, Function, Signature] | None:
         """The marked def ``name`` of ``module`` is, through re-exports: (its module, level, the
         def, its signature); None where it is no marked def, or cannot be read."""
-        todo = [(module, level, name)]
+        key: tuple[str, int, str] | None = (module, level, name)
         seen: set[tuple[str, int, str]] = set()
-        while todo:
-            key = todo.pop(0)
-            if key in seen:
-                continue  # a loop of re-exports
+        while key is not None and key not in seen:  # a loop of re-exports ends
             seen.add(key)
             module, level, name = key
             known = self.module(module, level)
             if known is None:
-                continue
+                return None
             marked, reexports = known
             if name in marked:
                 return (module, level, *marked[name])
             # Where a relative re-export leads depends on whether this module is a package:
-            # each reading, the package's first (a module file has no submodules).
-            candidates = reexports.get(name, [])
-            if candidates:
-                todo = [candidates[0]] + todo if self.module(*candidates[0][:2]) is not None else candidates[1:] + todo
+            # the first reading whose module can be read, the package's first (a module file
+            # has no submodules).
+            key = next((c for c in reexports.get(name, []) if self.module(c[0], c[1]) is not None), None)
         return None
 
     def module(self, module: str, level: int) -> tuple[Marked, dict[str, list[tuple[str, int, str]]]] | None:
@@ -226,13 +222,10 @@ def _read_module(
     """A module's marked module-level defs, and its module-level names bound by an import of a
     module that may hold markers, each with where it leads; None when it cannot be read. A name
     bound more than once there is left out (which binding is imported cannot be told)."""
-    text = reader(module, level)
-    if text is None:
+    read = read_module(reader, module, level)
+    if read is None:
         return None
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
+    text, tree = read
     other = Source(text, f"{'.' * level}{module}")
     marked: Marked = {}
     reexports: dict[str, list[tuple[str, int, str]]] = {}

@@ -418,13 +418,10 @@ class _Collector:
         return self._followed[key]
 
     def _follow(self, module: str, level: int, name: str) -> str | None:
-        text = None if self.reader is None else self.reader(module, level)
-        if text is None:
+        read = None if self.reader is None else read_module(self.reader, module, level)
+        if read is None:
             return None
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):
-            return None
+        text, tree = read
         scopes = build_scopes(tree, text, defer=False)
         try:
             found = scopes.module.lookup(name)
@@ -445,6 +442,17 @@ class _Collector:
             return "" if not isinstance(binding, Opaque) else None
         finally:
             scopes.release()
+
+
+def read_module(reader: ImportReader, module: str, level: int) -> tuple[str, ast.Module] | None:
+    """Another module's text and tree, through ``reader``; None when it cannot be read or parsed."""
+    text = reader(module, level)
+    if text is None:
+        return None
+    try:
+        return text, ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
 
 
 def library(module: str) -> bool:
