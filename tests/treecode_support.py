@@ -10,7 +10,7 @@ import warnings
 import pytest
 
 from jaxrewrite import rewrite_source
-from jaxrewrite.engine import treecode
+from jaxrewrite.engine import rewrite, treecode
 from jaxrewrite.hook import pipeline
 
 OPTIMIZE = (-1, 2)
@@ -27,6 +27,9 @@ def compare(source: str, filename: str) -> str | None:
             with pytest.raises(SyntaxError):
                 treecode.rewrite_tree(source, filename, worth=math.inf)
             return None
+        # The skeleton's reading (engine/skeleton.py), wherever there is one, gives the same text.
+        from_skeleton = rewrite.skeleton_rewrite(source, filename, least=0)
+        assert from_skeleton is None or from_skeleton == expected, filename
         result = treecode.rewrite_tree(source, filename, worth=math.inf)
         route = "text" if result.tree is None else "tree"
         assert result.text == expected, filename

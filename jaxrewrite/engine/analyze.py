@@ -54,6 +54,7 @@ def analyze(
     lint: bool = False,
     passes: Sequence[TreePass] = (),
     imports: ImportReader | None = None,
+    parsed: ast.Module | None = None,
 ) -> Analysis:
     """Analyze one module's text; Python's own SyntaxError if it does not parse.
 
@@ -64,6 +65,7 @@ def analyze(
     arguments that must be static, read with ``EXHAUSTIVE``-like filters so that unmarked uses count).
     With ``lint`` the analysis also keeps the ledger (``engine.ledger``: every marker applied,
     refused or reported); ``imports`` reads the modules names are imported from, for it.
+    ``parsed``: the text already parsed (``engine.skeleton``'s tree: bodies left unparsed).
     """
     header = scan_header(text) if header is None else header
     src = Source(text, filename)
@@ -77,9 +79,9 @@ def analyze(
         with collector_paused():
             # Parsed here, at the caller's depth, as Python parses it: only the walks may go on
             # in a deeper thread (engine/depth.py), never a parse Python itself would refuse.
-            tree = ast.parse(text, src.filename)
+            tree = ast.parse(text, src.filename) if parsed is None else parsed
             result = _analyze_tree(tree, src, header, environment, filters, lint, passes, imports)
-            del tree
+            del tree, parsed
     result.diagnostics[:0] = unknown
     result.diagnostics.sort(key=lambda d: (d.line, d.col))
     return result

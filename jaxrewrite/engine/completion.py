@@ -12,6 +12,7 @@ from jaxrewrite.engine.recognise import TransformRef
 from jaxrewrite.engine.resolve import PAST_DEPTH, binding_scope, qualname
 from jaxrewrite.engine.scopes import Scope
 from jaxrewrite.engine.signature import Signature
+from jaxrewrite.engine.skeleton import body_line
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import TRANSFORMS
 from jaxrewrite.errors import RewriteError
@@ -41,7 +42,7 @@ def header_mentions(func: Function, lines: list[int]) -> bool:
     The signature ends on the body's first line at the latest (``def f(x,\\n n: S): return x``).
     """
     at = bisect.bisect_left(lines, func.lineno)
-    return at < len(lines) and bool(lines[at] <= func.body[0].lineno)
+    return at < len(lines) and bool(lines[at] <= body_line(func))
 
 
 def ambiguity_error(expr: ast.expr, src: Source) -> RewriteError:

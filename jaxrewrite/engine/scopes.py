@@ -18,6 +18,7 @@ from itertools import accumulate
 from typing import Any, Union
 
 from jaxrewrite.engine.source import lines_containing, source_lines
+from jaxrewrite.engine.skeleton import STRUCTURAL, ElidedAsyncDef, ElidedDef, body_line
 from jaxrewrite.engine.table import Mark
 
 
@@ -221,7 +222,7 @@ class ScopeTree:
 
 #: Text that may begin a def, a class or a decorator. A superset (also in strings, comments
 #: and ``a @ b``) only means a few more bodies are walked; substring search beats a regex here.
-_STRUCTURAL = ("def", "class", "@")
+_STRUCTURAL = STRUCTURAL
 
 
 def build_scopes(
@@ -407,7 +408,7 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result
     first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
     scope.bind(node.name, Defined(node), (first, result.flow))
     result.defs.append((node, scope))
-    body_first = node.body[0].lineno
+    body_first = body_line(node)  # an elided body (engine/skeleton.py) stays unparsed
     # The header (decorators, defaults) runs in the enclosing scope; the body in its own.
     result.statements.append(
         (first, body_first - 1 if body_first > node.lineno else node.lineno, node, scope, result.flow)
@@ -529,6 +530,8 @@ _HANDLERS: dict[type, Callable[[Any, Scope, ScopeTree], None]] = {
     ast.Delete: _delete,
     ast.Global: _global,
     ast.Nonlocal: lambda node, scope, result: None,
+    ElidedDef: _function,
+    ElidedAsyncDef: _function,
 }
 if hasattr(ast, "TypeAlias"):
     _HANDLERS[ast.TypeAlias] = _type_alias

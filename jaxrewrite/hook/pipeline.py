@@ -51,8 +51,19 @@ def compile_rewritten(
     byte for byte the code of the text; ``JAXREWRITE_VERIFY_AST=1`` checks that at every import.
     ``worth``: treecode's threshold (tests pass inf, to take the tree route whenever it can)."""
     from jaxrewrite.engine.analyze import collector_paused
+    from jaxrewrite.engine.rewrite import skeleton_rewrite
     from jaxrewrite.engine.treecode import WORTH, rewrite_tree
 
+    text_from_skeleton = skeleton_rewrite(text, path, header)
+    if text_from_skeleton is not None:
+        try:
+            code = _compile(text_from_skeleton, path, optimize)
+        except SyntaxError:
+            pass  # a body the skeleton left out does not parse: the full reading says so
+        else:
+            if os.environ.get("JAXREWRITE_VERIFY_AST") == "1":
+                _verify_skeleton(text, path, header, text_from_skeleton)
+            return code
     with collector_paused():  # the collector would rescan the live tree while it compiles
         rewritten = rewrite_tree(text, path, header, WORTH if worth is None else worth)
         if rewritten.tree is None:
@@ -76,6 +87,16 @@ def compile_rewritten(
                 "from the code of the rewritten text (JAXREWRITE_VERIFY_AST=1)"
             )
     return code
+
+
+def _verify_skeleton(text: str, path: str, header: Header | None, from_skeleton: str) -> None:
+    from jaxrewrite.engine.rewrite import rewrite_source
+
+    if rewrite_source(text, path, header=header) != from_skeleton:
+        raise AssertionError(
+            f"jaxrewrite internal error: {path}: the text rewritten from the module's skeleton differs "
+            "from the text rewritten from the whole module (JAXREWRITE_VERIFY_AST=1)"
+        )
 
 
 DEFAULT = Pipeline()
