@@ -23,6 +23,7 @@ import ast
 import marshal
 import sys
 import textwrap
+import time
 import warnings
 from pathlib import Path
 
@@ -406,3 +407,36 @@ def test_dedented_source_helper_is_exact() -> None:
         """
     )
     assert len(assert_exact(text).bodies) == 1  # type: ignore[union-attr]
+
+
+#: Texts that make a backtracking lexer try every split of a string left open, or rescan a body
+#: for every line in brackets: (name, text of about ``n`` repeats).
+HOSTILE = [
+    ("triple-quoted string left open", lambda n: 'def f():\n    y = """' + "ab" * n),
+    ("single-quoted string with escapes, left open", lambda n: "def f():\n    y = '" + "ab\\x" * n),
+    ("lone quotes after an open triple", lambda n: "y = '''" + "a'" * n),
+    ("a body's lines in brackets at column 0", lambda n: "def f():\n    return [\n" + "1,\n" * n + "]\n"),
+]
+
+
+def _best(text: str) -> float:
+    starts = Source(text, "mod.py").line_starts
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        skeleton.build(text, starts, least=0)
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+@pytest.mark.parametrize("make", [make for _, make in HOSTILE], ids=[name for name, _ in HOSTILE])
+def test_a_hostile_text_costs_what_its_size_does(make: object) -> None:
+    build = make  # type: ignore[assignment]
+    # 12 repeats: a lexer with nested quantifiers takes seconds (2**n splits); this one, what a
+    # plain text of that size takes
+    small = build(12)  # type: ignore[operator]
+    plain = "def f():\n    return 1\n" + "x = 1\n" * (len(small) // 6)
+    assert _best(small) / _best(plain) < 20
+    # and it scales with the text: four times the text, at most about four times the time
+    ratio = _best(build(16000)) / _best(build(4000))  # type: ignore[operator]
+    assert ratio < 8, ratio

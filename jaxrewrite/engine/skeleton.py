@@ -29,14 +29,16 @@ from typing import NamedTuple
 
 from jaxrewrite.engine.source import lines_containing
 
-#: A string literal (any prefix, any quotes; escapes and line continuations inside) or a comment,
-#: matched left to right so that each is read as the tokenizer reads it.
+#: A string literal (its prefix letters are left as they are: they are no bracket nor quote) or
+#: a comment, matched left to right so that each is read as the tokenizer reads it. Each loop is
+#: unrolled (a run of plain characters, then an escape or a lone quote, then a run...), so a
+#: string left open is given up in one pass: ``(?:[^']+|...)*`` would try every split of it.
 _TOKEN = re.compile(
     r"#[^\n]*"
-    r"|'''(?:[^'\\]+|\\.|'(?!''))*'''"
-    r'|"""(?:[^"\\]+|\\.|"(?!""))*"""'
-    r"|'(?:[^'\\\n]+|\\.)*'"
-    r'|"(?:[^"\\\n]+|\\.)*"',
+    r"|'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
+    r'|"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
+    r"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'"
+    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"',
     re.DOTALL,
 )
 #: Lines a skeleton cannot be read from: indentation with a tab or form feed.
@@ -63,14 +65,21 @@ def _mask(match: re.Match[str]) -> str:
     token = match.group()
     if token[0] == "#":
         return " " * len(token)
-    if "{" in token:
-        prefix = match.string[max(0, match.start() - 2) : match.start()].lower()
-        if ("f" in prefix or "t" in prefix) and not _fields_closed(token):  # f- and t-strings
-            raise _Unsure
+    if "{" in token and _formatted(match.string, match.start()) and not _fields_closed(token):
+        raise _Unsure
     if "\n" not in token:
         return "\x02" + "\x01" * (len(token) - 1)
     head, *rest = token.split("\n")
     return "\n".join(["\x02" + "\x01" * (len(head) - 1), *("\x01" * len(part) for part in rest)])
+
+
+def _formatted(text: str, quote: int) -> bool:
+    """Do the letters right before the quote (a prefix has two at most) say f- or t-string?"""
+    at = quote
+    while at > quote - 2 and at and text[at - 1].isalpha():
+        at -= 1
+    prefix = text[at:quote].lower()
+    return "f" in prefix or "t" in prefix
 
 
 def _fields_closed(token: str) -> bool:
@@ -122,7 +131,7 @@ def build(
 ) -> Skeleton | None:
     """The skeleton of ``text`` (``line_starts``: where each line begins, and its end), or None
     where no body can be elided or the text cannot be read surely enough."""
-    if "\r" in text or "\x01" in text or "\x02" in text or "barry_as_FLUFL" in text:
+    if "\r" in text or "\x00" in text or "\x01" in text or "\x02" in text or "barry_as_FLUFL" in text:
         return None
     try:
         masked = _TOKEN.sub(_mask, text)
@@ -214,13 +223,13 @@ def _body(masked: str, line_starts: list[int], line: int, indent: int, lines: in
     begin = line_starts[end]
     dedent = _dedent_at(indent)
     search = begin - 1  # the header's line break: a match starts at the break before its line
+    counted = begin
     while True:
         hit = dedent.search(masked, search)
-        if hit is None:
-            stop = len(masked)
-            break
-        stop = hit.start() + 1
-        if _net(masked, begin, stop) == 0 and not masked[begin:stop].rstrip(" \n").endswith("\\"):
+        stop = len(masked) if hit is None else hit.start() + 1
+        depth += _net(masked, counted, stop)  # brackets open before ``stop`` (0 after the header)
+        counted = stop
+        if hit is None or (depth == 0 and not _continued(masked, begin, stop)):
             break
         search = stop
     region = masked[begin:stop]
@@ -245,6 +254,14 @@ def _indent(masked: str, head: int) -> int:
     while masked[at] == " ":
         at += 1
     return at - head
+
+
+def _continued(masked: str, begin: int, stop: int) -> bool:
+    """Does the code before ``stop`` (after ``begin``) end with a line-continuing backslash?"""
+    at = stop - 1
+    while at > begin and masked[at] in " \n":
+        at -= 1
+    return masked[at] == "\\"
 
 
 def _net(masked: str, a: int, b: int) -> int:
