@@ -220,11 +220,6 @@ class ScopeTree:
             self.statements.sort(key=lambda item: item[0])
 
 
-#: Text that may begin a def, a class or a decorator. A superset (also in strings, comments
-#: and ``a @ b``) only means a few more bodies are walked; substring search beats a regex here.
-_STRUCTURAL = STRUCTURAL
-
-
 def build_scopes(
     tree: ast.Module,
     text: str = "",
@@ -243,7 +238,7 @@ def build_scopes(
     if text and defer:
         if line_starts is None:
             line_starts = list(accumulate(map(len, source_lines(text)), initial=0))
-        result.structural = lines_containing(text, line_starts, _STRUCTURAL)
+        result.structural = lines_containing(text, line_starts, STRUCTURAL)
     else:
         last = max((getattr(n, "end_lineno", 0) or 0) for n in tree.body) if tree.body else 1
         result.structural = list(range(1, last + 1))

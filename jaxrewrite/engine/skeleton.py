@@ -48,7 +48,8 @@ _ODD_INDENT = re.compile(r"(?:^|\n) *[\t\f]")
 #: than leaving them out (bench_cold's dense module: one-line bodies).
 LEAST = 160
 
-#: What may begin a def, a class or a decorator: ``scopes``' test for a body worth walking.
+#: Text that may begin a def, a class or a decorator: ``scopes``' test for a body worth walking
+#: (a superset, also in strings, comments and ``a @ b``: a few more bodies walked and parsed).
 STRUCTURAL = ("def", "class", "@")
 
 
