@@ -168,9 +168,14 @@ def test_an_edit_that_opts_in_is_seen_through_its_new_mtime(project: Project) ->
     path.write_text(OPTED_IN.format(value=2))  # the same size
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000))  # a microsecond later
     assert path.stat().st_size == stat.st_size
+    # The stat the loader takes for its pyc finds the edit: the bytes are decided again, and
+    # rewritten by the plain loader the finder left (its pyc of the old text neither run nor
+    # replaced); the index learns that the file opts in, so the next process takes the hook's.
     result = probe(project, "mod")
-    assert result["modules"]["mod"] == ["RewritingLoader", 2] and result["jit"] == [REWRITTEN_CALL]
+    assert result["modules"]["mod"] == ["SourceFileLoader", 2] and result["jit"] == [REWRITTEN_CALL]
     assert entries(index_file(project.src))[str(path)][2] == index.MAYBE
+    again = probe(project, "mod")
+    assert again["modules"]["mod"] == ["RewritingLoader", 2] and again["jit"] == [REWRITTEN_CALL]
 
 
 def test_an_edit_that_keeps_size_and_mtime_is_missed_as_python_misses_it(project: Project) -> None:
@@ -186,7 +191,60 @@ def test_an_edit_that_keeps_size_and_mtime_is_missed_as_python_misses_it(project
     alone: Any = report(project.run("import mod, json; print(json.dumps(mod.VALUE))"))
     assert alone == 1  # Python alone
     os.utime(path)  # touched: both see it
+    touched = probe(project, "mod")
+    assert touched["modules"]["mod"] == ["SourceFileLoader", 2] and touched["jit"] == [REWRITTEN_CALL]
     assert probe(project, "mod")["modules"]["mod"] == ["RewritingLoader", 2]
+
+
+def test_a_plain_pyc_of_text_that_opts_in_since_it_was_indexed_never_runs(project: Project) -> None:
+    """The pragma added, then an import without the hook: Python's pyc is valid for the new
+    bytes, and the index entry is not. The stat the loader takes finds the entry stale before
+    the pyc is read; the plain code never runs, and no plain pyc is written from rewritten code."""
+    path = project.write("mod.py", PLAIN.format(value=1))
+    settle(path)
+    assert probe(project, "mod")["modules"]["mod"] == ["SourceFileLoader", 1]
+    path.write_text(OPTED_IN.format(value=2))
+    settle(path, seconds=30)
+    plainly: Any = report(project.run("import mod, jax, json; print(json.dumps([mod.VALUE, jax.CALLS]))"))
+    assert plainly == [2, [PLAIN_CALL]]  # Python alone: the new text, plainly, its pyc written
+    pyc = importlib.util.cache_from_source(str(path))
+    written = Path(pyc).read_bytes()
+    result = probe(project, "mod")
+    assert result["modules"]["mod"] == ["SourceFileLoader", 2] and result["jit"] == [REWRITTEN_CALL]
+    assert Path(pyc).read_bytes() == written
+    assert entries(index_file(project.src))[str(path)] == (path.stat().st_mtime_ns, path.stat().st_size, index.MAYBE)
+    assert probe(project, "mod")["jit"] == [REWRITTEN_CALL]
+
+
+#: The child for the stat count: every stat a plain loader takes for its pyc, by whom.
+STATS = """import json, sys
+from importlib.machinery import SourceFileLoader
+import jaxrewrite
+from jaxrewrite.hook import finder
+calls = {"finder": [], "loader": []}
+own_stat, own_path_stats = finder._stat, SourceFileLoader.path_stats
+finder._stat = lambda path: calls["finder"].append(path) or own_stat(path)
+SourceFileLoader.path_stats = lambda self, path: calls["loader"].append(path) or own_path_stats(self, path)
+jaxrewrite.install()
+for name in sys.argv[1:]:
+    __import__(name)
+print(json.dumps(calls))
+"""
+
+
+def test_a_settled_file_costs_one_stat_its_loaders_own(project: Project) -> None:
+    """The index is checked by the stat the loader takes to validate its pyc: a settled file
+    costs the hook no stat of its own, and its loader no second one."""
+    files = [project.write(f"plain_{i}.py", f"VALUE = {i}\n") for i in range(3)]
+    settle(*files)
+    names = [path.stem for path in files]
+    probe(project, *names)  # indexes them; Python writes their pycs
+    done = subprocess.run(
+        [sys.executable, "-c", STATS, *names], cwd=project.root, env=project.env(), capture_output=True, text=True, timeout=120, check=False
+    )
+    calls = report(done)
+    assert sorted(calls["finder"]) == sorted(str(path) for path in files)  # one each, in _StatCheck
+    assert not set(calls["loader"]) & {str(path) for path in files}  # SourceFileLoader's own: never
 
 
 def test_a_file_modified_just_now_is_not_indexed(project: Project) -> None:
