@@ -9,8 +9,9 @@ of the pragma scanner.
 Why the digests are memoised by file stats (``digests``): hashing jaxrewrite's own sources
 cost every process ~0.6 ms, a quarter of importing a typical opted-in module. The memo, in
 jaxrewrite's own ``__pycache__``, maps the version, every hashed file's (mtime_ns, size, inode) and
-each searched folder's stat to the content digests; a process whose stats all match uses them (~25
-stats, no reads). That is as safe as the rewriter's own loading: Python decides whether to run an
+each searched folder's stat to the content digests, one pair per Python (by magic number: the
+digests are ``source_hash``'s, keyed by it, and every Python that imports the tree shares the
+memo); a process whose stats all match uses its own (~50 stats, no reads). That is as safe as the rewriter's own loading: Python decides whether to run an
 engine module's (possibly stale) bytecode from that file's mtime, in whole seconds, and size, so
 an edit the memo misses (same size, mtime restored to the nanosecond) is one Python misses too.
 A stat is only memoised when no later write can reproduce it (``_settled``). Within a process the
@@ -54,7 +55,14 @@ SCANNER_SOURCES = ("header.py", "hook/finder.py", "hook/index.py", "version.py")
 
 #: The memo's file name, in the ``__pycache__`` of the package's ``hook`` folder; never a pyc name.
 MEMO_NAME = "jaxrewrite-digests.memo"
-_MEMO_FORMAT = 2
+#: 3: the digests of each Python, by its magic number, under one set of stats.
+_MEMO_FORMAT = 3
+#: Whose digests a memo entry holds. ``source_hash`` is keyed by the interpreter's magic number,
+#: and the memo, one file, is shared by every Python that imports the tree (tox envs, the floor
+#: and newest legs on one checkout): with one entry, a memo written by one Python gave another
+#: that Python's digests, so one interpreter got two tags for one tree, with the memo and
+#: without it (under ``PYTHONPYCACHEPREFIX``), and missed its own prebuilt caches and indexes.
+_MAGIC = importlib.util.MAGIC_NUMBER
 #: Stats younger than this are not trusted (the memo here, the folder indexes of hook/index.py): a
 #: second same-size write within the same timestamp tick would keep them (git's "racily clean"
 #: problem).
@@ -175,8 +183,10 @@ def _digests(root: str, memo: str | None) -> tuple[Digests, _Record | None]:
 
     if memo == OWN_MEMO:
         memo = memo_path(root)
+    others: dict[bytes, tuple[str, str]] = {}
+    memo_stats: tuple[Stat, ...] = ()
     if memo is not None:
-        record = _from_memo(memo, root, __version__)
+        record, memo_stats, others = _from_memo(memo, root, __version__)
         if record is not None:
             return record.digests, record
     sources, watched = _walk(root, tuple(dict.fromkeys(REWRITE_SOURCES + SCANNER_SOURCES)))
@@ -195,7 +205,9 @@ def _digests(root: str, memo: str | None) -> tuple[Digests, _Record | None]:
     record = _Record(root, stats, found, until)
     if memo is not None:
         # Written now, or by the next pyc written where bytecode may be (``jaxrewrite compile``).
-        pycfile.defer(memo, marshal.dumps((_MEMO_FORMAT, __version__, until, stats, tuple(found))))
+        # Other Pythons' digests are kept where they were taken under these very stats.
+        table = {**(others if memo_stats == stats else {}), _MAGIC: tuple(found)}
+        pycfile.defer(memo, marshal.dumps((_MEMO_FORMAT, __version__, until, stats, table)))
     return found, record
 
 
@@ -237,20 +249,28 @@ def _stat_key(root: str, name: str) -> tuple[int, int, int]:
     return st.st_mtime_ns, st.st_size, st.st_ino
 
 
-def _from_memo(memo: str, root: str, version: str) -> _Record | None:
-    """The memoised record if the memo is sound, of this version, and every stat matches."""
+def _from_memo(memo: str, root: str, version: str) -> tuple[_Record | None, tuple[Stat, ...], dict[bytes, tuple[str, str]]]:
+    """This interpreter's memoised record, if the memo is sound, of this version, every stat
+    matches and it holds this Python's digests; with the memo's stats and the digests it holds
+    (every Python's) where the stats match, for a Python that adds its own."""
     try:
-        form, memo_version, until, stats, (rewriter, scanner) = marshal.loads(_read_small(memo))
-        if form != _MEMO_FORMAT or memo_version != version or type(rewriter) is not str or type(scanner) is not str:
-            return None
+        form, memo_version, until, stats, table = marshal.loads(_read_small(memo))
+        if form != _MEMO_FORMAT or memo_version != version or type(table) is not dict:
+            return None, (), {}
         if type(until) is not int or type(stats) is not tuple or not stats:  # a memo that checks nothing vouches for nothing
-            return None
-        record = _Record(root, stats, Digests(rewriter, scanner), until)
+            return None, (), {}
+        held = {
+            magic: (pair[0], pair[1])
+            for magic, pair in table.items()
+            if type(magic) is bytes and type(pair) is tuple and len(pair) == 2 and all(type(d) is str for d in pair)
+        }
+        mine = held.get(_MAGIC)
+        record = _Record(root, stats, Digests(*mine) if mine is not None else Digests("", ""), until)
         if not _still(record):
-            return None
+            return None, (), {}
     except (OSError, EOFError, TypeError, ValueError):  # no memo, unreadable stats, a damaged record
-        return None
-    return record
+        return None, (), {}
+    return (record if mine is not None else None), stats, held
 
 
 def _still(record: _Record) -> bool:
