@@ -200,6 +200,43 @@ def test_make_jaxpr_and_jacfwd_already_speak() -> None:
     assert any(d.code == "JR121" and d.line == _line(text, "jac = ") for d in analysis.diagnostics)
 
 
+@pytest.mark.parametrize(
+    "decorator",
+    ["@nnx.scan", "@nnx.scan(length=3)", "@partial(nnx.scan, length=3)", "@nn.scan", "@my_scan"],
+)
+def test_a_marker_under_a_scan_decorator_is_under_an_unknown_transform(decorator: str) -> None:
+    """``@nnx.scan`` applies a transform jaxrewrite does not rewrite: JR004 names it, not JR002's
+    "no transform applies to it" (which would send the user looking for a missing decorator)."""
+    text, analysis = _ledger(
+        f"""
+        from functools import partial
+        from flax import nnx
+        import flax.linen as nn
+        my_scan = nnx.scan
+        {decorator}
+        def f(c, x, n: Static[int]):
+            return c, x * n
+        """
+    )
+    codes = [(d.code, d.line) for d in analysis.diagnostics]
+    assert codes == [("JR004", _line(text, decorator))], codes
+    assert [(e.state, e.code) for e in analysis.ledger] == [(State.REPORTED, "JR004")]
+
+
+def test_lax_scan_of_a_marked_def_is_not_called_an_unknown_transform() -> None:
+    """As a callee, ``scan`` is ``jax.lax.scan``'s, a loop that traces the arguments, not a
+    transform that could take a static spec: it is reported, but never as JR004."""
+    text, analysis = _ledger(
+        """
+        def f(c, x, n: Static[int]):
+            return c, x * n
+        out = jax.lax.scan(f, 0, None, length=3)
+        """
+    )
+    codes = [d.code for d in analysis.diagnostics]
+    assert codes and "JR004" not in codes, analysis.diagnostics
+
+
 def test_in_shardings_and_a_keyword_only_static() -> None:
     text, analysis = _ledger(
         """

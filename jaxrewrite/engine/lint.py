@@ -65,6 +65,10 @@ _BUILTINS = frozenset({"list", "dict", "set", "bytearray"})
 #: What a decorator's last name looks like when it is a transform jaxrewrite does not know
 #: (``equinox.filter_jit``, ``numba.jit``, a project's own ``my_jit``).
 _TRANSFORM_LIKE = re.compile(r"jit|pmap|vmap|remat|checkpoint|grad|custom_vjp|custom_jvp|shard_map", re.IGNORECASE)
+#: Names that say "transform" as a decorator only: ``@nnx.scan``/``@nn.scan`` lift a def over a
+#: loop, so a marker under one is not "under no transform" (JR002). As a callee, ``scan`` is
+#: ``jax.lax.scan``'s, which traces its function's arguments: JR012 (peruse.py) says that.
+_DECORATOR_LIKE = re.compile(r"scan", re.IGNORECASE)
 
 
 def looks_like_transform(expr: ast.expr) -> bool:
@@ -78,6 +82,16 @@ def looks_like_transform(expr: ast.expr) -> bool:
     else:
         return False
     return bool(_TRANSFORM_LIKE.search(name))
+
+
+def looks_like_transform_decorator(expr: ast.expr) -> bool:
+    """``looks_like_transform``, or a name that says "transform" where it decorates a def."""
+    if looks_like_transform(expr):
+        return True
+    while isinstance(expr, ast.Call):
+        expr = expr.args[0] if expr.args and _is_partial_name(expr.func) else expr.func
+    name = expr.attr if isinstance(expr, ast.Attribute) else expr.id if isinstance(expr, ast.Name) else ""
+    return bool(_DECORATOR_LIKE.search(name))
 
 
 def _is_partial_name(expr: ast.expr) -> bool:
@@ -101,7 +115,7 @@ def read_defs(
         if sig is None or not sig.has_markers:
             continue
         marked = tuple(p for p in sig.params if p.markers)
-        unknown = next((d for d in func.decorator_list if classify(d, scope) is None and looks_like_transform(d)), None)
+        unknown = next((d for d in func.decorator_list if classify(d, scope) is None and looks_like_transform_decorator(d)), None)
         types: list[tuple[Param, str]] = []
         values: list[tuple[Param, str]] = []
         defaults = _defaults(func)
