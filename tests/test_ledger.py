@@ -228,13 +228,13 @@ def test_lax_scan_of_a_marked_def_is_not_called_an_unknown_transform() -> None:
     transform that could take a static spec: it is reported, but never as JR004."""
     text, analysis = _ledger(
         """
-        def f(c, x, n: Static[int]):
-            return c, x * n
+        def f(c, n: Static[int]):
+            return c, n
         out = jax.lax.scan(f, 0, None, length=3)
         """
     )
-    codes = [d.code for d in analysis.diagnostics]
-    assert codes and "JR004" not in codes, analysis.diagnostics
+    codes = [(d.code, d.line) for d in analysis.diagnostics]
+    assert ("JR012", _line(text, "out = ")) in codes and "JR004" not in dict(codes), codes
 
 
 def test_in_shardings_and_a_keyword_only_static() -> None:
