@@ -73,25 +73,24 @@ _DECORATOR_LIKE = re.compile(r"scan", re.IGNORECASE)
 
 def looks_like_transform(expr: ast.expr) -> bool:
     """A decorator or callee whose own name says "transform" (``partial(f, ...)`` looks at ``f``)."""
-    while isinstance(expr, ast.Call):  # to any depth: the expression's own nesting ends it
-        expr = expr.args[0] if expr.args and _is_partial_name(expr.func) else expr.func
-    if isinstance(expr, ast.Attribute):
-        name = expr.attr
-    elif isinstance(expr, ast.Name):
-        name = expr.id
-    else:
-        return False
-    return bool(_TRANSFORM_LIKE.search(name))
+    return bool(_TRANSFORM_LIKE.search(_own_name(expr)))
 
 
 def looks_like_transform_decorator(expr: ast.expr) -> bool:
     """``looks_like_transform``, or a name that says "transform" where it decorates a def."""
-    if looks_like_transform(expr):
-        return True
-    while isinstance(expr, ast.Call):
+    name = _own_name(expr)
+    return bool(_TRANSFORM_LIKE.search(name) or _DECORATOR_LIKE.search(name))
+
+
+def _own_name(expr: ast.expr) -> str:
+    """The last name of what a decorator or callee applies ("" for an expression without one)."""
+    while isinstance(expr, ast.Call):  # to any depth: the expression's own nesting ends it
         expr = expr.args[0] if expr.args and _is_partial_name(expr.func) else expr.func
-    name = expr.attr if isinstance(expr, ast.Attribute) else expr.id if isinstance(expr, ast.Name) else ""
-    return bool(_DECORATOR_LIKE.search(name))
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    if isinstance(expr, ast.Name):
+        return expr.id
+    return ""
 
 
 def _is_partial_name(expr: ast.expr) -> bool:
