@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 
 import pytest
@@ -228,3 +229,72 @@ def test_static_values_are_python_values_not_tracers() -> None:
     )
     assert float(module.f(2.0, (3, 4), "b")) == 8.0  # type: ignore[attr-defined]
     assert module.SEEN == [(tuple, str)]  # type: ignore[attr-defined]
+
+
+ALIAS_IN_A_BODY = """\
+# jaxrewrite: enable
+import jax
+from jaxrewrite import Static
+
+TRACES = []
+
+
+def f(x, n: Static[int]):
+    TRACES.append(n)
+    for _ in range(n):  # a tracer here would fail: n must reach f as a Python int
+        x = x + 1
+    return x
+
+
+def build():
+    g = f
+    return jax.jit(g)
+
+
+def build_twice():
+    g = f
+    h = g
+    return jax.vmap(h)
+{padding}"""
+
+#: Long helper bodies, so that the hook reads the module's skeleton (engine/skeleton.py).
+_HELPER = '''
+
+def helper_{i}(x):
+    """A helper whose body the analysis never walks; long enough to be left out of the skeleton."""
+    y = x
+    for k in range(3):
+        y = y * 2 + k - {i}
+        y = y / 3 + k * {i}
+    return y
+'''
+
+
+@pytest.mark.parametrize("helpers", [0, 40], ids=["whole parse", "skeleton"])
+def test_an_alias_made_in_a_function_body_is_rewritten(helpers: int) -> None:
+    """``g = f`` in a body with no other candidate line: the call-site search found no reason to
+    walk that body, so ``g`` was never known as ``f`` and ``jax.jit(g)`` went unrewritten (its
+    Static ``n`` traced), while ``check``'s exhaustive reading rewrote it. Through the hook's own
+    pipeline, on the route a small module takes and on the skeleton route of a large one."""
+    import jax.numpy as jnp
+
+    from jaxrewrite.engine.rewrite import skeleton_rewrite
+    from jaxrewrite.hook import notrewritten
+    from jaxrewrite.hook.pipeline import compile_source
+
+    text = ALIAS_IN_A_BODY.format(padding="".join(_HELPER.format(i=i) for i in range(helpers)))
+    name = f"alias_body_{helpers}"
+    assert (skeleton_rewrite(text, f"{name}.py") is not None) is bool(helpers)  # the route named
+    code = compile_source(text.encode(), f"{name}.py")
+    module = types.ModuleType(name)
+    module.__file__ = f"{name}.py"
+    notrewritten.mark(module.__file__)  # as the hook marks what it compiled
+    exec(code, module.__dict__)
+    jitted = module.build()  # type: ignore[attr-defined]
+    assert float(jitted(1.0, 3)) == 4.0
+    assert float(jitted(2.0, 3)) == 5.0
+    assert float(jitted(1.0, 4)) == 5.0
+    assert module.TRACES == [3, 4]  # type: ignore[attr-defined]
+    mapped = module.build_twice()  # type: ignore[attr-defined]
+    assert mapped(jnp.zeros(2), 2).tolist() == [2.0, 2.0]
+    assert module.TRACES[-1] == 2  # type: ignore[attr-defined]

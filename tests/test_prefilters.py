@@ -77,6 +77,32 @@ def build(flag):
         return jax.pmap(f)
     return [jax.jit(f) for _ in range(2)]
 """,
+    "alias made in a deferred body": """\
+# jaxrewrite: enable
+import jax
+from jaxrewrite import Static
+
+def f(x, n: Static[int]):
+    return x
+
+def build():
+    g = f
+    return jax.jit(g)
+
+def chain():
+    g = f
+    h = g
+    return jax.vmap(h)
+
+def annotated():
+    g: object = \\
+        f
+    return jax.pmap(g)
+
+def walrus(flag):  # a walrus binds an opaque name: rewritten neither way (check: JR002)
+    if (g := f) and flag:
+        return jax.jit(g)
+""",
     "class with static fields registered later": """\
 # jaxrewrite: enable
 import dataclasses

@@ -207,6 +207,20 @@ def calls_naming(names: list[str] | None, tree: ScopeTree, src: Source, filters:
     return found
 
 
+def walk_assignments(names: list[str], tree: ScopeTree, src: Source) -> None:
+    """Walk the deferred bodies where one of ``names`` is assigned as it is (``g = f``): ``g``
+    is then a name of ``f`` (``wrappers.aliases``) whose call sites must be found too, yet no
+    first argument on that line made the call-site search walk the body (a text search)."""
+    if not tree.deferred:
+        return
+    hits = _assigned_names(src.text).intersection(names)
+    if not hits:
+        return
+    starts = src.line_starts
+    pattern = _assigned_name_of(tuple(sorted(hits, key=lambda w: (-len(w), w))))
+    tree.walk_deferred(sorted({bisect.bisect_right(starts, match.start(1)) for match in pattern.finditer(src.text)}))
+
+
 def _statements_on(
     statements: list[tuple[int, int, ast.AST, Scope, int]], lines: list[int] | None
 ) -> list[tuple[int, ast.AST, Scope, int]]:
@@ -241,6 +255,17 @@ def _first_argument_of(words: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"\(" + _GAP + "(" + "|".join(map(re.escape, words)) + r")(?!\w)")
 
 
+@lru_cache(maxsize=1)
+def _assigned_names(text: str) -> frozenset[str]:
+    """Every identifier that is the whole start of an assigned value in the text (a superset)."""
+    return frozenset(ASSIGNED_NAME.findall(text))
+
+
+@lru_cache(maxsize=256)
+def _assigned_name_of(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(_ASSIGNED + "(" + "|".join(map(re.escape, words)) + r")(?!\w)")
+
+
 #: Blanks and comments between "(" and a first argument. A comment runs to its line break and
 #: takes it, so the text has one reading: ``#[^\n]*`` repeated could split ``#a#b#c...`` in 2**n
 #: ways, and a failed search tried them all (a string holding "(#1#2#3..." of 30 pairs stalled
@@ -252,3 +277,9 @@ _GAP = r"(?:\s|#[^\r\n]*[\r\n])*"
 #: lines can hold one.
 FIRST_ARGUMENT = re.compile(r"\(" + _GAP + r"([^\W\d]\w*)")
 
+#: An assignment's "=" or a walrus's ":=" (not "==", "<=", ">=", "!="), then blanks and
+#: backslash continuations: what follows starts the assigned value. Keyword arguments and
+#: augmented assignments match too (a superset).
+_ASSIGNED = r"(?<![=!<>])=(?!=)(?:\s|\\\r?\n)*"
+#: An identifier starting an assigned value (``g = f``, ``g: T = f``, ``(g := f)``).
+ASSIGNED_NAME = re.compile(_ASSIGNED + r"([^\W\d]\w*)")

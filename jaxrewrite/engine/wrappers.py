@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Container
 
-from jaxrewrite.engine.filters import CallSite, Filters, calls_naming
+from jaxrewrite.engine.filters import CallSite, Filters, calls_naming, walk_assignments
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.scopes import Assigned, Defined, Scope, ScopeTree
 from jaxrewrite.engine.source import Source
@@ -190,16 +190,18 @@ def aliases(scopes: list[Scope], names: set[str]) -> list[str]:
 
 def calls_and_aliases(names: list[str] | None, tree: ScopeTree, src: Source, filters: Filters) -> list[CallSite]:
     """``filters.calls_naming``, and then the calls naming what is assigned something made from
-    ``names`` (``fast = jax.jit(f)``), found once the function bodies holding such assignments
-    are walked, until no new name turns up; in source order."""
+    ``names`` (``fast = jax.jit(f)``, ``g = f``), found once the function bodies holding such
+    assignments are walked, until no new name turns up; in source order."""
     found = calls_naming(names, tree, src, filters)
     if names is None:
         return found
     known = set(names)
+    walk_assignments(names, tree, src)  # ``g = f`` in a body no call site made walked
     extra = aliases(tree.scopes, known)
     while extra:
         seen = {id(call) for call, _, _ in found}
         found += [item for item in calls_naming(extra, tree, src, filters) if id(item[0]) not in seen]
+        walk_assignments(extra, tree, src)
         extra = aliases(tree.scopes, known)
     found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
     return found
