@@ -196,3 +196,76 @@ def test_re_exports_are_followed_to_the_def(tmp_path: Path, files: dict[str, str
 def test_a_loop_of_re_exports_ends_quietly(tmp_path: Path) -> None:
     files = {"a.py": "from b import f\n", "b.py": "from a import f\n"}
     assert _check(tmp_path, "import jax\nfrom a import f\n\nh = jax.jit(f)\n", files) == []
+
+
+@pytest.mark.parametrize(
+    "main, cols",
+    [
+        ("from mymod import f\n\nstep = f\nh = jax.jit(step)\n", [13]),
+        ("import mymod\n\nstep = mymod.f\nh = jax.jit(step)\n", [13]),
+        ("import mymod\n\nm = mymod\nh = jax.jit(m.f)\n", [13]),
+        ("from mymod import f\n\na = f\nb = a\nh = jax.jit(b)\n", [13]),
+        ("from mymod import f\n\n\ndef build():\n    step = f\n    return jax.jit(step)\n", [20]),
+        ("from mymod import f\n\nfast = jax.jit(f)\nh = jax.vmap(fast)\n", [16, 14]),  # each transform
+        ("from mymod import f\n\nstep: object = f\nh = jax.jit(step)\n", [13]),
+    ],
+    ids=["alias", "alias of an attribute", "module alias", "chain", "alias in a def", "transformed alias", "annotated"],
+)
+def test_a_name_assigned_from_an_imported_marked_def_is_reported(tmp_path: Path, main: str, cols: list[int]) -> None:
+    """A name made from the import (``step = f``) stands for the def, as a name made from a def
+    of the module does for the rewrite: a transform of it gets no keywords either."""
+    found = _check(tmp_path, "import jax\n" + main)
+    assert sorted((code, column) for code, _, column, _ in found) == sorted(("JR013", c) for c in cols), found
+    for *_, message in found:
+        assert "marked in mymod)" in message, message
+        assert "static_argnums=(1,), static_argnames=('n',)" in message or "in_axes=(0, None)" in message, message
+
+
+def test_each_import_a_name_may_be_is_reported(tmp_path: Path) -> None:
+    """An import fallback binds the name twice; each module's def may be the one transformed, so
+    each marked one is reported (one finding per module, at the use)."""
+    main = (
+        "import jax\n\ntry:\n    from mymod import f\nexcept ImportError:\n    from pkg.mymod import f\n\n"
+        "h = jax.jit(f)\n"
+    )
+    found = _check(tmp_path, main)
+    assert [(code, line) for code, line, *_ in found] == [("JR013", 8), ("JR013", 8)], found
+    assert {re.search(r"marked in ([\w.]+)\)", m).group(1) for *_, m in found} == {"mymod", "pkg.mymod"}  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "main",
+    [
+        "from mymod import f\n\nstep = f\nstep = print\nh = jax.jit(step)\n",  # rebound before the use
+        "from mymod import f\n\nstep = f\n\n\ndef build(step):\n    return jax.jit(step)\n",  # a parameter
+        "from mymod import f\n\na = b\nb = a\nh = jax.jit(a)\n",  # a loop of names: no def in it
+        "from mymod import f\n\nstep = f(1.0, 2)\nh = jax.jit(step)\n",  # the def's result, not the def
+    ],
+    ids=["rebound", "parameter", "loop", "a call of it"],
+)
+def test_quiet_where_an_assigned_name_is_not_the_def(tmp_path: Path, main: str) -> None:
+    assert _check(tmp_path, "import jax\n" + main) == []
+
+
+@pytest.mark.parametrize(
+    "files, main, where",
+    [
+        ({"pkg/__init__.py": "from . import impl\nstep = impl.f\n", "pkg/impl.py": MYMOD}, "from pkg import step as f", "pkg.impl"),
+        ({"pkg/__init__.py": "from .impl import f as _f\nf = _f\n", "pkg/impl.py": MYMOD}, "from pkg import f", "pkg.impl"),
+        ({"api.py": "import mymod\nstep = mymod.f\n"}, "from api import step as f", "mymod"),
+        ({"api.py": "import pkg.mymod as m\nstep = m.f\n"}, "from api import step as f", "pkg.mymod"),
+        ({"api.py": "from mymod import f\nstep = f\nagain = step\n"}, "from api import again as f", "mymod"),
+    ],
+    ids=["module attribute in init", "renamed import", "module import", "dotted module alias", "chain"],
+)
+def test_re_exports_by_assignment_are_followed(tmp_path: Path, files: dict[str, str], main: str, where: str) -> None:
+    """A package that re-exports by assignment (``step = impl.f``) leads to the def too."""
+    found = _check(tmp_path, f"import jax\n{main}\n\nh = jax.jit(f)\n", files)
+    assert [code for code, *_ in found] == ["JR013"], found
+    assert f"marked in {where})" in found[0][3]
+
+
+def test_a_transform_made_in_the_other_module_is_no_def(tmp_path: Path) -> None:
+    """``fast = jax.jit(f)`` there is transformed there: importing it is what the finding advises."""
+    files = {"api.py": "import jax\nfrom mymod import f\nfast = jax.jit(f)\nalias = fast\n"}
+    assert _check(tmp_path, "import jax\nfrom api import alias\n\nh = jax.vmap(alias)\n", files) == []

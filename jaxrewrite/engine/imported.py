@@ -20,14 +20,15 @@ from collections.abc import Iterator
 from jaxrewrite.engine import render, specs
 from jaxrewrite.engine.analysis import Analysis, TreePass, needs_edit
 from jaxrewrite.engine.diagnostics import Diagnostic
-from jaxrewrite.engine.filters import FAST, calls_naming
+from jaxrewrite.engine.filters import FAST
 from jaxrewrite.engine.ledger import ImportReader, library, read_module
 from jaxrewrite.engine.recognise import TransformRef, bound_keywords, classify
-from jaxrewrite.engine.scopes import Defined, Imported, Opaque, Scope, ScopeTree, build_scopes
+from jaxrewrite.engine.resolve import MAX_DEPTH
+from jaxrewrite.engine.scopes import Assigned, Defined, Imported, Opaque, Scope, ScopeTree, Site, build_scopes
 from jaxrewrite.engine.signature import Signature, read_signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import FAMILIES
-from jaxrewrite.engine.wrappers import peel
+from jaxrewrite.engine.wrappers import calls_and_aliases, peel
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -127,53 +128,85 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 def _findings(src: Source, scopes: ScopeTree, origins: Origins, reader: ImportReader) -> Iterator[Diagnostic]:
     modules = _Modules(reader)
     # The calls with an imported name as a first argument, found by a text search first (as the
-    # walk finds those of the module's own defs): a nest's inner call names it too.
-    for call, scope, _ in calls_naming(sorted(origins), scopes, src, FAST):
+    # walk finds those of the module's own defs): a nest's inner call names it too; and those
+    # naming what is assigned from one (``step = mymod.f``, ``fast = jax.jit(f)``).
+    for call, scope, site in calls_and_aliases(sorted(origins), scopes, src, FAST, attributes=True):
         if not call.args or isinstance(call.args[0], ast.Starred):
-            continue
-        target = _target(call.args[0], scope, origins)
-        if target is None:
             continue
         ref = classify(call.func, scope)
         if ref is None:
             continue
-        (module, level, name), where = target
-        found = modules.find(module, level, name)
-        if found is None:
-            continue
-        finding = _finding(src, call, where, ref, *found)
-        if finding is not None:
-            yield finding
+        said: set[str] = set()
+        for (module, level, name), where in _targets(call.args[0], scope, site, origins):
+            found = modules.find(module, level, name)
+            if found is None:
+                continue
+            finding = _finding(src, call, where, ref, *found)
+            if finding is not None and finding.message not in said:
+                said.add(finding.message)
+                yield finding
 
 
-def _target(
-    arg: ast.expr, scope: Scope, origins: Origins
-) -> tuple[tuple[str, int, str], ast.expr] | None:
-    """The (module, level, name) of the imported def a transform's argument names (through the
-    transforms and wrappers ``peel`` sees through), and the expression that names it."""
+#: An import a name may stand for: (module, level, the attributes below it, empty for the
+#: module itself).
+Reach = tuple[str, int, tuple[str, ...]]
+
+
+def _targets(
+    arg: ast.expr, scope: Scope, site: Site, origins: Origins
+) -> list[tuple[tuple[str, int, str], ast.expr]]:
+    """The (module, level, name) of each imported def a transform's argument may name (through
+    the transforms and wrappers ``peel`` sees through, and names assigned from such imports,
+    read as the rewrite reads a def's names), with the expression that names it."""
     inner, _ = peel(arg, scope)
-    base: ast.expr = inner
-    path: list[str] = []  # ``pkg.mod.f``: the name ``pkg``, then ``mod`` and ``f``
-    while isinstance(base, ast.Attribute):
-        path.insert(0, base.attr)
-        base = base.value
-    if not isinstance(base, ast.Name) or base.id not in origins:
-        return None
-    found = scope.lookup(base.id)
-    # Bound once, and by an import of such a module: the binding's own line says which (a
-    # parameter or a local of the same name, or an import of a library, shadows it).
-    if found is None or len(found[0]) != 1 or not isinstance(found[0][0], (Imported, Opaque)):
-        return None
-    origin = origins[base.id].get(found[1].sites[base.id][0][0])
-    if origin is None:
-        return None
-    module, level, name = origin
-    # ``import pkg`` binds a module (``pkg.mod.f``); ``from pkg import x`` binds the def itself,
-    # or a module holding it (``x.f``)
-    parts = path if name is None else [name, *path]
-    if not parts:
-        return None
-    return (".".join([module, *parts[:-1]] if module else parts[:-1]), level, parts[-1]), inner
+    base, path = _attributes(inner)
+    if base is None:
+        return []
+    out = []
+    for module, level, parts in _reaches(base, scope, site, origins, 0, frozenset()):
+        names = [*parts, *path]  # ``import pkg`` binds a module (``pkg.mod.f``); ``from pkg import x``
+        if names:  # the def itself, or a module holding it (``x.f``)
+            out.append(((".".join([module, *names[:-1]] if module else names[:-1]), level, names[-1]), inner))
+    return out
+
+
+def _attributes(expr: ast.expr) -> tuple[str | None, list[str]]:
+    """``pkg.mod.f``: the name ``pkg``, then ``mod`` and ``f``; None where the base is no name."""
+    path: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        path.insert(0, expr.attr)
+        expr = expr.value
+    return (expr.id if isinstance(expr, ast.Name) else None), path
+
+
+def _reaches(name: str, scope: Scope, site: Site, origins: Origins, depth: int, reading: frozenset[int]) -> list[Reach]:
+    """The imports ``name`` may stand for where it is read (``site``, in ``scope``): each of its
+    bindings seen there that is an import of a module that may hold markers (the binding's own
+    line says which: a parameter or a local of the same name, or an import of a library, is
+    none), or an assignment from one (``step = f``, ``m = mymod``, ``fast = jax.jit(f)``),
+    followed as the rewrite follows its own defs' names (``MAX_DEPTH`` assignments in a row;
+    one being read is not read again)."""
+    if depth > MAX_DEPTH:
+        return []
+    found = scope.lookup(name)
+    if found is None:
+        return []
+    bindings, where = found
+    seen = where.bindings_seen_at(name, site) if where is scope else list(bindings)
+    out: list[Reach] = []
+    for binding in seen or ():
+        at = where.sites[name][next(i for i, b in enumerate(bindings) if b is binding)]
+        if isinstance(binding, (Imported, Opaque)):
+            origin = origins.get(name, {}).get(at[0])
+            if origin is not None:
+                module, level, attribute = origin
+                out.append((module, level, () if attribute is None else (attribute,)))
+        elif isinstance(binding, Assigned) and not binding.type_statement and id(binding) not in reading:
+            base, path = _attributes(peel(binding.value, binding.scope)[0])
+            if base is not None:
+                for module, level, parts in _reaches(base, binding.scope, at, origins, depth + 1, reading | {id(binding)}):
+                    out.append((module, level, (*parts, *path)))
+    return out
 
 
 #: A module by its name and level, seen from the checked file (level 0: absolute).
@@ -220,8 +253,10 @@ def _read_module(
     reader: ImportReader, module: str, level: int
 ) -> tuple[Marked, dict[str, list[tuple[str, int, str]]]] | None:
     """A module's marked module-level defs, and its module-level names bound by an import of a
-    module that may hold markers, each with where it leads; None when it cannot be read. A name
-    bound more than once there is left out (which binding is imported cannot be told)."""
+    module that may hold markers, each with where it leads; None when it cannot be read. Names
+    assigned one of these as it is (``step = f``, ``f = impl.f`` after ``from . import impl``)
+    count as what they name; a transform of one (``fast = jax.jit(f)``) is transformed there, no
+    def. A name bound more than once there is left out (which binding is imported cannot be told)."""
     read = read_module(reader, module, level)
     if read is None:
         return None
@@ -230,6 +265,8 @@ def _read_module(
     marked: Marked = {}
     reexports: dict[str, list[tuple[str, int, str]]] = {}
     scopes = build_scopes(tree, text, defer=False)
+    assigned: dict[str, tuple[str, list[str]]] = {}
+    modules: dict[str, str] = {}
     try:
         imports: dict[int, list[ast.ImportFrom]] = {}
         for stmt in tree.body:
@@ -239,6 +276,11 @@ def _read_module(
             if len(bindings) != 1:
                 continue
             binding = bindings[0]
+            if isinstance(binding, Assigned):
+                base, path = _attributes(binding.value)
+                if base is not None and not binding.type_statement:
+                    assigned[name] = (base, path)
+                continue
             if isinstance(binding, Defined):
                 try:
                     sig = read_signature(binding.node, scopes.module, other, None)
@@ -254,6 +296,8 @@ def _read_module(
                 if (alias.asname or alias.name) == name
             ]
             if len(found) != 1:
+                if isinstance(binding, Imported) and not library(binding.qualname):
+                    modules[name] = binding.qualname  # ``import a.b as m``: a module, read by its attributes
                 continue  # not bound by one import of its line
             node, alias = found[0]
             if node.level == 0 and library(node.module or ""):
@@ -267,11 +311,43 @@ def _read_module(
                     for where in [_relative(module, level, package, node.module or "", node.level)]
                     if where is not None
                 ]
+        _follow_assigned(assigned, marked, reexports, modules)
     except RecursionError:
         return None
     finally:
         scopes.release()
     return marked, reexports
+
+
+def _follow_assigned(
+    assigned: dict[str, tuple[str, list[str]]],
+    marked: Marked,
+    reexports: dict[str, list[tuple[str, int, str]]],
+    modules: dict[str, str],
+) -> None:
+    """Give each name assigned as it is (``step = f``, ``f = impl.f``) what it names: a marked
+    def, or where a re-export leads, the attributes below an imported module named in full;
+    chains in any order, each name settled once."""
+    changed = True
+    while changed:
+        changed = False
+        for name, (base, path) in assigned.items():
+            if name in marked or name in reexports:
+                continue
+            if base in marked and not path:
+                marked[name] = marked[base]
+            elif base in reexports:
+                reexports[name] = [
+                    (".".join(part for part in (module, attribute, *path[:-1]) if part), level, path[-1])
+                    if path
+                    else (module, level, attribute)
+                    for module, level, attribute in reexports[base]
+                ]
+            elif base in modules and path:
+                reexports[name] = [(".".join([modules[base], *path[:-1]]), 0, path[-1])]
+            else:
+                continue
+            changed = True
 
 
 def _relative(module: str, level: int, package: bool, target: str, steps: int) -> Where | None:

@@ -159,22 +159,28 @@ def wrapper_error(where: ast.expr, wrapper: ast.expr, func: Function, src: Sourc
     )
 
 
-def root_name(expr: ast.expr) -> str | None:
-    """The name at the bottom of ``expr``'s first arguments (``f`` in ``jax.jit(partial(f, x))``)."""
-    while isinstance(expr, ast.Call) and expr.args and not isinstance(expr.args[0], ast.Starred):
-        expr = expr.args[0]
-    return expr.id if isinstance(expr, ast.Name) else None
+def root_name(expr: ast.expr, attributes: bool = False) -> str | None:
+    """The name at the bottom of ``expr``'s first arguments (``f`` in ``jax.jit(partial(f, x))``);
+    with ``attributes``, below its attributes too (``mod`` in ``jax.jit(mod.f)``)."""
+    while True:
+        if isinstance(expr, ast.Call) and expr.args and not isinstance(expr.args[0], ast.Starred):
+            expr = expr.args[0]
+        elif attributes and isinstance(expr, ast.Attribute):
+            expr = expr.value
+        else:
+            return expr.id if isinstance(expr, ast.Name) else None
 
 
-def aliases(scopes: list[Scope], names: set[str]) -> list[str]:
+def aliases(scopes: list[Scope], names: set[str], attributes: bool = False) -> list[str]:
     """Names assigned something made from one of ``names`` (``g = f``, ``f = jax.jit(f)``,
-    ``h = partial(f, x)``), transitively: transforms of them are call sites to look at too."""
+    ``h = partial(f, x)``; with ``attributes``, ``g = mod.f`` from ``mod``), transitively:
+    transforms of them are call sites to look at too."""
     pairs = [
         (name, root)
         for scope in scopes
         for name, bindings in scope.bindings.items()
         for b in bindings
-        if isinstance(b, Assigned) and (root := root_name(b.value)) is not None and root != name
+        if isinstance(b, Assigned) and (root := root_name(b.value, attributes)) is not None and root != name
     ]
     found: list[str] = []
     grew = True
@@ -188,21 +194,24 @@ def aliases(scopes: list[Scope], names: set[str]) -> list[str]:
     return found
 
 
-def calls_and_aliases(names: list[str] | None, tree: ScopeTree, src: Source, filters: Filters) -> list[CallSite]:
+def calls_and_aliases(
+    names: list[str] | None, tree: ScopeTree, src: Source, filters: Filters, attributes: bool = False
+) -> list[CallSite]:
     """``filters.calls_naming``, and then the calls naming what is assigned something made from
-    ``names`` (``fast = jax.jit(f)``, ``g = f``), found once the function bodies holding such
-    assignments are walked, until no new name turns up; in source order."""
+    ``names`` (``fast = jax.jit(f)``, ``g = f``; ``attributes``: see ``aliases``), found once
+    the function bodies holding such assignments are walked, until no new name turns up; in
+    source order."""
     found = calls_naming(names, tree, src, filters)
     if names is None:
         return found
     known = set(names)
     walk_assignments(names, tree, src)  # ``g = f`` in a body no call site made walked
-    extra = aliases(tree.scopes, known)
+    extra = aliases(tree.scopes, known, attributes)
     while extra:
         seen = {id(call) for call, _, _ in found}
         found += [item for item in calls_naming(extra, tree, src, filters) if id(item[0]) not in seen]
         walk_assignments(extra, tree, src)
-        extra = aliases(tree.scopes, known)
+        extra = aliases(tree.scopes, known, attributes)
     found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
     return found
 
