@@ -360,3 +360,69 @@ def test_an_unknown_transform_under_a_nest_of_partials(levels: int, codes: list[
     nest = "partial(" * levels + "my_jit" + ")" * levels
     text = HEAD + f"from somewhere import my_jit\n\n@{nest}\ndef f(x, n: Static[int]):\n" + BODY
     assert [d.code for d in analyze(text, "m.py", lint=True).diagnostics] == codes
+
+
+def _bounded(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, limit: int) -> list[int]:
+    """Count the calls of ``owner.name``, and fail past ``limit`` (rather than run for hours)."""
+    real = getattr(owner, name)
+    calls = [0]
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls[0] += 1
+        if calls[0] > limit:
+            raise AssertionError(f"{name} called more than {limit} times: a reading that branches at every link")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
+#: A name bound three ways in one scope, two of them aliases of itself: each link branches in
+#: two, so reading to MAX_DEPTH took 2**32 steps (the import of this module never ended).
+SELF_ALIASES = HEAD + "\n\ndef f(x, n: Static[int]):\n" + BODY + """
+
+def build():
+    g = g
+    from jax import jit as g
+    g = g
+    return g(f)
+"""
+
+#: An annotation alias that names itself twice (``C = C[C]``, shadowing a marker alias of the
+#: module, so it is read): three branches a level, 3**32 readings in the import hook.
+SELF_SUBSCRIPT = HEAD + """
+C = Static
+
+
+def outer():
+    C = C[C]
+
+    @jax.jit
+    def u(x, n: C):
+        return x
+
+    return u
+"""
+
+
+@pytest.mark.parametrize("filters", ["FAST", "EXHAUSTIVE"])
+def test_a_name_bound_as_an_alias_of_itself_twice_is_read_once_a_depth(filters: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from jaxrewrite.engine import filters as all_filters
+    from jaxrewrite.engine import resolve
+
+    calls = _bounded(monkeypatch, resolve, "_name_qualname", 4 * (MAX_DEPTH + 2))
+    analyze(SELF_ALIASES, "m.py", filters=getattr(all_filters, filters), lint=filters == "EXHAUSTIVE")
+    assert calls[0] > 0
+
+
+@pytest.mark.parametrize("filters", ["FAST", "EXHAUSTIVE"])
+def test_an_annotation_alias_naming_itself_twice_is_read_once_a_depth(filters: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each (node, scope, depth) once: the reading ends, with the answer it gave before (no
+    marker in reach of the local ``C``: nothing to rewrite, and the unused module alias reported)."""
+    from jaxrewrite.engine import filters as all_filters
+    from jaxrewrite.engine.signature import MarkerReader
+
+    calls = _bounded(monkeypatch, MarkerReader, "_subscript", 4 * (MAX_DEPTH + 2))
+    found = analyze(SELF_SUBSCRIPT, "m.py", filters=getattr(all_filters, filters), lint=filters == "EXHAUSTIVE")
+    assert calls[0] > 0
+    assert not found.uses or not any(use.needs_edit for use in found.uses)

@@ -24,8 +24,12 @@ class TooDeep(Exception):
     caller, not the reader, knows whether that answer could lose a marker (``classes.leaf_class``)."""
 
 
-def qualname(expr: ast.expr, scope: Scope, depth: int = 0) -> str | None:
-    """The dotted name ``expr`` denotes through imports and plain-name aliases, if known."""
+def qualname(expr: ast.expr, scope: Scope, depth: int = 0, memo: dict[tuple[str, int, int], str | None] | None = None) -> str | None:
+    """The dotted name ``expr`` denotes through imports and plain-name aliases, if known.
+
+    ``memo``: the answers of this reading so far, by (name, scope, depth), each read once. A name
+    bound more than one way branches at every alias (``f = f`` twice in a scope is two branches at
+    each of ``MAX_DEPTH`` steps: 2**32 readings without it, an import that never ends)."""
     if depth > MAX_DEPTH:
         return None
     if isinstance(expr, ast.Attribute):
@@ -37,24 +41,29 @@ def qualname(expr: ast.expr, scope: Scope, depth: int = 0) -> str | None:
             key = f"{value.id}.{expr.attr}"
             if key in cache:
                 return cache[key]
-            base = qualname(value, scope, 1)
+            base = qualname(value, scope, 1, memo)
             found = None if base is None else canonical(f"{base}.{expr.attr}")
             cache[key] = found
             return found
-        base = qualname(value, scope, depth + 1)
+        base = qualname(value, scope, depth + 1, memo)
         return None if base is None else canonical(f"{base}.{expr.attr}")
     if not isinstance(expr, ast.Name):
         return None
     cache = scope.qualnames
     if expr.id in cache:
         return cache[expr.id]
-    result = _name_qualname(expr.id, scope, depth)
+    if memo is None:
+        memo = {}
+    at = (expr.id, id(scope), depth)
+    if at in memo:
+        return memo[at]
+    result = memo[at] = _name_qualname(expr.id, scope, depth, memo)
     if depth == 0:
         cache[expr.id] = result  # only complete answers: a depth-limited one may be truncated
     return result
 
 
-def _name_qualname(name: str, scope: Scope, depth: int) -> str | None:
+def _name_qualname(name: str, scope: Scope, depth: int, memo: dict[tuple[str, int, int], str | None]) -> str | None:
     found = scope.lookup(name)
     if found is None:
         return _star(name, scope)
@@ -63,7 +72,7 @@ def _name_qualname(name: str, scope: Scope, depth: int) -> str | None:
         if isinstance(binding, Imported):
             names.add(canonical(binding.qualname))
         elif isinstance(binding, Assigned) and isinstance(binding.value, (ast.Name, ast.Attribute)):
-            names.add(qualname(binding.value, binding.scope, depth + 1))
+            names.add(qualname(binding.value, binding.scope, depth + 1, memo))
         else:
             return None
     return names.pop() if len(names) == 1 else None

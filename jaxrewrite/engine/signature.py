@@ -203,22 +203,42 @@ def _spell(markers: Marks) -> str:
 
 
 class MarkerReader:
-    """Finds the markers of one annotation, resolving names in the def's enclosing scope."""
+    """Finds the markers of one annotation, resolving names in the def's enclosing scope.
+
+    Each (node, scope, depth) is read once per annotation (``_read``): an alias that names itself
+    more than once (``C = C[C]``) branches at every level, and ``MAX_DEPTH`` levels of that were
+    3**32 readings, an import that never ended. The answer is a function of those three (``where``
+    only places an error, and an error ends the reading), so the memo changes no answer."""
 
     def __init__(self, scope: Scope, src: Source, relevant: set[str] | None = None) -> None:
         self.scope = scope
         self.src = src
         self.relevant = relevant
+        #: (id(node), id(scope), depth, what) -> (the node, kept alive so its id is not reused; the
+        #: answer). Per annotation: a deferred body walked later may bind more names.
+        self._read: dict[tuple[int, int, int, bool], tuple[ast.AST, Marks | None]] = {}
 
     def markers(self, ann: ast.expr) -> Marks:
         if not self._relevant(ann):
             return _NONE
-        return self._top(ann, self.scope, ann, 0)
+        try:
+            return self._top(ann, self.scope, ann, 0)
+        finally:
+            self._read.clear()
 
     def _relevant(self, expr: ast.AST) -> bool:
         return self.relevant is None or may_mark(expr, self.relevant)
 
     def _top(self, expr: ast.expr, scope: Scope, where: ast.expr, depth: int) -> Marks:
+        key = (id(expr), id(scope), depth, True)
+        known = self._read.get(key)
+        if known is not None:
+            return known[1]  # type: ignore[return-value]
+        found = self._top_once(expr, scope, where, depth)
+        self._read[key] = (expr, found)
+        return found
+
+    def _top_once(self, expr: ast.expr, scope: Scope, where: ast.expr, depth: int) -> Marks:
         """Markers of ``expr`` as an outermost annotation; ``where`` locates errors. Past
         ``MAX_DEPTH`` (aliases of aliases, annotations in annotations, or a loop of aliases) it
         cannot tell, and says so: answering "no marker" would drop one silently."""
@@ -291,6 +311,10 @@ class MarkerReader:
 
     def _forbid_inside(self, expr: ast.AST, scope: Scope, where: ast.expr, depth: int) -> None:
         """RewriteError if a marker hides anywhere strictly inside ``expr``."""
+        key = (id(expr), id(scope), depth, False)
+        if key in self._read:
+            return  # read already, and found nothing (a marker would have ended the reading)
+        self._read[key] = (expr, None)
         for child in ast.iter_child_nodes(expr):
             if not self._relevant(child):
                 continue
