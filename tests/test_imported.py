@@ -269,3 +269,23 @@ def test_a_transform_made_in_the_other_module_is_no_def(tmp_path: Path) -> None:
     """``fast = jax.jit(f)`` there is transformed there: importing it is what the finding advises."""
     files = {"api.py": "import jax\nfrom mymod import f\nfast = jax.jit(f)\nalias = fast\n"}
     assert _check(tmp_path, "import jax\nfrom api import alias\n\nh = jax.vmap(alias)\n", files) == []
+
+
+def test_names_bound_two_ways_at_every_link_are_read_once_each(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``if c: a1 = a0`` / ``else: a1 = a0``, 20 links: 2**20 ways to the import, each link read
+    once a depth (the reading counted, and stopped, past a bound: it must not take them all)."""
+    from jaxrewrite.engine import imported
+
+    links = "".join(f"if c:\n    a{i} = a{i - 1}\nelse:\n    a{i} = a{i - 1}\n" for i in range(1, 21))
+    main = "import jax\nfrom mymod import f\n\nc = True\na0 = f\n" + links + "h = jax.jit(a20)\n"
+    real = imported._reaches
+    calls = [0]
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls[0] += 1
+        assert calls[0] <= 4 * 22 * 2, "a name bound two ways at every link read each way again"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(imported, "_reaches", counted)
+    found = _check(tmp_path, main)
+    assert [(code, line) for code, line, *_ in found] == [("JR013", main.count("\n"))], found

@@ -163,7 +163,7 @@ def _targets(
     if base is None:
         return []
     out = []
-    for module, level, parts in _reaches(base, scope, site, origins, 0, frozenset()):
+    for module, level, parts in _reaches(base, scope, site, origins, 0, {}):
         names = [*parts, *path]  # ``import pkg`` binds a module (``pkg.mod.f``); ``from pkg import x``
         if names:  # the def itself, or a module holding it (``x.f``)
             out.append(((".".join([module, *names[:-1]] if module else names[:-1]), level, names[-1]), inner))
@@ -179,32 +179,42 @@ def _attributes(expr: ast.expr) -> tuple[str | None, list[str]]:
     return (expr.id if isinstance(expr, ast.Name) else None), path
 
 
-def _reaches(name: str, scope: Scope, site: Site, origins: Origins, depth: int, reading: frozenset[int]) -> list[Reach]:
+def _reaches(
+    name: str, scope: Scope, site: Site, origins: Origins, depth: int, memo: dict[tuple[str, int, Site, int], list[Reach]]
+) -> list[Reach]:
     """The imports ``name`` may stand for where it is read (``site``, in ``scope``): each of its
     bindings seen there that is an import of a module that may hold markers (the binding's own
     line says which: a parameter or a local of the same name, or an import of a library, is
     none), or an assignment from one (``step = f``, ``m = mymod``, ``fast = jax.jit(f)``),
-    followed as the rewrite follows its own defs' names (``MAX_DEPTH`` assignments in a row;
-    one being read is not read again)."""
+    followed as the rewrite follows its own defs' names, ``MAX_DEPTH`` assignments in a row.
+    ``memo``: each (name, scope, site, depth) read once, so that names bound two ways at every
+    link (``if c: a1 = a0`` / ``else: a1 = a0``...) cost links, not 2**links."""
     if depth > MAX_DEPTH:
         return []
+    key = (name, id(scope), site, depth)
+    known = memo.get(key)
+    if known is not None:
+        return known
+    out: list[Reach] = []
+    memo[key] = out
     found = scope.lookup(name)
     if found is None:
-        return []
+        return out
     bindings, where = found
-    seen = where.bindings_seen_at(name, site) if where is scope else list(bindings)
-    out: list[Reach] = []
-    for binding in seen or ():
-        at = where.sites[name][next(i for i, b in enumerate(bindings) if b is binding)]
+    seen = {id(b) for b in (where.bindings_seen_at(name, site) if where is scope else bindings) or ()}
+    for index, binding in enumerate(bindings):
+        if id(binding) not in seen:
+            continue
+        at = where.sites[name][index]
         if isinstance(binding, (Imported, Opaque)):
             origin = origins.get(name, {}).get(at[0])
             if origin is not None:
                 module, level, attribute = origin
                 out.append((module, level, () if attribute is None else (attribute,)))
-        elif isinstance(binding, Assigned) and not binding.type_statement and id(binding) not in reading:
+        elif isinstance(binding, Assigned) and not binding.type_statement:
             base, path = _attributes(peel(binding.value, binding.scope)[0])
             if base is not None:
-                for module, level, parts in _reaches(base, binding.scope, at, origins, depth + 1, reading | {id(binding)}):
+                for module, level, parts in _reaches(base, binding.scope, at, origins, depth + 1, memo):
                     out.append((module, level, (*parts, *path)))
     return out
 
