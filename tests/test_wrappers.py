@@ -157,3 +157,49 @@ def test_an_assignment_not_seen_through_leaves_the_name_no_def_as_before() -> No
     assert "return jax.vmap(jitted)(x, 3)" in out
     found = analyze(text, lint=True).diagnostics
     assert [d.code for d in found] == ["JR007"] and found[0].line == len(text.splitlines())
+
+
+def _doubling(levels: int, base: str) -> str:
+    """``w{i}`` applies ``w{i - 1}`` twice: 2**levels paths from the decorator to ``w0``."""
+    chain = "".join(f"def w{i}(fn):\n    return w{i - 1}(w{i - 1}(fn))\n\n" for i in range(1, levels + 1))
+    return HEAD + f"def w0(fn):\n    return {base}\n\n" + chain + f"@jax.jit\n@w{levels}\ndef f(x, n: Static[int]):\n    return x * n\n"
+
+
+@pytest.mark.parametrize("base, refused", [("fn", False), ("partial(fn, 2.0)", True)], ids=["forwarding", "shifting"])
+def test_each_wrapper_is_read_once_however_many_paths_reach_it(base: str, refused: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """25 levels, each wrapper applying the one before twice: read per path, that was 2**25
+    readings, an import that never ended; each is read once, with the same answer."""
+    from jaxrewrite.engine import wrappers
+
+    real = wrappers._forwards
+    calls = [0]
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls[0] += 1
+        assert calls[0] <= 4 * 26, "a wrapper was read again on another path"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(wrappers, "_forwards", counted)
+    text = _doubling(25, base)
+    if refused:
+        with pytest.raises(RewriteError) as caught:
+            rewrite_source(text, "m.py")
+        assert caught.value.code == "JR125"  # type: ignore[attr-defined]
+    else:
+        assert "static_argnums=(1,), static_argnames=('n',)" in rewrite_source(text, "m.py")
+
+
+@pytest.mark.parametrize(
+    "wrappers",
+    [
+        "def w(fn):\n    return v(fn)\n\ndef v(fn):\n    return w(fn)\n",
+        "def w(fn):\n    return v(v(fn))\n\ndef v(fn):\n    return u(w(fn))\n\ndef u(fn):\n    return fn\n",
+    ],
+    ids=["two in a loop", "a loop beside a forwarding one"],
+)
+def test_a_loop_of_wrappers_is_still_refused(wrappers: str) -> None:
+    """A wrapper made from itself through others cannot be told: JR125, as for ``itself``. The
+    memo keeps no answer found under such a cut, so the reading does not depend on the path."""
+    with pytest.raises(RewriteError) as caught:
+        rewrite_source(HEAD + wrappers + "\n\n" + FORMS["decorator"], "m.py")
+    assert caught.value.code == "JR125"  # type: ignore[attr-defined]

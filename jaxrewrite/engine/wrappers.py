@@ -26,7 +26,24 @@ from jaxrewrite.errors import RewriteError
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def peel(expr: ast.expr, scope: Scope, active: frozenset[int] = frozenset()) -> tuple[ast.expr, ast.Call | None]:
+class _Reading:
+    """One reading of wrappers (``passes_through``): each wrapper's answer, by (def or lambda,
+    scope), where no loop of wrappers was cut under it. Such an answer is the same from any
+    path to it; without the memo, a wrapper applying the one before it twice
+    (``return w0(w0(fn))``) doubled the work at every level (25 levels: an import that never
+    ended)."""
+
+    __slots__ = ("known", "cut")
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[int, int], bool] = {}
+        #: A loop was cut (a wrapper made from itself) under the answer being found.
+        self.cut = False
+
+
+def peel(
+    expr: ast.expr, scope: Scope, active: frozenset[int] = frozenset(), reading: _Reading | None = None
+) -> tuple[ast.expr, ast.Call | None]:
     """``expr`` without the transforms of the table and one-argument wrappers around it: (what
     is left, the first wrapper application whose definition is in view and does not pass its
     arguments straight through, or None). Anything else (``partial(f, 3)``) stops the peeling:
@@ -44,13 +61,15 @@ def peel(expr: ast.expr, scope: Scope, active: frozenset[int] = frozenset()) -> 
             continue
         if not alone:
             break
-        if offender is None and not passes_through(expr.func, scope, active):
+        if offender is None and not passes_through(expr.func, scope, active, reading):
             offender = expr
         expr = expr.args[0]
     return expr, offender
 
 
-def passes_through(wrapper: ast.expr, scope: Scope, active: frozenset[int] = frozenset()) -> bool:
+def passes_through(
+    wrapper: ast.expr, scope: Scope, active: frozenset[int] = frozenset(), reading: _Reading | None = None
+) -> bool:
     """False only when ``wrapper`` names a def or lambda of this module (every binding of the
     name that is one) that does not return its function itself, a transform of the table of it,
     or a function of exactly ``(*args, **kwargs)`` that calls it with ``(*args, **kwargs)``.
@@ -60,6 +79,7 @@ def passes_through(wrapper: ast.expr, scope: Scope, active: frozenset[int] = fro
     found = scope.lookup(wrapper.id)
     if found is None:
         return True
+    reading = _Reading() if reading is None else reading
     for binding in found[0]:
         node: Function | ast.Lambda | None = None
         if isinstance(binding, Defined):
@@ -69,13 +89,22 @@ def passes_through(wrapper: ast.expr, scope: Scope, active: frozenset[int] = fro
         if node is None:
             continue
         if id(node) in active:  # a wrapper made from itself: cannot tell
+            reading.cut = True
             return False
-        if not _forwards(node, scope, active | {id(node)}):
+        key = (id(node), id(scope))
+        known = reading.known.get(key)
+        if known is None:
+            outer, reading.cut = reading.cut, False
+            known = _forwards(node, scope, active | {id(node)}, reading)
+            if not reading.cut:
+                reading.known[key] = known
+            reading.cut = reading.cut or outer
+        if not known:
             return False
     return True
 
 
-def _forwards(node: Function | ast.Lambda, scope: Scope, active: frozenset[int]) -> bool:
+def _forwards(node: Function | ast.Lambda, scope: Scope, active: frozenset[int], reading: _Reading) -> bool:
     args = node.args
     positional = [*args.posonlyargs, *args.args]
     if not positional:
@@ -93,7 +122,7 @@ def _forwards(node: Function | ast.Lambda, scope: Scope, active: frozenset[int])
         if isinstance(value, ast.Name) and value.id == func:
             continue  # ``return fn``: the function itself (a registering decorator)
         if isinstance(value, ast.Call):
-            peeled, offender = peel(value, scope, active)
+            peeled, offender = peel(value, scope, active, reading)
             if offender is None and isinstance(peeled, ast.Name) and peeled.id == func:
                 continue  # ``return jax.jit(fn)``: transforms of the table keep the arguments
         target = inner.get(value.id) if isinstance(value, ast.Name) else value
