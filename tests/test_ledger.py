@@ -76,9 +76,10 @@ MISSES = {
         def f(x, cfg: Alias):
             return x
         """,
-    "nested_typeddict": """
+    "nested_nodiff_under_jit": """
         class Inner(TypedDict):
             n: Static[int]
+            w: NoDiff[float]
         class Outer(TypedDict):
             inner: Inner
         @jax.jit
@@ -138,6 +139,7 @@ def test_the_named_misses_are_reported_today() -> None:
     for name, needle in [
         ("annotated_metadata_type", "k: Annotated"),
         ("nodiff_under_jit", "d: NoDiff"),
+        ("nested_nodiff_under_jit", "w: NoDiff"),
         ("variable", "total: Static"),
         ("unused_alias", "SInt = "),
         ("return_annotation", "-> Static"),
@@ -299,6 +301,28 @@ QUIET = {
             m: int
         @jax.jit
         def f(x, cfg: Cfg):
+            return x
+        """,
+    "nested_typeddict": """
+        class Inner(TypedDict):
+            n: Static[int]
+        class Outer(TypedDict):
+            inner: Inner
+        @jax.jit
+        def f(x, cfg: Outer):
+            return x
+        """,
+    "nested_two_levels": """
+        class Leaf(NamedTuple):
+            n: Static[int]
+            y: jax.Array
+        class Mid(TypedDict):
+            a: Leaf
+            b: Leaf
+        class Outer(TypedDict):
+            mid: Mid
+        @jax.jit
+        def f(x, cfg: Outer):
             return x
         """,
     "annotated_static": """

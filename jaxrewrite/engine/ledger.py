@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State
+from jaxrewrite.engine.analysis import Analysis, EntryKind, Inner, LedgerEntry, State
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.fields import form_of
 from jaxrewrite.engine.recognise import classify
@@ -532,7 +532,7 @@ def _applied(result: Analysis, facts: Facts, scopes: ScopeTree) -> set[int]:
             if param.markers & use.transform.markers:
                 applied.add(id(param.node))
         for leaf in use.leaves:
-            leaf_keys.append((leaf.param.node.annotation, leaf.keys))
+            leaf_keys.append((leaf.param.node.annotation, leaf.keys + _inner_keys(leaf.inner)))
     # A def bound twice (``if``/``else`` twins, ``@overload`` stubs) is one function to Python:
     # what a use of one binding applies, it applies to the same parameter of the others.
     where = {id(func): id(scope) for func, scope in scopes.defs}
@@ -555,6 +555,13 @@ def _applied(result: Analysis, facts: Facts, scopes: ScopeTree) -> set[int]:
     if leaf_keys:
         applied |= _leaf_fields(leaf_keys, facts)
     return applied
+
+
+def _inner_keys(inner: tuple[Inner, ...]) -> tuple[str, ...]:
+    """The keys the use splits inside the parameter's nested containers, at every depth: the
+    fields they name are applied as much as the parameter's own (``class Outer(TypedDict):
+    inner: Inner``, ``Inner`` marking ``n``)."""
+    return tuple(key for entry in inner for key in (*entry.keys, *_inner_keys(entry.inner)))
 
 
 def _leaf_fields(leaf_keys: list[tuple[ast.expr | None, tuple[str, ...]]], facts: Facts) -> set[int]:
