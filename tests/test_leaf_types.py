@@ -517,3 +517,34 @@ def test_lint_is_a_pure_function_of_the_analysis() -> None:
     assert again == [d for d in analysis.diagnostics if d.code < "JR1"]
     assert {d.code for d in again} == {"JR003", "JR020"}
     assert analyze(source, "m.py", require_pragma=False).lint_facts is None  # the hook reads nothing
+
+
+def _doubling(levels: int) -> str:
+    """``C{i}`` holds ``C{i - 1}`` twice: the split spells 2**levels containers."""
+    classes = "".join(f"class C{i}(TypedDict):\n    a: C{i - 1}\n    b: C{i - 1}\n\n\n" for i in range(1, levels + 1))
+    return NESTED + textwrap.dedent(
+        """
+        class C0(TypedDict):
+            x: jax.Array
+            n: Static[int]
+
+
+        """
+    ) + classes + f"@jax.jit\ndef f(d: C{levels}):\n    return d\n"
+
+
+def test_a_nesting_that_spells_too_many_containers_is_refused_at_the_parameter() -> None:
+    """Classes that each hold the one below twice: 4 levels are split (16 inner containers, each
+    named), 20 levels would be 2**20 containers spelled in the text, an import that never ended:
+    refused (JR126) at the parameter, as soon as the count passes the bound."""
+    from jaxrewrite.engine.decorators import MOST_NESTED
+
+    lines = rewrite_source(_doubling(4), "m.py").splitlines()
+    assert lines[lines.index("def f(d: C4):") - 1].count("'dict', ('n',)") == 16
+    source = _doubling(20)
+    assert 2**20 > MOST_NESTED
+    with pytest.raises(RewriteError) as info:
+        rewrite_source(source, "m.py")
+    assert info.value.code == "JR126"
+    assert info.value.lineno == source.splitlines().index("def f(d: C20):") + 1
+    assert f"more than {MOST_NESTED} containers" in str(info.value)

@@ -126,7 +126,17 @@ class Decorators(Walker):
             if info.kind is Container.CLASS:
                 continue
             marks = tuple((f.name, f.markers) for f in info.static_fields)
-            inner = self.inner_entries(info, (_key(found_class[0][0]),))
+            self.nested_left = MOST_NESTED
+            try:
+                inner = self.inner_entries(info, (_key(found_class[0][0]),))
+            except _TooMany:
+                raise self.src.error(
+                    param.node,
+                    "JR126",
+                    f"per-leaf statics cannot follow {param.name!r}: its containers nest into more than "
+                    f"{MOST_NESTED} containers (the same classes reached along many paths), and the split "
+                    "spells each one; pass the nested parts as arguments of their own, or mark it Static whole",
+                ) from None
             if not marks and not inner:
                 continue
             if param.kind in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
@@ -176,12 +186,25 @@ class Decorators(Walker):
                     "split is fixed when the function is wrapped, so it cannot follow a recursion of any "
                     "depth; pass the recursive part as its own argument, or mark it Static whole",
                 )
+            self.nested_left -= 1
+            if self.nested_left < 0:
+                raise _TooMany
             marks = tuple((f.name, f.markers) for f in sub.static_fields)
             deeper = self.inner_entries(sub, (*path, key))
             if marks or deeper:
                 found.append(Inner(entry.name, sub.kind, (), marks, deeper))
         return tuple(found)
 
+
+
+#: The most nested containers one per-leaf parameter may hold, counted along every path: a class
+#: reached twice is spelled twice in the split (``a: Mid``, ``b: Mid``), so classes that each
+#: hold the one below twice are 2**levels containers (20 levels: an import that never ended).
+MOST_NESTED = 4096
+
+
+class _TooMany(Exception):
+    """Past ``MOST_NESTED``: refused at the parameter, where the split would be spelled."""
 
 
 def _key(defined: DefinedClass | FunctionalClass) -> int:

@@ -59,7 +59,7 @@ CODES: dict[str, str] = {
     "JR123": "an array-typed Static or NoDiff parameter under 'custom_vjp' or 'custom_jvp'",
     "JR124": "a positional Static parameter among the last two of a method under Linen's 'nn.jit'",
     "JR125": "a wrapper of the module between a transform and a marked def that does not pass '*args, **kwargs' straight through",
-    "JR126": "per-leaf statics through a TypedDict or NamedTuple that holds itself again",
+    "JR126": "per-leaf statics through a TypedDict or NamedTuple that holds itself again, or nests into too many",
     "JR127": "a marker, transform or transformed function read through more aliases or nested annotations than jaxrewrite follows, or through a loop",
     "JR130": "a Static field whose 'eqx.field', 'struct.field' or 'metadata' entry says it is not static",
     "JR131": "a Static field jaxrewrite cannot read",

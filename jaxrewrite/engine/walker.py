@@ -29,6 +29,8 @@ class Walker:
         self.relevant: set[str] | None = None
         #: Names of the module's TypedDict/NamedTuple classes with marked fields (per-leaf statics).
         self.leaf_names: set[str] = set()
+        #: How many more nested containers the per-leaf parameter being read may hold.
+        self.nested_left = 0
         self.class_info: dict[int, ClassInfo] = {}
         #: Defs with markers or per-leaf parameters: (signature, leaves).
         self.signatures: dict[int, tuple[Signature, tuple[Leaf, ...]]] = {}
