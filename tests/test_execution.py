@@ -290,11 +290,21 @@ def test_an_alias_made_in_a_function_body_is_rewritten(helpers: int) -> None:
     module.__file__ = f"{name}.py"
     notrewritten.mark(module.__file__)  # as the hook marks what it compiled
     exec(code, module.__dict__)
+    import jax
+
+    hand_traces: list[int] = []
+
+    def by_hand(x: float, n: int) -> float:  # the truth: the same function, its static written by hand
+        hand_traces.append(n)
+        for _ in range(n):
+            x = x + 1
+        return x
+
+    hand = jax.jit(by_hand, static_argnums=(1,), static_argnames=("n",))
     jitted = module.build()  # type: ignore[attr-defined]
-    assert float(jitted(1.0, 3)) == 4.0
-    assert float(jitted(2.0, 3)) == 5.0
-    assert float(jitted(1.0, 4)) == 5.0
-    assert module.TRACES == [3, 4]  # type: ignore[attr-defined]
+    for x, n in ((1.0, 3), (2.0, 3), (1.0, 4)):
+        assert float(jitted(x, n)) == float(hand(x, n)) == x + n
+    assert module.TRACES == hand_traces == [3, 4]  # type: ignore[attr-defined]
     mapped = module.build_twice()  # type: ignore[attr-defined]
     assert mapped(jnp.zeros(2), 2).tolist() == [2.0, 2.0]
     assert module.TRACES[-1] == 2  # type: ignore[attr-defined]
