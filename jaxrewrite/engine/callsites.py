@@ -33,6 +33,7 @@ from jaxrewrite.engine.specs.registration import registration_values
 from jaxrewrite.engine.table import opaque_registration
 from jaxrewrite.engine.walker import Walker
 from jaxrewrite.engine.wrappers import made_from, peel, wrapper_error
+from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -66,14 +67,24 @@ class CallSites(Walker):
             return
         ref = classify(call.func, scope)
         if ref is None:
-            marked = self._marked_function(call.args[0], scope, site)
-            if marked is not None and ambiguous(call.func, scope):
-                self.refused_defs[id(marked)] = "JR104"
-                raise ambiguity_error(call.func, self.src)
-            if marked is not None and too_deep(call.func, scope):
-                self.refused_defs[id(marked)] = "JR127"
-                raise depth_error(call.func, self.src)
-            if marked is not None and looks_like_transform(call.func):
+            # No transform: the argument matters only where the callee may be one after all
+            # (JR104, JR127) or is reported as looking like one. A plain call
+            # (``measure(partial(impl, n=3))``, ``fs.append(impl)``) needs nothing, whatever its
+            # argument is, so what that argument names is not even read: a name bound to defs
+            # with different statics is no reason to refuse a valid module.
+            if ambiguous(call.func, scope):
+                code, error = "JR104", ambiguity_error
+            elif too_deep(call.func, scope):
+                code, error = "JR127", depth_error
+            elif looks_like_transform(call.func):
+                code, error = "", None
+            else:
+                return
+            marked = self._marked_function(call.args[0], scope, site, exact=error is not None)
+            if marked is not None and error is not None:
+                self.refused_defs[id(marked)] = code
+                raise error(call.func, self.src)
+            if marked is not None:
                 self.unknown_calls.setdefault(id(marked), call.func)
             return
         try:
@@ -133,11 +144,18 @@ class CallSites(Walker):
             raise factory_error(call.func, ref, self.src)
         self.result.uses.append(use)
 
-    def _marked_function(self, arg: ast.expr, scope: Scope, site: Site) -> Function | None:
+    def _marked_function(self, arg: ast.expr, scope: Scope, site: Site, exact: bool = True) -> Function | None:
+        """The marked def ``arg`` stands for, for a callee that is no known transform; never a
+        refusal of the argument itself (JR119, JR125 belong to transforms' arguments). ``exact``
+        False (a finding, not a refusal, hangs on the answer): any marked def in reach."""
+        if not exact:
+            return made_from(arg, scope, self.signatures)
         try:
             func = self._function(arg, scope, site)
-        except TooDeep:
-            return made_from(arg, scope, self.signatures)  # maybe: what decides the callee's refusal
+        except (TooDeep, RewriteError):
+            # Maybe: what decides the callee's refusal, which is the one to raise (the callee
+            # cannot be told; what its argument is comes second).
+            return made_from(arg, scope, self.signatures)
         return func if func is not None and id(func) in self.signatures else None
 
     def _function(
