@@ -75,6 +75,25 @@ def jaxrewrite(*args: str, cwd: Path, **options: object) -> subprocess.Completed
     return python("-m", "jaxrewrite", *args, cwd=cwd, **options)  # type: ignore[arg-type]
 
 
+def child_venv(venv: Path, *, python: str = sys.executable, reuse: bool = True, env: dict[str, str] | None = None) -> Path:
+    """A venv at ``venv`` (no pip: the caller's pip installs into it with ``--python``); its
+    Python. ``reuse``: it sees the packages this interpreter sees. ``--system-site-packages``
+    alone reaches the *base* interpreter's, so where this one is itself a venv (the README's
+    command run from one) its own site-packages are added by a ``.pth`` (a conda-like env or a
+    plain interpreter is its own base: nothing to add). The paths are added as they are, their
+    ``.pth`` files unread, so an editable install of this checkout never shadows a wheel."""
+    flags = ["--without-pip", *(["--system-site-packages"] if reuse else [])]
+    subprocess.run([python, "-m", "venv", *flags, str(venv)], env=env, check=True, capture_output=True, timeout=300)
+    vpython = venv / "bin" / "python"
+    if reuse and python == sys.executable and sys.prefix != sys.base_prefix:
+        import site
+
+        ours = [p for p in site.getsitepackages() if Path(p).resolve().is_relative_to(Path(sys.prefix).resolve())]
+        version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+        (venv / "lib" / version / "site-packages" / "_jaxrewrite_tests_outer_env.pth").write_text("".join(f"{p}\n" for p in ours))
+    return vpython
+
+
 def write(path: Path, text: str, *, dedent: bool = False) -> Path:
     """``text`` (dedented if asked) at ``path``, its folders made, as UTF-8."""
     path.parent.mkdir(parents=True, exist_ok=True)

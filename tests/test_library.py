@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from golden_cases import ROOT
+from support import child_venv
 
 EXAMPLE = ROOT / "examples" / "thelib"
 NOBODY = 65534
@@ -221,9 +222,7 @@ def install() -> Iterator[Install]:
         python, reuse = _base_python()
         venv = base / "venv"
         # No pip in the venv (ensurepip costs seconds): this interpreter's pip installs into it.
-        venv_flags = ["--without-pip", *(["--system-site-packages"] if reuse else [])]
-        _checked(_run([python, "-m", "venv", *venv_flags, str(venv)], cwd=base, env=dict(os.environ)))
-        vpython = str(venv / "bin" / "python")
+        vpython = str(child_venv(venv, python=python, reuse=reuse, env=dict(os.environ)))
         pip_env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
         pip_env.pop("PYTHONPATH", None)
         pip = [sys.executable, "-m", "pip", "--python", vpython, "install", "-q"]

@@ -3,7 +3,7 @@
 metadata names the license. Then the wheel is installed (not editable) into a fresh venv and the
 seed example runs through it from a folder outside the checkout, printing what the README says.
 
-The venv reuses this interpreter's site-packages (``--system-site-packages``) for jax, so the test
+The venv reuses the packages this interpreter sees (``support.child_venv``) for jax, so the test
 needs no index for it; jaxrewrite itself comes from the wheel only (``--ignore-installed``, and
 the test asserts where it was imported from). ``tests/test_library.py`` installs a wheel too, as
 the dependency of a sample library; this file checks the distribution itself.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import email.parser
 import importlib.metadata
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from support import REPO
+from support import REPO, child_venv
 from test_docs import README, build_cases
 
 TIMEOUT = 600
@@ -98,8 +99,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     assert len(sdists) == 1 and len(wheels) == 1, sorted(p.name for p in dist.iterdir())
     venv = base / "venv"
     # No pip in the venv (ensurepip costs seconds): this interpreter's pip installs into it.
-    _run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], cwd=base, env=_clean_env())
-    venv_python = venv / "bin" / "python"
+    venv_python = child_venv(venv, env=_clean_env())
     # --ignore-installed: this interpreter may have jaxrewrite already (editable); the venv gets the
     # wheel's own copy. --no-deps --no-index: the dependencies come from the shared site-packages.
     pip = [sys.executable, "-m", "pip", "--python", str(venv_python), "install", "-q"]
@@ -150,3 +150,15 @@ def test_the_installed_wheel_runs_the_seed_example_as_the_readme_says(built: Bui
     # The console script the wheel installs, on the same file.
     checked = subprocess.run([str(built.venv / "bin" / "jaxrewrite"), "check", "hypercube.py"], cwd=built.elsewhere, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False)
     assert checked.returncode == 0 and "All checks passed!" in checked.stdout, checked.stdout + checked.stderr
+
+
+def test_the_venv_imports_each_dependency_from_where_this_interpreter_does(built: Built) -> None:
+    """The wheel's dependencies come from this interpreter's environment, whatever it is: run from
+    a venv, ``--system-site-packages`` alone would reach the base interpreter's packages (where
+    astor may be missing, as in a fresh user's venv), not the venv's (``support.child_venv``)."""
+    env = _clean_env(JAX_PLATFORMS="cpu")
+    names = ["astor", "typing_extensions", "jax", "jaxlib"]
+    probe = "import importlib.util, sys; print('\\n'.join(str(importlib.util.find_spec(n).origin) for n in sys.argv[1:]))"
+    seen = _run([str(built.venv_python), "-c", probe, *names], cwd=built.elsewhere, env=env).stdout.split()
+    ours = [str(importlib.util.find_spec(name).origin) for name in names]  # type: ignore[union-attr]
+    assert [os.path.realpath(p) for p in seen] == [os.path.realpath(p) for p in ours], (sys.prefix, sys.base_prefix)
