@@ -75,6 +75,20 @@ def jaxrewrite(*args: str, cwd: Path, **options: object) -> subprocess.Completed
     return python("-m", "jaxrewrite", *args, cwd=cwd, **options)  # type: ignore[arg-type]
 
 
+#: The tools a CI leg installs and so requires (``.ci/run``): comma-separated names, each a
+#: failure when missing instead of a skip. The README's command needs none of them.
+REQUIRED = {name.strip() for name in os.environ.get("JAXREWRITE_TEST_REQUIRE", "").split(",") if name.strip()}
+
+
+def missing(what: str, install: str) -> None:
+    """Skip: ``what`` is not installed (``install`` says how); a failure where a CI leg requires it."""
+    import pytest
+
+    if what in REQUIRED:
+        pytest.fail(f"{what} is missing, and JAXREWRITE_TEST_REQUIRE requires it (.ci/run installs it: {install})")
+    pytest.skip(f"{what} is not installed ({install}); JAXREWRITE_TEST_REQUIRE={what} makes this a failure")
+
+
 def child_venv(venv: Path, *, python: str = sys.executable, reuse: bool = True, env: dict[str, str] | None = None) -> Path:
     """A venv at ``venv`` (no pip: the caller's pip installs into it with ``--python``); its
     Python. ``reuse``: it sees the packages this interpreter sees. ``--system-site-packages``

@@ -3,8 +3,9 @@ opened in headless Chromium (Debian's ``chromium``), whose DOM must have the pag
 site navigation with every page in it, and one ``<pre><code>`` per fenced block of the page's
 Markdown (so no block was lost or left as raw text).
 
-Chromium is a system package, not a Python one: without it the test skips, except under CI
-(``CI=true``), where a missing browser is a failure (``.ci/run`` installs it).
+mkdocs-material is the ``docs`` extra and Chromium a system package: without either the test
+skips, except in .ci/run's docs leg, which installs both and requires them
+(``JAXREWRITE_TEST_REQUIRE``), so a missing one is a failure there.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from support import REPO
+from support import REPO, missing
 
 #: The nav of mkdocs.yml: (title in the nav, Markdown source, built page).
 PAGES = [
@@ -29,14 +30,7 @@ PAGES = [
     ("Contributing", REPO / "docs" / "contributing.md", "contributing.html"),
     ("Changelog", REPO / "CHANGELOG.md", "changelog.html"),
 ]
-IN_CI = os.environ.get("CI", "").lower() == "true"
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-
-
-def _missing(what: str, install: str) -> None:
-    if IN_CI:
-        pytest.fail(f"{what} is missing under CI (.ci/run installs it)")
-    pytest.skip(f"{what} is not installed ({install}); CI=true makes this a failure")
 
 
 def _chromium() -> str:
@@ -44,7 +38,7 @@ def _chromium() -> str:
         found = shutil.which(name)
         if found:
             return found
-    _missing("chromium", "apt-get install chromium")
+    missing("chromium", "apt-get install chromium")
     raise AssertionError("unreachable")
 
 
@@ -54,7 +48,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         import material  # noqa: F401
         import mkdocs  # noqa: F401
     except ImportError:
-        _missing("mkdocs-material", "pip install -e '.[test]'")
+        missing("mkdocs-material", "pip install -e '.[docs]'")
     out = tmp_path_factory.mktemp("site") / "site"
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     done = subprocess.run(

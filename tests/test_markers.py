@@ -331,12 +331,14 @@ def test_mypy_strict_accepts_bare_static(tmp_path: Path) -> None:
 
 
 def _pyright() -> list[str]:
+    from support import missing  # here: the Python 3.14 leg (Pyodide) loads this file too
+
     exe = shutil.which("pyright") or (str(Path(sys.executable).parent / "pyright"))
     if not os.access(exe, os.X_OK):
-        pytest.skip("pyright is not installed (pip install 'pyright[nodejs]')")
+        missing("pyright", "pip install -e '.[typecheck]'")
     probe = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
     if probe.returncode != 0:
-        pytest.skip(f"pyright cannot run here (it fetches its npm package on first use): {probe.stderr.strip()[-300:]}")
+        missing("pyright", f"it cannot run here; it fetches its npm package on first use: {probe.stderr.strip()[-300:]}")
     return [exe]
 
 
