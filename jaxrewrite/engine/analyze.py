@@ -171,7 +171,15 @@ class _Analyzer(Decorators, Registrations, CallSites):
         for use in self.result.uses:
             transforms.setdefault(id(use.target), set()).add(use.transform.name)
         return Facts(
-            self.applied, self.unseen, self.refused_calls, fields, read, self.unknown_calls, transforms, self.refused_defs
+            self.applied,
+            self.unseen,
+            self.refused_calls,
+            fields,
+            read,
+            self.unknown_calls,
+            transforms,
+            self.refused_defs,
+            self.twins,
         )
 
     def run(self) -> None:

@@ -27,7 +27,7 @@ from jaxrewrite.engine.recognise import (
     classify_registration,
 )
 from jaxrewrite.engine.resolve import MAX_DEPTH, PAST_DEPTH, TooDeep, qualname, too_deep
-from jaxrewrite.engine.scopes import Assigned, Binding, Defined, DefinedClass, Scope, Site
+from jaxrewrite.engine.scopes import Assigned, Binding, Choice, Defined, DefinedClass, Scope, Site
 from jaxrewrite.engine.signature import read_signature
 from jaxrewrite.engine.specs.registration import registration_values
 from jaxrewrite.engine.table import opaque_registration
@@ -181,7 +181,9 @@ class CallSites(Walker):
             return None
         bindings, where = found
         seen = where.bindings_seen_at(arg.id, site) if where is scope else list(bindings)
-        seen = [b for b in seen or () if not (id(b) in memo and memo[id(b)] is _READING)]
+        # A loop target over a literal (``for fn in (f, g):``) is the name bound each of those ways.
+        seen = [part for b in seen or () for part in (b.parts if isinstance(b, Choice) and b.parts else (b,))]
+        seen = [b for b in seen if not (id(b) in memo and memo[id(b)] is _READING)]
         if len(seen) > 1:
             # ``@typing.overload`` stubs are replaced by the implementation that follows them.
             real = [b for b in seen if not (isinstance(b, Defined) and is_overload(b.node, where))]
@@ -206,8 +208,11 @@ class CallSites(Walker):
             first = self.signatures[id(defs[0])]
             if all(same_statics(self.signatures[id(other)], first) for other in defs[1:]):
                 func = defs[-1]
-                # Twin defs (``if ...: def f`` / ``else: def f``): the use applies to whichever runs.
+                # Twin defs (``if ...: def f`` / ``else: def f``, ``for fn in (f, g):``): the
+                # use applies to whichever runs.
                 self.applied.update(id(other) for other in defs[:-1])
+                known = self.twins.setdefault(id(func), [])
+                known.extend(other for other in defs[:-1] if other is not func and all(other is not k for k in known))
         if func is None:
             if not any(marked):
                 return None
@@ -236,7 +241,9 @@ class CallSites(Walker):
         if id(binding) in memo:
             done = memo[id(binding)]
             return done if isinstance(done, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
-        index = next(i for i, b in enumerate(where.bindings[name]) if b is binding)
+        index = next(
+            i for i, b in enumerate(where.bindings[name]) if b is binding or (isinstance(b, Choice) and binding in b.parts)
+        )
         memo[id(binding)] = _READING  # met again while being read: a cycle, left out
         found = self._function(binding.value, binding.scope, where.sites[name][index], depth + 1, memo)
         memo[id(binding)] = found

@@ -213,12 +213,17 @@ def walk_assignments(names: list[str], tree: ScopeTree, src: Source) -> None:
     first argument on that line made the call-site search walk the body (a text search)."""
     if not tree.deferred:
         return
-    hits = _assigned_names(src.text).intersection(names)
-    if not hits:
-        return
     starts = src.line_starts
-    pattern = _assigned_name_of(tuple(sorted(hits, key=lambda w: (-len(w), w))))
-    tree.walk_deferred(sorted({bisect.bisect_right(starts, match.start(1)) for match in pattern.finditer(src.text)}))
+    lines: set[int] = set()
+    hits = _assigned_names(src.text).intersection(names)
+    if hits:
+        pattern = _assigned_name_of(tuple(sorted(hits, key=lambda w: (-len(w), w))))
+        lines.update(bisect.bisect_right(starts, match.start(1)) for match in pattern.finditer(src.text))
+    # ``for fn in (f, g):`` and its comprehension form bind ``fn`` to each (``scopes.Choice``);
+    # ``for k, fn in zip(keys, (f, g)):`` to something made from them (JR007 at its transforms).
+    lines.update(bisect.bisect_right(starts, start) for start, _ in _loops_over(src.text, frozenset(names)))
+    if lines:
+        tree.walk_deferred(sorted(lines))
 
 
 def _statements_on(
@@ -283,3 +288,42 @@ FIRST_ARGUMENT = re.compile(r"\(" + _GAP + r"([^\W\d]\w*)")
 _ASSIGNED = r"(?<![=!<>])=(?!=)(?:\s|\\\r?\n)*"
 #: An identifier starting an assigned value (``g = f``, ``g: T = f``, ``(g := f)``).
 ASSIGNED_NAME = re.compile(_ASSIGNED + r"([^\W\d]\w*)")
+#: A loop's or comprehension's head up to its ``in``: the targets (a superset: any ``for``).
+FOR_IN = re.compile(r"\bfor\b([^\r\n]*?)\bin\b")
+IDENTIFIER = re.compile(r"[^\W\d]\w*")
+#: How far an iterable's text is read past its line while a bracket is open.
+_ITERABLE_REACH = 4096
+
+
+def _iterable_text(text: str, at: int) -> str:
+    """The text a ``for ... in`` head iterates, from ``at``: to the line's end, or on while a
+    bracket opened there is open (``in (f,\n g)``), within ``_ITERABLE_REACH`` (a superset)."""
+    depth = 0
+    end = min(len(text), at + _ITERABLE_REACH)
+    for i in range(at, end):
+        char = text[i]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "\n" and depth <= 0:
+            return text[at:i]
+    return text[at:end]
+
+
+@lru_cache(maxsize=8)
+def _loops_over(text: str, names: frozenset[str]) -> tuple[tuple[int, frozenset[str]], ...]:
+    """Each ``for TARGETS in ITERABLE`` whose iterable's text names one of ``names``: (offset of
+    its head, the identifiers of its targets). A text search: a superset of the loops and
+    comprehensions that bind a target to a def of ``names`` (``scopes.Choice``)."""
+    found = []
+    for match in FOR_IN.finditer(text):
+        if names.intersection(IDENTIFIER.findall(_iterable_text(text, match.end()))):
+            found.append((match.start(), frozenset(IDENTIFIER.findall(match.group(1)))))
+    return tuple(found)
+
+
+def loop_targets(names: list[str], src: Source) -> set[str]:
+    """The names loops and comprehensions over ``names`` may bind (``for fn in (f, g):``): like
+    an alias, their call sites are to be looked at too."""
+    return {target for _, targets in _loops_over(src.text, frozenset(names)) for target in targets}

@@ -85,6 +85,8 @@ class Facts:
     #: (id of a marked def) -> the code of a refused use of it that cannot tell what is applied,
     #: or to what (JR104, JR127 at a call site whose argument is read past the depth).
     refused_defs: dict[int, str] = field(default_factory=dict)
+    #: (id of a use's def) -> the other defs that use may apply to (``walker.Walker.twins``).
+    twins: dict[int, list[Function]] = field(default_factory=dict)
 
 
 @dataclass
@@ -546,6 +548,12 @@ def _applied(result: Analysis, facts: Facts, scopes: ScopeTree) -> set[int]:
         for arg in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]:
             if (id(scope), func.name, arg.arg) in keys:
                 applied.add(id(arg))
+    # The walk's own record of the other defs a use's argument may be (twins by any name).
+    for use in result.uses:
+        names = {p.name for p in use.signature.params if p.markers & use.transform.markers}
+        for twin in facts.twins.get(id(use.target), ()):
+            args = [*twin.args.posonlyargs, *twin.args.args, *twin.args.kwonlyargs]
+            applied.update(id(arg) for arg in args if arg.arg in names)
     for reg in result.registrations:
         for name, marks, node in facts.class_fields.get(id(reg.target), ("", []))[1]:
             if Mark.STATIC in marks:

@@ -76,8 +76,30 @@ class Opaque:
     """Any other binding (def, class, parameter, loop target...): hides outer names."""
 
 
+@dataclass(frozen=True, eq=False)
+class Choice(Opaque):
+    """A loop or comprehension target: over a literal sequence (``for fn in (f, g):``) one of
+    ``parts`` each time, each an assignment of one element; over anything else (``zip(names,
+    (f, g))``) no parts, and ``source``, the iterable, which what it is made from is read from.
+    Opaque to every reader but the call sites' (``_function`` reads the parts as the name bound
+    each of those ways; ``made_from`` reads parts and source, for JR007)."""
+
+    parts: tuple[Assigned, ...]
+    source: ast.expr | None = None
+    scope: Scope | None = None
+
+
 Binding = Union[Imported, Assigned, Defined, DefinedClass, Marked, Opaque]
 _OPAQUE = Opaque()
+
+
+def _choice(target: ast.expr, iterable: ast.expr, scope: Scope) -> Choice:
+    """What a loop target binds: one of the elements of a literal tuple, list or set without
+    ``*`` for a plain name, else what the iterable is made from."""
+    literal = isinstance(iterable, (ast.Tuple, ast.List, ast.Set)) and iterable.elts
+    if isinstance(target, ast.Name) and literal and not any(isinstance(e, ast.Starred) for e in iterable.elts):  # type: ignore[attr-defined]
+        return Choice(tuple(Assigned(element, scope) for element in iterable.elts))  # type: ignore[attr-defined]
+    return Choice((), iterable, scope)
 
 #: Where a binding is made: (statement line, flow), flow being 0 for a statement directly in the
 #: scope's body and otherwise the line of the outermost compound statement around it.
@@ -103,9 +125,10 @@ class Scope:
         self.bindings.setdefault(name, []).append(binding)
         self.sites.setdefault(name, []).append(site)
 
-    def bind_for_block(self, name: str, site: Site, block: list[ast.stmt]) -> None:
-        """A block head's binding (opaque), which code in ``block`` surely sees unless it rebinds."""
-        self.bind(name, _OPAQUE, site)
+    def bind_for_block(self, name: str, site: Site, block: list[ast.stmt], binding: Binding | None = None) -> None:
+        """A block head's binding (opaque unless given), which code in ``block`` surely sees
+        unless it rebinds."""
+        self.bind(name, _OPAQUE if binding is None else binding, site)
         last = block[-1].end_lineno or block[-1].lineno
         self.regions.setdefault(name, []).append((block[0].lineno, last, len(self.bindings[name]) - 1))
 
@@ -272,8 +295,9 @@ def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree) -> None:
                     scope.bind_for_block(handler_node.name, (handler_node.lineno, result.flow), handler_node.body)
                 _bind_body(handler_node.body, scope, result)
         elif kind in (ast.For, ast.AsyncFor):
+            choice = _choice(stmt.target, stmt.iter, scope)  # type: ignore[attr-defined]
             for name in _target_names(stmt.target):  # type: ignore[attr-defined]
-                scope.bind_for_block(name, site, stmt.body)  # type: ignore[attr-defined]
+                scope.bind_for_block(name, site, stmt.body, choice)  # type: ignore[attr-defined]
         elif kind in (ast.With, ast.AsyncWith):
             for item in stmt.items:  # type: ignore[attr-defined]
                 if item.optional_vars is not None:
@@ -334,14 +358,17 @@ def _captures(pattern: ast.pattern) -> Iterator[str]:
 
 def _bind_walrus(stmt: ast.stmt, scope: Scope, result: ScopeTree) -> None:
     """``(name := value)`` in a statement's own expressions binds ``name`` in this scope
-    (comprehensions included, as PEP 572 says); lambdas have their own scope.
+    (comprehensions included, as PEP 572 says); lambdas have their own scope. It binds as
+    ``name = value`` does (an alias ``(g := f)`` stands for ``f``), except where ``value`` reads
+    a name a comprehension binds (``[(g := fn) for fn in fs]``): there ``fn`` is not this
+    scope's name, so the binding is opaque.
 
     A walrus that may not run when its statement does (after ``and``/``or``, in a branch of
     ``a if c else b``, in a comprehension's body, a ``case`` guard, an ``except`` clause or an
     ``assert``, which ``python -O`` drops) binds the way a statement inside an ``if`` does: code
     after it sees both the old and the new value.
     """
-    found: list[tuple[str, bool]] = []
+    found: list[tuple[str, bool, ast.expr | None]] = []
     for expr in own_expressions(stmt):
         _walrus_targets(expr, type(stmt) is not ast.Assert, found)
     for case in getattr(stmt, "cases", ()):
@@ -350,40 +377,48 @@ def _bind_walrus(stmt: ast.stmt, scope: Scope, result: ScopeTree) -> None:
     for handler in getattr(stmt, "handlers", ()):
         if handler.type is not None:
             _walrus_targets(handler.type, False, found)
-    for name, sure in found:
-        scope.bind(name, _OPAQUE, (stmt.lineno, result.flow if sure else result.flow or stmt.lineno))
+    for name, sure, value in found:
+        binding = _OPAQUE if value is None else Assigned(value, scope)
+        scope.bind(name, binding, (stmt.lineno, result.flow if sure else result.flow or stmt.lineno))
 
 
-def _walrus_targets(node: ast.AST, sure: bool, out: list[tuple[str, bool]]) -> None:
+def _walrus_targets(
+    node: ast.AST, sure: bool, out: list[tuple[str, bool, ast.expr | None]], own: frozenset[str] = frozenset()
+) -> None:
     """The names ``:=`` binds in ``node``'s scope (not inside a lambda's body), each with whether
-    it surely runs when ``node`` is evaluated (``sure`` says whether ``node`` itself surely is)."""
+    it surely runs when ``node`` is evaluated (``sure`` says whether ``node`` itself surely is)
+    and its value where that means what it means in ``node``'s scope (None where it reads a name
+    of ``own``, the names the comprehensions around it bind)."""
     kind = type(node)
     if kind is ast.NamedExpr:
         target = node.target  # type: ignore[attr-defined]
         if isinstance(target, ast.Name):
-            out.append((target.id, sure))
-        _walrus_targets(node.value, sure, out)  # type: ignore[attr-defined]
+            value = node.value  # type: ignore[attr-defined]
+            foreign = own and any(isinstance(n, ast.Name) and n.id in own for n in ast.walk(value))
+            out.append((target.id, sure, None if foreign else value))
+        _walrus_targets(node.value, sure, out, own)  # type: ignore[attr-defined]
     elif kind is ast.Lambda:
         args = node.args  # type: ignore[attr-defined]
         for default in (*args.defaults, *(d for d in args.kw_defaults if d is not None)):
-            _walrus_targets(default, sure, out)
+            _walrus_targets(default, sure, out, own)
     elif kind is ast.BoolOp:
         values = node.values  # type: ignore[attr-defined]
-        _walrus_targets(values[0], sure, out)
+        _walrus_targets(values[0], sure, out, own)
         for value in values[1:]:
-            _walrus_targets(value, False, out)
+            _walrus_targets(value, False, out, own)
     elif kind is ast.IfExp:
-        _walrus_targets(node.test, sure, out)  # type: ignore[attr-defined]
-        _walrus_targets(node.body, False, out)  # type: ignore[attr-defined]
-        _walrus_targets(node.orelse, False, out)  # type: ignore[attr-defined]
+        _walrus_targets(node.test, sure, out, own)  # type: ignore[attr-defined]
+        _walrus_targets(node.body, False, out, own)  # type: ignore[attr-defined]
+        _walrus_targets(node.orelse, False, out, own)  # type: ignore[attr-defined]
     elif kind in _COMPREHENSIONS:
-        outside, inside, _ = comprehension_parts(node)
-        _walrus_targets(outside, sure, out)
+        outside, inside, targets = comprehension_parts(node)
+        _walrus_targets(outside, sure, out, own)
+        bound = own | {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
         for part in inside:
-            _walrus_targets(part, False, out)
+            _walrus_targets(part, False, out, bound)
     else:
         for child in ast.iter_child_nodes(node):
-            _walrus_targets(child, sure, out)
+            _walrus_targets(child, sure, out, own)
 
 
 def own_expressions(stmt: ast.AST) -> list[ast.AST]:
@@ -551,9 +586,9 @@ def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> 
             inner = Scope(ScopeKind.FUNCTION, where)
             for name in parameter_names(args):
                 inner.bind(name, _OPAQUE)
-            walrus: list[tuple[str, bool]] = []
+            walrus: list[tuple[str, bool, ast.expr | None]] = []
             _walrus_targets(node.body, True, walrus)  # type: ignore[attr-defined]
-            for name, _ in walrus:
+            for name, _, _ in walrus:
                 inner.bind(name, _OPAQUE)
             stack.append((node.body, inner))  # type: ignore[attr-defined]
             defaults = (*args.defaults, *(d for d in args.kw_defaults if d is not None))
@@ -562,8 +597,12 @@ def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> 
         elif kind in _COMPREHENSIONS:
             outside, inside, targets = comprehension_parts(node)
             inner = Scope(ScopeKind.FUNCTION, where)
-            for target in targets:
-                _bind_targets(target, inner, (0, 0))
+            generators: list[ast.comprehension] = node.generators  # type: ignore[attr-defined]
+            for index, generator in enumerate(generators):
+                # The first iterable runs in the enclosing scope, the others in this one.
+                choice = _choice(generator.target, generator.iter, where if index == 0 else inner)
+                for name in _target_names(generator.target):
+                    inner.bind(name, choice, (0, 0))
             stack.extend((part, inner) for part in reversed(inside))
             stack.append((outside, where))
             continue

@@ -38,6 +38,9 @@ class Walker:
         self.failed: set[int] = set()
         #: Defs a transform of the table is applied to (even where that use was refused).
         self.applied: set[int] = set()
+        #: (id of a use's def) -> the other defs with the same Static parameters its argument may
+        #: be when it runs (``if``/``else`` twins, ``for fn in (f, g):``): the use applies to them.
+        self.twins: dict[int, list[Function]] = {}
         #: Marked defs with a use refused because what is applied, or to what, cannot be told
         #: (JR104, JR127), with that code: the error says what to do, so lint adds no JR002/JR004
         #: beside it, and the ledger has the def's markers refused by it.

@@ -15,11 +15,11 @@ made from a marked def some other way is found for ``check`` (``made_from``, JR0
 from __future__ import annotations
 
 import ast
-from collections.abc import Container
+from collections.abc import Container, Iterable, Iterator
 
-from jaxrewrite.engine.filters import CallSite, Filters, calls_naming, walk_assignments
+from jaxrewrite.engine.filters import CallSite, Filters, calls_naming, loop_targets, walk_assignments
 from jaxrewrite.engine.recognise import classify
-from jaxrewrite.engine.scopes import Assigned, Defined, Scope, ScopeTree
+from jaxrewrite.engine.scopes import Assigned, Binding, Choice, Defined, Scope, ScopeTree
 from jaxrewrite.engine.source import Source
 from jaxrewrite.errors import RewriteError
 
@@ -49,6 +49,7 @@ def peel(
     arguments straight through, or None). Anything else (``partial(f, 3)``) stops the peeling:
     it may change the arguments, so what it wraps is not the function the transform receives."""
     offender: ast.Call | None = None
+    expr = _value(expr)
     # To any depth: each step goes into the first argument, so the expression's own nesting ends
     # it; a cut would leave the def unseen, and its Static parameters silently traced.
     while isinstance(expr, ast.Call) and expr.args and not isinstance(expr.args[0], ast.Starred):
@@ -57,14 +58,21 @@ def peel(
         if ref is not None and not ref.transform.keeps_arguments:
             break  # make_jaxpr returns a jaxpr maker: what is around it does not call the def
         if ref is not None and (not ref.factory or alone):
-            expr = expr.args[0]  # a transform (or a factory's result) keeps the arguments
+            expr = _value(expr.args[0])  # a transform (or a factory's result) keeps the arguments
             continue
         if not alone:
             break
         if offender is None and not passes_through(expr.func, scope, active, reading):
             offender = expr
-        expr = expr.args[0]
+        expr = _value(expr.args[0])
     return expr, offender
+
+
+def _value(expr: ast.expr) -> ast.expr:
+    """``(g := f)`` is ``f`` where it stands (the walrus binds ``g`` too: ``scopes``)."""
+    while isinstance(expr, ast.NamedExpr):
+        expr = expr.value
+    return expr
 
 
 def passes_through(
@@ -208,8 +216,18 @@ def aliases(scopes: list[Scope], names: set[str], attributes: bool = False) -> l
         (name, root)
         for scope in scopes
         for name, bindings in scope.bindings.items()
-        for b in bindings
+        for b in _parts(bindings)
         if isinstance(b, Assigned) and (root := root_name(b.value, attributes)) is not None and root != name
+    ]
+    # A loop target over what is no literal stands for what its iterable is made from.
+    pairs += [
+        (name, n.id)
+        for scope in scopes
+        for name, bindings in scope.bindings.items()
+        for b in bindings
+        if isinstance(b, Choice) and b.source is not None
+        for n in ast.walk(b.source)
+        if isinstance(n, ast.Name) and n.id != name
     ]
     found: list[str] = []
     grew = True
@@ -221,6 +239,24 @@ def aliases(scopes: list[Scope], names: set[str], attributes: bool = False) -> l
                 found.append(name)
                 grew = True
     return found
+
+
+def _parts(bindings: Iterable[Binding]) -> Iterator[Binding]:
+    """Bindings with each loop target over a literal (``scopes.Choice``) as its elements."""
+    for binding in bindings:
+        if isinstance(binding, Choice) and binding.parts:
+            yield from binding.parts
+        else:
+            yield binding
+
+
+def _new_names(names: list[str], tree: ScopeTree, src: Source, known: set[str], attributes: bool) -> list[str]:
+    """Names not yet ``known`` that stand for one of them: aliases, and the targets of loops
+    and comprehensions over them (whose scopes are made only where their calls are read)."""
+    extra = aliases(tree.scopes, known, attributes)
+    targets = sorted(loop_targets(names, src) - known)
+    known.update(targets)
+    return extra + targets
 
 
 def calls_and_aliases(
@@ -235,12 +271,12 @@ def calls_and_aliases(
         return found
     known = set(names)
     walk_assignments(names, tree, src)  # ``g = f`` in a body no call site made walked
-    extra = aliases(tree.scopes, known, attributes)
+    extra = _new_names(names, tree, src, known, attributes)
     while extra:
         seen = {id(call) for call, _, _ in found}
         found += [item for item in calls_naming(extra, tree, src, filters) if id(item[0]) not in seen]
         walk_assignments(extra, tree, src)
-        extra = aliases(tree.scopes, known, attributes)
+        extra = _new_names(extra, tree, src, known, attributes)
     found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
     return found
 
@@ -251,12 +287,20 @@ def made_from(arg: ast.expr, scope: Scope, marked: Container[int], seen: set[int
     (``jax.jit(jax.vmap(partial(f, x)))``), the transform around it is reported (JR007).
     ``seen`` holds the assignments followed already, so each is read once."""
     seen = set() if seen is None else seen
+    arg = _value(arg)
     while isinstance(arg, ast.Call) and arg.args and not isinstance(arg.args[0], ast.Starred):
-        arg = arg.args[0]
+        arg = _value(arg.args[0])
     if not isinstance(arg, ast.Name):
         return None
     found = scope.lookup(arg.id)
-    for binding in found[0] if found is not None else ():
+    for binding in _parts(found[0] if found is not None else ()):
+        if isinstance(binding, Choice) and binding.source is not None and binding.scope is not None:
+            # A loop target over what is not a literal: any marked def the iterable names.
+            for name in (n for n in ast.walk(binding.source) if isinstance(n, ast.Name)):
+                reached = made_from(name, binding.scope, marked, seen)
+                if reached is not None:
+                    return reached
+            continue
         if isinstance(binding, Defined) and id(binding.node) in marked:
             return binding.node
         if isinstance(binding, Assigned) and id(binding) not in seen and isinstance(binding.value, (ast.Call, ast.Name)):
