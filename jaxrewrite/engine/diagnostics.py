@@ -29,7 +29,7 @@ CODES: dict[str, str] = {
     "JR008": "a Static/NoDiff marker that does nothing here and that no other finding reports",
     "JR009": "a name imported from another module where a marker would act: jaxrewrite reads only the module's own aliases",
     "JR010": "a keyword-only Static parameter of a function jitted with 'in_shardings', which refuses every keyword argument",
-    "JR011": "a Static parameter passed by keyword to a vmapped function, which maps it over axis 0",
+    "JR011": "a Static parameter of a vmapped function not passed by position: by keyword it is mapped over axis 0, left to its default the call fails",
     "JR012": "a marked def passed to a JAX function that traces its arguments but that jaxrewrite does not rewrite",
     "JR013": "a transform applied to a def imported from another module whose parameters are marked there",
     "JR020": "a Static field of a class registered by its own flatten function",

@@ -3,8 +3,9 @@ traced, or refused by JAX, at another use. Each finding is at that use.
 
 - JR010: ``jax.jit(f, in_shardings=...)`` refuses every keyword argument at call time, so a
   keyword-only Static parameter of ``f`` can never be passed.
-- JR011: a Static parameter passed by keyword to a ``jax.vmap``/``nn.vmap`` result, which maps
-  keyword arguments over axis 0 whatever ``in_axes`` says (the guide's section 11).
+- JR011: a Static parameter not passed by position to a ``jax.vmap``/``nn.vmap`` result: by
+  keyword, mapped over axis 0 whatever ``in_axes`` says, or left to its default, which the
+  written ``in_axes`` has an entry for (the guide's section 11).
 - JR012: a marked def itself (not a transform's result that reads its markers) handed to a JAX
   function that traces the arguments it calls it with (``TRACES``), which jaxrewrite never rewrites.
 
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.diagnostics import Diagnostic
+from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.resolve import qualname, single
 from jaxrewrite.engine.scopes import Defined, Scope, ScopeTree, own_expressions
 from jaxrewrite.engine.signature import Kind, Param, Signature
@@ -124,21 +126,31 @@ def _in_shardings(result: Analysis, src: Source) -> Iterator[Diagnostic]:
 # -- JR011 ----------------------------------------------------------------------------------------
 
 
-def _spine(expr: ast.expr) -> Iterator[ast.expr]:
-    """``expr`` and the first arguments it nests (``jax.jit(jax.vmap(f))``), to any depth."""
+def _spine(expr: ast.expr, scope: Scope) -> Iterator[ast.expr]:
+    """``expr`` and the first arguments it nests through transforms of the table that keep
+    their function's arguments (``jax.jit(jax.vmap(f))``), to any depth; not through anything
+    else (``partial(vf, n=2)`` passes ``n`` itself)."""
     while True:
         yield expr
         if not isinstance(expr, ast.Call) or not expr.args:
+            return
+        ref = classify(expr.func, scope)
+        if ref is None or not ref.transform.keeps_arguments:
             return
         expr = expr.args[0]
 
 
 def _vmap_keywords(result: Analysis, scopes: ScopeTree, module: ast.Module, src: Source) -> Iterator[Diagnostic]:
+    """JR011: every call of a function a vmap use made that does not pass a Static parameter by
+    position: by keyword (mapped over axis 0), or not at all, left to its default (the
+    ``in_axes`` written has an entry for it, and vmap needs one per positional argument)."""
     mapped = [u for u in result.uses if u.transform.name in _KEYWORDS_MAPPED and u.signature.marked(u.transform.markers)]
     if not mapped:
         return
     # What calls the mapped function: the def's own name (a decorator use), the name a call
-    # site's result (or a transform around it) is bound to, or the call site itself.
+    # site's result (or a transform around it) is bound to, names bound to those in turn
+    # (``a = vf``, ``(a := vf)``), or the call site itself, under any nest of calls
+    # (``jax.jit(vf)(x, n=2)``).
     callees: dict[str, Use] = {}
     direct: dict[int, Use] = {}
     for use in mapped:
@@ -148,19 +160,35 @@ def _vmap_keywords(result: Analysis, scopes: ScopeTree, module: ast.Module, src:
                 callees[use.target.name] = use
         else:
             direct[id(use.node)] = use
+
+    def called_by(expr: ast.expr) -> Use | None:
+        for e in _spine(expr, scopes.module):
+            if id(e) in direct:
+                return direct[id(e)]
+            if isinstance(e, ast.Name) and e.id in callees:
+                return callees[e.id]
+            if isinstance(e, ast.NamedExpr) and isinstance(e.value, (ast.Name, ast.Call)):
+                return called_by(e.value)
+        return None
+
+    bindings = [
+        (node.targets[0].id, node.value)
+        for node in ast.walk(module)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+    ]
+    bindings += [(node.target.id, node.value) for node in ast.walk(module) if isinstance(node, ast.NamedExpr)]
+    grew = True
+    while grew:  # each round binds at least one more name: at most one round per binding
+        grew = False
+        for name, value in bindings:
+            bound = called_by(value)
+            if bound is not None and name not in callees:
+                callees[name] = bound
+                grew = True
     for node in ast.walk(module):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            bound = next((direct[id(e)] for e in _spine(node.value) if id(e) in direct), None)
-            if bound is not None:
-                callees[node.targets[0].id] = bound
-    for node in ast.walk(module):
-        if not isinstance(node, ast.Call) or not node.keywords:
+        if not isinstance(node, ast.Call):
             continue
-        called: Use | None = None
-        if isinstance(node.func, ast.Name) and node.func.id in callees:
-            called = callees[node.func.id]
-        elif isinstance(node.func, ast.Call):
-            called = next((direct[id(e)] for e in _spine(node.func) if id(e) in direct), None)
+        called = called_by(node.func)
         if called is None:
             continue
         statics = {p.name: p for p in called.signature.marked(called.transform.markers)}
@@ -173,6 +201,21 @@ def _vmap_keywords(result: Analysis, scopes: ScopeTree, module: ast.Module, src:
                     f"Static parameter {keyword.arg!r} of {called.target.name!r} is passed by keyword to a function "
                     f"made by {called.transform.name}, which maps keyword arguments over axis 0 whatever 'in_axes' "
                     "says, so it is traced here; pass it by position (see the guide, section 11, 'Limits')",
+                )
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            continue  # how many are passed by position cannot be told
+        passed = {k.arg for k in node.keywords}
+        for param in statics.values():
+            if param.position is not None and param.position >= len(node.args) and param.name not in passed:
+                yield _at(
+                    src,
+                    node,
+                    "JR011",
+                    f"Static parameter {param.name!r} of {called.target.name!r} is left to its default in this call "
+                    f"of a function made by {called.transform.name}: the 'in_axes' written for it has an entry "
+                    f"for {param.name!r} (None), and {called.transform.name} needs exactly one per positional "
+                    f"argument passed, so this call fails; pass {param.name!r} by position "
+                    "(see the guide, section 11, 'Limits')",
                 )
 
 
