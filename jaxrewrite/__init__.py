@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from jaxrewrite import markers as _markers
 from jaxrewrite.header import scan_header
 from jaxrewrite.errors import NotRewrittenWarning, RewriteError, RewriteWarning
+from jaxrewrite.fieldform import field
 from jaxrewrite.hook import notrewritten as _notrewritten
 from jaxrewrite.hook.finder import install, uninstall
 from jaxrewrite.markers import is_nodiff, is_static
@@ -80,6 +81,7 @@ __all__ = [
     "Static",
     "__version__",
     "analyze",
+    "field",
     "install",
     "is_nodiff",
     "is_static",

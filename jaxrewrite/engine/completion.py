@@ -68,9 +68,11 @@ def unseen_error(node: ast.ClassDef, base: ast.expr, src: Source) -> RewriteErro
         base,
         "JR133",
         f"cannot tell what the Static fields of {node.name!r} mean: its base {ast.unparse(base)} is not "
-        "defined in this module, so jaxrewrite cannot see whether it is an equinox.Module or a "
-        "flax.struct.PyTreeNode; name that base too (class C(Base, eqx.Module)), or register the "
-        "class with jax.tree_util.register_dataclass",
+        "defined in this module, and a field's value, dataclasses.field(...) (or two libraries' field "
+        "functions), says nothing of which library reads them; write that field with the library's own "
+        "field function (eqx.field(static=True, ...), flax.struct.field(pytree_node=False, ...)) or "
+        "jaxrewrite.field(static=True, ...), which both read, or drop Static there: on a Linen or NNX "
+        "Module attributes are never traced leaves, so it is not needed",
     )
 
 

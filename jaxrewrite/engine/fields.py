@@ -18,7 +18,7 @@ from jaxrewrite.engine.resolve import MAX_DEPTH, binding_scope, qualname
 from jaxrewrite.engine.scopes import DefinedClass, Scope
 from jaxrewrite.engine.signature import MarkerReader
 from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import CONTAINERS, FIELD_FORMS, FieldForm, Mark
+from jaxrewrite.engine.table import CONTAINERS, EITHER_FORM, FIELD_FORMS, FieldForm, Mark
 
 _DATACLASS_FIELD = "dataclasses.field"
 
@@ -65,6 +65,28 @@ def form_of(defined: DefinedClass, scope: Scope, depth: int = 0) -> tuple[FieldF
                 return form, _unseen(defined, scope, depth)
     found = _inherited(defined, scope, depth)
     return found, _unseen(defined, scope, depth)
+
+
+def unseen_form(defined: DefinedClass, src: Source, relevant: set[str] | None) -> FieldForm | None:
+    """The form of a class whose base this module cannot see: the library whose own field
+    function a Static field's value calls (``eqx.field(converter=...)`` says Equinox), else
+    ``EITHER_FORM``, which both libraries read. None where a Static field's value is a
+    ``dataclasses.field(...)`` (whose one metadata key would speak to one library only: JR133) or
+    two libraries' field functions meet."""
+    reader = MarkerReader(defined.body, src, relevant)
+    named: set[FieldForm] = set()
+    for stmt in defined.node.body:
+        if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.value, ast.Call):
+            continue
+        if Mark.STATIC not in reader.markers(stmt.annotation):
+            continue
+        callee = field_function(stmt.value.func, defined.body)
+        if callee == _DATACLASS_FIELD:
+            return None
+        named.update(form for form in FIELD_FORMS if form.field == callee)
+    if len(named) > 1:
+        return None
+    return named.pop() if named else EITHER_FORM
 
 
 def _inherited(defined: DefinedClass, scope: Scope, depth: int) -> FieldForm | None:

@@ -9,7 +9,7 @@ import ast
 from jaxrewrite.engine.analysis import Registration, UseKind, needs_edit
 from jaxrewrite.engine.classes import FunctionalClass, LocalClass
 from jaxrewrite.engine.completion import check_import_visible
-from jaxrewrite.engine.fields import field_uses, form_of
+from jaxrewrite.engine.fields import field_uses, form_of, unseen_form
 from jaxrewrite.engine.recognise import classify_registration
 from jaxrewrite.engine.specs.registration import registration_values
 from jaxrewrite.engine.table import Container
@@ -85,5 +85,12 @@ class Registrations(Walker):
                 for deco in defined.node.decorator_list
             )
             if unseen is not None and own and info.kind is Container.CLASS and not registered:
-                unclear.append((defined.node, unseen))
+                try:
+                    form = unseen_form(defined, self.src, self.relevant)
+                    if form is None:
+                        unclear.append((defined.node, unseen))
+                        continue
+                    self.result.fields.extend(field_uses(defined, scope, form, self.src, self.relevant))
+                except RewriteError as err:
+                    self.refuse(err)
         return unclear

@@ -457,6 +457,22 @@ FIELD_FORMS: tuple[FieldForm, ...] = (
     ),
 )
 
+#: The form of a class whose base is defined in another module (this module cannot tell which
+#: library it belongs to): ``jaxrewrite.field(static=True)`` (jaxrewrite/fieldform.py) writes
+#: both libraries' metadata keys, and on a class that is no dataclass puts the plain value back.
+EITHER_FORM = FieldForm(
+    "Equinox or flax.struct",
+    frozenset(),
+    frozenset(),
+    "jaxrewrite.field",
+    "jaxrewrite",
+    "static",
+    None,
+    True,
+    "neither Equinox nor flax.struct has a per-field 'do not differentiate': their grads "
+    "differentiate every array leaf",
+)
+
 
 #: Names a star import of a module may supply that the engine cares about, by top-level package.
 STAR_EXPORTS: dict[str, frozenset[str]] = {

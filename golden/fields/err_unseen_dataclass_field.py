@@ -1,9 +1,9 @@
 # jaxrewrite: enable
-from typing import Callable
+import dataclasses
 
 from mypackage.models import BaseModel
 from jaxrewrite import Static
 
 
 class Model(BaseModel):
-    act: Static[Callable]
+    tag: Static[str] = dataclasses.field(default="m")

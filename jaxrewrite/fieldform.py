@@ -1,0 +1,62 @@
+"""``jaxrewrite.field(static=True)``: a Static field spelled the way Equinox and flax.struct both
+read, for a class whose base is defined in another module.
+
+The rewrite reads one module at a time, so ``class Model(AbstractModel):`` with the base imported
+from elsewhere could be an ``eqx.Module``, a ``flax.struct.PyTreeNode``, a Linen or NNX Module or a
+plain class. Each library's own field function says "static" with its own metadata key
+(``eqx.field(static=True)`` writes ``{"static": True}``, ``flax.struct.field(pytree_node=False)``
+``{"pytree_node": False}``), and each reads only its key, so one ``dataclasses.Field`` holding
+both means "static" to either. On a class that no dataclass machinery will read (a plain class, an
+NNX Module), a Field left as a class attribute would change what the attribute is: there, as the
+class is created, the Field puts back the plain value written (or nothing, where none was).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+#: What each library reads to make a dataclass field static.
+METADATA = {"static": True, "pytree_node": False}
+
+#: Bases that make their subclasses dataclasses without being dataclasses themselves.
+_DATACLASS_MAKERS = frozenset({"flax.struct.PyTreeNode", "flax.linen.module.Module"})
+
+
+class _EitherField(dataclasses.Field):  # type: ignore[type-arg]
+    """A dataclass field that undoes itself on a class that will not be a dataclass."""
+
+    __slots__ = ()
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        super().__set_name__(owner, name)
+        if _becomes_dataclass(owner):
+            return
+        if self.default is not dataclasses.MISSING:
+            setattr(owner, name, self.default)
+        elif self.default_factory is not dataclasses.MISSING:
+            setattr(owner, name, self.default_factory())
+        else:
+            delattr(owner, name)
+
+
+def _becomes_dataclass(owner: type) -> bool:
+    """Whether dataclass machinery reads ``owner``'s fields: a dataclass base (an Equinox
+    Module's, a PyTreeNode's or Linen Module's subclass), or one of the bases that make every
+    subclass a dataclass as it is created."""
+    for base in owner.__mro__[1:]:
+        if dataclasses.is_dataclass(base) or f"{base.__module__}.{base.__qualname__}" in _DATACLASS_MAKERS:
+            return True
+    return False
+
+
+def field(*, static: bool = False, **kwargs: Any) -> Any:
+    """``dataclasses.field(**kwargs)``; with ``static=True``, static to Equinox and flax.struct
+    alike (its metadata holds both libraries' keys), and the plain value on a class that is no
+    dataclass. What jaxrewrite writes for a Static field of a class whose base is not in view."""
+    if not static:
+        return dataclasses.field(**kwargs)
+    metadata = {**(kwargs.pop("metadata", None) or {}), **METADATA}
+    made = dataclasses.field(metadata=metadata, **kwargs)
+    made.__class__ = _EitherField
+    return made
