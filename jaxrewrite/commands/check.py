@@ -125,6 +125,11 @@ def import_reader(filename: str) -> Callable[[str, int], str | None]:
     from jaxrewrite.commands.targets import TargetError, find_spec, source_file
 
     folder = os.path.dirname(os.path.abspath(filename))
+    # Where the file's top-level package lives: ``from pkg.types import X`` in pkg/sub/mod.py
+    # names a sibling, found there whether or not that folder is on the search path.
+    root = folder
+    while os.path.isfile(os.path.join(root, "__init__.py")) and os.path.dirname(root) != root:
+        root = os.path.dirname(root)
 
     def read(module: str, level: int) -> str | None:
         try:
@@ -136,7 +141,7 @@ def import_reader(filename: str) -> Callable[[str, int], str | None]:
                 candidates = [stem + ".py", os.path.join(stem, "__init__.py")]
                 path = next((c for c in candidates if os.path.isfile(c)), None)
             elif os.path.isfile(filename):
-                path = source_file(find_spec(module, [folder, *sys.path[1:]], sys.meta_path), module)
+                path = source_file(find_spec(module, [folder, root, *sys.path[1:]], sys.meta_path), module)
             else:
                 path = None
             if path is None:

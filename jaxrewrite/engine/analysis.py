@@ -43,6 +43,9 @@ class Inner:
     keys: tuple[str, ...]
     marks: tuple[tuple[str, frozenset[Mark]], ...] = ()
     inner: tuple[Inner, ...] = ()
+    #: The field statement of each entry of ``marks``, in its order: what the ledger counts as
+    #: applied (by node, however the class was named: ``Alias = Layer``).
+    nodes: tuple[ast.AST, ...] = field(default=(), compare=False)
 
     def spec(self) -> tuple[str, str, tuple[object, ...]]:
         return (self.key, self.kind.value, (*self.keys, *(entry.spec() for entry in self.inner)))
@@ -50,7 +53,21 @@ class Inner:
     def held(self, markers: frozenset[Mark]) -> Inner | None:
         keys = tuple(name for name, marks in self.marks if marks & markers)
         inner = held_inner(self.inner, markers)
-        return Inner(self.key, self.kind, keys, self.marks, inner) if keys or inner else None
+        return Inner(self.key, self.kind, keys, self.marks, inner, self.nodes) if keys or inner else None
+
+    def applied(self) -> list[ast.AST]:
+        """The field statements of the held keys, here and in every inner container."""
+        return _applied_nodes(self.keys, self.marks, self.nodes, self.inner)
+
+
+def _applied_nodes(
+    keys: tuple[str, ...], marks: tuple[tuple[str, frozenset[Mark]], ...], nodes: tuple[ast.AST, ...], inner: tuple[Inner, ...]
+) -> list[ast.AST]:
+    held = set(keys)
+    found = [node for (name, _), node in zip(marks, nodes) if name in held]
+    for entry in inner:
+        found.extend(entry.applied())
+    return found
 
 
 def held_inner(inner: tuple[Inner, ...], markers: frozenset[Mark]) -> tuple[Inner, ...]:
@@ -73,6 +90,8 @@ class Leaf:
     #: Entries that are containers with marked entries of their own, split inside this one
     #: (every marked entry in ``marks``; ``held`` narrows them, as it narrows ``keys``).
     inner: tuple[Inner, ...] = ()
+    #: As ``Inner.nodes``.
+    nodes: tuple[ast.AST, ...] = field(default=(), compare=False)
 
     def spec(self) -> tuple[str, int | None, str, tuple[object, ...]]:
         """What the run-time helper is given: the held keys, then one ``(key, kind, keys)`` per
@@ -83,7 +102,11 @@ class Leaf:
         """This parameter as ``markers`` see it: the entries carrying one of them, or None."""
         keys = tuple(name for name, marks in self.marks if marks & markers)
         inner = held_inner(self.inner, markers)
-        return Leaf(self.param, self.kind, keys, self.marks, inner) if keys or inner else None
+        return Leaf(self.param, self.kind, keys, self.marks, inner, self.nodes) if keys or inner else None
+
+    def applied(self) -> list[ast.AST]:
+        """The field statements of the held keys, here and in every inner container."""
+        return _applied_nodes(self.keys, self.marks, self.nodes, self.inner)
 
 
 def held_leaves(leaves: tuple[Leaf, ...], transform: Transform) -> tuple[Leaf, ...]:

@@ -191,11 +191,13 @@ class _Analyzer(Decorators, Registrations, CallSites):
                 return
         static_classes = classes_with_markers(self.tree, self.relevant)
         leaf_names = set()
-        for local in static_classes.values():
+        unreadable: set[int] = set()  # refused once here: field_forms does not read them again
+        for key, local in static_classes.items():
             try:
                 info = self.info(local)
             except RewriteError as err:
                 self.refuse(err)
+                unreadable.add(key)
                 continue
             if info.kind is not Container.CLASS and info.static_fields:
                 defined = local[0]
@@ -203,7 +205,7 @@ class _Analyzer(Decorators, Registrations, CallSites):
         self.leaf_names = leaf_aliases(self.tree, leaf_names)
         self.defs(exhaustive)
         registrable = self.registrations(static_classes)
-        unclear = self.field_forms(static_classes)
+        unclear = self.field_forms({k: v for k, v in static_classes.items() if k not in unreadable})
         names = None if exhaustive else [func.name for func, _ in self.tree.defs if id(func) in self.signatures]
         if names is None and self.filters.first_arguments:  # every def, but found by a text search
             names = [func.name for func, _ in self.tree.defs]

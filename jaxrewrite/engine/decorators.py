@@ -146,7 +146,8 @@ class Decorators(Walker):
                     f"per-leaf statics cannot apply to {param.kind.value} parameter {param.name!r}",
                 )
             statics = tuple(name for name, m in marks if Mark.STATIC in m)
-            found.append(Leaf(param, info.kind, statics, marks, inner))
+            nodes = tuple(f.node for f in info.static_fields)
+            found.append(Leaf(param, info.kind, statics, marks, inner, nodes))
         return tuple(found)
 
     def leaf_class(self, ann: ast.expr, scope: Scope) -> tuple[LocalClass, bool] | None:
@@ -192,7 +193,7 @@ class Decorators(Walker):
             marks = tuple((f.name, f.markers) for f in sub.static_fields)
             deeper = self.inner_entries(sub, (*path, key))
             if marks or deeper:
-                found.append(Inner(entry.name, sub.kind, (), marks, deeper))
+                found.append(Inner(entry.name, sub.kind, (), marks, deeper, tuple(f.node for f in sub.static_fields)))
         return tuple(found)
 
 

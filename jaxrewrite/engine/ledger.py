@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from jaxrewrite.engine.analysis import Analysis, EntryKind, Inner, LedgerEntry, State
+from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.fields import form_of
 from jaxrewrite.engine.recognise import classify
@@ -528,13 +528,13 @@ def _best(users: list[LedgerEntry]) -> LedgerEntry | None:
 def _applied(result: Analysis, facts: Facts, scopes: ScopeTree) -> set[int]:
     """Nodes of the parameters and fields some use, registration or field edit reads."""
     applied: set[int] = set()
-    leaf_keys: list[tuple[ast.expr | None, tuple[str, ...]]] = []
     for use in result.uses:
         for param in use.signature.params:
             if param.markers & use.transform.markers:
                 applied.add(id(param.node))
         for leaf in use.leaves:
-            leaf_keys.append((leaf.param.node.annotation, leaf.keys + _inner_keys(leaf.inner)))
+            # The walk's own record of the fields it split, by node: however the class was named.
+            applied.update(id(node) for node in leaf.applied())
     # A def bound twice (``if``/``else`` twins, ``@overload`` stubs) is one function to Python:
     # what a use of one binding applies, it applies to the same parameter of the others.
     where = {id(func): id(scope) for func, scope in scopes.defs}
@@ -560,39 +560,6 @@ def _applied(result: Analysis, facts: Facts, scopes: ScopeTree) -> set[int]:
                 applied.add(id(node))
     for used in result.fields:
         applied.add(id(used.stmt))
-    if leaf_keys:
-        applied |= _leaf_fields(leaf_keys, facts)
-    return applied
-
-
-def _inner_keys(inner: tuple[Inner, ...]) -> tuple[str, ...]:
-    """The keys the use splits inside the parameter's nested containers, at every depth: the
-    fields they name are applied as much as the parameter's own (``class Outer(TypedDict):
-    inner: Inner``, ``Inner`` marking ``n``)."""
-    return tuple(key for entry in inner for key in (*entry.keys, *_inner_keys(entry.inner)))
-
-
-def _leaf_fields(leaf_keys: list[tuple[ast.expr | None, tuple[str, ...]]], facts: Facts) -> set[int]:
-    """Fields that per-leaf uses split: a held key of a class named in the parameter's annotation,
-    or in the annotation of a field of such a class (nested TypedDicts)."""
-    applied: set[int] = set()
-    for ann, keys in leaf_keys:
-        names = _names(ann)
-        grown = True
-        while grown:
-            grown = False
-            for owner, fields in facts.class_fields.values():
-                if owner not in names:
-                    continue
-                for _, _, node in fields:
-                    more = _names(getattr(node, "annotation", None)) - names
-                    if more:
-                        names |= more
-                        grown = True
-        last = {key.rpartition(".")[2] for key in keys} | set(keys)
-        for owner, fields in facts.class_fields.values():
-            if owner in names:
-                applied.update(id(node) for name, _, node in fields if name in last)
     return applied
 
 

@@ -1,0 +1,120 @@
+"""Findings `check` must not make (issue 42, item 3), each failing on the code before the fix.
+
+- JR009 on a name imported by absolute import from a sibling module of the checked package
+  (``from pkg.types import X`` in pkg/mod.py), which the import reader now finds from the
+  package's root; a sibling that does hold a marker alias is still JR009.
+- JR008 on the entries of a per-leaf container reached through a module-level alias
+  (``Alias = Layer``, ``X: TypeAlias = Layer``), whose split is applied: the ledger now reads the
+  walk's record of the fields it split, by node, not the class's name in the annotation.
+- JR102 printed twice for ``NotRequired[Static[int]]``: a class read once and refused is not read
+  again for its field forms.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import jaxrewrite
+from support import jaxrewrite as run_jaxrewrite
+from support import write
+
+MOD = """\
+# jaxrewrite: enable
+import jax
+from {source} import X, Steps
+from jaxrewrite import Static
+
+
+@jax.jit
+def f(x: X, n: Static[int]):
+    return x * n
+
+
+@jax.jit
+def g(x, n: Steps):
+    return x * n
+"""
+
+TYPES = """\
+from typing import TypeAlias
+
+import jax
+
+X: TypeAlias = jax.Array
+Steps = int
+"""
+
+
+@pytest.mark.parametrize("source", ["pkg.types", "pkg.sub.types", ".types"])
+@pytest.mark.parametrize("run_from", ["root", "package"])
+def test_a_sibling_imported_by_absolute_name_is_read(tmp_path: Path, source: str, run_from: str) -> None:
+    folder = tmp_path / "pkg" / "sub" if "sub" in source else tmp_path / "pkg"
+    write(tmp_path / "pkg" / "__init__.py", "")
+    write(tmp_path / "pkg" / "sub" / "__init__.py", "")
+    write(folder / "types.py", TYPES)
+    write(folder / "mod.py", MOD.format(source=source))
+    cwd = tmp_path if run_from == "root" else folder
+    done = run_jaxrewrite("check", str(folder / "mod.py"), cwd=cwd)
+    assert (done.returncode, done.stdout.strip()) == (0, "All checks passed!"), done.stdout + done.stderr
+
+
+def test_a_sibling_that_holds_a_marker_alias_is_still_jr009(tmp_path: Path) -> None:
+    write(tmp_path / "pkg" / "__init__.py", "")
+    write(tmp_path / "pkg" / "types.py", TYPES.replace("Steps = int", "from jaxrewrite import Static\nSteps = Static[int]"))
+    write(tmp_path / "pkg" / "mod.py", MOD.format(source="pkg.types"))
+    done = run_jaxrewrite("check", "pkg/mod.py", "--select", "JR009", cwd=tmp_path)
+    assert "JR009" in done.stdout and "'Steps'" in done.stdout and "an alias of a marker" in done.stdout, done.stdout
+
+
+LEAVES = """\
+# jaxrewrite: enable
+from typing import NamedTuple, TypedDict, TypeAlias
+
+import jax
+from jaxrewrite import Static
+
+
+class Layer(TypedDict):
+    w: jax.Array
+    n: Static[int]
+
+
+class Pair(NamedTuple):
+    a: jax.Array
+    k: Static[int]
+
+
+class Outer(TypedDict):
+    inner: "Inner2"
+
+
+class Inner2(TypedDict):
+    m: Static[int]
+
+
+Alias = Layer
+Annotated_: TypeAlias = Layer
+PairAlias = Pair
+OuterAlias = Outer
+
+
+@jax.jit
+def f(p: Alias, q: Annotated_, r: PairAlias, s: OuterAlias):
+    return p["w"] * p["n"] + q["w"] + r.a * r.k + s["inner"]["m"]
+"""
+
+
+def test_per_leaf_entries_reached_through_an_alias_are_applied() -> None:
+    analysis = jaxrewrite.analyze(LEAVES, "m.py", lint=True)
+    assert [(d.code, d.line) for d in analysis.diagnostics] == []
+    assert {leaf.param.name for use in analysis.uses for leaf in use.leaves} == {"p", "q", "r", "s"}
+
+
+def test_a_nested_marker_in_a_typeddict_is_reported_once() -> None:
+    source = (
+        "# jaxrewrite: enable\nfrom typing import TypedDict\nfrom typing_extensions import NotRequired\n"
+        "from jaxrewrite import Static\n\n\nclass T(TypedDict):\n    m: NotRequired[Static[int]]\n"
+    )
+    assert [d.code for d in jaxrewrite.analyze(source, "m.py", lint=True).diagnostics] == ["JR102"]
