@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import jaxrewrite
 from support import jaxrewrite as run_jaxrewrite
 from support import write
 
@@ -159,3 +160,96 @@ def test_fields_of_classes_with_bases_in_another_module_run_as_by_hand(tmp_path:
     assert ours["plain"] == theirs["plain"] == [4, 4, 4]  # a plain class gets the plain value
     assert ours["nnx"] == theirs["nnx"] == [5, "int"]
     assert ours["field"] == "_EitherField" and theirs["field"] == "Field"
+
+
+VALUES = """\
+# jaxrewrite: enable
+import functools
+from functools import partial
+from typing import Callable
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+from jaxrewrite import Static
+
+
+class M(eqx.Module):
+    w: jax.Array
+    act: Static[Callable] = functools.partial(jax.nn.leaky_relu, negative_slope=0.1)
+    act2: Static[Callable] = partial(jnp.clip, min=0.0)
+    shape: Static[tuple] = tuple([2, 3])
+"""
+
+VALUES_BY_HAND = """\
+import functools
+from functools import partial
+from typing import Callable
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+class M(eqx.Module):
+    w: jax.Array
+    act: Callable = eqx.field(default=functools.partial(jax.nn.leaky_relu, negative_slope=0.1), static=True)
+    act2: Callable = eqx.field(default=partial(jnp.clip, min=0.0), static=True)
+    shape: tuple = eqx.field(default=tuple([2, 3]), static=True)
+"""
+
+
+def _module_run(source: str) -> tuple[int, list[float], int]:
+    import jax
+    import jax.numpy as jnp
+
+    import sys
+    import types
+    import warnings
+
+    module = types.ModuleType("jaxrewrite_test_values")  # dataclasses look the module up
+    sys.modules[module.__name__] = module
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", jaxrewrite.NotRewrittenWarning)  # exec'd text is never the hook's
+            exec(compile(source, "values.py", "exec"), module.__dict__)
+    finally:
+        del sys.modules[module.__name__]
+    namespace = module.__dict__
+    traces = []
+
+    @jax.jit
+    def run(m, x):  # type: ignore[no-untyped-def]
+        traces.append(1)
+        return m.act2(m.act(m.w * x)).sum() + sum(m.shape)
+
+    m = namespace["M"](-jnp.ones(3))  # type: ignore[operator]
+    return len(jax.tree_util.tree_leaves(m)), [float(run(m, 2.0)), float(run(m, 3.0))], len(traces)
+
+
+def test_a_static_field_whose_value_is_a_library_call_is_its_default() -> None:
+    """A partial, a jnp or builtin call gives a value, never a dataclass field: it becomes the
+    field's default (issue 42, item 11: it was JR131), run beside the Module by hand."""
+    rewritten = jaxrewrite_source(VALUES)
+    assert "field(default=functools.partial(jax.nn.leaky_relu, negative_slope=0.1), static=True)" in rewritten
+    assert _module_run(rewritten) == _module_run(VALUES_BY_HAND) == (1, [5.0, 5.0], 1)
+
+
+@pytest.mark.parametrize("value", ["make_act()", "helpers.act()", "eqx.nn.Lambda(jnp.tanh)"])
+def test_a_call_that_may_give_a_field_is_still_refused(value: str) -> None:
+    """An unknown callee may return a dataclass field (``def make_act(): return eqx.field(...)``)."""
+    source = VALUES.replace("tuple([2, 3])", value)
+    codes = [d.code for d in jaxrewrite_analyze(source).errors]
+    assert codes == ["JR131"], codes
+
+
+def jaxrewrite_source(source: str) -> str:
+    from jaxrewrite import rewrite_source
+
+    return rewrite_source(source, "values.py")
+
+
+def jaxrewrite_analyze(source: str):  # type: ignore[no-untyped-def]
+    from jaxrewrite import analyze
+
+    return analyze(source, "values.py")

@@ -10,6 +10,7 @@ them. Which class is one, and what each library's keyword is, comes from ``table
 from __future__ import annotations
 
 import ast
+import builtins
 import enum
 from dataclasses import dataclass
 
@@ -204,12 +205,31 @@ def _use(stmt: ast.AnnAssign, name: str, form: FieldForm, scope: Scope, src: Sou
                 _check_value(entry, f"metadata {form.keyword!r}: ", name, form, src)
                 return None
         return FieldUse(form, name, stmt, Action.ENTRY, metadata)
+    if _gives_a_value(value.func, scope):
+        return FieldUse(form, name, stmt, Action.DEFAULT, value)
     raise src.error(
         value,
         "JR131",
         f"cannot tell whether {ast.unparse(value.func)}(...) gives Static field {name!r} a value or a "
         f"dataclass field; write {form.field}(default=..., {form.keyword}={form.static}) by hand",
     )
+
+
+#: Modules none of whose functions returns a dataclass field: a call of one is a plain value
+#: (``functools.partial(jax.nn.leaky_relu, negative_slope=0.1)``, ``jnp.zeros(3)``).
+_VALUE_MODULES = frozenset({"functools", "jax", "jaxlib", "numpy", "math", "operator", "builtins"})
+
+
+def _gives_a_value(func: ast.expr, scope: Scope) -> bool:
+    """A callee that never returns a dataclass field: a function of ``_VALUE_MODULES`` (not
+    ``jax``'s own field-making ones: it has none) or a builtin the module does not rebind."""
+    name = qualname(func, scope)
+    if name is None and isinstance(func, ast.Name) and binding_scope(func.id, scope) is None:
+        name = f"builtins.{func.id}" if func.id in _BUILTINS else None
+    return name is not None and name.partition(".")[0] in _VALUE_MODULES and name != "builtins.__import__"
+
+
+_BUILTINS = frozenset(dir(builtins))
 
 
 def _keyword(call: ast.Call, keyword: str, position: int | None) -> ast.expr | None:
