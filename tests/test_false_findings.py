@@ -118,3 +118,28 @@ def test_a_nested_marker_in_a_typeddict_is_reported_once() -> None:
         "from jaxrewrite import Static\n\n\nclass T(TypedDict):\n    m: NotRequired[Static[int]]\n"
     )
     assert [d.code for d in jaxrewrite.analyze(source, "m.py", lint=True).diagnostics] == ["JR102"]
+
+
+ALIASES = """\
+from jaxrewrite import Static
+
+Steps = Static[int]
+"""
+
+USES = {
+    "relative module": "from . import aliases as al\n\n\n@jax.jit\ndef f(x, n: al.Steps):\n    return x * n\n",
+    "absolute module": "import pkg.aliases as al\n\n\n@jax.jit\ndef f(x, n: al.Steps):\n    return x * n\n",
+    "package attribute": "import pkg.aliases\n\n\n@jax.jit\ndef f(x, n: pkg.aliases.Steps):\n    return x * n\n",
+    "from package": "from pkg import aliases\n\n\n@jax.jit\ndef f(x, n: 'aliases.Steps'):\n    return x * n\n",
+}
+
+
+@pytest.mark.parametrize("use", USES, ids=list(USES))
+def test_a_marker_alias_reached_as_a_module_attribute_is_jr009_at_the_use(tmp_path: Path, use: str) -> None:
+    """Issue 42, item 8: ``n: al.Steps`` is traced (jaxrewrite reads only the module's own
+    aliases), and check said so only at the alias's own module (JR008), not where it acts."""
+    write(tmp_path / "pkg" / "__init__.py", "")
+    write(tmp_path / "pkg" / "aliases.py", ALIASES)
+    write(tmp_path / "pkg" / "mod.py", "# jaxrewrite: enable\nimport jax\n" + USES[use])
+    done = run_jaxrewrite("check", "pkg/mod.py", "--select", "JR009", cwd=tmp_path)
+    assert "pkg/mod.py:" in done.stdout and "JR009" in done.stdout and "'Steps'" in done.stdout, done.stdout + done.stderr

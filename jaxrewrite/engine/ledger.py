@@ -225,6 +225,29 @@ def _positions(ann: ast.expr, scope: Scope, where: ast.expr | None = None, depth
             yield from _positions(ann.value, scope, where, depth + 1)
 
 
+def _attribute_positions(
+    ann: ast.expr, scope: Scope, where: ast.expr | None = None, depth: int = 0
+) -> Iterator[tuple[ast.Attribute, ast.expr]]:
+    """The attribute chains of an annotation where a marker alias would act (``al.Steps``,
+    ``Annotated[al.Steps, ...]``'s type, a subscript's head, a string holding one), each with
+    the node that locates it, as ``_positions`` finds names."""
+    if depth > 4:
+        return
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        parsed = parse_string(ann.value)
+        if parsed is not None:
+            yield from _attribute_positions(parsed, scope, where or ann, depth + 1)
+    elif isinstance(ann, ast.Attribute):
+        yield ann, where or ann
+    elif isinstance(ann, ast.Subscript):
+        if qualname(ann.value, scope) == "typing.Annotated":
+            items = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+            for item in items:
+                yield from _attribute_positions(item, scope, where, depth + 1)
+        else:
+            yield from _attribute_positions(ann.value, scope, where, depth + 1)
+
+
 # -- collecting the sites -----------------------------------------------------------------------
 
 
@@ -237,6 +260,8 @@ class _Collector:
         self.src = src
         self.sites: list[_Site] = []
         self.relative: dict[str, tuple[str, int]] = {}
+        #: Names an import binds to what may be a module, with its dotted name and level.
+        self.modules: dict[str, tuple[str, int]] = {}
         self._followed: dict[tuple[str, int, str], str | None] = {}
         self.statements = scopes.statements
         self._called: set[str] | None = None
@@ -250,6 +275,13 @@ class _Collector:
         if isinstance(stmt, ast.ImportFrom):
             for alias in stmt.names:
                 self.relative[alias.asname or alias.name] = (stmt.module or "", stmt.level)
+                # ``from . import aliases as al``: ``al`` may be a module (``al.Steps``).
+                dotted = f"{stmt.module}.{alias.name}" if stmt.module else alias.name
+                self.modules[alias.asname or alias.name] = (dotted, stmt.level)
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                bound = alias.asname or alias.name.partition(".")[0]
+                self.modules[bound] = (alias.name if alias.asname else bound, 0)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.function(stmt, self.def_scopes.get(id(stmt), scope))
         elif isinstance(stmt, ast.ClassDef):
@@ -378,15 +410,9 @@ class _Collector:
 
     def imported(self, arg: ast.arg, ann: ast.expr, scope: Scope, label: str, func: Function) -> None:
         """A parameter of a transformed def annotated with a name from a module the engine does
-        not read: followed through ``reader`` where it can be, a finding where it cannot."""
-        for name, at in _positions(ann, scope):
-            found = scope.lookup(name.id)
-            if found is None or len(found[0]) != 1 or name.id not in self.relative:
-                continue
-            binding = found[0][0]
-            if not isinstance(binding, (Imported, Opaque)):
-                continue
-            module, level = self.relative[name.id]
+        not read (``X`` from ``from m import X``, or ``al.Steps`` of ``from . import aliases as
+        al``): followed through ``reader`` where it can be, a finding where it cannot."""
+        for name, at, module, level in self._from_elsewhere(ann, scope):
             if level == 0 and library(module):
                 continue
             spelled = f"{'.' * level}{module}"
@@ -410,6 +436,30 @@ class _Collector:
             self.sites.append(
                 _Site(EntryKind.IMPORTED, f"{label} ({name.id})", at, func, set(), frozenset(), reason, name.id)
             )
+
+    def _from_elsewhere(self, ann: ast.expr, scope: Scope) -> Iterator[tuple[ast.Name, ast.expr, str, int]]:
+        """Each name of ``ann`` where a marker would act that another module defines: (a name
+        node spelling it, the node locating it, that module, its import level)."""
+        for name, at in _positions(ann, scope):
+            found = scope.lookup(name.id)
+            if found is None or len(found[0]) != 1 or not isinstance(found[0][0], (Imported, Opaque)):
+                continue
+            if name.id in self.relative:
+                yield name, at, *self.relative[name.id]
+        for head, located in _attribute_positions(ann, scope):
+            parts: list[str] = []
+            node: ast.expr = head
+            while isinstance(node, ast.Attribute):
+                parts.insert(0, node.attr)
+                node = node.value
+            if not isinstance(node, ast.Name) or node.id not in self.modules:
+                continue
+            found = scope.lookup(node.id)
+            if found is None or len(found[0]) != 1 or not isinstance(found[0][0], (Imported, Opaque)):
+                continue
+            module, level = self.modules[node.id]
+            dotted = ".".join([module, *parts[:-1]]) if module else ".".join(parts[:-1])
+            yield ast.Name(parts[-1]), located, dotted, level
 
     def follow(self, module: str, level: int, name: str) -> str | None:
         """'' when the other module's ``name`` spells no marker; a description when it does;
