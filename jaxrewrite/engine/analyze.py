@@ -35,8 +35,11 @@ from jaxrewrite.engine.lint import opaque_classes, read_defs
 from jaxrewrite.engine.peruse import per_use
 from jaxrewrite.engine.registrations import Registrations
 from jaxrewrite.engine.scopes import Binding, ScopeTree, build_scopes, environment
+from jaxrewrite.engine.fields import form_of
+from jaxrewrite.engine.recognise import classify_registration
+from jaxrewrite.engine.signature import MarkerReader, may_mark
 from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import Container
+from jaxrewrite.engine.table import EITHER_FORM, Container
 from jaxrewrite.engine.wrappers import calls_and_aliases
 from jaxrewrite.errors import RewriteError
 
@@ -230,3 +233,50 @@ class _Analyzer(Decorators, Registrations, CallSites):
             opaque_classes(self.opaque, self.class_info),
         )
         self.result.diagnostics.extend(lint_findings(self.result))
+        self.result.diagnostics.extend(self.held_in_pytrees())
+
+    def held_in_pytrees(self) -> list[Diagnostic]:
+        """JR014: a field of an Equinox Module or flax.struct dataclass (or a registered
+        dataclass) annotated with a TypedDict/NamedTuple that has Static entries: the class
+        flattens it like any pytree, so those entries are traced (per-leaf statics split
+        parameters of transformed defs, never fields)."""
+        found: list[Diagnostic] = []
+        if not self.leaf_names:
+            return found
+        for defined, scope in self.tree.classes:
+            for stmt in defined.node.body:
+                if not isinstance(stmt, ast.AnnAssign) or not may_mark(stmt.annotation, self.leaf_names):
+                    continue
+                try:
+                    if MarkerReader(defined.body, self.src, None).markers(stmt.annotation):
+                        continue  # Static[Cfg]: the whole field is static
+                    held = self.leaf_class(stmt.annotation, defined.body)
+                    if held is None or not self.info(held[0]).static_fields:
+                        continue
+                    form, unseen = form_of(defined, scope)
+                except RewriteError:
+                    continue  # reported where it is read
+                registered = any(classify_registration(d, scope) for d in defined.node.decorator_list)
+                library = form.library if form is not None else "registered" if registered else None
+                if library is None and unseen is not None:
+                    library = EITHER_FORM.library
+                if library is None:
+                    continue
+                entries = ", ".join(repr(f.name) for f in self.info(held[0]).static_fields)
+                found.append(
+                    Diagnostic.from_error(
+                        self.src.error(
+                            stmt.annotation,
+                            "JR014",
+                            f"field {_target(stmt)!r} of {defined.node.name!r} ({library} class) holds "
+                            f"{self.info(held[0]).name!r}, whose Static entries ({entries}) split a parameter of a "
+                            "transformed def only: a field is flattened like any pytree, so they are traced here; "
+                            f"mark the field Static[...] whole, or make them Static fields of {defined.node.name!r}",
+                        )
+                    )
+                )
+        return found
+
+
+def _target(stmt: ast.AnnAssign) -> str:
+    return stmt.target.id if isinstance(stmt.target, ast.Name) else ast.unparse(stmt.target)

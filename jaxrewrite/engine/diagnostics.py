@@ -32,6 +32,7 @@ CODES: dict[str, str] = {
     "JR011": "a Static parameter of a vmapped function not passed by position: by keyword it is mapped over axis 0, left to its default the call fails",
     "JR012": "a marked def passed to a JAX function that traces its arguments but that jaxrewrite does not rewrite",
     "JR013": "a transform applied to a def imported from another module whose parameters are marked there",
+    "JR014": "a TypedDict or NamedTuple with Static entries held in a field of a pytree class, which flattens it: the entries are traced",
     "JR020": "a Static field of a class registered by its own flatten function",
     "JR100": "the source does not parse",
     "JR101": "a marker on '*args' or '**kwargs'",
