@@ -6,10 +6,10 @@ before every rewrite too, so each rewrite is as cold as the first in a fresh pro
 
 - ``compile``: ``compile(original)``: the baseline, what Python pays without the hook.
 - ``hook``: what the hook pays on a cache miss (``pipeline.compile_rewritten``): where most of
-  the module is function bodies, the rewrite read from its skeleton (engine/skeleton.py: the
+  the module is function bodies, the rewrite read from its skeleton (hook/fast/skeleton.py: the
   bodies the analysis never walks are not parsed), then the printed text compiled; elsewhere the
   rewrite, then the code compiled from the analysed tree with the new nodes in place where that
-  pays (engine/treecode.py; byte for byte the code of the text), else from the printed text.
+  pays (hook/fast/treecode.py; byte for byte the code of the text), else from the printed text.
   Targets: realistic <= 2.2 x compile, dense <= 2.5 x compile.
 - ``rewrite + compile``: ``compile(rewrite_source(original))``: the text route alone.
 - ``floor``: ``ast.parse(original)`` (with the cyclic GC paused, as rewrite_source pauses it) +

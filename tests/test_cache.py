@@ -313,6 +313,7 @@ def test_rewriter_hash_covers_what_determines_the_code(package_copy: Path, memoi
         ("engine/plan.py", True),
         ("engine/table.py", True),
         ("hook/pipeline.py", True),
+        ("hook/fast/skeleton.py", True),
         ("hook/tag.py", True),
         ("hook/pycfile.py", True),
         ("integrations/pytest_plugin.py", True),
@@ -527,7 +528,7 @@ def test_code_rewritten_after_the_rewriter_changed_is_not_stored_under_the_old_t
 
 def test_every_module_a_rewrite_loads_is_hashed() -> None:
     """The hashed set is not a guess: rewrite modules that exercise every path of the engine in a
-    fresh interpreter, and every engine module it loaded must be among the hashed files."""
+    fresh interpreter, and every engine module it loaded (and the fast route's, hook/fast) must be among the hashed files."""
     code = (
         "import sys, json, jaxrewrite\n"
         "from jaxrewrite.hook import pipeline\n"
@@ -538,7 +539,7 @@ def test_every_module_a_rewrite_loads_is_hashed() -> None:
         "        pipeline.compile_source(data, name)\n"
         "    except SyntaxError:\n"
         "        pass\n"
-        "loaded = sorted(m.__file__ for n, m in sys.modules.items() if n.startswith('jaxrewrite.engine'))\n"
+        "loaded = sorted(m.__file__ for n, m in sys.modules.items() if n.startswith(('jaxrewrite.engine', 'jaxrewrite.hook.fast')))\n"
         "print(json.dumps(loaded))\n"
     )
     golden = Path(__file__).resolve().parent.parent / "golden"

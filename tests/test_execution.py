@@ -257,7 +257,7 @@ def build_twice():
     return jax.vmap(h)
 {padding}"""
 
-#: Long helper bodies, so that the hook reads the module's skeleton (engine/skeleton.py).
+#: Long helper bodies, so that the hook reads the module's skeleton (hook/fast/skeleton.py).
 _HELPER = '''
 
 def helper_{i}(x):
@@ -278,7 +278,7 @@ def test_an_alias_made_in_a_function_body_is_rewritten(helpers: int) -> None:
     pipeline, on the route a small module takes and on the skeleton route of a large one."""
     import jax.numpy as jnp
 
-    from jaxrewrite.engine.rewrite import skeleton_rewrite
+    from jaxrewrite.hook.fast import skeleton_rewrite
     from jaxrewrite.hook import notrewritten
     from jaxrewrite.hook.pipeline import compile_source
 

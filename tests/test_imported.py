@@ -80,7 +80,8 @@ def test_a_transform_of_an_imported_marked_def_is_reported(
     cols = col if isinstance(col, tuple) else (col,)
     assert [(code, column) for code, _, column, _ in found] == [("JR013", c) for c in cols], found
     message = " ".join(m for *_, m in found)
-    assert re.search(r"'f' \('n', marked in (pkg\.)?mymod\)", message), message and "static_argnums=(1,), static_argnames=('n',)" in message
+    assert re.search(r"'f' \('n', marked in (pkg\.)?mymod\)", message), message
+    assert "static_argnums=(1,), static_argnames=('n',)" in message, message
 
 
 @pytest.mark.parametrize(

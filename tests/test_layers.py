@@ -158,6 +158,23 @@ def _reach(edges: dict[str, set[str]], start: str) -> set[str]:
     return seen
 
 
+#: The hook's fast compile route (issue 41 item 5): the skeleton and the tree code.
+FAST_ROUTE = "jaxrewrite.hook.fast"
+
+
+def test_only_the_pipelines_compile_step_imports_the_fast_route() -> None:
+    """The fast route sits behind hook/pipeline.py's compile step: no engine module (the analysis,
+    the rewrite, ``check``'s passes) reaches it, directly or through another; outside the route
+    only the pipeline imports it. The analysis knows only what an elided def is (engine/elided.py)."""
+    edges = graph()
+    route = {m for m in edges if m == FAST_ROUTE or m.startswith(FAST_ROUTE + ".")}
+    assert {f"{FAST_ROUTE}.{name}" for name in ("skeleton", "treecode", "treenodes")} < route
+    assert {m for m, targets in edges.items() if targets & route and m not in route} == {"jaxrewrite.hook.pipeline"}
+    engine = sorted(m for m in edges if _layer(m) == "engine")
+    assert {"jaxrewrite.engine.scopes", "jaxrewrite.engine.completion", "jaxrewrite.engine.rewrite"} <= set(engine)
+    assert {m: sorted(_reach(edges, m) & route) for m in engine if _reach(edges, m) & route} == {}
+
+
 #: The spec math and its vocabulary (issue 19 item 2): forward completion and reverse reading,
 #: read by the walk, check's trace-time pass and migrate.
 SPEC_MODULES = ("jaxrewrite.engine.specs", "jaxrewrite.engine.literals", "jaxrewrite.engine.reading")

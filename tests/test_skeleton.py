@@ -1,4 +1,4 @@
-"""The hook's skeleton (engine/skeleton.py): function bodies the analysis leaves unwalked are not
+"""The hook's skeleton (hook/fast/skeleton.py): function bodies the analysis leaves unwalked are not
 parsed, and nothing downstream can tell.
 
 1. The lexer: for each form a body can take (strings and brackets across a dedent, backslashes,
@@ -32,9 +32,10 @@ from corpus_support import at_least, corpus_files, read_source
 from golden_cases import display_name, inputs
 
 from jaxrewrite import RewriteError, RewriteWarning, rewrite_source
-from jaxrewrite.engine import rewrite, skeleton
+from jaxrewrite.engine import elided
 from jaxrewrite.engine.source import Source
-from jaxrewrite.hook import pipeline
+from jaxrewrite.hook import fast, pipeline
+from jaxrewrite.hook.fast import skeleton
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 try:
@@ -57,7 +58,7 @@ def read_back(text: str, least: int = 0) -> tuple[skeleton.Skeleton | None, ast.
     tree = skeleton.parse(text, "mod.py", starts, found)
     assert tree is not None, "a skeleton that does not parse: the lexer misread the text"
     for node in ast.walk(tree):
-        if isinstance(node, skeleton.ELIDED):
+        if isinstance(node, elided.ELIDED):
             node.body  # noqa: B018 - read back
             for name in ("first", "last", "_source", "_starts"):
                 del node.__dict__[name]
@@ -163,7 +164,7 @@ def test_a_t_string_with_quotes_in_a_field_leaves_no_skeleton() -> None:
 @pytest.mark.skipif(sys.version_info < (3, 12), reason="PEP 701 f-strings parse from Python 3.12")
 def test_pep_701_module_still_rewrites_by_the_whole_reading() -> None:
     text = MODULE_HEAD + 'def helper(d):\n    return f"{d["k"]}" + f"{f"{d}"}"\n' + LONG_BODY
-    assert rewrite.skeleton_rewrite(text, "mod.py", least=0) is None
+    assert fast.skeleton_rewrite(text, "mod.py", least=0) is None
     assert same_code(text, "mod.py")
 
 
@@ -215,7 +216,7 @@ def test_every_golden_input_rewrites_the_same_from_its_skeleton() -> None:
                 expected = rewrite_source(text, display_name(path))
             except SyntaxError:
                 expected = None
-            got = rewrite.skeleton_rewrite(text, display_name(path), least=0)
+            got = fast.skeleton_rewrite(text, display_name(path), least=0)
         if got is not None:
             taken += 1
             assert got == expected, display_name(path)
@@ -283,7 +284,7 @@ def test_a_left_out_body_the_analysis_needs_is_read_back(
 ) -> None:
     names = spy_reads(monkeypatch)
     expected = rewrite_source(text, "mod.py")
-    got = rewrite.skeleton_rewrite(text, "mod.py", least=0)
+    got = fast.skeleton_rewrite(text, "mod.py", least=0)
     assert got == expected and "static_argnums=(1,)" in got
     assert set(names) == read
 
@@ -291,15 +292,15 @@ def test_a_left_out_body_the_analysis_needs_is_read_back(
 def spy_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The names of the defs whose left-out bodies are read back, as they are."""
     names: list[str] = []
-    real = skeleton._body_of
+    real = elided._body_of
 
     def counted(node: ast.AST) -> list[ast.stmt]:
         if "body" not in node.__dict__:
             names.append(node.name)  # type: ignore[attr-defined]
         return real(node)
 
-    for kind in skeleton.ELIDED:
-        monkeypatch.setattr(kind, "body", property(counted, skeleton._set_body))
+    for kind in elided.ELIDED:
+        monkeypatch.setattr(kind, "body", property(counted, elided._set_body))
     return names
 
 
@@ -326,7 +327,7 @@ BROKEN_READ = BROKEN_BODY.replace("    y = = 1\n", "    g = jax.jit(f)\n    y = 
 @pytest.mark.parametrize("text,left_out", [(BROKEN_BODY, True), (BROKEN_READ, False)], ids=["left out", "read back"])
 def test_a_syntax_error_in_a_left_out_body_is_pythons_own(text: str, left_out: bool) -> None:
     # left out: the skeleton's text compiles no further; read back: the reading stops there
-    assert (rewrite.skeleton_rewrite(text, "mod.py", least=0) is not None) is left_out
+    assert (fast.skeleton_rewrite(text, "mod.py", least=0) is not None) is left_out
     with pytest.raises(SyntaxError) as plain:
         compile(text, "mod.py", "exec")
     with pytest.raises(SyntaxError) as hooked:
@@ -359,7 +360,7 @@ def f(x, n: Static[int]):
 
 
 def test_a_warning_is_issued_once_by_the_whole_reading() -> None:
-    assert rewrite.skeleton_rewrite(WARNS, "mod.py", least=0) is None
+    assert fast.skeleton_rewrite(WARNS, "mod.py", least=0) is None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert same_code(WARNS, "mod.py")
@@ -372,25 +373,25 @@ def test_a_warning_is_issued_once_by_the_whole_reading() -> None:
 def test_the_hook_takes_the_skeleton_where_it_pays_and_compiles_the_same_code(monkeypatch: pytest.MonkeyPatch) -> None:
     text = bench_cold.realistic_module(20)
     taken: list[bool] = []
-    real = rewrite.skeleton_rewrite
+    real = fast.skeleton_rewrite
 
     def spy(*args: object, **kwargs: object) -> str | None:
         out = real(*args, **kwargs)  # type: ignore[arg-type]
         taken.append(out is not None)
         return out
 
-    monkeypatch.setattr(rewrite, "skeleton_rewrite", spy)
+    monkeypatch.setattr(fast, "skeleton_rewrite", spy)
     assert same_code(text, "bench.py")
     assert taken == [True]
     # the dense module (one-line bodies) leaves too little out: the whole reading
-    assert rewrite.skeleton_rewrite(bench_cold.dense_module(20), "dense.py") is None
+    assert fast.skeleton_rewrite(bench_cold.dense_module(20), "dense.py") is None
 
 
 @needs_bench
 def test_the_hook_checks_the_skeletons_text(monkeypatch: pytest.MonkeyPatch) -> None:
     text = bench_cold.realistic_module(20)
-    real = rewrite.skeleton_rewrite
-    monkeypatch.setattr(rewrite, "skeleton_rewrite", lambda *a, **k: real(*a, **k).replace("EPS = 1e-6", "EPS = 2e-6"))  # type: ignore[union-attr]
+    real = fast.skeleton_rewrite
+    monkeypatch.setattr(fast, "skeleton_rewrite", lambda *a, **k: real(*a, **k).replace("EPS = 1e-6", "EPS = 2e-6"))  # type: ignore[union-attr]
     pipeline.compile_source(text.encode(), "bench.py")  # unchecked: the wrong text compiles
     monkeypatch.setenv("JAXREWRITE_VERIFY_AST", "1")
     with pytest.raises(AssertionError, match="bench.py: the text rewritten from the module's skeleton differs"):
@@ -404,7 +405,7 @@ def test_the_hot_path_reads_no_left_out_body(monkeypatch: pytest.MonkeyPatch) ->
     found = skeleton.build(text, starts)
     assert found is not None and found.elided > 0.5 * len(text)
     read = spy_reads(monkeypatch)
-    assert rewrite.skeleton_rewrite(text, "bench.py") == rewrite_source(text, "bench.py")
+    assert fast.skeleton_rewrite(text, "bench.py") == rewrite_source(text, "bench.py")
     assert read == []
 
 

@@ -1,4 +1,4 @@
-"""The hook's tree route (engine/treecode.py) gives byte for byte the code of the printed text.
+"""The hook's tree route (hook/fast/treecode.py) gives byte for byte the code of the printed text.
 
 For every golden input (here) and every corpus text that rewrites (tests/test_corpus.py, which
 calls ``compare`` on each text it rewrites), ``marshal.dumps`` of the code the hook compiles
@@ -20,8 +20,8 @@ import pytest
 
 from golden_cases import display_name, inputs
 from jaxrewrite import RewriteError, rewrite_source
-from jaxrewrite.engine import treecode
-from jaxrewrite.hook import pipeline
+from jaxrewrite.hook import fast, pipeline
+from jaxrewrite.hook.fast import treecode
 from treecode_support import compare
 
 
@@ -54,11 +54,11 @@ def test_hook_checks_the_tree_against_the_text(monkeypatch: pytest.MonkeyPatch, 
         assert good.tree is not None
         return treecode.Rewritten(good.text, [], ast.parse(good.text.replace("x * n", "x + n")))
 
-    monkeypatch.setattr(treecode, "rewrite_tree", wrong)
+    monkeypatch.setattr(fast, "rewrite_tree", wrong)
     monkeypatch.setenv("JAXREWRITE_VERIFY_AST", "1")
     with pytest.raises(AssertionError, match="internal error: mod.py: the code compiled from the rewritten tree"):
         pipeline.compile_source(MODULE.encode(), "mod.py")
-    monkeypatch.setattr(treecode, "rewrite_tree", real)
+    monkeypatch.setattr(fast, "rewrite_tree", real)
     code = pipeline.compile_source(MODULE.encode(), "mod.py")
     from_text = compile(rewrite_source(MODULE, "mod.py"), "mod.py", "exec", dont_inherit=True)
     assert marshal.dumps(code) == marshal.dumps(from_text)
@@ -144,7 +144,7 @@ def test_refusals_are_the_same() -> None:
     assert str(text_error.value) == str(tree_error.value)
 
 
-# -- the nodes built without a parse (engine/treenodes.py) ----------------------------------------
+# -- the nodes built without a parse (hook/fast/treenodes.py) ----------------------------------------
 
 HEAD = "# jaxrewrite: enable\nimport functools\nfrom functools import partial\n\nimport jax\nfrom jaxrewrite import Static\n\n"
 

@@ -10,8 +10,8 @@ import warnings
 import pytest
 
 from jaxrewrite import rewrite_source
-from jaxrewrite.engine import rewrite, treecode
-from jaxrewrite.hook import pipeline
+from jaxrewrite.hook import fast, pipeline
+from jaxrewrite.hook.fast import treecode
 
 OPTIMIZE = (-1, 2)
 
@@ -27,8 +27,8 @@ def compare(source: str, filename: str) -> str | None:
             with pytest.raises(SyntaxError):
                 treecode.rewrite_tree(source, filename, worth=math.inf)
             return None
-        # The skeleton's reading (engine/skeleton.py), wherever there is one, gives the same text.
-        from_skeleton = rewrite.skeleton_rewrite(source, filename, least=0)
+        # The skeleton's reading (hook/fast/skeleton.py), wherever there is one, gives the same text.
+        from_skeleton = fast.skeleton_rewrite(source, filename, least=0)
         assert from_skeleton is None or from_skeleton == expected, filename
         result = treecode.rewrite_tree(source, filename, worth=math.inf)
         route = "text" if result.tree is None else "tree"

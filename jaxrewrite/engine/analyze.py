@@ -68,7 +68,7 @@ def analyze(
     arguments that must be static, read with ``EXHAUSTIVE``-like filters so that unmarked uses count).
     With ``lint`` the analysis also keeps the ledger (``engine.ledger``: every marker applied,
     refused or reported); ``imports`` reads the modules names are imported from, for it.
-    ``parsed``: the text already parsed (``engine.skeleton``'s tree: bodies left unparsed).
+    ``parsed``: the text already parsed (``hook/fast/skeleton.py``'s tree: bodies left unparsed).
     """
     header = scan_header(text) if header is None else header
     src = Source(text, filename)

@@ -12,7 +12,7 @@ from jaxrewrite.engine.recognise import TransformRef
 from jaxrewrite.engine.resolve import PAST_DEPTH, binding_scope, qualname
 from jaxrewrite.engine.scopes import Scope
 from jaxrewrite.engine.signature import Signature
-from jaxrewrite.engine.skeleton import body_line
+from jaxrewrite.engine.elided import body_line
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import TRANSFORMS
 from jaxrewrite.errors import RewriteError

@@ -16,7 +16,7 @@ from jaxrewrite.engine.fields import Action, FieldUse
 from jaxrewrite.engine.literals import Values
 from jaxrewrite.engine.source import Source
 
-#: What an edit spells (``splice.Edit.made``), for engine/treecode.py: ``(VALUE, replaced node,
+#: What an edit spells (``splice.Edit.made``), for hook/fast/treecode.py: ``(VALUE, replaced node,
 #: value)``, ``(KEYWORDS, pairs, after_a_comma)``, ``(WRAP_OPEN, pairs)`` and ``(WRAP_CLOSE, pairs)``.
 #: Edits written otherwise carry None, and their text is parsed instead.
 VALUE, KEYWORDS, WRAP_OPEN, WRAP_CLOSE = "value", "keywords", "wrap open", "wrap close"

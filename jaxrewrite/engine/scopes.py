@@ -18,7 +18,7 @@ from itertools import accumulate
 from typing import Any, Union
 
 from jaxrewrite.engine.source import lines_containing, source_lines
-from jaxrewrite.engine.skeleton import STRUCTURAL, ElidedAsyncDef, ElidedDef, body_line
+from jaxrewrite.engine.elided import STRUCTURAL, ElidedAsyncDef, ElidedDef, body_line
 from jaxrewrite.engine.table import Mark
 
 
@@ -438,7 +438,7 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result
     first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
     scope.bind(node.name, Defined(node), (first, result.flow))
     result.defs.append((node, scope))
-    body_first = body_line(node)  # an elided body (engine/skeleton.py) stays unparsed
+    body_first = body_line(node)  # an elided body (engine/elided.py) stays unparsed
     # The header (decorators, defaults) runs in the enclosing scope; the body in its own.
     result.statements.append(
         (first, body_first - 1 if body_first > node.lineno else node.lineno, node, scope, result.flow)

@@ -16,7 +16,7 @@ class Edit:
     start: int
     end: int
     text: str
-    #: What ``text`` spells, as data, where its writer says (``plan.Made``): lets engine/treecode.py
+    #: What ``text`` spells, as data, where its writer says (``plan.Made``): lets hook/fast/treecode.py
     #: build the nodes without parsing the text again. Not part of the edit's identity.
     made: object = field(default=None, compare=False, repr=False)
 

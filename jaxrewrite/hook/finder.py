@@ -414,7 +414,7 @@ def _read_rest(fd: int, data: bytes, size: int) -> bytes:
 
 
 _BLOCK = 8192
-_CHUNK = 1 << 16
+_CHUNK = index.CHUNK
 # Bound once: find_spec's fast path runs for nearly every module Python imports.
 def _settled(entry: index.Entry, origin: str) -> bool:
     """Does the stat of ``origin`` still match its entry (``_trusted``)? A file gone: False."""
@@ -429,7 +429,7 @@ _ENTRIES = index.ENTRIES
 _PLACES = index.PLACES
 _NO = index.NO
 _stat = os.stat
-_O_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+_O_FLAGS = index.O_FLAGS
 
 
 def _header(data: bytes) -> Header | None:

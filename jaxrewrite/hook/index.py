@@ -54,7 +54,7 @@ import time
 from jaxrewrite.hook import pycfile, tag
 from jaxrewrite.hook.tag import RACY_NS
 
-__all__ = ["ENTRIES", "MAYBE", "NO", "PLACES", "Place", "Root", "flush", "index_path", "place_of", "read", "reset", "roots"]
+__all__ = ["CHUNK", "ENTRIES", "MAYBE", "NO", "O_FLAGS", "PLACES", "Place", "Root", "flush", "index_path", "place_of", "read", "reset", "roots"]
 
 #: Verdicts. ``NO``: the file cannot opt in (trusted while its stat matches). ``MAYBE``: it opted
 #: in, or may (only a hint that the whole file will be needed: it is read and checked anyway).
@@ -64,9 +64,10 @@ MAYBE = 1
 #: Bumped when the file format changes.
 FORMAT = 3
 _NAME = "jaxrewrite-optin.{tag}-{scanner}.idx"
-_O_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+#: How a source or index file is opened, and the size of a read: shared with the finder (hook/finder.py).
+O_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 _SEPARATORS = os.sep + (os.altsep or "")
-_CHUNK = 1 << 16
+CHUNK = 1 << 16
 
 Entry = tuple[int, int, int]  # mtime_ns, size, verdict
 
@@ -210,7 +211,7 @@ def read(path: str, scanner: str) -> dict[str, bytes] | None:
     """The shards of the index at ``path`` if this scanner wrote it, else None (missing,
     unreadable, damaged, another format or another scanner)."""
     try:
-        fd = os.open(path, _O_FLAGS)
+        fd = os.open(path, O_FLAGS)
         try:
             data = _read_all(fd)
         finally:
@@ -319,11 +320,11 @@ def _write(root: Root) -> bool:
 
 
 def _read_all(fd: int) -> bytes:
-    """The whole file: one call for an index under ``_CHUNK`` (a short read is its end; were it
+    """The whole file: one call for an index under ``CHUNK`` (a short read is its end; were it
     not, the truncated data would fail to unmarshal, and the index would be ignored)."""
-    data = os.read(fd, _CHUNK)
-    while len(data) % _CHUNK == 0 and data:
-        more = os.read(fd, _CHUNK)
+    data = os.read(fd, CHUNK)
+    while len(data) % CHUNK == 0 and data:
+        more = os.read(fd, CHUNK)
         if not more:
             break
         data += more

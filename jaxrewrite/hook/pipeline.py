@@ -47,12 +47,11 @@ def compile_rewritten(
     text: str, path: str, optimize: int, header: Header | None = None, worth: float | None = None
 ) -> CodeType:
     """The default pipeline on decoded text: the code of the rewritten text, compiled from the
-    analysed tree where that pays and every edit could be spelled as nodes (engine/treecode.py),
+    analysed tree where that pays and every edit could be spelled as nodes (hook/fast/treecode.py),
     byte for byte the code of the text; ``JAXREWRITE_VERIFY_AST=1`` checks that at every import.
     ``worth``: treecode's threshold (tests pass inf, to take the tree route whenever it can)."""
     from jaxrewrite.engine.analyze import collector_paused
-    from jaxrewrite.engine.rewrite import skeleton_rewrite
-    from jaxrewrite.engine.treecode import WORTH, rewrite_tree
+    from jaxrewrite.hook.fast import WORTH, rewrite_tree, skeleton_rewrite
 
     text_from_skeleton = skeleton_rewrite(text, path, header)
     if text_from_skeleton is not None:

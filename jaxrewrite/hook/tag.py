@@ -42,10 +42,10 @@ PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 #: What determines the code the hook caches: the engine (every file the rewrite can import;
 #: tests/test_cache.py checks that against what a rewrite really loads), the pipelines that
-#: compile it, the pyc format and this file's naming of it, and the version. The commands, the
+#: compile it and the default one's fast route (hook/fast), the pyc format and this file's naming of it, and the version. The commands, the
 #: run-time helpers and the rest of the package do not change a cached module's code, so editing
 #: them must not cost every cached module a cold rewrite.
-REWRITE_SOURCES = ("engine", "header.py", "hook/tag.py", "hook/pycfile.py", "hook/pipeline.py", "integrations/pytest_plugin.py", "version.py")
+REWRITE_SOURCES = ("engine", "header.py", "hook/tag.py", "hook/pycfile.py", "hook/pipeline.py", "hook/fast", "integrations/pytest_plugin.py", "version.py")
 #: Engine files no rewrite imports (none since migrate became its own layer, ``jaxrewrite/migrate``).
 NOT_REWRITE: frozenset[str] = frozenset()
 #: What decides whether a file opts in without rewriting it: the pragma scanner, and the finder

@@ -4,7 +4,7 @@ Why: a cold import used to parse the module (for the analysis), then compile the
 which parses it again in C. Compiling the analysed tree instead skips that second parse. The text
 stays the single source of truth: each edited expression (a decorator, a call site) gets the
 nodes, at the columns, that the printed text has there: built from what the plan says its edits
-spell (engine/treenodes.py), or else parsed from its new text placed at its own lines and
+spell (treenodes.py), or else parsed from its new text placed at its own lines and
 columns. So the tree is node for node what ``ast.parse`` of the printed text gives, and its code
 byte for byte the code of the text (``marshal.dumps``: proven over every golden input and every
 corpus text that rewrites by tests/test_treecode.py and tests/test_corpus.py, and checked at
@@ -23,11 +23,12 @@ import bisect
 from collections.abc import Sequence
 from functools import cached_property
 
-from jaxrewrite.engine import splice, treenodes
+from jaxrewrite.engine import splice
 from jaxrewrite.engine.analysis import Analysis, Registration, Use, UseKind
 from jaxrewrite.engine.analyze import analyze, collector_paused, keeping_tree
 from jaxrewrite.header import Header
 from jaxrewrite.engine.rewrite import checked_plan
+from jaxrewrite.hook.fast import treenodes
 
 #: What the tree route costs, in bytes of module whose second parse it saves: each edited
 #: expression (nodes built and placed, about 25 us on 3.11) and each byte of new text that must
@@ -73,7 +74,7 @@ Change = Use | Registration
 
 def _apply(analysis: Analysis, tree: ast.Module, edits: list[splice.Edit], most: float) -> bool:
     """Replace each edited expression by its new nodes: built from what the plan says it spells
-    (engine/treenodes.py), else parsed from its new text. False (the tree left half edited,
+    (treenodes.py), else parsed from its new text. False (the tree left half edited,
     unusable) when some edit is spelled neither way, or the cost is over ``most``."""
     if analysis.fields:
         return False

@@ -7,7 +7,7 @@ printed text anyway, so its analysis can read a skeleton: the same text with eac
 replaced by ``...`` on its first line and blank lines after (every other line byte for byte the
 same, so every other node keeps its position), parsed in a fraction of the time.
 
-By construction, not by audit: each elided def is an ``ElidedDef`` (``ElidedAsyncDef``), whose
+By construction, not by audit: each elided def is an ``ElidedDef`` (``ElidedAsyncDef``, engine/elided.py), whose
 ``body``, ``end_lineno`` and ``end_col_offset`` parse the real body from the text on first read,
 at its own lines and columns, so whatever reads them gets what the full parse gives. The hot path
 reads ``first`` and ``last`` (the body's first and last lines) instead, and never needs to.
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
+from jaxrewrite.engine.elided import STRUCTURAL, elide
 from jaxrewrite.engine.source import lines_containing
 
 #: A string literal (its prefix letters are left as they are: they are no bracket nor quote) or
@@ -47,11 +48,6 @@ _ODD_INDENT = re.compile(r"(?:^|\n) *[\t\f]")
 #: Bodies shorter than this (in characters, from the def on) are kept: parsing them costs less
 #: than leaving them out (bench_cold's dense module: one-line bodies).
 LEAST = 160
-
-#: Text that may begin a def, a class or a decorator: ``scopes``' test for a body worth walking
-#: (a superset, also in strings, comments and ``a @ b``: a few more bodies walked and parsed).
-STRUCTURAL = ("def", "class", "@")
-
 
 @lru_cache(maxsize=16)
 def _dedent_at(indent: int) -> re.Pattern[str]:
@@ -280,54 +276,6 @@ def _net(masked: str, a: int, b: int) -> int:
 # -- the parsed skeleton ----------------------------------------------------------------------------
 
 
-def _body_of(node: ast.AST) -> list[ast.stmt]:
-    """The real body, parsed from the text when first read: an elided def holds ``first`` and
-    ``last`` (the body's first and last lines), the text and its line starts."""
-    d = node.__dict__
-    body: list[ast.stmt] | None = d.get("body")
-    if body is None:
-        starts = d["_starts"]
-        first, last = d["first"], d["last"]
-        head = "async def _():\n" if isinstance(node, ast.AsyncFunctionDef) else "def _():\n"
-        wrapper = ast.parse("\n" * (first - 2) + head + d["_source"][starts[first - 1] : starts[last]]).body[0]
-        assert isinstance(wrapper, (ast.FunctionDef, ast.AsyncFunctionDef))
-        body = d["body"] = wrapper.body
-    return body
-
-
-def _set_body(node: ast.AST, body: list[ast.stmt]) -> None:
-    node.__dict__["body"] = body
-
-
-# The property sits on each class itself: a shared base class would change the object layout,
-# and the parsed node's class could not be swapped.
-class ElidedDef(ast.FunctionDef):
-    """A ``def`` of the skeleton whose body is parsed when first read."""
-
-    __slots__ = ()
-    body = property(_body_of, _set_body)
-
-
-class ElidedAsyncDef(ast.AsyncFunctionDef):
-    """An ``async def`` of the skeleton whose body is parsed when first read."""
-
-    __slots__ = ()
-    body = property(_body_of, _set_body)
-
-
-def body_line(func: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
-    """The line of the def's first statement, read without parsing an elided body."""
-    return func.__dict__.get("first") or func.body[0].lineno
-
-
-def materialised(node: ast.AST) -> bool:
-    """Has the elided body been parsed (read)?"""
-    return "body" in node.__dict__
-
-
-ELIDED = (ElidedDef, ElidedAsyncDef)
-
-
 def parse(text: str, filename: str, line_starts: list[int], skeleton: Skeleton) -> ast.Module | None:
     """The skeleton parsed, each elided def an ``ElidedDef``/``ElidedAsyncDef``; None where the
     skeleton does not parse or a body it left out is not where the lexer put it."""
@@ -364,10 +312,7 @@ def parse(text: str, filename: str, line_starts: list[int], skeleton: Skeleton) 
                     if (holder.end_lineno, holder.end_col_offset) != end:  # type: ignore[attr-defined]
                         break
                     holder.end_lineno, holder.end_col_offset = body.last, body.end_col  # type: ignore[attr-defined]
-                d = stmt.__dict__
-                del d["body"]
-                stmt.__class__ = ElidedAsyncDef if body.is_async else ElidedDef
-                d["first"], d["last"], d["_source"], d["_starts"] = body.first, body.last, text, line_starts
+                elide(stmt, body.first, body.last, text, line_starts)  # type: ignore[arg-type]
                 found += 1
             else:
                 for field in ("body", "orelse", "finalbody", "handlers", "cases"):

@@ -5,7 +5,7 @@ tree route saves on a module with many of them. The plan says what each edit spe
 (``plan.Made``): a tuple of constants, keywords, the partial wrapper around a bare transform.
 Here those become nodes at the columns the printed text gives them, and every piece of text they
 stand for is checked against the edit's own text first, so a renderer that spells something
-differently sends the expression to the parse (engine/treecode.py) instead of building the
+differently sends the expression to the parse (treecode.py) instead of building the
 wrong nodes. tests/test_treecode.py proves the code byte for byte the code of the text.
 """
 
