@@ -135,3 +135,42 @@ def test_quiet_where_nothing_is_lost(user: str) -> None:
     source = PRELUDE + "\n" + user + "\n"
     analysis = jaxrewrite.analyze(source, "m.py", lint=True)
     assert not analysis.errors and not [d for d in analysis.diagnostics if d.code in ("JR007", "JR119")]
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda n: "x = [" + "for a " * n + "]\n",  # many heads, no ``in``
+        lambda n: "for a in (" * n + "f\n",  # brackets never closed, a candidate name in them
+        lambda n: "for fn in (f,\n g):\n    pass\n" * n,  # many loops over a candidate
+    ],
+)
+def test_the_loop_search_costs_what_the_text_does(build: Any) -> None:
+    """The prefilter's text search for loops over candidate names (``filters._loops_over``)
+    is linear: a first version scanned to the line's end from every ``for`` (37 s for 8,000 on
+    one line). Counted in matches read, not timed: four times the text, four times the work."""
+    import re
+
+    from jaxrewrite.engine import filters
+
+    reads: list[int] = []
+    real = filters.IDENTIFIER
+
+    class Counting:
+        def finditer(self, text: str) -> Any:
+            reads.append(len(text))
+            return real.finditer(text)
+
+    filters._loops_over.cache_clear()
+    filters.IDENTIFIER = Counting()  # type: ignore[assignment]
+    try:
+        small, large = build(500), build(2000)
+        filters._loops_over(small, frozenset({"f"}))
+        read_small = sum(reads)
+        reads.clear()
+        filters._loops_over(large, frozenset({"f"}))
+        assert sum(reads) <= 4 * max(read_small, 1) + 16, (read_small, sum(reads))
+        assert re.compile  # the module under test keeps its own compiled patterns
+    finally:
+        filters.IDENTIFIER = real
+        filters._loops_over.cache_clear()

@@ -288,39 +288,49 @@ FIRST_ARGUMENT = re.compile(r"\(" + _GAP + r"([^\W\d]\w*)")
 _ASSIGNED = r"(?<![=!<>])=(?!=)(?:\s|\\\r?\n)*"
 #: An identifier starting an assigned value (``g = f``, ``g: T = f``, ``(g := f)``).
 ASSIGNED_NAME = re.compile(_ASSIGNED + r"([^\W\d]\w*)")
-#: A loop's or comprehension's head up to its ``in``: the targets (a superset: any ``for``).
-FOR_IN = re.compile(r"\bfor\b([^\r\n]*?)\bin\b")
 IDENTIFIER = re.compile(r"[^\W\d]\w*")
-#: How far an iterable's text is read past its line while a bracket is open.
-_ITERABLE_REACH = 4096
-
-
-def _iterable_text(text: str, at: int) -> str:
-    """The text a ``for ... in`` head iterates, from ``at``: to the line's end, or on while a
-    bracket opened there is open (``in (f,\n g)``), within ``_ITERABLE_REACH`` (a superset)."""
-    depth = 0
-    end = min(len(text), at + _ITERABLE_REACH)
-    for i in range(at, end):
-        char = text[i]
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == "\n" and depth <= 0:
-            return text[at:i]
-    return text[at:end]
+#: What splits a text into logical lines: brackets and line breaks.
+_BRACKET_OR_BREAK = re.compile(r"[()\[\]{}]|\n")
 
 
 @lru_cache(maxsize=8)
 def _loops_over(text: str, names: frozenset[str]) -> tuple[tuple[int, frozenset[str]], ...]:
-    """Each ``for TARGETS in ITERABLE`` whose iterable's text names one of ``names``: (offset of
-    its head, the identifiers of its targets). A text search: a superset of the loops and
-    comprehensions that bind a target to a def of ``names`` (``scopes.Choice``)."""
-    found = []
-    for match in FOR_IN.finditer(text):
-        if names.intersection(IDENTIFIER.findall(_iterable_text(text, match.end()))):
-            found.append((match.start(), frozenset(IDENTIFIER.findall(match.group(1)))))
+    """Each ``for TARGETS in`` of a logical line (brackets joined, strings not told apart: a
+    superset) that names one of ``names`` anywhere: (offset of its ``for``, the identifiers of
+    its targets). One pass over the text, one over each such line's identifiers: a text of many
+    ``for``s or brackets costs what its size does."""
+    found: list[tuple[int, frozenset[str]]] = []
+    start = depth = 0
+    for match in _BRACKET_OR_BREAK.finditer(text):
+        char = match.group()
+        if char in "([{":
+            depth += 1
+        elif char != "\n":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            _loops_in(text, start, match.end(), names, found)
+            start = match.end()
+    _loops_in(text, start, len(text), names, found)
     return tuple(found)
+
+
+def _loops_in(text: str, start: int, end: int, names: frozenset[str], found: list[tuple[int, frozenset[str]]]) -> None:
+    line = text[start:end]
+    if "for" not in line:
+        return
+    words = [(m.start(), m.group()) for m in IDENTIFIER.finditer(line)]
+    if names.isdisjoint(word for _, word in words):
+        return
+    head: int | None = None
+    targets: list[str] = []
+    for at, word in words:
+        if word == "for":
+            head, targets = at, []
+        elif word == "in" and head is not None:
+            found.append((start + head, frozenset(targets)))
+            head = None
+        elif head is not None:
+            targets.append(word)
 
 
 def loop_targets(names: list[str], src: Source) -> set[str]:
