@@ -208,22 +208,19 @@ def pool_rows(files: list[tuple[str, bytes]], rounds: int, counts: tuple[int, ..
     for count in counts:
         jobs = [check.Job(path, options) for path in paths[:count]]
 
-        def timed(pool: bool) -> Callable[[], float]:
+        def timed(processes: int) -> Callable[[], float]:
             def sample() -> float:
-                saved = check.POOL_FROM
-                check.POOL_FROM = 1 if pool else 10**9
-                try:
-                    start = time.perf_counter()
-                    check.examine_all(jobs)
-                    return time.perf_counter() - start
-                finally:
-                    check.POOL_FROM = saved
+                start = time.perf_counter()
+                check.examine_all(jobs, processes)
+                return time.perf_counter() - start
 
             return sample
 
-        samples = interleave({"pool": timed(True), "one": timed(False)}, rounds, collect=True)
+        samples = interleave({"pool": timed(2), "one": timed(1)}, rounds, collect=True)
         ms = f"{median(samples['pool']) * 1e3:.0f} vs {median(samples['one']) * 1e3:.0f} ms (wall)"
-        rows.append(Row("check", f"pool / one process, {count} files analyzed", paired_ratio(samples["pool"], samples["one"]), None, ms))
+        load = f"; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        ratio = paired_ratio(samples["pool"], samples["one"])
+        rows.append(Row("check", f"pool of 2 / one process, {count} files analyzed", ratio, None, ms + load))
     return rows
 
 

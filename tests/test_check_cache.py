@@ -187,7 +187,7 @@ def test_cache_dir_from_the_configuration(tmp_path: Path) -> None:
 def test_two_runs_at_once(tmp_path: Path) -> None:
     """Both write every entry: each is written whole (a temporary file, then a rename), so that
     neither, nor a third run after them, reads half of one; no temporary file is left."""
-    for i in range(60):  # enough files for the process pool
+    for i in range(60):  # enough files for the process pool, where the cores are idle
         write(tmp_path / "pkg" / f"h{i:02}.py", HELPER)
     command = [sys.executable, "-m", "jaxrewrite", "check", "pkg"]
     runs = [
@@ -201,3 +201,28 @@ def test_two_runs_at_once(tmp_path: Path) -> None:
     assert third.stdout.endswith("Found 60 findings in 60 files.\n")
     left = [f for _, _, fs in os.walk(tmp_path / ".jaxrewrite_cache") for f in fs if f.endswith(".tmp")]
     assert left == []
+
+
+# -- the process pool -----------------------------------------------------------------------------
+
+
+def test_the_pool_finds_what_one_process_finds(tmp_path: Path) -> None:
+    for i in range(12):
+        write(tmp_path / f"h{i:02}.py", HELPER if i % 2 else MAIN)
+    write(tmp_path / "mymod.py", MYMOD)
+    (tmp_path / "bad.py").write_bytes(b"import jax\njax.jit(f)\nx = '\xff'\n")
+    jobs = [check.Job(str(p), Options(), cache=_cache(tmp_path)) for p in sorted(tmp_path.glob("*.py"))]
+    alone = check.examine_all(jobs, 1)
+    assert check.examine_all(jobs, 2) == alone  # from the cache the one process filled
+    fresh = [check.Job(job.path, job.options) for job in jobs]
+    assert check.examine_all(fresh, 2) == alone
+    assert sum(1 for _, error in alone if error) == 1 and sum(len(found) for found, _ in alone) >= 12
+
+
+def test_processes_only_for_many_files_and_idle_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.1, 0.0, 0.0), raising=False)
+    assert check.workers(check.POOL_FROM - 1) == 1
+    assert check.workers(check.POOL_FROM) == 2
+    monkeypatch.setattr(os, "getloadavg", lambda: (12.8, 0.0, 0.0), raising=False)  # this machine, measuring
+    assert check.workers(10 * check.POOL_FROM) == 1

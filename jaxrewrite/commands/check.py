@@ -329,18 +329,30 @@ def examine(job: Job) -> tuple[list[Diagnostic], str | None]:
         return [], f"{job.path}: cannot read it as Python source: {exc}"
 
 
-def examine_all(jobs: list[Job]) -> list[tuple[list[Diagnostic], str | None]]:
-    """Every job's outcome, in order: over a process pool where there are many and cores to spare."""
+def workers(files: int) -> int:
+    """How many processes for ``files`` files: one below ``POOL_FROM``, else one per core that
+    the load average leaves idle (on a machine already busy, a second process gets no second
+    core and only adds its start: measured, benchmarks/bench_check.py's "pool" rows)."""
+    if files < POOL_FROM:
+        return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    if len(jobs) < POOL_FROM or cores < 2 or any(job.fix for job in jobs):
+    idle = cores - os.getloadavg()[0] if hasattr(os, "getloadavg") else cores
+    return max(1, min(cores, int(idle + 0.5), files))
+
+
+def examine_all(jobs: list[Job], processes: int | None = None) -> list[tuple[list[Diagnostic], str | None]]:
+    """Every job's outcome, in order; over ``processes`` (default: ``workers``) where more than one."""
+    processes = workers(len(jobs)) if processes is None else processes
+    if processes < 2 or any(job.fix for job in jobs):
         return [examine(job) for job in jobs]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    with ProcessPoolExecutor(min(cores, len(jobs) // (POOL_FROM // 2)), mp_context=context) as pool:
-        return list(pool.map(examine, jobs, chunksize=8))
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    # Small chunks: files differ a hundredfold in cost, and the order is the walk's, not by size.
+    chunks = max(1, min(8, len(jobs) // (4 * processes)))
+    with ProcessPoolExecutor(processes, mp_context=context) as pool:
+        return list(pool.map(examine, jobs, chunksize=chunks))
 
 
 def open_cache(options: Options, ns: argparse.Namespace | None) -> Cache | None:
