@@ -9,23 +9,12 @@ import pytest
 
 import jaxrewrite
 
-SOURCE = """\
-# jaxrewrite: enable
-import jax
-from jaxrewrite import Static
-
-
-def f(x, n: Static[int]):
-    return x
-
-
-def g(x, n):
-    return x
-
-
-{binding}
-compiled = jax.jit(f)
-"""
+#: test_correctness's walrus module: f has a Static parameter, g none; which one is jitted?
+SOURCE = (
+    "# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import Static\n\n\n"
+    "def f(x, n: Static[int]):\n    return x\n\n\ndef g(x, n):\n    return x\n\n\n"
+    "{binding}\ncompiled = jax.jit(f)\n"
+)
 
 #: (one line, the same split over lines or nested), each pair read alike.
 SPELLINGS = [

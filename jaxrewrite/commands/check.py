@@ -40,14 +40,19 @@ EXIT_STATUS = """\
 exit status:
   0    no findings
   1    findings (after --select, --ignore, per-file-ignores and # noqa)
-  2    usage errors, a bad configuration, or input that cannot be read as Python source
+  2    usage errors, a bad configuration, or input that cannot be read as Python source (a
+       binary file, bytes not in its encoding); a named file that does not parse is JR100
   141  the reader of the output went away first (`| head`): the rest is not printed
 
 suppressing one finding: a `# noqa` comment on the reported line silences every code there,
 `# noqa: JR002` (or `# noqa: JR002,JR003`) only those codes, as flake8 and ruff read them.
 
 configuration: [tool.jaxrewrite] in the nearest pyproject.toml that has one (from the current
-folder upward), or the file --config names: select, ignore, exclude, per-file-ignores, packages.
+folder upward), or the file --config names: select, ignore, exclude, per-file-ignores, packages,
+cache-dir.
+
+cache: findings are kept in .jaxrewrite_cache (or cache-dir) beside the configuration, read
+back only for the same bytes, version, options and followed imports; --no-cache skips it.
 """
 
 
