@@ -226,3 +226,16 @@ def test_processes_only_for_many_files_and_idle_cores(monkeypatch: pytest.Monkey
     assert check.workers(check.POOL_FROM) == 2
     monkeypatch.setattr(os, "getloadavg", lambda: (12.8, 0.0, 0.0), raising=False)  # this machine, measuring
     assert check.workers(10 * check.POOL_FROM) == 1
+
+
+def test_a_followed_alias_module_that_changes_is_analyzed_again(tmp_path: Path) -> None:
+    """JR009 (the ledger, in a module that opts in) follows ``from .aliases import SInt`` too."""
+    write(tmp_path / "pkg" / "__init__.py", "")
+    aliases = write(tmp_path / "pkg" / "aliases.py", "from jaxrewrite import Static\nSInt = Static[int]\n")
+    use = write(
+        tmp_path / "pkg" / "use.py",
+        "# jaxrewrite: enable\nimport jax\n\nfrom .aliases import SInt\n\n\n@jax.jit\ndef f(x, n: SInt):\n    return x\n",
+    )
+    assert _codes(use, _cache(tmp_path)) == ["JR009"]
+    aliases.write_text("SInt = int\n", encoding="utf-8")
+    assert _codes(use, _cache(tmp_path)) == [d.code for d in check_path(str(use), Options())] == []
