@@ -8,6 +8,14 @@ Rows (ratios against a baseline measured side by side in the same run, see _timi
   transform) over every file, against compiling every file. Target <= 1.5.
 * ``check, every file analyzed / compile``: the same files with a pragma and a Static import
   prepended, so the engine analyzes every one of them (context: what the needle saves).
+* ``jaxrewrite check / ruff check``, cold and warm: the two commands as users run them side by
+  side in pre-commit, over jax's installed source, each a fresh process: cold with ``--no-cache``
+  (both), warm with each one's cache filled by a first run over the unchanged tree. Wall time (the
+  pool and ruff's threads count) and CPU time of the children (``RUSAGE_CHILDREN``: what a busy
+  shared machine's waiting does not inflate). Targets (issue 45): cold <= 3, warm <= 1. Skipped
+  without ``ruff`` on PATH.
+* ``pool / one process``: ``check``'s process pool against the same files in one process, at a
+  few file counts around ``POOL_FROM`` (the crossover; wall time, since the point is the second core).
 * ``marker fetch via jaxrewrite / via jaxrewrite.markers``: executing a rewritten module that
   fetches its markers with ``from jaxrewrite import Static`` (the run-time check: one set lookup)
   against the same module fetching them from ``jaxrewrite.markers.UNCHECKED`` (no check). Target <= 1.01.
@@ -17,7 +25,13 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
+import resource
+import shutil
+import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -138,17 +152,99 @@ def warning_rows(rounds: int, clock: Callable[[], float], functions: int) -> lis
     ]
 
 
+def _command(argv: list[str], cwd: str) -> Callable[[], tuple[float, float]]:
+    """A sampler of one run of ``argv``: (wall, children's CPU) seconds."""
+
+    def sample() -> tuple[float, float]:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+    return sample
+
+
+def ruff_rows(rounds: int) -> list[Row]:
+    ruff = shutil.which("ruff")
+    if ruff is None:
+        return []
+    spec = importlib.util.find_spec("jax")
+    assert spec is not None and spec.origin
+    source = os.path.dirname(spec.origin)
+    ours = [sys.executable, "-m", "jaxrewrite", "check", source]
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory() as cwd:
+        theirs = [ruff, "check", "--cache-dir", os.path.join(cwd, "ruff"), source]
+        arms = {
+            "ours cold": _command([*ours, "--no-cache"], cwd),
+            "ruff cold": _command([*theirs, "--no-cache"], cwd),
+            "ours warm": _command(ours, cwd),
+            "ruff warm": _command(theirs, cwd),
+        }
+        arms["ours warm"]()  # fill both caches
+        arms["ruff warm"]()
+        samples: dict[str, list[tuple[float, float]]] = {arm: [] for arm in arms}
+        for round in range(rounds):  # rotated, as _timing.interleave rotates
+            order = list(arms)[round % len(arms):] + list(arms)[: round % len(arms)]
+            for arm in order:
+                samples[arm].append(arms[arm]())
+    for state, target in (("cold", 3.0), ("warm", 1.0)):
+        for clock, at in (("wall", 0), ("cpu", 1)):
+            a = [s[at] for s in samples[f"ours {state}"]]
+            b = [s[at] for s in samples[f"ruff {state}"]]
+            context = f"{median(a) * 1e3:.0f} vs {median(b) * 1e3:.0f} ms ({clock}); jax's source, fresh processes"
+            rows.append(Row("check", f"jaxrewrite check / ruff check, {state}, {clock}", paired_ratio(a, b), target, context))
+    return rows
+
+
+def pool_rows(files: list[tuple[str, bytes]], rounds: int, counts: tuple[int, ...]) -> list[Row]:
+    from jaxrewrite.commands import check
+
+    options = Options()
+    paths = [path for path, data in files if may_find(data)]
+    rows: list[Row] = []
+    for count in counts:
+        jobs = [check.Job(path, options) for path in paths[:count]]
+
+        def timed(processes: int) -> Callable[[], float]:
+            def sample() -> float:
+                start = time.perf_counter()
+                check.examine_all(jobs, processes)
+                return time.perf_counter() - start
+
+            return sample
+
+        samples = interleave({"pool": timed(2), "one": timed(1)}, rounds, collect=True)
+        ms = f"{median(samples['pool']) * 1e3:.0f} vs {median(samples['one']) * 1e3:.0f} ms (wall)"
+        load = f"; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        ratio = paired_ratio(samples["pool"], samples["one"])
+        rows.append(Row("check", f"pool of 2 / one process, {count} files analyzed", ratio, None, ms + load))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu")
     parser.add_argument("--quick", action="store_true", help="a few files, one round: proves the script runs")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--only", help="comma-separated groups of rows: check, ruff, pool, warning")
     args = parser.parse_args(argv)
     clock = CLOCKS[args.clock]
     rounds = 1 if args.quick else args.rounds
     files = corpus(40 if args.quick else None)
-    rows = check_rows(files, rounds, clock) + warning_rows(3 if args.quick else 41, clock, 5 if args.quick else 50)
+    parser_rows = [row.strip() for row in args.only.split(",")] if args.only else ["check", "ruff", "pool", "warning"]
+    rows: list[Row] = []
+    if "check" in parser_rows:
+        rows += check_rows(files, rounds, clock)
+    if "ruff" in parser_rows:
+        rows += ruff_rows(1 if args.quick else args.rounds)
+    if "pool" in parser_rows:
+        rows += pool_rows(files, rounds, (8, 16) if args.quick else (16, 32, 48, 96, 192))
+    if "warning" in parser_rows:
+        rows += warning_rows(3 if args.quick else 41, clock, 5 if args.quick else 50)
     print_table(rows, args.quick)
     dump(rows, args.json)
     return 0

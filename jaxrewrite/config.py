@@ -27,6 +27,7 @@ KEYS: dict[str, str] = {
     "exclude": "a list of glob patterns",
     "per-file-ignores": "a table of glob pattern = list of codes or code prefixes",
     "packages": "a list of top-level package names",
+    "cache-dir": "a folder path (relative to the configuration's folder) for check's cache",
 }
 
 
@@ -47,6 +48,8 @@ class Config:
     exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     packages: tuple[str, ...] = ()
+    #: ``cache-dir``: where ``check`` keeps its cache ("" for the default).
+    cache_dir: str = ""
 
     def ignored_codes(self, path: str) -> tuple[str, ...]:
         """The codes ``per-file-ignores`` turns off for the file at ``path``."""
@@ -121,6 +124,7 @@ def load(path: str) -> Config:
             for pattern in per_file
         ),
         packages=packages,
+        cache_dir=_string(table, "cache-dir", where),
     )
 
 
@@ -148,6 +152,13 @@ def _strings(table: dict[str, Any], key: str, where: str, what: str | None = Non
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ConfigError(f"{where}: {key!r} must be {what or KEYS[key]}")
     return tuple(value)
+
+
+def _string(table: dict[str, Any], key: str, where: str) -> str:
+    value = table.get(key, "")
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: {key!r} must be {KEYS[key]}")
+    return value
 
 
 def _tool(document: dict[str, Any], path: str) -> dict[str, Any]:

@@ -138,10 +138,35 @@ def test_syntax_errors_are_findings(tmp_path: Path) -> None:
     assert done.stdout == "broken.py:3:5: JR100 '(' was never closed\nFound 1 finding in 1 file.\n"
 
 
-def test_files_that_never_mention_jaxrewrite_are_not_parsed(tmp_path: Path) -> None:
-    """The import hook's needle: no "jaxrewrite" in the bytes, no finding is possible."""
+def test_files_the_walk_finds_that_never_mention_jaxrewrite_are_not_parsed(tmp_path: Path) -> None:
+    """The import hook's needle: in a folder, no "jaxrewrite" and no transform in the bytes, no
+    finding is possible and the file is not parsed (parsing them all would double check's time)."""
+    write(tmp_path / "pkg" / "broken_but_unrelated.py", "x = (1,\n")
+    assert run("pkg", cwd=tmp_path).returncode == 0
+
+
+def test_a_file_named_on_the_command_line_is_always_parsed(tmp_path: Path) -> None:
+    """Issue 45: `check broken.py` said "All checks passed!"; a named file is read as Python source."""
     write(tmp_path / "broken_but_unrelated.py", "x = (1,\n")
-    assert run("broken_but_unrelated.py", cwd=tmp_path).returncode == 0
+    done = run("broken_but_unrelated.py", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stdout == "broken_but_unrelated.py:1:5: JR100 '(' was never closed\nFound 1 finding in 1 file.\n"
+    plain = jaxrewrite("check", "-", cwd=tmp_path, stdin="x = (1,\n")  # standard input too
+    assert plain.returncode == 1 and "-:1:5: JR100" in plain.stdout
+    noqa = run("--ignore", "JR100", "broken_but_unrelated.py", cwd=tmp_path)
+    assert noqa.returncode == 0
+
+
+def test_binary_files_cannot_be_read_as_python_source(tmp_path: Path) -> None:
+    """Issue 45: a binary file passed with rc 0; NUL bytes are no Python source, named or walked."""
+    (tmp_path / "blob.py").write_bytes(b"\x7fELF\x02\x01\x01\x00\x00jax.jit")
+    for args in (["blob.py"], ["."]):
+        done = run(*args, cwd=tmp_path)
+        assert done.returncode == 2 and "blob.py: cannot read it as Python source: it holds NUL bytes" in done.stderr
+        assert "All checks passed" not in done.stdout
+    (tmp_path / "blob.py").write_bytes(b"x = 1\n\xff\xfe\n")  # not UTF-8, no jaxrewrite, no transform
+    done = run(".", cwd=tmp_path)
+    assert done.returncode == 2 and "cannot read it as Python source" in done.stderr
 
 
 def test_show_prints_the_same_findings(tmp_path: Path) -> None:

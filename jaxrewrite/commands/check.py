@@ -10,6 +10,7 @@ exit 0 clean, 1 findings, 2 usage errors or unreadable input.
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib.util
 import json
 import os
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 
 from jaxrewrite import config as settings
 from jaxrewrite.commands import colour
+from jaxrewrite.commands.checkcache import FOLDER, Cache, Read, digest
 from jaxrewrite.commands.files import python_files
 from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.diagnostics import CODES, Diagnostic
@@ -38,14 +40,19 @@ EXIT_STATUS = """\
 exit status:
   0    no findings
   1    findings (after --select, --ignore, per-file-ignores and # noqa)
-  2    usage errors, a bad configuration, or input that cannot be read as Python source
+  2    usage errors, a bad configuration, or input that cannot be read as Python source (a
+       binary file, bytes not in its encoding); a named file that does not parse is JR100
   141  the reader of the output went away first (`| head`): the rest is not printed
 
 suppressing one finding: a `# noqa` comment on the reported line silences every code there,
 `# noqa: JR002` (or `# noqa: JR002,JR003`) only those codes, as flake8 and ruff read them.
 
 configuration: [tool.jaxrewrite] in the nearest pyproject.toml that has one (from the current
-folder upward), or the file --config names: select, ignore, exclude, per-file-ignores, packages.
+folder upward), or the file --config names: select, ignore, exclude, per-file-ignores, packages,
+cache-dir.
+
+cache: findings are kept in .jaxrewrite_cache (or cache-dir) beside the configuration, read
+back only for the same bytes, version, options and followed imports; --no-cache skips it.
 """
 
 
@@ -63,7 +70,7 @@ class Options:
         return not (ignore and code.startswith(ignore))
 
 
-def lint_analysis(text: str, filename: str, trace: bool = True) -> Analysis:
+def lint_analysis(text: str, filename: str, trace: bool = True, reads: list[Read] | None = None) -> Analysis:
     """The one analysis ``check`` and ``show`` read: with or without the pragma, the lint findings,
     the ledger and (``trace``, where ``may_trace``) the trace-time pass (JR006); the rewrite it
     calls for is the hook's (the filters change no rewrite: tests/test_prefilters.py)."""
@@ -76,13 +83,13 @@ def lint_analysis(text: str, filename: str, trace: bool = True) -> Analysis:
         filename,
         require_pragma=False,
         lint=True,
-        imports=import_reader(filename),
+        imports=import_reader(filename, reads),
         filters=TRACE if traced else FAST,
         passes=(PASS,) if traced else (),
     )
 
 
-def _outside(text: str, filename: str, options: Options) -> list[Diagnostic]:
+def _outside(text: str, filename: str, options: Options, reads: list[Read] | None = None) -> list[Diagnostic]:
     """A module that never names jaxrewrite: arguments that must be static (JR006), and marked
     defs of other modules it transforms (JR013), from one parse."""
     from jaxrewrite.engine.analysis import TreePass
@@ -94,21 +101,27 @@ def _outside(text: str, filename: str, options: Options) -> list[Diagnostic]:
     if options.wants("JR006") and may_trace(text):
         passes.append(PASS)
     if options.wants("JR013") and may_apply_imported(text):
-        passes.append(imported_pass(import_reader(filename)))
+        passes.append(imported_pass(import_reader(filename, reads)))
     if not passes:
         return []
     found = analyze(text, filename, require_pragma=False, filters=TRACE if PASS in passes else FAST, passes=passes)
     return [d for d in found.diagnostics if d.code in ("JR006", "JR013")]
 
 
-def check_text(text: str, filename: str, options: Options = Options()) -> list[Diagnostic]:
-    """The findings for one module's text, after ``--select``/``--ignore`` and ``# noqa``."""
+def check_text(
+    text: str, filename: str, options: Options = Options(), reads: list[Read] | None = None, parse_only: bool = False
+) -> list[Diagnostic]:
+    """The findings for one module's text, after ``--select``/``--ignore`` and ``# noqa``
+    (``reads``: collects the modules the analysis read to follow imports; ``parse_only``: only
+    whether it parses, JR100, for a text ``may_find`` rules out)."""
     try:
         found = []
-        if "jaxrewrite" in text:
-            found = lint_analysis(text, filename, options.wants("JR006")).diagnostics
+        if parse_only:
+            compile(text, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        elif "jaxrewrite" in text:
+            found = lint_analysis(text, filename, options.wants("JR006"), reads).diagnostics
         else:
-            found = _outside(text, filename, options)
+            found = _outside(text, filename, options, reads)
     except SyntaxError as err:
         err.filename = filename
         found = [Diagnostic.from_error(err, "JR100")]
@@ -118,10 +131,33 @@ def check_text(text: str, filename: str, options: Options = Options()) -> list[D
     return [d for d in found if options.wants(d.code, filename) and not _suppressed(d, lines)]
 
 
-def import_reader(filename: str) -> Callable[[str, int], str | None]:
-    """Reads the source of a module a file imports from, without importing anything: relative
-    imports from the file's folder, absolute ones along the search path (``show``'s finder); None
-    when there is no such source (the ledger then reports the name as not followed)."""
+def import_reader(filename: str, reads: list[Read] | None = None) -> Callable[[str, int], str | None]:
+    """Reads the source of a module a file imports from, without importing anything (``locate``);
+    None when there is no such source (the ledger then reports the name as not followed).
+    ``reads`` collects each lookup with the file found and its hash, for the cache."""
+
+    def read(module: str, level: int) -> str | None:
+        path = locate(filename, module, level)
+        data = None
+        if path is not None:
+            try:
+                with open(path, "rb") as file:
+                    data = file.read()
+            except OSError:
+                path = None
+        if reads is not None:
+            reads.append((module, level, path, None if data is None else digest(data)))
+        try:
+            return None if data is None else importlib.util.decode_source(data)
+        except (UnicodeDecodeError, SyntaxError, ValueError):
+            return None
+
+    return read
+
+
+def locate(filename: str, module: str, level: int) -> str | None:
+    """The file ``module`` (``level`` dots) imported from ``filename`` resolves to: relative
+    imports from the file's folder, absolute ones along the search path (``show``'s finder)."""
     from jaxrewrite.commands.targets import TargetError, find_spec, source_file
 
     folder = os.path.dirname(os.path.abspath(filename))
@@ -130,28 +166,19 @@ def import_reader(filename: str) -> Callable[[str, int], str | None]:
     root = folder
     while os.path.isfile(os.path.join(root, "__init__.py")) and os.path.dirname(root) != root:
         root = os.path.dirname(root)
-
-    def read(module: str, level: int) -> str | None:
-        try:
-            if level:
-                base = folder
-                for _ in range(level - 1):
-                    base = os.path.dirname(base)
-                stem = os.path.join(base, *module.split(".")) if module else base
-                candidates = [stem + ".py", os.path.join(stem, "__init__.py")]
-                path = next((c for c in candidates if os.path.isfile(c)), None)
-            elif os.path.isfile(filename):
-                path = source_file(find_spec(module, [folder, root, *sys.path[1:]], sys.meta_path), module)
-            else:
-                path = None
-            if path is None:
-                return None
-            with open(path, "rb") as file:
-                return importlib.util.decode_source(file.read())
-        except (TargetError, OSError, UnicodeDecodeError, SyntaxError, ValueError, ImportError):
-            return None
-
-    return read
+    try:
+        if level:
+            base = folder
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            stem = os.path.join(base, *module.split(".")) if module else base
+            candidates = [stem + ".py", os.path.join(stem, "__init__.py")]
+            return next((c for c in candidates if os.path.isfile(c)), None)
+        if os.path.isfile(filename):
+            return source_file(find_spec(module, [folder, root, *sys.path[1:]], sys.meta_path), module)
+        return None
+    except (TargetError, OSError, UnicodeDecodeError, SyntaxError, ValueError, ImportError):
+        return None
 
 
 def _suppressed(finding: Diagnostic, lines: list[str]) -> bool:
@@ -169,39 +196,51 @@ def may_find(data: bytes) -> bool:
     return might_opt_in(data) or may_trace_bytes(data) or may_apply_imported_bytes(data)
 
 
-def check_path(path: str, options: Options, data: bytes | None = None, fix: bool = False) -> list[Diagnostic]:
-    """The findings of one file (``data``: its bytes, already read from standard input);
-    OSError/UnicodeDecodeError when it cannot be read as Python source.
+class Unreadable(ValueError):
+    """Bytes that are no Python source whatever they say: a NUL byte (a binary file)."""
 
-    ``fix``: first make the JR006 parameters of a module that uses jaxrewrite Static, in place."""
+
+def read_source(path: str, data: bytes | None = None) -> bytes:
+    """The file's bytes (``data`` when already read); Unreadable for a binary file."""
     if data is None:
         with open(path, "rb") as file:
             data = file.read()
+    if b"\0" in data:
+        raise Unreadable("it holds NUL bytes (a binary file?)")
+    return data
+
+
+def check_path(
+    path: str,
+    options: Options,
+    data: bytes | None = None,
+    fix: bool = False,
+    named: bool = False,
+    cache: Cache | None = None,
+) -> list[Diagnostic]:
+    """The findings of one file (``data``: its bytes, already read from standard input);
+    OSError/UnicodeDecodeError/Unreadable when it cannot be read as Python source.
+
+    A file the walk found is analyzed only where ``may_find``; one ``named`` on the command line
+    is parsed in any case (JR100 when it does not parse). ``fix``: first fix what ``check --fix``
+    fixes, in place (``commands.checkfix``). ``cache``: read and store the findings there."""
+    data = read_source(path, data)
+    text = importlib.util.decode_source(data)
     if not may_find(data):
-        return []
-    if fix and path != "-" and might_opt_in(data) and options.wants("JR006"):
-        data = _fixed(path, data)
-    return check_text(importlib.util.decode_source(data), path, options)
+        return check_text(text, path, options, parse_only=True) if named else []
+    if fix and path != "-":
+        from jaxrewrite.commands.checkfix import fix_file
 
-
-def _fixed(path: str, data: bytes) -> bytes:
-    """``--fix``: the file's JR006 parameters made Static (jaxrewrite.migrate.fix), written atomically."""
-    from jaxrewrite.commands.files import decode, write_atomically
-    from jaxrewrite.migrate.fix import fix_source
-
-    text, encoding = decode(data)
-    try:
-        result = fix_source(text, path)
-    except (SyntaxError, *TOO_DEEP):
-        return data  # reported as JR100 by the check itself
-    for why in result.refused:
-        print(f"{path}: not fixed: {why}", file=sys.stderr)
-    if not result.changed:
-        return data
-    new = result.text.encode(encoding)
-    write_atomically(path, new)
-    print(f"{path}: fixed: {', '.join(f'{p} of {f}' for f, p in result.fixed)} made Static", file=sys.stderr)
-    return new
+        data = fix_file(path, data, options)[0]
+        text = importlib.util.decode_source(data)
+    if cache is None or path == "-":
+        return check_text(text, path, options)
+    found = cache.get(path, data, locate)
+    if found is None:
+        reads: list[Read] = []
+        found = check_text(text, path, options, reads)
+        cache.put(path, data, found, reads)
+    return found
 
 
 def render(findings: list[Diagnostic], form: str, coloured: bool = False) -> str:
@@ -238,7 +277,21 @@ def parser(prog: str) -> argparse.ArgumentParser:
     ap.add_argument("--select", default=None, help="comma-separated codes or code prefixes to report (default: all)")
     ap.add_argument("--ignore", default="", help="comma-separated codes or code prefixes not to report")
     ap.add_argument(
-        "--fix", action="store_true", help="make the JR006 parameters Static in modules that use jaxrewrite (in place)"
+        "--fix",
+        action="store_true",
+        help="fix in place what can be: add the missing pragma (JR001), make the JR006 parameters "
+        "Static in modules that use jaxrewrite; stderr says what was fixed and why the rest was not",
+    )
+    ap.add_argument(
+        "--diff",
+        action="store_true",
+        help="with --fix (implied): print the fixes as a unified diff and write nothing; exit 1 if there is one",
+    )
+    ap.add_argument(
+        "--no-cache",
+        action="store_true",
+        help=f"neither read nor write the cache of findings ({FOLDER} in the configuration's folder, "
+        "or the configuration's cache-dir)",
     )
     ap.add_argument(
         "--exclude",
@@ -258,24 +311,91 @@ def _codes(value: str) -> tuple[str, ...]:
     return settings.codes([value])
 
 
+#: From this many files to analyze, a process per core (fork start: no re-import) beats one
+#: process: measured crossover, benchmarks/bench_check.py's "pool" rows.
+POOL_FROM = 48
+
+
+@dataclass(frozen=True)
+class Job:
+    """One file to check, as a worker process receives it."""
+
+    path: str
+    options: Options
+    named: bool = False
+    fix: bool = False
+    cache: Cache | None = None
+    #: Standard input's bytes, already read.
+    data: bytes | None = None
+
+
+def examine(job: Job) -> tuple[list[Diagnostic], str | None]:
+    """The findings of one file, or why it cannot be read (the message for stderr)."""
+    try:
+        return check_path(job.path, job.options, job.data, job.fix, job.named, job.cache), None
+    except FileNotFoundError:
+        return [], f"{job.path}: no such file or folder"
+    except (OSError, UnicodeDecodeError, SyntaxError, Unreadable) as exc:  # SyntaxError: a bad coding cookie
+        return [], f"{job.path}: cannot read it as Python source: {exc}"
+
+
+def workers(files: int) -> int:
+    """How many processes for ``files`` files: one below ``POOL_FROM``, else one per core that
+    the load average leaves idle (on a machine already busy, a second process gets no second
+    core and only adds its start: measured, benchmarks/bench_check.py's "pool" rows)."""
+    if files < POOL_FROM:
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    idle = cores - os.getloadavg()[0] if hasattr(os, "getloadavg") else cores
+    return max(1, min(cores, int(idle + 0.5), files))
+
+
+def examine_all(jobs: list[Job], processes: int | None = None) -> list[tuple[list[Diagnostic], str | None]]:
+    """Every job's outcome, in order; over ``processes`` (default: ``workers``) where more than one."""
+    processes = workers(len(jobs)) if processes is None else processes
+    if processes < 2 or any(job.fix for job in jobs):
+        return [examine(job) for job in jobs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    # Small chunks: files differ a hundredfold in cost, and the order is the walk's, not by size.
+    chunks = max(1, min(8, len(jobs) // (4 * processes)))
+    with ProcessPoolExecutor(processes, mp_context=context) as pool:
+        return list(pool.map(examine, jobs, chunksize=chunks))
+
+
+def open_cache(options: Options, ns: argparse.Namespace | None) -> Cache | None:
+    """The cache for this run, unless ``--no-cache``; in ``cache-dir``, or ``.jaxrewrite_cache``
+    in the folder of the configuration (the current folder without one), as ruff places its own."""
+    if getattr(ns, "no_cache", False):
+        return None
+    folder = os.path.join(options.config.root, options.config.cache_dir or FOLDER)
+    return Cache.open(folder, (options.select, options.ignore, options.config))
+
+
 def run(paths: Sequence[str], form: str, options: Options, prog: str, ns: argparse.Namespace | None = None) -> int:
     status = 0
     findings: list[Diagnostic] = []
-    stdin_name = getattr(ns, "stdin_filename", None)
     exclude = [(pattern, options.config.root) for pattern in options.config.exclude]
     exclude += [(pattern, ".") for given in getattr(ns, "exclude", []) for pattern in settings.words(given)]
-    for path in python_files(paths, exclude):
-        try:
-            if path == "-":
-                findings.extend(check_path(stdin_name or "-", options, sys.stdin.buffer.read()))
-            else:
-                fix = getattr(ns, "fix", False)
-                findings.extend(check_path(os.path.normpath(path), options, fix=fix))  # ruff prints a.py, not ./a.py
-        except FileNotFoundError:
-            print(f"{prog} check: {path}: no such file or folder", file=sys.stderr)
-            status = 2
-        except (OSError, UnicodeDecodeError, SyntaxError) as exc:  # SyntaxError: a bad coding cookie
-            print(f"{prog} check: {path}: cannot read it as Python source: {exc}", file=sys.stderr)
+    files = list(python_files(paths, exclude))
+    if getattr(ns, "diff", False):
+        return _preview(files, options, prog)
+    if not files:
+        print("warning: No Python files found under the given path(s)", file=sys.stderr)
+    if files == ["-"]:
+        stdin_name = getattr(ns, "stdin_filename", None) or "-"
+        outcomes = [examine(Job(stdin_name, options, named=True, data=sys.stdin.buffer.read()))]
+    else:
+        fix, cache, named = getattr(ns, "fix", False), open_cache(options, ns), set(paths)
+        # ruff prints a.py, not ./a.py
+        jobs = [Job(os.path.normpath(path), options, path in named, fix, cache) for path in files]
+        outcomes = examine_all(jobs)
+    for found, error in outcomes:
+        findings.extend(found)
+        if error is not None:
+            print(f"{prog} check: {error}", file=sys.stderr)
             status = 2
     coloured = colour.wanted(sys.stdout)
     sys.stdout.write(render(findings, form, coloured))
@@ -284,6 +404,23 @@ def run(paths: Sequence[str], form: str, options: Options, prog: str, ns: argpar
     if status:
         return status
     return 1 if findings else 0
+
+
+def _preview(files: list[str], options: Options, prog: str) -> int:
+    """``--fix --diff``: the fixes as a unified diff on stdout, no file written; exit 1 when there
+    is one (ruff's), 2 when a file cannot be read."""
+    from jaxrewrite.commands.checkfix import fix_file
+
+    status = 0
+    for path in files:
+        path = os.path.normpath(path)
+        try:
+            if fix_file(path, read_source(path), options, diff=sys.stdout)[1]:
+                status = max(status, 1)
+        except (OSError, UnicodeDecodeError, SyntaxError, Unreadable) as exc:
+            print(f"{prog} check: {path}: cannot read it as Python source: {exc}", file=sys.stderr)
+            status = 2
+    return status
 
 
 def main(argv: list[str], prog: str) -> int:
@@ -311,5 +448,8 @@ def main(argv: list[str], prog: str) -> int:
     paths = ns.paths or ["."]
     if "-" in paths and len(paths) > 1:
         print(f"{prog} check: - (standard input) cannot be combined with other paths", file=sys.stderr)
+        return 2
+    if "-" in paths and (ns.fix or ns.diff):
+        print(f"{prog} check: --fix and --diff take files, not - (standard input)", file=sys.stderr)
         return 2
     return run(paths, ns.format, Options(select, ignore, config), prog, ns)

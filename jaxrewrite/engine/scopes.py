@@ -214,6 +214,9 @@ class ScopeTree:
     )
     #: The text has ``:=``: statements' expressions are searched for the names it binds.
     walrus: bool = False
+    #: The lines holding ``:=`` (sorted; a text search, so a superset): only a statement that
+    #: spans one of them is searched (the token cannot be split across lines).
+    walrus_lines: list[int] = field(default_factory=list)
     #: The flow of the statement being bound (see ``Site``); 0 directly in a scope's body.
     flow: int = 0
 
@@ -258,9 +261,12 @@ def build_scopes(
     """
     module = Scope(ScopeKind.MODULE, outer)
     result = ScopeTree(module, [], [], [], [module], walrus=":=" in text)
-    if text and defer:
+    if result.walrus or (text and defer):
         if line_starts is None:
             line_starts = list(accumulate(map(len, source_lines(text)), initial=0))
+        result.walrus_lines = lines_containing(text, line_starts, (":=",)) if result.walrus else []
+    if text and defer:
+        assert line_starts is not None
         result.structural = lines_containing(text, line_starts, STRUCTURAL)
     else:
         last = max((getattr(n, "end_lineno", 0) or 0) for n in tree.body) if tree.body else 1
@@ -273,7 +279,7 @@ def build_scopes(
 def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree) -> None:
     for stmt in body:
         kind = type(stmt)
-        if result.walrus:
+        if result.walrus and _spans(result.walrus_lines, stmt.lineno, stmt.end_lineno or stmt.lineno):
             _bind_walrus(stmt, scope, result)
         handler = _HANDLERS.get(kind)
         if handler is not None:
@@ -354,6 +360,12 @@ def _captures(pattern: ast.pattern) -> Iterator[str]:
             name = node.rest
         if name:
             yield name
+
+
+def _spans(lines: list[int], first: int, last: int) -> bool:
+    """Does one of the sorted ``lines`` fall in ``first..last``?"""
+    at = bisect.bisect_left(lines, first)
+    return at < len(lines) and lines[at] <= last
 
 
 def _bind_walrus(stmt: ast.stmt, scope: Scope, result: ScopeTree) -> None:

@@ -1,0 +1,120 @@
+"""``check``'s cache: the findings of each file, so that a second run over an unchanged tree
+reads them back instead of analyzing again (ruff's ``.ruff_cache``).
+
+Nothing lost: an entry is found under a key made of jaxrewrite's version, the Python version, the
+options in force (select, ignore and the whole ``[tool.jaxrewrite]`` table), the file's path (as
+given and absolute) and the SHA-256 of its bytes; it also lists every module the analysis read to follow an
+import (JR009, JR013), with the file that import resolved to (or none) and that file's hash, and
+is served only while each still resolves to the same file with the same bytes. Entries are written
+as the hook writes its cache (``commands.files.write_atomically``'s pattern: a temporary file in
+the same folder, then ``os.replace``), so that two runs at once never read half an entry; a
+corrupt or foreign entry is a miss. The folder holds a ``CACHEDIR.TAG`` (backup tools skip it)
+and a ``.gitignore`` of ``*``, as ruff's and pytest's do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Any, Optional
+
+from jaxrewrite.engine.diagnostics import Diagnostic
+from jaxrewrite.version import __version__
+
+FOLDER = ".jaxrewrite_cache"
+#: The Cache Directory Tagging Specification's signature (https://bford.info/cachedir/).
+CACHEDIR_TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by jaxrewrite.\n"
+    "# For information about cache directory tags, see:\n"
+    "#\thttps://bford.info/cachedir/\n"
+)
+GITIGNORE = "# Automatically created by jaxrewrite.\n*\n"
+
+#: One module an analysis read: (module, level, the file it resolved to or None, its SHA-256 or None).
+Read = tuple[str, int, Optional[str], Optional[str]]
+#: Where ``(module, level)`` imported from a file resolves (``check.locate``).
+Locator = Callable[[str, str, int], Optional[str]]
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_digest(path: str | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as file:
+            return digest(file.read())
+    except OSError:
+        return None
+
+
+class Cache:
+    """One run's view of the cache folder; picklable (strings only), for the worker processes."""
+
+    def __init__(self, folder: str, fingerprint: str) -> None:
+        self.folder = folder
+        #: What every key of this run shares: version, Python, options.
+        self.fingerprint = fingerprint
+
+    @classmethod
+    def open(cls, folder: str, settings: Any) -> Cache:
+        """The cache in ``folder`` for a run with ``settings`` (any value with a stable repr)."""
+        fingerprint = digest(repr((__version__, sys.version, settings)).encode())
+        return cls(folder, fingerprint)
+
+    def _entry(self, path: str, data: bytes) -> str:
+        # The path as given too: the findings name the file as the command line did.
+        key = digest(f"{self.fingerprint}\0{os.path.abspath(path)}\0{path}\0{digest(data)}".encode())
+        return os.path.join(self.folder, __version__, key[:2], key[2:])
+
+    def get(self, path: str, data: bytes, locate: Locator) -> list[Diagnostic] | None:
+        """The findings stored for this text of ``path``, or None (never stored, or a module it
+        read now resolves elsewhere or has other bytes)."""
+        try:
+            with open(self._entry(path, data), encoding="utf-8") as file:
+                entry = json.load(file)
+            for module, level, where, hashed in entry["reads"]:
+                now = locate(path, module, level)
+                if now != where or file_digest(now) != hashed:
+                    return None
+            return [Diagnostic(**row) for row in entry["findings"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def put(self, path: str, data: bytes, findings: list[Diagnostic], reads: list[Read]) -> None:
+        """Store the findings; a cache that cannot be written is no error (the run goes on)."""
+        entry = json.dumps({"findings": [asdict(d) for d in findings], "reads": reads})
+        target = self._entry(path, data)
+        try:
+            self._prepare(os.path.dirname(target))
+            fd, temporary = tempfile.mkstemp(prefix=".entry-", suffix=".tmp", dir=os.path.dirname(target))
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as file:
+                    file.write(entry)
+                os.replace(temporary, target)
+            except BaseException:
+                os.unlink(temporary)
+                raise
+        except OSError:
+            pass
+
+    def _prepare(self, folder: str) -> None:
+        """Make the entry's folder, and the tag and .gitignore at the top the first time."""
+        if os.path.isdir(folder):
+            return
+        fresh = not os.path.isdir(self.folder)
+        os.makedirs(folder, exist_ok=True)
+        if fresh or not os.path.exists(os.path.join(self.folder, "CACHEDIR.TAG")):
+            for name, text in (("CACHEDIR.TAG", CACHEDIR_TAG), (".gitignore", GITIGNORE)):
+                fd, temporary = tempfile.mkstemp(prefix=".tag-", dir=self.folder)
+                with os.fdopen(fd, "w", encoding="utf-8") as file:
+                    file.write(text)
+                os.replace(temporary, os.path.join(self.folder, name))
