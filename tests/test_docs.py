@@ -31,9 +31,10 @@ Conventions, read from the Markdown:
 
 * Any other ``docs-test`` comment, or a directive whose partner block is missing, fails.
 
-The README's first screen is for users (``pip install jaxrewrite``, the seed in a few lines, how to
-run their own code); its two commands for a checkout are the first two blocks after the heading
-``## From a checkout``, and ``.ci/run`` must run the second one verbatim.
+The README's first screen is for users (the install that works today, ``python -m pip install
+.``, the seed in a few lines, how to run their own code); its two commands for a checkout are
+the first two blocks after the heading ``## From a checkout``, and ``.ci/run`` must run the
+second one verbatim.
 """
 
 from __future__ import annotations
