@@ -65,7 +65,7 @@ CODES: dict[str, str] = {
     "JR130": "a Static field whose 'eqx.field', 'struct.field' or 'metadata' entry says it is not static",
     "JR131": "a Static field jaxrewrite cannot read",
     "JR132": "NoDiff on a field of an Equinox Module or a flax.struct dataclass",
-    "JR133": "Static fields on a class whose base is not in the module, spelled dataclasses.field(...): no library can be told",
+    "JR133": "Static fields on a class whose base is not in the module, one of them a dataclasses.field whose one metadata key cannot speak to every library",
     "JR201": "a spec that is not a literal",
     "JR202": "a name that is not a parameter JAX can take by keyword",
     "JR203": "a negative position (JAX resolves it per call)",
