@@ -231,7 +231,7 @@ def check_path(
     if fix and path != "-":
         from jaxrewrite.commands.checkfix import fix_file
 
-        data = fix_file(path, data, options)[0]
+        data = fix_file(path, data, options, check_text)[0]
         text = importlib.util.decode_source(data)
     if cache is None or path == "-":
         return check_text(text, path, options)
@@ -415,7 +415,7 @@ def _preview(files: list[str], options: Options, prog: str) -> int:
     for path in files:
         path = os.path.normpath(path)
         try:
-            if fix_file(path, read_source(path), options, diff=sys.stdout)[1]:
+            if fix_file(path, read_source(path), options, check_text, diff=sys.stdout)[1]:
                 status = max(status, 1)
         except (OSError, UnicodeDecodeError, SyntaxError, Unreadable) as exc:
             print(f"{prog} check: {path}: cannot read it as Python source: {exc}", file=sys.stderr)

@@ -11,18 +11,25 @@ on stderr for what it does not.
 from __future__ import annotations
 
 import sys
-from typing import TextIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TextIO
 
-from jaxrewrite.commands.check import Options, check_text
 from jaxrewrite.commands.files import decode, unified_diff, write_atomically, write_source
 from jaxrewrite.engine.tracetime import may_trace_bytes
 from jaxrewrite.errors import TOO_DEEP
 from jaxrewrite.header import PRAGMA, scan_header
 
+if TYPE_CHECKING:
+    from jaxrewrite.commands.check import Options
+    from jaxrewrite.engine.diagnostics import Diagnostic
 
-def fixed_text(path: str, text: str, options: Options, notes: list[str]) -> str:
+#: ``check_text``, passed in by the check command (this module is below it: no import back up).
+Findings = Callable[[str, str, "Options"], "list[Diagnostic]"]
+
+
+def fixed_text(path: str, text: str, options: Options, notes: list[str], findings: Findings) -> str:
     """The text with what ``--fix`` fixes fixed; ``notes``: a line per fix and per refusal."""
-    if options.wants("JR001", path) and any(d.code == "JR001" for d in check_text(text, path, options)):
+    if options.wants("JR001", path) and any(d.code == "JR001" for d in findings(text, path, options)):
         text = _with_pragma(text, path, notes)
     if not options.wants("JR006", path) or not may_trace_bytes(text.encode("utf-8", "surrogatepass")):
         return text
@@ -55,12 +62,14 @@ def _with_pragma(text: str, path: str, notes: list[str]) -> str:
     return new
 
 
-def fix_file(path: str, data: bytes, options: Options, diff: TextIO | None = None) -> tuple[bytes, bool]:
+def fix_file(
+    path: str, data: bytes, options: Options, findings: Findings, diff: TextIO | None = None
+) -> tuple[bytes, bool]:
     """Fix the file in place (atomically): its new bytes, and whether anything changed; with
     ``diff``, write a unified diff there instead and keep the bytes. Notes go to stderr."""
     text, encoding = decode(data)
     notes: list[str] = []
-    new = fixed_text(path, text, options, notes)
+    new = fixed_text(path, text, options, notes, findings)
     for note in notes:
         print(note, file=sys.stderr)
     if new == text:

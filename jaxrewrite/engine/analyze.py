@@ -27,7 +27,8 @@ from jaxrewrite.engine.filters import (
     marker_names,
 )
 from jaxrewrite.header import Header, scan_header
-from jaxrewrite.engine.ledger import Facts, ImportReader
+from jaxrewrite.engine.elsewhere import ImportReader
+from jaxrewrite.engine.ledger import Facts
 from jaxrewrite.engine.ledger import build as build_ledger
 from jaxrewrite.engine.imported import imported_uses
 from jaxrewrite.engine.lint import lint as lint_findings

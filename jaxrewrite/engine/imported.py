@@ -21,7 +21,7 @@ from jaxrewrite.engine import render, specs
 from jaxrewrite.engine.analysis import Analysis, TreePass, needs_edit
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import FAST
-from jaxrewrite.engine.ledger import ImportReader, library, read_module
+from jaxrewrite.engine.elsewhere import ImportReader, library, read_module
 from jaxrewrite.engine.recognise import TransformRef, bound_keywords, classify
 from jaxrewrite.engine.resolve import MAX_DEPTH
 from jaxrewrite.engine.scopes import Assigned, Defined, Imported, Opaque, Scope, ScopeTree, Site, build_scopes

@@ -13,13 +13,12 @@ scopes and the walker's facts, and adds findings.
 from __future__ import annotations
 
 import ast
-import sys
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State
 from jaxrewrite.engine.diagnostics import Diagnostic
+from jaxrewrite.engine.elsewhere import Elsewhere, ImportReader
 from jaxrewrite.engine.fields import form_of
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.resolve import (
@@ -32,12 +31,8 @@ from jaxrewrite.engine.resolve import (
 )
 from jaxrewrite.engine.scopes import (
     Assigned,
-    DefinedClass,
-    Imported,
-    Opaque,
     Scope,
     ScopeTree,
-    build_scopes,
     own_expressions,
 )
 from jaxrewrite.engine.source import Source
@@ -46,22 +41,6 @@ from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
-#: Reads another module's source for an imported name: (module as written, relative level) ->
-#: its text, or None when it cannot be found. Front ends with a file pass one (``check``,
-#: ``show``); without it every candidate import is a finding that says it was not followed.
-ImportReader = Callable[[str, int], "str | None"]
-
-#: Top-level packages whose exports are never marker aliases: the standard library (below) and
-#: the libraries whose types annotate JAX code. A name imported from anywhere else into a marker
-#: position may be an alias of a marker: the ledger follows it, or says it could not.
-_NOT_MARKERS = frozenset(
-    {
-        "jax", "jaxlib", "numpy", "flax", "equinox", "optax", "chex", "jaxtyping", "typing_extensions",
-        "scipy", "ml_dtypes", "haiku", "orbax", "torch", "tensorflow", "pandas", "beartype", "attrs", "attr",
-        "pydantic", "mypy_extensions", "numpy.typing", "jaxrewrite",
-    }
-)
-_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 
 
 @dataclass
@@ -202,52 +181,6 @@ def _is_container_call(value: ast.expr, scope: Scope) -> bool:
     return isinstance(value, ast.Call) and qualname(value.func, scope) in CONTAINERS
 
 
-def _positions(ann: ast.expr, scope: Scope, where: ast.expr | None = None, depth: int = 0) -> Iterator[
-    tuple[ast.Name, ast.expr]
-]:
-    """The names of an annotation where a marker alias would act (the annotation itself, a
-    subscript's head, ``Annotated``'s type and metadata, a string holding one), each with the
-    node of the module's own tree that locates it (a string's names have positions of their own)."""
-    if depth > 4:
-        return
-    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
-        parsed = parse_string(ann.value)
-        if parsed is not None:
-            yield from _positions(parsed, scope, where or ann, depth + 1)
-    elif isinstance(ann, ast.Name):
-        yield ann, where or ann
-    elif isinstance(ann, ast.Subscript):
-        if qualname(ann.value, scope) == "typing.Annotated":
-            items = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
-            for item in items:
-                yield from _positions(item, scope, where, depth + 1)
-        else:
-            yield from _positions(ann.value, scope, where, depth + 1)
-
-
-def _attribute_positions(
-    ann: ast.expr, scope: Scope, where: ast.expr | None = None, depth: int = 0
-) -> Iterator[tuple[ast.Attribute, ast.expr]]:
-    """The attribute chains of an annotation where a marker alias would act (``al.Steps``,
-    ``Annotated[al.Steps, ...]``'s type, a subscript's head, a string holding one), each with
-    the node that locates it, as ``_positions`` finds names."""
-    if depth > 4:
-        return
-    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
-        parsed = parse_string(ann.value)
-        if parsed is not None:
-            yield from _attribute_positions(parsed, scope, where or ann, depth + 1)
-    elif isinstance(ann, ast.Attribute):
-        yield ann, where or ann
-    elif isinstance(ann, ast.Subscript):
-        if qualname(ann.value, scope) == "typing.Annotated":
-            items = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
-            for item in items:
-                yield from _attribute_positions(item, scope, where, depth + 1)
-        else:
-            yield from _attribute_positions(ann.value, scope, where, depth + 1)
-
-
 # -- collecting the sites -----------------------------------------------------------------------
 
 
@@ -256,13 +189,9 @@ class _Collector:
         self.def_scopes = {id(func): scope for func, scope in scopes.defs}
         self.class_scopes = {id(d.node): d.body for d, _ in scopes.classes}
         self.facts = facts
-        self.reader = reader
         self.src = src
         self.sites: list[_Site] = []
-        self.relative: dict[str, tuple[str, int]] = {}
-        #: Names an import binds to what may be a module, with its dotted name and level.
-        self.modules: dict[str, tuple[str, int]] = {}
-        self._followed: dict[tuple[str, int, str], str | None] = {}
+        self.elsewhere = Elsewhere(reader, lambda expr, scope: bool(_mentions(expr, scope, set())))
         self.statements = scopes.statements
         self._called: set[str] | None = None
         self.reading = Reading()
@@ -272,16 +201,8 @@ class _Collector:
             self.statement(stmt, scope, in_class)
 
     def statement(self, stmt: ast.stmt, scope: Scope, in_class: ast.ClassDef | None) -> None:
-        if isinstance(stmt, ast.ImportFrom):
-            for alias in stmt.names:
-                self.relative[alias.asname or alias.name] = (stmt.module or "", stmt.level)
-                # ``from . import aliases as al``: ``al`` may be a module (``al.Steps``).
-                dotted = f"{stmt.module}.{alias.name}" if stmt.module else alias.name
-                self.modules[alias.asname or alias.name] = (dotted, stmt.level)
-        elif isinstance(stmt, ast.Import):
-            for alias in stmt.names:
-                bound = alias.asname or alias.name.partition(".")[0]
-                self.modules[bound] = (alias.name if alias.asname else bound, 0)
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            self.elsewhere.note(stmt)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.function(stmt, self.def_scopes.get(id(stmt), scope))
         elif isinstance(stmt, ast.ClassDef):
@@ -411,107 +332,26 @@ class _Collector:
     def imported(self, arg: ast.arg, ann: ast.expr, scope: Scope, label: str, func: Function) -> None:
         """A parameter of a transformed def annotated with a name from a module the engine does
         not read (``X`` from ``from m import X``, or ``al.Steps`` of ``from . import aliases as
-        al``): followed through ``reader`` where it can be, a finding where it cannot."""
-        for name, at, module, level in self._from_elsewhere(ann, scope):
-            if level == 0 and library(module):
-                continue
+        al``): followed through the reader where it can be, a finding where it cannot."""
+        for name, at, module, level in self.elsewhere.names(ann, scope):
             spelled = f"{'.' * level}{module}"
-            verdict = self.follow(module, level, name.id)
+            verdict = self.elsewhere.follow(module, level, name)
             if verdict == "":
                 continue  # read, and not a marker
-            where = f"'from {spelled} import {name.id}'"
             if verdict is None:
                 reason = (
-                    f"{name.id!r} in the annotation of {arg.arg!r} comes from {where}, which jaxrewrite does not "
-                    "read, so whether it is a Static/NoDiff alias cannot be told; if it is one, it does nothing "
-                    "here: define the alias in this module (or write Static[...] here)"
+                    f"{name!r} in the annotation of {arg.arg!r} comes from 'from {spelled} import {name}', which "
+                    "jaxrewrite does not read, so whether it is a Static/NoDiff alias cannot be told; if it is "
+                    "one, it does nothing here: define the alias in this module (or write Static[...] here)"
                 )
             else:
                 what = "classes" if verdict.startswith("a class") else "aliases"
                 reason = (
-                    f"{name.id!r} in the annotation of {arg.arg!r} is {verdict} in {spelled}, but jaxrewrite reads "
+                    f"{name!r} in the annotation of {arg.arg!r} is {verdict} in {spelled}, but jaxrewrite reads "
                     f"only this module's {what}, so its markers do nothing here: define it in this module "
                     "(or write Static[...] here)"
                 )
-            self.sites.append(
-                _Site(EntryKind.IMPORTED, f"{label} ({name.id})", at, func, set(), frozenset(), reason, name.id)
-            )
-
-    def _from_elsewhere(self, ann: ast.expr, scope: Scope) -> Iterator[tuple[ast.Name, ast.expr, str, int]]:
-        """Each name of ``ann`` where a marker would act that another module defines: (a name
-        node spelling it, the node locating it, that module, its import level)."""
-        for name, at in _positions(ann, scope):
-            found = scope.lookup(name.id)
-            if found is None or len(found[0]) != 1 or not isinstance(found[0][0], (Imported, Opaque)):
-                continue
-            if name.id in self.relative:
-                yield name, at, *self.relative[name.id]
-        for head, located in _attribute_positions(ann, scope):
-            parts: list[str] = []
-            node: ast.expr = head
-            while isinstance(node, ast.Attribute):
-                parts.insert(0, node.attr)
-                node = node.value
-            if not isinstance(node, ast.Name) or node.id not in self.modules:
-                continue
-            found = scope.lookup(node.id)
-            if found is None or len(found[0]) != 1 or not isinstance(found[0][0], (Imported, Opaque)):
-                continue
-            module, level = self.modules[node.id]
-            dotted = ".".join([module, *parts[:-1]]) if module else ".".join(parts[:-1])
-            yield ast.Name(parts[-1]), located, dotted, level
-
-    def follow(self, module: str, level: int, name: str) -> str | None:
-        """'' when the other module's ``name`` spells no marker; a description when it does;
-        None when it cannot be read."""
-        key = (module, level, name)
-        if key not in self._followed:
-            self._followed[key] = self._follow(module, level, name)
-        return self._followed[key]
-
-    def _follow(self, module: str, level: int, name: str) -> str | None:
-        read = None if self.reader is None else read_module(self.reader, module, level)
-        if read is None:
-            return None
-        text, tree = read
-        scopes = build_scopes(tree, text, defer=False)
-        try:
-            found = scopes.module.lookup(name)
-            if found is None or len(found[0]) != 1:
-                return None
-            binding = found[0][0]
-            if isinstance(binding, Assigned):
-                return "an alias of a marker" if _mentions(binding.value, binding.scope, set()) else ""
-            if isinstance(binding, DefinedClass):
-                marked_fields = any(
-                    isinstance(s, ast.AnnAssign) and _mentions(s.annotation, binding.body, set())
-                    for s in binding.node.body
-                )
-                return "a class with Static/NoDiff fields" if marked_fields else ""
-            if isinstance(binding, Imported):
-                top = binding.qualname.partition(".")[0]
-                return "" if library(top) else None
-            return "" if not isinstance(binding, Opaque) else None
-        finally:
-            scopes.release()
-
-
-def read_module(reader: ImportReader, module: str, level: int) -> tuple[str, ast.Module] | None:
-    """Another module's text and tree, through ``reader``; None when it cannot be read or parsed."""
-    text = reader(module, level)
-    if text is None:
-        return None
-    try:
-        return text, ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-
-
-def library(module: str) -> bool:
-    """A library that exports no markers (or the standard library): its names need no reading."""
-    top = module.partition(".")[0]
-    return top in _NOT_MARKERS or top in _STDLIB or top == "__future__"
-
+            self.sites.append(_Site(EntryKind.IMPORTED, f"{label} ({name})", at, func, set(), frozenset(), reason, name))
 
 # -- the states -------------------------------------------------------------------------------
 
