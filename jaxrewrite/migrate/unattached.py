@@ -29,26 +29,27 @@ def unattached(analysis: Analysis, module: ModuleText) -> list[Refusal]:
     analysis could not read. Only the nodes around a spec keyword that no use covers are visited
     (most files have none); the scopes are built only then."""
     src = analysis.source
-    covered = [(src.start(use.node), src.end(use.node)) for use in analysis.uses]
+    covered = _Covered(analysis)
     lines = sorted(
         {
             bisect.bisect_right(src.line_starts, match.start())
             for match in _SPEC_WORD.finditer(src.text)
-            if not any(start <= match.start() < end for start, end in covered)
+            if not covered(match.start())
         }
     )
     if not lines:
         return []
     scopes = build_scopes(module.tree, defer=False)
     try:
-        return _Finder(analysis, lines, scopes).run(module.tree)
+        return _Finder(analysis, lines, scopes, covered).run(module.tree)
     finally:
         scopes.release()
 
 
 class _Finder:
-    def __init__(self, analysis: Analysis, lines: list[int], scopes: ScopeTree) -> None:
+    def __init__(self, analysis: Analysis, lines: list[int], scopes: ScopeTree, covered: _Covered) -> None:
         self.analysis = analysis
+        self.covered = covered
         self.lines = lines
         self.scopes = scopes
         self.found: list[Refusal] = []
@@ -85,9 +86,7 @@ class _Finder:
         if not any(kw.arg in _WORDS for kw in node.keywords):
             return None
         analysis = self.analysis
-        src = analysis.source
-        start = src.start(node)
-        if any(src.start(use.node) <= start < src.end(use.node) for use in analysis.uses):
+        if self.covered(analysis.source.start(node)):
             return None
         name = _transform_name(node.func)
         if func is not None:  # a decorator of a def that no use covers
@@ -128,6 +127,26 @@ class _Finder:
             if line <= last and (best is None or first >= best[0]):
                 best = (first, scope)
         return self.scopes.module if best is None else best[1]
+
+
+class _Covered:
+    """Is an offset inside some use's expression? The spans merged and sorted once, then one
+    bisection per question: a scan of every use per spec keyword made migrate quadratic."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        src = analysis.source
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        for start, end in sorted((src.start(use.node), src.end(use.node)) for use in analysis.uses):
+            if self.ends and start <= self.ends[-1]:
+                self.ends[-1] = max(self.ends[-1], end)
+            else:
+                self.starts.append(start)
+                self.ends.append(end)
+
+    def __call__(self, offset: int) -> bool:
+        at = bisect.bisect_right(self.starts, offset) - 1
+        return at >= 0 and offset < self.ends[at]
 
 
 def _imported(name: str, scope: Scope) -> str | None:

@@ -4,6 +4,7 @@ what was migrated, with where each use now stands."""
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 
 from jaxrewrite.engine import specs, splice
@@ -18,23 +19,23 @@ from jaxrewrite.migrate.plan import Plan, PlannedFunction
 from jaxrewrite.migrate.result import Migrated, Reason, Refusal, Refused, UseRecord
 
 
-def _offset_map(edits: Sequence[splice.Edit]) -> list[tuple[int, int]]:
-    """(old offset at or after which, shift) steps, for old-to-new offsets of unedited text."""
-    steps: list[tuple[int, int]] = []
+def _offset_map(edits: Sequence[splice.Edit]) -> tuple[list[int], list[int]]:
+    """Old-to-new offsets of unedited text: the end of each edit in order, and the total shift
+    from the edits up to it (a bisection, not a scan, per offset: migrate stays linear)."""
+    ends: list[int] = []
+    shifts: list[int] = []
     shift = 0
     for edit in sorted(edits, key=lambda e: (e.start, e.end)):
         shift += len(edit.text) - (edit.end - edit.start)
-        steps.append((edit.end, shift))
-    return steps
+        ends.append(edit.end)
+        shifts.append(shift)
+    return ends, shifts
 
 
-def _new_offset(steps: list[tuple[int, int]], old: int) -> int:
-    shift = 0
-    for at, total in steps:
-        if at > old:
-            break
-        shift = total
-    return old + shift
+def _new_offset(steps: tuple[list[int], list[int]], old: int) -> int:
+    ends, shifts = steps
+    at = bisect.bisect_right(ends, old)  # the edits ending at or before ``old``
+    return old + (shifts[at - 1] if at else 0)
 
 
 def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
@@ -122,15 +123,7 @@ def records(analysis: Analysis, plan: Plan, migrated: str) -> list[Migrated]:
     starts = Source(migrated, src.filename).line_starts
 
     def new_line(offset: int) -> int:
-        new = _new_offset(steps, offset)
-        lo, hi = 0, len(starts) - 1
-        while lo < hi:  # the last line start at or before ``new``
-            mid = (lo + hi + 1) // 2
-            if starts[mid] <= new:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo + 1
+        return bisect.bisect_right(starts, _new_offset(steps, offset))  # the line holding it
 
     out = []
     for p in plan.planned:
