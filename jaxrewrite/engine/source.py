@@ -46,7 +46,7 @@ def unified_diff(before: str, after: str, display: str, changes: Sequence[Change
     codes = None if changes is None else _known_opcodes(before, after, old, new, changes)
     matcher = difflib.SequenceMatcher(None, old, new) if codes is None else _Known(codes)
     path = display.lstrip("/")  # an absolute path: ``a/tmp/x.py``, not ``a//tmp/x.py``
-    out = []
+    out: list[str] = []
     for group in matcher.get_grouped_opcodes(3):
         if not out:
             out += [f"--- a/{path}\n", f"+++ b/{path}\n"]
