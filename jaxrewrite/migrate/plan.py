@@ -13,7 +13,7 @@ from jaxrewrite.engine.reading import BY_KEYWORD, Meaning, spell
 from jaxrewrite.engine.signature import Param, Signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.specs import has_spec
-from jaxrewrite.engine.specs.base import donated_static
+from jaxrewrite.engine.specs.base import donated_static, undonate
 from jaxrewrite.engine.specs.lists import (
     meaning_of_statics,
     meaning_of_values,
@@ -148,7 +148,11 @@ def _check_donation(use: Use, t: Transform, params: list[Param], src: Source) ->
     except RewriteError as err:  # a donate keyword that is not a literal int/str list
         raise Refused(Reason.NON_LITERAL, err.msg) from None
     if p is not None:
-        raise Refused(Reason.DONATED, f"{p.name!r} is static and also donated to {t.name}")
+        raise Refused(
+            Reason.DONATED,
+            f"{p.name!r} is static and also donated to {t.name}, which JAX rejects; "
+            f"{undonate(t, p, keywords, src)}, then migrate again",
+        )
 
 
 

@@ -56,14 +56,16 @@ def complete(use: SpecUse) -> Values | None:
                 raise src.error(
                     node,
                     "JR113",
-                    f"{t.argnums} has {len(node.elts)} entries, but Static parameter {p.name!r} is at position {at}",
+                    f"{t.argnums} has {len(node.elts)} entries, but Static parameter {p.name!r} is at position {at}; "
+                    f"give {t.argnums} one entry per positional parameter, None at {p.name!r}'s",
                 )
             entry = node.elts[at]
             if not (isinstance(entry, ast.Constant) and entry.value is None):
                 raise src.error(
                     entry,
                     "JR113",
-                    f"{t.argnums} maps Static parameter {p.name!r} over axis {ast.unparse(entry)}; a static argument needs None",
+                    f"{t.argnums} maps Static parameter {p.name!r} over axis {ast.unparse(entry)}; a static argument "
+                    "is not mapped: write None at its position",
                 )
         return None
     if not static:
@@ -76,7 +78,8 @@ def complete(use: SpecUse) -> Values | None:
         raise src.error(
             node or where,
             "JR114",
-            f"{t.argnums} must be a literal int, None or tuple to merge with Static parameters, not {ast.unparse(node) if node else '?'}",
+            f"{t.argnums} must be a literal int, None or tuple to merge with Static parameters, not "
+            f"{ast.unparse(node) if node else '?'}; write its value out literally ({t.argnums}=(0, None, ...))",
         )
     if sig.var_positional:
         raise src.error(

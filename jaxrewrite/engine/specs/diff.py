@@ -41,7 +41,8 @@ def complete(use: SpecUse) -> Values | None:
         raise src.error(
             next(kw.value for kw in ref.keywords if kw.arg is None),
             "JR109",
-            f"cannot check Static/NoDiff parameters against {t.name} keywords passed as **mapping",
+            f"cannot check Static/NoDiff parameters against {t.name} keywords passed as **mapping; "
+            "write the keywords out by name",
         )
     nums = literal_ints(node, t.argnums, src) if node is not None else (0,)
     n = sig.n_positional
