@@ -687,8 +687,10 @@ def test_what_a_call_site_names_is_looked_up_in_its_own_scope() -> None:
     )
     result = migrate_source(text, "m.py")
     assert result.report() == [
-        "7: refused: jit is applied to 'hypot', which is not statically one def of this module [not-a-local-def]",
-        "12: refused: jit is applied to 'fsum', which lives in another module (math.fsum) [not-a-local-def]",
+        "7: refused: jit is applied to 'hypot', which is not statically one def of this module; apply jit to the def "
+        "itself [not-a-local-def]",
+        "12: refused: jit is applied to 'fsum', which lives in another module (math.fsum); migrate the module that "
+        "defines it [not-a-local-def]",
     ]
     assert not result.changed
 

@@ -26,7 +26,7 @@ HEAD = "# jaxrewrite: enable\nfrom functools import partial\nimport jax\nimport 
 
 #: The imperative a remedy starts with, after the diagnosis (``; write ...``, ``: drop ...``).
 REMEDY = re.compile(
-    r"[;:.] (?:write|drop|make|put|pass|give|take|name|mark|bind|rename|define|list|leave|move|apply|hold|use|spell)\b"
+    r"[;:.] (?:write|drop|make|put|pass|give|take|name|mark|bind|rename|define|list|leave|move|apply|hold|use|spell|correct|migrate|check)\b"
 )
 
 
@@ -126,4 +126,12 @@ def test_migrate_refuses_the_donated_static_with_the_same_remedy() -> None:
     text = "from functools import partial\nimport jax\n\n\n@partial(jax.jit, static_argnums=1, donate_argnums=1)\ndef f(x, n):\n    return x\n"
     (refusal,) = migrate_source(text, "m.py").refused
     assert refusal.reason.code == "JR210"
-    assert refusal.message.endswith("which JAX rejects; drop 1 from donate_argnums, then migrate again")
+    assert refusal.message.endswith("also donated to jit; drop 1 from donate_argnums, then migrate again")
+
+
+def test_every_migrate_refusal_pinned_by_a_golden_report_ends_in_a_remedy() -> None:
+    reports = list(REPO.glob("golden/migrate/*.report"))
+    refusals = {m for path in reports for m in re.findall(r"refused.*", path.read_text())}
+    assert len({m.rsplit("[", 1)[-1] for m in refusals}) >= 15  # most reasons have a golden case
+    lacking = sorted(m for m in refusals if not REMEDY.search(m))
+    assert lacking == []

@@ -95,7 +95,7 @@ def _known_opcodes(
             runs.append([first, last, shift, shift])
         shift += len(text) - (end - start)
         runs[-1][3] = shift
-    codes: list[tuple[str, int, int, int, int]] = []
+    spans: list[tuple[int, int, int, int]] = []  # (old first, old end, new first, new end) of each run
     i = j = 0
     for first, last, shift_before, shift_after in runs:
         j1 = _line_starting(new_starts, old_starts[first] + shift_before)
@@ -104,12 +104,23 @@ def _known_opcodes(
             return None
         if first - i != j1 - j or before[old_starts[i] : old_starts[first]] != after[new_starts[j] : new_starts[j1]]:
             return None
+        spans.append((first, last, j1, j2))
+        i, j = last, j2
+    if len(old) - i != len(new) - j or before[old_starts[i] :] != after[new_starts[j] :]:
+        return None
+    codes: list[tuple[str, int, int, int, int]] = []
+    i = j = 0
+    for index, (first, last, j1, j2) in enumerate(spans):
+        # Each run compared with up to 3 equal lines around it (the context difflib would see when
+        # it chooses among equally long matches), never into the next run: slices stay small.
+        up = min(3, first - i)
+        following = spans[index + 1][0] if index + 1 < len(spans) else len(old)
+        down = min(3, following - last)
+        first, j1, last, j2 = first - up, j1 - up, last + down, j2 + down
         codes.append(("equal", i, first, j, j1))
         for tag, a1, a2, b1, b2 in difflib.SequenceMatcher(None, old[first:last], new[j1:j2]).get_opcodes():
             codes.append((tag, a1 + first, a2 + first, b1 + j1, b2 + j1))
         i, j = last, j2
-    if len(old) - i != len(new) - j:
-        return None
     codes.append(("equal", i, len(old), j, len(new)))
     merged: list[tuple[str, int, int, int, int]] = []
     for code in codes:  # one equal run between hunks, as difflib has: its grouping splits long ones

@@ -94,7 +94,11 @@ class _Finder:
                 return None
             top = min([func.lineno, *(d.lineno for d in func.decorator_list)])
             first = next((d for d in analysis.errors if top <= d.line <= func.lineno), None)
-            why = f": {first.code} {first.message}" if first is not None else ""
+            why = (  # the engine's finding ends in its own remedy
+                f": {first.code} {first.message}"
+                if first is not None
+                else "; spell it as the transform itself (jax.jit(...)) or functools.partial of it"
+            )
             return Refusal(
                 Reason.UNREADABLE,
                 f"the analysis does not read this decorator as a transform of the def{why}",
@@ -105,17 +109,17 @@ class _Finder:
             return None  # a partial or factory not applied here (an alias definition): reported at its uses
         arg = node.args[0]
         if isinstance(arg, ast.Lambda):
-            what = "a lambda, which cannot carry annotations"
+            what = "a lambda, which cannot carry annotations; make it a def"
         elif isinstance(arg, ast.Name):
             imported = _imported(arg.id, self.scope_at(node.lineno))
             if imported is not None:
-                what = f"{arg.id!r}, which lives in another module ({imported})"
+                what = f"{arg.id!r}, which lives in another module ({imported}); migrate the module that defines it"
             else:
-                what = f"{arg.id!r}, which is not statically one def of this module"
+                what = f"{arg.id!r}, which is not statically one def of this module; apply {name} to the def itself"
         elif isinstance(arg, ast.Attribute):
-            what = f"{ast.unparse(arg)!r}, which lives in another module or object"
+            what = f"{ast.unparse(arg)!r}, which lives in another module or object; migrate where it is defined"
         else:
-            what = f"{ast.unparse(arg)!r}, which is not a def of this module"
+            what = f"{ast.unparse(arg)!r}, which is not a def of this module; apply {name} to a def itself"
         return Refusal(Reason.NOT_LOCAL, f"{name} is applied to {what}", node.lineno)
 
     def scope_at(self, line: int) -> Scope:

@@ -19,6 +19,10 @@ from jaxrewrite.migrate.plan import Plan, PlannedFunction
 from jaxrewrite.migrate.result import Migrated, Reason, Refusal, Refused, UseRecord
 
 
+#: What a function the round trip refuses can still get: its markers, written by hand.
+BY_HAND = "; write its markers by hand"
+
+
 def _offset_map(edits: Sequence[splice.Edit]) -> tuple[list[int], list[int]]:
     """Old-to-new offsets of unedited text: the end of each edit in order, and the total shift
     from the edits up to it (a bisection, not a scan, per offset: migrate stays linear)."""
@@ -54,9 +58,12 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
     try:
         after = analyze(text, src.filename)
     except SyntaxError as err:  # a bug in the edits: report it rather than write it
-        return module_wide(f"the migrated text does not parse ({err.msg}, line {err.lineno}): a jaxrewrite bug")
+        return module_wide(
+            f"the migrated text does not parse ({err.msg}, line {err.lineno}): a jaxrewrite bug; report it, and "
+            "write the markers by hand"
+        )
     if not after.header.enabled:
-        return module_wide("the pragma added to the header is not recognised")
+        return module_wide("the pragma added to the header is not recognised (a jaxrewrite bug); write it by hand")
     spans = []
     for p in plan.planned:
         first = min([p.func.lineno, *(d.lineno for d in p.func.decorator_list)])
@@ -85,27 +92,32 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
         mine = owner.get(id(was))
         if mine is None:
             if use.needs_edit and not analysis.header.enabled:
-                return module_wide(f"the pragma would change the {t.name} use at line {was.node.lineno}")
+                return module_wide(
+                    f"the pragma would change the {t.name} use at line {was.node.lineno}; check that use, then write "
+                    "the pragma by hand and migrate again"
+                )
             continue
         p = mine
         if t.spec is not SpecKind.LISTS:
             if use.needs_edit and not (analysis.header.enabled and was.needs_edit):
-                refuse(p, f"the {t.name} use at line {was.node.lineno} would be rewritten")
+                refuse(p, f"the {t.name} use at line {was.node.lineno} would be rewritten{BY_HAND}")
             continue
         now = meaning_of_values(t, use.values) if use.values is not None else _read_or_none(use, new_src)
         expected = p.before.get(id(was))
         if now is None or expected is None:
-            refuse(p, f"the {t.name} use at line {was.node.lineno} cannot be read back")
+            refuse(p, f"the {t.name} use at line {was.node.lineno} cannot be read back{BY_HAND}")
             continue
         if {k: v for k, v in now.items() if v} != {k: v for k, v in expected.items() if v}:
             refuse(
                 p,
-                f"the {t.name} use at line {was.node.lineno} would get {spell(now)}, not {spell(expected)}",
+                f"the {t.name} use at line {was.node.lineno} would get {spell(now)}, not {spell(expected)}{BY_HAND}",
             )
     for p in plan.planned:
         for use in p.uses:
             if id(use) not in seen and has_spec(use):
-                refuse(p, f"the engine does not see the {use.transform.name} use at line {use.node.lineno} as Static")
+                refuse(
+                    p, f"the engine does not see the {use.transform.name} use at line {use.node.lineno} as Static{BY_HAND}"
+                )
     return problems
 
 

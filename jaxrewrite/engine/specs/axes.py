@@ -98,16 +98,26 @@ def read(use: Use, sig: Signature, src: Source) -> Reading:
     node = None
     for kw in use.written:
         if kw.arg is None:
-            raise Refused(Reason.UNPACKED, f"{t.name} arguments passed as **{ast.unparse(kw.value)} may hold a spec")
+            raise Refused(
+                Reason.UNPACKED,
+                f"{t.name} arguments passed as **{ast.unparse(kw.value)} may hold a spec; write the keywords out by name",
+            )
         if kw.arg == t.argnums:
             node = kw.value
     axes = 0 if node is None else literal(node)
     if axes is MISSING:
-        raise Refused(Reason.NON_LITERAL, f"{t.argnums}={ast.unparse(node) if node else '?'} is not a literal")
+        raise Refused(
+            Reason.NON_LITERAL,
+            f"{t.argnums}={ast.unparse(node) if node else '?'} is not a literal; write its value out literally",
+        )
     if _axis(axes):
         return Reading({t.argnums: frozenset()}, False)
     if not isinstance(axes, (tuple, list)) or sig.var_positional or len(axes) != sig.n_positional:
-        raise Refused(Reason.UNREADABLE, f"{t.argnums} does not give one axis per positional parameter")
+        raise Refused(
+            Reason.UNREADABLE,
+            f"{t.argnums} does not give one axis per positional parameter; write a tuple with one entry per "
+            "positional parameter",
+        )
     meaning: Meaning = {t.argnums: frozenset(i for i, axis in enumerate(axes) if not _axis(axis))}
     return Reading(meaning, False)
 

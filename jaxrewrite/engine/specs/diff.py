@@ -64,4 +64,7 @@ def complete(use: SpecUse) -> Values | None:
 def read(use: Use, sig: Signature, src: Source) -> Reading:
     """Refused: ``argnums`` lists what is differentiated; nothing in it is static."""
     t = use.transform
-    raise Refused(Reason.UNSUPPORTED, f"{t.name}'s {t.argnums} lists what it differentiates, not what is static")
+    raise Refused(
+        Reason.UNSUPPORTED,
+        f"{t.name}'s {t.argnums} lists what it differentiates, not what is static; leave it as written",
+    )
