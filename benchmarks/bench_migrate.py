@@ -80,10 +80,8 @@ def migrate_and_diff(text: str) -> str:
     return unified_diff(text, result.text, "m.py", result.changes)
 
 
-def scaling_rows(small: int, large: int, rounds: int, clock: Callable[[], float]) -> list[Row]:
-    """migrate of ``large`` functions against ``small`` (linear: large / small), and against
-    ``check`` of the same ``large``-function text, side by side in one run."""
-    texts = {"small": spec_module(small), "large": spec_module(large)}
+def timer(clock: Callable[[], float]) -> Callable[[Callable[[], object]], Callable[[], float]]:
+    """An arm for ``interleave``: one sample is one call of ``work`` on ``clock``."""
 
     def timed(work: Callable[[], object]) -> Callable[[], float]:
         def sample() -> float:
@@ -92,6 +90,15 @@ def scaling_rows(small: int, large: int, rounds: int, clock: Callable[[], float]
             return clock() - start
 
         return sample
+
+    return timed
+
+
+def scaling_rows(small: int, large: int, rounds: int, clock: Callable[[], float]) -> list[Row]:
+    """migrate of ``large`` functions against ``small`` (linear: large / small), and against
+    ``check`` of the same ``large``-function text, side by side in one run."""
+    texts = {"small": spec_module(small), "large": spec_module(large)}
+    timed = timer(clock)
 
     arms = {
         "small": timed(lambda: migrate_and_diff(texts["small"])),
@@ -137,14 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         migrated += len(result.migrated)
         refused += len(result.refused)
         changed += result.changed
-
-    def timed(work: Callable[[], object]) -> Callable[[], float]:
-        def sample() -> float:
-            start = clock()
-            work()
-            return clock() - start
-
-        return sample
+    timed = timer(clock)
 
     def compile_all() -> None:
         for path, text in files:
