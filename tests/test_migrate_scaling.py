@@ -29,6 +29,13 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from bench_migrate import migrate_and_diff, spec_module  # noqa: E402
 
 
+def _not_local_module(calls: int) -> str:
+    """Specs on imported functions, the name's binding looked up per call: all reported."""
+    return "import jax\nfrom math import hypot\n\n" + "".join(
+        f"h_{i} = jax.jit(\n    hypot,\n    static_argnums=0,\n)\n\n\ndef f_{i}(x):\n    return x\n\n\n" for i in range(calls)
+    )
+
+
 def _lines_executed(text: str) -> int:
     count = 0
 
@@ -45,10 +52,17 @@ def _lines_executed(text: str) -> int:
     return count
 
 
-def test_migrate_and_its_diff_grow_linearly_with_the_module() -> None:
-    migrate_and_diff(spec_module(20))  # first-use costs (regex compiles, lazy imports) paid here
-    small, large = _lines_executed(spec_module(200)), _lines_executed(spec_module(800))
+@pytest.mark.parametrize("module", [spec_module, _not_local_module], ids=["migrated", "not-local"])
+def test_migrate_and_its_diff_grow_linearly_with_the_module(module: Any) -> None:
+    migrate_and_diff(module(20))  # first-use costs (regex compiles, lazy imports) paid here
+    small, large = _lines_executed(module(200)), _lines_executed(module(800))
     assert large <= 5 * small, f"800 functions executed {large / small:.1f} x the lines of 200 (linear: 4)"
+
+
+def test_every_spec_on_an_imported_function_is_reported_with_its_binding() -> None:
+    refused = migrate_source(_not_local_module(3), "m.py").refused
+    assert [(r.line, r.reason.value) for r in refused] == [(4, "not-a-local-def"), (14, "not-a-local-def"), (24, "not-a-local-def")]
+    assert all("which lives in another module (math.hypot)" in r.message for r in refused)
 
 
 def _difflib(before: str, after: str, display: str) -> str:

@@ -54,6 +54,7 @@ class _Finder:
         self.scopes = scopes
         self.found: list[Refusal] = []
         self.seen: set[int] = set()
+        self.scope_of: dict[int, Scope] | None = None
 
     def run(self, tree: ast.Module) -> list[Refusal]:
         self.visit(tree, None, set())
@@ -124,13 +125,9 @@ class _Finder:
 
     def scope_at(self, line: int) -> Scope:
         """The scope a statement on ``line`` runs in: the innermost statement holding the line."""
-        best = None
-        for first, last, _, scope, _ in self.scopes.statements:
-            if first > line:
-                break
-            if line <= last and (best is None or first >= best[0]):
-                best = (first, scope)
-        return self.scopes.module if best is None else best[1]
+        if self.scope_of is None:
+            self.scope_of = _innermost(self.scopes)
+        return self.scope_of.get(line, self.scopes.module)
 
 
 class _Covered:
@@ -151,6 +148,18 @@ class _Covered:
     def __call__(self, offset: int) -> bool:
         at = bisect.bisect_right(self.starts, offset) - 1
         return at >= 0 and offset < self.ends[at]
+
+
+def _innermost(scopes: ScopeTree) -> dict[int, Scope]:
+    """Per line, the scope of the innermost statement holding it, in one sweep (a scan of every
+    statement per call made migrate quadratic). The statements (simple ones and compound
+    headers: a few lines each) come sorted by first line, so a later one holding a line is
+    inside the earlier and overwrites it."""
+    found: dict[int, Scope] = {}
+    for first, last, _, scope, _ in scopes.statements:
+        for line in range(first, last + 1):
+            found[line] = scope
+    return found
 
 
 def _imported(name: str, scope: Scope) -> str | None:
