@@ -36,6 +36,13 @@ def _not_local_module(calls: int) -> str:
     )
 
 
+def _refused_module(functions: int) -> str:
+    """Specs that are no literal: each a RewriteError of the engine's reader, refused."""
+    return "import jax\nfrom functools import partial\nNUMS = (1,)\n\n" + "".join(
+        f"@partial(jax.jit, static_argnums=NUMS)\ndef f_{i}(x, n):\n    return x\n\n\n" for i in range(functions)
+    )
+
+
 def _lines_executed(text: str) -> int:
     count = 0
 
@@ -52,7 +59,9 @@ def _lines_executed(text: str) -> int:
     return count
 
 
-@pytest.mark.parametrize("module", [spec_module, _not_local_module], ids=["migrated", "not-local"])
+@pytest.mark.parametrize(
+    "module", [spec_module, _not_local_module, _refused_module], ids=["migrated", "not-local", "refused"]
+)
 def test_migrate_and_its_diff_grow_linearly_with_the_module(module: Any) -> None:
     migrate_and_diff(module(20))  # first-use costs (regex compiles, lazy imports) paid here
     small, large = _lines_executed(module(200)), _lines_executed(module(800))

@@ -201,4 +201,10 @@ class Source:
 
     def error(self, node: ast.AST, code: str, msg: str) -> RewriteError:
         """A located RewriteError; ``code`` is one of ``diagnostics.CODES``."""
-        return RewriteError.at(node, code, msg, self.filename, [line.rstrip("\r\n") for line in self.lines])
+        return RewriteError.at(node, code, msg, self.filename, self.bare_lines)
+
+    @cached_property
+    def bare_lines(self) -> list[str]:
+        """The lines without their endings, once per text: a module with many errors (or refusals,
+        which migrate reads from errors) would split it again for each."""
+        return [line.rstrip("\r\n") for line in self.lines]
