@@ -10,6 +10,13 @@ process (garbage collected before every sample, untimed), each over the same dec
 - ``analyze``: the engine's exhaustive analysis alone, of the files the pre-filter lets through:
   how much of the migration is the engine's own reading.
 
+And one generated module of hand-written specs (``spec_module``: four spellings in turn, about
+five lines a function), to show migrate is linear in the module (issue 45: it was quadratic):
+
+- ``migrate N``: ``migrate_source`` and the unified diff ``jaxrewrite migrate`` prints, for
+  1000 and 4000 functions. Target: 4000 <= 6 x 1000 (linear is 4).
+- ``check``: ``check_text`` of the same 4000-function text. Target: migrate <= 3 x check.
+
 Usage: python benchmarks/bench_migrate.py [--rounds N] [--clock cpu|wall] [--quick] [--json PATH]
 """
 
@@ -26,8 +33,10 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 from _timing import CLOCKS, Row, dump, interleave, median, paired_ratio, print_table  # noqa: E402
 
-from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.commands.check import Options, check_text  # noqa: E402
+from jaxrewrite.engine.analyze import analyze  # noqa: E402
 from jaxrewrite.engine.filters import EXHAUSTIVE  # noqa: E402
+from jaxrewrite.engine.source import unified_diff  # noqa: E402
 from jaxrewrite.migrate import may_need_migration, migrate_source  # noqa: E402
 
 
@@ -50,6 +59,73 @@ def sources(package: str = "jax", limit: int | None = None) -> list[tuple[str, s
     return found
 
 
+_HEAD = "import functools\nfrom functools import partial\n\nimport jax\nimport jax.numpy as jnp\n\n\n"
+_SPELLINGS = (
+    "@partial(jax.jit, static_argnums=(1,))\ndef f_{i}(x, n):\n    return x * n\n",
+    '@functools.partial(jax.jit, static_argnames=("mode",))\ndef g_{i}(x, mode="sum"):\n'
+    '    return jnp.sum(x) if mode == "sum" else x\n',
+    "def h_{i}(x, k):\n    return x + k\nh_{i}_jit = jax.jit(h_{i}, static_argnums=1)\n",
+    "@partial(jax.vmap, in_axes=(0, None))\ndef v_{i}(x, y):\n    return x + y\n",  # no spec: left alone
+)
+
+
+def spec_module(functions: int) -> str:
+    """A module of ``functions`` defs with hand-written specs, three of every four to migrate."""
+    return _HEAD + "\n\n".join(_SPELLINGS[i % len(_SPELLINGS)].format(i=i) for i in range(functions))
+
+
+def migrate_and_diff(text: str) -> str:
+    """What ``jaxrewrite migrate`` computes for one file it prints the diff of."""
+    result = migrate_source(text, "m.py")
+    return unified_diff(text, result.text, "m.py", result.changes)
+
+
+def timer(clock: Callable[[], float]) -> Callable[[Callable[[], object]], Callable[[], float]]:
+    """An arm for ``interleave``: one sample is one call of ``work`` on ``clock``."""
+
+    def timed(work: Callable[[], object]) -> Callable[[], float]:
+        def sample() -> float:
+            start = clock()
+            work()
+            return clock() - start
+
+        return sample
+
+    return timed
+
+
+def scaling_rows(small: int, large: int, rounds: int, clock: Callable[[], float]) -> list[Row]:
+    """migrate of ``large`` functions against ``small`` (linear: large / small), and against
+    ``check`` of the same ``large``-function text, side by side in one run."""
+    texts = {"small": spec_module(small), "large": spec_module(large)}
+    timed = timer(clock)
+
+    arms = {
+        "small": timed(lambda: migrate_and_diff(texts["small"])),
+        "large": timed(lambda: migrate_and_diff(texts["large"])),
+        "check": timed(lambda: check_text(texts["large"], "m.py", Options())),
+    }
+    samples = interleave(arms, rounds, collect=True)
+    ms = {arm: f"{median(samples[arm]) * 1e3:.0f}" for arm in arms}
+    lines = texts["large"].count("\n")
+    return [
+        Row(
+            "migrate",
+            f"migrate {large} / {small} functions (linear: {large / small:g})",
+            paired_ratio(samples["large"], samples["small"]),
+            1.5 * large / small,
+            f"{ms['large']} vs {ms['small']} ms, {lines} lines",
+        ),
+        Row(
+            "migrate",
+            f"migrate / check, {large} functions",
+            paired_ratio(samples["large"], samples["check"]),
+            3.0,
+            f"{ms['large']} vs {ms['check']} ms",
+        ),
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds (one sample per arm each)")
@@ -68,14 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         migrated += len(result.migrated)
         refused += len(result.refused)
         changed += result.changed
-
-    def timed(work: Callable[[], object]) -> Callable[[], float]:
-        def sample() -> float:
-            start = clock()
-            work()
-            return clock() - start
-
-        return sample
+    timed = timer(clock)
 
     def compile_all() -> None:
         for path, text in files:
@@ -104,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         row("migrate_source / compile", "migrate", 3.0),
         row("exhaustive analysis of the files with a spec / compile", "analyze"),
     ]
+    small, large = (50, 200) if args.quick else (1000, 4000)
+    rows += scaling_rows(small, large, rounds, clock)
     print(f"# migrate: {rounds} rounds, clock={args.clock}")
     print_table(rows, args.quick)
     dump(rows, args.json)

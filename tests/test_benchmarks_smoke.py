@@ -158,7 +158,14 @@ def test_script_ran_and_printed_its_rows(quick_run: Callable[[str], QuickRun], s
     [
         pytest.param(name, rows, marks=grouped(name), id=name)
         for name, rows in [
-            ("migrate", ["| migrate jax: migrate_source / compile"]),
+            (
+                "migrate",
+                [
+                    "| migrate jax: migrate_source / compile",
+                    "| migrate 200 / 50 functions (linear: 4)",
+                    "| migrate / check, 200 functions",
+                ],
+            ),
             ("import", ["| import: import jax", "| import: opted-in module, warm cache"]),
             ("share", ["| hook share of import jax, warm: hook self time / import jax"]),
             ("runner", ["| runner warm: python -m jaxrewrite script.py / python script.py with install()"]),

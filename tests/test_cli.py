@@ -395,7 +395,8 @@ def test_show_rewrite_error(tmp_path: Path) -> None:
     assert (ours.returncode, ours.stdout) == (1, "")
     assert ours.stderr == (
         "misuse.py:6:12: JR101 Static cannot mark **kwargs parameter 'options': "
-        "JAX can only treat named or positional parameters as static\n"
+        "JAX can only treat named or positional parameters as static; write each keyword as a keyword-only "
+        "parameter instead ('*, name: Static[dict]')\n"
     )
 
 

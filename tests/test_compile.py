@@ -113,7 +113,8 @@ def test_failure_names_the_location_and_code_and_exits_1(tree: Path) -> None:
     assert done.returncode == 1
     assert done.stdout.splitlines() == [
         "failed   lib/bad.py:7:11: JR101 Static cannot mark *args parameter 'rest': "
-        "JAX can only treat named or positional parameters as static"
+        "JAX can only treat named or positional parameters as static; write one parameter instead, "
+        "'rest: Static[tuple[int, ...]]', and pass the values as one tuple"
     ]
     assert pyc(tree / "ok.py").is_file()  # the other files are still written
     assert not pyc(tree / "bad.py").exists()

@@ -308,7 +308,9 @@ def test_a_rewrite_error_shows_as_ipython_shows_a_syntax_error(shell: Any, capsy
         f"  Cell In[{count}], line 3",
         "    def f(x, *sizes: Static[int]):",
         "              ^",  # under the parameter's name, as the engine locates it
-        "RewriteError: JR101 Static cannot mark *args parameter 'sizes': JAX can only treat named or positional parameters as static",
+        "RewriteError: JR101 Static cannot mark *args parameter 'sizes': JAX can only treat named or positional "
+        "parameters as static; write one parameter instead, 'sizes: Static[tuple[int, ...]]', and pass the values "
+        "as one tuple",
     ]
     assert "Traceback" not in shown and "jaxrewrite/" not in shown
     # ... the way a plain SyntaxError in a cell is shown.

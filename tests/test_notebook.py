@@ -77,7 +77,10 @@ def test_a_rewrite_error_in_a_kernel_shows_as_a_syntax_error(tmp_path: Path) -> 
     client.execute(env=kernel_environment())
     (error,) = nb.cells[1].outputs
     assert (error.output_type, error.ename) == ("error", "RewriteError")
-    assert error.evalue.endswith("Static cannot mark *args parameter 'sizes': JAX can only treat named or positional parameters as static")
+    assert error.evalue.endswith(
+        "Static cannot mark *args parameter 'sizes': JAX can only treat named or positional parameters as static; "
+        "write one parameter instead, 'sizes: Static[tuple[int, ...]]', and pass the values as one tuple"
+    )
     shown = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(error.traceback))
     assert "Cell In[2], line 2" in shown
     assert "    def f(x, *sizes: Static[int]):\n" in shown and "^" in shown

@@ -81,7 +81,7 @@ def migrate_file(
     summary.functions += len(result.migrated)
     if not write:
         if not check:
-            write_source(out, unified_diff(text, result.text, display.replace(os.sep, "/")), encoding, diff=True)
+            write_source(out, unified_diff(text, result.text, display.replace(os.sep, "/"), result.changes), encoding, diff=True)
         return
     try:
         write_atomically(path, result.text.encode(encoding))

@@ -126,7 +126,8 @@ class CallSites(Walker):
                 call,
                 "JR106",
                 f"per-leaf statics ({leaves[0].param.name!r} has Static entries) work under "
-                f"{per_leaf_names()} only, not {ref.transform.name}",
+                f"{per_leaf_names()} only, not {ref.transform.name}; mark {leaves[0].param.name!r} Static whole, "
+                "or pass its static entries as parameters of their own",
             )
         if leaves and ref.factory:
             raise self.src.error(

@@ -104,7 +104,8 @@ class Decorators(Walker):
                     leaves[0].param.node,
                     "JR106",
                     f"per-leaf statics ({leaves[0].param.name!r} has Static entries) work under "
-                    f"{per_leaf_names()} only, not {ref.transform.name}",
+                    f"{per_leaf_names()} only, not {ref.transform.name}; mark {leaves[0].param.name!r} Static whole, "
+                    "or pass its static entries as parameters of their own",
                 )
             if ref.factory:
                 raise factory_error(deco, ref, self.src)
@@ -143,7 +144,8 @@ class Decorators(Walker):
                 raise self.src.error(
                     param.node,
                     "JR108",
-                    f"per-leaf statics cannot apply to {param.kind.value} parameter {param.name!r}",
+                    f"per-leaf statics cannot apply to {param.kind.value} parameter {param.name!r}; "
+                    "give the container a named parameter of its own",
                 )
             statics = tuple(name for name, m in marks if Mark.STATIC in m)
             nodes = tuple(f.node for f in info.static_fields)

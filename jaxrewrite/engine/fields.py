@@ -256,7 +256,7 @@ def _check_value(node: ast.expr, spelled: str, name: str, form: FieldForm, src: 
         node,
         "JR131",
         f"cannot tell whether Static field {name!r} is static: {spelled}{ast.unparse(node)} is not "
-        f"True or False",
+        f"True or False; write {spelled}True, or leave it out",
     )
 
 

@@ -70,7 +70,8 @@ def _items(node: ast.expr | None, keyword: str | None, src: Source, item: type[T
         raise src.error(
             node,
             "JR111",
-            f"{keyword} must be a literal {what} to merge with Static parameters, not {ast.unparse(node)!r}",
+            f"{keyword} must be a literal {what} to merge with Static parameters, not {ast.unparse(node)!r}; "
+            f"write its value out literally ({keyword}=(...)), or drop {keyword} and annotate the parameters instead",
         )
     return tuple(items)
 

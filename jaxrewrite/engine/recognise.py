@@ -69,14 +69,15 @@ def bound_keywords(call: ast.Call, positional: tuple[str, ...], what: str, src: 
             raise src.error(
                 arg,
                 "JR109",
-                f"cannot merge Static parameters into {what} arguments passed as *{ast.unparse(arg.value)}",
+                f"cannot merge Static parameters into {what} arguments passed as *{ast.unparse(arg.value)}; "
+                "write the arguments out one by one",
             )
     if len(extra) > len(positional):
         raise src.error(
             extra[len(positional)],
             "JR120",
             f"{what} takes {len(positional)} positional argument{'s' if len(positional) != 1 else ''} after "
-            f"the function, but {len(extra)} are given",
+            f"the function, but {len(extra)} are given; pass the options by keyword",
         )
     named = [ast.keyword(arg=name, value=value) for name, value in zip(positional, extra)]
     for kw, node in zip(named, extra):

@@ -107,7 +107,7 @@ def read_signature(
                         arg,
                         "JR101",
                         f"{_spell(markers)} cannot mark {kind.value} parameter {arg.arg!r}: JAX can only treat "
-                        "named or positional parameters as static",
+                        f"named or positional parameters as static; {_instead_of_varargs(kind, arg, markers, src)}",
                     )
                 array = array_type(arg.annotation, scope)
                 if array is not None:
@@ -200,6 +200,20 @@ def _groups(args: ast.arguments) -> tuple[tuple[Kind, list[ast.arg]], ...]:
 
 def _spell(markers: Marks) -> str:
     return " and ".join(sorted(m.value for m in markers))
+
+
+def _instead_of_varargs(kind: Kind, arg: ast.arg, markers: Marks, src: Source) -> str:
+    """JR101's remedy, spelled with the user's own marker and type: one parameter holding them all."""
+    ann = arg.annotation
+    if isinstance(ann, ast.Subscript) and isinstance(ann.value, (ast.Name, ast.Attribute)):
+        marker, inner = src.segment(ann.value), src.segment(ann.slice)
+    else:  # a bare marker, a string annotation, an alias: the marker's own name
+        marker, inner = min(m.value for m in markers), ""
+    if kind is _VAR_POSITIONAL:
+        held = f"tuple[{inner}, ...]" if inner else "tuple"
+        return f"write one parameter instead, '{arg.arg}: {marker}[{held}]', and pass the values as one tuple"
+    one = f"{marker}[{inner}]" if inner else marker
+    return f"write each keyword as a keyword-only parameter instead ('*, name: {one}')"
 
 
 class MarkerReader:

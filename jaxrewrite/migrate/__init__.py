@@ -78,7 +78,8 @@ def _migrate(text: str, filename: str) -> Migration:
         problems = round_trip(analysis, plan, migrated)
         if not problems:
             done = records(analysis, plan, migrated)
-            return Migration(text, migrated, done, plan.refused + unattached(analysis, module))
+            changes = [(edit.start, edit.end, edit.text) for edit in plan.edits]
+            return Migration(text, migrated, done, plan.refused + unattached(analysis, module), changes)
         excluded.update(problems)
     else:  # pragma: no cover - every round refuses at least one more function
         plan = Plan([], [], [*excluded.values()], {})

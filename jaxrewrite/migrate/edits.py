@@ -58,7 +58,8 @@ def removals(use: Use, src: Source) -> dict[int, tuple[ast.Call, set[int]]]:
         raise Refused(
             Reason.ALIAS,
             f"{kw.arg} is written in an alias (line {kw.value.lineno}) that {src.segment(use.node).strip()!r} "
-            "refers to; removing it there would change every use of the alias",
+            "refers to; removing it there would change every use of the alias; write the spec at each use "
+            "instead of in the alias",
         )
     for call, removed in out.values():
         kept_after = False
@@ -66,7 +67,8 @@ def removals(use: Use, src: Source) -> dict[int, tuple[ast.Call, set[int]]]:
             if id(arg) in removed and kept_after:
                 raise Refused(
                     Reason.POSITIONAL,
-                    f"a spec is passed to {t.name} by position before other positional arguments",
+                    f"a spec is passed to {t.name} by position before other positional arguments; "
+                    "write it as a keyword first",
                 )
             if id(arg) not in removed:
                 kept_after = True

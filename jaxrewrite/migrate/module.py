@@ -74,9 +74,14 @@ class ModuleText:
         elif cut is not None:
             first_line = cut  # the def, class or decorator the head stops at
         else:
-            raise Refused(Reason.MODULE, "the module has no statement after its header")
+            raise Refused(
+                Reason.MODULE, "the module has no statement after its header; write the pragma and markers by hand"
+            )
         if index > 0 and (body[index - 1].end_lineno or 0) >= first_line:
-            raise Refused(Reason.MODULE, "the module header shares a line with code: no line for the pragma")
+            raise Refused(
+                Reason.MODULE,
+                "the module header shares a line with code: no line for the pragma; put that code on a line of its own",
+            )
         if not enabled:
             self._check_enabling(analysis, planned)
         spelling, missing = self._spelling(needed, body)
@@ -109,7 +114,8 @@ class ModuleText:
                 raise Refused(
                     Reason.MODULE,
                     f"{name!r} (line {use.target.lineno}) already has jaxrewrite markers, "
-                    "which the pragma would bring to life",
+                    "which the pragma would bring to life; check them, then write the pragma "
+                    f"('{PRAGMA}') by hand and migrate again",
                 )
 
     def _spelling(self, needed: set[Mark], head: list[ast.stmt]) -> tuple[dict[Mark, str], set[Mark]]:

@@ -13,7 +13,7 @@ from jaxrewrite.engine.reading import BY_KEYWORD, Meaning, spell
 from jaxrewrite.engine.signature import Param, Signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.specs import has_spec
-from jaxrewrite.engine.specs.base import donated_static
+from jaxrewrite.engine.specs.base import donated_static, undonate
 from jaxrewrite.engine.specs.lists import (
     meaning_of_statics,
     meaning_of_values,
@@ -86,7 +86,9 @@ def _plan_function(func: Function, uses: list[Use], enabled: bool, src: Source) 
     before: dict[int, Meaning] = {}
     statics: dict[str, Mark] = {}
     if any(use.leaves for use in uses):
-        raise Refused(Reason.DISAGREE, f"{func.name!r} already has per-leaf statics")
+        raise Refused(
+            Reason.DISAGREE, f"{func.name!r} already has per-leaf statics; write its other static markers by hand"
+        )
     for use in candidates:
         t = use.transform
         removals(use, src)
@@ -100,7 +102,8 @@ def _plan_function(func: Function, uses: list[Use], enabled: bool, src: Source) 
                 raise Refused(
                     Reason.HIDDEN_SIGNATURE,
                     f"{t.name} infers its static names from the signature of {ast.unparse(hidden[0])!r}, "
-                    "which the source does not show",
+                    "which the source does not show; apply the transform directly to the def, or list the "
+                    f"static positions in {t.argnums}",
                 )
         params = static_params(t, meaning, sig)
         for p in params:
@@ -112,7 +115,8 @@ def _plan_function(func: Function, uses: list[Use], enabled: bool, src: Source) 
                 raise Refused(
                     Reason.ONE_WAY,
                     f"{p.name!r} is static only when passed by {how} ({missing} leaves it out); "
-                    "an annotation makes it static both ways",
+                    f"an annotation makes it static both ways; list it in {missing} too if it should be, then "
+                    "migrate again",
                 )
         _check_donation(use, t, params, src)
         mark = Mark.NODIFF if Mark.NODIFF in t.markers else Mark.STATIC
@@ -148,7 +152,11 @@ def _check_donation(use: Use, t: Transform, params: list[Param], src: Source) ->
     except RewriteError as err:  # a donate keyword that is not a literal int/str list
         raise Refused(Reason.NON_LITERAL, err.msg) from None
     if p is not None:
-        raise Refused(Reason.DONATED, f"{p.name!r} is static and also donated to {t.name}")
+        raise Refused(
+            Reason.DONATED,
+            f"{p.name!r} is static and also donated to {t.name}; "
+            f"{undonate(t, p, keywords, src)}, then migrate again",
+        )
 
 
 
@@ -179,7 +187,8 @@ def _check_agreement(
             if not entry_none:
                 raise Refused(
                     Reason.DISAGREE,
-                    f"{where} would change: marking {p.name!r} Static makes its in_axes entry None",
+                    f"{where} would change: marking {p.name!r} Static makes its in_axes entry None; write None "
+                    "there first if it should not be mapped, then migrate again",
                 )
         return
     if t.spec is not SpecKind.LISTS:
@@ -188,7 +197,10 @@ def _check_agreement(
         return
     if any(kw.arg is None for kw in use.written):
         unpacked = next(kw for kw in use.written if kw.arg is None)
-        raise Refused(Reason.UNPACKED, f"{where} passes **{ast.unparse(unpacked.value)}, which may hold a spec")
+        raise Refused(
+            Reason.UNPACKED,
+            f"{where} passes **{ast.unparse(unpacked.value)}, which may hold a spec; write the keywords out by name",
+        )
     if id(use) not in before:
         if enabled and use.values is not None:
             before[id(use)] = meaning_of_values(t, use.values)
@@ -200,14 +212,17 @@ def _check_agreement(
     for p in after_static:
         if t.argnames is None and p.position is None:
             raise Refused(
-                Reason.DISAGREE, f"{where} cannot take keyword-only {p.name!r} as static: {t.positions_only}"
+                Reason.DISAGREE,
+                f"{where} cannot take keyword-only {p.name!r} as static: {t.positions_only}; make {p.name!r} "
+                "positional, or leave the function as written",
             )
     after = meaning_of_statics(t, after_static)
     was_meaning = {k: v for k, v in before[id(use)].items() if v}
     if was_meaning != {k: v for k, v in after.items() if v}:
         raise Refused(
             Reason.DISAGREE,
-            f"{where} says {spell(before[id(use)])}, but the annotations would give it {spell(after)}",
+            f"{where} says {spell(before[id(use)])}, but the annotations would give it {spell(after)}; "
+            "give every use of the function the same spec, then migrate again",
         )
 
 

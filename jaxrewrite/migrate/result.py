@@ -3,7 +3,7 @@ finding with its code (JR2nn) and the reason name ``jaxrewrite migrate`` has alw
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from jaxrewrite.engine.diagnostics import CODES, Diagnostic
 # The reasons are the engine's (its one reading of JAX's specs refuses with them): re-exported.
@@ -83,6 +83,8 @@ class Migration:
     text: str
     migrated: list[Migrated]
     refused: list[Refusal]
+    #: (start, end, text) of each edit that made ``text`` from ``original``: what a diff compares.
+    changes: list[tuple[int, int, str]] = field(default_factory=list)
 
     @classmethod
     def unchanged(cls, text: str, refused: list[Refusal] | None = None) -> Migration:

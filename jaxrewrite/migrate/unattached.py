@@ -29,30 +29,32 @@ def unattached(analysis: Analysis, module: ModuleText) -> list[Refusal]:
     analysis could not read. Only the nodes around a spec keyword that no use covers are visited
     (most files have none); the scopes are built only then."""
     src = analysis.source
-    covered = [(src.start(use.node), src.end(use.node)) for use in analysis.uses]
+    covered = _Covered(analysis)
     lines = sorted(
         {
             bisect.bisect_right(src.line_starts, match.start())
             for match in _SPEC_WORD.finditer(src.text)
-            if not any(start <= match.start() < end for start, end in covered)
+            if not covered(match.start())
         }
     )
     if not lines:
         return []
     scopes = build_scopes(module.tree, defer=False)
     try:
-        return _Finder(analysis, lines, scopes).run(module.tree)
+        return _Finder(analysis, lines, scopes, covered).run(module.tree)
     finally:
         scopes.release()
 
 
 class _Finder:
-    def __init__(self, analysis: Analysis, lines: list[int], scopes: ScopeTree) -> None:
+    def __init__(self, analysis: Analysis, lines: list[int], scopes: ScopeTree, covered: _Covered) -> None:
         self.analysis = analysis
+        self.covered = covered
         self.lines = lines
         self.scopes = scopes
         self.found: list[Refusal] = []
         self.seen: set[int] = set()
+        self.scope_of: dict[int, Scope] | None = None
 
     def run(self, tree: ast.Module) -> list[Refusal]:
         self.visit(tree, None, set())
@@ -85,9 +87,7 @@ class _Finder:
         if not any(kw.arg in _WORDS for kw in node.keywords):
             return None
         analysis = self.analysis
-        src = analysis.source
-        start = src.start(node)
-        if any(src.start(use.node) <= start < src.end(use.node) for use in analysis.uses):
+        if self.covered(analysis.source.start(node)):
             return None
         name = _transform_name(node.func)
         if func is not None:  # a decorator of a def that no use covers
@@ -95,7 +95,11 @@ class _Finder:
                 return None
             top = min([func.lineno, *(d.lineno for d in func.decorator_list)])
             first = next((d for d in analysis.errors if top <= d.line <= func.lineno), None)
-            why = f": {first.code} {first.message}" if first is not None else ""
+            why = (  # the engine's finding ends in its own remedy
+                f": {first.code} {first.message}"
+                if first is not None
+                else "; spell it as the transform itself (jax.jit(...)) or functools.partial of it"
+            )
             return Refusal(
                 Reason.UNREADABLE,
                 f"the analysis does not read this decorator as a transform of the def{why}",
@@ -106,28 +110,56 @@ class _Finder:
             return None  # a partial or factory not applied here (an alias definition): reported at its uses
         arg = node.args[0]
         if isinstance(arg, ast.Lambda):
-            what = "a lambda, which cannot carry annotations"
+            what = "a lambda, which cannot carry annotations; make it a def"
         elif isinstance(arg, ast.Name):
             imported = _imported(arg.id, self.scope_at(node.lineno))
             if imported is not None:
-                what = f"{arg.id!r}, which lives in another module ({imported})"
+                what = f"{arg.id!r}, which lives in another module ({imported}); migrate the module that defines it"
             else:
-                what = f"{arg.id!r}, which is not statically one def of this module"
+                what = f"{arg.id!r}, which is not statically one def of this module; apply {name} to the def itself"
         elif isinstance(arg, ast.Attribute):
-            what = f"{ast.unparse(arg)!r}, which lives in another module or object"
+            what = f"{ast.unparse(arg)!r}, which lives in another module or object; migrate where it is defined"
         else:
-            what = f"{ast.unparse(arg)!r}, which is not a def of this module"
+            what = f"{ast.unparse(arg)!r}, which is not a def of this module; apply {name} to a def itself"
         return Refusal(Reason.NOT_LOCAL, f"{name} is applied to {what}", node.lineno)
 
     def scope_at(self, line: int) -> Scope:
         """The scope a statement on ``line`` runs in: the innermost statement holding the line."""
-        best = None
-        for first, last, _, scope, _ in self.scopes.statements:
-            if first > line:
-                break
-            if line <= last and (best is None or first >= best[0]):
-                best = (first, scope)
-        return self.scopes.module if best is None else best[1]
+        if self.scope_of is None:
+            self.scope_of = _innermost(self.scopes)
+        return self.scope_of.get(line, self.scopes.module)
+
+
+class _Covered:
+    """Is an offset inside some use's expression? The spans merged and sorted once, then one
+    bisection per question: a scan of every use per spec keyword made migrate quadratic."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        src = analysis.source
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        for start, end in sorted((src.start(use.node), src.end(use.node)) for use in analysis.uses):
+            if self.ends and start <= self.ends[-1]:
+                self.ends[-1] = max(self.ends[-1], end)
+            else:
+                self.starts.append(start)
+                self.ends.append(end)
+
+    def __call__(self, offset: int) -> bool:
+        at = bisect.bisect_right(self.starts, offset) - 1
+        return at >= 0 and offset < self.ends[at]
+
+
+def _innermost(scopes: ScopeTree) -> dict[int, Scope]:
+    """Per line, the scope of the innermost statement holding it, in one sweep (a scan of every
+    statement per call made migrate quadratic). The statements (simple ones and compound
+    headers: a few lines each) come sorted by first line, so a later one holding a line is
+    inside the earlier and overwrites it."""
+    found: dict[int, Scope] = {}
+    for first, last, _, scope, _ in scopes.statements:
+        for line in range(first, last + 1):
+            found[line] = scope
+    return found
 
 
 def _imported(name: str, scope: Scope) -> str | None:

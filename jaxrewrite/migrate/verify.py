@@ -4,6 +4,7 @@ what was migrated, with where each use now stands."""
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 
 from jaxrewrite.engine import specs, splice
@@ -18,23 +19,27 @@ from jaxrewrite.migrate.plan import Plan, PlannedFunction
 from jaxrewrite.migrate.result import Migrated, Reason, Refusal, Refused, UseRecord
 
 
-def _offset_map(edits: Sequence[splice.Edit]) -> list[tuple[int, int]]:
-    """(old offset at or after which, shift) steps, for old-to-new offsets of unedited text."""
-    steps: list[tuple[int, int]] = []
+#: What a function the round trip refuses can still get: its markers, written by hand.
+BY_HAND = "; write its markers by hand"
+
+
+def _offset_map(edits: Sequence[splice.Edit]) -> tuple[list[int], list[int]]:
+    """Old-to-new offsets of unedited text: the end of each edit in order, and the total shift
+    from the edits up to it (a bisection, not a scan, per offset: migrate stays linear)."""
+    ends: list[int] = []
+    shifts: list[int] = []
     shift = 0
     for edit in sorted(edits, key=lambda e: (e.start, e.end)):
         shift += len(edit.text) - (edit.end - edit.start)
-        steps.append((edit.end, shift))
-    return steps
+        ends.append(edit.end)
+        shifts.append(shift)
+    return ends, shifts
 
 
-def _new_offset(steps: list[tuple[int, int]], old: int) -> int:
-    shift = 0
-    for at, total in steps:
-        if at > old:
-            break
-        shift = total
-    return old + shift
+def _new_offset(steps: tuple[list[int], list[int]], old: int) -> int:
+    ends, shifts = steps
+    at = bisect.bisect_right(ends, old)  # the edits ending at or before ``old``
+    return old + (shifts[at - 1] if at else 0)
 
 
 def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
@@ -53,9 +58,12 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
     try:
         after = analyze(text, src.filename)
     except SyntaxError as err:  # a bug in the edits: report it rather than write it
-        return module_wide(f"the migrated text does not parse ({err.msg}, line {err.lineno}): a jaxrewrite bug")
+        return module_wide(
+            f"the migrated text does not parse ({err.msg}, line {err.lineno}): a jaxrewrite bug; report it, and "
+            "write the markers by hand"
+        )
     if not after.header.enabled:
-        return module_wide("the pragma added to the header is not recognised")
+        return module_wide("the pragma added to the header is not recognised (a jaxrewrite bug); write it by hand")
     spans = []
     for p in plan.planned:
         first = min([p.func.lineno, *(d.lineno for d in p.func.decorator_list)])
@@ -84,27 +92,32 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
         mine = owner.get(id(was))
         if mine is None:
             if use.needs_edit and not analysis.header.enabled:
-                return module_wide(f"the pragma would change the {t.name} use at line {was.node.lineno}")
+                return module_wide(
+                    f"the pragma would change the {t.name} use at line {was.node.lineno}; check that use, then write "
+                    "the pragma by hand and migrate again"
+                )
             continue
         p = mine
         if t.spec is not SpecKind.LISTS:
             if use.needs_edit and not (analysis.header.enabled and was.needs_edit):
-                refuse(p, f"the {t.name} use at line {was.node.lineno} would be rewritten")
+                refuse(p, f"the {t.name} use at line {was.node.lineno} would be rewritten{BY_HAND}")
             continue
         now = meaning_of_values(t, use.values) if use.values is not None else _read_or_none(use, new_src)
         expected = p.before.get(id(was))
         if now is None or expected is None:
-            refuse(p, f"the {t.name} use at line {was.node.lineno} cannot be read back")
+            refuse(p, f"the {t.name} use at line {was.node.lineno} cannot be read back{BY_HAND}")
             continue
         if {k: v for k, v in now.items() if v} != {k: v for k, v in expected.items() if v}:
             refuse(
                 p,
-                f"the {t.name} use at line {was.node.lineno} would get {spell(now)}, not {spell(expected)}",
+                f"the {t.name} use at line {was.node.lineno} would get {spell(now)}, not {spell(expected)}{BY_HAND}",
             )
     for p in plan.planned:
         for use in p.uses:
             if id(use) not in seen and has_spec(use):
-                refuse(p, f"the engine does not see the {use.transform.name} use at line {use.node.lineno} as Static")
+                refuse(
+                    p, f"the engine does not see the {use.transform.name} use at line {use.node.lineno} as Static{BY_HAND}"
+                )
     return problems
 
 
@@ -122,15 +135,7 @@ def records(analysis: Analysis, plan: Plan, migrated: str) -> list[Migrated]:
     starts = Source(migrated, src.filename).line_starts
 
     def new_line(offset: int) -> int:
-        new = _new_offset(steps, offset)
-        lo, hi = 0, len(starts) - 1
-        while lo < hi:  # the last line start at or before ``new``
-            mid = (lo + hi + 1) // 2
-            if starts[mid] <= new:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo + 1
+        return bisect.bisect_right(starts, _new_offset(steps, offset))  # the line holding it
 
     out = []
     for p in plan.planned:

@@ -56,14 +56,16 @@ def complete(use: SpecUse) -> Values | None:
                 raise src.error(
                     node,
                     "JR113",
-                    f"{t.argnums} has {len(node.elts)} entries, but Static parameter {p.name!r} is at position {at}",
+                    f"{t.argnums} has {len(node.elts)} entries, but Static parameter {p.name!r} is at position {at}; "
+                    f"give {t.argnums} one entry per positional parameter, None at {p.name!r}'s",
                 )
             entry = node.elts[at]
             if not (isinstance(entry, ast.Constant) and entry.value is None):
                 raise src.error(
                     entry,
                     "JR113",
-                    f"{t.argnums} maps Static parameter {p.name!r} over axis {ast.unparse(entry)}; a static argument needs None",
+                    f"{t.argnums} maps Static parameter {p.name!r} over axis {ast.unparse(entry)}; a static argument "
+                    "is not mapped: write None at its position",
                 )
         return None
     if not static:
@@ -76,7 +78,8 @@ def complete(use: SpecUse) -> Values | None:
         raise src.error(
             node or where,
             "JR114",
-            f"{t.argnums} must be a literal int, None or tuple to merge with Static parameters, not {ast.unparse(node) if node else '?'}",
+            f"{t.argnums} must be a literal int, None or tuple to merge with Static parameters, not "
+            f"{ast.unparse(node) if node else '?'}; write its value out literally ({t.argnums}=(0, None, ...))",
         )
     if sig.var_positional:
         raise src.error(
@@ -95,16 +98,26 @@ def read(use: Use, sig: Signature, src: Source) -> Reading:
     node = None
     for kw in use.written:
         if kw.arg is None:
-            raise Refused(Reason.UNPACKED, f"{t.name} arguments passed as **{ast.unparse(kw.value)} may hold a spec")
+            raise Refused(
+                Reason.UNPACKED,
+                f"{t.name} arguments passed as **{ast.unparse(kw.value)} may hold a spec; write the keywords out by name",
+            )
         if kw.arg == t.argnums:
             node = kw.value
     axes = 0 if node is None else literal(node)
     if axes is MISSING:
-        raise Refused(Reason.NON_LITERAL, f"{t.argnums}={ast.unparse(node) if node else '?'} is not a literal")
+        raise Refused(
+            Reason.NON_LITERAL,
+            f"{t.argnums}={ast.unparse(node) if node else '?'} is not a literal; write its value out literally",
+        )
     if _axis(axes):
         return Reading({t.argnums: frozenset()}, False)
     if not isinstance(axes, (tuple, list)) or sig.var_positional or len(axes) != sig.n_positional:
-        raise Refused(Reason.UNREADABLE, f"{t.argnums} does not give one axis per positional parameter")
+        raise Refused(
+            Reason.UNREADABLE,
+            f"{t.argnums} does not give one axis per positional parameter; write a tuple with one entry per "
+            "positional parameter",
+        )
     meaning: Meaning = {t.argnums: frozenset(i for i, axis in enumerate(axes) if not _axis(axis))}
     return Reading(meaning, False)
 

@@ -57,7 +57,8 @@ def marked(use: SpecUse) -> Marked | None:
             raise src.error(
                 kw.value,
                 "JR109",
-                f"cannot merge Static parameters into {t.name} keywords passed as **{ast.unparse(kw.value)}",
+                f"cannot merge Static parameters into {t.name} keywords passed as **{ast.unparse(kw.value)}; "
+                "write the keywords out by name",
             )
     effective = {kw.arg: kw.value for kw in ref.keywords if kw.arg is not None}
     if t.argnames is None:
@@ -89,8 +90,8 @@ def _check_arrays(t: Transform, static: tuple[Param, ...], sig: Signature, src: 
                 "JR123",
                 f"{p.name!r} is {what} but annotated as an array ({arrays[p.name]}); {t.name}'s "
                 f"{t.argnums} are for non-array values (under jax.jit an array there becomes a tracer "
-                f"the rules close over: UnexpectedTracerError). Drop the marker and pass it as an "
-                f"ordinary argument; its bwd rule may return None for it (a zero cotangent)",
+                f"the rules close over: UnexpectedTracerError); drop the marker and pass it as an "
+                f"ordinary argument (its bwd rule may return None for it: a zero cotangent)",
             )
 
 
@@ -113,29 +114,38 @@ def _check_donation(t: Transform, static: tuple[Param, ...], effective: dict[str
         raise src.error(
             p.node,
             "JR112",
-            f"{p.name!r} is Static and also donated to {t.name}; a static argument cannot be donated",
+            f"{p.name!r} is Static and also donated to {t.name}; a static argument cannot be donated: "
+            f"{undonate(t, p, effective, src)}, or drop the Static marker",
         )
+
+
+def undonate(t: Transform, p: Param, effective: Mapping[str, ast.expr], src: Source) -> str:
+    """What to write instead of donating a static ``p``: which donate keyword to drop it from
+    (shared with migrate)."""
+    nums, names = _donated(t, effective, src)
+    drop = [f"{p.position} from {t.donate_argnums}"] if p.position in nums else []
+    drop += [f"{p.name!r} from {t.donate_argnames}"] if p.name in names else []
+    return f"drop {' and '.join(drop)}"
 
 
 def donated_static(
     t: Transform, static: Sequence[Param], effective: Mapping[str, ast.expr], src: Source
 ) -> Param | None:
     """The first of ``static`` that the use's literal donate keywords also donate (shared with migrate)."""
+    nums, names = _donated(t, effective, src)
+    return next((p for p in static if p.position in nums or p.name in names), None)
+
+
+def _donated(t: Transform, effective: Mapping[str, ast.expr], src: Source) -> tuple[set[int], set[str]]:
+    """The positions and names the use's literal donate keywords donate."""
     nums_node = effective.get(t.donate_argnums) if t.donate_argnums else None
     names_node = effective.get(t.donate_argnames) if t.donate_argnames else None
-    if nums_node is None and names_node is None:
-        return None
-    donated_nums = (
-        set(literal_ints(nums_node, t.donate_argnums, src))
-        if nums_node is not None and literal(nums_node) is not MISSING
-        else set()
+    nums = nums_node is not None and literal(nums_node) is not MISSING
+    names = names_node is not None and literal(names_node) is not MISSING
+    return (
+        set(literal_ints(nums_node, t.donate_argnums, src)) if nums else set(),
+        set(literal_strs(names_node, t.donate_argnames, src)) if names else set(),
     )
-    donated_names = (
-        set(literal_strs(names_node, t.donate_argnames, src))
-        if names_node is not None and literal(names_node) is not MISSING
-        else set()
-    )
-    return next((p for p in static if p.position in donated_nums or p.name in donated_names), None)
 
 
 def vararg_name(sig: Signature) -> str:

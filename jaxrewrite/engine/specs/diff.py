@@ -41,7 +41,8 @@ def complete(use: SpecUse) -> Values | None:
         raise src.error(
             next(kw.value for kw in ref.keywords if kw.arg is None),
             "JR109",
-            f"cannot check Static/NoDiff parameters against {t.name} keywords passed as **mapping",
+            f"cannot check Static/NoDiff parameters against {t.name} keywords passed as **mapping; "
+            "write the keywords out by name",
         )
     nums = literal_ints(node, t.argnums, src) if node is not None else (0,)
     n = sig.n_positional
@@ -63,4 +64,7 @@ def complete(use: SpecUse) -> Values | None:
 def read(use: Use, sig: Signature, src: Source) -> Reading:
     """Refused: ``argnums`` lists what is differentiated; nothing in it is static."""
     t = use.transform
-    raise Refused(Reason.UNSUPPORTED, f"{t.name}'s {t.argnums} lists what it differentiates, not what is static")
+    raise Refused(
+        Reason.UNSUPPORTED,
+        f"{t.name}'s {t.argnums} lists what it differentiates, not what is static; leave it as written",
+    )

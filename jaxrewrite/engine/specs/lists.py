@@ -116,7 +116,8 @@ def _effective(use: Use) -> dict[str, ast.expr]:
         if kw.arg is None:
             raise Refused(
                 Reason.UNPACKED,
-                f"{use.transform.name} arguments passed as **{ast.unparse(kw.value)} may hold a spec",
+                f"{use.transform.name} arguments passed as **{ast.unparse(kw.value)} may hold a spec; "
+                "write the keywords out by name",
             )
         written[kw.arg] = kw.value
     return written
@@ -147,7 +148,7 @@ def _read(
 
 def _not_literal(node: ast.expr, keyword: str, what: str) -> str:
     kind = "" if literal(node) is MISSING else f" {what}"
-    return f"{keyword}={ast.unparse(node)} is not a literal{kind}"
+    return f"{keyword}={ast.unparse(node)} is not a literal{kind}; write its value out literally"
 
 
 def _check_positions(nums: Iterable[int], sig: Signature, keyword: str) -> None:
@@ -156,14 +157,19 @@ def _check_positions(nums: Iterable[int], sig: Signature, keyword: str) -> None:
             raise Refused(
                 Reason.NEGATIVE,
                 f"{keyword} has {i}: JAX counts it from the end of each call's positional arguments, "
-                "so no one parameter stands for it",
+                "so no one parameter stands for it; write the parameter's position from the start",
             )
         if i >= sig.n_positional:
             if sig.var_positional:
-                raise Refused(Reason.VARARGS, f"{keyword} has {i}, which falls into *{vararg_name(sig)}")
+                raise Refused(
+                    Reason.VARARGS,
+                    f"{keyword} has {i}, which falls into *{vararg_name(sig)}; write one parameter instead of "
+                    f"*{vararg_name(sig)}, holding the values as a tuple",
+                )
             raise Refused(
                 Reason.OUT_OF_RANGE,
-                f"{keyword} has {i}, but the function takes {sig.n_positional} positional parameters",
+                f"{keyword} has {i}, but the function takes {sig.n_positional} positional parameters; "
+                f"take {i} out of {keyword} (JAX rejects it)",
             )
 
 
@@ -174,11 +180,21 @@ def _check_names(names: Iterable[str], sig: Signature, keyword: str, positional:
         p = named.get(name)
         if p is None:
             where = f" (it would be an entry of **{kwargs})" if kwargs else ""
-            raise Refused(Reason.NOT_IN_SIGNATURE, f"{keyword} names {name!r}, which is not a parameter{where}")
+            raise Refused(
+                Reason.NOT_IN_SIGNATURE,
+                f"{keyword} names {name!r}, which is not a parameter{where}; correct or take out {name!r}",
+            )
         if p.kind is Kind.POSITIONAL_ONLY:
-            raise Refused(Reason.NOT_IN_SIGNATURE, f"{keyword} names {name!r}, which is positional-only")
+            raise Refused(
+                Reason.NOT_IN_SIGNATURE,
+                f"{keyword} names {name!r}, which is positional-only; give its position instead, or make it "
+                "positional-or-keyword",
+            )
         if positional and p.kind is not Kind.POSITIONAL_OR_KEYWORD:
-            raise Refused(Reason.NOT_IN_SIGNATURE, f"{keyword} names {name!r}, which is keyword-only: JAX ignores it")
+            raise Refused(
+                Reason.NOT_IN_SIGNATURE,
+                f"{keyword} names {name!r}, which is keyword-only: JAX ignores it; take {name!r} out of {keyword}",
+            )
 
 
 def read(use: Use, sig: Signature, src: Source) -> Reading:
@@ -198,7 +214,7 @@ def read(use: Use, sig: Signature, src: Source) -> Reading:
                 raise Refused(
                     Reason.UNSUPPORTED,
                     f"{t.name}'s {word} is honoured by JAX only in some configurations; the engine writes "
-                    f"{t.argnums} alone",
+                    f"{t.argnums} alone; write the positions in {t.argnums} instead",
                 )
             _check_names(extra_names, sig, word, positional=True)
             extra_positions = tuple(p.position for p in sig.params if p.name in extra_names and p.position is not None)

@@ -37,7 +37,8 @@ def registration_values(
             raise src.error(
                 kw.value,
                 "JR109",
-                f"cannot merge Static fields into {t.name} keywords passed as **{ast.unparse(kw.value)}",
+                f"cannot merge Static fields into {t.name} keywords passed as **{ast.unparse(kw.value)}; "
+                "write the keywords out by name",
             )
     effective = {kw.arg: kw.value for kw in keywords if kw.arg is not None}
     user_data = literal_strs(effective.get(t.data_fields), t.data_fields, src)
@@ -45,7 +46,12 @@ def registration_values(
     dropped = set(literal_strs(effective.get(t.drop_fields), t.drop_fields, src))
     for f in static:
         if f.name in user_data:
-            raise src.error(f.node, "JR116", f"field {f.name!r} is Static but listed in {t.data_fields}")
+            raise src.error(
+                f.node,
+                "JR116",
+                f"field {f.name!r} is Static but listed in {t.data_fields}; take it out of {t.data_fields}, "
+                "or drop the Static marker",
+            )
     if t.data_fields in effective and t.meta_fields in effective:
         meta = tuple(user_meta) + tuple(f.name for f in static if f.name not in user_meta)
         data = tuple(user_data)
