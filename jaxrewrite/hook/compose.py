@@ -63,9 +63,8 @@ def rewritten_bytes(data: bytes, path: str) -> bytes | None:
 
 def _composed_get_data(self: Any, path: str) -> bytes:
     __tracebackhide__ = True  # noqa: F841  (pytest hides this frame)
-    assert _get_data is not None
-    data = _get_data(self, path)
-    if _foreign(self, path):
+    data = _get_data(self, path)  # type: ignore[misc]  # set by enable() before this is reachable
+    if type(self) is not SourceFileLoader and _foreign(self, path):  # nearly every import: the plain loader
         try:
             rewritten = rewritten_bytes(data, path)
         except SyntaxError as err:
@@ -77,14 +76,13 @@ def _composed_get_data(self: Any, path: str) -> bytes:
 
 def _composed_path_stats(self: Any, path: str) -> Mapping[str, Any]:
     __tracebackhide__ = True  # noqa: F841
-    assert _path_stats is not None
-    if _foreign(self, path):
+    if type(self) is not SourceFileLoader and _foreign(self, path):
         from jaxrewrite.hook.finder import _read_source
 
         data, _ = _read_source(path, True)
         if data is not None and _opts_in(data) is not None:
             raise OSError(f"{path} opts in to jaxrewrite: {type(self).__qualname__}'s pyc is not used for it")
-    return _path_stats(self, path)
+    return _path_stats(self, path)  # type: ignore[misc]
 
 
 def _opts_in(data: bytes) -> Header | None:
