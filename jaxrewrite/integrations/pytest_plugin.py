@@ -44,8 +44,10 @@ __all__ = ["assertion_pipeline", "pipeline_name"]
 INI = "jaxrewrite_packages"
 #: The switch for a marked module that runs unrewritten: "error" (the default) or "warn".
 NOT_REWRITTEN = "jaxrewrite_not_rewritten"
-#: The filter that makes NotRewrittenWarning an error by default (``-W`` on the command line wins).
-ERROR_FILTER = "error::jaxrewrite.NotRewrittenWarning"
+#: The filter that makes NotRewrittenWarning an error by default (``-W`` on the command line wins):
+#: where jaxrewrite read the module and found what is lost ("module 'x' was not rewritten, so ...").
+#: Code it cannot read (a string compiled and run) still warns: it cannot tell whether anything is.
+ERROR_FILTER = "error:module :jaxrewrite.NotRewrittenWarning"
 
 
 @dataclass
