@@ -146,3 +146,18 @@ def test_caches_stay_exact(project: Path, tool: str) -> None:
         assert both["traces"] == [2, 3] and both["check"] is not None
         alone = run(project, tool, "tool-only", bytecode=True)
         assert alone["traces"] in (["traced"], [])  # traced, or refused by the checker before the body
+
+
+def test_the_warning_names_the_loader(project: Path) -> None:
+    """Without jaxrewrite's hook, the module another tool loaded runs unrewritten: the warning
+    says which loader loaded it, then what to do."""
+    proc = python(
+        "-c",
+        f"INSTALL = {INSTALL!r}\n" + CHILD,
+        "typeguard",
+        "tool-only",
+        cwd=project,
+        env=child_env(path=[project]),
+    )
+    assert "NotRewrittenWarning: module 'pkgc.mod' was not rewritten" in proc.stderr, proc.stderr
+    assert "it was loaded by typeguard._importhook.TypeguardLoader: no import hook is installed" in proc.stderr
