@@ -191,6 +191,8 @@ def test_a_rewrite_error_is_a_collection_error_at_the_users_line(pytester: pytes
             r"E\s+jaxrewrite\.errors\.RewriteError: JR101 Static cannot mark \*args parameter 'sizes'.*",
         ]
     )
+    # The hook's own frames are hidden, as pytest hides its own (__tracebackhide__).
+    result.stdout.no_fnmatch_line("*jaxrewrite/hook/*")
 
 
 def test_the_hook_for_test_modules_is_gone_once_collection_is_over(pytester: pytest.Pytester) -> None:
