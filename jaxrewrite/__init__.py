@@ -38,6 +38,7 @@ _MARKERS = _markers.UNCHECKED
 def __getattr__(name: str) -> Any:
     # A marker fetched by a module that needed the rewrite and did not get it warns (once);
     # see jaxrewrite.hook.notrewritten.
+    __tracebackhide__ = True  # noqa: F841  (a NotRewrittenWarning raised as an error points at the import)
     marker = _MARKERS.get(name)
     if marker is not None:
         _notrewritten.check_importer(_notrewritten.caller())

@@ -31,6 +31,14 @@ class RunModule:
 
 
 @dataclass(frozen=True)
+class RunCode:
+    """``-c CODE``: as ``python -c CODE``, with the hook installed."""
+
+    code: str
+    args: list[str]
+
+
+@dataclass(frozen=True)
 class Show:
     targets: tuple[str, ...]
     diff: bool
@@ -53,7 +61,7 @@ class Done:
     err: str = ""
 
 
-Command = Union[RunScript, RunModule, Show, Delegate, Done]
+Command = Union[RunScript, RunModule, RunCode, Show, Delegate, Done]
 
 
 @dataclass(frozen=True)
@@ -66,7 +74,7 @@ class Subcommand:
 
 
 def usage(prog: str) -> str:
-    lines = [f"usage: {prog} [-h] [--version] [--] SCRIPT [ARGS ...]", f"       {prog} -m MODULE [ARGS ...]"]
+    lines = [f"usage: {prog} [-h] [--version] [--] SCRIPT [ARGS ...]", f"       {prog} -m MODULE [ARGS ...]", f"       {prog} -c CODE [ARGS ...]"]
     lines.extend(f"       {prog} {word} {sub.usage}" for word, sub in SUBCOMMANDS.items())
     return "\n".join(lines) + "\n"
 
@@ -79,6 +87,7 @@ def help_text(prog: str) -> str:
         "  SCRIPT [ARGS ...]     run SCRIPT as `python SCRIPT ARGS` would (a directory or zip\n"
         "                        file runs its __main__.py); SCRIPT is rewritten if it opts in\n"
         "  -m MODULE [ARGS ...]  run library module MODULE as `python -m MODULE ARGS` would\n"
+        "  -c CODE [ARGS ...]    run CODE as `python -c CODE ARGS` would (rewritten if it opts in)\n"
         + "".join(sub.help for sub in SUBCOMMANDS.values())
         + f"  --                    the next argument is SCRIPT even if it looks like an option or is\n"
         f"                        one of the command words ({', '.join(SUBCOMMANDS)})\n"
@@ -100,11 +109,15 @@ def parse(argv: Sequence[str], prog: str) -> Command:
         return Done(0, out=f"jaxrewrite {__version__}\n")
     if first in SUBCOMMANDS:
         return SUBCOMMANDS[first].parse(rest, prog)
-    if first == "-m" or first == "--":
+    if first in ("-m", "-c", "--"):
         if not rest:
-            what = "the -m option" if first == "-m" else "--"
+            what = f"the {first} option" if first != "--" else "--"
             return Done(2, err=f"{prog}: argument expected after {what}\n{usage(prog)}")
+        if first == "-c":
+            return RunCode(rest[0], rest[1:])
         return RunModule(rest[0], rest[1:]) if first == "-m" else RunScript(rest[0], rest[1:])
+    if first.startswith("-c"):
+        return RunCode(first[2:], rest)
     if first.startswith("-m"):
         return RunModule(first[2:], rest)
     if first == "-":
@@ -176,9 +189,11 @@ BROKEN_PIPE = 128 + 13
 def main(argv: Sequence[str] | None = None, prog: str = "jaxrewrite") -> int:
     """Entry point; returns the exit status. Running a program takes over this process."""
     command = parse(sys.argv[1:] if argv is None else argv, prog)
-    if isinstance(command, (RunScript, RunModule)):
+    if isinstance(command, (RunScript, RunModule, RunCode)):
         from jaxrewrite.commands import run as runner
 
+        if isinstance(command, RunCode):
+            return runner.run_code(command.code, command.args)
         # The program's own output is the program's: a broken pipe there is its to handle.
         if isinstance(command, RunModule):
             return runner.run_module(command.name, command.args)

@@ -91,6 +91,7 @@ else:
     def __getattr__(name: str) -> Any:
         """The markers, served so that fetching one tells who fetched it, as ``jaxrewrite``'s are:
         a module that takes them from here and needed the rewrite it did not get warns too."""
+        __tracebackhide__ = True  # noqa: F841  (a NotRewrittenWarning raised as an error points at the import)
         marker = UNCHECKED.get(name)
         if marker is None:
             raise AttributeError(f"module 'jaxrewrite.markers' has no attribute {name!r}")

@@ -261,8 +261,8 @@ def test_usage_help_version(tmp_path: Path) -> None:
     assert helped.returncode == 0 and "show TARGET" in helped.stdout and "-m MODULE" in helped.stdout
     version = jaxrewrite_("--version", cwd=tmp_path)
     assert (version.returncode, version.stdout) == (0, f"jaxrewrite {jaxrewrite.__version__}\n")
-    unknown = jaxrewrite_("-c", "pass", cwd=tmp_path)
-    assert unknown.returncode == 2 and "unknown option '-c'" in unknown.stderr
+    unknown = jaxrewrite_("-x", "pass", cwd=tmp_path)  # -c runs code now, as python's does
+    assert unknown.returncode == 2 and "unknown option '-x'" in unknown.stderr
 
 
 def test_double_dash_runs_a_script_named_show(tmp_path: Path) -> None:
@@ -498,3 +498,29 @@ def test_show_diff_and_migrate_diff_count_a_form_feed_as_python_does(tmp_path: P
     assert shown.returncode == 0 and _hunks_agree_with_their_bodies(shown.stdout) == 1
     assert "@@ -2,6 +2,6 @@" in shown.stdout  # counted by str.splitlines() it would start at 3, not 2
 
+
+
+C_CODE = """\
+# jaxrewrite: enable
+import sys, jax
+from jaxrewrite import Static
+T = []
+@jax.jit
+def f(x, n: Static[int]):
+    T.append(n)
+    return x * n
+hand = jax.jit(lambda x, n: x * n, static_argnames="n")
+print(float(f(1.0, 2)), float(f(1.0, 2)), float(hand(1.0, 2)), T, sys.argv, sys.path[0], __name__)
+"""
+
+
+def test_dash_c_runs_like_python_dash_c(tmp_path: Path) -> None:
+    """``python -m jaxrewrite -c CODE ARGS``: argv, sys.path[0], __name__ and exit status as
+    ``python -c``; code that opts in is rewritten (the Static parameter traced once, as by hand)."""
+    ran = python("-m", "jaxrewrite", "-c", C_CODE, "a", "b", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "2.0 2.0 2.0 [2] ['-c', 'a', 'b']  __main__"
+    for code, status in (("raise SystemExit(3)", 3), ("def (", 1)):
+        ours, theirs = python("-m", "jaxrewrite", "-c", code, cwd=tmp_path), python("-c", code, cwd=tmp_path)
+        assert (ours.returncode, ours.stderr) == (theirs.returncode, theirs.stderr) == (status, theirs.stderr)
+    assert python("-m", "jaxrewrite", "-c", cwd=tmp_path).returncode == 2

@@ -191,6 +191,8 @@ def test_a_rewrite_error_is_a_collection_error_at_the_users_line(pytester: pytes
             r"E\s+jaxrewrite\.errors\.RewriteError: JR101 Static cannot mark \*args parameter 'sizes'.*",
         ]
     )
+    # The hook's own frames are hidden, as pytest hides its own (__tracebackhide__).
+    result.stdout.no_fnmatch_line("*jaxrewrite/hook/*")
 
 
 def test_the_hook_for_test_modules_is_gone_once_collection_is_over(pytester: pytest.Pytester) -> None:
@@ -254,6 +256,7 @@ def test_package():
 @pytest.fixture
 def package(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester.mkpydir("mypkg").joinpath("__init__.py").write_text(PACKAGE)
+    pytester.mkpydir("otherpkg")  # named too: a package that does not exist is an error
     pytester.makepyfile(test_package=USES_PACKAGE)
     return pytester
 
@@ -261,12 +264,72 @@ def package(pytester: pytest.Pytester) -> pytest.Pytester:
 def test_packages_option(package: pytest.Pytester) -> None:
     run(package, "--jaxrewrite-packages=mypkg,otherpkg").assert_outcomes(passed=1)
     run(package, "--jaxrewrite-packages", "mypkg", "--jaxrewrite-packages", "otherpkg").assert_outcomes(passed=1)
-    without = run(package)
+    without = run(package, "-o", "jaxrewrite_not_rewritten=warn")
     without.assert_outcomes(failed=1)
     without.stdout.fnmatch_lines([TRACED, "*NotRewrittenWarning: module 'mypkg' was not rewritten*"])
     # The fix named is the plugin's option, not jaxrewrite.install()'s packages=.
     without.stdout.fnmatch_lines(["*under pytest*--jaxrewrite-packages=mypkg*jaxrewrite_packages ini option*"])
     assert "install the hook first" not in without.stdout.str()
+
+
+def test_a_module_that_runs_unrewritten_is_an_error_by_default(package: pytest.Pytester) -> None:
+    """Not a warning at the end of a green run: the import fails, with what happened and the fix;
+    ``jaxrewrite_not_rewritten = warn`` (or ``-W default::...``) makes it a warning again."""
+    result = run(package)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["E *NotRewrittenWarning: module 'mypkg' was not rewritten*--jaxrewrite-packages=mypkg*"])
+    result.stdout.no_fnmatch_line(TRACED)  # it never ran unrewritten
+    package.makeini("[pytest]\njaxrewrite_not_rewritten = warn\n")
+    run(package).stdout.fnmatch_lines([TRACED, "*NotRewrittenWarning: module 'mypkg' was not rewritten*"])
+    package.makeini("[pytest]\n")
+    run(package, "-W", "default::jaxrewrite.NotRewrittenWarning").stdout.fnmatch_lines([TRACED])
+    package.makeini("[pytest]\njaxrewrite_not_rewritten = sometimes\n")
+    bad = run(package)
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    bad.stderr.fnmatch_lines(["*jaxrewrite_not_rewritten takes 'error' or 'warn', not 'sometimes'*"])
+
+
+def test_a_package_that_does_not_exist_is_named(package: pytest.Pytester) -> None:
+    for args in (["--jaxrewrite-packages=mypkg,nosuchpkg"], ["-o", "jaxrewrite_packages=nosuchpkg"]):
+        result = run(package, *args)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, args
+        result.stderr.fnmatch_lines(["*'nosuchpkg', which cannot be imported*"])
+    package.makefile(".toml", pyproject='[tool.jaxrewrite]\npackages = ["nosuchpkg"]\n')
+    run(package).stderr.fnmatch_lines(["*'nosuchpkg', which cannot be imported*"])
+
+
+JAXTYPED = PACKAGE + """
+
+def checked(x: int) -> int:
+    return x
+"""
+USES_JAXTYPED = """import pytest
+
+
+def test_package():
+    import mypkg
+
+    assert type(mypkg.__spec__.loader).__name__ == "_JaxtypingLoader"
+    assert mypkg.zeros(5).shape == (5,)
+    with pytest.raises(Exception, match="checked"):
+        mypkg.checked("not an int")
+"""
+
+
+@pytest.mark.parametrize("runner", [False, True])
+def test_jaxtyping_pytest_option_as_equinox_projects_set_it(pytester: pytest.Pytester, runner: bool) -> None:
+    """lineax's addopts: ``--jaxtyping-packages=PKG,beartype.beartype``; the package is both
+    rewritten and type-checked, under the plugin and under ``python -m jaxrewrite -m pytest``."""
+    pytest.importorskip("jaxtyping")
+    pytester.mkpydir("mypkg").joinpath("__init__.py").write_text(JAXTYPED)
+    pytester.makepyfile(test_package=USES_JAXTYPED)
+    pytester.makeini("[pytest]\naddopts = --jaxtyping-packages=mypkg,beartype.beartype\n")
+    if runner:
+        basetemp = make_numbered_dir(root=pytester.path, prefix="runpytest-", mode=0o700)
+        result = run_python(pytester, "-m", "jaxrewrite", "-m", "pytest", f"--basetemp={basetemp}", "-p", "no:cacheprovider")
+    else:
+        result = run(pytester, "--jaxrewrite-packages=mypkg")
+    result.assert_outcomes(passed=1)
 
 
 def test_packages_from_pyproject(package: pytest.Pytester) -> None:

@@ -86,6 +86,24 @@ def run_script(path: str, args: list[str], prog: str) -> int:
     return status
 
 
+def run_code(text: str, args: list[str]) -> int:
+    """``python -c TEXT ARGS``: ``sys.argv[0]`` is ``-c``, the cwd comes first on ``sys.path``, the
+    code's file name is ``<string>``; code that opts in (its first lines) is rewritten."""
+    from jaxrewrite.hook.finder import compile_opted_in
+
+    if not safe_path():
+        _set_path0("", always=False)
+    _install()
+    sys.argv = ["-c", *args]
+    main = _new_main()
+    main.__dict__["__loader__"] = importlib.machinery.BuiltinImporter
+    try:
+        code = compile_opted_in(text.encode("utf-8"), "<string>", optimize=sys.flags.optimize)
+    except SyntaxError as exc:
+        return _report(exc.with_traceback(None))
+    return _run(lambda: exec(code, main.__dict__))
+
+
 def run_module(name: str, args: list[str]) -> int:
     """``python -m NAME ARGS``: runpy finds and loads NAME through the import system, hook installed."""
     if not safe_path():

@@ -17,7 +17,7 @@ from importlib.machinery import ModuleSpec, SourceFileLoader
 from types import CodeType, ModuleType, TracebackType
 
 from jaxrewrite.header import Header, head_rules_out, might_opt_in, scan_header
-from jaxrewrite.hook import index, notrewritten, pipeline, pycfile, tag
+from jaxrewrite.hook import compose, index, notrewritten, pipeline, pycfile, tag
 
 __all__ = ["OWNED_LOADERS", "HookHandle", "RewritingFinder", "RewritingLoader", "compile_opted_in", "install", "uninstall"]
 
@@ -47,6 +47,7 @@ class RewritingLoader(SourceFileLoader):
         self.pipeline = steps
 
     def get_code(self, fullname: str) -> CodeType:
+        __tracebackhide__ = True  # noqa: F841  (pytest hides this frame, as it hides its own)
         path = self.get_filename(fullname)
         code, self._code = self._code, None
         seen, self._source = self._source, None
@@ -513,6 +514,7 @@ def _sync() -> None:
     wanted = [handle.packages for handle in _live]
     packages = None if None in wanted else frozenset(name for names in wanted if names for name in names)
     if _finder is None:
+        compose.enable()  # other tools' source loaders compile the rewrite too (hook/compose.py)
         _finder = RewritingFinder(packages)
     else:
         _finder.packages = packages

@@ -41,6 +41,7 @@ def mark(path: str) -> None:
 
 def check_importer(frame: FrameType | None) -> None:
     """Warn if the module running ``frame`` needed the rewrite and did not get it."""
+    __tracebackhide__ = True  # noqa: F841  (under pytest, an error by default: the user's import is the frame to show)
     if frame is None:
         return
     module_globals = frame.f_globals
@@ -151,9 +152,29 @@ def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
     if not enabled:
         where = f" (the one on line {ignored[0]} does not count: it is not a comment in the header)" if ignored else ""
         return f"add '# jaxrewrite: enable' as a comment line in its header{where}"
+    loader, composable = _foreign_loader(name)
+    if loader is not None and composable:
+        return f"it was loaded by {loader}: " + _fix_for(name, path)
+    if loader is not None:
+        return (
+            f"it was loaded by {loader}, which compiles something other than the file's text read "
+            "through get_data (the seam where jaxrewrite's hook hands other tools' loaders its rewrite): "
+            "import it without that loader, or give that tool the rewritten text ('python -m jaxrewrite show')"
+        )
+    return _fix_for(name, path)
+
+
+def _fix_for(name: str, path: str) -> str:
+    """What to do for an opted-in module that ran unrewritten, by how the program was started."""
     runner = _runner_child(name)
     if runner is not None:
         return runner
+    run = sys.modules.get("jaxrewrite.commands.run")
+    if run is not None and getattr(run, "_hook", None) is not None and HOOKED:
+        return (
+            "under 'python -m jaxrewrite', whose hook covers every module: it was imported before the "
+            "runner installed its hook (by a sitecustomize, a .pth file or an interpreter startup hook)"
+        )
     if name == "__main__":
         return f"run the program with 'python -m jaxrewrite {path}'"
     plugin = sys.modules.get("jaxrewrite.integrations.pytest_plugin")  # under pytest: its option is the fix
@@ -169,6 +190,20 @@ def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
         "no import hook is installed: call jaxrewrite.install() before importing it, "
         "or run the program with 'python -m jaxrewrite'"
     )
+
+
+def _foreign_loader(name: str) -> tuple[str | None, bool]:
+    """The loader that loaded module ``name``, named, where it is neither the plain source loader
+    nor jaxrewrite's; and whether it is a source loader jaxrewrite composes with (hook/compose.py:
+    then the hook was missing or did not cover it)."""
+    from importlib.machinery import SourceFileLoader
+
+    spec = getattr(sys.modules.get(name), "__spec__", None)
+    loader = getattr(spec, "loader", None)
+    kind = type(loader)
+    if loader is None or kind is SourceFileLoader or kind.__module__.startswith("jaxrewrite."):
+        return None, False
+    return f"{kind.__module__}.{kind.__qualname__}", isinstance(loader, SourceFileLoader)
 
 
 def _runner_child(name: str) -> str | None:

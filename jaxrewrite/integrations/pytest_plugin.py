@@ -42,6 +42,12 @@ from jaxrewrite.hook.pipeline import Pipeline
 __all__ = ["assertion_pipeline", "pipeline_name"]
 
 INI = "jaxrewrite_packages"
+#: The switch for a marked module that runs unrewritten: "error" (the default) or "warn".
+NOT_REWRITTEN = "jaxrewrite_not_rewritten"
+#: The filter that makes NotRewrittenWarning an error by default (``-W`` on the command line wins):
+#: where jaxrewrite read the module and found what is lost ("module 'x' was not rewritten, so ...").
+#: Code it cannot read (a string compiled and run) still warns: it cannot tell whether anything is.
+ERROR_FILTER = "error:module :jaxrewrite.NotRewrittenWarning"
 
 
 @dataclass
@@ -88,6 +94,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=[],
         help="top-level packages whose modules that opt in are rewritten when imported (the code under test)",
     )
+    parser.addini(
+        NOT_REWRITTEN,
+        default="error",
+        help="a module that opts in but runs without the rewrite (its Static parameters traced, its "
+        "Static fields pytree leaves): 'error' (the default: the import fails) or 'warn' (a "
+        "NotRewrittenWarning in the summary)",
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -108,6 +121,21 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     state = session.config.stash.get(_STATE, None)
     if state is not None and not state.packages:
         _release(state)
+    _check_packages_exist(session.config)
+
+
+def _check_packages_exist(config: pytest.Config) -> None:
+    """A package named for the hook that cannot be found is a typo, and would leave the code it
+    meant unrewritten: an error naming it. Checked once every conftest and test module is
+    imported (they may put the package on ``sys.path``)."""
+    import importlib.util
+
+    missing = [name for name in packages(config) if name not in sys.modules and importlib.util.find_spec(name) is None]
+    if missing:
+        raise pytest.UsageError(
+            f"--jaxrewrite-packages / {INI} / [tool.jaxrewrite] packages name {', '.join(map(repr, missing))}, "
+            "which cannot be imported: no such top-level package on sys.path"
+        )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -152,6 +180,13 @@ def _start(config: pytest.Config) -> None:
         OWNED_LOADERS.append(owned)
     state = _State(None, owned, bool(names))
     config.stash[_STATE] = state
+    mode = str(config.getini(NOT_REWRITTEN)).strip().lower()
+    if mode not in ("error", "warn"):
+        raise pytest.UsageError(f"{NOT_REWRITTEN} takes 'error' or 'warn', not {mode!r}")
+    if mode == "error":
+        # First of the ini's filterwarnings (as addinivalue_line does, but in front): the ini's own
+        # entries, -W, and @pytest.mark.filterwarnings / pytest.warns in a test all still win.
+        config.getini("filterwarnings").insert(0, ERROR_FILTER)
     _sessions.append(config)
     if hook is None and not names:
         return  # --assert=plain and no packages: nothing to find (see the guide)

@@ -1,0 +1,163 @@
+"""jaxrewrite composes with the import hooks JAX projects use (hook/compose.py), with the real
+packages: jaxtyping, beartype.claw and typeguard, installed before or after jaxrewrite's hook.
+
+Each run is a child process (hooks and bytecode caches are per process) with the real jax: the
+opted-in function is compared with the same function jitted by hand (results and trace counts),
+and a plain function of the same module must still be checked by the other tool.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from support import child_env, python, write
+
+pytest.importorskip("jaxtyping")
+pytest.importorskip("beartype")
+pytest.importorskip("typeguard")
+
+MODULE = """\
+# jaxrewrite: enable
+import jax
+from jaxrewrite import Static
+
+TRACES = []
+
+
+@jax.jit
+def f(x, n: Static[int]):
+    TRACES.append(n)
+    return x * n
+
+
+def checked(x: int) -> int:
+    return x
+"""
+
+#: How each tool is installed for the package ``pkgc``.
+INSTALL = {
+    "jaxtyping": "import jaxtyping; jaxtyping.install_import_hook('pkgc', 'beartype.beartype')",
+    "beartype": "from beartype.claw import beartype_package; beartype_package('pkgc')",
+    "typeguard": "from typeguard import install_import_hook; install_import_hook(['pkgc'])",
+}
+
+CHILD = """\
+import json, sys
+import jax, jax.numpy as jnp
+tool, order = sys.argv[1], sys.argv[2]
+if order == "jaxrewrite-first":
+    import jaxrewrite; jaxrewrite.install(["pkgc"])
+if order != "none":
+    exec(INSTALL[tool])
+if order == "jaxrewrite-last":
+    import jaxrewrite; jaxrewrite.install(["pkgc"])
+if order == "context":  # jaxtyping's hook as a context manager, jaxrewrite's inside it
+    import jaxrewrite, jaxtyping
+    with jaxtyping.install_import_hook("pkgc", "beartype.beartype"):
+        jaxrewrite.install(["pkgc"])
+        import pkgc.mod
+import pkgc.mod as mod
+hand_traces = []
+def _hand(x, n):
+    hand_traces.append(n)
+    return x * n
+hand = jax.jit(_hand, static_argnames="n")
+ones = jnp.ones(3)
+try:
+    results = [mod.f(ones, n).tolist() for n in (2, 2, 3)]
+except Exception as exc:  # unrewritten, n is traced: a checker refuses it as an int
+    results = type(exc).__name__
+expected = [hand(ones, n).tolist() for n in (2, 2, 3)]
+try:
+    mod.checked("not an int")
+    check = None
+except Exception as exc:
+    check = type(exc).__name__
+print(json.dumps({
+    "same": results == expected,
+    "traces": [t if isinstance(t, int) else "traced" for t in mod.TRACES],
+    "hand": hand_traces,
+    "check": check,
+}))
+"""
+
+
+def run(root: Path, tool: str, order: str, bytecode: bool = False) -> dict[str, object]:
+    proc = python(
+        "-c",
+        f"INSTALL = {INSTALL!r}\n" + CHILD,
+        tool,
+        order,
+        cwd=root,
+        env=child_env(bytecode=bytecode, path=[root]),
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    write(tmp_path / "pkgc" / "__init__.py", "")
+    write(tmp_path / "pkgc" / "mod.py", MODULE)
+    return tmp_path
+
+
+#: What each tool raises for ``checked("not an int")``.
+CHECK_ERRORS = {
+    "jaxtyping": {"TypeCheckError", "BeartypeCallHintParamViolation"},
+    "beartype": {"BeartypeCallHintParamViolation"},
+    "typeguard": {"TypeCheckError"},
+}
+REWRITTEN = {"same": True, "traces": [2, 3], "hand": [2, 3]}
+
+
+@pytest.mark.parametrize("order", ["jaxrewrite-first", "jaxrewrite-last"])
+@pytest.mark.parametrize("tool", sorted(INSTALL))
+def test_both_transformations_in_either_order(project: Path, tool: str, order: str) -> None:
+    """The statics are applied (as by hand) and the other tool still checks, whichever came first."""
+    got = run(project, tool, order)
+    assert {k: got[k] for k in REWRITTEN} == REWRITTEN
+    assert got["check"] in CHECK_ERRORS[tool]
+
+
+def test_jaxtyping_context_manager(project: Path) -> None:
+    got = run(project, "jaxtyping", "context")
+    assert {k: got[k] for k in REWRITTEN} == REWRITTEN
+    assert got["check"] in CHECK_ERRORS["jaxtyping"]
+
+
+def test_beartype_this_package(project: Path) -> None:
+    """``beartype_this_package()`` in the package's ``__init__``, with jaxrewrite's hook installed first."""
+    write(project / "pkgc" / "__init__.py", "from beartype.claw import beartype_this_package\nbeartype_this_package()\n")
+    got = run(project, "beartype", "jaxrewrite-first")
+    assert {k: got[k] for k in REWRITTEN} == REWRITTEN
+    assert got["check"] in CHECK_ERRORS["beartype"]
+
+
+@pytest.mark.parametrize("tool", sorted(INSTALL))
+def test_caches_stay_exact(project: Path, tool: str) -> None:
+    """With bytecode on: the other tool alone runs the module unrewritten (its pyc holds no
+    rewrite), both together run it rewritten (no pyc of the other tool's serves them), in turn."""
+    for _ in range(2):
+        both = run(project, tool, "jaxrewrite-last", bytecode=True)
+        assert both["traces"] == [2, 3] and both["check"] is not None
+        alone = run(project, tool, "tool-only", bytecode=True)
+        assert alone["traces"] in (["traced"], [])  # traced, or refused by the checker before the body
+
+
+def test_the_warning_names_the_loader(project: Path) -> None:
+    """Without jaxrewrite's hook, the module another tool loaded runs unrewritten: the warning
+    says which loader loaded it, then what to do."""
+    proc = python(
+        "-c",
+        f"INSTALL = {INSTALL!r}\n" + CHILD,
+        "typeguard",
+        "tool-only",
+        cwd=project,
+        env=child_env(path=[project]),
+    )
+    assert "NotRewrittenWarning: module 'pkgc.mod' was not rewritten" in proc.stderr, proc.stderr
+    assert "it was loaded by typeguard._importhook.TypeguardLoader: no import hook is installed" in proc.stderr
