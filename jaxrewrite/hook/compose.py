@@ -29,13 +29,19 @@ __all__ = ["enable"]
 _get_data: Callable[[Any, str], bytes] | None = None
 _path_stats: Callable[[Any, str], Mapping[str, Any]] | None = None
 
+#: What the finder hands over in ``enable`` (this module is below it: it imports nothing back):
+#: the active hook (None when uninstalled), jaxrewrite's own loader class, the finder's reading
+#: of a file's bytes and of their header.
+_active: Callable[[], Any] = lambda: None
+_own: type = SourceFileLoader
+_read_source: Callable[[str, bool], tuple[bytes | None, Any]] | None = None
+_header: Callable[[bytes], Header | None] | None = None
+
 
 def _foreign(loader: Any, path: str) -> bool:
     """Is ``loader`` another tool's source loader, reading the source of a module the hook covers?"""
-    from jaxrewrite.hook import finder
-
-    hook = finder._finder
-    if hook is None or type(loader) is SourceFileLoader or isinstance(loader, finder.RewritingLoader):
+    hook = _active()
+    if hook is None or type(loader) is SourceFileLoader or isinstance(loader, _own):
         return False
     if not path.endswith(".py") or path != getattr(loader, "path", None):
         return False  # a pyc, or another file the loader reads
@@ -77,8 +83,7 @@ def _composed_get_data(self: Any, path: str) -> bytes:
 def _composed_path_stats(self: Any, path: str) -> Mapping[str, Any]:
     __tracebackhide__ = True  # noqa: F841
     if type(self) is not SourceFileLoader and _foreign(self, path):
-        from jaxrewrite.hook.finder import _read_source
-
+        assert _read_source is not None  # set by enable() before this is reachable
         data, _ = _read_source(path, True)
         if data is not None and _opts_in(data) is not None:
             raise OSError(f"{path} opts in to jaxrewrite: {type(self).__qualname__}'s pyc is not used for it")
@@ -87,15 +92,20 @@ def _composed_path_stats(self: Any, path: str) -> Mapping[str, Any]:
 
 def _opts_in(data: bytes) -> Header | None:
     """The header of bytes that opt in; None for any others."""
-    from jaxrewrite.hook.finder import _header
-
+    assert _header is not None  # set by enable() before this is reachable
     header = _header(data) if might_opt_in(data) else None
     return header if header is not None and header.enabled else None
 
 
-def enable() -> None:
+def enable(
+    active: Callable[[], Any],
+    own: type,
+    read_source: Callable[[str, bool], tuple[bytes | None, Any]],
+    header: Callable[[bytes], Header | None],
+) -> None:
     """Put the two methods in place (once per process; they do nothing while no hook is installed)."""
-    global _get_data, _path_stats
+    global _get_data, _path_stats, _active, _own, _read_source, _header
+    _active, _own, _read_source, _header = active, own, read_source, header
     if _get_data is not None:
         return
     from importlib._bootstrap_external import FileLoader

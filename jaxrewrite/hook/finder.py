@@ -514,7 +514,8 @@ def _sync() -> None:
     wanted = [handle.packages for handle in _live]
     packages = None if None in wanted else frozenset(name for names in wanted if names for name in names)
     if _finder is None:
-        compose.enable()  # other tools' source loaders compile the rewrite too (hook/compose.py)
+        # Other tools' source loaders compile the rewrite too (hook/compose.py).
+        compose.enable(lambda: _finder, RewritingLoader, _read_source, _header)
         _finder = RewritingFinder(packages)
     else:
         _finder.packages = packages
