@@ -7,31 +7,21 @@ programs JAX rejects. A program's name states its label (``fail_*``/``ok_*``), c
 
 from __future__ import annotations
 
-import importlib.util
 from functools import cache
 from pathlib import Path
 
 import pytest
 
 from jaxrewrite.engine.tracetime import trace_findings
+from test_tracetime import _jax_rejects
 
 CORPUS = sorted((Path(__file__).parent / "dataflow_corpus").glob("*.py"))
-_TRACE_ERRORS = ("TypeError", "IndexError", "ConcretizationTypeError", "TracerIntegerConversionError",
-                 "TracerBoolConversionError")
 
 
 @cache
 def jax_rejects(path: Path) -> bool:
-    spec = importlib.util.spec_from_file_location(f"dataflow_corpus_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    try:
-        module.main()
-    except Exception as exc:  # noqa: BLE001 - the label is whatever JAX raises
-        assert type(exc).__name__ in _TRACE_ERRORS, f"{path.name}: unexpected {exc!r}"
-        return True
-    return False
+    """JAX's label for a program (test_tracetime's runner: import it, call ``main()``)."""
+    return _jax_rejects(path)
 
 
 def figures() -> tuple[int, int, int, int]:

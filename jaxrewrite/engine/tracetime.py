@@ -554,7 +554,7 @@ class _Body:
 
     def _diagnostic(self, node: ast.AST, t: Traced, error: str, how: str, uses_jaxrewrite: bool) -> Diagnostic:
         p, tr = t.param, t.transform
-        fix = _fix_text(p, tr, uses_jaxrewrite)
+        fix = fix_text(p, tr, uses_jaxrewrite)
         passed = " (when a call passes it)" if _has_default(self.func, p) else ""
         message = (
             f"{p.name!r} is traced by {tr.name} (line {t.use_node.lineno}:{t.use_node.col_offset + 1}), "
@@ -684,7 +684,7 @@ def _has_default(func: Function, p: Param) -> bool:
     return index >= len(positional) - len(args.defaults)
 
 
-def _fix_text(p: Param, t: Transform, uses_jaxrewrite: bool) -> str:
+def fix_text(p: Param, t: Transform, uses_jaxrewrite: bool) -> str:
     if uses_jaxrewrite:
         return f"annotate it '{p.name}: Static[...]' (jaxrewrite check --fix does)"
     if t.spec is SpecKind.AXES:
