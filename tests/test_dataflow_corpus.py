@@ -11,9 +11,9 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from test_tracetime import _jax_rejects
 
 from jaxrewrite.engine.tracetime import trace_findings
-from test_tracetime import _jax_rejects
 
 CORPUS = sorted((Path(__file__).parent / "dataflow_corpus").glob("*.py"))
 
@@ -51,7 +51,7 @@ def test_label_matches_name_and_no_finding_on_what_runs(path: Path) -> None:
 
 
 def test_recall_and_precision() -> None:
-    tp, fn, fp, tn = figures()
+    tp, fn, fp, _ = figures()
     assert fp == 0
     assert tp / (tp + fn) >= 0.8, f"recall {tp}/{tp + fn}; missed: {missed()}"
 

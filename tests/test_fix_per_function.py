@@ -3,7 +3,6 @@ write; a module that does not use jaxrewrite gets the transform's own keywords."
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import pytest
 

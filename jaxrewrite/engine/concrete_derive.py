@@ -52,13 +52,20 @@ def concrete_only(fn: Callable[..., Any], args: dict[str, Any], name: str) -> bo
     raises (``lax.full`` of a traced int raises a bare TypeError)."""
     import jax
 
-    def traced(v: Any) -> Any:
-        return fn(**{k: value(t) for k, t in args.items() if k != name}, **{name: v})
-
     try:
         jax.jit(lambda: fn(**{k: value(t) for k, t in args.items()}))()
     except Exception:  # noqa: BLE001 - not a function jit can return from: no verdict
         return False
+    return fails_traced(fn, args, name)
+
+
+def fails_traced(fn: Callable[..., Any], args: dict[str, Any], name: str) -> bool:
+    """Does the call fail under ``jax.jit`` with ``args[name]`` traced?"""
+    import jax
+
+    def traced(v: Any) -> Any:
+        return fn(**{k: value(t) for k, t in args.items() if k != name}, **{name: v})
+
     try:
         jax.jit(traced)(value(args[name]))
     except Exception:  # noqa: BLE001 - the only difference is the tracer

@@ -93,7 +93,7 @@ class Flow:
         state = self.state(expr)
         return state is not None and state != _TOP
 
-    def state(self, expr: ast.expr) -> State:  # noqa: C901 - one case per kind of expression
+    def state(self, expr: ast.expr) -> State:
         if isinstance(expr, ast.Name):
             return self.names.get(expr.id)
         if isinstance(expr, (ast.Starred, ast.NamedExpr)):
@@ -193,9 +193,7 @@ def _bindings(stmt: ast.stmt) -> Iterator[tuple[str, str, ast.expr | None]]:
             yield (node.asname or node.name).partition(".")[0], "opaque", None
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             yield from ((n, "opaque", None) for n in node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            yield node.name, "opaque", None
-        elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
             yield node.name, "opaque", None
         elif isinstance(node, ast.MatchMapping) and node.rest:
             yield node.rest, "opaque", None

@@ -181,7 +181,7 @@ class Sites:
             return Passed(expr, None)
         if isinstance(expr.func, ast.Name):
             found = self.scope.lookup(expr.func.id)
-            if found is not None and len(found[0]) == 1 and isinstance(found[0][0], DefinedClass):
-                if self.plain(found[0][0]):
-                    return Passed(expr, f"an instance of {expr.func.id}, a class of this module that is not a pytree")
+            binding = found[0][0] if found is not None and len(found[0]) == 1 else None
+            if isinstance(binding, DefinedClass) and self.plain(binding):
+                return Passed(expr, f"an instance of {expr.func.id}, a class of this module that is not a pytree")
         return None

@@ -20,14 +20,15 @@ from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.analyze import analyze
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import Filters
-from jaxrewrite.engine.passed import Passed, Sites
 from jaxrewrite.engine.flow import ARRAY, TREE, Flow, State, meet
+from jaxrewrite.engine.passed import Passed, Sites
 from jaxrewrite.engine.reading import Refused
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.resolve import parse_string, qualname
 from jaxrewrite.engine.scopes import Assigned, Defined, DefinedClass, Scope, ScopeTree
 from jaxrewrite.engine.signature import Kind, Param, Signature
 from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.sure import Truth, statements
 from jaxrewrite.engine.table import FAMILIES, SpecKind, Transform
 from jaxrewrite.errors import RewriteError
 
@@ -60,8 +61,6 @@ _CONTAINER_ERRORS = {
     "dict": (HASH, "a dict key must be hashable"),
     "list": (INDEX, "a list index must be a Python int"),
 }
-#: Context managers under which values are concrete (or errors may be swallowed): not entered.
-_CONCRETE_CONTEXTS = ("ensure_compile_time_eval", "disable_jit")
 
 #: Annotations of values JAX traces as scalars or arrays (truth tests on them fail).
 _SCALARS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
@@ -108,7 +107,7 @@ def trace_findings(text: str, filename: str = "<string>") -> list[Diagnostic]:
     return [d for d in found if d.code == CODE]
 
 
-def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module) -> None:  # noqa: N802 (a constant, in use)
+def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module) -> None:
     """The trace-time analysis as a pass of ``analyze``: JR006 findings, and what they name."""
     defs = {id(func): scope for func, scope in scopes.defs}
     for diagnostic, func, name in findings(list(result.uses), defs, tree, result.source, result.header.enabled):
@@ -281,7 +280,7 @@ class _Body:
                 self.stored.add(node.arg)  # a lambda's or nested def's parameter may shadow ours
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 self.local_dicts.setdefault(node.targets[0].id, []).append(node.value)
-        self._sure: list[ast.AST | _Truth] | None = None
+        self._sure: list[ast.AST | Truth] | None = None
 
     # -- names -----------------------------------------------------------------------------
 
@@ -370,11 +369,11 @@ class _Body:
 
     # -- the body --------------------------------------------------------------------------
 
-    def sure(self) -> list[ast.AST | _Truth]:
+    def sure(self) -> list[ast.AST | Truth]:
         """The expressions evaluated on every trace, in order."""
         if self._sure is None:
-            out: list[ast.AST | _Truth] = []
-            _statements(self.func.body, out, self)
+            out: list[ast.AST | Truth] = []
+            statements(self.func.body, out, self.resolve)
             self._sure = out
         return self._sure
 
@@ -418,9 +417,9 @@ class _Body:
             seen.add(key)
             yield self._diagnostic(where, t, error, how, uses_jaxrewrite)
 
-    def _use(self, node: ast.AST | _Truth, flow: Flow) -> tuple[ast.expr, str, str] | None:
+    def _use(self, node: ast.AST | Truth, flow: Flow) -> tuple[ast.expr, str, str] | None:
         """Does ``node`` need a traced value as a Python value?"""
-        if isinstance(node, _Truth):
+        if isinstance(node, Truth):
             if flow.state(node.expr) == ARRAY:
                 what = "a comparison of it" if isinstance(node.expr, ast.Compare) else "it"
                 return node.expr, BOOL, f"{node.how} needs the truth value of {what}"
@@ -561,98 +560,6 @@ class _Body:
             f"but {how}: JAX raises {error} at the first call{passed}; {fix}"
         )
         return Diagnostic.from_error(self.src.error(node, CODE, message))
-
-
-@dataclass(frozen=True)
-class _Truth:
-    """An expression whose truth value Python takes (``if``, ``while``, ``not``, ``and``/``or``)."""
-
-    expr: ast.expr
-    how: str
-
-
-def _statements(body: list[ast.stmt], out: list[ast.AST | _Truth], reader: _Body) -> bool:
-    """Collect the sure expressions of ``body``; False once the rest may not run."""
-    for stmt in body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        if isinstance(stmt, ast.If):
-            out.extend(_expressions(stmt.test, reader))
-            out.append(_Truth(stmt.test, "'if' on it"))
-        elif isinstance(stmt, ast.While):
-            out.extend(_expressions(stmt.test, reader))
-            out.append(_Truth(stmt.test, "'while' on it"))
-        elif isinstance(stmt, ast.Assert):
-            out.extend(_expressions(stmt.test, reader))
-            out.append(_Truth(stmt.test, "'assert' on it"))
-        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
-            out.extend(_expressions(stmt.iter, reader))
-        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
-            for item in stmt.items:
-                out.extend(_expressions(item.context_expr, reader))
-            # Only JAX's own context managers are entered: another may swallow what its body raises.
-            if not all(_jax_context(item.context_expr, reader) for item in stmt.items):
-                return False
-            if not _statements(stmt.body, out, reader):
-                return False
-        elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            return False  # a handler may catch the error JAX raises
-        elif isinstance(stmt, ast.Match):
-            out.extend(_expressions(stmt.subject, reader))
-        else:
-            out.extend(_expressions(stmt, reader))
-        if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)) or _leaves_early(stmt):
-            return False
-    return True
-
-
-def _leaves_early(stmt: ast.stmt) -> bool:
-    """Can control leave the rest of the block from inside this compound statement?"""
-    if not isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Match)):
-        return False
-    stack: list[ast.AST] = [stmt]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
-            return True
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-    return False
-
-
-def _jax_context(expr: ast.expr, reader: _Body) -> bool:
-    """A context manager of JAX's that neither makes values concrete nor swallows errors."""
-    func = expr.func if isinstance(expr, ast.Call) else expr
-    name = reader.resolve(func) or ""
-    return name.startswith("jax.") and name.rpartition(".")[2] not in _CONCRETE_CONTEXTS
-
-
-def _expressions(root: ast.AST, reader: _Body) -> list[ast.AST | _Truth]:
-    """The sub-expressions of ``root`` evaluated whenever it is (no lambda, comprehension body,
-    or operand after the first of ``and``/``or``/a conditional expression)."""
-    out: list[ast.AST | _Truth] = []
-    stack: list[ast.AST] = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            stack.append(node.generators[0].iter)
-            continue
-        out.append(node)
-        if isinstance(node, ast.BoolOp):
-            out.append(_Truth(node.values[0], f"'{'and' if isinstance(node.op, ast.And) else 'or'}' on it"))
-            stack.append(node.values[0])
-            continue
-        if isinstance(node, ast.IfExp):
-            out.append(_Truth(node.test, "a conditional expression on it"))
-            stack.append(node.test)
-            continue
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            out.append(_Truth(node.operand, "'not' on it"))
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
-    return out
 
 
 def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
