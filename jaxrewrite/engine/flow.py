@@ -36,6 +36,7 @@ _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _EQUALITY = (ast.Eq, ast.NotEq)
 
 Resolve = Callable[[ast.expr], "str | None"]
+Sources = dict[str, list[tuple[str, "ast.expr | None"]]]
 #: The state a call of one of the module's own functions returns, given its arguments' states.
 Returns = Callable[[ast.Call, "Flow"], State]
 
@@ -59,14 +60,10 @@ def number(expr: ast.expr) -> bool:
 class Flow:
     """The states of one def's names, given the states of some of its parameters."""
 
-    def __init__(self, body: list[ast.stmt], seeds: dict[str, State], resolve: Resolve, returns: Returns | None = None):
+    def __init__(self, sources: Sources, seeds: dict[str, State], resolve: Resolve, returns: Returns | None = None):
         self.resolve = resolve
         self.returns = returns
         self.names: dict[str, State] = {}
-        sources: dict[str, list[tuple[str, ast.expr | None]]] = {}
-        for stmt in body:
-            for name, how, expr in _bindings(stmt):
-                sources.setdefault(name, []).append((how, expr))
         self.names = {name: _TOP for name in sources}
         self.names.update(seeds)
         for _ in range(8):
@@ -153,6 +150,15 @@ class Flow:
         if self.returns is not None and isinstance(func, ast.Name) and func.id not in self.names:
             return self.returns(call, self)
         return None
+
+
+def sources(body: list[ast.stmt]) -> Sources:
+    """Each name a body binds, with how and from what (read once per def, shared by its flows)."""
+    out: Sources = {}
+    for stmt in body:
+        for name, how, expr in _bindings(stmt):
+            out.setdefault(name, []).append((how, expr))
+    return out
 
 
 def _bindings(stmt: ast.stmt) -> Iterator[tuple[str, str, ast.expr | None]]:

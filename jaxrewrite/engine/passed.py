@@ -46,9 +46,12 @@ class Sites:
         self.scope = module_scope
         self.plain = plain
         self.parents: dict[int, ast.AST] = {}
+        self.calls: dict[str, list[ast.Call]] = {}
         for node in ast.walk(module):
             for child in ast.iter_child_nodes(node):
                 self.parents[id(child)] = node
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                self.calls.setdefault(node.func.id, []).append(node)
         self._locals: dict[int, tuple[set[str], dict[str, list[ast.expr]]]] = {}
 
     def local(self, where: ast.AST) -> tuple[set[str], dict[str, list[ast.expr]]]:
@@ -140,9 +143,13 @@ class Sites:
         return False
 
     def _calls_of_name(self, name: str, where: ast.AST) -> Iterator[ast.Call]:
-        for node in ast.walk(where):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
-                yield node
+        """Calls of ``name`` inside ``where`` (the module, or a def around them)."""
+        for call in self.calls.get(name, ()):
+            node: ast.AST | None = call
+            while node is not None and node is not where:
+                node = self.parents.get(id(node))
+            if node is where:
+                yield call
 
     def _what(self, expr: ast.expr, where: ast.AST) -> Passed | None:
         """What an argument is, when it is visible; None when it is not."""

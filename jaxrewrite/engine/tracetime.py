@@ -20,7 +20,7 @@ from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.analyze import analyze
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import Filters
-from jaxrewrite.engine.flow import ARRAY, TREE, Flow, State, meet
+from jaxrewrite.engine.flow import ARRAY, TREE, Flow, Sources, State, meet, sources
 from jaxrewrite.engine.passed import Passed, Sites
 from jaxrewrite.engine.reading import Refused
 from jaxrewrite.engine.recognise import classify
@@ -264,6 +264,9 @@ class _Body:
         self.src = src
         self.defs = defs
         self.depth = depth
+        #: Flows of the module's functions this body calls, by (def, what the call passes).
+        self._helpers: dict[tuple[int, frozenset[tuple[str, State]]], tuple[_Body, Flow]] = {}
+        self._sources: Sources | None = None
         self.stored: set[str] = set()
         self.local_dicts: dict[str, list[ast.expr]] = {}
         self.params = {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}
@@ -504,12 +507,21 @@ class _Body:
             return None
         return _Body(target, scope, self.src, self.defs, self.depth + 1), seeds
 
-    def _helper_use(self, call: ast.Call, flow: Flow) -> tuple[ast.expr, str, str] | None:
+    def _helper_flow(self, call: ast.Call, flow: Flow) -> tuple[_Body, Flow] | None:
         found = self._helper(call, flow)
         if found is None:
             return None
         body, seeds = found
-        inner = body.flow(seeds)
+        key = (id(body.func), frozenset(seeds.items()))
+        if key not in self._helpers:
+            self._helpers[key] = (body, body.flow(seeds))
+        return self._helpers[key]
+
+    def _helper_use(self, call: ast.Call, flow: Flow) -> tuple[ast.expr, str, str] | None:
+        found = self._helper_flow(call, flow)
+        if found is None:
+            return None
+        body, inner = found
         for node in body.sure():
             use = body._use(node, inner)
             if use is not None:
@@ -519,11 +531,10 @@ class _Body:
 
     def returns(self, call: ast.Call, flow: Flow) -> State:
         """The state of what a call of one of the module's functions returns."""
-        found = self._helper(call, flow)
+        found = self._helper_flow(call, flow)
         if found is None:
             return None
-        body, seeds = found
-        inner = body.flow(seeds)
+        body, inner = found
         state: State = "top"
         for node in _own_nodes(body.func.body):
             if isinstance(node, ast.Return):
@@ -531,7 +542,9 @@ class _Body:
         return None if state == "top" else state
 
     def flow(self, seeds: dict[str, State]) -> Flow:
-        return Flow(self.func.body, seeds, self.resolve, self.returns)
+        if self._sources is None:
+            self._sources = sources(self.func.body)
+        return Flow(self._sources, seeds, self.resolve, self.returns)
 
     def _container(self, expr: ast.expr) -> str | None:
         """``dict``/``list`` when ``expr`` is surely a Python dict or list/tuple (a literal, or a
