@@ -17,6 +17,7 @@ from jaxrewrite.engine.resolve import qualname
 from jaxrewrite.engine.scopes import Defined, DefinedClass, Scope
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 #: Calls whose result is a value a transform cannot trace, and what to call it.
 _OPAQUE_RESULTS = {
@@ -45,13 +46,26 @@ class Sites:
         self.module = module
         self.scope = module_scope
         self.plain = plain
+        #: The parent of each Call (a wrapping call, an assignment, a call of it), the def or lambda
+        #: around each call, def and assignment, and the class around each method: one walk.
         self.parents: dict[int, ast.AST] = {}
+        self.around: dict[int, ast.AST] = {}
+        self.owners: dict[int, ast.ClassDef] = {}
         self.calls: dict[str, list[ast.Call]] = {}
-        for node in ast.walk(module):
+        stack: list[tuple[ast.AST, ast.AST]] = [(module, module)]
+        while stack:
+            node, enclosing = stack.pop()
+            inner = node if isinstance(node, _SCOPES) else enclosing
             for child in ast.iter_child_nodes(node):
-                self.parents[id(child)] = node
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                self.calls.setdefault(node.func.id, []).append(node)
+                if isinstance(child, (ast.Call, ast.Assign, *_SCOPES)):
+                    self.around[id(child)] = inner
+                    if isinstance(child, ast.Call):
+                        self.parents[id(child)] = node
+                        if isinstance(child.func, ast.Name):
+                            self.calls.setdefault(child.func.id, []).append(child)
+                    elif isinstance(node, ast.ClassDef) and not isinstance(child, (ast.Assign, ast.Lambda)):
+                        self.owners[id(child)] = node
+                stack.append((child, inner))
         self._locals: dict[int, tuple[set[str], dict[str, list[ast.expr]]]] = {}
 
     def local(self, where: ast.AST) -> tuple[set[str], dict[str, list[ast.expr]]]:
@@ -64,13 +78,14 @@ class Sites:
                 node = stack.pop()
                 if isinstance(node, ast.arg):
                     names.add(node.arg)
+                elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                    names.add(node.targets[0].id)
+                    values.setdefault(node.targets[0].id, []).append(node.value)
+                    stack.append(node.value)
+                    continue
                 elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
                     names.add(node.id)
-                    parent = self.parents.get(id(node))
-                    if isinstance(parent, ast.Assign) and parent.targets == [node]:
-                        values.setdefault(node.id, []).append(parent.value)
-                    else:
-                        values.setdefault(node.id, []).append(ast.Constant(None))  # another binding
+                    values.setdefault(node.id, []).append(ast.Constant(None))  # another binding
                 elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     names.add(node.name)
                     continue
@@ -81,10 +96,7 @@ class Sites:
         return self._locals[id(where)]
 
     def enclosing(self, node: ast.AST) -> ast.AST:
-        parent = self.parents.get(id(node))
-        while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            parent = self.parents.get(id(parent))
-        return parent if parent is not None else self.module
+        return self.around.get(id(node), self.module)
 
     def passed(self, use_node: ast.expr, func: Function, decorated: bool) -> dict[str, list[Passed]]:
         """Parameter name -> what the visible calls pass to it."""
@@ -111,7 +123,7 @@ class Sites:
 
     def _calls(self, use_node: ast.expr, func: Function, decorated: bool) -> Iterator[ast.Call]:
         if decorated:
-            if isinstance(self.parents.get(id(func)), ast.ClassDef):
+            if id(func) in self.owners:
                 return  # a method: its calls bind self; the class's own check covers self
             found = self.scope.lookup(func.name)
             if found is None or len(found[0]) != 1 or not isinstance(found[0][0], Defined):
@@ -145,9 +157,9 @@ class Sites:
     def _calls_of_name(self, name: str, where: ast.AST) -> Iterator[ast.Call]:
         """Calls of ``name`` inside ``where`` (the module, or a def around them)."""
         for call in self.calls.get(name, ()):
-            node: ast.AST | None = call
-            while node is not None and node is not where:
-                node = self.parents.get(id(node))
+            node: ast.AST = self.enclosing(call)
+            while node is not where and node is not self.module:
+                node = self.enclosing(node)
             if node is where:
                 yield call
 
