@@ -158,6 +158,7 @@ def findings(
         if sites is None:
             scope = defs[id(func)].module()
             sites = Sites(module, scope, lambda b: b.body.parent is not None and classes.plain(b, b.body.parent))
+            classes.owners = sites.owners  # the same walk found each method's class
         passed = sites.passed(use.node, func, use.kind is UseKind.DECORATOR) if transform.spec is not SpecKind.AXES else {}
         targets[id(func)] = func
         seen = by_def.setdefault(id(func), [])
@@ -207,22 +208,14 @@ class _Classes:
     def __init__(self, module: ast.Module) -> None:
         self.module = module
         self._other_uses: set[str] | None = None
-        self._owners: dict[int, ast.ClassDef] | None = None
+        self.owners: dict[int, ast.ClassDef] = {}
 
     def plain(self, binding: DefinedClass, scope: Scope) -> bool:
         return self.plain_node(binding.node, scope)
 
     def owner(self, func: Function) -> ast.ClassDef | None:
-        """The class whose body defines ``func`` (a method), if any."""
-        if self._owners is None:
-            self._owners = {
-                id(stmt): node
-                for node in ast.walk(self.module)
-                if isinstance(node, ast.ClassDef)
-                for stmt in node.body
-                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
-            }
-        return self._owners.get(id(func))
+        """The class whose body defines ``func`` (a method), if any (``Sites`` finds them)."""
+        return self.owners.get(id(func))
 
     def plain_node(self, node: ast.ClassDef, scope: Scope) -> bool:
         if node.keywords or any(not (isinstance(b, ast.Name) and b.id == "object") for b in node.bases):
