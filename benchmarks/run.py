@@ -164,6 +164,21 @@ def profile_section(stdout: str) -> str:
     return stdout[start:].strip()
 
 
+def corpus_section() -> str:
+    """JR006's figures over programs from public bug reports (tests/dataflow_corpus), labelled by JAX."""
+    sys.path.insert(0, str(HERE.parent / "tests"))
+    import test_dataflow_corpus as corpus
+
+    tp, fn, fp, tn = corpus.figures()
+    return (
+        "\n## JR006 over public bug reports (tests/dataflow_corpus)\n\n"
+        f"{len(corpus.CORPUS)} programs from GitHub threads, each labelled by running it under JAX: "
+        f"{tp + fn} raise a trace-time error, {fp + tn} run. Findings: recall {tp}/{tp + fn} = {tp / (tp + fn):.2f} "
+        f"(target >= 0.8), precision {tp}/{tp + fp} = {tp / max(tp + fp, 1):.2f} (target 1.0). "
+        f"Missed: {', '.join(corpus.missed()) or 'none'}.\n"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="every script once, tiny sizes: proves they run")
@@ -236,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join(header) + "\n" + table + "\n" + "\n".join(summary) + "\n"
     if profile:
         text += "\n## cProfile: rewrite_source on the realistic module (bench_cold.py --profile)\n\n```text\n" + profile + "\n```\n"
+    text += corpus_section()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
 

@@ -133,13 +133,14 @@ def jnp_sum() -> float:
     return float(x.sum() + jnp.ones(5)[:2].sum())
 
 
-def test_fix_keeps_an_opted_in_module_and_refuses_plain_jax() -> None:
+def test_fix_keeps_an_opted_in_module_and_writes_plain_jax_keywords() -> None:
     opted = (Path(__file__).parent.parent / "golden" / "check" / "jr006_opted_in.py").read_text()
     fixed = fix_source(opted, "o.py")
     assert fixed.fixed == [("f", "n")] and "def f(x, k: Static[int], n: Static[int]):" in fixed.text
     assert fixed.text.count("\n") == opted.count("\n")  # nothing to add: pragma and import are there
     plain = (Path(__file__).parent / "tracetime_cases" / "fail_range.py").read_text()
-    assert not fix_source(plain, "p.py").changed
+    fixed_plain = fix_source(plain, "p.py")  # plain JAX: the transform's own keyword, no marker
+    assert fixed_plain.fixed == [("f", "n")] and "@jax.jit(static_argnames=('n',))" in fixed_plain.text
 
 
 def test_check_fix_writes_the_file(tmp_path: Path) -> None:

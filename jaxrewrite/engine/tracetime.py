@@ -15,17 +15,20 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from jaxrewrite.engine import specs
-from jaxrewrite.engine.analysis import Analysis, Use
+from jaxrewrite.engine import concrete_table, specs
+from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.analyze import analyze
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import Filters
+from jaxrewrite.engine.flow import ARRAY, TREE, Flow, Sources, State, meet, sources
+from jaxrewrite.engine.passed import Passed, Sites
 from jaxrewrite.engine.reading import Refused
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.resolve import parse_string, qualname
-from jaxrewrite.engine.scopes import Assigned, DefinedClass, Scope, ScopeTree
+from jaxrewrite.engine.scopes import Assigned, Defined, DefinedClass, Scope, ScopeTree
 from jaxrewrite.engine.signature import Kind, Param, Signature
 from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.sure import Truth, statements
 from jaxrewrite.engine.table import FAMILIES, SpecKind, Transform
 from jaxrewrite.errors import RewriteError
 
@@ -50,22 +53,14 @@ _CONVERSIONS: dict[str, str] = {
     "builtins.complex": CONCRETE,
     "builtins.bool": BOOL,
 }
-#: jax.numpy functions taking a shape: (position of the shape, its keyword).
-_SHAPES: dict[str, tuple[int, str]] = {
-    "jax.numpy.zeros": (0, "shape"),
-    "jax.numpy.ones": (0, "shape"),
-    "jax.numpy.empty": (0, "shape"),
-    "jax.numpy.full": (0, "shape"),
-    "jax.numpy.reshape": (1, "shape"),
-    "jax.numpy.broadcast_to": (1, "shape"),
-}
-#: jax.random samplers whose second positional parameter is the shape.
-_RANDOM_SHAPE_SECOND = frozenset(
-    {"normal", "uniform", "randint", "bits", "gumbel", "logistic", "laplace", "cauchy", "exponential", "rademacher"}
-)
 _ARANGE = "jax.numpy.arange"
-#: Context managers under which values are concrete (or errors may be swallowed): not entered.
-_CONCRETE_CONTEXTS = ("ensure_compile_time_eval", "disable_jit")
+#: How deep calls of the module's own functions are followed.
+_HELPER_DEPTH = 3
+#: Indexing a Python container with a tracer: (JAX's error, why).
+_CONTAINER_ERRORS = {
+    "dict": (HASH, "a dict key must be hashable"),
+    "list": (INDEX, "a list index must be a Python int"),
+}
 
 #: Annotations of values JAX traces as scalars or arrays (truth tests on them fail).
 _SCALARS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
@@ -81,6 +76,9 @@ _NEVER_TRACED: dict[str, str] = {
 }
 _ENUMS = frozenset({"enum.Enum", "enum.Flag", "enum.StrEnum"})  # IntEnum/IntFlag values are ints
 _DATACLASS = "dataclasses.dataclass"
+_NAMEDTUPLE = "typing.NamedTuple"
+_CALLABLES = frozenset({"typing.Callable", "collections.abc.Callable"})
+_NOT_INSTANCE_METHODS = frozenset({"builtins.staticmethod", "builtins.classmethod"})
 
 
 #: Every transform use, marked or not (as ``EXHAUSTIVE``), with the text searches that only skip
@@ -109,7 +107,7 @@ def trace_findings(text: str, filename: str = "<string>") -> list[Diagnostic]:
     return [d for d in found if d.code == CODE]
 
 
-def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module) -> None:  # noqa: N802 (a constant, in use)
+def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module) -> None:
     """The trace-time analysis as a pass of ``analyze``: JR006 findings, and what they name."""
     defs = {id(func): scope for func, scope in scopes.defs}
     for diagnostic, func, name in findings(list(result.uses), defs, tree, result.source, result.header.enabled):
@@ -136,6 +134,8 @@ class Traced:
     param: Param
     use_node: ast.expr
     transform: Transform
+    #: What the module's visible calls pass to it (``engine.passed``).
+    passed: tuple[Passed, ...] = ()
 
 
 def findings(
@@ -144,6 +144,8 @@ def findings(
     """JR006 for every traced parameter the body needs as a Python value (or JAX cannot trace)."""
     by_def: dict[int, list[Traced]] = {}
     targets: dict[int, Function] = {}
+    classes = _Classes(module)
+    sites: Sites | None = None
     for use in uses:
         func, transform, sig = use.target, use.transform, use.signature
         if not transform.abstract or id(func) not in defs:
@@ -153,18 +155,24 @@ def findings(
         traced = traced_params(use, sig, transform, src)
         if traced is None:
             continue
+        if sites is None:
+            scope = defs[id(func)].module()
+            sites = Sites(module, scope, lambda b: b.body.parent is not None and classes.plain(b, b.body.parent))
+            classes.owners = sites.owners  # the same walk found each method's class
+        passed = sites.passed(use.node, func, use.kind is UseKind.DECORATOR) if transform.spec is not SpecKind.AXES else {}
         targets[id(func)] = func
         seen = by_def.setdefault(id(func), [])
         names = {t.param.name for t in seen}
-        seen.extend(Traced(p, use.node, transform) for p in traced if p.name not in names)
+        seen.extend(
+            Traced(p, use.node, transform, tuple(passed.get(p.name, ()))) for p in traced if p.name not in names
+        )
     out: list[tuple[Diagnostic, Function, str]] = []
     if not by_def:
         return out
     marker_fix = "jaxrewrite" in src.text and uses_jaxrewrite(module, enabled)
-    classes = _Classes(module)
     for key, traced_list in by_def.items():
         func = targets[key]
-        reader = _Body(func, defs[key], src)
+        reader = _Body(func, defs[key], src, defs)
         for t in traced_list:
             out.extend((d, func, t.param.name) for d in reader.findings(t, classes, marker_fix))
     return out
@@ -200,9 +208,16 @@ class _Classes:
     def __init__(self, module: ast.Module) -> None:
         self.module = module
         self._other_uses: set[str] | None = None
+        self.owners: dict[int, ast.ClassDef] = {}
 
     def plain(self, binding: DefinedClass, scope: Scope) -> bool:
-        node = binding.node
+        return self.plain_node(binding.node, scope)
+
+    def owner(self, func: Function) -> ast.ClassDef | None:
+        """The class whose body defines ``func`` (a method), if any (``Sites`` finds them)."""
+        return self.owners.get(id(func))
+
+    def plain_node(self, node: ast.ClassDef, scope: Scope) -> bool:
         if node.keywords or any(not (isinstance(b, ast.Name) and b.id == "object") for b in node.bases):
             return False
         if any(qualname(d.func if isinstance(d, ast.Call) else d, scope) != _DATACLASS for d in node.decorator_list):
@@ -236,10 +251,15 @@ class _Classes:
 class _Body:
     """One def's body: its annotations, what it rebinds, and the uses that run on every trace."""
 
-    def __init__(self, func: Function, scope: Scope, src: Source) -> None:
+    def __init__(self, func: Function, scope: Scope, src: Source, defs: dict[int, Scope], depth: int = 0) -> None:
         self.func = func
         self.scope = scope
         self.src = src
+        self.defs = defs
+        self.depth = depth
+        #: Flows of the module's functions this body calls, by (def, what the call passes).
+        self._helpers: dict[tuple[int, frozenset[tuple[str, State]]], tuple[_Body, Flow]] = {}
+        self._sources: Sources | None = None
         self.stored: set[str] = set()
         self.local_dicts: dict[str, list[ast.expr]] = {}
         self.params = {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}
@@ -256,7 +276,7 @@ class _Body:
                 self.stored.add(node.arg)  # a lambda's or nested def's parameter may shadow ours
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 self.local_dicts.setdefault(node.targets[0].id, []).append(node.value)
-        self._sure: list[ast.AST | _Truth] | None = None
+        self._sure: list[ast.AST | Truth] | None = None
 
     # -- names -----------------------------------------------------------------------------
 
@@ -299,10 +319,11 @@ class _Body:
         return name in _SCALARS or name in _ARRAYS or name.startswith(_ARRAY_FAMILIES)
 
     def untraceable(self, param: Param, classes: _Classes) -> str | None:
-        """What the annotation says the value is, when no traced value can be one."""
+        """What the annotation (or, for ``self``, the class) says the value is, when no traced
+        value can be one."""
         ann = self.annotation(param)
         if ann is None:
-            return None
+            return self._self_of_plain_class(param, classes)
         name = self._type_name(ann)
         if name in _NEVER_TRACED:
             return _NEVER_TRACED[name]
@@ -315,17 +336,40 @@ class _Body:
         bases = {qualname(b, self.scope) for b in binding.node.bases}
         if bases & _ENUMS:
             return f"a member of the enum {ann.id}"
+        if _NAMEDTUPLE in bases and self._holds_functions(binding):
+            return f"a NamedTuple holding functions ({ann.id})"
         if binding.body.parent is not None and classes.plain(binding, binding.body.parent):
             return f"an instance of {ann.id}, a class of this module that is not a pytree"
         return None
 
+    def _self_of_plain_class(self, param: Param, classes: _Classes) -> str | None:
+        """``self`` of a method of a plain class (the most common jit mistake)."""
+        owner = classes.owner(self.func)
+        positional = [*self.func.args.posonlyargs, *self.func.args.args]
+        if owner is None or not positional or positional[0] is not param.node:
+            return None
+        if any(qualname(d, self.scope) in _NOT_INSTANCE_METHODS for d in self.func.decorator_list):
+            return None
+        parent = self.scope.parent
+        if parent is None or not classes.plain_node(owner, parent):
+            return None
+        return f"an instance of {owner.name} as self, a class of this module that is not a pytree"
+
+    def _holds_functions(self, binding: DefinedClass) -> bool:
+        for stmt in binding.node.body:
+            if isinstance(stmt, ast.AnnAssign):
+                ann = stmt.annotation.value if isinstance(stmt.annotation, ast.Subscript) else stmt.annotation
+                if qualname(ann, binding.body) in _CALLABLES:
+                    return True
+        return False
+
     # -- the body --------------------------------------------------------------------------
 
-    def sure(self) -> list[ast.AST | _Truth]:
+    def sure(self) -> list[ast.AST | Truth]:
         """The expressions evaluated on every trace, in order."""
         if self._sure is None:
-            out: list[ast.AST | _Truth] = []
-            _statements(self.func.body, out, self)
+            out: list[ast.AST | Truth] = []
+            statements(self.func.body, out, self.resolve)
             self._sure = out
         return self._sure
 
@@ -341,21 +385,25 @@ class _Body:
                 uses_jaxrewrite,
             )
             return
-        if p.name in self.stored:
-            return
-        if _has_default(self.func, p):
+        for passed in t.passed:
+            if passed.untraceable is not None:
+                how = f"a call (line {passed.expr.lineno}) passes {passed.untraceable} as {p.name!r}"
+                yield self._diagnostic(passed.expr, t, NOT_JAX, how, uses_jaxrewrite)
+                return
+        numbers = any(passed.untraceable is None for passed in t.passed)
+        if _has_default(self.func, p) and not numbers:
             # A default is a Python value: the body fails only where a call passes the parameter,
             # and no call in view says that one does (jax's own _lu_blocked(a, block_size=128)
             # under vmap is never passed block_size). A type that can never be traced is still
             # reported, above: passing one always fails.
             return
-        scalar = self.scalar_or_array(p)
-        ann = self.annotation(p)
-        if ann is not None and not scalar:
+        scalar = numbers or self.scalar_or_array(p)
+        if self.annotation(p) is not None and not scalar:
             return  # a container or another type: its structure may be all the body needs
+        flow = self.flow({p.name: ARRAY if scalar else TREE})
         seen: set[tuple[int, int]] = set()
         for node in self.sure():
-            found = self._use(node, p.name, scalar)
+            found = self._use(node, flow)
             if found is None:
                 continue
             where, error, how = found
@@ -365,77 +413,153 @@ class _Body:
             seen.add(key)
             yield self._diagnostic(where, t, error, how, uses_jaxrewrite)
 
-    def _use(self, node: ast.AST | _Truth, name: str, scalar: bool) -> tuple[ast.expr, str, str] | None:
-        """Does ``node`` need the value of parameter ``name`` as a Python value?"""
-        if isinstance(node, _Truth):
-            if scalar and _is_param(node.expr, name):
-                return node.expr, BOOL, f"{node.how} needs its truth value"
-            if scalar and isinstance(node.expr, ast.Compare) and _numeric_compare(node.expr, name):
-                return node.expr, BOOL, f"{node.how} needs the truth value of a comparison of it"
+    def _use(self, node: ast.AST | Truth, flow: Flow) -> tuple[ast.expr, str, str] | None:
+        """Does ``node`` need a traced value as a Python value?"""
+        if isinstance(node, Truth):
+            if flow.state(node.expr) == ARRAY:
+                what = "a comparison of it" if isinstance(node.expr, ast.Compare) else "it"
+                return node.expr, BOOL, f"{node.how} needs the truth value of {what}"
             return None
         if isinstance(node, ast.Call):
-            callee = self.resolve(node.func)
-            error = _CONVERSIONS.get(callee or "")
-            if error is not None and len(node.args) >= 1 and not node.keywords:
-                if any(_is_param(a, name) for a in node.args):
-                    return node, error, f"{ast.unparse(node.func)}() needs it as a Python number"
-                return None
-            if callee == _ARANGE:
-                args = [*node.args, *(kw.value for kw in node.keywords if kw.arg in ("start", "stop", "step"))]
-                if any(_is_param(a, name) for a in args):
-                    return node, CONCRETE, "jnp.arange needs its bounds as Python numbers"
-                return None
-            shape = self._shape_argument(node, callee)
-            if shape is not None and _in_shape(shape, name):
-                return node, SHAPE, f"{ast.unparse(node.func)}() needs its shape as Python ints"
-            return None
+            return self._call_use(node, flow)
         if isinstance(node, ast.Subscript):
             if isinstance(node.slice, ast.Slice):
                 bounds = (node.slice.lower, node.slice.upper, node.slice.step)
-                if any(b is not None and _is_param(b, name) for b in bounds):
+                if any(b is not None and flow.traced(b) for b in bounds):
                     return node, f"{SLICE}, or {INDEX} for a list", "a slice bound must be a Python int"
-            elif _is_param(node.slice, name) and self._is_dict(node.value):
-                return node, HASH, "a dict key must be hashable"
+            elif flow.traced(node.slice):
+                kind = self._container(node.value)
+                if kind is not None:
+                    return node, *_CONTAINER_ERRORS[kind]
         return None
 
-    def _shape_argument(self, call: ast.Call, callee: str | None) -> ast.expr | None:
-        spot: tuple[int, str] | None = _SHAPES.get(callee or "")
-        if spot is None and callee is not None and callee.startswith("jax.random."):
-            sampler = callee.rpartition(".")[2]
-            spot = (1 if sampler in _RANDOM_SHAPE_SECOND else -1, "shape")
-        if spot is None and isinstance(call.func, ast.Attribute) and call.func.attr == "reshape" and callee is None:
-            if call.keywords or not call.args:
-                return None
-            return call.args[0] if len(call.args) == 1 else ast.Tuple(elts=list(call.args), ctx=ast.Load())
-        if spot is None:
+    def _call_use(self, node: ast.Call, flow: Flow) -> tuple[ast.expr, str, str] | None:
+        callee = self.resolve(node.func)
+        error = _CONVERSIONS.get(callee or "")
+        args = [*node.args, *(kw.value for kw in node.keywords)]
+        if error is not None:
+            need = ARRAY if error == BOOL else None
+            if any(flow.traced(a) and (need is None or flow.state(a) == need) for a in args):
+                return node, error, f"{ast.unparse(node.func)}() needs it as a Python number"
             return None
-        position, keyword = spot
+        if callee == _ARANGE:
+            if any(flow.traced(a) for a in args):
+                return node, CONCRETE, "jnp.arange needs its bounds as Python numbers"
+            return None
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in ("item", "tolist") and flow.state(func.value) == ARRAY:
+            return node, CONCRETE, f".{func.attr}() needs a concrete array"
+        for argument, param in self._concrete_arguments(node, callee):
+            if flow.traced(argument):
+                return node, SHAPE, f"{ast.unparse(node.func)}() needs its {param!r} as a Python value"
+        return self._helper_use(node, flow)
+
+    def _concrete_arguments(self, call: ast.Call, callee: str | None) -> Iterator[tuple[ast.expr, str]]:
+        """The arguments of a call that JAX needs as Python values (``concrete_table``)."""
+        if callee is None and isinstance(call.func, ast.Attribute) and call.func.attr == "reshape":
+            if call.args and not call.keywords:
+                yield (call.args[0] if len(call.args) == 1 else ast.Tuple(list(call.args), ast.Load())), "shape"
+            return
+        for position, keyword in concrete_table.by_function().get(callee or "", ()):
+            for kw in call.keywords:
+                if kw.arg == keyword:
+                    yield kw.value, keyword
+            starred = any(isinstance(a, ast.Starred) for a in call.args[: (position or 0) + 1])
+            if position is not None and position < len(call.args) and not starred:
+                yield call.args[position], keyword
+
+    # -- the module's own functions, by summary ------------------------------------------------
+
+    def _helper(self, call: ast.Call, flow: Flow) -> tuple[_Body, dict[str, State]] | None:
+        """The module function a call reaches, with what the call passes it (traced values only)."""
+        func = call.func
+        if self.depth >= _HELPER_DEPTH or not isinstance(func, ast.Name) or func.id in flow.names:
+            return None
+        if func.id in self.params or func.id in self.stored:
+            return None
+        found = self.scope.lookup(func.id)
+        if found is None or len(found[0]) != 1 or not isinstance(found[0][0], Defined):
+            return None
+        target = found[0][0].node
+        scope = self.defs.get(id(target))
+        if scope is None or target.decorator_list or target is self.func:
+            return None
+        params = [*target.args.posonlyargs, *target.args.args]
+        seeds: dict[str, State] = {}
+        if any(isinstance(a, ast.Starred) for a in call.args) or len(call.args) > len(params):
+            return None
+        for arg, param in zip(call.args, params):
+            seeds[param.arg] = flow.state(arg)
+        names = {a.arg for a in (*params, *target.args.kwonlyargs)}
         for kw in call.keywords:
-            if kw.arg == keyword:
-                return kw.value
-        if 0 <= position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
-            return call.args[position]
+            if kw.arg is None or kw.arg not in names:
+                return None
+            seeds[kw.arg] = flow.state(kw.value)
+        seeds = {k: v for k, v in seeds.items() if v is not None}
+        if not seeds:
+            return None
+        return _Body(target, scope, self.src, self.defs, self.depth + 1), seeds
+
+    def _helper_flow(self, call: ast.Call, flow: Flow) -> tuple[_Body, Flow] | None:
+        found = self._helper(call, flow)
+        if found is None:
+            return None
+        body, seeds = found
+        key = (id(body.func), frozenset(seeds.items()))
+        if key not in self._helpers:
+            self._helpers[key] = (body, body.flow(seeds))
+        return self._helpers[key]
+
+    def _helper_use(self, call: ast.Call, flow: Flow) -> tuple[ast.expr, str, str] | None:
+        found = self._helper_flow(call, flow)
+        if found is None:
+            return None
+        body, inner = found
+        for node in body.sure():
+            use = body._use(node, inner)
+            if use is not None:
+                where, error, how = use
+                return call, error, f"{body.func.name}() (line {where.lineno}) {how}"
         return None
 
-    def _is_dict(self, expr: ast.expr) -> bool:
+    def returns(self, call: ast.Call, flow: Flow) -> State:
+        """The state of what a call of one of the module's functions returns."""
+        found = self._helper_flow(call, flow)
+        if found is None:
+            return None
+        body, inner = found
+        state: State = "top"
+        for node in _own_nodes(body.func.body):
+            if isinstance(node, ast.Return):
+                state = meet(state, inner.state(node.value) if node.value is not None else None)
+        return None if state == "top" else state
+
+    def flow(self, seeds: dict[str, State]) -> Flow:
+        if self._sources is None:
+            self._sources = sources(self.func.body)
+        return Flow(self._sources, seeds, self.resolve, self.returns)
+
+    def _container(self, expr: ast.expr) -> str | None:
+        """``dict``/``list`` when ``expr`` is surely a Python dict or list/tuple (a literal, or a
+        name bound once to one): indexing it needs the index as a Python value."""
+        if isinstance(expr, ast.Name):
+            if expr.id in self.stored:
+                values = self.local_dicts.get(expr.id, [])
+                if len(values) != 1 or not _assigned_once(self.func, expr.id):
+                    return None
+                expr = values[0]
+            else:
+                found = self.scope.lookup(expr.id)
+                if found is None or len(found[0]) != 1 or not isinstance(found[0][0], Assigned):
+                    return None
+                expr = found[0][0].value
         if isinstance(expr, ast.Dict):
-            return True
-        if not isinstance(expr, ast.Name):
-            return False
-        if expr.id in self.stored:
-            values = self.local_dicts.get(expr.id, [])
-            return len(values) == 1 and isinstance(values[0], ast.Dict) and _assigned_once(self.func, expr.id)
-        found = self.scope.lookup(expr.id)
-        return (
-            found is not None
-            and len(found[0]) == 1
-            and isinstance(found[0][0], Assigned)
-            and isinstance(found[0][0].value, ast.Dict)
-        )
+            return "dict"
+        return "list" if isinstance(expr, (ast.List, ast.Tuple, ast.ListComp)) else None
 
     def _diagnostic(self, node: ast.AST, t: Traced, error: str, how: str, uses_jaxrewrite: bool) -> Diagnostic:
         p, tr = t.param, t.transform
-        fix = _fix_text(p, tr, uses_jaxrewrite)
+        fix = fix_text(p, tr, uses_jaxrewrite)
         passed = " (when a call passes it)" if _has_default(self.func, p) else ""
         message = (
             f"{p.name!r} is traced by {tr.name} (line {t.use_node.lineno}:{t.use_node.col_offset + 1}), "
@@ -444,122 +568,14 @@ class _Body:
         return Diagnostic.from_error(self.src.error(node, CODE, message))
 
 
-@dataclass(frozen=True)
-class _Truth:
-    """An expression whose truth value Python takes (``if``, ``while``, ``not``, ``and``/``or``)."""
-
-    expr: ast.expr
-    how: str
-
-
-def _statements(body: list[ast.stmt], out: list[ast.AST | _Truth], reader: _Body) -> bool:
-    """Collect the sure expressions of ``body``; False once the rest may not run."""
-    for stmt in body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        if isinstance(stmt, ast.If):
-            out.extend(_expressions(stmt.test, reader))
-            out.append(_Truth(stmt.test, "'if' on it"))
-        elif isinstance(stmt, ast.While):
-            out.extend(_expressions(stmt.test, reader))
-            out.append(_Truth(stmt.test, "'while' on it"))
-        elif isinstance(stmt, ast.Assert):
-            out.extend(_expressions(stmt.test, reader))
-            out.append(_Truth(stmt.test, "'assert' on it"))
-        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
-            out.extend(_expressions(stmt.iter, reader))
-        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
-            for item in stmt.items:
-                out.extend(_expressions(item.context_expr, reader))
-            # Only JAX's own context managers are entered: another may swallow what its body raises.
-            if not all(_jax_context(item.context_expr, reader) for item in stmt.items):
-                return False
-            if not _statements(stmt.body, out, reader):
-                return False
-        elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            return False  # a handler may catch the error JAX raises
-        elif isinstance(stmt, ast.Match):
-            out.extend(_expressions(stmt.subject, reader))
-        else:
-            out.extend(_expressions(stmt, reader))
-        if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)) or _leaves_early(stmt):
-            return False
-    return True
-
-
-def _leaves_early(stmt: ast.stmt) -> bool:
-    """Can control leave the rest of the block from inside this compound statement?"""
-    if not isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Match)):
-        return False
-    stack: list[ast.AST] = [stmt]
+def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """The nodes of a body outside nested defs, classes and lambdas."""
+    stack: list[ast.AST] = list(body)
     while stack:
         node = stack.pop()
-        if isinstance(node, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
-            return True
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-    return False
-
-
-def _jax_context(expr: ast.expr, reader: _Body) -> bool:
-    """A context manager of JAX's that neither makes values concrete nor swallows errors."""
-    func = expr.func if isinstance(expr, ast.Call) else expr
-    name = reader.resolve(func) or ""
-    return name.startswith("jax.") and name.rpartition(".")[2] not in _CONCRETE_CONTEXTS
-
-
-def _expressions(root: ast.AST, reader: _Body) -> list[ast.AST | _Truth]:
-    """The sub-expressions of ``root`` evaluated whenever it is (no lambda, comprehension body,
-    or operand after the first of ``and``/``or``/a conditional expression)."""
-    out: list[ast.AST | _Truth] = []
-    stack: list[ast.AST] = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            stack.append(node.generators[0].iter)
-            continue
-        out.append(node)
-        if isinstance(node, ast.BoolOp):
-            out.append(_Truth(node.values[0], f"'{'and' if isinstance(node.op, ast.And) else 'or'}' on it"))
-            stack.append(node.values[0])
-            continue
-        if isinstance(node, ast.IfExp):
-            out.append(_Truth(node.test, "a conditional expression on it"))
-            stack.append(node.test)
-            continue
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            out.append(_Truth(node.operand, "'not' on it"))
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
-    return out
-
-
-def _is_param(expr: ast.AST, name: str) -> bool:
-    return isinstance(expr, ast.Name) and expr.id == name
-
-
-def _in_shape(shape: ast.expr, name: str) -> bool:
-    if _is_param(shape, name):
-        return True
-    return isinstance(shape, (ast.Tuple, ast.List)) and any(_is_param(e, name) for e in shape.elts)
-
-
-def _numeric_compare(cmp: ast.Compare, name: str) -> bool:
-    """``p > 0``, ``0 < p``, ``p == 1.5``: an ordering or equality of the parameter with a number."""
-    if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in cmp.ops):
-        return False
-    operands = [cmp.left, *cmp.comparators]
-    if not any(_is_param(o, name) for o in operands):
-        return False
-    return all(_is_param(o, name) or _number(o) for o in operands)
-
-
-def _number(expr: ast.expr) -> bool:
-    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
-        expr = expr.operand
-    return isinstance(expr, ast.Constant) and type(expr.value) in (int, float)
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
 
 
 def _assigned_once(func: Function, name: str) -> bool:
@@ -581,7 +597,7 @@ def _has_default(func: Function, p: Param) -> bool:
     return index >= len(positional) - len(args.defaults)
 
 
-def _fix_text(p: Param, t: Transform, uses_jaxrewrite: bool) -> str:
+def fix_text(p: Param, t: Transform, uses_jaxrewrite: bool) -> str:
     if uses_jaxrewrite:
         return f"annotate it '{p.name}: Static[...]' (jaxrewrite check --fix does)"
     if t.spec is SpecKind.AXES:

@@ -21,7 +21,7 @@ from jaxrewrite.engine.literals import MISSING, literal
 from jaxrewrite.engine.signature import Kind, Param
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import Mark, SpecKind, Transform
-from jaxrewrite.engine.tracetime import PASS, TRACE, uses_jaxrewrite
+from jaxrewrite.engine.tracetime import PASS, TRACE, fix_text, uses_jaxrewrite
 from jaxrewrite.migrate import migrate_source
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -46,22 +46,65 @@ class _CannotFix(Exception):
 
 
 def fix_source(text: str, filename: str = "<string>") -> Fix:
-    """Make every JR006 parameter of an opted-in module ``Static``; SyntaxError if it does not parse."""
+    """Fix every JR006 parameter it can, function by function; SyntaxError if it does not parse.
+
+    In a module that uses jaxrewrite the parameters become ``Static`` markers; in any other, the
+    transform's own keywords (``static_argnames``/``static_argnums``). A function that cannot be
+    fixed is named in ``refused`` with why and what to write by hand; the others are still fixed."""
     analysis = analyze(text, filename, require_pragma=False, filters=TRACE, passes=(PASS,))
     if not analysis.must_be_static:
         return Fix(text, text)
-    tree = ast.parse(text, filename)
-    if not uses_jaxrewrite(tree, analysis.header.enabled):
-        return Fix(text, text, refused=["the module does not use jaxrewrite: pass the static keywords to the transform"])
+    marker = uses_jaxrewrite(ast.parse(text, filename), analysis.header.enabled)
+    result = Fix(text, text)
+    settled: set[tuple[str, tuple[str, ...]]] = set()
+    while True:
+        pending = [(f, ns) for f, ns in _wanted(analysis) if (f.name, tuple(ns)) not in settled]
+        if not pending:
+            return result
+        func, names = pending[0]
+        settled.add((func.name, tuple(names)))
+        try:
+            step = (_fix if marker else _fix_plain)(result.text, filename, analysis, [(func, names)])
+        except _CannotFix as why:
+            result.refused.append(f"{func.name!r} (line {func.lineno}): {why}; write by hand: {_advice(analysis, func, names, marker)}")
+            continue
+        result.text = step.text
+        result.fixed.extend(step.fixed)
+        analysis = analyze(result.text, filename, require_pragma=False, filters=TRACE, passes=(PASS,))
+
+
+def _wanted(analysis: Analysis) -> list[tuple[Function, list[str]]]:
     wanted: dict[int, tuple[Function, list[str]]] = {}
     for func, name in analysis.must_be_static:
         names = wanted.setdefault(id(func), (func, []))[1]
         if name not in names:
             names.append(name)
-    try:
-        return _fix(text, filename, analysis, list(wanted.values()))
-    except _CannotFix as why:
-        return Fix(text, text, refused=[str(why)])
+    return list(wanted.values())
+
+
+def _advice(analysis: Analysis, func: Function, names: list[str], marker: bool) -> str:
+    """What the user should write for one function's parameters (the finding's own fix)."""
+    for use in analysis.uses:
+        if use.target is func and isinstance(use.transform, Transform):
+            params = [p for p in use.signature.params if p.name in names]
+            return "; ".join(fix_text(p, use.transform, marker) for p in params)
+    return f"make {', '.join(names)} static"
+
+
+def _fix_plain(text: str, filename: str, analysis: Analysis, wanted: list[tuple[Function, list[str]]]) -> Fix:
+    """Plain JAX: the parameters written into each use's own spec, checked by analyzing again."""
+    edits: list[splice.Edit] = []
+    for func, names in wanted:
+        for use in (u for u in analysis.uses if u.target is func):
+            edits.extend(_spec_edits(use, [p for p in use.signature.params if p.name in names], analysis.source))
+    fixed_text = splice.apply(text, edits)
+    after = analyze(fixed_text, filename, require_pragma=False, filters=TRACE, passes=(PASS,))
+    left = {(f.name, n) for f, n in after.must_be_static}
+    for func, names in wanted:
+        still = [n for n in names if (func.name, n) in left]
+        if still:
+            raise _CannotFix(f"{', '.join(still)} still traced after writing the spec")
+    return Fix(text, fixed_text, [(func.name, n) for func, names in wanted for n in names])
 
 
 def _fix(text: str, filename: str, analysis: Analysis, wanted: list[tuple[Function, list[str]]]) -> Fix:

@@ -1,0 +1,8 @@
+import jax, jax.numpy as jnp
+@jax.jit
+def f(x, n):
+    for _ in range(n + 1):
+        x = x + 1
+    return x
+def main():
+    return f(jnp.ones(3), 3)
