@@ -81,7 +81,8 @@ def test_fix_says_why_a_plain_jax_module_is_not_fixed(tmp_path: Path) -> None:
     m = write(tmp_path / "p.py", PLAIN)
     done = check("--fix", "p.py", cwd=tmp_path)
     assert done.returncode == 1 and "JR006" in done.stdout
-    assert "p.py: not fixed: the module does not use jaxrewrite" in done.stderr, done.stderr
+    assert "p.py: not fixed: 'f' (line 3): a bare @jax.jit takes no keywords" in done.stderr, done.stderr
+    assert "@functools.partial(jax.jit, static_argnames=('n',))" in done.stderr, done.stderr
     assert m.read_text(encoding="utf-8") == PLAIN
 
 

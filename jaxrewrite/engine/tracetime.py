@@ -417,8 +417,8 @@ class _Body:
         """Does ``node`` need a traced value as a Python value?"""
         if isinstance(node, Truth):
             if flow.state(node.expr) == ARRAY:
-                what = "a comparison of it" if isinstance(node.expr, ast.Compare) else "it"
-                return node.expr, BOOL, f"{node.how} needs the truth value of {what}"
+                what = "the truth value of a comparison of it" if isinstance(node.expr, ast.Compare) else "its truth value"
+                return node.expr, BOOL, f"{node.how} needs {what}"
             return None
         if isinstance(node, ast.Call):
             return self._call_use(node, flow)

@@ -96,7 +96,7 @@ def _fix_plain(text: str, filename: str, analysis: Analysis, wanted: list[tuple[
     edits: list[splice.Edit] = []
     for func, names in wanted:
         for use in (u for u in analysis.uses if u.target is func):
-            edits.extend(_spec_edits(use, [p for p in use.signature.params if p.name in names], analysis.source))
+            edits.extend(_spec_edits(use, [p for p in use.signature.params if p.name in names], analysis.source, plain=True))
     fixed_text = splice.apply(text, edits)
     after = analyze(fixed_text, filename, require_pragma=False, filters=TRACE, passes=(PASS,))
     left = {(f.name, n) for f, n in after.must_be_static}
@@ -151,8 +151,9 @@ def _verify(text: str, filename: str, targets: dict[tuple[str, int], list[str]])
                 raise _CannotFix(f"{use.target.name!r}: {p.name!r} is not Static after the fix")
 
 
-def _spec_edits(use: Use, params: list[Param], src: Source) -> list[splice.Edit]:
-    """Write ``params`` into the spec of one use, as plain JAX would spell it."""
+def _spec_edits(use: Use, params: list[Param], src: Source, plain: bool = False) -> list[splice.Edit]:
+    """Write ``params`` into the spec of one use, as plain JAX would spell it. ``plain``: the
+    text stays so (no migrate after it), so it must run on every JAX the project supports."""
     t = use.transform
     if not params:
         return []
@@ -185,12 +186,19 @@ def _spec_edits(use: Use, params: list[Param], src: Source) -> list[splice.Edit]
         else:
             added.append(f"{word}={items!r}")
     if added:
-        edits.append(_insert_keywords(use, ", ".join(added), src))
+        edits.append(_insert_keywords(use, ", ".join(added), src, plain))
     return edits
 
 
-def _insert_keywords(use: Use, keywords: str, src: Source) -> splice.Edit:
+def _insert_keywords(use: Use, keywords: str, src: Source, plain: bool = False) -> splice.Edit:
     node = use.node
+    if plain and use.kind is UseKind.DECORATOR and not isinstance(node, ast.Call):
+        # ``@jax.jit(static_argnames=...)``, the factory form, needs a JAX newer than the floor
+        # (0.4.30); the portable spelling needs a functools import the module may not have.
+        raise _CannotFix(
+            f"a bare @{ast.unparse(node)} takes no keywords on every JAX jaxrewrite supports (its "
+            f"factory form needs a JAX newer than 0.4.30): @functools.partial({ast.unparse(node)}, {keywords})"
+        )
     if isinstance(node, ast.Call):
         end = src.end(node) - 1  # the closing parenthesis
         inside = src.text[src.start(node) : end].rstrip()
