@@ -146,8 +146,8 @@ def test_quiet_where_nothing_is_lost(user: str) -> None:
     ],
 )
 def test_the_loop_search_costs_what_the_text_does(build: Any) -> None:
-    """The prefilter's text search for loops over candidate names (``filters._loops_over``)
-    is linear: a first version scanned to the line's end from every ``for`` (37 s for 8,000 on
+    """The prefilter's text search for loops over candidate names (``filters._loops``) is
+    linear: a first version scanned to the line's end from every ``for`` (37 s for 8,000 on
     one line). Counted in matches read, not timed: four times the text, four times the work."""
     import re
 
@@ -157,11 +157,11 @@ def test_the_loop_search_costs_what_the_text_does(build: Any) -> None:
     real = filters.IDENTIFIER
 
     class Counting:
-        def finditer(self, text: str) -> Any:
-            reads.append(len(text))
-            return real.finditer(text)
+        def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> Any:
+            reads.append((len(text) if endpos is None else endpos) - pos)
+            return real.finditer(text, pos, len(text) if endpos is None else endpos)
 
-    filters._loops_over.cache_clear()
+    filters._loops.cache_clear()
     filters.IDENTIFIER = Counting()  # type: ignore[assignment]
     try:
         small, large = build(500), build(2000)
@@ -173,4 +173,4 @@ def test_the_loop_search_costs_what_the_text_does(build: Any) -> None:
         assert re.compile  # the module under test keeps its own compiled patterns
     finally:
         filters.IDENTIFIER = real
-        filters._loops_over.cache_clear()
+        filters._loops.cache_clear()

@@ -283,48 +283,51 @@ _ASSIGNED = r"(?<![=!<>])=(?!=)(?:\s|\\\r?\n)*"
 #: An identifier starting an assigned value (``g = f``, ``g: T = f``, ``(g := f)``).
 ASSIGNED_NAME = re.compile(_ASSIGNED + r"([^\W\d]\w*)")
 IDENTIFIER = re.compile(r"[^\W\d]\w*")
-#: What splits a text into logical lines: brackets and line breaks.
+#: A loop's or comprehension's head (a superset: the word anywhere, strings and comments too).
+_FOR = re.compile(r"\bfor\b")
+#: Brackets and line breaks: where a loop's text ends.
 _BRACKET_OR_BREAK = re.compile(r"[()\[\]{}]|\n")
+#: How far a loop's text is read past its ``for`` while a bracket it opened is open.
+_LOOP_REACH = 4096
 
 
-@lru_cache(maxsize=8)
-def _loops_over(text: str, names: frozenset[str]) -> tuple[tuple[int, frozenset[str]], ...]:
-    """Each ``for TARGETS in`` of a logical line (brackets joined, strings not told apart: a
-    superset) that names one of ``names`` anywhere: (offset of its ``for``, the identifiers of
-    its targets). One pass over the text, one over each such line's identifiers: a text of many
-    ``for``s or brackets costs what its size does."""
-    found: list[tuple[int, frozenset[str]]] = []
-    start = depth = 0
-    for match in _BRACKET_OR_BREAK.finditer(text):
-        char = match.group()
-        if char in "([{":
-            depth += 1
-        elif char != "\n":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            _loops_in(text, start, match.end(), names, found)
-            start = match.end()
-    _loops_in(text, start, len(text), names, found)
+@lru_cache(maxsize=4)
+def _loops(text: str) -> tuple[tuple[int, frozenset[str], frozenset[str]], ...]:
+    """Each ``for TARGETS in ITERABLE`` of the text: (offset of its ``for``, the identifiers of
+    its targets, the identifiers of the rest of its logical line up to the next ``for``, which
+    hold the iterable). Read once per text whatever names are asked about; each ``for`` reads up
+    to the next one, so a text of many ``for``s or brackets costs what its size does."""
+    found = []
+    heads = list(_FOR.finditer(text))
+    for index, head in enumerate(heads):
+        # To the next ``for`` at most: a literal iterable (the only kind whose elements are read,
+        # ``scopes.Choice``) holds none, and a nested loop is an entry of its own.
+        following = heads[index + 1].start() if index + 1 < len(heads) else len(text)
+        end = min(following, head.start() + _LOOP_REACH)
+        depth = 0
+        for mark in _BRACKET_OR_BREAK.finditer(text, head.end(), end):
+            char = mark.group()
+            if char == "\n":
+                if depth <= 0:
+                    end = mark.start()
+                    break
+            elif char in "([{":
+                depth += 1
+            else:
+                depth -= 1
+        words = [m.group() for m in IDENTIFIER.finditer(text, head.end(), end)]
+        if "in" not in words:
+            continue
+        at = words.index("in")
+        found.append((head.start(), frozenset(words[:at]), frozenset(words[at + 1 :])))
     return tuple(found)
 
 
-def _loops_in(text: str, start: int, end: int, names: frozenset[str], found: list[tuple[int, frozenset[str]]]) -> None:
-    line = text[start:end]
-    if "for" not in line:
-        return
-    words = [(m.start(), m.group()) for m in IDENTIFIER.finditer(line)]
-    if names.isdisjoint(word for _, word in words):
-        return
-    head: int | None = None
-    targets: list[str] = []
-    for at, word in words:
-        if word == "for":
-            head, targets = at, []
-        elif word == "in" and head is not None:
-            found.append((start + head, frozenset(targets)))
-            head = None
-        elif head is not None:
-            targets.append(word)
+def _loops_over(text: str, names: frozenset[str]) -> list[tuple[int, frozenset[str]]]:
+    """Each loop or comprehension of the text whose iterable names one of ``names``: (offset of
+    its ``for``, the identifiers of its targets). A superset of the loops that bind a target to
+    a def of ``names`` (``scopes.Choice``)."""
+    return [(at, targets) for at, targets, rest in _loops(text) if not names.isdisjoint(rest)]
 
 
 def loop_targets(names: list[str], src: Source) -> set[str]:
