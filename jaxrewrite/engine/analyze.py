@@ -252,7 +252,8 @@ class _Analyzer(Decorators, Registrations, CallSites):
                     if MarkerReader(defined.body, self.src, None).markers(stmt.annotation):
                         continue  # Static[Cfg]: the whole field is static
                     held = self.leaf_class(stmt.annotation, defined.body)
-                    if held is None or not self.info(held[0]).static_fields:
+                    info = self.info(held[0]) if held is not None else None
+                    if info is None or not info.static_fields:
                         continue
                     form, unseen = form_of(defined, scope)
                 except RewriteError:
@@ -263,14 +264,14 @@ class _Analyzer(Decorators, Registrations, CallSites):
                     library = EITHER_FORM.library
                 if library is None:
                     continue
-                entries = ", ".join(repr(f.name) for f in self.info(held[0]).static_fields)
+                entries = ", ".join(repr(f.name) for f in info.static_fields)
                 found.append(
                     Diagnostic.from_error(
                         self.src.error(
                             stmt.annotation,
                             "JR014",
                             f"field {_target(stmt)!r} of {defined.node.name!r} ({library} class) holds "
-                            f"{self.info(held[0]).name!r}, whose Static entries ({entries}) split a parameter of a "
+                            f"{info.name!r}, whose Static entries ({entries}) split a parameter of a "
                             "transformed def only: a field is flattened like any pytree, so they are traced here; "
                             f"mark the field Static[...] whole, or make them Static fields of {defined.node.name!r}",
                         )

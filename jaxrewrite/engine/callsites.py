@@ -27,7 +27,7 @@ from jaxrewrite.engine.recognise import (
     classify_registration,
 )
 from jaxrewrite.engine.resolve import MAX_DEPTH, PAST_DEPTH, TooDeep, qualname, too_deep
-from jaxrewrite.engine.scopes import Assigned, Binding, Choice, Defined, DefinedClass, Scope, Site
+from jaxrewrite.engine.scopes import Assigned, Binding, Choice, Defined, DefinedClass, Scope, Site, choice_parts
 from jaxrewrite.engine.signature import read_signature
 from jaxrewrite.engine.specs.registration import registration_values
 from jaxrewrite.engine.table import opaque_registration
@@ -183,8 +183,7 @@ class CallSites(Walker):
         bindings, where = found
         seen = where.bindings_seen_at(arg.id, site) if where is scope else list(bindings)
         # A loop target over a literal (``for fn in (f, g):``) is the name bound each of those ways.
-        seen = [part for b in seen or () for part in (b.parts if isinstance(b, Choice) and b.parts else (b,))]
-        seen = [b for b in seen if not (id(b) in memo and memo[id(b)] is _READING)]
+        seen = [b for b in choice_parts(seen or ()) if not (id(b) in memo and memo[id(b)] is _READING)]
         if len(seen) > 1:
             # ``@typing.overload`` stubs are replaced by the implementation that follows them.
             real = [b for b in seen if not (isinstance(b, Defined) and is_overload(b.node, where))]

@@ -221,8 +221,8 @@ _VALUE_MODULES = frozenset({"functools", "jax", "jaxlib", "numpy", "math", "oper
 
 
 def _gives_a_value(func: ast.expr, scope: Scope) -> bool:
-    """A callee that never returns a dataclass field: a function of ``_VALUE_MODULES`` (not
-    ``jax``'s own field-making ones: it has none) or a builtin the module does not rebind."""
+    """A callee that never returns a dataclass field: a function of ``_VALUE_MODULES``, or a
+    builtin the module does not rebind."""
     name = qualname(func, scope)
     if name is None and isinstance(func, ast.Name) and binding_scope(func.id, scope) is None:
         name = f"builtins.{func.id}" if func.id in _BUILTINS else None

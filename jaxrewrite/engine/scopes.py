@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import bisect
 import enum
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any, Union
@@ -91,6 +91,16 @@ class Choice(Opaque):
 
 Binding = Union[Imported, Assigned, Defined, DefinedClass, Marked, Opaque]
 _OPAQUE = Opaque()
+
+
+def choice_parts(bindings: Iterable[Binding]) -> Iterator[Binding]:
+    """Bindings with each loop target over a literal (``Choice``) as its elements: what the
+    call sites read a name as (``for fn in (f, g):`` binds ``fn`` to ``f`` and to ``g``)."""
+    for binding in bindings:
+        if isinstance(binding, Choice) and binding.parts:
+            yield from binding.parts
+        else:
+            yield binding
 
 
 def _choice(target: ast.expr, iterable: ast.expr, scope: Scope) -> Choice:

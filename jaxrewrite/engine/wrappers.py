@@ -15,11 +15,11 @@ made from a marked def some other way is found for ``check`` (``made_from``, JR0
 from __future__ import annotations
 
 import ast
-from collections.abc import Container, Iterable, Iterator
+from collections.abc import Container
 
 from jaxrewrite.engine.filters import CallSite, Filters, calls_naming, loop_targets, walk_assignments
 from jaxrewrite.engine.recognise import classify
-from jaxrewrite.engine.scopes import Assigned, Binding, Choice, Defined, Scope, ScopeTree
+from jaxrewrite.engine.scopes import Assigned, Choice, Defined, Scope, ScopeTree, choice_parts
 from jaxrewrite.engine.source import Source
 from jaxrewrite.errors import RewriteError
 
@@ -216,7 +216,7 @@ def aliases(scopes: list[Scope], names: set[str], attributes: bool = False) -> l
         (name, root)
         for scope in scopes
         for name, bindings in scope.bindings.items()
-        for b in _parts(bindings)
+        for b in choice_parts(bindings)
         if isinstance(b, Assigned) and (root := root_name(b.value, attributes)) is not None and root != name
     ]
     # A loop target over what is no literal stands for what its iterable is made from.
@@ -239,15 +239,6 @@ def aliases(scopes: list[Scope], names: set[str], attributes: bool = False) -> l
                 found.append(name)
                 grew = True
     return found
-
-
-def _parts(bindings: Iterable[Binding]) -> Iterator[Binding]:
-    """Bindings with each loop target over a literal (``scopes.Choice``) as its elements."""
-    for binding in bindings:
-        if isinstance(binding, Choice) and binding.parts:
-            yield from binding.parts
-        else:
-            yield binding
 
 
 def _new_names(names: list[str], tree: ScopeTree, src: Source, known: set[str], attributes: bool) -> list[str]:
@@ -293,7 +284,7 @@ def made_from(arg: ast.expr, scope: Scope, marked: Container[int], seen: set[int
     if not isinstance(arg, ast.Name):
         return None
     found = scope.lookup(arg.id)
-    for binding in _parts(found[0] if found is not None else ()):
+    for binding in choice_parts(found[0] if found is not None else ()):
         if isinstance(binding, Choice) and binding.source is not None and binding.scope is not None:
             # A loop target over what is not a literal: any marked def the iterable names.
             for name in (n for n in ast.walk(binding.source) if isinstance(n, ast.Name)):
