@@ -100,9 +100,14 @@ def child_venv(venv: Path, *, python: str = sys.executable, reuse: bool = True, 
     subprocess.run([python, "-m", "venv", *flags, str(venv)], env=env, check=True, capture_output=True, timeout=300)
     vpython = venv / "bin" / "python"
     if reuse and python == sys.executable and sys.prefix != sys.base_prefix:
-        import site
-
-        ours = [p for p in site.getsitepackages() if Path(p).resolve().is_relative_to(Path(sys.prefix).resolve())]
+        # Every site folder this interpreter reads that is not the base's: its own, and any a
+        # ``.pth`` added (a venv layered over another, as .ci/run's newest leg is), in order.
+        base = Path(sys.base_prefix).resolve()
+        ours = [
+            p
+            for p in sys.path
+            if Path(p).name in ("site-packages", "dist-packages") and not Path(p).resolve().is_relative_to(base)
+        ]
         version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
         (venv / "lib" / version / "site-packages" / "_jaxrewrite_tests_outer_env.pth").write_text("".join(f"{p}\n" for p in ours))
     return vpython
