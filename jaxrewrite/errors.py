@@ -108,6 +108,19 @@ class RewriteWarning(UserWarning):
     """Something in an opted-in module that jaxrewrite ignores but the user probably meant."""
 
 
+#: A module's warnings as (message, line): issued when it is rewritten, and kept by the import
+#: hook with its cached code so that a warm import says them again (hook/notes.py).
+Notes = tuple[tuple[str, int], ...]
+
+
+def say(notes: Notes, filename: str) -> None:
+    """Issue each note as a RewriteWarning at its line of ``filename``."""
+    import warnings
+
+    for message, line in notes:
+        warnings.warn_explicit(message, RewriteWarning, filename, line)
+
+
 class NotRewrittenWarning(RewriteWarning):
     """A module uses Static/NoDiff where the rewrite would act, but it runs un-rewritten.
 

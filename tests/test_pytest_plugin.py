@@ -127,6 +127,19 @@ def test_an_opted_in_test_module_is_rewritten_and_keeps_assertion_introspection(
     result.stdout.no_fnmatch_line("*NotRewrittenWarning*")
 
 
+def test_a_marker_that_does_nothing_is_in_the_warnings_summary_cold_and_warm(pytester: pytest.Pytester) -> None:
+    """Issue 42.10: a Static under a decorator jaxrewrite does not know runs traced; the import
+    says so (JR004), and says it again from the cache (the second run reads the pyc)."""
+    pytester.makepyfile(
+        test_opted=OPTED_IN + "\n\ndef my_jit(f):\n    return jax.jit(f)\n\n\n@my_jit\ndef unknown(x, n: Static[int]):\n    return x\n"
+    )
+    for _ in range(2):
+        result = run(pytester)
+        result.assert_outcomes(passed=1, failed=1)
+        result.stdout.fnmatch_lines(["*test_opted.py:26: RewriteWarning: JR004 the marker on 'n' of 'unknown' does nothing under 'my_jit'*"])
+    assert pycs(pytester.path, "test_opted")["jaxrewrite"]  # the second run read it
+
+
 def test_off_with_p_no_jaxrewrite(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_opted=OPTED_IN)
     result = run(pytester, "-p", "no:jaxrewrite")

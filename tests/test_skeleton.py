@@ -32,6 +32,7 @@ from corpus_support import at_least, corpus_files, read_source
 from golden_cases import display_name, inputs
 
 from jaxrewrite import RewriteError, RewriteWarning, rewrite_source
+from jaxrewrite.errors import Notes
 from jaxrewrite.engine import elided
 from jaxrewrite.engine.source import Source
 from jaxrewrite.hook import fast, pipeline
@@ -207,7 +208,7 @@ def padding(x):
 
 
 def test_every_golden_input_rewrites_the_same_from_its_skeleton() -> None:
-    taken = 0
+    taken = said = 0
     for path in inputs():
         text = path.read_text(encoding="utf-8")
         with warnings.catch_warnings():
@@ -217,11 +218,17 @@ def test_every_golden_input_rewrites_the_same_from_its_skeleton() -> None:
             except SyntaxError:
                 expected = None
             got = fast.skeleton_rewrite(text, display_name(path), least=0)
+            reported = fast.skeleton_rewrite(text, display_name(path), least=0, report=True)
+            whole = None if expected is None else fast.rewrite_tree(text, display_name(path), report=True).notes
         if got is not None:
             taken += 1
-            assert got == expected, display_name(path)
-    print(f"\n[skeleton] golden inputs read from a skeleton: {taken}")
-    assert taken >= 40
+            assert got[0] == expected, display_name(path)
+        if reported is not None:
+            # The markers that do nothing (the hook's warnings) read alike from the skeleton.
+            assert reported == (expected, whole), display_name(path)
+            said += len(reported[1])
+    print(f"\n[skeleton] golden inputs read from a skeleton: {taken}, warnings at import: {said}")
+    assert taken >= 40 and said >= 5
 
 
 CALL_SITE_INSIDE = MODULE_HEAD + """
@@ -285,7 +292,7 @@ def test_a_left_out_body_the_analysis_needs_is_read_back(
     names = spy_reads(monkeypatch)
     expected = rewrite_source(text, "mod.py")
     got = fast.skeleton_rewrite(text, "mod.py", least=0)
-    assert got == expected and "static_argnums=(1,)" in got
+    assert got == (expected, ()) and "static_argnums=(1,)" in got[0]
     assert set(names) == read
 
 
@@ -359,14 +366,18 @@ def f(x, n: Static[int]):
 """ + LONG_BODY * 3
 
 
-def test_a_warning_is_issued_once_by_the_whole_reading() -> None:
-    assert fast.skeleton_rewrite(WARNS, "mod.py", least=0) is None
+def test_a_warning_is_issued_once_by_the_skeletons_reading_and_returned_for_the_cache() -> None:
+    said = "JR005 unknown jaxrewrite directive '# jaxrewrite: turbo' (only 'enable' exists)"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = fast.skeleton_rewrite(WARNS, "mod.py", least=0)
+        assert got is not None and got[1] == ((said, 2),)
+        assert got[0] == rewrite_source(WARNS, "mod.py")
+    assert [str(w.message) for w in caught if w.category is RewriteWarning] == [said] * 2
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert same_code(WARNS, "mod.py")
-    assert [str(w.message) for w in caught if w.category is RewriteWarning] == [
-        "unknown jaxrewrite directive '# jaxrewrite: turbo' (only 'enable' exists)"
-    ] * 2  # once by the hook, once by rewrite_source in same_code
+    assert [str(w.message) for w in caught if w.category is RewriteWarning] == [said] * 2  # the hook, then rewrite_source
 
 
 @needs_bench
@@ -375,7 +386,7 @@ def test_the_hook_takes_the_skeleton_where_it_pays_and_compiles_the_same_code(mo
     taken: list[bool] = []
     real = fast.skeleton_rewrite
 
-    def spy(*args: object, **kwargs: object) -> str | None:
+    def spy(*args: object, **kwargs: object) -> tuple[str, Notes] | None:
         out = real(*args, **kwargs)  # type: ignore[arg-type]
         taken.append(out is not None)
         return out
@@ -391,7 +402,9 @@ def test_the_hook_takes_the_skeleton_where_it_pays_and_compiles_the_same_code(mo
 def test_the_hook_checks_the_skeletons_text(monkeypatch: pytest.MonkeyPatch) -> None:
     text = bench_cold.realistic_module(20)
     real = fast.skeleton_rewrite
-    monkeypatch.setattr(fast, "skeleton_rewrite", lambda *a, **k: real(*a, **k).replace("EPS = 1e-6", "EPS = 2e-6"))  # type: ignore[union-attr]
+    monkeypatch.setattr(
+        fast, "skeleton_rewrite", lambda *a, **k: (real(*a, **k)[0].replace("EPS = 1e-6", "EPS = 2e-6"), ())  # type: ignore[index]
+    )
     pipeline.compile_source(text.encode(), "bench.py")  # unchecked: the wrong text compiles
     monkeypatch.setenv("JAXREWRITE_VERIFY_AST", "1")
     with pytest.raises(AssertionError, match="bench.py: the text rewritten from the module's skeleton differs"):
@@ -405,7 +418,7 @@ def test_the_hot_path_reads_no_left_out_body(monkeypatch: pytest.MonkeyPatch) ->
     found = skeleton.build(text, starts)
     assert found is not None and found.elided > 0.5 * len(text)
     read = spy_reads(monkeypatch)
-    assert fast.skeleton_rewrite(text, "bench.py") == rewrite_source(text, "bench.py")
+    assert fast.skeleton_rewrite(text, "bench.py") == (rewrite_source(text, "bench.py"), ())
     assert read == []
 
 

@@ -49,7 +49,7 @@ def f(x, n: Static[int]):  # é on the decorated line's neighbour
 def test_hook_checks_the_tree_against_the_text(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     real = treecode.rewrite_tree
 
-    def wrong(text: str, path: str, header: object = None, worth: float = 0) -> treecode.Rewritten:
+    def wrong(text: str, path: str, header: object = None, worth: float = 0, report: bool = False) -> treecode.Rewritten:
         good = real(text, path, worth=math.inf)
         assert good.tree is not None
         return treecode.Rewritten(good.text, [], ast.parse(good.text.replace("x * n", "x + n")))

@@ -14,7 +14,6 @@ import ast
 import importlib.util
 import json
 import os
-import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -24,15 +23,13 @@ from jaxrewrite.commands import colour
 from jaxrewrite.commands.checkcache import FOLDER, Cache, Read, digest
 from jaxrewrite.commands.files import python_files
 from jaxrewrite.engine.analysis import Analysis
-from jaxrewrite.engine.diagnostics import CODES, Diagnostic
+from jaxrewrite.engine.diagnostics import CODES, Diagnostic, suppressed
 from jaxrewrite.engine.filters import FAST
 from jaxrewrite.header import might_opt_in
 from jaxrewrite.engine.imported import may_apply_imported_bytes
 from jaxrewrite.engine.tracetime import may_trace_bytes
 from jaxrewrite.errors import TOO_DEEP, too_deep
 
-#: A noqa comment, bare or naming codes as flake8 spells them (see ``_suppressed``).
-_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 FORMATS = ("text", "json", "github")
 
 
@@ -128,7 +125,7 @@ def check_text(
     except TOO_DEEP as exc:
         found = [Diagnostic.from_error(too_deep(exc, text, filename), "JR100")]
     lines = text.splitlines()
-    return [d for d in found if options.wants(d.code, filename) and not _suppressed(d, lines)]
+    return [d for d in found if options.wants(d.code, filename) and not suppressed(d, lines)]
 
 
 def import_reader(filename: str, reads: list[Read] | None = None) -> Callable[[str, int], str | None]:
@@ -180,14 +177,6 @@ def locate(filename: str, module: str, level: int) -> str | None:
     except (TargetError, OSError, UnicodeDecodeError, SyntaxError, ValueError, ImportError):
         return None
 
-
-def _suppressed(finding: Diagnostic, lines: list[str]) -> bool:
-    line = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
-    match = _NOQA.search(line)
-    if match is None:
-        return False
-    codes = match.group("codes")
-    return codes is None or finding.code.upper() in {c.upper() for c in re.split(r"[,\s]+", codes) if c}
 
 
 def may_find(data: bytes) -> bool:

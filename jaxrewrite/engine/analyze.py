@@ -18,7 +18,7 @@ from jaxrewrite.engine.classes import FunctionalClass
 from jaxrewrite.engine.completion import unseen_error
 from jaxrewrite.engine.decorators import Decorators
 from jaxrewrite.engine.depth import any_depth
-from jaxrewrite.engine.diagnostics import Diagnostic
+from jaxrewrite.engine.diagnostics import Diagnostic, suppressed
 from jaxrewrite.engine.filters import (
     FAST,
     Filters,
@@ -28,7 +28,7 @@ from jaxrewrite.engine.filters import (
 )
 from jaxrewrite.header import Header, scan_header
 from jaxrewrite.engine.elsewhere import ImportReader
-from jaxrewrite.engine.ledger import Facts
+from jaxrewrite.engine.ledger import Facts, nothing_to_settle
 from jaxrewrite.engine.ledger import build as build_ledger
 from jaxrewrite.engine.imported import imported_uses
 from jaxrewrite.engine.lint import lint as lint_findings
@@ -46,6 +46,13 @@ from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
+#: What the import hook says at import (``analyze(report=True)``): the markers a rewrite leaves
+#: doing nothing, or that JAX will refuse, read from this module alone. Not JR009 (a name from
+#: another module: its verdict depends on a file the module's cache key does not cover; ``check``
+#: reads it), nor the findings at uses (JR010-JR012: ``check``'s), nor JR001 (the hook reads only
+#: modules that opt in). A noqa comment on the line silences one as it does for ``check``.
+REPORTED_AT_IMPORT = frozenset({"JR002", "JR003", "JR004", "JR007", "JR008", "JR014", "JR020"})
+
 
 def analyze(
     text: str,
@@ -59,6 +66,7 @@ def analyze(
     passes: Sequence[TreePass] = (),
     imports: ImportReader | None = None,
     parsed: ast.Module | None = None,
+    report: bool = False,
 ) -> Analysis:
     """Analyze one module's text; Python's own SyntaxError if it does not parse.
 
@@ -70,6 +78,9 @@ def analyze(
     With ``lint`` the analysis also keeps the ledger (``engine.ledger``: every marker applied,
     refused or reported); ``imports`` reads the modules names are imported from, for it.
     ``parsed``: the text already parsed (``hook/fast/skeleton.py``'s tree: bodies left unparsed).
+    ``report`` (the import hook's): lint's findings on marked defs and the ledger, without the
+    findings at uses (JR010-JR012) or in other modules: what the hook says of markers that do
+    nothing (``REPORTED_AT_IMPORT``).
     """
     header = scan_header(text) if header is None else header
     src = Source(text, filename)
@@ -84,7 +95,7 @@ def analyze(
             # Parsed here, at the caller's depth, as Python parses it: only the walks may go on
             # in a deeper thread (engine/depth.py), never a parse Python itself would refuse.
             tree = ast.parse(text, src.filename) if parsed is None else parsed
-            result = _analyze_tree(tree, src, header, environment, filters, lint, passes, imports)
+            result = _analyze_tree(tree, src, header, environment, filters, lint, passes, imports, report)
             del tree, parsed
     result.diagnostics[:0] = unknown
     result.diagnostics.sort(key=lambda d: (d.line, d.col))
@@ -131,6 +142,7 @@ def _analyze_tree(
     lint: bool,
     passes: Sequence[TreePass] = (),
     imports: ImportReader | None = None,
+    report: bool = False,
 ) -> Analysis:
     """The walks over a parsed module, into a fresh Analysis (so a second, deeper attempt starts
     from nothing)."""
@@ -151,6 +163,18 @@ def _analyze_tree(
             build_ledger(result, scopes, tree, analyzer.facts(), imports)
             if imports is not None:
                 imported_uses(result, scopes, tree, imports)
+        elif report:
+            walked = {id(d) for d in result.diagnostics}
+            analyzer.lint()
+            facts = analyzer.facts()
+            if not nothing_to_settle(result, tree, analyzer.relevant, facts):
+                build_ledger(result, scopes, tree, facts, None, imports=False)
+            lines = src.text.splitlines() if len(result.diagnostics) > len(walked) else []
+            result.diagnostics[:] = [
+                d
+                for d in result.diagnostics
+                if id(d) in walked or (d.code in REPORTED_AT_IMPORT and not suppressed(d, lines))
+            ]
         for extra in passes:
             extra(result, scopes, tree)
     finally:

@@ -9,6 +9,7 @@ here, so one bad use never hides another. The hook raises the first; ``check`` r
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from collections.abc import Callable
 from typing import Any
@@ -158,3 +159,18 @@ class Diagnostic:
 def _escape(message: str) -> str:
     """GitHub's workflow-command escaping for a message."""
     return message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+#: A noqa comment, bare or naming codes as flake8 spells them (see ``suppressed``).
+_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+
+
+def suppressed(finding: Diagnostic, lines: list[str]) -> bool:
+    """Whether a ``# noqa`` (bare, or naming the finding's code) on its line silences it: read
+    alike by ``check`` and by the import hook's warnings."""
+    line = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
+    match = _NOQA.search(line)
+    if match is None:
+        return False
+    codes = match.group("codes")
+    return codes is None or finding.code.upper() in {c.upper() for c in re.split(r"[,\s]+", codes) if c}

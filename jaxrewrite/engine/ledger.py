@@ -13,13 +13,16 @@ scopes and the walker's facts, and adds findings.
 from __future__ import annotations
 
 import ast
+import bisect
 from dataclasses import dataclass, field
 from typing import Any
 
 from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State
 from jaxrewrite.engine.diagnostics import Diagnostic
+from jaxrewrite.engine.elided import ELIDED, body_line
 from jaxrewrite.engine.elsewhere import Elsewhere, ImportReader
 from jaxrewrite.engine.fields import form_of
+from jaxrewrite.engine.filters import marker_names
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.resolve import (
     MAX_DEPTH,
@@ -35,7 +38,8 @@ from jaxrewrite.engine.scopes import (
     ScopeTree,
     own_expressions,
 )
-from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.signature import may_mark
+from jaxrewrite.engine.source import Source, lines_containing
 from jaxrewrite.engine.table import CONTAINERS, Mark
 from jaxrewrite.errors import RewriteError
 
@@ -185,16 +189,38 @@ def _is_container_call(value: ast.expr, scope: Scope) -> bool:
 
 
 class _Collector:
-    def __init__(self, scopes: ScopeTree, facts: Facts, reader: ImportReader | None, src: Source) -> None:
+    def __init__(
+        self, scopes: ScopeTree, facts: Facts, reader: ImportReader | None, src: Source, imports: bool = True
+    ) -> None:
         self.def_scopes = {id(func): scope for func, scope in scopes.defs}
         self.class_scopes = {id(d.node): d.body for d, _ in scopes.classes}
         self.facts = facts
         self.src = src
         self.sites: list[_Site] = []
+        #: Whether names imported from other modules are asked for (JR009; not by the import hook).
+        self.imports = imports
         self.elsewhere = Elsewhere(reader, lambda expr, scope: bool(_mentions(expr, scope, set())))
         self.statements = scopes.statements
         self._called: set[str] | None = None
         self.reading = Reading()
+        #: The prefilter's names (filters.marker_names): an expression naming none of them
+        #: spells no marker, so the ledger reads only those that do (the hook's cold path runs it).
+        self.names = marker_names(scopes)
+        #: The lines that hold one of them (a text search: a superset).
+        self.lines = lines_containing(src.text, src.line_starts, self.names)
+
+    def may(self, first: int, last: int) -> bool:
+        """Whether any of lines ``first`` to ``last`` holds a name that may spell a marker."""
+        at = bisect.bisect_left(self.lines, first)
+        return at < len(self.lines) and self.lines[at] <= last
+
+    def mentions(self, expr: ast.AST | None, scope: Scope, aliases: set[str]) -> frozenset[Mark]:
+        first = getattr(expr, "lineno", None)
+        if first is not None and not self.may(first, getattr(expr, "end_lineno", None) or first):
+            return frozenset()
+        if not may_mark(expr, self.names):
+            return frozenset()
+        return _mentions(expr, scope, aliases, reading=self.reading)
 
     def body(self, stmts: list[ast.stmt], scope: Scope, in_class: ast.ClassDef | None = None) -> None:
         for stmt in stmts:
@@ -229,25 +255,33 @@ class _Collector:
         args = func.args
         every = [*args.posonlyargs, *args.args, *([args.vararg] if args.vararg else []), *args.kwonlyargs]
         every += [args.kwarg] if args.kwarg else []
+        if not self.imports and not self.may(func.lineno, body_line(func) - 1):
+            every = []  # no marker in the signature, and imported names are not asked for (JR009)
         for arg in every:
             if arg.annotation is None:
                 continue
             aliases: set[str] = set()
-            marks = _mentions(arg.annotation, scope, aliases, reading=self.reading)
+            # What the signature reader found, read once; the aliases it went through are read
+            # again only if the module has an alias entry for them to settle (``build``).
+            marks = self.facts.read_marks.get(id(arg)) or self.mentions(arg.annotation, scope, aliases)
             name = f"{func.name}.{arg.arg}"
             if marks:
                 self.sites.append(_Site(EntryKind.PARAMETER, name, arg, func, aliases, marks))
-            elif self.transformed(func):
+            elif self.imports:
                 self.imported(arg, arg.annotation, scope, name, func)
         if func.returns is not None:
             aliases = set()
-            if _mentions(func.returns, scope, aliases, reading=self.reading):
+            if self.mentions(func.returns, scope, aliases):
                 self.sites.append(
                     _Site(EntryKind.VARIABLE, f"{func.name} return", func.returns, func, aliases, frozenset(),
                           "a marker on a return annotation does nothing: only parameters and pytree class "
                           "fields are read")
                 )
-        # The body runs in the def's own scope; names there resolve mostly to the module's.
+        # The body runs in the def's own scope; names there resolve mostly to the module's. An
+        # elided body (engine/elided.py: no def, class or decorator in it) that names no marker
+        # holds nothing the ledger counts: it is left unparsed.
+        if isinstance(func, ELIDED) and not self.may(func.__dict__["first"], func.__dict__["last"]):
+            return
         self.body(func.body, scope)
 
     def annotated(self, stmt: ast.AnnAssign, scope: Scope, in_class: ast.ClassDef | None) -> None:
@@ -256,7 +290,7 @@ class _Collector:
         if qualname(stmt.annotation, scope) in ("typing.TypeAlias", "typing_extensions.TypeAlias"):
             self.alias(stmt, target, stmt.value, scope)
             return
-        marks = _mentions(stmt.annotation, scope, aliases, reading=self.reading)
+        marks = self.mentions(stmt.annotation, scope, aliases)
         if in_class is not None and isinstance(stmt.target, ast.Name):
             if marks:
                 self.sites.append(_Site(EntryKind.FIELD, f"{in_class.name}.{target}", stmt, in_class, aliases, marks))
@@ -284,7 +318,7 @@ class _Collector:
     def alias(self, stmt: ast.AST, name: str | ast.expr, value: ast.expr | None, scope: Scope) -> None:
         label = name.id if isinstance(name, ast.Name) else str(name)
         aliases: set[str] = set()
-        marks = _mentions(value, scope, aliases, reading=self.reading)
+        marks = self.mentions(value, scope, aliases)
         if marks:
             self.sites.append(_Site(EntryKind.ALIAS, label, stmt, None, aliases, marks))
 
@@ -301,7 +335,7 @@ class _Collector:
         pairs += [(kw.arg, kw.value, kw) for kw in call.keywords if kw.arg is not None and kw.arg != "total"]
         for key, value, where in pairs:
             aliases: set[str] = set()
-            marks = _mentions(value, scope, aliases, reading=self.reading)
+            marks = self.mentions(value, scope, aliases)
             if marks:
                 self.sites.append(_Site(EntryKind.FIELD, f"{name}.{key.strip(chr(39) + chr(34))}", where, call,
                                         aliases, marks))
@@ -332,8 +366,12 @@ class _Collector:
     def imported(self, arg: ast.arg, ann: ast.expr, scope: Scope, label: str, func: Function) -> None:
         """A parameter of a transformed def annotated with a name from a module the engine does
         not read (``X`` from ``from m import X``, or ``al.Steps`` of ``from . import aliases as
-        al``): followed through the reader where it can be, a finding where it cannot."""
-        for name, at, module, level in self.elsewhere.names(ann, scope):
+        al``): followed through the reader where it can be, a finding where it cannot. The names
+        first: whether ``func`` is transformed costs a walk of the module, asked only where needed."""
+        names = list(self.elsewhere.names(ann, scope))
+        if not names or not self.transformed(func):
+            return
+        for name, at, module, level in names:
             spelled = f"{'.' * level}{module}"
             verdict = self.elsewhere.follow(module, level, name)
             if verdict == "":
@@ -360,21 +398,34 @@ def _span(node: ast.AST) -> tuple[int, int]:
     """The lines whose findings speak for a def's or class's markers: its decorators to the
     line before its body."""
     first = min([getattr(node, "lineno", 1), *(d.lineno for d in getattr(node, "decorator_list", []))])
-    body = getattr(node, "body", None)
     if isinstance(node, ast.ClassDef):
         return first, node.end_lineno or node.lineno
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return first, max(node.lineno, body_line(node) - 1)  # an elided body stays unparsed
+    body = getattr(node, "body", None)
     if isinstance(body, list) and body:
         return first, max(node.lineno, body[0].lineno - 1)  # type: ignore[attr-defined]
     return first, getattr(node, "end_lineno", None) or first
 
 
 def build(
-    result: Analysis, scopes: ScopeTree, module: ast.Module, facts: Facts, reader: ImportReader | None = None
+    result: Analysis,
+    scopes: ScopeTree,
+    module: ast.Module,
+    facts: Facts,
+    reader: ImportReader | None = None,
+    imports: bool = True,
 ) -> None:
-    """Fill ``result.ledger``, adding JR008/JR009 findings for what nothing else accounts for."""
+    """Fill ``result.ledger``, adding JR008/JR009 findings for what nothing else accounts for
+    (``imports`` False: no entry for names imported from other modules, JR009: the hook's)."""
     src = result.source
-    collector = _Collector(scopes, facts, reader, src)
+    collector = _Collector(scopes, facts, reader, src, imports)
     collector.body(module.body, scopes.module)
+    if any(site.kind is EntryKind.ALIAS for site in collector.sites):
+        for site in collector.sites:
+            if site.kind is EntryKind.PARAMETER and id(site.node) in facts.read_marks:
+                scope = collector.def_scopes.get(id(site.owner), scopes.module)
+                _mentions(getattr(site.node, "annotation", None), scope, site.aliases, reading=collector.reading)
     applied = _applied(result, facts, scopes)
     diagnostics = list(result.diagnostics)
     pragma = next((d for d in diagnostics if d.code == "JR001"), None)
@@ -553,6 +604,42 @@ def _settle(
     code = "JR009" if site.kind is EntryKind.IMPORTED else "JR008"
     result.diagnostics.append(_at(result.source, node, code, site.reason or _reason(site, facts)))
     return entry(State.REPORTED, code)
+
+
+def nothing_to_settle(result: Analysis, module: ast.Module, names: set[str] | None, facts: Facts) -> bool:
+    """Whether ``build`` (without JR009, as the import hook runs it) would report nothing: every
+    mention of a name that may spell a marker (``names``, filters.marker_names) is in a
+    top-level import, on a comment line, or in the annotation of a parameter a use of this
+    module reads, so each entry would settle as applied. A text count, conservative: any other
+    mention (an alias, a field, a variable, a string elsewhere) and the ledger runs. What lets
+    the hook say which markers do nothing for the price of a search where every one does something.
+    """
+    if not names or facts.unseen or facts.unknown_calls or facts.refused_defs or facts.twins:
+        return False
+    if result.registrations or result.fields or any(use.leaves for use in result.uses):
+        return False
+    src = result.source
+    spans = [
+        (src.start(stmt), src.end(stmt)) for stmt in module.body if isinstance(stmt, (ast.Import, ast.ImportFrom))
+    ]
+    for use in result.uses:
+        for param in use.signature.params:
+            annotation = getattr(param.node, "annotation", None)
+            if param.markers & use.transform.markers and annotation is not None:
+                spans.append((src.start(annotation), src.end(annotation)))
+    spans.sort()
+    starts = [start for start, _ in spans]
+    text = src.text
+    for name in names:
+        at = text.find(name)
+        while at >= 0:
+            k = bisect.bisect_right(starts, at) - 1
+            if not (k >= 0 and at < spans[k][1]):
+                line = bisect.bisect_right(src.line_starts, at)
+                if not text[src.line_starts[line - 1] : at].lstrip().startswith("#"):
+                    return False
+            at = text.find(name, at + len(name))
+    return True
 
 
 def _reason(site: _Site, facts: Facts) -> str:

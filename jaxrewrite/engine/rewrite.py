@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 
 from jaxrewrite.engine import splice
@@ -12,7 +11,7 @@ from jaxrewrite.engine.filters import FAST, Filters
 from jaxrewrite.header import Header
 from jaxrewrite.engine.plan import plan
 from jaxrewrite.engine.scopes import Binding
-from jaxrewrite.errors import RewriteWarning
+from jaxrewrite.errors import Notes, say
 
 
 def rewrite_source(
@@ -23,16 +22,24 @@ def rewrite_source(
     require_pragma: bool = True,
     filters: Filters = FAST,
     header: Header | None = None,
+    report: bool = False,
 ) -> str:
     """Return ``source`` with Static annotations turned into explicit transform keywords.
 
     The very same string comes back when the header has no ``# jaxrewrite: enable``
     pragma, or when nothing in the module needs a keyword. Raises RewriteError for misuse
-    and Python's own SyntaxError for source that does not parse.
+    and Python's own SyntaxError for source that does not parse. ``report``: also warn of the
+    markers that do nothing, as the import hook does (``analyze``'s).
     """
     with collector_paused():
         analysis = analyze(
-            source, filename, environment=environment, require_pragma=require_pragma, filters=filters, header=header
+            source,
+            filename,
+            environment=environment,
+            require_pragma=require_pragma,
+            filters=filters,
+            header=header,
+            report=report,
         )
         try:
             return rewritten(analysis)
@@ -47,8 +54,11 @@ def rewritten(analysis: Analysis) -> str:
 
 def checked_plan(analysis: Analysis) -> list[splice.Edit]:
     """The analysis's edits, once its warnings are issued and its first error raised."""
-    for finding in analysis.diagnostics:
-        if not finding.is_error:
-            warnings.warn_explicit(finding.message, RewriteWarning, finding.filename, finding.line)
+    say(notes(analysis), analysis.source.filename)
     analysis.raise_first_error()
     return plan(analysis)
+
+
+def notes(analysis: Analysis) -> Notes:
+    """The analysis's warnings, each message led by its code (``-W ignore:JR002`` filters one)."""
+    return tuple((f"{d.code} {d.message}", d.line) for d in analysis.diagnostics if not d.is_error)

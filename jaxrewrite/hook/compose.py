@@ -61,7 +61,7 @@ def rewritten_bytes(data: bytes, path: str) -> bytes | None:
         return None
     from jaxrewrite.engine.rewrite import rewrite_source
 
-    text = rewrite_source(importlib.util.decode_source(data), path, header=header)
+    text = rewrite_source(importlib.util.decode_source(data), path, header=header, report=True)
     encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
     mark(path)
     return text.encode(encoding)

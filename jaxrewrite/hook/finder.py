@@ -17,7 +17,7 @@ from importlib.machinery import ModuleSpec, SourceFileLoader
 from types import CodeType, ModuleType, TracebackType
 
 from jaxrewrite.header import Header, head_rules_out, might_opt_in, scan_header
-from jaxrewrite.hook import compose, index, notrewritten, pipeline, pycfile, tag
+from jaxrewrite.hook import compose, index, notes, notrewritten, pipeline, pycfile, tag
 
 __all__ = ["OWNED_LOADERS", "HookHandle", "RewritingFinder", "RewritingLoader", "compile_opted_in", "install", "uninstall"]
 
@@ -55,6 +55,7 @@ class RewritingLoader(SourceFileLoader):
         if code is not None:
             # Cached code for the very bytes the finder decided on: nothing is read again.
             notrewritten.mark(path)
+            notes.say(code, path)
             return code
         # What is compiled is read as SourceFileLoader reads it (``get_data``: io.open_code, so an
         # embedder's open-code hook sees it). The decision is made again on these bytes unless
@@ -88,10 +89,12 @@ class RewritingLoader(SourceFileLoader):
 
 
 def cached(pyc: str, source_hash: bytes, path: str) -> CodeType | None:
-    """The rewritten code cached for these source bytes, marked as rewritten; None on a miss."""
+    """The rewritten code cached for these source bytes, marked as rewritten, its warnings said
+    again (hook/notes.py); None on a miss."""
     code = pycfile.load(pyc, source_hash, path)
     if code is not None:
         notrewritten.mark(path)
+        notes.say(code, path)
     return code
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from types import CodeType
 
 from jaxrewrite.header import Header, scan_header
+from jaxrewrite.hook import notes
 
 
 def _compile(text: str, path: str, optimize: int) -> CodeType:
@@ -34,27 +35,31 @@ class Pipeline:
     def compile(self, data: bytes, path: str, optimize: int, header: Header | None = None) -> CodeType:
         """Decode file bytes as Python does (PEP 263), rewrite, compile. Pure: whoever runs the
         code says the file ran rewritten (hook/finder.py's ``compile_opted_in``)."""
-        from jaxrewrite.engine.rewrite import rewrite_source  # the engine: imported on a cache miss only
+        from jaxrewrite.hook.fast import rewrite_tree  # the engine: imported on a cache miss only
 
         text = importlib.util.decode_source(data)
         header = scan_header(text) if header is None else header
         if self.to_code is _compile:
-            return compile_rewritten(text, path, optimize, header)
-        return self.to_code(rewrite_source(text, path, header=header), path, optimize)
+            return compile_rewritten(text, path, optimize, header, report=True)
+        rewritten = rewrite_tree(text, path, header, worth=0.0, report=True)  # the text only
+        return notes.keep(self.to_code(rewritten.text, path, optimize), rewritten.notes)
 
 
 def compile_rewritten(
-    text: str, path: str, optimize: int, header: Header | None = None, worth: float | None = None
+    text: str, path: str, optimize: int, header: Header | None = None, worth: float | None = None, report: bool = False
 ) -> CodeType:
     """The default pipeline on decoded text: the code of the rewritten text, compiled from the
     analysed tree where that pays and every edit could be spelled as nodes (hook/fast/treecode.py),
     byte for byte the code of the text; ``JAXREWRITE_VERIFY_AST=1`` checks that at every import.
-    ``worth``: treecode's threshold (tests pass inf, to take the tree route whenever it can)."""
+    ``worth``: treecode's threshold (tests pass inf, to take the tree route whenever it can).
+    ``report``: also say which markers do nothing (``analyze``'s); the warnings issued are held
+    beside the code for the cache (hook/notes.py)."""
     from jaxrewrite.engine.analyze import collector_paused
     from jaxrewrite.hook.fast import WORTH, rewrite_tree, skeleton_rewrite
 
-    text_from_skeleton = skeleton_rewrite(text, path, header)
-    if text_from_skeleton is not None:
+    from_skeleton = skeleton_rewrite(text, path, header, report=report)
+    if from_skeleton is not None:
+        text_from_skeleton, said = from_skeleton
         try:
             code = _compile(text_from_skeleton, path, optimize)
         except SyntaxError:
@@ -62,11 +67,11 @@ def compile_rewritten(
         else:
             if os.environ.get("JAXREWRITE_VERIFY_AST") == "1":
                 _verify_skeleton(text, path, header, text_from_skeleton)
-            return code
+            return notes.keep(code, said)
     with collector_paused():  # the collector would rescan the live tree while it compiles
-        rewritten = rewrite_tree(text, path, header, WORTH if worth is None else worth)
+        rewritten = rewrite_tree(text, path, header, WORTH if worth is None else worth, report=report)
         if rewritten.tree is None:
-            return _compile(rewritten.text, path, optimize)
+            return notes.keep(_compile(rewritten.text, path, optimize), rewritten.notes)
         try:
             code = compile(rewritten.tree, path, "exec", dont_inherit=True, optimize=optimize)
         except RecursionError:
@@ -78,6 +83,7 @@ def compile_rewritten(
         # Free the tree now: marshal flags the objects a live tree shares with the code, so the
         # cached bytes would differ from the text's.
         rewritten.tree = None
+        notes.keep(code, rewritten.notes)
     if os.environ.get("JAXREWRITE_VERIFY_AST") == "1":
         text_code = _compile(rewritten.text, path, optimize)  # held alike: marshal counts references
         if marshal.dumps(code) != marshal.dumps(text_code):

@@ -18,6 +18,10 @@ import marshal
 import os
 import sys
 from types import CodeType
+from typing import TypeGuard
+
+from jaxrewrite.errors import Notes
+from jaxrewrite.hook import notes
 
 #: PEP 552 flags: hash-based (bit 0), always checked against the source (bit 1).
 FLAGS = b"\x03\x00\x00\x00"
@@ -36,25 +40,49 @@ def trace(message: str) -> None:
             pass
 
 
+#: The end of each of the hook's pycs: after the code, the module's warnings (hook/notes.py),
+#: their length (4 bytes, little-endian), then this mark. ``marshal.loads`` of the code ignores
+#: what follows it, so the code reads as in any pyc.
+_NOTES_MARK = b"JRn1"
+_FOOTER_SIZE = 8
+
+
 def pack(code: CodeType, source_hash: bytes) -> bytes:
-    """The bytes of a hash-checked pyc for ``code``."""
-    return importlib.util.MAGIC_NUMBER + FLAGS + source_hash + marshal.dumps(code)
+    """The bytes of a hash-checked pyc for ``code``, with the warnings held beside it."""
+    said = marshal.dumps(notes.held(code))
+    return (
+        importlib.util.MAGIC_NUMBER + FLAGS + source_hash + marshal.dumps(code)
+        + said + len(said).to_bytes(4, "little") + _NOTES_MARK
+    )
 
 
 def unpack(data: bytes, source_hash: bytes) -> CodeType | None:
-    """The code in a cached pyc, or None if it is stale, truncated, garbage or not a hash-checked pyc."""
+    """The code in a cached pyc, its warnings held beside it (hook/notes.py), or None if it is
+    stale, truncated, garbage or not one of the hook's hash-checked pycs."""
     if (
-        len(data) <= _HEADER_SIZE
+        len(data) <= _HEADER_SIZE + _FOOTER_SIZE
         or data[:4] != importlib.util.MAGIC_NUMBER
         or data[4:8] != FLAGS
         or data[8:16] != source_hash
+        or data[-4:] != _NOTES_MARK
     ):
         return None
+    view = memoryview(data)
+    size = int.from_bytes(view[-8:-4], "little")
     try:
-        code = marshal.loads(memoryview(data)[_HEADER_SIZE:])
+        said = marshal.loads(view[-_FOOTER_SIZE - size : -_FOOTER_SIZE]) if size <= len(data) else None
+        code = marshal.loads(view[_HEADER_SIZE : -_FOOTER_SIZE - size])
     except Exception:  # EOFError, ValueError, TypeError: whatever a damaged file makes marshal raise
         return None
-    return code if isinstance(code, CodeType) else None
+    if not isinstance(code, CodeType) or not _are_notes(said):
+        return None
+    return notes.keep(code, said)
+
+
+def _are_notes(value: object) -> TypeGuard[Notes]:
+    return isinstance(value, tuple) and all(
+        isinstance(n, tuple) and len(n) == 2 and isinstance(n[0], str) and isinstance(n[1], int) for n in value
+    )
 
 
 def _rejected(data: bytes, source_hash: bytes) -> str:
@@ -67,7 +95,9 @@ def _rejected(data: bytes, source_hash: bytes) -> str:
         return "not a checked hash-based pyc"
     if data[8:16] != source_hash:
         return "stale: written for other source bytes"
-    return "damaged code"
+    if data[-4:] != _NOTES_MARK:
+        return "no warnings after the code (not written by this hook)"
+    return "damaged code or warnings"
 
 
 def load(pyc: str, source_hash: bytes, source_path: str) -> CodeType | None:

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from jaxrewrite.engine import splice
 from jaxrewrite.engine.analyze import analyze, collector_paused
-from jaxrewrite.engine.plan import plan
+from jaxrewrite.engine.rewrite import checked_plan, notes
+from jaxrewrite.errors import Notes
 from jaxrewrite.engine.source import Source
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.header import Header
@@ -34,12 +35,15 @@ __all__ = ["SKELETON_WORTH", "WORTH", "Rewritten", "rewrite_tree", "skeleton_rew
 SKELETON_WORTH = 0.4
 
 
-def skeleton_rewrite(source: str, filename: str, header: Header | None = None, least: float = SKELETON_WORTH) -> str | None:
+def skeleton_rewrite(
+    source: str, filename: str, header: Header | None = None, least: float = SKELETON_WORTH, report: bool = False
+) -> tuple[str, Notes] | None:
     """``rewrite_source``'s text read from the module's skeleton (skeleton.py: bodies the analysis
     leaves unwalked are not parsed), for a caller that compiles the text, so that a syntax error
-    in a body still surfaces; None where ``rewrite_source`` must decide: no skeleton leaves out
-    ``least`` of the text, or the analysis has anything to say (a warning, an error). Same text
-    by construction; checked over the golden files and the corpus (tests/test_skeleton.py)."""
+    in a body still surfaces, with the warnings issued on the way (``report``: also the markers
+    that do nothing, ``analyze``'s); None where ``rewrite_source`` must decide: no skeleton leaves
+    out ``least`` of the text, or the analysis finds an error. Same text by construction; checked
+    over the golden files and the corpus (tests/test_skeleton.py)."""
     src_starts = Source(source, filename).line_starts
     found = skeleton.build(source, src_starts)
     if found is None or found.elided < least * len(source):
@@ -49,13 +53,13 @@ def skeleton_rewrite(source: str, filename: str, header: Header | None = None, l
         if tree is None:
             return None
         try:
-            analysis = analyze(source, filename, header=header, parsed=tree)
+            analysis = analyze(source, filename, header=header, parsed=tree, report=report)
         except (RewriteError, SyntaxError, RecursionError):
             return None  # a body read back that does not parse, say: the whole reading says why
         del tree
         try:
-            if analysis.diagnostics:
+            if any(d.is_error for d in analysis.diagnostics):
                 return None
-            return splice.apply(source, plan(analysis))
+            return splice.apply(source, checked_plan(analysis)), notes(analysis)
         finally:
             del analysis

@@ -27,7 +27,8 @@ from jaxrewrite.engine import splice
 from jaxrewrite.engine.analysis import Analysis, Registration, Use, UseKind
 from jaxrewrite.engine.analyze import analyze, collector_paused, keeping_tree
 from jaxrewrite.header import Header
-from jaxrewrite.engine.rewrite import checked_plan
+from jaxrewrite.engine.rewrite import checked_plan, notes
+from jaxrewrite.errors import Notes
 from jaxrewrite.hook.fast import treenodes
 
 #: What the tree route costs, in bytes of module whose second parse it saves: each edited
@@ -45,25 +46,29 @@ class Rewritten:
     """The printed text, and the same module as a tree when the edits could be spelled as nodes.
     The text is spliced when first read: the hook, given the tree, reads it only to check it."""
 
-    def __init__(self, source: str, edits: list[splice.Edit], tree: ast.Module | None) -> None:
+    def __init__(self, source: str, edits: list[splice.Edit], tree: ast.Module | None, said: Notes = ()) -> None:
         self.source, self.edits, self.tree = source, edits, tree
+        #: The warnings issued on the way (engine/rewrite.py's ``notes``), for the hook's cache.
+        self.notes = said
 
     @cached_property
     def text(self) -> str:
         return splice.apply(self.source, self.edits)
 
 
-def rewrite_tree(source: str, filename: str, header: Header | None = None, worth: float = WORTH) -> Rewritten:
+def rewrite_tree(
+    source: str, filename: str, header: Header | None = None, worth: float = WORTH, report: bool = False
+) -> Rewritten:
     """``rewrite_source``'s text (same warnings, same first error), and its tree where it pays
     (``worth``: the largest cost, against the module's size, for which the tree is built; inf:
-    whenever it can be)."""
+    whenever it can be). ``report``: also the markers that do nothing (``analyze``'s)."""
     trees: list[ast.Module] = []
     with collector_paused():
-        analysis = analyze(source, filename, header=header, passes=(keeping_tree(trees),))
+        analysis = analyze(source, filename, header=header, passes=(keeping_tree(trees),), report=report)
         try:
             edits = checked_plan(analysis)
             tree = trees[0] if trees and edits and _apply(analysis, trees[0], edits, worth * len(source)) else None
-            return Rewritten(source, edits, tree)
+            return Rewritten(source, edits, tree, notes(analysis))
         finally:
             del analysis  # the tree lives on in the result only where it is used
             trees.clear()
