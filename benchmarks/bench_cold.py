@@ -5,7 +5,8 @@ process (garbage collected before every sample, untimed; jaxrewrite's lru caches
 before every rewrite too, so each rewrite is as cold as the first in a fresh process):
 
 - ``compile``: ``compile(original)``: the baseline, what Python pays without the hook.
-- ``hook``: what the hook pays on a cache miss (``pipeline.compile_rewritten``): where most of
+- ``hook``: what the hook pays on a cache miss (``pipeline.compile_rewritten``, with the
+  warnings of markers that do nothing, issue 42.10): where most of
   the module is function bodies, the rewrite read from its skeleton (hook/fast/skeleton.py: the
   bodies the analysis never walks are not parsed), then the printed text compiled; elsewhere the
   rewrite, then the code compiled from the analysed tree with the new nodes in place where that

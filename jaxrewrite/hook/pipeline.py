@@ -40,20 +40,20 @@ class Pipeline:
         text = importlib.util.decode_source(data)
         header = scan_header(text) if header is None else header
         if self.to_code is _compile:
-            return compile_rewritten(text, path, optimize, header, report=True)
+            return compile_rewritten(text, path, optimize, header)
         rewritten = rewrite_tree(text, path, header, worth=0.0, report=True)  # the text only
         return notes.keep(self.to_code(rewritten.text, path, optimize), rewritten.notes)
 
 
 def compile_rewritten(
-    text: str, path: str, optimize: int, header: Header | None = None, worth: float | None = None, report: bool = False
+    text: str, path: str, optimize: int, header: Header | None = None, worth: float | None = None, report: bool = True
 ) -> CodeType:
     """The default pipeline on decoded text: the code of the rewritten text, compiled from the
     analysed tree where that pays and every edit could be spelled as nodes (hook/fast/treecode.py),
     byte for byte the code of the text; ``JAXREWRITE_VERIFY_AST=1`` checks that at every import.
     ``worth``: treecode's threshold (tests pass inf, to take the tree route whenever it can).
-    ``report``: also say which markers do nothing (``analyze``'s); the warnings issued are held
-    beside the code for the cache (hook/notes.py)."""
+    ``report`` (on, as the hook runs it): also say which markers do nothing (``analyze``'s); the
+    warnings issued are held beside the code for the cache (hook/notes.py)."""
     from jaxrewrite.engine.analyze import collector_paused
     from jaxrewrite.hook.fast import WORTH, rewrite_tree, skeleton_rewrite
 
