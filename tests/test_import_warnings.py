@@ -2,7 +2,7 @@
 
 A Static under a decorator jaxrewrite does not know (``@my_jit``) runs traced: ``check`` says
 JR004, and so must the import. The hook's analysis reports what the ledger leaves reported
-(``analyze(report=True)``: JR002, JR003, JR004, JR007, JR008, JR014, JR020), issues each as a
+(``analyze(report=True)``: JR002, JR004, JR007, JR008, JR014, JR020), issues each as a
 RewriteWarning at its line, and keeps them after the code in its pyc (hook/pycfile.py,
 hook/notes.py): a warm import issues the same warnings without importing the engine. Children
 run with bytecode on and the fake jax of helpers_hook (jit records its keywords).

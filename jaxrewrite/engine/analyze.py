@@ -47,11 +47,12 @@ from jaxrewrite.errors import RewriteError
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 #: What the import hook says at import (``analyze(report=True)``): the markers a rewrite leaves
-#: doing nothing, or that JAX will refuse, read from this module alone. Not JR009 (a name from
+#: doing nothing, read from this module alone. Not JR003 (the marker acts, and JAX refuses an
+#: unhashable static argument loudly at the call), nor JR009 (a name from
 #: another module: its verdict depends on a file the module's cache key does not cover; ``check``
 #: reads it), nor the findings at uses (JR010-JR012: ``check``'s), nor JR001 (the hook reads only
 #: modules that opt in). A noqa comment on the line silences one as it does for ``check``.
-REPORTED_AT_IMPORT = frozenset({"JR002", "JR003", "JR004", "JR007", "JR008", "JR014", "JR020"})
+REPORTED_AT_IMPORT = frozenset({"JR002", "JR004", "JR007", "JR008", "JR014", "JR020"})
 
 
 def analyze(
@@ -165,7 +166,7 @@ def _analyze_tree(
                 imported_uses(result, scopes, tree, imports)
         elif report:
             walked = {id(d) for d in result.diagnostics}
-            analyzer.lint()
+            analyzer.lint(hashing=False)
             facts = analyzer.facts()
             if not nothing_to_settle(result, tree, analyzer.relevant, facts):
                 build_ledger(result, scopes, tree, facts, None, imports=False)
@@ -249,11 +250,13 @@ class _Analyzer(Decorators, Registrations, CallSites):
             if id(node) not in self.registered:
                 self.refuse(unseen_error(node, base, self.src))
 
-    def lint(self) -> None:
-        """Read what lint needs while the scopes are alive; ``engine.lint.lint`` judges it."""
+    def lint(self, hashing: bool = True) -> None:
+        """Read what lint needs while the scopes are alive; ``engine.lint.lint`` judges it.
+        ``hashing`` False: no JR003 (the import's report: such a marker acts, and JAX refuses
+        the call loudly)."""
         signatures = {key: sig for key, (sig, _) in self.signatures.items()}
         self.result.lint_facts = LintFacts(
-            read_defs(self.tree.defs, signatures, self.applied, self.unknown_calls, self.refused_defs),
+            read_defs(self.tree.defs, signatures, self.applied, self.unknown_calls, self.refused_defs, hashing),
             tuple(self.unseen),
             opaque_classes(self.opaque, self.class_info),
         )

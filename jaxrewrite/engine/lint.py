@@ -105,9 +105,11 @@ def read_defs(
     applied: set[int],
     unknown_calls: dict[int, ast.expr],
     refused: Container[int] = frozenset(),
+    hashing: bool = True,
 ) -> tuple[MarkedDef, ...]:
     """What lint needs of every def with markers, read with the scopes alive (names resolved,
-    decorators classified, annotations and defaults judged hashable or not)."""
+    decorators classified, annotations and defaults judged hashable or not: not with
+    ``hashing`` False, where no JR003 is wanted)."""
     found = []
     for func, scope in defs:
         sig = signatures.get(id(func))
@@ -117,8 +119,8 @@ def read_defs(
         unknown = next((d for d in func.decorator_list if classify(d, scope) is None and looks_like_transform_decorator(d)), None)
         types: list[tuple[Param, str]] = []
         values: list[tuple[Param, str]] = []
-        defaults = _defaults(func)
-        for param in marked:
+        defaults = _defaults(func) if hashing else {}
+        for param in marked if hashing else ():
             if Mark.STATIC not in param.markers:
                 continue
             kind = unhashable(param, scope)
