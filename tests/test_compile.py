@@ -195,3 +195,14 @@ def test_in_process_through_the_command_table(tree: Path, capsys: pytest.Capture
     assert "compile PATH ..." in capsys.readouterr().out
     assert cli.main(["compile", "--help"], prog="jaxrewrite") == 0
     assert "-O LEVEL" in capsys.readouterr().out
+
+
+def test_the_prebuilt_cache_carries_the_warnings_of_markers_that_do_nothing(tree: Path) -> None:
+    """Issue 42.10: compile says what the import would (a Static under a decorator jaxrewrite does
+    not know, JR004), and an import served from the prebuilt cache says it again, engine unloaded."""
+    write(tree / "odd.py", OK + "\n\ndef my_jit(f):\n    return jax.jit(f)\n\n\n@my_jit\ndef unknown(x, n: Static[int]):\n    return x\n")
+    built = jaxrewrite_compile("lib/odd.py", cwd=tree.parent)
+    assert built.returncode == 0 and "odd.py:21: RewriteWarning: JR004" in built.stderr, built.stderr
+    done = python("-c", PROBE.format(module="odd"), cwd=tree, env=child_env(bytecode=True, PYTHONDONTWRITEBYTECODE="1"))
+    assert done.returncode == 0 and done.stdout.splitlines()[1] == "no engine", done.stderr
+    assert done.stderr.count("RewriteWarning: JR004 the marker on 'n' of 'unknown' does nothing under 'my_jit'") == 1, done.stderr
