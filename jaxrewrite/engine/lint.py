@@ -23,14 +23,15 @@ from jaxrewrite.header import PRAGMA, Header, why_ignored
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.resolve import qualname
 from jaxrewrite.engine.scopes import DefinedClass, Scope
-from jaxrewrite.engine.signature import Param, Signature, inner_type
+from jaxrewrite.engine.signature import Param, Signature, array_type, inner_type
 from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import Mark
+from jaxrewrite.engine.table import ARRAY_TYPES, DECORATOR_LIKE, TRANSFORM_LIKE, Mark
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
-#: Types whose values JAX cannot hash, so it rejects them as static arguments at call time.
-UNHASHABLE = frozenset(
+#: Types whose values JAX cannot hash, so it rejects them as static arguments at call time: the
+#: arrays (and jaxtyping's ``Float[Array, "n"]``, ``signature.array_type``) and mutable containers.
+UNHASHABLE = ARRAY_TYPES | frozenset(
     {
         "builtins.list",
         "builtins.dict",
@@ -53,22 +54,14 @@ UNHASHABLE = frozenset(
         "collections.OrderedDict",
         "collections.Counter",
         "collections.deque",
-        "jax.Array",
-        "jax.numpy.ndarray",
-        "jax.typing.ArrayLike",
-        "numpy.ndarray",
-        "numpy.typing.NDArray",
     }
 )
 _BUILTINS = frozenset({"list", "dict", "set", "bytearray"})
 
-#: What a decorator's last name looks like when it is a transform jaxrewrite does not know
-#: (``equinox.filter_jit``, ``numba.jit``, a project's own ``my_jit``).
-_TRANSFORM_LIKE = re.compile(r"jit|pmap|vmap|remat|checkpoint|grad|custom_vjp|custom_jvp|shard_map", re.IGNORECASE)
-#: Names that say "transform" as a decorator only: ``@nnx.scan``/``@nn.scan`` lift a def over a
-#: loop, so a marker under one is not "under no transform" (JR002). As a callee, ``scan`` is
-#: ``jax.lax.scan``'s, which traces its function's arguments: JR012 (peruse.py) says that.
-_DECORATOR_LIKE = re.compile(r"scan", re.IGNORECASE)
+#: A decorator's or callee's last name that says "transform" (``table.TRANSFORM_LIKE``), and
+#: those that say it as a decorator only (``table.DECORATOR_LIKE``).
+_TRANSFORM_LIKE = re.compile("|".join(TRANSFORM_LIKE), re.IGNORECASE)
+_DECORATOR_LIKE = re.compile("|".join(DECORATOR_LIKE), re.IGNORECASE)
 
 
 def looks_like_transform(expr: ast.expr) -> bool:
@@ -339,7 +332,7 @@ def unhashable(param: Param, scope: Scope) -> str | None:
     name = qualname(head, scope)
     if name is None and isinstance(head, ast.Name) and head.id in _BUILTINS and scope.lookup(head.id) is None:
         name = f"builtins.{head.id}"
-    if name in UNHASHABLE:
+    if name in UNHASHABLE or array_type(param.node.annotation, scope) is not None:
         return ast.unparse(inner)
     local = local_class(head, scope)
     if local is not None and isinstance(local[0], DefinedClass):

@@ -29,7 +29,7 @@ from jaxrewrite.engine.scopes import Assigned, Defined, DefinedClass, Scope, Sco
 from jaxrewrite.engine.signature import Kind, Param, Signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.sure import Truth, statements
-from jaxrewrite.engine.table import FAMILIES, SpecKind, Transform
+from jaxrewrite.engine.table import ARRAY_PACKAGE, ARRAY_TYPES, FAMILIES, SpecKind, Transform
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -64,8 +64,7 @@ _CONTAINER_ERRORS = {
 
 #: Annotations of values JAX traces as scalars or arrays (truth tests on them fail).
 _SCALARS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
-_ARRAYS = frozenset({"jax.Array", "jax.numpy.ndarray", "numpy.ndarray", "jax.typing.ArrayLike"})
-_ARRAY_FAMILIES = ("jaxtyping.",)
+_ARRAY_FAMILIES = (ARRAY_PACKAGE + ".",)
 #: Annotations no argument JAX traces can have: (qualname, what to call it).
 _NEVER_TRACED: dict[str, str] = {
     "typing.Callable": "a function",
@@ -316,7 +315,7 @@ class _Body:
             return False
         if isinstance(ann, ast.Subscript):
             return name.startswith(_ARRAY_FAMILIES)
-        return name in _SCALARS or name in _ARRAYS or name.startswith(_ARRAY_FAMILIES)
+        return name in _SCALARS or name in ARRAY_TYPES or name.startswith(_ARRAY_FAMILIES)
 
     def untraceable(self, param: Param, classes: _Classes) -> str | None:
         """What the annotation (or, for ``self``, the class) says the value is, when no traced
