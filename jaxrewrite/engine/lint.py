@@ -16,7 +16,7 @@ from collections.abc import Container, Iterable
 from collections.abc import Set as AbstractSet
 
 from jaxrewrite.engine.analysis import Analysis, MarkedDef, Use
-from jaxrewrite.engine.classes import ClassInfo, local_class
+from jaxrewrite.engine.classes import DATACLASS, ClassInfo, local_class
 from jaxrewrite.engine.completion import is_overload
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.header import PRAGMA, Header, why_ignored
@@ -342,9 +342,6 @@ def unhashable(param: Param, scope: Scope) -> str | None:
     return None
 
 
-_DATACLASS = "dataclasses.dataclass"
-
-
 def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
     """Why instances of a class of this module cannot be hashed, if they cannot: a
     ``@dataclass`` with ``eq`` on and neither ``frozen`` nor ``unsafe_hash`` (it sets
@@ -357,7 +354,7 @@ def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
         return None
     for deco in node.decorator_list:
         call = deco if isinstance(deco, ast.Call) else None
-        if qualname(call.func if call else deco, scope) != _DATACLASS:
+        if qualname(call.func if call else deco, scope) != DATACLASS:
             continue
         options = {kw.arg: kw.value for kw in call.keywords} if call else {}
         if any(kw is None for kw in options):

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from jaxrewrite.engine import concrete_table, specs
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.classes import DATACLASS
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import Filters
 from jaxrewrite.engine.flow import ARRAY, TREE, Flow, Sources, State, meet, sources
@@ -74,7 +75,6 @@ _NEVER_TRACED: dict[str, str] = {
     "typing.Type": "a class",
 }
 _ENUMS = frozenset({"enum.Enum", "enum.Flag", "enum.StrEnum"})  # IntEnum/IntFlag values are ints
-_DATACLASS = "dataclasses.dataclass"
 _NAMEDTUPLE = "typing.NamedTuple"
 _CALLABLES = frozenset({"typing.Callable", "collections.abc.Callable"})
 _NOT_INSTANCE_METHODS = frozenset({"builtins.staticmethod", "builtins.classmethod"})
@@ -219,7 +219,7 @@ class _Classes:
     def plain_node(self, node: ast.ClassDef, scope: Scope) -> bool:
         if node.keywords or any(not (isinstance(b, ast.Name) and b.id == "object") for b in node.bases):
             return False
-        if any(qualname(d.func if isinstance(d, ast.Call) else d, scope) != _DATACLASS for d in node.decorator_list):
+        if any(qualname(d.func if isinstance(d, ast.Call) else d, scope) != DATACLASS for d in node.decorator_list):
             return False
         if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__jax_array__" for s in node.body):
             return False
