@@ -225,6 +225,34 @@ def test_every_spec_kind_has_its_module() -> None:
     assert {row.spec for rows in FAMILIES.values() for row in rows.values()} == set(SpecKind)
 
 
+TESTS = Path(__file__).resolve().parent
+
+
+def test_no_test_file_imports_another(tmp_path: Path) -> None:
+    """Tests share helpers through support modules (``tests/*_support.py``, ``golden_cases.py``...),
+    never by importing another test file, wherever the import stands (issue 41 item 6)."""
+    (tmp_path / "test_a.py").write_text("def f():\n    from test_b import helper\n")
+    assert _test_imports(tmp_path) == ["test_a.py:2 imports test_b"]
+    assert _test_imports(TESTS) == []
+
+
+def _test_imports(folder: Path) -> list[str]:
+    """Every import of a ``test_*`` module by a Python file of ``folder`` (not its case folders)."""
+    found = []
+    for path in sorted(folder.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                if name.rpartition(".")[2].startswith("test_"):
+                    found.append(f"{path.name}:{node.lineno} imports {name}")
+    return found
+
+
 if __name__ == "__main__":
     for component in cycles(graph()):
         print(" <-> ".join(component))
