@@ -17,7 +17,7 @@ import pytest
 from golden_cases import execute
 
 from jaxrewrite import rewrite_source
-from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.findings import analyze
 from jaxrewrite.engine.table import TRACES
 
 HEAD = (

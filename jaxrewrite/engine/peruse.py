@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.diagnostics import Diagnostic
@@ -26,7 +27,15 @@ from jaxrewrite.engine.signature import Kind, Param, Signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import TRACES, Mark, Traces
 
+if TYPE_CHECKING:
+    from jaxrewrite.engine.analyze import Analyzer
+
 Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def PASS(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Analyzer) -> None:
+    """The findings per use as a finding pass (``engine.findings``), over every marked def the walk read."""
+    per_use(result, scopes, module, {key: sig for key, (sig, _) in walk.signatures.items()})
 
 
 def per_use(result: Analysis, scopes: ScopeTree, module: ast.Module, signatures: dict[int, Signature]) -> None:

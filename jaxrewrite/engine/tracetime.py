@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from jaxrewrite.engine import concrete_table, specs
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
-from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.analyze import Analyzer, analyze
 from jaxrewrite.engine.classes import DATACLASS
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import Filters
@@ -106,7 +106,7 @@ def trace_findings(text: str, filename: str = "<string>") -> list[Diagnostic]:
     return [d for d in found if d.code == CODE]
 
 
-def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module) -> None:
+def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) -> None:
     """The trace-time analysis as a pass of ``analyze``: JR006 findings, and what they name."""
     defs = {id(func): scope for func, scope in scopes.defs}
     for diagnostic, func, name in findings(list(result.uses), defs, tree, result.source, result.header.enabled):

@@ -1,0 +1,82 @@
+"""The finding passes, as one entry table: what ``check`` and ``show`` (and ``jaxrewrite.analyze``
+with ``lint``) run over the analysis beyond its refusals.
+
+Each pass is a ``TreePass`` its own module exports, as the trace-time one (``tracetime.PASS``) is;
+``engine.analyze`` imports none of them and runs what it is handed (``tests/test_layers.py``). The
+order is the table's: each pass reads the findings of those before it (the ledger counts what lint
+and peruse reported).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping, Sequence
+
+from jaxrewrite.engine import analyze as analysis
+from jaxrewrite.engine import imported, ledger, peruse
+from jaxrewrite.engine import lint as linting
+from jaxrewrite.engine.analysis import Analysis, TreePass
+from jaxrewrite.engine.elsewhere import ImportReader
+from jaxrewrite.engine.filters import FAST, Filters
+from jaxrewrite.engine.scopes import Binding
+from jaxrewrite.header import Header
+
+#: The passes that need nothing from the front end, in order; the ledger and JR013 follow.
+PASSES: tuple[TreePass, ...] = (linting.PASS, peruse.PASS)
+
+
+def finding_passes(imports: ImportReader | None = None) -> tuple[TreePass, ...]:
+    """Lint (JR001 to JR004, JR007, JR014), the findings per use (JR010 to JR012), the ledger
+    (JR008, JR009: every marker applied, refused or reported) and, where ``imports`` reads the
+    modules names come from, the marked defs of other modules a transform is applied to (JR013)."""
+    found = [*PASSES, ledger.ledger_pass(imports)]
+    if imports is not None:
+        found.append(imported.imported_pass(imports))
+    return tuple(found)
+
+
+def analyze(
+    text: str,
+    filename: str = "<string>",
+    *,
+    environment: Mapping[str, Binding] | None = None,
+    require_pragma: bool = True,
+    filters: Filters = FAST,
+    header: Header | None = None,
+    lint: bool = False,
+    passes: Sequence[TreePass] = (),
+    imports: ImportReader | None = None,
+    parsed: ast.Module | None = None,
+) -> Analysis:
+    """``engine.analyze.analyze`` (the public ``jaxrewrite.analyze``), with ``lint``: the finding
+    passes first (``imports`` reads the modules names are imported from, for the ledger and
+    JR013), then ``passes``."""
+    chosen = (*finding_passes(imports), *passes) if lint else tuple(passes)
+    return analysis.analyze(
+        text,
+        filename,
+        environment=environment,
+        require_pragma=require_pragma,
+        filters=filters,
+        header=header,
+        passes=chosen,
+        parsed=parsed,
+    )
+
+
+def lint_analysis(text: str, filename: str, trace: bool = True, imports: ImportReader | None = None) -> Analysis:
+    """The one analysis ``check`` and ``show`` read: with or without the pragma, the finding
+    passes and (``trace``, where ``may_trace``) the trace-time pass (JR006); the rewrite it calls
+    for is the hook's (the filters change no rewrite: tests/test_prefilters.py)."""
+    from jaxrewrite.engine.tracetime import PASS, TRACE, may_trace
+
+    traced = trace and may_trace(text)
+    return analyze(
+        text,
+        filename,
+        require_pragma=False,
+        lint=True,
+        imports=imports,
+        filters=TRACE if traced else FAST,
+        passes=(PASS,) if traced else (),
+    )
