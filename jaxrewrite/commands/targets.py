@@ -12,9 +12,10 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from jaxrewrite.commands.checkcache import Read, digest
+if TYPE_CHECKING:
+    from jaxrewrite.commands.checkcache import Read
 
 
 class TargetError(Exception):
@@ -132,6 +133,9 @@ def import_reader(filename: str, reads: list[Read] | None = None) -> Callable[[s
     """Reads the source of a module a file imports from, without importing anything (``locate_import``);
     None when there is no such source (the ledger then reports the name as not followed).
     ``reads`` collects each lookup with the file found and its hash, for the cache."""
+    # Here, not above: the runner imports this module for ``safe_path``, and a warm run imports
+    # no engine module (checkcache reads engine.diagnostics; tests/test_runner_cache.py).
+    from jaxrewrite.commands.checkcache import digest
 
     def read(module: str, level: int) -> str | None:
         path = locate_import(filename, module, level)
