@@ -19,12 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from types import CodeType
 
+from jaxrewrite.commands import safe_path
 from jaxrewrite.commands.files import python_files
 from jaxrewrite.commands.targets import (
     TargetError,
     display_name,
     find_spec,
-    safe_path,
     search_path,
 )
 from jaxrewrite.header import PRAGMA, scan_header

@@ -21,7 +21,7 @@ import types
 from typing import Callable, NoReturn
 
 from jaxrewrite.commands import children
-from jaxrewrite.commands.targets import safe_path
+from jaxrewrite.commands import safe_path
 from jaxrewrite.hook.finder import install
 from jaxrewrite.hook.scriptcache import script_code
 

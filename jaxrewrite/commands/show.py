@@ -17,13 +17,12 @@ import tokenize
 import warnings
 from typing import Sequence
 
-from jaxrewrite.commands import colour
+from jaxrewrite.commands import colour, safe_path
 from jaxrewrite.commands.files import unified_diff, write_source
 from jaxrewrite.commands.targets import (
     TargetError,
     import_reader,
     locate,
-    safe_path,
     search_path,
 )
 from jaxrewrite.header import PRAGMA, Header, why_ignored

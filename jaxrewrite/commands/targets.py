@@ -1,8 +1,7 @@
 """Where a ``show``, ``check`` or ``compile`` target is: a file path, or a dotted module name
 located with the import system's finders only (no package ``__init__`` runs), down to its source
 file; where a module a file imports resolves, and its source read (the ledger's JR009 and JR013,
-for ``check`` and ``show``); whether Python put the script's folder first on ``sys.path``.
-Shared so that no command imports another (``tests/test_layers.py``)."""
+for ``check`` and ``show``). Shared so that no command imports another (``tests/test_layers.py``)."""
 
 from __future__ import annotations
 
@@ -12,10 +11,9 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
-if TYPE_CHECKING:
-    from jaxrewrite.commands.checkcache import Read
+from jaxrewrite.commands.checkcache import Read, digest
 
 
 class TargetError(Exception):
@@ -28,11 +26,6 @@ class Target:
 
     path: str
     display: str
-
-
-def safe_path() -> bool:
-    """True when Python put no script/cwd entry at ``sys.path[0]`` (``-P``, ``-I``, PYTHONSAFEPATH)."""
-    return bool(getattr(sys.flags, "safe_path", False) or sys.flags.isolated)
 
 
 def search_path(sys_path: Sequence[str], cwd: str, safe: bool) -> list[str]:
@@ -133,10 +126,6 @@ def import_reader(filename: str, reads: list[Read] | None = None) -> Callable[[s
     """Reads the source of a module a file imports from, without importing anything (``locate_import``);
     None when there is no such source (the ledger then reports the name as not followed).
     ``reads`` collects each lookup with the file found and its hash, for the cache."""
-    # Here, not above: the runner imports this module for ``safe_path``, and a warm run imports
-    # no engine module (checkcache reads engine.diagnostics; tests/test_runner_cache.py).
-    from jaxrewrite.commands.checkcache import digest
-
     def read(module: str, level: int) -> str | None:
         path = locate_import(filename, module, level)
         data = None
