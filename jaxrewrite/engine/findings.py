@@ -9,17 +9,15 @@ and peruse reported).
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from jaxrewrite.engine import analyze as analysis
 from jaxrewrite.engine import imported, ledger, peruse
 from jaxrewrite.engine import lint as linting
 from jaxrewrite.engine.analysis import Analysis, TreePass
 from jaxrewrite.engine.elsewhere import ImportReader
-from jaxrewrite.engine.filters import FAST, Filters
-from jaxrewrite.engine.scopes import Binding
-from jaxrewrite.header import Header
+from jaxrewrite.engine.filters import FAST
 
 #: The passes that need nothing from the front end, in order; the ledger and JR013 follow.
 PASSES: tuple[TreePass, ...] = (linting.PASS, peruse.PASS)
@@ -39,29 +37,16 @@ def analyze(
     text: str,
     filename: str = "<string>",
     *,
-    environment: Mapping[str, Binding] | None = None,
-    require_pragma: bool = True,
-    filters: Filters = FAST,
-    header: Header | None = None,
     lint: bool = False,
-    passes: Sequence[TreePass] = (),
     imports: ImportReader | None = None,
-    parsed: ast.Module | None = None,
+    passes: Sequence[TreePass] = (),
+    **options: Any,
 ) -> Analysis:
-    """``engine.analyze.analyze`` (the public ``jaxrewrite.analyze``), with ``lint``: the finding
-    passes first (``imports`` reads the modules names are imported from, for the ledger and
-    JR013), then ``passes``."""
+    """``engine.analyze.analyze`` (the public ``jaxrewrite.analyze``; ``options`` are its own), with
+    ``lint``: the finding passes first (``imports`` reads the modules names are imported from, for
+    the ledger and JR013), then ``passes``."""
     chosen = (*finding_passes(imports), *passes) if lint else tuple(passes)
-    return analysis.analyze(
-        text,
-        filename,
-        environment=environment,
-        require_pragma=require_pragma,
-        filters=filters,
-        header=header,
-        passes=chosen,
-        parsed=parsed,
-    )
+    return analysis.analyze(text, filename, passes=chosen, **options)
 
 
 def lint_analysis(text: str, filename: str, trace: bool = True, imports: ImportReader | None = None) -> Analysis:
