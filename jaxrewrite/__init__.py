@@ -23,7 +23,7 @@ from jaxrewrite.version import __version__
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.analysis import Analysis
-    from jaxrewrite.engine.analyze import analyze
+    from jaxrewrite.engine.findings import analyze
     from jaxrewrite.engine.rewrite import rewrite_source
     from jaxrewrite.markers import NODIFF, STATIC, NoDiff, Static
 
@@ -49,10 +49,14 @@ def __getattr__(name: str) -> Any:
         from jaxrewrite.engine.rewrite import rewrite_source
 
         return rewrite_source
-    if name in ("analyze", "Analysis"):
-        from jaxrewrite.engine import analyze as module
+    if name == "analyze":  # with the finding passes (``lint=True``), as check and show run them
+        from jaxrewrite.engine.findings import analyze
 
-        return getattr(module, name)
+        return analyze
+    if name == "Analysis":
+        from jaxrewrite.engine.analysis import Analysis
+
+        return Analysis
     raise AttributeError(f"module 'jaxrewrite' has no attribute {name!r}")
 
 

@@ -1,13 +1,16 @@
-"""Shared by the golden and execution tests: where golden cases live and how they run."""
+"""Shared by the golden and execution tests: where golden cases live and how they run (rewritten,
+executed, or run as a trace-time case that JAX accepts or rejects)."""
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import types
 import warnings
 from pathlib import Path
 
 from jaxrewrite import NotRewrittenWarning, RewriteError, rewrite_source
+from jaxrewrite.engine.filters import FAST, Filters
 from jaxrewrite.hook import notrewritten
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,3 +74,32 @@ def execute(text: str, filename: str, name: str, rewritten: bool = True) -> type
         if rewritten:
             notrewritten.REWRITTEN.discard(filename)
     return module
+
+
+def outcome(source: str, name: str, filters: Filters = FAST) -> str:
+    """A rewrite's result as one comparable string: the text, or the error (the pre-filter tests)."""
+    try:
+        return rewrite_source(source, name, filters=filters)
+    except RewriteError as err:
+        return f"RewriteError: {err}"
+    except SyntaxError as err:
+        return f"SyntaxError: {err.lineno}"
+
+
+#: The errors a trace-time case may raise (tests/tracetime_cases, tests/dataflow_corpus).
+TRACE_ERRORS = ("TypeError", "IndexError", "ConcretizationTypeError", "TracerIntegerConversionError",
+                "TracerBoolConversionError")
+
+
+def jax_rejects(path: Path) -> bool:
+    """Import the case and call its ``main()``: does JAX raise one of the trace-time errors?"""
+    spec = importlib.util.spec_from_file_location(f"tracetime_case_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        module.main()
+    except Exception as exc:  # noqa: BLE001 - the ground truth is whatever JAX raises
+        assert type(exc).__name__ in TRACE_ERRORS, f"{path.name}: unexpected {exc!r}"
+        return True
+    return False

@@ -6,6 +6,7 @@ says only what differs (bytecode allowed, a variable removed or set, standard in
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import subprocess
 import sys
@@ -118,3 +119,19 @@ def write(path: Path, text: str, *, dedent: bool = False) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(textwrap.dedent(text) if dedent else text, encoding="utf-8")
     return path
+
+
+def can_build_without_isolation() -> bool:
+    """Whether this environment meets pyproject's build requirements (setuptools>=64 and a
+    bdist_wheel: setuptools' own from 70.1, else the wheel package), so no index is needed."""
+    try:
+        version = tuple(int(part) for part in importlib.metadata.version("setuptools").split(".")[:2])
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return False
+    if version >= (70, 1):
+        return True
+    try:
+        importlib.metadata.version("wheel")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return version >= (64, 0)

@@ -18,7 +18,7 @@ import pytest
 from golden_cases import execute
 
 from jaxrewrite import RewriteError, rewrite_source
-from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.findings import analyze
 from jaxrewrite.engine.resolve import MAX_DEPTH
 
 HEAD = "# jaxrewrite: enable\nimport jax\nfrom functools import partial\nfrom jaxrewrite import Static\n"

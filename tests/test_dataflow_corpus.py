@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from test_tracetime import _jax_rejects
+from golden_cases import jax_rejects as run_case
 
 from jaxrewrite.engine.tracetime import trace_findings
 
@@ -20,8 +20,8 @@ CORPUS = sorted((Path(__file__).parent / "dataflow_corpus").glob("*.py"))
 
 @cache
 def jax_rejects(path: Path) -> bool:
-    """JAX's label for a program (test_tracetime's runner: import it, call ``main()``)."""
-    return _jax_rejects(path)
+    """JAX's label for a program (the trace-time cases' runner: import it, call ``main()``)."""
+    return run_case(path)
 
 
 def figures() -> tuple[int, int, int, int]:

@@ -18,7 +18,7 @@ import threading
 import pytest
 
 from jaxrewrite import rewrite_source
-from jaxrewrite.commands.check import lint_analysis
+from jaxrewrite.engine.findings import lint_analysis
 from jaxrewrite.engine import depth
 from jaxrewrite.hook import pipeline
 from jaxrewrite.migrate import migrate_source

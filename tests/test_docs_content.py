@@ -14,8 +14,8 @@ import re
 from pathlib import Path
 
 import pytest
+from docs_support import CHECKOUT_HEADING, parse_blocks
 from support import REPO, child_env, jaxrewrite
-from test_docs import CHECKOUT_HEADING, parse_blocks
 
 from jaxrewrite.engine.diagnostics import CODES
 

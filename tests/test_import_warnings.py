@@ -24,8 +24,8 @@ import pytest
 from golden_cases import GOLDEN, display_name
 from helpers_hook import Project
 
-import jaxrewrite.engine.analyze as analyze_module
-from jaxrewrite.engine.analyze import analyze
+import jaxrewrite.engine.ledger as ledger_module
+from jaxrewrite.engine.findings import REPORTED_AT_IMPORT, analyze
 from jaxrewrite.hook import notes, pipeline, pycfile
 
 HEAD = "# jaxrewrite: enable\nimport functools\nimport jax\nfrom jaxrewrite import Static, NoDiff\n\n\n"
@@ -311,7 +311,7 @@ def test_the_ledgers_shortcut_never_hides_a_report(monkeypatch: pytest.MonkeyPat
     """``ledger.nothing_to_settle`` skips the ledger where every marker is read by a use: over
     every text, the warnings with the shortcut are the warnings without it."""
     taken = compared = 0
-    real = analyze_module.nothing_to_settle
+    real = ledger_module.nothing_to_settle
 
     def spy(*args: object) -> bool:
         nonlocal taken
@@ -326,12 +326,12 @@ def test_the_ledgers_shortcut_never_hides_a_report(monkeypatch: pytest.MonkeyPat
             continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            monkeypatch.setattr(analyze_module, "nothing_to_settle", spy)
+            monkeypatch.setattr(ledger_module, "nothing_to_settle", spy)
             try:
                 fast = analyze(text, name, report=True).diagnostics
             except (SyntaxError, RecursionError):
                 continue
-            monkeypatch.setattr(analyze_module, "nothing_to_settle", lambda *a: False)
+            monkeypatch.setattr(ledger_module, "nothing_to_settle", lambda *a: False)
             full = analyze(text, name, report=True).diagnostics
         assert [(d.code, d.line, d.message) for d in fast] == [(d.code, d.line, d.message) for d in full], name
         compared += 1
@@ -351,7 +351,7 @@ def test_the_hooks_warnings_are_checks_findings_of_those_codes() -> None:
                 lint = analyze(text, name, lint=True).diagnostics
             except (SyntaxError, RecursionError):
                 continue
-        wanted = analyze_module.REPORTED_AT_IMPORT
+        wanted = REPORTED_AT_IMPORT
         assert {(d.code, d.line) for d in hook if d.code in wanted} <= {(d.code, d.line) for d in lint}, name
         said += sum(d.code in wanted for d in hook)
     assert said >= 5

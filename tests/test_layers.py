@@ -225,6 +225,75 @@ def test_every_spec_kind_has_its_module() -> None:
     assert {row.spec for rows in FAMILIES.values() for row in rows.values()} == set(SpecKind)
 
 
+#: The finding passes (issue 41 item 3): each module exports a ``TreePass``, registered the same
+#: way: the front end hands it to ``analyze`` (``engine/findings.py`` lists check's and show's).
+FINDING_PASSES = ("lint", "ledger", "peruse", "imported", "tracetime")
+
+
+def test_the_analysis_imports_no_finding_pass() -> None:
+    """``engine.analyze`` runs the passes it is handed and reaches none of their modules; each
+    pass module exports its pass, and only the entry table and the passes' own front ends
+    (tracetime's ``trace_findings``, check's module-without-jaxrewrite route) name them."""
+    import jaxrewrite.engine.imported as imported
+    import jaxrewrite.engine.ledger as ledger
+    import jaxrewrite.engine.lint as lint
+    import jaxrewrite.engine.peruse as peruse
+    import jaxrewrite.engine.tracetime as tracetime
+
+    edges = graph()
+    passes = {f"jaxrewrite.engine.{name}" for name in FINDING_PASSES}
+    assert passes <= set(edges)
+    assert sorted(_reach(edges, "jaxrewrite.engine.analyze") & passes) == []
+    assert sorted(_reach(edges, "jaxrewrite.engine.analysis") & passes) == []
+    assert all(callable(p) for p in (lint.PASS, peruse.PASS, tracetime.PASS))
+    assert callable(ledger.ledger_pass(None)) and callable(imported.imported_pass(lambda module, level: None))
+
+
+#: The modules the command line dispatches to, one per command (``jaxrewrite/cli.py``); the rest
+#: of ``commands/`` is their shared edge (targets, files, colour, progress, checkcache...).
+COMMANDS = ("run", "show", "check", "migrate", "compile")
+
+
+def test_no_command_imports_another() -> None:
+    """What two commands share lives a layer down (``commands/targets.py``, ``engine/findings.py``),
+    so that a command is read, changed and imported alone: ``show`` once imported ``check``
+    (``lint_analysis``) and ``run`` (``safe_path``), ``compile`` imported ``run``."""
+    edges = graph()
+    commands = {f"jaxrewrite.commands.{name}" for name in COMMANDS}
+    assert commands <= set(edges)
+    cli = (PACKAGE / "cli.py").read_text(encoding="utf-8")
+    assert all(f'"{name}"' in cli or f"commands import {name}" in cli or f"commands.{name} " in cli for name in COMMANDS)
+    assert {m: sorted(edges[m] & commands) for m in sorted(commands) if edges[m] & commands} == {}
+
+
+TESTS = Path(__file__).resolve().parent
+
+
+def test_no_test_file_imports_another(tmp_path: Path) -> None:
+    """Tests share helpers through support modules (``tests/*_support.py``, ``golden_cases.py``...),
+    never by importing another test file, wherever the import stands (issue 41 item 6)."""
+    (tmp_path / "test_a.py").write_text("def f():\n    from test_b import helper\n")
+    assert _test_imports(tmp_path) == ["test_a.py:2 imports test_b"]
+    assert _test_imports(TESTS) == []
+
+
+def _test_imports(folder: Path) -> list[str]:
+    """Every import of a ``test_*`` module by a Python file of ``folder`` (not its case folders)."""
+    found = []
+    for path in sorted(folder.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                if name.rpartition(".")[2].startswith("test_"):
+                    found.append(f"{path.name}:{node.lineno} imports {name}")
+    return found
+
+
 if __name__ == "__main__":
     for component in cycles(graph()):
         print(" <-> ".join(component))

@@ -506,7 +506,7 @@ def test_nested_ahead_of_time_and_under_pmap() -> None:
 
 def test_lint_is_a_pure_function_of_the_analysis() -> None:
     """Run again on the finished Analysis (scopes released), lint gives the same findings."""
-    from jaxrewrite.engine.analyze import analyze
+    from jaxrewrite.engine.findings import analyze
     from jaxrewrite.engine.lint import lint
 
     source = (GOLDEN / "check" / "jr003_not_types.py").read_text(encoding="utf-8")

@@ -52,6 +52,40 @@ def test_hashable_default_is_quiet(default: str) -> None:
     assert _codes(CHECK_HEADER + f"\n\n@jax.jit\ndef f(x, dims: Static = {default}):\n    return x\n") == []
 
 
+#: Every spelling of an array type (``engine.table.ARRAY_TYPES``, jaxtyping's dtypes), under
+#: Static: JAX cannot hash an array, so each is JR003, as ``jax.Array`` is.
+ARRAY_SPELLINGS = [
+    "jax.Array",
+    "jnp.ndarray",
+    "np.ndarray",
+    "npt.NDArray",
+    "npt.NDArray[np.float32]",
+    "jax.typing.ArrayLike",
+    "jaxtyping.Array",
+    "jaxtyping.ArrayLike",
+    "jaxtyping.Float[jaxtyping.Array, 'n']",
+    "'jaxtyping.Int[jax.Array, \"n\"]'",
+]
+
+
+@pytest.mark.parametrize("spelling", ARRAY_SPELLINGS)
+@pytest.mark.parametrize("transform", ["jax.jit", "jax.pmap"])
+def test_static_array_types_are_unhashable(spelling: str, transform: str) -> None:
+    source = CHECK_HEADER + (
+        "import jax.numpy as jnp, jax.typing, jaxtyping, numpy as np, numpy.typing as npt\n\n\n"
+        f"@{transform}\ndef f(x, a: Static[{spelling}]):\n    return x\n"
+    )
+    found = check_text(source, "m.py")
+    assert [(d.line, d.code) for d in found] == [(12, "JR003")]
+    assert spelling.strip("'") in found[0].message
+
+
+def test_a_static_array_really_fails_under_jit() -> None:
+    """The ground truth for the spellings above: JAX refuses an array as a static argument."""
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        jax.jit(lambda x, a: x, static_argnums=1)(1.0, jnp.ones(2))
+
+
 @pytest.mark.parametrize(
     "decorator, body, reported",
     [

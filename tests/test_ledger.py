@@ -16,7 +16,7 @@ from jaxrewrite.commands import show as show_command
 from jaxrewrite.commands.check import check_text
 from jaxrewrite.engine import analyze as analyze_module
 from jaxrewrite.engine.analysis import EntryKind, State
-from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.findings import analyze
 
 HEAD = "# jaxrewrite: enable\nimport dataclasses\nfrom typing import Annotated, NamedTuple, Optional, TypedDict\nimport jax\nfrom jaxrewrite import STATIC, NoDiff, Static\n"
 

@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 
 from jaxrewrite import NotRewrittenWarning
 from jaxrewrite.engine.analysis import Analysis, EntryKind, State
-from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.findings import analyze
 from jaxrewrite.engine.rewrite import rewrite_source
 
 _WORDS = ("Static", "NoDiff", "STATIC", "NODIFF")

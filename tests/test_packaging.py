@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from support import REPO, child_venv
-from test_docs import README, build_cases
+from docs_support import README, build_cases
+from support import REPO, can_build_without_isolation, child_venv
 
 TIMEOUT = 600
 
@@ -61,22 +61,6 @@ def _source_copy(dst: Path) -> Path:
     return dst
 
 
-def _can_build_without_isolation() -> bool:
-    """Whether this environment meets pyproject's build requirements (setuptools>=64 and a
-    bdist_wheel: setuptools' own from 70.1, else the wheel package), so no index is needed."""
-    try:
-        version = tuple(int(part) for part in importlib.metadata.version("setuptools").split(".")[:2])
-    except (importlib.metadata.PackageNotFoundError, ValueError):
-        return False
-    if version >= (70, 1):
-        return True
-    try:
-        importlib.metadata.version("wheel")
-    except importlib.metadata.PackageNotFoundError:
-        return False
-    return version >= (64, 0)
-
-
 @dataclass
 class Built:
     sdist: Path
@@ -93,7 +77,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     base = tmp_path_factory.mktemp("packaging")
     src = _source_copy(base / "src")
     dist = base / "dist"
-    isolation = ["--no-isolation"] if _can_build_without_isolation() else []
+    isolation = ["--no-isolation"] if can_build_without_isolation() else []
     _run([sys.executable, "-m", "build", *isolation, "--outdir", str(dist), str(src)], cwd=base, env=_clean_env())
     sdists, wheels = sorted(dist.glob("*.tar.gz")), sorted(dist.glob("*.whl"))
     assert len(sdists) == 1 and len(wheels) == 1, sorted(p.name for p in dist.iterdir())

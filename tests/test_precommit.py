@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_packaging import _can_build_without_isolation
+from support import can_build_without_isolation
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden" / "check"
@@ -26,7 +26,7 @@ def _committed(repo: Path, tmp_path: Path, **extra: str) -> dict[str, str]:
         "VIRTUALENV_SYSTEM_SITE_PACKAGES": "1",
         # And it builds jaxrewrite with the setuptools it sees there (tests/test_packaging.py's
         # check that it meets pyproject's build requirements), not a fresh one per run.
-        **({"PIP_NO_BUILD_ISOLATION": "0"} if _can_build_without_isolation() else {}),
+        **({"PIP_NO_BUILD_ISOLATION": "0"} if can_build_without_isolation() else {}),
         "GIT_AUTHOR_NAME": "t",
         "GIT_AUTHOR_EMAIL": "t@example.invalid",
         "GIT_COMMITTER_NAME": "t",
@@ -65,7 +65,7 @@ def test_try_repo_reports_findings_and_passes_clean_files(tmp_path: Path) -> Non
 
 
 def _guide_snippet() -> str:
-    from test_docs import parse_blocks
+    from docs_support import parse_blocks
 
     blocks = [b for b in parse_blocks(ROOT / "docs" / "guide.md") if b.lang == "yaml" and "jaxrewrite-check" in b.code]
     assert len(blocks) == 1, [b.where for b in blocks]

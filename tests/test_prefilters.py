@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from golden_cases import GOLDEN, inputs
-from jaxrewrite import RewriteError, rewrite_source
-from jaxrewrite.engine.filters import EXHAUSTIVE, FAST, Filters
+from golden_cases import GOLDEN, inputs, outcome
+from jaxrewrite.engine.filters import EXHAUSTIVE, Filters
 
 LAYOUTS = {
     "signature ends on the body line": """\
@@ -121,31 +120,22 @@ def register():
 }
 
 
-def _outcome(source: str, name: str, filters: Filters = FAST) -> str:
-    try:
-        return rewrite_source(source, name, filters=filters)
-    except RewriteError as err:
-        return f"RewriteError: {err}"
-    except SyntaxError as err:
-        return f"SyntaxError: {err.lineno}"
-
-
 CASES = [(p.relative_to(GOLDEN).as_posix(), p.read_text(encoding="utf-8")) for p in inputs()]
 CASES += list(LAYOUTS.items())
 
 
 @pytest.mark.parametrize(("name", "source"), CASES, ids=[name for name, _ in CASES])
 def test_prefilters_change_nothing(name: str, source: str) -> None:
-    filtered = _outcome(source, name)
-    assert _outcome(source, name, EXHAUSTIVE) == filtered
+    filtered = outcome(source, name)
+    assert outcome(source, name, EXHAUSTIVE) == filtered
     for each in ("marker_names", "signature_lines", "defer_bodies", "first_arguments"):
-        assert _outcome(source, name, Filters(**{each: False})) == filtered, each
+        assert outcome(source, name, Filters(**{each: False})) == filtered, each
 
 
 def test_layouts_are_rewritten() -> None:
     """The layouts above are not vacuous: each has something to rewrite."""
     for name, source in LAYOUTS.items():
-        assert _outcome(source, name) != source, name
+        assert outcome(source, name) != source, name
 
 
 def test_golden_inputs_exist() -> None:

@@ -12,9 +12,9 @@ test_prefilters.py because the Python 3.14 leg (.ci/py314) runs that file withou
 from __future__ import annotations
 
 from depth import examples
+from golden_cases import outcome
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_prefilters import _outcome
 
 from jaxrewrite.engine.filters import EXHAUSTIVE, Filters
 
@@ -72,7 +72,7 @@ def test_generated_modules_read_alike_with_and_without_filters(source: str) -> N
     """Aliases, transforms and rebindings in bodies and at module level, in any mix: a filter
     that leaves something unread which the exhaustive reading rewrites is a silent no-op (an
     alias learned in an unread body was one). Each filter off alone, and all of them."""
-    filtered = _outcome(source, "generated.py")
-    assert _outcome(source, "generated.py", EXHAUSTIVE) == filtered
+    filtered = outcome(source, "generated.py")
+    assert outcome(source, "generated.py", EXHAUSTIVE) == filtered
     for each in ("marker_names", "signature_lines", "defer_bodies", "first_arguments"):
-        assert _outcome(source, "generated.py", Filters(**{each: False})) == filtered, each
+        assert outcome(source, "generated.py", Filters(**{each: False})) == filtered, each

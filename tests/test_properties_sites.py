@@ -26,7 +26,7 @@ from depth import examples
 from golden_cases import execute
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from test_properties import (
+from properties_support import (
     FILENAME,
     HEAD,
     KWONLY,

@@ -25,7 +25,7 @@ import pytest
 import jaxrewrite
 from jaxrewrite import is_static, rewrite_source
 from jaxrewrite.engine import render
-from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.findings import analyze
 from jaxrewrite.header import scan_header, why_ignored
 from jaxrewrite.hook import pipeline, pycfile, tag
 

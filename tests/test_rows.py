@@ -160,6 +160,10 @@ ARRAY_SPELLINGS = [
     "IndexArray",
     "NoDiff[Int[Array, 'n']]",
     "NoDiff[jaxtyping.Float[jaxtyping.Array, 'n']]",
+    "NoDiff[jaxtyping.Array]",
+    "NoDiff[numpy.ndarray]",
+    "NoDiff[npt.NDArray]",
+    "NoDiff[npt.NDArray[numpy.int32]]",
 ]
 
 
@@ -168,7 +172,7 @@ ARRAY_SPELLINGS = [
 def test_nodiff_array_under_custom_rules_is_refused(transform: str, spelling: str) -> None:
     source = HEAD + textwrap.dedent(
         f"""\
-        import jaxtyping
+        import jaxtyping, numpy, numpy.typing as npt
         from jaxtyping import Array, Int
 
         IndexArray = NoDiff[jax.Array]

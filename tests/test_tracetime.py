@@ -7,42 +7,24 @@ case that stops exercising what it was written for is noticed.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 import warnings
 from pathlib import Path
 
 import pytest
+from golden_cases import jax_rejects
 
 from jaxrewrite import NotRewrittenWarning
 
 from jaxrewrite.engine.tracetime import trace_findings
 
 CASES = sorted((Path(__file__).parent / "tracetime_cases").glob("*.py"))
-_TRACE_ERRORS = ("TypeError", "IndexError", "ConcretizationTypeError", "TracerIntegerConversionError",
-                 "TracerBoolConversionError")
-
-
-def _jax_rejects(path: Path) -> bool:
-    """Import the case and call its ``main()``: does JAX raise one of the trace-time errors?"""
-    spec = importlib.util.spec_from_file_location(f"tracetime_case_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    try:
-        module.main()
-    except Exception as exc:  # noqa: BLE001 - the ground truth is whatever JAX raises
-        assert type(exc).__name__ in _TRACE_ERRORS, f"{path.name}: unexpected {exc!r}"
-        return True
-    return False
-
-
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
 def test_finding_iff_jax_rejects(path: Path) -> None:
     text = path.read_text()
     found = trace_findings(text, str(path))
-    rejects = _jax_rejects(path)
+    rejects = jax_rejects(path)
     assert rejects == path.stem.startswith("fail_"), f"{path.name}: the case no longer does what its name says"
     assert bool(found) == rejects, f"{path.name}: JAX {'rejects' if rejects else 'runs'} it; findings: {found}"
 

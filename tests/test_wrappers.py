@@ -16,7 +16,7 @@ import textwrap
 import pytest
 
 from jaxrewrite import RewriteError, rewrite_source
-from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.findings import analyze
 
 HEAD = """\
 # jaxrewrite: enable

@@ -15,14 +15,14 @@ import importlib.util
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from jaxrewrite import config as settings
 from jaxrewrite.commands import colour
-from jaxrewrite.commands.checkcache import FOLDER, Cache, Read, digest
+from jaxrewrite.commands.checkcache import FOLDER, Cache, Read
 from jaxrewrite.commands.files import python_files
-from jaxrewrite.engine.analysis import Analysis
+from jaxrewrite.commands.targets import import_reader, locate_import
 from jaxrewrite.engine.diagnostics import CODES, Diagnostic, suppressed
 from jaxrewrite.engine.filters import FAST
 from jaxrewrite.header import might_opt_in
@@ -67,25 +67,6 @@ class Options:
         return not (ignore and code.startswith(ignore))
 
 
-def lint_analysis(text: str, filename: str, trace: bool = True, reads: list[Read] | None = None) -> Analysis:
-    """The one analysis ``check`` and ``show`` read: with or without the pragma, the lint findings,
-    the ledger and (``trace``, where ``may_trace``) the trace-time pass (JR006); the rewrite it
-    calls for is the hook's (the filters change no rewrite: tests/test_prefilters.py)."""
-    from jaxrewrite.engine.analyze import analyze
-    from jaxrewrite.engine.tracetime import PASS, TRACE, may_trace
-
-    traced = trace and may_trace(text)
-    return analyze(
-        text,
-        filename,
-        require_pragma=False,
-        lint=True,
-        imports=import_reader(filename, reads),
-        filters=TRACE if traced else FAST,
-        passes=(PASS,) if traced else (),
-    )
-
-
 def _outside(text: str, filename: str, options: Options, reads: list[Read] | None = None) -> list[Diagnostic]:
     """A module that never names jaxrewrite: arguments that must be static (JR006), and marked
     defs of other modules it transforms (JR013), from one parse."""
@@ -116,7 +97,9 @@ def check_text(
         if parse_only:
             compile(text, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
         elif "jaxrewrite" in text:
-            found = lint_analysis(text, filename, options.wants("JR006"), reads).diagnostics
+            from jaxrewrite.engine.findings import lint_analysis
+
+            found = lint_analysis(text, filename, options.wants("JR006"), import_reader(filename, reads)).diagnostics
         else:
             found = _outside(text, filename, options, reads)
     except SyntaxError as err:
@@ -127,55 +110,6 @@ def check_text(
     lines = text.splitlines()
     return [d for d in found if options.wants(d.code, filename) and not suppressed(d, lines)]
 
-
-def import_reader(filename: str, reads: list[Read] | None = None) -> Callable[[str, int], str | None]:
-    """Reads the source of a module a file imports from, without importing anything (``locate``);
-    None when there is no such source (the ledger then reports the name as not followed).
-    ``reads`` collects each lookup with the file found and its hash, for the cache."""
-
-    def read(module: str, level: int) -> str | None:
-        path = locate(filename, module, level)
-        data = None
-        if path is not None:
-            try:
-                with open(path, "rb") as file:
-                    data = file.read()
-            except OSError:
-                path = None
-        if reads is not None:
-            reads.append((module, level, path, None if data is None else digest(data)))
-        try:
-            return None if data is None else importlib.util.decode_source(data)
-        except (UnicodeDecodeError, SyntaxError, ValueError):
-            return None
-
-    return read
-
-
-def locate(filename: str, module: str, level: int) -> str | None:
-    """The file ``module`` (``level`` dots) imported from ``filename`` resolves to: relative
-    imports from the file's folder, absolute ones along the search path (``show``'s finder)."""
-    from jaxrewrite.commands.targets import TargetError, find_spec, source_file
-
-    folder = os.path.dirname(os.path.abspath(filename))
-    # Where the file's top-level package lives: ``from pkg.types import X`` in pkg/sub/mod.py
-    # names a sibling, found there whether or not that folder is on the search path.
-    root = folder
-    while os.path.isfile(os.path.join(root, "__init__.py")) and os.path.dirname(root) != root:
-        root = os.path.dirname(root)
-    try:
-        if level:
-            base = folder
-            for _ in range(level - 1):
-                base = os.path.dirname(base)
-            stem = os.path.join(base, *module.split(".")) if module else base
-            candidates = [stem + ".py", os.path.join(stem, "__init__.py")]
-            return next((c for c in candidates if os.path.isfile(c)), None)
-        if os.path.isfile(filename):
-            return source_file(find_spec(module, [folder, root, *sys.path[1:]], sys.meta_path), module)
-        return None
-    except (TargetError, OSError, UnicodeDecodeError, SyntaxError, ValueError, ImportError):
-        return None
 
 
 
@@ -224,7 +158,7 @@ def check_path(
         text = importlib.util.decode_source(data)
     if cache is None or path == "-":
         return check_text(text, path, options)
-    found = cache.get(path, data, locate)
+    found = cache.get(path, data, locate_import)
     if found is None:
         reads: list[Read] = []
         found = check_text(text, path, options, reads)

@@ -38,7 +38,7 @@ GITIGNORE = "# Automatically created by jaxrewrite.\n*\n"
 
 #: One module an analysis read: (module, level, the file it resolved to or None, its SHA-256 or None).
 Read = tuple[str, int, Optional[str], Optional[str]]
-#: Where ``(module, level)`` imported from a file resolves (``check.locate``).
+#: Where ``(module, level)`` imported from a file resolves (``targets.locate_import``).
 Locator = Callable[[str, str, int], Optional[str]]
 
 

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from types import CodeType
 
+from jaxrewrite.commands import safe_path
 from jaxrewrite.commands.files import python_files
-from jaxrewrite.commands.run import safe_path
 from jaxrewrite.commands.targets import (
     TargetError,
     display_name,

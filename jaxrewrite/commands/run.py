@@ -21,6 +21,7 @@ import types
 from typing import Callable, NoReturn
 
 from jaxrewrite.commands import children
+from jaxrewrite.commands import safe_path
 from jaxrewrite.hook.finder import install
 from jaxrewrite.hook.scriptcache import script_code
 
@@ -39,11 +40,6 @@ def cpython_abspath(path: str, cwd: str) -> str:
 def script_path0(path: str) -> str:
     """``sys.path[0]`` for a script: the directory of the script with symlinks resolved."""
     return os.path.dirname(os.path.realpath(path))
-
-
-def safe_path() -> bool:
-    """True when Python put no script/cwd entry at ``sys.path[0]`` (``-P``, ``-I``, PYTHONSAFEPATH)."""
-    return bool(getattr(sys.flags, "safe_path", False) or sys.flags.isolated)
 
 
 def run_script(path: str, args: list[str], prog: str) -> int:

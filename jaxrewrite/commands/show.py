@@ -17,16 +17,16 @@ import tokenize
 import warnings
 from typing import Sequence
 
-from jaxrewrite.commands import colour
-from jaxrewrite.commands.check import lint_analysis
+from jaxrewrite.commands import colour, safe_path
 from jaxrewrite.commands.files import unified_diff, write_source
-from jaxrewrite.commands.run import safe_path
 from jaxrewrite.commands.targets import (
     TargetError,
+    import_reader,
     locate,
     search_path,
 )
 from jaxrewrite.header import PRAGMA, Header, why_ignored
+from jaxrewrite.engine.findings import lint_analysis
 from jaxrewrite.engine.rewrite import rewritten
 from jaxrewrite.errors import TOO_DEEP, RewriteError, too_deep
 
@@ -75,7 +75,8 @@ def show(target: str, diff: bool, prog: str) -> int:
     try:
         encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
         source = importlib.util.decode_source(data)
-        analysis = lint_analysis(source, found.display)  # one analysis: findings, ledger, JR006, rewrite
+        # one analysis: findings, ledger, JR006, rewrite
+        analysis = lint_analysis(source, found.display, imports=import_reader(found.display))
         paint = colour.paint if colour.wanted(sys.stderr) else None
         for finding in analysis.diagnostics:
             # Without the pragma the hook leaves the module alone: refusals are notes, as the rest.

@@ -1,14 +1,19 @@
 """Where a ``show``, ``check`` or ``compile`` target is: a file path, or a dotted module name
 located with the import system's finders only (no package ``__init__`` runs), down to its source
-file. Shared so that no command imports another."""
+file; where a module a file imports resolves, and its source read (the ledger's JR009 and JR013,
+for ``check`` and ``show``). Shared so that no command imports another (``tests/test_layers.py``)."""
 
 from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
 import os
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Sequence
+
+from jaxrewrite.commands.checkcache import Read, digest
 
 
 class TargetError(Exception):
@@ -115,3 +120,50 @@ def source_file(spec: importlib.machinery.ModuleSpec, name: str) -> str:
         what = "a namespace package" if namespace else origin
         raise TargetError(f"{name!r} has no Python source file (found {what or 'no file'})")
     return origin
+
+
+def import_reader(filename: str, reads: list[Read] | None = None) -> Callable[[str, int], str | None]:
+    """Reads the source of a module a file imports from, without importing anything (``locate_import``);
+    None when there is no such source (the ledger then reports the name as not followed).
+    ``reads`` collects each lookup with the file found and its hash, for the cache."""
+    def read(module: str, level: int) -> str | None:
+        path = locate_import(filename, module, level)
+        data = None
+        if path is not None:
+            try:
+                with open(path, "rb") as file:
+                    data = file.read()
+            except OSError:
+                path = None
+        if reads is not None:
+            reads.append((module, level, path, None if data is None else digest(data)))
+        try:
+            return None if data is None else importlib.util.decode_source(data)
+        except (UnicodeDecodeError, SyntaxError, ValueError):
+            return None
+
+    return read
+
+
+def locate_import(filename: str, module: str, level: int) -> str | None:
+    """The file ``module`` (``level`` dots) imported from ``filename`` resolves to: relative
+    imports from the file's folder, absolute ones along the search path (``show``'s finder)."""
+    folder = os.path.dirname(os.path.abspath(filename))
+    # Where the file's top-level package lives: ``from pkg.types import X`` in pkg/sub/mod.py
+    # names a sibling, found there whether or not that folder is on the search path.
+    root = folder
+    while os.path.isfile(os.path.join(root, "__init__.py")) and os.path.dirname(root) != root:
+        root = os.path.dirname(root)
+    try:
+        if level:
+            base = folder
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            stem = os.path.join(base, *module.split(".")) if module else base
+            candidates = [stem + ".py", os.path.join(stem, "__init__.py")]
+            return next((c for c in candidates if os.path.isfile(c)), None)
+        if os.path.isfile(filename):
+            return source_file(find_spec(module, [folder, root, *sys.path[1:]], sys.meta_path), module)
+        return None
+    except (TargetError, OSError, UnicodeDecodeError, SyntaxError, ValueError, ImportError):
+        return None

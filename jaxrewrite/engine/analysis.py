@@ -9,6 +9,7 @@ import ast
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.fields import FieldUse
@@ -19,13 +20,16 @@ from jaxrewrite.engine.signature import Param, Signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import ClassTransform, Container, Mark, Transform
 
+if TYPE_CHECKING:
+    from jaxrewrite.engine.analyze import Analyzer
+
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-#: A further pass over the analysis while its tree and scopes are alive (``check``'s trace-time
-#: analysis, ``engine.tracetime.PASS``): it adds to the Analysis. Front ends choose the passes, so
-#: the analysis never imports them.
-TreePass = Callable[["Analysis", ScopeTree, ast.Module], None]
+#: A finding pass over the analysis while its tree, scopes and walk are alive (lint, peruse, the
+#: ledger, imported and tracetime each export one; ``engine.findings`` lists check's and show's):
+#: it adds to the Analysis. Front ends choose the passes, so the analysis never imports them.
+TreePass = Callable[["Analysis", ScopeTree, ast.Module, "Analyzer"], None]
 
 
 class UseKind(enum.Enum):
@@ -239,7 +243,7 @@ class Analysis:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: (def, parameter name) of every JR006 finding: what ``check --fix`` makes static.
     must_be_static: list[tuple[Function, str]] = field(default_factory=list)
-    #: What lint reads (``analyze(..., lint=True)`` only): ``engine.lint.lint`` is pure over it.
+    #: What lint reads (its pass, ``engine.lint.PASS``, only): ``engine.lint.lint`` is pure over it.
     lint_facts: LintFacts | None = None
     #: Every marker of the module and what became of it (``engine.ledger``): filled by the lint
     #: analysis (``check``, ``show``), empty for the import hook's.

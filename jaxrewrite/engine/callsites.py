@@ -18,13 +18,13 @@ from jaxrewrite.engine.completion import (
     per_leaf_names,
     same_statics,
 )
-from jaxrewrite.engine.lint import looks_like_transform
 from jaxrewrite.engine.recognise import (
     TransformRef,
     ambiguous,
     bound_keywords,
     classify,
     classify_registration,
+    looks_like_transform,
 )
 from jaxrewrite.engine.resolve import MAX_DEPTH, PAST_DEPTH, TooDeep, qualname, too_deep
 from jaxrewrite.engine.scopes import Assigned, Binding, Choice, Defined, DefinedClass, Scope, Site, choice_parts

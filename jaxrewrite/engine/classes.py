@@ -20,7 +20,10 @@ from jaxrewrite.engine.table import CONTAINERS, OPAQUE_REGISTRATIONS, Container,
 #: Bases that add no fields.
 NEUTRAL_BASES = {"typing.Generic", "typing.Protocol", "abc.ABC", "object"}
 _NOT_FIELDS = {"typing.ClassVar", "dataclasses.InitVar", "dataclasses.KW_ONLY"}
-_FIELD = "dataclasses.field"
+#: The standard library's dataclass decorator and field function, by qualified name (lint,
+#: tracetime and fields read them here).
+DATACLASS = "dataclasses.dataclass"
+FIELD = "dataclasses.field"
 
 
 @dataclass(frozen=True)
@@ -273,7 +276,7 @@ def functional_class(binding: Assigned, name: str) -> FunctionalClass | None:
 def _init(value: ast.expr | None, scope: Scope) -> bool:
     if not isinstance(value, ast.Call):
         return True
-    if qualname(value.func, scope) != _FIELD:
+    if qualname(value.func, scope) != FIELD:
         return True
     for kw in value.keywords:
         if kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False:
@@ -288,7 +291,7 @@ def _metadata(value: ast.expr | None, scope: Scope) -> tuple[frozenset[Mark], as
     be read here (``dict(static=True)``, a name, ``**options``): then nobody but JAX at run time
     knows whether the field is static, and the caller must not guess.
     """
-    if not isinstance(value, ast.Call) or qualname(value.func, scope) != _FIELD:
+    if not isinstance(value, ast.Call) or qualname(value.func, scope) != FIELD:
         return frozenset(), None
     for kw in value.keywords:
         if kw.arg is None:

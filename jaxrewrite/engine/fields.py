@@ -14,14 +14,12 @@ import builtins
 import enum
 from dataclasses import dataclass
 
-from jaxrewrite.engine.classes import NEUTRAL_BASES, local_class, not_a_field
+from jaxrewrite.engine.classes import FIELD, NEUTRAL_BASES, local_class, not_a_field
 from jaxrewrite.engine.resolve import MAX_DEPTH, binding_scope, qualname
 from jaxrewrite.engine.scopes import DefinedClass, Scope
 from jaxrewrite.engine.signature import MarkerReader
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import CONTAINERS, EITHER_FORM, FIELD_FORMS, FieldForm, Mark
-
-_DATACLASS_FIELD = "dataclasses.field"
 
 
 class Action(enum.Enum):
@@ -82,7 +80,7 @@ def unseen_form(defined: DefinedClass, src: Source, relevant: set[str] | None) -
         if Mark.STATIC not in reader.markers(stmt.annotation):
             continue
         callee = field_function(stmt.value.func, defined.body)
-        if callee == _DATACLASS_FIELD:
+        if callee == FIELD:
             return None
         named.update(form for form in FIELD_FORMS if form.field == callee)
     if len(named) > 1:
@@ -187,7 +185,7 @@ def _use(stmt: ast.AnnAssign, name: str, form: FieldForm, scope: Scope, src: Sou
             return FieldUse(form, name, stmt, Action.KEYWORD, value)
         _check_value(written, f"{form.keyword}=", name, form, src)
         return None
-    if callee == _DATACLASS_FIELD:
+    if callee == FIELD:
         metadata = _keyword(value, "metadata", None)
         if metadata is None:
             return FieldUse(form, name, stmt, Action.METADATA, value)

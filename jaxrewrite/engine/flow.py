@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
+from jaxrewrite.engine.table import TRACED_AGAIN
+
 ARRAY = "array"
 TREE = "tree"
 State = str | None
@@ -27,11 +29,6 @@ _CONCRETE_RESULTS = frozenset(
      "promote_types", "can_cast", "finfo", "iinfo", "dtype", "typeof", "broadcast_shapes", "get_printoptions"}
 )
 _ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "jax.scipy.")
-#: Transforms whose result, called inside a trace, is traced again (even from concrete inputs).
-_INNER = frozenset(
-    {"jax.jit", "jax.vmap", "jax.pmap", "jax.grad", "jax.value_and_grad", "jax.checkpoint", "jax.remat",
-     "jax.jacfwd", "jax.jacrev", "jax.hessian", "equinox.filter_jit", "equinox.filter_vmap", "equinox.filter_grad"}
-)
 _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _EQUALITY = (ast.Eq, ast.NotEq)
 
@@ -138,7 +135,7 @@ class Flow:
         func = call.func
         if isinstance(func, ast.Call):
             inner = self.resolve(func.func) or ""
-            return TREE if inner in _INNER else None
+            return TREE if inner in TRACED_AGAIN else None
         if isinstance(func, ast.Attribute) and self.state(func.value) == ARRAY:
             return None if func.attr in ("item", "tolist", "__index__", "__int__", "__bool__") else ARRAY
         name = self.resolve(func)

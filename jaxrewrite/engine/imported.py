@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from jaxrewrite.engine import render, specs
 from jaxrewrite.engine.analysis import Analysis, TreePass, needs_edit
@@ -30,6 +31,9 @@ from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import FAMILIES
 from jaxrewrite.engine.wrappers import calls_and_aliases, peel
 from jaxrewrite.errors import RewriteError
+
+if TYPE_CHECKING:
+    from jaxrewrite.engine.analyze import Analyzer
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -75,9 +79,10 @@ def _names(source: str | None, listed: str | None) -> list[str]:
 
 
 def imported_pass(reader: ImportReader) -> TreePass:
-    """``imported_uses`` as a pass of ``analyze``, for a module that does not opt in (``check``)."""
+    """``imported_uses`` as a finding pass (``engine.findings``; ``check`` runs it alone on a module
+    that names no jaxrewrite)."""
 
-    def run(result: Analysis, scopes: ScopeTree, module: ast.Module) -> None:
+    def run(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Analyzer) -> None:
         imported_uses(result, scopes, module, reader)
 
     return run

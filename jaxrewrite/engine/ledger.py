@@ -15,9 +15,9 @@ from __future__ import annotations
 import ast
 import bisect
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State
+from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State, TreePass
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.elided import ELIDED, body_line
 from jaxrewrite.engine.elsewhere import Elsewhere, ImportReader
@@ -42,6 +42,9 @@ from jaxrewrite.engine.signature import may_mark
 from jaxrewrite.engine.source import Source, lines_containing
 from jaxrewrite.engine.table import CONTAINERS, Mark
 from jaxrewrite.errors import RewriteError
+
+if TYPE_CHECKING:
+    from jaxrewrite.engine.analyze import Analyzer
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -406,6 +409,47 @@ def _span(node: ast.AST) -> tuple[int, int]:
     if isinstance(body, list) and body:
         return first, max(node.lineno, body[0].lineno - 1)  # type: ignore[attr-defined]
     return first, getattr(node, "end_lineno", None) or first
+
+
+def ledger_pass(reader: ImportReader | None = None) -> TreePass:
+    """The ledger as a finding pass (``engine.findings``), after the passes whose findings it
+    counts; ``reader`` follows the names imported from other modules (JR009)."""
+
+    def run(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Analyzer) -> None:
+        build(result, scopes, module, facts_of(walk), reader)
+
+    return run
+
+
+def REPORT_PASS(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Analyzer) -> None:
+    """The ledger for the import's report (``engine.findings.report_passes``): no entry for names
+    imported from other modules (JR009: its verdict depends on a file the module's cache key does
+    not cover), and none at all where every marker mention is read by a use (``nothing_to_settle``)."""
+    facts = facts_of(walk)
+    if not nothing_to_settle(result, module, walk.relevant, facts):
+        build(result, scopes, module, facts, None, imports=False)
+
+
+def facts_of(walk: Analyzer) -> Facts:
+    """What the ledger needs of the walk beyond the Analysis."""
+    fields = {
+        key: (info.name, [(f.name, f.markers, f.node) for f in info.fields]) for key, info in walk.class_info.items()
+    }
+    read = {id(p.node): p.markers for sig, _ in walk.signatures.values() for p in sig.params}
+    transforms: dict[int, set[str]] = {}
+    for use in walk.result.uses:
+        transforms.setdefault(id(use.target), set()).add(use.transform.name)
+    return Facts(
+        walk.applied,
+        walk.unseen,
+        walk.refused_calls,
+        fields,
+        read,
+        walk.unknown_calls,
+        transforms,
+        walk.refused_defs,
+        walk.twins,
+    )
 
 
 def build(

@@ -1,8 +1,9 @@
 """Findings beyond refusals: markers that would silently do nothing, for ``check`` and ``show``.
 
-Two steps: ``read_defs`` and ``opaque_classes`` read what is needed while the scopes are alive
-(the analysis keeps it as ``Analysis.lint_facts``); ``lint`` judges, a pure function of the
-Analysis.
+Two steps, run as a finding pass (``PASS``, listed by ``engine.findings``): ``read_defs`` and
+``opaque_classes`` read what is needed while the scopes are alive (kept as
+``Analysis.lint_facts``); ``lint`` judges, a pure function of the Analysis. The pass adds JR014
+(Static entries of a container held in a pytree's field).
 
 Each is a Diagnostic with a JR00n code. The import hook never computes them (they cost nothing
 there); the run-time counterpart for modules that were never rewritten is NotRewrittenWarning.
@@ -11,26 +12,32 @@ there); the run-time counterpart for modules that were never rewritten is NotRew
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Container, Iterable
 from collections.abc import Set as AbstractSet
+from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.analysis import Analysis, MarkedDef, Use
-from jaxrewrite.engine.classes import ClassInfo, local_class
+from jaxrewrite.engine.analysis import Analysis, LintFacts, MarkedDef, Use
+from jaxrewrite.engine.classes import DATACLASS, ClassInfo, local_class
 from jaxrewrite.engine.completion import is_overload
 from jaxrewrite.engine.diagnostics import Diagnostic
-from jaxrewrite.header import PRAGMA, Header, why_ignored
-from jaxrewrite.engine.recognise import classify
+from jaxrewrite.engine.fields import form_of
+from jaxrewrite.engine.recognise import classify, classify_registration, looks_like_transform_decorator
 from jaxrewrite.engine.resolve import qualname
-from jaxrewrite.engine.scopes import DefinedClass, Scope
-from jaxrewrite.engine.signature import Param, Signature, inner_type
+from jaxrewrite.engine.scopes import DefinedClass, Scope, ScopeTree
+from jaxrewrite.engine.signature import MarkerReader, Param, Signature, array_type, inner_type, may_mark
 from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import Mark
+from jaxrewrite.engine.table import ARRAY_TYPES, EITHER_FORM, Mark
+from jaxrewrite.errors import RewriteError
+from jaxrewrite.header import PRAGMA, Header, why_ignored
+
+if TYPE_CHECKING:
+    from jaxrewrite.engine.analyze import Analyzer
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
-#: Types whose values JAX cannot hash, so it rejects them as static arguments at call time.
-UNHASHABLE = frozenset(
+#: Types whose values JAX cannot hash, so it rejects them as static arguments at call time: the
+#: arrays (and jaxtyping's ``Float[Array, "n"]``, ``signature.array_type``) and mutable containers.
+UNHASHABLE = ARRAY_TYPES | frozenset(
     {
         "builtins.list",
         "builtins.dict",
@@ -53,51 +60,9 @@ UNHASHABLE = frozenset(
         "collections.OrderedDict",
         "collections.Counter",
         "collections.deque",
-        "jax.Array",
-        "jax.numpy.ndarray",
-        "jax.typing.ArrayLike",
-        "numpy.ndarray",
-        "numpy.typing.NDArray",
     }
 )
 _BUILTINS = frozenset({"list", "dict", "set", "bytearray"})
-
-#: What a decorator's last name looks like when it is a transform jaxrewrite does not know
-#: (``equinox.filter_jit``, ``numba.jit``, a project's own ``my_jit``).
-_TRANSFORM_LIKE = re.compile(r"jit|pmap|vmap|remat|checkpoint|grad|custom_vjp|custom_jvp|shard_map", re.IGNORECASE)
-#: Names that say "transform" as a decorator only: ``@nnx.scan``/``@nn.scan`` lift a def over a
-#: loop, so a marker under one is not "under no transform" (JR002). As a callee, ``scan`` is
-#: ``jax.lax.scan``'s, which traces its function's arguments: JR012 (peruse.py) says that.
-_DECORATOR_LIKE = re.compile(r"scan", re.IGNORECASE)
-
-
-def looks_like_transform(expr: ast.expr) -> bool:
-    """A decorator or callee whose own name says "transform" (``partial(f, ...)`` looks at ``f``)."""
-    return bool(_TRANSFORM_LIKE.search(_own_name(expr)))
-
-
-def looks_like_transform_decorator(expr: ast.expr) -> bool:
-    """``looks_like_transform``, or a name that says "transform" where it decorates a def."""
-    name = _own_name(expr)
-    return bool(_TRANSFORM_LIKE.search(name) or _DECORATOR_LIKE.search(name))
-
-
-def _own_name(expr: ast.expr) -> str:
-    """The last name of what a decorator or callee applies ("" for an expression without one)."""
-    while isinstance(expr, ast.Call):  # to any depth: the expression's own nesting ends it
-        expr = expr.args[0] if expr.args and _is_partial_name(expr.func) else expr.func
-    if isinstance(expr, ast.Attribute):
-        return expr.attr
-    if isinstance(expr, ast.Name):
-        return expr.id
-    return ""
-
-
-def _is_partial_name(expr: ast.expr) -> bool:
-    return (isinstance(expr, ast.Name) and expr.id == "partial") or (
-        isinstance(expr, ast.Attribute) and expr.attr == "partial"
-    )
-
 
 def read_defs(
     defs: Iterable[tuple[Function, Scope]],
@@ -341,7 +306,7 @@ def unhashable(param: Param, scope: Scope) -> str | None:
     name = qualname(head, scope)
     if name is None and isinstance(head, ast.Name) and head.id in _BUILTINS and scope.lookup(head.id) is None:
         name = f"builtins.{head.id}"
-    if name in UNHASHABLE:
+    if name in UNHASHABLE or array_type(param.node.annotation, scope) is not None:
         return ast.unparse(inner)
     local = local_class(head, scope)
     if local is not None and isinstance(local[0], DefinedClass):
@@ -349,9 +314,6 @@ def unhashable(param: Param, scope: Scope) -> str | None:
         if why is not None:
             return f"{ast.unparse(inner)} ({why})"
     return None
-
-
-_DATACLASS = "dataclasses.dataclass"
 
 
 def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
@@ -366,7 +328,7 @@ def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
         return None
     for deco in node.decorator_list:
         call = deco if isinstance(deco, ast.Call) else None
-        if qualname(call.func if call else deco, scope) != _DATACLASS:
+        if qualname(call.func if call else deco, scope) != DATACLASS:
             continue
         options = {kw.arg: kw.value for kw in call.keywords} if call else {}
         if any(kw is None for kw in options):
@@ -392,3 +354,72 @@ def _spell(params: list[Param]) -> str:
 
 def _at(src: Source, node: ast.AST, code: str, message: str) -> Diagnostic:
     return Diagnostic.from_error(src.error(node, code, message))
+
+
+def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer, hashing: bool = True) -> None:
+    """Lint as a finding pass: read what it needs while the scopes are alive (kept as
+    ``Analysis.lint_facts``), judge it (``lint``), and JR014. ``hashing`` False: no JR003
+    (``REPORT_PASS``)."""
+    signatures = {key: sig for key, (sig, _) in walk.signatures.items()}
+    result.lint_facts = LintFacts(
+        read_defs(walk.tree.defs, signatures, walk.applied, walk.unknown_calls, walk.refused_defs, hashing),
+        tuple(walk.unseen),
+        opaque_classes(walk.opaque, walk.class_info),
+    )
+    result.diagnostics.extend(lint(result))
+    result.diagnostics.extend(_held_in_pytrees(walk))
+
+
+def REPORT_PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) -> None:
+    """Lint for the import's report (``engine.findings.report_passes``): no JR003, whose marker
+    acts (JAX refuses an unhashable static at the call); reading hashability was most of lint's
+    cost at import."""
+    PASS(result, scopes, tree, walk, hashing=False)
+
+
+def _held_in_pytrees(walk: Analyzer) -> list[Diagnostic]:
+    """JR014: a field of an Equinox Module or flax.struct dataclass (or a registered
+    dataclass) annotated with a TypedDict/NamedTuple that has Static entries: the class
+    flattens it like any pytree, so those entries are traced (per-leaf statics split
+    parameters of transformed defs, never fields)."""
+    found: list[Diagnostic] = []
+    if not walk.leaf_names:
+        return found
+    for defined, scope in walk.tree.classes:
+        for stmt in defined.node.body:
+            if not isinstance(stmt, ast.AnnAssign) or not may_mark(stmt.annotation, walk.leaf_names):
+                continue
+            try:
+                if MarkerReader(defined.body, walk.src, None).markers(stmt.annotation):
+                    continue  # Static[Cfg]: the whole field is static
+                held = walk.leaf_class(stmt.annotation, defined.body)
+                info = walk.info(held[0]) if held is not None else None
+                if info is None or not info.static_fields:
+                    continue
+                form, unseen = form_of(defined, scope)
+            except RewriteError:
+                continue  # reported where it is read
+            registered = any(classify_registration(d, scope) for d in defined.node.decorator_list)
+            library = form.library if form is not None else "registered" if registered else None
+            if library is None and unseen is not None:
+                library = EITHER_FORM.library
+            if library is None:
+                continue
+            entries = ", ".join(repr(f.name) for f in info.static_fields)
+            found.append(
+                Diagnostic.from_error(
+                    walk.src.error(
+                        stmt.annotation,
+                        "JR014",
+                        f"field {_target(stmt)!r} of {defined.node.name!r} ({library} class) holds "
+                        f"{info.name!r}, whose Static entries ({entries}) split a parameter of a "
+                        "transformed def only: a field is flattened like any pytree, so they are traced here; "
+                        f"mark the field Static[...] whole, or make them Static fields of {defined.node.name!r}",
+                    )
+                )
+            )
+    return found
+
+
+def _target(stmt: ast.AnnAssign) -> str:
+    return stmt.target.id if isinstance(stmt.target, ast.Name) else ast.unparse(stmt.target)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from jaxrewrite.engine.resolve import qualname
 from jaxrewrite.engine.scopes import Defined, DefinedClass, Scope
+from jaxrewrite.engine.table import PASSES_THROUGH
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -26,8 +27,6 @@ _OPAQUE_RESULTS = {
     "jax.local_devices": "a list of jax.Device",
 }
 _DEVICE_LISTS = ("jax.devices", "jax.local_devices")
-#: Transforms a use may sit inside (``jax.jit(jax.jacrev(f))``): the call passes through them.
-_THROUGH = frozenset({"jax.jit", "jax.grad", "jax.jacrev", "jax.jacfwd", "jax.value_and_grad", "jax.hessian"})
 
 
 @dataclass(frozen=True)
@@ -135,7 +134,7 @@ class Sites:
         node: ast.AST = use_node
         parent = self.parents.get(id(node))
         while isinstance(parent, ast.Call) and parent.args and parent.args[0] is node:
-            if (qualname(parent.func, self.scope) or "") not in _THROUGH:
+            if (qualname(parent.func, self.scope) or "") not in PASSES_THROUGH:
                 break
             node, parent = parent, self.parents.get(id(parent))
         if isinstance(parent, ast.Call) and parent.func is node:

@@ -7,7 +7,7 @@ traced, or refused by JAX, at another use. Each finding is at that use.
   keyword, mapped over axis 0 whatever ``in_axes`` says, or left to its default, which the
   written ``in_axes`` has an entry for (the guide's section 11).
 - JR012: a marked def itself (not a transform's result that reads its markers) handed to a JAX
-  function that traces the arguments it calls it with (``TRACES``), which jaxrewrite never rewrites.
+  function that traces the arguments it calls it with (``table.TRACES``), which jaxrewrite never rewrites.
 
 Pure: it reads the Analysis and the live scopes, and adds findings.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.diagnostics import Diagnostic
@@ -25,69 +25,17 @@ from jaxrewrite.engine.resolve import qualname, single
 from jaxrewrite.engine.scopes import Defined, Scope, ScopeTree, own_expressions
 from jaxrewrite.engine.signature import Kind, Param, Signature
 from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import Mark
+from jaxrewrite.engine.table import TRACES, Mark, Traces
+
+if TYPE_CHECKING:
+    from jaxrewrite.engine.analyze import Analyzer
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-@dataclass(frozen=True)
-class Traces:
-    """How a JAX function calls the function it is given: at position ``function`` of the call
-    (or by the keyword ``name``), with ``passes`` arguments (None: every parameter;
-    ``rest_from``: the call's own positional and keyword arguments from that index on, as
-    ``jax.eval_shape(f, *args, **kwargs)`` does; ``packed``: the items of the tuple at that
-    position or keyword, as ``jax.jvp(f, primals, tangents)`` does). ``branches``: the argument
-    is a sequence of functions, each called so (``jax.lax.switch``)."""
-
-    function: int
-    name: str
-    passes: int | None = None
-    rest_from: int | None = None
-    packed: tuple[int, str] | None = None
-    branches: bool = False
-
-
-_ARGS = (Traces(0, "fun", rest_from=1),)
-_JVP = (Traces(0, "fun", packed=(1, "primals")),)
-_COND = (Traces(1, "true_fun", rest_from=3), Traces(2, "false_fun", rest_from=3))
-_SWITCH = (Traces(1, "branches", rest_from=2, branches=True),)
-_WHILE = (Traces(0, "cond_fun", passes=1), Traces(1, "body_fun", passes=1))
-_FORI = (Traces(2, "body_fun", passes=2),)
-
-#: JAX functions that trace the arguments they call a function with and take no static spec
-#: from jaxrewrite (a data table, as the transforms' one): what reaches the marked parameters.
-#: Each row is proven on the installed jax and flax by tests/test_traces_table.py (the marked
-#: parameter receives a JAX value, a tracer or an array, never the Python one), the decorators
-#: by tests/test_ledger.py.
-TRACES: dict[str, tuple[Traces, ...]] = {
-    "jax.eval_shape": _ARGS,
-    "jax.linearize": _ARGS,
-    "jax.vjp": _ARGS,
-    "jax.jvp": _JVP,
-    "jax.linear_transpose": _ARGS,
-    "jax.closure_convert": _ARGS,
-    "jax.lax.scan": (Traces(0, "f", passes=2),),
-    "jax.lax.map": (Traces(0, "f", passes=1),),
-    "jax.lax.fori_loop": _FORI,
-    "jax.lax.while_loop": _WHILE,
-    "jax.lax.cond": _COND,
-    "jax.lax.switch": _SWITCH,
-    "jax.lax.associative_scan": (Traces(0, "fn", passes=2),),
-    "jax.lax.reduce": (Traces(2, "computation", passes=2),),
-    "jax.experimental.custom_partitioning.custom_partitioning": (Traces(0, "fun"),),
-    "jax.custom_batching.custom_vmap": (Traces(0, "fun"),),
-    # Flax NNX's own versions, which take the same arguments (and NNX objects among them)
-    "flax.nnx.eval_shape": (Traces(0, "f", rest_from=1),),
-    "flax.nnx.vjp": (Traces(0, "f", rest_from=1),),
-    "flax.nnx.jvp": (Traces(0, "f", packed=(1, "primals")),),
-    "flax.nnx.fori_loop": _FORI,
-    "flax.nnx.while_loop": _WHILE,
-    "flax.nnx.cond": _COND,
-    "flax.nnx.switch": _SWITCH,
-}
-#: Transforms that map keyword arguments over axis 0 whatever ``in_axes`` says.
-_KEYWORDS_MAPPED = frozenset({"vmap", "nn.vmap"})
-_JIT = frozenset({"jit", "pjit"})
+def PASS(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Analyzer) -> None:
+    """The findings per use as a finding pass (``engine.findings``), over every marked def the walk read."""
+    per_use(result, scopes, module, {key: sig for key, (sig, _) in walk.signatures.items()})
 
 
 def per_use(result: Analysis, scopes: ScopeTree, module: ast.Module, signatures: dict[int, Signature]) -> None:
@@ -108,7 +56,8 @@ def _at(src: Source, node: ast.AST, code: str, message: str) -> Diagnostic:
 
 def _in_shardings(result: Analysis, src: Source) -> Iterator[Diagnostic]:
     for use in result.uses:
-        if use.transform.name not in _JIT or not any(k.arg == "in_shardings" for k in use.written):
+        refusing = use.transform.refuses_kwargs_with
+        if refusing is None or not any(k.arg == refusing for k in use.written):
             continue
         for param in use.signature.marked(use.transform.markers):
             if param.kind is Kind.KEYWORD_ONLY:
@@ -144,7 +93,7 @@ def _vmap_keywords(result: Analysis, scopes: ScopeTree, module: ast.Module, src:
     """JR011: every call of a function a vmap use made that does not pass a Static parameter by
     position: by keyword (mapped over axis 0), or not at all, left to its default (the
     ``in_axes`` written has an entry for it, and vmap needs one per positional argument)."""
-    mapped = [u for u in result.uses if u.transform.name in _KEYWORDS_MAPPED and u.signature.marked(u.transform.markers)]
+    mapped = [u for u in result.uses if u.transform.maps_keywords and u.signature.marked(u.transform.markers)]
     if not mapped:
         return
     # What calls the mapped function: the def's own name (a decorator use), the name a call

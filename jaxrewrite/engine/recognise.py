@@ -1,14 +1,18 @@
-"""Recognising JAX transforms in expressions: plain, ``partial``, factory and alias forms."""
+"""Recognising JAX transforms in expressions: plain, ``partial``, factory and alias forms; and
+what only looks like one the table lacks (``table.TRANSFORM_LIKE``, JR004/JR007)."""
 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from jaxrewrite.engine.resolve import MAX_DEPTH, alias_of, is_partial, qualname
 from jaxrewrite.engine.scopes import Assigned, Imported, Scope
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import (
+    DECORATOR_LIKE,
+    TRANSFORM_LIKE,
     ClassTransform,
     Transform,
     canonical,
@@ -123,3 +127,37 @@ def classify_registration(
         inner = classify_registration(expr.args[0], scope)
         return None if inner is None else (inner[0], inner[1] + tuple(expr.keywords))
     return None
+
+
+#: A decorator's or callee's last name that says "transform" (``table.TRANSFORM_LIKE``), and
+#: those that say it as a decorator only (``table.DECORATOR_LIKE``).
+_TRANSFORM_LIKE = re.compile("|".join(TRANSFORM_LIKE), re.IGNORECASE)
+_DECORATOR_LIKE = re.compile("|".join(DECORATOR_LIKE), re.IGNORECASE)
+
+
+def looks_like_transform(expr: ast.expr) -> bool:
+    """A decorator or callee whose own name says "transform" (``partial(f, ...)`` looks at ``f``)."""
+    return bool(_TRANSFORM_LIKE.search(_own_name(expr)))
+
+
+def looks_like_transform_decorator(expr: ast.expr) -> bool:
+    """``looks_like_transform``, or a name that says "transform" where it decorates a def."""
+    name = _own_name(expr)
+    return bool(_TRANSFORM_LIKE.search(name) or _DECORATOR_LIKE.search(name))
+
+
+def _own_name(expr: ast.expr) -> str:
+    """The last name of what a decorator or callee applies ("" for an expression without one)."""
+    while isinstance(expr, ast.Call):  # to any depth: the expression's own nesting ends it
+        expr = expr.args[0] if expr.args and _is_partial_name(expr.func) else expr.func
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    if isinstance(expr, ast.Name):
+        return expr.id
+    return ""
+
+
+def _is_partial_name(expr: ast.expr) -> bool:
+    return (isinstance(expr, ast.Name) and expr.id == "partial") or (
+        isinstance(expr, ast.Attribute) and expr.attr == "partial"
+    )

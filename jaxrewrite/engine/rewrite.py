@@ -6,7 +6,8 @@ from collections.abc import Mapping
 
 from jaxrewrite.engine import splice
 from jaxrewrite.engine.analysis import Analysis
-from jaxrewrite.engine.analyze import analyze, collector_paused
+from jaxrewrite.engine.analyze import collector_paused
+from jaxrewrite.engine.findings import analyze
 from jaxrewrite.engine.filters import FAST, Filters
 from jaxrewrite.header import Header
 from jaxrewrite.engine.plan import plan

@@ -24,7 +24,7 @@ from jaxrewrite.engine.resolve import (
 )
 from jaxrewrite.engine.scopes import Scope
 from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import CONTAINERS, MARKER_CONSTANTS, MARKER_TYPES, Mark
+from jaxrewrite.engine.table import ARRAY_DTYPES, ARRAY_PACKAGE, ARRAY_TYPES, CONTAINERS, MARKER_CONSTANTS, MARKER_TYPES, Mark
 
 Marks = frozenset[Mark]
 _NONE: Marks = frozenset()
@@ -120,25 +120,6 @@ def read_signature(
     return Signature(tuple(params), position, args.vararg is not None, tuple(arrays))
 
 
-#: Types whose values are arrays, by qualified name: every transform traces them.
-ARRAY_TYPES = frozenset(
-    {
-        "jax.Array",
-        "jax.numpy.ndarray",
-        "jax.typing.ArrayLike",
-        "jaxlib.xla_extension.ArrayImpl",
-        "numpy.ndarray",
-        "jaxtyping.Array",
-        "jaxtyping.ArrayLike",
-    }
-)
-#: jaxtyping's dtype annotations (``Float[Array, "n"]``): arrays whatever they subscript.
-_JAXTYPING_DTYPES = frozenset(
-    "Shaped Bool Key Num Inexact Float Float16 Float32 Float64 BFloat16 Complex Complex64 Complex128 "
-    "Integer Int Int8 Int16 Int32 Int64 UInt UInt8 UInt16 UInt32 UInt64 Real".split()
-)
-
-
 def inner_type(ann: ast.expr | None, scope: Scope, depth: int = 0) -> ast.expr | None:
     """``T`` in ``Static[T]``, ``Annotated[T, STATIC]``, an alias of either or a string of either."""
     if ann is None or depth > MAX_DEPTH:
@@ -183,7 +164,7 @@ def array_type(ann: ast.expr | None, scope: Scope) -> str | None:
     if name in ARRAY_TYPES:
         return ast.unparse(inner)
     family, _, last = name.rpartition(".")
-    if family.split(".")[0] == "jaxtyping" and last in _JAXTYPING_DTYPES and isinstance(inner, ast.Subscript):
+    if family.split(".")[0] == ARRAY_PACKAGE and last in ARRAY_DTYPES and isinstance(inner, ast.Subscript):
         return ast.unparse(inner)
     return None
 

@@ -69,3 +69,9 @@ def comments_by_line(fragment: str) -> dict[int, str]:
     except (tokenize.TokenError, SyntaxError):
         pass
     return found
+
+
+def comments(fragment: str) -> list[str]:
+    """The comments of a fragment in order (a ``#`` inside a string is none): migrate keeps those
+    of what it deletes, and leaves an import with a comment alone."""
+    return list(comments_by_line(fragment).values()) if "#" in fragment else []

@@ -96,6 +96,13 @@ class Transform:
     #: ``None`` axes, grad's undifferentiated arguments, custom_vjp/custom_jvp's nondiff
     #: arguments, checkpoint's static positions; tests/test_leaf_types.py runs each).
     hashes_statics: bool = True
+    #: Maps keyword arguments over axis 0 whatever ``in_axes`` says (jax's and Linen's vmap), so
+    #: a Static parameter passed by keyword is traced (``engine.peruse``, JR011).
+    maps_keywords: bool = False
+    #: A keyword that, written, makes JAX refuse every keyword argument at call time (jit's
+    #: ``in_shardings``: "pjit does not support kwargs when in_shardings is specified"), so a
+    #: keyword-only Static parameter can never be passed (``engine.peruse``, JR010).
+    refuses_kwargs_with: str | None = None
 
 
 _STATIC = frozenset({Mark.STATIC})
@@ -129,6 +136,7 @@ def _jit(name: str, positional: tuple[str, ...]) -> Transform:
         positional=positional,
         per_leaf="static_leaves",
         abstract=True,
+        refuses_kwargs_with="in_shardings",
     )
 
 
@@ -223,6 +231,7 @@ TRANSFORMS: dict[str, Transform] = {
         per_leaf="vmap_leaves",
         abstract=True,
         hashes_statics=False,
+        maps_keywords=True,
     ),
     "grad": _grad("grad"),
     "value_and_grad": _grad("value_and_grad"),
@@ -319,6 +328,7 @@ LINEN_TRANSFORMS: dict[str, Transform] = {
         ),
         leading_unmapped=1,
         abstract=True,
+        maps_keywords=True,
     ),
 }
 
@@ -348,6 +358,111 @@ def transform_for(qualname: str) -> Transform | None:
     """The transform a qualified name refers to, if it is in the table."""
     found = _lookup(qualname, FAMILIES)  # type: ignore[arg-type]
     return found if isinstance(found, Transform) else None
+
+
+#: Transforms whose result, called inside a trace, traces again even from concrete inputs
+#: (``engine.flow``, JR006), by qualified name; Equinox's filtered ones are no rows (they take no
+#: spec) but trace the same way.
+TRACED_AGAIN: frozenset[str] = frozenset(
+    {"jax.jit", "jax.vmap", "jax.pmap", "jax.grad", "jax.value_and_grad", "jax.checkpoint", "jax.remat",
+     "jax.jacfwd", "jax.jacrev", "jax.hessian", "equinox.filter_jit", "equinox.filter_vmap", "equinox.filter_grad"}
+)
+#: Transforms a use may sit inside whose result a call passes its arguments through to the
+#: function (``jax.jit(jax.jacrev(f))(x)``: ``engine.passed``, JR006).
+PASSES_THROUGH: frozenset[str] = frozenset(
+    {"jax.jit", "jax.grad", "jax.jacrev", "jax.jacfwd", "jax.value_and_grad", "jax.hessian"}
+)
+#: What a decorator's or callee's last name looks like when it is a transform jaxrewrite does not
+#: know (``equinox.filter_jit``, ``numba.jit``, a project's own ``my_jit``): substrings, any case
+#: (``engine.lint``, JR002/JR007).
+TRANSFORM_LIKE: tuple[str, ...] = (
+    "jit", "pmap", "vmap", "remat", "checkpoint", "grad", "custom_vjp", "custom_jvp", "shard_map"
+)
+#: Names that say "transform" as a decorator only: ``@nnx.scan``/``@nn.scan`` lift a def over a
+#: loop, so a marker under one is not "under no transform" (JR002). As a callee, ``scan`` is
+#: ``jax.lax.scan``'s, which traces its function's arguments: JR012 (``TRACES``) says that.
+DECORATOR_LIKE: tuple[str, ...] = ("scan",)
+
+
+@dataclass(frozen=True)
+class Traces:
+    """How a JAX function calls the function it is given: at position ``function`` of the call
+    (or by the keyword ``name``), with ``passes`` arguments (None: every parameter;
+    ``rest_from``: the call's own positional and keyword arguments from that index on, as
+    ``jax.eval_shape(f, *args, **kwargs)`` does; ``packed``: the items of the tuple at that
+    position or keyword, as ``jax.jvp(f, primals, tangents)`` does). ``branches``: the argument
+    is a sequence of functions, each called so (``jax.lax.switch``)."""
+
+    function: int
+    name: str
+    passes: int | None = None
+    rest_from: int | None = None
+    packed: tuple[int, str] | None = None
+    branches: bool = False
+
+
+_ARGS = (Traces(0, "fun", rest_from=1),)
+_JVP = (Traces(0, "fun", packed=(1, "primals")),)
+_COND = (Traces(1, "true_fun", rest_from=3), Traces(2, "false_fun", rest_from=3))
+_SWITCH = (Traces(1, "branches", rest_from=2, branches=True),)
+_WHILE = (Traces(0, "cond_fun", passes=1), Traces(1, "body_fun", passes=1))
+_FORI = (Traces(2, "body_fun", passes=2),)
+
+#: JAX functions that trace the arguments they call a function with and take no static spec
+#: from jaxrewrite, by qualified name: what reaches the marked parameters (``engine.peruse``,
+#: JR012). Each row is proven on the installed jax and flax by tests/test_traces_table.py (the
+#: marked parameter receives a JAX value, a tracer or an array, never the Python one), the
+#: decorators by tests/test_ledger.py.
+TRACES: dict[str, tuple[Traces, ...]] = {
+    "jax.eval_shape": _ARGS,
+    "jax.linearize": _ARGS,
+    "jax.vjp": _ARGS,
+    "jax.jvp": _JVP,
+    "jax.linear_transpose": _ARGS,
+    "jax.closure_convert": _ARGS,
+    "jax.lax.scan": (Traces(0, "f", passes=2),),
+    "jax.lax.map": (Traces(0, "f", passes=1),),
+    "jax.lax.fori_loop": _FORI,
+    "jax.lax.while_loop": _WHILE,
+    "jax.lax.cond": _COND,
+    "jax.lax.switch": _SWITCH,
+    "jax.lax.associative_scan": (Traces(0, "fn", passes=2),),
+    "jax.lax.reduce": (Traces(2, "computation", passes=2),),
+    "jax.experimental.custom_partitioning.custom_partitioning": (Traces(0, "fun"),),
+    "jax.custom_batching.custom_vmap": (Traces(0, "fun"),),
+    # Flax NNX's own versions, which take the same arguments (and NNX objects among them)
+    "flax.nnx.eval_shape": (Traces(0, "f", rest_from=1),),
+    "flax.nnx.vjp": (Traces(0, "f", rest_from=1),),
+    "flax.nnx.jvp": (Traces(0, "f", packed=(1, "primals")),),
+    "flax.nnx.fori_loop": _FORI,
+    "flax.nnx.while_loop": _WHILE,
+    "flax.nnx.cond": _COND,
+    "flax.nnx.switch": _SWITCH,
+}
+
+
+#: Types whose values are arrays, by qualified name: every transform traces them, JAX cannot
+#: hash them (JR003), custom_vjp's rules get them as tracers (``arrays_at_static``), and JR006
+#: reads them as traced. The one set: signature, lint and tracetime read it.
+ARRAY_TYPES: frozenset[str] = frozenset(
+    {
+        "jax.Array",
+        "jax.numpy.ndarray",
+        "jax.typing.ArrayLike",
+        "jaxlib.xla_extension.ArrayImpl",
+        "numpy.ndarray",
+        "numpy.typing.NDArray",
+        "jaxtyping.Array",
+        "jaxtyping.ArrayLike",
+    }
+)
+#: The package whose annotations are arrays (``Float[Array, "n"]``) or trees of them.
+ARRAY_PACKAGE = "jaxtyping"
+#: jaxtyping's dtype annotations (``Float[Array, "n"]``): arrays whatever they subscript.
+ARRAY_DTYPES: frozenset[str] = frozenset(
+    "Shaped Bool Key Num Inexact Float Float16 Float32 Float64 BFloat16 Complex Complex64 Complex128 "
+    "Integer Int Int8 Int16 Int32 Int64 UInt UInt8 UInt16 UInt32 UInt64 Real".split()
+)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from jaxrewrite.engine import concrete_table, specs
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
-from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.analyze import Analyzer, analyze
+from jaxrewrite.engine.classes import DATACLASS
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import Filters
 from jaxrewrite.engine.flow import ARRAY, TREE, Flow, Sources, State, meet, sources
@@ -29,7 +30,7 @@ from jaxrewrite.engine.scopes import Assigned, Defined, DefinedClass, Scope, Sco
 from jaxrewrite.engine.signature import Kind, Param, Signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.sure import Truth, statements
-from jaxrewrite.engine.table import FAMILIES, SpecKind, Transform
+from jaxrewrite.engine.table import ARRAY_PACKAGE, ARRAY_TYPES, FAMILIES, SpecKind, Transform
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -64,8 +65,7 @@ _CONTAINER_ERRORS = {
 
 #: Annotations of values JAX traces as scalars or arrays (truth tests on them fail).
 _SCALARS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
-_ARRAYS = frozenset({"jax.Array", "jax.numpy.ndarray", "numpy.ndarray", "jax.typing.ArrayLike"})
-_ARRAY_FAMILIES = ("jaxtyping.",)
+_ARRAY_FAMILIES = (ARRAY_PACKAGE + ".",)
 #: Annotations no argument JAX traces can have: (qualname, what to call it).
 _NEVER_TRACED: dict[str, str] = {
     "typing.Callable": "a function",
@@ -75,7 +75,6 @@ _NEVER_TRACED: dict[str, str] = {
     "typing.Type": "a class",
 }
 _ENUMS = frozenset({"enum.Enum", "enum.Flag", "enum.StrEnum"})  # IntEnum/IntFlag values are ints
-_DATACLASS = "dataclasses.dataclass"
 _NAMEDTUPLE = "typing.NamedTuple"
 _CALLABLES = frozenset({"typing.Callable", "collections.abc.Callable"})
 _NOT_INSTANCE_METHODS = frozenset({"builtins.staticmethod", "builtins.classmethod"})
@@ -107,7 +106,7 @@ def trace_findings(text: str, filename: str = "<string>") -> list[Diagnostic]:
     return [d for d in found if d.code == CODE]
 
 
-def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module) -> None:
+def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) -> None:
     """The trace-time analysis as a pass of ``analyze``: JR006 findings, and what they name."""
     defs = {id(func): scope for func, scope in scopes.defs}
     for diagnostic, func, name in findings(list(result.uses), defs, tree, result.source, result.header.enabled):
@@ -220,7 +219,7 @@ class _Classes:
     def plain_node(self, node: ast.ClassDef, scope: Scope) -> bool:
         if node.keywords or any(not (isinstance(b, ast.Name) and b.id == "object") for b in node.bases):
             return False
-        if any(qualname(d.func if isinstance(d, ast.Call) else d, scope) != _DATACLASS for d in node.decorator_list):
+        if any(qualname(d.func if isinstance(d, ast.Call) else d, scope) != DATACLASS for d in node.decorator_list):
             return False
         if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__jax_array__" for s in node.body):
             return False
@@ -316,7 +315,7 @@ class _Body:
             return False
         if isinstance(ann, ast.Subscript):
             return name.startswith(_ARRAY_FAMILIES)
-        return name in _SCALARS or name in _ARRAYS or name.startswith(_ARRAY_FAMILIES)
+        return name in _SCALARS or name in ARRAY_TYPES or name.startswith(_ARRAY_FAMILIES)
 
     def untraceable(self, param: Param, classes: _Classes) -> str | None:
         """What the annotation (or, for ``self``, the class) says the value is, when no traced

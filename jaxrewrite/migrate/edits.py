@@ -132,7 +132,7 @@ def _use_edits(use: Use, src: Source) -> list[splice.Edit]:
     for call, removed in removed_items.values():
         items = _items_of(call, src)
         kept = [item for item in items if id(item) not in removed]
-        if call is top and not _has_comment(src.segment(call)):
+        if call is top and not splice.comments(src.segment(call)):
             if use.factory and not kept:
                 edits.append(splice.Edit(src.start(call), src.end(call), src.segment(call.func)))
                 continue
@@ -177,7 +177,7 @@ def _delete_items(call: ast.Call, items: list[ast.AST], removed: set[int], src: 
         if lines is not None:
             start, end = lines
             indent = text[start : src.start(items[first])]
-            comments = _comments(text[start:end]) if "#" in text[start:end] else []
+            comments = splice.comments(text[start:end])
             newline = "\r\n" if text.endswith("\r\n", start, end) else "\n"
             edits.append(splice.Edit(start, end, "".join(indent + c + newline for c in comments)))
             continue
@@ -205,20 +205,10 @@ def _whole_lines(text: str, start: int, end: int) -> tuple[int, int] | None:
     return None if rest is None else (line_start, rest.end())
 
 
-def _has_comment(fragment: str) -> bool:
-    return "#" in fragment and bool(_comments(fragment))
-
-
-def _comments(fragment: str) -> list[str]:
-    return list(splice.comments_by_line(fragment).values())
-
-
 def _kept_comments(text: str, start: int, end: int) -> str:
     """What replaces a deleted span: nothing, or its comments, each on its own line."""
     fragment = text[start:end]
-    if "#" not in fragment:
-        return ""
-    comments = _comments(fragment)
+    comments = splice.comments(fragment)
     if not comments:
         return ""
     line_start = text.rfind("\n", 0, start) + 1

@@ -158,7 +158,7 @@ def _drop(stmt: ast.Import | ast.ImportFrom, dead: list[ast.alias], src: Source)
     if len(dead) == len(stmt.names):
         alone = not text[start : src.offset(first, stmt.col_offset)].strip()
         rest = text[src.offset(last, stmt.end_col_offset or 0) : end]
-        if not alone or rest.strip() not in ("", ";") or rest.strip() == ";" or _has_comment(text[start:end]):
+        if not alone or rest.strip() not in ("", ";") or rest.strip() == ";" or splice.comments(text[start:end]):
             return None
         above = lines[first - 2] if first >= 2 else ""
         below = lines[last] if last < len(lines) else None
@@ -181,7 +181,3 @@ def _drop(stmt: ast.Import | ast.ImportFrom, dead: list[ast.alias], src: Source)
     if text[previous:a_start].strip() != "," or "#" in line:
         return None
     return splice.Edit(previous, a_end, "")
-
-
-def _has_comment(fragment: str) -> bool:
-    return "#" in fragment

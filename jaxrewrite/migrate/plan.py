@@ -13,7 +13,7 @@ from jaxrewrite.engine.reading import BY_KEYWORD, Meaning, spell
 from jaxrewrite.engine.signature import Param, Signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.specs import has_spec
-from jaxrewrite.engine.specs.base import donated_static, undonate
+from jaxrewrite.engine.specs.base import donation_clash
 from jaxrewrite.engine.specs.lists import (
     meaning_of_statics,
     meaning_of_values,
@@ -145,19 +145,15 @@ def _after_markers(p: Param, marks: Mapping[str, Mark]) -> frozenset[Mark]:
 
 
 def _check_donation(use: Use, t: Transform, params: list[Param], src: Source) -> None:
-    """The engine's donation rule (``specs.base.donated_static``), as a refusal."""
+    """The engine's donation rule (``specs.base.donation_clash``), as a refusal."""
     keywords = {kw.arg: kw.value for kw in use.written if kw.arg is not None}
     try:
-        p = donated_static(t, params, keywords, src)
+        clash = donation_clash(t, params, keywords, src)
     except RewriteError as err:  # a donate keyword that is not a literal int/str list
         raise Refused(Reason.NON_LITERAL, err.msg) from None
-    if p is not None:
-        raise Refused(
-            Reason.DONATED,
-            f"{p.name!r} is static and also donated to {t.name}; "
-            f"{undonate(t, p, keywords, src)}, then migrate again",
-        )
-
+    if clash is not None:
+        p, remedy = clash
+        raise Refused(Reason.DONATED, f"{p.name!r} is static and also donated to {t.name}; {remedy}, then migrate again")
 
 
 def _check_agreement(

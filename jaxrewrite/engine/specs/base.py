@@ -109,31 +109,29 @@ def _check_tail(t: Transform, tail: tuple[int, str], static: tuple[Param, ...], 
 
 def _check_donation(t: Transform, static: tuple[Param, ...], effective: dict[str, ast.expr], src: Source) -> None:
     """A static argument cannot also be donated; JAX would reject or silently mis-handle it."""
-    p = donated_static(t, static, effective, src)
-    if p is not None:
+    clash = donation_clash(t, static, effective, src)
+    if clash is not None:
+        p, remedy = clash
         raise src.error(
             p.node,
             "JR112",
             f"{p.name!r} is Static and also donated to {t.name}; a static argument cannot be donated: "
-            f"{undonate(t, p, effective, src)}, or drop the Static marker",
+            f"{remedy}, or drop the Static marker",
         )
 
 
-def undonate(t: Transform, p: Param, effective: Mapping[str, ast.expr], src: Source) -> str:
-    """What to write instead of donating a static ``p``: which donate keyword to drop it from
-    (shared with migrate)."""
+def donation_clash(
+    t: Transform, static: Sequence[Param], effective: Mapping[str, ast.expr], src: Source
+) -> tuple[Param, str] | None:
+    """The first of ``static`` that the use's literal donate keywords also donate, with the remedy
+    (which donate keyword to drop it from): the one donation rule, JR112 here and migrate's JR210."""
     nums, names = _donated(t, effective, src)
+    p = next((p for p in static if p.position in nums or p.name in names), None)
+    if p is None:
+        return None
     drop = [f"{p.position} from {t.donate_argnums}"] if p.position in nums else []
     drop += [f"{p.name!r} from {t.donate_argnames}"] if p.name in names else []
-    return f"drop {' and '.join(drop)}"
-
-
-def donated_static(
-    t: Transform, static: Sequence[Param], effective: Mapping[str, ast.expr], src: Source
-) -> Param | None:
-    """The first of ``static`` that the use's literal donate keywords also donate (shared with migrate)."""
-    nums, names = _donated(t, effective, src)
-    return next((p for p in static if p.position in nums or p.name in names), None)
+    return p, f"drop {' and '.join(drop)}"
 
 
 def _donated(t: Transform, effective: Mapping[str, ast.expr], src: Source) -> tuple[set[int], set[str]]:

@@ -17,7 +17,8 @@ what an elided def is (engine/elided.py). Why keep it: benchmarks/bench_cold.py'
 from __future__ import annotations
 
 from jaxrewrite.engine import splice
-from jaxrewrite.engine.analyze import analyze, collector_paused
+from jaxrewrite.engine.analyze import collector_paused
+from jaxrewrite.engine.findings import analyze
 from jaxrewrite.engine.rewrite import checked_plan, notes
 from jaxrewrite.errors import Notes
 from jaxrewrite.engine.source import Source

@@ -25,7 +25,8 @@ from functools import cached_property
 
 from jaxrewrite.engine import splice
 from jaxrewrite.engine.analysis import Analysis, Registration, Use, UseKind
-from jaxrewrite.engine.analyze import analyze, collector_paused, keeping_tree
+from jaxrewrite.engine.analyze import collector_paused, keeping_tree
+from jaxrewrite.engine.findings import analyze
 from jaxrewrite.header import Header
 from jaxrewrite.engine.rewrite import checked_plan, notes
 from jaxrewrite.errors import Notes

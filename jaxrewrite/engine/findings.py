@@ -1,0 +1,101 @@
+"""The finding passes, as one entry table: what ``check`` and ``show`` (and ``jaxrewrite.analyze``
+with ``lint``) run over the analysis beyond its refusals.
+
+Each pass is a ``TreePass`` its own module exports, as the trace-time one (``tracetime.PASS``) is;
+``engine.analyze`` imports none of them and runs what it is handed (``tests/test_layers.py``). The
+order is the table's: each pass reads the findings of those before it (the ledger counts what lint
+and peruse reported).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from typing import Any
+
+from jaxrewrite.engine import analyze as analysis
+from jaxrewrite.engine import imported, ledger, peruse
+from jaxrewrite.engine import lint as linting
+from jaxrewrite.engine.analysis import Analysis, TreePass
+from jaxrewrite.engine.diagnostics import suppressed
+from jaxrewrite.engine.elsewhere import ImportReader
+from jaxrewrite.engine.filters import FAST
+from jaxrewrite.engine.scopes import ScopeTree
+
+#: The passes that need nothing from the front end, in order; the ledger and JR013 follow.
+PASSES: tuple[TreePass, ...] = (linting.PASS, peruse.PASS)
+
+
+def finding_passes(imports: ImportReader | None = None) -> tuple[TreePass, ...]:
+    """Lint (JR001 to JR004, JR007, JR014), the findings per use (JR010 to JR012), the ledger
+    (JR008, JR009: every marker applied, refused or reported) and, where ``imports`` reads the
+    modules names come from, the marked defs of other modules a transform is applied to (JR013)."""
+    found = [*PASSES, ledger.ledger_pass(imports)]
+    if imports is not None:
+        found.append(imported.imported_pass(imports))
+    return tuple(found)
+
+
+#: What the import hook says at import (``report_passes``): the markers a rewrite leaves doing
+#: nothing, read from this module alone. Not JR003 (the marker acts, and JAX refuses an
+#: unhashable static argument loudly at the call), nor JR009 (a name from another module: its
+#: verdict depends on a file the module's cache key does not cover; ``check`` reads it), nor the
+#: findings at uses (JR010-JR012: ``check``'s), nor JR001 (the hook reads only modules that opt in).
+#: A noqa comment on the line silences one as it does for ``check``.
+REPORTED_AT_IMPORT = frozenset({"JR002", "JR004", "JR007", "JR008", "JR014", "JR020"})
+
+
+def report_passes() -> tuple[TreePass, ...]:
+    """The import hook's finding passes: lint without JR003 and the ledger without JR009, their
+    findings kept where their code is ``REPORTED_AT_IMPORT`` and no noqa silences them; what the
+    walk found itself (a refusal, JR005) stays as it was."""
+    walked: set[int] = set()
+
+    def before(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Any) -> None:
+        walked.update(id(d) for d in result.diagnostics)
+
+    def keep(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Any) -> None:
+        lines = result.source.text.splitlines() if len(result.diagnostics) > len(walked) else []
+        result.diagnostics[:] = [
+            d
+            for d in result.diagnostics
+            if id(d) in walked or (d.code in REPORTED_AT_IMPORT and not suppressed(d, lines))
+        ]
+
+    return (before, linting.REPORT_PASS, ledger.REPORT_PASS, keep)
+
+
+def analyze(
+    text: str,
+    filename: str = "<string>",
+    *,
+    lint: bool = False,
+    imports: ImportReader | None = None,
+    passes: Sequence[TreePass] = (),
+    report: bool = False,
+    **options: Any,
+) -> Analysis:
+    """``engine.analyze.analyze`` (the public ``jaxrewrite.analyze``; ``options`` are its own), with
+    ``lint``: the finding passes first (``imports`` reads the modules names are imported from, for
+    the ledger and JR013), then ``passes``; with ``report`` (the import hook's): the markers that
+    do nothing (``report_passes``)."""
+    chosen = (*finding_passes(imports), *passes) if lint else (*report_passes(), *passes) if report else tuple(passes)
+    return analysis.analyze(text, filename, passes=chosen, **options)
+
+
+def lint_analysis(text: str, filename: str, trace: bool = True, imports: ImportReader | None = None) -> Analysis:
+    """The one analysis ``check`` and ``show`` read: with or without the pragma, the finding
+    passes and (``trace``, where ``may_trace``) the trace-time pass (JR006); the rewrite it calls
+    for is the hook's (the filters change no rewrite: tests/test_prefilters.py)."""
+    from jaxrewrite.engine.tracetime import PASS, TRACE, may_trace
+
+    traced = trace and may_trace(text)
+    return analyze(
+        text,
+        filename,
+        require_pragma=False,
+        lint=True,
+        imports=imports,
+        filters=TRACE if traced else FAST,
+        passes=(PASS,) if traced else (),
+    )
