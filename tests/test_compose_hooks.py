@@ -9,6 +9,7 @@ and a plain function of the same module must still be checked by the other tool.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,8 @@ except Exception as exc:
     check = type(exc).__name__
 print(json.dumps({
     "same": results == expected,
+    "results": results,
+    "engine": "jaxrewrite.engine.rewrite" in sys.modules,  # rewritten in this process, not cached
     "traces": [t if isinstance(t, int) else "traced" for t in mod.TRACES],
     "hand": hand_traces,
     "check": check,
@@ -146,6 +149,25 @@ def test_caches_stay_exact(project: Path, tool: str) -> None:
         assert both["traces"] == [2, 3] and both["check"] is not None
         alone = run(project, tool, "tool-only", bytecode=True)
         assert alone["traces"] in (["traced"], [])  # traced, or refused by the checker before the body
+
+
+@pytest.mark.parametrize("order", ["jaxrewrite-first", "jaxrewrite-last"])
+@pytest.mark.parametrize("tool", sorted(INSTALL))
+def test_the_tools_own_pyc_holds_the_rewrite_keyed_by_its_bytes(project: Path, tool: str, order: str) -> None:
+    """The other tool's pyc caches the rewrite: a second run neither rewrites nor imports the
+    engine. It is keyed by the source's bytes, not its mtime: a same-size edit that keeps the
+    mtime (which Python's own pyc would not see) is compiled afresh."""
+    first = run(project, tool, order, bytecode=True)
+    again = run(project, tool, order, bytecode=True)
+    assert first["engine"] and not again["engine"]
+    assert {k: again[k] for k in REWRITTEN} == REWRITTEN and again["check"] in CHECK_ERRORS[tool]
+    path = project / "pkgc" / "mod.py"
+    before = path.stat()
+    path.write_text(path.read_text().replace("x * n", "x + n"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    edited = run(project, tool, order, bytecode=True)
+    assert edited["engine"] and edited["results"] == [[3.0] * 3, [3.0] * 3, [4.0] * 3]
+    assert edited["traces"] == [2, 3]
 
 
 def test_the_warning_names_the_loader(project: Path) -> None:
