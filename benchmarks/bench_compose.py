@@ -8,7 +8,7 @@ medians of per-round ratios (bench_import.py's machinery). Target: the warm-impo
 against the rewrite by hand of bench_import.py, ratio <= 1.1 (CPU time is reported beside wall
 time: read it on a loaded host).
 
-Usage: python benchmarks/bench_compose.py [--repeats N] [--tools jaxtyping,beartype,typeguard]
+Usage: python benchmarks/bench_compose.py [--repeats N] [--quick] [--json PATH] [--tools jaxtyping,beartype,typeguard]
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import importlib.util
 import tempfile
 from pathlib import Path
 
+from _timing import Ratio, Row, dump, print_table
 from bench_import import IMPORT_MODULE, child_env, opted_in_module, pair, rounds, sample, unchecked
 
 from jaxrewrite.engine.rewrite import rewrite_source
@@ -33,6 +34,8 @@ INSTALL = {
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--quick", action="store_true", help="one round, no warm-up: proves the script runs, measures nothing")
+    parser.add_argument("--json", type=Path)
     parser.add_argument("--tools", default=",".join(INSTALL))
     args = parser.parse_args(argv)
     tools = [tool for tool in args.tools.split(",") if importlib.util.find_spec(tool) is not None]
@@ -46,16 +49,18 @@ def main(argv: list[str] | None = None) -> int:
             arms[f"{tool} alone, by hand"] = IMPORT_MODULE.format(install=INSTALL[tool], modules=("bench_h",))
             both = INSTALL[tool] + "\njaxrewrite.install(['bench_c'])"
             arms[f"{tool} + jaxrewrite"] = IMPORT_MODULE.format(install=both, modules=("bench_c",))
-        for code in arms.values():
-            sample(code, env)  # writes each tool's pycs
-        samples = rounds(arms, env, args.repeats)
-    print(f"{'warm import, medians':34} {'by hand ms':>10} {'both ms':>8} {'ratio':>6} {'IQR':>13} {'cpu ratio':>9}")
+        if not args.quick:
+            for code in arms.values():
+                sample(code, env)  # writes each tool's pycs
+        samples = rounds(arms, env, 1 if args.quick else args.repeats)
+    rows = []
     for tool in tools:
         result = pair(samples, f"{tool} alone, by hand", f"{tool} + jaxrewrite")
-        print(
-            f"{tool + ': composed / by hand':34} {result.plain * 1e3:10.2f} {result.hooked * 1e3:8.2f} "
-            f"{result.ratio:6.3f} [{result.low:.3f}-{result.high:.3f}] {result.cpu_ratio:9.3f}"
-        )
+        context = f"{result.hooked * 1e3:.2f} vs {result.plain * 1e3:.2f} ms, cpu ratio {result.cpu_ratio:.3f}"
+        ratio = Ratio(result.ratio, result.low, result.high)
+        rows.append(Row("compose", f"compose warm import, {tool}: composed / by hand under {tool}", ratio, 1.1, context))
+    print_table(rows, args.quick)
+    dump(rows, args.json)
     return 0
 
 

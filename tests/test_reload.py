@@ -161,7 +161,7 @@ def foreign_tools() -> list[str]:
 def test_reload_rewrites_the_edited_source_again(project: Path, prewarmed: Prewarmed, tool: str, order: str) -> None:
     """The reload compiles the rewrite of the file as it is now (a same-size edit in the same
     second: no mtime-keyed cache may serve the old code), statics applied as by hand; a foreign
-    tool's checks still run. Twice: the second run starts from the caches the first wrote."""
+    tool's checks still run. Twice: the second run finds the pycs the first wrote, of other bytes."""
     if tool != "none":
         foreign_tools()
     for back in (100, 200):

@@ -19,7 +19,6 @@ and jaxrewrite's own are untouched: the finder handles them, with its exact cach
 from __future__ import annotations
 
 import _imp
-import hashlib
 import tokenize
 from importlib.machinery import SourceFileLoader
 from io import BytesIO
@@ -91,7 +90,8 @@ def _key(data: bytes) -> bytes | None:
             digest = tag.rewriter_hash()
         except OSError:
             return None
-        _seed = int.from_bytes(hashlib.sha256(f"jaxrewrite compose {digest}".encode()).digest()[:8], "little", signed=True)
+        # siphash, as for the key itself: hashlib's first sha256 costs an import ~3 ms.
+        _seed = int.from_bytes(_imp.source_hash(0, f"jaxrewrite compose {digest}".encode()), "little", signed=True)
     return _imp.source_hash(_seed, data)
 
 
@@ -122,15 +122,18 @@ def _cached(loader: Any, pyc: bytes, source: str) -> bytes:
     the loader compiles the source, which is rewritten)."""
     assert _read_source is not None  # set by enable() before this is reachable
     data, _ = _read_source(source, True)
-    if data is None or _opts_in(data) is None:
+    if data is None:
         return pyc
     key = _key(data)
-    if key is None or pyc[4:16] != _CHECKED + key:
-        raise OSError(f"{source} opts in to jaxrewrite: {type(loader).__qualname__}'s pyc does not hold its rewrite")
-    from jaxrewrite.hook.notrewritten import mark
+    if key is not None and pyc[4:16] == _CHECKED + key:
+        # Only the rewrite of bytes that opt in is written under a key: no header to read.
+        from jaxrewrite.hook.notrewritten import mark
 
-    mark(source)
-    return pyc[:4] + _TRUSTED + pyc[8:]
+        mark(source)
+        return pyc[:4] + _TRUSTED + pyc[8:]
+    if _opts_in(data) is None:
+        return pyc
+    raise OSError(f"{source} opts in to jaxrewrite: {type(loader).__qualname__}'s pyc does not hold its rewrite")
 
 
 def _composed_set_data(self: Any, path: str, data: bytes, *, _mode: int = 0o666) -> None:
