@@ -88,13 +88,14 @@ print(json.dumps({
 """
 
 
-def run(root: Path, tool: str, order: str, bytecode: bool = False) -> dict[str, object]:
+def run(root: Path, tool: str, order: str, bytecode: bool = False, check_pycs: str | None = None) -> dict[str, object]:
     proc = python(
         "-c",
         f"INSTALL = {INSTALL!r}\n" + CHILD,
         tool,
         order,
         cwd=root,
+        flags=[] if check_pycs is None else ["--check-hash-based-pycs", check_pycs],
         env=child_env(bytecode=bytecode, path=[root]),
     )
     assert proc.returncode == 0, proc.stderr
@@ -168,6 +169,17 @@ def test_the_tools_own_pyc_holds_the_rewrite_keyed_by_its_bytes(project: Path, t
     edited = run(project, tool, order, bytecode=True)
     assert edited["engine"] and edited["results"] == [[3.0] * 3, [3.0] * 3, [4.0] * 3]
     assert edited["traces"] == [2, 3]
+
+
+@pytest.mark.parametrize("check_pycs", ["never", "always"])
+def test_whatever_python_checks_of_hash_based_pycs(project: Path, check_pycs: str) -> None:
+    """``--check-hash-based-pycs``: with ``always`` the rewrite still runs (compiled afresh), and
+    with ``never`` the tool alone still never takes the rewrite's pyc for its own."""
+    for _ in range(2):
+        both = run(project, "typeguard", "jaxrewrite-last", bytecode=True, check_pycs=check_pycs)
+        assert both["traces"] == [2, 3] and both["check"] is not None
+    alone = run(project, "typeguard", "tool-only", bytecode=True, check_pycs=check_pycs)
+    assert alone["traces"] in (["traced"], [])
 
 
 def test_the_warning_names_the_loader(project: Path) -> None:

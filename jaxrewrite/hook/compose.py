@@ -19,6 +19,7 @@ and jaxrewrite's own are untouched: the finder handles them, with its exact cach
 from __future__ import annotations
 
 import _imp
+import importlib.util
 import tokenize
 from importlib.machinery import SourceFileLoader
 from io import BytesIO
@@ -45,11 +46,14 @@ _header: Callable[[bytes], Header | None] | None = None
 #: writes the pyc (``SourceLoader.get_code`` does both, in that order, in one call).
 _PENDING: dict[str, tuple[Any, bytes | None]] = {}
 
-#: The pyc flags (PEP 552): the key is checked against the source (what is written, so that the
-#: tool alone, finding another hash, compiles afresh), or is trusted (what the loader is handed,
-#: the key checked here already).
+#: The pyc flags (PEP 552): the key is checked against the source (what is written), or is
+#: trusted (what the loader is handed, the key checked here already). What is written starts
+#: with a magic number of its own, so that the tool alone rejects it whatever
+#: ``--check-hash-based-pycs`` says (with ``never`` it would trust any hash-based pyc).
 _CHECKED = (3).to_bytes(4, "little")
 _TRUSTED = (1).to_bytes(4, "little")
+_MAGIC = importlib.util.MAGIC_NUMBER
+_STORED = _MAGIC[:2] + b"jr"
 _seed: int | None = None
 
 
@@ -65,8 +69,6 @@ def _foreign(loader: Any) -> bool:
 def rewritten_bytes(data: bytes, path: str) -> bytes | None:
     """The rewrite of an opted-in file's bytes, in the file's own encoding (so the loader decodes
     it as it would the file); None where the bytes do not opt in."""
-    import importlib.util
-
     from jaxrewrite.hook.notrewritten import mark
 
     header = _opts_in(data)
@@ -125,12 +127,12 @@ def _cached(loader: Any, pyc: bytes, source: str) -> bytes:
     if data is None:
         return pyc
     key = _key(data)
-    if key is not None and pyc[4:16] == _CHECKED + key:
+    if key is not None and pyc[:16] == _STORED + _CHECKED + key:
         # Only the rewrite of bytes that opt in is written under a key: no header to read.
         from jaxrewrite.hook.notrewritten import mark
 
         mark(source)
-        return pyc[:4] + _TRUSTED + pyc[8:]
+        return _MAGIC + _TRUSTED + pyc[8:]
     if _opts_in(data) is None:
         return pyc
     raise OSError(f"{source} opts in to jaxrewrite: {type(loader).__qualname__}'s pyc does not hold its rewrite")
@@ -144,7 +146,7 @@ def _composed_set_data(self: Any, path: str, data: bytes, *, _mode: int = 0o666)
             del _PENDING[self.path]
             if pending[1] is None:
                 return  # no key: no pyc, rather than one the tool alone would take for its own
-            data = bytes(data[:4]) + _CHECKED + pending[1] + bytes(data[16:])
+            data = _STORED + _CHECKED + pending[1] + bytes(data[16:])
     _set_data(self, path, data, _mode=_mode)  # type: ignore[misc]
 
 
