@@ -47,6 +47,7 @@ BENCHMARKS: list[tuple[str, str, list[str], tuple[str, ...]]] = [
     ("integrations", "bench_integrations.py", [], ("IPython", "pytest")),
     ("library", "bench_library.py", [], ()),
     ("import", "bench_import.py", [], ()),
+    ("compose", "bench_compose.py", [], ("jaxtyping", "beartype", "typeguard")),
     ("runner", "bench_runner.py", [], ()),
     ("share", "bench_hook_share.py", [], ()),
 ]

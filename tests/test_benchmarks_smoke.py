@@ -45,6 +45,7 @@ NAMES = {
     "bench_integrations.py": "integrations",
     "bench_library.py": "library",
     "bench_import.py": "import",
+    "bench_compose.py": "compose",
     "bench_runner.py": "runner",
     "bench_hook_share.py": "share",
 }
@@ -132,6 +133,7 @@ def script(name: str, *rows: str) -> object:
             "library import (jax included): prebuilt cache / by hand",
             "library import after jax: read-only, no compile",
         ),
+        script("bench_compose.py", "compose warm import, typeguard: composed / by hand under typeguard"),
         script(
             "bench_integrations.py",
             "cell definition: extension / hand-written",

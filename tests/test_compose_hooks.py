@@ -9,6 +9,7 @@ and a plain function of the same module must still be checked by the other tool.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,8 @@ except Exception as exc:
     check = type(exc).__name__
 print(json.dumps({
     "same": results == expected,
+    "results": results,
+    "engine": "jaxrewrite.engine.rewrite" in sys.modules,  # rewritten in this process, not cached
     "traces": [t if isinstance(t, int) else "traced" for t in mod.TRACES],
     "hand": hand_traces,
     "check": check,
@@ -85,13 +88,14 @@ print(json.dumps({
 """
 
 
-def run(root: Path, tool: str, order: str, bytecode: bool = False) -> dict[str, object]:
+def run(root: Path, tool: str, order: str, bytecode: bool = False, check_pycs: str | None = None) -> dict[str, object]:
     proc = python(
         "-c",
         f"INSTALL = {INSTALL!r}\n" + CHILD,
         tool,
         order,
         cwd=root,
+        flags=[] if check_pycs is None else ["--check-hash-based-pycs", check_pycs],
         env=child_env(bytecode=bytecode, path=[root]),
     )
     assert proc.returncode == 0, proc.stderr
@@ -146,6 +150,36 @@ def test_caches_stay_exact(project: Path, tool: str) -> None:
         assert both["traces"] == [2, 3] and both["check"] is not None
         alone = run(project, tool, "tool-only", bytecode=True)
         assert alone["traces"] in (["traced"], [])  # traced, or refused by the checker before the body
+
+
+@pytest.mark.parametrize("order", ["jaxrewrite-first", "jaxrewrite-last"])
+@pytest.mark.parametrize("tool", sorted(INSTALL))
+def test_the_tools_own_pyc_holds_the_rewrite_keyed_by_its_bytes(project: Path, tool: str, order: str) -> None:
+    """The other tool's pyc caches the rewrite: a second run neither rewrites nor imports the
+    engine. It is keyed by the source's bytes, not its mtime: a same-size edit that keeps the
+    mtime (which Python's own pyc would not see) is compiled afresh."""
+    first = run(project, tool, order, bytecode=True)
+    again = run(project, tool, order, bytecode=True)
+    assert first["engine"] and not again["engine"]
+    assert {k: again[k] for k in REWRITTEN} == REWRITTEN and again["check"] in CHECK_ERRORS[tool]
+    path = project / "pkgc" / "mod.py"
+    before = path.stat()
+    path.write_text(path.read_text().replace("x * n", "x + n"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    edited = run(project, tool, order, bytecode=True)
+    assert edited["engine"] and edited["results"] == [[3.0] * 3, [3.0] * 3, [4.0] * 3]
+    assert edited["traces"] == [2, 3]
+
+
+@pytest.mark.parametrize("check_pycs", ["never", "always"])
+def test_whatever_python_checks_of_hash_based_pycs(project: Path, check_pycs: str) -> None:
+    """``--check-hash-based-pycs``: with ``always`` the rewrite still runs (compiled afresh), and
+    with ``never`` the tool alone still never takes the rewrite's pyc for its own."""
+    for _ in range(2):
+        both = run(project, "typeguard", "jaxrewrite-last", bytecode=True, check_pycs=check_pycs)
+        assert both["traces"] == [2, 3] and both["check"] is not None
+    alone = run(project, "typeguard", "tool-only", bytecode=True, check_pycs=check_pycs)
+    assert alone["traces"] in (["traced"], [])
 
 
 def test_the_warning_names_the_loader(project: Path) -> None:

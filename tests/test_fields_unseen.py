@@ -253,3 +253,42 @@ def jaxrewrite_analyze(source: str):  # type: ignore[no-untyped-def]
     from jaxrewrite import analyze
 
     return analyze(source, "values.py")
+
+
+HAND_SPELLED = """\
+# jaxrewrite: enable
+import jax
+import jaxrewrite
+from jaxrewrite import Static
+
+from pkg.base import AbstractModel
+
+
+class Head(AbstractModel):
+    mode: Static[str] = {value}
+    keep: Static[int] = jaxrewrite.field(default=1)
+"""
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        'jaxrewrite.field(static=True, default="sum")',
+        "__import__('jaxrewrite').field(default=\"sum\", static=True)",  # the rewrite's own text
+    ],
+)
+def test_a_field_already_spelled_jaxrewrite_field_is_applied_not_reported(value: str) -> None:
+    """A library spells a Static field ``jaxrewrite.field(static=True)`` so that it means the same
+    without the hook (guide §14): the marker agrees with the value, nothing is edited there, and
+    nothing is reported (it was JR008, "does nothing"), as for ``eqx.field(static=True)`` on a
+    Module of the module; the rewritten text, checked again, reports nothing either."""
+    from jaxrewrite import analyze
+
+    source = HAND_SPELLED.format(value=value)
+    found = analyze(source, "head.py", lint=True)
+    assert [d.code for d in found.diagnostics] == []
+    assert [(e.name, e.state.name) for e in found.ledger] == [("Head.mode", "APPLIED"), ("Head.keep", "APPLIED")]
+    rewritten = jaxrewrite_source(source)
+    assert rewritten.splitlines()[9] == f"    mode: Static[str] = {value}"  # left as written
+    assert "keep: Static[int] = jaxrewrite.field(default=1, static=True)" in rewritten
+    assert [d.code for d in analyze(rewritten, "head.py", lint=True).diagnostics] == []

@@ -21,7 +21,7 @@ from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State, 
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.elided import ELIDED, body_line
 from jaxrewrite.engine.elsewhere import Elsewhere, ImportReader
-from jaxrewrite.engine.fields import form_of
+from jaxrewrite.engine.fields import field_function, form_of
 from jaxrewrite.engine.filters import marker_names
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.resolve import (
@@ -40,7 +40,7 @@ from jaxrewrite.engine.scopes import (
 )
 from jaxrewrite.engine.signature import may_mark
 from jaxrewrite.engine.source import Source, lines_containing
-from jaxrewrite.engine.table import CONTAINERS, Mark
+from jaxrewrite.engine.table import CONTAINERS, EITHER_FORM, Mark
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
@@ -590,15 +590,26 @@ def _refused_by_calls(facts: Facts, scopes: ScopeTree, errors: list[Diagnostic])
 
 def _field_form_fields(scopes: ScopeTree) -> set[int]:
     """Fields of Equinox Modules and flax.struct dataclasses: a Static one is completed in place
-    or already says so (anything else is a refusal, JR130/JR131), so it is applied."""
+    or already says so (anything else is a refusal, JR130/JR131), so it is applied. So is a
+    field of a class whose base is in another module that already is ``jaxrewrite.field(...)``
+    (the rewrite's own text, or a library's spelling that needs no hook: guide §14); the
+    others of such a class are applied where the rewrite edits them (``result.fields``)."""
     found: set[int] = set()
     for defined, scope in scopes.classes:
         try:
-            form, _ = form_of(defined, scope)
+            form, unseen = form_of(defined, scope)
         except RewriteError:
             continue
         if form is not None:
             found.update(id(stmt) for stmt in defined.node.body if isinstance(stmt, ast.AnnAssign))
+        elif unseen is not None:
+            found.update(
+                id(stmt)
+                for stmt in defined.node.body
+                if isinstance(stmt, ast.AnnAssign)
+                and isinstance(stmt.value, ast.Call)
+                and field_function(stmt.value.func, defined.body) == EITHER_FORM.field
+            )
     return found
 
 
