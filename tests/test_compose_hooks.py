@@ -195,3 +195,18 @@ def test_the_warning_names_the_loader(project: Path) -> None:
     )
     assert "NotRewrittenWarning: module 'pkgc.mod' was not rewritten" in proc.stderr, proc.stderr
     assert "it was loaded by typeguard._importhook.TypeguardLoader: no import hook is installed" in proc.stderr
+
+
+@pytest.mark.parametrize("order", ["jaxrewrite-first", "jaxrewrite-last"])
+@pytest.mark.parametrize("tool", sorted(INSTALL))
+def test_a_marker_that_does_nothing_is_said_by_the_tools_loader_cold_and_warm(project: Path, tool: str, order: str) -> None:
+    """Issue 42.10 under another tool's loader: the import says JR004 (a Static under a decorator
+    jaxrewrite does not know), and the tool's own pyc of the rewrite carries it for the warm run."""
+    path = project / "pkgc" / "mod.py"
+    path.write_text(MODULE + "\n\ndef my_jit(g):\n    return jax.jit(g)\n\n\n@my_jit\ndef unknown(x, n: Static[int]):\n    return x\n")
+    for warm in (False, True):
+        proc = python("-c", f"INSTALL = {INSTALL!r}\n" + CHILD, tool, order, cwd=project, env=child_env(bytecode=True, path=[project]))
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout.strip().splitlines()[-1])["engine"] is not warm
+        said = "mod.py:22: RewriteWarning: JR004 the marker on 'n' of 'unknown' does nothing under 'my_jit'"
+        assert proc.stderr.count(said) == 1, proc.stderr

@@ -26,7 +26,8 @@ from io import BytesIO
 from typing import Any, Callable
 
 from jaxrewrite.header import Header, might_opt_in
-from jaxrewrite.hook import tag
+from jaxrewrite.errors import Notes, say
+from jaxrewrite.hook import pycfile, tag
 
 __all__ = ["enable"]
 
@@ -44,7 +45,7 @@ _header: Callable[[bytes], Header | None] | None = None
 #: Source path -> (the loader compiling its rewrite now, the key its pyc is written under, or
 #: None where none can be: no pyc then). Set where that loader reads the source, taken where it
 #: writes the pyc (``SourceLoader.get_code`` does both, in that order, in one call).
-_PENDING: dict[str, tuple[Any, bytes | None]] = {}
+_PENDING: dict[str, tuple[Any, bytes | None, Notes]] = {}
 
 #: The pyc flags (PEP 552): the key is checked against the source (what is written), or is
 #: trusted (what the loader is handed, the key checked here already). What is written starts
@@ -66,20 +67,21 @@ def _foreign(loader: Any) -> bool:
     return isinstance(name, str) and (hook.packages is None or name.partition(".")[0] in hook.packages)
 
 
-def rewritten_bytes(data: bytes, path: str) -> bytes | None:
+def rewritten_bytes(data: bytes, path: str) -> tuple[bytes, Notes] | None:
     """The rewrite of an opted-in file's bytes, in the file's own encoding (so the loader decodes
-    it as it would the file); None where the bytes do not opt in."""
+    it as it would the file), and the warnings issued on the way (the markers that do nothing);
+    None where the bytes do not opt in."""
     from jaxrewrite.hook.notrewritten import mark
 
     header = _opts_in(data)
     if header is None:
         return None
-    from jaxrewrite.engine.rewrite import rewrite_source
+    from jaxrewrite.hook.fast import rewrite_tree
 
-    text = rewrite_source(importlib.util.decode_source(data), path, header=header, report=True)
+    rewritten = rewrite_tree(importlib.util.decode_source(data), path, header, worth=0.0, report=True)
     encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
     mark(path)
-    return text.encode(encoding)
+    return rewritten.text.encode(encoding), rewritten.notes
 
 
 def _key(data: bytes) -> bytes | None:
@@ -111,8 +113,8 @@ def _composed_get_data(self: Any, path: str) -> bytes:
             except SyntaxError as err:
                 raise err.with_traceback(None) from None  # a RewriteError names the user's file and line
             if rewritten is not None:
-                _PENDING[path] = (self, _key(data))
-                return rewritten
+                _PENDING[path] = (self, _key(data), rewritten[1])
+                return rewritten[0]
     elif isinstance(source, str) and source.endswith(".py") and path.endswith(".pyc") and _foreign(self):
         return _cached(self, data, source)
     return data
@@ -131,7 +133,11 @@ def _cached(loader: Any, pyc: bytes, source: str) -> bytes:
         # Only the rewrite of bytes that opt in is written under a key: no header to read.
         from jaxrewrite.hook.notrewritten import mark
 
+        found = pycfile.read_footer(pyc)
+        if found is None:
+            raise OSError(f"{source}: {type(loader).__qualname__}'s pyc of its rewrite has no warnings after its code")
         mark(source)
+        say(found[0], source)  # what the cold import said (the loader's marshal ignores the footer)
         return _MAGIC + _TRUSTED + pyc[8:]
     if _opts_in(data) is None:
         return pyc
@@ -146,7 +152,7 @@ def _composed_set_data(self: Any, path: str, data: bytes, *, _mode: int = 0o666)
             del _PENDING[self.path]
             if pending[1] is None:
                 return  # no key: no pyc, rather than one the tool alone would take for its own
-            data = _STORED + _CHECKED + pending[1] + bytes(data[16:])
+            data = _STORED + _CHECKED + pending[1] + bytes(data[16:]) + pycfile.footer(pending[2])
     _set_data(self, path, data, _mode=_mode)  # type: ignore[misc]
 
 

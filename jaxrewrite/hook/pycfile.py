@@ -49,11 +49,30 @@ _FOOTER_SIZE = 8
 
 def pack(code: CodeType, source_hash: bytes) -> bytes:
     """The bytes of a hash-checked pyc for ``code``, with the warnings held beside it."""
-    said = marshal.dumps(notes.held(code))
-    return (
-        importlib.util.MAGIC_NUMBER + FLAGS + source_hash + marshal.dumps(code)
-        + said + len(said).to_bytes(4, "little") + _NOTES_MARK
-    )
+    return importlib.util.MAGIC_NUMBER + FLAGS + source_hash + marshal.dumps(code) + footer(notes.held(code))
+
+
+def footer(said: Notes) -> bytes:
+    """What follows the code in a pyc of the hook's (or of another tool's loader, for the
+    rewrite: hook/compose.py): the warnings, their length, the mark."""
+    data = marshal.dumps(said)
+    return data + len(data).to_bytes(4, "little") + _NOTES_MARK
+
+
+def read_footer(data: bytes | memoryview) -> tuple[Notes, int] | None:
+    """The warnings after the code, and where the code ends; None where there is no footer or
+    it is damaged."""
+    if len(data) < _FOOTER_SIZE or data[-4:] != _NOTES_MARK:
+        return None
+    size = int.from_bytes(data[-8:-4], "little")
+    end = len(data) - _FOOTER_SIZE - size
+    if size <= 0 or end < _HEADER_SIZE:
+        return None
+    try:
+        said = marshal.loads(data[end : len(data) - _FOOTER_SIZE])
+    except Exception:  # EOFError, ValueError, TypeError: whatever a damaged file makes marshal raise
+        return None
+    return (said, end) if _are_notes(said) else None
 
 
 def unpack(data: bytes, source_hash: bytes) -> CodeType | None:
@@ -64,19 +83,18 @@ def unpack(data: bytes, source_hash: bytes) -> CodeType | None:
         or data[:4] != importlib.util.MAGIC_NUMBER
         or data[4:8] != FLAGS
         or data[8:16] != source_hash
-        or data[-4:] != _NOTES_MARK
     ):
         return None
     view = memoryview(data)
-    size = int.from_bytes(view[-8:-4], "little")
+    found = read_footer(view)
+    if found is None:
+        return None
+    said, end = found
     try:
-        said = marshal.loads(view[-_FOOTER_SIZE - size : -_FOOTER_SIZE]) if size <= len(data) else None
-        code = marshal.loads(view[_HEADER_SIZE : -_FOOTER_SIZE - size])
+        code = marshal.loads(view[_HEADER_SIZE:end])
     except Exception:  # EOFError, ValueError, TypeError: whatever a damaged file makes marshal raise
         return None
-    if not isinstance(code, CodeType) or not _are_notes(said):
-        return None
-    return notes.keep(code, said)
+    return notes.keep(code, said) if isinstance(code, CodeType) else None
 
 
 def _are_notes(value: object) -> TypeGuard[Notes]:
