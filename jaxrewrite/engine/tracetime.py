@@ -21,6 +21,7 @@ from jaxrewrite.engine.analyze import analyze
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import Filters
 from jaxrewrite.engine.flow import ARRAY, TREE, Flow, Sources, State, meet, sources
+from jaxrewrite.engine.lexed import code_mentions
 from jaxrewrite.engine.passed import Passed, Sites
 from jaxrewrite.engine.reading import Refused
 from jaxrewrite.engine.recognise import classify
@@ -93,8 +94,10 @@ _NEEDLES = tuple(
 
 
 def may_trace(text: str) -> bool:
-    """Cheap pre-filter: False means ``trace_findings`` finds nothing in ``text``."""
-    return any(needle in text for needle in _NEEDLES)
+    """Cheap pre-filter: False means ``trace_findings`` finds nothing in ``text``: a use names its
+    transform in code, never only inside another word, a docstring or a comment (over jax's
+    source, 128 of the 240 files that hold a needle anywhere name one in code)."""
+    return any(needle in text for needle in _NEEDLES) and code_mentions(text, _NEEDLES)
 
 
 def may_trace_bytes(data: bytes) -> bool:

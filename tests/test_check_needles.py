@@ -1,0 +1,142 @@
+"""``check``'s needle for the trace-time analysis (JR006): a module is parsed only where its code
+names a tracing transform (``lexed.code_mentions``), never for a name in a docstring or a comment,
+and the needle never hides a finding (issue 45 item 4: over jax's source it admits 128 of the
+240 files that hold a transform's name anywhere).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import jax
+import pytest
+
+from support import jaxrewrite, write
+from jaxrewrite.commands.check import check_text
+from jaxrewrite.engine.lexed import code_mentions, last_word
+from jaxrewrite.engine.tracetime import may_trace, trace_findings
+
+ROOT = Path(__file__).resolve().parent.parent
+NAMES = ("jit", "vmap")
+
+MENTIONS = [
+    ("x = jax.jit(f)", True),
+    ("from jax import vmap as v", True),
+    ("vmap=1", True),
+    ("# jax.jit(f)\nx = 1", False),
+    ('"""Compiled with jit."""\nx = 1', False),
+    ("x = 'jit' + r'vmap' + b'jit' + u'jit'", False),
+    ("x = '''a\njit\n'''", False),
+    ("x = my_jit(f) + jit_all + _vmap + vmapped", False),
+    # an f-string's fields are code; a plain f-string holds none
+    ('y = f"{jax.jit(g)(1)}"', True),
+    ('y = Rf"{jit}"', True),
+    ('y = f"under jit"', False),
+    ('y = f"{x}" + "jit"', False),
+    # where the lexer cannot be sure, the text counts as code
+    ("s = 'unterminated\nx = jit(f)", True),
+    ("x = 1\r# c\rjit(f)", True),
+    ('y = f"{d["k"] + jit(g)(x)}"', True),  # PEP 701: a quote inside a field
+    ("s = '''a'''\njit", True),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), MENTIONS, ids=[repr(t)[:40] for t, _ in MENTIONS])
+def test_code_mentions(text: str, expected: bool) -> None:
+    assert code_mentions(text, NAMES) is expected
+
+
+def test_last_word_reads_words_as_regular_expressions_do() -> None:
+    import re
+
+    pattern = re.compile(r"\b(?:jit|vmap)\b")
+    for text in ("jit", "xjit jit_ é jit", "vmap(jit)", "jité", "ajit", "", "jit\njitjit vmap"):
+        found = [m.start() for m in pattern.finditer(text)]
+        assert last_word(text, NAMES) == (found[-1] if found else -1), text
+
+
+FSTRING_USE = '''\
+import jax
+import jax.numpy as jnp
+
+
+def f(x, n):
+    return jnp.zeros(n) + x
+
+
+def main():
+    print(f"{jax.jit(f)(1.0, 3)}")
+'''
+
+
+def test_a_use_inside_an_fstring_is_still_analyzed(tmp_path: Path) -> None:
+    """The neighbour the masking could hide: the only use of ``jax.jit`` is a field of an
+    f-string. JAX rejects the program; check must say so."""
+    found = [d for d in check_text(FSTRING_USE, "m.py") if d.code == "JR006"]
+    assert len(found) == 1 and "'n' is traced by jit" in found[0].message
+    namespace: dict[str, object] = {}
+    exec(compile(FSTRING_USE, "m.py", "exec"), namespace)
+    with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
+        namespace["main"]()  # type: ignore[operator]
+
+
+def test_names_only_in_docstrings_and_comments_are_not_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cost the needle saves: no parse for a module whose code names no tracing transform."""
+    parsed: list[str] = []
+    real = ast.parse
+
+    def counting(source: str, filename: str = "<unknown>") -> ast.Module:
+        parsed.append(filename)
+        return real(source, filename)
+
+    monkeypatch.setattr(ast, "parse", counting)
+    assert check_text('"""Run it under jax.jit."""\n# or vmap it\ndef f(n):\n    return range(n)\n', "doc.py") == []
+    assert parsed == []
+    check_text("import jax\n\n\n@jax.jit\ndef f(n):\n    return range(n)\n", "code.py")
+    assert parsed == ["code.py"]
+
+
+def test_a_named_file_that_does_not_parse_is_jr100_whatever_it_mentions(tmp_path: Path) -> None:
+    """Issue 45: a file named on the command line is read as Python source, also where the
+    needle rules the analysis out (a transform named in a comment only, or JR006 not selected)."""
+    write(tmp_path / "comment.py", "x = (1,\n# under jax.jit\n")
+    write(tmp_path / "code.py", "import jax\nf = jax.jit(g\n")
+    done = jaxrewrite("check", "--no-cache", "comment.py", "code.py", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "comment.py:1:5: JR100" in done.stdout and "code.py:2:" in done.stdout
+    walked = jaxrewrite("check", "--no-cache", ".", cwd=tmp_path)  # the walk parses what it must only
+    assert "comment.py" not in walked.stdout and "code.py:2:" in walked.stdout
+
+
+def _corpus() -> list[Path]:
+    folders = ("golden", "tests/tracetime_cases", "tests/dataflow_corpus")
+    return sorted(p for folder in folders for p in (ROOT / folder).rglob("*.py"))
+
+
+def test_the_needle_admits_every_module_with_a_finding() -> None:
+    """A superset, checked over every program the repository keeps: where JR006 is found, the
+    needle admits the text (and a mention moved into a comment or a docstring alone is not)."""
+    found = 0
+    for path in _corpus():
+        text = path.read_text(encoding="utf-8")
+        try:
+            findings = trace_findings(text, str(path))
+        except SyntaxError:
+            continue
+        if findings:
+            found += 1
+            assert may_trace(text), path
+    assert found >= 40, found
+
+
+def test_jax_itself_is_read_the_same() -> None:
+    """Over jax's own source: a module the needle leaves out has no finding (every one here)."""
+    root = Path(jax.__file__).parent
+    left_out = 0
+    for path in sorted(root.rglob("*.py"))[::7]:
+        text = path.read_text(encoding="utf-8")
+        if not may_trace(text) and any(n in text for n in ("jit", "vmap", "pmap", "remat", "checkpoint")):
+            left_out += 1
+            assert trace_findings(text, str(path)) == [], path
+    assert left_out >= 5, left_out
