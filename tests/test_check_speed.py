@@ -221,3 +221,52 @@ def test_the_alias_search_reads_each_scope_once(monkeypatch: pytest.MonkeyPatch)
         assert len(read) == len(set(read)) == len(tree.scopes)
         expected = ["fast", "again", "batched", "g", "h", "k"]
         assert wrappers.aliases(tree.scopes, {"f"}) == wrappers.aliases(tree.scopes, {"f"}, read={}) == expected
+
+
+def _loops_by_bracket(text: str) -> tuple[tuple[int, frozenset[str], frozenset[str]], ...]:
+    """``filters._loops`` as it was read before: ``\\bfor\\b`` searched (now ``lexed.word_starts``),
+    then a loop per bracket and line break (now ``filters._line_end``)."""
+    import re
+
+    from jaxrewrite.engine.filters import _LOOP_REACH, IDENTIFIER
+
+    found = []
+    heads = list(re.finditer(r"\bfor\b", text))
+    for index, head in enumerate(heads):
+        following = heads[index + 1].start() if index + 1 < len(heads) else len(text)
+        end = min(following, head.start() + _LOOP_REACH)
+        depth = 0
+        for mark in re.finditer(r"[()\[\]{}]|\n", text[: end]):
+            if mark.start() < head.end():
+                continue
+            char = mark.group()
+            if char == "\n":
+                if depth <= 0:
+                    end = mark.start()
+                    break
+            elif char in "([{":
+                depth += 1
+            else:
+                depth -= 1
+        words = [m.group() for m in IDENTIFIER.finditer(text, head.end(), end)]
+        if "in" in words:
+            at = words.index("in")
+            found.append((head.start(), frozenset(words[:at]), frozenset(words[at + 1 :])))
+    return tuple(found)
+
+
+LOOPS = [
+    "for fn in (f, g):\n    jax.jit(fn)\n",
+    "xs = [h(x) for x in (f,\n    g) if x]\nfor k, v in zip(keys, (f, g)): pass\n",
+    "for a in b)) ]\nfor c in (d,\n",
+    "before_for for_ after for \u00e9for for",
+    "'''for example in docs'''\nfor\nin x",
+]
+
+
+def test_loops_read_each_line_once_as_the_bracket_loop_did() -> None:
+    from jaxrewrite.engine.filters import _loops
+
+    texts = list(LOOPS) + [p.read_text(encoding="utf-8") for p in sorted(Path(jax.__file__).parent.rglob("*.py"))[::9]]
+    for text in texts:
+        assert _loops.__wrapped__(text) == _loops_by_bracket(text)

@@ -111,5 +111,17 @@ def last_word(text: str, names: tuple[str, ...]) -> int:
     return last
 
 
+def word_starts(text: str, name: str) -> list[int]:
+    """Where ``name`` stands as a whole word in ``text`` (as ``\\bname\\b`` matches), in order."""
+    found = []
+    at = text.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if not (at and _word(text[at - 1])) and not (end < len(text) and _word(text[end])):
+            found.append(at)
+        at = text.find(name, end)
+    return found
+
+
 def _word(char: str) -> bool:
     return char == "_" or char.isalnum()
