@@ -270,3 +270,48 @@ def test_loops_read_each_line_once_as_the_bracket_loop_did() -> None:
     texts = list(LOOPS) + [p.read_text(encoding="utf-8") for p in sorted(Path(jax.__file__).parent.rglob("*.py"))[::9]]
     for text in texts:
         assert _loops.__wrapped__(text) == _loops_by_bracket(text)
+
+
+PLAIN = """\
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def f(x: jax.Array, n: int, m: "int"):
+    return jnp.zeros(n) + x
+"""
+
+MARKED = """\
+# jaxrewrite: enable
+import jax
+import jax.numpy as jnp
+from jaxrewrite import Static
+
+Size = Static[int]
+
+
+@jax.jit
+def f(x: jax.Array, n: Size, m: int):
+    return jnp.zeros(n) + jnp.zeros(m) + x
+"""
+
+
+def test_annotations_that_name_no_marker_are_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every def is read for JR006, but an annotation naming no spelling of a marker holds none:
+    in a module that never names jaxrewrite no annotation is read, and the findings stay."""
+    from jaxrewrite.engine import signature
+
+    read: list[str] = []
+    real = signature.MarkerReader._top_once
+
+    def counting(self: signature.MarkerReader, expr: ast.expr, *args: object) -> object:
+        read.append(ast.unparse(expr))
+        return real(self, expr, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(signature.MarkerReader, "_top_once", counting)
+    plain = check_text(PLAIN, "plain.py")
+    assert [(d.code, d.line) for d in plain] == [("JR006", 7)] and read == []
+    marked = check_text(MARKED, "marked.py")
+    assert [(d.code, d.line) for d in marked] == [("JR006", 11)]  # m, not n: Size is Static
+    assert "Size" in read and "int" not in read

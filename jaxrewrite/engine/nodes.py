@@ -52,30 +52,26 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:
     """``ast.walk(node)`` (breadth first, in the same order) without the context and operator leaves."""
-    todo = deque([node])
-    pop, push, fields = todo.popleft, todo.append, _FIELDS.get
-    while todo:
-        node = pop()
-        names = fields(type(node))
-        for name in _fields(node) if names is None else names:
-            value = getattr(node, name, None)
-            if type(value) is list:
-                for item in value:
-                    if isinstance(item, _AST):
-                        push(item)
-            elif isinstance(value, _AST):
-                push(value)
-        yield node
+    yield node
+    for child, _, _ in _found(node, breadth=True):
+        yield child
 
 
 def family(root: ast.AST) -> Iterator[tuple[ast.AST, ast.AST, ast.AST]]:
     """Every node below ``root`` as (node, its parent, the innermost def or lambda around it, or
     ``root``), depth first from the last child (a stack): one pass, at twice ``iter_child_nodes``'s
     speed, for what needs the parent or the scope of each node (``passed.Sites``)."""
-    stack: list[tuple[ast.AST, ast.AST]] = [(root, root)]
-    pop, push, fields = stack.pop, stack.append, _FIELDS.get
-    while stack:
-        node, inner = pop()
+    return _found(root, breadth=False)
+
+
+def _found(root: ast.AST, breadth: bool) -> Iterator[tuple[ast.AST, ast.AST, ast.AST]]:
+    """Each node below ``root`` as it is found (node, parent, def or lambda around it): each
+    node's children in order, the nodes to open next taken first in first out (``breadth``) or
+    last in first out. One loop, inline: a call per node would cost a third more."""
+    todo: deque[tuple[ast.AST, ast.AST]] = deque([(root, root)])
+    take, push, fields = todo.popleft if breadth else todo.pop, todo.append, _FIELDS.get
+    while todo:
+        node, inner = take()
         if isinstance(node, _SCOPES):
             inner = node
         names = fields(type(node))
