@@ -1,7 +1,7 @@
 """What makes ``check`` fast (issue 45 item 4), each shown to change no finding: the needle for
 the trace-time analysis (JR006: a module is parsed only where its code names a tracing transform,
 ``lexed.code_mentions``, never for a name in a docstring or a comment; over jax's source it admits
-134 of the 240 files that hold a transform's name anywhere), the import search at C speed, and
+121 of the 240 files that hold a transform's name anywhere), the import search at C speed, and
 the alias search reading each scope once.
 """
 
@@ -46,6 +46,26 @@ MENTIONS = [
 @pytest.mark.parametrize(("text", "expected"), MENTIONS, ids=[repr(t)[:40] for t, _ in MENTIONS])
 def test_code_mentions(text: str, expected: bool) -> None:
     assert code_mentions(text, NAMES) is expected
+
+
+MAY_TRACE = [
+    ("import jax\n\n@jax.jit\ndef f(x):\n    return x\n", True),
+    ("from jax.experimental.pjit import pjit\ng = pjit(f)\n", True),
+    ("import jax.experimental.pjit as pj\n", True),  # pj may be used anywhere
+    ("from jax import jit as J\n", True),
+    ("g = jax.jit\\\n    .lower\n", True),  # a backslash is not read: counted
+    ("g = api.jit\n(f)\n", True),
+    # a name followed by "." is a module or an object, one followed by import a module path
+    ("out = pjit.jit_p.bind(x)\nrules[remat.remat_p] = r\n", False),
+    ("from jax._src.pjit import reshard\nfrom jax._src.interpreters.remat import remat_jaxpr\n", False),
+    ("f = jax.jit (g).lower\n", True),
+    ("f = jax.jit\n  .lower(g)\n", False),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), MAY_TRACE, ids=[repr(t)[:40] for t, _ in MAY_TRACE])
+def test_may_trace_reads_references_not_module_paths(text: str, expected: bool) -> None:
+    assert may_trace(text) is expected
 
 
 def test_last_word_reads_words_as_regular_expressions_do() -> None:

@@ -71,20 +71,22 @@ class Unsure(Exception):
     """The lexer cannot be sure of its reading (no skeleton; the needle admits the text)."""
 
 
-def code_mentions(text: str, names: tuple[str, ...]) -> bool:
+def code_mentions(text: str, names: tuple[str, ...], unless: re.Pattern[str] | None = None) -> bool:
     """Does one of ``names`` appear as a word in ``text`` outside its comments and string
-    literals? An f-string counts as code (its fields are), and so does all of the text where the
-    lexer is unsure: a superset of where the code names one of them, for a pre-filter. At C
-    speed: the text without its comments and strings; only where that names none are the
-    f-strings read, up to the last mention (an f-string cut at a quote in its fields, which
-    Python 3.12 allows, may have hidden code in what followed it)."""
+    literals (``unless`` what follows it matches there)? An f-string counts as code (its fields
+    are), and so does all of the text where the lexer is unsure: a superset of where the code
+    names one of them, for a pre-filter. At C speed: the text without its comments and strings;
+    only where that names none are the f-strings read, up to the last mention (an f-string cut at
+    a quote in its fields, which Python 3.12 allows, may have hidden code in what followed it)."""
     last = last_word(text, names)
     if last < 0:
         return False
     if "\r" in text:
         return True  # a comment would run past a lone \r, which ends a line
-    if last_word(MASKED_TOKEN.sub(" ", text), names) >= 0:
-        return True
+    code = MASKED_TOKEN.sub(" ", text)
+    for name in names:
+        if any(unless is None or unless.match(code, at + len(name)) is None for at in word_starts(code, name)):
+            return True
     for token in MASKED_TOKEN.finditer(text):
         if token.start() > last:
             break
