@@ -335,3 +335,18 @@ def test_annotations_that_name_no_marker_are_not_read(monkeypatch: pytest.Monkey
     marked = check_text(MARKED, "marked.py")
     assert [(d.code, d.line) for d in marked] == [("JR006", 11)]  # m, not n: Size is Static
     assert "Size" in read and "int" not in read
+
+
+def test_any_word_is_the_word_pattern_searched() -> None:
+    """``imported.may_apply_imported`` reads the table's names with ``lexed.any_word``: the same
+    answer as ``\\b(?:...)\\b`` searched, over tricky texts and over jax's source."""
+    import re
+
+    from jaxrewrite.engine.imported import _TABLE_NAMES
+    from jaxrewrite.engine.lexed import any_word
+
+    pattern = re.compile(r"\b(?:" + "|".join(_TABLE_NAMES) + r")\b")
+    texts = ["gradient", "x.grad", "grad_fn = 1", "value_and_grad(f)", "égrad grad", "jitter", ""]
+    texts += [p.read_text(encoding="utf-8") for p in sorted(Path(jax.__file__).parent.rglob("*.py"))[::5]]
+    for text in texts:
+        assert any_word(text, _TABLE_NAMES) is (pattern.search(text) is not None), text[:40]

@@ -113,6 +113,19 @@ def last_word(text: str, names: tuple[str, ...]) -> int:
     return last
 
 
+def any_word(text: str, names: tuple[str, ...]) -> bool:
+    """Does one of ``names`` stand as a whole word in ``text`` (``\\b(?:a|b)\\b`` searched, at the
+    speed of ``str.find``: the first whole word ends the search)?"""
+    for name in names:
+        at = text.find(name)
+        while at >= 0:
+            end = at + len(name)
+            if not (at and _word(text[at - 1])) and not (end < len(text) and _word(text[end])):
+                return True
+            at = text.find(name, end)
+    return False
+
+
 def word_starts(text: str, name: str) -> list[int]:
     """Where ``name`` stands as a whole word in ``text`` (as ``\\bname\\b`` matches), in order."""
     found = []
