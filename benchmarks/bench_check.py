@@ -15,7 +15,9 @@ Rows (ratios against a baseline measured side by side in the same run, see _timi
   shared machine's waiting does not inflate). Targets (issue 45): cold <= 3, warm <= 1. Skipped
   without ``ruff`` on PATH.
 * ``pool / one process``: ``check``'s process pool against the same files in one process, at a
-  few file counts around ``POOL_FROM`` (the crossover; wall time, since the point is the second core).
+  few file counts around ``POOL_FROM`` (the crossover; wall time, since the point is the second
+  core); ``check's choice / one process``: what ``check.workers`` picks on this machine at this
+  load (one process where no core is idle), against one process.
 * ``marker fetch via jaxrewrite / via jaxrewrite.markers``: executing a rewritten module that
   fetches its markers with ``from jaxrewrite import Static`` (the run-time check: one set lookup)
   against the same module fetching them from ``jaxrewrite.markers.UNCHECKED`` (no check). Target <= 1.01.
@@ -200,6 +202,10 @@ def ruff_rows(rounds: int) -> list[Row]:
 
 
 def pool_rows(files: list[tuple[str, bytes]], rounds: int, counts: tuple[int, ...]) -> list[Row]:
+    """Three arms per file count: a pool of 2 processes, one process, and what ``check`` itself
+    chooses (``check.workers``: a process per core the load average leaves idle), each against one
+    process. The pool helps only where a core is idle; the choice must never be slower than one
+    process, busy machine or not."""
     from jaxrewrite.commands import check
 
     options = Options()
@@ -208,7 +214,7 @@ def pool_rows(files: list[tuple[str, bytes]], rounds: int, counts: tuple[int, ..
     for count in counts:
         jobs = [check.Job(path, options) for path in paths[:count]]
 
-        def timed(processes: int) -> Callable[[], float]:
+        def timed(processes: int | None) -> Callable[[], float]:
             def sample() -> float:
                 start = time.perf_counter()
                 check.examine_all(jobs, processes)
@@ -216,11 +222,14 @@ def pool_rows(files: list[tuple[str, bytes]], rounds: int, counts: tuple[int, ..
 
             return sample
 
-        samples = interleave({"pool": timed(2), "one": timed(1)}, rounds, collect=True)
-        ms = f"{median(samples['pool']) * 1e3:.0f} vs {median(samples['one']) * 1e3:.0f} ms (wall)"
-        load = f"; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
-        ratio = paired_ratio(samples["pool"], samples["one"])
-        rows.append(Row("check", f"pool of 2 / one process, {count} files analyzed", ratio, None, ms + load))
+        before = os.getloadavg()[0]
+        samples = interleave({"pool": timed(2), "one": timed(1), "auto": timed(None)}, rounds, collect=True)
+        load = f"; load average {before:.1f} then {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        chosen = f", check chose {check.workers(len(jobs))} process(es) at the end"
+        for arm, what in (("pool", "pool of 2"), ("auto", "check's choice")):
+            ms = f"{median(samples[arm]) * 1e3:.0f} vs {median(samples['one']) * 1e3:.0f} ms (wall)"
+            ratio = paired_ratio(samples[arm], samples["one"])
+            rows.append(Row("check", f"{what} / one process, {count} files analyzed", ratio, None, ms + load + chosen))
     return rows
 
 

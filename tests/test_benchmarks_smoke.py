@@ -127,7 +127,12 @@ def script(name: str, *rows: str) -> object:
         ),
         script("bench_cold.py", "cold realistic: rewrite+compile / compile", "cold dense: floor parse+compile / compile"),
         script("bench_leaves.py", "jaxrewrite / equinox.filter_jit", "split alone: S=", "overhead over JAX: N="),
-        script("bench_check.py", "check jax+numpy (with JR006) / compile", "marker via jaxrewrite / via jaxrewrite.markers"),
+        script(
+            "bench_check.py",
+            "check jax+numpy (with JR006) / compile",
+            "marker via jaxrewrite / via jaxrewrite.markers",
+            "check's choice / one process, 8 files analyzed",
+        ),
         script(
             "bench_library.py",
             "library import (jax included): prebuilt cache / by hand",

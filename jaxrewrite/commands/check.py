@@ -67,9 +67,12 @@ class Options:
         return not (ignore and code.startswith(ignore))
 
 
-def _outside(text: str, filename: str, options: Options, reads: list[Read] | None = None) -> list[Diagnostic]:
+def _outside(
+    text: str, filename: str, options: Options, reads: list[Read] | None = None, named: bool = False
+) -> list[Diagnostic]:
     """A module that never names jaxrewrite: arguments that must be static (JR006), and marked
-    defs of other modules it transforms (JR013), from one parse."""
+    defs of other modules it transforms (JR013), from one parse; where neither can be found, a
+    file ``named`` on the command line is still parsed (JR100)."""
     from jaxrewrite.engine.analysis import TreePass
     from jaxrewrite.engine.analyze import analyze
     from jaxrewrite.engine.imported import imported_pass, may_apply_imported
@@ -81,17 +84,24 @@ def _outside(text: str, filename: str, options: Options, reads: list[Read] | Non
     if options.wants("JR013") and may_apply_imported(text):
         passes.append(imported_pass(import_reader(filename, reads)))
     if not passes:
+        if named:
+            compile(text, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
         return []
     found = analyze(text, filename, require_pragma=False, filters=TRACE if PASS in passes else FAST, passes=passes)
     return [d for d in found.diagnostics if d.code in ("JR006", "JR013")]
 
 
 def check_text(
-    text: str, filename: str, options: Options = Options(), reads: list[Read] | None = None, parse_only: bool = False
+    text: str,
+    filename: str,
+    options: Options = Options(),
+    reads: list[Read] | None = None,
+    parse_only: bool = False,
+    named: bool = False,
 ) -> list[Diagnostic]:
     """The findings for one module's text, after ``--select``/``--ignore`` and ``# noqa``
     (``reads``: collects the modules the analysis read to follow imports; ``parse_only``: only
-    whether it parses, JR100, for a text ``may_find`` rules out)."""
+    whether it parses, JR100, for a text ``may_find`` rules out; ``named``: parsed in any case)."""
     try:
         found = []
         if parse_only:
@@ -101,7 +111,7 @@ def check_text(
 
             found = lint_analysis(text, filename, options.wants("JR006"), import_reader(filename, reads)).diagnostics
         else:
-            found = _outside(text, filename, options, reads)
+            found = _outside(text, filename, options, reads, named)
     except SyntaxError as err:
         err.filename = filename
         found = [Diagnostic.from_error(err, "JR100")]
@@ -157,11 +167,11 @@ def check_path(
         data = fix_file(path, data, options, check_text)[0]
         text = importlib.util.decode_source(data)
     if cache is None or path == "-":
-        return check_text(text, path, options)
+        return check_text(text, path, options, named=named)
     found = cache.get(path, data, locate_import)
     if found is None:
         reads: list[Read] = []
-        found = check_text(text, path, options, reads)
+        found = check_text(text, path, options, reads, named=named)
         cache.put(path, data, found, reads)
     return found
 

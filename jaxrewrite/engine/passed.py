@@ -13,12 +13,23 @@ import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from jaxrewrite.engine.elided import ElidedAsyncDef, ElidedDef
+from jaxrewrite.engine.nodes import child_nodes, family
 from jaxrewrite.engine.resolve import qualname
 from jaxrewrite.engine.scopes import Defined, DefinedClass, Scope
 from jaxrewrite.engine.table import PASSES_THROUGH
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+#: The nodes the walk records, by class, as what they count as (a def, async or elided, is a def).
+_KINDS: dict[type, type] = {
+    ast.Call: ast.Call,
+    ast.Assign: ast.Assign,
+    ast.Lambda: ast.Lambda,
+    ast.FunctionDef: ast.FunctionDef,
+    ast.AsyncFunctionDef: ast.FunctionDef,
+    ElidedDef: ast.FunctionDef,
+    ElidedAsyncDef: ast.FunctionDef,
+}
 
 #: Calls whose result is a value a transform cannot trace, and what to call it.
 _OPAQUE_RESULTS = {
@@ -51,20 +62,19 @@ class Sites:
         self.around: dict[int, ast.AST] = {}
         self.owners: dict[int, ast.ClassDef] = {}
         self.calls: dict[str, list[ast.Call]] = {}
-        stack: list[tuple[ast.AST, ast.AST]] = [(module, module)]
-        while stack:
-            node, enclosing = stack.pop()
-            inner = node if isinstance(node, _SCOPES) else enclosing
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, (ast.Call, ast.Assign, *_SCOPES)):
-                    self.around[id(child)] = inner
-                    if isinstance(child, ast.Call):
-                        self.parents[id(child)] = node
-                        if isinstance(child.func, ast.Name):
-                            self.calls.setdefault(child.func.id, []).append(child)
-                    elif isinstance(node, ast.ClassDef) and not isinstance(child, (ast.Assign, ast.Lambda)):
-                        self.owners[id(child)] = node
-                stack.append((child, inner))
+        kinds = _KINDS.get
+        for child, node, inner in family(module):
+            kind = kinds(type(child))
+            if kind is None:
+                continue
+            self.around[id(child)] = inner
+            if kind is ast.Call:
+                self.parents[id(child)] = node
+                func = child.func  # type: ignore[attr-defined]
+                if type(func) is ast.Name:
+                    self.calls.setdefault(func.id, []).append(child)  # type: ignore[arg-type]
+            elif kind is ast.FunctionDef and type(node) is ast.ClassDef:
+                self.owners[id(child)] = node
         self._locals: dict[int, tuple[set[str], dict[str, list[ast.expr]]]] = {}
 
     def local(self, where: ast.AST) -> tuple[set[str], dict[str, list[ast.expr]]]:
@@ -72,7 +82,7 @@ class Sites:
         if id(where) not in self._locals:
             names: set[str] = set()
             values: dict[str, list[ast.expr]] = {}
-            stack = list(ast.iter_child_nodes(where))
+            stack = child_nodes(where)
             while stack:
                 node = stack.pop()
                 if isinstance(node, ast.arg):
@@ -90,7 +100,7 @@ class Sites:
                     continue
                 if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     continue
-                stack.extend(ast.iter_child_nodes(node))
+                stack.extend(child_nodes(node))
             self._locals[id(where)] = (names, values)
         return self._locals[id(where)]
 

@@ -19,6 +19,7 @@ from typing import Any, Union
 
 from jaxrewrite.engine.source import lines_containing, source_lines
 from jaxrewrite.engine.elided import STRUCTURAL, ElidedAsyncDef, ElidedDef, body_line
+from jaxrewrite.engine.nodes import child_nodes
 from jaxrewrite.engine.table import Mark
 
 
@@ -628,7 +629,7 @@ def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> 
             stack.extend((part, inner) for part in reversed(inside))
             stack.append((outside, where))
             continue
-        stack.extend((child, where) for child in reversed(list(ast.iter_child_nodes(node))))
+        stack.extend((child, where) for child in reversed(child_nodes(node)))
 
 _COMPREHENSIONS: dict[type, tuple[str, ...]] = {
     ast.ListComp: ("elt",),

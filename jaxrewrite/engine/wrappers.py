@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Container
 
+from jaxrewrite.engine.nodes import walk
 from jaxrewrite.engine.filters import CallSite, Filters, calls_naming, loop_targets, walk_assignments
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.scopes import Assigned, Choice, Defined, Scope, ScopeTree, choice_parts
@@ -208,27 +209,25 @@ def root_name(expr: ast.expr, attributes: bool = False) -> str | None:
             return expr.id if isinstance(expr, ast.Name) else None
 
 
-def aliases(scopes: list[Scope], names: set[str], attributes: bool = False) -> list[str]:
+#: A scope's (name, the name its value is made from) pairs, as ``aliases`` reads them: those of
+#: assignments, and those of loop targets over what is no literal.
+Pairs = tuple[list[tuple[str, str]], list[tuple[str, str]]]
+
+
+def aliases(
+    scopes: list[Scope], names: set[str], attributes: bool = False, read: dict[int, Pairs] | None = None
+) -> list[str]:
     """Names assigned something made from one of ``names`` (``g = f``, ``f = jax.jit(f)``,
     ``h = partial(f, x)``; with ``attributes``, ``g = mod.f`` from ``mod``), transitively:
-    transforms of them are call sites to look at too."""
-    pairs = [
-        (name, root)
-        for scope in scopes
-        for name, bindings in scope.bindings.items()
-        for b in choice_parts(bindings)
-        if isinstance(b, Assigned) and (root := root_name(b.value, attributes)) is not None and root != name
-    ]
-    # A loop target over what is no literal stands for what its iterable is made from.
-    pairs += [
-        (name, n.id)
-        for scope in scopes
-        for name, bindings in scope.bindings.items()
-        for b in bindings
-        if isinstance(b, Choice) and b.source is not None
-        for n in ast.walk(b.source)
-        if isinstance(n, ast.Name) and n.id != name
-    ]
+    transforms of them are call sites to look at too. ``read``: each scope's pairs, kept by the
+    caller that asks again as more scopes are walked (a scope's bindings never change once made)."""
+    read = {} if read is None else read
+    for scope in scopes:
+        if id(scope) not in read:
+            read[id(scope)] = _pairs(scope, attributes)
+    per_scope = [read[id(scope)] for scope in scopes]
+    pairs = [pair for assigned, _ in per_scope for pair in assigned]
+    pairs += [pair for _, looped in per_scope for pair in looped]
     found: list[str] = []
     grew = True
     while grew:
@@ -241,10 +240,31 @@ def aliases(scopes: list[Scope], names: set[str], attributes: bool = False) -> l
     return found
 
 
-def _new_names(names: list[str], tree: ScopeTree, src: Source, known: set[str], attributes: bool) -> list[str]:
+def _pairs(scope: Scope, attributes: bool) -> Pairs:
+    assigned = [
+        (name, root)
+        for name, bindings in scope.bindings.items()
+        for b in choice_parts(bindings)
+        if isinstance(b, Assigned) and (root := root_name(b.value, attributes)) is not None and root != name
+    ]
+    # A loop target over what is no literal stands for what its iterable is made from.
+    looped = [
+        (name, n.id)
+        for name, bindings in scope.bindings.items()
+        for b in bindings
+        if isinstance(b, Choice) and b.source is not None
+        for n in walk(b.source)
+        if isinstance(n, ast.Name) and n.id != name
+    ]
+    return assigned, looped
+
+
+def _new_names(
+    names: list[str], tree: ScopeTree, src: Source, known: set[str], attributes: bool, read: dict[int, Pairs]
+) -> list[str]:
     """Names not yet ``known`` that stand for one of them: aliases, and the targets of loops
     and comprehensions over them (whose scopes are made only where their calls are read)."""
-    extra = aliases(tree.scopes, known, attributes)
+    extra = aliases(tree.scopes, known, attributes, read)
     targets = sorted(loop_targets(names, src) - known)
     known.update(targets)
     return extra + targets
@@ -262,12 +282,13 @@ def calls_and_aliases(
         return found
     known = set(names)
     walk_assignments(names, tree, src)  # ``g = f`` in a body no call site made walked
-    extra = _new_names(names, tree, src, known, attributes)
+    read: dict[int, Pairs] = {}
+    extra = _new_names(names, tree, src, known, attributes, read)
     while extra:
         seen = {id(call) for call, _, _ in found}
         found += [item for item in calls_naming(extra, tree, src, filters) if id(item[0]) not in seen]
         walk_assignments(extra, tree, src)
-        extra = _new_names(extra, tree, src, known, attributes)
+        extra = _new_names(extra, tree, src, known, attributes, read)
     found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
     return found
 

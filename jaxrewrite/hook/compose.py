@@ -76,12 +76,12 @@ def rewritten_bytes(data: bytes, path: str) -> tuple[bytes, Notes] | None:
     header = _opts_in(data)
     if header is None:
         return None
-    from jaxrewrite.hook.fast import rewrite_tree
+    from jaxrewrite.hook.pipeline import rewrite_text
 
-    rewritten = rewrite_tree(importlib.util.decode_source(data), path, header, worth=0.0, report=True)
+    text, said = rewrite_text(importlib.util.decode_source(data), path, header)
     encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
     mark(path)
-    return rewritten.text.encode(encoding), rewritten.notes
+    return text.encode(encoding), said
 
 
 def _key(data: bytes) -> bytes | None:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType
 
+from jaxrewrite.errors import Notes
 from jaxrewrite.header import Header, scan_header
 from jaxrewrite.hook import notes
 
@@ -35,14 +36,21 @@ class Pipeline:
     def compile(self, data: bytes, path: str, optimize: int, header: Header | None = None) -> CodeType:
         """Decode file bytes as Python does (PEP 263), rewrite, compile. Pure: whoever runs the
         code says the file ran rewritten (hook/finder.py's ``compile_opted_in``)."""
-        from jaxrewrite.hook.fast import rewrite_tree  # the engine: imported on a cache miss only
-
         text = importlib.util.decode_source(data)
         header = scan_header(text) if header is None else header
         if self.to_code is _compile:
             return compile_rewritten(text, path, optimize, header)
-        rewritten = rewrite_tree(text, path, header, worth=0.0, report=True)  # the text only
-        return notes.keep(self.to_code(rewritten.text, path, optimize), rewritten.notes)
+        rewritten, said = rewrite_text(text, path, header)
+        return notes.keep(self.to_code(rewritten, path, optimize), said)
+
+
+def rewrite_text(text: str, path: str, header: Header | None = None) -> tuple[str, Notes]:
+    """The rewritten text, with the warnings issued on the way (the markers that do nothing),
+    for a step that compiles the text itself (an integration's, another tool's loader)."""
+    from jaxrewrite.hook.fast import rewrite_tree  # the engine: imported on a cache miss only
+
+    rewritten = rewrite_tree(text, path, header, worth=0.0, report=True)  # the text only: no tree built
+    return rewritten.text, rewritten.notes
 
 
 def compile_rewritten(

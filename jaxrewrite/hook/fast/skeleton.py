@@ -28,20 +28,9 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from jaxrewrite.engine.elided import STRUCTURAL, elide
+from jaxrewrite.engine.lexed import MASKED_TOKEN, Unsure, mask
 from jaxrewrite.engine.source import lines_containing
 
-#: A string literal (its prefix letters are left as they are: they are no bracket nor quote) or
-#: a comment, matched left to right so that each is read as the tokenizer reads it. Each loop is
-#: unrolled (a run of plain characters, then an escape or a lone quote, then a run...), so a
-#: string left open is given up in one pass: ``(?:[^']+|...)*`` would try every split of it.
-_TOKEN = re.compile(
-    r"#[^\n]*"
-    r"|'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
-    r'|"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
-    r"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'"
-    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"',
-    re.DOTALL,
-)
 #: Lines a skeleton cannot be read from: indentation with a tab or form feed.
 _ODD_INDENT = re.compile(r"(?:^|\n) *[\t\f]")
 
@@ -54,53 +43,6 @@ def _dedent_at(indent: int) -> re.Pattern[str]:
     """A line whose first character that is not a blank (nor inside a string) is at column
     ``indent`` or less: where a body at a deeper indentation may end."""
     return re.compile(rf"\n {{0,{indent}}}[^ \n\x01]")
-
-
-def _mask(match: re.Match[str]) -> str:
-    """A comment as blanks; a string as \\x02 then \\x01s, its line breaks kept (a line that
-    begins with \\x01 begins inside a string)."""
-    token = match.group()
-    if token[0] == "#":
-        return " " * len(token)
-    if "{" in token and _formatted(match.string, match.start()) and not _fields_closed(token):
-        raise _Unsure
-    if "\n" not in token:
-        return "\x02" + "\x01" * (len(token) - 1)
-    head, *rest = token.split("\n")
-    return "\n".join(["\x02" + "\x01" * (len(head) - 1), *("\x01" * len(part) for part in rest)])
-
-
-def _formatted(text: str, quote: int) -> bool:
-    """Do the letters right before the quote (a prefix has two at most) say f- or t-string?"""
-    at = quote
-    while at > quote - 2 and at and text[at - 1].isalpha():
-        at -= 1
-    prefix = text[at:quote].lower()
-    return "f" in prefix or "t" in prefix
-
-
-def _fields_closed(token: str) -> bool:
-    """Does every replacement field of an f-string close inside it? One that does not was cut
-    at a quote inside a field (PEP 701 allows that from Python 3.12): this lexer cannot tell."""
-    depth = 0
-    i, n = 0, len(token)
-    while i < n:
-        ch = token[i]
-        if depth == 0 and ch in "{}" and token[i + 1 : i + 2] == ch:
-            i += 2
-            continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth < 0:
-                return False
-        i += 1
-    return depth == 0
-
-
-class _Unsure(Exception):
-    """The lexer cannot be sure of its reading: no skeleton."""
 
 
 class Body(NamedTuple):
@@ -131,8 +73,8 @@ def build(
     if "\r" in text or "\x00" in text or "\x01" in text or "\x02" in text or "barry_as_FLUFL" in text:
         return None
     try:
-        masked = _TOKEN.sub(_mask, text)
-    except _Unsure:
+        masked = MASKED_TOKEN.sub(mask, text)
+    except Unsure:
         return None
     if "'" in masked or '"' in masked:
         return None  # an unterminated string

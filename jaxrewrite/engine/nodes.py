@@ -1,0 +1,87 @@
+"""Faster ``ast.iter_child_nodes`` and ``ast.walk``: the walks ``check`` makes over every
+analyzed module (call sites, the trace-time pass) were a third of its time over jax's source.
+
+Why faster: each AST class's fields are read once into a table without those that hold no node
+(names, numbers, and ``ctx``/``op``/``ops``, whose values are the shared context and operator
+singletons, which hold nothing and are never what a walk looks for); ``ast.iter_child_nodes``
+reads every field through a generator per node. Same order as ``ast``'s, the leaves left out.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import deque
+from collections.abc import Iterator
+
+#: Fields whose values are context or operator singletons: leaves no walk looks for.
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
+#: An AST class's fields that may hold nodes, read from its first instance: a field the grammar
+#: types as a name, a number or a string never holds one (a field that is None there may).
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_AST = ast.AST
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _fields(node: ast.AST) -> tuple[str, ...]:
+    kind = type(node)
+    fields = tuple(
+        name
+        for name in kind._fields
+        if name not in _LEAF_FIELDS and _may_hold_nodes(getattr(node, name, None))
+    )
+    _FIELDS[kind] = fields
+    return fields
+
+
+def _may_hold_nodes(value: object) -> bool:
+    return value is None or isinstance(value, (list, _AST))
+
+
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """``list(ast.iter_child_nodes(node))`` without the context and operator leaves."""
+    out: list[ast.AST] = []
+    fields = _FIELDS.get(type(node))
+    for name in _fields(node) if fields is None else fields:
+        value = getattr(node, name, None)
+        if type(value) is list:
+            out.extend(item for item in value if isinstance(item, _AST))
+        elif isinstance(value, _AST):
+            out.append(value)
+    return out
+
+
+def walk(node: ast.AST) -> Iterator[ast.AST]:
+    """``ast.walk(node)`` (breadth first, in the same order) without the context and operator leaves."""
+    yield node
+    for child, _, _ in _found(node, breadth=True):
+        yield child
+
+
+def family(root: ast.AST) -> Iterator[tuple[ast.AST, ast.AST, ast.AST]]:
+    """Every node below ``root`` as (node, its parent, the innermost def or lambda around it, or
+    ``root``), depth first from the last child (a stack): one pass, at twice ``iter_child_nodes``'s
+    speed, for what needs the parent or the scope of each node (``passed.Sites``)."""
+    return _found(root, breadth=False)
+
+
+def _found(root: ast.AST, breadth: bool) -> Iterator[tuple[ast.AST, ast.AST, ast.AST]]:
+    """Each node below ``root`` as it is found (node, parent, def or lambda around it): each
+    node's children in order, the nodes to open next taken first in first out (``breadth``) or
+    last in first out. One loop, inline: a call per node would cost a third more."""
+    todo: deque[tuple[ast.AST, ast.AST]] = deque([(root, root)])
+    take, push, fields = todo.popleft if breadth else todo.pop, todo.append, _FIELDS.get
+    while todo:
+        node, inner = take()
+        if isinstance(node, _SCOPES):
+            inner = node
+        names = fields(type(node))
+        for name in _fields(node) if names is None else names:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for child in value:
+                    if isinstance(child, _AST):
+                        yield child, node, inner
+                        push((child, inner))
+            elif isinstance(value, _AST):
+                yield value, node, inner
+                push((value, inner))
