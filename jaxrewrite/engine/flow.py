@@ -1,11 +1,13 @@
 """Concreteness through one function body (JR006): which expressions hold traced values.
 
 Each value is ``ARRAY`` (surely a tracer, or the operation making it raises), ``TREE`` (a traced
-argument of unknown structure: its leaves are tracers, so no Python number can come of it) or
-``None`` (concrete or unknown: silent). Sources are the seeds (a traced parameter); values flow
+argument of unknown structure: its leaves are tracers, so no Python number can come of it), a
+``Tree`` (a traced pytree of a class the module defines: the state of each field, ``engine.trees``)
+or ``None`` (concrete or unknown: silent). Sources are the seeds (a traced parameter); values flow
 through assignments (a name is traced only when every binding of it is), arithmetic, containers,
-subscripts, attributes of arrays (not ``.shape``/``.ndim``/``.dtype``/``.size``), calls of JAX's
-array functions, inner transforms, and calls of the module's own functions (``returns``).
+subscripts, attributes of arrays (not ``.shape``/``.ndim``/``.dtype``/``.size``) and of Trees (their
+fields), calls of JAX's array functions, inner transforms, and calls of the module's own functions
+and of the def's inner functions (``returns``).
 Flow-insensitive on purpose: a name rebound anywhere to a concrete value stays unknown.
 """
 
@@ -13,10 +15,27 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 ARRAY = "array"
 TREE = "tree"
-State = str | None
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A traced instance of a pytree class of the module: each field's state (a static field's is
+    None). Its parts other than by attribute (an index, an unpacked element) are ``TREE``."""
+
+    name: str
+    fields: tuple[tuple[str, "State"], ...]
+    #: How the class's own library makes a field static (the fix a finding names).
+    static: str = ""
+
+    def field(self, name: str) -> State:
+        return dict(self.fields).get(name)
+
+
+State = str | Tree | None
 _TOP = "top"  # not yet known during the fixed point
 
 #: Attributes of an array that are Python values under tracing.
@@ -48,7 +67,12 @@ def meet(a: State, b: State) -> State:
         return a
     if a is None or b is None:
         return None
-    return ARRAY if a == b == ARRAY else TREE
+    return a if a == b else TREE
+
+
+def whole(state: State) -> State:
+    """A part of a value of this state other than a named field: a Tree's parts are trees."""
+    return TREE if isinstance(state, Tree) else state
 
 
 def number(expr: ast.expr) -> bool:
@@ -84,7 +108,7 @@ class Flow:
         state = self.state(expr)
         if how == "iter":  # iterating a tracer gives tracers; iterating a container, anything
             return ARRAY if state == ARRAY else None
-        return state
+        return whole(state) if how == "part" else state
 
     def traced(self, expr: ast.expr) -> bool:
         state = self.state(expr)
@@ -112,9 +136,11 @@ class Flow:
         if isinstance(expr, ast.IfExp):
             return meet(self.state(expr.body), self.state(expr.orelse))
         if isinstance(expr, ast.Subscript):
-            return self.state(expr.value)
+            return whole(self.state(expr.value))
         if isinstance(expr, ast.Attribute):
             value = self.state(expr.value)
+            if isinstance(value, Tree):
+                return value.field(expr.attr)
             return value if value == ARRAY and expr.attr not in CONCRETE_ATTRS else None
         if isinstance(expr, (ast.Tuple, ast.List)):
             return TREE if any(self.traced(e) for e in expr.elts) else None
@@ -215,4 +241,4 @@ def _targets(target: ast.expr, how: str, value: ast.expr) -> Iterator[tuple[str,
             if isinstance(elt, ast.Starred):
                 yield from ((n.id, "opaque", None) for n in ast.walk(elt) if isinstance(n, ast.Name))
             else:
-                yield from _targets(elt, how, value)
+                yield from _targets(elt, "part" if how == "value" else how, value)
