@@ -27,12 +27,23 @@ class Tree:
     None). Its parts other than by attribute (an index, an unpacked element) are ``TREE``."""
 
     name: str
-    fields: tuple[tuple[str, "State"], ...]
+    fields: tuple[tuple[str, State], ...]
     #: How the class's own library makes a field static (the fix a finding names).
     static: str = ""
+    #: Read by key (a TypedDict: ``cfg["n"]``) or by index too (a NamedTuple: ``s[0]``), not by attribute.
+    keyed: str = ""
 
     def field(self, name: str) -> State:
-        return dict(self.fields).get(name)
+        return None if self.keyed == "dict" else dict(self.fields).get(name)
+
+    def item(self, key: str | int) -> State:
+        """The part ``tree[key]`` of a TypedDict (by name) or a NamedTuple (by index)."""
+        if self.keyed == "dict" and isinstance(key, str):
+            return dict(self.fields).get(key)
+        count = len(self.fields)
+        if self.keyed == "tuple" and isinstance(key, int) and not isinstance(key, bool) and -count <= key < count:
+            return self.fields[key][1]
+        return TREE
 
 
 State = str | Tree | None
@@ -136,7 +147,11 @@ class Flow:
         if isinstance(expr, ast.IfExp):
             return meet(self.state(expr.body), self.state(expr.orelse))
         if isinstance(expr, ast.Subscript):
-            return whole(self.state(expr.value))
+            value = self.state(expr.value)
+            key = expr.slice.value if isinstance(expr.slice, ast.Constant) else None
+            if isinstance(value, Tree) and value.keyed and isinstance(key, (str, int)):
+                return value.item(key)
+            return whole(value)
         if isinstance(expr, ast.Attribute):
             value = self.state(expr.value)
             if isinstance(value, Tree):

@@ -15,13 +15,21 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from jaxrewrite.engine import concrete_table, specs
+from jaxrewrite.engine import closures, concrete_table, specs, trees
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.analyze import analyze
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import Filters
-from jaxrewrite.engine import closures, trees
-from jaxrewrite.engine.flow import ARRAY, TREE, Flow, Sources, State, Tree, meet, sources
+from jaxrewrite.engine.flow import (
+    ARRAY,
+    TREE,
+    Flow,
+    Sources,
+    State,
+    Tree,
+    meet,
+    sources,
+)
 from jaxrewrite.engine.passed import Passed, Sites
 from jaxrewrite.engine.reading import Refused
 from jaxrewrite.engine.recognise import classify
@@ -573,10 +581,13 @@ class _Body:
 
 def _field_fix(where: ast.expr, flow: Flow, tree: Tree, uses_jaxrewrite: bool) -> str:
     """The fix of a finding on a traced pytree argument: its field made static in the class."""
+    parts = (ast.Attribute, ast.Subscript)
     fields = sorted(
-        {ast.unparse(a) for a in ast.walk(where) if isinstance(a, ast.Attribute) and isinstance(flow.state(a.value), Tree)}
+        {ast.unparse(a) for a in ast.walk(where) if isinstance(a, parts) and isinstance(flow.state(a.value), Tree)}
     )
-    what = f"{' and '.join(fields)} {'are fields' if len(fields) > 1 else 'is a field'}" if fields else "its fields are"
+    what = "its parts are fields"
+    if fields:
+        what = f"{' and '.join(fields)} {'are fields' if len(fields) > 1 else 'is a field'}"
     if uses_jaxrewrite:
         how = f"annotate the field Static[...] in {tree.name}"
     elif tree.static:

@@ -1,7 +1,7 @@
 """Traced arguments by their annotations (JR006): a scalar or an array, or a pytree of the module's.
 
 A parameter annotated with a class of the module that JAX flattens field by field (a NamedTuple,
-an Equinox Module, a flax.struct dataclass, a dataclass under ``jax.tree_util.register_dataclass``),
+a TypedDict, an Equinox Module, a flax.struct dataclass, a dataclass under ``jax.tree_util.register_dataclass``),
 or ``self`` of a method of one, is traced leaf by leaf: ``state.steps`` is a tracer unless the field
 is static (``eqx.field(static=True)``, ``flax.struct.field(pytree_node=False)``, the metadata those
 write, ``field(metadata={"static": True})`` under ``register_dataclass``). Where the registration, a
@@ -14,7 +14,12 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.classes import FunctionalClass, LocalClass, leaf_class, read_class
+from jaxrewrite.engine.classes import (
+    FunctionalClass,
+    LocalClass,
+    leaf_class,
+    read_class,
+)
 from jaxrewrite.engine.fields import field_function, form_of
 from jaxrewrite.engine.flow import ARRAY, TREE, State, Tree
 from jaxrewrite.engine.reading import Refused
@@ -86,7 +91,7 @@ def tree(local: LocalClass, src: Source, depth: int = 0) -> Tree | None:
         info = read_class(defined, scope, src)
         if isinstance(defined, FunctionalClass):
             form, unseen = None, None
-            registered: frozenset[str] | bool | None = True if defined.kind is Container.NAMEDTUPLE else None
+            registered: frozenset[str] | bool | None = True
         elif any(opaque_registration(qualname(d, scope)) for d in defined.node.decorator_list):
             return None  # the user's own flatten decides what is static
         else:
@@ -110,16 +115,15 @@ def tree(local: LocalClass, src: Source, depth: int = 0) -> Tree | None:
         static = "dataclasses.field(metadata={'static': True})"
     else:  # a NamedTuple, or register_dataclass's own lists
         static = "its registration's meta_fields" if info.kind is Container.CLASS else ""
-    return Tree(info.name, tuple(fields), static)
+    keyed = {Container.DICT: "dict", Container.NAMEDTUPLE: "tuple"}.get(info.kind, "")
+    return Tree(info.name, tuple(fields), static, keyed)
 
 
 def _registered(defined: DefinedClass, scope: Scope, kind: Container) -> frozenset[str] | bool | None:
     """How JAX flattens a class that is no Equinox/flax.struct one: True (every field not marked
     static in its metadata), the names of its data fields, or None (not a pytree, or unknown)."""
-    if kind is Container.NAMEDTUPLE:
-        return True
     if kind is not Container.CLASS:
-        return None
+        return True  # a NamedTuple or a TypedDict: every entry is a leaf
     for deco in defined.node.decorator_list:
         found = classify_registration(deco, scope)
         if found is None:
