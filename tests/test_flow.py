@@ -175,6 +175,77 @@ def f(x, cfg: Cfg):
 def main():
     return f(1.0, {"layers": 2, "scale": 0.5})
 """, False, False),
+    "struct_property": ("""
+@flax.struct.dataclass
+class SimulatorState:
+    timestep: jax.Array
+    num_timesteps: int
+    @property
+    def remaining_timesteps(self) -> int:
+        return self.num_timesteps - 1 - self.timestep
+@jax.jit
+def benchmark(state: SimulatorState):
+    for _ in range(state.remaining_timesteps):
+        pass
+    return state
+def main():
+    return benchmark(SimulatorState(jnp.array(0), 5))
+""", True, True),
+    "struct_property_of_static_field": ("""
+@flax.struct.dataclass
+class SimulatorState:
+    timestep: jax.Array
+    num_timesteps: int = flax.struct.field(pytree_node=False)
+    @property
+    def total(self) -> int:
+        return self.num_timesteps - 1
+@jax.jit
+def benchmark(state: SimulatorState):
+    for _ in range(state.total):
+        pass
+    return state
+def main():
+    return benchmark(SimulatorState(jnp.array(0), 5))
+""", False, False),
+    "eqx_module_called_in_jitted_loss": ("""
+class MLP(eqx.Module):
+    depth: int
+    w: jax.Array
+    def __call__(self, x):
+        for _ in range(self.depth):
+            x = self.w * x
+        return x
+@jax.jit
+def loss(model: MLP, x):
+    return jnp.sum(model(x))
+def main():
+    return loss(MLP(2, jnp.ones(2)), jnp.ones(2))
+""", True, True),
+    "eqx_module_method_static_depth": ("""
+class MLP(eqx.Module):
+    w: jax.Array
+    depth: int = eqx.field(static=True)
+    def apply(self, x):
+        for _ in range(self.depth):
+            x = self.w * x
+        return x
+@jax.jit
+def loss(model: MLP, x):
+    return jnp.sum(model.apply(x))
+def main():
+    return loss(MLP(jnp.ones(2), 2), jnp.ones(2))
+""", False, False),
+    "eqx_method_returns_traced_field": ("""
+class M(eqx.Module):
+    n: int
+    def size(self):
+        return self.n * 2
+@jax.jit
+def f(m: M, x):
+    return x + jnp.zeros(m.size()).sum()
+def main():
+    return f(M(2), 1.0)
+""", True, True),
     "eqx_self_field": ("""
 class M(eqx.Module):
     n: int

@@ -32,6 +32,11 @@ class Tree:
     static: str = ""
     #: Read by key (a TypedDict: ``cfg["n"]``) or by index too (a NamedTuple: ``s[0]``), not by attribute.
     keyed: str = ""
+    #: The class's own methods and properties, by name: (``"method"``/``"property"``, the def).
+    members: tuple[tuple[str, str, ast.FunctionDef], ...] = ()
+
+    def member(self, name: str) -> tuple[str, ast.FunctionDef] | None:
+        return next(((kind, node) for n, kind, node in self.members if n == name), None)
 
     def field(self, name: str) -> State:
         return None if self.keyed == "dict" else dict(self.fields).get(name)
@@ -67,8 +72,9 @@ _EQUALITY = (ast.Eq, ast.NotEq)
 
 Resolve = Callable[[ast.expr], "str | None"]
 Sources = dict[str, list[tuple[str, "ast.expr | None"]]]
-#: The state a call of one of the module's own functions returns, given its arguments' states.
-Returns = Callable[[ast.Call, "Flow"], State]
+#: The state a call of one of the module's own functions returns, given its arguments' states
+#: (or, given an attribute, what a property of a ``Tree`` returns).
+Returns = Callable[[ast.Call | ast.Attribute, "Flow"], State]
 
 
 def meet(a: State, b: State) -> State:
@@ -155,6 +161,9 @@ class Flow:
         if isinstance(expr, ast.Attribute):
             value = self.state(expr.value)
             if isinstance(value, Tree):
+                found = value.member(expr.attr)
+                if found is not None and found[0] == "property" and self.returns is not None:
+                    return self.returns(expr, self)
                 return value.field(expr.attr)
             return value if value == ARRAY and expr.attr not in CONCRETE_ATTRS else None
         if isinstance(expr, (ast.Tuple, ast.List)):
@@ -190,6 +199,8 @@ class Flow:
             return ARRAY if any(self.traced(a) for a in args) else None
         if self.returns is not None and isinstance(func, ast.Name) and func.id not in self.names:
             return self.returns(call, self)
+        if self.returns is not None and isinstance(self.state(func.value if isinstance(func, ast.Attribute) else func), Tree):
+            return self.returns(call, self)  # a method of a traced pytree
         return None
 
 

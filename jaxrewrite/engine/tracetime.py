@@ -477,11 +477,15 @@ class _Body:
 
     # -- the module's own functions, by summary ------------------------------------------------
 
-    def _helpers(self, call: ast.Call, flow: Flow) -> list[tuple[_Body, dict[str, State]]]:
-        """The functions a call runs (this def's inner ones, or one of the module's), each with
-        what the call passes it and what it closes over (traced values only)."""
+    def _helpers(self, call: ast.Call | ast.Attribute, flow: Flow) -> list[tuple[_Body, dict[str, State]]]:
+        """The functions a call runs (this def's inner ones, one of the module's, or a method of a
+        traced pytree; a property read runs its getter), each with what the call passes it and
+        what it closes over (traced values only)."""
         if self.depth >= _HELPER_DEPTH:
             return []
+        member = self._member(call, flow)
+        if member is not None or isinstance(call, ast.Attribute):
+            return [] if member is None else [member]
         if self._inner is None:
             self._inner = closures.inner_defs(self.func, self.sources())
         out: list[tuple[_Body, dict[str, State]]] = []
@@ -510,7 +514,26 @@ class _Body:
             out.append((_Body(target, scope, self.src, self.defs, self.depth + 1), seeds))
         return out
 
-    def _helper_flows(self, call: ast.Call, flow: Flow) -> list[tuple[_Body, Flow]]:
+    def _member(self, expr: ast.Call | ast.Attribute, flow: Flow) -> tuple[_Body, dict[str, State]] | None:
+        """``tree.method(...)``, ``tree(...)`` (its ``__call__``) or ``tree.prop`` of a traced pytree."""
+        if isinstance(expr, ast.Attribute):
+            owner, name, args, keywords = expr.value, expr.attr, [], []
+        elif isinstance(expr.func, ast.Attribute):
+            owner, name, args, keywords = expr.func.value, expr.func.attr, expr.args, expr.keywords
+        else:
+            owner, name, args, keywords = expr.func, "__call__", expr.args, expr.keywords
+        tree = flow.state(owner)
+        found = tree.member(name) if isinstance(tree, Tree) else None
+        if found is None or (found[0] == "property") != isinstance(expr, ast.Attribute):
+            return None
+        target = found[1]
+        scope = self.defs.get(id(target))
+        passed = _seeds(target, args, keywords, flow, offset=1)
+        if scope is None or passed is None:
+            return None
+        return _Body(target, scope, self.src, self.defs, self.depth + 1), {target.args.args[0].arg: tree, **passed}
+
+    def _helper_flows(self, call: ast.Call | ast.Attribute, flow: Flow) -> list[tuple[_Body, Flow]]:
         out = []
         for body, seeds in self._helpers(call, flow):
             key = (id(body.func), frozenset(seeds.items()))
@@ -528,8 +551,9 @@ class _Body:
                     return call, error, f"{body.func.name}() (line {where.lineno}) {how}"
         return None
 
-    def returns(self, call: ast.Call, flow: Flow) -> State:
-        """The state of what a call of one of the module's functions returns."""
+    def returns(self, call: ast.Call | ast.Attribute, flow: Flow) -> State:
+        """The state of what a call of one of the module's functions (or a method or property of
+        a traced pytree) returns."""
         found = self._helper_flows(call, flow)
         if len(found) != 1:
             return None
@@ -581,9 +605,13 @@ class _Body:
 
 def _field_fix(where: ast.expr, flow: Flow, tree: Tree, uses_jaxrewrite: bool) -> str:
     """The fix of a finding on a traced pytree argument: its field made static in the class."""
-    parts = (ast.Attribute, ast.Subscript)
     fields = sorted(
-        {ast.unparse(a) for a in ast.walk(where) if isinstance(a, parts) and isinstance(flow.state(a.value), Tree)}
+        {
+            ast.unparse(a)
+            for a in ast.walk(where)
+            if (isinstance(a, ast.Subscript) or (isinstance(a, ast.Attribute) and a.attr in dict(tree.fields)))
+            and isinstance(flow.state(a.value), Tree)
+        }
     )
     what = "its parts are fields"
     if fields:
@@ -597,10 +625,13 @@ def _field_fix(where: ast.expr, flow: Flow, tree: Tree, uses_jaxrewrite: bool) -
     return f"{what} of {tree.name} that JAX traces: {how}"
 
 
-def _seeds(target: Function, args: list[ast.expr], keywords: list[ast.keyword], flow: Flow) -> dict[str, State] | None:
-    """What a call passes a def's parameters, by name (traced values only); None where it cannot
-    be read (``*args``, ``**kwargs``, a keyword the def does not take)."""
-    params = [*target.args.posonlyargs, *target.args.args]
+def _seeds(
+    target: Function, args: list[ast.expr], keywords: list[ast.keyword], flow: Flow, offset: int = 0
+) -> dict[str, State] | None:
+    """What a call passes a def's parameters (after the first ``offset``: a method's self), by
+    name (traced values only); None where it cannot be read (``*args``, ``**kwargs``, a keyword
+    the def does not take)."""
+    params = [*target.args.posonlyargs, *target.args.args][offset:]
     if any(isinstance(a, ast.Starred) for a in args) or len(args) > len(params):
         return None
     seeds = {param.arg: flow.state(arg) for arg, param in zip(args, params)}

@@ -116,7 +116,24 @@ def tree(local: LocalClass, src: Source, depth: int = 0) -> Tree | None:
     else:  # a NamedTuple, or register_dataclass's own lists
         static = "its registration's meta_fields" if info.kind is Container.CLASS else ""
     keyed = {Container.DICT: "dict", Container.NAMEDTUPLE: "tuple"}.get(info.kind, "")
-    return Tree(info.name, tuple(fields), static, keyed)
+    members = () if isinstance(defined, FunctionalClass) else _members(defined)
+    return Tree(info.name, tuple(fields), static, keyed, members)
+
+
+def _members(defined: DefinedClass) -> tuple[tuple[str, str, ast.FunctionDef], ...]:
+    """The class's own instance methods and properties (``builtins.property``), by name; a name
+    bound twice in the body (a property's setter) is left out."""
+    out: list[tuple[str, str, ast.FunctionDef]] = []
+    names = [s.name for s in defined.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    for stmt in defined.node.body:
+        if not isinstance(stmt, ast.FunctionDef) or names.count(stmt.name) != 1 or not stmt.args.args:
+            continue
+        decorators = [type_name(d, defined.body) for d in stmt.decorator_list]
+        if not decorators:
+            out.append((stmt.name, "method", stmt))
+        elif decorators == ["builtins.property"]:
+            out.append((stmt.name, "property", stmt))
+    return tuple(out)
 
 
 def _registered(defined: DefinedClass, scope: Scope, kind: Container) -> frozenset[str] | bool | None:
