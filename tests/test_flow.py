@@ -696,3 +696,19 @@ def test_each_class_the_issue_lists_has_a_program_check_reports(bullet: str) -> 
         return
     path = Path(__file__).parent / where / f"{name}.py"
     assert name.startswith("fail_") and trace_findings(path.read_text(), str(path))
+
+
+def test_closure_finding_is_fixed_on_the_outer_def(tmp_path: Path) -> None:
+    """The closure reads the outer parameter: making it static for the outer jit fixes it, and
+    the fixed program runs under JAX."""
+    text = (
+        "import jax\nimport jax.numpy as jnp\n\n\ndef outer(x, n):\n    def loss(p):\n"
+        "        return jnp.sum(jnp.zeros(n) + p)\n    return jax.grad(loss)(x)\n\n\nrun = jax.jit(outer)\n"
+    )
+    fixed = fix_source(text, "c.py")
+    assert fixed.fixed == [("outer", "n")] and "jax.jit(outer, static_argnames=('n',))" in fixed.text
+    path = tmp_path / "fixed.py"
+    path.write_text(fixed.text + "\n\ndef main():\n    return run(1.0, 3)\n")
+    assert not _jax_rejects(path) and not trace_findings(fixed.text, "c.py")
+    path.write_text(text + "\n\ndef main():\n    return run(1.0, 3)\n")
+    assert _jax_rejects(path)
