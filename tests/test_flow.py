@@ -246,6 +246,34 @@ def f(m: M, x):
 def main():
     return f(M(2), 1.0)
 """, True, True),
+    "eqx_inherited_call": ("""
+class Base(eqx.Module):
+    depth: int
+    def __call__(self, x):
+        return x + jnp.zeros(self.depth).sum()
+class MLP(Base):
+    w: jax.Array
+@jax.jit
+def loss(model: MLP, x):
+    return model(x) * model.w
+def main():
+    return loss(MLP(2, jnp.ones(2)), jnp.ones(2))
+""", True, True),
+    "eqx_overridden_call_is_the_subclass_one": ("""
+class Base(eqx.Module):
+    depth: int
+    def __call__(self, x):
+        return x + jnp.zeros(self.depth).sum()
+class MLP(Base):
+    w: jax.Array
+    def __call__(self, x):
+        return x * self.w
+@jax.jit
+def loss(model: MLP, x):
+    return model(x)
+def main():
+    return loss(MLP(2, jnp.ones(2)), jnp.ones(2))
+""", False, False),
     "eqx_self_field": ("""
 class M(eqx.Module):
     n: int

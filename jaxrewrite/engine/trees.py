@@ -18,6 +18,7 @@ from jaxrewrite.engine.classes import (
     FunctionalClass,
     LocalClass,
     leaf_class,
+    local_class,
     read_class,
 )
 from jaxrewrite.engine.fields import field_function, form_of
@@ -116,24 +117,29 @@ def tree(local: LocalClass, src: Source, depth: int = 0) -> Tree | None:
     else:  # a NamedTuple, or register_dataclass's own lists
         static = "its registration's meta_fields" if info.kind is Container.CLASS else ""
     keyed = {Container.DICT: "dict", Container.NAMEDTUPLE: "tuple"}.get(info.kind, "")
-    members = () if isinstance(defined, FunctionalClass) else _members(defined)
+    members = () if isinstance(defined, FunctionalClass) else _members(defined, scope)
     return Tree(info.name, tuple(fields), static, keyed, members)
 
 
-def _members(defined: DefinedClass) -> tuple[tuple[str, str, ast.FunctionDef], ...]:
-    """The class's own instance methods and properties (``builtins.property``), by name; a name
-    bound twice in the body (a property's setter) is left out."""
-    out: list[tuple[str, str, ast.FunctionDef]] = []
+def _members(defined: DefinedClass, scope: Scope, depth: int = 0) -> tuple[tuple[str, str, ast.FunctionDef], ...]:
+    """The class's instance methods and properties (``builtins.property``), its own over those of
+    its bases of this module, by name; a name bound twice in one body (a property's setter) is
+    left out, with whatever a base defines under it."""
+    found: dict[str, tuple[str, str, ast.FunctionDef] | None] = {}
+    for base in defined.node.bases if depth < _DEPTH else ():
+        local = local_class(base.value if isinstance(base, ast.Subscript) else base, scope)
+        if local is not None and isinstance(local[0], DefinedClass):
+            found.update((m[0], m) for m in _members(local[0], local[1], depth + 1))
     names = [s.name for s in defined.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
     for stmt in defined.node.body:
-        if not isinstance(stmt, ast.FunctionDef) or names.count(stmt.name) != 1 or not stmt.args.args:
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        decorators = [type_name(d, defined.body) for d in stmt.decorator_list]
-        if not decorators:
-            out.append((stmt.name, "method", stmt))
-        elif decorators == ["builtins.property"]:
-            out.append((stmt.name, "property", stmt))
-    return tuple(out)
+        found[stmt.name] = None
+        if isinstance(stmt, ast.FunctionDef) and names.count(stmt.name) == 1 and stmt.args.args:
+            decorators = [type_name(d, defined.body) for d in stmt.decorator_list]
+            kind = "method" if not decorators else "property" if decorators == ["builtins.property"] else None
+            found[stmt.name] = None if kind is None else (stmt.name, kind, stmt)
+    return tuple(m for m in found.values() if m is not None)
 
 
 def _registered(defined: DefinedClass, scope: Scope, kind: Container) -> frozenset[str] | bool | None:
