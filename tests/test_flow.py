@@ -274,6 +274,16 @@ def loss(model: MLP, x):
 def main():
     return loss(MLP(2, jnp.ones(2)), jnp.ones(2))
 """, False, False),
+    "vmap_per_leaf_axes_leave_a_field_unmapped": ("""
+from typing import TypedDict
+class Cfg(TypedDict):
+    steps: int
+    x: jax.Array
+def f(cfg: Cfg):
+    return cfg["x"] + jnp.zeros(cfg["steps"]).sum()
+def main():
+    return jax.vmap(f, in_axes=({"steps": None, "x": 0},))({"steps": 3, "x": jnp.ones(2)})
+""", False, False),
     "eqx_self_field": ("""
 class M(eqx.Module):
     n: int
