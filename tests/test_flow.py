@@ -546,6 +546,15 @@ def outer(x, n):
 def main():
     return outer(1.0, 3)
 """, True, True),
+    "closure_fori_loop_zero_trips": ("""
+@jax.jit
+def outer(x, n):
+    def body(i, c):
+        return c + jnp.zeros(n).sum()
+    return lax.fori_loop(0, 0, body, x)
+def main():
+    return outer(1.0, 3)
+""", True, True),
     "closure_cond_untaken_branch": ("""
 @jax.jit
 def outer(x, n):
