@@ -1,5 +1,6 @@
-"""JR006 through the fields of traced pytree arguments (engine/trees.py) and through the inner
-functions a traced def runs (engine/closures.py), with their neighbours.
+"""JR006 through the fields, methods and properties of traced pytree arguments (engine/trees.py),
+with their neighbours, and the library parameters issue 44 names, spelled through locals
+(inner functions: test_flow_inner.py; the issue's list, class by class: test_flow_bullets.py).
 
 Each program is labelled by running it under JAX beside the check (does ``main()`` raise a
 trace-time error?): a finding where JAX fails, none where it runs, and the cases the analysis
@@ -440,200 +441,6 @@ def f(s):
 def main():
     return f(S(3))
 """, True, False),
-    # -- inner functions a traced def runs ----------------------------------------------------
-    "closure_under_grad": ("""
-@jax.jit
-def outer(x, n):
-    def loss(p):
-        return jnp.sum(jnp.zeros(n) + p)
-    return jax.grad(loss)(x)
-def main():
-    return outer(1.0, 3)
-""", True, True),
-    "closure_under_grad_static": ("""
-@partial(jax.jit, static_argnames="n")
-def outer(x, n):
-    def loss(p):
-        return jnp.sum(jnp.zeros(n) + p)
-    return jax.grad(loss)(x)
-def main():
-    return outer(1.0, 3)
-""", False, False),
-    "closure_value_and_grad_has_aux": ("""
-@jax.jit
-def outer(x, n):
-    def loss(p):
-        return jnp.sum(p * jnp.ones(n)), n
-    return jax.value_and_grad(loss, has_aux=True)(x)
-def main():
-    return outer(1.0, 3)
-""", True, True),
-    "grad_parameter_truth": ("""
-@jax.jit
-def outer(x):
-    def loss(p):
-        if p > 0:
-            return p
-        return -p
-    return jax.grad(loss)(x)
-def main():
-    return outer(1.0)
-""", True, True),
-    "grad_parameter_truth_no_outer_trace": ("""
-def loss(p):
-    if p > 0:
-        return p
-    return -p
-def main():
-    return jax.grad(loss)(1.0)
-""", False, False),
-    # Under jit even grad of a constant is staged (p > 0 is a tracer): the analysis follows only
-    # what the call passes, so it stays silent here.
-    "grad_parameter_of_constant_stays_silent": ("""
-@jax.jit
-def outer(x):
-    def scale(p):
-        if p > 0:
-            return p * 2.0
-        return p
-    return x * jax.grad(scale)(3.0)
-def main():
-    return outer(1.0)
-""", True, False),
-    "closure_direct_call": ("""
-@jax.jit
-def outer(x, n):
-    def pad():
-        return jnp.zeros(n)
-    return x + pad().sum()
-def main():
-    return outer(1.0, 3)
-""", True, True),
-    "closure_under_vmap": ("""
-@jax.jit
-def outer(x, n):
-    def row(v):
-        return v + jnp.zeros(n).sum()
-    return jax.vmap(row)(x)
-def main():
-    return outer(jnp.ones(2), 3)
-""", True, True),
-    "closure_decorated_vmap": ("""
-@jax.jit
-def outer(x, n):
-    @jax.vmap
-    def row(v):
-        return v + jnp.zeros(n).sum()
-    return row(x)
-def main():
-    return outer(jnp.ones(2), 3)
-""", True, True),
-    "closure_under_checkpoint": ("""
-@jax.jit
-def outer(x, n):
-    def body(v):
-        return v + jnp.arange(n).sum()
-    return jax.checkpoint(body)(x)
-def main():
-    return outer(1.0, 3)
-""", True, True),
-    "closure_fori_loop_body": ("""
-@jax.jit
-def outer(x, n):
-    def body(i, c):
-        return c + jnp.zeros(n).sum()
-    return lax.fori_loop(0, 3, body, x)
-def main():
-    return outer(1.0, 3)
-""", True, True),
-    "closure_fori_loop_zero_trips": ("""
-@jax.jit
-def outer(x, n):
-    def body(i, c):
-        return c + jnp.zeros(n).sum()
-    return lax.fori_loop(0, 0, body, x)
-def main():
-    return outer(1.0, 3)
-""", True, True),
-    "closure_cond_untaken_branch": ("""
-@jax.jit
-def outer(x, n):
-    def keep(v):
-        return v
-    def grow(v):
-        return v + jnp.zeros(n).sum()
-    return lax.cond(True, keep, grow, x)
-def main():
-    return outer(1.0, 3)
-""", True, True),
-    "closure_while_loop_cond": ("""
-@jax.jit
-def outer(x, n):
-    def cond(c):
-        return c[0] < len(range(n))
-    def body(c):
-        return c[0] + 1, c[1]
-    return lax.while_loop(cond, body, (0, x))
-def main():
-    return outer(1.0, 3)
-""", True, True),
-    "closure_scan_body": ("""
-@jax.jit
-def outer(x, n):
-    def step(c, v):
-        return c + jnp.ones(n).sum(), v
-    return lax.scan(step, x, jnp.ones(2))
-def main():
-    return outer(1.0, 3)
-""", True, True),
-    "closure_rebound_to_constant": ("""
-@jax.jit
-def outer(x, n):
-    n = 3
-    def loss(p):
-        return jnp.sum(jnp.zeros(n) + p)
-    return jax.grad(loss)(x)
-def main():
-    return outer(1.0, 3)
-""", False, False),
-    "closure_own_parameter_shadows": ("""
-@jax.jit
-def outer(x, n):
-    def loss(p, n=3):
-        return jnp.sum(jnp.zeros(n) + p)
-    return jax.grad(loss)(x)
-def main():
-    return outer(1.0, 3)
-""", False, False),
-    "closure_called_under_branch": ("""
-@jax.jit
-def outer(x, n, flag: bool = False):
-    def loss(p):
-        return jnp.sum(jnp.zeros(n) + p)
-    if flag:
-        return jax.grad(loss)(x)
-    return x
-def main():
-    return outer(1.0, 3)
-""", False, False),
-    "closure_never_called": ("""
-@jax.jit
-def outer(x, n):
-    def loss(p):
-        return jnp.sum(jnp.zeros(n) + p)
-    return x
-def main():
-    return outer(1.0, 3)
-""", False, False),
-    "closure_through_lambda_stays_silent": ("""
-@jax.jit
-def outer(x, n):
-    def loss(p):
-        return jnp.sum(jnp.zeros(n) + p)
-    return jax.grad(lambda p: loss(p))(x)
-def main():
-    return outer(1.0, 3)
-""", True, False),
     # -- library parameters the issue names, spelled through locals -----------------------------
     "zeros_of_product": ("""
 @jax.jit
@@ -660,14 +467,19 @@ def main():
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_finding_where_jax_fails(name: str, tmp_path: Path) -> None:
-    body, rejects, found = CASES[name]
+def check_case(name: str, case: tuple[str, bool, bool], tmp_path: Path) -> None:
+    """JAX's label for the program, then whether check reports it."""
+    body, rejects, found = case
     path = tmp_path / f"{name}.py"
     path.write_text(HEAD + body)
     assert _jax_rejects(path) == rejects, f"{name}: JAX {'runs' if rejects else 'rejects'} it"
     findings = trace_findings(path.read_text(), str(path))
     assert bool(findings) == found, findings
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_finding_where_jax_fails(name: str, tmp_path: Path) -> None:
+    check_case(name, CASES[name], tmp_path)
 
 
 def test_field_finding_names_the_field_and_its_library_spelling() -> None:
@@ -684,78 +496,3 @@ def test_field_finding_is_not_fixed_by_making_the_argument_static() -> None:
     text = HEAD + CASES["namedtuple_range"][0]
     fixed = fix_source(text, "s.py")
     assert fixed.text == text and not fixed.fixed
-
-
-def test_closure_finding_is_at_the_call_naming_the_inner_use() -> None:
-    text = HEAD + CASES["closure_under_grad"][0]
-    (finding,) = trace_findings(text, "c.py")
-    call = text.splitlines().index("    return jax.grad(loss)(x)") + 1
-    assert finding.line == call
-    assert "'n' is traced by jit" in finding.message and "loss() (line" in finding.message
-    assert "static_argnames=('n',)" in finding.message
-
-
-#: Each class of use issue 44 lists, with a program that shows it: a corpus program
-#: (tests/dataflow_corpus), a trace-time case (tests/tracetime_cases) or a case above. Each is
-#: labelled by JAX in its own test; here: it exists, JAX rejects it, and check reports it.
-BULLETS: dict[str, str] = {
-    "arithmetic: range(n + 1)": "tracetime_cases/fail_range_arith",
-    "arithmetic: jnp.zeros(n * 2)": "CASES/zeros_of_product",
-    "locals: m = n * 2; jnp.zeros(m)": "tracetime_cases/fail_zeros_local",
-    "a shape [d * 2 + 1] * ndim": "tracetime_cases/fail_shape_list_repeat",
-    "truth: if True and flag": "dataflow_corpus/fail_true_and",
-    "truth: while n": "tracetime_cases/fail_while_int",
-    "truth: x if p else y": "tracetime_cases/fail_ifexp",
-    "truth: assert p": "dataflow_corpus/fail_assert_all",
-    "truth: not p": "tracetime_cases/fail_not",
-    "truth: if x > 0 under remat, no outer jit": "dataflow_corpus/fail_remat_compare",
-    "truth: under checkpoint, no outer jit": "tracetime_cases/fail_checkpoint",
-    "parts: x[0] as a bound": "tracetime_cases/fail_index_bound",
-    "parts: a field of a traced pytree argument": "dataflow_corpus/fail_eqx_apply_act",
-    "parts: a list indexed with a traced value": "dataflow_corpus/fail_list_index",
-    "parts: a dict indexed with a traced value": "tracetime_cases/fail_dict_key",
-    "passed: a str": "dataflow_corpus/fail_str_argument",
-    "passed: a jax.Device": "tracetime_cases/fail_device_passed",
-    "passed: an Equinox module holding a function": "dataflow_corpus/fail_eqx_lambda",
-    "passed: a NamedTuple of callables": "dataflow_corpus/fail_optimizer_namedtuple",
-    "passed: a plain class instance": "dataflow_corpus/fail_plain_instance",
-    "passed: self of a method under jax.jit on a plain class": "dataflow_corpus/fail_method_self",
-    "functions: a helper building a shape": "dataflow_corpus/fail_reshape_helper",
-    "functions: a closure under grad": "CASES/closure_under_grad",
-    "functions: the output of an inner jax.jit": "tracetime_cases/fail_inner_jit",
-    "library: one_hot num_classes": "dataflow_corpus/fail_one_hot",
-    "library: axis=": "dataflow_corpus/fail_sum_axis",
-    "library: jnp.eye": "tracetime_cases/fail_eye",
-    "library: linspace(num=)": "CASES/linspace_num_local",
-    "library: tile": "tracetime_cases/fail_tile",
-    "library: split": "dataflow_corpus/fail_split_sections",
-    "library: pad widths": "CASES/pad_widths",
-    "library: lax.full shapes": "dataflow_corpus/fail_lax_full",
-}
-
-
-@pytest.mark.parametrize("bullet", sorted(BULLETS))
-def test_each_class_the_issue_lists_has_a_program_check_reports(bullet: str) -> None:
-    where, name = BULLETS[bullet].split("/")
-    if where == "CASES":
-        _, rejects, found = CASES[name]
-        assert rejects and found
-        return
-    path = Path(__file__).parent / where / f"{name}.py"
-    assert name.startswith("fail_") and trace_findings(path.read_text(), str(path))
-
-
-def test_closure_finding_is_fixed_on_the_outer_def(tmp_path: Path) -> None:
-    """The closure reads the outer parameter: making it static for the outer jit fixes it, and
-    the fixed program runs under JAX."""
-    text = (
-        "import jax\nimport jax.numpy as jnp\n\n\ndef outer(x, n):\n    def loss(p):\n"
-        "        return jnp.sum(jnp.zeros(n) + p)\n    return jax.grad(loss)(x)\n\n\nrun = jax.jit(outer)\n"
-    )
-    fixed = fix_source(text, "c.py")
-    assert fixed.fixed == [("outer", "n")] and "jax.jit(outer, static_argnames=('n',))" in fixed.text
-    path = tmp_path / "fixed.py"
-    path.write_text(fixed.text + "\n\ndef main():\n    return run(1.0, 3)\n")
-    assert not _jax_rejects(path) and not trace_findings(fixed.text, "c.py")
-    path.write_text(text + "\n\ndef main():\n    return run(1.0, 3)\n")
-    assert _jax_rejects(path)
