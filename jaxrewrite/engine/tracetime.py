@@ -20,16 +20,7 @@ from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.analyze import analyze
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import Filters
-from jaxrewrite.engine.flow import (
-    ARRAY,
-    TREE,
-    Flow,
-    Sources,
-    State,
-    Tree,
-    meet,
-    sources,
-)
+from jaxrewrite.engine.flow import ARRAY, TREE, Flow, Sources, State, Tree, meet, sources
 from jaxrewrite.engine.passed import Passed, Sites
 from jaxrewrite.engine.reading import Refused
 from jaxrewrite.engine.recognise import classify
@@ -267,6 +258,8 @@ class _Body:
         self._flows: dict[tuple[int, frozenset[tuple[str, State]]], tuple[_Body, Flow]] = {}
         self._sources: Sources | None = None
         self._inner: dict[str, closures.Function] | None = None
+        #: The bodies of the functions this one runs, read once each.
+        self._bodies: dict[int, _Body] = {}
         self.stored: set[str] = set()
         self.local_dicts: dict[str, list[ast.expr]] = {}
         self.params = {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}
@@ -494,13 +487,13 @@ class _Body:
             passed = {} if run.args is None else _seeds(run.func, run.args, run.keywords, flow)
             if scope is None or passed is None:
                 continue
-            body = _Body(run.func, scope, self.src, self.defs, self.depth + 1)
+            body = self._body(run.func, scope)
             own = body.stored | body.params
             closed = {n: v for n, v in flow.names.items() if v is not None and n not in own}
             if closed or passed:
                 out.append((body, {**closed, **passed}))
         func = call.func
-        if not isinstance(func, ast.Name) or func.id in flow.names or func.id in self.params | self.stored:
+        if not isinstance(func, ast.Name) or func.id in flow.names or func.id in self.params or func.id in self.stored:
             return out
         found = self.scope.lookup(func.id)
         if found is None or len(found[0]) != 1 or not isinstance(found[0][0], Defined):
@@ -511,8 +504,13 @@ class _Body:
             return out
         seeds = _seeds(target, call.args, call.keywords, flow)
         if seeds:
-            out.append((_Body(target, scope, self.src, self.defs, self.depth + 1), seeds))
+            out.append((self._body(target, scope), seeds))
         return out
+
+    def _body(self, func: Function, scope: Scope) -> _Body:
+        if id(func) not in self._bodies:
+            self._bodies[id(func)] = _Body(func, scope, self.src, self.defs, self.depth + 1)
+        return self._bodies[id(func)]
 
     def _member(self, expr: ast.Call | ast.Attribute, flow: Flow) -> tuple[_Body, dict[str, State]] | None:
         """``tree.method(...)``, ``tree(...)`` (its ``__call__``) or ``tree.prop`` of a traced pytree."""
@@ -531,7 +529,7 @@ class _Body:
         passed = _seeds(target, args, keywords, flow, offset=1)
         if scope is None or passed is None:
             return None
-        return _Body(target, scope, self.src, self.defs, self.depth + 1), {target.args.args[0].arg: tree, **passed}
+        return self._body(target, scope), {target.args.args[0].arg: tree, **passed}
 
     def _helper_flows(self, call: ast.Call | ast.Attribute, flow: Flow) -> list[tuple[_Body, Flow]]:
         out = []
