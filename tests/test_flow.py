@@ -496,3 +496,15 @@ def test_field_finding_is_not_fixed_by_making_the_argument_static() -> None:
     text = HEAD + CASES["namedtuple_range"][0]
     fixed = fix_source(text, "s.py")
     assert fixed.text == text and not fixed.fixed
+
+
+def test_static_marked_field_stays_concrete() -> None:
+    """A ``Static[...]`` field is completed to the library's static field when jaxrewrite rewrites
+    the module (engine/fields.py), so the check reads it as static: no finding."""
+    text = (
+        "# jaxrewrite: enable\nimport equinox as eqx\nimport jax\nimport jax.numpy as jnp\n"
+        "from jaxrewrite import Static\n\n\nclass M(eqx.Module):\n    n: Static[int]\n    w: jax.Array\n\n"
+        "    @jax.jit\n    def __call__(self, x):\n        return x + jnp.zeros(self.n) * self.w\n"
+    )
+    assert trace_findings(text, "m.py") == []
+    assert len(trace_findings(text.replace("n: Static[int]", "n: int"), "m.py")) == 1
