@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import jax
 import pytest
 from test_tracetime import _jax_rejects
 
+from jaxrewrite.engine import concrete_derive, concrete_table
 from jaxrewrite.engine.tracetime import trace_findings
 from jaxrewrite.migrate.fix import fix_source
 
@@ -457,6 +459,16 @@ def f(n):
 def main():
     return f(3)
 """, True, True),
+    "scan_length_through_a_local": ("""
+@jax.jit
+def f(x, steps):
+    n = steps * 2
+    def body(c, _):
+        return c + 1.0, None
+    return lax.scan(body, x, None, length=n)[0]
+def main():
+    return f(1.0, 3)
+""", True, True),
     "pad_widths": ("""
 @jax.jit
 def f(x, w):
@@ -508,3 +520,11 @@ def test_static_marked_field_stays_concrete() -> None:
     )
     assert trace_findings(text, "m.py") == []
     assert len(trace_findings(text.replace("n: Static[int]", "n: int"), "m.py")) == 1
+
+
+def test_scan_length_is_derived_from_jax() -> None:
+    """lax.scan runs only with a function and a length (no xs): the derivation supplies both,
+    and finds the length must be a Python value; the shipped table holds the row."""
+    rows = list(concrete_derive.derive_function("jax.lax.scan", jax.lax.scan))
+    assert ("length", 3) in {(r.param, r.position) for r in rows}
+    assert (3, "length") in concrete_table.by_function()["jax.lax.scan"]
