@@ -24,8 +24,10 @@ from jaxrewrite.engine.concrete_table import DATA, Row
 
 MODULES = ("jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.lax", "jax.nn", "jax.random")
 #: Sample arguments, as tokens the data file can hold: "A" a 2x2 float array, "I" a length-2 int
-#: array, "K" a PRNG key; anything else is the Python value itself (lists stand for tuples).
-_REQUIRED = ("A", 2, [2, 2], "I", 1.0, "K")
+#: array, "K" a PRNG key, "F" a function (of one argument: it; of more: the first and the last, as
+#: ``lax.scan``'s body returns them); anything else is the Python value itself (lists stand for
+#: tuples). "F" comes last, so that it only gives a sample to a function no other token fits.
+_REQUIRED = ("A", 2, [2, 2], "I", 1.0, "K", "F")
 _OPTIONAL = (1, 2, [2, 2], 0)
 _MAX_REQUIRED = 4
 
@@ -41,6 +43,8 @@ def value(token: Any) -> Any:
         return jnp.array([1, 1])
     if token == "K":
         return jax.random.PRNGKey(0)
+    if token == "F":
+        return lambda *a: a[0] if len(a) == 1 else (a[0], a[-1])
     if isinstance(token, list):
         return tuple(token)
     return token
@@ -107,11 +111,7 @@ def derive_function(qual: str, fn: Callable[..., Any]) -> Iterator[Row]:
     required = [p.name for p in params if p.default is inspect.Parameter.empty]
     if len(required) > _MAX_REQUIRED:
         return
-    base = None
-    for combo in itertools.product(_REQUIRED, repeat=len(required)):
-        if _succeeds(fn, dict(zip(required, combo))):
-            base = dict(zip(required, combo))
-            break
+    base = _base(fn, required, [p.name for p in params if p.name not in required])
     if base is None:
         return
     positions = {p.name: i for i, p in enumerate(params) if p.kind is not inspect.Parameter.KEYWORD_ONLY}
@@ -126,6 +126,21 @@ def derive_function(qual: str, fn: Callable[..., Any]) -> Iterator[Row]:
             if concrete_only(fn, args, p.name):
                 yield Row(qual, p.name, positions.get(p.name), args)
             break
+
+
+def _base(fn: Callable[..., Any], required: list[str], optional: list[str]) -> dict[str, Any] | None:
+    """The first sample call that runs: the required parameters alone, else with one optional
+    parameter given too (``lax.scan`` over nothing needs its ``length``)."""
+    for combo in itertools.product(_REQUIRED, repeat=len(required)):
+        if _succeeds(fn, dict(zip(required, combo))):
+            return dict(zip(required, combo))
+    for name in optional:
+        for combo in itertools.product(_REQUIRED, repeat=len(required)):
+            for token in _OPTIONAL:
+                args = {**dict(zip(required, combo)), name: token}
+                if _succeeds(fn, args):
+                    return args
+    return None
 
 
 def derive() -> list[Row]:

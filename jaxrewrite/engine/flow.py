@@ -1,11 +1,13 @@
 """Concreteness through one function body (JR006): which expressions hold traced values.
 
 Each value is ``ARRAY`` (surely a tracer, or the operation making it raises), ``TREE`` (a traced
-argument of unknown structure: its leaves are tracers, so no Python number can come of it) or
-``None`` (concrete or unknown: silent). Sources are the seeds (a traced parameter); values flow
+argument of unknown structure: its leaves are tracers, so no Python number can come of it), a
+``Tree`` (a traced pytree of a class the module defines: the state of each field, ``engine.trees``)
+or ``None`` (concrete or unknown: silent). Sources are the seeds (a traced parameter); values flow
 through assignments (a name is traced only when every binding of it is), arithmetic, containers,
-subscripts, attributes of arrays (not ``.shape``/``.ndim``/``.dtype``/``.size``), calls of JAX's
-array functions, inner transforms, and calls of the module's own functions (``returns``).
+subscripts, attributes of arrays (not ``.shape``/``.ndim``/``.dtype``/``.size``) and of Trees (their
+fields), calls of JAX's array functions, inner transforms, and calls of the module's own functions
+and of the def's inner functions (``returns``).
 Flow-insensitive on purpose: a name rebound anywhere to a concrete value stays unknown.
 """
 
@@ -13,12 +15,45 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from jaxrewrite.engine.table import TRACED_AGAIN
 
 ARRAY = "array"
 TREE = "tree"
-State = str | None
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A traced instance of a pytree class of the module: each field's state (a static field's is
+    None). Its parts other than by attribute (an index, an unpacked element) are ``TREE``."""
+
+    name: str
+    fields: tuple[tuple[str, State], ...]
+    #: How the class's own library makes a field static (the fix a finding names).
+    static: str = ""
+    #: Read by key (a TypedDict: ``cfg["n"]``) or by index too (a NamedTuple: ``s[0]``), not by attribute.
+    keyed: str = ""
+    #: The class's own methods and properties, by name: (``"method"``/``"property"``, the def).
+    members: tuple[tuple[str, str, ast.FunctionDef], ...] = ()
+
+    def member(self, name: str) -> tuple[str, ast.FunctionDef] | None:
+        return next(((kind, node) for n, kind, node in self.members if n == name), None)
+
+    def field(self, name: str) -> State:
+        return None if self.keyed == "dict" else dict(self.fields).get(name)
+
+    def item(self, key: str | int) -> State:
+        """The part ``tree[key]`` of a TypedDict (by name) or a NamedTuple (by index)."""
+        if self.keyed == "dict" and isinstance(key, str):
+            return dict(self.fields).get(key)
+        count = len(self.fields)
+        if self.keyed == "tuple" and isinstance(key, int) and not isinstance(key, bool) and -count <= key < count:
+            return self.fields[key][1]
+        return TREE
+
+
+State = str | Tree | None
 _TOP = "top"  # not yet known during the fixed point
 
 #: Attributes of an array that are Python values under tracing.
@@ -34,8 +69,9 @@ _EQUALITY = (ast.Eq, ast.NotEq)
 
 Resolve = Callable[[ast.expr], "str | None"]
 Sources = dict[str, list[tuple[str, "ast.expr | None"]]]
-#: The state a call of one of the module's own functions returns, given its arguments' states.
-Returns = Callable[[ast.Call, "Flow"], State]
+#: The state a call of one of the module's own functions returns, given its arguments' states
+#: (or, given an attribute, what a property of a ``Tree`` returns).
+Returns = Callable[[ast.Call | ast.Attribute, "Flow"], State]
 
 
 def meet(a: State, b: State) -> State:
@@ -45,7 +81,12 @@ def meet(a: State, b: State) -> State:
         return a
     if a is None or b is None:
         return None
-    return ARRAY if a == b == ARRAY else TREE
+    return a if a == b else TREE
+
+
+def whole(state: State) -> State:
+    """A part of a value of this state other than a named field: a Tree's parts are trees."""
+    return TREE if isinstance(state, Tree) else state
 
 
 def number(expr: ast.expr) -> bool:
@@ -81,7 +122,7 @@ class Flow:
         state = self.state(expr)
         if how == "iter":  # iterating a tracer gives tracers; iterating a container, anything
             return ARRAY if state == ARRAY else None
-        return state
+        return whole(state) if how == "part" else state
 
     def traced(self, expr: ast.expr) -> bool:
         state = self.state(expr)
@@ -109,9 +150,18 @@ class Flow:
         if isinstance(expr, ast.IfExp):
             return meet(self.state(expr.body), self.state(expr.orelse))
         if isinstance(expr, ast.Subscript):
-            return self.state(expr.value)
+            value = self.state(expr.value)
+            key = expr.slice.value if isinstance(expr.slice, ast.Constant) else None
+            if isinstance(value, Tree) and value.keyed and isinstance(key, (str, int)):
+                return value.item(key)
+            return whole(value)
         if isinstance(expr, ast.Attribute):
             value = self.state(expr.value)
+            if isinstance(value, Tree):
+                found = value.member(expr.attr)
+                if found is not None and found[0] == "property" and self.returns is not None:
+                    return self.returns(expr, self)
+                return value.field(expr.attr)
             return value if value == ARRAY and expr.attr not in CONCRETE_ATTRS else None
         if isinstance(expr, (ast.Tuple, ast.List)):
             return TREE if any(self.traced(e) for e in expr.elts) else None
@@ -146,6 +196,8 @@ class Flow:
             return ARRAY if any(self.traced(a) for a in args) else None
         if self.returns is not None and isinstance(func, ast.Name) and func.id not in self.names:
             return self.returns(call, self)
+        if self.returns is not None and isinstance(self.state(func.value if isinstance(func, ast.Attribute) else func), Tree):
+            return self.returns(call, self)  # a method of a traced pytree
         return None
 
 
@@ -212,4 +264,4 @@ def _targets(target: ast.expr, how: str, value: ast.expr) -> Iterator[tuple[str,
             if isinstance(elt, ast.Starred):
                 yield from ((n.id, "opaque", None) for n in ast.walk(elt) if isinstance(n, ast.Name))
             else:
-                yield from _targets(elt, how, value)
+                yield from _targets(elt, "part" if how == "value" else how, value)

@@ -372,6 +372,30 @@ TRACED_AGAIN: frozenset[str] = frozenset(
 PASSES_THROUGH: frozenset[str] = frozenset(
     {"jax.jit", "jax.grad", "jax.jacrev", "jax.jacfwd", "jax.value_and_grad", "jax.hessian"}
 )
+#: Inner functions a traced def runs (``engine.closures``, JR006). Transforms whose result, called,
+#: runs the function at once with the call's own arguments
+#: (traced where they are; grad's tracers of a concrete value stay concrete): the inner function's
+#: parameters take the states of what the call passes.
+INNER_PASS_THROUGH: frozenset[str] = frozenset(
+    {"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian",
+     "equinox.filter_grad", "equinox.filter_value_and_grad"}
+)
+#: Transforms that trace the function with abstract arguments of their own (their rows of the
+#: table report its parameters, as uses of their own): only what it closes over is followed here.
+INNER_OWN_TRACE: frozenset[str] = frozenset(
+    {"jax.jit", "jax.vmap", "jax.pmap", "jax.checkpoint", "jax.remat", "equinox.filter_jit", "equinox.filter_vmap"}
+)
+#: lax's control flow, with the positions of the functions it traces at once (``cond`` both
+#: branches, ``fori_loop`` even for no trip: checked against the installed JAX, tests/test_flow.py).
+LAX_BODIES: dict[str, tuple[int, ...]] = {
+    "jax.lax.fori_loop": (2,),
+    "jax.lax.scan": (0,),
+    "jax.lax.while_loop": (0, 1),
+    "jax.lax.cond": (1, 2),
+    "jax.lax.map": (0,),
+}
+
+
 #: What a decorator's or callee's last name looks like when it is a transform jaxrewrite does not
 #: know (``equinox.filter_jit``, ``numba.jit``, a project's own ``my_jit``): substrings, any case
 #: (``engine.lint``, JR002/JR007).

@@ -16,24 +16,24 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from jaxrewrite.engine import concrete_table, specs
+from jaxrewrite.engine import closures, concrete_table, specs, trees
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.analyze import Analyzer, analyze
 from jaxrewrite.engine.classes import DATACLASS
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import Filters
-from jaxrewrite.engine.flow import ARRAY, TREE, Flow, Sources, State, meet, sources
+from jaxrewrite.engine.flow import ARRAY, TREE, Flow, Sources, State, Tree, meet, sources
 from jaxrewrite.engine.lexed import code_mentions
 from jaxrewrite.engine.nodes import child_nodes, walk
 from jaxrewrite.engine.passed import Passed, Sites
 from jaxrewrite.engine.reading import Refused
 from jaxrewrite.engine.recognise import classify
-from jaxrewrite.engine.resolve import parse_string, qualname
+from jaxrewrite.engine.resolve import qualname
 from jaxrewrite.engine.scopes import Assigned, Defined, DefinedClass, Scope, ScopeTree
 from jaxrewrite.engine.signature import Kind, Param, Signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.sure import Truth, statements
-from jaxrewrite.engine.table import ARRAY_PACKAGE, ARRAY_TYPES, FAMILIES, SpecKind, Transform
+from jaxrewrite.engine.table import FAMILIES, SpecKind, Transform
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -66,9 +66,6 @@ _CONTAINER_ERRORS = {
     "list": (INDEX, "a list index must be a Python int"),
 }
 
-#: Annotations of values JAX traces as scalars or arrays (truth tests on them fail).
-_SCALARS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
-_ARRAY_FAMILIES = (ARRAY_PACKAGE + ".",)
 #: Annotations no argument JAX traces can have: (qualname, what to call it).
 _NEVER_TRACED: dict[str, str] = {
     "typing.Callable": "a function",
@@ -122,7 +119,8 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) 
     defs = {id(func): scope for func, scope in scopes.defs}
     for diagnostic, func, name in findings(list(result.uses), defs, tree, result.source, result.header.enabled):
         result.diagnostics.append(diagnostic)
-        result.must_be_static.append((func, name))
+        if name is not None:  # None: a field of a pytree argument, static in its class, not here
+            result.must_be_static.append((func, name))
 
 
 def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
@@ -150,7 +148,7 @@ class Traced:
 
 def findings(
     uses: list[Use], defs: dict[int, Scope], module: ast.Module, src: Source, enabled: bool
-) -> list[tuple[Diagnostic, Function, str]]:
+) -> list[tuple[Diagnostic, Function, str | None]]:
     """JR006 for every traced parameter the body needs as a Python value (or JAX cannot trace)."""
     by_def: dict[int, list[Traced]] = {}
     targets: dict[int, Function] = {}
@@ -176,7 +174,7 @@ def findings(
         seen.extend(
             Traced(p, use.node, transform, tuple(passed.get(p.name, ()))) for p in traced if p.name not in names
         )
-    out: list[tuple[Diagnostic, Function, str]] = []
+    out: list[tuple[Diagnostic, Function, str | None]] = []
     if not by_def:
         return out
     marker_fix = "jaxrewrite" in src.text and uses_jaxrewrite(module, enabled)
@@ -184,7 +182,7 @@ def findings(
         func = targets[key]
         reader = _Body(func, defs[key], src, defs)
         for t in traced_list:
-            out.extend((d, func, t.param.name) for d in reader.findings(t, classes, marker_fix))
+            out.extend((d, func, t.param.name if fixable else None) for d, fixable in reader.findings(t, classes, marker_fix))
     return out
 
 
@@ -268,8 +266,11 @@ class _Body:
         self.defs = defs
         self.depth = depth
         #: Flows of the module's functions this body calls, by (def, what the call passes).
-        self._helpers: dict[tuple[int, frozenset[tuple[str, State]]], tuple[_Body, Flow]] = {}
+        self._flows: dict[tuple[int, frozenset[tuple[str, State]]], tuple[_Body, Flow]] = {}
         self._sources: Sources | None = None
+        self._inner: dict[str, closures.Function] | None = None
+        #: The bodies of the functions this one runs, read once each.
+        self._bodies: dict[int, _Body] = {}
         self.stored: set[str] = set()
         self.local_dicts: dict[str, list[ast.expr]] = {}
         self.params = {a.arg for a in walk(func.args) if isinstance(a, ast.arg)}
@@ -305,28 +306,23 @@ class _Body:
         return None
 
     def annotation(self, param: Param) -> ast.expr | None:
-        ann = param.node.annotation
-        if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
-            return parse_string(ann.value)
-        return ann
-
-    def _type_name(self, ann: ast.expr) -> str | None:
-        head = ann.value if isinstance(ann, ast.Subscript) else ann
-        found = qualname(head, self.scope)
-        if found is None and isinstance(head, ast.Name) and self.scope.lookup(head.id) is None:
-            return f"builtins.{head.id}"
-        return found
+        return trees.unquoted(param.node.annotation)
 
     def scalar_or_array(self, param: Param) -> bool:
         ann = self.annotation(param)
-        if ann is None:
-            return False
-        name = self._type_name(ann)
-        if name is None:
-            return False
-        if isinstance(ann, ast.Subscript):
-            return name.startswith(_ARRAY_FAMILIES)
-        return name in _SCALARS or name in ARRAY_TYPES or name.startswith(_ARRAY_FAMILIES)
+        return ann is not None and trees.scalar_or_array(ann, self.scope)
+
+    def tree(self, param: Param, classes: _Classes) -> Tree | None:
+        """The fields of the pytree class of the module that the parameter is annotated with, or
+        whose method takes it as ``self``."""
+        ann = self.annotation(param)
+        if ann is not None:
+            found = trees.annotated(ann, self.scope, self.src)
+            return found if isinstance(found, Tree) else None
+        owner = self._self_of(param, classes)
+        if owner is None or self.scope.parent is None:
+            return None
+        return trees.tree((DefinedClass(owner, self.scope), self.scope.parent), self.src)
 
     def untraceable(self, param: Param, classes: _Classes) -> str | None:
         """What the annotation (or, for ``self``, the class) says the value is, when no traced
@@ -334,7 +330,7 @@ class _Body:
         ann = self.annotation(param)
         if ann is None:
             return self._self_of_plain_class(param, classes)
-        name = self._type_name(ann)
+        name = trees.type_name(ann, self.scope)
         if name in _NEVER_TRACED:
             return _NEVER_TRACED[name]
         if isinstance(ann, ast.Subscript) or not isinstance(ann, ast.Name):
@@ -354,16 +350,21 @@ class _Body:
 
     def _self_of_plain_class(self, param: Param, classes: _Classes) -> str | None:
         """``self`` of a method of a plain class (the most common jit mistake)."""
+        owner = self._self_of(param, classes)
+        parent = self.scope.parent
+        if owner is None or parent is None or not classes.plain_node(owner, parent):
+            return None
+        return f"an instance of {owner.name} as self, a class of this module that is not a pytree"
+
+    def _self_of(self, param: Param, classes: _Classes) -> ast.ClassDef | None:
+        """The class whose instance the parameter is, as ``self`` of an instance method."""
         owner = classes.owner(self.func)
         positional = [*self.func.args.posonlyargs, *self.func.args.args]
         if owner is None or not positional or positional[0] is not param.node:
             return None
         if any(qualname(d, self.scope) in _NOT_INSTANCE_METHODS for d in self.func.decorator_list):
             return None
-        parent = self.scope.parent
-        if parent is None or not classes.plain_node(owner, parent):
-            return None
-        return f"an instance of {owner.name} as self, a class of this module that is not a pytree"
+        return owner
 
     def _holds_functions(self, binding: DefinedClass) -> bool:
         for stmt in binding.node.body:
@@ -383,22 +384,18 @@ class _Body:
             self._sure = out
         return self._sure
 
-    def findings(self, t: Traced, classes: _Classes, uses_jaxrewrite: bool) -> Iterator[Diagnostic]:
+    def findings(self, t: Traced, classes: _Classes, uses_jaxrewrite: bool) -> Iterator[tuple[Diagnostic, bool]]:
+        """Each finding, with whether making the parameter static fixes it (not a pytree's field)."""
         p = t.param
         what = self.untraceable(p, classes)
         if what is not None:
-            yield self._diagnostic(
-                p.node.annotation or p.node,
-                t,
-                NOT_JAX,
-                f"{self.func.name!r} takes {what} as {p.name!r}",
-                uses_jaxrewrite,
-            )
+            how = f"{self.func.name!r} takes {what} as {p.name!r}"
+            yield self._diagnostic(p.node.annotation or p.node, t, NOT_JAX, how, uses_jaxrewrite), True
             return
         for passed in t.passed:
             if passed.untraceable is not None:
                 how = f"a call (line {passed.expr.lineno}) passes {passed.untraceable} as {p.name!r}"
-                yield self._diagnostic(passed.expr, t, NOT_JAX, how, uses_jaxrewrite)
+                yield self._diagnostic(passed.expr, t, NOT_JAX, how, uses_jaxrewrite), True
                 return
         numbers = any(passed.untraceable is None for passed in t.passed)
         if _has_default(self.func, p) and not numbers:
@@ -407,10 +404,10 @@ class _Body:
             # under vmap is never passed block_size). A type that can never be traced is still
             # reported, above: passing one always fails.
             return
-        scalar = numbers or self.scalar_or_array(p)
-        if self.annotation(p) is not None and not scalar:
+        seed: State = ARRAY if numbers or self.scalar_or_array(p) else self.tree(p, classes)
+        if seed is None and self.annotation(p) is not None:
             return  # a container or another type: its structure may be all the body needs
-        flow = self.flow({p.name: ARRAY if scalar else TREE})
+        flow = self.flow({p.name: seed or TREE})
         seen: set[tuple[int, int]] = set()
         for node in self.sure():
             found = self._use(node, flow)
@@ -421,7 +418,11 @@ class _Body:
             if key in seen:
                 continue
             seen.add(key)
-            yield self._diagnostic(where, t, error, how, uses_jaxrewrite)
+            if not isinstance(seed, Tree):
+                yield self._diagnostic(where, t, error, how, uses_jaxrewrite), True
+                continue
+            fix = _field_fix(where, flow, seed, uses_jaxrewrite)
+            yield self._diagnostic(where, t, error, how, uses_jaxrewrite, fix), False
 
     def _use(self, node: ast.AST | Truth, flow: Flow) -> tuple[ast.expr, str, str] | None:
         """Does ``node`` need a traced value as a Python value?"""
@@ -480,74 +481,105 @@ class _Body:
 
     # -- the module's own functions, by summary ------------------------------------------------
 
-    def _helper(self, call: ast.Call, flow: Flow) -> tuple[_Body, dict[str, State]] | None:
-        """The module function a call reaches, with what the call passes it (traced values only)."""
+    def _helpers(self, call: ast.Call | ast.Attribute, flow: Flow) -> list[tuple[_Body, dict[str, State]]]:
+        """The functions a call runs (this def's inner ones, one of the module's, or a method of a
+        traced pytree; a property read runs its getter), each with what the call passes it and
+        what it closes over (traced values only)."""
+        if self.depth >= _HELPER_DEPTH:
+            return []
+        member = self._member(call, flow)
+        if member is not None or isinstance(call, ast.Attribute):
+            return [] if member is None else [member]
+        if self._inner is None:
+            self._inner = closures.inner_defs(self.func, self.sources())
+        out: list[tuple[_Body, dict[str, State]]] = []
+        for run in closures.runs(call, self.resolve, self._inner):
+            scope = self.defs.get(id(run.func))
+            passed = {} if run.args is None else _seeds(run.func, run.args, run.keywords, flow)
+            if scope is None or passed is None:
+                continue
+            body = self._body(run.func, scope)
+            own = body.stored | body.params
+            closed = {n: v for n, v in flow.names.items() if v is not None and n not in own}
+            if closed or passed:
+                out.append((body, {**closed, **passed}))
         func = call.func
-        if self.depth >= _HELPER_DEPTH or not isinstance(func, ast.Name) or func.id in flow.names:
-            return None
-        if func.id in self.params or func.id in self.stored:
-            return None
+        if not isinstance(func, ast.Name) or func.id in flow.names or func.id in self.params or func.id in self.stored:
+            return out
         found = self.scope.lookup(func.id)
         if found is None or len(found[0]) != 1 or not isinstance(found[0][0], Defined):
-            return None
+            return out
         target = found[0][0].node
         scope = self.defs.get(id(target))
         if scope is None or target.decorator_list or target is self.func:
-            return None
-        params = [*target.args.posonlyargs, *target.args.args]
-        seeds: dict[str, State] = {}
-        if any(isinstance(a, ast.Starred) for a in call.args) or len(call.args) > len(params):
-            return None
-        for arg, param in zip(call.args, params):
-            seeds[param.arg] = flow.state(arg)
-        names = {a.arg for a in (*params, *target.args.kwonlyargs)}
-        for kw in call.keywords:
-            if kw.arg is None or kw.arg not in names:
-                return None
-            seeds[kw.arg] = flow.state(kw.value)
-        seeds = {k: v for k, v in seeds.items() if v is not None}
-        if not seeds:
-            return None
-        return _Body(target, scope, self.src, self.defs, self.depth + 1), seeds
+            return out
+        seeds = _seeds(target, call.args, call.keywords, flow)
+        if seeds:
+            out.append((self._body(target, scope), seeds))
+        return out
 
-    def _helper_flow(self, call: ast.Call, flow: Flow) -> tuple[_Body, Flow] | None:
-        found = self._helper(call, flow)
-        if found is None:
+    def _body(self, func: Function, scope: Scope) -> _Body:
+        if id(func) not in self._bodies:
+            self._bodies[id(func)] = _Body(func, scope, self.src, self.defs, self.depth + 1)
+        return self._bodies[id(func)]
+
+    def _member(self, expr: ast.Call | ast.Attribute, flow: Flow) -> tuple[_Body, dict[str, State]] | None:
+        """``tree.method(...)``, ``tree(...)`` (its ``__call__``) or ``tree.prop`` of a traced pytree."""
+        if isinstance(expr, ast.Attribute):
+            owner, name, args, keywords = expr.value, expr.attr, [], []
+        elif isinstance(expr.func, ast.Attribute):
+            owner, name, args, keywords = expr.func.value, expr.func.attr, expr.args, expr.keywords
+        else:
+            owner, name, args, keywords = expr.func, "__call__", expr.args, expr.keywords
+        tree = flow.state(owner)
+        found = tree.member(name) if isinstance(tree, Tree) else None
+        if found is None or (found[0] == "property") != isinstance(expr, ast.Attribute):
             return None
-        body, seeds = found
-        key = (id(body.func), frozenset(seeds.items()))
-        if key not in self._helpers:
-            self._helpers[key] = (body, body.flow(seeds))
-        return self._helpers[key]
+        target = found[1]
+        scope = self.defs.get(id(target))
+        passed = _seeds(target, args, keywords, flow, offset=1)
+        if scope is None or passed is None:
+            return None
+        return self._body(target, scope), {target.args.args[0].arg: tree, **passed}
+
+    def _helper_flows(self, call: ast.Call | ast.Attribute, flow: Flow) -> list[tuple[_Body, Flow]]:
+        out = []
+        for body, seeds in self._helpers(call, flow):
+            key = (id(body.func), frozenset(seeds.items()))
+            if key not in self._flows:
+                self._flows[key] = (body, body.flow(seeds))
+            out.append(self._flows[key])
+        return out
 
     def _helper_use(self, call: ast.Call, flow: Flow) -> tuple[ast.expr, str, str] | None:
-        found = self._helper_flow(call, flow)
-        if found is None:
-            return None
-        body, inner = found
-        for node in body.sure():
-            use = body._use(node, inner)
-            if use is not None:
-                where, error, how = use
-                return call, error, f"{body.func.name}() (line {where.lineno}) {how}"
+        for body, inner in self._helper_flows(call, flow):
+            for node in body.sure():
+                use = body._use(node, inner)
+                if use is not None:
+                    where, error, how = use
+                    return call, error, f"{body.func.name}() (line {where.lineno}) {how}"
         return None
 
-    def returns(self, call: ast.Call, flow: Flow) -> State:
-        """The state of what a call of one of the module's functions returns."""
-        found = self._helper_flow(call, flow)
-        if found is None:
+    def returns(self, call: ast.Call | ast.Attribute, flow: Flow) -> State:
+        """The state of what a call of one of the module's functions (or a method or property of
+        a traced pytree) returns."""
+        found = self._helper_flows(call, flow)
+        if len(found) != 1:
             return None
-        body, inner = found
+        body, inner = found[0]
         state: State = "top"
         for node in _own_nodes(body.func.body):
             if isinstance(node, ast.Return):
                 state = meet(state, inner.state(node.value) if node.value is not None else None)
         return None if state == "top" else state
 
-    def flow(self, seeds: dict[str, State]) -> Flow:
+    def sources(self) -> Sources:
         if self._sources is None:
             self._sources = sources(self.func.body)
-        return Flow(self._sources, seeds, self.resolve, self.returns)
+        return self._sources
+
+    def flow(self, seeds: dict[str, State]) -> Flow:
+        return Flow(self.sources(), seeds, self.resolve, self.returns)
 
     def _container(self, expr: ast.expr) -> str | None:
         """``dict``/``list`` when ``expr`` is surely a Python dict or list/tuple (a literal, or a
@@ -567,15 +599,57 @@ class _Body:
             return "dict"
         return "list" if isinstance(expr, (ast.List, ast.Tuple, ast.ListComp)) else None
 
-    def _diagnostic(self, node: ast.AST, t: Traced, error: str, how: str, uses_jaxrewrite: bool) -> Diagnostic:
+    def _diagnostic(
+        self, node: ast.AST, t: Traced, error: str, how: str, uses_jaxrewrite: bool, fix: str | None = None
+    ) -> Diagnostic:
         p, tr = t.param, t.transform
-        fix = fix_text(p, tr, uses_jaxrewrite)
+        fix = fix or fix_text(p, tr, uses_jaxrewrite)
         passed = " (when a call passes it)" if _has_default(self.func, p) else ""
         message = (
             f"{p.name!r} is traced by {tr.name} (line {t.use_node.lineno}:{t.use_node.col_offset + 1}), "
             f"but {how}: JAX raises {error} at the first call{passed}; {fix}"
         )
         return Diagnostic.from_error(self.src.error(node, CODE, message))
+
+
+def _field_fix(where: ast.expr, flow: Flow, tree: Tree, uses_jaxrewrite: bool) -> str:
+    """The fix of a finding on a traced pytree argument: its field made static in the class."""
+    fields = sorted(
+        {
+            ast.unparse(a)
+            for a in ast.walk(where)
+            if (isinstance(a, ast.Subscript) or (isinstance(a, ast.Attribute) and a.attr in dict(tree.fields)))
+            and isinstance(flow.state(a.value), Tree)
+        }
+    )
+    what = "its parts are fields"
+    if fields:
+        what = f"{' and '.join(fields)} {'are fields' if len(fields) > 1 else 'is a field'}"
+    if uses_jaxrewrite:
+        how = f"annotate the field Static[...] in {tree.name}"
+    elif tree.static:
+        how = f"declare the field with {tree.static}"
+    else:
+        how = "pass the value as an argument of its own, static for the transform"
+    return f"{what} of {tree.name} that JAX traces: {how}"
+
+
+def _seeds(
+    target: Function, args: list[ast.expr], keywords: list[ast.keyword], flow: Flow, offset: int = 0
+) -> dict[str, State] | None:
+    """What a call passes a def's parameters (after the first ``offset``: a method's self), by
+    name (traced values only); None where it cannot be read (``*args``, ``**kwargs``, a keyword
+    the def does not take)."""
+    params = [*target.args.posonlyargs, *target.args.args][offset:]
+    if any(isinstance(a, ast.Starred) for a in args) or len(args) > len(params):
+        return None
+    seeds = {param.arg: flow.state(arg) for arg, param in zip(args, params)}
+    names = {a.arg for a in (*params, *target.args.kwonlyargs)}
+    for kw in keywords:
+        if kw.arg is None or kw.arg not in names:
+            return None
+        seeds[kw.arg] = flow.state(kw.value)
+    return {k: v for k, v in seeds.items() if v is not None}
 
 
 def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:

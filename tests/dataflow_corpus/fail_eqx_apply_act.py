@@ -1,0 +1,25 @@
+# https://github.com/patrick-kidger/equinox/issues/154 (if self.apply_act under @jax.jit, the field not static)
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+class LinearAndActivation(eqx.Module):
+    m: eqx.Module
+    apply_act: bool
+
+    def __init__(self, n_in, n_out, apply_act, key):
+        self.m = eqx.nn.Linear(n_in, n_out, key=key)
+        self.apply_act = apply_act
+
+    @jax.jit
+    def __call__(self, x):
+        x = self.m(x)
+        if self.apply_act:
+            x = jax.nn.relu(x)
+        return x
+
+
+def main():
+    layer = LinearAndActivation(2, 3, True, jax.random.PRNGKey(0))
+    return layer(jnp.ones(2))
