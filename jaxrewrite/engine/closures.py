@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from jaxrewrite.engine.flow import Resolve, Sources
+from jaxrewrite.engine.nodes import child_nodes, walk
 from jaxrewrite.engine.table import INNER_OWN_TRACE, INNER_PASS_THROUGH, LAX_BODIES
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -35,7 +36,7 @@ class Run:
 def inner_defs(func: Function, found: Sources) -> dict[str, Function]:
     """The defs of ``func``'s own body whose name is bound nowhere else in it."""
     out: dict[str, Function] = {}
-    params = {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}
+    params = {a.arg for a in walk(func.args) if isinstance(a, ast.arg)}
     stack: list[ast.AST] = list(func.body)
     while stack:
         node = stack.pop()
@@ -44,7 +45,7 @@ def inner_defs(func: Function, found: Sources) -> dict[str, Function]:
                 out[node.name] = node
             continue
         if not isinstance(node, (ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
     return out
 
 

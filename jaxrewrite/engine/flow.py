@@ -17,6 +17,7 @@ import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from jaxrewrite.engine.nodes import child_nodes, walk
 from jaxrewrite.engine.table import TRACED_AGAIN
 
 ARRAY = "array"
@@ -252,7 +253,7 @@ def _bindings(stmt: ast.stmt) -> Iterator[tuple[str, str, ast.expr | None]]:
             yield node.name, "opaque", None
         elif isinstance(node, ast.MatchMapping) and node.rest:
             yield node.rest, "opaque", None
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
 
 
 def _targets(target: ast.expr, how: str, value: ast.expr) -> Iterator[tuple[str, str, ast.expr | None]]:
@@ -262,6 +263,6 @@ def _targets(target: ast.expr, how: str, value: ast.expr) -> Iterator[tuple[str,
     elif isinstance(target, (ast.Tuple, ast.List)):
         for elt in target.elts:
             if isinstance(elt, ast.Starred):
-                yield from ((n.id, "opaque", None) for n in ast.walk(elt) if isinstance(n, ast.Name))
+                yield from ((n.id, "opaque", None) for n in walk(elt) if isinstance(n, ast.Name))
             else:
                 yield from _targets(elt, "part" if how == "value" else how, value)

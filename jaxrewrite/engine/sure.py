@@ -11,6 +11,7 @@ import ast
 from dataclasses import dataclass
 
 from jaxrewrite.engine.flow import Resolve
+from jaxrewrite.engine.nodes import child_nodes
 
 #: Context managers under which values are concrete (or errors may be swallowed): not entered.
 _CONCRETE_CONTEXTS = ("ensure_compile_time_eval", "disable_jit")
@@ -70,7 +71,7 @@ def _leaves_early(stmt: ast.stmt) -> bool:
             return True
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     return False
 
 
@@ -104,5 +105,5 @@ def expressions(root: ast.AST, resolve: Resolve) -> list[ast.AST | Truth]:
             continue
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             out.append(Truth(node.operand, "'not' on it"))
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+        stack.extend(reversed(child_nodes(node)))
     return out
