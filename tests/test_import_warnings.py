@@ -24,8 +24,9 @@ import pytest
 from golden_cases import GOLDEN, display_name
 from helpers_hook import Project
 
-import jaxrewrite.engine.ledger as ledger_module
-from jaxrewrite.engine.findings import REPORTED_AT_IMPORT, analyze
+import jaxrewrite.engine.report as report_module
+from jaxrewrite.engine.findings import analyze
+from jaxrewrite.engine.report import REPORTED_AT_IMPORT
 from jaxrewrite.hook import notes, pipeline, pycfile
 
 HEAD = "# jaxrewrite: enable\nimport functools\nimport jax\nfrom jaxrewrite import Static, NoDiff\n\n\n"
@@ -192,7 +193,7 @@ def test_python_warning_filters_select_by_code_and_can_make_it_fatal(project: Pr
         loud = project.run("import jaxrewrite; jaxrewrite.install(); import mod", "-W", "error::jaxrewrite.RewriteWarning")
         assert loud.returncode != 0 and "RewriteWarning: JR004 the marker on 'n' of 'f' does nothing under 'my_jit'" in loud.stderr
         shown = project.run("import jaxrewrite; jaxrewrite.install(); import mod")
-        assert shown.returncode == 0 and f"mod.py:11: RewriteWarning: JR004" in shown.stderr
+        assert shown.returncode == 0 and "mod.py:11: RewriteWarning: JR004" in shown.stderr
 
 
 def test_fixing_the_module_drops_the_warning(project: Project) -> None:
@@ -308,10 +309,10 @@ def _texts() -> list[tuple[str, str]]:
 
 
 def test_the_ledgers_shortcut_never_hides_a_report(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``ledger.nothing_to_settle`` skips the ledger where every marker is read by a use: over
+    """``report.nothing_to_settle`` skips the ledger where every marker is read by a use: over
     every text, the warnings with the shortcut are the warnings without it."""
     taken = compared = 0
-    real = ledger_module.nothing_to_settle
+    real = report_module.nothing_to_settle
 
     def spy(*args: object) -> bool:
         nonlocal taken
@@ -326,12 +327,12 @@ def test_the_ledgers_shortcut_never_hides_a_report(monkeypatch: pytest.MonkeyPat
             continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            monkeypatch.setattr(ledger_module, "nothing_to_settle", spy)
+            monkeypatch.setattr(report_module, "nothing_to_settle", spy)
             try:
                 fast = analyze(text, name, report=True).diagnostics
             except (SyntaxError, RecursionError):
                 continue
-            monkeypatch.setattr(ledger_module, "nothing_to_settle", lambda *a: False)
+            monkeypatch.setattr(report_module, "nothing_to_settle", lambda *a: False)
             full = analyze(text, name, report=True).diagnostics
         assert [(d.code, d.line, d.message) for d in fast] == [(d.code, d.line, d.message) for d in full], name
         compared += 1

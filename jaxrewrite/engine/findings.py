@@ -9,7 +9,6 @@ and peruse reported).
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,10 +16,9 @@ from jaxrewrite.engine import analyze as analysis
 from jaxrewrite.engine import imported, ledger, peruse
 from jaxrewrite.engine import lint as linting
 from jaxrewrite.engine.analysis import Analysis, TreePass
-from jaxrewrite.engine.diagnostics import suppressed
 from jaxrewrite.engine.elsewhere import ImportReader
 from jaxrewrite.engine.filters import FAST
-from jaxrewrite.engine.scopes import ScopeTree
+from jaxrewrite.engine.report import report_passes
 
 #: The passes that need nothing from the front end, in order; the ledger and JR013 follow.
 PASSES: tuple[TreePass, ...] = (linting.PASS, peruse.PASS)
@@ -34,35 +32,6 @@ def finding_passes(imports: ImportReader | None = None) -> tuple[TreePass, ...]:
     if imports is not None:
         found.append(imported.imported_pass(imports))
     return tuple(found)
-
-
-#: What the import hook says at import (``report_passes``): the markers a rewrite leaves doing
-#: nothing, read from this module alone. Not JR003 (the marker acts, and JAX refuses an
-#: unhashable static argument loudly at the call), nor JR009 (a name from another module: its
-#: verdict depends on a file the module's cache key does not cover; ``check`` reads it), nor the
-#: findings at uses (JR010-JR012: ``check``'s), nor JR001 (the hook reads only modules that opt in).
-#: A noqa comment on the line silences one as it does for ``check``.
-REPORTED_AT_IMPORT = frozenset({"JR002", "JR004", "JR007", "JR008", "JR014", "JR020"})
-
-
-def report_passes() -> tuple[TreePass, ...]:
-    """The import hook's finding passes: lint without JR003 and the ledger without JR009, their
-    findings kept where their code is ``REPORTED_AT_IMPORT`` and no noqa silences them; what the
-    walk found itself (a refusal, JR005) stays as it was."""
-    walked: set[int] = set()
-
-    def before(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Any) -> None:
-        walked.update(id(d) for d in result.diagnostics)
-
-    def keep(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Any) -> None:
-        lines = result.source.text.splitlines() if len(result.diagnostics) > len(walked) else []
-        result.diagnostics[:] = [
-            d
-            for d in result.diagnostics
-            if id(d) in walked or (d.code in REPORTED_AT_IMPORT and not suppressed(d, lines))
-        ]
-
-    return (before, linting.REPORT_PASS, ledger.REPORT_PASS, keep)
 
 
 def analyze(

@@ -421,15 +421,6 @@ def ledger_pass(reader: ImportReader | None = None) -> TreePass:
     return run
 
 
-def REPORT_PASS(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Analyzer) -> None:
-    """The ledger for the import's report (``engine.findings.report_passes``): no entry for names
-    imported from other modules (JR009: its verdict depends on a file the module's cache key does
-    not cover), and none at all where every marker mention is read by a use (``nothing_to_settle``)."""
-    facts = facts_of(walk)
-    if not nothing_to_settle(result, module, walk.relevant, facts):
-        build(result, scopes, module, facts, None, imports=False)
-
-
 def facts_of(walk: Analyzer) -> Facts:
     """What the ledger needs of the walk beyond the Analysis."""
     fields = {
@@ -659,42 +650,6 @@ def _settle(
     code = "JR009" if site.kind is EntryKind.IMPORTED else "JR008"
     result.diagnostics.append(_at(result.source, node, code, site.reason or _reason(site, facts)))
     return entry(State.REPORTED, code)
-
-
-def nothing_to_settle(result: Analysis, module: ast.Module, names: set[str] | None, facts: Facts) -> bool:
-    """Whether ``build`` (without JR009, as the import hook runs it) would report nothing: every
-    mention of a name that may spell a marker (``names``, filters.marker_names) is in a
-    top-level import, on a comment line, or in the annotation of a parameter a use of this
-    module reads, so each entry would settle as applied. A text count, conservative: any other
-    mention (an alias, a field, a variable, a string elsewhere) and the ledger runs. What lets
-    the hook say which markers do nothing for the price of a search where every one does something.
-    """
-    if not names or facts.unseen or facts.unknown_calls or facts.refused_defs or facts.twins:
-        return False
-    if result.registrations or result.fields or any(use.leaves for use in result.uses):
-        return False
-    src = result.source
-    spans = [
-        (src.start(stmt), src.end(stmt)) for stmt in module.body if isinstance(stmt, (ast.Import, ast.ImportFrom))
-    ]
-    for use in result.uses:
-        for param in use.signature.params:
-            annotation = getattr(param.node, "annotation", None)
-            if param.markers & use.transform.markers and annotation is not None:
-                spans.append((src.start(annotation), src.end(annotation)))
-    spans.sort()
-    starts = [start for start, _ in spans]
-    text = src.text
-    for name in names:
-        at = text.find(name)
-        while at >= 0:
-            k = bisect.bisect_right(starts, at) - 1
-            if not (k >= 0 and at < spans[k][1]):
-                line = bisect.bisect_right(src.line_starts, at)
-                if not text[src.line_starts[line - 1] : at].lstrip().startswith("#"):
-                    return False
-            at = text.find(name, at + len(name))
-    return True
 
 
 def _reason(site: _Site, facts: Facts) -> str:

@@ -21,10 +21,21 @@ from jaxrewrite.engine.classes import DATACLASS, ClassInfo, local_class
 from jaxrewrite.engine.completion import is_overload
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.fields import form_of
-from jaxrewrite.engine.recognise import classify, classify_registration, looks_like_transform_decorator
+from jaxrewrite.engine.recognise import (
+    classify,
+    classify_registration,
+    looks_like_transform_decorator,
+)
 from jaxrewrite.engine.resolve import qualname
 from jaxrewrite.engine.scopes import DefinedClass, Scope, ScopeTree
-from jaxrewrite.engine.signature import MarkerReader, Param, Signature, array_type, inner_type, may_mark
+from jaxrewrite.engine.signature import (
+    MarkerReader,
+    Param,
+    Signature,
+    array_type,
+    inner_type,
+    may_mark,
+)
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import ARRAY_TYPES, EITHER_FORM, Mark
 from jaxrewrite.errors import RewriteError
@@ -359,7 +370,7 @@ def _at(src: Source, node: ast.AST, code: str, message: str) -> Diagnostic:
 def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer, hashing: bool = True) -> None:
     """Lint as a finding pass: read what it needs while the scopes are alive (kept as
     ``Analysis.lint_facts``), judge it (``lint``), and JR014. ``hashing`` False: no JR003
-    (``REPORT_PASS``)."""
+    (``engine.report``)."""
     signatures = {key: sig for key, (sig, _) in walk.signatures.items()}
     result.lint_facts = LintFacts(
         read_defs(walk.tree.defs, signatures, walk.applied, walk.unknown_calls, walk.refused_defs, hashing),
@@ -368,13 +379,6 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer, 
     )
     result.diagnostics.extend(lint(result))
     result.diagnostics.extend(_held_in_pytrees(walk))
-
-
-def REPORT_PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) -> None:
-    """Lint for the import's report (``engine.findings.report_passes``): no JR003, whose marker
-    acts (JAX refuses an unhashable static at the call); reading hashability was most of lint's
-    cost at import."""
-    PASS(result, scopes, tree, walk, hashing=False)
 
 
 def _held_in_pytrees(walk: Analyzer) -> list[Diagnostic]:
