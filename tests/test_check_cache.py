@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -239,3 +240,29 @@ def test_a_followed_alias_module_that_changes_is_analyzed_again(tmp_path: Path) 
     assert _codes(use, _cache(tmp_path)) == ["JR009"]
     aliases.write_text("SInt = int\n", encoding="utf-8")
     assert _codes(use, _cache(tmp_path)) == [d.code for d in check_path(str(use), Options())] == []
+
+
+def test_a_warm_run_over_many_files_answers_from_the_cache_without_a_pool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the needle rules out or the cache holds is answered by the one process: a warm run
+    over an unchanged tree starts no pool (on 16 idle cores a pool made the warm run 1.6x ruff's
+    wall time: benchmarks/results.md), and finds what the cold one found."""
+    for i in range(check.POOL_FROM + 4):
+        write(tmp_path / f"h{i:02}.py", HELPER if i % 2 else MAIN)
+    write(tmp_path / "plain.py", "x = 1\n")
+    write(tmp_path / "mymod.py", MYMOD)
+    monkeypatch.setattr(check, "workers", lambda files: 2)  # as if a core were idle
+    pools: list[int] = []
+    real = check.examine_all
+
+    def counting(jobs: list[check.Job], processes: int | None = None) -> list[tuple[list[Any], str | None]]:
+        if processes is not None and processes > 1:
+            pools.append(len(jobs))
+        return real(jobs, processes)
+
+    monkeypatch.setattr(check, "examine_all", counting)
+    jobs = [check.Job(str(p), Options(), cache=_cache(tmp_path)) for p in sorted(tmp_path.glob("*.py"))]
+    cold = counting(jobs)
+    assert pools == [len(jobs) - 1]  # the plain file was answered at once, the rest in the pool
+    warm = counting(jobs)
+    assert warm == cold and pools == [len(jobs) - 1]
+    assert sum(len(found) for found, _ in cold) >= check.POOL_FROM // 2

@@ -284,8 +284,19 @@ def workers(files: int) -> int:
 
 
 def examine_all(jobs: list[Job], processes: int | None = None) -> list[tuple[list[Diagnostic], str | None]]:
-    """Every job's outcome, in order; over ``processes`` (default: ``workers``) where more than one."""
-    processes = workers(len(jobs)) if processes is None else processes
+    """Every job's outcome, in order; over ``processes`` (default: ``workers``, for the files this
+    process cannot answer at once) where more than one."""
+    if processes is None:
+        if len(jobs) < POOL_FROM or any(job.fix for job in jobs):
+            return [examine(job) for job in jobs]
+        # What the needle rules out or the cache holds is answered here: a warm run over an
+        # unchanged tree starts no pool (a process per core costs more than reading the cache).
+        outcomes = [_settled(job) for job in jobs]
+        left = [k for k, outcome in enumerate(outcomes) if outcome is None]
+        if left:
+            for k, outcome in zip(left, examine_all([jobs[k] for k in left], workers(len(left)))):
+                outcomes[k] = outcome
+        return [outcome for outcome in outcomes if outcome is not None]
     if processes < 2 or any(job.fix for job in jobs):
         return [examine(job) for job in jobs]
     import multiprocessing
@@ -296,6 +307,22 @@ def examine_all(jobs: list[Job], processes: int | None = None) -> list[tuple[lis
     chunks = max(1, min(8, len(jobs) // (4 * processes)))
     with ProcessPoolExecutor(processes, mp_context=context) as pool:
         return list(pool.map(examine, jobs, chunksize=chunks))
+
+
+def _settled(job: Job) -> tuple[list[Diagnostic], str | None] | None:
+    """The outcome of a job without the engine, where there is one: a walked file the needle
+    rules out (``may_find``), or one whose findings the cache holds; None for the rest (and for
+    a file that cannot be read: ``examine`` says why)."""
+    if job.data is not None or job.path == "-":
+        return None
+    try:
+        data = read_source(job.path, None)
+    except (OSError, ValueError):
+        return None
+    if not may_find(data):
+        return None if job.named else ([], None)
+    found = None if job.cache is None else job.cache.get(job.path, data, locate_import)
+    return None if found is None else (found, None)
 
 
 def open_cache(options: Options, ns: argparse.Namespace | None) -> Cache | None:
