@@ -161,6 +161,10 @@ def test_the_loop_search_costs_what_the_text_does(build: Any) -> None:
             reads.append((len(text) if endpos is None else endpos) - pos)
             return real.finditer(text, pos, len(text) if endpos is None else endpos)
 
+        def findall(self, text: str, pos: int = 0, endpos: int | None = None) -> Any:
+            reads.append((len(text) if endpos is None else endpos) - pos)
+            return real.findall(text, pos, len(text) if endpos is None else endpos)
+
     filters._loops.cache_clear()
     filters.IDENTIFIER = Counting()  # type: ignore[assignment]
     try:
