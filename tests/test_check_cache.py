@@ -207,6 +207,7 @@ def test_two_runs_at_once(tmp_path: Path) -> None:
 # -- the process pool -----------------------------------------------------------------------------
 
 
+@pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")  # this process imported jax; check does not
 def test_the_pool_finds_what_one_process_finds(tmp_path: Path) -> None:
     for i in range(12):
         write(tmp_path / f"h{i:02}.py", HELPER if i % 2 else MAIN)
@@ -242,6 +243,7 @@ def test_a_followed_alias_module_that_changes_is_analyzed_again(tmp_path: Path) 
     assert _codes(use, _cache(tmp_path)) == [d.code for d in check_path(str(use), Options())] == []
 
 
+@pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")  # this process imported jax; check does not
 def test_a_warm_run_over_many_files_answers_from_the_cache_without_a_pool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What the needle rules out or the cache holds is answered by the one process: a warm run
     over an unchanged tree starts no pool (on 16 idle cores a pool made the warm run 1.6x ruff's
