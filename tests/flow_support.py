@@ -8,7 +8,7 @@ from pathlib import Path
 
 from golden_cases import jax_rejects
 
-from jaxrewrite.engine.tracetime import trace_findings
+from jaxrewrite.engine.findings import trace_findings
 
 HEAD = """\
 import dataclasses

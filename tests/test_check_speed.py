@@ -16,7 +16,8 @@ import pytest
 from support import jaxrewrite, write
 from jaxrewrite.commands.check import check_text
 from jaxrewrite.engine.lexed import code_mentions, last_word
-from jaxrewrite.engine.tracetime import may_trace, trace_findings
+from jaxrewrite.engine.findings import trace_findings
+from jaxrewrite.engine.tracetime import may_trace
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = ("jit", "vmap")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from golden_cases import jax_rejects as run_case
 
-from jaxrewrite.engine.tracetime import trace_findings
+from jaxrewrite.engine.findings import trace_findings
 
 CORPUS = sorted((Path(__file__).parent / "dataflow_corpus").glob("*.py"))
 

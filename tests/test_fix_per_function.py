@@ -6,7 +6,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import pytest
 
-from jaxrewrite.engine.tracetime import trace_findings
+from jaxrewrite.engine.findings import trace_findings
 from jaxrewrite.migrate.fix import fix_source
 
 _PLAIN = """import jax

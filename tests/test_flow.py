@@ -17,7 +17,7 @@ from flow_support import FIELD_CASES as CASES
 from flow_support import HEAD, check_case
 
 from jaxrewrite.engine import concrete_derive, concrete_table
-from jaxrewrite.engine.tracetime import trace_findings
+from jaxrewrite.engine.findings import trace_findings
 from jaxrewrite.migrate.fix import fix_source
 
 

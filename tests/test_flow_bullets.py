@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from flow_support import FIELD_CASES, INNER_CASES
 
-from jaxrewrite.engine.tracetime import trace_findings
+from jaxrewrite.engine.findings import trace_findings
 
 CASES = {**FIELD_CASES, **INNER_CASES}
 

@@ -12,7 +12,7 @@ from flow_support import HEAD, check_case
 from flow_support import INNER_CASES as CASES
 from golden_cases import jax_rejects
 
-from jaxrewrite.engine.tracetime import trace_findings
+from jaxrewrite.engine.findings import trace_findings
 from jaxrewrite.migrate.fix import fix_source
 
 

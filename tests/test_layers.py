@@ -233,7 +233,7 @@ FINDING_PASSES = ("lint", "ledger", "peruse", "imported", "tracetime")
 def test_the_analysis_imports_no_finding_pass() -> None:
     """``engine.analyze`` runs the passes it is handed and reaches none of their modules; each
     pass module exports its pass, and only the entry table and the passes' own front ends
-    (tracetime's ``trace_findings``, check's module-without-jaxrewrite route) name them."""
+    (``findings.trace_findings``, check's module-without-jaxrewrite route) name them."""
     import jaxrewrite.engine.imported as imported
     import jaxrewrite.engine.ledger as ledger
     import jaxrewrite.engine.lint as lint
@@ -246,6 +246,8 @@ def test_the_analysis_imports_no_finding_pass() -> None:
     assert sorted(_reach(edges, "jaxrewrite.engine.analyze") & passes) == []
     assert sorted(_reach(edges, "jaxrewrite.engine.analysis") & passes) == []
     assert all(callable(p) for p in (lint.PASS, peruse.PASS, tracetime.PASS))
+    # and no pass imports the analysis back (its type, under TYPE_CHECKING, only)
+    assert sorted(m for m in passes if "jaxrewrite.engine.analyze" in edges[m]) == []
     assert callable(ledger.ledger_pass(None)) and callable(imported.imported_pass(lambda module, level: None))
 
 

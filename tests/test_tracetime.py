@@ -17,7 +17,7 @@ from golden_cases import jax_rejects
 
 from jaxrewrite import NotRewrittenWarning
 
-from jaxrewrite.engine.tracetime import trace_findings
+from jaxrewrite.engine.findings import trace_findings
 
 CASES = sorted((Path(__file__).parent / "tracetime_cases").glob("*.py"))
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])

@@ -16,6 +16,7 @@ from jaxrewrite.engine import analyze as analysis
 from jaxrewrite.engine import imported, ledger, peruse
 from jaxrewrite.engine import lint as linting
 from jaxrewrite.engine.analysis import Analysis, TreePass
+from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.elsewhere import ImportReader
 from jaxrewrite.engine.filters import FAST
 from jaxrewrite.engine.report import report_passes
@@ -68,3 +69,12 @@ def lint_analysis(text: str, filename: str, trace: bool = True, imports: ImportR
         filters=TRACE if traced else FAST,
         passes=(PASS,) if traced else (),
     )
+
+
+def trace_findings(text: str, filename: str = "<string>") -> list[Diagnostic]:
+    """JR006 for one module's text, with or without the pragma; SyntaxError if it does not parse.
+    (Here, not in ``tracetime``: a pass never imports the analysis back.)"""
+    from jaxrewrite.engine.tracetime import CODE, PASS, TRACE
+
+    found = analysis.analyze(text, filename, require_pragma=False, filters=TRACE, passes=(PASS,)).diagnostics
+    return [d for d in found if d.code == CODE]

@@ -15,10 +15,10 @@ import ast
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from jaxrewrite.engine import closures, concrete_table, specs, trees
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
-from jaxrewrite.engine.analyze import Analyzer, analyze
 from jaxrewrite.engine.classes import DATACLASS
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import Filters
@@ -35,6 +35,9 @@ from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.sure import Truth, statements
 from jaxrewrite.engine.table import FAMILIES, SpecKind, Transform
 from jaxrewrite.errors import RewriteError
+
+if TYPE_CHECKING:
+    from jaxrewrite.engine.analyze import Analyzer
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 CODE = "JR006"
@@ -98,7 +101,7 @@ _NOT_A_REFERENCE = re.compile(r"\s*\.|[ \t]+import\b")
 
 
 def may_trace(text: str) -> bool:
-    """Cheap pre-filter: False means ``trace_findings`` finds nothing in ``text``: a use names its
+    """Cheap pre-filter: False means ``findings.trace_findings`` finds nothing in ``text``: a use names its
     transform in code, never only inside another word, a docstring or a comment, nor as a module
     (over jax's source, 121 of the 240 files that hold a needle anywhere name one in code so)."""
     return any(needle in text for needle in _NEEDLES) and code_mentions(text, _NEEDLES, _NOT_A_REFERENCE)
@@ -106,12 +109,6 @@ def may_trace(text: str) -> bool:
 
 def may_trace_bytes(data: bytes) -> bool:
     return any(needle.encode() in data for needle in _NEEDLES)
-
-
-def trace_findings(text: str, filename: str = "<string>") -> list[Diagnostic]:
-    """JR006 for one module's text, with or without the pragma; SyntaxError if it does not parse."""
-    found = analyze(text, filename, require_pragma=False, filters=TRACE, passes=(PASS,)).diagnostics
-    return [d for d in found if d.code == CODE]
 
 
 def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) -> None:
