@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import warnings
 
 
 class RewriteError(SyntaxError):
@@ -115,8 +116,6 @@ Notes = tuple[tuple[str, int], ...]
 
 def say(notes: Notes, filename: str) -> None:
     """Issue each note as a RewriteWarning at its line of ``filename``."""
-    import warnings
-
     for message, line in notes:
         warnings.warn_explicit(message, RewriteWarning, filename, line)
 

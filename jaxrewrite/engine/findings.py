@@ -19,7 +19,7 @@ from jaxrewrite.engine.analysis import Analysis, TreePass
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.elsewhere import ImportReader
 from jaxrewrite.engine.filters import FAST
-from jaxrewrite.engine.report import report_passes
+from jaxrewrite.engine.report import PASS as REPORT_PASS
 
 #: The passes that need nothing from the front end, in order; the ledger and JR013 follow.
 PASSES: tuple[TreePass, ...] = (linting.PASS, peruse.PASS)
@@ -48,8 +48,8 @@ def analyze(
     """``engine.analyze.analyze`` (the public ``jaxrewrite.analyze``; ``options`` are its own), with
     ``lint``: the finding passes first (``imports`` reads the modules names are imported from, for
     the ledger and JR013), then ``passes``; with ``report`` (the import hook's): the markers that
-    do nothing (``report_passes``)."""
-    chosen = (*finding_passes(imports), *passes) if lint else (*report_passes(), *passes) if report else tuple(passes)
+    do nothing (``engine.report.PASS``)."""
+    chosen = (*finding_passes(imports), *passes) if lint else (REPORT_PASS, *passes) if report else tuple(passes)
     return analysis.analyze(text, filename, passes=chosen, **options)
 
 

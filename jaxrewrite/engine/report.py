@@ -1,5 +1,5 @@
-"""What the import says (issue 42.10): the markers a rewrite leaves doing nothing, as finding
-passes for the import hook's analysis (``engine.findings.analyze(report=True)``).
+"""What the import says (issue 42.10): the markers a rewrite leaves doing nothing, as one finding
+pass for the import hook's analysis (``engine.findings.analyze(report=True)``).
 
 The hook warns of them at the module's lines and keeps the warnings with its cached code
 (hook/notes.py). The passes are ``check``'s lint and ledger, cut to what the module alone can
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import ast
 import bisect
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jaxrewrite.engine import ledger
 from jaxrewrite.engine import lint as linting
-from jaxrewrite.engine.analysis import Analysis, TreePass
+from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.diagnostics import suppressed
 from jaxrewrite.engine.ledger import Facts, facts_of
 from jaxrewrite.engine.scopes import ScopeTree
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from jaxrewrite.engine.analyze import Analyzer
 
 
-#: What the import hook says at import (``report_passes``): the markers a rewrite leaves doing
+#: What the import hook says at import (``PASS``): the markers a rewrite leaves doing
 #: nothing, read from this module alone. Not JR003 (the marker acts, and JAX refuses an
 #: unhashable static argument loudly at the call), nor JR009 (a name from another module: its
 #: verdict depends on a file the module's cache key does not cover; ``check`` reads it), nor the
@@ -33,39 +33,24 @@ if TYPE_CHECKING:
 REPORTED_AT_IMPORT = frozenset({"JR002", "JR004", "JR007", "JR008", "JR014", "JR020"})
 
 
-def report_passes() -> tuple[TreePass, ...]:
-    """The import hook's finding passes: lint without JR003 and the ledger without JR009, their
-    findings kept where their code is ``REPORTED_AT_IMPORT`` and no noqa silences them; what the
-    walk found itself (a refusal, JR005) stays as it was."""
-    walked: set[int] = set()
-
-    def before(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Any) -> None:
-        walked.update(id(d) for d in result.diagnostics)
-
-    def keep(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Any) -> None:
-        lines = result.source.text.splitlines() if len(result.diagnostics) > len(walked) else []
+def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) -> None:
+    """The import hook's finding pass: lint without JR003 (that marker acts, and JAX refuses an
+    unhashable static at the call; reading hashability was most of lint's cost at import), the
+    ledger without JR009 and only where some marker mention is not read by a use, and of their
+    findings those ``REPORTED_AT_IMPORT`` that no noqa silences; what the walk found itself (a
+    refusal, JR005) stays as it was."""
+    walked = {id(d) for d in result.diagnostics}
+    linting.PASS(result, scopes, tree, walk, hashing=False)
+    facts = facts_of(walk)
+    if not nothing_to_settle(result, tree, walk.relevant, facts):
+        ledger.build(result, scopes, tree, facts, None, imports=False)
+    if len(result.diagnostics) > len(walked):
+        lines = result.source.text.splitlines()
         result.diagnostics[:] = [
             d
             for d in result.diagnostics
             if id(d) in walked or (d.code in REPORTED_AT_IMPORT and not suppressed(d, lines))
         ]
-
-    return (before, _lint, _ledger, keep)
-
-
-def _lint(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) -> None:
-    """Lint without JR003: that marker acts, and JAX refuses an unhashable static at the call;
-    reading hashability was most of lint's cost at import."""
-    linting.PASS(result, scopes, tree, walk, hashing=False)
-
-
-def _ledger(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Analyzer) -> None:
-    """The ledger without entries for names imported from other modules (JR009: its verdict
-    depends on a file the module's cache key does not cover), and none at all where every marker
-    mention is read by a use."""
-    facts = facts_of(walk)
-    if not nothing_to_settle(result, module, walk.relevant, facts):
-        ledger.build(result, scopes, module, facts, None, imports=False)
 
 
 def nothing_to_settle(result: Analysis, module: ast.Module, names: set[str] | None, facts: Facts) -> bool:

@@ -37,6 +37,4 @@ def held(code: CodeType) -> Notes:
 
 def say(code: CodeType, path: str) -> None:
     """Issue the notes of cached ``code`` again, at their lines of ``path``."""
-    found = _HELD.get(code)
-    if found:
-        _say(found, path)
+    _say(_HELD.get(code, ()), path)
