@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from _timing import Ratio, Row, dump, print_table
-from bench_import import IMPORT_MODULE, child_env, opted_in_module, pair, rounds, sample, unchecked
+from bench_import import IMPORT_MODULE, child_env, opted_in_module, pair, rounds, sample, unchecked, use_installed
 
 from jaxrewrite.engine.rewrite import rewrite_source
 
@@ -37,9 +37,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="one round, no warm-up: proves the script runs, measures nothing")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--tools", default=",".join(INSTALL))
+    parser.add_argument(
+        "--checkout", action="store_true", help="import jaxrewrite from this checkout, not from a wheel of it installed (the default)"
+    )
     args = parser.parse_args(argv)
     tools = [tool for tool in args.tools.split(",") if importlib.util.find_spec(tool) is not None]
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as wheel:
+        if not args.checkout:
+            use_installed(wheel)
         text = opted_in_module()
         Path(tmp, "bench_c.py").write_text(text)
         Path(tmp, "bench_h.py").write_text(unchecked(rewrite_source(text, "bench_h.py")))

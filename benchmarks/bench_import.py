@@ -43,7 +43,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from _timing import quartiles  # noqa: E402  (benchmarks/ is sys.path[0] when run as a script)
+from _installed import installed  # noqa: E402  (benchmarks/ is sys.path[0] when run as a script)
+from _timing import quartiles  # noqa: E402
 
 from jaxrewrite.engine.rewrite import rewrite_source  # noqa: E402
 TABLE = REPO / "benchmarks" / "results" / "import_cost.md"
@@ -124,10 +125,21 @@ def opted_in_module(functions: int = 24) -> str:
     return "\n".join(parts)
 
 
+#: Where the children import jaxrewrite from: this checkout, or (``use_installed``) a wheel of it
+#: installed as a user has it.
+PACKAGE_ROOT = str(REPO)
+
+
+def use_installed(folder: str) -> None:
+    """Make the children import jaxrewrite from a wheel of this checkout built under ``folder``."""
+    global PACKAGE_ROOT
+    PACKAGE_ROOT = installed(folder)
+
+
 def child_env(extra_path: str | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
     env["JAX_PLATFORMS"] = env.get("JAX_PLATFORMS", "cpu")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (extra_path, str(REPO), env.get("PYTHONPATH")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (extra_path, PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
     return env
 
 
@@ -179,9 +191,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="one round, no warm-up: proves the script runs, measures nothing")
     parser.add_argument("--table", type=Path, default=TABLE, help="markdown file to append the result row to")
     parser.add_argument("--profile", action="store_true", help="also cProfile the hook during `import jax`")
+    parser.add_argument(
+        "--checkout", action="store_true", help="import jaxrewrite from this checkout, not from a wheel of it installed (the default)"
+    )
     args = parser.parse_args(argv)
     repeats = 1 if args.quick else args.repeats
     install = "jaxrewrite.install()"
+    wheel = tempfile.TemporaryDirectory()
+    if not args.checkout:
+        use_installed(wheel.name)
+    print(f"jaxrewrite imported from {PACKAGE_ROOT}{' (a wheel of this checkout, installed)' if not args.checkout else ''}")
 
     env = child_env()
     jax_arms = {"plain": IMPORT_JAX.format(install=""), "hook": IMPORT_JAX.format(install=install)}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import email.parser
 import importlib.metadata
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -26,6 +27,8 @@ from pathlib import Path
 import pytest
 from docs_support import README, build_cases
 from support import REPO, can_build_without_isolation, child_venv
+
+from jaxrewrite.hook import digest, tag
 
 TIMEOUT = 600
 
@@ -146,3 +149,70 @@ def test_the_venv_imports_each_dependency_from_where_this_interpreter_does(built
     seen = _run([str(built.venv_python), "-c", probe, *names], cwd=built.elsewhere, env=env).stdout.split()
     ours = [str(importlib.util.find_spec(name).origin) for name in names]  # type: ignore[union-attr]
     assert [os.path.realpath(p) for p in seen] == [os.path.realpath(p) for p in ours], (sys.prefix, sys.base_prefix)
+
+
+#: A user of the installed wheel: an opted-in module imported through the hook, with every stat
+#: of jaxrewrite's own files counted (the cache tag's check, in a checkout).
+TAG_PROBE = """\
+import json, os, sys
+package = os.path.dirname(__import__("jaxrewrite").__file__)
+statted = []
+real_stat = os.stat
+def counting_stat(path, *args, **kwargs):
+    if str(path).startswith(package):
+        statted.append(str(path))
+    return real_stat(path, *args, **kwargs)
+os.stat = counting_stat
+import jaxrewrite
+from jaxrewrite.hook import tag
+jaxrewrite.install()
+import opted
+print(json.dumps({
+    "result": int(opted.power(3, 2)), "built": tag._built, "tag": tag.rewriter_hash(), "statted": statted,
+    "engine": "jaxrewrite.engine.rewrite" in sys.modules, "loader": type(opted.__loader__).__name__,
+}))
+"""
+
+OPTED = """\
+# jaxrewrite: enable
+import jax
+from jaxrewrite import Static
+
+
+@jax.jit
+def power(x, n: Static[int]):
+    for _ in range(n - 1):
+        x = x * x
+    return x
+"""
+
+
+def test_the_wheel_carries_its_digests_so_an_install_checks_no_stat_of_its_sources(built: Built, tmp_path: Path) -> None:
+    """The build writes the cache tag's digests into the wheel (setup.py, hook/digest.py): they
+    are the digests of the files installed, and of this checkout's; an installed jaxrewrite takes
+    them and stats none of its own files on an import, cold or warm; the memo a checkout keeps
+    is never written; a warm import runs the cached rewrite without the engine."""
+    with zipfile.ZipFile(built.wheel) as wheel:
+        version, rewriter, scanner = wheel.read("jaxrewrite/hook/built-digests").decode().split()
+    assert version == __import__("jaxrewrite").__version__
+    assert (rewriter, scanner) == digest.of_tree(str(REPO / "jaxrewrite"), version)
+    where = tmp_path / "user"
+    where.mkdir()
+    (where / "opted.py").write_text(OPTED)
+    env = _clean_env(JAX_PLATFORMS="cpu")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    runs = [json.loads(_run([str(built.venv_python), "-c", TAG_PROBE], cwd=where, env=env).stdout) for _ in range(2)]
+    for run in runs:
+        assert run["result"] == 9 and run["built"] is True and run["tag"] == rewriter and run["loader"] == "RewritingLoader"
+        assert run["statted"] == [], run["statted"]
+    assert [run["engine"] for run in runs] == [True, False]  # cold: rewritten; warm: from the cache
+    installed = Path(_run([str(built.venv_python), "-c", "import jaxrewrite; print(jaxrewrite.__file__)"], cwd=where, env=env).stdout.strip()).parent
+    assert (digest.of_tree(str(installed), version)) == (rewriter, scanner)
+    assert not list(installed.glob(f"hook/__pycache__/{tag.MEMO_NAME}"))
+
+
+def test_a_checkout_has_no_built_digests_and_checks_its_stats() -> None:
+    """An editable install or a checkout is edited in place: no digests are built into it, so
+    its tag comes from hashing or the stat memo (tests/test_cache.py), never from a file."""
+    assert not (REPO / "jaxrewrite" / "hook" / digest.BUILT).exists()
+    assert digest.built(str(REPO / "jaxrewrite"), __import__("jaxrewrite").__version__) is None

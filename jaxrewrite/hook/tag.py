@@ -1,4 +1,5 @@
-"""The cache tag: a digest of what determines the rewritten code, memoised by file stats.
+"""The cache tag: a digest of what determines the rewritten code (hook/digest.py), as built
+into a wheel, or in a checkout memoised by file stats.
 
 The hook's pycs (hook/pycfile.py) are named with ``opt-<tag>`` (rewriter digest, pipeline name,
 optimisation level) and nothing else reads them: a plain import must never run rewritten code
@@ -9,16 +10,16 @@ of the pragma scanner.
 Why the digests are memoised by file stats (``digests``): hashing jaxrewrite's own sources
 cost every process ~0.6 ms, a quarter of importing a typical opted-in module. The memo, in
 jaxrewrite's own ``__pycache__``, maps the version, every hashed file's (mtime_ns, size, inode) and
-each searched folder's stat to the content digests, one pair per Python (by magic number: the
-digests are ``source_hash``'s, keyed by it, and every Python that imports the tree shares the
-memo); a process whose stats all match uses its own (~50 stats, no reads). That is as safe as the rewriter's own loading: Python decides whether to run an
+each searched folder's stat to the content digests (one pair for every Python: they are
+``blake2b``'s); a process whose stats all match uses them (~65 stats, no reads). That is as safe as the rewriter's own loading: Python decides whether to run an
 engine module's (possibly stale) bytecode from that file's mtime, in whole seconds, and size, so
 an edit the memo misses (same size, mtime restored to the nanosecond) is one Python misses too.
 A stat is only memoised when no later write can reproduce it (``_settled``). Within a process the
 digests are taken once: the record (memo or hashing) is kept and re-checked by its stats only, so
 a read-only install without a memo hashes once per process, not once per stored module.
 The tag stays a digest of contents, not of stats: a copied or moved install (new mtimes, same
-files) keeps its caches, ``jaxrewrite compile``'s prebuilt ones included.
+files) keeps its caches, ``jaxrewrite compile``'s prebuilt ones included. An installed wheel
+checks no stat at all: it carries the digests it was built with (``digest.BUILT``, why there).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ import sys
 import time
 from typing import NamedTuple
 
-from jaxrewrite.hook import pycfile
+from jaxrewrite.hook import digest, pycfile
+from jaxrewrite.hook.digest import REWRITE_SOURCES
 
 #: This process's digests (see ``digests``), found on first use; None makes the next use look again.
 _rewriter_hash: str | None = None
@@ -40,29 +42,11 @@ _scanner_hash: str | None = None
 #: The package folder; the cache key hashes the part of it that determines the rewritten code.
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-#: What determines the code the hook caches: the engine (every file the rewrite can import;
-#: tests/test_cache.py checks that against what a rewrite really loads), the pipelines that
-#: compile it and the default one's fast route (hook/fast), the pyc format and this file's naming of it, and the version. The commands, the
-#: run-time helpers and the rest of the package do not change a cached module's code, so editing
-#: them must not cost every cached module a cold rewrite.
-REWRITE_SOURCES = ("engine", "header.py", "hook/tag.py", "hook/pycfile.py", "hook/pipeline.py", "hook/fast", "integrations/pytest_plugin.py", "version.py")
-#: Engine files no rewrite imports (none since migrate became its own layer, ``jaxrewrite/migrate``).
-NOT_REWRITE: frozenset[str] = frozenset()
-#: What decides whether a file opts in without rewriting it: the pragma scanner, and the finder
-#: and index that apply it. The folder indexes (hook/index.py) are keyed by their digest, so an
-#: index written by another scanner is never trusted; editing these costs no cached module.
-SCANNER_SOURCES = ("header.py", "hook/finder.py", "hook/index.py", "version.py")
-
 #: The memo's file name, in the ``__pycache__`` of the package's ``hook`` folder; never a pyc name.
 MEMO_NAME = "jaxrewrite-digests.memo"
-#: 3: the digests of each Python, by its magic number, under one set of stats.
-_MEMO_FORMAT = 3
-#: Whose digests a memo entry holds. ``source_hash`` is keyed by the interpreter's magic number,
-#: and the memo, one file, is shared by every Python that imports the tree (tox envs, the floor
-#: and newest legs on one checkout): with one entry, a memo written by one Python gave another
-#: that Python's digests, so one interpreter got two tags for one tree, with the memo and
-#: without it (under ``PYTHONPYCACHEPREFIX``), and missed its own prebuilt caches and indexes.
-_MAGIC = importlib.util.MAGIC_NUMBER
+#: 4: one pair of digests, the same for every Python (3 held one per magic number: they were
+#: ``source_hash``'s, keyed by it).
+_MEMO_FORMAT = 4
 #: Stats younger than this are not trusted (the memo here, the folder indexes of hook/index.py): a
 #: second same-size write within the same timestamp tick would keep them (git's "racily clean"
 #: problem).
@@ -94,36 +78,14 @@ class _Record(NamedTuple):
 
 #: This process's record of its own digests (see ``tag_is_current``).
 _record: _Record | None = None
+#: Whether this process's digests are the ones its wheel was built with (nothing to check).
+_built = False
 
 
 def package_sources(root: str = PACKAGE) -> list[str]:
     """The ``.py`` files of ``REWRITE_SOURCES`` under ``root`` (folders searched), as sorted
     ``/``-separated paths relative to ``root``."""
-    return _walk(root, REWRITE_SOURCES)[0]
-
-
-def _walk(root: str, entries: tuple[str, ...]) -> tuple[list[str], list[str]]:
-    """The ``.py`` files of ``entries`` (as ``package_sources`` lists them), and what else the
-    memo must watch: the folders searched (a new file changes their mtime) and the named files
-    that do not exist (creating one must be noticed)."""
-    found: list[str] = []
-    watched: list[str] = []
-    for entry in entries:
-        path = os.path.join(root, *entry.split("/"))
-        if not os.path.isdir(path):
-            (found if os.path.exists(path) else watched).append(entry)
-            continue
-        for folder, dirs, files in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            rel = os.path.relpath(folder, root).replace(os.sep, "/")
-            watched.append(rel)
-            found.extend(f"{rel}/{name}" for name in files if name.endswith(".py"))
-    # A file named in ``entries`` and inside a folder of them too is listed (and statted) once.
-    return sorted({name for name in found if name not in NOT_REWRITE}), sorted(set(watched))
-
-
-def _covered(name: str, entries: tuple[str, ...]) -> bool:
-    return any(name == entry or name.startswith(entry + "/") for entry in entries)
+    return digest.walk(root, REWRITE_SOURCES)[0]
 
 
 def rewriter_hash(root: str = PACKAGE) -> str:
@@ -139,8 +101,14 @@ def rewriter_hash(root: str = PACKAGE) -> str:
 
 
 def _take() -> None:
-    """Find this process's digests (memo or hashing) and keep their record."""
-    global _rewriter_hash, _scanner_hash, _record
+    """Find this process's digests (built in, memo or hashing) and keep their record."""
+    global _rewriter_hash, _scanner_hash, _record, _built
+    from jaxrewrite.version import __version__
+
+    built = digest.built(PACKAGE, __version__)
+    if built is not None:
+        (_rewriter_hash, _scanner_hash), _record, _built = built, None, True
+        return
     (_rewriter_hash, _scanner_hash), _record = _digests(PACKAGE, OWN_MEMO)
 
 
@@ -183,21 +151,16 @@ def _digests(root: str, memo: str | None) -> tuple[Digests, _Record | None]:
 
     if memo == OWN_MEMO:
         memo = memo_path(root)
-    others: dict[bytes, tuple[str, str]] = {}
-    memo_stats: tuple[Stat, ...] = ()
     if memo is not None:
-        record, memo_stats, others = _from_memo(memo, root, __version__)
+        record = _from_memo(memo, root, __version__)
         if record is not None:
             return record.digests, record
-    sources, watched = _walk(root, tuple(dict.fromkeys(REWRITE_SOURCES + SCANNER_SOURCES)))
+    sources, watched = digest.walk(root, digest.ALL_SOURCES)
     # Stats before the reads: a write between the two changes the stats the memo records.
     before = time.time_ns()
     stats = tuple((name, *_stat_key(root, name)) for name in [*sources, *watched])
     bodies = {name: _read(os.path.join(root, *name.split("/"))) for name in sources}
-    found = Digests(
-        _digest(__version__, [name for name in sources if _covered(name, REWRITE_SOURCES)], bodies),
-        _digest(__version__, [name for name in sources if _covered(name, SCANNER_SOURCES)], bodies),
-    )
+    found = Digests(*digest.digests(__version__, sources, bodies))
     pycfile.trace(f"hashed {len(sources)} jaxrewrite sources under {root}")
     until = _settled([mtime for _, mtime, _, _ in stats if mtime != -1], before, time.time_ns())
     if until is None:
@@ -205,9 +168,7 @@ def _digests(root: str, memo: str | None) -> tuple[Digests, _Record | None]:
     record = _Record(root, stats, found, until)
     if memo is not None:
         # Written now, or by the next pyc written where bytecode may be (``jaxrewrite compile``).
-        # Other Pythons' digests are kept where they were taken under these very stats.
-        table = {**(others if memo_stats == stats else {}), _MAGIC: tuple(found)}
-        pycfile.defer(memo, marshal.dumps((_MEMO_FORMAT, __version__, until, stats, table)))
+        pycfile.defer(memo, marshal.dumps((_MEMO_FORMAT, __version__, until, stats, tuple(found))))
     return found, record
 
 
@@ -231,15 +192,6 @@ def _settled(mtimes: list[int], before: int, after: int) -> int | None:
     return until
 
 
-def _digest(version: str, names: list[str], bodies: dict[str, bytes]) -> str:
-    parts = [version.encode()]
-    for name in names:
-        body = bodies[name]
-        key = name.encode()
-        parts.append(b"%d:%s:%d:%s" % (len(key), key, len(body), body))
-    return importlib.util.source_hash(b"".join(parts)).hex()
-
-
 def _stat_key(root: str, name: str) -> tuple[int, int, int]:
     """(mtime_ns, size, inode) of ``root/name``; (-1, -1, -1) when it does not exist."""
     try:
@@ -249,28 +201,22 @@ def _stat_key(root: str, name: str) -> tuple[int, int, int]:
     return st.st_mtime_ns, st.st_size, st.st_ino
 
 
-def _from_memo(memo: str, root: str, version: str) -> tuple[_Record | None, tuple[Stat, ...], dict[bytes, tuple[str, str]]]:
-    """This interpreter's memoised record, if the memo is sound, of this version, every stat
-    matches and it holds this Python's digests; with the memo's stats and the digests it holds
-    (every Python's) where the stats match, for a Python that adds its own."""
+def _from_memo(memo: str, root: str, version: str) -> _Record | None:
+    """The memoised record, if the memo is sound, of this version, and every stat matches."""
     try:
-        form, memo_version, until, stats, table = marshal.loads(_read_small(memo))
-        if form != _MEMO_FORMAT or memo_version != version or type(table) is not dict:
-            return None, (), {}
+        form, memo_version, until, stats, pair = marshal.loads(_read_small(memo))
+        if form != _MEMO_FORMAT or memo_version != version or type(pair) is not tuple or len(pair) != 2:
+            return None
         if type(until) is not int or type(stats) is not tuple or not stats:  # a memo that checks nothing vouches for nothing
-            return None, (), {}
-        held = {
-            magic: (pair[0], pair[1])
-            for magic, pair in table.items()
-            if type(magic) is bytes and type(pair) is tuple and len(pair) == 2 and all(type(d) is str for d in pair)
-        }
-        mine = held.get(_MAGIC)
-        record = _Record(root, stats, Digests(*mine) if mine is not None else Digests("", ""), until)
+            return None
+        if not all(type(d) is str for d in pair):
+            return None
+        record = _Record(root, stats, Digests(*pair), until)
         if not _still(record):
-            return None, (), {}
+            return None
     except (OSError, EOFError, TypeError, ValueError):  # no memo, unreadable stats, a damaged record
-        return None, (), {}
-    return (record if mine is not None else None), stats, held
+        return None
+    return record
 
 
 def _still(record: _Record) -> bool:
@@ -307,11 +253,11 @@ def tag_is_current() -> bool:
     the memo's stats). Checked before storing freshly rewritten code: an engine edited after the
     tag was taken, and imported since, must not write its output under the old tag."""
     global _record
-    if _rewriter_hash is None:
-        return True
+    if _rewriter_hash is None or _built:
+        return True  # a built install is not edited in place (hook/digest.py)
     try:
         if _record is not None and _still(_record):
-            return _record.digests.rewriter == _rewriter_hash  # ~25 stats: no memo read, no hashing
+            return _record.digests.rewriter == _rewriter_hash  # ~65 stats: no memo read, no hashing
         found, fresh = _digests(PACKAGE, OWN_MEMO)
     except (OSError, TypeError, ValueError):
         return False
