@@ -46,6 +46,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
+from _installed import installed  # noqa: E402
 from _timing import Ratio, Row, dump, print_table, quartiles  # noqa: E402
 
 TARGET = 0.01
@@ -281,10 +282,15 @@ for source in dict.fromkeys(f for f in files if isinstance(f, str) and f.endswit
 """
 
 
+#: Where the children import jaxrewrite from: a wheel of this checkout, installed (``main``), as
+#: users have it, or with ``--checkout`` the checkout (benchmarks/_installed.py says why).
+PACKAGE_ROOT = str(REPO)
+
+
 def child_env(prefix: Path, writes: bool) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
     env["JAX_PLATFORMS"] = env.get("JAX_PLATFORMS", "cpu")
-    env["PYTHONPATH"] = str(REPO)
+    env["PYTHONPATH"] = PACKAGE_ROOT
     env["PYTHONPYCACHEPREFIX"] = str(prefix)
     if not writes:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -369,7 +375,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=11, help="rounds of the three kinds of child")
     parser.add_argument("--quick", action="store_true", help="one round: proves the script runs, measures nothing")
     parser.add_argument("--json", type=Path, help="write the rows here (benchmarks/run.py)")
+    parser.add_argument(
+        "--checkout", action="store_true", help="import jaxrewrite from this checkout, not from a wheel of it installed (the default)"
+    )
     args = parser.parse_args(argv)
+    global PACKAGE_ROOT
+    wheel = tempfile.TemporaryDirectory()
+    if not args.checkout:
+        PACKAGE_ROOT = installed(wheel.name)
     table = rows(measure(1 if args.quick else args.rounds, args.quick))
     print_table(table, quick=args.quick)
     dump(table, args.json)
