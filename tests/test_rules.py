@@ -88,10 +88,8 @@ def test_every_anchor_is_a_heading_of_the_guide() -> None:
 def test_the_migrate_table_names_each_reason_with_its_code() -> None:
     """Each reason's row: its code (a link to the errors table for a merged one) and its name."""
     text = GUIDE.read_text(encoding="utf-8")
-    rows = dict(
-        (reason, code)
-        for code, reason in re.findall(r"^\| (?:\[)?(JR\d{3})(?:\]\(#9-errors\))? \| `([\w-]+)` \|", text, re.MULTILINE)
-    )
+    table = re.findall(r"^\| (?:\[)?(JR\d{3})(?:\]\(#9-errors\))? \| `([\w-]+)` \|", text, re.MULTILINE)
+    rows = {reason: code for code, reason in table}
     assert rows == {reason.value: reason.code for reason in Reason}
     assert all(REASONS[reason] == rules.RULES[reason.code].summary for reason in Reason)
 

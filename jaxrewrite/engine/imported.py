@@ -18,8 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine import render, specs
-from jaxrewrite.engine import rules
+from jaxrewrite.engine import render, rules, specs
 from jaxrewrite.engine.analysis import Analysis, TreePass, needs_edit
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import FAST

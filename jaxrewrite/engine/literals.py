@@ -10,8 +10,7 @@ from __future__ import annotations
 import ast
 from typing import TypeVar
 
-from jaxrewrite.engine import render
-from jaxrewrite.engine import rules
+from jaxrewrite.engine import render, rules
 from jaxrewrite.engine.source import Source
 
 

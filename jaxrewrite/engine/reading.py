@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Any
 
 from jaxrewrite.engine import rules
 from jaxrewrite.engine.rules import Rule
@@ -50,6 +51,10 @@ class Reason(enum.Enum):
     @property
     def code(self) -> str:
         return self.rule.code
+
+    def refused(self, variant: str = "", /, **fields: Any) -> Refused:
+        """What leaves the function as written: the rule's message (``variant``) filled."""
+        return Refused(self, self.rule.text(variant, **fields))
 
 
 class Refused(Exception):

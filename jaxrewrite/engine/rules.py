@@ -208,6 +208,8 @@ UNPACKED = Rule(
     "cannot merge Static {what} into {transform} keywords passed as **{mapping}; write the keywords out by name",
     "write the keywords (or arguments) out by name", ERRORS,
     {
+        "migrate": "{transform} arguments passed as **{mapping} may hold a spec; write the keywords out by name",
+        "migrate-use": "{where} passes **{mapping}, which may hold a spec; write the keywords out by name",
         "check": "cannot check Static/NoDiff parameters against {transform} keywords passed as **mapping; write the keywords out by name",
         "starred": "cannot merge Static parameters into {transform} arguments passed as *{sequence}; write the arguments out one by one",
     },
@@ -221,11 +223,13 @@ NOT_LITERAL = Rule(
     "JR111", E, "a static spec that is not a literal",
     "{keyword} must be a literal {what} to merge with Static parameters, not {spec!r}; write its value out literally ({keyword}=(...)), or drop {keyword} and annotate the parameters instead",
     "write the spec's value out literally, or drop it and annotate the parameters", ERRORS,
+    {"migrate": "{keyword}={spec} is not a literal{kind}; write its value out literally"},
 )
 DONATED = Rule(
     "JR112", E, "a Static argument that is also donated",
     "{name!r} is Static and also donated to {transform}; a static argument cannot be donated: {remedy}, or drop the Static marker",
     "drop it from the donate keyword, or drop the Static marker", ERRORS,
+    {"migrate": "{name!r} is static and also donated to {transform}; {remedy}, then migrate again"},
 )
 MAPPED_STATIC = Rule(
     "JR113", E, "an 'in_axes' that maps a Static argument",
@@ -340,28 +344,100 @@ UNSEEN_BASE_FIELD = Rule(
 )
 
 # -- JR2nn: migrate's refusals (the function is left as written) --------------------------------
-# Its refusals of JR111, JR112 and JR109's checks carry those codes (JR201, JR210, JR212 before).
+# Its refusals of JR111, JR112 and JR109's checks carry those codes (JR201, JR210, JR212 before),
+# in migrate's own wording (their "migrate" variants).
+
+_HAS = "{keyword} has {i}"
+_NAMES = "{keyword} names {name!r}, which is "
+_APPLIED = "{name} is applied to "
+_AGAIN = ", then migrate again"
+_BY_HAND = "; write its markers by hand"
 
 
-def _refusal(code: str, summary: str, fix: str) -> Rule:
-    """migrate words each refusal where it is made (``Refused``); the record keeps the rest."""
-    return Rule(code, R, summary, "{message}", fix, MIGRATE)
+def _refusal(code: str, summary: str, fix: str, message: str, **variants: str) -> Rule:
+    return Rule(code, R, summary, message, fix, MIGRATE, variants)
 
 
-NOT_IN_SIGNATURE = _refusal("JR202", "a name that is not a parameter JAX can take by keyword", "fix the name, or annotate the parameter by hand")
-NEGATIVE = _refusal("JR203", "a negative position (JAX resolves it per call)", "write the position counted from the start")
-VARARGS = _refusal("JR204", "a position that falls into *args", "pass the value as a named parameter, or write the markers by hand")
-OUT_OF_RANGE = _refusal("JR205", "a position past the parameters (JAX rejects it)", "drop the position")
-ONE_WAY = _refusal("JR206", "static only by position, or only by keyword", "give both lists the parameter, or neither")
-DISAGREE = _refusal("JR207", "a function given different statics by two transforms or call sites", "make the uses agree, or write the markers by hand")
-NOT_LOCAL = _refusal("JR208", "a call site whose function is not a def of this module", "apply the transform to the def itself, in its own module")
-ALIAS = _refusal("JR209", "a spec written in an alias that other uses share", "write the spec at each use, or migrate by hand")
-HIDDEN_SIGNATURE = _refusal("JR211", "a decorator between the transform and the def hides the signature JAX infers from", "give both static lists, or write the markers by hand")
-POSITIONAL = _refusal("JR213", "a spec passed by position", "pass the spec by keyword")
-UNSUPPORTED = _refusal("JR214", "a spec keyword the transform table does not write", "write the markers by hand")
-UNREADABLE = _refusal("JR215", "a use the analysis cannot read", "spell the transform itself (jax.jit(...)) or functools.partial of it")
-MODULE = _refusal("JR216", "the module header cannot take the pragma, or enabling it changes other code", "add the pragma and markers by hand")
-ROUND_TRIP = _refusal("JR217", "the migrated module does not rewrite to the same statics", "write the markers by hand")
+NOT_IN_SIGNATURE = _refusal(
+    "JR202", "a name that is not a parameter JAX can take by keyword", "fix the name, or annotate the parameter by hand",
+    _NAMES + "not a parameter{where}; correct or take out {name!r}",
+    positional=_NAMES + "positional-only; give its position instead, or make it positional-or-keyword",
+    keyword=_NAMES + "keyword-only: JAX ignores it; take {name!r} out of {keyword}",
+)
+NEGATIVE = _refusal(
+    "JR203", "a negative position (JAX resolves it per call)", "write the position counted from the start",
+    _HAS + ": JAX counts it from the end of each call's positional arguments, so no one parameter stands for it; write the parameter's position from the start",
+)
+VARARGS = _refusal(
+    "JR204", "a position that falls into *args", "pass the value as a named parameter, or write the markers by hand",
+    _HAS + ", which falls into *{vararg}; write one parameter instead of *{vararg}, holding the values as a tuple",
+)
+OUT_OF_RANGE = _refusal(
+    "JR205", "a position past the parameters (JAX rejects it)", "drop the position",
+    _HAS + ", but the function takes {count} positional parameters; take {i} out of {keyword} (JAX rejects it)",
+)
+ONE_WAY = _refusal(
+    "JR206", "static only by position, or only by keyword", "give both lists the parameter, or neither",
+    "{name!r} is static only when passed by {how} ({missing} leaves it out); an annotation makes it static both ways; list it in {missing} too if it should be" + _AGAIN,
+)
+DISAGREE = _refusal(
+    "JR207", "a function given different statics by two transforms or call sites", "make the uses agree, or write the markers by hand",
+    "{where} says {was}, but the annotations would give it {now}; give every use of the function the same spec" + _AGAIN,
+    leaves="{func!r} already has per-leaf statics; write its other static markers by hand",
+    axes="{where} would change: marking {name!r} Static makes its in_axes entry None; write None there first if it should not be mapped" + _AGAIN,
+    unread="{where} cannot be read: {why}",
+    keyword="{where} cannot take keyword-only {name!r} as static: {why}; make {name!r} positional, or leave the function as written",
+)
+NOT_LOCAL = _refusal(
+    "JR208", "a call site whose function is not a def of this module", "apply the transform to the def itself, in its own module",
+    _APPLIED + "{arg!r}, which is not a def of this module; apply {name} to a def itself",
+    name=_APPLIED + "{arg!r}, which is not statically one def of this module; apply {name} to the def itself",
+    imported=_APPLIED + "{arg!r}, which lives in another module ({origin}); migrate the module that defines it",
+    attribute=_APPLIED + "{arg!r}, which lives in another module or object; migrate where it is defined",
+    anonymous=_APPLIED + "a lambda, which cannot carry annotations; make it a def",
+)
+ALIAS = _refusal(
+    "JR209", "a spec written in an alias that other uses share", "write the spec at each use, or migrate by hand",
+    "{keyword} is written in an alias (line {line}) that {use!r} refers to; removing it there would change every use of the alias; write the spec at each use instead of in the alias",
+)
+HIDDEN_SIGNATURE = _refusal(
+    "JR211", "a decorator between the transform and the def hides the signature JAX infers from", "give both static lists, or write the markers by hand",
+    "{transform} infers its static names from the signature of {hidden!r}, which the source does not show; apply the transform directly to the def, or list the static positions in {keyword}",
+)
+POSITIONAL = _refusal(
+    "JR213", "a spec passed by position", "pass the spec by keyword",
+    "{keyword} is passed to {transform} by position; write it as a keyword first",
+    before="a spec is passed to {transform} by position before other positional arguments; write it as a keyword first",
+)
+UNSUPPORTED = _refusal(
+    "JR214", "a spec keyword the transform table does not write", "write the markers by hand",
+    "{transform}'s {word} is honoured by JAX only in some configurations; the engine writes {keyword} alone; write the positions in {keyword} instead",
+    differentiates="{transform}'s {keyword} lists what it differentiates, not what is static; leave it as written",
+)
+UNREADABLE = _refusal(
+    "JR215", "a use the analysis cannot read", "spell the transform itself (jax.jit(...)) or functools.partial of it",
+    "the analysis does not read this decorator as a transform of the def: {code} {message}",
+    unspelled="the analysis does not read this decorator as a transform of the def; spell it as the transform itself (jax.jit(...)) or functools.partial of it",
+    axes="{keyword} does not give one axis per positional parameter; write a tuple with one entry per positional parameter",
+)
+MODULE = _refusal(
+    "JR216", "the module header cannot take the pragma, or enabling it changes other code", "add the pragma and markers by hand",
+    "{name!r} (line {line}) already has jaxrewrite markers, which the pragma would bring to life; check them, then write the pragma ('{pragma}') by hand and migrate again",
+    empty="the module has no statement after its header; write the pragma and markers by hand",
+    shared="the module header shares a line with code: no line for the pragma; put that code on a line of its own",
+    unparsed="the migrated text does not parse ({error}, line {line}): a jaxrewrite bug; report it, and write the markers by hand",
+    pragma="the pragma added to the header is not recognised (a jaxrewrite bug); write it by hand",
+    unrewritten="the migrated module does not rewrite: {code} {message}",
+    use="the pragma would change the {transform} use at line {line}; check that use, then write the pragma by hand and migrate again",
+)
+ROUND_TRIP = _refusal(
+    "JR217", "the migrated module does not rewrite to the same statics", "write the markers by hand",
+    "the {transform} use at line {line} would get {now}, not {was}" + _BY_HAND,
+    unrewritten="the migrated function does not rewrite: {code} {message}",
+    rewritten="the {transform} use at line {line} would be rewritten" + _BY_HAND,
+    unread="the {transform} use at line {line} cannot be read back" + _BY_HAND,
+    unseen="the engine does not see the {transform} use at line {line} as Static" + _BY_HAND,
+)
 
 #: Every rule by its code.
 RULES: dict[str, Rule] = {r.code: r for r in list(globals().values()) if isinstance(r, Rule)}

@@ -17,8 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine import closures, concrete_table, specs, trees
-from jaxrewrite.engine import rules
+from jaxrewrite.engine import closures, concrete_table, rules, specs, trees
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.classes import DATACLASS
 from jaxrewrite.engine.diagnostics import Diagnostic

@@ -13,10 +13,9 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine import render
-from jaxrewrite.engine import rules
+from jaxrewrite.engine import render, rules
 from jaxrewrite.engine.literals import MISSING, Values, literal
-from jaxrewrite.engine.reading import Meaning, Reading, Reason, Refused
+from jaxrewrite.engine.reading import Meaning, Reading, Reason
 from jaxrewrite.engine.signature import Signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.specs.base import SpecUse, marked, vararg_name
@@ -78,26 +77,16 @@ def read(use: Use, sig: Signature, src: Source) -> Reading:
     node = None
     for kw in use.written:
         if kw.arg is None:
-            raise Refused(
-                Reason.UNPACKED,
-                f"{t.name} arguments passed as **{ast.unparse(kw.value)} may hold a spec; write the keywords out by name",
-            )
+            raise Reason.UNPACKED.refused("migrate", transform=t.name, mapping=ast.unparse(kw.value))
         if kw.arg == t.argnums:
             node = kw.value
     axes = 0 if node is None else literal(node)
     if axes is MISSING:
-        raise Refused(
-            Reason.NON_LITERAL,
-            f"{t.argnums}={ast.unparse(node) if node else '?'} is not a literal; write its value out literally",
-        )
+        raise Reason.NON_LITERAL.refused("migrate", keyword=t.argnums, spec=ast.unparse(node) if node else "?", kind="")
     if _axis(axes):
         return Reading({t.argnums: frozenset()}, False)
     if not isinstance(axes, (tuple, list)) or sig.var_positional or len(axes) != sig.n_positional:
-        raise Refused(
-            Reason.UNREADABLE,
-            f"{t.argnums} does not give one axis per positional parameter; write a tuple with one entry per "
-            "positional parameter",
-        )
+        raise Reason.UNREADABLE.refused("axes", keyword=t.argnums)
     meaning: Meaning = {t.argnums: frozenset(i for i, axis in enumerate(axes) if not _axis(axis))}
     return Reading(meaning, False)
 

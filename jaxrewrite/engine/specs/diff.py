@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from jaxrewrite.engine import rules
 from jaxrewrite.engine.literals import Values, literal_ints
-from jaxrewrite.engine.reading import Reading, Reason, Refused
+from jaxrewrite.engine.reading import Reading, Reason
 from jaxrewrite.engine.signature import Signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.specs.base import SpecUse
@@ -58,7 +58,4 @@ def complete(use: SpecUse) -> Values | None:
 def read(use: Use, sig: Signature, src: Source) -> Reading:
     """Refused: ``argnums`` lists what is differentiated; nothing in it is static."""
     t = use.transform
-    raise Refused(
-        Reason.UNSUPPORTED,
-        f"{t.name}'s {t.argnums} lists what it differentiates, not what is static; leave it as written",
-    )
+    raise Reason.UNSUPPORTED.refused("differentiates", transform=t.name, keyword=t.argnums)
