@@ -150,6 +150,13 @@ def _source(text: str):  # type: ignore[no-untyped-def]
     return Source(text, "m.py")
 
 
+def test_a_retired_code_in_select_or_ignore_names_its_successor(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(HEAD + MERGED["JR112"], encoding="utf-8")
+    assert "JR112" in jaxrewrite("check", "--select", "JR210", "m.py", cwd=tmp_path).stdout
+    ignored = jaxrewrite("check", "--ignore", "jr210", "m.py", cwd=tmp_path)
+    assert ignored.returncode == 0 and "JR112" not in ignored.stdout
+
+
 @pytest.mark.parametrize("asked", ["JR111", "jr201"])
 def test_check_explain_prints_the_record(asked: str, tmp_path: Path) -> None:
     done = jaxrewrite("check", "--explain", asked, cwd=tmp_path)

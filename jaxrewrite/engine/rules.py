@@ -3,9 +3,9 @@ severity and the guide section that explains it (ruff's rule record).
 
 A raise site names its rule and fills the template's fields (``rules.NOT_LITERAL.error(src, node,
 keyword=..., ...)``); ``diagnostics.CODES`` (the summaries), ``Diagnostic.is_error`` (the severity),
-migrate's reasons (an explicit code each) and the guide's tables are read from here. A code whose
-check merged into another is never reused: ``RETIRED`` maps it to the code that survives, and a
-``# noqa`` naming it still silences that code. Imports nothing of the engine.
+migrate's reasons (each names its rule) and the guide's tables are read from here. A code whose
+check merged into another is never reused: ``RETIRED`` maps it to the code that survives, which a
+``# noqa``, ``--select`` or ``--ignore`` naming it still means. Imports nothing of the package.
 """
 
 from __future__ import annotations
@@ -15,12 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from jaxrewrite.errors import RewriteError
-
 if TYPE_CHECKING:
     import ast
 
     from jaxrewrite.engine.source import Source
+    from jaxrewrite.errors import RewriteError
 
 
 class Severity(enum.Enum):
