@@ -157,7 +157,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     "check": Subcommand(
         "[--format {text,json,github}] [--select CODES] [--ignore CODES] [--exclude PATTERN]\n"
         "             [--fix [--diff]] [--no-cache] [-q] [--config PYPROJECT] [--stdin-filename NAME]\n"
-        "             [PATH ... | -]",
+        "             [--explain CODE] [PATH ... | -]",
         "  check [PATH ...]      report Static/NoDiff annotations that would do nothing or be\n"
         "                        refused (files, folders searched for .py files, default .; - for\n"
         "                        stdin); exit 1 on findings; see `check --help`\n",

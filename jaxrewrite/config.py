@@ -129,8 +129,12 @@ def load(path: str) -> Config:
 
 
 def codes(values: Iterable[str]) -> tuple[str, ...]:
-    """Codes as written (a list, or comma-separated words), upper-cased, blanks dropped."""
-    return tuple(code.strip().upper() for value in values for code in value.split(",") if code.strip())
+    """Codes as written (a list, or comma-separated words), upper-cased, blanks dropped; a
+    retired code stands for its successor (``rules.RETIRED``), as in a ``# noqa``."""
+    from jaxrewrite.engine.rules import RETIRED
+
+    found = (code.strip().upper() for value in values for code in value.split(",") if code.strip())
+    return tuple(RETIRED.get(code, code) for code in found)
 
 
 def words(value: str) -> tuple[str, ...]:

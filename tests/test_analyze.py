@@ -145,7 +145,7 @@ def test_every_code_is_documented() -> None:
 def test_the_guides_table_of_codes_says_what_codes_says() -> None:
     """Each JR0nn/JR1nn row of the guide reads as ``CODES``'s summary (`x` as 'x', examples in
     parentheses left out), then at most an elaboration after ':', ',' or ';' (JR2nn rows are
-    checked against migrate's reasons in test_migrate.py)."""
+    checked against migrate's reasons in test_rules.py)."""
     import re
     from pathlib import Path
 

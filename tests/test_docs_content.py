@@ -17,7 +17,9 @@ import pytest
 from docs_support import CHECKOUT_HEADING, parse_blocks
 from support import REPO, child_env, jaxrewrite
 
+from jaxrewrite.engine import rules
 from jaxrewrite.engine.diagnostics import CODES
+from jaxrewrite.migrate import REASONS, Reason
 
 README = REPO / "README.md"
 GUIDE = REPO / "docs" / "guide.md"
@@ -72,13 +74,33 @@ def test_readme_is_short_and_explains_its_commands() -> None:
 
 def test_each_code_has_one_row_in_the_docs_and_it_is_in_the_guide() -> None:
     """One place per code, so branches that add or change codes merge in one file (the rows'
-    wording is checked against CODES by test_analyze.py and test_migrate.py)."""
+    wording is checked against CODES by test_analyze.py and test_rules.py)."""
     rows: dict[str, list[str]] = {}
     for doc in [README, *sorted((REPO / "docs").glob("*.md"))]:
         for code in re.findall(r"^\| `?(JR\d{3})`? \|", doc.read_text(encoding="utf-8"), re.MULTILINE):
             rows.setdefault(code, []).append(doc.name)
     assert {code: where for code, where in rows.items() if where != ["guide.md"]} == {}
     assert sorted(rows) == sorted(CODES)
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_every_anchor_is_a_heading_of_the_guide() -> None:
+    text = GUIDE.read_text(encoding="utf-8")
+    anchors = {_slug(line.lstrip("#")) for line in text.splitlines() if re.match(r"#{1,6} ", line)}
+    assert {r.code: r.anchor for r in rules.RULES.values() if r.anchor not in anchors} == {}
+
+
+def test_the_migrate_table_names_each_reason_with_its_code() -> None:
+    """Each reason's row: its code (a link to the errors table for a merged one) and its name."""
+    text = GUIDE.read_text(encoding="utf-8")
+    table = re.findall(r"^\| (?:\[)?(JR\d{3})(?:\]\(#9-errors\))? \| `([\w-]+)` \|", text, re.MULTILINE)
+    rows = {reason: code for code, reason in table}
+    assert rows == {reason.value: reason.code for reason in Reason}
+    assert all(REASONS[reason] == rules.RULES[reason.code].summary for reason in Reason)
 
 
 def _help(command: str, tmp_path: Path) -> str:

@@ -23,6 +23,7 @@ from jaxrewrite.commands import colour
 from jaxrewrite.commands.checkcache import FOLDER, Cache, Read
 from jaxrewrite.commands.files import python_files
 from jaxrewrite.commands.targets import import_reader, locate_import
+from jaxrewrite.engine import rules
 from jaxrewrite.engine.diagnostics import CODES, Diagnostic, suppressed
 from jaxrewrite.engine.filters import FAST
 from jaxrewrite.header import might_opt_in
@@ -79,16 +80,16 @@ def _outside(
     from jaxrewrite.engine.tracetime import PASS, TRACE, may_trace
 
     passes: list[TreePass] = []
-    if options.wants("JR006") and may_trace(text):
+    if options.wants(rules.TRACED.code) and may_trace(text):
         passes.append(PASS)
-    if options.wants("JR013") and may_apply_imported(text):
+    if options.wants(rules.IMPORTED_DEF.code) and may_apply_imported(text):
         passes.append(imported_pass(import_reader(filename, reads)))
     if not passes:
         if named:
             compile(text, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
         return []
     found = analyze(text, filename, require_pragma=False, filters=TRACE if PASS in passes else FAST, passes=passes)
-    return [d for d in found.diagnostics if d.code in ("JR006", "JR013")]
+    return [d for d in found.diagnostics if d.code in (rules.TRACED.code, rules.IMPORTED_DEF.code)]
 
 
 def check_text(
@@ -109,14 +110,14 @@ def check_text(
         elif "jaxrewrite" in text:
             from jaxrewrite.engine.findings import lint_analysis
 
-            found = lint_analysis(text, filename, options.wants("JR006"), import_reader(filename, reads)).diagnostics
+            found = lint_analysis(text, filename, options.wants(rules.TRACED.code), import_reader(filename, reads)).diagnostics
         else:
             found = _outside(text, filename, options, reads, named)
     except SyntaxError as err:
         err.filename = filename
-        found = [Diagnostic.from_error(err, "JR100")]
+        found = [Diagnostic.from_error(err, rules.SYNTAX.code)]
     except TOO_DEEP as exc:
-        found = [Diagnostic.from_error(too_deep(exc, text, filename), "JR100")]
+        found = [Diagnostic.from_error(too_deep(exc, text, filename), rules.SYNTAX.code)]
     lines = text.splitlines()
     return [d for d in found if options.wants(d.code, filename) and not suppressed(d, lines)]
 
@@ -237,6 +238,7 @@ def parser(prog: str) -> argparse.ArgumentParser:
     ap.add_argument("--stdin-filename", metavar="NAME", help="the file name to report for standard input (-)")
     ap.add_argument("--config", metavar="PYPROJECT", help="read [tool.jaxrewrite] from this file instead")
     ap.add_argument("-q", "--quiet", action="store_true", help="no summary line after the findings")
+    ap.add_argument("--explain", metavar="CODE", help="print the code's summary, fix and guide section (ruff rule)")
     return ap
 
 
@@ -388,6 +390,13 @@ def main(argv: list[str], prog: str) -> int:
         ns = parser(prog).parse_args(argv)
     except SystemExit as exc:  # argparse printed its help or its error
         return exc.code if isinstance(exc.code, int) else 2
+    if ns.explain is not None:
+        rule = rules.find(ns.explain)
+        if rule is None:
+            print(f"{prog} check: unknown code: {ns.explain}", file=sys.stderr)
+            return 2
+        print(rule.explain(), end="")
+        return 0
     try:
         config = settings.discover(explicit=ns.config)
     except settings.ConfigError as exc:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 from jaxrewrite.commands.files import decode, unified_diff, write_atomically, write_source
 from jaxrewrite.engine.tracetime import may_trace_bytes
 from jaxrewrite.errors import TOO_DEEP
+from jaxrewrite.engine import rules
 from jaxrewrite.header import PRAGMA, scan_header
 
 if TYPE_CHECKING:
@@ -29,9 +30,10 @@ Findings = Callable[[str, str, "Options"], "list[Diagnostic]"]
 
 def fixed_text(path: str, text: str, options: Options, notes: list[str], findings: Findings) -> str:
     """The text with what ``--fix`` fixes fixed; ``notes``: a line per fix and per refusal."""
-    if options.wants("JR001", path) and any(d.code == "JR001" for d in findings(text, path, options)):
+    pragma = rules.NO_PRAGMA.code
+    if options.wants(pragma, path) and any(d.code == pragma for d in findings(text, path, options)):
         text = _with_pragma(text, path, notes)
-    if not options.wants("JR006", path) or not may_trace_bytes(text.encode("utf-8", "surrogatepass")):
+    if not options.wants(rules.TRACED.code, path) or not may_trace_bytes(text.encode("utf-8", "surrogatepass")):
         return text
     from jaxrewrite.migrate.fix import fix_source
 

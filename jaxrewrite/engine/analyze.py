@@ -12,6 +12,7 @@ import gc
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 
+from jaxrewrite.engine import rules
 from jaxrewrite.engine.analysis import Analysis, TreePass
 from jaxrewrite.engine.callsites import CallSites
 from jaxrewrite.engine.classes import FunctionalClass
@@ -60,7 +61,7 @@ def analyze(
     header = scan_header(text) if header is None else header
     src = Source(text, filename)
     unknown = [
-        Diagnostic("JR005", f"unknown jaxrewrite directive '# jaxrewrite: {word}' (only 'enable' exists)", filename, line, 1)
+        Diagnostic(rules.UNKNOWN_DIRECTIVE.code, rules.UNKNOWN_DIRECTIVE.text(word=word), filename, line, 1)
         for line, word in header.unknown
     ]
     if require_pragma and not header.enabled:
@@ -177,7 +178,7 @@ class Analyzer(Decorators, Registrations, CallSites):
                 self.call_site(call, scope, site)
             except RewriteError as err:
                 self.refuse(err)
-                self.refused_calls.append((call, getattr(err, "code", None) or "JR100"))
+                self.refused_calls.append((call, getattr(err, "code", None) or rules.SYNTAX.code))
         for node, base in unclear:
             if id(node) not in self.registered:
                 self.refuse(unseen_error(node, base, self.src))

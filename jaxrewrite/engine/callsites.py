@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxrewrite.engine import rules
 from jaxrewrite.engine import specs
 from jaxrewrite.engine.analysis import Registration, Use, UseKind, held_leaves
 from jaxrewrite.engine.classes import FunctionalClass, local_class
@@ -73,9 +74,9 @@ class CallSites(Walker):
             # argument is, so what that argument names is not even read: a name bound to defs
             # with different statics is no reason to refuse a valid module.
             if ambiguous(call.func, scope):
-                code, error = "JR104", ambiguity_error
+                code, error = rules.TRANSFORM_BOUND_TWICE.code, ambiguity_error
             elif too_deep(call.func, scope):
-                code, error = "JR127", depth_error
+                code, error = rules.TOO_DEEP.code, depth_error
             elif looks_like_transform(call.func):
                 code, error = "", None
             else:
@@ -94,13 +95,10 @@ class CallSites(Walker):
             if reached is None:
                 return  # no marked def in reach: nothing to lose
             self.applied.add(id(reached))
-            self.refused_defs[id(reached)] = "JR127"
-            raise self.src.error(
-                call.args[0],
-                "JR127",
-                f"cannot tell which function {self.src.segment(call.args[0])} is: {PAST_DEPTH}; it may be "
-                f"{reached.name!r}, whose Static parameters would be ignored; pass {reached.name!r} "
-                "(or a shorter alias of it) to the transform",
+            self.refused_defs[id(reached)] = rules.TOO_DEEP.code
+            expr = self.src.segment(call.args[0])
+            raise rules.TOO_DEEP.error(
+                self.src, call.args[0], "function", expr=expr, past=PAST_DEPTH, name=reached.name
             ) from None
         if func is None:
             reached = made_from(call.args[0], scope, self.signatures)
@@ -122,20 +120,11 @@ class CallSites(Walker):
         sig, leaves = found
         leaves = held_leaves(leaves, ref.transform)
         if leaves and ref.transform.per_leaf is None:
-            raise self.src.error(
-                call,
-                "JR106",
-                f"per-leaf statics ({leaves[0].param.name!r} has Static entries) work under "
-                f"{per_leaf_names()} only, not {ref.transform.name}; mark {leaves[0].param.name!r} Static whole, "
-                "or pass its static entries as parameters of their own",
+            raise rules.LEAVES_UNSPLIT.error(
+                self.src, call, param=leaves[0].param.name, names=per_leaf_names(), transform=ref.transform.name
             )
         if leaves and ref.factory:
-            raise self.src.error(
-                call,
-                "JR107",
-                f"per-leaf statics ({leaves[0].param.name!r} has Static entries) cannot be split by "
-                f"{ast.unparse(call.func)!r}, a decorator factory's result; use functools.partial instead",
-            )
+            raise rules.LEAVES_FACTORY.error(self.src, call, param=leaves[0].param.name, factory=ast.unparse(call.func))
         if leaves:
             check_import_visible(call, scope, self.src)
         full = TransformRef(ref.transform, written, ref.factory)
@@ -216,12 +205,7 @@ class CallSites(Walker):
         if func is None:
             if not any(marked):
                 return None
-            raise self.src.error(
-                arg,
-                "JR119",
-                f"cannot tell which {arg.id!r} this is: the name is bound more than one way where it is used "
-                "here, and not every binding is a def with the same Static parameters; bind it once",
-            )
+            raise rules.FUNCTION_BOUND_TWICE.error(self.src, arg, name=arg.id)
         if wrapper is not None and id(func) in self.signatures:
             self.applied.add(id(func))
             raise wrapper_error(wrapper, wrapper.func, func, self.src)

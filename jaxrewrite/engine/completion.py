@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import bisect
 
+from jaxrewrite.engine import rules
 from jaxrewrite.engine.analysis import Leaf
 from jaxrewrite.engine.recognise import TransformRef
 from jaxrewrite.engine.resolve import PAST_DEPTH, binding_scope, qualname
@@ -46,53 +47,24 @@ def header_mentions(func: Function, lines: list[int]) -> bool:
 
 
 def ambiguity_error(expr: ast.expr, src: Source) -> RewriteError:
-    return src.error(
-        expr,
-        "JR104",
-        f"cannot tell whether {ast.unparse(expr)!r} is a JAX transform: its name is bound more than "
-        "once in this scope, once to a transform; bind it once so the Static parameters are not ignored",
-    )
+    return rules.TRANSFORM_BOUND_TWICE.error(src, expr, expr=ast.unparse(expr))
 
 
 def depth_error(expr: ast.expr, src: Source) -> RewriteError:
-    return src.error(
-        expr,
-        "JR127",
-        f"cannot tell whether {ast.unparse(expr)!r} is a JAX transform: {PAST_DEPTH}; name the transform "
-        "directly (or through a shorter alias) so the Static parameters are not ignored",
-    )
+    return rules.TOO_DEEP.error(src, expr, expr=ast.unparse(expr), past=PAST_DEPTH)
 
 
 def unseen_error(node: ast.ClassDef, base: ast.expr, src: Source) -> RewriteError:
-    return src.error(
-        base,
-        "JR133",
-        f"cannot tell what the Static fields of {node.name!r} mean: its base {ast.unparse(base)} is not "
-        "defined in this module, and a field's value, dataclasses.field(...) (or two libraries' field "
-        "functions), says nothing of which library reads them; write that field with the library's own "
-        "field function (eqx.field(static=True, ...), flax.struct.field(pytree_node=False, ...)) or "
-        "jaxrewrite.field(static=True, ...), which both read, or drop Static there: on a Linen or NNX "
-        "Module attributes are never traced leaves, so it is not needed",
-    )
+    return rules.UNSEEN_BASE_FIELD.error(src, base, cls=node.name, base=ast.unparse(base))
 
 
 def factory_error(expr: ast.expr, ref: TransformRef, src: Source) -> RewriteError:
     name = ref.transform.name
-    return src.error(
-        expr,
-        "JR105",
-        f"cannot add {name} keywords to {ast.unparse(expr)!r}: it is the result of a decorator factory, "
-        f"which takes only the function; define it with functools.partial({name}, ...) instead",
-    )
+    return rules.FACTORY_KEYWORDS.error(src, expr, name=name, expr=ast.unparse(expr))
 
 
 def check_import_visible(node: ast.expr, scope: Scope, src: Source) -> None:
     """The generated text calls the builtin ``__import__`` (no import statement, no new module
     name); a module that binds that name itself would make it call something else: refuse."""
     if binding_scope("__import__", scope) is not None:
-        raise src.error(
-            node,
-            "JR122",
-            "the rewritten code calls the builtin __import__, which this module binds to something "
-            "else; rename that binding",
-        )
+        raise rules.IMPORT_BOUND.error(src, node)

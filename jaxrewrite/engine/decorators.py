@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxrewrite.engine import rules
 from jaxrewrite.engine import specs
 from jaxrewrite.engine.analysis import Inner, Leaf, Use, UseKind, held_leaves, needs_edit
 from jaxrewrite.engine.classes import ClassInfo, FunctionalClass, LocalClass, leaf_class
@@ -71,10 +72,10 @@ class Decorators(Walker):
         ref = classify(deco, scope)
         if ref is None:
             if marked and ambiguous(deco, scope):
-                self.refused_defs[id(func)] = "JR104"
+                self.refused_defs[id(func)] = rules.TRANSFORM_BOUND_TWICE.code
                 raise ambiguity_error(deco, self.src)
             if marked and too_deep(deco, scope):
-                self.refused_defs[id(func)] = "JR127"
+                self.refused_defs[id(func)] = rules.TOO_DEEP.code
                 raise depth_error(deco, self.src)
             return
         self.applied.add(id(func))
@@ -104,12 +105,8 @@ class Decorators(Walker):
         )
         if leaves:
             if ref.transform.per_leaf is None:
-                raise self.src.error(
-                    leaves[0].param.node,
-                    "JR106",
-                    f"per-leaf statics ({leaves[0].param.name!r} has Static entries) work under "
-                    f"{per_leaf_names()} only, not {ref.transform.name}; mark {leaves[0].param.name!r} Static whole, "
-                    "or pass its static entries as parameters of their own",
+                raise rules.LEAVES_UNSPLIT.error(
+                    self.src, leaves[0].param.node, param=leaves[0].param.name, names=per_leaf_names(), transform=ref.transform.name
                 )
             if ref.factory:
                 raise factory_error(deco, ref, self.src)
@@ -135,22 +132,11 @@ class Decorators(Walker):
             try:
                 inner = self.inner_entries(info, (_key(found_class[0][0]),))
             except _TooMany:
-                raise self.src.error(
-                    param.node,
-                    "JR126",
-                    f"per-leaf statics cannot follow {param.name!r}: its containers nest into more than "
-                    f"{MOST_NESTED} containers (the same classes reached along many paths), and the split "
-                    "spells each one; pass the nested parts as arguments of their own, or mark it Static whole",
-                ) from None
+                raise rules.LEAVES_RECURSE.error(self.src, param.node, "many", name=param.name, most=MOST_NESTED) from None
             if not marks and not inner:
                 continue
             if param.kind in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
-                raise self.src.error(
-                    param.node,
-                    "JR108",
-                    f"per-leaf statics cannot apply to {param.kind.value} parameter {param.name!r}; "
-                    "give the container a named parameter of its own",
-                )
+                raise rules.LEAVES_VARARGS.error(self.src, param.node, kind=param.kind.value, name=param.name)
             statics = tuple(name for name, m in marks if Mark.STATIC in m)
             nodes = tuple(f.node for f in info.static_fields)
             found.append(Leaf(param, info.kind, statics, marks, inner, nodes))
@@ -164,12 +150,7 @@ class Decorators(Walker):
         except TooDeep:
             if not may_mark(ann, self.leaf_names):
                 return None  # a loop of aliases that reaches no container with marked entries
-            raise self.src.error(
-                ann,
-                "JR127",
-                f"cannot tell whether {self.src.segment(ann)} is a TypedDict or NamedTuple with Static entries: "
-                f"{PAST_DEPTH}; name the class directly (or through a shorter alias)",
-            ) from None
+            raise rules.TOO_DEEP.error(self.src, ann, "container", expr=self.src.segment(ann), past=PAST_DEPTH) from None
 
     def inner_entries(self, info: ClassInfo, path: tuple[int, ...]) -> tuple[Inner, ...]:
         """The unmarked entries of a container that are containers with marked entries
@@ -186,13 +167,7 @@ class Decorators(Walker):
                 continue  # a registered dataclass: its Static fields are its own meta_fields
             key = _key(local[0][0])
             if key in path or len(path) > MAX_DEPTH:
-                raise self.src.error(
-                    entry.node,
-                    "JR126",
-                    f"per-leaf statics cannot follow {entry.name!r}: it holds {sub.name!r} again, and the "
-                    "split is fixed when the function is wrapped, so it cannot follow a recursion of any "
-                    "depth; pass the recursive part as its own argument, or mark it Static whole",
-                )
+                raise rules.LEAVES_RECURSE.error(self.src, entry.node, name=entry.name, held=sub.name)
             self.nested_left -= 1
             if self.nested_left < 0:
                 raise _TooMany

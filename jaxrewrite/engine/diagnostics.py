@@ -3,7 +3,7 @@
 The engine raises a located RewriteError inside the analysis of one transform use (the keyword
 math is easiest to read that way); ``analyze`` catches it at that use's boundary and records it
 here, so one bad use never hides another. The hook raises the first; ``check`` reports them all;
-``migrate`` reports its refusals as JR2nn findings. Every front end prints a finding through
+``migrate`` reports its refusals as findings (JR2nn, or the JR1nn of the same check). Every front end prints a finding through
 ``Diagnostic.format``, so the forms (flake8's, RewriteError's, GitHub's, JSON rows) live here.
 """
 
@@ -12,79 +12,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from jaxrewrite.engine.rules import RETIRED, RULES, SYNTAX, Rule, Severity
 from jaxrewrite.errors import RewriteError, location
+
+if TYPE_CHECKING:
+    import ast
+
+    from jaxrewrite.engine.source import Source
 
 #: One code per kind of refusal (JR1nn, the RewriteErrors), warning (JR0nn) or migrate refusal
 #: (JR2nn: a function ``jaxrewrite migrate`` leaves as written); the text is the one-line summary
-#: ``check`` and ``migrate`` list. Codes are never reused for another meaning.
-CODES: dict[str, str] = {
-    "JR001": "Static/NoDiff in a module whose header does not opt in",
-    "JR002": "Static/NoDiff on a function that no transform of the module applies to",
-    "JR003": "Static on a parameter whose type or default cannot be hashed",
-    "JR004": "Static under a decorator or call that looks like a transform but is not one jaxrewrite knows",
-    "JR005": "an unknown '# jaxrewrite:' directive in the header",
-    "JR006": "an argument a transform traces that the body needs as a Python value, or that JAX cannot trace at all",
-    "JR007": "a transform over something made from a marked def that may change its arguments",
-    "JR008": "a Static/NoDiff marker that does nothing here and that no other finding reports",
-    "JR009": "a name imported from another module where a marker would act: jaxrewrite reads only the module's own aliases",
-    "JR010": "a keyword-only Static parameter of a function jitted with 'in_shardings', which refuses every keyword argument",
-    "JR011": "a Static parameter of a vmapped function not passed by position: by keyword it is mapped over axis 0, left to its default the call fails",
-    "JR012": "a marked def passed to a JAX function that traces its arguments but that jaxrewrite does not rewrite",
-    "JR013": "a transform applied to a def imported from another module whose parameters are marked there",
-    "JR014": "a TypedDict or NamedTuple with Static entries held in a field of a pytree class, which flattens it: the entries are traced",
-    "JR020": "a Static field of a class registered by its own flatten function",
-    "JR100": "the source does not parse",
-    "JR101": "a marker on '*args' or '**kwargs'",
-    "JR102": "a marker nested inside another annotation",
-    "JR103": "a marker hidden behind a 'type' statement alias",
-    "JR104": "a transform name bound more than one way",
-    "JR105": "keywords needed on a decorator factory's result",
-    "JR106": "per-leaf statics under a transform that cannot split them",
-    "JR107": "per-leaf statics at a call site whose transform is a decorator factory's result",
-    "JR108": "per-leaf statics on '*args' or '**kwargs'",
-    "JR109": "transform arguments passed as '**mapping' or '*sequence'",
-    "JR110": "a keyword-only Static parameter under a transform that takes positions only",
-    "JR111": "a static spec that is not a literal",
-    "JR112": "a Static argument that is also donated",
-    "JR113": "an 'in_axes' that maps a Static argument",
-    "JR114": "an 'in_axes' that is not a literal",
-    "JR115": "an 'in_axes' that cannot be written for a function with '*args'",
-    "JR116": "a Static dataclass field listed in 'data_fields'",
-    "JR117": "a dataclass base class whose fields cannot be seen in the module",
-    "JR118": "dataclass field metadata that is not a literal",
-    "JR119": "a function name bound more than one way, not all to defs with the same Static parameters",
-    "JR120": "more positional arguments than the transform takes",
-    "JR121": "a Static or NoDiff parameter that 'grad' or 'value_and_grad' differentiates",
-    "JR122": "the module binds '__import__', which the rewritten code calls",
-    "JR123": "an array-typed Static or NoDiff parameter under 'custom_vjp' or 'custom_jvp'",
-    "JR124": "a positional Static parameter among the last two of a method under Linen's 'nn.jit'",
-    "JR125": "a wrapper of the module between a transform and a marked def that does not pass '*args, **kwargs' straight through",
-    "JR126": "per-leaf statics through a TypedDict or NamedTuple that holds itself again, or nests into too many",
-    "JR127": "a marker, transform or transformed function read through more aliases or nested annotations than jaxrewrite follows, or through a loop",
-    "JR130": "a Static field whose 'eqx.field', 'struct.field' or 'metadata' entry says it is not static",
-    "JR131": "a Static field jaxrewrite cannot read",
-    "JR132": "NoDiff on a field of an Equinox Module or a flax.struct dataclass",
-    "JR133": "Static fields on a class whose base is not in the module, one of them a dataclasses.field whose one metadata key cannot speak to every library",
-    "JR201": "a spec that is not a literal",
-    "JR202": "a name that is not a parameter JAX can take by keyword",
-    "JR203": "a negative position (JAX resolves it per call)",
-    "JR204": "a position that falls into *args",
-    "JR205": "a position past the parameters (JAX rejects it)",
-    "JR206": "static only by position, or only by keyword",
-    "JR207": "a function given different statics by two transforms or call sites",
-    "JR208": "a call site whose function is not a def of this module",
-    "JR209": "a spec written in an alias that other uses share",
-    "JR210": "a static argument that is also donated",
-    "JR211": "a decorator between the transform and the def hides the signature JAX infers from",
-    "JR212": "transform arguments passed as **mapping",
-    "JR213": "a spec passed by position",
-    "JR214": "a spec keyword the transform table does not write",
-    "JR215": "a use the analysis cannot read",
-    "JR216": "the module header cannot take the pragma, or enabling it changes other code",
-    "JR217": "the migrated module does not rewrite to the same statics",
-}
+#: ``check`` and ``migrate`` list. Read from the one registry of rules (``engine.rules``).
+CODES: dict[str, str] = {code: rule.summary for code, rule in RULES.items()}
 
 #: How ``Diagnostic.format`` can print a finding: ``text`` (flake8's ``path:line:col: CODE
 #: message``: check, show, ``str(RewriteError)``), ``github`` (a workflow annotation),
@@ -108,12 +49,19 @@ class Diagnostic:
 
     @property
     def is_error(self) -> bool:
-        return self.code.startswith("JR1")
+        """The rule's severity says so (a SyntaxError's JR100 included)."""
+        rule = RULES.get(self.code)
+        return rule is not None and rule.severity is Severity.ERROR
+
+    @classmethod
+    def at(cls, src: Source, node: ast.AST, rule: Rule, variant: str = "", /, **fields: Any) -> Diagnostic:
+        """The finding of ``rule`` at ``node``, its message filled with ``fields``."""
+        return cls.from_error(rule.error(src, node, variant, **fields))
 
     @classmethod
     def from_error(cls, err: SyntaxError, code: str | None = None) -> Diagnostic:
         return cls(
-            code or getattr(err, "code", None) or "JR100",
+            code or getattr(err, "code", None) or SYNTAX.code,
             str(getattr(err, "message", err.msg)),  # a RewriteError's msg leads with its code
             err.filename or "<unknown>",
             err.lineno or 1,
@@ -173,4 +121,7 @@ def suppressed(finding: Diagnostic, lines: list[str]) -> bool:
     if match is None:
         return False
     codes = match.group("codes")
-    return codes is None or finding.code.upper() in {c.upper() for c in re.split(r"[,\s]+", codes) if c}
+    if codes is None:
+        return True
+    named = {c.upper() for c in re.split(r"[,\s]+", codes) if c}
+    return finding.code.upper() in named | {RETIRED[c] for c in named if c in RETIRED}

@@ -14,6 +14,7 @@ import builtins
 import enum
 from dataclasses import dataclass
 
+from jaxrewrite.engine import rules
 from jaxrewrite.engine.classes import FIELD, NEUTRAL_BASES, local_class, not_a_field
 from jaxrewrite.engine.resolve import MAX_DEPTH, binding_scope, qualname
 from jaxrewrite.engine.scopes import DefinedClass, Scope
@@ -134,33 +135,18 @@ def field_uses(
         markers = reader.markers(stmt.annotation)
         name = stmt.target.id
         if Mark.NODIFF in markers:
-            raise src.error(
-                stmt.annotation,
-                "JR132",
-                f"NoDiff cannot mark field {name!r} of {form.library} class {defined.node.name!r}: "
-                f"{form.nodiff}; hold the field out of differentiation yourself (jax.lax.stop_gradient "
-                f"where it is used, or a partition of the Module), or mark it Static if it is not an array",
+            raise rules.FIELD_NODIFF.error(
+                src, stmt.annotation, name=name, library=form.library, cls=defined.node.name, why=form.nodiff
             )
         if Mark.STATIC not in markers:
             continue
         if stmt.value is None and name in _base_values(defined, scope):
-            raise src.error(
-                stmt,
-                "JR131",
-                f"field {name!r} of {defined.node.name!r} has no value here but a base class gives it "
-                f"one, which a plain redeclaration inherits and {form.field}(...) would drop; write "
-                f"the default here",
-            )
+            raise rules.FIELD_UNREADABLE.error(src, stmt, "redeclared", name=name, cls=defined.node.name, field=form.field)
         use = _use(stmt, name, form, body, src)
         if use is not None:
             found.append(use)
     if found and binding_scope("__import__", body) is not None:
-        raise src.error(
-            found[0].stmt,
-            "JR122",
-            "the rewritten code calls the builtin __import__, which this module binds to something "
-            "else; rename that binding",
-        )
+        raise rules.IMPORT_BOUND.error(src, found[0].stmt)
     return found
 
 
@@ -173,11 +159,8 @@ def _use(stmt: ast.AnnAssign, name: str, form: FieldForm, scope: Scope, src: Sou
     callee = field_function(value.func, scope)
     for kw in value.keywords:
         if kw.arg is None:
-            raise src.error(
-                kw.value,
-                "JR131",
-                f"cannot tell whether Static field {name!r} is already spelled otherwise: its "
-                f"{ast.unparse(value.func)}(...) takes **{ast.unparse(kw.value)}; pass the keywords by name",
+            raise rules.FIELD_UNREADABLE.error(
+                src, kw.value, "unpacked", name=name, call=ast.unparse(value.func), mapping=ast.unparse(kw.value)
             )
     if callee == form.field:
         written = _keyword(value, form.keyword, form.position)
@@ -192,11 +175,8 @@ def _use(stmt: ast.AnnAssign, name: str, form: FieldForm, scope: Scope, src: Sou
         if not isinstance(metadata, ast.Dict) or not all(
             isinstance(key, ast.Constant) and isinstance(key.value, str) for key in metadata.keys
         ):
-            raise src.error(
-                metadata,
-                "JR131",
-                f"cannot tell whether Static field {name!r} is already spelled otherwise: its metadata "
-                f"is not a literal dict; write {form.field}({form.keyword}={form.static}) instead",
+            raise rules.FIELD_UNREADABLE.error(
+                src, metadata, "metadata", name=name, field=form.field, keyword=form.keyword, static=form.static
             )
         for key, entry in zip(metadata.keys, metadata.values):
             if isinstance(key, ast.Constant) and key.value == form.keyword:
@@ -205,11 +185,8 @@ def _use(stmt: ast.AnnAssign, name: str, form: FieldForm, scope: Scope, src: Sou
         return FieldUse(form, name, stmt, Action.ENTRY, metadata)
     if _gives_a_value(value.func, scope):
         return FieldUse(form, name, stmt, Action.DEFAULT, value)
-    raise src.error(
-        value,
-        "JR131",
-        f"cannot tell whether {ast.unparse(value.func)}(...) gives Static field {name!r} a value or a "
-        f"dataclass field; write {form.field}(default=..., {form.keyword}={form.static}) by hand",
+    raise rules.FIELD_UNREADABLE.error(
+        src, value, "call", call=ast.unparse(value.func), name=name, field=form.field, keyword=form.keyword, static=form.static
     )
 
 
@@ -244,18 +221,8 @@ def _check_value(node: ast.expr, spelled: str, name: str, form: FieldForm, src: 
     if isinstance(node, ast.Constant) and isinstance(node.value, bool):
         if node.value is form.static:
             return
-        raise src.error(
-            node,
-            "JR130",
-            f"field {name!r} is Static but {spelled}{node.value} says it is not static for "
-            f"{form.library}; drop one of the two",
-        )
-    raise src.error(
-        node,
-        "JR131",
-        f"cannot tell whether Static field {name!r} is static: {spelled}{ast.unparse(node)} is not "
-        f"True or False; write {spelled}True, or leave it out",
-    )
+        raise rules.FIELD_NOT_STATIC.error(src, node, name=name, spelled=spelled, value=node.value, library=form.library)
+    raise rules.FIELD_UNREADABLE.error(src, node, name=name, spelled=spelled, value=ast.unparse(node))
 
 
 def field_function(expr: ast.expr, scope: Scope) -> str | None:

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine import render, specs
+from jaxrewrite.engine import render, rules, specs
 from jaxrewrite.engine.analysis import Analysis, TreePass, needs_edit
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.filters import FAST
@@ -405,16 +405,9 @@ def _finding(
         # What the walk would refuse for a def of this module (JR121: a NoDiff in argnums...):
         # the import of this module cannot see it, so it is said here.
         reason = getattr(err, "message", None) or str(err)
-        return Diagnostic.from_error(src.error(where, "JR013", f"{what}, and this use could not take them: {reason}"))
+        return Diagnostic.at(src, where, rules.IMPORTED_DEF, "refused", what=what, reason=reason)
     if not needs_edit(values):
         return None  # nothing it reads is marked, or the call already says it
     assert values is not None
     keywords = render.keywords(tuple((k, v) for k, v, node in values if node is None))
-    return Diagnostic.from_error(
-        src.error(
-            where,
-            "JR013",
-            f"{what} and traces them; apply the transform in {spelled} and import its result, or write "
-            f"{keywords} here",
-        )
-    )
+    return Diagnostic.at(src, where, rules.IMPORTED_DEF, what=what, spelled=spelled, keywords=keywords)

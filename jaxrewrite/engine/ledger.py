@@ -17,6 +17,7 @@ import bisect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from jaxrewrite.engine import rules
 from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State, TreePass
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.elided import ELIDED, body_line
@@ -478,7 +479,7 @@ def build(
             if best is not None:
                 entry = LedgerEntry(entry.kind, entry.name, entry.line, entry.col, best.state, best.code)
             else:
-                found = _at(src, site.node, "JR008", _alias_reason(site.name))
+                found = Diagnostic.at(src, site.node, rules.DOES_NOTHING, reason=_alias_reason(site.name))
                 result.diagnostics.append(found)
         settled.append(entry)
     result.ledger = tuple(settled)
@@ -647,9 +648,9 @@ def _settle(
         return entry(State.REPORTED, finding.code)
     if site.kind is EntryKind.ALIAS:
         return entry(State.REPORTED, "JR008")  # settled by its uses, or reported, in ``build``
-    code = "JR009" if site.kind is EntryKind.IMPORTED else "JR008"
-    result.diagnostics.append(_at(result.source, node, code, site.reason or _reason(site, facts)))
-    return entry(State.REPORTED, code)
+    rule = rules.IMPORTED_MARKER if site.kind is EntryKind.IMPORTED else rules.DOES_NOTHING
+    result.diagnostics.append(Diagnostic.at(result.source, node, rule, reason=site.reason or _reason(site, facts)))
+    return entry(State.REPORTED, rule.code)
 
 
 def _reason(site: _Site, facts: Facts) -> str:
@@ -681,10 +682,6 @@ def _reason(site: _Site, facts: Facts) -> str:
         f"{spelled} on {what!r} does nothing: no transform of this module applies to its function; mark "
         "the parameters of the function a transform is applied to (see the guide, section 5)"
     )
-
-
-def _at(src: Source, node: ast.AST, code: str, message: str) -> Diagnostic:
-    return Diagnostic.from_error(src.error(node, code, message))
 
 
 def unaccounted(ledger: tuple[LedgerEntry, ...]) -> list[LedgerEntry]:

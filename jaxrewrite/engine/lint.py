@@ -16,6 +16,7 @@ from collections.abc import Container, Iterable
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
+from jaxrewrite.engine import rules
 from jaxrewrite.engine.analysis import Analysis, LintFacts, MarkedDef, Use
 from jaxrewrite.engine.classes import DATACLASS, ClassInfo, local_class
 from jaxrewrite.engine.completion import is_overload
@@ -172,30 +173,16 @@ def marked_defs(defs: Iterable[MarkedDef], src: Source, unhashed: AbstractSet[in
         if record.refused:
             pass  # a use of it is refused (JR104, JR127): that error says what to do
         elif unknown is not None:
+            does = "" if len(marked) > 1 else "es"
             found.append(
-                _at(
-                    src,
-                    unknown,
-                    "JR004",
-                    f"{_spell(marked)} of {func.name!r} do{'' if len(marked) > 1 else 'es'} nothing under "
-                    f"{ast.unparse(unknown)!r}: jaxrewrite does not know it as a JAX transform, so it never "
-                    "writes its static keywords; pass the static arguments to it yourself, or apply a "
-                    "transform jaxrewrite knows (see the guide, section 6)",
+                Diagnostic.at(
+                    src, unknown, rules.UNKNOWN_TRANSFORM, spelled=_spell(marked), func=func.name, es=does, under=ast.unparse(unknown)
                 )
             )
         elif not record.applied and not record.overload:
             # An ``@overload`` stub is replaced by the implementation after it: that def is the
             # one a transform applies to, and the one reported if none does.
-            found.append(
-                _at(
-                    src,
-                    marked[0].node,
-                    "JR002",
-                    f"{_spell(marked)} of {func.name!r} does nothing: no transform in this module applies to "
-                    f"{func.name!r}, as a decorator or as a call site; mark the parameters of the function "
-                    "the transform is applied to",
-                )
-            )
+            found.append(Diagnostic.at(src, marked[0].node, rules.NO_TRANSFORM, spelled=_spell(marked), func=func.name))
     return found
 
 
@@ -204,32 +191,13 @@ def opaque_fields(
 ) -> list[Diagnostic]:
     """JR020: the Static fields of a class registered by the user's own flatten function."""
     how = ast.unparse(registering)
-    return [
-        _at(
-            src,
-            where,
-            "JR020",
-            f"Static on field {name!r} of {node.name!r} does nothing: the class is registered by "
-            f"{how!r}, so its own flatten decides what is static (the aux data), and jaxrewrite cannot "
-            "see it; put the field in the aux data yourself and drop the marker, or register the class "
-            "with jax.tree_util.register_dataclass (or make it an eqx.Module or a flax.struct "
-            "dataclass) so that the marker makes it a static field",
-        )
-        for name, where in fields
-    ]
+    return [Diagnostic.at(src, where, rules.OWN_FLATTEN, name=name, cls=node.name, how=how) for name, where in fields]
 
 
 def unseen_level(call: ast.Call, func: Function, src: Source) -> Diagnostic:
     """JR007: a transform applied to something made from a marked def that is not seen through."""
-    return _at(
-        src,
-        call.args[0],
-        "JR007",
-        f"the Static/NoDiff parameters of {func.name!r} are not applied by {ast.unparse(call.func)!r} here: "
-        f"its argument {ast.unparse(call.args[0])!r} is made from {func.name!r} by something other than "
-        "the transforms jaxrewrite knows and one-argument wrappers, so which parameters it receives "
-        "cannot be told; pass its static keywords yourself, or apply the transform to the def",
-    )
+    arg = call.args[0]
+    return Diagnostic.at(src, arg, rules.UNSEEN_LEVEL, func=func.name, transform=ast.unparse(call.func), arg=ast.unparse(arg))
 
 
 def missing_pragma(header: Header, first: ast.AST | None, src: Source) -> Diagnostic | None:
@@ -240,38 +208,15 @@ def missing_pragma(header: Header, first: ast.AST | None, src: Source) -> Diagno
     if header.ignored_lines:
         line = header.ignored_lines[0]
         why = f" (the '{PRAGMA}' on line {line} does not count: {why_ignored(src.text, line)})"
-    return _at(
-        src,
-        first,
-        "JR001",
-        f"Static/NoDiff annotations do nothing here: the module has no '{PRAGMA}' comment in its "
-        f"header{why}; add it before the first statement (after the docstring and __future__ imports)",
-    )
+    return Diagnostic.at(src, first, rules.NO_PRAGMA, pragma=PRAGMA, why=why)
 
 
 def _unhashable_statics(record: MarkedDef, src: Source) -> list[Diagnostic]:
     """JR003: a Static parameter whose type, or default, JAX cannot hash."""
-    found = [
-        _at(
-            src,
-            param.node,
-            "JR003",
-            f"{param.name!r} is Static but annotated {kind}, which cannot be hashed: JAX "
-            "rejects an unhashable static argument when the function is called; use a "
-            "hashable type (a tuple, a frozenset, a scalar)",
-        )
-        for param, kind in record.unhashable_types
-    ]
+    found = [Diagnostic.at(src, p.node, rules.UNHASHABLE, name=p.name, kind=kind) for p, kind in record.unhashable_types]
     found += [
-        _at(
-            src,
-            param.node,
-            "JR003",
-            f"{param.name!r} is Static but its default is a {shown}, which cannot be hashed: the "
-            "default works while it is used, but JAX rejects a value like it passed there when "
-            "the function is called; make the default hashable (a tuple, a frozenset)",
-        )
-        for param, shown in record.unhashable_defaults
+        Diagnostic.at(src, p.node, rules.UNHASHABLE, "default", name=p.name, shown=shown)
+        for p, shown in record.unhashable_defaults
     ]
     return found
 
@@ -363,10 +308,6 @@ def _spell(params: list[Param]) -> str:
     return f"the marker{'s' if len(params) > 1 else ''} on {names}"
 
 
-def _at(src: Source, node: ast.AST, code: str, message: str) -> Diagnostic:
-    return Diagnostic.from_error(src.error(node, code, message))
-
-
 def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer, hashing: bool = True) -> None:
     """Lint as a finding pass: read what it needs while the scopes are alive (kept as
     ``Analysis.lint_facts``), judge it (``lint``), and JR014. ``hashing`` False: no JR003
@@ -411,15 +352,15 @@ def _held_in_pytrees(walk: Analyzer) -> list[Diagnostic]:
                 continue
             entries = ", ".join(repr(f.name) for f in info.static_fields)
             found.append(
-                Diagnostic.from_error(
-                    walk.src.error(
-                        stmt.annotation,
-                        "JR014",
-                        f"field {_target(stmt)!r} of {defined.node.name!r} ({library} class) holds "
-                        f"{info.name!r}, whose Static entries ({entries}) split a parameter of a "
-                        "transformed def only: a field is flattened like any pytree, so they are traced here; "
-                        f"mark the field Static[...] whole, or make them Static fields of {defined.node.name!r}",
-                    )
+                Diagnostic.at(
+                    walk.src,
+                    stmt.annotation,
+                    rules.HELD_IN_PYTREE,
+                    field=_target(stmt),
+                    cls=defined.node.name,
+                    library=library,
+                    held=info.name,
+                    entries=entries,
                 )
             )
     return found

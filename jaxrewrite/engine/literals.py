@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from typing import TypeVar
 
-from jaxrewrite.engine import render
+from jaxrewrite.engine import render, rules
 from jaxrewrite.engine.source import Source
 
 
@@ -67,12 +67,7 @@ def _items(node: ast.expr | None, keyword: str | None, src: Source, item: type[T
     if not isinstance(items, (tuple, list)) or not all(
         isinstance(i, item) and not isinstance(i, bool) for i in items
     ):
-        raise src.error(
-            node,
-            "JR111",
-            f"{keyword} must be a literal {what} to merge with Static parameters, not {ast.unparse(node)!r}; "
-            f"write its value out literally ({keyword}=(...)), or drop {keyword} and annotate the parameters instead",
-        )
+        raise rules.NOT_LITERAL.error(src, node, keyword=keyword, what=what, spec=ast.unparse(node))
     return tuple(items)
 
 

@@ -18,6 +18,7 @@ import ast
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from jaxrewrite.engine import rules
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.recognise import classify
@@ -47,10 +48,6 @@ def per_use(result: Analysis, scopes: ScopeTree, module: ast.Module, signatures:
     result.diagnostics.sort(key=lambda d: (d.line, d.col))
 
 
-def _at(src: Source, node: ast.AST, code: str, message: str) -> Diagnostic:
-    return Diagnostic.from_error(src.error(node, code, message))
-
-
 # -- JR010 ----------------------------------------------------------------------------------------
 
 
@@ -61,15 +58,7 @@ def _in_shardings(result: Analysis, src: Source) -> Iterator[Diagnostic]:
             continue
         for param in use.signature.marked(use.transform.markers):
             if param.kind is Kind.KEYWORD_ONLY:
-                yield _at(
-                    src,
-                    param.node,
-                    "JR010",
-                    f"{param.name!r} is a keyword-only Static parameter of {use.target.name!r}, jitted with "
-                    "'in_shardings': JAX refuses every keyword argument of such a function ('pjit does not "
-                    "support kwargs when in_shardings is specified'), so it can never be passed; make it a "
-                    "positional parameter (passed by position), or drop 'in_shardings'",
-                )
+                yield Diagnostic.at(src, param.node, rules.SHARDED_KEYWORD, name=param.name, func=use.target.name)
 
 
 # -- JR011 ----------------------------------------------------------------------------------------
@@ -143,28 +132,16 @@ def _vmap_keywords(result: Analysis, scopes: ScopeTree, module: ast.Module, src:
         statics = {p.name: p for p in called.signature.marked(called.transform.markers)}
         for keyword in node.keywords:
             if keyword.arg in statics:
-                yield _at(
-                    src,
-                    keyword,
-                    "JR011",
-                    f"Static parameter {keyword.arg!r} of {called.target.name!r} is passed by keyword to a function "
-                    f"made by {called.transform.name}, which maps keyword arguments over axis 0 whatever 'in_axes' "
-                    "says, so it is traced here; pass it by position (see the guide, section 11, 'Limits')",
+                yield Diagnostic.at(
+                    src, keyword, rules.VMAP_KEYWORD, name=keyword.arg, func=called.target.name, transform=called.transform.name
                 )
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             continue  # how many are passed by position cannot be told
         passed = {k.arg for k in node.keywords}
         for param in statics.values():
             if param.position is not None and param.position >= len(node.args) and param.name not in passed:
-                yield _at(
-                    src,
-                    node,
-                    "JR011",
-                    f"Static parameter {param.name!r} of {called.target.name!r} is left to its default in this call "
-                    f"of a function made by {called.transform.name}: the 'in_axes' written for it has an entry "
-                    f"for {param.name!r} (None), and {called.transform.name} needs exactly one per positional "
-                    f"argument passed, so this call fails; pass {param.name!r} by position "
-                    "(see the guide, section 11, 'Limits')",
+                yield Diagnostic.at(
+                    src, node, rules.VMAP_KEYWORD, "default", name=param.name, func=called.target.name, transform=called.transform.name
                 )
 
 
@@ -252,12 +229,5 @@ def _reached(sig: Signature, row: Traces, call: ast.Call) -> list[Param]:
 
 def _finding(src: Source, where: ast.AST, func: Function, params: list[Param], callee: str) -> Diagnostic:
     names = ", ".join(repr(p.name) for p in params)
-    return _at(
-        src,
-        where,
-        "JR012",
-        f"the Static/NoDiff marker{'s' if len(params) > 1 else ''} on {names} of {func.name!r} do{'' if len(params) > 1 else 'es'} "
-        f"nothing under {callee!r}: it traces the arguments it calls {func.name!r} with, and jaxrewrite does "
-        f"not rewrite it; pass a transformed {func.name!r} (a jax.jit of it reads its markers), or close over "
-        "the static values (functools.partial) yourself",
-    )
+    s, es = ("s", "") if len(params) > 1 else ("", "es")
+    return Diagnostic.at(src, where, rules.UNTRANSFORMED, s=s, es=es, names=names, func=func.name, callee=callee)

@@ -10,38 +10,51 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Any
 
+from jaxrewrite.engine import rules
+from jaxrewrite.engine.rules import Rule
 from jaxrewrite.engine.signature import Kind
 
 
 class Reason(enum.Enum):
-    """Why a function (or a spec that names no def of the module) was left as written."""
+    """Why a function (or a spec that names no def of the module) was left as written: the name
+    migrate prints, and its rule in ``engine.rules`` (so its code), named here, never numbered by place."""
 
-    NON_LITERAL = "non-literal"
-    NOT_IN_SIGNATURE = "not-in-signature"
-    NEGATIVE = "negative"
-    VARARGS = "varargs"
-    OUT_OF_RANGE = "out-of-range"
-    ONE_WAY = "one-way"
-    DISAGREE = "disagree"
-    NOT_LOCAL = "not-a-local-def"
-    ALIAS = "alias"
-    DONATED = "donated"
-    HIDDEN_SIGNATURE = "hidden-signature"
-    UNPACKED = "unpacked"
-    POSITIONAL = "positional"
-    UNSUPPORTED = "unsupported-keyword"
-    UNREADABLE = "unreadable"
-    MODULE = "module"
-    ROUND_TRIP = "round-trip"
+    NON_LITERAL = "non-literal", rules.NOT_LITERAL
+    NOT_IN_SIGNATURE = "not-in-signature", rules.NOT_IN_SIGNATURE
+    NEGATIVE = "negative", rules.NEGATIVE
+    VARARGS = "varargs", rules.VARARGS
+    OUT_OF_RANGE = "out-of-range", rules.OUT_OF_RANGE
+    ONE_WAY = "one-way", rules.ONE_WAY
+    DISAGREE = "disagree", rules.DISAGREE
+    NOT_LOCAL = "not-a-local-def", rules.NOT_LOCAL
+    ALIAS = "alias", rules.ALIAS
+    DONATED = "donated", rules.DONATED
+    HIDDEN_SIGNATURE = "hidden-signature", rules.HIDDEN_SIGNATURE
+    UNPACKED = "unpacked", rules.UNPACKED
+    POSITIONAL = "positional", rules.POSITIONAL
+    UNSUPPORTED = "unsupported-keyword", rules.UNSUPPORTED
+    UNREADABLE = "unreadable", rules.UNREADABLE
+    MODULE = "module", rules.MODULE
+    ROUND_TRIP = "round-trip", rules.ROUND_TRIP
+
+    def __new__(cls, value: str, rule: Rule) -> Reason:
+        member = object.__new__(cls)
+        member._value_ = value
+        member.rule = rule
+        return member
+
+    #: The reason's rule: JR2nn, or the engine's own for the same check (JR111, JR112, JR109).
+    rule: Rule
 
     @property
     def code(self) -> str:
-        """The finding code (``CODES``): JR201 for the first reason, in declaration order."""
-        return _CODE[self]
+        return self.rule.code
 
-
-_CODE: dict[Reason, str] = {reason: f"JR2{index:02d}" for index, reason in enumerate(Reason, start=1)}
+    def refused(self, variant: str = "", /, **fields: Any) -> Refused:
+        """What leaves the function as written: the rule's message (``variant``) filled."""
+        return Refused(self, self.rule.text(variant, **fields))
 
 
 class Refused(Exception):

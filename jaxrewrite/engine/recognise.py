@@ -7,6 +7,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from jaxrewrite.engine import rules
 from jaxrewrite.engine.resolve import MAX_DEPTH, alias_of, is_partial, qualname
 from jaxrewrite.engine.scopes import Assigned, Imported, Scope
 from jaxrewrite.engine.source import Source
@@ -70,19 +71,10 @@ def bound_keywords(call: ast.Call, positional: tuple[str, ...], what: str, src: 
         return tuple(call.keywords)
     for arg in extra:
         if isinstance(arg, ast.Starred):
-            raise src.error(
-                arg,
-                "JR109",
-                f"cannot merge Static parameters into {what} arguments passed as *{ast.unparse(arg.value)}; "
-                "write the arguments out one by one",
-            )
+            raise rules.UNPACKED.error(src, arg, "starred", transform=what, sequence=ast.unparse(arg.value))
     if len(extra) > len(positional):
-        raise src.error(
-            extra[len(positional)],
-            "JR120",
-            f"{what} takes {len(positional)} positional argument{'s' if len(positional) != 1 else ''} after "
-            f"the function, but {len(extra)} are given; pass the options by keyword",
-        )
+        count, s = len(positional), "s" if len(positional) != 1 else ""
+        raise rules.TOO_MANY_POSITIONAL.error(src, extra[count], transform=what, count=count, s=s, given=len(extra))
     named = [ast.keyword(arg=name, value=value) for name, value in zip(positional, extra)]
     for kw, node in zip(named, extra):
         ast.copy_location(kw, node)

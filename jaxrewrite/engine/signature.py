@@ -11,6 +11,7 @@ import ast
 import enum
 from typing import NamedTuple
 
+from jaxrewrite.engine import rules
 from jaxrewrite.engine.resolve import (
     MAX_DEPTH,
     PAST_DEPTH,
@@ -103,11 +104,9 @@ def read_signature(
             markers = _NONE if arg.annotation is None else reader.markers(arg.annotation)
             if markers:
                 if kind is _VAR_POSITIONAL or kind is _VAR_KEYWORD:
-                    raise src.error(
-                        arg,
-                        "JR101",
-                        f"{_spell(markers)} cannot mark {kind.value} parameter {arg.arg!r}: JAX can only treat "
-                        f"named or positional parameters as static; {_instead_of_varargs(kind, arg, markers, src)}",
+                    instead = _instead_of_varargs(kind, arg, markers, src)
+                    raise rules.MARKED_VARARGS.error(
+                        src, arg, spelled=_spell(markers), kind=kind.value, name=arg.arg, instead=instead
                     )
                 array = array_type(arg.annotation, scope)
                 if array is not None:
@@ -240,12 +239,7 @@ class MarkerReader:
         if depth > MAX_DEPTH:
             if not reaches_marker(expr, scope):
                 return _NONE  # a loop of plain type aliases (``Tree = dict[str, "Tree"]``): no marker
-            raise self.src.error(
-                where,
-                "JR127",
-                f"cannot tell whether {self.src.segment(where)} holds a marker: {PAST_DEPTH}; spell the marker "
-                "(or an alias of it) directly in the annotation",
-            )
+            raise rules.TOO_DEEP.error(self.src, where, "marker", expr=self.src.segment(where), past=PAST_DEPTH)
         if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
             parsed = parse_string(expr.value)
             return frozenset() if parsed is None else self._top(parsed, scope, where, depth + 1)
@@ -270,12 +264,7 @@ class MarkerReader:
             return frozenset()
         found = self._top(alias.value, alias.scope, where, depth + 1)
         if found and alias.type_statement:
-            raise self.src.error(
-                where,
-                "JR103",
-                f"{ast.unparse(expr)} is a 'type' statement alias, which hides its Annotated metadata; "
-                f"write '{ast.unparse(expr)} = ...' instead",
-            )
+            raise rules.TYPE_ALIAS.error(self.src, where, alias=ast.unparse(expr))
         return found
 
     def _subscript(self, expr: ast.Subscript, scope: Scope, where: ast.expr, depth: int) -> Marks:
@@ -319,13 +308,7 @@ class MarkerReader:
                 self._nested(child, where)
 
     def _nested(self, node: ast.AST, where: ast.expr) -> None:
-        raise self.src.error(
-            where,
-            "JR102",
-            f"a marker must be the outermost annotation, but {ast.unparse(node)} is nested inside "
-            f"{self.src.segment(where)}; put the marker outside, e.g. Static[Optional[int]] rather "
-            "than Optional[Static[int]]",
-        )
+        raise rules.NESTED_MARKER.error(self.src, where, nested=ast.unparse(node), where=self.src.segment(where))
 
 
 def may_mark(node: ast.AST | None, names: set[str]) -> bool:

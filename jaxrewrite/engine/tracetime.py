@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine import closures, concrete_table, specs, trees
+from jaxrewrite.engine import closures, concrete_table, rules, specs, trees
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.classes import DATACLASS
 from jaxrewrite.engine.diagnostics import Diagnostic
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from jaxrewrite.engine.analyze import Analyzer
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
-CODE = "JR006"
+CODE = rules.TRACED.code
 
 #: JAX's errors, as its messages name them.
 INDEX = "TracerIntegerConversionError"
@@ -602,11 +602,10 @@ class _Body:
         p, tr = t.param, t.transform
         fix = fix or fix_text(p, tr, uses_jaxrewrite)
         passed = " (when a call passes it)" if _has_default(self.func, p) else ""
-        message = (
-            f"{p.name!r} is traced by {tr.name} (line {t.use_node.lineno}:{t.use_node.col_offset + 1}), "
-            f"but {how}: JAX raises {error} at the first call{passed}; {fix}"
+        line, col = t.use_node.lineno, t.use_node.col_offset + 1
+        return Diagnostic.at(
+            self.src, node, rules.TRACED, name=p.name, transform=tr.name, line=line, col=col, how=how, error=error, passed=passed, fix=fix
         )
-        return Diagnostic.from_error(self.src.error(node, CODE, message))
 
 
 def _field_fix(where: ast.expr, flow: Flow, tree: Tree, uses_jaxrewrite: bool) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Container
 
+from jaxrewrite.engine import rules
 from jaxrewrite.engine.nodes import walk
 from jaxrewrite.engine.filters import CallSite, Filters, calls_naming, loop_targets, walk_assignments
 from jaxrewrite.engine.recognise import classify
@@ -187,14 +188,7 @@ def _own_statements(body: list[ast.stmt]) -> list[ast.stmt]:
 def wrapper_error(where: ast.expr, wrapper: ast.expr, func: Function, src: Source) -> RewriteError:
     """JR125: a wrapper in view between a transform and a marked def that may shift its positions."""
     name = ast.unparse(wrapper)
-    return src.error(
-        where,
-        "JR125",
-        f"cannot tell which arguments {name}({func.name}) takes: {name} is defined in this module and does "
-        f"not pass *args, **kwargs straight through to {func.name!r}, so the Static positions of "
-        f"{func.name!r} may not be its; apply the transform to {func.name!r} itself, or write the "
-        "static keywords by hand",
-    )
+    return rules.WRAPPER.error(src, where, wrapper=name, func=func.name)
 
 
 def root_name(expr: ast.expr, attributes: bool = False) -> str | None:

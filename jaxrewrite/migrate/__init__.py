@@ -13,7 +13,7 @@ reads the engine's ``Analysis`` and the engine's helpers (literal readers, the d
   use; the planner's own checks only give the refusals their readable reasons, the round trip
   is what guarantees nothing changes meaning;
 * ``unattached``: specs on nothing the module defines, reported;
-* ``result``: the values, each refusal a finding with its JR2nn code.
+* ``result``: the values, each refusal a finding with its reason's code.
 """
 
 from __future__ import annotations

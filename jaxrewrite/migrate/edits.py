@@ -14,7 +14,7 @@ from jaxrewrite.engine.signature import Param, Signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.specs import spec_keywords
 from jaxrewrite.engine.table import Mark
-from jaxrewrite.migrate.result import Reason, Refused
+from jaxrewrite.migrate.result import Reason
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -49,27 +49,15 @@ def removals(use: Use, src: Source) -> dict[int, tuple[ast.Call, set[int]]]:
         if found is not None:
             call, index = found
             if not t.spec_by_position:
-                raise Refused(
-                    Reason.POSITIONAL,
-                    f"{kw.arg} is passed to {t.name} by position; write it as a keyword first",
-                )
+                raise Reason.POSITIONAL.refused(keyword=kw.arg, transform=t.name)
             out.setdefault(id(call), (call, set()))[1].add(id(kw.value))
             continue
-        raise Refused(
-            Reason.ALIAS,
-            f"{kw.arg} is written in an alias (line {kw.value.lineno}) that {src.segment(use.node).strip()!r} "
-            "refers to; removing it there would change every use of the alias; write the spec at each use "
-            "instead of in the alias",
-        )
+        raise Reason.ALIAS.refused(keyword=kw.arg, line=kw.value.lineno, use=src.segment(use.node).strip())
     for call, removed in out.values():
         kept_after = False
         for arg in reversed(call.args):
             if id(arg) in removed and kept_after:
-                raise Refused(
-                    Reason.POSITIONAL,
-                    f"a spec is passed to {t.name} by position before other positional arguments; "
-                    "write it as a keyword first",
-                )
+                raise Reason.POSITIONAL.refused("before", transform=t.name)
             if id(arg) not in removed:
                 kept_after = True
     return out

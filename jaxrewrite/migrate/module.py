@@ -13,7 +13,7 @@ from jaxrewrite.header import PRAGMA, header_statements
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import Mark
 from jaxrewrite.migrate.imports import first_import_block, marker_import_lines, marker_import_place
-from jaxrewrite.migrate.result import Reason, Refused
+from jaxrewrite.migrate.result import Reason
 
 _MARKER_NAMES = {Mark.STATIC: "Static", Mark.NODIFF: "NoDiff"}
 
@@ -74,14 +74,9 @@ class ModuleText:
         elif cut is not None:
             first_line = cut  # the def, class or decorator the head stops at
         else:
-            raise Refused(
-                Reason.MODULE, "the module has no statement after its header; write the pragma and markers by hand"
-            )
+            raise Reason.MODULE.refused("empty")
         if index > 0 and (body[index - 1].end_lineno or 0) >= first_line:
-            raise Refused(
-                Reason.MODULE,
-                "the module header shares a line with code: no line for the pragma; put that code on a line of its own",
-            )
+            raise Reason.MODULE.refused("shared")
         if not enabled:
             self._check_enabling(analysis, planned)
         spelling, missing = self._spelling(needed, body)
@@ -111,12 +106,7 @@ class ModuleText:
         for use in analysis.uses:
             if use.needs_edit and id(use) not in planned:
                 name = getattr(use.target, "name", "?")
-                raise Refused(
-                    Reason.MODULE,
-                    f"{name!r} (line {use.target.lineno}) already has jaxrewrite markers, "
-                    "which the pragma would bring to life; check them, then write the pragma "
-                    f"('{PRAGMA}') by hand and migrate again",
-                )
+                raise Reason.MODULE.refused(name=name, line=use.target.lineno, pragma=PRAGMA)
 
     def _spelling(self, needed: set[Mark], head: list[ast.stmt]) -> tuple[dict[Mark, str], set[Mark]]:
         """The name each marker is spelled with: an import of it among the module's first

@@ -86,9 +86,7 @@ def _plan_function(func: Function, uses: list[Use], enabled: bool, src: Source) 
     before: dict[int, Meaning] = {}
     statics: dict[str, Mark] = {}
     if any(use.leaves for use in uses):
-        raise Refused(
-            Reason.DISAGREE, f"{func.name!r} already has per-leaf statics; write its other static markers by hand"
-        )
+        raise Reason.DISAGREE.refused("leaves", func=func.name)
     for use in candidates:
         t = use.transform
         removals(use, src)
@@ -99,12 +97,7 @@ def _plan_function(func: Function, uses: list[Use], enabled: bool, src: Source) 
         if reading.inferred:
             hidden = _below(use, func, transform_nodes)
             if hidden:
-                raise Refused(
-                    Reason.HIDDEN_SIGNATURE,
-                    f"{t.name} infers its static names from the signature of {ast.unparse(hidden[0])!r}, "
-                    "which the source does not show; apply the transform directly to the def, or list the "
-                    f"static positions in {t.argnums}",
-                )
+                raise Reason.HIDDEN_SIGNATURE.refused(transform=t.name, hidden=ast.unparse(hidden[0]), keyword=t.argnums)
         params = static_params(t, meaning, sig)
         for p in params:
             by_position = p.position is None or p.position in meaning.get(t.argnums, ())
@@ -112,12 +105,7 @@ def _plan_function(func: Function, uses: list[Use], enabled: bool, src: Source) 
             if not (by_position and by_name):
                 how = "position" if by_position else "keyword"
                 missing = t.argnames if by_position else t.argnums
-                raise Refused(
-                    Reason.ONE_WAY,
-                    f"{p.name!r} is static only when passed by {how} ({missing} leaves it out); "
-                    f"an annotation makes it static both ways; list it in {missing} too if it should be, then "
-                    "migrate again",
-                )
+                raise Reason.ONE_WAY.refused(name=p.name, how=how, missing=missing)
         _check_donation(use, t, params, src)
         mark = Mark.NODIFF if Mark.NODIFF in t.markers else Mark.STATIC
         for p in params:
@@ -153,7 +141,7 @@ def _check_donation(use: Use, t: Transform, params: list[Param], src: Source) ->
         raise Refused(Reason.NON_LITERAL, err.msg) from None
     if clash is not None:
         p, remedy = clash
-        raise Refused(Reason.DONATED, f"{p.name!r} is static and also donated to {t.name}; {remedy}, then migrate again")
+        raise Reason.DONATED.refused("migrate", name=p.name, transform=t.name, remedy=remedy)
 
 
 def _check_agreement(
@@ -181,11 +169,7 @@ def _check_agreement(
                 and axes.elts[p.position].value is None  # type: ignore[attr-defined]
             )
             if not entry_none:
-                raise Refused(
-                    Reason.DISAGREE,
-                    f"{where} would change: marking {p.name!r} Static makes its in_axes entry None; write None "
-                    "there first if it should not be mapped, then migrate again",
-                )
+                raise Reason.DISAGREE.refused("axes", where=where, name=p.name)
         return
     if t.spec is not SpecKind.LISTS:
         # A transform that writes nothing for markers (grad's argnums lists what it differentiates):
@@ -193,10 +177,7 @@ def _check_agreement(
         return
     if any(kw.arg is None for kw in use.written):
         unpacked = next(kw for kw in use.written if kw.arg is None)
-        raise Refused(
-            Reason.UNPACKED,
-            f"{where} passes **{ast.unparse(unpacked.value)}, which may hold a spec; write the keywords out by name",
-        )
+        raise Reason.UNPACKED.refused("migrate-use", where=where, mapping=ast.unparse(unpacked.value))
     if id(use) not in before:
         if enabled and use.values is not None:
             before[id(use)] = meaning_of_values(t, use.values)
@@ -204,22 +185,14 @@ def _check_agreement(
             try:
                 before[id(use)] = specs.read(use, sig, src).meaning
             except Refused as why:
-                raise Refused(Reason.DISAGREE, f"{where} cannot be read: {why.message}") from None
+                raise Reason.DISAGREE.refused("unread", where=where, why=why.message) from None
     for p in after_static:
         if t.argnames is None and p.position is None:
-            raise Refused(
-                Reason.DISAGREE,
-                f"{where} cannot take keyword-only {p.name!r} as static: {t.positions_only}; make {p.name!r} "
-                "positional, or leave the function as written",
-            )
+            raise Reason.DISAGREE.refused("keyword", where=where, name=p.name, why=t.positions_only)
     after = meaning_of_statics(t, after_static)
     was_meaning = {k: v for k, v in before[id(use)].items() if v}
     if was_meaning != {k: v for k, v in after.items() if v}:
-        raise Refused(
-            Reason.DISAGREE,
-            f"{where} says {spell(before[id(use)])}, but the annotations would give it {spell(after)}; "
-            "give every use of the function the same spec, then migrate again",
-        )
+        raise Reason.DISAGREE.refused(where=where, was=spell(before[id(use)]), now=spell(after))
 
 
 def plan_migration(

@@ -1,5 +1,5 @@
 """What a migration gives back: the migrated text, what was migrated, and the refusals, each a
-finding with its code (JR2nn) and the reason name ``jaxrewrite migrate`` has always printed."""
+finding with its reason's code (JR2nn, or the JR1nn of the same check) and the reason name ``jaxrewrite migrate`` has always printed."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 
 from jaxrewrite.engine.diagnostics import CODES, Diagnostic
 # The reasons are the engine's (its one reading of JAX's specs refuses with them): re-exported.
-from jaxrewrite.engine.reading import _CODE, Reason as Reason, Refused as Refused
+from jaxrewrite.engine.reading import Reason as Reason, Refused as Refused
 
 
 #: One line per reason, for summaries (``jaxrewrite migrate`` prints the counts with these): the
 #: text of each reason's code in the one table of codes.
-REASONS: dict[Reason, str] = {reason: CODES[code] for reason, code in _CODE.items()}
+REASONS: dict[Reason, str] = {reason: CODES[reason.code] for reason in Reason}
 
 
 @dataclass(frozen=True)

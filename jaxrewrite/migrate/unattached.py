@@ -95,33 +95,21 @@ class _Finder:
                 return None
             top = min([func.lineno, *(d.lineno for d in func.decorator_list)])
             first = next((d for d in analysis.errors if top <= d.line <= func.lineno), None)
-            why = (  # the engine's finding ends in its own remedy
-                f": {first.code} {first.message}"
-                if first is not None
-                else "; spell it as the transform itself (jax.jit(...)) or functools.partial of it"
-            )
-            return Refusal(
-                Reason.UNREADABLE,
-                f"the analysis does not read this decorator as a transform of the def{why}",
-                node.lineno,
-                func.name,
-            )
+            rule = Reason.UNREADABLE.rule  # the engine's finding ends in its own remedy
+            why = rule.text("unspelled") if first is None else rule.text(code=first.code, message=first.message)
+            return Refusal(Reason.UNREADABLE, why, node.lineno, func.name)
         if name is None or not node.args:
             return None  # a partial or factory not applied here (an alias definition): reported at its uses
         arg = node.args[0]
+        origin = _imported(arg.id, self.scope_at(node.lineno)) if isinstance(arg, ast.Name) else None
         if isinstance(arg, ast.Lambda):
-            what = "a lambda, which cannot carry annotations; make it a def"
+            variant = "anonymous"
         elif isinstance(arg, ast.Name):
-            imported = _imported(arg.id, self.scope_at(node.lineno))
-            if imported is not None:
-                what = f"{arg.id!r}, which lives in another module ({imported}); migrate the module that defines it"
-            else:
-                what = f"{arg.id!r}, which is not statically one def of this module; apply {name} to the def itself"
-        elif isinstance(arg, ast.Attribute):
-            what = f"{ast.unparse(arg)!r}, which lives in another module or object; migrate where it is defined"
+            variant = "name" if origin is None else "imported"
         else:
-            what = f"{ast.unparse(arg)!r}, which is not a def of this module; apply {name} to a def itself"
-        return Refusal(Reason.NOT_LOCAL, f"{name} is applied to {what}", node.lineno)
+            variant = "attribute" if isinstance(arg, ast.Attribute) else ""
+        what = Reason.NOT_LOCAL.rule.text(variant, name=name, arg=ast.unparse(arg), origin=origin)
+        return Refusal(Reason.NOT_LOCAL, what, node.lineno)
 
     def scope_at(self, line: int) -> Scope:
         """The scope a statement on ``line`` runs in: the innermost statement holding the line."""

@@ -19,10 +19,6 @@ from jaxrewrite.migrate.plan import Plan, PlannedFunction
 from jaxrewrite.migrate.result import Migrated, Reason, Refusal, Refused, UseRecord
 
 
-#: What a function the round trip refuses can still get: its markers, written by hand.
-BY_HAND = "; write its markers by hand"
-
-
 def _offset_map(edits: Sequence[splice.Edit]) -> tuple[list[int], list[int]]:
     """Old-to-new offsets of unedited text: the end of each edit in order, and the total shift
     from the edits up to it (a bisection, not a scan, per offset: migrate stays linear)."""
@@ -49,21 +45,20 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
     steps = _offset_map(plan.edits)
     problems: dict[int, Refusal] = {}
 
-    def refuse(p: PlannedFunction, message: str) -> None:
+    def refuse(p: PlannedFunction, variant: str = "", /, **fields: object) -> None:
+        message = Reason.ROUND_TRIP.rule.text(variant, **fields)
         problems.setdefault(id(p.func), Refusal(Reason.ROUND_TRIP, message, p.func.lineno, p.func.name))
 
-    def module_wide(message: str) -> dict[int, Refusal]:
+    def module_wide(variant: str, /, **fields: object) -> dict[int, Refusal]:
+        message = Reason.MODULE.rule.text(variant, **fields)
         return {id(p.func): Refusal(Reason.MODULE, message, p.func.lineno, p.func.name) for p in plan.planned}
 
     try:
         after = analyze(text, src.filename)
     except SyntaxError as err:  # a bug in the edits: report it rather than write it
-        return module_wide(
-            f"the migrated text does not parse ({err.msg}, line {err.lineno}): a jaxrewrite bug; report it, and "
-            "write the markers by hand"
-        )
+        return module_wide("unparsed", error=err.msg, line=err.lineno)
     if not after.header.enabled:
-        return module_wide("the pragma added to the header is not recognised (a jaxrewrite bug); write it by hand")
+        return module_wide("pragma")
     spans = []
     for p in plan.planned:
         first = min([p.func.lineno, *(d.lineno for d in p.func.decorator_list)])
@@ -77,9 +72,9 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
         at = new_src.line_starts[error.line - 1] + error.col - 1
         owners = [(end - start, p) for start, end, p in spans if start <= at <= end]
         if not owners:
-            return module_wide(f"the migrated module does not rewrite: {error.code} {error.message}")
+            return module_wide("unrewritten", code=error.code, message=error.message)
         innermost = min(owners, key=lambda owner: owner[0])[1]  # a method, not its class's other def
-        refuse(innermost, f"the migrated function does not rewrite: {error.code} {error.message}")
+        refuse(innermost, "unrewritten", code=error.code, message=error.message)
     owner: dict[int, PlannedFunction] = {id(use): p for p in plan.planned for use in p.uses}
     before_at = {_new_offset(steps, src.start(use.node)): use for use in analysis.uses}
     seen: set[int] = set()
@@ -92,32 +87,24 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
         mine = owner.get(id(was))
         if mine is None:
             if use.needs_edit and not analysis.header.enabled:
-                return module_wide(
-                    f"the pragma would change the {t.name} use at line {was.node.lineno}; check that use, then write "
-                    "the pragma by hand and migrate again"
-                )
+                return module_wide("use", transform=t.name, line=was.node.lineno)
             continue
         p = mine
         if t.spec is not SpecKind.LISTS:
             if use.needs_edit and not (analysis.header.enabled and was.needs_edit):
-                refuse(p, f"the {t.name} use at line {was.node.lineno} would be rewritten{BY_HAND}")
+                refuse(p, "rewritten", transform=t.name, line=was.node.lineno)
             continue
         now = meaning_of_values(t, use.values) if use.values is not None else _read_or_none(use, new_src)
         expected = p.before.get(id(was))
         if now is None or expected is None:
-            refuse(p, f"the {t.name} use at line {was.node.lineno} cannot be read back{BY_HAND}")
+            refuse(p, "unread", transform=t.name, line=was.node.lineno)
             continue
         if {k: v for k, v in now.items() if v} != {k: v for k, v in expected.items() if v}:
-            refuse(
-                p,
-                f"the {t.name} use at line {was.node.lineno} would get {spell(now)}, not {spell(expected)}{BY_HAND}",
-            )
+            refuse(p, transform=t.name, line=was.node.lineno, now=spell(now), was=spell(expected))
     for p in plan.planned:
         for use in p.uses:
             if id(use) not in seen and has_spec(use):
-                refuse(
-                    p, f"the engine does not see the {use.transform.name} use at line {use.node.lineno} as Static{BY_HAND}"
-                )
+                refuse(p, "unseen", transform=use.transform.name, line=use.node.lineno)
     return problems
 
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine import render
+from jaxrewrite.engine import render, rules
 from jaxrewrite.engine.literals import MISSING, Values, literal
-from jaxrewrite.engine.reading import Meaning, Reading, Reason, Refused
+from jaxrewrite.engine.reading import Meaning, Reading, Reason
 from jaxrewrite.engine.signature import Signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.specs.base import SpecUse, marked, vararg_name
@@ -41,32 +41,19 @@ def complete(use: SpecUse) -> Values | None:
     for p in static:
         assert p.position is not None
         if p.position < skip:
-            raise src.error(
-                p.node,
-                "JR113",
-                f"{t.name} passes {p.name!r} itself and maps it by its own rules, not by {t.argnums}; "
-                f"drop the Static marker",
-            )
+            raise rules.MAPPED_STATIC.error(src, p.node, "lifted", transform=t.name, name=p.name, keyword=t.argnums)
     positions = {p.position - skip for p in static if p.position is not None}
     if isinstance(node, (ast.Tuple, ast.List)):
         for p in static:
             assert p.position is not None
             at = p.position - skip
             if at >= len(node.elts):
-                raise src.error(
-                    node,
-                    "JR113",
-                    f"{t.argnums} has {len(node.elts)} entries, but Static parameter {p.name!r} is at position {at}; "
-                    f"give {t.argnums} one entry per positional parameter, None at {p.name!r}'s",
+                raise rules.MAPPED_STATIC.error(
+                    src, node, "short", keyword=t.argnums, count=len(node.elts), name=p.name, at=at
                 )
             entry = node.elts[at]
             if not (isinstance(entry, ast.Constant) and entry.value is None):
-                raise src.error(
-                    entry,
-                    "JR113",
-                    f"{t.argnums} maps Static parameter {p.name!r} over axis {ast.unparse(entry)}; a static argument "
-                    "is not mapped: write None at its position",
-                )
+                raise rules.MAPPED_STATIC.error(src, entry, keyword=t.argnums, name=p.name, axis=ast.unparse(entry))
         return None
     if not static:
         # Per-leaf entries only (the helper is written for them): vmap_leaves keeps each
@@ -75,18 +62,10 @@ def complete(use: SpecUse) -> Values | None:
         return []
     axis = 0 if node is None else literal(node)
     if axis is not None and (not isinstance(axis, int) or isinstance(axis, bool)):
-        raise src.error(
-            node or where,
-            "JR114",
-            f"{t.argnums} must be a literal int, None or tuple to merge with Static parameters, not "
-            f"{ast.unparse(node) if node else '?'}; write its value out literally ({t.argnums}=(0, None, ...))",
-        )
+        written = ast.unparse(node) if node else "?"
+        raise rules.AXES_NOT_LITERAL.error(src, node or where, keyword=t.argnums, spec=written)
     if sig.var_positional:
-        raise src.error(
-            where,
-            "JR115",
-            f"cannot spell {t.argnums} for a function with *{vararg_name(sig)}: give a literal tuple with None at the Static positions",
-        )
+        raise rules.AXES_VARARGS.error(src, where, keyword=t.argnums, vararg=vararg_name(sig))
     value: render.Value = tuple(None if i in positions else axis for i in range(sig.n_positional - skip))
     return [(t.argnums, value, None)]
 
@@ -98,26 +77,16 @@ def read(use: Use, sig: Signature, src: Source) -> Reading:
     node = None
     for kw in use.written:
         if kw.arg is None:
-            raise Refused(
-                Reason.UNPACKED,
-                f"{t.name} arguments passed as **{ast.unparse(kw.value)} may hold a spec; write the keywords out by name",
-            )
+            raise Reason.UNPACKED.refused("migrate", transform=t.name, mapping=ast.unparse(kw.value))
         if kw.arg == t.argnums:
             node = kw.value
     axes = 0 if node is None else literal(node)
     if axes is MISSING:
-        raise Refused(
-            Reason.NON_LITERAL,
-            f"{t.argnums}={ast.unparse(node) if node else '?'} is not a literal; write its value out literally",
-        )
+        raise Reason.NON_LITERAL.refused("migrate", keyword=t.argnums, spec=ast.unparse(node) if node else "?", kind="")
     if _axis(axes):
         return Reading({t.argnums: frozenset()}, False)
     if not isinstance(axes, (tuple, list)) or sig.var_positional or len(axes) != sig.n_positional:
-        raise Refused(
-            Reason.UNREADABLE,
-            f"{t.argnums} does not give one axis per positional parameter; write a tuple with one entry per "
-            "positional parameter",
-        )
+        raise Reason.UNREADABLE.refused("axes", keyword=t.argnums)
     meaning: Meaning = {t.argnums: frozenset(i for i, axis in enumerate(axes) if not _axis(axis))}
     return Reading(meaning, False)
 

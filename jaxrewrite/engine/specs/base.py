@@ -11,6 +11,7 @@ import ast
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from jaxrewrite.engine import rules
 from jaxrewrite.engine.literals import MISSING, literal, literal_ints, literal_strs
 from jaxrewrite.engine.recognise import TransformRef
 from jaxrewrite.engine.signature import Kind, Param, Signature
@@ -54,22 +55,12 @@ def marked(use: SpecUse) -> Marked | None:
         return None
     for kw in ref.keywords:
         if kw.arg is None:
-            raise src.error(
-                kw.value,
-                "JR109",
-                f"cannot merge Static parameters into {t.name} keywords passed as **{ast.unparse(kw.value)}; "
-                "write the keywords out by name",
-            )
+            raise rules.UNPACKED.error(src, kw.value, what="parameters", transform=t.name, mapping=ast.unparse(kw.value))
     effective = {kw.arg: kw.value for kw in ref.keywords if kw.arg is not None}
     if t.argnames is None:
         for p in static:
             if p.position is None:
-                raise src.error(
-                    p.node,
-                    "JR110",
-                    f"{p.name!r} is keyword-only, but {t.name} cannot take it as static: {t.positions_only}; "
-                    "make it a positional parameter",
-                )
+                raise rules.KEYWORD_ONLY_POSITIONS.error(src, p.node, name=p.name, transform=t.name, why=t.positions_only)
     if not t.arrays_at_static:
         _check_arrays(t, static, sig, src)
     if t.tail_not_static is not None and not sig.var_positional:
@@ -85,13 +76,8 @@ def _check_arrays(t: Transform, static: tuple[Param, ...], sig: Signature, src: 
     for p in static:
         if p.name in arrays:
             what = " and ".join(sorted(m.value for m in p.markers & t.markers))
-            raise src.error(
-                p.node,
-                "JR123",
-                f"{p.name!r} is {what} but annotated as an array ({arrays[p.name]}); {t.name}'s "
-                f"{t.argnums} are for non-array values (under jax.jit an array there becomes a tracer "
-                f"the rules close over: UnexpectedTracerError); drop the marker and pass it as an "
-                f"ordinary argument (its bwd rule may return None for it: a zero cotangent)",
+            raise rules.ARRAY_NONDIFF.error(
+                src, p.node, name=p.name, what=what, array=arrays[p.name], transform=t.name, keyword=t.argnums
             )
 
 
@@ -99,12 +85,7 @@ def _check_tail(t: Transform, tail: tuple[int, str], static: tuple[Param, ...], 
     count, why = tail
     for p in static:
         if p.position is not None and p.position > 0 and p.position >= sig.n_positional - count:
-            raise src.error(
-                p.node,
-                "JR124",
-                f"{p.name!r} cannot be static by position under {t.name}: {why}; make it keyword-only "
-                f"(after a '*', it is then static by name), or move it before the last {count} positional parameters",
-            )
+            raise rules.LINEN_TAIL.error(src, p.node, name=p.name, transform=t.name, why=why, count=count)
 
 
 def _check_donation(t: Transform, static: tuple[Param, ...], effective: dict[str, ast.expr], src: Source) -> None:
@@ -112,19 +93,14 @@ def _check_donation(t: Transform, static: tuple[Param, ...], effective: dict[str
     clash = donation_clash(t, static, effective, src)
     if clash is not None:
         p, remedy = clash
-        raise src.error(
-            p.node,
-            "JR112",
-            f"{p.name!r} is Static and also donated to {t.name}; a static argument cannot be donated: "
-            f"{remedy}, or drop the Static marker",
-        )
+        raise rules.DONATED.error(src, p.node, name=p.name, transform=t.name, remedy=remedy)
 
 
 def donation_clash(
     t: Transform, static: Sequence[Param], effective: Mapping[str, ast.expr], src: Source
 ) -> tuple[Param, str] | None:
     """The first of ``static`` that the use's literal donate keywords also donate, with the remedy
-    (which donate keyword to drop it from): the one donation rule, JR112 here and migrate's JR210."""
+    (which donate keyword to drop it from): the one donation rule, JR112 here and in migrate."""
     nums, names = _donated(t, effective, src)
     p = next((p for p in static if p.position in nums or p.name in names), None)
     if p is None:

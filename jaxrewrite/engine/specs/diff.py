@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from jaxrewrite.engine import rules
 from jaxrewrite.engine.literals import Values, literal_ints
-from jaxrewrite.engine.reading import Reading, Reason, Refused
+from jaxrewrite.engine.reading import Reading, Reason
 from jaxrewrite.engine.signature import Signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.specs.base import SpecUse
@@ -38,12 +39,8 @@ def complete(use: SpecUse) -> Values | None:
     effective = {kw.arg: kw.value for kw in ref.keywords if kw.arg is not None}
     node = effective.get(t.argnums)
     if node is None and any(kw.arg is None for kw in ref.keywords):
-        raise src.error(
-            next(kw.value for kw in ref.keywords if kw.arg is None),
-            "JR109",
-            f"cannot check Static/NoDiff parameters against {t.name} keywords passed as **mapping; "
-            "write the keywords out by name",
-        )
+        unpacked = next(kw.value for kw in ref.keywords if kw.arg is None)
+        raise rules.UNPACKED.error(src, unpacked, "check", transform=t.name)
     nums = literal_ints(node, t.argnums, src) if node is not None else (0,)
     n = sig.n_positional
     for p in marked:
@@ -52,11 +49,8 @@ def complete(use: SpecUse) -> Values | None:
         for num in nums:
             if num == p.position or (num < 0 and not sig.var_positional and num + n == p.position):
                 what = " and ".join(m.value for m in sorted(p.markers, key=lambda m: m.value))
-                raise src.error(
-                    p.node if call is None else call,
-                    "JR121",
-                    f"{p.name!r} is {what} but {t.name} differentiates it ({t.argnums} includes {num}); "
-                    f"leave it out of {t.argnums}, or drop the {what} marker",
+                raise rules.DIFFERENTIATED.error(
+                    src, p.node if call is None else call, name=p.name, what=what, transform=t.name, keyword=t.argnums, num=num
                 )
     return None
 
@@ -64,7 +58,4 @@ def complete(use: SpecUse) -> Values | None:
 def read(use: Use, sig: Signature, src: Source) -> Reading:
     """Refused: ``argnums`` lists what is differentiated; nothing in it is static."""
     t = use.transform
-    raise Refused(
-        Reason.UNSUPPORTED,
-        f"{t.name}'s {t.argnums} lists what it differentiates, not what is static; leave it as written",
-    )
+    raise Reason.UNSUPPORTED.refused("differentiates", transform=t.name, keyword=t.argnums)

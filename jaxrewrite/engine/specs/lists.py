@@ -30,7 +30,6 @@ from jaxrewrite.engine.reading import (
     Meaning,
     Reading,
     Reason,
-    Refused,
 )
 from jaxrewrite.engine.signature import Kind, Param, Signature
 from jaxrewrite.engine.source import Source
@@ -114,11 +113,7 @@ def _effective(use: Use) -> dict[str, ast.expr]:
     written: dict[str, ast.expr] = {}
     for kw in use.written:
         if kw.arg is None:
-            raise Refused(
-                Reason.UNPACKED,
-                f"{use.transform.name} arguments passed as **{ast.unparse(kw.value)} may hold a spec; "
-                "write the keywords out by name",
-            )
+            raise Reason.UNPACKED.refused("migrate", transform=use.transform.name, mapping=ast.unparse(kw.value))
         written[kw.arg] = kw.value
     return written
 
@@ -143,34 +138,18 @@ def _read(
     try:
         return reader(node, keyword, src)
     except RewriteError:
-        raise Refused(Reason.NON_LITERAL, _not_literal(node, keyword, what)) from None
-
-
-def _not_literal(node: ast.expr, keyword: str, what: str) -> str:
-    kind = "" if literal(node) is MISSING else f" {what}"
-    return f"{keyword}={ast.unparse(node)} is not a literal{kind}; write its value out literally"
+        kind = "" if literal(node) is MISSING else f" {what}"
+        raise Reason.NON_LITERAL.refused("migrate", keyword=keyword, spec=ast.unparse(node), kind=kind) from None
 
 
 def _check_positions(nums: Iterable[int], sig: Signature, keyword: str) -> None:
     for i in nums:
         if i < 0:
-            raise Refused(
-                Reason.NEGATIVE,
-                f"{keyword} has {i}: JAX counts it from the end of each call's positional arguments, "
-                "so no one parameter stands for it; write the parameter's position from the start",
-            )
+            raise Reason.NEGATIVE.refused(keyword=keyword, i=i)
         if i >= sig.n_positional:
             if sig.var_positional:
-                raise Refused(
-                    Reason.VARARGS,
-                    f"{keyword} has {i}, which falls into *{vararg_name(sig)}; write one parameter instead of "
-                    f"*{vararg_name(sig)}, holding the values as a tuple",
-                )
-            raise Refused(
-                Reason.OUT_OF_RANGE,
-                f"{keyword} has {i}, but the function takes {sig.n_positional} positional parameters; "
-                f"take {i} out of {keyword} (JAX rejects it)",
-            )
+                raise Reason.VARARGS.refused(keyword=keyword, i=i, vararg=vararg_name(sig))
+            raise Reason.OUT_OF_RANGE.refused(keyword=keyword, i=i, count=sig.n_positional)
 
 
 def _check_names(names: Iterable[str], sig: Signature, keyword: str, positional: bool = False) -> None:
@@ -180,21 +159,11 @@ def _check_names(names: Iterable[str], sig: Signature, keyword: str, positional:
         p = named.get(name)
         if p is None:
             where = f" (it would be an entry of **{kwargs})" if kwargs else ""
-            raise Refused(
-                Reason.NOT_IN_SIGNATURE,
-                f"{keyword} names {name!r}, which is not a parameter{where}; correct or take out {name!r}",
-            )
+            raise Reason.NOT_IN_SIGNATURE.refused(keyword=keyword, name=name, where=where)
         if p.kind is Kind.POSITIONAL_ONLY:
-            raise Refused(
-                Reason.NOT_IN_SIGNATURE,
-                f"{keyword} names {name!r}, which is positional-only; give its position instead, or make it "
-                "positional-or-keyword",
-            )
+            raise Reason.NOT_IN_SIGNATURE.refused("positional", keyword=keyword, name=name)
         if positional and p.kind is not Kind.POSITIONAL_OR_KEYWORD:
-            raise Refused(
-                Reason.NOT_IN_SIGNATURE,
-                f"{keyword} names {name!r}, which is keyword-only: JAX ignores it; take {name!r} out of {keyword}",
-            )
+            raise Reason.NOT_IN_SIGNATURE.refused("keyword", keyword=keyword, name=name)
 
 
 def read(use: Use, sig: Signature, src: Source) -> Reading:
@@ -211,11 +180,7 @@ def read(use: Use, sig: Signature, src: Source) -> Reading:
         extra_names = _strs(written[word], word, src)
         if extra_names:
             if how == "refuse":
-                raise Refused(
-                    Reason.UNSUPPORTED,
-                    f"{t.name}'s {word} is honoured by JAX only in some configurations; the engine writes "
-                    f"{t.argnums} alone; write the positions in {t.argnums} instead",
-                )
+                raise Reason.UNSUPPORTED.refused(transform=t.name, word=word, keyword=t.argnums)
             _check_names(extra_names, sig, word, positional=True)
             extra_positions = tuple(p.position for p in sig.params if p.name in extra_names and p.position is not None)
             inferred = True

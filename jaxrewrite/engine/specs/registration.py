@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxrewrite.engine import rules
 from jaxrewrite.engine.classes import ClassInfo
 from jaxrewrite.engine.literals import Values, literal_strs, same
 from jaxrewrite.engine.source import Source
@@ -26,42 +27,24 @@ def registration_values(
     explicit = {kw.arg for kw in keywords} >= {t.data_fields, t.meta_fields}
     for f in info.fields:
         if f.unknown_metadata is not None and not explicit:  # explicit lists: JAX reads no metadata
-            raise src.error(
-                f.unknown_metadata,
-                "JR118",
-                f"cannot tell whether field {f.name!r} of {info.name!r} is static: its metadata is not a "
-                f"literal; write metadata={{'static': True}} (or False), or annotate it Static[...]",
-            )
+            raise rules.METADATA_NOT_LITERAL.error(src, f.unknown_metadata, name=f.name, cls=info.name)
     for kw in keywords:
         if kw.arg is None:
-            raise src.error(
-                kw.value,
-                "JR109",
-                f"cannot merge Static fields into {t.name} keywords passed as **{ast.unparse(kw.value)}; "
-                "write the keywords out by name",
-            )
+            raise rules.UNPACKED.error(src, kw.value, what="fields", transform=t.name, mapping=ast.unparse(kw.value))
     effective = {kw.arg: kw.value for kw in keywords if kw.arg is not None}
     user_data = literal_strs(effective.get(t.data_fields), t.data_fields, src)
     user_meta = literal_strs(effective.get(t.meta_fields), t.meta_fields, src)
     dropped = set(literal_strs(effective.get(t.drop_fields), t.drop_fields, src))
     for f in static:
         if f.name in user_data:
-            raise src.error(
-                f.node,
-                "JR116",
-                f"field {f.name!r} is Static but listed in {t.data_fields}; take it out of {t.data_fields}, "
-                "or drop the Static marker",
-            )
+            raise rules.STATIC_DATA_FIELD.error(src, f.node, name=f.name, keyword=t.data_fields)
     if t.data_fields in effective and t.meta_fields in effective:
         meta = tuple(user_meta) + tuple(f.name for f in static if f.name not in user_meta)
         data = tuple(user_data)
     else:
         if info.unseen_base is not None:
-            raise src.error(
-                info.unseen_base,
-                "JR117",
-                f"cannot see the fields of base class {ast.unparse(info.unseen_base)} of {info.name!r} "
-                f"in this module; list {t.data_fields} and {t.meta_fields} explicitly",
+            raise rules.UNSEEN_BASE.error(
+                src, info.unseen_base, base=ast.unparse(info.unseen_base), cls=info.name, data=t.data_fields, meta=t.meta_fields
             )
         fields = [f for f in info.fields if f.init and f.name not in dropped]
         meta_names = set(user_meta) | {f.name for f in static}
