@@ -6,6 +6,7 @@ tag files; ``cache-dir``."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -268,3 +269,31 @@ def test_a_warm_run_over_many_files_answers_from_the_cache_without_a_pool(tmp_pa
     warm = counting(jobs)
     assert warm == cold and pools == [len(jobs) - 1]
     assert sum(len(found) for found, _ in cold) >= check.POOL_FROM // 2
+
+
+def test_an_engine_edited_under_the_same_version_is_another_analysis(tmp_path: Path) -> None:
+    """In a checkout the engine is edited without a new version: the key holds the engine's
+    digest (the cache tag's), so the next run analyzes again and says what the edited engine
+    says, not what the cache kept. Run on a copy of the package, as a developer edits it."""
+    package = Path(checkcache.__file__).parents[1]
+    site = tmp_path / "site"
+    shutil.copytree(package, site / "jaxrewrite", ignore=shutil.ignore_patterns("__pycache__", "built-digests"))
+    h = write(tmp_path / "work" / "h.py", HELPER)
+    env = {**child_env(), "PYTHONPATH": str(site)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+
+    def run() -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "jaxrewrite", "check", "h.py"], cwd=h.parent, env=env, capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode in (0, 1), done.stderr
+        return done.stdout
+
+    first = run()
+    assert "JR002" in first and run() == first  # the second run from the cache
+    rules = site / "jaxrewrite" / "engine" / "rules.py"
+    text = rules.read_text(encoding="utf-8")
+    edited = text.replace("no transform in this module applies to", "EDITED: no transform in this module applies to", 1)
+    assert edited != text
+    rules.write_text(edited, encoding="utf-8")
+    assert "EDITED" in run()  # analysed again, by the edited engine

@@ -1,8 +1,9 @@
 """``check``'s cache: the findings of each file, so that a second run over an unchanged tree
 reads them back instead of analyzing again (ruff's ``.ruff_cache``).
 
-Nothing lost: an entry is found under a key made of jaxrewrite's version, the Python version, the
-options in force (select, ignore and the whole ``[tool.jaxrewrite]`` table), the file's path (as
+Nothing lost: an entry is found under a key made of jaxrewrite's version, the digest of its
+engine (the cache tag's, hook/tag.py: in a checkout, editing the engine under the same version
+is another analysis), the Python version, the options in force (select, ignore and the whole ``[tool.jaxrewrite]`` table), the file's path (as
 given and absolute) and the SHA-256 of its bytes; it also lists every module the analysis read to follow an
 import (JR009, JR013), with the file that import resolved to (or none) and that file's hash, and
 is served only while each still resolves to the same file with the same bytes. Entries are written
@@ -24,6 +25,7 @@ from dataclasses import asdict
 from typing import Any, Optional
 
 from jaxrewrite.engine.diagnostics import Diagnostic
+from jaxrewrite.hook import tag
 from jaxrewrite.version import __version__
 
 FOLDER = ".jaxrewrite_cache"
@@ -61,13 +63,17 @@ class Cache:
 
     def __init__(self, folder: str, fingerprint: str) -> None:
         self.folder = folder
-        #: What every key of this run shares: version, Python, options.
+        #: What every key of this run shares: version, engine digest, Python, options.
         self.fingerprint = fingerprint
 
     @classmethod
     def open(cls, folder: str, settings: Any) -> Cache:
         """The cache in ``folder`` for a run with ``settings`` (any value with a stable repr)."""
-        fingerprint = digest(repr((__version__, sys.version, settings)).encode())
+        try:
+            engine: str | None = tag.rewriter_hash()
+        except OSError:  # jaxrewrite's sources unreadable: the version alone, as the hook then keeps no cache
+            engine = None
+        fingerprint = digest(repr((__version__, engine, sys.version, settings)).encode())
         return cls(folder, fingerprint)
 
     def _entry(self, path: str, data: bytes) -> str:
