@@ -10,7 +10,7 @@ here, so one bad use never hides another. The hook raises the first; ``check`` r
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from collections.abc import Callable
 from typing import Any
 
@@ -105,6 +105,9 @@ class Diagnostic:
     end_col: int | None = None
     #: The source line, for a caret display.
     text: str | None = None
+    #: The id of the node the finding was raised at (``Source.error``), while its tree lives: what
+    #: the ledger reads to know which marker a finding speaks for. Not part of the finding's value.
+    about: int | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_error(self) -> bool:
@@ -121,6 +124,7 @@ class Diagnostic:
             err.end_lineno,
             err.end_offset,
             err.text,
+            getattr(err, "about", None),
         )
 
     def error(self) -> RewriteError:

@@ -397,18 +397,29 @@ class _Collector:
 # -- the states -------------------------------------------------------------------------------
 
 
-def _span(node: ast.AST) -> tuple[int, int]:
-    """The lines whose findings speak for a def's or class's markers: its decorators to the
-    line before its body."""
-    first = min([getattr(node, "lineno", 1), *(d.lineno for d in getattr(node, "decorator_list", []))])
-    if isinstance(node, ast.ClassDef):
-        return first, node.end_lineno or node.lineno
+def _region(node: ast.AST) -> set[int]:
+    """The ids of the nodes whose findings speak for a site's markers (``Diagnostic.about``): a
+    def's own node, decorators and signature, not its body (a def's body is its own); a class or
+    any other site whole, but for an elided body (engine/elided.py), which no reader walked."""
+    found = {id(node)}
+    todo: list[ast.AST] = []
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return first, max(node.lineno, body_line(node) - 1)  # an elided body stays unparsed
-    body = getattr(node, "body", None)
-    if isinstance(body, list) and body:
-        return first, max(node.lineno, body[0].lineno - 1)  # type: ignore[attr-defined]
-    return first, getattr(node, "end_lineno", None) or first
+        todo += [*node.decorator_list, node.args, *([node.returns] if node.returns else [])]
+    else:
+        todo.append(node)
+    while todo:
+        part = todo.pop()
+        found.add(id(part))
+        if isinstance(part, ELIDED):
+            todo += [*part.decorator_list, part.args, *([part.returns] if part.returns else [])]
+        else:
+            todo.extend(ast.iter_child_nodes(part))
+    return found
+
+
+def _about(findings: list[Diagnostic], region: set[int]) -> Diagnostic | None:
+    """The first of ``findings`` raised at a node of ``region``."""
+    return next((d for d in findings if d.about in region), None)
 
 
 def ledger_pass(reader: ImportReader | None = None) -> TreePass:
@@ -464,11 +475,13 @@ def build(
     applied = _applied(result, facts, scopes)
     diagnostics = list(result.diagnostics)
     pragma = next((d for d in diagnostics if d.code == "JR001"), None)
-    refused_by_call = _refused_by_calls(facts, scopes, [d for d in diagnostics if d.is_error])
+    errors = [d for d in diagnostics if d.is_error]
+    findings = [d for d in diagnostics if not d.is_error and d.code != "JR005"]
+    refused_by_call = _refused_by_calls(facts, scopes, errors)
     formed = _field_form_fields(scopes)
     entries: list[tuple[_Site, LedgerEntry]] = []
     for site in collector.sites:
-        entries.append((site, _settle(site, applied, formed, diagnostics, refused_by_call, facts, pragma, result)))
+        entries.append((site, _settle(site, applied, formed, (errors, findings), refused_by_call, facts, pragma, result)))
     # Aliases end as their uses end: applied if one use is, else refused, else reported.
     settled: list[LedgerEntry] = []
     for site, entry in entries:
@@ -561,9 +574,8 @@ def _refused_by_calls(facts: Facts, scopes: ScopeTree, errors: list[Diagnostic])
     decorators or signature, with the refusal's code."""
     found: dict[str, str] = {}
     defs = {func.name: func for func, _ in scopes.defs}
-    for func, _ in scopes.defs:
-        first, last = _span(func)
-        error = next((d for d in errors if first <= d.line <= last), None)
+    for func, _ in scopes.defs if errors else ():
+        error = _about(errors, _region(func))
         if error is not None:
             for arg in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]:
                 for name in _names(arg.annotation):
@@ -608,7 +620,7 @@ def _settle(
     site: _Site,
     applied: set[int],
     formed: set[int],
-    diagnostics: list[Diagnostic],
+    said: tuple[list[Diagnostic], list[Diagnostic]],
     refused_by_call: dict[str, str],
     facts: Facts,
     pragma: Diagnostic | None,
@@ -616,15 +628,15 @@ def _settle(
 ) -> LedgerEntry:
     node = site.node
     line, col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1
-    first, last = _span(site.owner) if site.owner is not None else (line, getattr(node, "end_lineno", line) or line)
-    first, last = min(first, line), max(last, line)
+    region = _region(node if site.owner is None else site.owner)
 
     def entry(state: State, code: str | None = None) -> LedgerEntry:
         return LedgerEntry(site.kind, site.name, line, col, state, code)
 
     if id(node) in applied and site.kind in (EntryKind.PARAMETER, EntryKind.FIELD):
         return entry(State.APPLIED) if pragma is None else entry(State.REPORTED, "JR001")
-    error = next((d for d in diagnostics if d.is_error and first <= d.line <= last), None)
+    errors, findings = said  # the refusals, and the other findings but JR005
+    error = _about(errors, region)
     if error is not None:
         return entry(State.REFUSED, error.code)
     owner_name = getattr(site.owner, "name", None)
@@ -636,7 +648,7 @@ def _settle(
         return entry(State.REPORTED, "JR001")
     if id(node) in formed and Mark.STATIC in site.marks:
         return entry(State.APPLIED)
-    finding = next((d for d in diagnostics if not d.is_error and first <= d.line <= last and d.code != "JR005"), None)
+    finding = _about(findings, region)
     if finding is None and site.owner is not None:
         seen = next((call for call, func in facts.unseen if func is site.owner), None)
         if seen is not None:

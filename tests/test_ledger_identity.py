@@ -1,0 +1,68 @@
+"""The ledger settles a marker by identity, not by line: a finding speaks for a marker when it
+was raised at a node of that marker's def header (decorators, signature), class or statement
+(``Diagnostic.about``). A finding about something else that happens to sit on the same line
+(a one-line body, two statements joined by ``;``) leaves the marker to be reported on its own.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from jaxrewrite.engine.analysis import State
+from jaxrewrite.engine.findings import analyze
+
+HEAD = "# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import NoDiff, Static\nk = 1\n"
+
+
+def _findings(body: str, **how: bool) -> tuple[str, list[tuple[int, int, str]], dict[str, tuple[State, str | None]]]:
+    text = HEAD + textwrap.dedent(body)
+    analysis = analyze(text, "m.py", **how)
+    found = [(d.line, d.col, d.code) for d in analysis.diagnostics]
+    return text, found, {e.name: (e.state, e.code) for e in analysis.ledger}
+
+
+def _at(text: str, needle: str) -> tuple[int, int]:
+    """The 1-based line and column of ``needle``'s first occurrence."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if needle in line:
+            return number, line.index(needle) + 1
+    raise AssertionError(needle)
+
+
+#: A one-line body whose call site is refused (JR111, about ``h``), on the line of ``f``'s
+#: signature, whose NoDiff does nothing under jit: by line, that refusal "settled" it.
+ONE_LINE_BODY = """
+    def h(b: Static[int]): return b
+    @jax.jit
+    def f(x, n: NoDiff[int]): return jax.jit(h, static_argnums=k)(x)
+    """
+
+#: Two statements on one line: a def whose unhashable Static default is reported (JR003), and in
+#: its body a variable annotation whose marker does nothing: by line, JR003 "settled" it too.
+JOINED = """
+    @jax.jit
+    def f(x, n: Static[list] = []): y: Static[int] = 1; return x
+    """
+
+
+def test_a_refusal_inside_another_defs_line_does_not_settle_a_marker() -> None:
+    text, found, ledger = _findings(ONE_LINE_BODY, lint=True)
+    assert ledger["h.b"] == (State.REFUSED, "JR111")
+    assert ledger["f.n"] == (State.REPORTED, "JR008")
+    assert (*_at(text, "n: NoDiff"), "JR008") in found
+    assert [code for *_, code in found].count("JR111") == 1
+
+
+def test_a_finding_about_one_statement_does_not_settle_another_on_its_line() -> None:
+    text, found, ledger = _findings(JOINED, lint=True)
+    assert ledger["f.n"] == (State.APPLIED, None)
+    assert ledger["y"] == (State.REPORTED, "JR008")
+    assert (*_at(text, "n: Static"), "JR003") in found
+    assert (*_at(text, "y: Static"), "JR008") in found
+
+
+def test_the_import_says_the_marker_that_does_nothing() -> None:
+    """The hook's report (lint without JR003, the ledger without JR009) says it as check does;
+    ``ONE_LINE_BODY``'s import raises its JR111 instead."""
+    text, found, _ = _findings(JOINED, report=True)
+    assert found == [(*_at(text, "y: Static"), "JR008")]
