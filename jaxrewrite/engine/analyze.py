@@ -24,8 +24,8 @@ from jaxrewrite.engine.filters import (
     Filters,
     classes_with_markers,
     leaf_aliases,
-    marker_names,
 )
+from jaxrewrite.engine.markindex import index_of
 from jaxrewrite.header import Header, scan_header
 from jaxrewrite.engine.registrations import Registrations
 from jaxrewrite.engine.scopes import Binding, ScopeTree, build_scopes, environment
@@ -147,7 +147,7 @@ class Analyzer(Decorators, Registrations, CallSites):
         self.refused_calls = []
         exhaustive = not self.filters.marker_names
         if not exhaustive:
-            self.relevant = marker_names(self.tree)
+            self.relevant = index_of(self.tree).names
             if not self.relevant:
                 return
         static_classes = classes_with_markers(self.tree, self.relevant)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from jaxrewrite.engine.recognise import classify_registration
 from jaxrewrite.engine.resolve import MAX_DEPTH, TooDeep, alias_of, parse_string, qualname, single
 from jaxrewrite.engine.scopes import Assigned, DefinedClass, Scope
-from jaxrewrite.engine.signature import MarkerReader
+from jaxrewrite.engine.markindex import MarkerReader
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import CONTAINERS, OPAQUE_REGISTRATIONS, Container, Mark, opaque_registration
 

@@ -18,10 +18,9 @@ from dataclasses import dataclass
 
 from jaxrewrite.engine.lexed import word_starts
 from jaxrewrite.engine.classes import FunctionalClass, LocalClass, functional_class, local_class
-from jaxrewrite.engine.scopes import Assigned, Imported, Marked, Scope, ScopeTree, calls_in, own_expressions
-from jaxrewrite.engine.signature import may_mark
+from jaxrewrite.engine.scopes import Assigned, Scope, ScopeTree, calls_in, own_expressions
+from jaxrewrite.engine.markindex import may_mark
 from jaxrewrite.engine.source import Source, lines_containing
-from jaxrewrite.engine.table import MARKER_EXPORTS
 
 
 @dataclass(frozen=True)
@@ -90,39 +89,6 @@ def functional_classes(tree: ScopeTree) -> list[FunctionalClass]:
                     if functional is not None:
                         found.append(functional)
     return found
-
-
-def marker_names(tree: ScopeTree) -> set[str]:
-    """Names that could spell a marker: jaxrewrite imports and aliases built from them.
-
-    A conservative pre-filter (by name, not scope): an annotation mentioning none of these
-    names, directly or inside a string, cannot carry a marker. The outer environment's
-    marker aliases and jaxrewrite names count too.
-    """
-    names: set[str] = set()
-    assigned: list[tuple[str, ast.expr]] = []
-    scopes = list(tree.scopes)
-    if tree.module.parent is not None:
-        scopes.append(tree.module.parent)
-    for scope in scopes:
-        if any(module.partition(".")[0] == "jaxrewrite" for module in scope.star_imports):
-            names.update(MARKER_EXPORTS)
-        for name, bindings in scope.bindings.items():
-            for binding in bindings:
-                if isinstance(binding, Marked) or (
-                    isinstance(binding, Imported) and binding.qualname.partition(".")[0] == "jaxrewrite"
-                ):
-                    names.add(name)
-                elif isinstance(binding, Assigned):
-                    assigned.append((name, binding.value))
-    changed = bool(names)
-    while changed:
-        changed = False
-        for name, value in assigned:
-            if name not in names and may_mark(value, names):
-                names.add(name)
-                changed = True
-    return names
 
 
 def lines_mentioning(names: set[str], src: Source) -> list[int]:

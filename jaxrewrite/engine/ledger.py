@@ -22,25 +22,16 @@ from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.elided import ELIDED, body_line
 from jaxrewrite.engine.elsewhere import Elsewhere, ImportReader
 from jaxrewrite.engine.fields import field_function, form_of
-from jaxrewrite.engine.filters import marker_names
 from jaxrewrite.engine.recognise import classify
-from jaxrewrite.engine.resolve import (
-    MAX_DEPTH,
-    alias_of,
-    marked,
-    marker_name,
-    parse_string,
-    qualname,
-)
+from jaxrewrite.engine.markindex import index_of, is_container_call, may_mark
+from jaxrewrite.engine.resolve import parse_string, qualname
 from jaxrewrite.engine.scopes import (
-    Assigned,
     Scope,
     ScopeTree,
     own_expressions,
 )
-from jaxrewrite.engine.signature import may_mark
 from jaxrewrite.engine.source import Source, lines_containing
-from jaxrewrite.engine.table import CONTAINERS, EITHER_FORM, Mark
+from jaxrewrite.engine.table import EITHER_FORM, Mark
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
@@ -94,100 +85,6 @@ class _Site:
 # -- finding the markers of one expression --------------------------------------------------------
 
 
-class Reading:
-    """What ``_mentions`` keeps for one module: each alias's markers and the marker aliases it
-    reads through, each alias read once. Aliases that read each other round a loop are one
-    strongly connected component (Tarjan's stack and low links), and all of them get what its
-    first-read alias found, once the loop is closed: linear in the aliases, loops included."""
-
-    def __init__(self) -> None:
-        self.memo: dict[int, tuple[frozenset[Mark], frozenset[str]]] = {}
-        #: The aliases on the stack, by their place on it: being read, or read but in a loop
-        #: whose first alias is still being read.
-        self.index: dict[int, int] = {}
-        self.stack: list[tuple[int, str]] = []
-        #: The lowest place on the stack the alias being read reaches round a loop.
-        self.low = 0
-
-
-def _mentions(
-    expr: ast.AST | None, scope: Scope, aliases: set[str], depth: int = 0, reading: Reading | None = None
-) -> frozenset[Mark]:
-    """Every marker ``expr`` spells anywhere inside it, through module aliases and strings; not
-    inside ``Callable[...]``, whose markers describe another function's parameters.
-
-    ``depth`` bounds the nesting read within one expression; an alias's value is an expression
-    of its own, read from depth 0 and once per module (``reading``), so a chain of aliases of
-    any length is read (a marker the rewriter refuses past its own depth, JR127, is in the
-    ledger as refused) and a loop of them ends.
-    """
-    if expr is None or depth > MAX_DEPTH:
-        return frozenset()
-    reading = Reading() if reading is None else reading
-    if isinstance(expr, ast.Constant):
-        if isinstance(expr.value, str) and depth < 8:
-            parsed = parse_string(expr.value)
-            if parsed is not None and not isinstance(parsed, ast.Constant):
-                return _mentions(parsed, scope, aliases, depth + 1, reading)
-        return frozenset()
-    if isinstance(expr, ast.Subscript) and qualname(expr.value, scope) in _CALLABLE:
-        return frozenset()
-    if isinstance(expr, (ast.Name, ast.Attribute)):
-        name = marker_name(qualname(expr, scope))
-        if name is not None:
-            return frozenset({Mark.NODIFF if name in ("NoDiff", "NODIFF") else Mark.STATIC})
-        if isinstance(expr, ast.Name):
-            outer = marked(expr, scope)
-            if outer is not None:
-                return outer.markers
-            alias = alias_of(expr, scope)
-            if alias is None or alias.value is None or _is_container_call(alias.value, alias.scope):
-                return frozenset()
-            inner, names = _alias(alias, expr.id, reading)
-            aliases |= names
-            if inner:
-                aliases.add(expr.id)
-            return inner
-    marks: set[Mark] = set()
-    for child in ast.iter_child_nodes(expr):
-        marks |= _mentions(child, scope, aliases, depth + 1, reading)
-    return frozenset(marks)
-
-
-def _alias(alias: Assigned, name: str, reading: Reading) -> tuple[frozenset[Mark], frozenset[str]]:
-    """The markers an alias's value spells and the marker aliases it reads through."""
-    key = id(alias)
-    if key in reading.memo:
-        return reading.memo[key]
-    if key in reading.index:  # round a loop: what it holds joins the loop's first alias
-        reading.low = min(reading.low, reading.index[key])
-        return frozenset(), frozenset()
-    place = len(reading.stack)
-    reading.index[key] = place
-    reading.stack.append((key, name))
-    outer, reading.low = reading.low, place
-    found: set[str] = set()
-    marks = _mentions(alias.value, alias.scope, found, 0, reading)
-    low, reading.low = reading.low, min(outer, reading.low)
-    result = marks, frozenset(found)
-    if low == place:  # the first alias of its loop (or in none): the loop is closed
-        members = reading.stack[place:]
-        del reading.stack[place:]
-        if len(members) > 1 and marks:  # each reads the others by name
-            result = marks, result[1] | {member for _, member in members}
-        for member, _ in members:
-            del reading.index[member]
-            reading.memo[member] = result
-    return result
-
-
-_CALLABLE = frozenset({"typing.Callable", "collections.abc.Callable"})
-
-
-def _is_container_call(value: ast.expr, scope: Scope) -> bool:
-    return isinstance(value, ast.Call) and qualname(value.func, scope) in CONTAINERS
-
-
 # -- collecting the sites -----------------------------------------------------------------------
 
 
@@ -202,13 +99,13 @@ class _Collector:
         self.sites: list[_Site] = []
         #: Whether names imported from other modules are asked for (JR009; not by the import hook).
         self.imports = imports
-        self.elsewhere = Elsewhere(reader, lambda expr, scope: bool(_mentions(expr, scope, set())))
+        self.index = index_of(scopes)
+        self.elsewhere = Elsewhere(reader, lambda expr, scope: bool(self.index.mentions(expr, scope, set())))
         self.statements = scopes.statements
         self._called: set[str] | None = None
-        self.reading = Reading()
-        #: The prefilter's names (filters.marker_names): an expression naming none of them
-        #: spells no marker, so the ledger reads only those that do (the hook's cold path runs it).
-        self.names = marker_names(scopes)
+        #: The prefilter's names (``MarkIndex.names``): an expression naming none of them spells
+        #: no marker, so the ledger reads only those that do (the hook's cold path runs it).
+        self.names = self.index.names
         #: The lines that hold one of them (a text search: a superset).
         self.lines = lines_containing(src.text, src.line_starts, self.names)
 
@@ -223,7 +120,7 @@ class _Collector:
             return frozenset()
         if not may_mark(expr, self.names):
             return frozenset()
-        return _mentions(expr, scope, aliases, reading=self.reading)
+        return self.index.mentions(expr, scope, aliases)
 
     def body(self, stmts: list[ast.stmt], scope: Scope, in_class: ast.ClassDef | None = None) -> None:
         for stmt in stmts:
@@ -312,7 +209,7 @@ class _Collector:
             return
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         name = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
-        if isinstance(value, ast.Call) and _is_container_call(value, scope):
+        if isinstance(value, ast.Call) and is_container_call(value, scope):
             self.functional(value, name or "?", scope)
             return
         if name is not None:
@@ -471,7 +368,7 @@ def build(
         for site in collector.sites:
             if site.kind is EntryKind.PARAMETER and id(site.node) in facts.read_marks:
                 scope = collector.def_scopes.get(id(site.owner), scopes.module)
-                _mentions(getattr(site.node, "annotation", None), scope, site.aliases, reading=collector.reading)
+                collector.index.mentions(getattr(site.node, "annotation", None), scope, site.aliases)
     applied = _applied(result, facts, scopes)
     diagnostics = list(result.diagnostics)
     pragma = next((d for d in diagnostics if d.code == "JR001"), None)

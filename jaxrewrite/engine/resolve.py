@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import TypeVar
 
-from jaxrewrite.engine.scopes import Assigned, Binding, Imported, Marked, Scope
+from jaxrewrite.engine.scopes import Assigned, Binding, Imported, Scope
 from jaxrewrite.engine.table import MARKER_EXPORTS, STAR_EXPORTS, canonical
 
 #: Alias chains (and nested annotations, base classes) deeper than this resolve to nothing:
@@ -105,11 +105,6 @@ def alias_of(expr: ast.expr, scope: Scope) -> Assigned | None:
     return only(expr, scope, Assigned)
 
 
-def marked(expr: ast.expr, scope: Scope) -> Marked | None:
-    """An outer-environment marker alias a bare name refers to."""
-    return only(expr, scope, Marked)
-
-
 def too_deep(expr: ast.expr, scope: Scope) -> bool:
     """Is ``recognise.classify``'s None for ``expr`` its depth cut's (a longer chain, or a loop)?
 
@@ -157,37 +152,6 @@ def _qualname_cut(expr: ast.expr, scope: Scope, depth: int, seen: set[tuple[int,
         elif not isinstance(binding, Imported):
             return False  # qualname answers None here whatever the depth
     return any(_qualname_cut(b.value, b.scope, depth + 1, seen) for b in aliases)
-
-
-def reaches_marker(expr: ast.expr, scope: Scope) -> bool:
-    """Could ``expr`` spell a marker through any number of aliases (strings included)? Exact, with
-    no depth limit (each alias read once), and without recursion: what a reader that stopped at
-    ``MAX_DEPTH`` asks before it refuses, so that a loop of plain type aliases stays no marker."""
-    todo: list[tuple[ast.AST, Scope]] = [(expr, scope)]
-    read: set[int] = set()
-    while todo:
-        node, where = todo.pop()
-        for part in ast.walk(node):
-            if isinstance(part, ast.Constant) and isinstance(part.value, str):
-                parsed = parse_string(part.value)
-                if parsed is not None:
-                    todo.append((parsed, where))
-            if not isinstance(part, ast.Name):
-                continue
-            found = where.lookup(part.id)
-            if found is None:
-                if marker_name(_star(part.id, where)) is not None:
-                    return True
-                continue
-            for binding in found[0]:
-                if isinstance(binding, Marked):
-                    return True
-                if isinstance(binding, Imported) and binding.qualname.partition(".")[0] == "jaxrewrite":
-                    return True
-                if isinstance(binding, Assigned) and id(binding.value) not in read:
-                    read.add(id(binding.value))
-                    todo.append((binding.value, binding.scope))
-    return False
 
 
 def _star(name: str, scope: Scope) -> str | None:

@@ -1,0 +1,391 @@
+"""The one reading of markers: what a module's annotations mark, built once per module beside
+its scopes (``index_of``, ``ScopeTree.index``), with one memo and one depth limit
+(``resolve.MAX_DEPTH``).
+
+Two questions, one reader each, sharing the module's memo:
+
+- ``MarkerReader``: a marker as the outermost annotation (what signatures and classes read:
+  ``Static[T]``, ``Annotated[T, STATIC]``, an alias of either, or a string holding one); a marker
+  anywhere deeper is an error (JR102), since ``Optional[Static[int]]`` would otherwise compile and
+  silently mean "not static". Each annotation's answer is kept (``MarkIndex.read``).
+- ``MarkIndex.mentions``: every marker an expression spells anywhere, through aliases and strings,
+  with the aliases it reads through (what the ledger counts).
+
+And the prefilter both take: ``names`` (``marker_names``), the names that could spell a marker,
+and ``may_mark``, whether an expression names one. No other module reads a marker from an
+annotation (``tests/test_layers.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import cast
+
+from jaxrewrite.engine.resolve import (
+    MAX_DEPTH,
+    PAST_DEPTH,
+    _star,
+    alias_of,
+    is_annotated,
+    marker_name,
+    only,
+    parse_string,
+    qualname,
+)
+from jaxrewrite.engine.scopes import Assigned, Imported, MarkerBinding, Scope, ScopeTree
+from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.table import CONTAINERS, MARKER_CONSTANTS, MARKER_EXPORTS, MARKER_TYPES, Mark
+
+Marks = frozenset[Mark]
+_NONE: Marks = frozenset()
+#: One mark as a set, by the marker's exported name: a str key hashes in C, an enum's through Python.
+_SINGLE_BY_NAME = {name: frozenset({mark}) for name, mark in {**MARKER_TYPES, **MARKER_CONSTANTS}.items()}
+#: A marker inside ``Callable[[...], R]`` describes another function's parameter, not this one
+#: (``collections.abc.Callable`` and ``typing_extensions.Callable`` are canonical'd to it).
+_CALLABLE = "typing.Callable"
+
+
+class MarkIndex:
+    """What one module's annotations mark, read once: the prefilter's names, each annotation's
+    outermost marks as the signature and class readers found them, and the aliases' mentions."""
+
+    def __init__(self, tree: ScopeTree) -> None:
+        self.tree = tree
+        self._names: set[str] | None = None
+        #: (id of an annotation node) -> its outermost marks, as ``MarkerReader`` read them.
+        self.read: dict[int, Marks] = {}
+        #: The mentions' memo: each alias read once per module.
+        self.reading = Reading()
+
+    @property
+    def names(self) -> set[str]:
+        """The names that could spell a marker (``marker_names``), once per module."""
+        if self._names is None:
+            self._names = marker_names(self.tree)
+        return self._names
+
+    def mentions(self, expr: ast.AST | None, scope: Scope, aliases: set[str]) -> Marks:
+        """Every marker ``expr`` spells anywhere (``_mentions``), through this module's memo."""
+        return _mentions(expr, scope, aliases, reading=self.reading)
+
+
+def index_of(tree: ScopeTree) -> MarkIndex:
+    """The module's one index of markers, made on first ask."""
+    if tree.index is None:
+        tree.index = MarkIndex(tree)
+    return cast(MarkIndex, tree.index)
+
+
+def environment_marks(expr: ast.expr, scope: Scope) -> Marks | None:
+    """The marks of an outer-environment marker alias a bare name refers to (``MarkerBinding``)."""
+    binding = only(expr, scope, MarkerBinding)
+    return None if binding is None else binding.markers
+
+
+class MarkerReader:
+    """Finds the markers of one annotation, resolving names in the def's enclosing scope.
+
+    Each (node, scope, depth) is read once per annotation (``_read``): an alias that names itself
+    more than once (``C = C[C]``) branches at every level, and ``MAX_DEPTH`` levels of that were
+    3**32 readings, an import that never ended. The answer is a function of those three (``where``
+    only places an error, and an error ends the reading), so the memo changes no answer."""
+
+    def __init__(self, scope: Scope, src: Source, relevant: set[str] | None = None) -> None:
+        self.scope = scope
+        self.src = src
+        self.relevant = relevant
+        #: (id(node), id(scope), depth, what) -> (the node, kept alive so its id is not reused; the
+        #: answer). Per annotation: a deferred body walked later may bind more names.
+        self._read: dict[tuple[int, int, int, bool], tuple[ast.AST, Marks | None]] = {}
+
+    def markers(self, ann: ast.expr) -> Marks:
+        if not self._relevant(ann):
+            return _NONE
+        try:
+            return self._top(ann, self.scope, ann, 0)
+        finally:
+            self._read.clear()
+
+    def _relevant(self, expr: ast.AST) -> bool:
+        return self.relevant is None or may_mark(expr, self.relevant)
+
+    def _top(self, expr: ast.expr, scope: Scope, where: ast.expr, depth: int) -> Marks:
+        key = (id(expr), id(scope), depth, True)
+        known = self._read.get(key)
+        if known is not None:
+            return known[1]  # type: ignore[return-value]
+        found = self._top_once(expr, scope, where, depth)
+        self._read[key] = (expr, found)
+        return found
+
+    def _top_once(self, expr: ast.expr, scope: Scope, where: ast.expr, depth: int) -> Marks:
+        """Markers of ``expr`` as an outermost annotation; ``where`` locates errors. Past
+        ``MAX_DEPTH`` (aliases of aliases, annotations in annotations, or a loop of aliases) it
+        cannot tell, and says so: answering "no marker" would drop one silently."""
+        if depth > MAX_DEPTH:
+            if not reaches_marker(expr, scope):
+                return _NONE  # a loop of plain type aliases (``Tree = dict[str, "Tree"]``): no marker
+            raise self.src.error(
+                where,
+                "JR127",
+                f"cannot tell whether {self.src.segment(where)} holds a marker: {PAST_DEPTH}; spell the marker "
+                "(or an alias of it) directly in the annotation",
+            )
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+            parsed = parse_string(expr.value)
+            return frozenset() if parsed is None else self._top(parsed, scope, where, depth + 1)
+        if isinstance(expr, (ast.Name, ast.Attribute)):
+            return self._reference(expr, scope, where, depth)
+        if isinstance(expr, ast.Subscript):
+            return self._subscript(expr, scope, where, depth)
+        if isinstance(expr, ast.Call) and qualname(expr.func, scope) in CONTAINERS:
+            return _NONE  # a functional TypedDict/NamedTuple: its Static fields are per-leaf statics
+        self._forbid_inside(expr, scope, where, depth)
+        return frozenset()
+
+    def _reference(self, expr: ast.expr, scope: Scope, where: ast.expr, depth: int) -> Marks:
+        name = marker_name(qualname(expr, scope))
+        if name in MARKER_TYPES:
+            return _SINGLE_BY_NAME[name]  # bare ``Static`` means ``Static[Any]``
+        outer = environment_marks(expr, scope)
+        if outer is not None:
+            return outer
+        alias = alias_of(expr, scope)
+        if alias is None:
+            return frozenset()
+        found = self._top(alias.value, alias.scope, where, depth + 1)
+        if found and alias.type_statement:
+            raise self.src.error(
+                where,
+                "JR103",
+                f"{ast.unparse(expr)} is a 'type' statement alias, which hides its Annotated metadata; "
+                f"write '{ast.unparse(expr)} = ...' instead",
+            )
+        return found
+
+    def _subscript(self, expr: ast.Subscript, scope: Scope, where: ast.expr, depth: int) -> Marks:
+        base = qualname(expr.value, scope)
+        base_name = marker_name(base)
+        if base_name in MARKER_TYPES:
+            # Static[NoDiff[T]] flattens like nested Annotated: both markers count.
+            inner = self._top(expr.slice, scope, where, depth + 1) if self._relevant(expr.slice) else _NONE
+            return _SINGLE_BY_NAME[base_name] | inner
+        if base == _CALLABLE:
+            return _NONE  # Callable[[jax.Array, Static[int]], R]: the callee's parameters, not ours
+        if is_annotated(base):
+            items = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
+            found = set(self._top(items[0], scope, where, depth + 1) if self._relevant(items[0]) else ())
+            for meta in items[1:]:
+                const = marker_name(qualname(meta, scope))
+                if const in MARKER_CONSTANTS:
+                    found.add(MARKER_CONSTANTS[const])
+            return frozenset(found)
+        alias = alias_of(expr.value, scope)
+        if alias is not None:
+            generic = self._top(alias.value, alias.scope, where, depth + 1)
+            if generic:  # ``S = Static[T]`` used as ``S[int]``
+                self._forbid_inside(expr.slice, scope, where, depth)
+                return generic
+        self._forbid_inside(expr, scope, where, depth)
+        return frozenset()
+
+    def _forbid_inside(self, expr: ast.AST, scope: Scope, where: ast.expr, depth: int) -> None:
+        """RewriteError if a marker hides anywhere strictly inside ``expr``."""
+        key = (id(expr), id(scope), depth, False)
+        if key in self._read:
+            return  # read already, and found nothing (a marker would have ended the reading)
+        self._read[key] = (expr, None)
+        for child in ast.iter_child_nodes(expr):
+            if not self._relevant(child):
+                continue
+            if not isinstance(child, ast.expr):
+                self._forbid_inside(child, scope, where, depth + 1)
+            elif self._top(child, scope, where, depth + 1):
+                self._nested(child, where)
+
+    def _nested(self, node: ast.AST, where: ast.expr) -> None:
+        raise self.src.error(
+            where,
+            "JR102",
+            f"a marker must be the outermost annotation, but {ast.unparse(node)} is nested inside "
+            f"{self.src.segment(where)}; put the marker outside, e.g. Static[Optional[int]] rather "
+            "than Optional[Static[int]]",
+        )
+
+
+def may_mark(node: ast.AST | None, names: set[str]) -> bool:
+    """Could this expression name a marker? Cheap: called on every annotation of a module."""
+    kind = type(node)
+    if kind is ast.Name:
+        return node.id in names  # type: ignore[union-attr]
+    if kind is ast.Attribute:
+        return may_mark(node.value, names)  # type: ignore[union-attr]
+    if kind is ast.Subscript:
+        return may_mark(node.value, names) or may_mark(node.slice, names)  # type: ignore[union-attr]
+    if kind is ast.Constant:
+        value = node.value  # type: ignore[union-attr]
+        return isinstance(value, str) and any(name in value for name in names)
+    if kind is ast.Tuple or kind is ast.List:
+        return any(may_mark(element, names) for element in node.elts)  # type: ignore[union-attr]
+    if kind is ast.BinOp:
+        return may_mark(node.left, names) or may_mark(node.right, names)  # type: ignore[union-attr]
+    if node is None:
+        return False
+    return any(may_mark(child, names) for child in ast.iter_child_nodes(node))
+
+
+def marker_names(tree: ScopeTree) -> set[str]:
+    """Names that could spell a marker: jaxrewrite imports and aliases built from them.
+
+    A conservative pre-filter (by name, not scope): an annotation mentioning none of these
+    names, directly or inside a string, cannot carry a marker. The outer environment's
+    marker aliases and jaxrewrite names count too.
+    """
+    names: set[str] = set()
+    assigned: list[tuple[str, ast.expr]] = []
+    scopes = list(tree.scopes)
+    if tree.module.parent is not None:
+        scopes.append(tree.module.parent)
+    for scope in scopes:
+        if any(module.partition(".")[0] == "jaxrewrite" for module in scope.star_imports):
+            names.update(MARKER_EXPORTS)
+        for name, bindings in scope.bindings.items():
+            for binding in bindings:
+                if isinstance(binding, MarkerBinding) or (
+                    isinstance(binding, Imported) and binding.qualname.partition(".")[0] == "jaxrewrite"
+                ):
+                    names.add(name)
+                elif isinstance(binding, Assigned):
+                    assigned.append((name, binding.value))
+    changed = bool(names)
+    while changed:
+        changed = False
+        for name, value in assigned:
+            if name not in names and may_mark(value, names):
+                names.add(name)
+                changed = True
+    return names
+
+
+def reaches_marker(expr: ast.expr, scope: Scope) -> bool:
+    """Could ``expr`` spell a marker through any number of aliases (strings included)? Exact, with
+    no depth limit (each alias read once), and without recursion: what a reader that stopped at
+    ``MAX_DEPTH`` asks before it refuses, so that a loop of plain type aliases stays no marker."""
+    todo: list[tuple[ast.AST, Scope]] = [(expr, scope)]
+    read: set[int] = set()
+    while todo:
+        node, where = todo.pop()
+        for part in ast.walk(node):
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                parsed = parse_string(part.value)
+                if parsed is not None:
+                    todo.append((parsed, where))
+            if not isinstance(part, ast.Name):
+                continue
+            found = where.lookup(part.id)
+            if found is None:
+                if marker_name(_star(part.id, where)) is not None:
+                    return True
+                continue
+            for binding in found[0]:
+                if isinstance(binding, MarkerBinding):
+                    return True
+                if isinstance(binding, Imported) and binding.qualname.partition(".")[0] == "jaxrewrite":
+                    return True
+                if isinstance(binding, Assigned) and id(binding.value) not in read:
+                    read.add(id(binding.value))
+                    todo.append((binding.value, binding.scope))
+    return False
+
+
+class Reading:
+    """What ``_mentions`` keeps for one module: each alias's markers and the marker aliases it
+    reads through, each alias read once. Aliases that read each other round a loop are one
+    strongly connected component (Tarjan's stack and low links), and all of them get what its
+    first-read alias found, once the loop is closed: linear in the aliases, loops included."""
+
+    def __init__(self) -> None:
+        self.memo: dict[int, tuple[frozenset[Mark], frozenset[str]]] = {}
+        #: The aliases on the stack, by their place on it: being read, or read but in a loop
+        #: whose first alias is still being read.
+        self.index: dict[int, int] = {}
+        self.stack: list[tuple[int, str]] = []
+        #: The lowest place on the stack the alias being read reaches round a loop.
+        self.low = 0
+
+
+def _mentions(
+    expr: ast.AST | None, scope: Scope, aliases: set[str], depth: int = 0, reading: Reading | None = None
+) -> frozenset[Mark]:
+    """Every marker ``expr`` spells anywhere inside it, through module aliases and strings; not
+    inside ``Callable[...]``, whose markers describe another function's parameters.
+
+    ``depth`` bounds the nesting read within one expression; an alias's value is an expression
+    of its own, read from depth 0 and once per module (``reading``), so a chain of aliases of
+    any length is read (a marker the rewriter refuses past its own depth, JR127, is in the
+    ledger as refused) and a loop of them ends.
+    """
+    if expr is None or depth > MAX_DEPTH:
+        return frozenset()
+    reading = Reading() if reading is None else reading
+    if isinstance(expr, ast.Constant):
+        if isinstance(expr.value, str):
+            parsed = parse_string(expr.value)
+            if parsed is not None and not isinstance(parsed, ast.Constant):
+                return _mentions(parsed, scope, aliases, depth + 1, reading)
+        return frozenset()
+    if isinstance(expr, ast.Subscript) and qualname(expr.value, scope) == _CALLABLE:
+        return frozenset()
+    if isinstance(expr, (ast.Name, ast.Attribute)):
+        name = marker_name(qualname(expr, scope))
+        if name is not None:
+            return _SINGLE_BY_NAME[name]
+        if isinstance(expr, ast.Name):
+            outer = environment_marks(expr, scope)
+            if outer is not None:
+                return outer
+            alias = alias_of(expr, scope)
+            if alias is None or alias.value is None or is_container_call(alias.value, alias.scope):
+                return frozenset()
+            inner, names = _alias(alias, expr.id, reading)
+            aliases |= names
+            if inner:
+                aliases.add(expr.id)
+            return inner
+    marks: set[Mark] = set()
+    for child in ast.iter_child_nodes(expr):
+        marks |= _mentions(child, scope, aliases, depth + 1, reading)
+    return frozenset(marks)
+
+
+def _alias(alias: Assigned, name: str, reading: Reading) -> tuple[frozenset[Mark], frozenset[str]]:
+    """The markers an alias's value spells and the marker aliases it reads through."""
+    key = id(alias)
+    if key in reading.memo:
+        return reading.memo[key]
+    if key in reading.index:  # round a loop: what it holds joins the loop's first alias
+        reading.low = min(reading.low, reading.index[key])
+        return frozenset(), frozenset()
+    place = len(reading.stack)
+    reading.index[key] = place
+    reading.stack.append((key, name))
+    outer, reading.low = reading.low, place
+    found: set[str] = set()
+    marks = _mentions(alias.value, alias.scope, found, 0, reading)
+    low, reading.low = reading.low, min(outer, reading.low)
+    result = marks, frozenset(found)
+    if low == place:  # the first alias of its loop (or in none): the loop is closed
+        members = reading.stack[place:]
+        del reading.stack[place:]
+        if len(members) > 1 and marks:  # each reads the others by name
+            result = marks, result[1] | {member for _, member in members}
+        for member, _ in members:
+            del reading.index[member]
+            reading.memo[member] = result
+    return result
+
+
+def is_container_call(value: ast.expr, scope: Scope) -> bool:
+    return isinstance(value, ast.Call) and qualname(value.func, scope) in CONTAINERS
+
+
