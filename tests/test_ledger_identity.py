@@ -66,3 +66,25 @@ def test_the_import_says_the_marker_that_does_nothing() -> None:
     ``ONE_LINE_BODY``'s import raises its JR111 instead."""
     text, found, _ = _findings(JOINED, report=True)
     assert found == [(*_at(text, "y: Static"), "JR008")]
+
+
+#: Two aliases named ``S``: the module's, which ``f``'s applied parameter reads, and a local one
+#: that no annotation reads. By name, the local one "ended as its uses end" with ``f.n``.
+SAME_NAME_ALIASES = """
+    S = Static[int]
+    def helper():
+        S = Static[int]
+        return S
+    @jax.jit
+    def f(x, n: S):
+        return x * n
+    """
+
+
+def test_an_alias_ends_as_the_uses_of_that_assignment_end_not_of_its_name() -> None:
+    text, found, ledger = _findings(SAME_NAME_ALIASES, lint=True)
+    assert ledger["f.n"] == (State.APPLIED, None)
+    module_line = _at(text, "S = Static")[0]
+    local_line, indent = _at(text, "    S = Static")
+    assert found == [(local_line, indent + 4, "JR008")]
+    assert module_line != local_line

@@ -73,13 +73,15 @@ class _Site:
     node: ast.AST
     #: The def of a parameter, the class of a field: what errors at its uses refuse.
     owner: ast.AST | None
-    #: Alias names the annotation reaches (so an alias ends as its uses end).
-    aliases: set[str]
+    #: The aliases the annotation reaches, by their values' ids (so an alias ends as its uses end).
+    aliases: set[int]
     #: The markers the annotation spells, as written (``Static[T]``, ``STATIC`` in metadata...).
     marks: frozenset[Mark]
     reason: str = ""
     #: For an IMPORTED entry, the reason it is one (the imported name as written).
     imported_from: str = ""
+    #: For an ALIAS entry, its value's id: what ``aliases`` of the annotations using it hold.
+    value: int | None = None
 
 
 # -- finding the markers of one expression --------------------------------------------------------
@@ -114,7 +116,7 @@ class _Collector:
         at = bisect.bisect_left(self.lines, first)
         return at < len(self.lines) and self.lines[at] <= last
 
-    def mentions(self, expr: ast.AST | None, scope: Scope, aliases: set[str]) -> frozenset[Mark]:
+    def mentions(self, expr: ast.AST | None, scope: Scope, aliases: set[int]) -> frozenset[Mark]:
         first = getattr(expr, "lineno", None)
         if first is not None and not self.may(first, getattr(expr, "end_lineno", None) or first):
             return frozenset()
@@ -160,7 +162,7 @@ class _Collector:
         for arg in every:
             if arg.annotation is None:
                 continue
-            aliases: set[str] = set()
+            aliases: set[int] = set()
             # What the signature reader found, read once; the aliases it went through are read
             # again only if the module has an alias entry for them to settle (``build``).
             marks = self.facts.read_marks.get(id(arg)) or self.mentions(arg.annotation, scope, aliases)
@@ -186,7 +188,7 @@ class _Collector:
 
     def annotated(self, stmt: ast.AnnAssign, scope: Scope, in_class: ast.ClassDef | None) -> None:
         target = stmt.target.id if isinstance(stmt.target, ast.Name) else ast.unparse(stmt.target)
-        aliases: set[str] = set()
+        aliases: set[int] = set()
         if qualname(stmt.annotation, scope) in ("typing.TypeAlias", "typing_extensions.TypeAlias"):
             self.alias(stmt, target, stmt.value, scope)
             return
@@ -217,10 +219,10 @@ class _Collector:
 
     def alias(self, stmt: ast.AST, name: str | ast.expr, value: ast.expr | None, scope: Scope) -> None:
         label = name.id if isinstance(name, ast.Name) else str(name)
-        aliases: set[str] = set()
+        aliases: set[int] = set()
         marks = self.mentions(value, scope, aliases)
         if marks:
-            self.sites.append(_Site(EntryKind.ALIAS, label, stmt, None, aliases, marks))
+            self.sites.append(_Site(EntryKind.ALIAS, label, stmt, None, aliases, marks, value=id(value)))
 
     def functional(self, call: ast.Call, name: str, scope: Scope) -> None:
         """``TypedDict("C", {"n": Static[int]})`` and ``NamedTuple("C", [("n", Static[int])])``."""
@@ -234,7 +236,7 @@ class _Collector:
                     pairs.append((ast.unparse(item.elts[0]), item.elts[1], item.elts[0]))
         pairs += [(kw.arg, kw.value, kw) for kw in call.keywords if kw.arg is not None and kw.arg != "total"]
         for key, value, where in pairs:
-            aliases: set[str] = set()
+            aliases: set[int] = set()
             marks = self.mentions(value, scope, aliases)
             if marks:
                 self.sites.append(_Site(EntryKind.FIELD, f"{name}.{key.strip(chr(39) + chr(34))}", where, call,
@@ -383,7 +385,7 @@ def build(
     settled: list[LedgerEntry] = []
     for site, entry in entries:
         if site.kind is EntryKind.ALIAS and entry.state is State.REPORTED and entry.code == "JR008":
-            users = [e for s, e in entries if site.name in s.aliases and s is not site]
+            users = [e for s, e in entries if site.value in s.aliases and s is not site]
             best = _best(users)
             if best is not None:
                 entry = LedgerEntry(entry.kind, entry.name, entry.line, entry.col, best.state, best.code)

@@ -32,7 +32,7 @@ from jaxrewrite.engine.resolve import (
     parse_string,
     qualname,
 )
-from jaxrewrite.engine.scopes import Assigned, Imported, MarkerBinding, Scope, ScopeTree
+from jaxrewrite.engine.scopes import Assigned, Binding, Imported, MarkerBinding, Scope, ScopeTree
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import CONTAINERS, MARKER_CONSTANTS, MARKER_EXPORTS, MARKER_TYPES, Mark
 
@@ -64,8 +64,9 @@ class MarkIndex:
             self._names = marker_names(self.tree)
         return self._names
 
-    def mentions(self, expr: ast.AST | None, scope: Scope, aliases: set[str]) -> Marks:
-        """Every marker ``expr`` spells anywhere (``_mentions``), through this module's memo."""
+    def mentions(self, expr: ast.AST | None, scope: Scope, aliases: set[int]) -> Marks:
+        """Every marker ``expr`` spells anywhere (``_mentions``), through this module's memo;
+        ``aliases`` gets the values (by id) of the marker aliases it reads through."""
         return _mentions(expr, scope, aliases, reading=self.reading)
 
 
@@ -234,6 +235,14 @@ def may_mark(node: ast.AST | None, names: set[str]) -> bool:
     return any(may_mark(child, names) for child in ast.iter_child_nodes(node))
 
 
+def names_marker(binding: Binding) -> bool:
+    """Is this binding itself a marker's name: a jaxrewrite import, or an outer environment's
+    marker alias (``MarkerBinding``)? Where every reading of a name's markers starts."""
+    if isinstance(binding, MarkerBinding):
+        return True
+    return isinstance(binding, Imported) and binding.qualname.partition(".")[0] == "jaxrewrite"
+
+
 def marker_names(tree: ScopeTree) -> set[str]:
     """Names that could spell a marker: jaxrewrite imports and aliases built from them.
 
@@ -251,9 +260,7 @@ def marker_names(tree: ScopeTree) -> set[str]:
             names.update(MARKER_EXPORTS)
         for name, bindings in scope.bindings.items():
             for binding in bindings:
-                if isinstance(binding, MarkerBinding) or (
-                    isinstance(binding, Imported) and binding.qualname.partition(".")[0] == "jaxrewrite"
-                ):
+                if names_marker(binding):
                     names.add(name)
                 elif isinstance(binding, Assigned):
                     assigned.append((name, binding.value))
@@ -288,9 +295,7 @@ def reaches_marker(expr: ast.expr, scope: Scope) -> bool:
                     return True
                 continue
             for binding in found[0]:
-                if isinstance(binding, MarkerBinding):
-                    return True
-                if isinstance(binding, Imported) and binding.qualname.partition(".")[0] == "jaxrewrite":
+                if names_marker(binding):
                     return True
                 if isinstance(binding, Assigned) and id(binding.value) not in read:
                     read.add(id(binding.value))
@@ -305,17 +310,17 @@ class Reading:
     first-read alias found, once the loop is closed: linear in the aliases, loops included."""
 
     def __init__(self) -> None:
-        self.memo: dict[int, tuple[frozenset[Mark], frozenset[str]]] = {}
+        self.memo: dict[int, tuple[Marks, frozenset[int]]] = {}
         #: The aliases on the stack, by their place on it: being read, or read but in a loop
         #: whose first alias is still being read.
         self.index: dict[int, int] = {}
-        self.stack: list[tuple[int, str]] = []
+        self.stack: list[tuple[int, int]] = []
         #: The lowest place on the stack the alias being read reaches round a loop.
         self.low = 0
 
 
 def _mentions(
-    expr: ast.AST | None, scope: Scope, aliases: set[str], depth: int = 0, reading: Reading | None = None
+    expr: ast.AST | None, scope: Scope, aliases: set[int], depth: int = 0, reading: Reading | None = None
 ) -> frozenset[Mark]:
     """Every marker ``expr`` spells anywhere inside it, through module aliases and strings; not
     inside ``Callable[...]``, whose markers describe another function's parameters.
@@ -347,10 +352,10 @@ def _mentions(
             alias = alias_of(expr, scope)
             if alias is None or alias.value is None or is_container_call(alias.value, alias.scope):
                 return frozenset()
-            inner, names = _alias(alias, expr.id, reading)
-            aliases |= names
+            inner, values = _alias(alias, reading)
+            aliases |= values
             if inner:
-                aliases.add(expr.id)
+                aliases.add(id(alias.value))
             return inner
     marks: set[Mark] = set()
     for child in ast.iter_child_nodes(expr):
@@ -358,8 +363,9 @@ def _mentions(
     return frozenset(marks)
 
 
-def _alias(alias: Assigned, name: str, reading: Reading) -> tuple[frozenset[Mark], frozenset[str]]:
-    """The markers an alias's value spells and the marker aliases it reads through."""
+def _alias(alias: Assigned, reading: Reading) -> tuple[Marks, frozenset[int]]:
+    """The markers an alias's value spells and the marker aliases it reads through (the ids of
+    their values: an alias is its assignment, not its name, which another scope may reuse)."""
     key = id(alias)
     if key in reading.memo:
         return reading.memo[key]
@@ -368,16 +374,16 @@ def _alias(alias: Assigned, name: str, reading: Reading) -> tuple[frozenset[Mark
         return frozenset(), frozenset()
     place = len(reading.stack)
     reading.index[key] = place
-    reading.stack.append((key, name))
+    reading.stack.append((key, id(alias.value)))
     outer, reading.low = reading.low, place
-    found: set[str] = set()
+    found: set[int] = set()
     marks = _mentions(alias.value, alias.scope, found, 0, reading)
     low, reading.low = reading.low, min(outer, reading.low)
     result = marks, frozenset(found)
     if low == place:  # the first alias of its loop (or in none): the loop is closed
         members = reading.stack[place:]
         del reading.stack[place:]
-        if len(members) > 1 and marks:  # each reads the others by name
+        if len(members) > 1 and marks:  # each reads the others
             result = marks, result[1] | {member for _, member in members}
         for member, _ in members:
             del reading.index[member]

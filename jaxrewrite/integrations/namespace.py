@@ -33,6 +33,7 @@ from jaxrewrite import markers
 from jaxrewrite.engine import scopes
 from jaxrewrite.engine.classes import FunctionalClass, LocalClass, read_class
 from jaxrewrite.engine.filters import FIRST_ARGUMENT, functional_classes
+from jaxrewrite.engine.markindex import names_marker
 from jaxrewrite.engine.scopes import Assigned, Binding, DefinedClass, Imported, MarkerBinding, Opaque, Scope, ScopeKind
 from jaxrewrite.engine.signature import Kind, read_signature
 from jaxrewrite.engine.source import Source
@@ -165,11 +166,8 @@ def prepare(text: str, namespace: Mapping[str, Any], recorded: Mapping[str, Reco
 
 
 def _spells_marker(binding: Binding) -> bool:
-    if isinstance(binding, MarkerBinding):
-        return True
-    if isinstance(binding, Imported):
-        return binding.qualname.partition(".")[0] == "jaxrewrite"
-    return isinstance(binding, Assigned) and isinstance(binding.value, ast.Subscript)
+    """A marker's name (``markindex.names_marker``), or a generic marker alias made of one."""
+    return names_marker(binding) or (isinstance(binding, Assigned) and isinstance(binding.value, ast.Subscript))
 
 
 def binding_for(value: object) -> Binding:
