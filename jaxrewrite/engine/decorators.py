@@ -49,7 +49,7 @@ class Decorators(Walker):
                 if not may_matter(func, relevant, self.leaf_names):
                     continue
             try:
-                sig = read_signature(func, scope, self.src, spellings)
+                sig = read_signature(func, scope, self.src, spellings, index_of(self.tree))
                 leaves = self.leaves(sig, scope) if self.leaf_names else ()
             except RewriteError as err:
                 self.failed.add(id(func))

@@ -53,8 +53,6 @@ class Facts:
     refused_calls: list[tuple[ast.Call, str]]
     #: (id of a class or functional-class call) -> (its name, its fields as (name, markers, node)).
     class_fields: dict[int, tuple[str, list[tuple[str, frozenset[Mark], ast.AST]]]] = field(default_factory=dict)
-    #: (id of a parameter's node) -> the markers the signature reader found on it.
-    read_marks: dict[int, frozenset[Mark]] = field(default_factory=dict)
     #: Marked defs passed to a call that looks like a transform the table lacks (JR004 there).
     unknown_calls: dict[int, ast.expr] = field(default_factory=dict)
     #: (id of a def) -> the names of the transforms its uses apply.
@@ -82,6 +80,8 @@ class _Site:
     imported_from: str = ""
     #: For an ALIAS entry, its value's id: what ``aliases`` of the annotations using it hold.
     value: int | None = None
+    #: For a PARAMETER, whether the signature reader found its marks (the outermost annotation).
+    outermost: bool = False
 
 
 # -- finding the markers of one expression --------------------------------------------------------
@@ -165,10 +165,11 @@ class _Collector:
             aliases: set[int] = set()
             # What the signature reader found, read once; the aliases it went through are read
             # again only if the module has an alias entry for them to settle (``build``).
-            marks = self.facts.read_marks.get(id(arg)) or self.mentions(arg.annotation, scope, aliases)
+            read = self.index.read.get(id(arg.annotation))
+            marks = read or self.mentions(arg.annotation, scope, aliases)
             name = f"{func.name}.{arg.arg}"
             if marks:
-                self.sites.append(_Site(EntryKind.PARAMETER, name, arg, func, aliases, marks))
+                self.sites.append(_Site(EntryKind.PARAMETER, name, arg, func, aliases, marks, outermost=bool(read)))
             elif self.imports:
                 self.imported(arg, arg.annotation, scope, name, func)
         if func.returns is not None:
@@ -336,7 +337,6 @@ def facts_of(walk: Analyzer) -> Facts:
     fields = {
         key: (info.name, [(f.name, f.markers, f.node) for f in info.fields]) for key, info in walk.class_info.items()
     }
-    read = {id(p.node): p.markers for sig, _ in walk.signatures.values() for p in sig.params}
     transforms: dict[int, set[str]] = {}
     for use in walk.result.uses:
         transforms.setdefault(id(use.target), set()).add(use.transform.name)
@@ -345,7 +345,6 @@ def facts_of(walk: Analyzer) -> Facts:
         walk.unseen,
         walk.refused_calls,
         fields,
-        read,
         walk.unknown_calls,
         transforms,
         walk.refused_defs,
@@ -368,9 +367,10 @@ def build(
     collector.body(module.body, scopes.module)
     if any(site.kind is EntryKind.ALIAS for site in collector.sites):
         for site in collector.sites:
-            if site.kind is EntryKind.PARAMETER and id(site.node) in facts.read_marks:
+            annotation = getattr(site.node, "annotation", None)
+            if site.kind is EntryKind.PARAMETER and id(annotation) in collector.index.read:
                 scope = collector.def_scopes.get(id(site.owner), scopes.module)
-                collector.index.mentions(getattr(site.node, "annotation", None), scope, site.aliases)
+                collector.index.mentions(annotation, scope, site.aliases)
     applied = _applied(result, facts, scopes)
     diagnostics = list(result.diagnostics)
     pragma = next((d for d in diagnostics if d.code == "JR001"), None)
@@ -574,8 +574,7 @@ def _reason(site: _Site, facts: Facts) -> str:
             "(see the guide, section 8)"
         )
     owner = site.owner
-    read = facts.read_marks.get(id(site.node), frozenset())
-    if site.kind is EntryKind.PARAMETER and not read:
+    if site.kind is EntryKind.PARAMETER and not site.outermost:
         return (
             f"{spelled} on {what!r} does nothing: jaxrewrite reads a marker only as the outermost annotation "
             "(Static[T], NoDiff[T], Annotated[T, STATIC] or a module alias of one), not in this spelling; "

@@ -91,10 +91,13 @@ class MarkerReader:
     3**32 readings, an import that never ended. The answer is a function of those three (``where``
     only places an error, and an error ends the reading), so the memo changes no answer."""
 
-    def __init__(self, scope: Scope, src: Source, relevant: set[str] | None = None) -> None:
+    def __init__(self, scope: Scope, src: Source, relevant: set[str] | None = None, index: MarkIndex | None = None) -> None:
         self.scope = scope
         self.src = src
         self.relevant = relevant
+        #: The module's index, which keeps each answer (``MarkIndex.read``); None for a text that
+        #: is not the module's (another module's def, a notebook's earlier cell).
+        self.index = index
         #: (id(node), id(scope), depth, what) -> (the node, kept alive so its id is not reused; the
         #: answer). Per annotation: a deferred body walked later may bind more names.
         self._read: dict[tuple[int, int, int, bool], tuple[ast.AST, Marks | None]] = {}
@@ -103,9 +106,12 @@ class MarkerReader:
         if not self._relevant(ann):
             return _NONE
         try:
-            return self._top(ann, self.scope, ann, 0)
+            found = self._top(ann, self.scope, ann, 0)
         finally:
             self._read.clear()
+        if self.index is not None:
+            self.index.read[id(ann)] = found
+        return found
 
     def _relevant(self, expr: ast.AST) -> bool:
         return self.relevant is None or may_mark(expr, self.relevant)

@@ -11,7 +11,7 @@ import ast
 import enum
 from typing import NamedTuple
 
-from jaxrewrite.engine.markindex import MarkerReader, Marks
+from jaxrewrite.engine.markindex import MarkerReader, MarkIndex, Marks
 from jaxrewrite.engine.resolve import MAX_DEPTH, alias_of, is_annotated, marker_name, parse_string, qualname
 from jaxrewrite.engine.scopes import Scope
 from jaxrewrite.engine.source import Source
@@ -68,14 +68,18 @@ class Signature(NamedTuple):
 
 
 def read_signature(
-    func: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, src: Source, relevant: set[str] | None = None
+    func: ast.FunctionDef | ast.AsyncFunctionDef,
+    scope: Scope,
+    src: Source,
+    relevant: set[str] | None = None,
+    index: MarkIndex | None = None,
 ) -> Signature:
     """The signature of ``func`` with each parameter's markers; RewriteError on misuse.
 
     ``relevant`` (names that could spell a marker) lets annotations that mention none of
-    them skip the analysis.
+    them skip the analysis; ``index``, the module's, keeps what each annotation marks.
     """
-    reader = MarkerReader(scope, src, relevant)
+    reader = MarkerReader(scope, src, relevant, index)
     args = func.args
     params: list[Param] = []
     arrays: list[tuple[str, str]] = []
