@@ -27,7 +27,6 @@ from jaxrewrite.engine.resolve import (
     _star,
     alias_of,
     is_annotated,
-    marker_name,
     only,
     parse_string,
     qualname,
@@ -81,6 +80,40 @@ def environment_marks(expr: ast.expr, scope: Scope) -> Marks | None:
     """The marks of an outer-environment marker alias a bare name refers to (``MarkerBinding``)."""
     binding = only(expr, scope, MarkerBinding)
     return None if binding is None else binding.markers
+
+
+def marker_name(qual: str | None) -> str | None:
+    """'Static'/'NoDiff'/'STATIC'/'NODIFF' for names exported by jaxrewrite (or its modules)."""
+    if qual is None or qual.partition(".")[0] != "jaxrewrite":
+        return None
+    last = qual.rpartition(".")[2]
+    return last if last in MARKER_EXPORTS else None
+
+
+def inner_type(ann: ast.expr | None, scope: Scope, depth: int = 0) -> ast.expr | None:
+    """``T`` in ``Static[T]``, ``Annotated[T, STATIC]``, an alias of either or a string of either."""
+    if ann is None or depth > MAX_DEPTH:
+        return None
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        return inner_type(parse_string(ann.value), scope, depth + 1)
+    if isinstance(ann, ast.Subscript):
+        base = qualname(ann.value, scope)
+        if marker_name(base) in MARKER_TYPES:
+            inner = ann.slice
+            nested = inner_type(inner, scope, depth + 1)  # Static[NoDiff[T]]
+            return nested if nested is not None else inner
+        if is_annotated(base) and isinstance(ann.slice, ast.Tuple) and ann.slice.elts:
+            first = ann.slice.elts[0]
+            nested = inner_type(first, scope, depth + 1)
+            return nested if nested is not None else first
+        alias = alias_of(ann.value, scope)
+        if alias is not None:  # S = Static[T] used as S[list]
+            return ann.slice
+        return None
+    alias = alias_of(ann, scope)
+    if alias is not None:
+        return inner_type(alias.value, alias.scope, depth + 1)
+    return None
 
 
 class MarkerReader:

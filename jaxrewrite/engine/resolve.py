@@ -6,7 +6,7 @@ import ast
 from typing import TypeVar
 
 from jaxrewrite.engine.scopes import Assigned, Binding, Imported, Scope
-from jaxrewrite.engine.table import MARKER_EXPORTS, STAR_EXPORTS, canonical
+from jaxrewrite.engine.table import STAR_EXPORTS, canonical
 
 #: Alias chains (and nested annotations, base classes) deeper than this resolve to nothing:
 #: real code never comes close, and a cycle must not recurse forever. Where a marker or a
@@ -165,14 +165,6 @@ def _star(name: str, scope: Scope) -> str | None:
 
 def is_partial(qual: str | None) -> bool:
     return qual == "functools.partial"
-
-
-def marker_name(qual: str | None) -> str | None:
-    """'Static'/'NoDiff'/'STATIC'/'NODIFF' for names exported by jaxrewrite (or its modules)."""
-    if qual is None or qual.partition(".")[0] != "jaxrewrite":
-        return None
-    last = qual.rpartition(".")[2]
-    return last if last in MARKER_EXPORTS else None
 
 
 def is_annotated(qual: str | None) -> bool:

@@ -11,11 +11,11 @@ import ast
 import enum
 from typing import NamedTuple
 
-from jaxrewrite.engine.markindex import MarkerReader, MarkIndex, Marks
-from jaxrewrite.engine.resolve import MAX_DEPTH, alias_of, is_annotated, marker_name, parse_string, qualname
+from jaxrewrite.engine.markindex import MarkerReader, MarkIndex, Marks, inner_type
+from jaxrewrite.engine.resolve import parse_string, qualname
 from jaxrewrite.engine.scopes import Scope
 from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import ARRAY_DTYPES, ARRAY_PACKAGE, ARRAY_TYPES, MARKER_TYPES
+from jaxrewrite.engine.table import ARRAY_DTYPES, ARRAY_PACKAGE, ARRAY_TYPES
 
 _NONE: Marks = frozenset()
 
@@ -107,32 +107,6 @@ def read_signature(
             else:
                 params.append(Param(arg.arg, kind, None, markers, arg))
     return Signature(tuple(params), position, args.vararg is not None, tuple(arrays))
-
-
-def inner_type(ann: ast.expr | None, scope: Scope, depth: int = 0) -> ast.expr | None:
-    """``T`` in ``Static[T]``, ``Annotated[T, STATIC]``, an alias of either or a string of either."""
-    if ann is None or depth > MAX_DEPTH:
-        return None
-    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
-        return inner_type(parse_string(ann.value), scope, depth + 1)
-    if isinstance(ann, ast.Subscript):
-        base = qualname(ann.value, scope)
-        if marker_name(base) in MARKER_TYPES:
-            inner = ann.slice
-            nested = inner_type(inner, scope, depth + 1)  # Static[NoDiff[T]]
-            return nested if nested is not None else inner
-        if is_annotated(base) and isinstance(ann.slice, ast.Tuple) and ann.slice.elts:
-            first = ann.slice.elts[0]
-            nested = inner_type(first, scope, depth + 1)
-            return nested if nested is not None else first
-        alias = alias_of(ann.value, scope)
-        if alias is not None:  # S = Static[T] used as S[list]
-            return ann.slice
-        return None
-    alias = alias_of(ann, scope)
-    if alias is not None:
-        return inner_type(alias.value, alias.scope, depth + 1)
-    return None
 
 
 def array_type(ann: ast.expr | None, scope: Scope) -> str | None:
