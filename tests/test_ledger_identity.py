@@ -88,3 +88,28 @@ def test_an_alias_ends_as_the_uses_of_that_assignment_end_not_of_its_name() -> N
     local_line, indent = _at(text, "    S = Static")
     assert found == [(local_line, indent + 4, "JR008")]
     assert module_line != local_line
+
+
+#: A refused call site names ``f``: the local def it means is refused, not the module's ``f``,
+#: whose NoDiff does nothing under jit. By name, the refusal "settled" both.
+SAME_NAME_DEFS = """
+    @jax.jit
+    def f(x, n: NoDiff[int]):
+        return x
+    def outer():
+        def f(x, n: Static[int]):
+            return x
+        return jax.jit(f, static_argnums=k)
+    """
+
+
+def test_a_refused_call_settles_the_def_it_names_there_not_another_of_that_name() -> None:
+    text, found, _ = _findings(SAME_NAME_DEFS, lint=True)
+    module_f = _at(text, "n: NoDiff")
+    assert (*module_f, "JR008") in found
+    assert [code for *_, code in found].count("JR111") == 1
+    entries = analyze(HEAD + textwrap.dedent(SAME_NAME_DEFS), "m.py", lint=True).ledger
+    assert {(e.line, e.state, e.code) for e in entries} == {
+        (module_f[0], State.REPORTED, "JR008"),
+        (_at(text, "n: Static")[0], State.REFUSED, "JR111"),
+    }

@@ -25,11 +25,7 @@ from jaxrewrite.engine.fields import field_function, form_of
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.markindex import index_of, is_container_call, may_mark
 from jaxrewrite.engine.resolve import parse_string, qualname
-from jaxrewrite.engine.scopes import (
-    Scope,
-    ScopeTree,
-    own_expressions,
-)
+from jaxrewrite.engine.scopes import Defined, DefinedClass, Scope, ScopeTree, own_expressions
 from jaxrewrite.engine.source import Source, lines_containing
 from jaxrewrite.engine.table import EITHER_FORM, Mark
 from jaxrewrite.errors import RewriteError
@@ -49,8 +45,8 @@ class Facts:
     applied_defs: set[int]
     #: (call, def) of every JR007 finding.
     unseen: list[tuple[ast.Call, Function]]
-    #: Call sites whose analysis raised a RewriteError, with its code.
-    refused_calls: list[tuple[ast.Call, str]]
+    #: Call sites whose analysis raised a RewriteError, with their scope and its code.
+    refused_calls: list[tuple[ast.Call, Scope, str]]
     #: (id of a class or functional-class call) -> (its name, its fields as (name, markers, node)).
     class_fields: dict[int, tuple[str, list[tuple[str, frozenset[Mark], ast.AST]]]] = field(default_factory=dict)
     #: Marked defs passed to a call that looks like a transform the table lacks (JR004 there).
@@ -451,42 +447,44 @@ def _applied(result: Analysis, facts: Facts, scopes: ScopeTree) -> set[int]:
     return applied
 
 
-def _names(ann: ast.AST | None) -> set[str]:
-    found: set[str] = set()
-    if ann is None:
-        return found
-    for node in ast.walk(ann):
+def _named(expr: ast.AST | None, scope: Scope) -> set[int]:
+    """The defs and classes the bare names in ``expr`` (strings read too) are bound to where it
+    is evaluated, by id: what a refusal there speaks for."""
+    found: set[int] = set()
+    for node in ast.walk(expr) if expr is not None else ():
         if isinstance(node, ast.Name):
-            found.add(node.id)
-        elif isinstance(node, ast.Attribute):
-            found.add(node.attr)
+            bound = scope.lookup(node.id)
+            for binding in bound[0] if bound is not None else ():
+                if isinstance(binding, (Defined, DefinedClass)):
+                    found.add(id(binding.node))
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             parsed = parse_string(node.value)
             if parsed is not None and not isinstance(parsed, ast.Constant):
-                found |= _names(parsed)
+                found |= _named(parsed, scope)
     return found
 
 
-def _refused_by_calls(facts: Facts, scopes: ScopeTree, errors: list[Diagnostic]) -> dict[str, str]:
-    """Names a refused call site names (a def or a class, and the classes annotating that def's
+def _refused_by_calls(facts: Facts, scopes: ScopeTree, errors: list[Diagnostic]) -> dict[int, str]:
+    """The defs and classes a refused call site names (and the classes annotating that def's
     parameters: their per-leaf fields), and the classes annotating a def refused at its
-    decorators or signature, with the refusal's code."""
-    found: dict[str, str] = {}
-    defs = {func.name: func for func, _ in scopes.defs}
-    for func, _ in scopes.defs if errors else ():
+    decorators or signature, by id, with the refusal's code."""
+    found: dict[int, str] = {}
+    defs = {id(func): (func, scope) for func, scope in scopes.defs}
+
+    def annotating(func: Function, scope: Scope, code: str) -> None:
+        for arg in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]:
+            for key in _named(arg.annotation, scope):
+                found.setdefault(key, code)
+
+    for func, scope in scopes.defs if errors else ():
         error = _about(errors, _region(func))
         if error is not None:
-            for arg in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]:
-                for name in _names(arg.annotation):
-                    found.setdefault(name, error.code)
-    for call, code in facts.refused_calls:
-        for node in ast.walk(call):
-            if isinstance(node, ast.Name):
-                found.setdefault(node.id, code)
-                named = defs.get(node.id)
-                for arg in [] if named is None else [*named.args.posonlyargs, *named.args.args, *named.args.kwonlyargs]:
-                    for name in _names(arg.annotation):
-                        found.setdefault(name, code)
+            annotating(func, scope, error.code)
+    for call, scope, code in facts.refused_calls:
+        for key in _named(call, scope):
+            found.setdefault(key, code)
+            if key in defs:
+                annotating(*defs[key], code)
     return found
 
 
@@ -520,7 +518,7 @@ def _settle(
     applied: set[int],
     formed: set[int],
     said: tuple[list[Diagnostic], list[Diagnostic]],
-    refused_by_call: dict[str, str],
+    refused_by_call: dict[int, str],
     facts: Facts,
     pragma: Diagnostic | None,
     result: Analysis,
@@ -538,9 +536,8 @@ def _settle(
     error = _about(errors, region)
     if error is not None:
         return entry(State.REFUSED, error.code)
-    owner_name = getattr(site.owner, "name", None)
-    if owner_name is not None and owner_name in refused_by_call:
-        return entry(State.REFUSED, refused_by_call[owner_name])
+    if id(site.owner) in refused_by_call:
+        return entry(State.REFUSED, refused_by_call[id(site.owner)])
     if site.owner is not None and id(site.owner) in facts.refused_defs:
         return entry(State.REFUSED, facts.refused_defs[id(site.owner)])
     if pragma is not None and site.kind is not EntryKind.ALIAS:
