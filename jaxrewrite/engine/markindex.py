@@ -24,7 +24,7 @@ from typing import cast
 from jaxrewrite.engine.resolve import (
     MAX_DEPTH,
     PAST_DEPTH,
-    _star,
+    star_export,
     alias_of,
     is_annotated,
     only,
@@ -290,7 +290,7 @@ def marker_names(tree: ScopeTree) -> set[str]:
     marker aliases and jaxrewrite names count too.
     """
     names: set[str] = set()
-    assigned: list[tuple[str, ast.expr]] = []
+    assigned: list[tuple[str, list[ast.expr]]] = []
     scopes = list(tree.scopes)
     if tree.module.parent is not None:
         scopes.append(tree.module.parent)
@@ -302,12 +302,18 @@ def marker_names(tree: ScopeTree) -> set[str]:
                 if names_marker(binding):
                     names.add(name)
                 elif isinstance(binding, Assigned):
-                    assigned.append((name, binding.value))
-    changed = bool(names)
+                    assigned.append((name, [binding.value]))
+    return made_from(names, assigned) if names else names
+
+
+def made_from(names: set[str], made: list[tuple[str, list[ast.expr]]]) -> set[str]:
+    """``names`` (changed in place) with each name of ``made`` whose expressions name one of
+    them (``may_mark``), to any depth."""
+    changed = True
     while changed:
         changed = False
-        for name, value in assigned:
-            if name not in names and may_mark(value, names):
+        for name, values in made:
+            if name not in names and any(may_mark(value, names) for value in values):
                 names.add(name)
                 changed = True
     return names
@@ -330,7 +336,7 @@ def reaches_marker(expr: ast.expr, scope: Scope) -> bool:
                 continue
             found = where.lookup(part.id)
             if found is None:
-                if marker_name(_star(part.id, where)) is not None:
+                if marker_name(star_export(part.id, where)) is not None:
                     return True
                 continue
             for binding in found[0]:

@@ -66,7 +66,7 @@ def qualname(expr: ast.expr, scope: Scope, depth: int = 0, memo: dict[tuple[str,
 def _name_qualname(name: str, scope: Scope, depth: int, memo: dict[tuple[str, int, int], str | None]) -> str | None:
     found = scope.lookup(name)
     if found is None:
-        return _star(name, scope)
+        return star_export(name, scope)
     names: set[str | None] = set()
     for binding in found[0]:
         if isinstance(binding, Imported):
@@ -154,7 +154,8 @@ def _qualname_cut(expr: ast.expr, scope: Scope, depth: int, seen: set[tuple[int,
     return any(_qualname_cut(b.value, b.scope, depth + 1, seen) for b in aliases)
 
 
-def _star(name: str, scope: Scope) -> str | None:
+def star_export(name: str, scope: Scope) -> str | None:
+    """The dotted name ``name`` has through the module's ``from m import *``, when one such module exports it."""
     candidates = {
         f"{module}.{name}"
         for module in scope.module().star_imports
