@@ -305,7 +305,7 @@ if __name__ == "__main__":
 #: prefilter's names...) and the names a marker is recognised by.
 _MARKER_READERS = {
     "MarkerReader", "MarkIndex", "_mentions", "may_mark", "marker_names", "reaches_marker",
-    "inner_type", "marker_name", "names_marker", "environment_marks",
+    "inner_type", "marker_name", "names_marker", "names_made_from",
 }  # fmt: skip
 _MARKER_NAMES = {"MARKER_TYPES", "MARKER_CONSTANTS", "MARKER_EXPORTS", "marker_name"}
 

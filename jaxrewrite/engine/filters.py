@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from jaxrewrite.engine.lexed import word_starts
 from jaxrewrite.engine.classes import FunctionalClass, LocalClass, functional_class, local_class
 from jaxrewrite.engine.scopes import Assigned, Scope, ScopeTree, calls_in, own_expressions
-from jaxrewrite.engine.markindex import made_from, may_mark
+from jaxrewrite.engine.markindex import names_made_from, may_mark
 from jaxrewrite.engine.source import Source, lines_containing
 
 
@@ -129,7 +129,7 @@ def leaf_aliases(tree: ScopeTree, leaf_names: set[str]) -> set[str]:
         (defined.node.name, [stmt.annotation for stmt in defined.node.body if isinstance(stmt, ast.AnnAssign)])
         for defined, _ in tree.classes
     ]
-    return made_from(names, made)
+    return names_made_from(names, made)
 
 
 #: A call site, the scope it runs in, and the (line, flow) of its statement.

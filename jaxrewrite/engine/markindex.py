@@ -1,19 +1,10 @@
-"""The one reading of markers: what a module's annotations mark, built once per module beside
-its scopes (``index_of``, ``ScopeTree.index``), with one memo and one depth limit
-(``resolve.MAX_DEPTH``).
-
-Two questions, one reader each, sharing the module's memo:
-
-- ``MarkerReader``: a marker as the outermost annotation (what signatures and classes read:
-  ``Static[T]``, ``Annotated[T, STATIC]``, an alias of either, or a string holding one); a marker
-  anywhere deeper is an error (JR102), since ``Optional[Static[int]]`` would otherwise compile and
-  silently mean "not static". Each annotation's answer is kept (``MarkIndex.read``).
-- ``MarkIndex.mentions``: every marker an expression spells anywhere, through aliases and strings,
-  with the aliases it reads through (what the ledger counts).
-
-And the prefilter both take: ``names`` (``marker_names``), the names that could spell a marker,
-and ``may_mark``, whether an expression names one. No other module reads a marker from an
-annotation (``tests/test_layers.py``).
+"""The one reading of markers, built once per module beside its scopes (``index_of``), with one
+depth limit (``resolve.MAX_DEPTH``): ``MarkerReader``, a marker as the outermost annotation (what
+signatures and classes read; anywhere deeper is JR102, since ``Optional[Static[int]]`` would
+otherwise mean "not static"), each answer kept in ``MarkIndex.read``; ``MarkIndex.mentions``,
+every marker an expression spells anywhere and the aliases it goes through (what the ledger
+counts), each alias read once per module; and the prefilter both take, ``MarkIndex.names`` and
+``may_mark``. No other module reads a marker (``tests/test_layers.py``).
 """
 
 from __future__ import annotations
@@ -50,7 +41,7 @@ class MarkIndex:
 
     def __init__(self, tree: ScopeTree) -> None:
         self.tree = tree
-        self._names: set[str] | None = None
+        self._names: tuple[int, set[str]] | None = None
         #: (id of an annotation node) -> its outermost marks, as ``MarkerReader`` read them.
         self.read: dict[int, Marks] = {}
         #: The mentions' memo: each alias read once per module.
@@ -58,10 +49,12 @@ class MarkIndex:
 
     @property
     def names(self) -> set[str]:
-        """The names that could spell a marker (``marker_names``), once per module."""
-        if self._names is None:
-            self._names = marker_names(self.tree)
-        return self._names
+        """The names that could spell a marker (``marker_names``): read once, and again only
+        after a deferred function body is walked (``ScopeTree.walk_deferred``: it binds more)."""
+        left = len(self.tree.deferred)
+        if self._names is None or self._names[0] != left:
+            self._names = left, marker_names(self.tree)
+        return self._names[1]
 
     def mentions(self, expr: ast.AST | None, scope: Scope, aliases: set[int]) -> Marks:
         """Every marker ``expr`` spells anywhere (``_mentions``), through this module's memo;
@@ -74,12 +67,6 @@ def index_of(tree: ScopeTree) -> MarkIndex:
     if tree.index is None:
         tree.index = MarkIndex(tree)
     return cast(MarkIndex, tree.index)
-
-
-def environment_marks(expr: ast.expr, scope: Scope) -> Marks | None:
-    """The marks of an outer-environment marker alias a bare name refers to (``MarkerBinding``)."""
-    binding = only(expr, scope, MarkerBinding)
-    return None if binding is None else binding.markers
 
 
 def marker_name(qual: str | None) -> str | None:
@@ -187,9 +174,9 @@ class MarkerReader:
         name = marker_name(qualname(expr, scope))
         if name in MARKER_TYPES:
             return _SINGLE_BY_NAME[name]  # bare ``Static`` means ``Static[Any]``
-        outer = environment_marks(expr, scope)
+        outer = only(expr, scope, MarkerBinding)  # an outer environment's marker alias
         if outer is not None:
-            return outer
+            return outer.markers
         alias = alias_of(expr, scope)
         if alias is None:
             return frozenset()
@@ -303,10 +290,10 @@ def marker_names(tree: ScopeTree) -> set[str]:
                     names.add(name)
                 elif isinstance(binding, Assigned):
                     assigned.append((name, [binding.value]))
-    return made_from(names, assigned) if names else names
+    return names_made_from(names, assigned) if names else names
 
 
-def made_from(names: set[str], made: list[tuple[str, list[ast.expr]]]) -> set[str]:
+def names_made_from(names: set[str], made: list[tuple[str, list[ast.expr]]]) -> set[str]:
     """``names`` (changed in place) with each name of ``made`` whose expressions name one of
     them (``may_mark``), to any depth."""
     changed = True
@@ -391,9 +378,9 @@ def _mentions(
         if name is not None:
             return _SINGLE_BY_NAME[name]
         if isinstance(expr, ast.Name):
-            outer = environment_marks(expr, scope)
+            outer = only(expr, scope, MarkerBinding)
             if outer is not None:
-                return outer
+                return outer.markers
             alias = alias_of(expr, scope)
             if alias is None or alias.value is None or is_container_call(alias.value, alias.scope):
                 return frozenset()
