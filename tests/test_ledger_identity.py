@@ -7,9 +7,15 @@ was raised at a node of that marker's def header (decorators, signature), class 
 from __future__ import annotations
 
 import textwrap
+import warnings
 
+import pytest
+
+from jaxrewrite import RewriteWarning, rewrite_source
 from jaxrewrite.engine.analysis import State
 from jaxrewrite.engine.findings import analyze
+from jaxrewrite.engine.report import REPORTED_AT_IMPORT
+from jaxrewrite.hook import fast, pipeline
 
 HEAD = "# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import NoDiff, Static\nk = 1\n"
 
@@ -113,3 +119,19 @@ def test_a_refused_call_settles_the_def_it_names_there_not_another_of_that_name(
         (module_f[0], State.REPORTED, "JR008"),
         (_at(text, "n: Static")[0], State.REFUSED, "JR111"),
     }
+
+
+@pytest.mark.parametrize("body", [JOINED, SAME_NAME_ALIASES], ids=["joined", "same_name_aliases"])
+def test_the_hook_says_what_check_says_by_either_route(body: str) -> None:
+    """The hook's pipeline (its fast route where it takes one, else the whole reading) warns of
+    the very marker ``check`` reports, and the skeleton, where it answers, says the same."""
+    text = HEAD + textwrap.dedent(body)
+    _, found, _ = _findings(body, lint=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pipeline.compile_rewritten(text, "m.py", -1)
+        whole = fast.rewrite_tree(text, "m.py", report=True).notes
+    said = [(str(w.message).split()[0], w.lineno) for w in caught if issubclass(w.category, RewriteWarning)]
+    assert said == [(code, line) for line, _, code in found if code in REPORTED_AT_IMPORT] * 2
+    reported = fast.skeleton_rewrite(text, "m.py", least=0, report=True)
+    assert reported is None or reported == (rewrite_source(text, "m.py"), whole)

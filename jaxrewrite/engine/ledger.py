@@ -298,19 +298,16 @@ def _region(node: ast.AST) -> set[int]:
     def's own node, decorators and signature, not its body (a def's body is its own); a class or
     any other site whole, but for an elided body (engine/elided.py), which no reader walked."""
     found = {id(node)}
-    todo: list[ast.AST] = []
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        todo += [*node.decorator_list, node.args, *([node.returns] if node.returns else [])]
-    else:
-        todo.append(node)
+    todo = _header(node) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else [node]
     while todo:
         part = todo.pop()
         found.add(id(part))
-        if isinstance(part, ELIDED):
-            todo += [*part.decorator_list, part.args, *([part.returns] if part.returns else [])]
-        else:
-            todo.extend(ast.iter_child_nodes(part))
+        todo.extend(_header(part) if isinstance(part, ELIDED) else ast.iter_child_nodes(part))
     return found
+
+
+def _header(func: Function) -> list[ast.AST]:
+    return [*func.decorator_list, func.args, *([func.returns] if func.returns else []), *getattr(func, "type_params", [])]
 
 
 def _about(findings: list[Diagnostic], region: set[int]) -> Diagnostic | None:
