@@ -6,8 +6,10 @@ was raised at a node of that marker's def header (decorators, signature), class 
 
 from __future__ import annotations
 
+import gc
 import textwrap
 import warnings
+from typing import Any
 
 import pytest
 
@@ -20,7 +22,7 @@ from jaxrewrite.hook import fast, pipeline
 HEAD = "# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import NoDiff, Static\nk = 1\n"
 
 
-def _findings(body: str, **how: bool) -> tuple[str, list[tuple[int, int, str]], dict[str, tuple[State, str | None]]]:
+def _findings(body: str, **how: Any) -> tuple[str, list[tuple[int, int, str]], dict[str, tuple[State, str | None]]]:
     text = HEAD + textwrap.dedent(body)
     analysis = analyze(text, "m.py", **how)
     found = [(d.line, d.col, d.code) for d in analysis.diagnostics]
@@ -135,3 +137,17 @@ def test_the_hook_says_what_check_says_by_either_route(body: str) -> None:
     assert said == [(code, line) for line, _, code in found if code in REPORTED_AT_IMPORT] * 2
     reported = fast.skeleton_rewrite(text, "m.py", least=0, report=True)
     assert reported is None or reported == (rewrite_source(text, "m.py"), whole)
+
+
+def test_the_ledger_leaves_no_cycle_that_keeps_the_tree() -> None:
+    """The hook compiles the analysed tree and frees it by reference counting (marshal flags a
+    constant by its count: tests/test_treecode.py); the index and the ledger hold no cycle."""
+    text = HEAD + textwrap.dedent(SAME_NAME_ALIASES)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        analyze(text, "m.py", lint=True)
+        gc.collect()
+        hows: list[dict[str, Any]] = [{"lint": True}, {"report": True}]
+        for how in hows:
+            analyze(text, "m.py", **how)
+            assert gc.collect() == 0, how

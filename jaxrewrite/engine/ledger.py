@@ -22,10 +22,16 @@ from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.elided import ELIDED, body_line
 from jaxrewrite.engine.elsewhere import Elsewhere, ImportReader
 from jaxrewrite.engine.fields import field_function, form_of
-from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.markindex import index_of, is_container_call, may_mark
+from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.resolve import parse_string, qualname
-from jaxrewrite.engine.scopes import Defined, DefinedClass, Scope, ScopeTree, own_expressions
+from jaxrewrite.engine.scopes import (
+    Defined,
+    DefinedClass,
+    Scope,
+    ScopeTree,
+    own_expressions,
+)
 from jaxrewrite.engine.source import Source, lines_containing
 from jaxrewrite.engine.table import EITHER_FORM, Mark
 from jaxrewrite.errors import RewriteError
@@ -97,8 +103,9 @@ class _Collector:
         self.sites: list[_Site] = []
         #: Whether names imported from other modules are asked for (JR009; not by the import hook).
         self.imports = imports
-        self.index = index_of(scopes)
-        self.elsewhere = Elsewhere(reader, lambda expr, scope: bool(self.index.mentions(expr, scope, set())))
+        index = self.index = index_of(scopes)
+        # The index, not ``self``: a collector in a cycle would keep the tree alive past its release.
+        self.elsewhere = Elsewhere(reader, lambda expr, scope: bool(index.mentions(expr, scope, set())))
         self.statements = scopes.statements
         self._called: set[str] | None = None
         #: The prefilter's names (``MarkIndex.names``): an expression naming none of them spells

@@ -15,16 +15,29 @@ from typing import cast
 from jaxrewrite.engine.resolve import (
     MAX_DEPTH,
     PAST_DEPTH,
-    star_export,
     alias_of,
     is_annotated,
     only,
     parse_string,
     qualname,
+    star_export,
 )
-from jaxrewrite.engine.scopes import Assigned, Binding, Imported, MarkerBinding, Scope, ScopeTree
+from jaxrewrite.engine.scopes import (
+    Assigned,
+    Binding,
+    Imported,
+    MarkerBinding,
+    Scope,
+    ScopeTree,
+)
 from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import CONTAINERS, MARKER_CONSTANTS, MARKER_EXPORTS, MARKER_TYPES, Mark
+from jaxrewrite.engine.table import (
+    CONTAINERS,
+    MARKER_CONSTANTS,
+    MARKER_EXPORTS,
+    MARKER_TYPES,
+    Mark,
+)
 
 Marks = frozenset[Mark]
 _NONE: Marks = frozenset()
