@@ -25,13 +25,7 @@ from jaxrewrite.engine.fields import field_function, form_of
 from jaxrewrite.engine.markindex import index_of, is_container_call, may_mark
 from jaxrewrite.engine.recognise import classify
 from jaxrewrite.engine.resolve import parse_string, qualname
-from jaxrewrite.engine.scopes import (
-    Defined,
-    DefinedClass,
-    Scope,
-    ScopeTree,
-    own_expressions,
-)
+from jaxrewrite.engine.scopes import Defined, DefinedClass, Scope, ScopeTree, own_expressions
 from jaxrewrite.engine.source import Source, lines_containing
 from jaxrewrite.engine.table import EITHER_FORM, Mark
 from jaxrewrite.errors import RewriteError

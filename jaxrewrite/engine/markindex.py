@@ -12,32 +12,10 @@ from __future__ import annotations
 import ast
 from typing import cast
 
-from jaxrewrite.engine.resolve import (
-    MAX_DEPTH,
-    PAST_DEPTH,
-    alias_of,
-    is_annotated,
-    only,
-    parse_string,
-    qualname,
-    star_export,
-)
-from jaxrewrite.engine.scopes import (
-    Assigned,
-    Binding,
-    Imported,
-    MarkerBinding,
-    Scope,
-    ScopeTree,
-)
+from jaxrewrite.engine.resolve import MAX_DEPTH, PAST_DEPTH, alias_of, is_annotated, only, parse_string, qualname, star_export
+from jaxrewrite.engine.scopes import Assigned, Binding, Imported, MarkerBinding, Scope, ScopeTree
 from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import (
-    CONTAINERS,
-    MARKER_CONSTANTS,
-    MARKER_EXPORTS,
-    MARKER_TYPES,
-    Mark,
-)
+from jaxrewrite.engine.table import CONTAINERS, MARKER_CONSTANTS, MARKER_EXPORTS, MARKER_TYPES, Mark
 
 Marks = frozenset[Mark]
 _NONE: Marks = frozenset()
