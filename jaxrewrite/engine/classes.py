@@ -139,20 +139,26 @@ def _read_functional(defined: FunctionalClass, src: Source, relevant: set[str] |
     call, scope = defined.call, defined.scope
     reader = MarkerReader(scope, src, relevant)
     pairs: list[tuple[str, ast.expr, ast.AST]] = []
-    spec = call.args[1] if len(call.args) > 1 else None
-    if isinstance(spec, ast.Dict):
-        for key, value in zip(spec.keys, spec.values):
-            if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                pairs.append((key.value, value, key))
-    elif isinstance(spec, (ast.List, ast.Tuple)):
-        for item in spec.elts:
-            if isinstance(item, (ast.Tuple, ast.List)) and len(item.elts) == 2:
-                key, value = item.elts
-                if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                    pairs.append((key.value, value, key))
-    pairs.extend((kw.arg, kw.value, kw) for kw in call.keywords if kw.arg is not None and kw.arg != "total")
+    for key, value, where in functional_entries(call):
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            key = key.value
+        if isinstance(key, str):  # an entry under a key that is no string literal is no field
+            pairs.append((key, value, where))
     fields = tuple(Field(key, reader.markers(value), True, where, None, value, scope) for key, value, where in pairs)
     return ClassInfo(defined.name, defined.kind, fields, None)
+
+
+def functional_entries(call: ast.Call) -> list[tuple[str | ast.expr, ast.expr, ast.AST]]:
+    """The entries of ``TypedDict("C", {"n": T})`` / ``NamedTuple("C", [("n", T)])`` and its
+    keywords, in order: (the key as written, or a keyword's name; the type; where it stands)."""
+    spec = call.args[1] if len(call.args) > 1 else None
+    found: list[tuple[str | ast.expr, ast.expr, ast.AST]] = []
+    if isinstance(spec, ast.Dict):
+        found += [(key, value, key) for key, value in zip(spec.keys, spec.values) if key is not None]
+    elif isinstance(spec, (ast.List, ast.Tuple)):
+        pairs = [item.elts for item in spec.elts if isinstance(item, (ast.Tuple, ast.List)) and len(item.elts) == 2]
+        found += [(key, value, key) for key, value in pairs]
+    return found + [(kw.arg, kw.value, kw) for kw in call.keywords if kw.arg is not None and kw.arg != "total"]
 
 
 def local_class(expr: ast.expr, scope: Scope) -> LocalClass | None:

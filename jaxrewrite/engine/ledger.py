@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State, TreePass
+from jaxrewrite.engine.classes import functional_entries
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.elided import ELIDED, body_line
 from jaxrewrite.engine.elsewhere import Elsewhere, ImportReader
@@ -224,21 +225,12 @@ class _Collector:
 
     def functional(self, call: ast.Call, name: str, scope: Scope) -> None:
         """``TypedDict("C", {"n": Static[int]})`` and ``NamedTuple("C", [("n", Static[int])])``."""
-        pairs: list[tuple[str, ast.expr, ast.AST]] = []
-        spec = call.args[1] if len(call.args) > 1 else None
-        if isinstance(spec, ast.Dict):
-            pairs += [(ast.unparse(k), v, k) for k, v in zip(spec.keys, spec.values) if k is not None]
-        elif isinstance(spec, (ast.List, ast.Tuple)):
-            for item in spec.elts:
-                if isinstance(item, (ast.Tuple, ast.List)) and len(item.elts) == 2:
-                    pairs.append((ast.unparse(item.elts[0]), item.elts[1], item.elts[0]))
-        pairs += [(kw.arg, kw.value, kw) for kw in call.keywords if kw.arg is not None and kw.arg != "total"]
-        for key, value, where in pairs:
+        for key, value, where in functional_entries(call):
             aliases: set[int] = set()
             marks = self.mentions(value, scope, aliases)
+            label = key if isinstance(key, str) else ast.unparse(key).strip(chr(39) + chr(34))
             if marks:
-                self.sites.append(_Site(EntryKind.FIELD, f"{name}.{key.strip(chr(39) + chr(34))}", where, call,
-                                        aliases, marks))
+                self.sites.append(_Site(EntryKind.FIELD, f"{name}.{label}", where, call, aliases, marks))
 
     # -- imported names -----------------------------------------------------------------------
 
