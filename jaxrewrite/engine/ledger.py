@@ -515,7 +515,6 @@ def _settle(
 ) -> LedgerEntry:
     node = site.node
     line, col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1
-    region = _region(node if site.owner is None else site.owner)
 
     def entry(state: State, code: str | None = None) -> LedgerEntry:
         return LedgerEntry(site.kind, site.name, line, col, state, code)
@@ -523,6 +522,7 @@ def _settle(
     if id(node) in applied and site.kind in (EntryKind.PARAMETER, EntryKind.FIELD):
         return entry(State.APPLIED) if pragma is None else entry(State.REPORTED, "JR001")
     errors, findings = said  # the refusals, and the other findings but JR005
+    region = _region(node if site.owner is None else site.owner)
     error = _about(errors, region)
     if error is not None:
         return entry(State.REFUSED, error.code)
