@@ -114,6 +114,10 @@ class MarkerReader:
         self._read: dict[tuple[int, int, int, bool], tuple[ast.AST, Marks | None]] = {}
 
     def markers(self, ann: ast.expr) -> Marks:
+        """The marks of ``ann`` as the outermost annotation; with the index, read once per module."""
+        known = None if self.index is None else self.index.read.get(id(ann))
+        if known is not None:
+            return known
         if not self._relevant(ann):
             return _NONE
         try:
