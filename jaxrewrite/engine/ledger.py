@@ -6,15 +6,17 @@ the engine cannot follow) is one entry, and after the analysis each entry is in 
 state: **applied** (a use or registration of the analysis reads it), **refused** (a RewriteError
 at it, or at a use of its def or class), or **reported** (a finding at it). An entry that is
 neither applied nor refused nor covered by an existing finding gets one here (JR008, JR009), so
-a marker can do nothing only with a word at its line. Pure: it reads the Analysis, the live
-scopes and the walker's facts, and adds findings.
+a marker can do nothing only with a word at its line: all marks, less those a use consumed,
+less those a finding speaks for. By identity, never by line: a finding speaks for the markers of
+the def header, class or statement it was raised in (``Diagnostic.about``). Pure: it reads the
+Analysis, the live scopes and the walk's own records (``Analyzer``), and adds findings.
 """
 
 from __future__ import annotations
 
 import ast
 import bisect
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State, TreePass
@@ -36,29 +38,6 @@ if TYPE_CHECKING:
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
-
-
-@dataclass
-class Facts:
-    """What the walk knows beyond the Analysis value (``walker.Walker``'s state)."""
-
-    #: Defs a transform of the table is applied to.
-    applied_defs: set[int]
-    #: (call, def) of every JR007 finding.
-    unseen: list[tuple[ast.Call, Function]]
-    #: Call sites whose analysis raised a RewriteError, with their scope and its code.
-    refused_calls: list[tuple[ast.Call, Scope, str]]
-    #: (id of a class or functional-class call) -> (its name, its fields as (name, markers, node)).
-    class_fields: dict[int, tuple[str, list[tuple[str, frozenset[Mark], ast.AST]]]] = field(default_factory=dict)
-    #: Marked defs passed to a call that looks like a transform the table lacks (JR004 there).
-    unknown_calls: dict[int, ast.expr] = field(default_factory=dict)
-    #: (id of a def) -> the names of the transforms its uses apply.
-    transforms: dict[int, set[str]] = field(default_factory=dict)
-    #: (id of a marked def) -> the code of a refused use of it that cannot tell what is applied,
-    #: or to what (JR104, JR127 at a call site whose argument is read past the depth).
-    refused_defs: dict[int, str] = field(default_factory=dict)
-    #: (id of a use's def) -> the other defs that use may apply to (``walker.Walker.twins``).
-    twins: dict[int, list[Function]] = field(default_factory=dict)
 
 
 @dataclass
@@ -89,11 +68,11 @@ class _Site:
 
 class _Collector:
     def __init__(
-        self, scopes: ScopeTree, facts: Facts, reader: ImportReader | None, src: Source, imports: bool = True
+        self, scopes: ScopeTree, walk: Analyzer, reader: ImportReader | None, src: Source, imports: bool = True
     ) -> None:
         self.def_scopes = {id(func): scope for func, scope in scopes.defs}
         self.class_scopes = {id(d.node): d.body for d, _ in scopes.classes}
-        self.facts = facts
+        self.walk = walk
         self.src = src
         self.sites: list[_Site] = []
         #: Whether names imported from other modules are asked for (JR009; not by the import hook).
@@ -237,7 +216,7 @@ class _Collector:
     def transformed(self, func: Function) -> bool:
         """A transform of the table is applied to ``func`` (the walk's record, or, where the walk
         stopped early for want of markers, a decorator or a call naming it)."""
-        if id(func) in self.facts.applied_defs:
+        if id(func) in self.walk.applied:
             return True
         if self._called is None:
             self._called = set()
@@ -313,43 +292,23 @@ def ledger_pass(reader: ImportReader | None = None) -> TreePass:
     counts; ``reader`` follows the names imported from other modules (JR009)."""
 
     def run(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Analyzer) -> None:
-        build(result, scopes, module, facts_of(walk), reader)
+        build(result, scopes, module, walk, reader)
 
     return run
-
-
-def facts_of(walk: Analyzer) -> Facts:
-    """What the ledger needs of the walk beyond the Analysis."""
-    fields = {
-        key: (info.name, [(f.name, f.markers, f.node) for f in info.fields]) for key, info in walk.class_info.items()
-    }
-    transforms: dict[int, set[str]] = {}
-    for use in walk.result.uses:
-        transforms.setdefault(id(use.target), set()).add(use.transform.name)
-    return Facts(
-        walk.applied,
-        walk.unseen,
-        walk.refused_calls,
-        fields,
-        walk.unknown_calls,
-        transforms,
-        walk.refused_defs,
-        walk.twins,
-    )
 
 
 def build(
     result: Analysis,
     scopes: ScopeTree,
     module: ast.Module,
-    facts: Facts,
+    walk: Analyzer,
     reader: ImportReader | None = None,
     imports: bool = True,
 ) -> None:
     """Fill ``result.ledger``, adding JR008/JR009 findings for what nothing else accounts for
     (``imports`` False: no entry for names imported from other modules, JR009: the hook's)."""
     src = result.source
-    collector = _Collector(scopes, facts, reader, src, imports)
+    collector = _Collector(scopes, walk, reader, src, imports)
     collector.body(module.body, scopes.module)
     if any(site.kind is EntryKind.ALIAS for site in collector.sites):
         for site in collector.sites:
@@ -357,16 +316,16 @@ def build(
             if site.kind is EntryKind.PARAMETER and id(annotation) in collector.index.read:
                 scope = collector.def_scopes.get(id(site.owner), scopes.module)
                 collector.index.mentions(annotation, scope, site.aliases)
-    applied = _applied(result, facts, scopes)
+    applied = _applied(result, walk, scopes)
     diagnostics = list(result.diagnostics)
     pragma = next((d for d in diagnostics if d.code == "JR001"), None)
     errors = [d for d in diagnostics if d.is_error]
     findings = [d for d in diagnostics if not d.is_error and d.code != "JR005"]
-    refused_by_call = _refused_by_calls(facts, scopes, errors)
+    refused_by_call = _refused_by_calls(walk, scopes, errors)
     formed = _field_form_fields(scopes)
     entries: list[tuple[_Site, LedgerEntry]] = []
     for site in collector.sites:
-        entries.append((site, _settle(site, applied, formed, (errors, findings), refused_by_call, facts, pragma, result)))
+        entries.append((site, _settle(site, applied, formed, (errors, findings), refused_by_call, walk, pragma, result)))
     # Aliases end as their uses end: applied if one use is, else refused, else reported.
     settled: list[LedgerEntry] = []
     for site, entry in entries:
@@ -399,7 +358,7 @@ def _best(users: list[LedgerEntry]) -> LedgerEntry | None:
     return None
 
 
-def _applied(result: Analysis, facts: Facts, scopes: ScopeTree) -> set[int]:
+def _applied(result: Analysis, walk: Analyzer, scopes: ScopeTree) -> set[int]:
     """Nodes of the parameters and fields some use, registration or field edit reads."""
     applied: set[int] = set()
     for use in result.uses:
@@ -425,13 +384,12 @@ def _applied(result: Analysis, facts: Facts, scopes: ScopeTree) -> set[int]:
     # The walk's own record of the other defs a use's argument may be (twins by any name).
     for use in result.uses:
         names = {p.name for p in use.signature.params if p.markers & use.transform.markers}
-        for twin in facts.twins.get(id(use.target), ()):
+        for twin in walk.twins.get(id(use.target), ()):
             args = [*twin.args.posonlyargs, *twin.args.args, *twin.args.kwonlyargs]
             applied.update(id(arg) for arg in args if arg.arg in names)
     for reg in result.registrations:
-        for name, marks, node in facts.class_fields.get(id(reg.target), ("", []))[1]:
-            if Mark.STATIC in marks:
-                applied.add(id(node))
+        info = walk.class_info.get(id(reg.target))
+        applied.update(id(f.node) for f in (info.fields if info is not None else ()) if Mark.STATIC in f.markers)
     for used in result.fields:
         applied.add(id(used.stmt))
     return applied
@@ -454,7 +412,7 @@ def _named(expr: ast.AST | None, scope: Scope) -> set[int]:
     return found
 
 
-def _refused_by_calls(facts: Facts, scopes: ScopeTree, errors: list[Diagnostic]) -> dict[int, str]:
+def _refused_by_calls(walk: Analyzer, scopes: ScopeTree, errors: list[Diagnostic]) -> dict[int, str]:
     """The defs and classes a refused call site names (and the classes annotating that def's
     parameters: their per-leaf fields), and the classes annotating a def refused at its
     decorators or signature, by id, with the refusal's code."""
@@ -470,7 +428,7 @@ def _refused_by_calls(facts: Facts, scopes: ScopeTree, errors: list[Diagnostic])
         error = _about(errors, _region(func))
         if error is not None:
             annotating(func, scope, error.code)
-    for call, scope, code in facts.refused_calls:
+    for call, scope, code in walk.refused_calls:
         for key in _named(call, scope):
             found.setdefault(key, code)
             if key in defs:
@@ -509,7 +467,7 @@ def _settle(
     formed: set[int],
     said: tuple[list[Diagnostic], list[Diagnostic]],
     refused_by_call: dict[int, str],
-    facts: Facts,
+    walk: Analyzer,
     pragma: Diagnostic | None,
     result: Analysis,
 ) -> LedgerEntry:
@@ -528,29 +486,29 @@ def _settle(
         return entry(State.REFUSED, error.code)
     if id(site.owner) in refused_by_call:
         return entry(State.REFUSED, refused_by_call[id(site.owner)])
-    if site.owner is not None and id(site.owner) in facts.refused_defs:
-        return entry(State.REFUSED, facts.refused_defs[id(site.owner)])
+    if site.owner is not None and id(site.owner) in walk.refused_defs:
+        return entry(State.REFUSED, walk.refused_defs[id(site.owner)])
     if pragma is not None and site.kind is not EntryKind.ALIAS:
         return entry(State.REPORTED, "JR001")
     if id(node) in formed and Mark.STATIC in site.marks:
         return entry(State.APPLIED)
     finding = _about(findings, region)
     if finding is None and site.owner is not None:
-        seen = next((call for call, func in facts.unseen if func is site.owner), None)
+        seen = next((call for call, func in walk.unseen if func is site.owner), None)
         if seen is not None:
             return entry(State.REPORTED, "JR007")
-        if id(site.owner) in facts.unknown_calls and id(site.owner) not in facts.applied_defs:
+        if id(site.owner) in walk.unknown_calls and id(site.owner) not in walk.applied:
             return entry(State.REPORTED, "JR004")
     if finding is not None and site.kind is not EntryKind.IMPORTED:
         return entry(State.REPORTED, finding.code)
     if site.kind is EntryKind.ALIAS:
         return entry(State.REPORTED, "JR008")  # settled by its uses, or reported, in ``build``
     code = "JR009" if site.kind is EntryKind.IMPORTED else "JR008"
-    result.diagnostics.append(_at(result.source, node, code, site.reason or _reason(site, facts)))
+    result.diagnostics.append(_at(result.source, node, code, site.reason or _reason(site, walk, result)))
     return entry(State.REPORTED, code)
 
 
-def _reason(site: _Site, facts: Facts) -> str:
+def _reason(site: _Site, walk: Analyzer, result: Analysis) -> str:
     spelled = " and ".join(sorted(m.value for m in site.marks)) or "a marker"
     what = site.name
     if site.kind is EntryKind.FIELD:
@@ -567,8 +525,8 @@ def _reason(site: _Site, facts: Facts) -> str:
             "(Static[T], NoDiff[T], Annotated[T, STATIC] or a module alias of one), not in this spelling; "
             "write it so (see the guide, section 5)"
         )
-    if owner is not None and id(owner) in facts.applied_defs:
-        under = ", ".join(sorted(facts.transforms.get(id(owner), ()))) or "the transforms applied to it"
+    if owner is not None and id(owner) in walk.applied:
+        under = ", ".join(sorted({u.transform.name for u in result.uses if u.target is owner})) or "the transforms applied to it"
         return (
             f"{spelled} on {what!r} does nothing under {under}: NoDiff is read by grad-like transforms and "
             "custom_vjp/custom_jvp, Static by the others; apply a transform that reads it, or drop the marker "
