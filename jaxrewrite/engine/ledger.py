@@ -368,23 +368,15 @@ def _applied(result: Analysis, walk: Analyzer, scopes: ScopeTree) -> set[int]:
         for leaf in use.leaves:
             # The walk's own record of the fields it split, by node: however the class was named.
             applied.update(id(node) for node in leaf.applied())
-    # A def bound twice (``if``/``else`` twins, ``@overload`` stubs) is one function to Python:
-    # what a use of one binding applies, it applies to the same parameter of the others.
-    where = {id(func): id(scope) for func, scope in scopes.defs}
-    keys = {
-        (where.get(id(use.target)), use.target.name, p.name)
-        for use in result.uses
-        for p in use.signature.params
-        if p.markers & use.transform.markers
-    }
-    for func, scope in scopes.defs:
-        for arg in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]:
-            if (id(scope), func.name, arg.arg) in keys:
-                applied.add(id(arg))
-    # The walk's own record of the other defs a use's argument may be (twins by any name).
+    # A def bound twice (``if``/``else`` twins, ``@overload`` stubs: the other defs its scope binds
+    # to that name) is one function to Python, and so is each def the walk found a use's argument
+    # may be (``twins``, by any name): what a use applies, it applies to their same parameters.
+    where = {id(func): scope for func, scope in scopes.defs}
     for use in result.uses:
         names = {p.name for p in use.signature.params if p.markers & use.transform.markers}
-        for twin in walk.twins.get(id(use.target), ()):
+        scope = where.get(id(use.target))
+        bound = [b.node for b in (scope.bindings.get(use.target.name, []) if scope else []) if isinstance(b, Defined)]
+        for twin in [*bound, *walk.twins.get(id(use.target), ())]:
             args = [*twin.args.posonlyargs, *twin.args.args, *twin.args.kwonlyargs]
             applied.update(id(arg) for arg in args if arg.arg in names)
     for reg in result.registrations:
