@@ -18,7 +18,7 @@ from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import CONTAINERS, MARKER_CONSTANTS, MARKER_EXPORTS, MARKER_TYPES, Mark
 
 Marks = frozenset[Mark]
-_NONE: Marks = frozenset()
+NO_MARKS: Marks = frozenset()
 #: One mark as a set, by the marker's exported name: a str key hashes in C, an enum's through Python.
 _SINGLE_BY_NAME = {name: frozenset({mark}) for name, mark in {**MARKER_TYPES, **MARKER_CONSTANTS}.items()}
 #: A marker inside ``Callable[[...], R]`` describes another function's parameter, not this one
@@ -119,7 +119,7 @@ class MarkerReader:
         if known is not None:
             return known
         if not self._relevant(ann):
-            return _NONE
+            return NO_MARKS
         try:
             found = self._top(ann, self.scope, ann, 0)
         finally:
@@ -146,7 +146,7 @@ class MarkerReader:
         cannot tell, and says so: answering "no marker" would drop one silently."""
         if depth > MAX_DEPTH:
             if not reaches_marker(expr, scope):
-                return _NONE  # a loop of plain type aliases (``Tree = dict[str, "Tree"]``): no marker
+                return NO_MARKS  # a loop of plain type aliases (``Tree = dict[str, "Tree"]``): no marker
             raise self.src.error(
                 where,
                 "JR127",
@@ -161,7 +161,7 @@ class MarkerReader:
         if isinstance(expr, ast.Subscript):
             return self._subscript(expr, scope, where, depth)
         if isinstance(expr, ast.Call) and qualname(expr.func, scope) in CONTAINERS:
-            return _NONE  # a functional TypedDict/NamedTuple: its Static fields are per-leaf statics
+            return NO_MARKS  # a functional TypedDict/NamedTuple: its Static fields are per-leaf statics
         self._forbid_inside(expr, scope, where, depth)
         return frozenset()
 
@@ -190,10 +190,10 @@ class MarkerReader:
         base_name = marker_name(base)
         if base_name in MARKER_TYPES:
             # Static[NoDiff[T]] flattens like nested Annotated: both markers count.
-            inner = self._top(expr.slice, scope, where, depth + 1) if self._relevant(expr.slice) else _NONE
+            inner = self._top(expr.slice, scope, where, depth + 1) if self._relevant(expr.slice) else NO_MARKS
             return _SINGLE_BY_NAME[base_name] | inner
         if base == _CALLABLE:
-            return _NONE  # Callable[[jax.Array, Static[int]], R]: the callee's parameters, not ours
+            return NO_MARKS  # Callable[[jax.Array, Static[int]], R]: the callee's parameters, not ours
         if is_annotated(base):
             items = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
             found = set(self._top(items[0], scope, where, depth + 1) if self._relevant(items[0]) else ())

@@ -1,8 +1,5 @@
-"""Reading a ``def``'s signature from source: parameter kinds, positions and markers.
-
-A marker counts only as the outermost annotation (``Static[T]``, ``Annotated[T, STATIC]``,
-an alias of either, or a string holding one); anywhere deeper it is an error, because
-``Optional[Static[int]]`` would otherwise compile and silently mean "not static".
+"""Reading a ``def``'s signature from source: parameter kinds and positions, each with its markers
+as the one reader of markers finds them (``markindex.MarkerReader``: the outermost annotation only).
 """
 
 from __future__ import annotations
@@ -11,13 +8,11 @@ import ast
 import enum
 from typing import NamedTuple
 
-from jaxrewrite.engine.markindex import MarkerReader, MarkIndex, Marks, inner_type
+from jaxrewrite.engine.markindex import NO_MARKS, MarkerReader, MarkIndex, Marks, inner_type
 from jaxrewrite.engine.resolve import parse_string, qualname
 from jaxrewrite.engine.scopes import Scope
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import ARRAY_DTYPES, ARRAY_PACKAGE, ARRAY_TYPES
-
-_NONE: Marks = frozenset()
 
 
 class Kind(enum.Enum):
@@ -89,7 +84,7 @@ def read_signature(
             continue
         positional = kind is _POSITIONAL_ONLY or kind is _POSITIONAL_OR_KEYWORD
         for arg in group:
-            markers = _NONE if arg.annotation is None else reader.markers(arg.annotation)
+            markers = NO_MARKS if arg.annotation is None else reader.markers(arg.annotation)
             if markers:
                 if kind is _VAR_POSITIONAL or kind is _VAR_KEYWORD:
                     raise src.error(
