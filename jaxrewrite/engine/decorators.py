@@ -38,7 +38,8 @@ class Decorators(Walker):
         # Every def is read when exhaustive, but an annotation that names no spelling of a marker
         # holds none (``MarkIndex.names``, the hook's own filter): a module that never names
         # jaxrewrite reads no annotation (a tenth of ``check``'s time over jax).
-        spellings = index_of(self.tree).names if relevant is None else relevant
+        index = index_of(self.tree)
+        spellings = index.names if relevant is None else relevant
         mentions = None
         if relevant is not None and self.filters.signature_lines:
             mentions = lines_mentioning(relevant | self.leaf_names, self.src)
@@ -49,7 +50,7 @@ class Decorators(Walker):
                 if not may_matter(func, relevant, self.leaf_names):
                     continue
             try:
-                sig = read_signature(func, scope, self.src, spellings, index_of(self.tree))
+                sig = read_signature(func, scope, self.src, spellings, index)
                 leaves = self.leaves(sig, scope) if self.leaf_names else ()
             except RewriteError as err:
                 self.failed.add(id(func))

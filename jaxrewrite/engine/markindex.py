@@ -115,17 +115,17 @@ class MarkerReader:
 
     def markers(self, ann: ast.expr) -> Marks:
         """The marks of ``ann`` as the outermost annotation; with the index, read once per module."""
-        known = None if self.index is None else self.index.read.get(id(ann))
-        if known is not None:
-            return known
+        index = self.index
+        if index is not None and id(ann) in index.read:
+            return index.read[id(ann)]
         if not self._relevant(ann):
             return NO_MARKS
         try:
             found = self._top(ann, self.scope, ann, 0)
         finally:
             self._read.clear()
-        if self.index is not None:
-            self.index.read[id(ann)] = found
+        if index is not None:
+            index.read[id(ann)] = found
         return found
 
     def _relevant(self, expr: ast.AST) -> bool:
