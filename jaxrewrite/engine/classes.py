@@ -138,12 +138,8 @@ def not_a_field(ann: ast.expr, scope: Scope) -> bool:
 def _read_functional(defined: FunctionalClass, src: Source, relevant: set[str] | None) -> ClassInfo:
     call, scope = defined.call, defined.scope
     reader = MarkerReader(scope, src, relevant)
-    pairs: list[tuple[str, ast.expr, ast.AST]] = []
-    for key, value, where in functional_entries(call):
-        if isinstance(key, ast.Constant) and isinstance(key.value, str):
-            key = key.value
-        if isinstance(key, str):  # an entry under a key that is no string literal is no field
-            pairs.append((key, value, where))
+    entries = [(k.value if isinstance(k, ast.Constant) else k, v, w) for k, v, w in functional_entries(call)]
+    pairs = [(k, v, w) for k, v, w in entries if isinstance(k, str)]  # a key no string literal: no field
     fields = tuple(Field(key, reader.markers(value), True, where, None, value, scope) for key, value, where in pairs)
     return ClassInfo(defined.name, defined.kind, fields, None)
 

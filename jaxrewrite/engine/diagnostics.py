@@ -105,8 +105,7 @@ class Diagnostic:
     end_col: int | None = None
     #: The source line, for a caret display.
     text: str | None = None
-    #: The id of the node the finding was raised at (``Source.error``), while its tree lives: what
-    #: the ledger reads to know which marker a finding speaks for. Not part of the finding's value.
+    #: The id of the node it was raised at, while its tree lives (``Source.error``; the ledger's).
     about: int | None = field(default=None, compare=False, repr=False)
 
     @property
