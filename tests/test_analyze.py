@@ -13,7 +13,7 @@ from jaxrewrite import RewriteError, analyze, rewrite_source
 from jaxrewrite.engine.analysis import UseKind
 from jaxrewrite.engine.diagnostics import CODES, Diagnostic
 from jaxrewrite.engine.filters import EXHAUSTIVE
-from jaxrewrite.engine.scopes import Imported, Marked
+from jaxrewrite.engine.scopes import Imported, MarkerBinding
 from jaxrewrite.engine.table import TRANSFORMS, Mark
 from jaxrewrite.hook import pipeline, tag
 
@@ -89,7 +89,7 @@ def test_environment_resolves_names_the_text_does_not_bind() -> None:
     env = {
         "J": Imported("jax._src.api.jit"),
         "jit": Imported("jax.jit"),
-        "S": Marked(frozenset({Mark.STATIC})),
+        "S": MarkerBinding(frozenset({Mark.STATIC})),
         "jaxrewrite": Imported("jaxrewrite"),
     }
     out = rewrite_source(CELL, "<cell>", environment=env, require_pragma=False)

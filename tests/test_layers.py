@@ -299,3 +299,26 @@ def _test_imports(folder: Path) -> list[str]:
 if __name__ == "__main__":
     for component in cycles(graph()):
         print(" <-> ".join(component))
+
+
+#: What reading a marker takes: the readers (``MarkerReader``, the ledger's mentions, the
+#: prefilter's names...) and the names a marker is recognised by.
+_MARKER_READERS = {
+    "MarkerReader", "MarkIndex", "_mentions", "may_mark", "marker_names", "reaches_marker",
+    "inner_type", "marker_name", "names_marker", "names_made_from",
+}  # fmt: skip
+_MARKER_NAMES = {"MARKER_TYPES", "MARKER_CONSTANTS", "MARKER_EXPORTS", "marker_name"}
+
+
+def test_only_the_index_reads_markers() -> None:
+    """Issue 41: one reading of markers, ``engine/markindex.py``; no other module defines a
+    reader or recognises a marker by its exported name (``table.py`` holds the names)."""
+    for name, path in modules().items():
+        if name in ("jaxrewrite.engine.markindex", "jaxrewrite.engine.table"):
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        defined = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        assert not defined & _MARKER_READERS, (name, defined & _MARKER_READERS)
+        named = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        named |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+        assert not named & _MARKER_NAMES, (name, named & _MARKER_NAMES)

@@ -97,7 +97,7 @@ class Cache:
 
     def put(self, path: str, data: bytes, findings: list[Diagnostic], reads: list[Read]) -> None:
         """Store the findings; a cache that cannot be written is no error (the run goes on)."""
-        entry = json.dumps({"findings": [asdict(d) for d in findings], "reads": reads})
+        entry = json.dumps({"findings": [{**asdict(d), "about": None} for d in findings], "reads": reads})
         target = self._entry(path, data)
         try:
             self._prepare(os.path.dirname(target))

@@ -25,11 +25,11 @@ from jaxrewrite.engine.filters import (
     Filters,
     classes_with_markers,
     leaf_aliases,
-    marker_names,
 )
+from jaxrewrite.engine.markindex import index_of
 from jaxrewrite.header import Header, scan_header
 from jaxrewrite.engine.registrations import Registrations
-from jaxrewrite.engine.scopes import Binding, ScopeTree, build_scopes, environment
+from jaxrewrite.engine.scopes import Binding, Scope, ScopeTree, build_scopes, environment
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import Container
 from jaxrewrite.engine.wrappers import calls_and_aliases
@@ -142,13 +142,13 @@ def _analyze_tree(
 class Analyzer(Decorators, Registrations, CallSites):
     """The whole walk: defs and their decorators, classes, then call sites (which need both)."""
 
-    refused_calls: list[tuple[ast.Call, str]]
+    refused_calls: list[tuple[ast.Call, Scope, str]]
 
     def run(self) -> None:
         self.refused_calls = []
         exhaustive = not self.filters.marker_names
         if not exhaustive:
-            self.relevant = marker_names(self.tree)
+            self.relevant = index_of(self.tree).names
             if not self.relevant:
                 return
         static_classes = classes_with_markers(self.tree, self.relevant)
@@ -178,7 +178,7 @@ class Analyzer(Decorators, Registrations, CallSites):
                 self.call_site(call, scope, site)
             except RewriteError as err:
                 self.refuse(err)
-                self.refused_calls.append((call, getattr(err, "code", None) or rules.SYNTAX.code))
+                self.refused_calls.append((call, scope, getattr(err, "code", None) or rules.SYNTAX.code))
         for node, base in unclear:
             if id(node) not in self.registered:
                 self.refuse(unseen_error(node, base, self.src))

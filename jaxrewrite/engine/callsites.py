@@ -29,6 +29,7 @@ from jaxrewrite.engine.recognise import (
 )
 from jaxrewrite.engine.resolve import MAX_DEPTH, PAST_DEPTH, TooDeep, qualname, too_deep
 from jaxrewrite.engine.scopes import Assigned, Binding, Choice, Defined, DefinedClass, Scope, Site, choice_parts
+from jaxrewrite.engine.markindex import index_of
 from jaxrewrite.engine.signature import read_signature
 from jaxrewrite.engine.specs.registration import registration_values
 from jaxrewrite.engine.table import opaque_registration
@@ -111,7 +112,7 @@ class CallSites(Walker):
         written = ref.keywords + local_keywords
         found = self.signatures.get(id(func))
         if found is None:  # no markers: reported for migrate, nothing to write
-            sig = read_signature(func, scope, self.src, self.relevant) if self.relevant is None else None
+            sig = read_signature(func, scope, self.src, None, index_of(self.tree)) if self.relevant is None else None
             if sig is not None:
                 self.result.uses.append(
                     Use(UseKind.CALL, call, ref.transform, func, sig, (), written, local_keywords, None, ref.factory)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from jaxrewrite.engine.recognise import classify_registration
 from jaxrewrite.engine.resolve import MAX_DEPTH, TooDeep, alias_of, parse_string, qualname, single
 from jaxrewrite.engine.scopes import Assigned, DefinedClass, Scope
-from jaxrewrite.engine.signature import MarkerReader
+from jaxrewrite.engine.markindex import MarkerReader
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import CONTAINERS, OPAQUE_REGISTRATIONS, Container, Mark, opaque_registration
 
@@ -138,21 +138,23 @@ def not_a_field(ann: ast.expr, scope: Scope) -> bool:
 def _read_functional(defined: FunctionalClass, src: Source, relevant: set[str] | None) -> ClassInfo:
     call, scope = defined.call, defined.scope
     reader = MarkerReader(scope, src, relevant)
-    pairs: list[tuple[str, ast.expr, ast.AST]] = []
-    spec = call.args[1] if len(call.args) > 1 else None
-    if isinstance(spec, ast.Dict):
-        for key, value in zip(spec.keys, spec.values):
-            if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                pairs.append((key.value, value, key))
-    elif isinstance(spec, (ast.List, ast.Tuple)):
-        for item in spec.elts:
-            if isinstance(item, (ast.Tuple, ast.List)) and len(item.elts) == 2:
-                key, value = item.elts
-                if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                    pairs.append((key.value, value, key))
-    pairs.extend((kw.arg, kw.value, kw) for kw in call.keywords if kw.arg is not None and kw.arg != "total")
+    entries = [(k.value if isinstance(k, ast.Constant) else k, v, w) for k, v, w in functional_entries(call)]
+    pairs = [(k, v, w) for k, v, w in entries if isinstance(k, str)]  # a key no string literal: no field
     fields = tuple(Field(key, reader.markers(value), True, where, None, value, scope) for key, value, where in pairs)
     return ClassInfo(defined.name, defined.kind, fields, None)
+
+
+def functional_entries(call: ast.Call) -> list[tuple[str | ast.expr, ast.expr, ast.AST]]:
+    """The entries of ``TypedDict("C", {"n": T})`` / ``NamedTuple("C", [("n", T)])`` and its
+    keywords, in order: (the key as written, or a keyword's name; the type; where it stands)."""
+    spec = call.args[1] if len(call.args) > 1 else None
+    found: list[tuple[str | ast.expr, ast.expr, ast.AST]] = []
+    if isinstance(spec, ast.Dict):
+        found += [(key, value, key) for key, value in zip(spec.keys, spec.values) if key is not None]
+    elif isinstance(spec, (ast.List, ast.Tuple)):
+        pairs = [item.elts for item in spec.elts if isinstance(item, (ast.Tuple, ast.List)) and len(item.elts) == 2]
+        found += [(key, value, key) for key, value in pairs]
+    return found + [(kw.arg, kw.value, kw) for kw in call.keywords if kw.arg is not None and kw.arg != "total"]
 
 
 def local_class(expr: ast.expr, scope: Scope) -> LocalClass | None:

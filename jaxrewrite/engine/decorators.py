@@ -17,11 +17,12 @@ from jaxrewrite.engine.completion import (
     header_mentions,
     per_leaf_names,
 )
-from jaxrewrite.engine.filters import lines_mentioning, marker_names, may_matter
+from jaxrewrite.engine.filters import lines_mentioning, may_matter
+from jaxrewrite.engine.markindex import index_of, may_mark
 from jaxrewrite.engine.recognise import ambiguous, classify
 from jaxrewrite.engine.resolve import MAX_DEPTH, PAST_DEPTH, TooDeep, too_deep
 from jaxrewrite.engine.scopes import DefinedClass, Scope
-from jaxrewrite.engine.signature import Kind, Signature, may_mark, read_signature
+from jaxrewrite.engine.signature import Kind, Signature, read_signature
 from jaxrewrite.engine.table import Container, Mark
 from jaxrewrite.engine.walker import Walker
 from jaxrewrite.engine.wrappers import passes_through, wrapper_error
@@ -36,9 +37,10 @@ class Decorators(Walker):
     def defs(self, exhaustive: bool) -> None:
         relevant = self.relevant
         # Every def is read when exhaustive, but an annotation that names no spelling of a marker
-        # holds none (``marker_names``, the hook's own filter): a module that never names
+        # holds none (``MarkIndex.names``, the hook's own filter): a module that never names
         # jaxrewrite reads no annotation (a tenth of ``check``'s time over jax).
-        spellings = marker_names(self.tree) if relevant is None else relevant
+        index = index_of(self.tree)
+        spellings = index.names if relevant is None else relevant
         mentions = None
         if relevant is not None and self.filters.signature_lines:
             mentions = lines_mentioning(relevant | self.leaf_names, self.src)
@@ -49,7 +51,7 @@ class Decorators(Walker):
                 if not may_matter(func, relevant, self.leaf_names):
                     continue
             try:
-                sig = read_signature(func, scope, self.src, spellings)
+                sig = read_signature(func, scope, self.src, spellings, index)
                 leaves = self.leaves(sig, scope) if self.leaf_names else ()
             except RewriteError as err:
                 self.failed.add(id(func))

@@ -10,7 +10,7 @@ here, so one bad use never hides another. The hook raises the first; ``check`` r
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +46,8 @@ class Diagnostic:
     end_col: int | None = None
     #: The source line, for a caret display.
     text: str | None = None
+    #: The id of the node it was raised at, while its tree lives (``Source.error``; the ledger's).
+    about: int | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_error(self) -> bool:
@@ -69,6 +71,7 @@ class Diagnostic:
             err.end_lineno,
             err.end_offset,
             err.text,
+            getattr(err, "about", None),
         )
 
     def error(self) -> RewriteError:

@@ -18,7 +18,7 @@ from jaxrewrite.engine import rules
 from jaxrewrite.engine.classes import FIELD, NEUTRAL_BASES, local_class, not_a_field
 from jaxrewrite.engine.resolve import MAX_DEPTH, binding_scope, qualname
 from jaxrewrite.engine.scopes import DefinedClass, Scope
-from jaxrewrite.engine.signature import MarkerReader
+from jaxrewrite.engine.markindex import MarkerReader
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import CONTAINERS, EITHER_FORM, FIELD_FORMS, FieldForm, Mark
 

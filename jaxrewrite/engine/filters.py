@@ -18,10 +18,9 @@ from dataclasses import dataclass
 
 from jaxrewrite.engine.lexed import word_starts
 from jaxrewrite.engine.classes import FunctionalClass, LocalClass, functional_class, local_class
-from jaxrewrite.engine.scopes import Assigned, Imported, Marked, Scope, ScopeTree, calls_in, own_expressions
-from jaxrewrite.engine.signature import may_mark
+from jaxrewrite.engine.scopes import Assigned, Scope, ScopeTree, calls_in, own_expressions
+from jaxrewrite.engine.markindex import names_made_from, may_mark
 from jaxrewrite.engine.source import Source, lines_containing
-from jaxrewrite.engine.table import MARKER_EXPORTS
 
 
 @dataclass(frozen=True)
@@ -92,39 +91,6 @@ def functional_classes(tree: ScopeTree) -> list[FunctionalClass]:
     return found
 
 
-def marker_names(tree: ScopeTree) -> set[str]:
-    """Names that could spell a marker: jaxrewrite imports and aliases built from them.
-
-    A conservative pre-filter (by name, not scope): an annotation mentioning none of these
-    names, directly or inside a string, cannot carry a marker. The outer environment's
-    marker aliases and jaxrewrite names count too.
-    """
-    names: set[str] = set()
-    assigned: list[tuple[str, ast.expr]] = []
-    scopes = list(tree.scopes)
-    if tree.module.parent is not None:
-        scopes.append(tree.module.parent)
-    for scope in scopes:
-        if any(module.partition(".")[0] == "jaxrewrite" for module in scope.star_imports):
-            names.update(MARKER_EXPORTS)
-        for name, bindings in scope.bindings.items():
-            for binding in bindings:
-                if isinstance(binding, Marked) or (
-                    isinstance(binding, Imported) and binding.qualname.partition(".")[0] == "jaxrewrite"
-                ):
-                    names.add(name)
-                elif isinstance(binding, Assigned):
-                    assigned.append((name, binding.value))
-    changed = bool(names)
-    while changed:
-        changed = False
-        for name, value in assigned:
-            if name not in names and may_mark(value, names):
-                names.add(name)
-                changed = True
-    return names
-
-
 def lines_mentioning(names: set[str], src: Source) -> list[int]:
     """Sorted lines whose text contains any of ``names`` (substring search: a superset)."""
     return lines_containing(src.text, src.line_starts, names)
@@ -163,14 +129,7 @@ def leaf_aliases(tree: ScopeTree, leaf_names: set[str]) -> set[str]:
         (defined.node.name, [stmt.annotation for stmt in defined.node.body if isinstance(stmt, ast.AnnAssign)])
         for defined, _ in tree.classes
     ]
-    changed = True
-    while changed:
-        changed = False
-        for name, values in made:
-            if name not in names and any(may_mark(value, names) for value in values):
-                names.add(name)
-                changed = True
-    return names
+    return names_made_from(names, made)
 
 
 #: A call site, the scope it runs in, and the (line, flow) of its statement.

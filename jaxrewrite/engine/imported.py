@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 #: A module's marked module-level defs: name -> (the def, its signature).
-Marked = dict[str, tuple[Function, Signature]]
+MarkedDefs = dict[str, tuple[Function, Signature]]
 #: Names bound by imports of modules that may hold markers: name -> {the import's line: (module,
 #: level, the attribute it names, or None for a module itself)}.
 Origins = dict[str, dict[int, tuple[str, int, str | None]]]
@@ -239,7 +239,7 @@ class _Modules:
 
     def __init__(self, reader: ImportReader) -> None:
         self.reader = reader
-        self.read: dict[Where, tuple[Marked, dict[str, list[tuple[str, int, str]]]] | None] = {}
+        self.read: dict[Where, tuple[MarkedDefs, dict[str, list[tuple[str, int, str]]]] | None] = {}
 
     def find(self, module: str, level: int, name: str) -> tuple[str, int, Function, Signature] | None:
         """The marked def ``name`` of ``module`` is, through re-exports: (its module, level, the
@@ -261,7 +261,7 @@ class _Modules:
             key = next((c for c in reexports.get(name, []) if self.module(c[0], c[1]) is not None), None)
         return None
 
-    def module(self, module: str, level: int) -> tuple[Marked, dict[str, list[tuple[str, int, str]]]] | None:
+    def module(self, module: str, level: int) -> tuple[MarkedDefs, dict[str, list[tuple[str, int, str]]]] | None:
         key = (module, level)
         if key not in self.read:
             self.read[key] = _read_module(self.reader, module, level)
@@ -270,7 +270,7 @@ class _Modules:
 
 def _read_module(
     reader: ImportReader, module: str, level: int
-) -> tuple[Marked, dict[str, list[tuple[str, int, str]]]] | None:
+) -> tuple[MarkedDefs, dict[str, list[tuple[str, int, str]]]] | None:
     """A module's marked module-level defs, and its module-level names bound by an import of a
     module that may hold markers, each with where it leads; None when it cannot be read. Names
     assigned one of these as it is (``step = f``, ``f = impl.f`` after ``from . import impl``)
@@ -281,7 +281,7 @@ def _read_module(
         return None
     text, tree = read
     other = Source(text, f"{'.' * level}{module}")
-    marked: Marked = {}
+    marked: MarkedDefs = {}
     reexports: dict[str, list[tuple[str, int, str]]] = {}
     scopes = build_scopes(tree, text, defer=False)
     assigned: dict[str, tuple[str, list[str]]] = {}
@@ -340,7 +340,7 @@ def _read_module(
 
 def _follow_assigned(
     assigned: dict[str, tuple[str, list[str]]],
-    marked: Marked,
+    marked: MarkedDefs,
     reexports: dict[str, list[tuple[str, int, str]]],
     modules: dict[str, str],
 ) -> None:

@@ -6,42 +6,32 @@ the engine cannot follow) is one entry, and after the analysis each entry is in 
 state: **applied** (a use or registration of the analysis reads it), **refused** (a RewriteError
 at it, or at a use of its def or class), or **reported** (a finding at it). An entry that is
 neither applied nor refused nor covered by an existing finding gets one here (JR008, JR009), so
-a marker can do nothing only with a word at its line. Pure: it reads the Analysis, the live
-scopes and the walker's facts, and adds findings.
+a marker can do nothing only with a word at its line: all marks, less those a use consumed,
+less those a finding speaks for. By identity, never by line: a finding speaks for the markers of
+the def header, class or statement it was raised in (``Diagnostic.about``). Pure: it reads the
+Analysis, the live scopes and the walk's own records (``Analyzer``), and adds findings.
 """
 
 from __future__ import annotations
 
 import ast
 import bisect
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from jaxrewrite.engine import rules
 from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State, TreePass
+from jaxrewrite.engine.classes import functional_entries
 from jaxrewrite.engine.diagnostics import Diagnostic
 from jaxrewrite.engine.elided import ELIDED, body_line
 from jaxrewrite.engine.elsewhere import Elsewhere, ImportReader
 from jaxrewrite.engine.fields import field_function, form_of
-from jaxrewrite.engine.filters import marker_names
+from jaxrewrite.engine.markindex import index_of, is_container_call, may_mark
 from jaxrewrite.engine.recognise import classify
-from jaxrewrite.engine.resolve import (
-    MAX_DEPTH,
-    alias_of,
-    marked,
-    marker_name,
-    parse_string,
-    qualname,
-)
-from jaxrewrite.engine.scopes import (
-    Assigned,
-    Scope,
-    ScopeTree,
-    own_expressions,
-)
-from jaxrewrite.engine.signature import may_mark
+from jaxrewrite.engine.resolve import parse_string, qualname
+from jaxrewrite.engine.scopes import Defined, DefinedClass, Scope, ScopeTree, own_expressions
 from jaxrewrite.engine.source import Source, lines_containing
-from jaxrewrite.engine.table import CONTAINERS, EITHER_FORM, Mark
+from jaxrewrite.engine.table import EITHER_FORM, Mark
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
@@ -52,141 +42,26 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 @dataclass
-class Facts:
-    """What the walk knows beyond the Analysis value (``walker.Walker``'s state)."""
-
-    #: Defs a transform of the table is applied to.
-    applied_defs: set[int]
-    #: (call, def) of every JR007 finding.
-    unseen: list[tuple[ast.Call, Function]]
-    #: Call sites whose analysis raised a RewriteError, with its code.
-    refused_calls: list[tuple[ast.Call, str]]
-    #: (id of a class or functional-class call) -> (its name, its fields as (name, markers, node)).
-    class_fields: dict[int, tuple[str, list[tuple[str, frozenset[Mark], ast.AST]]]] = field(default_factory=dict)
-    #: (id of a parameter's node) -> the markers the signature reader found on it.
-    read_marks: dict[int, frozenset[Mark]] = field(default_factory=dict)
-    #: Marked defs passed to a call that looks like a transform the table lacks (JR004 there).
-    unknown_calls: dict[int, ast.expr] = field(default_factory=dict)
-    #: (id of a def) -> the names of the transforms its uses apply.
-    transforms: dict[int, set[str]] = field(default_factory=dict)
-    #: (id of a marked def) -> the code of a refused use of it that cannot tell what is applied,
-    #: or to what (JR104, JR127 at a call site whose argument is read past the depth).
-    refused_defs: dict[int, str] = field(default_factory=dict)
-    #: (id of a use's def) -> the other defs that use may apply to (``walker.Walker.twins``).
-    twins: dict[int, list[Function]] = field(default_factory=dict)
-
-
-@dataclass
 class _Site:
     kind: EntryKind
     name: str
     node: ast.AST
     #: The def of a parameter, the class of a field: what errors at its uses refuse.
     owner: ast.AST | None
-    #: Alias names the annotation reaches (so an alias ends as its uses end).
-    aliases: set[str]
+    #: The aliases the annotation reaches, by their values' ids (so an alias ends as its uses end).
+    aliases: set[int]
     #: The markers the annotation spells, as written (``Static[T]``, ``STATIC`` in metadata...).
     marks: frozenset[Mark]
     reason: str = ""
     #: For an IMPORTED entry, the reason it is one (the imported name as written).
     imported_from: str = ""
+    #: For an ALIAS entry, its value's id: what ``aliases`` of the annotations using it hold.
+    value: int | None = None
+    #: For a PARAMETER, whether the signature reader found its marks (the outermost annotation).
+    outermost: bool = False
 
 
 # -- finding the markers of one expression --------------------------------------------------------
-
-
-class Reading:
-    """What ``_mentions`` keeps for one module: each alias's markers and the marker aliases it
-    reads through, each alias read once. Aliases that read each other round a loop are one
-    strongly connected component (Tarjan's stack and low links), and all of them get what its
-    first-read alias found, once the loop is closed: linear in the aliases, loops included."""
-
-    def __init__(self) -> None:
-        self.memo: dict[int, tuple[frozenset[Mark], frozenset[str]]] = {}
-        #: The aliases on the stack, by their place on it: being read, or read but in a loop
-        #: whose first alias is still being read.
-        self.index: dict[int, int] = {}
-        self.stack: list[tuple[int, str]] = []
-        #: The lowest place on the stack the alias being read reaches round a loop.
-        self.low = 0
-
-
-def _mentions(
-    expr: ast.AST | None, scope: Scope, aliases: set[str], depth: int = 0, reading: Reading | None = None
-) -> frozenset[Mark]:
-    """Every marker ``expr`` spells anywhere inside it, through module aliases and strings; not
-    inside ``Callable[...]``, whose markers describe another function's parameters.
-
-    ``depth`` bounds the nesting read within one expression; an alias's value is an expression
-    of its own, read from depth 0 and once per module (``reading``), so a chain of aliases of
-    any length is read (a marker the rewriter refuses past its own depth, JR127, is in the
-    ledger as refused) and a loop of them ends.
-    """
-    if expr is None or depth > MAX_DEPTH:
-        return frozenset()
-    reading = Reading() if reading is None else reading
-    if isinstance(expr, ast.Constant):
-        if isinstance(expr.value, str) and depth < 8:
-            parsed = parse_string(expr.value)
-            if parsed is not None and not isinstance(parsed, ast.Constant):
-                return _mentions(parsed, scope, aliases, depth + 1, reading)
-        return frozenset()
-    if isinstance(expr, ast.Subscript) and qualname(expr.value, scope) in _CALLABLE:
-        return frozenset()
-    if isinstance(expr, (ast.Name, ast.Attribute)):
-        name = marker_name(qualname(expr, scope))
-        if name is not None:
-            return frozenset({Mark.NODIFF if name in ("NoDiff", "NODIFF") else Mark.STATIC})
-        if isinstance(expr, ast.Name):
-            outer = marked(expr, scope)
-            if outer is not None:
-                return outer.markers
-            alias = alias_of(expr, scope)
-            if alias is None or alias.value is None or _is_container_call(alias.value, alias.scope):
-                return frozenset()
-            inner, names = _alias(alias, expr.id, reading)
-            aliases |= names
-            if inner:
-                aliases.add(expr.id)
-            return inner
-    marks: set[Mark] = set()
-    for child in ast.iter_child_nodes(expr):
-        marks |= _mentions(child, scope, aliases, depth + 1, reading)
-    return frozenset(marks)
-
-
-def _alias(alias: Assigned, name: str, reading: Reading) -> tuple[frozenset[Mark], frozenset[str]]:
-    """The markers an alias's value spells and the marker aliases it reads through."""
-    key = id(alias)
-    if key in reading.memo:
-        return reading.memo[key]
-    if key in reading.index:  # round a loop: what it holds joins the loop's first alias
-        reading.low = min(reading.low, reading.index[key])
-        return frozenset(), frozenset()
-    place = len(reading.stack)
-    reading.index[key] = place
-    reading.stack.append((key, name))
-    outer, reading.low = reading.low, place
-    found: set[str] = set()
-    marks = _mentions(alias.value, alias.scope, found, 0, reading)
-    low, reading.low = reading.low, min(outer, reading.low)
-    result = marks, frozenset(found)
-    if low == place:  # the first alias of its loop (or in none): the loop is closed
-        members = reading.stack[place:]
-        del reading.stack[place:]
-        if len(members) > 1 and marks:  # each reads the others by name
-            result = marks, result[1] | {member for _, member in members}
-        for member, _ in members:
-            del reading.index[member]
-            reading.memo[member] = result
-    return result
-
-
-_CALLABLE = frozenset({"typing.Callable", "collections.abc.Callable"})
-
-
-def _is_container_call(value: ast.expr, scope: Scope) -> bool:
-    return isinstance(value, ast.Call) and qualname(value.func, scope) in CONTAINERS
 
 
 # -- collecting the sites -----------------------------------------------------------------------
@@ -194,22 +69,23 @@ def _is_container_call(value: ast.expr, scope: Scope) -> bool:
 
 class _Collector:
     def __init__(
-        self, scopes: ScopeTree, facts: Facts, reader: ImportReader | None, src: Source, imports: bool = True
+        self, scopes: ScopeTree, walk: Analyzer, reader: ImportReader | None, src: Source, imports: bool = True
     ) -> None:
         self.def_scopes = {id(func): scope for func, scope in scopes.defs}
         self.class_scopes = {id(d.node): d.body for d, _ in scopes.classes}
-        self.facts = facts
+        self.walk = walk
         self.src = src
         self.sites: list[_Site] = []
         #: Whether names imported from other modules are asked for (JR009; not by the import hook).
         self.imports = imports
-        self.elsewhere = Elsewhere(reader, lambda expr, scope: bool(_mentions(expr, scope, set())))
+        index = self.index = index_of(scopes)
+        # The index, not ``self``: a collector in a cycle would keep the tree alive past its release.
+        self.elsewhere = Elsewhere(reader, lambda expr, scope: bool(index.mentions(expr, scope, set())))
         self.statements = scopes.statements
         self._called: set[str] | None = None
-        self.reading = Reading()
-        #: The prefilter's names (filters.marker_names): an expression naming none of them
-        #: spells no marker, so the ledger reads only those that do (the hook's cold path runs it).
-        self.names = marker_names(scopes)
+        #: The prefilter's names (``MarkIndex.names``): an expression naming none of them spells
+        #: no marker, so the ledger reads only those that do (the hook's cold path runs it).
+        self.names = self.index.names
         #: The lines that hold one of them (a text search: a superset).
         self.lines = lines_containing(src.text, src.line_starts, self.names)
 
@@ -218,13 +94,13 @@ class _Collector:
         at = bisect.bisect_left(self.lines, first)
         return at < len(self.lines) and self.lines[at] <= last
 
-    def mentions(self, expr: ast.AST | None, scope: Scope, aliases: set[str]) -> frozenset[Mark]:
+    def mentions(self, expr: ast.AST | None, scope: Scope, aliases: set[int]) -> frozenset[Mark]:
         first = getattr(expr, "lineno", None)
         if first is not None and not self.may(first, getattr(expr, "end_lineno", None) or first):
             return frozenset()
         if not may_mark(expr, self.names):
             return frozenset()
-        return _mentions(expr, scope, aliases, reading=self.reading)
+        return self.index.mentions(expr, scope, aliases)
 
     def body(self, stmts: list[ast.stmt], scope: Scope, in_class: ast.ClassDef | None = None) -> None:
         for stmt in stmts:
@@ -264,13 +140,14 @@ class _Collector:
         for arg in every:
             if arg.annotation is None:
                 continue
-            aliases: set[str] = set()
+            aliases: set[int] = set()
             # What the signature reader found, read once; the aliases it went through are read
             # again only if the module has an alias entry for them to settle (``build``).
-            marks = self.facts.read_marks.get(id(arg)) or self.mentions(arg.annotation, scope, aliases)
+            read = self.index.read.get(id(arg.annotation))
+            marks = read or self.mentions(arg.annotation, scope, aliases)
             name = f"{func.name}.{arg.arg}"
             if marks:
-                self.sites.append(_Site(EntryKind.PARAMETER, name, arg, func, aliases, marks))
+                self.sites.append(_Site(EntryKind.PARAMETER, name, arg, func, aliases, marks, outermost=bool(read)))
             elif self.imports:
                 self.imported(arg, arg.annotation, scope, name, func)
         if func.returns is not None:
@@ -290,7 +167,7 @@ class _Collector:
 
     def annotated(self, stmt: ast.AnnAssign, scope: Scope, in_class: ast.ClassDef | None) -> None:
         target = stmt.target.id if isinstance(stmt.target, ast.Name) else ast.unparse(stmt.target)
-        aliases: set[str] = set()
+        aliases: set[int] = set()
         if qualname(stmt.annotation, scope) in ("typing.TypeAlias", "typing_extensions.TypeAlias"):
             self.alias(stmt, target, stmt.value, scope)
             return
@@ -313,7 +190,7 @@ class _Collector:
             return
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         name = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
-        if isinstance(value, ast.Call) and _is_container_call(value, scope):
+        if isinstance(value, ast.Call) and is_container_call(value, scope):
             self.functional(value, name or "?", scope)
             return
         if name is not None:
@@ -321,35 +198,26 @@ class _Collector:
 
     def alias(self, stmt: ast.AST, name: str | ast.expr, value: ast.expr | None, scope: Scope) -> None:
         label = name.id if isinstance(name, ast.Name) else str(name)
-        aliases: set[str] = set()
+        aliases: set[int] = set()
         marks = self.mentions(value, scope, aliases)
         if marks:
-            self.sites.append(_Site(EntryKind.ALIAS, label, stmt, None, aliases, marks))
+            self.sites.append(_Site(EntryKind.ALIAS, label, stmt, None, aliases, marks, value=id(value)))
 
     def functional(self, call: ast.Call, name: str, scope: Scope) -> None:
         """``TypedDict("C", {"n": Static[int]})`` and ``NamedTuple("C", [("n", Static[int])])``."""
-        pairs: list[tuple[str, ast.expr, ast.AST]] = []
-        spec = call.args[1] if len(call.args) > 1 else None
-        if isinstance(spec, ast.Dict):
-            pairs += [(ast.unparse(k), v, k) for k, v in zip(spec.keys, spec.values) if k is not None]
-        elif isinstance(spec, (ast.List, ast.Tuple)):
-            for item in spec.elts:
-                if isinstance(item, (ast.Tuple, ast.List)) and len(item.elts) == 2:
-                    pairs.append((ast.unparse(item.elts[0]), item.elts[1], item.elts[0]))
-        pairs += [(kw.arg, kw.value, kw) for kw in call.keywords if kw.arg is not None and kw.arg != "total"]
-        for key, value, where in pairs:
-            aliases: set[str] = set()
+        for key, value, where in functional_entries(call):
+            aliases: set[int] = set()
             marks = self.mentions(value, scope, aliases)
+            label = key if isinstance(key, str) else ast.unparse(key).strip(chr(39) + chr(34))
             if marks:
-                self.sites.append(_Site(EntryKind.FIELD, f"{name}.{key.strip(chr(39) + chr(34))}", where, call,
-                                        aliases, marks))
+                self.sites.append(_Site(EntryKind.FIELD, f"{name}.{label}", where, call, aliases, marks))
 
     # -- imported names -----------------------------------------------------------------------
 
     def transformed(self, func: Function) -> bool:
         """A transform of the table is applied to ``func`` (the walk's record, or, where the walk
         stopped early for want of markers, a decorator or a call naming it)."""
-        if id(func) in self.facts.applied_defs:
+        if id(func) in self.walk.applied:
             return True
         if self._called is None:
             self._called = set()
@@ -398,18 +266,26 @@ class _Collector:
 # -- the states -------------------------------------------------------------------------------
 
 
-def _span(node: ast.AST) -> tuple[int, int]:
-    """The lines whose findings speak for a def's or class's markers: its decorators to the
-    line before its body."""
-    first = min([getattr(node, "lineno", 1), *(d.lineno for d in getattr(node, "decorator_list", []))])
-    if isinstance(node, ast.ClassDef):
-        return first, node.end_lineno or node.lineno
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return first, max(node.lineno, body_line(node) - 1)  # an elided body stays unparsed
-    body = getattr(node, "body", None)
-    if isinstance(body, list) and body:
-        return first, max(node.lineno, body[0].lineno - 1)  # type: ignore[attr-defined]
-    return first, getattr(node, "end_lineno", None) or first
+def _region(node: ast.AST) -> set[int]:
+    """The ids of the nodes whose findings speak for a site's markers (``Diagnostic.about``): a
+    def's own node, decorators and signature, not its body (a def's body is its own); a class or
+    any other site whole, but for an elided body (engine/elided.py), which no reader walked."""
+    found = {id(node)}
+    todo = _header(node) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else [node]
+    while todo:
+        part = todo.pop()
+        found.add(id(part))
+        todo.extend(_header(part) if isinstance(part, ELIDED) else ast.iter_child_nodes(part))
+    return found
+
+
+def _header(func: Function) -> list[ast.AST]:
+    return [*func.decorator_list, func.args, *([func.returns] if func.returns else []), *getattr(func, "type_params", [])]
+
+
+def _about(findings: list[Diagnostic], region: set[int]) -> Diagnostic | None:
+    """The first of ``findings`` raised at a node of ``region``."""
+    return next((d for d in findings if d.about in region), None)
 
 
 def ledger_pass(reader: ImportReader | None = None) -> TreePass:
@@ -417,64 +293,45 @@ def ledger_pass(reader: ImportReader | None = None) -> TreePass:
     counts; ``reader`` follows the names imported from other modules (JR009)."""
 
     def run(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Analyzer) -> None:
-        build(result, scopes, module, facts_of(walk), reader)
+        build(result, scopes, module, walk, reader)
 
     return run
-
-
-def facts_of(walk: Analyzer) -> Facts:
-    """What the ledger needs of the walk beyond the Analysis."""
-    fields = {
-        key: (info.name, [(f.name, f.markers, f.node) for f in info.fields]) for key, info in walk.class_info.items()
-    }
-    read = {id(p.node): p.markers for sig, _ in walk.signatures.values() for p in sig.params}
-    transforms: dict[int, set[str]] = {}
-    for use in walk.result.uses:
-        transforms.setdefault(id(use.target), set()).add(use.transform.name)
-    return Facts(
-        walk.applied,
-        walk.unseen,
-        walk.refused_calls,
-        fields,
-        read,
-        walk.unknown_calls,
-        transforms,
-        walk.refused_defs,
-        walk.twins,
-    )
 
 
 def build(
     result: Analysis,
     scopes: ScopeTree,
     module: ast.Module,
-    facts: Facts,
+    walk: Analyzer,
     reader: ImportReader | None = None,
     imports: bool = True,
 ) -> None:
     """Fill ``result.ledger``, adding JR008/JR009 findings for what nothing else accounts for
     (``imports`` False: no entry for names imported from other modules, JR009: the hook's)."""
     src = result.source
-    collector = _Collector(scopes, facts, reader, src, imports)
+    collector = _Collector(scopes, walk, reader, src, imports)
     collector.body(module.body, scopes.module)
     if any(site.kind is EntryKind.ALIAS for site in collector.sites):
         for site in collector.sites:
-            if site.kind is EntryKind.PARAMETER and id(site.node) in facts.read_marks:
+            annotation = getattr(site.node, "annotation", None)
+            if site.kind is EntryKind.PARAMETER and id(annotation) in collector.index.read:
                 scope = collector.def_scopes.get(id(site.owner), scopes.module)
-                _mentions(getattr(site.node, "annotation", None), scope, site.aliases, reading=collector.reading)
-    applied = _applied(result, facts, scopes)
+                collector.index.mentions(annotation, scope, site.aliases)
+    applied = _applied(result, walk, scopes)
     diagnostics = list(result.diagnostics)
     pragma = next((d for d in diagnostics if d.code == "JR001"), None)
-    refused_by_call = _refused_by_calls(facts, scopes, [d for d in diagnostics if d.is_error])
+    errors = [d for d in diagnostics if d.is_error]
+    findings = [d for d in diagnostics if not d.is_error and d.code != "JR005"]
+    refused_by_call = _refused_by_calls(walk, scopes, errors)
     formed = _field_form_fields(scopes)
     entries: list[tuple[_Site, LedgerEntry]] = []
     for site in collector.sites:
-        entries.append((site, _settle(site, applied, formed, diagnostics, refused_by_call, facts, pragma, result)))
+        entries.append((site, _settle(site, applied, formed, (errors, findings), refused_by_call, walk, pragma, result)))
     # Aliases end as their uses end: applied if one use is, else refused, else reported.
     settled: list[LedgerEntry] = []
     for site, entry in entries:
         if site.kind is EntryKind.ALIAS and entry.state is State.REPORTED and entry.code == "JR008":
-            users = [e for s, e in entries if site.name in s.aliases and s is not site]
+            users = [e for s, e in entries if site.value in s.aliases and s is not site]
             best = _best(users)
             if best is not None:
                 entry = LedgerEntry(entry.kind, entry.name, entry.line, entry.col, best.state, best.code)
@@ -502,7 +359,7 @@ def _best(users: list[LedgerEntry]) -> LedgerEntry | None:
     return None
 
 
-def _applied(result: Analysis, facts: Facts, scopes: ScopeTree) -> set[int]:
+def _applied(result: Analysis, walk: Analyzer, scopes: ScopeTree) -> set[int]:
     """Nodes of the parameters and fields some use, registration or field edit reads."""
     applied: set[int] = set()
     for use in result.uses:
@@ -512,71 +369,63 @@ def _applied(result: Analysis, facts: Facts, scopes: ScopeTree) -> set[int]:
         for leaf in use.leaves:
             # The walk's own record of the fields it split, by node: however the class was named.
             applied.update(id(node) for node in leaf.applied())
-    # A def bound twice (``if``/``else`` twins, ``@overload`` stubs) is one function to Python:
-    # what a use of one binding applies, it applies to the same parameter of the others.
-    where = {id(func): id(scope) for func, scope in scopes.defs}
-    keys = {
-        (where.get(id(use.target)), use.target.name, p.name)
-        for use in result.uses
-        for p in use.signature.params
-        if p.markers & use.transform.markers
-    }
-    for func, scope in scopes.defs:
-        for arg in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]:
-            if (id(scope), func.name, arg.arg) in keys:
-                applied.add(id(arg))
-    # The walk's own record of the other defs a use's argument may be (twins by any name).
+    # A def bound twice (``if``/``else`` twins, ``@overload`` stubs: the other defs its scope binds
+    # to that name) is one function to Python, and so is each def the walk found a use's argument
+    # may be (``twins``, by any name): what a use applies, it applies to their same parameters.
+    where = {id(func): scope for func, scope in scopes.defs}
     for use in result.uses:
         names = {p.name for p in use.signature.params if p.markers & use.transform.markers}
-        for twin in facts.twins.get(id(use.target), ()):
+        scope = where.get(id(use.target))
+        bound = [b.node for b in (scope.bindings.get(use.target.name, []) if scope else []) if isinstance(b, Defined)]
+        for twin in [*bound, *walk.twins.get(id(use.target), ())]:
             args = [*twin.args.posonlyargs, *twin.args.args, *twin.args.kwonlyargs]
             applied.update(id(arg) for arg in args if arg.arg in names)
     for reg in result.registrations:
-        for name, marks, node in facts.class_fields.get(id(reg.target), ("", []))[1]:
-            if Mark.STATIC in marks:
-                applied.add(id(node))
+        info = walk.class_info.get(id(reg.target))
+        applied.update(id(f.node) for f in (info.fields if info is not None else ()) if Mark.STATIC in f.markers)
     for used in result.fields:
         applied.add(id(used.stmt))
     return applied
 
 
-def _names(ann: ast.AST | None) -> set[str]:
-    found: set[str] = set()
-    if ann is None:
-        return found
-    for node in ast.walk(ann):
+def _named(expr: ast.AST | None, scope: Scope) -> set[int]:
+    """The defs and classes the bare names in ``expr`` (strings read too) are bound to where it
+    is evaluated, by id: what a refusal there speaks for."""
+    found: set[int] = set()
+    for node in ast.walk(expr) if expr is not None else ():
         if isinstance(node, ast.Name):
-            found.add(node.id)
-        elif isinstance(node, ast.Attribute):
-            found.add(node.attr)
+            bound = scope.lookup(node.id)
+            for binding in bound[0] if bound is not None else ():
+                if isinstance(binding, (Defined, DefinedClass)):
+                    found.add(id(binding.node))
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             parsed = parse_string(node.value)
             if parsed is not None and not isinstance(parsed, ast.Constant):
-                found |= _names(parsed)
+                found |= _named(parsed, scope)
     return found
 
 
-def _refused_by_calls(facts: Facts, scopes: ScopeTree, errors: list[Diagnostic]) -> dict[str, str]:
-    """Names a refused call site names (a def or a class, and the classes annotating that def's
+def _refused_by_calls(walk: Analyzer, scopes: ScopeTree, errors: list[Diagnostic]) -> dict[int, str]:
+    """The defs and classes a refused call site names (and the classes annotating that def's
     parameters: their per-leaf fields), and the classes annotating a def refused at its
-    decorators or signature, with the refusal's code."""
-    found: dict[str, str] = {}
-    defs = {func.name: func for func, _ in scopes.defs}
-    for func, _ in scopes.defs:
-        first, last = _span(func)
-        error = next((d for d in errors if first <= d.line <= last), None)
+    decorators or signature, by id, with the refusal's code."""
+    found: dict[int, str] = {}
+    defs = {id(func): (func, scope) for func, scope in scopes.defs}
+
+    def annotating(func: Function, scope: Scope, code: str) -> None:
+        for arg in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]:
+            for key in _named(arg.annotation, scope):
+                found.setdefault(key, code)
+
+    for func, scope in scopes.defs if errors else ():
+        error = _about(errors, _region(func))
         if error is not None:
-            for arg in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]:
-                for name in _names(arg.annotation):
-                    found.setdefault(name, error.code)
-    for call, code in facts.refused_calls:
-        for node in ast.walk(call):
-            if isinstance(node, ast.Name):
-                found.setdefault(node.id, code)
-                named = defs.get(node.id)
-                for arg in [] if named is None else [*named.args.posonlyargs, *named.args.args, *named.args.kwonlyargs]:
-                    for name in _names(arg.annotation):
-                        found.setdefault(name, code)
+            annotating(func, scope, error.code)
+    for call, scope, code in walk.refused_calls:
+        for key in _named(call, scope):
+            found.setdefault(key, code)
+            if key in defs:
+                annotating(*defs[key], code)
     return found
 
 
@@ -609,51 +458,50 @@ def _settle(
     site: _Site,
     applied: set[int],
     formed: set[int],
-    diagnostics: list[Diagnostic],
-    refused_by_call: dict[str, str],
-    facts: Facts,
+    said: tuple[list[Diagnostic], list[Diagnostic]],
+    refused_by_call: dict[int, str],
+    walk: Analyzer,
     pragma: Diagnostic | None,
     result: Analysis,
 ) -> LedgerEntry:
     node = site.node
     line, col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1
-    first, last = _span(site.owner) if site.owner is not None else (line, getattr(node, "end_lineno", line) or line)
-    first, last = min(first, line), max(last, line)
 
     def entry(state: State, code: str | None = None) -> LedgerEntry:
         return LedgerEntry(site.kind, site.name, line, col, state, code)
 
     if id(node) in applied and site.kind in (EntryKind.PARAMETER, EntryKind.FIELD):
         return entry(State.APPLIED) if pragma is None else entry(State.REPORTED, "JR001")
-    error = next((d for d in diagnostics if d.is_error and first <= d.line <= last), None)
+    errors, findings = said  # the refusals, and the other findings but JR005
+    region = _region(node if site.owner is None else site.owner)
+    error = _about(errors, region)
     if error is not None:
         return entry(State.REFUSED, error.code)
-    owner_name = getattr(site.owner, "name", None)
-    if owner_name is not None and owner_name in refused_by_call:
-        return entry(State.REFUSED, refused_by_call[owner_name])
-    if site.owner is not None and id(site.owner) in facts.refused_defs:
-        return entry(State.REFUSED, facts.refused_defs[id(site.owner)])
+    if id(site.owner) in refused_by_call:
+        return entry(State.REFUSED, refused_by_call[id(site.owner)])
+    if site.owner is not None and id(site.owner) in walk.refused_defs:
+        return entry(State.REFUSED, walk.refused_defs[id(site.owner)])
     if pragma is not None and site.kind is not EntryKind.ALIAS:
         return entry(State.REPORTED, "JR001")
     if id(node) in formed and Mark.STATIC in site.marks:
         return entry(State.APPLIED)
-    finding = next((d for d in diagnostics if not d.is_error and first <= d.line <= last and d.code != "JR005"), None)
+    finding = _about(findings, region)
     if finding is None and site.owner is not None:
-        seen = next((call for call, func in facts.unseen if func is site.owner), None)
+        seen = next((call for call, func in walk.unseen if func is site.owner), None)
         if seen is not None:
             return entry(State.REPORTED, "JR007")
-        if id(site.owner) in facts.unknown_calls and id(site.owner) not in facts.applied_defs:
+        if id(site.owner) in walk.unknown_calls and id(site.owner) not in walk.applied:
             return entry(State.REPORTED, "JR004")
     if finding is not None and site.kind is not EntryKind.IMPORTED:
         return entry(State.REPORTED, finding.code)
     if site.kind is EntryKind.ALIAS:
         return entry(State.REPORTED, "JR008")  # settled by its uses, or reported, in ``build``
     rule = rules.IMPORTED_MARKER if site.kind is EntryKind.IMPORTED else rules.DOES_NOTHING
-    result.diagnostics.append(Diagnostic.at(result.source, node, rule, reason=site.reason or _reason(site, facts)))
+    result.diagnostics.append(Diagnostic.at(result.source, node, rule, reason=site.reason or _reason(site, walk, result)))
     return entry(State.REPORTED, rule.code)
 
 
-def _reason(site: _Site, facts: Facts) -> str:
+def _reason(site: _Site, walk: Analyzer, result: Analysis) -> str:
     spelled = " and ".join(sorted(m.value for m in site.marks)) or "a marker"
     what = site.name
     if site.kind is EntryKind.FIELD:
@@ -664,15 +512,14 @@ def _reason(site: _Site, facts: Facts) -> str:
             "(see the guide, section 8)"
         )
     owner = site.owner
-    read = facts.read_marks.get(id(site.node), frozenset())
-    if site.kind is EntryKind.PARAMETER and not read:
+    if site.kind is EntryKind.PARAMETER and not site.outermost:
         return (
             f"{spelled} on {what!r} does nothing: jaxrewrite reads a marker only as the outermost annotation "
             "(Static[T], NoDiff[T], Annotated[T, STATIC] or a module alias of one), not in this spelling; "
             "write it so (see the guide, section 5)"
         )
-    if owner is not None and id(owner) in facts.applied_defs:
-        under = ", ".join(sorted(facts.transforms.get(id(owner), ()))) or "the transforms applied to it"
+    if owner is not None and id(owner) in walk.applied:
+        under = ", ".join(sorted({u.transform.name for u in result.uses if u.target is owner})) or "the transforms applied to it"
         return (
             f"{spelled} on {what!r} does nothing under {under}: NoDiff is read by grad-like transforms and "
             "custom_vjp/custom_jvp, Static by the others; apply a transform that reads it, or drop the marker "

@@ -29,14 +29,8 @@ from jaxrewrite.engine.recognise import (
 )
 from jaxrewrite.engine.resolve import qualname
 from jaxrewrite.engine.scopes import DefinedClass, Scope, ScopeTree
-from jaxrewrite.engine.signature import (
-    MarkerReader,
-    Param,
-    Signature,
-    array_type,
-    inner_type,
-    may_mark,
-)
+from jaxrewrite.engine.markindex import MarkerReader, inner_type, may_mark
+from jaxrewrite.engine.signature import Param, Signature, array_type
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import ARRAY_TYPES, EITHER_FORM, Mark
 from jaxrewrite.errors import RewriteError

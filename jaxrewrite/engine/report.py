@@ -17,7 +17,6 @@ from jaxrewrite.engine import ledger
 from jaxrewrite.engine import lint as linting
 from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.diagnostics import suppressed
-from jaxrewrite.engine.ledger import Facts, facts_of
 from jaxrewrite.engine.scopes import ScopeTree
 
 if TYPE_CHECKING:
@@ -41,9 +40,8 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) 
     refusal, JR005) stays as it was."""
     walked = {id(d) for d in result.diagnostics}
     linting.PASS(result, scopes, tree, walk, hashing=False)
-    facts = facts_of(walk)
-    if not nothing_to_settle(result, tree, walk.relevant, facts):
-        ledger.build(result, scopes, tree, facts, None, imports=False)
+    if not nothing_to_settle(result, tree, walk.relevant, walk):
+        ledger.build(result, scopes, tree, walk, None, imports=False)
     if len(result.diagnostics) > len(walked):
         lines = result.source.text.splitlines()
         result.diagnostics[:] = [
@@ -53,7 +51,7 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) 
         ]
 
 
-def nothing_to_settle(result: Analysis, module: ast.Module, names: set[str] | None, facts: Facts) -> bool:
+def nothing_to_settle(result: Analysis, module: ast.Module, names: set[str] | None, walk: Analyzer) -> bool:
     """Whether ``build`` (without JR009, as the import hook runs it) would report nothing: every
     mention of a name that may spell a marker (``names``, filters.marker_names) is in a
     top-level import, on a comment line, or in the annotation of a parameter a use of this
@@ -61,7 +59,7 @@ def nothing_to_settle(result: Analysis, module: ast.Module, names: set[str] | No
     mention (an alias, a field, a variable, a string elsewhere) and the ledger runs. What lets
     the hook say which markers do nothing for the price of a search where every one does something.
     """
-    if not names or facts.unseen or facts.unknown_calls or facts.refused_defs or facts.twins:
+    if not names or walk.unseen or walk.unknown_calls or walk.refused_defs or walk.twins:
         return False
     if result.registrations or result.fields or any(use.leaves for use in result.uses):
         return False

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from typing import TypeVar
 
-from jaxrewrite.engine.scopes import Assigned, Binding, Imported, Marked, Scope
-from jaxrewrite.engine.table import MARKER_EXPORTS, STAR_EXPORTS, canonical
+from jaxrewrite.engine.scopes import Assigned, Binding, Imported, Scope
+from jaxrewrite.engine.table import STAR_EXPORTS, canonical
 
 #: Alias chains (and nested annotations, base classes) deeper than this resolve to nothing:
 #: real code never comes close, and a cycle must not recurse forever. Where a marker or a
@@ -66,7 +66,7 @@ def qualname(expr: ast.expr, scope: Scope, depth: int = 0, memo: dict[tuple[str,
 def _name_qualname(name: str, scope: Scope, depth: int, memo: dict[tuple[str, int, int], str | None]) -> str | None:
     found = scope.lookup(name)
     if found is None:
-        return _star(name, scope)
+        return star_export(name, scope)
     names: set[str | None] = set()
     for binding in found[0]:
         if isinstance(binding, Imported):
@@ -103,11 +103,6 @@ def only(expr: ast.expr, scope: Scope, kind: type[B]) -> B | None:
 def alias_of(expr: ast.expr, scope: Scope) -> Assigned | None:
     """The single assignment a bare name refers to, when that is its only binding."""
     return only(expr, scope, Assigned)
-
-
-def marked(expr: ast.expr, scope: Scope) -> Marked | None:
-    """An outer-environment marker alias a bare name refers to."""
-    return only(expr, scope, Marked)
 
 
 def too_deep(expr: ast.expr, scope: Scope) -> bool:
@@ -159,38 +154,8 @@ def _qualname_cut(expr: ast.expr, scope: Scope, depth: int, seen: set[tuple[int,
     return any(_qualname_cut(b.value, b.scope, depth + 1, seen) for b in aliases)
 
 
-def reaches_marker(expr: ast.expr, scope: Scope) -> bool:
-    """Could ``expr`` spell a marker through any number of aliases (strings included)? Exact, with
-    no depth limit (each alias read once), and without recursion: what a reader that stopped at
-    ``MAX_DEPTH`` asks before it refuses, so that a loop of plain type aliases stays no marker."""
-    todo: list[tuple[ast.AST, Scope]] = [(expr, scope)]
-    read: set[int] = set()
-    while todo:
-        node, where = todo.pop()
-        for part in ast.walk(node):
-            if isinstance(part, ast.Constant) and isinstance(part.value, str):
-                parsed = parse_string(part.value)
-                if parsed is not None:
-                    todo.append((parsed, where))
-            if not isinstance(part, ast.Name):
-                continue
-            found = where.lookup(part.id)
-            if found is None:
-                if marker_name(_star(part.id, where)) is not None:
-                    return True
-                continue
-            for binding in found[0]:
-                if isinstance(binding, Marked):
-                    return True
-                if isinstance(binding, Imported) and binding.qualname.partition(".")[0] == "jaxrewrite":
-                    return True
-                if isinstance(binding, Assigned) and id(binding.value) not in read:
-                    read.add(id(binding.value))
-                    todo.append((binding.value, binding.scope))
-    return False
-
-
-def _star(name: str, scope: Scope) -> str | None:
+def star_export(name: str, scope: Scope) -> str | None:
+    """The dotted name ``name`` has through the module's ``from m import *``, when one such module exports it."""
     candidates = {
         f"{module}.{name}"
         for module in scope.module().star_imports
@@ -201,14 +166,6 @@ def _star(name: str, scope: Scope) -> str | None:
 
 def is_partial(qual: str | None) -> bool:
     return qual == "functools.partial"
-
-
-def marker_name(qual: str | None) -> str | None:
-    """'Static'/'NoDiff'/'STATIC'/'NODIFF' for names exported by jaxrewrite (or its modules)."""
-    if qual is None or qual.partition(".")[0] != "jaxrewrite":
-        return None
-    last = qual.rpartition(".")[2]
-    return last if last in MARKER_EXPORTS else None
 
 
 def is_annotated(qual: str | None) -> bool:

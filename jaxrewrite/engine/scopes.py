@@ -66,7 +66,7 @@ class DefinedClass:
 
 
 @dataclass(frozen=True)
-class Marked:
+class MarkerBinding:
     """An outer-environment value that is itself a marker alias (``S = Static[int]`` run earlier)."""
 
     markers: frozenset[Mark]
@@ -90,7 +90,7 @@ class Choice(Opaque):
     scope: Scope | None = None
 
 
-Binding = Union[Imported, Assigned, Defined, DefinedClass, Marked, Opaque]
+Binding = Union[Imported, Assigned, Defined, DefinedClass, MarkerBinding, Opaque]
 _OPAQUE = Opaque()
 
 
@@ -230,6 +230,8 @@ class ScopeTree:
     walrus_lines: list[int] = field(default_factory=list)
     #: The flow of the statement being bound (see ``Site``); 0 directly in a scope's body.
     flow: int = 0
+    #: The module's one index of markers (``markindex.index_of``: made on first ask).
+    index: object | None = None
 
     def release(self) -> None:
         """Break the reference cycles between scopes and their bindings (see rewrite.analyze)."""
@@ -240,6 +242,7 @@ class ScopeTree:
         self.classes.clear()
         self.statements.clear()
         self.deferred.clear()
+        self.index = None
 
     def walk_deferred(self, lines: list[int] | None) -> None:
         """Walk the deferred function bodies that contain any of the (sorted) ``lines``; all if None."""

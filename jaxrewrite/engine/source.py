@@ -200,8 +200,10 @@ class Source:
         return self.text[self.start(node) : self.end(node)]
 
     def error(self, node: ast.AST, code: str, msg: str) -> RewriteError:
-        """A located RewriteError; ``code`` is one of ``diagnostics.CODES``."""
-        return RewriteError.at(node, code, msg, self.filename, self.bare_lines)
+        """A located RewriteError (``code``: ``diagnostics.CODES``) naming its node by id (``about``)."""
+        err = RewriteError.at(node, code, msg, self.filename, self.bare_lines)
+        err.about = id(node)  # type: ignore[attr-defined]
+        return err
 
     @cached_property
     def bare_lines(self) -> list[str]:

@@ -33,7 +33,8 @@ from jaxrewrite import markers
 from jaxrewrite.engine import scopes
 from jaxrewrite.engine.classes import FunctionalClass, LocalClass, read_class
 from jaxrewrite.engine.filters import FIRST_ARGUMENT, functional_classes
-from jaxrewrite.engine.scopes import Assigned, Binding, DefinedClass, Imported, Marked, Opaque, Scope, ScopeKind
+from jaxrewrite.engine.markindex import names_marker
+from jaxrewrite.engine.scopes import Assigned, Binding, DefinedClass, Imported, MarkerBinding, Opaque, Scope, ScopeKind
 from jaxrewrite.engine.signature import Kind, read_signature
 from jaxrewrite.engine.source import Source
 from jaxrewrite.engine.table import Container, Mark
@@ -88,7 +89,7 @@ class StandIn:
 
     name: str
     text: str
-    #: The marker sets its annotations name (each bound to ``Marked`` in the environment).
+    #: The marker sets its annotations name (each bound to ``MarkerBinding`` in the environment).
     marks: frozenset[frozenset[Mark]]
     #: A def: where its statement starts (first decorator), its code's ``co_firstlineno``.
     first_line: int = 0
@@ -150,7 +151,7 @@ def prepare(text: str, namespace: Mapping[str, Any], recorded: Mapping[str, Reco
             stand_in = record.stand_in
             chosen.append(stand_in)
             for marks in stand_in.marks:
-                environment[mark_name(marks)] = Marked(marks)
+                environment[mark_name(marks)] = MarkerBinding(marks)
             pending.extend(stand_in.mentions)
             relevant = True
             continue
@@ -165,11 +166,8 @@ def prepare(text: str, namespace: Mapping[str, Any], recorded: Mapping[str, Reco
 
 
 def _spells_marker(binding: Binding) -> bool:
-    if isinstance(binding, Marked):
-        return True
-    if isinstance(binding, Imported):
-        return binding.qualname.partition(".")[0] == "jaxrewrite"
-    return isinstance(binding, Assigned) and isinstance(binding.value, ast.Subscript)
+    """A marker's name (``markindex.names_marker``), or a generic marker alias made of one."""
+    return names_marker(binding) or (isinstance(binding, Assigned) and isinstance(binding.value, ast.Subscript))
 
 
 def binding_for(value: object) -> Binding:
@@ -203,7 +201,7 @@ def _annotated(value: Any) -> Binding:
     if not marks:
         return _OPAQUE
     if not getattr(value, "__parameters__", ()):
-        return Marked(marks)
+        return MarkerBinding(marks)
     items: list[ast.expr] = [ast.Name(_PRIVATE.format("T"), ast.Load())]
     items += [ast.Name(_PRIVATE.format(mark.name), ast.Load()) for mark in sorted(marks, key=lambda m: m.name)]
     alias = ast.Subscript(ast.Name(_PRIVATE.format("Annotated"), ast.Load()), ast.Tuple(items, ast.Load()), ast.Load())

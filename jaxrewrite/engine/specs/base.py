@@ -34,7 +34,7 @@ class SpecUse(NamedTuple):
     leaves: bool
 
 
-class Marked(NamedTuple):
+class MarkedUse(NamedTuple):
     """One use whose marked parameters passed the shared refusals, as a kind's math reads it."""
 
     t: Transform
@@ -45,7 +45,7 @@ class Marked(NamedTuple):
     where: ast.expr
 
 
-def marked(use: SpecUse) -> Marked | None:
+def marked(use: SpecUse) -> MarkedUse | None:
     """The use's marked parameters, once the refusals every writing kind shares passed; None when
     nothing is static for it (and no per-leaf entry asks for the keywords)."""
     ref, sig, src, where = use.ref, use.sig, use.src, use.where
@@ -66,7 +66,7 @@ def marked(use: SpecUse) -> Marked | None:
     if t.tail_not_static is not None and not sig.var_positional:
         _check_tail(t, t.tail_not_static, static, sig, src)
     _check_donation(t, static, effective, src)
-    return Marked(t, static, sig, effective, src, where)
+    return MarkedUse(t, static, sig, effective, src, where)
 
 
 def _check_arrays(t: Transform, static: tuple[Param, ...], sig: Signature, src: Source) -> None:
