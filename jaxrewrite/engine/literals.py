@@ -1,8 +1,8 @@
 """The literal readers every spec kind shares: a keyword's value as JAX reads it, when it is a
 literal, and the keyword values the engine writes.
 
-The lowest module of the spec math (it imports only ``render`` and ``source``), so that the
-spec modules, the class registration and migrate read literals one way.
+The lowest module of the spec math (it imports only ``source``), so that the spec modules, the
+class registration and migrate read literals one way; ``render`` spells the values it types.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 from typing import TypeVar
 
-from jaxrewrite.engine import render
 from jaxrewrite.engine.source import Source
 
 
@@ -20,7 +19,9 @@ class _Missing:
 
 MISSING = _Missing()
 
-Values = list[tuple[str, render.Value, "ast.expr | None"]]
+#: A keyword value jaxrewrite writes: a tuple of positions, names and/or None axes.
+Value = tuple[int | str | None, ...]
+Values = list[tuple[str, Value, "ast.expr | None"]]
 
 
 def literal(node: ast.expr) -> object:
@@ -76,7 +77,7 @@ def _items(node: ast.expr | None, keyword: str | None, src: Source, item: type[T
     return tuple(items)
 
 
-def same(node: ast.expr | None, value: render.Value) -> ast.expr | None:
+def same(node: ast.expr | None, value: Value) -> ast.expr | None:
     """``node`` when its literal already equals ``value`` (as JAX reads it), else None."""
     if node is None:
         return None

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from jaxrewrite.engine import render, splice
 from jaxrewrite.engine.analysis import Analysis, Registration, Use, UseKind
 from jaxrewrite.engine.fields import Action, FieldUse
-from jaxrewrite.engine.literals import Values
+from jaxrewrite.engine.literals import Value, Values
 from jaxrewrite.engine.source import Source
 
 #: What an edit spells (``splice.Edit.made``), for hook/fast/treecode.py: ``(VALUE, replaced node,
@@ -123,7 +123,7 @@ def _edit_call(call: ast.Call, local: Sequence[ast.keyword], values: Values, src
     """Set keywords on a call in place: replace existing values (a positional argument's too),
     append missing ones."""
     edits: list[splice.Edit] = []
-    appended: list[tuple[str, render.Value]] = []
+    appended: list[tuple[str, Value]] = []
     by_name = {kw.arg: kw for kw in local if kw.arg is not None}
     for name, value, existing in values:
         kw = by_name.get(name)

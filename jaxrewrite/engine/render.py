@@ -7,8 +7,7 @@ import warnings
 from functools import lru_cache
 from types import ModuleType
 
-#: A keyword value jaxrewrite writes: a tuple of positions, names and/or None axes.
-Value = tuple[int | str | None, ...]
+from jaxrewrite.engine.literals import Value  # what it spells, typed where the literals are read
 
 _PLACEHOLDER = "__jaxrewrite_transform__"
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine import render
-from jaxrewrite.engine.literals import MISSING, Values, literal
+from jaxrewrite.engine.literals import MISSING, Value, Values, literal
 from jaxrewrite.engine.reading import Meaning, Reading, Reason, Refused
 from jaxrewrite.engine.signature import Signature
 from jaxrewrite.engine.source import Source
@@ -87,7 +86,7 @@ def complete(use: SpecUse) -> Values | None:
             "JR115",
             f"cannot spell {t.argnums} for a function with *{vararg_name(sig)}: give a literal tuple with None at the Static positions",
         )
-    value: render.Value = tuple(None if i in positions else axis for i in range(sig.n_positional - skip))
+    value: Value = tuple(None if i in positions else axis for i in range(sig.n_positional - skip))
     return [(t.argnums, value, None)]
 
 

@@ -15,9 +15,9 @@ import ast
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
-from jaxrewrite.engine import render
 from jaxrewrite.engine.literals import (
     MISSING,
+    Value,
     Values,
     literal,
     literal_ints,
@@ -85,7 +85,7 @@ def complete(use: SpecUse) -> Values | None:
             if p.kind is _POSITIONAL_OR_KEYWORD and (p.name in names or p.position in nums):
                 names.add(p.name)
                 nums.add(p.position)  # type: ignore[arg-type]
-    final_nums: render.Value = tuple(sorted(nums))
+    final_nums: Value = tuple(sorted(nums))
     out.append((t.argnums, final_nums, same(effective.get(t.argnums), final_nums)))
     if t.argnames is not None:
         ordered = [
@@ -93,7 +93,7 @@ def complete(use: SpecUse) -> Values | None:
             for p in sig.params
             if p.name in names and p.kind is not _VAR_POSITIONAL and p.kind is not _VAR_KEYWORD
         ]
-        final_names: render.Value = tuple(ordered + [n for n in user_names if n not in ordered])
+        final_names: Value = tuple(ordered + [n for n in user_names if n not in ordered])
         out.append((t.argnames, final_names, same(effective.get(t.argnames), final_names)))
     return out
 
