@@ -11,10 +11,10 @@ import pytest
 import jaxrewrite
 from jaxrewrite import RewriteError, analyze, rewrite_source
 from jaxrewrite.engine.analysis import UseKind
-from jaxrewrite.engine.diagnostics import CODES, Diagnostic
-from jaxrewrite.engine.filters import EXHAUSTIVE
-from jaxrewrite.engine.scopes import Imported, Marked
-from jaxrewrite.engine.table import TRANSFORMS, Mark
+from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic
+from jaxrewrite.engine.read.filters import EXHAUSTIVE
+from jaxrewrite.engine.read.scopes import Imported, Marked
+from jaxrewrite.engine.rulebook.table import TRANSFORMS, Mark
 from jaxrewrite.hook import pipeline, tag
 
 MODULE = """\

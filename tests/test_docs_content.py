@@ -17,7 +17,7 @@ import pytest
 from docs_support import CHECKOUT_HEADING, parse_blocks
 from support import REPO, child_env, jaxrewrite
 
-from jaxrewrite.engine.diagnostics import CODES
+from jaxrewrite.engine.rulebook.diagnostics import CODES
 
 README = REPO / "README.md"
 GUIDE = REPO / "docs" / "guide.md"

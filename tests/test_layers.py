@@ -165,25 +165,25 @@ FAST_ROUTE = "jaxrewrite.hook.fast"
 def test_only_the_pipelines_compile_step_imports_the_fast_route() -> None:
     """The fast route sits behind hook/pipeline.py's compile step: no engine module (the analysis,
     the rewrite, ``check``'s passes) reaches it, directly or through another; outside the route
-    only the pipeline imports it. The analysis knows only what an elided def is (engine/elided.py)."""
+    only the pipeline imports it. The analysis knows only what an elided def is (engine/read/elided.py)."""
     edges = graph()
     route = {m for m in edges if m == FAST_ROUTE or m.startswith(FAST_ROUTE + ".")}
     assert {f"{FAST_ROUTE}.{name}" for name in ("skeleton", "treecode", "treenodes")} < route
     assert {m for m, targets in edges.items() if targets & route and m not in route} == {"jaxrewrite.hook.pipeline"}
     engine = sorted(m for m in edges if _layer(m) == "engine")
-    assert {"jaxrewrite.engine.scopes", "jaxrewrite.engine.completion", "jaxrewrite.engine.rewrite"} <= set(engine)
+    assert {"jaxrewrite.engine.read.scopes", "jaxrewrite.engine.walk.completion", "jaxrewrite.engine.rewrite"} <= set(engine)
     assert {m: sorted(_reach(edges, m) & route) for m in engine if _reach(edges, m) & route} == {}
 
 
 #: The spec math and its vocabulary (issue 19 item 2): forward completion and reverse reading,
 #: read by the walk, check's trace-time pass and migrate.
-SPEC_MODULES = ("jaxrewrite.engine.specs", "jaxrewrite.engine.literals", "jaxrewrite.engine.reading")
+SPEC_MODULES = ("jaxrewrite.engine.walk.specs", "jaxrewrite.engine.read.literals", "jaxrewrite.engine.read.reading")
 #: The analysis value and the walk that builds it: what the spec modules are read by.
 WALK = frozenset(
     f"jaxrewrite.engine.{name}"
     for name in (
-        "analysis", "analyze", "walker", "decorators", "callsites", "registrations", "completion",
-        "tracetime", "lint", "plan", "rewrite",
+        "analysis", "analyze", "walk.walker", "walk.decorators", "walk.callsites", "walk.registrations",
+        "walk.completion", "findings.tracetime", "findings.lint", "edits.plan", "rewrite",
     )
 )
 
@@ -205,9 +205,9 @@ def test_a_spec_kind_imports_no_other_kind() -> None:
     """One file per kind: a kind's module reads the shared base, never another kind's module; only
     the package's table (``specs/__init__``) knows them all."""
     edges = graph()
-    kinds = {m for m in _spec_modules(edges) if m.startswith("jaxrewrite.engine.specs.") and not m.endswith(".base")}
-    assert {"jaxrewrite.engine.specs.lists", "jaxrewrite.engine.specs.axes", "jaxrewrite.engine.specs.diff"} <= kinds
-    others = kinds | {"jaxrewrite.engine.specs"}
+    kinds = {m for m in _spec_modules(edges) if m.startswith("jaxrewrite.engine.walk.specs.") and not m.endswith(".base")}
+    assert {"jaxrewrite.engine.walk.specs.lists", "jaxrewrite.engine.walk.specs.axes", "jaxrewrite.engine.walk.specs.diff"} <= kinds
+    others = kinds | {"jaxrewrite.engine.walk.specs"}
     wrong = {m: sorted(edges[m] & others) for m in kinds}
     assert {m: w for m, w in wrong.items() if w} == {}
 
@@ -215,18 +215,18 @@ def test_a_spec_kind_imports_no_other_kind() -> None:
 def test_every_spec_kind_has_its_module() -> None:
     """The dispatch is a table keyed by the row's ``spec`` field: every kind has a module exporting
     the protocol, and every row's kind is in it."""
-    from jaxrewrite.engine import specs
-    from jaxrewrite.engine.table import FAMILIES, SpecKind
+    from jaxrewrite.engine.walk import specs
+    from jaxrewrite.engine.rulebook.table import FAMILIES, SpecKind
 
     assert set(specs.KINDS) == set(SpecKind)
     for kind, module in specs.KINDS.items():
-        assert module.__name__ == f"jaxrewrite.engine.specs.{kind.value}"
+        assert module.__name__ == f"jaxrewrite.engine.walk.specs.{kind.value}"
         assert all(callable(getattr(module, name, None)) for name in ("complete", "read", "keywords"))
     assert {row.spec for rows in FAMILIES.values() for row in rows.values()} == set(SpecKind)
 
 
 #: The finding passes (issue 41 item 3): each module exports a ``TreePass``, registered the same
-#: way: the front end hands it to ``analyze`` (``engine/findings.py`` lists check's and show's).
+#: way: the front end hands it to ``analyze`` (``engine/findings/__init__.py`` lists check's and show's).
 FINDING_PASSES = ("lint", "ledger", "peruse", "imported", "tracetime")
 
 
@@ -234,14 +234,14 @@ def test_the_analysis_imports_no_finding_pass() -> None:
     """``engine.analyze`` runs the passes it is handed and reaches none of their modules; each
     pass module exports its pass, and only the entry table and the passes' own front ends
     (``findings.trace_findings``, check's module-without-jaxrewrite route) name them."""
-    import jaxrewrite.engine.imported as imported
-    import jaxrewrite.engine.ledger as ledger
-    import jaxrewrite.engine.lint as lint
-    import jaxrewrite.engine.peruse as peruse
-    import jaxrewrite.engine.tracetime as tracetime
+    import jaxrewrite.engine.findings.imported as imported
+    import jaxrewrite.engine.findings.ledger as ledger
+    import jaxrewrite.engine.findings.lint as lint
+    import jaxrewrite.engine.findings.peruse as peruse
+    import jaxrewrite.engine.findings.tracetime as tracetime
 
     edges = graph()
-    passes = {f"jaxrewrite.engine.{name}" for name in FINDING_PASSES}
+    passes = {f"jaxrewrite.engine.findings.{name}" for name in FINDING_PASSES}
     assert passes <= set(edges)
     assert sorted(_reach(edges, "jaxrewrite.engine.analyze") & passes) == []
     assert sorted(_reach(edges, "jaxrewrite.engine.analysis") & passes) == []
@@ -257,7 +257,7 @@ COMMANDS = ("run", "show", "check", "migrate", "compile")
 
 
 def test_no_command_imports_another() -> None:
-    """What two commands share lives a layer down (``commands/targets.py``, ``engine/findings.py``),
+    """What two commands share lives a layer down (``commands/targets.py``, ``engine/findings/__init__.py``),
     so that a command is read, changed and imported alone: ``show`` once imported ``check``
     (``lint_analysis``) and ``run`` (``safe_path``), ``compile`` imported ``run``."""
     edges = graph()

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TypeVar, Union
 
-from jaxrewrite.engine import render
-from jaxrewrite.engine.literals import Value
-from jaxrewrite.engine.plan import KEYWORDS, VALUE, WRAP_CLOSE, WRAP_OPEN
-from jaxrewrite.engine.splice import Edit
+from jaxrewrite.engine.edits import render
+from jaxrewrite.engine.read.literals import Value
+from jaxrewrite.engine.edits.plan import KEYWORDS, VALUE, WRAP_CLOSE, WRAP_OPEN
+from jaxrewrite.engine.edits.splice import Edit
 
 _LOAD = ast.Load()
 #: The wrapper's opening text, whose nodes are built below (``render.wrapper``'s spelling).

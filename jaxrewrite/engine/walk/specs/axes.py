@@ -1,0 +1,126 @@
+"""The axes kind (``SpecKind.AXES``): vmap's ``in_axes``, one entry per positional argument, with
+``None`` at the static ones.
+
+Forward, ``complete``: ``None`` at the marked positions, merged with a literal ``in_axes``. Reverse,
+``read``: the positions a hand-written ``in_axes`` leaves unmapped (an entry that is not an int
+axis: ``None``, or a per-leaf structure), which reach the function as they are passed; keyword
+arguments are always mapped over axis 0. Nothing here makes an argument static for migrate (an
+``in_axes`` of ``None`` is not a static argument to jit), so ``keywords`` is empty.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from jaxrewrite.engine.read.literals import MISSING, Value, Values, literal
+from jaxrewrite.engine.read.reading import Meaning, Reading, Reason, Refused
+from jaxrewrite.engine.read.signature import Signature
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.walk.specs.base import SpecUse, marked, vararg_name
+from jaxrewrite.engine.rulebook.table import Transform
+
+if TYPE_CHECKING:
+    from jaxrewrite.engine.analysis import Use
+
+
+def keywords(t: Transform) -> frozenset[str]:
+    """Empty: ``in_axes=None`` maps nothing, but is not a static argument."""
+    return frozenset()
+
+
+def complete(use: SpecUse) -> Values | None:
+    """``None`` axes at static positions, merged with a literal ``in_axes``."""
+    spec = marked(use)
+    if spec is None:
+        return None
+    t, static, sig, effective, src, where = spec
+    node = effective.get(t.argnums)
+    skip = t.leading_unmapped
+    for p in static:
+        assert p.position is not None
+        if p.position < skip:
+            raise src.error(
+                p.node,
+                "JR113",
+                f"{t.name} passes {p.name!r} itself and maps it by its own rules, not by {t.argnums}; "
+                f"drop the Static marker",
+            )
+    positions = {p.position - skip for p in static if p.position is not None}
+    if isinstance(node, (ast.Tuple, ast.List)):
+        for p in static:
+            assert p.position is not None
+            at = p.position - skip
+            if at >= len(node.elts):
+                raise src.error(
+                    node,
+                    "JR113",
+                    f"{t.argnums} has {len(node.elts)} entries, but Static parameter {p.name!r} is at position {at}; "
+                    f"give {t.argnums} one entry per positional parameter, None at {p.name!r}'s",
+                )
+            entry = node.elts[at]
+            if not (isinstance(entry, ast.Constant) and entry.value is None):
+                raise src.error(
+                    entry,
+                    "JR113",
+                    f"{t.argnums} maps Static parameter {p.name!r} over axis {ast.unparse(entry)}; a static argument "
+                    "is not mapped: write None at its position",
+                )
+        return None
+    if not static:
+        # Per-leaf entries only (the helper is written for them): vmap_leaves keeps each
+        # argument's structure with None at its static entries, so whatever ``in_axes`` the
+        # user wrote (or vmap's default) still fits, and nothing is added to it.
+        return []
+    axis = 0 if node is None else literal(node)
+    if axis is not None and (not isinstance(axis, int) or isinstance(axis, bool)):
+        raise src.error(
+            node or where,
+            "JR114",
+            f"{t.argnums} must be a literal int, None or tuple to merge with Static parameters, not "
+            f"{ast.unparse(node) if node else '?'}; write its value out literally ({t.argnums}=(0, None, ...))",
+        )
+    if sig.var_positional:
+        raise src.error(
+            where,
+            "JR115",
+            f"cannot spell {t.argnums} for a function with *{vararg_name(sig)}: give a literal tuple with None at the Static positions",
+        )
+    value: Value = tuple(None if i in positions else axis for i in range(sig.n_positional - skip))
+    return [(t.argnums, value, None)]
+
+
+def read(use: Use, sig: Signature, src: Source) -> Reading:
+    """The positions the written ``in_axes`` leaves unmapped (``Refused`` where it cannot be read:
+    ``**`` keywords, a non-literal, ``*args``, or an entry count that is not the signature's)."""
+    t = use.transform
+    node = None
+    for kw in use.written:
+        if kw.arg is None:
+            raise Refused(
+                Reason.UNPACKED,
+                f"{t.name} arguments passed as **{ast.unparse(kw.value)} may hold a spec; write the keywords out by name",
+            )
+        if kw.arg == t.argnums:
+            node = kw.value
+    axes = 0 if node is None else literal(node)
+    if axes is MISSING:
+        raise Refused(
+            Reason.NON_LITERAL,
+            f"{t.argnums}={ast.unparse(node) if node else '?'} is not a literal; write its value out literally",
+        )
+    if _axis(axes):
+        return Reading({t.argnums: frozenset()}, False)
+    if not isinstance(axes, (tuple, list)) or sig.var_positional or len(axes) != sig.n_positional:
+        raise Refused(
+            Reason.UNREADABLE,
+            f"{t.argnums} does not give one axis per positional parameter; write a tuple with one entry per "
+            "positional parameter",
+        )
+    meaning: Meaning = {t.argnums: frozenset(i for i, axis in enumerate(axes) if not _axis(axis))}
+    return Reading(meaning, False)
+
+
+def _axis(value: object) -> bool:
+    """An int axis (a bool is not one)."""
+    return isinstance(value, int) and not isinstance(value, bool)
