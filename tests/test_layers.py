@@ -10,6 +10,7 @@ jaxrewrite module counts, wherever it stands, except under ``if TYPE_CHECKING:``
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "jaxrewrite"
@@ -137,6 +138,105 @@ def test_each_layer_imports_only_from_below() -> None:
                 continue
             wrong.append(f"{module} -> {target}")
     assert wrong == []
+
+
+#: engine/'s places along the data path, lowest first (docs/design.md): a folder (``read``) or one
+#: of the three modules at engine/'s top level. A module imports only from its own place or below:
+#: what JAX accepts and what each code says (``rulebook``) imports nothing else of the engine; the
+#: reading (``read``) knows no use, no finding and no edit; the ``analysis`` value knows the
+#: reading only; the walk (``walk``) builds it; ``analyze`` runs the walk and the passes it is
+#: handed; an edit (``edits``) never asks a finding pass; the passes (``findings``) may spell a
+#: fix as an edit would (``edits.render``); ``rewrite`` is the hook's whole path.
+ENGINE_PLACES = ["rulebook", "read", "analysis", "walk", "analyze", "edits", "findings", "rewrite"]
+
+
+def _place(module: str) -> str | None:
+    """The engine place of a dotted module name (None for engine/__init__ and outside the engine)."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[:2] == ["jaxrewrite", "engine"] else None
+
+
+def _misplaced(edges: dict[str, set[str]]) -> list[str]:
+    """Every import of an engine module from a place above the importer's."""
+    wrong = []
+    for module, targets in edges.items():
+        mine = _place(module)
+        if mine is not None and mine not in ENGINE_PLACES:
+            wrong.append(f"{module}: in no place")
+            continue
+        for target in targets:
+            theirs = _place(target)
+            if mine is not None and theirs in ENGINE_PLACES and ENGINE_PLACES.index(theirs) > ENGINE_PLACES.index(mine):
+                wrong.append(f"{module} -> {target}")
+    return sorted(wrong)
+
+
+def test_each_engine_place_imports_only_from_below() -> None:
+    assert _misplaced(graph()) == []
+
+
+def test_every_engine_module_is_in_its_place() -> None:
+    """No module at engine/'s top level but the three places that are one module each, and no
+    folder that is not a place: a module put back flat, or a new folder, fails here first."""
+    engine = PACKAGE / "engine"
+    places = {p for p in ENGINE_PLACES if (engine / p).is_dir()}
+    singles = {p for p in ENGINE_PLACES if (engine / f"{p}.py").is_file()}
+    assert places | singles == set(ENGINE_PLACES) and not places & singles
+    top = {p.stem for p in engine.glob("*.py")} - {"__init__"}
+    assert top == singles
+    folders = {p.name for p in engine.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders == places
+    assert all((engine / p / "__init__.py").is_file() for p in places)
+
+
+DESIGN = PACKAGE.parent / "docs" / "design.md"
+
+
+def _design_rows(text: str) -> list[str]:
+    """The paths (relative to engine/) named in the first cell of the engine's tables in
+    docs/design.md, between "## The engine, place by place" and the next section."""
+    section = text.split("## The engine, place by place", 1)[1].split("\n## ", 1)[0]
+    named = []
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            named += re.findall(r"`([\w/]+\.(?:py|json)|[\w/]+/)`", line.split(" | ")[0])
+    return named
+
+
+def test_design_names_every_engine_module_at_its_path() -> None:
+    """docs/design.md draws the layout: each engine module (and the table's JSON) has a row at
+    the path it lives at, and every row names a file that exists; the three one-module places
+    are their own paragraphs (``analysis.py``, ``analyze.py``, ``rewrite.py``)."""
+    engine = PACKAGE / "engine"
+    text = DESIGN.read_text(encoding="utf-8")
+    named = _design_rows(text)
+    files = {
+        p.relative_to(engine).as_posix()
+        for p in [*engine.rglob("*.py"), *engine.rglob("*.json")]
+        if p.name != "__init__.py" or p.parent.name == "findings"
+    }
+    singles = {f"{name}.py" for name in ENGINE_PLACES if (engine / f"{name}.py").is_file()}
+    listed = {n for n in named if not n.endswith("/")}
+    assert sorted(files - singles - listed) == []  # a module the design does not place
+    assert sorted(n for n in named if not (engine / n).exists()) == []  # a row for no file
+    assert all(f"**`{name}`" in text for name in singles)
+    assert _design_rows("## The engine, place by place\n| `read/x.py`, `walk/specs/` | a |\n## Next\n| `y.py` |") == ["read/x.py", "walk/specs/"]
+
+
+def test_the_place_rules_fail_on_a_module_in_the_wrong_place() -> None:
+    """The check itself: a pass put in ``read`` (it reads the analysis), an edit that asks a pass,
+    are named; a pass that spells a fix as the edit would is not."""
+    edges = {
+        "jaxrewrite.engine.read.lint": {"jaxrewrite.engine.analysis", "jaxrewrite.engine.rulebook.table"},
+        "jaxrewrite.engine.edits.plan": {"jaxrewrite.engine.findings.ledger", "jaxrewrite.engine.read.source"},
+        "jaxrewrite.engine.findings.imported": {"jaxrewrite.engine.edits.render", "jaxrewrite.engine.analyze"},
+        "jaxrewrite.engine.stray": set(),
+    }
+    assert _misplaced(edges) == [
+        "jaxrewrite.engine.edits.plan -> jaxrewrite.engine.findings.ledger",
+        "jaxrewrite.engine.read.lint -> jaxrewrite.engine.analysis",
+        "jaxrewrite.engine.stray: in no place",
+    ]
 
 
 def test_notrewritten_imports_nothing_of_the_hook() -> None:
