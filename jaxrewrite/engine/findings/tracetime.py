@@ -30,7 +30,7 @@ from jaxrewrite.engine.read.nodes import child_nodes, walk
 from jaxrewrite.engine.findings.passed import Passed, Sites
 from jaxrewrite.engine.read.reading import Refused
 from jaxrewrite.engine.read.recognise import classify
-from jaxrewrite.engine.read.resolve import qualname
+from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Assigned, Defined, DefinedClass, Scope, ScopeTree
 from jaxrewrite.engine.read.signature import Kind, Param, Signature
 from jaxrewrite.engine.read.source import Source
@@ -305,7 +305,7 @@ class _Body:
         return None
 
     def annotation(self, param: Param) -> ast.expr | None:
-        return trees.unquoted(param.node.annotation)
+        return unquoted(param.node.annotation)
 
     def scalar_or_array(self, param: Param) -> bool:
         ann = self.annotation(param)

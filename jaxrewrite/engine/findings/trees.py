@@ -25,7 +25,7 @@ from jaxrewrite.engine.read.fields import field_function, form_of
 from jaxrewrite.engine.findings.flow import ARRAY, TREE, State, Tree
 from jaxrewrite.engine.read.reading import Refused
 from jaxrewrite.engine.read.recognise import classify_registration
-from jaxrewrite.engine.read.resolve import TooDeep, parse_string, qualname
+from jaxrewrite.engine.read.resolve import TooDeep, qualname, unquoted
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import ARRAY_PACKAGE, ARRAY_TYPES, Container, FieldForm, opaque_registration
@@ -51,12 +51,6 @@ def type_name(ann: ast.expr, scope: Scope) -> str | None:
     if found is None and isinstance(head, ast.Name) and scope.lookup(head.id) is None:
         return f"builtins.{head.id}"
     return found
-
-
-def unquoted(ann: ast.expr | None) -> ast.expr | None:
-    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
-        return parse_string(ann.value)
-    return ann
 
 
 def scalar_or_array(ann: ast.expr, scope: Scope) -> bool:

@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass
 
 from jaxrewrite.engine.read.recognise import classify_registration
-from jaxrewrite.engine.read.resolve import MAX_DEPTH, TooDeep, alias_of, parse_string, qualname, single
+from jaxrewrite.engine.read.resolve import MAX_DEPTH, TooDeep, alias_of, parse_string, qualname, single, unquoted
 from jaxrewrite.engine.read.scopes import Assigned, DefinedClass, Scope
 from jaxrewrite.engine.read.signature import MarkerReader
 from jaxrewrite.engine.read.source import Source
@@ -126,12 +126,10 @@ def read_class(
 
 def not_a_field(ann: ast.expr, scope: Scope) -> bool:
     """ClassVar, InitVar and KW_ONLY, written plainly or as a string (dataclasses reads both)."""
-    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
-        parsed = parse_string(ann.value)
-        if parsed is None:
-            return False
-        ann = parsed
-    head = ann.value if isinstance(ann, ast.Subscript) else ann
+    parsed = unquoted(ann)
+    if parsed is None:
+        return False
+    head = parsed.value if isinstance(parsed, ast.Subscript) else parsed
     return qualname(head, scope) in _NOT_FIELDS
 
 

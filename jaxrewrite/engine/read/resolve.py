@@ -221,3 +221,10 @@ def parse_string(text: str) -> ast.expr | None:
         return ast.parse(text.strip(), mode="eval").body
     except SyntaxError:
         return None
+
+
+def unquoted(ann: ast.expr | None) -> ast.expr | None:
+    """An annotation as the type it names: a string one parsed (None where it does not parse)."""
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        return parse_string(ann.value)
+    return ann

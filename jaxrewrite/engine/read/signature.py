@@ -21,6 +21,7 @@ from jaxrewrite.engine.read.resolve import (
     parse_string,
     qualname,
     reaches_marker,
+    unquoted,
 )
 from jaxrewrite.engine.read.scopes import Scope
 from jaxrewrite.engine.read.source import Source
@@ -149,14 +150,9 @@ def inner_type(ann: ast.expr | None, scope: Scope, depth: int = 0) -> ast.expr |
 def array_type(ann: ast.expr | None, scope: Scope) -> str | None:
     """The type under a marker as written, when it is an array type (``jax.Array``,
     ``jnp.ndarray``, jaxtyping's ``Float[Array, "n"]``...); None for any other or unknown type."""
-    inner = inner_type(ann, scope)
+    inner = unquoted(inner_type(ann, scope))
     if inner is None:
         return None
-    if isinstance(inner, ast.Constant) and isinstance(inner.value, str):
-        parsed = parse_string(inner.value)
-        if parsed is None:
-            return None
-        inner = parsed
     head = inner.value if isinstance(inner, ast.Subscript) else inner
     name = qualname(head, scope)
     if name is None:

@@ -44,6 +44,20 @@ class Marked(NamedTuple):
     where: ast.expr
 
 
+def by_name(keywords: Sequence[ast.keyword], what: str, transform: str, src: Source) -> dict[str, ast.expr]:
+    """The keywords a call writes by name. A ``**mapping`` among them is refused (JR109): the
+    Static ``what`` (parameters, a class's fields) cannot be merged into keywords nobody can read."""
+    for kw in keywords:
+        if kw.arg is None:
+            raise src.error(
+                kw.value,
+                "JR109",
+                f"cannot merge Static {what} into {transform} keywords passed as **{ast.unparse(kw.value)}; "
+                "write the keywords out by name",
+            )
+    return {kw.arg: kw.value for kw in keywords if kw.arg is not None}
+
+
 def marked(use: SpecUse) -> Marked | None:
     """The use's marked parameters, once the refusals every writing kind shares passed; None when
     nothing is static for it (and no per-leaf entry asks for the keywords)."""
@@ -52,15 +66,7 @@ def marked(use: SpecUse) -> Marked | None:
     static = sig.marked(t.markers)
     if not static and not use.leaves:
         return None
-    for kw in ref.keywords:
-        if kw.arg is None:
-            raise src.error(
-                kw.value,
-                "JR109",
-                f"cannot merge Static parameters into {t.name} keywords passed as **{ast.unparse(kw.value)}; "
-                "write the keywords out by name",
-            )
-    effective = {kw.arg: kw.value for kw in ref.keywords if kw.arg is not None}
+    effective = by_name(ref.keywords, "parameters", t.name, src)
     if t.argnames is None:
         for p in static:
             if p.position is None:

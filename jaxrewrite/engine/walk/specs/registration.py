@@ -14,6 +14,7 @@ from jaxrewrite.engine.read.classes import ClassInfo
 from jaxrewrite.engine.read.literals import Values, literal_strs, same
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import ClassTransform, Mark
+from jaxrewrite.engine.walk.specs.base import by_name
 
 
 def registration_values(
@@ -32,15 +33,7 @@ def registration_values(
                 f"cannot tell whether field {f.name!r} of {info.name!r} is static: its metadata is not a "
                 f"literal; write metadata={{'static': True}} (or False), or annotate it Static[...]",
             )
-    for kw in keywords:
-        if kw.arg is None:
-            raise src.error(
-                kw.value,
-                "JR109",
-                f"cannot merge Static fields into {t.name} keywords passed as **{ast.unparse(kw.value)}; "
-                "write the keywords out by name",
-            )
-    effective = {kw.arg: kw.value for kw in keywords if kw.arg is not None}
+    effective = by_name(keywords, "fields", t.name, src)
     user_data = literal_strs(effective.get(t.data_fields), t.data_fields, src)
     user_meta = literal_strs(effective.get(t.meta_fields), t.meta_fields, src)
     dropped = set(literal_strs(effective.get(t.drop_fields), t.drop_fields, src))
