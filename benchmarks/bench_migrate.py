@@ -35,8 +35,8 @@ from _timing import CLOCKS, Row, dump, interleave, median, paired_ratio, print_t
 
 from jaxrewrite.commands.check import Options, check_text  # noqa: E402
 from jaxrewrite.engine.analyze import analyze  # noqa: E402
-from jaxrewrite.engine.filters import EXHAUSTIVE  # noqa: E402
-from jaxrewrite.engine.source import unified_diff  # noqa: E402
+from jaxrewrite.engine.read.filters import EXHAUSTIVE  # noqa: E402
+from jaxrewrite.engine.read.source import unified_diff  # noqa: E402
 from jaxrewrite.migrate import may_need_migration, migrate_source  # noqa: E402
 
 

@@ -131,7 +131,7 @@ def load(path: str) -> Config:
 def codes(values: Iterable[str]) -> tuple[str, ...]:
     """Codes as written (a list, or comma-separated words), upper-cased, blanks dropped; a
     retired code stands for its successor (``rules.RETIRED``), as in a ``# noqa``."""
-    from jaxrewrite.engine.rules import RETIRED
+    from jaxrewrite.engine.rulebook.rules import RETIRED
 
     found = (code.strip().upper() for value in values for code in value.split(",") if code.strip())
     return tuple(RETIRED.get(code, code) for code in found)
@@ -144,7 +144,7 @@ def words(value: str) -> tuple[str, ...]:
 
 def unknown_codes(values: Sequence[str]) -> list[str]:
     """The codes or prefixes in ``values`` that name no code jaxrewrite has."""
-    from jaxrewrite.engine.diagnostics import CODES
+    from jaxrewrite.engine.rulebook.diagnostics import CODES
 
     return [code for code in values if not any(known.startswith(code) for known in CODES)]
 

@@ -27,7 +27,7 @@ class RewriteError(SyntaxError):
         # ``msg`` is what tracebacks print after the class name, so it leads with the code, as
         # ``jaxrewrite check`` prints a finding; ``message`` is the text alone.
         super().__init__(f"{code} {msg}", (filename, lineno, offset, text, end_lineno, end_offset))
-        #: The finding's code (``jaxrewrite.engine.diagnostics.CODES``), as ``jaxrewrite check`` prints it.
+        #: The finding's code (``jaxrewrite.engine.rulebook.diagnostics.CODES``), as ``jaxrewrite check`` prints it.
         self.code = code
         #: The message without its code.
         self.message = msg
@@ -68,7 +68,7 @@ class RewriteError(SyntaxError):
 
 def location(filename: object, line: object, col: object = None) -> str:
     """``path:line:col`` (``path:line`` without a column): how every finding names its place,
-    RewriteError and ``jaxrewrite.engine.diagnostics.Diagnostic`` alike."""
+    RewriteError and ``jaxrewrite.engine.rulebook.diagnostics.Diagnostic`` alike."""
     return f"{filename}:{line}" if col is None else f"{filename}:{line}:{col}"
 
 

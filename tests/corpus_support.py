@@ -28,7 +28,7 @@ from pathlib import Path
 
 from depth import FULL
 
-from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.read.source import Source
 from jaxrewrite.migrate import Migration, may_need_migration, migrate_source
 
 CORPUS_PACKAGES = ("jax", "jaxlib", "numpy")

@@ -10,7 +10,7 @@ import warnings
 from pathlib import Path
 
 from jaxrewrite import NotRewrittenWarning, RewriteError, rewrite_source
-from jaxrewrite.engine.filters import FAST, Filters
+from jaxrewrite.engine.read.filters import FAST, Filters
 from jaxrewrite.hook import notrewritten
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,7 +19,7 @@ from golden_cases import execute
 
 from jaxrewrite import RewriteError, rewrite_source
 from jaxrewrite.engine.findings import analyze
-from jaxrewrite.engine.resolve import MAX_DEPTH
+from jaxrewrite.engine.read.resolve import MAX_DEPTH
 
 HEAD = "# jaxrewrite: enable\nimport jax\nfrom functools import partial\nfrom jaxrewrite import Static\n"
 BODY = "    out = x\n    for _ in range(n):\n        out = out + 1\n    return out\n"
@@ -148,7 +148,7 @@ def nested_wrappers(levels: int, assigned: bool) -> str:
 @pytest.mark.parametrize("levels", [MAX_DEPTH + 1, 4 * MAX_DEPTH])
 @pytest.mark.parametrize("assigned", [False, True], ids=["in the call", "assigned"])
 def test_nested_wrappers_are_read_to_any_depth(levels: int, assigned: bool) -> None:
-    """A nest of transforms and wrappers around the def is read to its end (engine.wrappers.peel,
+    """A nest of transforms and wrappers around the def is read to its end (engine.read.wrappers.peel,
     root_name, made_from), as the guide says: past 32 levels the def used to go unseen, the
     call left as it was with only a lint finding (JR002), and ``n`` silently traced."""
     text = nested_wrappers(levels, assigned)
@@ -235,7 +235,7 @@ def test_check_reports_jr127_as_an_error_finding() -> None:
 def test_a_loop_of_plain_type_aliases_is_still_no_marker(filters: str) -> None:
     """The reader stops in the loop (``Tree`` reads ``"Tree"`` again and again), but no name in
     reach spells a marker: no refusal, and the Static beside it is applied as always."""
-    from jaxrewrite.engine import filters as known
+    from jaxrewrite.engine.read import filters as known
 
     text = HEAD + 'Tree = dict[str, "Tree"]\n\n@jax.jit\ndef f(x, n: Static[int], t: Tree | None = None):\n' + BODY
     analysis = analyze(text, "m.py", filters=getattr(known, filters), lint=True)
@@ -273,7 +273,7 @@ def test_a_loop_of_marker_aliases_ends_in_the_ledger() -> None:
 def _ledger_reads(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
     """How many expressions ``check``'s ledger reads (``markindex._mentions`` calls), and how many
     nodes the module has."""
-    from jaxrewrite.engine import markindex
+    from jaxrewrite.engine.read import markindex
 
     calls = 0
     real = markindex._mentions
@@ -293,7 +293,7 @@ def _ledger_reads(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]
     [
         "".join(f"x{i} = x{i - 1} + 1\n" for i in range(1, 300)),  # a chain, read top down
         # bottom up: each link read inside the one before (past ~250 links that recursion
-        # takes engine/depth.py's second attempt, which reads everything once more)
+        # takes engine/read/depth.py's second attempt, which reads everything once more)
         "".join(f"y{i} = y{i + 1} + 1\n" for i in range(149)) + "y149 = 1\n",
         "".join(f"x{i} = (x{i - 1}, x{i - 1})\n" for i in range(1, 20)),  # 2**19 paths
         "if jax:\n" + "".join(f"    x{i} = x{(i + 1) % 300}\n" for i in range(300)),  # one loop
@@ -407,8 +407,8 @@ def outer():
 
 @pytest.mark.parametrize("filters", ["FAST", "EXHAUSTIVE"])
 def test_a_name_bound_as_an_alias_of_itself_twice_is_read_once_a_depth(filters: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from jaxrewrite.engine import filters as all_filters
-    from jaxrewrite.engine import resolve
+    from jaxrewrite.engine.read import filters as all_filters
+    from jaxrewrite.engine.read import resolve
 
     calls = _bounded(monkeypatch, resolve, "_name_qualname", 4 * (MAX_DEPTH + 2))
     analyze(SELF_ALIASES, "m.py", filters=getattr(all_filters, filters), lint=filters == "EXHAUSTIVE")
@@ -419,8 +419,8 @@ def test_a_name_bound_as_an_alias_of_itself_twice_is_read_once_a_depth(filters: 
 def test_an_annotation_alias_naming_itself_twice_is_read_once_a_depth(filters: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each (node, scope, depth) once: the reading ends, with the answer it gave before (no
     marker in reach of the local ``C``: nothing to rewrite, and the unused module alias reported)."""
-    from jaxrewrite.engine import filters as all_filters
-    from jaxrewrite.engine.markindex import MarkerReader
+    from jaxrewrite.engine.read import filters as all_filters
+    from jaxrewrite.engine.read.markindex import MarkerReader
 
     calls = _bounded(monkeypatch, MarkerReader, "_subscript", 4 * (MAX_DEPTH + 2))
     found = analyze(SELF_SUBSCRIPT, "m.py", filters=getattr(all_filters, filters), lint=filters == "EXHAUSTIVE")

@@ -11,10 +11,10 @@ import pytest
 import jaxrewrite
 from jaxrewrite import RewriteError, analyze, rewrite_source
 from jaxrewrite.engine.analysis import UseKind
-from jaxrewrite.engine.diagnostics import CODES, Diagnostic
-from jaxrewrite.engine.filters import EXHAUSTIVE
-from jaxrewrite.engine.scopes import Imported, MarkerBinding
-from jaxrewrite.engine.table import TRANSFORMS, Mark
+from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic
+from jaxrewrite.engine.read.filters import EXHAUSTIVE
+from jaxrewrite.engine.read.scopes import Imported, MarkerBinding
+from jaxrewrite.engine.rulebook.table import TRANSFORMS, Mark
 from jaxrewrite.hook import pipeline, tag
 
 MODULE = """\
@@ -161,3 +161,49 @@ def test_the_guides_table_of_codes_says_what_codes_says() -> None:
             text = shorter
         summary = CODES[code]
         assert text.strip() == summary or (text.startswith(summary) and text[len(summary)] in ":,;"), (code, text, summary)
+
+
+def test_a_mapping_of_keywords_is_refused_alike_for_transforms_and_registrations() -> None:
+    """JR109 is one refusal (``specs.base.by_name``) for a transform's keywords, at a decorator
+    or a call site, and for ``register_dataclass``'s: the Static parameters or fields cannot be
+    merged into keywords passed as ``**mapping``; keywords written by name are read as before."""
+    source = """\
+# jaxrewrite: enable
+import dataclasses
+from functools import partial
+import jax
+from jaxrewrite import Static
+
+kw = {}
+
+@partial(jax.jit, **kw)
+def f(x, n: Static[int]):
+    return x
+
+def g(x, n: Static[int]):
+    return x
+
+h = jax.jit(g, **kw)
+
+@dataclasses.dataclass
+class C:
+    n: Static[int]
+    x: float
+
+jax.tree_util.register_dataclass(C, **kw)
+
+@dataclasses.dataclass
+class D:
+    n: Static[int]
+    x: float
+
+jax.tree_util.register_dataclass(D, data_fields=["x"], meta_fields=["n"])
+"""
+    analysis = analyze(source, "m.py")
+    found = [(d.code, d.line, d.message.split(" keywords")[0]) for d in analysis.errors]
+    assert found == [
+        ("JR109", 9, "cannot merge Static parameters into jit"),
+        ("JR109", 16, "cannot merge Static parameters into jit"),
+        ("JR109", 23, "cannot merge Static fields into register_dataclass"),
+    ]
+    assert all(d.message.endswith("passed as **kw; write the keywords out by name") for d in analysis.errors)

@@ -19,7 +19,7 @@ import pytest
 
 import jaxrewrite
 from jaxrewrite import rewrite_source
-from jaxrewrite.engine.filters import EXHAUSTIVE, FAST
+from jaxrewrite.engine.read.filters import EXHAUSTIVE, FAST
 
 PRELUDE = """\
 # jaxrewrite: enable
@@ -151,7 +151,7 @@ def test_the_loop_search_costs_what_the_text_does(build: Any) -> None:
     one line). Counted in matches read, not timed: four times the text, four times the work."""
     import re
 
-    from jaxrewrite.engine import filters
+    from jaxrewrite.engine.read import filters
 
     reads: list[int] = []
     real = filters.IDENTIFIER

@@ -305,13 +305,13 @@ def test_rewriter_hash_covers_what_determines_the_code(package_copy: Path, memoi
         return tag.digests(str(copy), memo=memo).rewriter
 
     hashed = tag.package_sources(str(copy))
-    assert "engine/plan.py" in hashed and "hook/pipeline.py" in hashed and "migrate/plan.py" not in hashed
+    assert "engine/edits/plan.py" in hashed and "hook/pipeline.py" in hashed and "migrate/plan.py" not in hashed
     before = rewriter()
     assert before == rewriter() == tag.rewriter_hash(str(copy))
     assert (copy.parent / "memo").exists() is memoised
     for part, changes in [
-        ("engine/plan.py", True),
-        ("engine/table.py", True),
+        ("engine/edits/plan.py", True),
+        ("engine/rulebook/table.py", True),
         ("hook/pipeline.py", True),
         ("hook/fast/skeleton.py", True),
         ("hook/tag.py", True),
@@ -342,7 +342,7 @@ def test_scanner_hash_covers_the_pragma_scanner_and_what_applies_it(package_copy
         ("hook/finder.py", True, False),
         ("hook/index.py", True, False),
         ("version.py", True, True),
-        ("engine/plan.py", False, True),
+        ("engine/edits/plan.py", False, True),
         ("hook/tag.py", False, True),
         ("hook/pycfile.py", False, True),
     ]:
@@ -360,7 +360,7 @@ def test_a_same_size_edit_with_a_new_mtime_changes_the_tag(package_copy: Path) -
     memo = str(package_copy.parent / "memo")
     before = tag.digests(str(package_copy), memo=memo)
     assert os.path.exists(memo)
-    target = package_copy / "engine" / "plan.py"
+    target = package_copy / "engine" / "edits" / "plan.py"
     stat = target.stat()
     _same_size_edit(target)
     os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000))  # one microsecond later
@@ -371,7 +371,7 @@ def test_a_same_size_edit_with_a_new_mtime_changes_the_tag(package_copy: Path) -
 
     # The control, as in test_same_size_edit_in_the_same_second_is_seen: an edit that keeps the
     # size and restores the exact mtime is not seen (nor would Python see it in plan.py's pyc).
-    settled = package_copy / "engine" / "table.py"
+    settled = package_copy / "engine" / "rulebook" / "table.py"
     stat = settled.stat()
     _same_size_edit(settled)
     os.utime(settled, ns=(stat.st_atime_ns, stat.st_mtime_ns))
@@ -428,7 +428,7 @@ def test_the_memo_is_not_written_for_files_just_edited(package_copy: Path) -> No
     """A file modified in the last RACY_NS could be written again within the same timestamp tick
     with the same size: such stats are not memoised (git's racily clean index entries)."""
     memo = package_copy.parent / "memo"
-    (package_copy / "engine" / "plan.py").write_bytes((package_copy / "engine" / "plan.py").read_bytes() + b"\n")
+    (package_copy / "engine" / "edits" / "plan.py").write_bytes((package_copy / "engine" / "edits" / "plan.py").read_bytes() + b"\n")
     tag.digests(str(package_copy), memo=str(memo))
     assert not memo.exists()
     _age(package_copy)
@@ -601,7 +601,7 @@ def test_a_memo_is_keyed_by_inode_too(package_copy: Path) -> None:
     a new inode: the memo does not vouch for it."""
     memo = str(package_copy.parent / "memo")
     before = tag.digests(str(package_copy), memo=memo)
-    target = package_copy / "engine" / "plan.py"
+    target = package_copy / "engine" / "edits" / "plan.py"
     stat = target.stat()
     text = target.read_bytes()
     edited = text[:-1] + (b" " if text[-1:] != b" " else b"\n")

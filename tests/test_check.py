@@ -19,7 +19,7 @@ import pytest
 from support import jaxrewrite, write
 from golden_cases import GOLDEN, ROOT
 from jaxrewrite.commands.check import Options, check_text, render
-from jaxrewrite.engine.diagnostics import CODES
+from jaxrewrite.engine.rulebook.diagnostics import CODES
 
 CASES = sorted((GOLDEN / "check").glob("*.py"))
 

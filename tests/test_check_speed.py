@@ -15,9 +15,9 @@ import pytest
 
 from support import jaxrewrite, write
 from jaxrewrite.commands.check import check_text
-from jaxrewrite.engine.lexed import code_mentions, last_word
+from jaxrewrite.engine.read.lexed import code_mentions, last_word
 from jaxrewrite.engine.findings import trace_findings
-from jaxrewrite.engine.tracetime import may_trace
+from jaxrewrite.engine.findings.tracetime import may_trace
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = ("jit", "vmap")
@@ -182,7 +182,7 @@ def test_the_import_search_reads_what_the_multiline_pattern_read() -> None:
 
     import numpy
 
-    from jaxrewrite.engine.imported import _IMPORT_TEXT
+    from jaxrewrite.engine.findings.imported import _IMPORT_TEXT
 
     old = re.compile(_OLD_IMPORTS, re.MULTILINE)
     texts = list(IMPORT_TEXTS)
@@ -217,10 +217,10 @@ batched = jax.vmap(again)
 def test_the_alias_search_reads_each_scope_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """``calls_and_aliases`` asks for aliases again after each round of walked bodies: the pairs
     of a scope are read once (its bindings never change once made), and the answer is the same."""
-    from jaxrewrite.engine import wrappers
-    from jaxrewrite.engine.filters import EXHAUSTIVE, FAST
-    from jaxrewrite.engine.scopes import build_scopes
-    from jaxrewrite.engine.source import Source
+    from jaxrewrite.engine.read import wrappers
+    from jaxrewrite.engine.read.filters import EXHAUSTIVE, FAST
+    from jaxrewrite.engine.read.scopes import build_scopes
+    from jaxrewrite.engine.read.source import Source
 
     read: list[int] = []
     real = wrappers._pairs
@@ -249,7 +249,7 @@ def _loops_by_bracket(text: str) -> tuple[tuple[int, frozenset[str], frozenset[s
     then a loop per bracket and line break (now ``filters._line_end``)."""
     import re
 
-    from jaxrewrite.engine.filters import _LOOP_REACH, IDENTIFIER
+    from jaxrewrite.engine.read.filters import _LOOP_REACH, IDENTIFIER
 
     found = []
     heads = list(re.finditer(r"\bfor\b", text))
@@ -286,7 +286,7 @@ LOOPS = [
 
 
 def test_loops_read_each_line_once_as_the_bracket_loop_did() -> None:
-    from jaxrewrite.engine.filters import _loops
+    from jaxrewrite.engine.read.filters import _loops
 
     texts = list(LOOPS) + [p.read_text(encoding="utf-8") for p in sorted(Path(jax.__file__).parent.rglob("*.py"))[::9]]
     for text in texts:
@@ -321,7 +321,7 @@ def f(x: jax.Array, n: Size, m: int):
 def test_annotations_that_name_no_marker_are_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every def is read for JR006, but an annotation naming no spelling of a marker holds none:
     in a module that never names jaxrewrite no annotation is read, and the findings stay."""
-    from jaxrewrite.engine import signature
+    from jaxrewrite.engine.read import signature
 
     read: list[str] = []
     real = signature.MarkerReader._top_once
@@ -343,8 +343,8 @@ def test_any_word_is_the_word_pattern_searched() -> None:
     answer as ``\\b(?:...)\\b`` searched, over tricky texts and over jax's source."""
     import re
 
-    from jaxrewrite.engine.imported import _TABLE_NAMES
-    from jaxrewrite.engine.lexed import any_word
+    from jaxrewrite.engine.findings.imported import _TABLE_NAMES
+    from jaxrewrite.engine.read.lexed import any_word
 
     pattern = re.compile(r"\b(?:" + "|".join(_TABLE_NAMES) + r")\b")
     texts = ["gradient", "x.grad", "grad_fn = 1", "value_and_grad(f)", "égrad grad", "jitter", ""]

@@ -1,7 +1,7 @@
 """The table of library parameters that must be Python values is JAX's own answer, not a list.
 
-``jaxrewrite/engine/concrete_params.json`` is written by ``python -m
-jaxrewrite.engine.concrete_derive``; here every row is probed again against the installed JAX (a
+``jaxrewrite/engine/rulebook/concrete_params.json`` is written by ``python -m
+jaxrewrite.engine.rulebook.concrete_derive``; here every row is probed again against the installed JAX (a
 row whose function this JAX lacks is skipped: an older JAX), and one whole module (jax.nn) is
 derived again and must give exactly its rows (the full derivation takes minutes: the generator).
 """
@@ -13,7 +13,7 @@ import warnings
 
 import pytest
 
-from jaxrewrite.engine import concrete_derive, concrete_table
+from jaxrewrite.engine.rulebook import concrete_derive, concrete_table
 
 
 def _function(qual: str) -> object | None:

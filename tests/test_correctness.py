@@ -18,8 +18,8 @@ import pytest
 
 import jaxrewrite
 from jaxrewrite import RewriteError, rewrite_source
-from jaxrewrite.engine.diagnostics import CODES
-from jaxrewrite.engine.table import CLASS_TRANSFORMS, TRANSFORMS
+from jaxrewrite.engine.rulebook.diagnostics import CODES
+from jaxrewrite.engine.rulebook.table import CLASS_TRANSFORMS, TRANSFORMS
 
 
 def _jax_function(name: str) -> Callable[..., Any]:

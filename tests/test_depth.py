@@ -1,10 +1,10 @@
-"""The engine reads every module Python's parser accepts, however deep (engine/depth.py).
+"""The engine reads every module Python's parser accepts, however deep (engine/read/depth.py).
 
 Generated code nests deeper than Python's recursion limit: a sum of thousands of terms, a chain
 of a thousand ``elif``. Each shape below, with its deep part ``DEEP`` in place, must give
 exactly the output of the same module with a shallow placeholder there, the deep part put back:
 the rewrite (text and the hook's compiled code), the migration, and check's findings. Before
-engine/depth.py each shape raised RecursionError from one walk or another (scopes, filters,
+engine/read/depth.py each shape raised RecursionError from one walk or another (scopes, filters,
 the ledger), where ``python`` ran the module.
 """
 
@@ -19,7 +19,7 @@ import pytest
 
 from jaxrewrite import rewrite_source
 from jaxrewrite.engine.findings import lint_analysis
-from jaxrewrite.engine import depth
+from jaxrewrite.engine.read import depth
 from jaxrewrite.hook import pipeline
 from jaxrewrite.migrate import migrate_source
 

@@ -17,8 +17,8 @@ import pytest
 from docs_support import CHECKOUT_HEADING, parse_blocks
 from support import REPO, child_env, jaxrewrite
 
-from jaxrewrite.engine import rules
-from jaxrewrite.engine.diagnostics import CODES
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.rulebook.diagnostics import CODES
 from jaxrewrite.migrate import REASONS, Reason
 
 README = REPO / "README.md"

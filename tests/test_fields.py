@@ -1,4 +1,4 @@
-"""Static fields of Equinox Modules and flax.struct dataclasses (``engine/fields.py``).
+"""Static fields of Equinox Modules and flax.struct dataclasses (``engine/read/fields.py``).
 
 The rows of ``table.FIELD_FORMS`` are checked against the installed equinox and flax; the
 spellings and refusals that the golden cases in ``golden/fields/`` do not pin are checked here,
@@ -16,8 +16,8 @@ import pytest
 from golden_cases import execute
 from jaxrewrite import RewriteError, rewrite_source
 from jaxrewrite.engine.analyze import analyze
-from jaxrewrite.engine.filters import EXHAUSTIVE
-from jaxrewrite.engine.table import FIELD_FORMS, FieldForm
+from jaxrewrite.engine.read.filters import EXHAUSTIVE
+from jaxrewrite.engine.rulebook.table import FIELD_FORMS, FieldForm
 
 
 def _form(library: str) -> FieldForm:

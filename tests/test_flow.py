@@ -1,4 +1,4 @@
-"""JR006 through the fields, methods and properties of traced pytree arguments (engine/trees.py),
+"""JR006 through the fields, methods and properties of traced pytree arguments (engine/findings/trees.py),
 with their neighbours, and the library parameters issue 44 names, spelled through locals
 (inner functions: test_flow_inner.py; the issue's list, class by class: test_flow_bullets.py).
 
@@ -16,7 +16,7 @@ import pytest
 from flow_support import FIELD_CASES as CASES
 from flow_support import HEAD, check_case
 
-from jaxrewrite.engine import concrete_derive, concrete_table
+from jaxrewrite.engine.rulebook import concrete_derive, concrete_table
 from jaxrewrite.engine.findings import trace_findings
 from jaxrewrite.migrate.fix import fix_source
 
@@ -44,7 +44,7 @@ def test_field_finding_is_not_fixed_by_making_the_argument_static() -> None:
 
 def test_static_marked_field_stays_concrete() -> None:
     """A ``Static[...]`` field is completed to the library's static field when jaxrewrite rewrites
-    the module (engine/fields.py), so the check reads it as static: no finding."""
+    the module (engine/read/fields.py), so the check reads it as static: no finding."""
     text = (
         "# jaxrewrite: enable\nimport equinox as eqx\nimport jax\nimport jax.numpy as jnp\n"
         "from jaxrewrite import Static\n\n\nclass M(eqx.Module):\n    n: Static[int]\n    w: jax.Array\n\n"

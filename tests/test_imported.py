@@ -168,7 +168,7 @@ def test_the_finding_is_true_and_its_keywords_fix_it(tmp_path: Path) -> None:
 def test_the_pre_filter_is_a_superset(text: str, may: bool) -> None:
     """``may_apply_imported`` (and its bytes twin, which ``check`` asks first) is False only
     where the pass finds nothing: every spelling of an import of a module that may hold markers."""
-    from jaxrewrite.engine.imported import may_apply_imported, may_apply_imported_bytes
+    from jaxrewrite.engine.findings.imported import may_apply_imported, may_apply_imported_bytes
 
     assert may_apply_imported(text) is may_apply_imported_bytes(text.encode()) is may
 
@@ -275,7 +275,7 @@ def test_a_transform_made_in_the_other_module_is_no_def(tmp_path: Path) -> None:
 def test_names_bound_two_ways_at_every_link_are_read_once_each(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``if c: a1 = a0`` / ``else: a1 = a0``, 20 links: 2**20 ways to the import, each link read
     once a depth (the reading counted, and stopped, past a bound: it must not take them all)."""
-    from jaxrewrite.engine import imported
+    from jaxrewrite.engine.findings import imported
 
     links = "".join(f"if c:\n    a{i} = a{i - 1}\nelse:\n    a{i} = a{i - 1}\n" for i in range(1, 21))
     main = "import jax\nfrom mymod import f\n\nc = True\na0 = f\n" + links + "h = jax.jit(a20)\n"

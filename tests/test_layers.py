@@ -10,6 +10,7 @@ jaxrewrite module counts, wherever it stands, except under ``if TYPE_CHECKING:``
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "jaxrewrite"
@@ -139,6 +140,105 @@ def test_each_layer_imports_only_from_below() -> None:
     assert wrong == []
 
 
+#: engine/'s places along the data path, lowest first (docs/design.md): a folder (``read``) or one
+#: of the three modules at engine/'s top level. A module imports only from its own place or below:
+#: what JAX accepts and what each code says (``rulebook``) imports nothing else of the engine; the
+#: reading (``read``) knows no use, no finding and no edit; the ``analysis`` value knows the
+#: reading only; the walk (``walk``) builds it; ``analyze`` runs the walk and the passes it is
+#: handed; an edit (``edits``) never asks a finding pass; the passes (``findings``) may spell a
+#: fix as an edit would (``edits.render``); ``rewrite`` is the hook's whole path.
+ENGINE_PLACES = ["rulebook", "read", "analysis", "walk", "analyze", "edits", "findings", "rewrite"]
+
+
+def _place(module: str) -> str | None:
+    """The engine place of a dotted module name (None for engine/__init__ and outside the engine)."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[:2] == ["jaxrewrite", "engine"] else None
+
+
+def _misplaced(edges: dict[str, set[str]]) -> list[str]:
+    """Every import of an engine module from a place above the importer's."""
+    wrong = []
+    for module, targets in edges.items():
+        mine = _place(module)
+        if mine is not None and mine not in ENGINE_PLACES:
+            wrong.append(f"{module}: in no place")
+            continue
+        for target in targets:
+            theirs = _place(target)
+            if mine is not None and theirs in ENGINE_PLACES and ENGINE_PLACES.index(theirs) > ENGINE_PLACES.index(mine):
+                wrong.append(f"{module} -> {target}")
+    return sorted(wrong)
+
+
+def test_each_engine_place_imports_only_from_below() -> None:
+    assert _misplaced(graph()) == []
+
+
+def test_every_engine_module_is_in_its_place() -> None:
+    """No module at engine/'s top level but the three places that are one module each, and no
+    folder that is not a place: a module put back flat, or a new folder, fails here first."""
+    engine = PACKAGE / "engine"
+    places = {p for p in ENGINE_PLACES if (engine / p).is_dir()}
+    singles = {p for p in ENGINE_PLACES if (engine / f"{p}.py").is_file()}
+    assert places | singles == set(ENGINE_PLACES) and not places & singles
+    top = {p.stem for p in engine.glob("*.py")} - {"__init__"}
+    assert top == singles
+    folders = {p.name for p in engine.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders == places
+    assert all((engine / p / "__init__.py").is_file() for p in places)
+
+
+DESIGN = PACKAGE.parent / "docs" / "design.md"
+
+
+def _design_rows(text: str) -> list[str]:
+    """The paths (relative to engine/) named in the first cell of the engine's tables in
+    docs/design.md, between "## The engine, place by place" and the next section."""
+    section = text.split("## The engine, place by place", 1)[1].split("\n## ", 1)[0]
+    named = []
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            named += re.findall(r"`([\w/]+\.(?:py|json)|[\w/]+/)`", line.split(" | ")[0])
+    return named
+
+
+def test_design_names_every_engine_module_at_its_path() -> None:
+    """docs/design.md draws the layout: each engine module (and the table's JSON) has a row at
+    the path it lives at, and every row names a file that exists; the three one-module places
+    are their own paragraphs (``analysis.py``, ``analyze.py``, ``rewrite.py``)."""
+    engine = PACKAGE / "engine"
+    text = DESIGN.read_text(encoding="utf-8")
+    named = _design_rows(text)
+    files = {
+        p.relative_to(engine).as_posix()
+        for p in [*engine.rglob("*.py"), *engine.rglob("*.json")]
+        if p.name != "__init__.py" or p.parent.name == "findings"
+    }
+    singles = {f"{name}.py" for name in ENGINE_PLACES if (engine / f"{name}.py").is_file()}
+    listed = {n for n in named if not n.endswith("/")}
+    assert sorted(files - singles - listed) == []  # a module the design does not place
+    assert sorted(n for n in named if not (engine / n).exists()) == []  # a row for no file
+    assert all(f"**`{name}`" in text for name in singles)
+    assert _design_rows("## The engine, place by place\n| `read/x.py`, `walk/specs/` | a |\n## Next\n| `y.py` |") == ["read/x.py", "walk/specs/"]
+
+
+def test_the_place_rules_fail_on_a_module_in_the_wrong_place() -> None:
+    """The check itself: a pass put in ``read`` (it reads the analysis), an edit that asks a pass,
+    are named; a pass that spells a fix as the edit would is not."""
+    edges = {
+        "jaxrewrite.engine.read.lint": {"jaxrewrite.engine.analysis", "jaxrewrite.engine.rulebook.table"},
+        "jaxrewrite.engine.edits.plan": {"jaxrewrite.engine.findings.ledger", "jaxrewrite.engine.read.source"},
+        "jaxrewrite.engine.findings.imported": {"jaxrewrite.engine.edits.render", "jaxrewrite.engine.analyze"},
+        "jaxrewrite.engine.stray": set(),
+    }
+    assert _misplaced(edges) == [
+        "jaxrewrite.engine.edits.plan -> jaxrewrite.engine.findings.ledger",
+        "jaxrewrite.engine.read.lint -> jaxrewrite.engine.analysis",
+        "jaxrewrite.engine.stray: in no place",
+    ]
+
+
 def test_notrewritten_imports_nothing_of_the_hook() -> None:
     """The warning's module is told whether a hook is installed (finder sets ``HOOKED``); the
     finder -> notrewritten -> finder cycle of issue 19 item 5 stays gone."""
@@ -165,25 +265,25 @@ FAST_ROUTE = "jaxrewrite.hook.fast"
 def test_only_the_pipelines_compile_step_imports_the_fast_route() -> None:
     """The fast route sits behind hook/pipeline.py's compile step: no engine module (the analysis,
     the rewrite, ``check``'s passes) reaches it, directly or through another; outside the route
-    only the pipeline imports it. The analysis knows only what an elided def is (engine/elided.py)."""
+    only the pipeline imports it. The analysis knows only what an elided def is (engine/read/elided.py)."""
     edges = graph()
     route = {m for m in edges if m == FAST_ROUTE or m.startswith(FAST_ROUTE + ".")}
     assert {f"{FAST_ROUTE}.{name}" for name in ("skeleton", "treecode", "treenodes")} < route
     assert {m for m, targets in edges.items() if targets & route and m not in route} == {"jaxrewrite.hook.pipeline"}
     engine = sorted(m for m in edges if _layer(m) == "engine")
-    assert {"jaxrewrite.engine.scopes", "jaxrewrite.engine.completion", "jaxrewrite.engine.rewrite"} <= set(engine)
+    assert {"jaxrewrite.engine.read.scopes", "jaxrewrite.engine.walk.completion", "jaxrewrite.engine.rewrite"} <= set(engine)
     assert {m: sorted(_reach(edges, m) & route) for m in engine if _reach(edges, m) & route} == {}
 
 
 #: The spec math and its vocabulary (issue 19 item 2): forward completion and reverse reading,
 #: read by the walk, check's trace-time pass and migrate.
-SPEC_MODULES = ("jaxrewrite.engine.specs", "jaxrewrite.engine.literals", "jaxrewrite.engine.reading")
+SPEC_MODULES = ("jaxrewrite.engine.walk.specs", "jaxrewrite.engine.read.literals", "jaxrewrite.engine.read.reading")
 #: The analysis value and the walk that builds it: what the spec modules are read by.
 WALK = frozenset(
     f"jaxrewrite.engine.{name}"
     for name in (
-        "analysis", "analyze", "walker", "decorators", "callsites", "registrations", "completion",
-        "tracetime", "lint", "plan", "rewrite",
+        "analysis", "analyze", "walk.walker", "walk.decorators", "walk.callsites", "walk.registrations",
+        "walk.completion", "findings.tracetime", "findings.lint", "edits.plan", "rewrite",
     )
 )
 
@@ -205,9 +305,9 @@ def test_a_spec_kind_imports_no_other_kind() -> None:
     """One file per kind: a kind's module reads the shared base, never another kind's module; only
     the package's table (``specs/__init__``) knows them all."""
     edges = graph()
-    kinds = {m for m in _spec_modules(edges) if m.startswith("jaxrewrite.engine.specs.") and not m.endswith(".base")}
-    assert {"jaxrewrite.engine.specs.lists", "jaxrewrite.engine.specs.axes", "jaxrewrite.engine.specs.diff"} <= kinds
-    others = kinds | {"jaxrewrite.engine.specs"}
+    kinds = {m for m in _spec_modules(edges) if m.startswith("jaxrewrite.engine.walk.specs.") and not m.endswith(".base")}
+    assert {"jaxrewrite.engine.walk.specs.lists", "jaxrewrite.engine.walk.specs.axes", "jaxrewrite.engine.walk.specs.diff"} <= kinds
+    others = kinds | {"jaxrewrite.engine.walk.specs"}
     wrong = {m: sorted(edges[m] & others) for m in kinds}
     assert {m: w for m, w in wrong.items() if w} == {}
 
@@ -215,18 +315,18 @@ def test_a_spec_kind_imports_no_other_kind() -> None:
 def test_every_spec_kind_has_its_module() -> None:
     """The dispatch is a table keyed by the row's ``spec`` field: every kind has a module exporting
     the protocol, and every row's kind is in it."""
-    from jaxrewrite.engine import specs
-    from jaxrewrite.engine.table import FAMILIES, SpecKind
+    from jaxrewrite.engine.walk import specs
+    from jaxrewrite.engine.rulebook.table import FAMILIES, SpecKind
 
     assert set(specs.KINDS) == set(SpecKind)
     for kind, module in specs.KINDS.items():
-        assert module.__name__ == f"jaxrewrite.engine.specs.{kind.value}"
+        assert module.__name__ == f"jaxrewrite.engine.walk.specs.{kind.value}"
         assert all(callable(getattr(module, name, None)) for name in ("complete", "read", "keywords"))
     assert {row.spec for rows in FAMILIES.values() for row in rows.values()} == set(SpecKind)
 
 
 #: The finding passes (issue 41 item 3): each module exports a ``TreePass``, registered the same
-#: way: the front end hands it to ``analyze`` (``engine/findings.py`` lists check's and show's).
+#: way: the front end hands it to ``analyze`` (``engine/findings/__init__.py`` lists check's and show's).
 FINDING_PASSES = ("lint", "ledger", "peruse", "imported", "tracetime")
 
 
@@ -234,14 +334,14 @@ def test_the_analysis_imports_no_finding_pass() -> None:
     """``engine.analyze`` runs the passes it is handed and reaches none of their modules; each
     pass module exports its pass, and only the entry table and the passes' own front ends
     (``findings.trace_findings``, check's module-without-jaxrewrite route) name them."""
-    import jaxrewrite.engine.imported as imported
-    import jaxrewrite.engine.ledger as ledger
-    import jaxrewrite.engine.lint as lint
-    import jaxrewrite.engine.peruse as peruse
-    import jaxrewrite.engine.tracetime as tracetime
+    import jaxrewrite.engine.findings.imported as imported
+    import jaxrewrite.engine.findings.ledger as ledger
+    import jaxrewrite.engine.findings.lint as lint
+    import jaxrewrite.engine.findings.peruse as peruse
+    import jaxrewrite.engine.findings.tracetime as tracetime
 
     edges = graph()
-    passes = {f"jaxrewrite.engine.{name}" for name in FINDING_PASSES}
+    passes = {f"jaxrewrite.engine.findings.{name}" for name in FINDING_PASSES}
     assert passes <= set(edges)
     assert sorted(_reach(edges, "jaxrewrite.engine.analyze") & passes) == []
     assert sorted(_reach(edges, "jaxrewrite.engine.analysis") & passes) == []
@@ -257,7 +357,7 @@ COMMANDS = ("run", "show", "check", "migrate", "compile")
 
 
 def test_no_command_imports_another() -> None:
-    """What two commands share lives a layer down (``commands/targets.py``, ``engine/findings.py``),
+    """What two commands share lives a layer down (``commands/targets.py``, ``engine/findings/__init__.py``),
     so that a command is read, changed and imported alone: ``show`` once imported ``check``
     (``lint_analysis``) and ``run`` (``safe_path``), ``compile`` imported ``run``."""
     edges = graph()
@@ -311,10 +411,10 @@ _MARKER_NAMES = {"MARKER_TYPES", "MARKER_CONSTANTS", "MARKER_EXPORTS", "marker_n
 
 
 def test_only_the_index_reads_markers() -> None:
-    """Issue 41: one reading of markers, ``engine/markindex.py``; no other module defines a
+    """Issue 41: one reading of markers, ``engine/read/markindex.py``; no other module defines a
     reader or recognises a marker by its exported name (``table.py`` holds the names)."""
     for name, path in modules().items():
-        if name in ("jaxrewrite.engine.markindex", "jaxrewrite.engine.table"):
+        if name in ("jaxrewrite.engine.read.markindex", "jaxrewrite.engine.rulebook.table"):
             continue
         tree = ast.parse(path.read_text(), str(path))
         defined = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}

@@ -507,7 +507,7 @@ def test_nested_ahead_of_time_and_under_pmap() -> None:
 def test_lint_is_a_pure_function_of_the_analysis() -> None:
     """Run again on the finished Analysis (scopes released), lint gives the same findings."""
     from jaxrewrite.engine.findings import analyze
-    from jaxrewrite.engine.lint import lint
+    from jaxrewrite.engine.findings.lint import lint
 
     source = (GOLDEN / "check" / "jr003_not_types.py").read_text(encoding="utf-8")
     source += (GOLDEN / "check" / "jr020_own_flatten.py").read_text(encoding="utf-8").split('"""', 2)[2]
@@ -537,7 +537,7 @@ def test_a_nesting_that_spells_too_many_containers_is_refused_at_the_parameter()
     """Classes that each hold the one below twice: 4 levels are split (16 inner containers, each
     named), 20 levels would be 2**20 containers spelled in the text, an import that never ended:
     refused (JR126) at the parameter, as soon as the count passes the bound."""
-    from jaxrewrite.engine.decorators import MOST_NESTED
+    from jaxrewrite.engine.walk.decorators import MOST_NESTED
 
     lines = rewrite_source(_doubling(4), "m.py").splitlines()
     assert lines[lines.index("def f(d: C4):") - 1].count("'dict', ('n',)") == 16

@@ -52,7 +52,7 @@ def test_hashable_default_is_quiet(default: str) -> None:
     assert _codes(CHECK_HEADER + f"\n\n@jax.jit\ndef f(x, dims: Static = {default}):\n    return x\n") == []
 
 
-#: Every spelling of an array type (``engine.table.ARRAY_TYPES``, jaxtyping's dtypes), under
+#: Every spelling of an array type (``engine.rulebook.table.ARRAY_TYPES``, jaxtyping's dtypes), under
 #: Static: JAX cannot hash an array, so each is JR003, as ``jax.Array`` is.
 ARRAY_SPELLINGS = [
     "jax.Array",
@@ -291,7 +291,7 @@ def test_rows_that_hash_nothing_take_a_list_and_a_dict(transform: str) -> None:
             g.defjvp(lambda s, p, t: (body(p[0], s), t[0]))
             out = jax.jvp(lambda x: g(x, value), (x,), (x,))[0]
         assert out.shape == (3,)
-    from jaxrewrite.engine.table import TRANSFORMS
+    from jaxrewrite.engine.rulebook.table import TRANSFORMS
 
     assert TRANSFORMS[transform].hashes_statics is False
     assert TRANSFORMS["jit"].hashes_statics and TRANSFORMS["pmap"].hashes_statics

@@ -1,4 +1,4 @@
-"""The ledger (``engine.ledger``) on the issue's cases: each marker is applied, refused, or
+"""The ledger (``engine.findings.ledger``) on the issue's cases: each marker is applied, refused, or
 reported at its line; what works stays quiet; ``show`` reads one analysis and prints the findings.
 
 A case that another change makes work (per-leaf statics through ``Optional``, say) moves from

@@ -16,7 +16,7 @@ import pytest
 from jaxrewrite import RewriteWarning, rewrite_source
 from jaxrewrite.engine.analysis import State
 from jaxrewrite.engine.findings import analyze
-from jaxrewrite.engine.report import REPORTED_AT_IMPORT
+from jaxrewrite.engine.findings.report import REPORTED_AT_IMPORT
 from jaxrewrite.hook import fast, pipeline
 
 HEAD = "# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import NoDiff, Static\nk = 1\n"

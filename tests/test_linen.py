@@ -16,7 +16,7 @@ import pytest
 
 from golden_cases import execute
 from jaxrewrite import RewriteError, rewrite_source
-from jaxrewrite.engine.table import LINEN_TRANSFORMS, SpecKind, Transform, transform_for
+from jaxrewrite.engine.rulebook.table import LINEN_TRANSFORMS, SpecKind, Transform, transform_for
 
 pytest.importorskip("flax", minversion="0.10.1")
 try:

@@ -113,7 +113,7 @@ def test_marker_import_placed_as_isort_wants() -> None:
     # after the standard library's and before the local imports.
     import ast
 
-    from jaxrewrite.engine.source import Source
+    from jaxrewrite.engine.read.source import Source
     from jaxrewrite.migrate.imports import marker_import_place
 
     text = "from __future__ import annotations\n\nimport os\n\nfrom . import local\n"

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from jaxrewrite.commands.migrate import migrate
-from jaxrewrite.engine import splice
-from jaxrewrite.engine.source import source_lines, unified_diff
+from jaxrewrite.engine.edits import splice
+from jaxrewrite.engine.read.source import source_lines, unified_diff
 from jaxrewrite.migrate import migrate_source
 
 REPO = Path(__file__).resolve().parents[1]

@@ -19,7 +19,7 @@ import pytest
 from support import child_env
 from golden_cases import execute
 from jaxrewrite import RewriteError, rewrite_source
-from jaxrewrite.engine.table import NNX_TRANSFORMS, SpecKind, Transform, transform_for
+from jaxrewrite.engine.rulebook.table import NNX_TRANSFORMS, SpecKind, Transform, transform_for
 
 flax = pytest.importorskip("flax", minversion="0.10.1")  # the floor: setup.cfg says why
 try:

@@ -1,4 +1,4 @@
-"""``engine.nodes``: the faster walks read what ``ast``'s do, in the same order, the context and
+"""``engine.read.nodes``: the faster walks read what ``ast``'s do, in the same order, the context and
 operator leaves left out (the walks of ``check``'s trace-time pass, issue 45 item 4)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import jax
 import pytest
 
-from jaxrewrite.engine.nodes import child_nodes, family, walk
+from jaxrewrite.engine.read.nodes import child_nodes, family, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 LEAVES = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)

@@ -125,6 +125,22 @@ def test_the_wheels_metadata_names_the_license(built: Built) -> None:
     assert {name.split("/")[0] for name in names} == {"jaxrewrite", metadata_name.split("/")[0]}, "the wheel holds only the package"
 
 
+def test_the_wheel_carries_every_file_of_the_package(built: Built) -> None:
+    """Every file the package holds (its modules in every folder, ``py.typed``, the concrete
+    table's JSON beside its module), and no other but the digests the build writes: a module moved to a new folder, or data moved
+    without its ``package_data`` line, is missed here rather than at a user's import."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "jaxrewrite"], cwd=REPO, capture_output=True, timeout=60, check=False)
+    if listed.returncode == 0:
+        package = {name for name in listed.stdout.decode().split("\0") if name and (REPO / name).is_file()}
+    else:  # an unpacked sdist
+        package = {p.relative_to(REPO).as_posix() for p in (REPO / "jaxrewrite").rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    with zipfile.ZipFile(built.wheel) as wheel:
+        carried = {name for name in wheel.namelist() if name.startswith("jaxrewrite/")}
+    assert "jaxrewrite/engine/rulebook/concrete_params.json" in package and "jaxrewrite/py.typed" in package
+    # And one file the build writes: the cache tag's digests (setup.py; the test below).
+    assert sorted(package - carried) == [] and sorted(carried - package) == ["jaxrewrite/hook/built-digests"]
+
+
 def test_the_installed_wheel_runs_the_seed_example_as_the_readme_says(built: Built) -> None:
     env = _clean_env(XLA_FLAGS="--xla_force_host_platform_device_count=4", JAX_PLATFORMS="cpu")
     where = _run([str(built.venv_python), "-c", "import jaxrewrite; print(jaxrewrite.__file__)"], cwd=built.elsewhere, env=env).stdout.strip()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from golden_cases import GOLDEN, inputs, outcome
-from jaxrewrite.engine.filters import EXHAUSTIVE, Filters
+from jaxrewrite.engine.read.filters import EXHAUSTIVE, Filters
 
 LAYOUTS = {
     "signature ends on the body line": """\
@@ -149,7 +149,7 @@ def test_golden_inputs_exist() -> None:
 _BACKTRACK = """
 import sys, time
 from jaxrewrite import rewrite_source
-from jaxrewrite.engine.filters import FIRST_ARGUMENT, ASSIGNED_NAME
+from jaxrewrite.engine.read.filters import FIRST_ARGUMENT, ASSIGNED_NAME
 
 def module(opening):
     return (
@@ -176,7 +176,7 @@ def test_first_argument_searches_are_linear_in_a_short_run_of_hashes() -> None:
     (against microseconds for the same text without the "("), best of five."""
     import time
 
-    from jaxrewrite.engine.filters import FIRST_ARGUMENT, ASSIGNED_NAME
+    from jaxrewrite.engine.read.filters import FIRST_ARGUMENT, ASSIGNED_NAME
 
     def best(opening: str) -> float:
         text = f"A = '{opening}#" + "a#" * 16 + "'\nB = '" + opening + "#" + "1#" * 16 + "'\n"

@@ -16,7 +16,7 @@ from golden_cases import outcome
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jaxrewrite.engine.filters import EXHAUSTIVE, Filters
+from jaxrewrite.engine.read.filters import EXHAUSTIVE, Filters
 
 _HEAD = "# jaxrewrite: enable\nimport jax\nimport functools\nfrom functools import partial\nfrom jaxrewrite import Static\n\n"
 _DEFS = (

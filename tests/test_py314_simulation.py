@@ -248,7 +248,7 @@ def test_the_name_check_finds_each_spelling() -> None:
 def test_render_builds_no_fstring() -> None:
     """astor renders a JoinedStr through ``ast.Str`` (AttributeError on 3.14); the renderer never
     builds one: every ast class it names is one astor renders without the removed names."""
-    tree = ast.parse((PACKAGE / "engine" / "render.py").read_text(encoding="utf-8"))
+    tree = ast.parse((PACKAGE / "engine" / "edits" / "render.py").read_text(encoding="utf-8"))
     named = {
         node.attr
         for node in ast.walk(tree)

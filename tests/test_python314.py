@@ -24,7 +24,7 @@ import pytest
 
 import jaxrewrite
 from jaxrewrite import is_static, rewrite_source
-from jaxrewrite.engine import render
+from jaxrewrite.engine.edits import render
 from jaxrewrite.engine.findings import analyze
 from jaxrewrite.header import scan_header, why_ignored
 from jaxrewrite.hook import pipeline, pycfile, tag

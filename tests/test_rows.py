@@ -16,7 +16,7 @@ import pytest
 
 from golden_cases import execute
 from jaxrewrite import RewriteError, rewrite_source
-from jaxrewrite.engine.table import NNX_TRANSFORMS, TRANSFORMS, SpecKind
+from jaxrewrite.engine.rulebook.table import NNX_TRANSFORMS, TRANSFORMS, SpecKind
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy

@@ -1,4 +1,4 @@
-"""The one registry of rules (``jaxrewrite/engine/rules.py``): every code is defined there once,
+"""The one registry of rules (``jaxrewrite/engine/rulebook/rules.py``): every code is defined there once,
 raise sites name a rule rather than a code string, the severity decides error or warning, the
 merged codes are what check and migrate both report, and a retired code still means its successor
 (the guide's side of each record, anchors and tables, is in test_docs_content.py)."""
@@ -14,20 +14,20 @@ from pathlib import Path
 import pytest
 from support import REPO, jaxrewrite
 
-from jaxrewrite.engine import rules
+from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.analyze import analyze
-from jaxrewrite.engine.diagnostics import CODES, Diagnostic, suppressed
+from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic, suppressed
 from jaxrewrite.engine.findings import lint_analysis
 from jaxrewrite.migrate import Reason, migrate_source
 
 PACKAGE = REPO / "jaxrewrite"
 #: Where a code may still be written as a string, and why.
 ALLOWED = {
-    "engine/rules.py": "the registry itself",
+    "engine/rulebook/rules.py": "the registry itself",
     "errors.py": "RewriteError's default code, below the engine (it cannot import the registry)",
     # h-marks rewrites these two (issue 41 item 1): they compare codes the ledger is given.
-    "engine/ledger.py": "the ledger's states name the codes of findings made elsewhere",
-    "engine/report.py": "which codes the import reports as warnings",
+    "engine/findings/ledger.py": "the ledger's states name the codes of findings made elsewhere",
+    "engine/findings/report.py": "which codes the import reports as warnings",
 }
 
 
@@ -125,7 +125,7 @@ def test_a_message_is_its_rules_template_filled() -> None:
 
 
 def _source(text: str):  # type: ignore[no-untyped-def]
-    from jaxrewrite.engine.source import Source
+    from jaxrewrite.engine.read.source import Source
 
     return Source(text, "m.py")
 

@@ -224,7 +224,7 @@ def test_a_read_only_install_under_strace(base: Path, tmp_path: Path) -> None:
     plan = [
         line
         for line in calls
-        if '/jaxrewrite/engine/plan.py"' in line and "openat" in line
+        if '/jaxrewrite/engine/edits/plan.py"' in line and "openat" in line
     ]
     assert len(plan) == 3, plan
     made = [line for line in calls if "mkdir(" in line and "/mods/__pycache__" in line]

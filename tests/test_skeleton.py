@@ -33,8 +33,8 @@ from golden_cases import display_name, inputs
 
 from jaxrewrite import RewriteError, RewriteWarning, rewrite_source
 from jaxrewrite.errors import Notes
-from jaxrewrite.engine import elided
-from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.read import elided
+from jaxrewrite.engine.read.source import Source
 from jaxrewrite.hook import fast, pipeline
 from jaxrewrite.hook.fast import skeleton
 

@@ -1,4 +1,4 @@
-"""What JAX is lives in ``engine/table.py`` only (issue 41, item 4).
+"""What JAX is lives in ``engine/rulebook/table.py`` only (issue 41, item 4).
 
 Every transform, every JAX function that traces its arguments without a spec, the names that
 look like transforms and the array types are rows, row fields or constants of the table; the
@@ -14,10 +14,10 @@ import ast
 import re
 from pathlib import Path
 
-from jaxrewrite.engine import table
+from jaxrewrite.engine.rulebook import table
 
 PACKAGE = Path(__file__).resolve().parents[1] / "jaxrewrite"
-TABLE = PACKAGE / "engine" / "table.py"
+TABLE = PACKAGE / "engine" / "rulebook" / "table.py"
 
 #: (file relative to the package, literal): spellings that are no list of JAX's functions.
 ALLOWED = {
@@ -61,7 +61,7 @@ def offences(path: Path, known: frozenset[str], arrays: frozenset[str], root: Pa
 def test_no_module_but_the_table_lists_jax_names() -> None:
     known, arrays = names(), table.ARRAY_TYPES
     found = [hit for path in sorted(PACKAGE.rglob("*.py")) if path != TABLE for hit in offences(path, known, arrays)]
-    assert found == [], "JAX names spelled outside engine/table.py (make them rows or row fields):\n" + "\n".join(found)
+    assert found == [], "JAX names spelled outside engine/rulebook/table.py (make them rows or row fields):\n" + "\n".join(found)
 
 
 def test_the_scan_finds_a_second_list(tmp_path: Path) -> None:

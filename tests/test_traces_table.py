@@ -1,4 +1,4 @@
-"""JR012's table (``engine.table.TRACES``), row by row against the real JAX and Flax.
+"""JR012's table (``engine.rulebook.table.TRACES``), row by row against the real JAX and Flax.
 
 Each row says that a JAX function traces the arguments it calls the function it is given with,
 and which of them. For every row: ``check`` reports a marked def handed to it at that argument
@@ -18,7 +18,7 @@ from golden_cases import execute
 
 from jaxrewrite import rewrite_source
 from jaxrewrite.engine.findings import analyze
-from jaxrewrite.engine.table import TRACES
+from jaxrewrite.engine.rulebook.table import TRACES
 
 HEAD = (
     "# jaxrewrite: enable\nimport jax\nimport jax.numpy as jnp\nfrom flax import nnx\n"

@@ -226,7 +226,7 @@ def test_what_is_not_built_is_parsed_and_still_the_same_code(body: str, parsed: 
 
 @pytest.mark.skipif(
     sys.platform == "emscripten",
-    reason="under Pyodide the engine's walks overflow JavaScript's stack at this depth (a fatal error, never the RecursionError engine/depth.py retries on)",
+    reason="under Pyodide the engine's walks overflow JavaScript's stack at this depth (a fatal error, never the RecursionError engine/read/depth.py retries on)",
 )
 def test_an_expression_too_deep_for_a_tree_object_compiles_from_the_text() -> None:
     """Compiling a tree object walks it within Python's recursion limit, compiling text within

@@ -1,4 +1,4 @@
-"""What lies between a transform and the def (``engine.wrappers``): issue 20, items 2, 5 and 6.
+"""What lies between a transform and the def (``engine.read.wrappers``): issue 20, items 2, 5 and 6.
 
 A wrapper of the module is read: one that passes ``*args, **kwargs`` straight through (or returns
 the function, or a transform of it) keeps the def's positions, any other is refused (JR125), at a
@@ -169,7 +169,7 @@ def _doubling(levels: int, base: str) -> str:
 def test_each_wrapper_is_read_once_however_many_paths_reach_it(base: str, refused: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """25 levels, each wrapper applying the one before twice: read per path, that was 2**25
     readings, an import that never ended; each is read once, with the same answer."""
-    from jaxrewrite.engine import wrappers
+    from jaxrewrite.engine.read import wrappers
 
     real = wrappers._forwards
     calls = [0]

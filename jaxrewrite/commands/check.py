@@ -23,12 +23,12 @@ from jaxrewrite.commands import colour
 from jaxrewrite.commands.checkcache import FOLDER, Cache, Read
 from jaxrewrite.commands.files import python_files
 from jaxrewrite.commands.targets import import_reader, locate_import
-from jaxrewrite.engine import rules
-from jaxrewrite.engine.diagnostics import CODES, Diagnostic, suppressed
-from jaxrewrite.engine.filters import FAST
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic, suppressed
+from jaxrewrite.engine.read.filters import FAST
 from jaxrewrite.header import might_opt_in
-from jaxrewrite.engine.imported import may_apply_imported_bytes
-from jaxrewrite.engine.tracetime import may_trace_bytes
+from jaxrewrite.engine.findings.imported import may_apply_imported_bytes
+from jaxrewrite.engine.findings.tracetime import may_trace_bytes
 from jaxrewrite.errors import TOO_DEEP, too_deep
 
 FORMATS = ("text", "json", "github")
@@ -76,8 +76,8 @@ def _outside(
     file ``named`` on the command line is still parsed (JR100)."""
     from jaxrewrite.engine.analysis import TreePass
     from jaxrewrite.engine.analyze import analyze
-    from jaxrewrite.engine.imported import imported_pass, may_apply_imported
-    from jaxrewrite.engine.tracetime import PASS, TRACE, may_trace
+    from jaxrewrite.engine.findings.imported import imported_pass, may_apply_imported
+    from jaxrewrite.engine.findings.tracetime import PASS, TRACE, may_trace
 
     passes: list[TreePass] = []
     if options.wants(rules.TRACED.code) and may_trace(text):

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any, Optional
 
-from jaxrewrite.engine.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.hook import tag
 from jaxrewrite.version import __version__
 

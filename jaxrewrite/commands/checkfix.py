@@ -15,14 +15,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from jaxrewrite.commands.files import decode, unified_diff, write_atomically, write_source
-from jaxrewrite.engine.tracetime import may_trace_bytes
+from jaxrewrite.engine.findings.tracetime import may_trace_bytes
 from jaxrewrite.errors import TOO_DEEP
-from jaxrewrite.engine import rules
+from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.header import PRAGMA, scan_header
 
 if TYPE_CHECKING:
     from jaxrewrite.commands.check import Options
-    from jaxrewrite.engine.diagnostics import Diagnostic
+    from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 
 #: ``check_text``, passed in by the check command (this module is below it: no import back up).
 Findings = Callable[[str, str, "Options"], "list[Diagnostic]"]

@@ -20,7 +20,7 @@ import tokenize
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TextIO
 
-from jaxrewrite.engine.source import (
+from jaxrewrite.engine.read.source import (
     unified_diff as unified_diff,  # the commands' one diff, defined with the text
 )
 

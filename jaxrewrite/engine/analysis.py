@@ -11,14 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.diagnostics import Diagnostic
-from jaxrewrite.engine.fields import FieldUse
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.read.fields import FieldUse
 from jaxrewrite.header import Header
-from jaxrewrite.engine.literals import Values
-from jaxrewrite.engine.scopes import ScopeTree
-from jaxrewrite.engine.signature import Param, Signature
-from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import ClassTransform, Container, Mark, Transform
+from jaxrewrite.engine.read.literals import Values
+from jaxrewrite.engine.read.scopes import ScopeTree
+from jaxrewrite.engine.read.signature import Param, Signature
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.table import ClassTransform, Container, Mark, Transform
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.analyze import Analyzer
@@ -174,7 +174,7 @@ def needs_edit(values: Values | None) -> bool:
 
 @dataclass(frozen=True)
 class MarkedDef:
-    """What ``engine.lint`` judges of one def with markers, read while the scopes were alive."""
+    """What ``engine.findings.lint`` judges of one def with markers, read while the scopes were alive."""
 
     node: Function
     marked: tuple[Param, ...]
@@ -193,7 +193,7 @@ class MarkedDef:
 
 @dataclass(frozen=True)
 class LintFacts:
-    """Everything ``engine.lint.lint`` reads besides the uses: so that lint is a pure function
+    """Everything ``engine.findings.lint.lint`` reads besides the uses: so that lint is a pure function
     of the Analysis, run after the tree and its scopes are gone."""
 
     defs: tuple[MarkedDef, ...] = ()
@@ -238,14 +238,14 @@ class Analysis:
     header: Header
     uses: list[Use] = field(default_factory=list)
     registrations: list[Registration] = field(default_factory=list)
-    #: Static fields of Equinox Modules and flax.struct dataclasses (``engine.fields``).
+    #: Static fields of Equinox Modules and flax.struct dataclasses (``engine.read.fields``).
     fields: list[FieldUse] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: (def, parameter name) of every JR006 finding: what ``check --fix`` makes static.
     must_be_static: list[tuple[Function, str]] = field(default_factory=list)
-    #: What lint reads (its pass, ``engine.lint.PASS``, only): ``engine.lint.lint`` is pure over it.
+    #: What lint reads (its pass, ``engine.findings.lint.PASS``, only): ``engine.findings.lint.lint`` is pure over it.
     lint_facts: LintFacts | None = None
-    #: Every marker of the module and what became of it (``engine.ledger``): filled by the lint
+    #: Every marker of the module and what became of it (``engine.findings.ledger``): filled by the lint
     #: analysis (``check``, ``show``), empty for the import hook's.
     ledger: tuple[LedgerEntry, ...] = ()
 

@@ -12,27 +12,27 @@ import gc
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 
-from jaxrewrite.engine import rules
+from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.analysis import Analysis, TreePass
-from jaxrewrite.engine.callsites import CallSites
-from jaxrewrite.engine.classes import FunctionalClass
-from jaxrewrite.engine.completion import unseen_error
-from jaxrewrite.engine.decorators import Decorators
-from jaxrewrite.engine.depth import any_depth
-from jaxrewrite.engine.diagnostics import Diagnostic
-from jaxrewrite.engine.filters import (
+from jaxrewrite.engine.walk.callsites import CallSites
+from jaxrewrite.engine.read.classes import FunctionalClass
+from jaxrewrite.engine.walk.completion import unseen_error
+from jaxrewrite.engine.walk.decorators import Decorators
+from jaxrewrite.engine.read.depth import any_depth
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.read.filters import (
     FAST,
     Filters,
     classes_with_markers,
     leaf_aliases,
 )
-from jaxrewrite.engine.markindex import index_of
+from jaxrewrite.engine.read.markindex import index_of
 from jaxrewrite.header import Header, scan_header
-from jaxrewrite.engine.registrations import Registrations
-from jaxrewrite.engine.scopes import Binding, Scope, ScopeTree, build_scopes, environment
-from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import Container
-from jaxrewrite.engine.wrappers import calls_and_aliases
+from jaxrewrite.engine.walk.registrations import Registrations
+from jaxrewrite.engine.read.scopes import Binding, Scope, ScopeTree, build_scopes, environment
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.table import Container
+from jaxrewrite.engine.read.wrappers import calls_and_aliases
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -54,7 +54,7 @@ def analyze(
     ``environment`` names what the text uses but does not bind (a notebook's earlier cells);
     ``require_pragma`` False analyzes text without a ``# jaxrewrite: enable`` header; ``passes``
     run over the live tree and walk after the analysis, in order: the finding passes
-    (``engine.findings``: lint, peruse, the ledger, imported) and ``engine.tracetime.PASS`` (JR006,
+    (``engine.findings``: lint, peruse, the ledger, imported) and ``engine.findings.tracetime.PASS`` (JR006,
     the arguments that must be static, read with ``EXHAUSTIVE``-like filters so that unmarked
     uses count). ``parsed``: the text already parsed (``hook/fast/skeleton.py``'s tree: bodies left unparsed).
     """
@@ -69,7 +69,7 @@ def analyze(
     else:
         with collector_paused():
             # Parsed here, at the caller's depth, as Python parses it: only the walks may go on
-            # in a deeper thread (engine/depth.py), never a parse Python itself would refuse.
+            # in a deeper thread (engine/read/depth.py), never a parse Python itself would refuse.
             tree = ast.parse(text, src.filename) if parsed is None else parsed
             result = _analyze_tree(tree, src, header, environment, filters, passes)
             del tree, parsed

@@ -29,9 +29,9 @@ from types import CodeType
 from typing import Any
 
 from jaxrewrite.engine.analyze import analyze
-from jaxrewrite.engine.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rewrite import rewritten
-from jaxrewrite.engine.source import unified_diff
+from jaxrewrite.engine.read.source import unified_diff
 from jaxrewrite.errors import NotRewrittenWarning, RewriteError
 from jaxrewrite.hook.finder import HookHandle, install
 from jaxrewrite.integrations.namespace import Recorded, StandIn, prepare, rebindings, stand_ins

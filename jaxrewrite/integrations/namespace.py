@@ -30,15 +30,15 @@ from types import ModuleType
 from typing import Any
 
 from jaxrewrite import markers
-from jaxrewrite.engine import scopes
-from jaxrewrite.engine.classes import FunctionalClass, LocalClass, read_class
-from jaxrewrite.engine.filters import FIRST_ARGUMENT, functional_classes
-from jaxrewrite.engine.markindex import names_marker
-from jaxrewrite.engine.scopes import Assigned, Binding, DefinedClass, Imported, MarkerBinding, Opaque, Scope, ScopeKind
-from jaxrewrite.engine.signature import Kind, read_signature
-from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import Container, Mark
-from jaxrewrite.engine.wrappers import peel
+from jaxrewrite.engine.read import scopes
+from jaxrewrite.engine.read.classes import FunctionalClass, LocalClass, read_class
+from jaxrewrite.engine.read.filters import FIRST_ARGUMENT, functional_classes
+from jaxrewrite.engine.read.markindex import names_marker
+from jaxrewrite.engine.read.scopes import Assigned, Binding, DefinedClass, Imported, MarkerBinding, Opaque, Scope, ScopeKind
+from jaxrewrite.engine.read.signature import Kind, read_signature
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.table import Container, Mark
+from jaxrewrite.engine.read.wrappers import peel
 from jaxrewrite.errors import RewriteError
 
 __all__ = ["Prepared", "Recorded", "StandIn", "binding_for", "prepare", "rebindings", "stand_ins"]
@@ -322,7 +322,7 @@ def stand_ins(
 
 def rebindings(text: str, environment: Mapping[str, Binding], filename: str = "<cell>") -> dict[str, str]:
     """``target = <transforms of the table and wrappers>(name)`` at the top level of ``text``, as
-    target -> name: what the engine sees through at a call site (``engine.wrappers.peel``), so
+    target -> name: what the engine sees through at a call site (``engine.read.wrappers.peel``), so
     the target keeps the def's stand-in (``make_hypercube = jax.jit(make_hypercube)``). A
     wrapper of the text that does not pass its arguments straight through breaks the chain."""
     tree = ast.parse(text, filename)

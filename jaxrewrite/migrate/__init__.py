@@ -21,10 +21,10 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from jaxrewrite.engine import splice
+from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.analyze import analyze, collector_paused, keeping_tree
-from jaxrewrite.engine.filters import EXHAUSTIVE
-from jaxrewrite.engine.specs import may_need_migration
+from jaxrewrite.engine.read.filters import EXHAUSTIVE
+from jaxrewrite.engine.walk.specs import may_need_migration
 from jaxrewrite.migrate.imports import unused_import_edits
 from jaxrewrite.migrate.module import ModuleText
 from jaxrewrite.migrate.plan import Plan, plan_migration

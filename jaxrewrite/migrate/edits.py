@@ -8,12 +8,12 @@ import ast
 import re
 from collections.abc import Mapping, Sequence
 
-from jaxrewrite.engine import splice
+from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.analysis import Use, UseKind
-from jaxrewrite.engine.signature import Param, Signature
-from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.specs import spec_keywords
-from jaxrewrite.engine.table import Mark
+from jaxrewrite.engine.read.signature import Param, Signature
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.walk.specs import spec_keywords
+from jaxrewrite.engine.rulebook.table import Mark
 from jaxrewrite.migrate.result import Reason
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef

@@ -13,15 +13,15 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from jaxrewrite.engine import splice
+from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.analyze import analyze
-from jaxrewrite.engine.filters import EXHAUSTIVE
-from jaxrewrite.engine.literals import MISSING, literal
-from jaxrewrite.engine.signature import Kind, Param
-from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import Mark, SpecKind, Transform
-from jaxrewrite.engine.tracetime import PASS, TRACE, fix_text, uses_jaxrewrite
+from jaxrewrite.engine.read.filters import EXHAUSTIVE
+from jaxrewrite.engine.read.literals import MISSING, literal
+from jaxrewrite.engine.read.signature import Kind, Param
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.table import Mark, SpecKind, Transform
+from jaxrewrite.engine.findings.tracetime import PASS, TRACE, fix_text, uses_jaxrewrite
 from jaxrewrite.migrate import migrate_source
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef

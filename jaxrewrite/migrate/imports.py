@@ -13,8 +13,8 @@ from __future__ import annotations
 import ast
 import sys
 
-from jaxrewrite.engine import splice
-from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.edits import splice
+from jaxrewrite.engine.read.source import Source
 
 MODULE = "jaxrewrite"
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import ast
 import re
 
-from jaxrewrite.engine import splice
+from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.header import PRAGMA, header_statements
-from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.table import Mark
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.table import Mark
 from jaxrewrite.migrate.imports import first_import_block, marker_import_lines, marker_import_place
 from jaxrewrite.migrate.result import Reason
 

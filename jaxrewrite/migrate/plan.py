@@ -7,19 +7,20 @@ import ast
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from jaxrewrite.engine import specs, splice
+from jaxrewrite.engine.edits import splice
+from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
-from jaxrewrite.engine.reading import BY_KEYWORD, Meaning, spell
-from jaxrewrite.engine.signature import Param, Signature
-from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.specs import has_spec
-from jaxrewrite.engine.specs.base import donation_clash
-from jaxrewrite.engine.specs.lists import (
+from jaxrewrite.engine.read.reading import BY_KEYWORD, Meaning, spell
+from jaxrewrite.engine.read.signature import Param, Signature
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.walk.specs import has_spec
+from jaxrewrite.engine.walk.specs.base import donation_clash
+from jaxrewrite.engine.walk.specs.lists import (
     meaning_of_statics,
     meaning_of_values,
     static_params,
 )
-from jaxrewrite.engine.table import Mark, SpecKind, Transform
+from jaxrewrite.engine.rulebook.table import Mark, SpecKind, Transform
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.migrate.edits import function_edits, removals
 from jaxrewrite.migrate.module import ModuleText

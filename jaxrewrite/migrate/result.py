@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from jaxrewrite.engine.diagnostics import CODES, Diagnostic
+from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic
 # The reasons are the engine's (its one reading of JAX's specs refuses with them): re-exported.
-from jaxrewrite.engine.reading import Reason as Reason, Refused as Refused
+from jaxrewrite.engine.read.reading import Reason as Reason, Refused as Refused
 
 
 #: One line per reason, for summaries (``jaxrewrite migrate`` prints the counts with these): the

@@ -12,9 +12,9 @@ import bisect
 import re
 
 from jaxrewrite.engine.analysis import Analysis
-from jaxrewrite.engine.scopes import Imported, Scope, ScopeTree, build_scopes
-from jaxrewrite.engine.specs import NEEDLES
-from jaxrewrite.engine.table import TRANSFORMS, SpecKind
+from jaxrewrite.engine.read.scopes import Imported, Scope, ScopeTree, build_scopes
+from jaxrewrite.engine.walk.specs import NEEDLES
+from jaxrewrite.engine.rulebook.table import TRANSFORMS, SpecKind
 from jaxrewrite.migrate.module import ModuleText
 from jaxrewrite.migrate.result import Reason, Refusal
 

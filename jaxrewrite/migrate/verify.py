@@ -7,14 +7,15 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 
-from jaxrewrite.engine import specs, splice
+from jaxrewrite.engine.edits import splice
+from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.analyze import analyze
-from jaxrewrite.engine.reading import Meaning, sorted_values, spell
-from jaxrewrite.engine.source import Source
-from jaxrewrite.engine.specs import has_spec
-from jaxrewrite.engine.specs.lists import meaning_of_values
-from jaxrewrite.engine.table import SpecKind
+from jaxrewrite.engine.read.reading import Meaning, sorted_values, spell
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.walk.specs import has_spec
+from jaxrewrite.engine.walk.specs.lists import meaning_of_values
+from jaxrewrite.engine.rulebook.table import SpecKind
 from jaxrewrite.migrate.plan import Plan, PlannedFunction
 from jaxrewrite.migrate.result import Migrated, Reason, Refusal, Refused, UseRecord
 

@@ -10,18 +10,18 @@ step (hook/pipeline.py's ``compile_rewritten``) and nothing else.
 Both give exactly ``rewrite_source``'s text (its code, byte for byte), or step aside: checked over
 the golden files and the corpus (tests/test_skeleton.py, tests/test_treecode.py) and at every
 import with ``JAXREWRITE_VERIFY_AST=1``. The analysis never imports this package; it knows only
-what an elided def is (engine/elided.py). Why keep it: benchmarks/bench_cold.py's realistic row
+what an elided def is (engine/read/elided.py). Why keep it: benchmarks/bench_cold.py's realistic row
 (docs/design.md has the figures).
 """
 
 from __future__ import annotations
 
-from jaxrewrite.engine import splice
+from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.analyze import collector_paused
 from jaxrewrite.engine.findings import analyze
 from jaxrewrite.engine.rewrite import checked_plan, notes
 from jaxrewrite.errors import Notes
-from jaxrewrite.engine.source import Source
+from jaxrewrite.engine.read.source import Source
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.header import Header
 from jaxrewrite.hook.fast import skeleton

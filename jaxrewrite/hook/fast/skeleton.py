@@ -7,7 +7,7 @@ printed text anyway, so its analysis can read a skeleton: the same text with eac
 replaced by ``...`` on its first line and blank lines after (every other line byte for byte the
 same, so every other node keeps its position), parsed in a fraction of the time.
 
-By construction, not by audit: each elided def is an ``ElidedDef`` (``ElidedAsyncDef``, engine/elided.py), whose
+By construction, not by audit: each elided def is an ``ElidedDef`` (``ElidedAsyncDef``, engine/read/elided.py), whose
 ``body``, ``end_lineno`` and ``end_col_offset`` parse the real body from the text on first read,
 at its own lines and columns, so whatever reads them gets what the full parse gives. The hot path
 reads ``first`` and ``last`` (the body's first and last lines) instead, and never needs to.
@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-from jaxrewrite.engine.elided import STRUCTURAL, elide
-from jaxrewrite.engine.lexed import MASKED_TOKEN, Unsure, mask
-from jaxrewrite.engine.source import lines_containing
+from jaxrewrite.engine.read.elided import STRUCTURAL, elide
+from jaxrewrite.engine.read.lexed import MASKED_TOKEN, Unsure, mask
+from jaxrewrite.engine.read.source import lines_containing
 
 #: Lines a skeleton cannot be read from: indentation with a tab or form feed.
 _ODD_INDENT = re.compile(r"(?:^|\n) *[\t\f]")

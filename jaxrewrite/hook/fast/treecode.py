@@ -23,7 +23,7 @@ import bisect
 from collections.abc import Sequence
 from functools import cached_property
 
-from jaxrewrite.engine import splice
+from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.analysis import Analysis, Registration, Use, UseKind
 from jaxrewrite.engine.analyze import collector_paused, keeping_tree
 from jaxrewrite.engine.findings import analyze

@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TypeVar, Union
 
-from jaxrewrite.engine import render
-from jaxrewrite.engine.plan import KEYWORDS, VALUE, WRAP_CLOSE, WRAP_OPEN
-from jaxrewrite.engine.splice import Edit
+from jaxrewrite.engine.edits import render
+from jaxrewrite.engine.read.literals import Value
+from jaxrewrite.engine.edits.plan import KEYWORDS, VALUE, WRAP_CLOSE, WRAP_OPEN
+from jaxrewrite.engine.edits.splice import Edit
 
 _LOAD = ast.Load()
 #: The wrapper's opening text, whose nodes are built below (``render.wrapper``'s spelling).
@@ -47,7 +48,7 @@ def _size(text: str) -> int:
 
 
 @lru_cache(maxsize=1024)
-def _layout(items: render.Value) -> tuple[tuple[tuple[object, int, int], ...], int] | None:
+def _layout(items: Value) -> tuple[tuple[tuple[object, int, int], ...], int] | None:
     """Each item of ``render.value(items)`` with its columns from the opening parenthesis, and
     the whole width; None for what this does not spell (a negative number, which parses as a
     unary minus; a nested tuple), or when the renderer spells it otherwise."""
@@ -68,7 +69,7 @@ def _layout(items: render.Value) -> tuple[tuple[tuple[object, int, int], ...], i
     return tuple(placed), _size(text)
 
 
-def _tuple(items: render.Value, line: int, col: int) -> ast.Tuple | None:
+def _tuple(items: Value, line: int, col: int) -> ast.Tuple | None:
     """``(1, 'n')`` at ``col`` (see ``_layout``)."""
     layout = _layout(items)
     if layout is None:
@@ -88,7 +89,7 @@ def _tuple(items: render.Value, line: int, col: int) -> ast.Tuple | None:
     )
 
 
-def _keywords(pairs: Sequence[tuple[str, render.Value]], line: int, col: int) -> list[ast.keyword] | None:
+def _keywords(pairs: Sequence[tuple[str, Value]], line: int, col: int) -> list[ast.keyword] | None:
     """``name=(...), ...`` starting at ``col`` (``render.keywords``' spelling)."""
     out = []
     pos = col

@@ -1,0 +1,77 @@
+"""Edits by string offset, applied in one pass: user text between edits is never touched."""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from dataclasses import dataclass, field
+
+from jaxrewrite.engine.read.source import source_lines
+
+
+@dataclass(frozen=True, order=True)
+class Edit:
+    """Replace ``text[start:end]`` (an insertion when start == end)."""
+
+    start: int
+    end: int
+    text: str
+    #: What ``text`` spells, as data, where its writer says (``plan.Made``): lets hook/fast/treecode.py
+    #: build the nodes without parsing the text again. Not part of the edit's identity.
+    made: object = field(default=None, compare=False, repr=False)
+
+
+def apply(text: str, edits: list[Edit]) -> str:
+    """Splice ``edits`` into ``text``; edits must not overlap (insertions at one point keep order)."""
+    if not edits:
+        return text
+    out: list[str] = []
+    pos = 0
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        if edit.start < pos:
+            raise AssertionError(f"jaxrewrite internal error: overlapping edits at offset {edit.start}")
+        out.append(text[pos : edit.start])
+        out.append(edit.text)
+        pos = edit.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def replace(text: str, start: int, end: int, new: str) -> Edit:
+    """Replace a span with single-line ``new``, keeping its line breaks and comments in place.
+
+    Line numbers must never move, so a replaced multi-line span keeps every line break, each
+    comment stays on its line, and ``new`` goes on the span's last line at that line's indent.
+    """
+    old = text[start:end]
+    lines = source_lines(old)
+    if len(lines) <= 1:
+        return Edit(start, end, new)
+    comments = comments_by_line(old)
+    pieces = []
+    for index, line in enumerate(lines[:-1]):
+        comment = comments.get(index)
+        ending = line[len(line.rstrip("\r\n")) :]
+        pieces.append(("  " + comment if comment else "") + ending)
+    last = lines[-1]
+    pieces.append(last[: len(last) - len(last.lstrip(" \t"))] + new)
+    return Edit(start, end, "".join(pieces))
+
+
+def comments_by_line(fragment: str) -> dict[int, str]:
+    """Comments inside an expression fragment, by 0-based line within the fragment (one
+    tokenizer for the rewrite and migrate)."""
+    found: dict[int, str] = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO("(" + fragment + "\n)").readline):
+            if tok.type == tokenize.COMMENT:
+                found[tok.start[0] - 1] = tok.string
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return found
+
+
+def comments(fragment: str) -> list[str]:
+    """The comments of a fragment in order (a ``#`` inside a string is none): migrate keeps those
+    of what it deletes, and leaves an import with a comment alone."""
+    return list(comments_by_line(fragment).values()) if "#" in fragment else []

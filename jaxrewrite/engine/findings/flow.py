@@ -1,0 +1,268 @@
+"""Concreteness through one function body (JR006): which expressions hold traced values.
+
+Each value is ``ARRAY`` (surely a tracer, or the operation making it raises), ``TREE`` (a traced
+argument of unknown structure: its leaves are tracers, so no Python number can come of it), a
+``Tree`` (a traced pytree of a class the module defines: the state of each field, ``engine.findings.trees``)
+or ``None`` (concrete or unknown: silent). Sources are the seeds (a traced parameter); values flow
+through assignments (a name is traced only when every binding of it is), arithmetic, containers,
+subscripts, attributes of arrays (not ``.shape``/``.ndim``/``.dtype``/``.size``) and of Trees (their
+fields), calls of JAX's array functions, inner transforms, and calls of the module's own functions
+and of the def's inner functions (``returns``).
+Flow-insensitive on purpose: a name rebound anywhere to a concrete value stays unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from jaxrewrite.engine.read.nodes import child_nodes, walk
+from jaxrewrite.engine.rulebook.table import TRACED_AGAIN
+
+ARRAY = "array"
+TREE = "tree"
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A traced instance of a pytree class of the module: each field's state (a static field's is
+    None). Its parts other than by attribute (an index, an unpacked element) are ``TREE``."""
+
+    name: str
+    fields: tuple[tuple[str, State], ...]
+    #: How the class's own library makes a field static (the fix a finding names).
+    static: str = ""
+    #: Read by key (a TypedDict: ``cfg["n"]``) or by index too (a NamedTuple: ``s[0]``), not by attribute.
+    keyed: str = ""
+    #: The class's own methods and properties, by name: (``"method"``/``"property"``, the def).
+    members: tuple[tuple[str, str, ast.FunctionDef], ...] = ()
+
+    def member(self, name: str) -> tuple[str, ast.FunctionDef] | None:
+        return next(((kind, node) for n, kind, node in self.members if n == name), None)
+
+    def field(self, name: str) -> State:
+        return None if self.keyed == "dict" else dict(self.fields).get(name)
+
+    def item(self, key: str | int) -> State:
+        """The part ``tree[key]`` of a TypedDict (by name) or a NamedTuple (by index)."""
+        if self.keyed == "dict" and isinstance(key, str):
+            return dict(self.fields).get(key)
+        count = len(self.fields)
+        if self.keyed == "tuple" and isinstance(key, int) and not isinstance(key, bool) and -count <= key < count:
+            return self.fields[key][1]
+        return TREE
+
+
+State = str | Tree | None
+_TOP = "top"  # not yet known during the fixed point
+
+#: Attributes of an array that are Python values under tracing.
+CONCRETE_ATTRS = frozenset({"shape", "ndim", "dtype", "size", "aval", "sharding", "weak_type", "itemsize", "nbytes"})
+#: Array functions of JAX that return Python values (shapes, dtypes, predicates on types).
+_CONCRETE_RESULTS = frozenset(
+    {"shape", "ndim", "size", "result_type", "iscomplexobj", "isrealobj", "isscalar", "issubdtype", "isdtype",
+     "promote_types", "can_cast", "finfo", "iinfo", "dtype", "typeof", "broadcast_shapes", "get_printoptions"}
+)
+_ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "jax.scipy.")
+_ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+_EQUALITY = (ast.Eq, ast.NotEq)
+
+Resolve = Callable[[ast.expr], "str | None"]
+Sources = dict[str, list[tuple[str, "ast.expr | None"]]]
+#: The state a call of one of the module's own functions returns, given its arguments' states
+#: (or, given an attribute, what a property of a ``Tree`` returns).
+Returns = Callable[[ast.Call | ast.Attribute, "Flow"], State]
+
+
+def meet(a: State, b: State) -> State:
+    if a == _TOP:
+        return b
+    if b == _TOP:
+        return a
+    if a is None or b is None:
+        return None
+    return a if a == b else TREE
+
+
+def whole(state: State) -> State:
+    """A part of a value of this state other than a named field: a Tree's parts are trees."""
+    return TREE if isinstance(state, Tree) else state
+
+
+def number(expr: ast.expr) -> bool:
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+        expr = expr.operand
+    return isinstance(expr, ast.Constant) and type(expr.value) in (int, float, complex)
+
+
+class Flow:
+    """The states of one def's names, given the states of some of its parameters."""
+
+    def __init__(self, sources: Sources, seeds: dict[str, State], resolve: Resolve, returns: Returns | None = None):
+        self.resolve = resolve
+        self.returns = returns
+        self.names: dict[str, State] = {}
+        self.names = {name: _TOP for name in sources}
+        self.names.update(seeds)
+        for _ in range(8):
+            changed = False
+            for name, found in sources.items():
+                state: State = seeds.get(name, _TOP)
+                for how, expr in found:
+                    state = meet(state, self._source(how, expr))
+                if state != self.names[name]:
+                    self.names[name], changed = state, True
+            if not changed:
+                break
+        self.names = {k: (None if v == _TOP else v) for k, v in self.names.items()}
+
+    def _source(self, how: str, expr: ast.expr | None) -> State:
+        if expr is None:
+            return None
+        state = self.state(expr)
+        if how == "iter":  # iterating a tracer gives tracers; iterating a container, anything
+            return ARRAY if state == ARRAY else None
+        return whole(state) if how == "part" else state
+
+    def traced(self, expr: ast.expr) -> bool:
+        state = self.state(expr)
+        return state is not None and state != _TOP
+
+    def state(self, expr: ast.expr) -> State:
+        if isinstance(expr, ast.Name):
+            return self.names.get(expr.id)
+        if isinstance(expr, (ast.Starred, ast.NamedExpr)):
+            return self.state(expr.value)
+        if isinstance(expr, ast.BinOp):
+            if isinstance(expr.op, ast.Mod) and isinstance(expr.left, (ast.Constant, ast.JoinedStr)):
+                return None  # "%d" % x formats, it does not compute
+            left, right = self.state(expr.left), self.state(expr.right)
+            if ARRAY in (left, right):
+                return ARRAY
+            return TREE if TREE in (left, right) else None
+        if isinstance(expr, ast.UnaryOp):
+            return None if isinstance(expr.op, ast.Not) else self.state(expr.operand)
+        if isinstance(expr, ast.Compare):
+            return self._compare(expr)
+        if isinstance(expr, ast.BoolOp):
+            *first, last = expr.values
+            return ARRAY if all(isinstance(v, ast.Constant) for v in first) and self.state(last) == ARRAY else None
+        if isinstance(expr, ast.IfExp):
+            return meet(self.state(expr.body), self.state(expr.orelse))
+        if isinstance(expr, ast.Subscript):
+            value = self.state(expr.value)
+            key = expr.slice.value if isinstance(expr.slice, ast.Constant) else None
+            if isinstance(value, Tree) and value.keyed and isinstance(key, (str, int)):
+                return value.item(key)
+            return whole(value)
+        if isinstance(expr, ast.Attribute):
+            value = self.state(expr.value)
+            if isinstance(value, Tree):
+                found = value.member(expr.attr)
+                if found is not None and found[0] == "property" and self.returns is not None:
+                    return self.returns(expr, self)
+                return value.field(expr.attr)
+            return value if value == ARRAY and expr.attr not in CONCRETE_ATTRS else None
+        if isinstance(expr, (ast.Tuple, ast.List)):
+            return TREE if any(self.traced(e) for e in expr.elts) else None
+        if isinstance(expr, ast.Call):
+            return self._call(expr)
+        return None
+
+    def _compare(self, cmp: ast.Compare) -> State:
+        operands = [cmp.left, *cmp.comparators]
+        states = [self.state(o) for o in operands]
+        if all(s is None for s in states) or any(s == _TOP for s in states):
+            return None
+        plain = all(s is not None or number(o) for o, s in zip(operands, states))
+        if all(isinstance(op, _ORDERING) for op in cmp.ops) and plain:
+            return ARRAY  # an ordering of a traced value with numbers: a tracer, or a TypeError
+        if all(isinstance(op, _ORDERING + _EQUALITY) for op in cmp.ops) and plain and ARRAY in states:
+            return ARRAY
+        return None
+
+    def _call(self, call: ast.Call) -> State:
+        func = call.func
+        if isinstance(func, ast.Call):
+            inner = self.resolve(func.func) or ""
+            return TREE if inner in TRACED_AGAIN else None
+        if isinstance(func, ast.Attribute) and self.state(func.value) == ARRAY:
+            return None if func.attr in ("item", "tolist", "__index__", "__int__", "__bool__") else ARRAY
+        name = self.resolve(func)
+        if name is not None:
+            if not name.startswith(_ARRAY_MODULES) or name.rpartition(".")[2] in _CONCRETE_RESULTS:
+                return None
+            args = [*call.args, *(k.value for k in call.keywords)]
+            return ARRAY if any(self.traced(a) for a in args) else None
+        if self.returns is not None and isinstance(func, ast.Name) and func.id not in self.names:
+            return self.returns(call, self)
+        if self.returns is not None and isinstance(self.state(func.value if isinstance(func, ast.Attribute) else func), Tree):
+            return self.returns(call, self)  # a method of a traced pytree
+        return None
+
+
+def sources(body: list[ast.stmt]) -> Sources:
+    """Each name a body binds, with how and from what (read once per def, shared by its flows)."""
+    out: Sources = {}
+    for stmt in body:
+        for name, how, expr in _bindings(stmt):
+            out.setdefault(name, []).append((how, expr))
+    return out
+
+
+def _bindings(stmt: ast.stmt) -> Iterator[tuple[str, str, ast.expr | None]]:
+    """(name, how, value) for each binding the statement makes in its own scope."""
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node.name, "opaque", None
+            continue
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                yield from _targets(target, "value", node.value)
+            stack.extend(t for t in node.targets if not isinstance(t, (ast.Name, ast.Tuple, ast.List)))
+            stack.append(node.value)
+            continue
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            yield node.target.id, "value", ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value)
+            stack.append(node.value)
+            continue
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            yield node.target.id, "value", node.value
+            stack.extend([node.value] if node.value is not None else [])
+            continue
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            yield from _targets(node.target, "iter", node.iter)
+            stack.extend([node.iter, *node.body, *node.orelse])
+            continue
+        if isinstance(node, ast.NamedExpr):
+            yield node.target.id, "value", node.value
+            stack.append(node.value)
+            continue
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            yield node.id, "opaque", None  # with-as, del, and whatever else stores it
+        elif isinstance(node, ast.alias):
+            yield (node.asname or node.name).partition(".")[0], "opaque", None
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            yield from ((n, "opaque", None) for n in node.names)
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+            yield node.name, "opaque", None
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            yield node.rest, "opaque", None
+        stack.extend(child_nodes(node))
+
+
+def _targets(target: ast.expr, how: str, value: ast.expr) -> Iterator[tuple[str, str, ast.expr | None]]:
+    """Unpacking keeps the state (the parts of a tracer are tracers; of a tree, trees)."""
+    if isinstance(target, ast.Name):
+        yield target.id, how, value
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            if isinstance(elt, ast.Starred):
+                yield from ((n.id, "opaque", None) for n in walk(elt) if isinstance(n, ast.Name))
+            else:
+                yield from _targets(elt, "part" if how == "value" else how, value)

@@ -1,0 +1,415 @@
+"""JR013: a transform of the table applied here to a def imported from another module, whose
+parameters are marked there.
+
+jaxrewrite reads one module at a time: the import hook rewrites ``jax.jit(f)`` from this
+module's text alone, so where ``f`` comes from ``from mymod import f`` its Static parameters
+get no keywords here and are traced, with no word at import time. ``check`` can read the other
+module (its ``ImportReader``, as the ledger's JR009 does), so it says so at the use, with the
+keywords to write. Only a def it finds marked is reported: an imported name it cannot read is
+most often no marked def at all, and the marker's own module reports what it can (JR002).
+
+Pure: it reads the Analysis, the live scopes and the other modules' text, and adds findings.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from jaxrewrite.engine.edits import render
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.walk import specs
+from jaxrewrite.engine.analysis import Analysis, TreePass, needs_edit
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.read.filters import FAST
+from jaxrewrite.engine.read.elsewhere import ImportReader, library, read_module
+from jaxrewrite.engine.read.recognise import TransformRef, bound_keywords, classify
+from jaxrewrite.engine.read.resolve import MAX_DEPTH
+from jaxrewrite.engine.read.scopes import Assigned, Defined, Imported, Opaque, Scope, ScopeTree, Site, build_scopes
+from jaxrewrite.engine.read.signature import Signature, read_signature
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.read.lexed import any_word
+from jaxrewrite.engine.rulebook.table import FAMILIES
+from jaxrewrite.engine.read.wrappers import calls_and_aliases, peel
+from jaxrewrite.errors import RewriteError
+
+if TYPE_CHECKING:
+    from jaxrewrite.engine.analyze import Analyzer
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+#: A module's marked module-level defs: name -> (the def, its signature).
+MarkedDefs = dict[str, tuple[Function, Signature]]
+#: Names bound by imports of modules that may hold markers: name -> {the import's line: (module,
+#: level, the attribute it names, or None for a module itself)}.
+Origins = dict[str, dict[int, tuple[str, int, str | None]]]
+
+#: The names of the table's transforms, each a whole word (a row is found by a name's last
+#: segment): a module that names none applies none (``classify`` resolves only names spelled in
+#: the module). Whole words: numpy's ``gradient`` names no ``grad``.
+_TABLE_NAMES = tuple(sorted({name.rpartition(".")[2] for rows in FAMILIES.values() for name in rows}))
+#: Bytes are read as the pattern reads them (``lexed.any_word`` reads text, at twice its speed).
+_NAMED_BYTES = re.compile((r"\b(?:" + "|".join(_TABLE_NAMES) + r")\b").encode())
+
+
+#: An import statement: the modules it names (a superset: strings and comments count too, and
+#: ``:`` or ``;`` may start a statement). A line starts after a "\\n" (the text is read with one
+#: before it): a pattern that starts with a character class is searched at C speed, where ``^``
+#: in multiline mode is tried at every offset (twice the time over jax's source).
+_IMPORTS = r"[\n;:][ \t]*(?:from[ \t]+(\.+[\w.]*|[\w.]+)[ \t]+import\b|import[ \t]+((?:[\w. \t,]|\\\r?\n)+))"
+_IMPORT_TEXT = re.compile(_IMPORTS)
+
+
+def may_apply_imported(text: str) -> bool:
+    """Cheap pre-filter: False means ``imported_uses`` finds nothing in ``text``: no transform of
+    the table is named, or every module imported is one that holds no markers (jax's, numpy's,
+    the standard library's...)."""
+    if not any_word(text, _TABLE_NAMES):
+        return False
+    found = _IMPORT_TEXT.finditer("\n" + text)
+    return any(not library(name) for match in found for name in _names(match.group(1), match.group(2)))
+
+
+def may_apply_imported_bytes(data: bytes) -> bool:
+    return _NAMED_BYTES.search(data) is not None and may_apply_imported(data.decode("utf-8", "replace"))
+
+
+def _names(source: str | None, listed: str | None) -> list[str]:
+    """``from source import``, or the modules of ``import a, b as c``."""
+    if source is not None:
+        return [source]
+    parts = (part.replace("\\", " ").split() for part in (listed or "").split(","))
+    return [words[0] for words in parts if words]
+
+
+def imported_pass(reader: ImportReader) -> TreePass:
+    """``imported_uses`` as a finding pass (``engine.findings``; ``check`` runs it alone on a module
+    that names no jaxrewrite)."""
+
+    def run(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Analyzer) -> None:
+        imported_uses(result, scopes, module, reader)
+
+    return run
+
+
+def imported_uses(result: Analysis, scopes: ScopeTree, module: ast.Module, reader: ImportReader) -> None:
+    """JR013 at each transform call whose function is a marked def of another module."""
+    origins = _origins(module)
+    if not origins:
+        return
+    found = list(_findings(result.source, scopes, origins, reader))
+    if found:
+        result.diagnostics.extend(found)
+        result.diagnostics.sort(key=lambda d: (d.line, d.col))
+
+
+def _origins(module: ast.Module) -> Origins:
+    """The names this module imports from modules that may hold markers (not libraries)."""
+    out: Origins = {}
+    for node in _statements(module.body):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 0 and library(node.module or ""):
+                continue
+            for alias in node.names:
+                if alias.name != "*":
+                    out.setdefault(alias.asname or alias.name, {})[node.lineno] = (node.module or "", node.level, alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if not library(alias.name):
+                    # ``import a.b`` binds ``a``; ``import a.b as m`` binds ``m`` to ``a.b``
+                    name = alias.asname or alias.name.partition(".")[0]
+                    out.setdefault(name, {})[node.lineno] = (alias.name if alias.asname else name, 0, None)
+    return out
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement, nested ones too, without walking into expressions (imports are statements)."""
+    pending = list(reversed(body))
+    while pending:
+        stmt = pending.pop()
+        yield stmt
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list):
+                pending.extend(reversed(block))  # handlers and cases: their bodies are walked in turn
+
+
+def _findings(src: Source, scopes: ScopeTree, origins: Origins, reader: ImportReader) -> Iterator[Diagnostic]:
+    modules = _Modules(reader)
+    # The calls with an imported name as a first argument, found by a text search first (as the
+    # walk finds those of the module's own defs): a nest's inner call names it too; and those
+    # naming what is assigned from one (``step = mymod.f``, ``fast = jax.jit(f)``).
+    for call, scope, site in calls_and_aliases(sorted(origins), scopes, src, FAST, attributes=True):
+        if not call.args or isinstance(call.args[0], ast.Starred):
+            continue
+        ref = classify(call.func, scope)
+        if ref is None:
+            continue
+        said: set[str] = set()
+        for (module, level, name), where in _targets(call.args[0], scope, site, origins):
+            found = modules.find(module, level, name)
+            if found is None:
+                continue
+            finding = _finding(src, call, where, ref, *found)
+            if finding is not None and finding.message not in said:
+                said.add(finding.message)
+                yield finding
+
+
+#: An import a name may stand for: (module, level, the attributes below it, empty for the
+#: module itself).
+Reach = tuple[str, int, tuple[str, ...]]
+
+
+def _targets(
+    arg: ast.expr, scope: Scope, site: Site, origins: Origins
+) -> list[tuple[tuple[str, int, str], ast.expr]]:
+    """The (module, level, name) of each imported def a transform's argument may name (through
+    the transforms and wrappers ``peel`` sees through, and names assigned from such imports,
+    read as the rewrite reads a def's names), with the expression that names it."""
+    inner, _ = peel(arg, scope)
+    base, path = _attributes(inner)
+    if base is None:
+        return []
+    out = []
+    for module, level, parts in _reaches(base, scope, site, origins, 0, {}):
+        names = [*parts, *path]  # ``import pkg`` binds a module (``pkg.mod.f``); ``from pkg import x``
+        if names:  # the def itself, or a module holding it (``x.f``)
+            out.append(((".".join([module, *names[:-1]] if module else names[:-1]), level, names[-1]), inner))
+    return out
+
+
+def _attributes(expr: ast.expr) -> tuple[str | None, list[str]]:
+    """``pkg.mod.f``: the name ``pkg``, then ``mod`` and ``f``; None where the base is no name."""
+    path: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        path.insert(0, expr.attr)
+        expr = expr.value
+    return (expr.id if isinstance(expr, ast.Name) else None), path
+
+
+def _reaches(
+    name: str, scope: Scope, site: Site, origins: Origins, depth: int, memo: dict[tuple[str, int, Site, int], list[Reach]]
+) -> list[Reach]:
+    """The imports ``name`` may stand for where it is read (``site``, in ``scope``): each of its
+    bindings seen there that is an import of a module that may hold markers (the binding's own
+    line says which: a parameter or a local of the same name, or an import of a library, is
+    none), or an assignment from one (``step = f``, ``m = mymod``, ``fast = jax.jit(f)``),
+    followed as the rewrite follows its own defs' names, ``MAX_DEPTH`` assignments in a row.
+    ``memo``: each (name, scope, site, depth) read once, so that names bound two ways at every
+    link (``if c: a1 = a0`` / ``else: a1 = a0``...) cost links, not 2**links."""
+    if depth > MAX_DEPTH:
+        return []
+    key = (name, id(scope), site, depth)
+    known = memo.get(key)
+    if known is not None:
+        return known
+    out: list[Reach] = []
+    memo[key] = out
+    found = scope.lookup(name)
+    if found is None:
+        return out
+    bindings, where = found
+    seen = {id(b) for b in (where.bindings_seen_at(name, site) if where is scope else bindings) or ()}
+    for index, binding in enumerate(bindings):
+        if id(binding) not in seen:
+            continue
+        at = where.sites[name][index]
+        if isinstance(binding, (Imported, Opaque)):
+            origin = origins.get(name, {}).get(at[0])
+            if origin is not None:
+                module, level, attribute = origin
+                out.append((module, level, () if attribute is None else (attribute,)))
+        elif isinstance(binding, Assigned) and not binding.type_statement:
+            base, path = _attributes(peel(binding.value, binding.scope)[0])
+            if base is not None:
+                for module, level, parts in _reaches(base, binding.scope, at, origins, depth + 1, memo):
+                    out.append((module, level, (*parts, *path)))
+    return out
+
+
+#: A module by its name and level, seen from the checked file (level 0: absolute).
+Where = tuple[str, int]
+
+
+class _Modules:
+    """The other modules read so far: their marked module-level defs, and the names they import
+    themselves (a package's ``__init__`` re-exporting ``from .impl import f``), followed to the
+    def. Each module read once."""
+
+    def __init__(self, reader: ImportReader) -> None:
+        self.reader = reader
+        self.read: dict[Where, tuple[MarkedDefs, dict[str, list[tuple[str, int, str]]]] | None] = {}
+
+    def find(self, module: str, level: int, name: str) -> tuple[str, int, Function, Signature] | None:
+        """The marked def ``name`` of ``module`` is, through re-exports: (its module, level, the
+        def, its signature); None where it is no marked def, or cannot be read."""
+        key: tuple[str, int, str] | None = (module, level, name)
+        seen: set[tuple[str, int, str]] = set()
+        while key is not None and key not in seen:  # a loop of re-exports ends
+            seen.add(key)
+            module, level, name = key
+            known = self.module(module, level)
+            if known is None:
+                return None
+            marked, reexports = known
+            if name in marked:
+                return (module, level, *marked[name])
+            # Where a relative re-export leads depends on whether this module is a package:
+            # the first reading whose module can be read, the package's first (a module file
+            # has no submodules).
+            key = next((c for c in reexports.get(name, []) if self.module(c[0], c[1]) is not None), None)
+        return None
+
+    def module(self, module: str, level: int) -> tuple[MarkedDefs, dict[str, list[tuple[str, int, str]]]] | None:
+        key = (module, level)
+        if key not in self.read:
+            self.read[key] = _read_module(self.reader, module, level)
+        return self.read[key]
+
+
+def _read_module(
+    reader: ImportReader, module: str, level: int
+) -> tuple[MarkedDefs, dict[str, list[tuple[str, int, str]]]] | None:
+    """A module's marked module-level defs, and its module-level names bound by an import of a
+    module that may hold markers, each with where it leads; None when it cannot be read. Names
+    assigned one of these as it is (``step = f``, ``f = impl.f`` after ``from . import impl``)
+    count as what they name; a transform of one (``fast = jax.jit(f)``) is transformed there, no
+    def. A name bound more than once there is left out (which binding is imported cannot be told)."""
+    read = read_module(reader, module, level)
+    if read is None:
+        return None
+    text, tree = read
+    other = Source(text, f"{'.' * level}{module}")
+    marked: MarkedDefs = {}
+    reexports: dict[str, list[tuple[str, int, str]]] = {}
+    scopes = build_scopes(tree, text, defer=False)
+    assigned: dict[str, tuple[str, list[str]]] = {}
+    modules: dict[str, str] = {}
+    try:
+        imports: dict[int, list[ast.ImportFrom]] = {}
+        for stmt in tree.body:
+            if isinstance(stmt, ast.ImportFrom):
+                imports.setdefault(stmt.lineno, []).append(stmt)
+        for name, bindings in scopes.module.bindings.items():
+            if len(bindings) != 1:
+                continue
+            binding = bindings[0]
+            if isinstance(binding, Assigned):
+                base, path = _attributes(binding.value)
+                if base is not None and not binding.type_statement:
+                    assigned[name] = (base, path)
+                continue
+            if isinstance(binding, Defined):
+                try:
+                    sig = read_signature(binding.node, scopes.module, other, None)
+                except RewriteError:
+                    continue  # refused there: its own module says so
+                if sig.has_markers:
+                    marked[name] = (binding.node, sig)
+                continue
+            found = [
+                (node, alias)
+                for node in imports.get(scopes.module.sites[name][0][0], [])
+                for alias in node.names
+                if (alias.asname or alias.name) == name
+            ]
+            if len(found) != 1:
+                if isinstance(binding, Imported) and not library(binding.qualname):
+                    modules[name] = binding.qualname  # ``import a.b as m``: a module, read by its attributes
+                continue  # not bound by one import of its line
+            node, alias = found[0]
+            if node.level == 0 and library(node.module or ""):
+                continue
+            if node.level == 0:
+                reexports[name] = [(node.module or "", 0, alias.name)]
+            else:
+                reexports[name] = [
+                    (*where, alias.name)
+                    for package in (True, False)
+                    for where in [_relative(module, level, package, node.module or "", node.level)]
+                    if where is not None
+                ]
+        _follow_assigned(assigned, marked, reexports, modules)
+    except RecursionError:
+        return None
+    finally:
+        scopes.release()
+    return marked, reexports
+
+
+def _follow_assigned(
+    assigned: dict[str, tuple[str, list[str]]],
+    marked: MarkedDefs,
+    reexports: dict[str, list[tuple[str, int, str]]],
+    modules: dict[str, str],
+) -> None:
+    """Give each name assigned as it is (``step = f``, ``f = impl.f``) what it names: a marked
+    def, or where a re-export leads, the attributes below an imported module named in full;
+    chains in any order, each name settled once."""
+    changed = True
+    while changed:
+        changed = False
+        for name, (base, path) in assigned.items():
+            if name in marked or name in reexports:
+                continue
+            if base in marked and not path:
+                marked[name] = marked[base]
+            elif base in reexports:
+                reexports[name] = [
+                    (".".join(part for part in (module, attribute, *path[:-1]) if part), level, path[-1])
+                    if path
+                    else (module, level, attribute)
+                    for module, level, attribute in reexports[base]
+                ]
+            elif base in modules and path:
+                reexports[name] = [(".".join([modules[base], *path[:-1]]), 0, path[-1])]
+            else:
+                continue
+            changed = True
+
+
+def _relative(module: str, level: int, package: bool, target: str, steps: int) -> Where | None:
+    """``from <steps dots><target> import`` inside ``module`` (seen from the checked file at
+    ``level``), as seen from the checked file; ``package``: ``module`` is a package's
+    ``__init__`` (its own folder is the first dot), else a module file (its folder is)."""
+    parts = module.split(".") if module else []
+    up = steps - 1 if package else steps
+    for _ in range(up):
+        if parts:
+            parts.pop()
+        elif level == 0:
+            return None  # above a top-level package
+        else:
+            level += 1
+    parts += target.split(".") if target else []
+    if not parts:
+        return None
+    return ".".join(parts), level
+
+
+def _finding(
+    src: Source, call: ast.Call, where: ast.expr, ref: TransformRef, module: str, level: int, func: Function, sig: Signature
+) -> Diagnostic | None:
+    marked = [p.name for p in sig.params if p.markers]
+    spelled = f"{'.' * level}{module}"
+    what = (
+        f"the Static/NoDiff parameters of {func.name!r} ({', '.join(map(repr, marked))}, marked in {spelled}) are "
+        f"not applied by {ast.unparse(call.func)!r} here: jaxrewrite reads one module at a time, so a transform "
+        f"of an imported def gets no keywords"
+    )
+    try:
+        written = ref.keywords + bound_keywords(call, ref.transform.positional, ref.transform.name, src)
+        values = specs.complete(TransformRef(ref.transform, written, ref.factory), sig, src, call, False, at_call=True)
+    except RewriteError as err:
+        # What the walk would refuse for a def of this module (JR121: a NoDiff in argnums...):
+        # the import of this module cannot see it, so it is said here.
+        reason = getattr(err, "message", None) or str(err)
+        return Diagnostic.at(src, where, rules.IMPORTED_DEF, "refused", what=what, reason=reason)
+    if not needs_edit(values):
+        return None  # nothing it reads is marked, or the call already says it
+    assert values is not None
+    keywords = render.keywords(tuple((k, v) for k, v, node in values if node is None))
+    return Diagnostic.at(src, where, rules.IMPORTED_DEF, what=what, spelled=spelled, keywords=keywords)

@@ -1,0 +1,537 @@
+"""The ledger: every Static/NoDiff marker of a module, and what became of it.
+
+Never silent, by construction. Every marker occurrence the source holds (a parameter's
+annotation, a class field, a type alias, a variable annotation, a name imported from a module
+the engine cannot follow) is one entry, and after the analysis each entry is in exactly one
+state: **applied** (a use or registration of the analysis reads it), **refused** (a RewriteError
+at it, or at a use of its def or class), or **reported** (a finding at it). An entry that is
+neither applied nor refused nor covered by an existing finding gets one here (JR008, JR009), so
+a marker can do nothing only with a word at its line: all marks, less those a use consumed,
+less those a finding speaks for. By identity, never by line: a finding speaks for the markers of
+the def header, class or statement it was raised in (``Diagnostic.about``). Pure: it reads the
+Analysis, the live scopes and the walk's own records (``Analyzer``), and adds findings.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State, TreePass
+from jaxrewrite.engine.read.classes import functional_entries
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.read.elided import ELIDED, body_line
+from jaxrewrite.engine.read.elsewhere import Elsewhere, ImportReader
+from jaxrewrite.engine.read.fields import field_function, form_of
+from jaxrewrite.engine.read.markindex import index_of, is_container_call, may_mark
+from jaxrewrite.engine.read.recognise import classify
+from jaxrewrite.engine.read.resolve import parse_string, qualname
+from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope, ScopeTree, own_expressions
+from jaxrewrite.engine.read.source import Source, lines_containing
+from jaxrewrite.engine.rulebook.table import EITHER_FORM, Mark
+from jaxrewrite.errors import RewriteError
+
+if TYPE_CHECKING:
+    from jaxrewrite.engine.analyze import Analyzer
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+
+@dataclass
+class _Site:
+    kind: EntryKind
+    name: str
+    node: ast.AST
+    #: The def of a parameter, the class of a field: what errors at its uses refuse.
+    owner: ast.AST | None
+    #: The aliases the annotation reaches, by their values' ids (so an alias ends as its uses end).
+    aliases: set[int]
+    #: The markers the annotation spells, as written (``Static[T]``, ``STATIC`` in metadata...).
+    marks: frozenset[Mark]
+    reason: str = ""
+    #: For an IMPORTED entry, the reason it is one (the imported name as written).
+    imported_from: str = ""
+    #: For an ALIAS entry, its value's id: what ``aliases`` of the annotations using it hold.
+    value: int | None = None
+    #: For a PARAMETER, whether the signature reader found its marks (the outermost annotation).
+    outermost: bool = False
+
+
+# -- finding the markers of one expression --------------------------------------------------------
+
+
+# -- collecting the sites -----------------------------------------------------------------------
+
+
+class _Collector:
+    def __init__(
+        self, scopes: ScopeTree, walk: Analyzer, reader: ImportReader | None, src: Source, imports: bool = True
+    ) -> None:
+        self.def_scopes = {id(func): scope for func, scope in scopes.defs}
+        self.class_scopes = {id(d.node): d.body for d, _ in scopes.classes}
+        self.walk = walk
+        self.src = src
+        self.sites: list[_Site] = []
+        #: Whether names imported from other modules are asked for (JR009; not by the import hook).
+        self.imports = imports
+        index = self.index = index_of(scopes)
+        # The index, not ``self``: a collector in a cycle would keep the tree alive past its release.
+        self.elsewhere = Elsewhere(reader, lambda expr, scope: bool(index.mentions(expr, scope, set())))
+        self.statements = scopes.statements
+        self._called: set[str] | None = None
+        #: The prefilter's names (``MarkIndex.names``): an expression naming none of them spells
+        #: no marker, so the ledger reads only those that do (the hook's cold path runs it).
+        self.names = self.index.names
+        #: The lines that hold one of them (a text search: a superset).
+        self.lines = lines_containing(src.text, src.line_starts, self.names)
+
+    def may(self, first: int, last: int) -> bool:
+        """Whether any of lines ``first`` to ``last`` holds a name that may spell a marker."""
+        at = bisect.bisect_left(self.lines, first)
+        return at < len(self.lines) and self.lines[at] <= last
+
+    def mentions(self, expr: ast.AST | None, scope: Scope, aliases: set[int]) -> frozenset[Mark]:
+        first = getattr(expr, "lineno", None)
+        if first is not None and not self.may(first, getattr(expr, "end_lineno", None) or first):
+            return frozenset()
+        if not may_mark(expr, self.names):
+            return frozenset()
+        return self.index.mentions(expr, scope, aliases)
+
+    def body(self, stmts: list[ast.stmt], scope: Scope, in_class: ast.ClassDef | None = None) -> None:
+        for stmt in stmts:
+            self.statement(stmt, scope, in_class)
+
+    def statement(self, stmt: ast.stmt, scope: Scope, in_class: ast.ClassDef | None) -> None:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            self.elsewhere.note(stmt)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.function(stmt, self.def_scopes.get(id(stmt), scope))
+        elif isinstance(stmt, ast.ClassDef):
+            body = self.class_scopes.get(id(stmt), scope)
+            self.body(stmt.body, body, stmt)
+        elif isinstance(stmt, ast.AnnAssign):
+            self.annotated(stmt, scope, in_class)
+        elif isinstance(stmt, ast.Assign):
+            self.assigned(stmt, stmt.value, scope)
+        elif type(stmt).__name__ == "TypeAlias":  # Python 3.12 ``type X = ...``
+            type_alias: Any = stmt  # ast.TypeAlias exists from Python 3.12 on only
+            self.alias(stmt, type_alias.name, type_alias.value, scope)
+        else:
+            for name in ("body", "orelse", "finalbody"):
+                block = getattr(stmt, name, None)
+                if isinstance(block, list):
+                    self.body([s for s in block if isinstance(s, ast.stmt)], scope, in_class)
+            for handler in getattr(stmt, "handlers", []):
+                self.body(handler.body, scope, in_class)
+            for case in getattr(stmt, "cases", []):
+                self.body(case.body, scope, in_class)
+
+    def function(self, func: Function, scope: Scope) -> None:
+        args = func.args
+        every = [*args.posonlyargs, *args.args, *([args.vararg] if args.vararg else []), *args.kwonlyargs]
+        every += [args.kwarg] if args.kwarg else []
+        if not self.imports and not self.may(func.lineno, body_line(func) - 1):
+            every = []  # no marker in the signature, and imported names are not asked for (JR009)
+        for arg in every:
+            if arg.annotation is None:
+                continue
+            aliases: set[int] = set()
+            # What the signature reader found, read once; the aliases it went through are read
+            # again only if the module has an alias entry for them to settle (``build``).
+            read = self.index.read.get(id(arg.annotation))
+            marks = read or self.mentions(arg.annotation, scope, aliases)
+            name = f"{func.name}.{arg.arg}"
+            if marks:
+                self.sites.append(_Site(EntryKind.PARAMETER, name, arg, func, aliases, marks, outermost=bool(read)))
+            elif self.imports:
+                self.imported(arg, arg.annotation, scope, name, func)
+        if func.returns is not None:
+            aliases = set()
+            if self.mentions(func.returns, scope, aliases):
+                self.sites.append(
+                    _Site(EntryKind.VARIABLE, f"{func.name} return", func.returns, func, aliases, frozenset(),
+                          "a marker on a return annotation does nothing: only parameters and pytree class "
+                          "fields are read")
+                )
+        # The body runs in the def's own scope; names there resolve mostly to the module's. An
+        # elided body (engine/read/elided.py: no def, class or decorator in it) that names no marker
+        # holds nothing the ledger counts: it is left unparsed.
+        if isinstance(func, ELIDED) and not self.may(func.__dict__["first"], func.__dict__["last"]):
+            return
+        self.body(func.body, scope)
+
+    def annotated(self, stmt: ast.AnnAssign, scope: Scope, in_class: ast.ClassDef | None) -> None:
+        target = stmt.target.id if isinstance(stmt.target, ast.Name) else ast.unparse(stmt.target)
+        aliases: set[int] = set()
+        if qualname(stmt.annotation, scope) in ("typing.TypeAlias", "typing_extensions.TypeAlias"):
+            self.alias(stmt, target, stmt.value, scope)
+            return
+        marks = self.mentions(stmt.annotation, scope, aliases)
+        if in_class is not None and isinstance(stmt.target, ast.Name):
+            if marks:
+                self.sites.append(_Site(EntryKind.FIELD, f"{in_class.name}.{target}", stmt, in_class, aliases, marks))
+            return
+        if marks:
+            self.sites.append(
+                _Site(EntryKind.VARIABLE, target, stmt, None, aliases, marks,
+                      f"a marker on the annotation of variable {target!r} does nothing: only parameters and "
+                      "fields of classes are read")
+            )
+        if stmt.value is not None:
+            self.assigned(stmt, stmt.value, scope)
+
+    def assigned(self, stmt: ast.Assign | ast.AnnAssign, value: ast.expr | None, scope: Scope) -> None:
+        if value is None:
+            return
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        name = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
+        if isinstance(value, ast.Call) and is_container_call(value, scope):
+            self.functional(value, name or "?", scope)
+            return
+        if name is not None:
+            self.alias(stmt, name, value, scope)
+
+    def alias(self, stmt: ast.AST, name: str | ast.expr, value: ast.expr | None, scope: Scope) -> None:
+        label = name.id if isinstance(name, ast.Name) else str(name)
+        aliases: set[int] = set()
+        marks = self.mentions(value, scope, aliases)
+        if marks:
+            self.sites.append(_Site(EntryKind.ALIAS, label, stmt, None, aliases, marks, value=id(value)))
+
+    def functional(self, call: ast.Call, name: str, scope: Scope) -> None:
+        """``TypedDict("C", {"n": Static[int]})`` and ``NamedTuple("C", [("n", Static[int])])``."""
+        for key, value, where in functional_entries(call):
+            aliases: set[int] = set()
+            marks = self.mentions(value, scope, aliases)
+            label = key if isinstance(key, str) else ast.unparse(key).strip(chr(39) + chr(34))
+            if marks:
+                self.sites.append(_Site(EntryKind.FIELD, f"{name}.{label}", where, call, aliases, marks))
+
+    # -- imported names -----------------------------------------------------------------------
+
+    def transformed(self, func: Function) -> bool:
+        """A transform of the table is applied to ``func`` (the walk's record, or, where the walk
+        stopped early for want of markers, a decorator or a call naming it)."""
+        if id(func) in self.walk.applied:
+            return True
+        if self._called is None:
+            self._called = set()
+            for _, _, stmt, scope, _ in self.statements:
+                for expr in own_expressions(stmt):
+                    for call in ast.walk(expr):
+                        if (
+                            isinstance(call, ast.Call)
+                            and call.args
+                            and isinstance(call.args[0], ast.Name)
+                            and classify(call.func, scope) is not None
+                        ):
+                            self._called.add(call.args[0].id)
+        found = self.def_scopes.get(id(func))
+        decorated = found is not None and any(classify(d, found) is not None for d in func.decorator_list)
+        return decorated or func.name in self._called
+
+    def imported(self, arg: ast.arg, ann: ast.expr, scope: Scope, label: str, func: Function) -> None:
+        """A parameter of a transformed def annotated with a name from a module the engine does
+        not read (``X`` from ``from m import X``, or ``al.Steps`` of ``from . import aliases as
+        al``): followed through the reader where it can be, a finding where it cannot. The names
+        first: whether ``func`` is transformed costs a walk of the module, asked only where needed."""
+        names = list(self.elsewhere.names(ann, scope))
+        if not names or not self.transformed(func):
+            return
+        for name, at, module, level in names:
+            spelled = f"{'.' * level}{module}"
+            verdict = self.elsewhere.follow(module, level, name)
+            if verdict == "":
+                continue  # read, and not a marker
+            if verdict is None:
+                reason = (
+                    f"{name!r} in the annotation of {arg.arg!r} comes from 'from {spelled} import {name}', which "
+                    "jaxrewrite does not read, so whether it is a Static/NoDiff alias cannot be told; if it is "
+                    "one, it does nothing here: define the alias in this module (or write Static[...] here)"
+                )
+            else:
+                what = "classes" if verdict.startswith("a class") else "aliases"
+                reason = (
+                    f"{name!r} in the annotation of {arg.arg!r} is {verdict} in {spelled}, but jaxrewrite reads "
+                    f"only this module's {what}, so its markers do nothing here: define it in this module "
+                    "(or write Static[...] here)"
+                )
+            self.sites.append(_Site(EntryKind.IMPORTED, f"{label} ({name})", at, func, set(), frozenset(), reason, name))
+
+# -- the states -------------------------------------------------------------------------------
+
+
+def _region(node: ast.AST) -> set[int]:
+    """The ids of the nodes whose findings speak for a site's markers (``Diagnostic.about``): a
+    def's own node, decorators and signature, not its body (a def's body is its own); a class or
+    any other site whole, but for an elided body (engine/read/elided.py), which no reader walked."""
+    found = {id(node)}
+    todo = _header(node) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else [node]
+    while todo:
+        part = todo.pop()
+        found.add(id(part))
+        todo.extend(_header(part) if isinstance(part, ELIDED) else ast.iter_child_nodes(part))
+    return found
+
+
+def _header(func: Function) -> list[ast.AST]:
+    return [*func.decorator_list, func.args, *([func.returns] if func.returns else []), *getattr(func, "type_params", [])]
+
+
+def _about(findings: list[Diagnostic], region: set[int]) -> Diagnostic | None:
+    """The first of ``findings`` raised at a node of ``region``."""
+    return next((d for d in findings if d.about in region), None)
+
+
+def ledger_pass(reader: ImportReader | None = None) -> TreePass:
+    """The ledger as a finding pass (``engine.findings``), after the passes whose findings it
+    counts; ``reader`` follows the names imported from other modules (JR009)."""
+
+    def run(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Analyzer) -> None:
+        build(result, scopes, module, walk, reader)
+
+    return run
+
+
+def build(
+    result: Analysis,
+    scopes: ScopeTree,
+    module: ast.Module,
+    walk: Analyzer,
+    reader: ImportReader | None = None,
+    imports: bool = True,
+) -> None:
+    """Fill ``result.ledger``, adding JR008/JR009 findings for what nothing else accounts for
+    (``imports`` False: no entry for names imported from other modules, JR009: the hook's)."""
+    src = result.source
+    collector = _Collector(scopes, walk, reader, src, imports)
+    collector.body(module.body, scopes.module)
+    if any(site.kind is EntryKind.ALIAS for site in collector.sites):
+        for site in collector.sites:
+            annotation = getattr(site.node, "annotation", None)
+            if site.kind is EntryKind.PARAMETER and id(annotation) in collector.index.read:
+                scope = collector.def_scopes.get(id(site.owner), scopes.module)
+                collector.index.mentions(annotation, scope, site.aliases)
+    applied = _applied(result, walk, scopes)
+    diagnostics = list(result.diagnostics)
+    pragma = next((d for d in diagnostics if d.code == "JR001"), None)
+    errors = [d for d in diagnostics if d.is_error]
+    findings = [d for d in diagnostics if not d.is_error and d.code != "JR005"]
+    refused_by_call = _refused_by_calls(walk, scopes, errors)
+    formed = _field_form_fields(scopes)
+    entries: list[tuple[_Site, LedgerEntry]] = []
+    for site in collector.sites:
+        entries.append((site, _settle(site, applied, formed, (errors, findings), refused_by_call, walk, pragma, result)))
+    # Aliases end as their uses end: applied if one use is, else refused, else reported.
+    settled: list[LedgerEntry] = []
+    for site, entry in entries:
+        if site.kind is EntryKind.ALIAS and entry.state is State.REPORTED and entry.code == "JR008":
+            users = [e for s, e in entries if site.value in s.aliases and s is not site]
+            best = _best(users)
+            if best is not None:
+                entry = LedgerEntry(entry.kind, entry.name, entry.line, entry.col, best.state, best.code)
+            else:
+                found = Diagnostic.at(src, site.node, rules.DOES_NOTHING, reason=_alias_reason(site.name))
+                result.diagnostics.append(found)
+        settled.append(entry)
+    result.ledger = tuple(settled)
+    result.diagnostics.sort(key=lambda d: (d.line, d.col))
+
+
+def _alias_reason(name: str) -> str:
+    return (
+        f"marker alias {name!r} is used by no annotation of this module that jaxrewrite applies, and an alias "
+        "imported into another module does nothing there (jaxrewrite reads each module's own aliases only): "
+        "define the alias in the module that uses it"
+    )
+
+
+def _best(users: list[LedgerEntry]) -> LedgerEntry | None:
+    for state in State:
+        found = next((u for u in users if u.state is state), None)
+        if found is not None:
+            return found
+    return None
+
+
+def _applied(result: Analysis, walk: Analyzer, scopes: ScopeTree) -> set[int]:
+    """Nodes of the parameters and fields some use, registration or field edit reads."""
+    applied: set[int] = set()
+    for use in result.uses:
+        for param in use.signature.params:
+            if param.markers & use.transform.markers:
+                applied.add(id(param.node))
+        for leaf in use.leaves:
+            # The walk's own record of the fields it split, by node: however the class was named.
+            applied.update(id(node) for node in leaf.applied())
+    # A def bound twice (``if``/``else`` twins, ``@overload`` stubs: the other defs its scope binds
+    # to that name) is one function to Python, and so is each def the walk found a use's argument
+    # may be (``twins``, by any name): what a use applies, it applies to their same parameters.
+    where = {id(func): scope for func, scope in scopes.defs}
+    for use in result.uses:
+        names = {p.name for p in use.signature.params if p.markers & use.transform.markers}
+        scope = where.get(id(use.target))
+        bound = [b.node for b in (scope.bindings.get(use.target.name, []) if scope else []) if isinstance(b, Defined)]
+        for twin in [*bound, *walk.twins.get(id(use.target), ())]:
+            args = [*twin.args.posonlyargs, *twin.args.args, *twin.args.kwonlyargs]
+            applied.update(id(arg) for arg in args if arg.arg in names)
+    for reg in result.registrations:
+        info = walk.class_info.get(id(reg.target))
+        applied.update(id(f.node) for f in (info.fields if info is not None else ()) if Mark.STATIC in f.markers)
+    for used in result.fields:
+        applied.add(id(used.stmt))
+    return applied
+
+
+def _named(expr: ast.AST | None, scope: Scope) -> set[int]:
+    """The defs and classes the bare names in ``expr`` (strings read too) are bound to where it
+    is evaluated, by id: what a refusal there speaks for."""
+    found: set[int] = set()
+    for node in ast.walk(expr) if expr is not None else ():
+        if isinstance(node, ast.Name):
+            bound = scope.lookup(node.id)
+            for binding in bound[0] if bound is not None else ():
+                if isinstance(binding, (Defined, DefinedClass)):
+                    found.add(id(binding.node))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            parsed = parse_string(node.value)
+            if parsed is not None and not isinstance(parsed, ast.Constant):
+                found |= _named(parsed, scope)
+    return found
+
+
+def _refused_by_calls(walk: Analyzer, scopes: ScopeTree, errors: list[Diagnostic]) -> dict[int, str]:
+    """The defs and classes a refused call site names (and the classes annotating that def's
+    parameters: their per-leaf fields), and the classes annotating a def refused at its
+    decorators or signature, by id, with the refusal's code."""
+    found: dict[int, str] = {}
+    defs = {id(func): (func, scope) for func, scope in scopes.defs}
+
+    def annotating(func: Function, scope: Scope, code: str) -> None:
+        for arg in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]:
+            for key in _named(arg.annotation, scope):
+                found.setdefault(key, code)
+
+    for func, scope in scopes.defs if errors else ():
+        error = _about(errors, _region(func))
+        if error is not None:
+            annotating(func, scope, error.code)
+    for call, scope, code in walk.refused_calls:
+        for key in _named(call, scope):
+            found.setdefault(key, code)
+            if key in defs:
+                annotating(*defs[key], code)
+    return found
+
+
+def _field_form_fields(scopes: ScopeTree) -> set[int]:
+    """Fields of Equinox Modules and flax.struct dataclasses: a Static one is completed in place
+    or already says so (anything else is a refusal, JR130/JR131), so it is applied. So is a
+    field of a class whose base is in another module that already is ``jaxrewrite.field(...)``
+    (the rewrite's own text, or a library's spelling that needs no hook: guide §14); the
+    others of such a class are applied where the rewrite edits them (``result.fields``)."""
+    found: set[int] = set()
+    for defined, scope in scopes.classes:
+        try:
+            form, unseen = form_of(defined, scope)
+        except RewriteError:
+            continue
+        if form is not None:
+            found.update(id(stmt) for stmt in defined.node.body if isinstance(stmt, ast.AnnAssign))
+        elif unseen is not None:
+            found.update(
+                id(stmt)
+                for stmt in defined.node.body
+                if isinstance(stmt, ast.AnnAssign)
+                and isinstance(stmt.value, ast.Call)
+                and field_function(stmt.value.func, defined.body) == EITHER_FORM.field
+            )
+    return found
+
+
+def _settle(
+    site: _Site,
+    applied: set[int],
+    formed: set[int],
+    said: tuple[list[Diagnostic], list[Diagnostic]],
+    refused_by_call: dict[int, str],
+    walk: Analyzer,
+    pragma: Diagnostic | None,
+    result: Analysis,
+) -> LedgerEntry:
+    node = site.node
+    line, col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1
+
+    def entry(state: State, code: str | None = None) -> LedgerEntry:
+        return LedgerEntry(site.kind, site.name, line, col, state, code)
+
+    if id(node) in applied and site.kind in (EntryKind.PARAMETER, EntryKind.FIELD):
+        return entry(State.APPLIED) if pragma is None else entry(State.REPORTED, "JR001")
+    errors, findings = said  # the refusals, and the other findings but JR005
+    region = _region(node if site.owner is None else site.owner)
+    error = _about(errors, region)
+    if error is not None:
+        return entry(State.REFUSED, error.code)
+    if id(site.owner) in refused_by_call:
+        return entry(State.REFUSED, refused_by_call[id(site.owner)])
+    if site.owner is not None and id(site.owner) in walk.refused_defs:
+        return entry(State.REFUSED, walk.refused_defs[id(site.owner)])
+    if pragma is not None and site.kind is not EntryKind.ALIAS:
+        return entry(State.REPORTED, "JR001")
+    if id(node) in formed and Mark.STATIC in site.marks:
+        return entry(State.APPLIED)
+    finding = _about(findings, region)
+    if finding is None and site.owner is not None:
+        seen = next((call for call, func in walk.unseen if func is site.owner), None)
+        if seen is not None:
+            return entry(State.REPORTED, "JR007")
+        if id(site.owner) in walk.unknown_calls and id(site.owner) not in walk.applied:
+            return entry(State.REPORTED, "JR004")
+    if finding is not None and site.kind is not EntryKind.IMPORTED:
+        return entry(State.REPORTED, finding.code)
+    if site.kind is EntryKind.ALIAS:
+        return entry(State.REPORTED, "JR008")  # settled by its uses, or reported, in ``build``
+    rule = rules.IMPORTED_MARKER if site.kind is EntryKind.IMPORTED else rules.DOES_NOTHING
+    result.diagnostics.append(Diagnostic.at(result.source, node, rule, reason=site.reason or _reason(site, walk, result)))
+    return entry(State.REPORTED, rule.code)
+
+
+def _reason(site: _Site, walk: Analyzer, result: Analysis) -> str:
+    spelled = " and ".join(sorted(m.value for m in site.marks)) or "a marker"
+    what = site.name
+    if site.kind is EntryKind.FIELD:
+        return (
+            f"{spelled} on field {what!r} does nothing: no registration of this module (register_dataclass, "
+            "an Equinox Module, a flax.struct dataclass) and no transform that splits a parameter annotated "
+            "with its class reads it; register the class, or annotate a parameter of a transformed def with it "
+            "(see the guide, section 8)"
+        )
+    owner = site.owner
+    if site.kind is EntryKind.PARAMETER and not site.outermost:
+        return (
+            f"{spelled} on {what!r} does nothing: jaxrewrite reads a marker only as the outermost annotation "
+            "(Static[T], NoDiff[T], Annotated[T, STATIC] or a module alias of one), not in this spelling; "
+            "write it so (see the guide, section 5)"
+        )
+    if owner is not None and id(owner) in walk.applied:
+        under = ", ".join(sorted({u.transform.name for u in result.uses if u.target is owner})) or "the transforms applied to it"
+        return (
+            f"{spelled} on {what!r} does nothing under {under}: NoDiff is read by grad-like transforms and "
+            "custom_vjp/custom_jvp, Static by the others; apply a transform that reads it, or drop the marker "
+            "(see the guide, section 6)"
+        )
+    return (
+        f"{spelled} on {what!r} does nothing: no transform of this module applies to its function; mark "
+        "the parameters of the function a transform is applied to (see the guide, section 5)"
+    )
+
+
+def unaccounted(ledger: tuple[LedgerEntry, ...]) -> list[LedgerEntry]:
+    """Entries in no state or with a state but no code to say why (none, by construction)."""
+    return [e for e in ledger if e.state is not State.APPLIED and e.code is None]
+

@@ -1,0 +1,215 @@
+"""What the module's visible call sites pass to a transformed function (JR006's second source).
+
+A call of the transformed function (``f(...)`` of a decorated def, ``jax.jit(f)(...)``, ``g(...)``
+after ``g = jax.jit(f)``) shows, per parameter, either a value no transform can trace (a str, a
+function, an instance of a plain class, a ``jax.Device``, an Equinox module holding a function)
+or a number or array, which the transform traces (then a default no longer hides the parameter).
+Pure: it reads the module's tree and scopes.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from jaxrewrite.engine.read.elided import ElidedAsyncDef, ElidedDef
+from jaxrewrite.engine.read.nodes import child_nodes, family
+from jaxrewrite.engine.read.resolve import qualname
+from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope
+from jaxrewrite.engine.rulebook.table import PASSES_THROUGH
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+#: The nodes the walk records, by class, as what they count as (a def, async or elided, is a def).
+_KINDS: dict[type, type] = {
+    ast.Call: ast.Call,
+    ast.Assign: ast.Assign,
+    ast.Lambda: ast.Lambda,
+    ast.FunctionDef: ast.FunctionDef,
+    ast.AsyncFunctionDef: ast.FunctionDef,
+    ElidedDef: ast.FunctionDef,
+    ElidedAsyncDef: ast.FunctionDef,
+}
+
+#: Calls whose result is a value a transform cannot trace, and what to call it.
+_OPAQUE_RESULTS = {
+    "equinox.nn.Lambda": "an Equinox module holding a function (eqx.nn.Lambda)",
+    "jax.devices": "a list of jax.Device",
+    "jax.local_devices": "a list of jax.Device",
+}
+_DEVICE_LISTS = ("jax.devices", "jax.local_devices")
+
+
+@dataclass(frozen=True)
+class Passed:
+    """One argument a call site passes: its expression, and what it is."""
+
+    expr: ast.expr
+    #: Why no transform can trace it (None: a number or an array, which it traces).
+    untraceable: str | None
+
+
+class Sites:
+    """The call sites of the module's transformed functions, found once per module."""
+
+    def __init__(self, module: ast.Module, module_scope: Scope, plain: Callable[[DefinedClass], bool]) -> None:
+        self.module = module
+        self.scope = module_scope
+        self.plain = plain
+        #: The parent of each Call (a wrapping call, an assignment, a call of it), the def or lambda
+        #: around each call, def and assignment, and the class around each method: one walk.
+        self.parents: dict[int, ast.AST] = {}
+        self.around: dict[int, ast.AST] = {}
+        self.owners: dict[int, ast.ClassDef] = {}
+        self.calls: dict[str, list[ast.Call]] = {}
+        kinds = _KINDS.get
+        for child, node, inner in family(module):
+            kind = kinds(type(child))
+            if kind is None:
+                continue
+            self.around[id(child)] = inner
+            if kind is ast.Call:
+                self.parents[id(child)] = node
+                func = child.func  # type: ignore[attr-defined]
+                if type(func) is ast.Name:
+                    self.calls.setdefault(func.id, []).append(child)  # type: ignore[arg-type]
+            elif kind is ast.FunctionDef and type(node) is ast.ClassDef:
+                self.owners[id(child)] = node
+        self._locals: dict[int, tuple[set[str], dict[str, list[ast.expr]]]] = {}
+
+    def local(self, where: ast.AST) -> tuple[set[str], dict[str, list[ast.expr]]]:
+        """The names a def (or the module) binds, and the values of its plain assignments."""
+        if id(where) not in self._locals:
+            names: set[str] = set()
+            values: dict[str, list[ast.expr]] = {}
+            stack = child_nodes(where)
+            while stack:
+                node = stack.pop()
+                if isinstance(node, ast.arg):
+                    names.add(node.arg)
+                elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                    names.add(node.targets[0].id)
+                    values.setdefault(node.targets[0].id, []).append(node.value)
+                    stack.append(node.value)
+                    continue
+                elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                    names.add(node.id)
+                    values.setdefault(node.id, []).append(ast.Constant(None))  # another binding
+                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    names.add(node.name)
+                    continue
+                if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    continue
+                stack.extend(child_nodes(node))
+            self._locals[id(where)] = (names, values)
+        return self._locals[id(where)]
+
+    def enclosing(self, node: ast.AST) -> ast.AST:
+        return self.around.get(id(node), self.module)
+
+    def passed(self, use_node: ast.expr, func: Function, decorated: bool) -> dict[str, list[Passed]]:
+        """Parameter name -> what the visible calls pass to it."""
+        out: dict[str, list[Passed]] = {}
+        params = [*func.args.posonlyargs, *func.args.args]
+        names = {a.arg for a in (*params, *func.args.kwonlyargs)}
+        for call in self._calls(use_node, func, decorated):
+            for index, arg in enumerate(call.args):
+                if isinstance(arg, ast.Starred) or index >= len(params):
+                    break
+                found = self._what(arg, self.enclosing(call))
+                if found is not None:
+                    out.setdefault(params[index].arg, []).append(found)
+            for kw in call.keywords:
+                if kw.arg in names:
+                    found = self._what(kw.value, self.enclosing(call))
+                    if found is not None:
+                        out.setdefault(kw.arg, []).append(found)
+        return out
+
+    def _shadowed_below_module(self, name: str, where: ast.AST) -> bool:
+        """Bound by a def around ``where`` (not ``where`` itself, nor the module)?"""
+        return where is not self.module and self._shadowed(where, name)
+
+    def _calls(self, use_node: ast.expr, func: Function, decorated: bool) -> Iterator[ast.Call]:
+        if decorated:
+            if id(func) in self.owners:
+                return  # a method: its calls bind self; the class's own check covers self
+            found = self.scope.lookup(func.name)
+            if found is None or len(found[0]) != 1 or not isinstance(found[0][0], Defined):
+                return
+            if found[0][0].node is not func:
+                return
+            yield from (c for c in self._calls_of_name(func.name, self.module) if not self._shadowed(c, func.name))
+            return
+        node: ast.AST = use_node
+        parent = self.parents.get(id(node))
+        while isinstance(parent, ast.Call) and parent.args and parent.args[0] is node:
+            if (qualname(parent.func, self.scope) or "") not in PASSES_THROUGH:
+                break
+            node, parent = parent, self.parents.get(id(parent))
+        if isinstance(parent, ast.Call) and parent.func is node:
+            yield parent
+        elif isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+            where = self.enclosing(parent)
+            name = parent.targets[0].id
+            if len(self.local(where)[1].get(name, [])) == 1:
+                yield from (c for c in self._calls_of_name(name, where) if self.enclosing(c) is where)
+
+    def _shadowed(self, node: ast.AST, name: str) -> bool:
+        where = self.enclosing(node)
+        while where is not self.module:
+            if name in self.local(where)[0]:
+                return True
+            where = self.enclosing(where)
+        return False
+
+    def _calls_of_name(self, name: str, where: ast.AST) -> Iterator[ast.Call]:
+        """Calls of ``name`` inside ``where`` (the module, or a def around them)."""
+        for call in self.calls.get(name, ()):
+            node: ast.AST = self.enclosing(call)
+            while node is not where and node is not self.module:
+                node = self.enclosing(node)
+            if node is where:
+                yield call
+
+    def _what(self, expr: ast.expr, where: ast.AST) -> Passed | None:
+        """What an argument is, when it is visible; None when it is not."""
+        if isinstance(expr, ast.Name):
+            if self._shadowed_below_module(expr.id, where):
+                return None
+            names, values_of = self.local(where)
+            values = values_of.get(expr.id, [])
+            if expr.id in names and len(values) == 1:
+                expr = values[0]
+            elif expr.id in names:
+                return None
+            else:
+                found = self.scope.lookup(expr.id)
+                if found is not None and len(found[0]) == 1 and isinstance(found[0][0], Defined):
+                    return Passed(expr, "a function")
+                return None
+        if isinstance(expr, ast.Constant):
+            if isinstance(expr.value, (str, bytes)):
+                return Passed(expr, f"a {type(expr.value).__name__}")
+            if type(expr.value) in (int, float, complex, bool):
+                return Passed(expr, None)
+            return None
+        if isinstance(expr, ast.Lambda):
+            return Passed(expr, "a function")
+        if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Call):
+            if (qualname(expr.value.func, self.scope) or "") in _DEVICE_LISTS:
+                return Passed(expr, "a jax.Device")
+            return None
+        if not isinstance(expr, ast.Call):
+            return None
+        callee = qualname(expr.func, self.scope)
+        if callee in _OPAQUE_RESULTS:
+            return Passed(expr, _OPAQUE_RESULTS[callee])
+        if callee is not None and callee.startswith("jax.numpy."):
+            return Passed(expr, None)
+        if isinstance(expr.func, ast.Name):
+            found = self.scope.lookup(expr.func.id)
+            binding = found[0][0] if found is not None and len(found[0]) == 1 else None
+            if isinstance(binding, DefinedClass) and self.plain(binding):
+                return Passed(expr, f"an instance of {expr.func.id}, a class of this module that is not a pytree")
+        return None

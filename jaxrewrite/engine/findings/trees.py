@@ -1,0 +1,202 @@
+"""Traced arguments by their annotations (JR006): a scalar or an array, or a pytree of the module's.
+
+A parameter annotated with a class of the module that JAX flattens field by field (a NamedTuple,
+a TypedDict, an Equinox Module, a flax.struct dataclass, a dataclass under ``jax.tree_util.register_dataclass``),
+or ``self`` of a method of one, is traced leaf by leaf: ``state.steps`` is a tracer unless the field
+is static (``eqx.field(static=True)``, ``flax.struct.field(pytree_node=False)``, the metadata those
+write, ``field(metadata={"static": True})`` under ``register_dataclass``). Where the registration, a
+base class or a field's metadata cannot be read (``register_pytree_node_class``: the user's flatten
+decides), or a field is ``Static[...]`` (jaxrewrite splits those per call), nothing is known: None.
+Pure: it reads annotations and class bodies.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxrewrite.engine.read.classes import (
+    FunctionalClass,
+    LocalClass,
+    leaf_class,
+    local_class,
+    read_class,
+)
+from jaxrewrite.engine.read.fields import field_function, form_of
+from jaxrewrite.engine.findings.flow import ARRAY, TREE, State, Tree
+from jaxrewrite.engine.read.reading import Refused
+from jaxrewrite.engine.read.recognise import classify_registration
+from jaxrewrite.engine.read.resolve import TooDeep, qualname, unquoted
+from jaxrewrite.engine.read.scopes import DefinedClass, Scope
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.table import ARRAY_PACKAGE, ARRAY_TYPES, Container, FieldForm, opaque_registration
+from jaxrewrite.errors import RewriteError
+
+#: Annotations of values JAX traces as scalars (truth tests on them fail); arrays are the table's
+#: (``ARRAY_TYPES``, and anything of ``ARRAY_PACKAGE``).
+SCALARS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
+_ARRAY_FAMILIES = (ARRAY_PACKAGE + ".",)
+#: Annotations no traced leaf has (a field of one holds no tracer: the call fails before).
+_NO_LEAF = frozenset({"typing.Callable", "builtins.str", "builtins.bytes", "builtins.type", "typing.Type"})
+#: How deep fields holding pytrees of the module are followed.
+_DEPTH = 3
+_DATACLASS_FIELD = "dataclasses.field"
+#: Field functions of a library that make a field static whatever their arguments.
+_STATIC_FIELDS = frozenset({"equinox.static_field"})
+
+
+def type_name(ann: ast.expr, scope: Scope) -> str | None:
+    """The qualified name of an annotation's type (``int`` is ``builtins.int`` unless rebound)."""
+    head = ann.value if isinstance(ann, ast.Subscript) else ann
+    found = qualname(head, scope)
+    if found is None and isinstance(head, ast.Name) and scope.lookup(head.id) is None:
+        return f"builtins.{head.id}"
+    return found
+
+
+def scalar_or_array(ann: ast.expr, scope: Scope) -> bool:
+    """Is a value annotated so a scalar or an array (traced: a tracer)?"""
+    name = type_name(ann, scope)
+    if name is None:
+        return False
+    if isinstance(ann, ast.Subscript):
+        return name.startswith(_ARRAY_FAMILIES)
+    return name in SCALARS or name in ARRAY_TYPES or name.startswith(_ARRAY_FAMILIES)
+
+
+def annotated(ann: ast.expr, scope: Scope, src: Source, depth: int = 0) -> State:
+    """The state of a traced value annotated ``ann``: ARRAY, a Tree, or None where neither is sure."""
+    if scalar_or_array(ann, scope):
+        return ARRAY
+    try:
+        found = leaf_class(ann, scope)
+    except TooDeep:
+        return None
+    if found is None or found[1]:  # not a class of the module, or it may be None
+        return None
+    return tree(found[0], src, depth)
+
+
+def tree(local: LocalClass, src: Source, depth: int = 0) -> Tree | None:
+    """The fields of a pytree class of the module and their states; None where its registration
+    (or a base class, a field's metadata) cannot be read."""
+    defined, scope = local
+    if depth >= _DEPTH:
+        return None
+    try:
+        info = read_class(defined, scope, src)
+        if isinstance(defined, FunctionalClass):
+            form, unseen = None, None
+            registered: frozenset[str] | bool | None = True
+        elif any(opaque_registration(qualname(d, scope)) for d in defined.node.decorator_list):
+            return None  # the user's own flatten decides what is static
+        else:
+            form, unseen = form_of(defined, scope)
+            registered = _registered(defined, scope, info.kind)
+    except (RewriteError, Refused, TooDeep):
+        return None
+    if unseen is not None or (form is None and registered is None):
+        return None
+    fields: list[tuple[str, State]] = []
+    for f in info.fields:
+        data = not f.markers and f.unknown_metadata is None and f.init
+        if form is not None:
+            data = not f.markers and _library_data(f.node, form, f.scope or scope)
+        elif isinstance(registered, frozenset):
+            data = f.name in registered
+        fields.append((f.name, _field_state(f.annotation, f.scope or scope, src, depth) if data else None))
+    if form is not None:
+        static = f"{form.field}({form.keyword}={form.static})"
+    elif registered is True and info.kind is Container.CLASS:
+        static = "dataclasses.field(metadata={'static': True})"
+    else:  # a NamedTuple, or register_dataclass's own lists
+        static = "its registration's meta_fields" if info.kind is Container.CLASS else ""
+    keyed = {Container.DICT: "dict", Container.NAMEDTUPLE: "tuple"}.get(info.kind, "")
+    members = () if isinstance(defined, FunctionalClass) else _members(defined, scope)
+    return Tree(info.name, tuple(fields), static, keyed, members)
+
+
+def _members(defined: DefinedClass, scope: Scope, depth: int = 0) -> tuple[tuple[str, str, ast.FunctionDef], ...]:
+    """The class's instance methods and properties (``builtins.property``), its own over those of
+    its bases of this module, by name; a name bound twice in one body (a property's setter) is
+    left out, with whatever a base defines under it."""
+    found: dict[str, tuple[str, str, ast.FunctionDef] | None] = {}
+    for base in defined.node.bases if depth < _DEPTH else ():
+        local = local_class(base.value if isinstance(base, ast.Subscript) else base, scope)
+        if local is not None and isinstance(local[0], DefinedClass):
+            found.update((m[0], m) for m in _members(local[0], local[1], depth + 1))
+    names = [s.name for s in defined.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    for stmt in defined.node.body:
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        found[stmt.name] = None
+        if isinstance(stmt, ast.FunctionDef) and names.count(stmt.name) == 1 and stmt.args.args:
+            decorators = [type_name(d, defined.body) for d in stmt.decorator_list]
+            kind = "method" if not decorators else "property" if decorators == ["builtins.property"] else None
+            found[stmt.name] = None if kind is None else (stmt.name, kind, stmt)
+    return tuple(m for m in found.values() if m is not None)
+
+
+def _registered(defined: DefinedClass, scope: Scope, kind: Container) -> frozenset[str] | bool | None:
+    """How JAX flattens a class that is no Equinox/flax.struct one: True (every field not marked
+    static in its metadata), the names of its data fields, or None (not a pytree, or unknown)."""
+    if kind is not Container.CLASS:
+        return True  # a NamedTuple or a TypedDict: every entry is a leaf
+    for deco in defined.node.decorator_list:
+        found = classify_registration(deco, scope)
+        if found is None:
+            continue
+        transform, keywords = found
+        given = {kw.arg: kw.value for kw in keywords}
+        if None in given:
+            return None
+        data = given.get(transform.data_fields)
+        if data is None:
+            return True if not given else None
+        try:
+            names = ast.literal_eval(data)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+        return frozenset(names) if isinstance(names, (list, tuple)) else None
+    return None
+
+
+def _library_data(node: ast.AST, form: FieldForm, scope: Scope) -> bool:
+    """Is a field of an Equinox Module or flax.struct dataclass surely a pytree node?"""
+    value = node.value if isinstance(node, ast.AnnAssign) else None
+    if not isinstance(value, ast.Call):
+        return True  # no value, or a plain default
+    callee = field_function(value.func, scope)
+    if callee in _STATIC_FIELDS:
+        return False
+    if callee == form.field:
+        given = next((kw.value for kw in value.keywords if kw.arg == form.keyword), None)
+        if given is None and form.position is not None and len(value.args) > form.position:
+            given = value.args[form.position]
+    elif callee == _DATACLASS_FIELD:
+        metadata = next((kw.value for kw in value.keywords if kw.arg == "metadata"), None)
+        if metadata is None:
+            given = None
+        elif not isinstance(metadata, ast.Dict) or None in metadata.keys:
+            return False  # not read here: unknown
+        else:
+            keys = [k.value if isinstance(k, ast.Constant) else None for k in metadata.keys]
+            given = metadata.values[keys.index(form.keyword)] if form.keyword in keys else None
+    else:
+        return callee is not None and not callee.startswith(form.module)  # a default's value
+    if any(kw.arg is None for kw in value.keywords):
+        return False
+    if given is None:
+        return True
+    return isinstance(given, ast.Constant) and given.value is (not form.static)
+
+
+def _field_state(ann: ast.expr | None, scope: Scope, src: Source, depth: int) -> State:
+    """A data field's state: ARRAY for a scalar or an array, a Tree for a pytree of the module,
+    None for a type no leaf has, TREE for anything else (its leaves are tracers)."""
+    ann = unquoted(ann)
+    if ann is None:
+        return TREE
+    found = annotated(ann, scope, src, depth + 1)
+    if found is not None:
+        return found
+    return None if type_name(ann, scope) in _NO_LEAF else TREE

@@ -1,0 +1,311 @@
+"""Reading a class's fields from source: which are Static, and what kind of container it is.
+
+Used for dataclass registration (Static fields become ``meta_fields``) and for per-leaf
+statics (a TypedDict or NamedTuple whose Static entries are split out per call). The functional
+forms (``TypedDict("C", {...})``, ``NamedTuple("C", [...])``) are read like their class forms.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from jaxrewrite.engine.read.recognise import classify_registration
+from jaxrewrite.engine.read.resolve import MAX_DEPTH, TooDeep, alias_of, parse_string, qualname, single, unquoted
+from jaxrewrite.engine.read.scopes import Assigned, DefinedClass, Scope
+from jaxrewrite.engine.read.markindex import MarkerReader
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.table import CONTAINERS, OPAQUE_REGISTRATIONS, Container, Mark, opaque_registration
+
+#: Bases that add no fields.
+NEUTRAL_BASES = {"typing.Generic", "typing.Protocol", "abc.ABC", "object"}
+_NOT_FIELDS = {"typing.ClassVar", "dataclasses.InitVar", "dataclasses.KW_ONLY"}
+#: The standard library's dataclass decorator and field function, by qualified name (lint,
+#: tracetime and fields read them here).
+DATACLASS = "dataclasses.dataclass"
+FIELD = "dataclasses.field"
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    markers: frozenset[Mark]
+    #: False for ``field(init=False)``: JAX's register_dataclass leaves those out.
+    init: bool
+    node: ast.AST
+    #: A ``field(metadata=...)`` (or ``field(**...)``) that is not a literal: JAX may read
+    #: ``static`` from it at run time, so an explicit field list cannot be written.
+    unknown_metadata: ast.expr | None = None
+    #: The field's annotation and the scope it is read in: a TypedDict/NamedTuple field holding
+    #: another one with marked entries (per-leaf statics to any depth).
+    annotation: ast.expr | None = None
+    scope: Scope | None = None
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    name: str
+    kind: Container
+    fields: tuple[Field, ...]
+    #: The first base class whose fields cannot be seen in this module, if any.
+    unseen_base: ast.expr | None
+
+    @property
+    def static_fields(self) -> tuple[Field, ...]:
+        return tuple(f for f in self.fields if f.markers)
+
+
+@dataclass(frozen=True)
+class FunctionalClass:
+    """``Name = TypedDict("Name", {...})`` or ``NamedTuple("Name", [...])``."""
+
+    call: ast.Call
+    kind: Container
+    scope: Scope
+    #: The name it is assigned to.
+    name: str
+
+
+LocalClass = tuple[DefinedClass | FunctionalClass, Scope]
+
+
+def read_class(
+    defined: DefinedClass | FunctionalClass,
+    scope: Scope,
+    src: Source,
+    relevant: set[str] | None = None,
+    depth: int = 0,
+) -> ClassInfo:
+    """Fields in definition order, base classes of this module first, like dataclasses do."""
+    if isinstance(defined, FunctionalClass):
+        return _read_functional(defined, src, relevant)
+    node = defined.node
+    kind = Container.CLASS
+    inherited: dict[str, Field] = {}
+    unseen: ast.expr | None = None
+    for base in node.bases:
+        target = base.value if isinstance(base, ast.Subscript) else base
+        name = qualname(target, scope)
+        if name in CONTAINERS:
+            kind = CONTAINERS[name]
+            continue
+        if name in NEUTRAL_BASES:
+            continue
+        local = local_class(target, scope)
+        if local is None or depth > MAX_DEPTH:
+            unseen = unseen or base
+            continue
+        info = read_class(local[0], local[1], src, relevant, depth + 1)
+        kind = info.kind if info.kind is not Container.CLASS else kind
+        unseen = unseen or info.unseen_base
+        for inherited_field in info.fields:
+            inherited[inherited_field.name] = inherited_field
+    reader = MarkerReader(defined.body, src, relevant)
+    own: dict[str, Field] = {}
+    for stmt in node.body:
+        if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
+            continue
+        ann = stmt.annotation
+        if not_a_field(ann, defined.body):
+            continue
+        static, unknown = _metadata(stmt.value, defined.body)
+        own[stmt.target.id] = Field(
+            stmt.target.id,
+            reader.markers(ann) | static,
+            _init(stmt.value, defined.body),
+            stmt,
+            unknown,
+            ann,
+            defined.body,
+        )
+    merged = {**inherited, **own}
+    # An overridden field keeps its base-class position, as in dataclasses.
+    order = [*inherited, *(name for name in own if name not in inherited)]
+    return ClassInfo(node.name, kind, tuple(merged[name] for name in order), unseen)
+
+
+def not_a_field(ann: ast.expr, scope: Scope) -> bool:
+    """ClassVar, InitVar and KW_ONLY, written plainly or as a string (dataclasses reads both)."""
+    parsed = unquoted(ann)
+    if parsed is None:
+        return False
+    head = parsed.value if isinstance(parsed, ast.Subscript) else parsed
+    return qualname(head, scope) in _NOT_FIELDS
+
+
+def _read_functional(defined: FunctionalClass, src: Source, relevant: set[str] | None) -> ClassInfo:
+    call, scope = defined.call, defined.scope
+    reader = MarkerReader(scope, src, relevant)
+    entries = [(k.value if isinstance(k, ast.Constant) else k, v, w) for k, v, w in functional_entries(call)]
+    pairs = [(k, v, w) for k, v, w in entries if isinstance(k, str)]  # a key no string literal: no field
+    fields = tuple(Field(key, reader.markers(value), True, where, None, value, scope) for key, value, where in pairs)
+    return ClassInfo(defined.name, defined.kind, fields, None)
+
+
+def functional_entries(call: ast.Call) -> list[tuple[str | ast.expr, ast.expr, ast.AST]]:
+    """The entries of ``TypedDict("C", {"n": T})`` / ``NamedTuple("C", [("n", T)])`` and its
+    keywords, in order: (the key as written, or a keyword's name; the type; where it stands)."""
+    spec = call.args[1] if len(call.args) > 1 else None
+    found: list[tuple[str | ast.expr, ast.expr, ast.AST]] = []
+    if isinstance(spec, ast.Dict):
+        found += [(key, value, key) for key, value in zip(spec.keys, spec.values) if key is not None]
+    elif isinstance(spec, (ast.List, ast.Tuple)):
+        pairs = [item.elts for item in spec.elts if isinstance(item, (ast.Tuple, ast.List)) and len(item.elts) == 2]
+        found += [(key, value, key) for key, value in pairs]
+    return found + [(kw.arg, kw.value, kw) for kw in call.keywords if kw.arg is not None and kw.arg != "total"]
+
+
+def local_class(expr: ast.expr, scope: Scope) -> LocalClass | None:
+    """The class of this module a name refers to, with the scope holding its definition."""
+    binding = single(expr, scope)
+    if binding is None:
+        binding = _registered_again(expr, scope)
+    if isinstance(binding, DefinedClass):
+        enclosing = binding.body.parent
+        return (binding, enclosing) if enclosing is not None else None
+    if isinstance(binding, Assigned) and isinstance(expr, ast.Name):
+        functional = functional_class(binding, expr.id)
+        return None if functional is None else (functional, binding.scope)
+    return None
+
+
+def _registered_again(expr: ast.expr, scope: Scope) -> DefinedClass | None:
+    """``class C`` then ``C = register_dataclass(C, ...)``: the name is bound twice, but both
+    bindings are the one class (registration returns the class it registers)."""
+    if not isinstance(expr, ast.Name):
+        return None
+    found = scope.lookup(expr.id)
+    if found is None:
+        return None
+    classes = [b for b in found[0] if isinstance(b, DefinedClass)]
+    if len(classes) != 1:
+        return None
+    for binding in found[0]:
+        if binding is classes[0]:
+            continue
+        value = binding.value if isinstance(binding, Assigned) else None
+        if not (
+            isinstance(value, ast.Call)
+            and value.args
+            and isinstance(value.args[0], ast.Name)
+            and value.args[0].id == expr.id
+            and _returns_the_class(value.func, binding.scope)  # type: ignore[union-attr]
+        ):
+            return None
+    return classes[0]
+
+
+def _returns_the_class(func: ast.expr, scope: Scope) -> bool:
+    """``register_dataclass`` and the decorator registrations return the class they register
+    (``register_pytree_node`` returns None: ``C = register_pytree_node(C, ...)`` is no class)."""
+    if classify_registration(func, scope) is not None:
+        return True
+    name = opaque_registration(qualname(func, scope))
+    return name is not None and OPAQUE_REGISTRATIONS[name] == "decorator"
+
+
+#: ``Optional[T]`` and ``Union[T, None]``: T or None.
+_OPTIONAL = "typing.Optional"
+_UNION = "typing.Union"
+
+
+def leaf_class(ann: ast.expr, scope: Scope, depth: int = 0) -> tuple[LocalClass, bool] | None:
+    """The class of this module an annotation names, seen through the spellings that keep its
+    instances as they are: a string, ``Optional[C]``, ``C | None``, ``Union[C, None]``,
+    ``Annotated[C, ...]``, an alias ``A = C`` and a generic ``C[T]``; with whether None is
+    allowed. None for anything else (a union of two classes names no one container);
+    ``TooDeep`` past ``MAX_DEPTH`` (a longer chain of aliases, or a loop of them)."""
+    if depth > MAX_DEPTH:
+        raise TooDeep
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        parsed = parse_string(ann.value)
+        return None if parsed is None else leaf_class(parsed, scope, depth + 1)
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        return _or_none([ann.left, ann.right], scope, depth)
+    if isinstance(ann, ast.Subscript):
+        base = qualname(ann.value, scope)
+        items = list(ann.slice.elts) if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+        if base == _OPTIONAL and len(items) == 1:
+            found = leaf_class(items[0], scope, depth + 1)
+            return None if found is None else (found[0], True)
+        if base == _UNION:
+            return _or_none(items, scope, depth)
+        if base == "typing.Annotated":
+            return leaf_class(items[0], scope, depth + 1)
+        if base is not None and base.startswith("typing."):
+            return None  # List[C], Dict[str, C]...: a container of them, not one
+        return leaf_class(ann.value, scope, depth + 1)  # a generic class: C[jax.Array]
+    if isinstance(ann, ast.Name):
+        local = local_class(ann, scope)
+        if local is not None:
+            return local, False
+        alias = alias_of(ann, scope)
+        if alias is not None and isinstance(alias.value, (ast.Name, ast.Subscript, ast.BinOp, ast.Constant)):
+            return leaf_class(alias.value, alias.scope, depth + 1)
+    return None
+
+
+def _or_none(items: list[ast.expr], scope: Scope, depth: int) -> tuple[LocalClass, bool] | None:
+    """``C | None`` (in any order, nested ``|`` flattened): C, and None allowed."""
+    flat: list[ast.expr] = []
+    stack = list(items)
+    while stack:
+        item = stack.pop(0)
+        if isinstance(item, ast.BinOp) and isinstance(item.op, ast.BitOr):
+            stack[:0] = [item.left, item.right]
+        else:
+            flat.append(item)
+    rest = [item for item in flat if not (isinstance(item, ast.Constant) and item.value is None)]
+    if len(rest) != 1:
+        return None
+    found = leaf_class(rest[0], scope, depth + 1)
+    if found is None:
+        return None
+    return found[0], found[1] or len(rest) < len(flat)
+
+
+def functional_class(binding: Assigned, name: str) -> FunctionalClass | None:
+    """``TypedDict("C", {...})`` / ``NamedTuple("C", [...])`` assigned to a name, if it is one."""
+    value = binding.value
+    if not isinstance(value, ast.Call) or not value.args:
+        return None
+    kind = CONTAINERS.get(qualname(value.func, binding.scope) or "")
+    return None if kind is None else FunctionalClass(value, kind, binding.scope, name)
+
+
+def _init(value: ast.expr | None, scope: Scope) -> bool:
+    if not isinstance(value, ast.Call):
+        return True
+    if qualname(value.func, scope) != FIELD:
+        return True
+    for kw in value.keywords:
+        if kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False:
+            return False
+    return True
+
+
+def _metadata(value: ast.expr | None, scope: Scope) -> tuple[frozenset[Mark], ast.expr | None]:
+    """``field(metadata={"static": True})``: JAX's own spelling of a static dataclass field.
+
+    Returns the markers it gives, and the metadata expression when it is not a literal that can
+    be read here (``dict(static=True)``, a name, ``**options``): then nobody but JAX at run time
+    knows whether the field is static, and the caller must not guess.
+    """
+    if not isinstance(value, ast.Call) or qualname(value.func, scope) != FIELD:
+        return frozenset(), None
+    for kw in value.keywords:
+        if kw.arg is None:
+            return frozenset(), kw.value
+        if kw.arg == "metadata":
+            try:
+                metadata = ast.literal_eval(kw.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                return frozenset(), kw.value
+            if not isinstance(metadata, dict):
+                return frozenset(), kw.value
+            static = metadata.get("static", False)
+            if static is True:
+                return frozenset({Mark.STATIC}), None
+            if static is not False:
+                return frozenset(), kw.value  # JAX tests truthiness; say so explicitly
+    return frozenset(), None

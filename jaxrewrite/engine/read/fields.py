@@ -1,0 +1,266 @@
+"""Static fields of field-form classes (Equinox Modules, flax.struct dataclasses).
+
+Such a library decides which fields are static itself, per field, when the class is created, from
+its own field function's metadata; so ``Static[T]`` on a field is completed to that function with
+the library's keyword (``eqx.field(static=True)``), and nothing else about the class changes: no
+registration to write, and a subclass's fields are completed on their own, as the library reads
+them. Which class is one, and what each library's keyword is, comes from ``table.FIELD_FORMS``.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import enum
+from dataclasses import dataclass
+
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.read.classes import FIELD, NEUTRAL_BASES, local_class, not_a_field
+from jaxrewrite.engine.read.resolve import MAX_DEPTH, binding_scope, qualname
+from jaxrewrite.engine.read.scopes import DefinedClass, Scope
+from jaxrewrite.engine.read.markindex import MarkerReader
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.table import CONTAINERS, EITHER_FORM, FIELD_FORMS, FieldForm, Mark
+
+
+class Action(enum.Enum):
+    """What one Static field's value becomes."""
+
+    #: No value: `` = <field>(<keyword>=<static>)`` after the annotation.
+    ADD = "add"
+    #: A plain default: ``<field>(default=<value>, <keyword>=<static>)``.
+    DEFAULT = "default"
+    #: The library's own ``field(...)``: the keyword appended.
+    KEYWORD = "keyword"
+    #: ``dataclasses.field(...)`` without metadata: ``metadata={<keyword>: <static>}`` appended.
+    METADATA = "metadata"
+    #: ``dataclasses.field(metadata={...})``: the entry added first in the literal.
+    ENTRY = "entry"
+
+
+@dataclass(frozen=True)
+class FieldUse:
+    """One Static field of a field-form class, and the edit it needs."""
+
+    form: FieldForm
+    name: str
+    stmt: ast.AnnAssign
+    action: Action
+    #: Where the edit goes: the annotation (ADD), the value (DEFAULT), the call (KEYWORD,
+    #: METADATA) or the metadata dict (ENTRY).
+    at: ast.expr
+
+
+def form_of(defined: DefinedClass, scope: Scope, depth: int = 0) -> tuple[FieldForm | None, ast.expr | None]:
+    """The field-form library a class belongs to, and its first base this module cannot see.
+
+    ``scope`` encloses the class (decorators and bases are evaluated there). A decorator makes
+    only the class it decorates one; a base makes every subclass one, through local classes too.
+    """
+    node = defined.node
+    for deco in node.decorator_list:
+        name = qualname(deco.func if isinstance(deco, ast.Call) else deco, scope)
+        for form in FIELD_FORMS:
+            if name in form.decorators:
+                return form, _unseen(defined, scope, depth)
+    found = _inherited(defined, scope, depth)
+    return found, _unseen(defined, scope, depth)
+
+
+def unseen_form(defined: DefinedClass, src: Source, relevant: set[str] | None) -> FieldForm | None:
+    """The form of a class whose base this module cannot see: the library whose own field
+    function a Static field's value calls (``eqx.field(converter=...)`` says Equinox), else
+    ``EITHER_FORM``, which both libraries read. None where a Static field's value is a
+    ``dataclasses.field(...)`` (whose one metadata key would speak to one library only: JR133) or
+    two libraries' field functions meet."""
+    reader = MarkerReader(defined.body, src, relevant)
+    named: set[FieldForm] = set()
+    for stmt in defined.node.body:
+        if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.value, ast.Call):
+            continue
+        if Mark.STATIC not in reader.markers(stmt.annotation):
+            continue
+        callee = field_function(stmt.value.func, defined.body)
+        if callee == FIELD:
+            return None
+        named.update(form for form in FIELD_FORMS if form.field == callee)
+    if len(named) > 1:
+        return None
+    return named.pop() if named else EITHER_FORM
+
+
+def _inherited(defined: DefinedClass, scope: Scope, depth: int) -> FieldForm | None:
+    for base in defined.node.bases:
+        target = base.value if isinstance(base, ast.Subscript) else base
+        name = qualname(target, scope)
+        for form in FIELD_FORMS:
+            if name in form.bases:
+                return form
+        local = local_class(target, scope)
+        if local is not None and isinstance(local[0], DefinedClass) and depth < MAX_DEPTH:
+            found = _inherited(local[0], local[1], depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _unseen(defined: DefinedClass, scope: Scope, depth: int) -> ast.expr | None:
+    """The first base (through local bases) that is neither known nor defined in this module."""
+    for base in defined.node.bases:
+        target = base.value if isinstance(base, ast.Subscript) else base
+        name = qualname(target, scope)
+        if name in NEUTRAL_BASES or name in CONTAINERS or any(name in f.bases for f in FIELD_FORMS):
+            continue
+        local = local_class(target, scope)
+        if local is None or not isinstance(local[0], DefinedClass) or depth >= MAX_DEPTH:
+            return base
+        inner = _unseen(local[0], local[1], depth + 1)
+        if inner is not None:
+            return inner
+    return None
+
+
+def field_uses(
+    defined: DefinedClass, scope: Scope, form: FieldForm, src: Source, relevant: set[str] | None
+) -> list[FieldUse]:
+    """Every own Static field of a field-form class with the edit it needs; RewriteError on misuse."""
+    reader = MarkerReader(defined.body, src, relevant)
+    body = defined.body
+    found: list[FieldUse] = []
+    for stmt in defined.node.body:
+        if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
+            continue
+        if not_a_field(stmt.annotation, body):
+            continue
+        markers = reader.markers(stmt.annotation)
+        name = stmt.target.id
+        if Mark.NODIFF in markers:
+            raise rules.FIELD_NODIFF.error(
+                src, stmt.annotation, name=name, library=form.library, cls=defined.node.name, why=form.nodiff
+            )
+        if Mark.STATIC not in markers:
+            continue
+        if stmt.value is None and name in _base_values(defined, scope):
+            raise rules.FIELD_UNREADABLE.error(src, stmt, "redeclared", name=name, cls=defined.node.name, field=form.field)
+        use = _use(stmt, name, form, body, src)
+        if use is not None:
+            found.append(use)
+    if found and binding_scope("__import__", body) is not None:
+        raise rules.IMPORT_BOUND.error(src, found[0].stmt)
+    return found
+
+
+def _use(stmt: ast.AnnAssign, name: str, form: FieldForm, scope: Scope, src: Source) -> FieldUse | None:
+    value = stmt.value
+    if value is None:
+        return FieldUse(form, name, stmt, Action.ADD, stmt.annotation)
+    if not isinstance(value, ast.Call):
+        return FieldUse(form, name, stmt, Action.DEFAULT, value)
+    callee = field_function(value.func, scope)
+    for kw in value.keywords:
+        if kw.arg is None:
+            raise rules.FIELD_UNREADABLE.error(
+                src, kw.value, "unpacked", name=name, call=ast.unparse(value.func), mapping=ast.unparse(kw.value)
+            )
+    if callee == form.field:
+        written = _keyword(value, form.keyword, form.position)
+        if written is None:
+            return FieldUse(form, name, stmt, Action.KEYWORD, value)
+        _check_value(written, f"{form.keyword}=", name, form, src)
+        return None
+    if callee == FIELD:
+        metadata = _keyword(value, "metadata", None)
+        if metadata is None:
+            return FieldUse(form, name, stmt, Action.METADATA, value)
+        if not isinstance(metadata, ast.Dict) or not all(
+            isinstance(key, ast.Constant) and isinstance(key.value, str) for key in metadata.keys
+        ):
+            raise rules.FIELD_UNREADABLE.error(
+                src, metadata, "metadata", name=name, field=form.field, keyword=form.keyword, static=form.static
+            )
+        for key, entry in zip(metadata.keys, metadata.values):
+            if isinstance(key, ast.Constant) and key.value == form.keyword:
+                _check_value(entry, f"metadata {form.keyword!r}: ", name, form, src)
+                return None
+        return FieldUse(form, name, stmt, Action.ENTRY, metadata)
+    if _gives_a_value(value.func, scope):
+        return FieldUse(form, name, stmt, Action.DEFAULT, value)
+    raise rules.FIELD_UNREADABLE.error(
+        src, value, "call", call=ast.unparse(value.func), name=name, field=form.field, keyword=form.keyword, static=form.static
+    )
+
+
+#: Modules none of whose functions returns a dataclass field: a call of one is a plain value
+#: (``functools.partial(jax.nn.leaky_relu, negative_slope=0.1)``, ``jnp.zeros(3)``).
+_VALUE_MODULES = frozenset({"functools", "jax", "jaxlib", "numpy", "math", "operator", "builtins"})
+
+
+def _gives_a_value(func: ast.expr, scope: Scope) -> bool:
+    """A callee that never returns a dataclass field: a function of ``_VALUE_MODULES``, or a
+    builtin the module does not rebind."""
+    name = qualname(func, scope)
+    if name is None and isinstance(func, ast.Name) and binding_scope(func.id, scope) is None:
+        name = f"builtins.{func.id}" if func.id in _BUILTINS else None
+    return name is not None and name.partition(".")[0] in _VALUE_MODULES and name != "builtins.__import__"
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _keyword(call: ast.Call, keyword: str, position: int | None) -> ast.expr | None:
+    for kw in call.keywords:
+        if kw.arg == keyword:
+            return kw.value
+    if position is not None and len(call.args) > position:
+        return call.args[position]
+    return None
+
+
+def _check_value(node: ast.expr, spelled: str, name: str, form: FieldForm, src: Source) -> None:
+    """A hand-written static keyword next to Static: the same value is fine, another is refused."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        if node.value is form.static:
+            return
+        raise rules.FIELD_NOT_STATIC.error(src, node, name=name, spelled=spelled, value=node.value, library=form.library)
+    raise rules.FIELD_UNREADABLE.error(src, node, name=name, spelled=spelled, value=ast.unparse(node))
+
+
+def field_function(expr: ast.expr, scope: Scope) -> str | None:
+    """The qualified name of a field function, the rewritten ``__import__('m').field`` included
+    (so that rewriting the rewritten text changes nothing)."""
+    name = qualname(expr, scope)
+    if name is not None:
+        return name
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Name)
+        and expr.func.id == "__import__"
+        and len(expr.args) == 1
+        and not expr.keywords
+        and isinstance(expr.args[0], ast.Constant)
+        and isinstance(expr.args[0].value, str)
+        and binding_scope("__import__", scope) is None
+    ):
+        return ".".join([expr.args[0].value.partition(".")[0], *reversed(parts)])
+    return None
+
+
+def _base_values(defined: DefinedClass, scope: Scope, depth: int = 0) -> set[str]:
+    """Field names that a base class of this module writes with a value."""
+    names: set[str] = set()
+    for base in defined.node.bases:
+        local = local_class(base.value if isinstance(base, ast.Subscript) else base, scope)
+        if local is None or depth >= MAX_DEPTH:
+            continue
+        inner, inner_scope = local
+        if not isinstance(inner, DefinedClass):
+            continue
+        names |= _base_values(inner, inner_scope, depth + 1)
+        for stmt in inner.node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+                names.add(stmt.target.id)
+    return names

@@ -1,0 +1,299 @@
+"""Cheap pre-filters: what in a module could possibly need a rewrite.
+
+The hot path of a cold import. Everything here works by name or by text search so that
+a large module pays for one pass over its statements and little else; the analysis then
+looks closely only at what survives. A ``Filters`` value says which filters are on: the
+import hook runs with all of them (``FAST``), ``check`` and ``migrate`` with none
+(``EXHAUSTIVE``), and the tests prove both give the same rewrite.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+from functools import lru_cache
+from itertools import accumulate
+from dataclasses import dataclass
+
+from jaxrewrite.engine.read.lexed import word_starts
+from jaxrewrite.engine.read.classes import FunctionalClass, LocalClass, functional_class, local_class
+from jaxrewrite.engine.read.scopes import Assigned, Scope, ScopeTree, calls_in, own_expressions
+from jaxrewrite.engine.read.markindex import names_made_from, may_mark
+from jaxrewrite.engine.read.source import Source, lines_containing
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which shortcuts the analysis may take; each one only skips work that cannot matter."""
+
+    #: Look only at annotations that mention a name that can spell a marker, and report no
+    #: transform use without markers. Off: every transform use is reported (``migrate``).
+    marker_names: bool = True
+    #: Read only signatures whose lines mention such a name (a substring search).
+    signature_lines: bool = True
+    #: Leave function bodies with no def, class or decorator line unwalked until a call needs them.
+    defer_bodies: bool = True
+    #: Look for call sites only on lines where a candidate name is a first argument.
+    first_arguments: bool = True
+
+
+FAST = Filters()
+EXHAUSTIVE = Filters(marker_names=False, signature_lines=False, defer_bodies=False, first_arguments=False)
+
+
+def classes_with_markers(tree: ScopeTree, relevant: set[str] | None) -> dict[int, LocalClass]:
+    """Classes whose fields (own, or inherited from a class of this module) may carry markers,
+    functional TypedDict/NamedTuple forms included; ``relevant`` None means every class."""
+    found: dict[int, LocalClass] = {
+        id(defined.node): (defined, scope)
+        for defined, scope in tree.classes
+        if relevant is None
+        or any(
+            may_mark(stmt.annotation, relevant)
+            for stmt in defined.node.body
+            if isinstance(stmt, ast.AnnAssign)
+        )
+    }
+    for functional in functional_classes(tree):
+        if relevant is None or may_mark(functional.call, relevant):
+            found[id(functional.call)] = (functional, functional.scope)
+    changed = bool(found)
+    while changed:
+        changed = False
+        for defined, scope in tree.classes:
+            if id(defined.node) in found:
+                continue
+            for base in defined.node.bases:
+                local = local_class(base, scope)
+                if local is not None and _key(local) in found:
+                    found[id(defined.node)] = (defined, scope)
+                    changed = True
+                    break
+    return found
+
+
+def _key(local: LocalClass) -> int:
+    defined = local[0]
+    return id(defined.call if isinstance(defined, FunctionalClass) else defined.node)
+
+
+def functional_classes(tree: ScopeTree) -> list[FunctionalClass]:
+    """Every ``Name = TypedDict("Name", {...})`` / ``NamedTuple(...)`` of the module."""
+    found = []
+    for scope in tree.scopes:
+        for name, bindings in scope.bindings.items():
+            for binding in bindings:
+                if isinstance(binding, Assigned):
+                    functional = functional_class(binding, name)
+                    if functional is not None:
+                        found.append(functional)
+    return found
+
+
+def lines_mentioning(names: set[str], src: Source) -> list[int]:
+    """Sorted lines whose text contains any of ``names`` (substring search: a superset)."""
+    return lines_containing(src.text, src.line_starts, names)
+
+
+def may_matter(func: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str], leaf_names: set[str]) -> bool:
+    args = func.args
+    for group in (args.posonlyargs, args.args, args.kwonlyargs, (args.vararg,), (args.kwarg,)):
+        for arg in group:
+            if arg is None or arg.annotation is None:
+                continue
+            ann = arg.annotation
+            if may_mark(ann, names):
+                return True
+            if leaf_names and may_mark(ann, leaf_names):
+                return True  # Cfg, Optional[Cfg], "Cfg | None", Annotated[Cfg, ...], Cfg[T]
+    return False
+
+
+def leaf_aliases(tree: ScopeTree, leaf_names: set[str]) -> set[str]:
+    """``leaf_names`` with the names assigned from them (``Alias = Cfg``, ``Maybe =
+    Optional[Cfg]``) and the classes with a field naming one (``class Outer(TypedDict): inner:
+    Cfg``), to any depth: an annotation naming none of these cannot be per-leaf."""
+    names = set(leaf_names)
+    if not names:
+        return names  # the common module: no container with marked entries, nothing to read
+    # (name, what it is made from): assignments, and classes by their fields' annotations
+    made: list[tuple[str, list[ast.expr]]] = [
+        (name, [binding.value])
+        for scope in tree.scopes
+        for name, bindings in scope.bindings.items()
+        for binding in bindings
+        if isinstance(binding, Assigned)
+    ]
+    made += [
+        (defined.node.name, [stmt.annotation for stmt in defined.node.body if isinstance(stmt, ast.AnnAssign)])
+        for defined, _ in tree.classes
+    ]
+    return names_made_from(names, made)
+
+
+#: A call site, the scope it runs in, and the (line, flow) of its statement.
+CallSite = tuple[ast.Call, Scope, tuple[int, int]]
+
+
+def calls_naming(names: list[str] | None, tree: ScopeTree, src: Source, filters: Filters) -> list[CallSite]:
+    """Calls in statements on lines where one of ``names`` is a first argument (text search
+    first, unless ``filters`` says otherwise); ``names`` None means every call."""
+    if names is not None and not names:
+        return []
+    ordered: list[int] | None = None
+    if filters.first_arguments and names is not None:
+        # Which names are first arguments anywhere, at C speed; then where, for those only.
+        found_at = _first_arguments(src.text)
+        hits = found_at.keys() & set(names)
+        if not hits:
+            return []
+        starts = src.line_starts
+        ordered = sorted({bisect.bisect_right(starts, at) for name in hits for at in found_at[name]})
+    tree.walk_deferred(ordered)
+    found: list[CallSite] = []
+    seen: set[int] = set()
+    for first, stmt, scope, flow in _statements_on(tree.statements, ordered):
+        calls: list[tuple[ast.Call, Scope]] = []
+        for expr in own_expressions(stmt):
+            calls_in(expr, scope, calls)
+        for node, inner in calls:
+            if id(node) not in seen:
+                seen.add(id(node))
+                found.append((node, inner, (first, flow)))
+    found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
+    return found
+
+
+def walk_assignments(names: list[str], tree: ScopeTree, src: Source) -> None:
+    """Walk the deferred bodies where one of ``names`` is assigned as it is (``g = f``): ``g``
+    is then a name of ``f`` (``wrappers.aliases``) whose call sites must be found too, yet no
+    first argument on that line made the call-site search walk the body (a text search)."""
+    if not tree.deferred:
+        return
+    starts = src.line_starts
+    found_at = _assigned_names(src.text)
+    lines = {bisect.bisect_right(starts, at) for name in found_at.keys() & set(names) for at in found_at[name]}
+    # ``for fn in (f, g):`` and its comprehension form bind ``fn`` to each (``scopes.Choice``);
+    # ``for k, fn in zip(keys, (f, g)):`` to something made from them (JR007 at its transforms).
+    lines.update(bisect.bisect_right(starts, start) for start, _ in _loops_over(src.text, frozenset(names)))
+    if lines:
+        tree.walk_deferred(sorted(lines))
+
+
+def _statements_on(
+    statements: list[tuple[int, int, ast.AST, Scope, int]], lines: list[int] | None
+) -> list[tuple[int, ast.AST, Scope, int]]:
+    """The statements (sorted by first line) whose lines hold any of ``lines`` (sorted), in their
+    order; every statement when ``lines`` is None. Looked up per line, not per statement: a large
+    module has thousands of statements and a few candidate lines. Exact for nested ranges too: the
+    running maximum of last lines says how far back a statement can still reach a line."""
+    if lines is None:
+        return [(first, stmt, scope, flow) for first, _, stmt, scope, flow in statements]
+    firsts = [item[0] for item in statements]
+    reach = list(accumulate((item[1] for item in statements), max))
+    hits: set[int] = set()
+    for line in lines:
+        at = bisect.bisect_right(firsts, line) - 1  # the last statement starting at or before it
+        while at >= 0 and reach[at] >= line:
+            if statements[at][1] >= line:
+                hits.add(at)
+            at -= 1
+    return [(statements[i][0], statements[i][2], statements[i][3], statements[i][4]) for i in sorted(hits)]
+
+
+@lru_cache(maxsize=1)
+def _first_arguments(text: str) -> dict[str, list[int]]:
+    """Every identifier that is a first argument in the text, with where each occurrence starts:
+    read once per module, though each call site search of the analysis asks (a str keeps its
+    hash: the second lookup is cheap). One scan: no pattern compiled per set of names (that
+    compile was 5% of ``check`` over jax)."""
+    return _positions(FIRST_ARGUMENT, text)
+
+
+def _positions(pattern: re.Pattern[str], text: str) -> dict[str, list[int]]:
+    found: dict[str, list[int]] = {}
+    for match in pattern.finditer(text):
+        found.setdefault(match.group(1), []).append(match.start(1))
+    return found
+
+
+@lru_cache(maxsize=1)
+def _assigned_names(text: str) -> dict[str, list[int]]:
+    """Every identifier that is the whole start of an assigned value in the text (a superset),
+    with where each occurrence starts."""
+    return _positions(ASSIGNED_NAME, text)
+
+
+#: Blanks and comments between "(" and a first argument. A comment runs to its line break and
+#: takes it, so the text has one reading: ``#[^\n]*`` repeated could split ``#a#b#c...`` in 2**n
+#: ways, and a failed search tried them all (a string holding "(#1#2#3..." of 30 pairs stalled
+#: the import of its module for minutes).
+_GAP = r"(?:\s|#[^\r\n]*[\r\n])*"
+
+#: A first argument: an identifier right after "(", across line breaks and comments. Call
+#: sites pass the function first (``jax.jit(f)``, ``jax.jit(wrapper(f))``), so only these
+#: lines can hold one.
+FIRST_ARGUMENT = re.compile(r"\(" + _GAP + r"([^\W\d]\w*)")
+
+#: An assignment's "=" or a walrus's ":=" (not "==", "<=", ">=", "!="), then blanks and
+#: backslash continuations: what follows starts the assigned value. Keyword arguments and
+#: augmented assignments match too (a superset).
+_ASSIGNED = r"(?<![=!<>])=(?!=)(?:\s|\\\r?\n)*"
+#: An identifier starting an assigned value (``g = f``, ``g: T = f``, ``(g := f)``).
+ASSIGNED_NAME = re.compile(_ASSIGNED + r"([^\W\d]\w*)")
+IDENTIFIER = re.compile(r"[^\W\d]\w*")
+#: How far a loop's text is read past its ``for`` while a bracket it opened is open.
+_LOOP_REACH = 4096
+
+
+@lru_cache(maxsize=4)
+def _loops(text: str) -> tuple[tuple[int, frozenset[str], frozenset[str]], ...]:
+    """Each ``for TARGETS in ITERABLE`` of the text (a superset: the word anywhere, strings and
+    comments too): (offset of its ``for``, the identifiers of
+    its targets, the identifiers of the rest of its logical line up to the next ``for``, which
+    hold the iterable). Read once per text whatever names are asked about; each ``for`` reads up
+    to the next one, so a text of many ``for``s or brackets costs what its size does."""
+    found = []
+    heads = word_starts(text, "for")
+    for index, head in enumerate(heads):
+        # To the next ``for`` at most: a literal iterable (the only kind whose elements are read,
+        # ``scopes.Choice``) holds none, and a nested loop is an entry of its own.
+        following = heads[index + 1] if index + 1 < len(heads) else len(text)
+        end = _line_end(text, head + 3, min(following, head + _LOOP_REACH))
+        words = IDENTIFIER.findall(text, head + 3, end)
+        if "in" not in words:
+            continue
+        at = words.index("in")
+        found.append((head, frozenset(words[:at]), frozenset(words[at + 1 :])))
+    return tuple(found)
+
+
+def _line_end(text: str, start: int, stop: int) -> int:
+    """The first line break in ``text[start:stop]`` where the brackets opened since ``start`` are
+    closed (more closed than opened counts as closed), else ``stop``: a logical line's end. Per
+    line, brackets counted at C speed (a loop per bracket was a tenth of ``check`` over jax)."""
+    depth = 0
+    at = start
+    while True:
+        line_break = text.find("\n", at, stop)
+        if line_break < 0:
+            return stop
+        line = text[at:line_break]
+        depth += sum(line.count(c) for c in "([{") - sum(line.count(c) for c in ")]}")
+        if depth <= 0:
+            return line_break
+        at = line_break + 1
+
+
+def _loops_over(text: str, names: frozenset[str]) -> list[tuple[int, frozenset[str]]]:
+    """Each loop or comprehension of the text whose iterable names one of ``names``: (offset of
+    its ``for``, the identifiers of its targets). A superset of the loops that bind a target to
+    a def of ``names`` (``scopes.Choice``)."""
+    return [(at, targets) for at, targets, rest in _loops(text) if not names.isdisjoint(rest)]
+
+
+def loop_targets(names: list[str], src: Source) -> set[str]:
+    """The names loops and comprehensions over ``names`` may bind (``for fn in (f, g):``): like
+    an alias, their call sites are to be looked at too."""
+    return {target for _, targets in _loops_over(src.text, frozenset(names)) for target in targets}

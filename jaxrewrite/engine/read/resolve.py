@@ -1,0 +1,187 @@
+"""Resolving expressions to what they statically refer to: dotted import names and aliases."""
+
+from __future__ import annotations
+
+import ast
+from typing import TypeVar
+
+from jaxrewrite.engine.read.scopes import Assigned, Binding, Imported, Scope
+from jaxrewrite.engine.rulebook.table import STAR_EXPORTS, canonical
+
+#: Alias chains (and nested annotations, base classes) deeper than this resolve to nothing:
+#: real code never comes close, and a cycle must not recurse forever. Where a marker or a
+#: transform could be lost that way, the analysis refuses instead (JR127: ``too_deep`` and
+#: ``signature.MarkerReader``), so "nothing" never silently reads as "not a marker".
+MAX_DEPTH = 32
+#: How JR127 says why it cannot tell (one wording for the marker, transform and per-leaf readers).
+PAST_DEPTH = f"reading it takes more than {MAX_DEPTH} aliases or nested annotations, or goes round a loop of aliases"
+
+B = TypeVar("B", bound=Binding)
+
+
+class TooDeep(Exception):
+    """A reader went past ``MAX_DEPTH``: it cannot tell what the expression is. Raised where the
+    caller, not the reader, knows whether that answer could lose a marker (``classes.leaf_class``)."""
+
+
+def qualname(expr: ast.expr, scope: Scope, depth: int = 0, memo: dict[tuple[str, int, int], str | None] | None = None) -> str | None:
+    """The dotted name ``expr`` denotes through imports and plain-name aliases, if known.
+
+    ``memo``: the answers of this reading so far, by (name, scope, depth), each read once. A name
+    bound more than one way branches at every alias (``f = f`` twice in a scope is two branches at
+    each of ``MAX_DEPTH`` steps: 2**32 readings without it, an import that never ends)."""
+    if depth > MAX_DEPTH:
+        return None
+    if isinstance(expr, ast.Attribute):
+        value = expr.value
+        if depth == 0 and isinstance(value, ast.Name):
+            # ``jax.jit`` is read for every decorator: remember it by its dotted text (no
+            # name holds a dot, so it cannot collide with a plain name's entry).
+            cache = scope.qualnames
+            key = f"{value.id}.{expr.attr}"
+            if key in cache:
+                return cache[key]
+            base = qualname(value, scope, 1, memo)
+            found = None if base is None else canonical(f"{base}.{expr.attr}")
+            cache[key] = found
+            return found
+        base = qualname(value, scope, depth + 1, memo)
+        return None if base is None else canonical(f"{base}.{expr.attr}")
+    if not isinstance(expr, ast.Name):
+        return None
+    cache = scope.qualnames
+    if expr.id in cache:
+        return cache[expr.id]
+    if memo is None:
+        memo = {}
+    at = (expr.id, id(scope), depth)
+    if at in memo:
+        return memo[at]
+    result = memo[at] = _name_qualname(expr.id, scope, depth, memo)
+    if depth == 0:
+        cache[expr.id] = result  # only complete answers: a depth-limited one may be truncated
+    return result
+
+
+def _name_qualname(name: str, scope: Scope, depth: int, memo: dict[tuple[str, int, int], str | None]) -> str | None:
+    found = scope.lookup(name)
+    if found is None:
+        return star_export(name, scope)
+    names: set[str | None] = set()
+    for binding in found[0]:
+        if isinstance(binding, Imported):
+            names.add(canonical(binding.qualname))
+        elif isinstance(binding, Assigned) and isinstance(binding.value, (ast.Name, ast.Attribute)):
+            names.add(qualname(binding.value, binding.scope, depth + 1, memo))
+        else:
+            return None
+    return names.pop() if len(names) == 1 else None
+
+
+def binding_scope(name: str, scope: Scope) -> Scope | None:
+    """The scope whose binding a load of ``name`` in ``scope`` sees."""
+    found = scope.lookup(name)
+    return None if found is None else found[1]
+
+
+def single(expr: ast.expr, scope: Scope) -> Binding | None:
+    """The binding a bare name refers to, when it has exactly one."""
+    if not isinstance(expr, ast.Name):
+        return None
+    found = scope.lookup(expr.id)
+    if found is None or len(found[0]) != 1:
+        return None
+    return found[0][0]
+
+
+def only(expr: ast.expr, scope: Scope, kind: type[B]) -> B | None:
+    """The one binding of ``kind`` a bare name refers to, when that is its only binding."""
+    binding = single(expr, scope)
+    return binding if isinstance(binding, kind) else None
+
+
+def alias_of(expr: ast.expr, scope: Scope) -> Assigned | None:
+    """The single assignment a bare name refers to, when that is its only binding."""
+    return only(expr, scope, Assigned)
+
+
+def too_deep(expr: ast.expr, scope: Scope) -> bool:
+    """Is ``recognise.classify``'s None for ``expr`` its depth cut's (a longer chain, or a loop)?
+
+    That None is the same as "not a transform": asked only where it would leave a marked def
+    untransformed. Follows exactly the links ``classify`` and ``qualname`` follow, each (node,
+    depth) once, so a name bound many ways cannot make it exponential.
+    """
+    return _classify_cut(expr, scope, 0, set())
+
+
+def _classify_cut(expr: ast.expr, scope: Scope, depth: int, seen: set[tuple[int, int]]) -> bool:
+    if depth > MAX_DEPTH:
+        return True
+    if isinstance(expr, (ast.Name, ast.Attribute)):
+        if _qualname_cut(expr, scope, 0, seen):  # classify reads the name at qualname's own depth 0
+            return True
+        alias = alias_of(expr, scope)
+        return alias is not None and isinstance(alias.value, ast.Call) and _classify_cut(alias.value, alias.scope, depth + 1, seen)
+    if isinstance(expr, ast.Call):
+        if _qualname_cut(expr.func, scope, 0, seen):
+            return True
+        if is_partial(qualname(expr.func, scope)):
+            return len(expr.args) == 1 and _classify_cut(expr.args[0], scope, depth + 1, seen)
+        return not expr.args and _classify_cut(expr.func, scope, depth + 1, seen)
+    return False
+
+
+def _qualname_cut(expr: ast.expr, scope: Scope, depth: int, seen: set[tuple[int, int]]) -> bool:
+    if depth > MAX_DEPTH:
+        return True
+    if (id(expr), depth) in seen:
+        return False  # answered False already: a True ends the search
+    seen.add((id(expr), depth))
+    if isinstance(expr, ast.Attribute):
+        return _qualname_cut(expr.value, scope, depth + 1, seen)
+    if not isinstance(expr, ast.Name):
+        return False
+    found = scope.lookup(expr.id)
+    if found is None:
+        return False
+    aliases = []
+    for binding in found[0]:
+        if isinstance(binding, Assigned) and isinstance(binding.value, (ast.Name, ast.Attribute)):
+            aliases.append(binding)
+        elif not isinstance(binding, Imported):
+            return False  # qualname answers None here whatever the depth
+    return any(_qualname_cut(b.value, b.scope, depth + 1, seen) for b in aliases)
+
+
+def star_export(name: str, scope: Scope) -> str | None:
+    """The dotted name ``name`` has through the module's ``from m import *``, when one such module exports it."""
+    candidates = {
+        f"{module}.{name}"
+        for module in scope.module().star_imports
+        if name in STAR_EXPORTS.get(module.partition(".")[0], ())
+    }
+    return canonical(candidates.pop()) if len(candidates) == 1 else None
+
+
+def is_partial(qual: str | None) -> bool:
+    return qual == "functools.partial"
+
+
+def is_annotated(qual: str | None) -> bool:
+    return qual == "typing.Annotated"
+
+
+def parse_string(text: str) -> ast.expr | None:
+    """A string annotation as an expression (PEP 563 text, forward references), or None."""
+    try:
+        return ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+
+
+def unquoted(ann: ast.expr | None) -> ast.expr | None:
+    """An annotation as the type it names: a string one parsed (None where it does not parse)."""
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        return parse_string(ann.value)
+    return ann

@@ -1,0 +1,652 @@
+"""Static name resolution: which names a module's own imports and assignments bind, per scope.
+
+Python's rules, simplified to what a decorator, an annotation or a call site needs: a function's
+own bindings (lambdas and comprehensions are functions too), then enclosing functions (class
+bodies skipped), then the module, then an optional outer environment (a notebook's live
+namespace). A name bound two different ways in one scope resolves to nothing, so ambiguity never
+guesses.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import enum
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import Any, Union
+
+from jaxrewrite.engine.read.source import lines_containing, source_lines
+from jaxrewrite.engine.read.elided import STRUCTURAL, ElidedAsyncDef, ElidedDef, body_line
+from jaxrewrite.engine.read.nodes import child_nodes
+from jaxrewrite.engine.rulebook.table import Mark
+
+
+class ScopeKind(enum.Enum):
+    MODULE = "module"
+    #: Functions, lambdas and comprehensions: their own names, then enclosing functions.
+    FUNCTION = "function"
+    #: A class body: seen only by code running directly in it.
+    CLASS = "class"
+    #: Names the module does not bind but its runner provides (a notebook's namespace).
+    ENVIRONMENT = "environment"
+
+
+@dataclass(frozen=True)
+class Imported:
+    """``import a.b as x`` / ``from a import b``: the dotted name the binding refers to."""
+
+    qualname: str
+
+
+@dataclass(frozen=True)
+class Assigned:
+    """``x = <expr>`` (also ``x: T = <expr>`` and ``type x = <expr>``), resolved lazily."""
+
+    value: ast.expr
+    scope: Scope
+    type_statement: bool = False
+
+
+@dataclass(frozen=True)
+class Defined:
+    """``def name(...)``: call sites resolve a function argument to its def through this."""
+
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@dataclass(frozen=True)
+class DefinedClass:
+    """``class Name: ...``: per-leaf statics and dataclass registration read its fields."""
+
+    node: ast.ClassDef
+    #: The class body's own scope, where its annotations are evaluated.
+    body: Scope
+
+
+@dataclass(frozen=True)
+class MarkerBinding:
+    """An outer-environment value that is itself a marker alias (``S = Static[int]`` run earlier)."""
+
+    markers: frozenset[Mark]
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """Any other binding (def, class, parameter, loop target...): hides outer names."""
+
+
+@dataclass(frozen=True, eq=False)
+class Choice(Opaque):
+    """A loop or comprehension target: over a literal sequence (``for fn in (f, g):``) one of
+    ``parts`` each time, each an assignment of one element; over anything else (``zip(names,
+    (f, g))``) no parts, and ``source``, the iterable, which what it is made from is read from.
+    Opaque to every reader but the call sites' (``_function`` reads the parts as the name bound
+    each of those ways; ``made_from`` reads parts and source, for JR007)."""
+
+    parts: tuple[Assigned, ...]
+    source: ast.expr | None = None
+    scope: Scope | None = None
+
+
+Binding = Union[Imported, Assigned, Defined, DefinedClass, MarkerBinding, Opaque]
+_OPAQUE = Opaque()
+
+
+def choice_parts(bindings: Iterable[Binding]) -> Iterator[Binding]:
+    """Bindings with each loop target over a literal (``Choice``) as its elements: what the
+    call sites read a name as (``for fn in (f, g):`` binds ``fn`` to ``f`` and to ``g``)."""
+    for binding in bindings:
+        if isinstance(binding, Choice) and binding.parts:
+            yield from binding.parts
+        else:
+            yield binding
+
+
+def _choice(target: ast.expr, iterable: ast.expr, scope: Scope) -> Choice:
+    """What a loop target binds: one of the elements of a literal tuple, list or set without
+    ``*`` for a plain name, else what the iterable is made from."""
+    literal = isinstance(iterable, (ast.Tuple, ast.List, ast.Set)) and iterable.elts
+    if isinstance(target, ast.Name) and literal and not any(isinstance(e, ast.Starred) for e in iterable.elts):  # type: ignore[attr-defined]
+        return Choice(tuple(Assigned(element, scope) for element in iterable.elts))  # type: ignore[attr-defined]
+    return Choice((), iterable, scope)
+
+#: Where a binding is made: (statement line, flow), flow being 0 for a statement directly in the
+#: scope's body and otherwise the line of the outermost compound statement around it.
+Site = tuple[int, int]
+
+
+@dataclass(eq=False)
+class Scope:
+    kind: ScopeKind
+    parent: Scope | None
+    bindings: dict[str, list[Binding]] = field(default_factory=dict)
+    #: ``sites[name][i]`` is where ``bindings[name][i]`` is made.
+    sites: dict[str, list[Site]] = field(default_factory=dict)
+    #: Blocks whose head binds a name for the whole block (``except E as name:``, ``for name in``,
+    #: ``with ... as name:``, a ``case`` capture): (first line, last line, index into bindings).
+    regions: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
+    star_imports: list[str] = field(default_factory=list)
+    global_names: set[str] = field(default_factory=set)
+    #: Memo for resolve.qualname of bare names (and ``name.attr``) looked up from this scope.
+    qualnames: dict[str, str | None] = field(default_factory=dict)
+
+    def bind(self, name: str, binding: Binding, site: Site = (0, 0)) -> None:
+        self.bindings.setdefault(name, []).append(binding)
+        self.sites.setdefault(name, []).append(site)
+
+    def bind_for_block(self, name: str, site: Site, block: list[ast.stmt], binding: Binding | None = None) -> None:
+        """A block head's binding (opaque unless given), which code in ``block`` surely sees
+        unless it rebinds."""
+        self.bind(name, _OPAQUE if binding is None else binding, site)
+        last = block[-1].end_lineno or block[-1].lineno
+        self.regions.setdefault(name, []).append((block[0].lineno, last, len(self.bindings[name]) - 1))
+
+    def module(self) -> Scope:
+        scope = self
+        while scope.kind is not ScopeKind.MODULE and scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+    def lookup(self, name: str) -> tuple[list[Binding], Scope] | None:
+        """The bindings a load of ``name`` evaluated in this scope sees, and their scope."""
+        scope: Scope | None = self
+        first = True
+        while scope is not None:
+            if name in scope.global_names:
+                scope = scope.module()
+                first = True
+                continue
+            if (first or scope.kind is not ScopeKind.CLASS) and name in scope.bindings:
+                return scope.bindings[name], scope
+            first = False
+            scope = scope.parent
+        return None
+
+    def bindings_seen_at(self, name: str, site: Site) -> list[Binding] | None:
+        """The bindings of ``name`` a load at ``site`` in this very scope can see, in order.
+
+        Straight-line code sees the last binding made directly in the scope body before it, and
+        any made after that inside compound statements. A load inside a block whose head binds the
+        name (``except E as name:``, a ``for``/``with`` target, a ``case`` capture) sees that
+        binding, unless the block rebinds the name; a load inside any other compound statement that
+        also binds the name (a loop body, say) sees them all. None: not bound here.
+        """
+        bindings = self.bindings.get(name)
+        if bindings is None:
+            return None
+        sites = self.sites[name]
+        line, flow = site
+        block = max((r for r in self.regions.get(name, ()) if r[0] <= line <= r[1]), default=None)
+        if block is not None:
+            start, end, index = block
+            if not any(i != index and start <= at <= end for i, (at, _) in enumerate(sites)):
+                return [bindings[index]]  # inside the block that binds it, and not rebound there
+        if flow and any(f == flow for _, f in sites):
+            return list(bindings)
+        before = [i for i, (at, _) in enumerate(sites) if at < line]
+        if not before:
+            return list(bindings)  # used before it is bound: the function runs later, or fails
+        last = max((i for i in before if sites[i][1] == 0), default=None, key=lambda i: sites[i][0])
+        if last is None:
+            return [bindings[i] for i in before]
+        return [bindings[i] for i in before if sites[i][0] >= sites[last][0]]
+
+
+def environment(names: Mapping[str, Binding]) -> Scope:
+    """An outer scope holding ``names``: what a module body sees beyond its own bindings."""
+    scope = Scope(ScopeKind.ENVIRONMENT, None)
+    for name, binding in names.items():
+        scope.bind(name, binding)
+    return scope
+
+
+@dataclass
+class ScopeTree:
+    """The module scope plus every def and class with the scope its statement runs in."""
+
+    module: Scope
+    #: ``def`` nodes in source order, with the scope holding the def statement (where decorators run).
+    defs: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, Scope]]
+    #: Class definitions in source order, with the scope holding the class statement.
+    classes: list[tuple[DefinedClass, Scope]]
+    #: Simple statements and compound-statement headers, as (first line, last line, node, scope,
+    #: flow), sorted by line: where call sites are looked for, only on lines that name a candidate.
+    statements: list[tuple[int, int, ast.AST, Scope, int]]
+    #: Every scope, module first (the outer environment, if any, is not among them).
+    scopes: list[Scope]
+    #: Lines that may start a def, a class or a decorator (a text search, so a superset).
+    structural: list[int] = field(default_factory=list)
+    #: Function bodies not walked yet, as (first line, last line, def, enclosing scope): they hold
+    #: no def, class or decorator, so only a call site can make them worth walking.
+    deferred: list[tuple[int, int, ast.FunctionDef | ast.AsyncFunctionDef, Scope]] = field(
+        default_factory=list
+    )
+    #: The text has ``:=``: statements' expressions are searched for the names it binds.
+    walrus: bool = False
+    #: The lines holding ``:=`` (sorted; a text search, so a superset): only a statement that
+    #: spans one of them is searched (the token cannot be split across lines).
+    walrus_lines: list[int] = field(default_factory=list)
+    #: The flow of the statement being bound (see ``Site``); 0 directly in a scope's body.
+    flow: int = 0
+    #: The module's one index of markers (``markindex.index_of``: made on first ask).
+    index: object | None = None
+
+    def release(self) -> None:
+        """Break the reference cycles between scopes and their bindings (see rewrite.analyze)."""
+        for scope in self.scopes:
+            scope.bindings.clear()
+            scope.qualnames.clear()
+        self.defs.clear()
+        self.classes.clear()
+        self.statements.clear()
+        self.deferred.clear()
+        self.index = None
+
+    def walk_deferred(self, lines: list[int] | None) -> None:
+        """Walk the deferred function bodies that contain any of the (sorted) ``lines``; all if None."""
+        keep = []
+        for item in self.deferred:
+            first, last, node, scope = item
+            if lines is not None:
+                at = bisect.bisect_left(lines, first)
+                if at == len(lines) or lines[at] > last:
+                    keep.append(item)
+                    continue
+            _function_body(node, scope, self)
+        if len(keep) != len(self.deferred):
+            self.deferred = keep
+            self.statements.sort(key=lambda item: item[0])
+
+
+def build_scopes(
+    tree: ast.Module,
+    text: str = "",
+    line_starts: list[int] | None = None,
+    outer: Scope | None = None,
+    defer: bool = True,
+) -> ScopeTree:
+    """One pass over the module's statements (never into expressions: that is the hot path).
+
+    Function bodies that contain no def, class or decorator line are not walked at all
+    (``deferred``) unless ``defer`` is off: nothing in them can be rewritten except a call site,
+    which is found later by a text search. ``outer`` is what the module body sees beyond itself.
+    """
+    module = Scope(ScopeKind.MODULE, outer)
+    result = ScopeTree(module, [], [], [], [module], walrus=":=" in text)
+    if result.walrus or (text and defer):
+        if line_starts is None:
+            line_starts = list(accumulate(map(len, source_lines(text)), initial=0))
+        result.walrus_lines = lines_containing(text, line_starts, (":=",)) if result.walrus else []
+    if text and defer:
+        assert line_starts is not None
+        result.structural = lines_containing(text, line_starts, STRUCTURAL)
+    else:
+        last = max((getattr(n, "end_lineno", 0) or 0) for n in tree.body) if tree.body else 1
+        result.structural = list(range(1, last + 1))
+    _bind_body(tree.body, module, result)
+    result.statements.sort(key=lambda item: item[0])
+    return result
+
+
+def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree) -> None:
+    for stmt in body:
+        kind = type(stmt)
+        if result.walrus and _spans(result.walrus_lines, stmt.lineno, stmt.end_lineno or stmt.lineno):
+            _bind_walrus(stmt, scope, result)
+        handler = _HANDLERS.get(kind)
+        if handler is not None:
+            handler(stmt, scope, result)
+            continue
+        result.statements.append((stmt.lineno, stmt.end_lineno or stmt.lineno, stmt, scope, result.flow))
+        bodies = _COMPOUND.get(kind)
+        if bodies is None:
+            continue
+        outer_flow = result.flow
+        if not outer_flow:
+            result.flow = stmt.lineno
+        site = (stmt.lineno, result.flow)
+        for name in bodies:
+            _bind_body(getattr(stmt, name), scope, result)
+        if kind is ast.Try or kind.__name__ == "TryStar":
+            for handler_node in stmt.handlers:  # type: ignore[attr-defined]
+                if handler_node.name:
+                    scope.bind_for_block(handler_node.name, (handler_node.lineno, result.flow), handler_node.body)
+                _bind_body(handler_node.body, scope, result)
+        elif kind in (ast.For, ast.AsyncFor):
+            choice = _choice(stmt.target, stmt.iter, scope)  # type: ignore[attr-defined]
+            for name in _target_names(stmt.target):  # type: ignore[attr-defined]
+                scope.bind_for_block(name, site, stmt.body, choice)  # type: ignore[attr-defined]
+        elif kind in (ast.With, ast.AsyncWith):
+            for item in stmt.items:  # type: ignore[attr-defined]
+                if item.optional_vars is not None:
+                    for name in _target_names(item.optional_vars):
+                        scope.bind_for_block(name, site, stmt.body)  # type: ignore[attr-defined]
+        elif kind is ast.Match:
+            for case in stmt.cases:  # type: ignore[attr-defined]
+                for name in _captures(case.pattern):
+                    scope.bind_for_block(name, (case.pattern.lineno, result.flow), case.body)
+                _bind_body(case.body, scope, result)
+        result.flow = outer_flow
+
+
+#: Statements holding statement lists, and the fields that hold them.
+_COMPOUND: dict[type, tuple[str, ...]] = {
+    ast.If: ("body", "orelse"),
+    ast.For: ("body", "orelse"),
+    ast.AsyncFor: ("body", "orelse"),
+    ast.While: ("body", "orelse"),
+    ast.With: ("body",),
+    ast.AsyncWith: ("body",),
+    ast.Try: ("body", "orelse", "finalbody"),
+    ast.Match: (),
+}
+if hasattr(ast, "TryStar"):
+    _COMPOUND[ast.TryStar] = ("body", "orelse", "finalbody")
+
+
+def _site(stmt: ast.stmt, result: ScopeTree) -> Site:
+    return (stmt.lineno, result.flow)
+
+
+def _bind_targets(target: ast.expr, scope: Scope, site: Site) -> None:
+    for name in _target_names(target):
+        scope.bind(name, _OPAQUE, site)
+
+
+def _target_names(target: ast.expr) -> Iterator[str]:
+    """The names an assignment target binds (``a``, ``a, (b, *c)``); attributes and items bind none."""
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _target_names(element)
+    elif isinstance(target, ast.Starred):
+        yield from _target_names(target.value)
+
+
+def _captures(pattern: ast.pattern) -> Iterator[str]:
+    """The names a ``case`` pattern binds (captures, ``*rest``, ``**rest``, ``as`` names)."""
+    for node in ast.walk(pattern):
+        name = getattr(node, "name", None) if isinstance(node, (ast.MatchAs, ast.MatchStar)) else None
+        if isinstance(node, ast.MatchMapping):
+            name = node.rest
+        if name:
+            yield name
+
+
+def _spans(lines: list[int], first: int, last: int) -> bool:
+    """Does one of the sorted ``lines`` fall in ``first..last``?"""
+    at = bisect.bisect_left(lines, first)
+    return at < len(lines) and lines[at] <= last
+
+
+def _bind_walrus(stmt: ast.stmt, scope: Scope, result: ScopeTree) -> None:
+    """``(name := value)`` in a statement's own expressions binds ``name`` in this scope
+    (comprehensions included, as PEP 572 says); lambdas have their own scope. It binds as
+    ``name = value`` does (an alias ``(g := f)`` stands for ``f``), except where ``value`` reads
+    a name a comprehension binds (``[(g := fn) for fn in fs]``): there ``fn`` is not this
+    scope's name, so the binding is opaque.
+
+    A walrus that may not run when its statement does (after ``and``/``or``, in a branch of
+    ``a if c else b``, in a comprehension's body, a ``case`` guard, an ``except`` clause or an
+    ``assert``, which ``python -O`` drops) binds the way a statement inside an ``if`` does: code
+    after it sees both the old and the new value.
+    """
+    found: list[tuple[str, bool, ast.expr | None]] = []
+    for expr in own_expressions(stmt):
+        _walrus_targets(expr, type(stmt) is not ast.Assert, found)
+    for case in getattr(stmt, "cases", ()):
+        if case.guard is not None:
+            _walrus_targets(case.guard, False, found)
+    for handler in getattr(stmt, "handlers", ()):
+        if handler.type is not None:
+            _walrus_targets(handler.type, False, found)
+    for name, sure, value in found:
+        binding = _OPAQUE if value is None else Assigned(value, scope)
+        scope.bind(name, binding, (stmt.lineno, result.flow if sure else result.flow or stmt.lineno))
+
+
+def _walrus_targets(
+    node: ast.AST, sure: bool, out: list[tuple[str, bool, ast.expr | None]], own: frozenset[str] = frozenset()
+) -> None:
+    """The names ``:=`` binds in ``node``'s scope (not inside a lambda's body), each with whether
+    it surely runs when ``node`` is evaluated (``sure`` says whether ``node`` itself surely is)
+    and its value where that means what it means in ``node``'s scope (None where it reads a name
+    of ``own``, the names the comprehensions around it bind)."""
+    kind = type(node)
+    if kind is ast.NamedExpr:
+        target = node.target  # type: ignore[attr-defined]
+        if isinstance(target, ast.Name):
+            value = node.value  # type: ignore[attr-defined]
+            foreign = own and any(isinstance(n, ast.Name) and n.id in own for n in ast.walk(value))
+            out.append((target.id, sure, None if foreign else value))
+        _walrus_targets(node.value, sure, out, own)  # type: ignore[attr-defined]
+    elif kind is ast.Lambda:
+        args = node.args  # type: ignore[attr-defined]
+        for default in (*args.defaults, *(d for d in args.kw_defaults if d is not None)):
+            _walrus_targets(default, sure, out, own)
+    elif kind is ast.BoolOp:
+        values = node.values  # type: ignore[attr-defined]
+        _walrus_targets(values[0], sure, out, own)
+        for value in values[1:]:
+            _walrus_targets(value, False, out, own)
+    elif kind is ast.IfExp:
+        _walrus_targets(node.test, sure, out, own)  # type: ignore[attr-defined]
+        _walrus_targets(node.body, False, out, own)  # type: ignore[attr-defined]
+        _walrus_targets(node.orelse, False, out, own)  # type: ignore[attr-defined]
+    elif kind in _COMPREHENSIONS:
+        outside, inside, targets = comprehension_parts(node)
+        _walrus_targets(outside, sure, out, own)
+        bound = own | {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+        for part in inside:
+            _walrus_targets(part, False, out, bound)
+    else:
+        for child in ast.iter_child_nodes(node):
+            _walrus_targets(child, sure, out, own)
+
+
+def own_expressions(stmt: ast.AST) -> list[ast.AST]:
+    """A statement's expressions, without the statements nested in its body."""
+    out: list[ast.AST] = []
+    for name, value in ast.iter_fields(stmt):
+        if name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            continue
+        if isinstance(value, ast.AST):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend(v for v in value if isinstance(v, ast.AST))
+    return out
+
+
+def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result: ScopeTree) -> None:
+    first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+    scope.bind(node.name, Defined(node), (first, result.flow))
+    result.defs.append((node, scope))
+    body_first = body_line(node)  # an elided body (engine/read/elided.py) stays unparsed
+    # The header (decorators, defaults) runs in the enclosing scope; the body in its own.
+    result.statements.append(
+        (first, body_first - 1 if body_first > node.lineno else node.lineno, node, scope, result.flow)
+    )
+    last = node.end_lineno or node.lineno
+    lines = result.structural
+    at = bisect.bisect_left(lines, body_first)
+    if at < len(lines) and lines[at] <= last:
+        _function_body(node, scope, result)
+    else:
+        result.deferred.append((body_first, last, node, scope))
+
+
+def _function_body(node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result: ScopeTree) -> None:
+    inner = Scope(ScopeKind.FUNCTION, scope)
+    result.scopes.append(inner)
+    for name in parameter_names(node.args):
+        inner.bind(name, _OPAQUE)
+    outer_flow, result.flow = result.flow, 0
+    _bind_body(node.body, inner, result)
+    result.flow = outer_flow
+
+
+def parameter_names(args: ast.arguments) -> list[str]:
+    names = [arg.arg for group in (args.posonlyargs, args.args, args.kwonlyargs) for arg in group]
+    names.extend(extra.arg for extra in (args.vararg, args.kwarg) if extra is not None)
+    return names
+
+
+def _class(node: ast.ClassDef, scope: Scope, result: ScopeTree) -> None:
+    body = Scope(ScopeKind.CLASS, scope)
+    result.scopes.append(body)
+    defined = DefinedClass(node, body)
+    first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+    scope.bind(node.name, defined, (first, result.flow))
+    result.classes.append((defined, scope))
+    result.statements.append(
+        (
+            first,
+            node.body[0].lineno - 1 if node.body[0].lineno > node.lineno else node.lineno,
+            node,
+            scope,
+            result.flow,
+        )
+    )
+    outer_flow, result.flow = result.flow, 0
+    _bind_body(node.body, body, result)
+    result.flow = outer_flow
+
+
+def _import(node: ast.Import, scope: Scope, result: ScopeTree) -> None:
+    site = _site(node, result)
+    for alias in node.names:
+        if alias.asname is not None:
+            scope.bind(alias.asname, Imported(alias.name), site)
+        else:
+            root = alias.name.partition(".")[0]
+            scope.bind(root, Imported(root), site)
+
+
+def _import_from(node: ast.ImportFrom, scope: Scope, result: ScopeTree) -> None:
+    module = node.module if node.level == 0 else None
+    site = _site(node, result)
+    for alias in node.names:
+        if alias.name == "*":
+            if module is not None:
+                scope.star_imports.append(module)
+            continue
+        binding = Imported(f"{module}.{alias.name}") if module else _OPAQUE
+        scope.bind(alias.asname or alias.name, binding, site)
+
+
+def _assign(node: ast.Assign, scope: Scope, result: ScopeTree) -> None:
+    result.statements.append((node.lineno, node.end_lineno or node.lineno, node, scope, result.flow))
+    if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        scope.bind(node.targets[0].id, Assigned(node.value, scope), _site(node, result))
+    else:
+        for target in node.targets:
+            _bind_targets(target, scope, _site(node, result))
+
+
+def _ann_assign(node: ast.AnnAssign, scope: Scope, result: ScopeTree) -> None:
+    result.statements.append((node.lineno, node.end_lineno or node.lineno, node, scope, result.flow))
+    if isinstance(node.target, ast.Name):
+        binding = Assigned(node.value, scope) if node.value is not None else _OPAQUE
+        scope.bind(node.target.id, binding, _site(node, result))
+
+
+def _aug_assign(node: ast.AugAssign, scope: Scope, result: ScopeTree) -> None:
+    result.statements.append((node.lineno, node.end_lineno or node.lineno, node, scope, result.flow))
+    _bind_targets(node.target, scope, _site(node, result))
+
+
+def _delete(node: ast.Delete, scope: Scope, result: ScopeTree) -> None:
+    for target in node.targets:
+        _bind_targets(target, scope, _site(node, result))
+
+
+def _global(node: ast.Global, scope: Scope, result: ScopeTree) -> None:
+    scope.global_names.update(node.names)
+
+
+def _type_alias(node: ast.AST, scope: Scope, result: ScopeTree) -> None:  # Python 3.12 ``type X = ...``
+    name = getattr(node, "name", None)
+    value = getattr(node, "value", None)
+    if isinstance(name, ast.Name) and isinstance(value, ast.expr):
+        scope.bind(name.id, Assigned(value, scope, type_statement=True), (name.lineno, result.flow))
+
+
+_HANDLERS: dict[type, Callable[[Any, Scope, ScopeTree], None]] = {
+    ast.FunctionDef: _function,
+    ast.AsyncFunctionDef: _function,
+    ast.ClassDef: _class,
+    ast.Import: _import,
+    ast.ImportFrom: _import_from,
+    ast.Assign: _assign,
+    ast.AnnAssign: _ann_assign,
+    ast.AugAssign: _aug_assign,
+    ast.Delete: _delete,
+    ast.Global: _global,
+    ast.Nonlocal: lambda node, scope, result: None,
+    ElidedDef: _function,
+    ElidedAsyncDef: _function,
+}
+if hasattr(ast, "TypeAlias"):
+    _HANDLERS[ast.TypeAlias] = _type_alias
+
+
+# -- expression scopes: lambdas and comprehensions, built only where a call site is looked for ----
+
+
+def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> None:
+    """Every call in ``expr`` with the scope it runs in, in source order: a lambda's body and a
+    comprehension's elements run in scopes of their own, whose parameters and targets shadow
+    outer names. A loop, not recursion: an expression as deep as Python's parser takes (a long
+    generated sum) is deeper than Python's recursion limit."""
+    stack: list[tuple[ast.AST, Scope]] = [(expr, scope)]
+    while stack:
+        node, where = stack.pop()
+        kind = type(node)
+        if kind is ast.Call:
+            out.append((node, where))  # type: ignore[arg-type]
+        elif kind is ast.Lambda:
+            args = node.args  # type: ignore[attr-defined]
+            inner = Scope(ScopeKind.FUNCTION, where)
+            for name in parameter_names(args):
+                inner.bind(name, _OPAQUE)
+            walrus: list[tuple[str, bool, ast.expr | None]] = []
+            _walrus_targets(node.body, True, walrus)  # type: ignore[attr-defined]
+            for name, _, _ in walrus:
+                inner.bind(name, _OPAQUE)
+            stack.append((node.body, inner))  # type: ignore[attr-defined]
+            defaults = (*args.defaults, *(d for d in args.kw_defaults if d is not None))
+            stack.extend((default, where) for default in reversed(defaults))
+            continue
+        elif kind in _COMPREHENSIONS:
+            outside, inside, targets = comprehension_parts(node)
+            inner = Scope(ScopeKind.FUNCTION, where)
+            generators: list[ast.comprehension] = node.generators  # type: ignore[attr-defined]
+            for index, generator in enumerate(generators):
+                # The first iterable runs in the enclosing scope, the others in this one.
+                choice = _choice(generator.target, generator.iter, where if index == 0 else inner)
+                for name in _target_names(generator.target):
+                    inner.bind(name, choice, (0, 0))
+            stack.extend((part, inner) for part in reversed(inside))
+            stack.append((outside, where))
+            continue
+        stack.extend((child, where) for child in reversed(child_nodes(node)))
+
+_COMPREHENSIONS: dict[type, tuple[str, ...]] = {
+    ast.ListComp: ("elt",),
+    ast.SetComp: ("elt",),
+    ast.GeneratorExp: ("elt",),
+    ast.DictComp: ("key", "value"),
+}
+
+
+def comprehension_parts(node: ast.AST) -> tuple[ast.expr, list[ast.expr], list[ast.expr]]:
+    """A comprehension as (its first iterable, which runs in the enclosing scope; every other
+    part, which runs in its own scope, maybe not at all; the targets it binds there)."""
+    generators: list[ast.comprehension] = node.generators  # type: ignore[attr-defined]
+    inside: list[ast.expr] = [generator.iter for generator in generators[1:]]
+    inside.extend(condition for generator in generators for condition in generator.ifs)
+    inside.extend(getattr(node, name) for name in _COMPREHENSIONS[type(node)])
+    return generators[0].iter, inside, [generator.target for generator in generators]

@@ -1,0 +1,317 @@
+"""What lies between a transform and the def it is applied to: other transforms of the table and
+one-argument wrappers (``jax.jit(jax.vmap(jax.grad(f)))``, ``jax.jit(logged(f))``).
+
+A table transform keeps the arguments its function takes, so the def's Static positions hold
+through any nest of them. A one-argument wrapper is assumed to do the same (pass ``*args,
+**kwargs`` straight through), but where its definition is in view (a def or lambda of the same
+module) the assumption is checked: a wrapper whose function takes a parameter of its own would
+shift every position, and the statics would land on the wrong argument.
+
+A name assigned such an expression (``f = jax.jit(f)``, ``fast = f``) stands for the def, so
+the call sites naming it are looked at too (``calls_and_aliases``); a transform over what is
+made from a marked def some other way is found for ``check`` (``made_from``, JR007).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Container
+
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.read.nodes import walk
+from jaxrewrite.engine.read.filters import CallSite, Filters, calls_naming, loop_targets, walk_assignments
+from jaxrewrite.engine.read.recognise import classify
+from jaxrewrite.engine.read.scopes import Assigned, Choice, Defined, Scope, ScopeTree, choice_parts
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.errors import RewriteError
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class _Reading:
+    """One reading of wrappers (``passes_through``): each wrapper's answer, by (def or lambda,
+    scope), where no loop of wrappers was cut under it. Such an answer is the same from any
+    path to it; without the memo, a wrapper applying the one before it twice
+    (``return w0(w0(fn))``) doubled the work at every level (25 levels: an import that never
+    ended)."""
+
+    __slots__ = ("known", "cut")
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[int, int], bool] = {}
+        #: A loop was cut (a wrapper made from itself) under the answer being found.
+        self.cut = False
+
+
+def peel(
+    expr: ast.expr, scope: Scope, active: frozenset[int] = frozenset(), reading: _Reading | None = None
+) -> tuple[ast.expr, ast.Call | None]:
+    """``expr`` without the transforms of the table and one-argument wrappers around it: (what
+    is left, the first wrapper application whose definition is in view and does not pass its
+    arguments straight through, or None). Anything else (``partial(f, 3)``) stops the peeling:
+    it may change the arguments, so what it wraps is not the function the transform receives."""
+    offender: ast.Call | None = None
+    expr = _value(expr)
+    # To any depth: each step goes into the first argument, so the expression's own nesting ends
+    # it; a cut would leave the def unseen, and its Static parameters silently traced.
+    while isinstance(expr, ast.Call) and expr.args and not isinstance(expr.args[0], ast.Starred):
+        alone = len(expr.args) == 1 and not expr.keywords
+        ref = classify(expr.func, scope)
+        if ref is not None and not ref.transform.keeps_arguments:
+            break  # make_jaxpr returns a jaxpr maker: what is around it does not call the def
+        if ref is not None and (not ref.factory or alone):
+            expr = _value(expr.args[0])  # a transform (or a factory's result) keeps the arguments
+            continue
+        if not alone:
+            break
+        if offender is None and not passes_through(expr.func, scope, active, reading):
+            offender = expr
+        expr = _value(expr.args[0])
+    return expr, offender
+
+
+def _value(expr: ast.expr) -> ast.expr:
+    """``(g := f)`` is ``f`` where it stands (the walrus binds ``g`` too: ``scopes``)."""
+    while isinstance(expr, ast.NamedExpr):
+        expr = expr.value
+    return expr
+
+
+def passes_through(
+    wrapper: ast.expr, scope: Scope, active: frozenset[int] = frozenset(), reading: _Reading | None = None
+) -> bool:
+    """False only when ``wrapper`` names a def or lambda of this module (every binding of the
+    name that is one) that does not return its function itself, a transform of the table of it,
+    or a function of exactly ``(*args, **kwargs)`` that calls it with ``(*args, **kwargs)``.
+    Not in view: True (assumed)."""
+    if not isinstance(wrapper, ast.Name):
+        return True
+    found = scope.lookup(wrapper.id)
+    if found is None:
+        return True
+    reading = _Reading() if reading is None else reading
+    for binding in found[0]:
+        node: Function | ast.Lambda | None = None
+        if isinstance(binding, Defined):
+            node = binding.node
+        elif isinstance(binding, Assigned) and isinstance(binding.value, ast.Lambda):
+            node = binding.value
+        if node is None:
+            continue
+        if id(node) in active:  # a wrapper made from itself: cannot tell
+            reading.cut = True
+            return False
+        key = (id(node), id(scope))
+        known = reading.known.get(key)
+        if known is None:
+            outer, reading.cut = reading.cut, False
+            known = _forwards(node, scope, active | {id(node)}, reading)
+            if not reading.cut:
+                reading.known[key] = known
+            reading.cut = reading.cut or outer
+        if not known:
+            return False
+    return True
+
+
+def _forwards(node: Function | ast.Lambda, scope: Scope, active: frozenset[int], reading: _Reading) -> bool:
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    if not positional:
+        return False
+    func = positional[0].arg
+    if isinstance(node, ast.Lambda):
+        returned: list[ast.expr | None] = [node.body]
+        inner: dict[str, Function | ast.Lambda] = {}
+    else:
+        returned = [stmt.value for stmt in _own_statements(node.body) if isinstance(stmt, ast.Return)]
+        inner = {stmt.name: stmt for stmt in node.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if not returned:
+        return False
+    for value in returned:
+        if isinstance(value, ast.Name) and value.id == func:
+            continue  # ``return fn``: the function itself (a registering decorator)
+        if isinstance(value, ast.Call):
+            peeled, offender = peel(value, scope, active, reading)
+            if offender is None and isinstance(peeled, ast.Name) and peeled.id == func:
+                continue  # ``return jax.jit(fn)``: transforms of the table keep the arguments
+        target = inner.get(value.id) if isinstance(value, ast.Name) else value
+        if not (isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and _star_call(target, func)):
+            return False
+    return True
+
+
+def _star_call(node: Function | ast.Lambda, func: str) -> bool:
+    """Does ``node`` take exactly ``(*args, **kwargs)`` and call ``func(*args, **kwargs)``?"""
+    args = node.args
+    if args.posonlyargs or args.args or args.kwonlyargs or args.vararg is None or args.kwarg is None:
+        return False
+    star, stars = args.vararg.arg, args.kwarg.arg
+    body: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
+    for part in body:
+        for call in ast.walk(part):
+            if (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Name)
+                and call.func.id == func
+                and len(call.args) == 1
+                and isinstance(call.args[0], ast.Starred)
+                and isinstance(call.args[0].value, ast.Name)
+                and call.args[0].value.id == star
+                and len(call.keywords) == 1
+                and call.keywords[0].arg is None
+                and isinstance(call.keywords[0].value, ast.Name)
+                and call.keywords[0].value.id == stars
+            ):
+                return True
+    return False
+
+
+def _own_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of a function body, into compound statements but not nested defs/classes."""
+    out: list[ast.stmt] = []
+    pending = list(body)
+    while pending:
+        stmt = pending.pop()
+        out.append(stmt)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            pending.extend(getattr(stmt, name, ()))
+        for handler in getattr(stmt, "handlers", ()):
+            pending.extend(handler.body)
+        for case in getattr(stmt, "cases", ()):
+            pending.extend(case.body)
+    return out
+
+
+def wrapper_error(where: ast.expr, wrapper: ast.expr, func: Function, src: Source) -> RewriteError:
+    """JR125: a wrapper in view between a transform and a marked def that may shift its positions."""
+    name = ast.unparse(wrapper)
+    return rules.WRAPPER.error(src, where, wrapper=name, func=func.name)
+
+
+def root_name(expr: ast.expr, attributes: bool = False) -> str | None:
+    """The name at the bottom of ``expr``'s first arguments (``f`` in ``jax.jit(partial(f, x))``);
+    with ``attributes``, below its attributes too (``mod`` in ``jax.jit(mod.f)``)."""
+    while True:
+        if isinstance(expr, ast.Call) and expr.args and not isinstance(expr.args[0], ast.Starred):
+            expr = expr.args[0]
+        elif attributes and isinstance(expr, ast.Attribute):
+            expr = expr.value
+        else:
+            return expr.id if isinstance(expr, ast.Name) else None
+
+
+#: A scope's (name, the name its value is made from) pairs, as ``aliases`` reads them: those of
+#: assignments, and those of loop targets over what is no literal.
+Pairs = tuple[list[tuple[str, str]], list[tuple[str, str]]]
+
+
+def aliases(
+    scopes: list[Scope], names: set[str], attributes: bool = False, read: dict[int, Pairs] | None = None
+) -> list[str]:
+    """Names assigned something made from one of ``names`` (``g = f``, ``f = jax.jit(f)``,
+    ``h = partial(f, x)``; with ``attributes``, ``g = mod.f`` from ``mod``), transitively:
+    transforms of them are call sites to look at too. ``read``: each scope's pairs, kept by the
+    caller that asks again as more scopes are walked (a scope's bindings never change once made)."""
+    read = {} if read is None else read
+    for scope in scopes:
+        if id(scope) not in read:
+            read[id(scope)] = _pairs(scope, attributes)
+    per_scope = [read[id(scope)] for scope in scopes]
+    pairs = [pair for assigned, _ in per_scope for pair in assigned]
+    pairs += [pair for _, looped in per_scope for pair in looped]
+    found: list[str] = []
+    grew = True
+    while grew:
+        grew = False
+        for name, root in pairs:
+            if root in names and name not in names:
+                names.add(name)
+                found.append(name)
+                grew = True
+    return found
+
+
+def _pairs(scope: Scope, attributes: bool) -> Pairs:
+    assigned = [
+        (name, root)
+        for name, bindings in scope.bindings.items()
+        for b in choice_parts(bindings)
+        if isinstance(b, Assigned) and (root := root_name(b.value, attributes)) is not None and root != name
+    ]
+    # A loop target over what is no literal stands for what its iterable is made from.
+    looped = [
+        (name, n.id)
+        for name, bindings in scope.bindings.items()
+        for b in bindings
+        if isinstance(b, Choice) and b.source is not None
+        for n in walk(b.source)
+        if isinstance(n, ast.Name) and n.id != name
+    ]
+    return assigned, looped
+
+
+def _new_names(
+    names: list[str], tree: ScopeTree, src: Source, known: set[str], attributes: bool, read: dict[int, Pairs]
+) -> list[str]:
+    """Names not yet ``known`` that stand for one of them: aliases, and the targets of loops
+    and comprehensions over them (whose scopes are made only where their calls are read)."""
+    extra = aliases(tree.scopes, known, attributes, read)
+    targets = sorted(loop_targets(names, src) - known)
+    known.update(targets)
+    return extra + targets
+
+
+def calls_and_aliases(
+    names: list[str] | None, tree: ScopeTree, src: Source, filters: Filters, attributes: bool = False
+) -> list[CallSite]:
+    """``filters.calls_naming``, and then the calls naming what is assigned something made from
+    ``names`` (``fast = jax.jit(f)``, ``g = f``; ``attributes``: see ``aliases``), found once
+    the function bodies holding such assignments are walked, until no new name turns up; in
+    source order."""
+    found = calls_naming(names, tree, src, filters)
+    if names is None:
+        return found
+    known = set(names)
+    walk_assignments(names, tree, src)  # ``g = f`` in a body no call site made walked
+    read: dict[int, Pairs] = {}
+    extra = _new_names(names, tree, src, known, attributes, read)
+    while extra:
+        seen = {id(call) for call, _, _ in found}
+        found += [item for item in calls_naming(extra, tree, src, filters) if id(item[0]) not in seen]
+        walk_assignments(extra, tree, src)
+        extra = _new_names(extra, tree, src, known, attributes, read)
+    found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
+    return found
+
+
+def made_from(arg: ast.expr, scope: Scope, marked: Container[int], seen: set[int] | None = None) -> Function | None:
+    """A marked def (its id in ``marked``) that ``arg`` is made from through calls' first
+    arguments and names, whatever the calls are: where the analysis could not follow it
+    (``jax.jit(jax.vmap(partial(f, x)))``), the transform around it is reported (JR007).
+    ``seen`` holds the assignments followed already, so each is read once."""
+    seen = set() if seen is None else seen
+    arg = _value(arg)
+    while isinstance(arg, ast.Call) and arg.args and not isinstance(arg.args[0], ast.Starred):
+        arg = _value(arg.args[0])
+    if not isinstance(arg, ast.Name):
+        return None
+    found = scope.lookup(arg.id)
+    for binding in choice_parts(found[0] if found is not None else ()):
+        if isinstance(binding, Choice) and binding.source is not None and binding.scope is not None:
+            # A loop target over what is not a literal: any marked def the iterable names.
+            for name in (n for n in ast.walk(binding.source) if isinstance(n, ast.Name)):
+                reached = made_from(name, binding.scope, marked, seen)
+                if reached is not None:
+                    return reached
+            continue
+        if isinstance(binding, Defined) and id(binding.node) in marked:
+            return binding.node
+        if isinstance(binding, Assigned) and id(binding) not in seen and isinstance(binding.value, (ast.Call, ast.Name)):
+            seen.add(id(binding))
+            reached = made_from(binding.value, binding.scope, marked, seen)
+            if reached is not None:
+                return reached
+    return None

@@ -1,0 +1,130 @@
+"""Findings as values: every problem the analysis meets, with a stable code and a location.
+
+The engine raises a located RewriteError inside the analysis of one transform use (the keyword
+math is easiest to read that way); ``analyze`` catches it at that use's boundary and records it
+here, so one bad use never hides another. The hook raises the first; ``check`` reports them all;
+``migrate`` reports its refusals as findings (JR2nn, or the JR1nn of the same check). Every front end prints a finding through
+``Diagnostic.format``, so the forms (flake8's, RewriteError's, GitHub's, JSON rows) live here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from jaxrewrite.engine.rulebook.rules import RETIRED, RULES, SYNTAX, Rule, Severity
+from jaxrewrite.errors import RewriteError, location
+
+if TYPE_CHECKING:
+    import ast
+
+    from jaxrewrite.engine.read.source import Source
+
+#: One code per kind of refusal (JR1nn, the RewriteErrors), warning (JR0nn) or migrate refusal
+#: (JR2nn: a function ``jaxrewrite migrate`` leaves as written); the text is the one-line summary
+#: ``check`` and ``migrate`` list. Read from the one registry of rules (``engine.rulebook.rules``).
+CODES: dict[str, str] = {code: rule.summary for code, rule in RULES.items()}
+
+#: How ``Diagnostic.format`` can print a finding: ``text`` (flake8's ``path:line:col: CODE
+#: message``: check, show, ``str(RewriteError)``), ``github`` (a workflow annotation),
+#: ``refusal`` (migrate's ``path:line: message (CODE)``, no column).
+FORMS = ("text", "github", "refusal")
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding: ``line``/``col`` are 1-based, ``col`` counts characters (as SyntaxError does)."""
+
+    code: str
+    message: str
+    filename: str
+    line: int
+    col: int
+    end_line: int | None = None
+    end_col: int | None = None
+    #: The source line, for a caret display.
+    text: str | None = None
+    #: The id of the node it was raised at, while its tree lives (``Source.error``; the ledger's).
+    about: int | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def is_error(self) -> bool:
+        """The rule's severity says so (a SyntaxError's JR100 included)."""
+        rule = RULES.get(self.code)
+        return rule is not None and rule.severity is Severity.ERROR
+
+    @classmethod
+    def at(cls, src: Source, node: ast.AST, rule: Rule, variant: str = "", /, **fields: Any) -> Diagnostic:
+        """The finding of ``rule`` at ``node``, its message filled with ``fields``."""
+        return cls.from_error(rule.error(src, node, variant, **fields))
+
+    @classmethod
+    def from_error(cls, err: SyntaxError, code: str | None = None) -> Diagnostic:
+        return cls(
+            code or getattr(err, "code", None) or SYNTAX.code,
+            str(getattr(err, "message", err.msg)),  # a RewriteError's msg leads with its code
+            err.filename or "<unknown>",
+            err.lineno or 1,
+            err.offset or 1,
+            err.end_lineno,
+            err.end_offset,
+            err.text,
+            getattr(err, "about", None),
+        )
+
+    def error(self) -> RewriteError:
+        """The RewriteError the import hook raises for this finding."""
+        return RewriteError(
+            self.message, self.filename, self.line, self.col, self.text, self.end_line, self.end_col, self.code
+        )
+
+    def format(self, form: str = "text", paint: Callable[[str, str], str] | None = None) -> str:
+        """The finding as one line (no line break) in one of ``FORMS``; ``paint``: the text form
+        in ruff's colours for a terminal (bold path, cyan separators, bold red code), painted by
+        the command that prints it (``commands.colour.paint``)."""
+        if form == "text" and paint is not None:
+            sep = paint(":", "cyan")
+            where = sep.join([paint(self.filename, "bold"), str(self.line), str(self.col)])
+            return f"{where}{sep} {paint(self.code, 'bold red')} {self.message}"
+        if form == "text":
+            return f"{location(self.filename, self.line, self.col)}: {self.code} {self.message}"
+        if form == "refusal":
+            return f"{location(self.filename, self.line)}: {self.message} ({self.code})"
+        if form == "github":
+            return (
+                f"::error file={self.filename},line={self.line},col={self.col},"
+                f"title={self.code}::{_escape(self.message)}"
+            )
+        raise ValueError(f"unknown form {form!r}; one of {', '.join(FORMS)}")
+
+    def row(self) -> dict[str, Any]:
+        """The finding as a JSON object (``check --format json``)."""
+        return {"path": self.filename, "line": self.line, "col": self.col, "code": self.code, "message": self.message}
+
+    def __str__(self) -> str:
+        return self.format("text")
+
+
+def _escape(message: str) -> str:
+    """GitHub's workflow-command escaping for a message."""
+    return message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+#: A noqa comment, bare or naming codes as flake8 spells them (see ``suppressed``).
+_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+
+
+def suppressed(finding: Diagnostic, lines: list[str]) -> bool:
+    """Whether a ``# noqa`` (bare, or naming the finding's code) on its line silences it: read
+    alike by ``check`` and by the import hook's warnings."""
+    line = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
+    match = _NOQA.search(line)
+    if match is None:
+        return False
+    codes = match.group("codes")
+    if codes is None:
+        return True
+    named = {c.upper() for c in re.split(r"[,\s]+", codes) if c}
+    return finding.code.upper() in named | {RETIRED[c] for c in named if c in RETIRED}

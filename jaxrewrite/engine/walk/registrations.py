@@ -1,0 +1,96 @@
+"""The walk over classes: ``register_dataclass`` decorators, and the Static fields of Equinox Modules
+and flax.struct dataclasses (``engine.read.fields``).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxrewrite.engine.analysis import Registration, UseKind, needs_edit
+from jaxrewrite.engine.read.classes import FunctionalClass, LocalClass
+from jaxrewrite.engine.walk.completion import check_import_visible
+from jaxrewrite.engine.read.fields import field_uses, form_of, unseen_form
+from jaxrewrite.engine.read.recognise import classify_registration
+from jaxrewrite.engine.walk.specs.registration import registration_values
+from jaxrewrite.engine.rulebook.table import Container
+from jaxrewrite.engine.read.resolve import qualname
+from jaxrewrite.engine.rulebook.table import opaque_registration
+from jaxrewrite.engine.walk.walker import Walker
+from jaxrewrite.errors import RewriteError
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class Registrations(Walker):
+    # -- classes ------------------------------------------------------------------------------
+
+    def registrations(self, static_classes: dict[int, LocalClass]) -> list[str]:
+        registrable = []
+        for local in static_classes.values():
+            defined, scope = local
+            if isinstance(defined, FunctionalClass):
+                continue
+            try:
+                info = self.info(local)
+            except RewriteError:
+                continue  # already reported
+            if not info.static_fields:
+                continue
+            registrable.append(defined.node.name)
+            for deco in defined.node.decorator_list:
+                if opaque_registration(qualname(deco, scope)) is not None:
+                    self.opaque.append((defined.node, deco))
+                    continue
+                registration = classify_registration(deco, scope)
+                if registration is None:
+                    continue
+                transform, keywords = registration
+                try:
+                    values = registration_values(transform, keywords, info, self.src, deco)
+                except RewriteError as err:
+                    self.refuse(err)
+                    continue
+                local_keywords = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
+                if not isinstance(deco, ast.Call) and needs_edit(values):
+                    try:
+                        check_import_visible(deco, scope, self.src)
+                    except RewriteError as err:
+                        self.refuse(err)
+                        continue
+                self.result.registrations.append(
+                    Registration(UseKind.DECORATOR, deco, transform, defined.node, keywords, local_keywords, values)
+                )
+        return registrable
+
+    def field_forms(self, static_classes: dict[int, LocalClass]) -> list[tuple[ast.ClassDef, ast.expr]]:
+        """Static fields of Equinox Modules and flax.struct dataclasses, completed in place; the
+        classes whose Static fields nothing may consume, with the base that hides what they are."""
+        unclear = []
+        for local in static_classes.values():
+            defined, scope = local
+            if isinstance(defined, FunctionalClass):
+                continue
+            try:
+                form, unseen = form_of(defined, scope)
+                if form is not None:
+                    self.result.fields.extend(field_uses(defined, scope, form, self.src, self.relevant))
+                    continue
+                info = self.info(local)
+            except RewriteError as err:
+                self.refuse(err)
+                continue
+            own = any(f.markers and f.node in defined.node.body for f in info.fields)
+            registered = any(
+                classify_registration(deco, scope) or opaque_registration(qualname(deco, scope))
+                for deco in defined.node.decorator_list
+            )
+            if unseen is not None and own and info.kind is Container.CLASS and not registered:
+                try:
+                    form = unseen_form(defined, self.src, self.relevant)
+                    if form is None:
+                        unclear.append((defined.node, unseen))
+                        continue
+                    self.result.fields.extend(field_uses(defined, scope, form, self.src, self.relevant))
+                except RewriteError as err:
+                    self.refuse(err)
+        return unclear

@@ -1,0 +1,96 @@
+"""One module per spec kind, and the table that picks one by the row's ``spec`` field.
+
+Each kind module (``lists``, ``axes``, ``diff``) exports the same small protocol,
+``SpecKindModule``: ``complete`` (forward: the keywords one use needs, or the refusal), ``read``
+(reverse: what JAX makes of a spec as written, shared by migrate and check's trace-time pass) and
+``keywords`` (the keywords that make arguments static, which migrate removes). A new kind is one
+file, a member of ``table.SpecKind``, an entry in ``KINDS`` and the rows that name it. The spec
+modules import the literal readers, the reading's vocabulary and the table, never the analysis
+or the walk (``tests/test_layers.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import TYPE_CHECKING, Protocol
+
+from jaxrewrite.engine.read.literals import MISSING, Values, literal
+from jaxrewrite.engine.read.reading import Reading
+from jaxrewrite.engine.read.recognise import TransformRef
+from jaxrewrite.engine.read.signature import Signature
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.walk.specs import axes, diff, lists
+from jaxrewrite.engine.walk.specs.base import SpecUse
+from jaxrewrite.engine.rulebook.table import TRANSFORMS, SpecKind, Transform
+
+if TYPE_CHECKING:
+    from jaxrewrite.engine.analysis import Use
+
+
+class SpecKindModule(Protocol):
+    """What every spec kind's module exports."""
+
+    def complete(self, use: SpecUse) -> Values | None: ...
+
+    def read(self, use: Use, sig: Signature, src: Source) -> Reading: ...
+
+    def keywords(self, t: Transform) -> frozenset[str]: ...
+
+
+#: The module of each spec kind, by the row's ``spec`` field.
+KINDS: dict[SpecKind, SpecKindModule] = {SpecKind.LISTS: lists, SpecKind.AXES: axes, SpecKind.DIFF: diff}
+
+
+def complete(
+    ref: TransformRef, sig: Signature, src: Source, where: ast.expr, leaves: bool, at_call: bool = False
+) -> Values | None:
+    """The keywords to write for one use: the math of the row's kind. With per-leaf entries the
+    helper is always written, so there are always values (maybe none to add)."""
+    values = KINDS[ref.transform.spec].complete(SpecUse(ref, sig, src, where, at_call, leaves))
+    if values is None and leaves:
+        return []
+    return values
+
+
+def read(use: Use, sig: Signature, src: Source) -> Reading:
+    """JAX's reading of the spec a use wrote (``Refused`` where no annotation can say the same)."""
+    return KINDS[use.transform.spec].read(use, sig, src)
+
+
+def spec_keywords(t: Transform) -> frozenset[str]:
+    """The keywords that make arguments static for ``t`` (empty for vmap: ``in_axes=None`` is not static)."""
+    return KINDS[t.spec].keywords(t)
+
+
+def has_spec(use: Use) -> bool:
+    """Does the use write a spec that makes something static (or may: a non-literal one)?"""
+    words = spec_keywords(use.transform)
+    for kw in use.written:
+        if kw.arg in words:
+            value = literal(kw.value)
+            if value is MISSING or (value is not None and value != () and value != []):
+                return True
+    return False
+
+
+#: The names of the rows whose spec may be passed by position (``Transform.spec_by_position``).
+POSITIONAL_SPECS = frozenset(name for name, row in TRANSFORMS.items() if row.spec_by_position)
+
+#: Every spec keyword of the table: a file that mentions none has no keyword spec.
+NEEDLES: tuple[str, ...] = tuple(sorted({word for t in TRANSFORMS.values() for word in spec_keywords(t)}))
+#: A call of custom_vjp/custom_jvp by that name with a second argument: a positional spec.
+_POSITIONAL_NEEDLE = re.compile(r"\b(?:" + "|".join(sorted(POSITIONAL_SPECS)) + r")\s*\([^()]*,")
+
+
+def may_need_migration(text: str) -> bool:
+    """Cheap pre-filter: False means ``migrate_source`` finds nothing to migrate in ``text``.
+
+    A spec is a keyword, whose name is then in the text, or custom_vjp/custom_jvp's positional
+    ``nondiff_argnums``, looked for where the call names the transform itself (an alias of it
+    passing the spec by position is not looked for, and so left as written). jit's positional
+    spec is refused anyway.
+    """
+    if any(needle in text for needle in NEEDLES):
+        return True
+    return any(name in text for name in POSITIONAL_SPECS) and _POSITIONAL_NEEDLE.search(text) is not None

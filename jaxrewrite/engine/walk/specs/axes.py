@@ -1,0 +1,96 @@
+"""The axes kind (``SpecKind.AXES``): vmap's ``in_axes``, one entry per positional argument, with
+``None`` at the static ones.
+
+Forward, ``complete``: ``None`` at the marked positions, merged with a literal ``in_axes``. Reverse,
+``read``: the positions a hand-written ``in_axes`` leaves unmapped (an entry that is not an int
+axis: ``None``, or a per-leaf structure), which reach the function as they are passed; keyword
+arguments are always mapped over axis 0. Nothing here makes an argument static for migrate (an
+``in_axes`` of ``None`` is not a static argument to jit), so ``keywords`` is empty.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.read.literals import MISSING, Value, Values, literal
+from jaxrewrite.engine.read.reading import Meaning, Reading, Reason
+from jaxrewrite.engine.read.signature import Signature
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.walk.specs.base import SpecUse, marked, vararg_name
+from jaxrewrite.engine.rulebook.table import Transform
+
+if TYPE_CHECKING:
+    from jaxrewrite.engine.analysis import Use
+
+
+def keywords(t: Transform) -> frozenset[str]:
+    """Empty: ``in_axes=None`` maps nothing, but is not a static argument."""
+    return frozenset()
+
+
+def complete(use: SpecUse) -> Values | None:
+    """``None`` axes at static positions, merged with a literal ``in_axes``."""
+    spec = marked(use)
+    if spec is None:
+        return None
+    t, static, sig, effective, src, where = spec
+    node = effective.get(t.argnums)
+    skip = t.leading_unmapped
+    for p in static:
+        assert p.position is not None
+        if p.position < skip:
+            raise rules.MAPPED_STATIC.error(src, p.node, "lifted", transform=t.name, name=p.name, keyword=t.argnums)
+    positions = {p.position - skip for p in static if p.position is not None}
+    if isinstance(node, (ast.Tuple, ast.List)):
+        for p in static:
+            assert p.position is not None
+            at = p.position - skip
+            if at >= len(node.elts):
+                raise rules.MAPPED_STATIC.error(
+                    src, node, "short", keyword=t.argnums, count=len(node.elts), name=p.name, at=at
+                )
+            entry = node.elts[at]
+            if not (isinstance(entry, ast.Constant) and entry.value is None):
+                raise rules.MAPPED_STATIC.error(src, entry, keyword=t.argnums, name=p.name, axis=ast.unparse(entry))
+        return None
+    if not static:
+        # Per-leaf entries only (the helper is written for them): vmap_leaves keeps each
+        # argument's structure with None at its static entries, so whatever ``in_axes`` the
+        # user wrote (or vmap's default) still fits, and nothing is added to it.
+        return []
+    axis = 0 if node is None else literal(node)
+    if axis is not None and (not isinstance(axis, int) or isinstance(axis, bool)):
+        written = ast.unparse(node) if node else "?"
+        raise rules.AXES_NOT_LITERAL.error(src, node or where, keyword=t.argnums, spec=written)
+    if sig.var_positional:
+        raise rules.AXES_VARARGS.error(src, where, keyword=t.argnums, vararg=vararg_name(sig))
+    value: Value = tuple(None if i in positions else axis for i in range(sig.n_positional - skip))
+    return [(t.argnums, value, None)]
+
+
+def read(use: Use, sig: Signature, src: Source) -> Reading:
+    """The positions the written ``in_axes`` leaves unmapped (``Refused`` where it cannot be read:
+    ``**`` keywords, a non-literal, ``*args``, or an entry count that is not the signature's)."""
+    t = use.transform
+    node = None
+    for kw in use.written:
+        if kw.arg is None:
+            raise Reason.UNPACKED.refused("migrate", transform=t.name, mapping=ast.unparse(kw.value))
+        if kw.arg == t.argnums:
+            node = kw.value
+    axes = 0 if node is None else literal(node)
+    if axes is MISSING:
+        raise Reason.NON_LITERAL.refused("migrate", keyword=t.argnums, spec=ast.unparse(node) if node else "?", kind="")
+    if _axis(axes):
+        return Reading({t.argnums: frozenset()}, False)
+    if not isinstance(axes, (tuple, list)) or sig.var_positional or len(axes) != sig.n_positional:
+        raise Reason.UNREADABLE.refused("axes", keyword=t.argnums)
+    meaning: Meaning = {t.argnums: frozenset(i for i, axis in enumerate(axes) if not _axis(axis))}
+    return Reading(meaning, False)
+
+
+def _axis(value: object) -> bool:
+    """An int axis (a bool is not one)."""
+    return isinstance(value, int) and not isinstance(value, bool)

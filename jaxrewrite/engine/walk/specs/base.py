@@ -1,0 +1,133 @@
+"""What the spec kinds share: one use as a kind reads it, and the refusals of marked parameters
+that the kinds writing keywords (lists, axes) share (``**`` keywords, keyword-only parameters
+under a positions-only row, arrays at custom_vjp's positions, Linen's tail, donation).
+
+Imports no spec module and nothing of the walk: the spec modules import it, not the reverse.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.read.literals import MISSING, literal, literal_ints, literal_strs
+from jaxrewrite.engine.read.recognise import TransformRef
+from jaxrewrite.engine.read.signature import Kind, Param, Signature
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.table import Transform
+
+
+class SpecUse(NamedTuple):
+    """One transform use, as the forward completion of every kind is handed it."""
+
+    ref: TransformRef
+    sig: Signature
+    src: Source
+    #: The decorator or call the use is; refusals that name no parameter point here.
+    where: ast.expr
+    #: The use is a call site (its refusals may point at the call, the parameter being far away).
+    at_call: bool
+    #: Per-leaf entries: the helper is written, so the keywords are completed even with no
+    #: whole-parameter marker.
+    leaves: bool
+
+
+class MarkedUse(NamedTuple):
+    """One use whose marked parameters passed the shared refusals, as a kind's math reads it."""
+
+    t: Transform
+    static: tuple[Param, ...]
+    sig: Signature
+    effective: dict[str, ast.expr]
+    src: Source
+    where: ast.expr
+
+
+def by_name(keywords: Sequence[ast.keyword], what: str, transform: str, src: Source) -> dict[str, ast.expr]:
+    """The keywords a call writes by name. A ``**mapping`` among them is refused (JR109): the
+    Static ``what`` (parameters, a class's fields) cannot be merged into keywords nobody can read."""
+    for kw in keywords:
+        if kw.arg is None:
+            raise rules.UNPACKED.error(src, kw.value, what=what, transform=transform, mapping=ast.unparse(kw.value))
+    return {kw.arg: kw.value for kw in keywords if kw.arg is not None}
+
+
+def marked(use: SpecUse) -> MarkedUse | None:
+    """The use's marked parameters, once the refusals every writing kind shares passed; None when
+    nothing is static for it (and no per-leaf entry asks for the keywords)."""
+    ref, sig, src, where = use.ref, use.sig, use.src, use.where
+    t = ref.transform
+    static = sig.marked(t.markers)
+    if not static and not use.leaves:
+        return None
+    effective = by_name(ref.keywords, "parameters", t.name, src)
+    if t.argnames is None:
+        for p in static:
+            if p.position is None:
+                raise rules.KEYWORD_ONLY_POSITIONS.error(src, p.node, name=p.name, transform=t.name, why=t.positions_only)
+    if not t.arrays_at_static:
+        _check_arrays(t, static, sig, src)
+    if t.tail_not_static is not None and not sig.var_positional:
+        _check_tail(t, t.tail_not_static, static, sig, src)
+    _check_donation(t, static, effective, src)
+    return MarkedUse(t, static, sig, effective, src, where)
+
+
+def _check_arrays(t: Transform, static: tuple[Param, ...], sig: Signature, src: Source) -> None:
+    """custom_vjp/custom_jvp hand their non-differentiable arguments to the rules as Python
+    values: an array there becomes a tracer the rules close over under jit."""
+    arrays = dict(sig.arrays)
+    for p in static:
+        if p.name in arrays:
+            what = " and ".join(sorted(m.value for m in p.markers & t.markers))
+            raise rules.ARRAY_NONDIFF.error(
+                src, p.node, name=p.name, what=what, array=arrays[p.name], transform=t.name, keyword=t.argnums
+            )
+
+
+def _check_tail(t: Transform, tail: tuple[int, str], static: tuple[Param, ...], sig: Signature, src: Source) -> None:
+    count, why = tail
+    for p in static:
+        if p.position is not None and p.position > 0 and p.position >= sig.n_positional - count:
+            raise rules.LINEN_TAIL.error(src, p.node, name=p.name, transform=t.name, why=why, count=count)
+
+
+def _check_donation(t: Transform, static: tuple[Param, ...], effective: dict[str, ast.expr], src: Source) -> None:
+    """A static argument cannot also be donated; JAX would reject or silently mis-handle it."""
+    clash = donation_clash(t, static, effective, src)
+    if clash is not None:
+        p, remedy = clash
+        raise rules.DONATED.error(src, p.node, name=p.name, transform=t.name, remedy=remedy)
+
+
+def donation_clash(
+    t: Transform, static: Sequence[Param], effective: Mapping[str, ast.expr], src: Source
+) -> tuple[Param, str] | None:
+    """The first of ``static`` that the use's literal donate keywords also donate, with the remedy
+    (which donate keyword to drop it from): the one donation rule, JR112 here and in migrate."""
+    nums, names = _donated(t, effective, src)
+    p = next((p for p in static if p.position in nums or p.name in names), None)
+    if p is None:
+        return None
+    drop = [f"{p.position} from {t.donate_argnums}"] if p.position in nums else []
+    drop += [f"{p.name!r} from {t.donate_argnames}"] if p.name in names else []
+    return p, f"drop {' and '.join(drop)}"
+
+
+def _donated(t: Transform, effective: Mapping[str, ast.expr], src: Source) -> tuple[set[int], set[str]]:
+    """The positions and names the use's literal donate keywords donate."""
+    nums_node = effective.get(t.donate_argnums) if t.donate_argnums else None
+    names_node = effective.get(t.donate_argnames) if t.donate_argnames else None
+    nums = nums_node is not None and literal(nums_node) is not MISSING
+    names = names_node is not None and literal(names_node) is not MISSING
+    return (
+        set(literal_ints(nums_node, t.donate_argnums, src)) if nums else set(),
+        set(literal_strs(names_node, t.donate_argnames, src)) if names else set(),
+    )
+
+
+def vararg_name(sig: Signature) -> str:
+    """The name of ``*args`` for messages (``args`` when there is none); shared with migrate."""
+    return next((p.name for p in sig.params if p.kind is Kind.VAR_POSITIONAL), "args")

@@ -1,0 +1,61 @@
+"""The diff kind (``SpecKind.DIFF``): grad's ``argnums``, which lists what is differentiated.
+
+Forward, ``complete``: nothing to write, but a whole-parameter Static or NoDiff argument must not be
+differentiated (JAX would try to differentiate a Python value, or a NoDiff array). Reverse,
+``read``: no spec of this kind makes an argument static, so none is read back (refused, and never
+asked for: migrate and check read only the kinds with ``keywords``, or that trace abstractly).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.read.literals import Values, literal_ints
+from jaxrewrite.engine.read.reading import Reading, Reason
+from jaxrewrite.engine.read.signature import Signature
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.walk.specs.base import SpecUse
+from jaxrewrite.engine.rulebook.table import Transform
+
+if TYPE_CHECKING:
+    from jaxrewrite.engine.analysis import Use
+
+
+def keywords(t: Transform) -> frozenset[str]:
+    """Empty: ``argnums`` lists the differentiated arguments, not the static ones."""
+    return frozenset()
+
+
+def complete(use: SpecUse) -> Values | None:
+    """Nothing to write; JR121 where a marked parameter is differentiated. Located at a call
+    site's call (the parameter may be far away), else at the parameter."""
+    ref, sig, src = use.ref, use.sig, use.src
+    call = use.where if use.at_call else None
+    t = ref.transform
+    marked = sig.marked(t.markers)
+    if not marked:
+        return None
+    effective = {kw.arg: kw.value for kw in ref.keywords if kw.arg is not None}
+    node = effective.get(t.argnums)
+    if node is None and any(kw.arg is None for kw in ref.keywords):
+        unpacked = next(kw.value for kw in ref.keywords if kw.arg is None)
+        raise rules.UNPACKED.error(src, unpacked, "check", transform=t.name)
+    nums = literal_ints(node, t.argnums, src) if node is not None else (0,)
+    n = sig.n_positional
+    for p in marked:
+        if p.position is None:
+            continue
+        for num in nums:
+            if num == p.position or (num < 0 and not sig.var_positional and num + n == p.position):
+                what = " and ".join(m.value for m in sorted(p.markers, key=lambda m: m.value))
+                raise rules.DIFFERENTIATED.error(
+                    src, p.node if call is None else call, name=p.name, what=what, transform=t.name, keyword=t.argnums, num=num
+                )
+    return None
+
+
+def read(use: Use, sig: Signature, src: Source) -> Reading:
+    """Refused: ``argnums`` lists what is differentiated; nothing in it is static."""
+    t = use.transform
+    raise Reason.UNSUPPORTED.refused("differentiates", transform=t.name, keyword=t.argnums)
