@@ -25,9 +25,6 @@ PACKAGE = REPO / "jaxrewrite"
 ALLOWED = {
     "engine/rulebook/rules.py": "the registry itself",
     "errors.py": "RewriteError's default code, below the engine (it cannot import the registry)",
-    # h-marks rewrites these two (issue 41 item 1): they compare codes the ledger is given.
-    "engine/findings/ledger.py": "the ledger's states name the codes of findings made elsewhere",
-    "engine/findings/report.py": "which codes the import reports as warnings",
 }
 
 

@@ -52,9 +52,8 @@ class _Site:
     aliases: set[int]
     #: The markers the annotation spells, as written (``Static[T]``, ``STATIC`` in metadata...).
     marks: frozenset[Mark]
-    reason: str = ""
-    #: For an IMPORTED entry, the reason it is one (the imported name as written).
-    imported_from: str = ""
+    #: What the finding says where the kind alone decides it: its rule's variant and fields.
+    said: tuple[str, dict[str, str]] | None = None
     #: For an ALIAS entry, its value's id: what ``aliases`` of the annotations using it hold.
     value: int | None = None
     #: For a PARAMETER, whether the signature reader found its marks (the outermost annotation).
@@ -154,9 +153,7 @@ class _Collector:
             aliases = set()
             if self.mentions(func.returns, scope, aliases):
                 self.sites.append(
-                    _Site(EntryKind.VARIABLE, f"{func.name} return", func.returns, func, aliases, frozenset(),
-                          "a marker on a return annotation does nothing: only parameters and pytree class "
-                          "fields are read")
+                    _Site(EntryKind.VARIABLE, f"{func.name} return", func.returns, func, aliases, frozenset(), ("return", {}))
                 )
         # The body runs in the def's own scope; names there resolve mostly to the module's. An
         # elided body (engine/read/elided.py: no def, class or decorator in it) that names no marker
@@ -178,9 +175,7 @@ class _Collector:
             return
         if marks:
             self.sites.append(
-                _Site(EntryKind.VARIABLE, target, stmt, None, aliases, marks,
-                      f"a marker on the annotation of variable {target!r} does nothing: only parameters and "
-                      "fields of classes are read")
+                _Site(EntryKind.VARIABLE, target, stmt, None, aliases, marks, ("variable", {"what": target}))
             )
         if stmt.value is not None:
             self.assigned(stmt, stmt.value, scope)
@@ -248,20 +243,13 @@ class _Collector:
             verdict = self.elsewhere.follow(module, level, name)
             if verdict == "":
                 continue  # read, and not a marker
+            fields = {"name": name, "param": arg.arg, "module": spelled}
             if verdict is None:
-                reason = (
-                    f"{name!r} in the annotation of {arg.arg!r} comes from 'from {spelled} import {name}', which "
-                    "jaxrewrite does not read, so whether it is a Static/NoDiff alias cannot be told; if it is "
-                    "one, it does nothing here: define the alias in this module (or write Static[...] here)"
-                )
+                said = ("", fields)
             else:
                 what = "classes" if verdict.startswith("a class") else "aliases"
-                reason = (
-                    f"{name!r} in the annotation of {arg.arg!r} is {verdict} in {spelled}, but jaxrewrite reads "
-                    f"only this module's {what}, so its markers do nothing here: define it in this module "
-                    "(or write Static[...] here)"
-                )
-            self.sites.append(_Site(EntryKind.IMPORTED, f"{label} ({name})", at, func, set(), frozenset(), reason, name))
+                said = ("read", {**fields, "verdict": verdict, "what": what})
+            self.sites.append(_Site(EntryKind.IMPORTED, f"{label} ({name})", at, func, set(), frozenset(), said))
 
 # -- the states -------------------------------------------------------------------------------
 
@@ -319,9 +307,9 @@ def build(
                 collector.index.mentions(annotation, scope, site.aliases)
     applied = _applied(result, walk, scopes)
     diagnostics = list(result.diagnostics)
-    pragma = next((d for d in diagnostics if d.code == "JR001"), None)
+    pragma = next((d for d in diagnostics if d.code == rules.NO_PRAGMA.code), None)
     errors = [d for d in diagnostics if d.is_error]
-    findings = [d for d in diagnostics if not d.is_error and d.code != "JR005"]
+    findings = [d for d in diagnostics if not d.is_error and d.code != rules.UNKNOWN_DIRECTIVE.code]
     refused_by_call = _refused_by_calls(walk, scopes, errors)
     formed = _field_form_fields(scopes)
     entries: list[tuple[_Site, LedgerEntry]] = []
@@ -330,25 +318,17 @@ def build(
     # Aliases end as their uses end: applied if one use is, else refused, else reported.
     settled: list[LedgerEntry] = []
     for site, entry in entries:
-        if site.kind is EntryKind.ALIAS and entry.state is State.REPORTED and entry.code == "JR008":
+        if site.kind is EntryKind.ALIAS and entry.state is State.REPORTED and entry.code == rules.DOES_NOTHING.code:
             users = [e for s, e in entries if site.value in s.aliases and s is not site]
             best = _best(users)
             if best is not None:
                 entry = LedgerEntry(entry.kind, entry.name, entry.line, entry.col, best.state, best.code)
             else:
-                found = Diagnostic.at(src, site.node, rules.DOES_NOTHING, reason=_alias_reason(site.name))
+                found = Diagnostic.at(src, site.node, rules.DOES_NOTHING, "alias", what=site.name)
                 result.diagnostics.append(found)
         settled.append(entry)
     result.ledger = tuple(settled)
     result.diagnostics.sort(key=lambda d: (d.line, d.col))
-
-
-def _alias_reason(name: str) -> str:
-    return (
-        f"marker alias {name!r} is used by no annotation of this module that jaxrewrite applies, and an alias "
-        "imported into another module does nothing there (jaxrewrite reads each module's own aliases only): "
-        "define the alias in the module that uses it"
-    )
 
 
 def _best(users: list[LedgerEntry]) -> LedgerEntry | None:
@@ -471,7 +451,7 @@ def _settle(
         return LedgerEntry(site.kind, site.name, line, col, state, code)
 
     if id(node) in applied and site.kind in (EntryKind.PARAMETER, EntryKind.FIELD):
-        return entry(State.APPLIED) if pragma is None else entry(State.REPORTED, "JR001")
+        return entry(State.APPLIED) if pragma is None else entry(State.REPORTED, rules.NO_PRAGMA.code)
     errors, findings = said  # the refusals, and the other findings but JR005
     region = _region(node if site.owner is None else site.owner)
     error = _about(errors, region)
@@ -482,56 +462,37 @@ def _settle(
     if site.owner is not None and id(site.owner) in walk.refused_defs:
         return entry(State.REFUSED, walk.refused_defs[id(site.owner)])
     if pragma is not None and site.kind is not EntryKind.ALIAS:
-        return entry(State.REPORTED, "JR001")
+        return entry(State.REPORTED, rules.NO_PRAGMA.code)
     if id(node) in formed and Mark.STATIC in site.marks:
         return entry(State.APPLIED)
     finding = _about(findings, region)
     if finding is None and site.owner is not None:
         seen = next((call for call, func in walk.unseen if func is site.owner), None)
         if seen is not None:
-            return entry(State.REPORTED, "JR007")
+            return entry(State.REPORTED, rules.UNSEEN_LEVEL.code)
         if id(site.owner) in walk.unknown_calls and id(site.owner) not in walk.applied:
-            return entry(State.REPORTED, "JR004")
+            return entry(State.REPORTED, rules.UNKNOWN_TRANSFORM.code)
     if finding is not None and site.kind is not EntryKind.IMPORTED:
         return entry(State.REPORTED, finding.code)
     if site.kind is EntryKind.ALIAS:
-        return entry(State.REPORTED, "JR008")  # settled by its uses, or reported, in ``build``
+        return entry(State.REPORTED, rules.DOES_NOTHING.code)  # settled by its uses, or reported, in ``build``
     rule = rules.IMPORTED_MARKER if site.kind is EntryKind.IMPORTED else rules.DOES_NOTHING
-    result.diagnostics.append(Diagnostic.at(result.source, node, rule, reason=site.reason or _reason(site, walk, result)))
+    variant, fields = site.said or _said(site, walk, result)
+    result.diagnostics.append(Diagnostic.at(result.source, node, rule, variant, **fields))
     return entry(State.REPORTED, rule.code)
 
 
-def _reason(site: _Site, walk: Analyzer, result: Analysis) -> str:
-    spelled = " and ".join(sorted(m.value for m in site.marks)) or "a marker"
-    what = site.name
+def _said(site: _Site, walk: Analyzer, result: Analysis) -> tuple[str, dict[str, str]]:
+    """Why the marker does nothing: JR008's variant and its fields."""
+    fields = {"spelled": " and ".join(sorted(m.value for m in site.marks)) or "a marker", "what": site.name}
     if site.kind is EntryKind.FIELD:
-        return (
-            f"{spelled} on field {what!r} does nothing: no registration of this module (register_dataclass, "
-            "an Equinox Module, a flax.struct dataclass) and no transform that splits a parameter annotated "
-            "with its class reads it; register the class, or annotate a parameter of a transformed def with it "
-            "(see the guide, section 8)"
-        )
-    owner = site.owner
+        return "field", fields
     if site.kind is EntryKind.PARAMETER and not site.outermost:
-        return (
-            f"{spelled} on {what!r} does nothing: jaxrewrite reads a marker only as the outermost annotation "
-            "(Static[T], NoDiff[T], Annotated[T, STATIC] or a module alias of one), not in this spelling; "
-            "write it so (see the guide, section 5)"
-        )
+        return "spelling", fields
+    owner = site.owner
     if owner is not None and id(owner) in walk.applied:
         under = ", ".join(sorted({u.transform.name for u in result.uses if u.target is owner})) or "the transforms applied to it"
-        return (
-            f"{spelled} on {what!r} does nothing under {under}: NoDiff is read by grad-like transforms and "
-            "custom_vjp/custom_jvp, Static by the others; apply a transform that reads it, or drop the marker "
-            "(see the guide, section 6)"
-        )
-    return (
-        f"{spelled} on {what!r} does nothing: no transform of this module applies to its function; mark "
-        "the parameters of the function a transform is applied to (see the guide, section 5)"
-    )
+        return "under", {**fields, "under": under}
+    return "", fields
 
-
-def unaccounted(ledger: tuple[LedgerEntry, ...]) -> list[LedgerEntry]:
-    """Entries in no state or with a state but no code to say why (none, by construction)."""
-    return [e for e in ledger if e.state is not State.APPLIED and e.code is None]
 

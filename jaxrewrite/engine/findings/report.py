@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from jaxrewrite.engine.findings import ledger
 from jaxrewrite.engine.findings import lint as linting
 from jaxrewrite.engine.analysis import Analysis
+from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import suppressed
 from jaxrewrite.engine.read.scopes import ScopeTree
 
@@ -29,7 +30,9 @@ if TYPE_CHECKING:
 #: verdict depends on a file the module's cache key does not cover; ``check`` reads it), nor the
 #: findings at uses (JR010-JR012: ``check``'s), nor JR001 (the hook reads only modules that opt in).
 #: A noqa comment on the line silences one as it does for ``check``.
-REPORTED_AT_IMPORT = frozenset({"JR002", "JR004", "JR007", "JR008", "JR014", "JR020"})
+REPORTED_AT_IMPORT = frozenset(
+    rule.code for rule in (rules.NO_TRANSFORM, rules.UNKNOWN_TRANSFORM, rules.UNSEEN_LEVEL, rules.DOES_NOTHING, rules.HELD_IN_PYTREE, rules.OWN_FLATTEN)
+)
 
 
 def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) -> None:

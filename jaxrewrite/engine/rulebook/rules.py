@@ -114,13 +114,24 @@ UNSEEN_LEVEL = Rule(
 )
 DOES_NOTHING = Rule(
     "JR008", W, "a Static/NoDiff marker that does nothing here and that no other finding reports",
-    "{reason}",
+    "{spelled} on {what!r} does nothing: no transform of this module applies to its function; mark the parameters of the function a transform is applied to (see the guide, section 5)",
     "write the marker where a transform or registration reads it, or drop it", "never-silent-every-marker-applied-refused-or-reported",
+    variants={
+        "field": "{spelled} on field {what!r} does nothing: no registration of this module (register_dataclass, an Equinox Module, a flax.struct dataclass) and no transform that splits a parameter annotated with its class reads it; register the class, or annotate a parameter of a transformed def with it (see the guide, section 8)",
+        "spelling": "{spelled} on {what!r} does nothing: jaxrewrite reads a marker only as the outermost annotation (Static[T], NoDiff[T], Annotated[T, STATIC] or a module alias of one), not in this spelling; write it so (see the guide, section 5)",
+        "under": "{spelled} on {what!r} does nothing under {under}: NoDiff is read by grad-like transforms and custom_vjp/custom_jvp, Static by the others; apply a transform that reads it, or drop the marker (see the guide, section 6)",
+        "return": "a marker on a return annotation does nothing: only parameters and pytree class fields are read",
+        "variable": "a marker on the annotation of variable {what!r} does nothing: only parameters and fields of classes are read",
+        "alias": "marker alias {what!r} is used by no annotation of this module that jaxrewrite applies, and an alias imported into another module does nothing there (jaxrewrite reads each module's own aliases only): define the alias in the module that uses it",
+    },
 )
 IMPORTED_MARKER = Rule(
     "JR009", W, "a name imported from another module where a marker would act: jaxrewrite reads only the module's own aliases",
-    "{reason}",
+    "{name!r} in the annotation of {param!r} comes from 'from {module} import {name}', which jaxrewrite does not read, so whether it is a Static/NoDiff alias cannot be told; if it is one, it does nothing here: define the alias in this module (or write Static[...] here)",
     "define the alias in this module, or write Static[...] here", CHECK,
+    variants={
+        "read": "{name!r} in the annotation of {param!r} is {verdict} in {module}, but jaxrewrite reads only this module's {what}, so its markers do nothing here: define it in this module (or write Static[...] here)",
+    },
 )
 SHARDED_KEYWORD = Rule(
     "JR010", W, "a keyword-only Static parameter of a function jitted with 'in_shardings', which refuses every keyword argument",
