@@ -86,6 +86,16 @@ def find(start: str) -> str | None:
         folder = parent
 
 
+def discover_for(command: str, explicit: str | None) -> Config | None:
+    """``discover`` for a command line: None once the error is printed, prefixed with
+    ``command`` (the command then exits 2, as for any usage error)."""
+    try:
+        return discover(explicit=explicit)
+    except ConfigError as exc:
+        print(f"{command}: {exc}", file=sys.stderr)
+        return None
+
+
 def discover(start: str | None = None, explicit: str | None = None) -> Config:
     """The configuration in force: ``explicit`` (``--config``) or the one found from ``start``."""
     if explicit is not None:

@@ -397,10 +397,8 @@ def main(argv: list[str], prog: str) -> int:
             return 2
         print(rule.explain(), end="")
         return 0
-    try:
-        config = settings.discover(explicit=ns.config)
-    except settings.ConfigError as exc:
-        print(f"{prog} check: {exc}", file=sys.stderr)
+    config = settings.discover_for(f"{prog} check", ns.config)
+    if config is None:
         return 2
     per_file = tuple(code for _, codes in config.per_file_ignores for code in codes)
     unknown = settings.unknown_codes([*config.select, *config.ignore, *per_file])

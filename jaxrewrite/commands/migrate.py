@@ -178,10 +178,8 @@ def main(argv: Sequence[str], prog: str = "jaxrewrite") -> int:
     if ns.install_hook and not ns.write:
         print(f"{prog} migrate: --install-hook needs --write", file=sys.stderr)
         return 2
-    try:
-        config = settings.discover(explicit=ns.config)
-    except settings.ConfigError as exc:
-        print(f"{prog} migrate: {exc}", file=sys.stderr)
+    config = settings.discover_for(f"{prog} migrate", ns.config)
+    if config is None:
         return 2
     exclude = [(pattern, config.root) for pattern in config.exclude]
     exclude += [(pattern, ".") for given in ns.exclude for pattern in settings.words(given)]

@@ -5,6 +5,7 @@ and flax.struct dataclasses (``engine.read.fields``).
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 from jaxrewrite.engine.analysis import Registration, UseKind, needs_edit
 from jaxrewrite.engine.read.classes import FunctionalClass, LocalClass
@@ -14,6 +15,7 @@ from jaxrewrite.engine.read.recognise import classify_registration
 from jaxrewrite.engine.walk.specs.registration import registration_values
 from jaxrewrite.engine.rulebook.table import Container
 from jaxrewrite.engine.read.resolve import qualname
+from jaxrewrite.engine.read.scopes import DefinedClass, Scope
 from jaxrewrite.engine.rulebook.table import opaque_registration
 from jaxrewrite.engine.walk.walker import Walker
 from jaxrewrite.errors import RewriteError
@@ -21,15 +23,21 @@ from jaxrewrite.errors import RewriteError
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
+def _written(static_classes: dict[int, LocalClass]) -> Iterator[tuple[LocalClass, DefinedClass, Scope]]:
+    """The classes written as class statements: a functional TypedDict or NamedTuple has no
+    decorator, base or field form to read."""
+    for local in static_classes.values():
+        defined, scope = local
+        if not isinstance(defined, FunctionalClass):
+            yield local, defined, scope
+
+
 class Registrations(Walker):
     # -- classes ------------------------------------------------------------------------------
 
     def registrations(self, static_classes: dict[int, LocalClass]) -> list[str]:
         registrable = []
-        for local in static_classes.values():
-            defined, scope = local
-            if isinstance(defined, FunctionalClass):
-                continue
+        for local, defined, scope in _written(static_classes):
             try:
                 info = self.info(local)
             except RewriteError:
@@ -66,10 +74,7 @@ class Registrations(Walker):
         """Static fields of Equinox Modules and flax.struct dataclasses, completed in place; the
         classes whose Static fields nothing may consume, with the base that hides what they are."""
         unclear = []
-        for local in static_classes.values():
-            defined, scope = local
-            if isinstance(defined, FunctionalClass):
-                continue
+        for local, defined, scope in _written(static_classes):
             try:
                 form, unseen = form_of(defined, scope)
                 if form is not None:
