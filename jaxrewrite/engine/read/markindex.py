@@ -16,7 +16,7 @@ from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.read.resolve import MAX_DEPTH, PAST_DEPTH, alias_of, is_annotated, only, parse_string, qualname, star_export
 from jaxrewrite.engine.read.scopes import Assigned, Binding, Imported, MarkerBinding, Scope, ScopeTree
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.rulebook.table import CONTAINERS, MARKER_CONSTANTS, MARKER_EXPORTS, MARKER_TYPES, Mark
+from jaxrewrite.engine.rulebook.table import CONTAINERS, MARKER_CONSTANTS, MARKER_EXPORTS, MARKER_TABLE, MARKER_TYPES, Mark
 
 Marks = frozenset[Mark]
 NO_MARKS: Marks = frozenset()
@@ -351,24 +351,33 @@ def _mentions(
             if parsed is not None and not isinstance(parsed, ast.Constant):
                 return _mentions(parsed, scope, aliases, depth + 1, reading)
         return frozenset()
-    if isinstance(expr, ast.Subscript) and qualname(expr.value, scope) == _CALLABLE:
-        return frozenset()
-    if isinstance(expr, (ast.Name, ast.Attribute)):
-        name = marker_name(qualname(expr, scope))
-        if name is not None:
-            return _SINGLE_BY_NAME[name]
-        if isinstance(expr, ast.Name):
-            outer = only(expr, scope, MarkerBinding)
-            if outer is not None:
-                return outer.markers
-            alias = alias_of(expr, scope)
-            if alias is None or alias.value is None or is_container_call(alias.value, alias.scope):
+    if isinstance(expr, ast.Subscript):
+        base = qualname(expr.value, scope)
+        if base == _CALLABLE:
+            return frozenset()
+        if base == MARKER_TABLE:  # ``UNCHECKED["Static"]``: the marker itself, or no marker
+            name = marker_name(qualname(expr, scope))
+            return frozenset() if name is None else _SINGLE_BY_NAME[name]
+    if isinstance(expr, ast.Name):
+        outer = only(expr, scope, MarkerBinding)
+        if outer is not None:
+            return outer.markers
+        # A module alias is read as an alias, whatever it names (``S = Static`` too): the
+        # annotations that use it are what settles it (the ledger's JR008 for an unused alias).
+        alias = alias_of(expr, scope)
+        if alias is not None and alias.value is not None:
+            if is_container_call(alias.value, alias.scope):
                 return frozenset()
             inner, values = _alias(alias, reading)
             aliases |= values
             if inner:
                 aliases.add(id(alias.value))
             return inner
+    if isinstance(expr, (ast.Name, ast.Attribute)):
+        name = marker_name(qualname(expr, scope))
+        if name is not None:
+            return _SINGLE_BY_NAME[name]
+        return frozenset()
     marks: set[Mark] = set()
     for child in ast.iter_child_nodes(expr):
         marks |= _mentions(child, scope, aliases, depth + 1, reading)

@@ -6,7 +6,7 @@ import ast
 from typing import TypeVar
 
 from jaxrewrite.engine.read.scopes import Assigned, Binding, Imported, Scope
-from jaxrewrite.engine.rulebook.table import STAR_EXPORTS, canonical
+from jaxrewrite.engine.rulebook.table import MARKER_EXPORTS, MARKER_TABLE, STAR_EXPORTS, canonical
 
 #: Alias chains (and nested annotations, base classes) deeper than this resolve to nothing:
 #: real code never comes close, and a cycle must not recurse forever. Where a marker or a
@@ -47,6 +47,8 @@ def qualname(expr: ast.expr, scope: Scope, depth: int = 0, memo: dict[tuple[str,
             return found
         base = qualname(value, scope, depth + 1, memo)
         return None if base is None else canonical(f"{base}.{expr.attr}")
+    if isinstance(expr, ast.Subscript):
+        return _unchecked(expr, scope, depth, memo)
     if not isinstance(expr, ast.Name):
         return None
     cache = scope.qualnames
@@ -71,11 +73,20 @@ def _name_qualname(name: str, scope: Scope, depth: int, memo: dict[tuple[str, in
     for binding in found[0]:
         if isinstance(binding, Imported):
             names.add(canonical(binding.qualname))
-        elif isinstance(binding, Assigned) and isinstance(binding.value, (ast.Name, ast.Attribute)):
+        elif isinstance(binding, Assigned) and isinstance(binding.value, (ast.Name, ast.Attribute, ast.Subscript)):
             names.add(qualname(binding.value, binding.scope, depth + 1, memo))
         else:
             return None
     return names.pop() if len(names) == 1 else None
+
+
+def _unchecked(expr: ast.Subscript, scope: Scope, depth: int, memo: dict[tuple[str, int, int], str | None] | None) -> str | None:
+    """The marker ``UNCHECKED["Static"]`` holds (``jaxrewrite.markers``' table of the markers
+    without the run-time check: the same objects); any other subscript denotes no name."""
+    key = expr.slice
+    if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value in MARKER_EXPORTS):
+        return None
+    return f"jaxrewrite.{key.value}" if qualname(expr.value, scope, depth + 1, memo) == MARKER_TABLE else None
 
 
 def binding_scope(name: str, scope: Scope) -> Scope | None:

@@ -24,6 +24,8 @@ MARKER_TYPES: dict[str, Mark] = {"Static": Mark.STATIC, "NoDiff": Mark.NODIFF}
 MARKER_CONSTANTS: dict[str, Mark] = {"STATIC": Mark.STATIC, "NODIFF": Mark.NODIFF}
 #: Every name jaxrewrite exports that can spell a marker.
 MARKER_EXPORTS: frozenset[str] = frozenset(MARKER_TYPES) | frozenset(MARKER_CONSTANTS)
+#: The markers by name without the run-time check (``jaxrewrite.markers.UNCHECKED["Static"]``).
+MARKER_TABLE = "jaxrewrite.markers.UNCHECKED"
 
 
 class SpecKind(enum.Enum):
