@@ -6,7 +6,7 @@ import ast
 from typing import TypeVar
 
 from jaxrewrite.engine.read.scopes import Assigned, Binding, Imported, Scope
-from jaxrewrite.engine.rulebook.table import MARKER_EXPORTS, MARKER_TABLE, STAR_EXPORTS, canonical
+from jaxrewrite.engine.rulebook.table import MARKER_TABLE, STAR_EXPORTS, canonical
 
 #: Alias chains (and nested annotations, base classes) deeper than this resolve to nothing:
 #: real code never comes close, and a cycle must not recurse forever. Where a marker or a
@@ -81,10 +81,11 @@ def _name_qualname(name: str, scope: Scope, depth: int, memo: dict[tuple[str, in
 
 
 def _unchecked(expr: ast.Subscript, scope: Scope, depth: int, memo: dict[tuple[str, int, int], str | None] | None) -> str | None:
-    """The marker ``UNCHECKED["Static"]`` holds (``jaxrewrite.markers``' table of the markers
-    without the run-time check: the same objects); any other subscript denotes no name."""
+    """What ``UNCHECKED["Static"]`` holds: ``jaxrewrite.Static`` (``jaxrewrite.markers``' table
+    of the markers without the run-time check, the same objects; whether the key names a marker
+    is the marker index's to say). Any other subscript denotes no name."""
     key = expr.slice
-    if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value in MARKER_EXPORTS):
+    if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier()):
         return None
     return f"jaxrewrite.{key.value}" if qualname(expr.value, scope, depth + 1, memo) == MARKER_TABLE else None
 
