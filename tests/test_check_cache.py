@@ -277,7 +277,7 @@ def test_an_engine_edited_under_the_same_version_is_another_analysis(tmp_path: P
     says, not what the cache kept. Run on a copy of the package, as a developer edits it."""
     package = Path(checkcache.__file__).parents[1]
     site = tmp_path / "site"
-    shutil.copytree(package, site / "jaxrewrite", ignore=shutil.ignore_patterns("__pycache__", "built-digests"))
+    shutil.copytree(package, site / "jaxrewrite", ignore=shutil.ignore_patterns("__pycache__"))
     h = write(tmp_path / "work" / "h.py", HELPER)
     env = {**child_env(), "PYTHONPATH": str(site)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)

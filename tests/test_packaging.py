@@ -11,6 +11,7 @@ the dependency of a sample library; this file checks the distribution itself.
 
 from __future__ import annotations
 
+import ast
 import email.parser
 import importlib.metadata
 import importlib.util
@@ -127,7 +128,7 @@ def test_the_wheels_metadata_names_the_license(built: Built) -> None:
 
 def test_the_wheel_carries_every_file_of_the_package(built: Built) -> None:
     """Every file the package holds (its modules in every folder, ``py.typed``, the concrete
-    table's JSON beside its module), and no other but the digests the build writes: a module moved to a new folder, or data moved
+    table's JSON beside its module), and no other: a module moved to a new folder, or data moved
     without its ``package_data`` line, is missed here rather than at a user's import."""
     listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "jaxrewrite"], cwd=REPO, capture_output=True, timeout=60, check=False)
     if listed.returncode == 0:
@@ -137,8 +138,8 @@ def test_the_wheel_carries_every_file_of_the_package(built: Built) -> None:
     with zipfile.ZipFile(built.wheel) as wheel:
         carried = {name for name in wheel.namelist() if name.startswith("jaxrewrite/")}
     assert "jaxrewrite/engine/rulebook/concrete_params.json" in package and "jaxrewrite/py.typed" in package
-    # And one file the build writes: the cache tag's digests (setup.py; the test below).
-    assert sorted(package - carried) == [] and sorted(carried - package) == ["jaxrewrite/hook/built-digests"]
+    # The build writes no file of its own: the cache tag's digests are a line it adds (the test below).
+    assert sorted(package - carried) == [] and sorted(carried - package) == []
 
 
 def test_the_installed_wheel_runs_the_seed_example_as_the_readme_says(built: Built) -> None:
@@ -209,7 +210,10 @@ def test_the_wheel_carries_its_digests_so_an_install_checks_no_stat_of_its_sourc
     them and stats none of its own files on an import, cold or warm; the memo a checkout keeps
     is never written; a warm import runs the cached rewrite without the engine."""
     with zipfile.ZipFile(built.wheel) as wheel:
-        version, rewriter, scanner = wheel.read("jaxrewrite/hook/built-digests").decode().split()
+        carrier = wheel.read("jaxrewrite/hook/__init__.py").decode()
+    version, rewriter, scanner = _built_line(carrier)
+    # The line is all the build adds: the rest of the file is the checkout's, byte for byte.
+    assert carrier.splitlines()[:-2] == (REPO / "jaxrewrite" / "hook" / "__init__.py").read_text().splitlines()
     assert version == __import__("jaxrewrite").__version__
     assert (rewriter, scanner) == digest.of_tree(str(REPO / "jaxrewrite"), version)
     where = tmp_path / "user"
@@ -230,5 +234,39 @@ def test_the_wheel_carries_its_digests_so_an_install_checks_no_stat_of_its_sourc
 def test_a_checkout_has_no_built_digests_and_checks_its_stats() -> None:
     """An editable install or a checkout is edited in place: no digests are built into it, so
     its tag comes from hashing or the stat memo (tests/test_cache.py), never from a file."""
-    assert not (REPO / "jaxrewrite" / "hook" / digest.BUILT).exists()
-    assert digest.built(str(REPO / "jaxrewrite"), __import__("jaxrewrite").__version__) is None
+    from jaxrewrite import hook
+
+    assert not hasattr(hook, digest.BUILT) and digest.BUILT not in (REPO / "jaxrewrite" / "hook" / "__init__.py").read_text()
+    assert tag.digests() == tag.Digests(*digest.of_tree(str(REPO / "jaxrewrite"), __import__("jaxrewrite").__version__))
+
+
+def test_only_a_builds_shape_of_this_version_is_taken() -> None:
+    """What the package carries is taken only as a build writes it, for this version."""
+    version = __import__("jaxrewrite").__version__
+    good = (version, "0123456789abcdef", "fedcba9876543210")
+    assert digest.built(good, version) == good[1:]
+    for bad in [None, list(good), ("0.0.0", *good[1:]), (version, "0123456789abcdeg", good[2]), (version, good[1]), (version, good[1], 7)]:
+        assert digest.built(bad, version) is None, bad
+
+
+def test_a_rebuild_of_the_same_folder_replaces_the_digests_it_wrote(tmp_path: Path) -> None:
+    """setuptools copies a source into build/ only when it is newer: a second build of the same
+    folder finds its own line in the carrier, and replaces it rather than adding another."""
+    package = tmp_path / "jaxrewrite"
+    shutil.copytree(REPO / "jaxrewrite", package, ignore=shutil.ignore_patterns("__pycache__"))
+    version = __import__("jaxrewrite").__version__
+    carrier = Path(digest.bake(str(package), version))
+    first = carrier.read_text()
+    (package / "engine" / "analyze.py").write_text((package / "engine" / "analyze.py").read_text() + "\n# edited\n")
+    digest.bake(str(package), version)
+    second = carrier.read_text()
+    assert second.count(f"{digest.BUILT} = ") == 1 and second.splitlines()[:-1] == first.splitlines()[:-1]
+    assert _built_line(second) == (version, *digest.of_tree(str(package), version)) != _built_line(first)
+
+
+def _built_line(carrier: str) -> tuple[str, str, str]:
+    """The digests the build wrote into ``hook/__init__.py``: its one ``BUILT = (...)`` line."""
+    (line,) = [line for line in carrier.splitlines() if line.startswith(f"{digest.BUILT} = ")]
+    value = ast.literal_eval(line.partition(" = ")[2])
+    assert type(value) is tuple and len(value) == 3
+    return value

@@ -4,10 +4,13 @@ of jaxrewrite), so that building a wheel (setup.py) can write the digests into i
 Why a wheel carries them (``BUILT``): a checkout is edited in place under the same version, so a
 process there checks its digests' ~65 stats once (hook/tag.py's memo), a quarter of a millisecond
 on the first opted-in import. An installed wheel is not edited in place: its files are replaced
-by reinstalling, which replaces this file too. So an install takes the digests it was built with,
+by reinstalling, which replaces them too. So an install takes the digests it was built with,
 as pytest's assertion rewriting takes its version, and checks nothing: the digests are of the
 files' contents as built (a test compares them with hashing the installed files), never of their
-stats. ``blake2b``, not ``source_hash``: one digest for every Python a wheel is installed on.
+stats. They are a constant of the ``jaxrewrite.hook`` package itself, which every import of the
+hook has loaded already: no file is opened for them (a file of their own cost the first opted-in
+import ~20 us). ``blake2b``, not ``source_hash``: one digest for every Python a wheel is
+installed on.
 """
 
 from __future__ import annotations
@@ -40,9 +43,11 @@ SCANNER_SOURCES = ("header.py", "hook/digest.py", "hook/finder.py", "hook/index.
 #: Both, each searched once.
 ALL_SOURCES = tuple(dict.fromkeys(REWRITE_SOURCES + SCANNER_SOURCES))
 
-#: The digests a built wheel carries, in its ``hook`` folder: ``<version> <rewriter> <scanner>``.
-BUILT = "built-digests"
-
+#: The digests a built wheel carries: ``BUILT = (<version>, <rewriter>, <scanner>)``, a line the
+#: build adds to the ``hook`` package's ``__init__.py`` (not a source of either digest).
+BUILT = "BUILT"
+_CARRIER = "__init__.py"
+_BUILT_COMMENT = "#: Written by the build (setup.py, hook/digest.py): the version and the cache tag's digests."
 
 def walk(root: str, entries: tuple[str, ...]) -> tuple[list[str], list[str]]:
     """The ``.py`` files of ``entries`` under ``root`` (folders searched), as sorted
@@ -97,27 +102,25 @@ def of_tree(root: str, version: str) -> tuple[str, str]:
 
 
 def bake(root: str, version: str) -> str:
-    """Write the digests of the package at ``root`` into it (``BUILT``); returns the path."""
+    """Write the digests of the package at ``root`` into its ``hook/__init__.py`` (``BUILT``),
+    replacing any a previous build of the same folder wrote; returns the path."""
     rewriter, scanner = of_tree(root, version)
-    path = os.path.join(root, "hook", BUILT)
-    with open(path, "w", encoding="ascii") as file:
-        file.write(f"{version} {rewriter} {scanner}\n")
+    path = os.path.join(root, "hook", _CARRIER)
+    with open(path, encoding="utf-8") as file:
+        lines = [line for line in file.read().splitlines() if line != _BUILT_COMMENT and not line.startswith(f"{BUILT} = ")]
+    lines += [_BUILT_COMMENT, f"{BUILT} = {(version, rewriter, scanner)!r}"]
+    with open(path, "w", encoding="utf-8") as file:
+        file.write("\n".join(lines) + "\n")
     return path
 
 
-def built(root: str, version: str) -> tuple[str, str] | None:
-    """The digests the package at ``root`` was built with, if it is a built install of
-    ``version``; None in a checkout or an editable install (no file), or for another version."""
-    try:
-        fd = os.open(os.path.join(root, "hook", BUILT), os.O_RDONLY | getattr(os, "O_BINARY", 0))
-    except OSError:
+def built(carried: object, version: str) -> tuple[str, str] | None:
+    """The (rewriter, scanner) digests a package carries (its ``hook.BUILT``, or None) if they are
+    a build's of ``version``; None in a checkout or an editable install (nothing carried), for
+    another version, or for anything not in the build's shape."""
+    if type(carried) is not tuple or len(carried) != 3 or carried[0] != version:
         return None
-    try:
-        words = os.read(fd, 256).decode("ascii", "replace").split()
-    except OSError:
+    digests = carried[1:]
+    if not all(type(d) is str and len(d) == 16 and not d.strip("0123456789abcdef") for d in digests):
         return None
-    finally:
-        os.close(fd)
-    if len(words) != 3 or words[0] != version or not all(len(w) == 16 and not w.strip("0123456789abcdef") for w in words[1:]):
-        return None
-    return words[1], words[2]
+    return digests[0], digests[1]

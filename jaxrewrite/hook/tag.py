@@ -31,6 +31,7 @@ import sys
 import time
 from typing import NamedTuple
 
+from jaxrewrite import hook as _package
 from jaxrewrite.hook import digest, pycfile
 from jaxrewrite.hook.digest import REWRITE_SOURCES
 
@@ -105,7 +106,7 @@ def _take() -> None:
     global _rewriter_hash, _scanner_hash, _record, _built
     from jaxrewrite.version import __version__
 
-    built = digest.built(PACKAGE, __version__)
+    built = digest.built(getattr(_package, digest.BUILT, None), __version__)
     if built is not None:
         (_rewriter_hash, _scanner_hash), _record, _built = built, None, True
         return
