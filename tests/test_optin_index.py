@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from helpers_hook import PLAIN_CALL, REPO, REWRITTEN_CALL, Project, report
 
-from jaxrewrite.hook import index, tag
+from jaxrewrite.hook import index, pipeline, tag
 
 #: The plain module's marker, without NotRewrittenWarning's check: run plainly, it reads no
 #: source (which would open the file the tests watch). The opted-in one takes the marker the
@@ -288,17 +288,50 @@ def _forge(idx: Path, scanner: str, found: dict[str, tuple[int, int, int]]) -> N
 
 
 def test_an_index_written_by_another_scanner_is_never_trusted(project: Project) -> None:
+    # A plain module of the same root first: its index is read before mod is looked at (the
+    # first file of a root is tried against its own rewritten pyc first: the test below).
+    first = project.write("first.py", "VALUE = 0\n")
     path = project.write("mod.py", OPTED_IN.format(value=1))
-    settle(path)
+    settle(first, path)
     idx = index_file(project.src)
     lie = {str(path): (path.stat().st_mtime_ns, path.stat().st_size, index.NO)}
     _forge(idx, "0" * 16, lie)
-    assert probe(project, "mod")["modules"]["mod"] == ["RewritingLoader", 1]
+    assert probe(project, "first", "mod")["modules"]["mod"] == ["RewritingLoader", 1]
     assert entries(idx)[str(path)][2] == index.MAYBE  # replaced by this scanner's
     # The control: the same lie under this scanner's digest is believed (so the digest is what
     # keeps another scanner's verdicts out), exactly as a forged pyc would be.
     _forge(idx, tag.digests().scanner, lie)
-    assert probe(project, "mod")["modules"]["mod"] == ["SourceFileLoader", 1]
+    assert probe(project, "first", "mod")["modules"]["mod"] == ["SourceFileLoader", 1]
+
+
+def test_the_first_file_of_a_root_with_a_rewritten_pyc_needs_no_index(project: Project) -> None:
+    """An opted-in module imported first from its root is decided by its own hash-checked pyc:
+    the root's index is not read (an index settles only files that cannot opt in), and is read
+    once a module of the root without such a pyc follows; a pyc whose source stopped opting in
+    is removed, so that source is not read by every process to learn that again."""
+    path = project.write("mod.py", OPTED_IN.format(value=1))
+    plain = project.write("plain_mod.py", PLAIN.format(value=2))
+    settle(path, plain)
+    assert probe(project, "mod", "plain_mod")["modules"] == {"mod": ["RewritingLoader", 1], "plain_mod": ["SourceFileLoader", 2]}
+    idx = index_file(project.src)
+    assert set(entries(idx)) == {str(path), str(plain)}
+    warm = probe(project, "mod")
+    assert warm["modules"]["mod"] == ["RewritingLoader", 1] and str(idx) not in warm["opened"]
+    assert opened_sources(warm, path) == [str(path)]  # read once, in full, and hash-checked
+    both = probe(project, "mod", "plain_mod")
+    assert str(idx) in both["opened"] and opened_sources(both, plain) == []
+    # The lie of a forged index is not what decides a file with a valid rewritten pyc.
+    _forge(idx, tag.digests().scanner, {str(path): (path.stat().st_mtime_ns, path.stat().st_size, index.NO)})
+    assert probe(project, "mod")["modules"]["mod"] == ["RewritingLoader", 1]
+    # Its pragma removed: the stale pyc is read once, found stale, and removed.
+    pyc = Path(tag.cache_path(str(path), 0, pipeline.DEFAULT.name) or "")
+    assert pyc.is_file()
+    path.write_text(PLAIN.format(value=3))
+    settle(path, seconds=30)
+    assert probe(project, "mod")["modules"]["mod"] == ["SourceFileLoader", 3]
+    assert not pyc.exists()
+    probe(project, "mod")  # read after a stat, with the index: recorded
+    assert opened_sources(probe(project, "mod"), path) == []
 
 
 @pytest.mark.parametrize(

@@ -119,17 +119,27 @@ def _rejected(data: bytes, source_hash: bytes) -> str:
 
 
 def load(pyc: str, source_hash: bytes, source_path: str) -> CodeType | None:
-    """The cached code for this exact source, or None; ``co_filename`` follows a moved file.
+    """The cached code for this exact source, or None; ``co_filename`` follows a moved file."""
+    data = read(pyc, source_path)
+    return None if data is None else code_of(data, source_hash, pyc, source_path)
 
-    Read with ``io.open_code``, as importlib reads the pycs it runs, so an embedder's open-code
-    hook sees the code that will run."""
+
+def read(pyc: str, source_path: str, say_why: bool = True) -> bytes | None:
+    """The bytes of the pyc at ``pyc``, or None where there is none (traced unless not
+    ``say_why``). Read with ``io.open_code``, as importlib reads the pycs it runs, so an
+    embedder's open-code hook sees the code that will run."""
     try:
         with io.open_code(pyc) as file:
-            data = file.read()
+            return file.read()
     except OSError as err:
-        if DEBUG:
+        if DEBUG and say_why:
             trace(f"pyc not read for {source_path}: {err.strerror or err} ({pyc})")
         return None
+
+
+def code_of(data: bytes, source_hash: bytes, pyc: str, source_path: str) -> CodeType | None:
+    """The code in the pyc bytes ``data`` (read from ``pyc``) if they were written for the
+    source whose hash is ``source_hash``, else None (traced)."""
     code = unpack(data, source_hash)
     if code is None:
         if DEBUG:
@@ -138,6 +148,23 @@ def load(pyc: str, source_hash: bytes, source_path: str) -> CodeType | None:
     if code.co_filename != source_path:
         _fix_co_filename(code, source_path)
     return code
+
+
+def discard(pyc: str, source_path: str) -> None:
+    """Remove the hook's pyc for a source whose bytes no longer opt in: it can never be used for
+    them again, and while it lies there the finder reads that source to learn so (hook/finder.py's
+    ``_from_cache``). Like ``store``, never under ``sys.dont_write_bytecode``, never an error; a
+    pyc another process wrote meanwhile for bytes that opt in again costs only a rewrite."""
+    if sys.dont_write_bytecode:
+        return
+    try:
+        os.unlink(pyc)
+    except OSError as err:
+        if DEBUG:
+            trace(f"stale pyc not removed for {source_path}: {err.strerror or err} ({pyc})")
+        return
+    if DEBUG:
+        trace(f"stale pyc removed for {source_path}: its bytes no longer opt in ({pyc})")
 
 
 def store(pyc: str, code: CodeType, source_hash: bytes, source_path: str) -> bool:
