@@ -18,6 +18,8 @@ import importlib.util
 import tempfile
 from pathlib import Path
 
+import bench_import
+from _installed import check_imported_from
 from _timing import Ratio, Row, dump, print_table
 from bench_import import IMPORT_MODULE, child_env, opted_in_module, pair, rounds, sample, unchecked, use_installed
 
@@ -49,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         Path(tmp, "bench_c.py").write_text(text)
         Path(tmp, "bench_h.py").write_text(unchecked(rewrite_source(text, "bench_h.py")))
         env = child_env(tmp)
+        check_imported_from(bench_import.PACKAGE_ROOT, env)
         arms = {}
         for tool in tools:
             arms[f"{tool} alone, by hand"] = IMPORT_MODULE.format(install=INSTALL[tool], modules=("bench_h",))

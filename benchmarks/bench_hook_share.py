@@ -46,7 +46,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from _installed import installed  # noqa: E402
+from _installed import away, check_imported_from, installed  # noqa: E402
 from _timing import Ratio, Row, dump, print_table, quartiles  # noqa: E402
 
 TARGET = 0.01
@@ -299,7 +299,7 @@ def child_env(prefix: Path, writes: bool) -> dict[str, str]:
 
 def sample(prefix: Path, writes: bool) -> dict[str, Any]:
     done = subprocess.run(
-        [sys.executable, "-c", CHILD], env=child_env(prefix, writes), capture_output=True, text=True, check=False
+        [sys.executable, "-c", CHILD], env=child_env(prefix, writes), cwd=away(), capture_output=True, text=True, check=False
     )
     if done.returncode != 0:
         raise SystemExit(f"benchmark child failed:\n{done.stderr}")
@@ -327,8 +327,9 @@ def measure(rounds: int, quick: bool) -> dict[str, list[dict[str, Any]]]:
         # writes jaxrewrite's digest memo and says where the indexes go.
         env = {k: v for k, v in child_env(prefix, False).items() if k != "PYTHONPYCACHEPREFIX"}
         warm_up = subprocess.run(
-            [sys.executable, "-c", WARM_UP, str(prefix)], env=env, capture_output=True, text=True, check=False
+            [sys.executable, "-c", WARM_UP, str(prefix)], env=env, cwd=away(), capture_output=True, text=True, check=False
         )
+        check_imported_from(PACKAGE_ROOT, env)
         if warm_up.returncode != 0:
             raise SystemExit(f"warm-up failed:\n{warm_up.stderr}")
         # --quick: no hooked child before the round, so no index exists yet to learn about and

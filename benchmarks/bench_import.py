@@ -20,6 +20,16 @@
    interpreters (two for ``import jax``, four for the modules), in an order that rotates from
    round to round, and the rows pair the children of the same round.
 
+The collector is off during each timed import, in every arm, as ``timeit`` has it. Where its
+counters stood when the timer started was decided by what each arm did before (``install()``
+and the other tools' set-ups allocate; the plain arms do not), so a collection set off by the
+module's own 48 ``jax.jit`` decorations fell inside one arm's timing and outside another's by
+that phase alone: on 2026-12-04 the same wheel and module read 1.068 against the by-hand arm
+with the collector on, and 1.019-1.038 with it off. (``gc.collect()`` before each import does
+not fix this: a full collection of jax's objects just before the timer leaves every cache cold,
+which no import in a running program meets.) What the hook allocates is a few objects per
+module; their share of any collection is nothing these rows could resolve.
+
 The hook's share of ``import jax`` measured inside the process (steadier than row 1) is
 bench_hook_share.py's.
 
@@ -43,7 +53,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from _installed import installed  # noqa: E402  (benchmarks/ is sys.path[0] when run as a script)
+from _installed import away, check_imported_from, installed  # noqa: E402  (benchmarks/ is sys.path[0] when run as a script)
 from _timing import quartiles  # noqa: E402
 
 from jaxrewrite.engine.rewrite import rewrite_source  # noqa: E402
@@ -58,12 +68,14 @@ print(time.perf_counter() - start, time.thread_time() - cpu)
 """
 
 IMPORT_MODULE = """\
-import time, jax, jaxrewrite
+import gc, time, jax, jaxrewrite
 {install}
 for module in {modules!r}:
+    gc.disable()  # no collection inside any arm's timing: see the docstring
     start, cpu = time.perf_counter(), time.thread_time()
     __import__(module)
     print(time.perf_counter() - start, time.thread_time() - cpu)
+    gc.enable()
 """
 
 PROFILE = """\
@@ -145,7 +157,7 @@ def child_env(extra_path: str | None = None) -> dict[str, str]:
 
 def sample(code: str, env: dict[str, str]) -> list[tuple[float, float]]:
     """(wall, cpu) seconds the child measured around each of its imports, in order."""
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=away(), capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise SystemExit(f"benchmark child failed:\n{out.stderr}")
     words = out.stdout.split()
@@ -203,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"jaxrewrite imported from {PACKAGE_ROOT}{' (a wheel of this checkout, installed)' if not args.checkout else ''}")
 
     env = child_env()
+    check_imported_from(PACKAGE_ROOT, env)
     jax_arms = {"plain": IMPORT_JAX.format(install=""), "hook": IMPORT_JAX.format(install=install)}
     if not args.quick:
         sample(jax_arms["plain"], env)  # warm the page cache and jax's own pycs

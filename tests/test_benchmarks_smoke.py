@@ -213,3 +213,30 @@ def test_bench_hook_share_runs_and_writes_its_rows(quick_run: Callable[[str], Qu
     assert all(0 < row["ratio"]["median"] < 1 for row in rows), rows
     section = run.stdout.partition("$ bench_hook_share.py ")[2].split("\n$ ", 1)[0]
     assert "(--quick:" in section, section
+
+
+def test_the_import_benchmarks_children_import_the_jaxrewrite_they_name(tmp_path: Path) -> None:
+    """A ``python -c`` child puts its working folder first on ``sys.path``: started in the
+    checkout, it imports the checkout's jaxrewrite whatever ``PYTHONPATH`` names (the "installed"
+    rows measured the checkout that way until 2026-12-04). The children run in a folder outside
+    the checkout, and a child that imports another jaxrewrite than the one named stops the
+    benchmark before it prints a row."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import _installed
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    assert not Path(_installed.away()).resolve().is_relative_to(REPO.resolve()) and not os.listdir(_installed.away())
+    elsewhere = tmp_path / "site" / "jaxrewrite"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "__init__.py").write_text("")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    _installed.check_imported_from(str(tmp_path / "site"), {**env, "PYTHONPATH": str(tmp_path / "site")})
+    with pytest.raises(SystemExit, match="not from"):
+        _installed.check_imported_from(str(tmp_path / "site"), {**env, "PYTHONPATH": str(REPO)})
+    # The mistake it guards against, shown: the same child started in the checkout.
+    started_here = subprocess.run(
+        [sys.executable, "-c", "import jaxrewrite; print(jaxrewrite.__file__)"],
+        cwd=REPO, env={**env, "PYTHONPATH": str(tmp_path / "site")}, capture_output=True, text=True, timeout=60, check=True,
+    )
+    assert Path(started_here.stdout.strip()).resolve().is_relative_to(REPO.resolve())
