@@ -41,6 +41,9 @@ rewritten code for other source text, nor hide an edit of an opted-in file. Furt
   ``sys.dont_write_bytecode`` or any I/O error only means those files keep being read as before,
   never an error. Where no index exists and none can be written, the hook reads files exactly as
   without an index: no ``stat`` at all.
+* A root's index is read when a file of it first needs one (``loaded_place``): the first file of
+  a root is tried against its own rewritten pyc first, which decides a file that opts in without
+  the index; a file that cannot opt in has no such pyc, and costs one failed open more.
 """
 
 from __future__ import annotations

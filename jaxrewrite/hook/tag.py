@@ -19,7 +19,8 @@ digests are taken once: the record (memo or hashing) is kept and re-checked by i
 a read-only install without a memo hashes once per process, not once per stored module.
 The tag stays a digest of contents, not of stats: a copied or moved install (new mtimes, same
 files) keeps its caches, ``jaxrewrite compile``'s prebuilt ones included. An installed wheel
-checks no stat at all: it carries the digests it was built with (``digest.BUILT``, why there).
+checks no stat at all: it carries the digests it was built with (``jaxrewrite.hook.BUILT``:
+hook/digest.py says why).
 """
 
 from __future__ import annotations
