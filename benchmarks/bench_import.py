@@ -199,7 +199,7 @@ def _cell(result: Result) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=15, help="rounds (six fresh interpreters each)")
+    parser.add_argument("--repeats", type=int, default=30, help="rounds (six fresh interpreters each; 15 left the medians moving by ~0.02 between runs)")
     parser.add_argument("--quick", action="store_true", help="one round, no warm-up: proves the script runs, measures nothing")
     parser.add_argument("--table", type=Path, default=TABLE, help="markdown file to append the result row to")
     parser.add_argument("--profile", action="store_true", help="also cProfile the hook during `import jax`")

@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="every script once, tiny sizes: proves they run")
     parser.add_argument("--out", type=Path, default=RESULTS, help="markdown file to write (replaced)")
-    parser.add_argument("--import-repeats", type=int, default=15, help="bench_import.py --repeats for a full run (six children a round)")
+    parser.add_argument("--import-repeats", type=int, default=30, help="bench_import.py --repeats for a full run (six children a round)")
     parser.add_argument("--skip", action="append", default=[], choices=[b[0] for b in BENCHMARKS])
     parser.add_argument(
         "--keep", type=Path, default=None,

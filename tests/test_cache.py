@@ -81,6 +81,19 @@ def test_unpack_rejects_other_source() -> None:
     assert pycfile.unpack(pycfile.pack(CODE, HASH), importlib.util.source_hash(b"x = 2")) is None
 
 
+@pytest.mark.parametrize(
+    "source", ["/x/m.py", "/m.py", "/x/y.z/m.py", "/x/a.b.py", "/x/.py", "/x/m.pyw", "m.py", "x/m.py", "/x//m.py", "/x/ünï.py", "/x/m.PY"]
+)
+@pytest.mark.parametrize("prefix", [None, "/cache"])
+@pytest.mark.parametrize("optimize,pipeline", [(0, ""), (2, ""), (1, "pytest0123456789ab")])
+def test_the_pyc_is_named_as_importlib_names_it(monkeypatch: pytest.MonkeyPatch, source: str, prefix: str | None, optimize: int, pipeline: str) -> None:
+    """``cache_path`` spells the common case itself (the warm path names a pyc per import): every
+    spelling gives importlib's name, under a ``pycache_prefix`` too."""
+    monkeypatch.setattr(sys, "pycache_prefix", prefix)
+    expected = importlib.util.cache_from_source(source, optimization=tag.cache_tag(optimize, pipeline))
+    assert tag.cache_path(source, optimize, pipeline) == expected
+
+
 def test_cache_tag_is_alphanumeric_and_keyed_on_rewriter_and_level(monkeypatch: pytest.MonkeyPatch) -> None:
     taken = tag.cache_tag()
     assert taken is not None and taken.isalnum() and taken.endswith(f"o{sys.flags.optimize}")

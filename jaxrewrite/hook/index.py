@@ -186,6 +186,8 @@ def loaded_place(source_folder: str, module: str, filename: str) -> Place | None
     has no rewritten pyc follows."""
     place = PLACES.get(source_folder)
     if place is None:
+        if not _roots:
+            return None  # no index read yet in this process: no root to find
         folder, shard = _root_of(source_folder, module, filename)
         root = _roots.get(folder)
         if root is None:

