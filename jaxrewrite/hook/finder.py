@@ -339,7 +339,8 @@ class RewritingFinder:
         whole = type(entry) is tuple and len(entry) == 3 and entry[2] == index.MAYBE
         # An opted-in file is read whole without a stat: its entry only ever needs one again if
         # it stopped opting in, and then it is invalidated, to be recorded by the next reader.
-        data, key = _read_source(origin, whole, place.active and not whole)
+        # Nor is the needle looked for: its pyc's hash, or else its header, decides.
+        data, key = (_read_whole(origin), None) if whole else _read_source(origin, False, place.active)
         if data is None:
             place.does_not_opt_in(origin, key, whole)
             _recheck_plain(spec)
@@ -371,7 +372,7 @@ class RewritingFinder:
         stored = pycfile.read(pyc, origin, say_why=False)
         if stored is None:
             return False
-        data, _ = _read_source(origin, True)
+        data = _read_whole(origin)  # no needle looked for: the hash decides (~20 % of this path)
         code = None if data is None else pycfile.code_of(stored, importlib.util.source_hash(data), pyc, origin)
         if code is None:
             if data is None or not _opts_in(data):
@@ -421,6 +422,20 @@ def _read_source(path: str, whole: bool = False, keyed: bool = False) -> tuple[b
     except OSError:
         return None, None  # the normal loader will report it
     return (data if might_opt_in(data) else None), key
+
+
+def _read_whole(path: str) -> bytes | None:
+    """All of the file's bytes (None where it cannot be read), in a buffer of its size: for
+    bytes that a hash-checked pyc decides on, where looking for the needle first would only
+    scan them once more."""
+    try:
+        fd = os.open(path, _O_FLAGS)
+        try:
+            return _read_rest(fd, b"", os.fstat(fd).st_size)
+        finally:
+            os.close(fd)
+    except OSError:
+        return None
 
 
 def _read_head(fd: int) -> tuple[bytes, bool]:
