@@ -49,6 +49,7 @@ BUILT = "BUILT"
 _CARRIER = "__init__.py"
 _BUILT_COMMENT = "#: Written by the build (setup.py, hook/digest.py): the version and the cache tag's digests."
 
+
 def walk(root: str, entries: tuple[str, ...]) -> tuple[list[str], list[str]]:
     """The ``.py`` files of ``entries`` under ``root`` (folders searched), as sorted
     ``/``-separated relative paths, and what else a memo of their stats must watch: the folders

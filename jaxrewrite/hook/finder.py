@@ -482,6 +482,7 @@ _O_FLAGS = index.O_FLAGS
 
 
 def _opts_in(data: bytes) -> bool:
+    """Whether a file's bytes opt in: their header enables the rewrite."""
     header = _header(data)
     return header is not None and header.enabled
 
