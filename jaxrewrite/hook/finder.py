@@ -391,7 +391,8 @@ def _recheck_plain(spec: ModuleSpec) -> None:
 
 def _read_source(path: str, whole: bool = False, keyed: bool = False) -> tuple[bytes | None, tuple[int, int] | None]:
     """The file's bytes if it may opt in (else None), and with ``keyed`` its (mtime_ns, size)
-    from before the read, for the index (None when not asked for, or unknown).
+    from before the read, for the index (None when not asked for, or unknown, or for a
+    ``whole`` read: the file the index says opts in is read without a stat).
 
     Reading every source in full would cost ``import jax`` 2-3 %: the hook sees ~550 files and
     13 MB. A pragma only counts in the header, so a first block without the needle whose header
@@ -400,23 +401,21 @@ def _read_source(path: str, whole: bool = False, keyed: bool = False) -> tuple[b
     bytes decide; what is compiled is read again by the loader, through ``io.open_code``, and
     decided on again (RewritingLoader, _Recheck) unless they are these very bytes.
     """
+    if whole:  # no stat is asked for with a whole read
+        data = _read_whole(path)
+        return (data if data is not None and might_opt_in(data) else None), None
     key = None
     try:
         fd = os.open(path, _O_FLAGS)
         try:
             size = -1
-            if keyed or whole:  # whole: sized to the file, not a 64 KiB buffer (fresh pages: ~5 us)
+            if keyed:
                 st = os.fstat(fd)
-                size = st.st_size
-                if keyed:
-                    key = (st.st_mtime_ns, size)
-            if whole:
-                data = _read_rest(fd, b"", size)
-            else:
-                head, complete = _read_head(fd)
-                if not might_opt_in(head) if complete else head_rules_out(head):
-                    return None, key
-                data = head if complete else _read_rest(fd, head, size)
+                key, size = (st.st_mtime_ns, st.st_size), st.st_size
+            head, complete = _read_head(fd)
+            if not might_opt_in(head) if complete else head_rules_out(head):
+                return None, key
+            data = head if complete else _read_rest(fd, head, size)
         finally:
             os.close(fd)
     except OSError:
@@ -425,9 +424,9 @@ def _read_source(path: str, whole: bool = False, keyed: bool = False) -> tuple[b
 
 
 def _read_whole(path: str) -> bytes | None:
-    """All of the file's bytes (None where it cannot be read), in a buffer of its size: for
-    bytes that a hash-checked pyc decides on, where looking for the needle first would only
-    scan them once more."""
+    """All of the file's bytes (None where it cannot be read), in a buffer of its size (a fresh
+    64 KiB one cost ~5 us of page faults). Bytes a hash-checked pyc decides on are read so, with
+    no needle looked for: that would only scan them once more."""
     try:
         fd = os.open(path, _O_FLAGS)
         try:
