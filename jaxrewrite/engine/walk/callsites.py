@@ -108,9 +108,13 @@ class CallSites(Walker):
                 self.unseen.append((call, reached))
             return
         self.applied.add(id(func))
+        found = self.signatures.get(id(func))
+        if found is None and any(isinstance(a, ast.Starred) for a in call.args[1:]):
+            # No markers, nothing to merge: ``jax.jit(fun, *jit_args)`` runs as written, as the
+            # import (which reads only calls of marked defs) runs it.
+            return
         local_keywords = bound_keywords(call, ref.transform.positional, ref.transform.name, self.src)
         written = ref.keywords + local_keywords
-        found = self.signatures.get(id(func))
         if found is None:  # no markers: reported for migrate, nothing to write
             sig = read_signature(func, scope, self.src, None, index_of(self.tree)) if self.relevant is None else None
             if sig is not None:
