@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from jaxrewrite.engine.read.elided import ElidedAsyncDef, ElidedDef
-from jaxrewrite.engine.read.nodes import child_nodes, family
+from jaxrewrite.engine.read.nodes import child_nodes, family, name_assigned
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope
 from jaxrewrite.engine.rulebook.table import PASSES_THROUGH
@@ -24,6 +24,7 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 _KINDS: dict[type, type] = {
     ast.Call: ast.Call,
     ast.Assign: ast.Assign,
+    ast.AnnAssign: ast.Assign,
     ast.Lambda: ast.Lambda,
     ast.FunctionDef: ast.FunctionDef,
     ast.AsyncFunctionDef: ast.FunctionDef,
@@ -38,6 +39,26 @@ _OPAQUE_RESULTS = {
     "jax.local_devices": "a list of jax.Device",
 }
 _DEVICE_LISTS = ("jax.devices", "jax.local_devices")
+
+
+#: How many leading parameters Python binds itself, by the method's kind and the receiver.
+_BOUND = {
+    "instance": {"instance": 1, "class": 0},
+    "class": {"instance": 1, "class": 1},
+    "static": {"instance": 0, "class": 0},
+}
+
+
+def method_kind(func: Function, scope: Scope) -> str:
+    """``"static"``, ``"class"`` or ``"instance"``: how Python binds a method's first parameter
+    (its decorators read in ``scope``, the class body; a name bound nowhere is a builtin)."""
+    for deco in func.decorator_list:
+        name = qualname(deco, scope)
+        if name is None and isinstance(deco, ast.Name) and scope.lookup(deco.id) is None:
+            name = f"builtins.{deco.id}"
+        if name in ("builtins.staticmethod", "builtins.classmethod"):
+            return "static" if name == "builtins.staticmethod" else "class"
+    return "instance"
 
 
 @dataclass(frozen=True)
@@ -62,6 +83,8 @@ class Sites:
         self.around: dict[int, ast.AST] = {}
         self.owners: dict[int, ast.ClassDef] = {}
         self.calls: dict[str, list[ast.Call]] = {}
+        #: Calls of ``receiver.name(...)``, by name: where a method may be called.
+        self.attribute_calls: dict[str, list[ast.Call]] = {}
         kinds = _KINDS.get
         for child, node, inner in family(module):
             kind = kinds(type(child))
@@ -73,6 +96,8 @@ class Sites:
                 func = child.func  # type: ignore[attr-defined]
                 if type(func) is ast.Name:
                     self.calls.setdefault(func.id, []).append(child)  # type: ignore[arg-type]
+                elif type(func) is ast.Attribute:
+                    self.attribute_calls.setdefault(func.attr, []).append(child)  # type: ignore[arg-type]
             elif kind is ast.FunctionDef and type(node) is ast.ClassDef:
                 self.owners[id(child)] = node
         self._locals: dict[int, tuple[set[str], dict[str, list[ast.expr]]]] = {}
@@ -87,10 +112,10 @@ class Sites:
                 node = stack.pop()
                 if isinstance(node, ast.arg):
                     names.add(node.arg)
-                elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                    names.add(node.targets[0].id)
-                    values.setdefault(node.targets[0].id, []).append(node.value)
-                    stack.append(node.value)
+                elif (pair := name_assigned(node)) is not None:
+                    names.add(pair[0])
+                    values.setdefault(pair[0], []).append(pair[1])
+                    stack.append(pair[1])
                     continue
                 elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
                     names.add(node.id)
@@ -107,12 +132,17 @@ class Sites:
     def enclosing(self, node: ast.AST) -> ast.AST:
         return self.around.get(id(node), self.module)
 
-    def passed(self, use_node: ast.expr, func: Function, decorated: bool) -> dict[str, list[Passed]]:
-        """Parameter name -> what the visible calls pass to it."""
+    def passed(self, use_node: ast.expr, func: Function, decorated: bool, scope: Scope) -> dict[str, list[Passed]]:
+        """Parameter name -> what the visible calls pass to it (``scope``: the one the def is in)."""
         out: dict[str, list[Passed]] = {}
-        params = [*func.args.posonlyargs, *func.args.args]
-        names = {a.arg for a in (*params, *func.args.kwonlyargs)}
-        for call in self._calls(use_node, func, decorated):
+        if decorated and id(func) in self.owners:
+            calls = self._method_calls(func, self.owners[id(func)], method_kind(func, scope))
+        else:
+            calls = ((call, 0) for call in self._calls(use_node, func, decorated))
+        for call, bound in calls:
+            # ``bound``: the leading parameters Python fills before the call's own arguments.
+            params = [*func.args.posonlyargs, *func.args.args][bound:]
+            names = {a.arg for a in (*params, *func.args.kwonlyargs)}
             for index, arg in enumerate(call.args):
                 if isinstance(arg, ast.Starred) or index >= len(params):
                     break
@@ -130,10 +160,55 @@ class Sites:
         """Bound by a def around ``where`` (not ``where`` itself, nor the module)?"""
         return where is not self.module and self._shadowed(where, name)
 
+    def _method_calls(self, func: Function, owner: ast.ClassDef, kind: str) -> Iterator[tuple[ast.Call, int]]:
+        """The calls of a method in view, each with how many leading parameters Python binds
+        itself: through an instance (``A().m``, ``a.m`` after ``a = A()``, ``self.m``) a bound
+        method's self and a classmethod's cls; through the class (``A.m``, ``cls.m``) a
+        classmethod's cls only; a staticmethod none."""
+        overridden = any(
+            isinstance(node, ast.ClassDef)
+            and node is not owner
+            and any(isinstance(b, ast.Name) and b.id == owner.name for b in node.bases)
+            and any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == func.name for s in node.body)
+            for node in ast.walk(self.module)
+        )
+        for call in self.attribute_calls.get(func.name, ()):
+            receiver = self._receiver(call.func.value, self.enclosing(call), owner, overridden)  # type: ignore[attr-defined]
+            if receiver is not None:
+                yield call, _BOUND[kind][receiver]
+
+    def _receiver(self, expr: ast.expr, where: ast.AST, owner: ast.ClassDef, overridden: bool) -> str | None:
+        """``"instance"`` or ``"class"`` where ``expr`` surely is one of ``owner`` (or, for
+        ``self``/``cls``, of a subclass that does not override the method), else None."""
+        if isinstance(expr, ast.Call):
+            return "instance" if self._is_class(expr.func, where, owner) else None
+        if not isinstance(expr, ast.Name):
+            return None
+        if self._is_class(expr, where, owner):
+            return "class"
+        names, values = self.local(where)
+        if expr.id in names:
+            if isinstance(where, (ast.FunctionDef, ast.AsyncFunctionDef)) and self.owners.get(id(where)) is owner:
+                first = [*where.args.posonlyargs, *where.args.args][:1]
+                if first and first[0].arg == expr.id and not values.get(expr.id) and not overridden:
+                    kind = method_kind(where, self.scope)
+                    return None if kind == "static" else kind
+            own = values.get(expr.id, [])
+            if len(own) == 1 and isinstance(own[0], ast.Call) and self._is_class(own[0].func, where, owner):
+                return "instance"
+        return None
+
+    def _is_class(self, expr: ast.expr, where: ast.AST, owner: ast.ClassDef) -> bool:
+        """Is ``expr`` the module's one binding of ``owner``'s name, not hidden by a def around?"""
+        if not isinstance(expr, ast.Name) or expr.id != owner.name or self._shadowed_below_module(expr.id, where):
+            return False
+        if where is not self.module and expr.id in self.local(where)[0]:
+            return False
+        found = self.scope.lookup(expr.id)
+        return found is not None and len(found[0]) == 1 and getattr(found[0][0], "node", None) is owner
+
     def _calls(self, use_node: ast.expr, func: Function, decorated: bool) -> Iterator[ast.Call]:
         if decorated:
-            if id(func) in self.owners:
-                return  # a method: its calls bind self; the class's own check covers self
             found = self.scope.lookup(func.name)
             if found is None or len(found[0]) != 1 or not isinstance(found[0][0], Defined):
                 return
@@ -149,9 +224,9 @@ class Sites:
             node, parent = parent, self.parents.get(id(parent))
         if isinstance(parent, ast.Call) and parent.func is node:
             yield parent
-        elif isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        elif parent is not None and (pair := name_assigned(parent)) is not None:
             where = self.enclosing(parent)
-            name = parent.targets[0].id
+            name = pair[0]
             if len(self.local(where)[1].get(name, [])) == 1:
                 yield from (c for c in self._calls_of_name(name, where) if self.enclosing(c) is where)
 

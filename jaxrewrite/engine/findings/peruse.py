@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.read.nodes import name_assigned
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname, single
 from jaxrewrite.engine.read.scopes import Defined, Scope, ScopeTree, own_expressions
@@ -109,11 +110,7 @@ def _vmap_keywords(result: Analysis, scopes: ScopeTree, module: ast.Module, src:
                 return called_by(e.value)
         return None
 
-    bindings = [
-        (node.targets[0].id, node.value)
-        for node in ast.walk(module)
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-    ]
+    bindings = [pair for node in ast.walk(module) if (pair := name_assigned(node)) is not None]
     bindings += [(node.target.id, node.value) for node in ast.walk(module) if isinstance(node, ast.NamedExpr)]
     grew = True
     while grew:  # each round binds at least one more name: at most one round per binding

@@ -26,8 +26,8 @@ from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.read.filters import Filters
 from jaxrewrite.engine.findings.flow import ARRAY, TREE, Flow, Sources, State, Tree, meet, sources
 from jaxrewrite.engine.read.lexed import code_mentions
-from jaxrewrite.engine.read.nodes import child_nodes, walk
-from jaxrewrite.engine.findings.passed import Passed, Sites
+from jaxrewrite.engine.read.nodes import child_nodes, name_assigned, walk
+from jaxrewrite.engine.findings.passed import Passed, Sites, method_kind
 from jaxrewrite.engine.read.reading import Refused
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname, unquoted
@@ -82,7 +82,6 @@ _NEVER_TRACED: dict[str, str] = {
 _ENUMS = frozenset({"enum.Enum", "enum.Flag", "enum.StrEnum"})  # IntEnum/IntFlag values are ints
 _NAMEDTUPLE = "typing.NamedTuple"
 _CALLABLES = frozenset({"typing.Callable", "collections.abc.Callable"})
-_NOT_INSTANCE_METHODS = frozenset({"builtins.staticmethod", "builtins.classmethod"})
 
 
 #: Every transform use, marked or not (as ``EXHAUSTIVE``), with the text searches that only skip
@@ -166,7 +165,7 @@ def findings(
             scope = defs[id(func)].module()
             sites = Sites(module, scope, lambda b: b.body.parent is not None and classes.plain(b, b.body.parent))
             classes.owners = sites.owners  # the same walk found each method's class
-        passed = sites.passed(use.node, func, use.kind is UseKind.DECORATOR) if transform.spec is not SpecKind.AXES else {}
+        passed = sites.passed(use.node, func, use.kind is UseKind.DECORATOR, defs[id(func)]) if transform.spec is not SpecKind.AXES else {}
         targets[id(func)] = func
         seen = by_def.setdefault(id(func), [])
         names = {t.param.name for t in seen}
@@ -284,8 +283,8 @@ class _Body:
                 self.stored.update(node.names)
             elif isinstance(node, ast.arg):
                 self.stored.add(node.arg)  # a lambda's or nested def's parameter may shadow ours
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                self.local_dicts.setdefault(node.targets[0].id, []).append(node.value)
+            if (pair := name_assigned(node)) is not None:
+                self.local_dicts.setdefault(pair[0], []).append(pair[1])
         self._sure: list[ast.AST | Truth] | None = None
 
     # -- names -----------------------------------------------------------------------------
@@ -361,9 +360,7 @@ class _Body:
         positional = [*self.func.args.posonlyargs, *self.func.args.args]
         if owner is None or not positional or positional[0] is not param.node:
             return None
-        if any(qualname(d, self.scope) in _NOT_INSTANCE_METHODS for d in self.func.decorator_list):
-            return None
-        return owner
+        return owner if method_kind(self.func, self.scope) == "instance" else None
 
     def _holds_functions(self, binding: DefinedClass) -> bool:
         for stmt in binding.node.body:

@@ -1,0 +1,9 @@
+from functools import partial
+import jax, jax.numpy as jnp
+class A:
+    @partial(jax.jit, static_argnums=0)
+    def apply(self, x, act):
+        return x
+def main():
+    a = A()
+    return a.apply(jnp.ones(3), "tanh")
