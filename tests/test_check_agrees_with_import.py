@@ -31,20 +31,20 @@ def module_jit(meth, *jit_args, **jit_kwargs):
 
 """
 
+ONELINE = "def module_jit(fun, *jit_args, **jit_kwargs):\n    return jax.jit(fun, *jit_args, **jit_kwargs)\n\n\n"
+
 #: Module name -> (body, what both must say: None, or (code, line)).
 MODULES = {
     # The helper as the project wrote it, and a marker-less function through it: nothing to say.
     "unmarked": (HELPER + "def scale(state, x):\n    return state * x\n\n\nRESULT = float(module_jit(scale)(jnp.float32(3.0)))\n", None),
     # The one-line form, jit keywords through it included.
     "oneline": (
-        "def module_jit(fun, *jit_args, **jit_kwargs):\n    return jax.jit(fun, *jit_args, **jit_kwargs)\n\n\n"
-        "def scale(x, n):\n    return x * n\n\n\nRESULT = float(module_jit(scale, static_argnums=1)(jnp.float32(3.0), 2))\n",
+        ONELINE + "def scale(x, n):\n    return x * n\n\n\nRESULT = float(module_jit(scale, static_argnums=1)(jnp.float32(3.0), 2))\n",
         None,
     ),
     # Static parameters handed to the helper: it is no transform jaxrewrite knows (JR004).
     "marked_through_helper": (
-        "def module_jit(fun, *jit_args, **jit_kwargs):\n    return jax.jit(fun, *jit_args, **jit_kwargs)\n\n\n"
-        "def scale(x, n: Static[int]):\n    return x * n\n\n\nfast = module_jit(scale)\n",
+        ONELINE + "def scale(x, n: Static[int]):\n    return x * n\n\n\nfast = module_jit(scale)\n",
         ("JR004", 15),
     ),
     # A marked def given to jit with *args: its statics cannot be merged (JR109), at import too.

@@ -189,6 +189,9 @@ class MarkedDef:
     unhashable_defaults: tuple[tuple[Param, str], ...] = ()
     #: A use of it is refused because what is applied, or to what, cannot be told (JR104, JR127).
     refused: bool = False
+    #: JR002's "bound" fields where a transform is given it as a method (``jax.jit(self.step)``):
+    #: the call, and the keywords to write there.
+    bound: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)

@@ -12,17 +12,24 @@ there); the run-time counterpart for modules that were never rewritten is NotRew
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Container, Iterable
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
+from jaxrewrite.engine.edits import render
+from jaxrewrite.engine.findings.passed import BOUND, method_kind
 from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.analysis import Analysis, LintFacts, MarkedDef, Use
 from jaxrewrite.engine.read.classes import DATACLASS, ClassInfo, local_class
 from jaxrewrite.engine.walk.completion import is_overload
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.read.fields import form_of
+from jaxrewrite.engine.read.nodes import walk
 from jaxrewrite.engine.read.recognise import (
+    TransformRef,
+    bound_keywords,
     classify,
     classify_registration,
     looks_like_transform_decorator,
@@ -173,6 +180,9 @@ def marked_defs(defs: Iterable[MarkedDef], src: Source, unhashed: AbstractSet[in
                     src, unknown, rules.UNKNOWN_TRANSFORM, spelled=_spell(marked), func=func.name, es=does, under=ast.unparse(unknown)
                 )
             )
+        elif record.bound is not None and not record.applied:
+            rule, spelled = rules.NO_TRANSFORM, _spell(marked)
+            found.append(Diagnostic.at(src, marked[0].node, rule, "bound", spelled=spelled, **record.bound))
         elif not record.applied and not record.overload:
             # An ``@overload`` stub is replaced by the implementation after it: that def is the
             # one a transform applies to, and the one reported if none does.
@@ -297,6 +307,80 @@ def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
     return None
 
 
+def bound_methods(
+    module: ast.Module,
+    defs: Iterable[tuple[Function, Scope]],
+    signatures: dict[int, Signature],
+    wanted: set[int],
+    src: Source,
+) -> dict[int, dict[str, str]]:
+    """For marked methods no transform applies to by name, the first transform call in a method
+    of their class given one through ``self``/``cls`` (``self.fast = jax.jit(self.step)``), as
+    JR002's fields, with the keywords that call needs: JAX reads the bound method's signature,
+    whose positions do not count ``self`` (a staticmethod's count all, a classmethod's not
+    ``cls``)."""
+    scopes = {id(func): scope for func, scope in defs}
+    found: dict[int, dict[str, str]] = {}
+    for cls in (n for n in walk(module) if isinstance(n, ast.ClassDef)):
+        methods = [s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        methods = [m for m in methods if id(m) in scopes]
+        marked = {m.name: m for m in methods if id(m) in wanted}
+        for caller in methods if marked else ():
+            kind = method_kind(caller, scopes[id(caller)])
+            first = [*caller.args.posonlyargs, *caller.args.args][:1]
+            if kind == "static" or not first:
+                continue
+            for call in (n for n in walk(caller) if isinstance(n, ast.Call) and n.args):
+                arg = call.args[0]
+                if not (isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name)):
+                    continue
+                target = marked.get(arg.attr)
+                if target is None or id(target) in found or arg.value.id != first[0].arg:
+                    continue
+                ref = classify(call.func, scopes[id(caller)])
+                if ref is None:
+                    continue
+                receiver = "instance" if kind == "instance" else "class"
+                shift = BOUND[method_kind(target, scopes[id(target)])][receiver]
+                dropped = [*target.args.posonlyargs, *target.args.args][:1]
+                counted = f"positions counted without {dropped[0].arg!r}" if shift else "positions as in the def"
+                sig = _shifted(signatures[id(target)], shift)
+                found[id(target)] = {
+                    "func": target.name,
+                    "call": ast.unparse(call),
+                    "line": str(call.lineno),
+                    "transform": ref.transform.name,
+                    "bound": ast.unparse(arg),
+                    "shift": counted,
+                    "keywords": _bound_keywords(call, ref, sig, src),
+                }
+    return found
+
+
+def _shifted(sig: Signature, bound: int) -> Signature:
+    """The signature of a method with its first ``bound`` parameters bound (``self``)."""
+    params = tuple(
+        p if p.position is None else p._replace(position=p.position - bound)
+        for p in sig.params
+        if p.position is None or p.position >= bound
+    )
+    return sig._replace(params=params, n_positional=sig.n_positional - bound)
+
+
+def _bound_keywords(call: ast.Call, ref: TransformRef, sig: Signature, src: Source) -> str:
+    """The keywords ``call`` needs for ``sig``'s markers, as the walk would complete them."""
+    t = ref.transform
+    try:
+        written = ref.keywords + bound_keywords(call, t.positional, t.name, src)
+        full = TransformRef(t, written, ref.factory)
+        values = specs.complete(full, sig, src, call, False, at_call=True)
+    except RewriteError as err:
+        return f"none can be merged there ({err.message})"
+    if not values or not any(node is None for _, _, node in values):
+        return f"none: {t.name} makes nothing static for its marked parameters"
+    return render.keywords(tuple((k, v) for k, v, node in values if node is None))
+
+
 def _spell(params: list[Param]) -> str:
     names = ", ".join(repr(p.name) for p in params)
     return f"the marker{'s' if len(params) > 1 else ''} on {names}"
@@ -307,8 +391,15 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer, 
     ``Analysis.lint_facts``), judge it (``lint``), and JR014. ``hashing`` False: no JR003
     (``engine.findings.report``)."""
     signatures = {key: sig for key, (sig, _) in walk.signatures.items()}
+    defs = read_defs(
+        walk.tree.defs, signatures, walk.applied, walk.unknown_calls, walk.refused_defs, hashing
+    )
+    unapplied = {id(d.node) for d in defs if not d.applied}
+    if unapplied:
+        bound = bound_methods(tree, walk.tree.defs, signatures, unapplied, result.source)
+        defs = tuple(dataclasses.replace(d, bound=bound.get(id(d.node))) for d in defs)
     result.lint_facts = LintFacts(
-        read_defs(walk.tree.defs, signatures, walk.applied, walk.unknown_calls, walk.refused_defs, hashing),
+        defs,
         tuple(walk.unseen),
         opaque_classes(walk.opaque, walk.class_info),
     )

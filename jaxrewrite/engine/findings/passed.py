@@ -20,6 +20,7 @@ from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope
 from jaxrewrite.engine.rulebook.table import PASSES_THROUGH
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 #: The nodes the walk records, by class, as what they count as (a def, async or elided, is a def).
 _KINDS: dict[type, type] = {
     ast.Call: ast.Call,
@@ -42,7 +43,7 @@ _DEVICE_LISTS = ("jax.devices", "jax.local_devices")
 
 
 #: How many leading parameters Python binds itself, by the method's kind and the receiver.
-_BOUND = {
+BOUND = {
     "instance": {"instance": 1, "class": 0},
     "class": {"instance": 1, "class": 1},
     "static": {"instance": 0, "class": 0},
@@ -97,7 +98,8 @@ class Sites:
                 if type(func) is ast.Name:
                     self.calls.setdefault(func.id, []).append(child)  # type: ignore[arg-type]
                 elif type(func) is ast.Attribute:
-                    self.attribute_calls.setdefault(func.attr, []).append(child)  # type: ignore[arg-type]
+                    attribute_calls = self.attribute_calls.setdefault(func.attr, [])
+                    attribute_calls.append(child)  # type: ignore[arg-type]
             elif kind is ast.FunctionDef and type(node) is ast.ClassDef:
                 self.owners[id(child)] = node
         self._locals: dict[int, tuple[set[str], dict[str, list[ast.expr]]]] = {}
@@ -132,8 +134,10 @@ class Sites:
     def enclosing(self, node: ast.AST) -> ast.AST:
         return self.around.get(id(node), self.module)
 
-    def passed(self, use_node: ast.expr, func: Function, decorated: bool, scope: Scope) -> dict[str, list[Passed]]:
-        """Parameter name -> what the visible calls pass to it (``scope``: the one the def is in)."""
+    def passed(
+        self, use_node: ast.expr, func: Function, decorated: bool, scope: Scope
+    ) -> dict[str, list[Passed]]:
+        """Parameter name -> what the visible calls pass to it (``scope``: the def's own)."""
         out: dict[str, list[Passed]] = {}
         if decorated and id(func) in self.owners:
             calls = self._method_calls(func, self.owners[id(func)], method_kind(func, scope))
@@ -160,24 +164,29 @@ class Sites:
         """Bound by a def around ``where`` (not ``where`` itself, nor the module)?"""
         return where is not self.module and self._shadowed(where, name)
 
-    def _method_calls(self, func: Function, owner: ast.ClassDef, kind: str) -> Iterator[tuple[ast.Call, int]]:
+    def _method_calls(
+        self, func: Function, owner: ast.ClassDef, kind: str
+    ) -> Iterator[tuple[ast.Call, int]]:
         """The calls of a method in view, each with how many leading parameters Python binds
         itself: through an instance (``A().m``, ``a.m`` after ``a = A()``, ``self.m``) a bound
         method's self and a classmethod's cls; through the class (``A.m``, ``cls.m``) a
         classmethod's cls only; a staticmethod none."""
+        # ``self.m`` may run a subclass's ``m``: a subclass of the module that defines one.
         overridden = any(
             isinstance(node, ast.ClassDef)
-            and node is not owner
             and any(isinstance(b, ast.Name) and b.id == owner.name for b in node.bases)
-            and any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == func.name for s in node.body)
+            and any(isinstance(s, _DEFS) and s.name == func.name for s in node.body)
             for node in ast.walk(self.module)
         )
         for call in self.attribute_calls.get(func.name, ()):
-            receiver = self._receiver(call.func.value, self.enclosing(call), owner, overridden)  # type: ignore[attr-defined]
+            value = call.func.value  # type: ignore[attr-defined]
+            receiver = self._receiver(value, self.enclosing(call), owner, overridden)
             if receiver is not None:
-                yield call, _BOUND[kind][receiver]
+                yield call, BOUND[kind][receiver]
 
-    def _receiver(self, expr: ast.expr, where: ast.AST, owner: ast.ClassDef, overridden: bool) -> str | None:
+    def _receiver(
+        self, expr: ast.expr, where: ast.AST, owner: ast.ClassDef, overridden: bool
+    ) -> str | None:
         """``"instance"`` or ``"class"`` where ``expr`` surely is one of ``owner`` (or, for
         ``self``/``cls``, of a subclass that does not override the method), else None."""
         if isinstance(expr, ast.Call):
@@ -188,24 +197,28 @@ class Sites:
             return "class"
         names, values = self.local(where)
         if expr.id in names:
-            if isinstance(where, (ast.FunctionDef, ast.AsyncFunctionDef)) and self.owners.get(id(where)) is owner:
+            if isinstance(where, _DEFS) and self.owners.get(id(where)) is owner:
                 first = [*where.args.posonlyargs, *where.args.args][:1]
                 if first and first[0].arg == expr.id and not values.get(expr.id) and not overridden:
                     kind = method_kind(where, self.scope)
                     return None if kind == "static" else kind
             own = values.get(expr.id, [])
-            if len(own) == 1 and isinstance(own[0], ast.Call) and self._is_class(own[0].func, where, owner):
+            made = own[0] if len(own) == 1 else None
+            if isinstance(made, ast.Call) and self._is_class(made.func, where, owner):
                 return "instance"
         return None
 
     def _is_class(self, expr: ast.expr, where: ast.AST, owner: ast.ClassDef) -> bool:
         """Is ``expr`` the module's one binding of ``owner``'s name, not hidden by a def around?"""
-        if not isinstance(expr, ast.Name) or expr.id != owner.name or self._shadowed_below_module(expr.id, where):
+        if not isinstance(expr, ast.Name) or expr.id != owner.name:
+            return False
+        if self._shadowed_below_module(expr.id, where):
             return False
         if where is not self.module and expr.id in self.local(where)[0]:
             return False
         found = self.scope.lookup(expr.id)
-        return found is not None and len(found[0]) == 1 and getattr(found[0][0], "node", None) is owner
+        only = found[0][0] if found is not None and len(found[0]) == 1 else None
+        return isinstance(only, DefinedClass) and only.node is owner
 
     def _calls(self, use_node: ast.expr, func: Function, decorated: bool) -> Iterator[ast.Call]:
         if decorated:

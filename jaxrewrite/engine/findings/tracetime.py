@@ -165,7 +165,9 @@ def findings(
             scope = defs[id(func)].module()
             sites = Sites(module, scope, lambda b: b.body.parent is not None and classes.plain(b, b.body.parent))
             classes.owners = sites.owners  # the same walk found each method's class
-        passed = sites.passed(use.node, func, use.kind is UseKind.DECORATOR, defs[id(func)]) if transform.spec is not SpecKind.AXES else {}
+        decorated = use.kind is UseKind.DECORATOR
+        axes = transform.spec is SpecKind.AXES
+        passed = {} if axes else sites.passed(use.node, func, decorated, defs[id(func)])
         targets[id(func)] = func
         seen = by_def.setdefault(id(func), [])
         names = {t.param.name for t in seen}

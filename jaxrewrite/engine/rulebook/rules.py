@@ -85,6 +85,12 @@ NO_TRANSFORM = Rule(
     "JR002", W, "Static/NoDiff on a function that no transform of the module applies to",
     "{spelled} of {func!r} does nothing: no transform in this module applies to {func!r}, as a decorator or as a call site; mark the parameters of the function the transform is applied to",
     "apply a transform to the def, or mark the parameters of the function it is applied to", CHECK,
+    {
+        "bound": "{spelled} of {func!r} does nothing: {call} (line {line}) applies {transform} "
+        "to the method {bound!r}, and jaxrewrite writes keywords only where a transform is "
+        "applied to a def by its name (a subclass may override a method); decorate the def, "
+        "or write the keywords there ({shift}): {keywords}"
+    },
 )
 UNHASHABLE = Rule(
     "JR003", W, "Static on a parameter whose type or default cannot be hashed",
