@@ -405,6 +405,7 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer, 
     )
     result.diagnostics.extend(lint(result))
     result.diagnostics.extend(_held_in_pytrees(walk))
+    result.diagnostics.extend(_flax_module_fields(walk))
 
 
 def _held_in_pytrees(walk: Analyzer) -> list[Diagnostic]:
@@ -449,6 +450,42 @@ def _held_in_pytrees(walk: Analyzer) -> list[Diagnostic]:
                 )
             )
     return found
+
+
+#: The Flax Module bases whose fields are static without a marker, with JR008's variant.
+_FLAX_MODULES = {"flax.nnx.Module": "nnx", "flax.nnx.Object": "nnx", "flax.linen.Module": "linen"}
+
+
+def _flax_module_fields(walk: Analyzer) -> list[Diagnostic]:
+    """JR008: Static on a field of an NNX or Linen Module (its base one of ``_FLAX_MODULES``, or
+    a class of this module that derives from one), where the marker does nothing."""
+    found: list[Diagnostic] = []
+    for defined, scope in walk.tree.classes:
+        kind = _flax_kind(defined, scope, 0)
+        for stmt in defined.node.body if kind is not None else ():
+            if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
+                continue
+            try:
+                marks = MarkerReader(defined.body, walk.src, walk.relevant).markers(stmt.annotation)
+            except RewriteError:
+                continue  # reported where it is read
+            if Mark.STATIC in marks:
+                what = f"{defined.node.name}.{stmt.target.id}"
+                found.append(Diagnostic.at(walk.src, stmt, rules.DOES_NOTHING, kind, spelled="Static", what=what))
+    return found
+
+
+def _flax_kind(defined: DefinedClass, scope: Scope, depth: int) -> str | None:
+    """``"nnx"`` or ``"linen"`` where the class derives from a Flax Module, through this module's
+    own classes too; else None."""
+    for base in defined.node.bases if depth < 32 else ():
+        kind = _FLAX_MODULES.get(qualname(base, scope) or "")
+        local = local_class(base, scope) if kind is None else None
+        if local is not None and isinstance(local[0], DefinedClass):
+            kind = _flax_kind(local[0], local[1], depth + 1)
+        if kind is not None:
+            return kind
+    return None
 
 
 def _target(stmt: ast.AnnAssign) -> str:
