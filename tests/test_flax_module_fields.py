@@ -11,8 +11,8 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-
 from golden_cases import execute
+
 from jaxrewrite import rewrite_source
 from jaxrewrite.engine.findings import analyze, lint_analysis
 
@@ -40,6 +40,7 @@ SOURCE = textwrap.dedent(
 
         def __init__(self, n: int):
             self.n = n
+            self.m: Static[int] = n + 1
 
 
     class Base(NnxModule):
@@ -65,8 +66,8 @@ SOURCE = textwrap.dedent(
 
     @nnx.jit
     def run(block, x):
-        TRACES.append(("nnx", block.n))
-        return x * jnp.ones(block.n).sum()
+        TRACES.append(("nnx", block.n, block.m))
+        return x * jnp.ones(block.m).sum()
 
 
     def main():
@@ -82,9 +83,10 @@ SOURCE = textwrap.dedent(
 
 EXPECTED = [
     (13, "Static on attribute 'Block.n' of an NNX Module does nothing: NNX treats"),
-    (24, "Static on attribute 'Deeper.k' of an NNX Module does nothing"),
-    (31, "Static on field 'Dense.features' of a Linen Module does nothing: a Linen Module's fields"),
-    (32, "Static on field 'Dense.depth' of a Linen Module does nothing"),
+    (17, "Static on attribute 'Block.m' of an NNX Module does nothing"),  # in __init__
+    (25, "Static on attribute 'Deeper.k' of an NNX Module does nothing"),
+    (32, "Static on field 'Dense.features' of a Linen Module does nothing: a Linen Module's fields"),
+    (33, "Static on field 'Dense.depth' of a Linen Module does nothing"),
 ]
 
 
@@ -106,8 +108,8 @@ def test_the_marked_module_runs_as_the_same_module_without_markers() -> None:
     plain_text = SOURCE.replace("# jaxrewrite: enable\n", "").replace("Static[int]", "int")
     plain = execute(plain_text, "flax_fields_plain.py", "flax_fields_plain", rewritten=False)
     assert marked.main() == plain.main() == (
-        [3.0, 3.0, 4.0, (1, 4), (1, 4), 2],
-        [("linen", 4), ("nnx", 3), ("nnx", 4), ("linen", 4)],  # init, then one trace under jit
+        [4.0, 4.0, 5.0, (1, 4), (1, 4), 2],
+        [("linen", 4), ("nnx", 3, 4), ("nnx", 4, 5), ("linen", 4)],  # init, then one trace under jit
     )
 
 

@@ -26,7 +26,7 @@ from jaxrewrite.engine.read.classes import DATACLASS, ClassInfo, local_class
 from jaxrewrite.engine.walk.completion import is_overload
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.read.fields import form_of
-from jaxrewrite.engine.read.nodes import walk
+from jaxrewrite.engine.read.nodes import walk as walk_nodes
 from jaxrewrite.engine.read.recognise import (
     TransformRef,
     bound_keywords,
@@ -321,7 +321,7 @@ def bound_methods(
     ``cls``)."""
     scopes = {id(func): scope for func, scope in defs}
     found: dict[int, dict[str, str]] = {}
-    for cls in (n for n in walk(module) if isinstance(n, ast.ClassDef)):
+    for cls in (n for n in walk_nodes(module) if isinstance(n, ast.ClassDef)):
         methods = [s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
         methods = [m for m in methods if id(m) in scopes]
         marked = {m.name: m for m in methods if id(m) in wanted}
@@ -330,7 +330,7 @@ def bound_methods(
             first = [*caller.args.posonlyargs, *caller.args.args][:1]
             if kind == "static" or not first:
                 continue
-            for call in (n for n in walk(caller) if isinstance(n, ast.Call) and n.args):
+            for call in (n for n in walk_nodes(caller) if isinstance(n, ast.Call) and n.args):
                 arg = call.args[0]
                 if not (isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name)):
                     continue
@@ -462,16 +462,30 @@ def _flax_module_fields(walk: Analyzer) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for defined, scope in walk.tree.classes:
         kind = _flax_kind(defined, scope, 0)
-        for stmt in defined.node.body if kind is not None else ():
-            if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
+        if kind is None:
+            continue
+        body = defined.node.body
+        own = [s for s in body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+        fields = [(s, s.target.id) for s in own]  # type: ignore[union-attr]
+        for method in body if kind == "nnx" else ():
+            # ``self.n: Static[int] = n`` in a method: the attribute NNX keeps in its graph.
+            if not isinstance(method, Function):
                 continue
+            first = [*method.args.posonlyargs, *method.args.args][:1]
+            for s in walk_nodes(method) if first else ():
+                target = s.target if isinstance(s, ast.AnnAssign) else None
+                if isinstance(target, ast.Attribute) and ast.unparse(target.value) == first[0].arg:
+                    fields.append((s, target.attr))
+        reader = MarkerReader(defined.body, walk.src, walk.relevant)
+        for stmt, name in fields:
             try:
-                marks = MarkerReader(defined.body, walk.src, walk.relevant).markers(stmt.annotation)
+                marks = reader.markers(stmt.annotation)
             except RewriteError:
                 continue  # reported where it is read
             if Mark.STATIC in marks:
-                what = f"{defined.node.name}.{stmt.target.id}"
-                found.append(Diagnostic.at(walk.src, stmt, rules.DOES_NOTHING, kind, spelled="Static", what=what))
+                what = f"{defined.node.name}.{name}"
+                rule = rules.DOES_NOTHING
+                found.append(Diagnostic.at(walk.src, stmt, rule, kind, spelled="Static", what=what))
     return found
 
 

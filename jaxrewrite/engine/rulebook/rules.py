@@ -128,12 +128,13 @@ DOES_NOTHING = Rule(
         "under": "{spelled} on {what!r} does nothing under {under}: NoDiff is read by grad-like transforms and custom_vjp/custom_jvp, Static by the others; apply a transform that reads it, or drop the marker (see the guide, section 6)",
         "return": "a marker on a return annotation does nothing: only parameters and pytree class fields are read",
         "variable": "a marker on the annotation of variable {what!r} does nothing: only parameters and fields of classes are read",
-        "nnx": "{spelled} on attribute {what!r} of an NNX Module does nothing: NNX treats the "
-        "attributes that are not arrays or nnx.Variable as static already (they are part of the graph "
-        "definition nnx.split and nnx.jit key on, never traced); drop the marker",
-        "linen": "{spelled} on field {what!r} of a Linen Module does nothing: a Linen Module's fields "
-        "are dataclass attributes, not pytree leaves, so a transform of its apply traces only the "
-        "variables and the arguments passed, and the fields are static already; drop the marker",
+        "nnx": "{spelled} on attribute {what!r} of an NNX Module does nothing: NNX treats "
+        "the attributes that are not arrays or nnx.Variable as static already (they are part of "
+        "the graph definition nnx.split and nnx.jit key on, never traced); drop the marker",
+        "linen": "{spelled} on field {what!r} of a Linen Module does nothing: a Linen Module's "
+        "fields are dataclass attributes, not pytree leaves, so a transform of its apply traces "
+        "only the variables and the arguments passed, and the fields are static already; drop "
+        "the marker",
         "alias": "marker alias {what!r} is used by no annotation of this module that jaxrewrite applies, and an alias imported into another module does nothing there (jaxrewrite reads each module's own aliases only): define the alias in the module that uses it",
     },
 )
