@@ -137,7 +137,7 @@ class Sites:
     def passed(
         self, use_node: ast.expr, func: Function, decorated: bool, scope: Scope
     ) -> dict[str, list[Passed]]:
-        """Parameter name -> what the visible calls pass to it (``scope``: the def's own)."""
+        """Parameter name -> what the visible calls pass to it (``scope``: where the def is)."""
         out: dict[str, list[Passed]] = {}
         if decorated and id(func) in self.owners:
             calls = self._method_calls(func, self.owners[id(func)], method_kind(func, scope))
