@@ -215,7 +215,8 @@ def test_only_decorators_known_to_keep_the_signature_are_looked_through() -> Non
 
 def test_call_site_keepers_run_the_same_after_migration() -> None:
     source = "import jax\n\n\ndef e(" + DECORATORS.split("\n\n\ndef e(")[1]
-    source += "\n\ndef _check():\n    return [float(e_jit(1.0, 2)), float(h_jit(1.0, n=3)), float(e_jit(2.0, 2))]\n"
+    calls = "[float(e_jit(1.0, 2)), float(h_jit(1.0, n=3)), float(e_jit(2.0, 2))]"
+    source += f"\n\ndef _check():\n    return {calls}\n"
     result = migrate_source(source, "d.py")
     assert sorted(m.function for m in result.migrated) == ["e", "h"]
     before = execute(source, "d.py", "keep_before", rewritten=False)._check()
