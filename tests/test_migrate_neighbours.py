@@ -111,6 +111,18 @@ def test_a_spec_that_may_be_something_else_is_refused_by_both(name: str) -> None
     assert {r.reason for r in result.refused} == {Reason.NON_LITERAL}
 
 
+@pytest.mark.parametrize("spec", ["range(2)", "AXES"])
+def test_an_axes_spec_is_read_as_written(spec: str) -> None:
+    """vmap reads ``in_axes`` as a tree, where a range is a leaf JAX rejects, not a tuple: only
+    literals are merged there (JR114), as before."""
+    source = (
+        "# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import Static\nAXES = (0, None)\n\n\n"
+        f"def f(x, n: Static[int]):\n    return x\n\n\ng = jax.vmap(f, in_axes={spec})\n"
+    )
+    with pytest.raises(RewriteError, match="JR114"):
+        rewrite_source(source, "m.py")
+
+
 def test_a_spec_named_in_a_function_is_read_only_where_the_module_binds_it() -> None:
     """A parameter named like the constant shadows it: the spec inside is not the constant."""
     source = (

@@ -17,6 +17,7 @@ from typing import TypeVar
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.read.scopes import Assigned, Scope, ScopeKind
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.table import SpecKind, Transform
 
 
 class _Missing:
@@ -59,12 +60,15 @@ _SEQUENCES = {"range": range, "tuple": tuple, "list": list}
 _MAX_ITEMS = 1024
 
 
-def resolve_keywords(keywords: Iterable[ast.keyword], scope: Scope, src: Source) -> None:
-    """Read each keyword value that is a literal sequence spelled as a call of the builtin
-    ``range``/``tuple``/``list`` over literal ints or strs, or a name bound once in the module, at
-    module level, to one of those or an immutable literal: ``literal`` then reads its value. Where
-    any binding could make it something else (the builtin rebound, the name bound twice, a star
-    import, a ``global`` statement naming it), nothing is read and it stays no literal."""
+def resolve_keywords(t: Transform, keywords: Iterable[ast.keyword], scope: Scope, src: Source) -> None:
+    """Read each keyword value of a use of ``t`` that is a literal sequence spelled as a call of
+    the builtin ``range``/``tuple``/``list`` over literal ints or strs, or a name bound once in the
+    module, at module level, to one of those or an immutable literal: ``literal`` then reads its
+    value. Where any binding could make it something else (the builtin rebound, the name bound
+    twice, a star import, a ``global`` statement naming it), nothing is read and it stays no
+    literal. Not for an axes spec: vmap reads ``in_axes`` as a tree, where a range is no tuple."""
+    if t.spec is SpecKind.AXES:
+        return
     for kw in keywords:
         node = kw.value
         if type(node) in (ast.Name, ast.Call) and not hasattr(node, _RESOLVED):
@@ -83,10 +87,10 @@ def _value(node: ast.expr, scope: Scope, src: Source, depth: int) -> object:
         binding, module = found[0][0], found[1]
         if not isinstance(binding, Assigned) or binding.type_statement:
             return MISSING
-        if _rebindable(node.id, module, src):
-            return MISSING
         value = _value(binding.value, module, src, depth + 1)
-        return value if isinstance(value, (tuple, int, str)) else MISSING  # a list may be mutated
+        if not isinstance(value, (tuple, int, str)):  # a list may be mutated
+            return MISSING
+        return MISSING if _rebindable(node.id, module, src) else value
     if isinstance(node, ast.Call):
         func = node.func
         if not isinstance(func, ast.Name) or func.id not in _SEQUENCES or node.keywords:
@@ -101,9 +105,10 @@ def _value(node: ast.expr, scope: Scope, src: Source, depth: int) -> object:
 
 def _sequence(name: str, args: list[object]) -> object:
     if name == "range":
-        if not 1 <= len(args) <= 3 or not all(type(a) is int for a in args):
+        ints = [a for a in args if type(a) is int]
+        if not 1 <= len(ints) == len(args) <= 3:
             return MISSING
-        made = range(*args)  # type: ignore[arg-type]
+        made = range(*ints)
         if not made.step or len(made) > _MAX_ITEMS:
             return MISSING
         return tuple(made)
@@ -117,7 +122,8 @@ def _rebindable(name: str, module: Scope, src: Source) -> bool:
     import may bind it, and a function's ``global`` statement (function bodies are not all read)."""
     if module.star_imports:
         return True
-    return re.search(rf"\bglobal\b[^\n]*\b{re.escape(name)}\b", src.text) is not None
+    text = src.text
+    return "global" in text and re.search(rf"\bglobal\b[^\n]*\b{re.escape(name)}\b", text) is not None
 
 
 def literal_ints(node: ast.expr | None, keyword: str | None, src: Source) -> tuple[int, ...]:

@@ -112,7 +112,7 @@ class CallSites(Walker):
         local_keywords = bound_keywords(call, ref.transform.positional, ref.transform.name, self.src)
         written = ref.keywords + local_keywords
         if written:
-            resolve_keywords(written, scope, self.src)
+            resolve_keywords(ref.transform, written, scope, self.src)
             arg = call.args[0]
             while isinstance(arg, ast.Call) and arg.args:  # ``jax.jit(jax.named_call(f), ...)``
                 if keeps_signature(arg.func, scope):

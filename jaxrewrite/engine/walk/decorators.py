@@ -90,7 +90,7 @@ class Decorators(Walker):
                 raise wrapper_error(wrapper, wrapper, func, self.src)
         local = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
         if ref.keywords:
-            resolve_keywords(ref.keywords, scope, self.src)
+            resolve_keywords(ref.transform, ref.keywords, scope, self.src)
             below = decorators[decorators.index(deco) + 1 :]
             self.result.keeps_signature.update(id(d) for d in below if keeps_signature(d, scope))
         leaves = held_leaves(leaves, ref.transform)
