@@ -106,10 +106,10 @@ def _value(node: ast.expr, scope: Scope, src: Source, depth: int) -> object:
 def _sequence(name: str, args: list[object]) -> object:
     if name == "range":
         ints = [a for a in args if type(a) is int]
-        if not 1 <= len(ints) == len(args) <= 3:
+        if not 1 <= len(ints) == len(args) <= 3 or ints[2:] == [0]:  # a zero step: ValueError
             return MISSING
         made = range(*ints)
-        if not made.step or len(made) > _MAX_ITEMS:
+        if abs(made.stop - made.start) > _MAX_ITEMS * abs(made.step):  # len() overflows ssize_t
             return MISSING
         return tuple(made)
     if len(args) != 1 or not isinstance(args[0], (tuple, list)):
