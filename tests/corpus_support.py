@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from depth import FULL
+from migrate_support import spec_value
 
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.migrate import Migration, may_need_migration, migrate_source
@@ -187,6 +188,15 @@ def _chain(expr: ast.expr) -> list[ast.Call]:
     return calls
 
 
+def _spec(node: ast.expr) -> object:
+    """A literal, or ``range``/``tuple``/``list`` of literals, as Python computes it (JAX takes any
+    iterable); ValueError for anything else (a name, another call)."""
+    try:
+        return spec_value(node, {})
+    except Exception as why:  # noqa: BLE001 - whatever Python would raise: not a spec read here
+        raise ValueError(f"{type(why).__name__}: {why}") from None
+
+
 def read_use(expr: ast.expr, spec: JaxSpec, call_site: bool) -> tuple[dict[str, object], list[str]]:
     """The literal spec values written in the use's own expression, and every other argument
     (dumped; a ``partial``'s transform left out, as the hook's wrapper adds one). ValueError:
@@ -198,14 +208,14 @@ def read_use(expr: ast.expr, spec: JaxSpec, call_site: bool) -> tuple[dict[str, 
         args = call.args[1:] if ast.unparse(call.func).endswith("partial") else call.args
         if call_site and depth == len(calls) - 1 and call.args:
             bound = call.args[1 : 1 + len(spec.positional)]
-            given.update((name, ast.literal_eval(arg)) for name, arg in zip(spec.positional, bound))
+            given.update((name, _spec(arg)) for name, arg in zip(spec.positional, bound))
             args = [call.args[0], *call.args[1 + len(bound) :]]
         others += [ast.dump(arg) for arg in args]
         for kw in call.keywords:
             if kw.arg is None:
                 raise ValueError(f"**{ast.unparse(kw.value)}")
             if kw.arg in spec.keywords:
-                given[kw.arg] = ast.literal_eval(kw.value)
+                given[kw.arg] = _spec(kw.value)
             else:
                 others.append(f"{kw.arg}={ast.dump(kw.value)}")
     return given, sorted(others)

@@ -65,12 +65,45 @@ def _tuple(value: object) -> tuple[object, ...] | None:
     return tuple(value) if isinstance(value, (tuple, list, range)) else (value,)
 
 
-def jax_reading(transform: str, keywords: dict[str, ast.expr], func: Func) -> dict[str, frozenset[object]]:
-    """Which positions and names are static, per spec keyword, as JAX itself reads ``keywords``."""
+#: What a spec may call besides literals (JAX takes any iterable of ints or strs).
+_SEQUENCES = {"range": range, "tuple": tuple, "list": list}
+
+
+def module_constants(tree: ast.Module) -> dict[str, object]:
+    """The module's top-level ``NAME = <literals, range/tuple/list of them>`` values, in order, as
+    Python evaluates them (a spec may name one): the reader's own, not the engine's."""
+    names: dict[str, object] = {}
+    for stmt in tree.body:
+        target = stmt.target if isinstance(stmt, ast.AnnAssign) and stmt.value else None
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+        if isinstance(target, ast.Name):
+            try:
+                names[target.id] = spec_value(stmt.value, names)  # type: ignore[union-attr]
+            except Exception:  # noqa: BLE001 - not a constant: a spec naming it is refused anyway
+                names.pop(target.id, None)
+    return names
+
+
+def spec_value(node: ast.expr, names: dict[str, object]) -> object:
+    """A spec's value as Python computes it, from literals, the module's constants and ``range``,
+    ``tuple``, ``list`` (nothing else is in reach)."""
+    code = compile(ast.Expression(node), "<spec>", "eval")
+    return eval(code, {"__builtins__": _SEQUENCES}, dict(names))
+
+
+def jax_reading(
+    transform: str,
+    keywords: dict[str, ast.expr],
+    func: Func,
+    names: dict[str, object] | None = None,
+) -> dict[str, frozenset[object]]:
+    """Which positions and names are static, per spec keyword, as JAX itself reads ``keywords``
+    (``names``: the module's constants, ``module_constants``)."""
     from jax._src.api_util import infer_argnums_and_argnames
 
     words = SPEC_WORDS.get(transform, ())  # vmap, grad: nothing static; compared as other keywords
-    given = {k: ast.literal_eval(v) for k, v in keywords.items() if k in words}
+    given = {k: spec_value(v, names or {}) for k, v in keywords.items() if k in words}
     sig = signature(func)
     if transform in ("jit", "pjit"):
         nums, names = infer_argnums_and_argnames(
@@ -165,6 +198,7 @@ def check_round_trip(original: str, result: Migration, where: str) -> list[str]:
     after_text = rewrite_source(result.text, where)
     old, migrated, after = Tree(original), Tree(result.text), Tree(after_text)
     before = old if before_text is original else Tree(before_text)
+    constants, after_constants = module_constants(before.tree), module_constants(after.tree)
     allowed: set[int] = set()
     for fn in result.migrated:
         old_func = defs_at(old, fn.function, fn.line)
@@ -178,8 +212,8 @@ def check_round_trip(original: str, result: Migration, where: str) -> list[str]:
             allowed.update(range(mid.node.lineno, (mid.node.end_lineno or mid.node.lineno) + 1))
             kw_before = keywords_of(was.node, use.transform)
             kw_after = keywords_of(now.node, use.transform)
-            meant = jax_reading(use.transform, kw_before, was.func)
-            means = jax_reading(use.transform, kw_after, now.func)
+            meant = jax_reading(use.transform, kw_before, was.func, constants)
+            means = jax_reading(use.transform, kw_after, now.func, after_constants)
             if meant != means:
                 problems.append(f"{where}:{use.line} {fn.function} ({use.transform} {use.kind}): {meant} became {means}")
             spec = set(SPEC_WORDS.get(use.transform, ()))

@@ -287,7 +287,7 @@ def test_converter_skips_what_it_cannot_spell() -> None:
     source = '''from functools import partial
 import jax
 from elsewhere import imported
-N = (1,)
+N = [1]  # a list: it may change before jit reads it
 Static = None
 
 @partial(jax.jit, static_argnums=N)

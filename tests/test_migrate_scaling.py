@@ -38,7 +38,7 @@ def _not_local_module(calls: int) -> str:
 
 def _refused_module(functions: int) -> str:
     """Specs that are no literal: each a RewriteError of the engine's reader, refused."""
-    return "import jax\nfrom functools import partial\nNUMS = (1,)\n\n" + "".join(
+    return "import jax\nfrom functools import partial\nNUMS = [1]\n\n" + "".join(
         f"@partial(jax.jit, static_argnums=NUMS)\ndef f_{i}(x, n):\n    return x\n\n\n" for i in range(functions)
     )
 

@@ -80,7 +80,7 @@ def test_retired_codes_are_never_reused_and_name_their_successor() -> None:
 HEAD = "# jaxrewrite: enable\nfrom functools import partial\nimport jax\nfrom jaxrewrite import Static\n\n"
 #: The same spec, under a Static marker (check's input) and without it (migrate's).
 MERGED = {
-    "JR111": "NUMS = (1,)\n\n\n@partial(jax.jit, static_argnums=NUMS)\ndef f(x, n: Static[int]):\n    return x\n",
+    "JR111": "NUMS = [1]\n\n\n@partial(jax.jit, static_argnums=NUMS)\ndef f(x, n: Static[int]):\n    return x\n",
     "JR112": "\n\n@partial(jax.jit, static_argnums=1, donate_argnums=1)\ndef f(x, n: Static[int]):\n    return x\n",
     "JR109": "KW = {}\n\n\n@partial(jax.jit, static_argnums=1, **KW)\ndef f(x, n: Static[int]):\n    return x\n",
 }

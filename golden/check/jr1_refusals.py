@@ -6,7 +6,7 @@ import jax
 
 from jaxrewrite import Static
 
-NAMES = ("m",)
+NAMES = ["m"]  # a list: it may change before jit reads it
 
 
 @jax.jit

@@ -4,7 +4,7 @@ from functools import partial
 import jax
 from jaxrewrite import Static
 
-NAMES = ("m",)
+NAMES = ["m"]  # a list: it may change before jit reads it
 
 
 @partial(jax.jit, static_argnames=NAMES)

@@ -251,6 +251,9 @@ class Analysis:
     #: Every marker of the module and what became of it (``engine.findings.ledger``): filled by the lint
     #: analysis (``check``, ``show``), empty for the import hook's.
     ledger: tuple[LedgerEntry, ...] = ()
+    #: ids of the wrappers between a transform with a written spec and its def that are known
+    #: to hand on the def's signature (``wrappers.keeps_signature``): migrate reads through them.
+    keeps_signature: set[int] = field(default_factory=set)
 
     @property
     def errors(self) -> list[Diagnostic]:

@@ -66,24 +66,28 @@ def _uses_by_function(analysis: Analysis) -> dict[int, list[Use]]:
 
 
 def _below(use: Use, func: Function, nodes: set[int]) -> list[ast.expr]:
-    """Decorators applied before this one that are not transforms of the table (which keep the
-    signature visible through ``functools.wraps``)."""
+    """Decorators applied before this one that may hide the def's signature. ``nodes``: the
+    transforms of the table and the wrappers known to keep it (``Analysis.keeps_signature``),
+    both of which hand it on through ``functools.wraps``."""
     if use.kind is UseKind.CALL:
         assert isinstance(use.node, ast.Call)
         first = use.node.args[0]
         while isinstance(first, ast.Call) and id(first) in nodes and first.args:
-            first = first.args[0]  # ``jax.jit(jax.vmap(f), ...)``: a transform of the table in between
+            first = first.args[0]  # ``jax.jit(jax.vmap(f), ...)``: a transform or keeper between
         return [] if isinstance(first, ast.Name) else [first]
     index = next(i for i, deco in enumerate(func.decorator_list) if deco is use.node)
     return [deco for deco in func.decorator_list[index + 1 :] if id(deco) not in nodes]
 
 
-def _plan_function(func: Function, uses: list[Use], enabled: bool, src: Source) -> PlannedFunction:
-    """Read every spec on one def, choose the markers, and check every use agrees (``Refused``)."""
+def _plan_function(
+    func: Function, uses: list[Use], enabled: bool, src: Source, keeps: set[int]
+) -> PlannedFunction:
+    """Read every spec on one def, choose the markers, and check every use agrees (``Refused``).
+    ``keeps``: the wrappers known to keep the def's signature (``Analysis.keeps_signature``)."""
     sig = uses[0].signature
     assert sig is not None
     candidates = [use for use in uses if has_spec(use)]
-    transform_nodes = {id(use.node) for use in uses}
+    transform_nodes = {id(use.node) for use in uses} | keeps
     before: dict[int, Meaning] = {}
     statics: dict[str, Mark] = {}
     if any(use.leaves for use in uses):
@@ -218,7 +222,7 @@ def plan_migration(
             refused.append(excluded[id(func)])
             continue
         try:
-            planned.append(_plan_function(func, uses, enabled, src))
+            planned.append(_plan_function(func, uses, enabled, src, analysis.keeps_signature))
         except Refused as why:
             refused.append(Refusal(why.reason, why.message, func.lineno, func.name))
     if not planned:

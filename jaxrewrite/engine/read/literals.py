@@ -1,17 +1,23 @@
 """The literal readers every spec kind shares: a keyword's value as JAX reads it, when it is a
 literal, and the keyword values the engine writes.
 
-The lowest module of the spec math (it imports only ``source``), so that the spec modules, the
-class registration and migrate read literals one way; ``render`` spells the values it types.
+The lowest module of the spec math (it imports only ``source`` and ``scopes``), so that the spec
+modules, the class registration and migrate read literals one way; ``render`` spells the values it
+types. ``resolve_keywords`` lets that one reader see what JAX is handed where the text spells a
+sequence as ``range(...)``, ``tuple(...)``/``list(...)`` or a module constant.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Iterable
 from typing import TypeVar
 
 from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.read.scopes import Assigned, Scope, ScopeKind
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.table import SpecKind, Transform
 
 
 class _Missing:
@@ -30,6 +36,8 @@ def literal(node: ast.expr) -> object:
     kind = type(node)
     if kind is ast.Constant:
         return node.value  # type: ignore[attr-defined]
+    if kind is ast.Name or kind is ast.Call:  # never a literal, unless resolve_keywords read it
+        return getattr(node, _RESOLVED, MISSING)
     if isinstance(node, (ast.Tuple, ast.List)):
         items = []
         for element in node.elts:
@@ -42,6 +50,80 @@ def literal(node: ast.expr) -> object:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return MISSING
+
+
+#: Where ``resolve_keywords`` leaves the value it read on a keyword's node, for ``literal``.
+_RESOLVED = "jaxrewrite_value"
+#: The builtins that make a sequence of literals (by what JAX does with it, a tuple).
+_SEQUENCES = {"range": range, "tuple": tuple, "list": list}
+#: Longer ranges are not spelled out (``range(10**9)`` is no spec anybody writes).
+_MAX_ITEMS = 1024
+
+
+def resolve_keywords(t: Transform, keywords: Iterable[ast.keyword], scope: Scope, src: Source) -> None:
+    """Read each keyword value of a use of ``t`` that is a literal sequence spelled as a call of
+    the builtin ``range``/``tuple``/``list`` over literal ints or strs, or a name bound once in the
+    module, at module level, to one of those or an immutable literal: ``literal`` then reads its
+    value. Where any binding could make it something else (the builtin rebound, the name bound
+    twice, a star import, a ``global`` statement naming it), nothing is read and it stays no
+    literal. Not for an axes spec: vmap reads ``in_axes`` as a tree, where a range is no tuple."""
+    if t.spec is SpecKind.AXES:
+        return
+    for kw in keywords:
+        node = kw.value
+        if type(node) in (ast.Name, ast.Call) and not hasattr(node, _RESOLVED):
+            value = _value(node, scope, src, 0)
+            if value is not MISSING:
+                setattr(node, _RESOLVED, value)
+
+
+def _value(node: ast.expr, scope: Scope, src: Source, depth: int) -> object:
+    if depth > 8:  # ``A = B``, ``B = A``: a loop of names is no constant
+        return MISSING
+    if isinstance(node, ast.Name):
+        found = scope.lookup(node.id)
+        if found is None or found[1].kind is not ScopeKind.MODULE or len(found[0]) != 1:
+            return MISSING
+        binding, module = found[0][0], found[1]
+        if not isinstance(binding, Assigned) or binding.type_statement:
+            return MISSING
+        value = _value(binding.value, module, src, depth + 1)
+        if not isinstance(value, (tuple, int, str)):  # a list may be mutated
+            return MISSING
+        return MISSING if _rebindable(node.id, module, src) else value
+    if isinstance(node, ast.Call):
+        func = node.func
+        if not isinstance(func, ast.Name) or func.id not in _SEQUENCES or node.keywords:
+            return MISSING
+        if scope.lookup(func.id) is not None or scope.module().star_imports:
+            return MISSING
+        args = [_value(arg, scope, src, depth + 1) for arg in node.args]
+        return _sequence(func.id, args)
+    value = literal(node)
+    return value if isinstance(value, (tuple, list, int, str)) else MISSING
+
+
+def _sequence(name: str, args: list[object]) -> object:
+    if name == "range":
+        ints = [a for a in args if type(a) is int]
+        if not 1 <= len(ints) == len(args) <= 3 or ints[2:] == [0]:  # a zero step: ValueError
+            return MISSING
+        made = range(*ints)
+        if abs(made.stop - made.start) > _MAX_ITEMS * abs(made.step):  # len() overflows ssize_t
+            return MISSING
+        return tuple(made)
+    if len(args) != 1 or not isinstance(args[0], (tuple, list)):
+        return MISSING  # ``tuple("ab")`` and friends: no spec is written that way
+    return _SEQUENCES[name](args[0])
+
+
+def _rebindable(name: str, module: Scope, src: Source) -> bool:
+    """Could the module name be bound elsewhere than the one statement the scopes saw? A star
+    import may bind it, and a function's ``global`` statement (function bodies are not all read)."""
+    if module.star_imports:
+        return True
+    text = src.text
+    return "global" in text and re.search(rf"\bglobal\b[^\n]*\b{re.escape(name)}\b", text) is not None
 
 
 def literal_ints(node: ast.expr | None, keyword: str | None, src: Source) -> tuple[int, ...]:

@@ -21,7 +21,16 @@ from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.read.nodes import walk
 from jaxrewrite.engine.read.filters import CallSite, Filters, calls_naming, loop_targets, walk_assignments
 from jaxrewrite.engine.read.recognise import classify
-from jaxrewrite.engine.read.scopes import Assigned, Choice, Defined, Scope, ScopeTree, choice_parts
+from jaxrewrite.engine.read.resolve import is_partial, qualname, single
+from jaxrewrite.engine.read.scopes import (
+    Assigned,
+    Choice,
+    Defined,
+    DefinedClass,
+    Scope,
+    ScopeTree,
+    choice_parts,
+)
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.errors import RewriteError
 
@@ -183,6 +192,76 @@ def _own_statements(body: list[ast.stmt]) -> list[ast.stmt]:
         for case in getattr(stmt, "cases", ()):
             pending.extend(case.body)
     return out
+
+
+#: jax's own decorators (called: ``@jax.named_scope("s")``) that wrap through a
+#: ``ContextDecorator``, whose ``functools.wraps`` hands on the def's signature.
+_KEEPS_SIGNATURE = frozenset({"jax.default_matmul_precision", "jax.named_scope"})
+#: One applied bare, or through ``partial(jax.named_call, name=...)``.
+_NAMED_CALL = "jax.named_call"
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def keeps_signature(deco: ast.expr, scope: Scope) -> bool:
+    """Is ``deco``, applied between a transform and a def, known to hand on the def's signature
+    (``inspect.signature``, through ``__wrapped__``), which JAX infers one static list from? jax's
+    own (``_KEEPS_SIGNATURE``, ``jax.named_call``), and decorators of this module whose definition
+    shows it: a ``functools.wraps(fn)`` wrapper (or its factory), a ``contextlib.contextmanager``
+    function or a ``contextlib.ContextDecorator`` class, called. Anything else is not known."""
+    if not isinstance(deco, ast.Call):
+        if qualname(deco, scope) == _NAMED_CALL:
+            return True
+        binding = single(deco, scope)
+        return isinstance(binding, Defined) and _wraps_decorator(binding.node, scope)
+    qual = qualname(deco.func, scope)
+    if qual in _KEEPS_SIGNATURE:
+        return True
+    if is_partial(qual):
+        return len(deco.args) == 1 and qualname(deco.args[0], scope) == _NAMED_CALL
+    binding = single(deco.func, scope)
+    if isinstance(binding, DefinedClass):  # its own __call__ would be what the transform gets
+        bases = {qualname(base, scope) for base in binding.node.bases}
+        called = any(isinstance(s, _DEFS) and s.name == "__call__" for s in binding.node.body)
+        return "contextlib.ContextDecorator" in bases and not called
+    if not isinstance(binding, Defined):
+        return False
+    func = binding.node
+    if any(qualname(d, scope) == "contextlib.contextmanager" for d in func.decorator_list):
+        return True
+    made = [inner for _, inner in _returns(func)]  # a factory: ``@tagged("t")``
+    return bool(made) and all(i is not None and _wraps_decorator(i, scope) for i in made)
+
+
+def _wraps_decorator(func: Function, scope: Scope) -> bool:
+    """Does ``func(fn)`` return ``fn`` itself or an inner def decorated ``@functools.wraps(fn)``?"""
+    positional = [*func.args.posonlyargs, *func.args.args]
+    if not positional:
+        return False
+    fn = positional[0].arg
+    returns = _returns(func)
+    for value, inner in returns:
+        if isinstance(value, ast.Name) and value.id == fn:
+            continue
+        if inner is None or not any(_wraps(d, fn, scope) for d in inner.decorator_list):
+            return False
+    return bool(returns)
+
+
+def _returns(func: Function) -> list[tuple[ast.expr | None, Function | None]]:
+    """What each ``return`` of ``func`` gives, with the inner def it names, if it names one."""
+    inner = {stmt.name: stmt for stmt in func.body if isinstance(stmt, _DEFS)}
+    values = [stmt.value for stmt in _own_statements(func.body) if isinstance(stmt, ast.Return)]
+    return [(v, inner.get(v.id) if isinstance(v, ast.Name) else None) for v in values]
+
+
+def _wraps(deco: ast.expr, fn: str, scope: Scope) -> bool:
+    return (
+        isinstance(deco, ast.Call)
+        and qualname(deco.func, scope) == "functools.wraps"
+        and len(deco.args) == 1
+        and isinstance(deco.args[0], ast.Name)
+        and deco.args[0].id == fn
+    )
 
 
 def wrapper_error(where: ast.expr, wrapper: ast.expr, func: Function, src: Source) -> RewriteError:

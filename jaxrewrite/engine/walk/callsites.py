@@ -10,6 +10,7 @@ from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.analysis import Registration, Use, UseKind, held_leaves
 from jaxrewrite.engine.read.classes import FunctionalClass, local_class
+from jaxrewrite.engine.read.literals import resolve_keywords
 from jaxrewrite.engine.walk.completion import (
     ambiguity_error,
     check_import_visible,
@@ -34,7 +35,7 @@ from jaxrewrite.engine.read.signature import read_signature
 from jaxrewrite.engine.walk.specs.registration import registration_values
 from jaxrewrite.engine.rulebook.table import opaque_registration
 from jaxrewrite.engine.walk.walker import Walker
-from jaxrewrite.engine.read.wrappers import made_from, peel, wrapper_error
+from jaxrewrite.engine.read.wrappers import keeps_signature, made_from, peel, wrapper_error
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -115,6 +116,13 @@ class CallSites(Walker):
             return
         local_keywords = bound_keywords(call, ref.transform.positional, ref.transform.name, self.src)
         written = ref.keywords + local_keywords
+        if written:
+            resolve_keywords(ref.transform, written, scope, self.src)
+            arg = call.args[0]
+            while isinstance(arg, ast.Call) and arg.args:  # ``jax.jit(jax.named_call(f), ...)``
+                if keeps_signature(arg.func, scope):
+                    self.result.keeps_signature.add(id(arg))
+                arg = arg.args[0]
         if found is None:  # no markers: reported for migrate, nothing to write
             sig = read_signature(func, scope, self.src, None, index_of(self.tree)) if self.relevant is None else None
             if sig is not None:

@@ -18,6 +18,7 @@ from jaxrewrite.engine.walk.completion import (
     per_leaf_names,
 )
 from jaxrewrite.engine.read.filters import lines_mentioning, may_matter
+from jaxrewrite.engine.read.literals import resolve_keywords
 from jaxrewrite.engine.read.markindex import index_of, may_mark
 from jaxrewrite.engine.read.recognise import ambiguous, classify
 from jaxrewrite.engine.read.resolve import MAX_DEPTH, PAST_DEPTH, TooDeep, too_deep
@@ -25,7 +26,7 @@ from jaxrewrite.engine.read.scopes import DefinedClass, Scope
 from jaxrewrite.engine.read.signature import Kind, Signature, read_signature
 from jaxrewrite.engine.rulebook.table import Container, Mark
 from jaxrewrite.engine.walk.walker import Walker
-from jaxrewrite.engine.read.wrappers import passes_through, wrapper_error
+from jaxrewrite.engine.read.wrappers import keeps_signature, passes_through, wrapper_error
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -88,6 +89,10 @@ class Decorators(Walker):
             if wrapper is not None:
                 raise wrapper_error(wrapper, wrapper, func, self.src)
         local = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
+        if ref.keywords:
+            resolve_keywords(ref.transform, ref.keywords, scope, self.src)
+            below = decorators[decorators.index(deco) + 1 :]
+            self.result.keeps_signature.update(id(d) for d in below if keeps_signature(d, scope))
         leaves = held_leaves(leaves, ref.transform)
         values = specs.complete(ref, sig, self.src, deco, bool(leaves))
         wraps = bool(leaves) or (not isinstance(deco, ast.Call) and needs_edit(values))
