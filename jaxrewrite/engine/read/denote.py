@@ -44,6 +44,8 @@ class Path(NamedTuple):
     scope: Scope
     line: int
     name: str
+    #: The binding as its statement makes it: ``binding`` is one branch of it (``a if c else b``).
+    made: Binding
 
 
 def paths(name: str, scope: Scope, use: str | None = None) -> list[Path] | None:
@@ -59,7 +61,7 @@ def paths(name: str, scope: Scope, use: str | None = None) -> list[Path] | None:
     for binding, (line, _) in zip(bindings, sites):
         for one in _branches(binding):
             if use is None or not _raises(one, use):
-                out.append(Path(one, holder, line, name))
+                out.append(Path(one, holder, line, name, binding))
     return out
 
 

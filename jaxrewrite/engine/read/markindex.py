@@ -407,7 +407,7 @@ def _mentions(
         # names (``S = Static`` too): the annotations that use it are what settles it (the
         # ledger's JR008 for an unused alias).
         marks: set[Mark] = set()
-        for binding, *_ in found:
+        for binding, *_, made in found:
             if isinstance(binding, MarkerBinding):
                 marks |= binding.markers
             elif isinstance(binding, Imported):
@@ -419,7 +419,7 @@ def _mentions(
                 inner, values = _alias(binding, reading)
                 aliases |= values
                 if inner:
-                    aliases.add(id(binding.value))
+                    aliases.add(id(made.value))  # type: ignore[union-attr]  # the statement's
                 marks |= inner
         return frozenset(marks)
     if isinstance(expr, (ast.Name, ast.Attribute)):
