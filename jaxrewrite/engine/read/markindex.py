@@ -403,25 +403,30 @@ def _mentions(
             return frozenset() if name is None else _SINGLE_BY_NAME[name]
     found = paths(expr.id, scope) if isinstance(expr, ast.Name) else None
     if found:
-        # Every path of the name (``denote``). A module alias is read as an alias, whatever it
+        # What every path of the name marks (``denote``); where two disagree, nothing (an
+        # annotation reading it is JR104's). A module alias is read as an alias, whatever it
         # names (``S = Static`` too): the annotations that use it are what settles it (the
         # ledger's JR008 for an unused alias).
-        marks: set[Mark] = set()
+        read: list[Marks] = []
+        through: set[int] = set()
         for binding, *_, made in found:
             if isinstance(binding, MarkerBinding):
-                marks |= binding.markers
+                read.append(binding.markers)
             elif isinstance(binding, Imported):
                 name = marker_name(canonical(binding.qualname))
-                marks |= _SINGLE_BY_NAME[name] if name is not None else NO_MARKS
-            elif isinstance(binding, Assigned):
-                if is_container_call(binding.value, binding.scope):
-                    continue
+                read.append(_SINGLE_BY_NAME[name] if name is not None else NO_MARKS)
+            elif isinstance(binding, Assigned) and not is_container_call(binding.value, binding.scope):
                 inner, values = _alias(binding, reading)
-                aliases |= values
+                through |= values
                 if inner:
-                    aliases.add(id(made.value))  # type: ignore[union-attr]  # the statement's
-                marks |= inner
-        return frozenset(marks)
+                    through.add(id(made.value))  # type: ignore[union-attr]  # the statement's
+                read.append(inner)
+            else:
+                read.append(NO_MARKS)
+        if any(marks != read[0] for marks in read):
+            return NO_MARKS
+        aliases |= through
+        return read[0]
     if isinstance(expr, (ast.Name, ast.Attribute)):
         name = marker_name(qualname(expr, scope))
         if name is not None:
