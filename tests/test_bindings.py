@@ -24,6 +24,7 @@ import jaxrewrite
 from jaxrewrite import RewriteError, rewrite_source
 from jaxrewrite.engine.analysis import State
 from jaxrewrite.engine.read.filters import EXHAUSTIVE, FAST
+from jaxrewrite.hook import fast, pipeline
 
 #: The use every case shares: ``n`` drives ``range(n)``, so only a static ``n`` traces; each
 #: trace records what it saw (the value where static, else "traced").
@@ -77,6 +78,13 @@ def _same_as(source: str, hand: str) -> None:
     rewritten = rewrite_source(source, "m.py")
     assert rewrite_source(source, "m.py", filters=EXHAUSTIVE) == rewritten == rewrite_source(source, "m.py", filters=FAST)
     assert rewritten != source
+    # The hook's own routes: its pipeline warns of nothing, its skeleton (where it answers) agrees.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pipeline.compile_rewritten(source, "m.py", -1)
+    assert [str(w.message) for w in caught if issubclass(w.category, jaxrewrite.RewriteWarning)] == []
+    reported = fast.skeleton_rewrite(source, "m.py", least=0, report=True)
+    assert reported is None or reported[0] == rewritten
     assert _run(rewritten) == _run(hand)
 
 

@@ -59,16 +59,15 @@ def paths(name: str, scope: Scope, use: str | None = None) -> list[Path] | None:
     sites = holder.sites[name]
     out: list[Path] = []
     for binding, (line, _) in zip(bindings, sites):
-        for one in _branches(binding):
+        split_up = type(binding) is Assigned and type(binding.value) is ast.IfExp
+        for one in _branches(binding) if split_up else (binding,):  # type: ignore[arg-type]
             if use is None or not _raises(one, use):
                 out.append(Path(one, holder, line, name, binding))
     return out
 
 
-def _branches(binding: Binding) -> list[Binding]:
+def _branches(binding: Assigned) -> list[Binding]:
     """``x = a if c else b`` as the two assignments it may be (nested ones too)."""
-    if not (isinstance(binding, Assigned) and type(binding.value) is ast.IfExp):
-        return [binding]
     todo: list[ast.expr] = [binding.value]
     out: list[Binding] = []
     while todo:
