@@ -141,8 +141,13 @@ def test_a_marker_and_something_else_is_refused_naming_both(other: str) -> None:
     assert err.code == "JR104" and err.lineno == _lines(source, "def f(")[0]  # type: ignore[attr-defined]
     assert f"m.py:{first}" in str(err) and f"m.py:{second}" in str(err), str(err)
     assert "'S' marks this parameter" in str(err) or "cannot tell whether 'S'" in str(err)
-    found = [(d.code, d.line) for d in jaxrewrite.analyze(source, "m.py", lint=True).diagnostics]
-    assert ("JR104", err.lineno) in found  # type: ignore[attr-defined]
+    analysis = jaxrewrite.analyze(source, "m.py", lint=True)
+    assert ("JR104", err.lineno) in [(d.code, d.line) for d in analysis.diagnostics]  # type: ignore[attr-defined]
+    if other.startswith("S ="):  # two assignments: the alias is refused with its use, not unused
+        assert {(e.name, e.state, e.code) for e in analysis.ledger} == {
+            ("S", State.REFUSED, "JR104"),
+            ("f.n", State.REFUSED, "JR104"),
+        }
 
 
 def test_names_that_disagree_where_nothing_reads_them_are_no_error() -> None:

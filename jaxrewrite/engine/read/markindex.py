@@ -403,12 +403,14 @@ def _mentions(
             return frozenset() if name is None else _SINGLE_BY_NAME[name]
     found = paths(expr.id, scope) if isinstance(expr, ast.Name) else None
     if found:
-        # What every path of the name marks (``denote``); where two disagree, nothing (an
-        # annotation reading it is JR104's). A module alias is read as an alias, whatever it
-        # names (``S = Static`` too): the annotations that use it are what settles it (the
-        # ledger's JR008 for an unused alias).
+        # What every path of the name spells (``denote``); where two disagree (an annotation
+        # reading it is JR104's), all they spell if every path is a spelling (an assignment, an
+        # import), else nothing (a def or class there: ``isinstance(x, Static)`` reads no alias).
+        # A module alias is read as an alias, whatever it names (``S = Static`` too): the
+        # annotations that use it are what settles it (the ledger's JR008 for an unused alias).
         read: list[Marks] = []
         through: set[int] = set()
+        spelt = True
         for binding, *_, made in found:
             if isinstance(binding, MarkerBinding):
                 read.append(binding.markers)
@@ -423,10 +425,11 @@ def _mentions(
                 read.append(inner)
             else:
                 read.append(NO_MARKS)
-        if any(marks != read[0] for marks in read):
+                spelt = False
+        if not spelt and any(marks != read[0] for marks in read):
             return NO_MARKS
         aliases |= through
-        return read[0]
+        return frozenset().union(*read)
     if isinstance(expr, (ast.Name, ast.Attribute)):
         name = marker_name(qualname(expr, scope))
         if name is not None:
