@@ -45,7 +45,7 @@ def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> 
             stack.extend((default, where) for default in reversed(defaults))
             continue
         elif kind in COMPREHENSIONS:
-            outside, inside, targets = comprehension_parts(node)
+            outside, inside, _ = comprehension_parts(node)
             inner = Scope(ScopeKind.FUNCTION, where)
             generators: list[ast.comprehension] = node.generators  # type: ignore[attr-defined]
             for index, generator in enumerate(generators):

@@ -7,11 +7,11 @@ import ast
 import re
 from dataclasses import dataclass, replace
 
-from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.read.denote import CALLED, Path, paths, same_expr, split
 from jaxrewrite.engine.read.resolve import MAX_DEPTH, is_partial, qualname
 from jaxrewrite.engine.read.scopes import Assigned, Imported, Scope
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import (
     DECORATOR_LIKE,
     TRANSFORM_LIKE,

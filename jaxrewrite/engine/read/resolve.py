@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from typing import TypeVar
 
 from jaxrewrite.engine.read.denote import CALLED, paths
 from jaxrewrite.engine.read.scopes import Assigned, Binding, Imported, Scope
@@ -16,9 +15,6 @@ from jaxrewrite.engine.rulebook.table import MARKER_TABLE, STAR_EXPORTS, canonic
 MAX_DEPTH = 32
 #: How JR127 says why it cannot tell (one wording for the marker, transform and per-leaf readers).
 PAST_DEPTH = f"reading it takes more than {MAX_DEPTH} aliases or nested annotations, or goes round a loop of aliases"
-
-B = TypeVar("B", bound=Binding)
-
 
 class TooDeep(Exception):
     """A reader went past ``MAX_DEPTH``: it cannot tell what the expression is. Raised where the
@@ -122,15 +118,10 @@ def single(expr: ast.expr, scope: Scope) -> Binding | None:
     return found[0][0]
 
 
-def only(expr: ast.expr, scope: Scope, kind: type[B]) -> B | None:
-    """The one binding of ``kind`` a bare name refers to, when that is its only binding."""
-    binding = single(expr, scope)
-    return binding if isinstance(binding, kind) else None
-
-
 def alias_of(expr: ast.expr, scope: Scope) -> Assigned | None:
     """The single assignment a bare name refers to, when that is its only binding."""
-    return only(expr, scope, Assigned)
+    binding = single(expr, scope)
+    return binding if isinstance(binding, Assigned) else None
 
 
 def too_deep(expr: ast.expr, scope: Scope) -> bool:
