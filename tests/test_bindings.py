@@ -193,8 +193,10 @@ TRANSFORMS = {
         "@jit",
     ),
     "jit or pjit by version": (
-        "import jax\nif jax.__version_info__ >= (0, 4):\n    from jax import jit\n"
-        "else:\n    from jax.experimental.pjit import pjit as jit\n",
+        (
+            "import jax\nif jax.__version_info__ >= (0, 4):\n    from jax import jit\n"
+            "else:\n    from jax.experimental.pjit import pjit as jit\n"
+        ),
         "@jit",
     ),
     "rebinding after the decorator": (
@@ -212,8 +214,10 @@ TRANSFORMS = {
         "@jit",
     ),
     "partial in two branches": (
-        "import jax\nif sys.argv:\n    jit = functools.partial(jax.jit, donate_argnums=())\n"
-        "else:\n    jit = functools.partial(jax.jit, donate_argnums=())\n",
+        (
+            "import jax\nif sys.argv:\n    jit = functools.partial(jax.jit, donate_argnums=())\n"
+            "else:\n    jit = functools.partial(jax.jit, donate_argnums=())\n"
+        ),
         "@jit",
     ),
     "guard, then partial": (
