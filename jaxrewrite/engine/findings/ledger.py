@@ -119,7 +119,7 @@ class _Collector:
             self.assigned(stmt, stmt.value, scope)
         elif type(stmt).__name__ == "TypeAlias":  # Python 3.12 ``type X = ...``
             type_alias: Any = stmt  # ast.TypeAlias exists from Python 3.12 on only
-            self.alias(stmt, type_alias.name, type_alias.value, scope)
+            self.alias(stmt, type_alias.name, type_alias.value, scope.annotating(stmt))
         else:
             for name in ("body", "orelse", "finalbody"):
                 block = getattr(stmt, name, None)
@@ -131,6 +131,7 @@ class _Collector:
                 self.body(case.body, scope, in_class)
 
     def function(self, func: Function, scope: Scope) -> None:
+        scope = scope.annotating(func)  # a generic def's type parameters shadow outer names
         args = func.args
         every = [*args.posonlyargs, *args.args, *([args.vararg] if args.vararg else []), *args.kwonlyargs]
         every += [args.kwarg] if args.kwarg else []
@@ -394,7 +395,7 @@ def _refused_by_calls(walk: Analyzer, scopes: ScopeTree, errors: list[Diagnostic
 
     def annotating(func: Function, scope: Scope, code: str) -> None:
         for arg in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]:
-            for key in _named(arg.annotation, scope):
+            for key in _named(arg.annotation, scope.annotating(func)):
                 found.setdefault(key, code)
 
     for func, scope in scopes.defs if errors else ():

@@ -101,7 +101,7 @@ def read_defs(
         for param in marked if hashing else ():
             if Mark.STATIC not in param.markers:
                 continue
-            kind = unhashable(param, scope)
+            kind = unhashable(param, scope.annotating(func))
             if kind is not None:
                 types.append((param, kind))
                 continue

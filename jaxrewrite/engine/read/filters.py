@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from jaxrewrite.engine.read.lexed import word_starts
 from jaxrewrite.engine.read.classes import FunctionalClass, LocalClass, functional_class, local_class
-from jaxrewrite.engine.read.scopes import Assigned, Scope, ScopeTree, calls_in, own_expressions
+from jaxrewrite.engine.read.callscopes import calls_in
+from jaxrewrite.engine.read.scopes import Assigned, Scope, ScopeTree, own_expressions
 from jaxrewrite.engine.read.markindex import names_made_from, may_mark
 from jaxrewrite.engine.read.source import Source, lines_containing
 

@@ -13,10 +13,26 @@ import ast
 from typing import cast
 
 from jaxrewrite.engine.rulebook import rules
-from jaxrewrite.engine.read.resolve import MAX_DEPTH, PAST_DEPTH, alias_of, is_annotated, only, parse_string, qualname, star_export
+from jaxrewrite.engine.read.denote import Path, paths, same_expr, split, spelled
+from jaxrewrite.engine.read.resolve import (
+    MAX_DEPTH,
+    PAST_DEPTH,
+    is_annotated,
+    parse_string,
+    qualname,
+    star_export,
+)
 from jaxrewrite.engine.read.scopes import Assigned, Binding, Imported, MarkerBinding, Scope, ScopeTree
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.rulebook.table import CONTAINERS, MARKER_CONSTANTS, MARKER_EXPORTS, MARKER_TABLE, MARKER_TYPES, Mark
+from jaxrewrite.engine.rulebook.table import (
+    CONTAINERS,
+    MARKER_CONSTANTS,
+    MARKER_EXPORTS,
+    MARKER_TABLE,
+    MARKER_TYPES,
+    Mark,
+    canonical,
+)
 
 Marks = frozenset[Mark]
 NO_MARKS: Marks = frozenset()
@@ -85,14 +101,21 @@ def inner_type(ann: ast.expr | None, scope: Scope, depth: int = 0) -> ast.expr |
             first = ann.slice.elts[0]
             nested = inner_type(first, scope, depth + 1)
             return nested if nested is not None else first
-        alias = alias_of(ann.value, scope)
-        if alias is not None:  # S = Static[T] used as S[list]
+        if _aliases(ann.value, scope):  # S = Static[T] used as S[list]
             return ann.slice
         return None
-    alias = alias_of(ann, scope)
-    if alias is not None:
-        return inner_type(alias.value, alias.scope, depth + 1)
+    under = [inner_type(alias.value, alias.scope, depth + 1) for alias in _aliases(ann, scope)]
+    if under and all(i is not None and same_expr(i, under[0]) for i in under):
+        return under[0]  # the same type under the marker on every path
     return None
+
+
+def _aliases(expr: ast.expr, scope: Scope) -> list[Assigned]:
+    """The assignments a bare name may be bound by, when every path binds it by one."""
+    found = paths(expr.id, scope) if isinstance(expr, ast.Name) else None
+    if not found or not all(isinstance(path.binding, Assigned) for path in found):
+        return []
+    return [path.binding for path in found]  # type: ignore[misc]
 
 
 class MarkerReader:
@@ -165,16 +188,35 @@ class MarkerReader:
         name = marker_name(qualname(expr, scope))
         if name in MARKER_TYPES:
             return _SINGLE_BY_NAME[name]  # bare ``Static`` means ``Static[Any]``
-        outer = only(expr, scope, MarkerBinding)  # an outer environment's marker alias
-        if outer is not None:
-            return outer.markers
-        alias = alias_of(expr, scope)
-        if alias is None:
-            return frozenset()
-        found = self._top(alias.value, alias.scope, where, depth + 1)
-        if found and alias.type_statement:
+        found = paths(expr.id, scope) if isinstance(expr, ast.Name) else None
+        if not found:
+            return NO_MARKS
+        return self._agreed([(self._path(path, expr, where, depth), path) for path in found], where)
+
+    def _path(self, path: Path, expr: ast.expr, where: ast.expr, depth: int) -> Marks:
+        """The marks a name bound as ``path`` says spells: a marker's import, an outer
+        environment's marker alias, or the assignment of an alias."""
+        binding = path.binding
+        if isinstance(binding, MarkerBinding):
+            return binding.markers
+        if isinstance(binding, Imported):
+            name = marker_name(canonical(binding.qualname))
+            return _SINGLE_BY_NAME[name] if name is not None and name in MARKER_TYPES else NO_MARKS
+        if not isinstance(binding, Assigned):
+            return NO_MARKS
+        found = self._top(binding.value, binding.scope, where, depth + 1)
+        if found and binding.type_statement:
             raise rules.TYPE_ALIAS.error(self.src, where, alias=ast.unparse(expr))
         return found
+
+    def _agreed(self, readings: list[tuple[Marks, Path]], where: ast.expr) -> Marks:
+        """What every path of a name marks; JR104 where two paths mark differently (an
+        annotation that reads the name depends on which binding runs)."""
+        pair = split(readings) if len(readings) > 1 else None
+        if pair is None:
+            return readings[0][0]
+        fields = spelled(pair, self.src.filename)
+        raise rules.TRANSFORM_BOUND_TWICE.error(self.src, where, "marker", **fields)
 
     def _subscript(self, expr: ast.Subscript, scope: Scope, where: ast.expr, depth: int) -> Marks:
         base = qualname(expr.value, scope)
@@ -193,9 +235,10 @@ class MarkerReader:
                 if const in MARKER_CONSTANTS:
                     found.add(MARKER_CONSTANTS[const])
             return frozenset(found)
-        alias = alias_of(expr.value, scope)
-        if alias is not None:
-            generic = self._top(alias.value, alias.scope, where, depth + 1)
+        bound = paths(expr.value.id, scope) if isinstance(expr.value, ast.Name) else None
+        if bound and all(isinstance(path.binding, Assigned) for path in bound):
+            readings = [(self._path(path, expr.value, where, depth), path) for path in bound]
+            generic = self._agreed(readings, where)
             if generic:  # ``S = Static[T]`` used as ``S[int]``
                 self._forbid_inside(expr.slice, scope, where, depth)
                 return generic
@@ -358,36 +401,50 @@ def _mentions(
         if base == MARKER_TABLE:  # ``UNCHECKED["Static"]``: the marker itself, or no marker
             name = marker_name(qualname(expr, scope))
             return frozenset() if name is None else _SINGLE_BY_NAME[name]
-    if isinstance(expr, ast.Name):
-        outer = only(expr, scope, MarkerBinding)
-        if outer is not None:
-            return outer.markers
+    found = paths(expr.id, scope) if isinstance(expr, ast.Name) else None
+    if found:
+        # What every path of the name spells (``denote``); where two disagree (an annotation
+        # reading it is JR104's), all they spell if every path is a spelling (an assignment, an
+        # import), else nothing (a def or class there: ``isinstance(x, Static)`` reads no alias).
         # A module alias is read as an alias, whatever it names (``S = Static`` too): the
         # annotations that use it are what settles it (the ledger's JR008 for an unused alias).
-        alias = alias_of(expr, scope)
-        if alias is not None and alias.value is not None:
-            if is_container_call(alias.value, alias.scope):
-                return frozenset()
-            inner, values = _alias(alias, reading)
-            aliases |= values
-            if inner:
-                aliases.add(id(alias.value))
-            return inner
+        read: list[Marks] = []
+        through: set[int] = set()
+        spelt = True
+        for binding, *_, made in found:
+            if isinstance(binding, MarkerBinding):
+                read.append(binding.markers)
+            elif isinstance(binding, Imported):
+                name = marker_name(canonical(binding.qualname))
+                read.append(_SINGLE_BY_NAME[name] if name is not None else NO_MARKS)
+            elif isinstance(binding, Assigned) and not is_container_call(binding.value, binding.scope):
+                inner, values = _alias(binding, reading)
+                through |= values
+                if inner:
+                    through.add(id(made.value))  # type: ignore[union-attr]  # the statement's
+                read.append(inner)
+            else:
+                read.append(NO_MARKS)
+                spelt = False
+        if not spelt and any(marks != read[0] for marks in read):
+            return NO_MARKS
+        aliases |= through
+        return frozenset().union(*read)
     if isinstance(expr, (ast.Name, ast.Attribute)):
         name = marker_name(qualname(expr, scope))
         if name is not None:
             return _SINGLE_BY_NAME[name]
         return frozenset()
-    marks: set[Mark] = set()
+    inside: set[Mark] = set()
     for child in ast.iter_child_nodes(expr):
-        marks |= _mentions(child, scope, aliases, depth + 1, reading)
-    return frozenset(marks)
+        inside |= _mentions(child, scope, aliases, depth + 1, reading)
+    return frozenset(inside)
 
 
 def _alias(alias: Assigned, reading: Reading) -> tuple[Marks, frozenset[int]]:
     """The markers an alias's value spells and the marker aliases it reads through (the ids of
     their values: an alias is its assignment, not its name, which another scope may reuse)."""
-    key = id(alias)
+    key = id(alias.value)  # not the binding's: ``denote`` makes one per branch of ``a if c else b``
     if key in reading.memo:
         return reading.memo[key]
     if key in reading.index:  # round a loop: what it holds joins the loop's first alias

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from jaxrewrite.engine.rulebook import rules
-from jaxrewrite.engine.read.resolve import MAX_DEPTH, alias_of, is_partial, qualname
+from jaxrewrite.engine.read.denote import CALLED, Path, paths, same_expr, split
+from jaxrewrite.engine.read.resolve import MAX_DEPTH, is_partial, qualname
 from jaxrewrite.engine.read.scopes import Assigned, Imported, Scope
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import (
     DECORATOR_LIKE,
     TRANSFORM_LIKE,
@@ -35,31 +36,104 @@ class TransformRef:
 
 
 def classify(expr: ast.expr, scope: Scope, depth: int = 0) -> TransformRef | None:
-    """Does ``expr`` denote a JAX transform, possibly through partial, factory or alias forms?"""
+    """Does ``expr`` denote a JAX transform, possibly through partial, factory or alias forms,
+    on every path its names may be bound (``denote``), with the same static semantics?"""
+    return _classify(expr, scope, depth, {})
+
+
+#: What ``_read`` found for (a node, its scope, the levels it was read at): a name bound many
+#: ways is read once per alias and level (``f = f`` twice is 2**32 readings otherwise).
+_Memo = dict[tuple[int, int, int, int], tuple["TransformRef | None", "tuple[Path, Path] | None"]]
+
+
+def _classify(
+    expr: ast.expr, scope: Scope, depth: int, memo: _Memo, hops: int = 0
+) -> TransformRef | None:
+    """``depth`` counts the calls and aliases of calls read (a ``partial`` link is two), ``hops``
+    the names read since (qualname's own depth): each has ``MAX_DEPTH`` levels."""
     if depth > MAX_DEPTH:
         return None
     if isinstance(expr, (ast.Name, ast.Attribute)):
-        transform = transform_for(qualname(expr, scope) or "")
-        if transform is not None:
-            return TransformRef(transform, ())
-        alias = alias_of(expr, scope)
-        if alias is not None and isinstance(alias.value, ast.Call):
-            return classify(alias.value, alias.scope, depth + 1)
-        return None
+        name = qualname(expr, scope, hops, use=CALLED)
+        if name is None:  # its paths name different things, or not only names: read each
+            return _read(expr, scope, depth, memo, hops)[0]
+        transform = transform_for(name)
+        return None if transform is None else TransformRef(transform, ())
     if isinstance(expr, ast.Call):
         if is_partial(qualname(expr.func, scope)):
             if len(expr.args) != 1 or isinstance(expr.args[0], ast.Starred):
                 return None
-            inner = classify(expr.args[0], scope, depth + 1)
+            inner = _classify(expr.args[0], scope, depth + 1, memo)
             if inner is None or inner.factory:
                 return None
             return TransformRef(inner.transform, inner.keywords + tuple(expr.keywords))
         if not expr.args:
-            inner = classify(expr.func, scope, depth + 1)
+            inner = _classify(expr.func, scope, depth + 1, memo)
             if inner is None or inner.factory:
                 return None
             return TransformRef(inner.transform, inner.keywords + tuple(expr.keywords), factory=True)
     return None
+
+
+def _read(
+    expr: ast.Name | ast.Attribute, scope: Scope, depth: int, memo: _Memo, hops: int = 0
+) -> tuple[TransformRef | None, tuple[Path, Path] | None]:
+    """What a name (or ``name.attr...``) applies read path by path: the transform every path
+    agrees on, or None and, where two paths disagree on the statics, those two."""
+    key = (id(expr), id(scope), depth, hops)
+    if key in memo:
+        return memo[key]
+    memo[key] = None, None  # round a loop of aliases: no transform that way
+    suffix, use = "", CALLED
+    root: ast.expr = expr
+    while isinstance(root, ast.Attribute):  # each attribute a level, as qualname counts them
+        suffix, use, root, hops = f".{root.attr}{suffix}", root.attr, root.value, hops + 1
+    if not isinstance(root, ast.Name) or hops > MAX_DEPTH:
+        return None, None
+    found = paths(root.id, scope, use)
+    readings = [(_path(path, suffix, depth, memo, hops), path) for path in found or ()]
+    refs = [ref for ref, _ in readings if ref is not None]
+    pair = split(readings, same_statics) if refs else None
+    if not refs or pair is not None:
+        answer: tuple[TransformRef | None, tuple[Path, Path] | None] = None, pair
+    else:  # pjit takes more positional parameters than jit: only those both take are read
+        answer = min(refs, key=lambda ref: len(ref.transform.positional)), None
+    memo[key] = answer
+    return answer
+
+
+def _path(path: Path, suffix: str, depth: int, memo: _Memo, hops: int) -> TransformRef | None:
+    """What the name + ``suffix`` applies where the name is bound as ``path`` says."""
+    binding = path.binding
+    if isinstance(binding, Imported):
+        name: str | None = canonical(binding.qualname)
+    elif isinstance(binding, Assigned) and isinstance(binding.value, (ast.Name, ast.Attribute)):
+        if not suffix:  # an alias of a name: one more name read
+            return _classify(binding.value, binding.scope, depth, memo, hops + 1)
+        name = qualname(binding.value, binding.scope, hops + 1)
+    elif isinstance(binding, Assigned) and not suffix:  # an alias of a call: one more call read
+        return _classify(binding.value, binding.scope, depth + 1, memo)
+    else:
+        return None
+    transform = None if name is None else transform_for(canonical(name + suffix))
+    return None if transform is None else TransformRef(transform, ())
+
+
+def same_statics(a: TransformRef | None, b: TransformRef | None) -> bool:
+    """Do two readings of a name make the same parameters static the same way? The same row but
+    for its name and the positional parameters one takes beyond the other's (jit and pjit), the
+    same keywords already bound, both or neither a decorator factory's result."""
+    if a is None or b is None:
+        return a is b
+    short, long = sorted((a.transform.positional, b.transform.positional), key=len)
+    return (
+        long[: len(short)] == short
+        and replace(a.transform, name="", positional=())
+        == replace(b.transform, name="", positional=())
+        and a.factory == b.factory
+        and len(a.keywords) == len(b.keywords)
+        and all(k.arg == j.arg and same_expr(k.value, j.value) for k, j in zip(a.keywords, b.keywords))
+    )
 
 
 def bound_keywords(call: ast.Call, positional: tuple[str, ...], what: str, src: Source) -> tuple[ast.keyword, ...]:
@@ -81,31 +155,15 @@ def bound_keywords(call: ast.Call, positional: tuple[str, ...], what: str, src: 
     return (*named, *call.keywords)
 
 
-def ambiguous(expr: ast.expr, scope: Scope) -> bool:
-    """Is ``expr`` a transform under one of several bindings of its root name?
-
-    ``classify`` answers None when a name is bound two different ways (say, ``jit`` from
-    ``jax`` in one branch and something else in another). For a function with Static
-    parameters that would silently drop the statics, so the planner reports it instead.
-    """
+def ambiguous(expr: ast.expr, scope: Scope) -> tuple[Path, Path] | None:
+    """Two bindings of ``expr``'s name that disagree on the transform it applies (or whether it
+    applies one), where one does: ``classify`` answers None there, which for a function with
+    Static parameters would silently drop the statics, so the walk refuses instead (JR104)."""
     if isinstance(expr, ast.Call):
         expr = expr.args[0] if is_partial(qualname(expr.func, scope)) and expr.args else expr.func
-    attrs: list[str] = []
-    while isinstance(expr, ast.Attribute):
-        attrs.insert(0, expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
-        return False
-    found = scope.lookup(expr.id)
-    if found is None or len(found[0]) < 2:
-        return False
-    suffix = "".join("." + attr for attr in attrs)
-    for binding in found[0]:
-        if isinstance(binding, Imported) and transform_for(canonical(binding.qualname + suffix)) is not None:
-            return True
-        if isinstance(binding, Assigned) and not attrs and classify(binding.value, binding.scope) is not None:
-            return True
-    return False
+    if not isinstance(expr, (ast.Name, ast.Attribute)):
+        return None
+    return _read(expr, scope, 0, {})[1]
 
 
 def classify_registration(

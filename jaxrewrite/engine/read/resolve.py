@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import ast
-from typing import TypeVar
 
+from jaxrewrite.engine.read.denote import CALLED, paths
 from jaxrewrite.engine.read.scopes import Assigned, Binding, Imported, Scope
 from jaxrewrite.engine.rulebook.table import MARKER_TABLE, STAR_EXPORTS, canonical
 
@@ -16,16 +16,21 @@ MAX_DEPTH = 32
 #: How JR127 says why it cannot tell (one wording for the marker, transform and per-leaf readers).
 PAST_DEPTH = f"reading it takes more than {MAX_DEPTH} aliases or nested annotations, or goes round a loop of aliases"
 
-B = TypeVar("B", bound=Binding)
-
-
 class TooDeep(Exception):
     """A reader went past ``MAX_DEPTH``: it cannot tell what the expression is. Raised where the
     caller, not the reader, knows whether that answer could lose a marker (``classes.leaf_class``)."""
 
 
-def qualname(expr: ast.expr, scope: Scope, depth: int = 0, memo: dict[tuple[str, int, int], str | None] | None = None) -> str | None:
-    """The dotted name ``expr`` denotes through imports and plain-name aliases, if known.
+def qualname(
+    expr: ast.expr,
+    scope: Scope,
+    depth: int = 0,
+    memo: dict[tuple[str, int, int], str | None] | None = None,
+    use: str | None = None,
+) -> str | None:
+    """The dotted name ``expr`` denotes through imports and plain-name aliases, if known: the one
+    every path of a name reads as (``denote.paths``; ``use``: what is done with the value, so that
+    ``jax = None`` is no path of ``jax.jit``).
 
     ``memo``: the answers of this reading so far, by (name, scope, depth), each read once. A name
     bound more than one way branches at every alias (``f = f`` twice in a scope is two branches at
@@ -41,40 +46,47 @@ def qualname(expr: ast.expr, scope: Scope, depth: int = 0, memo: dict[tuple[str,
             key = f"{value.id}.{expr.attr}"
             if key in cache:
                 return cache[key]
-            base = qualname(value, scope, 1, memo)
+            base = qualname(value, scope, 1, memo, expr.attr)
             found = None if base is None else canonical(f"{base}.{expr.attr}")
             cache[key] = found
             return found
-        base = qualname(value, scope, depth + 1, memo)
+        base = qualname(value, scope, depth + 1, memo, expr.attr)
         return None if base is None else canonical(f"{base}.{expr.attr}")
     if isinstance(expr, ast.Subscript):
         return _unchecked(expr, scope, depth, memo)
     if not isinstance(expr, ast.Name):
         return None
     cache = scope.qualnames
-    if expr.id in cache:
-        return cache[expr.id]
+    key = expr.id if use is None else f"{expr.id} {use}"  # no name holds a space
+    if key in cache:
+        return cache[key]
     if memo is None:
         memo = {}
-    at = (expr.id, id(scope), depth)
+    at = (key, id(scope), depth)
     if at in memo:
         return memo[at]
-    result = memo[at] = _name_qualname(expr.id, scope, depth, memo)
+    result = memo[at] = _name_qualname(expr.id, scope, depth, memo, use)
     if depth == 0:
-        cache[expr.id] = result  # only complete answers: a depth-limited one may be truncated
+        cache[key] = result  # only complete answers: a depth-limited one may be truncated
     return result
 
 
-def _name_qualname(name: str, scope: Scope, depth: int, memo: dict[tuple[str, int, int], str | None]) -> str | None:
-    found = scope.lookup(name)
+def _name_qualname(
+    name: str,
+    scope: Scope,
+    depth: int,
+    memo: dict[tuple[str, int, int], str | None],
+    use: str | None,
+) -> str | None:
+    found = paths(name, scope, use)
     if found is None:
         return star_export(name, scope)
     names: set[str | None] = set()
-    for binding in found[0]:
+    for binding, *_ in found:
         if isinstance(binding, Imported):
             names.add(canonical(binding.qualname))
         elif isinstance(binding, Assigned) and isinstance(binding.value, (ast.Name, ast.Attribute, ast.Subscript)):
-            names.add(qualname(binding.value, binding.scope, depth + 1, memo))
+            names.add(qualname(binding.value, binding.scope, depth + 1, memo, use))
         else:
             return None
     return names.pop() if len(names) == 1 else None
@@ -106,35 +118,47 @@ def single(expr: ast.expr, scope: Scope) -> Binding | None:
     return found[0][0]
 
 
-def only(expr: ast.expr, scope: Scope, kind: type[B]) -> B | None:
-    """The one binding of ``kind`` a bare name refers to, when that is its only binding."""
-    binding = single(expr, scope)
-    return binding if isinstance(binding, kind) else None
-
-
 def alias_of(expr: ast.expr, scope: Scope) -> Assigned | None:
     """The single assignment a bare name refers to, when that is its only binding."""
-    return only(expr, scope, Assigned)
+    binding = single(expr, scope)
+    return binding if isinstance(binding, Assigned) else None
 
 
 def too_deep(expr: ast.expr, scope: Scope) -> bool:
     """Is ``recognise.classify``'s None for ``expr`` its depth cut's (a longer chain, or a loop)?
 
     That None is the same as "not a transform": asked only where it would leave a marked def
-    untransformed. Follows exactly the links ``classify`` and ``qualname`` follow, each (node,
-    depth) once, so a name bound many ways cannot make it exponential.
+    untransformed. Follows exactly the links ``classify`` and ``qualname`` follow (every path of a
+    name, ``denote``), each (node, depth) once, so a name bound many ways cannot make it
+    exponential.
     """
     return _classify_cut(expr, scope, 0, set())
 
 
-def _classify_cut(expr: ast.expr, scope: Scope, depth: int, seen: set[tuple[int, int]]) -> bool:
-    if depth > MAX_DEPTH:
+def _classify_cut(
+    expr: ast.expr, scope: Scope, depth: int, seen: set[tuple[int, int]], hops: int = 0
+) -> bool:
+    """``recognise._classify``'s two budgets: ``depth`` for calls, ``hops`` for names since."""
+    if depth > MAX_DEPTH or hops > MAX_DEPTH:
         return True
+    key = (id(expr), -1 - depth - (MAX_DEPTH + 1) * hops)
+    if key in seen:
+        return False  # answered False already: a True ends the search
+    seen.add(key)
     if isinstance(expr, (ast.Name, ast.Attribute)):
-        if _qualname_cut(expr, scope, 0, seen):  # classify reads the name at qualname's own depth 0
+        if _qualname_cut(expr, scope, hops, seen, CALLED):
             return True
-        alias = alias_of(expr, scope)
-        return alias is not None and isinstance(alias.value, ast.Call) and _classify_cut(alias.value, alias.scope, depth + 1, seen)
+        found = paths(expr.id, scope, CALLED) if isinstance(expr, ast.Name) else None
+        for binding, *_ in found or ():
+            if not isinstance(binding, Assigned):
+                continue
+            if isinstance(binding.value, (ast.Name, ast.Attribute)):
+                cut = _classify_cut(binding.value, binding.scope, depth, seen, hops + 1)
+            else:
+                cut = _classify_cut(binding.value, binding.scope, depth + 1, seen)
+            if cut:
+                return True
+        return False
     if isinstance(expr, ast.Call):
         if _qualname_cut(expr.func, scope, 0, seen):
             return True
@@ -144,26 +168,28 @@ def _classify_cut(expr: ast.expr, scope: Scope, depth: int, seen: set[tuple[int,
     return False
 
 
-def _qualname_cut(expr: ast.expr, scope: Scope, depth: int, seen: set[tuple[int, int]]) -> bool:
+def _qualname_cut(
+    expr: ast.expr, scope: Scope, depth: int, seen: set[tuple[int, int]], use: str | None = None
+) -> bool:
     if depth > MAX_DEPTH:
         return True
     if (id(expr), depth) in seen:
         return False  # answered False already: a True ends the search
     seen.add((id(expr), depth))
     if isinstance(expr, ast.Attribute):
-        return _qualname_cut(expr.value, scope, depth + 1, seen)
+        return _qualname_cut(expr.value, scope, depth + 1, seen, expr.attr)
     if not isinstance(expr, ast.Name):
         return False
-    found = scope.lookup(expr.id)
+    found = paths(expr.id, scope, use)
     if found is None:
         return False
     aliases = []
-    for binding in found[0]:
+    for binding, *_ in found:
         if isinstance(binding, Assigned) and isinstance(binding.value, (ast.Name, ast.Attribute)):
             aliases.append(binding)
         elif not isinstance(binding, Imported):
             return False  # qualname answers None here whatever the depth
-    return any(_qualname_cut(b.value, b.scope, depth + 1, seen) for b in aliases)
+    return any(_qualname_cut(b.value, b.scope, depth + 1, seen, use) for b in aliases)
 
 
 def star_export(name: str, scope: Scope) -> str | None:

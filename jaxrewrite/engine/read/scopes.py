@@ -3,8 +3,8 @@
 Python's rules, simplified to what a decorator, an annotation or a call site needs: a function's
 own bindings (lambdas and comprehensions are functions too), then enclosing functions (class
 bodies skipped), then the module, then an optional outer environment (a notebook's live
-namespace). A name bound two different ways in one scope resolves to nothing, so ambiguity never
-guesses.
+namespace). PEP 695 type parameters open an annotation scope of their own. What a name bound on
+several paths denotes is ``denote``'s to say.
 """
 
 from __future__ import annotations
@@ -31,6 +31,10 @@ class ScopeKind(enum.Enum):
     CLASS = "class"
     #: Names the module does not bind but its runner provides (a notebook's namespace).
     ENVIRONMENT = "environment"
+    #: PEP 695 type parameters (``def f[T]``, ``class C[T]``, ``type X[T] = ...``): where the
+    #: annotations, a class's bases and body, a type statement's value are read; it sees the
+    #: class body it is directly in, as Python's annotation scopes do.
+    ANNOTATION = "annotation"
 
 
 @dataclass(frozen=True)
@@ -91,7 +95,7 @@ class Choice(Opaque):
 
 
 Binding = Union[Imported, Assigned, Defined, DefinedClass, MarkerBinding, Opaque]
-_OPAQUE = Opaque()
+OPAQUE = Opaque()
 
 
 def choice_parts(bindings: Iterable[Binding]) -> Iterator[Binding]:
@@ -104,7 +108,7 @@ def choice_parts(bindings: Iterable[Binding]) -> Iterator[Binding]:
             yield binding
 
 
-def _choice(target: ast.expr, iterable: ast.expr, scope: Scope) -> Choice:
+def loop_choice(target: ast.expr, iterable: ast.expr, scope: Scope) -> Choice:
     """What a loop target binds: one of the elements of a literal tuple, list or set without
     ``*`` for a plain name, else what the iterable is made from."""
     literal = isinstance(iterable, (ast.Tuple, ast.List, ast.Set)) and iterable.elts
@@ -131,6 +135,8 @@ class Scope:
     global_names: set[str] = field(default_factory=set)
     #: Memo for resolve.qualname of bare names (and ``name.attr``) looked up from this scope.
     qualnames: dict[str, str | None] = field(default_factory=dict)
+    #: The annotation scope of each generic def, class or type statement made here, by node id.
+    annotations: dict[int, Scope] = field(default_factory=dict)
 
     def bind(self, name: str, binding: Binding, site: Site = (0, 0)) -> None:
         self.bindings.setdefault(name, []).append(binding)
@@ -139,9 +145,13 @@ class Scope:
     def bind_for_block(self, name: str, site: Site, block: list[ast.stmt], binding: Binding | None = None) -> None:
         """A block head's binding (opaque unless given), which code in ``block`` surely sees
         unless it rebinds."""
-        self.bind(name, _OPAQUE if binding is None else binding, site)
+        self.bind(name, OPAQUE if binding is None else binding, site)
         last = block[-1].end_lineno or block[-1].lineno
         self.regions.setdefault(name, []).append((block[0].lineno, last, len(self.bindings[name]) - 1))
+
+    def annotating(self, node: ast.AST) -> Scope:
+        """Where the annotations of ``node`` (a def or class made in this scope) are read."""
+        return self.annotations.get(id(node), self) if self.annotations else self
 
     def module(self) -> Scope:
         scope = self
@@ -160,7 +170,7 @@ class Scope:
                 continue
             if (first or scope.kind is not ScopeKind.CLASS) and name in scope.bindings:
                 return scope.bindings[name], scope
-            first = False
+            first = first and scope.kind is ScopeKind.ANNOTATION
             scope = scope.parent
         return None
 
@@ -238,6 +248,7 @@ class ScopeTree:
         for scope in self.scopes:
             scope.bindings.clear()
             scope.qualnames.clear()
+            scope.annotations.clear()
         self.defs.clear()
         self.classes.clear()
         self.statements.clear()
@@ -315,13 +326,13 @@ def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree) -> None:
                     scope.bind_for_block(handler_node.name, (handler_node.lineno, result.flow), handler_node.body)
                 _bind_body(handler_node.body, scope, result)
         elif kind in (ast.For, ast.AsyncFor):
-            choice = _choice(stmt.target, stmt.iter, scope)  # type: ignore[attr-defined]
-            for name in _target_names(stmt.target):  # type: ignore[attr-defined]
+            choice = loop_choice(stmt.target, stmt.iter, scope)  # type: ignore[attr-defined]
+            for name in target_names(stmt.target):  # type: ignore[attr-defined]
                 scope.bind_for_block(name, site, stmt.body, choice)  # type: ignore[attr-defined]
         elif kind in (ast.With, ast.AsyncWith):
             for item in stmt.items:  # type: ignore[attr-defined]
                 if item.optional_vars is not None:
-                    for name in _target_names(item.optional_vars):
+                    for name in target_names(item.optional_vars):
                         scope.bind_for_block(name, site, stmt.body)  # type: ignore[attr-defined]
         elif kind is ast.Match:
             for case in stmt.cases:  # type: ignore[attr-defined]
@@ -351,19 +362,19 @@ def _site(stmt: ast.stmt, result: ScopeTree) -> Site:
 
 
 def _bind_targets(target: ast.expr, scope: Scope, site: Site) -> None:
-    for name in _target_names(target):
-        scope.bind(name, _OPAQUE, site)
+    for name in target_names(target):
+        scope.bind(name, OPAQUE, site)
 
 
-def _target_names(target: ast.expr) -> Iterator[str]:
+def target_names(target: ast.expr) -> Iterator[str]:
     """The names an assignment target binds (``a``, ``a, (b, *c)``); attributes and items bind none."""
     if isinstance(target, ast.Name):
         yield target.id
     elif isinstance(target, (ast.Tuple, ast.List)):
         for element in target.elts:
-            yield from _target_names(element)
+            yield from target_names(element)
     elif isinstance(target, ast.Starred):
-        yield from _target_names(target.value)
+        yield from target_names(target.value)
 
 
 def _captures(pattern: ast.pattern) -> Iterator[str]:
@@ -396,19 +407,19 @@ def _bind_walrus(stmt: ast.stmt, scope: Scope, result: ScopeTree) -> None:
     """
     found: list[tuple[str, bool, ast.expr | None]] = []
     for expr in own_expressions(stmt):
-        _walrus_targets(expr, type(stmt) is not ast.Assert, found)
+        walrus_targets(expr, type(stmt) is not ast.Assert, found)
     for case in getattr(stmt, "cases", ()):
         if case.guard is not None:
-            _walrus_targets(case.guard, False, found)
+            walrus_targets(case.guard, False, found)
     for handler in getattr(stmt, "handlers", ()):
         if handler.type is not None:
-            _walrus_targets(handler.type, False, found)
+            walrus_targets(handler.type, False, found)
     for name, sure, value in found:
-        binding = _OPAQUE if value is None else Assigned(value, scope)
+        binding = OPAQUE if value is None else Assigned(value, scope)
         scope.bind(name, binding, (stmt.lineno, result.flow if sure else result.flow or stmt.lineno))
 
 
-def _walrus_targets(
+def walrus_targets(
     node: ast.AST, sure: bool, out: list[tuple[str, bool, ast.expr | None]], own: frozenset[str] = frozenset()
 ) -> None:
     """The names ``:=`` binds in ``node``'s scope (not inside a lambda's body), each with whether
@@ -422,29 +433,29 @@ def _walrus_targets(
             value = node.value  # type: ignore[attr-defined]
             foreign = own and any(isinstance(n, ast.Name) and n.id in own for n in ast.walk(value))
             out.append((target.id, sure, None if foreign else value))
-        _walrus_targets(node.value, sure, out, own)  # type: ignore[attr-defined]
+        walrus_targets(node.value, sure, out, own)  # type: ignore[attr-defined]
     elif kind is ast.Lambda:
         args = node.args  # type: ignore[attr-defined]
         for default in (*args.defaults, *(d for d in args.kw_defaults if d is not None)):
-            _walrus_targets(default, sure, out, own)
+            walrus_targets(default, sure, out, own)
     elif kind is ast.BoolOp:
         values = node.values  # type: ignore[attr-defined]
-        _walrus_targets(values[0], sure, out, own)
+        walrus_targets(values[0], sure, out, own)
         for value in values[1:]:
-            _walrus_targets(value, False, out, own)
+            walrus_targets(value, False, out, own)
     elif kind is ast.IfExp:
-        _walrus_targets(node.test, sure, out, own)  # type: ignore[attr-defined]
-        _walrus_targets(node.body, False, out, own)  # type: ignore[attr-defined]
-        _walrus_targets(node.orelse, False, out, own)  # type: ignore[attr-defined]
-    elif kind in _COMPREHENSIONS:
+        walrus_targets(node.test, sure, out, own)  # type: ignore[attr-defined]
+        walrus_targets(node.body, False, out, own)  # type: ignore[attr-defined]
+        walrus_targets(node.orelse, False, out, own)  # type: ignore[attr-defined]
+    elif kind in COMPREHENSIONS:
         outside, inside, targets = comprehension_parts(node)
-        _walrus_targets(outside, sure, out, own)
+        walrus_targets(outside, sure, out, own)
         bound = own | {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
         for part in inside:
-            _walrus_targets(part, False, out, bound)
+            walrus_targets(part, False, out, bound)
     else:
         for child in ast.iter_child_nodes(node):
-            _walrus_targets(child, sure, out, own)
+            walrus_targets(child, sure, out, own)
 
 
 def own_expressions(stmt: ast.AST) -> list[ast.AST]:
@@ -469,6 +480,7 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result
     result.statements.append(
         (first, body_first - 1 if body_first > node.lineno else node.lineno, node, scope, result.flow)
     )
+    scope = _type_parameters(node, scope, result)  # the body is nested in the annotation scope
     last = node.end_lineno or node.lineno
     lines = result.structural
     at = bisect.bisect_left(lines, body_first)
@@ -478,11 +490,24 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result
         result.deferred.append((body_first, last, node, scope))
 
 
+def _type_parameters(node: ast.AST, scope: Scope, result: ScopeTree) -> Scope:
+    """The annotation scope of a generic def, class or type statement (PEP 695), its type
+    parameters bound there and shadowing outer names; ``scope`` itself for any other."""
+    params = getattr(node, "type_params", None)
+    if not params:
+        return scope
+    inner = scope.annotations[id(node)] = Scope(ScopeKind.ANNOTATION, scope)
+    result.scopes.append(inner)
+    for param in params:
+        inner.bind(param.name, OPAQUE)
+    return inner
+
+
 def _function_body(node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result: ScopeTree) -> None:
     inner = Scope(ScopeKind.FUNCTION, scope)
     result.scopes.append(inner)
     for name in parameter_names(node.args):
-        inner.bind(name, _OPAQUE)
+        inner.bind(name, OPAQUE)
     outer_flow, result.flow = result.flow, 0
     _bind_body(node.body, inner, result)
     result.flow = outer_flow
@@ -495,7 +520,7 @@ def parameter_names(args: ast.arguments) -> list[str]:
 
 
 def _class(node: ast.ClassDef, scope: Scope, result: ScopeTree) -> None:
-    body = Scope(ScopeKind.CLASS, scope)
+    body = Scope(ScopeKind.CLASS, _type_parameters(node, scope, result))
     result.scopes.append(body)
     defined = DefinedClass(node, body)
     first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
@@ -533,7 +558,7 @@ def _import_from(node: ast.ImportFrom, scope: Scope, result: ScopeTree) -> None:
             if module is not None:
                 scope.star_imports.append(module)
             continue
-        binding = Imported(f"{module}.{alias.name}") if module else _OPAQUE
+        binding = Imported(f"{module}.{alias.name}") if module else OPAQUE
         scope.bind(alias.asname or alias.name, binding, site)
 
 
@@ -549,7 +574,7 @@ def _assign(node: ast.Assign, scope: Scope, result: ScopeTree) -> None:
 def _ann_assign(node: ast.AnnAssign, scope: Scope, result: ScopeTree) -> None:
     result.statements.append((node.lineno, node.end_lineno or node.lineno, node, scope, result.flow))
     if isinstance(node.target, ast.Name):
-        binding = Assigned(node.value, scope) if node.value is not None else _OPAQUE
+        binding = Assigned(node.value, scope) if node.value is not None else OPAQUE
         scope.bind(node.target.id, binding, _site(node, result))
 
 
@@ -571,7 +596,8 @@ def _type_alias(node: ast.AST, scope: Scope, result: ScopeTree) -> None:  # Pyth
     name = getattr(node, "name", None)
     value = getattr(node, "value", None)
     if isinstance(name, ast.Name) and isinstance(value, ast.expr):
-        scope.bind(name.id, Assigned(value, scope, type_statement=True), (name.lineno, result.flow))
+        inner = _type_parameters(node, scope, result)
+        scope.bind(name.id, Assigned(value, inner, type_statement=True), (name.lineno, result.flow))
 
 
 _HANDLERS: dict[type, Callable[[Any, Scope, ScopeTree], None]] = {
@@ -593,48 +619,7 @@ if hasattr(ast, "TypeAlias"):
     _HANDLERS[ast.TypeAlias] = _type_alias
 
 
-# -- expression scopes: lambdas and comprehensions, built only where a call site is looked for ----
-
-
-def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> None:
-    """Every call in ``expr`` with the scope it runs in, in source order: a lambda's body and a
-    comprehension's elements run in scopes of their own, whose parameters and targets shadow
-    outer names. A loop, not recursion: an expression as deep as Python's parser takes (a long
-    generated sum) is deeper than Python's recursion limit."""
-    stack: list[tuple[ast.AST, Scope]] = [(expr, scope)]
-    while stack:
-        node, where = stack.pop()
-        kind = type(node)
-        if kind is ast.Call:
-            out.append((node, where))  # type: ignore[arg-type]
-        elif kind is ast.Lambda:
-            args = node.args  # type: ignore[attr-defined]
-            inner = Scope(ScopeKind.FUNCTION, where)
-            for name in parameter_names(args):
-                inner.bind(name, _OPAQUE)
-            walrus: list[tuple[str, bool, ast.expr | None]] = []
-            _walrus_targets(node.body, True, walrus)  # type: ignore[attr-defined]
-            for name, _, _ in walrus:
-                inner.bind(name, _OPAQUE)
-            stack.append((node.body, inner))  # type: ignore[attr-defined]
-            defaults = (*args.defaults, *(d for d in args.kw_defaults if d is not None))
-            stack.extend((default, where) for default in reversed(defaults))
-            continue
-        elif kind in _COMPREHENSIONS:
-            outside, inside, targets = comprehension_parts(node)
-            inner = Scope(ScopeKind.FUNCTION, where)
-            generators: list[ast.comprehension] = node.generators  # type: ignore[attr-defined]
-            for index, generator in enumerate(generators):
-                # The first iterable runs in the enclosing scope, the others in this one.
-                choice = _choice(generator.target, generator.iter, where if index == 0 else inner)
-                for name in _target_names(generator.target):
-                    inner.bind(name, choice, (0, 0))
-            stack.extend((part, inner) for part in reversed(inside))
-            stack.append((outside, where))
-            continue
-        stack.extend((child, where) for child in reversed(child_nodes(node)))
-
-_COMPREHENSIONS: dict[type, tuple[str, ...]] = {
+COMPREHENSIONS: dict[type, tuple[str, ...]] = {
     ast.ListComp: ("elt",),
     ast.SetComp: ("elt",),
     ast.GeneratorExp: ("elt",),
@@ -648,5 +633,5 @@ def comprehension_parts(node: ast.AST) -> tuple[ast.expr, list[ast.expr], list[a
     generators: list[ast.comprehension] = node.generators  # type: ignore[attr-defined]
     inside: list[ast.expr] = [generator.iter for generator in generators[1:]]
     inside.extend(condition for generator in generators for condition in generator.ifs)
-    inside.extend(getattr(node, name) for name in _COMPREHENSIONS[type(node)])
+    inside.extend(getattr(node, name) for name in COMPREHENSIONS[type(node)])
     return generators[0].iter, inside, [generator.target for generator in generators]

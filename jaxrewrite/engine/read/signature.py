@@ -75,6 +75,7 @@ def read_signature(
     ``relevant`` (names that could spell a marker) lets annotations that mention none of
     them skip the analysis; ``index``, the module's, keeps what each annotation marks.
     """
+    scope = scope.annotating(func)  # a generic def's type parameters shadow outer names (PEP 695)
     reader = MarkerReader(scope, src, relevant, index)
     args = func.args
     params: list[Param] = []

@@ -202,9 +202,12 @@ TYPE_ALIAS = Rule(
     "write the alias as an assignment, 'Alias = ...'", ERRORS,
 )
 TRANSFORM_BOUND_TWICE = Rule(
-    "JR104", E, "a transform name bound more than one way, so whether a use is that transform cannot be told",
-    "cannot tell whether {expr!r} is a JAX transform: its name is bound more than once in this scope, once to a transform; bind it once so the Static parameters are not ignored",
-    "bind the transform's name once", ERRORS,
+    "JR104", E, "a transform's or a marker's name bound more than one way, and the bindings disagree on what is static",
+    "cannot tell whether {expr!r} is a JAX transform, or which: {name!r} is bound more than once, to {first} ({first_at}) and to {second} ({second_at}), which do not make the same parameters static; bind it to transforms with the same static arguments on every path, or once",
+    "bind the name the same way on every path (or once)", ERRORS,
+    variants={
+        "marker": "cannot tell whether {name!r} marks this parameter: it is bound more than once, to {first} ({first_at}) and to {second} ({second_at}), which do not mark it the same way; bind it to the same marker on every path, or once",
+    },
 )
 FACTORY_KEYWORDS = Rule(
     "JR105", E, "keywords needed on a decorator factory's result",

@@ -75,10 +75,13 @@ class CallSites(Walker):
             # (``measure(partial(impl, n=3))``, ``fs.append(impl)``) needs nothing, whatever its
             # argument is, so what that argument names is not even read: a name bound to defs
             # with different statics is no reason to refuse a valid module.
-            if ambiguous(call.func, scope):
-                code, error = rules.TRANSFORM_BOUND_TWICE.code, ambiguity_error
+            pair = ambiguous(call.func, scope)
+            error: RewriteError | None
+            if pair is not None:
+                error = ambiguity_error(call.func, self.src, pair)
+                code = rules.TRANSFORM_BOUND_TWICE.code
             elif too_deep(call.func, scope):
-                code, error = rules.TOO_DEEP.code, depth_error
+                code, error = rules.TOO_DEEP.code, depth_error(call.func, self.src)
             elif looks_like_transform(call.func):
                 code, error = "", None
             else:
@@ -86,7 +89,7 @@ class CallSites(Walker):
             marked = self._marked_function(call.args[0], scope, site, exact=error is not None)
             if marked is not None and error is not None:
                 self.refused_defs[id(marked)] = code
-                raise error(call.func, self.src)
+                raise error
             if marked is not None:
                 self.unknown_calls.setdefault(id(marked), call.func)
             return

@@ -9,6 +9,7 @@ import bisect
 
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.analysis import Leaf
+from jaxrewrite.engine.read.denote import Path, spelled
 from jaxrewrite.engine.read.recognise import TransformRef
 from jaxrewrite.engine.read.resolve import PAST_DEPTH, binding_scope, qualname
 from jaxrewrite.engine.read.scopes import Scope
@@ -46,8 +47,10 @@ def header_mentions(func: Function, lines: list[int]) -> bool:
     return at < len(lines) and bool(lines[at] <= body_line(func))
 
 
-def ambiguity_error(expr: ast.expr, src: Source) -> RewriteError:
-    return rules.TRANSFORM_BOUND_TWICE.error(src, expr, expr=ast.unparse(expr))
+def ambiguity_error(expr: ast.expr, src: Source, pair: tuple[Path, Path]) -> RewriteError:
+    """JR104 at a use of a name whose bindings ``pair`` disagree on the transform it applies."""
+    fields = spelled(pair, src.filename)
+    return rules.TRANSFORM_BOUND_TWICE.error(src, expr, expr=ast.unparse(expr), **fields)
 
 
 def depth_error(expr: ast.expr, src: Source) -> RewriteError:

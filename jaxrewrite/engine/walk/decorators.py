@@ -53,7 +53,7 @@ class Decorators(Walker):
                     continue
             try:
                 sig = read_signature(func, scope, self.src, spellings, index)
-                leaves = self.leaves(sig, scope) if self.leaf_names else ()
+                leaves = self.leaves(sig, scope.annotating(func)) if self.leaf_names else ()
             except RewriteError as err:
                 self.failed.add(id(func))
                 self.refuse(err)
@@ -74,9 +74,10 @@ class Decorators(Walker):
     ) -> None:
         ref = classify(deco, scope)
         if ref is None:
-            if marked and ambiguous(deco, scope):
+            pair = ambiguous(deco, scope) if marked else None
+            if pair is not None:
                 self.refused_defs[id(func)] = rules.TRANSFORM_BOUND_TWICE.code
-                raise ambiguity_error(deco, self.src)
+                raise ambiguity_error(deco, self.src, pair)
             if marked and too_deep(deco, scope):
                 self.refused_defs[id(func)] = rules.TOO_DEEP.code
                 raise depth_error(deco, self.src)

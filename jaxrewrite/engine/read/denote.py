@@ -1,0 +1,151 @@
+"""What a name denotes where it is read: the one model the marker and transform readers share.
+
+A load of a name sees every binding its scope makes (``Scope.lookup``): both branches of a
+version check, a ``try``/``except ImportError`` pair, a rebinding after the use. Each is a
+``Path``; an assignment of ``a if c else b`` is two. A reader reads each path its own way (the
+marks an annotation spells, the transform a decorator applies) and the name is what every path
+reads as; where two paths read differently, ``split`` names them, and the reader refuses only
+where its use depends on that (JR104 names both bindings, ``spelled``).
+
+A path on which the use itself raises is none: ``jax = None`` (the optional-import guard) has no
+attribute ``jit``, and no constant can be called, so ``@jax.jit`` or ``@jit`` means on every
+path where it runs what the other bindings say.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Sequence
+from typing import NamedTuple, TypeVar
+
+from jaxrewrite.engine.read.scopes import (
+    Assigned,
+    Binding,
+    Choice,
+    Defined,
+    DefinedClass,
+    Imported,
+    MarkerBinding,
+    Scope,
+    ScopeKind,
+)
+
+#: The use that calls what a name denotes (a decorator, a callee): no constant survives it.
+CALLED = "()"
+
+T = TypeVar("T")
+
+
+class Path(NamedTuple):
+    """One way a name may be bound where it is read."""
+
+    binding: Binding
+    #: The scope that makes the binding, and the line it is made on (0: no line of this text).
+    scope: Scope
+    line: int
+    name: str
+    #: The binding as its statement makes it: ``binding`` is one branch of it (``a if c else b``).
+    made: Binding
+
+
+def paths(name: str, scope: Scope, use: str | None = None) -> list[Path] | None:
+    """The bindings a load of ``name`` in ``scope`` may see, one per path; None where the module
+    binds it nowhere (a builtin, a star import). ``use``: an attribute read of the value, or
+    ``CALLED``; a path on which that raises is left out (so the list may be empty)."""
+    found = scope.lookup(name)
+    if found is None:
+        return None
+    bindings, holder = found
+    sites = holder.sites[name]
+    out: list[Path] = []
+    for binding, (line, _) in zip(bindings, sites):
+        split_up = type(binding) is Assigned and type(binding.value) is ast.IfExp
+        for one in _branches(binding) if split_up else (binding,):  # type: ignore[arg-type]
+            if use is None or not _raises(one, use):
+                out.append(Path(one, holder, line, name, binding))
+    return out
+
+
+def _branches(binding: Assigned) -> list[Binding]:
+    """``x = a if c else b`` as the two assignments it may be (nested ones too)."""
+    todo: list[ast.expr] = [binding.value]
+    out: list[Binding] = []
+    while todo:
+        value = todo.pop()
+        if isinstance(value, ast.IfExp):
+            todo += [value.orelse, value.body]
+        else:
+            out.append(Assigned(value, binding.scope, binding.type_statement))
+    return out
+
+
+def _raises(binding: Binding, use: str) -> bool:
+    """Does ``use`` of this binding's value raise, whatever runs around it? Known for constants."""
+    if not (isinstance(binding, Assigned) and isinstance(binding.value, ast.Constant)):
+        return False
+    return use == CALLED or not hasattr(binding.value.value, use)
+
+
+def split(
+    readings: Sequence[tuple[T, Path]], same: Callable[[T, T], bool] | None = None
+) -> tuple[Path, Path] | None:
+    """Two paths whose readings differ (``same`` says when two agree; default ``==``), or None
+    where every path reads the same."""
+    first, where = readings[0]
+    for other, there in readings[1:]:
+        if not (first == other if same is None else same(first, other)):
+            return where, there
+    return None
+
+
+def same_expr(a: ast.AST | None, b: ast.AST | None) -> bool:
+    """Are two expressions the same but for where they stand? (``ast.dump`` of each, compared,
+    without the closures it makes, which would leave garbage for the collector each call.)"""
+    todo: list[tuple[object, object]] = [(a, b)]
+    while todo:
+        x, y = todo.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, ast.AST):
+            todo.extend((getattr(x, name, None), getattr(y, name, None)) for name in x._fields)
+        elif isinstance(x, list):
+            if len(x) != len(y):  # type: ignore[arg-type]
+                return False
+            todo.extend(zip(x, y))  # type: ignore[call-overload]
+        elif x != y:
+            return False
+    return True
+
+
+def spelled(pair: tuple[Path, Path], filename: str) -> dict[str, str]:
+    """JR104's fields for two disagreeing paths of a name: the name, what each binds and where."""
+    (a, b) = pair
+    return {
+        "name": a.name,
+        "first": _what(a),
+        "first_at": _where(a, filename),
+        "second": _what(b),
+        "second_at": _where(b, filename),
+    }
+
+
+def _what(path: Path) -> str:
+    binding = path.binding
+    if isinstance(binding, Imported):
+        return binding.qualname
+    if isinstance(binding, Assigned):
+        text = ast.unparse(binding.value)
+        return text if len(text) <= 60 else text[:57] + "..."
+    if isinstance(binding, Defined):
+        return f"def {binding.node.name}"
+    if isinstance(binding, DefinedClass):
+        return f"class {binding.node.name}"
+    if isinstance(binding, MarkerBinding):
+        return "a marker alias"
+    return "a loop's element" if isinstance(binding, Choice) else "another value"
+
+
+def _where(path: Path, filename: str) -> str:
+    if path.scope.kind is ScopeKind.ENVIRONMENT:
+        return "the namespace the module runs in"
+    return f"{filename}:{path.line}" if path.line else f"{filename}, a parameter or type parameter"
