@@ -52,7 +52,8 @@ def add_device_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu")
     parser.add_argument(
         "--platform", choices=PLATFORMS, default="cpu",
-        help="cpu sets JAX_PLATFORMS=cpu unless it is set; tpu and gpu leave it to JAX, which must pick that one",
+        help="cpu sets JAX_PLATFORMS=cpu unless it is set; tpu and gpu leave it to JAX, which must"
+        " pick that one",
     )
 
 

@@ -17,7 +17,8 @@ before the clock stops, so no arm leaves queued work for the next. The default c
 calling thread's CPU time (see _timing.py), which ignores time lost to other processes on a
 shared machine; ``--clock wall`` and ``--block`` give the end-to-end variant.
 
-Usage: python benchmarks/bench_dispatch.py [--rounds N] [--batch-ms MS] [--clock cpu|wall] [--platform cpu|tpu|gpu] [--block] [--quick] [--json PATH]
+Usage: python benchmarks/bench_dispatch.py [--rounds N] [--batch-ms MS] [--clock cpu|wall]
+    [--platform cpu|tpu|gpu] [--block] [--quick] [--json PATH]
 """
 
 from __future__ import annotations
@@ -166,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     ]
     for each in rows:
         each.device = kind
-    print(f"# dispatch: {rounds} rounds, clock={args.clock}, device={kind}, {'block every call' if args.block else 'block last of batch'}")
+    blocking = "block every call" if args.block else "block last of batch"
+    print(f"# dispatch: {rounds} rounds, clock={args.clock}, device={kind}, {blocking}")
     print_table(rows, args.quick)
     dump(rows, args.json)
     return 0

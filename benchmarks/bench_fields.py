@@ -7,7 +7,8 @@ Static[Callable]`` / ``depth: Static[int] = 2`` run through ``rewrite_source``; 
 is the baseline again, its ratio the run's noise floor. Target: <= 1.02 x hand under both jits,
 since the rewrite leaves the very ``eqx.field(static=True)`` a user would write, nothing else.
 
-Usage: python benchmarks/bench_fields.py [--rounds N] [--batch-ms MS] [--clock cpu|wall] [--platform cpu|tpu|gpu] [--quick] [--json PATH]
+Usage: python benchmarks/bench_fields.py [--rounds N] [--batch-ms MS] [--clock cpu|wall]
+    [--platform cpu|tpu|gpu] [--quick] [--json PATH]
 """
 
 from __future__ import annotations

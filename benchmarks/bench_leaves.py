@@ -35,7 +35,11 @@ the first call took ~1.3 ms against ~0.5 ms steady, and the next three stayed sl
 rotation of ``interleave`` puts the arm listed first ahead of the others in all but one round
 of every cycle, so without a warm-up that arm pays for the whole case: swapping the order of
 the jaxrewrite and jax arms moved "N=1000: jaxrewrite / jax" from 1.29 to 0.65. With the
-warm-up the order no longer matters (1.03 against 0.99).
+warm-up the order no longer mattered on the CPU (1.03 against 0.99), but it did on a TPU host
+(1.066, IQR 0.94-1.20, against 1.006 with one case's arms alone). So each case's arms are
+interleaved among themselves, one case after another: only its first round follows another
+case, and the warm-up covers that. The rows that compare two cases (``split alone``,
+``overhead over JAX``) pair rounds taken at different times: context, not targets.
 
 ``jit(grad)`` rows, at N = 10, 100, 1000 leaves with S = 2 statics (an int, a callable): the
 gradient of a scalar loss of the dict, jitted, per call, three arms side by side:
@@ -46,7 +50,8 @@ gradient of a scalar loss of the dict, jitted, per call, three arms side by side
 - ``jax``: the hand split, ``jax.jit(jax.grad(loss), static_argnums=(1, 2))`` on a dict of the
   arrays and the statics as separate arguments. Target: <= 1.10.
 
-Usage: python benchmarks/bench_leaves.py [--rounds N] [--batch-ms MS] [--clock cpu|wall] [--platform cpu|tpu|gpu] [--quick] [--json PATH]
+Usage: python benchmarks/bench_leaves.py [--rounds N] [--batch-ms MS] [--clock cpu|wall]
+    [--platform cpu|tpu|gpu] [--quick] [--json PATH]
 """
 
 from __future__ import annotations
@@ -327,9 +332,14 @@ def main(argv: list[str] | None = None) -> int:
         for name, call in grad_case.calls.items():
             count = 2 if args.quick else calibrate(call, batch, clock, minimum=5)
             arms[("grad " + grad_case.label(), name)] = warmed(call, count, clock, grad_case.finish)
-    keys = list(arms)
-    samples_by_index = interleave({str(i): arms[key] for i, key in enumerate(keys)}, rounds)
-    samples = {key: samples_by_index[str(i)] for i, key in enumerate(keys)}
+    # One case's arms at a time, interleaved among themselves: an arm that followed another
+    # case's arms paid for bringing its case back (on the TPU, "N=1000: jaxrewrite / jax" read
+    # 1.066 with the cases' arms in one rotation, 1.006 with one case alone).
+    samples: dict[tuple[str, str], list[float]] = {}
+    for label in dict.fromkeys(label for label, _ in arms):
+        names = [name for case_label, name in arms if case_label == label]
+        case_samples = interleave({name: arms[(label, name)] for name in names}, rounds)
+        samples.update({(label, name): values for name, values in case_samples.items()})
 
     def us(case: Case, arm: str) -> float:
         return median(samples[(case.label(), arm)]) * 1e6
@@ -398,7 +408,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(Row("leaves", what, bootstrap_ratio_of_differences(ra, rb), None, context))
     for each in rows:
         each.device = kind
-    print(f"# per-leaf statics: {rounds} rounds, clock={args.clock}, device={kind}, block last of batch")
+    print(f"# per-leaf statics: {rounds} rounds, clock={args.clock}, device={kind}, block last")
     print_table(rows, args.quick)
     dump(rows, args.json)
     return 0

@@ -120,7 +120,13 @@ def import_rows(stdout: str) -> list[Row]:
 
 
 def run_one(
-    name: str, script: str, extra: list[str], quick: bool, tmp: Path, import_repeats: int, platform: str = "cpu"
+    name: str,
+    script: str,
+    extra: list[str],
+    quick: bool,
+    tmp: Path,
+    import_repeats: int,
+    platform: str = "cpu",
 ) -> tuple[list[Row], str, str]:
     """Run one benchmark script; return its rows, a one-line status and its stdout."""
     command = [sys.executable, str(HERE / script)]
@@ -135,7 +141,8 @@ def run_one(
         command += ["--platform", platform]
     print(f"$ {' '.join(Path(c).name if c == command[1] else c for c in command[1:])}", flush=True)
     start = time.perf_counter()
-    result = subprocess.run(command, env=child_env(platform), capture_output=True, text=True, check=False)
+    env = child_env(platform)
+    result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - start
     sys.stdout.write(result.stdout)
     if result.returncode != 0:
@@ -160,9 +167,8 @@ def markdown(rows: list[Row]) -> str:
     ]
     for row in rows:
         device = row.device or "host"  # what runs no JAX call (rewrite, import) runs on the host
-        lines.append(
-            f"| {row.what} | {row.ratio.median:.3f} | {spread(row.ratio)} | {row.verdict} | {device} | {row.context} |"
-        )
+        ratio = f"{row.ratio.median:.3f} | {spread(row.ratio)}"
+        lines.append(f"| {row.what} | {ratio} | {row.verdict} | {device} | {row.context} |")
     return "\n".join(lines)
 
 
@@ -222,7 +228,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"$ {script}: {status.partition(': ')[2]}", flush=True)
                 statuses.append(status)
                 continue
-            rows, status, stdout = run_one(name, script, extra, args.quick, scratch, args.import_repeats, args.platform)
+            rows, status, stdout = run_one(
+                name, script, extra, args.quick, scratch, args.import_repeats, args.platform
+            )
             all_rows += rows
             statuses.append(status)
             if name == "cold":
@@ -237,11 +245,13 @@ def main(argv: list[str] | None = None) -> int:
     except importlib.metadata.PackageNotFoundError:  # pragma: no cover - jax is a dependency of every benchmark
         jax_version = "?"
     load_avg = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    on_platform = "" if args.platform == "cpu" else f" --platform {args.platform}"
     header = [
         "# Benchmark results",
         "",
         (
-            f"`python benchmarks/run.py{' --quick' if args.quick else ''}{'' if args.platform == 'cpu' else ' --platform ' + args.platform}` on {datetime.datetime.now():%Y-%m-%d %H:%M}: "
+            f"`python benchmarks/run.py{' --quick' if args.quick else ''}{on_platform}` on "
+            f"{datetime.datetime.now():%Y-%m-%d %H:%M}: "
             f"Python {platform.python_version()}, jax {jax_version}, {os.cpu_count()} cores, "
             f"load average {load_avg} at the end, {time.perf_counter() - started:.0f} s in all."
         ),

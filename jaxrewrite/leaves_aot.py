@@ -55,7 +55,7 @@ def forward(
             value = splitting(target)
             value.__name__ = name
             value.__qualname__ = f"{outer.__qualname__}.{name}"
-            value.__doc__ = f"``{name}`` of the transformed function, with the arguments split as a call splits them."
+            value.__doc__ = f"The transformed function's ``{name}``, its arguments split as a call's."
         else:
             value = getattr(transformed, name)
         setattr(outer, name, value)

@@ -125,7 +125,8 @@ def test_rows_name_the_device_they_measured(quick_run: Callable[[str], QuickRun]
     assert "| target | device | context" in run.results.read_text()
     rows = [line for line in run.results.read_text().splitlines() if line.startswith("| dispatch:")]
     assert rows and all(" | cpu | " in line for line in rows), rows
-    assert all(" | host | " in line for line in run.results.read_text().splitlines() if line.startswith("| cold "))
+    cold = [line for line in run.results.read_text().splitlines() if line.startswith("| cold ")]
+    assert cold and all(" | host | " in line for line in cold), cold
 
 
 def _timing_module() -> object:
@@ -168,11 +169,14 @@ def test_platform_is_checked_and_the_harness_runs_its_text_quietly() -> None:
     rewritten modules the harness runs raise no NotRewrittenWarning (their text is registered)."""
     script = str(REPO / "benchmarks" / "bench_dispatch.py")
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
-    refused = subprocess.run(
-        [sys.executable, script, "--quick", "--platform", "tpu"], capture_output=True, text=True, timeout=300, env=env
-    )
-    assert refused.returncode != 0 and "--platform tpu: JAX runs on cpu" in refused.stderr, refused.stderr
-    done = subprocess.run([sys.executable, script, "--quick"], capture_output=True, text=True, timeout=300, env=env)
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, script, "--quick", *args]
+        return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+
+    refused = run("--platform", "tpu")
+    assert refused.returncode != 0, refused.stderr
+    assert "--platform tpu: JAX runs on cpu" in refused.stderr, refused.stderr
+    done = run()
     assert done.returncode == 0, done.stderr
     assert "[cpu]" in done.stdout and "device=cpu" in done.stdout
     assert "NotRewrittenWarning" not in done.stderr, done.stderr

@@ -270,7 +270,8 @@ def test_cache_size_counts_compiles_as_for_jax_jit_by_hand() -> None:
         (X, 2, SCALE),
     ]
     for x, steps, scale in calls:
-        np.testing.assert_allclose(f(x, {"steps": steps, "scale": scale}), hand(x, scale, steps=steps))
+        expected = hand(x, scale, steps=steps)
+        np.testing.assert_allclose(f(x, {"steps": steps, "scale": scale}), expected)
         assert f._cache_size() == hand._cache_size()
         assert traces == hand_traces
     assert f._cache_size() == 3
