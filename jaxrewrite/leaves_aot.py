@@ -13,7 +13,7 @@ from typing import Any
 AOT_METHODS = ("lower", "trace", "eval_shape")
 #: What jax.jit's result answers from its C type's slots (pickle's state, the vectorcall
 #: offset), for the type's own protocols: a function has its own.
-TYPE_SLOTS = frozenset({"__setstate__", "__vectorcalloffset__"})
+TYPE_SLOTS = frozenset({"__getstate__", "__setstate__", "__vectorcalloffset__"})
 Held = tuple[Any, ...]
 #: ``leaves._call_path``: (specs, hold) -> a decorator that splits the arguments as a call does.
 CallPath = Callable[[tuple[Any, ...], bool], Callable[[Callable[..., Any]], Callable[..., Any]]]

@@ -230,7 +230,7 @@ def test_clear_cache_is_forwarded() -> None:
 
 #: What jax.jit's result answers from its C type's slots, for the type's own protocols (pickle's
 #: state, the vectorcall offset); a function has its own. Nothing else may be missing.
-TYPE_SLOTS = {"__setstate__", "__vectorcalloffset__"}
+TYPE_SLOTS = {"__getstate__", "__setstate__", "__vectorcalloffset__"}
 
 
 def _hand_twin() -> tuple[Any, list[int]]:
