@@ -11,13 +11,24 @@ ever asserted about them.
 Clocks: ``cpu`` is ``time.thread_time`` (CPU time of the calling thread: time spent preempted by
 other processes on a shared machine does not count, and neither do JAX's worker threads, which
 run the same executable in every arm); ``process`` is ``time.process_time``; ``wall`` is
-``time.perf_counter``.
+``time.perf_counter``. A clock's resolution is measured, not assumed (the thread clock read in
+steps of 10 ms on a TPU host): every timed batch runs until it reads at least ``READINGS``
+steps of its clock, so no sample reads zero and a coarse clock costs longer batches, not
+wrong ratios.
+
+Platforms: ``--platform cpu`` (the default) sets ``JAX_PLATFORMS=cpu`` unless it is set;
+``tpu`` and ``gpu`` leave the choice to JAX and stop the run if JAX picked another. Each row
+names the device it measured (``Row.device``).
 """
 
 from __future__ import annotations
 
+import argparse
+import functools
 import gc
 import json
+import linecache
+import os
 import statistics
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -30,6 +41,64 @@ CLOCKS: dict[str, Callable[[], float]] = {
     "process": time.process_time,
     "wall": time.perf_counter,
 }
+#: A timed batch reads at least this many steps of its clock: the reading is then off by at
+#: most 1 % from the rounding of the clock.
+READINGS = 100
+PLATFORMS = ("cpu", "tpu", "gpu")
+
+
+def add_device_options(parser: argparse.ArgumentParser) -> None:
+    """``--platform`` and ``--clock``, as the scripts that time JAX calls take them."""
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu")
+    parser.add_argument(
+        "--platform", choices=PLATFORMS, default="cpu",
+        help="cpu sets JAX_PLATFORMS=cpu unless it is set; tpu and gpu leave it to JAX, which must"
+        " pick that one",
+    )
+
+
+def use_platform(platform: str) -> None:
+    """Before JAX is imported: the platform ``--platform`` asks for."""
+    if platform == "cpu":
+        os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+
+def device_kind(platform: str) -> str:
+    """What the run measures (``cpu``, ``tpu: TPU v5 lite``); stops the run where JAX picked
+    another platform than ``platform``, so no row is credited to a device it did not run on."""
+    import jax
+
+    device = jax.devices()[0]
+    if device.platform != platform:
+        raise SystemExit(
+            f"--platform {platform}: JAX runs on {device.platform} ({device.device_kind}), "
+            f"JAX_PLATFORMS={os.environ.get('JAX_PLATFORMS')!r}"
+        )
+    return "cpu" if platform == "cpu" else f"{platform}: {device.device_kind}"
+
+
+def run_text(text: str, filename: str, namespace: dict[str, Any]) -> dict[str, Any]:
+    """Run rewritten module text in ``namespace``, its text registered where Python keeps the
+    text of code without a file (``linecache``), so jaxrewrite reads that it was rewritten (no
+    NotRewrittenWarning) and tracebacks show its lines."""
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace
+
+
+@functools.cache
+def resolution(clock: Callable[[], float]) -> float:
+    """The step the clock reads in: the median of five steps, each timed from one change of its
+    reading to the next (a fine clock's steps are the loop's own time, an upper bound)."""
+    steps = []
+    for _ in range(5):
+        start = clock()
+        while (first := clock()) == start:
+            pass
+        while (now := clock()) == first:
+            pass
+        steps.append(now - first)
+    return statistics.median(steps)
 
 
 def interleave(
@@ -99,28 +168,37 @@ def per_call(
     clock: Callable[[], float],
     finish: Callable[[Any], Any] | None = None,
 ) -> Callable[[], float]:
-    """An arm: ``calls`` calls of ``fn`` in a plain loop, timed together; seconds per call.
+    """An arm: ``calls`` calls of ``fn`` in a plain loop, timed together; seconds per call. The
+    batch runs again until the clock reads at least ``READINGS`` of its steps.
 
     ``finish`` is applied to the last result before the clock stops (e.g. block_until_ready,
     so that work still queued by an asynchronous dispatch is paid inside the batch that
     queued it, not by whichever arm runs next).
     """
     loop = range(calls)
+    floor = READINGS * resolution(clock)
 
     def sample() -> float:
-        result = None
+        done = 0
         start = clock()
-        for _ in loop:
-            result = fn()
-        if finish is not None:
-            finish(result)
-        return (clock() - start) / calls
+        while True:
+            result = None
+            for _ in loop:
+                result = fn()
+            if finish is not None:
+                finish(result)
+            done += calls
+            spent = clock() - start
+            if spent >= floor:
+                return spent / done
 
     return sample
 
 
 def calibrate(fn: Callable[[], Any], seconds: float, clock: Callable[[], float], minimum: int = 1) -> int:
-    """How many calls of ``fn`` take about ``seconds`` on ``clock`` (at least ``minimum``)."""
+    """How many calls of ``fn`` take about ``seconds`` on ``clock`` (at least ``minimum``), or
+    as many as read ``READINGS`` steps of a coarse clock, when that is more."""
+    seconds = max(seconds, READINGS * resolution(clock))
     calls = 1
     while True:
         start = clock()
@@ -130,7 +208,7 @@ def calibrate(fn: Callable[[], Any], seconds: float, clock: Callable[[], float],
         if spent >= seconds / 10 or calls >= 1 << 22:
             break
         calls *= 4
-    return max(minimum, int(calls * seconds / max(spent, 1e-9)))
+    return max(minimum, int(calls * seconds / max(spent, resolution(clock))))
 
 
 @dataclass
@@ -142,6 +220,7 @@ class Row:
     ratio: Ratio
     target: float | None = None  # met when ratio.median <= target
     context: str = ""  # absolute medians etc.: printed, never asserted
+    device: str = ""  # what JAX ran on (device_kind), for the rows that time JAX calls
 
     @property
     def verdict(self) -> str:
@@ -155,7 +234,8 @@ HEADER = f"{'what':58} {'ratio [IQR]':>22}  {'target':16} context"
 
 
 def format_row(row: Row) -> str:
-    return f"{row.what:58} {row.ratio!s:>22}  {row.verdict:16} {row.context}"
+    device = f" [{row.device}]" if row.device else ""
+    return f"{row.what:58} {row.ratio!s:>22}  {row.verdict:16} {row.context}{device}"
 
 
 def print_table(rows: Sequence[Row], quick: bool = False) -> None:

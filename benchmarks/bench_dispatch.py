@@ -17,30 +17,33 @@ before the clock stops, so no arm leaves queued work for the next. The default c
 calling thread's CPU time (see _timing.py), which ignores time lost to other processes on a
 shared machine; ``--clock wall`` and ``--block`` give the end-to-end variant.
 
-Usage: python benchmarks/bench_dispatch.py [--rounds N] [--batch-ms MS] [--clock cpu|wall] [--block] [--quick] [--json PATH]
+Usage: python benchmarks/bench_dispatch.py [--rounds N] [--batch-ms MS] [--clock cpu|wall]
+    [--platform cpu|tpu|gpu] [--block] [--quick] [--json PATH]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
-os.environ.setdefault("JAX_PLATFORMS", "cpu")
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 from _timing import (  # noqa: E402
     CLOCKS,
     Row,
+    add_device_options,
     calibrate,
+    device_kind,
     dump,
     interleave,
     median,
     paired_ratio,
     per_call,
     print_table,
+    run_text,
+    use_platform,
 )
 
 REWRITTEN = '''\
@@ -85,9 +88,7 @@ def scale(x, n):
 
 
 def load(text: str, name: str) -> object:
-    namespace: dict[str, object] = {"__name__": name}
-    exec(compile(text, f"<{name}>", "exec"), namespace)
-    return namespace["scale"]
+    return run_text(text, f"<{name}>", {"__name__": name})["scale"]
 
 
 def rewritten_function() -> object:
@@ -102,13 +103,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=81, help="interleaved rounds (one batch per arm each)")
     parser.add_argument("--batch-ms", type=float, default=8.0, help="clock time per batch of calls")
-    parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu")
+    add_device_options(parser)
     parser.add_argument("--block", action="store_true", help="block_until_ready on every call")
     parser.add_argument("--quick", action="store_true", help="a few tiny rounds: proves the script runs, measures nothing")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON (for run.py)")
     args = parser.parse_args(argv)
     rounds, batch = (3, 0.0005) if args.quick else (args.rounds, args.batch_ms / 1e3)
     clock = CLOCKS[args.clock]
+    use_platform(args.platform)
+    kind = device_kind(args.platform)
 
     import jax.numpy as jnp
 
@@ -162,7 +165,10 @@ def main(argv: list[str] | None = None) -> int:
         row("dispatch: equinox.filter_jit / hand jax.jit", "equinox", "hand"),
         row("dispatch: jaxrewrite / equinox.filter_jit", "jaxrewrite", "equinox"),
     ]
-    print(f"# dispatch: {rounds} rounds, clock={args.clock}, {'block every call' if args.block else 'block last of batch'}")
+    for each in rows:
+        each.device = kind
+    blocking = "block every call" if args.block else "block last of batch"
+    print(f"# dispatch: {rounds} rounds, clock={args.clock}, device={kind}, {blocking}")
     print_table(rows, args.quick)
     dump(rows, args.json)
     return 0

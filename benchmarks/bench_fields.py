@@ -7,22 +7,35 @@ Static[Callable]`` / ``depth: Static[int] = 2`` run through ``rewrite_source``; 
 is the baseline again, its ratio the run's noise floor. Target: <= 1.02 x hand under both jits,
 since the rewrite leaves the very ``eqx.field(static=True)`` a user would write, nothing else.
 
-Usage: python benchmarks/bench_fields.py [--rounds N] [--batch-ms MS] [--clock cpu|wall] [--quick] [--json PATH]
+Usage: python benchmarks/bench_fields.py [--rounds N] [--batch-ms MS] [--clock cpu|wall]
+    [--platform cpu|tpu|gpu] [--quick] [--json PATH]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import types
 from pathlib import Path
 
-os.environ.setdefault("JAX_PLATFORMS", "cpu")
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
-from _timing import CLOCKS, Row, calibrate, dump, interleave, median, paired_ratio, per_call, print_table  # noqa: E402
+from _timing import (  # noqa: E402
+    CLOCKS,
+    Row,
+    add_device_options,
+    calibrate,
+    device_kind,
+    dump,
+    interleave,
+    median,
+    paired_ratio,
+    per_call,
+    print_table,
+    run_text,
+    use_platform,
+)
 
 REWRITTEN = '''\
 # jaxrewrite: enable
@@ -71,7 +84,7 @@ def load(text: str, name: str) -> object:
     """Run the text as a real module: dataclasses look the class's module up in sys.modules."""
     module = types.ModuleType(name)
     sys.modules[name] = module
-    exec(compile(text, f"<{name}>", "exec"), module.__dict__)
+    run_text(text, f"<{name}>", module.__dict__)
     return module.Mlp
 
 
@@ -88,12 +101,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=81, help="interleaved rounds (one batch per arm each)")
     parser.add_argument("--batch-ms", type=float, default=8.0, help="clock time per batch of calls")
-    parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu")
+    add_device_options(parser)
     parser.add_argument("--quick", action="store_true", help="a few tiny rounds: proves the script runs, measures nothing")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON (for run.py)")
     args = parser.parse_args(argv)
     rounds, batch = (3, 0.0005) if args.quick else (args.rounds, args.batch_ms / 1e3)
     clock = CLOCKS[args.clock]
+    use_platform(args.platform)
+    kind = device_kind(args.platform)
 
     import equinox as eqx
     import jax
@@ -134,7 +149,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"jaxrewrite, {jit_name}", f"hand, {jit_name}", 1.02)
         )
         rows.append(row(f"fields: hand / itself (A/A noise), {jit_name}", f"hand (A/A), {jit_name}", f"hand, {jit_name}"))
-    print(f"# fields: {rounds} rounds, clock={args.clock}, block last of batch")
+    for each in rows:
+        each.device = kind
+    print(f"# fields: {rounds} rounds, clock={args.clock}, device={kind}, block last of batch")
     print_table(rows, args.quick)
     dump(rows, args.json)
     return 0

@@ -35,7 +35,11 @@ the first call took ~1.3 ms against ~0.5 ms steady, and the next three stayed sl
 rotation of ``interleave`` puts the arm listed first ahead of the others in all but one round
 of every cycle, so without a warm-up that arm pays for the whole case: swapping the order of
 the jaxrewrite and jax arms moved "N=1000: jaxrewrite / jax" from 1.29 to 0.65. With the
-warm-up the order no longer matters (1.03 against 0.99).
+warm-up the order no longer mattered on the CPU (1.03 against 0.99), but it did on a TPU host
+(1.066, IQR 0.94-1.20, against 1.006 with one case's arms alone). So each case's arms are
+interleaved among themselves, one case after another: only its first round follows another
+case, and the warm-up covers that. The rows that compare two cases (``split alone``,
+``overhead over JAX``) pair rounds taken at different times: context, not targets.
 
 ``jit(grad)`` rows, at N = 10, 100, 1000 leaves with S = 2 statics (an int, a callable): the
 gradient of a scalar loss of the dict, jitted, per call, three arms side by side:
@@ -46,13 +50,13 @@ gradient of a scalar loss of the dict, jitted, per call, three arms side by side
 - ``jax``: the hand split, ``jax.jit(jax.grad(loss), static_argnums=(1, 2))`` on a dict of the
   arrays and the statics as separate arguments. Target: <= 1.10.
 
-Usage: python benchmarks/bench_leaves.py [--rounds N] [--batch-ms MS] [--clock cpu|wall] [--quick] [--json PATH]
+Usage: python benchmarks/bench_leaves.py [--rounds N] [--batch-ms MS] [--clock cpu|wall]
+    [--platform cpu|tpu|gpu] [--quick] [--json PATH]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
 import sys
@@ -60,7 +64,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("JAX_PLATFORMS", "cpu")
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
@@ -68,7 +71,9 @@ from _timing import (  # noqa: E402
     CLOCKS,
     Ratio,
     Row,
+    add_device_options,
     calibrate,
+    device_kind,
     dump,
     interleave,
     median,
@@ -76,6 +81,8 @@ from _timing import (  # noqa: E402
     paired_ratio,
     per_call,
     print_table,
+    run_text,
+    use_platform,
 )
 
 # The computation, shared by the three arms: reduce the arrays, apply the static activation a
@@ -189,8 +196,7 @@ class GradCase:
         filename = f"bench_leaves_grad_{leaves}.py"
         text = rewrite_source(grad_module_text(leaves), filename)
         assert "static_leaves, jax.jit" in text and "grad_leaves, jax.grad" in text, text
-        namespace: dict[str, Any] = {"__name__": filename[:-3]}
-        exec(compile(text, filename, "exec"), namespace)
+        namespace = run_text(text, filename, {"__name__": filename[:-3]})
         arrays = {f"a{i}": jnp.full((2,), 1.0 / leaves) for i in range(leaves)}
         config = dict(arrays, s0=2, s1=jnp.tanh)
         jr, eq, jx = namespace["with_jaxrewrite"], namespace["with_equinox"], namespace["with_jax"]
@@ -248,8 +254,7 @@ class Case:
         filename = f"bench_leaves_{leaves}_{statics}.py"
         text = rewrite_source(module_text(leaves, statics), filename)
         assert "static_leaves, jax.jit" in text, "the TypedDict spelling was not rewritten"
-        namespace: dict[str, Any] = {"__name__": filename[:-3]}
-        exec(compile(text, filename, "exec"), namespace)
+        namespace = run_text(text, filename, {"__name__": filename[:-3]})
         arrays = {f"a{i}": jnp.full((2,), 1.0 / leaves) for i in range(leaves)}
         statics_values = [2, jnp.tanh] + [1] * (statics - 2)
         config = dict(arrays, **{f"s{i}": v for i, v in enumerate(statics_values)})
@@ -297,11 +302,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=41, help="interleaved rounds (one batch per arm each)")
     parser.add_argument("--batch-ms", type=float, default=8.0, help="clock time per batch of calls")
-    parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu")
+    add_device_options(parser)
     parser.add_argument("--quick", action="store_true", help="small N, a few tiny rounds: proves the script runs")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON (for run.py)")
     args = parser.parse_args(argv)
     clock = CLOCKS[args.clock]
+    use_platform(args.platform)
+    kind = device_kind(args.platform)
     if args.quick:
         sizes, many, rounds, batch = (2, 5, 10), 4, 3, 0.0005
     else:
@@ -325,9 +332,14 @@ def main(argv: list[str] | None = None) -> int:
         for name, call in grad_case.calls.items():
             count = 2 if args.quick else calibrate(call, batch, clock, minimum=5)
             arms[("grad " + grad_case.label(), name)] = warmed(call, count, clock, grad_case.finish)
-    keys = list(arms)
-    samples_by_index = interleave({str(i): arms[key] for i, key in enumerate(keys)}, rounds)
-    samples = {key: samples_by_index[str(i)] for i, key in enumerate(keys)}
+    # One case's arms at a time, interleaved among themselves: an arm that followed another
+    # case's arms paid for bringing its case back (on the TPU, "N=1000: jaxrewrite / jax" read
+    # 1.066 with the cases' arms in one rotation, 1.006 with one case alone).
+    samples: dict[tuple[str, str], list[float]] = {}
+    for label in dict.fromkeys(label for label, _ in arms):
+        names = [name for case_label, name in arms if case_label == label]
+        case_samples = interleave({name: arms[(label, name)] for name in names}, rounds)
+        samples.update({(label, name): values for name, values in case_samples.items()})
 
     def us(case: Case, arm: str) -> float:
         return median(samples[(case.label(), arm)]) * 1e6
@@ -394,7 +406,9 @@ def main(argv: list[str] | None = None) -> int:
         ra, rb = overhead(a), overhead(b)
         context = f"{paired_difference(*ra) * 1e6:.2f} vs {paired_difference(*rb) * 1e6:.2f} us (IQR: bootstrap)"
         rows.append(Row("leaves", what, bootstrap_ratio_of_differences(ra, rb), None, context))
-    print(f"# per-leaf statics: {rounds} rounds, clock={args.clock}, block last of batch")
+    for each in rows:
+        each.device = kind
+    print(f"# per-leaf statics: {rounds} rounds, clock={args.clock}, device={kind}, block last")
     print_table(rows, args.quick)
     dump(rows, args.json)
     return 0

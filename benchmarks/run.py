@@ -37,6 +37,7 @@ RESULTS = HERE / "results.md"
 
 #: (name, script, extra arguments for a full run, the peers it compares with beyond jax). Order:
 #: cheapest and least noisy first. A benchmark whose peer is not installed is skipped, and says so.
+#: The scripts that time JAX calls on a device (``--platform``, a device column) are ON_DEVICE.
 BENCHMARKS: list[tuple[str, str, list[str], tuple[str, ...]]] = [
     ("dispatch", "bench_dispatch.py", [], ("equinox", "jax_dataclasses")),
     ("fields", "bench_fields.py", [], ("equinox",)),
@@ -51,6 +52,9 @@ BENCHMARKS: list[tuple[str, str, list[str], tuple[str, ...]]] = [
     ("runner", "bench_runner.py", [], ()),
     ("share", "bench_hook_share.py", [], ()),
 ]
+
+
+ON_DEVICE = ("dispatch", "fields", "leaves")
 
 
 def missing_peers(peers: tuple[str, ...]) -> list[str]:
@@ -78,9 +82,10 @@ IMPORT_COLUMN = re.compile(r"\w+ ms|cpu \w+|ratio")
 IMPORT_SPREAD = re.compile(rf"(?P<what>[^:;]+?)\s*\[(?P<low>{NUMBER}),\s*(?P<high>{NUMBER})\]")
 
 
-def child_env() -> dict[str, str]:
+def child_env(platform: str) -> dict[str, str]:
     env = dict(os.environ)
-    env.setdefault("JAX_PLATFORMS", "cpu")
+    if platform == "cpu":
+        env.setdefault("JAX_PLATFORMS", "cpu")
     return env
 
 
@@ -115,7 +120,13 @@ def import_rows(stdout: str) -> list[Row]:
 
 
 def run_one(
-    name: str, script: str, extra: list[str], quick: bool, tmp: Path, import_repeats: int
+    name: str,
+    script: str,
+    extra: list[str],
+    quick: bool,
+    tmp: Path,
+    import_repeats: int,
+    platform: str = "cpu",
 ) -> tuple[list[Row], str, str]:
     """Run one benchmark script; return its rows, a one-line status and its stdout."""
     command = [sys.executable, str(HERE / script)]
@@ -126,9 +137,12 @@ def run_one(
         command += ["--quick", "--table", str(tmp / "import_cost.md")] if quick else ["--repeats", str(import_repeats)]
     else:
         command += ["--json", str(json_path)] + (["--quick"] if quick else extra)
+    if name in ON_DEVICE:
+        command += ["--platform", platform]
     print(f"$ {' '.join(Path(c).name if c == command[1] else c for c in command[1:])}", flush=True)
     start = time.perf_counter()
-    result = subprocess.run(command, env=child_env(), capture_output=True, text=True, check=False)
+    env = child_env(platform)
+    result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - start
     sys.stdout.write(result.stdout)
     if result.returncode != 0:
@@ -148,11 +162,13 @@ def spread(ratio: Ratio) -> str:
 
 def markdown(rows: list[Row]) -> str:
     lines = [
-        "| what | ratio | IQR | target | context (not asserted) |",
-        "| --- | ---: | --- | --- | --- |",
+        "| what | ratio | IQR | target | device | context (not asserted) |",
+        "| --- | ---: | --- | --- | --- | --- |",
     ]
     for row in rows:
-        lines.append(f"| {row.what} | {row.ratio.median:.3f} | {spread(row.ratio)} | {row.verdict} | {row.context} |")
+        device = row.device or "host"  # what runs no JAX call (rewrite, import) runs on the host
+        ratio = f"{row.ratio.median:.3f} | {spread(row.ratio)}"
+        lines.append(f"| {row.what} | {ratio} | {row.verdict} | {device} | {row.context} |")
     return "\n".join(lines)
 
 
@@ -185,6 +201,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="every script once, tiny sizes: proves they run")
     parser.add_argument("--out", type=Path, default=RESULTS, help="markdown file to write (replaced)")
     parser.add_argument("--import-repeats", type=int, default=30, help="bench_import.py --repeats for a full run (six children a round)")
+    parser.add_argument(
+        "--platform", choices=("cpu", "tpu", "gpu"), default="cpu",
+        help="where the dispatch, fields and leaves scripts time JAX calls (their --platform)",
+    )
     parser.add_argument("--skip", action="append", default=[], choices=[b[0] for b in BENCHMARKS])
     parser.add_argument(
         "--keep", type=Path, default=None,
@@ -208,7 +228,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"$ {script}: {status.partition(': ')[2]}", flush=True)
                 statuses.append(status)
                 continue
-            rows, status, stdout = run_one(name, script, extra, args.quick, scratch, args.import_repeats)
+            rows, status, stdout = run_one(
+                name, script, extra, args.quick, scratch, args.import_repeats, args.platform
+            )
             all_rows += rows
             statuses.append(status)
             if name == "cold":
@@ -223,11 +245,13 @@ def main(argv: list[str] | None = None) -> int:
     except importlib.metadata.PackageNotFoundError:  # pragma: no cover - jax is a dependency of every benchmark
         jax_version = "?"
     load_avg = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    on_platform = "" if args.platform == "cpu" else f" --platform {args.platform}"
     header = [
         "# Benchmark results",
         "",
         (
-            f"`python benchmarks/run.py{' --quick' if args.quick else ''}` on {datetime.datetime.now():%Y-%m-%d %H:%M}: "
+            f"`python benchmarks/run.py{' --quick' if args.quick else ''}{on_platform}` on "
+            f"{datetime.datetime.now():%Y-%m-%d %H:%M}: "
             f"Python {platform.python_version()}, jax {jax_version}, {os.cpu_count()} cores, "
             f"load average {load_avg} at the end, {time.perf_counter() - started:.0f} s in all."
         ),

@@ -42,7 +42,7 @@ import operator
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
-from jaxrewrite.leaves_aot import add_aot
+from jaxrewrite.leaves_aot import forward
 from jaxrewrite.options import completed, options_by_name
 
 #: grad's extra keyword carrying the held entries; never a user parameter name.
@@ -460,10 +460,7 @@ def static_leaves(
     outer = splitting(jitted)
     _public_like(outer, fun)
     outer.jitted = jitted  # type: ignore[attr-defined]
-    add_aot(outer, jitted, specs, False, user_static, _call_path)
-    clear_cache = getattr(jitted, "clear_cache", None)
-    if clear_cache is not None:
-        outer.clear_cache = clear_cache  # type: ignore[attr-defined]
+    forward(outer, jitted, fun, specs, False, user_static, _call_path)
     return outer
 
 
@@ -543,7 +540,7 @@ def pmap_leaves(
     outer = _call_path(specs, hold=True)(mapped)
     _public_like(outer, fun)
     outer.mapped = mapped  # type: ignore[attr-defined]
-    add_aot(outer, mapped, specs, True, user_static, _call_path)
+    forward(outer, mapped, fun, specs, True, user_static, _call_path)
     return outer
 
 

@@ -1,45 +1,72 @@
-"""Ahead-of-time use of a per-leaf function (``lower``, ``trace``, ``eval_shape``): each stage,
-and in the end the executable, takes the arguments the user's function takes, split as a call
-splits them (``jaxrewrite.leaves``, which passes its call path in: this module imports nothing
-of it)."""
+"""What a per-leaf function answers besides a call: every attribute of the transform's result,
+by delegation. Ahead-of-time use (``lower``, ``trace``, ``eval_shape``) takes the arguments the
+user's function takes, split as a call splits them (``jaxrewrite.leaves``, which passes its call
+path in: this module imports nothing of it), at each stage and in the end the executable."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 #: The transforms' AOT methods that take the call's arguments.
 AOT_METHODS = ("lower", "trace", "eval_shape")
+#: What jax.jit's result answers from its C type's slots (pickle's state, the vectorcall
+#: offset), for the type's own protocols: a function has its own.
+TYPE_SLOTS = frozenset({"__getstate__", "__setstate__", "__vectorcalloffset__"})
 Held = tuple[Any, ...]
 #: ``leaves._call_path``: (specs, hold) -> a decorator that splits the arguments as a call does.
 CallPath = Callable[[tuple[Any, ...], bool], Callable[[Callable[..., Any]], Callable[..., Any]]]
 
 
-def add_aot(
+def forward(
     outer: Callable[..., Any],
     transformed: Any,
+    fun: Callable[..., Any],
     specs: tuple[Any, ...],
     hold: bool,
     static_nums: Any,
     call_path: CallPath,
 ) -> None:
-    """Give ``outer`` what the transform's result offers besides calling (``lower``,
-    ``trace``, ``eval_shape``), behind the same split; only what this result has, so an
-    attribute an older JAX lacks stays an AttributeError here too. What ``lower`` returns
-    compiles to an executable that takes what ``outer`` takes (``static_nums``: the user's
-    whole static positions, left out of the executable's arguments as JAX leaves them out)."""
+    """Give ``outer`` what the transform's result answers that a function does not, so code
+    that reads a jitted function's attributes (``_cache_size()`` to count compiles,
+    ``clear_cache``, ``lower``) reads the same of a per-leaf one; only what this result has,
+    so an attribute an older JAX lacks stays an AttributeError here too.
+
+    What takes the call's arguments (the AOT methods, ``_cache_miss``) takes them split as a
+    call splits them; what ``lower`` returns compiles to an executable that takes what
+    ``outer`` takes (``static_nums``: the user's whole static positions, left out of the
+    executable's arguments as JAX leaves them out). ``_fun`` and ``__signature__`` are the
+    user's function and its signature, as for jax.jit's result; the rest is the result's own
+    (its cache, ``_jit_info`` with the held entries' leading argument)."""
     splitting = call_path(specs, hold)
-    for method in AOT_METHODS:
-        target = getattr(transformed, method, None)
-        if target is None:
+    for name in dir(transformed):
+        if name in TYPE_SLOTS or hasattr(outer, name):
             continue
-        if method != "eval_shape":
-            target = _staged(target, _Lowered if method == "lower" else _Traced, specs, hold, static_nums, call_path)
-        aot = splitting(target)
-        aot.__name__ = method
-        aot.__qualname__ = f"{outer.__qualname__}.{method}"
-        aot.__doc__ = f"``{method}`` of the transformed function, with the arguments split as a call splits them."
-        setattr(outer, method, aot)
+        if name == "_fun":
+            value: Any = fun
+        elif name == "__signature__":
+            value = _signature(fun)
+        elif name in AOT_METHODS or name == "_cache_miss":
+            target = getattr(transformed, name)
+            if name in ("lower", "trace"):
+                stage = _Lowered if name == "lower" else _Traced
+                target = _staged(target, stage, specs, hold, static_nums, call_path)
+            value = splitting(target)
+            value.__name__ = name
+            value.__qualname__ = f"{outer.__qualname__}.{name}"
+            value.__doc__ = f"The transformed function's ``{name}``, its arguments split as a call's."
+        else:
+            value = getattr(transformed, name)
+        setattr(outer, name, value)
+
+
+def _signature(fun: Callable[..., Any]) -> inspect.Signature | None:
+    """``fun``'s signature, or None where it has none (inspect then follows ``__wrapped__``)."""
+    try:
+        return inspect.signature(fun)
+    except (ValueError, TypeError):
+        return None
 
 
 def _staged(

@@ -11,10 +11,13 @@ outputs (``--keep``): bench_import's table and bench_hook_share's JSON rows are 
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -114,6 +117,69 @@ def test_run_exits_zero_and_writes_one_table(quick_run: Callable[[str], QuickRun
 
 def script(name: str, *rows: str) -> object:
     return pytest.param(name, list(rows), marks=grouped(NAMES[name]), id=name)
+
+
+@grouped("dispatch")
+def test_rows_name_the_device_they_measured(quick_run: Callable[[str], QuickRun]) -> None:
+    run = quick_run("dispatch")
+    assert "| target | device | context" in run.results.read_text()
+    rows = [line for line in run.results.read_text().splitlines() if line.startswith("| dispatch:")]
+    assert rows and all(" | cpu | " in line for line in rows), rows
+    cold = [line for line in run.results.read_text().splitlines() if line.startswith("| cold ")]
+    assert cold and all(" | host | " in line for line in cold), cold
+
+
+def _timing_module() -> object:
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import _timing
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    return _timing
+
+
+def test_a_coarse_clock_grows_the_batch_and_never_reads_zero() -> None:
+    """A clock that reads in steps of 2 ms (the TPU host's thread clock read in 10 ms steps):
+    one call per batch reads 0 on it; the harness measures the step and runs each batch until
+    it reads ``READINGS`` steps, so every sample is a true time and every ratio defined."""
+    timing: Any = _timing_module()
+    step = 0.002
+
+    def coarse() -> float:
+        return math.floor(time.perf_counter() / step) * step
+
+    def work() -> int:
+        return sum(range(100))
+
+    assert timing.resolution(coarse) == pytest.approx(step)
+    floor = timing.READINGS * step
+    calls = timing.calibrate(work, 0.0001, coarse)  # asked for 0.1 ms: far under one step
+    start = time.perf_counter()
+    for _ in range(calls):
+        work()
+    assert time.perf_counter() - start > floor / 2  # about READINGS steps, not 0.1 ms
+    one, same = timing.per_call(work, 1, coarse), timing.per_call(work, 1, coarse)
+    a, b = [one() for _ in range(3)], [same() for _ in range(3)]
+    assert all(0 < x < floor for x in a + b), (a, b)
+    assert 0.1 < timing.paired_ratio(a, b).median < 10
+
+
+def test_platform_is_checked_and_the_harness_runs_its_text_quietly() -> None:
+    """``--platform tpu`` where JAX runs on the CPU stops before a row is credited to a TPU; the
+    rewritten modules the harness runs raise no NotRewrittenWarning (their text is registered)."""
+    script = str(REPO / "benchmarks" / "bench_dispatch.py")
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, script, "--quick", *args]
+        return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+
+    refused = run("--platform", "tpu")
+    assert refused.returncode != 0, refused.stderr
+    assert "--platform tpu: JAX runs on cpu" in refused.stderr, refused.stderr
+    done = run()
+    assert done.returncode == 0, done.stderr
+    assert "[cpu]" in done.stdout and "device=cpu" in done.stdout
+    assert "NotRewrittenWarning" not in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize(

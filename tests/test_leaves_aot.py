@@ -1,4 +1,5 @@
-"""Ahead-of-time use of a per-leaf wrapper: ``lower``, ``trace``, ``eval_shape``, ``clear_cache``.
+"""Ahead-of-time use of a per-leaf wrapper (``lower``, ``trace``, ``eval_shape``), and what else a
+jitted function answers (``_cache_size``, ``clear_cache``).
 
 ``static_leaves`` returns a wrapper around ``jax.jit(inner, ...)``; these tests check that the
 wrapper offers what ``jax.jit``'s result offers, with the static entries split out exactly as a
@@ -10,6 +11,7 @@ the whole container, whose static entries must be those it was lowered for; as w
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -18,7 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxrewrite.leaves import static_leaves
+from jaxrewrite.leaves import pmap_leaves, static_leaves
 
 DICT_LEAVES = (("cfg", 1, "dict", ("steps",)),)
 TUPLE_LEAVES = (("cfg", 1, "namedtuple", ("steps",)),)
@@ -224,6 +226,79 @@ def test_clear_cache_is_forwarded() -> None:
 
 
 # --- what the wrapper carries -----------------------------------------------------------------
+
+
+#: What jax.jit's result answers from its C type's slots, for the type's own protocols (pickle's
+#: state, the vectorcall offset); a function has its own. Nothing else may be missing.
+TYPE_SLOTS = {"__getstate__", "__setstate__", "__vectorcalloffset__"}
+
+
+def _hand_twin() -> tuple[Any, list[int]]:
+    """The same function by hand in plain JAX: the static entry as a static argument."""
+    traces = [0]
+
+    def hand(x: Any, scale: Any, steps: int) -> Any:
+        traces[0] += 1
+        return jnp.stack([x * scale] * steps)
+
+    return jax.jit(hand, static_argnames="steps"), traces
+
+
+def test_the_wrapper_answers_everything_a_jitted_function_answers() -> None:
+    """On this JAX (the floor's CI leg runs it on the oldest one): every attribute of
+    jax.jit's result, delegated."""
+    fun, _ = _counted()
+    jitted = jax.jit(fun)
+    f: Any = static_leaves(jax.jit, fun, DICT_LEAVES, static_argnums=(), static_argnames=())
+    missing = set(dir(jitted)) - set(dir(f))
+    assert missing <= TYPE_SLOTS, missing - TYPE_SLOTS
+    assert all(name in type(jitted).__dict__ for name in missing)
+    assert f._fun is fun is jitted._fun
+    assert inspect.signature(f) == inspect.signature(jitted) == inspect.signature(fun)
+    if hasattr(jitted, "__signature__"):
+        assert f.__signature__ == jitted.__signature__
+
+
+def test_cache_size_counts_compiles_as_for_jax_jit_by_hand() -> None:
+    f, traces = _dict_fn()
+    hand, hand_traces = _hand_twin()
+    calls = [
+        (X, 2, SCALE),
+        (X, 2, jnp.float32(5.0)),  # another dynamic value: the same executable
+        (X, 3, SCALE),  # another static entry: a compile
+        (jnp.arange(4.0, dtype=jnp.float32), 3, SCALE),  # another shape: a compile
+        (X, 2, SCALE),
+    ]
+    for x, steps, scale in calls:
+        expected = hand(x, scale, steps=steps)
+        np.testing.assert_allclose(f(x, {"steps": steps, "scale": scale}), expected)
+        assert f._cache_size() == hand._cache_size()
+        assert traces == hand_traces
+    assert f._cache_size() == 3
+    f.clear_cache()
+    hand.clear_cache()
+    assert f._cache_size() == hand._cache_size() == 0
+    f(X, {"steps": 2, "scale": SCALE})
+    assert f._cache_size() == 1 and traces == [4]
+    f._clear_cache()
+    assert f._cache_size() == 0
+
+
+def test_cache_miss_takes_the_call_arguments() -> None:
+    """``_cache_miss`` (what JAX's C++ path calls on a miss) takes the user's arguments, split."""
+    f, traces = _dict_fn()
+    out = f._cache_miss(X, {"steps": 4, "scale": SCALE})[0]
+    np.testing.assert_allclose(out, _expected(4))
+    assert traces == [1]
+    assert f._cache_miss.__qualname__.endswith(".fun._cache_miss")
+
+
+def test_pmap_wrapper_answers_everything_jax_pmap_answers() -> None:
+    fun, _ = _counted()
+    mapped = jax.pmap(fun, in_axes=(0, None))
+    f: Any = pmap_leaves(jax.pmap, fun, DICT_LEAVES, in_axes=(0, None))
+    missing = set(dir(mapped)) - set(dir(f))
+    assert missing <= TYPE_SLOTS, missing - TYPE_SLOTS
 
 
 def test_wrapper_metadata() -> None:
