@@ -78,18 +78,21 @@ def _outside(
     from jaxrewrite.engine.analyze import analyze
     from jaxrewrite.engine.findings.imported import imported_pass, may_apply_imported
     from jaxrewrite.engine.findings.tracetime import PASS, TRACE, may_trace
+    from jaxrewrite.engine.findings.unbound import unbound_findings, without_shadowed
 
     passes: list[TreePass] = []
     if options.wants(rules.TRACED.code) and may_trace(text):
         passes.append(PASS)
     if options.wants(rules.IMPORTED_DEF.code) and may_apply_imported(text):
         passes.append(imported_pass(import_reader(filename, reads)))
+    unbound = unbound_findings(text, filename) if options.wants(rules.UNBOUND_MARKER.code) else []
     if not passes:
         if named:
             compile(text, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-        return []
+        return unbound
     found = analyze(text, filename, require_pragma=False, filters=TRACE if PASS in passes else FAST, passes=passes)
-    return [d for d in found.diagnostics if d.code in (rules.TRACED.code, rules.IMPORTED_DEF.code)]
+    kept = [d for d in found.diagnostics if d.code in (rules.TRACED.code, rules.IMPORTED_DEF.code)]
+    return unbound + (without_shadowed(kept, ast.parse(text, filename)) if unbound else kept)
 
 
 def check_text(
@@ -126,8 +129,9 @@ def check_text(
 
 def may_find(data: bytes) -> bool:
     """Cheap pre-filter on a file's bytes: False means ``check`` finds nothing there (no
-    "jaxrewrite", no tracing transform and no transform of the table named anywhere)."""
-    return might_opt_in(data) or may_trace_bytes(data) or may_apply_imported_bytes(data)
+    "jaxrewrite", no marker name, no tracing transform and no transform of the table named)."""
+    markers = b"Static" in data or b"NoDiff" in data  # JR015: used, perhaps never imported
+    return might_opt_in(data) or may_trace_bytes(data) or may_apply_imported_bytes(data) or markers
 
 
 class Unreadable(ValueError):
@@ -213,8 +217,9 @@ def parser(prog: str) -> argparse.ArgumentParser:
     ap.add_argument(
         "--fix",
         action="store_true",
-        help="fix in place what can be: add the missing pragma (JR001), make the JR006 parameters "
-        "Static in modules that use jaxrewrite; stderr says what was fixed and why the rest was not",
+        help="fix in place what can be, each fix checked again before it is written: add the missing "
+        "pragma (JR001) or marker import (JR015), make the JR006 parameters Static (in a plain-JAX "
+        "module: pass the transform's static keywords); stderr says what was fixed and why the rest was not",
     )
     ap.add_argument(
         "--diff",

@@ -160,6 +160,11 @@ HELD_IN_PYTREE = Rule(
     "field {field!r} of {cls!r} ({library} class) holds {held!r}, whose Static entries ({entries}) split a parameter of a transformed def only: a field is flattened like any pytree, so they are traced here; mark the field Static[...] whole, or make them Static fields of {cls!r}",
     "mark the field Static whole, or make the entries Static fields of the class", LEAVES,
 )
+UNBOUND_MARKER = Rule(
+    "JR015", W, "a marker name (Static, NoDiff) used in an annotation but never imported or defined",
+    "{name!r} in the annotation of {param!r} is not imported: Python raises NameError where the def runs (or, under 'from __future__ import annotations', the marker is never read, so it does nothing); add 'from jaxrewrite import {name}'",
+    "add 'from jaxrewrite import Static' (or NoDiff) to the module's imports (check --fix does)", CHECK,
+)
 OWN_FLATTEN = Rule(
     "JR020", W, "a Static field of a class registered by its own flatten function",
     "Static on field {name!r} of {cls!r} does nothing: the class is registered by {how!r}, so its own flatten decides what is static (the aux data), and jaxrewrite cannot see it; put the field in the aux data yourself and drop the marker, or register the class with jax.tree_util.register_dataclass (or make it an eqx.Module or a flax.struct dataclass) so that the marker makes it a static field",
