@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import importlib.util
 import json
 import os
 import sys
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 from jaxrewrite import config as settings
 from jaxrewrite.commands import colour
 from jaxrewrite.commands.checkcache import FOLDER, Cache, Read
-from jaxrewrite.commands.files import python_files
+from jaxrewrite.commands.files import SourceError, cannot_open, decode, python_files, universal
 from jaxrewrite.commands.targets import import_reader, locate_import
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic, suppressed
@@ -134,18 +133,13 @@ def may_find(data: bytes) -> bool:
     return might_opt_in(data) or may_trace_bytes(data) or may_apply_imported_bytes(data) or markers
 
 
-class Unreadable(ValueError):
-    """Bytes that are no Python source whatever they say: a NUL byte (a binary file)."""
-
-
-def read_source(path: str, data: bytes | None = None) -> bytes:
-    """The file's bytes (``data`` when already read); Unreadable for a binary file."""
+def read_source(path: str, data: bytes | None = None) -> tuple[bytes, str]:
+    """The file's bytes (``data`` when already read) and its text as Python decodes it;
+    SourceError where they are no Python source, OSError where the file cannot be read."""
     if data is None:
         with open(path, "rb") as file:
             data = file.read()
-    if b"\0" in data:
-        raise Unreadable("it holds NUL bytes (a binary file?)")
-    return data
+    return data, universal(decode(data, path)[0])
 
 
 def check_path(
@@ -157,20 +151,19 @@ def check_path(
     cache: Cache | None = None,
 ) -> list[Diagnostic]:
     """The findings of one file (``data``: its bytes, already read from standard input);
-    OSError/UnicodeDecodeError/Unreadable when it cannot be read as Python source.
+    OSError/SourceError when it cannot be read as Python source.
 
     A file the walk found is analyzed only where ``may_find``; one ``named`` on the command line
     is parsed in any case (JR100 when it does not parse). ``fix``: first fix what ``check --fix``
     fixes, in place (``commands.checkfix``). ``cache``: read and store the findings there."""
-    data = read_source(path, data)
-    text = importlib.util.decode_source(data)
+    data, text = read_source(path, data)
     if not may_find(data):
         return check_text(text, path, options, parse_only=True) if named else []
     if fix and path != "-":
         from jaxrewrite.commands.checkfix import fix_file
 
         data = fix_file(path, data, options, check_text)[0]
-        text = importlib.util.decode_source(data)
+        text = universal(decode(data, path)[0])
     if cache is None or path == "-":
         return check_text(text, path, options, named=named)
     found = cache.get(path, data, locate_import)
@@ -273,10 +266,10 @@ def examine(job: Job) -> tuple[list[Diagnostic], str | None]:
     """The findings of one file, or why it cannot be read (the message for stderr)."""
     try:
         return check_path(job.path, job.options, job.data, job.fix, job.named, job.cache), None
-    except FileNotFoundError:
-        return [], f"{job.path}: no such file or folder"
-    except (OSError, UnicodeDecodeError, SyntaxError, Unreadable) as exc:  # SyntaxError: a bad coding cookie
-        return [], f"{job.path}: cannot read it as Python source: {exc}"
+    except OSError as exc:
+        return [], cannot_open(job.path, exc)
+    except SourceError as exc:
+        return [], str(exc)
 
 
 def workers(files: int) -> int:
@@ -323,8 +316,9 @@ def _settled(job: Job) -> tuple[list[Diagnostic], str | None] | None:
     if job.data is not None or job.path == "-":
         return None
     try:
-        data = read_source(job.path, None)
-    except (OSError, ValueError):
+        with open(job.path, "rb") as file:
+            data = file.read()
+    except OSError:
         return None
     if not may_find(data):
         return None if job.named else ([], None)
@@ -382,10 +376,13 @@ def _preview(files: list[str], options: Options, prog: str) -> int:
     for path in files:
         path = os.path.normpath(path)
         try:
-            if fix_file(path, read_source(path), options, check_text, diff=sys.stdout)[1]:
+            if fix_file(path, read_source(path)[0], options, check_text, diff=sys.stdout)[1]:
                 status = max(status, 1)
-        except (OSError, UnicodeDecodeError, SyntaxError, Unreadable) as exc:
-            print(f"{prog} check: {path}: cannot read it as Python source: {exc}", file=sys.stderr)
+        except OSError as exc:
+            print(f"{prog} check: {cannot_open(path, exc)}", file=sys.stderr)
+            status = 2
+        except SourceError as exc:
+            print(f"{prog} check: {exc}", file=sys.stderr)
             status = 2
     return status
 

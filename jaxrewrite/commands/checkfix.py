@@ -151,7 +151,7 @@ def fix_file(
 ) -> tuple[bytes, bool]:
     """Fix the file in place (atomically): its new bytes, and whether anything changed; with
     ``diff``, write a unified diff there instead and keep the bytes. Notes go to stderr."""
-    text, encoding = decode(data)
+    text, encoding = decode(data, path)
     notes: list[str] = []
     new = fixed_text(path, text, options, notes, findings, "Would fix" if diff is not None else "Fixed")
     for note in notes:

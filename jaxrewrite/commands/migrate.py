@@ -20,8 +20,10 @@ from typing import TextIO
 
 from jaxrewrite import config as settings
 from jaxrewrite.commands.files import (
-    decode,
+    SourceError,
+    cannot_open,
     python_files,
+    read_python,
     unified_diff,
     write_atomically,
     write_source,
@@ -52,11 +54,10 @@ def migrate_file(
     display = os.path.normpath(path)
     summary.files += 1
     try:
-        with open(path, "rb") as file:
-            data = file.read()
-        text, encoding = decode(data)
-    except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as exc:
-        print(f"{display}: cannot read: {exc}; skipped", file=err)
+        text, encoding = read_python(display)
+    except (OSError, SourceError) as exc:
+        why = cannot_open(display, exc) if isinstance(exc, OSError) else str(exc)
+        print(f"{why}; skipped", file=err)
         summary.errors += 1
         return
     try:
