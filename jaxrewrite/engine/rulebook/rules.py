@@ -90,7 +90,8 @@ UNHASHABLE = Rule(
     "JR003", W, "Static on a parameter whose type or default cannot be hashed",
     "{name!r} is Static but annotated {kind}, which cannot be hashed: JAX rejects an unhashable static argument when the function is called; use a hashable type (a tuple, a frozenset, a scalar)",
     "use a hashable type or default: a tuple, a frozenset, a scalar", CHECK,
-    {"default": "{name!r} is Static but its default is a {shown}, which cannot be hashed: the default works while it is used, but JAX rejects a value like it passed there when the function is called; make the default hashable (a tuple, a frozenset)"},
+    {"default": "{name!r} is Static but its default is a {shown}, which cannot be hashed: the default works while it is used, but JAX rejects a value like it passed there when the function is called; make the default hashable (a tuple, a frozenset)",
+     "passed": "{name!r} is Static but the call on line {line} passes it a {shown}, which cannot be hashed: JAX raises ValueError (Non-hashable static arguments are not supported) at that call; pass a hashable value (a tuple, a frozenset, a frozen dataclass)"},
 )
 UNKNOWN_TRANSFORM = Rule(
     "JR004", W, "Static under a decorator or call that looks like a transform but is not one jaxrewrite knows",
