@@ -11,6 +11,8 @@ check merged into another is never reused: ``RETIRED`` maps it to the code that 
 from __future__ import annotations
 
 import enum
+import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -31,8 +33,25 @@ class Severity(enum.Enum):
     REFUSAL = "refusal"
 
 
-#: The guide, where every anchor points.
-GUIDE = "docs/guide.md"
+#: The one place the documentation's address is set: the base URL of the built docs site
+#: (``mkdocs build``), or None while none is published (setup.cfg: no placeholder address). The
+#: environment variable JAXREWRITE_DOCS_URL overrides it (a team's own build of the site).
+DOCS_URL: str | None = None
+#: The guide's page: in the sdist's docs/ folder, and as the site names it.
+GUIDE_PAGE = "guide"
+
+
+def docs_link(anchor: str, page: str = GUIDE_PAGE) -> str:
+    """Where a section is read: its page of the docs site, or the Markdown file without one."""
+    base = os.environ.get("JAXREWRITE_DOCS_URL") or DOCS_URL
+    if base:
+        return f"{base.rstrip('/')}/{page}.html#{anchor}"
+    return f"docs/{page}.md#{anchor}"
+
+
+def _placeholders(template: str) -> str:
+    """A message template as a reader sees it: ``{name!r}`` shown as ``<name>``."""
+    return re.sub(r"\{(\w+)(?:![rsa])?\}", r"<\1>", template)
 
 
 @dataclass(frozen=True)
@@ -58,10 +77,13 @@ class Rule:
         return src.error(node, self.code, self.text(variant, **fields))
 
     def explain(self) -> str:
-        """The record as ``check --explain`` prints it."""
+        """The record as ``check --explain`` prints it: in full, every wording of the message
+        included, so that no link is needed offline; the link last (``docs_link``)."""
+        wordings = [self.message, *self.variants.values()]
+        said = "".join(f"message: {_placeholders(text)}\n" for text in wordings)
         return (
-            f"{self.code} ({self.severity.value}): {self.summary}\n"
-            f"fix: {self.fix}\nsee: {GUIDE}#{self.anchor}\n"
+            f"{self.code} ({self.severity.value}): {self.summary}\n{said}"
+            f"fix: {self.fix}\nsee: {docs_link(self.anchor)}\n"
         )
 
 
