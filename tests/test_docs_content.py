@@ -145,3 +145,22 @@ def test_the_guides_flag_table_names_every_flag_and_exit_status(command: str, tm
     for status in statuses:
         assert status in rows, f"the guide's exit table has no row {status}"
         assert rows[status].split(" | ")[column].strip() != "—", (command, status)
+
+
+#: The JAX errors users meet for an argument that should be static (issue 54): each has an entry.
+JAX_ERRORS = ["ConcretizationTypeError", "TracerIntegerConversionError", "TracerBoolConversionError",
+              "not a valid JAX type", "Non-hashable static arguments are not supported"]
+
+
+def test_the_jax_errors_page_has_a_failing_program_and_its_fix_for_each_error() -> None:
+    """Each entry: a heading naming the error, a program that raises it (docs-test: error, run by
+    test_docs.py) and the fixed program with its output (docs-test: output)."""
+    page = REPO / "docs" / "jax-errors.md"
+    text = page.read_text(encoding="utf-8")
+    entries = text.split("\n## ")[1:]  # (not _section: "# jaxrewrite: enable" in a block is no heading)
+    headings = [entry.splitlines()[0] for entry in entries]
+    assert [any(error in h for h in headings) for error in JAX_ERRORS] == [True] * len(JAX_ERRORS), headings
+    for heading, section in zip(headings, entries):
+        kinds = [b.kind for b in parse_blocks(page) if b.lang == "python" and b.code.rstrip() in section]
+        assert kinds == ["error", "output"], (heading, kinds)
+    assert "docs/jax-errors.md" in README.read_text(encoding="utf-8")

@@ -26,6 +26,7 @@ from support import REPO, missing
 PAGES = [
     ("Home", REPO / "README.md", "index.html"),
     ("User guide", REPO / "docs" / "guide.md", "guide.html"),
+    ("JAX errors and their fixes", REPO / "docs" / "jax-errors.md", "jax-errors.html"),
     ("Design", REPO / "docs" / "design.md", "design.html"),
     ("Contributing", REPO / "docs" / "contributing.md", "contributing.html"),
     ("Changelog", REPO / "CHANGELOG.md", "changelog.html"),
