@@ -146,7 +146,7 @@ def test_check_explain_prints_the_record(asked: str, tmp_path: Path) -> None:
         "value out literally (<keyword>=(...)), or drop <keyword> and annotate the parameters instead\n"
         "message: <keyword>=<spec> is not a literal<kind>; write its value out literally\n"
         "fix: write the spec's value out literally, or drop it and annotate the parameters\n"
-        "see: docs/guide.md#9-errors\n"
+        "see: docs/errors.md#9-errors\n"
     )
     unknown = jaxrewrite("check", "--explain", "JR999", cwd=tmp_path)
     assert unknown.returncode == 2 and "unknown code: JR999" in unknown.stderr and unknown.stdout == ""
@@ -163,5 +163,5 @@ def test_explain_prints_every_wording_and_links_to_the_configured_site(tmp_path:
     lines = done.stdout.splitlines()
     assert [line.split(":")[0] for line in lines] == ["JR003 (warning)", "message", "message", "message", "fix", "see"]
     assert "message: <name> is Static but the call on line <line> passes it a <shown>" in done.stdout
-    assert lines[-1] == "see: https://docs.example.org/jaxrewrite/guide.html#jaxrewrite-check"
-    assert rules.docs_link("9-errors") == "docs/guide.md#9-errors"  # no site published: the file
+    assert lines[-1] == "see: https://docs.example.org/jaxrewrite/check.html#jaxrewrite-check"
+    assert rules.docs_link("9-errors") == "docs/errors.md#9-errors"  # no site published: the file

@@ -37,12 +37,11 @@ class Severity(enum.Enum):
 #: (``mkdocs build``), or None while none is published (setup.cfg: no placeholder address). The
 #: environment variable JAXREWRITE_DOCS_URL overrides it (a team's own build of the site).
 DOCS_URL: str | None = None
-#: The guide's page: in the sdist's docs/ folder, and as the site names it.
-GUIDE_PAGE = "guide"
 
 
-def docs_link(anchor: str, page: str = GUIDE_PAGE) -> str:
+def docs_link(anchor: str) -> str:
     """Where a section is read: its page of the docs site, or the Markdown file without one."""
+    page = PAGES[anchor]
     base = os.environ.get("JAXREWRITE_DOCS_URL") or DOCS_URL
     if base:
         return f"{base.rstrip('/')}/{page}.html#{anchor}"
@@ -91,6 +90,13 @@ E, W, R = Severity.ERROR, Severity.WARNING, Severity.REFUSAL
 #: The guide's sections: the three tables of codes, and the sections that say more.
 ERRORS, CHECK, MIGRATE = "9-errors", "jaxrewrite-check", "12-migrating-existing-code-jaxrewrite-migrate"
 LEAVES, FIELDS, LIMITS = "8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples", "equinox-modules", "11-limits"
+#: The guide's page of each section a rule names (docs/NAME.md; NAME.html on the site).
+PAGES = {
+    ERRORS: "errors", CHECK: "check", MIGRATE: "migrate", LEAVES: "leaves", FIELDS: "leaves",
+    LIMITS: "transforms", "arguments-that-must-be-static-jr006": "check",
+    "never-silent-every-marker-applied-refused-or-reported": "check", "flax-linen": "libraries",
+    "wrappers-without-functoolswraps": "transforms",
+}
 #: Past the depth the readers follow (resolve.PAST_DEPTH fills ``{past}``).
 _DEEP = "cannot tell whether {expr!r} is a JAX transform: {past}; name the transform directly (or through a shorter alias) so the Static parameters are not ignored"
 _LEAVES = "per-leaf statics ({param!r} has Static entries) "
@@ -184,7 +190,7 @@ HELD_IN_PYTREE = Rule(
     "mark the field Static whole, or make the entries Static fields of the class", LEAVES,
 )
 UNBOUND_MARKER = Rule(
-    "JR015", W, "a marker name (Static, NoDiff) used in an annotation but never imported or defined",
+    "JR015", W, "Static or NoDiff used in an annotation but never imported or defined",
     "{name!r} in the annotation of {param!r} is not imported: Python raises NameError where the def runs (or, under 'from __future__ import annotations', the marker is never read, so it does nothing); add 'from jaxrewrite import {name}'",
     "add 'from jaxrewrite import Static' (or NoDiff) to the module's imports (check --fix does)", CHECK,
 )
