@@ -174,3 +174,20 @@ def test_the_usage_line_names_every_option_of_check() -> None:
     assert not missing, missing
     for needle in ("--fix", "-q", "--config", "--stdin-filename", "--no-cache", "--diff"):
         assert needle in text, needle
+
+
+@pytest.mark.parametrize(
+    "head, added",
+    [("import functools\nimport jax\n", False), ("import jax\n", True), ('"""Doc."""\nimport jax\n', True)],
+    ids=["has-it", "lacks-it", "docstring"],
+)
+def test_a_plain_fix_adds_import_functools_once_where_missing(head: str, added: bool) -> None:
+    from jaxrewrite.migrate.fix import fix_source
+
+    body = "import jax.numpy as jnp\n\n\n@jax.jit\ndef f(x, n):\n    return x + jnp.zeros(n)\n"
+    fixed = fix_source(head + body, "p.py")
+    assert fixed.text.count("import functools\n") == 1 and not fixed.refused, fixed
+    assert fixed.text.startswith('"""Doc."""\nimport functools\n' if head.startswith('"""') else "import functools\n")
+    assert ("'import functools' added (functools.partial needs it)" in fixed.said) is added
+    shadowed = fix_source("import jax\nimport jax.numpy as jnp\nfunctools = None\n\n\n" + body.split("\n\n\n")[1], "q.py")
+    assert shadowed.text.startswith("import jax\n") and "functools' is bound to something else" in shadowed.refused[0]

@@ -130,12 +130,14 @@ _PARTIAL = "functools.partial("
 def _functools_import(analysis: Analysis) -> splice.Edit:
     """``import functools`` where the module has none, first among its leading imports."""
     tree = ast.parse(analysis.source.text)
+    plain = [a.name == "functools" and a.asname is None for n in tree.body if isinstance(n, ast.Import) for a in n.names]
+    if any(plain):
+        return splice.Edit(0, 0, "")
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import) and any(a.name == "functools" and a.asname is None for a in node.names):
-            if node in tree.body:
-                return splice.Edit(0, 0, "")
-        bound = isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == "functools"
-        if bound or (isinstance(node, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name) == "functools" for a in node.names)):
+        imported = isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+            (a.asname or a.name) == "functools" for a in node.names
+        )
+        if imported or (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == "functools"):
             raise _CannotFix("the name 'functools' is bound to something else here")
     body = tree.body
     index = header_statements(body)

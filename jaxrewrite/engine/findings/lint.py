@@ -97,10 +97,10 @@ def read_defs(
             if Mark.STATIC not in param.markers:
                 continue
             kind = unhashable(param, scope)
-            if kind is None and param.position == 0 and owners is not None and id(func) in owners:
-                if inner_type(param.node.annotation, scope) is None:  # a bare Static: the class
-                    why = unhashable_class(owners[id(func)], scope)
-                    kind = None if why is None else f"{owners[id(func)].name} ({why})"
+            owner = None if owners is None or param.position != 0 else owners.get(id(func))
+            if kind is None and owner is not None and inner_type(param.node.annotation, scope) is None:
+                why = unhashable_class(owner, scope)  # a bare Static on self: its class decides
+                kind = None if why is None else f"{owner.name} ({why})"
             if kind is not None:
                 types.append((param, kind))
                 continue
@@ -321,7 +321,9 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer, 
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
     } if hashing else None
     result.lint_facts = LintFacts(
-        read_defs(walk.tree.defs, signatures, walk.applied, walk.unknown_calls, walk.refused_defs, hashing, owners),
+        read_defs(
+            walk.tree.defs, signatures, walk.applied, walk.unknown_calls, walk.refused_defs, hashing, owners
+        ),
         tuple(walk.unseen),
         opaque_classes(walk.opaque, walk.class_info),
     )
@@ -332,9 +334,10 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer, 
 
 
 #: Array constructors of NumPy and jax.numpy: their results cannot be hashed.
-_ARRAYS = frozenset(
-    "array asarray zeros ones full empty arange linspace eye identity zeros_like ones_like full_like empty_like".split()
-)
+_ARRAYS = frozenset({
+    "array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "identity",
+    "zeros_like", "ones_like", "full_like", "empty_like",
+})
 
 
 def _unhashable_passed(result: Analysis, tree: ast.Module, module: Scope) -> list[Diagnostic]:
@@ -343,7 +346,10 @@ def _unhashable_passed(result: Analysis, tree: ast.Module, module: Scope) -> lis
     module, passed to a Static parameter of a transform that hashes its statics."""
     from jaxrewrite.engine.findings.passed import Sites
 
-    uses = [u for u in result.uses if u.transform.hashes_statics and any(Mark.STATIC in p.markers for p in u.signature.params)]
+    uses = [
+        u for u in result.uses
+        if u.transform.hashes_statics and any(Mark.STATIC in p.markers for p in u.signature.params)
+    ]
     if not uses:
         return []
     sites = Sites(tree, module, lambda _: False)
@@ -361,7 +367,9 @@ def _unhashable_passed(result: Analysis, tree: ast.Module, module: Scope) -> lis
                     shown = _unhashable_value(expr) or _unhashable_call(expr, module)
                     if shown is not None:
                         seen.add(id(expr))
-                        found.append(Diagnostic.at(result.source, expr, rules.UNHASHABLE, "passed", name=name, shown=shown, line=call.lineno))
+                        found.append(Diagnostic.at(
+                            result.source, expr, rules.UNHASHABLE, "passed", name=name, shown=shown, line=call.lineno
+                        ))
     return found
 
 

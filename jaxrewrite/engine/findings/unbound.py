@@ -9,7 +9,6 @@ certainly missing.
 from __future__ import annotations
 
 import ast
-import builtins
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -24,11 +23,14 @@ if TYPE_CHECKING:
 MARKERS = ("Static", "NoDiff")
 
 
-def unbound_markers(tree: ast.Module) -> Iterator[tuple[ast.Name, str, ast.AST | None]]:
+Owner = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+
+
+def unbound_markers(tree: ast.Module) -> Iterator[tuple[ast.Name, str, Owner | None]]:
     """Each unbound marker name at the head of an annotation, with the name it annotates and
     the def whose parameter that is (None for a field)."""
     bound: set[str] = set()
-    annotated: list[tuple[ast.expr, str, ast.AST | None]] = []
+    annotated: list[tuple[ast.expr, str, Owner | None]] = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             args = node.args
@@ -47,8 +49,7 @@ def unbound_markers(tree: ast.Module) -> Iterator[tuple[ast.Name, str, ast.AST |
     for annotation, name, owner in annotated:
         head = annotation.value if isinstance(annotation, ast.Subscript) else annotation
         if isinstance(head, ast.Name) and head.id in MARKERS and head.id not in bound:
-            if not hasattr(builtins, head.id):
-                yield head, name, owner
+            yield head, name, owner
 
 
 def without_shadowed(found: list[Diagnostic], tree: ast.Module) -> list[Diagnostic]:
