@@ -161,10 +161,9 @@ def unknown_codes(values: Sequence[str]) -> list[str]:
 
 def _strings(table: dict[str, Any], key: str, where: str, what: str | None = None) -> tuple[str, ...]:
     value = table.get(key, [])
-    if isinstance(value, str):
-        value = [value]
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise ConfigError(f"{where}: {key!r} must be {what or KEYS[key]}")
+        hint = f" ([{value!r}], not {value!r})" if isinstance(value, str) else ""  # ruff's rule too
+        raise ConfigError(f"{where}: {key!r} must be {what or KEYS[key]}{hint}")
     return tuple(value)
 
 

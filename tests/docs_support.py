@@ -14,6 +14,16 @@ REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
 DOCS = [README, *sorted((REPO / "docs").glob("*.md"))]
 PYTHON_LANGS = {"python", "py", "python3"}
+#: The user guide's pages, in the site's order (mkdocs.yml): the guide was one page until issue 54.
+GUIDE_PAGES = [
+    REPO / "docs" / f"{name}.md"
+    for name in ("getting-started", "static", "transforms", "leaves", "notebooks-pytest", "check", "migrate", "libraries", "errors")
+]
+
+
+def guide_text() -> str:
+    """The guide's pages, one after another, as the one text the guide was."""
+    return "\n".join(page.read_text(encoding="utf-8") for page in GUIDE_PAGES)
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`]*?)[ \t]*$")
 _DIRECTIVE = re.compile(r"^\s*<!--\s*docs-test:\s*(?P<kind>[\w-]+)\s*(?P<arg>.*?)\s*-->\s*$")

@@ -135,9 +135,10 @@ def test_lazy_public_names() -> None:
 def test_every_code_is_documented() -> None:
     """The guide's table of codes names every code the engine can give, and no other."""
     import re
-    from pathlib import Path
 
-    guide = (Path(__file__).resolve().parent.parent / "docs" / "guide.md").read_text(encoding="utf-8")
+    from docs_support import guide_text
+
+    guide = guide_text()
     documented = set(re.findall(r"^\| (JR[12]\d\d) \|", guide, re.MULTILINE)) | set(re.findall(r"`(JR0\d\d)`", guide))
     assert documented == set(CODES)
 
@@ -147,9 +148,10 @@ def test_the_guides_table_of_codes_says_what_codes_says() -> None:
     parentheses left out), then at most an elaboration after ':', ',' or ';' (JR2nn rows are
     checked against migrate's reasons in test_rules.py)."""
     import re
-    from pathlib import Path
 
-    guide = (Path(__file__).resolve().parent.parent / "docs" / "guide.md").read_text(encoding="utf-8")
+    from docs_support import guide_text
+
+    guide = guide_text()
     rows = dict(re.findall(r"^\| `?(JR[01]\d\d)`? \| (.*?) \|$", guide, re.MULTILINE))
     assert set(rows) == {code for code in CODES if code < "JR2"}
     for code, text in rows.items():

@@ -123,7 +123,7 @@ def test_usage_errors_and_unreadable_input_exit_2(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "nowhere.py: no such file or folder" in missing.stderr
     (tmp_path / "bad.py").write_bytes(b"# jaxrewrite: enable\nx = '\xff'\n")
     bad = run("bad.py", cwd=tmp_path)
-    assert bad.returncode == 2 and "bad.py: cannot read it as Python source" in bad.stderr
+    assert bad.returncode == 2 and "bad.py:2:6: cannot read it as Python source: byte 0xff is not utf-8" in bad.stderr
     unknown = run("--select", "XY9", "bad.py", cwd=tmp_path)
     assert unknown.returncode == 2 and "unknown code or prefix: XY9" in unknown.stderr
     write(tmp_path / "h.py", HELPER)
@@ -162,7 +162,7 @@ def test_binary_files_cannot_be_read_as_python_source(tmp_path: Path) -> None:
     (tmp_path / "blob.py").write_bytes(b"\x7fELF\x02\x01\x01\x00\x00jax.jit")
     for args in (["blob.py"], ["."]):
         done = run(*args, cwd=tmp_path)
-        assert done.returncode == 2 and "blob.py: cannot read it as Python source: it holds NUL bytes" in done.stderr
+        assert done.returncode == 2 and "blob.py:1:8: cannot read it as Python source: it holds a NUL byte" in done.stderr
         assert "All checks passed" not in done.stdout
     (tmp_path / "blob.py").write_bytes(b"x = 1\n\xff\xfe\n")  # not UTF-8, no jaxrewrite, no transform
     done = run(".", cwd=tmp_path)

@@ -125,7 +125,10 @@ def test_configuration_select_ignore_exclude_per_file_ignores(tmp_path: Path) ->
     ("table", "needle"),
     [
         ('selec = ["JR002"]', "unknown key 'selec'"),
-        ('select = "JR9"', "unknown code or prefix: JR9"),
+        ('select = ["JR9"]', "unknown code or prefix: JR9"),
+        ('ignore = "JR002"', "'ignore' must be a list of codes or code prefixes (['JR002'], not 'JR002')"),
+        ('select = "JR002"', "'select' must be a list of codes or code prefixes (['JR002'], not 'JR002')"),
+        ('exclude = "build"', "'exclude' must be a list of glob patterns (['build'], not 'build')"),
         ("exclude = 3", "'exclude' must be a list of glob patterns"),
         ('packages = ["my-pkg"]', "'packages' takes top-level package names, not 'my-pkg'"),
         ('select = ["JR002"', "not valid TOML"),

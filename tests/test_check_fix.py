@@ -27,7 +27,7 @@ def test_fix_adds_the_missing_pragma(tmp_path: Path) -> None:
     assert check("m.py", cwd=tmp_path).returncode == 1  # JR001 before
     done = check("--fix", "m.py", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (0, "All checks passed!\n"), done
-    assert f"m.py: fixed: JR001: added '{PRAGMA}' at line 1" in done.stderr
+    assert done.stderr == f"m.py: Fixed JR001: added '{PRAGMA}' at line 1\n"
     assert m.read_text(encoding="utf-8") == PRAGMA + "\n" + JR001
     again = check("--fix", "m.py", cwd=tmp_path)
     assert again.returncode == 0 and again.stderr == "" and m.read_text(encoding="utf-8") == PRAGMA + "\n" + JR001
@@ -77,13 +77,65 @@ def test_the_fixed_module_runs_as_the_same_program_jitted_by_hand(tmp_path: Path
     assert rewritten.stdout == plain.stdout == "6.0 6.0 8.0 2\n"
 
 
-def test_fix_says_why_a_plain_jax_module_is_not_fixed(tmp_path: Path) -> None:
-    m = write(tmp_path / "p.py", PLAIN)
+def test_fix_in_a_plain_jax_module_writes_the_keywords_jax_reads(tmp_path: Path) -> None:
+    """No pragma, no marker: a bare ``@jax.jit`` becomes ``functools.partial(jax.jit, ...)`` with
+    ``import functools`` added, said in words that match what was written; the program then runs
+    as the same one written by hand."""
+    m = write(tmp_path / "p.py", PLAIN + "print(float(main().sum()), f._cache_size())\n")
+    assert python("p.py", cwd=tmp_path).returncode != 0  # JAX's own verdict on the unfixed module
+    preview = check("--diff", "p.py", cwd=tmp_path)
+    assert preview.returncode == 1 and "+@functools.partial(jax.jit, static_argnames=('n',))" in preview.stdout
+    assert "+import functools" in preview.stdout and m.read_text(encoding="utf-8").startswith(PLAIN)
     done = check("--fix", "p.py", cwd=tmp_path)
-    assert done.returncode == 1 and "JR006" in done.stdout
-    assert "p.py: not fixed: 'f' (line 3): a bare @jax.jit takes no keywords" in done.stderr, done.stderr
-    assert "@functools.partial(jax.jit, static_argnames=('n',))" in done.stderr, done.stderr
-    assert m.read_text(encoding="utf-8") == PLAIN
+    assert (done.returncode, done.stdout) == (0, "All checks passed!\n"), done
+    assert done.stderr == (
+        "p.py: Fixed JR006: 'f': @jax.jit became @functools.partial(jax.jit, static_argnames=('n',))\n"
+        "p.py: Fixed JR006: 'import functools' added (functools.partial needs it)\n"
+    )
+    assert "Static" not in m.read_text(encoding="utf-8")
+    assert python("p.py", cwd=tmp_path).stdout == "12.0 1\n"
+
+
+def test_fix_adds_the_missing_marker_import_never_a_second_marker(tmp_path: Path) -> None:
+    """``Static`` used without its import is JR015 (not a JR006 asking for the annotation already
+    written); the fix is the import, and the module then runs."""
+    body = "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef make(x, n: Static[int]):\n    return x + jnp.zeros(n)\n"
+    source = f"{PRAGMA}\n{body}\nprint(make(jnp.ones(2), 2))\n"
+    m = write(tmp_path / "m.py", source)
+    assert "NameError" in jaxrewrite("m.py", cwd=tmp_path).stderr
+    found = check("m.py", cwd=tmp_path)
+    assert found.returncode == 1 and "JR015 'Static' in the annotation of 'n' is not imported" in found.stdout
+    assert "JR006" not in found.stdout
+    done = check("--fix", "m.py", cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, "All checks passed!\n", "m.py: Fixed JR015: added 'from jaxrewrite import Static'\n"
+    )
+    fixed = m.read_text(encoding="utf-8")
+    assert "from jaxrewrite import Static\n" in fixed and "JrStatic" not in fixed and "n: Static[int]" in fixed
+    assert jaxrewrite("m.py", cwd=tmp_path).stdout == "[1. 1.]\n"
+    write(tmp_path / "n.py", body)  # no pragma either
+    done = check("--fix", "n.py", cwd=tmp_path)
+    assert "n.py: Fixed JR015: added 'from jaxrewrite import Static'" in done.stderr, done
+    assert f"n.py: Fixed JR001: added '{PRAGMA}' at line 1" in done.stderr and done.returncode == 0
+
+
+def test_fix_writes_nothing_it_cannot_prove(tmp_path: Path) -> None:
+    """Where the fixed module would be refused at import, or the fix would bring a new finding,
+    nothing is written and stderr says why."""
+    refused = (
+        "import jax\nfrom jaxrewrite import Static\n\n\n@jax.jit\ndef f(x, *n: Static[int]):\n    return x\n\n\n"
+        "@jax.jit\ndef g(x, k: Static[int]):\n    return x * k\n"
+    )
+    m = write(tmp_path / "r.py", refused)
+    done = check("--fix", "r.py", cwd=tmp_path)
+    assert done.returncode == 1 and "JR001" in done.stdout and m.read_text(encoding="utf-8") == refused
+    assert "r.py: not fixed: the fixed module would fail to import (RewriteError: " in done.stderr
+    assert "JR101" in done.stderr and done.stderr.endswith("; nothing written\n"), done.stderr
+    unused = "def helper(x, n: Static[int]):\n    return x * n\n"
+    m = write(tmp_path / "s.py", unused)
+    done = check("--fix", "s.py", cwd=tmp_path)
+    assert done.returncode == 1 and "JR015" in done.stdout and m.read_text(encoding="utf-8") == unused
+    assert done.stderr == "s.py: not fixed: the fix would add JR002 findings; nothing written\n"
 
 
 def test_fix_diff_previews_and_writes_nothing(tmp_path: Path) -> None:
@@ -96,6 +148,7 @@ def test_fix_diff_previews_and_writes_nothing(tmp_path: Path) -> None:
             f" {line}\n" for line in JR001.splitlines()[:3]
         )
         assert m.read_text(encoding="utf-8") == JR001
+        assert done.stderr == f"m.py: Would fix JR001: added '{PRAGMA}' at line 1\n"  # ruff's words
     assert check("--diff", "clean.py", cwd=tmp_path).returncode == 0
     applied = subprocess.run(["patch", "-p1"], input=check("--diff", "m.py", cwd=tmp_path).stdout, cwd=tmp_path,
                              capture_output=True, text=True, check=False)
@@ -121,3 +174,20 @@ def test_the_usage_line_names_every_option_of_check() -> None:
     assert not missing, missing
     for needle in ("--fix", "-q", "--config", "--stdin-filename", "--no-cache", "--diff"):
         assert needle in text, needle
+
+
+@pytest.mark.parametrize(
+    "head, added",
+    [("import functools\nimport jax\n", False), ("import jax\n", True), ('"""Doc."""\nimport jax\n', True)],
+    ids=["has-it", "lacks-it", "docstring"],
+)
+def test_a_plain_fix_adds_import_functools_once_where_missing(head: str, added: bool) -> None:
+    from jaxrewrite.migrate.fix import fix_source
+
+    body = "import jax.numpy as jnp\n\n\n@jax.jit\ndef f(x, n):\n    return x + jnp.zeros(n)\n"
+    fixed = fix_source(head + body, "p.py")
+    assert fixed.text.count("import functools\n") == 1 and not fixed.refused, fixed
+    assert fixed.text.startswith('"""Doc."""\nimport functools\n' if head.startswith('"""') else "import functools\n")
+    assert ("'import functools' added (functools.partial needs it)" in fixed.said) is added
+    shadowed = fix_source("import jax\nimport jax.numpy as jnp\nfunctools = None\n\n\n" + body.split("\n\n\n")[1], "q.py")
+    assert shadowed.text.startswith("import jax\n") and "functools' is bound to something else" in shadowed.refused[0]

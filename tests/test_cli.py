@@ -401,10 +401,12 @@ def test_show_rewrite_error(tmp_path: Path) -> None:
 
 
 def test_show_syntax_error(tmp_path: Path) -> None:
+    """A syntax error is JR100 in show as in check: the same line, code and words."""
     write(tmp_path / "broken.py", "# jaxrewrite: enable\nimport jaxrewrite\nx = (1,\n")
     ours = jaxrewrite_("show", "broken.py", cwd=tmp_path)
     assert (ours.returncode, ours.stdout) == (1, "")
-    assert ours.stderr == "broken.py:3:5: SyntaxError: '(' was never closed\n"
+    assert ours.stderr == "broken.py:3:5: JR100 '(' was never closed\n"
+    assert jaxrewrite_("check", "--no-cache", "broken.py", cwd=tmp_path).stdout.startswith(ours.stderr)
 
 
 @pytest.mark.parametrize("target", ["nowhere.py", "no_such_pkg.mod", "json.no_such_module", "sys", "not a name"])

@@ -148,3 +148,56 @@ def test_the_runner_runs_what_python_compiles_however_deep(tmp_path: Path, prewa
     ours = python("-m", "jaxrewrite", "deep.py", cwd=tmp_path, prewarmed=prewarmed)
     plain = python("hand.py", cwd=tmp_path, prewarmed=prewarmed)
     assert (ours.returncode, ours.stdout) == (plain.returncode, plain.stdout) == (0, "2503.0\n"), ours.stderr[-3000:]
+
+
+_HEAD = b"# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import Static\n\n\n@jax.jit\ndef f(x, n: Static[int]):\n    return x * n\n"
+
+#: Files no command may crash on: each is read as Python reads it, or reported at its line and
+#: column in the same words by every command (``commands.files.SourceError``).
+HOSTILE: dict[str, bytes | None] = {
+    "badbytes.py": _HEAD + b"s = '\xe9t\xe9'\n",
+    "early.py": b"x = '\xff'\n" + _HEAD,  # in the first two lines, where Python looks for a coding
+    "nul.py": _HEAD + b"x = 1\0\n",
+    "badcookie.py": b"# -*- coding: nosuch -*-\n" + _HEAD,
+    "bom.py": b"\xef\xbb\xbf" + _HEAD,
+    "crlf.py": _HEAD.replace(b"\n", b"\r\n"),
+    "latin1.py": b"# -*- coding: latin-1 -*-\n" + _HEAD + b"s = '\xe9t\xe9'\n",
+    "empty.py": b"",
+    "huge.py": _HEAD + b"s = '" + b"a" * 1_000_000 + b"'\n",
+    "folder.py": None,  # a directory: a folder to walk for check, migrate and compile
+    "missing.py": None,
+}
+#: The reported place and reason of the files that cannot be read.
+UNREADABLE = {
+    "badbytes.py": "badbytes.py:9:6: cannot read it as Python source: byte 0xe9 is not utf-8: invalid continuation byte",
+    "early.py": "early.py:1:6: cannot read it as Python source: byte 0xff is not utf-8: invalid start byte",
+    "nul.py": "nul.py:9:6: cannot read it as Python source: it holds a NUL byte (a binary file?)",
+    "badcookie.py": "badcookie.py:1:1: cannot read it as Python source: unknown encoding: nosuch",
+    "missing.py": "missing.py: no such file or folder",
+}
+#: Each command's status for input it cannot read (compile reports a failed file as 1).
+STATUS = {"check": 2, "show": 2, "migrate": 2, "compile": 1}
+
+
+@pytest.mark.parametrize("command", list(STATUS))
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_every_command_reports_a_hostile_file_the_same_way(tmp_path: Path, command: str, name: str) -> None:
+    """Bad bytes, a NUL, an unknown coding are reported by every command in the same words,
+    naming file, line and column; a BOM, CRLF, a latin-1 declaration, an empty file and a huge
+    line are read as Python reads them; no frame of jaxrewrite's own code ever reaches the user."""
+    data = HOSTILE[name]
+    if data is not None:
+        (tmp_path / name).write_bytes(data)
+    elif name == "folder.py":
+        (tmp_path / name).mkdir()
+    done = subprocess.run([sys.executable, "-m", "jaxrewrite", command, name], cwd=tmp_path, env=env(),
+                          capture_output=True, text=True, errors="replace", timeout=300, check=False)
+    report = done.stdout + done.stderr
+    assert "Traceback" not in report and "jaxrewrite/" not in report, report[-3000:]
+    if name in UNREADABLE:
+        assert UNREADABLE[name] in report, report  # compile reports on stdout, as its other lines
+        assert done.returncode == (2 if name == "missing.py" else STATUS[command]), report
+    elif name == "folder.py" and command == "show":
+        assert (done.returncode, done.stderr) == (2, "python -m jaxrewrite show: folder.py: is a folder, not a Python file\n")
+    else:
+        assert done.returncode == 0, report[-3000:]

@@ -124,7 +124,7 @@ ALL_CASES = [case for doc in DOCS for case in build_cases(doc)]
 
 
 def test_docs_are_there_and_have_examples() -> None:
-    assert (REPO / "docs" / "guide.md").is_file()
+    assert (REPO / "docs" / "getting-started.md").is_file()
     for doc in DOCS:
         runnable = [c for c in build_cases(doc) if c.mode in ("run", "error", "plain")]
         assert runnable, f"{doc.name} has no executed python block"

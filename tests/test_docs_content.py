@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from docs_support import CHECKOUT_HEADING, parse_blocks
+from docs_support import CHECKOUT_HEADING, GUIDE_PAGES, guide_text, parse_blocks
 from support import REPO, child_env, jaxrewrite
 
 from jaxrewrite.engine.rulebook import rules
@@ -22,7 +22,6 @@ from jaxrewrite.engine.rulebook.diagnostics import CODES
 from jaxrewrite.migrate import REASONS, Reason
 
 README = REPO / "README.md"
-GUIDE = REPO / "docs" / "guide.md"
 FLAG_TABLE = "### Flags and exit codes next to ruff's and black's"
 #: "The first screen": what a user reads before the checkout's commands.
 FIRST_SCREEN_LINES = 60
@@ -64,7 +63,7 @@ def test_readme_is_short_and_explains_its_commands() -> None:
     text = README.read_text(encoding="utf-8")
     assert len(text.splitlines()) <= README_MAX_LINES, len(text.splitlines())
     assert not re.search(r"^\| `JR\d{3}` \|", text, re.MULTILINE), "the table of codes lives in the guide only"
-    assert "docs/guide.md#codes" in text, "the README links to the guide's table of codes"
+    assert "docs/errors.md#codes" in text, "the README links to the guide's table of codes"
     checkout = _section(text, CHECKOUT_HEADING)
     # The flag is explained where the command is, and the suite's time on two cores is given.
     flag = "`XLA_FLAGS=--xla_force_host_platform_device_count=4`"
@@ -79,7 +78,8 @@ def test_each_code_has_one_row_in_the_docs_and_it_is_in_the_guide() -> None:
     for doc in [README, *sorted((REPO / "docs").glob("*.md"))]:
         for code in re.findall(r"^\| `?(JR\d{3})`? \|", doc.read_text(encoding="utf-8"), re.MULTILINE):
             rows.setdefault(code, []).append(doc.name)
-    assert {code: where for code, where in rows.items() if where != ["guide.md"]} == {}
+    guide = {page.name for page in GUIDE_PAGES}
+    assert {code: where for code, where in rows.items() if len(where) != 1 or where[0] not in guide} == {}
     assert sorted(rows) == sorted(CODES)
 
 
@@ -88,16 +88,22 @@ def _slug(heading: str) -> str:
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
-def test_every_anchor_is_a_heading_of_the_guide() -> None:
-    text = GUIDE.read_text(encoding="utf-8")
-    anchors = {_slug(line.lstrip("#")) for line in text.splitlines() if re.match(r"#{1,6} ", line)}
-    assert {r.code: r.anchor for r in rules.RULES.values() if r.anchor not in anchors} == {}
+def test_every_anchor_is_a_heading_of_the_page_its_link_names() -> None:
+    """Each rule's section is a heading of the guide's page ``rules.PAGES`` places it on, the
+    page ``check --explain`` links to."""
+    wrong = {}
+    for rule in rules.RULES.values():
+        page = REPO / "docs" / f"{rules.PAGES[rule.anchor]}.md"
+        text = page.read_text(encoding="utf-8")
+        if rule.anchor not in {_slug(line.lstrip("#")) for line in text.splitlines() if re.match(r"#{1,6} ", line)}:
+            wrong[rule.code] = (rule.anchor, page.name)
+    assert wrong == {}
 
 
 def test_the_migrate_table_names_each_reason_with_its_code() -> None:
     """Each reason's row: its code (a link to the errors table for a merged one) and its name."""
-    text = GUIDE.read_text(encoding="utf-8")
-    table = re.findall(r"^\| (?:\[)?(JR\d{3})(?:\]\(#9-errors\))? \| `([\w-]+)` \|", text, re.MULTILINE)
+    text = guide_text()
+    table = re.findall(r"^\| (?:\[)?(JR\d{3})(?:\]\(errors\.md#9-errors\))? \| `([\w-]+)` \|", text, re.MULTILINE)
     rows = {reason: code for code, reason in table}
     assert rows == {reason.value: reason.code for reason in Reason}
     assert all(REASONS[reason] == rules.RULES[reason.code].summary for reason in Reason)
@@ -129,7 +135,7 @@ def _exit_statuses(help_text: str) -> set[str]:
 
 @pytest.mark.parametrize("command", ["check", "migrate"])
 def test_the_guides_flag_table_names_every_flag_and_exit_status(command: str, tmp_path: Path) -> None:
-    table = _section(GUIDE.read_text(encoding="utf-8"), FLAG_TABLE)
+    table = _section(guide_text(), FLAG_TABLE)
     # jaxrewrite's column only: the ruff and black columns name their own flags (`--fix`...).
     ours = re.findall(r"^\| (.*?) \| .* \|$", table, re.MULTILINE)
     words = {word for cell in ours for code in re.findall(r"`([^`]+)`", cell) for word in code.split()}
@@ -145,3 +151,22 @@ def test_the_guides_flag_table_names_every_flag_and_exit_status(command: str, tm
     for status in statuses:
         assert status in rows, f"the guide's exit table has no row {status}"
         assert rows[status].split(" | ")[column].strip() != "—", (command, status)
+
+
+#: The JAX errors users meet for an argument that should be static (issue 54): each has an entry.
+JAX_ERRORS = ["ConcretizationTypeError", "TracerIntegerConversionError", "TracerBoolConversionError",
+              "not a valid JAX type", "Non-hashable static arguments are not supported"]
+
+
+def test_the_jax_errors_page_has_a_failing_program_and_its_fix_for_each_error() -> None:
+    """Each entry: a heading naming the error, a program that raises it (docs-test: error, run by
+    test_docs.py) and the fixed program with its output (docs-test: output)."""
+    page = REPO / "docs" / "jax-errors.md"
+    text = page.read_text(encoding="utf-8")
+    entries = text.split("\n## ")[1:]  # (not _section: "# jaxrewrite: enable" in a block is no heading)
+    headings = [entry.splitlines()[0] for entry in entries]
+    assert [any(error in h for h in headings) for error in JAX_ERRORS] == [True] * len(JAX_ERRORS), headings
+    for heading, section in zip(headings, entries):
+        kinds = [b.kind for b in parse_blocks(page) if b.lang == "python" and b.code.rstrip() in section]
+        assert kinds == ["error", "output"], (heading, kinds)
+    assert "docs/jax-errors.md" in README.read_text(encoding="utf-8")

@@ -22,10 +22,23 @@ from pathlib import Path
 import pytest
 from support import REPO, missing
 
+#: The guide's pages in the nav of mkdocs.yml (title, name), the errors page last.
+GUIDE_NAV = [
+    ("Getting started", "getting-started"),
+    ("Static and NoDiff", "static"),
+    ("Transforms and spellings", "transforms"),
+    ("Per-leaf statics and fields", "leaves"),
+    ("Notebooks and pytest", "notebooks-pytest"),
+    ("Catching mistakes (check)", "check"),
+    ("Migrating (migrate)", "migrate"),
+    ("Flax, Equinox and libraries", "libraries"),
+    ("Errors and codes", "errors"),
+    ("JAX errors and their fixes", "jax-errors"),
+]
 #: The nav of mkdocs.yml: (title in the nav, Markdown source, built page).
 PAGES = [
     ("Home", REPO / "README.md", "index.html"),
-    ("User guide", REPO / "docs" / "guide.md", "guide.html"),
+    *((title, REPO / "docs" / f"{name}.md", f"{name}.html") for title, name in GUIDE_NAV),
     ("Design", REPO / "docs" / "design.md", "design.html"),
     ("Contributing", REPO / "docs" / "contributing.md", "contributing.html"),
     ("Changelog", REPO / "CHANGELOG.md", "changelog.html"),

@@ -7,6 +7,7 @@ type spellings themselves.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import textwrap
 from typing import Any
 
@@ -106,6 +107,123 @@ def test_module_classes_that_cannot_be_hashed(decorator: str, body: str, reporte
     source = CHECK_HEADER + f"\n\n{decorator}\nclass Config:\n    {body}\n\n\n@jax.jit\ndef f(x, cfg: Static[Config]):\n    return x\n"
     line = source.splitlines().index("def f(x, cfg: Static[Config]):") + 1
     assert _codes(source) == ([(line, "JR003")] if reported else [])
+
+
+@pytest.mark.parametrize(
+    "decorator, body, reported",
+    [
+        ("@dataclasses.dataclass", "a: int", True),
+        ("@dataclasses.dataclass(frozen=True)", "a: int", False),
+        ("@dataclasses.dataclass(eq=False)", "a: int", False),
+        ("", "def __eq__(self, other):\n        return True", True),
+        ("", "def __eq__(self, other):\n        return True\n    def __hash__(self):\n        return 0", False),
+        ("", "a = 1", False),
+    ],
+)
+@pytest.mark.parametrize("spelling", ["@jax.jit", "@functools.partial(jax.jit)"])
+def test_a_static_self_follows_its_class(decorator: str, body: str, reported: bool, spelling: str) -> None:
+    """``self: Static`` hashes the instance: the class decides, as for ``cfg: Static[Config]``."""
+    source = CHECK_HEADER + f"\n\n{decorator}\nclass Model:\n    {body}\n\n    {spelling}\n    def apply(self: Static, x):\n        return x\n"
+    line = source.splitlines().index("    def apply(self: Static, x):") + 1
+    found = check_text(source, "m.py")
+    assert [(d.line, d.code) for d in found] == ([(line, "JR003")] if reported else [])
+    assert not reported or "'self' is Static but annotated Model (" in found[0].message
+
+
+#: Arguments a call of the module passes to a Static parameter that JAX cannot hash, and the
+#: kind each is named by; a tuple, a frozenset and a frozen instance are quiet.
+PASSED = [
+    ("[2, 3]", "a list"),
+    ("{2: 3}", "a dict"),
+    ("{2, 3}", "a set"),
+    ("[i for i in range(2)]", "a list"),
+    ("jnp.array([2, 3])", "a JAX array (jnp.array(...))"),
+    ("jnp.zeros(2)", "a JAX array (jnp.zeros(...))"),
+    ("np.arange(3)", "a NumPy array (np.arange(...))"),
+    ("Plain(2)", "a Plain instance (a dataclass with eq and without frozen=True"),
+    ("(2, 3)", None),
+    ("frozenset({2})", None),
+    ("Frozen(2)", None),
+    ("np.int32(2)", None),
+]
+_CALLS = """\
+import jax.numpy as jnp
+import numpy as np
+
+
+@dataclasses.dataclass
+class Plain:
+    a: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    a: int
+
+
+@jax.jit
+def scale(x, shape: Static):
+    return x
+
+
+def main():
+    return {call}
+"""
+
+
+@pytest.mark.parametrize("arg, kind", PASSED, ids=[a for a, _ in PASSED])
+@pytest.mark.parametrize("form", ["scale(1.0, {arg})", "scale(1.0, shape={arg})", "jax.jit(g, static_argnums=1)(1.0, {arg})"])
+def test_an_unhashable_value_passed_to_a_static_parameter(arg: str, kind: str | None, form: str) -> None:
+    """What a call of the module passes is followed, by position or keyword, through a decorated
+    def or a transform's result called at once; each reported value fails under JAX itself
+    (``test_the_values_reported_fail_under_jax``)."""
+    source = CHECK_HEADER + _CALLS.format(call=form.format(arg=arg))
+    if form.startswith("jax.jit(g"):
+        source = source.replace("@jax.jit\ndef scale(x, shape: Static)", "def g(x, shape: Static)")
+    found = [d for d in check_text(source, "m.py") if d.code != "JR002"]
+    if kind is None:
+        assert found == []
+        return
+    line = len(source.splitlines())
+    assert [(d.line, d.code) for d in found] == [(line, "JR003")], found
+    assert f"'shape' is Static but the call on line {line} passes it {kind}" in found[0].message
+
+
+@pytest.mark.parametrize("arg, kind", PASSED, ids=[a for a, _ in PASSED])
+def test_the_values_reported_fail_under_jax(arg: str, kind: str | None) -> None:
+    """The same program in plain JAX: each value check reports raises JAX's own ValueError."""
+    import numpy as np
+
+    @dataclasses.dataclass
+    class Plain:
+        a: int
+
+    @dataclasses.dataclass(frozen=True)
+    class Frozen:
+        a: int
+
+    scale = jax.jit(lambda x, shape: x, static_argnames="shape")
+    value = eval(arg, {"jnp": jnp, "np": np, "Plain": Plain, "Frozen": Frozen})
+    if kind is None:
+        assert float(scale(1.0, shape=value)) == 1.0
+    else:
+        with pytest.raises(ValueError, match="Non-hashable static arguments"):
+            scale(1.0, shape=value)
+
+
+def test_a_static_self_of_an_unhashable_class_fails_under_jax() -> None:
+    """The ground truth for ``self: Static``: JAX hashes the instance."""
+
+    @dataclasses.dataclass
+    class Model:
+        k: int
+
+        @functools.partial(jax.jit, static_argnums=0)
+        def apply(self, x):
+            return x * self.k
+
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        Model(2).apply(1.0)
 
 
 def test_unhashable_class_at_run_time_is_what_check_says() -> None:

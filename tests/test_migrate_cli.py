@@ -125,3 +125,23 @@ def test_install_line_placement() -> None:
     crlf = with_install_line('"""Doc."""\r\nx = 1\r\n')
     assert crlf.startswith('"""Doc."""\r\n\r\nimport jaxrewrite\r\n') and "\n" not in crlf.replace("\r\n", "")
     assert with_install_line('"""Doc."""').startswith('"""Doc."""\n\nimport jaxrewrite\n')
+
+
+def test_migrate_quiet_and_a_folder_without_python_files(tmp_path: Path) -> None:
+    """``-q`` leaves stderr to errors; a folder with no Python file is said, as check says it."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "notes.txt").write_text("partial(jax.jit, static_argnums=(1,))\n")
+    empty = jaxrewrite("migrate", "docs", cwd=tmp_path)
+    assert empty.returncode == 0
+    assert empty.stderr.startswith("warning: No Python files found under the given path(s)\n"), empty.stderr
+    (tmp_path / "m.py").write_text(
+        "import jax\nfrom functools import partial\n\n\n@partial(jax.jit, static_argnums=(1,))\ndef g(x, n):\n    return x * n\n\n\n"
+        "@partial(jax.jit, static_argnums=(1,), donate_argnums=(1,))\ndef h(x, n):\n    return x\n"
+    )
+    loud = jaxrewrite("migrate", "m.py", cwd=tmp_path)
+    quiet = jaxrewrite("migrate", "-q", "m.py", cwd=tmp_path)
+    assert loud.returncode == quiet.returncode == 1 and loud.stdout == quiet.stdout != ""
+    assert "1 function to migrate" in loud.stderr and quiet.stderr == "", quiet.stderr
+    written = jaxrewrite("migrate", "-q", "--write", "m.py", cwd=tmp_path)
+    assert (written.returncode, written.stdout, written.stderr) == (1, "", "")
+    assert "n: Static" in (tmp_path / "m.py").read_text()

@@ -106,7 +106,7 @@ def test_twine_check_strict_accepts_both(built: Built) -> None:
 def test_the_sdist_carries_license_changelog_readme_and_docs(built: Built) -> None:
     with tarfile.open(built.sdist) as sdist:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
-    for needed in ("LICENSE", "CHANGELOG.md", "README.md", "mkdocs.yml", "docs/guide.md", "docs/design.md", "docs/contributing.md", "examples/hypercube.py", "jaxrewrite/__init__.py"):
+    for needed in ("LICENSE", "CHANGELOG.md", "README.md", "mkdocs.yml", "docs/getting-started.md", "docs/errors.md", "docs/jax-errors.md", "docs/design.md", "docs/contributing.md", "examples/hypercube.py", "jaxrewrite/__init__.py"):
         assert needed in names, f"the sdist lacks {needed}"
     assert not any("__pycache__" in name or name.endswith(".pyc") for name in names)
 

@@ -65,9 +65,9 @@ def test_try_repo_reports_findings_and_passes_clean_files(tmp_path: Path) -> Non
 
 
 def _guide_snippet() -> str:
-    from docs_support import parse_blocks
+    from docs_support import GUIDE_PAGES, parse_blocks
 
-    blocks = [b for b in parse_blocks(ROOT / "docs" / "guide.md") if b.lang == "yaml" and "jaxrewrite-check" in b.code]
+    blocks = [b for page in GUIDE_PAGES for b in parse_blocks(page) if b.lang == "yaml" and "jaxrewrite-check" in b.code]
     assert len(blocks) == 1, [b.where for b in blocks]
     return blocks[0].code
 

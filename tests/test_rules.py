@@ -9,6 +9,8 @@ import ast
 import dataclasses
 import re
 import string
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -140,8 +142,26 @@ def test_check_explain_prints_the_record(asked: str, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == (
         "JR111 (error): a static spec that is not a literal\n"
+        "message: <keyword> must be a literal <what> to merge with Static parameters, not <spec>; write its "
+        "value out literally (<keyword>=(...)), or drop <keyword> and annotate the parameters instead\n"
+        "message: <keyword>=<spec> is not a literal<kind>; write its value out literally\n"
         "fix: write the spec's value out literally, or drop it and annotate the parameters\n"
-        "see: docs/guide.md#9-errors\n"
+        "see: docs/errors.md#9-errors\n"
     )
     unknown = jaxrewrite("check", "--explain", "JR999", cwd=tmp_path)
     assert unknown.returncode == 2 and "unknown code: JR999" in unknown.stderr and unknown.stdout == ""
+
+
+def test_explain_prints_every_wording_and_links_to_the_configured_site(tmp_path: Path) -> None:
+    """The record in full (an offline reader needs no link), and the link built from the one
+    base URL setting (``rules.DOCS_URL``, or JAXREWRITE_DOCS_URL) to the site's page."""
+    import os
+
+    env = {**os.environ, "JAXREWRITE_DOCS_URL": "https://docs.example.org/jaxrewrite/"}
+    done = subprocess.run([sys.executable, "-m", "jaxrewrite", "check", "--explain", "JR003"], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, check=False)
+    lines = done.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["JR003 (warning)", "message", "message", "message", "fix", "see"]
+    assert "message: <name> is Static but the call on line <line> passes it a <shown>" in done.stdout
+    assert lines[-1] == "see: https://docs.example.org/jaxrewrite/check.html#jaxrewrite-check"
+    assert rules.docs_link("9-errors") == "docs/errors.md#9-errors"  # no site published: the file

@@ -129,8 +129,8 @@ def test_fix_keeps_an_opted_in_module_and_writes_plain_jax_keywords() -> None:
     assert fixed.text.count("\n") == opted.count("\n")  # nothing to add: pragma and import are there
     plain = (Path(__file__).parent / "tracetime_cases" / "fail_range.py").read_text()
     fixed_plain = fix_source(plain, "p.py")  # plain JAX: the transform's own keyword, no marker
-    assert fixed_plain.fixed == [] and fixed_plain.text == plain  # a bare @jax.jit: the floor's JAX takes no keywords there
-    assert "@functools.partial(jax.jit, static_argnames=('n',))" in fixed_plain.refused[0], fixed_plain.refused
+    assert fixed_plain.fixed == [("f", "n")] and not fixed_plain.refused  # a bare @jax.jit: functools.partial
+    assert "@functools.partial(jax.jit, static_argnames=('n',))" in fixed_plain.text and "Static" not in fixed_plain.text
 
 
 def test_check_fix_writes_the_file(tmp_path: Path) -> None:
@@ -139,5 +139,5 @@ def test_check_fix_writes_the_file(tmp_path: Path) -> None:
     out = subprocess.run(
         [sys.executable, "-m", "jaxrewrite", "check", "--fix", str(case)], capture_output=True, text=True, check=False
     )
-    assert out.returncode == 0 and out.stdout == "All checks passed!\n" and "made Static" in out.stderr, out
+    assert out.returncode == 0 and out.stdout == "All checks passed!\n" and "annotated Static[...]" in out.stderr, out
     assert case.read_text() == fix_source(_NO_PRAGMA, str(case)).text

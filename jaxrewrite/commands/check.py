@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import importlib.util
 import json
 import os
 import sys
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 from jaxrewrite import config as settings
 from jaxrewrite.commands import colour
 from jaxrewrite.commands.checkcache import FOLDER, Cache, Read
-from jaxrewrite.commands.files import python_files
+from jaxrewrite.commands.files import SourceError, cannot_open, decode, python_files, universal
 from jaxrewrite.commands.targets import import_reader, locate_import
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic, suppressed
@@ -78,18 +77,21 @@ def _outside(
     from jaxrewrite.engine.analyze import analyze
     from jaxrewrite.engine.findings.imported import imported_pass, may_apply_imported
     from jaxrewrite.engine.findings.tracetime import PASS, TRACE, may_trace
+    from jaxrewrite.engine.findings.unbound import unbound_findings, without_shadowed
 
     passes: list[TreePass] = []
     if options.wants(rules.TRACED.code) and may_trace(text):
         passes.append(PASS)
     if options.wants(rules.IMPORTED_DEF.code) and may_apply_imported(text):
         passes.append(imported_pass(import_reader(filename, reads)))
+    unbound = unbound_findings(text, filename) if options.wants(rules.UNBOUND_MARKER.code) else []
     if not passes:
         if named:
             compile(text, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-        return []
+        return unbound
     found = analyze(text, filename, require_pragma=False, filters=TRACE if PASS in passes else FAST, passes=passes)
-    return [d for d in found.diagnostics if d.code in (rules.TRACED.code, rules.IMPORTED_DEF.code)]
+    kept = [d for d in found.diagnostics if d.code in (rules.TRACED.code, rules.IMPORTED_DEF.code)]
+    return unbound + (without_shadowed(kept, ast.parse(text, filename)) if unbound else kept)
 
 
 def check_text(
@@ -126,22 +128,19 @@ def check_text(
 
 def may_find(data: bytes) -> bool:
     """Cheap pre-filter on a file's bytes: False means ``check`` finds nothing there (no
-    "jaxrewrite", no tracing transform and no transform of the table named anywhere)."""
-    return might_opt_in(data) or may_trace_bytes(data) or may_apply_imported_bytes(data)
+    "jaxrewrite", no marker name, no tracing transform and no transform of the table named)."""
+    # JR015: a marker written, perhaps never imported (``n: Static[int]``, ``self: Static``).
+    markers = b"Static[" in data or b": Static" in data or b"NoDiff[" in data or b": NoDiff" in data
+    return might_opt_in(data) or may_trace_bytes(data) or may_apply_imported_bytes(data) or markers
 
 
-class Unreadable(ValueError):
-    """Bytes that are no Python source whatever they say: a NUL byte (a binary file)."""
-
-
-def read_source(path: str, data: bytes | None = None) -> bytes:
-    """The file's bytes (``data`` when already read); Unreadable for a binary file."""
+def read_source(path: str, data: bytes | None = None) -> tuple[bytes, str]:
+    """The file's bytes (``data`` when already read) and its text as Python decodes it;
+    SourceError where they are no Python source, OSError where the file cannot be read."""
     if data is None:
         with open(path, "rb") as file:
             data = file.read()
-    if b"\0" in data:
-        raise Unreadable("it holds NUL bytes (a binary file?)")
-    return data
+    return data, universal(decode(data, path)[0])
 
 
 def check_path(
@@ -153,20 +152,19 @@ def check_path(
     cache: Cache | None = None,
 ) -> list[Diagnostic]:
     """The findings of one file (``data``: its bytes, already read from standard input);
-    OSError/UnicodeDecodeError/Unreadable when it cannot be read as Python source.
+    OSError/SourceError when it cannot be read as Python source.
 
     A file the walk found is analyzed only where ``may_find``; one ``named`` on the command line
     is parsed in any case (JR100 when it does not parse). ``fix``: first fix what ``check --fix``
     fixes, in place (``commands.checkfix``). ``cache``: read and store the findings there."""
-    data = read_source(path, data)
-    text = importlib.util.decode_source(data)
+    data, text = read_source(path, data)
     if not may_find(data):
         return check_text(text, path, options, parse_only=True) if named else []
     if fix and path != "-":
         from jaxrewrite.commands.checkfix import fix_file
 
         data = fix_file(path, data, options, check_text)[0]
-        text = importlib.util.decode_source(data)
+        text = universal(decode(data, path)[0])
     if cache is None or path == "-":
         return check_text(text, path, options, named=named)
     found = cache.get(path, data, locate_import)
@@ -213,8 +211,9 @@ def parser(prog: str) -> argparse.ArgumentParser:
     ap.add_argument(
         "--fix",
         action="store_true",
-        help="fix in place what can be: add the missing pragma (JR001), make the JR006 parameters "
-        "Static in modules that use jaxrewrite; stderr says what was fixed and why the rest was not",
+        help="fix in place what can be, each fix checked again before it is written: add the missing "
+        "pragma (JR001) or marker import (JR015), make the JR006 parameters Static (in a plain-JAX "
+        "module: pass the transform's static keywords); stderr says what was fixed and why the rest was not",
     )
     ap.add_argument(
         "--diff",
@@ -268,10 +267,10 @@ def examine(job: Job) -> tuple[list[Diagnostic], str | None]:
     """The findings of one file, or why it cannot be read (the message for stderr)."""
     try:
         return check_path(job.path, job.options, job.data, job.fix, job.named, job.cache), None
-    except FileNotFoundError:
-        return [], f"{job.path}: no such file or folder"
-    except (OSError, UnicodeDecodeError, SyntaxError, Unreadable) as exc:  # SyntaxError: a bad coding cookie
-        return [], f"{job.path}: cannot read it as Python source: {exc}"
+    except OSError as exc:
+        return [], cannot_open(job.path, exc)
+    except SourceError as exc:
+        return [], str(exc)
 
 
 def workers(files: int) -> int:
@@ -318,8 +317,9 @@ def _settled(job: Job) -> tuple[list[Diagnostic], str | None] | None:
     if job.data is not None or job.path == "-":
         return None
     try:
-        data = read_source(job.path, None)
-    except (OSError, ValueError):
+        with open(job.path, "rb") as file:
+            data = file.read()
+    except OSError:
         return None
     if not may_find(data):
         return None if job.named else ([], None)
@@ -377,10 +377,13 @@ def _preview(files: list[str], options: Options, prog: str) -> int:
     for path in files:
         path = os.path.normpath(path)
         try:
-            if fix_file(path, read_source(path), options, check_text, diff=sys.stdout)[1]:
+            if fix_file(path, read_source(path)[0], options, check_text, diff=sys.stdout)[1]:
                 status = max(status, 1)
-        except (OSError, UnicodeDecodeError, SyntaxError, Unreadable) as exc:
-            print(f"{prog} check: {path}: cannot read it as Python source: {exc}", file=sys.stderr)
+        except OSError as exc:
+            print(f"{prog} check: {cannot_open(path, exc)}", file=sys.stderr)
+            status = 2
+        except SourceError as exc:
+            print(f"{prog} check: {exc}", file=sys.stderr)
             status = 2
     return status
 

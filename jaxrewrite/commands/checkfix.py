@@ -1,24 +1,36 @@
 """``check --fix`` (and ``--fix --diff``, ruff's preview): what check knows how to fix, and a word
-on stderr for what it does not.
+on stderr for each fix ("Fixed", or "Would fix" under ``--diff``) and for what it does not fix.
 
+* JR015 (Static/NoDiff used but never imported): the ``from jaxrewrite import ...`` line is added
+  among the module's imports.
 * JR001 (Static/NoDiff in a module that does not opt in): the pragma line is added at the top,
   after a ``#!`` line and a coding cookie, so that the module opts in as its annotations say.
 * JR006 (a parameter a transform traces that must be a Python value): made ``Static`` in a module
-  that uses jaxrewrite (``jaxrewrite.migrate.fix``); in a plain-JAX module nothing is changed, and
-  stderr says why (pass the static keywords to the transform instead).
+  that uses jaxrewrite; in a plain-JAX module, the keywords JAX reads are written into the
+  transform's call (a bare decorator becomes ``functools.partial(jax.jit, ...)``, with
+  ``import functools`` added where missing) (``jaxrewrite.migrate.fix``).
+
+No fix is written that is not proved: the fixed text is checked again, and where a finding the fix
+meant to remove remains, a new one appears, or the module would not compile or be rewritten,
+nothing is written and stderr says why.
 """
 
 from __future__ import annotations
 
+import ast
 import sys
+from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from jaxrewrite.commands.files import decode, unified_diff, write_atomically, write_source
 from jaxrewrite.engine.findings.tracetime import may_trace_bytes
-from jaxrewrite.errors import TOO_DEEP
+from jaxrewrite.engine.findings.unbound import unbound_markers
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.errors import TOO_DEEP, RewriteError
 from jaxrewrite.engine.rulebook import rules
-from jaxrewrite.header import PRAGMA, scan_header
+from jaxrewrite.header import PRAGMA, header_statements, scan_header
+from jaxrewrite.migrate.imports import first_import_block, marker_import_lines, marker_import_place
 
 if TYPE_CHECKING:
     from jaxrewrite.commands.check import Options
@@ -28,26 +40,96 @@ if TYPE_CHECKING:
 Findings = Callable[[str, str, "Options"], "list[Diagnostic]"]
 
 
-def fixed_text(path: str, text: str, options: Options, notes: list[str], findings: Findings) -> str:
-    """The text with what ``--fix`` fixes fixed; ``notes``: a line per fix and per refusal."""
-    pragma = rules.NO_PRAGMA.code
-    if options.wants(pragma, path) and any(d.code == pragma for d in findings(text, path, options)):
-        text = _with_pragma(text, path, notes)
-    if not options.wants(rules.TRACED.code, path) or not may_trace_bytes(text.encode("utf-8", "surrogatepass")):
+def fixed_text(
+    path: str, text: str, options: Options, notes: list[str], findings: Findings, verb: str = "Fixed"
+) -> str:
+    """The text with what ``--fix`` fixes fixed, or ``text`` itself where the fix is not proved;
+    ``notes``: a line per fix (``verb``: "Fixed", or "Would fix") and per refusal."""
+    before = findings(text, path, options)
+    said: list[str] = []
+    meant: set[str] = set()
+    new = text
+    unbound, pragma = rules.UNBOUND_MARKER.code, rules.NO_PRAGMA.code
+    if options.wants(unbound, path) and any(d.code == unbound for d in before):
+        new = _with_imports(new, path, said)
+        meant.add(unbound)
+    if options.wants(pragma, path) and any(d.code == pragma for d in findings(new, path, options)):
+        new = _with_pragma(new, path, said, notes)
+        meant.add(pragma)
+    traced = rules.TRACED.code
+    if options.wants(traced, path) and may_trace_bytes(new.encode("utf-8", "surrogatepass")):
+        from jaxrewrite.migrate.fix import fix_source
+
+        try:
+            result = fix_source(new, path)
+        except (SyntaxError, *TOO_DEEP):
+            return text  # reported as JR100 by the check itself
+        notes.extend(f"{path}: not fixed: {why}" for why in result.refused)
+        said.extend(f"{traced}: {line}" for line in result.said)
+        if result.changed:
+            meant.add(traced)
+        new = result.text
+    if new == text:
         return text
-    from jaxrewrite.migrate.fix import fix_source
+    why = _disproved(path, text, new, options, findings, before, meant)
+    if why is not None:
+        notes.append(f"{path}: not fixed: {why}; nothing written")
+        return text
+    notes.extend(f"{path}: {verb} {line}" for line in said)
+    return new
 
+
+def _disproved(
+    path: str, text: str, new: str, options: Options, findings: Findings, before: list[Diagnostic], meant: set[str]
+) -> str | None:
+    """Why the fixed text is no fix, or None: a finding it meant to remove is left, a new one
+    appears, or the module would not compile or be rewritten as the import hook rewrites it."""
     try:
-        result = fix_source(text, path)
-    except (SyntaxError, *TOO_DEEP):
-        return text  # reported as JR100 by the check itself
-    notes.extend(f"{path}: not fixed: {why}" for why in result.refused)
-    if result.changed:
-        notes.append(f"{path}: fixed: {', '.join(f'{p} of {f}' for f, p in result.fixed)} made Static")
-    return result.text
+        compile(new, path, "exec", dont_inherit=True)
+        if scan_header(new).enabled:
+            from jaxrewrite.engine.rewrite import rewrite_source
+
+            compile(rewrite_source(new, path), path, "exec", dont_inherit=True)
+    except (SyntaxError, RewriteError) as err:
+        return f"the fixed module would fail to import ({type(err).__name__}: {err})"
+    after = findings(new, path, options)
+    then, now = Counter(d.code for d in before), Counter(d.code for d in after)
+    left = sorted(code for code in meant if code != rules.TRACED.code and now[code])
+    if rules.TRACED.code in meant and now[rules.TRACED.code] >= then[rules.TRACED.code]:
+        left.append(rules.TRACED.code)
+    if left:
+        return f"{', '.join(left)} still reported after the fix"
+    new_codes = sorted((now - then).keys())
+    if new_codes:
+        return f"the fix would add {', '.join(new_codes)} findings"
+    return None
 
 
-def _with_pragma(text: str, path: str, notes: list[str]) -> str:
+def _with_imports(text: str, path: str, said: list[str]) -> str:
+    """``from jaxrewrite import ...`` for the marker names used unbound, where isort puts it."""
+    tree = ast.parse(text, path)
+    names = sorted({node.id for node, _, _ in unbound_markers(tree)})
+    src = Source(text, path)
+    nl = "\r\n" if "\r\n" in text else "\n"
+    lines = "".join(line + nl for line in marker_import_lines([(n, n) for n in names]))
+    body = tree.body
+    index = header_statements(body)
+    block = first_import_block(body, index)
+    if block:
+        at, own_section = marker_import_place(block, src)
+        if at == len(text) and not text.endswith(("\n", "\r")):
+            lines = nl + lines
+        new = text[:at] + (nl if own_section else "") + lines + text[at:]
+    else:
+        first = body[index] if index < len(body) else None
+        line = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))]) if first else None
+        at = src.line_starts[line - 1] if line is not None else len(text)
+        new = text[:at] + lines + text[at:]
+    said.append(f"{rules.UNBOUND_MARKER.code}: added '{lines.strip()}'")
+    return new
+
+
+def _with_pragma(text: str, path: str, said: list[str], notes: list[str]) -> str:
     """The pragma as a new first line, after a ``#!`` line and a PEP 263 coding line."""
     lines = text.splitlines(keepends=True)
     at = 0
@@ -60,7 +142,7 @@ def _with_pragma(text: str, path: str, notes: list[str]) -> str:
     if not scan_header(new).enabled:  # pragma: no cover - the header rule moved; say so, never guess
         notes.append(f"{path}: not fixed: JR001: the pragma cannot go first in this header")
         return text
-    notes.append(f"{path}: fixed: JR001: added '{PRAGMA}' at line {at + 1}")
+    said.append(f"JR001: added '{PRAGMA}' at line {at + 1}")
     return new
 
 
@@ -69,9 +151,9 @@ def fix_file(
 ) -> tuple[bytes, bool]:
     """Fix the file in place (atomically): its new bytes, and whether anything changed; with
     ``diff``, write a unified diff there instead and keep the bytes. Notes go to stderr."""
-    text, encoding = decode(data)
+    text, encoding = decode(data, path)
     notes: list[str] = []
-    new = fixed_text(path, text, options, notes, findings)
+    new = fixed_text(path, text, options, notes, findings, "Would fix" if diff is not None else "Fixed")
     for note in notes:
         print(note, file=sys.stderr)
     if new == text:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from types import CodeType
 
 from jaxrewrite.commands import safe_path
-from jaxrewrite.commands.files import python_files
+from jaxrewrite.commands.files import SourceError, cannot_open, decode, python_files, universal
 from jaxrewrite.commands.targets import (
     TargetError,
     display_name,
@@ -56,9 +56,11 @@ def compile_file(
     try:
         with open(origin, "rb") as file:
             data = file.read()
-        header = scan_header(importlib.util.decode_source(data))
-    except (OSError, SyntaxError, UnicodeDecodeError) as exc:  # SyntaxError: a bad coding cookie
-        return Outcome(shown, "failed", f": cannot read it as Python source: {exc}")
+        header = scan_header(universal(decode(data, shown)[0]))
+    except OSError as exc:
+        return Outcome(shown, "failed", cannot_open(shown, exc)[len(shown) :])
+    except SourceError as exc:  # the words every command uses (commands.files)
+        return Outcome(shown, "failed", exc.located)
     if not header.enabled:
         return Outcome(shown, "skipped", f": no '{PRAGMA}' in its header")
     source_hash = importlib.util.source_hash(data)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import tempfile
 import tokenize
 from collections.abc import Iterable, Iterator, Sequence
@@ -53,10 +54,65 @@ def python_files(paths: Iterable[str], exclude: Sequence[tuple[str, str]] = ()) 
                     yield os.path.join(folder, name)
 
 
-def decode(data: bytes) -> tuple[str, str]:
-    """(text, encoding) as Python reads the file (PEP 263), line endings kept as they are."""
-    encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
-    return data.decode(encoding), encoding
+class SourceError(ValueError):
+    """Bytes that are no Python source: the message names the file, line and column, the same
+    in every command (``check``, ``show``, ``migrate``, ``compile``)."""
+
+    def __init__(self, path: str, data: bytes, at: int, why: str) -> None:
+        self.line = data.count(b"\n", 0, at) + 1
+        self.column = at - (data.rfind(b"\n", 0, at) + 1) + 1
+        #: The message after the file's name, as ``compile``'s report line writes it.
+        self.located = f":{self.line}:{self.column}: cannot read it as Python source: {why}"
+        super().__init__(path + self.located)
+
+
+def decode(data: bytes, path: str = "<unknown>") -> tuple[str, str]:
+    """(text, encoding) as Python reads the file (PEP 263), line endings kept as they are;
+    SourceError where Python could not read it: a NUL byte, an unknown or wrong coding
+    declaration, bytes not in the file's encoding."""
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise SourceError(path, data, nul, "it holds a NUL byte (a binary file?)")
+    try:
+        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+    except SyntaxError as exc:  # an unknown encoding, a BOM with another one, bad bytes in line 1-2
+        head = b"".join(io.BytesIO(data).readlines()[:2])
+        try:
+            head.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            raise _undecodable(path, data, bad, "utf-8") from None
+        cookie = next((m.start() for m in re.finditer(rb"coding[:=]", head)), 0)
+        raise SourceError(path, data, data.rfind(b"\n", 0, cookie) + 1, str(exc.msg)) from None
+    try:
+        return data.decode(encoding), encoding
+    except UnicodeDecodeError as exc:
+        raise _undecodable(path, data, exc, encoding) from None
+
+
+def _undecodable(path: str, data: bytes, exc: UnicodeDecodeError, encoding: str) -> SourceError:
+    return SourceError(path, data, exc.start, f"byte {data[exc.start]:#04x} is not {encoding}: {exc.reason}")
+
+
+def universal(text: str) -> str:
+    """The text with its line endings as ``importlib.util.decode_source`` gives them (``\\n``)."""
+    return io.IncrementalNewlineDecoder(None, True).decode(text, final=True) if "\r" in text else text
+
+
+def read_python(path: str, data: bytes | None = None) -> tuple[str, str]:
+    """``decode`` of the file's bytes (``data`` when already read); OSError as ``open`` raises it."""
+    if data is None:
+        with open(path, "rb") as file:
+            data = file.read()
+    return decode(data, path)
+
+
+def cannot_open(path: str, exc: OSError) -> str:
+    """Why a path could not be read, the same words in every command."""
+    if isinstance(exc, FileNotFoundError):
+        return f"{path}: no such file or folder"
+    if isinstance(exc, IsADirectoryError):
+        return f"{path}: is a folder, not a Python file"
+    return f"{path}: cannot read it: {exc.strerror or exc}"
 
 
 def write_atomically(path: str, data: bytes) -> None:

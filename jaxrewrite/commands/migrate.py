@@ -20,8 +20,10 @@ from typing import TextIO
 
 from jaxrewrite import config as settings
 from jaxrewrite.commands.files import (
-    decode,
+    SourceError,
+    cannot_open,
     python_files,
+    read_python,
     unified_diff,
     write_atomically,
     write_source,
@@ -52,11 +54,10 @@ def migrate_file(
     display = os.path.normpath(path)
     summary.files += 1
     try:
-        with open(path, "rb") as file:
-            data = file.read()
-        text, encoding = decode(data)
-    except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as exc:
-        print(f"{display}: cannot read: {exc}; skipped", file=err)
+        text, encoding = read_python(display)
+    except (OSError, SourceError) as exc:
+        why = cannot_open(display, exc) if isinstance(exc, OSError) else str(exc)
+        print(f"{why}; skipped", file=err)
         summary.errors += 1
         return
     try:
@@ -89,7 +90,8 @@ def migrate_file(
         print(f"{display}: cannot write: {exc}; left as it was", file=err)
         summary.errors += 1
         return
-    print(f"{display}: migrated {len(result.migrated)} function{'s' if len(result.migrated) != 1 else ''}", file=err)
+    if not quiet:
+        print(f"{display}: migrated {len(result.migrated)} function{'s' if len(result.migrated) != 1 else ''}", file=err)
 
 
 def migrate(
@@ -102,9 +104,11 @@ def migrate(
     install_hook: bool = False,
     exclude: Sequence[tuple[str, str]] = (),
     progress_after: float = 1.0,
+    quiet: bool = False,
 ) -> int:
     """The command: 0 nothing to change, 1 changes made (``write``) or proposed (a diff, or only
-    the status with ``check``), 2 errors."""
+    the status with ``check``), 2 errors. ``quiet``: stderr only for errors (no refusals, no
+    summary, no word after ``--write``)."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     summary = Summary()
@@ -115,13 +119,17 @@ def migrate(
             summary.errors += 1
             continue
         files.extend(python_files([named], exclude))
+    if not files and not summary.errors:
+        print("warning: No Python files found under the given path(s)", file=err)  # check's, ruff's
     progress = Progress(err, len(files), after=progress_after)
     for path in files:
         progress.step(path)
-        migrate_file(path, write, out, progress.writer(), summary, check=check, quiet=check)
+        migrate_file(path, write, out, progress.writer(), summary, check=check, quiet=check or quiet)
     progress.done()
     out.flush()
-    if check:
+    if check or quiet:
+        if write and install_hook and summary.changed_paths:
+            summary.errors += install_hooks(summary.changed_paths, err)
         return 2 if summary.errors else (1 if summary.changed else 0)
     if write and summary.changed_paths:
         hook_notes(summary.changed_paths, install_hook, err)
@@ -171,6 +179,9 @@ def main(argv: Sequence[str], prog: str = "jaxrewrite") -> int:
         "--exclude", action="append", default=[], metavar="PATTERN", help="glob patterns to skip, as in check"
     )
     parser.add_argument("--config", metavar="PYPROJECT", help="read [tool.jaxrewrite] from this file instead")
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="stderr for errors only: no refusals, no summary, no notes"
+    )
     try:
         ns = parser.parse_args(list(argv))
     except SystemExit as exc:  # argparse has printed its help or its error already
@@ -183,4 +194,4 @@ def main(argv: Sequence[str], prog: str = "jaxrewrite") -> int:
         return 2
     exclude = [(pattern, config.root) for pattern in config.exclude]
     exclude += [(pattern, ".") for given in ns.exclude for pattern in settings.words(given)]
-    return migrate(ns.paths, ns.write, check=ns.check, install_hook=ns.install_hook, exclude=exclude)
+    return migrate(ns.paths, ns.write, check=ns.check, install_hook=ns.install_hook, exclude=exclude, quiet=ns.quiet)

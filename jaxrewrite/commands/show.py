@@ -8,17 +8,13 @@ still be inspected.
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
-import io
 import os
 import sys
-import tokenize
 import warnings
 from typing import Sequence
 
 from jaxrewrite.commands import colour, safe_path
-from jaxrewrite.commands.files import unified_diff, write_source
+from jaxrewrite.commands.files import SourceError, cannot_open, read_python, universal, unified_diff, write_source
 from jaxrewrite.commands.targets import (
     TargetError,
     import_reader,
@@ -28,6 +24,8 @@ from jaxrewrite.commands.targets import (
 from jaxrewrite.header import PRAGMA, Header, why_ignored
 from jaxrewrite.engine.findings import lint_analysis
 from jaxrewrite.engine.rewrite import rewritten
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.rules import SYNTAX
 from jaxrewrite.errors import TOO_DEEP, RewriteError, too_deep
 
 
@@ -60,7 +58,8 @@ def show_all(targets: Sequence[str], diff: bool, prog: str) -> int:
 
 
 def show(target: str, diff: bool, prog: str) -> int:
-    """The command: 0 shown, 1 the source does not rewrite (error on stderr), 2 no such target."""
+    """The command: 0 shown, 1 the source does not rewrite or parse (JR100; on stderr), 2 no such
+    target, or one that cannot be read as Python source."""
     cwd = os.getcwd()
     try:
         found = locate(target, cwd, search_path(sys.path, cwd, safe_path()), sys.meta_path)
@@ -70,14 +69,18 @@ def show(target: str, diff: bool, prog: str) -> int:
         print(f"{prog} show: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"{prog} show: can't open file {target!r}: {exc.strerror}", file=sys.stderr)
+        print(f"{prog} show: {cannot_open(target, exc)}", file=sys.stderr)
         return 2
     try:
-        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
-        source = importlib.util.decode_source(data)
+        source, encoding = read_python(found.display, data)
+    except SourceError as exc:
+        print(f"{prog} show: {exc}", file=sys.stderr)
+        return 2
+    source = universal(source)
+    paint = colour.paint if colour.wanted(sys.stderr) else None
+    try:
         # one analysis: findings, ledger, JR006, rewrite
         analysis = lint_analysis(source, found.display, imports=import_reader(found.display))
-        paint = colour.paint if colour.wanted(sys.stderr) else None
         for finding in analysis.diagnostics:
             # Without the pragma the hook leaves the module alone: refusals are notes, as the rest.
             if not finding.is_error or not analysis.header.enabled:
@@ -94,11 +97,8 @@ def show(target: str, diff: bool, prog: str) -> int:
         return 1
     except (SyntaxError, *TOO_DEEP) as caught:
         error = caught if isinstance(caught, SyntaxError) else too_deep(caught, source, found.display)
-        where = "".join(f"{n}:" for n in (error.lineno, error.offset) if n is not None)
-        print(f"{error.filename or found.display}:{where} {type(error).__name__}: {error.msg}", file=sys.stderr)
-        return 1
-    except UnicodeDecodeError as exc:
-        print(f"{found.display}: SyntaxError: can't decode the source: {exc}", file=sys.stderr)
+        error.filename = error.filename or found.display
+        print(Diagnostic.from_error(error, SYNTAX.code).format("text", paint), file=sys.stderr)
         return 1
     for note in notes(source, analysis.header, found.display):
         print(note, file=sys.stderr)

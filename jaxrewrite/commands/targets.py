@@ -51,8 +51,8 @@ def locate(target: str, cwd: str, path: Sequence[str], meta_path: Sequence[objec
     """Resolve TARGET to a source file without importing (so without executing) anything."""
     if os.path.isfile(target) or target.endswith(".py") or os.sep in target or not is_module_name(target):
         if not os.path.isfile(target):
-            why = "Is a directory" if os.path.isdir(target) else "No such file or directory"
-            raise TargetError(f"can't open file {target!r}: {why}")
+            why = "is a folder, not a Python file" if os.path.isdir(target) else "no such file or folder"
+            raise TargetError(f"{target}: {why}")  # the words of commands.files.cannot_open
         return Target(target, display_name(target, cwd))
     origin = source_file(find_spec(target, path, meta_path), target)
     return Target(origin, display_name(origin, cwd))

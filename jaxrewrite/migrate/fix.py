@@ -22,6 +22,7 @@ from jaxrewrite.engine.read.signature import Kind, Param
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import Mark, SpecKind, Transform
 from jaxrewrite.engine.findings.tracetime import PASS, TRACE, fix_text, uses_jaxrewrite
+from jaxrewrite.header import header_statements
 from jaxrewrite.migrate import migrate_source
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -35,6 +36,8 @@ class Fix:
     text: str
     fixed: list[tuple[str, str]] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    #: What was written, in words, a line per function (``check --fix`` prints them).
+    said: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -70,6 +73,7 @@ def fix_source(text: str, filename: str = "<string>") -> Fix:
             continue
         result.text = step.text
         result.fixed.extend(step.fixed)
+        result.said.extend(step.said)
         analysis = analyze(result.text, filename, require_pragma=False, filters=TRACE, passes=(PASS,))
 
 
@@ -94,9 +98,20 @@ def _advice(analysis: Analysis, func: Function, names: list[str], marker: bool) 
 def _fix_plain(text: str, filename: str, analysis: Analysis, wanted: list[tuple[Function, list[str]]]) -> Fix:
     """Plain JAX: the parameters written into each use's own spec, checked by analyzing again."""
     edits: list[splice.Edit] = []
+    said: list[str] = []
     for func, names in wanted:
         for use in (u for u in analysis.uses if u.target is func):
-            edits.extend(_spec_edits(use, [p for p in use.signature.params if p.name in names], analysis.source, plain=True))
+            words: list[str] = []
+            made = _spec_edits(use, [p for p in use.signature.params if p.name in names], analysis.source, words)
+            edits.extend(made)
+            if made and made[-1].text.startswith(_PARTIAL):
+                said.append(f"{func.name!r}: @{ast.unparse(use.node)} became @{made[-1].text}")
+            elif words:
+                said.append(f"{func.name!r}: {', '.join(words)} passed to {ast.unparse(use.node)}")
+    if any(edit.text.startswith(_PARTIAL) for edit in edits):
+        edits.append(_functools_import(analysis))
+        if edits[-1].text:
+            said.append("'import functools' added (functools.partial needs it)")
     fixed_text = splice.apply(text, edits)
     after = analyze(fixed_text, filename, require_pragma=False, filters=TRACE, passes=(PASS,))
     left = {(f.name, n) for f, n in after.must_be_static}
@@ -104,7 +119,36 @@ def _fix_plain(text: str, filename: str, analysis: Analysis, wanted: list[tuple[
         still = [n for n in names if (func.name, n) in left]
         if still:
             raise _CannotFix(f"{', '.join(still)} still traced after writing the spec")
-    return Fix(text, fixed_text, [(func.name, n) for func, names in wanted for n in names])
+    return Fix(text, fixed_text, [(func.name, n) for func, names in wanted for n in names], said=said)
+
+
+#: The portable spelling of a transform with keywords on a bare decorator (``@jax.jit(...)``, the
+#: factory form, needs a JAX newer than the floor, 0.4.30).
+_PARTIAL = "functools.partial("
+
+
+def _functools_import(analysis: Analysis) -> splice.Edit:
+    """``import functools`` where the module has none, first among its leading imports."""
+    tree = ast.parse(analysis.source.text)
+    plain = [a.name == "functools" and a.asname is None for n in tree.body if isinstance(n, ast.Import) for a in n.names]
+    if any(plain):
+        return splice.Edit(0, 0, "")
+    for node in ast.walk(tree):
+        imported = isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+            (a.asname or a.name) == "functools" for a in node.names
+        )
+        if imported or (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == "functools"):
+            raise _CannotFix("the name 'functools' is bound to something else here")
+    body = tree.body
+    index = header_statements(body)
+    src = analysis.source
+    if index < len(body):
+        first = body[index]
+        at = src.line_starts[min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))]) - 1]
+    else:
+        at = len(src.text)
+    newline = "\r\n" if "\r\n" in src.text else "\n"
+    return splice.Edit(at, at, "import functools" + newline)
 
 
 def _fix(text: str, filename: str, analysis: Analysis, wanted: list[tuple[Function, list[str]]]) -> Fix:
@@ -129,7 +173,8 @@ def _fix(text: str, filename: str, analysis: Analysis, wanted: list[tuple[Functi
         raise _CannotFix("the fix would migrate other functions too")
     _verify(migrated.text, filename, targets)
     fixed = [(name, p) for (name, _), params in targets.items() for p in params]
-    return Fix(text, migrated.text, fixed)
+    said = [f"{p!r} of {name!r} annotated Static[...]" for name, p in fixed]
+    return Fix(text, migrated.text, fixed, said=said)
 
 
 def _verify(text: str, filename: str, targets: dict[tuple[str, int], list[str]]) -> None:
@@ -151,9 +196,10 @@ def _verify(text: str, filename: str, targets: dict[tuple[str, int], list[str]])
                 raise _CannotFix(f"{use.target.name!r}: {p.name!r} is not Static after the fix")
 
 
-def _spec_edits(use: Use, params: list[Param], src: Source, plain: bool = False) -> list[splice.Edit]:
+def _spec_edits(use: Use, params: list[Param], src: Source, plain: list[str] | None = None) -> list[splice.Edit]:
     """Write ``params`` into the spec of one use, as plain JAX would spell it. ``plain``: the
-    text stays so (no migrate after it), so it must run on every JAX the project supports."""
+    text stays so (no migrate after it), so it must run on every JAX the project supports; the
+    keywords written are added to it, as they read."""
     t = use.transform
     if not params:
         return []
@@ -181,24 +227,24 @@ def _spec_edits(use: Use, params: list[Param], src: Source, plain: bool = False)
             old = () if value is None else (value,) if isinstance(value, (int, str)) else tuple(value)  # type: ignore[arg-type]
             node = local[word].value
             edits.append(splice.Edit(src.start(node), src.end(node), repr(tuple(old) + items)))
+            if plain is not None:
+                plain.append(f"{word}={tuple(old) + items!r}")
         elif word in written:
             raise _CannotFix(f"{word} is written where other uses share it (an alias or partial)")
         else:
             added.append(f"{word}={items!r}")
     if added:
-        edits.append(_insert_keywords(use, ", ".join(added), src, plain))
+        edits.append(_insert_keywords(use, ", ".join(added), src, plain is not None))
+        if plain is not None:
+            plain.extend(added)
     return edits
 
 
 def _insert_keywords(use: Use, keywords: str, src: Source, plain: bool = False) -> splice.Edit:
     node = use.node
     if plain and use.kind is UseKind.DECORATOR and not isinstance(node, ast.Call):
-        # ``@jax.jit(static_argnames=...)``, the factory form, needs a JAX newer than the floor
-        # (0.4.30); the portable spelling needs a functools import the module may not have.
-        raise _CannotFix(
-            f"a bare @{ast.unparse(node)} takes no keywords on every JAX jaxrewrite supports (its "
-            f"factory form needs a JAX newer than 0.4.30): @functools.partial({ast.unparse(node)}, {keywords})"
-        )
+        start, end = src.start(node), src.end(node)
+        return splice.Edit(start, end, f"{_PARTIAL}{src.text[start:end]}, {keywords})")
     if isinstance(node, ast.Call):
         end = src.end(node) - 1  # the closing parenthesis
         inside = src.text[src.start(node) : end].rstrip()

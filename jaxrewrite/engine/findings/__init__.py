@@ -9,20 +9,22 @@ and peruse reported).
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 from typing import Any
 
 from jaxrewrite.engine import analyze as analysis
-from jaxrewrite.engine.findings import imported, ledger, peruse
+from jaxrewrite.engine.findings import imported, ledger, peruse, unbound
 from jaxrewrite.engine.findings import lint as linting
 from jaxrewrite.engine.analysis import Analysis, TreePass
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.rules import UNBOUND_MARKER
 from jaxrewrite.engine.read.elsewhere import ImportReader
 from jaxrewrite.engine.read.filters import FAST
 from jaxrewrite.engine.findings.report import PASS as REPORT_PASS
 
 #: The passes that need nothing from the front end, in order; the ledger and JR013 follow.
-PASSES: tuple[TreePass, ...] = (linting.PASS, peruse.PASS)
+PASSES: tuple[TreePass, ...] = (linting.PASS, peruse.PASS, unbound.PASS)
 
 
 def finding_passes(imports: ImportReader | None = None) -> tuple[TreePass, ...]:
@@ -60,7 +62,7 @@ def lint_analysis(text: str, filename: str, trace: bool = True, imports: ImportR
     from jaxrewrite.engine.findings.tracetime import PASS, TRACE, may_trace
 
     traced = trace and may_trace(text)
-    return analyze(
+    found = analyze(
         text,
         filename,
         require_pragma=False,
@@ -69,6 +71,9 @@ def lint_analysis(text: str, filename: str, trace: bool = True, imports: ImportR
         filters=TRACE if traced else FAST,
         passes=(PASS,) if traced else (),
     )
+    if traced and any(d.code == UNBOUND_MARKER.code for d in found.diagnostics):
+        found.diagnostics[:] = unbound.without_shadowed(found.diagnostics, ast.parse(text, filename))
+    return found
 
 
 def trace_findings(text: str, filename: str = "<string>") -> list[Diagnostic]:

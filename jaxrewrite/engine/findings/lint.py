@@ -84,10 +84,12 @@ def read_defs(
     unknown_calls: dict[int, ast.expr],
     refused: Container[int] = frozenset(),
     hashing: bool = True,
+    owners: dict[int, ast.ClassDef] | None = None,
 ) -> tuple[MarkedDef, ...]:
     """What lint needs of every def with markers, read with the scopes alive (names resolved,
     decorators classified, annotations and defaults judged hashable or not: not with
-    ``hashing`` False, where no JR003 is wanted)."""
+    ``hashing`` False, where no JR003 is wanted). ``owners``: the class whose body defines each
+    method, for a ``self: Static`` (the instance is hashed: its class decides)."""
     found = []
     for func, scope in defs:
         sig = signatures.get(id(func))
@@ -101,7 +103,12 @@ def read_defs(
         for param in marked if hashing else ():
             if Mark.STATIC not in param.markers:
                 continue
-            kind = unhashable(param, scope.annotating(func))
+            annotating = scope.annotating(func)
+            kind = unhashable(param, annotating)
+            owner = None if owners is None or param.position != 0 else owners.get(id(func))
+            if kind is None and owner is not None and inner_type(param.node.annotation, annotating) is None:
+                why = unhashable_class(owner, annotating)  # a bare Static on self: its class decides
+                kind = None if why is None else f"{owner.name} ({why})"
             if kind is not None:
                 types.append((param, kind))
                 continue
@@ -391,8 +398,15 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer, 
     ``Analysis.lint_facts``), judge it (``lint``), and JR014. ``hashing`` False: no JR003
     (``engine.findings.report``)."""
     signatures = {key: sig for key, (sig, _) in walk.signatures.items()}
+    owners = {
+        id(stmt): node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+        for stmt in node.body
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+    } if hashing else None
     defs = read_defs(
-        walk.tree.defs, signatures, walk.applied, walk.unknown_calls, walk.refused_defs, hashing
+        walk.tree.defs, signatures, walk.applied, walk.unknown_calls, walk.refused_defs, hashing, owners
     )
     unapplied = {id(d.node) for d in defs if not d.applied}
     if unapplied:
@@ -406,6 +420,64 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer, 
     result.diagnostics.extend(lint(result))
     result.diagnostics.extend(_held_in_pytrees(walk))
     result.diagnostics.extend(_flax_module_fields(walk))
+    if hashing:
+        result.diagnostics.extend(_unhashable_passed(result, tree, scopes.module))
+
+
+#: Array constructors of NumPy and jax.numpy: their results cannot be hashed.
+_ARRAYS = frozenset({
+    "array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "identity",
+    "zeros_like", "ones_like", "full_like", "empty_like",
+})
+
+
+def _unhashable_passed(result: Analysis, tree: ast.Module, module: Scope) -> list[Diagnostic]:
+    """JR003 at a call site of the module: a list, dict or set (a literal or comprehension), an
+    array made by a NumPy or jax.numpy constructor, or an instance of an unhashable class of the
+    module, passed to a Static parameter of a transform that hashes its statics."""
+    from jaxrewrite.engine.findings.passed import Sites
+
+    uses = [
+        u for u in result.uses
+        if u.transform.hashes_statics and any(Mark.STATIC in p.markers for p in u.signature.params)
+    ]
+    if not uses:
+        return []
+    sites = Sites(tree, module, lambda _: False)
+    found: list[Diagnostic] = []
+    seen: set[int] = set()
+    for use in uses:
+        func = use.target
+        static = {p.name for p in use.signature.params if Mark.STATIC in p.markers}
+        positional = [*func.args.posonlyargs, *func.args.args]
+        for call in sites._calls(use.node, func, use.kind.name == "DECORATOR"):
+            given = [(positional[i].arg, a) for i, a in enumerate(call.args) if i < len(positional)]
+            given += [(kw.arg, kw.value) for kw in call.keywords if kw.arg is not None]
+            for name, expr in given:
+                if name in static and id(expr) not in seen:
+                    shown = _unhashable_value(expr) or _unhashable_call(expr, module)
+                    if shown is not None:
+                        seen.add(id(expr))
+                        found.append(Diagnostic.at(
+                            result.source, expr, rules.UNHASHABLE, "passed", name=name, shown=shown, line=call.lineno
+                        ))
+    return found
+
+
+def _unhashable_call(expr: ast.expr, scope: Scope) -> str | None:
+    """An array constructor's result, or an instance of an unhashable class of the module."""
+    if not isinstance(expr, ast.Call):
+        return None
+    name = qualname(expr.func, scope) or ""
+    module, _, leaf = name.rpartition(".")
+    if module in ("numpy", "jax.numpy") and leaf in _ARRAYS:
+        return f"{'NumPy' if module == 'numpy' else 'JAX'} array ({ast.unparse(expr.func)}(...))"
+    local = local_class(expr.func, scope)
+    if local is not None and isinstance(local[0], DefinedClass):
+        why = unhashable_class(local[0].node, local[1])
+        if why is not None:
+            return f"{local[0].node.name} instance ({why})"
+    return None
 
 
 def _held_in_pytrees(walk: Analyzer) -> list[Diagnostic]:

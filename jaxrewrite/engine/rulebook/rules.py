@@ -11,6 +11,8 @@ check merged into another is never reused: ``RETIRED`` maps it to the code that 
 from __future__ import annotations
 
 import enum
+import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -31,8 +33,24 @@ class Severity(enum.Enum):
     REFUSAL = "refusal"
 
 
-#: The guide, where every anchor points.
-GUIDE = "docs/guide.md"
+#: The one place the documentation's address is set: the base URL of the built docs site
+#: (``mkdocs build``), or None while none is published (setup.cfg: no placeholder address). The
+#: environment variable JAXREWRITE_DOCS_URL overrides it (a team's own build of the site).
+DOCS_URL: str | None = None
+
+
+def docs_link(anchor: str) -> str:
+    """Where a section is read: its page of the docs site, or the Markdown file without one."""
+    page = PAGES[anchor]
+    base = os.environ.get("JAXREWRITE_DOCS_URL") or DOCS_URL
+    if base:
+        return f"{base.rstrip('/')}/{page}.html#{anchor}"
+    return f"docs/{page}.md#{anchor}"
+
+
+def _placeholders(template: str) -> str:
+    """A message template as a reader sees it: ``{name!r}`` shown as ``<name>``."""
+    return re.sub(r"\{(\w+)(?:![rsa])?\}", r"<\1>", template)
 
 
 @dataclass(frozen=True)
@@ -58,10 +76,13 @@ class Rule:
         return src.error(node, self.code, self.text(variant, **fields))
 
     def explain(self) -> str:
-        """The record as ``check --explain`` prints it."""
+        """The record as ``check --explain`` prints it: in full, every wording of the message
+        included, so that no link is needed offline; the link last (``docs_link``)."""
+        wordings = [self.message, *self.variants.values()]
+        said = "".join(f"message: {_placeholders(text)}\n" for text in wordings)
         return (
-            f"{self.code} ({self.severity.value}): {self.summary}\n"
-            f"fix: {self.fix}\nsee: {GUIDE}#{self.anchor}\n"
+            f"{self.code} ({self.severity.value}): {self.summary}\n{said}"
+            f"fix: {self.fix}\nsee: {docs_link(self.anchor)}\n"
         )
 
 
@@ -69,6 +90,13 @@ E, W, R = Severity.ERROR, Severity.WARNING, Severity.REFUSAL
 #: The guide's sections: the three tables of codes, and the sections that say more.
 ERRORS, CHECK, MIGRATE = "9-errors", "jaxrewrite-check", "12-migrating-existing-code-jaxrewrite-migrate"
 LEAVES, FIELDS, LIMITS = "8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples", "equinox-modules", "11-limits"
+#: The guide's page of each section a rule names (docs/NAME.md; NAME.html on the site).
+PAGES = {
+    ERRORS: "errors", CHECK: "check", MIGRATE: "migrate", LEAVES: "leaves", FIELDS: "leaves",
+    LIMITS: "transforms", "arguments-that-must-be-static-jr006": "check",
+    "never-silent-every-marker-applied-refused-or-reported": "check", "flax-linen": "libraries",
+    "wrappers-without-functoolswraps": "transforms",
+}
 #: Past the depth the readers follow (resolve.PAST_DEPTH fills ``{past}``).
 _DEEP = "cannot tell whether {expr!r} is a JAX transform: {past}; name the transform directly (or through a shorter alias) so the Static parameters are not ignored"
 _LEAVES = "per-leaf statics ({param!r} has Static entries) "
@@ -96,7 +124,8 @@ UNHASHABLE = Rule(
     "JR003", W, "Static on a parameter whose type or default cannot be hashed",
     "{name!r} is Static but annotated {kind}, which cannot be hashed: JAX rejects an unhashable static argument when the function is called; use a hashable type (a tuple, a frozenset, a scalar)",
     "use a hashable type or default: a tuple, a frozenset, a scalar", CHECK,
-    {"default": "{name!r} is Static but its default is a {shown}, which cannot be hashed: the default works while it is used, but JAX rejects a value like it passed there when the function is called; make the default hashable (a tuple, a frozenset)"},
+    {"default": "{name!r} is Static but its default is a {shown}, which cannot be hashed: the default works while it is used, but JAX rejects a value like it passed there when the function is called; make the default hashable (a tuple, a frozenset)",
+     "passed": "{name!r} is Static but the call on line {line} passes it a {shown}, which cannot be hashed: JAX raises ValueError (Non-hashable static arguments are not supported) at that call; pass a hashable value (a tuple, a frozenset, a frozen dataclass)"},
 )
 UNKNOWN_TRANSFORM = Rule(
     "JR004", W, "Static under a decorator or call that looks like a transform but is not one jaxrewrite knows",
@@ -172,6 +201,11 @@ HELD_IN_PYTREE = Rule(
     "JR014", W, "a TypedDict or NamedTuple with Static entries held in a field of a pytree class, which flattens it: the entries are traced",
     "field {field!r} of {cls!r} ({library} class) holds {held!r}, whose Static entries ({entries}) split a parameter of a transformed def only: a field is flattened like any pytree, so they are traced here; mark the field Static[...] whole, or make them Static fields of {cls!r}",
     "mark the field Static whole, or make the entries Static fields of the class", LEAVES,
+)
+UNBOUND_MARKER = Rule(
+    "JR015", W, "Static or NoDiff used in an annotation but never imported or defined",
+    "{name!r} in the annotation of {param!r} is not imported: Python raises NameError where the def runs (or, under 'from __future__ import annotations', the marker is never read, so it does nothing); add 'from jaxrewrite import {name}'",
+    "add 'from jaxrewrite import Static' (or NoDiff) to the module's imports (check --fix does)", CHECK,
 )
 OWN_FLATTEN = Rule(
     "JR020", W, "a Static field of a class registered by its own flatten function",
