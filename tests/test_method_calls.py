@@ -103,7 +103,7 @@ def test_fix_through_a_bound_method_call_runs_as_the_same_program_jitted_by_hand
     found = jaxrewrite("check", "--no-cache", "fixed.py", cwd=tmp_path)
     assert found.returncode == 1 and "passes a str as 'act'" in found.stdout, found.stdout
     done = jaxrewrite("check", "--no-cache", "--fix", "fixed.py", cwd=tmp_path)
-    assert done.returncode == 0 and "act of apply made Static" in done.stderr, done
+    assert done.returncode == 0 and "Fixed JR006: 'act' of 'apply' annotated Static" in done.stderr, done
     assert "act: Static" in m.read_text(encoding="utf-8")
     write(tmp_path / "by_hand.py", BOUND.replace("static_argnums=0", "static_argnums=(0, 2)").replace("# jaxrewrite: enable\n", ""))
     rewritten = jaxrewrite("fixed.py", cwd=tmp_path)
