@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sys
 import types
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, MutableMapping, Sequence
 
 from jaxrewrite.hook import notrewritten
 
@@ -35,9 +35,9 @@ SITE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "childsite")
 _MULTIPROCESSING = ("from multiprocessing.spawn import spawn_main", "from multiprocessing.forkserver import main")
 
 
-def export(environ: MutableMapping[str, str] = os.environ) -> None:
-    """In the runner, before the program runs: what its children inherit."""
-    environ[ENV] = "*"
+def export(packages: Sequence[str] = (), environ: MutableMapping[str, str] = os.environ) -> None:
+    """In the runner, before the program runs: what its children inherit (``*``: no package named)."""
+    environ[ENV] = ",".join(packages) or "*"
     path = environ.get("PYTHONPATH", "")
     entries = path.split(os.pathsep) if path else []
     if SITE not in entries:
@@ -51,7 +51,7 @@ def start_child() -> None:
         return
     from jaxrewrite.hook.finder import install
 
-    install(None if value == "*" else [name for name in value.split(",") if name])
+    install([name for name in value.split(",") if name and name != "*"])
     notrewritten.RUNNER_CHILD = True
     if any(any(line in arg for line in _MULTIPROCESSING) for arg in getattr(sys, "orig_argv", ())):
         _rewrite_mp_main()

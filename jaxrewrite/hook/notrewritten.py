@@ -21,9 +21,6 @@ from jaxrewrite.errors import NotRewrittenWarning
 
 #: Files whose code came from the rewriting pipeline (compiled or from its cache) in this process.
 REWRITTEN: set[str] = set()
-#: Whether an import hook is installed now: kept by hook/finder.py (install, uninstall), which
-#: imports this module, never the other way round.
-HOOKED = False
 #: The variable the runner (``python -m jaxrewrite``) sets for the processes its program starts
 #: (jaxrewrite/commands/children.py), and whether its hook reached this one (set there).
 RUNNER_ENV = "JAXREWRITE_RUNNER"
@@ -153,15 +150,29 @@ def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
         where = f" (the one on line {ignored[0]} does not count: it is not a comment in the header)" if ignored else ""
         return f"add '# jaxrewrite: enable' as a comment line in its header{where}"
     loader, composable = _foreign_loader(name)
+    if loader is not None and composable and _hooked(name, path):
+        return (
+            f"it was loaded by {loader}, whose finder stands in front of jaxrewrite's: install "
+            f"jaxrewrite's hook after that tool's (jaxrewrite.install() again moves it to the front); {COMPOSE}"
+        )
     if loader is not None and composable:
         return f"it was loaded by {loader}: " + _fix_for(name, path)
     if loader is not None:
         return (
-            f"it was loaded by {loader}, which compiles something other than the file's text read "
-            "through get_data (the seam where jaxrewrite's hook hands other tools' loaders its rewrite): "
-            "import it without that loader, or give that tool the rewritten text ('python -m jaxrewrite show')"
+            f"it was loaded by {loader}, a loader jaxrewrite's hook does not know (it composes with "
+            f"Python's source loader and its subclasses, and pytest's assertion rewriting): import it "
+            f"without that loader, or give it the rewritten text ('python -m jaxrewrite show'); {COMPOSE}"
         )
     return _fix_for(name, path)
+
+
+def _hooked(name: str = "", path: str = "") -> bool | None:
+    """Whether a hook is installed (None: none); with ``path``, whether it covers that file."""
+    finder = sys.modules.get("jaxrewrite.hook.finder")
+    hook = None if finder is None else finder.active()
+    if hook is None:
+        return None
+    return hook.covers(name, path) if path else True
 
 
 def _fix_for(name: str, path: str) -> str:
@@ -169,11 +180,19 @@ def _fix_for(name: str, path: str) -> str:
     runner = _runner_child(name)
     if runner is not None:
         return runner
-    run = sys.modules.get("jaxrewrite.commands.run")
-    if run is not None and getattr(run, "_hook", None) is not None and HOOKED:
+    top = name.partition(".")[0]
+    if _hooked(name, path) is False:
         return (
-            "under 'python -m jaxrewrite', whose hook covers every module: it was imported before the "
-            "runner installed its hook (by a sitecustomize, a .pth file or an interpreter startup hook)"
+            f"it lies in the interpreter's installation ({os.path.dirname(path)}), whose files the hook "
+            f"reads only for the packages named: name {top!r} (jaxrewrite.install(packages=[{top!r}]), "
+            f"'python -m jaxrewrite --packages {top}', pytest's --jaxrewrite-packages={top}, or "
+            f"packages = [\"{top}\"] in [tool.jaxrewrite] of pyproject.toml)"
+        )
+    run = sys.modules.get("jaxrewrite.commands.run")
+    if run is not None and getattr(run, "_hook", None) is not None and _hooked():
+        return (
+            "under 'python -m jaxrewrite', whose hook covers the program's own modules: it was imported "
+            "before the runner installed its hook (by a sitecustomize, a .pth file or an interpreter startup hook)"
         )
     if name == "__main__":
         return f"run the program with 'python -m jaxrewrite {path}'"
@@ -181,11 +200,8 @@ def _fix_for(name: str, path: str) -> str:
     fix = plugin.not_rewritten_fix(name.partition(".")[0]) if plugin is not None else None
     if isinstance(fix, str):
         return fix
-    if HOOKED:
-        return (
-            f"it was imported before jaxrewrite.install(), or outside its packages=...: install the hook "
-            f"first (or add {name.partition('.')[0]!r} to packages)"
-        )
+    if _hooked():
+        return f"it was imported before jaxrewrite.install(): install the hook first"
     return (
         "no import hook is installed: call jaxrewrite.install() before importing it, "
         "or run the program with 'python -m jaxrewrite'"
@@ -218,7 +234,7 @@ def _runner_child(name: str) -> str | None:
             "the runner's hook reached it for imports, but a script is rewritten only when the runner "
             "starts it: start it with [sys.executable, '-m', 'jaxrewrite', SCRIPT, ...]"
         )
-    if HOOKED:
+    if _hooked():
         return None
     return (
         "this process was started by the program that 'python -m jaxrewrite' runs, without the runner's "
@@ -242,6 +258,9 @@ def caller() -> FrameType | None:
         frame = frame.f_back
     return frame
 
+
+#: Where the guide says how jaxrewrite composes with other import hooks.
+COMPOSE = "see 'Other import hooks' in the guide (docs/guide.md)"
 
 _IMPORT_SYSTEM = frozenset({"importlib._bootstrap", "_frozen_importlib", "importlib._bootstrap_external"})
 

@@ -36,7 +36,7 @@ from types import CodeType
 import pytest
 from _pytest.assertion.rewrite import AssertionRewritingHook, rewrite_asserts
 
-from jaxrewrite.hook.finder import OWNED_LOADERS, HookHandle, RewritingFinder, install
+from jaxrewrite.hook.finder import HookHandle, install
 from jaxrewrite.hook.pipeline import Pipeline
 
 __all__ = ["assertion_pipeline", "pipeline_name"]
@@ -52,10 +52,9 @@ ERROR_FILTER = "error:module :jaxrewrite.NotRewrittenWarning"
 
 @dataclass
 class _State:
-    """What one pytest session installed: the hook's handle and the owned-loader entry."""
+    """What one pytest session installed: the hook's handle (with pytest's hook as its owned loader)."""
 
     handle: HookHandle | None
-    owned: tuple[object, Pipeline] | None
     #: Packages were named: the hook stays past collection.
     packages: bool
 
@@ -174,11 +173,7 @@ def _start(config: pytest.Config) -> None:
         (f for f in sys.meta_path if isinstance(f, AssertionRewritingHook) and f.config is config),
         None,
     )
-    owned: tuple[object, Pipeline] | None = None
-    if hook is not None:
-        owned = (hook, assertion_pipeline(config))
-        OWNED_LOADERS.append(owned)
-    state = _State(None, owned, bool(names))
+    state = _State(None, bool(names))
     config.stash[_STATE] = state
     mode = str(config.getini(NOT_REWRITTEN)).strip().lower()
     if mode not in ("error", "warn"):
@@ -190,27 +185,12 @@ def _start(config: pytest.Config) -> None:
     _sessions.append(config)
     if hook is None and not names:
         return  # --assert=plain and no packages: nothing to find (see the guide)
-    state.handle = install(names)
-    if hook is not None:
-        _in_front_of(hook)
-
-
-def _in_front_of(hook: object) -> None:
-    """jaxrewrite's finder must be asked before pytest's hook (which pytest puts first, and
-    which finds test modules for itself): when it is behind, move it to just in front."""
-    meta_path = sys.meta_path
-    ours = next((f for f in meta_path if isinstance(f, RewritingFinder)), None)
-    if ours is None or hook not in meta_path or meta_path.index(ours) < meta_path.index(hook):
-        return
-    meta_path.remove(ours)
-    meta_path.insert(meta_path.index(hook), ours)
+    # First on sys.meta_path: in front of pytest's hook (which finds test modules for itself).
+    state.handle = install(names, owned=() if hook is None else ((hook, assertion_pipeline(config)),))
 
 
 def _release(state: _State) -> None:
     """Withdraw what this session installed; what other installs asked for stays."""
-    if state.owned is not None:
-        OWNED_LOADERS[:] = [entry for entry in OWNED_LOADERS if entry is not state.owned]
-        state.owned = None
     if state.handle is not None:
         state.handle.uninstall()
         state.handle = None
