@@ -84,47 +84,57 @@ class RewritingLoader(SourceFileLoader):
         super().__init__(fullname, path)
         self.steps = steps
         self.fallback = fallback
-        self._code: CodeType | None = None
+        #: Decided before the module's attributes are set (``create_module``): (code or None, pyc).
+        self._decided: tuple[CodeType | None, str | None] | None = None
         #: The plain route compiled bytes that opt in (edited since they were decided on).
         self._no_pyc = False
+
+    def create_module(self, spec: ModuleSpec) -> None:
+        """Decide now, so that an opted-in module's ``__cached__`` names the hook's pyc."""
+        __tracebackhide__ = True  # noqa: F841
+        self._decided = self._rewritten()
+        if self._decided[0] is not None:
+            spec.cached = self._decided[1]
 
     def exec_module(self, module: ModuleType) -> None:
         __tracebackhide__ = True  # noqa: F841
         if self.fallback is not None:
-            self._code = self._rewritten()
-            if self._code is None:
+            if self._decided is None:
+                self._decided = self._rewritten()
+            if self._decided[0] is None:
+                self._decided = None
                 return self.fallback.exec_module(module)  # type: ignore[no-any-return]
         super().exec_module(module)
 
     def get_code(self, fullname: str) -> CodeType:
         __tracebackhide__ = True  # noqa: F841
-        code, self._code = self._code, None
-        if code is None:
-            code = self._rewritten()
+        decided, self._decided = self._decided, None
+        code = (decided or self._rewritten())[0]
         return super().get_code(fullname) if code is None else code  # type: ignore[return-value]
 
-    def _rewritten(self) -> CodeType | None:
-        """The rewritten code, from the hook's pyc where it is current; None: it does not opt in."""
+    def _rewritten(self) -> tuple[CodeType | None, str | None]:
+        """The rewritten code (from the hook's pyc where it is current; None: the file does not
+        opt in) and that pyc's path."""
         __tracebackhide__ = True  # noqa: F841
         path = self.path
         try:
             st = os.stat(path)
         except OSError:
-            return None  # the plain route raises what Python raises
+            return None, None  # the plain route raises what Python raises
         pyc = tag.cache_path(path, sys.flags.optimize, self.steps.name)
         if pyc is not None:
             # Only bytes that opt in are cached: a current pyc is the decision, with no read.
             code = pycfile.load(pyc, path, st, lambda: self.get_data(path))
             if code is not None:
-                return _served(code, path)
+                return _served(code, path), pyc
         data = self.get_data(path)  # io.open_code, as SourceFileLoader reads
         header = _opted_in(data)
         if header is None:
-            return None
+            return None, pyc
         code = compile_opted_in(data, path, self.steps, sys.flags.optimize, header)
         if pyc is not None:
             pycfile.store(pyc, code, pycfile.key_for(st, data), path)
-        return code
+        return code, pyc
 
     def source_to_code(self, data: Any, path: Any, *, _optimize: int = -1) -> CodeType:  # type: ignore[override]
         """The plain route's compile decides again on the bytes it compiles: a pragma saved since

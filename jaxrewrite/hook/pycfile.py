@@ -91,7 +91,7 @@ def load(pyc: str, path: str, st: os.stat_result, source: Callable[[], bytes]) -
         with io.open_code(pyc) as file:  # as importlib reads pycs: an open-code hook sees it
             data = file.read()
     except OSError as err:
-        if DEBUG:
+        if DEBUG and not isinstance(err, FileNotFoundError):  # none yet: every plain module's case
             trace(f"pyc not read for {path}: {err.strerror or err} ({pyc})")
         return None
     flags = data[4:8]

@@ -115,6 +115,15 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Plugins configured after this one (jaxtyping's ``--jaxtyping-packages``) put their finder
+    first: jaxrewrite's goes in front again, to see their loaders and compose with them."""
+    state = session.config.stash.get(_STATE, None)
+    if state is not None and state.handle is not None:
+        install(owned=state.handle.owned).uninstall()
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Every test module and conftest is imported: leave the meta path as pytest has it."""
     state = session.config.stash.get(_STATE, None)
