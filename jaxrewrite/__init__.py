@@ -28,7 +28,9 @@ if TYPE_CHECKING:
     from jaxrewrite.markers import NODIFF, STATIC, NoDiff, Static
 
 if _sys.warnoptions:  # -W/PYTHONWARNINGS naming jaxrewrite's warnings: see apply_warning_options
-    _notrewritten.apply_warning_options(_sys.warnoptions)
+    from jaxrewrite.warnopts import apply_warning_options as _apply
+
+    _apply(_sys.warnoptions)
 
 
 #: The markers are served by ``__getattr__`` so that fetching one tells who fetched it.

@@ -28,9 +28,6 @@ from typing import Any
 from jaxrewrite.header import Header, might_opt_in, scan_header
 from jaxrewrite.hook import notes, notrewritten, pipeline, pycfile, tag
 
-__all__ = ["HookHandle", "RewritingFinder", "RewritingLoader", "compile_opted_in", "install", "uninstall"]
-
-
 def _opted_in(data: bytes) -> Header | None:
     """The header of file bytes that opt in; None for any others (undecodable ones included:
     the normal loader raises the error Python users expect)."""
@@ -65,7 +62,7 @@ def compile_opted_in(
 
 
 def _served(code: CodeType, path: str) -> CodeType:
-    """Cached code about to run: its file marked as rewritten, its warnings said again."""
+    """Cached code about to run: marked as rewritten, its warnings said again."""
     notrewritten.mark(path)
     notes.say(code, path)
     return code
@@ -73,12 +70,8 @@ def _served(code: CodeType, path: str) -> CodeType:
 
 class RewritingLoader(SourceFileLoader):
     """Loads a module of the user's: rewritten where its bytes opt in, else as Python would.
-
-    ``get_source`` is inherited (the file as written: the rewrite keeps line numbers). A file
-    that opts in never reads or writes the plain pyc; one that does not never reads the hook's.
-    ``fallback``: the loader another finder returned that is not Python's own (pytest's
-    assertion rewriting), which loads the files that do not opt in.
-    """
+    ``get_source`` is inherited (the rewrite keeps line numbers). ``fallback``: another finder's
+    loader (pytest's assertion rewriting), which loads the files that do not opt in."""
 
     def __init__(self, fullname: str, path: str, steps: pipeline.Pipeline = pipeline.DEFAULT, fallback: Any = None):
         super().__init__(fullname, path)
@@ -152,13 +145,9 @@ class RewritingLoader(SourceFileLoader):
 
 
 class _Composed:
-    """Put in front of another tool's source loader class, for one module the hook covers.
-
-    The tool's own ``get_code`` runs (its checks applied), reading the rewritten text where it
-    would read the file. The code is cached in a pyc of the hook's, named for the tool's loader
-    and version; the tool's own pyc is neither read nor written for an opted-in module (the tool
-    alone would take the rewrite for its own, or serve its own to the hook).
-    """
+    """In front of another tool's source loader class, for one module: the tool's ``get_code``
+    runs on the rewritten text, cached in a pyc of the hook's named for that tool; the tool's own
+    pyc is not used for an opted-in module (the tool alone would take the rewrite for its own)."""
 
     path: str
     _jr_name = ""
@@ -205,12 +194,9 @@ class _Composed:
 
 
 class RewritingFinder:
-    """Asks the finders after it for a spec, and hands the user's source files its loaders.
-
-    Its state is the live installs (``HookHandle``): the packages they name and the loaders an
-    integration owns (a loader that is its own finder: pytest's assertion rewriting, whose test
-    files are rewritten with its pipeline).
-    """
+    """Asks the finders after it for a spec, and hands the user's source files its loaders. Its
+    state: the live installs (``HookHandle``), the packages they name, the loaders an integration
+    owns (pytest's assertion rewriting: its test files get its pipeline)."""
 
     def __init__(self) -> None:
         self.handles: list[HookHandle] = []

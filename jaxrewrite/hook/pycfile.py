@@ -130,10 +130,7 @@ def store(pyc: str, code: CodeType, key: bytes, path: str) -> bool:
                 file.write(pack(code, key))
             os.replace(tmp, pyc)
         except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+            os.unlink(tmp)  # an OSError here is reported as the write's below
             raise
     except OSError as err:
         trace(f"pyc not written for {path}: {err.strerror or err} ({pyc})")
