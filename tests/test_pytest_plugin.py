@@ -493,3 +493,61 @@ def test_the_pipeline_name_is_a_cache_key_part() -> None:
     names = {pipeline_name(v, hook) for v in ("8.4.2", "9.0.3") for hook in (False, True)}
     assert len(names) == 4
     assert all(name.isalnum() and name.startswith("pytest") for name in names)
+
+
+# -- a loader jaxrewrite does not know (issue 52 item 9) ----------------------------------------
+
+UNKNOWN_LOADER_CONFTEST = """\
+import importlib.abc, importlib.util, os, sys
+
+
+class CustomLoader(importlib.abc.Loader):
+    def __init__(self, path):
+        self.path = path
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        with open(self.path) as file:
+            exec(compile(file.read(), self.path, "exec"), module.__dict__)
+
+
+class CustomFinder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name != "helper":
+            return None
+        found = os.path.join(os.path.dirname(__file__), "helper.py")
+        return importlib.util.spec_from_file_location(name, found, loader=CustomLoader(found))
+
+
+sys.meta_path.insert(0, CustomFinder())
+"""
+
+HELPER = """\
+# jaxrewrite: enable
+import jax
+from jaxrewrite import Static
+
+
+@jax.jit
+def f(x, n: Static[int]):
+    return x * n
+"""
+
+
+@pytest.mark.parametrize("where", ["conftest", "test module"])
+def test_a_module_another_finder_loads_is_an_error_naming_finder_and_loader(pytester: pytest.Pytester, where: str) -> None:
+    """The module ran unrewritten because a finder/loader jaxrewrite does not know took it: the
+    run fails (imported by a conftest too, before pytest's filters are in force), naming both
+    and the guide's section on composing."""
+    conftest = UNKNOWN_LOADER_CONFTEST + ("import helper\n" if where == "conftest" else "")
+    pytester.makepyfile(conftest=conftest, helper=HELPER)
+    pytester.makepyfile(test_it="import helper\nimport jax.numpy as jnp\n\n\ndef test_f():\n    assert helper.f(jnp.ones(2), 2).tolist() == [2.0, 2.0]\n")
+    result = run(pytester)
+    assert result.ret != pytest.ExitCode.OK
+    out = result.stdout.str() + result.stderr.str()
+    assert "module 'helper' was not rewritten" in out
+    assert "loaded by conftest.CustomLoader (found by the finder conftest.CustomFinder)" in out
+    assert "see 'Other import hooks' in the guide" in out
+    assert "1 passed" not in out

@@ -1,9 +1,7 @@
 """NotRewrittenWarning: a module that uses Static/NoDiff where the rewrite would act, but that
-runs without having been rewritten, says so once, when it first fetches a marker from jaxrewrite.
-
-Why at the marker fetch: ``from jaxrewrite import Static`` runs in the very module that needs
-the rewrite, so its globals name its file, and a module that never fetches a marker (all of
-JAX, every other library) runs none of this. A rewritten module pays one set lookup.
+runs without having been rewritten, says so once, when it first fetches a marker from jaxrewrite:
+that runs in the very module that needs the rewrite, so its globals name its file, and a module
+that fetches no marker (JAX, every other library) runs none of this.
 """
 
 from __future__ import annotations
@@ -207,17 +205,27 @@ def _fix_for(name: str, path: str) -> str:
 
 
 def _foreign_loader(name: str) -> tuple[str | None, bool]:
-    """The loader that loaded module ``name``, named, where it is neither the plain source loader
-    nor jaxrewrite's; and whether it is a source loader jaxrewrite composes with (hook/compose.py:
-    then the hook was missing or did not cover it)."""
+    """The loader that loaded module ``name`` and the finder that finds it, named, where it is
+    neither Python's plain source loader nor jaxrewrite's; and whether jaxrewrite composes with
+    it (a ``SourceFileLoader`` subclass: then the hook was missing, or behind that finder)."""
     from importlib.machinery import SourceFileLoader
 
-    spec = getattr(sys.modules.get(name), "__spec__", None)
-    loader = getattr(spec, "loader", None)
+    loader = getattr(getattr(sys.modules.get(name), "__spec__", None), "loader", None)
     kind = type(loader)
     if loader is None or kind is SourceFileLoader or kind.__module__.startswith("jaxrewrite."):
         return None, False
-    return f"{kind.__module__}.{kind.__qualname__}", isinstance(loader, SourceFileLoader)
+    parent = getattr(sys.modules.get(name.rpartition(".")[0]), "__path__", None)
+    named = f"{kind.__module__}.{kind.__qualname__}"
+    for finder in sys.meta_path:
+        try:  # the warning's path only: asked again, to name who hands out that loader
+            found = type(getattr(finder.find_spec(name, parent), "loader", None)) is kind
+        except Exception:
+            found = False
+        if found and not type(finder).__module__.startswith("jaxrewrite."):
+            who = finder if isinstance(finder, type) else type(finder)
+            named += f" (found by the finder {who.__module__}.{who.__qualname__})"
+            break
+    return named, isinstance(loader, SourceFileLoader)
 
 
 def _runner_child(name: str) -> str | None:
@@ -243,15 +251,9 @@ def _runner_child(name: str) -> str | None:
 
 
 def caller() -> FrameType | None:
-    """The frame that fetched a marker from jaxrewrite (two up: this, then ``__getattr__``).
-
-    ``from jaxrewrite import Static`` first asks from inside importlib (``_handle_fromlist``
-    checks the name with ``hasattr``): the module that imports is the frame above that.
-    """
-    try:
-        frame: FrameType | None = sys._getframe(2)
-    except ValueError:
-        return None
+    """The frame that fetched a marker from jaxrewrite (two up: this, then ``__getattr__``),
+    past importlib's (``from jaxrewrite import Static`` asks through ``_handle_fromlist``)."""
+    frame: FrameType | None = sys._getframe(2)  # called from __getattr__: two frames exist
     while frame is not None and frame.f_globals.get("__name__") in _IMPORT_SYSTEM:
         frame = frame.f_back
     return frame

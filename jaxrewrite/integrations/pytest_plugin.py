@@ -30,7 +30,8 @@ import ast
 import functools
 import hashlib
 import sys
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 from types import CodeType
 
 import pytest
@@ -57,6 +58,10 @@ class _State:
     handle: HookHandle | None
     #: Packages were named: the hook stays past collection.
     packages: bool
+    #: NotRewrittenWarnings said while conftests loaded, before pytest applied the ini's filters
+    #: (the error filter included): each fails the run once collection is over.
+    early: list[str] = field(default_factory=list)
+    error: bool = True
 
 
 _STATE = pytest.StashKey[_State]()
@@ -123,6 +128,18 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         install(owned=state.handle.owned).uninstall()
 
 
+def pytest_warning_recorded(warning_message: warnings.WarningMessage, when: str) -> None:
+    """A module jaxrewrite read and found changed in meaning by running unrewritten, said while
+    the conftests loaded (by a loader the hook does not know, or one in front of it): the
+    ini's error filter was not in force yet; it is made an error of the run (below)."""
+    from jaxrewrite.errors import NotRewrittenWarning
+
+    message = warning_message.message
+    if when == "config" and isinstance(message, NotRewrittenWarning) and str(message).startswith("module "):
+        for config in _sessions:
+            config.stash[_STATE].early.append(f"{warning_message.filename}:{warning_message.lineno}: {message}")
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Every test module and conftest is imported: leave the meta path as pytest has it."""
@@ -130,6 +147,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if state is not None and not state.packages:
         _release(state)
     _check_packages_exist(session.config)
+    if state is not None and state.error and state.early:
+        lines = "\n".join(state.early)
+        raise pytest.UsageError(f"NotRewrittenWarning (an error: {NOT_REWRITTEN} = error):\n{lines}")
 
 
 def _check_packages_exist(config: pytest.Config) -> None:
@@ -187,6 +207,7 @@ def _start(config: pytest.Config) -> None:
     mode = str(config.getini(NOT_REWRITTEN)).strip().lower()
     if mode not in ("error", "warn"):
         raise pytest.UsageError(f"{NOT_REWRITTEN} takes 'error' or 'warn', not {mode!r}")
+    state.error = mode == "error"
     if mode == "error":
         # First of the ini's filterwarnings (as addinivalue_line does, but in front): the ini's own
         # entries, -W, and @pytest.mark.filterwarnings / pytest.warns in a test all still win.
