@@ -279,7 +279,7 @@ def test_an_alias_made_in_a_function_body_is_rewritten(helpers: int) -> None:
     import jax.numpy as jnp
 
     from jaxrewrite.hook.fast import skeleton_rewrite
-    from jaxrewrite.hook import notrewritten
+    from jaxrewrite import notrewritten
     from jaxrewrite.hook.pipeline import compile_source
 
     text = ALIAS_IN_A_BODY.format(padding="".join(_HELPER.format(i=i) for i in range(helpers)))

@@ -13,7 +13,7 @@ by their command line) that step runs the script's code through the runner's scr
 
 A child that ignores ``PYTHONPATH`` (``python -E``/``-I``, or an environment the program replaced)
 still carries ``JAXREWRITE_RUNNER`` if it kept the rest: NotRewrittenWarning then says what happened
-(hook/notrewritten.py, which this module tells that the hook reached a child). A script started as ``python other.py`` gets the hook for its imports; the script
+(jaxrewrite/notrewritten.py, which this module tells that the hook reached a child). A script started as ``python other.py`` gets the hook for its imports; the script
 itself is rewritten only when started through the runner, and its warning says so.
 """
 
@@ -24,7 +24,7 @@ import sys
 import types
 from collections.abc import Callable, MutableMapping, Sequence
 
-from jaxrewrite.hook import notrewritten
+from jaxrewrite import notrewritten
 
 #: Set by the runner for its program; the value names the packages of its hook ("*": every module).
 ENV = notrewritten.RUNNER_ENV

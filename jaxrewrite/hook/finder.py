@@ -26,32 +26,39 @@ from types import CodeType, ModuleType, TracebackType
 from typing import Any
 
 from jaxrewrite.header import Header, might_opt_in, scan_header
-from jaxrewrite.hook import notes, notrewritten, pipeline, pycfile, tag
+from jaxrewrite import notrewritten
+from jaxrewrite.hook import notes, pipeline, pycfile, tag
 
-def _opted_in(data: bytes) -> Header | None:
-    """The header of file bytes that opt in; None for any others (undecodable ones included:
-    the normal loader raises the error Python users expect)."""
-    if not might_opt_in(data):
-        return None
+DEFAULT = pipeline.DEFAULT
+
+
+def _header(data: bytes) -> Header | None:
+    """The header of file bytes; None where they cannot be decoded (compiled plain, outside any
+    handler: the error Python users expect, unchained)."""
     try:
-        header = scan_header(importlib.util.decode_source(data))
+        return scan_header(importlib.util.decode_source(data))
     except (SyntaxError, UnicodeDecodeError):
         return None
-    return header if header.enabled else None
+
+
+def _opted_in(data: bytes) -> Header | None:
+    """The header of file bytes that opt in; None for any others."""
+    header = _header(data) if might_opt_in(data) else None
+    return header if header is not None and header.enabled else None
 
 
 def compile_opted_in(
-    data: bytes, path: str, steps: pipeline.Pipeline = pipeline.DEFAULT, optimize: int = -1, header: Header | None = None
+    data: bytes,
+    path: str,
+    steps: pipeline.Pipeline = DEFAULT,
+    optimize: int = -1,
+    header: Header | None = None,
 ) -> CodeType:
     """The code to run for the file ``path`` whose bytes are ``data``; where they opt in, ``path``
-    is marked as running rewritten code (hook/notrewritten.py). A RewriteError (or Python's own
+    is marked as running rewritten code (jaxrewrite/notrewritten.py). A RewriteError (or Python's own
     SyntaxError) names the user's file and line: the engine's frames above it would bury that."""
     __tracebackhide__ = True  # noqa: F841  (pytest hides this frame, as it hides its own)
-    if header is None:
-        try:
-            header = scan_header(importlib.util.decode_source(data))
-        except (SyntaxError, UnicodeDecodeError):
-            header = None
+    header = _header(data) if header is None else header
     try:
         code = steps.compile(data, path, optimize, header)
     except SyntaxError as err:
@@ -73,7 +80,9 @@ class RewritingLoader(SourceFileLoader):
     ``get_source`` is inherited (the rewrite keeps line numbers). ``fallback``: another finder's
     loader (pytest's assertion rewriting), which loads the files that do not opt in."""
 
-    def __init__(self, fullname: str, path: str, steps: pipeline.Pipeline = pipeline.DEFAULT, fallback: Any = None):
+    def __init__(
+        self, fullname: str, path: str, steps: pipeline.Pipeline = DEFAULT, fallback: Any = None
+    ):
         super().__init__(fullname, path)
         self.steps = steps
         self.fallback = fallback
@@ -146,12 +155,16 @@ class RewritingLoader(SourceFileLoader):
 
 class _Composed:
     """In front of another tool's source loader class, for one module: the tool's ``get_code``
-    runs on the rewritten text, cached in a pyc of the hook's named for that tool; the tool's own
-    pyc is not used for an opted-in module (the tool alone would take the rewrite for its own)."""
+    runs (its checks, its side effects) on the rewritten text, or on the hook's pyc of that code,
+    named for the tool; the tool's own pyc is never used for an opted-in module."""
 
     path: str
     _jr_name = ""
-    _jr_text: bytes | None = None
+    #: While the tool's get_code runs for an opted-in module: the file's bytes (rewritten when
+    #: the tool reads them) and the hook's pyc of the composed code, when one is current.
+    _jr_data: bytes | None = None
+    _jr_pyc: bytes | None = None
+    _jr_said: Any = ()
 
     def get_code(self, fullname: str) -> CodeType:
         __tracebackhide__ = True  # noqa: F841
@@ -161,36 +174,46 @@ class _Composed:
         except OSError:
             return super().get_code(fullname)  # type: ignore[misc, no-any-return]
         pyc = tag.cache_path(path, sys.flags.optimize, self._jr_name)
-        code = None if pyc is None else pycfile.load(pyc, path, st, lambda: SourceFileLoader.get_data(self, path))  # type: ignore[arg-type]
-        if code is not None:
-            return _served(code, path)
-        data = super().get_data(path)  # type: ignore[misc]
-        header = _opted_in(data)
-        if header is None:
-            return super().get_code(fullname)  # type: ignore[misc, no-any-return]
+        data = lambda: SourceFileLoader.get_data(self, path)  # type: ignore[arg-type]  # noqa: E731
+        cached = None if pyc is None else pycfile.load(pyc, path, st, data)
         try:
-            text, said = pipeline.rewrite_text(importlib.util.decode_source(data), path, header)
-        except SyntaxError as err:
-            raise err.with_traceback(None) from None
-        self._jr_text = text.encode(tokenize.detect_encoding(BytesIO(data).readline)[0])
-        try:
-            code = notes.keep(super().get_code(fullname), said)  # type: ignore[misc]
+            if cached is not None:  # handed to the tool as its own pyc, checked as it checks one
+                self._jr_data, self._jr_pyc = (
+                    b"",
+                    pycfile.pack(_served(cached, path), pycfile.stat_key(st)),
+                )
+                return super().get_code(fullname)  # type: ignore[misc, no-any-return]
+            self._jr_data = super().get_data(path)  # type: ignore[misc]
+            if _opted_in(self._jr_data) is None:
+                self._jr_data = None
+                return super().get_code(fullname)  # type: ignore[misc, no-any-return]
+            code = notes.keep(super().get_code(fullname), self._jr_said)  # type: ignore[misc]
+            notrewritten.mark(path)
+            if pyc is not None:
+                pycfile.store(pyc, code, pycfile.key_for(st, self._jr_data), path)
+            return code
         finally:
-            self._jr_text = None
-        notrewritten.mark(path)
-        if pyc is not None:
-            pycfile.store(pyc, code, pycfile.key_for(st, data), path)
-        return code
+            self._jr_data = self._jr_pyc = None
 
     def get_data(self, path: str) -> bytes:
-        if self._jr_text is not None and path == self.path:
-            return self._jr_text
-        return super().get_data(path)  # type: ignore[misc, no-any-return]
+        if self._jr_data is None:
+            return super().get_data(path)  # type: ignore[misc, no-any-return]
+        if path != self.path:
+            if self._jr_pyc is None:
+                raise OSError("no pyc of the tool's for a module jaxrewrite rewrites")
+            return self._jr_pyc
+        data = self._jr_data or super().get_data(path)  # type: ignore[misc]
+        try:
+            text, self._jr_said = pipeline.rewrite_text(
+                importlib.util.decode_source(data), path, _opted_in(data)
+            )
+        except SyntaxError as err:
+            raise err.with_traceback(None) from None
+        return text.encode(tokenize.detect_encoding(BytesIO(data).readline)[0])
 
-    def path_stats(self, path: str) -> Any:
-        if self._jr_text is not None:
-            raise OSError("no pyc of the tool's for a module jaxrewrite rewrites")
-        return super().path_stats(path)  # type: ignore[misc]
+    def set_data(self, path: str, data: bytes, *, _mode: int = 0o666) -> None:
+        if self._jr_data is None:
+            super().set_data(path, data, _mode=_mode)  # type: ignore[misc]
 
 
 class RewritingFinder:
@@ -229,7 +252,9 @@ class RewritingFinder:
             return None
         for finder in meta_path[at + 1 :]:
             find_spec = getattr(finder, "find_spec", None)
-            spec: ModuleSpec | None = None if find_spec is None else find_spec(fullname, path, target)
+            spec: ModuleSpec | None = (
+                None if find_spec is None else find_spec(fullname, path, target)
+            )
             if spec is not None:
                 origin = spec.origin
                 if origin is not None and origin.endswith(".py") and self.covers(fullname, origin):
@@ -244,9 +269,10 @@ class RewritingFinder:
             spec.loader = RewritingLoader(spec.name, origin)
         elif id(loader) in self.owned:
             spec.loader = RewritingLoader(spec.name, origin, self.owned[id(loader)][1], loader)
-        elif isinstance(loader, SourceFileLoader) and not isinstance(loader, (RewritingLoader, _Composed)):
-            if hasattr(loader, "__dict__"):
-                spec.loader = self._compose(loader)
+        elif isinstance(loader, SourceFileLoader) and not isinstance(
+            loader, (RewritingLoader, _Composed)
+        ):
+            spec.loader = self._compose(loader) if hasattr(loader, "__dict__") else loader
 
     def _compose(self, loader: SourceFileLoader) -> SourceFileLoader:
         """A copy of ``loader`` whose class puts ``_Composed`` in front of its own."""
@@ -257,7 +283,11 @@ class RewritingFinder:
 
             tool = sys.modules.get(kind.__module__.partition(".")[0])
             named = f"{kind.__module__}.{kind.__qualname__} {getattr(tool, '__version__', '')}"
-            made = type(kind.__name__, (_Composed, kind), {"_jr_name": "x" + hashlib.blake2b(named.encode()).hexdigest()[:12]})
+            made = type(
+                kind.__name__,
+                (_Composed, kind),
+                {"_jr_name": "x" + hashlib.blake2b(named.encode()).hexdigest()[:12]},
+            )
             made.__qualname__ = f"composed({kind.__module__}.{kind.__qualname__})"
             made.__module__ = __name__
             self._composed[kind] = made
@@ -270,18 +300,27 @@ def _installation() -> tuple[str, ...]:
     """The folders of the interpreter's installation (standard library, every site-packages, the
     user site), each ending in a separator, as given and with links resolved."""
     found = set()
-    for scheme in (sysconfig.get_paths(), sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_exec_prefix})):
-        found.update(scheme[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in scheme)
+    for scheme in (
+        sysconfig.get_paths(),
+        sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_exec_prefix}),
+    ):
+        found.update(
+            scheme[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in scheme
+        )
     found.update(getattr(site, "getsitepackages", list)())
     found.add(getattr(site, "getusersitepackages", lambda: "")())
     found.update(p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages"))
-    return tuple({os.path.join(f(p), "") for p in found if p for f in (os.path.abspath, os.path.realpath)})
+    return tuple(
+        {os.path.join(f(p), "") for p in found if p for f in (os.path.abspath, os.path.realpath)}
+    )
 
 
 class HookHandle:
     """What ``install`` returns; ``uninstall()`` or leaving the ``with`` block withdraws this install."""
 
-    def __init__(self, finder: RewritingFinder, packages: frozenset[str], owned: tuple[Any, ...] = ()) -> None:
+    def __init__(
+        self, finder: RewritingFinder, packages: frozenset[str], owned: tuple[Any, ...] = ()
+    ) -> None:
         self.finder = finder
         self.packages = packages
         self.owned = owned
@@ -295,7 +334,9 @@ class HookHandle:
     def __enter__(self) -> HookHandle:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.uninstall()
 
 
@@ -306,12 +347,10 @@ def active() -> RewritingFinder | None:
 
 def install(packages: Iterable[str] | None = None, owned: tuple[Any, ...] = ()) -> HookHandle:
     """Rewrite the opted-in modules imported from now on: the user's own files, and those of the
-    top-level ``packages`` named (wherever they are installed: site-packages too).
-
-    One finder, first on ``sys.meta_path`` (moved there if another tool's stands in front). Installs
-    add up until each is withdrawn through its handle, or all at once by ``uninstall()``.
-    ``owned``: (loader, pipeline) pairs of an integration (the pytest plugin).
-    """
+    top-level ``packages`` named (wherever they are installed). One finder, first on
+    ``sys.meta_path`` (moved there if another tool's stands in front); installs add up until each
+    is withdrawn by its handle, or all by ``uninstall()``. ``owned``: (loader, pipeline) pairs of
+    an integration (the pytest plugin)."""
     names = frozenset([packages] if isinstance(packages, str) else packages or ())
     bad = sorted(name for name in names if not name.isidentifier())
     if bad:

@@ -44,7 +44,9 @@ class Pipeline:
     #: text, filename, optimisation level -> code.
     to_code: Callable[[str, str, int], CodeType] = _compile
 
-    def compile(self, data: bytes, path: str, optimize: int, header: Header | None = None) -> CodeType:
+    def compile(
+        self, data: bytes, path: str, optimize: int, header: Header | None = None
+    ) -> CodeType:
         """Decode as Python does (PEP 263), rewrite, compile; the warnings held with the code."""
         text = importlib.util.decode_source(data)
         rewritten, said = rewrite_text(text, path, scan_header(text) if header is None else header)

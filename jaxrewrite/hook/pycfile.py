@@ -43,7 +43,11 @@ def trace(message: str) -> None:
 
 def stat_key(st: os.stat_result) -> bytes:
     """The header's validation part for a source with this stat, as CPython writes it."""
-    return TIMESTAMP + (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little") + (st.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+    return (
+        TIMESTAMP
+        + (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+        + (st.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+    )
 
 
 def hash_key(data: bytes) -> bytes:

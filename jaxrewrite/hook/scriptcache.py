@@ -8,14 +8,13 @@ the error is Python's own, naming the file and line.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from types import CodeType
 
-from jaxrewrite.header import Header, might_opt_in, scan_header
+from jaxrewrite.header import might_opt_in
 from jaxrewrite.hook import pycfile, tag
-from jaxrewrite.hook.finder import _served, compile_opted_in
+from jaxrewrite.hook.finder import _header, _served, compile_opted_in
 
 
 def script_code(data: bytes, filename: str) -> CodeType:
@@ -39,10 +38,3 @@ def script_code(data: bytes, filename: str) -> CodeType:
 
 #: Scripts' pycs are hash-checked: no stat is compared (a zero one matches no timestamped pyc).
 _NO_STAT = os.stat_result((0,) * 10)
-
-
-def _header(data: bytes) -> Header | None:
-    try:
-        return scan_header(importlib.util.decode_source(data))
-    except (SyntaxError, UnicodeDecodeError):
-        return None  # compiled plain, outside this handler: Python's error, unchained

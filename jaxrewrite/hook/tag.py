@@ -30,7 +30,9 @@ REWRITE_SOURCES = (
 #: The package folder.
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILT = "BUILT"
-_BUILT_COMMENT = "#: Written by the build (setup.py, hook/tag.py): the version and the rewriter's digest."
+_BUILT_COMMENT = (
+    "#: Written by the build (setup.py, hook/tag.py): the version and the rewriter's digest."
+)
 
 
 def package_sources(root: str = PACKAGE) -> list[str]:
@@ -61,7 +63,11 @@ def bake(root: str, version: str) -> str:
     """Write the digest of the package at ``root`` into its ``hook/__init__.py``; the path."""
     path = os.path.join(root, "hook", "__init__.py")
     with open(path, encoding="utf-8") as file:
-        lines = [ln for ln in file.read().splitlines() if ln != _BUILT_COMMENT and not ln.startswith(BUILT)]
+        lines = [
+            ln
+            for ln in file.read().splitlines()
+            if ln != _BUILT_COMMENT and not ln.startswith(BUILT)
+        ]
     lines += [_BUILT_COMMENT, f"{BUILT} = {(version, of_tree(root, version))!r}"]
     with open(path, "w", encoding="utf-8") as file:
         file.write("\n".join(lines) + "\n")
