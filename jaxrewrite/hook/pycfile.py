@@ -83,7 +83,8 @@ def unpack(data: bytes) -> CodeType | None:
         code = marshal.loads(memoryview(data)[16:end]) if said is not None else None
     except Exception:  # EOFError, ValueError, TypeError: whatever damage makes marshal raise
         return None
-    if not isinstance(code, CodeType) or not isinstance(said, tuple):
+    shaped = isinstance(said, tuple) and all(type(n) is tuple and len(n) == 2 for n in said)
+    if not isinstance(code, CodeType) or not shaped or not all(type(m) is str and type(n) is int for m, n in said):
         return None
     return notes.keep(code, said)
 

@@ -88,9 +88,13 @@ def rewriter_hash() -> str:
     """This process's rewriter digest: the build's, or the checkout's sources hashed once.
     Raises OSError where they cannot be read (the hook then keeps no cache)."""
     from jaxrewrite import hook
+    from jaxrewrite.hook.pycfile import trace
     from jaxrewrite.version import __version__
 
-    return built(getattr(hook, BUILT, None), __version__) or of_tree(PACKAGE, __version__)
+    found = built(getattr(hook, BUILT, None), __version__)
+    if found is None:
+        trace(f"hashed {len(package_sources())} jaxrewrite sources under {PACKAGE}")
+    return found or of_tree(PACKAGE, __version__)
 
 
 def cache_tag(optimize: int | None = None, pipeline: str = "") -> str | None:
