@@ -1,4 +1,4 @@
-"""The import hook: a finder in front of ``sys.meta_path`` and the loaders it hands opted-in modules.
+"""The import hook: a finder first on ``sys.meta_path`` and the loaders it hands opted-in modules.
 
 As pytest's assertion rewriting does: the finder asks the finders after it, so whoever finds a
 module keeps finding it, and looks at the spec they return. Only the user's code is looked at
@@ -55,8 +55,8 @@ def compile_opted_in(
     header: Header | None = None,
 ) -> CodeType:
     """The code to run for the file ``path`` whose bytes are ``data``; where they opt in, ``path``
-    is marked as running rewritten code (jaxrewrite/notrewritten.py). A RewriteError (or Python's own
-    SyntaxError) names the user's file and line: the engine's frames above it would bury that."""
+    is marked as running rewritten code (jaxrewrite/notrewritten.py). A RewriteError (or Python's
+    own SyntaxError) names the user's file and line: the engine's frames above would bury it."""
     __tracebackhide__ = True  # noqa: F841  (pytest hides this frame, as it hides its own)
     header = _header(data) if header is None else header
     try:
@@ -138,13 +138,16 @@ class RewritingLoader(SourceFileLoader):
             pycfile.store(pyc, code, pycfile.key_for(st, data), path)
         return code, pyc
 
-    def source_to_code(self, data: Any, path: Any, *, _optimize: int = -1) -> CodeType:  # type: ignore[override]
+    def source_to_code(  # type: ignore[override]
+        self, data: Any, path: Any, *, _optimize: int = -1
+    ) -> CodeType:
         """The plain route's compile decides again on the bytes it compiles: a pragma saved since
         ``_rewritten`` read the file is rewritten, and then no plain pyc is written."""
         __tracebackhide__ = True  # noqa: F841
         header = _opted_in(data)
         if header is None:
-            return super().source_to_code(data, path, _optimize=_optimize)  # type: ignore[no-any-return]
+            code = super().source_to_code(data, path, _optimize=_optimize)
+            return code  # type: ignore[no-any-return]
         self._no_pyc = True
         return compile_opted_in(data, path, self.steps, sys.flags.optimize, header)
 
@@ -316,7 +319,7 @@ def _installation() -> tuple[str, ...]:
 
 
 class HookHandle:
-    """What ``install`` returns; ``uninstall()`` or leaving the ``with`` block withdraws this install."""
+    """What ``install`` returns; ``uninstall()`` or leaving the ``with`` block withdraws it."""
 
     def __init__(
         self, finder: RewritingFinder, packages: frozenset[str], owned: tuple[Any, ...] = ()

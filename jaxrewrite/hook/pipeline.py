@@ -1,4 +1,4 @@
-"""What the loader does to an opted-in file, as one value: rewrite, then compile, under a cache name.
+"""What the loader does to an opted-in file, as one value: rewrite, compile, under a cache name.
 
 One route from text to code: ``rewrite_source``'s text, compiled (the text ``show`` prints is the
 code that runs). An integration (pytest's assertion rewriting) replaces the compile step and names

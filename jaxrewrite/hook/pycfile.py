@@ -1,4 +1,4 @@
-"""The hook's pycs: CPython's format, checked as CPython checks its own, the warnings after the code.
+"""The hook's pycs: CPython's format, checked as CPython checks its own, warnings after the code.
 
 The header is PEP 552's: the source's mtime and size (as CPython and pytest validate theirs), or,
 where the user chose it (``SOURCE_DATE_EPOCH``, ``jaxrewrite compile --invalidation-mode
@@ -84,7 +84,11 @@ def unpack(data: bytes) -> CodeType | None:
     except Exception:  # EOFError, ValueError, TypeError: whatever damage makes marshal raise
         return None
     shaped = isinstance(said, tuple) and all(type(n) is tuple and len(n) == 2 for n in said)
-    if not isinstance(code, CodeType) or not shaped or not all(type(m) is str and type(n) is int for m, n in said):
+    if (
+        not isinstance(code, CodeType)
+        or not shaped
+        or not all(type(m) is str and type(n) is int for m, n in said)
+    ):
         return None
     return notes.keep(code, said)
 
