@@ -216,7 +216,8 @@ def test_the_warning_names_the_loader(project: Path) -> None:
         env=child_env(path=[project]),
     )
     assert "NotRewrittenWarning: module 'pkgc.mod' was not rewritten" in proc.stderr, proc.stderr
-    assert "it was loaded by typeguard._importhook.TypeguardLoader (found by the finder typeguard._importhook.TypeguardFinder): no import hook is installed" in proc.stderr
+    assert "it was loaded by typeguard._importhook.TypeguardLoader (found by the finder typeguard." in proc.stderr
+    assert "TypeguardFinder): no import hook is installed" in proc.stderr
 
 
 @pytest.mark.parametrize(("tool", "order"), ORDERS)
