@@ -7,11 +7,10 @@ it, asks it, and for a file that opts in swaps in jaxrewrite's loader, whose pip
 text, runs pytest's own ``rewrite_asserts`` on the parsed result, and compiles. The rewritten text
 keeps every line where it was, so pytest's introspection and tracebacks point at the user's lines.
 
-Caches: pytest keys its pyc of a test module by its own version and the file's mtime and size, so
-it could serve code from before a same-size same-second edit, or code written by a run with (or
-without) this plugin. An opted-in module is therefore never given pytest's pyc: jaxrewrite's loader
-reads and writes only its own hash-checked pyc (PEP 552: checked against the source bytes), whose
-tag names jaxrewrite's sources and version, this pipeline (pytest's version and the options that
+Caches: pytest's pyc of a test module could hold code written by a run with (or without) this
+plugin. An opted-in module is therefore never given pytest's pyc: jaxrewrite's loader reads and
+writes only its own pyc (checked by the source's mtime and size, hook/pycfile.py), whose tag
+names jaxrewrite's sources and version, this pipeline (pytest's version and the options that
 change what ``rewrite_asserts`` writes) and the optimisation level. pytest's pyc for that file is
 never read or written while the plugin is on, and holds no rewritten code when it is off. Files
 that do not opt in keep pytest's loader, so its behaviour and cache are exactly as without us.
