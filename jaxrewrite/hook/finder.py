@@ -3,10 +3,9 @@
 As pytest's assertion rewriting does: the finder asks the finders after it, so whoever finds a
 module keeps finding it, and looks at the spec they return. Only the user's code is looked at
 (``RewritingFinder.covers``): files outside the interpreter's installation (its standard library
-and every site-packages), and the packages an install names, wherever they are. Such a file keeps
-no loader of Python's: ``RewritingLoader`` decides at load time, on the bytes it compiles, and
-runs the rewrite (cached in a pyc of the hook's own, hook/pycfile.py) or loads the file as
-``SourceFileLoader`` would. Another tool's source loader (jaxtyping, beartype.claw, typeguard) is
+and every site-packages), and the packages an install names, wherever they are. A file with a
+current pyc of the hook's, or whose bytes opt in, gets ``RewritingLoader``, which runs the
+rewrite (cached, hook/pycfile.py); any other keeps its loader, untouched. Another tool's source loader (jaxtyping, beartype.claw, typeguard) is
 wrapped for that one module (``_Composed``): it reads the rewritten text where it would read the
 file. No attribute of Python's import classes is ever assigned; the state is the finder's.
 """
@@ -76,67 +75,48 @@ def _served(code: CodeType, path: str) -> CodeType:
 
 
 class RewritingLoader(SourceFileLoader):
-    """Loads a module of the user's: rewritten where its bytes opt in, else as Python would.
-    ``get_source`` is inherited (the rewrite keeps line numbers). ``fallback``: another finder's
-    loader (pytest's assertion rewriting), which loads the files that do not opt in."""
+    """Loads a module of the user's whose file opts in: the finder found a current pyc of the
+    hook's for it, or read bytes that opt in (``look``). ``get_source`` is inherited (the rewrite
+    keeps line numbers). Bytes that no longer opt in when it reads them load as Python would."""
 
-    def __init__(
-        self, fullname: str, path: str, steps: pipeline.Pipeline = DEFAULT, fallback: Any = None
-    ):
+    def __init__(self, fullname: str, path: str, steps: pipeline.Pipeline = DEFAULT) -> None:
         super().__init__(fullname, path)
         self.steps = steps
-        self.fallback = fallback
-        #: Decided before the module's attributes are set (``create_module``): (code or None, pyc).
-        self._decided: tuple[CodeType | None, str | None] | None = None
+        #: What the finder found (``look``), used once by ``get_code``.
+        self.found: tuple[CodeType | None, bytes | None, Any] | None = None
         #: The plain route compiled bytes that opt in (edited since they were decided on).
         self._no_pyc = False
 
-    def create_module(self, spec: ModuleSpec) -> None:
-        """Decide now, so that an opted-in module's ``__cached__`` names the hook's pyc."""
-        __tracebackhide__ = True  # noqa: F841
-        self._decided = self._rewritten()
-        if self._decided[0] is not None:
-            spec.cached = self._decided[1]
-
-    def exec_module(self, module: ModuleType) -> None:
-        __tracebackhide__ = True  # noqa: F841
-        if self.fallback is not None:
-            if self._decided is None:
-                self._decided = self._rewritten()
-            if self._decided[0] is None:
-                self._decided = None
-                return self.fallback.exec_module(module)  # type: ignore[no-any-return]
-        super().exec_module(module)
-
-    def get_code(self, fullname: str) -> CodeType:
-        __tracebackhide__ = True  # noqa: F841
-        decided, self._decided = self._decided, None
-        code = (decided or self._rewritten())[0]
-        return super().get_code(fullname) if code is None else code  # type: ignore[return-value]
-
-    def _rewritten(self) -> tuple[CodeType | None, str | None]:
-        """The rewritten code (from the hook's pyc where it is current; None: the file does not
-        opt in) and that pyc's path."""
-        __tracebackhide__ = True  # noqa: F841
+    def look(self) -> tuple[CodeType | None, bytes | None, Any]:
+        """The hook's current cached code (else None: then no read is needed, only bytes that
+        opt in are cached), else the file's bytes if they opt in; and the stat taken first."""
         path = self.path
         try:
             st = os.stat(path)
         except OSError:
-            return None, None  # the plain route raises what Python raises
+            return None, None, None  # the plain route raises what Python raises
         pyc = tag.cache_path(path, sys.flags.optimize, self.steps.name)
-        if pyc is not None:
-            # Only bytes that opt in are cached: a current pyc is the decision, with no read.
-            code = pycfile.load(pyc, path, st, lambda: self.get_data(path))
-            if code is not None:
-                return _served(code, path), pyc
+        code = None if pyc is None else pycfile.load(pyc, path, st, lambda: self.get_data(path))
+        if code is not None:
+            return code, None, st
         data = self.get_data(path)  # io.open_code, as SourceFileLoader reads
-        header = _opted_in(data)
-        if header is None:
-            return None, pyc
-        code = compile_opted_in(data, path, self.steps, sys.flags.optimize, header)
+        return None, (data if _opted_in(data) is not None else None), st
+
+    def get_code(self, fullname: str) -> CodeType:
+        __tracebackhide__ = True  # noqa: F841
+        found, self.found = self.found, None
+        if found is None or found[0] is None:
+            found = self.look()  # read again at load: an edit since the finder looked runs
+        code, data, st = found
+        if code is not None:
+            return _served(code, self.path)
+        if data is None:
+            return super().get_code(fullname)  # type: ignore[no-any-return]
+        code = compile_opted_in(data, self.path, self.steps, sys.flags.optimize)
+        pyc = tag.cache_path(self.path, sys.flags.optimize, self.steps.name)
         if pyc is not None:
-            pycfile.store(pyc, code, pycfile.key_for(st, data), path)
-        return code, pyc
+            pycfile.store(pyc, code, pycfile.key_for(st, data), self.path)
+        return code
 
     def source_to_code(  # type: ignore[override]
         self, data: Any, path: Any, *, _optimize: int = -1
@@ -268,10 +248,14 @@ class RewritingFinder:
     def _take(self, spec: ModuleSpec, origin: str) -> None:
         loader = spec.loader
         kind = type(loader)
-        if kind is SourceFileLoader:
-            spec.loader = RewritingLoader(spec.name, origin)
-        elif id(loader) in self.owned:
-            spec.loader = RewritingLoader(spec.name, origin, self.owned[id(loader)][1], loader)
+        if kind is SourceFileLoader or id(loader) in self.owned:
+            # A file that does not opt in keeps the loader it was found with, untouched.
+            steps = DEFAULT if kind is SourceFileLoader else self.owned[id(loader)][1]
+            ours = RewritingLoader(spec.name, origin, steps)
+            ours.found = ours.look()
+            if ours.found[0] is not None or ours.found[1] is not None:
+                spec.loader = ours
+                spec.cached = tag.cache_path(origin, sys.flags.optimize, steps.name)
         elif isinstance(loader, SourceFileLoader) and not isinstance(
             loader, (RewritingLoader, _Composed)
         ):
