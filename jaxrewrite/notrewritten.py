@@ -197,7 +197,7 @@ def _fix_for(name: str, path: str) -> str:
     if isinstance(fix, str):
         return fix
     if _hooked():
-        return f"it was imported before jaxrewrite.install(): install the hook first"
+        return "it was imported before jaxrewrite.install(): install the hook first"
     return (
         "no import hook is installed: call jaxrewrite.install() before importing it, "
         "or run the program with 'python -m jaxrewrite'"

@@ -11,10 +11,8 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from helpers_hook import OPTED_IN, PLAIN_CALL, REWRITTEN_CALL, Project, child_code, report
@@ -336,7 +334,7 @@ def test_cache_tag_names_the_optimisation_level_and_pipeline() -> None:
 def test_debug_trace_says_why_a_pyc_was_not_read_or_written(project: Project) -> None:
     """``JAXREWRITE_DEBUG=1`` (as pytest's ``state.trace``): each cache miss and failed write says
     why on stderr; without it, not a word."""
-    path = project.write("mod.py", OPTED_IN.format(value=1))
+    project.write("mod.py", OPTED_IN.format(value=1))
     debug = project.env(JAXREWRITE_DEBUG="1")
 
     def stderr(env: dict[str, str]) -> list[str]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import json
-import os
 import sys
 import textwrap
 from collections.abc import Iterator

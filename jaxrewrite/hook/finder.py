@@ -5,9 +5,10 @@ module keeps finding it, and looks at the spec they return. Only the user's code
 (``RewritingFinder.covers``): files outside the interpreter's installation (its standard library
 and every site-packages), and the packages an install names, wherever they are. A file with a
 current pyc of the hook's, or whose bytes opt in, gets ``RewritingLoader``, which runs the
-rewrite (cached, hook/pycfile.py); any other keeps its loader, untouched. Another tool's source loader (jaxtyping, beartype.claw, typeguard) is
-wrapped for that one module (``_Composed``): it reads the rewritten text where it would read the
-file. No attribute of Python's import classes is ever assigned; the state is the finder's.
+rewrite (cached, hook/pycfile.py); any other keeps its loader, untouched. Another tool's source
+loader (jaxtyping, beartype.claw, typeguard) is wrapped for that one module (``_Composed``): it
+reads the rewritten text where it would read the file.
+No attribute of Python's import classes is ever assigned; the state is the finder's.
 """
 
 from __future__ import annotations
@@ -111,7 +112,9 @@ class RewritingLoader(SourceFileLoader):
         if code is not None:
             return _served(code, self.path)
         if data is None:
-            return super().get_code(fullname)  # type: ignore[no-any-return]
+            plain = super().get_code(fullname)
+            assert plain is not None  # SourceLoader's: a source file always has code
+            return plain
         code = compile_opted_in(data, self.path, self.steps, sys.flags.optimize)
         pyc = tag.cache_path(self.path, sys.flags.optimize, self.steps.name)
         if pyc is not None:
@@ -126,12 +129,12 @@ class RewritingLoader(SourceFileLoader):
         __tracebackhide__ = True  # noqa: F841
         header = _opted_in(data)
         if header is None:
-            code = super().source_to_code(data, path, _optimize=_optimize)
-            return code  # type: ignore[no-any-return]
+            code: CodeType = super().source_to_code(data, path, _optimize=_optimize)
+            return code
         self._no_pyc = True
         return compile_opted_in(data, path, self.steps, sys.flags.optimize, header)
 
-    def set_data(self, path: str, data: bytes, *, _mode: int = 0o666) -> None:
+    def set_data(self, path: str, data: Any, *, _mode: int = 0o666) -> None:
         if not self._no_pyc:
             super().set_data(path, data, _mode=_mode)
 
@@ -278,7 +281,7 @@ class RewritingFinder:
             made.__qualname__ = f"composed({kind.__module__}.{kind.__qualname__})"
             made.__module__ = __name__
             self._composed[kind] = made
-        composed = object.__new__(made)
+        composed: Any = object.__new__(made)
         composed.__dict__.update(loader.__dict__)
         return composed  # type: ignore[no-any-return]
 
@@ -286,7 +289,7 @@ class RewritingFinder:
 def _installation() -> tuple[str, ...]:
     """The folders of the interpreter's installation (standard library, every site-packages, the
     user site), each ending in a separator, as given and with links resolved."""
-    found = set()
+    found: set[str] = set()
     for scheme in (
         sysconfig.get_paths(),
         sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_exec_prefix}),

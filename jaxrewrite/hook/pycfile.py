@@ -83,11 +83,10 @@ def unpack(data: bytes) -> CodeType | None:
         code = marshal.loads(memoryview(data)[16:end]) if said is not None else None
     except Exception:  # EOFError, ValueError, TypeError: whatever damage makes marshal raise
         return None
-    shaped = isinstance(said, tuple) and all(type(n) is tuple and len(n) == 2 for n in said)
-    if (
-        not isinstance(code, CodeType)
-        or not shaped
-        or not all(type(m) is str and type(n) is int for m, n in said)
+    if not isinstance(code, CodeType) or not isinstance(said, tuple):
+        return None
+    if not all(
+        type(n) is tuple and len(n) == 2 and (type(n[0]), type(n[1])) == (str, int) for n in said
     ):
         return None
     return notes.keep(code, said)
@@ -117,7 +116,7 @@ def load(pyc: str, path: str, st: os.stat_result, source: Callable[[], bytes]) -
         trace(f"pyc not used for {path}: {why or 'damaged'} ({pyc})")
         return None
     if code.co_filename != path:
-        _imp._fix_co_filename(code, path)
+        _imp._fix_co_filename(code, path)  # type: ignore[attr-defined]
     return code
 
 
