@@ -1,5 +1,5 @@
 """Builds write into the wheel the cache tag's digests of the files they package, so that an
-installed jaxrewrite checks no stat of its own sources on a warm import (jaxrewrite/hook/digest.py
+installed jaxrewrite hashes none of its own sources on its first opted-in import (jaxrewrite/hook/tag.py
 says why). Metadata is in setup.cfg; an editable install writes nothing: its sources are edited."""
 
 import importlib.util
@@ -25,7 +25,7 @@ class BuildWithDigests(build_py):
         if getattr(self, "editable_mode", False):
             return
         package = os.path.join(self.build_lib, "jaxrewrite")
-        digest = _load(os.path.join(package, "hook", "digest.py"), "_jaxrewrite_digest")
+        digest = _load(os.path.join(package, "hook", "tag.py"), "_jaxrewrite_tag")
         version = _load(os.path.join(package, "version.py"), "_jaxrewrite_version").__version__
         self.announce(f"writing {digest.bake(package, version)}", level=2)
 

@@ -44,7 +44,7 @@ sys.path.insert(0, str(HERE.parent))
 from _timing import CLOCKS, Row, dump, interleave, median, paired_ratio, print_table  # noqa: E402
 
 from jaxrewrite.commands.check import Options, check_text, may_find  # noqa: E402
-from jaxrewrite.hook import notrewritten  # noqa: E402
+from jaxrewrite import notrewritten  # noqa: E402
 
 PREFIX = "# jaxrewrite: enable\nfrom jaxrewrite import Static\n"
 

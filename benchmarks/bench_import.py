@@ -1,11 +1,11 @@
 """Import cost of the hook, measured in fresh interpreters (interleaved arms, medians).
 
-1. ``import jax`` with the hook installed for every module (no package filter) vs not installed:
-   what every user of the hook pays on each start. Target: ratio <= 1.03.
+1. ``import jax`` with the hook installed (no package named: the user's files only, so it reads no
+   file of jax) vs not installed: context; the target is on bench_hook_share.py's in-process
+   share (<= 0.5 %), which this wall-clock row cannot resolve.
 2. An opted-in module imported through the hook from a warm cache vs the same module imported
    plainly from its own warm pyc (jax already imported in both, so only the module is timed;
-   the hook's once-per-process costs, checking the rewriter's stat memo for the cache tag and
-   reading the folder's opt-in index, are included). Target: ratio <= 1.10.
+   the hook's once-per-process cost, the cache tag, is included): context.
    The two do not run the same code: the rewritten decorators pass static_argnums/argnames, and
    jax.jit does more work for those. So a third arm imports the rewritten text saved as an
    ordinary module (what you would write by hand), plainly: hook vs that is the hook's own cost.
@@ -257,8 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     second_by_hand_result = pair(module_samples, "by hand", "hook", at=1)
 
     rows = [
-        ("import jax", jax_result, 1.03),
-        ("opted-in module, warm cache", module_result, 1.10),
+        ("import jax", jax_result, None),
+        ("opted-in module, warm cache", module_result, None),
         ("  vs the rewrite written by hand", by_hand_result, 1.03),
         ("  vs by hand with plain types", plain_types_result, 1.03),
         ("  as the second opted-in module", second_result, None),

@@ -72,6 +72,10 @@ def lay_out(root: Path) -> dict[str, Path]:
     during the run must not change the rewriter hash, which would invalidate the caches)."""
     site = root / "site"
     shutil.copytree(REPO / "jaxrewrite", site / "jaxrewrite", ignore=shutil.ignore_patterns("__pycache__"))
+    from jaxrewrite.hook import tag
+    from jaxrewrite.version import __version__
+
+    tag.bake(str(site / "jaxrewrite"), __version__)  # the digest a wheel's build bakes in (setup.py)
     variants = {name: root / name for name in ("prebuilt", "by_hand", "uncached")}
     for folder in variants.values():
         shutil.copytree(LIBRARY, folder / "thelib", ignore=shutil.ignore_patterns("__pycache__"))

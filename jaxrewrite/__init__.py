@@ -16,7 +16,7 @@ from jaxrewrite import markers as _markers
 from jaxrewrite.header import scan_header
 from jaxrewrite.errors import NotRewrittenWarning, RewriteError, RewriteWarning
 from jaxrewrite.fieldform import field
-from jaxrewrite.hook import notrewritten as _notrewritten
+from jaxrewrite import notrewritten as _notrewritten
 from jaxrewrite.hook.finder import install, uninstall
 from jaxrewrite.markers import is_nodiff, is_static
 from jaxrewrite.version import __version__
@@ -28,7 +28,9 @@ if TYPE_CHECKING:
     from jaxrewrite.markers import NODIFF, STATIC, NoDiff, Static
 
 if _sys.warnoptions:  # -W/PYTHONWARNINGS naming jaxrewrite's warnings: see apply_warning_options
-    _notrewritten.apply_warning_options(_sys.warnoptions)
+    from jaxrewrite.warnopts import apply_warning_options as _apply
+
+    _apply(_sys.warnoptions)
 
 
 #: The markers are served by ``__getattr__`` so that fetching one tells who fetched it.
@@ -37,7 +39,7 @@ _MARKERS = _markers.UNCHECKED
 
 def __getattr__(name: str) -> Any:
     # A marker fetched by a module that needed the rewrite and did not get it warns (once);
-    # see jaxrewrite.hook.notrewritten.
+    # see jaxrewrite.notrewritten.
     __tracebackhide__ = True  # noqa: F841  (a NotRewrittenWarning raised as an error points at the import)
     marker = _MARKERS.get(name)
     if marker is not None:

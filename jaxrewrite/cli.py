@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence, Union
 
 from jaxrewrite.version import __version__
@@ -22,12 +22,14 @@ from jaxrewrite.version import __version__
 class RunScript:
     path: str
     args: list[str]
+    packages: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class RunModule:
     name: str
     args: list[str]
+    packages: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class RunCode:
 
     code: str
     args: list[str]
+    packages: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,7 @@ def help_text(prog: str) -> str:
         "                        file runs its __main__.py); SCRIPT is rewritten if it opts in\n"
         "  -m MODULE [ARGS ...]  run library module MODULE as `python -m MODULE ARGS` would\n"
         "  -c CODE [ARGS ...]    run CODE as `python -c CODE ARGS` would (rewritten if it opts in)\n"
+        "  --packages PKG[,PKG]  also rewrite the opted-in modules of these installed packages\n"
         + "".join(sub.help for sub in SUBCOMMANDS.values())
         + f"  --                    the next argument is SCRIPT even if it looks like an option or is\n"
         f"                        one of the command words ({', '.join(SUBCOMMANDS)})\n"
@@ -109,6 +113,17 @@ def parse(argv: Sequence[str], prog: str) -> Command:
         return Done(0, out=f"jaxrewrite {__version__}\n")
     if first in SUBCOMMANDS:
         return SUBCOMMANDS[first].parse(rest, prog)
+    if first == "--packages" or first.startswith("--packages="):
+        # Installed packages whose opted-in modules are rewritten too (the hook reads the
+        # interpreter's installation only for the packages named).
+        value = first.partition("=")[2] if "=" in first else (rest.pop(0) if rest else "")
+        names = tuple(name.strip() for name in value.split(",") if name.strip())
+        command = parse(rest, prog)
+        if not names or not all(name.isidentifier() for name in names):
+            return Done(2, err=f"{prog}: --packages takes top-level package names (PKG[,PKG...])\n")
+        if isinstance(command, (RunScript, RunModule, RunCode)):
+            return replace(command, packages=(*command.packages, *names))
+        return command
     if first in ("-m", "-c", "--"):
         if not rest:
             what = f"the {first} option" if first != "--" else "--"
@@ -193,11 +208,11 @@ def main(argv: Sequence[str] | None = None, prog: str = "jaxrewrite") -> int:
         from jaxrewrite.commands import run as runner
 
         if isinstance(command, RunCode):
-            return runner.run_code(command.code, command.args)
+            return runner.run_code(command.code, command.args, command.packages)
         # The program's own output is the program's: a broken pipe there is its to handle.
         if isinstance(command, RunModule):
-            return runner.run_module(command.name, command.args)
-        return runner.run_script(command.path, command.args, prog)
+            return runner.run_module(command.name, command.args, command.packages)
+        return runner.run_script(command.path, command.args, prog, command.packages)
     # What the commands print themselves (findings, summaries) names identifiers and paths: one
     # the terminal's encoding lacks is escaped, as Python escapes it on stderr, never a crash.
     # Source text and diffs go out as bytes in the file's own encoding (commands/files.py).

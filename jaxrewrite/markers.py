@@ -95,7 +95,7 @@ else:
         marker = UNCHECKED.get(name)
         if marker is None:
             raise AttributeError(f"module 'jaxrewrite.markers' has no attribute {name!r}")
-        from jaxrewrite.hook import notrewritten
+        from jaxrewrite import notrewritten
 
         notrewritten.check_importer(notrewritten.caller())
         return marker

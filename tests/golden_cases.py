@@ -11,7 +11,7 @@ from pathlib import Path
 
 from jaxrewrite import NotRewrittenWarning, RewriteError, rewrite_source
 from jaxrewrite.engine.read.filters import FAST, Filters
-from jaxrewrite.hook import notrewritten
+from jaxrewrite import notrewritten
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"

@@ -94,8 +94,9 @@ import jaxrewrite
 if sys.argv[1] == "jaxtyping-first":
     exec(JAXTYPING)
 jaxrewrite.install(["pkgv"])
-if sys.argv[1] == "jaxtyping-last":
+if sys.argv[1] == "jaxtyping-last":  # its finder goes first: jaxrewrite's is put in front again
     exec(JAXTYPING)
+    jaxrewrite.install(["pkgv"])
 from pkgv import mod, hand
 for module in (mod, hand):
     exec(CALLS, vars(module))

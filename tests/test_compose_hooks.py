@@ -1,5 +1,6 @@
-"""jaxrewrite composes with the import hooks JAX projects use (hook/compose.py), with the real
-packages: jaxtyping, beartype.claw and typeguard, installed before or after jaxrewrite's hook.
+"""jaxrewrite composes with the import hooks JAX projects use (hook/finder.py's ``_Composed``: the
+other tool's loader, wrapped for the module), with the real packages: jaxtyping, beartype.claw and
+typeguard. jaxrewrite's finder must stand in front of theirs: installed last, or installed again.
 
 Each run is a child process (hooks and bytecode caches are per process) with the real jax: the
 opted-in function is compared with the same function jitted by hand (results and trace counts),
@@ -118,13 +119,33 @@ CHECK_ERRORS = {
 REWRITTEN = {"same": True, "traces": [2, 3], "hand": [2, 3]}
 
 
-@pytest.mark.parametrize("order", ["jaxrewrite-first", "jaxrewrite-last"])
-@pytest.mark.parametrize("tool", sorted(INSTALL))
-def test_both_transformations_in_either_order(project: Path, tool: str, order: str) -> None:
-    """The statics are applied (as by hand) and the other tool still checks, whichever came first."""
+#: Who stands in front when jaxrewrite's hook is installed first: beartype.claw works through
+#: ``sys.path_hooks``, behind jaxrewrite's finder either way; the other two put a finder first.
+ORDERS = [("beartype", "jaxrewrite-first")] + [(tool, "jaxrewrite-last") for tool in sorted(INSTALL)]
+
+
+@pytest.mark.parametrize(("tool", "order"), ORDERS)
+def test_both_transformations(project: Path, tool: str, order: str) -> None:
+    """The statics are applied (as by hand) and the other tool still checks."""
     got = run(project, tool, order)
     assert {k: got[k] for k in REWRITTEN} == REWRITTEN
     assert got["check"] in CHECK_ERRORS[tool]
+
+
+@pytest.mark.parametrize("tool", ["jaxtyping", "typeguard"])
+def test_a_finder_put_in_front_of_jaxrewrites_is_named_and_installing_again_composes(project: Path, tool: str) -> None:
+    """Installed after jaxrewrite's hook, the tool's finder takes the module first: it runs
+    unrewritten, and the warning names the tool's loader and finder and says to install
+    jaxrewrite's hook after it; doing so (installing again) composes."""
+    proc = python("-c", f"INSTALL = {INSTALL!r}\n" + CHILD, tool, "jaxrewrite-first", cwd=project, env=child_env(path=[project]))
+    assert proc.returncode == 0, proc.stderr
+    assert "NotRewrittenWarning: module 'pkgc.mod' was not rewritten" in proc.stderr
+    assert "whose finder stands in front of jaxrewrite's: install jaxrewrite's hook after that tool's" in proc.stderr
+    assert "(found by the finder " in proc.stderr
+    again = CHILD.replace('if order == "jaxrewrite-last":', 'if order in ("jaxrewrite-last", "jaxrewrite-first"):')
+    proc = python("-c", f"INSTALL = {INSTALL!r}\n" + again, tool, "jaxrewrite-first", cwd=project, env=child_env(path=[project]))
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert {k: got[k] for k in REWRITTEN} == REWRITTEN and got["check"] in CHECK_ERRORS[tool]
 
 
 def test_jaxtyping_context_manager(project: Path) -> None:
@@ -152,20 +173,21 @@ def test_caches_stay_exact(project: Path, tool: str) -> None:
         assert alone["traces"] in (["traced"], [])  # traced, or refused by the checker before the body
 
 
-@pytest.mark.parametrize("order", ["jaxrewrite-first", "jaxrewrite-last"])
-@pytest.mark.parametrize("tool", sorted(INSTALL))
-def test_the_tools_own_pyc_holds_the_rewrite_keyed_by_its_bytes(project: Path, tool: str, order: str) -> None:
-    """The other tool's pyc caches the rewrite: a second run neither rewrites nor imports the
-    engine. It is keyed by the source's bytes, not its mtime: a same-size edit that keeps the
-    mtime (which Python's own pyc would not see) is compiled afresh."""
+@pytest.mark.parametrize(("tool", "order"), ORDERS)
+def test_the_composed_rewrite_is_cached_in_the_hooks_pyc_named_for_the_tool(project: Path, tool: str, order: str) -> None:
+    """A pyc of the hook's, named for the tool's loader, caches the composed code: a second run
+    neither rewrites nor imports the engine, and the tool still checks; the tool's own pyc of
+    the module is never written. An edit saved later is compiled afresh."""
     first = run(project, tool, order, bytecode=True)
     again = run(project, tool, order, bytecode=True)
     assert first["engine"] and not again["engine"]
     assert {k: again[k] for k in REWRITTEN} == REWRITTEN and again["check"] in CHECK_ERRORS[tool]
+    pycs = [p.name for p in (project / "pkgc" / "__pycache__").glob("mod.*.pyc")]
+    assert len(pycs) == 1 and ".opt-jaxrewrite" in pycs[0], pycs
     path = project / "pkgc" / "mod.py"
     before = path.stat()
     path.write_text(path.read_text().replace("x * n", "x + n"))
-    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 2_000_000_000))
     edited = run(project, tool, order, bytecode=True)
     assert edited["engine"] and edited["results"] == [[3.0] * 3, [3.0] * 3, [4.0] * 3]
     assert edited["traces"] == [2, 3]
@@ -194,11 +216,11 @@ def test_the_warning_names_the_loader(project: Path) -> None:
         env=child_env(path=[project]),
     )
     assert "NotRewrittenWarning: module 'pkgc.mod' was not rewritten" in proc.stderr, proc.stderr
-    assert "it was loaded by typeguard._importhook.TypeguardLoader: no import hook is installed" in proc.stderr
+    assert "it was loaded by typeguard._importhook.TypeguardLoader (found by the finder typeguard." in proc.stderr
+    assert "TypeguardFinder): no import hook is installed" in proc.stderr
 
 
-@pytest.mark.parametrize("order", ["jaxrewrite-first", "jaxrewrite-last"])
-@pytest.mark.parametrize("tool", sorted(INSTALL))
+@pytest.mark.parametrize(("tool", "order"), ORDERS)
 def test_a_marker_that_does_nothing_is_said_by_the_tools_loader_cold_and_warm(project: Path, tool: str, order: str) -> None:
     """Issue 42.10 under another tool's loader: the import says JR004 (a Static under a decorator
     jaxrewrite does not know), and the tool's own pyc of the rewrite carries it for the warm run."""

@@ -225,9 +225,8 @@ def test_the_notes_travel_in_the_pyc_and_back() -> None:
         code = pipeline.compile_source(text.encode(), "mod.py")
     said = notes.held(code)
     assert [m.split(" ")[0] for m, _ in said] == ["JR004"] and [str(w.message) for w in caught] == [m for m, _ in said]
-    source_hash = importlib.util.source_hash(text.encode())
-    data = pycfile.pack(code, source_hash)
-    back = pycfile.unpack(data, source_hash)
+    data = pycfile.pack(code, pycfile.hash_key(text.encode()))
+    back = pycfile.unpack(data)
     assert back is not None and notes.held(back) == said and marshal.dumps(back) == marshal.dumps(code)
     # the code reads as in any pyc: what follows it is ignored by marshal
     assert marshal.dumps(marshal.loads(data[16:])) == marshal.dumps(code)
@@ -249,16 +248,14 @@ def test_damaged_notes_mean_no_cache(damage: object) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         code = pipeline.compile_source(_module(NOTHING["variable"][2]).encode(), "mod.py")
-    source_hash = importlib.util.source_hash(b"x")
-    assert pycfile.unpack(damage(pycfile.pack(code, source_hash)), source_hash) is None  # type: ignore[operator]
+    assert pycfile.unpack(damage(pycfile.pack(code, pycfile.hash_key(b"x")))) is None  # type: ignore[operator]
 
 
 def test_notes_of_a_non_note_shape_are_refused() -> None:
     code = compile("x = 1", "m.py", "exec")
-    source_hash = importlib.util.source_hash(b"x")
     said = marshal.dumps(("not a pair",))
-    data = pycfile.pack(code, source_hash)[:-8 - len(marshal.dumps(()))] + said + len(said).to_bytes(4, "little") + b"JRn1"
-    assert pycfile.unpack(data, source_hash) is None
+    data = pycfile.pack(code, pycfile.hash_key(b"x"))[:-8 - len(marshal.dumps(()))] + said + len(said).to_bytes(4, "little") + b"JRn1"
+    assert pycfile.unpack(data) is None
 
 
 def test_the_assertion_rewriting_pipeline_keeps_them_too() -> None:

@@ -242,8 +242,8 @@ def test_the_place_rules_fail_on_a_module_in_the_wrong_place() -> None:
 def test_notrewritten_imports_nothing_of_the_hook() -> None:
     """The warning's module is told whether a hook is installed (finder sets ``HOOKED``); the
     finder -> notrewritten -> finder cycle of issue 19 item 5 stays gone."""
-    assert not {m for m in graph()["jaxrewrite.hook.notrewritten"] if m.startswith("jaxrewrite.hook")}
-    assert "jaxrewrite.hook.notrewritten" not in graph()["jaxrewrite.hook.pipeline"]
+    assert not {m for m in graph()["jaxrewrite.notrewritten"] if m.startswith("jaxrewrite.hook")}
+    assert "jaxrewrite.notrewritten" not in graph()["jaxrewrite.hook.pipeline"]
 
 
 def _reach(edges: dict[str, set[str]], start: str) -> set[str]:
@@ -258,21 +258,12 @@ def _reach(edges: dict[str, set[str]], start: str) -> set[str]:
     return seen
 
 
-#: The hook's fast compile route (issue 41 item 5): the skeleton and the tree code.
-FAST_ROUTE = "jaxrewrite.hook.fast"
-
-
-def test_only_the_pipelines_compile_step_imports_the_fast_route() -> None:
-    """The fast route sits behind hook/pipeline.py's compile step: no engine module (the analysis,
-    the rewrite, ``check``'s passes) reaches it, directly or through another; outside the route
-    only the pipeline imports it. The analysis knows only what an elided def is (engine/read/elided.py)."""
+def test_one_route_from_text_to_code() -> None:
+    """Issue 51 item 3: the hook compiles ``rewrite_source``'s text; no module of a second compile
+    route exists, and the pipeline reaches the engine only through the analysis and the rewrite."""
     edges = graph()
-    route = {m for m in edges if m == FAST_ROUTE or m.startswith(FAST_ROUTE + ".")}
-    assert {f"{FAST_ROUTE}.{name}" for name in ("skeleton", "treecode", "treenodes")} < route
-    assert {m for m, targets in edges.items() if targets & route and m not in route} == {"jaxrewrite.hook.pipeline"}
-    engine = sorted(m for m in edges if _layer(m) == "engine")
-    assert {"jaxrewrite.engine.read.scopes", "jaxrewrite.engine.walk.completion", "jaxrewrite.engine.rewrite"} <= set(engine)
-    assert {m: sorted(_reach(edges, m) & route) for m in engine if _reach(edges, m) & route} == {}
+    assert not [m for m in edges if m.startswith(("jaxrewrite.hook.fast", "jaxrewrite.hook.index"))]
+    assert {m for m in _reach(edges, "jaxrewrite.hook.pipeline") if m.startswith("jaxrewrite.hook.")} <= {"jaxrewrite.hook.notes"}
 
 
 #: The spec math and its vocabulary (issue 19 item 2): forward completion and reverse reading,

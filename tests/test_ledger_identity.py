@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from jaxrewrite import RewriteWarning, rewrite_source
+from jaxrewrite import RewriteWarning
 from jaxrewrite.engine.analysis import State
 from jaxrewrite.engine.findings import analyze
 from jaxrewrite.engine.findings.report import REPORTED_AT_IMPORT
-from jaxrewrite.hook import fast, pipeline
+from jaxrewrite.hook import notes, pipeline
 
 HEAD = "# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import NoDiff, Static\nk = 1\n"
 
@@ -124,24 +124,22 @@ def test_a_refused_call_settles_the_def_it_names_there_not_another_of_that_name(
 
 
 @pytest.mark.parametrize("body", [JOINED, SAME_NAME_ALIASES], ids=["joined", "same_name_aliases"])
-def test_the_hook_says_what_check_says_by_either_route(body: str) -> None:
-    """The hook's pipeline (its fast route where it takes one, else the whole reading) warns of
-    the very marker ``check`` reports, and the skeleton, where it answers, says the same."""
+def test_the_hook_says_what_check_says(body: str) -> None:
+    """The hook's pipeline warns of the very marker ``check`` reports, and holds the same notes
+    for its cache."""
     text = HEAD + textwrap.dedent(body)
     _, found, _ = _findings(body, lint=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        pipeline.compile_rewritten(text, "m.py", -1)
-        whole = fast.rewrite_tree(text, "m.py", report=True).notes
+        code = pipeline.compile_source(text.encode(), "m.py")
     said = [(str(w.message).split()[0], w.lineno) for w in caught if issubclass(w.category, RewriteWarning)]
-    assert said == [(code, line) for line, _, code in found if code in REPORTED_AT_IMPORT] * 2
-    reported = fast.skeleton_rewrite(text, "m.py", least=0, report=True)
-    assert reported is None or reported == (rewrite_source(text, "m.py"), whole)
+    assert said == [(code, line) for line, _, code in found if code in REPORTED_AT_IMPORT]
+    assert [(text.split()[0], line) for text, line in notes.held(code)] == said
 
 
 def test_the_ledger_leaves_no_cycle_that_keeps_the_tree() -> None:
-    """The hook compiles the analysed tree and frees it by reference counting (marshal flags a
-    constant by its count: tests/test_treecode.py); the index and the ledger hold no cycle."""
+    """The analysis is freed by reference counting when the hook is done with it: the index and
+    the ledger hold no cycle that would keep the tree."""
     text = HEAD + textwrap.dedent(SAME_NAME_ALIASES)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

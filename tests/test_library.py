@@ -347,8 +347,11 @@ def test_compile_then_read_only_import_runs_no_rewrite(lib: Install) -> None:
 
 
 def test_stale_or_foreign_caches_are_never_used(lib: Install) -> None:
+    """Prebuilt with ``--invalidation-mode checked-hash`` (issue 51 item 4: the user's choice):
+    the source's bytes decide, whatever its mtime."""
     _unprivileged(lib)
-    _checked(_run([lib.python, "-m", "jaxrewrite", "compile", "-q", "-m", "thelib"], cwd=lib.elsewhere, env=lib.env))
+    compile_hashed = [lib.python, "-m", "jaxrewrite", "compile", "-q", "--invalidation-mode", "checked-hash", "-m", "thelib"]
+    _checked(_run(compile_hashed, cwd=lib.elsewhere, env=lib.env))
     ops = lib.package / "ops.py"
     ops.write_text(ops.read_text().replace('TRACES.append(("power_sum", n))', 'TRACES.append(("edited", n))'))
     written = lib.caches()

@@ -113,10 +113,10 @@ def test_imported_before_install_or_outside_its_packages(project: Path) -> None:
         "-c", "import jaxrewrite; h = jaxrewrite.install(); h.uninstall(); import optedin; h2 = jaxrewrite.install()",
         cwd=project,
     )
-    assert installed.stderr.count(NAME) == 1
-    outside = python("-c", "import jaxrewrite; jaxrewrite.install(packages=['other']); import optedin", cwd=project)
-    assert "imported before jaxrewrite.install(), or outside its packages" in outside.stderr
-    assert "add 'optedin' to packages" in outside.stderr
+    assert installed.stderr.count(NAME) == 1 and "no import hook is installed" in installed.stderr
+    # The user's own file is rewritten whatever packages are named: naming one only adds it.
+    named = python("-c", "import jaxrewrite; jaxrewrite.install(packages=['other']); import optedin", cwd=project)
+    assert NAME not in named.stderr, named.stderr
 
 
 def test_main_script_run_by_plain_python(project: Path) -> None:
@@ -169,7 +169,7 @@ def test_a_module_is_read_once(project: Path) -> None:
 def test_libraries_that_never_fetch_a_marker_are_never_read(project: Path) -> None:
     code = (
         "import jax, jax.numpy, jaxrewrite; jaxrewrite.install(); import optedin\n"
-        "from jaxrewrite.hook import notrewritten\n"
+        "from jaxrewrite import notrewritten\n"
         "assert notrewritten._checked == set(), notrewritten._checked\n"
     )
     done = python("-c", code, cwd=project)

@@ -29,7 +29,7 @@ import pytest
 from docs_support import README, build_cases
 from support import REPO, can_build_without_isolation, child_venv
 
-from jaxrewrite.hook import digest, tag
+from jaxrewrite.hook import tag
 
 TIMEOUT = 600
 
@@ -185,7 +185,8 @@ from jaxrewrite.hook import tag
 jaxrewrite.install()
 import opted
 print(json.dumps({
-    "result": int(opted.power(3, 2)), "built": tag._built, "tag": tag.rewriter_hash(), "statted": statted,
+    "result": int(opted.power(3, 2)), "built": tag.built(getattr(__import__("jaxrewrite.hook").hook, "BUILT", None),
+    __import__("jaxrewrite").__version__) is not None, "tag": tag.rewriter_hash(), "statted": statted,
     "engine": "jaxrewrite.engine.rewrite" in sys.modules, "loader": type(opted.__loader__).__name__,
 }))
 """
@@ -204,18 +205,18 @@ def power(x, n: Static[int]):
 """
 
 
-def test_the_wheel_carries_its_digests_so_an_install_checks_no_stat_of_its_sources(built: Built, tmp_path: Path) -> None:
-    """The build writes the cache tag's digests into the wheel (setup.py, hook/digest.py): they
-    are the digests of the files installed, and of this checkout's; an installed jaxrewrite takes
-    them and stats none of its own files on an import, cold or warm; the memo a checkout keeps
-    is never written; a warm import runs the cached rewrite without the engine."""
+def test_the_wheel_carries_its_digest_so_an_install_hashes_none_of_its_sources(built: Built, tmp_path: Path) -> None:
+    """The build writes the rewriter's digest into the wheel (setup.py, hook/tag.py): it is the
+    digest of the files installed, and of this checkout's; an installed jaxrewrite takes it and
+    stats none of its own files on an import, cold or warm; a warm import runs the cached
+    rewrite without the engine."""
     with zipfile.ZipFile(built.wheel) as wheel:
         carrier = wheel.read("jaxrewrite/hook/__init__.py").decode()
-    version, rewriter, scanner = _built_line(carrier)
+    version, rewriter = _built_line(carrier)
     # The line is all the build adds: the rest of the file is the checkout's, byte for byte.
     assert carrier.splitlines()[:-2] == (REPO / "jaxrewrite" / "hook" / "__init__.py").read_text().splitlines()
     assert version == __import__("jaxrewrite").__version__
-    assert (rewriter, scanner) == digest.of_tree(str(REPO / "jaxrewrite"), version)
+    assert rewriter == tag.of_tree(str(REPO / "jaxrewrite"), version)
     where = tmp_path / "user"
     where.mkdir()
     (where / "opted.py").write_text(OPTED)
@@ -227,26 +228,25 @@ def test_the_wheel_carries_its_digests_so_an_install_checks_no_stat_of_its_sourc
         assert run["statted"] == [], run["statted"]
     assert [run["engine"] for run in runs] == [True, False]  # cold: rewritten; warm: from the cache
     installed = Path(_run([str(built.venv_python), "-c", "import jaxrewrite; print(jaxrewrite.__file__)"], cwd=where, env=env).stdout.strip()).parent
-    assert (digest.of_tree(str(installed), version)) == (rewriter, scanner)
-    assert not list(installed.glob(f"hook/__pycache__/{tag.MEMO_NAME}"))
+    assert tag.of_tree(str(installed), version) == rewriter
 
 
-def test_a_checkout_has_no_built_digests_and_checks_its_stats() -> None:
-    """An editable install or a checkout is edited in place: no digests are built into it, so
-    its tag comes from hashing or the stat memo (tests/test_cache.py), never from a file."""
+def test_a_checkout_has_no_built_digest_and_hashes_its_sources() -> None:
+    """An editable install or a checkout is edited in place: no digest is built into it, so its
+    tag comes from hashing its sources (once per process), never from a file."""
     from jaxrewrite import hook
 
-    assert not hasattr(hook, digest.BUILT) and digest.BUILT not in (REPO / "jaxrewrite" / "hook" / "__init__.py").read_text()
-    assert tag.digests() == tag.Digests(*digest.of_tree(str(REPO / "jaxrewrite"), __import__("jaxrewrite").__version__))
+    assert not hasattr(hook, tag.BUILT) and tag.BUILT not in (REPO / "jaxrewrite" / "hook" / "__init__.py").read_text()
+    assert tag.rewriter_hash() == tag.of_tree(str(REPO / "jaxrewrite"), __import__("jaxrewrite").__version__)
 
 
 def test_only_a_builds_shape_of_this_version_is_taken() -> None:
     """What the package carries is taken only as a build writes it, for this version."""
     version = __import__("jaxrewrite").__version__
-    good = (version, "0123456789abcdef", "fedcba9876543210")
-    assert digest.built(good, version) == good[1:]
-    for bad in [None, list(good), ("0.0.0", *good[1:]), (version, "0123456789abcdeg", good[2]), (version, good[1]), (version, good[1], 7)]:
-        assert digest.built(bad, version) is None, bad
+    good = (version, "0123456789abcdef")
+    assert tag.built(good, version) == good[1]
+    for bad in [None, list(good), ("0.0.0", good[1]), (version, "0123456789abcdeg"), (version,), (version, good[1], "x"), (version, 7)]:
+        assert tag.built(bad, version) is None, bad
 
 
 def test_a_rebuild_of_the_same_folder_replaces_the_digests_it_wrote(tmp_path: Path) -> None:
@@ -255,18 +255,18 @@ def test_a_rebuild_of_the_same_folder_replaces_the_digests_it_wrote(tmp_path: Pa
     package = tmp_path / "jaxrewrite"
     shutil.copytree(REPO / "jaxrewrite", package, ignore=shutil.ignore_patterns("__pycache__"))
     version = __import__("jaxrewrite").__version__
-    carrier = Path(digest.bake(str(package), version))
+    carrier = Path(tag.bake(str(package), version))
     first = carrier.read_text()
     (package / "engine" / "analyze.py").write_text((package / "engine" / "analyze.py").read_text() + "\n# edited\n")
-    digest.bake(str(package), version)
+    tag.bake(str(package), version)
     second = carrier.read_text()
-    assert second.count(f"{digest.BUILT} = ") == 1 and second.splitlines()[:-1] == first.splitlines()[:-1]
-    assert _built_line(second) == (version, *digest.of_tree(str(package), version)) != _built_line(first)
+    assert second.count(f"{tag.BUILT} = ") == 1 and second.splitlines()[:-1] == first.splitlines()[:-1]
+    assert _built_line(second) == (version, tag.of_tree(str(package), version)) != _built_line(first)
 
 
-def _built_line(carrier: str) -> tuple[str, str, str]:
-    """The digests the build wrote into ``hook/__init__.py``: its one ``BUILT = (...)`` line."""
-    (line,) = [line for line in carrier.splitlines() if line.startswith(f"{digest.BUILT} = ")]
+def _built_line(carrier: str) -> tuple[str, str]:
+    """The digest the build wrote into ``hook/__init__.py``: its one ``BUILT = (...)`` line."""
+    (line,) = [line for line in carrier.splitlines() if line.startswith(f"{tag.BUILT} = ")]
     value = ast.literal_eval(line.partition(" = ")[2])
-    assert type(value) is tuple and len(value) == 3
+    assert type(value) is tuple and len(value) == 2
     return value

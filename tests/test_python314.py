@@ -217,7 +217,7 @@ def test_the_import_hook_rewrites_caches_and_serves_from_its_cache(
             pyc = tag.cache_path(str(module))
             assert pyc is not None
             data = Path(pyc).read_bytes()
-            assert data[:4] == importlib.util.MAGIC_NUMBER and data[4:8] == pycfile.FLAGS
+            assert data[:4] == importlib.util.MAGIC_NUMBER and data[4:8] == pycfile.TIMESTAMP
             del sys.modules["py314_hooked"]
             second = importlib.import_module("py314_hooked")
         finally:

@@ -18,7 +18,7 @@ import pytest
 
 from jaxrewrite import rewrite_source
 from jaxrewrite.engine.analyze import analyze
-from jaxrewrite.hook import notrewritten
+from jaxrewrite import notrewritten
 from jaxrewrite.migrate import migrate_source
 
 REPO = Path(__file__).resolve().parents[1]

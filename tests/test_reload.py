@@ -99,7 +99,7 @@ def reload(module, later=False):
 
 
 first = calls(mod), calls(hand)
-mod, error = reload(mod)
+mod, error = reload(mod, later=True)
 if edit == "mul":
     hand, _ = reload(hand, later=True)
 try:
@@ -156,18 +156,21 @@ def foreign_tools() -> list[str]:
 
 @pytest.mark.parametrize(
     ("tool", "order"),
-    [("none", "first")] + [(tool, order) for tool in ("jaxtyping", "beartype", "typeguard") for order in ("first", "last")],
+    [("none", "first"), ("beartype", "first")] + [(tool, "last") for tool in ("jaxtyping", "beartype", "typeguard")],
 )
 def test_reload_rewrites_the_edited_source_again(project: Path, prewarmed: Prewarmed, tool: str, order: str) -> None:
-    """The reload compiles the rewrite of the file as it is now (a same-size edit in the same
-    second: no mtime-keyed cache may serve the old code), statics applied as by hand; a foreign
-    tool's checks still run. Twice: the second run finds the pycs the first wrote, of other bytes."""
+    """The reload compiles the rewrite of the file as it is now (a same-size edit saved later:
+    the pycs are checked by mtime and size, as Python checks its own), statics applied as by
+    hand; a foreign tool's checks still run. Twice: the second run finds the pycs the first
+    wrote, of other bytes. (jaxtyping's and typeguard's finders installed after jaxrewrite's
+    stand in front of it: tests/test_compose_hooks.py says what happens then.)"""
     if tool != "none":
         foreign_tools()
     for back in (100, 200):
-        write(project / "pkgr" / "mod.py", MODULE.format(mul=2))
+        mod = write(project / "pkgr" / "mod.py", MODULE.format(mul=2))
         hand = write(project / "pkgr" / "hand.py", HAND.format(mul=2))
-        os.utime(hand, (time.time() - back, time.time() - back))  # a second of its own for Python's pyc
+        for path in (mod, hand):  # a second of its own for each pyc (the edit saves 2 s later)
+            os.utime(path, (time.time() - back, time.time() - back))
         got = reload_in_child(project, prewarmed, tool, order)
         assert got["first"] == [DOUBLED, DOUBLED]
         assert got["reloaded"] == [FIVEFOLD, FIVEFOLD] and got["error"] is None

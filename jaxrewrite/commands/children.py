@@ -13,7 +13,7 @@ by their command line) that step runs the script's code through the runner's scr
 
 A child that ignores ``PYTHONPATH`` (``python -E``/``-I``, or an environment the program replaced)
 still carries ``JAXREWRITE_RUNNER`` if it kept the rest: NotRewrittenWarning then says what happened
-(hook/notrewritten.py, which this module tells that the hook reached a child). A script started as ``python other.py`` gets the hook for its imports; the script
+(jaxrewrite/notrewritten.py, which this module tells that the hook reached a child). A script started as ``python other.py`` gets the hook for its imports; the script
 itself is rewritten only when started through the runner, and its warning says so.
 """
 
@@ -22,9 +22,9 @@ from __future__ import annotations
 import os
 import sys
 import types
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, MutableMapping, Sequence
 
-from jaxrewrite.hook import notrewritten
+from jaxrewrite import notrewritten
 
 #: Set by the runner for its program; the value names the packages of its hook ("*": every module).
 ENV = notrewritten.RUNNER_ENV
@@ -35,9 +35,9 @@ SITE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "childsite")
 _MULTIPROCESSING = ("from multiprocessing.spawn import spawn_main", "from multiprocessing.forkserver import main")
 
 
-def export(environ: MutableMapping[str, str] = os.environ) -> None:
-    """In the runner, before the program runs: what its children inherit."""
-    environ[ENV] = "*"
+def export(packages: Sequence[str] = (), environ: MutableMapping[str, str] = os.environ) -> None:
+    """In the runner, before the program runs: what its children inherit (``*``: no package named)."""
+    environ[ENV] = ",".join(packages) or "*"
     path = environ.get("PYTHONPATH", "")
     entries = path.split(os.pathsep) if path else []
     if SITE not in entries:
@@ -51,7 +51,7 @@ def start_child() -> None:
         return
     from jaxrewrite.hook.finder import install
 
-    install(None if value == "*" else [name for name in value.split(",") if name])
+    install([name for name in value.split(",") if name and name != "*"])
     notrewritten.RUNNER_CHILD = True
     if any(any(line in arg for line in _MULTIPROCESSING) for arg in getattr(sys, "orig_argv", ())):
         _rewrite_mp_main()

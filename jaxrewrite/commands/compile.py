@@ -47,13 +47,19 @@ class Outcome:
 
 
 def compile_file(
-    path: str, levels: Sequence[int], steps: pipeline.Pipeline = pipeline.DEFAULT, display: str | None = None
+    path: str,
+    levels: Sequence[int],
+    steps: pipeline.Pipeline = pipeline.DEFAULT,
+    display: str | None = None,
+    mode: str | None = None,
 ) -> Outcome:
     """Rewrite and compile one file once per optimisation level, storing each where the hook reads it;
-    ``display`` is how the report names it (``path`` by default)."""
+    ``display`` is how the report names it (``path`` by default); ``mode``: ``timestamp`` or
+    ``checked-hash`` (by default, as ``py_compile``: the hash where SOURCE_DATE_EPOCH is set)."""
     origin = os.path.abspath(path)  # what the importing process's spec.origin will say
     shown = path if display is None else display
     try:
+        st = os.stat(origin)  # before the read: an edit after it makes the pyc stale, never wrong
         with open(origin, "rb") as file:
             data = file.read()
         header = scan_header(universal(decode(data, shown)[0]))
@@ -63,7 +69,10 @@ def compile_file(
         return Outcome(shown, "failed", exc.located)
     if not header.enabled:
         return Outcome(shown, "skipped", f": no '{PRAGMA}' in its header")
-    source_hash = importlib.util.source_hash(data)
+    if mode is None:
+        key = pycfile.key_for(st, data)
+    else:
+        key = pycfile.hash_key(data) if mode == "checked-hash" else pycfile.stat_key(st)
     for level in levels:
         pyc = tag.cache_path(origin, level, steps.name)
         if pyc is None:
@@ -76,18 +85,18 @@ def compile_file(
             code_word = getattr(err, "code", None) or type(err).__name__
             message = getattr(err, "message", err.msg)
             return Outcome(shown, "failed", f"{':' + where if where else ''}: {code_word} {message}")
-        if not _store(pyc, code, source_hash, origin):
+        if not _store(pyc, code, key, origin):
             return Outcome(shown, "failed", f": cannot write {pyc}")
     return Outcome(shown, "wrote", f" (optimisation {', '.join(map(str, levels))})")
 
 
-def _store(pyc: str, code: CodeType, source_hash: bytes, origin: str) -> bool:
+def _store(pyc: str, code: CodeType, key: bytes, origin: str) -> bool:
     """``pycfile.store``, even under ``-B``/PYTHONDONTWRITEBYTECODE: those govern what imports
     write, and this command exists to write (as ``py_compile`` does)."""
     saved = sys.dont_write_bytecode
     sys.dont_write_bytecode = False
     try:
-        return pycfile.store(pyc, code, source_hash, origin)
+        return pycfile.store(pyc, code, key, origin)
     finally:
         sys.dont_write_bytecode = saved
 
@@ -154,6 +163,12 @@ def parser(prog: str) -> argparse.ArgumentParser:
             f"several as 0,1,2 (default: this interpreter's, now {sys.flags.optimize})"
         ),
     )
+    ap.add_argument(
+        "--invalidation-mode",
+        choices=("timestamp", "checked-hash"),
+        help="how an import checks each pyc against its source: its mtime and size, or the hash of "
+        "its bytes (default: timestamp, or checked-hash where SOURCE_DATE_EPOCH is set, as py_compile)",
+    )
     ap.add_argument("-q", "--quiet", action="store_true", help="print failures only")
     return ap
 
@@ -183,13 +198,15 @@ def targets(paths: Sequence[str], modules: Sequence[str], prog: str) -> tuple[li
     return unique, missing
 
 
-def run(paths: Sequence[str], modules: Sequence[str], levels: Sequence[int], quiet: bool, prog: str) -> int:
+def run(
+    paths: Sequence[str], modules: Sequence[str], levels: Sequence[int], quiet: bool, prog: str, mode: str | None = None
+) -> int:
     """Compile every file, one report line each (failures only with ``quiet``) and a summary."""
     files, missing = targets(paths, modules, prog)
     counts = {"wrote": 0, "skipped": 0, "failed": 0}
     cwd = os.getcwd()
     for path in files:
-        outcome = compile_file(path, levels, display=display_name(path, cwd))
+        outcome = compile_file(path, levels, display=display_name(path, cwd), mode=mode)
         counts[outcome.status] += 1
         if not quiet or outcome.status == "failed":
             print(outcome.line())
@@ -209,4 +226,4 @@ def main(argv: list[str], prog: str) -> int:
         print(f"{prog} compile: give a PATH or -m PACKAGE", file=sys.stderr)
         return 2
     levels = sorted({level for group in ns.levels for level in group}) if ns.levels else [sys.flags.optimize]
-    return run(ns.paths, ns.modules, levels, ns.quiet, prog)
+    return run(ns.paths, ns.modules, levels, ns.quiet, prog, ns.invalidation_mode)

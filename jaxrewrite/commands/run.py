@@ -42,11 +42,11 @@ def script_path0(path: str) -> str:
     return os.path.dirname(os.path.realpath(path))
 
 
-def run_script(path: str, args: list[str], prog: str) -> int:
+def run_script(path: str, args: list[str], prog: str, packages: tuple[str, ...] = ()) -> int:
     """``python PATH ARGS``: a file (rewritten if it opts in), or a directory/zip with ``__main__``."""
     cwd = os.getcwd()
     filename = cpython_abspath(path, cwd)
-    _install()
+    _install(packages)
     if pkgutil.get_importer(filename) is not None:
         # A directory or zip file: CPython puts it first on sys.path and runs its __main__
         # through runpy, which imports it (so the hook's loader rewrites it).
@@ -82,14 +82,14 @@ def run_script(path: str, args: list[str], prog: str) -> int:
     return status
 
 
-def run_code(text: str, args: list[str]) -> int:
+def run_code(text: str, args: list[str], packages: tuple[str, ...] = ()) -> int:
     """``python -c TEXT ARGS``: ``sys.argv[0]`` is ``-c``, the cwd comes first on ``sys.path``, the
     code's file name is ``<string>``; code that opts in (its first lines) is rewritten."""
     from jaxrewrite.hook.finder import compile_opted_in
 
     if not safe_path():
         _set_path0("", always=False)
-    _install()
+    _install(packages)
     sys.argv = ["-c", *args]
     main = _new_main()
     main.__dict__["__loader__"] = importlib.machinery.BuiltinImporter
@@ -100,11 +100,11 @@ def run_code(text: str, args: list[str]) -> int:
     return _run(lambda: exec(code, main.__dict__))
 
 
-def run_module(name: str, args: list[str]) -> int:
+def run_module(name: str, args: list[str], packages: tuple[str, ...] = ()) -> int:
     """``python -m NAME ARGS``: runpy finds and loads NAME through the import system, hook installed."""
     if not safe_path():
         _set_path0(os.getcwd(), always=False)
-    _install()
+    _install(packages)
     sys.argv = ["-m", *args]  # runpy replaces argv[0] with the module's file once found
     _new_main()
     # _run_module_as_main runs the code in sys.modules["__main__"], i.e. the fresh module,
@@ -112,12 +112,12 @@ def run_module(name: str, args: list[str]) -> int:
     return _run(lambda: runpy._run_module_as_main(name, True))  # type: ignore[attr-defined]
 
 
-def _install() -> None:
+def _install(packages: tuple[str, ...] = ()) -> None:
     """Install the hook before any lookup, so that every importer created from here on is its."""
     global _hook
     if _hook is None:
-        _hook = install()
-        children.export()  # and in every Python process the program starts
+        _hook = install(packages)
+        children.export(packages)  # and in every Python process the program starts
 
 
 def _set_path0(entry: str, always: bool) -> None:

@@ -56,7 +56,7 @@ def analyze(
     run over the live tree and walk after the analysis, in order: the finding passes
     (``engine.findings``: lint, peruse, the ledger, imported) and ``engine.findings.tracetime.PASS`` (JR006,
     the arguments that must be static, read with ``EXHAUSTIVE``-like filters so that unmarked
-    uses count). ``parsed``: the text already parsed (``hook/fast/skeleton.py``'s tree: bodies left unparsed).
+    uses count). ``parsed``: the text already parsed.
     """
     header = scan_header(text) if header is None else header
     src = Source(text, filename)

@@ -1,50 +1,40 @@
 """The code the runner (``python -m jaxrewrite SCRIPT``) executes for a script file, cached.
 
-Why: a script is run many times a day, and rewriting it imports the engine (~100 ms) each time.
-An opted-in script is served from the hook's own pyc cache, by the very rules a module is
-(hook/tag.py's tag: rewriter digest, pipeline, optimisation level; hook/pycfile.py's PEP 552
-check of the source bytes), so code is never served for other source text. A script that does
-not opt in is compiled as ``python`` compiles it, without the engine.
+A script is run many times a day, and rewriting it imports the engine each time: an opted-in script
+is served from the hook's own pyc, by the very rules a module is (hook/tag.py, hook/pycfile.py).
+A script that does not opt in, or cannot be decoded, is compiled as ``python`` compiles it, so
+the error is Python's own, naming the file and line.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import os
 import sys
 from types import CodeType
 
-from jaxrewrite.header import might_opt_in, scan_header
-from jaxrewrite.hook import pipeline, pycfile, tag
-from jaxrewrite.hook.finder import cache, cached, compile_opted_in
+from jaxrewrite.header import might_opt_in
+from jaxrewrite.hook import pycfile, tag
+from jaxrewrite.hook.finder import _header, _served, compile_opted_in
 
 
 def script_code(data: bytes, filename: str) -> CodeType:
     """The code to run for the script ``filename`` whose bytes are ``data``."""
-    if not might_opt_in(data):
-        return _plain(data, filename)
-    try:
-        text = importlib.util.decode_source(data)
-    except (SyntaxError, UnicodeDecodeError):
-        return _plain(data, filename)  # undecodable source cannot opt in; the compiler words the error
-    header = scan_header(text)
+    header = _header(data) if might_opt_in(data) else None
+    if header is None or not (header.enabled or header.unknown):
+        return compile(data, filename, "exec", dont_inherit=True)
     if not header.enabled:
-        if not header.unknown:
-            return _plain(data, filename)  # the rewrite would give back the very text
-        return compile_opted_in(data, filename, pipeline.DEFAULT, -1, header)  # JR005 is the engine's to say
-    optimize = sys.flags.optimize
-    source_hash = importlib.util.source_hash(data)
-    pyc = tag.cache_path(filename, optimize, pipeline.DEFAULT.name)
+        return compile_opted_in(data, filename, header=header)  # JR005 is the engine's to say
+    # Keyed by the hash of the bytes in hand: a stat taken after they were read may be newer.
+    pyc = tag.cache_path(filename)
     if pyc is not None:
-        code = cached(pyc, source_hash, filename)
+        code = pycfile.load(pyc, filename, _NO_STAT, lambda: data)
         if code is not None:
-            return code
-    code = compile_opted_in(data, filename, pipeline.DEFAULT, optimize, header)
-    if pyc is None:
-        pycfile.trace(f"no pyc for {filename}: no cache tag")
-    else:
-        cache(pyc, code, source_hash, filename)
+            return _served(code, filename)
+    code = compile_opted_in(data, filename, optimize=sys.flags.optimize, header=header)
+    if pyc is not None:
+        pycfile.store(pyc, code, pycfile.hash_key(data), filename)
     return code
 
 
-def _plain(data: bytes, filename: str) -> CodeType:
-    return compile(data, filename, "exec", dont_inherit=True)
+#: Scripts' pycs are hash-checked: no stat is compared (a zero one matches no timestamped pyc).
+_NO_STAT = os.stat_result((0,) * 10)

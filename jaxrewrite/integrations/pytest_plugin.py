@@ -7,11 +7,10 @@ it, asks it, and for a file that opts in swaps in jaxrewrite's loader, whose pip
 text, runs pytest's own ``rewrite_asserts`` on the parsed result, and compiles. The rewritten text
 keeps every line where it was, so pytest's introspection and tracebacks point at the user's lines.
 
-Caches: pytest keys its pyc of a test module by its own version and the file's mtime and size, so
-it could serve code from before a same-size same-second edit, or code written by a run with (or
-without) this plugin. An opted-in module is therefore never given pytest's pyc: jaxrewrite's loader
-reads and writes only its own hash-checked pyc (PEP 552: checked against the source bytes), whose
-tag names jaxrewrite's sources and version, this pipeline (pytest's version and the options that
+Caches: pytest's pyc of a test module could hold code written by a run with (or without) this
+plugin. An opted-in module is therefore never given pytest's pyc: jaxrewrite's loader reads and
+writes only its own pyc (checked by the source's mtime and size, hook/pycfile.py), whose tag
+names jaxrewrite's sources and version, this pipeline (pytest's version and the options that
 change what ``rewrite_asserts`` writes) and the optimisation level. pytest's pyc for that file is
 never read or written while the plugin is on, and holds no rewritten code when it is off. Files
 that do not opt in keep pytest's loader, so its behaviour and cache are exactly as without us.
@@ -30,13 +29,14 @@ import ast
 import functools
 import hashlib
 import sys
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 from types import CodeType
 
 import pytest
 from _pytest.assertion.rewrite import AssertionRewritingHook, rewrite_asserts
 
-from jaxrewrite.hook.finder import OWNED_LOADERS, HookHandle, RewritingFinder, install
+from jaxrewrite.hook.finder import HookHandle, install
 from jaxrewrite.hook.pipeline import Pipeline
 
 __all__ = ["assertion_pipeline", "pipeline_name"]
@@ -52,12 +52,15 @@ ERROR_FILTER = "error:module :jaxrewrite.NotRewrittenWarning"
 
 @dataclass
 class _State:
-    """What one pytest session installed: the hook's handle and the owned-loader entry."""
+    """What one pytest session installed: the hook's handle (with pytest's hook as its owned loader)."""
 
     handle: HookHandle | None
-    owned: tuple[object, Pipeline] | None
     #: Packages were named: the hook stays past collection.
     packages: bool
+    #: NotRewrittenWarnings said while conftests loaded, before pytest applied the ini's filters
+    #: (the error filter included): each fails the run once collection is over.
+    early: list[str] = field(default_factory=list)
+    error: bool = True
 
 
 _STATE = pytest.StashKey[_State]()
@@ -116,12 +119,36 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Plugins configured after this one (jaxtyping's ``--jaxtyping-packages``) put their finder
+    first: jaxrewrite's goes in front again, to see their loaders and compose with them."""
+    state = session.config.stash.get(_STATE, None)
+    if state is not None and state.handle is not None:
+        install(owned=state.handle.owned).uninstall()
+
+
+def pytest_warning_recorded(warning_message: warnings.WarningMessage, when: str) -> None:
+    """A module jaxrewrite read and found changed in meaning by running unrewritten, said while
+    the conftests loaded (by a loader the hook does not know, or one in front of it): the
+    ini's error filter was not in force yet; it is made an error of the run (below)."""
+    from jaxrewrite.errors import NotRewrittenWarning
+
+    message = warning_message.message
+    if when == "config" and isinstance(message, NotRewrittenWarning) and str(message).startswith("module "):
+        for config in _sessions:
+            config.stash[_STATE].early.append(f"{warning_message.filename}:{warning_message.lineno}: {message}")
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Every test module and conftest is imported: leave the meta path as pytest has it."""
     state = session.config.stash.get(_STATE, None)
     if state is not None and not state.packages:
         _release(state)
     _check_packages_exist(session.config)
+    if state is not None and state.error and state.early:
+        lines = "\n".join(state.early)
+        raise pytest.UsageError(f"NotRewrittenWarning (an error: {NOT_REWRITTEN} = error):\n{lines}")
 
 
 def _check_packages_exist(config: pytest.Config) -> None:
@@ -174,15 +201,12 @@ def _start(config: pytest.Config) -> None:
         (f for f in sys.meta_path if isinstance(f, AssertionRewritingHook) and f.config is config),
         None,
     )
-    owned: tuple[object, Pipeline] | None = None
-    if hook is not None:
-        owned = (hook, assertion_pipeline(config))
-        OWNED_LOADERS.append(owned)
-    state = _State(None, owned, bool(names))
+    state = _State(None, bool(names))
     config.stash[_STATE] = state
     mode = str(config.getini(NOT_REWRITTEN)).strip().lower()
     if mode not in ("error", "warn"):
         raise pytest.UsageError(f"{NOT_REWRITTEN} takes 'error' or 'warn', not {mode!r}")
+    state.error = mode == "error"
     if mode == "error":
         # First of the ini's filterwarnings (as addinivalue_line does, but in front): the ini's own
         # entries, -W, and @pytest.mark.filterwarnings / pytest.warns in a test all still win.
@@ -190,27 +214,12 @@ def _start(config: pytest.Config) -> None:
     _sessions.append(config)
     if hook is None and not names:
         return  # --assert=plain and no packages: nothing to find (see the guide)
-    state.handle = install(names)
-    if hook is not None:
-        _in_front_of(hook)
-
-
-def _in_front_of(hook: object) -> None:
-    """jaxrewrite's finder must be asked before pytest's hook (which pytest puts first, and
-    which finds test modules for itself): when it is behind, move it to just in front."""
-    meta_path = sys.meta_path
-    ours = next((f for f in meta_path if isinstance(f, RewritingFinder)), None)
-    if ours is None or hook not in meta_path or meta_path.index(ours) < meta_path.index(hook):
-        return
-    meta_path.remove(ours)
-    meta_path.insert(meta_path.index(hook), ours)
+    # First on sys.meta_path: in front of pytest's hook (which finds test modules for itself).
+    state.handle = install(names, owned=() if hook is None else ((hook, assertion_pipeline(config)),))
 
 
 def _release(state: _State) -> None:
     """Withdraw what this session installed; what other installs asked for stays."""
-    if state.owned is not None:
-        OWNED_LOADERS[:] = [entry for entry in OWNED_LOADERS if entry is not state.owned]
-        state.owned = None
     if state.handle is not None:
         state.handle.uninstall()
         state.handle = None

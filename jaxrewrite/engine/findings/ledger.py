@@ -23,7 +23,6 @@ from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State, TreePass
 from jaxrewrite.engine.read.classes import functional_entries
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.read.elided import ELIDED, body_line
 from jaxrewrite.engine.read.elsewhere import Elsewhere, ImportReader
 from jaxrewrite.engine.read.fields import field_function, form_of
 from jaxrewrite.engine.read.markindex import index_of, is_container_call, may_mark
@@ -135,7 +134,7 @@ class _Collector:
         args = func.args
         every = [*args.posonlyargs, *args.args, *([args.vararg] if args.vararg else []), *args.kwonlyargs]
         every += [args.kwarg] if args.kwarg else []
-        if not self.imports and not self.may(func.lineno, body_line(func) - 1):
+        if not self.imports and not self.may(func.lineno, func.body[0].lineno - 1):
             every = []  # no marker in the signature, and imported names are not asked for (JR009)
         for arg in every:
             if arg.annotation is None:
@@ -156,11 +155,7 @@ class _Collector:
                 self.sites.append(
                     _Site(EntryKind.VARIABLE, f"{func.name} return", func.returns, func, aliases, frozenset(), ("return", {}))
                 )
-        # The body runs in the def's own scope; names there resolve mostly to the module's. An
-        # elided body (engine/read/elided.py: no def, class or decorator in it) that names no marker
-        # holds nothing the ledger counts: it is left unparsed.
-        if isinstance(func, ELIDED) and not self.may(func.__dict__["first"], func.__dict__["last"]):
-            return
+        # The body runs in the def's own scope; names there resolve mostly to the module's.
         self.body(func.body, scope)
 
     def annotated(self, stmt: ast.AnnAssign, scope: Scope, in_class: ast.ClassDef | None) -> None:
@@ -258,13 +253,13 @@ class _Collector:
 def _region(node: ast.AST) -> set[int]:
     """The ids of the nodes whose findings speak for a site's markers (``Diagnostic.about``): a
     def's own node, decorators and signature, not its body (a def's body is its own); a class or
-    any other site whole, but for an elided body (engine/read/elided.py), which no reader walked."""
+    any other site whole."""
     found = {id(node)}
     todo = _header(node) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else [node]
     while todo:
         part = todo.pop()
         found.add(id(part))
-        todo.extend(_header(part) if isinstance(part, ELIDED) else ast.iter_child_nodes(part))
+        todo.extend(ast.iter_child_nodes(part))
     return found
 
 

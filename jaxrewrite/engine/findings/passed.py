@@ -13,7 +13,6 @@ import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from jaxrewrite.engine.read.elided import ElidedAsyncDef, ElidedDef
 from jaxrewrite.engine.read.nodes import child_nodes, family, name_assigned
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope
@@ -21,7 +20,7 @@ from jaxrewrite.engine.rulebook.table import PASSES_THROUGH
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
-#: The nodes the walk records, by class, as what they count as (a def, async or elided, is a def).
+#: The nodes the walk records, by class, as what they count as (a def, async or not, is a def).
 _KINDS: dict[type, type] = {
     ast.Call: ast.Call,
     ast.Assign: ast.Assign,
@@ -29,8 +28,6 @@ _KINDS: dict[type, type] = {
     ast.Lambda: ast.Lambda,
     ast.FunctionDef: ast.FunctionDef,
     ast.AsyncFunctionDef: ast.FunctionDef,
-    ElidedDef: ast.FunctionDef,
-    ElidedAsyncDef: ast.FunctionDef,
 }
 
 #: Calls whose result is a value a transform cannot trace, and what to call it.

@@ -18,9 +18,12 @@ from itertools import accumulate
 from typing import Any, Union
 
 from jaxrewrite.engine.read.source import lines_containing, source_lines
-from jaxrewrite.engine.read.elided import STRUCTURAL, ElidedAsyncDef, ElidedDef, body_line
 from jaxrewrite.engine.read.nodes import child_nodes
 from jaxrewrite.engine.rulebook.table import Mark
+
+#: Text that may begin a def, a class or a decorator: the test for a body worth walking (a
+#: superset, also in strings, comments and ``a @ b``: a few more bodies walked).
+STRUCTURAL = ("def", "class", "@")
 
 
 class ScopeKind(enum.Enum):
@@ -475,7 +478,7 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result
     first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
     scope.bind(node.name, Defined(node), (first, result.flow))
     result.defs.append((node, scope))
-    body_first = body_line(node)  # an elided body (engine/read/elided.py) stays unparsed
+    body_first = node.body[0].lineno
     # The header (decorators, defaults) runs in the enclosing scope; the body in its own.
     result.statements.append(
         (first, body_first - 1 if body_first > node.lineno else node.lineno, node, scope, result.flow)
@@ -612,8 +615,6 @@ _HANDLERS: dict[type, Callable[[Any, Scope, ScopeTree], None]] = {
     ast.Delete: _delete,
     ast.Global: _global,
     ast.Nonlocal: lambda node, scope, result: None,
-    ElidedDef: _function,
-    ElidedAsyncDef: _function,
 }
 if hasattr(ast, "TypeAlias"):
     _HANDLERS[ast.TypeAlias] = _type_alias

@@ -14,7 +14,6 @@ from jaxrewrite.engine.read.recognise import TransformRef
 from jaxrewrite.engine.read.resolve import PAST_DEPTH, binding_scope, qualname
 from jaxrewrite.engine.read.scopes import Scope
 from jaxrewrite.engine.read.signature import Signature
-from jaxrewrite.engine.read.elided import body_line
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import TRANSFORMS
 from jaxrewrite.errors import RewriteError
@@ -44,7 +43,7 @@ def header_mentions(func: Function, lines: list[int]) -> bool:
     The signature ends on the body's first line at the latest (``def f(x,\\n n: S): return x``).
     """
     at = bisect.bisect_left(lines, func.lineno)
-    return at < len(lines) and bool(lines[at] <= body_line(func))
+    return at < len(lines) and bool(lines[at] <= func.body[0].lineno)
 
 
 def ambiguity_error(expr: ast.expr, src: Source, pair: tuple[Path, Path]) -> RewriteError:

@@ -1,17 +1,13 @@
 """NotRewrittenWarning: a module that uses Static/NoDiff where the rewrite would act, but that
-runs without having been rewritten, says so once, when it first fetches a marker from jaxrewrite.
-
-Why at the marker fetch: ``from jaxrewrite import Static`` runs in the very module that needs
-the rewrite, so its globals name its file, and a module that never fetches a marker (all of
-JAX, every other library) runs none of this. A rewritten module pays one set lookup.
+runs without having been rewritten, says so once, when it first fetches a marker from jaxrewrite:
+that runs in the very module that needs the rewrite, so its globals name its file, and a module
+that fetches no marker (JAX, every other library) runs none of this.
 """
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import os
-import re
 import sys
 import threading
 import warnings
@@ -21,9 +17,6 @@ from jaxrewrite.errors import NotRewrittenWarning
 
 #: Files whose code came from the rewriting pipeline (compiled or from its cache) in this process.
 REWRITTEN: set[str] = set()
-#: Whether an import hook is installed now: kept by hook/finder.py (install, uninstall), which
-#: imports this module, never the other way round.
-HOOKED = False
 #: The variable the runner (``python -m jaxrewrite``) sets for the processes its program starts
 #: (jaxrewrite/commands/children.py), and whether its hook reached this one (set there).
 RUNNER_ENV = "JAXREWRITE_RUNNER"
@@ -153,15 +146,29 @@ def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
         where = f" (the one on line {ignored[0]} does not count: it is not a comment in the header)" if ignored else ""
         return f"add '# jaxrewrite: enable' as a comment line in its header{where}"
     loader, composable = _foreign_loader(name)
+    if loader is not None and composable and _hooked(name, path):
+        return (
+            f"it was loaded by {loader}, whose finder stands in front of jaxrewrite's: install "
+            f"jaxrewrite's hook after that tool's (jaxrewrite.install() again moves it to the front); {COMPOSE}"
+        )
     if loader is not None and composable:
         return f"it was loaded by {loader}: " + _fix_for(name, path)
     if loader is not None:
         return (
-            f"it was loaded by {loader}, which compiles something other than the file's text read "
-            "through get_data (the seam where jaxrewrite's hook hands other tools' loaders its rewrite): "
-            "import it without that loader, or give that tool the rewritten text ('python -m jaxrewrite show')"
+            f"it was loaded by {loader}, a loader jaxrewrite's hook does not know (it composes with "
+            f"Python's source loader and its subclasses, and pytest's assertion rewriting): import it "
+            f"without that loader, or give it the rewritten text ('python -m jaxrewrite show'); {COMPOSE}"
         )
     return _fix_for(name, path)
+
+
+def _hooked(name: str = "", path: str = "") -> bool | None:
+    """Whether a hook is installed (None: none); with ``path``, whether it covers that file."""
+    finder = sys.modules.get("jaxrewrite.hook.finder")
+    hook = None if finder is None else finder.active()
+    if hook is None:
+        return None
+    return hook.covers(name, path) if path else True
 
 
 def _fix_for(name: str, path: str) -> str:
@@ -169,11 +176,19 @@ def _fix_for(name: str, path: str) -> str:
     runner = _runner_child(name)
     if runner is not None:
         return runner
-    run = sys.modules.get("jaxrewrite.commands.run")
-    if run is not None and getattr(run, "_hook", None) is not None and HOOKED:
+    top = name.partition(".")[0]
+    if _hooked(name, path) is False:
         return (
-            "under 'python -m jaxrewrite', whose hook covers every module: it was imported before the "
-            "runner installed its hook (by a sitecustomize, a .pth file or an interpreter startup hook)"
+            f"it lies in the interpreter's installation ({os.path.dirname(path)}), whose files the hook "
+            f"reads only for the packages named: name {top!r} (jaxrewrite.install(packages=[{top!r}]), "
+            f"'python -m jaxrewrite --packages {top}', pytest's --jaxrewrite-packages={top}, or "
+            f"packages = [\"{top}\"] in [tool.jaxrewrite] of pyproject.toml)"
+        )
+    run = sys.modules.get("jaxrewrite.commands.run")
+    if run is not None and getattr(run, "_hook", None) is not None and _hooked():
+        return (
+            "under 'python -m jaxrewrite', whose hook covers the program's own modules: it was imported "
+            "before the runner installed its hook (by a sitecustomize, a .pth file or an interpreter startup hook)"
         )
     if name == "__main__":
         return f"run the program with 'python -m jaxrewrite {path}'"
@@ -181,11 +196,8 @@ def _fix_for(name: str, path: str) -> str:
     fix = plugin.not_rewritten_fix(name.partition(".")[0]) if plugin is not None else None
     if isinstance(fix, str):
         return fix
-    if HOOKED:
-        return (
-            f"it was imported before jaxrewrite.install(), or outside its packages=...: install the hook "
-            f"first (or add {name.partition('.')[0]!r} to packages)"
-        )
+    if _hooked():
+        return "it was imported before jaxrewrite.install(): install the hook first"
     return (
         "no import hook is installed: call jaxrewrite.install() before importing it, "
         "or run the program with 'python -m jaxrewrite'"
@@ -193,17 +205,27 @@ def _fix_for(name: str, path: str) -> str:
 
 
 def _foreign_loader(name: str) -> tuple[str | None, bool]:
-    """The loader that loaded module ``name``, named, where it is neither the plain source loader
-    nor jaxrewrite's; and whether it is a source loader jaxrewrite composes with (hook/compose.py:
-    then the hook was missing or did not cover it)."""
+    """The loader that loaded module ``name`` and the finder that finds it, named, where it is
+    neither Python's plain source loader nor jaxrewrite's; and whether jaxrewrite composes with
+    it (a ``SourceFileLoader`` subclass: then the hook was missing, or behind that finder)."""
     from importlib.machinery import SourceFileLoader
 
-    spec = getattr(sys.modules.get(name), "__spec__", None)
-    loader = getattr(spec, "loader", None)
+    loader = getattr(getattr(sys.modules.get(name), "__spec__", None), "loader", None)
     kind = type(loader)
     if loader is None or kind is SourceFileLoader or kind.__module__.startswith("jaxrewrite."):
         return None, False
-    return f"{kind.__module__}.{kind.__qualname__}", isinstance(loader, SourceFileLoader)
+    parent = getattr(sys.modules.get(name.rpartition(".")[0]), "__path__", None)
+    named = f"{kind.__module__}.{kind.__qualname__}"
+    for finder in sys.meta_path:
+        try:  # the warning's path only: asked again, to name who hands out that loader
+            found = type(getattr(finder.find_spec(name, parent), "loader", None)) is kind
+        except Exception:
+            found = False
+        if found and not type(finder).__module__.startswith("jaxrewrite."):
+            who = finder if isinstance(finder, type) else type(finder)
+            named += f" (found by the finder {who.__module__}.{who.__qualname__})"
+            break
+    return named, isinstance(loader, SourceFileLoader)
 
 
 def _runner_child(name: str) -> str | None:
@@ -218,7 +240,7 @@ def _runner_child(name: str) -> str | None:
             "the runner's hook reached it for imports, but a script is rewritten only when the runner "
             "starts it: start it with [sys.executable, '-m', 'jaxrewrite', SCRIPT, ...]"
         )
-    if HOOKED:
+    if _hooked():
         return None
     return (
         "this process was started by the program that 'python -m jaxrewrite' runs, without the runner's "
@@ -229,53 +251,15 @@ def _runner_child(name: str) -> str | None:
 
 
 def caller() -> FrameType | None:
-    """The frame that fetched a marker from jaxrewrite (two up: this, then ``__getattr__``).
-
-    ``from jaxrewrite import Static`` first asks from inside importlib (``_handle_fromlist``
-    checks the name with ``hasattr``): the module that imports is the frame above that.
-    """
-    try:
-        frame: FrameType | None = sys._getframe(2)
-    except ValueError:
-        return None
+    """The frame that fetched a marker from jaxrewrite (two up: this, then ``__getattr__``),
+    past importlib's (``from jaxrewrite import Static`` asks through ``_handle_fromlist``)."""
+    frame: FrameType | None = sys._getframe(2)  # called from __getattr__: two frames exist
     while frame is not None and frame.f_globals.get("__name__") in _IMPORT_SYSTEM:
         frame = frame.f_back
     return frame
 
 
+#: Where the guide says how jaxrewrite composes with other import hooks.
+COMPOSE = "see 'Other import hooks' in the guide (docs/guide.md)"
+
 _IMPORT_SYSTEM = frozenset({"importlib._bootstrap", "_frozen_importlib", "importlib._bootstrap_external"})
-
-
-_ACTIONS = ("default", "error", "ignore", "always", "module", "once")
-
-
-def apply_warning_options(options: list[str]) -> None:
-    """Apply the ``-W``/``PYTHONWARNINGS`` entries whose category is one of jaxrewrite's.
-
-    Python reads those options before site-packages are importable, so it cannot find
-    ``jaxrewrite.NotRewrittenWarning`` then (it prints "Invalid -W option ignored") and drops the
-    entry. Re-reading the same text with the same rules (``warnings._setoption``'s) once jaxrewrite
-    is imported makes ``python -W error::jaxrewrite.NotRewrittenWarning`` mean what it says.
-    """
-    for option in options:
-        parts = [part.strip() for part in option.split(":")]
-        if len(parts) > 5 or len(parts) < 3 or not parts[2].startswith("jaxrewrite."):
-            continue
-        parts += [""] * (5 - len(parts))
-        action, message, category_name, module, lineno = parts
-        actions = [a for a in _ACTIONS if a.startswith(action or "default")]
-        try:
-            module_name, _, class_name = category_name.rpartition(".")
-            category = getattr(importlib.import_module(module_name), class_name)
-            line = int(lineno) if lineno else 0
-        except (ImportError, AttributeError, ValueError):
-            continue  # Python has already said the option is invalid
-        if len(actions) != 1 or not (isinstance(category, type) and issubclass(category, Warning)) or line < 0:
-            continue
-        warnings.filterwarnings(
-            actions[0],  # type: ignore[arg-type]
-            re.escape(message),
-            category,
-            re.escape(module) + r"\Z" if module else "",
-            line,
-        )
