@@ -10,12 +10,10 @@ prints the figures per set, re-labelling every program by running it.
 
 from __future__ import annotations
 
-import importlib.util
-from functools import cache
 from pathlib import Path
 
 import pytest
-from golden_cases import TRACE_ERRORS
+from flow_support import program_rejects
 
 from jaxrewrite.engine.findings import trace_findings
 
@@ -23,31 +21,18 @@ ROOT = Path(__file__).parent / "dataflow_corpus"
 SETS = {"original": sorted(ROOT.glob("*.py")), "round3": sorted((ROOT / "round3").glob("*.py"))}
 CORPUS = SETS["original"]
 #: The lowest recall each set may fall to: the figure measured when the set was last raised.
-FLOORS = {"original": 0.8, "round3": 12 / 32}
-#: What JAX raises besides the trace-time errors: a tracer given to NumPy, and the traced value an
-#: inner jit's static parameter then tries to hash (``jax.jit(jnp.linalg.norm)(x, ord=1)``).
-ERRORS = (*TRACE_ERRORS, "TracerArrayConversionError", "ValueError")
+FLOORS = {"original": 0.8, "round3": 22 / 32}
 #: Programs JAX runs that JR006 still flags today (each a false finding to remove).
-KNOWN_FALSE = {"round3/ok_repeat_data"}
+KNOWN_FALSE: set[str] = set()
 
 
 def _id(path: Path) -> str:
     return f"{path.parent.name}/{path.stem}" if path.parent != ROOT else f"original/{path.stem}"
 
 
-@cache
 def jax_rejects(path: Path) -> bool:
     """JAX's label for a program: import it, call ``main()``; does JAX raise?"""
-    spec = importlib.util.spec_from_file_location(f"dataflow_{_id(path).replace('/', '_')}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    try:
-        module.main()
-    except Exception as exc:  # noqa: BLE001 - the ground truth is whatever JAX raises
-        assert type(exc).__name__ in ERRORS, f"{path.name}: unexpected {exc!r}"
-        return True
-    return False
+    return program_rejects(path)
 
 
 def found(path: Path) -> bool:

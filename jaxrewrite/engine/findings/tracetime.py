@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.findings import closures, trees
+from jaxrewrite.engine.findings import closures, library, linen, trees
 from jaxrewrite.engine.rulebook import concrete_table, rules
 from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
@@ -52,6 +52,7 @@ SHAPE = "TypeError (shapes must be concrete integers)"
 SLICE = "IndexError (slice entries must be static integers)"
 HASH = "TypeError (unhashable type: a tracer as a dict key)"
 NOT_JAX = "TypeError (not a valid JAX type)"
+ARRAY_CONVERSION = "TracerArrayConversionError"
 
 #: Calls whose (any) argument JAX needs as a Python value, and what it raises.
 _CONVERSIONS: dict[str, str] = {
@@ -63,6 +64,8 @@ _CONVERSIONS: dict[str, str] = {
     "builtins.bool": BOOL,
 }
 _ARANGE = "jax.numpy.arange"
+#: NumPy's constructors, which ask a tracer for a NumPy array (``np.asarray(lb)`` under jit).
+_NUMPY_ARRAYS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
 #: How deep calls of the module's own functions are followed.
 _HELPER_DEPTH = 3
 #: Indexing a Python container with a tracer: (JAX's error, why).
@@ -83,6 +86,8 @@ _ENUMS = frozenset({"enum.Enum", "enum.Flag", "enum.StrEnum"})  # IntEnum/IntFla
 _NAMEDTUPLE = "typing.NamedTuple"
 _CALLABLES = frozenset({"typing.Callable", "collections.abc.Callable"})
 _NOT_INSTANCE_METHODS = frozenset({"builtins.staticmethod", "builtins.classmethod"})
+#: Decorators that call the def with the arguments it was given (Equinox's filtered jit).
+_KEEPS_SIGNATURE = frozenset({"equinox.filter_jit"})
 
 
 #: Every transform use, marked or not (as ``EXHAUSTIVE``), with the text searches that only skip
@@ -120,6 +125,7 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) 
         result.diagnostics.append(diagnostic)
         if name is not None:  # None: a field of a pytree argument, static in its class, not here
             result.must_be_static.append((func, name))
+    result.diagnostics.extend(library.findings(tree, scopes, result.source))
 
 
 def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
@@ -155,11 +161,14 @@ def findings(
     sites: Sites | None = None
     for use in uses:
         func, transform, sig = use.target, use.transform, use.signature
-        if not transform.abstract or id(func) not in defs:
+        if id(func) not in defs or not (transform.abstract or transform.spec is SpecKind.DIFF):
             continue
         if not _signature_seen(use, func, defs[id(func)]):
             continue
-        traced = traced_params(use, sig, transform, src)
+        if transform.abstract:
+            traced = traced_params(use, sig, transform, src)
+        else:
+            traced = _differentiated(use, sig)
         if traced is None:
             continue
         if sites is None:
@@ -193,7 +202,18 @@ def _signature_seen(use: Use, func: Function, scope: Scope) -> bool:
         below = decorators[[id(d) for d in decorators].index(id(node)) + 1 :]
     else:
         below = decorators
-    return all(classify(d, scope) is not None for d in below)
+    return all(
+        classify(d, scope) is not None or qualname(d, scope) in _KEEPS_SIGNATURE for d in below
+    )
+
+
+def _differentiated(use: Use, sig: Signature) -> list[Param] | None:
+    """What grad and its kin trace, read only in the default form (the first parameter): their
+    tracers hold values, so only a type JAX cannot trace at all fails there (``_Body.findings``)."""
+    if any(kw.arg == use.transform.argnums or kw.arg is None for kw in use.written):
+        return None
+    first = [p for p in sig.params if p.position == 0 and p.kind is not Kind.VAR_POSITIONAL]
+    return first or None
 
 
 def traced_params(use: Use, sig: Signature, t: Transform, src: Source) -> list[Param] | None:
@@ -396,6 +416,8 @@ class _Body:
                 how = f"a call (line {passed.expr.lineno}) passes {passed.untraceable} as {p.name!r}"
                 yield self._diagnostic(passed.expr, t, NOT_JAX, how, uses_jaxrewrite), True
                 return
+        if not t.transform.abstract:
+            return  # differentiated: its tracers are concrete, so only an untraceable type fails
         numbers = any(passed.untraceable is None for passed in t.passed)
         if _has_default(self.func, p) and not numbers:
             # A default is a Python value: the body fails only where a call passes the parameter,
@@ -452,6 +474,18 @@ class _Body:
             if any(flow.traced(a) and (need is None or flow.state(a) == need) for a in args):
                 return node, error, f"{ast.unparse(node.func)}() needs it as a Python number"
             return None
+        if callee in _NUMPY_ARRAYS and node.args:
+            parts, leaves = [node.args[0]], []
+            while parts:  # the entries of nested list literals, each asked for its value
+                part = parts.pop()
+                if isinstance(part, (ast.List, ast.Tuple)):
+                    parts.extend(part.elts)
+                else:
+                    leaves.append(part)
+            if any(flow.state(e) == ARRAY for e in leaves):
+                how = f"{ast.unparse(node.func)}() asks it for a NumPy array"
+                return node, ARRAY_CONVERSION, how
+            return None
         if callee == _ARANGE:
             if any(flow.traced(a) for a in args):
                 return node, CONCRETE, "jnp.arange needs its bounds as Python numbers"
@@ -462,7 +496,27 @@ class _Body:
         for argument, param in self._concrete_arguments(node, callee):
             if flow.traced(argument):
                 return node, SHAPE, f"{ast.unparse(node.func)}() needs its {param!r} as a Python value"
-        return self._helper_use(node, flow)
+        return self._applied_use(node, flow) or self._helper_use(node, flow)
+
+    def _applied_use(self, call: ast.Call, flow: Flow) -> tuple[ast.expr, str, str] | None:
+        """A sink in the ``__call__`` of a Linen module ``call`` applies (``linen.applied``)."""
+        found = None
+        if self.depth < _HELPER_DEPTH:
+            found = linen.applied(call, self.scope, self.stored | self.params)
+        scope = self.defs.get(id(found[0])) if found is not None else None
+        if found is None or scope is None:
+            return None
+        target, args, keywords = found
+        seeds = _seeds(target, args, keywords, flow, offset=1)
+        if not seeds:
+            return None
+        body = self._body(target, scope)
+        inner = body.flow(seeds)
+        for node in body.sure():
+            use = body._use(node, inner)
+            if use is not None:
+                return call, use[1], f"the module's __call__ (line {use[0].lineno}) {use[2]}"
+        return None
 
     def _concrete_arguments(self, call: ast.Call, callee: str | None) -> Iterator[tuple[ast.expr, str]]:
         """The arguments of a call that JAX needs as Python values (``concrete_table``)."""
@@ -470,7 +524,11 @@ class _Body:
             if call.args and not call.keywords:
                 yield (call.args[0] if len(call.args) == 1 else ast.Tuple(list(call.args), ast.Load())), "shape"
             return
+        lifting = concrete_table.lifting()
+        passes = {kw.arg for kw in call.keywords}
         for position, keyword in concrete_table.by_function().get(callee or "", ()):
+            if None in passes or passes & set(lifting.get((callee or "", keyword), ())):
+                continue  # a keyword that may let it be traced (jnp.delete's assume_unique_indices)
             for kw in call.keywords:
                 if kw.arg == keyword:
                     yield kw.value, keyword
