@@ -105,6 +105,47 @@ CASES = {
         """,
         False,
     ),
+    # a library function under vmap (mapped unless in_axes says None); array methods; two
+    # traced parameters compared (each a number or an array at the visible call)
+    "vmap_one_hot_mapped": ("""
+        def main():
+            return jax.vmap(jax.nn.one_hot)(jnp.array([1, 2]), jnp.array([3, 3]))
+        """, True),
+    "vmap_one_hot_unmapped": ("""
+        def main():
+            return jax.vmap(jax.nn.one_hot, in_axes=(0, None))(jnp.array([1, 2]), 3)
+        """, False),
+    "method_axis_traced": ("""
+        @jax.jit
+        def f(x, axis):
+            return x.sum(axis)
+        def main():
+            return f(jnp.ones((2, 2)), 0)
+        """, True),
+    "method_axis_literal": ("""
+        @jax.jit
+        def f(x, axis):
+            return x.sum(0) + axis
+        def main():
+            return f(jnp.ones((2, 2)), 0)
+        """, False),
+    "compare_two_traced": ("""
+        @jax.jit
+        def f(x, limit):
+            if x > limit:
+                return x
+            return -x
+        def main():
+            return f(2.0, jnp.array(1.0))
+        """, True),
+    "compare_traced_with_static": ("""
+        from functools import partial
+        @partial(jax.jit, static_argnums=1)
+        def f(x, limit):
+            return jnp.where(x > limit, x, -x)
+        def main():
+            return f(2.0, 1.0)
+        """, False),
     # NumPy asked for an array of a tracer; a chained comparison's truth value
     "numpy_asarray": (
         """

@@ -21,19 +21,21 @@ from jaxrewrite.engine.read.scopes import Scope, ScopeTree
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import concrete_table, rules
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.table import Transform
+from jaxrewrite.engine.rulebook.table import FAMILIES, SpecKind, Transform
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
-#: The transforms that trace every argument not named static, and only through these keywords.
-_TRACING = frozenset({"jit", "pjit", "make_jaxpr"})
+#: The transforms that trace every argument not named static (or mapped, for vmap): JAX's
+#: own rows that trace abstractly (jit, make_jaxpr, vmap, checkpoint, pmap), no lifted ones.
+_TRACING = tuple(row for row in FAMILIES["jax"].values() if row.abstract)
 _ERROR = "a trace-time error (ConcretizationTypeError or the like)"
-#: Where such a use may be (a superset): a tracing transform called on a dotted name.
-_NEEDLE = re.compile(r"\b(?:jit|make_jaxpr)\(\s*[\w.]+\s*[,)]")
+#: The lines such a use may be on: one of those transforms called on a dotted name.
+_NAMES = "|".join(sorted({re.escape(t.name.rpartition(".")[2]) for t in _TRACING}))
+_NEEDLE = re.compile(rf"\b(?:{_NAMES})\(\s*[\w.]+\s*[,)]")
 
 
 def findings(module: ast.Module, scopes: ScopeTree, src: Source) -> Iterator[Diagnostic]:
     """Each library parameter that needs a Python value and that a visible call passes traced."""
-    lines = {src.text.count("\n", 0, m.start()) + 1 for m in _NEEDLE.finditer(src.text)}
+    lines = {n for n, line in enumerate(src.text.splitlines(), 1) if _NEEDLE.search(line)}
     if not lines:
         return
     table = concrete_table.by_function()
@@ -76,7 +78,7 @@ def _call(
     if len(use.args) != 1 or not _free(use.func, local) or not _free(use.args[0], local):
         return
     ref = classify(use.func, scope)
-    if ref is None or ref.transform.name not in _TRACING or ref.keywords or ref.factory:
+    if ref is None or ref.transform not in _TRACING or ref.keywords or ref.factory:
         return
     library = qualname(use.args[0], scope)
     rows = table.get(library or "")
@@ -103,11 +105,12 @@ def _call(
                 continue
             short = library.rpartition(".")[2] if library else "it"
             t = ref.transform
-            fix = (
-                f"pass {t.argnames}=({keyword!r},)"
-                if t.argnames
-                else f"pass {t.argnums}=({position},)"
-            )
+            if t.spec is SpecKind.AXES:
+                fix = f"map it with None in {t.argnums} of"
+            elif t.argnames:
+                fix = f"pass {t.argnames}=({keyword!r},) to"
+            else:
+                fix = f"pass {t.argnums}=({position},) to"
             yield Diagnostic.at(
                 src,
                 arg,
@@ -119,7 +122,7 @@ def _call(
                 how=f"{short}() needs its {keyword!r} as a Python value",
                 error=_ERROR,
                 passed="",
-                fix=f"{fix} to {t.name}",
+                fix=f"{fix} {t.name}",
             )
 
 
@@ -127,6 +130,19 @@ def _statics(use: ast.Call, t: Transform) -> tuple[set[int], set[str]] | None:
     """The positions and names the transform's literal keywords make static; None: unreadable."""
     nums: set[int] = set()
     names: set[str] = set()
+    if t.spec is SpecKind.AXES:  # vmap maps every argument but those its in_axes says None of
+        axes = [kw.value for kw in use.keywords if kw.arg == t.argnums]
+        if any(kw.arg is None for kw in use.keywords):
+            return None
+        try:
+            value = ast.literal_eval(axes[0]) if axes else 0
+        except ValueError:
+            return None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return nums, names
+        if isinstance(value, (tuple, list)) and all(v is None or isinstance(v, int) for v in value):
+            return {i for i, v in enumerate(value) if v is None}, names
+        return None
     for kw in use.keywords:
         if kw.arg not in (t.argnums, t.argnames):
             if kw.arg is None or kw.arg.startswith("static_"):

@@ -35,7 +35,7 @@ from jaxrewrite.engine.read.scopes import Assigned, Defined, DefinedClass, Scope
 from jaxrewrite.engine.read.signature import Kind, Param, Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.findings.sure import Truth, statements
-from jaxrewrite.engine.rulebook.table import FAMILIES, SpecKind, Transform
+from jaxrewrite.engine.rulebook.table import FAMILIES, SIGNATURE_KEEPING, SpecKind, Transform
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
@@ -64,6 +64,11 @@ _CONVERSIONS: dict[str, str] = {
     "builtins.bool": BOOL,
 }
 _ARANGE = "jax.numpy.arange"
+#: Methods of a traced array that are the jnp function of the same name on it (``x.min(axis)``).
+_ARRAY_METHODS = frozenset(
+    {"sum", "min", "max", "mean", "prod", "std", "var", "argmin", "argmax", "all", "any", "cumsum",
+     "cumprod", "squeeze", "repeat", "take", "swapaxes"}
+)
 #: NumPy's constructors, which ask a tracer for a NumPy array (``np.asarray(lb)`` under jit).
 _NUMPY_ARRAYS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
 #: How deep calls of the module's own functions are followed.
@@ -86,8 +91,6 @@ _ENUMS = frozenset({"enum.Enum", "enum.Flag", "enum.StrEnum"})  # IntEnum/IntFla
 _NAMEDTUPLE = "typing.NamedTuple"
 _CALLABLES = frozenset({"typing.Callable", "collections.abc.Callable"})
 _NOT_INSTANCE_METHODS = frozenset({"builtins.staticmethod", "builtins.classmethod"})
-#: Decorators that call the def with the arguments it was given (Equinox's filtered jit).
-_KEEPS_SIGNATURE = frozenset({"equinox.filter_jit"})
 
 
 #: Every transform use, marked or not (as ``EXHAUSTIVE``), with the text searches that only skip
@@ -189,8 +192,10 @@ def findings(
     for key, traced_list in by_def.items():
         func = targets[key]
         reader = _Body(func, defs[key], src, defs)
+        arrays = reader.arrays(traced_list)
         for t in traced_list:
-            out.extend((d, func, t.param.name if fixable else None) for d, fixable in reader.findings(t, classes, marker_fix))
+            found = reader.findings(t, classes, marker_fix, arrays - {t.param.name})
+            out.extend((d, func, t.param.name if fixable else None) for d, fixable in found)
     return out
 
 
@@ -203,7 +208,7 @@ def _signature_seen(use: Use, func: Function, scope: Scope) -> bool:
     else:
         below = decorators
     return all(
-        classify(d, scope) is not None or qualname(d, scope) in _KEEPS_SIGNATURE for d in below
+        classify(d, scope) is not None or qualname(d, scope) in SIGNATURE_KEEPING for d in below
     )
 
 
@@ -367,6 +372,17 @@ class _Body:
             return f"an instance of {ann.id}, a class of this module that is not a pytree"
         return None
 
+    def arrays(self, traced: list[Traced]) -> frozenset[str]:
+        """The traced parameters that are surely arrays (a visible call passes each a number or
+        an array, and none anything else; or a scalar or array annotation), never rebound."""
+        out = set()
+        for t in traced:
+            passed = [p.untraceable is None for p in t.passed]
+            surely = (passed and all(passed)) or self.scalar_or_array(t.param)
+            if surely and t.param.name not in self.stored:
+                out.add(t.param.name)
+        return frozenset(out)
+
     def _self_of_plain_class(self, param: Param, classes: _Classes) -> str | None:
         """``self`` of a method of a plain class (the most common jit mistake)."""
         owner = self._self_of(param, classes)
@@ -403,7 +419,13 @@ class _Body:
             self._sure = out
         return self._sure
 
-    def findings(self, t: Traced, classes: _Classes, uses_jaxrewrite: bool) -> Iterator[tuple[Diagnostic, bool]]:
+    def findings(
+        self,
+        t: Traced,
+        classes: _Classes,
+        uses_jaxrewrite: bool,
+        plain: frozenset[str] = frozenset(),
+    ) -> Iterator[tuple[Diagnostic, bool]]:
         """Each finding, with whether making the parameter static fixes it (not a pytree's field)."""
         p = t.param
         what = self.untraceable(p, classes)
@@ -428,7 +450,7 @@ class _Body:
         seed: State = ARRAY if numbers or self.scalar_or_array(p) else self.tree(p, classes)
         if seed is None and self.annotation(p) is not None:
             return  # a container or another type: its structure may be all the body needs
-        flow = self.flow({p.name: seed or TREE})
+        flow = self.flow({p.name: seed or TREE}, plain)
         seen: set[tuple[int, int]] = set()
         for node in self.sure():
             found = self._use(node, flow)
@@ -493,6 +515,10 @@ class _Body:
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in ("item", "tolist") and flow.state(func.value) == ARRAY:
             return node, CONCRETE, f".{func.attr}() needs a concrete array"
+        method = isinstance(func, ast.Attribute) and func.attr in _ARRAY_METHODS
+        if method and flow.array(func.value):
+            callee = f"jax.numpy.{func.attr}"  # x.min(axis) is jnp.min(x, axis): the table's rows
+            node = ast.copy_location(ast.Call(func, [func.value, *node.args], node.keywords), node)
         for argument, param in self._concrete_arguments(node, callee):
             if flow.traced(argument):
                 return node, SHAPE, f"{ast.unparse(node.func)}() needs its {param!r} as a Python value"
@@ -635,8 +661,8 @@ class _Body:
             self._sources = sources(self.func.body)
         return self._sources
 
-    def flow(self, seeds: dict[str, State]) -> Flow:
-        return Flow(self.sources(), seeds, self.resolve, self.returns)
+    def flow(self, seeds: dict[str, State], plain: frozenset[str] = frozenset()) -> Flow:
+        return Flow(self.sources(), seeds, self.resolve, self.returns, plain)
 
     def _container(self, expr: ast.expr) -> str | None:
         """``dict``/``list`` when ``expr`` is surely a Python dict or list/tuple (a literal, or a
