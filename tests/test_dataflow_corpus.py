@@ -27,7 +27,7 @@ SETS = {
 }
 CORPUS = SETS["original"]
 #: The lowest recall each set may fall to: the figure measured when the set was last raised.
-FLOORS = {"original": 0.8, "round3": 22 / 32, "final15": 14 / 15}
+FLOORS = {"original": 30 / 32, "round3": 24 / 32, "final15": 14 / 15}
 #: Programs JAX runs that JR006 still flags today (each a false finding to remove).
 KNOWN_FALSE: set[str] = set()
 

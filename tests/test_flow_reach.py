@@ -146,6 +146,41 @@ CASES = {
         def main():
             return f(2.0, 1.0)
         """, False),
+    # a jnp value of Python numbers: a tracer under jit, a Python-valued array under vmap alone
+    "staged_minimum": ("""
+        from functools import partial
+        @partial(jax.jit, static_argnums=0)
+        def f(n, x):
+            m = jnp.minimum(x.shape[0], n)
+            return jnp.arange(m)
+        def main():
+            return f(3, jnp.ones(5))
+        """, True),
+    "staged_python_min": ("""
+        from functools import partial
+        @partial(jax.jit, static_argnums=0)
+        def f(n, x):
+            m = min(x.shape[0], n)
+            return jnp.arange(m)
+        def main():
+            return f(3, jnp.ones(5))
+        """, False),
+    "staged_compile_time_eval": ("""
+        @jax.jit
+        def f(x):
+            with jax.ensure_compile_time_eval():
+                m = jnp.minimum(x.shape[0], 3)
+                return x[:m]
+        def main():
+            return f(jnp.ones(5))
+        """, False),
+    "staged_under_vmap_only": ("""
+        def f(x):
+            m = jnp.minimum(4, 3)
+            return x + jnp.arange(m).sum()
+        def main():
+            return jax.vmap(f)(jnp.ones(5))
+        """, False),
     # NumPy asked for an array of a tracer; a chained comparison's truth value
     "numpy_asarray": (
         """

@@ -65,6 +65,10 @@ _CONCRETE_RESULTS = frozenset(
      "promote_types", "can_cast", "finfo", "iinfo", "dtype", "typeof", "broadcast_shapes", "get_printoptions"}
 )
 _ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "jax.scipy.")
+#: Calls of those modules that make no array: functions (initializers, vectorize), key shapes.
+_NOT_ARRAYS = (
+    ".initializers.", "vectorize", "frompyfunc", "PRNGKey", "custom_", "axis_size", "einsum_path"
+)
 _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _EQUALITY = (ast.Eq, ast.NotEq)
 
@@ -106,12 +110,15 @@ class Flow:
         resolve: Resolve,
         returns: Returns | None = None,
         plain: frozenset[str] = frozenset(),
+        staged: bool = False,
     ):
         self.resolve = resolve
         self.returns = returns
         #: Other parameters the same use traces that are surely arrays (a visible call passes a
         #: number or array): not this flow's to report, but an array wherever one is asked for.
         self.plain = plain
+        #: Every jnp/lax call is a tracer, whatever it is given (jit: ``engine.findings.staged``).
+        self.staged = staged
         self.names: dict[str, State] = {}
         self.names = {name: _TOP for name in sources}
         self.names.update(seeds)
@@ -207,6 +214,8 @@ class Flow:
         if name is not None:
             if not name.startswith(_ARRAY_MODULES) or name.rpartition(".")[2] in _CONCRETE_RESULTS:
                 return None
+            if self.staged and not any(part in name for part in _NOT_ARRAYS):
+                return ARRAY
             args = [*call.args, *(k.value for k in call.keywords)]
             return ARRAY if any(self.traced(a) for a in args) else None
         if self.returns is not None and isinstance(func, ast.Name) and func.id not in self.names:

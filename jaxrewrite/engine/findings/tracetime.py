@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.findings import closures, library, linen, trees
+from jaxrewrite.engine.findings import closures, library, linen, staged, trees
 from jaxrewrite.engine.rulebook import concrete_table, rules
 from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
@@ -160,6 +160,7 @@ def findings(
     """JR006 for every traced parameter the body needs as a Python value (or JAX cannot trace)."""
     by_def: dict[int, list[Traced]] = {}
     targets: dict[int, Function] = {}
+    staging: dict[int, tuple[ast.expr, Transform]] = {}
     classes = _Classes(module)
     sites: Sites | None = None
     for use in uses:
@@ -180,6 +181,8 @@ def findings(
             classes.owners = sites.owners  # the same walk found each method's class
         passed = sites.passed(use.node, func, use.kind is UseKind.DECORATOR) if transform.spec is not SpecKind.AXES else {}
         targets[id(func)] = func
+        if transform.abstract and transform.spec is not SpecKind.AXES:  # jit and kin stage calls
+            staging.setdefault(id(func), (use.node, transform))
         seen = by_def.setdefault(id(func), [])
         names = {t.param.name for t in seen}
         seen.extend(
@@ -193,9 +196,15 @@ def findings(
         func = targets[key]
         reader = _Body(func, defs[key], src, defs)
         arrays = reader.arrays(traced_list)
+        located: set[tuple[int, int]] = set()
         for t in traced_list:
-            found = reader.findings(t, classes, marker_fix, arrays - {t.param.name})
+            found = list(reader.findings(t, classes, marker_fix, arrays - {t.param.name}))
+            located.update((d.line, d.col) for d, _ in found)
             out.extend((d, func, t.param.name if fixable else None) for d, fixable in found)
+        if key in staging:
+            use_node, transform = staging[key]
+            found_staged = staged.findings(reader, use_node, transform, src, located)
+            out.extend((d, func, None) for d in found_staged)
     return out
 
 
@@ -661,8 +670,10 @@ class _Body:
             self._sources = sources(self.func.body)
         return self._sources
 
-    def flow(self, seeds: dict[str, State], plain: frozenset[str] = frozenset()) -> Flow:
-        return Flow(self.sources(), seeds, self.resolve, self.returns, plain)
+    def flow(
+        self, seeds: dict[str, State], plain: frozenset[str] = frozenset(), staged: bool = False
+    ) -> Flow:
+        return Flow(self.sources(), seeds, self.resolve, self.returns, plain, staged)
 
     def _container(self, expr: ast.expr) -> str | None:
         """``dict``/``list`` when ``expr`` is surely a Python dict or list/tuple (a literal, or a
