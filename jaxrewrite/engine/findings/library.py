@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import cache
 from collections.abc import Iterator
 
 from jaxrewrite.engine.read.nodes import child_nodes
@@ -28,14 +29,21 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 #: own rows that trace abstractly (jit, make_jaxpr, vmap, checkpoint, pmap), no lifted ones.
 _TRACING = tuple(row for row in FAMILIES["jax"].values() if row.abstract)
 _ERROR = "a trace-time error (ConcretizationTypeError or the like)"
-#: The lines such a use may be on: one of those transforms called on a dotted name.
+#: Their names, as the text of a use spells the transform (the last part of a reference).
 _NAMES = "|".join(sorted({re.escape(t.name.rpartition(".")[2]) for t in _TRACING}))
-_NEEDLE = re.compile(rf"\b(?:{_NAMES})\(\s*[\w.]+\s*[,)]")
+
+
+@cache
+def _needle() -> re.Pattern[str]:
+    """The text such a use holds: one of those transforms called on a table function's name."""
+    functions = sorted({re.escape(f.rpartition(".")[2]) for f in concrete_table.by_function()})
+    return re.compile(rf"\b(?:{_NAMES})\(\s*(?:[\w.]+\.)?(?:{'|'.join(functions)})\s*[,)]")
 
 
 def findings(module: ast.Module, scopes: ScopeTree, src: Source) -> Iterator[Diagnostic]:
     """Each library parameter that needs a Python value and that a visible call passes traced."""
-    lines = {n for n, line in enumerate(src.text.splitlines(), 1) if _NEEDLE.search(line)}
+    text = src.text
+    lines = {text.count("\n", 0, m.start()) + 1 for m in _needle().finditer(text)}
     if not lines:
         return
     table = concrete_table.by_function()
