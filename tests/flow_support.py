@@ -4,11 +4,34 @@ one case (JAX's label, then check's finding)."""
 
 from __future__ import annotations
 
+import importlib.util
+from functools import cache
 from pathlib import Path
 
-from golden_cases import jax_rejects
+from golden_cases import TRACE_ERRORS, jax_rejects
 
 from jaxrewrite.engine.findings import trace_findings
+
+#: What JAX raises besides the trace-time errors: a tracer given to NumPy, and the traced value an
+#: inner jit's static parameter then tries to hash (``jax.jit(jnp.linalg.norm)(x, ord=1)``).
+ERRORS = (*TRACE_ERRORS, "TracerArrayConversionError", "ValueError")
+
+
+@cache
+def program_rejects(path: Path) -> bool:
+    """JAX's label for a dataflow corpus program: import it, call ``main()``; does JAX raise?"""
+    stem = f"dataflow_{path.parent.name}_{path.stem}"
+    spec = importlib.util.spec_from_file_location(stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        module.main()
+    except Exception as exc:  # noqa: BLE001 - the ground truth is whatever JAX raises
+        assert type(exc).__name__ in ERRORS, f"{path.name}: unexpected {exc!r}"
+        return True
+    return False
+
 
 HEAD = """\
 import dataclasses

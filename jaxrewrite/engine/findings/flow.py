@@ -65,6 +65,10 @@ _CONCRETE_RESULTS = frozenset(
      "promote_types", "can_cast", "finfo", "iinfo", "dtype", "typeof", "broadcast_shapes", "get_printoptions"}
 )
 _ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "jax.scipy.")
+#: Calls of those modules that make no array: functions (initializers, vectorize), key shapes.
+_NOT_ARRAYS = (
+    ".initializers.", "vectorize", "frompyfunc", "PRNGKey", "custom_", "axis_size", "einsum_path"
+)
 _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _EQUALITY = (ast.Eq, ast.NotEq)
 
@@ -99,9 +103,22 @@ def number(expr: ast.expr) -> bool:
 class Flow:
     """The states of one def's names, given the states of some of its parameters."""
 
-    def __init__(self, sources: Sources, seeds: dict[str, State], resolve: Resolve, returns: Returns | None = None):
+    def __init__(
+        self,
+        sources: Sources,
+        seeds: dict[str, State],
+        resolve: Resolve,
+        returns: Returns | None = None,
+        plain: frozenset[str] = frozenset(),
+        staged: bool = False,
+    ):
         self.resolve = resolve
         self.returns = returns
+        #: Other parameters the same use traces that are surely arrays (a visible call passes a
+        #: number or array): not this flow's to report, but an array wherever one is asked for.
+        self.plain = plain
+        #: Every jnp/lax call is a tracer, whatever it is given (jit: ``engine.findings.staged``).
+        self.staged = staged
         self.names: dict[str, State] = {}
         self.names = {name: _TOP for name in sources}
         self.names.update(seeds)
@@ -170,12 +187,16 @@ class Flow:
             return self._call(expr)
         return None
 
+    def array(self, expr: ast.expr) -> bool:
+        """Surely an array: traced here, or one of the use's other array parameters by name."""
+        return self.state(expr) == ARRAY or (isinstance(expr, ast.Name) and expr.id in self.plain)
+
     def _compare(self, cmp: ast.Compare) -> State:
         operands = [cmp.left, *cmp.comparators]
         states = [self.state(o) for o in operands]
         if all(s is None for s in states) or any(s == _TOP for s in states):
             return None
-        plain = all(s is not None or number(o) for o, s in zip(operands, states))
+        plain = all(s is not None or number(o) or self.array(o) for o, s in zip(operands, states))
         if all(isinstance(op, _ORDERING) for op in cmp.ops) and plain:
             return ARRAY  # an ordering of a traced value with numbers: a tracer, or a TypeError
         if all(isinstance(op, _ORDERING + _EQUALITY) for op in cmp.ops) and plain and ARRAY in states:
@@ -193,6 +214,8 @@ class Flow:
         if name is not None:
             if not name.startswith(_ARRAY_MODULES) or name.rpartition(".")[2] in _CONCRETE_RESULTS:
                 return None
+            if self.staged and not any(part in name for part in _NOT_ARRAYS):
+                return ARRAY
             args = [*call.args, *(k.value for k in call.keywords)]
             return ARRAY if any(self.traced(a) for a in args) else None
         if self.returns is not None and isinstance(func, ast.Name) and func.id not in self.names:

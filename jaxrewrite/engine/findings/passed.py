@@ -13,6 +13,7 @@ import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from jaxrewrite.engine.findings.linen import linen_class
 from jaxrewrite.engine.read.nodes import child_nodes, family, name_assigned
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope
@@ -33,10 +34,13 @@ _KINDS: dict[type, type] = {
 #: Calls whose result is a value a transform cannot trace, and what to call it.
 _OPAQUE_RESULTS = {
     "equinox.nn.Lambda": "an Equinox module holding a function (eqx.nn.Lambda)",
+    "equinox.nn.MLP": "an Equinox module holding functions (eqx.nn.MLP's activations)",
     "jax.devices": "a list of jax.Device",
     "jax.local_devices": "a list of jax.Device",
 }
 _DEVICE_LISTS = ("jax.devices", "jax.local_devices")
+#: Containers of layers that hold a function when one of the layers listed in the call does.
+_SEQUENCES = frozenset({"equinox.nn.Sequential"})
 
 
 #: How many leading parameters Python binds itself, by the method's kind and the receiver.
@@ -290,6 +294,12 @@ class Sites:
         callee = qualname(expr.func, self.scope)
         if callee in _OPAQUE_RESULTS:
             return Passed(expr, _OPAQUE_RESULTS[callee])
+        if callee in _SEQUENCES and expr.args and isinstance(expr.args[0], (ast.List, ast.Tuple)):
+            for layer in expr.args[0].elts:
+                inner = self._what(layer, where) if isinstance(layer, ast.Call) else None
+                if inner is not None and inner.untraceable is not None:
+                    return Passed(expr, f"an Equinox Sequential holding {inner.untraceable}")
+            return None
         if callee is not None and callee.startswith("jax.numpy."):
             return Passed(expr, None)
         if isinstance(expr.func, ast.Name):
@@ -297,4 +307,7 @@ class Sites:
             binding = found[0][0] if found is not None and len(found[0]) == 1 else None
             if isinstance(binding, DefinedClass) and self.plain(binding):
                 return Passed(expr, f"an instance of {expr.func.id}, a class of this module that is not a pytree")
+            if isinstance(binding, DefinedClass) and linen_class(binding):
+                what = f"an instance of {expr.func.id}, a flax Linen Module (not a pytree)"
+                return Passed(expr, what)
         return None

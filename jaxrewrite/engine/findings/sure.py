@@ -105,5 +105,9 @@ def expressions(root: ast.AST, resolve: Resolve) -> list[ast.AST | Truth]:
             continue
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             out.append(Truth(node.operand, "'not' on it"))
+        if isinstance(node, ast.Compare) and len(node.ops) > 1:  # a < b < c is (a < b) and (b < c)
+            first = ast.Compare(node.left, node.ops[:1], node.comparators[:1])
+            first = ast.copy_location(first, node)
+            out.append(Truth(first, "a chained comparison on it"))
         stack.extend(reversed(child_nodes(node)))
     return out

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.findings import closures, trees
+from jaxrewrite.engine.findings import closures, library, linen, staged, trees
 from jaxrewrite.engine.rulebook import concrete_table, rules
 from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
@@ -35,7 +35,7 @@ from jaxrewrite.engine.read.scopes import Assigned, Defined, DefinedClass, Scope
 from jaxrewrite.engine.read.signature import Kind, Param, Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.findings.sure import Truth, statements
-from jaxrewrite.engine.rulebook.table import FAMILIES, SpecKind, Transform
+from jaxrewrite.engine.rulebook.table import FAMILIES, SIGNATURE_KEEPING, SpecKind, Transform
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
@@ -52,6 +52,7 @@ SHAPE = "TypeError (shapes must be concrete integers)"
 SLICE = "IndexError (slice entries must be static integers)"
 HASH = "TypeError (unhashable type: a tracer as a dict key)"
 NOT_JAX = "TypeError (not a valid JAX type)"
+ARRAY_CONVERSION = "TracerArrayConversionError"
 
 #: Calls whose (any) argument JAX needs as a Python value, and what it raises.
 _CONVERSIONS: dict[str, str] = {
@@ -63,6 +64,13 @@ _CONVERSIONS: dict[str, str] = {
     "builtins.bool": BOOL,
 }
 _ARANGE = "jax.numpy.arange"
+#: Methods of a traced array that are the jnp function of the same name on it (``x.min(axis)``).
+_ARRAY_METHODS = frozenset(
+    {"sum", "min", "max", "mean", "prod", "std", "var", "argmin", "argmax", "all", "any", "cumsum",
+     "cumprod", "squeeze", "repeat", "take", "swapaxes"}
+)
+#: NumPy's constructors, which ask a tracer for a NumPy array (``np.asarray(lb)`` under jit).
+_NUMPY_ARRAYS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
 #: How deep calls of the module's own functions are followed.
 _HELPER_DEPTH = 3
 #: Indexing a Python container with a tracer: (JAX's error, why).
@@ -119,6 +127,7 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) 
         result.diagnostics.append(diagnostic)
         if name is not None:  # None: a field of a pytree argument, static in its class, not here
             result.must_be_static.append((func, name))
+    result.diagnostics.extend(library.findings(tree, scopes, result.source))
 
 
 def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
@@ -150,15 +159,19 @@ def findings(
     """JR006 for every traced parameter the body needs as a Python value (or JAX cannot trace)."""
     by_def: dict[int, list[Traced]] = {}
     targets: dict[int, Function] = {}
+    staging: dict[int, tuple[ast.expr, Transform]] = {}
     classes = _Classes(module)
     sites: Sites | None = None
     for use in uses:
         func, transform, sig = use.target, use.transform, use.signature
-        if not transform.abstract or id(func) not in defs:
+        if id(func) not in defs or not (transform.abstract or transform.spec is SpecKind.DIFF):
             continue
         if not _signature_seen(use, func, defs[id(func)]):
             continue
-        traced = traced_params(use, sig, transform, src)
+        if transform.abstract:
+            traced = traced_params(use, sig, transform, src)
+        else:
+            traced = _differentiated(use, sig)
         if traced is None:
             continue
         if sites is None:
@@ -169,6 +182,8 @@ def findings(
         axes = transform.spec is SpecKind.AXES
         passed = {} if axes else sites.passed(use.node, func, decorated, defs[id(func)])
         targets[id(func)] = func
+        if transform.abstract and transform.spec is not SpecKind.AXES:  # jit and kin stage calls
+            staging.setdefault(id(func), (use.node, transform))
         seen = by_def.setdefault(id(func), [])
         names = {t.param.name for t in seen}
         seen.extend(
@@ -181,8 +196,16 @@ def findings(
     for key, traced_list in by_def.items():
         func = targets[key]
         reader = _Body(func, defs[key], src, defs)
+        arrays = reader.arrays(traced_list)
+        located: set[tuple[int, int]] = set()
         for t in traced_list:
-            out.extend((d, func, t.param.name if fixable else None) for d, fixable in reader.findings(t, classes, marker_fix))
+            found = list(reader.findings(t, classes, marker_fix, arrays - {t.param.name}))
+            located.update((d.line, d.col) for d, _ in found)
+            out.extend((d, func, t.param.name if fixable else None) for d, fixable in found)
+        if key in staging:
+            use_node, transform = staging[key]
+            found_staged = staged.findings(reader, use_node, transform, src, located)
+            out.extend((d, func, None) for d in found_staged)
     return out
 
 
@@ -194,7 +217,18 @@ def _signature_seen(use: Use, func: Function, scope: Scope) -> bool:
         below = decorators[[id(d) for d in decorators].index(id(node)) + 1 :]
     else:
         below = decorators
-    return all(classify(d, scope) is not None for d in below)
+    return all(
+        classify(d, scope) is not None or qualname(d, scope) in SIGNATURE_KEEPING for d in below
+    )
+
+
+def _differentiated(use: Use, sig: Signature) -> list[Param] | None:
+    """What grad and its kin trace, read only in the default form (the first parameter): their
+    tracers hold values, so only a type JAX cannot trace at all fails there (``_Body.findings``)."""
+    if any(kw.arg == use.transform.argnums or kw.arg is None for kw in use.written):
+        return None
+    first = [p for p in sig.params if p.position == 0 and p.kind is not Kind.VAR_POSITIONAL]
+    return first or None
 
 
 def traced_params(use: Use, sig: Signature, t: Transform, src: Source) -> list[Param] | None:
@@ -348,6 +382,17 @@ class _Body:
             return f"an instance of {ann.id}, a class of this module that is not a pytree"
         return None
 
+    def arrays(self, traced: list[Traced]) -> frozenset[str]:
+        """The traced parameters that are surely arrays (a visible call passes each a number or
+        an array, and none anything else; or a scalar or array annotation), never rebound."""
+        out = set()
+        for t in traced:
+            passed = [p.untraceable is None for p in t.passed]
+            surely = (passed and all(passed)) or self.scalar_or_array(t.param)
+            if surely and t.param.name not in self.stored:
+                out.add(t.param.name)
+        return frozenset(out)
+
     def _self_of_plain_class(self, param: Param, classes: _Classes) -> str | None:
         """``self`` of a method of a plain class (the most common jit mistake)."""
         owner = self._self_of(param, classes)
@@ -382,7 +427,13 @@ class _Body:
             self._sure = out
         return self._sure
 
-    def findings(self, t: Traced, classes: _Classes, uses_jaxrewrite: bool) -> Iterator[tuple[Diagnostic, bool]]:
+    def findings(
+        self,
+        t: Traced,
+        classes: _Classes,
+        uses_jaxrewrite: bool,
+        plain: frozenset[str] = frozenset(),
+    ) -> Iterator[tuple[Diagnostic, bool]]:
         """Each finding, with whether making the parameter static fixes it (not a pytree's field)."""
         p = t.param
         what = self.untraceable(p, classes)
@@ -395,6 +446,8 @@ class _Body:
                 how = f"a call (line {passed.expr.lineno}) passes {passed.untraceable} as {p.name!r}"
                 yield self._diagnostic(passed.expr, t, NOT_JAX, how, uses_jaxrewrite), True
                 return
+        if not t.transform.abstract:
+            return  # differentiated: its tracers are concrete, so only an untraceable type fails
         numbers = any(passed.untraceable is None for passed in t.passed)
         if _has_default(self.func, p) and not numbers:
             # A default is a Python value: the body fails only where a call passes the parameter,
@@ -405,7 +458,7 @@ class _Body:
         seed: State = ARRAY if numbers or self.scalar_or_array(p) else self.tree(p, classes)
         if seed is None and self.annotation(p) is not None:
             return  # a container or another type: its structure may be all the body needs
-        flow = self.flow({p.name: seed or TREE})
+        flow = self.flow({p.name: seed or TREE}, plain)
         seen: set[tuple[int, int]] = set()
         for node in self.sure():
             found = self._use(node, flow)
@@ -451,6 +504,18 @@ class _Body:
             if any(flow.traced(a) and (need is None or flow.state(a) == need) for a in args):
                 return node, error, f"{ast.unparse(node.func)}() needs it as a Python number"
             return None
+        if callee in _NUMPY_ARRAYS and node.args:
+            parts, leaves = [node.args[0]], []
+            while parts:  # the entries of nested list literals, each asked for its value
+                part = parts.pop()
+                if isinstance(part, (ast.List, ast.Tuple)):
+                    parts.extend(part.elts)
+                else:
+                    leaves.append(part)
+            if any(flow.state(e) == ARRAY for e in leaves):
+                how = f"{ast.unparse(node.func)}() asks it for a NumPy array"
+                return node, ARRAY_CONVERSION, how
+            return None
         if callee == _ARANGE:
             if any(flow.traced(a) for a in args):
                 return node, CONCRETE, "jnp.arange needs its bounds as Python numbers"
@@ -458,10 +523,34 @@ class _Body:
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in ("item", "tolist") and flow.state(func.value) == ARRAY:
             return node, CONCRETE, f".{func.attr}() needs a concrete array"
+        method = isinstance(func, ast.Attribute) and func.attr in _ARRAY_METHODS
+        if method and flow.array(func.value):
+            callee = f"jax.numpy.{func.attr}"  # x.min(axis) is jnp.min(x, axis): the table's rows
+            node = ast.copy_location(ast.Call(func, [func.value, *node.args], node.keywords), node)
         for argument, param in self._concrete_arguments(node, callee):
             if flow.traced(argument):
                 return node, SHAPE, f"{ast.unparse(node.func)}() needs its {param!r} as a Python value"
-        return self._helper_use(node, flow)
+        return self._applied_use(node, flow) or self._helper_use(node, flow)
+
+    def _applied_use(self, call: ast.Call, flow: Flow) -> tuple[ast.expr, str, str] | None:
+        """A sink in the ``__call__`` of a Linen module ``call`` applies (``linen.applied``)."""
+        found = None
+        if self.depth < _HELPER_DEPTH:
+            found = linen.applied(call, self.scope, self.stored | self.params)
+        scope = self.defs.get(id(found[0])) if found is not None else None
+        if found is None or scope is None:
+            return None
+        target, args, keywords = found
+        seeds = _seeds(target, args, keywords, flow, offset=1)
+        if not seeds:
+            return None
+        body = self._body(target, scope)
+        inner = body.flow(seeds)
+        for node in body.sure():
+            use = body._use(node, inner)
+            if use is not None:
+                return call, use[1], f"the module's __call__ (line {use[0].lineno}) {use[2]}"
+        return None
 
     def _concrete_arguments(self, call: ast.Call, callee: str | None) -> Iterator[tuple[ast.expr, str]]:
         """The arguments of a call that JAX needs as Python values (``concrete_table``)."""
@@ -469,7 +558,11 @@ class _Body:
             if call.args and not call.keywords:
                 yield (call.args[0] if len(call.args) == 1 else ast.Tuple(list(call.args), ast.Load())), "shape"
             return
+        lifting = concrete_table.lifting()
+        passes = {kw.arg for kw in call.keywords}
         for position, keyword in concrete_table.by_function().get(callee or "", ()):
+            if None in passes or passes & set(lifting.get((callee or "", keyword), ())):
+                continue  # a keyword that may let it be traced (jnp.delete's assume_unique_indices)
             for kw in call.keywords:
                 if kw.arg == keyword:
                     yield kw.value, keyword
@@ -576,8 +669,10 @@ class _Body:
             self._sources = sources(self.func.body)
         return self._sources
 
-    def flow(self, seeds: dict[str, State]) -> Flow:
-        return Flow(self.sources(), seeds, self.resolve, self.returns)
+    def flow(
+        self, seeds: dict[str, State], plain: frozenset[str] = frozenset(), staged: bool = False
+    ) -> Flow:
+        return Flow(self.sources(), seeds, self.resolve, self.returns, plain, staged)
 
     def _container(self, expr: ast.expr) -> str | None:
         """``dict``/``list`` when ``expr`` is surely a Python dict or list/tuple (a literal, or a

@@ -22,7 +22,9 @@ from typing import Any
 
 from jaxrewrite.engine.rulebook.concrete_table import DATA, Row
 
-MODULES = ("jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.lax", "jax.nn", "jax.random")
+MODULES = (
+    "jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.lax", "jax.nn", "jax.random", "jax.ops"
+)
 #: Sample arguments, as tokens the data file can hold: "A" a 2x2 float array, "I" a length-2 int
 #: array, "K" a PRNG key, "F" a function (of one argument: it; of more: the first and the last, as
 #: ``lax.scan``'s body returns them); anything else is the Python value itself (lists stand for
@@ -124,8 +126,30 @@ def derive_function(qual: str, fn: Callable[..., Any]) -> Iterator[Row]:
             if p.name not in base and not _succeeds(fn, args):
                 continue
             if concrete_only(fn, args, p.name):
-                yield Row(qual, p.name, positions.get(p.name), args)
+                others = [q.name for q in params if q.name not in args and q.kind is q.KEYWORD_ONLY]
+                lifts = lifted_by(fn, args, p.name, others)
+                yield Row(qual, p.name, positions.get(p.name), args, lifts)
             break
+
+
+#: Values tried for a keyword that may lift a parameter's need (``assume_unique_indices=True``).
+_LIFTING = (True, 1, 2)
+
+
+def lifted_by(
+    fn: Callable[..., Any], args: dict[str, Any], name: str, others: list[str]
+) -> tuple[str, ...]:
+    """The keyword-only parameters that, given a value, let ``args[name]`` be traced after all
+    (``jnp.repeat``'s ``total_repeat_length``, ``jnp.delete``'s ``assume_unique_indices``: JAX
+    spells such modes as keyword-only arguments)."""
+    out = []
+    for other in others:
+        for token in _LIFTING:
+            given = {**args, other: token}
+            if _succeeds(fn, given) and not fails_traced(fn, given, name):
+                out.append(other)
+                break
+    return tuple(out)
 
 
 def _base(fn: Callable[..., Any], required: list[str], optional: list[str]) -> dict[str, Any] | None:

@@ -22,15 +22,22 @@ class Row:
     param: str
     position: int | None
     sample: dict[str, Any]
+    #: Keywords that, when a call passes them, let the parameter be traced after all.
+    unless: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
-        return {"function": self.function, "param": self.param, "position": self.position, "sample": self.sample}
+        out = {"function": self.function, "param": self.param, "position": self.position}
+        out["sample"] = self.sample
+        return {**out, "unless": list(self.unless)} if self.unless else out
 
 
 @cache
 def rows() -> tuple[Row, ...]:
     payload = json.loads(DATA.read_text())
-    return tuple(Row(r["function"], r["param"], r["position"], r["sample"]) for r in payload["rows"])
+    return tuple(
+        Row(r["function"], r["param"], r["position"], r["sample"], tuple(r.get("unless", ())))
+        for r in payload["rows"]
+    )
 
 
 @cache
@@ -40,3 +47,9 @@ def by_function() -> dict[str, tuple[tuple[int | None, str], ...]]:
     for r in rows():
         out.setdefault(r.function, []).append((r.position, r.param))
     return {k: tuple(v) for k, v in out.items()}
+
+
+@cache
+def lifting() -> dict[tuple[str, str], tuple[str, ...]]:
+    """(qualified name, parameter) -> the keywords whose presence lets the parameter be traced."""
+    return {(r.function, r.param): r.unless for r in rows() if r.unless}

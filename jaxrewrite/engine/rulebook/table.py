@@ -382,6 +382,9 @@ INNER_PASS_THROUGH: frozenset[str] = frozenset(
     {"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian",
      "equinox.filter_grad", "equinox.filter_value_and_grad"}
 )
+#: Decorators that call the def with the very arguments they are given (JR006 reads through them
+#: to the def's own signature: non-array arguments are static for Equinox's filtered jit).
+SIGNATURE_KEEPING: frozenset[str] = frozenset({"equinox.filter_jit"})
 #: Transforms that trace the function with abstract arguments of their own (their rows of the
 #: table report its parameters, as uses of their own): only what it closes over is followed here.
 INNER_OWN_TRACE: frozenset[str] = frozenset(

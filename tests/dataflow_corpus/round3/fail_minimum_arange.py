@@ -1,0 +1,16 @@
+# https://github.com/jax-ml/jax/issues/4798 (jnp.minimum of two Python ints is staged, then arange's stop)
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+
+
+@partial(jax.jit, static_argnums=(0,))
+def foo(n, x):
+    n_aval = jnp.shape(x)[0]
+    n_actual = jnp.minimum(n_aval, n)
+    return jnp.arange(n_actual)
+
+
+def main():
+    return foo(5, jnp.arange(10))

@@ -1,0 +1,17 @@
+# https://github.com/patrick-kidger/equinox/issues/706 (lockwo: use eqx.filter_value_and_grad)
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+@eqx.filter_jit
+def loss(model, x):
+    y = jax.vmap(model)(x)
+    return jnp.sum(y)
+
+
+def main():
+    key = jax.random.PRNGKey(42)
+    model = eqx.nn.Sequential([eqx.nn.Linear(100, 1, key=key), eqx.nn.Lambda(jax.nn.gelu)])
+    x = jax.random.normal(key, (1, 100))
+    return eqx.filter_value_and_grad(loss)(model, x)
