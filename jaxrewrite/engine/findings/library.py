@@ -60,7 +60,9 @@ def findings(module: ast.Module, scopes: ScopeTree, src: Source) -> Iterator[Dia
             for target in _stores(node):
                 assigned[target] = assigned.get(target, 0) + 1
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _named(node):
-                jitted[node.targets[0].id] = node.value
+                target = node.targets[0]
+                if isinstance(target, ast.Name):
+                    jitted[target.id] = node.value
         for node in own:
             if not isinstance(node, ast.Call):
                 continue
@@ -81,7 +83,7 @@ def _spans(node: ast.stmt, lines: set[int]) -> bool:
 
 
 def _call(
-    call: ast.Call, use: ast.Call, scope: Scope, local: set[str], table: dict, src: Source
+    call: ast.Call, use: ast.Call, scope: Scope, local: set[str], table: dict[str, tuple[tuple[int | None, str], ...]], src: Source
 ) -> Iterator[Diagnostic]:
     if len(use.args) != 1 or not _free(use.func, local) or not _free(use.args[0], local):
         return

@@ -56,4 +56,5 @@ def _only(found: object) -> object | None:
     """The one binding a lookup found, if it found exactly one."""
     if not isinstance(found, tuple) or len(found[0]) != 1:
         return None
-    return found[0][0]
+    only: object = found[0][0]
+    return only

@@ -545,9 +545,10 @@ def _flax_module_fields(walk: Analyzer) -> list[Diagnostic]:
                 continue
             first = [*method.args.posonlyargs, *method.args.args][:1]
             for s in walk_nodes(method) if first else ():
-                target = s.target if isinstance(s, ast.AnnAssign) else None
-                if isinstance(target, ast.Attribute) and ast.unparse(target.value) == first[0].arg:
-                    fields.append((s, target.attr))
+                if not isinstance(s, ast.AnnAssign) or not isinstance(s.target, ast.Attribute):
+                    continue
+                if ast.unparse(s.target.value) == first[0].arg:
+                    fields.append((s, s.target.attr))
         reader = MarkerReader(defined.body, walk.src, walk.relevant)
         for stmt, name in fields:
             try:

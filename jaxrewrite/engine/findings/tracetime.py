@@ -523,8 +523,7 @@ class _Body:
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in ("item", "tolist") and flow.state(func.value) == ARRAY:
             return node, CONCRETE, f".{func.attr}() needs a concrete array"
-        method = isinstance(func, ast.Attribute) and func.attr in _ARRAY_METHODS
-        if method and flow.array(func.value):
+        if isinstance(func, ast.Attribute) and func.attr in _ARRAY_METHODS and flow.array(func.value):
             callee = f"jax.numpy.{func.attr}"  # x.min(axis) is jnp.min(x, axis): the table's rows
             node = ast.copy_location(ast.Call(func, [func.value, *node.args], node.keywords), node)
         for argument, param in self._concrete_arguments(node, callee):

@@ -90,8 +90,9 @@ def _found(root: ast.AST, breadth: bool) -> Iterator[tuple[ast.AST, ast.AST, ast
 def name_assigned(node: ast.AST) -> tuple[str, ast.expr] | None:
     """``name = value`` or ``name: T = value``: the one name a statement binds and its value. An
     annotated assignment binds as a plain one does; one without a value binds nothing."""
-    if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
-        return node.targets[0].id, node.value  # type: ignore[attr-defined]
-    if type(node) is ast.AnnAssign and type(node.target) is ast.Name and node.value is not None:
-        return node.target.id, node.value  # type: ignore[attr-defined]
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+        return (target.id, node.value) if isinstance(target, ast.Name) else None
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
+        return node.target.id, node.value
     return None
