@@ -60,9 +60,9 @@ def findings(module: ast.Module, scopes: ScopeTree, src: Source) -> Iterator[Dia
             for target in _stores(node):
                 assigned[target] = assigned.get(target, 0) + 1
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _named(node):
-                target = node.targets[0]
-                if isinstance(target, ast.Name):
-                    jitted[target.id] = node.value
+                bound = node.targets[0]
+                if isinstance(bound, ast.Name):
+                    jitted[bound.id] = node.value
         for node in own:
             if not isinstance(node, ast.Call):
                 continue
