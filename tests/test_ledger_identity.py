@@ -19,7 +19,7 @@ from jaxrewrite.engine.findings import analyze
 from jaxrewrite.engine.findings.report import REPORTED_AT_IMPORT
 from jaxrewrite.hook import notes, pipeline
 
-HEAD = "# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import NoDiff, Static\nk = 1\n"
+HEAD = "# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import NoDiff, Static\nk = [1]\n"
 
 
 def _findings(body: str, **how: Any) -> tuple[str, list[tuple[int, int, str]], dict[str, tuple[State, str | None]]]:
