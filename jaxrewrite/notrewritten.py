@@ -79,9 +79,14 @@ def _check_fileless(frame: FrameType) -> None:
     name = frame.f_globals.get("__name__")
     name = name if isinstance(name, str) else "?"
     argv = getattr(sys, "orig_argv", [])
+    fix: str | None = None
     if where == "<string>" and name == "__main__" and "-c" in argv[:-1]:
         text: str | None = argv[argv.index("-c") + 1]
         kind = "code given with 'python -c'"
+        if argv[1:3] == ["-m", "jaxrewrite"]:
+            # The runner rewrites ``-c`` code that opts in: only the pragma is missing.
+            kind = "code given with 'python -m jaxrewrite -c'"
+            fix = f"{kind} is rewritten only when it opts in: start it with '# jaxrewrite: enable'"
     else:
         import linecache
 
@@ -89,7 +94,7 @@ def _check_fileless(frame: FrameType) -> None:
         text = "".join(lines) if lines else None
         kind = "code read from standard input" if where == "<stdin>" else f"code compiled as {where!r} (not from a file)"
     tail = "put it in a file that opts in and run it with 'python -m jaxrewrite FILE', or import it with the hook installed"
-    fix = f"{kind} is never rewritten: {tail}"
+    fix = fix or f"{kind} is never rewritten: {tail}"
     line = frame.f_lineno
     if text is not None:
         found = diagnose_text(text, where, name, fix)

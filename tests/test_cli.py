@@ -526,3 +526,15 @@ def test_dash_c_runs_like_python_dash_c(tmp_path: Path) -> None:
         ours, theirs = python("-m", "jaxrewrite", "-c", code, cwd=tmp_path), python("-c", code, cwd=tmp_path)
         assert (ours.returncode, ours.stderr) == (theirs.returncode, theirs.stderr) == (status, theirs.stderr)
     assert python("-m", "jaxrewrite", "-c", cwd=tmp_path).returncode == 2
+
+
+def test_dash_c_without_the_pragma_says_the_pragma_is_what_is_missing(tmp_path: Path) -> None:
+    """Under the runner, ``-c`` code is rewritten when it opts in: the warning for code that
+    does not says so (it said "is never rewritten"); plain ``python -c`` code never is."""
+    code = C_CODE.replace("# jaxrewrite: enable\n", "")
+    assert code != C_CODE
+    ours = python("-m", "jaxrewrite", "-c", code, cwd=tmp_path)
+    assert "is rewritten only when it opts in: start it with '# jaxrewrite: enable'" in ours.stderr
+    assert "never rewritten" not in ours.stderr
+    theirs = python("-c", code, cwd=tmp_path)
+    assert "code given with 'python -c' is never rewritten" in theirs.stderr, theirs.stderr
