@@ -15,6 +15,67 @@ from jaxrewrite.engine.findings import trace_findings
 HEAD = "import equinox as eqx\nimport jax\nimport jax.numpy as jnp\nimport numpy as np\n"
 
 CASES = {
+    # a tuple's parts keep their own states: unpacked, indexed, or returned by a helper
+    "unpack_literal_shape": (
+        """
+        @jax.jit
+        def f(x):
+            t, n = x * 2, x.shape[0]
+            return t.sum() + jax.lax.scan(lambda c, _: (c + 1, None), 0, None, length=n)[0]
+        def main():
+            return f(jnp.arange(8.0))
+        """,
+        False,
+    ),
+    "unpack_helper_shape": (
+        """
+        def pair(x):
+            return x * 2, x.shape[0]
+        @jax.jit
+        def f(x):
+            t, n = pair(x)
+            return t.sum() + jax.lax.scan(lambda c, _: (c + 1, None), 0, None, length=n)[0]
+        def main():
+            return f(jnp.arange(8.0))
+        """,
+        False,
+    ),
+    "index_helper_shape": (
+        """
+        def pair(x):
+            return x * 2, x.shape[0]
+        @jax.jit
+        def f(x):
+            return jax.lax.scan(lambda c, _: (c + 1, None), 0, None, length=pair(x)[1])[0]
+        def main():
+            return f(jnp.arange(8.0))
+        """,
+        False,
+    ),
+    "unpack_helper_traced_part": (
+        """
+        def pair(x):
+            return x.shape[0], x.sum()
+        @jax.jit
+        def f(x):
+            n, m = pair(x)
+            return jax.lax.scan(lambda c, _: (c + 1, None), 0, None, length=m)[0]
+        def main():
+            return f(jnp.arange(8.0))
+        """,
+        True,
+    ),
+    "unpack_literal_traced_part": (
+        """
+        @jax.jit
+        def f(x):
+            n, m = x.shape[0], x.sum()
+            return jnp.zeros(m) + n
+        def main():
+            return f(jnp.arange(8.0))
+        """,
+        True,
+    ),
     # a library parameter needed as a Python value only without a keyword that lifts the need
     "delete_unique_vmapped": (
         """

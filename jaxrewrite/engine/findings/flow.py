@@ -140,6 +140,11 @@ class Flow:
         state = self.state(expr)
         if how == "iter":  # iterating a tracer gives tracers; iterating a container, anything
             return ARRAY if state == ARRAY else None
+        if how.startswith("part "):
+            _, index, _, count = how.split()
+            if isinstance(state, Tree) and state.keyed == "tuple" and len(state.fields) == int(count):
+                return state.item(int(index))
+            return whole(state)
         return whole(state) if how == "part" else state
 
     def traced(self, expr: ast.expr) -> bool:
@@ -182,7 +187,14 @@ class Flow:
                 return value.field(expr.attr)
             return value if value == ARRAY and expr.attr not in CONCRETE_ATTRS else None
         if isinstance(expr, (ast.Tuple, ast.List)):
-            return TREE if any(self.traced(e) for e in expr.elts) else None
+            parts = [self.state(e) for e in expr.elts]
+            if not any(p is not None and p != _TOP for p in parts):
+                return None
+            if any(isinstance(e, ast.Starred) for e in expr.elts) or _TOP in parts:
+                return TREE
+            # Each part keeps its own state: ``return x * 2, x.shape[0]`` gives a traced first
+            # part and a Python int second (``t, n = pair(x)``, ``pair(x)[1]``).
+            return Tree("tuple", tuple((str(i), p) for i, p in enumerate(parts)), keyed="tuple")
         if isinstance(expr, ast.Call):
             return self._call(expr)
         return None
@@ -284,8 +296,18 @@ def _targets(target: ast.expr, how: str, value: ast.expr) -> Iterator[tuple[str,
     if isinstance(target, ast.Name):
         yield target.id, how, value
     elif isinstance(target, (ast.Tuple, ast.List)):
-        for elt in target.elts:
+        literal = value.elts if how == "value" and isinstance(value, (ast.Tuple, ast.List)) else None
+        starred = any(isinstance(e, ast.Starred) for e in [*target.elts, *(literal or [])])
+        if literal is not None and len(literal) == len(target.elts) and not starred:
+            # ``t, n = x * 2, x.shape[0]``: each name is its own part, not the whole tuple's.
+            for elt, part in zip(target.elts, literal):
+                yield from _targets(elt, how, part)
+            return
+        count = len(target.elts)
+        for i, elt in enumerate(target.elts):
             if isinstance(elt, ast.Starred):
                 yield from ((n.id, "opaque", None) for n in walk(elt) if isinstance(n, ast.Name))
+            elif how == "value" and isinstance(elt, ast.Name) and not starred:
+                yield elt.id, f"part {i} of {count}", value  # a tuple's own part, where it is known
             else:
                 yield from _targets(elt, "part" if how == "value" else how, value)
