@@ -48,7 +48,10 @@ def test_a_pragma_file_in_site_packages_is_imported_plain_and_the_warning_says_h
     write(site / "sitemod.py", OPTED_IN.format(value=1))
     code = "import json, jaxrewrite, jax; jaxrewrite.install({}); import sitemod; print(json.dumps(jax.CALLS))"
     env = project.env()
-    env["PYTHONPATH"] += os.pathsep + sysconfig.get_paths()["purelib"]  # jaxrewrite's dependencies
+    # jaxrewrite's dependencies: every site folder this interpreter reads (a venv layered over
+    # another, as CI's newest leg is, has them in both).
+    sites = [p for p in sys.path if p.endswith("site-packages")] or [sysconfig.get_paths()["purelib"]]
+    env["PYTHONPATH"] += os.pathsep + os.pathsep.join(sites)
     plain = subprocess.run([_venv_python(project.root / "venv"), "-c", code.format("")], env=env, capture_output=True, text=True)
     assert report(plain) == [PLAIN_CALL]
     assert "NotRewrittenWarning: module 'sitemod' was not rewritten" in plain.stderr
