@@ -16,7 +16,15 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 #: What a build reads: the package and its metadata (a copy, so no build/ lands in the checkout).
-_BUILD_INPUTS = ("jaxrewrite", "setup.py", "setup.cfg", "pyproject.toml", "README.md", "LICENSE", "MANIFEST.in")
+_BUILD_INPUTS = (
+    "jaxrewrite",
+    "setup.py",
+    "setup.cfg",
+    "pyproject.toml",
+    "README.md",
+    "LICENSE",
+    "MANIFEST.in",
+)
 
 
 def installed(folder: str) -> str:
@@ -26,23 +34,42 @@ def installed(folder: str) -> str:
     for name in _BUILD_INPUTS:
         path = REPO / name
         if path.is_dir():
-            shutil.copytree(path, os.path.join(src, name), ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(
+                path, os.path.join(src, name), ignore=shutil.ignore_patterns("__pycache__")
+            )
         elif path.exists():
             shutil.copy2(path, os.path.join(src, name))
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")
+    }
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     pip = [sys.executable, "-m", "pip", "-q"]
     _run([*pip, "wheel", "--no-deps", "--no-build-isolation", "--wheel-dir", wheels, src], env)
-    _run([*pip, "install", "--no-deps", "--no-index", "--target", site, *map(str, Path(wheels).glob("*.whl"))], env)
+    _run(
+        [
+            *pip,
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--target",
+            site,
+            *map(str, Path(wheels).glob("*.whl")),
+        ],
+        env,
+    )
     if "\nBUILT = " not in Path(site, "jaxrewrite", "hook", "__init__.py").read_text():
-        raise SystemExit("the wheel carries no digests (hook/__init__.py's BUILT): setup.py's build step did not run")
+        raise SystemExit(
+            "the wheel carries no digests (hook/__init__.py's BUILT): setup.py's build step did not run"
+        )
     return site
 
 
 def _run(argv: list[str], env: dict[str, str]) -> None:
     done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise SystemExit(f"building or installing jaxrewrite's wheel failed: {argv}\n{done.stdout}\n{done.stderr}")
+        raise SystemExit(
+            f"building or installing jaxrewrite's wheel failed: {argv}\n{done.stdout}\n{done.stderr}"
+        )
 
 
 _away: tempfile.TemporaryDirectory[str] | None = None
@@ -63,7 +90,16 @@ def check_imported_from(root: str, env: dict[str, str]) -> None:
     """Fail unless a child started as the benchmark starts its children imports jaxrewrite from
     ``root``: a benchmark of the wrong package must not print a row."""
     probe = "import jaxrewrite; print(jaxrewrite.__file__)"
-    done = subprocess.run([sys.executable, "-c", probe], env=env, cwd=away(), capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        env=env,
+        cwd=away(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     where = done.stdout.strip()
     if done.returncode != 0 or not Path(where).resolve().is_relative_to(Path(root).resolve()):
-        raise SystemExit(f"the benchmark's children import jaxrewrite from {where or done.stderr!r}, not from {root}")
+        raise SystemExit(
+            f"the benchmark's children import jaxrewrite from {where or done.stderr!r}, not from {root}"
+        )

@@ -51,7 +51,9 @@ def add_device_options(parser: argparse.ArgumentParser) -> None:
     """``--platform`` and ``--clock``, as the scripts that time JAX calls take them."""
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu")
     parser.add_argument(
-        "--platform", choices=PLATFORMS, default="cpu",
+        "--platform",
+        choices=PLATFORMS,
+        default="cpu",
         help="cpu sets JAX_PLATFORMS=cpu unless it is set; tpu and gpu leave it to JAX, which must"
         " pick that one",
     )
@@ -196,7 +198,9 @@ def per_call(
     return sample
 
 
-def calibrate(fn: Callable[[], Any], seconds: float, clock: Callable[[], float], minimum: int = 1) -> int:
+def calibrate(
+    fn: Callable[[], Any], seconds: float, clock: Callable[[], float], minimum: int = 1
+) -> int:
     """How many calls of ``fn`` take about ``seconds`` on ``clock`` (at least ``minimum``), or
     as many as read ``READINGS`` steps of a coarse clock, when that is more."""
     seconds = max(seconds, READINGS * resolution(clock))

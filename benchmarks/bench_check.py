@@ -43,8 +43,8 @@ sys.path.insert(0, str(HERE.parent))
 
 from _timing import CLOCKS, Row, dump, interleave, median, paired_ratio, print_table  # noqa: E402
 
-from jaxrewrite.commands.check import Options, check_text, may_find  # noqa: E402
 from jaxrewrite import notrewritten  # noqa: E402
+from jaxrewrite.commands.check import Options, check_text, may_find  # noqa: E402
 
 PREFIX = "# jaxrewrite: enable\nfrom jaxrewrite import Static\n"
 
@@ -62,7 +62,9 @@ def corpus(limit: int | None) -> list[tuple[str, bytes]]:
     return files
 
 
-def check_rows(files: list[tuple[str, bytes]], rounds: int, clock: Callable[[], float]) -> list[Row]:
+def check_rows(
+    files: list[tuple[str, bytes]], rounds: int, clock: Callable[[], float]
+) -> list[Row]:
     texts = [(path, importlib.util.decode_source(data)) for path, data in files]
     options = Options()
 
@@ -87,15 +89,27 @@ def check_rows(files: list[tuple[str, bytes]], rounds: int, clock: Callable[[], 
             check_text(text, path, options)
         return clock() - start
 
-    samples = interleave({"compile": compile_all, "check": check_all, "forced": check_forced}, rounds, collect=True)
-    traced = [(path, text) for path, data in files if may_find(data)
-              for text in [importlib.util.decode_source(data)]]
+    samples = interleave(
+        {"compile": compile_all, "check": check_all, "forced": check_forced}, rounds, collect=True
+    )
+    traced = [
+        (path, text)
+        for path, data in files
+        if may_find(data)
+        for text in [importlib.util.decode_source(data)]
+    ]
     found = sum(len(check_text(text, path, options)) for path, text in traced)
     context = f"{len(files)} files ({len(traced)} analyzed), {found} findings"
 
     def row(what: str, arm: str, target: float | None = None) -> Row:
         ms = f"{median(samples[arm]) * 1e3:.0f} vs {median(samples['compile']) * 1e3:.0f} ms"
-        return Row("check", what, paired_ratio(samples[arm], samples["compile"]), target, f"{ms}; {context}")
+        return Row(
+            "check",
+            what,
+            paired_ratio(samples[arm], samples["compile"]),
+            target,
+            f"{ms}; {context}",
+        )
 
     return [
         row("check jax+numpy (with JR006) / compile", "check", 1.5),
@@ -126,7 +140,10 @@ def warning_rows(rounds: int, clock: Callable[[], float], functions: int) -> lis
         path = str(HERE / f"bench_check_{source.replace('.', '_')}.py")
         text = rewrite_source(MODULE.format(source=source, body=body), path)
         if source == "jaxrewrite.markers":  # the arm without the check
-            text = text.replace("from jaxrewrite.markers import Static", 'from jaxrewrite.markers import UNCHECKED; Static = UNCHECKED["Static"]')
+            text = text.replace(
+                "from jaxrewrite.markers import Static",
+                'from jaxrewrite.markers import UNCHECKED; Static = UNCHECKED["Static"]',
+            )
         codes[source] = (path, compile(text, path, "exec", dont_inherit=True))
         notrewritten.mark(path)  # what the hook does for the code it compiles
 
@@ -141,7 +158,11 @@ def warning_rows(rounds: int, clock: Callable[[], float], functions: int) -> lis
 
         return sample
 
-    samples = interleave({"via package": run("jaxrewrite"), "direct": run("jaxrewrite.markers")}, rounds, collect=True)
+    samples = interleave(
+        {"via package": run("jaxrewrite"), "direct": run("jaxrewrite.markers")},
+        rounds,
+        collect=True,
+    )
     ms = f"{median(samples['via package']) * 1e3:.3f} vs {median(samples['direct']) * 1e3:.3f} ms per module"
     return [
         Row(
@@ -160,7 +181,9 @@ def _command(argv: list[str], cwd: str) -> Callable[[], tuple[float, float]]:
     def sample() -> tuple[float, float]:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(
+            argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+        )
         wall = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
@@ -189,7 +212,7 @@ def ruff_rows(rounds: int) -> list[Row]:
         arms["ruff warm"]()
         samples: dict[str, list[tuple[float, float]]] = {arm: [] for arm in arms}
         for round in range(rounds):  # rotated, as _timing.interleave rotates
-            order = list(arms)[round % len(arms):] + list(arms)[: round % len(arms)]
+            order = list(arms)[round % len(arms) :] + list(arms)[: round % len(arms)]
             for arm in order:
                 samples[arm].append(arms[arm]())
     for state, target in (("cold", 3.0), ("warm", 1.0)):
@@ -197,7 +220,15 @@ def ruff_rows(rounds: int) -> list[Row]:
             a = [s[at] for s in samples[f"ours {state}"]]
             b = [s[at] for s in samples[f"ruff {state}"]]
             context = f"{median(a) * 1e3:.0f} vs {median(b) * 1e3:.0f} ms ({clock}); jax's source, fresh processes"
-            rows.append(Row("check", f"jaxrewrite check / ruff check, {state}, {clock}", paired_ratio(a, b), target, context))
+            rows.append(
+                Row(
+                    "check",
+                    f"jaxrewrite check / ruff check, {state}, {clock}",
+                    paired_ratio(a, b),
+                    target,
+                    context,
+                )
+            )
     return rows
 
 
@@ -223,13 +254,25 @@ def pool_rows(files: list[tuple[str, bytes]], rounds: int, counts: tuple[int, ..
             return sample
 
         before = os.getloadavg()[0]
-        samples = interleave({"pool": timed(2), "one": timed(1), "auto": timed(None)}, rounds, collect=True)
-        load = f"; load average {before:.1f} then {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        samples = interleave(
+            {"pool": timed(2), "one": timed(1), "auto": timed(None)}, rounds, collect=True
+        )
+        load = (
+            f"; load average {before:.1f} then {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        )
         chosen = f", check chose {check.workers(len(jobs))} process(es) at the end"
         for arm, what in (("pool", "pool of 2"), ("auto", "check's choice")):
             ms = f"{median(samples[arm]) * 1e3:.0f} vs {median(samples['one']) * 1e3:.0f} ms (wall)"
             ratio = paired_ratio(samples[arm], samples["one"])
-            rows.append(Row("check", f"{what} / one process, {count} files analyzed", ratio, None, ms + load + chosen))
+            rows.append(
+                Row(
+                    "check",
+                    f"{what} / one process, {count} files analyzed",
+                    ratio,
+                    None,
+                    ms + load + chosen,
+                )
+            )
     return rows
 
 
@@ -237,14 +280,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu")
-    parser.add_argument("--quick", action="store_true", help="a few files, one round: proves the script runs")
+    parser.add_argument(
+        "--quick", action="store_true", help="a few files, one round: proves the script runs"
+    )
     parser.add_argument("--json", type=Path)
     parser.add_argument("--only", help="comma-separated groups of rows: check, ruff, pool, warning")
     args = parser.parse_args(argv)
     clock = CLOCKS[args.clock]
     rounds = 1 if args.quick else args.rounds
     files = corpus(40 if args.quick else None)
-    parser_rows = [row.strip() for row in args.only.split(",")] if args.only else ["check", "ruff", "pool", "warning"]
+    parser_rows = (
+        [row.strip() for row in args.only.split(",")]
+        if args.only
+        else ["check", "ruff", "pool", "warning"]
+    )
     rows: list[Row] = []
     if "check" in parser_rows:
         rows += check_rows(files, rounds, clock)

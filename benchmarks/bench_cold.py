@@ -205,7 +205,7 @@ kernel_{i}_jit = jax.jit(kernel_{i})
 # (template, how many per 100 blocks) for the realistic module.
 MIX = [(JIT, 30), (PARTIAL, 20), (DONATE, 10), (HELPER, 25), (CLASS, 10), (CALL_SITE, 5)]
 
-DENSE = '''
+DENSE = """
 
 @jax.jit
 def f_{i}(x, n: Static[int]):
@@ -215,7 +215,7 @@ def f_{i}(x, n: Static[int]):
 @partial(jax.jit, static_argnames=("m",))
 def g_{i}(x, n: Static[int], m: int = 2):
     return x * n + m
-'''
+"""
 
 
 def realistic_module(blocks: int = 250, seed: int = 0) -> str:
@@ -302,7 +302,13 @@ def measure(source: str, name: str, rounds: int, clock: Callable[[], float]) -> 
 
     def row(what: str, arm: str, target: float | None = None, base: str = "compile") -> Row:
         context = f"{median(samples[arm]) * 1e3:.1f} vs {median(samples[base]) * 1e3:.1f} ms"
-        return Row("cold", f"cold {name}: {what}", paired_ratio(samples[arm], samples[base]), target, context)
+        return Row(
+            "cold",
+            f"cold {name}: {what}",
+            paired_ratio(samples[arm], samples[base]),
+            target,
+            context,
+        )
 
     return [
         row("hook: rewrite, compile the text / compile", "hook", TARGETS[name]),
@@ -327,12 +333,18 @@ def profile(source: str, top: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=11, help="interleaved rounds (one sample per arm each)")
+    parser.add_argument(
+        "--rounds", type=int, default=11, help="interleaved rounds (one sample per arm each)"
+    )
     parser.add_argument("--scale", type=float, default=1.0, help="multiply the module sizes")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu")
-    parser.add_argument("--profile", action="store_true", help="cProfile rewrite_source on the realistic module")
+    parser.add_argument(
+        "--profile", action="store_true", help="cProfile rewrite_source on the realistic module"
+    )
     parser.add_argument("--top", type=int, default=10, help="functions to list with --profile")
-    parser.add_argument("--quick", action="store_true", help="tiny modules, two rounds: proves the script runs")
+    parser.add_argument(
+        "--quick", action="store_true", help="tiny modules, two rounds: proves the script runs"
+    )
     parser.add_argument("--json", type=Path, help="also write the rows as JSON (for run.py)")
     args = parser.parse_args(argv)
     scale, rounds = (0.02, 2) if args.quick else (args.scale, args.rounds)

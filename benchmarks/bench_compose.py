@@ -21,7 +21,16 @@ from pathlib import Path
 import bench_import
 from _installed import check_imported_from
 from _timing import Ratio, Row, dump, print_table
-from bench_import import IMPORT_MODULE, child_env, opted_in_module, pair, rounds, sample, unchecked, use_installed
+from bench_import import (
+    IMPORT_MODULE,
+    child_env,
+    opted_in_module,
+    pair,
+    rounds,
+    sample,
+    unchecked,
+    use_installed,
+)
 
 from jaxrewrite.engine.rewrite import rewrite_source
 
@@ -36,11 +45,17 @@ INSTALL = {
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=15)
-    parser.add_argument("--quick", action="store_true", help="one round, no warm-up: proves the script runs, measures nothing")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="one round, no warm-up: proves the script runs, measures nothing",
+    )
     parser.add_argument("--json", type=Path)
     parser.add_argument("--tools", default=",".join(INSTALL))
     parser.add_argument(
-        "--checkout", action="store_true", help="import jaxrewrite from this checkout, not from a wheel of it installed (the default)"
+        "--checkout",
+        action="store_true",
+        help="import jaxrewrite from this checkout, not from a wheel of it installed (the default)",
     )
     args = parser.parse_args(argv)
     tools = [tool for tool in args.tools.split(",") if importlib.util.find_spec(tool) is not None]
@@ -54,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
         check_imported_from(bench_import.PACKAGE_ROOT, env)
         arms = {}
         for tool in tools:
-            arms[f"{tool} alone, by hand"] = IMPORT_MODULE.format(install=INSTALL[tool], modules=("bench_h",))
+            arms[f"{tool} alone, by hand"] = IMPORT_MODULE.format(
+                install=INSTALL[tool], modules=("bench_h",)
+            )
             both = INSTALL[tool] + "\njaxrewrite.install(['bench_c'])"
             arms[f"{tool} + jaxrewrite"] = IMPORT_MODULE.format(install=both, modules=("bench_c",))
         if not args.quick:
@@ -66,7 +83,15 @@ def main(argv: list[str] | None = None) -> int:
         result = pair(samples, f"{tool} alone, by hand", f"{tool} + jaxrewrite")
         context = f"{result.hooked * 1e3:.2f} vs {result.plain * 1e3:.2f} ms, cpu ratio {result.cpu_ratio:.3f}"
         ratio = Ratio(result.ratio, result.low, result.high)
-        rows.append(Row("compose", f"compose warm import, {tool}: composed / by hand under {tool}", ratio, 1.1, context))
+        rows.append(
+            Row(
+                "compose",
+                f"compose warm import, {tool}: composed / by hand under {tool}",
+                ratio,
+                1.1,
+                context,
+            )
+        )
     print_table(rows, args.quick)
     dump(rows, args.json)
     return 0

@@ -46,7 +46,7 @@ from _timing import (  # noqa: E402
     use_platform,
 )
 
-REWRITTEN = '''\
+REWRITTEN = """\
 # jaxrewrite: enable
 import jax
 from jaxrewrite import Static
@@ -55,9 +55,9 @@ from jaxrewrite import Static
 @jax.jit
 def scale(x, n: Static[int]):
     return x * n
-'''
+"""
 
-BY_HAND = '''\
+BY_HAND = """\
 import jax
 
 
@@ -66,25 +66,25 @@ def scale(x, n):
 
 
 scale = jax.jit(scale, static_argnums=(1,), static_argnames=("n",))
-'''
+"""
 
-JAX_DATACLASSES = '''\
+JAX_DATACLASSES = """\
 import jax_dataclasses as jdc
 
 
 @jdc.jit
 def scale(x, n: jdc.Static[int]):
     return x * n
-'''
+"""
 
-EQUINOX = '''\
+EQUINOX = """\
 import equinox as eqx
 
 
 @eqx.filter_jit
 def scale(x, n):
     return x * n
-'''
+"""
 
 
 def load(text: str, name: str) -> object:
@@ -101,11 +101,17 @@ def rewritten_function() -> object:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=81, help="interleaved rounds (one batch per arm each)")
+    parser.add_argument(
+        "--rounds", type=int, default=81, help="interleaved rounds (one batch per arm each)"
+    )
     parser.add_argument("--batch-ms", type=float, default=8.0, help="clock time per batch of calls")
     add_device_options(parser)
     parser.add_argument("--block", action="store_true", help="block_until_ready on every call")
-    parser.add_argument("--quick", action="store_true", help="a few tiny rounds: proves the script runs, measures nothing")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a few tiny rounds: proves the script runs, measures nothing",
+    )
     parser.add_argument("--json", type=Path, help="also write the rows as JSON (for run.py)")
     args = parser.parse_args(argv)
     rounds, batch = (3, 0.0005) if args.quick else (args.rounds, args.batch_ms / 1e3)
@@ -159,7 +165,9 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = [
         row("dispatch: jaxrewrite / hand jax.jit", "jaxrewrite", "hand", 1.02),
-        row("dispatch: jaxrewrite / hand jax.jit, keyword n=3", "jaxrewrite, n=3", "hand, n=3", 1.02),
+        row(
+            "dispatch: jaxrewrite / hand jax.jit, keyword n=3", "jaxrewrite, n=3", "hand, n=3", 1.02
+        ),
         row("dispatch: hand jax.jit / itself (A/A noise)", "hand (A/A)", "hand"),
         row("dispatch: jax_dataclasses.jit / hand jax.jit", "jax_dataclasses", "hand"),
         row("dispatch: equinox.filter_jit / hand jax.jit", "equinox", "hand"),

@@ -37,7 +37,7 @@ from _timing import (  # noqa: E402
     use_platform,
 )
 
-REWRITTEN = '''\
+REWRITTEN = """\
 # jaxrewrite: enable
 from typing import Callable
 
@@ -57,9 +57,9 @@ class Mlp(eqx.Module):
         for _ in range(self.depth):
             x = self.act(self.weight * x + self.bias)
         return x
-'''
+"""
 
-BY_HAND = '''\
+BY_HAND = """\
 from typing import Callable
 
 import equinox as eqx
@@ -77,7 +77,7 @@ class Mlp(eqx.Module):
         for _ in range(self.depth):
             x = self.act(self.weight * x + self.bias)
         return x
-'''
+"""
 
 
 def load(text: str, name: str) -> object:
@@ -99,10 +99,16 @@ def rewritten_class() -> object:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=81, help="interleaved rounds (one batch per arm each)")
+    parser.add_argument(
+        "--rounds", type=int, default=81, help="interleaved rounds (one batch per arm each)"
+    )
     parser.add_argument("--batch-ms", type=float, default=8.0, help="clock time per batch of calls")
     add_device_options(parser)
-    parser.add_argument("--quick", action="store_true", help="a few tiny rounds: proves the script runs, measures nothing")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a few tiny rounds: proves the script runs, measures nothing",
+    )
     parser.add_argument("--json", type=Path, help="also write the rows as JSON (for run.py)")
     args = parser.parse_args(argv)
     rounds, batch = (3, 0.0005) if args.quick else (args.rounds, args.batch_ms / 1e3)
@@ -119,7 +125,11 @@ def main(argv: list[str] | None = None) -> int:
         "hand": load(BY_HAND, "bench_fields_hand")(jnp.ones(4), jnp.zeros(4), jnp.tanh),  # type: ignore[operator]
         "jaxrewrite": rewritten_class()(jnp.ones(4), jnp.zeros(4), jnp.tanh),  # type: ignore[operator]
     }
-    assert len(jax.tree_util.tree_leaves(models["jaxrewrite"])) == len(jax.tree_util.tree_leaves(models["hand"])) == 2
+    assert (
+        len(jax.tree_util.tree_leaves(models["jaxrewrite"]))
+        == len(jax.tree_util.tree_leaves(models["hand"]))
+        == 2
+    )
     jits = {"eqx.filter_jit": eqx.filter_jit, "jax.jit": jax.jit}
 
     def finish(result: object) -> None:
@@ -130,7 +140,10 @@ def main(argv: list[str] | None = None) -> int:
         for arm, model in [*models.items(), ("hand (A/A)", models["hand"])]:
             run = jit(lambda m, v: m(v))
             expected = jnp.tanh(jnp.tanh(x))
-            assert jnp.allclose(run(model, x), expected), (jit_name, arm)  # warm up: trace and compile
+            assert jnp.allclose(run(model, x), expected), (
+                jit_name,
+                arm,
+            )  # warm up: trace and compile
             calls[f"{arm}, {jit_name}"] = (lambda run, model: lambda: run(model, x))(run, model)
     arms = {}
     for name, call in calls.items():
@@ -145,10 +158,20 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for jit_name in jits:
         rows.append(
-            row(f"fields: jaxrewrite Static / hand eqx.field(static=True), {jit_name}",
-                f"jaxrewrite, {jit_name}", f"hand, {jit_name}", 1.02)
+            row(
+                f"fields: jaxrewrite Static / hand eqx.field(static=True), {jit_name}",
+                f"jaxrewrite, {jit_name}",
+                f"hand, {jit_name}",
+                1.02,
+            )
         )
-        rows.append(row(f"fields: hand / itself (A/A noise), {jit_name}", f"hand (A/A), {jit_name}", f"hand, {jit_name}"))
+        rows.append(
+            row(
+                f"fields: hand / itself (A/A noise), {jit_name}",
+                f"hand (A/A), {jit_name}",
+                f"hand, {jit_name}",
+            )
+        )
     for each in rows:
         each.device = kind
     print(f"# fields: {rounds} rounds, clock={args.clock}, device={kind}, block last of batch")

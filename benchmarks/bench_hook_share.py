@@ -218,7 +218,9 @@ PACKAGE_ROOT = str(REPO)
 
 
 def child_env(prefix: Path, writes: bool) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")
+    }
     env["JAX_PLATFORMS"] = env.get("JAX_PLATFORMS", "cpu")
     env["PYTHONPATH"] = PACKAGE_ROOT
     env["PYTHONPYCACHEPREFIX"] = str(prefix)
@@ -229,12 +231,19 @@ def child_env(prefix: Path, writes: bool) -> dict[str, str]:
 
 def sample(prefix: Path, writes: bool) -> dict[str, Any]:
     done = subprocess.run(
-        [sys.executable, "-c", CHILD], env=child_env(prefix, writes), cwd=away(), capture_output=True, text=True, check=False
+        [sys.executable, "-c", CHILD],
+        env=child_env(prefix, writes),
+        cwd=away(),
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if done.returncode != 0:
         raise SystemExit(f"benchmark child failed:\n{done.stderr}")
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    result["self"] = result["inside"] - result["delegated"] - result["gc"] - result["calls"] * result["bias"]
+    result["self"] = (
+        result["inside"] - result["delegated"] - result["gc"] - result["calls"] * result["bias"]
+    )
     result["share"] = result["self"] / result["total"]
     return result
 
@@ -246,7 +255,12 @@ def measure(rounds: int, quick: bool) -> dict[str, list[dict[str, Any]]]:
         # jax's own pycs under the prefix (WARM_UP: no hook).
         env = {k: v for k, v in child_env(prefix, False).items() if k != "PYTHONPYCACHEPREFIX"}
         warm_up = subprocess.run(
-            [sys.executable, "-c", WARM_UP, str(prefix)], env=env, cwd=away(), capture_output=True, text=True, check=False
+            [sys.executable, "-c", WARM_UP, str(prefix)],
+            env=env,
+            cwd=away(),
+            capture_output=True,
+            text=True,
+            check=False,
         )
         check_imported_from(PACKAGE_ROOT, env)
         if warm_up.returncode != 0:
@@ -278,10 +292,14 @@ def rows(results: dict[str, list[dict[str, Any]]]) -> list[Row]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=11, help="children, one sample each")
-    parser.add_argument("--quick", action="store_true", help="one round: proves the script runs, measures nothing")
+    parser.add_argument(
+        "--quick", action="store_true", help="one round: proves the script runs, measures nothing"
+    )
     parser.add_argument("--json", type=Path, help="write the rows here (benchmarks/run.py)")
     parser.add_argument(
-        "--checkout", action="store_true", help="import jaxrewrite from this checkout, not from a wheel of it installed (the default)"
+        "--checkout",
+        action="store_true",
+        help="import jaxrewrite from this checkout, not from a wheel of it installed (the default)",
     )
     args = parser.parse_args(argv)
     global PACKAGE_ROOT

@@ -57,6 +57,7 @@ from _installed import away, check_imported_from, installed  # noqa: E402  (benc
 from _timing import quartiles  # noqa: E402
 
 from jaxrewrite.engine.rewrite import rewrite_source  # noqa: E402
+
 TABLE = REPO / "benchmarks" / "results" / "import_cost.md"
 
 IMPORT_JAX = """\
@@ -96,7 +97,9 @@ MARKER_IMPORT = "from jaxrewrite.markers import Static"
 def unchecked(text: str) -> str:
     """``text`` taking its marker without NotRewrittenWarning's check, as hand-written code may."""
     assert MARKER_IMPORT in text
-    return text.replace(MARKER_IMPORT, 'from jaxrewrite.markers import UNCHECKED; Static = UNCHECKED["Static"]', 1)
+    return text.replace(
+        MARKER_IMPORT, 'from jaxrewrite.markers import UNCHECKED; Static = UNCHECKED["Static"]', 1
+    )
 
 
 def opted_in_module(functions: int = 24) -> str:
@@ -149,15 +152,28 @@ def use_installed(folder: str) -> None:
 
 
 def child_env(extra_path: str | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
+    }
     env["JAX_PLATFORMS"] = env.get("JAX_PLATFORMS", "cpu")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (extra_path, PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (extra_path, PACKAGE_ROOT, env.get("PYTHONPATH")) if p
+    )
     return env
 
 
 def sample(code: str, env: dict[str, str]) -> list[tuple[float, float]]:
     """(wall, cpu) seconds the child measured around each of its imports, in order."""
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=away(), capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        cwd=away(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if out.returncode != 0:
         raise SystemExit(f"benchmark child failed:\n{out.stderr}")
     words = out.stdout.split()
@@ -176,7 +192,9 @@ class Result:
         self.cpu_ratio = statistics.median(h[1] / p[1] for p, h in zip(plain, hooked))
 
 
-def rounds(arms: dict[str, str], env: dict[str, str], repeats: int) -> dict[str, list[list[tuple[float, float]]]]:
+def rounds(
+    arms: dict[str, str], env: dict[str, str], repeats: int
+) -> dict[str, list[list[tuple[float, float]]]]:
     """Each arm's child once per round, in fresh interpreters; the order rotates by one arm
     each round, so no arm always runs right after another."""
     names = list(arms)
@@ -188,7 +206,9 @@ def rounds(arms: dict[str, str], env: dict[str, str], repeats: int) -> dict[str,
     return samples
 
 
-def pair(samples: dict[str, list[list[tuple[float, float]]]], plain: str, hooked: str, at: int = 0) -> Result:
+def pair(
+    samples: dict[str, list[list[tuple[float, float]]]], plain: str, hooked: str, at: int = 0
+) -> Result:
     """The ratio of arm ``hooked`` over arm ``plain``, round by round, for their import ``at``."""
     return Result([run[at] for run in samples[plain]], [run[at] for run in samples[hooked]])
 
@@ -199,12 +219,27 @@ def _cell(result: Result) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=30, help="rounds (six fresh interpreters each; 15 left the medians moving by ~0.02 between runs)")
-    parser.add_argument("--quick", action="store_true", help="one round, no warm-up: proves the script runs, measures nothing")
-    parser.add_argument("--table", type=Path, default=TABLE, help="markdown file to append the result row to")
-    parser.add_argument("--profile", action="store_true", help="also cProfile the hook during `import jax`")
     parser.add_argument(
-        "--checkout", action="store_true", help="import jaxrewrite from this checkout, not from a wheel of it installed (the default)"
+        "--repeats",
+        type=int,
+        default=30,
+        help="rounds (six fresh interpreters each; 15 left the medians moving by ~0.02 between runs)",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="one round, no warm-up: proves the script runs, measures nothing",
+    )
+    parser.add_argument(
+        "--table", type=Path, default=TABLE, help="markdown file to append the result row to"
+    )
+    parser.add_argument(
+        "--profile", action="store_true", help="also cProfile the hook during `import jax`"
+    )
+    parser.add_argument(
+        "--checkout",
+        action="store_true",
+        help="import jaxrewrite from this checkout, not from a wheel of it installed (the default)",
     )
     args = parser.parse_args(argv)
     repeats = 1 if args.quick else args.repeats
@@ -212,7 +247,9 @@ def main(argv: list[str] | None = None) -> int:
     wheel = tempfile.TemporaryDirectory()
     if not args.checkout:
         use_installed(wheel.name)
-    print(f"jaxrewrite imported from {PACKAGE_ROOT}{' (a wheel of this checkout, installed)' if not args.checkout else ''}")
+    print(
+        f"jaxrewrite imported from {PACKAGE_ROOT}{' (a wheel of this checkout, installed)' if not args.checkout else ''}"
+    )
 
     env = child_env()
     check_imported_from(PACKAGE_ROOT, env)
@@ -228,10 +265,16 @@ def main(argv: list[str] | None = None) -> int:
         Path(tmp, "bench_first.py").write_text(text)
         Path(tmp, "bench_opted_in_plain.py").write_text(unchecked(text))
         Path(tmp, "bench_first_plain.py").write_text(unchecked(text))
-        Path(tmp, "bench_by_hand.py").write_text(unchecked(rewrite_source(text, "bench_by_hand.py")))
-        Path(tmp, "bench_first_by_hand.py").write_text(unchecked(rewrite_source(text, "bench_first_by_hand.py")))
+        Path(tmp, "bench_by_hand.py").write_text(
+            unchecked(rewrite_source(text, "bench_by_hand.py"))
+        )
+        Path(tmp, "bench_first_by_hand.py").write_text(
+            unchecked(rewrite_source(text, "bench_first_by_hand.py"))
+        )
         # What a user writes without jaxrewrite at all: plain types, no marker import.
-        plain_types = re.sub(r"Static\[(\w+)\]", r"\1", rewrite_source(text, "bench_plain_types.py"))
+        plain_types = re.sub(
+            r"Static\[(\w+)\]", r"\1", rewrite_source(text, "bench_plain_types.py")
+        )
         Path(tmp, "bench_plain_types.py").write_text(plain_types.replace(MARKER_IMPORT + "\n", ""))
         env = child_env(tmp)
 
@@ -264,9 +307,13 @@ def main(argv: list[str] | None = None) -> int:
         ("  as the second opted-in module", second_result, None),
         ("  second module vs by hand", second_by_hand_result, None),
     ]
-    print(f"{'medians (ratio: of per-round ratios)':38} {'plain ms':>9} {'hook ms':>9} {'ratio':>6} {'cpu ratio':>9}  target")
+    print(
+        f"{'medians (ratio: of per-round ratios)':38} {'plain ms':>9} {'hook ms':>9} {'ratio':>6} {'cpu ratio':>9}  target"
+    )
     for what, result, target in rows:
-        verdict = "" if target is None else f"<= {target} {'ok' if result.ratio <= target else 'MISSED'}"
+        verdict = (
+            "" if target is None else f"<= {target} {'ok' if result.ratio <= target else 'MISSED'}"
+        )
         print(
             f"{what:38} {result.plain * 1e3:9.2f} {result.hooked * 1e3:9.2f} {result.ratio:6.3f} "
             f"{result.cpu_ratio:9.3f}  {verdict}"

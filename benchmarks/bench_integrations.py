@@ -36,7 +36,6 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=4")
@@ -114,10 +113,20 @@ def cell_rows(rounds: int, calls: int, clock: Callable[[], float] = CLOCKS["cpu"
 
     rows = []
     for kind, ours, hand in CELLS:
-        samples = interleave({"ext": arm(ours, True), "hand": arm(hand, False)}, rounds, collect=True)
+        samples = interleave(
+            {"ext": arm(ours, True), "hand": arm(hand, False)}, rounds, collect=True
+        )
         extra = (median(samples["ext"]) - median(samples["hand"])) * 1e6
         context = f"{median(samples['ext']) * 1e6:.0f} vs {median(samples['hand']) * 1e6:.0f} us CPU/cell, extra {extra:.0f} us"
-        rows.append(Row("integrations", f"cell {kind}: extension / hand-written", paired_ratio(samples["ext"], samples["hand"]), None, context))
+        rows.append(
+            Row(
+                "integrations",
+                f"cell {kind}: extension / hand-written",
+                paired_ratio(samples["ext"], samples["hand"]),
+                None,
+                context,
+            )
+        )
     if loaded:
         rewriter.unload()
     return rows
@@ -181,7 +190,12 @@ def _children_cpu() -> float:
 
 
 def collect_rows(rounds: int, quick: bool = False) -> list[Row]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE.parent), os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(
+            filter(None, [str(HERE.parent), os.environ.get("PYTHONPATH")])
+        ),
+    }
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -198,11 +212,25 @@ def collect_rows(rounds: int, quick: bool = False) -> list[Row]:
             def sample() -> float:
                 if cold:
                     shutil.rmtree(folder / "__pycache__", ignore_errors=True)
-                command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *extra, "test_file.py"]
+                command = [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    "--collect-only",
+                    "-q",
+                    "-p",
+                    "no:cacheprovider",
+                    *extra,
+                    "test_file.py",
+                ]
                 start = _children_cpu()
-                done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, check=False)
+                done = subprocess.run(
+                    command, cwd=folder, env=env, capture_output=True, text=True, check=False
+                )
                 elapsed = _children_cpu() - start
-                assert done.returncode == 0 and "2 tests collected" in done.stdout, done.stdout + done.stderr
+                assert done.returncode == 0 and "2 tests collected" in done.stdout, (
+                    done.stdout + done.stderr
+                )
                 return elapsed
 
             return sample
@@ -221,20 +249,43 @@ def collect_rows(rounds: int, quick: bool = False) -> list[Row]:
 
     def row(what: str, arm_name: str, base: str) -> Row:
         context = f"{median(samples[arm_name]) * 1e3:.0f} vs {median(samples[base]) * 1e3:.0f} ms CPU per process"
-        return Row("integrations", what, paired_ratio(samples[arm_name], samples[base]), None, context)
+        return Row(
+            "integrations", what, paired_ratio(samples[arm_name], samples[base]), None, context
+        )
 
     return [
-        row("pytest --collect-only cold: opted-in / hand-written test file", "opted cold", "hand cold"),
-        row("pytest --collect-only warm: opted-in / hand-written test file", "opted warm", "hand warm"),
-        row("pytest --collect-only warm: plugin on / -p no:jaxrewrite, hand-written file", "hand warm", "hand warm, no plugin"),
+        row(
+            "pytest --collect-only cold: opted-in / hand-written test file",
+            "opted cold",
+            "hand cold",
+        ),
+        row(
+            "pytest --collect-only warm: opted-in / hand-written test file",
+            "opted warm",
+            "hand warm",
+        ),
+        row(
+            "pytest --collect-only warm: plugin on / -p no:jaxrewrite, hand-written file",
+            "hand warm",
+            "hand warm, no plugin",
+        ),
     ]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 31 for cells, 9 for pytest)")
-    parser.add_argument("--quick", action="store_true", help="one round of each, tiny sizes: proves the script runs")
-    parser.add_argument("--json", type=Path, default=None, help="write the rows here for benchmarks/run.py")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=None,
+        help="interleaved rounds (default 31 for cells, 9 for pytest)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="one round of each, tiny sizes: proves the script runs"
+    )
+    parser.add_argument(
+        "--json", type=Path, default=None, help="write the rows here for benchmarks/run.py"
+    )
     args = parser.parse_args(argv)
     cell_rounds = 1 if args.quick else args.rounds or 31
     collect_rounds = 1 if args.quick else args.rounds or 9

@@ -87,13 +87,13 @@ from _timing import (  # noqa: E402
 
 # The computation, shared by the three arms: reduce the arrays, apply the static activation a
 # static number of times, scale by the other static ints.
-COMPUTE = '''
+COMPUTE = """
 def _compute(arrays, steps, act, extra):
     total = jnp.stack(list(arrays.values())).sum(axis=0)
     for _ in range(steps):
         total = act(total)
     return total * (1 + sum(extra))
-'''
+"""
 
 
 def module_text(leaves: int, statics: int) -> str:
@@ -217,7 +217,10 @@ class GradCase:
 
 
 def warmed(
-    call: Callable[[], Any], count: int, clock: Callable[[], float], finish: Callable[[Any], Any] | None = None
+    call: Callable[[], Any],
+    count: int,
+    clock: Callable[[], float],
+    finish: Callable[[Any], Any] | None = None,
 ) -> Callable[[], float]:
     """``per_call``, after ``count // 4`` (at least 8) untimed calls of the same arm: the cost of
     coming back to this case after another one falls on no arm's timed calls."""
@@ -300,10 +303,14 @@ def bootstrap_ratio_of_differences(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=41, help="interleaved rounds (one batch per arm each)")
+    parser.add_argument(
+        "--rounds", type=int, default=41, help="interleaved rounds (one batch per arm each)"
+    )
     parser.add_argument("--batch-ms", type=float, default=8.0, help="clock time per batch of calls")
     add_device_options(parser)
-    parser.add_argument("--quick", action="store_true", help="small N, a few tiny rounds: proves the script runs")
+    parser.add_argument(
+        "--quick", action="store_true", help="small N, a few tiny rounds: proves the script runs"
+    )
     parser.add_argument("--json", type=Path, help="also write the rows as JSON (for run.py)")
     args = parser.parse_args(argv)
     clock = CLOCKS[args.clock]

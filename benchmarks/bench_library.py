@@ -42,8 +42,8 @@ sys.path.insert(0, str(REPO))
 
 from _timing import Row, dump, interleave, paired_ratio, print_table  # noqa: E402
 
-from jaxrewrite.header import scan_header  # noqa: E402
 from jaxrewrite.engine.rewrite import rewrite_source  # noqa: E402
+from jaxrewrite.header import scan_header  # noqa: E402
 
 LIBRARY = REPO / "examples" / "thelib" / "src" / "thelib"
 
@@ -63,7 +63,10 @@ print("jaxrewrite.engine.analyze" in sys.modules)
 REWRITES = {"prebuilt": False, "by_hand": False, "uncached": True}
 
 INSTALL_LINES = ("import jaxrewrite\n", "jaxrewrite.install(packages=[__name__])\n")
-MARKERS, MARKERS_UNCHECKED = "from jaxrewrite import Static", 'from jaxrewrite.markers import UNCHECKED; Static = UNCHECKED["Static"]'
+MARKERS, MARKERS_UNCHECKED = (
+    "from jaxrewrite import Static",
+    'from jaxrewrite.markers import UNCHECKED; Static = UNCHECKED["Static"]',
+)
 
 
 def lay_out(root: Path) -> dict[str, Path]:
@@ -71,11 +74,15 @@ def lay_out(root: Path) -> dict[str, Path]:
     copy of this checkout's jaxrewrite in ``root/site`` (as installed: an edit to the checkout
     during the run must not change the rewriter hash, which would invalidate the caches)."""
     site = root / "site"
-    shutil.copytree(REPO / "jaxrewrite", site / "jaxrewrite", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        REPO / "jaxrewrite", site / "jaxrewrite", ignore=shutil.ignore_patterns("__pycache__")
+    )
     from jaxrewrite.hook import tag
     from jaxrewrite.version import __version__
 
-    tag.bake(str(site / "jaxrewrite"), __version__)  # the digest a wheel's build bakes in (setup.py)
+    tag.bake(
+        str(site / "jaxrewrite"), __version__
+    )  # the digest a wheel's build bakes in (setup.py)
     variants = {name: root / name for name in ("prebuilt", "by_hand", "uncached")}
     for folder in variants.values():
         shutil.copytree(LIBRARY, folder / "thelib", ignore=shutil.ignore_patterns("__pycache__"))
@@ -95,10 +102,17 @@ def lay_out(root: Path) -> dict[str, Path]:
     assert "install(" not in (variants["by_hand"] / "thelib" / "__init__.py").read_text()
     env = child_env(None, site)
     # What pip does at install time: plain pycs for every module (one process for all four folders).
-    subprocess.run([sys.executable, "-m", "compileall", "-q", *(str(f) for f in (site, *variants.values()))], env=env, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", *(str(f) for f in (site, *variants.values()))],
+        env=env,
+        check=True,
+    )
     compiled = subprocess.run(
         [sys.executable, "-m", "jaxrewrite", "compile", "-q", str(variants["prebuilt"])],
-        env=env, capture_output=True, text=True, check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if compiled.returncode != 0:
         raise SystemExit(f"jaxrewrite compile failed:\n{compiled.stdout}{compiled.stderr}")
@@ -121,25 +135,33 @@ def arm(name: str, folder: Path, before: str, cpu: list[float]) -> Callable[[], 
     env = child_env(folder, folder.parent / "site")
 
     def sample() -> float:
-        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+        )
         if done.returncode != 0:
             raise SystemExit(f"benchmark child failed:\n{done.stderr}")
         wall, seconds, engine = done.stdout.split()[-3:]
         if (engine == "True") != REWRITES[name]:
-            raise SystemExit(f"arm {name!r}: the import {'ran' if engine == 'True' else 'skipped'} the rewrite")
+            raise SystemExit(
+                f"arm {name!r}: the import {'ran' if engine == 'True' else 'skipped'} the rewrite"
+            )
         cpu.append(float(seconds))
         return float(wall)
 
     return sample
 
 
-def measure(variants: dict[str, Path], before: str, rounds: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+def measure(
+    variants: dict[str, Path], before: str, rounds: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     cpu: dict[str, list[float]] = {name: [] for name in variants}
     arms = {name: arm(name, folder, before, cpu[name]) for name, folder in variants.items()}
     return interleave(arms, rounds), cpu
 
 
-def rows_for(label: str, wall: dict[str, list[float]], cpu: dict[str, list[float]], target: float | None) -> list[Row]:
+def rows_for(
+    label: str, wall: dict[str, list[float]], cpu: dict[str, list[float]], target: float | None
+) -> list[Row]:
     rows = []
     for name, what, goal in (
         ("prebuilt", "prebuilt cache / by hand", target),
@@ -147,14 +169,24 @@ def rows_for(label: str, wall: dict[str, list[float]], cpu: dict[str, list[float
     ):
         ms = f"{statistics.median(wall[name]) * 1e3:.1f} vs {statistics.median(wall['by_hand']) * 1e3:.1f} ms"
         cpu_ratio = paired_ratio(cpu[name], cpu["by_hand"]).median
-        rows.append(Row("library", f"library {label}: {what}", paired_ratio(wall[name], wall["by_hand"]), goal, f"{ms}, cpu ratio {cpu_ratio:.3f}"))
+        rows.append(
+            Row(
+                "library",
+                f"library {label}: {what}",
+                paired_ratio(wall[name], wall["by_hand"]),
+                goal,
+                f"{ms}, cpu ratio {cpu_ratio:.3f}",
+            )
+        )
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15, help="fresh interpreters per arm and row")
-    parser.add_argument("--quick", action="store_true", help="one round, no warm-up: proves the script runs")
+    parser.add_argument(
+        "--quick", action="store_true", help="one round, no warm-up: proves the script runs"
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     rounds = 1 if args.quick else args.rounds
@@ -162,7 +194,10 @@ def main(argv: list[str] | None = None) -> int:
         variants = lay_out(Path(tmp))
         whole = "import jax  # untimed: only the library's own modules"
         if not args.quick:
-            for name, folder in variants.items():  # the page cache, jax's pycs: nothing the arms differ in
+            for (
+                name,
+                folder,
+            ) in variants.items():  # the page cache, jax's pycs: nothing the arms differ in
                 arm(name, folder, "", [])()
         wall, cpu = measure(variants, "", rounds)
         rows = rows_for("import (jax included)", wall, cpu, 1.05)

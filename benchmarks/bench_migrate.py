@@ -59,7 +59,9 @@ def sources(package: str = "jax", limit: int | None = None) -> list[tuple[str, s
     return found
 
 
-_HEAD = "import functools\nfrom functools import partial\n\nimport jax\nimport jax.numpy as jnp\n\n\n"
+_HEAD = (
+    "import functools\nfrom functools import partial\n\nimport jax\nimport jax.numpy as jnp\n\n\n"
+)
 _SPELLINGS = (
     "@partial(jax.jit, static_argnums=(1,))\ndef f_{i}(x, n):\n    return x * n\n",
     '@functools.partial(jax.jit, static_argnames=("mode",))\ndef g_{i}(x, mode="sum"):\n'
@@ -71,7 +73,9 @@ _SPELLINGS = (
 
 def spec_module(functions: int) -> str:
     """A module of ``functions`` defs with hand-written specs, three of every four to migrate."""
-    return _HEAD + "\n\n".join(_SPELLINGS[i % len(_SPELLINGS)].format(i=i) for i in range(functions))
+    return _HEAD + "\n\n".join(
+        _SPELLINGS[i % len(_SPELLINGS)].format(i=i) for i in range(functions)
+    )
 
 
 def migrate_and_diff(text: str) -> str:
@@ -128,9 +132,13 @@ def scaling_rows(small: int, large: int, rounds: int, clock: Callable[[], float]
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds (one sample per arm each)")
+    parser.add_argument(
+        "--rounds", type=int, default=7, help="interleaved rounds (one sample per arm each)"
+    )
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu")
-    parser.add_argument("--quick", action="store_true", help="60 files, one round: proves the script runs")
+    parser.add_argument(
+        "--quick", action="store_true", help="60 files, one round: proves the script runs"
+    )
     parser.add_argument("--json", type=Path, help="also write the rows as JSON (for run.py)")
     args = parser.parse_args(argv)
     files = sources(limit=60 if args.quick else None)
@@ -158,7 +166,11 @@ def main(argv: list[str] | None = None) -> int:
         for path, text in with_spec:
             analyze(text, path, filters=EXHAUSTIVE, require_pragma=False)
 
-    arms = {"compile": timed(compile_all), "migrate": timed(migrate_all), "analyze": timed(analyze_spec_files)}
+    arms = {
+        "compile": timed(compile_all),
+        "migrate": timed(migrate_all),
+        "analyze": timed(analyze_spec_files),
+    }
     samples = interleave(arms, rounds, collect=True)
     print(
         f"# jax sources: {len(files)} files, {len(with_spec)} pass the pre-filter, {changed} migrated "
@@ -167,7 +179,13 @@ def main(argv: list[str] | None = None) -> int:
 
     def row(what: str, arm: str, target: float | None = None) -> Row:
         context = f"{median(samples[arm]) * 1e3:.0f} vs {median(samples['compile']) * 1e3:.0f} ms"
-        return Row("migrate", f"migrate jax: {what}", paired_ratio(samples[arm], samples["compile"]), target, context)
+        return Row(
+            "migrate",
+            f"migrate jax: {what}",
+            paired_ratio(samples[arm], samples["compile"]),
+            target,
+            context,
+        )
 
     rows = [
         row("migrate_source / compile", "migrate", 3.0),

@@ -63,18 +63,30 @@ SCRIPTS = {
     "runner": BODY,
     "opted_in": "# jaxrewrite: enable\n" + BODY,
 }
-COMMANDS = {"plain": ["plain.py"], "runner": ["-m", "jaxrewrite", "runner.py"], "opted_in": ["-m", "jaxrewrite", "opted_in.py"]}
+COMMANDS = {
+    "plain": ["plain.py"],
+    "runner": ["-m", "jaxrewrite", "runner.py"],
+    "opted_in": ["-m", "jaxrewrite", "opted_in.py"],
+}
 
 
 def lay_out(root: Path) -> dict[str, str]:
     """The scripts and the module under ``root/app``, jaxrewrite under ``root/site``; the env."""
-    shutil.copytree(REPO / "jaxrewrite", root / "site" / "jaxrewrite", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        REPO / "jaxrewrite",
+        root / "site" / "jaxrewrite",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     app = root / "app"
     app.mkdir()
     (app / "optmod.py").write_text(MODULE)
     for name, text in SCRIPTS.items():
         (app / f"{name}.py").write_text(text)
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE")
+    }
     env["JAX_PLATFORMS"] = env.get("JAX_PLATFORMS", "cpu")
     env["PYTHONPATH"] = str(root / "site")
     return env
@@ -85,14 +97,18 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def arm(name: str, app: Path, env: dict[str, str], *args: str, cpu: list[float] | None = None) -> Callable[[], float]:
+def arm(
+    name: str, app: Path, env: dict[str, str], *args: str, cpu: list[float] | None = None
+) -> Callable[[], float]:
     """One fresh interpreter per sample: its wall seconds (its CPU seconds go to ``cpu``)."""
     command = [sys.executable, *COMMANDS[name], *args]
 
     def sample() -> float:
         before = _children_cpu()
         start = time.perf_counter()
-        done = subprocess.run(command, cwd=app, env=env, capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            command, cwd=app, env=env, capture_output=True, text=True, check=False
+        )
         seconds = time.perf_counter() - start
         if cpu is not None:
             cpu.append(_children_cpu() - before)
@@ -128,8 +144,20 @@ def main(argv: list[str] | None = None) -> int:
         return f"{statistics.median(wall[name]) * 1e3:.0f} vs {statistics.median(base) * 1e3:.0f} ms per process, cpu ratio {cpu_ratio:.3f}"
 
     rows = [
-        Row("runner", "runner warm: python -m jaxrewrite script.py / python script.py with install()", paired_ratio(wall["runner"], base), 1.05, ms("runner")),
-        Row("runner", "runner warm: opted-in script from the script cache / python script.py with install()", paired_ratio(wall["opted_in"], base), None, ms("opted_in")),
+        Row(
+            "runner",
+            "runner warm: python -m jaxrewrite script.py / python script.py with install()",
+            paired_ratio(wall["runner"], base),
+            1.05,
+            ms("runner"),
+        ),
+        Row(
+            "runner",
+            "runner warm: opted-in script from the script cache / python script.py with install()",
+            paired_ratio(wall["opted_in"], base),
+            None,
+            ms("opted_in"),
+        ),
     ]
     print_table(rows, args.quick)
     dump(rows, args.json)

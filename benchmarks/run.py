@@ -69,6 +69,7 @@ def missing_peers(peers: tuple[str, ...]) -> list[str]:
             missing.append(peer)
     return missing
 
+
 # bench_import.py prints a header line naming its columns (`plain ms`, `hook ms`, `ratio`, ...)
 # and rows `what  numbers...  [<= target ok|MISSED]`: another engineer's format, read here by
 # column name rather than changed.
@@ -96,7 +97,10 @@ def import_rows(stdout: str) -> list[Row]:
     for line in stdout.splitlines():
         if line.startswith("IQR") and ":" in line:
             for found in IMPORT_SPREAD.finditer(line.partition(":")[2]):
-                spreads[" ".join(found["what"].split())] = (float(found["low"]), float(found["high"]))
+                spreads[" ".join(found["what"].split())] = (
+                    float(found["low"]),
+                    float(found["high"]),
+                )
             continue
         first = re.search(r"\w+ ms", line)
         if first is not None and "ratio" in line[first.start() :]:
@@ -110,8 +114,18 @@ def import_rows(stdout: str) -> list[Row]:
             continue
         values = dict(zip(columns, numbers))
         target = float(match["target"]) if match["target"] else None
-        context = ", ".join(f"{name} {value:g}" for name, value in values.items() if name != "ratio")
-        rows.append(Row("import", " ".join(match["what"].split()), Ratio(values["ratio"], math.nan, math.nan), target, context))
+        context = ", ".join(
+            f"{name} {value:g}" for name, value in values.items() if name != "ratio"
+        )
+        rows.append(
+            Row(
+                "import",
+                " ".join(match["what"].split()),
+                Ratio(values["ratio"], math.nan, math.nan),
+                target,
+                context,
+            )
+        )
     for row in rows:
         if row.what in spreads:
             row.ratio.low, row.ratio.high = spreads[row.what]
@@ -134,7 +148,11 @@ def run_one(
     if name == "import":
         # Its own options: its rounds for a full run (--import-repeats), and the quick rows go
         # to a scratch table instead of its history file.
-        command += ["--quick", "--table", str(tmp / "import_cost.md")] if quick else ["--repeats", str(import_repeats)]
+        command += (
+            ["--quick", "--table", str(tmp / "import_cost.md")]
+            if quick
+            else ["--repeats", str(import_repeats)]
+        )
     else:
         command += ["--json", str(json_path)] + (["--quick"] if quick else extra)
     if name in ON_DEVICE:
@@ -147,7 +165,11 @@ def run_one(
     sys.stdout.write(result.stdout)
     if result.returncode != 0:
         sys.stdout.write(result.stderr)
-        return [], f"{script}: FAILED (exit {result.returncode}) after {seconds:.0f} s", result.stdout
+        return (
+            [],
+            f"{script}: FAILED (exit {result.returncode}) after {seconds:.0f} s",
+            result.stdout,
+        )
     rows = import_rows(result.stdout) if name == "import" else load(json_path)
     if not rows:
         return [], f"{script}: FAILED (no table rows found in its output)", result.stdout
@@ -198,16 +220,29 @@ def corpus_section() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="every script once, tiny sizes: proves they run")
-    parser.add_argument("--out", type=Path, default=RESULTS, help="markdown file to write (replaced)")
-    parser.add_argument("--import-repeats", type=int, default=30, help="bench_import.py --repeats for a full run (six children a round)")
     parser.add_argument(
-        "--platform", choices=("cpu", "tpu", "gpu"), default="cpu",
+        "--quick", action="store_true", help="every script once, tiny sizes: proves they run"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=RESULTS, help="markdown file to write (replaced)"
+    )
+    parser.add_argument(
+        "--import-repeats",
+        type=int,
+        default=30,
+        help="bench_import.py --repeats for a full run (six children a round)",
+    )
+    parser.add_argument(
+        "--platform",
+        choices=("cpu", "tpu", "gpu"),
+        default="cpu",
         help="where the dispatch, fields and leaves scripts time JAX calls (their --platform)",
     )
     parser.add_argument("--skip", action="append", default=[], choices=[b[0] for b in BENCHMARKS])
     parser.add_argument(
-        "--keep", type=Path, default=None,
+        "--keep",
+        type=Path,
+        default=None,
         help="put the scripts' own outputs (rows as NAME.json, bench_import's import_cost.md) in this folder and keep them",
     )
     args = parser.parse_args(argv)
@@ -242,7 +277,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:  # from its metadata: importing jax here would cost this process a second or two
         jax_version = importlib.metadata.version("jax")
-    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - jax is a dependency of every benchmark
+    except (
+        importlib.metadata.PackageNotFoundError
+    ):  # pragma: no cover - jax is a dependency of every benchmark
         jax_version = "?"
     load_avg = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     on_platform = "" if args.platform == "cpu" else f" --platform {args.platform}"
@@ -267,7 +304,11 @@ def main(argv: list[str] | None = None) -> int:
     summary = [
         "",
         f"Targets: {sum(1 for r in all_rows if r.target is not None) - len(missed)} met, {len(missed)} missed"
-        + (": " + "; ".join(f"{r.what} ({r.ratio.median:.3f} vs {r.target:g})" for r in missed) if missed else "."),
+        + (
+            ": " + "; ".join(f"{r.what} ({r.ratio.median:.3f} vs {r.target:g})" for r in missed)
+            if missed
+            else "."
+        ),
         "",
         "Scripts: " + "; ".join(statuses) + ".",
     ]
@@ -275,7 +316,11 @@ def main(argv: list[str] | None = None) -> int:
         summary += ["", "Skipped (a peer is not installed): " + "; ".join(skipped) + "."]
     text = "\n".join(header) + "\n" + table + "\n" + "\n".join(summary) + "\n"
     if profile:
-        text += "\n## cProfile: rewrite_source on the realistic module (bench_cold.py --profile)\n\n```text\n" + profile + "\n```\n"
+        text += (
+            "\n## cProfile: rewrite_source on the realistic module (bench_cold.py --profile)\n\n```text\n"
+            + profile
+            + "\n```\n"
+        )
     text += corpus_section()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)

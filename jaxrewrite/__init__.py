@@ -13,10 +13,10 @@ import sys as _sys
 from typing import TYPE_CHECKING, Any
 
 from jaxrewrite import markers as _markers
-from jaxrewrite.header import scan_header
+from jaxrewrite import notrewritten as _notrewritten
 from jaxrewrite.errors import NotRewrittenWarning, RewriteError, RewriteWarning
 from jaxrewrite.fieldform import field
-from jaxrewrite import notrewritten as _notrewritten
+from jaxrewrite.header import scan_header
 from jaxrewrite.hook.finder import install, uninstall
 from jaxrewrite.markers import is_nodiff, is_static
 from jaxrewrite.version import __version__

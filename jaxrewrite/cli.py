@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Sequence, Union
+from typing import Union
 
 from jaxrewrite.version import __version__
 
@@ -77,7 +77,11 @@ class Subcommand:
 
 
 def usage(prog: str) -> str:
-    lines = [f"usage: {prog} [-h] [--version] [--] SCRIPT [ARGS ...]", f"       {prog} -m MODULE [ARGS ...]", f"       {prog} -c CODE [ARGS ...]"]
+    lines = [
+        f"usage: {prog} [-h] [--version] [--] SCRIPT [ARGS ...]",
+        f"       {prog} -m MODULE [ARGS ...]",
+        f"       {prog} -c CODE [ARGS ...]",
+    ]
     lines.extend(f"       {prog} {word} {sub.usage}" for word, sub in SUBCOMMANDS.items())
     return "\n".join(lines) + "\n"
 
@@ -151,8 +155,12 @@ def _parse_show(argv: list[str], prog: str) -> Command:
         epilog="exit status: 0 shown, 1 a source that does not rewrite (its findings on stderr), "
         "2 no such target; with several targets, the highest",
     )
-    parser.add_argument("targets", nargs="+", metavar="TARGET", help="a file path or a dotted module name")
-    parser.add_argument("--diff", action="store_true", help="print a unified diff against the file instead")
+    parser.add_argument(
+        "targets", nargs="+", metavar="TARGET", help="a file path or a dotted module name"
+    )
+    parser.add_argument(
+        "--diff", action="store_true", help="print a unified diff against the file instead"
+    )
     try:
         ns = parser.parse_args(argv)
     except SystemExit as exc:  # argparse has printed its help or its error already

@@ -54,7 +54,10 @@ class Config:
     def ignored_codes(self, path: str) -> tuple[str, ...]:
         """The codes ``per-file-ignores`` turns off for the file at ``path``."""
         return tuple(
-            code for pattern, codes in self.per_file_ignores if matches(pattern, path, self.root) for code in codes
+            code
+            for pattern, codes in self.per_file_ignores
+            if matches(pattern, path, self.root)
+            for code in codes
         )
 
 
@@ -103,7 +106,11 @@ def discover(start: str | None = None, explicit: str | None = None) -> Config:
             raise ConfigError(f"{explicit}: no such configuration file")
         return load(explicit)
     found = find(os.getcwd() if start is None else start)
-    return Config(root=os.path.abspath(os.getcwd() if start is None else start)) if found is None else load(found)
+    return (
+        Config(root=os.path.abspath(os.getcwd() if start is None else start))
+        if found is None
+        else load(found)
+    )
 
 
 def load(path: str) -> Config:
@@ -130,7 +137,10 @@ def load(path: str) -> Config:
         ignore=codes(_strings(table, "ignore", where)),
         exclude=_strings(table, "exclude", where),
         per_file_ignores=tuple(
-            (str(pattern), codes(_strings(per_file, pattern, f"{where}.per-file-ignores", KEYS["select"])))
+            (
+                str(pattern),
+                codes(_strings(per_file, pattern, f"{where}.per-file-ignores", KEYS["select"])),
+            )
             for pattern in per_file
         ),
         packages=packages,
@@ -159,7 +169,9 @@ def unknown_codes(values: Sequence[str]) -> list[str]:
     return [code for code in values if not any(known.startswith(code) for known in CODES)]
 
 
-def _strings(table: dict[str, Any], key: str, where: str, what: str | None = None) -> tuple[str, ...]:
+def _strings(
+    table: dict[str, Any], key: str, where: str, what: str | None = None
+) -> tuple[str, ...]:
     value = table.get(key, [])
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         hint = f" ([{value!r}], not {value!r})" if isinstance(value, str) else ""  # ruff's rule too

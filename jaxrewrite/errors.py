@@ -41,11 +41,22 @@ class RewriteError(SyntaxError):
         # Keep the location across pickling (multiprocessing, pytest-xdist).
         return (
             type(self),
-            (self.message, self.filename, self.lineno, self.offset, self.text, self.end_lineno, self.end_offset, self.code),
+            (
+                self.message,
+                self.filename,
+                self.lineno,
+                self.offset,
+                self.text,
+                self.end_lineno,
+                self.end_offset,
+                self.code,
+            ),
         )
 
     @classmethod
-    def at(cls, node: ast.AST, code: str, msg: str, filename: str, lines: list[str]) -> RewriteError:
+    def at(
+        cls, node: ast.AST, code: str, msg: str, filename: str, lines: list[str]
+    ) -> RewriteError:
         """Build the error for an AST node, with the offending source line as ``text``."""
         lineno = getattr(node, "lineno", 1)
         col = getattr(node, "col_offset", 0)

@@ -115,14 +115,22 @@ def _header_statement(tokens: list[tokenize.TokenInfo], first: bool) -> bool:
 
 
 #: Token types that open and close an f-string (Python 3.12+) or a t-string (3.14+).
-_STRING_STARTS = {getattr(tokenize, name) for name in ("FSTRING_START", "TSTRING_START") if hasattr(tokenize, name)}
-_STRING_ENDS = {getattr(tokenize, name) for name in ("FSTRING_END", "TSTRING_END") if hasattr(tokenize, name)}
+_STRING_STARTS = {
+    getattr(tokenize, name)
+    for name in ("FSTRING_START", "TSTRING_START")
+    if hasattr(tokenize, name)
+}
+_STRING_ENDS = {
+    getattr(tokenize, name) for name in ("FSTRING_END", "TSTRING_END") if hasattr(tokenize, name)
+}
 
 
 def why_ignored(source: str, line: int) -> str:
     """Explain a pragma look-alike at ``line`` that ``scan_header`` did not accept."""
     comments: set[int] = set()
-    opened: list[int] = []  # start lines of the f-/t-strings being read (3.12+ tokenizes their parts)
+    opened: list[
+        int
+    ] = []  # start lines of the f-/t-strings being read (3.12+ tokenizes their parts)
     inside = "it is inside a string literal, not a comment"
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):

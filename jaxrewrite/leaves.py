@@ -85,13 +85,17 @@ class _Leaf:
     def __init__(self, name: str, position: int | None, kind: str, keys: tuple[Any, ...]) -> None:
         flat = tuple(key for key in keys if isinstance(key, str))
         nested = tuple(key for key in keys if not isinstance(key, str))
-        if not isinstance(name, str) or not all(isinstance(key, tuple) and len(key) == 3 for key in nested):
+        if not isinstance(name, str) or not all(
+            isinstance(key, tuple) and len(key) == 3 for key in nested
+        ):
             raise TypeError(
                 f"per-leaf spec {(name, position, kind, keys)!r}: names and keys must be strings, "
                 "or (key, kind, keys) for an inner container"
             )
         if kind not in ("dict", "namedtuple"):
-            raise ValueError(f"per-leaf spec for {name!r}: kind must be 'dict' or 'namedtuple', not {kind!r}")
+            raise ValueError(
+                f"per-leaf spec for {name!r}: kind must be 'dict' or 'namedtuple', not {kind!r}"
+            )
         # An exact non-negative int: it is written into the generated call path's source.
         self.position = None if position is None else operator.index(position)
         if self.position is not None and self.position < 0:
@@ -100,7 +104,9 @@ class _Leaf:
         self.is_dict = kind == "dict"
         self.keys = flat
         self.nulls = dict.fromkeys(self.keys)
-        self.inner = tuple(_Leaf(key, None, inner_kind, inner_keys) for key, inner_kind, inner_keys in nested)
+        self.inner = tuple(
+            _Leaf(key, None, inner_kind, inner_keys) for key, inner_kind, inner_keys in nested
+        )
         self.given = tuple(keys)
 
     def moved(self, position: int) -> _Leaf:
@@ -182,7 +188,11 @@ class _Leaf:
         return dynamic._replace(**back)
 
     def _refuse(self, value: Any) -> NoReturn:
-        what = "a dict (it has per-leaf entries)" if self.is_dict else "a NamedTuple (it has per-leaf fields)"
+        what = (
+            "a dict (it has per-leaf entries)"
+            if self.is_dict
+            else "a NamedTuple (it has per-leaf fields)"
+        )
         raise TypeError(f"argument {self.name!r} must be {what}, got {type(value).__name__}")
 
 
@@ -202,7 +212,9 @@ def _named_like(wrapper: Callable[..., Any], fun: Callable[..., Any]) -> None:
 #: (``typing.get_type_hints`` reads the user's hints, as for jax.jit's result), as
 #: ``functools.update_wrapper`` copies them (``__annotate__`` on Python 3.14).
 _HINTS = tuple(
-    attr for attr in functools.WRAPPER_ASSIGNMENTS if attr not in ("__module__", "__name__", "__qualname__", "__doc__")
+    attr
+    for attr in functools.WRAPPER_ASSIGNMENTS
+    if attr not in ("__module__", "__name__", "__qualname__", "__doc__")
 )
 
 
@@ -247,7 +259,9 @@ def _tuple_source(items: list[str]) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def _call_path_factory(shape: tuple[tuple[int | None, bool, int], ...], hold: bool) -> Callable[..., Any]:
+def _call_path_factory(
+    shape: tuple[tuple[int | None, bool, int], ...], hold: bool
+) -> Callable[..., Any]:
     """Compile the call path for one shape of specs ((position, is a dict, number of keys)
     each): a factory ``make(target, names, keys, splits, nulls) -> call``.
 
@@ -256,7 +270,10 @@ def _call_path_factory(shape: tuple[tuple[int | None, bool, int], ...], hold: bo
     """
     lines = [
         "def make(target, names, keys, splits, nulls):",
-        *(f"    name{i}, split{i}, nulls{i} = names[{i}], splits[{i}], nulls[{i}]" for i in range(len(shape))),
+        *(
+            f"    name{i}, split{i}, nulls{i} = names[{i}], splits[{i}], nulls[{i}]"
+            for i in range(len(shape))
+        ),
         *(
             f"    {_tuple_source([f'key{i}_{j}' for j in range(count)])} = keys[{i}]"
             for i, (_, _, count) in enumerate(shape)
@@ -299,7 +316,9 @@ def _call_path_factory(shape: tuple[tuple[int | None, bool, int], ...], hold: bo
     # What travels: one parameter's held tuple itself (the common case: no wrapping tuple to
     # build and hash per call), else one entry per parameter.
     single = len(shape) == 1
-    body.append("held = h0" if single else "held = " + _tuple_source([f"h{i}" for i in range(len(shape))]))
+    body.append(
+        "held = h0" if single else "held = " + _tuple_source([f"h{i}" for i in range(len(shape))])
+    )
     calls: list[str] = []
     positional = [(i, position) for i, (position, _, _) in enumerate(shape) if position is not None]
     if single and positional:
@@ -322,7 +341,10 @@ def _call_path_factory(shape: tuple[tuple[int | None, bool, int], ...], hold: bo
     # JAX refuses an unhashable static argument with a ValueError that shows the whole held
     # tuple; name the entry instead (only on that error path: a try costs nothing until then).
     body += ["try:", *("    " + line for line in calls), "except ValueError as error:"]
-    body += [f"    _name_unhashable(names, keys, {'(held,)' if single else 'held'}, error)", "    raise"]
+    body += [
+        f"    _name_unhashable(names, keys, {'(held,)' if single else 'held'}, error)",
+        "    raise",
+    ]
     lines += ["        " + line for line in body]
     lines.append("    return call")
     source = "\n".join(lines) + "\n"
@@ -336,7 +358,9 @@ def _call_path_factory(shape: tuple[tuple[int | None, bool, int], ...], hold: bo
     return make
 
 
-def _call_path(specs: tuple[_Leaf, ...], hold: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def _call_path(
+    specs: tuple[_Leaf, ...], hold: bool
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """``target -> call``: ``call(*args, **kwargs)`` splits each per-leaf argument (``hold``:
     None at the held entries, else without them) and returns ``target(held, *args,
     **kwargs)`` with the dynamic parts in place; ``held`` is the one spec's held tuple (or
@@ -346,7 +370,9 @@ def _call_path(specs: tuple[_Leaf, ...], hold: bool) -> Callable[[Callable[..., 
     split identically.
     """
     # An inner container takes the general split (the unrolled dict path pops flat keys only).
-    make = _call_path_factory(tuple((s.position, s.is_dict and not s.inner, len(s.keys)) for s in specs), hold)
+    make = _call_path_factory(
+        tuple((s.position, s.is_dict and not s.inner, len(s.keys)) for s in specs), hold
+    )
     names = tuple(spec.name for spec in specs)
     keys = tuple(spec.keys for spec in specs)
     splits = tuple(spec.hold if hold else spec.split for spec in specs)
@@ -355,7 +381,10 @@ def _call_path(specs: tuple[_Leaf, ...], hold: bool) -> Callable[[Callable[..., 
 
 
 def _name_unhashable(
-    names: tuple[str, ...], keys: tuple[tuple[str, ...], ...], held: tuple[Held | None, ...], error: ValueError
+    names: tuple[str, ...],
+    keys: tuple[tuple[str, ...], ...],
+    held: tuple[Held | None, ...],
+    error: ValueError,
 ) -> None:
     """Raise a ValueError naming the first unhashable held entry, if there is one (the
     transform's own message shows only the held tuple); return if every entry hashes."""
@@ -391,13 +420,19 @@ def _merging_leading(specs: tuple[_Leaf, ...], fun: Callable[..., Any]) -> Calla
     return inner
 
 
-def _merging(specs: tuple[_Leaf, ...], fun: Callable[..., Any], held: Any, args: Any, kwargs: Any) -> Any:
+def _merging(
+    specs: tuple[_Leaf, ...], fun: Callable[..., Any], held: Any, args: Any, kwargs: Any
+) -> Any:
     """Call ``fun`` with every held entry put back into its argument (trace time only)."""
     for spec, values in zip(specs, held):
         if values is None:
             continue
         if spec.position is not None and len(args) > spec.position:
-            args = (*args[: spec.position], spec.merge(args[spec.position], values), *args[spec.position + 1 :])
+            args = (
+                *args[: spec.position],
+                spec.merge(args[spec.position], values),
+                *args[spec.position + 1 :],
+            )
         else:
             kwargs[spec.name] = spec.merge(kwargs[spec.name], values)
     return fun(*args, **kwargs)
@@ -448,9 +483,14 @@ def static_leaves(
         keywords = options_by_name(transform, args, keywords)
     specs = _specs(leaves)
     inner = _merging_leading(specs, fun)
-    for nums, names in (("static_argnums", "static_argnames"), ("donate_argnums", "donate_argnames")):
+    for nums, names in (
+        ("static_argnums", "static_argnames"),
+        ("donate_argnums", "donate_argnames"),
+    ):
         if keywords.get(nums) is not None or keywords.get(names) is not None:
-            keywords[nums], keywords[names] = completed(fun, keywords.get(nums), keywords.get(names), names)
+            keywords[nums], keywords[names] = completed(
+                fun, keywords.get(nums), keywords.get(names), names
+            )
     user_static = keywords.get("static_argnums")
     keywords["static_argnums"] = (0, *_shifted(user_static))
     if keywords.get("donate_argnums") is not None:

@@ -55,7 +55,9 @@ def forward(
             value = splitting(target)
             value.__name__ = name
             value.__qualname__ = f"{outer.__qualname__}.{name}"
-            value.__doc__ = f"The transformed function's ``{name}``, its arguments split as a call's."
+            value.__doc__ = (
+                f"The transformed function's ``{name}``, its arguments split as a call's."
+            )
         else:
             value = getattr(transformed, name)
         setattr(outer, name, value)
@@ -94,14 +96,22 @@ class _Lowering:
     __slots__ = ("specs", "hold", "held", "call_path")
 
     def __init__(
-        self, specs: tuple[Any, ...], hold: bool, held: Any, static_nums: Any, n_args: int, call_path: CallPath
+        self,
+        specs: tuple[Any, ...],
+        hold: bool,
+        held: Any,
+        static_nums: Any,
+        n_args: int,
+        call_path: CallPath,
     ) -> None:
         items = (static_nums,) if isinstance(static_nums, int) else tuple(static_nums or ())
         static = {n if n >= 0 else n + n_args for n in items}
         # JAX's executable takes the arguments less the whole static ones: a per-leaf
         # argument moves left by the static positions before it.
         self.specs = tuple(
-            spec if spec.position is None else spec.moved(spec.position - sum(1 for n in static if n < spec.position))
+            spec
+            if spec.position is None
+            else spec.moved(spec.position - sum(1 for n in static if n < spec.position))
             for spec in specs
         )
         self.hold = hold
@@ -119,7 +129,9 @@ class _Lowering:
         def checked(given: Any, *args: Any, **kwargs: Any) -> Any:
             if given != held:
                 single = len(names) == 1
-                for name, spec_keys, want, got in zip(names, keys, (held,) if single else held, (given,) if single else given):
+                for name, spec_keys, want, got in zip(
+                    names, keys, (held,) if single else held, (given,) if single else given
+                ):
                     if want != got:
                         raise TypeError(
                             f"argument {name!r}: this executable was lowered for the static entries "

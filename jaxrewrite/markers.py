@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, ForwardRef
 from typing_extensions import TypeVar, get_type_hints
 
 #: PEP 649/749's ``annotationlib`` (Python 3.14+, where typing imports it anyway), or None.
-_annotationlib: ModuleType | None = importlib.import_module("annotationlib") if sys.version_info >= (3, 14) else None
+_annotationlib: ModuleType | None = (
+    importlib.import_module("annotationlib") if sys.version_info >= (3, 14) else None
+)
 
 
 class Marker:
@@ -43,7 +45,6 @@ _NODIFF: Final = Marker("NODIFF")
 T = TypeVar("T", default=Any)
 
 
-
 def _memoised(alias: Any) -> Any:
     """``alias`` (an ``Annotated[T, marker]``) whose subscription by a plain class is a dict
     lookup: ``Static[int]`` runs at every def of an annotated function (without postponed
@@ -52,7 +53,6 @@ def _memoised(alias: Any) -> Any:
     is shorter. Anything but a plain class (``Static[list[int]]``, a TypeVar) takes typing's path."""
     base = type(alias)
     try:
-
         memo: dict[type, Any] = {}  # a closure: attributes of typing's aliases are slow to reach
 
         class Memoised(base, _root=True):  # type: ignore[misc, valid-type, call-arg]
@@ -145,7 +145,9 @@ def _annotations(target: Callable[..., Any]) -> dict[str, object]:
     """The annotations without evaluating any that cannot be: names that do not resolve stay
     strings (postponed annotations) or become ``ForwardRef`` (``annotationlib``, 3.14+)."""
     if _annotationlib is not None:
-        found: dict[str, object] = _annotationlib.get_annotations(target, format=_annotationlib.Format.FORWARDREF)
+        found: dict[str, object] = _annotationlib.get_annotations(
+            target, format=_annotationlib.Format.FORWARDREF
+        )
         return found
     return dict(getattr(target, "__annotations__", None) or {})
 

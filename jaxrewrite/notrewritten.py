@@ -44,7 +44,12 @@ def check_importer(frame: FrameType | None) -> None:
         # Code without a file: ``python -c``, standard input, ``exec(compile(text, name, "exec"))``.
         _check_fileless(frame)
         return
-    if not isinstance(path, str) or path in REWRITTEN or path in _checked or not path.endswith(".py"):
+    if (
+        not isinstance(path, str)
+        or path in REWRITTEN
+        or path in _checked
+        or not path.endswith(".py")
+    ):
         return
     name = module_globals.get("__name__")
     if not isinstance(name, str) or name == "jaxrewrite" or name.startswith("jaxrewrite."):
@@ -92,7 +97,11 @@ def _check_fileless(frame: FrameType) -> None:
 
         lines = linecache.getlines(where)
         text = "".join(lines) if lines else None
-        kind = "code read from standard input" if where == "<stdin>" else f"code compiled as {where!r} (not from a file)"
+        kind = (
+            "code read from standard input"
+            if where == "<stdin>"
+            else f"code compiled as {where!r} (not from a file)"
+        )
     tail = "put it in a file that opts in and run it with 'python -m jaxrewrite FILE', or import it with the hook installed"
     fix = fix or f"{kind} is never rewritten: {tail}"
     line = frame.f_lineno
@@ -120,7 +129,9 @@ def diagnose(path: str, name: str) -> tuple[str, int] | None:
     return diagnose_text(text, path, name)
 
 
-def diagnose_text(text: str, path: str, name: str, fix: str | None = None) -> tuple[str, int] | None:
+def diagnose_text(
+    text: str, path: str, name: str, fix: str | None = None
+) -> tuple[str, int] | None:
     """``diagnose`` for the text of ``path``; ``fix`` replaces what the warning says to do."""
     try:
         from jaxrewrite.engine.analyze import analyze
@@ -148,7 +159,11 @@ def diagnose_text(text: str, path: str, name: str, fix: str | None = None) -> tu
 def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
     """What to do, for the case found."""
     if not enabled:
-        where = f" (the one on line {ignored[0]} does not count: it is not a comment in the header)" if ignored else ""
+        where = (
+            f" (the one on line {ignored[0]} does not count: it is not a comment in the header)"
+            if ignored
+            else ""
+        )
         return f"add '# jaxrewrite: enable' as a comment line in its header{where}"
     loader, composable = _foreign_loader(name)
     if loader is not None and composable and _hooked(name, path):
@@ -187,7 +202,7 @@ def _fix_for(name: str, path: str) -> str:
             f"it lies in the interpreter's installation ({os.path.dirname(path)}), whose files the hook "
             f"reads only for the packages named: name {top!r} (jaxrewrite.install(packages=[{top!r}]), "
             f"'python -m jaxrewrite --packages {top}', pytest's --jaxrewrite-packages={top}, or "
-            f"packages = [\"{top}\"] in [tool.jaxrewrite] of pyproject.toml)"
+            f'packages = ["{top}"] in [tool.jaxrewrite] of pyproject.toml)'
         )
     run = sys.modules.get("jaxrewrite.commands.run")
     if run is not None and getattr(run, "_hook", None) is not None and _hooked():
@@ -197,7 +212,9 @@ def _fix_for(name: str, path: str) -> str:
         )
     if name == "__main__":
         return f"run the program with 'python -m jaxrewrite {path}'"
-    plugin = sys.modules.get("jaxrewrite.integrations.pytest_plugin")  # under pytest: its option is the fix
+    plugin = sys.modules.get(
+        "jaxrewrite.integrations.pytest_plugin"
+    )  # under pytest: its option is the fix
     fix = plugin.not_rewritten_fix(name.partition(".")[0]) if plugin is not None else None
     if isinstance(fix, str):
         return fix
@@ -267,4 +284,6 @@ def caller() -> FrameType | None:
 #: Where the guide says how jaxrewrite composes with other import hooks.
 COMPOSE = "see 'Other import hooks' in the guide (docs/guide.md)"
 
-_IMPORT_SYSTEM = frozenset({"importlib._bootstrap", "_frozen_importlib", "importlib._bootstrap_external"})
+_IMPORT_SYSTEM = frozenset(
+    {"importlib._bootstrap", "_frozen_importlib", "importlib._bootstrap_external"}
+)

@@ -58,11 +58,17 @@ def completed(fun: Callable[..., Any], nums: Any, names: Any, what: str) -> tupl
         takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
         keywords = {p.name for p in params if p.kind in (either, inspect.Parameter.KEYWORD_ONLY)}
         unknown = [n for n in listed if n not in keywords and not takes_any]
-        if unknown or any(p.name in listed and p.kind is inspect.Parameter.POSITIONAL_ONLY for p in params):
+        if unknown or any(
+            p.name in listed and p.kind is inspect.Parameter.POSITIONAL_ONLY for p in params
+        ):
             raise ValueError(
                 f"Jitted function has invalid argnames {set(listed) - keywords} in {what}: "
                 "it does not take these arguments by keyword"
             )
-        return tuple(i for i, p in enumerate(params) if p.kind is either and p.name in listed), listed
+        return tuple(
+            i for i, p in enumerate(params) if p.kind is either and p.name in listed
+        ), listed
     positions = (nums,) if isinstance(nums, int) else tuple(nums)
-    return positions, tuple(p.name for i, p in enumerate(params) if p.kind is either and i in positions)
+    return positions, tuple(
+        p.name for i, p in enumerate(params) if p.kind is either and i in positions
+    )

@@ -30,7 +30,11 @@ def apply_warning_options(options: list[str]) -> None:
             line = int(lineno) if lineno else 0
         except (ImportError, AttributeError, ValueError):
             continue  # Python has already said the option is invalid
-        if len(actions) != 1 or not (isinstance(category, type) and issubclass(category, Warning)) or line < 0:
+        if (
+            len(actions) != 1
+            or not (isinstance(category, type) and issubclass(category, Warning))
+            or line < 0
+        ):
             continue
         warnings.filterwarnings(
             actions[0],  # type: ignore[arg-type]

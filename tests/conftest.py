@@ -44,7 +44,12 @@ def prewarmed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prewarmed]:
 
 #: Files whose runs without interpreter options start as forks of the session's prewarmed
 #: interpreter: they call ``support.server()`` (.ci/run runs them fresh too).
-FORKING = ("test_notrewritten.py", "test_pytest_plugin.py", "test_runner_cache.py", "test_runner_children.py")
+FORKING = (
+    "test_notrewritten.py",
+    "test_pytest_plugin.py",
+    "test_runner_cache.py",
+    "test_runner_children.py",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -99,7 +104,11 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     workers), not without xdist (the Python 3.14 leg), not with ``--pdb`` or ``--collect-only``."""
     if not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput"):
         return
-    if config.option.numprocesses is None and not config.option.usepdb and not config.option.collectonly:
+    if (
+        config.option.numprocesses is None
+        and not config.option.usepdb
+        and not config.option.collectonly
+    ):
         config.option.numprocesses = "auto"
         if config.option.dist == "no":
             config.option.dist = "loadgroup"  # as "load", but each file below stays on one worker
@@ -110,7 +119,13 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 
 #: Files whose module-scoped fixture is costly (a venv with a built wheel, a built site, a
 #: converted corpus, an IPython shell): their tests share one worker, so it is built once.
-ONE_WORKER = ("test_library.py", "test_packaging.py", "test_docs_site.py", "test_corpus.py", "test_ipython.py")
+ONE_WORKER = (
+    "test_library.py",
+    "test_packaging.py",
+    "test_docs_site.py",
+    "test_corpus.py",
+    "test_ipython.py",
+)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -120,8 +135,13 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):
         _bytecode()
     runs_tests = hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None)
-    wanted = os.environ.get("JAXREWRITE_TEST_XLA_CACHE") != "0" and "JAX_COMPILATION_CACHE_DIR" not in os.environ
-    if runs_tests and wanted and importlib.util.find_spec("jax") is not None:  # no jax: the Python 3.14 leg
+    wanted = (
+        os.environ.get("JAXREWRITE_TEST_XLA_CACHE") != "0"
+        and "JAX_COMPILATION_CACHE_DIR" not in os.environ
+    )
+    if (
+        runs_tests and wanted and importlib.util.find_spec("jax") is not None
+    ):  # no jax: the Python 3.14 leg
         config.stash[_XLA_CACHE] = _compiled_programs()
 
 

@@ -117,7 +117,9 @@ class JaxSpec:
 
 
 _JIT = JaxSpec("static_argnums", "static_argnames")
-_CUSTOM = JaxSpec("nondiff_argnums", None, "nondiff_argnames", ("nondiff_argnums", "nondiff_argnames"))
+_CUSTOM = JaxSpec(
+    "nondiff_argnums", None, "nondiff_argnames", ("nondiff_argnums", "nondiff_argnames")
+)
 #: The engine's transform name -> how JAX 0.10.2 reads it (jit's positional arguments are no spec;
 #: checkpoint's static_argnames needs jax_remat3: not read).
 JAX_SPECS: dict[str, JaxSpec] = {
@@ -137,7 +139,9 @@ Statics = tuple[frozenset[int], frozenset[str]]
 def signature(func: Func) -> inspect.Signature:
     """The def's signature as ``inspect.signature`` gives it to JAX (annotations and defaults aside)."""
     a, P = func.args, inspect.Parameter
-    params = [P(x.arg, P.POSITIONAL_ONLY) for x in a.posonlyargs] + [P(x.arg, P.POSITIONAL_OR_KEYWORD) for x in a.args]
+    params = [P(x.arg, P.POSITIONAL_ONLY) for x in a.posonlyargs] + [
+        P(x.arg, P.POSITIONAL_OR_KEYWORD) for x in a.args
+    ]
     params += [P(a.vararg.arg, P.VAR_POSITIONAL)] if a.vararg else []
     params += [P(x.arg, P.KEYWORD_ONLY) for x in a.kwonlyargs]
     return inspect.Signature(params + ([P(a.kwarg.arg, P.VAR_KEYWORD)] if a.kwarg else []))
@@ -151,14 +155,20 @@ def _tuple(value: object, kind: type) -> tuple[object, ...]:
     return items
 
 
-def infer_argnums_and_argnames(sig: inspect.Signature, argnums: object, argnames: object) -> tuple[tuple[object, ...], tuple[object, ...]]:
+def infer_argnums_and_argnames(
+    sig: inspect.Signature, argnums: object, argnames: object
+) -> tuple[tuple[object, ...], tuple[object, ...]]:
     """``jax._src.api_util.infer_argnums_and_argnames`` (importing jax would slow the whole run):
     a missing list is inferred from the other through positional-or-keyword parameters."""
     if argnums is None and argnames is None:
         return (), ()
     if argnums is not None and argnames is not None:
         return _tuple(argnums, int), _tuple(argnames, str)
-    pok = [(i, name) for i, (name, p) in enumerate(sig.parameters.items()) if p.kind is p.POSITIONAL_OR_KEYWORD]
+    pok = [
+        (i, name)
+        for i, (name, p) in enumerate(sig.parameters.items())
+        if p.kind is p.POSITIONAL_OR_KEYWORD
+    ]
     if argnums is None:
         names = _tuple(argnames, str)
         return tuple(i for i, name in pok if name in names), names
@@ -169,7 +179,9 @@ def infer_argnums_and_argnames(sig: inspect.Signature, argnums: object, argnames
 def jax_reading(spec: JaxSpec, sig: inspect.Signature, given: dict[str, object]) -> Statics:
     """What JAX makes static for these literal spec values (``None``: not given)."""
     if spec.argnames is not None:
-        nums, names = infer_argnums_and_argnames(sig, given.get(spec.argnums), given.get(spec.argnames))
+        nums, names = infer_argnums_and_argnames(
+            sig, given.get(spec.argnums), given.get(spec.argnames)
+        )
         return frozenset(nums), frozenset(names)  # type: ignore[arg-type]
     argnums = given.get(spec.argnums)
     positions = set() if argnums is None else set(_tuple(argnums, int))
@@ -260,7 +272,14 @@ def migrate_module(source: str, where: str = "<corpus>") -> Module:
     defs and uses its records name, looked up in the original's syntax tree."""
     module = Module(where, source, migrate_once(source, where))
     migrated = module.migration.migrated
-    nodes = _nodes_on(ast.parse(source, where), {m.line for m in migrated} | {r.line for m in migrated for r in m.uses}) if migrated else []
+    nodes = (
+        _nodes_on(
+            ast.parse(source, where),
+            {m.line for m in migrated} | {r.line for m in migrated for r in m.uses},
+        )
+        if migrated
+        else []
+    )
     defs = {(n.lineno, n.name): n for n in nodes if isinstance(n, FunctionNode)}
     calls = [n for n in nodes if isinstance(n, ast.Call)]
     for m in migrated:
@@ -271,13 +290,39 @@ def migrate_module(source: str, where: str = "<corpus>") -> Module:
         module.lines[id(func)] = m.new_line
         for r in m.uses:
             call_site = r.kind == "call"
-            node = next((n for n in (calls if call_site else func.decorator_list) if _span(n) == (r.line, r.col, r.end_line, r.end_col)), None)
+            node = next(
+                (
+                    n
+                    for n in (calls if call_site else func.decorator_list)
+                    if _span(n) == (r.line, r.col, r.end_line, r.end_col)
+                ),
+                None,
+            )
             if node is None or (call_site and _applied_to(node) != func.name):  # type: ignore[arg-type]
-                module.problems.append(f"{where}:{r.line}: migrate's record names no {r.kind} of {m.function} there")
+                module.problems.append(
+                    f"{where}:{r.line}: migrate's record names no {r.kind} of {m.function} there"
+                )
                 continue
-            same = [c for c in calls if c.lineno == r.line and ast.dump(c.args[0]) == ast.dump(node.args[0])] if call_site else []  # type: ignore[attr-defined]
+            same = (
+                [
+                    c
+                    for c in calls
+                    if c.lineno == r.line and ast.dump(c.args[0]) == ast.dump(node.args[0])
+                ]
+                if call_site
+                else []
+            )  # type: ignore[attr-defined]
             index = sum(c.col_offset < node.col_offset for c in same)
-            module.found.append(Found(node, func, r.transform, call_site, index, _written(node, r.transform, call_site)))
+            module.found.append(
+                Found(
+                    node,
+                    func,
+                    r.transform,
+                    call_site,
+                    index,
+                    _written(node, r.transform, call_site),
+                )
+            )
             module.lines[id(node)] = r.new_line
     module.found.sort(key=lambda f: (f.node.lineno, f.node.col_offset))
     return module
@@ -312,7 +357,9 @@ def _nodes_on(tree: ast.AST, lines: set[int]) -> list[ast.AST]:
             first = min([child.lineno, *(d.lineno for d in getattr(child, "decorator_list", ()))])  # type: ignore[attr-defined]
             at = bisect.bisect_left(wanted, first)
             if at < len(wanted) and wanted[at] <= end:
-                if child.lineno in lines and (isinstance(child, FunctionNode) or isinstance(child, ast.Call) and child.args):  # type: ignore[attr-defined]
+                if child.lineno in lines and (
+                    isinstance(child, FunctionNode) or isinstance(child, ast.Call) and child.args
+                ):  # type: ignore[attr-defined]
                     found.append(child)
                 stack.append(child)
     return found
@@ -321,7 +368,10 @@ def _nodes_on(tree: ast.AST, lines: set[int]) -> list[ast.AST]:
 def merged_text(module: Module) -> tuple[str, dict[int, int]]:
     """The original with migrate's pragma and import lines where migrate put the pragma, and only
     the first migrated parameter of each function annotated; and the new lines of defs and uses."""
-    src, lines = Source(module.source, module.where), [line.rstrip("\r") for line in module.migration.text.split("\n")]
+    src, lines = (
+        Source(module.source, module.where),
+        [line.rstrip("\r") for line in module.migration.text.split("\n")],
+    )
     at = lines.index(PRAGMA.strip()) + 1  # nothing before the first statement moves in a migration
     importing = next(line for line in lines if line.startswith("from jaxrewrite import "))
     edits = [(src.line_starts[at - 1], src.line_starts[at - 1], f"{PRAGMA}{importing}\n")]
@@ -334,11 +384,16 @@ def merged_text(module: Module) -> tuple[str, dict[int, int]]:
             if arg.annotation is None:
                 edits.append((src.end(arg), src.end(arg), f": {marker}"))
             else:
-                edits += [(src.start(arg.annotation), src.start(arg.annotation), f"{marker}["), (src.end(arg.annotation), src.end(arg.annotation), "]")]
+                edits += [
+                    (src.start(arg.annotation), src.start(arg.annotation), f"{marker}["),
+                    (src.end(arg.annotation), src.end(arg.annotation), "]"),
+                ]
     text = module.source
     for start, end, new in sorted(edits, reverse=True):
         text = text[:start] + new + text[end:]
-    return text, {id(n): n.lineno + 2 * (n.lineno >= at) for f in module.found for n in (f.node, f.func)}
+    return text, {
+        id(n): n.lineno + 2 * (n.lineno >= at) for f in module.found for n in (f.node, f.func)
+    }
 
 
 @dataclass
@@ -359,13 +414,17 @@ def changed_lines(before: str, after: str) -> list[int] | None:
     return None if len(a) != len(b) else [n for n, (x, y) in enumerate(zip(a, b), 1) if x != y]
 
 
-def check_rewrite(module: Module, text: str, new_lines: dict[int, int], rewrite: Rewrite, where: str) -> Checked:
+def check_rewrite(
+    module: Module, text: str, new_lines: dict[int, int], rewrite: Rewrite, where: str
+) -> Checked:
     """Rewrite ``text`` (its defs and uses at ``new_lines``) and read each use back from the output:
     a decorator at its line, a call site among the calls at its line."""
     try:
         output = rewrite(text, where)
     except SyntaxError as error:  # RewriteError included: a faithful migration must rewrite
-        return Checked(None, problems=[f"{where}: rewrite_source raised {type(error).__name__}: {error}"])
+        return Checked(
+            None, problems=[f"{where}: rewrite_source raised {type(error).__name__}: {error}"]
+        )
     checked, lines, spans = Checked(output), output.split("\n"), set[int]()
     calls: dict[int, list[ast.Call]] = defaultdict(list)
     if any(use.call_site for use in module.found):  # a few modules: the whole tree
@@ -374,31 +433,52 @@ def check_rewrite(module: Module, text: str, new_lines: dict[int, int], rewrite:
     for use in module.found:
         func, line, problem = use.func, new_lines[id(use.node)], None
         expr: ast.expr | None = None
-        if not lines[new_lines[id(func)] - 1].lstrip().startswith((f"def {func.name}(", f"async def {func.name}(")):
+        if (
+            not lines[new_lines[id(func)] - 1]
+            .lstrip()
+            .startswith((f"def {func.name}(", f"async def {func.name}("))
+        ):
             problem = f"def not at line {new_lines[id(func)]} of the output"
         elif use.call_site:
-            same = sorted((c for c in calls[line] if ast.dump(c.args[0]) == ast.dump(use.node.args[0])), key=lambda c: c.col_offset)  # type: ignore[attr-defined]
-            expr, end = (same[use.index], same[use.index].end_lineno or line) if use.index < len(same) else (None, 0)
+            same = sorted(
+                (c for c in calls[line] if ast.dump(c.args[0]) == ast.dump(use.node.args[0])),
+                key=lambda c: c.col_offset,
+            )  # type: ignore[attr-defined]
+            expr, end = (
+                (same[use.index], same[use.index].end_lineno or line)
+                if use.index < len(same)
+                else (None, 0)
+            )
         else:
             expr, end = _decorator_at(lines, line)
         if expr is None:
-            problem = problem or f"no {'call site' if use.call_site else 'decorator'} at line {line} of the output"
+            problem = (
+                problem
+                or f"no {'call site' if use.call_site else 'decorator'} at line {line} of the output"
+            )
         else:
             spans.update(range(line, end + 1))
             problem = _compare(use, expr)
         if problem:
             checked.bad.add(id(func))
             kind = "call" if use.call_site else "decorator"
-            checked.problems.append(f"{where}:{use.node.lineno} {func.name} ({kind} {use.transform}): {problem}")
+            checked.problems.append(
+                f"{where}:{use.node.lineno} {func.name} ({kind} {use.transform}): {problem}"
+            )
         elif use.written:
             checked.good.append(use)
-            wrapper = _chain(expr) and ast.unparse(_chain(expr)[-1].func) == "__import__('functools').partial"  # type: ignore[arg-type]
+            wrapper = (
+                _chain(expr)
+                and ast.unparse(_chain(expr)[-1].func) == "__import__('functools').partial"
+            )  # type: ignore[arg-type]
             checked.forms["partial wrapper" if wrapper else "completed in place"] += 1
     changed = changed_lines(text, output)
     if changed is None:
         checked.problems.append(f"{where}: the rewrite moved lines")
     elif [n for n in changed if n not in spans]:
-        checked.problems.append(f"{where}: lines {[n for n in changed if n not in spans][:5]} changed outside the uses")
+        checked.problems.append(
+            f"{where}: lines {[n for n in changed if n not in spans][:5]} changed outside the uses"
+        )
     return checked
 
 
@@ -421,7 +501,11 @@ def _compare(use: Found, expr: ast.expr) -> str | None:
     """The same statics for JAX before and after, and every other argument as written."""
     spec = JAX_SPECS.get(use.transform)
     if spec is None:  # a transform that takes no static spec (vmap, grad): nothing may change
-        return None if ast.dump(use.node) == ast.dump(expr) else f"{ast.unparse(use.node)} became {ast.unparse(expr)}"
+        return (
+            None
+            if ast.dump(use.node) == ast.dump(expr)
+            else f"{ast.unparse(use.node)} became {ast.unparse(expr)}"
+        )
     sig = signature(use.func)
     try:
         given, others = read_use(use.node, spec, use.call_site)
@@ -435,7 +519,11 @@ def _compare(use: Found, expr: ast.expr) -> str | None:
         return f"rewritten spec unreadable: {why}: {ast.unparse(expr)}"
     if now != was:
         return f"JAX reads static {_spell(now)} in {ast.unparse(expr)}, the original spec gave {_spell(was)}"
-    return None if others_now == others else f"other arguments changed: {ast.unparse(use.node)} -> {ast.unparse(expr)}"
+    return (
+        None
+        if others_now == others
+        else f"other arguments changed: {ast.unparse(use.node)} -> {ast.unparse(expr)}"
+    )
 
 
 def _spell(statics: Statics) -> str:
@@ -489,7 +577,11 @@ def convert_corpus(files: list[tuple[str, Path]], rewrite: Rewrite) -> CorpusRun
         checked = check_rewrite(module, result.text, module.lines, rewrite, str(path))
         run.verified += len(checked.good)
         run.forms += checked.forms
-        run.functions_verified += len({id(use.func) for use in module.found} - checked.bad) if checked.output is not None else 0
+        run.functions_verified += (
+            len({id(use.func) for use in module.found} - checked.bad)
+            if checked.output is not None
+            else 0
+        )
         merged = check_rewrite(module, *merged_text(module), rewrite, f"{path} (merge)")
         run.merge_verified += len(merged.good)
         run.problems += module.problems + checked.problems + merged.problems

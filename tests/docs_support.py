@@ -17,7 +17,17 @@ PYTHON_LANGS = {"python", "py", "python3"}
 #: The user guide's pages, in the site's order (mkdocs.yml): the guide was one page until issue 54.
 GUIDE_PAGES = [
     REPO / "docs" / f"{name}.md"
-    for name in ("getting-started", "static", "transforms", "leaves", "notebooks-pytest", "check", "migrate", "libraries", "errors")
+    for name in (
+        "getting-started",
+        "static",
+        "transforms",
+        "leaves",
+        "notebooks-pytest",
+        "check",
+        "migrate",
+        "libraries",
+        "errors",
+    )
 ]
 
 
@@ -25,10 +35,13 @@ def guide_text() -> str:
     """The guide's pages, one after another, as the one text the guide was."""
     return "\n".join(page.read_text(encoding="utf-8") for page in GUIDE_PAGES)
 
+
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`]*?)[ \t]*$")
 _DIRECTIVE = re.compile(r"^\s*<!--\s*docs-test:\s*(?P<kind>[\w-]+)\s*(?P<arg>.*?)\s*-->\s*$")
 _ANY_DIRECTIVE = re.compile(r"<!--\s*docs-test\b")
 _KINDS = {"skip", "output", "show", "error", "example"}
+
+
 @dataclass
 class Block:
     doc: Path
@@ -69,9 +82,16 @@ def parse_blocks(doc: Path) -> list[Block]:
         i += 1
         while i < len(lines):
             close = _FENCE.match(lines[i])
-            if close and close.group("fence")[0] == fence[0] and len(close.group("fence")) >= len(fence) and not close.group("info"):
+            if (
+                close
+                and close.group("fence")[0] == fence[0]
+                and len(close.group("fence")) >= len(fence)
+                and not close.group("info")
+            ):
                 break
-            body.append(lines[i][len(indent):] if lines[i].startswith(indent) else lines[i].lstrip())
+            body.append(
+                lines[i][len(indent) :] if lines[i].startswith(indent) else lines[i].lstrip()
+            )
             i += 1
         else:
             raise AssertionError(f"{doc}:{start + 1}: unclosed code fence")
@@ -103,20 +123,38 @@ def build_cases(doc: Path) -> list[Case]:
     for index, block in enumerate(blocks):
         role = consumed.get(id(block))
         if block.kind is not None and block.kind not in _KINDS:
-            cases.append(Case(block, "bad", problem=f"unknown directive {block.arg or block.kind!r} on line {block.directive_line}"))
+            cases.append(
+                Case(
+                    block,
+                    "bad",
+                    problem=f"unknown directive {block.arg or block.kind!r} on line {block.directive_line}",
+                )
+            )
             continue
         if block.lang not in PYTHON_LANGS:
             if block.kind == "example":
                 if doc != README:
-                    cases.append(Case(block, "bad", problem="docs-test: example is only for the README"))
+                    cases.append(
+                        Case(block, "bad", problem="docs-test: example is only for the README")
+                    )
                 else:
                     cases.append(Case(block, "example", expect_stdout=block.code))
             elif block.kind is not None:
-                cases.append(Case(block, "bad", problem=f"docs-test: {block.kind} must precede a python block"))
+                cases.append(
+                    Case(
+                        block, "bad", problem=f"docs-test: {block.kind} must precede a python block"
+                    )
+                )
             continue  # other languages (bash, text) are not run
         if role == "show-expected":
             if block.kind is not None:
-                cases.append(Case(block, "bad", problem="the expected output of a show block takes no directive"))
+                cases.append(
+                    Case(
+                        block,
+                        "bad",
+                        problem="the expected output of a show block takes no directive",
+                    )
+                )
             else:
                 cases.append(Case(block, "plain"))
             continue
@@ -133,18 +171,30 @@ def build_cases(doc: Path) -> list[Case]:
         if block.kind in ("output", "error"):
             partner = _next(blocks, index, "text")
             if partner is None:
-                cases.append(Case(block, "bad", problem=f"docs-test: {block.kind} needs a ```text block right after"))
+                cases.append(
+                    Case(
+                        block,
+                        "bad",
+                        problem=f"docs-test: {block.kind} needs a ```text block right after",
+                    )
+                )
                 continue
             consumed[id(partner)] = block.kind
             if block.kind == "output":
                 case.expect_stdout = partner.code
             else:
                 case.mode = "error"
-                case.expect_stderr_lines = [ln.strip() for ln in partner.code.splitlines() if ln.strip()]
+                case.expect_stderr_lines = [
+                    ln.strip() for ln in partner.code.splitlines() if ln.strip()
+                ]
         elif block.kind == "show":
             partner = _next(blocks, index, PYTHON_LANGS)
             if partner is None:
-                cases.append(Case(block, "bad", problem="docs-test: show needs a ```python block right after"))
+                cases.append(
+                    Case(
+                        block, "bad", problem="docs-test: show needs a ```python block right after"
+                    )
+                )
                 continue
             consumed[id(partner)] = "show-expected"
             case.expect_show = partner.code

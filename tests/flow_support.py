@@ -49,7 +49,8 @@ from jax import lax
 #: name -> (program after HEAD, JAX rejects it, check reports it).
 FIELD_CASES: dict[str, tuple[str, bool, bool]] = {
     # -- fields of traced pytree arguments ----------------------------------------------------
-    "namedtuple_range": ("""
+    "namedtuple_range": (
+        """
 class S(NamedTuple):
     steps: int
     x: jax.Array
@@ -60,8 +61,12 @@ def f(s: S):
     return s.x
 def main():
     return f(S(3, jnp.ones(2)))
-""", True, True),
-    "namedtuple_shape_attr": ("""
+""",
+        True,
+        True,
+    ),
+    "namedtuple_shape_attr": (
+        """
 class S(NamedTuple):
     steps: int
     x: jax.Array
@@ -70,16 +75,24 @@ def f(s: S):
     return jnp.zeros(s.x.shape[0]) + s.steps
 def main():
     return f(S(3, jnp.ones(2)))
-""", False, False),
-    "namedtuple_functional": ("""
+""",
+        False,
+        False,
+    ),
+    "namedtuple_functional": (
+        """
 S = NamedTuple("S", [("steps", int), ("x", jax.Array)])
 @jax.jit
 def f(s: S):
     return jnp.zeros(s.steps)
 def main():
     return f(S(3, jnp.ones(2)))
-""", True, True),
-    "namedtuple_string_annotation_local": ("""
+""",
+        True,
+        True,
+    ),
+    "namedtuple_string_annotation_local": (
+        """
 class S(NamedTuple):
     flag: bool
 @jax.jit
@@ -90,8 +103,12 @@ def f(x, s: "S"):
     return -x
 def main():
     return f(1.0, S(True))
-""", True, True),
-    "namedtuple_nested": ("""
+""",
+        True,
+        True,
+    ),
+    "namedtuple_nested": (
+        """
 class Cfg(NamedTuple):
     n: int
 class S(NamedTuple):
@@ -102,8 +119,12 @@ def f(s: S):
     return s.x + jnp.ones(s.cfg.n)
 def main():
     return f(S(Cfg(2), jnp.ones(2)))
-""", True, True),
-    "namedtuple_unpacked": ("""
+""",
+        True,
+        True,
+    ),
+    "namedtuple_unpacked": (
+        """
 class S(NamedTuple):
     steps: int
     x: jax.Array
@@ -113,8 +134,12 @@ def f(s: S):
     return x + jnp.zeros(steps)
 def main():
     return f(S(2, jnp.ones(2)))
-""", True, True),
-    "namedtuple_through_helper": ("""
+""",
+        True,
+        True,
+    ),
+    "namedtuple_through_helper": (
+        """
 class S(NamedTuple):
     steps: int
 def count(s):
@@ -124,8 +149,12 @@ def f(s: S):
     return count(s)
 def main():
     return f(S(3))
-""", True, True),
-    "namedtuple_under_branch": ("""
+""",
+        True,
+        True,
+    ),
+    "namedtuple_under_branch": (
+        """
 class S(NamedTuple):
     steps: int
     x: jax.Array
@@ -136,8 +165,12 @@ def f(s: S, flag: bool = False):
     return s.x
 def main():
     return f(S(3, jnp.ones(2)))
-""", False, False),
-    "optional_bool_field_truth": ("""
+""",
+        False,
+        False,
+    ),
+    "optional_bool_field_truth": (
+        """
 class S(NamedTuple):
     flag: Optional[bool]
     x: jax.Array
@@ -148,8 +181,12 @@ def f(s: S):
     return -s.x
 def main():
     return f(S(None, jnp.ones(2)))
-""", False, False),
-    "namedtuple_index": ("""
+""",
+        False,
+        False,
+    ),
+    "namedtuple_index": (
+        """
 class S(NamedTuple):
     x: jax.Array
     steps: int
@@ -158,8 +195,12 @@ def f(s: S):
     return s[0] + jnp.zeros(s[1])
 def main():
     return f(S(jnp.ones(2), 2))
-""", True, True),
-    "namedtuple_index_of_shape_field": ("""
+""",
+        True,
+        True,
+    ),
+    "namedtuple_index_of_shape_field": (
+        """
 class S(NamedTuple):
     x: jax.Array
     steps: int
@@ -168,8 +209,12 @@ def f(s: S):
     return s[0] + jnp.zeros(s[0].shape)
 def main():
     return f(S(jnp.ones(2), 2))
-""", False, False),
-    "typeddict_key": ("""
+""",
+        False,
+        False,
+    ),
+    "typeddict_key": (
+        """
 from typing import TypedDict
 class Cfg(TypedDict):
     layers: int
@@ -181,8 +226,12 @@ def f(x, cfg: Cfg):
     return x
 def main():
     return f(1.0, {"layers": 2, "scale": 0.5})
-""", True, True),
-    "typeddict_scale_only": ("""
+""",
+        True,
+        True,
+    ),
+    "typeddict_scale_only": (
+        """
 from typing import TypedDict
 class Cfg(TypedDict):
     layers: int
@@ -192,8 +241,12 @@ def f(x, cfg: Cfg):
     return x * cfg["scale"]
 def main():
     return f(1.0, {"layers": 2, "scale": 0.5})
-""", False, False),
-    "struct_property": ("""
+""",
+        False,
+        False,
+    ),
+    "struct_property": (
+        """
 @flax.struct.dataclass
 class SimulatorState:
     timestep: jax.Array
@@ -208,8 +261,12 @@ def benchmark(state: SimulatorState):
     return state
 def main():
     return benchmark(SimulatorState(jnp.array(0), 5))
-""", True, True),
-    "struct_property_of_static_field": ("""
+""",
+        True,
+        True,
+    ),
+    "struct_property_of_static_field": (
+        """
 @flax.struct.dataclass
 class SimulatorState:
     timestep: jax.Array
@@ -224,8 +281,12 @@ def benchmark(state: SimulatorState):
     return state
 def main():
     return benchmark(SimulatorState(jnp.array(0), 5))
-""", False, False),
-    "eqx_module_called_in_jitted_loss": ("""
+""",
+        False,
+        False,
+    ),
+    "eqx_module_called_in_jitted_loss": (
+        """
 class MLP(eqx.Module):
     depth: int
     w: jax.Array
@@ -238,8 +299,12 @@ def loss(model: MLP, x):
     return jnp.sum(model(x))
 def main():
     return loss(MLP(2, jnp.ones(2)), jnp.ones(2))
-""", True, True),
-    "eqx_module_method_static_depth": ("""
+""",
+        True,
+        True,
+    ),
+    "eqx_module_method_static_depth": (
+        """
 class MLP(eqx.Module):
     w: jax.Array
     depth: int = eqx.field(static=True)
@@ -252,8 +317,12 @@ def loss(model: MLP, x):
     return jnp.sum(model.apply(x))
 def main():
     return loss(MLP(jnp.ones(2), 2), jnp.ones(2))
-""", False, False),
-    "eqx_method_returns_traced_field": ("""
+""",
+        False,
+        False,
+    ),
+    "eqx_method_returns_traced_field": (
+        """
 class M(eqx.Module):
     n: int
     def size(self):
@@ -263,8 +332,12 @@ def f(m: M, x):
     return x + jnp.zeros(m.size()).sum()
 def main():
     return f(M(2), 1.0)
-""", True, True),
-    "eqx_inherited_call": ("""
+""",
+        True,
+        True,
+    ),
+    "eqx_inherited_call": (
+        """
 class Base(eqx.Module):
     depth: int
     def __call__(self, x):
@@ -276,8 +349,12 @@ def loss(model: MLP, x):
     return model(x) * model.w
 def main():
     return loss(MLP(2, jnp.ones(2)), jnp.ones(2))
-""", True, True),
-    "eqx_overridden_call_is_the_subclass_one": ("""
+""",
+        True,
+        True,
+    ),
+    "eqx_overridden_call_is_the_subclass_one": (
+        """
 class Base(eqx.Module):
     depth: int
     def __call__(self, x):
@@ -291,8 +368,12 @@ def loss(model: MLP, x):
     return model(x)
 def main():
     return loss(MLP(2, jnp.ones(2)), jnp.ones(2))
-""", False, False),
-    "vmap_per_leaf_axes_leave_a_field_unmapped": ("""
+""",
+        False,
+        False,
+    ),
+    "vmap_per_leaf_axes_leave_a_field_unmapped": (
+        """
 from typing import TypedDict
 class Cfg(TypedDict):
     steps: int
@@ -301,8 +382,12 @@ def f(cfg: Cfg):
     return cfg["x"] + jnp.zeros(cfg["steps"]).sum()
 def main():
     return jax.vmap(f, in_axes=({"steps": None, "x": 0},))({"steps": 3, "x": jnp.ones(2)})
-""", False, False),
-    "eqx_self_field": ("""
+""",
+        False,
+        False,
+    ),
+    "eqx_self_field": (
+        """
 class M(eqx.Module):
     n: int
     @jax.jit
@@ -310,8 +395,12 @@ class M(eqx.Module):
         return x + jnp.zeros(self.n)
 def main():
     return M(2)(jnp.ones(2))
-""", True, True),
-    "eqx_self_static_field": ("""
+""",
+        True,
+        True,
+    ),
+    "eqx_self_static_field": (
+        """
 class M(eqx.Module):
     n: int = eqx.field(static=True)
     @jax.jit
@@ -319,8 +408,12 @@ class M(eqx.Module):
         return x + jnp.zeros(self.n)
 def main():
     return M(2)(jnp.ones(2))
-""", False, False),
-    "eqx_param_field": ("""
+""",
+        False,
+        False,
+    ),
+    "eqx_param_field": (
+        """
 class M(eqx.Module):
     depth: int
     w: jax.Array
@@ -331,8 +424,12 @@ def f(m: M, x):
     return x
 def main():
     return f(M(2, jnp.ones(2)), jnp.ones(2))
-""", True, True),
-    "eqx_filter_jit_not_traced": ("""
+""",
+        True,
+        True,
+    ),
+    "eqx_filter_jit_not_traced": (
+        """
 class M(eqx.Module):
     depth: int
     w: jax.Array
@@ -343,8 +440,12 @@ def f(m: M, x):
     return x
 def main():
     return f(M(2, jnp.ones(2)), jnp.ones(2))
-""", False, False),
-    "eqx_subclass_of_local_module": ("""
+""",
+        False,
+        False,
+    ),
+    "eqx_subclass_of_local_module": (
+        """
 class Base(eqx.Module):
     n: int
 class M(Base):
@@ -354,8 +455,12 @@ def f(m: M):
     return m.w + jnp.zeros(m.n)
 def main():
     return f(M(2, jnp.ones(2)))
-""", True, True),
-    "flax_struct_field": ("""
+""",
+        True,
+        True,
+    ),
+    "flax_struct_field": (
+        """
 @flax.struct.dataclass
 class S:
     k: int
@@ -365,8 +470,12 @@ def f(s: S):
     return jnp.zeros(s.k)
 def main():
     return f(S(2, 3))
-""", True, True),
-    "flax_struct_static_field": ("""
+""",
+        True,
+        True,
+    ),
+    "flax_struct_static_field": (
+        """
 @flax.struct.dataclass
 class S:
     k: int
@@ -376,8 +485,12 @@ def f(s: S):
     return jnp.zeros(s.steps) + s.k
 def main():
     return f(S(2, 3))
-""", False, False),
-    "flax_pytreenode_positional_static": ("""
+""",
+        False,
+        False,
+    ),
+    "flax_pytreenode_positional_static": (
+        """
 class S(flax.struct.PyTreeNode):
     k: int
     steps: int = flax.struct.field(False)
@@ -386,8 +499,12 @@ def f(s: S):
     return jnp.zeros(s.steps) + s.k
 def main():
     return f(S(2, 3))
-""", False, False),
-    "flax_pytreenode_field": ("""
+""",
+        False,
+        False,
+    ),
+    "flax_pytreenode_field": (
+        """
 class S(flax.struct.PyTreeNode):
     k: int
 @jax.jit
@@ -395,8 +512,12 @@ def f(s: S):
     return jnp.zeros(s.k)
 def main():
     return f(S(2))
-""", True, True),
-    "register_dataclass_field": ("""
+""",
+        True,
+        True,
+    ),
+    "register_dataclass_field": (
+        """
 @jax.tree_util.register_dataclass
 @dataclasses.dataclass
 class S:
@@ -407,8 +528,12 @@ def f(s: S):
     return jnp.zeros(s.a)
 def main():
     return f(S(2))
-""", True, True),
-    "register_dataclass_static_field": ("""
+""",
+        True,
+        True,
+    ),
+    "register_dataclass_static_field": (
+        """
 @jax.tree_util.register_dataclass
 @dataclasses.dataclass
 class S:
@@ -419,8 +544,12 @@ def f(s: S):
     return jnp.zeros(s.b) + s.a
 def main():
     return f(S(2))
-""", False, False),
-    "register_dataclass_explicit_meta": ("""
+""",
+        False,
+        False,
+    ),
+    "register_dataclass_explicit_meta": (
+        """
 @partial(jax.tree_util.register_dataclass, data_fields=["a"], meta_fields=["b"])
 @dataclasses.dataclass
 class S:
@@ -431,8 +560,12 @@ def f(s: S):
     return jnp.zeros(s.b) + s.a
 def main():
     return f(S(2, 3))
-""", False, False),
-    "register_pytree_node_class_unknown": ("""
+""",
+        False,
+        False,
+    ),
+    "register_pytree_node_class_unknown": (
+        """
 @jax.tree_util.register_pytree_node_class
 @dataclasses.dataclass
 class S:
@@ -448,8 +581,12 @@ def f(s: S):
     return jnp.zeros(s.b) + s.a
 def main():
     return f(S(2, 3))
-""", False, False),
-    "unannotated_struct_stays_silent": ("""
+""",
+        False,
+        False,
+    ),
+    "unannotated_struct_stays_silent": (
+        """
 class S(NamedTuple):
     steps: int
 @jax.jit
@@ -457,24 +594,36 @@ def f(s):
     return jnp.zeros(s.steps)
 def main():
     return f(S(3))
-""", True, False),
+""",
+        True,
+        False,
+    ),
     # -- library parameters the issue names, spelled through locals -----------------------------
-    "zeros_of_product": ("""
+    "zeros_of_product": (
+        """
 @jax.jit
 def f(x, n):
     return x + jnp.zeros(n * 2).sum()
 def main():
     return f(1.0, 3)
-""", True, True),
-    "linspace_num_local": ("""
+""",
+        True,
+        True,
+    ),
+    "linspace_num_local": (
+        """
 @jax.jit
 def f(n):
     m = n + 1
     return jnp.linspace(0.0, 1.0, num=m)
 def main():
     return f(3)
-""", True, True),
-    "scan_length_through_a_local": ("""
+""",
+        True,
+        True,
+    ),
+    "scan_length_through_a_local": (
+        """
 @jax.jit
 def f(x, steps):
     n = steps * 2
@@ -483,20 +632,28 @@ def f(x, steps):
     return lax.scan(body, x, None, length=n)[0]
 def main():
     return f(1.0, 3)
-""", True, True),
-    "pad_widths": ("""
+""",
+        True,
+        True,
+    ),
+    "pad_widths": (
+        """
 @jax.jit
 def f(x, w):
     return jnp.pad(x, ((w, w),))
 def main():
     return f(jnp.ones(2), 1)
-""", True, True),
+""",
+        True,
+        True,
+    ),
 }
 
 
 #: name -> (program after HEAD, JAX rejects it, check reports it).
 INNER_CASES: dict[str, tuple[str, bool, bool]] = {
-    "closure_under_grad": ("""
+    "closure_under_grad": (
+        """
 @jax.jit
 def outer(x, n):
     def loss(p):
@@ -504,8 +661,12 @@ def outer(x, n):
     return jax.grad(loss)(x)
 def main():
     return outer(1.0, 3)
-""", True, True),
-    "closure_under_grad_static": ("""
+""",
+        True,
+        True,
+    ),
+    "closure_under_grad_static": (
+        """
 @partial(jax.jit, static_argnames="n")
 def outer(x, n):
     def loss(p):
@@ -513,8 +674,12 @@ def outer(x, n):
     return jax.grad(loss)(x)
 def main():
     return outer(1.0, 3)
-""", False, False),
-    "closure_value_and_grad_has_aux": ("""
+""",
+        False,
+        False,
+    ),
+    "closure_value_and_grad_has_aux": (
+        """
 @jax.jit
 def outer(x, n):
     def loss(p):
@@ -522,8 +687,12 @@ def outer(x, n):
     return jax.value_and_grad(loss, has_aux=True)(x)
 def main():
     return outer(1.0, 3)
-""", True, True),
-    "grad_parameter_truth": ("""
+""",
+        True,
+        True,
+    ),
+    "grad_parameter_truth": (
+        """
 @jax.jit
 def outer(x):
     def loss(p):
@@ -533,18 +702,26 @@ def outer(x):
     return jax.grad(loss)(x)
 def main():
     return outer(1.0)
-""", True, True),
-    "grad_parameter_truth_no_outer_trace": ("""
+""",
+        True,
+        True,
+    ),
+    "grad_parameter_truth_no_outer_trace": (
+        """
 def loss(p):
     if p > 0:
         return p
     return -p
 def main():
     return jax.grad(loss)(1.0)
-""", False, False),
+""",
+        False,
+        False,
+    ),
     # Under jit even grad of a constant is staged (p > 0 is a tracer): the analysis follows only
     # what the call passes, so it stays silent here.
-    "grad_parameter_of_constant_stays_silent": ("""
+    "grad_parameter_of_constant_stays_silent": (
+        """
 @jax.jit
 def outer(x):
     def scale(p):
@@ -554,8 +731,12 @@ def outer(x):
     return x * jax.grad(scale)(3.0)
 def main():
     return outer(1.0)
-""", True, False),
-    "closure_direct_call": ("""
+""",
+        True,
+        False,
+    ),
+    "closure_direct_call": (
+        """
 @jax.jit
 def outer(x, n):
     def pad():
@@ -563,8 +744,12 @@ def outer(x, n):
     return x + pad().sum()
 def main():
     return outer(1.0, 3)
-""", True, True),
-    "closure_under_vmap": ("""
+""",
+        True,
+        True,
+    ),
+    "closure_under_vmap": (
+        """
 @jax.jit
 def outer(x, n):
     def row(v):
@@ -572,8 +757,12 @@ def outer(x, n):
     return jax.vmap(row)(x)
 def main():
     return outer(jnp.ones(2), 3)
-""", True, True),
-    "closure_decorated_vmap": ("""
+""",
+        True,
+        True,
+    ),
+    "closure_decorated_vmap": (
+        """
 @jax.jit
 def outer(x, n):
     @jax.vmap
@@ -582,8 +771,12 @@ def outer(x, n):
     return row(x)
 def main():
     return outer(jnp.ones(2), 3)
-""", True, True),
-    "closure_under_checkpoint": ("""
+""",
+        True,
+        True,
+    ),
+    "closure_under_checkpoint": (
+        """
 @jax.jit
 def outer(x, n):
     def body(v):
@@ -591,8 +784,12 @@ def outer(x, n):
     return jax.checkpoint(body)(x)
 def main():
     return outer(1.0, 3)
-""", True, True),
-    "closure_fori_loop_body": ("""
+""",
+        True,
+        True,
+    ),
+    "closure_fori_loop_body": (
+        """
 @jax.jit
 def outer(x, n):
     def body(i, c):
@@ -600,8 +797,12 @@ def outer(x, n):
     return lax.fori_loop(0, 3, body, x)
 def main():
     return outer(1.0, 3)
-""", True, True),
-    "closure_fori_loop_zero_trips": ("""
+""",
+        True,
+        True,
+    ),
+    "closure_fori_loop_zero_trips": (
+        """
 @jax.jit
 def outer(x, n):
     def body(i, c):
@@ -609,8 +810,12 @@ def outer(x, n):
     return lax.fori_loop(0, 0, body, x)
 def main():
     return outer(1.0, 3)
-""", True, True),
-    "closure_cond_untaken_branch": ("""
+""",
+        True,
+        True,
+    ),
+    "closure_cond_untaken_branch": (
+        """
 @jax.jit
 def outer(x, n):
     def keep(v):
@@ -620,8 +825,12 @@ def outer(x, n):
     return lax.cond(True, keep, grow, x)
 def main():
     return outer(1.0, 3)
-""", True, True),
-    "closure_while_loop_cond": ("""
+""",
+        True,
+        True,
+    ),
+    "closure_while_loop_cond": (
+        """
 @jax.jit
 def outer(x, n):
     def cond(c):
@@ -631,8 +840,12 @@ def outer(x, n):
     return lax.while_loop(cond, body, (0, x))
 def main():
     return outer(1.0, 3)
-""", True, True),
-    "closure_scan_body": ("""
+""",
+        True,
+        True,
+    ),
+    "closure_scan_body": (
+        """
 @jax.jit
 def outer(x, n):
     def step(c, v):
@@ -640,8 +853,12 @@ def outer(x, n):
     return lax.scan(step, x, jnp.ones(2))
 def main():
     return outer(1.0, 3)
-""", True, True),
-    "closure_rebound_to_constant": ("""
+""",
+        True,
+        True,
+    ),
+    "closure_rebound_to_constant": (
+        """
 @jax.jit
 def outer(x, n):
     n = 3
@@ -650,8 +867,12 @@ def outer(x, n):
     return jax.grad(loss)(x)
 def main():
     return outer(1.0, 3)
-""", False, False),
-    "closure_own_parameter_shadows": ("""
+""",
+        False,
+        False,
+    ),
+    "closure_own_parameter_shadows": (
+        """
 @jax.jit
 def outer(x, n):
     def loss(p, n=3):
@@ -659,8 +880,12 @@ def outer(x, n):
     return jax.grad(loss)(x)
 def main():
     return outer(1.0, 3)
-""", False, False),
-    "closure_called_under_branch": ("""
+""",
+        False,
+        False,
+    ),
+    "closure_called_under_branch": (
+        """
 @jax.jit
 def outer(x, n, flag: bool = False):
     def loss(p):
@@ -670,8 +895,12 @@ def outer(x, n, flag: bool = False):
     return x
 def main():
     return outer(1.0, 3)
-""", False, False),
-    "closure_never_called": ("""
+""",
+        False,
+        False,
+    ),
+    "closure_never_called": (
+        """
 @jax.jit
 def outer(x, n):
     def loss(p):
@@ -679,8 +908,12 @@ def outer(x, n):
     return x
 def main():
     return outer(1.0, 3)
-""", False, False),
-    "closure_through_lambda_stays_silent": ("""
+""",
+        False,
+        False,
+    ),
+    "closure_through_lambda_stays_silent": (
+        """
 @jax.jit
 def outer(x, n):
     def loss(p):
@@ -688,7 +921,10 @@ def outer(x, n):
     return jax.grad(lambda p: loss(p))(x)
 def main():
     return outer(1.0, 3)
-""", True, False),
+""",
+        True,
+        False,
+    ),
 }
 
 

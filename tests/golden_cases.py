@@ -9,9 +9,8 @@ import types
 import warnings
 from pathlib import Path
 
-from jaxrewrite import NotRewrittenWarning, RewriteError, rewrite_source
+from jaxrewrite import NotRewrittenWarning, RewriteError, notrewritten, rewrite_source
 from jaxrewrite.engine.read.filters import FAST, Filters
-from jaxrewrite import notrewritten
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
@@ -87,8 +86,13 @@ def outcome(source: str, name: str, filters: Filters = FAST) -> str:
 
 
 #: The errors a trace-time case may raise (tests/tracetime_cases, tests/dataflow_corpus).
-TRACE_ERRORS = ("TypeError", "IndexError", "ConcretizationTypeError", "TracerIntegerConversionError",
-                "TracerBoolConversionError")
+TRACE_ERRORS = (
+    "TypeError",
+    "IndexError",
+    "ConcretizationTypeError",
+    "TracerIntegerConversionError",
+    "TracerBoolConversionError",
+)
 
 
 def jax_rejects(path: Path) -> bool:

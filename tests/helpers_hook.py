@@ -31,7 +31,7 @@ def jit(fun, **kwargs):
 '''
 
 #: An opted-in module; ``{value}`` lets tests make same-size edits.
-OPTED_IN = '''\
+OPTED_IN = """\
 # jaxrewrite: enable
 import jax
 from jaxrewrite import Static
@@ -43,7 +43,7 @@ VALUE = {value}
 @jax.jit
 def f(x, n: Static[int]):
     return x
-'''
+"""
 
 #: What the fake jit sees for ``f`` when the module was rewritten; a plain import passes no keywords.
 REWRITTEN_CALL = ["f", {"static_argnums": [1], "static_argnames": ["n"]}]
@@ -69,8 +69,16 @@ class Project:
 
     def env(self, **extra: str | None) -> dict[str, str]:
         """The child's environment: bytecode writing ON (this environment sets it off), no prefix."""
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "PYTHONOPTIMIZE"))}
-        env["PYTHONPATH"] = os.pathsep.join(str(p) for p in (self.src, self.root / "fake", TESTS, REPO))
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(
+                ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "PYTHONOPTIMIZE")
+            )
+        }
+        env["PYTHONPATH"] = os.pathsep.join(
+            str(p) for p in (self.src, self.root / "fake", TESTS, REPO)
+        )
         for key, value in extra.items():
             if value is None:
                 env.pop(key, None)
@@ -78,7 +86,9 @@ class Project:
                 env[key] = value
         return env
 
-    def popen(self, code: str, *flags: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    def popen(
+        self, code: str, *flags: str, env: dict[str, str] | None = None
+    ) -> subprocess.Popen[str]:
         return subprocess.Popen(
             [sys.executable, *flags, "-c", code],
             cwd=self.root,
@@ -88,19 +98,25 @@ class Project:
             text=True,
         )
 
-    def run(self, code: str, *flags: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, code: str, *flags: str, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         proc = self.popen(code, *flags, env=env)
         out, err = proc.communicate(timeout=120)
         return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
-    def child(self, module: str, *flags: str, env: dict[str, str] | None = None, **options: Any) -> dict[str, Any]:
+    def child(
+        self, module: str, *flags: str, env: dict[str, str] | None = None, **options: Any
+    ) -> dict[str, Any]:
         """Import ``module`` in a fresh interpreter via ``child()`` below; returns its report."""
         return report(self.run(child_code(module, **options), *flags, env=env))
 
     def rewritten_pycs(self, relpath: str = "mod.py") -> list[str]:
         """The hook's cache files for a module under src/ (any rewriter hash, any level)."""
         path = self.src / relpath
-        return sorted(glob.glob(str(path.parent / "__pycache__" / f"{path.stem}.*.opt-jaxrewrite*.pyc")))
+        return sorted(
+            glob.glob(str(path.parent / "__pycache__" / f"{path.stem}.*.opt-jaxrewrite*.pyc"))
+        )
 
 
 def child_code(module: str, **options: Any) -> str:
@@ -113,7 +129,9 @@ def report(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
     return result
 
 
-def child(module: str, hook: bool = True, packages: list[str] | None = None, slow: float = 0.0) -> None:
+def child(
+    module: str, hook: bool = True, packages: list[str] | None = None, slow: float = 0.0
+) -> None:
     """Runs in the child: import ``module`` (through the hook if asked) and print what happened as JSON.
 
     ``compiled`` lists the files the engine compiled: empty means the code came from a cache.

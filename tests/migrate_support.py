@@ -14,7 +14,6 @@ from jaxrewrite import rewrite_source
 from jaxrewrite.header import scan_header
 from jaxrewrite.migrate import Migration, UseRecord, migrate_source
 
-
 # -- an independent reader: JAX's own rules on what the text says ---------------------------------
 
 #: The keywords that make arguments static, per transform, as JAX's signatures name them.
@@ -36,7 +35,9 @@ def positional(transform: str) -> tuple[str, ...]:
     import jax.experimental.pjit
 
     obj = getattr(jax, transform, None) or getattr(jax.experimental.pjit, transform)
-    params = list(inspect.signature(obj.__init__ if isinstance(obj, type) else obj).parameters.values())
+    params = list(
+        inspect.signature(obj.__init__ if isinstance(obj, type) else obj).parameters.values()
+    )
     if isinstance(obj, type):
         params = params[1:]  # self
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
@@ -179,11 +180,17 @@ class Located:
     func: Func
 
 
-def locate(tree: Tree, use: UseRecord, func: Func, line: int, original: Tree, old_func: Func) -> Located:
+def locate(
+    tree: Tree, use: UseRecord, func: Func, line: int, original: Tree, old_func: Func
+) -> Located:
     """The same use in another version of the module: by decorator index, or by order among the
     calls on its line that apply a transform to the same function."""
     if use.kind == "decorator":
-        index = next(i for i, d in enumerate(old_func.decorator_list) if (d.lineno, d.col_offset) == (use.line, use.col))
+        index = next(
+            i
+            for i, d in enumerate(old_func.decorator_list)
+            if (d.lineno, d.col_offset) == (use.line, use.col)
+        )
         return Located(func.decorator_list[index], func)
     old_call = original.spans[(use.line, use.col, use.end_line, use.end_col)]
     root = root_name(old_call)
@@ -215,26 +222,36 @@ def check_round_trip(original: str, result: Migration, where: str) -> list[str]:
             meant = jax_reading(use.transform, kw_before, was.func, constants)
             means = jax_reading(use.transform, kw_after, now.func, after_constants)
             if meant != means:
-                problems.append(f"{where}:{use.line} {fn.function} ({use.transform} {use.kind}): {meant} became {means}")
+                problems.append(
+                    f"{where}:{use.line} {fn.function} ({use.transform} {use.kind}): {meant} became {means}"
+                )
             spec = set(SPEC_WORDS.get(use.transform, ()))
             other_before = {k: ast.dump(v) for k, v in kw_before.items() if k not in spec}
             other_after = {k: ast.dump(v) for k, v in kw_after.items() if k not in spec}
             if other_before != other_after:
-                problems.append(f"{where}:{use.line} {fn.function}: other keywords {other_before} became {other_after}")
+                problems.append(
+                    f"{where}:{use.line} {fn.function}: other keywords {other_before} became {other_after}"
+                )
             recorded = {k: set(v) for k, v in use.spec if v}
             if recorded != {k: set(v) for k, v in meant.items() if v}:
-                problems.append(f"{where}:{use.line} {fn.function}: the report says {use.spec}, JAX reads {meant}")
+                problems.append(
+                    f"{where}:{use.line} {fn.function}: the report says {use.spec}, JAX reads {meant}"
+                )
     a, b = result.text.split("\n"), after_text.split("\n")
     if len(a) != len(b):
         problems.append(f"{where}: the rewrite of the migrated module moved lines")
     elif not scan_header(original).enabled:
         stray = [n for n, (x, y) in enumerate(zip(a, b), 1) if x != y and n not in allowed]
         if stray:
-            problems.append(f"{where}: the rewrite changed lines {stray[:5]}, outside the migrated uses")
+            problems.append(
+                f"{where}: the rewrite changed lines {stray[:5]}, outside the migrated uses"
+            )
     return problems
 
 
-def check_module(original: str, where: str, migrate: Callable[[str, str], Migration] = migrate_source) -> tuple[Migration, list[str]]:
+def check_module(
+    original: str, where: str, migrate: Callable[[str, str], Migration] = migrate_source
+) -> tuple[Migration, list[str]]:
     """Migrate (with ``migrate``: migrate_source, or the corpus's memo of it), then everything the
     issue asks of the result."""
     result = migrate(original, where)

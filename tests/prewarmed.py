@@ -72,9 +72,13 @@ def _startup_key(env: dict[str, str]) -> tuple[tuple[str, str], ...]:
     key = {k: v for k, v in env.items() if k.startswith(_STARTUP) and k != "PYTHONPATH"}
     for entry in env.get("PYTHONPATH", "").split(os.pathsep):
         if entry and any(os.path.exists(os.path.join(entry, name)) for name in _SITE_HOOKS):
-            key["PYTHONPATH"] = env["PYTHONPATH"]  # site imports it at startup: the server must have
+            key["PYTHONPATH"] = env[
+                "PYTHONPATH"
+            ]  # site imports it at startup: the server must have
     base = env.get("PYTHONUSERBASE") or os.path.join(env.get("HOME", "~"), ".local")
-    user_site = os.path.join(base, "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}", "site-packages")
+    user_site = os.path.join(
+        base, "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}", "site-packages"
+    )
     key["user site"] = user_site if os.path.isdir(user_site) else ""
     return tuple(sorted(key.items()))
 
@@ -85,7 +89,11 @@ class _Server:
         self.buffer = bytearray()
         with open(log, "wb") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, __file__], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=out
+                [sys.executable, __file__],
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=out,
             )
 
     def send(self, request: dict[str, Any]) -> None:
@@ -100,7 +108,9 @@ class _Server:
             raise subprocess.TimeoutExpired(self.proc.args, timeout)
         line = _read_line(fd, self.buffer)
         if line is None:
-            raise RuntimeError(f"the prewarmed server died:\n{self.log.read_text(errors='replace')[-4000:]}")
+            raise RuntimeError(
+                f"the prewarmed server died:\n{self.log.read_text(errors='replace')[-4000:]}"
+            )
         answer: dict[str, Any] = json.loads(line)
         return answer
 
@@ -112,7 +122,9 @@ class _Server:
 
 def forkable(argv: list[str]) -> bool:
     """``-m MODULE``, ``-c CODE`` or a script, and no interpreter options (those act at startup)."""
-    return bool(argv) and (argv[0] in ("-c", "-m") and len(argv) > 1 or argv[0].startswith("-m") or argv[0][:1] != "-")
+    return bool(argv) and (
+        argv[0] in ("-c", "-m") and len(argv) > 1 or argv[0].startswith("-m") or argv[0][:1] != "-"
+    )
 
 
 class Prewarmed:
@@ -136,10 +148,18 @@ class Prewarmed:
         return True
 
     @staticmethod
-    def _fresh(argv: list[str], cwd: Path, timeout: float, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    def _fresh(
+        argv: list[str], cwd: Path, timeout: float, env: dict[str, str]
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, *argv], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-            capture_output=True, text=True, timeout=timeout, check=False,
+            [sys.executable, *argv],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
         )
 
     def close(self) -> None:
@@ -147,7 +167,9 @@ class Prewarmed:
             server.close()
         self.servers.clear()
 
-    def run(self, argv: list[str], cwd: Path, timeout: float, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, argv: list[str], cwd: Path, timeout: float, env: dict[str, str]
+    ) -> subprocess.CompletedProcess[str]:
         """``argv`` as after ``python``: ``-m MODULE`` (or ``-mMODULE``), ``-c CODE`` or ``SCRIPT``,
         then the program's arguments; any other command line starts a fresh interpreter."""
         key = _startup_key(env)
@@ -163,7 +185,9 @@ class Prewarmed:
         if key in self.unusable:
             return self._fresh(argv, cwd, timeout, env)
         server = self.servers[key]
-        server.send({"argv": argv, "cwd": str(cwd), "env": env, "stdout": str(out), "stderr": str(err)})
+        server.send(
+            {"argv": argv, "cwd": str(cwd), "env": env, "stdout": str(out), "stderr": str(err)}
+        )
         pid = server.answer(timeout=120)["pid"]
         try:
             status = server.answer(timeout)["status"]
@@ -173,7 +197,10 @@ class Prewarmed:
             raise
         try:
             return subprocess.CompletedProcess(
-                [sys.executable, *argv], status, out.read_text(errors="replace"), err.read_text(errors="replace")
+                [sys.executable, *argv],
+                status,
+                out.read_text(errors="replace"),
+                err.read_text(errors="replace"),
             )
         finally:
             out.unlink()
@@ -207,7 +234,9 @@ def _serve() -> dict[str, Any]:
         printed.seek(0)
         # Anything printed would be missing from every child's output: the client then starts
         # fresh interpreters for this environment instead.
-        os.write(1, json.dumps({"printed": printed.read().decode(errors="replace")}).encode() + b"\n")
+        os.write(
+            1, json.dumps({"printed": printed.read().decode(errors="replace")}).encode() + b"\n"
+        )
 
     # What importing jax put in os.environ (it sets TF_CPP_MIN_LOG_LEVEL unless set): a child's
     # environment gets it the same way, as if its own import of jax had run.
@@ -265,10 +294,15 @@ def _become(request: dict[str, Any]) -> None:
     argv: list[str] = request["argv"]
     sys.orig_argv = [sys.executable, *argv]
     main = types.ModuleType("__main__")
-    main.__dict__.update(__builtins__=builtins, __annotations__={}, __loader__=importlib.machinery.BuiltinImporter)
+    main.__dict__.update(
+        __builtins__=builtins, __annotations__={}, __loader__=importlib.machinery.BuiltinImporter
+    )
     sys.modules["__main__"] = main
     if argv[0].startswith("-m"):
-        sys.argv = ["-m", *argv[2 if argv[0] == "-m" else 1 :]]  # runpy puts the module's file in argv[0]
+        sys.argv = [
+            "-m",
+            *argv[2 if argv[0] == "-m" else 1 :],
+        ]  # runpy puts the module's file in argv[0]
         sys.path[0] = os.getcwd()
     elif argv[0] == "-c":
         sys.argv = ["-c", *argv[2:]]
@@ -282,7 +316,9 @@ def _become(request: dict[str, Any]) -> None:
 
 
 def _python_path(env: dict[str, str]) -> list[str]:
-    entries = [os.path.abspath(entry) for entry in env.get("PYTHONPATH", "").split(os.pathsep) if entry]
+    entries = [
+        os.path.abspath(entry) for entry in env.get("PYTHONPATH", "").split(os.pathsep) if entry
+    ]
     return list(dict.fromkeys(entries))
 
 

@@ -19,11 +19,31 @@ FILENAME = "prop_module.py"
 POSONLY, REGULAR, KWONLY = "posonly", "regular", "kwonly"
 
 #: Parameter names, some of them words the rewriter itself writes or reads.
-NAMES = ("x", "n", "m", "k", "fun", "size", "static_argnums", "dtype", "transform", "partial", "a", "b")
+NAMES = (
+    "x",
+    "n",
+    "m",
+    "k",
+    "fun",
+    "size",
+    "static_argnums",
+    "dtype",
+    "transform",
+    "partial",
+    "a",
+    "b",
+)
 
 #: How a Static parameter is spelled (each needs only the module's fixed imports).
-MARKERS = ("Static[int]", "Static", "jaxrewrite.Static[int]", '"Static[int]"', "'Static'", "Shape",
-           "Annotated[int, jaxrewrite.STATIC]")
+MARKERS = (
+    "Static[int]",
+    "Static",
+    "jaxrewrite.Static[int]",
+    '"Static[int]"',
+    "'Static'",
+    "Shape",
+    "Annotated[int, jaxrewrite.STATIC]",
+)
 #: How any other parameter is annotated: never a marker, sometimes Annotated with other metadata.
 PLAIN = ("", "float", '"float"', 'Annotated[float, "note"]')
 
@@ -84,8 +104,12 @@ class Case:
         if self.user_nums is not None and self.user_names is not None:
             # Both written: JAX reads them apart, so they stay as written and each annotated
             # parameter joins both (issue 20, item 4).
-            nums = set(self.user_nums) | {p.position for p in self.params if p.static and p.position is not None}
-            return nums, set(self.user_names) | {p.name for p in self.params if p.static and p.kind != POSONLY}
+            nums = set(self.user_nums) | {
+                p.position for p in self.params if p.static and p.position is not None
+            }
+            return nums, set(self.user_names) | {
+                p.name for p in self.params if p.static and p.kind != POSONLY
+            }
         nums = {p.position for p in self.params if p.position is not None and self.ideal_static(p)}
         names = {p.name for p in self.params if p.kind != POSONLY and self.ideal_static(p)}
         names |= set(self.user_names or ())  # names only **kwargs takes are kept as given
@@ -145,7 +169,11 @@ def signatures(draw: st.DrawFn, allow_static: bool = True) -> tuple[tuple[Param,
 
 
 def _subset(draw: st.DrawFn, items: list[Any]) -> tuple[Any, ...]:
-    return tuple(draw(st.lists(st.sampled_from(items), unique=True, max_size=len(items)))) if items else ()
+    return (
+        tuple(draw(st.lists(st.sampled_from(items), unique=True, max_size=len(items))))
+        if items
+        else ()
+    )
 
 
 @st.composite
@@ -157,7 +185,9 @@ def cases(draw: st.DrawFn, allow_static: bool = True, pragma: str | None = None)
     positions = [p.position for p in params if p.position is not None]
     keywordable = [p.name for p in params if p.kind != POSONLY]
     if varkw:
-        keywordable.append("extra0")  # a name only **kwargs takes: JAX accepts it, the rewrite keeps it
+        keywordable.append(
+            "extra0"
+        )  # a name only **kwargs takes: JAX accepts it, the rewrite keeps it
     pragma = pragma or draw(st.sampled_from(["header", "header", "header", "absent", "below"]))
     user_names = _subset(draw, keywordable) if spelling in ("names", "both") else None
     user_nums = _subset(draw, positions) if spelling in ("nums", "both") else None
@@ -259,9 +289,13 @@ def _decorator(case: Case) -> list[str]:
         return ["@my_jit"]
     parts = ["jax.jit"]
     if case.user_names is not None:
-        parts.append(f"static_argnames={_literal(case.user_names, case.literal_style[0], case.quote)}")
+        parts.append(
+            f"static_argnames={_literal(case.user_names, case.literal_style[0], case.quote)}"
+        )
     if case.user_nums is not None:
-        parts.append(f"static_argnums={_literal(case.user_nums, case.literal_style[1], case.quote)}")
+        parts.append(
+            f"static_argnums={_literal(case.user_nums, case.literal_style[1], case.quote)}"
+        )
     if not case.multiline:
         return [f"@partial({', '.join(parts)})"]
     return ["@partial(", *(f"    {part},  # {i}" for i, part in enumerate(parts)), ")"]
@@ -298,7 +332,9 @@ def _body(case: Case) -> list[str]:
     record = [f"{p.name!r}: _seen({p.name})" for p in case.params]
     if case.varargs or case.varkw:
         record.append("'*': " + ("[_seen(_a) for _a in args]" if case.varargs else "[]"))
-        record.append("'**': " + ("{_k: _seen(_v) for _k, _v in kwargs.items()}" if case.varkw else "{}"))
+        record.append(
+            "'**': " + ("{_k: _seen(_v) for _k, _v in kwargs.items()}" if case.varkw else "{}")
+        )
     lines = [f"    _TRACES.append({{{', '.join(record)}}})", "    _acc = 0.0"]
     for p in case.params:
         if case.static_in_calls(p):  # a static drives Python control flow
@@ -325,7 +361,10 @@ def render(case: Case) -> Rendered:
     if case.pragma == "header":
         head = "# jaxrewrite: enable\n" + head
     elif case.pragma == "below":
-        head = head.replace("from functools import partial\n", "from functools import partial\n# jaxrewrite: enable\n")
+        head = head.replace(
+            "from functools import partial\n",
+            "from functools import partial\n# jaxrewrite: enable\n",
+        )
     lines = head.splitlines()
     start = len(lines)
     lines += _decorator(case)
@@ -355,7 +394,9 @@ def _as_tuple(value: object) -> tuple[Any, ...]:
 
 def _keywords_of(call: ast.Call, wanted: tuple[str, ...]) -> dict[str, tuple[Any, ...]]:
     """The literal values of the ``wanted`` keywords one call passes."""
-    return {kw.arg: _as_tuple(ast.literal_eval(kw.value)) for kw in call.keywords if kw.arg in wanted}
+    return {
+        kw.arg: _as_tuple(ast.literal_eval(kw.value)) for kw in call.keywords if kw.arg in wanted
+    }
 
 
 # -- text properties ------------------------------------------------------------------------
@@ -363,8 +404,17 @@ def _keywords_of(call: ast.Call, wanted: tuple[str, ...]) -> dict[str, tuple[Any
 
 def _case(params: tuple[Param, ...], modes: dict[str, str], **kw: object) -> Case:
     fields: dict[str, Any] = {
-        "varargs": False, "varkw": False, "wrappers": (), "spelling": "jit", "user_names": None, "user_nums": None,
-        "literal_style": ("tuple", "tuple"), "quote": "'", "multiline": False, "pragma": "header", **kw,
+        "varargs": False,
+        "varkw": False,
+        "wrappers": (),
+        "spelling": "jit",
+        "user_names": None,
+        "user_nums": None,
+        "literal_style": ("tuple", "tuple"),
+        "quote": "'",
+        "multiline": False,
+        "pragma": "header",
+        **kw,
     }
     return Case(params=params, modes=modes, **fields)
 
@@ -376,7 +426,9 @@ K = Param("k", KWONLY, None, False, True, MARKERS[0])
 #: The README's wrapper without functools.wraps, ``n`` passed by keyword.
 
 
-def _arguments(case: Case, call: int, changed: str | None) -> tuple[list[Any], dict[str, Any], dict[str, object]]:
+def _arguments(
+    case: Case, call: int, changed: str | None
+) -> tuple[list[Any], dict[str, Any], dict[str, object]]:
     """Positional and keyword arguments for one call, and what the body should see."""
     args: list[Any] = []
     kwargs: dict[str, Any] = {}
@@ -426,16 +478,24 @@ def _exercise(case: Case, f: Any, traces: list[Any], out: str) -> None:
         try:
             result = f(*args, **kwargs)
         except Exception as err:  # say what the body saw before it failed
-            raise AssertionError(f"{type(err).__name__}: {err}\nsaw {traces[count:]}\n{out}") from err
+            raise AssertionError(
+                f"{type(err).__name__}: {err}\nsaw {traces[count:]}\n{out}"
+            ) from err
         if len(traces) > count:  # traced: each parameter static or traced as the model says
             assert traces[-1] == seen, f"saw {traces[-1]}\nexpected {seen}\n{out}"
-        assert math.isclose(float(result), _expected_value(case, args, kwargs), rel_tol=1e-5), (result, args, kwargs)
+        assert math.isclose(float(result), _expected_value(case, args, kwargs), rel_tol=1e-5), (
+            result,
+            args,
+            kwargs,
+        )
 
     call(1)
     assert len(traces) == base + 1
     call(2)  # same statics, new dynamic values
     assert len(traces) == base + 1, f"retraced with the same statics: {traces[base:]}\n{out}"
-    passed_statics = [p.name for p in case.params if case.modes[p.name] != "omit" and case.static_in_calls(p)]
+    passed_statics = [
+        p.name for p in case.params if case.modes[p.name] != "omit" and case.static_in_calls(p)
+    ]
     if passed_statics:
         call(1, changed=passed_statics[case.change % len(passed_statics)])
         assert len(traces) == base + 2, f"a changed static did not retrace: {traces[base:]}\n{out}"

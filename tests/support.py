@@ -28,12 +28,18 @@ def server() -> Prewarmed:
     conftest's ``FORKING``: their runs without interpreter options start as its forks."""
     assert SERVER is not None, "only the files in conftest's FORKING have a server"
     return SERVER
+
+
 #: What keeps a child from writing bytecode (set on this machine): removed where a test needs pycs.
 NO_BYTECODE = ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
 
 
 def child_env(
-    *, bytecode: bool = False, drop: Iterable[str] = (), path: Iterable[str | Path] = (), **extra: str
+    *,
+    bytecode: bool = False,
+    drop: Iterable[str] = (),
+    path: Iterable[str | Path] = (),
+    **extra: str,
 ) -> dict[str, str]:
     """``os.environ`` with ``path`` then this checkout first on ``PYTHONPATH`` (the caller's after),
     ``PYTHONSAFEPATH`` off (a script's folder importable, as for users); ``bytecode``: the variables
@@ -42,7 +48,9 @@ def child_env(
     if bytecode:
         for name in NO_BYTECODE:
             env.pop(name, None)
-    env["PYTHONPATH"] = os.pathsep.join([*map(str, path), str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
+    env["PYTHONPATH"] = os.pathsep.join(
+        [*map(str, path), str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]
+    )
     env.update(extra)
     return env
 
@@ -78,7 +86,11 @@ def jaxrewrite(*args: str, cwd: Path, **options: object) -> subprocess.Completed
 
 #: The tools a CI leg installs and so requires (``.ci/run``): comma-separated names, each a
 #: failure when missing instead of a skip. The README's command needs none of them.
-REQUIRED = {name.strip() for name in os.environ.get("JAXREWRITE_TEST_REQUIRE", "").split(",") if name.strip()}
+REQUIRED = {
+    name.strip()
+    for name in os.environ.get("JAXREWRITE_TEST_REQUIRE", "").split(",")
+    if name.strip()
+}
 
 
 def missing(what: str, install: str) -> None:
@@ -86,11 +98,21 @@ def missing(what: str, install: str) -> None:
     import pytest
 
     if what in REQUIRED:
-        pytest.fail(f"{what} is missing, and JAXREWRITE_TEST_REQUIRE requires it (.ci/run installs it: {install})")
-    pytest.skip(f"{what} is not installed ({install}); JAXREWRITE_TEST_REQUIRE={what} makes this a failure")
+        pytest.fail(
+            f"{what} is missing, and JAXREWRITE_TEST_REQUIRE requires it (.ci/run installs it: {install})"
+        )
+    pytest.skip(
+        f"{what} is not installed ({install}); JAXREWRITE_TEST_REQUIRE={what} makes this a failure"
+    )
 
 
-def child_venv(venv: Path, *, python: str = sys.executable, reuse: bool = True, env: dict[str, str] | None = None) -> Path:
+def child_venv(
+    venv: Path,
+    *,
+    python: str = sys.executable,
+    reuse: bool = True,
+    env: dict[str, str] | None = None,
+) -> Path:
     """A venv at ``venv`` (no pip: the caller's pip installs into it with ``--python``); its
     Python. ``reuse``: it sees the packages this interpreter sees. ``--system-site-packages``
     alone reaches the *base* interpreter's, so where this one is itself a venv (the README's
@@ -98,7 +120,13 @@ def child_venv(venv: Path, *, python: str = sys.executable, reuse: bool = True, 
     plain interpreter is its own base: nothing to add). The paths are added as they are, their
     ``.pth`` files unread, so an editable install of this checkout never shadows a wheel."""
     flags = ["--without-pip", *(["--system-site-packages"] if reuse else [])]
-    subprocess.run([python, "-m", "venv", *flags, str(venv)], env=env, check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [python, "-m", "venv", *flags, str(venv)],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     vpython = venv / "bin" / "python"
     if reuse and python == sys.executable and sys.prefix != sys.base_prefix:
         # Every site folder this interpreter reads that is not the base's: its own, and any a
@@ -107,10 +135,13 @@ def child_venv(venv: Path, *, python: str = sys.executable, reuse: bool = True, 
         ours = [
             p
             for p in sys.path
-            if Path(p).name in ("site-packages", "dist-packages") and not Path(p).resolve().is_relative_to(base)
+            if Path(p).name in ("site-packages", "dist-packages")
+            and not Path(p).resolve().is_relative_to(base)
         ]
         version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
-        (venv / "lib" / version / "site-packages" / "_jaxrewrite_tests_outer_env.pth").write_text("".join(f"{p}\n" for p in ours))
+        (venv / "lib" / version / "site-packages" / "_jaxrewrite_tests_outer_env.pth").write_text(
+            "".join(f"{p}\n" for p in ours)
+        )
     return vpython
 
 
@@ -125,7 +156,9 @@ def can_build_without_isolation() -> bool:
     """Whether this environment meets pyproject's build requirements (setuptools>=64 and a
     bdist_wheel: setuptools' own from 70.1, else the wheel package), so no index is needed."""
     try:
-        version = tuple(int(part) for part in importlib.metadata.version("setuptools").split(".")[:2])
+        version = tuple(
+            int(part) for part in importlib.metadata.version("setuptools").split(".")[:2]
+        )
     except (importlib.metadata.PackageNotFoundError, ValueError):
         return False
     if version >= (70, 1):

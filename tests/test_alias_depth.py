@@ -44,7 +44,13 @@ def call_site_chain(links: int) -> str:
 def argument_chain(links: int, marked: bool = True) -> str:
     """``a0 = f``, then ``links`` plain aliases, the last one passed to ``jax.jit``."""
     aliases = "a0 = f\n" + "".join(f"a{i} = a{i - 1}\n" for i in range(1, links + 1))
-    return HEAD + f"def f(x, n{': Static[int]' if marked else ''}):\n" + BODY + aliases + f"g = jax.jit(a{links})\n"
+    return (
+        HEAD
+        + f"def f(x, n{': Static[int]' if marked else ''}):\n"
+        + BODY
+        + aliases
+        + f"g = jax.jit(a{links})\n"
+    )
 
 
 def partial_chain(links: int) -> str:
@@ -68,7 +74,10 @@ FORMS = {
 }
 
 
-LEAF_HEAD = HEAD + "from typing import TypedDict\n\n\nclass Cfg(TypedDict):\n    x: jax.Array\n    n: Static[int]\n\n\n"
+LEAF_HEAD = (
+    HEAD
+    + "from typing import TypedDict\n\n\nclass Cfg(TypedDict):\n    x: jax.Array\n    n: Static[int]\n\n\n"
+)
 
 
 def leaf_chain(links: int) -> str:
@@ -87,7 +96,11 @@ def _by_hand(x: jax.Array, n: int) -> jax.Array:
 
 
 def _last_def_line(text: str, name: str) -> int:
-    return next(node.lineno for node in ast.walk(ast.parse(text)) if isinstance(node, ast.FunctionDef) and node.name == name)
+    return next(
+        node.lineno
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.FunctionDef) and node.name == name
+    )
 
 
 @pytest.mark.parametrize("form", FORMS)
@@ -98,7 +111,9 @@ def test_read_to_the_last_link_and_the_static_argument_is_static(form: str) -> N
     assert out != text and "static_argnums=(1,)" in out and "static_argnames=('n',)" in out
     module = execute(out, "m.py", "alias_depth_case")
     jitted = module.g if "g = " in text else module.f
-    hand = jax.jit(lambda x, n: _by_hand(x, n), static_argnums=1)  # the truth, in plain JAX (its own cache)
+    hand = jax.jit(
+        lambda x, n: _by_hand(x, n), static_argnums=1
+    )  # the truth, in plain JAX (its own cache)
     sizes, hand_sizes = [], []
     for x, n in ((0.0, 3), (1.0, 3), (0.0, 4)):
         got = float(jitted(jnp.float32(x), n))  # n drives range(n): it is static
@@ -123,7 +138,10 @@ def test_one_link_further_is_jr127_at_the_use(form: str) -> None:
     assert "cannot tell whether" in str(err)
     if form == "marker alias chain":
         line = _last_def_line(text, "f")
-        assert (err.lineno, err.offset) == (line, text.splitlines()[line - 1].index(f"S{links + 1}") + 1)
+        assert (err.lineno, err.offset) == (
+            line,
+            text.splitlines()[line - 1].index(f"S{links + 1}") + 1,
+        )
     elif form == "transform alias chain, call site":
         assert (err.lineno, err.offset) == (len(text.splitlines()), len("g = ") + 1)
     else:  # the decorator, on the line above the def
@@ -184,7 +202,10 @@ AMBIGUOUS = HEAD + "import sys\n\nif sys.argv:\n    jit = jax.jit\nelse:\n    ji
     [
         "@jit\ndef f(x, n: Static[int]):\n" + BODY,
         "def f(x, n: Static[int]):\n" + BODY + "g = jit(f)\n",
-        "j = jit\n" + "".join(f"j{i} = j{i - 1 if i else ''}\n" for i in range(40)) + "@j39\ndef f(x, n: Static[int]):\n" + BODY,
+        "j = jit\n"
+        + "".join(f"j{i} = j{i - 1 if i else ''}\n" for i in range(40))
+        + "@j39\ndef f(x, n: Static[int]):\n"
+        + BODY,
     ],
     ids=["JR104 decorator", "JR104 call site", "JR127 decorator"],
 )
@@ -211,6 +232,7 @@ def test_a_loop_of_aliases_is_jr127_where_it_read_as_not_a_transform() -> None:
 def test_a_marker_nested_deeper_than_the_reader_goes_is_jr127_not_ignored() -> None:
     """``list[list[...Static[int]...]]``: JR102 while the reader reaches the marker, JR127 past it
     (the nested marker is still no marker to JAX: it must not pass silently)."""
+
     def nested(depth: int) -> str:
         ann = "Static[int]"
         for _ in range(depth):
@@ -237,10 +259,17 @@ def test_a_loop_of_plain_type_aliases_is_still_no_marker(filters: str) -> None:
     reach spells a marker: no refusal, and the Static beside it is applied as always."""
     from jaxrewrite.engine.read import filters as known
 
-    text = HEAD + 'Tree = dict[str, "Tree"]\n\n@jax.jit\ndef f(x, n: Static[int], t: Tree | None = None):\n' + BODY
+    text = (
+        HEAD
+        + 'Tree = dict[str, "Tree"]\n\n@jax.jit\ndef f(x, n: Static[int], t: Tree | None = None):\n'
+        + BODY
+    )
     analysis = analyze(text, "m.py", filters=getattr(known, filters), lint=True)
     assert not [d for d in analysis.diagnostics if d.is_error], analysis.diagnostics
-    assert rewrite_source(text, "m.py", filters=getattr(known, filters)).count("static_argnums=(1,)") == 1
+    assert (
+        rewrite_source(text, "m.py", filters=getattr(known, filters)).count("static_argnums=(1,)")
+        == 1
+    )
 
 
 def test_the_ledger_records_the_refused_marker_and_no_alias_as_unused() -> None:
@@ -256,7 +285,9 @@ def test_the_ledger_records_the_refused_marker_and_no_alias_as_unused() -> None:
     params = [e for e in analysis.ledger if e.kind is EntryKind.PARAMETER]
     assert [(e.name, e.state, e.code) for e in params] == [("f.n", State.REFUSED, "JR127")]
     chain = [e for e in analysis.ledger if e.kind is EntryKind.ALIAS]
-    assert len(chain) == links + 1 and {(e.state, e.code) for e in chain} == {(State.REFUSED, "JR127")}
+    assert len(chain) == links + 1 and {(e.state, e.code) for e in chain} == {
+        (State.REFUSED, "JR127")
+    }
 
 
 def test_a_loop_of_marker_aliases_ends_in_the_ledger() -> None:
@@ -267,7 +298,9 @@ def test_a_loop_of_marker_aliases_ends_in_the_ledger() -> None:
     text = HEAD + 'A = Static["B"]\nB = A\n\n@jax.jit\ndef f(x, n: B):\n' + BODY
     analysis = analyze(text, "m.py", lint=True)
     entries = {(e.kind, e.name): e for e in analysis.ledger}
-    assert (EntryKind.PARAMETER, "f.n") in entries and (EntryKind.ALIAS, "A") in entries, analysis.ledger
+    assert (EntryKind.PARAMETER, "f.n") in entries and (EntryKind.ALIAS, "A") in entries, (
+        analysis.ledger
+    )
 
 
 def _ledger_reads(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
@@ -317,24 +350,38 @@ def test_a_per_leaf_class_read_to_the_last_link_and_one_link_further_is_jr127() 
     module = execute(rewrite_source(leaf_chain(last), "m.py"), "m.py", "alias_depth_leaf")
     traces: list[int] = []
 
-    def by_hand(x: jax.Array, n: int) -> jax.Array:  # the truth: the entry passed as a static argument
+    def by_hand(
+        x: jax.Array, n: int
+    ) -> jax.Array:  # the truth: the entry passed as a static argument
         traces.append(n)
         return _by_hand(x, n)
 
     hand = jax.jit(by_hand, static_argnums=1)
     for x, n in ((0.0, 3), (1.0, 3), (0.0, 4)):
-        assert float(module.f({"x": jnp.float32(x), "n": n})) == float(hand(jnp.float32(x), n)) == x + n
+        assert (
+            float(module.f({"x": jnp.float32(x), "n": n}))
+            == float(hand(jnp.float32(x), n))
+            == x + n
+        )
     assert module.TRACES == traces == [3, 4], "n=3 twice traces once (a static int), n=4 once more"
     text = leaf_chain(last + 1)
     with pytest.raises(RewriteError) as caught:
         rewrite_source(text, "m.py")
     err = caught.value
     line = _last_def_line(text, "f")
-    assert (err.code, err.lineno, err.offset) == ("JR127", line, text.splitlines()[line - 1].index("A") + 1)  # type: ignore[attr-defined]
+    assert (err.code, err.lineno, err.offset) == (
+        "JR127",
+        line,
+        text.splitlines()[line - 1].index("A") + 1,
+    )  # type: ignore[attr-defined]
 
 
 def test_a_loop_of_aliases_that_reaches_no_per_leaf_class_is_quiet() -> None:
-    text = LEAF_HEAD + "if jax:\n    B = C\nelse:\n    C = B\n\n@jax.jit\ndef f(x, n: Static[int], b: B = None):\n" + BODY
+    text = (
+        LEAF_HEAD
+        + "if jax:\n    B = C\nelse:\n    C = B\n\n@jax.jit\ndef f(x, n: Static[int], b: B = None):\n"
+        + BODY
+    )
     assert "static_argnums=(1,)" in rewrite_source(text, "m.py")
 
 
@@ -342,15 +389,18 @@ def test_an_entry_reaching_a_per_leaf_class_past_the_depth_is_jr127_at_the_entry
     """``Outer``'s entry ``inner`` names ``Cfg`` through 40 aliases: the nested split cannot be
     read, and says so where the entry is."""
     aliases = "A0 = Cfg\n" + "".join(f"A{i} = A{i - 1}\n" for i in range(1, 41))
-    text = LEAF_HEAD + aliases + (
-        "class Outer(TypedDict):\n    inner: A40\n    k: Static[int]\n\n"
-        "@jax.jit\ndef f(o: Outer):\n    return o['inner']['x'] * o['k']\n"
+    text = (
+        LEAF_HEAD
+        + aliases
+        + (
+            "class Outer(TypedDict):\n    inner: A40\n    k: Static[int]\n\n"
+            "@jax.jit\ndef f(o: Outer):\n    return o['inner']['x'] * o['k']\n"
+        )
     )
     with pytest.raises(RewriteError) as caught:
         rewrite_source(text, "m.py")
     assert caught.value.code == "JR127"  # type: ignore[attr-defined]
     assert caught.value.lineno == text.splitlines().index("    inner: A40") + 1  # type: ignore[attr-defined]
-
 
 
 @pytest.mark.parametrize("levels, codes", [(8, ["JR004"]), (MAX_DEPTH + 8, ["JR127"])])
@@ -370,7 +420,9 @@ def _bounded(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, limit: i
     def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
         calls[0] += 1
         if calls[0] > limit:
-            raise AssertionError(f"{name} called more than {limit} times: a reading that branches at every link")
+            raise AssertionError(
+                f"{name} called more than {limit} times: a reading that branches at every link"
+            )
         return real(*args, **kwargs)
 
     monkeypatch.setattr(owner, name, counted)
@@ -379,7 +431,11 @@ def _bounded(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, limit: i
 
 #: A name bound three ways in one scope, two of them aliases of itself: each link branches in
 #: two, so reading to MAX_DEPTH took 2**32 steps (the import of this module never ended).
-SELF_ALIASES = HEAD + "\n\ndef f(x, n: Static[int]):\n" + BODY + """
+SELF_ALIASES = (
+    HEAD
+    + "\n\ndef f(x, n: Static[int]):\n"
+    + BODY
+    + """
 
 def build():
     g = g
@@ -387,10 +443,13 @@ def build():
     g = g
     return g(f)
 """
+)
 
 #: An annotation alias that names itself twice (``C = C[C]``, shadowing a marker alias of the
 #: module, so it is read): three branches a level, 3**32 readings in the import hook.
-SELF_SUBSCRIPT = HEAD + """
+SELF_SUBSCRIPT = (
+    HEAD
+    + """
 C = Static
 
 
@@ -403,26 +462,35 @@ def outer():
 
     return u
 """
+)
 
 
 @pytest.mark.parametrize("filters", ["FAST", "EXHAUSTIVE"])
-def test_a_name_bound_as_an_alias_of_itself_twice_is_read_once_a_depth(filters: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_name_bound_as_an_alias_of_itself_twice_is_read_once_a_depth(
+    filters: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from jaxrewrite.engine.read import filters as all_filters
     from jaxrewrite.engine.read import resolve
 
     calls = _bounded(monkeypatch, resolve, "_name_qualname", 4 * (MAX_DEPTH + 2))
-    analyze(SELF_ALIASES, "m.py", filters=getattr(all_filters, filters), lint=filters == "EXHAUSTIVE")
+    analyze(
+        SELF_ALIASES, "m.py", filters=getattr(all_filters, filters), lint=filters == "EXHAUSTIVE"
+    )
     assert calls[0] > 0
 
 
 @pytest.mark.parametrize("filters", ["FAST", "EXHAUSTIVE"])
-def test_an_annotation_alias_naming_itself_twice_is_read_once_a_depth(filters: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_annotation_alias_naming_itself_twice_is_read_once_a_depth(
+    filters: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Each (node, scope, depth) once: the reading ends, with the answer it gave before (no
     marker in reach of the local ``C``: nothing to rewrite, and the unused module alias reported)."""
     from jaxrewrite.engine.read import filters as all_filters
     from jaxrewrite.engine.read.markindex import MarkerReader
 
     calls = _bounded(monkeypatch, MarkerReader, "_subscript", 4 * (MAX_DEPTH + 2))
-    found = analyze(SELF_SUBSCRIPT, "m.py", filters=getattr(all_filters, filters), lint=filters == "EXHAUSTIVE")
+    found = analyze(
+        SELF_SUBSCRIPT, "m.py", filters=getattr(all_filters, filters), lint=filters == "EXHAUSTIVE"
+    )
     assert calls[0] > 0
     assert not found.uses or not any(use.needs_edit for use in found.uses)

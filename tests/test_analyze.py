@@ -11,9 +11,9 @@ import pytest
 import jaxrewrite
 from jaxrewrite import RewriteError, analyze, rewrite_source
 from jaxrewrite.engine.analysis import UseKind
-from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic
 from jaxrewrite.engine.read.filters import EXHAUSTIVE
 from jaxrewrite.engine.read.scopes import Imported, MarkerBinding
+from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic
 from jaxrewrite.engine.rulebook.table import TRANSFORMS, Mark
 from jaxrewrite.hook import pipeline, tag
 
@@ -43,7 +43,9 @@ def test_uses_carry_transform_signature_and_spec() -> None:
     assert analysis.header.enabled and analysis.diagnostics == []
     (use,) = analysis.uses[:1]
     assert (use.kind, use.transform, use.target.name) == (UseKind.DECORATOR, TRANSFORMS["jit"], "f")
-    assert use.signature is not None and [p.name for p in use.signature.params if p.markers] == ["n"]
+    assert use.signature is not None and [p.name for p in use.signature.params if p.markers] == [
+        "n"
+    ]
     assert use.values == [("static_argnums", (1,), None), ("static_argnames", ("n",), None)]
     call = analysis.uses[-1]
     assert (call.kind, call.transform.name, call.target.name) == (UseKind.CALL, "pmap", "f")
@@ -56,7 +58,10 @@ def test_uses_carry_transform_signature_and_spec() -> None:
 
 
 def test_findings_have_codes_and_the_hook_raises_the_first() -> None:
-    source = MODULE + "\n\n@jax.jit\ndef bad(**kw: Static[int]): ...\n\n@jax.jit\ndef worse(*a: Static[int]): ...\n"
+    source = (
+        MODULE
+        + "\n\n@jax.jit\ndef bad(**kw: Static[int]): ...\n\n@jax.jit\ndef worse(*a: Static[int]): ...\n"
+    )
     analysis = analyze(source, "m.py")
     assert [(d.code, d.line) for d in analysis.errors] == [("JR101", 21), ("JR101", 24)]
     assert all(d.code in CODES for d in analysis.diagnostics)
@@ -93,7 +98,10 @@ def test_environment_resolves_names_the_text_does_not_bind() -> None:
         "jaxrewrite": Imported("jaxrewrite"),
     }
     out = rewrite_source(CELL, "<cell>", environment=env, require_pragma=False)
-    assert out.splitlines()[0] == "@__import__('functools').partial(J, static_argnums=(1,), static_argnames=('n',))"
+    assert (
+        out.splitlines()[0]
+        == "@__import__('functools').partial(J, static_argnums=(1,), static_argnames=('n',))"
+    )
     assert "partial(jit, static_argnums=(1,), static_argnames=('m',))" in out.splitlines()[4]
     # Without the pragma requirement lifted, the same text is left alone; without the
     # environment nothing is known about J or S.
@@ -128,7 +136,7 @@ def test_lazy_public_names() -> None:
     module = types.ModuleType("probe")
     assert jaxrewrite.Analysis.__name__ == "Analysis"
     with pytest.raises(AttributeError):
-        getattr(jaxrewrite, "no_such_name")
+        jaxrewrite.no_such_name
     assert sys.modules["jaxrewrite"] is jaxrewrite and module.__name__ == "probe"
 
 
@@ -139,7 +147,9 @@ def test_every_code_is_documented() -> None:
     from docs_support import guide_text
 
     guide = guide_text()
-    documented = set(re.findall(r"^\| (JR[12]\d\d) \|", guide, re.MULTILINE)) | set(re.findall(r"`(JR0\d\d)`", guide))
+    documented = set(re.findall(r"^\| (JR[12]\d\d) \|", guide, re.MULTILINE)) | set(
+        re.findall(r"`(JR0\d\d)`", guide)
+    )
     assert documented == set(CODES)
 
 
@@ -162,7 +172,9 @@ def test_the_guides_table_of_codes_says_what_codes_says() -> None:
                 break
             text = shorter
         summary = CODES[code]
-        assert text.strip() == summary or (text.startswith(summary) and text[len(summary)] in ":,;"), (code, text, summary)
+        assert text.strip() == summary or (
+            text.startswith(summary) and text[len(summary)] in ":,;"
+        ), (code, text, summary)
 
 
 def test_a_mapping_of_keywords_is_refused_alike_for_transforms_and_registrations() -> None:
@@ -208,4 +220,7 @@ jax.tree_util.register_dataclass(D, data_fields=["x"], meta_fields=["n"])
         ("JR109", 16, "cannot merge Static parameters into jit"),
         ("JR109", 23, "cannot merge Static fields into register_dataclass"),
     ]
-    assert all(d.message.endswith("passed as **kw; write the keywords out by name") for d in analysis.errors)
+    assert all(
+        d.message.endswith("passed as **kw; write the keywords out by name")
+        for d in analysis.errors
+    )

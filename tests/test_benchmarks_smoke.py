@@ -17,8 +17,8 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,7 +55,10 @@ NAMES = {
 
 #: Which run.py run each script's checks read: the two-script run for dispatch and cold, else
 #: the script alone.
-RUN_OF = {name: (name,) for name in NAMES.values()} | {"dispatch": ("dispatch", "cold"), "cold": ("dispatch", "cold")}
+RUN_OF = {name: (name,) for name in NAMES.values()} | {
+    "dispatch": ("dispatch", "cold"),
+    "cold": ("dispatch", "cold"),
+}
 
 
 def quick(tmp_path: Path, *names: str) -> QuickRun:
@@ -63,7 +66,16 @@ def quick(tmp_path: Path, *names: str) -> QuickRun:
     results, kept = tmp_path / "results.md", tmp_path / "kept"
     skips = [arg for other in NAMES.values() if other not in names for arg in ("--skip", other)]
     result = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "run.py"), "--quick", "--out", str(results), "--keep", str(kept), *skips],
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "run.py"),
+            "--quick",
+            "--out",
+            str(results),
+            "--keep",
+            str(kept),
+            *skips,
+        ],
         capture_output=True,
         text=True,
         timeout=600,
@@ -169,6 +181,7 @@ def test_platform_is_checked_and_the_harness_runs_its_text_quietly() -> None:
     rewritten modules the harness runs raise no NotRewrittenWarning (their text is registered)."""
     script = str(REPO / "benchmarks" / "bench_dispatch.py")
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         command = [sys.executable, script, "--quick", *args]
         return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
@@ -185,14 +198,27 @@ def test_platform_is_checked_and_the_harness_runs_its_text_quietly() -> None:
 @pytest.mark.parametrize(
     ("script", "rows"),
     [
-        script("bench_dispatch.py", "dispatch: jaxrewrite / hand jax.jit ", "dispatch: equinox.filter_jit / hand jax.jit"),
+        script(
+            "bench_dispatch.py",
+            "dispatch: jaxrewrite / hand jax.jit ",
+            "dispatch: equinox.filter_jit / hand jax.jit",
+        ),
         script(
             "bench_fields.py",
             "fields: jaxrewrite Static / hand eqx.field(static=True), eqx.filter_jit",
             "fields: jaxrewrite Static / hand eqx.field(static=True), jax.jit",
         ),
-        script("bench_cold.py", "cold realistic: rewrite+compile / compile", "cold dense: floor parse+compile / compile"),
-        script("bench_leaves.py", "jaxrewrite / equinox.filter_jit", "split alone: S=", "overhead over JAX: N="),
+        script(
+            "bench_cold.py",
+            "cold realistic: rewrite+compile / compile",
+            "cold dense: floor parse+compile / compile",
+        ),
+        script(
+            "bench_leaves.py",
+            "jaxrewrite / equinox.filter_jit",
+            "split alone: S=",
+            "overhead over JAX: N=",
+        ),
         script(
             "bench_check.py",
             "check jax+numpy (with JR006) / compile",
@@ -204,7 +230,9 @@ def test_platform_is_checked_and_the_harness_runs_its_text_quietly() -> None:
             "library import (jax included): prebuilt cache / by hand",
             "library import after jax: read-only, no compile",
         ),
-        script("bench_compose.py", "compose warm import, typeguard: composed / by hand under typeguard"),
+        script(
+            "bench_compose.py", "compose warm import, typeguard: composed / by hand under typeguard"
+        ),
         script(
             "bench_integrations.py",
             "cell definition: extension / hand-written",
@@ -212,7 +240,9 @@ def test_platform_is_checked_and_the_harness_runs_its_text_quietly() -> None:
         ),
     ],
 )
-def test_script_ran_and_printed_its_rows(quick_run: Callable[[str], QuickRun], script: str, rows: list[str]) -> None:
+def test_script_ran_and_printed_its_rows(
+    quick_run: Callable[[str], QuickRun], script: str, rows: list[str]
+) -> None:
     run = quick_run(NAMES[script])
     assert run.result.returncode == 0, run.explain()
     table = run.results.read_text()
@@ -241,11 +271,16 @@ def test_script_ran_and_printed_its_rows(quick_run: Callable[[str], QuickRun], s
             ),
             ("import", ["| import: import jax", "| import: opted-in module, warm cache"]),
             ("share", ["| hook share of import jax, runner: hook self time / import jax"]),
-            ("runner", ["| runner warm: python -m jaxrewrite script.py / python script.py with install()"]),
+            (
+                "runner",
+                ["| runner warm: python -m jaxrewrite script.py / python script.py with install()"],
+            ),
         ]
     ],
 )
-def test_table_only_scripts_run_and_fill_the_table(quick_run: Callable[[str], QuickRun], name: str, rows: list[str]) -> None:
+def test_table_only_scripts_run_and_fill_the_table(
+    quick_run: Callable[[str], QuickRun], name: str, rows: list[str]
+) -> None:
     """The scripts whose rows run.py reads from their own output format: checked in the table."""
     run = quick_run(name)
     assert run.result.returncode == 0, run.explain()
@@ -292,17 +327,26 @@ def test_the_import_benchmarks_children_import_the_jaxrewrite_they_name(tmp_path
         import _installed
     finally:
         sys.path.remove(str(REPO / "benchmarks"))
-    assert not Path(_installed.away()).resolve().is_relative_to(REPO.resolve()) and not os.listdir(_installed.away())
+    assert not Path(_installed.away()).resolve().is_relative_to(REPO.resolve()) and not os.listdir(
+        _installed.away()
+    )
     elsewhere = tmp_path / "site" / "jaxrewrite"
     elsewhere.mkdir(parents=True)
     (elsewhere / "__init__.py").write_text("")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    _installed.check_imported_from(str(tmp_path / "site"), {**env, "PYTHONPATH": str(tmp_path / "site")})
+    _installed.check_imported_from(
+        str(tmp_path / "site"), {**env, "PYTHONPATH": str(tmp_path / "site")}
+    )
     with pytest.raises(SystemExit, match="not from"):
         _installed.check_imported_from(str(tmp_path / "site"), {**env, "PYTHONPATH": str(REPO)})
     # The mistake it guards against, shown: the same child started in the checkout.
     started_here = subprocess.run(
         [sys.executable, "-c", "import jaxrewrite; print(jaxrewrite.__file__)"],
-        cwd=REPO, env={**env, "PYTHONPATH": str(tmp_path / "site")}, capture_output=True, text=True, timeout=60, check=True,
+        cwd=REPO,
+        env={**env, "PYTHONPATH": str(tmp_path / "site")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
     assert Path(started_here.stdout.strip()).resolve().is_relative_to(REPO.resolve())

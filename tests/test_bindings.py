@@ -53,8 +53,7 @@ TRACES = []
 #: The same program by hand: ``n`` static by position and by name, as the rewrite writes it.
 HAND = (
     "import functools\nimport jax\nimport jax.numpy as jnp\n\nTRACES = []\n\n"
-    "@functools.partial(jax.jit, static_argnums=(1,), static_argnames=('n',))"
-    + USE.format(ann="")
+    "@functools.partial(jax.jit, static_argnums=(1,), static_argnames=('n',))" + USE.format(ann="")
 )
 #: The same program with ``n`` traced.
 HAND_TRACED = "import jax\nimport jax.numpy as jnp\n\nTRACES = []\n\n@jax.jit" + USE.format(ann="")
@@ -325,4 +324,3 @@ def test_a_generic_method_still_sees_its_class_body() -> None:
         "f = Box.f\nOUT = [f(jnp.ones(2), 3), f(jnp.ones(2), 3), f(jnp.ones(2), 4)]\n"
     )
     _same_as(source, HAND)
-

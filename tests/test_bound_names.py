@@ -63,29 +63,65 @@ STATIC = "static_argnums=(1,)"
 
 #: (the user's text, the same written by hand): every rewrite the engine makes, and where.
 REWRITTEN = {
-    "walrus in a call": ("print((h := f))\nOUT = jax.jit(h)(jnp.ones(2), 3)", f"print((h := f))\nOUT = jax.jit(h, {STATIC})(jnp.ones(2), 3)"),
-    "walrus in an assignment": ("y = (h := f)\nOUT = jax.jit(h)(jnp.ones(2), 3)", f"y = (h := f)\nOUT = jax.jit(h, {STATIC})(jnp.ones(2), 3)"),
-    "walrus in an if": ("if (h := f):\n    pass\nOUT = jax.vmap(h, in_axes=(0, None))(jnp.ones(2), 3)", "if (h := f):\n    pass\nOUT = jax.vmap(h, in_axes=(0, None))(jnp.ones(2), 3)"),
-    "walrus in a function": ("def build():\n    (h := f)\n    return jax.jit(h)\n\nOUT = build()(jnp.ones(2), 3)", f"def build():\n    (h := f)\n    return jax.jit(h, {STATIC})\n\nOUT = build()(jnp.ones(2), 3)"),
+    "walrus in a call": (
+        "print((h := f))\nOUT = jax.jit(h)(jnp.ones(2), 3)",
+        f"print((h := f))\nOUT = jax.jit(h, {STATIC})(jnp.ones(2), 3)",
+    ),
+    "walrus in an assignment": (
+        "y = (h := f)\nOUT = jax.jit(h)(jnp.ones(2), 3)",
+        f"y = (h := f)\nOUT = jax.jit(h, {STATIC})(jnp.ones(2), 3)",
+    ),
+    "walrus in an if": (
+        "if (h := f):\n    pass\nOUT = jax.vmap(h, in_axes=(0, None))(jnp.ones(2), 3)",
+        "if (h := f):\n    pass\nOUT = jax.vmap(h, in_axes=(0, None))(jnp.ones(2), 3)",
+    ),
+    "walrus in a function": (
+        "def build():\n    (h := f)\n    return jax.jit(h)\n\nOUT = build()(jnp.ones(2), 3)",
+        f"def build():\n    (h := f)\n    return jax.jit(h, {STATIC})\n\nOUT = build()(jnp.ones(2), 3)",
+    ),
     # The first argument in parentheses: the keywords go after them, not into a tuple.
-    "parenthesized argument": ("OUT = jax.jit((f))(jnp.ones(2), 3)", f"OUT = jax.jit((f), {STATIC})(jnp.ones(2), 3)"),
-    "parenthesized walrus, a comment": ("OUT = jax.jit(( h := f  # a ) in a comment\n  ),\n)(jnp.ones(2), 3)", f"OUT = jax.jit((h := f), {STATIC})(jnp.ones(2), 3)"),
-    "comprehension over a tuple": ("OUT = [jax.jit(fn)(jnp.ones(2), 3) for fn in (f, f3)]", f"OUT = [jax.jit(fn, {STATIC})(jnp.ones(2), 3) for fn in (f, f3)]"),
-    "comprehension over a list, in a function": ("def build():\n    return [jax.jit(fn) for fn in [f3, f]]\n\nOUT = [c(jnp.ones(2), 4) for c in build()]", f"def build():\n    return [jax.jit(fn, {STATIC}) for fn in [f3, f]]\n\nOUT = [c(jnp.ones(2), 4) for c in build()]"),
-    "loop": ("OUT = []\nfor fn in (f, f3):\n    OUT.append(jax.jit(fn)(jnp.ones(2), 3))", f"OUT = []\nfor fn in (f, f3):\n    OUT.append(jax.jit(fn, {STATIC})(jnp.ones(2), 3))"),
-    "loop in a function, through a walrus": ("def build():\n    out = []\n    for fn in (f, f3):\n        out.append(jax.jit((k := fn)))\n        out.append(jax.jit(k))\n    return out\n\nOUT = [c(jnp.ones(2), 2) for c in build()]", f"def build():\n    out = []\n    for fn in (f, f3):\n        out.append(jax.jit((k := fn), {STATIC}))\n        out.append(jax.jit(k, {STATIC}))\n    return out\n\nOUT = [c(jnp.ones(2), 2) for c in build()]"),
+    "parenthesized argument": (
+        "OUT = jax.jit((f))(jnp.ones(2), 3)",
+        f"OUT = jax.jit((f), {STATIC})(jnp.ones(2), 3)",
+    ),
+    "parenthesized walrus, a comment": (
+        "OUT = jax.jit(( h := f  # a ) in a comment\n  ),\n)(jnp.ones(2), 3)",
+        f"OUT = jax.jit((h := f), {STATIC})(jnp.ones(2), 3)",
+    ),
+    "comprehension over a tuple": (
+        "OUT = [jax.jit(fn)(jnp.ones(2), 3) for fn in (f, f3)]",
+        f"OUT = [jax.jit(fn, {STATIC})(jnp.ones(2), 3) for fn in (f, f3)]",
+    ),
+    "comprehension over a list, in a function": (
+        "def build():\n    return [jax.jit(fn) for fn in [f3, f]]\n\nOUT = [c(jnp.ones(2), 4) for c in build()]",
+        f"def build():\n    return [jax.jit(fn, {STATIC}) for fn in [f3, f]]\n\nOUT = [c(jnp.ones(2), 4) for c in build()]",
+    ),
+    "loop": (
+        "OUT = []\nfor fn in (f, f3):\n    OUT.append(jax.jit(fn)(jnp.ones(2), 3))",
+        f"OUT = []\nfor fn in (f, f3):\n    OUT.append(jax.jit(fn, {STATIC})(jnp.ones(2), 3))",
+    ),
+    "loop in a function, through a walrus": (
+        "def build():\n    out = []\n    for fn in (f, f3):\n        out.append(jax.jit((k := fn)))\n        out.append(jax.jit(k))\n    return out\n\nOUT = [c(jnp.ones(2), 2) for c in build()]",
+        f"def build():\n    out = []\n    for fn in (f, f3):\n        out.append(jax.jit((k := fn), {STATIC}))\n        out.append(jax.jit(k, {STATIC}))\n    return out\n\nOUT = [c(jnp.ones(2), 2) for c in build()]",
+    ),
 }
 
 
 def _about_the_loop(diagnostics: list[Any]) -> list[Any]:
     """The findings, less "no transform applies" on the defs a case leaves unused."""
-    return [d for d in diagnostics if not (d.code == "JR002" and ("'other'" in d.message or "'f3'" in d.message))]
+    return [
+        d
+        for d in diagnostics
+        if not (d.code == "JR002" and ("'other'" in d.message or "'f3'" in d.message))
+    ]
 
 
 def _run(source: str) -> tuple[Any, list[Any]]:
     namespace: dict[str, Any] = {"__name__": "bound_names"}
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jaxrewrite.NotRewrittenWarning)  # exec'd text is never the hook's
+        warnings.simplefilter(
+            "ignore", jaxrewrite.NotRewrittenWarning
+        )  # exec'd text is never the hook's
         exec(compile(source, "bound_names.py", "exec"), namespace)
     out = namespace["OUT"]
     out = [o.tolist() for o in out] if isinstance(out, list) else out.tolist()
@@ -99,7 +135,11 @@ def test_rewritten_as_by_hand(case: str) -> None:
     analysis = jaxrewrite.analyze(source, "m.py", lint=True)
     assert _about_the_loop(analysis.diagnostics) == [], [str(d) for d in analysis.diagnostics]
     rewritten = rewrite_source(source, "m.py")
-    assert rewrite_source(source, "m.py", filters=EXHAUSTIVE) == rewritten == rewrite_source(source, "m.py", filters=FAST)
+    assert (
+        rewrite_source(source, "m.py", filters=EXHAUSTIVE)
+        == rewritten
+        == rewrite_source(source, "m.py", filters=FAST)
+    )
     # The keywords land where a hand would put them: the values agree with HAND's.
     assert _run(rewritten) == _run(HAND + "\n" + by_hand + "\n")
 
@@ -109,7 +149,10 @@ def test_rewritten_as_by_hand(case: str) -> None:
     [
         ("OUT = [jax.jit(fn) for fn in (f, g)]", "JR119"),  # g has no marker: cannot be one spec
         ("OUT = [jax.jit(fn) for fn in (f, other)]", "JR119"),  # different Static parameters
-        ("for fn in [f, print]:\n    OUT = jax.jit(fn)", "JR007"),  # not all defs: f made into what?
+        (
+            "for fn in [f, print]:\n    OUT = jax.jit(fn)",
+            "JR007",
+        ),  # not all defs: f made into what?
         ("OUT = {k: jax.jit(fn) for k, fn in zip('ab', (f, f3))}", "JR007"),  # not a literal
         ("for i, fn in enumerate([f3, f]):\n    OUT = jax.vmap(fn)", "JR007"),
         ("def build():\n    for i, fn in enumerate([f3, f]):\n        yield jax.jit(fn)", "JR007"),
@@ -117,7 +160,9 @@ def test_rewritten_as_by_hand(case: str) -> None:
 )
 def test_what_cannot_be_one_spec_is_refused_or_reported(user: str, code: str) -> None:
     source = PRELUDE + "\n" + user + "\n"
-    codes = {d.code for d in _about_the_loop(jaxrewrite.analyze(source, "m.py", lint=True).diagnostics)}
+    codes = {
+        d.code for d in _about_the_loop(jaxrewrite.analyze(source, "m.py", lint=True).diagnostics)
+    }
     assert code in codes, codes
     assert "JR002" not in codes  # the marker is not "used by no transform": the loop uses it
 
@@ -134,7 +179,9 @@ def test_what_cannot_be_one_spec_is_refused_or_reported(user: str, code: str) ->
 def test_quiet_where_nothing_is_lost(user: str) -> None:
     source = PRELUDE + "\n" + user + "\n"
     analysis = jaxrewrite.analyze(source, "m.py", lint=True)
-    assert not analysis.errors and not [d for d in analysis.diagnostics if d.code in ("JR007", "JR119")]
+    assert not analysis.errors and not [
+        d for d in analysis.diagnostics if d.code in ("JR007", "JR119")
+    ]
 
 
 @pytest.mark.parametrize(

@@ -52,7 +52,10 @@ def test_pycs_are_cpythons_format_checked_by_mtime_and_size(tmp_path: Path) -> N
     assert data[8:16] == int(st.st_mtime).to_bytes(4, "little") + st.st_size.to_bytes(4, "little")
     pyc = tmp_path / "m.pyc"
     pyc.write_bytes(data)
-    assert pycfile.load(str(pyc), path, st, lambda: pytest.fail("a timestamped pyc reads no source")) is not None
+    assert (
+        pycfile.load(str(pyc), path, st, lambda: pytest.fail("a timestamped pyc reads no source"))
+        is not None
+    )
     os.utime(path, (st.st_atime + 5, st.st_mtime + 5))
     assert pycfile.load(str(pyc), path, os.stat(path), bytes) is None
     Path(path).write_text("x = 22")
@@ -60,7 +63,9 @@ def test_pycs_are_cpythons_format_checked_by_mtime_and_size(tmp_path: Path) -> N
     assert pycfile.load(str(pyc), path, os.stat(path), bytes) is None
 
 
-def test_hash_checked_pycs_where_the_user_chose_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hash_checked_pycs_where_the_user_chose_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``SOURCE_DATE_EPOCH`` (as py_compile): checked hash-based pycs, whose bytes decide."""
     path, st = _source(tmp_path)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1")
@@ -98,14 +103,20 @@ def test_load_rejects_damaged_files(tmp_path: Path, damage: Callable[[bytes], by
 
 @pytest.mark.parametrize("prefix", [None, "/cache"])
 @pytest.mark.parametrize("optimize,pipeline", [(0, ""), (2, ""), (1, "pytest0123456789ab")])
-def test_the_pyc_is_named_as_importlib_names_it(monkeypatch: pytest.MonkeyPatch, prefix: str | None, optimize: int, pipeline: str) -> None:
+def test_the_pyc_is_named_as_importlib_names_it(
+    monkeypatch: pytest.MonkeyPatch, prefix: str | None, optimize: int, pipeline: str
+) -> None:
     monkeypatch.setattr(sys, "pycache_prefix", prefix)
     for source in ("/x/m.py", "x/m.py", "/x/ünï.py"):
-        expected = importlib.util.cache_from_source(source, optimization=tag.cache_tag(optimize, pipeline))
+        expected = importlib.util.cache_from_source(
+            source, optimization=tag.cache_tag(optimize, pipeline)
+        )
         assert tag.cache_path(source, optimize, pipeline) == expected
 
 
-def test_cache_tag_is_alphanumeric_and_keyed_on_rewriter_and_level(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cache_tag_is_alphanumeric_and_keyed_on_rewriter_and_level(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     taken = tag.cache_tag()
     assert taken is not None and taken.isalnum() and taken.endswith(f"o{sys.flags.optimize}")
     assert taken == f"jaxrewrite{tag.rewriter_hash()}o{sys.flags.optimize}"
@@ -127,7 +138,9 @@ def test_a_checkout_digests_its_sources_once_per_process(monkeypatch: pytest.Mon
     assert tag.rewriter_hash() == first
 
 
-def test_store_is_atomic_and_leaves_no_temp_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_store_is_atomic_and_leaves_no_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path, st = _source(tmp_path)
     pyc = str(tmp_path / "__pycache__" / "m.tag.pyc")
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
@@ -145,7 +158,9 @@ def test_store_is_atomic_and_leaves_no_temp_file(tmp_path: Path, monkeypatch: py
 def test_load_points_code_at_the_moved_source(tmp_path: Path) -> None:
     path, st = _source(tmp_path)
     pyc = tmp_path / "m.pyc"
-    pyc.write_bytes(pycfile.pack(compile("def g(): pass", "/old/m.py", "exec"), pycfile.stat_key(st)))
+    pyc.write_bytes(
+        pycfile.pack(compile("def g(): pass", "/old/m.py", "exec"), pycfile.stat_key(st))
+    )
     code = pycfile.load(str(pyc), path, st, bytes)
     assert code is not None and code.co_filename == path
     inner = next(c for c in code.co_consts if hasattr(c, "co_filename"))
@@ -200,7 +215,9 @@ def test_plain_and_rewritten_bytecode_never_mix(project: Project) -> None:
         pytest.param(lambda d: b"", id="empty"),
     ],
 )
-def test_damaged_cache_file_is_ignored_and_replaced(project: Project, damage: Callable[[bytes], bytes]) -> None:
+def test_damaged_cache_file_is_ignored_and_replaced(
+    project: Project, damage: Callable[[bytes], bytes]
+) -> None:
     path = project.write("mod.py", OPTED_IN.format(value=1))
     project.child("mod")
     (pyc,) = project.rewritten_pycs()
@@ -235,7 +252,9 @@ def test_read_only_pycache_folder_still_imports(project: Project) -> None:
     pycache.chmod(0o555)
     try:
         if os.access(pycache, os.W_OK):
-            pytest.skip("permission bits are not enforced for this user (root); see the prefix test")
+            pytest.skip(
+                "permission bits are not enforced for this user (root); see the prefix test"
+            )
         result = project.child("mod")
         assert result["jit"] == [REWRITTEN_CALL] and os.listdir(pycache) == []
     finally:
@@ -317,12 +336,22 @@ def test_every_module_a_rewrite_loads_is_hashed() -> None:
         "print(json.dumps(loaded))\n"
     )
     golden = Path(__file__).resolve().parent.parent / "golden"
-    inputs = [str(p) for group in ("leaves", "leaves_grad", "errors", "correctness", "callsites") for p in (golden / group).glob("*.py")]
-    done = subprocess.run([sys.executable, "-c", code, *inputs], capture_output=True, text=True, check=True)
+    inputs = [
+        str(p)
+        for group in ("leaves", "leaves_grad", "errors", "correctness", "callsites")
+        for p in (golden / group).glob("*.py")
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", code, *inputs], capture_output=True, text=True, check=True
+    )
     import json
 
-    loaded = {os.path.relpath(path, tag.PACKAGE).replace(os.sep, "/") for path in json.loads(done.stdout)}
-    assert loaded and loaded <= set(tag.package_sources()), sorted(loaded - set(tag.package_sources()))
+    loaded = {
+        os.path.relpath(path, tag.PACKAGE).replace(os.sep, "/") for path in json.loads(done.stdout)
+    }
+    assert loaded and loaded <= set(tag.package_sources()), sorted(
+        loaded - set(tag.package_sources())
+    )
 
 
 def test_cache_tag_names_the_optimisation_level_and_pipeline() -> None:
@@ -341,7 +370,9 @@ def test_debug_trace_says_why_a_pyc_was_not_read_or_written(project: Project) ->
         done = project.run(child_code("mod"), env=env)
         report(done)
         said = [line for line in done.stderr.splitlines() if line.startswith("jaxrewrite: ")]
-        return [line for line in said if not line.startswith("jaxrewrite: hashed ")]  # a checkout's tag
+        return [
+            line for line in said if not line.startswith("jaxrewrite: hashed ")
+        ]  # a checkout's tag
 
     assert stderr(project.env(PYTHONDONTWRITEBYTECODE="1")) == []  # no switch: silent
     first = stderr({**debug, "PYTHONDONTWRITEBYTECODE": "1"})

@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from support import jaxrewrite, write
 from golden_cases import GOLDEN, ROOT
+from support import jaxrewrite, write
+
 from jaxrewrite.commands.check import Options, check_text, render
 from jaxrewrite.engine.rulebook.diagnostics import CODES
 
@@ -64,7 +64,9 @@ NO_PRAGMA = (GOLDEN / "check" / "jr001_no_pragma.py").read_text(encoding="utf-8"
 
 def test_clean_tree_exits_0_and_prints_nothing(tmp_path: Path) -> None:
     write(tmp_path / "pkg" / "plain.py", "import jax\nx = 1\n")
-    write(tmp_path / "pkg" / "clean.py", (GOLDEN / "check" / "clean.py").read_text(encoding="utf-8"))
+    write(
+        tmp_path / "pkg" / "clean.py", (GOLDEN / "check" / "clean.py").read_text(encoding="utf-8")
+    )
     done = run("pkg", cwd=tmp_path)
     assert (done.returncode, done.stdout, done.stderr) == (0, "All checks passed!\n", "")
     assert run("-q", "pkg", cwd=tmp_path).stdout == ""
@@ -92,7 +94,13 @@ def test_json_and_github_formats(tmp_path: Path) -> None:
     done = run("--format", "json", "helper.py", cwd=tmp_path)
     assert done.returncode == 1
     (row,) = json.loads(done.stdout)
-    assert row == {"path": "helper.py", "line": 8, "col": 10, "code": "JR002", "message": row["message"]}
+    assert row == {
+        "path": "helper.py",
+        "line": 8,
+        "col": 10,
+        "code": "JR002",
+        "message": row["message"],
+    }
     assert "'g'" in row["message"]
     github = run("--format", "github", "helper.py", cwd=tmp_path)
     assert github.stdout.startswith("::error file=helper.py,line=8,col=10,title=JR002::")
@@ -105,7 +113,10 @@ def test_select_and_ignore_by_code_or_prefix(tmp_path: Path) -> None:
     every = run("-q", "m.py", "h.py", cwd=tmp_path).stdout.splitlines()
     assert {line.split()[1] for line in every} == {"JR003", "JR002"}
     only = run("-q", "--select", "JR002", "m.py", "h.py", cwd=tmp_path)
-    assert (only.returncode, [line.split()[1] for line in only.stdout.splitlines()]) == (1, ["JR002"])
+    assert (only.returncode, [line.split()[1] for line in only.stdout.splitlines()]) == (
+        1,
+        ["JR002"],
+    )
     none = run("-q", "--ignore", "JR00", "m.py", "h.py", cwd=tmp_path)
     assert (none.returncode, none.stdout) == (0, "")
     both = run("-q", "--select", "JR0", "--ignore", "jr003", "m.py", "h.py", cwd=tmp_path)
@@ -123,11 +134,16 @@ def test_usage_errors_and_unreadable_input_exit_2(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "nowhere.py: no such file or folder" in missing.stderr
     (tmp_path / "bad.py").write_bytes(b"# jaxrewrite: enable\nx = '\xff'\n")
     bad = run("bad.py", cwd=tmp_path)
-    assert bad.returncode == 2 and "bad.py:2:6: cannot read it as Python source: byte 0xff is not utf-8" in bad.stderr
+    assert (
+        bad.returncode == 2
+        and "bad.py:2:6: cannot read it as Python source: byte 0xff is not utf-8" in bad.stderr
+    )
     unknown = run("--select", "XY9", "bad.py", cwd=tmp_path)
     assert unknown.returncode == 2 and "unknown code or prefix: XY9" in unknown.stderr
     write(tmp_path / "h.py", HELPER)
-    mixed = run("h.py", "nowhere.py", cwd=tmp_path)  # findings are printed, but unreadable input wins
+    mixed = run(
+        "h.py", "nowhere.py", cwd=tmp_path
+    )  # findings are printed, but unreadable input wins
     assert mixed.returncode == 2 and "JR002" in mixed.stdout
 
 
@@ -150,7 +166,10 @@ def test_a_file_named_on_the_command_line_is_always_parsed(tmp_path: Path) -> No
     write(tmp_path / "broken_but_unrelated.py", "x = (1,\n")
     done = run("broken_but_unrelated.py", cwd=tmp_path)
     assert done.returncode == 1
-    assert done.stdout == "broken_but_unrelated.py:1:5: JR100 '(' was never closed\nFound 1 finding in 1 file.\n"
+    assert (
+        done.stdout
+        == "broken_but_unrelated.py:1:5: JR100 '(' was never closed\nFound 1 finding in 1 file.\n"
+    )
     plain = jaxrewrite("check", "-", cwd=tmp_path, stdin="x = (1,\n")  # standard input too
     assert plain.returncode == 1 and "-:1:5: JR100" in plain.stdout
     noqa = run("--ignore", "JR100", "broken_but_unrelated.py", cwd=tmp_path)
@@ -162,9 +181,14 @@ def test_binary_files_cannot_be_read_as_python_source(tmp_path: Path) -> None:
     (tmp_path / "blob.py").write_bytes(b"\x7fELF\x02\x01\x01\x00\x00jax.jit")
     for args in (["blob.py"], ["."]):
         done = run(*args, cwd=tmp_path)
-        assert done.returncode == 2 and "blob.py:1:8: cannot read it as Python source: it holds a NUL byte" in done.stderr
+        assert (
+            done.returncode == 2
+            and "blob.py:1:8: cannot read it as Python source: it holds a NUL byte" in done.stderr
+        )
         assert "All checks passed" not in done.stdout
-    (tmp_path / "blob.py").write_bytes(b"x = 1\n\xff\xfe\n")  # not UTF-8, no jaxrewrite, no transform
+    (tmp_path / "blob.py").write_bytes(
+        b"x = 1\n\xff\xfe\n"
+    )  # not UTF-8, no jaxrewrite, no transform
     done = run(".", cwd=tmp_path)
     assert done.returncode == 2 and "cannot read it as Python source" in done.stderr
 
@@ -175,7 +199,11 @@ def test_show_prints_the_same_findings(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for name in ("helper.py", "late.py"):
         shown = subprocess.run(
-            [sys.executable, "-m", "jaxrewrite", "show", name], cwd=tmp_path, env=env, capture_output=True, text=True
+            [sys.executable, "-m", "jaxrewrite", "show", name],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
         )
         checked = run("-q", name, cwd=tmp_path)
         assert shown.returncode == 0
@@ -207,7 +235,9 @@ def test_check_over_installed_jax_and_numpy() -> None:
 #: their work) in corpus_support's stable half, and a stable eighth of the others;
 #: ``JAXREWRITE_FULL=1`` (as .ci/run sets) reads every file.
 SAMPLE = 8
-TRANSFORM_WORD = re.compile(r"\b(?:jit|pjit|pmap|vmap|grad|checkpoint|remat|custom_vjp|custom_jvp|shard_map|scan|cond|while_loop)\b")
+TRANSFORM_WORD = re.compile(
+    r"\b(?:jit|pjit|pmap|vmap|grad|checkpoint|remat|custom_vjp|custom_jvp|shard_map|scan|cond|while_loop)\b"
+)
 
 
 def test_check_never_crashes_on_real_code() -> None:
@@ -240,7 +270,9 @@ def test_check_never_crashes_on_real_code() -> None:
         if FULL
         else f"those naming a transform in 1 in {SHARE} and 1 in {SAMPLE} of the others (JAXREWRITE_FULL=1: all)"
     )
-    print(f"\n[check corpus] {checked} of {len(files)} files analyzed: {covered}; findings {counts}")
+    print(
+        f"\n[check corpus] {checked} of {len(files)} files analyzed: {covered}; findings {counts}"
+    )
     assert checked == len(files) if FULL else checked >= 150, checked  # a sample that lost its way
     assert set(counts) <= {"JR100"}, counts  # Python 2 leftovers in numpy's tests would be JR100
 

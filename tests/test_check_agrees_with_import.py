@@ -14,7 +14,9 @@ from pathlib import Path
 
 from support import jaxrewrite, python, write
 
-HEAD = "# jaxrewrite: enable\nimport jax\nimport jax.numpy as jnp\nfrom jaxrewrite import Static\n\n\n"
+HEAD = (
+    "# jaxrewrite: enable\nimport jax\nimport jax.numpy as jnp\nfrom jaxrewrite import Static\n\n\n"
+)
 
 HELPER = """\
 def module_jit(meth, *jit_args, **jit_kwargs):
@@ -36,10 +38,15 @@ ONELINE = "def module_jit(fun, *jit_args, **jit_kwargs):\n    return jax.jit(fun
 #: Module name -> (body, what both must say: None, or (code, line)).
 MODULES = {
     # The helper as the project wrote it, and a marker-less function through it: nothing to say.
-    "unmarked": (HELPER + "def scale(state, x):\n    return state * x\n\n\nRESULT = float(module_jit(scale)(jnp.float32(3.0)))\n", None),
+    "unmarked": (
+        HELPER
+        + "def scale(state, x):\n    return state * x\n\n\nRESULT = float(module_jit(scale)(jnp.float32(3.0)))\n",
+        None,
+    ),
     # The one-line form, jit keywords through it included.
     "oneline": (
-        ONELINE + "def scale(x, n):\n    return x * n\n\n\nRESULT = float(module_jit(scale, static_argnums=1)(jnp.float32(3.0), 2))\n",
+        ONELINE
+        + "def scale(x, n):\n    return x * n\n\n\nRESULT = float(module_jit(scale, static_argnums=1)(jnp.float32(3.0), 2))\n",
         None,
     ),
     # Static parameters handed to the helper: it is no transform jaxrewrite knows (JR004).
@@ -82,7 +89,9 @@ def test_check_and_the_import_agree_on_jit_args_passed_through_a_helper(tmp_path
     imported = python("child.py", *MODULES, cwd=tmp_path)
     assert imported.returncode == 0, imported.stderr
     at_import = json.loads(imported.stdout)
-    checked = jaxrewrite("check", "--no-cache", "--format", "json", *(f"{n}.py" for n in MODULES), cwd=tmp_path)
+    checked = jaxrewrite(
+        "check", "--no-cache", "--format", "json", *(f"{n}.py" for n in MODULES), cwd=tmp_path
+    )
     by_check: dict[str, list[tuple[str, int]]] = {name: [] for name in MODULES}
     for d in json.loads(checked.stdout):
         by_check[Path(d["path"]).stem].append((d["code"], d["line"]))

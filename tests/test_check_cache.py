@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from support import child_env, jaxrewrite, write
 from golden_cases import GOLDEN
+from support import child_env, jaxrewrite, write
+
 from jaxrewrite.commands import check, checkcache
 from jaxrewrite.commands.check import Options, check_path
 from jaxrewrite.commands.checkcache import Cache
@@ -37,7 +37,9 @@ MAIN = "import jax\nfrom mymod import f\n\nh = jax.jit(f)\n"
 
 
 def _cache(tmp_path: Path, options: Options = Options()) -> Cache:
-    return Cache.open(str(tmp_path / ".jaxrewrite_cache"), (options.select, options.ignore, options.config))
+    return Cache.open(
+        str(tmp_path / ".jaxrewrite_cache"), (options.select, options.ignore, options.config)
+    )
 
 
 def _codes(path: Path, cache: Cache, options: Options = Options()) -> list[str]:
@@ -68,7 +70,9 @@ def test_a_second_run_reads_the_findings_back(tmp_path: Path, analyses: list[str
 def test_other_bytes_are_analyzed_again(tmp_path: Path, analyses: list[str]) -> None:
     h = write(tmp_path / "h.py", HELPER)
     assert _codes(h, _cache(tmp_path)) == ["JR002"]
-    h.write_text(HELPER.replace("Static", "int") + "\n# same length or not, other bytes\n", encoding="utf-8")
+    h.write_text(
+        HELPER.replace("Static", "int") + "\n# same length or not, other bytes\n", encoding="utf-8"
+    )
     assert _codes(h, _cache(tmp_path)) == [d.code for d in check_path(str(h), Options())]
     assert analyses[:2] == ["h.py", "h.py"]
 
@@ -93,7 +97,9 @@ def test_another_version_does_not_read_this_ones_entries(
     ],
     ids=["select", "ignore", "per-file-ignores"],
 )
-def test_other_options_are_analyzed_again(tmp_path: Path, analyses: list[str], other: Options) -> None:
+def test_other_options_are_analyzed_again(
+    tmp_path: Path, analyses: list[str], other: Options
+) -> None:
     h = write(tmp_path / "h.py", HELPER)
     assert _codes(h, _cache(tmp_path)) == ["JR002"]
     assert _codes(h, _cache(tmp_path, other), other) == []
@@ -112,7 +118,9 @@ def test_the_same_file_named_another_way_keeps_its_own_name(tmp_path: Path) -> N
         os.chdir(here)
 
 
-def test_a_followed_module_that_changes_is_analyzed_again(tmp_path: Path, analyses: list[str]) -> None:
+def test_a_followed_module_that_changes_is_analyzed_again(
+    tmp_path: Path, analyses: list[str]
+) -> None:
     """JR013 depends on mymod.py: its entry in main.py's holds mymod.py's hash."""
     mymod = write(tmp_path / "mymod.py", MYMOD)
     main = write(tmp_path / "main.py", MAIN)
@@ -157,7 +165,11 @@ def test_the_folder_is_tagged_and_ignored_as_ruffs_is(tmp_path: Path) -> None:
     write(tmp_path / "h.py", HELPER)
     assert jaxrewrite("check", cwd=tmp_path).returncode == 1
     folder = tmp_path / ".jaxrewrite_cache"
-    assert (folder / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55\n")
+    assert (
+        (folder / "CACHEDIR.TAG")
+        .read_text()
+        .startswith("Signature: 8a477f597d28d172789f06886806bc55\n")
+    )
     assert (folder / ".gitignore").read_text().endswith("\n*\n")
     again = jaxrewrite("check", cwd=tmp_path)
     assert (again.returncode, again.stdout.splitlines()[-1]) == (1, "Found 1 finding in 1 file.")
@@ -170,7 +182,9 @@ def test_no_cache_neither_reads_nor_writes(tmp_path: Path) -> None:
     jaxrewrite("check", cwd=tmp_path)
     folder = tmp_path / ".jaxrewrite_cache"
     for entry in (Path(d) / f for d, _, fs in os.walk(folder) for f in fs if len(f) > 20):
-        entry.write_text('{"findings": [], "reads": []}', encoding="utf-8")  # a lie --no-cache must not read
+        entry.write_text(
+            '{"findings": [], "reads": []}', encoding="utf-8"
+        )  # a lie --no-cache must not read
     assert jaxrewrite("check", cwd=tmp_path).returncode == 0
     assert jaxrewrite("check", "--no-cache", cwd=tmp_path).returncode == 1
 
@@ -201,25 +215,33 @@ def test_two_runs_at_once(tmp_path: Path) -> None:
     assert [run.returncode for run in runs] == [1, 1] and third.returncode == 1
     assert outputs[0] == outputs[1] == third.stdout
     assert third.stdout.endswith("Found 60 findings in 60 files.\n")
-    left = [f for _, _, fs in os.walk(tmp_path / ".jaxrewrite_cache") for f in fs if f.endswith(".tmp")]
+    left = [
+        f for _, _, fs in os.walk(tmp_path / ".jaxrewrite_cache") for f in fs if f.endswith(".tmp")
+    ]
     assert left == []
 
 
 # -- the process pool -----------------------------------------------------------------------------
 
 
-@pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")  # this process imported jax; check does not
+@pytest.mark.filterwarnings(
+    "ignore:os.fork\\(\\) was called:RuntimeWarning"
+)  # this process imported jax; check does not
 def test_the_pool_finds_what_one_process_finds(tmp_path: Path) -> None:
     for i in range(12):
         write(tmp_path / f"h{i:02}.py", HELPER if i % 2 else MAIN)
     write(tmp_path / "mymod.py", MYMOD)
     (tmp_path / "bad.py").write_bytes(b"import jax\njax.jit(f)\nx = '\xff'\n")
-    jobs = [check.Job(str(p), Options(), cache=_cache(tmp_path)) for p in sorted(tmp_path.glob("*.py"))]
+    jobs = [
+        check.Job(str(p), Options(), cache=_cache(tmp_path)) for p in sorted(tmp_path.glob("*.py"))
+    ]
     alone = check.examine_all(jobs, 1)
     assert check.examine_all(jobs, 2) == alone  # from the cache the one process filled
     fresh = [check.Job(job.path, job.options) for job in jobs]
     assert check.examine_all(fresh, 2) == alone
-    assert sum(1 for _, error in alone if error) == 1 and sum(len(found) for found, _ in alone) >= 12
+    assert (
+        sum(1 for _, error in alone if error) == 1 and sum(len(found) for found, _ in alone) >= 12
+    )
 
 
 def test_processes_only_for_many_files_and_idle_cores(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -227,14 +249,18 @@ def test_processes_only_for_many_files_and_idle_cores(monkeypatch: pytest.Monkey
     monkeypatch.setattr(os, "getloadavg", lambda: (0.1, 0.0, 0.0), raising=False)
     assert check.workers(check.POOL_FROM - 1) == 1
     assert check.workers(check.POOL_FROM) == 2
-    monkeypatch.setattr(os, "getloadavg", lambda: (12.8, 0.0, 0.0), raising=False)  # this machine, measuring
+    monkeypatch.setattr(
+        os, "getloadavg", lambda: (12.8, 0.0, 0.0), raising=False
+    )  # this machine, measuring
     assert check.workers(10 * check.POOL_FROM) == 1
 
 
 def test_a_followed_alias_module_that_changes_is_analyzed_again(tmp_path: Path) -> None:
     """JR009 (the ledger, in a module that opts in) follows ``from .aliases import SInt`` too."""
     write(tmp_path / "pkg" / "__init__.py", "")
-    aliases = write(tmp_path / "pkg" / "aliases.py", "from jaxrewrite import Static\nSInt = Static[int]\n")
+    aliases = write(
+        tmp_path / "pkg" / "aliases.py", "from jaxrewrite import Static\nSInt = Static[int]\n"
+    )
     use = write(
         tmp_path / "pkg" / "use.py",
         "# jaxrewrite: enable\nimport jax\n\nfrom .aliases import SInt\n\n\n@jax.jit\ndef f(x, n: SInt):\n    return x\n",
@@ -244,8 +270,12 @@ def test_a_followed_alias_module_that_changes_is_analyzed_again(tmp_path: Path) 
     assert _codes(use, _cache(tmp_path)) == [d.code for d in check_path(str(use), Options())] == []
 
 
-@pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")  # this process imported jax; check does not
-def test_a_warm_run_over_many_files_answers_from_the_cache_without_a_pool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.filterwarnings(
+    "ignore:os.fork\\(\\) was called:RuntimeWarning"
+)  # this process imported jax; check does not
+def test_a_warm_run_over_many_files_answers_from_the_cache_without_a_pool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """What the needle rules out or the cache holds is answered by the one process: a warm run
     over an unchanged tree starts no pool (on 16 idle cores a pool made the warm run 1.6x ruff's
     wall time: benchmarks/results.md), and finds what the cold one found."""
@@ -257,13 +287,17 @@ def test_a_warm_run_over_many_files_answers_from_the_cache_without_a_pool(tmp_pa
     pools: list[int] = []
     real = check.examine_all
 
-    def counting(jobs: list[check.Job], processes: int | None = None) -> list[tuple[list[Any], str | None]]:
+    def counting(
+        jobs: list[check.Job], processes: int | None = None
+    ) -> list[tuple[list[Any], str | None]]:
         if processes is not None and processes > 1:
             pools.append(len(jobs))
         return real(jobs, processes)
 
     monkeypatch.setattr(check, "examine_all", counting)
-    jobs = [check.Job(str(p), Options(), cache=_cache(tmp_path)) for p in sorted(tmp_path.glob("*.py"))]
+    jobs = [
+        check.Job(str(p), Options(), cache=_cache(tmp_path)) for p in sorted(tmp_path.glob("*.py"))
+    ]
     cold = counting(jobs)
     assert pools == [len(jobs) - 1]  # the plain file was answered at once, the rest in the pool
     warm = counting(jobs)
@@ -284,7 +318,12 @@ def test_an_engine_edited_under_the_same_version_is_another_analysis(tmp_path: P
 
     def run() -> str:
         done = subprocess.run(
-            [sys.executable, "-m", "jaxrewrite", "check", "h.py"], cwd=h.parent, env=env, capture_output=True, text=True, timeout=300
+            [sys.executable, "-m", "jaxrewrite", "check", "h.py"],
+            cwd=h.parent,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         assert done.returncode in (0, 1), done.stderr
         return done.stdout
@@ -293,7 +332,11 @@ def test_an_engine_edited_under_the_same_version_is_another_analysis(tmp_path: P
     assert "JR002" in first and run() == first  # the second run from the cache
     rules = site / "jaxrewrite" / "engine" / "rulebook" / "rules.py"
     text = rules.read_text(encoding="utf-8")
-    edited = text.replace("no transform in this module applies to", "EDITED: no transform in this module applies to", 1)
+    edited = text.replace(
+        "no transform in this module applies to",
+        "EDITED: no transform in this module applies to",
+        1,
+    )
     assert edited != text
     rules.write_text(edited, encoding="utf-8")
     assert "EDITED" in run()  # analysed again, by the edited engine

@@ -10,22 +10,25 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from support import child_env, jaxrewrite, write
 from golden_cases import GOLDEN, ROOT
+from support import child_env, jaxrewrite, write
 
 HELPER = (GOLDEN / "check" / "jr002_helper.py").read_text(encoding="utf-8")
 UNHASHABLE = (GOLDEN / "check" / "jr003_unhashable.py").read_text(encoding="utf-8")
 
 
-def run(*args: str, cwd: Path, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str, cwd: Path, stdin: str | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
     environ = child_env(drop=("NO_COLOR", "FORCE_COLOR"), **env)
     return jaxrewrite("check", *args, cwd=cwd, env=environ, stdin=stdin)
 
 
 def codes(done: subprocess.CompletedProcess[str]) -> list[tuple[str, str]]:
     """(path, code) of each finding line (the summary line left out)."""
-    return [(line.split(":")[0], line.split()[1]) for line in done.stdout.splitlines() if ": JR" in line]
+    return [
+        (line.split(":")[0], line.split()[1]) for line in done.stdout.splitlines() if ": JR" in line
+    ]
 
 
 def test_no_path_checks_the_current_folder_and_names_files_as_ruff(tmp_path: Path) -> None:
@@ -60,13 +63,22 @@ def test_exclude_globs_as_ruff_reads_them(tmp_path: Path) -> None:
     walked = sorted(path for path, _ in codes(run(cwd=tmp_path)))
     assert walked == sorted(
         os.path.join(*p)
-        for p in [("other", "gen", "c.py"), ("src", "a.py"), ("src", "gen", "b.py"), ("venv", "lib", "d.py")]
+        for p in [
+            ("other", "gen", "c.py"),
+            ("src", "a.py"),
+            ("src", "gen", "b.py"),
+            ("venv", "lib", "d.py"),
+        ]
     )
     by_name = {p for p, _ in codes(run("--exclude", "gen,venv", cwd=tmp_path))}
     assert by_name == {os.path.join("src", "a.py")}  # a bare name: any folder or file so named
-    anchored = {p for p, _ in codes(run("--exclude", "src/gen", "--exclude", "*/lib/*.py", cwd=tmp_path))}
+    anchored = {
+        p for p, _ in codes(run("--exclude", "src/gen", "--exclude", "*/lib/*.py", cwd=tmp_path))
+    }
     assert anchored == {os.path.join("src", "a.py"), os.path.join("other", "gen", "c.py")}
-    named = run("--exclude", "a.py", "src/a.py", cwd=tmp_path)  # a path named on the line is checked
+    named = run(
+        "--exclude", "a.py", "src/a.py", cwd=tmp_path
+    )  # a path named on the line is checked
     assert codes(named) == [(os.path.join("src", "a.py"), "JR002")]
 
 
@@ -118,7 +130,9 @@ def test_configuration_select_ignore_exclude_per_file_ignores(tmp_path: Path) ->
     # --select on the command line replaces the file's select; --ignore adds to its ignore.
     write(tmp_path / "other.toml", '[tool.jaxrewrite]\nselect = ["JR003"]\n')
     assert {c for _, c in codes(run("--config", "other.toml", cwd=tmp_path))} == {"JR003"}
-    assert {c for _, c in codes(run("--config", "other.toml", "--select", "JR002", cwd=tmp_path))} == {"JR002"}
+    assert {
+        c for _, c in codes(run("--config", "other.toml", "--select", "JR002", cwd=tmp_path))
+    } == {"JR002"}
 
 
 @pytest.mark.parametrize(
@@ -126,19 +140,29 @@ def test_configuration_select_ignore_exclude_per_file_ignores(tmp_path: Path) ->
     [
         ('selec = ["JR002"]', "unknown key 'selec'"),
         ('select = ["JR9"]', "unknown code or prefix: JR9"),
-        ('ignore = "JR002"', "'ignore' must be a list of codes or code prefixes (['JR002'], not 'JR002')"),
-        ('select = "JR002"', "'select' must be a list of codes or code prefixes (['JR002'], not 'JR002')"),
+        (
+            'ignore = "JR002"',
+            "'ignore' must be a list of codes or code prefixes (['JR002'], not 'JR002')",
+        ),
+        (
+            'select = "JR002"',
+            "'select' must be a list of codes or code prefixes (['JR002'], not 'JR002')",
+        ),
         ('exclude = "build"', "'exclude' must be a list of glob patterns (['build'], not 'build')"),
         ("exclude = 3", "'exclude' must be a list of glob patterns"),
         ('packages = ["my-pkg"]', "'packages' takes top-level package names, not 'my-pkg'"),
         ('select = ["JR002"', "not valid TOML"),
     ],
 )
-def test_a_bad_configuration_is_a_clear_error_naming_the_file(tmp_path: Path, table: str, needle: str) -> None:
+def test_a_bad_configuration_is_a_clear_error_naming_the_file(
+    tmp_path: Path, table: str, needle: str
+) -> None:
     write(tmp_path / "pyproject.toml", f"[tool.jaxrewrite]\n{table}\n")
     write(tmp_path / "h.py", HELPER)
     done = run(cwd=tmp_path)
-    assert done.returncode == 2 and needle in done.stderr and "pyproject.toml" in done.stderr, done.stderr
+    assert done.returncode == 2 and needle in done.stderr and "pyproject.toml" in done.stderr, (
+        done.stderr
+    )
 
 
 def test_a_pyproject_without_the_table_is_passed_over(tmp_path: Path) -> None:
@@ -159,8 +183,13 @@ def test_colour_forced_refused_and_never_when_piped(tmp_path: Path) -> None:
     piped = run(cwd=tmp_path)
     assert "\033[" not in piped.stdout  # a pipe: no colour
     forced = run(cwd=tmp_path, FORCE_COLOR="1")
-    assert "\033[1mh.py\033[0m\033[36m:\033[0m8" in forced.stdout and "\033[1;31mJR002\033[0m" in forced.stdout
-    assert "\033[" not in run(cwd=tmp_path, FORCE_COLOR="1", NO_COLOR="1").stdout  # NO_COLOR wins, as in CPython
+    assert (
+        "\033[1mh.py\033[0m\033[36m:\033[0m8" in forced.stdout
+        and "\033[1;31mJR002\033[0m" in forced.stdout
+    )
+    assert (
+        "\033[" not in run(cwd=tmp_path, FORCE_COLOR="1", NO_COLOR="1").stdout
+    )  # NO_COLOR wins, as in CPython
     assert "\033[" not in run("--format", "json", cwd=tmp_path, FORCE_COLOR="1").stdout
     assert "\033[" not in run("--format", "github", cwd=tmp_path, FORCE_COLOR="1").stdout
 
@@ -175,7 +204,11 @@ def test_colour_on_a_terminal(tmp_path: Path) -> None:
         environ.update(PYTHONPATH=str(ROOT), TERM="xterm", **env)
         leader, follower = pty.openpty()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "jaxrewrite", "check"], cwd=tmp_path, env=environ, stdout=follower, stderr=follower
+            [sys.executable, "-m", "jaxrewrite", "check"],
+            cwd=tmp_path,
+            env=environ,
+            stdout=follower,
+            stderr=follower,
         )
         os.close(follower)
         chunks = []
@@ -216,7 +249,11 @@ def test_show_colours_its_findings_as_check_does(tmp_path: Path) -> None:
     environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
     environ["PYTHONPATH"] = str(ROOT)
     command = [sys.executable, "-m", "jaxrewrite", "show", "h.py"]
-    shown = subprocess.run(command, cwd=tmp_path, env={**environ, "FORCE_COLOR": "1"}, capture_output=True, text=True)
-    assert "\033[1;31mJR002\033[0m" in shown.stderr and "\033[" not in shown.stdout  # the source stays plain
+    shown = subprocess.run(
+        command, cwd=tmp_path, env={**environ, "FORCE_COLOR": "1"}, capture_output=True, text=True
+    )
+    assert (
+        "\033[1;31mJR002\033[0m" in shown.stderr and "\033[" not in shown.stdout
+    )  # the source stays plain
     piped = subprocess.run(command, cwd=tmp_path, env=environ, capture_output=True, text=True)
     assert "\033[" not in piped.stderr and "h.py:8:10: JR002 " in piped.stderr

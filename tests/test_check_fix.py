@@ -8,9 +8,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from support import jaxrewrite, python, write
 from golden_cases import GOLDEN
+from support import jaxrewrite, python, write
+
 from jaxrewrite.commands.check import parser
 from jaxrewrite.header import PRAGMA
 
@@ -30,15 +30,25 @@ def test_fix_adds_the_missing_pragma(tmp_path: Path) -> None:
     assert done.stderr == f"m.py: Fixed JR001: added '{PRAGMA}' at line 1\n"
     assert m.read_text(encoding="utf-8") == PRAGMA + "\n" + JR001
     again = check("--fix", "m.py", cwd=tmp_path)
-    assert again.returncode == 0 and again.stderr == "" and m.read_text(encoding="utf-8") == PRAGMA + "\n" + JR001
+    assert (
+        again.returncode == 0
+        and again.stderr == ""
+        and m.read_text(encoding="utf-8") == PRAGMA + "\n" + JR001
+    )
 
 
 @pytest.mark.parametrize(
     "head, at",
-    [("#!/usr/bin/env python\n", 2), ("# -*- coding: utf-8 -*-\n", 2), ("#!/usr/bin/env python\n# coding: utf-8\n", 3)],
+    [
+        ("#!/usr/bin/env python\n", 2),
+        ("# -*- coding: utf-8 -*-\n", 2),
+        ("#!/usr/bin/env python\n# coding: utf-8\n", 3),
+    ],
     ids=["shebang", "coding", "both"],
 )
-def test_the_pragma_goes_after_a_shebang_and_a_coding_line(tmp_path: Path, head: str, at: int) -> None:
+def test_the_pragma_goes_after_a_shebang_and_a_coding_line(
+    tmp_path: Path, head: str, at: int
+) -> None:
     m = write(tmp_path / "m.py", head + JR001)
     done = check("--fix", "m.py", cwd=tmp_path)
     assert done.returncode == 0 and f"at line {at}" in done.stderr, done
@@ -84,7 +94,10 @@ def test_fix_in_a_plain_jax_module_writes_the_keywords_jax_reads(tmp_path: Path)
     m = write(tmp_path / "p.py", PLAIN + "print(float(main().sum()), f._cache_size())\n")
     assert python("p.py", cwd=tmp_path).returncode != 0  # JAX's own verdict on the unfixed module
     preview = check("--diff", "p.py", cwd=tmp_path)
-    assert preview.returncode == 1 and "+@functools.partial(jax.jit, static_argnames=('n',))" in preview.stdout
+    assert (
+        preview.returncode == 1
+        and "+@functools.partial(jax.jit, static_argnames=('n',))" in preview.stdout
+    )
     assert "+import functools" in preview.stdout and m.read_text(encoding="utf-8").startswith(PLAIN)
     done = check("--fix", "p.py", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (0, "All checks passed!\n"), done
@@ -104,14 +117,23 @@ def test_fix_adds_the_missing_marker_import_never_a_second_marker(tmp_path: Path
     m = write(tmp_path / "m.py", source)
     assert "NameError" in jaxrewrite("m.py", cwd=tmp_path).stderr
     found = check("m.py", cwd=tmp_path)
-    assert found.returncode == 1 and "JR015 'Static' in the annotation of 'n' is not imported" in found.stdout
+    assert (
+        found.returncode == 1
+        and "JR015 'Static' in the annotation of 'n' is not imported" in found.stdout
+    )
     assert "JR006" not in found.stdout
     done = check("--fix", "m.py", cwd=tmp_path)
     assert (done.returncode, done.stdout, done.stderr) == (
-        0, "All checks passed!\n", "m.py: Fixed JR015: added 'from jaxrewrite import Static'\n"
+        0,
+        "All checks passed!\n",
+        "m.py: Fixed JR015: added 'from jaxrewrite import Static'\n",
     )
     fixed = m.read_text(encoding="utf-8")
-    assert "from jaxrewrite import Static\n" in fixed and "JrStatic" not in fixed and "n: Static[int]" in fixed
+    assert (
+        "from jaxrewrite import Static\n" in fixed
+        and "JrStatic" not in fixed
+        and "n: Static[int]" in fixed
+    )
     assert jaxrewrite("m.py", cwd=tmp_path).stdout == "[1. 1.]\n"
     write(tmp_path / "n.py", body)  # no pragma either
     done = check("--fix", "n.py", cwd=tmp_path)
@@ -128,13 +150,17 @@ def test_fix_writes_nothing_it_cannot_prove(tmp_path: Path) -> None:
     )
     m = write(tmp_path / "r.py", refused)
     done = check("--fix", "r.py", cwd=tmp_path)
-    assert done.returncode == 1 and "JR001" in done.stdout and m.read_text(encoding="utf-8") == refused
+    assert (
+        done.returncode == 1 and "JR001" in done.stdout and m.read_text(encoding="utf-8") == refused
+    )
     assert "r.py: not fixed: the fixed module would fail to import (RewriteError: " in done.stderr
     assert "JR101" in done.stderr and done.stderr.endswith("; nothing written\n"), done.stderr
     unused = "def helper(x, n: Static[int]):\n    return x * n\n"
     m = write(tmp_path / "s.py", unused)
     done = check("--fix", "s.py", cwd=tmp_path)
-    assert done.returncode == 1 and "JR015" in done.stdout and m.read_text(encoding="utf-8") == unused
+    assert (
+        done.returncode == 1 and "JR015" in done.stdout and m.read_text(encoding="utf-8") == unused
+    )
     assert done.stderr == "s.py: not fixed: the fix would add JR002 findings; nothing written\n"
 
 
@@ -150,8 +176,14 @@ def test_fix_diff_previews_and_writes_nothing(tmp_path: Path) -> None:
         assert m.read_text(encoding="utf-8") == JR001
         assert done.stderr == f"m.py: Would fix JR001: added '{PRAGMA}' at line 1\n"  # ruff's words
     assert check("--diff", "clean.py", cwd=tmp_path).returncode == 0
-    applied = subprocess.run(["patch", "-p1"], input=check("--diff", "m.py", cwd=tmp_path).stdout, cwd=tmp_path,
-                             capture_output=True, text=True, check=False)
+    applied = subprocess.run(
+        ["patch", "-p1"],
+        input=check("--diff", "m.py", cwd=tmp_path).stdout,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert applied.returncode == 0 and m.read_text(encoding="utf-8") == PRAGMA + "\n" + JR001
     stdin = jaxrewrite("check", "--diff", "-", cwd=tmp_path, stdin=JR001)
     assert stdin.returncode == 2 and "not - (standard input)" in stdin.stderr
@@ -170,7 +202,11 @@ def test_the_usage_line_names_every_option_of_check() -> None:
     usage = jaxrewrite("--help", cwd=Path.cwd()).stdout
     text = usage[usage.index(" check ") : usage.index(" migrate ")]
     actions = [a.option_strings for a in parser("jaxrewrite")._actions if a.option_strings]
-    missing = [names for names in actions if "--help" not in names and not any(f"[{n}" in text for n in names)]
+    missing = [
+        names
+        for names in actions
+        if "--help" not in names and not any(f"[{n}" in text for n in names)
+    ]
     assert not missing, missing
     for needle in ("--fix", "-q", "--config", "--stdin-filename", "--no-cache", "--diff"):
         assert needle in text, needle
@@ -178,7 +214,11 @@ def test_the_usage_line_names_every_option_of_check() -> None:
 
 @pytest.mark.parametrize(
     "head, added",
-    [("import functools\nimport jax\n", False), ("import jax\n", True), ('"""Doc."""\nimport jax\n', True)],
+    [
+        ("import functools\nimport jax\n", False),
+        ("import jax\n", True),
+        ('"""Doc."""\nimport jax\n', True),
+    ],
     ids=["has-it", "lacks-it", "docstring"],
 )
 def test_a_plain_fix_adds_import_functools_once_where_missing(head: str, added: bool) -> None:
@@ -187,7 +227,15 @@ def test_a_plain_fix_adds_import_functools_once_where_missing(head: str, added: 
     body = "import jax.numpy as jnp\n\n\n@jax.jit\ndef f(x, n):\n    return x + jnp.zeros(n)\n"
     fixed = fix_source(head + body, "p.py")
     assert fixed.text.count("import functools\n") == 1 and not fixed.refused, fixed
-    assert fixed.text.startswith('"""Doc."""\nimport functools\n' if head.startswith('"""') else "import functools\n")
+    assert fixed.text.startswith(
+        '"""Doc."""\nimport functools\n' if head.startswith('"""') else "import functools\n"
+    )
     assert ("'import functools' added (functools.partial needs it)" in fixed.said) is added
-    shadowed = fix_source("import jax\nimport jax.numpy as jnp\nfunctools = None\n\n\n" + body.split("\n\n\n")[1], "q.py")
-    assert shadowed.text.startswith("import jax\n") and "functools' is bound to something else" in shadowed.refused[0]
+    shadowed = fix_source(
+        "import jax\nimport jax.numpy as jnp\nfunctools = None\n\n\n" + body.split("\n\n\n")[1],
+        "q.py",
+    )
+    assert (
+        shadowed.text.startswith("import jax\n")
+        and "functools' is bound to something else" in shadowed.refused[0]
+    )

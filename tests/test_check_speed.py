@@ -12,12 +12,12 @@ from pathlib import Path
 
 import jax
 import pytest
-
 from support import jaxrewrite, write
+
 from jaxrewrite.commands.check import check_text
-from jaxrewrite.engine.read.lexed import code_mentions, last_word
 from jaxrewrite.engine.findings import trace_findings
 from jaxrewrite.engine.findings.tracetime import may_trace
+from jaxrewrite.engine.read.lexed import code_mentions, last_word
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = ("jit", "vmap")
@@ -58,7 +58,10 @@ MAY_TRACE = [
     ("g = api.jit\n(f)\n", True),
     # a name followed by "." is a module or an object, one followed by import a module path
     ("out = pjit.jit_p.bind(x)\nrules[remat.remat_p] = r\n", False),
-    ("from jax._src.pjit import reshard\nfrom jax._src.interpreters.remat import remat_jaxpr\n", False),
+    (
+        "from jax._src.pjit import reshard\nfrom jax._src.interpreters.remat import remat_jaxpr\n",
+        False,
+    ),
     ("f = jax.jit (g).lower\n", True),
     ("f = jax.jit\n  .lower(g)\n", False),
 ]
@@ -78,7 +81,7 @@ def test_last_word_reads_words_as_regular_expressions_do() -> None:
         assert last_word(text, NAMES) == (found[-1] if found else -1), text
 
 
-FSTRING_USE = '''\
+FSTRING_USE = """\
 import jax
 import jax.numpy as jnp
 
@@ -89,7 +92,7 @@ def f(x, n):
 
 def main():
     print(f"{jax.jit(f)(1.0, 3)}")
-'''
+"""
 
 
 def test_a_use_inside_an_fstring_is_still_analyzed(tmp_path: Path) -> None:
@@ -103,7 +106,9 @@ def test_a_use_inside_an_fstring_is_still_analyzed(tmp_path: Path) -> None:
         namespace["main"]()  # type: ignore[operator]
 
 
-def test_names_only_in_docstrings_and_comments_are_not_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_names_only_in_docstrings_and_comments_are_not_parsed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The cost the needle saves: no parse for a module whose code names no tracing transform."""
     parsed: list[str] = []
     real = ast.parse
@@ -113,7 +118,12 @@ def test_names_only_in_docstrings_and_comments_are_not_parsed(monkeypatch: pytes
         return real(source, filename)
 
     monkeypatch.setattr(ast, "parse", counting)
-    assert check_text('"""Run it under jax.jit."""\n# or vmap it\ndef f(n):\n    return range(n)\n', "doc.py") == []
+    assert (
+        check_text(
+            '"""Run it under jax.jit."""\n# or vmap it\ndef f(n):\n    return range(n)\n', "doc.py"
+        )
+        == []
+    )
     assert parsed == []
     check_text("import jax\n\n\n@jax.jit\ndef f(n):\n    return range(n)\n", "code.py")
     assert parsed == ["code.py"]
@@ -127,7 +137,9 @@ def test_a_named_file_that_does_not_parse_is_jr100_whatever_it_mentions(tmp_path
     done = jaxrewrite("check", "--no-cache", "comment.py", "code.py", cwd=tmp_path)
     assert done.returncode == 1
     assert "comment.py:1:5: JR100" in done.stdout and "code.py:2:" in done.stdout
-    walked = jaxrewrite("check", "--no-cache", ".", cwd=tmp_path)  # the walk parses what it must only
+    walked = jaxrewrite(
+        "check", "--no-cache", ".", cwd=tmp_path
+    )  # the walk parses what it must only
     assert "comment.py" not in walked.stdout and "code.py:2:" in walked.stdout
 
 
@@ -158,7 +170,9 @@ def test_jax_itself_is_read_the_same() -> None:
     left_out = 0
     for path in sorted(root.rglob("*.py"))[::7]:
         text = path.read_text(encoding="utf-8")
-        if not may_trace(text) and any(n in text for n in ("jit", "vmap", "pmap", "remat", "checkpoint")):
+        if not may_trace(text) and any(
+            n in text for n in ("jit", "vmap", "pmap", "remat", "checkpoint")
+        ):
             left_out += 1
             assert trace_findings(text, str(path)) == [], path
     assert left_out >= 5, left_out
@@ -187,9 +201,14 @@ def test_the_import_search_reads_what_the_multiline_pattern_read() -> None:
     old = re.compile(_OLD_IMPORTS, re.MULTILINE)
     texts = list(IMPORT_TEXTS)
     for package in (jax, numpy):
-        texts += [p.read_text(encoding="utf-8") for p in sorted(Path(str(package.__file__)).parent.rglob("*.py"))[::3]]
+        texts += [
+            p.read_text(encoding="utf-8")
+            for p in sorted(Path(str(package.__file__)).parent.rglob("*.py"))[::3]
+        ]
     for text in texts:
-        assert [m.groups() for m in _IMPORT_TEXT.finditer("\n" + text)] == [m.groups() for m in old.finditer(text)]
+        assert [m.groups() for m in _IMPORT_TEXT.finditer("\n" + text)] == [
+            m.groups() for m in old.finditer(text)
+        ]
 
 
 ALIASES = """\
@@ -233,15 +252,25 @@ def test_the_alias_search_reads_each_scope_once(monkeypatch: pytest.MonkeyPatch)
     for filters in (FAST, EXHAUSTIVE):
         read.clear()
         src = Source(ALIASES, "m.py")
-        tree = build_scopes(ast.parse(ALIASES), ALIASES, src.line_starts, defer=filters.defer_bodies)
+        tree = build_scopes(
+            ast.parse(ALIASES), ALIASES, src.line_starts, defer=filters.defer_bodies
+        )
         found = wrappers.calls_and_aliases(["f"], tree, src, filters)
         if filters is FAST:  # EXHAUSTIVE finds every call of every statement
             assert [ast.unparse(call) for call, _, _ in found] == [
-                "jax.jit(g)", "jax.grad(k)(1.0, 2)", "jax.grad(k)", "jax.jit(f)", "jax.vmap(again)"
+                "jax.jit(g)",
+                "jax.grad(k)(1.0, 2)",
+                "jax.grad(k)",
+                "jax.jit(f)",
+                "jax.vmap(again)",
             ]
         assert len(read) == len(set(read)) == len(tree.scopes)
         expected = ["fast", "again", "batched", "g", "h", "k"]
-        assert wrappers.aliases(tree.scopes, {"f"}) == wrappers.aliases(tree.scopes, {"f"}, read={}) == expected
+        assert (
+            wrappers.aliases(tree.scopes, {"f"})
+            == wrappers.aliases(tree.scopes, {"f"}, read={})
+            == expected
+        )
 
 
 def _loops_by_bracket(text: str) -> tuple[tuple[int, frozenset[str], frozenset[str]], ...]:
@@ -257,7 +286,7 @@ def _loops_by_bracket(text: str) -> tuple[tuple[int, frozenset[str], frozenset[s
         following = heads[index + 1].start() if index + 1 < len(heads) else len(text)
         end = min(following, head.start() + _LOOP_REACH)
         depth = 0
-        for mark in re.finditer(r"[()\[\]{}]|\n", text[: end]):
+        for mark in re.finditer(r"[()\[\]{}]|\n", text[:end]):
             if mark.start() < head.end():
                 continue
             char = mark.group()
@@ -288,7 +317,9 @@ LOOPS = [
 def test_loops_read_each_line_once_as_the_bracket_loop_did() -> None:
     from jaxrewrite.engine.read.filters import _loops
 
-    texts = list(LOOPS) + [p.read_text(encoding="utf-8") for p in sorted(Path(jax.__file__).parent.rglob("*.py"))[::9]]
+    texts = list(LOOPS) + [
+        p.read_text(encoding="utf-8") for p in sorted(Path(jax.__file__).parent.rglob("*.py"))[::9]
+    ]
     for text in texts:
         assert _loops.__wrapped__(text) == _loops_by_bracket(text)
 
@@ -348,6 +379,8 @@ def test_any_word_is_the_word_pattern_searched() -> None:
 
     pattern = re.compile(r"\b(?:" + "|".join(_TABLE_NAMES) + r")\b")
     texts = ["gradient", "x.grad", "grad_fn = 1", "value_and_grad(f)", "égrad grad", "jitter", ""]
-    texts += [p.read_text(encoding="utf-8") for p in sorted(Path(jax.__file__).parent.rglob("*.py"))[::5]]
+    texts += [
+        p.read_text(encoding="utf-8") for p in sorted(Path(jax.__file__).parent.rglob("*.py"))[::5]
+    ]
     for text in texts:
         assert any_word(text, _TABLE_NAMES) is (pattern.search(text) is not None), text[:40]

@@ -14,10 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import support
+from support import child_env as env
+from support import python
 
 import jaxrewrite
-import support
-from support import child_env as env, python
 from jaxrewrite.engine.rewrite import rewrite_source
 
 REPO = str(Path(jaxrewrite.__file__).resolve().parent.parent)
@@ -69,7 +70,9 @@ print(float(repeat_add(jnp.zeros(()), 3)))
 """
 
 
-def jaxrewrite_(*args: str, cwd: Path, flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+def jaxrewrite_(
+    *args: str, cwd: Path, flags: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
     return support.jaxrewrite(*args, cwd=cwd, flags=flags)
 
 
@@ -92,7 +95,9 @@ def tree(tmp_path: Path) -> Path:
     write(work / "app" / "__main__.py", PROBE)
     (tmp_path / "links").mkdir()
     (tmp_path / "links" / "probe_link.py").symlink_to(work / "sub" / "probe.py")
-    py_compile.compile(str(work / "sub" / "probe.py"), cfile=str(work / "compiled.pyc"), doraise=True)
+    py_compile.compile(
+        str(work / "sub" / "probe.py"), cfile=str(work / "compiled.pyc"), doraise=True
+    )
     return work
 
 
@@ -169,7 +174,7 @@ def test_traceback_matches_python(tmp_path: Path, as_module: bool) -> None:
     ours = jaxrewrite_(*argv, cwd=tmp_path)
     same(ours, python(*argv, cwd=tmp_path))
     assert ours.returncode == 1
-    assert "jaxrewrite" not in ours.stderr and 'line 10, in <module>' in ours.stderr
+    assert "jaxrewrite" not in ours.stderr and "line 10, in <module>" in ours.stderr
 
 
 def test_syntax_error_matches_python(tmp_path: Path) -> None:
@@ -256,9 +261,15 @@ def test_module_lookup_failures_match_python(tmp_path: Path, name: str) -> None:
 
 def test_usage_help_version(tmp_path: Path) -> None:
     bare = jaxrewrite_(cwd=tmp_path)
-    assert bare.returncode == 2 and bare.stdout == "" and bare.stderr.startswith("usage: python -m jaxrewrite")
+    assert (
+        bare.returncode == 2
+        and bare.stdout == ""
+        and bare.stderr.startswith("usage: python -m jaxrewrite")
+    )
     helped = jaxrewrite_("--help", cwd=tmp_path)
-    assert helped.returncode == 0 and "show TARGET" in helped.stdout and "-m MODULE" in helped.stdout
+    assert (
+        helped.returncode == 0 and "show TARGET" in helped.stdout and "-m MODULE" in helped.stdout
+    )
     version = jaxrewrite_("--version", cwd=tmp_path)
     assert (version.returncode, version.stdout) == (0, f"jaxrewrite {jaxrewrite.__version__}\n")
     unknown = jaxrewrite_("-x", "pass", cwd=tmp_path)  # -c runs code now, as python's does
@@ -326,7 +337,9 @@ def test_show_path_prints_exactly_the_rewritten_source(tmp_path: Path) -> None:
 
 def test_show_dotted_module_executes_nothing(tmp_path: Path) -> None:
     write(tmp_path / "bomb" / "__init__.py", "raise RuntimeError('executed bomb/__init__.py')\n")
-    write(tmp_path / "bomb" / "inner" / "__init__.py", "raise RuntimeError('executed bomb/inner')\n")
+    write(
+        tmp_path / "bomb" / "inner" / "__init__.py", "raise RuntimeError('executed bomb/inner')\n"
+    )
     write(tmp_path / "bomb" / "inner" / "mod.py", OPTED_IN)
     ours = jaxrewrite_("show", "bomb.inner.mod", cwd=tmp_path)
     assert (ours.returncode, ours.stderr) == (0, "")
@@ -346,8 +359,14 @@ def test_show_diff(tmp_path: Path) -> None:
     write(tmp_path / "pkg" / "mod.py", OPTED_IN)
     ours = jaxrewrite_("show", "--diff", "pkg/mod.py", cwd=tmp_path)
     assert ours.returncode == 0
-    assert ours.stdout.splitlines()[:3] == ["--- a/pkg/mod.py", "+++ b/pkg/mod.py", "@@ -3,6 +3,6 @@"]
-    assert "\n-@jax.jit\n+@__import__('functools').partial(jax.jit, static_argnums=(1,)" in ours.stdout
+    assert ours.stdout.splitlines()[:3] == [
+        "--- a/pkg/mod.py",
+        "+++ b/pkg/mod.py",
+        "@@ -3,6 +3,6 @@",
+    ]
+    assert (
+        "\n-@jax.jit\n+@__import__('functools').partial(jax.jit, static_argnums=(1,)" in ours.stdout
+    )
     assert ours.stdout.endswith("     return x * len(range(n))\n\\ No newline at end of file\n")
 
 
@@ -356,7 +375,10 @@ def test_show_no_pragma_prints_source_with_a_note(tmp_path: Path) -> None:
     write(tmp_path / "plain.py", source)
     ours = jaxrewrite_("show", "plain.py", cwd=tmp_path)
     assert (ours.returncode, ours.stdout) == (0, source)
-    assert ours.stderr == "plain.py: note: no '# jaxrewrite: enable' pragma in the module header; the source is unchanged\n"
+    assert (
+        ours.stderr
+        == "plain.py: note: no '# jaxrewrite: enable' pragma in the module header; the source is unchanged\n"
+    )
     diff = jaxrewrite_("show", "plain.py", "--diff", cwd=tmp_path)
     assert (diff.returncode, diff.stdout, diff.stderr) == (0, "", ours.stderr)
 
@@ -367,9 +389,14 @@ def test_show_explains_misplaced_pragmas(tmp_path: Path) -> None:
     ours = jaxrewrite_("show", "late.py", cwd=tmp_path)
     assert (ours.returncode, ours.stdout) == (0, source)
     notes = ours.stderr.splitlines()
-    assert notes[1].startswith("late.py:3: note: '# jaxrewrite: enable' here does not count: it is below the module header")
+    assert notes[1].startswith(
+        "late.py:3: note: '# jaxrewrite: enable' here does not count: it is below the module header"
+    )
     assert "(line 2)" in notes[1]
-    assert notes[2] == "late.py:5: note: '# jaxrewrite: enable' here does not count: it is inside a string literal, not a comment"
+    assert (
+        notes[2]
+        == "late.py:5: note: '# jaxrewrite: enable' here does not count: it is inside a string literal, not a comment"
+    )
 
 
 def test_pragma_inside_an_f_string_is_explained_as_a_string() -> None:
@@ -406,21 +433,30 @@ def test_show_syntax_error(tmp_path: Path) -> None:
     ours = jaxrewrite_("show", "broken.py", cwd=tmp_path)
     assert (ours.returncode, ours.stdout) == (1, "")
     assert ours.stderr == "broken.py:3:5: JR100 '(' was never closed\n"
-    assert jaxrewrite_("check", "--no-cache", "broken.py", cwd=tmp_path).stdout.startswith(ours.stderr)
+    assert jaxrewrite_("check", "--no-cache", "broken.py", cwd=tmp_path).stdout.startswith(
+        ours.stderr
+    )
 
 
-@pytest.mark.parametrize("target", ["nowhere.py", "no_such_pkg.mod", "json.no_such_module", "sys", "not a name"])
+@pytest.mark.parametrize(
+    "target", ["nowhere.py", "no_such_pkg.mod", "json.no_such_module", "sys", "not a name"]
+)
 def test_show_unknown_target(tmp_path: Path, target: str) -> None:
     ours = jaxrewrite_("show", target, cwd=tmp_path)
     assert (ours.returncode, ours.stdout) == (2, "")
-    assert len(ours.stderr.splitlines()) == 1 and ours.stderr.startswith("python -m jaxrewrite show: ")
+    assert len(ours.stderr.splitlines()) == 1 and ours.stderr.startswith(
+        "python -m jaxrewrite show: "
+    )
 
 
 def test_show_keeps_the_file_encoding(tmp_path: Path) -> None:
     data = b"# -*- coding: latin-1 -*-\nname = '\xe9t\xe9'\n"
     (tmp_path / "latin.py").write_bytes(data)
     ours = subprocess.run(
-        [sys.executable, "-m", "jaxrewrite", "show", "latin.py"], cwd=tmp_path, env=env(), capture_output=True
+        [sys.executable, "-m", "jaxrewrite", "show", "latin.py"],
+        cwd=tmp_path,
+        env=env(),
+        capture_output=True,
     )
     assert (ours.returncode, ours.stdout) == (0, data)
 
@@ -433,9 +469,15 @@ def test_show_nested_namespace_package(tmp_path: Path) -> None:
     assert ours.stdout == rewrite_source(OPTED_IN, "m.py") != OPTED_IN
     folder = jaxrewrite_("show", "a.b", cwd=tmp_path)
     assert (folder.returncode, folder.stdout) == (2, "")
-    assert folder.stderr == "python -m jaxrewrite show: 'a.b' has no Python source file (found a namespace package)\n"
+    assert (
+        folder.stderr
+        == "python -m jaxrewrite show: 'a.b' has no Python source file (found a namespace package)\n"
+    )
     missing = jaxrewrite_("show", "a.b.zz", cwd=tmp_path)
-    assert (missing.returncode, missing.stderr) == (2, "python -m jaxrewrite show: no such file or module: 'a.b.zz'\n")
+    assert (missing.returncode, missing.stderr) == (
+        2,
+        "python -m jaxrewrite show: no such file or module: 'a.b.zz'\n",
+    )
 
 
 def test_show_lists_every_refusal_in_source_order(tmp_path: Path) -> None:
@@ -457,11 +499,19 @@ def test_show_several_targets_each_after_a_header(tmp_path: Path) -> None:
     write(tmp_path / "misuse.py", MISUSE)
     ours = jaxrewrite_("show", "a.py", "b.py", cwd=tmp_path)
     assert ours.returncode == 0
-    assert ours.stdout == f"==> a.py <==\n{rewrite_source(OPTED_IN, 'a.py')}\n\n==> b.py <==\nx = 1\n"
+    assert (
+        ours.stdout == f"==> a.py <==\n{rewrite_source(OPTED_IN, 'a.py')}\n\n==> b.py <==\nx = 1\n"
+    )
     worst = jaxrewrite_("show", "a.py", "misuse.py", "nowhere.py", cwd=tmp_path)
     assert worst.returncode == 2 and "JR101" in worst.stderr and "nowhere.py" in worst.stderr
-    diffs = jaxrewrite_("show", "--diff", "a.py", "b.py", cwd=tmp_path)  # a diff names its files itself
-    assert diffs.returncode == 0 and "==>" not in diffs.stdout and diffs.stdout.startswith("--- a/a.py\n")
+    diffs = jaxrewrite_(
+        "show", "--diff", "a.py", "b.py", cwd=tmp_path
+    )  # a diff names its files itself
+    assert (
+        diffs.returncode == 0
+        and "==>" not in diffs.stdout
+        and diffs.stdout.startswith("--- a/a.py\n")
+    )
 
 
 def _hunks_agree_with_their_bodies(diff: str) -> int:
@@ -491,15 +541,23 @@ def test_show_diff_and_migrate_diff_count_a_form_feed_as_python_does(tmp_path: P
     hand = "import jax\n\x0c\ndef f(x, n):\n    return x\n\x0c\nf = jax.jit(f, static_argnums=1)\n"
     write(tmp_path / "hand.py", hand)
     migrated = subprocess.run(
-        [sys.executable, "-m", "jaxrewrite", "migrate", "hand.py"], cwd=tmp_path, env=env(), capture_output=True, text=True
+        [sys.executable, "-m", "jaxrewrite", "migrate", "hand.py"],
+        cwd=tmp_path,
+        env=env(),
+        capture_output=True,
+        text=True,
     )
     assert migrated.returncode == 1 and _hunks_agree_with_their_bodies(migrated.stdout) >= 1
-    write(tmp_path / "feed.py", "# jaxrewrite: enable\x0c\nimport jax\nfrom jaxrewrite import Static\n\x0c\n"
-          "@jax.jit\ndef f(x, n: Static[int]):\n    return x\n")
+    write(
+        tmp_path / "feed.py",
+        "# jaxrewrite: enable\x0c\nimport jax\nfrom jaxrewrite import Static\n\x0c\n"
+        "@jax.jit\ndef f(x, n: Static[int]):\n    return x\n",
+    )
     shown = jaxrewrite_("show", "--diff", "feed.py", cwd=tmp_path)
     assert shown.returncode == 0 and _hunks_agree_with_their_bodies(shown.stdout) == 1
-    assert "@@ -2,6 +2,6 @@" in shown.stdout  # counted by str.splitlines() it would start at 3, not 2
-
+    assert (
+        "@@ -2,6 +2,6 @@" in shown.stdout
+    )  # counted by str.splitlines() it would start at 3, not 2
 
 
 C_CODE = """\
@@ -523,8 +581,15 @@ def test_dash_c_runs_like_python_dash_c(tmp_path: Path) -> None:
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.strip() == "2.0 2.0 2.0 [2] ['-c', 'a', 'b']  __main__"
     for code, status in (("raise SystemExit(3)", 3), ("def (", 1)):
-        ours, theirs = python("-m", "jaxrewrite", "-c", code, cwd=tmp_path), python("-c", code, cwd=tmp_path)
-        assert (ours.returncode, ours.stderr) == (theirs.returncode, theirs.stderr) == (status, theirs.stderr)
+        ours, theirs = (
+            python("-m", "jaxrewrite", "-c", code, cwd=tmp_path),
+            python("-c", code, cwd=tmp_path),
+        )
+        assert (
+            (ours.returncode, ours.stderr)
+            == (theirs.returncode, theirs.stderr)
+            == (status, theirs.stderr)
+        )
     assert python("-m", "jaxrewrite", "-c", cwd=tmp_path).returncode == 2
 
 

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from prewarmed import Prewarmed
-from support import child_env as env, python
+from support import child_env as env
+from support import python
 
 
 def _into_closed_pipe(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -21,23 +21,52 @@ def _into_closed_pipe(argv: list[str], cwd: Path) -> subprocess.CompletedProcess
     read, write = os.pipe()
     os.close(read)
     try:
-        return subprocess.run([sys.executable, *argv], cwd=cwd, env=env(), stdout=write, stderr=subprocess.PIPE, text=True, timeout=120, check=False)
+        return subprocess.run(
+            [sys.executable, *argv],
+            cwd=cwd,
+            env=env(),
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            check=False,
+        )
     finally:
         os.close(write)
 
 
 @pytest.mark.parametrize(
     "argv",
-    [["show", "big.py"], ["show", "--diff", "big.py", "big.py"], ["check", "lint.py"], ["check", "--format", "json", "lint.py"], ["migrate", "mig.py"], ["compile", "big.py", "lint.py"], ["--help"]],
+    [
+        ["show", "big.py"],
+        ["show", "--diff", "big.py", "big.py"],
+        ["check", "lint.py"],
+        ["check", "--format", "json", "lint.py"],
+        ["migrate", "mig.py"],
+        ["compile", "big.py", "lint.py"],
+        ["--help"],
+    ],
     ids=lambda argv: " ".join(argv),
 )
 def test_a_reader_that_stops_early_ends_a_command_quietly(tmp_path: Path, argv: list[str]) -> None:
     """``jaxrewrite show big.py | head``: no traceback from inside jaxrewrite, and the status a
     shell gives ``cat`` there (141), which none of the commands' own statuses is."""
     rows = range(50)  # the reader is gone before the first write, so any output fails
-    (tmp_path / "big.py").write_text("# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import Static\n" + "".join(f"@jax.jit\ndef f{i}(x, n: Static[int]):\n    return x * n\n" for i in rows))
-    (tmp_path / "lint.py").write_text("# jaxrewrite: enable\nfrom jaxrewrite import Static\n" + "".join(f"def h{i}(x, n: Static[int]):\n    return x\n" for i in rows))
-    (tmp_path / "mig.py").write_text("import jax\nfrom functools import partial\n" + "".join(f"@partial(jax.jit, static_argnums=(1,))\ndef g{i}(x, n):\n    return x * n\n" for i in rows))
+    (tmp_path / "big.py").write_text(
+        "# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import Static\n"
+        + "".join(f"@jax.jit\ndef f{i}(x, n: Static[int]):\n    return x * n\n" for i in rows)
+    )
+    (tmp_path / "lint.py").write_text(
+        "# jaxrewrite: enable\nfrom jaxrewrite import Static\n"
+        + "".join(f"def h{i}(x, n: Static[int]):\n    return x\n" for i in rows)
+    )
+    (tmp_path / "mig.py").write_text(
+        "import jax\nfrom functools import partial\n"
+        + "".join(
+            f"@partial(jax.jit, static_argnums=(1,))\ndef g{i}(x, n):\n    return x * n\n"
+            for i in rows
+        )
+    )
     done = _into_closed_pipe(["-m", "jaxrewrite", *argv], tmp_path)
     assert (done.returncode, done.stderr) == (141, ""), done.stderr[-3000:]
 
@@ -45,21 +74,40 @@ def test_a_reader_that_stops_early_ends_a_command_quietly(tmp_path: Path, argv: 
 def test_a_programs_own_broken_pipe_is_as_under_python(tmp_path: Path) -> None:
     """The runner leaves the program's output to the program: same status, same traceback."""
     (tmp_path / "loud.py").write_text("for i in range(100000):\n    print(i)\n")
-    plain, ours = (_into_closed_pipe([*runner, "loud.py"], tmp_path) for runner in ([], ["-m", "jaxrewrite"]))
+    plain, ours = (
+        _into_closed_pipe([*runner, "loud.py"], tmp_path) for runner in ([], ["-m", "jaxrewrite"])
+    )
     assert ours.returncode == plain.returncode == 1
-    assert ours.stderr == plain.stderr and plain.stderr.rstrip().endswith("BrokenPipeError: [Errno 32] Broken pipe"), (plain.stderr, ours.stderr)
+    assert ours.stderr == plain.stderr and plain.stderr.rstrip().endswith(
+        "BrokenPipeError: [Errno 32] Broken pipe"
+    ), (plain.stderr, ours.stderr)
 
 
 def _bytes_out(argv: list[str], cwd: Path, **extra: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "jaxrewrite", *argv], cwd=cwd, env=env(**extra), capture_output=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "jaxrewrite", *argv],
+        cwd=cwd,
+        env=env(**extra),
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
 
 
-def test_a_terminal_without_the_sources_characters_gets_escaped_messages_and_exact_source(tmp_path: Path) -> None:
+def test_a_terminal_without_the_sources_characters_gets_escaped_messages_and_exact_source(
+    tmp_path: Path,
+) -> None:
     """An ASCII-only stdout (``PYTHONIOENCODING=ascii``, a C locale without UTF-8 mode): findings
     name the identifier escaped, as Python's stderr does; source text and diffs are the file's
     own bytes. Each of these crashed with UnicodeEncodeError inside jaxrewrite."""
-    (tmp_path / "lint.py").write_text("# jaxrewrite: enable\nfrom jaxrewrite import Static\ndef hé(x, n: Static[int]):\n    return x\n", encoding="utf-8")
-    (tmp_path / "mig.py").write_text("import jax\nfrom functools import partial\n@partial(jax.jit, static_argnums=(1,))\ndef gé(x, n):\n    return x * n\n", encoding="utf-8")
+    (tmp_path / "lint.py").write_text(
+        "# jaxrewrite: enable\nfrom jaxrewrite import Static\ndef hé(x, n: Static[int]):\n    return x\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "mig.py").write_text(
+        "import jax\nfrom functools import partial\n@partial(jax.jit, static_argnums=(1,))\ndef gé(x, n):\n    return x * n\n",
+        encoding="utf-8",
+    )
     for argv, status, needle in [
         (["check", "lint.py"], 1, b"of 'h\\xe9' does nothing"),
         (["check", "--format", "github", "lint.py"], 1, b"h\\xe9"),
@@ -69,7 +117,10 @@ def test_a_terminal_without_the_sources_characters_gets_escaped_messages_and_exa
         (["show", "--diff", "lint.py"], 0, b""),
     ]:
         done = _bytes_out(argv, tmp_path, PYTHONIOENCODING="ascii")
-        assert (done.returncode, b"Traceback" in done.stderr) == (status, False), (argv, done.stderr[-2000:])
+        assert (done.returncode, b"Traceback" in done.stderr) == (status, False), (
+            argv,
+            done.stderr[-2000:],
+        )
         assert needle in done.stdout, (argv, done.stdout[-2000:])
 
 
@@ -85,7 +136,11 @@ def test_a_migrate_diff_is_in_the_files_encoding_and_applies(tmp_path: Path) -> 
     (patched / "m.py").write_bytes(text.encode("latin-1"))
     subprocess.run(["patch", "-p1", "-s"], input=done.stdout, cwd=patched, check=True, timeout=60)
     assert _bytes_out(["migrate", "--write", "m.py"], tmp_path).returncode == 1
-    assert (patched / "m.py").read_bytes() == (tmp_path / "m.py").read_bytes() != text.encode("latin-1")
+    assert (
+        (patched / "m.py").read_bytes()
+        == (tmp_path / "m.py").read_bytes()
+        != text.encode("latin-1")
+    )
 
 
 #: Modules deeper than a parser goes: a generated sum Python compiles (on every version) but a
@@ -109,11 +164,18 @@ def _compiles(path: Path) -> bool:
     """Does ``python`` compile it? Asked of a fresh interpreter, as the commands run: how deep
     the parser goes depends on how deep the caller's stack already is."""
     probe = f"compile(open({str(path)!r}).read(), 'deep.py', 'exec')"
-    return subprocess.run([sys.executable, "-c", probe], capture_output=True, timeout=120, check=False).returncode == 0
+    return (
+        subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, timeout=120, check=False
+        ).returncode
+        == 0
+    )
 
 
 @pytest.mark.parametrize("kind", list(DEEP))
-def test_a_module_deeper_than_a_parser_goes_is_reported_or_handled_as_python_would(tmp_path: Path, kind: str) -> None:
+def test_a_module_deeper_than_a_parser_goes_is_reported_or_handled_as_python_would(
+    tmp_path: Path, kind: str
+) -> None:
     """What Python compiles, each command handles (show prints it, check passes it, compile
     writes its cache); what Python's parser gives up on is a located SyntaxError (JR100 in
     check), the file skipped, never a RecursionError or MemoryError traceback from jaxrewrite."""
@@ -128,7 +190,15 @@ def test_a_module_deeper_than_a_parser_goes_is_reported_or_handled_as_python_wou
         ("migrate", "hand.py"): 1,
     }
     for argv, ok in runs.items():
-        done = subprocess.run([sys.executable, "-m", "jaxrewrite", *argv], cwd=tmp_path, env=env(bytecode=True), capture_output=True, text=True, timeout=300, check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", "jaxrewrite", *argv],
+            cwd=tmp_path,
+            env=env(bytecode=True),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         report = done.stdout + done.stderr
         assert "Traceback" not in report, (argv, report[-3000:])
         if python_compiles:
@@ -136,10 +206,14 @@ def test_a_module_deeper_than_a_parser_goes_is_reported_or_handled_as_python_wou
         else:
             assert done.returncode == {"migrate": 2}.get(argv[0], 1), (argv, report[-3000:])
             name = argv[1]
-            assert f"{name}:1:1: " in report and "too deeply nested for Python's parser" in report, (argv, report[-3000:])
+            assert (
+                f"{name}:1:1: " in report and "too deeply nested for Python's parser" in report
+            ), (argv, report[-3000:])
 
 
-def test_the_runner_runs_what_python_compiles_however_deep(tmp_path: Path, prewarmed: Prewarmed) -> None:
+def test_the_runner_runs_what_python_compiles_however_deep(
+    tmp_path: Path, prewarmed: Prewarmed
+) -> None:
     """The hook's tree route falls back to the text where a tree object is too deep to compile:
     the runner prints what the same program written by hand prints under ``python`` (both
     forked from an interpreter that has imported jax, tests/prewarmed.py)."""
@@ -147,7 +221,9 @@ def test_the_runner_runs_what_python_compiles_however_deep(tmp_path: Path, prewa
     (tmp_path / "hand.py").write_text(_deep_module(DEEP["sum2500"], by_hand=True))
     ours = python("-m", "jaxrewrite", "deep.py", cwd=tmp_path, prewarmed=prewarmed)
     plain = python("hand.py", cwd=tmp_path, prewarmed=prewarmed)
-    assert (ours.returncode, ours.stdout) == (plain.returncode, plain.stdout) == (0, "2503.0\n"), ours.stderr[-3000:]
+    assert (ours.returncode, ours.stdout) == (plain.returncode, plain.stdout) == (0, "2503.0\n"), (
+        ours.stderr[-3000:]
+    )
 
 
 _HEAD = b"# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import Static\n\n\n@jax.jit\ndef f(x, n: Static[int]):\n    return x * n\n"
@@ -181,7 +257,9 @@ STATUS = {"check": 2, "show": 2, "migrate": 2, "compile": 1}
 
 @pytest.mark.parametrize("command", list(STATUS))
 @pytest.mark.parametrize("name", list(HOSTILE))
-def test_every_command_reports_a_hostile_file_the_same_way(tmp_path: Path, command: str, name: str) -> None:
+def test_every_command_reports_a_hostile_file_the_same_way(
+    tmp_path: Path, command: str, name: str
+) -> None:
     """Bad bytes, a NUL, an unknown coding are reported by every command in the same words,
     naming file, line and column; a BOM, CRLF, a latin-1 declaration, an empty file and a huge
     line are read as Python reads them; no frame of jaxrewrite's own code ever reaches the user."""
@@ -190,14 +268,25 @@ def test_every_command_reports_a_hostile_file_the_same_way(tmp_path: Path, comma
         (tmp_path / name).write_bytes(data)
     elif name == "folder.py":
         (tmp_path / name).mkdir()
-    done = subprocess.run([sys.executable, "-m", "jaxrewrite", command, name], cwd=tmp_path, env=env(),
-                          capture_output=True, text=True, errors="replace", timeout=300, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxrewrite", command, name],
+        cwd=tmp_path,
+        env=env(),
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=300,
+        check=False,
+    )
     report = done.stdout + done.stderr
     assert "Traceback" not in report and "jaxrewrite/" not in report, report[-3000:]
     if name in UNREADABLE:
         assert UNREADABLE[name] in report, report  # compile reports on stdout, as its other lines
         assert done.returncode == (2 if name == "missing.py" else STATUS[command]), report
     elif name == "folder.py" and command == "show":
-        assert (done.returncode, done.stderr) == (2, "python -m jaxrewrite show: folder.py: is a folder, not a Python file\n")
+        assert (done.returncode, done.stderr) == (
+            2,
+            "python -m jaxrewrite show: folder.py: is a folder, not a Python file\n",
+        )
     else:
         assert done.returncode == 0, report[-3000:]

@@ -12,9 +12,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 import support
 from support import child_env, jaxrewrite, python
+
 from jaxrewrite import cli
 from jaxrewrite.hook import tag
 
@@ -61,12 +61,16 @@ print(type(m.__loader__).__name__)
 """
 
 
-def jaxrewrite_compile(*args: str, cwd: Path, flags: tuple[str, ...] = (), **env: str) -> subprocess.CompletedProcess[str]:
+def jaxrewrite_compile(
+    *args: str, cwd: Path, flags: tuple[str, ...] = (), **env: str
+) -> subprocess.CompletedProcess[str]:
     return jaxrewrite("compile", *args, cwd=cwd, flags=flags, env=child_env(bytecode=True, **env))
 
 
 def probe(module: str, cwd: Path, flags: tuple[str, ...] = (), **env: str) -> list[str]:
-    done = python("-c", PROBE.format(module=module), cwd=cwd, flags=flags, env=child_env(bytecode=True, **env))
+    done = python(
+        "-c", PROBE.format(module=module), cwd=cwd, flags=flags, env=child_env(bytecode=True, **env)
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.splitlines()
 
@@ -102,7 +106,9 @@ def test_writes_the_hook_cache_for_opted_in_files_only(tree: Path) -> None:
         "python -m jaxrewrite compile: 2 written, 1 skipped, 0 failed",
     ]
     assert pyc(tree / "ok.py").is_file() and pyc(tree / "sub" / "deep.py").is_file()
-    assert not pyc(tree / "plain.py").exists()  # never cached by the hook either: Python's own pyc serves it
+    assert not pyc(
+        tree / "plain.py"
+    ).exists()  # never cached by the hook either: Python's own pyc serves it
     assert not pyc(tree / ".hidden" / "ignored.py").exists()
     assert not pyc(tree / "ok.py", 1).exists()  # only the level asked for (the current one)
 
@@ -123,19 +129,31 @@ def test_failure_names_the_location_and_code_and_exits_1(tree: Path) -> None:
 def test_import_after_compile_uses_the_prebuilt_cache(tree: Path) -> None:
     assert jaxrewrite_compile("lib/ok.py", cwd=tree.parent).returncode == 0
     # PYTHONDONTWRITEBYTECODE: the import writes nothing, so what it found is what compile wrote.
-    assert probe("ok", tree, PYTHONDONTWRITEBYTECODE="1") == ["8.0 9.0 [3, 2]", "no engine", "RewritingLoader"]
+    assert probe("ok", tree, PYTHONDONTWRITEBYTECODE="1") == [
+        "8.0 9.0 [3, 2]",
+        "no engine",
+        "RewritingLoader",
+    ]
 
 
 def test_without_compile_the_import_rewrites(tree: Path) -> None:
     """The control: the same probe without a prebuilt cache (and none written) loads the engine."""
-    assert probe("ok", tree, PYTHONDONTWRITEBYTECODE="1") == ["8.0 9.0 [3, 2]", "engine", "RewritingLoader"]
+    assert probe("ok", tree, PYTHONDONTWRITEBYTECODE="1") == [
+        "8.0 9.0 [3, 2]",
+        "engine",
+        "RewritingLoader",
+    ]
 
 
 def test_an_edit_after_compile_is_rewritten_fresh(tree: Path) -> None:
     assert jaxrewrite_compile("lib", cwd=tree.parent).returncode == 0
     ok = tree / "ok.py"
     ok.write_text(ok.read_text().replace("SCALE = 1.0", "SCALE = 10.0"))
-    assert probe("ok", tree, PYTHONDONTWRITEBYTECODE="1") == ["80.0 90.0 [3, 2]", "engine", "RewritingLoader"]
+    assert probe("ok", tree, PYTHONDONTWRITEBYTECODE="1") == [
+        "80.0 90.0 [3, 2]",
+        "engine",
+        "RewritingLoader",
+    ]
 
 
 @pytest.mark.parametrize("flags", [(), ("-O",), ("-OO",)], ids=["O0", "O1", "O2"])
@@ -153,7 +171,10 @@ def test_default_level_is_the_interpreters(tree: Path) -> None:
 
 
 def test_module_option_finds_packages_without_importing_them(tmp_path: Path) -> None:
-    write(tmp_path / "pkg" / "__init__.py", 'raise RuntimeError("compile must not import the package")\n')
+    write(
+        tmp_path / "pkg" / "__init__.py",
+        'raise RuntimeError("compile must not import the package")\n',
+    )
     write(tmp_path / "pkg" / "ops.py", OK)
     write(tmp_path / "pkg" / "inner" / "more.py", OK)
     done = jaxrewrite_compile("-m", "pkg", cwd=tmp_path)
@@ -178,17 +199,23 @@ def test_unknown_targets_are_usage_errors(tmp_path: Path) -> None:
 
 def test_writes_even_where_imports_may_not(tree: Path) -> None:
     """-B / PYTHONDONTWRITEBYTECODE govern what imports write; this command exists to write."""
-    done = jaxrewrite_compile("lib/ok.py", cwd=tree.parent, flags=("-B",), PYTHONDONTWRITEBYTECODE="1")
+    done = jaxrewrite_compile(
+        "lib/ok.py", cwd=tree.parent, flags=("-B",), PYTHONDONTWRITEBYTECODE="1"
+    )
     assert done.returncode == 0 and pyc(tree / "ok.py").is_file()
 
 
 def test_a_cache_it_cannot_write_is_a_failure(tree: Path) -> None:
-    done = jaxrewrite_compile("lib/ok.py", cwd=tree.parent, PYTHONPYCACHEPREFIX=os.devnull + "/cache")
+    done = jaxrewrite_compile(
+        "lib/ok.py", cwd=tree.parent, PYTHONPYCACHEPREFIX=os.devnull + "/cache"
+    )
     assert done.returncode == 1
     assert done.stdout.startswith("failed   lib/ok.py: cannot write ")
 
 
-def test_in_process_through_the_command_table(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_in_process_through_the_command_table(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert cli.main(["compile", str(tree / "ok.py")], prog="jaxrewrite") == 0
     assert "jaxrewrite compile: 1 written, 0 skipped, 0 failed" in capsys.readouterr().out
     assert cli.main(["--help"], prog="jaxrewrite") == 0
@@ -200,9 +227,25 @@ def test_in_process_through_the_command_table(tree: Path, capsys: pytest.Capture
 def test_the_prebuilt_cache_carries_the_warnings_of_markers_that_do_nothing(tree: Path) -> None:
     """Issue 42.10: compile says what the import would (a Static under a decorator jaxrewrite does
     not know, JR004), and an import served from the prebuilt cache says it again, engine unloaded."""
-    write(tree / "odd.py", OK + "\n\ndef my_jit(f):\n    return jax.jit(f)\n\n\n@my_jit\ndef unknown(x, n: Static[int]):\n    return x\n")
+    write(
+        tree / "odd.py",
+        OK
+        + "\n\ndef my_jit(f):\n    return jax.jit(f)\n\n\n@my_jit\ndef unknown(x, n: Static[int]):\n    return x\n",
+    )
     built = jaxrewrite_compile("lib/odd.py", cwd=tree.parent)
-    assert built.returncode == 0 and "odd.py:21: RewriteWarning: JR004" in built.stderr, built.stderr
-    done = python("-c", PROBE.format(module="odd"), cwd=tree, env=child_env(bytecode=True, PYTHONDONTWRITEBYTECODE="1"))
+    assert built.returncode == 0 and "odd.py:21: RewriteWarning: JR004" in built.stderr, (
+        built.stderr
+    )
+    done = python(
+        "-c",
+        PROBE.format(module="odd"),
+        cwd=tree,
+        env=child_env(bytecode=True, PYTHONDONTWRITEBYTECODE="1"),
+    )
     assert done.returncode == 0 and done.stdout.splitlines()[1] == "no engine", done.stderr
-    assert done.stderr.count("RewriteWarning: JR004 the marker on 'n' of 'unknown' does nothing under 'my_jit'") == 1, done.stderr
+    assert (
+        done.stderr.count(
+            "RewriteWarning: JR004 the marker on 'n' of 'unknown' does nothing under 'my_jit'"
+        )
+        == 1
+    ), done.stderr

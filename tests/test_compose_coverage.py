@@ -69,7 +69,9 @@ BY_HAND = {
     29: "def g(x, n: int):",
     33: 'k = jax.jit(g, static_argnames="n")',
 }
-HAND = "".join(BY_HAND.get(number, line) + "\n" for number, line in enumerate(MODULE.splitlines(), 1))
+HAND = "".join(
+    BY_HAND.get(number, line) + "\n" for number, line in enumerate(MODULE.splitlines(), 1)
+)
 
 CALLS = """
 import jax.numpy as jnp
@@ -112,7 +114,9 @@ def report(cov_json: Path, *names: str) -> dict[str, dict[str, Any]]:
 
 def coverage(root: Path, prewarmed: Prewarmed, *args: str) -> None:
     for command in (["run", "--branch", "--source=.", *args], ["json", "-o", "cov.json"]):
-        done = python("-m", "coverage", *command, cwd=root, env=child_env(path=[root]), prewarmed=prewarmed)
+        done = python(
+            "-m", "coverage", *command, cwd=root, env=child_env(path=[root]), prewarmed=prewarmed
+        )
         assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -123,7 +127,9 @@ def assert_same(got: dict[str, dict[str, Any]], ours: str, hand: str) -> None:
 
 
 @pytest.mark.parametrize("order", ["alone", "jaxtyping-first", "jaxtyping-last"])
-def test_coverage_run_reports_the_users_lines(tmp_path: Path, prewarmed: Prewarmed, order: str) -> None:
+def test_coverage_run_reports_the_users_lines(
+    tmp_path: Path, prewarmed: Prewarmed, order: str
+) -> None:
     if order != "alone":
         pytest.importorskip("jaxtyping")
     write(tmp_path / "pkgv" / "__init__.py", "")
@@ -131,10 +137,14 @@ def test_coverage_run_reports_the_users_lines(tmp_path: Path, prewarmed: Prewarm
     write(tmp_path / "pkgv" / "hand.py", HAND)
     write(tmp_path / "main.py", f"JAXTYPING = {JAXTYPING!r}\nCALLS = {CALLS!r}\n" + MAIN)
     coverage(tmp_path, prewarmed, "main.py", order)
-    assert_same(report(tmp_path / "cov.json", "pkgv/mod.py", "pkgv/hand.py"), "pkgv/mod.py", "pkgv/hand.py")
+    assert_same(
+        report(tmp_path / "cov.json", "pkgv/mod.py", "pkgv/hand.py"), "pkgv/mod.py", "pkgv/hand.py"
+    )
 
 
-def test_coverage_run_of_the_runner_reports_the_scripts_lines(tmp_path: Path, prewarmed: Prewarmed) -> None:
+def test_coverage_run_of_the_runner_reports_the_scripts_lines(
+    tmp_path: Path, prewarmed: Prewarmed
+) -> None:
     """``coverage run -m jaxrewrite script.py``: the runner rewrites the script itself."""
     write(tmp_path / "script.py", MODULE + CALLS)
     write(tmp_path / "by_hand.py", HAND + CALLS)
@@ -164,8 +174,16 @@ def test_it():
 """
 
 TEST_HEADS = {
-    "ours": ("# jaxrewrite: enable\nimport jax, jax.numpy as jnp\nfrom jaxrewrite import Static", "@jax.jit", "Static[int]"),
-    "hand": ("# by hand\nimport functools, jax, jax.numpy as jnp\nStatic = None", '@functools.partial(jax.jit, static_argnames="n")', "int"),
+    "ours": (
+        "# jaxrewrite: enable\nimport jax, jax.numpy as jnp\nfrom jaxrewrite import Static",
+        "@jax.jit",
+        "Static[int]",
+    ),
+    "hand": (
+        "# by hand\nimport functools, jax, jax.numpy as jnp\nStatic = None",
+        '@functools.partial(jax.jit, static_argnames="n")',
+        "int",
+    ),
 }
 
 
@@ -178,11 +196,33 @@ def test_pytest_cov_reports_the_users_lines(tmp_path: Path, prewarmed: Prewarmed
     write(tmp_path / "pkgv" / "hand.py", HAND)
     for name, module in (("ours", "mod"), ("hand", "hand")):
         head, deco, static = TEST_HEADS[name]
-        write(tmp_path / "tests" / f"test_{name}.py", TEST_FILE.format(head=head, module=module, deco=deco, static=static))
+        write(
+            tmp_path / "tests" / f"test_{name}.py",
+            TEST_FILE.format(head=head, module=module, deco=deco, static=static),
+        )
     args = ["--jaxrewrite-packages=pkgv", "--cov=.", "--cov-branch", "--cov-report=json:cov.json"]
-    done = python("-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", *args, "tests", cwd=tmp_path, env=child_env(path=[tmp_path]), prewarmed=prewarmed)
+    done = python(
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-n",
+        "0",
+        *args,
+        "tests",
+        cwd=tmp_path,
+        env=child_env(path=[tmp_path]),
+        prewarmed=prewarmed,
+    )
     assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout + done.stderr
-    got = report(tmp_path / "cov.json", "pkgv/mod.py", "pkgv/hand.py", "tests/test_ours.py", "tests/test_hand.py")
+    got = report(
+        tmp_path / "cov.json",
+        "pkgv/mod.py",
+        "pkgv/hand.py",
+        "tests/test_ours.py",
+        "tests/test_hand.py",
+    )
     assert got["tests/test_ours.py"] == got["tests/test_hand.py"]
     assert got["tests/test_ours.py"]["missing_lines"] == [18]
     assert got["pkgv/mod.py"] == got["pkgv/hand.py"]

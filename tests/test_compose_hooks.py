@@ -14,7 +14,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from support import child_env, python, write
 
 pytest.importorskip("jaxtyping")
@@ -89,7 +88,9 @@ print(json.dumps({
 """
 
 
-def run(root: Path, tool: str, order: str, bytecode: bool = False, check_pycs: str | None = None) -> dict[str, object]:
+def run(
+    root: Path, tool: str, order: str, bytecode: bool = False, check_pycs: str | None = None
+) -> dict[str, object]:
     proc = python(
         "-c",
         f"INSTALL = {INSTALL!r}\n" + CHILD,
@@ -121,7 +122,9 @@ REWRITTEN = {"same": True, "traces": [2, 3], "hand": [2, 3]}
 
 #: Who stands in front when jaxrewrite's hook is installed first: beartype.claw works through
 #: ``sys.path_hooks``, behind jaxrewrite's finder either way; the other two put a finder first.
-ORDERS = [("beartype", "jaxrewrite-first")] + [(tool, "jaxrewrite-last") for tool in sorted(INSTALL)]
+ORDERS = [("beartype", "jaxrewrite-first")] + [
+    (tool, "jaxrewrite-last") for tool in sorted(INSTALL)
+]
 
 
 @pytest.mark.parametrize(("tool", "order"), ORDERS)
@@ -133,17 +136,38 @@ def test_both_transformations(project: Path, tool: str, order: str) -> None:
 
 
 @pytest.mark.parametrize("tool", ["jaxtyping", "typeguard"])
-def test_a_finder_put_in_front_of_jaxrewrites_is_named_and_installing_again_composes(project: Path, tool: str) -> None:
+def test_a_finder_put_in_front_of_jaxrewrites_is_named_and_installing_again_composes(
+    project: Path, tool: str
+) -> None:
     """Installed after jaxrewrite's hook, the tool's finder takes the module first: it runs
     unrewritten, and the warning names the tool's loader and finder and says to install
     jaxrewrite's hook after it; doing so (installing again) composes."""
-    proc = python("-c", f"INSTALL = {INSTALL!r}\n" + CHILD, tool, "jaxrewrite-first", cwd=project, env=child_env(path=[project]))
+    proc = python(
+        "-c",
+        f"INSTALL = {INSTALL!r}\n" + CHILD,
+        tool,
+        "jaxrewrite-first",
+        cwd=project,
+        env=child_env(path=[project]),
+    )
     assert proc.returncode == 0, proc.stderr
     assert "NotRewrittenWarning: module 'pkgc.mod' was not rewritten" in proc.stderr
-    assert "whose finder stands in front of jaxrewrite's: install jaxrewrite's hook after that tool's" in proc.stderr
+    assert (
+        "whose finder stands in front of jaxrewrite's: install jaxrewrite's hook after that tool's"
+        in proc.stderr
+    )
     assert "(found by the finder " in proc.stderr
-    again = CHILD.replace('if order == "jaxrewrite-last":', 'if order in ("jaxrewrite-last", "jaxrewrite-first"):')
-    proc = python("-c", f"INSTALL = {INSTALL!r}\n" + again, tool, "jaxrewrite-first", cwd=project, env=child_env(path=[project]))
+    again = CHILD.replace(
+        'if order == "jaxrewrite-last":', 'if order in ("jaxrewrite-last", "jaxrewrite-first"):'
+    )
+    proc = python(
+        "-c",
+        f"INSTALL = {INSTALL!r}\n" + again,
+        tool,
+        "jaxrewrite-first",
+        cwd=project,
+        env=child_env(path=[project]),
+    )
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert {k: got[k] for k in REWRITTEN} == REWRITTEN and got["check"] in CHECK_ERRORS[tool]
 
@@ -156,7 +180,10 @@ def test_jaxtyping_context_manager(project: Path) -> None:
 
 def test_beartype_this_package(project: Path) -> None:
     """``beartype_this_package()`` in the package's ``__init__``, with jaxrewrite's hook installed first."""
-    write(project / "pkgc" / "__init__.py", "from beartype.claw import beartype_this_package\nbeartype_this_package()\n")
+    write(
+        project / "pkgc" / "__init__.py",
+        "from beartype.claw import beartype_this_package\nbeartype_this_package()\n",
+    )
     got = run(project, "beartype", "jaxrewrite-first")
     assert {k: got[k] for k in REWRITTEN} == REWRITTEN
     assert got["check"] in CHECK_ERRORS["beartype"]
@@ -170,11 +197,16 @@ def test_caches_stay_exact(project: Path, tool: str) -> None:
         both = run(project, tool, "jaxrewrite-last", bytecode=True)
         assert both["traces"] == [2, 3] and both["check"] is not None
         alone = run(project, tool, "tool-only", bytecode=True)
-        assert alone["traces"] in (["traced"], [])  # traced, or refused by the checker before the body
+        assert alone["traces"] in (
+            ["traced"],
+            [],
+        )  # traced, or refused by the checker before the body
 
 
 @pytest.mark.parametrize(("tool", "order"), ORDERS)
-def test_the_composed_rewrite_is_cached_in_the_hooks_pyc_named_for_the_tool(project: Path, tool: str, order: str) -> None:
+def test_the_composed_rewrite_is_cached_in_the_hooks_pyc_named_for_the_tool(
+    project: Path, tool: str, order: str
+) -> None:
     """A pyc of the hook's, named for the tool's loader, caches the composed code: a second run
     neither rewrites nor imports the engine, and the tool still checks; the tool's own pyc of
     the module is never written. An edit saved later is compiled afresh."""
@@ -216,18 +248,33 @@ def test_the_warning_names_the_loader(project: Path) -> None:
         env=child_env(path=[project]),
     )
     assert "NotRewrittenWarning: module 'pkgc.mod' was not rewritten" in proc.stderr, proc.stderr
-    assert "it was loaded by typeguard._importhook.TypeguardLoader (found by the finder typeguard." in proc.stderr
+    assert (
+        "it was loaded by typeguard._importhook.TypeguardLoader (found by the finder typeguard."
+        in proc.stderr
+    )
     assert "TypeguardFinder): no import hook is installed" in proc.stderr
 
 
 @pytest.mark.parametrize(("tool", "order"), ORDERS)
-def test_a_marker_that_does_nothing_is_said_by_the_tools_loader_cold_and_warm(project: Path, tool: str, order: str) -> None:
+def test_a_marker_that_does_nothing_is_said_by_the_tools_loader_cold_and_warm(
+    project: Path, tool: str, order: str
+) -> None:
     """Issue 42.10 under another tool's loader: the import says JR004 (a Static under a decorator
     jaxrewrite does not know), and the tool's own pyc of the rewrite carries it for the warm run."""
     path = project / "pkgc" / "mod.py"
-    path.write_text(MODULE + "\n\ndef my_jit(g):\n    return jax.jit(g)\n\n\n@my_jit\ndef unknown(x, n: Static[int]):\n    return x\n")
+    path.write_text(
+        MODULE
+        + "\n\ndef my_jit(g):\n    return jax.jit(g)\n\n\n@my_jit\ndef unknown(x, n: Static[int]):\n    return x\n"
+    )
     for warm in (False, True):
-        proc = python("-c", f"INSTALL = {INSTALL!r}\n" + CHILD, tool, order, cwd=project, env=child_env(bytecode=True, path=[project]))
+        proc = python(
+            "-c",
+            f"INSTALL = {INSTALL!r}\n" + CHILD,
+            tool,
+            order,
+            cwd=project,
+            env=child_env(bytecode=True, path=[project]),
+        )
         assert proc.returncode == 0, proc.stderr
         assert json.loads(proc.stdout.strip().splitlines()[-1])["engine"] is not warm
         said = "mod.py:22: RewriteWarning: JR004 the marker on 'n' of 'unknown' does nothing under 'my_jit'"

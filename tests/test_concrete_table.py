@@ -46,16 +46,26 @@ def test_a_module_derives_to_exactly_its_rows() -> None:
         for qual, fn in concrete_derive._functions("jax.nn")
         for r in concrete_derive.derive_function(qual, fn)
     }
-    shipped = {(r.function, r.param) for r in concrete_table.rows() if r.function.rpartition(".")[0] == "jax.nn"}
+    shipped = {
+        (r.function, r.param)
+        for r in concrete_table.rows()
+        if r.function.rpartition(".")[0] == "jax.nn"
+    }
     assert derived == shipped, module
 
 
 def test_the_rows_the_issue_names_are_derived() -> None:
     names = concrete_table.by_function()
     for function, param in [
-        ("jax.nn.one_hot", "num_classes"), ("jax.numpy.eye", "N"), ("jax.numpy.linspace", "num"),
-        ("jax.numpy.tile", "reps"), ("jax.numpy.split", "indices_or_sections"), ("jax.numpy.pad", "pad_width"),
-        ("jax.lax.full", "shape"), ("jax.numpy.zeros", "shape"), ("jax.numpy.sum", "axis"),
+        ("jax.nn.one_hot", "num_classes"),
+        ("jax.numpy.eye", "N"),
+        ("jax.numpy.linspace", "num"),
+        ("jax.numpy.tile", "reps"),
+        ("jax.numpy.split", "indices_or_sections"),
+        ("jax.numpy.pad", "pad_width"),
+        ("jax.lax.full", "shape"),
+        ("jax.numpy.zeros", "shape"),
+        ("jax.numpy.sum", "axis"),
     ]:
         if _function(function) is None:
             pytest.skip(f"{function} is not in this JAX")

@@ -33,9 +33,9 @@ import pytest
 from corpus_support import (
     CORPUS_PACKAGES,
     PRAGMA,
-    at_least,
     CorpusRun,
     Module,
+    at_least,
     check_rewrite,
     convert_corpus,
     corpus_files,
@@ -43,8 +43,8 @@ from corpus_support import (
     read_source,
 )
 
-from jaxrewrite.hook.pipeline import compile_source
 from jaxrewrite import RewriteError, RewriteWarning, rewrite_source
+from jaxrewrite.hook.pipeline import compile_source
 from jaxrewrite.migrate import Reason
 
 FILES = corpus_files(sampled=True)
@@ -94,7 +94,9 @@ def test_corpus_comes_back_byte_identical(package: str) -> None:
     files = [path for pkg, path in FILES if pkg == package]
     if package not in MIN_FILES and not files:
         pytest.skip(f"{package} is not installed")
-    assert len(files) >= MIN_FILES.get(package, 1), f"only {len(files)} .py files found for {package}"
+    assert len(files) >= MIN_FILES.get(package, 1), (
+        f"only {len(files)} .py files found for {package}"
+    )
     counts: Counter[str] = Counter()
     problems: list[str] = []
     started = time.perf_counter()
@@ -116,7 +118,9 @@ def test_corpus_comes_back_byte_identical(package: str) -> None:
                 counts["syntax-skipped (does not compile on this Python)"] += 1
                 print(f"[corpus]   syntax-skipped: {path}: {error}")
             else:
-                problems.append(f"{path}: SyntaxError from the engine, but the file compiles: {error}")
+                problems.append(
+                    f"{path}: SyntaxError from the engine, but the file compiles: {error}"
+                )
             continue
         except RewriteWarning as warning:
             problems.append(f"{path}: RewriteWarning: {warning}")
@@ -134,9 +138,9 @@ def test_corpus_comes_back_byte_identical(package: str) -> None:
     counts_shown["seconds"] = round(time.perf_counter() - started, 1)
     _show(f"{package}: rewrite_source over every file with the pragma prepended", counts_shown)
     assert not problems, "\n".join(problems[:20])
-    assert counts["byte-identical"] + counts["syntax-skipped (does not compile on this Python)"] + counts[
-        "mentions jaxrewrite (not required identical)"
-    ] == len(files)
+    assert counts["byte-identical"] + counts[
+        "syntax-skipped (does not compile on this Python)"
+    ] + counts["mentions jaxrewrite (not required identical)"] == len(files)
 
 
 # -- 2. hand-written statics, migrated -------------------------------------------------------
@@ -179,10 +183,14 @@ def test_corpus_static_specs_survive_conversion(corpus_run: CorpusRun) -> None:
     assert corpus_run.forms["partial wrapper"] >= at_least(50, 30), corpus_run.forms
     assert corpus_run.forms["completed in place"] >= at_least(10, 3), corpus_run.forms
     assert corpus_run.by_transform["jit"] >= MIN_VERIFIED, corpus_run.by_transform
-    assert corpus_run.by_transform["custom_vjp"] + corpus_run.by_transform["custom_jvp"] >= 1, corpus_run.by_transform
+    assert corpus_run.by_transform["custom_vjp"] + corpus_run.by_transform["custom_jvp"] >= 1, (
+        corpus_run.by_transform
+    )
 
 
-def test_the_hook_compiles_each_corpus_text_to_the_code_of_its_printed_text(corpus_run: CorpusRun) -> None:
+def test_the_hook_compiles_each_corpus_text_to_the_code_of_its_printed_text(
+    corpus_run: CorpusRun,
+) -> None:
     """Every text the corpus run rewrote went through ``_one_route``: the hook's code is the
     code of the printed text (compared as code objects: recursively, by meaning)."""
     _show("rewritten corpus texts by the hook's route", dict(ROUTES))
@@ -251,21 +259,40 @@ def test_converter_layouts() -> None:
     # migrate made unused goes too (a codemod leaves the file as clean as it found it).
     assert converted.count("\n") == LAYOUTS.count("\n") + 1 - 1
     lines = converted.splitlines()
-    assert lines[2] == "# jaxrewrite: enable" and lines[7] == "from jaxrewrite import NoDiff, Static"
-    assert "from functools import partial" in LAYOUTS and "from functools import partial" not in converted
+    assert (
+        lines[2] == "# jaxrewrite: enable" and lines[7] == "from jaxrewrite import NoDiff, Static"
+    )
+    assert (
+        "from functools import partial" in LAYOUTS
+        and "from functools import partial" not in converted
+    )
     assert "@jax.jit\ndef a(x, n: Static):" in converted
-    assert '@api.jit(\n    # comment\n    donate_argnums=0)\ndef b(x, m: Static[int], n: Static["int"], *, k=1):' in converted
+    assert (
+        '@api.jit(\n    # comment\n    donate_argnums=0)\ndef b(x, m: Static[int], n: Static["int"], *, k=1):'
+        in converted
+    )
     assert "@my_jit\ndef d(x, *, k: Static):" in converted
-    assert "__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))" in out
+    assert (
+        "__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))"
+        in out
+    )
     assert "donate_argnums=0, static_argnums=(1, 2), static_argnames=('m', 'n'))" in out
-    assert "__import__('functools').partial(my_jit, static_argnums=(), static_argnames=('k',))" in out
+    assert (
+        "__import__('functools').partial(my_jit, static_argnums=(), static_argnames=('k',))" in out
+    )
     # A negative position is refused (the old converter resolved it against the def: JAX counts it
     # from the end of each call's arguments), and c stays as written.
     assert [(r.function, r.reason) for r in module.migration.refused] == [("c", Reason.NEGATIVE)]
-    assert "@functools.partial(my_jit, donate_argnums=0, static_argnums=-1, inline=True)\ndef c(x, y, z):" in converted
+    assert (
+        "@functools.partial(my_jit, donate_argnums=0, static_argnums=-1, inline=True)\ndef c(x, y, z):"
+        in converted
+    )
     # Call sites: the keywords go, the engine writes them back; custom_vjp's names become NoDiff.
     assert "def e(x, n: Static):" in converted and "def f(x, mode: NoDiff):" in converted
-    assert "e_jit, f_vjp = api.jit(e, inline=True), jax.custom_vjp(f)\ntraced = jax.jit(e).trace(1, 2)" in converted
+    assert (
+        "e_jit, f_vjp = api.jit(e, inline=True), jax.custom_vjp(f)\ntraced = jax.jit(e).trace(1, 2)"
+        in converted
+    )
     assert "api.jit(e, inline=True, static_argnums=(1,), static_argnames=('n',))" in out
     assert "jax.custom_vjp(f, nondiff_argnums=(1,))" in out
     assert "jax.jit(e, static_argnums=(1,), static_argnames=('n',)).trace(1, 2)" in out
@@ -277,21 +304,41 @@ def test_verifier_is_its_own() -> None:
     module, _ = _convert(LAYOUTS)
     text = module.migration.text
     dropped = _check(module, text.replace("def a(x, n: Static):", "def a(x, n):        "))
-    assert len(dropped) == 1 and "case.py:9 a (decorator jit): JAX reads static positions [], names []" in dropped[0]
+    assert (
+        len(dropped) == 1
+        and "case.py:9 a (decorator jit): JAX reads static positions [], names []" in dropped[0]
+    )
     # Without static_argnames JAX infers it (the same statics); an empty one is one way only.
-    same = _check(module, rewrite=lambda t, f: _rewrite(t, f).replace(", static_argnames=('n',))\ndef a", ")\ndef a"))
+    same = _check(
+        module,
+        rewrite=lambda t, f: _rewrite(t, f).replace(", static_argnames=('n',))\ndef a", ")\ndef a"),
+    )
     assert not same
-    one_way = _check(module, rewrite=lambda t, f: _rewrite(t, f).replace("static_argnames=('n',))\ndef a", "static_argnames=())\ndef a"))
+    one_way = _check(
+        module,
+        rewrite=lambda t, f: _rewrite(t, f).replace(
+            "static_argnames=('n',))\ndef a", "static_argnames=())\ndef a"
+        ),
+    )
     assert len(one_way) == 1 and "reads static positions [1], names [] in" in one_way[0]
     assert one_way[0].endswith("the original spec gave positions [1], names ['n']")
-    moved = _check(module, rewrite=lambda t, f: _rewrite(t, f).replace("def e(x, n: Static):", "def e(\nx, n: Static):"))
+    moved = _check(
+        module,
+        rewrite=lambda t, f: _rewrite(t, f).replace(
+            "def e(x, n: Static):", "def e(\nx, n: Static):"
+        ),
+    )
     assert "case.py: the rewrite moved lines" in moved
-    kept = _check(module, rewrite=lambda t, f: _rewrite(t, f).replace("inline=True", "inline=False"))
-    assert "other arguments changed" in kept[0] and kept[1:] == ["case.py: lines [20] changed outside the uses"]  # c's
+    kept = _check(
+        module, rewrite=lambda t, f: _rewrite(t, f).replace("inline=True", "inline=False")
+    )
+    assert "other arguments changed" in kept[0] and kept[1:] == [
+        "case.py: lines [20] changed outside the uses"
+    ]  # c's
 
 
 def test_converter_skips_what_it_cannot_spell() -> None:
-    source = '''from functools import partial
+    source = """from functools import partial
 import jax
 from elsewhere import imported
 N = [1]  # a list: it may change before jit reads it
@@ -349,7 +396,7 @@ other = jax.jit(imported, static_argnums=(1,))
 @partial(jax.jit, static_argnums=(1,))
 def kept(x, n):
     return x
-'''
+"""
     module = migrate_module(source, "case.py")
     result = module.migration
     reasons = {r.function: (r.reason, r.reason.code) for r in result.refused}
@@ -369,8 +416,13 @@ def kept(x, n):
     # converter skipped it).
     assert sorted(m.function for m in result.migrated) == ["by_position", "kept"]
     # ``Static`` is taken here; an ``as`` import goes on a line of its own, as isort writes it
-    assert "from jaxrewrite import NoDiff\nfrom jaxrewrite import Static as JrStatic\n" in result.text
-    assert "def kept(x, n: JrStatic):" in result.text and "def by_position(x, n: NoDiff):" in result.text
+    assert (
+        "from jaxrewrite import NoDiff\nfrom jaxrewrite import Static as JrStatic\n" in result.text
+    )
+    assert (
+        "def kept(x, n: JrStatic):" in result.text
+        and "def by_position(x, n: NoDiff):" in result.text
+    )
     assert not _check(module)
 
 

@@ -54,7 +54,7 @@ def test_positional_parameters_match_installed_jax(name: str, positional: tuple[
     assert list(positional[: len(real)]) == real
 
 
-SEVERAL = '''\
+SEVERAL = """\
 # jaxrewrite: enable
 import dataclasses
 import sys
@@ -96,7 +96,7 @@ mapped = jax.pmap(donated, "i", 0)
 @jax.jit
 def fine(x, n: Static[int]):
     return x
-'''
+"""
 
 EXPECTED = [("JR101", 11), ("JR112", 16), ("JR118", 25), ("JR119", 35), ("JR120", 36)]
 
@@ -106,7 +106,11 @@ def test_analyze_collects_every_error_with_its_code_and_line() -> None:
     found = [(d.code, d.line) for d in analysis.errors]
     assert found == EXPECTED
     for d in analysis.errors:
-        assert d.code in CODES and d.filename == "several.py" and str(d).startswith(f"several.py:{d.line}:")
+        assert (
+            d.code in CODES
+            and d.filename == "several.py"
+            and str(d).startswith(f"several.py:{d.line}:")
+        )
     # The uses that are fine are still analyzed: the last def gets its keywords.
     assert any(use.target.name == "fine" and use.needs_edit for use in analysis.uses)
 
@@ -180,8 +184,14 @@ def f(x, n: Static[int]):
         ("with CM as f:\n    c = jax.jit(f)", []),
         ("try:\n    pass\nexcept E as f:\n    c = jax.jit(f)", []),
         ("match V:\n    case [f]:\n        c = jax.jit(f)", []),
-        ("for f in FUNCS:\n    if C:\n        del f\n    c = jax.jit(f)", ["JR119"]),  # rebound in the block
-        ("for f in FUNCS:\n    pass\nc = jax.jit(f)", ["JR119"]),  # after the loop: the def if it never ran
+        (
+            "for f in FUNCS:\n    if C:\n        del f\n    c = jax.jit(f)",
+            ["JR119"],
+        ),  # rebound in the block
+        (
+            "for f in FUNCS:\n    pass\nc = jax.jit(f)",
+            ["JR119"],
+        ),  # after the loop: the def if it never ran
     ],
 )
 def test_a_block_head_binds_its_name_for_the_block(block: str, codes: list[str]) -> None:
@@ -212,9 +222,13 @@ _PRELUDE = (
 
 @pytest.mark.parametrize("target", sorted(_TARGETS))
 @pytest.mark.parametrize("where", sorted(_REBINDS_IMPORT))
-def test_a_module_that_rebinds_import_is_refused_where_the_rewrite_would_call_it(where: str, target: str) -> None:
+def test_a_module_that_rebinds_import_is_refused_where_the_rewrite_would_call_it(
+    where: str, target: str
+) -> None:
     body = _TARGETS[target]
-    text = _PRELUDE + _REBINDS_IMPORT[where].format(target=body, indented=textwrap.indent(body, "    "))
+    text = _PRELUDE + _REBINDS_IMPORT[where].format(
+        target=body, indented=textwrap.indent(body, "    ")
+    )
     with pytest.raises(RewriteError) as caught:
         rewrite_source(text, "m.py")
     assert caught.value.code == "JR122"
@@ -223,5 +237,9 @@ def test_a_module_that_rebinds_import_is_refused_where_the_rewrite_would_call_it
 
 def test_a_rebound_import_elsewhere_does_not_matter() -> None:
     # A function's own local __import__ is not visible at module-level decorators.
-    text = _PRELUDE + "def helper():\n    __import__ = None\n    return __import__\n\n\n" + _TARGETS["bare jit"]
+    text = (
+        _PRELUDE
+        + "def helper():\n    __import__ = None\n    return __import__\n\n\n"
+        + _TARGETS["bare jit"]
+    )
     assert "__import__('functools').partial(jax.jit" in rewrite_source(text, "m.py")

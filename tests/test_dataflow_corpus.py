@@ -73,7 +73,9 @@ ALL = [p for paths in SETS.values() for p in paths]
 @pytest.mark.parametrize("path", ALL, ids=[_id(p) for p in ALL])
 def test_label_matches_name_and_no_finding_on_what_runs(path: Path) -> None:
     rejects = jax_rejects(path)
-    assert rejects == path.stem.startswith("fail_"), f"{path.name}: JAX {'rejects' if rejects else 'runs'} it"
+    assert rejects == path.stem.startswith("fail_"), (
+        f"{path.name}: JAX {'rejects' if rejects else 'runs'} it"
+    )
     if not rejects:
         assert found(path) == (_id(path) in KNOWN_FALSE)
 
@@ -82,15 +84,19 @@ def test_label_matches_name_and_no_finding_on_what_runs(path: Path) -> None:
 def test_recall_and_precision(name: str) -> None:
     tp, fn, fp, _ = figures(SETS[name])
     assert fp == sum(k.startswith(f"{name}/") for k in KNOWN_FALSE)
-    assert tp / (tp + fn) >= FLOORS[name] - 1e-9, f"recall {tp}/{tp + fn}; missed: {missed(SETS[name])}"
+    assert tp / (tp + fn) >= FLOORS[name] - 1e-9, (
+        f"recall {tp}/{tp + fn}; missed: {missed(SETS[name])}"
+    )
 
 
 if __name__ == "__main__":
     for name, paths in SETS.items():
         tp, fn, fp, tn = figures(paths)
-        print(f"{name}: programs {len(paths)}, rejected by JAX {tp + fn}, run {fp + tn}; "
-              f"recall {tp}/{tp + fn} = {tp / (tp + fn):.2f}; "
-              f"precision {tp}/{tp + fp} = {tp / max(tp + fp, 1):.2f}")
+        print(
+            f"{name}: programs {len(paths)}, rejected by JAX {tp + fn}, run {fp + tn}; "
+            f"recall {tp}/{tp + fn} = {tp / (tp + fn):.2f}; "
+            f"precision {tp}/{tp + fp} = {tp / max(tp + fp, 1):.2f}"
+        )
         print("  missed:", ", ".join(missed(paths)) or "none")
         wrong = [p.stem for p in paths if not jax_rejects(p) and found(p)]
         print("  false findings:", ", ".join(wrong) or "none")

@@ -62,14 +62,19 @@ def test_a_deep_module_rewrites_as_its_shallow_twin(shape: str) -> None:
     assert rewrite_source(deep, "m.py") == _put_back(rewrite_source(shallow, "m.py"), shape)
     code = pipeline.compile_source(deep.encode(), "m.py")
     assert code == compile(rewrite_source(deep, "m.py"), "m.py", "exec", dont_inherit=True)
-    assert lint_analysis(deep, "m.py", True).diagnostics == lint_analysis(shallow, "m.py", True).diagnostics
+    assert (
+        lint_analysis(deep, "m.py", True).diagnostics
+        == lint_analysis(shallow, "m.py", True).diagnostics
+    )
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_a_deep_module_migrates_as_its_shallow_twin(shape: str) -> None:
     head = "from functools import partial\n\nimport jax\n\n\n"
     deep, shallow = (
-        text.replace(": Static[int]", "").replace("@jax.jit\n", "@partial(jax.jit, static_argnums=(1,))\n").replace("jax.jit(f)", "jax.jit(f, static_argnums=(1,))")
+        text.replace(": Static[int]", "")
+        .replace("@jax.jit\n", "@partial(jax.jit, static_argnums=(1,))\n")
+        .replace("jax.jit(f)", "jax.jit(f, static_argnums=(1,))")
         for text in _texts(shape, head)
     )
     ours, twin = migrate_source(deep, "m.py"), migrate_source(shallow, "m.py")

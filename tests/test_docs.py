@@ -76,7 +76,9 @@ def _normalize(text: str) -> str:
 def checkout_blocks() -> list[Block]:
     """The README's blocks after its ``## From a checkout`` heading."""
     lines = README.read_text(encoding="utf-8").splitlines()
-    assert CHECKOUT_HEADING in lines, f"README.md needs the heading {CHECKOUT_HEADING!r} before its two commands"
+    assert CHECKOUT_HEADING in lines, (
+        f"README.md needs the heading {CHECKOUT_HEADING!r} before its two commands"
+    )
     heading = lines.index(CHECKOUT_HEADING) + 1
     blocks = [block for block in parse_blocks(README) if block.line > heading]
     assert len(blocks) >= 2, f"README.md's {CHECKOUT_HEADING!r} must start with its two commands"
@@ -105,12 +107,20 @@ def _run_env() -> dict[str, str]:
 
 def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        argv, cwd=cwd, env=_run_env(), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT
+        argv,
+        cwd=cwd,
+        env=_run_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
     )
 
 
 def _numbered(block: Block) -> str:
-    return "\n".join(f"{block.line + n:5d}  {text}" for n, text in enumerate(block.code.splitlines(), start=1))
+    return "\n".join(
+        f"{block.line + n:5d}  {text}" for n, text in enumerate(block.code.splitlines(), start=1)
+    )
 
 
 def _report(block: Block, what: str, proc: subprocess.CompletedProcess[str]) -> str:
@@ -144,7 +154,9 @@ def test_readme_checkout_section_starts_with_its_two_commands() -> None:
 def test_ci_runs_the_readme_test_command_verbatim() -> None:
     _, install_test = readme_commands()
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
-    assert install_test in [line.strip() for line in ci.splitlines()], ".ci/run must run the README's test command"
+    assert install_test in [line.strip() for line in ci.splitlines()], (
+        ".ci/run must run the README's test command"
+    )
     assert os.access(REPO / ".ci" / "run", os.X_OK), ".ci/run must be executable"
 
 
@@ -161,19 +173,32 @@ def test_every_bound_on_jaxs_stack_in_the_test_extra_is_lifted_by_the_newest_leg
     bounded = {
         req.name.lower().replace("_", "-")
         for req in requirements
-        if req.name.lower().replace("_", "-") in JAX_STACK and any(s.operator in ("<", "<=", "==", "!=", "~=") for s in req.specifier)
+        if req.name.lower().replace("_", "-") in JAX_STACK
+        and any(s.operator in ("<", "<=", "==", "!=", "~=") for s in req.specifier)
     }
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-    upgrades = [set(shlex.split(line.replace('"$newest"', "python"))) for line in ci if line.startswith('"$newest" -m pip install') and "--upgrade" in line]
-    assert upgrades and all(name.replace("-", "_") in upgrades[0] or name in upgrades[0] for name in JAX_STACK), upgrades
-    assert '"$newest" -m pytest -p no:cacheprovider -q' in ci, ".ci/run's newest leg must run the whole suite"
+    upgrades = [
+        set(shlex.split(line.replace('"$newest"', "python")))
+        for line in ci
+        if line.startswith('"$newest" -m pip install') and "--upgrade" in line
+    ]
+    assert upgrades and all(
+        name.replace("-", "_") in upgrades[0] or name in upgrades[0] for name in JAX_STACK
+    ), upgrades
+    assert '"$newest" -m pytest -p no:cacheprovider -q' in ci, (
+        ".ci/run's newest leg must run the whole suite"
+    )
     tox = configparser.ConfigParser(interpolation=None)
     tox.read(REPO / "tox.ini", encoding="utf-8")
     newest = tox["testenv:newest"]
     assert "newest" in [env.strip() for env in tox["tox"]["envlist"].split(",")]
     lifted = set(shlex.split(newest["commands_pre"]))
-    assert "--upgrade" in lifted and all(name.replace("-", "_") in lifted or name in lifted for name in JAX_STACK), lifted
-    assert "commands" not in newest and "extras" not in newest, "tox's newest env runs [testenv]'s whole suite"
+    assert "--upgrade" in lifted and all(
+        name.replace("-", "_") in lifted or name in lifted for name in JAX_STACK
+    ), lifted
+    assert "commands" not in newest and "extras" not in newest, (
+        "tox's newest env runs [testenv]'s whole suite"
+    )
     # The test extra bounds nothing of jax's stack: a user's newer ml_dtypes is never downgraded.
     assert bounded == set(), bounded
 
@@ -185,19 +210,38 @@ def test_every_test_file_the_readme_samples_runs_at_full_depth_in_ci() -> None:
         f"tests/{path.name}"
         for path in (REPO / "tests").glob("test_*.py")
         if path.name != Path(__file__).name
-        and re.search(r"^\s*from (depth|corpus_support) import .*\b(examples|FULL|SHARE|at_least|corpus_files)\b|sampled=True",
-                      path.read_text(encoding="utf-8"), re.MULTILINE)
+        and re.search(
+            r"^\s*from (depth|corpus_support) import .*\b(examples|FULL|SHARE|at_least|corpus_files)\b|sampled=True",
+            path.read_text(encoding="utf-8"),
+            re.MULTILINE,
+        )
     )
-    assert {"tests/test_check.py", "tests/test_corpus.py", "tests/test_migrate.py", "tests/test_properties.py"} <= set(sampling), sampling
+    assert {
+        "tests/test_check.py",
+        "tests/test_corpus.py",
+        "tests/test_migrate.py",
+        "tests/test_properties.py",
+    } <= set(sampling), sampling
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").replace("\\\n", " ")
-    full = [shlex.split(line) for line in ci.splitlines() if line.startswith("JAXREWRITE_FULL=1 python -m pytest")]
+    full = [
+        shlex.split(line)
+        for line in ci.splitlines()
+        if line.startswith("JAXREWRITE_FULL=1 python -m pytest")
+    ]
     assert full, ".ci/run runs nothing under JAXREWRITE_FULL=1"
-    assert [name for name in sampling if not any(name in words for words in full)] == [], (sampling, full)
+    assert [name for name in sampling if not any(name in words for words in full)] == [], (
+        sampling,
+        full,
+    )
     for words in full:
         selected = words[words.index("-k") + 1] if "-k" in words else ""
         if "tests/test_corpus.py" in words:
             parts = tuple(part.strip() for part in selected.split(" or "))
-            for name in ("test_check_never_crashes_on_real_code", "test_corpus_migrates_and_round_trips", "test_corpus_"):
+            for name in (
+                "test_check_never_crashes_on_real_code",
+                "test_corpus_migrates_and_round_trips",
+                "test_corpus_",
+            ):
                 assert not selected or name.startswith(parts), (name, selected)
         else:
             assert not selected, ("the property files run whole", words)
@@ -208,9 +252,17 @@ def test_ci_runs_the_files_the_shortcuts_serve_with_the_shortcuts_off() -> None:
     process's XLA cache: tests/conftest.py) are off in one .ci/run step, over the files that
     fork and the files that compile the most."""
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").replace("\\\n", " ")
-    off = [shlex.split(line) for line in ci.splitlines() if "JAXREWRITE_TEST_XLA_CACHE=0" in line and "pytest" in line]
+    off = [
+        shlex.split(line)
+        for line in ci.splitlines()
+        if "JAXREWRITE_TEST_XLA_CACHE=0" in line and "pytest" in line
+    ]
     assert len(off) == 1 and "JAXREWRITE_TEST_FRESH=1" in off[0], off
-    forking = re.search(r"^FORKING = \((.*?)\)", (REPO / "tests" / "conftest.py").read_text(encoding="utf-8"), re.M | re.S)
+    forking = re.search(
+        r"^FORKING = \((.*?)\)",
+        (REPO / "tests" / "conftest.py").read_text(encoding="utf-8"),
+        re.M | re.S,
+    )
     assert forking is not None
     files = {f"tests/{name}" for name in re.findall(r'"(test_\w+\.py)"', forking.group(1))}
     files |= {  # the files that take the server as a fixture (test_prewarmed.py runs both ways itself)
@@ -245,7 +297,9 @@ def test_doc_block(case: Case, tmp_path: Path, prewarmed: Prewarmed) -> None:
     script.write_text(block.code, encoding="utf-8")
     if case.mode == "plain":
         proc = prewarmed.run(["example.py"], tmp_path, TIMEOUT, _run_env())
-        assert proc.returncode == 0, _report(block, "the rewritten code shown here fails under plain python", proc)
+        assert proc.returncode == 0, _report(
+            block, "the rewritten code shown here fails under plain python", proc
+        )
         return
 
     proc = prewarmed.run(["-m", "jaxrewrite", "example.py"], tmp_path, TIMEOUT, _run_env())
@@ -262,11 +316,15 @@ def test_doc_block(case: Case, tmp_path: Path, prewarmed: Prewarmed) -> None:
     if case.expect_show is not None:
         shown = _run([sys.executable, "-c", _SHOW_BOOT, "show", "example.py"], tmp_path)
         assert shown.returncode == 0, _report(block, "jaxrewrite show failed", shown)
-        assert _normalize(shown.stdout) == _normalize(case.expect_show), _report(
-            block, "jaxrewrite show prints something else than the block after it", shown
-        ) + "\n--- diff (expected -> actual) ---\n" + "\n".join(
-            difflib.unified_diff(
-                _normalize(case.expect_show).splitlines(), _normalize(shown.stdout).splitlines(), lineterm=""
+        assert _normalize(shown.stdout) == _normalize(case.expect_show), (
+            _report(block, "jaxrewrite show prints something else than the block after it", shown)
+            + "\n--- diff (expected -> actual) ---\n"
+            + "\n".join(
+                difflib.unified_diff(
+                    _normalize(case.expect_show).splitlines(),
+                    _normalize(shown.stdout).splitlines(),
+                    lineterm="",
+                )
             )
         )
 

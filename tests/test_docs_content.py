@@ -53,21 +53,33 @@ def test_readme_first_screen_is_for_users() -> None:
     blocks = [b for b in parse_blocks(README) if b.line <= checkout]
     # jaxrewrite is not on PyPI: `pip install jaxrewrite` fails, so it may not be what a user runs first.
     assert blocks[0].lang == "bash" and blocks[0].code.strip() == FIRST_INSTALL, blocks[0].code
-    assert any(b.lang == "python" and "Static" in b.code and "jaxrewrite: enable" in b.code for b in blocks)
+    assert any(
+        b.lang == "python" and "Static" in b.code and "jaxrewrite: enable" in b.code for b in blocks
+    )
     assert "pip install -e" not in first_screen and "pytest" in first_screen
-    for how in ("python -m jaxrewrite", "jaxrewrite.install()", "%load_ext jaxrewrite", "ipython --ext jaxrewrite", "--jaxrewrite-packages"):
+    for how in (
+        "python -m jaxrewrite",
+        "jaxrewrite.install()",
+        "%load_ext jaxrewrite",
+        "ipython --ext jaxrewrite",
+        "--jaxrewrite-packages",
+    ):
         assert how in first_screen, f"the README's first screen does not say {how!r}"
 
 
 def test_readme_is_short_and_explains_its_commands() -> None:
     text = README.read_text(encoding="utf-8")
     assert len(text.splitlines()) <= README_MAX_LINES, len(text.splitlines())
-    assert not re.search(r"^\| `JR\d{3}` \|", text, re.MULTILINE), "the table of codes lives in the guide only"
+    assert not re.search(r"^\| `JR\d{3}` \|", text, re.MULTILINE), (
+        "the table of codes lives in the guide only"
+    )
     assert "docs/errors.md#codes" in text, "the README links to the guide's table of codes"
     checkout = _section(text, CHECKOUT_HEADING)
     # The flag is explained where the command is, and the suite's time on two cores is given.
     flag = "`XLA_FLAGS=--xla_force_host_platform_device_count=4`"
-    assert flag in checkout and "four devices" in checkout.split(flag, 1)[1].split("\n\n", 1)[0], checkout
+    assert flag in checkout and "four devices" in checkout.split(flag, 1)[1].split("\n\n", 1)[0], (
+        checkout
+    )
     assert re.search(r"\d+ s measured", checkout) and "two cores" in checkout, checkout
 
 
@@ -76,10 +88,14 @@ def test_each_code_has_one_row_in_the_docs_and_it_is_in_the_guide() -> None:
     wording is checked against CODES by test_analyze.py and test_rules.py)."""
     rows: dict[str, list[str]] = {}
     for doc in [README, *sorted((REPO / "docs").glob("*.md"))]:
-        for code in re.findall(r"^\| `?(JR\d{3})`? \|", doc.read_text(encoding="utf-8"), re.MULTILINE):
+        for code in re.findall(
+            r"^\| `?(JR\d{3})`? \|", doc.read_text(encoding="utf-8"), re.MULTILINE
+        ):
             rows.setdefault(code, []).append(doc.name)
     guide = {page.name for page in GUIDE_PAGES}
-    assert {code: where for code, where in rows.items() if len(where) != 1 or where[0] not in guide} == {}
+    assert {
+        code: where for code, where in rows.items() if len(where) != 1 or where[0] not in guide
+    } == {}
     assert sorted(rows) == sorted(CODES)
 
 
@@ -95,7 +111,9 @@ def test_every_anchor_is_a_heading_of_the_page_its_link_names() -> None:
     for rule in rules.RULES.values():
         page = REPO / "docs" / f"{rules.PAGES[rule.anchor]}.md"
         text = page.read_text(encoding="utf-8")
-        if rule.anchor not in {_slug(line.lstrip("#")) for line in text.splitlines() if re.match(r"#{1,6} ", line)}:
+        if rule.anchor not in {
+            _slug(line.lstrip("#")) for line in text.splitlines() if re.match(r"#{1,6} ", line)
+        }:
             wrong[rule.code] = (rule.anchor, page.name)
     assert wrong == {}
 
@@ -103,7 +121,9 @@ def test_every_anchor_is_a_heading_of_the_page_its_link_names() -> None:
 def test_the_migrate_table_names_each_reason_with_its_code() -> None:
     """Each reason's row: its code (a link to the errors table for a merged one) and its name."""
     text = guide_text()
-    table = re.findall(r"^\| (?:\[)?(JR\d{3})(?:\]\(errors\.md#9-errors\))? \| `([\w-]+)` \|", text, re.MULTILINE)
+    table = re.findall(
+        r"^\| (?:\[)?(JR\d{3})(?:\]\(errors\.md#9-errors\))? \| `([\w-]+)` \|", text, re.MULTILINE
+    )
     rows = {reason: code for code, reason in table}
     assert rows == {reason.value: reason.code for reason in Reason}
     assert all(REASONS[reason] == rules.RULES[reason.code].summary for reason in Reason)
@@ -134,11 +154,15 @@ def _exit_statuses(help_text: str) -> set[str]:
 
 
 @pytest.mark.parametrize("command", ["check", "migrate"])
-def test_the_guides_flag_table_names_every_flag_and_exit_status(command: str, tmp_path: Path) -> None:
+def test_the_guides_flag_table_names_every_flag_and_exit_status(
+    command: str, tmp_path: Path
+) -> None:
     table = _section(guide_text(), FLAG_TABLE)
     # jaxrewrite's column only: the ruff and black columns name their own flags (`--fix`...).
     ours = re.findall(r"^\| (.*?) \| .* \|$", table, re.MULTILINE)
-    words = {word for cell in ours for code in re.findall(r"`([^`]+)`", cell) for word in code.split()}
+    words = {
+        word for cell in ours for code in re.findall(r"`([^`]+)`", cell) for word in code.split()
+    }
     help_text = _help(command, tmp_path)
     flags = _flags(help_text)
     assert ["--exclude"] in flags and ["--config"] in flags, flags  # the help was read
@@ -154,8 +178,13 @@ def test_the_guides_flag_table_names_every_flag_and_exit_status(command: str, tm
 
 
 #: The JAX errors users meet for an argument that should be static (issue 54): each has an entry.
-JAX_ERRORS = ["ConcretizationTypeError", "TracerIntegerConversionError", "TracerBoolConversionError",
-              "not a valid JAX type", "Non-hashable static arguments are not supported"]
+JAX_ERRORS = [
+    "ConcretizationTypeError",
+    "TracerIntegerConversionError",
+    "TracerBoolConversionError",
+    "not a valid JAX type",
+    "Non-hashable static arguments are not supported",
+]
 
 
 def test_the_jax_errors_page_has_a_failing_program_and_its_fix_for_each_error() -> None:
@@ -163,10 +192,16 @@ def test_the_jax_errors_page_has_a_failing_program_and_its_fix_for_each_error() 
     test_docs.py) and the fixed program with its output (docs-test: output)."""
     page = REPO / "docs" / "jax-errors.md"
     text = page.read_text(encoding="utf-8")
-    entries = text.split("\n## ")[1:]  # (not _section: "# jaxrewrite: enable" in a block is no heading)
+    entries = text.split("\n## ")[
+        1:
+    ]  # (not _section: "# jaxrewrite: enable" in a block is no heading)
     headings = [entry.splitlines()[0] for entry in entries]
-    assert [any(error in h for h in headings) for error in JAX_ERRORS] == [True] * len(JAX_ERRORS), headings
+    assert [any(error in h for h in headings) for error in JAX_ERRORS] == [True] * len(
+        JAX_ERRORS
+    ), headings
     for heading, section in zip(headings, entries):
-        kinds = [b.kind for b in parse_blocks(page) if b.lang == "python" and b.code.rstrip() in section]
+        kinds = [
+            b.kind for b in parse_blocks(page) if b.lang == "python" and b.code.rstrip() in section
+        ]
         assert kinds == ["error", "output"], (heading, kinds)
     assert "docs/jax-errors.md" in README.read_text(encoding="utf-8")

@@ -65,7 +65,17 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("site") / "site"
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(REPO / "mkdocs.yml"), "--site-dir", str(out)],
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--config-file",
+            str(REPO / "mkdocs.yml"),
+            "--site-dir",
+            str(out),
+        ],
         cwd=REPO,
         env=env,
         capture_output=True,
@@ -77,7 +87,21 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+VOID = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "source",
+    "track",
+    "wbr",
+}
 
 
 class Dom(HTMLParser):
@@ -102,7 +126,9 @@ class Dom(HTMLParser):
         self._open.append((tag, {k: v or "" for k, v in attrs}, []))
 
     def handle_endtag(self, tag: str) -> None:
-        where = next((i for i in range(len(self._open) - 1, -1, -1) if self._open[i][0] == tag), None)
+        where = next(
+            (i for i in range(len(self._open) - 1, -1, -1) if self._open[i][0] == tag), None
+        )
         if where is None:
             return
         _, attrs, parts = self._open[where]
@@ -128,13 +154,21 @@ def _fences(markdown: Path) -> int:
         m = _FENCE.match(line)
         if fence is None and m:
             fence, count = m.group(1), count + 1
-        elif fence is not None and m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and line.strip() == line.strip()[0] * len(line.strip()):
+        elif (
+            fence is not None
+            and m
+            and m.group(1)[0] == fence[0]
+            and len(m.group(1)) >= len(fence)
+            and line.strip() == line.strip()[0] * len(line.strip())
+        ):
             fence = None
     return count
 
 
 def _first_heading(markdown: Path) -> str:
-    first = next(line for line in markdown.read_text(encoding="utf-8").splitlines() if line.startswith("# "))
+    first = next(
+        line for line in markdown.read_text(encoding="utf-8").splitlines() if line.startswith("# ")
+    )
     return first[2:].strip()
 
 
@@ -151,14 +185,25 @@ def doms(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[
             assert page.is_file(), f"mkdocs built no {built}"
             profile = tmp_path_factory.mktemp("chromium-profile")
             browsers[built] = subprocess.Popen(
-                [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", f"--user-data-dir={profile}", "--dump-dom", page.as_uri()],
+                [
+                    chromium,
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--no-first-run",
+                    f"--user-data-dir={profile}",
+                    "--dump-dom",
+                    page.as_uri(),
+                ],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
             )
         for built, browser in browsers.items():
             out, err = browser.communicate(timeout=120)
-            assert browser.returncode == 0 and "<html" in out, f"chromium could not open {built}:\n{err[-3000:]}"
+            assert browser.returncode == 0 and "<html" in out, (
+                f"chromium could not open {built}:\n{err[-3000:]}"
+            )
             dom = Dom()
             dom.feed(out)
             found[built] = dom
@@ -171,15 +216,25 @@ def doms(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[
 
 
 @pytest.mark.parametrize("title, source, built", PAGES, ids=[built for _, _, built in PAGES])
-def test_each_page_renders_with_its_title_navigation_and_code_blocks(doms: dict[str, Dom], title: str, source: Path, built: str) -> None:
+def test_each_page_renders_with_its_title_navigation_and_code_blocks(
+    doms: dict[str, Dom], title: str, source: Path, built: str
+) -> None:
     dom = doms[built]
     heading = _first_heading(source)
-    assert dom.title == ("jaxrewrite" if built == "index.html" else f"{title} - jaxrewrite"), dom.title
+    assert dom.title == ("jaxrewrite" if built == "index.html" else f"{title} - jaxrewrite"), (
+        dom.title
+    )
     assert heading in dom.h1, dom.h1
     nav = {text: href for href, text in dom.nav_links}
     for other_title, _, other_built in PAGES:
         assert other_title in nav, f"{built}: the navigation lacks {other_title!r}: {sorted(nav)}"
         href = nav[other_title]
-        assert href.split("#")[0] in (other_built, f"./{other_built}", "." if other_built == "index.html" else other_built), (other_title, href)
+        assert href.split("#")[0] in (
+            other_built,
+            f"./{other_built}",
+            "." if other_built == "index.html" else other_built,
+        ), (other_title, href)
     expected = _fences(source)
-    assert dom.code_blocks == expected, f"{built}: {dom.code_blocks} rendered code blocks, {expected} fenced in {source.name}"
+    assert dom.code_blocks == expected, (
+        f"{built}: {dom.code_blocks} rendered code blocks, {expected} fenced in {source.name}"
+    )

@@ -14,10 +14,10 @@ import types
 from pathlib import Path
 
 import pytest
+from golden_cases import ROOT, execute
+from support import child_env
 
 import jaxrewrite
-from support import child_env
-from golden_cases import ROOT, execute
 from jaxrewrite import RewriteError, rewrite_source
 
 
@@ -78,7 +78,11 @@ def test_seed_pmap_call_site_on_four_cpu_devices(tmp_path: Path) -> None:
     """The seed's headline: pmap with in_axes=(0, 0, None, None) and no argnums by hand."""
     script = _module(tmp_path, "seed", SEED)
     done = subprocess.run(
-        [sys.executable, "-m", "jaxrewrite", str(script)], capture_output=True, text=True, env=_env(4), timeout=300
+        [sys.executable, "-m", "jaxrewrite", str(script)],
+        capture_output=True,
+        text=True,
+        env=_env(4),
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["4", "(4,", "3,", "3)", "4.0"]
@@ -86,7 +90,9 @@ def test_seed_pmap_call_site_on_four_cpu_devices(tmp_path: Path) -> None:
 
 def test_seed_pmap_fails_without_the_rewrite(tmp_path: Path) -> None:
     script = _module(tmp_path, "seed", SEED)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=_env(4), timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=_env(4), timeout=300
+    )
     assert done.returncode != 0
 
 
@@ -292,7 +298,9 @@ def test_an_alias_made_in_a_function_body_is_rewritten(helpers: int) -> None:
 
     hand_traces: list[int] = []
 
-    def by_hand(x: float, n: int) -> float:  # the truth: the same function, its static written by hand
+    def by_hand(
+        x: float, n: int
+    ) -> float:  # the truth: the same function, its static written by hand
         hand_traces.append(n)
         for _ in range(n):
             x = x + 1

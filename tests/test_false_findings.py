@@ -15,10 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-import jaxrewrite
 from support import jaxrewrite as run_jaxrewrite
 from support import write
+
+import jaxrewrite
 
 MOD = """\
 # jaxrewrite: enable
@@ -49,7 +49,9 @@ Steps = int
 
 @pytest.mark.parametrize("source", ["pkg.types", "pkg.sub.types", ".types"])
 @pytest.mark.parametrize("run_from", ["root", "package"])
-def test_a_sibling_imported_by_absolute_name_is_read(tmp_path: Path, source: str, run_from: str) -> None:
+def test_a_sibling_imported_by_absolute_name_is_read(
+    tmp_path: Path, source: str, run_from: str
+) -> None:
     folder = tmp_path / "pkg" / "sub" if "sub" in source else tmp_path / "pkg"
     write(tmp_path / "pkg" / "__init__.py", "")
     write(tmp_path / "pkg" / "sub" / "__init__.py", "")
@@ -57,15 +59,24 @@ def test_a_sibling_imported_by_absolute_name_is_read(tmp_path: Path, source: str
     write(folder / "mod.py", MOD.format(source=source))
     cwd = tmp_path if run_from == "root" else folder
     done = run_jaxrewrite("check", str(folder / "mod.py"), cwd=cwd)
-    assert (done.returncode, done.stdout.strip()) == (0, "All checks passed!"), done.stdout + done.stderr
+    assert (done.returncode, done.stdout.strip()) == (0, "All checks passed!"), (
+        done.stdout + done.stderr
+    )
 
 
 def test_a_sibling_that_holds_a_marker_alias_is_still_jr009(tmp_path: Path) -> None:
     write(tmp_path / "pkg" / "__init__.py", "")
-    write(tmp_path / "pkg" / "types.py", TYPES.replace("Steps = int", "from jaxrewrite import Static\nSteps = Static[int]"))
+    write(
+        tmp_path / "pkg" / "types.py",
+        TYPES.replace("Steps = int", "from jaxrewrite import Static\nSteps = Static[int]"),
+    )
     write(tmp_path / "pkg" / "mod.py", MOD.format(source="pkg.types"))
     done = run_jaxrewrite("check", "pkg/mod.py", "--select", "JR009", cwd=tmp_path)
-    assert "JR009" in done.stdout and "'Steps'" in done.stdout and "an alias of a marker" in done.stdout, done.stdout
+    assert (
+        "JR009" in done.stdout
+        and "'Steps'" in done.stdout
+        and "an alias of a marker" in done.stdout
+    ), done.stdout
 
 
 LEAVES = """\
@@ -135,11 +146,15 @@ USES = {
 
 
 @pytest.mark.parametrize("use", USES, ids=list(USES))
-def test_a_marker_alias_reached_as_a_module_attribute_is_jr009_at_the_use(tmp_path: Path, use: str) -> None:
+def test_a_marker_alias_reached_as_a_module_attribute_is_jr009_at_the_use(
+    tmp_path: Path, use: str
+) -> None:
     """Issue 42, item 8: ``n: al.Steps`` is traced (jaxrewrite reads only the module's own
     aliases), and check said so only at the alias's own module (JR008), not where it acts."""
     write(tmp_path / "pkg" / "__init__.py", "")
     write(tmp_path / "pkg" / "aliases.py", ALIASES)
     write(tmp_path / "pkg" / "mod.py", "# jaxrewrite: enable\nimport jax\n" + USES[use])
     done = run_jaxrewrite("check", "pkg/mod.py", "--select", "JR009", cwd=tmp_path)
-    assert "pkg/mod.py:" in done.stdout and "JR009" in done.stdout and "'Steps'" in done.stdout, done.stdout + done.stderr
+    assert "pkg/mod.py:" in done.stdout and "JR009" in done.stdout and "'Steps'" in done.stdout, (
+        done.stdout + done.stderr
+    )

@@ -12,8 +12,8 @@ import inspect
 import textwrap
 
 import pytest
-
 from golden_cases import execute
+
 from jaxrewrite import RewriteError, rewrite_source
 from jaxrewrite.engine.analyze import analyze
 from jaxrewrite.engine.read.filters import EXHAUSTIVE
@@ -40,7 +40,10 @@ def test_row_matches_the_installed_library(form: FieldForm) -> None:
     if form.position is None:
         assert param.kind is inspect.Parameter.KEYWORD_ONLY
     else:
-        assert params.index(param) == form.position and param.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+        assert (
+            params.index(param) == form.position
+            and param.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+        )
     made = field(**{form.keyword: form.static})  # type: ignore[operator]
     assert isinstance(made, dataclasses.Field) and made.metadata[form.keyword] is form.static
     for name in form.bases | form.decorators:
@@ -85,7 +88,10 @@ def test_decorator_call_form_and_nested_class() -> None:
             return Cfg
         """
     )
-    assert "n: Static[int] = __import__('flax.struct').struct.field(default=2, pytree_node=False)\n" in out
+    assert (
+        "n: Static[int] = __import__('flax.struct').struct.field(default=2, pytree_node=False)\n"
+        in out
+    )
 
 
 def test_struct_subclass_without_the_decorator_is_not_one() -> None:
@@ -108,7 +114,9 @@ def test_multiline_value_keeps_lines() -> None:
     source = "# jaxrewrite: enable\nimport equinox as eqx\nfrom jaxrewrite import Static\nclass M(eqx.Module):\n    n: Static[tuple] = (\n        1,  # one\n        2,\n    )\n"
     out = rewrite_source(source, "m.py")
     assert out.count("\n") == source.count("\n")
-    assert out.endswith("    n: Static[tuple] = __import__('equinox').field(default=(\n        1,  # one\n        2,\n    ), static=True)\n")
+    assert out.endswith(
+        "    n: Static[tuple] = __import__('equinox').field(default=(\n        1,  # one\n        2,\n    ), static=True)\n"
+    )
 
 
 def test_rebound_import_is_refused() -> None:
@@ -131,7 +139,9 @@ def test_every_filter_gives_the_same_fields() -> None:
         "class A(eqx.Module):\n    n: S[int] = 1\nclass B(A):\n    m: 'S[int]'\n"
     )
     fast, exhaustive = analyze(source), analyze(source, filters=EXHAUSTIVE)
-    assert [(f.name, f.action) for f in fast.fields] == [(f.name, f.action) for f in exhaustive.fields]
+    assert [(f.name, f.action) for f in fast.fields] == [
+        (f.name, f.action) for f in exhaustive.fields
+    ]
     assert [f.name for f in fast.fields] == ["n", "m"]
 
 

@@ -14,10 +14,10 @@ import json
 from pathlib import Path
 
 import pytest
-
-import jaxrewrite
 from support import jaxrewrite as run_jaxrewrite
 from support import write
+
+import jaxrewrite
 
 pytest.importorskip("equinox")
 pytest.importorskip("flax")
@@ -200,18 +200,20 @@ class M(eqx.Module):
 
 
 def _module_run(source: str) -> tuple[int, list[float], int]:
-    import jax
-    import jax.numpy as jnp
-
     import sys
     import types
     import warnings
+
+    import jax
+    import jax.numpy as jnp
 
     module = types.ModuleType("jaxrewrite_test_values")  # dataclasses look the module up
     sys.modules[module.__name__] = module
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", jaxrewrite.NotRewrittenWarning)  # exec'd text is never the hook's
+            warnings.simplefilter(
+                "ignore", jaxrewrite.NotRewrittenWarning
+            )  # exec'd text is never the hook's
             exec(compile(source, "values.py", "exec"), module.__dict__)
     finally:
         del sys.modules[module.__name__]
@@ -231,7 +233,10 @@ def test_a_static_field_whose_value_is_a_library_call_is_its_default() -> None:
     """A partial, a jnp or builtin call gives a value, never a dataclass field: it becomes the
     field's default (issue 42, item 11: it was JR131), run beside the Module by hand."""
     rewritten = jaxrewrite_source(VALUES)
-    assert "field(default=functools.partial(jax.nn.leaky_relu, negative_slope=0.1), static=True)" in rewritten
+    assert (
+        "field(default=functools.partial(jax.nn.leaky_relu, negative_slope=0.1), static=True)"
+        in rewritten
+    )
     assert _module_run(rewritten) == _module_run(VALUES_BY_HAND) == (1, [5.0, 5.0], 1)
 
 
@@ -287,7 +292,10 @@ def test_a_field_already_spelled_jaxrewrite_field_is_applied_not_reported(value:
     source = HAND_SPELLED.format(value=value)
     found = analyze(source, "head.py", lint=True)
     assert [d.code for d in found.diagnostics] == []
-    assert [(e.name, e.state.name) for e in found.ledger] == [("Head.mode", "APPLIED"), ("Head.keep", "APPLIED")]
+    assert [(e.name, e.state.name) for e in found.ledger] == [
+        ("Head.mode", "APPLIED"),
+        ("Head.keep", "APPLIED"),
+    ]
     rewritten = jaxrewrite_source(source)
     assert rewritten.splitlines()[9] == f"    mode: Static[str] = {value}"  # left as written
     assert "keep: Static[int] = jaxrewrite.field(default=1, static=True)" in rewritten

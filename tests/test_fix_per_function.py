@@ -50,14 +50,20 @@ def _run(text: str) -> object:
 def test_plain_module_is_fixed_per_function_and_refusals_say_what_to_write() -> None:
     result = fix_source(_PLAIN, "m.py")
     assert sorted(result.fixed) == [("crop", "k"), ("grow", "n")]
-    assert "@partial(jax.jit, static_argnames=('n',))" in result.text  # a bare @jax.jit: see test_tracetime
+    assert (
+        "@partial(jax.jit, static_argnames=('n',))" in result.text
+    )  # a bare @jax.jit: see test_tracetime
     assert "crop_jit = jax.jit(crop, static_argnames=('k',))" in result.text
     assert len(result.refused) == 1 and "'blocked'" in result.refused[0]
     assert "shared" in result.refused[0] or "share" in result.refused[0], result.refused
-    assert "static_argnums=(2,)" in result.refused[0] or "static_argnames=('m',)" in result.refused[0]
+    assert (
+        "static_argnums=(2,)" in result.refused[0] or "static_argnames=('m',)" in result.refused[0]
+    )
     assert result.text.count("\n") == _PLAIN.count("\n")
     assert [d.message.split("'")[1] for d in trace_findings(result.text, "m.py")] == ["m"]
-    by_hand = float(1.0 + jnp.zeros(6).sum()) + float(jnp.ones(5)[:2].sum())  # the same, in plain JAX
+    by_hand = float(1.0 + jnp.zeros(6).sum()) + float(
+        jnp.ones(5)[:2].sum()
+    )  # the same, in plain JAX
     assert _run(result.text) == pytest.approx(by_hand)
 
 

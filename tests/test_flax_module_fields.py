@@ -85,7 +85,10 @@ EXPECTED = [
     (13, "Static on attribute 'Block.n' of an NNX Module does nothing: NNX treats"),
     (17, "Static on attribute 'Block.m' of an NNX Module does nothing"),  # in __init__
     (25, "Static on attribute 'Deeper.k' of an NNX Module does nothing"),
-    (32, "Static on field 'Dense.features' of a Linen Module does nothing: a Linen Module's fields"),
+    (
+        32,
+        "Static on field 'Dense.features' of a Linen Module does nothing: a Linen Module's fields",
+    ),
     (33, "Static on field 'Dense.depth' of a Linen Module does nothing"),
 ]
 
@@ -96,7 +99,9 @@ def _said(diagnostics: list) -> list[tuple[int, str]]:
 
 def test_check_and_the_import_say_static_on_a_flax_module_field_does_nothing() -> None:
     checked = _said(lint_analysis(SOURCE, "m.py").diagnostics)
-    assert [(line, text[: len(want)]) for (line, text), (_, want) in zip(checked, EXPECTED)] == EXPECTED, checked
+    assert [
+        (line, text[: len(want)]) for (line, text), (_, want) in zip(checked, EXPECTED)
+    ] == EXPECTED, checked
     assert len(checked) == len(EXPECTED)
     assert _said(analyze(SOURCE, "m.py", report=True).diagnostics) == checked
 
@@ -104,12 +109,25 @@ def test_check_and_the_import_say_static_on_a_flax_module_field_does_nothing() -
 def test_the_marked_module_runs_as_the_same_module_without_markers() -> None:
     """The fields were static already: same results, the same traces (one per value of
     ``Block.n``; one of Dense under jit, with its fields as Python ints)."""
-    marked = execute(rewrite_source(SOURCE, "flax_fields_marked.py"), "flax_fields_marked.py", "flax_fields_marked")
+    marked = execute(
+        rewrite_source(SOURCE, "flax_fields_marked.py"),
+        "flax_fields_marked.py",
+        "flax_fields_marked",
+    )
     plain_text = SOURCE.replace("# jaxrewrite: enable\n", "").replace("Static[int]", "int")
     plain = execute(plain_text, "flax_fields_plain.py", "flax_fields_plain", rewritten=False)
-    assert marked.main() == plain.main() == (
-        [4.0, 4.0, 5.0, (1, 4), (1, 4), 2],
-        [("linen", 4), ("nnx", 3, 4), ("nnx", 4, 5), ("linen", 4)],  # init, then one trace under jit
+    assert (
+        marked.main()
+        == plain.main()
+        == (
+            [4.0, 4.0, 5.0, (1, 4), (1, 4), 2],
+            [
+                ("linen", 4),
+                ("nnx", 3, 4),
+                ("nnx", 4, 5),
+                ("linen", 4),
+            ],  # init, then one trace under jit
+        )
     )
 
 
@@ -129,5 +147,8 @@ def test_other_classes_keep_their_own_words(name: str) -> None:
         pytest.importorskip("equinox")
     text = "# jaxrewrite: enable\nfrom jaxrewrite import Static\n" + OTHERS[name]
     said = _said(lint_analysis(text, "m.py").diagnostics)
-    assert all("Flax" not in message and "NNX" not in message and "Linen" not in message for _, message in said)
+    assert all(
+        "Flax" not in message and "NNX" not in message and "Linen" not in message
+        for _, message in said
+    )
     assert bool(said) == (name != "equinox"), said

@@ -16,8 +16,8 @@ import pytest
 from flow_support import FIELD_CASES as CASES
 from flow_support import HEAD, check_case
 
-from jaxrewrite.engine.rulebook import concrete_derive, concrete_table
 from jaxrewrite.engine.findings import trace_findings
+from jaxrewrite.engine.rulebook import concrete_derive, concrete_table
 from jaxrewrite.migrate.fix import fix_source
 
 
@@ -29,10 +29,16 @@ def test_finding_where_jax_fails(name: str, tmp_path: Path) -> None:
 def test_field_finding_names_the_field_and_its_library_spelling() -> None:
     body = CASES["eqx_self_field"][0]
     (finding,) = trace_findings(HEAD + body, "m.py")
-    assert "self.n is a field of M that JAX traces: declare the field with equinox.field(static=True)" in finding.message
+    assert (
+        "self.n is a field of M that JAX traces: declare the field with equinox.field(static=True)"
+        in finding.message
+    )
     body = CASES["flax_struct_field"][0]
     (finding,) = trace_findings(HEAD + body, "s.py")
-    assert "s.k is a field of S" in finding.message and "flax.struct.field(pytree_node=False)" in finding.message
+    assert (
+        "s.k is a field of S" in finding.message
+        and "flax.struct.field(pytree_node=False)" in finding.message
+    )
 
 
 def test_field_finding_is_not_fixed_by_making_the_argument_static() -> None:

@@ -38,7 +38,9 @@ def test_closure_finding_is_fixed_on_the_outer_def(tmp_path: Path) -> None:
         "        return jnp.sum(jnp.zeros(n) + p)\n    return jax.grad(loss)(x)\n\n\nrun = jax.jit(outer)\n"
     )
     fixed = fix_source(text, "c.py")
-    assert fixed.fixed == [("outer", "n")] and "jax.jit(outer, static_argnames=('n',))" in fixed.text
+    assert (
+        fixed.fixed == [("outer", "n")] and "jax.jit(outer, static_argnames=('n',))" in fixed.text
+    )
     path = tmp_path / "fixed.py"
     path.write_text(fixed.text + "\n\ndef main():\n    return run(1.0, 3)\n")
     assert not jax_rejects(path) and not trace_findings(fixed.text, "c.py")

@@ -168,29 +168,42 @@ CASES = {
     ),
     # a library function under vmap (mapped unless in_axes says None); array methods; two
     # traced parameters compared (each a number or an array at the visible call)
-    "vmap_one_hot_mapped": ("""
+    "vmap_one_hot_mapped": (
+        """
         def main():
             return jax.vmap(jax.nn.one_hot)(jnp.array([1, 2]), jnp.array([3, 3]))
-        """, True),
-    "vmap_one_hot_unmapped": ("""
+        """,
+        True,
+    ),
+    "vmap_one_hot_unmapped": (
+        """
         def main():
             return jax.vmap(jax.nn.one_hot, in_axes=(0, None))(jnp.array([1, 2]), 3)
-        """, False),
-    "method_axis_traced": ("""
+        """,
+        False,
+    ),
+    "method_axis_traced": (
+        """
         @jax.jit
         def f(x, axis):
             return x.sum(axis)
         def main():
             return f(jnp.ones((2, 2)), 0)
-        """, True),
-    "method_axis_literal": ("""
+        """,
+        True,
+    ),
+    "method_axis_literal": (
+        """
         @jax.jit
         def f(x, axis):
             return x.sum(0) + axis
         def main():
             return f(jnp.ones((2, 2)), 0)
-        """, False),
-    "compare_two_traced": ("""
+        """,
+        False,
+    ),
+    "compare_two_traced": (
+        """
         @jax.jit
         def f(x, limit):
             if x > limit:
@@ -198,17 +211,23 @@ CASES = {
             return -x
         def main():
             return f(2.0, jnp.array(1.0))
-        """, True),
-    "compare_traced_with_static": ("""
+        """,
+        True,
+    ),
+    "compare_traced_with_static": (
+        """
         from functools import partial
         @partial(jax.jit, static_argnums=1)
         def f(x, limit):
             return jnp.where(x > limit, x, -x)
         def main():
             return f(2.0, 1.0)
-        """, False),
+        """,
+        False,
+    ),
     # a jnp value of Python numbers: a tracer under jit, a Python-valued array under vmap alone
-    "staged_minimum": ("""
+    "staged_minimum": (
+        """
         from functools import partial
         @partial(jax.jit, static_argnums=0)
         def f(n, x):
@@ -216,8 +235,11 @@ CASES = {
             return jnp.arange(m)
         def main():
             return f(3, jnp.ones(5))
-        """, True),
-    "staged_python_min": ("""
+        """,
+        True,
+    ),
+    "staged_python_min": (
+        """
         from functools import partial
         @partial(jax.jit, static_argnums=0)
         def f(n, x):
@@ -225,8 +247,11 @@ CASES = {
             return jnp.arange(m)
         def main():
             return f(3, jnp.ones(5))
-        """, False),
-    "staged_compile_time_eval": ("""
+        """,
+        False,
+    ),
+    "staged_compile_time_eval": (
+        """
         @jax.jit
         def f(x):
             with jax.ensure_compile_time_eval():
@@ -234,14 +259,19 @@ CASES = {
                 return x[:m]
         def main():
             return f(jnp.ones(5))
-        """, False),
-    "staged_under_vmap_only": ("""
+        """,
+        False,
+    ),
+    "staged_under_vmap_only": (
+        """
         def f(x):
             m = jnp.minimum(4, 3)
             return x + jnp.arange(m).sum()
         def main():
             return jax.vmap(f)(jnp.ones(5))
-        """, False),
+        """,
+        False,
+    ),
     # NumPy asked for an array of a tracer; a chained comparison's truth value
     "numpy_asarray": (
         """

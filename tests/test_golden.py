@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from golden_cases import GOLDEN, case_id, display_name, execute, expected_paths, inputs, render
+
 from jaxrewrite import rewrite_source
 
 CASES = inputs()
@@ -25,7 +25,9 @@ def test_golden_text(path: Path, update_golden: bool) -> None:
         target.write_text(text, encoding="utf-8")
         other.unlink(missing_ok=True)
         return
-    assert not other.exists(), f"{other.name} is stale: the case now {'fails' if is_error else 'rewrites'}"
+    assert not other.exists(), (
+        f"{other.name} is stale: the case now {'fails' if is_error else 'rewrites'}"
+    )
     assert target.exists(), f"missing {target.name}; run pytest --update-golden and read it"
     assert text == target.read_text(encoding="utf-8")
 
@@ -65,7 +67,9 @@ def test_golden_check_fails_without_rewrite(path: Path) -> None:
     """The same ``_check`` fails on the original text: the test would catch a missing rewrite."""
     source = path.read_text(encoding="utf-8")
     with pytest.raises(Exception):
-        module = execute(source, display_name(path), "plain_" + case_id(path).replace("/", "_"), rewritten=False)
+        module = execute(
+            source, display_name(path), "plain_" + case_id(path).replace("/", "_"), rewritten=False
+        )
         module._check()
 
 

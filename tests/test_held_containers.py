@@ -65,7 +65,9 @@ def _runs(source: str) -> bool:
     sys.modules[module.__name__] = module
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", jaxrewrite.NotRewrittenWarning)  # exec'd text is never the hook's
+            warnings.simplefilter(
+                "ignore", jaxrewrite.NotRewrittenWarning
+            )  # exec'd text is never the hook's
             exec(compile(rewrite_source(source, "m.py"), "m.py", "exec"), module.__dict__)
         namespace = module.__dict__
         run = __import__("jax").jit(lambda m: m.w * sum(range(namespace["GET"](m))))
@@ -79,7 +81,11 @@ def _runs(source: str) -> bool:
 
 
 def _codes(source: str) -> list[str]:
-    return [d.code for d in jaxrewrite.analyze(source, "m.py", lint=True).diagnostics if d.code == "JR014"]
+    return [
+        d.code
+        for d in jaxrewrite.analyze(source, "m.py", lint=True).diagnostics
+        if d.code == "JR014"
+    ]
 
 
 @pytest.mark.parametrize("case", TRACED, ids=list(TRACED))

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 from helpers_hook import OPTED_IN, PLAIN_CALL, REWRITTEN_CALL, Project, report
-
 from support import REPO, child_env, python, write
 
 HOOK = REPO / "jaxrewrite" / "hook"
@@ -41,7 +40,9 @@ def _venv_python(root: Path) -> str:
 # --- item 1: scope ----------------------------------------------------------------------------
 
 
-def test_a_pragma_file_in_site_packages_is_imported_plain_and_the_warning_says_how_to_opt_in(project: Project) -> None:
+def test_a_pragma_file_in_site_packages_is_imported_plain_and_the_warning_says_how_to_opt_in(
+    project: Project,
+) -> None:
     """No package named: a file of the installation is never read by the hook, so it runs as
     written, and NotRewrittenWarning names every way to name its package; named, it is rewritten."""
     site = _site_packages(project.root / "venv")
@@ -50,17 +51,43 @@ def test_a_pragma_file_in_site_packages_is_imported_plain_and_the_warning_says_h
     env = project.env()
     # jaxrewrite's dependencies: every site folder this interpreter reads (a venv layered over
     # another, as CI's newest leg is, has them in both).
-    sites = [p for p in sys.path if p.endswith("site-packages")] or [sysconfig.get_paths()["purelib"]]
+    sites = [p for p in sys.path if p.endswith("site-packages")] or [
+        sysconfig.get_paths()["purelib"]
+    ]
     env["PYTHONPATH"] += os.pathsep + os.pathsep.join(sites)
-    plain = subprocess.run([_venv_python(project.root / "venv"), "-c", code.format("")], env=env, capture_output=True, text=True)
+    plain = subprocess.run(
+        [_venv_python(project.root / "venv"), "-c", code.format("")],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert report(plain) == [PLAIN_CALL]
     assert "NotRewrittenWarning: module 'sitemod' was not rewritten" in plain.stderr
-    for way in ("jaxrewrite.install(packages=['sitemod'])", "python -m jaxrewrite --packages sitemod", "--jaxrewrite-packages=sitemod"):
+    for way in (
+        "jaxrewrite.install(packages=['sitemod'])",
+        "python -m jaxrewrite --packages sitemod",
+        "--jaxrewrite-packages=sitemod",
+    ):
         assert way in plain.stderr, plain.stderr
-    named = subprocess.run([_venv_python(project.root / "venv"), "-c", code.format("['sitemod']")], env=env, capture_output=True, text=True)
+    named = subprocess.run(
+        [_venv_python(project.root / "venv"), "-c", code.format("['sitemod']")],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert report(named) == [REWRITTEN_CALL] and "NotRewrittenWarning" not in named.stderr
-    runner = [_venv_python(project.root / "venv"), "-m", "jaxrewrite", "--packages", "sitemod", "-c", code.format("")]
-    assert report(subprocess.run(runner, env=env, capture_output=True, text=True)) == [REWRITTEN_CALL]
+    runner = [
+        _venv_python(project.root / "venv"),
+        "-m",
+        "jaxrewrite",
+        "--packages",
+        "sitemod",
+        "-c",
+        code.format(""),
+    ]
+    assert report(subprocess.run(runner, env=env, capture_output=True, text=True)) == [
+        REWRITTEN_CALL
+    ]
 
 
 #: The child of the audit tests: every file jaxrewrite's hook opens (a frame of hook/ on the
@@ -95,28 +122,41 @@ def _audit(tmp_path: Path) -> tuple[dict[str, list[str]], Path]:
     pytest.importorskip("jax")
     mod = write(tmp_path / "optedin.py", OPTED_IN.format(value=1))
     write(tmp_path / "main.py", AUDIT.format(hook=str(HOOK) + os.sep))
-    proc = python("-m", "jaxrewrite", "main.py", cwd=tmp_path, env=child_env(bytecode=True, path=[tmp_path]))
+    proc = python(
+        "-m", "jaxrewrite", "main.py", cwd=tmp_path, env=child_env(bytecode=True, path=[tmp_path])
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1]), mod
 
 
 def _installation() -> list[str]:
-    return sorted({os.path.join(os.path.realpath(p), "") for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)})
+    return sorted(
+        {
+            os.path.join(os.path.realpath(p), "")
+            for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)
+        }
+    )
 
 
 def test_the_hook_never_opens_a_file_of_jax_numpy_or_the_standard_library(tmp_path: Path) -> None:
     """Issue 51 item 1: under the runner the hook reads the user's files only (no index needed)."""
     seen, mod = _audit(tmp_path)
-    inside = [p for p in seen["hook_opens"] if os.path.realpath(p).startswith(tuple(_installation()))]
+    inside = [
+        p for p in seen["hook_opens"] if os.path.realpath(p).startswith(tuple(_installation()))
+    ]
     assert inside == [], inside
     assert str(mod) in seen["hook_opens"]  # the audit does see the hook's reads
 
 
-def test_nothing_is_written_in_the_installation_only_the_modules_own_pycache(tmp_path: Path) -> None:
+def test_nothing_is_written_in_the_installation_only_the_modules_own_pycache(
+    tmp_path: Path,
+) -> None:
     """Issue 51 item 6: the process's writes are its own pycs: the opted-in module's under its own
     ``__pycache__``; nothing under sys.prefix or sys.base_prefix that the hook made."""
     seen, mod = _audit(tmp_path)
-    ours = [p for p in seen["writes"] if "opt-jaxrewrite" in p or "jaxrewrite-" in os.path.basename(p)]
+    ours = [
+        p for p in seen["writes"] if "opt-jaxrewrite" in p or "jaxrewrite-" in os.path.basename(p)
+    ]
     assert ours and all(p.startswith(str(mod.parent / "__pycache__")) for p in ours), ours
     inside = [p for p in ours if os.path.realpath(p).startswith(tuple(_installation()))]
     assert inside == []
@@ -132,7 +172,10 @@ def test_the_hook_is_small_and_keeps_its_state_on_the_hook_object() -> None:
     lines = sum(len(path.read_text(encoding="utf-8").splitlines()) for path in files)
     assert lines <= 1000, lines
     rebinding = [
-        f"{path.name}:{node.lineno}" for path in files for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.Global)
+        f"{path.name}:{node.lineno}"
+        for path in files
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Global)
     ]
     assert rebinding == []
     assert not (HOOK / "fast").exists() and not (HOOK / "index.py").exists()
@@ -195,7 +238,9 @@ def test_non_ascii_names_in_every_position_import_rewritten_cold_and_warm(tmp_pa
     write(tmp_path / "уникод.py", UNICODE)
     write(tmp_path / "уникод_рука.py", UNICODE_HAND)
     for warm in (False, True):
-        proc = python("-c", UNICODE_CHILD, cwd=tmp_path, env=child_env(bytecode=True, path=[tmp_path]))
+        proc = python(
+            "-c", UNICODE_CHILD, cwd=tmp_path, env=child_env(bytecode=True, path=[tmp_path])
+        )
         assert proc.returncode == 0, proc.stderr
         got = json.loads(proc.stdout.strip().splitlines()[-1])
         assert got["same"] and got["engine"] is not warm, got
@@ -203,7 +248,9 @@ def test_non_ascii_names_in_every_position_import_rewritten_cold_and_warm(tmp_pa
     from jaxrewrite.hook.pipeline import compile_source
 
     path = str(tmp_path / "уникод.py")
-    assert compile_source(UNICODE.encode(), path) == compile(rewrite_source(UNICODE, path), path, "exec", dont_inherit=True)
+    assert compile_source(UNICODE.encode(), path) == compile(
+        rewrite_source(UNICODE, path), path, "exec", dont_inherit=True
+    )
 
 
 # --- item 5: no attribute of Python's import classes assigned -------------------------------
@@ -241,7 +288,11 @@ def test_no_attribute_of_pythons_import_classes_is_assigned(tmp_path: Path) -> N
     proc = python("-c", CLASSES_CHILD, cwd=tmp_path, env=child_env(bytecode=True, path=[tmp_path]))
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert got == {"changed": [], "loader": "composed(typeguard._importhook.TypeguardLoader)", "traces": [2]}
+    assert got == {
+        "changed": [],
+        "loader": "composed(typeguard._importhook.TypeguardLoader)",
+        "traces": [2],
+    }
     assert "FileLoader.get_data =" not in "".join(p.read_text() for p in HOOK.glob("*.py"))
 
 
@@ -249,12 +300,16 @@ def test_no_attribute_of_pythons_import_classes_is_assigned(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("pragma", [True, False], ids=["opted-in", "plain"])
-def test_the_runner_reports_bad_bytes_at_their_line_with_no_frame_of_its_own(tmp_path: Path, pragma: bool) -> None:
+def test_the_runner_reports_bad_bytes_at_their_line_with_no_frame_of_its_own(
+    tmp_path: Path, pragma: bool
+) -> None:
     script = tmp_path / "bad.py"
     script.write_bytes((b"# jaxrewrite: enable\n" if pragma else b"") + b"x = 1\ns = '\xff'\n")
     proc = python("-m", "jaxrewrite", str(script), cwd=tmp_path, env=child_env(bytecode=True))
     line = 3 if pragma else 2
     assert proc.returncode == 1
-    assert f'File "{script}", line {line}' in proc.stderr and "SyntaxError" in proc.stderr, proc.stderr
+    assert f'File "{script}", line {line}' in proc.stderr and "SyntaxError" in proc.stderr, (
+        proc.stderr
+    )
     assert "jaxrewrite" not in proc.stderr.replace("# jaxrewrite: enable", "")
     assert "UnicodeDecodeError" not in proc.stderr and "During handling" not in proc.stderr

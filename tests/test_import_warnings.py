@@ -33,7 +33,10 @@ HEAD = "# jaxrewrite: enable\nimport functools\nimport jax\nfrom jaxrewrite impo
 
 #: Each marker that does nothing, spelled the ways a user writes it: (code, line of the warning, module body).
 NOTHING = {
-    "decorator": ("JR004", 11, """
+    "decorator": (
+        "JR004",
+        11,
+        """
         def my_jit(f):
             return jax.jit(f)
 
@@ -41,8 +44,12 @@ NOTHING = {
         @my_jit
         def f(x, n: Static[int]):
             return x
-        """),
-    "call": ("JR004", 15, """
+        """,
+    ),
+    "call": (
+        "JR004",
+        15,
+        """
         def my_jit(f):
             return jax.jit(f)
 
@@ -52,33 +59,58 @@ NOTHING = {
 
 
         g = my_jit(f)
-        """),
-    "untransformed def": ("JR002", 7, """
+        """,
+    ),
+    "untransformed def": (
+        "JR002",
+        7,
+        """
         def f(x, n: Static[int]):
             return x
-        """),
-    "variable": ("JR008", 7, """
+        """,
+    ),
+    "variable": (
+        "JR008",
+        7,
+        """
         steps: Static[int] = 3
-        """),
-    "return annotation": ("JR008", 8, """
+        """,
+    ),
+    "return annotation": (
+        "JR008",
+        8,
+        """
         @jax.jit
         def f(x, n: Static[int]) -> Static[int]:
             return x
-        """),
-    "unused alias": ("JR008", 7, """
+        """,
+    ),
+    "unused alias": (
+        "JR008",
+        7,
+        """
         Steps = Static[int]
-        """),
-    "unregistered class field": ("JR008", 8, """
+        """,
+    ),
+    "unregistered class field": (
+        "JR008",
+        8,
+        """
         class Config:
             n: Static[int] = 2
-        """),
-    "made from it by a call jaxrewrite cannot see through": ("JR007", 11, """
+        """,
+    ),
+    "made from it by a call jaxrewrite cannot see through": (
+        "JR007",
+        11,
+        """
         def f(x, n: Static[int]):
             return x
 
 
         h = jax.jit(jax.vmap(functools.partial(f, 2.0)))
-        """),
+        """,
+    ),
 }
 
 
@@ -119,12 +151,18 @@ def project(tmp_path: Path) -> Project:
 
 
 @pytest.mark.parametrize("case", list(NOTHING))
-def test_a_marker_that_does_nothing_is_said_at_import_and_again_when_warm(project: Project, case: str) -> None:
+def test_a_marker_that_does_nothing_is_said_at_import_and_again_when_warm(
+    project: Project, case: str
+) -> None:
     code, line, body = NOTHING[case]
     path = project.write("mod.py", _module(body))
     cold = _import(project, "mod")
     said = cold["warnings"]
-    assert said and {tuple(w) for w in said} == {("RewriteWarning", code, str(path), line)} and cold["engine"]  # type: ignore[union-attr]
+    assert (
+        said
+        and {tuple(w) for w in said} == {("RewriteWarning", code, str(path), line)}
+        and cold["engine"]
+    )  # type: ignore[union-attr]
     assert project.rewritten_pycs()
     warm = _import(project, "mod")
     assert warm["warnings"] == cold["warnings"]
@@ -139,7 +177,9 @@ def test_each_warning_matches_what_check_reports(project: Project) -> None:
 
 
 def test_a_module_whose_markers_all_act_says_nothing(project: Project) -> None:
-    project.write("mod.py", _module("""
+    project.write(
+        "mod.py",
+        _module("""
         Steps = Static[int]
 
 
@@ -149,7 +189,8 @@ def test_a_module_whose_markers_all_act_says_nothing(project: Project) -> None:
 
 
         g = jax.jit(f)
-        """))
+        """),
+    )
     assert _import(project, "mod")["warnings"] == []
     assert _import(project, "mod")["warnings"] == []
 
@@ -157,16 +198,26 @@ def test_a_module_whose_markers_all_act_says_nothing(project: Project) -> None:
 def test_a_name_from_another_module_is_checks_to_follow_not_the_imports(project: Project) -> None:
     # JR009 depends on another file, which the module's cache key does not cover: check says it.
     project.write("aliases.py", "from jaxrewrite import Static\nSteps = Static[int]\n")
-    project.write("mod.py", _module("""
+    project.write(
+        "mod.py",
+        _module("""
         from aliases import Steps
 
 
         @jax.jit
         def f(x, n: Steps):
             return x
-        """))
+        """),
+    )
     assert _import(project, "mod")["warnings"] == []
-    assert "JR009" in {d.code for d in analyze(_module("from aliases import Steps\n\n\n@jax.jit\ndef f(x, n: Steps):\n    return x\n"), "mod.py", lint=True).diagnostics}
+    assert "JR009" in {
+        d.code
+        for d in analyze(
+            _module("from aliases import Steps\n\n\n@jax.jit\ndef f(x, n: Steps):\n    return x\n"),
+            "mod.py",
+            lint=True,
+        ).diagnostics
+    }
 
 
 @pytest.mark.parametrize("comment", ["# noqa: JR004", "# noqa", "# noqa: JR002, JR004"])
@@ -188,10 +239,20 @@ def test_python_warning_filters_select_by_code_and_can_make_it_fatal(project: Pr
     project.write("mod.py", _module(body))
     _import(project, "mod")  # cold: the cache is written
     for run in range(2):  # cold path and warm path alike
-        quiet = project.run("import jaxrewrite; jaxrewrite.install(); import mod", "-W", "ignore:JR004")
+        quiet = project.run(
+            "import jaxrewrite; jaxrewrite.install(); import mod", "-W", "ignore:JR004"
+        )
         assert quiet.returncode == 0 and "JR004" not in quiet.stderr
-        loud = project.run("import jaxrewrite; jaxrewrite.install(); import mod", "-W", "error::jaxrewrite.RewriteWarning")
-        assert loud.returncode != 0 and "RewriteWarning: JR004 the marker on 'n' of 'f' does nothing under 'my_jit'" in loud.stderr
+        loud = project.run(
+            "import jaxrewrite; jaxrewrite.install(); import mod",
+            "-W",
+            "error::jaxrewrite.RewriteWarning",
+        )
+        assert (
+            loud.returncode != 0
+            and "RewriteWarning: JR004 the marker on 'n' of 'f' does nothing under 'my_jit'"
+            in loud.stderr
+        )
         shown = project.run("import jaxrewrite; jaxrewrite.install(); import mod")
         assert shown.returncode == 0 and "mod.py:11: RewriteWarning: JR004" in shown.stderr
 
@@ -209,7 +270,11 @@ def test_the_runner_says_it_too_cold_and_warm(project: Project) -> None:
     script = project.write("script.py", _module(body))
     for _ in range(2):
         proc = subprocess.run(
-            [sys.executable, "-m", "jaxrewrite", str(script)], cwd=project.root, env=project.env(), capture_output=True, text=True
+            [sys.executable, "-m", "jaxrewrite", str(script)],
+            cwd=project.root,
+            env=project.env(),
+            capture_output=True,
+            text=True,
         )
         assert proc.returncode == 0, proc.stderr
         assert proc.stderr.count("RewriteWarning: JR004") == 1, proc.stderr
@@ -224,22 +289,31 @@ def test_the_notes_travel_in_the_pyc_and_back() -> None:
         warnings.simplefilter("always")
         code = pipeline.compile_source(text.encode(), "mod.py")
     said = notes.held(code)
-    assert [m.split(" ")[0] for m, _ in said] == ["JR004"] and [str(w.message) for w in caught] == [m for m, _ in said]
+    assert [m.split(" ")[0] for m, _ in said] == ["JR004"] and [str(w.message) for w in caught] == [
+        m for m, _ in said
+    ]
     data = pycfile.pack(code, pycfile.hash_key(text.encode()))
     back = pycfile.unpack(data)
-    assert back is not None and notes.held(back) == said and marshal.dumps(back) == marshal.dumps(code)
+    assert (
+        back is not None and notes.held(back) == said and marshal.dumps(back) == marshal.dumps(code)
+    )
     # the code reads as in any pyc: what follows it is ignored by marshal
     assert marshal.dumps(marshal.loads(data[16:])) == marshal.dumps(code)
     with warnings.catch_warnings(record=True) as again:
         warnings.simplefilter("always")
         notes.say(back, "/moved/mod.py")
-    assert [(str(w.message), w.filename, w.lineno) for w in again] == [(m, "/moved/mod.py", n) for m, n in said]
+    assert [(str(w.message), w.filename, w.lineno) for w in again] == [
+        (m, "/moved/mod.py", n) for m, n in said
+    ]
 
 
 @pytest.mark.parametrize(
     "damage",
     [
-        pytest.param(lambda d: d[:-8] + (10**6).to_bytes(4, "little") + d[-4:], id="notes-length-past-the-file"),
+        pytest.param(
+            lambda d: d[:-8] + (10**6).to_bytes(4, "little") + d[-4:],
+            id="notes-length-past-the-file",
+        ),
         pytest.param(lambda d: d[:-8] + (0).to_bytes(4, "little") + d[-4:], id="notes-length-zero"),
         pytest.param(lambda d: d[:-6] + b"\xff\xff" + d[-8:], id="garbage-notes"),
     ],
@@ -254,12 +328,19 @@ def test_damaged_notes_mean_no_cache(damage: object) -> None:
 def test_notes_of_a_non_note_shape_are_refused() -> None:
     code = compile("x = 1", "m.py", "exec")
     said = marshal.dumps(("not a pair",))
-    data = pycfile.pack(code, pycfile.hash_key(b"x"))[:-8 - len(marshal.dumps(()))] + said + len(said).to_bytes(4, "little") + b"JRn1"
+    data = (
+        pycfile.pack(code, pycfile.hash_key(b"x"))[: -8 - len(marshal.dumps(()))]
+        + said
+        + len(said).to_bytes(4, "little")
+        + b"JRn1"
+    )
     assert pycfile.unpack(data) is None
 
 
 def test_the_assertion_rewriting_pipeline_keeps_them_too() -> None:
-    steps = pipeline.Pipeline("other", lambda text, path, optimize: compile(text, path, "exec", dont_inherit=True))
+    steps = pipeline.Pipeline(
+        "other", lambda text, path, optimize: compile(text, path, "exec", dont_inherit=True)
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         code = steps.compile(_module(NOTHING["decorator"][2]).encode(), "mod.py", -1)
@@ -289,19 +370,32 @@ def test_a_field_held_in_a_pytree_is_said_too() -> None:
 def _texts() -> list[tuple[str, str]]:
     """Opted-in texts: every golden input, the generated benchmark modules, and the installed
     sources of equinox and flax with the pragma and a Static import prepended."""
-    found = [(display_name(p), p.read_text(encoding="utf-8")) for p in sorted(GOLDEN.rglob("*.py")) if not p.name.endswith(".out.py")]
+    found = [
+        (display_name(p), p.read_text(encoding="utf-8"))
+        for p in sorted(GOLDEN.rglob("*.py"))
+        if not p.name.endswith(".out.py")
+    ]
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
     try:
         import bench_cold
     finally:
         sys.path.pop(0)
-    found += [("realistic.py", bench_cold.realistic_module(40)), ("dense.py", bench_cold.dense_module(60))]
+    found += [
+        ("realistic.py", bench_cold.realistic_module(40)),
+        ("dense.py", bench_cold.dense_module(60)),
+    ]
     for package in ("equinox", "flax"):
         spec = importlib.util.find_spec(package)
         if spec is None or not spec.submodule_search_locations:
             continue
         for path in sorted(Path(next(iter(spec.submodule_search_locations))).rglob("*.py"))[:80]:
-            found.append((str(path), "# jaxrewrite: enable\nfrom jaxrewrite import Static\n" + path.read_text(encoding="utf-8")))
+            found.append(
+                (
+                    str(path),
+                    "# jaxrewrite: enable\nfrom jaxrewrite import Static\n"
+                    + path.read_text(encoding="utf-8"),
+                )
+            )
     return found
 
 
@@ -331,7 +425,9 @@ def test_the_ledgers_shortcut_never_hides_a_report(monkeypatch: pytest.MonkeyPat
                 continue
             monkeypatch.setattr(report_module, "nothing_to_settle", lambda *a: False)
             full = analyze(text, name, report=True).diagnostics
-        assert [(d.code, d.line, d.message) for d in fast] == [(d.code, d.line, d.message) for d in full], name
+        assert [(d.code, d.line, d.message) for d in fast] == [
+            (d.code, d.line, d.message) for d in full
+        ], name
         compared += 1
     print(f"\n[import warnings] texts compared: {compared}, ledger skipped: {taken}")
     assert compared >= 150 and taken >= 20
@@ -350,6 +446,8 @@ def test_the_hooks_warnings_are_checks_findings_of_those_codes() -> None:
             except (SyntaxError, RecursionError):
                 continue
         wanted = REPORTED_AT_IMPORT
-        assert {(d.code, d.line) for d in hook if d.code in wanted} <= {(d.code, d.line) for d in lint}, name
+        assert {(d.code, d.line) for d in hook if d.code in wanted} <= {
+            (d.code, d.line) for d in lint
+        }, name
         said += sum(d.code in wanted for d in hook)
     assert said >= 5

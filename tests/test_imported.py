@@ -42,7 +42,9 @@ fast = jax.jit(f)
 """
 
 
-def _check(tmp_path: Path, main: str, files: dict[str, str] | None = None) -> list[tuple[str, int, int, str]]:
+def _check(
+    tmp_path: Path, main: str, files: dict[str, str] | None = None
+) -> list[tuple[str, int, int, str]]:
     layout = {"mymod.py": MYMOD, "pkg/__init__.py": "", "pkg/mymod.py": MYMOD}
     for name, text in {**layout, **(files or {})}.items():
         path = tmp_path / name
@@ -61,16 +63,30 @@ def _check(tmp_path: Path, main: str, files: dict[str, str] | None = None) -> li
         ("from mymod import f as step\n\nh = jax.jit(step)\n", 13),
         ("import mymod\n\nh = jax.jit(mymod.f)\n", 13),
         ("import mymod as m\n\nh = jax.jit(m.f)\n", 13),
-        ("from mymod import f\n\nh = jax.jit(jax.vmap(f))\n", (22, 22)),  # each level, as in a rewrite
-        ("from mymod import f\nfrom functools import partial\n\nh = partial(jax.jit, donate_argnums=0)(f)\n", 40),
+        (
+            "from mymod import f\n\nh = jax.jit(jax.vmap(f))\n",
+            (22, 22),
+        ),  # each level, as in a rewrite
+        (
+            "from mymod import f\nfrom functools import partial\n\nh = partial(jax.jit, donate_argnums=0)(f)\n",
+            40,
+        ),
         ("from mymod import f\n\n\ndef build():\n    return jax.jit(f)\n", 20),
         ("import pkg.mymod\n\nh = jax.jit(pkg.mymod.f)\n", 13),
         ("import pkg\n\nh = jax.jit(pkg.mymod.f)\n", 13),
         ("from pkg import mymod\n\nh = jax.jit(mymod.f)\n", 13),
     ],
     ids=[
-        "from import", "renamed", "module attribute", "module alias", "nested", "partial", "in a def",
-        "dotted import", "package attribute", "module from a package",
+        "from import",
+        "renamed",
+        "module attribute",
+        "module alias",
+        "nested",
+        "partial",
+        "in a def",
+        "dotted import",
+        "package attribute",
+        "module from a package",
     ],
 )
 def test_a_transform_of_an_imported_marked_def_is_reported(
@@ -99,8 +115,16 @@ def test_a_transform_of_an_imported_marked_def_is_reported(
         "from mymod import f\n\n\ndef build():\n    from jax.numpy import sin as f\n    return jax.jit(f)\n",
     ],
     ids=[
-        "written", "transformed there", "unmarked", "nodiff under jit", "rebound", "unreadable", "library",
-        "not a transform", "parameter", "a library's name in a def",
+        "written",
+        "transformed there",
+        "unmarked",
+        "nodiff under jit",
+        "rebound",
+        "unreadable",
+        "library",
+        "not a transform",
+        "parameter",
+        "a library's name in a def",
     ],
 )
 def test_quiet_where_nothing_is_lost(tmp_path: Path, main: str) -> None:
@@ -138,15 +162,24 @@ def test_the_finding_is_true_and_its_keywords_fix_it(tmp_path: Path) -> None:
     assert keywords is not None
     run = "\nprint(float(h(1.0, 3)), float(h(2.0, 3)), float(h(1.0, 4)), h._cache_size())\n"
     (tmp_path / "as_written.py").write_text(main + run)
-    (tmp_path / "as_told.py").write_text(main.replace("jax.jit(f)", f"jax.jit(f, {keywords.group(1)})") + run)
+    (tmp_path / "as_told.py").write_text(
+        main.replace("jax.jit(f)", f"jax.jit(f, {keywords.group(1)})") + run
+    )
 
     def execute(name: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "jaxrewrite", name], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False
+            [sys.executable, "-m", "jaxrewrite", name],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
         )
 
     written = execute("as_written.py")
-    assert written.returncode != 0 and "TracerIntegerConversionError" in written.stderr, written.stderr[-2000:]
+    assert written.returncode != 0 and "TracerIntegerConversionError" in written.stderr, (
+        written.stderr[-2000:]
+    )
     told = execute("as_told.py")
     assert told.returncode == 0, told.stderr[-2000:]
     assert told.stdout.split() == ["4.0", "5.0", "5.0", "2"]  # n=3 twice: one trace; n=4: a second
@@ -176,17 +209,45 @@ def test_the_pre_filter_is_a_superset(text: str, may: bool) -> None:
 @pytest.mark.parametrize(
     "files, main, where",
     [
-        ({"pkg/__init__.py": "from .impl import f\n", "pkg/impl.py": MYMOD}, "from pkg import f", "pkg.impl"),
-        ({"pkg/__init__.py": "from pkg.impl import f\n", "pkg/impl.py": MYMOD}, "from pkg import f", "pkg.impl"),
-        ({"pkg/__init__.py": "", "pkg/api.py": "from .impl import f\n", "pkg/impl.py": MYMOD}, "from pkg.api import f", "pkg.impl"),
-        ({"pkg/__init__.py": "from .sub import f\n", "pkg/sub/__init__.py": "from ..impl import f\n", "pkg/impl.py": MYMOD},
-         "from pkg import f", "pkg.impl"),
+        (
+            {"pkg/__init__.py": "from .impl import f\n", "pkg/impl.py": MYMOD},
+            "from pkg import f",
+            "pkg.impl",
+        ),
+        (
+            {"pkg/__init__.py": "from pkg.impl import f\n", "pkg/impl.py": MYMOD},
+            "from pkg import f",
+            "pkg.impl",
+        ),
+        (
+            {"pkg/__init__.py": "", "pkg/api.py": "from .impl import f\n", "pkg/impl.py": MYMOD},
+            "from pkg.api import f",
+            "pkg.impl",
+        ),
+        (
+            {
+                "pkg/__init__.py": "from .sub import f\n",
+                "pkg/sub/__init__.py": "from ..impl import f\n",
+                "pkg/impl.py": MYMOD,
+            },
+            "from pkg import f",
+            "pkg.impl",
+        ),
         ({"api.py": "from mymod import f as step\n"}, "from api import step as f", "mymod"),
         ({"api.py": "from mymod import f; from os import path\n"}, "from api import f", "mymod"),
     ],
-    ids=["package init", "absolute in init", "module file", "two hops up", "renamed twice", "two on a line"],
+    ids=[
+        "package init",
+        "absolute in init",
+        "module file",
+        "two hops up",
+        "renamed twice",
+        "two on a line",
+    ],
 )
-def test_re_exports_are_followed_to_the_def(tmp_path: Path, files: dict[str, str], main: str, where: str) -> None:
+def test_re_exports_are_followed_to_the_def(
+    tmp_path: Path, files: dict[str, str], main: str, where: str
+) -> None:
     """Libraries re-export their functions (``pkg/__init__.py``: ``from .impl import f``): the
     use is reported with the module that marks them."""
     found = _check(tmp_path, f"import jax\n{main}\n\nh = jax.jit(f)\n", files)
@@ -207,19 +268,37 @@ def test_a_loop_of_re_exports_ends_quietly(tmp_path: Path) -> None:
         ("import mymod\n\nm = mymod\nh = jax.jit(m.f)\n", [13]),
         ("from mymod import f\n\na = f\nb = a\nh = jax.jit(b)\n", [13]),
         ("from mymod import f\n\n\ndef build():\n    step = f\n    return jax.jit(step)\n", [20]),
-        ("from mymod import f\n\nfast = jax.jit(f)\nh = jax.vmap(fast)\n", [16, 14]),  # each transform
+        (
+            "from mymod import f\n\nfast = jax.jit(f)\nh = jax.vmap(fast)\n",
+            [16, 14],
+        ),  # each transform
         ("from mymod import f\n\nstep: object = f\nh = jax.jit(step)\n", [13]),
     ],
-    ids=["alias", "alias of an attribute", "module alias", "chain", "alias in a def", "transformed alias", "annotated"],
+    ids=[
+        "alias",
+        "alias of an attribute",
+        "module alias",
+        "chain",
+        "alias in a def",
+        "transformed alias",
+        "annotated",
+    ],
 )
-def test_a_name_assigned_from_an_imported_marked_def_is_reported(tmp_path: Path, main: str, cols: list[int]) -> None:
+def test_a_name_assigned_from_an_imported_marked_def_is_reported(
+    tmp_path: Path, main: str, cols: list[int]
+) -> None:
     """A name made from the import (``step = f``) stands for the def, as a name made from a def
     of the module does for the rewrite: a transform of it gets no keywords either."""
     found = _check(tmp_path, "import jax\n" + main)
-    assert sorted((code, column) for code, _, column, _ in found) == sorted(("JR013", c) for c in cols), found
+    assert sorted((code, column) for code, _, column, _ in found) == sorted(
+        ("JR013", c) for c in cols
+    ), found
     for *_, message in found:
         assert "marked in mymod)" in message, message
-        assert "static_argnums=(1,), static_argnames=('n',)" in message or "in_axes=(0, None)" in message, message
+        assert (
+            "static_argnums=(1,), static_argnames=('n',)" in message
+            or "in_axes=(0, None)" in message
+        ), message
 
 
 def test_each_import_a_name_may_be_is_reported(tmp_path: Path) -> None:
@@ -231,7 +310,10 @@ def test_each_import_a_name_may_be_is_reported(tmp_path: Path) -> None:
     )
     found = _check(tmp_path, main)
     assert [(code, line) for code, line, *_ in found] == [("JR013", 8), ("JR013", 8)], found
-    assert {re.search(r"marked in ([\w.]+)\)", m).group(1) for *_, m in found} == {"mymod", "pkg.mymod"}  # type: ignore[union-attr]
+    assert {re.search(r"marked in ([\w.]+)\)", m).group(1) for *_, m in found} == {
+        "mymod",
+        "pkg.mymod",
+    }  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(
@@ -251,15 +333,39 @@ def test_quiet_where_an_assigned_name_is_not_the_def(tmp_path: Path, main: str) 
 @pytest.mark.parametrize(
     "files, main, where",
     [
-        ({"pkg/__init__.py": "from . import impl\nstep = impl.f\n", "pkg/impl.py": MYMOD}, "from pkg import step as f", "pkg.impl"),
-        ({"pkg/__init__.py": "from .impl import f as _f\nf = _f\n", "pkg/impl.py": MYMOD}, "from pkg import f", "pkg.impl"),
+        (
+            {"pkg/__init__.py": "from . import impl\nstep = impl.f\n", "pkg/impl.py": MYMOD},
+            "from pkg import step as f",
+            "pkg.impl",
+        ),
+        (
+            {"pkg/__init__.py": "from .impl import f as _f\nf = _f\n", "pkg/impl.py": MYMOD},
+            "from pkg import f",
+            "pkg.impl",
+        ),
         ({"api.py": "import mymod\nstep = mymod.f\n"}, "from api import step as f", "mymod"),
-        ({"api.py": "import pkg.mymod as m\nstep = m.f\n"}, "from api import step as f", "pkg.mymod"),
-        ({"api.py": "from mymod import f\nstep = f\nagain = step\n"}, "from api import again as f", "mymod"),
+        (
+            {"api.py": "import pkg.mymod as m\nstep = m.f\n"},
+            "from api import step as f",
+            "pkg.mymod",
+        ),
+        (
+            {"api.py": "from mymod import f\nstep = f\nagain = step\n"},
+            "from api import again as f",
+            "mymod",
+        ),
     ],
-    ids=["module attribute in init", "renamed import", "module import", "dotted module alias", "chain"],
+    ids=[
+        "module attribute in init",
+        "renamed import",
+        "module import",
+        "dotted module alias",
+        "chain",
+    ],
 )
-def test_re_exports_by_assignment_are_followed(tmp_path: Path, files: dict[str, str], main: str, where: str) -> None:
+def test_re_exports_by_assignment_are_followed(
+    tmp_path: Path, files: dict[str, str], main: str, where: str
+) -> None:
     """A package that re-exports by assignment (``step = impl.f``) leads to the def too."""
     found = _check(tmp_path, f"import jax\n{main}\n\nh = jax.jit(f)\n", files)
     assert [code for code, *_ in found] == ["JR013"], found
@@ -269,15 +375,21 @@ def test_re_exports_by_assignment_are_followed(tmp_path: Path, files: dict[str, 
 def test_a_transform_made_in_the_other_module_is_no_def(tmp_path: Path) -> None:
     """``fast = jax.jit(f)`` there is transformed there: importing it is what the finding advises."""
     files = {"api.py": "import jax\nfrom mymod import f\nfast = jax.jit(f)\nalias = fast\n"}
-    assert _check(tmp_path, "import jax\nfrom api import alias\n\nh = jax.vmap(alias)\n", files) == []
+    assert (
+        _check(tmp_path, "import jax\nfrom api import alias\n\nh = jax.vmap(alias)\n", files) == []
+    )
 
 
-def test_names_bound_two_ways_at_every_link_are_read_once_each(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_names_bound_two_ways_at_every_link_are_read_once_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``if c: a1 = a0`` / ``else: a1 = a0``, 20 links: 2**20 ways to the import, each link read
     once a depth (the reading counted, and stopped, past a bound: it must not take them all)."""
     from jaxrewrite.engine.findings import imported
 
-    links = "".join(f"if c:\n    a{i} = a{i - 1}\nelse:\n    a{i} = a{i - 1}\n" for i in range(1, 21))
+    links = "".join(
+        f"if c:\n    a{i} = a{i - 1}\nelse:\n    a{i} = a{i - 1}\n" for i in range(1, 21)
+    )
     main = "import jax\nfrom mymod import f\n\nc = True\na0 = f\n" + links + "h = jax.jit(a20)\n"
     real = imported._reaches
     calls = [0]

@@ -186,13 +186,17 @@ def test_module_without_pragma_gets_the_normal_loader_and_bytecode(project: Proj
         """,
     )
     result = project.child("plain")
-    assert result["loader"] == "SourceFileLoader" and result["compiled"] == [] and result["value"] == 3
+    assert (
+        result["loader"] == "SourceFileLoader" and result["compiled"] == [] and result["value"] == 3
+    )
     assert result["cached"] == importlib.util.cache_from_source(str(path))
     assert Path(result["cached"]).exists() and project.rewritten_pycs("plain.py") == []
 
 
 def test_opted_in_module_keeps_its_source_and_line_numbers(project: Project) -> None:
-    path = project.write("mod.py", OPTED_IN.format(value=1) + "\n\ndef boom():\n    raise ValueError('here')\n")
+    path = project.write(
+        "mod.py", OPTED_IN.format(value=1) + "\n\ndef boom():\n    raise ValueError('here')\n"
+    )
     code = """\
         import inspect, json, traceback, jaxrewrite
         jaxrewrite.install()
@@ -212,7 +216,11 @@ def test_opted_in_module_keeps_its_source_and_line_numbers(project: Project) -> 
     text = path.read_text()
     assert result["source"] == result["loader_source"] == text
     lines = text.splitlines()
-    assert result["frame"] == [str(path), lines.index("    raise ValueError('here')") + 1, "raise ValueError('here')"]
+    assert result["frame"] == [
+        str(path),
+        lines.index("    raise ValueError('here')") + 1,
+        "raise ValueError('here')",
+    ]
     assert result["jit_line"] == lines.index("@jax.jit") + 1
 
 
@@ -251,7 +259,10 @@ def test_rewrite_error_surfaces_at_import_with_its_location(project: Project) ->
     # Uncaught, Python shows it like any SyntaxError in the imported file.
     uncaught = project.run("import jaxrewrite; jaxrewrite.install(); import bad")
     assert uncaught.returncode == 1
-    assert f'File "{path}", line 7' in uncaught.stderr and "jaxrewrite.errors.RewriteError" in uncaught.stderr
+    assert (
+        f'File "{path}", line 7' in uncaught.stderr
+        and "jaxrewrite.errors.RewriteError" in uncaught.stderr
+    )
 
 
 def test_packages_filter_rewrites_the_package_named_and_the_users_files(project: Project) -> None:
@@ -293,7 +304,9 @@ def test_editable_install_finder_is_asked_and_its_modules_rewritten(project: Pro
     """
     append = "sys.meta_path.append(_EditableFinder)"
     for first, second in [(append, "jaxrewrite.install()"), ("jaxrewrite.install()", append)]:
-        src = textwrap.dedent(code.format(outside=str(outside / "edpkg"), first=first, second=second))
+        src = textwrap.dedent(
+            code.format(outside=str(outside / "edpkg"), first=first, second=second)
+        )
         calls, loaders = report(project.run(src))
         assert calls == [REWRITTEN_CALL, ["g", REWRITTEN_CALL[1]]]
         assert loaders == ["RewritingLoader", "RewritingLoader", "SourceFileLoader"]
@@ -324,7 +337,8 @@ def test_coexists_with_pytest_assertion_rewriting(project: Project) -> None:
     )
     env = project.env(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     result = project.run(
-        "import sys, pytest; sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', 'suite']))", env=env
+        "import sys, pytest; sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', 'suite']))",
+        env=env,
     )
     assert "1 failed, 1 passed" in result.stdout, result.stdout + result.stderr
     assert "assert [1] == [2]" in result.stdout  # pytest's own introspection survived our finder
@@ -371,18 +385,28 @@ def test_a_pragma_saved_between_find_and_load_runs_as_written_and_says_so(projec
     NotRewrittenWarning says so, and the next import is rewritten; nothing of the hook's cached."""
     project.write("mod.py", NOT_OPTED_IN.format(value=1))
     result = report(project.run(RACE.format(new=OPTED_IN.format(value=2))))
-    assert result["jit"] == [PLAIN_CALL] and result["value"] == 2 and result["warned"] == ["NotRewrittenWarning"]
+    assert (
+        result["jit"] == [PLAIN_CALL]
+        and result["value"] == 2
+        and result["warned"] == ["NotRewrittenWarning"]
+    )
     assert result["loader"] == "SourceFileLoader" and project.rewritten_pycs() == []
     again = project.child("mod")
     assert again["jit"] == [REWRITTEN_CALL] and again["compiled"]
 
 
-def test_a_pragma_removed_between_find_and_load_runs_plain_and_is_not_cached(project: Project) -> None:
+def test_a_pragma_removed_between_find_and_load_runs_plain_and_is_not_cached(
+    project: Project,
+) -> None:
     """The finder found the pragma; the bytes compiled have none: they run as written, unmarked
     (so the warning says what was lost), and nothing is cached under the rewriter's tag."""
     project.write("mod.py", OPTED_IN.format(value=1))
     result = report(project.run(RACE.format(new=NOT_OPTED_IN.format(value=2))))
-    assert result["jit"] == [PLAIN_CALL] and result["value"] == 2 and result["loader"] == "RewritingLoader"
+    assert (
+        result["jit"] == [PLAIN_CALL]
+        and result["value"] == 2
+        and result["loader"] == "RewritingLoader"
+    )
     assert result["warned"] == ["NotRewrittenWarning"]
     assert project.rewritten_pycs() == []
 
@@ -392,6 +416,10 @@ def test_an_edit_between_find_and_load_is_what_runs_and_what_is_cached(project: 
     result = report(project.run(RACE.format(new=OPTED_IN.format(value=22))))
     assert result["jit"] == [REWRITTEN_CALL] and result["value"] == 22 and result["warned"] == []
     (pyc,) = project.rewritten_pycs()
-    with open(pyc, "rb") as file:  # keyed by the stat taken before the read, as CPython keys its own
-        assert file.read()[8:16] == int(path.stat().st_mtime).to_bytes(4, "little") + path.stat().st_size.to_bytes(4, "little")
+    with open(
+        pyc, "rb"
+    ) as file:  # keyed by the stat taken before the read, as CPython keys its own
+        assert file.read()[8:16] == int(path.stat().st_mtime).to_bytes(
+            4, "little"
+        ) + path.stat().st_size.to_bytes(4, "little")
     assert project.child("mod")["compiled"] == []

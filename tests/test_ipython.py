@@ -97,7 +97,10 @@ def test_cells_opt_in_while_loaded_and_statics_do_not_retrace(shell: Any) -> Non
 
 def test_unload_stops_it(shell: Any) -> None:
     run(shell, "%unload_ext jaxrewrite")
-    assert not any(isinstance(getattr(t, "__self__", None), extension.CellRewriter) for t in shell.input_transformers_post)
+    assert not any(
+        isinstance(getattr(t, "__self__", None), extension.CellRewriter)
+        for t in shell.input_transformers_post
+    )
     assert "jaxrewrite_show" not in shell.magics_manager.magics["cell"]
     run(shell, DOUBLER)  # defining it works; calling it traces n
     result = shell.run_cell("doubler(1.0, 3)", store_history=True)
@@ -125,7 +128,9 @@ def test_loading_installs_the_import_hook_and_unloading_withdraws_it(shell: Any)
 # -- names resolve against the namespace as it is when the cell runs --------------------------
 
 
-def test_names_from_earlier_cells_resolve_to_what_is_bound_now(shell: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_names_from_earlier_cells_resolve_to_what_is_bound_now(
+    shell: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     run(shell, "J = jax.jit\nS = Static[int]\nT = TypeVar('T')\nSG = Static[T]")
     cell = "@J\ndef f(x, n: S, m: SG[int]):\n    return x\n"
     assert show(shell, cell, capsys).splitlines()[0] == (
@@ -139,7 +144,9 @@ def test_names_from_earlier_cells_resolve_to_what_is_bound_now(shell: Any, capsy
     assert "static_argnums=(2,)" in show(shell, cell, capsys)
 
 
-def test_a_name_the_cell_binds_itself_is_read_from_the_cell(shell: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_name_the_cell_binds_itself_is_read_from_the_cell(
+    shell: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     run(shell, "S = Static[int]")
     cell = "S = int\n\n@jax.jit\ndef f(x, n: S):\n    return x\n"
     assert show(shell, cell, capsys) == cell
@@ -147,7 +154,9 @@ def test_a_name_the_cell_binds_itself_is_read_from_the_cell(shell: Any, capsys: 
     assert "@__import__('functools').partial(jit, static_argnums=(1,)" in show(shell, cell, capsys)
 
 
-def test_a_partial_alias_from_an_earlier_cell(shell: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_partial_alias_from_an_earlier_cell(
+    shell: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     run(shell, "fast = partial(jax.jit, static_argnames=('m',), inline=True)")
     cell = "@fast\ndef f(x, n: Static[int], m):\n    return x * n * m\n"
     assert show(shell, cell, capsys).splitlines()[0] == (
@@ -156,7 +165,9 @@ def test_a_partial_alias_from_an_earlier_cell(shell: Any, capsys: pytest.Capture
     run(shell, cell + "out = float(f(1.0, 2, 3))")
     assert shell.user_ns["out"] == 6.0
     run(shell, "donating = partial(jax.jit, donate_argnums=(1,))")
-    result = shell.run_cell("@donating\ndef g(x, n: Static[int]):\n    return x\n", store_history=True)
+    result = shell.run_cell(
+        "@donating\ndef g(x, n: Static[int]):\n    return x\n", store_history=True
+    )
     assert getattr(result.error_before_exec, "code", None) == "JR112"
 
 
@@ -174,7 +185,9 @@ def make_hypercube(a, b, c: float, c_func: Static[Callable[[float], float]]):
 PMAP = "pmake = jax.pmap(make_hypercube, in_axes=(0, 0, None, None))\n"
 
 
-def test_a_call_site_in_a_later_cell_of_a_def_from_an_earlier_cell(shell: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_call_site_in_a_later_cell_of_a_def_from_an_earlier_cell(
+    shell: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     run(shell, HYPERCUBE)
     assert show(shell, PMAP, capsys) == (
         "pmake = jax.pmap(make_hypercube, in_axes=(0, 0, None, None), static_broadcasted_argnums=(3,))\n"
@@ -187,7 +200,9 @@ def test_a_call_site_in_a_later_cell_of_a_def_from_an_earlier_cell(shell: Any, c
     assert "static_broadcasted_argnums=(3,)" in show(shell, PMAP, capsys)
 
 
-COUNTED = HYPERCUBE.replace("    arr = jnp.empty((3, 3))\n", "    TRACES.append('rewritten')\n    arr = jnp.empty((3, 3))\n")
+COUNTED = HYPERCUBE.replace(
+    "    arr = jnp.empty((3, 3))\n", "    TRACES.append('rewritten')\n    arr = jnp.empty((3, 3))\n"
+)
 BY_HAND = """\
 def by_hand(a, b, c: float, c_func):
     TRACES.append('by hand')
@@ -199,32 +214,50 @@ def by_hand(a, b, c: float, c_func):
 """
 
 
-def test_a_def_rebound_to_its_jit_in_a_later_cell_keeps_its_statics(shell: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_def_rebound_to_its_jit_in_a_later_cell_keeps_its_statics(
+    shell: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Issue 20, item 5: ``make_hypercube = jax.jit(make_hypercube)`` in a cell of its own, then the
     seed's pmap in the next: the statics hold through the rebinding, as the guide says."""
     run(shell, COUNTED)
-    assert "static_argnums=(3,)" in show(shell, "make_hypercube = jax.jit(make_hypercube)\n", capsys)
+    assert "static_argnums=(3,)" in show(
+        shell, "make_hypercube = jax.jit(make_hypercube)\n", capsys
+    )
     run(shell, "make_hypercube = jax.jit(make_hypercube)\n")
     assert show(shell, PMAP, capsys) == (
         "pmake = jax.pmap(make_hypercube, in_axes=(0, 0, None, None), static_broadcasted_argnums=(3,))\n"
     )
     run(shell, BY_HAND + "by_hand = jax.jit(by_hand, static_argnums=(3,))\n")
-    run(shell, "hand = jax.pmap(by_hand, in_axes=(0, 0, None, None), static_broadcasted_argnums=(3,))\n")
-    run(shell, PMAP + "double = lambda x: 2 * x\nTRACES.clear()\n"
+    run(
+        shell,
+        "hand = jax.pmap(by_hand, in_axes=(0, 0, None, None), static_broadcasted_argnums=(3,))\n",
+    )
+    run(
+        shell,
+        PMAP + "double = lambda x: 2 * x\nTRACES.clear()\n"
         "out = [pmake(jnp.arange(1.0, 5.0), jnp.ones(4), 1.0, double) for _ in range(2)]\n"
-        "want = [hand(jnp.arange(1.0, 5.0), jnp.ones(4), 1.0, double) for _ in range(2)]\n")
+        "want = [hand(jnp.arange(1.0, 5.0), jnp.ones(4), 1.0, double) for _ in range(2)]\n",
+    )
     ns = shell.user_ns
-    assert [float(v) for v in ns["out"][1][:, 0, 0]] == [float(v) for v in ns["want"][1][:, 0, 0]] == [1.0, 4.0, 9.0, 16.0]
+    assert (
+        [float(v) for v in ns["out"][1][:, 0, 0]]
+        == [float(v) for v in ns["want"][1][:, 0, 0]]
+        == [1.0, 4.0, 9.0, 16.0]
+    )
     assert ns["TRACES"].count("rewritten") == ns["TRACES"].count("by hand") == 1, ns["TRACES"]
     # Another name bound to the jitted def, and a name bound to it again: the stand-in follows.
     run(shell, "fast = make_hypercube\n")
-    assert "static_broadcasted_argnums=(3,)" in show(shell, PMAP.replace("(make_hypercube", "(fast"), capsys)
+    assert "static_broadcasted_argnums=(3,)" in show(
+        shell, PMAP.replace("(make_hypercube", "(fast"), capsys
+    )
     # Rebound to something that is not seen through: the statics no longer apply.
     run(shell, "make_hypercube = partial(make_hypercube, 1.0)\n")
     assert show(shell, PMAP, capsys) == PMAP
 
 
-def test_when_a_later_cell_rebinds_the_name_what_it_means_now_counts(shell: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_when_a_later_cell_rebinds_the_name_what_it_means_now_counts(
+    shell: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     run(shell, HYPERCUBE)
     run(shell, "def make_hypercube(a, b, c, c_func):\n    return a\n")  # no Static any more
     assert show(shell, PMAP, capsys) == PMAP
@@ -236,7 +269,9 @@ def test_when_a_later_cell_rebinds_the_name_what_it_means_now_counts(shell: Any,
     rebound = "def make_hypercube(a, b, c, c_func):\n    return a\n\n" + PMAP
     assert show(shell, rebound, capsys) == rebound
     # A cell that fails before its def runs keeps the old def's meaning.
-    result = shell.run_cell("1 / 0\n" + HYPERCUBE.replace("c_func: Static[Callable[[float], float]]", "c_func"))
+    result = shell.run_cell(
+        "1 / 0\n" + HYPERCUBE.replace("c_func: Static[Callable[[float], float]]", "c_func")
+    )
     assert isinstance(result.error_in_exec, ZeroDivisionError)
     assert "static_broadcasted_argnums=(3,)" in show(shell, PMAP, capsys)
 
@@ -289,17 +324,28 @@ def test_line_numbers_never_move_and_tracebacks_point_at_the_cell(shell: Any) ->
     )
     result = shell.run_cell(cell, store_history=True)
     assert isinstance(result.error_in_exec, ValueError)
-    frames = [f for f in traceback.extract_tb(result.error_in_exec.__traceback__) if f.name in ("<module>", "fails")]
+    frames = [
+        f
+        for f in traceback.extract_tb(result.error_in_exec.__traceback__)
+        if f.name in ("<module>", "fails")
+    ]
     assert [(f.name, f.lineno) for f in frames] == [("<module>", 7), ("fails", 4)]
-    assert shell.compile.format_code_name(frames[0].filename) == ("Cell", f"In[{result.execution_count}]")
+    assert shell.compile.format_code_name(frames[0].filename) == (
+        "Cell",
+        f"In[{result.execution_count}]",
+    )
     transformed = shell.transform_cell(cell)
     assert len(transformed.splitlines()) == len(cell.splitlines())
     assert transformed.splitlines()[1:] == cell.splitlines()[1:]
 
 
-def test_a_rewrite_error_shows_as_ipython_shows_a_syntax_error(shell: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_rewrite_error_shows_as_ipython_shows_a_syntax_error(
+    shell: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     capsys.readouterr()
-    result = shell.run_cell("x = 1\n@jax.jit\ndef f(x, *sizes: Static[int]):\n    return x\n", store_history=True)
+    result = shell.run_cell(
+        "x = 1\n@jax.jit\ndef f(x, *sizes: Static[int]):\n    return x\n", store_history=True
+    )
     shown = capsys.readouterr().out
     assert result.error_before_exec is not None and result.error_before_exec.lineno == 3
     count = result.execution_count
@@ -318,9 +364,13 @@ def test_a_rewrite_error_shows_as_ipython_shows_a_syntax_error(shell: Any, capsy
     assert re.match(r"  Cell In\[\d+\], line 1\n", plain) and "SyntaxError" in plain
 
 
-def test_python_syntax_errors_stay_ipythons_to_report(shell: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_python_syntax_errors_stay_ipythons_to_report(
+    shell: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     capsys.readouterr()
-    result = shell.run_cell("@jax.jit\ndef f(x, n: Static[int]:\n    return x\n", store_history=True)
+    result = shell.run_cell(
+        "@jax.jit\ndef f(x, n: Static[int]:\n    return x\n", store_history=True
+    )
     assert type(result.error_before_exec) is SyntaxError
     assert "SyntaxError" in capsys.readouterr().out
 
@@ -328,18 +378,25 @@ def test_python_syntax_errors_stay_ipythons_to_report(shell: Any, capsys: pytest
 def test_ipython_syntax_keeps_working(shell: Any, capsys: pytest.CaptureFixture[str]) -> None:
     run(shell, DOUBLER)
     capsys.readouterr()
-    run(shell, "echoed = !echo hello\n%time timed = float(doubler(1.0, 2))\nimport asyncio\nawait asyncio.sleep(0)")
+    run(
+        shell,
+        "echoed = !echo hello\n%time timed = float(doubler(1.0, 2))\nimport asyncio\nawait asyncio.sleep(0)",
+    )
     assert list(shell.user_ns["echoed"]) == ["hello"] and shell.user_ns["timed"] == 4.0
     run(shell, "doubler?")
     assert "doubler" in capsys.readouterr().out
     # A cell magic's body goes through the rewrite too (%%time compiles it with transform_cell).
-    run(shell, "%%time\n" + DOUBLER.replace("doubler", "tripler") + "timed = float(tripler(1.0, 1))")
+    run(
+        shell, "%%time\n" + DOUBLER.replace("doubler", "tripler") + "timed = float(tripler(1.0, 1))"
+    )
     assert shell.user_ns["timed"] == 2.0
     run(shell, "%who_ls")
 
 
 def test_cells_without_markers_are_handed_back_untouched(shell: Any) -> None:
-    rewriter = next(t.__self__ for t in shell.input_transformers_post if getattr(t, "__self__", None))
+    rewriter = next(
+        t.__self__ for t in shell.input_transformers_post if getattr(t, "__self__", None)
+    )
     lines = ["x = jax.numpy.ones(3)\n", "y = x + 1\n"]
     assert rewriter.transform(lines) is lines
 
@@ -347,7 +404,9 @@ def test_cells_without_markers_are_handed_back_untouched(shell: Any) -> None:
 # -- %%jaxrewrite_show ------------------------------------------------------------------------
 
 
-def test_show_prints_what_the_cell_runs_as_and_runs_nothing(shell: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_show_prints_what_the_cell_runs_as_and_runs_nothing(
+    shell: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     cell = "ran = True\n%time 1\n\n@jax.jit\ndef f(x, n: Static[int]):\n    return x\n"
     assert show(shell, cell, capsys) == (
         "ran = True\n"
@@ -359,12 +418,19 @@ def test_show_prints_what_the_cell_runs_as_and_runs_nothing(shell: Any, capsys: 
     )
     assert "ran" not in shell.user_ns
     diff = show(shell, cell, capsys, diff=True)
-    assert "-@jax.jit\n+@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))\n" in diff
+    assert (
+        "-@jax.jit\n+@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))\n"
+        in diff
+    )
 
 
-def test_show_reports_a_rewrite_error_at_the_cells_own_line(shell: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_show_reports_a_rewrite_error_at_the_cells_own_line(
+    shell: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     capsys.readouterr()
-    result = shell.run_cell("%%jaxrewrite_show\n@jax.jit\ndef f(x, **kw: Static[int]):\n    return x\n")
+    result = shell.run_cell(
+        "%%jaxrewrite_show\n@jax.jit\ndef f(x, **kw: Static[int]):\n    return x\n"
+    )
     shown = capsys.readouterr().out
     assert result.success  # the magic itself ran
     assert re.search(r"Cell In\[\d+\], line 3\n    def f\(x, \*\*kw: Static\[int\]\):\n", shown)
@@ -386,17 +452,30 @@ def test_ipython_ext_option_loads_it_from_the_start(tmp_path: Path, prewarmed: P
     env = {**os.environ, "PYTHONPATH": str(ROOT), "IPYTHONDIR": str(tmp_path / "ipython")}
 
     def ipython(*args: str) -> subprocess.CompletedProcess[str]:
-        return prewarmed.run(["-m", "IPython", "--no-banner", "--colors=NoColor", *args], tmp_path, 300, env)
+        return prewarmed.run(
+            ["-m", "IPython", "--no-banner", "--colors=NoColor", *args], tmp_path, 300, env
+        )
 
     done = ipython("--ext", "jaxrewrite", "-c", cell)
-    assert done.returncode == 0 and done.stdout.splitlines()[-1] == "2.0 4.0 3.0 2", done.stdout + done.stderr
-    plain = ipython("-c", cell)  # without the extension n is traced: one trace for n=2 and n=3 alike
+    assert done.returncode == 0 and done.stdout.splitlines()[-1] == "2.0 4.0 3.0 2", (
+        done.stdout + done.stderr
+    )
+    plain = ipython(
+        "-c", cell
+    )  # without the extension n is traced: one trace for n=2 and n=3 alike
     assert plain.stdout.splitlines()[-1] == "2.0 4.0 3.0 1", plain.stdout + plain.stderr
-    refused = ipython("--ext", "jaxrewrite", "-c", "import jax\nfrom jaxrewrite import Static\n@jax.jit\ndef g(*n: Static[int]):\n    return 1\n")
+    refused = ipython(
+        "--ext",
+        "jaxrewrite",
+        "-c",
+        "import jax\nfrom jaxrewrite import Static\n@jax.jit\ndef g(*n: Static[int]):\n    return 1\n",
+    )
     assert "JR101 Static cannot mark *args parameter 'n'" in refused.stdout + refused.stderr
 
 
-def test_load_ext_in_the_cell_it_should_rewrite_says_the_rest_runs_as_written(tmp_path: Path, prewarmed: Prewarmed) -> None:
+def test_load_ext_in_the_cell_it_should_rewrite_says_the_rest_runs_as_written(
+    tmp_path: Path, prewarmed: Prewarmed
+) -> None:
     """``%load_ext jaxrewrite`` inside the one cell of ``ipython -c`` or a ``.ipy`` file: IPython
     transformed the cell before the extension was loaded, so the rest runs as written; a
     NotRewrittenWarning says so at the marked def's line, with the fix (``--ext``). Loaded in a
@@ -412,12 +491,16 @@ def test_load_ext_in_the_cell_it_should_rewrite_says_the_rest_runs_as_written(tm
     env = {**os.environ, "PYTHONPATH": str(ROOT), "IPYTHONDIR": str(tmp_path / "ipython")}
 
     def ipython(*args: str) -> str:
-        done = prewarmed.run(["-m", "IPython", "--no-banner", "--colors=NoColor", *args], tmp_path, 300, env)
+        done = prewarmed.run(
+            ["-m", "IPython", "--no-banner", "--colors=NoColor", *args], tmp_path, 300, env
+        )
         assert done.returncode == 0, done.stdout + done.stderr
         return done.stdout + done.stderr
 
     said = ipython("-c", "%load_ext jaxrewrite\n" + body)
-    assert "NotRewrittenWarning: jaxrewrite was loaded in the middle of this cell (line 1)" in said, said
+    assert (
+        "NotRewrittenWarning: jaxrewrite was loaded in the middle of this cell (line 1)" in said
+    ), said
     assert "annotations do nothing (line 7)" in said and "--ext jaxrewrite" in said
     (tmp_path / "cells.ipy").write_text("%load_ext jaxrewrite\n" + body)
     said = ipython(str(tmp_path / "cells.ipy"))

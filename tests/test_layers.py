@@ -102,7 +102,9 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_sees_function_level_imports() -> None:
     edges = graph()
-    assert "jaxrewrite.engine.rewrite" in edges["jaxrewrite.hook.pipeline"]  # imported on a cache miss only
+    assert (
+        "jaxrewrite.engine.rewrite" in edges["jaxrewrite.hook.pipeline"]
+    )  # imported on a cache miss only
     assert "jaxrewrite.header" in edges["jaxrewrite.hook.finder"]
 
 
@@ -166,7 +168,11 @@ def _misplaced(edges: dict[str, set[str]]) -> list[str]:
             continue
         for target in targets:
             theirs = _place(target)
-            if mine is not None and theirs in ENGINE_PLACES and ENGINE_PLACES.index(theirs) > ENGINE_PLACES.index(mine):
+            if (
+                mine is not None
+                and theirs in ENGINE_PLACES
+                and ENGINE_PLACES.index(theirs) > ENGINE_PLACES.index(mine)
+            ):
                 wrong.append(f"{module} -> {target}")
     return sorted(wrong)
 
@@ -220,16 +226,27 @@ def test_design_names_every_engine_module_at_its_path() -> None:
     assert sorted(files - singles - listed) == []  # a module the design does not place
     assert sorted(n for n in named if not (engine / n).exists()) == []  # a row for no file
     assert all(f"**`{name}`" in text for name in singles)
-    assert _design_rows("## The engine, place by place\n| `read/x.py`, `walk/specs/` | a |\n## Next\n| `y.py` |") == ["read/x.py", "walk/specs/"]
+    assert _design_rows(
+        "## The engine, place by place\n| `read/x.py`, `walk/specs/` | a |\n## Next\n| `y.py` |"
+    ) == ["read/x.py", "walk/specs/"]
 
 
 def test_the_place_rules_fail_on_a_module_in_the_wrong_place() -> None:
     """The check itself: a pass put in ``read`` (it reads the analysis), an edit that asks a pass,
     are named; a pass that spells a fix as the edit would is not."""
     edges = {
-        "jaxrewrite.engine.read.lint": {"jaxrewrite.engine.analysis", "jaxrewrite.engine.rulebook.table"},
-        "jaxrewrite.engine.edits.plan": {"jaxrewrite.engine.findings.ledger", "jaxrewrite.engine.read.source"},
-        "jaxrewrite.engine.findings.imported": {"jaxrewrite.engine.edits.render", "jaxrewrite.engine.analyze"},
+        "jaxrewrite.engine.read.lint": {
+            "jaxrewrite.engine.analysis",
+            "jaxrewrite.engine.rulebook.table",
+        },
+        "jaxrewrite.engine.edits.plan": {
+            "jaxrewrite.engine.findings.ledger",
+            "jaxrewrite.engine.read.source",
+        },
+        "jaxrewrite.engine.findings.imported": {
+            "jaxrewrite.engine.edits.render",
+            "jaxrewrite.engine.analyze",
+        },
         "jaxrewrite.engine.stray": set(),
     }
     assert _misplaced(edges) == [
@@ -263,18 +280,33 @@ def test_one_route_from_text_to_code() -> None:
     route exists, and the pipeline reaches the engine only through the analysis and the rewrite."""
     edges = graph()
     assert not [m for m in edges if m.startswith(("jaxrewrite.hook.fast", "jaxrewrite.hook.index"))]
-    assert {m for m in _reach(edges, "jaxrewrite.hook.pipeline") if m.startswith("jaxrewrite.hook.")} <= {"jaxrewrite.hook.notes"}
+    assert {
+        m for m in _reach(edges, "jaxrewrite.hook.pipeline") if m.startswith("jaxrewrite.hook.")
+    } <= {"jaxrewrite.hook.notes"}
 
 
 #: The spec math and its vocabulary (issue 19 item 2): forward completion and reverse reading,
 #: read by the walk, check's trace-time pass and migrate.
-SPEC_MODULES = ("jaxrewrite.engine.walk.specs", "jaxrewrite.engine.read.literals", "jaxrewrite.engine.read.reading")
+SPEC_MODULES = (
+    "jaxrewrite.engine.walk.specs",
+    "jaxrewrite.engine.read.literals",
+    "jaxrewrite.engine.read.reading",
+)
 #: The analysis value and the walk that builds it: what the spec modules are read by.
 WALK = frozenset(
     f"jaxrewrite.engine.{name}"
     for name in (
-        "analysis", "analyze", "walk.walker", "walk.decorators", "walk.callsites", "walk.registrations",
-        "walk.completion", "findings.tracetime", "findings.lint", "edits.plan", "rewrite",
+        "analysis",
+        "analyze",
+        "walk.walker",
+        "walk.decorators",
+        "walk.callsites",
+        "walk.registrations",
+        "walk.completion",
+        "findings.tracetime",
+        "findings.lint",
+        "edits.plan",
+        "rewrite",
     )
 )
 
@@ -296,8 +328,16 @@ def test_a_spec_kind_imports_no_other_kind() -> None:
     """One file per kind: a kind's module reads the shared base, never another kind's module; only
     the package's table (``specs/__init__``) knows them all."""
     edges = graph()
-    kinds = {m for m in _spec_modules(edges) if m.startswith("jaxrewrite.engine.walk.specs.") and not m.endswith(".base")}
-    assert {"jaxrewrite.engine.walk.specs.lists", "jaxrewrite.engine.walk.specs.axes", "jaxrewrite.engine.walk.specs.diff"} <= kinds
+    kinds = {
+        m
+        for m in _spec_modules(edges)
+        if m.startswith("jaxrewrite.engine.walk.specs.") and not m.endswith(".base")
+    }
+    assert {
+        "jaxrewrite.engine.walk.specs.lists",
+        "jaxrewrite.engine.walk.specs.axes",
+        "jaxrewrite.engine.walk.specs.diff",
+    } <= kinds
     others = kinds | {"jaxrewrite.engine.walk.specs"}
     wrong = {m: sorted(edges[m] & others) for m in kinds}
     assert {m: w for m, w in wrong.items() if w} == {}
@@ -306,13 +346,15 @@ def test_a_spec_kind_imports_no_other_kind() -> None:
 def test_every_spec_kind_has_its_module() -> None:
     """The dispatch is a table keyed by the row's ``spec`` field: every kind has a module exporting
     the protocol, and every row's kind is in it."""
-    from jaxrewrite.engine.walk import specs
     from jaxrewrite.engine.rulebook.table import FAMILIES, SpecKind
+    from jaxrewrite.engine.walk import specs
 
     assert set(specs.KINDS) == set(SpecKind)
     for kind, module in specs.KINDS.items():
         assert module.__name__ == f"jaxrewrite.engine.walk.specs.{kind.value}"
-        assert all(callable(getattr(module, name, None)) for name in ("complete", "read", "keywords"))
+        assert all(
+            callable(getattr(module, name, None)) for name in ("complete", "read", "keywords")
+        )
     assert {row.spec for rows in FAMILIES.values() for row in rows.values()} == set(SpecKind)
 
 
@@ -339,7 +381,9 @@ def test_the_analysis_imports_no_finding_pass() -> None:
     assert all(callable(p) for p in (lint.PASS, peruse.PASS, tracetime.PASS))
     # and no pass imports the analysis back (its type, under TYPE_CHECKING, only)
     assert sorted(m for m in passes if "jaxrewrite.engine.analyze" in edges[m]) == []
-    assert callable(ledger.ledger_pass(None)) and callable(imported.imported_pass(lambda module, level: None))
+    assert callable(ledger.ledger_pass(None)) and callable(
+        imported.imported_pass(lambda module, level: None)
+    )
 
 
 #: The modules the command line dispatches to, one per command (``jaxrewrite/cli.py``); the rest
@@ -355,7 +399,10 @@ def test_no_command_imports_another() -> None:
     commands = {f"jaxrewrite.commands.{name}" for name in COMMANDS}
     assert commands <= set(edges)
     cli = (PACKAGE / "cli.py").read_text(encoding="utf-8")
-    assert all(f'"{name}"' in cli or f"commands import {name}" in cli or f"commands.{name} " in cli for name in COMMANDS)
+    assert all(
+        f'"{name}"' in cli or f"commands import {name}" in cli or f"commands.{name} " in cli
+        for name in COMMANDS
+    )
     assert {m: sorted(edges[m] & commands) for m in sorted(commands) if edges[m] & commands} == {}
 
 
@@ -408,7 +455,11 @@ def test_only_the_index_reads_markers() -> None:
         if name in ("jaxrewrite.engine.read.markindex", "jaxrewrite.engine.rulebook.table"):
             continue
         tree = ast.parse(path.read_text(), str(path))
-        defined = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        defined = {
+            n.name
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        }
         assert not defined & _MARKER_READERS, (name, defined & _MARKER_READERS)
         named = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         named |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}

@@ -100,7 +100,9 @@ DICT_SPELLINGS = [
 ]
 
 
-_GENERIC = pytest.mark.skipif(sys.version_info < (3, 11), reason="a generic TypedDict/NamedTuple needs 3.11")
+_GENERIC = pytest.mark.skipif(
+    sys.version_info < (3, 11), reason="a generic TypedDict/NamedTuple needs 3.11"
+)
 
 
 def _spellings(spellings: list[str]) -> list[Any]:
@@ -128,7 +130,16 @@ def test_typeddict_spellings_are_per_leaf_and_static(spelling: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "spelling", _spellings(["Pair", "Optional[Pair]", "Pair | None", "Annotated[Pair, 'doc']", "GenericPair[jax.Array]"])
+    "spelling",
+    _spellings(
+        [
+            "Pair",
+            "Optional[Pair]",
+            "Pair | None",
+            "Annotated[Pair, 'doc']",
+            "GenericPair[jax.Array]",
+        ]
+    ),
 )
 def test_namedtuple_spellings_are_per_leaf_and_static(spelling: str) -> None:
     module, out = _module(
@@ -165,7 +176,14 @@ def test_optional_none_and_a_config_alternate(transform: str) -> None:
     assert "_leaves" in out
     x = jnp.arange(3.0)
     cfg = {"x": jnp.full(3, 2.0), "n": 3}
-    results = [module.f(x), module.f(x, None), module.f(x, cfg), module.f(x, cfg), module.f(x, None), module.f(x)]
+    results = [
+        module.f(x),
+        module.f(x, None),
+        module.f(x, cfg),
+        module.f(x, cfg),
+        module.f(x, None),
+        module.f(x),
+    ]
     if transform == "jax.jit":
         traces: list[Any] = []
 
@@ -174,7 +192,12 @@ def test_optional_none_and_a_config_alternate(transform: str) -> None:
             return jnp.sum(x * (1.0 if n is None else n * c))
 
         plain = jax.jit(hand, static_argnums=0)
-        expected = [plain(None, x, None), plain(None, x, None), plain(3, x, cfg["x"]), plain(3, x, cfg["x"])]
+        expected = [
+            plain(None, x, None),
+            plain(None, x, None),
+            plain(3, x, cfg["x"]),
+            plain(3, x, cfg["x"]),
+        ]
         expected += [plain(None, x, None), plain(None, x, None)]
         # not passed and passed None are two pytree structures for JAX's cache, as by hand
         assert module.TRACES == [None, None, 3] and traces == [None, 3]
@@ -362,7 +385,9 @@ def test_typeddict_in_typeddict_under_jit() -> None:
     for k, n in [(1, 2), (1, 2), (1, 3), (2, 3), (1, 2)]:
         got = module.f({"inner": _inner(x, n), "y": x + 1, "k": k})
         assert (got == plain(k, n, x + 1, x)).all()
-        assert (module.f({"inner": _inner(x * 2, n), "y": x, "k": k}) == plain(k, n, x, x * 2)).all()
+        assert (
+            module.f({"inner": _inner(x * 2, n), "y": x, "k": k}) == plain(k, n, x, x * 2)
+        ).all()
     assert module.TRACES == traces == [(1, 2), (1, 3), (2, 3)]
 
 
@@ -510,27 +535,39 @@ def test_lint_is_a_pure_function_of_the_analysis() -> None:
     from jaxrewrite.engine.findings.lint import lint
 
     source = (GOLDEN / "check" / "jr003_not_types.py").read_text(encoding="utf-8")
-    source += (GOLDEN / "check" / "jr020_own_flatten.py").read_text(encoding="utf-8").split('"""', 2)[2]
+    source += (
+        (GOLDEN / "check" / "jr020_own_flatten.py").read_text(encoding="utf-8").split('"""', 2)[2]
+    )
     analysis = analyze(source, "m.py", require_pragma=False, lint=True)
     assert analysis.lint_facts is not None
     again = sorted(lint(analysis), key=lambda d: (d.line, d.col))
     assert again == [d for d in analysis.diagnostics if d.code < "JR1"]
     assert {d.code for d in again} == {"JR003", "JR020"}
-    assert analyze(source, "m.py", require_pragma=False).lint_facts is None  # the hook reads nothing
+    assert (
+        analyze(source, "m.py", require_pragma=False).lint_facts is None
+    )  # the hook reads nothing
 
 
 def _doubling(levels: int) -> str:
     """``C{i}`` holds ``C{i - 1}`` twice: the split spells 2**levels containers."""
-    classes = "".join(f"class C{i}(TypedDict):\n    a: C{i - 1}\n    b: C{i - 1}\n\n\n" for i in range(1, levels + 1))
-    return NESTED + textwrap.dedent(
-        """
+    classes = "".join(
+        f"class C{i}(TypedDict):\n    a: C{i - 1}\n    b: C{i - 1}\n\n\n"
+        for i in range(1, levels + 1)
+    )
+    return (
+        NESTED
+        + textwrap.dedent(
+            """
         class C0(TypedDict):
             x: jax.Array
             n: Static[int]
 
 
         """
-    ) + classes + f"@jax.jit\ndef f(d: C{levels}):\n    return d\n"
+        )
+        + classes
+        + f"@jax.jit\ndef f(d: C{levels}):\n    return d\n"
+    )
 
 
 def test_a_nesting_that_spells_too_many_containers_is_refused_at_the_parameter() -> None:

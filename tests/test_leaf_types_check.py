@@ -39,10 +39,18 @@ from jaxrewrite import Static
 
 @pytest.mark.parametrize(
     "default, kind",
-    [("[2, 2]", "list"), ("{}", "dict"), ("{1, 2}", "set"), ("[i for i in range(2)]", "list"), ("(1, [2])", "tuple holding a list")],
+    [
+        ("[2, 2]", "list"),
+        ("{}", "dict"),
+        ("{1, 2}", "set"),
+        ("[i for i in range(2)]", "list"),
+        ("(1, [2])", "tuple holding a list"),
+    ],
 )
 def test_unhashable_default_is_reported_at_the_marker(default: str, kind: str) -> None:
-    source = CHECK_HEADER + f"\n\n@jax.jit\ndef f(x,\n      dims: Static = {default}):\n    return x\n"
+    source = (
+        CHECK_HEADER + f"\n\n@jax.jit\ndef f(x,\n      dims: Static = {default}):\n    return x\n"
+    )
     found = check_text(source, "m.py")
     assert [(d.line, d.code) for d in found] == [(12, "JR003")]
     assert f"its default is a {kind}" in found[0].message
@@ -50,7 +58,10 @@ def test_unhashable_default_is_reported_at_the_marker(default: str, kind: str) -
 
 @pytest.mark.parametrize("default", ["(2, 2)", "None", "frozenset({1})", "2", "'a'"])
 def test_hashable_default_is_quiet(default: str) -> None:
-    assert _codes(CHECK_HEADER + f"\n\n@jax.jit\ndef f(x, dims: Static = {default}):\n    return x\n") == []
+    assert (
+        _codes(CHECK_HEADER + f"\n\n@jax.jit\ndef f(x, dims: Static = {default}):\n    return x\n")
+        == []
+    )
 
 
 #: Every spelling of an array type (``engine.rulebook.table.ARRAY_TYPES``, jaxtyping's dtypes), under
@@ -99,12 +110,19 @@ def test_a_static_array_really_fails_under_jit() -> None:
         ("@dataclasses.dataclass(eq=False)", "a: int", False),
         ("@dataclasses.dataclass", "a: int\n    def __hash__(self):\n        return 0", False),
         ("", "def __eq__(self, other):\n        return True", True),
-        ("", "def __eq__(self, other):\n        return True\n    __hash__ = object.__hash__", False),
+        (
+            "",
+            "def __eq__(self, other):\n        return True\n    __hash__ = object.__hash__",
+            False,
+        ),
         ("", "a: int", False),
     ],
 )
 def test_module_classes_that_cannot_be_hashed(decorator: str, body: str, reported: bool) -> None:
-    source = CHECK_HEADER + f"\n\n{decorator}\nclass Config:\n    {body}\n\n\n@jax.jit\ndef f(x, cfg: Static[Config]):\n    return x\n"
+    source = (
+        CHECK_HEADER
+        + f"\n\n{decorator}\nclass Config:\n    {body}\n\n\n@jax.jit\ndef f(x, cfg: Static[Config]):\n    return x\n"
+    )
     line = source.splitlines().index("def f(x, cfg: Static[Config]):") + 1
     assert _codes(source) == ([(line, "JR003")] if reported else [])
 
@@ -116,14 +134,23 @@ def test_module_classes_that_cannot_be_hashed(decorator: str, body: str, reporte
         ("@dataclasses.dataclass(frozen=True)", "a: int", False),
         ("@dataclasses.dataclass(eq=False)", "a: int", False),
         ("", "def __eq__(self, other):\n        return True", True),
-        ("", "def __eq__(self, other):\n        return True\n    def __hash__(self):\n        return 0", False),
+        (
+            "",
+            "def __eq__(self, other):\n        return True\n    def __hash__(self):\n        return 0",
+            False,
+        ),
         ("", "a = 1", False),
     ],
 )
 @pytest.mark.parametrize("spelling", ["@jax.jit", "@functools.partial(jax.jit)"])
-def test_a_static_self_follows_its_class(decorator: str, body: str, reported: bool, spelling: str) -> None:
+def test_a_static_self_follows_its_class(
+    decorator: str, body: str, reported: bool, spelling: str
+) -> None:
     """``self: Static`` hashes the instance: the class decides, as for ``cfg: Static[Config]``."""
-    source = CHECK_HEADER + f"\n\n{decorator}\nclass Model:\n    {body}\n\n    {spelling}\n    def apply(self: Static, x):\n        return x\n"
+    source = (
+        CHECK_HEADER
+        + f"\n\n{decorator}\nclass Model:\n    {body}\n\n    {spelling}\n    def apply(self: Static, x):\n        return x\n"
+    )
     line = source.splitlines().index("    def apply(self: Static, x):") + 1
     found = check_text(source, "m.py")
     assert [(d.line, d.code) for d in found] == ([(line, "JR003")] if reported else [])
@@ -172,8 +199,13 @@ def main():
 
 
 @pytest.mark.parametrize("arg, kind", PASSED, ids=[a for a, _ in PASSED])
-@pytest.mark.parametrize("form", ["scale(1.0, {arg})", "scale(1.0, shape={arg})", "jax.jit(g, static_argnums=1)(1.0, {arg})"])
-def test_an_unhashable_value_passed_to_a_static_parameter(arg: str, kind: str | None, form: str) -> None:
+@pytest.mark.parametrize(
+    "form",
+    ["scale(1.0, {arg})", "scale(1.0, shape={arg})", "jax.jit(g, static_argnums=1)(1.0, {arg})"],
+)
+def test_an_unhashable_value_passed_to_a_static_parameter(
+    arg: str, kind: str | None, form: str
+) -> None:
     """What a call of the module passes is followed, by position or keyword, through a decorated
     def or a transform's result called at once; each reported value fails under JAX itself
     (``test_the_values_reported_fail_under_jax``)."""
@@ -420,8 +452,14 @@ def test_rows_that_hash_nothing_take_a_list_and_a_dict(transform: str) -> None:
 OPAQUE = {
     "node_class_decorator": ("@jax.tree_util.register_pytree_node_class\nclass A:", ""),
     "keys_class_decorator": ("@jax.tree_util.register_pytree_with_keys_class\nclass A:", ""),
-    "node_call": ("class A:", "jax.tree_util.register_pytree_node(A, lambda a: ((), None), lambda aux, c: A())"),
-    "keys_call": ("class A:", "jax.tree_util.register_pytree_with_keys(A, lambda a: ((), None), lambda aux, c: A())"),
+    "node_call": (
+        "class A:",
+        "jax.tree_util.register_pytree_node(A, lambda a: ((), None), lambda aux, c: A())",
+    ),
+    "keys_call": (
+        "class A:",
+        "jax.tree_util.register_pytree_with_keys(A, lambda a: ((), None), lambda aux, c: A())",
+    ),
     "class_call_rebound": ("class A:", "A = jax.tree_util.register_pytree_node_class(A)"),
 }
 
@@ -429,7 +467,10 @@ OPAQUE = {
 @pytest.mark.parametrize("name", sorted(OPAQUE))
 def test_static_field_of_a_class_with_its_own_flatten_is_reported(name: str) -> None:
     head, after = OPAQUE[name]
-    source = CHECK_HEADER + f"\n\n{head}\n    x: jax.Array\n    n: Static[int]\n    m: int\n\n\n{after}\n"
+    source = (
+        CHECK_HEADER
+        + f"\n\n{head}\n    x: jax.Array\n    n: Static[int]\n    m: int\n\n\n{after}\n"
+    )
     found = check_text(source, "m.py")
     line = source.splitlines().index("    n: Static[int]") + 1
     assert [(d.line, d.code) for d in found] == [(line, "JR020")]

@@ -161,7 +161,9 @@ def test_trace_gives_a_jaxpr_and_lowers(by_keyword: bool) -> None:
     lowered = traced.lower()
     assert "3x3xf32" in lowered.as_text()
     compiled = lowered.compile()
-    np.testing.assert_allclose(compiled(X, cfg=cfg) if by_keyword else compiled(X, cfg), _expected(3))
+    np.testing.assert_allclose(
+        compiled(X, cfg=cfg) if by_keyword else compiled(X, cfg), _expected(3)
+    )
 
 
 def test_trace_namedtuple() -> None:
@@ -189,7 +191,9 @@ def test_two_per_leaf_parameters_and_a_default() -> None:
     assert f.eval_shape(X, a={"n": 5}).shape == (5, 3)  # b's default, used untraced
     compiled = f.lower(X, {"n": 2}, b).compile()
     np.testing.assert_allclose(compiled(X, {"n": 2}, b), f(X, {"n": 2}, b))
-    with pytest.raises(TypeError, match=r"argument 'b': .* lowered for the static entries \{'n': 3\}"):
+    with pytest.raises(
+        TypeError, match=r"argument 'b': .* lowered for the static entries \{'n': 3\}"
+    ):
         compiled(X, {"n": 2}, {"n": 4, "bias": jnp.float32(1.0)})
     assert [aval.shape for aval in f.trace(X, {"n": 1}).jaxpr.out_avals] == [(1, 3)]
 
@@ -385,7 +389,9 @@ def test_compiled_takes_what_the_wrapper_takes_and_matches_jax_jit_by_hand() -> 
     hand = jax.jit(lambda x, scale, steps: jnp.stack([x * scale] * steps), static_argnums=2)
     expected = hand.lower(X, SCALE, 3).compile()(X, SCALE)  # JAX's executable: statics left out
     np.testing.assert_allclose(compiled(X, cfg), expected)
-    np.testing.assert_allclose(compiled(X, {"scale": jnp.float32(4.0), "steps": 3}), _expected(3, 4.0))
+    np.testing.assert_allclose(
+        compiled(X, {"scale": jnp.float32(4.0), "steps": 3}), _expected(3, 4.0)
+    )
     assert traces == [1]  # calling the executable neither traces nor lowers again
     assert isinstance(compiled.as_text(), str)  # its other attributes are JAX's own
 
@@ -396,7 +402,10 @@ def test_compiled_refuses_other_static_entries(bad: dict[str, Any]) -> None:
     one lowered for 3 (JAX's own executable refuses arguments it was not lowered for)."""
     f, _ = _dict_fn()
     compiled = f.lower(X, {"steps": 3, "scale": SCALE}).compile()
-    with pytest.raises(TypeError, match=r"argument 'cfg': this executable was lowered for the static entries \{'steps': 3\}"):
+    with pytest.raises(
+        TypeError,
+        match=r"argument 'cfg': this executable was lowered for the static entries \{'steps': 3\}",
+    ):
         compiled(X, bad)
 
 
@@ -436,7 +445,9 @@ def test_pmap_result_lowers_compiles_and_runs_like_jax_pmap() -> None:
         return jnp.stack([x * cfg["scale"]] * cfg["steps"])
 
     p: Any = pmap_leaves(jax.pmap, fun, DICT_LEAVES)
-    plain = jax.pmap(lambda x, scale, steps: jnp.stack([x * scale] * steps), static_broadcasted_argnums=2)
+    plain = jax.pmap(
+        lambda x, scale, steps: jnp.stack([x * scale] * steps), static_broadcasted_argnums=2
+    )
     assert hasattr(jax.pmap(fun), "lower") and hasattr(p, "lower")
     assert [m for m in ("lower", "trace", "eval_shape") if hasattr(p, m)] == [
         m for m in ("lower", "trace", "eval_shape") if hasattr(plain, m)

@@ -74,7 +74,9 @@ class Pair(NamedTuple):
     ],
     ids=["one", "two", "three", "four", "kw", "pos-kw", "by-name", "by-name-kw", "none", "none-kw"],
 )
-def test_every_call_form_hands_on_the_held_values_first(call: Callable[..., Record], expected: Record) -> None:
+def test_every_call_form_hands_on_the_held_values_first(
+    call: Callable[..., Record], expected: Record
+) -> None:
     f = _split(ONE)
     cfg = {"x": 1.0, "n": 2, "act": abs}
     assert call(f, cfg) == expected
@@ -87,7 +89,10 @@ def test_a_later_position_keeps_the_arguments_around_it(position: int) -> None:
     before = tuple(range(position))
     assert f(*before, {"x": 1, "n": 2}) == (((2,), *before, {"x": 1}), {})
     assert f(*before, {"x": 1, "n": 2}, "after") == (((2,), *before, {"x": 1}, "after"), {})
-    assert f(*before, {"x": 1, "n": 2}, "a", "b", k=1) == (((2,), *before, {"x": 1}, "a", "b"), {"k": 1})
+    assert f(*before, {"x": 1, "n": 2}, "a", "b", k=1) == (
+        ((2,), *before, {"x": 1}, "a", "b"),
+        {"k": 1},
+    )
     assert f(*before[:-1]) == ((None, *before[:-1]), {})
 
 
@@ -116,7 +121,11 @@ def test_a_namedtuple_keeps_its_fields_as_none() -> None:
 
 
 def test_several_per_leaf_parameters_each_get_an_entry() -> None:
-    leaves = (("a", 0, "dict", ("n",)), ("p", 2, "namedtuple", ("op",)), ("kw", None, "dict", ("m",)))
+    leaves = (
+        ("a", 0, "dict", ("n",)),
+        ("p", 2, "namedtuple", ("op",)),
+        ("kw", None, "dict", ("m",)),
+    )
     f = _split(leaves)
     a, p = {"x": 1, "n": 2}, Pair(3, "add")
     expected_args = (((2,), ("add",), (4,)), {"x": 1}, "mid", Pair(3, None))  # type: ignore[arg-type]
@@ -128,8 +137,14 @@ def test_several_per_leaf_parameters_each_get_an_entry() -> None:
 
 def test_pmap_holds_none_at_the_static_entries_and_keeps_missing_keys_absent() -> None:
     f = _split(ONE, pmap_leaves)
-    assert f({"x": 1.0, "n": 2, "act": abs}, 5) == (((2, abs), {"x": 1.0, "n": None, "act": None}, 5), {})
-    assert f(collections.OrderedDict(x=1.0, n=2, act=abs)) == (((2, abs), {"x": 1.0, "n": None, "act": None}), {})
+    assert f({"x": 1.0, "n": 2, "act": abs}, 5) == (
+        ((2, abs), {"x": 1.0, "n": None, "act": None}, 5),
+        {},
+    )
+    assert f(collections.OrderedDict(x=1.0, n=2, act=abs)) == (
+        ((2, abs), {"x": 1.0, "n": None, "act": None}),
+        {},
+    )
     assert f({"x": 1.0, "act": abs}) == (((MISSING, abs), {"x": 1.0, "act": None}), {})
     assert f(cfg={"x": 1.0, "n": 2}) == (((2, MISSING),), {"cfg": {"x": 1.0, "n": None}})
 
@@ -171,7 +186,12 @@ def test_static_and_donated_positions_shift_past_the_held_argument() -> None:
     # donate_argnums alone: its names are completed against the function, as JAX completes them
     # (none here: ``*a`` has no names), so the wrapper's own signature is never asked.
     assert seen == [
-        {"static_argnums": (0, 3, -2), "static_argnames": ("k",), "donate_argnums": (1, -1), "donate_argnames": ()}
+        {
+            "static_argnums": (0, 3, -2),
+            "static_argnames": ("k",),
+            "donate_argnums": (1, -1),
+            "donate_argnames": (),
+        }
     ]
     seen.clear()
     static_leaves(_recording(seen), lambda *a: None, ONE, static_argnums=1, static_argnames=())
@@ -211,7 +231,14 @@ def test_jit_with_in_shardings_counts_dynamic_arguments_only() -> None:
         return x * cfg["scale"] * cfg["n"]
 
     leaves = (("cfg", 1, "dict", ("n",)),)
-    f = static_leaves(jax.jit, fun, leaves, in_shardings=(sharding, sharding), static_argnums=(), static_argnames=())
+    f = static_leaves(
+        jax.jit,
+        fun,
+        leaves,
+        in_shardings=(sharding, sharding),
+        static_argnums=(),
+        static_argnames=(),
+    )
     assert f(jnp.ones(2), {"scale": jnp.float32(2.0), "n": 3}).tolist() == [6.0, 6.0]
 
 
@@ -237,7 +264,9 @@ def test_an_unhashable_static_entry_is_named(how: str) -> None:
         "lower": lambda: f.lower(bad),
         "pmap": lambda: pmap_leaves(jax.pmap, fun, SPEC)(bad),
     }
-    with pytest.raises(ValueError, match=r"static entry 'n' of argument 'cfg' is list \[1, 2\]") as info:
+    with pytest.raises(
+        ValueError, match=r"static entry 'n' of argument 'cfg' is list \[1, 2\]"
+    ) as info:
         calls[how]()
     assert "Non-hashable static arguments are not supported" in str(info.value)
     assert isinstance(info.value.__cause__, ValueError)  # JAX's own error, kept as the cause

@@ -15,8 +15,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import pytest
-
 from golden_cases import execute
+
 from jaxrewrite import RewriteError, rewrite_source
 from jaxrewrite.leaves import at_call, grad_leaves, pmap_leaves, static_leaves, vmap_leaves
 
@@ -163,7 +163,9 @@ def test_a_per_leaf_argument_outside_argnums_is_split_too() -> None:
         "lt_other_arg",
     )
     d = _config()
-    assert jnp.allclose(m.loss(d["x"], d), jax.grad(_by_hand, argnums=1)(d["w"], d["x"], 2, jnp.tanh, d["idx"]))
+    assert jnp.allclose(
+        m.loss(d["x"], d), jax.grad(_by_hand, argnums=1)(d["w"], d["x"], 2, jnp.tanh, d["idx"])
+    )
 
 
 def test_jit_over_grad_retraces_only_when_a_static_entry_changes() -> None:
@@ -211,7 +213,11 @@ def test_jit_call_site_with_keywords_and_a_whole_parameter_static() -> None:
     m.fast({**d, "w": jnp.ones(3)}, 2.0)
     m.fast(d, scale=2.0)
     m.faster(d=d, scale=3.0)
-    assert m.TRACES == [(2, 2.0), (2, 2.0), (2, 3.0)]  # by position, by name (a new key), another scale
+    assert m.TRACES == [
+        (2, 2.0),
+        (2, 2.0),
+        (2, 3.0),
+    ]  # by position, by name (a new key), another scale
 
 
 def test_vmap_decorator_and_call_site() -> None:
@@ -239,7 +245,9 @@ def test_vmap_decorator_and_call_site() -> None:
         "lt_vmap",
     )
     assert jnp.allclose(m.fun({"x": jnp.arange(3.0), "power": 2}, 2.0), 2.0 * jnp.arange(3.0) ** 2)
-    assert jnp.allclose(m.mapped({"x": jnp.arange(3.0), "power": 3}, 1.0), jnp.arange(3.0) ** 3 + 1.0)
+    assert jnp.allclose(
+        m.mapped({"x": jnp.arange(3.0), "power": 3}, 1.0), jnp.arange(3.0) ** 3 + 1.0
+    )
     assert m.twice({"x": jnp.ones((2, 3)), "power": 1}, 0.0).shape == (2, 3)
     assert m.TRACES == [2, 3, 1]
 
@@ -352,7 +360,9 @@ def test_whole_parameter_static_outside_argnums_passes_through() -> None:
         """,
         "lt_outside",
     )
-    assert jnp.allclose(m.loss(jnp.ones(2), 1, jnp.array([1.0, 0.0])), jnp.array([jnp.cos(1.0), 0.0]))
+    assert jnp.allclose(
+        m.loss(jnp.ones(2), 1, jnp.array([1.0, 0.0])), jnp.array([jnp.cos(1.0), 0.0])
+    )
 
 
 def test_argnums_not_a_literal_with_marked_parameters_is_refused() -> None:

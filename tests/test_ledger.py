@@ -146,20 +146,30 @@ def test_the_named_misses_are_reported_today() -> None:
     ]:
         text, analysis = _ledger(MISSES[name])
         line = _line(text, needle)
-        assert [d.code for d in analysis.diagnostics if d.line == line] == ["JR008"], (name, analysis.diagnostics)
+        assert [d.code for d in analysis.diagnostics if d.line == line] == ["JR008"], (
+            name,
+            analysis.diagnostics,
+        )
 
 
 def test_an_imported_alias_is_a_finding_never_a_guess(tmp_path: Path) -> None:
-    (tmp_path / "types_.py").write_text("from jaxrewrite import Static\nSInt = Static[int]\nPlain = int\n")
+    (tmp_path / "types_.py").write_text(
+        "from jaxrewrite import Static\nSInt = Static[int]\nPlain = int\n"
+    )
     (tmp_path / "other.py").write_text("class Batch:\n    pass\n")
-    body = HEAD + "from .types_ import SInt, Plain\nfrom .other import Batch\nfrom .gone import Gone\n"
+    body = (
+        HEAD + "from .types_ import SInt, Plain\nfrom .other import Batch\nfrom .gone import Gone\n"
+    )
     body += "@jax.jit\ndef f(x, n: SInt, m: Plain, b: Batch, g: 'Gone'):\n    return x\n"
     path = tmp_path / "m.py"
     path.write_text(body)
     found = check_text(body, str(path))
     line = _line(body, "def f(")
     codes = sorted((d.code, d.col) for d in found if d.line == line)
-    n_col, g_col = body.splitlines()[line - 1].index("SInt") + 1, body.splitlines()[line - 1].index("'Gone'") + 1
+    n_col, g_col = (
+        body.splitlines()[line - 1].index("SInt") + 1,
+        body.splitlines()[line - 1].index("'Gone'") + 1,
+    )
     assert codes == [("JR009", n_col), ("JR009", g_col)], found
     messages = [d.message for d in found if d.line == line]
     assert "is an alias of a marker in .types_" in messages[0]
@@ -349,15 +359,25 @@ QUIET = {
 @pytest.mark.parametrize("name", sorted(QUIET))
 def test_check_stays_quiet_where_everything_works(name: str) -> None:
     _, analysis = _ledger(QUIET[name])
-    new = [d for d in analysis.diagnostics if d.code in ("JR008", "JR009", "JR010", "JR011", "JR012")]
+    new = [
+        d for d in analysis.diagnostics if d.code in ("JR008", "JR009", "JR010", "JR011", "JR012")
+    ]
     assert new == []
     assert all(e.state is State.APPLIED for e in analysis.ledger), analysis.ledger
 
 
 def test_the_ledger_kinds() -> None:
-    body = "".join(textwrap.dedent(MISSES[name]) for name in ("unused_alias", "variable", "optional_leaf", "nodiff_under_jit"))
+    body = "".join(
+        textwrap.dedent(MISSES[name])
+        for name in ("unused_alias", "variable", "optional_leaf", "nodiff_under_jit")
+    )
     _, analysis = _ledger(body)
-    assert {e.kind for e in analysis.ledger} >= {EntryKind.ALIAS, EntryKind.VARIABLE, EntryKind.FIELD, EntryKind.PARAMETER}
+    assert {e.kind for e in analysis.ledger} >= {
+        EntryKind.ALIAS,
+        EntryKind.VARIABLE,
+        EntryKind.FIELD,
+        EntryKind.PARAMETER,
+    }
 
 
 def test_the_hook_keeps_no_ledger() -> None:
@@ -371,7 +391,9 @@ def test_show_analyzes_once_and_prints_the_ledgers_findings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "m.py"
-    path.write_text(HEAD + "@jax.jit\ndef f(x, n: Static[int], d: NoDiff[float]):\n    return range(x)\n")
+    path.write_text(
+        HEAD + "@jax.jit\ndef f(x, n: Static[int], d: NoDiff[float]):\n    return range(x)\n"
+    )
     calls = []
     real = analyze_module.analyze
 

@@ -22,7 +22,9 @@ from jaxrewrite.hook import notes, pipeline
 HEAD = "# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import NoDiff, Static\nk = [1]\n"
 
 
-def _findings(body: str, **how: Any) -> tuple[str, list[tuple[int, int, str]], dict[str, tuple[State, str | None]]]:
+def _findings(
+    body: str, **how: Any
+) -> tuple[str, list[tuple[int, int, str]], dict[str, tuple[State, str | None]]]:
     text = HEAD + textwrap.dedent(body)
     analysis = analyze(text, "m.py", **how)
     found = [(d.line, d.col, d.code) for d in analysis.diagnostics]
@@ -132,7 +134,11 @@ def test_the_hook_says_what_check_says(body: str) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         code = pipeline.compile_source(text.encode(), "m.py")
-    said = [(str(w.message).split()[0], w.lineno) for w in caught if issubclass(w.category, RewriteWarning)]
+    said = [
+        (str(w.message).split()[0], w.lineno)
+        for w in caught
+        if issubclass(w.category, RewriteWarning)
+    ]
     assert said == [(code, line) for line, _, code in found if code in REPORTED_AT_IMPORT]
     assert [(text.split()[0], line) for text, line in notes.held(code)] == said
 

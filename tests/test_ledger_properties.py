@@ -23,8 +23,8 @@ import re
 import types
 import warnings
 
-from depth import examples
 from corpus_support import corpus_files, read_source
+from depth import examples
 from golden_cases import GOLDEN
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -47,15 +47,26 @@ def sites(text: str) -> set[tuple[int, int]]:
     tree = ast.parse(text)
     names = set(_WORDS)
     for node in ast.walk(tree):  # ``from jaxrewrite import Static as S``
-        if isinstance(node, ast.ImportFrom) and (node.module or "").partition(".")[0] == "jaxrewrite":
+        if (
+            isinstance(node, ast.ImportFrom)
+            and (node.module or "").partition(".")[0] == "jaxrewrite"
+        ):
             names.update(a.asname for a in node.names if a.asname and a.name in _WORDS)
     changed = True
     while changed:  # aliases of aliases
         changed = False
         for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+            ):
                 target, value = node.targets[0].id, node.value
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            elif (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(node.target, ast.Name)
+                and node.value is not None
+            ):
                 if "TypeAlias" not in (ast.get_source_segment(text, node.annotation) or ""):
                     continue
                 target, value = node.target.id, node.value
@@ -72,7 +83,10 @@ def sites(text: str) -> set[tuple[int, int]]:
         """The text names a marker, outside ``Callable[...]`` (the callee's parameters)."""
         if expr is None:
             return False
-        if isinstance(expr, ast.Subscript) and ast.unparse(expr.value).rpartition(".")[2] == "Callable":
+        if (
+            isinstance(expr, ast.Subscript)
+            and ast.unparse(expr.value).rpartition(".")[2] == "Callable"
+        ):
             return False
         if isinstance(expr, ast.Constant):
             return isinstance(expr.value, str) and bool(word.search(expr.value))
@@ -90,9 +104,19 @@ def sites(text: str) -> set[tuple[int, int]]:
             assert node.returns is not None
             found.add((node.returns.lineno, node.returns.col_offset + 1))
         elif isinstance(node, ast.AnnAssign):
-            if marked(node.annotation) and "TypeAlias" not in (ast.get_source_segment(text, node.annotation) or "") or node.value is not None and isinstance(node.target, ast.Name) and node.target.id in names:
+            if (
+                marked(node.annotation)
+                and "TypeAlias" not in (ast.get_source_segment(text, node.annotation) or "")
+                or node.value is not None
+                and isinstance(node.target, ast.Name)
+                and node.target.id in names
+            ):
                 found.add((node.lineno, node.col_offset + 1))
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
             if _container(node.value):
                 assert isinstance(node.value, ast.Call)
                 found |= _functional_sites(node.value, marked)
@@ -128,7 +152,11 @@ def _functional_sites(call: ast.Call, marked: object) -> set[tuple[int, int]]:
     if isinstance(spec, ast.Dict):
         pairs += [(k, v) for k, v in zip(spec.keys, spec.values) if k is not None]
     elif isinstance(spec, (ast.List, ast.Tuple)):
-        pairs += [(i.elts[0], i.elts[1]) for i in spec.elts if isinstance(i, (ast.Tuple, ast.List)) and len(i.elts) == 2]
+        pairs += [
+            (i.elts[0], i.elts[1])
+            for i in spec.elts
+            if isinstance(i, (ast.Tuple, ast.List)) and len(i.elts) == 2
+        ]
     pairs += [(kw, kw.value) for kw in call.keywords if kw.arg not in (None, "total")]
     for key, value in pairs:
         if check(value):  # type: ignore[operator]
@@ -138,9 +166,15 @@ def _functional_sites(call: ast.Call, marked: object) -> set[tuple[int, int]]:
 
 def _uses_jaxrewrite_markers(text: str) -> bool:
     """The marker words come from jaxrewrite (and nothing else of the module binds them)."""
-    if not re.search(r"^\s*(from jaxrewrite(\.markers)? import|import jaxrewrite)", text, re.MULTILINE):
+    if not re.search(
+        r"^\s*(from jaxrewrite(\.markers)? import|import jaxrewrite)", text, re.MULTILINE
+    ):
         return False
-    return not re.search(r"^\s*(class|def) (Static|NoDiff)\b|^\s*(Static|NoDiff) = (?!jaxrewrite)", text, re.MULTILINE)
+    return not re.search(
+        r"^\s*(class|def) (Static|NoDiff)\b|^\s*(Static|NoDiff) = (?!jaxrewrite)",
+        text,
+        re.MULTILINE,
+    )
 
 
 def accounted(text: str, filename: str) -> Analysis:
@@ -149,8 +183,12 @@ def accounted(text: str, filename: str) -> Analysis:
     ledger = analysis.ledger
     positions = {(e.line, e.col) for e in ledger if e.kind is not EntryKind.IMPORTED}
     expected = sites(text)
-    assert expected <= positions, f"{filename}: markers the ledger misses at {sorted(expected - positions)}"
-    assert positions <= expected, f"{filename}: ledger entries that are no marker: {sorted(positions - expected)}"
+    assert expected <= positions, (
+        f"{filename}: markers the ledger misses at {sorted(expected - positions)}"
+    )
+    assert positions <= expected, (
+        f"{filename}: ledger entries that are no marker: {sorted(positions - expected)}"
+    )
     lines = {(d.line, d.code) for d in analysis.diagnostics}
     for entry in ledger:
         assert entry.state in State
@@ -201,7 +239,13 @@ def _inject(text: str, rng: random.Random) -> str | None:
     lines = text.splitlines(keepends=True)
     edits: list[tuple[int, int, int, str]] = []  # (line, start col, end col, replacement)
     args = [a for a in ast.walk(tree) if isinstance(a, ast.arg) and a.arg not in ("self", "cls")]
-    fields = [s for s in ast.walk(tree) if isinstance(s, ast.ClassDef) for s in s.body if isinstance(s, ast.AnnAssign)]
+    fields = [
+        s
+        for s in ast.walk(tree)
+        if isinstance(s, ast.ClassDef)
+        for s in s.body
+        if isinstance(s, ast.AnnAssign)
+    ]
     for arg in rng.sample(args, min(4, len(args))):
         if arg.annotation is None:
             end = arg.col_offset + len(arg.arg)
@@ -209,11 +253,25 @@ def _inject(text: str, rng: random.Random) -> str | None:
         elif arg.annotation.lineno == arg.annotation.end_lineno:
             a = arg.annotation
             assert a.end_col_offset is not None
-            edits.append((a.lineno, a.col_offset, a.end_col_offset, f"Static[{ast.get_source_segment(text, a)}]"))
+            edits.append(
+                (
+                    a.lineno,
+                    a.col_offset,
+                    a.end_col_offset,
+                    f"Static[{ast.get_source_segment(text, a)}]",
+                )
+            )
     for stmt in rng.sample(fields, min(2, len(fields))):
         a = stmt.annotation
         if a.lineno == a.end_lineno and a.end_col_offset is not None:
-            edits.append((a.lineno, a.col_offset, a.end_col_offset, f"Static[{ast.get_source_segment(text, a)}]"))
+            edits.append(
+                (
+                    a.lineno,
+                    a.col_offset,
+                    a.end_col_offset,
+                    f"Static[{ast.get_source_segment(text, a)}]",
+                )
+            )
     if not edits:
         return None
     for line, start, end, new in sorted(edits, reverse=True):
@@ -287,7 +345,12 @@ def programs(draw: st.DrawFn) -> tuple[str, list[str]]:
         elif use == "eval_shape":
             out.append(f"j{i} = jax.jit({name})")
             out.append(f"s{i} = jax.eval_shape({name}, 1.0, 2)")
-        if use in ("@jax.jit", "call") and spelling in ("Static[int]", "Annotated[int, STATIC]", "SInt", '"Static[int]"'):
+        if use in ("@jax.jit", "call") and spelling in (
+            "Static[int]",
+            "Annotated[int, STATIC]",
+            "SInt",
+            '"Static[int]"',
+        ):
             jitted.append(name)
     if draw(st.booleans()):
         field = draw(st.sampled_from(("Static[int]", "int", "NoDiff[int]")))
@@ -299,27 +362,43 @@ def programs(draw: st.DrawFn) -> tuple[str, list[str]]:
     return "\n".join(out) + "\n", jitted
 
 
-@settings(max_examples=examples(60), deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=examples(60),
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
 @given(programs())
 def test_generated_programs_are_accounted_for(program: tuple[str, list[str]]) -> None:
     text, _ = program
     accounted(text, "generated.py")
 
 
-@settings(max_examples=examples(8), deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=examples(8),
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
 @given(programs())
 def test_applied_parameters_are_static_at_run_time(program: tuple[str, list[str]]) -> None:
     """For the jitted defs whose marker the ledger says is applied: two calls with one static
     value trace once, a new value traces again, and ``range(n)`` works (a tracer would raise)."""
     text, jitted = program
     analysis = accounted(text, "generated.py")
-    applied = {e.name.partition(".")[0] for e in analysis.ledger if e.state is State.APPLIED and e.kind is EntryKind.PARAMETER}
+    applied = {
+        e.name.partition(".")[0]
+        for e in analysis.ledger
+        if e.state is State.APPLIED and e.kind is EntryKind.PARAMETER
+    }
     if analysis.errors or not (applied & set(jitted)):
         return
     module = types.ModuleType("generated_ledger")
     module.__dict__["COUNT"] = [0]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NotRewrittenWarning)  # exec'd text is never the hook's: expected
+        warnings.simplefilter(
+            "ignore", NotRewrittenWarning
+        )  # exec'd text is never the hook's: expected
         exec(compile(rewrite_source(text, "generated.py"), "generated.py", "exec"), module.__dict__)  # noqa: S102
     RAN.append(text)
     for name in sorted(applied & set(jitted)):
@@ -349,6 +428,3 @@ def test_sites_counts_what_it_should() -> None:
         "def f(x, n: Static, m: 'S', k: int) -> S:\n    y: Static[int] = 1\n"
     )
     assert sites(text) == {(2, 1), (4, 5), (6, 10), (6, 21), (6, 40), (7, 5)}
-
-
-

@@ -19,7 +19,6 @@ import json
 import math
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -28,7 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from golden_cases import ROOT
 from support import child_venv
 
@@ -66,7 +64,14 @@ print(json.dumps({
 
 EXPECTED = {
     # power_sum: 2+4+8, 3+9+27, 2+4; tile's shape; two tanh layers of weight 0.5 on ones.
-    "results": [14.0, 39.0, 6.0, [2, 3], pytest.approx(2 * math.tanh(0.5 * math.tanh(0.5)), rel=1e-6), "thelib 1.0"],
+    "results": [
+        14.0,
+        39.0,
+        6.0,
+        [2, 3],
+        pytest.approx(2 * math.tanh(0.5 * math.tanh(0.5)), rel=1e-6),
+        "thelib 1.0",
+    ],
     "traces": [["power_sum", 3], ["power_sum", 2], ["tile", [2, 3]]],
     "loaders": {
         "thelib": "SourceFileLoader",  # __init__ installs the hook, so it is not rewritten itself
@@ -78,10 +83,14 @@ EXPECTED = {
 }
 
 
-def _run(argv: list[str], *, as_user: bool = False, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def _run(
+    argv: list[str], *, as_user: bool = False, cwd: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
     if as_user and os.geteuid() == 0:
         argv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv]
-    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+    return subprocess.run(
+        argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False
+    )
 
 
 def _checked(done: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
@@ -95,7 +104,9 @@ def _unprivileged_can_run(python: str, code: str) -> bool:
         return True  # we are that user
     if shutil.which("setpriv") is None:
         return False
-    done = _run([python, "-I", "-c", code], as_user=True, cwd=Path("/"), env={"PATH": "/usr/bin:/bin"})
+    done = _run(
+        [python, "-I", "-c", code], as_user=True, cwd=Path("/"), env={"PATH": "/usr/bin:/bin"}
+    )
     return done.returncode == 0
 
 
@@ -129,7 +140,11 @@ def _copy_sources(src: Path, dst: Path, names: list[str]) -> Path:
     for name in names:
         path = src / name
         if path.is_dir():
-            shutil.copytree(path, dst / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
+            shutil.copytree(
+                path,
+                dst / name,
+                ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"),
+            )
         else:
             shutil.copy2(path, dst / name)
     return dst
@@ -198,7 +213,14 @@ class Install:
     originals: dict[Path, bytes]  # installed sources that tests edit, as installed
 
     def probe(self, *flags: str, as_user: bool = False) -> dict[str, object]:
-        done = _checked(_run([self.python, *flags, "-c", PROBE], as_user=as_user, cwd=self.elsewhere, env=self.env))
+        done = _checked(
+            _run(
+                [self.python, *flags, "-c", PROBE],
+                as_user=as_user,
+                cwd=self.elsewhere,
+                env=self.env,
+            )
+        )
         result: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
         return result
 
@@ -226,23 +248,43 @@ def install() -> Iterator[Install]:
         pip_env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
         pip_env.pop("PYTHONPATH", None)
         pip = [sys.executable, "-m", "pip", "--python", vpython, "install", "-q"]
-        site_packages = venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+        site_packages = (
+            venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+        )
         pip_installed_jax = False
         if not reuse and not _link_installed(["jax", "jaxlib"], site_packages, vpython):
             pip_installed_jax = True
-            jax_pins = [f"jax=={importlib.metadata.version('jax')}", f"jaxlib=={importlib.metadata.version('jaxlib')}"]
+            jax_pins = [
+                f"jax=={importlib.metadata.version('jax')}",
+                f"jaxlib=={importlib.metadata.version('jaxlib')}",
+            ]
             # --no-compile: pip would byte-compile all of jax, jaxlib, numpy and scipy (most of
             # the fixture's time); one import below writes the pycs of what the probes import.
             _checked(_run([*pip, "--no-compile", *jax_pins], cwd=base, env=pip_env))
         wheels = base / "wheels"
-        jr_src = _copy_sources(ROOT, base / "src" / "jaxrewrite", ["jaxrewrite", "setup.cfg", "pyproject.toml", "README.md", "LICENSE"])
+        jr_src = _copy_sources(
+            ROOT,
+            base / "src" / "jaxrewrite",
+            ["jaxrewrite", "setup.cfg", "pyproject.toml", "README.md", "LICENSE"],
+        )
         lib_src = _copy_sources(EXAMPLE, base / "src" / "thelib", ["pyproject.toml", "src"])
         for src in (jr_src, lib_src):
             # Without build isolation: the installed setuptools and wheel build it, with no download
             # of a fresh setuptools per wheel (tests/test_packaging.py builds isolated, as a release).
             _checked(
                 _run(
-                    [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(src)],
+                    [
+                        sys.executable,
+                        "-m",
+                        "pip",
+                        "wheel",
+                        "-q",
+                        "--no-deps",
+                        "--no-build-isolation",
+                        "-w",
+                        str(wheels),
+                        str(src),
+                    ],
                     cwd=base,
                     env=pip_env,
                 )
@@ -250,15 +292,26 @@ def install() -> Iterator[Install]:
         built = sorted(str(p) for p in wheels.glob("*.whl"))
         assert [Path(p).name.split("-")[0] for p in built] == ["jaxrewrite", "thelib"], built
         _checked(_run([*pip, *built], cwd=base, env=pip_env))
-        env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(base), "JAX_PLATFORMS": "cpu", "LC_ALL": "C.UTF-8"}
+        env = {
+            "PATH": f"{venv / 'bin'}:/usr/bin:/bin",
+            "HOME": str(base),
+            "JAX_PLATFORMS": "cpu",
+            "LC_ALL": "C.UTF-8",
+        }
         elsewhere = base / "elsewhere"
         elsewhere.mkdir()
-        if pip_installed_jax:  # jax's pycs, written where the unprivileged user cannot (not thelib's caches)
+        if (
+            pip_installed_jax
+        ):  # jax's pycs, written where the unprivileged user cannot (not thelib's caches)
             _checked(_run([vpython, "-c", "import jax.numpy"], cwd=elsewhere, env=env))
         where = json.loads(
             _checked(
                 _run(
-                    [vpython, "-c", "import json, importlib.util as u; print(json.dumps([u.find_spec(n).origin for n in ('thelib', 'jaxrewrite')]))"],
+                    [
+                        vpython,
+                        "-c",
+                        "import json, importlib.util as u; print(json.dumps([u.find_spec(n).origin for n in ('thelib', 'jaxrewrite')]))",
+                    ],
                     cwd=elsewhere,
                     env=env,
                 )
@@ -266,7 +319,9 @@ def install() -> Iterator[Install]:
         )
         package = Path(where[0]).parent
         originals = {path: path.read_bytes() for path in package.rglob("*.py")}
-        originals[Path(where[1]).parent / "version.py"] = (Path(where[1]).parent / "version.py").read_bytes()
+        originals[Path(where[1]).parent / "version.py"] = (
+            Path(where[1]).parent / "version.py"
+        ).read_bytes()
         yield Install(
             base=base,
             python=vpython,
@@ -301,7 +356,9 @@ def test_the_installed_wheel_rewrites_its_submodules_from_another_directory(lib:
     out = lib.probe()
     assert {key: out[key] for key in EXPECTED} == EXPECTED
     base = str(lib.base)
-    assert str(out["thelib"]).startswith(base) and "site-packages" in str(out["thelib"])  # not editable
+    assert str(out["thelib"]).startswith(base) and "site-packages" in str(
+        out["thelib"]
+    )  # not editable
     assert str(out["jaxrewrite"]).startswith(base)  # the wheel's jaxrewrite, not this checkout
     assert out["engine"] is True  # no cache yet: rewritten, and the cache written
     assert sorted(name.split(".")[0] for name in lib.caches()) == ["dense", "ops"]
@@ -322,8 +379,13 @@ def test_read_only_without_compile_rewrites_at_every_import(lib: Install) -> Non
 
 def test_compile_then_read_only_import_runs_no_rewrite(lib: Install) -> None:
     _unprivileged(lib)
-    done = _checked(_run([lib.jaxrewrite_script, "compile", "-m", "thelib"], cwd=lib.elsewhere, env=lib.env))
-    report = sorted(line.split()[0] + " " + Path(line.split()[1].rstrip(":")).name for line in done.stdout.splitlines()[:-1])
+    done = _checked(
+        _run([lib.jaxrewrite_script, "compile", "-m", "thelib"], cwd=lib.elsewhere, env=lib.env)
+    )
+    report = sorted(
+        line.split()[0] + " " + Path(line.split()[1].rstrip(":")).name
+        for line in done.stdout.splitlines()[:-1]
+    )
     assert report == [
         "skipped __init__.py",
         "skipped __init__.py",
@@ -335,11 +397,19 @@ def test_compile_then_read_only_import_runs_no_rewrite(lib: Install) -> None:
     _set_writable(lib.package, False)
     out = lib.probe(as_user=True)
     assert {key: out[key] for key in EXPECTED} == EXPECTED  # the same results...
-    assert out["engine"] is False  # ...and no rewrite ran: both modules came from the prebuilt cache
+    assert (
+        out["engine"] is False
+    )  # ...and no rewrite ran: both modules came from the prebuilt cache
     # Only the level compiled for is served: under -O the import rewrites again (still working).
     assert lib.probe("-O", as_user=True)["engine"] is True
     _set_writable(lib.package, True)
-    _checked(_run([lib.python, "-m", "jaxrewrite", "compile", "-q", "-O", "0,1,2", "-m", "thelib"], cwd=lib.elsewhere, env=lib.env))
+    _checked(
+        _run(
+            [lib.python, "-m", "jaxrewrite", "compile", "-q", "-O", "0,1,2", "-m", "thelib"],
+            cwd=lib.elsewhere,
+            env=lib.env,
+        )
+    )
     _set_writable(lib.package, False)
     for flags in ((), ("-O",), ("-OO",)):
         out = lib.probe(*flags, as_user=True)
@@ -350,10 +420,22 @@ def test_stale_or_foreign_caches_are_never_used(lib: Install) -> None:
     """Prebuilt with ``--invalidation-mode checked-hash`` (issue 51 item 4: the user's choice):
     the source's bytes decide, whatever its mtime."""
     _unprivileged(lib)
-    compile_hashed = [lib.python, "-m", "jaxrewrite", "compile", "-q", "--invalidation-mode", "checked-hash", "-m", "thelib"]
+    compile_hashed = [
+        lib.python,
+        "-m",
+        "jaxrewrite",
+        "compile",
+        "-q",
+        "--invalidation-mode",
+        "checked-hash",
+        "-m",
+        "thelib",
+    ]
     _checked(_run(compile_hashed, cwd=lib.elsewhere, env=lib.env))
     ops = lib.package / "ops.py"
-    ops.write_text(ops.read_text().replace('TRACES.append(("power_sum", n))', 'TRACES.append(("edited", n))'))
+    ops.write_text(
+        ops.read_text().replace('TRACES.append(("power_sum", n))', 'TRACES.append(("edited", n))')
+    )
     written = lib.caches()
     _set_writable(lib.package, False)
     out = lib.probe(as_user=True)
@@ -363,7 +445,9 @@ def test_stale_or_foreign_caches_are_never_used(lib: Install) -> None:
     _set_writable(lib.package, True)
     ops.write_bytes(lib.originals[ops])
     _set_writable(lib.package, False)
-    assert lib.probe(as_user=True)["engine"] is False  # the prebuilt cache matches these bytes again
+    assert (
+        lib.probe(as_user=True)["engine"] is False
+    )  # the prebuilt cache matches these bytes again
     # A cache written by another jaxrewrite (here: another version string) is never read.
     version = lib.installed_jaxrewrite / "version.py"
     version.write_text(version.read_text() + '__version__ = __version__ + "+other"\n')

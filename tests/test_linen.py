@@ -13,8 +13,8 @@ import textwrap
 from typing import Any
 
 import pytest
-
 from golden_cases import execute
+
 from jaxrewrite import RewriteError, rewrite_source
 from jaxrewrite.engine.rulebook.table import LINEN_TRANSFORMS, SpecKind, Transform, transform_for
 
@@ -40,7 +40,9 @@ def test_row_matches_the_installed_flax_signature(name: str, row: Transform) -> 
     for keyword in (row.argnums, row.argnames, row.donate_argnums, row.donate_argnames):
         assert keyword is None or keyword in names, (name, keyword)
     if row.argnames is None and row.spec is SpecKind.LISTS:
-        assert not any(p.endswith("argnames") for p in names) or name in ("checkpoint", "remat"), names
+        assert not any(p.endswith("argnames") for p in names) or name in ("checkpoint", "remat"), (
+            names
+        )
     assert row.per_leaf is None
 
 
@@ -78,7 +80,7 @@ def _pair(body: str, name: str) -> tuple[Any, Any]:
     return rewritten, plain
 
 
-JIT = '''\
+JIT = """\
 class M(nn.Module):
     @nn.jit
     @nn.compact
@@ -98,7 +100,7 @@ class M(nn.Module):
         for _ in range(n):
             x = x * w
         return x + y
-'''
+"""
 
 
 def test_jit_counts_self_and_runs_like_the_module_by_hand() -> None:
@@ -118,7 +120,10 @@ def test_jit_counts_self_and_runs_like_the_module_by_hand() -> None:
 
 def test_jit_keyword_only_static_is_static_by_name() -> None:
     rewritten, plain = _pair(
-        JIT.replace("def __call__(self, n: Static[int], x, y)", "def __call__(self, x, y, *, n: Static[int])")
+        JIT.replace(
+            "def __call__(self, n: Static[int], x, y)",
+            "def __call__(self, x, y, *, n: Static[int])",
+        )
         .replace("def __call__(self, n, x, y)", "def __call__(self, x, y, *, n)")
         .replace("static_argnums=(1,), ", "static_argnums=(), "),
         "linen_jit_kwonly",
@@ -132,7 +137,9 @@ def test_jit_keyword_only_static_is_static_by_name() -> None:
 
 
 def test_jit_static_among_the_last_two_is_refused_and_fails_by_hand() -> None:
-    source = HEAD + JIT.split("#: by hand\n")[0].replace("(self, n: Static[int], x, y)", "(self, x, y, n: Static[int])")
+    source = HEAD + JIT.split("#: by hand\n")[0].replace(
+        "(self, n: Static[int], x, y)", "(self, x, y, n: Static[int])"
+    )
     with pytest.raises(RewriteError) as caught:
         rewrite_source(source, "m.py")
     assert caught.value.code == "JR124" and "keyword-only" in caught.value.msg
@@ -146,7 +153,7 @@ def test_jit_static_among_the_last_two_is_refused_and_fails_by_hand() -> None:
 
 def test_remat_counts_self_and_differentiates_like_the_module_by_hand() -> None:
     rewritten, plain = _pair(
-        '''\
+        """\
 class M(nn.Module):
     @nn.remat
     @nn.compact
@@ -164,7 +171,7 @@ class M(nn.Module):
         for _ in range(n):
             x = x * w
         return x
-''',
+""",
         "linen_remat",
     )
     grads = []
@@ -178,7 +185,7 @@ class M(nn.Module):
 
 def test_vmap_leaves_self_out_of_in_axes() -> None:
     rewritten, plain = _pair(
-        '''\
+        """\
 class M(nn.Module):
     @partial(nn.vmap, variable_axes={"params": None}, split_rngs={"params": False})
     @nn.compact
@@ -192,7 +199,7 @@ class M(nn.Module):
     def __call__(self, x, n):
         w = self.param("w", lambda k, s: jnp.ones(s), (2,))
         return jnp.full(n, (x * w).sum())
-''',
+""",
         "linen_vmap",
     )
     shapes = []
@@ -212,14 +219,25 @@ def test_vmap_static_on_the_module_itself_is_refused() -> None:
 
 @pytest.mark.parametrize(
     "spelling",
-    ["nn.jit", "flax.linen.jit", "linen_jit", "partial(nn.jit, donate_argnums=())", "nn.jit(static_argnums=())"],
+    [
+        "nn.jit",
+        "flax.linen.jit",
+        "linen_jit",
+        "partial(nn.jit, donate_argnums=())",
+        "nn.jit(static_argnums=())",
+    ],
 )
 def test_jit_spellings_are_recognised(spelling: str) -> None:
     source = (
-        HEAD.replace("import flax.linen as nn\n", "import flax\nimport flax.linen as nn\nfrom flax.linen import jit as linen_jit\n")
+        HEAD.replace(
+            "import flax.linen as nn\n",
+            "import flax\nimport flax.linen as nn\nfrom flax.linen import jit as linen_jit\n",
+        )
         + f"class M(nn.Module):\n    @{spelling}\n    def __call__(self, n: Static[int], x, y):\n        return x\n"
     )
     if spelling.endswith("(static_argnums=())"):  # a factory call: keywords are completed in place
-        assert "nn.jit(static_argnums=(1,), static_argnames=('n',))" in rewrite_source(source, "m.py")
+        assert "nn.jit(static_argnums=(1,), static_argnames=('n',))" in rewrite_source(
+            source, "m.py"
+        )
         return
     assert "static_argnums=(1,)" in rewrite_source(source, "m.py")

@@ -87,12 +87,18 @@ def test_an_alias_an_applied_annotation_uses_is_settled_by_it(spelling: str) -> 
         pipeline.compile_source(text.encode(), "m.py")
     assert [str(w.message) for w in caught] == []
     rewritten = rewrite_source(text, "m.py")
-    assert "static_argnums=(1,)" in rewritten and len(rewritten.splitlines()) == len(text.splitlines())
+    assert "static_argnums=(1,)" in rewritten and len(rewritten.splitlines()) == len(
+        text.splitlines()
+    )
     ours, hand = _run(rewritten), _run(textwrap.dedent(BY_HAND))
     for module in (ours, hand):
         for n in (3, 3, 2):
             module["power"](jnp.float32(2.0), n)
-    assert float(ours["power"](jnp.float32(2.0), 3)) == float(hand["power"](jnp.float32(2.0), 3)) == 16.0
+    assert (
+        float(ours["power"](jnp.float32(2.0), 3))
+        == float(hand["power"](jnp.float32(2.0), 3))
+        == 16.0
+    )
     assert ours["TRACES"] == hand["TRACES"] == [3, 2]  # static: Python control flow, no retrace
 
 

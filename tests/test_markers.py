@@ -13,17 +13,17 @@ import shutil
 import subprocess
 import sys
 import textwrap
-import warnings
 import types
+import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, ForwardRef, Optional, get_args, get_origin
+from typing import Annotated, Any, ForwardRef, Optional, get_args, get_origin
 
 import pytest
-from typing_extensions import Annotated, get_type_hints
+from typing_extensions import get_type_hints
 
 import jaxrewrite
-from jaxrewrite import NODIFF, STATIC, NoDiff, Static, is_nodiff, is_static
-from jaxrewrite import markers
+from jaxrewrite import NODIFF, STATIC, NoDiff, Static, is_nodiff, is_static, markers
 
 REPO = Path(__file__).resolve().parent.parent
 TYPING = Path(__file__).resolve().parent / "typing"
@@ -32,7 +32,9 @@ TYPING = Path(__file__).resolve().parent / "typing"
 # --- run time -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("inner", [int, float, Callable[[float], float], Optional[int], dict[str, float], Any])
+@pytest.mark.parametrize(
+    "inner", [int, float, Callable[[float], float], Optional[int], dict[str, float], Any]
+)
 def test_static_and_nodiff_are_annotated(inner: Any) -> None:
     assert Static[inner] == Annotated[inner, STATIC]
     assert NoDiff[inner] == Annotated[inner, NODIFF]
@@ -62,14 +64,22 @@ def test_markers_pickle_by_reference(protocol: int) -> None:
     assert again == Static[int] and again.__metadata__[0] is STATIC
 
 
-def seed(a, b, c: float, c_func: Static[Callable[[float], float]], d: NoDiff[float], e: Static, f: int = 0):
+def seed(
+    a,
+    b,
+    c: float,
+    c_func: Static[Callable[[float], float]],
+    d: NoDiff[float],
+    e: Static,
+    f: int = 0,
+):
     return a
 
 
 S = Static[Any]
 
 
-def aliased(x: S, y: Annotated[int, STATIC], z: "Static[int]", w: Annotated[int, "other"]) -> None:
+def aliased(x: S, y: Annotated[int, STATIC], z: Static[int], w: Annotated[int, "other"]) -> None:
     pass
 
 
@@ -130,7 +140,9 @@ def test_is_static_on_methods() -> None:
     assert is_static(Model.make, "n")
 
 
-def test_future_annotations_in_a_fresh_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_future_annotations_in_a_fresh_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "future_mod.py").write_text(
         textwrap.dedent(
             """
@@ -210,7 +222,9 @@ def test_an_unresolvable_annotation_elsewhere_with_type_parameters(
 
 
 @pytest.mark.skipif(sys.version_info < (3, 14), reason="PEP 649 deferred annotations: Python 3.14+")
-def test_deferred_annotations_without_the_future_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_deferred_annotations_without_the_future_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Before 3.14 this module fails at the def (NameError); from 3.14 on it imports fine.
     module = _fresh_module(
         tmp_path,
@@ -244,7 +258,9 @@ class _Deferred:
         raise NameError("name 'ArrayLike' is not defined")
 
 
-def test_deferred_annotations_are_read_through_annotationlib(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_deferred_annotations_are_read_through_annotationlib(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Python 3.14's branch, simulated: the annotations come from ``annotationlib`` in format
     FORWARDREF, where a name that does not resolve is a ForwardRef instead of an error."""
     formats: list[object] = []
@@ -268,7 +284,9 @@ def test_deferred_annotations_are_read_through_annotationlib(monkeypatch: pytest
         formats.append(annotation_format)
         return real_signature(obj)
 
-    fake = types.SimpleNamespace(Format=types.SimpleNamespace(FORWARDREF=forwardref), get_annotations=get_annotations)
+    fake = types.SimpleNamespace(
+        Format=types.SimpleNamespace(FORWARDREF=forwardref), get_annotations=get_annotations
+    )
     monkeypatch.setattr(markers, "_annotationlib", fake)
     monkeypatch.setattr(inspect, "signature", signature)
     target = _Deferred()
@@ -311,14 +329,33 @@ def _mypy(path: Path, tmp_path: Path, *flags: str) -> subprocess.CompletedProces
     config = tmp_path / "mypy.ini"
     config.write_text("[mypy]\n")  # this test's flags only, not the project's [tool.mypy]
     return subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", str(config), "--cache-dir", str(tmp_path / "cache"),
-         "--follow-imports=silent", "--python-version", "3.10", *flags, str(path.relative_to(REPO))],
-        cwd=REPO, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(config),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--follow-imports=silent",
+            "--python-version",
+            "3.10",
+            *flags,
+            str(path.relative_to(REPO)),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
     )
 
 
 def _mypy_reveals(out: str) -> dict[int, str]:
-    return {int(m.group(1)): m.group(2) for m in re.finditer(r':(\d+): note: Revealed type is "(.*)"', out)}
+    return {
+        int(m.group(1)): m.group(2)
+        for m in re.finditer(r':(\d+): note: Revealed type is "(.*)"', out)
+    }
 
 
 @pytest.mark.parametrize("name", ["sample.py", "bare.py"])
@@ -341,16 +378,33 @@ def _pyright() -> list[str]:
     exe = shutil.which("pyright") or (str(Path(sys.executable).parent / "pyright"))
     if not os.access(exe, os.X_OK):
         missing("pyright", "pip install -e '.[typecheck]'")
-    probe = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    probe = subprocess.run(
+        [exe, "--version"], capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL
+    )
     if probe.returncode != 0:
-        missing("pyright", f"it cannot run here; it fetches its npm package on first use: {probe.stderr.strip()[-300:]}")
+        missing(
+            "pyright",
+            f"it cannot run here; it fetches its npm package on first use: {probe.stderr.strip()[-300:]}",
+        )
     return [exe]
 
 
 def _pyright_run(path: Path) -> tuple[int, list[dict[str, Any]]]:
     proc = subprocess.run(
-        [*_pyright(), "--outputjson", "--pythonversion", "3.10", "--pythonpath", sys.executable, str(path)],
-        cwd=REPO, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+        [
+            *_pyright(),
+            "--outputjson",
+            "--pythonversion",
+            "3.10",
+            "--pythonpath",
+            sys.executable,
+            str(path),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
     )
     try:
         report = json.loads(proc.stdout)
@@ -365,7 +419,9 @@ def _pyright_reveals(diagnostics: list[dict[str, Any]]) -> dict[int, str]:
         m = re.fullmatch(r'Type of "\w+" is "(.*)"', d["message"])
         if d["severity"] == "information" and m:
             # pyright calls an implicit Any "Unknown"
-            reveals[d["range"]["start"]["line"] + 1] = "Any" if m.group(1) == "Unknown" else m.group(1)
+            reveals[d["range"]["start"]["line"] + 1] = (
+                "Any" if m.group(1) == "Unknown" else m.group(1)
+            )
     return reveals
 
 
@@ -386,7 +442,9 @@ def test_pyright_strict_accepts_bare_static(tmp_path: Path) -> None:
     assert rc == 0 and not errors, json.dumps(errors, indent=1)
 
 
-def test_a_marker_subscribed_by_a_class_is_typings_own_alias_from_a_dict(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_marker_subscribed_by_a_class_is_typings_own_alias_from_a_dict(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """``Static[int]`` runs at every def (without postponed annotations): after the first, a dict
     lookup, not typing's substitution; what it gives is typing's ``Annotated[int, STATIC]``."""
     import typing
@@ -394,15 +452,26 @@ def test_a_marker_subscribed_by_a_class_is_typings_own_alias_from_a_dict(monkeyp
     from jaxrewrite.markers import NODIFF, STATIC, NoDiff, Static
 
     first = Static[int]
-    assert first == typing.Annotated[int, STATIC] and type(first) is type(typing.Annotated[int, STATIC])
+    assert first == typing.Annotated[int, STATIC] and type(first) is type(
+        typing.Annotated[int, STATIC]
+    )
     assert NoDiff[int] == typing.Annotated[int, NODIFF] and NoDiff[int] != first
-    monkeypatch.setattr(typing._GenericAlias, "__getitem__", lambda *a: pytest.fail("typing's path"))
+    monkeypatch.setattr(
+        typing._GenericAlias, "__getitem__", lambda *a: pytest.fail("typing's path")
+    )
     assert Static[int] is first
 
     def f(n: Static[int], m: Static, k: NoDiff[float]) -> None: ...
 
     monkeypatch.undo()
     hints = typing.get_type_hints(f, include_extras=True)
-    assert hints == {"n": typing.Annotated[int, STATIC], "m": Static, "k": typing.Annotated[float, NODIFF], "return": type(None)}
-    assert Static[list[int]] == typing.Annotated[list[int], STATIC]  # not a plain class: typing's path
+    assert hints == {
+        "n": typing.Annotated[int, STATIC],
+        "m": Static,
+        "k": typing.Annotated[float, NODIFF],
+        "return": type(None),
+    }
+    assert (
+        Static[list[int]] == typing.Annotated[list[int], STATIC]
+    )  # not a plain class: typing's path
     assert typing.Annotated[Static[int], "x"].__metadata__ == (STATIC, "x")

@@ -95,7 +95,9 @@ print(float(a.twice(jnp.float32(0.5))), float(a.twice(jnp.float32(0.5))), len(TR
 """
 
 
-def test_fix_through_a_bound_method_call_runs_as_the_same_program_jitted_by_hand(tmp_path: Path) -> None:
+def test_fix_through_a_bound_method_call_runs_as_the_same_program_jitted_by_hand(
+    tmp_path: Path,
+) -> None:
     """``self.apply(x, "tanh")`` passes the str to ``act`` (self is bound): ``--fix`` makes ``act``
     Static, and the fixed module runs as ``static_argnums=(0, 2)`` written by hand: same
     results, one trace per value of ``act``."""
@@ -103,9 +105,16 @@ def test_fix_through_a_bound_method_call_runs_as_the_same_program_jitted_by_hand
     found = jaxrewrite("check", "--no-cache", "fixed.py", cwd=tmp_path)
     assert found.returncode == 1 and "passes a str as 'act'" in found.stdout, found.stdout
     done = jaxrewrite("check", "--no-cache", "--fix", "fixed.py", cwd=tmp_path)
-    assert done.returncode == 0 and "Fixed JR006: 'act' of 'apply' annotated Static" in done.stderr, done
+    assert (
+        done.returncode == 0 and "Fixed JR006: 'act' of 'apply' annotated Static" in done.stderr
+    ), done
     assert "act: Static" in m.read_text(encoding="utf-8")
-    write(tmp_path / "by_hand.py", BOUND.replace("static_argnums=0", "static_argnums=(0, 2)").replace("# jaxrewrite: enable\n", ""))
+    write(
+        tmp_path / "by_hand.py",
+        BOUND.replace("static_argnums=0", "static_argnums=(0, 2)").replace(
+            "# jaxrewrite: enable\n", ""
+        ),
+    )
     rewritten = jaxrewrite("fixed.py", cwd=tmp_path)
     plain = python("by_hand.py", cwd=tmp_path)
     assert rewritten.returncode == 0 and plain.returncode == 0, (rewritten.stderr, plain.stderr)
@@ -122,14 +131,22 @@ NUMS = "static_argnums=(1,), static_argnames=('n',)"
 
 #: How the method is handed to a transform -> (class body, the keywords JR002 says to write).
 SPELLINGS = {
-    "jit_in_init": (JIT.format(call="jax.jit(self.step)") + STEP.format(name="step", first="self, "), NUMS),
-    "private_name": (JIT.format(call="jax.jit(self._step)") + STEP.format(name="_step", first="self, "), NUMS),
+    "jit_in_init": (
+        JIT.format(call="jax.jit(self.step)") + STEP.format(name="step", first="self, "),
+        NUMS,
+    ),
+    "private_name": (
+        JIT.format(call="jax.jit(self._step)") + STEP.format(name="_step", first="self, "),
+        NUMS,
+    ),
     "donated": (
-        JIT.format(call="jax.jit(self.step, donate_argnums=0)") + STEP.format(name="step", first="self, "),
+        JIT.format(call="jax.jit(self.step, donate_argnums=0)")
+        + STEP.format(name="step", first="self, "),
         NUMS,
     ),
     "partial_jit": (
-        JIT.format(call="partial(jax.jit, inline=True)(self.step)") + STEP.format(name="step", first="self, "),
+        JIT.format(call="partial(jax.jit, inline=True)(self.step)")
+        + STEP.format(name="step", first="self, "),
         NUMS,
     ),
     "another_method": (
@@ -137,13 +154,20 @@ SPELLINGS = {
         + STEP.format(name="step", first="self, "),
         NUMS,
     ),
-    "vmap": (JIT.format(call="jax.vmap(self.step)") + STEP.format(name="step", first="self, "), "in_axes=(0, None)"),
+    "vmap": (
+        JIT.format(call="jax.vmap(self.step)") + STEP.format(name="step", first="self, "),
+        "in_axes=(0, None)",
+    ),
     "staticmethod": (
-        JIT.format(call="jax.jit(self.step)") + "    @staticmethod\n" + STEP.format(name="step", first=""),
+        JIT.format(call="jax.jit(self.step)")
+        + "    @staticmethod\n"
+        + STEP.format(name="step", first=""),
         NUMS,
     ),
     "classmethod": (
-        JIT.format(call="jax.jit(self.step)") + "    @classmethod\n" + STEP.format(name="step", first="cls, "),
+        JIT.format(call="jax.jit(self.step)")
+        + "    @classmethod\n"
+        + STEP.format(name="step", first="cls, "),
         NUMS,
     ),
 }
@@ -156,19 +180,33 @@ def _keywords_written(spelling: str) -> str:
     body, keywords = SPELLINGS[spelling]
     call = next(line for line in body.splitlines() if "self.fast = " in line).strip()
     text = BOUND_HEAD + "class M:\n" + body + RUN
-    return text.replace("# jaxrewrite: enable\n", "").replace(": Static[int]", "").replace(call, call[:-1] + ", " + keywords + ")")
+    return (
+        text.replace("# jaxrewrite: enable\n", "")
+        .replace(": Static[int]", "")
+        .replace(call, call[:-1] + ", " + keywords + ")")
+    )
 
 
 def _decorated(spelling: str) -> str:
     """The same class with ``n`` made static on the def itself, by hand (no bound-method transform)."""
     body, _ = SPELLINGS[spelling]
     call = next(line for line in body.splitlines() if "self.fast = " in line).strip()
-    text = (BOUND_HEAD + "class M:\n" + body + RUN).replace("# jaxrewrite: enable\n", "").replace(": Static[int]", "")
+    text = (
+        (BOUND_HEAD + "class M:\n" + body + RUN)
+        .replace("# jaxrewrite: enable\n", "")
+        .replace(": Static[int]", "")
+    )
     if spelling == "vmap":
-        return text.replace(call, "self.fast = lambda x, n: jax.vmap(self.step, in_axes=(0, None))(x, n)")
-    nums = "1" if spelling == "staticmethod" else "(0, 2)"  # self (or cls) static too: a plain class
+        return text.replace(
+            call, "self.fast = lambda x, n: jax.vmap(self.step, in_axes=(0, None))(x, n)"
+        )
+    nums = (
+        "1" if spelling == "staticmethod" else "(0, 2)"
+    )  # self (or cls) static too: a plain class
     fn = "_step" if "_step" in call else "step"
-    text = text.replace(f"    def {fn}(", f"    @partial(jax.jit, static_argnums={nums})\n    def {fn}(")
+    text = text.replace(
+        f"    def {fn}(", f"    @partial(jax.jit, static_argnums={nums})\n    def {fn}("
+    )
     return text.replace(call, f"self.fast = self.{fn}")
 
 
@@ -180,13 +218,19 @@ def test_a_transform_of_a_bound_method_says_the_keywords_to_write(spelling: str)
     body, keywords = SPELLINGS[spelling]
     text = BOUND_HEAD + "class M:\n" + body
     (found,) = lint_analysis(text, "m.py").diagnostics
-    assert found.code == "JR002" and "jaxrewrite writes keywords only where a transform is applied to a def by its name" in found.message
+    assert (
+        found.code == "JR002"
+        and "jaxrewrite writes keywords only where a transform is applied to a def by its name"
+        in found.message
+    )
     assert found.message.endswith(f": {keywords}"), found.message
     (at_import,) = analyze(text, "m.py", report=True).diagnostics
     assert at_import.message == found.message
 
 
-def test_the_keywords_said_for_a_bound_method_make_it_static_as_a_decorator_by_hand(tmp_path: Path) -> None:
+def test_the_keywords_said_for_a_bound_method_make_it_static_as_a_decorator_by_hand(
+    tmp_path: Path,
+) -> None:
     """Written at the call, the keywords JR002 gives make ``n`` static: each program runs as the
     same class with the transform on the def by hand (same results, the same traces: one per
     value of ``n`` under jit; vmap keeps no cache)."""
@@ -202,4 +246,6 @@ def test_the_keywords_said_for_a_bound_method_make_it_static_as_a_decorator_by_h
     out = json.loads(ran.stdout)
     for spelling in SPELLINGS:
         said, hand = out[f"said_{spelling}"], out[f"hand_{spelling}"]
-        assert said == hand == [[3.0, 3.0], [3.0, 3.0], [4.0, 4.0], 3 if spelling == "vmap" else 2], (spelling, said, hand)
+        assert (
+            said == hand == [[3.0, 3.0], [3.0, 3.0], [4.0, 4.0], 3 if spelling == "vmap" else 2]
+        ), (spelling, said, hand)

@@ -33,7 +33,7 @@ import pytest
 from corpus_support import at_least, migrate_once
 from corpus_support import corpus_files as corpus_sample
 from golden_cases import ROOT, execute
-from migrate_support import check_round_trip, check_module
+from migrate_support import check_module, check_round_trip
 
 from jaxrewrite import rewrite_source
 from jaxrewrite.commands.migrate import migrate as migrate_command
@@ -78,7 +78,9 @@ def test_golden_migration(path: Path, update_golden: bool) -> None:
             out_path.unlink(missing_ok=True)
         report_path.write_text(report, encoding="utf-8")
         return
-    assert report_path.exists(), f"missing {report_path.name}; run pytest --update-golden and read it"
+    assert report_path.exists(), (
+        f"missing {report_path.name}; run pytest --update-golden and read it"
+    )
     assert report == report_path.read_text(encoding="utf-8")
     if result.changed:
         assert out_path.exists(), f"missing {out_path.name}; run pytest --update-golden and read it"
@@ -107,7 +109,9 @@ def test_golden_runs_the_same(path: Path) -> None:
     name = "migrate_" + case_id(path)
     before_text = rewrite_source(source, display(path)) if scan_header(source).enabled else source
     before = execute(before_text, display(path), name + "_before")._check()
-    after = execute(rewrite_source(result.text, display(path)), display(path), name + "_after")._check()
+    after = execute(
+        rewrite_source(result.text, display(path)), display(path), name + "_after"
+    )._check()
     assert after == before
 
 
@@ -172,21 +176,32 @@ def test_import_goes_after_the_imports_and_the_pragma_before_them() -> None:
         '''
     )
     text = migrate_source(source).text
-    assert text.splitlines()[:5] == ['"""Doc."""', "# jaxrewrite: enable", "import jax", "import numpy as np", "from jaxrewrite import Static"]
+    assert text.splitlines()[:5] == [
+        '"""Doc."""',
+        "# jaxrewrite: enable",
+        "import jax",
+        "import numpy as np",
+        "from jaxrewrite import Static",
+    ]
     assert "@jax.jit\ndef f(n: Static):" in text
 
 
 def test_module_without_imports_before_its_code() -> None:
     source = "def f(x, n):\n    return x\n\n\nimport jax\ng = jax.jit(f, static_argnums=1)\n"
     text = migrate_source(source).text
-    assert text.startswith("# jaxrewrite: enable\nfrom jaxrewrite import Static\ndef f(x, n: Static):")
+    assert text.startswith(
+        "# jaxrewrite: enable\nfrom jaxrewrite import Static\ndef f(x, n: Static):"
+    )
 
 
 def test_existing_import_is_reused() -> None:
     source = "from functools import partial\nimport jax\nfrom jaxrewrite import Static as S\n\n@partial(jax.jit, static_argnums=1)\ndef f(x, n):\n    return x\n"
     text = migrate_source(source).text
     assert "def f(x, n: S):" in text and text.count("import") == 2  # partial's went unused: gone
-    assert "from jaxrewrite import Static as S\n" in text and "from jaxrewrite import Static\n" not in text
+    assert (
+        "from jaxrewrite import Static as S\n" in text
+        and "from jaxrewrite import Static\n" not in text
+    )
 
 
 def test_multi_line_calls_keep_comments_and_close_cleanly() -> None:
@@ -287,7 +302,10 @@ def test_command_diff_counts_lines_as_python_does(tmp_path: Path) -> None:
     path.write_text("# page one\x0c\n" + SPEC_MODULE)
     out = run_command([str(path)])[1]
     # 9 lines by Python's count (the form feed ends none), 10 after: + pragma + import - partial's import
-    assert "@@ -1,9 +1,10 @@\n # page one\x0c\n-from functools import partial\n+# jaxrewrite: enable\n" in out
+    assert (
+        "@@ -1,9 +1,10 @@\n # page one\x0c\n-from functools import partial\n+# jaxrewrite: enable\n"
+        in out
+    )
     assert "No newline" not in out
 
 
@@ -323,7 +341,9 @@ def test_command_keeps_encoding_bom_and_line_endings(tmp_path: Path) -> None:
     latin = tmp_path / "latin.py"
     latin.write_bytes(b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + SPEC_MODULE.encode())
     assert run_command([str(latin)], write=True)[0] == 1
-    assert latin.read_bytes().startswith(b"# -*- coding: latin-1 -*-\n# caf\xe9\n# jaxrewrite: enable\n")
+    assert latin.read_bytes().startswith(
+        b"# -*- coding: latin-1 -*-\n# caf\xe9\n# jaxrewrite: enable\n"
+    )
 
 
 def test_command_skips_broken_files_and_reports_refusals(tmp_path: Path) -> None:
@@ -337,7 +357,9 @@ def test_command_skips_broken_files_and_reports_refusals(tmp_path: Path) -> None
     assert status == 2
     assert "a_broken.py:1:7: SyntaxError" in err and "skipped" in err
     assert "c_refused.py:7: refused f: static_argnums has -1" in err and "[negative]" in err
-    assert (tmp_path / "b_good.py").read_text() == migrate_source(SPEC_MODULE).text  # written all the same
+    assert (tmp_path / "b_good.py").read_text() == migrate_source(
+        SPEC_MODULE
+    ).text  # written all the same
     assert (hidden / "skipped.py").read_text() == SPEC_MODULE
     assert "1 function migrated in 1 of 3 files; 1 refused; 1 error" in err
     assert "[negative] " + REASONS[Reason.NEGATIVE] in err
@@ -358,7 +380,9 @@ def test_command_line(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     shown = subprocess.run([*run, "m.py"], cwd=tmp_path, capture_output=True, text=True, env=env)
     assert shown.returncode == 1 and shown.stdout.startswith("--- a/m.py\n+++ b/m.py\n")
-    written = subprocess.run([*run, "--write", "m.py"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    written = subprocess.run(
+        [*run, "--write", "m.py"], cwd=tmp_path, capture_output=True, text=True, env=env
+    )
     assert written.returncode == 1 and "m.py: migrated 1 function" in written.stderr
     helped = subprocess.run([*run, "--help"], capture_output=True, text=True, env=env)
     assert helped.returncode == 0 and "--write" in helped.stdout
@@ -399,18 +423,36 @@ def test_migrated_program_prints_the_same(tmp_path: Path) -> None:
     trace counts included (pmap on 4 CPU devices)."""
     path = tmp_path / "prog.py"
     path.write_text(END_TO_END)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "XLA_FLAGS": "--xla_force_host_platform_device_count=4"}
-    before = subprocess.run([sys.executable, "prog.py"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "XLA_FLAGS": "--xla_force_host_platform_device_count=4",
+    }
+    before = subprocess.run(
+        [sys.executable, "prog.py"], cwd=tmp_path, capture_output=True, text=True, env=env
+    )
     assert before.returncode == 0, before.stderr
     migrated = subprocess.run(
-        [sys.executable, "-m", "jaxrewrite", "migrate", "--write", "prog.py"], cwd=tmp_path, capture_output=True, text=True, env=env
+        [sys.executable, "-m", "jaxrewrite", "migrate", "--write", "prog.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert migrated.returncode == 1, migrated.stderr
     assert "c_func: Static" in path.read_text()
-    after = subprocess.run([sys.executable, "-m", "jaxrewrite", "prog.py"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    after = subprocess.run(
+        [sys.executable, "-m", "jaxrewrite", "prog.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert after.returncode == 0, after.stderr
     assert after.stdout == before.stdout
-    assert "[('tile', 2), ('tile', 2), ('tile', 3), 'cube']" in after.stdout  # by keyword: one more trace, both ways
+    assert (
+        "[('tile', 2), ('tile', 2), ('tile', 3), 'cube']" in after.stdout
+    )  # by keyword: one more trace, both ways
 
 
 # -- the corpus: jax's and numpy's installed sources ---------------------------------------------
@@ -458,7 +500,9 @@ def test_corpus_migrates_and_round_trips() -> None:
         if result.changed:
             counts["files migrated"] += 1
             migrated += result.migrated
-            by_transform.update(use.transform for m in result.migrated for use in m.uses if use.written)
+            by_transform.update(
+                use.transform for m in result.migrated for use in m.uses if use.written
+            )
     counts["functions migrated"] = len(migrated)
     counts["specs removed"] = sum(use.written for m in migrated for use in m.uses)
     counts["functions refused"] = sum(refused.values())
@@ -468,7 +512,10 @@ def test_corpus_migrates_and_round_trips() -> None:
     assert not problems, "\n".join(problems[:20])
     assert len(migrated) >= MIN_FUNCTIONS and counts["files migrated"] >= MIN_FILES, counts
     assert sum(refused.values()) < len(migrated) / 4, refused
-    assert by_transform["jit"] >= MIN_FUNCTIONS and by_transform["custom_vjp"] + by_transform["custom_jvp"] >= 1
+    assert (
+        by_transform["jit"] >= MIN_FUNCTIONS
+        and by_transform["custom_vjp"] + by_transform["custom_jvp"] >= 1
+    )
 
 
 def test_what_a_call_site_names_is_looked_up_in_its_own_scope() -> None:

@@ -10,7 +10,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from golden_cases import ROOT
 
 from jaxrewrite.migrate import migrate_source
@@ -47,14 +46,26 @@ CLEAN = {
 def ruff(folder: Path) -> Counter[tuple[str, str, str]]:
     """(file, code, message) of each F401/I001 finding, line numbers left out (migrate adds lines)."""
     done = subprocess.run(
-        [str(RUFF), "check", "--isolated", "--select", "F401,I001", "--output-format", "json", "--no-cache", "."],
+        [
+            str(RUFF),
+            "check",
+            "--isolated",
+            "--select",
+            "F401,I001",
+            "--output-format",
+            "json",
+            "--no-cache",
+            ".",
+        ],
         cwd=folder,
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert done.returncode in (0, 1), done.stderr
-    return Counter((Path(row["filename"]).name, row["code"], row["message"]) for row in json.loads(done.stdout))
+    return Counter(
+        (Path(row["filename"]).name, row["code"], row["message"]) for row in json.loads(done.stdout)
+    )
 
 
 def before_and_after(
@@ -101,7 +112,11 @@ def test_only_what_the_migration_made_unused_is_removed() -> None:
     exported = CLEAN["partial_only"] + "\n__all__ = ['f', 'partial']\n"
     assert "from functools import partial\n" in migrate_source(exported, "m.py").text
     # Every other way of naming it keeps it too: a def or class of that name, a global statement.
-    for tail in ("\n\nclass partial:\n    pass\n", "\n\ndef h():\n    global partial\n", "\n\nasync def partial():\n    pass\n"):
+    for tail in (
+        "\n\nclass partial:\n    pass\n",
+        "\n\ndef h():\n    global partial\n",
+        "\n\nasync def partial():\n    pass\n",
+    ):
         named = CLEAN["partial_only"] + tail
         assert "from functools import partial\n" in migrate_source(named, "m.py").text, tail
 

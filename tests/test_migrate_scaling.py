@@ -32,14 +32,16 @@ from bench_migrate import migrate_and_diff, spec_module  # noqa: E402
 def _not_local_module(calls: int) -> str:
     """Specs on imported functions, the name's binding looked up per call: all reported."""
     return "import jax\nfrom math import hypot\n\n" + "".join(
-        f"h_{i} = jax.jit(\n    hypot,\n    static_argnums=0,\n)\n\n\ndef f_{i}(x):\n    return x\n\n\n" for i in range(calls)
+        f"h_{i} = jax.jit(\n    hypot,\n    static_argnums=0,\n)\n\n\ndef f_{i}(x):\n    return x\n\n\n"
+        for i in range(calls)
     )
 
 
 def _refused_module(functions: int) -> str:
     """Specs that are no literal: each a RewriteError of the engine's reader, refused."""
     return "import jax\nfrom functools import partial\nNUMS = [1]\n\n" + "".join(
-        f"@partial(jax.jit, static_argnums=NUMS)\ndef f_{i}(x, n):\n    return x\n\n\n" for i in range(functions)
+        f"@partial(jax.jit, static_argnums=NUMS)\ndef f_{i}(x, n):\n    return x\n\n\n"
+        for i in range(functions)
     )
 
 
@@ -60,23 +62,36 @@ def _lines_executed(text: str) -> int:
 
 
 @pytest.mark.parametrize(
-    "module", [spec_module, _not_local_module, _refused_module], ids=["migrated", "not-local", "refused"]
+    "module",
+    [spec_module, _not_local_module, _refused_module],
+    ids=["migrated", "not-local", "refused"],
 )
 def test_migrate_and_its_diff_grow_linearly_with_the_module(module: Any) -> None:
     migrate_and_diff(module(20))  # first-use costs (regex compiles, lazy imports) paid here
     small, large = _lines_executed(module(200)), _lines_executed(module(800))
-    assert large <= 5 * small, f"800 functions executed {large / small:.1f} x the lines of 200 (linear: 4)"
+    assert large <= 5 * small, (
+        f"800 functions executed {large / small:.1f} x the lines of 200 (linear: 4)"
+    )
 
 
 def test_every_spec_on_an_imported_function_is_reported_with_its_binding() -> None:
     refused = migrate_source(_not_local_module(3), "m.py").refused
-    assert [(r.line, r.reason.value) for r in refused] == [(4, "not-a-local-def"), (14, "not-a-local-def"), (24, "not-a-local-def")]
+    assert [(r.line, r.reason.value) for r in refused] == [
+        (4, "not-a-local-def"),
+        (14, "not-a-local-def"),
+        (24, "not-a-local-def"),
+    ]
     assert all("which lives in another module (math.hypot)" in r.message for r in refused)
 
 
 def _difflib(before: str, after: str, display: str) -> str:
-    lines = difflib.unified_diff(source_lines(before), source_lines(after), f"a/{display}", f"b/{display}")
-    return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
+    lines = difflib.unified_diff(
+        source_lines(before), source_lines(after), f"a/{display}", f"b/{display}"
+    )
+    return "".join(
+        line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n"
+        for line in lines
+    )
 
 
 def _patched(before: str, diff: str) -> str:
@@ -121,7 +136,9 @@ def test_the_diff_from_the_edits_is_difflibs_on_every_golden_input(path: Path) -
     if not result.changed:
         assert unified_diff(text, result.text, "m.py", result.changes) == ""
         return
-    assert unified_diff(text, result.text, "m.py", result.changes) == _difflib(text, result.text, "m.py")
+    assert unified_diff(text, result.text, "m.py", result.changes) == _difflib(
+        text, result.text, "m.py"
+    )
 
 
 @pytest.mark.parametrize("functions", [8, 250, 1000])
@@ -151,7 +168,9 @@ def test_any_edits_give_a_diff_that_patches_to_the_result(before: str) -> None:
     rng = random.Random(45)
     pieces = ["", "x", "\n", "# c\n", "y = 0\n", "\r\n"]
     for _ in range(200):
-        offsets = sorted(rng.sample(range(len(before) + 1), k=min(len(before) + 1, rng.randint(1, 4))))
+        offsets = sorted(
+            rng.sample(range(len(before) + 1), k=min(len(before) + 1, rng.randint(1, 4)))
+        )
         spans = zip(offsets[::2], [*offsets[1::2], offsets[-1]])
         changes = [(start, end, rng.choice(pieces)) for start, end in spans]
         after = splice.apply(before, [splice.Edit(*change) for change in changes])
@@ -160,7 +179,9 @@ def test_any_edits_give_a_diff_that_patches_to_the_result(before: str) -> None:
 
 
 def test_edits_that_do_not_make_the_text_fall_back_to_difflib() -> None:
-    assert unified_diff("a\nb\n", "a\nc\n", "m.py", [(0, 0, "zz")]) == _difflib("a\nb\n", "a\nc\n", "m.py")
+    assert unified_diff("a\nb\n", "a\nc\n", "m.py", [(0, 0, "zz")]) == _difflib(
+        "a\nb\n", "a\nc\n", "m.py"
+    )
 
 
 @pytest.mark.parametrize("display", ["/abs/m.py", "rel/m.py", "m.py"])

@@ -15,9 +15,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-from support import child_env
 from golden_cases import execute
+from support import child_env
+
 from jaxrewrite import RewriteError, rewrite_source
 from jaxrewrite.engine.rulebook.table import NNX_TRANSFORMS, SpecKind, Transform, transform_for
 
@@ -66,7 +66,12 @@ NOT_ROWS = {
 def test_every_nnx_transform_with_a_static_spec_has_a_row() -> None:
     """A flax release that adds a transform with a static keyword fails here until it has a row
     (or a reason in NOT_ROWS). vmap's spec is its in_axes, a word other transforms use too."""
-    spec_words = ("static_argnums", "static_argnames", "static_broadcasted_argnums", "nondiff_argnums")
+    spec_words = (
+        "static_argnums",
+        "static_argnames",
+        "static_broadcasted_argnums",
+        "nondiff_argnums",
+    )
     with_spec = set()
     for name in dir(nnx):
         obj = getattr(nnx, name)
@@ -79,7 +84,11 @@ def test_every_nnx_transform_with_a_static_spec_has_a_row() -> None:
         if any(word in params for word in spec_words):
             with_spec.add(name)
     # Rows for transforms this flax does not have yet (the floor lacks nnx.make_jaxpr) are future rows.
-    lists = {name for name, row in NNX_TRANSFORMS.items() if row.spec is SpecKind.LISTS and hasattr(nnx, name)}
+    lists = {
+        name
+        for name, row in NNX_TRANSFORMS.items()
+        if row.spec is SpecKind.LISTS and hasattr(nnx, name)
+    }
     assert with_spec - set(NOT_ROWS) == lists
     assert {name for name, row in NNX_TRANSFORMS.items() if row.spec is SpecKind.AXES} == {"vmap"}
     assert "in_axes" in inspect.signature(nnx.vmap).parameters
@@ -91,9 +100,13 @@ def test_row_is_found_under_every_path_flax_defines_it(name: str, row: Transform
         pytest.skip(f"flax {flax.__version__} has no nnx.{name}: its row applies to newer releases")
     defined = getattr(nnx, name)
     assert transform_for(f"flax.nnx.{name}") is row
-    assert transform_for(f"{defined.__module__}.{name}") is row  # flax.nnx.transforms.<module>.<name>
+    assert (
+        transform_for(f"{defined.__module__}.{name}") is row
+    )  # flax.nnx.transforms.<module>.<name>
     assert transform_for(f"jax.{name}") is not row  # the families stay apart
-    assert transform_for(f"flax.linen.{name}") is not row  # Linen has rows of its own (tests/test_linen.py)
+    assert (
+        transform_for(f"flax.linen.{name}") is not row
+    )  # Linen has rows of its own (tests/test_linen.py)
 
 
 # -- every row, every spelling, executed ----------------------------------------------------------
@@ -133,8 +146,7 @@ BODIES: dict[str, tuple[str, str, str]] = {
     ),
     "custom_vjp": (
         "def f(x, n: NoDiff[int]):\n    TRACES.append(n)\n    return x * len(range(n))\n",
-        "assert float(f(2.0, 3)) == 6.0\n"
-        "assert float(jax.grad(lambda x: f(x, 3))(1.0)) == 30.0\n",
+        "assert float(f(2.0, 3)) == 6.0\nassert float(jax.grad(lambda x: f(x, 3))(1.0)) == 30.0\n",
         "def f_fwd(x, n):\n    return f(x, n), None\n\n\n"
         "def f_bwd(n, res, g):\n    _, out_g = g\n    return (out_g * 10 * len(range(n)),)\n\n\n"
         "f.defvjp(f_fwd, f_bwd)\n",
@@ -205,7 +217,9 @@ def test_every_row_fails_without_the_rewrite(t: str) -> None:
     (vmap, pmap), or left out of the nondiff arguments that custom_vjp's bwd expects first."""
     name = f"nnx_plain_{t}"
     module = execute(_module(t, "attribute"), f"{name}.py", name, rewritten=False)
-    with pytest.raises(Exception, match="[Tt]racer|concrete|rank|missing 1 required positional argument"):
+    with pytest.raises(
+        Exception, match="[Tt]racer|concrete|rank|missing 1 required positional argument"
+    ):
         module._check()
 
 
@@ -309,20 +323,41 @@ def test_show_diff_and_import_hook_on_an_nnx_module(tmp_path: Path) -> None:
             """
         )
     )
-    (tmp_path / "main.py").write_text("import model\nprint(float(model.f(0.0, 3)), float(model.f(0.0, n=2)))\n")
+    (tmp_path / "main.py").write_text(
+        "import model\nprint(float(model.f(0.0, 3)), float(model.f(0.0, n=2)))\n"
+    )
     shown = subprocess.run(
         [sys.executable, "-m", "jaxrewrite", "show", "--diff", "model.py"],
-        cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120,
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert shown.returncode == 0, shown.stderr
-    assert "+@__import__('functools').partial(nnx.jit, static_argnums=(1,), static_argnames=('n',))" in shown.stdout
+    assert (
+        "+@__import__('functools').partial(nnx.jit, static_argnums=(1,), static_argnames=('n',))"
+        in shown.stdout
+    )
     ran = subprocess.run(
-        [sys.executable, "-m", "jaxrewrite", "main.py"], cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "jaxrewrite", "main.py"],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.split() == ["3.0", "2.0"]
     checked = subprocess.run(
         [sys.executable, "-m", "jaxrewrite", "check", "model.py"],
-        cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120,
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
-    assert (checked.returncode, checked.stdout) == (0, "All checks passed!\n")  # a known transform: no JR004
+    assert (checked.returncode, checked.stdout) == (
+        0,
+        "All checks passed!\n",
+    )  # a known transform: no JR004

@@ -41,7 +41,9 @@ def trees() -> list[ast.AST]:
 
 def test_walk_is_ast_walk_without_the_leaves(trees: list[ast.AST]) -> None:
     for tree in trees:
-        assert [id(n) for n in walk(tree)] == [id(n) for n in ast.walk(tree) if not isinstance(n, LEAVES)]
+        assert [id(n) for n in walk(tree)] == [
+            id(n) for n in ast.walk(tree) if not isinstance(n, LEAVES)
+        ]
 
 
 def test_child_nodes_are_iter_child_nodes_without_the_leaves(trees: list[ast.AST]) -> None:
@@ -58,7 +60,11 @@ def _family_by_hand(root: ast.AST) -> list[tuple[int, int, int]]:
     stack = [(root, root)]
     while stack:
         node, enclosing = stack.pop()
-        inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else enclosing
+        inner = (
+            node
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            else enclosing
+        )
         for child in ast.iter_child_nodes(node):
             if not isinstance(child, LEAVES):
                 out.append((id(child), id(node), id(inner)))

@@ -37,7 +37,9 @@ def kernel_environment() -> dict[str, str]:
 
 
 def stdout_of(cell: nbformat.NotebookNode) -> str:
-    return "".join(out.get("text", "") for out in cell.get("outputs", []) if out.get("name") == "stdout")
+    return "".join(
+        out.get("text", "") for out in cell.get("outputs", []) if out.get("name") == "stdout"
+    )
 
 
 def test_notebook_runs_in_a_real_kernel(tmp_path: Path) -> None:
@@ -67,12 +69,18 @@ def test_a_rewrite_error_in_a_kernel_shows_as_a_syntax_error(tmp_path: Path) -> 
     """Through ipykernel too: the cell, the line and a caret, not jaxrewrite's own frames."""
     nb = nbformat.v4.new_notebook()
     nb.cells = [
-        nbformat.v4.new_code_cell("%load_ext jaxrewrite\nimport jax\nfrom jaxrewrite import Static"),
+        nbformat.v4.new_code_cell(
+            "%load_ext jaxrewrite\nimport jax\nfrom jaxrewrite import Static"
+        ),
         nbformat.v4.new_code_cell("@jax.jit\ndef f(x, *sizes: Static[int]):\n    return x"),
         nbformat.v4.new_code_cell("print('still running')"),
     ]
     client = NotebookClient(
-        nb, kernel_name="python3", timeout=600, allow_errors=True, resources={"metadata": {"path": str(tmp_path)}}
+        nb,
+        kernel_name="python3",
+        timeout=600,
+        allow_errors=True,
+        resources={"metadata": {"path": str(tmp_path)}},
     )
     client.execute(env=kernel_environment())
     (error,) = nb.cells[1].outputs

@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 import support
 from support import child_env
 
@@ -74,10 +73,16 @@ def test_markers_taken_from_jaxrewrite_markers_warn_too(project: Path, spelling:
     done = python("-c", "import viamarkers", cwd=project)
     assert done.returncode == 0, done.stderr
     assert done.stderr.count(NAME) == 1, done.stderr
-    assert "viamarkers.py:8: NotRewrittenWarning: module 'viamarkers' was not rewritten" in done.stderr
+    assert (
+        "viamarkers.py:8: NotRewrittenWarning: module 'viamarkers' was not rewritten" in done.stderr
+    )
     assert "add '# jaxrewrite: enable'" in done.stderr
-    (project / "viamarkers.py").write_text("# jaxrewrite: enable\n" + (project / "viamarkers.py").read_text())
-    rewritten = python("-c", "import jaxrewrite; jaxrewrite.install(); import viamarkers", cwd=project)
+    (project / "viamarkers.py").write_text(
+        "# jaxrewrite: enable\n" + (project / "viamarkers.py").read_text()
+    )
+    rewritten = python(
+        "-c", "import jaxrewrite; jaxrewrite.install(); import viamarkers", cwd=project
+    )
     assert (rewritten.returncode, rewritten.stderr) == (0, "")
 
 
@@ -92,7 +97,9 @@ def test_a_static_field_alone_is_reported_too(project: Path) -> None:
     done = python("-c", "import fieldonly", cwd=project)
     assert done.returncode == 0, done.stderr
     assert done.stderr.count(NAME) == 1
-    assert "fieldonly.py:6: NotRewrittenWarning: module 'fieldonly' was not rewritten" in done.stderr
+    assert (
+        "fieldonly.py:6: NotRewrittenWarning: module 'fieldonly' was not rewritten" in done.stderr
+    )
     assert "the Static field 'depth' (line 6) is a pytree leaf" in done.stderr
 
 
@@ -108,14 +115,22 @@ def test_no_hook_installed(project: Path) -> None:
 
 def test_imported_before_install_or_outside_its_packages(project: Path) -> None:
     before = python("-c", "import optedin, jaxrewrite; jaxrewrite.install()", cwd=project)
-    assert before.stderr.count(NAME) == 1 and "call jaxrewrite.install() before importing it" in before.stderr
+    assert (
+        before.stderr.count(NAME) == 1
+        and "call jaxrewrite.install() before importing it" in before.stderr
+    )
     installed = python(
-        "-c", "import jaxrewrite; h = jaxrewrite.install(); h.uninstall(); import optedin; h2 = jaxrewrite.install()",
+        "-c",
+        "import jaxrewrite; h = jaxrewrite.install(); h.uninstall(); import optedin; h2 = jaxrewrite.install()",
         cwd=project,
     )
     assert installed.stderr.count(NAME) == 1 and "no import hook is installed" in installed.stderr
     # The user's own file is rewritten whatever packages are named: naming one only adds it.
-    named = python("-c", "import jaxrewrite; jaxrewrite.install(packages=['other']); import optedin", cwd=project)
+    named = python(
+        "-c",
+        "import jaxrewrite; jaxrewrite.install(packages=['other']); import optedin",
+        cwd=project,
+    )
     assert NAME not in named.stderr, named.stderr
 
 
@@ -147,10 +162,16 @@ def test_aliases_and_is_static_are_quiet(tmp_path: Path) -> None:
 def test_error_filter_makes_it_fatal(project: Path) -> None:
     """Python reads -W before site-packages can be imported and drops the option (it says so on
     stderr); importing jaxrewrite applies it again, so the documented command works."""
-    done = python("-W", "error::jaxrewrite.NotRewrittenWarning", "-c", "import nopragma", cwd=project)
+    done = python(
+        "-W", "error::jaxrewrite.NotRewrittenWarning", "-c", "import nopragma", cwd=project
+    )
     assert done.returncode == 1
-    assert "jaxrewrite.errors.NotRewrittenWarning: module 'nopragma' was not rewritten" in done.stderr
-    ignored = python("-W", "ignore::jaxrewrite.RewriteWarning", "-c", "import nopragma", cwd=project)
+    assert (
+        "jaxrewrite.errors.NotRewrittenWarning: module 'nopragma' was not rewritten" in done.stderr
+    )
+    ignored = python(
+        "-W", "ignore::jaxrewrite.RewriteWarning", "-c", "import nopragma", cwd=project
+    )
     assert ignored.returncode == 0 and NAME not in ignored.stderr
     in_code = python(
         "-c",
@@ -183,15 +204,28 @@ def test_code_without_a_file_is_warned_about_where_python_lets_it_be_seen(tmp_pa
     """``python -c`` (its text is in ``sys.orig_argv``: analyzed, warned at the def's line), standard
     input and ``exec(compile(text, "snippet.py", "exec"))`` (no text anywhere: a warning that says
     so); a ``-c`` whose markers lose nothing stays quiet."""
+
     def python(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
         return support.python(*args, cwd=cwd, stdin=stdin, prewarmed=support.server())
 
     given = python("-c", SNIPPET, cwd=tmp_path)
-    assert "<string>:6: NotRewrittenWarning: module '__main__' was not rewritten" in given.stderr, given.stderr
+    assert "<string>:6: NotRewrittenWarning: module '__main__' was not rewritten" in given.stderr, (
+        given.stderr
+    )
     assert "code given with 'python -c' is never rewritten" in given.stderr
     read = python("-", cwd=tmp_path, stdin=SNIPPET)
-    assert "<stdin>:2: NotRewrittenWarning: code read from standard input fetched a marker" in read.stderr, read.stderr
-    compiled = python("-c", f"exec(compile({SNIPPET!r}, 'snippet.py', 'exec'), {{'__name__': 'snip'}})", cwd=tmp_path)
-    assert "snippet.py:2: NotRewrittenWarning: code compiled as 'snippet.py' (not from a file)" in compiled.stderr, compiled.stderr
+    assert (
+        "<stdin>:2: NotRewrittenWarning: code read from standard input fetched a marker"
+        in read.stderr
+    ), read.stderr
+    compiled = python(
+        "-c",
+        f"exec(compile({SNIPPET!r}, 'snippet.py', 'exec'), {{'__name__': 'snip'}})",
+        cwd=tmp_path,
+    )
+    assert (
+        "snippet.py:2: NotRewrittenWarning: code compiled as 'snippet.py' (not from a file)"
+        in compiled.stderr
+    ), compiled.stderr
     quiet = python("-c", "from jaxrewrite import Static\nprint(Static)", cwd=tmp_path)
     assert quiet.returncode == 0 and "NotRewrittenWarning" not in quiet.stderr, quiet.stderr

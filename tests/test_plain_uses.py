@@ -54,9 +54,12 @@ def b(x, m: Static[int], k: Static[int] = 1):
 """
 
 #: The same defs written by hand: what the rewrite must mean.
-HAND_PRELUDE = PRELUDE.replace("# jaxrewrite: enable\n", "").replace("from jaxrewrite import Static\n", "")
+HAND_PRELUDE = PRELUDE.replace("# jaxrewrite: enable\n", "").replace(
+    "from jaxrewrite import Static\n", ""
+)
 HAND_PRELUDE = HAND_PRELUDE.replace(
-    "@jax.jit\ndef a(x, n: Static[int]):", "@functools.partial(jax.jit, static_argnums=(1,))\ndef a(x, n):"
+    "@jax.jit\ndef a(x, n: Static[int]):",
+    "@functools.partial(jax.jit, static_argnums=(1,))\ndef a(x, n):",
 ).replace(
     "@jax.jit\ndef b(x, m: Static[int], k: Static[int] = 1):",
     "@functools.partial(jax.jit, static_argnums=(1, 2))\ndef b(x, m, k=1):",
@@ -98,14 +101,19 @@ def _run(source: str, flag: bool) -> tuple[Any, list[Any]]:
 
 @pytest.mark.parametrize("use", USES, ids=list(USES))
 @pytest.mark.parametrize("binding", BINDINGS, ids=list(BINDINGS))
-def test_a_name_bound_several_ways_used_by_no_transform_imports_and_runs_as_by_hand(binding: str, use: str) -> None:
+def test_a_name_bound_several_ways_used_by_no_transform_imports_and_runs_as_by_hand(
+    binding: str, use: str
+) -> None:
     body = BINDINGS[binding] + "\n\n" + USES[use] + "\n"
     source = PRELUDE + "\n" + body
     analysis = jaxrewrite.analyze(source, "plain_uses.py")
     assert not analysis.errors, [str(d) for d in analysis.errors]
     rewritten = rewrite_source(source, "plain_uses.py")
     # The two decorators are the only edits: the uses below them are left as written.
-    assert rewritten.splitlines()[len(PRELUDE.splitlines()) :] == source.splitlines()[len(PRELUDE.splitlines()) :]
+    assert (
+        rewritten.splitlines()[len(PRELUDE.splitlines()) :]
+        == source.splitlines()[len(PRELUDE.splitlines()) :]
+    )
     hand = HAND_PRELUDE + "\n" + body
     for flag in (True, False):
         assert _run(rewritten, flag) == _run(hand, flag), (binding, use, flag)

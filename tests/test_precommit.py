@@ -39,7 +39,11 @@ def _committed(repo: Path, tmp_path: Path, **extra: str) -> dict[str, str]:
 
 def test_hook_definition_names_the_command() -> None:
     text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
-    assert "- id: jaxrewrite-check" in text and "entry: jaxrewrite check" in text and "types: [python]" in text
+    assert (
+        "- id: jaxrewrite-check" in text
+        and "entry: jaxrewrite check" in text
+        and "types: [python]" in text
+    )
 
 
 def test_try_repo_reports_findings_and_passes_clean_files(tmp_path: Path) -> None:
@@ -50,7 +54,15 @@ def test_try_repo_reports_findings_and_passes_clean_files(tmp_path: Path) -> Non
     (repo / "notes.txt").write_text("not python: never passed to the hook\n")
     env = _committed(repo, tmp_path)
     done = subprocess.run(
-        [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), "jaxrewrite-check", "--all-files"],
+        [
+            sys.executable,
+            "-m",
+            "pre_commit",
+            "try-repo",
+            str(ROOT),
+            "jaxrewrite-check",
+            "--all-files",
+        ],
         cwd=repo,
         env=env,
         capture_output=True,
@@ -67,7 +79,12 @@ def test_try_repo_reports_findings_and_passes_clean_files(tmp_path: Path) -> Non
 def _guide_snippet() -> str:
     from docs_support import GUIDE_PAGES, parse_blocks
 
-    blocks = [b for page in GUIDE_PAGES for b in parse_blocks(page) if b.lang == "yaml" and "jaxrewrite-check" in b.code]
+    blocks = [
+        b
+        for page in GUIDE_PAGES
+        for b in parse_blocks(page)
+        if b.lang == "yaml" and "jaxrewrite-check" in b.code
+    ]
     assert len(blocks) == 1, [b.where for b in blocks]
     return blocks[0].code
 
@@ -75,7 +92,11 @@ def _guide_snippet() -> str:
 def test_the_guides_snippet_is_a_local_hook_without_placeholders() -> None:
     snippet = _guide_snippet()
     assert "OWNER" not in snippet and "https://" not in snippet  # no repository URL exists to name
-    assert "repo: local" in snippet and "entry: jaxrewrite check" in snippet and "types: [python]" in snippet
+    assert (
+        "repo: local" in snippet
+        and "entry: jaxrewrite check" in snippet
+        and "types: [python]" in snippet
+    )
 
 
 def test_the_guides_snippet_runs_under_pre_commit(tmp_path: Path) -> None:

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from golden_cases import GOLDEN, inputs, outcome
+
 from jaxrewrite.engine.read.filters import EXHAUSTIVE, Filters
 
 LAYOUTS = {
@@ -176,7 +176,7 @@ def test_first_argument_searches_are_linear_in_a_short_run_of_hashes() -> None:
     (against microseconds for the same text without the "("), best of five."""
     import time
 
-    from jaxrewrite.engine.read.filters import FIRST_ARGUMENT, ASSIGNED_NAME
+    from jaxrewrite.engine.read.filters import ASSIGNED_NAME, FIRST_ARGUMENT
 
     def best(opening: str) -> float:
         text = f"A = '{opening}#" + "a#" * 16 + "'\nB = '" + opening + "#" + "1#" * 16 + "'\n"
@@ -193,10 +193,14 @@ def test_first_argument_searches_are_linear_in_a_short_run_of_hashes() -> None:
     assert best("(") / best("[") < 20
 
 
-@pytest.mark.skipif(sys.platform == "emscripten", reason="Pyodide starts no processes: the test above runs there")
+@pytest.mark.skipif(
+    sys.platform == "emscripten", reason="Pyodide starts no processes: the test above runs there"
+)
 def test_first_argument_searches_are_linear_in_runs_of_hashes() -> None:
     import subprocess
 
-    ran = subprocess.run([sys.executable, "-c", _BACKTRACK], capture_output=True, text=True, timeout=300, check=False)
+    ran = subprocess.run(
+        [sys.executable, "-c", _BACKTRACK], capture_output=True, text=True, timeout=300, check=False
+    )
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert float(ran.stdout) < 3, ran.stdout  # exponential: no end; linear: the same cost

@@ -56,17 +56,28 @@ _BODY = st.lists(st.tuples(st.sampled_from(_STATEMENTS), _BOUND, _READ), min_siz
 @st.composite
 def _modules(draw: st.DrawFn) -> str:
     parts = [_HEAD, draw(st.sampled_from(_DEFS))]
-    for index, (in_a_def, body) in enumerate(draw(st.lists(st.tuples(st.booleans(), _BODY), min_size=1, max_size=4))):
+    for index, (in_a_def, body) in enumerate(
+        draw(st.lists(st.tuples(st.booleans(), _BODY), min_size=1, max_size=4))
+    ):
         lines = [template.format(a=a, b=b) for template, a, b in body]
         if in_a_def:
-            parts.append(f"\ndef use{index}():\n" + "\n".join("    " + line for line in lines) + "\n    return out\n")
+            parts.append(
+                f"\ndef use{index}():\n"
+                + "\n".join("    " + line for line in lines)
+                + "\n    return out\n"
+            )
         else:
             parts.append("\n" + "\n".join(line.replace("\n    ", "\n") for line in lines) + "\n")
     return "\n".join(parts)
 
 
-@settings(max_examples=examples(300), deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(300),
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(_modules())
 def test_generated_modules_read_alike_with_and_without_filters(source: str) -> None:
     """Aliases, transforms and rebindings in bodies and at module level, in any mix: a filter

@@ -57,7 +57,9 @@ PROGRAMS = {
 def _without_server_frames(text: str) -> str:
     """A traceback printed in a child starts with one frame of prewarmed.py: drop it (and the
     addresses objects print with, which differ from process to process)."""
-    return _addresses(re.sub(r'  File "[^"]*prewarmed\.py", line \d+, in <module>\n(    .*\n)*', "", text))
+    return _addresses(
+        re.sub(r'  File "[^"]*prewarmed\.py", line \d+, in <module>\n(    .*\n)*', "", text)
+    )
 
 
 def _addresses(text: str) -> str:
@@ -65,11 +67,19 @@ def _addresses(text: str) -> str:
 
 
 @pytest.mark.parametrize("name", list(PROGRAMS))
-def test_a_child_ends_as_a_fresh_interpreter(name: str, tmp_path: Path, prewarmed: Prewarmed) -> None:
+def test_a_child_ends_as_a_fresh_interpreter(
+    name: str, tmp_path: Path, prewarmed: Prewarmed
+) -> None:
     code, env = PROGRAMS[name], support.child_env()
     fresh = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
-        capture_output=True, text=True, timeout=120, check=False,
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     forked = prewarmed.run(["-c", code], tmp_path, 120, env)
     assert (forked.returncode, forked.stdout, _without_server_frames(forked.stderr)) == (
@@ -81,20 +91,33 @@ def test_a_child_ends_as_a_fresh_interpreter(name: str, tmp_path: Path, prewarme
 
 def test_a_script_and_a_module_end_the_same_way(tmp_path: Path, prewarmed: Prewarmed) -> None:
     """``python SCRIPT`` and ``python -m MODULE``: their exits go through the same end."""
-    support.write(tmp_path / "prog.py", textwrap.dedent("""\
+    support.write(
+        tmp_path / "prog.py",
+        textwrap.dedent("""\
         import atexit, sys
         atexit.register(print, "bye", __name__)
         print(sys.argv[1:])
         sys.exit(int(sys.argv[1]))
-    """))
+    """),
+    )
     env = support.child_env()
     for argv in (["prog.py", "4"], ["-m", "prog", "5"], ["-m", "no_such_module_here"]):
         fresh = subprocess.run(
-            [sys.executable, *argv], cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
-            capture_output=True, text=True, timeout=120, check=False,
+            [sys.executable, *argv],
+            cwd=tmp_path,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
         )
         forked = prewarmed.run(argv, tmp_path, 120, env)
-        assert (forked.returncode, forked.stdout, forked.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr), argv
+        assert (forked.returncode, forked.stdout, forked.stderr) == (
+            fresh.returncode,
+            fresh.stdout,
+            fresh.stderr,
+        ), argv
 
 
 def test_what_the_server_made_is_frozen_and_only_that(tmp_path: Path, prewarmed: Prewarmed) -> None:
@@ -102,9 +125,21 @@ def test_what_the_server_made_is_frozen_and_only_that(tmp_path: Path, prewarmed:
     collections pass over what it made, not over jax's objects (a fresh interpreter freezes nothing)."""
     code = "import gc, jax\nprint(gc.get_freeze_count() > len(gc.get_objects()), gc.get_freeze_count() > 0)"
     env = support.child_env()
-    fresh = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=True)
+    fresh = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     forked = prewarmed.run(["-c", code], tmp_path, 120, env)
-    assert (fresh.stdout, forked.returncode, forked.stdout) == ("False False\n", 0, "True True\n"), forked.stderr
+    assert (fresh.stdout, forked.returncode, forked.stdout) == (
+        "False False\n",
+        0,
+        "True True\n",
+    ), forked.stderr
 
 
 def test_jaxrewrites_bytecode_is_current_while_the_suite_runs() -> None:
@@ -118,7 +153,9 @@ def test_jaxrewrites_bytecode_is_current_while_the_suite_runs() -> None:
         cached = Path(importlib.util.cache_from_source(str(source)))
         stat = source.stat()
         # A timestamped pyc's header: magic, flags 0, the source's mtime and size, as import checks them.
-        header = importlib.util.MAGIC_NUMBER + struct.pack("<III", 0, int(stat.st_mtime) & 0xFFFFFFFF, stat.st_size & 0xFFFFFFFF)
+        header = importlib.util.MAGIC_NUMBER + struct.pack(
+            "<III", 0, int(stat.st_mtime) & 0xFFFFFFFF, stat.st_size & 0xFFFFFFFF
+        )
         if not (cached.exists() and cached.read_bytes().startswith(header)):
             stale.append(str(source.relative_to(support.REPO)))
     assert not stale, stale

@@ -31,16 +31,37 @@ from __future__ import annotations
 from depth import examples
 from golden_cases import execute
 from hypothesis import HealthCheck, example, given, settings
-from properties_support import FILENAME, K, N, X, Case, _case, _exercise, _static_keywords, cases, render
+from properties_support import (
+    FILENAME,
+    Case,
+    K,
+    N,
+    X,
+    _case,
+    _exercise,
+    _static_keywords,
+    cases,
+    render,
+)
 
 from jaxrewrite import rewrite_source
 
 #: Fixed seed, no example database: every run tests the same examples (half of each budget by
 #: default, all of it under JAXREWRITE_FULL=1, as .ci/run sets: tests/depth.py).
-TEXT = settings(max_examples=examples(400), deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow])
-RUN = settings(max_examples=examples(60), deadline=None, derandomize=True, database=None,
-               suppress_health_check=[HealthCheck.too_slow])
+TEXT = settings(
+    max_examples=examples(400),
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+RUN = settings(
+    max_examples=examples(60),
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 README_WRAPPER = _case((X, N), {"x": "pos", "n": "kw"}, wrappers=("passthrough",))
 #: The user's lists already say everything: the rewrite changes no line.
@@ -59,7 +80,9 @@ def test_rewrite_is_line_preserving_fixed_point_with_exact_lists(case: Case) -> 
         assert out is src.text or out == src.text, "a module with nothing to rewrite was changed"
         return
     before, after = src.text.splitlines(), out.splitlines()
-    assert len(before) == len(after) and src.text.count("\n") == out.count("\n"), "line numbers moved"
+    assert len(before) == len(after) and src.text.count("\n") == out.count("\n"), (
+        "line numbers moved"
+    )
     changed = [i for i, (b, a) in enumerate(zip(before, after)) if b != a]
     # (none at all when the user's own lists already say everything)
     assert all(i in src.deco_lines for i in changed), [after[i] for i in changed]

@@ -22,16 +22,21 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from depth import examples
+from golden_cases import execute
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from depth import examples
-from golden_cases import execute
 from jaxrewrite import rewrite_source
 
 FILENAME = "prop_leaves_module.py"
-RUN = settings(max_examples=examples(40), deadline=None, derandomize=True, database=None,
-               suppress_health_check=[HealthCheck.too_slow])
+RUN = settings(
+    max_examples=examples(40),
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 BATCH = 3
 
 
@@ -53,7 +58,11 @@ class LeafCase:
 
 @st.composite
 def leaf_cases(draw: Any) -> LeafCase:
-    entries = draw(st.lists(st.sampled_from(["w", "b", "n", "k", "steps", "p"]), min_size=1, max_size=4, unique=True))
+    entries = draw(
+        st.lists(
+            st.sampled_from(["w", "b", "n", "k", "steps", "p"]), min_size=1, max_size=4, unique=True
+        )
+    )
     n_static = draw(st.integers(1, len(entries)))
     static, dynamic = tuple(entries[:n_static]), tuple(entries[n_static:])
     before, after = draw(st.integers(0, 2)), draw(st.integers(0, 2))
@@ -61,7 +70,9 @@ def leaf_cases(draw: Any) -> LeafCase:
         before = 1  # vmap needs one mapped array (by hand too)
     star = draw(st.booleans())
     default = draw(st.booleans()) and not star
-    named = before + 1 + after  # what can go by keyword (not with *xs: they would then be positional)
+    named = (
+        before + 1 + after
+    )  # what can go by keyword (not with *xs: they would then be positional)
     return LeafCase(
         kind=draw(st.sampled_from(["dict", "namedtuple"])),
         dynamic=dynamic,
@@ -88,7 +99,9 @@ def _params(case: LeafCase) -> list[str]:
 
 def render(case: LeafCase) -> str:
     base = "TypedDict" if case.kind == "dict" else "NamedTuple"
-    fields = [f"    {k}: jax.Array" for k in case.dynamic] + [f"    {k}: Static[int]" for k in case.static]
+    fields = [f"    {k}: jax.Array" for k in case.dynamic] + [
+        f"    {k}: Static[int]" for k in case.static
+    ]
     params = [p if p != "c" else "c: Cfg" for p in _params(case)]
     if case.star:
         params.append("*xs")
@@ -123,7 +136,9 @@ def render(case: LeafCase) -> str:
 def _arguments(case: LeafCase, module: Any) -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
     """(positional, keyword) arguments for one call, and the batched arrays by name."""
     rng = np.random.default_rng(len(case.dynamic) * 7 + case.before * 3 + case.after)
-    arrays = {p: jnp.asarray(rng.normal(size=BATCH), jnp.float32) for p in _params(case) if p != "c"}
+    arrays = {
+        p: jnp.asarray(rng.normal(size=BATCH), jnp.float32) for p in _params(case) if p != "c"
+    }
     entries = {k: jnp.asarray(rng.normal(size=BATCH), jnp.float32) for k in case.dynamic}
     statics = dict(zip(case.static, case.values))
     cfg = {**entries, **statics} if case.kind == "dict" else module.Cfg(**entries, **statics)

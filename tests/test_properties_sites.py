@@ -60,10 +60,20 @@ from jaxrewrite import RewriteError, rewrite_source
 # and check the call sites the resolution must skip, the transforms whose spec can be passed by
 # position, and defs bound more than once.
 
-SITES = settings(max_examples=examples(80), deadline=None, derandomize=True, database=None,
-                 suppress_health_check=[HealthCheck.too_slow])
-SITES_RUN = settings(max_examples=examples(8), deadline=None, derandomize=True, database=None,
-                     suppress_health_check=[HealthCheck.too_slow])
+SITES = settings(
+    max_examples=examples(80),
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+SITES_RUN = settings(
+    max_examples=examples(8),
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 #: What the call-site modules add to ``HEAD``: an exception that is also a callable, so that
 #: ``except _Boom as fn`` binds something ``jax.jit`` accepts.
@@ -106,7 +116,11 @@ def _unmarked(case: Case) -> Case:
 
 def _jit_calls(text: str) -> list[ast.Call]:
     """Every ``jax.jit(...)`` call of a module, in source order."""
-    calls = [n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Call) and ast.unparse(n.func) == "jax.jit"]
+    calls = [
+        n
+        for n in ast.walk(ast.parse(text))
+        if isinstance(n, ast.Call) and ast.unparse(n.func) == "jax.jit"
+    ]
     return sorted(calls, key=lambda n: (n.lineno, n.col_offset))
 
 
@@ -116,7 +130,9 @@ def _assert_line_preserving_fixed_point(text: str, out: str, may_change: set[int
     before, after = text.splitlines(), out.splitlines()
     assert len(before) == len(after) and text.count("\n") == out.count("\n"), "line numbers moved"
     changed = [i for i, (b, a) in enumerate(zip(before, after)) if b != a]
-    assert all(i in may_change for i in changed), "\n".join(f"{before[i]!r} -> {after[i]!r}" for i in changed)
+    assert all(i in may_change for i in changed), "\n".join(
+        f"{before[i]!r} -> {after[i]!r}" for i in changed
+    )
     compile(out, FILENAME, "exec", dont_inherit=True)
 
 
@@ -137,7 +153,11 @@ def _other_lines(case: Case) -> list[str]:
         total += " + sum(args)"
     if plain.varkw:
         total += " + sum(kwargs.values())"
-    return [f"def other({_signature(plain)}):", f"    _OTHER.append({{{record}}})", f"    return {total}"]
+    return [
+        f"def other({_signature(plain)}):",
+        f"    _OTHER.append({{{record}}})",
+        f"    return {total}",
+    ]
 
 
 # 1. Names rebound by a comprehension, a lambda, or a block head (``except ... as``, ``for``,
@@ -155,7 +175,10 @@ SHADOWS: dict[str, tuple[str, tuple[bool, ...]]] = {
     "lambda": ("(lambda fn: jax.jit(fn))(other)", (False,)),
     "lambda_default": ("(lambda *rest, fn=other: jax.jit(fn))()", (False,)),
     "nested_for": ("[jax.jit(fn) for row in ((other,),) for fn in row][0]", (False,)),
-    "nested_comprehension": ("[[jax.jit(fn) for fn in row] for row in ((other,),)][0][0]", (False,)),
+    "nested_comprehension": (
+        "[[jax.jit(fn) for fn in row] for row in ((other,),)][0][0]",
+        (False,),
+    ),
     "inner_uses_outer": ("[[jax.jit(fn) for _ in (0,)][0] for fn in (other,)][0]", (False,)),
     "lambda_in_comprehension": ("[(lambda fn: jax.jit(fn))(g) for g in (other,)][0]", (False,)),
     "comprehension_in_lambda": ("(lambda fn: [jax.jit(fn) for _ in (0,)][0])(other)", (False,)),
@@ -207,7 +230,9 @@ def _unambiguous(shapes: tuple[tuple[str, bool], ...]) -> tuple[tuple[str, bool]
     means the marked def (``first_iterable``) could see either: keep that one at module level."""
     if not any(kind in BLOCK_SHADOWS and not in_body for kind, in_body in shapes):
         return shapes
-    return tuple((kind, in_body and not any(SHADOWS.get(kind, ("", ()))[1])) for kind, in_body in shapes)
+    return tuple(
+        (kind, in_body and not any(SHADOWS.get(kind, ("", ()))[1])) for kind, in_body in shapes
+    )
 
 
 def render_shadows(module: ShadowModule) -> RenderedSites:
@@ -253,7 +278,9 @@ def render_shadows(module: ShadowModule) -> RenderedSites:
     fns.append("_ok")
     for item in early[ok_at:] + late:
         statement(*item)
-    return RenderedSites("\n".join(lines) + "\n", tuple(sees_fn), fn_lines, tuple(others), tuple(fns))
+    return RenderedSites(
+        "\n".join(lines) + "\n", tuple(sees_fn), fn_lines, tuple(others), tuple(fns)
+    )
 
 
 LIST_ONLY = ShadowModule(_case((X, N), {"x": "pos", "n": "pos"}), (("list", False),), 1)
@@ -279,7 +306,9 @@ def test_shadowed_call_sites_are_left_alone_and_the_others_rewritten(module: Sha
     before, after = _jit_calls(src.text), _jit_calls(out)
     assert len(before) == len(after) == len(src.sees_fn)
     for old, new, sees_fn in zip(before, after, src.sees_fn):
-        assert [ast.unparse(a) for a in new.args] == [ast.unparse(a) for a in old.args], ast.unparse(new)
+        assert [ast.unparse(a) for a in new.args] == [ast.unparse(a) for a in old.args], (
+            ast.unparse(new)
+        )
         if sees_fn:
             _assert_declared_statics(new, module.case, out)
         else:
@@ -303,10 +332,19 @@ def test_shadowed_call_sites_trace_other_with_every_parameter_dynamic(module: Sh
             args = [v for p, v in zip(plain.params, values) if p.kind != KWONLY]
             kwargs = {p.name: v for p, v in zip(plain.params, values) if p.kind == KWONLY}
             result = jitted(*args, **kwargs)
-            assert math.isclose(float(result), sum(values), rel_tol=1e-5), (name, result, values, out)
+            assert math.isclose(float(result), sum(values), rel_tol=1e-5), (
+                name,
+                result,
+                values,
+                out,
+            )
         # Not static: one trace for all three inputs, every parameter a tracer (none at all when
         # an earlier jit of the same function traced it: they share JAX's trace cache).
-        assert traced[count:] in ([], [{p.name: "T" for p in plain.params}]), (name, traced[count:], out)
+        assert traced[count:] in ([], [{p.name: "T" for p in plain.params}]), (
+            name,
+            traced[count:],
+            out,
+        )
     # At least ``other`` once and each ``_Boom`` instance (a function of its own) once.
     boom = sum(kind == "except" for kind, _ in module.shadows)
     assert boom + int(len(src.others) > boom) <= len(traced) <= len(src.others), (traced, out)
@@ -338,10 +376,16 @@ class PositionalCall:
     multiline: bool
 
 
-def _positional_statics(sig: tuple[tuple[Param, ...], bool, bool]) -> tuple[tuple[Param, ...], bool, bool]:
+def _positional_statics(
+    sig: tuple[tuple[Param, ...], bool, bool],
+) -> tuple[tuple[Param, ...], bool, bool]:
     """These transforms take static positions only: keyword-only parameters stay unmarked."""
     params, varargs, varkw = sig
-    return tuple(replace(p, static=False, annotation="") if p.kind == KWONLY else p for p in params), varargs, varkw
+    return (
+        tuple(replace(p, static=False, annotation="") if p.kind == KWONLY else p for p in params),
+        varargs,
+        varkw,
+    )
 
 
 def _mixed(sig: tuple[tuple[Param, ...], bool, bool]) -> bool:
@@ -356,7 +400,9 @@ def positional_calls(
 ) -> PositionalCall:
     # No *args: vmap cannot spell an int axis for it (JR115).
     params, _, varkw = draw(signatures().map(_positional_statics).filter(_mixed))
-    case = _case(params, {p.name: "pos" if p.position is not None else "kw" for p in params}, varkw=varkw)
+    case = _case(
+        params, {p.name: "pos" if p.position is not None else "kw" for p in params}, varkw=varkw
+    )
     positional = [p for p in params if p.position is not None]
     transform = draw(st.sampled_from(transforms))
     spec: int | tuple[int | None, ...] | None
@@ -409,7 +455,9 @@ def render_positional(call: PositionalCall) -> tuple[str, range]:
     args = ["f"]
     if call.transform == "vmap":
         assert call.spec is not None
-        args.append(repr(call.spec) if isinstance(call.spec, int) else _literal(call.spec, "tuple", "'"))
+        args.append(
+            repr(call.spec) if isinstance(call.spec, int) else _literal(call.spec, "tuple", "'")
+        )
         if call.third:
             args.append("0")
     elif call.transform == "pmap":
@@ -422,7 +470,11 @@ def render_positional(call: PositionalCall) -> tuple[str, range]:
         if call.third:
             args.append("()")
     start = len(lines)
-    head, tail = (f"jax.jit(jax.{call.transform}(", "))") if call.jit_around else (f"jax.{call.transform}(", ")")
+    head, tail = (
+        (f"jax.jit(jax.{call.transform}(", "))")
+        if call.jit_around
+        else (f"jax.{call.transform}(", ")")
+    )
     if call.multiline:
         lines += [f"g = {head}", *(f"    {a},  # {i}" for i, a in enumerate(args)), tail]
     else:
@@ -449,7 +501,11 @@ def _assert_each_argument_once(call: ast.Call) -> None:
     assert None not in names and len(set(names)) == len(names), ast.unparse(call)
     assert isinstance(call.func, ast.Attribute)
     signature = inspect.signature(getattr(jax, call.func.attr))
-    slots = [p.name for p in signature.parameters.values() if p.kind is not inspect.Parameter.KEYWORD_ONLY]
+    slots = [
+        p.name
+        for p in signature.parameters.values()
+        if p.kind is not inspect.Parameter.KEYWORD_ONLY
+    ]
     assert not set(names) & set(slots[: len(call.args)]), ast.unparse(call)
     signature.bind(*call.args, **dict.fromkeys(names))  # TypeError when an argument is passed twice
 
@@ -482,9 +538,13 @@ def test_positional_transform_arguments_are_completed_in_place(call: PositionalC
     expected = _positional_expected(call)
     if call.transform == "pmap":
         assert [ast.literal_eval(a) for a in inner.args[1:]] == ["i"], ast.unparse(inner)
-        assert _keywords_of(inner, ("static_broadcasted_argnums",)) == {"static_broadcasted_argnums": expected}
+        assert _keywords_of(inner, ("static_broadcasted_argnums",)) == {
+            "static_broadcasted_argnums": expected
+        }
     else:  # the spec stays where it was passed, completed
-        assert len(inner.args) == (3 if call.third else 2) and not inner.keywords, ast.unparse(inner)
+        assert len(inner.args) == (3 if call.third else 2) and not inner.keywords, ast.unparse(
+            inner
+        )
         assert _as_tuple(ast.literal_eval(inner.args[1])) == expected, ast.unparse(inner)
 
 
@@ -541,12 +601,15 @@ class DoubleBinding:
 def _remarked(draw: st.DrawFn, params: tuple[Param, ...], static: list[bool]) -> tuple[Param, ...]:
     """The same parameters, each Static as ``static`` says, with freshly drawn annotations."""
     return tuple(
-        replace(p, static=s, annotation=draw(st.sampled_from(MARKERS if s else PLAIN))) for p, s in zip(params, static)
+        replace(p, static=s, annotation=draw(st.sampled_from(MARKERS if s else PLAIN)))
+        for p, s in zip(params, static)
     )
 
 
 @st.composite
-def double_bindings(draw: st.DrawFn, shapes: tuple[str, ...] = DOUBLE_SHAPES, same: bool = True) -> DoubleBinding:
+def double_bindings(
+    draw: st.DrawFn, shapes: tuple[str, ...] = DOUBLE_SHAPES, same: bool = True
+) -> DoubleBinding:
     """``same``: the if/else defs agree on every Static parameter (spelled differently);
     otherwise one parameter (or every one) is Static in one branch only."""
     case = draw(call_cases())
@@ -562,7 +625,10 @@ def double_bindings(draw: st.DrawFn, shapes: tuple[str, ...] = DOUBLE_SHAPES, sa
         twins = (_remarked(draw, case.params, statics),)
     elif shape.startswith("overload"):  # stubs say anything: Python runs the implementation
         count = draw(st.integers(1, 2))
-        twins = tuple(_remarked(draw, case.params, [draw(st.booleans()) for _ in statics]) for _ in range(count))
+        twins = tuple(
+            _remarked(draw, case.params, [draw(st.booleans()) for _ in statics])
+            for _ in range(count)
+        )
     else:
         twins = ()
     return DoubleBinding(
@@ -588,7 +654,10 @@ def render_double(binding: DoubleBinding) -> tuple[str, int]:
         lines += [f"    {line}" for line in [f"def f({_signature(other)}):", *_body(case)]]
     else:
         for twin in binding.twins:
-            lines += [f"@{binding.overload}", f"def f({_signature(replace(case, params=twin))}): ..."]
+            lines += [
+                f"@{binding.overload}",
+                f"def f({_signature(replace(case, params=twin))}): ...",
+            ]
         lines += [f"def f({_signature(case)}):", *_body(case)]
     argument = f"{binding.wrapper}(f)" if binding.wrapper else "f"
     target = "f" if binding.shape.endswith("rebind") else "g"
@@ -600,14 +669,23 @@ def render_double(binding: DoubleBinding) -> tuple[str, int]:
 
 
 def _double(shape: str, **kw: Any) -> DoubleBinding:
-    fields = {"twins": (), "overload": "typing.overload", "flag": True, "in_body": False, "wrapper": None, **kw}
+    fields = {
+        "twins": (),
+        "overload": "typing.overload",
+        "flag": True,
+        "in_body": False,
+        "wrapper": None,
+        **kw,
+    }
     return DoubleBinding(_case((X, N), {"x": "pos", "n": "pos"}), shape, **fields)
 
 
 #: The issue's own shape: ``def f(x, n: Static[int])`` then ``f = jax.jit(f)``; ``f(x, 3)`` twice.
 REBIND = _double("rebind")
 OVERLOADED = _double("overload", twins=((replace(X, annotation="int"), N),), overload="overload")
-BRANCHES = _double("if_else", twins=((X, replace(N, annotation='"Static"')),), flag=False, in_body=True)
+BRANCHES = _double(
+    "if_else", twins=((X, replace(N, annotation='"Static"')),), flag=False, in_body=True
+)
 
 
 @SITES
@@ -638,17 +716,21 @@ def test_def_bound_twice_runs_with_exactly_the_declared_statics(binding: DoubleB
 
 #: ``x`` is Static in the ``else`` branch, ``n`` in the ``if`` branch.
 SWAPPED = _double(
-    "if_else", twins=((replace(X, static=True, annotation="Static"), replace(N, static=False, annotation="")),)
+    "if_else",
+    twins=(
+        (replace(X, static=True, annotation="Static"), replace(N, static=False, annotation="")),
+    ),
 )
 
 
 @SITES
 @given(double_bindings(shapes=("if_else",), same=False))
 @example(SWAPPED)
-def test_branches_with_different_statics_are_refused_at_the_call_site(binding: DoubleBinding) -> None:
+def test_branches_with_different_statics_are_refused_at_the_call_site(
+    binding: DoubleBinding,
+) -> None:
     text, site = render_double(binding)
     with pytest.raises(RewriteError) as caught:
         rewrite_source(text, FILENAME)
     assert caught.value.code == "JR119", caught.value
     assert caught.value.lineno == site + 1, (caught.value, text.splitlines()[site])
-

@@ -25,24 +25,31 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from depth import examples
+from golden_cases import execute
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from depth import examples
-from golden_cases import execute
 from jaxrewrite import rewrite_source
 
 FILENAME = "prop_specs.py"
-RUN = settings(max_examples=examples(25), deadline=None, derandomize=True, database=None,
-               suppress_health_check=[HealthCheck.too_slow])
+RUN = settings(
+    max_examples=examples(25),
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 # -- 1. transform nests ---------------------------------------------------------------------------
 
 #: A level: (how it is written around ``X``, how it is written by hand with its keywords).
 LEVELS: dict[str, tuple[str, str]] = {
     "jit": ("jax.jit(X)", "jax.jit(X, static_argnums=(1,), static_argnames=('n',))"),
-    "partial_jit": ("partial(jax.jit, inline=True)(X)",
-                    "partial(jax.jit, inline=True)(X, static_argnums=(1,), static_argnames=('n',))"),
+    "partial_jit": (
+        "partial(jax.jit, inline=True)(X)",
+        "partial(jax.jit, inline=True)(X, static_argnums=(1,), static_argnames=('n',))",
+    ),
     "vmap": ("jax.vmap(X)", "jax.vmap(X, in_axes=(0, None))"),
     "checkpoint": ("jax.checkpoint(X)", "jax.checkpoint(X, static_argnums=(1,))"),
     "logged": ("logged(X)", "logged(X)"),
@@ -115,20 +122,31 @@ def _spell(levels: tuple[str, ...], inner: str, hand: bool) -> str:
 
 def _render(nest: Nest) -> tuple[str, str]:
     """(the module as written, the module the rewrite must make of it)."""
+
     def site(hand: bool) -> str:
         expr = _spell(nest.levels, "loss", hand)
         if nest.in_decorator:
-            return f"@holding({expr})\ndef step(x, n):\n    return step.helper(x, n)\n\n\nnest = step"
+            return (
+                f"@holding({expr})\ndef step(x, n):\n    return step.helper(x, n)\n\n\nnest = step"
+            )
         return f"nest = {expr}"
 
     hand = _spell(nest.levels, "loss_by_hand", True)
-    return NEST_MODULE.format(site=site(False), hand=hand), NEST_MODULE.format(site=site(True), hand=hand)
+    return NEST_MODULE.format(site=site(False), hand=hand), NEST_MODULE.format(
+        site=site(True), hand=hand
+    )
 
 
 @st.composite
 def nests(draw: st.DrawFn) -> Nest:
     derivative = draw(st.sampled_from((None, *DERIVATIVES)))
-    outer = draw(st.lists(st.sampled_from(tuple(LEVELS)), min_size=2 if derivative else 3, max_size=2 if derivative else 3))
+    outer = draw(
+        st.lists(
+            st.sampled_from(tuple(LEVELS)),
+            min_size=2 if derivative else 3,
+            max_size=2 if derivative else 3,
+        )
+    )
     return Nest((*outer, derivative) if derivative else tuple(outer), draw(st.booleans()))
 
 
@@ -179,12 +197,18 @@ class TwoLists:
 @st.composite
 def two_lists(draw: st.DrawFn) -> TwoLists:
     size = draw(st.integers(2, len(NAMES)))
-    kinds = sorted(draw(st.lists(st.sampled_from(("regular", "kwonly")), min_size=size, max_size=size)),
-                   key=lambda kind: kind == "kwonly")
+    kinds = sorted(
+        draw(st.lists(st.sampled_from(("regular", "kwonly")), min_size=size, max_size=size)),
+        key=lambda kind: kind == "kwonly",
+    )
     indices = range(size)
     marked = frozenset(draw(st.sets(st.sampled_from(indices), min_size=1, max_size=2)))
     regular = [i for i in indices if kinds[i] == "regular"]
-    user_nums = tuple(sorted(i + 1 for i in draw(st.sets(st.sampled_from(regular)) if regular else st.just(set()))))
+    user_nums = tuple(
+        sorted(
+            i + 1 for i in draw(st.sets(st.sampled_from(regular)) if regular else st.just(set()))
+        )
+    )
     user_names = tuple(NAMES[i] for i in sorted(draw(st.sets(st.sampled_from(indices)))))
     cut = draw(st.integers(0, len(regular)))  # a call passes a suffix of them by name
     by_name = frozenset(regular[cut:])
@@ -223,19 +247,26 @@ def _def(name: str, case: TwoLists, marks: bool) -> str:
 
 
 def _two_list_module(case: TwoLists) -> str:
-    spec = f"@partial(jax.jit, static_argnums={case.user_nums!r}, static_argnames={case.user_names!r})"
+    spec = (
+        f"@partial(jax.jit, static_argnums={case.user_nums!r}, static_argnames={case.user_names!r})"
+    )
     nums, names = _expected(case)
     return (
         "# jaxrewrite: enable\nfrom functools import partial\n\nimport jax\nfrom jaxrewrite import Static\n\n"
         "TRACES = []\n\n\n" + spec + "\n" + _def("f", case, True) + "\n\n"
-        f"@partial(jax.jit, static_argnums={nums!r}, static_argnames={names!r})\n" + _def("by_hand", case, False)
+        f"@partial(jax.jit, static_argnums={nums!r}, static_argnames={names!r})\n"
+        + _def("by_hand", case, False)
     )
 
 
 @RUN
 @given(two_lists())
-@example(TwoLists(("regular", "regular", "regular"), frozenset({2}), (1,), ("k",), frozenset({0, 1, 2})))  # the issue's, by name
-@example(TwoLists(("regular", "regular", "regular"), frozenset({2}), (1,), ("k",), frozenset()))  # by position
+@example(
+    TwoLists(("regular", "regular", "regular"), frozenset({2}), (1,), ("k",), frozenset({0, 1, 2}))
+)  # the issue's, by name
+@example(
+    TwoLists(("regular", "regular", "regular"), frozenset({2}), (1,), ("k",), frozenset())
+)  # by position
 def test_two_written_lists_keep_their_meaning_when_a_marker_is_added(case: TwoLists) -> None:
     text = _two_list_module(case)
     out = rewrite_source(text, FILENAME)
@@ -243,14 +274,18 @@ def test_two_written_lists_keep_their_meaning_when_a_marker_is_added(case: TwoLi
     call = ast.parse(decorator[1:]).body[0].value  # type: ignore[attr-defined]
     written = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
     nums, names = _expected(case)
-    assert (tuple(written["static_argnums"]), tuple(written["static_argnames"])) == (nums, names), decorator
+    assert (tuple(written["static_argnums"]), tuple(written["static_argnames"])) == (nums, names), (
+        decorator
+    )
     ran = execute(out, FILENAME, "prop_two_lists")
     args: list[Any] = [jnp.ones(2)]
     kwargs: dict[str, Any] = {}
     for i, (name, kind, _) in enumerate(_params(case)):
         keyword = kind == "kwonly" or i in case.by_name
         static = name in names if keyword else i + 1 in nums
-        value = (i + 2) if static else jnp.asarray(float(i + 2))  # traced ones get arrays: unhashable
+        value = (
+            (i + 2) if static else jnp.asarray(float(i + 2))
+        )  # traced ones get arrays: unhashable
         (kwargs.__setitem__(name, value) if keyword else args.append(value))
     for fn in (ran.f, ran.by_hand):
         out1, out2 = fn(*args, **kwargs), fn(*args, **kwargs)
@@ -258,4 +293,6 @@ def test_two_written_lists_keep_their_meaning_when_a_marker_is_added(case: TwoLi
     mine = [t[1:] for t in ran.TRACES if t[0] == "f"]
     theirs = [t[1:] for t in ran.TRACES if t[0] == "by_hand"]
     assert mine == theirs and len(mine) == 1, (mine, theirs, textwrap.indent(out, "  "))
-    np.testing.assert_allclose(np.asarray(ran.f(*args, **kwargs)), np.asarray(ran.by_hand(*args, **kwargs)))
+    np.testing.assert_allclose(
+        np.asarray(ran.f(*args, **kwargs)), np.asarray(ran.by_hand(*args, **kwargs))
+    )

@@ -23,7 +23,6 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-
 from golden_cases import ROOT, inputs
 
 REMOVED = ("Num", "Str", "Bytes", "NameConstant", "Ellipsis")
@@ -176,11 +175,19 @@ TEMPLATE_RUN = textwrap.dedent(
 
 def _child(body: str, removed: tuple[str, ...] = REMOVED, stdin: str = "") -> dict[str, Any]:
     """Run ``body`` in a fresh interpreter whose ``ast`` lacks ``removed``; its JSON report."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
     env.pop("PYTHONWARNINGS", None)
     proc = subprocess.run(
         [sys.executable, "-c", SIMULATE + body, json.dumps(removed), str(TESTS)],
-        cwd=ROOT, env=env, input=stdin, capture_output=True, text=True, timeout=600,
+        cwd=ROOT,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     report: dict[str, Any] = json.loads(proc.stdout.splitlines()[-1])
@@ -191,8 +198,12 @@ def test_golden_cases_are_identical_without_the_removed_ast_classes() -> None:
     report = _child(GOLDEN_RUN)
     assert report["mismatches"] == []
     assert report["outputs"] + report["errors"] == len(inputs()) and report["outputs"] > 0
-    assert report["astor_import"] == [], "importing astor warns or fails where 3.14 removed ast names"
-    assert report["fstring"] is not None and "'Str'" in report["fstring"], "the simulation did not reach astor"
+    assert report["astor_import"] == [], (
+        "importing astor warns or fails where 3.14 removed ast names"
+    )
+    assert report["fstring"] is not None and "'Str'" in report["fstring"], (
+        "the simulation did not reach astor"
+    )
 
 
 def test_the_simulation_can_fail() -> None:
@@ -208,12 +219,22 @@ def _removed_names_used(source: str, filename: str) -> list[str]:
     found = []
     for node in ast.walk(ast.parse(source, filename)):
         where = f"{filename}:{getattr(node, 'lineno', '?')}"
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "ast":
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "ast"
+        ):
             if node.attr in REMOVED:
                 found.append(f"{where}: ast.{node.attr}")
         elif isinstance(node, ast.ImportFrom) and node.module == "ast":
-            found.extend(f"{where}: from ast import {a.name}" for a in node.names if a.name in REMOVED)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr"):
+            found.extend(
+                f"{where}: from ast import {a.name}" for a in node.names if a.name in REMOVED
+            )
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "hasattr")
+        ):
             args = node.args
             if len(args) >= 2 and isinstance(args[1], ast.Constant) and args[1].value in REMOVED:
                 found.append(f"{where}: {node.func.id}(..., {args[1].value!r})")
@@ -226,7 +247,11 @@ def _removed_names_used(source: str, filename: str) -> list[str]:
 def test_jaxrewrite_never_names_the_removed_ast_classes() -> None:
     files = sorted(PACKAGE.rglob("*.py"))
     assert len(files) > 20
-    used = [hit for path in files for hit in _removed_names_used(path.read_text(encoding="utf-8"), str(path))]
+    used = [
+        hit
+        for path in files
+        for hit in _removed_names_used(path.read_text(encoding="utf-8"), str(path))
+    ]
     assert used == []
 
 
@@ -252,15 +277,31 @@ def test_render_builds_no_fstring() -> None:
     named = {
         node.attr
         for node in ast.walk(tree)
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "ast"
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "ast"
     }
     assert named and "JoinedStr" not in named and "FormattedValue" not in named
     # Dict: the metadata of a Static dataclass field (astor's visit_Dict names no removed class).
-    assert named <= {"AST", "expr", "Expr", "Tuple", "Constant", "Load", "Name", "Call", "keyword", "Attribute",
-                     "Lambda", "arguments", "arg", "Dict"}, named
+    assert named <= {
+        "AST",
+        "expr",
+        "Expr",
+        "Tuple",
+        "Constant",
+        "Load",
+        "Name",
+        "Call",
+        "keyword",
+        "Attribute",
+        "Lambda",
+        "arguments",
+        "arg",
+        "Dict",
+    }, named
 
 
-TSTRINGS = '''\
+TSTRINGS = """\
 # jaxrewrite: enable
 import jax
 from jaxrewrite import Static
@@ -271,7 +312,7 @@ def body(x, n: Static[int]):
 
 
 shown = f"{jax.jit(body)(1.0, 3)} and {jax.jit(body)(2.0, n=2)!r:>{jax.vmap(body)(1.0, 4)}}"
-'''
+"""
 
 
 def test_unknown_node_types_are_walked_generically() -> None:
@@ -279,7 +320,9 @@ def test_unknown_node_types_are_walked_generically() -> None:
     engine has no case for, are rewritten exactly as inside the f-strings it knows."""
     report = _child(TEMPLATE_RUN, stdin=TSTRINGS)
     assert report["made"] >= 1, "the parser was not patched"
-    assert report["plain"] != TSTRINGS, "nothing inside the f-string was rewritten: the check is vacuous"
+    assert report["plain"] != TSTRINGS, (
+        "nothing inside the f-string was rewritten: the check is vacuous"
+    )
     assert report["plain"].count("static_argnums") == 2
     assert report["template"] == report["plain"]
     assert report["golden_made"] > 0 and report["mismatches"] == []

@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 import pytest
+import support
 from _pytest.pathlib import make_numbered_dir
 
-import support
 from jaxrewrite.hook import tag
 from jaxrewrite.integrations.pytest_plugin import pipeline_name
 
@@ -90,7 +90,9 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     """``pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)``, through ``run_python``."""
     assert not pytester.plugins
     basetemp = make_numbered_dir(root=pytester.path, prefix="runpytest-", mode=0o700)
-    return run_python(pytester, "-mpytest", f"--basetemp={basetemp}", "-p", "no:cacheprovider", *args)
+    return run_python(
+        pytester, "-mpytest", f"--basetemp={basetemp}", "-p", "no:cacheprovider", *args
+    )
 
 
 def pycs(folder: Path, stem: str) -> dict[str, list[str]]:
@@ -98,7 +100,13 @@ def pycs(folder: Path, stem: str) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {"pytest": [], "jaxrewrite": [], "python": []}
     cached = folder / "__pycache__"
     for path in sorted(cached.glob(f"{stem}.*.pyc")) if cached.is_dir() else []:
-        kind = "pytest" if "-pytest-" in path.name else "jaxrewrite" if ".opt-jaxrewrite" in path.name else "python"
+        kind = (
+            "pytest"
+            if "-pytest-" in path.name
+            else "jaxrewrite"
+            if ".opt-jaxrewrite" in path.name
+            else "python"
+        )
         found[kind].append(path.name)
     return found
 
@@ -107,11 +115,15 @@ def pycs(folder: Path, stem: str) -> dict[str, list[str]]:
 
 
 def test_the_plugin_is_an_installed_entry_point() -> None:
-    (entry,) = [e for e in importlib.metadata.entry_points(group="pytest11") if e.name == "jaxrewrite"]
+    (entry,) = [
+        e for e in importlib.metadata.entry_points(group="pytest11") if e.name == "jaxrewrite"
+    ]
     assert entry.value == "jaxrewrite.integrations.pytest_plugin"
 
 
-def test_an_opted_in_test_module_is_rewritten_and_keeps_assertion_introspection(pytester: pytest.Pytester) -> None:
+def test_an_opted_in_test_module_is_rewritten_and_keeps_assertion_introspection(
+    pytester: pytest.Pytester,
+) -> None:
     pytester.makepyfile(test_opted=OPTED_IN)
     result = run(pytester)
     result.assert_outcomes(passed=1, failed=1)
@@ -127,16 +139,23 @@ def test_an_opted_in_test_module_is_rewritten_and_keeps_assertion_introspection(
     result.stdout.no_fnmatch_line("*NotRewrittenWarning*")
 
 
-def test_a_marker_that_does_nothing_is_in_the_warnings_summary_cold_and_warm(pytester: pytest.Pytester) -> None:
+def test_a_marker_that_does_nothing_is_in_the_warnings_summary_cold_and_warm(
+    pytester: pytest.Pytester,
+) -> None:
     """Issue 42.10: a Static under a decorator jaxrewrite does not know runs traced; the import
     says so (JR004), and says it again from the cache (the second run reads the pyc)."""
     pytester.makepyfile(
-        test_opted=OPTED_IN + "\n\ndef my_jit(f):\n    return jax.jit(f)\n\n\n@my_jit\ndef unknown(x, n: Static[int]):\n    return x\n"
+        test_opted=OPTED_IN
+        + "\n\ndef my_jit(f):\n    return jax.jit(f)\n\n\n@my_jit\ndef unknown(x, n: Static[int]):\n    return x\n"
     )
     for _ in range(2):
         result = run(pytester)
         result.assert_outcomes(passed=1, failed=1)
-        result.stdout.fnmatch_lines(["*test_opted.py:26: RewriteWarning: JR004 the marker on 'n' of 'unknown' does nothing under 'my_jit'*"])
+        result.stdout.fnmatch_lines(
+            [
+                "*test_opted.py:26: RewriteWarning: JR004 the marker on 'n' of 'unknown' does nothing under 'my_jit'*"
+            ]
+        )
     assert pycs(pytester.path, "test_opted")["jaxrewrite"]  # the second run read it
 
 
@@ -176,7 +195,9 @@ def test_an_opted_in_conftest_is_rewritten(pytester: pytest.Pytester) -> None:
             return zeros(4)
         """
     )
-    pytester.makepyfile(test_uses_fixture="def test_fixture(four):\n    assert four.shape == (4,)\n")
+    pytester.makepyfile(
+        test_uses_fixture="def test_fixture(four):\n    assert four.shape == (4,)\n"
+    )
     run(pytester).assert_outcomes(passed=1)
 
 
@@ -208,7 +229,9 @@ def test_a_rewrite_error_is_a_collection_error_at_the_users_line(pytester: pytes
     result.stdout.no_fnmatch_line("*jaxrewrite/hook/*")
 
 
-def test_the_hook_for_test_modules_is_gone_once_collection_is_over(pytester: pytest.Pytester) -> None:
+def test_the_hook_for_test_modules_is_gone_once_collection_is_over(
+    pytester: pytest.Pytester,
+) -> None:
     pytester.makepyfile(
         test_meta_path="""\
         import sys
@@ -276,12 +299,18 @@ def package(pytester: pytest.Pytester) -> pytest.Pytester:
 
 def test_packages_option(package: pytest.Pytester) -> None:
     run(package, "--jaxrewrite-packages=mypkg,otherpkg").assert_outcomes(passed=1)
-    run(package, "--jaxrewrite-packages", "mypkg", "--jaxrewrite-packages", "otherpkg").assert_outcomes(passed=1)
+    run(
+        package, "--jaxrewrite-packages", "mypkg", "--jaxrewrite-packages", "otherpkg"
+    ).assert_outcomes(passed=1)
     without = run(package, "-o", "jaxrewrite_not_rewritten=warn")
     without.assert_outcomes(failed=1)
-    without.stdout.fnmatch_lines([TRACED, "*NotRewrittenWarning: module 'mypkg' was not rewritten*"])
+    without.stdout.fnmatch_lines(
+        [TRACED, "*NotRewrittenWarning: module 'mypkg' was not rewritten*"]
+    )
     # The fix named is the plugin's option, not jaxrewrite.install()'s packages=.
-    without.stdout.fnmatch_lines(["*under pytest*--jaxrewrite-packages=mypkg*jaxrewrite_packages ini option*"])
+    without.stdout.fnmatch_lines(
+        ["*under pytest*--jaxrewrite-packages=mypkg*jaxrewrite_packages ini option*"]
+    )
     assert "install the hook first" not in without.stdout.str()
 
 
@@ -290,20 +319,29 @@ def test_a_module_that_runs_unrewritten_is_an_error_by_default(package: pytest.P
     ``jaxrewrite_not_rewritten = warn`` (or ``-W default::...``) makes it a warning again."""
     result = run(package)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["E *NotRewrittenWarning: module 'mypkg' was not rewritten*--jaxrewrite-packages=mypkg*"])
+    result.stdout.fnmatch_lines(
+        ["E *NotRewrittenWarning: module 'mypkg' was not rewritten*--jaxrewrite-packages=mypkg*"]
+    )
     result.stdout.no_fnmatch_line(TRACED)  # it never ran unrewritten
     package.makeini("[pytest]\njaxrewrite_not_rewritten = warn\n")
-    run(package).stdout.fnmatch_lines([TRACED, "*NotRewrittenWarning: module 'mypkg' was not rewritten*"])
+    run(package).stdout.fnmatch_lines(
+        [TRACED, "*NotRewrittenWarning: module 'mypkg' was not rewritten*"]
+    )
     package.makeini("[pytest]\n")
     run(package, "-W", "default::jaxrewrite.NotRewrittenWarning").stdout.fnmatch_lines([TRACED])
     package.makeini("[pytest]\njaxrewrite_not_rewritten = sometimes\n")
     bad = run(package)
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
-    bad.stderr.fnmatch_lines(["*jaxrewrite_not_rewritten takes 'error' or 'warn', not 'sometimes'*"])
+    bad.stderr.fnmatch_lines(
+        ["*jaxrewrite_not_rewritten takes 'error' or 'warn', not 'sometimes'*"]
+    )
 
 
 def test_a_package_that_does_not_exist_is_named(package: pytest.Pytester) -> None:
-    for args in (["--jaxrewrite-packages=mypkg,nosuchpkg"], ["-o", "jaxrewrite_packages=nosuchpkg"]):
+    for args in (
+        ["--jaxrewrite-packages=mypkg,nosuchpkg"],
+        ["-o", "jaxrewrite_packages=nosuchpkg"],
+    ):
         result = run(package, *args)
         assert result.ret == pytest.ExitCode.USAGE_ERROR, args
         result.stderr.fnmatch_lines(["*'nosuchpkg', which cannot be imported*"])
@@ -311,11 +349,14 @@ def test_a_package_that_does_not_exist_is_named(package: pytest.Pytester) -> Non
     run(package).stderr.fnmatch_lines(["*'nosuchpkg', which cannot be imported*"])
 
 
-JAXTYPED = PACKAGE + """
+JAXTYPED = (
+    PACKAGE
+    + """
 
 def checked(x: int) -> int:
     return x
 """
+)
 USES_JAXTYPED = """import pytest
 
 
@@ -330,7 +371,9 @@ def test_package():
 
 
 @pytest.mark.parametrize("runner", [False, True])
-def test_jaxtyping_pytest_option_as_equinox_projects_set_it(pytester: pytest.Pytester, runner: bool) -> None:
+def test_jaxtyping_pytest_option_as_equinox_projects_set_it(
+    pytester: pytest.Pytester, runner: bool
+) -> None:
     """lineax's addopts: ``--jaxtyping-packages=PKG,beartype.beartype``; the package is both
     rewritten and type-checked, under the plugin and under ``python -m jaxrewrite -m pytest``."""
     pytest.importorskip("jaxtyping")
@@ -339,7 +382,16 @@ def test_jaxtyping_pytest_option_as_equinox_projects_set_it(pytester: pytest.Pyt
     pytester.makeini("[pytest]\naddopts = --jaxtyping-packages=mypkg,beartype.beartype\n")
     if runner:
         basetemp = make_numbered_dir(root=pytester.path, prefix="runpytest-", mode=0o700)
-        result = run_python(pytester, "-m", "jaxrewrite", "-m", "pytest", f"--basetemp={basetemp}", "-p", "no:cacheprovider")
+        result = run_python(
+            pytester,
+            "-m",
+            "jaxrewrite",
+            "-m",
+            "pytest",
+            f"--basetemp={basetemp}",
+            "-p",
+            "no:cacheprovider",
+        )
     else:
         result = run(pytester, "--jaxrewrite-packages=mypkg")
     result.assert_outcomes(passed=1)
@@ -363,12 +415,16 @@ def test_packages_ini_option(package: pytest.Pytester) -> None:
 def test_packages_must_be_top_level_names(package: pytest.Pytester) -> None:
     result = run(package, "--jaxrewrite-packages=mypkg.sub")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--jaxrewrite-packages / jaxrewrite_packages take top-level package names*mypkg.sub*"])
+    result.stderr.fnmatch_lines(
+        ["*--jaxrewrite-packages / jaxrewrite_packages take top-level package names*mypkg.sub*"]
+    )
 
 
 def test_xdist_workers(package: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
-    package.makepyfile(test_opted=OPTED_IN, test_opted_too=OPTED_IN.replace("SIZE = 3", "SIZE = 3  # too"))
+    package.makepyfile(
+        test_opted=OPTED_IN, test_opted_too=OPTED_IN.replace("SIZE = 3", "SIZE = 3  # too")
+    )
     result = run(package, "-n", "2", "--jaxrewrite-packages=mypkg,otherpkg")
     result.assert_outcomes(passed=3, failed=2)
     result.stdout.fnmatch_lines(["*2 workers*"])
@@ -384,7 +440,10 @@ def test_pytests_own_pyc_is_never_used_for_an_opted_in_module(pytester: pytest.P
     none (pytest's pyc never held rewritten code)."""
     pytester.makepyfile(test_opted=OPTED_IN)
     run(pytester, "-p", "no:jaxrewrite").assert_outcomes(failed=2)
-    assert pycs(pytester.path, "test_opted")["pytest"] and not pycs(pytester.path, "test_opted")["jaxrewrite"]
+    assert (
+        pycs(pytester.path, "test_opted")["pytest"]
+        and not pycs(pytester.path, "test_opted")["jaxrewrite"]
+    )
     run(pytester).assert_outcomes(passed=1, failed=1)
     run(pytester, "-p", "no:jaxrewrite").assert_outcomes(failed=2)
     run(pytester).assert_outcomes(passed=1, failed=1)
@@ -397,7 +456,11 @@ def test_the_plugin_writes_no_pytest_pyc_for_an_opted_in_module(pytester: pytest
     run(pytester).assert_outcomes(passed=1, failed=1)
     found = pycs(pytester.path, "test_opted")
     taken = tag.cache_tag(0, pipeline_name(pytest.__version__, False))
-    assert found == {"pytest": [], "jaxrewrite": [f"test_opted.{sys.implementation.cache_tag}.opt-{taken}.pyc"], "python": []}
+    assert found == {
+        "pytest": [],
+        "jaxrewrite": [f"test_opted.{sys.implementation.cache_tag}.opt-{taken}.pyc"],
+        "python": [],
+    }
 
 
 def test_an_edit_is_seen_as_python_sees_it(pytester: pytest.Pytester) -> None:
@@ -421,8 +484,12 @@ def test_an_edit_is_seen_as_python_sees_it(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(passed=0, failed=3)
 
 
-def test_plain_modules_keep_pytests_loader_and_cache_byte_for_byte(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_plain=PLAIN + "\n\ndef test_fails():\n    assert {'a': 1} == {'a': 2}\n")
+def test_plain_modules_keep_pytests_loader_and_cache_byte_for_byte(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_plain=PLAIN + "\n\ndef test_fails():\n    assert {'a': 1} == {'a': 2}\n"
+    )
     without = run(pytester, "-p", "no:jaxrewrite")
     (name,) = pycs(pytester.path, "test_plain")["pytest"]
     pyc = pytester.path / "__pycache__" / name
@@ -524,13 +591,17 @@ def f(x, n: Static[int]):
 
 
 @pytest.mark.parametrize("where", ["conftest", "test module"])
-def test_a_module_another_finder_loads_is_an_error_naming_finder_and_loader(pytester: pytest.Pytester, where: str) -> None:
+def test_a_module_another_finder_loads_is_an_error_naming_finder_and_loader(
+    pytester: pytest.Pytester, where: str
+) -> None:
     """The module ran unrewritten because a finder/loader jaxrewrite does not know took it: the
     run fails (imported by a conftest too, before pytest's filters are in force), naming both
     and the guide's section on composing."""
     conftest = UNKNOWN_LOADER_CONFTEST + ("import helper\n" if where == "conftest" else "")
     pytester.makepyfile(conftest=conftest, helper=HELPER)
-    pytester.makepyfile(test_it="import helper\nimport jax.numpy as jnp\n\n\ndef test_f():\n    assert helper.f(jnp.ones(2), 2).tolist() == [2.0, 2.0]\n")
+    pytester.makepyfile(
+        test_it="import helper\nimport jax.numpy as jnp\n\n\ndef test_f():\n    assert helper.f(jnp.ones(2), 2).tolist() == [2.0, 2.0]\n"
+    )
     result = run(pytester)
     assert result.ret != pytest.ExitCode.OK
     out = result.stdout.str() + result.stderr.str()

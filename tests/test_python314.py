@@ -29,7 +29,9 @@ from jaxrewrite.engine.findings import analyze
 from jaxrewrite.header import scan_header, why_ignored
 from jaxrewrite.hook import pipeline, pycfile, tag
 
-pytestmark = pytest.mark.skipif(sys.version_info < (3, 14), reason="Python 3.14's own behaviour (.ci/py314/run)")
+pytestmark = pytest.mark.skipif(
+    sys.version_info < (3, 14), reason="Python 3.14's own behaviour (.ci/py314/run)"
+)
 
 Calls = list[tuple[Callable[..., Any], dict[str, Any]]]
 
@@ -90,7 +92,10 @@ def test_a_call_site_inside_a_template_string_is_rewritten(jax_stand_in: Calls) 
     assert out.count("\n") == source.count("\n")
     namespace = run(out)
     keywords = {"static_argnums": (1,), "static_argnames": ("n",)}
-    assert jax_stand_in == [(namespace["f"], keywords), (namespace["f"], {"donate_argnums": 0, **keywords})]
+    assert jax_stand_in == [
+        (namespace["f"], keywords),
+        (namespace["f"], {"donate_argnums": 0, **keywords}),
+    ]
 
 
 BELOW = "it is below the module header"
@@ -136,7 +141,10 @@ def test_check_says_why_a_pragma_below_a_template_string_does_not_count() -> Non
     findings = analyze(source, "py314_module.py", require_pragma=False, lint=True).diagnostics
     [finding] = [d for d in findings if d.code == "JR001"]
     assert finding.line == 7
-    assert "the '# jaxrewrite: enable' on line 2 does not count: it is below the module header" in finding.message
+    assert (
+        "the '# jaxrewrite: enable' on line 2 does not count: it is below the module header"
+        in finding.message
+    )
 
 
 LAZY = textwrap.dedent(
@@ -199,13 +207,17 @@ def test_the_import_hook_rewrites_caches_and_serves_from_its_cache(
     """The finder, the loader and the hash-checked pyc on 3.14's importlib: the first import
     rewrites and writes the cache under 3.14's magic number, the next one only reads it."""
     module = tmp_path / "py314_hooked.py"
-    module.write_text(LAZY.replace("class Later:\n    pass\n", "class Later:\n    pass\n\nVALUE = f(1, 3)\n"))
+    module.write_text(
+        LAZY.replace("class Later:\n    pass\n", "class Later:\n    pass\n\nVALUE = f(1, 3)\n")
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     compiled: list[str] = []
     real = pipeline.Pipeline.compile
 
-    def counting(self: pipeline.Pipeline, data: bytes, path: str, optimize: int, header: Any = None) -> Any:
+    def counting(
+        self: pipeline.Pipeline, data: bytes, path: str, optimize: int, header: Any = None
+    ) -> Any:
         compiled.append(path)
         return real(self, data, path, optimize, header)
 

@@ -16,9 +16,8 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from jaxrewrite import rewrite_source
+from jaxrewrite import notrewritten, rewrite_source
 from jaxrewrite.engine.analyze import analyze
-from jaxrewrite import notrewritten
 from jaxrewrite.migrate import migrate_source
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,15 +44,30 @@ def _errors(body: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(
     ("param", "remedy"),
     [
-        ("*sizes: Static[int]", "write one parameter instead, 'sizes: Static[tuple[int, ...]]', and pass the values as one tuple"),
-        ("*sizes: Static", "write one parameter instead, 'sizes: Static[tuple]', and pass the values as one tuple"),
-        ("*sizes: 'Static[int]'", "write one parameter instead, 'sizes: Static[tuple]', and pass the values as one tuple"),
+        (
+            "*sizes: Static[int]",
+            "write one parameter instead, 'sizes: Static[tuple[int, ...]]', and pass the values as one tuple",
+        ),
+        (
+            "*sizes: Static",
+            "write one parameter instead, 'sizes: Static[tuple]', and pass the values as one tuple",
+        ),
+        (
+            "*sizes: 'Static[int]'",
+            "write one parameter instead, 'sizes: Static[tuple]', and pass the values as one tuple",
+        ),
         (
             "*sizes: jaxrewrite.Static[tuple[int, int]]",
             "write one parameter instead, 'sizes: jaxrewrite.Static[tuple[tuple[int, int], ...]]', and pass the values as one tuple",
         ),
-        ("**options: Static[str]", "write each keyword as a keyword-only parameter instead ('*, name: Static[str]')"),
-        ("**options: Static", "write each keyword as a keyword-only parameter instead ('*, name: Static')"),
+        (
+            "**options: Static[str]",
+            "write each keyword as a keyword-only parameter instead ('*, name: Static[str]')",
+        ),
+        (
+            "**options: Static",
+            "write each keyword as a keyword-only parameter instead ('*, name: Static')",
+        ),
     ],
     ids=["args", "args-bare", "args-string", "args-qualified", "kwargs", "kwargs-bare"],
 )
@@ -67,7 +81,9 @@ def test_jr101_says_which_one_parameter_to_write(param: str, remedy: str, form: 
 
 def test_jr101_nodiff_on_args_says_the_same_with_nodiff() -> None:
     ((code, message),) = _errors("@jax.custom_vjp\ndef f(x, *w: NoDiff[float]):\n    return x\n")
-    assert code == "JR101" and message.endswith("'w: NoDiff[tuple[float, ...]]', and pass the values as one tuple")
+    assert code == "JR101" and message.endswith(
+        "'w: NoDiff[tuple[float, ...]]', and pass the values as one tuple"
+    )
 
 
 def test_jr101s_remedy_rewrites_and_runs_as_jit_by_hand() -> None:
@@ -95,20 +111,30 @@ def test_jr101s_remedy_rewrites_and_runs_as_jit_by_hand() -> None:
         ("donate_argnums=(1,)", "drop 1 from donate_argnums, or drop the Static marker"),
         ("donate_argnums=1", "drop 1 from donate_argnums, or drop the Static marker"),
         ("donate_argnames='n'", "drop 'n' from donate_argnames, or drop the Static marker"),
-        ("donate_argnums=(0, 1), donate_argnames=('n',)", "drop 1 from donate_argnums and 'n' from donate_argnames, or drop the Static marker"),
+        (
+            "donate_argnums=(0, 1), donate_argnames=('n',)",
+            "drop 1 from donate_argnums and 'n' from donate_argnames, or drop the Static marker",
+        ),
     ],
     ids=["nums", "num", "names", "both"],
 )
 @pytest.mark.parametrize("form", ["partial", "call"])
 def test_jr112_says_which_donate_keyword_to_drop_it_from(spec: str, remedy: str, form: str) -> None:
     body = "def f(x, n: Static[int]):\n    return x\n"
-    body = f"@partial(jax.jit, {spec})\n{body}" if form == "partial" else f"{body}g = jax.jit(f, {spec})\n"
+    body = (
+        f"@partial(jax.jit, {spec})\n{body}"
+        if form == "partial"
+        else f"{body}g = jax.jit(f, {spec})\n"
+    )
     ((code, message),) = _errors(body)
     assert code == "JR112" and message.endswith(f"a static argument cannot be donated: {remedy}")
 
 
 def test_jr112s_remedy_rewrites_and_runs_as_jit_by_hand() -> None:
-    ours = HEAD + "@partial(jax.jit, donate_argnums=(0,))\ndef f(x, n: Static[int]):\n    return x * n\n"
+    ours = (
+        HEAD
+        + "@partial(jax.jit, donate_argnums=(0,))\ndef f(x, n: Static[int]):\n    return x * n\n"
+    )
     namespace = _run(ours)
     hand = jax.jit(lambda x, n: x * n, static_argnums=1, donate_argnums=(0,))
     assert jnp.array_equal(namespace["f"](jnp.arange(3.0), 2), hand(jnp.arange(3.0), 2))
@@ -126,7 +152,9 @@ def test_migrate_refuses_the_donated_static_with_the_same_remedy() -> None:
     text = "from functools import partial\nimport jax\n\n\n@partial(jax.jit, static_argnums=1, donate_argnums=1)\ndef f(x, n):\n    return x\n"
     (refusal,) = migrate_source(text, "m.py").refused
     assert refusal.reason.code == "JR112"  # the check of JR112 (JR210 before the merge)
-    assert refusal.message.endswith("also donated to jit; drop 1 from donate_argnums, then migrate again")
+    assert refusal.message.endswith(
+        "also donated to jit; drop 1 from donate_argnums, then migrate again"
+    )
 
 
 def test_every_migrate_refusal_pinned_by_a_golden_report_ends_in_a_remedy() -> None:

@@ -121,8 +121,18 @@ EDITS = {
 #: x = ones(2) doubled n times for n = 2, 2, 3 (then times 5), and one trace per value of n.
 DOUBLED = [[4.0, 4.0], [4.0, 4.0], [8.0, 8.0], [2, 3]]
 FIVEFOLD = [[25.0, 25.0], [25.0, 25.0], [125.0, 125.0], [2, 3]]
-LOADERS = {"none": "RewritingLoader", "jaxtyping": "_JaxtypingLoader", "beartype": "BeartypeSourceFileLoader", "typeguard": "TypeguardLoader"}
-CHECK_ERRORS: dict[str, set[str | None]] = {"none": {None}, "jaxtyping": {"TypeCheckError"}, "beartype": {"BeartypeCallHintParamViolation"}, "typeguard": {"TypeCheckError"}}
+LOADERS = {
+    "none": "RewritingLoader",
+    "jaxtyping": "_JaxtypingLoader",
+    "beartype": "BeartypeSourceFileLoader",
+    "typeguard": "TypeguardLoader",
+}
+CHECK_ERRORS: dict[str, set[str | None]] = {
+    "none": {None},
+    "jaxtyping": {"TypeCheckError"},
+    "beartype": {"BeartypeCallHintParamViolation"},
+    "typeguard": {"TypeCheckError"},
+}
 
 
 @pytest.fixture
@@ -133,7 +143,9 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def reload_in_child(root: Path, prewarmed: Prewarmed, tool: str, order: str, edit: str = "mul") -> dict[str, Any]:
+def reload_in_child(
+    root: Path, prewarmed: Prewarmed, tool: str, order: str, edit: str = "mul"
+) -> dict[str, Any]:
     proc = python(
         "-c",
         f"INSTALL = {INSTALL!r}\nEDITS = {EDITS!r}\n" + CHILD,
@@ -156,9 +168,12 @@ def foreign_tools() -> list[str]:
 
 @pytest.mark.parametrize(
     ("tool", "order"),
-    [("none", "first"), ("beartype", "first")] + [(tool, "last") for tool in ("jaxtyping", "beartype", "typeguard")],
+    [("none", "first"), ("beartype", "first")]
+    + [(tool, "last") for tool in ("jaxtyping", "beartype", "typeguard")],
 )
-def test_reload_rewrites_the_edited_source_again(project: Path, prewarmed: Prewarmed, tool: str, order: str) -> None:
+def test_reload_rewrites_the_edited_source_again(
+    project: Path, prewarmed: Prewarmed, tool: str, order: str
+) -> None:
     """The reload compiles the rewrite of the file as it is now (a same-size edit saved later:
     the pycs are checked by mtime and size, as Python checks its own), statics applied as by
     hand; a foreign tool's checks still run. Twice: the second run finds the pycs the first
@@ -177,29 +192,39 @@ def test_reload_rewrites_the_edited_source_again(project: Path, prewarmed: Prewa
         assert got["loader"] == LOADERS[tool] and got["check"] in CHECK_ERRORS[tool]
 
 
-def test_a_module_imported_before_the_hook_is_rewritten_when_reloaded(project: Path, prewarmed: Prewarmed) -> None:
+def test_a_module_imported_before_the_hook_is_rewritten_when_reloaded(
+    project: Path, prewarmed: Prewarmed
+) -> None:
     got = reload_in_child(project, prewarmed, "none", "before")
     assert got["first"][0] == "TracerIntegerConversionError"  # unrewritten: n is traced
     assert got["reloaded"] == [FIVEFOLD, FIVEFOLD] and got["loader"] == "RewritingLoader"
 
 
 @pytest.mark.parametrize("tool", ["none", "jaxtyping", "beartype", "typeguard"])
-def test_a_refused_edit_fails_the_reload_at_its_line_and_keeps_the_module(project: Path, prewarmed: Prewarmed, tool: str) -> None:
+def test_a_refused_edit_fails_the_reload_at_its_line_and_keeps_the_module(
+    project: Path, prewarmed: Prewarmed, tool: str
+) -> None:
     if tool != "none":
         foreign_tools()
     got = reload_in_child(project, prewarmed, tool, "last", "refused")
-    assert got["error"].startswith(f"{project / 'pkgr' / 'mod.py'}:9:11: JR101 Static cannot mark *args parameter 'n'"), got["error"]
+    assert got["error"].startswith(
+        f"{project / 'pkgr' / 'mod.py'}:9:11: JR101 Static cannot mark *args parameter 'n'"
+    ), got["error"]
     assert got["reloaded"][0] == DOUBLED  # the module as it was: its functions still run
 
 
 @pytest.mark.parametrize("tool", ["none", "typeguard"])
-def test_an_edit_that_opts_out_runs_as_written(project: Path, prewarmed: Prewarmed, tool: str) -> None:
+def test_an_edit_that_opts_out_runs_as_written(
+    project: Path, prewarmed: Prewarmed, tool: str
+) -> None:
     """No cached rewrite survives the pragma's removal: the reloaded module is plain, n traced."""
     if tool != "none":
         foreign_tools()
     got = reload_in_child(project, prewarmed, tool, "last", "unmarked")
     # Traced, n fails range(); typeguard refuses the tracer as an int before the body runs.
-    assert got["reloaded"][0] == ("TypeCheckError" if tool == "typeguard" else "TracerIntegerConversionError")
+    assert got["reloaded"][0] == (
+        "TypeCheckError" if tool == "typeguard" else "TracerIntegerConversionError"
+    )
 
 
 # --- IPython's %autoreload --------------------------------------------------------------------
@@ -257,13 +282,22 @@ print("RESULT " + json.dumps(out))
         ("jaxrewrite,autoreload", "%autoreload 1", "\n%aimport pkgr.mod, pkgr.hand"),
     ],
 )
-def test_autoreload_runs_the_edited_module_rewritten(project: Path, prewarmed: Prewarmed, order: str, magic: str, aimport: str) -> None:
+def test_autoreload_runs_the_edited_module_rewritten(
+    project: Path, prewarmed: Prewarmed, order: str, magic: str, aimport: str
+) -> None:
     """A real IPython shell: after the file is saved anew, the next cell runs its new rewritten
     code (statics applied, one trace per value of n), as the plain-JAX module beside it does; a
     refused edit is reported by autoreload with its file, line and code, and the old code runs on."""
     pytest.importorskip("IPython")
     proc = python(
-        "-c", SHELL, order, magic, aimport, cwd=project, env=child_env(bytecode=True, path=[project]), prewarmed=prewarmed
+        "-c",
+        SHELL,
+        order,
+        magic,
+        aimport,
+        cwd=project,
+        env=child_env(bytecode=True, path=[project]),
+        prewarmed=prewarmed,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     got = json.loads(proc.stdout.split("RESULT ", 1)[1])
@@ -275,6 +309,7 @@ def test_autoreload_runs_the_edited_module_rewritten(project: Path, prewarmed: P
     assert got["refused"] == [FIVEFOLD, FIVEFOLD]
     said = proc.stdout + proc.stderr
     assert "[autoreload of pkgr.mod failed" in said, said
-    assert f"{project / 'pkgr' / 'mod.py'}:9:11: JR101 Static cannot mark *args parameter 'n'" in said or (
-        "JR101 Static cannot mark *args parameter 'n'" in said and 'mod.py", line 9' in said
+    assert (
+        f"{project / 'pkgr' / 'mod.py'}:9:11: JR101 Static cannot mark *args parameter 'n'" in said
+        or ("JR101 Static cannot mark *args parameter 'n'" in said and 'mod.py", line 9' in said)
     ), said

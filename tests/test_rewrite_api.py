@@ -7,8 +7,7 @@ import warnings
 
 import pytest
 
-from jaxrewrite import RewriteError, RewriteWarning, rewrite_source
-from jaxrewrite import scan_header
+from jaxrewrite import RewriteError, RewriteWarning, rewrite_source, scan_header
 
 MODULE = """\
 # jaxrewrite: enable
@@ -36,7 +35,10 @@ def test_pragma_rewrites_only_the_decorator_line() -> None:
     out = rewrite_source(MODULE, "m.py")
     changed = [(a, b) for a, b in zip(MODULE.splitlines(), out.splitlines()) if a != b]
     assert changed == [
-        ("@jax.jit", "@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))")
+        (
+            "@jax.jit",
+            "@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))",
+        )
     ]
 
 
@@ -105,15 +107,17 @@ def test_pragma_rule(header: str, enabled: bool) -> None:
 
 
 def test_shadowed_names_are_not_transforms() -> None:
-    source = MODULE.replace("@jax.jit\ndef f", "def jit_like(jax):\n    @jax.jit\n    def f").replace(
-        "    return x\n", "        return x\n    return f\n"
-    )
+    source = MODULE.replace(
+        "@jax.jit\ndef f", "def jit_like(jax):\n    @jax.jit\n    def f"
+    ).replace("    return x\n", "        return x\n    return f\n")
     assert rewrite_source(source) == source
 
 
 def test_a_name_bound_to_jit_and_to_something_else_is_an_error() -> None:
     """Guessing would either drop the statics or pass them to a function that is not jit."""
-    source = MODULE.replace("import jax\n", "import jax\nif x:\n    jit = jax.jit\nelse:\n    jit = print\n")
+    source = MODULE.replace(
+        "import jax\n", "import jax\nif x:\n    jit = jax.jit\nelse:\n    jit = print\n"
+    )
     source = source.replace("@jax.jit", "@jit")
     with pytest.raises(RewriteError, match="bound more than once") as info:
         rewrite_source(source, "m.py")
@@ -122,11 +126,14 @@ def test_a_name_bound_to_jit_and_to_something_else_is_an_error() -> None:
 
 def test_try_import_fallbacks_that_agree_are_fine() -> None:
     source = MODULE.replace(
-        "import jax\n", "import jax\ntry:\n    from jax import jit\nexcept ImportError:\n    from jax import jit\n"
+        "import jax\n",
+        "import jax\ntry:\n    from jax import jit\nexcept ImportError:\n    from jax import jit\n",
     ).replace("@jax.jit", "@jit")
     assert "static_argnums=(1,)" in rewrite_source(source, "m.py")
 
 
 def test_a_signature_ending_on_the_body_line_is_read() -> None:
-    source = MODULE.replace("def f(x, n: Static[int]):\n    return x\n", "def f(x,\n      n: Static[int]): return x\n")
+    source = MODULE.replace(
+        "def f(x, n: Static[int]):\n    return x\n", "def f(x,\n      n: Static[int]): return x\n"
+    )
     assert "static_argnums=(1,)" in rewrite_source(source, "m.py")

@@ -13,8 +13,8 @@ from functools import partial
 from typing import Any
 
 import pytest
-
 from golden_cases import execute
+
 from jaxrewrite import RewriteError, rewrite_source
 from jaxrewrite.engine.rulebook.table import NNX_TRANSFORMS, TRANSFORMS, SpecKind
 
@@ -72,7 +72,10 @@ def test_jacobian_rows_keep_a_static_parameter_a_python_value(name: str) -> None
 @pytest.mark.parametrize("name", JACOBIANS)
 @pytest.mark.parametrize("argnums", ["(0, 1)", "1", "-1"])
 def test_jacobian_rows_refuse_a_marked_parameter_in_argnums(name: str, argnums: str) -> None:
-    source = HEAD + f"def loss(x, n: NoDiff[float]):\n    return x * n\n\n\nj = jax.{name}(loss, argnums={argnums})\n"
+    source = (
+        HEAD
+        + f"def loss(x, n: NoDiff[float]):\n    return x * n\n\n\nj = jax.{name}(loss, argnums={argnums})\n"
+    )
     with pytest.raises(RewriteError) as caught:
         rewrite_source(source, "m.py")
     assert caught.value.code == "JR121" and name in caught.value.msg
@@ -81,7 +84,9 @@ def test_jacobian_rows_refuse_a_marked_parameter_in_argnums(name: str, argnums: 
 def test_jacobian_rows_read_like_grad() -> None:
     for name in JACOBIANS:
         row = TRANSFORMS[name]
-        assert row.spec is SpecKind.DIFF and row.argnums == "argnums" and row.per_leaf == "grad_leaves"
+        assert (
+            row.spec is SpecKind.DIFF and row.argnums == "argnums" and row.per_leaf == "grad_leaves"
+        )
 
 
 def test_jacobian_decorator_per_leaf_entries_are_held_out() -> None:
@@ -196,8 +201,12 @@ def test_the_refused_program_really_fails_under_jit_by_hand() -> None:
     def gather(x: Any, idx: Any) -> Any:
         return x[idx]
 
-    gather.defvjp(lambda x, idx: (gather(x, idx), None), lambda idx, res, g: (jnp.zeros(3).at[idx].set(g),))
-    assert float(jax.grad(lambda x: gather(x, jnp.array(1)))(jnp.ones(3)).sum()) == 1.0  # eager: fine
+    gather.defvjp(
+        lambda x, idx: (gather(x, idx), None), lambda idx, res, g: (jnp.zeros(3).at[idx].set(g),)
+    )
+    assert (
+        float(jax.grad(lambda x: gather(x, jnp.array(1)))(jnp.ones(3)).sum()) == 1.0
+    )  # eager: fine
     with pytest.raises(jax.errors.UnexpectedTracerError):
         jax.jit(jax.grad(lambda x, i: gather(x, i)))(jnp.ones(3), jnp.array(1))
 
@@ -248,7 +257,9 @@ def test_checkpoint_static_argnames_leaves_a_name_traced() -> None:
         pytest.skip("jax_remat3 is on")
     try:
         by_name = jax.checkpoint(_steps, static_argnames=("n",))
-    except TypeError:  # the floor JAX has no static_argnames at all: positions only, as the row says
+    except (
+        TypeError
+    ):  # the floor JAX has no static_argnames at all: positions only, as the row says
         return
     with pytest.raises(Exception, match="[Tt]racer"):
         jax.grad(lambda x: by_name(x, n=3))(1.0)
@@ -274,7 +285,9 @@ def test_custom_vjp_binds_every_argument_to_a_position() -> None:
     assert "binds every argument to a position" in TRANSFORMS["custom_vjp"].positions_only
 
 
-@pytest.mark.parametrize(("name", "transform"), [("checkpoint", "jax.checkpoint"), ("custom_vjp", "jax.custom_vjp")])
+@pytest.mark.parametrize(
+    ("name", "transform"), [("checkpoint", "jax.checkpoint"), ("custom_vjp", "jax.custom_vjp")]
+)
 def test_keyword_only_refusal_says_why(name: str, transform: str) -> None:
     source = HEAD + f"@{transform}\ndef f(x, *, n: Static[int]):\n    return x\n"
     with pytest.raises(RewriteError) as caught:
@@ -322,7 +335,9 @@ def test_nnx_grad_keeps_a_static_parameter_a_python_value() -> None:
         "rows_nnx_grad",
     )
     grads = module.g(module.Scale(), 1.0, 3)
-    assert float(jax.tree_util.tree_leaves(grads)[0]) == 12.0  # d(w^3)/dw at w=2 (a State on every flax)
+    assert (
+        float(jax.tree_util.tree_leaves(grads)[0]) == 12.0
+    )  # d(w^3)/dw at w=2 (a State on every flax)
 
 
 def test_nnx_make_jaxpr_gets_static_positions() -> None:
@@ -332,7 +347,11 @@ def test_nnx_make_jaxpr_gets_static_positions() -> None:
     import inspect
 
     # flax 0.12 refuses nnx.make_jaxpr under its default graph_updates=True: ask for it off.
-    options = ", graph_updates=False" if "graph_updates" in inspect.signature(nnx.make_jaxpr).parameters else ""
+    options = (
+        ", graph_updates=False"
+        if "graph_updates" in inspect.signature(nnx.make_jaxpr).parameters
+        else ""
+    )
     module = _run(
         f"""\
         from functools import partial

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from support import REPO, jaxrewrite
 
-from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.analyze import analyze
-from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic, suppressed
 from jaxrewrite.engine.findings import lint_analysis
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic, suppressed
 from jaxrewrite.migrate import Reason, migrate_source
 
 PACKAGE = REPO / "jaxrewrite"
@@ -55,7 +55,9 @@ def test_no_raise_site_writes_a_code_string() -> None:
 
 def test_every_rule_is_named_somewhere() -> None:
     """No record without a use: each rule is named (``rules.NAME``) outside the registry."""
-    text = "\n".join(p.read_text(encoding="utf-8") for p in PACKAGE.rglob("*.py") if p.name != "rules.py")
+    text = "\n".join(
+        p.read_text(encoding="utf-8") for p in PACKAGE.rglob("*.py") if p.name != "rules.py"
+    )
     names = [name for name, value in vars(rules).items() if isinstance(value, rules.Rule)]
     assert sorted(rules.RULES) == sorted(CODES) and len(names) == len(rules.RULES)
     assert [name for name in names if not re.search(rf"\brules\.{name}\b", text)] == []
@@ -64,18 +66,28 @@ def test_every_rule_is_named_somewhere() -> None:
 def test_every_record_is_complete_and_its_own() -> None:
     """A fix text each, a severity each, no two codes with one summary, templates that parse."""
     for rule in rules.RULES.values():
-        assert rule.fix.strip() and rule.summary.strip() and isinstance(rule.severity, rules.Severity), rule.code
+        assert (
+            rule.fix.strip() and rule.summary.strip() and isinstance(rule.severity, rules.Severity)
+        ), rule.code
         for template in (rule.message, *rule.variants.values()):
             list(string.Formatter().parse(template))  # a stray brace raises ValueError
     summaries = [r.summary for r in rules.RULES.values()]
     assert len(set(summaries)) == len(summaries)
-    prefix = {rules.Severity.WARNING: "JR0", rules.Severity.ERROR: "JR1", rules.Severity.REFUSAL: "JR2"}
+    prefix = {
+        rules.Severity.WARNING: "JR0",
+        rules.Severity.ERROR: "JR1",
+        rules.Severity.REFUSAL: "JR2",
+    }
     assert all(r.code.startswith(prefix[r.severity]) for r in rules.RULES.values())
 
 
 def test_retired_codes_are_never_reused_and_name_their_successor() -> None:
     assert not set(rules.RETIRED) & set(rules.RULES)
-    assert {old: new for old, new in rules.RETIRED.items()} == {"JR201": "JR111", "JR210": "JR112", "JR212": "JR109"}
+    assert {old: new for old, new in rules.RETIRED.items()} == {
+        "JR201": "JR111",
+        "JR210": "JR112",
+        "JR212": "JR109",
+    }
     assert {r.code for r in Reason} >= set(rules.RETIRED.values())
 
 
@@ -102,8 +114,12 @@ def test_the_registrys_severity_decides_error_or_warning(monkeypatch: pytest.Mon
     finding = Diagnostic("JR002", "m", "m.py", 1, 1)
     error = Diagnostic("JR112", "m", "m.py", 1, 1)
     assert (finding.is_error, error.is_error) == (False, True)
-    monkeypatch.setitem(rules.RULES, "JR002", dataclasses.replace(rules.NO_TRANSFORM, severity=rules.Severity.ERROR))
-    monkeypatch.setitem(rules.RULES, "JR112", dataclasses.replace(rules.DONATED, severity=rules.Severity.WARNING))
+    monkeypatch.setitem(
+        rules.RULES, "JR002", dataclasses.replace(rules.NO_TRANSFORM, severity=rules.Severity.ERROR)
+    )
+    monkeypatch.setitem(
+        rules.RULES, "JR112", dataclasses.replace(rules.DONATED, severity=rules.Severity.WARNING)
+    )
     assert (finding.is_error, error.is_error) == (True, False)
     text = HEAD + "def f(x, n: Static[int]):\n    return x\n"
     (helper,) = lint_analysis(text, "m.py").diagnostics
@@ -118,9 +134,15 @@ def test_noqa_naming_a_retired_code_silences_its_successor(comment: str) -> None
 
 
 def test_a_message_is_its_rules_template_filled() -> None:
-    err = rules.NOT_LITERAL.error(_source("x = NUMS\n"), ast.parse("NUMS").body[0].value, keyword="k", what="int", spec="NUMS")  # type: ignore[attr-defined]
-    assert err.code == "JR111" and err.message.startswith("k must be a literal int to merge with Static parameters, not 'NUMS';")
-    assert rules.TOO_DEEP.text("marker", expr="A", past="P").startswith("cannot tell whether A holds a marker: P;")
+    err = rules.NOT_LITERAL.error(
+        _source("x = NUMS\n"), ast.parse("NUMS").body[0].value, keyword="k", what="int", spec="NUMS"
+    )  # type: ignore[attr-defined]
+    assert err.code == "JR111" and err.message.startswith(
+        "k must be a literal int to merge with Static parameters, not 'NUMS';"
+    )
+    assert rules.TOO_DEEP.text("marker", expr="A", past="P").startswith(
+        "cannot tell whether A holds a marker: P;"
+    )
 
 
 def _source(text: str):  # type: ignore[no-untyped-def]
@@ -149,7 +171,9 @@ def test_check_explain_prints_the_record(asked: str, tmp_path: Path) -> None:
         "see: docs/errors.md#9-errors\n"
     )
     unknown = jaxrewrite("check", "--explain", "JR999", cwd=tmp_path)
-    assert unknown.returncode == 2 and "unknown code: JR999" in unknown.stderr and unknown.stdout == ""
+    assert (
+        unknown.returncode == 2 and "unknown code: JR999" in unknown.stderr and unknown.stdout == ""
+    )
 
 
 def test_explain_prints_every_wording_and_links_to_the_configured_site(tmp_path: Path) -> None:
@@ -158,10 +182,25 @@ def test_explain_prints_every_wording_and_links_to_the_configured_site(tmp_path:
     import os
 
     env = {**os.environ, "JAXREWRITE_DOCS_URL": "https://docs.example.org/jaxrewrite/"}
-    done = subprocess.run([sys.executable, "-m", "jaxrewrite", "check", "--explain", "JR003"], cwd=tmp_path,
-                          env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxrewrite", "check", "--explain", "JR003"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     lines = done.stdout.splitlines()
-    assert [line.split(":")[0] for line in lines] == ["JR003 (warning)", "message", "message", "message", "fix", "see"]
-    assert "message: <name> is Static but the call on line <line> passes it a <shown>" in done.stdout
+    assert [line.split(":")[0] for line in lines] == [
+        "JR003 (warning)",
+        "message",
+        "message",
+        "message",
+        "fix",
+        "see",
+    ]
+    assert (
+        "message: <name> is Static but the call on line <line> passes it a <shown>" in done.stdout
+    )
     assert lines[-1] == "see: https://docs.example.org/jaxrewrite/check.html#jaxrewrite-check"
     assert rules.docs_link("9-errors") == "docs/errors.md#9-errors"  # no site published: the file

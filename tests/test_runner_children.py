@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 import support
 from support import REPO, child_env, write
 
@@ -87,7 +86,9 @@ def test_multiprocessing_children_run_rewritten_code(tmp_path: Path) -> None:
     found = json.loads(done.stdout.splitlines()[-1])
     want = {"lib": 2, "main": 2}
     assert found == {"spawn": want, "forkserver": want, "executor": want}, done.stderr
-    assert "NotRewrittenWarning" not in done.stderr and "sitecustomize" not in done.stderr, done.stderr
+    assert "NotRewrittenWarning" not in done.stderr and "sitecustomize" not in done.stderr, (
+        done.stderr
+    )
 
 
 def test_xdist_workers_import_the_library_rewritten(tmp_path: Path) -> None:
@@ -100,8 +101,17 @@ def test_xdist_workers_import_the_library_rewritten(tmp_path: Path) -> None:
             "import mylib.core\n\n\ndef test_static():\n    assert mylib.core.work() == 2\n",
         )
     done = jaxrewrite(
-        "-m", "pytest", "-n", "2", "-p", "no:cacheprovider", "-q", "-W", "error::jaxrewrite.NotRewrittenWarning",
-        cwd=tmp_path, env=child_env(path=[tmp_path], JAX_PLATFORMS="cpu"),
+        "-m",
+        "pytest",
+        "-n",
+        "2",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-W",
+        "error::jaxrewrite.NotRewrittenWarning",
+        cwd=tmp_path,
+        env=child_env(path=[tmp_path], JAX_PLATFORMS="cpu"),
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2 passed" in done.stdout
@@ -134,7 +144,9 @@ sys.stderr.write(done.stderr)
 """
 
 
-def test_a_script_started_with_sys_executable_gets_the_hook_and_a_precise_warning(tmp_path: Path) -> None:
+def test_a_script_started_with_sys_executable_gets_the_hook_and_a_precise_warning(
+    tmp_path: Path,
+) -> None:
     write(tmp_path / "lib.py", LIB)
     write(tmp_path / "child.py", CHILD)
     write(tmp_path / "parent.py", PARENT.format(repo=str(REPO)))
@@ -159,7 +171,9 @@ def test_a_child_given_another_pythonpath_is_told_what_happened(tmp_path: Path) 
 
 
 def test_a_sitecustomize_of_the_environment_still_runs(tmp_path: Path) -> None:
-    site = write(tmp_path / "site" / "sitecustomize.py", "import builtins\nbuiltins.SITE_RAN = True\n").parent
+    site = write(
+        tmp_path / "site" / "sitecustomize.py", "import builtins\nbuiltins.SITE_RAN = True\n"
+    ).parent
     write(
         tmp_path / "parent.py",
         "import subprocess, sys\n"
@@ -168,5 +182,7 @@ def test_a_sitecustomize_of_the_environment_still_runs(tmp_path: Path) -> None:
     )
     done = jaxrewrite("parent.py", cwd=tmp_path, env=child_env(path=[site]))
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == [True, True, False], done.stderr  # its own, ours, and off sys.path
+    assert json.loads(done.stdout) == [True, True, False], (
+        done.stderr
+    )  # its own, ours, and off sys.path
     assert os.environ.get("JAXREWRITE_RUNNER") is None  # the tests' own process is no runner child

@@ -129,9 +129,7 @@ def _env(*path: Path) -> dict[str, str]:
     return env
 
 
-def _as_nobody(
-    python: str, site: Path, *prefix: str
-) -> subprocess.CompletedProcess[str]:
+def _as_nobody(python: str, site: Path, *prefix: str) -> subprocess.CompletedProcess[str]:
     argv = [
         *prefix,
         "setpriv",
@@ -165,9 +163,13 @@ def test_a_read_only_install_hashes_once_and_imports_uncached(base: Path) -> Non
     site = _site(base)
     for _ in range(2):  # nothing is written, so every process pays the same
         trace = _as_nobody(python, site).stderr
-        assert len(re.findall(r"^jaxrewrite: hashed \d+ jaxrewrite sources", trace, re.MULTILINE)) == 1, trace
+        assert (
+            len(re.findall(r"^jaxrewrite: hashed \d+ jaxrewrite sources", trace, re.MULTILINE)) == 1
+        ), trace
         refused = re.findall(r"^jaxrewrite: pyc not written for (.*): ", trace, re.MULTILINE)
-        assert sorted(os.path.basename(path) for path in refused) == ["m1.py", "m2.py", "m3.py"], trace
+        assert sorted(os.path.basename(path) for path in refused) == ["m1.py", "m2.py", "m3.py"], (
+            trace
+        )
     assert not (site / "mods" / "__pycache__").exists()
 
 
@@ -176,9 +178,7 @@ def test_a_read_only_install_under_strace(base: Path, tmp_path: Path) -> None:
     modules' ``__pycache__`` (Python's own try for ``mods/__init__`` and jaxrewrite's one)."""
     python = _python_for_nobody()
     if python is None or shutil.which("strace") is None:
-        pytest.skip(
-            "needs root, setpriv, strace and a Python the unprivileged user can run"
-        )
+        pytest.skip("needs root, setpriv, strace and a Python the unprivileged user can run")
     site = _site(base)
     log = tmp_path / "strace.log"
     done = subprocess.run(
@@ -198,16 +198,12 @@ def test_a_read_only_install_under_strace(base: Path, tmp_path: Path) -> None:
     )
     if done.returncode != 0:
         pytest.skip("strace cannot trace here (no ptrace)")
-    _as_nobody(
-        python, site, "strace", "-f", "-qq", "-e", "trace=openat,mkdir", "-o", str(log)
-    )
+    _as_nobody(python, site, "strace", "-f", "-qq", "-e", "trace=openat,mkdir", "-o", str(log))
     calls = log.read_text().splitlines()
     # An engine module is opened once to hash it and once by Python to import it (no pyc can be
     # written for it either); the hook never reads jaxrewrite's own modules for a pragma.
     plan = [
-        line
-        for line in calls
-        if '/jaxrewrite/engine/edits/plan.py"' in line and "openat" in line
+        line for line in calls if '/jaxrewrite/engine/edits/plan.py"' in line and "openat" in line
     ]
     assert len(plan) == 2, plan
     made = [line for line in calls if "mkdir(" in line and "/mods/__pycache__" in line]

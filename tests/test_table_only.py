@@ -43,7 +43,9 @@ def names() -> frozenset[str]:
 _WORDS = re.compile(r"[\w.|]+")
 
 
-def offences(path: Path, known: frozenset[str], arrays: frozenset[str], root: Path = PACKAGE) -> list[str]:
+def offences(
+    path: Path, known: frozenset[str], arrays: frozenset[str], root: Path = PACKAGE
+) -> list[str]:
     """The literals of one module that spell a JAX name (or a ``|``-list of them) on their own."""
     found = []
     rel = path.relative_to(root).as_posix()
@@ -60,8 +62,16 @@ def offences(path: Path, known: frozenset[str], arrays: frozenset[str], root: Pa
 
 def test_no_module_but_the_table_lists_jax_names() -> None:
     known, arrays = names(), table.ARRAY_TYPES
-    found = [hit for path in sorted(PACKAGE.rglob("*.py")) if path != TABLE for hit in offences(path, known, arrays)]
-    assert found == [], "JAX names spelled outside engine/rulebook/table.py (make them rows or row fields):\n" + "\n".join(found)
+    found = [
+        hit
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path != TABLE
+        for hit in offences(path, known, arrays)
+    ]
+    assert found == [], (
+        "JAX names spelled outside engine/rulebook/table.py (make them rows or row fields):\n"
+        + "\n".join(found)
+    )
 
 
 def test_the_scan_finds_a_second_list(tmp_path: Path) -> None:
@@ -76,7 +86,12 @@ def test_the_scan_finds_a_second_list(tmp_path: Path) -> None:
         'KEYWORD = "in_shardings"\n'
     )
     found = offences(module, names(), table.ARRAY_TYPES, tmp_path)
-    assert [hit.partition(": ")[2] for hit in found] == ["'jax.lax.fori_loop'", "'jit|vmap'", "'jax.Array'", "'scan'"]
+    assert [hit.partition(": ")[2] for hit in found] == [
+        "'jax.lax.fori_loop'",
+        "'jit|vmap'",
+        "'jax.Array'",
+        "'scan'",
+    ]
 
 
 def test_the_row_fields_that_replaced_name_lists() -> None:

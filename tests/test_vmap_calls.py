@@ -62,7 +62,9 @@ def _runs(source: str) -> bool:
     """Whether the rewritten program runs under JAX without error (the label)."""
     namespace: dict[str, Any] = {"__name__": "vmap_calls"}
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jaxrewrite.NotRewrittenWarning)  # exec'd text is never the hook's
+        warnings.simplefilter(
+            "ignore", jaxrewrite.NotRewrittenWarning
+        )  # exec'd text is never the hook's
         try:
             exec(compile(rewrite_source(source, "m.py"), "m.py", "exec"), namespace)
         except Exception:  # noqa: BLE001 - the label: JAX refused the call or could not trace it

@@ -22,7 +22,10 @@ SPELLINGS = [
     ("flag = FLAG and (f := g)", "flag = (FLAG and\n        (f :=\n         g))"),
     ("flag = g if FLAG else (f := g)", "flag = (g if FLAG\n        else (f := g))"),
     ("if (f := g):\n    pass", "if (\n    f := g\n):\n    pass"),
-    ("if FLAG:\n    pass\nelse:\n    flag = (f := g)", "if FLAG:\n    pass\nelse:\n    flag = (\n        f := g)"),
+    (
+        "if FLAG:\n    pass\nelse:\n    flag = (f := g)",
+        "if FLAG:\n    pass\nelse:\n    flag = (\n        f := g)",
+    ),
     ("assert (f := g)", "assert (\n    f := g)"),
     ("flag = [(f := g) for _ in ()]", "flag = [\n    (f := g)\n    for _ in ()\n]"),
 ]

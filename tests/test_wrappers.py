@@ -74,7 +74,11 @@ def _module(wrapper: str, form: str) -> str:
 def test_a_forwarding_wrapper_keeps_the_defs_statics(wrapper: str, form: str) -> None:
     out = rewrite_source(_module(FORWARDING[wrapper], form))
     lines = out.splitlines()
-    last = lines[-1] if form != "decorator" else next(line for line in lines if line.startswith("@") and "jit" in line)
+    last = (
+        lines[-1]
+        if form != "decorator"
+        else next(line for line in lines if line.startswith("@") and "jit" in line)
+    )
     assert "static_argnums=(1,)" in last or "in_axes=(0, None)" in last, out
 
 
@@ -161,12 +165,23 @@ def test_an_assignment_not_seen_through_leaves_the_name_no_def_as_before() -> No
 
 def _doubling(levels: int, base: str) -> str:
     """``w{i}`` applies ``w{i - 1}`` twice: 2**levels paths from the decorator to ``w0``."""
-    chain = "".join(f"def w{i}(fn):\n    return w{i - 1}(w{i - 1}(fn))\n\n" for i in range(1, levels + 1))
-    return HEAD + f"def w0(fn):\n    return {base}\n\n" + chain + f"@jax.jit\n@w{levels}\ndef f(x, n: Static[int]):\n    return x * n\n"
+    chain = "".join(
+        f"def w{i}(fn):\n    return w{i - 1}(w{i - 1}(fn))\n\n" for i in range(1, levels + 1)
+    )
+    return (
+        HEAD
+        + f"def w0(fn):\n    return {base}\n\n"
+        + chain
+        + f"@jax.jit\n@w{levels}\ndef f(x, n: Static[int]):\n    return x * n\n"
+    )
 
 
-@pytest.mark.parametrize("base, refused", [("fn", False), ("partial(fn, 2.0)", True)], ids=["forwarding", "shifting"])
-def test_each_wrapper_is_read_once_however_many_paths_reach_it(base: str, refused: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "base, refused", [("fn", False), ("partial(fn, 2.0)", True)], ids=["forwarding", "shifting"]
+)
+def test_each_wrapper_is_read_once_however_many_paths_reach_it(
+    base: str, refused: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """25 levels, each wrapper applying the one before twice: read per path, that was 2**25
     readings, an import that never ended; each is read once, with the same answer."""
     from jaxrewrite.engine.read import wrappers

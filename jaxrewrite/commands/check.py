@@ -22,13 +22,13 @@ from jaxrewrite.commands import colour
 from jaxrewrite.commands.checkcache import FOLDER, Cache, Read
 from jaxrewrite.commands.files import SourceError, cannot_open, decode, python_files, universal
 from jaxrewrite.commands.targets import import_reader, locate_import
-from jaxrewrite.engine.rulebook import rules
-from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic, suppressed
-from jaxrewrite.engine.read.filters import FAST
-from jaxrewrite.header import might_opt_in
 from jaxrewrite.engine.findings.imported import may_apply_imported_bytes
 from jaxrewrite.engine.findings.tracetime import may_trace_bytes
+from jaxrewrite.engine.read.filters import FAST
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic, suppressed
 from jaxrewrite.errors import TOO_DEEP, too_deep
+from jaxrewrite.header import might_opt_in
 
 FORMATS = ("text", "json", "github")
 
@@ -89,7 +89,13 @@ def _outside(
         if named:
             compile(text, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
         return unbound
-    found = analyze(text, filename, require_pragma=False, filters=TRACE if PASS in passes else FAST, passes=passes)
+    found = analyze(
+        text,
+        filename,
+        require_pragma=False,
+        filters=TRACE if PASS in passes else FAST,
+        passes=passes,
+    )
     kept = [d for d in found.diagnostics if d.code in (rules.TRACED.code, rules.IMPORTED_DEF.code)]
     return unbound + (without_shadowed(kept, ast.parse(text, filename)) if unbound else kept)
 
@@ -112,7 +118,9 @@ def check_text(
         elif "jaxrewrite" in text:
             from jaxrewrite.engine.findings import lint_analysis
 
-            found = lint_analysis(text, filename, options.wants(rules.TRACED.code), import_reader(filename, reads)).diagnostics
+            found = lint_analysis(
+                text, filename, options.wants(rules.TRACED.code), import_reader(filename, reads)
+            ).diagnostics
         else:
             found = _outside(text, filename, options, reads, named)
     except SyntaxError as err:
@@ -122,8 +130,6 @@ def check_text(
         found = [Diagnostic.from_error(too_deep(exc, text, filename), rules.SYNTAX.code)]
     lines = text.splitlines()
     return [d for d in found if options.wants(d.code, filename) and not suppressed(d, lines)]
-
-
 
 
 def may_find(data: bytes) -> bool:
@@ -205,9 +211,17 @@ def parser(prog: str) -> argparse.ArgumentParser:
         metavar="PATH",
         help="a .py file, a folder to search for .py files, or - for standard input (default: .)",
     )
-    ap.add_argument("--format", choices=FORMATS, default="text", help="text (default), json or github")
-    ap.add_argument("--select", default=None, help="comma-separated codes or code prefixes to report (default: all)")
-    ap.add_argument("--ignore", default="", help="comma-separated codes or code prefixes not to report")
+    ap.add_argument(
+        "--format", choices=FORMATS, default="text", help="text (default), json or github"
+    )
+    ap.add_argument(
+        "--select",
+        default=None,
+        help="comma-separated codes or code prefixes to report (default: all)",
+    )
+    ap.add_argument(
+        "--ignore", default="", help="comma-separated codes or code prefixes not to report"
+    )
     ap.add_argument(
         "--fix",
         action="store_true",
@@ -234,10 +248,18 @@ def parser(prog: str) -> argparse.ArgumentParser:
         help="comma-separated glob patterns of files and folders to skip in the walk, as ruff reads "
         "them (added to the configuration's exclude; a path named here is always checked)",
     )
-    ap.add_argument("--stdin-filename", metavar="NAME", help="the file name to report for standard input (-)")
-    ap.add_argument("--config", metavar="PYPROJECT", help="read [tool.jaxrewrite] from this file instead")
+    ap.add_argument(
+        "--stdin-filename", metavar="NAME", help="the file name to report for standard input (-)"
+    )
+    ap.add_argument(
+        "--config", metavar="PYPROJECT", help="read [tool.jaxrewrite] from this file instead"
+    )
     ap.add_argument("-q", "--quiet", action="store_true", help="no summary line after the findings")
-    ap.add_argument("--explain", metavar="CODE", help="print the code's summary, fix and guide section (ruff rule)")
+    ap.add_argument(
+        "--explain",
+        metavar="CODE",
+        help="print the code's summary, fix and guide section (ruff rule)",
+    )
     return ap
 
 
@@ -279,12 +301,16 @@ def workers(files: int) -> int:
     core and only adds its start: measured, benchmarks/bench_check.py's "pool" rows)."""
     if files < POOL_FROM:
         return 1
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    cores = (
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    )
     idle = cores - os.getloadavg()[0] if hasattr(os, "getloadavg") else cores
     return max(1, min(cores, int(idle + 0.5), files))
 
 
-def examine_all(jobs: list[Job], processes: int | None = None) -> list[tuple[list[Diagnostic], str | None]]:
+def examine_all(
+    jobs: list[Job], processes: int | None = None
+) -> list[tuple[list[Diagnostic], str | None]]:
     """Every job's outcome, in order; over ``processes`` (default: ``workers``, for the files this
     process cannot answer at once) where more than one."""
     if processes is None:
@@ -303,7 +329,9 @@ def examine_all(jobs: list[Job], processes: int | None = None) -> list[tuple[lis
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    context = multiprocessing.get_context(
+        "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    )
     # Small chunks: files differ a hundredfold in cost, and the order is the walk's, not by size.
     chunks = max(1, min(8, len(jobs) // (4 * processes)))
     with ProcessPoolExecutor(processes, mp_context=context) as pool:
@@ -336,11 +364,19 @@ def open_cache(options: Options, ns: argparse.Namespace | None) -> Cache | None:
     return Cache.open(folder, (options.select, options.ignore, options.config))
 
 
-def run(paths: Sequence[str], form: str, options: Options, prog: str, ns: argparse.Namespace | None = None) -> int:
+def run(
+    paths: Sequence[str],
+    form: str,
+    options: Options,
+    prog: str,
+    ns: argparse.Namespace | None = None,
+) -> int:
     status = 0
     findings: list[Diagnostic] = []
     exclude = [(pattern, options.config.root) for pattern in options.config.exclude]
-    exclude += [(pattern, ".") for given in getattr(ns, "exclude", []) for pattern in settings.words(given)]
+    exclude += [
+        (pattern, ".") for given in getattr(ns, "exclude", []) for pattern in settings.words(given)
+    ]
     files = list(python_files(paths, exclude))
     if getattr(ns, "diff", False):
         return _preview(files, options, prog)
@@ -407,7 +443,9 @@ def main(argv: list[str], prog: str) -> int:
     unknown = settings.unknown_codes([*config.select, *config.ignore, *per_file])
     if unknown:
         where = f"{config.path}: [tool.jaxrewrite]"
-        print(f"{prog} check: {where}: unknown code or prefix: {', '.join(unknown)}", file=sys.stderr)
+        print(
+            f"{prog} check: {where}: unknown code or prefix: {', '.join(unknown)}", file=sys.stderr
+        )
         return 2
     select = config.select if ns.select is None else _codes(ns.select)
     ignore = (*config.ignore, *_codes(ns.ignore))
@@ -417,7 +455,9 @@ def main(argv: list[str], prog: str) -> int:
         return 2
     paths = ns.paths or ["."]
     if "-" in paths and len(paths) > 1:
-        print(f"{prog} check: - (standard input) cannot be combined with other paths", file=sys.stderr)
+        print(
+            f"{prog} check: - (standard input) cannot be combined with other paths", file=sys.stderr
+        )
         return 2
     if "-" in paths and (ns.fix or ns.diff):
         print(f"{prog} check: --fix and --diff take files, not - (standard input)", file=sys.stderr)

@@ -22,7 +22,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import asdict
-from typing import Any, Optional
+from typing import Any
 
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.hook import tag
@@ -39,9 +39,9 @@ CACHEDIR_TAG = (
 GITIGNORE = "# Automatically created by jaxrewrite.\n*\n"
 
 #: One module an analysis read: (module, level, the file it resolved to or None, its SHA-256 or None).
-Read = tuple[str, int, Optional[str], Optional[str]]
+Read = tuple[str, int, str | None, str | None]
 #: Where ``(module, level)`` imported from a file resolves (``targets.locate_import``).
-Locator = Callable[[str, str, int], Optional[str]]
+Locator = Callable[[str, str, int], str | None]
 
 
 def digest(data: bytes) -> str:
@@ -71,14 +71,18 @@ class Cache:
         """The cache in ``folder`` for a run with ``settings`` (any value with a stable repr)."""
         try:
             engine: str | None = tag.rewriter_hash()
-        except OSError:  # jaxrewrite's sources unreadable: the version alone, as the hook then keeps no cache
+        except (
+            OSError
+        ):  # jaxrewrite's sources unreadable: the version alone, as the hook then keeps no cache
             engine = None
         fingerprint = digest(repr((__version__, engine, sys.version, settings)).encode())
         return cls(folder, fingerprint)
 
     def _entry(self, path: str, data: bytes) -> str:
         # The path as given too: the findings name the file as the command line did.
-        key = digest(f"{self.fingerprint}\0{os.path.abspath(path)}\0{path}\0{digest(data)}".encode())
+        key = digest(
+            f"{self.fingerprint}\0{os.path.abspath(path)}\0{path}\0{digest(data)}".encode()
+        )
         return os.path.join(self.folder, __version__, key[:2], key[2:])
 
     def get(self, path: str, data: bytes, locate: Locator) -> list[Diagnostic] | None:
@@ -97,11 +101,15 @@ class Cache:
 
     def put(self, path: str, data: bytes, findings: list[Diagnostic], reads: list[Read]) -> None:
         """Store the findings; a cache that cannot be written is no error (the run goes on)."""
-        entry = json.dumps({"findings": [{**asdict(d), "about": None} for d in findings], "reads": reads})
+        entry = json.dumps(
+            {"findings": [{**asdict(d), "about": None} for d in findings], "reads": reads}
+        )
         target = self._entry(path, data)
         try:
             self._prepare(os.path.dirname(target))
-            fd, temporary = tempfile.mkstemp(prefix=".entry-", suffix=".tmp", dir=os.path.dirname(target))
+            fd, temporary = tempfile.mkstemp(
+                prefix=".entry-", suffix=".tmp", dir=os.path.dirname(target)
+            )
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as file:
                     file.write(entry)

@@ -27,8 +27,8 @@ from jaxrewrite.commands.files import decode, unified_diff, write_atomically, wr
 from jaxrewrite.engine.findings.tracetime import may_trace_bytes
 from jaxrewrite.engine.findings.unbound import unbound_markers
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.errors import TOO_DEEP, RewriteError
 from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.errors import TOO_DEEP, RewriteError
 from jaxrewrite.header import PRAGMA, header_statements, scan_header
 from jaxrewrite.migrate.imports import first_import_block, marker_import_lines, marker_import_place
 
@@ -41,7 +41,12 @@ Findings = Callable[[str, str, "Options"], "list[Diagnostic]"]
 
 
 def fixed_text(
-    path: str, text: str, options: Options, notes: list[str], findings: Findings, verb: str = "Fixed"
+    path: str,
+    text: str,
+    options: Options,
+    notes: list[str],
+    findings: Findings,
+    verb: str = "Fixed",
 ) -> str:
     """The text with what ``--fix`` fixes fixed, or ``text`` itself where the fix is not proved;
     ``notes``: a line per fix (``verb``: "Fixed", or "Would fix") and per refusal."""
@@ -80,7 +85,13 @@ def fixed_text(
 
 
 def _disproved(
-    path: str, text: str, new: str, options: Options, findings: Findings, before: list[Diagnostic], meant: set[str]
+    path: str,
+    text: str,
+    new: str,
+    options: Options,
+    findings: Findings,
+    before: list[Diagnostic],
+    meant: set[str],
 ) -> str | None:
     """Why the fixed text is no fix, or None: a finding it meant to remove is left, a new one
     appears, or the module would not compile or be rewritten as the import hook rewrites it."""
@@ -122,7 +133,11 @@ def _with_imports(text: str, path: str, said: list[str]) -> str:
         new = text[:at] + (nl if own_section else "") + lines + text[at:]
     else:
         first = body[index] if index < len(body) else None
-        line = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))]) if first else None
+        line = (
+            min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))])
+            if first
+            else None
+        )
         at = src.line_starts[line - 1] if line is not None else len(text)
         new = text[:at] + lines + text[at:]
     said.append(f"{rules.UNBOUND_MARKER.code}: added '{lines.strip()}'")
@@ -133,13 +148,17 @@ def _with_pragma(text: str, path: str, said: list[str], notes: list[str]) -> str
     """The pragma as a new first line, after a ``#!`` line and a PEP 263 coding line."""
     lines = text.splitlines(keepends=True)
     at = 0
-    while at < min(2, len(lines)) and lines[at].startswith("#") and (
-        (at == 0 and lines[at].startswith("#!")) or "coding" in lines[at]
+    while (
+        at < min(2, len(lines))
+        and lines[at].startswith("#")
+        and ((at == 0 and lines[at].startswith("#!")) or "coding" in lines[at])
     ):
         at += 1
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     new = "".join([*lines[:at], PRAGMA + newline, *lines[at:]])
-    if not scan_header(new).enabled:  # pragma: no cover - the header rule moved; say so, never guess
+    if not scan_header(
+        new
+    ).enabled:  # pragma: no cover - the header rule moved; say so, never guess
         notes.append(f"{path}: not fixed: JR001: the pragma cannot go first in this header")
         return text
     said.append(f"JR001: added '{PRAGMA}' at line {at + 1}")
@@ -153,7 +172,9 @@ def fix_file(
     ``diff``, write a unified diff there instead and keep the bytes. Notes go to stderr."""
     text, encoding = decode(data, path)
     notes: list[str] = []
-    new = fixed_text(path, text, options, notes, findings, "Would fix" if diff is not None else "Fixed")
+    new = fixed_text(
+        path, text, options, notes, findings, "Would fix" if diff is not None else "Fixed"
+    )
     for note in notes:
         print(note, file=sys.stderr)
     if new == text:

@@ -32,7 +32,10 @@ ENV = notrewritten.RUNNER_ENV
 SITE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "childsite")
 
 #: The command lines (``python -c CODE``) that multiprocessing starts its children with.
-_MULTIPROCESSING = ("from multiprocessing.spawn import spawn_main", "from multiprocessing.forkserver import main")
+_MULTIPROCESSING = (
+    "from multiprocessing.spawn import spawn_main",
+    "from multiprocessing.forkserver import main",
+)
 
 
 def export(packages: Sequence[str] = (), environ: MutableMapping[str, str] = os.environ) -> None:
@@ -77,7 +80,15 @@ def _rewrite_mp_main() -> None:
         # What spawn's own version does, with runpy.run_path's compile replaced by the runner's.
         spawn.old_main_modules.append(current)
         main = types.ModuleType("__mp_main__")
-        main.__dict__.update(run_module_code(script_code(data, main_path), None, "__mp_main__", pkg_name="", script_name=main_path))
+        main.__dict__.update(
+            run_module_code(
+                script_code(data, main_path),
+                None,
+                "__mp_main__",
+                pkg_name="",
+                script_name=main_path,
+            )
+        )
         sys.modules["__main__"] = sys.modules["__mp_main__"] = main
 
     _fixup_main_from_path.__wrapped__ = original  # type: ignore[attr-defined]

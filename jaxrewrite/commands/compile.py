@@ -27,8 +27,8 @@ from jaxrewrite.commands.targets import (
     find_spec,
     search_path,
 )
-from jaxrewrite.header import PRAGMA, scan_header
 from jaxrewrite.errors import TOO_DEEP, too_deep
+from jaxrewrite.header import PRAGMA, scan_header
 from jaxrewrite.hook import pipeline, pycfile, tag
 
 LEVELS = (0, 1, 2)
@@ -80,11 +80,17 @@ def compile_file(
         try:
             code = steps.compile(data, origin, level, header)
         except (SyntaxError, *TOO_DEEP) as caught:  # RewriteError included: located, with its code
-            err = caught if isinstance(caught, SyntaxError) else too_deep(caught, importlib.util.decode_source(data), origin)
+            err = (
+                caught
+                if isinstance(caught, SyntaxError)
+                else too_deep(caught, importlib.util.decode_source(data), origin)
+            )
             where = ":".join(str(n) for n in (err.lineno, err.offset) if n is not None)
             code_word = getattr(err, "code", None) or type(err).__name__
             message = getattr(err, "message", err.msg)
-            return Outcome(shown, "failed", f"{':' + where if where else ''}: {code_word} {message}")
+            return Outcome(
+                shown, "failed", f"{':' + where if where else ''}: {code_word} {message}"
+            )
         if not _store(pyc, code, key, origin):
             return Outcome(shown, "failed", f": cannot write {pyc}")
     return Outcome(shown, "wrote", f" (optimisation {', '.join(map(str, levels))})")
@@ -111,14 +117,18 @@ def package_files(name: str) -> list[str]:
         if origin is None or not origin.endswith(".py"):
             raise TargetError(f"{name!r} has no Python source file (found {origin or 'no file'})")
         return [origin]
-    if origin is not None and origin.endswith(".py"):  # a regular package: the folder of its __init__
+    if origin is not None and origin.endswith(
+        ".py"
+    ):  # a regular package: the folder of its __init__
         return list(python_files([os.path.dirname(origin)]))
     try:  # a namespace package: its folders (a nested one reads them from its imported parent)
         folders = list(spec.submodule_search_locations)
     except (KeyError, AttributeError):
         folders = []
     if not folders:
-        raise TargetError(f"cannot list the folders of namespace package {name!r}; give them as PATHs")
+        raise TargetError(
+            f"cannot list the folders of namespace package {name!r}; give them as PATHs"
+        )
     return list(python_files(folders))
 
 
@@ -142,7 +152,9 @@ def parser(prog: str) -> argparse.ArgumentParser:
         ),
         epilog="Exit status: 0 every file written or skipped, 1 a file failed, 2 a usage error or a PATH/PACKAGE not found.",
     )
-    ap.add_argument("paths", nargs="*", metavar="PATH", help="a .py file, or a folder searched for .py files")
+    ap.add_argument(
+        "paths", nargs="*", metavar="PATH", help="a .py file, or a folder searched for .py files"
+    )
     ap.add_argument(
         "-m",
         dest="modules",
@@ -199,7 +211,12 @@ def targets(paths: Sequence[str], modules: Sequence[str], prog: str) -> tuple[li
 
 
 def run(
-    paths: Sequence[str], modules: Sequence[str], levels: Sequence[int], quiet: bool, prog: str, mode: str | None = None
+    paths: Sequence[str],
+    modules: Sequence[str],
+    levels: Sequence[int],
+    quiet: bool,
+    prog: str,
+    mode: str | None = None,
 ) -> int:
     """Compile every file, one report line each (failures only with ``quiet``) and a summary."""
     files, missing = targets(paths, modules, prog)
@@ -211,7 +228,9 @@ def run(
         if not quiet or outcome.status == "failed":
             print(outcome.line())
     if not quiet:
-        print(f"{prog} compile: {counts['wrote']} written, {counts['skipped']} skipped, {counts['failed']} failed")
+        print(
+            f"{prog} compile: {counts['wrote']} written, {counts['skipped']} skipped, {counts['failed']} failed"
+        )
     if missing:
         return 2
     return 1 if counts["failed"] else 0
@@ -225,5 +244,9 @@ def main(argv: list[str], prog: str) -> int:
     if not ns.paths and not ns.modules:
         print(f"{prog} compile: give a PATH or -m PACKAGE", file=sys.stderr)
         return 2
-    levels = sorted({level for group in ns.levels for level in group}) if ns.levels else [sys.flags.optimize]
+    levels = (
+        sorted({level for group in ns.levels for level in group})
+        if ns.levels
+        else [sys.flags.optimize]
+    )
     return run(ns.paths, ns.modules, levels, ns.quiet, prog, ns.invalidation_mode)

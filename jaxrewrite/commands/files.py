@@ -47,7 +47,9 @@ def python_files(paths: Iterable[str], exclude: Sequence[tuple[str, str]] = ()) 
             continue
         for folder, dirs, files in os.walk(path):
             dirs[:] = sorted(
-                d for d in dirs if not skipped(folder, d) and not excluded(os.path.join(folder, d), exclude)
+                d
+                for d in dirs
+                if not skipped(folder, d) and not excluded(os.path.join(folder, d), exclude)
             )
             for name in sorted(files):
                 if name.endswith(".py") and not excluded(os.path.join(folder, name), exclude):
@@ -90,12 +92,16 @@ def decode(data: bytes, path: str = "<unknown>") -> tuple[str, str]:
 
 
 def _undecodable(path: str, data: bytes, exc: UnicodeDecodeError, encoding: str) -> SourceError:
-    return SourceError(path, data, exc.start, f"byte {data[exc.start]:#04x} is not {encoding}: {exc.reason}")
+    return SourceError(
+        path, data, exc.start, f"byte {data[exc.start]:#04x} is not {encoding}: {exc.reason}"
+    )
 
 
 def universal(text: str) -> str:
     """The text with its line endings as ``importlib.util.decode_source`` gives them (``\\n``)."""
-    return io.IncrementalNewlineDecoder(None, True).decode(text, final=True) if "\r" in text else text
+    return (
+        io.IncrementalNewlineDecoder(None, True).decode(text, final=True) if "\r" in text else text
+    )
 
 
 def read_python(path: str, data: bytes | None = None) -> tuple[str, str]:

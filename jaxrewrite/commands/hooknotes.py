@@ -30,7 +30,10 @@ def top_package(path: str) -> str | None:
     """The folder of the top-level package ``path`` lies in (``__init__.py`` at every level), or None."""
     folder = os.path.dirname(os.path.abspath(path))
     top = None
-    while os.path.isfile(os.path.join(folder, "__init__.py")) and os.path.basename(folder).isidentifier():
+    while (
+        os.path.isfile(os.path.join(folder, "__init__.py"))
+        and os.path.basename(folder).isidentifier()
+    ):
         top = folder
         parent = os.path.dirname(folder)
         if parent == folder:
@@ -101,7 +104,10 @@ def with_install_line(text: str) -> str:
         after = stmt.end_lineno or after
     if lines and after and not lines[after - 1].endswith(("\n", "\r")):
         lines[after - 1] += newline
-    insert = [f"{INSTALL_IMPORT}{newline}", f"{INSTALL_LINE}  # Static/NoDiff in this package need the hook{newline}"]
+    insert = [
+        f"{INSTALL_IMPORT}{newline}",
+        f"{INSTALL_LINE}  # Static/NoDiff in this package need the hook{newline}",
+    ]
     if after:
         insert.insert(0, newline)
     if after < len(lines) and lines[after].strip():

@@ -30,8 +30,8 @@ from jaxrewrite.commands.files import (
 )
 from jaxrewrite.commands.hooknotes import INSTALL_LINE, hook_notes, install_hooks
 from jaxrewrite.commands.progress import Progress
-from jaxrewrite.migrate import REASONS, Migration, Reason, migrate_source
 from jaxrewrite.errors import TOO_DEEP, too_deep
+from jaxrewrite.migrate import REASONS, Migration, Reason, migrate_source
 
 
 @dataclass
@@ -48,7 +48,13 @@ class Summary:
 
 
 def migrate_file(
-    path: str, write: bool, out: TextIO, err: TextIO, summary: Summary, check: bool = False, quiet: bool = False
+    path: str,
+    write: bool,
+    out: TextIO,
+    err: TextIO,
+    summary: Summary,
+    check: bool = False,
+    quiet: bool = False,
 ) -> None:
     """One file: read, migrate, report; print its diff (unless ``check``) or write it."""
     display = os.path.normpath(path)
@@ -82,7 +88,12 @@ def migrate_file(
     summary.functions += len(result.migrated)
     if not write:
         if not check:
-            write_source(out, unified_diff(text, result.text, display.replace(os.sep, "/"), result.changes), encoding, diff=True)
+            write_source(
+                out,
+                unified_diff(text, result.text, display.replace(os.sep, "/"), result.changes),
+                encoding,
+                diff=True,
+            )
         return
     try:
         write_atomically(path, result.text.encode(encoding))
@@ -91,7 +102,10 @@ def migrate_file(
         summary.errors += 1
         return
     if not quiet:
-        print(f"{display}: migrated {len(result.migrated)} function{'s' if len(result.migrated) != 1 else ''}", file=err)
+        print(
+            f"{display}: migrated {len(result.migrated)} function{'s' if len(result.migrated) != 1 else ''}",
+            file=err,
+        )
 
 
 def migrate(
@@ -124,7 +138,9 @@ def migrate(
     progress = Progress(err, len(files), after=progress_after)
     for path in files:
         progress.step(path)
-        migrate_file(path, write, out, progress.writer(), summary, check=check, quiet=check or quiet)
+        migrate_file(
+            path, write, out, progress.writer(), summary, check=check, quiet=check or quiet
+        )
     progress.done()
     out.flush()
     if check or quiet:
@@ -139,7 +155,11 @@ def migrate(
     print(
         f"{summary.functions} function{'s' if summary.functions != 1 else ''} {verb} in {summary.changed} of "
         f"{summary.files} file{'s' if summary.files != 1 else ''}; {refused} refused"
-        + (f"; {summary.errors} error{'s' if summary.errors != 1 else ''}" if summary.errors else ""),
+        + (
+            f"; {summary.errors} error{'s' if summary.errors != 1 else ''}"
+            if summary.errors
+            else ""
+        ),
         file=err,
     )
     for reason, count in summary.refused.most_common():
@@ -163,24 +183,41 @@ def main(argv: Sequence[str], prog: str = "jaxrewrite") -> int:
         "made), 2 errors (a file that cannot be read, parsed or written, a bad configuration), 141 the reader "
         "of the output went away first (`| head`)",
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="files, or folders searched for .py files")
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--diff", action="store_true", help="print a unified diff and change nothing (the default)")
-    mode.add_argument(
-        "--check", action="store_true", help="print nothing, change nothing: exit 1 if a file would change (as black)"
+    parser.add_argument(
+        "paths", nargs="+", metavar="PATH", help="files, or folders searched for .py files"
     )
-    mode.add_argument("--write", action="store_true", help="rewrite the files in place (atomically)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--diff", action="store_true", help="print a unified diff and change nothing (the default)"
+    )
+    mode.add_argument(
+        "--check",
+        action="store_true",
+        help="print nothing, change nothing: exit 1 if a file would change (as black)",
+    )
+    mode.add_argument(
+        "--write", action="store_true", help="rewrite the files in place (atomically)"
+    )
     parser.add_argument(
         "--install-hook",
         action="store_true",
         help=f"with --write: add `{INSTALL_LINE}` to the __init__.py of each package a migrated file is in",
     )
     parser.add_argument(
-        "--exclude", action="append", default=[], metavar="PATTERN", help="glob patterns to skip, as in check"
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="glob patterns to skip, as in check",
     )
-    parser.add_argument("--config", metavar="PYPROJECT", help="read [tool.jaxrewrite] from this file instead")
     parser.add_argument(
-        "-q", "--quiet", action="store_true", help="stderr for errors only: no refusals, no summary, no notes"
+        "--config", metavar="PYPROJECT", help="read [tool.jaxrewrite] from this file instead"
+    )
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="stderr for errors only: no refusals, no summary, no notes",
     )
     try:
         ns = parser.parse_args(list(argv))
@@ -194,4 +231,11 @@ def main(argv: Sequence[str], prog: str = "jaxrewrite") -> int:
         return 2
     exclude = [(pattern, config.root) for pattern in config.exclude]
     exclude += [(pattern, ".") for given in ns.exclude for pattern in settings.words(given)]
-    return migrate(ns.paths, ns.write, check=ns.check, install_hook=ns.install_hook, exclude=exclude, quiet=ns.quiet)
+    return migrate(
+        ns.paths,
+        ns.write,
+        check=ns.check,
+        install_hook=ns.install_hook,
+        exclude=exclude,
+        quiet=ns.quiet,
+    )

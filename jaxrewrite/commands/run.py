@@ -18,10 +18,10 @@ import pkgutil
 import runpy
 import sys
 import types
-from typing import Callable, NoReturn
+from collections.abc import Callable
+from typing import NoReturn
 
-from jaxrewrite.commands import children
-from jaxrewrite.commands import safe_path
+from jaxrewrite.commands import children, safe_path
 from jaxrewrite.hook.finder import install
 from jaxrewrite.hook.scriptcache import script_code
 
@@ -58,15 +58,22 @@ def run_script(path: str, args: list[str], prog: str, packages: tuple[str, ...] 
         with open(filename, "rb") as file:
             data = file.read()
     except OSError as exc:
-        print(f"{prog}: can't open file {filename!r}: [Errno {exc.errno}] {exc.strerror}", file=sys.stderr)
+        print(
+            f"{prog}: can't open file {filename!r}: [Errno {exc.errno}] {exc.strerror}",
+            file=sys.stderr,
+        )
         return 2
     if not safe_path():
         _set_path0(script_path0(filename), always=False)
     sys.argv = [path, *args]
     is_pyc = filename.endswith(".pyc") or data[:2] == importlib.util.MAGIC_NUMBER[:2]
     main = _new_main()
-    loader_type = importlib.machinery.SourcelessFileLoader if is_pyc else importlib.machinery.SourceFileLoader
-    main.__dict__.update(__file__=filename, __cached__=None, __loader__=loader_type("__main__", filename))
+    loader_type = (
+        importlib.machinery.SourcelessFileLoader if is_pyc else importlib.machinery.SourceFileLoader
+    )
+    main.__dict__.update(
+        __file__=filename, __cached__=None, __loader__=loader_type("__main__", filename)
+    )
     try:
         code = _load_pyc(data) if is_pyc else _compile(data, filename)
     except (SyntaxError, RuntimeError, ValueError, EOFError) as exc:

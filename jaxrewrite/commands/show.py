@@ -11,22 +11,29 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from typing import Sequence
+from collections.abc import Sequence
 
 from jaxrewrite.commands import colour, safe_path
-from jaxrewrite.commands.files import SourceError, cannot_open, read_python, universal, unified_diff, write_source
+from jaxrewrite.commands.files import (
+    SourceError,
+    cannot_open,
+    read_python,
+    unified_diff,
+    universal,
+    write_source,
+)
 from jaxrewrite.commands.targets import (
     TargetError,
     import_reader,
     locate,
     search_path,
 )
-from jaxrewrite.header import PRAGMA, Header, why_ignored
 from jaxrewrite.engine.findings import lint_analysis
 from jaxrewrite.engine.rewrite import rewritten
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import SYNTAX
 from jaxrewrite.errors import TOO_DEEP, RewriteError, too_deep
+from jaxrewrite.header import PRAGMA, Header, why_ignored
 
 
 def render(original: str, rewritten: str, display: str, diff: bool) -> str:
@@ -39,7 +46,9 @@ def notes(source: str, header: Header, display: str) -> list[str]:
     if header.enabled:
         return []
     out = []
-    out.append(f"{display}: note: no '{PRAGMA}' pragma in the module header; the source is unchanged")
+    out.append(
+        f"{display}: note: no '{PRAGMA}' pragma in the module header; the source is unchanged"
+    )
     out.extend(
         f"{display}:{line}: note: '{PRAGMA}' here does not count: {why_ignored(source, line)}"
         for line in header.ignored_lines
@@ -96,7 +105,9 @@ def show(target: str, diff: bool, prog: str) -> int:
             print(finding.format("text", paint), file=sys.stderr)
         return 1
     except (SyntaxError, *TOO_DEEP) as caught:
-        error = caught if isinstance(caught, SyntaxError) else too_deep(caught, source, found.display)
+        error = (
+            caught if isinstance(caught, SyntaxError) else too_deep(caught, source, found.display)
+        )
         error.filename = error.filename or found.display
         print(Diagnostic.from_error(error, SYNTAX.code).format("text", paint), file=sys.stderr)
         return 1

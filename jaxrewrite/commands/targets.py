@@ -9,9 +9,8 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from jaxrewrite.commands.checkcache import Read, digest
 
@@ -49,16 +48,27 @@ def is_module_name(target: str) -> bool:
 
 def locate(target: str, cwd: str, path: Sequence[str], meta_path: Sequence[object]) -> Target:
     """Resolve TARGET to a source file without importing (so without executing) anything."""
-    if os.path.isfile(target) or target.endswith(".py") or os.sep in target or not is_module_name(target):
+    if (
+        os.path.isfile(target)
+        or target.endswith(".py")
+        or os.sep in target
+        or not is_module_name(target)
+    ):
         if not os.path.isfile(target):
-            why = "is a folder, not a Python file" if os.path.isdir(target) else "no such file or folder"
+            why = (
+                "is a folder, not a Python file"
+                if os.path.isdir(target)
+                else "no such file or folder"
+            )
             raise TargetError(f"{target}: {why}")  # the words of commands.files.cannot_open
         return Target(target, display_name(target, cwd))
     origin = source_file(find_spec(target, path, meta_path), target)
     return Target(origin, display_name(origin, cwd))
 
 
-def find_spec(name: str, path: Sequence[str], meta_path: Sequence[object]) -> importlib.machinery.ModuleSpec:
+def find_spec(
+    name: str, path: Sequence[str], meta_path: Sequence[object]
+) -> importlib.machinery.ModuleSpec:
     """Like ``importlib.util.find_spec`` but parents are looked up, never imported."""
     parts = name.split(".")
     spec = _find_top(parts[0], path, meta_path)
@@ -75,7 +85,9 @@ def find_spec(name: str, path: Sequence[str], meta_path: Sequence[object]) -> im
         if child is None:
             raise TargetError(f"no such file or module: {name!r}")
         spec = child
-        locations = _locations(spec, [os.path.join(location, parts[depth]) for location in locations])
+        locations = _locations(
+            spec, [os.path.join(location, parts[depth]) for location in locations]
+        )
     return spec
 
 
@@ -122,10 +134,13 @@ def source_file(spec: importlib.machinery.ModuleSpec, name: str) -> str:
     return origin
 
 
-def import_reader(filename: str, reads: list[Read] | None = None) -> Callable[[str, int], str | None]:
+def import_reader(
+    filename: str, reads: list[Read] | None = None
+) -> Callable[[str, int], str | None]:
     """Reads the source of a module a file imports from, without importing anything (``locate_import``);
     None when there is no such source (the ledger then reports the name as not followed).
     ``reads`` collects each lookup with the file found and its hash, for the cache."""
+
     def read(module: str, level: int) -> str | None:
         path = locate_import(filename, module, level)
         data = None
@@ -163,7 +178,9 @@ def locate_import(filename: str, module: str, level: int) -> str | None:
             candidates = [stem + ".py", os.path.join(stem, "__init__.py")]
             return next((c for c in candidates if os.path.isfile(c)), None)
         if os.path.isfile(filename):
-            return source_file(find_spec(module, [folder, root, *sys.path[1:]], sys.meta_path), module)
+            return source_file(
+                find_spec(module, [folder, root, *sys.path[1:]], sys.meta_path), module
+            )
         return None
     except (TargetError, OSError, UnicodeDecodeError, SyntaxError, ValueError, ImportError):
         return None

@@ -11,14 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.read.fields import FieldUse
-from jaxrewrite.header import Header
 from jaxrewrite.engine.read.literals import Values
 from jaxrewrite.engine.read.scopes import ScopeTree
 from jaxrewrite.engine.read.signature import Param, Signature
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import ClassTransform, Container, Mark, Transform
+from jaxrewrite.header import Header
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.analyze import Analyzer
@@ -57,7 +57,11 @@ class Inner:
     def held(self, markers: frozenset[Mark]) -> Inner | None:
         keys = tuple(name for name, marks in self.marks if marks & markers)
         inner = held_inner(self.inner, markers)
-        return Inner(self.key, self.kind, keys, self.marks, inner, self.nodes) if keys or inner else None
+        return (
+            Inner(self.key, self.kind, keys, self.marks, inner, self.nodes)
+            if keys or inner
+            else None
+        )
 
     def applied(self) -> list[ast.AST]:
         """The field statements of the held keys, here and in every inner container."""
@@ -65,7 +69,10 @@ class Inner:
 
 
 def _applied_nodes(
-    keys: tuple[str, ...], marks: tuple[tuple[str, frozenset[Mark]], ...], nodes: tuple[ast.AST, ...], inner: tuple[Inner, ...]
+    keys: tuple[str, ...],
+    marks: tuple[tuple[str, frozenset[Mark]], ...],
+    nodes: tuple[ast.AST, ...],
+    inner: tuple[Inner, ...],
 ) -> list[ast.AST]:
     held = set(keys)
     found = [node for (name, _), node in zip(marks, nodes) if name in held]
@@ -100,13 +107,22 @@ class Leaf:
     def spec(self) -> tuple[str, int | None, str, tuple[object, ...]]:
         """What the run-time helper is given: the held keys, then one ``(key, kind, keys)`` per
         inner container (``jaxrewrite.leaves``)."""
-        return (self.param.name, self.param.position, self.kind.value, (*self.keys, *(e.spec() for e in self.inner)))
+        return (
+            self.param.name,
+            self.param.position,
+            self.kind.value,
+            (*self.keys, *(e.spec() for e in self.inner)),
+        )
 
     def held(self, markers: frozenset[Mark]) -> Leaf | None:
         """This parameter as ``markers`` see it: the entries carrying one of them, or None."""
         keys = tuple(name for name, marks in self.marks if marks & markers)
         inner = held_inner(self.inner, markers)
-        return Leaf(self.param, self.kind, keys, self.marks, inner, self.nodes) if keys or inner else None
+        return (
+            Leaf(self.param, self.kind, keys, self.marks, inner, self.nodes)
+            if keys or inner
+            else None
+        )
 
     def applied(self) -> list[ast.AST]:
         """The field statements of the held keys, here and in every inner container."""

@@ -4,6 +4,7 @@ transform, signature and user-written spec, and every finding with its code.
 Pure: text in, an ``Analysis`` value out. ``plan`` turns it into edits, the import hook raises its
 first error, ``show`` prints its findings, ``check`` and ``migrate`` read its uses.
 """
+
 from __future__ import annotations
 
 import ast
@@ -12,14 +13,9 @@ import gc
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 
-from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.analysis import Analysis, TreePass
-from jaxrewrite.engine.walk.callsites import CallSites
 from jaxrewrite.engine.read.classes import FunctionalClass
-from jaxrewrite.engine.walk.completion import unseen_error
-from jaxrewrite.engine.walk.decorators import Decorators
 from jaxrewrite.engine.read.depth import any_depth
-from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.read.filters import (
     FAST,
     Filters,
@@ -27,13 +23,18 @@ from jaxrewrite.engine.read.filters import (
     leaf_aliases,
 )
 from jaxrewrite.engine.read.markindex import index_of
-from jaxrewrite.header import Header, scan_header
-from jaxrewrite.engine.walk.registrations import Registrations
 from jaxrewrite.engine.read.scopes import Binding, Scope, ScopeTree, build_scopes, environment
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.rulebook.table import Container
 from jaxrewrite.engine.read.wrappers import calls_and_aliases
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.table import Container
+from jaxrewrite.engine.walk.callsites import CallSites
+from jaxrewrite.engine.walk.completion import unseen_error
+from jaxrewrite.engine.walk.decorators import Decorators
+from jaxrewrite.engine.walk.registrations import Registrations
 from jaxrewrite.errors import RewriteError
+from jaxrewrite.header import Header, scan_header
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -61,7 +62,9 @@ def analyze(
     header = scan_header(text) if header is None else header
     src = Source(text, filename)
     unknown = [
-        Diagnostic(rules.UNKNOWN_DIRECTIVE.code, rules.UNKNOWN_DIRECTIVE.text(word=word), filename, line, 1)
+        Diagnostic(
+            rules.UNKNOWN_DIRECTIVE.code, rules.UNKNOWN_DIRECTIVE.text(word=word), filename, line, 1
+        )
         for line, word in header.unknown
     ]
     if require_pragma and not header.enabled:
@@ -163,12 +166,18 @@ class Analyzer(Decorators, Registrations, CallSites):
                 continue
             if info.kind is not Container.CLASS and info.static_fields:
                 defined = local[0]
-                leaf_names.add(defined.name if isinstance(defined, FunctionalClass) else defined.node.name)
+                leaf_names.add(
+                    defined.name if isinstance(defined, FunctionalClass) else defined.node.name
+                )
         self.leaf_names = leaf_aliases(self.tree, leaf_names)
         self.defs(exhaustive)
         registrable = self.registrations(static_classes)
         unclear = self.field_forms({k: v for k, v in static_classes.items() if k not in unreadable})
-        names = None if exhaustive else [func.name for func, _ in self.tree.defs if id(func) in self.signatures]
+        names = (
+            None
+            if exhaustive
+            else [func.name for func, _ in self.tree.defs if id(func) in self.signatures]
+        )
         if names is None and self.filters.first_arguments:  # every def, but found by a text search
             names = [func.name for func, _ in self.tree.defs]
         if names is not None:
@@ -178,7 +187,9 @@ class Analyzer(Decorators, Registrations, CallSites):
                 self.call_site(call, scope, site)
             except RewriteError as err:
                 self.refuse(err)
-                self.refused_calls.append((call, scope, getattr(err, "code", None) or rules.SYNTAX.code))
+                self.refused_calls.append(
+                    (call, scope, getattr(err, "code", None) or rules.SYNTAX.code)
+                )
         for node, base in unclear:
             if id(node) not in self.registered:
                 self.refuse(unseen_error(node, base, self.src))

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.analyze import collector_paused
+from jaxrewrite.engine.edits import splice
+from jaxrewrite.engine.edits.plan import plan
 from jaxrewrite.engine.findings import analyze
 from jaxrewrite.engine.read.filters import FAST, Filters
-from jaxrewrite.header import Header
-from jaxrewrite.engine.edits.plan import plan
 from jaxrewrite.engine.read.scopes import Binding
 from jaxrewrite.errors import Notes, say
+from jaxrewrite.header import Header
 
 
 def rewrite_source(

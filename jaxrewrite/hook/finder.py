@@ -25,8 +25,8 @@ from io import BytesIO
 from types import CodeType, ModuleType, TracebackType
 from typing import Any
 
-from jaxrewrite.header import Header, might_opt_in, scan_header
 from jaxrewrite import notrewritten
+from jaxrewrite.header import Header, might_opt_in, scan_header
 from jaxrewrite.hook import notes, pipeline, pycfile, tag
 
 DEFAULT = pipeline.DEFAULT

@@ -25,7 +25,8 @@ def rewrite_text(text: str, path: str, header: Header | None = None) -> tuple[st
     """The rewritten text and the warnings issued on the way (the markers that do nothing)."""
     from jaxrewrite.engine.analyze import collector_paused  # the engine: on a cache miss only
     from jaxrewrite.engine.findings import analyze
-    from jaxrewrite.engine.rewrite import notes as notes_of, rewritten
+    from jaxrewrite.engine.rewrite import notes as notes_of
+    from jaxrewrite.engine.rewrite import rewritten
 
     with collector_paused():
         analysis = analyze(text, path, header=header, report=True)

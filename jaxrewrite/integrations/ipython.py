@@ -29,9 +29,9 @@ from types import CodeType
 from typing import Any
 
 from jaxrewrite.engine.analyze import analyze
-from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rewrite import rewritten
 from jaxrewrite.engine.read.source import unified_diff
+from jaxrewrite.engine.rewrite import rewritten
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.errors import NotRewrittenWarning, RewriteError
 from jaxrewrite.hook.finder import HookHandle, install
 from jaxrewrite.integrations.namespace import Recorded, StandIn, prepare, rebindings, stand_ins
@@ -88,7 +88,9 @@ class CellRewriter:
         out = self.rewrite(text, record=True)
         return lines if out == text else out.splitlines(keepends=True)
 
-    def rewrite(self, text: str, *, record: bool = False, offset: int = 0, raw: str | None = None) -> str:
+    def rewrite(
+        self, text: str, *, record: bool = False, offset: int = 0, raw: str | None = None
+    ) -> str:
         """``text`` rewritten against the namespace as it is now; a RewriteError located in the cell.
 
         ``offset`` is how many lines of the cell come before ``text`` (a cell magic's own line);
@@ -98,13 +100,19 @@ class CellRewriter:
         """
         prepared = prepare(text, self.shell.user_ns, self.recorded)
         if not prepared.relevant:
-            if record and self.recorded and not self.recorded.keys().isdisjoint(_WORD.findall(text)):
+            if (
+                record
+                and self.recorded
+                and not self.recorded.keys().isdisjoint(_WORD.findall(text))
+            ):
                 self._remember(text, prepared.environment)  # ``fast = make_hypercube``
             return text
         prefix = prepared.prefix
         shift = prefix.count("\n")
         try:
-            analysis = analyze(prefix + text, CELL, environment=prepared.environment, require_pragma=False)
+            analysis = analyze(
+                prefix + text, CELL, environment=prepared.environment, require_pragma=False
+            )
         except RewriteError:
             raise
         except SyntaxError:
@@ -136,7 +144,9 @@ class CellRewriter:
 
     def _remember(self, text: str, environment: dict[str, Any]) -> None:
         try:
-            leaves = frozenset(name for name, record in self.recorded.items() if record.stand_in.is_class)
+            leaves = frozenset(
+                name for name, record in self.recorded.items() if record.stand_in.is_class
+            )
             found = stand_ins(text, environment, CELL, leaves)
         except SyntaxError:
             return
@@ -149,7 +159,11 @@ class CellRewriter:
                 continue  # a def of that name in the cell too: its own statement decides
             kept = found.get(source)
             record = self.recorded.get(source)
-            if kept is None and record is not None and record.value is namespace.get(source, _MISSING):
+            if (
+                kept is None
+                and record is not None
+                and record.value is namespace.get(source, _MISSING)
+            ):
                 kept = record.stand_in
             if kept is not None:
                 self._pending[target] = (kept.bound_to(target), namespace.get(target, _MISSING))
@@ -203,7 +217,11 @@ class CellRewriter:
         first = analysis.first_edit()
         if first is None and not analysis.fields:
             return
-        line = first.target.lineno if first is not None else min(f.stmt.lineno for f in analysis.fields)
+        line = (
+            first.target.lineno
+            if first is not None
+            else min(f.stmt.lineno for f in analysis.fields)
+        )
         warnings.warn_explicit(
             f"jaxrewrite was loaded in the middle of this cell (line {loads[0] + 1}): IPython transforms a "
             "cell before running any of it, so the rest of the cell runs as written and its Static/NoDiff "
@@ -251,7 +269,11 @@ def _made_by(value: object, stand_in: StandIn) -> bool:
     except Exception:  # a cycle of __wrapped__, or an object whose attributes raise
         return False
     name = stand_in.code_name or stand_in.name
-    return isinstance(code, CodeType) and code.co_name == name and code.co_firstlineno == stand_in.first_line
+    return (
+        isinstance(code, CodeType)
+        and code.co_name == name
+        and code.co_firstlineno == stand_in.first_line
+    )
 
 
 #: One CellRewriter per shell that loaded the extension.

@@ -18,13 +18,13 @@ move.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import keyword
 import re
 import sys
 import typing
 from collections.abc import Mapping
-import dataclasses
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -34,11 +34,20 @@ from jaxrewrite.engine.read import scopes
 from jaxrewrite.engine.read.classes import FunctionalClass, LocalClass, read_class
 from jaxrewrite.engine.read.filters import FIRST_ARGUMENT, functional_classes
 from jaxrewrite.engine.read.markindex import names_marker
-from jaxrewrite.engine.read.scopes import Assigned, Binding, DefinedClass, Imported, MarkerBinding, Opaque, Scope, ScopeKind
+from jaxrewrite.engine.read.scopes import (
+    Assigned,
+    Binding,
+    DefinedClass,
+    Imported,
+    MarkerBinding,
+    Opaque,
+    Scope,
+    ScopeKind,
+)
 from jaxrewrite.engine.read.signature import Kind, read_signature
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.rulebook.table import Container, Mark
 from jaxrewrite.engine.read.wrappers import peel
+from jaxrewrite.engine.rulebook.table import Container, Mark
 from jaxrewrite.errors import RewriteError
 
 __all__ = ["Prepared", "Recorded", "StandIn", "binding_for", "prepare", "rebindings", "stand_ins"]
@@ -69,7 +78,10 @@ def _known_objects() -> list[tuple[object, str]]:
 
 
 _KNOWN = _known_objects()
-_MARK_OF = {id(markers.UNCHECKED["STATIC"]): Mark.STATIC, id(markers.UNCHECKED["NODIFF"]): Mark.NODIFF}
+_MARK_OF = {
+    id(markers.UNCHECKED["STATIC"]): Mark.STATIC,
+    id(markers.UNCHECKED["NODIFF"]): Mark.NODIFF,
+}
 
 
 def mark_name(marks: frozenset[Mark]) -> str:
@@ -105,7 +117,9 @@ class StandIn:
         if name == self.name or self.is_class:
             return self
         text = f"def {name}" + self.text[len(f"def {self.name}") :]
-        return dataclasses.replace(self, name=name, text=text, code_name=self.code_name or self.name)
+        return dataclasses.replace(
+            self, name=name, text=text, code_name=self.code_name or self.name
+        )
 
 
 @dataclass(frozen=True)
@@ -147,7 +161,11 @@ def prepare(text: str, namespace: Mapping[str, Any], recorded: Mapping[str, Reco
         if value is _MISSING:
             continue
         record = recorded.get(word)
-        if record is not None and record.value is value and (record.stand_in.is_class or word in called):
+        if (
+            record is not None
+            and record.value is value
+            and (record.stand_in.is_class or word in called)
+        ):
             stand_in = record.stand_in
             chosen.append(stand_in)
             for marks in stand_in.marks:
@@ -167,7 +185,9 @@ def prepare(text: str, namespace: Mapping[str, Any], recorded: Mapping[str, Reco
 
 def _spells_marker(binding: Binding) -> bool:
     """A marker's name (``markindex.names_marker``), or a generic marker alias made of one."""
-    return names_marker(binding) or (isinstance(binding, Assigned) and isinstance(binding.value, ast.Subscript))
+    return names_marker(binding) or (
+        isinstance(binding, Assigned) and isinstance(binding.value, ast.Subscript)
+    )
 
 
 def binding_for(value: object) -> Binding:
@@ -203,8 +223,13 @@ def _annotated(value: Any) -> Binding:
     if not getattr(value, "__parameters__", ()):
         return MarkerBinding(marks)
     items: list[ast.expr] = [ast.Name(_PRIVATE.format("T"), ast.Load())]
-    items += [ast.Name(_PRIVATE.format(mark.name), ast.Load()) for mark in sorted(marks, key=lambda m: m.name)]
-    alias = ast.Subscript(ast.Name(_PRIVATE.format("Annotated"), ast.Load()), ast.Tuple(items, ast.Load()), ast.Load())
+    items += [
+        ast.Name(_PRIVATE.format(mark.name), ast.Load())
+        for mark in sorted(marks, key=lambda m: m.name)
+    ]
+    alias = ast.Subscript(
+        ast.Name(_PRIVATE.format("Annotated"), ast.Load()), ast.Tuple(items, ast.Load()), ast.Load()
+    )
     return Assigned(_located(alias), _private_scope())
 
 
@@ -222,7 +247,11 @@ def _partial(value: functools.partial[Any]) -> Binding:
         ast.keyword(name, _literal(item) or ast.Name(_PRIVATE.format("opaque"), ast.Load()))
         for name, item in value.keywords.items()
     ]
-    call = ast.Call(ast.Name(_PRIVATE.format("partial"), ast.Load()), [ast.Name(_PRIVATE.format("func"), ast.Load())], keywords)
+    call = ast.Call(
+        ast.Name(_PRIVATE.format("partial"), ast.Load()),
+        [ast.Name(_PRIVATE.format("func"), ast.Load())],
+        keywords,
+    )
     return Assigned(_located(call), scope)
 
 
@@ -251,7 +280,10 @@ _PRIVATE_NAMES: dict[str, Binding] = {
     _PRIVATE.format("NamedTuple"): Imported("typing.NamedTuple"),
     _PRIVATE.format("field"): _OPAQUE,
 }
-_CONTAINER_BASE = {Container.DICT: _PRIVATE.format("TypedDict"), Container.NAMEDTUPLE: _PRIVATE.format("NamedTuple")}
+_CONTAINER_BASE = {
+    Container.DICT: _PRIVATE.format("TypedDict"),
+    Container.NAMEDTUPLE: _PRIVATE.format("NamedTuple"),
+}
 
 
 def _private_scope() -> Scope:
@@ -305,8 +337,13 @@ def stand_ins(
     found: list[tuple[int, str, StandIn | None]] = []
     try:
         module = built.module
-        classes: list[tuple[LocalClass, int]] = [((defined, scope), defined.node.lineno) for defined, scope in built.classes]
-        classes += [((functional, functional.scope), functional.call.lineno) for functional in functional_classes(built)]
+        classes: list[tuple[LocalClass, int]] = [
+            ((defined, scope), defined.node.lineno) for defined, scope in built.classes
+        ]
+        classes += [
+            ((functional, functional.scope), functional.call.lineno)
+            for functional in functional_classes(built)
+        ]
         for (defined, scope), line in classes:
             if scope is module:
                 name = defined.name if isinstance(defined, FunctionalClass) else defined.node.name
@@ -320,7 +357,9 @@ def stand_ins(
     return {name: stand_in for _, name, stand_in in sorted(found, key=lambda item: item[0])}
 
 
-def rebindings(text: str, environment: Mapping[str, Binding], filename: str = "<cell>") -> dict[str, str]:
+def rebindings(
+    text: str, environment: Mapping[str, Binding], filename: str = "<cell>"
+) -> dict[str, str]:
     """``target = <transforms of the table and wrappers>(name)`` at the top level of ``text``, as
     target -> name: what the engine sees through at a call site (``engine.read.wrappers.peel``), so
     the target keeps the def's stand-in (``make_hypercube = jax.jit(make_hypercube)``). A
@@ -330,7 +369,11 @@ def rebindings(text: str, environment: Mapping[str, Binding], filename: str = "<
     found: dict[str, str] = {}
     try:
         for stmt in tree.body:
-            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+            if not (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+            ):
                 continue
             inner, offender = peel(stmt.value, built.module)
             target = stmt.targets[0].id
@@ -350,7 +393,9 @@ def _def_stand_in(
         signature = read_signature(node, scope, src)
     except RewriteError:
         return None  # refused: the rewrite of the cell says so
-    named = {p.node.annotation.id for p in signature.params if isinstance(p.node.annotation, ast.Name)}
+    named = {
+        p.node.annotation.id for p in signature.params if isinstance(p.node.annotation, ast.Name)
+    }
     if not signature.has_markers and not named & leaves:
         return None
     parts: list[str] = []
@@ -381,7 +426,9 @@ def _def_stand_in(
     return StandIn(node.name, text, frozenset(used), first, mentions=frozenset(mentions))
 
 
-def _class_stand_in(name: str, defined: DefinedClass | FunctionalClass, scope: Scope, src: Source) -> StandIn | None:
+def _class_stand_in(
+    name: str, defined: DefinedClass | FunctionalClass, scope: Scope, src: Source
+) -> StandIn | None:
     try:
         info = read_class(defined, scope, src)
     except RewriteError:
@@ -389,10 +436,14 @@ def _class_stand_in(name: str, defined: DefinedClass | FunctionalClass, scope: S
     base = _CONTAINER_BASE.get(info.kind)
     if base is None or not info.static_fields:
         return None
-    if not all(field.name.isidentifier() and not keyword.iskeyword(field.name) for field in info.fields):
+    if not all(
+        field.name.isidentifier() and not keyword.iskeyword(field.name) for field in info.fields
+    ):
         return None  # TypedDict("C", {"a-b": ...}): no class statement can spell it
     lines = [f"class {name}({base}):\n"]
     for field in info.fields:
-        lines.append(f"    {field.name}: {mark_name(field.markers) if field.markers else _PRIVATE.format('field')}\n")
+        lines.append(
+            f"    {field.name}: {mark_name(field.markers) if field.markers else _PRIVATE.format('field')}\n"
+        )
     marks = frozenset(field.markers for field in info.fields if field.markers)
     return StandIn(name, "".join(lines), marks, is_class=True)

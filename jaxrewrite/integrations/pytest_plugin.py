@@ -75,12 +75,14 @@ def not_rewritten_fix(package: str) -> str | None:
     return (
         f"under pytest, the code under test is rewritten only for the packages named: run pytest with "
         f"--jaxrewrite-packages={package}, or add {package!r} to the {INI} ini option "
-        f"(or packages = [\"{package}\"] in [tool.jaxrewrite] of pyproject.toml)"
+        f'(or packages = ["{package}"] in [tool.jaxrewrite] of pyproject.toml)'
     )
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("jaxrewrite", "jaxrewrite (Static[T] in test modules and the code under test)")
+    group = parser.getgroup(
+        "jaxrewrite", "jaxrewrite (Static[T] in test modules and the code under test)"
+    )
     group.addoption(
         "--jaxrewrite-packages",
         action="append",
@@ -134,9 +136,15 @@ def pytest_warning_recorded(warning_message: warnings.WarningMessage, when: str)
     from jaxrewrite.errors import NotRewrittenWarning
 
     message = warning_message.message
-    if when == "config" and isinstance(message, NotRewrittenWarning) and str(message).startswith("module "):
+    if (
+        when == "config"
+        and isinstance(message, NotRewrittenWarning)
+        and str(message).startswith("module ")
+    ):
         for config in _sessions:
-            config.stash[_STATE].early.append(f"{warning_message.filename}:{warning_message.lineno}: {message}")
+            config.stash[_STATE].early.append(
+                f"{warning_message.filename}:{warning_message.lineno}: {message}"
+            )
 
 
 @pytest.hookimpl(trylast=True)
@@ -148,7 +156,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     _check_packages_exist(session.config)
     if state is not None and state.error and state.early:
         lines = "\n".join(state.early)
-        raise pytest.UsageError(f"NotRewrittenWarning (an error: {NOT_REWRITTEN} = error):\n{lines}")
+        raise pytest.UsageError(
+            f"NotRewrittenWarning (an error: {NOT_REWRITTEN} = error):\n{lines}"
+        )
 
 
 def _check_packages_exist(config: pytest.Config) -> None:
@@ -157,7 +167,11 @@ def _check_packages_exist(config: pytest.Config) -> None:
     imported (they may put the package on ``sys.path``)."""
     import importlib.util
 
-    missing = [name for name in packages(config) if name not in sys.modules and importlib.util.find_spec(name) is None]
+    missing = [
+        name
+        for name in packages(config)
+        if name not in sys.modules and importlib.util.find_spec(name) is None
+    ]
     if missing:
         raise pytest.UsageError(
             f"--jaxrewrite-packages / {INI} / [tool.jaxrewrite] packages name {', '.join(map(repr, missing))}, "
@@ -196,7 +210,9 @@ def _start(config: pytest.Config) -> None:
     names = packages(config)
     bad = [name for name in names if not name.isidentifier()]
     if bad:
-        raise pytest.UsageError(f"--jaxrewrite-packages / {INI} take top-level package names, not {bad}")
+        raise pytest.UsageError(
+            f"--jaxrewrite-packages / {INI} take top-level package names, not {bad}"
+        )
     hook = next(
         (f for f in sys.meta_path if isinstance(f, AssertionRewritingHook) and f.config is config),
         None,
@@ -215,7 +231,9 @@ def _start(config: pytest.Config) -> None:
     if hook is None and not names:
         return  # --assert=plain and no packages: nothing to find (see the guide)
     # First on sys.meta_path: in front of pytest's hook (which finds test modules for itself).
-    state.handle = install(names, owned=() if hook is None else ((hook, assertion_pipeline(config)),))
+    state.handle = install(
+        names, owned=() if hook is None else ((hook, assertion_pipeline(config)),)
+    )
 
 
 def _release(state: _State) -> None:

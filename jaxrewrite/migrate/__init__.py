@@ -21,8 +21,8 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.analyze import analyze, collector_paused, keeping_tree
+from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.read.filters import EXHAUSTIVE
 from jaxrewrite.engine.walk.specs import may_need_migration
 from jaxrewrite.migrate.imports import unused_import_edits
@@ -63,7 +63,9 @@ def migrate_source(text: str, filename: str = "<string>") -> Migration:
 
 def _migrate(text: str, filename: str) -> Migration:
     trees: list[ast.Module] = []
-    analysis = analyze(text, filename, filters=EXHAUSTIVE, require_pragma=False, passes=(keeping_tree(trees),))
+    analysis = analyze(
+        text, filename, filters=EXHAUSTIVE, require_pragma=False, passes=(keeping_tree(trees),)
+    )
     module = ModuleText(analysis.source, trees[0] if trees else None)  # its tree, not parsed again
     excluded: dict[int, Refusal] = {}
     for _ in range(MAX_ROUNDS):
@@ -79,7 +81,9 @@ def _migrate(text: str, filename: str) -> Migration:
         if not problems:
             done = records(analysis, plan, migrated)
             changes = [(edit.start, edit.end, edit.text) for edit in plan.edits]
-            return Migration(text, migrated, done, plan.refused + unattached(analysis, module), changes)
+            return Migration(
+                text, migrated, done, plan.refused + unattached(analysis, module), changes
+            )
         excluded.update(problems)
     else:  # pragma: no cover - every round refuses at least one more function
         plan = Plan([], [], [*excluded.values()], {})

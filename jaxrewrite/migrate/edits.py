@@ -8,15 +8,16 @@ import ast
 import re
 from collections.abc import Mapping, Sequence
 
-from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.analysis import Use, UseKind
+from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.read.signature import Param, Signature
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.walk.specs import spec_keywords
 from jaxrewrite.engine.rulebook.table import Mark
+from jaxrewrite.engine.walk.specs import spec_keywords
 from jaxrewrite.migrate.result import Reason
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
+
 
 class _Calls:
     """Where each keyword and positional argument written inside one use's expression sits."""
@@ -52,7 +53,9 @@ def removals(use: Use, src: Source) -> dict[int, tuple[ast.Call, set[int]]]:
                 raise Reason.POSITIONAL.refused(keyword=kw.arg, transform=t.name)
             out.setdefault(id(call), (call, set()))[1].add(id(kw.value))
             continue
-        raise Reason.ALIAS.refused(keyword=kw.arg, line=kw.value.lineno, use=src.segment(use.node).strip())
+        raise Reason.ALIAS.refused(
+            keyword=kw.arg, line=kw.value.lineno, use=src.segment(use.node).strip()
+        )
     for call, removed in out.values():
         kept_after = False
         for arg in reversed(call.args):
@@ -61,7 +64,6 @@ def removals(use: Use, src: Source) -> dict[int, tuple[ast.Call, set[int]]]:
             if id(arg) not in removed:
                 kept_after = True
     return out
-
 
 
 def function_edits(
@@ -95,7 +97,9 @@ def _annotate(p: Param, func: Function, marker: str, src: Source) -> list[splice
     if default is not None:
         at = src.start(default)
         if src.text[end:at] == "=":
-            edits.append(splice.Edit(end, at, " = "))  # PEP 8 spacing once the parameter is annotated
+            edits.append(
+                splice.Edit(end, at, " = ")
+            )  # PEP 8 spacing once the parameter is annotated
     return edits
 
 
@@ -144,7 +148,9 @@ def _items_of(call: ast.Call, src: Source) -> list[ast.AST]:
     return sorted([*call.args, *call.keywords], key=src.start)
 
 
-def _delete_items(call: ast.Call, items: list[ast.AST], removed: set[int], src: Source) -> list[splice.Edit]:
+def _delete_items(
+    call: ast.Call, items: list[ast.AST], removed: set[int], src: Source
+) -> list[splice.Edit]:
     """Delete runs of items with one separator each; comments inside a deleted span stay.
 
     A run that fills whole lines (one argument a line) goes with its lines; otherwise it goes with
@@ -202,8 +208,10 @@ def _kept_comments(text: str, start: int, end: int) -> str:
     line_start = text.rfind("\n", 0, start) + 1
     lead = "" if not text[line_start:start].strip() else "  "
     indent_at = fragment.rfind("\n")
-    indent = fragment[indent_at + 1 :] if indent_at >= 0 and not fragment[indent_at + 1 :].strip() else ""
+    indent = (
+        fragment[indent_at + 1 :]
+        if indent_at >= 0 and not fragment[indent_at + 1 :].strip()
+        else ""
+    )
     newline = "\r\n" if "\r\n" in fragment else "\n"
     return lead + newline.join(comments) + newline + indent
-
-

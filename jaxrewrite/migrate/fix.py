@@ -13,15 +13,15 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.edits import splice
+from jaxrewrite.engine.findings.tracetime import PASS, TRACE, fix_text, uses_jaxrewrite
 from jaxrewrite.engine.read.filters import EXHAUSTIVE
 from jaxrewrite.engine.read.literals import MISSING, literal
 from jaxrewrite.engine.read.signature import Kind, Param
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import Mark, SpecKind, Transform
-from jaxrewrite.engine.findings.tracetime import PASS, TRACE, fix_text, uses_jaxrewrite
 from jaxrewrite.header import header_statements
 from jaxrewrite.migrate import migrate_source
 
@@ -67,14 +67,20 @@ def fix_source(text: str, filename: str = "<string>") -> Fix:
         func, names = pending[0]
         settled.add((func.name, tuple(names)))
         try:
-            step = (_fix if marker else _fix_plain)(result.text, filename, analysis, [(func, names)])
+            step = (_fix if marker else _fix_plain)(
+                result.text, filename, analysis, [(func, names)]
+            )
         except _CannotFix as why:
-            result.refused.append(f"{func.name!r} (line {func.lineno}): {why}; write by hand: {_advice(analysis, func, names, marker)}")
+            result.refused.append(
+                f"{func.name!r} (line {func.lineno}): {why}; write by hand: {_advice(analysis, func, names, marker)}"
+            )
             continue
         result.text = step.text
         result.fixed.extend(step.fixed)
         result.said.extend(step.said)
-        analysis = analyze(result.text, filename, require_pragma=False, filters=TRACE, passes=(PASS,))
+        analysis = analyze(
+            result.text, filename, require_pragma=False, filters=TRACE, passes=(PASS,)
+        )
 
 
 def _wanted(analysis: Analysis) -> list[tuple[Function, list[str]]]:
@@ -95,14 +101,18 @@ def _advice(analysis: Analysis, func: Function, names: list[str], marker: bool) 
     return f"make {', '.join(names)} static"
 
 
-def _fix_plain(text: str, filename: str, analysis: Analysis, wanted: list[tuple[Function, list[str]]]) -> Fix:
+def _fix_plain(
+    text: str, filename: str, analysis: Analysis, wanted: list[tuple[Function, list[str]]]
+) -> Fix:
     """Plain JAX: the parameters written into each use's own spec, checked by analyzing again."""
     edits: list[splice.Edit] = []
     said: list[str] = []
     for func, names in wanted:
         for use in (u for u in analysis.uses if u.target is func):
             words: list[str] = []
-            made = _spec_edits(use, [p for p in use.signature.params if p.name in names], analysis.source, words)
+            made = _spec_edits(
+                use, [p for p in use.signature.params if p.name in names], analysis.source, words
+            )
             edits.extend(made)
             if made and made[-1].text.startswith(_PARTIAL):
                 said.append(f"{func.name!r}: @{ast.unparse(use.node)} became @{made[-1].text}")
@@ -119,7 +129,9 @@ def _fix_plain(text: str, filename: str, analysis: Analysis, wanted: list[tuple[
         still = [n for n in names if (func.name, n) in left]
         if still:
             raise _CannotFix(f"{', '.join(still)} still traced after writing the spec")
-    return Fix(text, fixed_text, [(func.name, n) for func, names in wanted for n in names], said=said)
+    return Fix(
+        text, fixed_text, [(func.name, n) for func, names in wanted for n in names], said=said
+    )
 
 
 #: The portable spelling of a transform with keywords on a bare decorator (``@jax.jit(...)``, the
@@ -130,44 +142,68 @@ _PARTIAL = "functools.partial("
 def _functools_import(analysis: Analysis) -> splice.Edit:
     """``import functools`` where the module has none, first among its leading imports."""
     tree = ast.parse(analysis.source.text)
-    plain = [a.name == "functools" and a.asname is None for n in tree.body if isinstance(n, ast.Import) for a in n.names]
+    plain = [
+        a.name == "functools" and a.asname is None
+        for n in tree.body
+        if isinstance(n, ast.Import)
+        for a in n.names
+    ]
     if any(plain):
         return splice.Edit(0, 0, "")
     for node in ast.walk(tree):
         imported = isinstance(node, (ast.Import, ast.ImportFrom)) and any(
             (a.asname or a.name) == "functools" for a in node.names
         )
-        if imported or (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == "functools"):
+        if imported or (
+            isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Store)
+            and node.id == "functools"
+        ):
             raise _CannotFix("the name 'functools' is bound to something else here")
     body = tree.body
     index = header_statements(body)
     src = analysis.source
     if index < len(body):
         first = body[index]
-        at = src.line_starts[min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))]) - 1]
+        at = src.line_starts[
+            min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))]) - 1
+        ]
     else:
         at = len(src.text)
     newline = "\r\n" if "\r\n" in src.text else "\n"
     return splice.Edit(at, at, "import functools" + newline)
 
 
-def _fix(text: str, filename: str, analysis: Analysis, wanted: list[tuple[Function, list[str]]]) -> Fix:
+def _fix(
+    text: str, filename: str, analysis: Analysis, wanted: list[tuple[Function, list[str]]]
+) -> Fix:
 
     src = analysis.source
     edits: list[splice.Edit] = []
     for func, names in wanted:
         uses = [u for u in analysis.uses if u.target is func]
         for use in uses:
-            edits.extend(_spec_edits(use, [p for p in use.signature.params if p.name in names] if use.signature else [], src))
+            edits.extend(
+                _spec_edits(
+                    use,
+                    [p for p in use.signature.params if p.name in names] if use.signature else [],
+                    src,
+                )
+            )
     targets = {(func.name, func.lineno): names for func, names in wanted}
     before = {(m.function, m.line) for m in migrate_source(text, filename).migrated}
     if before - set(targets):
-        raise _CannotFix("migrate would also change other hand-written specs here: run 'jaxrewrite migrate' first")
+        raise _CannotFix(
+            "migrate would also change other hand-written specs here: run 'jaxrewrite migrate' first"
+        )
     migrated = migrate_source(splice.apply(text, edits), filename)
     done = {(m.function, m.line): {name for name, _ in m.params} for m in migrated.migrated}
     for key, names in targets.items():
         if not set(names) <= done.get(key, set()):
-            why = "; ".join(r.message for r in migrated.refused if r.function == key[0]) or "migrate refused it"
+            why = (
+                "; ".join(r.message for r in migrated.refused if r.function == key[0])
+                or "migrate refused it"
+            )
             raise _CannotFix(f"{key[0]!r} (line {key[1]}): {why}")
     if set(done) - set(targets):
         raise _CannotFix("the fix would migrate other functions too")
@@ -185,7 +221,9 @@ def _verify(text: str, filename: str, targets: dict[tuple[str, int], list[str]])
         raise _CannotFix(f"the fixed module would be refused: {after.errors[0]}")
     names = {name for name, _ in targets}
     for func, param in after.must_be_static:
-        if func.name in names and any(param in ps for (n, _), ps in targets.items() if n == func.name):
+        if func.name in names and any(
+            param in ps for (n, _), ps in targets.items() if n == func.name
+        ):
             raise _CannotFix(f"{func.name!r}: {param!r} is still traced after the fix")
     for use in after.uses:
         params = next((ps for (n, _), ps in targets.items() if n == use.target.name), None)
@@ -196,7 +234,9 @@ def _verify(text: str, filename: str, targets: dict[tuple[str, int], list[str]])
                 raise _CannotFix(f"{use.target.name!r}: {p.name!r} is not Static after the fix")
 
 
-def _spec_edits(use: Use, params: list[Param], src: Source, plain: list[str] | None = None) -> list[splice.Edit]:
+def _spec_edits(
+    use: Use, params: list[Param], src: Source, plain: list[str] | None = None
+) -> list[splice.Edit]:
     """Write ``params`` into the spec of one use, as plain JAX would spell it. ``plain``: the
     text stays so (no migrate after it), so it must run on every JAX the project supports; the
     keywords written are added to it, as they read."""
@@ -204,12 +244,16 @@ def _spec_edits(use: Use, params: list[Param], src: Source, plain: list[str] | N
     if not params:
         return []
     if not isinstance(t, Transform) or t.spec is not SpecKind.LISTS:
-        raise _CannotFix(f"{getattr(use.target, 'name', '?')!r} is also used under {t.name}, whose spec is not a list")
+        raise _CannotFix(
+            f"{getattr(use.target, 'name', '?')!r} is also used under {t.name}, whose spec is not a list"
+        )
     if any(kw.arg is None for kw in use.written):
         raise _CannotFix(f"{t.name} arguments passed as **mapping")
     written = {kw.arg for kw in use.written}
     local = {kw.arg: kw for kw in use.local}
-    by_name = t.argnames is not None and all(p.kind in (Kind.POSITIONAL_OR_KEYWORD, Kind.KEYWORD_ONLY) for p in params)
+    by_name = t.argnames is not None and all(
+        p.kind in (Kind.POSITIONAL_OR_KEYWORD, Kind.KEYWORD_ONLY) for p in params
+    )
     words: dict[str, tuple[object, ...]] = {}
     if t.argnums in written or not by_name:
         if any(p.position is None for p in params):
@@ -224,7 +268,9 @@ def _spec_edits(use: Use, params: list[Param], src: Source, plain: list[str] | N
             value = literal(local[word].value)
             if value is MISSING:
                 raise _CannotFix(f"{word}={ast.unparse(local[word].value)} is not a literal")
-            old = () if value is None else (value,) if isinstance(value, (int, str)) else tuple(value)  # type: ignore[arg-type]
+            old = (
+                () if value is None else (value,) if isinstance(value, (int, str)) else tuple(value)
+            )  # type: ignore[arg-type]
             node = local[word].value
             edits.append(splice.Edit(src.start(node), src.end(node), repr(tuple(old) + items)))
             if plain is not None:
@@ -250,7 +296,9 @@ def _insert_keywords(use: Use, keywords: str, src: Source, plain: bool = False) 
         inside = src.text[src.start(node) : end].rstrip()
         sep = "" if inside.endswith(("(", ",")) else ", "
         return splice.Edit(end, end, f"{sep}{keywords}")
-    if use.kind is UseKind.DECORATOR:  # @jax.jit -> @jax.jit(static_argnames=...): migrate collapses it back
+    if (
+        use.kind is UseKind.DECORATOR
+    ):  # @jax.jit -> @jax.jit(static_argnames=...): migrate collapses it back
         at = src.end(node)
         return splice.Edit(at, at, f"({keywords})")
     raise _CannotFix(f"cannot add keywords to {ast.unparse(node)!r}")

@@ -148,7 +148,9 @@ def unused_import_edits(tree: ast.Module, src: Source, migrated: str) -> list[sp
     return edits
 
 
-def _drop(stmt: ast.Import | ast.ImportFrom, dead: list[ast.alias], src: Source) -> splice.Edit | None:
+def _drop(
+    stmt: ast.Import | ast.ImportFrom, dead: list[ast.alias], src: Source
+) -> splice.Edit | None:
     """The whole statement's lines when every name goes (and one blank line, when the statement was
     a section of its own); one ``name, `` on a one-line statement; else nothing (left as is)."""
     lines = src.lines
@@ -158,7 +160,12 @@ def _drop(stmt: ast.Import | ast.ImportFrom, dead: list[ast.alias], src: Source)
     if len(dead) == len(stmt.names):
         alone = not text[start : src.offset(first, stmt.col_offset)].strip()
         rest = text[src.offset(last, stmt.end_col_offset or 0) : end]
-        if not alone or rest.strip() not in ("", ";") or rest.strip() == ";" or splice.comments(text[start:end]):
+        if (
+            not alone
+            or rest.strip() not in ("", ";")
+            or rest.strip() == ";"
+            or splice.comments(text[start:end])
+        ):
             return None
         above = lines[first - 2] if first >= 2 else ""
         below = lines[last] if last < len(lines) else None

@@ -7,11 +7,11 @@ from __future__ import annotations
 import ast
 import re
 
-from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.analysis import Analysis
-from jaxrewrite.header import PRAGMA, header_statements
+from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import Mark
+from jaxrewrite.header import PRAGMA, header_statements
 from jaxrewrite.migrate.imports import first_import_block, marker_import_lines, marker_import_place
 from jaxrewrite.migrate.result import Reason
 
@@ -70,7 +70,9 @@ class ModuleText:
         index = header_statements(body)
         if index < len(body):
             first = body[index]
-            first_line = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))])
+            first_line = min(
+                [first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))]
+            )
         elif cut is not None:
             first_line = cut  # the def, class or decorator the head stops at
         else:
@@ -90,14 +92,18 @@ class ModuleText:
         block = first_import_block(body, index)
         if not block or not lines:
             if pragma or lines:
-                edits.append(splice.Edit(at_first, at_first, pragma + "".join(line + nl for line in lines)))
+                edits.append(
+                    splice.Edit(at_first, at_first, pragma + "".join(line + nl for line in lines))
+                )
             return edits, spelling
         if pragma:
             edits.append(splice.Edit(at_first, at_first, pragma))
         at, own_section = marker_import_place(block, src)
         text = "".join(line + nl for line in lines)
         if at == len(src.text) and not src.text.endswith(("\n", "\r")):
-            text = nl + text.removesuffix(nl) + nl  # the last import ends the file without a line break
+            text = (
+                nl + text.removesuffix(nl) + nl
+            )  # the last import ends the file without a line break
         edits.append(splice.Edit(at, at, (nl if own_section else "") + text))
         return edits, spelling
 
@@ -108,12 +114,18 @@ class ModuleText:
                 name = getattr(use.target, "name", "?")
                 raise Reason.MODULE.refused(name=name, line=use.target.lineno, pragma=PRAGMA)
 
-    def _spelling(self, needed: set[Mark], head: list[ast.stmt]) -> tuple[dict[Mark, str], set[Mark]]:
+    def _spelling(
+        self, needed: set[Mark], head: list[ast.stmt]
+    ) -> tuple[dict[Mark, str], set[Mark]]:
         """The name each marker is spelled with: an import of it among the module's first
         statements, else the plain name when the text never uses it, else ``JrStatic``/``JrNoDiff``."""
         spelling: dict[Mark, str] = {}
         for stmt in head:
-            if isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module in ("jaxrewrite", "jaxrewrite.markers"):
+            if (
+                isinstance(stmt, ast.ImportFrom)
+                and stmt.level == 0
+                and stmt.module in ("jaxrewrite", "jaxrewrite.markers")
+            ):
                 for alias in stmt.names:
                     for mark, name in _MARKER_NAMES.items():
                         if alias.name == name and mark not in spelling:
@@ -178,4 +190,3 @@ def _import_only(stmt: ast.stmt) -> bool:
     else:
         return False
     return all(_import_only(s) or isinstance(s, ast.Pass) for block in blocks for s in block)
-

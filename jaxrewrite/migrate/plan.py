@@ -7,12 +7,13 @@ import ast
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from jaxrewrite.engine.edits import splice
-from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
+from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.read.reading import BY_KEYWORD, Meaning, spell
 from jaxrewrite.engine.read.signature import Param, Signature
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.table import Mark, SpecKind, Transform
+from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.walk.specs import has_spec
 from jaxrewrite.engine.walk.specs.base import donation_clash
 from jaxrewrite.engine.walk.specs.lists import (
@@ -20,7 +21,6 @@ from jaxrewrite.engine.walk.specs.lists import (
     meaning_of_values,
     static_params,
 )
-from jaxrewrite.engine.rulebook.table import Mark, SpecKind, Transform
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.migrate.edits import function_edits, removals
 from jaxrewrite.migrate.module import ModuleText
@@ -102,11 +102,17 @@ def _plan_function(
         if reading.inferred:
             hidden = _below(use, func, transform_nodes)
             if hidden:
-                raise Reason.HIDDEN_SIGNATURE.refused(transform=t.name, hidden=ast.unparse(hidden[0]), keyword=t.argnums)
+                raise Reason.HIDDEN_SIGNATURE.refused(
+                    transform=t.name, hidden=ast.unparse(hidden[0]), keyword=t.argnums
+                )
         params = static_params(t, meaning, sig)
         for p in params:
             by_position = p.position is None or p.position in meaning.get(t.argnums, ())
-            by_name = t.argnames is None or p.kind not in BY_KEYWORD or p.name in meaning.get(t.argnames, ())
+            by_name = (
+                t.argnames is None
+                or p.kind not in BY_KEYWORD
+                or p.name in meaning.get(t.argnames, ())
+            )
             if not (by_position and by_name):
                 how = "position" if by_position else "keyword"
                 missing = t.argnames if by_position else t.argnums
@@ -120,7 +126,9 @@ def _plan_function(
     marks = {name: mark for name, mark in statics.items() if not _carries(_param(sig, name), mark)}
     for use in uses:
         _check_agreement(use, sig, marks, before, enabled, src)
-    return PlannedFunction(func, sig, uses, candidates, marks, before, {id(use) for use in candidates})
+    return PlannedFunction(
+        func, sig, uses, candidates, marks, before, {id(use) for use in candidates}
+    )
 
 
 def _param(sig: Signature, name: str) -> Param:
@@ -182,7 +190,9 @@ def _check_agreement(
         return
     if any(kw.arg is None for kw in use.written):
         unpacked = next(kw for kw in use.written if kw.arg is None)
-        raise Reason.UNPACKED.refused("migrate-use", where=where, mapping=ast.unparse(unpacked.value))
+        raise Reason.UNPACKED.refused(
+            "migrate-use", where=where, mapping=ast.unparse(unpacked.value)
+        )
     if id(use) not in before:
         if enabled and use.values is not None:
             before[id(use)] = meaning_of_values(t, use.values)
@@ -201,7 +211,9 @@ def _check_agreement(
 
 
 def plan_migration(
-    analysis: Analysis, excluded: Mapping[int, Refusal] | None = None, module: ModuleText | None = None
+    analysis: Analysis,
+    excluded: Mapping[int, Refusal] | None = None,
+    module: ModuleText | None = None,
 ) -> Plan:
     """Decide, per function, migrate or refuse, and spell the edits; pure.
 
@@ -242,4 +254,3 @@ def plan_migration(
     for p in planned:
         edits += function_edits(p.candidates, p.sig, p.func, p.marks, src, spelling)
     return Plan(edits, planned, refused, spelling)
-

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic
 # The reasons are the engine's (its one reading of JAX's specs refuses with them): re-exported.
-from jaxrewrite.engine.read.reading import Reason as Reason, Refused as Refused
-
+from jaxrewrite.engine.read.reading import Reason as Reason
+from jaxrewrite.engine.read.reading import Refused as Refused
+from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic
 
 #: One line per reason, for summaries (``jaxrewrite migrate`` prints the counts with these): the
 #: text of each reason's code in the one table of codes.

@@ -13,8 +13,8 @@ import re
 
 from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.read.scopes import Imported, Scope, ScopeTree, build_scopes
-from jaxrewrite.engine.walk.specs import NEEDLES
 from jaxrewrite.engine.rulebook.table import TRANSFORMS, SpecKind
+from jaxrewrite.engine.walk.specs import NEEDLES
 from jaxrewrite.migrate.module import ModuleText
 from jaxrewrite.migrate.result import Reason, Refusal
 
@@ -47,7 +47,9 @@ def unattached(analysis: Analysis, module: ModuleText) -> list[Refusal]:
 
 
 class _Finder:
-    def __init__(self, analysis: Analysis, lines: list[int], scopes: ScopeTree, covered: _Covered) -> None:
+    def __init__(
+        self, analysis: Analysis, lines: list[int], scopes: ScopeTree, covered: _Covered
+    ) -> None:
         self.analysis = analysis
         self.covered = covered
         self.lines = lines
@@ -96,12 +98,18 @@ class _Finder:
             top = min([func.lineno, *(d.lineno for d in func.decorator_list)])
             first = next((d for d in analysis.errors if top <= d.line <= func.lineno), None)
             rule = Reason.UNREADABLE.rule  # the engine's finding ends in its own remedy
-            why = rule.text("unspelled") if first is None else rule.text(code=first.code, message=first.message)
+            why = (
+                rule.text("unspelled")
+                if first is None
+                else rule.text(code=first.code, message=first.message)
+            )
             return Refusal(Reason.UNREADABLE, why, node.lineno, func.name)
         if name is None or not node.args:
             return None  # a partial or factory not applied here (an alias definition): reported at its uses
         arg = node.args[0]
-        origin = _imported(arg.id, self.scope_at(node.lineno)) if isinstance(arg, ast.Name) else None
+        origin = (
+            _imported(arg.id, self.scope_at(node.lineno)) if isinstance(arg, ast.Name) else None
+        )
         if isinstance(arg, ast.Lambda):
             variant = "anonymous"
         elif isinstance(arg, ast.Name):

@@ -7,15 +7,15 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 
-from jaxrewrite.engine.edits import splice
-from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.read.reading import Meaning, sorted_values, spell
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.table import SpecKind
+from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.walk.specs import has_spec
 from jaxrewrite.engine.walk.specs.lists import meaning_of_values
-from jaxrewrite.engine.rulebook.table import SpecKind
 from jaxrewrite.migrate.plan import Plan, PlannedFunction
 from jaxrewrite.migrate.result import Migrated, Reason, Refusal, Refused, UseRecord
 
@@ -48,11 +48,16 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
 
     def refuse(p: PlannedFunction, variant: str = "", /, **fields: object) -> None:
         message = Reason.ROUND_TRIP.rule.text(variant, **fields)
-        problems.setdefault(id(p.func), Refusal(Reason.ROUND_TRIP, message, p.func.lineno, p.func.name))
+        problems.setdefault(
+            id(p.func), Refusal(Reason.ROUND_TRIP, message, p.func.lineno, p.func.name)
+        )
 
     def module_wide(variant: str, /, **fields: object) -> dict[int, Refusal]:
         message = Reason.MODULE.rule.text(variant, **fields)
-        return {id(p.func): Refusal(Reason.MODULE, message, p.func.lineno, p.func.name) for p in plan.planned}
+        return {
+            id(p.func): Refusal(Reason.MODULE, message, p.func.lineno, p.func.name)
+            for p in plan.planned
+        }
 
     try:
         after = analyze(text, src.filename)
@@ -67,14 +72,22 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
         spans.append((start, _new_offset(steps, src.end(p.func)), p))
         for use in p.uses:
             if use.kind is UseKind.CALL:
-                spans.append((_new_offset(steps, src.start(use.node)), _new_offset(steps, src.end(use.node)), p))
+                spans.append(
+                    (
+                        _new_offset(steps, src.start(use.node)),
+                        _new_offset(steps, src.end(use.node)),
+                        p,
+                    )
+                )
     new_src = after.source
     for error in after.errors:
         at = new_src.line_starts[error.line - 1] + error.col - 1
         owners = [(end - start, p) for start, end, p in spans if start <= at <= end]
         if not owners:
             return module_wide("unrewritten", code=error.code, message=error.message)
-        innermost = min(owners, key=lambda owner: owner[0])[1]  # a method, not its class's other def
+        innermost = min(owners, key=lambda owner: owner[0])[
+            1
+        ]  # a method, not its class's other def
         refuse(innermost, "unrewritten", code=error.code, message=error.message)
     owner: dict[int, PlannedFunction] = {id(use): p for p in plan.planned for use in p.uses}
     before_at = {_new_offset(steps, src.start(use.node)): use for use in analysis.uses}
@@ -95,7 +108,11 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
             if use.needs_edit and not (analysis.header.enabled and was.needs_edit):
                 refuse(p, "rewritten", transform=t.name, line=was.node.lineno)
             continue
-        now = meaning_of_values(t, use.values) if use.values is not None else _read_or_none(use, new_src)
+        now = (
+            meaning_of_values(t, use.values)
+            if use.values is not None
+            else _read_or_none(use, new_src)
+        )
         expected = p.before.get(id(was))
         if now is None or expected is None:
             refuse(p, "unread", transform=t.name, line=was.node.lineno)
@@ -145,5 +162,7 @@ def records(analysis: Analysis, plan: Plan, migrated: str) -> list[Migrated]:
                 )
             )
         params = tuple((name, plan.spelling[mark]) for name, mark in p.marks.items())
-        out.append(Migrated(p.func.name, p.func.lineno, new_line(src.start(p.func)), params, tuple(uses)))
+        out.append(
+            Migrated(p.func.name, p.func.lineno, new_line(src.start(p.func)), params, tuple(uses))
+        )
     return out

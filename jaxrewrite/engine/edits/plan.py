@@ -10,8 +10,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
-from jaxrewrite.engine.edits import render, splice
 from jaxrewrite.engine.analysis import Analysis, Registration, Use, UseKind
+from jaxrewrite.engine.edits import render, splice
 from jaxrewrite.engine.read.fields import Action, FieldUse
 from jaxrewrite.engine.read.literals import Value, Values
 from jaxrewrite.engine.read.source import Source
@@ -40,7 +40,9 @@ def _field_edits(use: FieldUse, src: Source) -> list[splice.Edit]:
     form, at = use.form, use.at
     if use.action is Action.ADD:
         end = src.end(at)
-        return [splice.Edit(end, end, " = " + render.field_call(form.module, form.keyword, form.static))]
+        return [
+            splice.Edit(end, end, " = " + render.field_call(form.module, form.keyword, form.static))
+        ]
     if use.action is Action.DEFAULT:
         return _around(at, *render.field_default(form.module, form.keyword, form.static), src)
     if use.action is Action.ENTRY:
@@ -106,12 +108,17 @@ def _edits(use: Use | Registration, src: Source) -> list[splice.Edit]:
         specs = tuple(leaf.spec() for leaf in leaves)
         before, after = render.leaves_wrapper(specs, pairs, helper)
         return _around(use.node, before, after, src)
-    if isinstance(use.node, ast.Call):  # partial(jax.jit, ...) or jax.jit(...): complete it in place
+    if isinstance(
+        use.node, ast.Call
+    ):  # partial(jax.jit, ...) or jax.jit(...): complete it in place
         return _edit_call(use.node, use.local, use.values, src)
     pairs = tuple((k, v) for k, v, _ in use.values)
     before, after = render.wrapper(pairs)
     start, end = src.start(use.node), src.end(use.node)
-    return [splice.Edit(start, start, before, (WRAP_OPEN, pairs)), splice.Edit(end, end, after, (WRAP_CLOSE, pairs))]
+    return [
+        splice.Edit(start, start, before, (WRAP_OPEN, pairs)),
+        splice.Edit(end, end, after, (WRAP_CLOSE, pairs)),
+    ]
 
 
 def _around(expr: ast.expr, before: str, after: str, src: Source) -> list[splice.Edit]:
@@ -119,7 +126,9 @@ def _around(expr: ast.expr, before: str, after: str, src: Source) -> list[splice
     return [splice.Edit(start, start, before), splice.Edit(end, end, after)]
 
 
-def _edit_call(call: ast.Call, local: Sequence[ast.keyword], values: Values, src: Source) -> list[splice.Edit]:
+def _edit_call(
+    call: ast.Call, local: Sequence[ast.keyword], values: Values, src: Source
+) -> list[splice.Edit]:
     """Set keywords on a call in place: replace existing values (a positional argument's too),
     append missing ones."""
     edits: list[splice.Edit] = []
@@ -140,5 +149,9 @@ def _edit_call(call: ast.Call, local: Sequence[ast.keyword], values: Values, src
     if appended:
         pairs = tuple(appended)
         edit = _append(call, render.keywords(pairs), src)
-        edits.append(splice.Edit(edit.start, edit.end, edit.text, (KEYWORDS, pairs, bool(call.args or call.keywords))))
+        edits.append(
+            splice.Edit(
+                edit.start, edit.end, edit.text, (KEYWORDS, pairs, bool(call.args or call.keywords))
+            )
+        )
     return edits

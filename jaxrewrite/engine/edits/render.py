@@ -7,7 +7,9 @@ import warnings
 from functools import lru_cache
 from types import ModuleType
 
-from jaxrewrite.engine.read.literals import Value  # what it spells, typed where the literals are read
+from jaxrewrite.engine.read.literals import (
+    Value,
+)  # what it spells, typed where the literals are read
 
 _PLACEHOLDER = "__jaxrewrite_transform__"
 
@@ -124,7 +126,9 @@ def leaves_call_site(leaves: LeafSpecs, helper: str) -> tuple[str, str]:
     jax.jit, <leaves>)(fun, ...)``: the call's own arguments stay where they are, and are
     completed in place like any call site's.
     """
-    return _around(ast.Call(_helper("at_call"), [ast.Constant(helper), _TRANSFORM, _const(leaves)], []))
+    return _around(
+        ast.Call(_helper("at_call"), [ast.Constant(helper), _TRANSFORM, _const(leaves)], [])
+    )
 
 
 @lru_cache(maxsize=64)
@@ -156,4 +160,6 @@ def metadata_entry(key: str, static: bool) -> str:
 
 
 def _field(module: str, before: list[ast.keyword], keyword: str, static: bool) -> ast.Call:
-    return ast.Call(_import(module, "field"), [], [*before, ast.keyword(keyword, ast.Constant(static))])
+    return ast.Call(
+        _import(module, "field"), [], [*before, ast.keyword(keyword, ast.Constant(static))]
+    )

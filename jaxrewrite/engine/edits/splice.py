@@ -29,7 +29,9 @@ def apply(text: str, edits: list[Edit]) -> str:
     pos = 0
     for edit in sorted(edits, key=lambda e: (e.start, e.end)):
         if edit.start < pos:
-            raise AssertionError(f"jaxrewrite internal error: overlapping edits at offset {edit.start}")
+            raise AssertionError(
+                f"jaxrewrite internal error: overlapping edits at offset {edit.start}"
+            )
         out.append(text[pos : edit.start])
         out.append(edit.text)
         pos = edit.end

@@ -14,14 +14,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from jaxrewrite.engine import analyze as analysis
+from jaxrewrite.engine.analysis import Analysis, TreePass
 from jaxrewrite.engine.findings import imported, ledger, peruse, unbound
 from jaxrewrite.engine.findings import lint as linting
-from jaxrewrite.engine.analysis import Analysis, TreePass
-from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import UNBOUND_MARKER
+from jaxrewrite.engine.findings.report import PASS as REPORT_PASS
 from jaxrewrite.engine.read.elsewhere import ImportReader
 from jaxrewrite.engine.read.filters import FAST
-from jaxrewrite.engine.findings.report import PASS as REPORT_PASS
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.rules import UNBOUND_MARKER
 
 #: The passes that need nothing from the front end, in order; the ledger and JR013 follow.
 PASSES: tuple[TreePass, ...] = (linting.PASS, peruse.PASS, unbound.PASS)
@@ -51,11 +51,19 @@ def analyze(
     ``lint``: the finding passes first (``imports`` reads the modules names are imported from, for
     the ledger and JR013), then ``passes``; with ``report`` (the import hook's): the markers that
     do nothing (``engine.findings.report.PASS``)."""
-    chosen = (*finding_passes(imports), *passes) if lint else (REPORT_PASS, *passes) if report else tuple(passes)
+    chosen = (
+        (*finding_passes(imports), *passes)
+        if lint
+        else (REPORT_PASS, *passes)
+        if report
+        else tuple(passes)
+    )
     return analysis.analyze(text, filename, passes=chosen, **options)
 
 
-def lint_analysis(text: str, filename: str, trace: bool = True, imports: ImportReader | None = None) -> Analysis:
+def lint_analysis(
+    text: str, filename: str, trace: bool = True, imports: ImportReader | None = None
+) -> Analysis:
     """The one analysis ``check`` and ``show`` read: with or without the pragma, the finding
     passes and (``trace``, where ``may_trace``) the trace-time pass (JR006); the rewrite it calls
     for is the hook's (the filters change no rewrite: tests/test_prefilters.py)."""
@@ -72,7 +80,9 @@ def lint_analysis(text: str, filename: str, trace: bool = True, imports: ImportR
         passes=(PASS,) if traced else (),
     )
     if traced and any(d.code == UNBOUND_MARKER.code for d in found.diagnostics):
-        found.diagnostics[:] = unbound.without_shadowed(found.diagnostics, ast.parse(text, filename))
+        found.diagnostics[:] = unbound.without_shadowed(
+            found.diagnostics, ast.parse(text, filename)
+        )
     return found
 
 
@@ -81,5 +91,7 @@ def trace_findings(text: str, filename: str = "<string>") -> list[Diagnostic]:
     (Here, not in ``tracetime``: a pass never imports the analysis back.)"""
     from jaxrewrite.engine.findings.tracetime import CODE, PASS, TRACE
 
-    found = analysis.analyze(text, filename, require_pragma=False, filters=TRACE, passes=(PASS,)).diagnostics
+    found = analysis.analyze(
+        text, filename, require_pragma=False, filters=TRACE, passes=(PASS,)
+    ).diagnostics
     return [d for d in found if d.code == CODE]

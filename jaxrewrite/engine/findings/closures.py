@@ -64,12 +64,20 @@ def runs(call: ast.Call, resolve: Resolve, inner: dict[str, Function]) -> Iterat
         wrapped = inner.get(func.args[0].id)
         kind = _kind(func.func, resolve)
         if wrapped is not None and not wrapped.decorator_list and kind is not None:
-            yield Run(wrapped, call.args if kind == "pass" else None, call.keywords if kind == "pass" else [])
+            yield Run(
+                wrapped,
+                call.args if kind == "pass" else None,
+                call.keywords if kind == "pass" else [],
+            )
         return
     for position in LAX.get(resolve(func) or "", ()):
         if position < len(call.args):
             argument = call.args[position]
-            if isinstance(argument, ast.Name) and argument.id in inner and not inner[argument.id].decorator_list:
+            if (
+                isinstance(argument, ast.Name)
+                and argument.id in inner
+                and not inner[argument.id].decorator_list
+            ):
                 yield Run(inner[argument.id], None, [])
 
 

@@ -49,7 +49,12 @@ class Tree:
         if self.keyed == "dict" and isinstance(key, str):
             return dict(self.fields).get(key)
         count = len(self.fields)
-        if self.keyed == "tuple" and isinstance(key, int) and not isinstance(key, bool) and -count <= key < count:
+        if (
+            self.keyed == "tuple"
+            and isinstance(key, int)
+            and not isinstance(key, bool)
+            and -count <= key < count
+        ):
             return self.fields[key][1]
         return TREE
 
@@ -58,16 +63,41 @@ State = str | Tree | None
 _TOP = "top"  # not yet known during the fixed point
 
 #: Attributes of an array that are Python values under tracing.
-CONCRETE_ATTRS = frozenset({"shape", "ndim", "dtype", "size", "aval", "sharding", "weak_type", "itemsize", "nbytes"})
+CONCRETE_ATTRS = frozenset(
+    {"shape", "ndim", "dtype", "size", "aval", "sharding", "weak_type", "itemsize", "nbytes"}
+)
 #: Array functions of JAX that return Python values (shapes, dtypes, predicates on types).
 _CONCRETE_RESULTS = frozenset(
-    {"shape", "ndim", "size", "result_type", "iscomplexobj", "isrealobj", "isscalar", "issubdtype", "isdtype",
-     "promote_types", "can_cast", "finfo", "iinfo", "dtype", "typeof", "broadcast_shapes", "get_printoptions"}
+    {
+        "shape",
+        "ndim",
+        "size",
+        "result_type",
+        "iscomplexobj",
+        "isrealobj",
+        "isscalar",
+        "issubdtype",
+        "isdtype",
+        "promote_types",
+        "can_cast",
+        "finfo",
+        "iinfo",
+        "dtype",
+        "typeof",
+        "broadcast_shapes",
+        "get_printoptions",
+    }
 )
 _ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "jax.scipy.")
 #: Calls of those modules that make no array: functions (initializers, vectorize), key shapes.
 _NOT_ARRAYS = (
-    ".initializers.", "vectorize", "frompyfunc", "PRNGKey", "custom_", "axis_size", "einsum_path"
+    ".initializers.",
+    "vectorize",
+    "frompyfunc",
+    "PRNGKey",
+    "custom_",
+    "axis_size",
+    "einsum_path",
 )
 _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _EQUALITY = (ast.Eq, ast.NotEq)
@@ -142,7 +172,11 @@ class Flow:
             return ARRAY if state == ARRAY else None
         if how.startswith("part "):
             _, index, _, count = how.split()
-            if isinstance(state, Tree) and state.keyed == "tuple" and len(state.fields) == int(count):
+            if (
+                isinstance(state, Tree)
+                and state.keyed == "tuple"
+                and len(state.fields) == int(count)
+            ):
                 return state.item(int(index))
             return whole(state)
         return whole(state) if how == "part" else state
@@ -157,7 +191,9 @@ class Flow:
         if isinstance(expr, (ast.Starred, ast.NamedExpr)):
             return self.state(expr.value)
         if isinstance(expr, ast.BinOp):
-            if isinstance(expr.op, ast.Mod) and isinstance(expr.left, (ast.Constant, ast.JoinedStr)):
+            if isinstance(expr.op, ast.Mod) and isinstance(
+                expr.left, (ast.Constant, ast.JoinedStr)
+            ):
                 return None  # "%d" % x formats, it does not compute
             left, right = self.state(expr.left), self.state(expr.right)
             if ARRAY in (left, right):
@@ -169,7 +205,11 @@ class Flow:
             return self._compare(expr)
         if isinstance(expr, ast.BoolOp):
             *first, last = expr.values
-            return ARRAY if all(isinstance(v, ast.Constant) for v in first) and self.state(last) == ARRAY else None
+            return (
+                ARRAY
+                if all(isinstance(v, ast.Constant) for v in first) and self.state(last) == ARRAY
+                else None
+            )
         if isinstance(expr, ast.IfExp):
             return meet(self.state(expr.body), self.state(expr.orelse))
         if isinstance(expr, ast.Subscript):
@@ -211,7 +251,11 @@ class Flow:
         plain = all(s is not None or number(o) or self.array(o) for o, s in zip(operands, states))
         if all(isinstance(op, _ORDERING) for op in cmp.ops) and plain:
             return ARRAY  # an ordering of a traced value with numbers: a tracer, or a TypeError
-        if all(isinstance(op, _ORDERING + _EQUALITY) for op in cmp.ops) and plain and ARRAY in states:
+        if (
+            all(isinstance(op, _ORDERING + _EQUALITY) for op in cmp.ops)
+            and plain
+            and ARRAY in states
+        ):
             return ARRAY
         return None
 
@@ -221,7 +265,11 @@ class Flow:
             inner = self.resolve(func.func) or ""
             return TREE if inner in TRACED_AGAIN else None
         if isinstance(func, ast.Attribute) and self.state(func.value) == ARRAY:
-            return None if func.attr in ("item", "tolist", "__index__", "__int__", "__bool__") else ARRAY
+            return (
+                None
+                if func.attr in ("item", "tolist", "__index__", "__int__", "__bool__")
+                else ARRAY
+            )
         name = self.resolve(func)
         if name is not None:
             if not name.startswith(_ARRAY_MODULES) or name.rpartition(".")[2] in _CONCRETE_RESULTS:
@@ -232,7 +280,9 @@ class Flow:
             return ARRAY if any(self.traced(a) for a in args) else None
         if self.returns is not None and isinstance(func, ast.Name) and func.id not in self.names:
             return self.returns(call, self)
-        if self.returns is not None and isinstance(self.state(func.value if isinstance(func, ast.Attribute) else func), Tree):
+        if self.returns is not None and isinstance(
+            self.state(func.value if isinstance(func, ast.Attribute) else func), Tree
+        ):
             return self.returns(call, self)  # a method of a traced pytree
         return None
 
@@ -254,16 +304,24 @@ def _bindings(stmt: ast.stmt) -> Iterator[tuple[str, str, ast.expr | None]]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             yield node.name, "opaque", None
             continue
-        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        if isinstance(
+            node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+        ):
             continue
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 yield from _targets(target, "value", node.value)
-            stack.extend(t for t in node.targets if not isinstance(t, (ast.Name, ast.Tuple, ast.List)))
+            stack.extend(
+                t for t in node.targets if not isinstance(t, (ast.Name, ast.Tuple, ast.List))
+            )
             stack.append(node.value)
             continue
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            yield node.target.id, "value", ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value)
+            yield (
+                node.target.id,
+                "value",
+                ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value),
+            )
             stack.append(node.value)
             continue
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
@@ -291,12 +349,16 @@ def _bindings(stmt: ast.stmt) -> Iterator[tuple[str, str, ast.expr | None]]:
         stack.extend(child_nodes(node))
 
 
-def _targets(target: ast.expr, how: str, value: ast.expr) -> Iterator[tuple[str, str, ast.expr | None]]:
+def _targets(
+    target: ast.expr, how: str, value: ast.expr
+) -> Iterator[tuple[str, str, ast.expr | None]]:
     """Unpacking keeps the state (the parts of a tracer are tracers; of a tree, trees)."""
     if isinstance(target, ast.Name):
         yield target.id, how, value
     elif isinstance(target, (ast.Tuple, ast.List)):
-        literal = value.elts if how == "value" and isinstance(value, (ast.Tuple, ast.List)) else None
+        literal = (
+            value.elts if how == "value" and isinstance(value, (ast.Tuple, ast.List)) else None
+        )
         starred = any(isinstance(e, ast.Starred) for e in [*target.elts, *(literal or [])])
         if literal is not None and len(literal) == len(target.elts) and not starred:
             # ``t, n = x * 2, x.shape[0]``: each name is its own part, not the whole tuple's.

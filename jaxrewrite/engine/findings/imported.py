@@ -18,21 +18,30 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.edits import render
-from jaxrewrite.engine.rulebook import rules
-from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.analysis import Analysis, TreePass, needs_edit
-from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.read.filters import FAST
+from jaxrewrite.engine.edits import render
 from jaxrewrite.engine.read.elsewhere import ImportReader, library, read_module
+from jaxrewrite.engine.read.filters import FAST
+from jaxrewrite.engine.read.lexed import any_word
 from jaxrewrite.engine.read.recognise import TransformRef, bound_keywords, classify
 from jaxrewrite.engine.read.resolve import MAX_DEPTH
-from jaxrewrite.engine.read.scopes import Assigned, Defined, Imported, Opaque, Scope, ScopeTree, Site, build_scopes
+from jaxrewrite.engine.read.scopes import (
+    Assigned,
+    Defined,
+    Imported,
+    Opaque,
+    Scope,
+    ScopeTree,
+    Site,
+    build_scopes,
+)
 from jaxrewrite.engine.read.signature import Signature, read_signature
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.read.lexed import any_word
-from jaxrewrite.engine.rulebook.table import FAMILIES
 from jaxrewrite.engine.read.wrappers import calls_and_aliases, peel
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.table import FAMILIES
+from jaxrewrite.engine.walk import specs
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
@@ -49,7 +58,9 @@ Origins = dict[str, dict[int, tuple[str, int, str | None]]]
 #: The names of the table's transforms, each a whole word (a row is found by a name's last
 #: segment): a module that names none applies none (``classify`` resolves only names spelled in
 #: the module). Whole words: numpy's ``gradient`` names no ``grad``.
-_TABLE_NAMES = tuple(sorted({name.rpartition(".")[2] for rows in FAMILIES.values() for name in rows}))
+_TABLE_NAMES = tuple(
+    sorted({name.rpartition(".")[2] for rows in FAMILIES.values() for name in rows})
+)
 #: Bytes are read as the pattern reads them (``lexed.any_word`` reads text, at twice its speed).
 _NAMED_BYTES = re.compile((r"\b(?:" + "|".join(_TABLE_NAMES) + r")\b").encode())
 
@@ -69,11 +80,15 @@ def may_apply_imported(text: str) -> bool:
     if not any_word(text, _TABLE_NAMES):
         return False
     found = _IMPORT_TEXT.finditer("\n" + text)
-    return any(not library(name) for match in found for name in _names(match.group(1), match.group(2)))
+    return any(
+        not library(name) for match in found for name in _names(match.group(1), match.group(2))
+    )
 
 
 def may_apply_imported_bytes(data: bytes) -> bool:
-    return _NAMED_BYTES.search(data) is not None and may_apply_imported(data.decode("utf-8", "replace"))
+    return _NAMED_BYTES.search(data) is not None and may_apply_imported(
+        data.decode("utf-8", "replace")
+    )
 
 
 def _names(source: str | None, listed: str | None) -> list[str]:
@@ -94,7 +109,9 @@ def imported_pass(reader: ImportReader) -> TreePass:
     return run
 
 
-def imported_uses(result: Analysis, scopes: ScopeTree, module: ast.Module, reader: ImportReader) -> None:
+def imported_uses(
+    result: Analysis, scopes: ScopeTree, module: ast.Module, reader: ImportReader
+) -> None:
     """JR013 at each transform call whose function is a marked def of another module."""
     origins = _origins(module)
     if not origins:
@@ -114,13 +131,21 @@ def _origins(module: ast.Module) -> Origins:
                 continue
             for alias in node.names:
                 if alias.name != "*":
-                    out.setdefault(alias.asname or alias.name, {})[node.lineno] = (node.module or "", node.level, alias.name)
+                    out.setdefault(alias.asname or alias.name, {})[node.lineno] = (
+                        node.module or "",
+                        node.level,
+                        alias.name,
+                    )
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if not library(alias.name):
                     # ``import a.b`` binds ``a``; ``import a.b as m`` binds ``m`` to ``a.b``
                     name = alias.asname or alias.name.partition(".")[0]
-                    out.setdefault(name, {})[node.lineno] = (alias.name if alias.asname else name, 0, None)
+                    out.setdefault(name, {})[node.lineno] = (
+                        alias.name if alias.asname else name,
+                        0,
+                        None,
+                    )
     return out
 
 
@@ -133,10 +158,14 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
             block = getattr(stmt, field, None)
             if isinstance(block, list):
-                pending.extend(reversed(block))  # handlers and cases: their bodies are walked in turn
+                pending.extend(
+                    reversed(block)
+                )  # handlers and cases: their bodies are walked in turn
 
 
-def _findings(src: Source, scopes: ScopeTree, origins: Origins, reader: ImportReader) -> Iterator[Diagnostic]:
+def _findings(
+    src: Source, scopes: ScopeTree, origins: Origins, reader: ImportReader
+) -> Iterator[Diagnostic]:
     modules = _Modules(reader)
     # The calls with an imported name as a first argument, found by a text search first (as the
     # walk finds those of the module's own defs): a nest's inner call names it too; and those
@@ -175,9 +204,17 @@ def _targets(
         return []
     out = []
     for module, level, parts in _reaches(base, scope, site, origins, 0, {}):
-        names = [*parts, *path]  # ``import pkg`` binds a module (``pkg.mod.f``); ``from pkg import x``
+        names = [
+            *parts,
+            *path,
+        ]  # ``import pkg`` binds a module (``pkg.mod.f``); ``from pkg import x``
         if names:  # the def itself, or a module holding it (``x.f``)
-            out.append(((".".join([module, *names[:-1]] if module else names[:-1]), level, names[-1]), inner))
+            out.append(
+                (
+                    (".".join([module, *names[:-1]] if module else names[:-1]), level, names[-1]),
+                    inner,
+                )
+            )
     return out
 
 
@@ -191,7 +228,12 @@ def _attributes(expr: ast.expr) -> tuple[str | None, list[str]]:
 
 
 def _reaches(
-    name: str, scope: Scope, site: Site, origins: Origins, depth: int, memo: dict[tuple[str, int, Site, int], list[Reach]]
+    name: str,
+    scope: Scope,
+    site: Site,
+    origins: Origins,
+    depth: int,
+    memo: dict[tuple[str, int, Site, int], list[Reach]],
 ) -> list[Reach]:
     """The imports ``name`` may stand for where it is read (``site``, in ``scope``): each of its
     bindings seen there that is an import of a module that may hold markers (the binding's own
@@ -212,7 +254,9 @@ def _reaches(
     if found is None:
         return out
     bindings, where = found
-    seen = {id(b) for b in (where.bindings_seen_at(name, site) if where is scope else bindings) or ()}
+    seen = {
+        id(b) for b in (where.bindings_seen_at(name, site) if where is scope else bindings) or ()
+    }
     for index, binding in enumerate(bindings):
         if id(binding) not in seen:
             continue
@@ -225,7 +269,9 @@ def _reaches(
         elif isinstance(binding, Assigned) and not binding.type_statement:
             base, path = _attributes(peel(binding.value, binding.scope)[0])
             if base is not None:
-                for module, level, parts in _reaches(base, binding.scope, at, origins, depth + 1, memo):
+                for module, level, parts in _reaches(
+                    base, binding.scope, at, origins, depth + 1, memo
+                ):
                     out.append((module, level, (*parts, *path)))
     return out
 
@@ -243,7 +289,9 @@ class _Modules:
         self.reader = reader
         self.read: dict[Where, tuple[MarkedDefs, dict[str, list[tuple[str, int, str]]]] | None] = {}
 
-    def find(self, module: str, level: int, name: str) -> tuple[str, int, Function, Signature] | None:
+    def find(
+        self, module: str, level: int, name: str
+    ) -> tuple[str, int, Function, Signature] | None:
         """The marked def ``name`` of ``module`` is, through re-exports: (its module, level, the
         def, its signature); None where it is no marked def, or cannot be read."""
         key: tuple[str, int, str] | None = (module, level, name)
@@ -260,10 +308,14 @@ class _Modules:
             # Where a relative re-export leads depends on whether this module is a package:
             # the first reading whose module can be read, the package's first (a module file
             # has no submodules).
-            key = next((c for c in reexports.get(name, []) if self.module(c[0], c[1]) is not None), None)
+            key = next(
+                (c for c in reexports.get(name, []) if self.module(c[0], c[1]) is not None), None
+            )
         return None
 
-    def module(self, module: str, level: int) -> tuple[MarkedDefs, dict[str, list[tuple[str, int, str]]]] | None:
+    def module(
+        self, module: str, level: int
+    ) -> tuple[MarkedDefs, dict[str, list[tuple[str, int, str]]]] | None:
         key = (module, level)
         if key not in self.read:
             self.read[key] = _read_module(self.reader, module, level)
@@ -318,7 +370,9 @@ def _read_module(
             ]
             if len(found) != 1:
                 if isinstance(binding, Imported) and not library(binding.qualname):
-                    modules[name] = binding.qualname  # ``import a.b as m``: a module, read by its attributes
+                    modules[name] = (
+                        binding.qualname
+                    )  # ``import a.b as m``: a module, read by its attributes
                 continue  # not bound by one import of its line
             node, alias = found[0]
             if node.level == 0 and library(node.module or ""):
@@ -359,7 +413,11 @@ def _follow_assigned(
                 marked[name] = marked[base]
             elif base in reexports:
                 reexports[name] = [
-                    (".".join(part for part in (module, attribute, *path[:-1]) if part), level, path[-1])
+                    (
+                        ".".join(part for part in (module, attribute, *path[:-1]) if part),
+                        level,
+                        path[-1],
+                    )
                     if path
                     else (module, level, attribute)
                     for module, level, attribute in reexports[base]
@@ -391,7 +449,14 @@ def _relative(module: str, level: int, package: bool, target: str, steps: int) -
 
 
 def _finding(
-    src: Source, call: ast.Call, where: ast.expr, ref: TransformRef, module: str, level: int, func: Function, sig: Signature
+    src: Source,
+    call: ast.Call,
+    where: ast.expr,
+    ref: TransformRef,
+    module: str,
+    level: int,
+    func: Function,
+    sig: Signature,
 ) -> Diagnostic | None:
     marked = [p.name for p in sig.params if p.markers]
     spelled = f"{'.' * level}{module}"
@@ -401,8 +466,12 @@ def _finding(
         f"of an imported def gets no keywords"
     )
     try:
-        written = ref.keywords + bound_keywords(call, ref.transform.positional, ref.transform.name, src)
-        values = specs.complete(TransformRef(ref.transform, written, ref.factory), sig, src, call, False, at_call=True)
+        written = ref.keywords + bound_keywords(
+            call, ref.transform.positional, ref.transform.name, src
+        )
+        values = specs.complete(
+            TransformRef(ref.transform, written, ref.factory), sig, src, call, False, at_call=True
+        )
     except RewriteError as err:
         # What the walk would refuse for a def of this module (JR121: a NoDiff in argnums...):
         # the import of this module cannot see it, so it is said here.
@@ -412,4 +481,6 @@ def _finding(
         return None  # nothing it reads is marked, or the call already says it
     assert values is not None
     keywords = render.keywords(tuple((k, v) for k, v, node in values if node is None))
-    return Diagnostic.at(src, where, rules.IMPORTED_DEF, what=what, spelled=spelled, keywords=keywords)
+    return Diagnostic.at(
+        src, where, rules.IMPORTED_DEF, what=what, spelled=spelled, keywords=keywords
+    )

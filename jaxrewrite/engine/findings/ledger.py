@@ -19,10 +19,8 @@ import bisect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State, TreePass
 from jaxrewrite.engine.read.classes import functional_entries
-from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.read.elsewhere import Elsewhere, ImportReader
 from jaxrewrite.engine.read.fields import field_function, form_of
 from jaxrewrite.engine.read.markindex import index_of, is_container_call, may_mark
@@ -30,6 +28,8 @@ from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import parse_string, qualname
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope, ScopeTree, own_expressions
 from jaxrewrite.engine.read.source import Source, lines_containing
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import EITHER_FORM, Mark
 from jaxrewrite.errors import RewriteError
 
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from jaxrewrite.engine.analyze import Analyzer
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
-
 
 
 @dataclass
@@ -67,7 +66,12 @@ class _Site:
 
 class _Collector:
     def __init__(
-        self, scopes: ScopeTree, walk: Analyzer, reader: ImportReader | None, src: Source, imports: bool = True
+        self,
+        scopes: ScopeTree,
+        walk: Analyzer,
+        reader: ImportReader | None,
+        src: Source,
+        imports: bool = True,
     ) -> None:
         self.def_scopes = {id(func): scope for func, scope in scopes.defs}
         self.class_scopes = {id(d.node): d.body for d, _ in scopes.classes}
@@ -78,7 +82,9 @@ class _Collector:
         self.imports = imports
         index = self.index = index_of(scopes)
         # The index, not ``self``: a collector in a cycle would keep the tree alive past its release.
-        self.elsewhere = Elsewhere(reader, lambda expr, scope: bool(index.mentions(expr, scope, set())))
+        self.elsewhere = Elsewhere(
+            reader, lambda expr, scope: bool(index.mentions(expr, scope, set()))
+        )
         self.statements = scopes.statements
         self._called: set[str] | None = None
         #: The prefilter's names (``MarkIndex.names``): an expression naming none of them spells
@@ -100,7 +106,9 @@ class _Collector:
             return frozenset()
         return self.index.mentions(expr, scope, aliases)
 
-    def body(self, stmts: list[ast.stmt], scope: Scope, in_class: ast.ClassDef | None = None) -> None:
+    def body(
+        self, stmts: list[ast.stmt], scope: Scope, in_class: ast.ClassDef | None = None
+    ) -> None:
         for stmt in stmts:
             self.statement(stmt, scope, in_class)
 
@@ -132,7 +140,12 @@ class _Collector:
     def function(self, func: Function, scope: Scope) -> None:
         scope = scope.annotating(func)  # a generic def's type parameters shadow outer names
         args = func.args
-        every = [*args.posonlyargs, *args.args, *([args.vararg] if args.vararg else []), *args.kwonlyargs]
+        every = [
+            *args.posonlyargs,
+            *args.args,
+            *([args.vararg] if args.vararg else []),
+            *args.kwonlyargs,
+        ]
         every += [args.kwarg] if args.kwarg else []
         if not self.imports and not self.may(func.lineno, func.body[0].lineno - 1):
             every = []  # no marker in the signature, and imported names are not asked for (JR009)
@@ -146,14 +159,26 @@ class _Collector:
             marks = read or self.mentions(arg.annotation, scope, aliases)
             name = f"{func.name}.{arg.arg}"
             if marks:
-                self.sites.append(_Site(EntryKind.PARAMETER, name, arg, func, aliases, marks, outermost=bool(read)))
+                self.sites.append(
+                    _Site(
+                        EntryKind.PARAMETER, name, arg, func, aliases, marks, outermost=bool(read)
+                    )
+                )
             elif self.imports:
                 self.imported(arg, arg.annotation, scope, name, func)
         if func.returns is not None:
             aliases = set()
             if self.mentions(func.returns, scope, aliases):
                 self.sites.append(
-                    _Site(EntryKind.VARIABLE, f"{func.name} return", func.returns, func, aliases, frozenset(), ("return", {}))
+                    _Site(
+                        EntryKind.VARIABLE,
+                        f"{func.name} return",
+                        func.returns,
+                        func,
+                        aliases,
+                        frozenset(),
+                        ("return", {}),
+                    )
                 )
         # The body runs in the def's own scope; names there resolve mostly to the module's.
         self.body(func.body, scope)
@@ -167,16 +192,30 @@ class _Collector:
         marks = self.mentions(stmt.annotation, scope, aliases)
         if in_class is not None and isinstance(stmt.target, ast.Name):
             if marks:
-                self.sites.append(_Site(EntryKind.FIELD, f"{in_class.name}.{target}", stmt, in_class, aliases, marks))
+                self.sites.append(
+                    _Site(
+                        EntryKind.FIELD, f"{in_class.name}.{target}", stmt, in_class, aliases, marks
+                    )
+                )
             return
         if marks:
             self.sites.append(
-                _Site(EntryKind.VARIABLE, target, stmt, None, aliases, marks, ("variable", {"what": target}))
+                _Site(
+                    EntryKind.VARIABLE,
+                    target,
+                    stmt,
+                    None,
+                    aliases,
+                    marks,
+                    ("variable", {"what": target}),
+                )
             )
         if stmt.value is not None:
             self.assigned(stmt, stmt.value, scope)
 
-    def assigned(self, stmt: ast.Assign | ast.AnnAssign, value: ast.expr | None, scope: Scope) -> None:
+    def assigned(
+        self, stmt: ast.Assign | ast.AnnAssign, value: ast.expr | None, scope: Scope
+    ) -> None:
         if value is None:
             return
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
@@ -187,12 +226,16 @@ class _Collector:
         if name is not None:
             self.alias(stmt, name, value, scope)
 
-    def alias(self, stmt: ast.AST, name: str | ast.expr, value: ast.expr | None, scope: Scope) -> None:
+    def alias(
+        self, stmt: ast.AST, name: str | ast.expr, value: ast.expr | None, scope: Scope
+    ) -> None:
         label = name.id if isinstance(name, ast.Name) else str(name)
         aliases: set[int] = set()
         marks = self.mentions(value, scope, aliases)
         if marks:
-            self.sites.append(_Site(EntryKind.ALIAS, label, stmt, None, aliases, marks, value=id(value)))
+            self.sites.append(
+                _Site(EntryKind.ALIAS, label, stmt, None, aliases, marks, value=id(value))
+            )
 
     def functional(self, call: ast.Call, name: str, scope: Scope) -> None:
         """``TypedDict("C", {"n": Static[int]})`` and ``NamedTuple("C", [("n", Static[int])])``."""
@@ -201,7 +244,9 @@ class _Collector:
             marks = self.mentions(value, scope, aliases)
             label = key if isinstance(key, str) else ast.unparse(key).strip(chr(39) + chr(34))
             if marks:
-                self.sites.append(_Site(EntryKind.FIELD, f"{name}.{label}", where, call, aliases, marks))
+                self.sites.append(
+                    _Site(EntryKind.FIELD, f"{name}.{label}", where, call, aliases, marks)
+                )
 
     # -- imported names -----------------------------------------------------------------------
 
@@ -223,10 +268,14 @@ class _Collector:
                         ):
                             self._called.add(call.args[0].id)
         found = self.def_scopes.get(id(func))
-        decorated = found is not None and any(classify(d, found) is not None for d in func.decorator_list)
+        decorated = found is not None and any(
+            classify(d, found) is not None for d in func.decorator_list
+        )
         return decorated or func.name in self._called
 
-    def imported(self, arg: ast.arg, ann: ast.expr, scope: Scope, label: str, func: Function) -> None:
+    def imported(
+        self, arg: ast.arg, ann: ast.expr, scope: Scope, label: str, func: Function
+    ) -> None:
         """A parameter of a transformed def annotated with a name from a module the engine does
         not read (``X`` from ``from m import X``, or ``al.Steps`` of ``from . import aliases as
         al``): followed through the reader where it can be, a finding where it cannot. The names
@@ -245,7 +294,10 @@ class _Collector:
             else:
                 what = "classes" if verdict.startswith("a class") else "aliases"
                 said = ("read", {**fields, "verdict": verdict, "what": what})
-            self.sites.append(_Site(EntryKind.IMPORTED, f"{label} ({name})", at, func, set(), frozenset(), said))
+            self.sites.append(
+                _Site(EntryKind.IMPORTED, f"{label} ({name})", at, func, set(), frozenset(), said)
+            )
+
 
 # -- the states -------------------------------------------------------------------------------
 
@@ -264,7 +316,12 @@ def _region(node: ast.AST) -> set[int]:
 
 
 def _header(func: Function) -> list[ast.AST]:
-    return [*func.decorator_list, func.args, *([func.returns] if func.returns else []), *getattr(func, "type_params", [])]
+    return [
+        *func.decorator_list,
+        func.args,
+        *([func.returns] if func.returns else []),
+        *getattr(func, "type_params", []),
+    ]
 
 
 def _about(findings: list[Diagnostic], region: set[int]) -> Diagnostic | None:
@@ -310,15 +367,28 @@ def build(
     formed = _field_form_fields(scopes)
     entries: list[tuple[_Site, LedgerEntry]] = []
     for site in collector.sites:
-        entries.append((site, _settle(site, applied, formed, (errors, findings), refused_by_call, walk, pragma, result)))
+        entries.append(
+            (
+                site,
+                _settle(
+                    site, applied, formed, (errors, findings), refused_by_call, walk, pragma, result
+                ),
+            )
+        )
     # Aliases end as their uses end: applied if one use is, else refused, else reported.
     settled: list[LedgerEntry] = []
     for site, entry in entries:
-        if site.kind is EntryKind.ALIAS and entry.state is State.REPORTED and entry.code == rules.DOES_NOTHING.code:
+        if (
+            site.kind is EntryKind.ALIAS
+            and entry.state is State.REPORTED
+            and entry.code == rules.DOES_NOTHING.code
+        ):
             users = [e for s, e in entries if site.value in s.aliases and s is not site]
             best = _best(users)
             if best is not None:
-                entry = LedgerEntry(entry.kind, entry.name, entry.line, entry.col, best.state, best.code)
+                entry = LedgerEntry(
+                    entry.kind, entry.name, entry.line, entry.col, best.state, best.code
+                )
             else:
                 found = Diagnostic.at(src, site.node, rules.DOES_NOTHING, "alias", what=site.name)
                 result.diagnostics.append(found)
@@ -352,13 +422,21 @@ def _applied(result: Analysis, walk: Analyzer, scopes: ScopeTree) -> set[int]:
     for use in result.uses:
         names = {p.name for p in use.signature.params if p.markers & use.transform.markers}
         scope = where.get(id(use.target))
-        bound = [b.node for b in (scope.bindings.get(use.target.name, []) if scope else []) if isinstance(b, Defined)]
+        bound = [
+            b.node
+            for b in (scope.bindings.get(use.target.name, []) if scope else [])
+            if isinstance(b, Defined)
+        ]
         for twin in [*bound, *walk.twins.get(id(use.target), ())]:
             args = [*twin.args.posonlyargs, *twin.args.args, *twin.args.kwonlyargs]
             applied.update(id(arg) for arg in args if arg.arg in names)
     for reg in result.registrations:
         info = walk.class_info.get(id(reg.target))
-        applied.update(id(f.node) for f in (info.fields if info is not None else ()) if Mark.STATIC in f.markers)
+        applied.update(
+            id(f.node)
+            for f in (info.fields if info is not None else ())
+            if Mark.STATIC in f.markers
+        )
     for used in result.fields:
         applied.add(id(used.stmt))
     return applied
@@ -381,7 +459,9 @@ def _named(expr: ast.AST | None, scope: Scope) -> set[int]:
     return found
 
 
-def _refused_by_calls(walk: Analyzer, scopes: ScopeTree, errors: list[Diagnostic]) -> dict[int, str]:
+def _refused_by_calls(
+    walk: Analyzer, scopes: ScopeTree, errors: list[Diagnostic]
+) -> dict[int, str]:
     """The defs and classes a refused call site names (and the classes annotating that def's
     parameters: their per-leaf fields), and the classes annotating a def refused at its
     decorators or signature, by id, with the refusal's code."""
@@ -447,7 +527,9 @@ def _settle(
         return LedgerEntry(site.kind, site.name, line, col, state, code)
 
     if id(node) in applied and site.kind in (EntryKind.PARAMETER, EntryKind.FIELD):
-        return entry(State.APPLIED) if pragma is None else entry(State.REPORTED, rules.NO_PRAGMA.code)
+        return (
+            entry(State.APPLIED) if pragma is None else entry(State.REPORTED, rules.NO_PRAGMA.code)
+        )
     errors, findings = said  # the refusals, and the other findings but JR005
     region = _region(node if site.owner is None else site.owner)
     error = _about(errors, region)
@@ -471,7 +553,9 @@ def _settle(
     if finding is not None and site.kind is not EntryKind.IMPORTED:
         return entry(State.REPORTED, finding.code)
     if site.kind is EntryKind.ALIAS:
-        return entry(State.REPORTED, rules.DOES_NOTHING.code)  # settled by its uses, or reported, in ``build``
+        return entry(
+            State.REPORTED, rules.DOES_NOTHING.code
+        )  # settled by its uses, or reported, in ``build``
     rule = rules.IMPORTED_MARKER if site.kind is EntryKind.IMPORTED else rules.DOES_NOTHING
     variant, fields = site.said or _said(site, walk, result)
     result.diagnostics.append(Diagnostic.at(result.source, node, rule, variant, **fields))
@@ -480,15 +564,19 @@ def _settle(
 
 def _said(site: _Site, walk: Analyzer, result: Analysis) -> tuple[str, dict[str, str]]:
     """Why the marker does nothing: JR008's variant and its fields."""
-    fields = {"spelled": " and ".join(sorted(m.value for m in site.marks)) or "a marker", "what": site.name}
+    fields = {
+        "spelled": " and ".join(sorted(m.value for m in site.marks)) or "a marker",
+        "what": site.name,
+    }
     if site.kind is EntryKind.FIELD:
         return "field", fields
     if site.kind is EntryKind.PARAMETER and not site.outermost:
         return "spelling", fields
     owner = site.owner
     if owner is not None and id(owner) in walk.applied:
-        under = ", ".join(sorted({u.transform.name for u in result.uses if u.target is owner})) or "the transforms applied to it"
+        under = (
+            ", ".join(sorted({u.transform.name for u in result.uses if u.target is owner}))
+            or "the transforms applied to it"
+        )
         return "under", {**fields, "under": under}
     return "", fields
-
-

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import ast
 import re
-from functools import cache
 from collections.abc import Iterator
+from functools import cache
 
 from jaxrewrite.engine.read.nodes import child_nodes
 from jaxrewrite.engine.read.recognise import classify
@@ -83,7 +83,12 @@ def _spans(node: ast.stmt, lines: set[int]) -> bool:
 
 
 def _call(
-    call: ast.Call, use: ast.Call, scope: Scope, local: set[str], table: dict[str, tuple[tuple[int | None, str], ...]], src: Source
+    call: ast.Call,
+    use: ast.Call,
+    scope: Scope,
+    local: set[str],
+    table: dict[str, tuple[tuple[int | None, str], ...]],
+    src: Source,
 ) -> Iterator[Diagnostic]:
     if len(use.args) != 1 or not _free(use.func, local) or not _free(use.args[0], local):
         return

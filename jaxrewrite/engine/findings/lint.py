@@ -17,15 +17,12 @@ from collections.abc import Container, Iterable
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
+from jaxrewrite.engine.analysis import Analysis, LintFacts, MarkedDef, Use
 from jaxrewrite.engine.edits import render
 from jaxrewrite.engine.findings.passed import BOUND, method_kind
-from jaxrewrite.engine.rulebook import rules
-from jaxrewrite.engine.walk import specs
-from jaxrewrite.engine.analysis import Analysis, LintFacts, MarkedDef, Use
 from jaxrewrite.engine.read.classes import DATACLASS, ClassInfo, local_class
-from jaxrewrite.engine.walk.completion import is_overload
-from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.read.fields import form_of
+from jaxrewrite.engine.read.markindex import MarkerReader, inner_type, may_mark
 from jaxrewrite.engine.read.nodes import walk as walk_nodes
 from jaxrewrite.engine.read.recognise import (
     TransformRef,
@@ -36,10 +33,13 @@ from jaxrewrite.engine.read.recognise import (
 )
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope, ScopeTree
-from jaxrewrite.engine.read.markindex import MarkerReader, inner_type, may_mark
 from jaxrewrite.engine.read.signature import Param, Signature, array_type
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import ARRAY_TYPES, EITHER_FORM, Mark
+from jaxrewrite.engine.walk import specs
+from jaxrewrite.engine.walk.completion import is_overload
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.header import PRAGMA, Header, why_ignored
 
@@ -77,6 +77,7 @@ UNHASHABLE = ARRAY_TYPES | frozenset(
 )
 _BUILTINS = frozenset({"list", "dict", "set", "bytearray"})
 
+
 def read_defs(
     defs: Iterable[tuple[Function, Scope]],
     signatures: dict[int, Signature],
@@ -96,7 +97,14 @@ def read_defs(
         if sig is None or not sig.has_markers:
             continue
         marked = tuple(p for p in sig.params if p.markers)
-        unknown = next((d for d in func.decorator_list if classify(d, scope) is None and looks_like_transform_decorator(d)), None)
+        unknown = next(
+            (
+                d
+                for d in func.decorator_list
+                if classify(d, scope) is None and looks_like_transform_decorator(d)
+            ),
+            None,
+        )
         types: list[tuple[Param, str]] = []
         values: list[tuple[Param, str]] = []
         defaults = _defaults(func) if hashing else {}
@@ -106,8 +114,14 @@ def read_defs(
             annotating = scope.annotating(func)
             kind = unhashable(param, annotating)
             owner = None if owners is None or param.position != 0 else owners.get(id(func))
-            if kind is None and owner is not None and inner_type(param.node.annotation, annotating) is None:
-                why = unhashable_class(owner, annotating)  # a bare Static on self: its class decides
+            if (
+                kind is None
+                and owner is not None
+                and inner_type(param.node.annotation, annotating) is None
+            ):
+                why = unhashable_class(
+                    owner, annotating
+                )  # a bare Static on self: its class decides
                 kind = None if why is None else f"{owner.name} ({why})"
             if kind is not None:
                 types.append((param, kind))
@@ -138,7 +152,11 @@ def opaque_classes(
     for node, registering in opaque:
         info = infos.get(id(node))
         if info is not None:
-            fields = tuple((f.name, f.node) for f in info.fields if Mark.STATIC in f.markers and f.node in node.body)
+            fields = tuple(
+                (f.name, f.node)
+                for f in info.fields
+                if Mark.STATIC in f.markers and f.node in node.body
+            )
             found.append((node, registering, fields))
     return tuple(found)
 
@@ -168,7 +186,9 @@ def lint(analysis: Analysis) -> list[Diagnostic]:
     return found
 
 
-def marked_defs(defs: Iterable[MarkedDef], src: Source, unhashed: AbstractSet[int] = frozenset()) -> list[Diagnostic]:
+def marked_defs(
+    defs: Iterable[MarkedDef], src: Source, unhashed: AbstractSet[int] = frozenset()
+) -> list[Diagnostic]:
     """JR002, JR003 and JR004 for every def with markers. ``unhashed``: the defs used only
     under transforms that hash no static value (the row's ``hashes_statics``), where JR003
     would cry wolf; a def with no use at all still hears what a hashing transform would meet."""
@@ -184,16 +204,28 @@ def marked_defs(defs: Iterable[MarkedDef], src: Source, unhashed: AbstractSet[in
             does = "" if len(marked) > 1 else "es"
             found.append(
                 Diagnostic.at(
-                    src, unknown, rules.UNKNOWN_TRANSFORM, spelled=_spell(marked), func=func.name, es=does, under=ast.unparse(unknown)
+                    src,
+                    unknown,
+                    rules.UNKNOWN_TRANSFORM,
+                    spelled=_spell(marked),
+                    func=func.name,
+                    es=does,
+                    under=ast.unparse(unknown),
                 )
             )
         elif record.bound is not None and not record.applied:
             rule, spelled = rules.NO_TRANSFORM, _spell(marked)
-            found.append(Diagnostic.at(src, marked[0].node, rule, "bound", spelled=spelled, **record.bound))
+            found.append(
+                Diagnostic.at(src, marked[0].node, rule, "bound", spelled=spelled, **record.bound)
+            )
         elif not record.applied and not record.overload:
             # An ``@overload`` stub is replaced by the implementation after it: that def is the
             # one a transform applies to, and the one reported if none does.
-            found.append(Diagnostic.at(src, marked[0].node, rules.NO_TRANSFORM, spelled=_spell(marked), func=func.name))
+            found.append(
+                Diagnostic.at(
+                    src, marked[0].node, rules.NO_TRANSFORM, spelled=_spell(marked), func=func.name
+                )
+            )
     return found
 
 
@@ -202,13 +234,23 @@ def opaque_fields(
 ) -> list[Diagnostic]:
     """JR020: the Static fields of a class registered by the user's own flatten function."""
     how = ast.unparse(registering)
-    return [Diagnostic.at(src, where, rules.OWN_FLATTEN, name=name, cls=node.name, how=how) for name, where in fields]
+    return [
+        Diagnostic.at(src, where, rules.OWN_FLATTEN, name=name, cls=node.name, how=how)
+        for name, where in fields
+    ]
 
 
 def unseen_level(call: ast.Call, func: Function, src: Source) -> Diagnostic:
     """JR007: a transform applied to something made from a marked def that is not seen through."""
     arg = call.args[0]
-    return Diagnostic.at(src, arg, rules.UNSEEN_LEVEL, func=func.name, transform=ast.unparse(call.func), arg=ast.unparse(arg))
+    return Diagnostic.at(
+        src,
+        arg,
+        rules.UNSEEN_LEVEL,
+        func=func.name,
+        transform=ast.unparse(call.func),
+        arg=ast.unparse(arg),
+    )
 
 
 def missing_pragma(header: Header, first: ast.AST | None, src: Source) -> Diagnostic | None:
@@ -224,7 +266,10 @@ def missing_pragma(header: Header, first: ast.AST | None, src: Source) -> Diagno
 
 def _unhashable_statics(record: MarkedDef, src: Source) -> list[Diagnostic]:
     """JR003: a Static parameter whose type, or default, JAX cannot hash."""
-    found = [Diagnostic.at(src, p.node, rules.UNHASHABLE, name=p.name, kind=kind) for p, kind in record.unhashable_types]
+    found = [
+        Diagnostic.at(src, p.node, rules.UNHASHABLE, name=p.name, kind=kind)
+        for p, kind in record.unhashable_types
+    ]
     found += [
         Diagnostic.at(src, p.node, rules.UNHASHABLE, "default", name=p.name, shown=shown)
         for p, shown in record.unhashable_defaults
@@ -235,8 +280,15 @@ def _unhashable_statics(record: MarkedDef, src: Source) -> list[Diagnostic]:
 def _defaults(func: Function) -> dict[str, ast.expr]:
     args = func.args
     positional = [*args.posonlyargs, *args.args]
-    found = {arg.arg: value for arg, value in zip(positional[len(positional) - len(args.defaults) :], args.defaults)}
-    found.update((arg.arg, value) for arg, value in zip(args.kwonlyargs, args.kw_defaults) if value is not None)
+    found = {
+        arg.arg: value
+        for arg, value in zip(positional[len(positional) - len(args.defaults) :], args.defaults)
+    }
+    found.update(
+        (arg.arg, value)
+        for arg, value in zip(args.kwonlyargs, args.kw_defaults)
+        if value is not None
+    )
     return found
 
 
@@ -271,7 +323,12 @@ def unhashable(param: Param, scope: Scope) -> str | None:
         return None
     head = inner.value if isinstance(inner, ast.Subscript) else inner
     name = qualname(head, scope)
-    if name is None and isinstance(head, ast.Name) and head.id in _BUILTINS and scope.lookup(head.id) is None:
+    if (
+        name is None
+        and isinstance(head, ast.Name)
+        and head.id in _BUILTINS
+        and scope.lookup(head.id) is None
+    ):
         name = f"builtins.{head.id}"
     if name in UNHASHABLE or array_type(param.node.annotation, scope) is not None:
         return ast.unparse(inner)
@@ -289,8 +346,16 @@ def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
     ``__hash__`` to None), or a class defining ``__eq__`` without ``__hash__``. A class that
     defines ``__hash__`` is hashable; ``eq=False`` hashes by identity (each instance its own
     cache entry, as for any object)."""
-    own = {stmt.name for stmt in node.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    own |= {t.id for stmt in node.body if isinstance(stmt, ast.Assign) for t in stmt.targets if isinstance(t, ast.Name)}
+    own = {
+        stmt.name for stmt in node.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    own |= {
+        t.id
+        for stmt in node.body
+        if isinstance(stmt, ast.Assign)
+        for t in stmt.targets
+        if isinstance(t, ast.Name)
+    }
     if "__hash__" in own:
         return None
     for deco in node.decorator_list:
@@ -303,7 +368,9 @@ def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
         flags = {}
         for key in ("eq", "frozen", "unsafe_hash"):
             value = options.get(key)
-            if value is not None and not (isinstance(value, ast.Constant) and isinstance(value.value, bool)):
+            if value is not None and not (
+                isinstance(value, ast.Constant) and isinstance(value.value, bool)
+            ):
                 return None  # not a literal: cannot tell
             flags[key] = value.value if isinstance(value, ast.Constant) else key == "eq"
         if flags["eq"] and not flags["frozen"] and not flags["unsafe_hash"]:
@@ -350,7 +417,11 @@ def bound_methods(
                 receiver = "instance" if kind == "instance" else "class"
                 shift = BOUND[method_kind(target, scopes[id(target)])][receiver]
                 dropped = [*target.args.posonlyargs, *target.args.args][:1]
-                counted = f"positions counted without {dropped[0].arg!r}" if shift else "positions as in the def"
+                counted = (
+                    f"positions counted without {dropped[0].arg!r}"
+                    if shift
+                    else "positions as in the def"
+                )
                 sig = _shifted(signatures[id(target)], shift)
                 found[id(target)] = {
                     "func": target.name,
@@ -393,20 +464,32 @@ def _spell(params: list[Param]) -> str:
     return f"the marker{'s' if len(params) > 1 else ''} on {names}"
 
 
-def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer, hashing: bool = True) -> None:
+def PASS(
+    result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer, hashing: bool = True
+) -> None:
     """Lint as a finding pass: read what it needs while the scopes are alive (kept as
     ``Analysis.lint_facts``), judge it (``lint``), and JR014. ``hashing`` False: no JR003
     (``engine.findings.report``)."""
     signatures = {key: sig for key, (sig, _) in walk.signatures.items()}
-    owners = {
-        id(stmt): node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ClassDef)
-        for stmt in node.body
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
-    } if hashing else None
+    owners = (
+        {
+            id(stmt): node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ClassDef)
+            for stmt in node.body
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
+        if hashing
+        else None
+    )
     defs = read_defs(
-        walk.tree.defs, signatures, walk.applied, walk.unknown_calls, walk.refused_defs, hashing, owners
+        walk.tree.defs,
+        signatures,
+        walk.applied,
+        walk.unknown_calls,
+        walk.refused_defs,
+        hashing,
+        owners,
     )
     unapplied = {id(d.node) for d in defs if not d.applied}
     if unapplied:
@@ -425,10 +508,24 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer, 
 
 
 #: Array constructors of NumPy and jax.numpy: their results cannot be hashed.
-_ARRAYS = frozenset({
-    "array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "identity",
-    "zeros_like", "ones_like", "full_like", "empty_like",
-})
+_ARRAYS = frozenset(
+    {
+        "array",
+        "asarray",
+        "zeros",
+        "ones",
+        "full",
+        "empty",
+        "arange",
+        "linspace",
+        "eye",
+        "identity",
+        "zeros_like",
+        "ones_like",
+        "full_like",
+        "empty_like",
+    }
+)
 
 
 def _unhashable_passed(result: Analysis, tree: ast.Module, module: Scope) -> list[Diagnostic]:
@@ -438,7 +535,8 @@ def _unhashable_passed(result: Analysis, tree: ast.Module, module: Scope) -> lis
     from jaxrewrite.engine.findings.passed import Sites
 
     uses = [
-        u for u in result.uses
+        u
+        for u in result.uses
         if u.transform.hashes_statics and any(Mark.STATIC in p.markers for p in u.signature.params)
     ]
     if not uses:
@@ -458,9 +556,17 @@ def _unhashable_passed(result: Analysis, tree: ast.Module, module: Scope) -> lis
                     shown = _unhashable_value(expr) or _unhashable_call(expr, module)
                     if shown is not None:
                         seen.add(id(expr))
-                        found.append(Diagnostic.at(
-                            result.source, expr, rules.UNHASHABLE, "passed", name=name, shown=shown, line=call.lineno
-                        ))
+                        found.append(
+                            Diagnostic.at(
+                                result.source,
+                                expr,
+                                rules.UNHASHABLE,
+                                "passed",
+                                name=name,
+                                shown=shown,
+                                line=call.lineno,
+                            )
+                        )
     return found
 
 
@@ -490,7 +596,9 @@ def _held_in_pytrees(walk: Analyzer) -> list[Diagnostic]:
         return found
     for defined, scope in walk.tree.classes:
         for stmt in defined.node.body:
-            if not isinstance(stmt, ast.AnnAssign) or not may_mark(stmt.annotation, walk.leaf_names):
+            if not isinstance(stmt, ast.AnnAssign) or not may_mark(
+                stmt.annotation, walk.leaf_names
+            ):
                 continue
             try:
                 if MarkerReader(defined.body, walk.src, None).markers(stmt.annotation):

@@ -75,7 +75,9 @@ class Passed:
 class Sites:
     """The call sites of the module's transformed functions, found once per module."""
 
-    def __init__(self, module: ast.Module, module_scope: Scope, plain: Callable[[DefinedClass], bool]) -> None:
+    def __init__(
+        self, module: ast.Module, module_scope: Scope, plain: Callable[[DefinedClass], bool]
+    ) -> None:
         self.module = module
         self.scope = module_scope
         self.plain = plain
@@ -126,7 +128,9 @@ class Sites:
                 elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     names.add(node.name)
                     continue
-                if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if isinstance(
+                    node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+                ):
                     continue
                 stack.extend(child_nodes(node))
             self._locals[id(where)] = (names, values)
@@ -228,7 +232,11 @@ class Sites:
                 return
             if found[0][0].node is not func:
                 return
-            yield from (c for c in self._calls_of_name(func.name, self.module) if not self._shadowed(c, func.name))
+            yield from (
+                c
+                for c in self._calls_of_name(func.name, self.module)
+                if not self._shadowed(c, func.name)
+            )
             return
         node: ast.AST = use_node
         parent = self.parents.get(id(node))
@@ -242,7 +250,9 @@ class Sites:
             where = self.enclosing(parent)
             name = pair[0]
             if len(self.local(where)[1].get(name, [])) == 1:
-                yield from (c for c in self._calls_of_name(name, where) if self.enclosing(c) is where)
+                yield from (
+                    c for c in self._calls_of_name(name, where) if self.enclosing(c) is where
+                )
 
     def _shadowed(self, node: ast.AST, name: str) -> bool:
         where = self.enclosing(node)
@@ -306,7 +316,10 @@ class Sites:
             found = self.scope.lookup(expr.func.id)
             binding = found[0][0] if found is not None and len(found[0]) == 1 else None
             if isinstance(binding, DefinedClass) and self.plain(binding):
-                return Passed(expr, f"an instance of {expr.func.id}, a class of this module that is not a pytree")
+                return Passed(
+                    expr,
+                    f"an instance of {expr.func.id}, a class of this module that is not a pytree",
+                )
             if isinstance(binding, DefinedClass) and linen_class(binding):
                 what = f"an instance of {expr.func.id}, a flax Linen Module (not a pytree)"
                 return Passed(expr, what)

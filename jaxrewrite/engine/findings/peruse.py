@@ -18,15 +18,15 @@ import ast
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
-from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.read.nodes import name_assigned
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname, single
 from jaxrewrite.engine.read.scopes import Defined, Scope, ScopeTree, own_expressions
 from jaxrewrite.engine.read.signature import Kind, Param, Signature
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import TRACES, Mark, Traces
 
 if TYPE_CHECKING:
@@ -40,7 +40,9 @@ def PASS(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Analyzer
     per_use(result, scopes, module, {key: sig for key, (sig, _) in walk.signatures.items()})
 
 
-def per_use(result: Analysis, scopes: ScopeTree, module: ast.Module, signatures: dict[int, Signature]) -> None:
+def per_use(
+    result: Analysis, scopes: ScopeTree, module: ast.Module, signatures: dict[int, Signature]
+) -> None:
     """JR010, JR011 and JR012 (``signatures``: every marked def's), added to the findings."""
     src = result.source
     found = [*_in_shardings(result, src), *_vmap_keywords(result, scopes, module, src)]
@@ -59,7 +61,9 @@ def _in_shardings(result: Analysis, src: Source) -> Iterator[Diagnostic]:
             continue
         for param in use.signature.marked(use.transform.markers):
             if param.kind is Kind.KEYWORD_ONLY:
-                yield Diagnostic.at(src, param.node, rules.SHARDED_KEYWORD, name=param.name, func=use.target.name)
+                yield Diagnostic.at(
+                    src, param.node, rules.SHARDED_KEYWORD, name=param.name, func=use.target.name
+                )
 
 
 # -- JR011 ----------------------------------------------------------------------------------------
@@ -79,11 +83,17 @@ def _spine(expr: ast.expr, scope: Scope) -> Iterator[ast.expr]:
         expr = expr.args[0]
 
 
-def _vmap_keywords(result: Analysis, scopes: ScopeTree, module: ast.Module, src: Source) -> Iterator[Diagnostic]:
+def _vmap_keywords(
+    result: Analysis, scopes: ScopeTree, module: ast.Module, src: Source
+) -> Iterator[Diagnostic]:
     """JR011: every call of a function a vmap use made that does not pass a Static parameter by
     position: by keyword (mapped over axis 0), or not at all, left to its default (the
     ``in_axes`` written has an entry for it, and vmap needs one per positional argument)."""
-    mapped = [u for u in result.uses if u.transform.maps_keywords and u.signature.marked(u.transform.markers)]
+    mapped = [
+        u
+        for u in result.uses
+        if u.transform.maps_keywords and u.signature.marked(u.transform.markers)
+    ]
     if not mapped:
         return
     # What calls the mapped function: the def's own name (a decorator use), the name a call
@@ -111,7 +121,9 @@ def _vmap_keywords(result: Analysis, scopes: ScopeTree, module: ast.Module, src:
         return None
 
     bindings = [pair for node in ast.walk(module) if (pair := name_assigned(node)) is not None]
-    bindings += [(node.target.id, node.value) for node in ast.walk(module) if isinstance(node, ast.NamedExpr)]
+    bindings += [
+        (node.target.id, node.value) for node in ast.walk(module) if isinstance(node, ast.NamedExpr)
+    ]
     grew = True
     while grew:  # each round binds at least one more name: at most one round per binding
         grew = False
@@ -130,15 +142,32 @@ def _vmap_keywords(result: Analysis, scopes: ScopeTree, module: ast.Module, src:
         for keyword in node.keywords:
             if keyword.arg in statics:
                 yield Diagnostic.at(
-                    src, keyword, rules.VMAP_KEYWORD, name=keyword.arg, func=called.target.name, transform=called.transform.name
+                    src,
+                    keyword,
+                    rules.VMAP_KEYWORD,
+                    name=keyword.arg,
+                    func=called.target.name,
+                    transform=called.transform.name,
                 )
-        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(
+            k.arg is None for k in node.keywords
+        ):
             continue  # how many are passed by position cannot be told
         passed = {k.arg for k in node.keywords}
         for param in statics.values():
-            if param.position is not None and param.position >= len(node.args) and param.name not in passed:
+            if (
+                param.position is not None
+                and param.position >= len(node.args)
+                and param.name not in passed
+            ):
                 yield Diagnostic.at(
-                    src, node, rules.VMAP_KEYWORD, "default", name=param.name, func=called.target.name, transform=called.transform.name
+                    src,
+                    node,
+                    rules.VMAP_KEYWORD,
+                    "default",
+                    name=param.name,
+                    func=called.target.name,
+                    transform=called.transform.name,
                 )
 
 
@@ -151,7 +180,9 @@ def _untransformed(
     """Marked defs themselves handed to a function of ``TRACES``."""
     marked = {key: sig for key, sig in signatures.items() if sig.has_markers}
     decorated = {
-        id(use.target) for use in result.uses if use.kind is UseKind.DECORATOR and use.signature.marked(use.transform.markers)
+        id(use.target)
+        for use in result.uses
+        if use.kind is UseKind.DECORATOR and use.signature.marked(use.transform.markers)
     }
     if not marked:
         return
@@ -161,7 +192,9 @@ def _untransformed(
             rows = TRACES.get(qualname(deco, scope) or "")
             sig = marked.get(id(func))
             if rows and sig is not None and any(_every_parameter(r) for r in rows):
-                yield _finding(src, deco, func, list(sig.marked(frozenset(Mark))), ast.unparse(deco))
+                yield _finding(
+                    src, deco, func, list(sig.marked(frozenset(Mark))), ast.unparse(deco)
+                )
     for _, _, stmt, scope, _ in list(scopes.statements):
         for expr in own_expressions(stmt):
             for call in ast.walk(expr):
@@ -179,10 +212,16 @@ def _traced_call(
         given = _argument(call, row.function, row.name)
         if given is None:
             continue
-        functions = given.elts if row.branches and isinstance(given, (ast.Tuple, ast.List)) else [given]
+        functions = (
+            given.elts if row.branches and isinstance(given, (ast.Tuple, ast.List)) else [given]
+        )
         for arg in functions:
             binding = single(arg, scope)
-            if not isinstance(binding, Defined) or id(binding.node) not in marked or id(binding.node) in decorated:
+            if (
+                not isinstance(binding, Defined)
+                or id(binding.node) not in marked
+                or id(binding.node) in decorated
+            ):
                 continue
             func, sig = binding.node, marked[id(binding.node)]
             reached = _reached(sig, row, call)
@@ -210,21 +249,31 @@ def _reached(sig: Signature, row: Traces, call: ast.Call) -> list[Param]:
         return params
     if row.packed is not None:
         packed = _argument(call, *row.packed)
-        if not isinstance(packed, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in packed.elts):
+        if not isinstance(packed, (ast.Tuple, ast.List)) or any(
+            isinstance(e, ast.Starred) for e in packed.elts
+        ):
             return params
         return [p for p in params if p.position is not None and p.position < len(packed.elts)]
     if row.rest_from is not None:
         rest = call.args[row.rest_from :]
-        if any(isinstance(a, ast.Starred) for a in rest) or any(k.arg is None for k in call.keywords):
+        if any(isinstance(a, ast.Starred) for a in rest) or any(
+            k.arg is None for k in call.keywords
+        ):
             return params
         count = len(rest)
         named = {k.arg for k in call.keywords if k.arg is not None}
-        return [p for p in params if (p.position is not None and p.position < count) or p.name in named]
+        return [
+            p for p in params if (p.position is not None and p.position < count) or p.name in named
+        ]
     assert row.passes is not None
     return [p for p in params if p.position is not None and p.position < row.passes]
 
 
-def _finding(src: Source, where: ast.AST, func: Function, params: list[Param], callee: str) -> Diagnostic:
+def _finding(
+    src: Source, where: ast.AST, func: Function, params: list[Param], callee: str
+) -> Diagnostic:
     names = ", ".join(repr(p.name) for p in params)
     s, es = ("s", "") if len(params) > 1 else ("", "es")
-    return Diagnostic.at(src, where, rules.UNTRANSFORMED, s=s, es=es, names=names, func=func.name, callee=callee)
+    return Diagnostic.at(
+        src, where, rules.UNTRANSFORMED, s=s, es=es, names=names, func=func.name, callee=callee
+    )

@@ -13,12 +13,12 @@ import ast
 import bisect
 from typing import TYPE_CHECKING
 
+from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.findings import ledger
 from jaxrewrite.engine.findings import lint as linting
-from jaxrewrite.engine.analysis import Analysis
+from jaxrewrite.engine.read.scopes import ScopeTree
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import suppressed
-from jaxrewrite.engine.read.scopes import ScopeTree
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.analyze import Analyzer
@@ -31,7 +31,15 @@ if TYPE_CHECKING:
 #: findings at uses (JR010-JR012: ``check``'s), nor JR001 (the hook reads only modules that opt in).
 #: A noqa comment on the line silences one as it does for ``check``.
 REPORTED_AT_IMPORT = frozenset(
-    rule.code for rule in (rules.NO_TRANSFORM, rules.UNKNOWN_TRANSFORM, rules.UNSEEN_LEVEL, rules.DOES_NOTHING, rules.HELD_IN_PYTREE, rules.OWN_FLATTEN)
+    rule.code
+    for rule in (
+        rules.NO_TRANSFORM,
+        rules.UNKNOWN_TRANSFORM,
+        rules.UNSEEN_LEVEL,
+        rules.DOES_NOTHING,
+        rules.HELD_IN_PYTREE,
+        rules.OWN_FLATTEN,
+    )
 )
 
 
@@ -54,7 +62,9 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) 
         ]
 
 
-def nothing_to_settle(result: Analysis, module: ast.Module, names: set[str] | None, walk: Analyzer) -> bool:
+def nothing_to_settle(
+    result: Analysis, module: ast.Module, names: set[str] | None, walk: Analyzer
+) -> bool:
     """Whether ``build`` (without JR009, as the import hook runs it) would report nothing: every
     mention of a name that may spell a marker (``names``, filters.marker_names) is in a
     top-level import, on a comment line, or in the annotation of a parameter a use of this
@@ -68,7 +78,9 @@ def nothing_to_settle(result: Analysis, module: ast.Module, names: set[str] | No
         return False
     src = result.source
     spans = [
-        (src.start(stmt), src.end(stmt)) for stmt in module.body if isinstance(stmt, (ast.Import, ast.ImportFrom))
+        (src.start(stmt), src.end(stmt))
+        for stmt in module.body
+        if isinstance(stmt, (ast.Import, ast.ImportFrom))
     ]
     for use in result.uses:
         for param in use.signature.params:

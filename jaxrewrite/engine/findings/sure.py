@@ -55,7 +55,9 @@ def statements(body: list[ast.stmt], out: list[ast.AST | Truth], resolve: Resolv
             out.extend(expressions(stmt.subject, resolve))
         else:
             out.extend(expressions(stmt, resolve))
-        if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)) or _leaves_early(stmt):
+        if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)) or _leaves_early(
+            stmt
+        ):
             return False
     return True
 
@@ -96,7 +98,9 @@ def expressions(root: ast.AST, resolve: Resolve) -> list[ast.AST | Truth]:
             continue
         out.append(node)
         if isinstance(node, ast.BoolOp):
-            out.append(Truth(node.values[0], f"'{'and' if isinstance(node.op, ast.And) else 'or'}' on it"))
+            out.append(
+                Truth(node.values[0], f"'{'and' if isinstance(node.op, ast.And) else 'or'}' on it")
+            )
             stack.append(node.values[0])
             continue
         if isinstance(node, ast.IfExp):

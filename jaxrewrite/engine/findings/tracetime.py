@@ -17,25 +17,25 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.findings import closures, library, linen, staged, trees
-from jaxrewrite.engine.rulebook import concrete_table, rules
-from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
-from jaxrewrite.engine.read.classes import DATACLASS
-from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.read.filters import Filters
+from jaxrewrite.engine.findings import closures, library, linen, staged, trees
 from jaxrewrite.engine.findings.flow import ARRAY, TREE, Flow, Sources, State, Tree, meet, sources
+from jaxrewrite.engine.findings.passed import Passed, Sites, method_kind
+from jaxrewrite.engine.findings.sure import Truth, statements
+from jaxrewrite.engine.read.classes import DATACLASS
+from jaxrewrite.engine.read.filters import Filters
 from jaxrewrite.engine.read.lexed import code_mentions
 from jaxrewrite.engine.read.nodes import child_nodes, name_assigned, walk
-from jaxrewrite.engine.findings.passed import Passed, Sites, method_kind
 from jaxrewrite.engine.read.reading import Refused
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Assigned, Defined, DefinedClass, Scope, ScopeTree
 from jaxrewrite.engine.read.signature import Kind, Param, Signature
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.findings.sure import Truth, statements
+from jaxrewrite.engine.rulebook import concrete_table, rules
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import FAMILIES, SIGNATURE_KEEPING, SpecKind, Transform
+from jaxrewrite.engine.walk import specs
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
@@ -66,8 +66,25 @@ _CONVERSIONS: dict[str, str] = {
 _ARANGE = "jax.numpy.arange"
 #: Methods of a traced array that are the jnp function of the same name on it (``x.min(axis)``).
 _ARRAY_METHODS = frozenset(
-    {"sum", "min", "max", "mean", "prod", "std", "var", "argmin", "argmax", "all", "any", "cumsum",
-     "cumprod", "squeeze", "repeat", "take", "swapaxes"}
+    {
+        "sum",
+        "min",
+        "max",
+        "mean",
+        "prod",
+        "std",
+        "var",
+        "argmin",
+        "argmax",
+        "all",
+        "any",
+        "cumsum",
+        "cumprod",
+        "squeeze",
+        "repeat",
+        "take",
+        "swapaxes",
+    }
 )
 #: NumPy's constructors, which ask a tracer for a NumPy array (``np.asarray(lb)`` under jit).
 _NUMPY_ARRAYS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
@@ -99,7 +116,14 @@ TRACE = Filters(marker_names=False, signature_lines=False, defer_bodies=True, fi
 
 #: Text every module with a use of an ``abstract`` row contains (a cheap superset): their names.
 _NEEDLES = tuple(
-    sorted({row.name.rpartition(".")[2] for rows in FAMILIES.values() for row in rows.values() if row.abstract})
+    sorted(
+        {
+            row.name.rpartition(".")[2]
+            for rows in FAMILIES.values()
+            for row in rows.values()
+            if row.abstract
+        }
+    )
 )
 
 
@@ -113,7 +137,9 @@ def may_trace(text: str) -> bool:
     """Cheap pre-filter: False means ``findings.trace_findings`` finds nothing in ``text``: a use names its
     transform in code, never only inside another word, a docstring or a comment, nor as a module
     (over jax's source, 121 of the 240 files that hold a needle anywhere name one in code so)."""
-    return any(needle in text for needle in _NEEDLES) and code_mentions(text, _NEEDLES, _NOT_A_REFERENCE)
+    return any(needle in text for needle in _NEEDLES) and code_mentions(
+        text, _NEEDLES, _NOT_A_REFERENCE
+    )
 
 
 def may_trace_bytes(data: bytes) -> bool:
@@ -123,7 +149,9 @@ def may_trace_bytes(data: bytes) -> bool:
 def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) -> None:
     """The trace-time analysis as a pass of ``analyze``: JR006 findings, and what they name."""
     defs = {id(func): scope for func, scope in scopes.defs}
-    for diagnostic, func, name in findings(list(result.uses), defs, tree, result.source, result.header.enabled):
+    for diagnostic, func, name in findings(
+        list(result.uses), defs, tree, result.source, result.header.enabled
+    ):
         result.diagnostics.append(diagnostic)
         if name is not None:  # None: a field of a pytree argument, static in its class, not here
             result.must_be_static.append((func, name))
@@ -135,9 +163,15 @@ def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
     if enabled:
         return True
     for node in module.body:
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "jaxrewrite":
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and (node.module or "").split(".")[0] == "jaxrewrite"
+        ):
             return True
-        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "jaxrewrite" for a in node.names):
+        if isinstance(node, ast.Import) and any(
+            a.name.split(".")[0] == "jaxrewrite" for a in node.names
+        ):
             return True
     return False
 
@@ -176,7 +210,11 @@ def findings(
             continue
         if sites is None:
             scope = defs[id(func)].module()
-            sites = Sites(module, scope, lambda b: b.body.parent is not None and classes.plain(b, b.body.parent))
+            sites = Sites(
+                module,
+                scope,
+                lambda b: b.body.parent is not None and classes.plain(b, b.body.parent),
+            )
             classes.owners = sites.owners  # the same walk found each method's class
         decorated = use.kind is UseKind.DECORATOR
         axes = transform.spec is SpecKind.AXES
@@ -187,7 +225,9 @@ def findings(
         seen = by_def.setdefault(id(func), [])
         names = {t.param.name for t in seen}
         seen.extend(
-            Traced(p, use.node, transform, tuple(passed.get(p.name, ()))) for p in traced if p.name not in names
+            Traced(p, use.node, transform, tuple(passed.get(p.name, ())))
+            for p in traced
+            if p.name not in names
         )
     out: list[tuple[Diagnostic, Function, str | None]] = []
     if not by_def:
@@ -260,11 +300,19 @@ class _Classes:
         return self.owners.get(id(func))
 
     def plain_node(self, node: ast.ClassDef, scope: Scope) -> bool:
-        if node.keywords or any(not (isinstance(b, ast.Name) and b.id == "object") for b in node.bases):
+        if node.keywords or any(
+            not (isinstance(b, ast.Name) and b.id == "object") for b in node.bases
+        ):
             return False
-        if any(qualname(d.func if isinstance(d, ast.Call) else d, scope) != DATACLASS for d in node.decorator_list):
+        if any(
+            qualname(d.func if isinstance(d, ast.Call) else d, scope) != DATACLASS
+            for d in node.decorator_list
+        ):
             return False
-        if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__jax_array__" for s in node.body):
+        if any(
+            isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__jax_array__"
+            for s in node.body
+        ):
             return False
         return node.name not in self.registered()
 
@@ -276,11 +324,18 @@ class _Classes:
             for node in walk(self.module):
                 if isinstance(node, ast.Call):
                     allowed.add(id(node.func))
-                    if isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2:
+                    if (
+                        isinstance(node.func, ast.Name)
+                        and node.func.id == "isinstance"
+                        and len(node.args) == 2
+                    ):
                         allowed.add(id(node.args[1]))
                 elif isinstance(node, ast.arg) and node.annotation is not None:
                     allowed.update(id(n) for n in walk(node.annotation))
-                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+                elif (
+                    isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and node.returns is not None
+                ):
                     allowed.update(id(n) for n in walk(node.returns))
                 elif isinstance(node, ast.AnnAssign):
                     allowed.update(id(n) for n in walk(node.annotation))
@@ -293,7 +348,9 @@ class _Classes:
 class _Body:
     """One def's body: its annotations, what it rebinds, and the uses that run on every trace."""
 
-    def __init__(self, func: Function, scope: Scope, src: Source, defs: dict[int, Scope], depth: int = 0) -> None:
+    def __init__(
+        self, func: Function, scope: Scope, src: Source, defs: dict[int, Scope], depth: int = 0
+    ) -> None:
         self.func = func
         self.scope = scope
         self.src = src
@@ -412,7 +469,11 @@ class _Body:
     def _holds_functions(self, binding: DefinedClass) -> bool:
         for stmt in binding.node.body:
             if isinstance(stmt, ast.AnnAssign):
-                ann = stmt.annotation.value if isinstance(stmt.annotation, ast.Subscript) else stmt.annotation
+                ann = (
+                    stmt.annotation.value
+                    if isinstance(stmt.annotation, ast.Subscript)
+                    else stmt.annotation
+                )
                 if qualname(ann, binding.body) in _CALLABLES:
                     return True
         return False
@@ -439,11 +500,16 @@ class _Body:
         what = self.untraceable(p, classes)
         if what is not None:
             how = f"{self.func.name!r} takes {what} as {p.name!r}"
-            yield self._diagnostic(p.node.annotation or p.node, t, NOT_JAX, how, uses_jaxrewrite), True
+            yield (
+                self._diagnostic(p.node.annotation or p.node, t, NOT_JAX, how, uses_jaxrewrite),
+                True,
+            )
             return
         for passed in t.passed:
             if passed.untraceable is not None:
-                how = f"a call (line {passed.expr.lineno}) passes {passed.untraceable} as {p.name!r}"
+                how = (
+                    f"a call (line {passed.expr.lineno}) passes {passed.untraceable} as {p.name!r}"
+                )
                 yield self._diagnostic(passed.expr, t, NOT_JAX, how, uses_jaxrewrite), True
                 return
         if not t.transform.abstract:
@@ -479,7 +545,11 @@ class _Body:
         """Does ``node`` need a traced value as a Python value?"""
         if isinstance(node, Truth):
             if flow.state(node.expr) == ARRAY:
-                what = "the truth value of a comparison of it" if isinstance(node.expr, ast.Compare) else "its truth value"
+                what = (
+                    "the truth value of a comparison of it"
+                    if isinstance(node.expr, ast.Compare)
+                    else "its truth value"
+                )
                 return node.expr, BOOL, f"{node.how} needs {what}"
             return None
         if isinstance(node, ast.Call):
@@ -488,7 +558,11 @@ class _Body:
             if isinstance(node.slice, ast.Slice):
                 bounds = (node.slice.lower, node.slice.upper, node.slice.step)
                 if any(b is not None and flow.traced(b) for b in bounds):
-                    return node, f"{SLICE}, or {INDEX} for a list", "a slice bound must be a Python int"
+                    return (
+                        node,
+                        f"{SLICE}, or {INDEX} for a list",
+                        "a slice bound must be a Python int",
+                    )
             elif flow.traced(node.slice):
                 kind = self._container(node.value)
                 if kind is not None:
@@ -521,14 +595,26 @@ class _Body:
                 return node, CONCRETE, "jnp.arange needs its bounds as Python numbers"
             return None
         func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in ("item", "tolist") and flow.state(func.value) == ARRAY:
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in ("item", "tolist")
+            and flow.state(func.value) == ARRAY
+        ):
             return node, CONCRETE, f".{func.attr}() needs a concrete array"
-        if isinstance(func, ast.Attribute) and func.attr in _ARRAY_METHODS and flow.array(func.value):
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in _ARRAY_METHODS
+            and flow.array(func.value)
+        ):
             callee = f"jax.numpy.{func.attr}"  # x.min(axis) is jnp.min(x, axis): the table's rows
             node = ast.copy_location(ast.Call(func, [func.value, *node.args], node.keywords), node)
         for argument, param in self._concrete_arguments(node, callee):
             if flow.traced(argument):
-                return node, SHAPE, f"{ast.unparse(node.func)}() needs its {param!r} as a Python value"
+                return (
+                    node,
+                    SHAPE,
+                    f"{ast.unparse(node.func)}() needs its {param!r} as a Python value",
+                )
         return self._applied_use(node, flow) or self._helper_use(node, flow)
 
     def _applied_use(self, call: ast.Call, flow: Flow) -> tuple[ast.expr, str, str] | None:
@@ -551,11 +637,20 @@ class _Body:
                 return call, use[1], f"the module's __call__ (line {use[0].lineno}) {use[2]}"
         return None
 
-    def _concrete_arguments(self, call: ast.Call, callee: str | None) -> Iterator[tuple[ast.expr, str]]:
+    def _concrete_arguments(
+        self, call: ast.Call, callee: str | None
+    ) -> Iterator[tuple[ast.expr, str]]:
         """The arguments of a call that JAX needs as Python values (``concrete_table``)."""
         if callee is None and isinstance(call.func, ast.Attribute) and call.func.attr == "reshape":
             if call.args and not call.keywords:
-                yield (call.args[0] if len(call.args) == 1 else ast.Tuple(list(call.args), ast.Load())), "shape"
+                yield (
+                    (
+                        call.args[0]
+                        if len(call.args) == 1
+                        else ast.Tuple(list(call.args), ast.Load())
+                    ),
+                    "shape",
+                )
             return
         lifting = concrete_table.lifting()
         passes = {kw.arg for kw in call.keywords}
@@ -571,7 +666,9 @@ class _Body:
 
     # -- the module's own functions, by summary ------------------------------------------------
 
-    def _helpers(self, call: ast.Call | ast.Attribute, flow: Flow) -> list[tuple[_Body, dict[str, State]]]:
+    def _helpers(
+        self, call: ast.Call | ast.Attribute, flow: Flow
+    ) -> list[tuple[_Body, dict[str, State]]]:
         """The functions a call runs (this def's inner ones, one of the module's, or a method of a
         traced pytree; a property read runs its getter), each with what the call passes it and
         what it closes over (traced values only)."""
@@ -594,7 +691,12 @@ class _Body:
             if closed or passed:
                 out.append((body, {**closed, **passed}))
         func = call.func
-        if not isinstance(func, ast.Name) or func.id in flow.names or func.id in self.params or func.id in self.stored:
+        if (
+            not isinstance(func, ast.Name)
+            or func.id in flow.names
+            or func.id in self.params
+            or func.id in self.stored
+        ):
             return out
         found = self.scope.lookup(func.id)
         if found is None or len(found[0]) != 1 or not isinstance(found[0][0], Defined):
@@ -613,7 +715,9 @@ class _Body:
             self._bodies[id(func)] = _Body(func, scope, self.src, self.defs, self.depth + 1)
         return self._bodies[id(func)]
 
-    def _member(self, expr: ast.Call | ast.Attribute, flow: Flow) -> tuple[_Body, dict[str, State]] | None:
+    def _member(
+        self, expr: ast.Call | ast.Attribute, flow: Flow
+    ) -> tuple[_Body, dict[str, State]] | None:
         """``tree.method(...)``, ``tree(...)`` (its ``__call__``) or ``tree.prop`` of a traced pytree."""
         if isinstance(expr, ast.Attribute):
             owner, name, args, keywords = expr.value, expr.attr, [], []
@@ -692,14 +796,30 @@ class _Body:
         return "list" if isinstance(expr, (ast.List, ast.Tuple, ast.ListComp)) else None
 
     def _diagnostic(
-        self, node: ast.AST, t: Traced, error: str, how: str, uses_jaxrewrite: bool, fix: str | None = None
+        self,
+        node: ast.AST,
+        t: Traced,
+        error: str,
+        how: str,
+        uses_jaxrewrite: bool,
+        fix: str | None = None,
     ) -> Diagnostic:
         p, tr = t.param, t.transform
         fix = fix or fix_text(p, tr, uses_jaxrewrite)
         passed = " (when a call passes it)" if _has_default(self.func, p) else ""
         line, col = t.use_node.lineno, t.use_node.col_offset + 1
         return Diagnostic.at(
-            self.src, node, rules.TRACED, name=p.name, transform=tr.name, line=line, col=col, how=how, error=error, passed=passed, fix=fix
+            self.src,
+            node,
+            rules.TRACED,
+            name=p.name,
+            transform=tr.name,
+            line=line,
+            col=col,
+            how=how,
+            error=error,
+            passed=passed,
+            fix=fix,
         )
 
 
@@ -709,7 +829,10 @@ def _field_fix(where: ast.expr, flow: Flow, tree: Tree, uses_jaxrewrite: bool) -
         {
             ast.unparse(a)
             for a in ast.walk(where)
-            if (isinstance(a, ast.Subscript) or (isinstance(a, ast.Attribute) and a.attr in dict(tree.fields)))
+            if (
+                isinstance(a, ast.Subscript)
+                or (isinstance(a, ast.Attribute) and a.attr in dict(tree.fields))
+            )
             and isinstance(flow.state(a.value), Tree)
         }
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxrewrite.engine.findings.flow import ARRAY, TREE, State, Tree
 from jaxrewrite.engine.read.classes import (
     FunctionalClass,
     LocalClass,
@@ -22,13 +23,18 @@ from jaxrewrite.engine.read.classes import (
     read_class,
 )
 from jaxrewrite.engine.read.fields import field_function, form_of
-from jaxrewrite.engine.findings.flow import ARRAY, TREE, State, Tree
 from jaxrewrite.engine.read.reading import Refused
 from jaxrewrite.engine.read.recognise import classify_registration
 from jaxrewrite.engine.read.resolve import TooDeep, qualname, unquoted
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.rulebook.table import ARRAY_PACKAGE, ARRAY_TYPES, Container, FieldForm, opaque_registration
+from jaxrewrite.engine.rulebook.table import (
+    ARRAY_PACKAGE,
+    ARRAY_TYPES,
+    Container,
+    FieldForm,
+    opaque_registration,
+)
 from jaxrewrite.errors import RewriteError
 
 #: Annotations of values JAX traces as scalars (truth tests on them fail); arrays are the table's
@@ -36,7 +42,9 @@ from jaxrewrite.errors import RewriteError
 SCALARS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
 _ARRAY_FAMILIES = (ARRAY_PACKAGE + ".",)
 #: Annotations no traced leaf has (a field of one holds no tracer: the call fails before).
-_NO_LEAF = frozenset({"typing.Callable", "builtins.str", "builtins.bytes", "builtins.type", "typing.Type"})
+_NO_LEAF = frozenset(
+    {"typing.Callable", "builtins.str", "builtins.bytes", "builtins.type", "typing.Type"}
+)
 #: How deep fields holding pytrees of the module are followed.
 _DEPTH = 3
 _DATACLASS_FIELD = "dataclasses.field"
@@ -103,7 +111,9 @@ def tree(local: LocalClass, src: Source, depth: int = 0) -> Tree | None:
             data = not f.markers and _library_data(f.node, form, f.scope or scope)
         elif isinstance(registered, frozenset):
             data = f.name in registered
-        fields.append((f.name, _field_state(f.annotation, f.scope or scope, src, depth) if data else None))
+        fields.append(
+            (f.name, _field_state(f.annotation, f.scope or scope, src, depth) if data else None)
+        )
     if form is not None:
         static = f"{form.field}({form.keyword}={form.static})"
     elif registered is True and info.kind is Container.CLASS:
@@ -115,7 +125,9 @@ def tree(local: LocalClass, src: Source, depth: int = 0) -> Tree | None:
     return Tree(info.name, tuple(fields), static, keyed, members)
 
 
-def _members(defined: DefinedClass, scope: Scope, depth: int = 0) -> tuple[tuple[str, str, ast.FunctionDef], ...]:
+def _members(
+    defined: DefinedClass, scope: Scope, depth: int = 0
+) -> tuple[tuple[str, str, ast.FunctionDef], ...]:
     """The class's instance methods and properties (``builtins.property``), its own over those of
     its bases of this module, by name; a name bound twice in one body (a property's setter) is
     left out, with whatever a base defines under it."""
@@ -124,19 +136,31 @@ def _members(defined: DefinedClass, scope: Scope, depth: int = 0) -> tuple[tuple
         local = local_class(base.value if isinstance(base, ast.Subscript) else base, scope)
         if local is not None and isinstance(local[0], DefinedClass):
             found.update((m[0], m) for m in _members(local[0], local[1], depth + 1))
-    names = [s.name for s in defined.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    names = [
+        s.name
+        for s in defined.node.body
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    ]
     for stmt in defined.node.body:
         if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         found[stmt.name] = None
         if isinstance(stmt, ast.FunctionDef) and names.count(stmt.name) == 1 and stmt.args.args:
             decorators = [type_name(d, defined.body) for d in stmt.decorator_list]
-            kind = "method" if not decorators else "property" if decorators == ["builtins.property"] else None
+            kind = (
+                "method"
+                if not decorators
+                else "property"
+                if decorators == ["builtins.property"]
+                else None
+            )
             found[stmt.name] = None if kind is None else (stmt.name, kind, stmt)
     return tuple(m for m in found.values() if m is not None)
 
 
-def _registered(defined: DefinedClass, scope: Scope, kind: Container) -> frozenset[str] | bool | None:
+def _registered(
+    defined: DefinedClass, scope: Scope, kind: Container
+) -> frozenset[str] | bool | None:
     """How JAX flattens a class that is no Equinox/flax.struct one: True (every field not marked
     static in its metadata), the names of its data fields, or None (not a pytree, or unknown)."""
     if kind is not Container.CLASS:

@@ -35,7 +35,9 @@ def unbound_markers(tree: ast.Module) -> Iterator[tuple[ast.Name, str, Owner | N
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             args = node.args
             every = [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]
-            annotated += [(a.annotation, a.arg, node) for a in every if a is not None and a.annotation]
+            annotated += [
+                (a.annotation, a.arg, node) for a in every if a is not None and a.annotation
+            ]
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             bound.add(node.id)
         elif isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
@@ -64,8 +66,11 @@ def without_shadowed(found: list[Diagnostic], tree: ast.Module) -> list[Diagnost
         d
         for d in found
         if d.code != rules.TRACED.code
-        or not any(d.message.startswith(lead) and first <= d.line <= last for lead, first, last in spans)
+        or not any(
+            d.message.startswith(lead) and first <= d.line <= last for lead, first, last in spans
+        )
     ]
+
 
 def unbound_findings(text: str, filename: str) -> list[Diagnostic]:
     """JR015 for a module the analysis does not read (it never names jaxrewrite); SyntaxError

@@ -10,12 +10,26 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from jaxrewrite.engine.read.recognise import classify_registration
-from jaxrewrite.engine.read.resolve import MAX_DEPTH, TooDeep, alias_of, parse_string, qualname, single, unquoted
-from jaxrewrite.engine.read.scopes import Assigned, DefinedClass, Scope
 from jaxrewrite.engine.read.markindex import MarkerReader
+from jaxrewrite.engine.read.recognise import classify_registration
+from jaxrewrite.engine.read.resolve import (
+    MAX_DEPTH,
+    TooDeep,
+    alias_of,
+    parse_string,
+    qualname,
+    single,
+    unquoted,
+)
+from jaxrewrite.engine.read.scopes import Assigned, DefinedClass, Scope
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.rulebook.table import CONTAINERS, OPAQUE_REGISTRATIONS, Container, Mark, opaque_registration
+from jaxrewrite.engine.rulebook.table import (
+    CONTAINERS,
+    OPAQUE_REGISTRATIONS,
+    Container,
+    Mark,
+    opaque_registration,
+)
 
 #: Bases that add no fields.
 NEUTRAL_BASES = {"typing.Generic", "typing.Protocol", "abc.ABC", "object"}
@@ -136,9 +150,17 @@ def not_a_field(ann: ast.expr, scope: Scope) -> bool:
 def _read_functional(defined: FunctionalClass, src: Source, relevant: set[str] | None) -> ClassInfo:
     call, scope = defined.call, defined.scope
     reader = MarkerReader(scope, src, relevant)
-    entries = [(k.value if isinstance(k, ast.Constant) else k, v, w) for k, v, w in functional_entries(call)]
-    pairs = [(k, v, w) for k, v, w in entries if isinstance(k, str)]  # a key no string literal: no field
-    fields = tuple(Field(key, reader.markers(value), True, where, None, value, scope) for key, value, where in pairs)
+    entries = [
+        (k.value if isinstance(k, ast.Constant) else k, v, w)
+        for k, v, w in functional_entries(call)
+    ]
+    pairs = [
+        (k, v, w) for k, v, w in entries if isinstance(k, str)
+    ]  # a key no string literal: no field
+    fields = tuple(
+        Field(key, reader.markers(value), True, where, None, value, scope)
+        for key, value, where in pairs
+    )
     return ClassInfo(defined.name, defined.kind, fields, None)
 
 
@@ -148,11 +170,19 @@ def functional_entries(call: ast.Call) -> list[tuple[str | ast.expr, ast.expr, a
     spec = call.args[1] if len(call.args) > 1 else None
     found: list[tuple[str | ast.expr, ast.expr, ast.AST]] = []
     if isinstance(spec, ast.Dict):
-        found += [(key, value, key) for key, value in zip(spec.keys, spec.values) if key is not None]
+        found += [
+            (key, value, key) for key, value in zip(spec.keys, spec.values) if key is not None
+        ]
     elif isinstance(spec, (ast.List, ast.Tuple)):
-        pairs = [item.elts for item in spec.elts if isinstance(item, (ast.Tuple, ast.List)) and len(item.elts) == 2]
+        pairs = [
+            item.elts
+            for item in spec.elts
+            if isinstance(item, (ast.Tuple, ast.List)) and len(item.elts) == 2
+        ]
         found += [(key, value, key) for key, value in pairs]
-    return found + [(kw.arg, kw.value, kw) for kw in call.keywords if kw.arg is not None and kw.arg != "total"]
+    return found + [
+        (kw.arg, kw.value, kw) for kw in call.keywords if kw.arg is not None and kw.arg != "total"
+    ]
 
 
 def local_class(expr: ast.expr, scope: Scope) -> LocalClass | None:
@@ -240,7 +270,9 @@ def leaf_class(ann: ast.expr, scope: Scope, depth: int = 0) -> tuple[LocalClass,
         if local is not None:
             return local, False
         alias = alias_of(ann, scope)
-        if alias is not None and isinstance(alias.value, (ast.Name, ast.Subscript, ast.BinOp, ast.Constant)):
+        if alias is not None and isinstance(
+            alias.value, (ast.Name, ast.Subscript, ast.BinOp, ast.Constant)
+        ):
             return leaf_class(alias.value, alias.scope, depth + 1)
     return None
 

@@ -14,7 +14,14 @@ import sys
 from collections.abc import Callable, Iterator
 
 from jaxrewrite.engine.read.resolve import parse_string, qualname
-from jaxrewrite.engine.read.scopes import Assigned, DefinedClass, Imported, Opaque, Scope, build_scopes
+from jaxrewrite.engine.read.scopes import (
+    Assigned,
+    DefinedClass,
+    Imported,
+    Opaque,
+    Scope,
+    build_scopes,
+)
 
 #: Reads another module's source for an imported name: (module as written, relative level) ->
 #: its text, or None when it cannot be found. Front ends with a file pass one (``check``,
@@ -26,9 +33,29 @@ ImportReader = Callable[[str, int], "str | None"]
 #: position may be an alias of a marker: the ledger follows it, or says it could not.
 _NOT_MARKERS = frozenset(
     {
-        "jax", "jaxlib", "numpy", "flax", "equinox", "optax", "chex", "jaxtyping", "typing_extensions",
-        "scipy", "ml_dtypes", "haiku", "orbax", "torch", "tensorflow", "pandas", "beartype", "attrs", "attr",
-        "pydantic", "mypy_extensions", "numpy.typing", "jaxrewrite",
+        "jax",
+        "jaxlib",
+        "numpy",
+        "flax",
+        "equinox",
+        "optax",
+        "chex",
+        "jaxtyping",
+        "typing_extensions",
+        "scipy",
+        "ml_dtypes",
+        "haiku",
+        "orbax",
+        "torch",
+        "tensorflow",
+        "pandas",
+        "beartype",
+        "attrs",
+        "attr",
+        "pydantic",
+        "mypy_extensions",
+        "numpy.typing",
+        "jaxrewrite",
     }
 )
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
@@ -73,14 +100,21 @@ class Elsewhere:
             if not isinstance(node, ast.Name):
                 continue
             found = scope.lookup(node.id)
-            if found is None or len(found[0]) != 1 or not isinstance(found[0][0], (Imported, Opaque)):
+            if (
+                found is None
+                or len(found[0]) != 1
+                or not isinstance(found[0][0], (Imported, Opaque))
+            ):
                 continue
             if not parts and node.id in self.relative:
                 module, level = self.relative[node.id]
                 name = node.id
             elif parts and node.id in self.modules:
                 base, level = self.modules[node.id]
-                module, name = ".".join([base, *parts[:-1]]) if base else ".".join(parts[:-1]), parts[-1]
+                module, name = (
+                    ".".join([base, *parts[:-1]]) if base else ".".join(parts[:-1]),
+                    parts[-1],
+                )
             else:
                 continue
             if level == 0 and library(module):
@@ -110,7 +144,8 @@ class Elsewhere:
                 return "an alias of a marker" if self.mentions(binding.value, binding.scope) else ""
             if isinstance(binding, DefinedClass):
                 marked_fields = any(
-                    isinstance(s, ast.AnnAssign) and self.mentions(s.annotation, binding.body) for s in binding.node.body
+                    isinstance(s, ast.AnnAssign) and self.mentions(s.annotation, binding.body)
+                    for s in binding.node.body
                 )
                 return "a class with Static/NoDiff fields" if marked_fields else ""
             if isinstance(binding, Imported):

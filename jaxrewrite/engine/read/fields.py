@@ -14,12 +14,12 @@ import builtins
 import enum
 from dataclasses import dataclass
 
-from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.read.classes import FIELD, NEUTRAL_BASES, local_class, not_a_field
+from jaxrewrite.engine.read.markindex import MarkerReader
 from jaxrewrite.engine.read.resolve import MAX_DEPTH, binding_scope, qualname
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
-from jaxrewrite.engine.read.markindex import MarkerReader
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import CONTAINERS, EITHER_FORM, FIELD_FORMS, FieldForm, Mark
 
 
@@ -51,7 +51,9 @@ class FieldUse:
     at: ast.expr
 
 
-def form_of(defined: DefinedClass, scope: Scope, depth: int = 0) -> tuple[FieldForm | None, ast.expr | None]:
+def form_of(
+    defined: DefinedClass, scope: Scope, depth: int = 0
+) -> tuple[FieldForm | None, ast.expr | None]:
     """The field-form library a class belongs to, and its first base this module cannot see.
 
     ``scope`` encloses the class (decorators and bases are evaluated there). A decorator makes
@@ -136,12 +138,19 @@ def field_uses(
         name = stmt.target.id
         if Mark.NODIFF in markers:
             raise rules.FIELD_NODIFF.error(
-                src, stmt.annotation, name=name, library=form.library, cls=defined.node.name, why=form.nodiff
+                src,
+                stmt.annotation,
+                name=name,
+                library=form.library,
+                cls=defined.node.name,
+                why=form.nodiff,
             )
         if Mark.STATIC not in markers:
             continue
         if stmt.value is None and name in _base_values(defined, scope):
-            raise rules.FIELD_UNREADABLE.error(src, stmt, "redeclared", name=name, cls=defined.node.name, field=form.field)
+            raise rules.FIELD_UNREADABLE.error(
+                src, stmt, "redeclared", name=name, cls=defined.node.name, field=form.field
+            )
         use = _use(stmt, name, form, body, src)
         if use is not None:
             found.append(use)
@@ -150,7 +159,9 @@ def field_uses(
     return found
 
 
-def _use(stmt: ast.AnnAssign, name: str, form: FieldForm, scope: Scope, src: Source) -> FieldUse | None:
+def _use(
+    stmt: ast.AnnAssign, name: str, form: FieldForm, scope: Scope, src: Source
+) -> FieldUse | None:
     value = stmt.value
     if value is None:
         return FieldUse(form, name, stmt, Action.ADD, stmt.annotation)
@@ -160,7 +171,12 @@ def _use(stmt: ast.AnnAssign, name: str, form: FieldForm, scope: Scope, src: Sou
     for kw in value.keywords:
         if kw.arg is None:
             raise rules.FIELD_UNREADABLE.error(
-                src, kw.value, "unpacked", name=name, call=ast.unparse(value.func), mapping=ast.unparse(kw.value)
+                src,
+                kw.value,
+                "unpacked",
+                name=name,
+                call=ast.unparse(value.func),
+                mapping=ast.unparse(kw.value),
             )
     if callee == form.field:
         written = _keyword(value, form.keyword, form.position)
@@ -176,7 +192,13 @@ def _use(stmt: ast.AnnAssign, name: str, form: FieldForm, scope: Scope, src: Sou
             isinstance(key, ast.Constant) and isinstance(key.value, str) for key in metadata.keys
         ):
             raise rules.FIELD_UNREADABLE.error(
-                src, metadata, "metadata", name=name, field=form.field, keyword=form.keyword, static=form.static
+                src,
+                metadata,
+                "metadata",
+                name=name,
+                field=form.field,
+                keyword=form.keyword,
+                static=form.static,
             )
         for key, entry in zip(metadata.keys, metadata.values):
             if isinstance(key, ast.Constant) and key.value == form.keyword:
@@ -186,7 +208,14 @@ def _use(stmt: ast.AnnAssign, name: str, form: FieldForm, scope: Scope, src: Sou
     if _gives_a_value(value.func, scope):
         return FieldUse(form, name, stmt, Action.DEFAULT, value)
     raise rules.FIELD_UNREADABLE.error(
-        src, value, "call", call=ast.unparse(value.func), name=name, field=form.field, keyword=form.keyword, static=form.static
+        src,
+        value,
+        "call",
+        call=ast.unparse(value.func),
+        name=name,
+        field=form.field,
+        keyword=form.keyword,
+        static=form.static,
     )
 
 
@@ -201,7 +230,11 @@ def _gives_a_value(func: ast.expr, scope: Scope) -> bool:
     name = qualname(func, scope)
     if name is None and isinstance(func, ast.Name) and binding_scope(func.id, scope) is None:
         name = f"builtins.{func.id}" if func.id in _BUILTINS else None
-    return name is not None and name.partition(".")[0] in _VALUE_MODULES and name != "builtins.__import__"
+    return (
+        name is not None
+        and name.partition(".")[0] in _VALUE_MODULES
+        and name != "builtins.__import__"
+    )
 
 
 _BUILTINS = frozenset(dir(builtins))
@@ -221,8 +254,12 @@ def _check_value(node: ast.expr, spelled: str, name: str, form: FieldForm, src: 
     if isinstance(node, ast.Constant) and isinstance(node.value, bool):
         if node.value is form.static:
             return
-        raise rules.FIELD_NOT_STATIC.error(src, node, name=name, spelled=spelled, value=node.value, library=form.library)
-    raise rules.FIELD_UNREADABLE.error(src, node, name=name, spelled=spelled, value=ast.unparse(node))
+        raise rules.FIELD_NOT_STATIC.error(
+            src, node, name=name, spelled=spelled, value=node.value, library=form.library
+        )
+    raise rules.FIELD_UNREADABLE.error(
+        src, node, name=name, spelled=spelled, value=ast.unparse(node)
+    )
 
 
 def field_function(expr: ast.expr, scope: Scope) -> str | None:
@@ -261,6 +298,10 @@ def _base_values(defined: DefinedClass, scope: Scope, depth: int = 0) -> set[str
             continue
         names |= _base_values(inner, inner_scope, depth + 1)
         for stmt in inner.node.body:
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+            if (
+                isinstance(stmt, ast.AnnAssign)
+                and isinstance(stmt.target, ast.Name)
+                and stmt.value is not None
+            ):
                 names.add(stmt.target.id)
     return names

@@ -12,15 +12,20 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
-from dataclasses import dataclass
 
-from jaxrewrite.engine.read.lexed import word_starts
-from jaxrewrite.engine.read.classes import FunctionalClass, LocalClass, functional_class, local_class
 from jaxrewrite.engine.read.callscopes import calls_in
+from jaxrewrite.engine.read.classes import (
+    FunctionalClass,
+    LocalClass,
+    functional_class,
+    local_class,
+)
+from jaxrewrite.engine.read.lexed import word_starts
+from jaxrewrite.engine.read.markindex import may_mark, names_made_from
 from jaxrewrite.engine.read.scopes import Assigned, Scope, ScopeTree, own_expressions
-from jaxrewrite.engine.read.markindex import names_made_from, may_mark
 from jaxrewrite.engine.read.source import Source, lines_containing
 
 
@@ -40,7 +45,9 @@ class Filters:
 
 
 FAST = Filters()
-EXHAUSTIVE = Filters(marker_names=False, signature_lines=False, defer_bodies=False, first_arguments=False)
+EXHAUSTIVE = Filters(
+    marker_names=False, signature_lines=False, defer_bodies=False, first_arguments=False
+)
 
 
 def classes_with_markers(tree: ScopeTree, relevant: set[str] | None) -> dict[int, LocalClass]:
@@ -97,7 +104,9 @@ def lines_mentioning(names: set[str], src: Source) -> list[int]:
     return lines_containing(src.text, src.line_starts, names)
 
 
-def may_matter(func: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str], leaf_names: set[str]) -> bool:
+def may_matter(
+    func: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str], leaf_names: set[str]
+) -> bool:
     args = func.args
     for group in (args.posonlyargs, args.args, args.kwonlyargs, (args.vararg,), (args.kwarg,)):
         for arg in group:
@@ -127,7 +136,10 @@ def leaf_aliases(tree: ScopeTree, leaf_names: set[str]) -> set[str]:
         if isinstance(binding, Assigned)
     ]
     made += [
-        (defined.node.name, [stmt.annotation for stmt in defined.node.body if isinstance(stmt, ast.AnnAssign)])
+        (
+            defined.node.name,
+            [stmt.annotation for stmt in defined.node.body if isinstance(stmt, ast.AnnAssign)],
+        )
         for defined, _ in tree.classes
     ]
     return names_made_from(names, made)
@@ -137,7 +149,9 @@ def leaf_aliases(tree: ScopeTree, leaf_names: set[str]) -> set[str]:
 CallSite = tuple[ast.Call, Scope, tuple[int, int]]
 
 
-def calls_naming(names: list[str] | None, tree: ScopeTree, src: Source, filters: Filters) -> list[CallSite]:
+def calls_naming(
+    names: list[str] | None, tree: ScopeTree, src: Source, filters: Filters
+) -> list[CallSite]:
     """Calls in statements on lines where one of ``names`` is a first argument (text search
     first, unless ``filters`` says otherwise); ``names`` None means every call."""
     if names is not None and not names:
@@ -150,7 +164,9 @@ def calls_naming(names: list[str] | None, tree: ScopeTree, src: Source, filters:
         if not hits:
             return []
         starts = src.line_starts
-        ordered = sorted({bisect.bisect_right(starts, at) for name in hits for at in found_at[name]})
+        ordered = sorted(
+            {bisect.bisect_right(starts, at) for name in hits for at in found_at[name]}
+        )
     tree.walk_deferred(ordered)
     found: list[CallSite] = []
     seen: set[int] = set()
@@ -174,10 +190,16 @@ def walk_assignments(names: list[str], tree: ScopeTree, src: Source) -> None:
         return
     starts = src.line_starts
     found_at = _assigned_names(src.text)
-    lines = {bisect.bisect_right(starts, at) for name in found_at.keys() & set(names) for at in found_at[name]}
+    lines = {
+        bisect.bisect_right(starts, at)
+        for name in found_at.keys() & set(names)
+        for at in found_at[name]
+    }
     # ``for fn in (f, g):`` and its comprehension form bind ``fn`` to each (``scopes.Choice``);
     # ``for k, fn in zip(keys, (f, g)):`` to something made from them (JR007 at its transforms).
-    lines.update(bisect.bisect_right(starts, start) for start, _ in _loops_over(src.text, frozenset(names)))
+    lines.update(
+        bisect.bisect_right(starts, start) for start, _ in _loops_over(src.text, frozenset(names))
+    )
     if lines:
         tree.walk_deferred(sorted(lines))
 
@@ -200,7 +222,10 @@ def _statements_on(
             if statements[at][1] >= line:
                 hits.add(at)
             at -= 1
-    return [(statements[i][0], statements[i][2], statements[i][3], statements[i][4]) for i in sorted(hits)]
+    return [
+        (statements[i][0], statements[i][2], statements[i][3], statements[i][4])
+        for i in sorted(hits)
+    ]
 
 
 @lru_cache(maxsize=1)

@@ -85,7 +85,10 @@ def code_mentions(text: str, names: tuple[str, ...], unless: re.Pattern[str] | N
         return True  # a comment would run past a lone \r, which ends a line
     code = MASKED_TOKEN.sub(" ", text)
     for name in names:
-        if any(unless is None or unless.match(code, at + len(name)) is None for at in word_starts(code, name)):
+        if any(
+            unless is None or unless.match(code, at + len(name)) is None
+            for at in word_starts(code, name)
+        ):
             return True
     for token in MASKED_TOKEN.finditer(text):
         if token.start() > last:

@@ -14,9 +14,9 @@ import re
 from collections.abc import Iterable
 from typing import TypeVar
 
-from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.read.scopes import Assigned, Scope, ScopeKind
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import SpecKind, Transform
 
 
@@ -60,7 +60,9 @@ _SEQUENCES = {"range": range, "tuple": tuple, "list": list}
 _MAX_ITEMS = 1024
 
 
-def resolve_keywords(t: Transform, keywords: Iterable[ast.keyword], scope: Scope, src: Source) -> None:
+def resolve_keywords(
+    t: Transform, keywords: Iterable[ast.keyword], scope: Scope, src: Source
+) -> None:
     """Read each keyword value of a use of ``t`` that is a literal sequence spelled as a call of
     the builtin ``range``/``tuple``/``list`` over literal ints or strs, or a name bound once in the
     module, at module level, to one of those or an immutable literal: ``literal`` then reads its
@@ -123,7 +125,9 @@ def _rebindable(name: str, module: Scope, src: Source) -> bool:
     if module.star_imports:
         return True
     text = src.text
-    return "global" in text and re.search(rf"\bglobal\b[^\n]*\b{re.escape(name)}\b", text) is not None
+    return (
+        "global" in text and re.search(rf"\bglobal\b[^\n]*\b{re.escape(name)}\b", text) is not None
+    )
 
 
 def literal_ints(node: ast.expr | None, keyword: str | None, src: Source) -> tuple[int, ...]:
@@ -139,7 +143,9 @@ def literal_strs(node: ast.expr | None, keyword: str | None, src: Source) -> tup
 T = TypeVar("T", int, str)
 
 
-def _items(node: ast.expr | None, keyword: str | None, src: Source, item: type[T], what: str) -> tuple[T, ...]:
+def _items(
+    node: ast.expr | None, keyword: str | None, src: Source, item: type[T], what: str
+) -> tuple[T, ...]:
     """A literal ``item`` or tuple (list) of them, as a tuple; ``None`` or no node is empty (JAX:
     not given); anything else is JR111. A bool is not an int here."""
     if node is None:

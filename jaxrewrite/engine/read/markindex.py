@@ -12,8 +12,7 @@ from __future__ import annotations
 import ast
 from typing import cast
 
-from jaxrewrite.engine.rulebook import rules
-from jaxrewrite.engine.read.denote import Path, paths, same_expr, split, spelled
+from jaxrewrite.engine.read.denote import Path, paths, same_expr, spelled, split
 from jaxrewrite.engine.read.resolve import (
     MAX_DEPTH,
     PAST_DEPTH,
@@ -22,8 +21,16 @@ from jaxrewrite.engine.read.resolve import (
     qualname,
     star_export,
 )
-from jaxrewrite.engine.read.scopes import Assigned, Binding, Imported, MarkerBinding, Scope, ScopeTree
+from jaxrewrite.engine.read.scopes import (
+    Assigned,
+    Binding,
+    Imported,
+    MarkerBinding,
+    Scope,
+    ScopeTree,
+)
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import (
     CONTAINERS,
     MARKER_CONSTANTS,
@@ -37,7 +44,9 @@ from jaxrewrite.engine.rulebook.table import (
 Marks = frozenset[Mark]
 NO_MARKS: Marks = frozenset()
 #: One mark as a set, by the marker's exported name: a str key hashes in C, an enum's through Python.
-_SINGLE_BY_NAME = {name: frozenset({mark}) for name, mark in {**MARKER_TYPES, **MARKER_CONSTANTS}.items()}
+_SINGLE_BY_NAME = {
+    name: frozenset({mark}) for name, mark in {**MARKER_TYPES, **MARKER_CONSTANTS}.items()
+}
 #: A marker inside ``Callable[[...], R]`` describes another function's parameter, not this one
 #: (``collections.abc.Callable`` and ``typing_extensions.Callable`` are canonical'd to it).
 _CALLABLE = "typing.Callable"
@@ -126,7 +135,13 @@ class MarkerReader:
     3**32 readings, an import that never ended. The answer is a function of those three (``where``
     only places an error, and an error ends the reading), so the memo changes no answer."""
 
-    def __init__(self, scope: Scope, src: Source, relevant: set[str] | None = None, index: MarkIndex | None = None) -> None:
+    def __init__(
+        self,
+        scope: Scope,
+        src: Source,
+        relevant: set[str] | None = None,
+        index: MarkIndex | None = None,
+    ) -> None:
         self.scope = scope
         self.src = src
         self.relevant = relevant
@@ -171,7 +186,9 @@ class MarkerReader:
         if depth > MAX_DEPTH:
             if not reaches_marker(expr, scope):
                 return NO_MARKS  # a loop of plain type aliases (``Tree = dict[str, "Tree"]``): no marker
-            raise rules.TOO_DEEP.error(self.src, where, "marker", expr=self.src.segment(where), past=PAST_DEPTH)
+            raise rules.TOO_DEEP.error(
+                self.src, where, "marker", expr=self.src.segment(where), past=PAST_DEPTH
+            )
         if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
             parsed = parse_string(expr.value)
             return frozenset() if parsed is None else self._top(parsed, scope, where, depth + 1)
@@ -223,13 +240,21 @@ class MarkerReader:
         base_name = marker_name(base)
         if base_name in MARKER_TYPES:
             # Static[NoDiff[T]] flattens like nested Annotated: both markers count.
-            inner = self._top(expr.slice, scope, where, depth + 1) if self._relevant(expr.slice) else NO_MARKS
+            inner = (
+                self._top(expr.slice, scope, where, depth + 1)
+                if self._relevant(expr.slice)
+                else NO_MARKS
+            )
             return _SINGLE_BY_NAME[base_name] | inner
         if base == _CALLABLE:
-            return NO_MARKS  # Callable[[jax.Array, Static[int]], R]: the callee's parameters, not ours
+            return (
+                NO_MARKS  # Callable[[jax.Array, Static[int]], R]: the callee's parameters, not ours
+            )
         if is_annotated(base):
             items = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
-            found = set(self._top(items[0], scope, where, depth + 1) if self._relevant(items[0]) else ())
+            found = set(
+                self._top(items[0], scope, where, depth + 1) if self._relevant(items[0]) else ()
+            )
             for meta in items[1:]:
                 const = marker_name(qualname(meta, scope))
                 if const in MARKER_CONSTANTS:
@@ -260,7 +285,9 @@ class MarkerReader:
                 self._nested(child, where)
 
     def _nested(self, node: ast.AST, where: ast.expr) -> None:
-        raise rules.NESTED_MARKER.error(self.src, where, nested=ast.unparse(node), where=self.src.segment(where))
+        raise rules.NESTED_MARKER.error(
+            self.src, where, nested=ast.unparse(node), where=self.src.segment(where)
+        )
 
 
 def may_mark(node: ast.AST | None, names: set[str]) -> bool:
@@ -375,7 +402,11 @@ class Reading:
 
 
 def _mentions(
-    expr: ast.AST | None, scope: Scope, aliases: set[int], depth: int = 0, reading: Reading | None = None
+    expr: ast.AST | None,
+    scope: Scope,
+    aliases: set[int],
+    depth: int = 0,
+    reading: Reading | None = None,
 ) -> frozenset[Mark]:
     """Every marker ``expr`` spells anywhere inside it, through module aliases and strings; not
     inside ``Callable[...]``, whose markers describe another function's parameters.
@@ -417,7 +448,9 @@ def _mentions(
             elif isinstance(binding, Imported):
                 name = marker_name(canonical(binding.qualname))
                 read.append(_SINGLE_BY_NAME[name] if name is not None else NO_MARKS)
-            elif isinstance(binding, Assigned) and not is_container_call(binding.value, binding.scope):
+            elif isinstance(binding, Assigned) and not is_container_call(
+                binding.value, binding.scope
+            ):
                 inner, values = _alias(binding, reading)
                 through |= values
                 if inner:
@@ -471,5 +504,3 @@ def _alias(alias: Assigned, reading: Reading) -> tuple[Marks, frozenset[int]]:
 
 def is_container_call(value: ast.expr, scope: Scope) -> bool:
     return isinstance(value, ast.Call) and qualname(value.func, scope) in CONTAINERS
-
-

@@ -12,9 +12,9 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
+from jaxrewrite.engine.read.signature import Kind
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.rules import Rule
-from jaxrewrite.engine.read.signature import Kind
 
 
 class Reason(enum.Enum):
@@ -89,4 +89,7 @@ def sorted_values(values: frozenset[int | str]) -> tuple[int | str, ...]:
 
 def spell(meaning: Meaning) -> str:
     """``static_argnums=(1,), static_argnames=('n',)``, or ``nothing static``."""
-    return ", ".join(f"{k}={sorted_values(v)!r}" for k, v in sorted(meaning.items()) if v) or "nothing static"
+    return (
+        ", ".join(f"{k}={sorted_values(v)!r}" for k, v in sorted(meaning.items()) if v)
+        or "nothing static"
+    )

@@ -71,7 +71,9 @@ def _classify(
             inner = _classify(expr.func, scope, depth + 1, memo)
             if inner is None or inner.factory:
                 return None
-            return TransformRef(inner.transform, inner.keywords + tuple(expr.keywords), factory=True)
+            return TransformRef(
+                inner.transform, inner.keywords + tuple(expr.keywords), factory=True
+            )
     return None
 
 
@@ -132,11 +134,15 @@ def same_statics(a: TransformRef | None, b: TransformRef | None) -> bool:
         == replace(b.transform, name="", positional=())
         and a.factory == b.factory
         and len(a.keywords) == len(b.keywords)
-        and all(k.arg == j.arg and same_expr(k.value, j.value) for k, j in zip(a.keywords, b.keywords))
+        and all(
+            k.arg == j.arg and same_expr(k.value, j.value) for k, j in zip(a.keywords, b.keywords)
+        )
     )
 
 
-def bound_keywords(call: ast.Call, positional: tuple[str, ...], what: str, src: Source) -> tuple[ast.keyword, ...]:
+def bound_keywords(
+    call: ast.Call, positional: tuple[str, ...], what: str, src: Source
+) -> tuple[ast.keyword, ...]:
     """The arguments after the first of ``call`` as keywords: a positional argument becomes the
     keyword it binds (``jax.vmap(f, (0, None))`` says ``in_axes=(0, None)``), so it is merged
     and completed in place, never passed twice."""
@@ -145,10 +151,14 @@ def bound_keywords(call: ast.Call, positional: tuple[str, ...], what: str, src: 
         return tuple(call.keywords)
     for arg in extra:
         if isinstance(arg, ast.Starred):
-            raise rules.UNPACKED.error(src, arg, "starred", transform=what, sequence=ast.unparse(arg.value))
+            raise rules.UNPACKED.error(
+                src, arg, "starred", transform=what, sequence=ast.unparse(arg.value)
+            )
     if len(extra) > len(positional):
         count, s = len(positional), "s" if len(positional) != 1 else ""
-        raise rules.TOO_MANY_POSITIONAL.error(src, extra[count], transform=what, count=count, s=s, given=len(extra))
+        raise rules.TOO_MANY_POSITIONAL.error(
+            src, extra[count], transform=what, count=count, s=s, given=len(extra)
+        )
     named = [ast.keyword(arg=name, value=value) for name, value in zip(positional, extra)]
     for kw, node in zip(named, extra):
         ast.copy_location(kw, node)
@@ -173,7 +183,11 @@ def classify_registration(
     if isinstance(expr, (ast.Name, ast.Attribute)):
         found = class_transform_for(qualname(expr, scope) or "")
         return None if found is None else (found, ())
-    if isinstance(expr, ast.Call) and is_partial(qualname(expr.func, scope)) and len(expr.args) == 1:
+    if (
+        isinstance(expr, ast.Call)
+        and is_partial(qualname(expr.func, scope))
+        and len(expr.args) == 1
+    ):
         inner = classify_registration(expr.args[0], scope)
         return None if inner is None else (inner[0], inner[1] + tuple(expr.keywords))
     return None

@@ -16,6 +16,7 @@ MAX_DEPTH = 32
 #: How JR127 says why it cannot tell (one wording for the marker, transform and per-leaf readers).
 PAST_DEPTH = f"reading it takes more than {MAX_DEPTH} aliases or nested annotations, or goes round a loop of aliases"
 
+
 class TooDeep(Exception):
     """A reader went past ``MAX_DEPTH``: it cannot tell what the expression is. Raised where the
     caller, not the reader, knows whether that answer could lose a marker (``classes.leaf_class``)."""
@@ -85,21 +86,34 @@ def _name_qualname(
     for binding, *_ in found:
         if isinstance(binding, Imported):
             names.add(canonical(binding.qualname))
-        elif isinstance(binding, Assigned) and isinstance(binding.value, (ast.Name, ast.Attribute, ast.Subscript)):
+        elif isinstance(binding, Assigned) and isinstance(
+            binding.value, (ast.Name, ast.Attribute, ast.Subscript)
+        ):
             names.add(qualname(binding.value, binding.scope, depth + 1, memo, use))
         else:
             return None
     return names.pop() if len(names) == 1 else None
 
 
-def _unchecked(expr: ast.Subscript, scope: Scope, depth: int, memo: dict[tuple[str, int, int], str | None] | None) -> str | None:
+def _unchecked(
+    expr: ast.Subscript,
+    scope: Scope,
+    depth: int,
+    memo: dict[tuple[str, int, int], str | None] | None,
+) -> str | None:
     """What ``UNCHECKED["Static"]`` holds: ``jaxrewrite.Static`` (``jaxrewrite.markers``' table
     of the markers without the run-time check, the same objects; whether the key names a marker
     is the marker index's to say). Any other subscript denotes no name."""
     key = expr.slice
-    if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier()):
+    if not (
+        isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier()
+    ):
         return None
-    return f"jaxrewrite.{key.value}" if qualname(expr.value, scope, depth + 1, memo) == MARKER_TABLE else None
+    return (
+        f"jaxrewrite.{key.value}"
+        if qualname(expr.value, scope, depth + 1, memo) == MARKER_TABLE
+        else None
+    )
 
 
 def binding_scope(name: str, scope: Scope) -> Scope | None:

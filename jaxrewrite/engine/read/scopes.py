@@ -18,7 +18,6 @@ from itertools import accumulate
 from typing import Any, Union
 
 from jaxrewrite.engine.read.source import lines_containing, source_lines
-from jaxrewrite.engine.read.nodes import child_nodes
 from jaxrewrite.engine.rulebook.table import Mark
 
 #: Text that may begin a def, a class or a decorator: the test for a body worth walking (a
@@ -115,9 +114,14 @@ def loop_choice(target: ast.expr, iterable: ast.expr, scope: Scope) -> Choice:
     """What a loop target binds: one of the elements of a literal tuple, list or set without
     ``*`` for a plain name, else what the iterable is made from."""
     literal = isinstance(iterable, (ast.Tuple, ast.List, ast.Set)) and iterable.elts
-    if isinstance(target, ast.Name) and literal and not any(isinstance(e, ast.Starred) for e in iterable.elts):  # type: ignore[attr-defined]
+    if (
+        isinstance(target, ast.Name)
+        and literal
+        and not any(isinstance(e, ast.Starred) for e in iterable.elts)
+    ):  # type: ignore[attr-defined]
         return Choice(tuple(Assigned(element, scope) for element in iterable.elts))  # type: ignore[attr-defined]
     return Choice((), iterable, scope)
+
 
 #: Where a binding is made: (statement line, flow), flow being 0 for a statement directly in the
 #: scope's body and otherwise the line of the outermost compound statement around it.
@@ -145,12 +149,16 @@ class Scope:
         self.bindings.setdefault(name, []).append(binding)
         self.sites.setdefault(name, []).append(site)
 
-    def bind_for_block(self, name: str, site: Site, block: list[ast.stmt], binding: Binding | None = None) -> None:
+    def bind_for_block(
+        self, name: str, site: Site, block: list[ast.stmt], binding: Binding | None = None
+    ) -> None:
         """A block head's binding (opaque unless given), which code in ``block`` surely sees
         unless it rebinds."""
         self.bind(name, OPAQUE if binding is None else binding, site)
         last = block[-1].end_lineno or block[-1].lineno
-        self.regions.setdefault(name, []).append((block[0].lineno, last, len(self.bindings[name]) - 1))
+        self.regions.setdefault(name, []).append(
+            (block[0].lineno, last, len(self.bindings[name]) - 1)
+        )
 
     def annotating(self, node: ast.AST) -> Scope:
         """Where the annotations of ``node`` (a def or class made in this scope) are read."""
@@ -307,13 +315,17 @@ def build_scopes(
 def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree) -> None:
     for stmt in body:
         kind = type(stmt)
-        if result.walrus and _spans(result.walrus_lines, stmt.lineno, stmt.end_lineno or stmt.lineno):
+        if result.walrus and _spans(
+            result.walrus_lines, stmt.lineno, stmt.end_lineno or stmt.lineno
+        ):
             _bind_walrus(stmt, scope, result)
         handler = _HANDLERS.get(kind)
         if handler is not None:
             handler(stmt, scope, result)
             continue
-        result.statements.append((stmt.lineno, stmt.end_lineno or stmt.lineno, stmt, scope, result.flow))
+        result.statements.append(
+            (stmt.lineno, stmt.end_lineno or stmt.lineno, stmt, scope, result.flow)
+        )
         bodies = _COMPOUND.get(kind)
         if bodies is None:
             continue
@@ -326,7 +338,9 @@ def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree) -> None:
         if kind is ast.Try or kind.__name__ == "TryStar":
             for handler_node in stmt.handlers:  # type: ignore[attr-defined]
                 if handler_node.name:
-                    scope.bind_for_block(handler_node.name, (handler_node.lineno, result.flow), handler_node.body)
+                    scope.bind_for_block(
+                        handler_node.name, (handler_node.lineno, result.flow), handler_node.body
+                    )
                 _bind_body(handler_node.body, scope, result)
         elif kind in (ast.For, ast.AsyncFor):
             choice = loop_choice(stmt.target, stmt.iter, scope)  # type: ignore[attr-defined]
@@ -383,7 +397,9 @@ def target_names(target: ast.expr) -> Iterator[str]:
 def _captures(pattern: ast.pattern) -> Iterator[str]:
     """The names a ``case`` pattern binds (captures, ``*rest``, ``**rest``, ``as`` names)."""
     for node in ast.walk(pattern):
-        name = getattr(node, "name", None) if isinstance(node, (ast.MatchAs, ast.MatchStar)) else None
+        name = (
+            getattr(node, "name", None) if isinstance(node, (ast.MatchAs, ast.MatchStar)) else None
+        )
         if isinstance(node, ast.MatchMapping):
             name = node.rest
         if name:
@@ -419,11 +435,16 @@ def _bind_walrus(stmt: ast.stmt, scope: Scope, result: ScopeTree) -> None:
             walrus_targets(handler.type, False, found)
     for name, sure, value in found:
         binding = OPAQUE if value is None else Assigned(value, scope)
-        scope.bind(name, binding, (stmt.lineno, result.flow if sure else result.flow or stmt.lineno))
+        scope.bind(
+            name, binding, (stmt.lineno, result.flow if sure else result.flow or stmt.lineno)
+        )
 
 
 def walrus_targets(
-    node: ast.AST, sure: bool, out: list[tuple[str, bool, ast.expr | None]], own: frozenset[str] = frozenset()
+    node: ast.AST,
+    sure: bool,
+    out: list[tuple[str, bool, ast.expr | None]],
+    own: frozenset[str] = frozenset(),
 ) -> None:
     """The names ``:=`` binds in ``node``'s scope (not inside a lambda's body), each with whether
     it surely runs when ``node`` is evaluated (``sure`` says whether ``node`` itself surely is)
@@ -453,7 +474,9 @@ def walrus_targets(
     elif kind in COMPREHENSIONS:
         outside, inside, targets = comprehension_parts(node)
         walrus_targets(outside, sure, out, own)
-        bound = own | {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+        bound = own | {
+            n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)
+        }
         for part in inside:
             walrus_targets(part, False, out, bound)
     else:
@@ -474,14 +497,22 @@ def own_expressions(stmt: ast.AST) -> list[ast.AST]:
     return out
 
 
-def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result: ScopeTree) -> None:
+def _function(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result: ScopeTree
+) -> None:
     first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
     scope.bind(node.name, Defined(node), (first, result.flow))
     result.defs.append((node, scope))
     body_first = node.body[0].lineno
     # The header (decorators, defaults) runs in the enclosing scope; the body in its own.
     result.statements.append(
-        (first, body_first - 1 if body_first > node.lineno else node.lineno, node, scope, result.flow)
+        (
+            first,
+            body_first - 1 if body_first > node.lineno else node.lineno,
+            node,
+            scope,
+            result.flow,
+        )
     )
     scope = _type_parameters(node, scope, result)  # the body is nested in the annotation scope
     last = node.end_lineno or node.lineno
@@ -506,7 +537,9 @@ def _type_parameters(node: ast.AST, scope: Scope, result: ScopeTree) -> Scope:
     return inner
 
 
-def _function_body(node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result: ScopeTree) -> None:
+def _function_body(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result: ScopeTree
+) -> None:
     inner = Scope(ScopeKind.FUNCTION, scope)
     result.scopes.append(inner)
     for name in parameter_names(node.args):
@@ -566,7 +599,9 @@ def _import_from(node: ast.ImportFrom, scope: Scope, result: ScopeTree) -> None:
 
 
 def _assign(node: ast.Assign, scope: Scope, result: ScopeTree) -> None:
-    result.statements.append((node.lineno, node.end_lineno or node.lineno, node, scope, result.flow))
+    result.statements.append(
+        (node.lineno, node.end_lineno or node.lineno, node, scope, result.flow)
+    )
     if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
         scope.bind(node.targets[0].id, Assigned(node.value, scope), _site(node, result))
     else:
@@ -575,14 +610,18 @@ def _assign(node: ast.Assign, scope: Scope, result: ScopeTree) -> None:
 
 
 def _ann_assign(node: ast.AnnAssign, scope: Scope, result: ScopeTree) -> None:
-    result.statements.append((node.lineno, node.end_lineno or node.lineno, node, scope, result.flow))
+    result.statements.append(
+        (node.lineno, node.end_lineno or node.lineno, node, scope, result.flow)
+    )
     if isinstance(node.target, ast.Name):
         binding = Assigned(node.value, scope) if node.value is not None else OPAQUE
         scope.bind(node.target.id, binding, _site(node, result))
 
 
 def _aug_assign(node: ast.AugAssign, scope: Scope, result: ScopeTree) -> None:
-    result.statements.append((node.lineno, node.end_lineno or node.lineno, node, scope, result.flow))
+    result.statements.append(
+        (node.lineno, node.end_lineno or node.lineno, node, scope, result.flow)
+    )
     _bind_targets(node.target, scope, _site(node, result))
 
 
@@ -595,7 +634,9 @@ def _global(node: ast.Global, scope: Scope, result: ScopeTree) -> None:
     scope.global_names.update(node.names)
 
 
-def _type_alias(node: ast.AST, scope: Scope, result: ScopeTree) -> None:  # Python 3.12 ``type X = ...``
+def _type_alias(
+    node: ast.AST, scope: Scope, result: ScopeTree
+) -> None:  # Python 3.12 ``type X = ...``
     name = getattr(node, "name", None)
     value = getattr(node, "value", None)
     if isinstance(name, ast.Name) and isinstance(value, ast.expr):

@@ -8,11 +8,11 @@ import ast
 import enum
 from typing import NamedTuple
 
-from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.read.markindex import NO_MARKS, MarkerReader, MarkIndex, Marks, inner_type
-from jaxrewrite.engine.read.resolve import parse_string, qualname, unquoted
+from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Scope
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import ARRAY_DTYPES, ARRAY_PACKAGE, ARRAY_TYPES
 
 
@@ -91,7 +91,12 @@ def read_signature(
                 if kind is _VAR_POSITIONAL or kind is _VAR_KEYWORD:
                     instead = _instead_of_varargs(kind, arg, markers, src)
                     raise rules.MARKED_VARARGS.error(
-                        src, arg, spelled=_spell(markers), kind=kind.value, name=arg.arg, instead=instead
+                        src,
+                        arg,
+                        spelled=_spell(markers),
+                        kind=kind.value,
+                        name=arg.arg,
+                        instead=instead,
                     )
                 array = array_type(arg.annotation, scope)
                 if array is not None:
@@ -117,7 +122,11 @@ def array_type(ann: ast.expr | None, scope: Scope) -> str | None:
     if name in ARRAY_TYPES:
         return ast.unparse(inner)
     family, _, last = name.rpartition(".")
-    if family.split(".")[0] == ARRAY_PACKAGE and last in ARRAY_DTYPES and isinstance(inner, ast.Subscript):
+    if (
+        family.split(".")[0] == ARRAY_PACKAGE
+        and last in ARRAY_DTYPES
+        and isinstance(inner, ast.Subscript)
+    ):
         return ast.unparse(inner)
     return None
 
@@ -148,5 +157,3 @@ def _instead_of_varargs(kind: Kind, arg: ast.arg, markers: Marks, src: Source) -
         return f"write one parameter instead, '{arg.arg}: {marker}[{held}]', and pass the values as one tuple"
     one = f"{marker}[{inner}]" if inner else marker
     return f"write each keyword as a keyword-only parameter instead ('*, name: {one}')"
-
-

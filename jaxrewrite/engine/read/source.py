@@ -34,7 +34,9 @@ def source_lines(text: str) -> list[str]:
 Change = tuple[int, int, str]
 
 
-def unified_diff(before: str, after: str, display: str, changes: Sequence[Change] | None = None) -> str:
+def unified_diff(
+    before: str, after: str, display: str, changes: Sequence[Change] | None = None
+) -> str:
     """A unified diff, ``a/``/``b/`` headers, lines split as Python counts them (a form feed does
     not end a line), and git's marker after a last line without a line break.
 
@@ -57,7 +59,10 @@ def unified_diff(before: str, after: str, display: str, changes: Sequence[Change
                 out += [" " + line for line in old[a1:a2]]
                 continue
             out += ["-" + line for line in old[a1:a2]] + ["+" + line for line in new[b1:b2]]
-    return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in out)
+    return "".join(
+        line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n"
+        for line in out
+    )
 
 
 def _range(start: int, stop: int) -> str:
@@ -95,14 +100,19 @@ def _known_opcodes(
             runs.append([first, last, shift, shift])
         shift += len(text) - (end - start)
         runs[-1][3] = shift
-    spans: list[tuple[int, int, int, int]] = []  # (old first, old end, new first, new end) of each run
+    spans: list[
+        tuple[int, int, int, int]
+    ] = []  # (old first, old end, new first, new end) of each run
     i = j = 0
     for first, last, shift_before, shift_after in runs:
         j1 = _line_starting(new_starts, old_starts[first] + shift_before)
         j2 = _line_starting(new_starts, old_starts[last] + shift_after)
         if j1 is None or j2 is None:
             return None
-        if first - i != j1 - j or before[old_starts[i] : old_starts[first]] != after[new_starts[j] : new_starts[j1]]:
+        if (
+            first - i != j1 - j
+            or before[old_starts[i] : old_starts[first]] != after[new_starts[j] : new_starts[j1]]
+        ):
             return None
         spans.append((first, last, j1, j2))
         i, j = last, j2
@@ -118,7 +128,9 @@ def _known_opcodes(
         down = min(3, following - last)
         first, j1, last, j2 = first - up, j1 - up, last + down, j2 + down
         codes.append(("equal", i, first, j, j1))
-        for tag, a1, a2, b1, b2 in difflib.SequenceMatcher(None, old[first:last], new[j1:j2]).get_opcodes():
+        for tag, a1, a2, b1, b2 in difflib.SequenceMatcher(
+            None, old[first:last], new[j1:j2]
+        ).get_opcodes():
             codes.append((tag, a1 + first, a2 + first, b1 + j1, b2 + j1))
         i, j = last, j2
     codes.append(("equal", i, len(old), j, len(new)))

@@ -17,9 +17,14 @@ from __future__ import annotations
 import ast
 from collections.abc import Container
 
-from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.read.filters import (
+    CallSite,
+    Filters,
+    calls_naming,
+    loop_targets,
+    walk_assignments,
+)
 from jaxrewrite.engine.read.nodes import walk
-from jaxrewrite.engine.read.filters import CallSite, Filters, calls_naming, loop_targets, walk_assignments
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import is_partial, qualname, single
 from jaxrewrite.engine.read.scopes import (
@@ -32,6 +37,7 @@ from jaxrewrite.engine.read.scopes import (
     choice_parts,
 )
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -53,7 +59,10 @@ class _Reading:
 
 
 def peel(
-    expr: ast.expr, scope: Scope, active: frozenset[int] = frozenset(), reading: _Reading | None = None
+    expr: ast.expr,
+    scope: Scope,
+    active: frozenset[int] = frozenset(),
+    reading: _Reading | None = None,
 ) -> tuple[ast.expr, ast.Call | None]:
     """``expr`` without the transforms of the table and one-argument wrappers around it: (what
     is left, the first wrapper application whose definition is in view and does not pass its
@@ -87,7 +96,10 @@ def _value(expr: ast.expr) -> ast.expr:
 
 
 def passes_through(
-    wrapper: ast.expr, scope: Scope, active: frozenset[int] = frozenset(), reading: _Reading | None = None
+    wrapper: ast.expr,
+    scope: Scope,
+    active: frozenset[int] = frozenset(),
+    reading: _Reading | None = None,
 ) -> bool:
     """False only when ``wrapper`` names a def or lambda of this module (every binding of the
     name that is one) that does not return its function itself, a transform of the table of it,
@@ -123,7 +135,9 @@ def passes_through(
     return True
 
 
-def _forwards(node: Function | ast.Lambda, scope: Scope, active: frozenset[int], reading: _Reading) -> bool:
+def _forwards(
+    node: Function | ast.Lambda, scope: Scope, active: frozenset[int], reading: _Reading
+) -> bool:
     args = node.args
     positional = [*args.posonlyargs, *args.args]
     if not positional:
@@ -133,8 +147,14 @@ def _forwards(node: Function | ast.Lambda, scope: Scope, active: frozenset[int],
         returned: list[ast.expr | None] = [node.body]
         inner: dict[str, Function | ast.Lambda] = {}
     else:
-        returned = [stmt.value for stmt in _own_statements(node.body) if isinstance(stmt, ast.Return)]
-        inner = {stmt.name: stmt for stmt in node.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        returned = [
+            stmt.value for stmt in _own_statements(node.body) if isinstance(stmt, ast.Return)
+        ]
+        inner = {
+            stmt.name: stmt
+            for stmt in node.body
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
     if not returned:
         return False
     for value in returned:
@@ -145,7 +165,10 @@ def _forwards(node: Function | ast.Lambda, scope: Scope, active: frozenset[int],
             if offender is None and isinstance(peeled, ast.Name) and peeled.id == func:
                 continue  # ``return jax.jit(fn)``: transforms of the table keep the arguments
         target = inner.get(value.id) if isinstance(value, ast.Name) else value
-        if not (isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and _star_call(target, func)):
+        if not (
+            isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            and _star_call(target, func)
+        ):
             return False
     return True
 
@@ -153,7 +176,13 @@ def _forwards(node: Function | ast.Lambda, scope: Scope, active: frozenset[int],
 def _star_call(node: Function | ast.Lambda, func: str) -> bool:
     """Does ``node`` take exactly ``(*args, **kwargs)`` and call ``func(*args, **kwargs)``?"""
     args = node.args
-    if args.posonlyargs or args.args or args.kwonlyargs or args.vararg is None or args.kwarg is None:
+    if (
+        args.posonlyargs
+        or args.args
+        or args.kwonlyargs
+        or args.vararg is None
+        or args.kwarg is None
+    ):
         return False
     star, stars = args.vararg.arg, args.kwarg.arg
     body: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
@@ -288,7 +317,10 @@ Pairs = tuple[list[tuple[str, str]], list[tuple[str, str]]]
 
 
 def aliases(
-    scopes: list[Scope], names: set[str], attributes: bool = False, read: dict[int, Pairs] | None = None
+    scopes: list[Scope],
+    names: set[str],
+    attributes: bool = False,
+    read: dict[int, Pairs] | None = None,
 ) -> list[str]:
     """Names assigned something made from one of ``names`` (``g = f``, ``f = jax.jit(f)``,
     ``h = partial(f, x)``; with ``attributes``, ``g = mod.f`` from ``mod``), transitively:
@@ -318,7 +350,9 @@ def _pairs(scope: Scope, attributes: bool) -> Pairs:
         (name, root)
         for name, bindings in scope.bindings.items()
         for b in choice_parts(bindings)
-        if isinstance(b, Assigned) and (root := root_name(b.value, attributes)) is not None and root != name
+        if isinstance(b, Assigned)
+        and (root := root_name(b.value, attributes)) is not None
+        and root != name
     ]
     # A loop target over what is no literal stands for what its iterable is made from.
     looped = [
@@ -333,7 +367,12 @@ def _pairs(scope: Scope, attributes: bool) -> Pairs:
 
 
 def _new_names(
-    names: list[str], tree: ScopeTree, src: Source, known: set[str], attributes: bool, read: dict[int, Pairs]
+    names: list[str],
+    tree: ScopeTree,
+    src: Source,
+    known: set[str],
+    attributes: bool,
+    read: dict[int, Pairs],
 ) -> list[str]:
     """Names not yet ``known`` that stand for one of them: aliases, and the targets of loops
     and comprehensions over them (whose scopes are made only where their calls are read)."""
@@ -344,7 +383,11 @@ def _new_names(
 
 
 def calls_and_aliases(
-    names: list[str] | None, tree: ScopeTree, src: Source, filters: Filters, attributes: bool = False
+    names: list[str] | None,
+    tree: ScopeTree,
+    src: Source,
+    filters: Filters,
+    attributes: bool = False,
 ) -> list[CallSite]:
     """``filters.calls_naming``, and then the calls naming what is assigned something made from
     ``names`` (``fast = jax.jit(f)``, ``g = f``; ``attributes``: see ``aliases``), found once
@@ -359,14 +402,18 @@ def calls_and_aliases(
     extra = _new_names(names, tree, src, known, attributes, read)
     while extra:
         seen = {id(call) for call, _, _ in found}
-        found += [item for item in calls_naming(extra, tree, src, filters) if id(item[0]) not in seen]
+        found += [
+            item for item in calls_naming(extra, tree, src, filters) if id(item[0]) not in seen
+        ]
         walk_assignments(extra, tree, src)
         extra = _new_names(extra, tree, src, known, attributes, read)
     found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
     return found
 
 
-def made_from(arg: ast.expr, scope: Scope, marked: Container[int], seen: set[int] | None = None) -> Function | None:
+def made_from(
+    arg: ast.expr, scope: Scope, marked: Container[int], seen: set[int] | None = None
+) -> Function | None:
     """A marked def (its id in ``marked``) that ``arg`` is made from through calls' first
     arguments and names, whatever the calls are: where the analysis could not follow it
     (``jax.jit(jax.vmap(partial(f, x)))``), the transform around it is reported (JR007).
@@ -388,7 +435,11 @@ def made_from(arg: ast.expr, scope: Scope, marked: Container[int], seen: set[int
             continue
         if isinstance(binding, Defined) and id(binding.node) in marked:
             return binding.node
-        if isinstance(binding, Assigned) and id(binding) not in seen and isinstance(binding.value, (ast.Call, ast.Name)):
+        if (
+            isinstance(binding, Assigned)
+            and id(binding) not in seen
+            and isinstance(binding.value, (ast.Call, ast.Name))
+        ):
             seen.add(id(binding))
             reached = made_from(binding.value, binding.scope, marked, seen)
             if reached is not None:

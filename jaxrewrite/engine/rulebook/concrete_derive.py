@@ -23,7 +23,13 @@ from typing import Any
 from jaxrewrite.engine.rulebook.concrete_table import DATA, Row
 
 MODULES = (
-    "jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.lax", "jax.nn", "jax.random", "jax.ops"
+    "jax.numpy",
+    "jax.numpy.linalg",
+    "jax.numpy.fft",
+    "jax.lax",
+    "jax.nn",
+    "jax.random",
+    "jax.ops",
 )
 #: Sample arguments, as tokens the data file can hold: "A" a 2x2 float array, "I" a length-2 int
 #: array, "K" a PRNG key, "F" a function (of one argument: it; of more: the first and the last, as
@@ -102,7 +108,9 @@ def _parameters(fn: Callable[..., Any]) -> list[inspect.Parameter] | None:
     except (TypeError, ValueError):
         return None
     if any(p.kind is inspect.Parameter.POSITIONAL_ONLY for p in params):
-        return None  # passed by keyword below; jnp's positional-only functions are ufuncs (no sinks)
+        return (
+            None  # passed by keyword below; jnp's positional-only functions are ufuncs (no sinks)
+        )
     return [p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
 
@@ -116,7 +124,9 @@ def derive_function(qual: str, fn: Callable[..., Any]) -> Iterator[Row]:
     base = _base(fn, required, [p.name for p in params if p.name not in required])
     if base is None:
         return
-    positions = {p.name: i for i, p in enumerate(params) if p.kind is not inspect.Parameter.KEYWORD_ONLY}
+    positions = {
+        p.name: i for i, p in enumerate(params) if p.kind is not inspect.Parameter.KEYWORD_ONLY
+    }
     for p in params:
         candidates = [base[p.name]] if p.name in base else list(_OPTIONAL)
         for token in candidates:
@@ -152,7 +162,9 @@ def lifted_by(
     return tuple(out)
 
 
-def _base(fn: Callable[..., Any], required: list[str], optional: list[str]) -> dict[str, Any] | None:
+def _base(
+    fn: Callable[..., Any], required: list[str], optional: list[str]
+) -> dict[str, Any] | None:
     """The first sample call that runs: the required parameters alone, else with one optional
     parameter given too (``lax.scan`` over nothing needs its ``length``)."""
     for combo in itertools.product(_REQUIRED, repeat=len(required)):

@@ -26,7 +26,11 @@ class Row:
     unless: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"function": self.function, "param": self.param, "position": self.position}
+        out: dict[str, Any] = {
+            "function": self.function,
+            "param": self.param,
+            "position": self.position,
+        }
         out["sample"] = self.sample
         return {**out, "unless": list(self.unless)} if self.unless else out
 

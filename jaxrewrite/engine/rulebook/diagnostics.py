@@ -10,8 +10,8 @@ here, so one bad use never hides another. The hook raises the first; ``check`` r
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from jaxrewrite.engine.rulebook.rules import RETIRED, RULES, SYNTAX, Rule, Severity
@@ -56,7 +56,9 @@ class Diagnostic:
         return rule is not None and rule.severity is Severity.ERROR
 
     @classmethod
-    def at(cls, src: Source, node: ast.AST, rule: Rule, variant: str = "", /, **fields: Any) -> Diagnostic:
+    def at(
+        cls, src: Source, node: ast.AST, rule: Rule, variant: str = "", /, **fields: Any
+    ) -> Diagnostic:
         """The finding of ``rule`` at ``node``, its message filled with ``fields``."""
         return cls.from_error(rule.error(src, node, variant, **fields))
 
@@ -77,7 +79,14 @@ class Diagnostic:
     def error(self) -> RewriteError:
         """The RewriteError the import hook raises for this finding."""
         return RewriteError(
-            self.message, self.filename, self.line, self.col, self.text, self.end_line, self.end_col, self.code
+            self.message,
+            self.filename,
+            self.line,
+            self.col,
+            self.text,
+            self.end_line,
+            self.end_col,
+            self.code,
         )
 
     def format(self, form: str = "text", paint: Callable[[str, str], str] | None = None) -> str:
@@ -101,7 +110,13 @@ class Diagnostic:
 
     def row(self) -> dict[str, Any]:
         """The finding as a JSON object (``check --format json``)."""
-        return {"path": self.filename, "line": self.line, "col": self.col, "code": self.code, "message": self.message}
+        return {
+            "path": self.filename,
+            "line": self.line,
+            "col": self.col,
+            "code": self.code,
+            "message": self.message,
+        }
 
     def __str__(self) -> str:
         return self.format("text")
@@ -113,7 +128,9 @@ def _escape(message: str) -> str:
 
 
 #: A noqa comment, bare or naming codes as flake8 spells them (see ``suppressed``).
-_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+_NOQA = re.compile(
+    r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
+)
 
 
 def suppressed(finding: Diagnostic, lines: list[str]) -> bool:

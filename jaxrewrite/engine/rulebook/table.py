@@ -142,7 +142,10 @@ def _jit(name: str, positional: tuple[str, ...]) -> Transform:
     )
 
 
-def _grad(name: str, positional: tuple[str, ...] = ("argnums", "has_aux", "holomorphic", "allow_int", "reduce_axes")) -> Transform:
+def _grad(
+    name: str,
+    positional: tuple[str, ...] = ("argnums", "has_aux", "holomorphic", "allow_int", "reduce_axes"),
+) -> Transform:
     """grad and its relatives (jacfwd, jacrev, hessian): ``argnums`` lists what is differentiated."""
     return Transform(
         name,
@@ -253,42 +256,72 @@ NNX_TRANSFORMS: dict[str, Transform] = {
     # flax.nnx.jit(fun, *, in_shardings, out_shardings, static_argnums, static_argnames,
     #              donate_argnums, donate_argnames, ...)
     "jit": Transform(
-        "nnx.jit", _STATIC, "static_argnums", "static_argnames", "donate_argnums", "donate_argnames", abstract=True
+        "nnx.jit",
+        _STATIC,
+        "static_argnums",
+        "static_argnames",
+        "donate_argnums",
+        "donate_argnames",
+        abstract=True,
     ),
     # flax.nnx.remat(f, *, prevent_cse, static_argnums, policy, ...): positions only
     "remat": Transform("nnx.remat", _STATIC, "static_argnums", abstract=True, hashes_statics=False),
     # flax.nnx.vmap(f, *, in_axes, out_axes, axis_name, axis_size, spmd_axis_name, ...)
-    "vmap": Transform("nnx.vmap", _STATIC, "in_axes", spec=SpecKind.AXES, abstract=True, hashes_statics=False),
+    "vmap": Transform(
+        "nnx.vmap", _STATIC, "in_axes", spec=SpecKind.AXES, abstract=True, hashes_statics=False
+    ),
     # flax.nnx.pmap(f, *, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices,
     #               backend, axis_size, donate_argnums, ...)
     "pmap": Transform(
-        "nnx.pmap", _STATIC, "static_broadcasted_argnums", donate_argnums="donate_argnums", abstract=True
+        "nnx.pmap",
+        _STATIC,
+        "static_broadcasted_argnums",
+        donate_argnums="donate_argnums",
+        abstract=True,
     ),
     # flax.nnx.custom_vjp(fun, *, nondiff_argnums): ints (what is written here) or DiffState
     # objects, which are not literals, so Static/NoDiff next to them is refused (JR111)
     "custom_vjp": Transform(
-        "nnx.custom_vjp", _STATIC_OR_NODIFF, "nondiff_argnums", arrays_at_static=False, hashes_statics=False
+        "nnx.custom_vjp",
+        _STATIC_OR_NODIFF,
+        "nondiff_argnums",
+        arrays_at_static=False,
+        hashes_statics=False,
     ),
     # flax.nnx.grad(f, *, argnums, has_aux, holomorphic, allow_int, reduce_axes, ...) and
     # value_and_grad: ``argnums`` lists what is differentiated (ints or DiffState objects)
-    "grad": Transform("nnx.grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF, hashes_statics=False),
+    "grad": Transform(
+        "nnx.grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF, hashes_statics=False
+    ),
     "value_and_grad": Transform(
         "nnx.value_and_grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF, hashes_statics=False
     ),
     # flax.nnx.make_jaxpr(f, *, graph, graph_updates, static_argnums) (flax 0.11 and newer)
-    "make_jaxpr": Transform("nnx.make_jaxpr", _STATIC, "static_argnums", abstract=True, keeps_arguments=False),
+    "make_jaxpr": Transform(
+        "nnx.make_jaxpr", _STATIC, "static_argnums", abstract=True, keeps_arguments=False
+    ),
 }
 
 _LINEN_JIT_TAIL = (
     "Linen's nn.jit shifts static_argnums by two and JAX checks them against the method's own "
     "signature, so the last two positional parameters cannot be static by position"
 )
+
+
 def _linen_checkpoint(name: str) -> Transform:
     return Transform(
         name,
         _STATIC,
         "static_argnums",
-        positional=("variables", "rngs", "concrete", "prevent_cse", "static_argnums", "policy", "methods"),
+        positional=(
+            "variables",
+            "rngs",
+            "concrete",
+            "prevent_cse",
+            "static_argnums",
+            "policy",
+            "methods",
+        ),
         positions_only=_CHECKPOINT_POSITIONS_ONLY,
         abstract=True,
     )
@@ -308,7 +341,14 @@ LINEN_TRANSFORMS: dict[str, Transform] = {
         "static_argnames",
         "donate_argnums",
         positional=(
-            "variables", "rngs", "static_argnums", "static_argnames", "donate_argnums", "device", "backend", "methods"
+            "variables",
+            "rngs",
+            "static_argnums",
+            "static_argnames",
+            "donate_argnums",
+            "device",
+            "backend",
+            "methods",
         ),
         tail_not_static=(2, _LINEN_JIT_TAIL),
         abstract=True,
@@ -325,8 +365,15 @@ LINEN_TRANSFORMS: dict[str, Transform] = {
         "in_axes",
         spec=SpecKind.AXES,
         positional=(
-            "variable_axes", "split_rngs", "in_axes", "out_axes", "axis_size", "axis_name", "spmd_axis_name",
-            "metadata_params", "methods",
+            "variable_axes",
+            "split_rngs",
+            "in_axes",
+            "out_axes",
+            "axis_size",
+            "axis_name",
+            "spmd_axis_name",
+            "metadata_params",
+            "methods",
         ),
         leading_unmapped=1,
         abstract=True,
@@ -366,8 +413,21 @@ def transform_for(qualname: str) -> Transform | None:
 #: (``engine.findings.flow``, JR006), by qualified name; Equinox's filtered ones are no rows (they take no
 #: spec) but trace the same way.
 TRACED_AGAIN: frozenset[str] = frozenset(
-    {"jax.jit", "jax.vmap", "jax.pmap", "jax.grad", "jax.value_and_grad", "jax.checkpoint", "jax.remat",
-     "jax.jacfwd", "jax.jacrev", "jax.hessian", "equinox.filter_jit", "equinox.filter_vmap", "equinox.filter_grad"}
+    {
+        "jax.jit",
+        "jax.vmap",
+        "jax.pmap",
+        "jax.grad",
+        "jax.value_and_grad",
+        "jax.checkpoint",
+        "jax.remat",
+        "jax.jacfwd",
+        "jax.jacrev",
+        "jax.hessian",
+        "equinox.filter_jit",
+        "equinox.filter_vmap",
+        "equinox.filter_grad",
+    }
 )
 #: Transforms a use may sit inside whose result a call passes its arguments through to the
 #: function (``jax.jit(jax.jacrev(f))(x)``: ``engine.findings.passed``, JR006).
@@ -379,8 +439,15 @@ PASSES_THROUGH: frozenset[str] = frozenset(
 #: (traced where they are; grad's tracers of a concrete value stay concrete): the inner function's
 #: parameters take the states of what the call passes.
 INNER_PASS_THROUGH: frozenset[str] = frozenset(
-    {"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian",
-     "equinox.filter_grad", "equinox.filter_value_and_grad"}
+    {
+        "jax.grad",
+        "jax.value_and_grad",
+        "jax.jacfwd",
+        "jax.jacrev",
+        "jax.hessian",
+        "equinox.filter_grad",
+        "equinox.filter_value_and_grad",
+    }
 )
 #: Decorators that call the def with the very arguments they are given (JR006 reads through them
 #: to the def's own signature: non-array arguments are static for Equinox's filtered jit).
@@ -388,7 +455,15 @@ SIGNATURE_KEEPING: frozenset[str] = frozenset({"equinox.filter_jit"})
 #: Transforms that trace the function with abstract arguments of their own (their rows of the
 #: table report its parameters, as uses of their own): only what it closes over is followed here.
 INNER_OWN_TRACE: frozenset[str] = frozenset(
-    {"jax.jit", "jax.vmap", "jax.pmap", "jax.checkpoint", "jax.remat", "equinox.filter_jit", "equinox.filter_vmap"}
+    {
+        "jax.jit",
+        "jax.vmap",
+        "jax.pmap",
+        "jax.checkpoint",
+        "jax.remat",
+        "equinox.filter_jit",
+        "equinox.filter_vmap",
+    }
 )
 #: lax's control flow, with the positions of the functions it traces at once (``cond`` both
 #: branches, ``fori_loop`` even for no trip: checked against the installed JAX, tests/test_flow.py).
@@ -405,7 +480,15 @@ LAX_BODIES: dict[str, tuple[int, ...]] = {
 #: know (``equinox.filter_jit``, ``numba.jit``, a project's own ``my_jit``): substrings, any case
 #: (``engine.findings.lint``, JR002/JR007).
 TRANSFORM_LIKE: tuple[str, ...] = (
-    "jit", "pmap", "vmap", "remat", "checkpoint", "grad", "custom_vjp", "custom_jvp", "shard_map"
+    "jit",
+    "pmap",
+    "vmap",
+    "remat",
+    "checkpoint",
+    "grad",
+    "custom_vjp",
+    "custom_jvp",
+    "shard_map",
 )
 #: Names that say "transform" as a decorator only: ``@nnx.scan``/``@nn.scan`` lift a def over a
 #: loop, so a marker under one is not "under no transform" (JR002). As a callee, ``scan`` is
@@ -628,6 +711,7 @@ STAR_EXPORTS: dict[str, frozenset[str]] = {
     "jaxrewrite": MARKER_EXPORTS,
 }
 
+
 class Container(enum.Enum):
     """What a class is, for per-leaf statics: which container its instances are."""
 
@@ -637,7 +721,10 @@ class Container(enum.Enum):
 
 
 #: Bases (and functional forms) that make a class a container, by qualified name.
-CONTAINERS: dict[str, Container] = {"typing.TypedDict": Container.DICT, "typing.NamedTuple": Container.NAMEDTUPLE}
+CONTAINERS: dict[str, Container] = {
+    "typing.TypedDict": Container.DICT,
+    "typing.NamedTuple": Container.NAMEDTUPLE,
+}
 
 
 #: Qualified names that mean the same thing, mapped to one spelling, so that
@@ -664,5 +751,3 @@ SAME_AS: dict[str, str] = {
 
 def canonical(qualname: str) -> str:
     return SAME_AS.get(qualname, qualname)
-
-

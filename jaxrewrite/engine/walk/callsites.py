@@ -6,20 +6,10 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.rulebook import rules
-from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.analysis import Registration, Use, UseKind, held_leaves
 from jaxrewrite.engine.read.classes import FunctionalClass, local_class
 from jaxrewrite.engine.read.literals import resolve_keywords
-from jaxrewrite.engine.walk.completion import (
-    ambiguity_error,
-    check_import_visible,
-    depth_error,
-    factory_error,
-    is_overload,
-    per_leaf_names,
-    same_statics,
-)
+from jaxrewrite.engine.read.markindex import index_of
 from jaxrewrite.engine.read.recognise import (
     TransformRef,
     ambiguous,
@@ -29,13 +19,32 @@ from jaxrewrite.engine.read.recognise import (
     looks_like_transform,
 )
 from jaxrewrite.engine.read.resolve import MAX_DEPTH, PAST_DEPTH, TooDeep, qualname, too_deep
-from jaxrewrite.engine.read.scopes import Assigned, Binding, Choice, Defined, DefinedClass, Scope, Site, choice_parts
-from jaxrewrite.engine.read.markindex import index_of
+from jaxrewrite.engine.read.scopes import (
+    Assigned,
+    Binding,
+    Choice,
+    Defined,
+    DefinedClass,
+    Scope,
+    Site,
+    choice_parts,
+)
 from jaxrewrite.engine.read.signature import read_signature
-from jaxrewrite.engine.walk.specs.registration import registration_values
-from jaxrewrite.engine.rulebook.table import opaque_registration
-from jaxrewrite.engine.walk.walker import Walker
 from jaxrewrite.engine.read.wrappers import keeps_signature, made_from, peel, wrapper_error
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.rulebook.table import opaque_registration
+from jaxrewrite.engine.walk import specs
+from jaxrewrite.engine.walk.completion import (
+    ambiguity_error,
+    check_import_visible,
+    depth_error,
+    factory_error,
+    is_overload,
+    per_leaf_names,
+    same_statics,
+)
+from jaxrewrite.engine.walk.specs.registration import registration_values
+from jaxrewrite.engine.walk.walker import Walker
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -56,10 +65,20 @@ class CallSites(Walker):
                 return
             transform, keywords = registration
             self.registered.add(id(local[0].node))
-            written = keywords + bound_keywords(call, transform.positional, transform.name, self.src)
+            written = keywords + bound_keywords(
+                call, transform.positional, transform.name, self.src
+            )
             values = registration_values(transform, written, self.info(local), self.src, call)
             self.result.registrations.append(
-                Registration(UseKind.CALL, call, transform, local[0].node, written, written[len(keywords) :], values)
+                Registration(
+                    UseKind.CALL,
+                    call,
+                    transform,
+                    local[0].node,
+                    written,
+                    written[len(keywords) :],
+                    values,
+                )
             )
             return
         if opaque_registration(qualname(call.func, scope)) is not None:
@@ -117,7 +136,9 @@ class CallSites(Walker):
             # No markers, nothing to merge: ``jax.jit(fun, *jit_args)`` runs as written, as the
             # import (which reads only calls of marked defs) runs it.
             return
-        local_keywords = bound_keywords(call, ref.transform.positional, ref.transform.name, self.src)
+        local_keywords = bound_keywords(
+            call, ref.transform.positional, ref.transform.name, self.src
+        )
         written = ref.keywords + local_keywords
         if written:
             resolve_keywords(ref.transform, written, scope, self.src)
@@ -127,30 +148,64 @@ class CallSites(Walker):
                     self.result.keeps_signature.add(id(arg))
                 arg = arg.args[0]
         if found is None:  # no markers: reported for migrate, nothing to write
-            sig = read_signature(func, scope, self.src, None, index_of(self.tree)) if self.relevant is None else None
+            sig = (
+                read_signature(func, scope, self.src, None, index_of(self.tree))
+                if self.relevant is None
+                else None
+            )
             if sig is not None:
                 self.result.uses.append(
-                    Use(UseKind.CALL, call, ref.transform, func, sig, (), written, local_keywords, None, ref.factory)
+                    Use(
+                        UseKind.CALL,
+                        call,
+                        ref.transform,
+                        func,
+                        sig,
+                        (),
+                        written,
+                        local_keywords,
+                        None,
+                        ref.factory,
+                    )
                 )
             return
         sig, leaves = found
         leaves = held_leaves(leaves, ref.transform)
         if leaves and ref.transform.per_leaf is None:
             raise rules.LEAVES_UNSPLIT.error(
-                self.src, call, param=leaves[0].param.name, names=per_leaf_names(), transform=ref.transform.name
+                self.src,
+                call,
+                param=leaves[0].param.name,
+                names=per_leaf_names(),
+                transform=ref.transform.name,
             )
         if leaves and ref.factory:
-            raise rules.LEAVES_FACTORY.error(self.src, call, param=leaves[0].param.name, factory=ast.unparse(call.func))
+            raise rules.LEAVES_FACTORY.error(
+                self.src, call, param=leaves[0].param.name, factory=ast.unparse(call.func)
+            )
         if leaves:
             check_import_visible(call, scope, self.src)
         full = TransformRef(ref.transform, written, ref.factory)
         values = specs.complete(full, sig, self.src, call, bool(leaves), at_call=True)
-        use = Use(UseKind.CALL, call, ref.transform, func, sig, leaves, written, local_keywords, values, ref.factory)
+        use = Use(
+            UseKind.CALL,
+            call,
+            ref.transform,
+            func,
+            sig,
+            leaves,
+            written,
+            local_keywords,
+            values,
+            ref.factory,
+        )
         if use.needs_edit and ref.factory:
             raise factory_error(call.func, ref, self.src)
         self.result.uses.append(use)
 
-    def _marked_function(self, arg: ast.expr, scope: Scope, site: Site, exact: bool = True) -> Function | None:
+    def _marked_function(
+        self, arg: ast.expr, scope: Scope, site: Site, exact: bool = True
+    ) -> Function | None:
         """The marked def ``arg`` stands for, for a callee that is no known transform; never a
         refusal of the argument itself (JR119, JR125 belong to transforms' arguments). ``exact``
         False (a finding, not a refusal, hangs on the answer): any marked def in reach."""
@@ -165,7 +220,12 @@ class CallSites(Walker):
         return func if func is not None and id(func) in self.signatures else None
 
     def _function(
-        self, arg: ast.expr, scope: Scope, site: Site, depth: int = 0, memo: dict[int, object] | None = None
+        self,
+        arg: ast.expr,
+        scope: Scope,
+        site: Site,
+        depth: int = 0,
+        memo: dict[int, object] | None = None,
     ) -> Function | None:
         """The def a call-site argument names, as Python would see it when the call runs; a
         RewriteError when it may be defs with different Static parameters.
@@ -188,7 +248,9 @@ class CallSites(Walker):
         bindings, where = found
         seen = where.bindings_seen_at(arg.id, site) if where is scope else list(bindings)
         # A loop target over a literal (``for fn in (f, g):``) is the name bound each of those ways.
-        seen = [b for b in choice_parts(seen or ()) if not (id(b) in memo and memo[id(b)] is _READING)]
+        seen = [
+            b for b in choice_parts(seen or ()) if not (id(b) in memo and memo[id(b)] is _READING)
+        ]
         if len(seen) > 1:
             # ``@typing.overload`` stubs are replaced by the implementation that follows them.
             real = [b for b in seen if not (isinstance(b, Defined) and is_overload(b.node, where))]
@@ -217,7 +279,11 @@ class CallSites(Walker):
                 # use applies to whichever runs.
                 self.applied.update(id(other) for other in defs[:-1])
                 known = self.twins.setdefault(id(func), [])
-                known.extend(other for other in defs[:-1] if other is not func and all(other is not k for k in known))
+                known.extend(
+                    other
+                    for other in defs[:-1]
+                    if other is not func and all(other is not k for k in known)
+                )
         if func is None:
             if not any(marked):
                 return None
@@ -242,10 +308,14 @@ class CallSites(Walker):
             done = memo[id(binding)]
             return done if isinstance(done, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
         index = next(
-            i for i, b in enumerate(where.bindings[name]) if b is binding or (isinstance(b, Choice) and binding in b.parts)
+            i
+            for i, b in enumerate(where.bindings[name])
+            if b is binding or (isinstance(b, Choice) and binding in b.parts)
         )
         memo[id(binding)] = _READING  # met again while being read: a cycle, left out
-        found = self._function(binding.value, binding.scope, where.sites[name][index], depth + 1, memo)
+        found = self._function(
+            binding.value, binding.scope, where.sites[name][index], depth + 1, memo
+        )
         memo[id(binding)] = found
         return found
 

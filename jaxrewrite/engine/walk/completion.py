@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 import bisect
 
-from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.analysis import Leaf
 from jaxrewrite.engine.read.denote import Path, spelled
 from jaxrewrite.engine.read.recognise import TransformRef
@@ -15,16 +14,19 @@ from jaxrewrite.engine.read.resolve import PAST_DEPTH, binding_scope, qualname
 from jaxrewrite.engine.read.scopes import Scope
 from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import TRANSFORMS
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def same_statics(a: tuple[Signature, tuple[Leaf, ...]], b: tuple[Signature, tuple[Leaf, ...]]) -> bool:
-    return a[0].statics() == b[0].statics() and [(*leaf.spec(), leaf.marks, leaf.inner) for leaf in a[1]] == [
-        (*leaf.spec(), leaf.marks, leaf.inner) for leaf in b[1]
-    ]
+def same_statics(
+    a: tuple[Signature, tuple[Leaf, ...]], b: tuple[Signature, tuple[Leaf, ...]]
+) -> bool:
+    return a[0].statics() == b[0].statics() and [
+        (*leaf.spec(), leaf.marks, leaf.inner) for leaf in a[1]
+    ] == [(*leaf.spec(), leaf.marks, leaf.inner) for leaf in b[1]]
 
 
 def per_leaf_names() -> str:

@@ -1,14 +1,22 @@
-"""The walk over defs: each def's signature and per-leaf parameters, and each transform decorating it.
-"""
+"""The walk over defs: each def's signature and per-leaf parameters, and each transform decorating it."""
 
 from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.rulebook import rules
-from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.analysis import Inner, Leaf, Use, UseKind, held_leaves, needs_edit
 from jaxrewrite.engine.read.classes import ClassInfo, FunctionalClass, LocalClass, leaf_class
+from jaxrewrite.engine.read.filters import lines_mentioning, may_matter
+from jaxrewrite.engine.read.literals import resolve_keywords
+from jaxrewrite.engine.read.markindex import index_of, may_mark
+from jaxrewrite.engine.read.recognise import ambiguous, classify
+from jaxrewrite.engine.read.resolve import MAX_DEPTH, PAST_DEPTH, TooDeep, too_deep
+from jaxrewrite.engine.read.scopes import DefinedClass, Scope
+from jaxrewrite.engine.read.signature import Kind, Signature, read_signature
+from jaxrewrite.engine.read.wrappers import keeps_signature, passes_through, wrapper_error
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.rulebook.table import Container, Mark
+from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.walk.completion import (
     ambiguity_error,
     check_import_visible,
@@ -17,16 +25,7 @@ from jaxrewrite.engine.walk.completion import (
     header_mentions,
     per_leaf_names,
 )
-from jaxrewrite.engine.read.filters import lines_mentioning, may_matter
-from jaxrewrite.engine.read.literals import resolve_keywords
-from jaxrewrite.engine.read.markindex import index_of, may_mark
-from jaxrewrite.engine.read.recognise import ambiguous, classify
-from jaxrewrite.engine.read.resolve import MAX_DEPTH, PAST_DEPTH, TooDeep, too_deep
-from jaxrewrite.engine.read.scopes import DefinedClass, Scope
-from jaxrewrite.engine.read.signature import Kind, Signature, read_signature
-from jaxrewrite.engine.rulebook.table import Container, Mark
 from jaxrewrite.engine.walk.walker import Walker
-from jaxrewrite.engine.read.wrappers import keeps_signature, passes_through, wrapper_error
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -70,7 +69,13 @@ class Decorators(Walker):
                     self.refuse(err)
 
     def decorator(
-        self, deco: ast.expr, func: Function, sig: Signature, leaves: tuple[Leaf, ...], scope: Scope, marked: bool
+        self,
+        deco: ast.expr,
+        func: Function,
+        sig: Signature,
+        leaves: tuple[Leaf, ...],
+        scope: Scope,
+        marked: bool,
     ) -> None:
         ref = classify(deco, scope)
         if ref is None:
@@ -84,9 +89,14 @@ class Decorators(Walker):
             return
         self.applied.add(id(func))
         decorators = func.decorator_list
-        if marked and decorators[-1] is not deco:  # a transform directly above the def has none below
+        if (
+            marked and decorators[-1] is not deco
+        ):  # a transform directly above the def has none below
             below = decorators[decorators.index(deco) + 1 :]
-            wrapper = next((d for d in below if classify(d, scope) is None and not passes_through(d, scope)), None)
+            wrapper = next(
+                (d for d in below if classify(d, scope) is None and not passes_through(d, scope)),
+                None,
+            )
             if wrapper is not None:
                 raise wrapper_error(wrapper, wrapper, func, self.src)
         local = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
@@ -114,7 +124,11 @@ class Decorators(Walker):
         if leaves:
             if ref.transform.per_leaf is None:
                 raise rules.LEAVES_UNSPLIT.error(
-                    self.src, leaves[0].param.node, param=leaves[0].param.name, names=per_leaf_names(), transform=ref.transform.name
+                    self.src,
+                    leaves[0].param.node,
+                    param=leaves[0].param.name,
+                    names=per_leaf_names(),
+                    transform=ref.transform.name,
                 )
             if ref.factory:
                 raise factory_error(deco, ref, self.src)
@@ -140,11 +154,15 @@ class Decorators(Walker):
             try:
                 inner = self.inner_entries(info, (_key(found_class[0][0]),))
             except _TooMany:
-                raise rules.LEAVES_RECURSE.error(self.src, param.node, "many", name=param.name, most=MOST_NESTED) from None
+                raise rules.LEAVES_RECURSE.error(
+                    self.src, param.node, "many", name=param.name, most=MOST_NESTED
+                ) from None
             if not marks and not inner:
                 continue
             if param.kind in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
-                raise rules.LEAVES_VARARGS.error(self.src, param.node, kind=param.kind.value, name=param.name)
+                raise rules.LEAVES_VARARGS.error(
+                    self.src, param.node, kind=param.kind.value, name=param.name
+                )
             statics = tuple(name for name, m in marks if Mark.STATIC in m)
             nodes = tuple(f.node for f in info.static_fields)
             found.append(Leaf(param, info.kind, statics, marks, inner, nodes))
@@ -158,7 +176,9 @@ class Decorators(Walker):
         except TooDeep:
             if not may_mark(ann, self.leaf_names):
                 return None  # a loop of aliases that reaches no container with marked entries
-            raise rules.TOO_DEEP.error(self.src, ann, "container", expr=self.src.segment(ann), past=PAST_DEPTH) from None
+            raise rules.TOO_DEEP.error(
+                self.src, ann, "container", expr=self.src.segment(ann), past=PAST_DEPTH
+            ) from None
 
     def inner_entries(self, info: ClassInfo, path: tuple[int, ...]) -> tuple[Inner, ...]:
         """The unmarked entries of a container that are containers with marked entries
@@ -175,16 +195,26 @@ class Decorators(Walker):
                 continue  # a registered dataclass: its Static fields are its own meta_fields
             key = _key(local[0][0])
             if key in path or len(path) > MAX_DEPTH:
-                raise rules.LEAVES_RECURSE.error(self.src, entry.node, name=entry.name, held=sub.name)
+                raise rules.LEAVES_RECURSE.error(
+                    self.src, entry.node, name=entry.name, held=sub.name
+                )
             self.nested_left -= 1
             if self.nested_left < 0:
                 raise _TooMany
             marks = tuple((f.name, f.markers) for f in sub.static_fields)
             deeper = self.inner_entries(sub, (*path, key))
             if marks or deeper:
-                found.append(Inner(entry.name, sub.kind, (), marks, deeper, tuple(f.node for f in sub.static_fields)))
+                found.append(
+                    Inner(
+                        entry.name,
+                        sub.kind,
+                        (),
+                        marks,
+                        deeper,
+                        tuple(f.node for f in sub.static_fields),
+                    )
+                )
         return tuple(found)
-
 
 
 #: The most nested containers one per-leaf parameter may hold, counted along every path: a class

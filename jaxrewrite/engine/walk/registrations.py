@@ -9,21 +9,22 @@ from collections.abc import Iterator
 
 from jaxrewrite.engine.analysis import Registration, UseKind, needs_edit
 from jaxrewrite.engine.read.classes import FunctionalClass, LocalClass
-from jaxrewrite.engine.walk.completion import check_import_visible
 from jaxrewrite.engine.read.fields import field_uses, form_of, unseen_form
 from jaxrewrite.engine.read.recognise import classify_registration
-from jaxrewrite.engine.walk.specs.registration import registration_values
-from jaxrewrite.engine.rulebook.table import Container
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
-from jaxrewrite.engine.rulebook.table import opaque_registration
+from jaxrewrite.engine.rulebook.table import Container, opaque_registration
+from jaxrewrite.engine.walk.completion import check_import_visible
+from jaxrewrite.engine.walk.specs.registration import registration_values
 from jaxrewrite.engine.walk.walker import Walker
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def _written(static_classes: dict[int, LocalClass]) -> Iterator[tuple[LocalClass, DefinedClass, Scope]]:
+def _written(
+    static_classes: dict[int, LocalClass],
+) -> Iterator[tuple[LocalClass, DefinedClass, Scope]]:
     """The classes written as class statements: a functional TypedDict or NamedTuple has no
     decorator, base or field form to read."""
     for local in static_classes.values():
@@ -66,11 +67,21 @@ class Registrations(Walker):
                         self.refuse(err)
                         continue
                 self.result.registrations.append(
-                    Registration(UseKind.DECORATOR, deco, transform, defined.node, keywords, local_keywords, values)
+                    Registration(
+                        UseKind.DECORATOR,
+                        deco,
+                        transform,
+                        defined.node,
+                        keywords,
+                        local_keywords,
+                        values,
+                    )
                 )
         return registrable
 
-    def field_forms(self, static_classes: dict[int, LocalClass]) -> list[tuple[ast.ClassDef, ast.expr]]:
+    def field_forms(
+        self, static_classes: dict[int, LocalClass]
+    ) -> list[tuple[ast.ClassDef, ast.expr]]:
         """Static fields of Equinox Modules and flax.struct dataclasses, completed in place; the
         classes whose Static fields nothing may consume, with the base that hides what they are."""
         unclear = []
@@ -78,7 +89,9 @@ class Registrations(Walker):
             try:
                 form, unseen = form_of(defined, scope)
                 if form is not None:
-                    self.result.fields.extend(field_uses(defined, scope, form, self.src, self.relevant))
+                    self.result.fields.extend(
+                        field_uses(defined, scope, form, self.src, self.relevant)
+                    )
                     continue
                 info = self.info(local)
             except RewriteError as err:
@@ -95,7 +108,9 @@ class Registrations(Walker):
                     if form is None:
                         unclear.append((defined.node, unseen))
                         continue
-                    self.result.fields.extend(field_uses(defined, scope, form, self.src, self.relevant))
+                    self.result.fields.extend(
+                        field_uses(defined, scope, form, self.src, self.relevant)
+                    )
                 except RewriteError as err:
                     self.refuse(err)
         return unclear

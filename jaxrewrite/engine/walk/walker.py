@@ -10,11 +10,11 @@ import ast
 
 from jaxrewrite.engine.analysis import Analysis, Leaf
 from jaxrewrite.engine.read.classes import ClassInfo, FunctionalClass, LocalClass, read_class
-from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.read.filters import Filters
 from jaxrewrite.engine.read.scopes import ScopeTree
 from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef

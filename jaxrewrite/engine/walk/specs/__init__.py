@@ -20,9 +20,9 @@ from jaxrewrite.engine.read.reading import Reading
 from jaxrewrite.engine.read.recognise import TransformRef
 from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.table import TRANSFORMS, SpecKind, Transform
 from jaxrewrite.engine.walk.specs import axes, diff, lists
 from jaxrewrite.engine.walk.specs.base import SpecUse
-from jaxrewrite.engine.rulebook.table import TRANSFORMS, SpecKind, Transform
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.analysis import Use
@@ -39,11 +39,20 @@ class SpecKindModule(Protocol):
 
 
 #: The module of each spec kind, by the row's ``spec`` field.
-KINDS: dict[SpecKind, SpecKindModule] = {SpecKind.LISTS: lists, SpecKind.AXES: axes, SpecKind.DIFF: diff}
+KINDS: dict[SpecKind, SpecKindModule] = {
+    SpecKind.LISTS: lists,
+    SpecKind.AXES: axes,
+    SpecKind.DIFF: diff,
+}
 
 
 def complete(
-    ref: TransformRef, sig: Signature, src: Source, where: ast.expr, leaves: bool, at_call: bool = False
+    ref: TransformRef,
+    sig: Signature,
+    src: Source,
+    where: ast.expr,
+    leaves: bool,
+    at_call: bool = False,
 ) -> Values | None:
     """The keywords to write for one use: the math of the row's kind. With per-leaf entries the
     helper is always written, so there are always values (maybe none to add)."""
@@ -78,7 +87,9 @@ def has_spec(use: Use) -> bool:
 POSITIONAL_SPECS = frozenset(name for name, row in TRANSFORMS.items() if row.spec_by_position)
 
 #: Every spec keyword of the table: a file that mentions none has no keyword spec.
-NEEDLES: tuple[str, ...] = tuple(sorted({word for t in TRANSFORMS.values() for word in spec_keywords(t)}))
+NEEDLES: tuple[str, ...] = tuple(
+    sorted({word for t in TRANSFORMS.values() for word in spec_keywords(t)})
+)
 #: A call of custom_vjp/custom_jvp by that name with a second argument: a positional spec.
 _POSITIONAL_NEEDLE = re.compile(r"\b(?:" + "|".join(sorted(POSITIONAL_SPECS)) + r")\s*\([^()]*,")
 
@@ -93,4 +104,7 @@ def may_need_migration(text: str) -> bool:
     """
     if any(needle in text for needle in NEEDLES):
         return True
-    return any(name in text for name in POSITIONAL_SPECS) and _POSITIONAL_NEEDLE.search(text) is not None
+    return (
+        any(name in text for name in POSITIONAL_SPECS)
+        and _POSITIONAL_NEEDLE.search(text) is not None
+    )

@@ -13,13 +13,13 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.read.literals import MISSING, Value, Values, literal
 from jaxrewrite.engine.read.reading import Meaning, Reading, Reason
 from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.walk.specs.base import SpecUse, marked, vararg_name
+from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import Transform
+from jaxrewrite.engine.walk.specs.base import SpecUse, marked, vararg_name
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.analysis import Use
@@ -41,7 +41,9 @@ def complete(use: SpecUse) -> Values | None:
     for p in static:
         assert p.position is not None
         if p.position < skip:
-            raise rules.MAPPED_STATIC.error(src, p.node, "lifted", transform=t.name, name=p.name, keyword=t.argnums)
+            raise rules.MAPPED_STATIC.error(
+                src, p.node, "lifted", transform=t.name, name=p.name, keyword=t.argnums
+            )
     positions = {p.position - skip for p in static if p.position is not None}
     if isinstance(node, (ast.Tuple, ast.List)):
         for p in static:
@@ -53,7 +55,9 @@ def complete(use: SpecUse) -> Values | None:
                 )
             entry = node.elts[at]
             if not (isinstance(entry, ast.Constant) and entry.value is None):
-                raise rules.MAPPED_STATIC.error(src, entry, keyword=t.argnums, name=p.name, axis=ast.unparse(entry))
+                raise rules.MAPPED_STATIC.error(
+                    src, entry, keyword=t.argnums, name=p.name, axis=ast.unparse(entry)
+                )
         return None
     if not static:
         # Per-leaf entries only (the helper is written for them): vmap_leaves keeps each
@@ -77,12 +81,16 @@ def read(use: Use, sig: Signature, src: Source) -> Reading:
     node = None
     for kw in use.written:
         if kw.arg is None:
-            raise Reason.UNPACKED.refused("migrate", transform=t.name, mapping=ast.unparse(kw.value))
+            raise Reason.UNPACKED.refused(
+                "migrate", transform=t.name, mapping=ast.unparse(kw.value)
+            )
         if kw.arg == t.argnums:
             node = kw.value
     axes = 0 if node is None else literal(node)
     if axes is MISSING:
-        raise Reason.NON_LITERAL.refused("migrate", keyword=t.argnums, spec=ast.unparse(node) if node else "?", kind="")
+        raise Reason.NON_LITERAL.refused(
+            "migrate", keyword=t.argnums, spec=ast.unparse(node) if node else "?", kind=""
+        )
     if _axis(axes):
         return Reading({t.argnums: frozenset()}, False)
     if not isinstance(axes, (tuple, list)) or sig.var_positional or len(axes) != sig.n_positional:

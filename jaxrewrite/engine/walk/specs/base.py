@@ -11,11 +11,11 @@ import ast
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.read.literals import MISSING, literal, literal_ints, literal_strs
 from jaxrewrite.engine.read.recognise import TransformRef
 from jaxrewrite.engine.read.signature import Kind, Param, Signature
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import Transform
 
 
@@ -45,12 +45,16 @@ class MarkedUse(NamedTuple):
     where: ast.expr
 
 
-def by_name(keywords: Sequence[ast.keyword], what: str, transform: str, src: Source) -> dict[str, ast.expr]:
+def by_name(
+    keywords: Sequence[ast.keyword], what: str, transform: str, src: Source
+) -> dict[str, ast.expr]:
     """The keywords a call writes by name. A ``**mapping`` among them is refused (JR109): the
     Static ``what`` (parameters, a class's fields) cannot be merged into keywords nobody can read."""
     for kw in keywords:
         if kw.arg is None:
-            raise rules.UNPACKED.error(src, kw.value, what=what, transform=transform, mapping=ast.unparse(kw.value))
+            raise rules.UNPACKED.error(
+                src, kw.value, what=what, transform=transform, mapping=ast.unparse(kw.value)
+            )
     return {kw.arg: kw.value for kw in keywords if kw.arg is not None}
 
 
@@ -66,7 +70,9 @@ def marked(use: SpecUse) -> MarkedUse | None:
     if t.argnames is None:
         for p in static:
             if p.position is None:
-                raise rules.KEYWORD_ONLY_POSITIONS.error(src, p.node, name=p.name, transform=t.name, why=t.positions_only)
+                raise rules.KEYWORD_ONLY_POSITIONS.error(
+                    src, p.node, name=p.name, transform=t.name, why=t.positions_only
+                )
     if not t.arrays_at_static:
         _check_arrays(t, static, sig, src)
     if t.tail_not_static is not None and not sig.var_positional:
@@ -83,18 +89,30 @@ def _check_arrays(t: Transform, static: tuple[Param, ...], sig: Signature, src: 
         if p.name in arrays:
             what = " and ".join(sorted(m.value for m in p.markers & t.markers))
             raise rules.ARRAY_NONDIFF.error(
-                src, p.node, name=p.name, what=what, array=arrays[p.name], transform=t.name, keyword=t.argnums
+                src,
+                p.node,
+                name=p.name,
+                what=what,
+                array=arrays[p.name],
+                transform=t.name,
+                keyword=t.argnums,
             )
 
 
-def _check_tail(t: Transform, tail: tuple[int, str], static: tuple[Param, ...], sig: Signature, src: Source) -> None:
+def _check_tail(
+    t: Transform, tail: tuple[int, str], static: tuple[Param, ...], sig: Signature, src: Source
+) -> None:
     count, why = tail
     for p in static:
         if p.position is not None and p.position > 0 and p.position >= sig.n_positional - count:
-            raise rules.LINEN_TAIL.error(src, p.node, name=p.name, transform=t.name, why=why, count=count)
+            raise rules.LINEN_TAIL.error(
+                src, p.node, name=p.name, transform=t.name, why=why, count=count
+            )
 
 
-def _check_donation(t: Transform, static: tuple[Param, ...], effective: dict[str, ast.expr], src: Source) -> None:
+def _check_donation(
+    t: Transform, static: tuple[Param, ...], effective: dict[str, ast.expr], src: Source
+) -> None:
     """A static argument cannot also be donated; JAX would reject or silently mis-handle it."""
     clash = donation_clash(t, static, effective, src)
     if clash is not None:
@@ -116,7 +134,9 @@ def donation_clash(
     return p, f"drop {' and '.join(drop)}"
 
 
-def _donated(t: Transform, effective: Mapping[str, ast.expr], src: Source) -> tuple[set[int], set[str]]:
+def _donated(
+    t: Transform, effective: Mapping[str, ast.expr], src: Source
+) -> tuple[set[int], set[str]]:
     """The positions and names the use's literal donate keywords donate."""
     nums_node = effective.get(t.donate_argnums) if t.donate_argnums else None
     names_node = effective.get(t.donate_argnames) if t.donate_argnames else None

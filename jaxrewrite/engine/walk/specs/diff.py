@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.read.literals import Values, literal_ints
 from jaxrewrite.engine.read.reading import Reading, Reason
 from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.walk.specs.base import SpecUse
+from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import Transform
+from jaxrewrite.engine.walk.specs.base import SpecUse
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.analysis import Use
@@ -50,7 +50,13 @@ def complete(use: SpecUse) -> Values | None:
             if num == p.position or (num < 0 and not sig.var_positional and num + n == p.position):
                 what = " and ".join(m.value for m in sorted(p.markers, key=lambda m: m.value))
                 raise rules.DIFFERENTIATED.error(
-                    src, p.node if call is None else call, name=p.name, what=what, transform=t.name, keyword=t.argnums, num=num
+                    src,
+                    p.node if call is None else call,
+                    name=p.name,
+                    what=what,
+                    transform=t.name,
+                    keyword=t.argnums,
+                    num=num,
                 )
     return None
 

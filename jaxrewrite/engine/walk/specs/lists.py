@@ -33,8 +33,8 @@ from jaxrewrite.engine.read.reading import (
 )
 from jaxrewrite.engine.read.signature import Kind, Param, Signature
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.walk.specs.base import SpecUse, marked, vararg_name
 from jaxrewrite.engine.rulebook.table import Transform
+from jaxrewrite.engine.walk.specs.base import SpecUse, marked, vararg_name
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
@@ -113,7 +113,9 @@ def _effective(use: Use) -> dict[str, ast.expr]:
     written: dict[str, ast.expr] = {}
     for kw in use.written:
         if kw.arg is None:
-            raise Reason.UNPACKED.refused("migrate", transform=use.transform.name, mapping=ast.unparse(kw.value))
+            raise Reason.UNPACKED.refused(
+                "migrate", transform=use.transform.name, mapping=ast.unparse(kw.value)
+            )
         written[kw.arg] = kw.value
     return written
 
@@ -131,7 +133,11 @@ T = TypeVar("T")
 
 
 def _read(
-    reader: Callable[[ast.expr, str, Source], tuple[T, ...]], node: ast.expr | None, keyword: str, src: Source, what: str
+    reader: Callable[[ast.expr, str, Source], tuple[T, ...]],
+    node: ast.expr | None,
+    keyword: str,
+    src: Source,
+    what: str,
 ) -> tuple[T, ...] | None:
     if node is None or literal(node) is None:
         return None
@@ -139,7 +145,9 @@ def _read(
         return reader(node, keyword, src)
     except RewriteError:
         kind = "" if literal(node) is MISSING else f" {what}"
-        raise Reason.NON_LITERAL.refused("migrate", keyword=keyword, spec=ast.unparse(node), kind=kind) from None
+        raise Reason.NON_LITERAL.refused(
+            "migrate", keyword=keyword, spec=ast.unparse(node), kind=kind
+        ) from None
 
 
 def _check_positions(nums: Iterable[int], sig: Signature, keyword: str) -> None:
@@ -152,7 +160,9 @@ def _check_positions(nums: Iterable[int], sig: Signature, keyword: str) -> None:
             raise Reason.OUT_OF_RANGE.refused(keyword=keyword, i=i, count=sig.n_positional)
 
 
-def _check_names(names: Iterable[str], sig: Signature, keyword: str, positional: bool = False) -> None:
+def _check_names(
+    names: Iterable[str], sig: Signature, keyword: str, positional: bool = False
+) -> None:
     named = {p.name: p for p in sig.params if p.kind not in VARIADIC}
     kwargs = next((p.name for p in sig.params if p.kind is Kind.VAR_KEYWORD), None)
     for name in names:
@@ -182,7 +192,9 @@ def read(use: Use, sig: Signature, src: Source) -> Reading:
             if how == "refuse":
                 raise Reason.UNSUPPORTED.refused(transform=t.name, word=word, keyword=t.argnums)
             _check_names(extra_names, sig, word, positional=True)
-            extra_positions = tuple(p.position for p in sig.params if p.name in extra_names and p.position is not None)
+            extra_positions = tuple(
+                p.position for p in sig.params if p.name in extra_names and p.position is not None
+            )
             inferred = True
     if nums is not None:
         _check_positions(nums, sig, t.argnums)
@@ -224,5 +236,6 @@ def static_params(t: Transform, meaning: Meaning, sig: Signature) -> list[Param]
     return [
         p
         for p in sig.params
-        if p.kind not in VARIADIC and ((p.position is not None and p.position in nums) or p.name in names)
+        if p.kind not in VARIADIC
+        and ((p.position is not None and p.position in nums) or p.name in names)
     ]

@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.read.classes import ClassInfo
 from jaxrewrite.engine.read.literals import Values, literal_strs, same
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import ClassTransform, Mark
 from jaxrewrite.engine.walk.specs.base import by_name
 
 
 def registration_values(
-    t: ClassTransform, keywords: tuple[ast.keyword, ...], info: ClassInfo, src: Source, where: ast.expr
+    t: ClassTransform,
+    keywords: tuple[ast.keyword, ...],
+    info: ClassInfo,
+    src: Source,
+    where: ast.expr,
 ) -> Values | None:
     """Static fields go to ``meta_fields``, every other init field to ``data_fields``."""
     static = [f for f in info.fields if Mark.STATIC in f.markers]
@@ -28,7 +32,9 @@ def registration_values(
     explicit = {kw.arg for kw in keywords} >= {t.data_fields, t.meta_fields}
     for f in info.fields:
         if f.unknown_metadata is not None and not explicit:  # explicit lists: JAX reads no metadata
-            raise rules.METADATA_NOT_LITERAL.error(src, f.unknown_metadata, name=f.name, cls=info.name)
+            raise rules.METADATA_NOT_LITERAL.error(
+                src, f.unknown_metadata, name=f.name, cls=info.name
+            )
     effective = by_name(keywords, "fields", t.name, src)
     user_data = literal_strs(effective.get(t.data_fields), t.data_fields, src)
     user_meta = literal_strs(effective.get(t.meta_fields), t.meta_fields, src)
@@ -42,7 +48,12 @@ def registration_values(
     else:
         if info.unseen_base is not None:
             raise rules.UNSEEN_BASE.error(
-                src, info.unseen_base, base=ast.unparse(info.unseen_base), cls=info.name, data=t.data_fields, meta=t.meta_fields
+                src,
+                info.unseen_base,
+                base=ast.unparse(info.unseen_base),
+                cls=info.name,
+                data=t.data_fields,
+                meta=t.meta_fields,
             )
         fields = [f for f in info.fields if f.init and f.name not in dropped]
         meta_names = set(user_meta) | {f.name for f in static}
