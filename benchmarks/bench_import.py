@@ -9,8 +9,9 @@
    The two do not run the same code: the rewritten decorators pass static_argnums/argnames, and
    jax.jit does more work for those. So a third arm imports the rewritten text saved as an
    ordinary module (what you would write by hand), plainly: hook vs that is the hook's own cost.
-   Target: ratio <= 1.03. A fourth imports it with plain types and no marker import, as code
-   written without jaxrewrite at all. Target: ratio <= 1.03. Each child of these arms then
+   Its target (<= 1.03) is checked in instructions by bench_instructions.py: this wall-clock
+   row moves by more than 3 % on a shared machine. A fourth imports it with plain types and no
+   marker import, as code written without jaxrewrite at all: context. Each child of these arms then
    imports a second module of the same text, timed apart: what each further opted-in module
    costs once the once-per-process costs are paid (reading and hashing its source, and the
    finder's own frames), against plain code and against the by-hand rewrite.
@@ -302,8 +303,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = [
         ("import jax", jax_result, None),
         ("opted-in module, warm cache", module_result, None),
-        ("  vs the rewrite written by hand", by_hand_result, 1.03),
-        ("  vs by hand with plain types", plain_types_result, 1.03),
+        ("  vs the rewrite written by hand", by_hand_result, None),  # bench_instructions.py's
+        ("  vs by hand with plain types", plain_types_result, None),
         ("  as the second opted-in module", second_result, None),
         ("  second module vs by hand", second_by_hand_result, None),
     ]

@@ -6,7 +6,8 @@
 Each script runs in its own interpreter, one after the other (they would compete for the cores
 otherwise), in the order of BENCHMARKS below: dispatch, cold rewrite (with its profile), per-leaf
 statics, check, migrate, notebook and pytest integrations, library import, import cost,
-and the hook's own share of ``import jax`` (bench_hook_share.py).
+the hook's own share of ``import jax`` (bench_hook_share.py), and a warm import against its
+rewrite by hand counted in instructions under callgrind (bench_instructions.py; needs valgrind).
 Every figure is a ratio of two arms measured side by side in the same run; see
 each script's docstring for its arms and _timing.py for how rounds are interleaved and
 summarised. A child that fails is reported and makes this command exit 1, after the others ran.
@@ -22,6 +23,7 @@ import math
 import os
 import platform
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,8 +37,9 @@ from _timing import Ratio, Row, load  # noqa: E402
 
 RESULTS = HERE / "results.md"
 
-#: (name, script, extra arguments for a full run, the peers it compares with beyond jax). Order:
-#: cheapest and least noisy first. A benchmark whose peer is not installed is skipped, and says so.
+#: (name, script, extra arguments for a full run, the peers it compares with beyond jax, or the
+#: programs it needs). Order: cheapest and least noisy first; the instruction counts last, the
+#: slowest. A benchmark whose peer is missing is skipped, and says so.
 #: The scripts that time JAX calls on a device (``--platform``, a device column) are ON_DEVICE.
 BENCHMARKS: list[tuple[str, str, list[str], tuple[str, ...]]] = [
     ("dispatch", "bench_dispatch.py", [], ("equinox", "jax_dataclasses")),
@@ -51,6 +54,7 @@ BENCHMARKS: list[tuple[str, str, list[str], tuple[str, ...]]] = [
     ("compose", "bench_compose.py", [], ("jaxtyping", "beartype", "typeguard")),
     ("runner", "bench_runner.py", [], ()),
     ("share", "bench_hook_share.py", [], ()),
+    ("instructions", "bench_instructions.py", [], ("valgrind",)),
 ]
 
 
@@ -58,13 +62,14 @@ ON_DEVICE = ("dispatch", "fields", "leaves")
 
 
 def missing_peers(peers: tuple[str, ...]) -> list[str]:
-    """The peers that cannot be imported here (looked up, not imported)."""
+    """The peers that cannot be imported here (looked up, not imported), nor run as programs."""
     missing = []
     for peer in peers:
         try:
             found = importlib.util.find_spec(peer) is not None
         except (ImportError, ValueError):
             found = False
+        found = found or shutil.which(peer) is not None
         if not found:
             missing.append(peer)
     return missing

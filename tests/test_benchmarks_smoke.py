@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -51,6 +52,7 @@ NAMES = {
     "bench_compose.py": "compose",
     "bench_runner.py": "runner",
     "bench_hook_share.py": "share",
+    "bench_instructions.py": "instructions",
 }
 
 #: Which run.py run each script's checks read: the two-script run for dispatch and cold, else
@@ -314,6 +316,20 @@ def test_bench_hook_share_runs_and_writes_its_rows(quick_run: Callable[[str], Qu
     assert all(0 < row["ratio"]["median"] < 1 for row in rows), rows
     section = run.stdout.partition("$ bench_hook_share.py ")[2].split("\n$ ", 1)[0]
     assert "(--quick:" in section, section
+
+
+@grouped("instructions")
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_bench_instructions_counts_both_arms(quick_run: Callable[[str], QuickRun]) -> None:
+    """The warm import against its rewrite by hand, in instructions under callgrind: one row with
+    its target, both arms counted (a stripped interpreter counts nothing and stops the script)."""
+    run = quick_run("instructions")
+    assert run.result.returncode == 0, run.explain()
+    rows = json.loads((run.kept / "instructions.json").read_text())
+    assert [row["target"] for row in rows] == [1.03]
+    assert 0.5 < rows[0]["ratio"]["median"] < 5, rows
+    section = run.stdout.partition("$ bench_instructions.py ")[2].split("\n$ ", 1)[0]
+    assert "instructions per import, hook / by hand" in section and "(--quick:" in section
 
 
 def test_the_import_benchmarks_children_import_the_jaxrewrite_they_name(tmp_path: Path) -> None:
