@@ -43,7 +43,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
 from jaxrewrite.leaves_aot import forward
-from jaxrewrite.options import completed, options_by_name
+from jaxrewrite.leaves_options import completed, options_by_name
 
 #: grad's extra keyword carrying the held entries; never a user parameter name.
 STATIC_LEAVES = "_jaxrewrite_static_leaves"

@@ -134,9 +134,9 @@ def diagnose_text(
 ) -> tuple[str, int] | None:
     """``diagnose`` for the text of ``path``; ``fix`` replaces what the warning says to do."""
     try:
-        from jaxrewrite.engine.analyze import analyze
+        from jaxrewrite.engine.build import build_analysis
 
-        analysis = analyze(text, path, require_pragma=False)
+        analysis = build_analysis(text, path, require_pragma=False)
     except SyntaxError:
         return None
     first = analysis.first_edit()

@@ -2,7 +2,7 @@
 reads them back instead of analyzing again (ruff's ``.ruff_cache``).
 
 Nothing lost: an entry is found under a key made of jaxrewrite's version, the digest of its
-engine (the cache tag's, hook/tag.py: in a checkout, editing the engine under the same version
+engine (the cache tag's, hook/cachetag.py: in a checkout, editing the engine under the same version
 is another analysis), the Python version, the options in force (select, ignore and the whole ``[tool.jaxrewrite]`` table), the file's path (as
 given and absolute) and the SHA-256 of its bytes; it also lists every module the analysis read to follow an
 import (JR009, JR013), with the file that import resolved to (or none) and that file's hash, and
@@ -25,7 +25,7 @@ from dataclasses import asdict
 from typing import Any
 
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.hook import tag
+from jaxrewrite.hook import cachetag
 from jaxrewrite.version import __version__
 
 FOLDER = ".jaxrewrite_cache"
@@ -70,7 +70,7 @@ class Cache:
     def open(cls, folder: str, settings: Any) -> Cache:
         """The cache in ``folder`` for a run with ``settings`` (any value with a stable repr)."""
         try:
-            engine: str | None = tag.rewriter_hash()
+            engine: str | None = cachetag.rewriter_hash()
         except (
             OSError
         ):  # jaxrewrite's sources unreadable: the version alone, as the hook then keeps no cache

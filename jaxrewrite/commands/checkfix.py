@@ -33,7 +33,7 @@ from jaxrewrite.header import PRAGMA, header_statements, scan_header
 from jaxrewrite.migrate.imports import first_import_block, marker_import_lines, marker_import_place
 
 if TYPE_CHECKING:
-    from jaxrewrite.commands.check import Options
+    from jaxrewrite.config import Options
     from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 
 #: ``check_text``, passed in by the check command (this module is below it: no import back up).

@@ -29,7 +29,7 @@ from jaxrewrite.commands.targets import (
 )
 from jaxrewrite.errors import TOO_DEEP, too_deep
 from jaxrewrite.header import PRAGMA, scan_header
-from jaxrewrite.hook import pipeline, pycfile, tag
+from jaxrewrite.hook import cachetag, pipeline, pycfile
 
 LEVELS = (0, 1, 2)
 
@@ -74,7 +74,7 @@ def compile_file(
     else:
         key = pycfile.hash_key(data) if mode == "checked-hash" else pycfile.stat_key(st)
     for level in levels:
-        pyc = tag.cache_path(origin, level, steps.name)
+        pyc = cachetag.cache_path(origin, level, steps.name)
         if pyc is None:
             return Outcome(shown, "failed", ": this Python keeps no bytecode cache (no cache tag)")
         try:

@@ -28,7 +28,7 @@ from jaxrewrite.commands.files import (
     write_atomically,
     write_source,
 )
-from jaxrewrite.commands.hooknotes import INSTALL_LINE, hook_notes, install_hooks
+from jaxrewrite.commands.hookadvice import INSTALL_LINE, hook_notes, install_hooks
 from jaxrewrite.commands.progress import Progress
 from jaxrewrite.errors import TOO_DEEP, too_deep
 from jaxrewrite.migrate import REASONS, Migration, Reason, migrate_source

@@ -1,35 +1,23 @@
 """The value every front end reads: an ``Analysis`` of one module, its transform uses and findings.
 
-Data only; ``engine.analyze`` makes it, ``plan`` turns it into edits, the commands print it.
+Data only; ``engine.build`` makes it, ``plan`` turns it into edits, the commands print it.
 """
 
 from __future__ import annotations
 
 import ast
 import enum
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from jaxrewrite.engine.read.fields import FieldUse
 from jaxrewrite.engine.read.literals import Values
-from jaxrewrite.engine.read.scopes import ScopeTree
 from jaxrewrite.engine.read.signature import Param, Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import ClassTransform, Container, Mark, Transform
 from jaxrewrite.header import Header
 
-if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
-
 Function = ast.FunctionDef | ast.AsyncFunctionDef
-
-
-#: A finding pass over the analysis while its tree, scopes and walk are alive (lint, peruse, the
-#: ledger, imported and tracetime each export one; ``engine.findings`` lists check's and show's):
-#: it adds to the Analysis. Front ends choose the passes, so the analysis never imports them.
-TreePass = Callable[["Analysis", ScopeTree, ast.Module, "Analyzer"], None]
 
 
 class UseKind(enum.Enum):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from jaxrewrite.engine.analysis import Analysis
-from jaxrewrite.engine.analyze import collector_paused
+from jaxrewrite.engine.build import collector_paused
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.edits.plan import plan
 from jaxrewrite.engine.findings import analyze

@@ -28,7 +28,7 @@ import warnings
 from types import CodeType
 from typing import Any
 
-from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.build import build_analysis
 from jaxrewrite.engine.read.source import unified_diff
 from jaxrewrite.engine.rewrite import rewritten
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
@@ -110,7 +110,7 @@ class CellRewriter:
         prefix = prepared.prefix
         shift = prefix.count("\n")
         try:
-            analysis = analyze(
+            analysis = build_analysis(
                 prefix + text, CELL, environment=prepared.environment, require_pragma=False
             )
         except RewriteError:
@@ -211,7 +211,7 @@ class CellRewriter:
         # The rest of the cell, with the lines before it blank: line numbers stay the cell's.
         rest = "\n" * (loads[0] + 1) + "".join(lines[loads[0] + 1 :])
         try:
-            analysis = analyze(rest, CELL, require_pragma=False)
+            analysis = build_analysis(rest, CELL, require_pragma=False)
         except SyntaxError:
             return  # IPython reports it; a RewriteError would have been raised on a later cell
         first = analysis.first_edit()

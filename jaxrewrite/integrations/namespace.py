@@ -33,7 +33,7 @@ from jaxrewrite import markers
 from jaxrewrite.engine.read import scopes
 from jaxrewrite.engine.read.classes import FunctionalClass, LocalClass, read_class
 from jaxrewrite.engine.read.filters import FIRST_ARGUMENT, functional_classes
-from jaxrewrite.engine.read.markindex import names_marker
+from jaxrewrite.engine.read.markers import names_marker
 from jaxrewrite.engine.read.scopes import (
     Assigned,
     Binding,
@@ -184,7 +184,7 @@ def prepare(text: str, namespace: Mapping[str, Any], recorded: Mapping[str, Reco
 
 
 def _spells_marker(binding: Binding) -> bool:
-    """A marker's name (``markindex.names_marker``), or a generic marker alias made of one."""
+    """A marker's name (``markers.names_marker``), or a generic marker alias made of one."""
     return names_marker(binding) or (
         isinstance(binding, Assigned) and isinstance(binding.value, ast.Subscript)
     )

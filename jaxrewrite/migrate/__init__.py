@@ -5,9 +5,9 @@ migrated, what was refused and why) out; ``jaxrewrite migrate`` reads and writes
 reads the engine's ``Analysis`` and the engine's helpers (literal readers, the donation and
 ``*args`` rules, the header rule, the comment tokenizer, scopes), never a rule of its own:
 
-* ``reading``: JAX's reading of a hand-written spec (what each use made static before);
+* ``engine.read.handwritten``: JAX's reading of a hand-written spec (what each use made static before);
 * ``plan``: per function, the markers to add, or a refusal with its reason;
-* ``edits`` and ``module``: the plan as offset-keyed edits, the header's pragma and import;
+* ``edits`` and ``header``: the plan as offset-keyed edits, the header's pragma and import;
 * ``imports``: the marker import where isort wants it, the functools imports made unused removed;
 * ``verify``: the round trip, the migrated text analyzed exactly as the import hook will, use by
   use; the planner's own checks only give the refusals their readable reasons, the round trip
@@ -21,12 +21,12 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from jaxrewrite.engine.analyze import analyze, collector_paused, keeping_tree
+from jaxrewrite.engine.build import build_analysis, collector_paused, keeping_tree
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.read.filters import EXHAUSTIVE
 from jaxrewrite.engine.walk.specs import may_need_migration
+from jaxrewrite.migrate.header import ModuleText
 from jaxrewrite.migrate.imports import unused_import_edits
-from jaxrewrite.migrate.module import ModuleText
 from jaxrewrite.migrate.plan import Plan, plan_migration
 from jaxrewrite.migrate.result import REASONS, Migrated, Migration, Reason, Refusal, UseRecord
 from jaxrewrite.migrate.unattached import unattached
@@ -63,7 +63,7 @@ def migrate_source(text: str, filename: str = "<string>") -> Migration:
 
 def _migrate(text: str, filename: str) -> Migration:
     trees: list[ast.Module] = []
-    analysis = analyze(
+    analysis = build_analysis(
         text, filename, filters=EXHAUSTIVE, require_pragma=False, passes=(keeping_tree(trees),)
     )
     module = ModuleText(analysis.source, trees[0] if trees else None)  # its tree, not parsed again

@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass, field
 
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
-from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.build import build_analysis
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.findings.tracetime import PASS, TRACE, fix_text, uses_jaxrewrite
 from jaxrewrite.engine.read.filters import EXHAUSTIVE
@@ -54,7 +54,7 @@ def fix_source(text: str, filename: str = "<string>") -> Fix:
     In a module that uses jaxrewrite the parameters become ``Static`` markers; in any other, the
     transform's own keywords (``static_argnames``/``static_argnums``). A function that cannot be
     fixed is named in ``refused`` with why and what to write by hand; the others are still fixed."""
-    analysis = analyze(text, filename, require_pragma=False, filters=TRACE, passes=(PASS,))
+    analysis = build_analysis(text, filename, require_pragma=False, filters=TRACE, passes=(PASS,))
     if not analysis.must_be_static:
         return Fix(text, text)
     marker = uses_jaxrewrite(ast.parse(text, filename), analysis.header.enabled)
@@ -78,7 +78,7 @@ def fix_source(text: str, filename: str = "<string>") -> Fix:
         result.text = step.text
         result.fixed.extend(step.fixed)
         result.said.extend(step.said)
-        analysis = analyze(
+        analysis = build_analysis(
             result.text, filename, require_pragma=False, filters=TRACE, passes=(PASS,)
         )
 
@@ -123,7 +123,9 @@ def _fix_plain(
         if edits[-1].text:
             said.append("'import functools' added (functools.partial needs it)")
     fixed_text = splice.apply(text, edits)
-    after = analyze(fixed_text, filename, require_pragma=False, filters=TRACE, passes=(PASS,))
+    after = build_analysis(
+        fixed_text, filename, require_pragma=False, filters=TRACE, passes=(PASS,)
+    )
     left = {(f.name, n) for f, n in after.must_be_static}
     for func, names in wanted:
         still = [n for n in names if (func.name, n) in left]
@@ -216,7 +218,7 @@ def _fix(
 def _verify(text: str, filename: str, targets: dict[tuple[str, int], list[str]]) -> None:
     """The fixed module rewrites without refusal, every use of a fixed def holds the parameters
     Static, and none of the findings fixed is reported again."""
-    after = analyze(text, filename, require_pragma=False, filters=EXHAUSTIVE, passes=(PASS,))
+    after = build_analysis(text, filename, require_pragma=False, filters=EXHAUSTIVE, passes=(PASS,))
     if after.errors:
         raise _CannotFix(f"the fixed module would be refused: {after.errors[0]}")
     names = {name for name, _ in targets}

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.edits import splice
-from jaxrewrite.engine.read.reading import BY_KEYWORD, Meaning, spell
+from jaxrewrite.engine.read.handwritten import BY_KEYWORD, Meaning, spell
 from jaxrewrite.engine.read.signature import Param, Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import Mark, SpecKind, Transform
@@ -23,7 +23,7 @@ from jaxrewrite.engine.walk.specs.lists import (
 )
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.migrate.edits import function_edits, removals
-from jaxrewrite.migrate.module import ModuleText
+from jaxrewrite.migrate.header import ModuleText
 from jaxrewrite.migrate.result import Reason, Refusal, Refused
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 # The reasons are the engine's (its one reading of JAX's specs refuses with them): re-exported.
-from jaxrewrite.engine.read.reading import Reason as Reason
-from jaxrewrite.engine.read.reading import Refused as Refused
+from jaxrewrite.engine.read.handwritten import Reason as Reason
+from jaxrewrite.engine.read.handwritten import Refused as Refused
 from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic
 
 #: One line per reason, for summaries (``jaxrewrite migrate`` prints the counts with these): the

@@ -15,7 +15,7 @@ from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.read.scopes import Imported, Scope, ScopeTree, build_scopes
 from jaxrewrite.engine.rulebook.table import TRANSFORMS, SpecKind
 from jaxrewrite.engine.walk.specs import NEEDLES
-from jaxrewrite.migrate.module import ModuleText
+from jaxrewrite.migrate.header import ModuleText
 from jaxrewrite.migrate.result import Reason, Refusal
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef

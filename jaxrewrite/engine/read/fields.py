@@ -15,7 +15,7 @@ import enum
 from dataclasses import dataclass
 
 from jaxrewrite.engine.read.classes import FIELD, NEUTRAL_BASES, local_class, not_a_field
-from jaxrewrite.engine.read.markindex import MarkerReader
+from jaxrewrite.engine.read.markers import MarkerReader
 from jaxrewrite.engine.read.resolve import MAX_DEPTH, binding_scope, qualname
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
 from jaxrewrite.engine.read.source import Source

@@ -251,7 +251,7 @@ class ScopeTree:
     walrus_lines: list[int] = field(default_factory=list)
     #: The flow of the statement being bound (see ``Site``); 0 directly in a scope's body.
     flow: int = 0
-    #: The module's one index of markers (``markindex.index_of``: made on first ask).
+    #: The module's one index of markers (``markers.index_of``: made on first ask).
     index: object | None = None
 
     def release(self) -> None:

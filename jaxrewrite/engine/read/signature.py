@@ -1,5 +1,5 @@
 """Reading a ``def``'s signature from source: parameter kinds and positions, each with its markers
-as the one reader of markers finds them (``markindex.MarkerReader``: the outermost annotation only).
+as the one reader of markers finds them (``markers.MarkerReader``: the outermost annotation only).
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import ast
 import enum
 from typing import NamedTuple
 
-from jaxrewrite.engine.read.markindex import NO_MARKS, MarkerReader, MarkIndex, Marks, inner_type
+from jaxrewrite.engine.read.markers import NO_MARKS, MarkerReader, MarkIndex, Marks, inner_type
 from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Scope
 from jaxrewrite.engine.read.source import Source

@@ -8,7 +8,7 @@ from jaxrewrite.engine.analysis import Inner, Leaf, Use, UseKind, held_leaves, n
 from jaxrewrite.engine.read.classes import ClassInfo, FunctionalClass, LocalClass, leaf_class
 from jaxrewrite.engine.read.filters import lines_mentioning, may_matter
 from jaxrewrite.engine.read.literals import resolve_keywords
-from jaxrewrite.engine.read.markindex import index_of, may_mark
+from jaxrewrite.engine.read.markers import index_of, may_mark
 from jaxrewrite.engine.read.recognise import ambiguous, classify
 from jaxrewrite.engine.read.resolve import MAX_DEPTH, PAST_DEPTH, TooDeep, too_deep
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope

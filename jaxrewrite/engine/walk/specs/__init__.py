@@ -15,8 +15,8 @@ import ast
 import re
 from typing import TYPE_CHECKING, Protocol
 
+from jaxrewrite.engine.read.handwritten import Reading
 from jaxrewrite.engine.read.literals import MISSING, Values, literal
-from jaxrewrite.engine.read.reading import Reading
 from jaxrewrite.engine.read.recognise import TransformRef
 from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source

@@ -15,6 +15,13 @@ import ast
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
+from jaxrewrite.engine.read.handwritten import (
+    BY_KEYWORD,
+    VARIADIC,
+    Meaning,
+    Reading,
+    Reason,
+)
 from jaxrewrite.engine.read.literals import (
     MISSING,
     Value,
@@ -23,13 +30,6 @@ from jaxrewrite.engine.read.literals import (
     literal_ints,
     literal_strs,
     same,
-)
-from jaxrewrite.engine.read.reading import (
-    BY_KEYWORD,
-    VARIADIC,
-    Meaning,
-    Reading,
-    Reason,
 )
 from jaxrewrite.engine.read.signature import Kind, Param, Signature
 from jaxrewrite.engine.read.source import Source
