@@ -1,4 +1,4 @@
-"""``[tool.jaxrewrite]`` in pyproject.toml: the settings ``check``, ``migrate`` and the pytest plugin read.
+"""``[tool.jaxrewrite]`` in pyproject.toml: what ``check``, ``migrate`` and the pytest plugin read.
 
 Found as ruff finds its own: the nearest ``pyproject.toml`` that has a ``[tool.jaxrewrite]`` table,
 from the starting folder (the cwd) upward, or the file ``--config`` names. Glob patterns

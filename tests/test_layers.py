@@ -276,7 +276,7 @@ def test_the_place_rules_fail_on_a_module_in_the_wrong_place() -> None:
 
 
 def test_notrewritten_imports_nothing_of_the_hook() -> None:
-    """The warning's module is told whether a hook is installed (finder sets ``HOOKED``); the
+    """The warning's module asks ``sys.modules`` for the finder, never imports it; the
     finder -> notrewritten -> finder cycle of issue 19 item 5 stays gone."""
     assert not {m for m in graph()["jaxrewrite.notrewritten"] if m.startswith("jaxrewrite.hook")}
     assert "jaxrewrite.notrewritten" not in graph()["jaxrewrite.hook.pipeline"]

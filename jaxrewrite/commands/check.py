@@ -191,7 +191,8 @@ def parser(prog: str) -> argparse.ArgumentParser:
     codes = ", ".join(sorted(CODES))
     ap = argparse.ArgumentParser(
         prog=f"{prog} check",
-        description="Report Static/NoDiff annotations that would do nothing or be refused, without running anything.",
+        description="Report Static/NoDiff annotations that would do nothing or be refused, "
+        "without running anything.",
         epilog=f"{EXIT_STATUS}\ncodes: {codes} (see the guide, 'Catching mistakes')",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -215,28 +216,31 @@ def parser(prog: str) -> argparse.ArgumentParser:
     ap.add_argument(
         "--fix",
         action="store_true",
-        help="fix in place what can be, each fix checked again before it is written: add the missing "
-        "pragma (JR001) or marker import (JR015), make the JR006 parameters Static (in a plain-JAX "
-        "module: pass the transform's static keywords); stderr says what was fixed and why the rest was not",
+        help="fix in place what can be, each fix checked again before it is written: add the "
+        "missing pragma (JR001) or marker import (JR015), make the JR006 parameters Static "
+        "(in a plain-JAX module: pass the transform's static keywords); stderr says what was "
+        "fixed and why the rest was not",
     )
     ap.add_argument(
         "--diff",
         action="store_true",
-        help="with --fix (implied): print the fixes as a unified diff and write nothing; exit 1 if there is one",
+        help="with --fix (implied): print the fixes as a unified diff and write nothing; exit 1 "
+        "if there is one",
     )
     ap.add_argument(
         "--no-cache",
         action="store_true",
-        help=f"neither read nor write the cache of findings ({FOLDER} in the configuration's folder, "
-        "or the configuration's cache-dir)",
+        help=f"neither read nor write the cache of findings ({FOLDER} in the configuration's "
+        "folder, or the configuration's cache-dir)",
     )
     ap.add_argument(
         "--exclude",
         action="append",
         default=[],
         metavar="PATTERN",
-        help="comma-separated glob patterns of files and folders to skip in the walk, as ruff reads "
-        "them (added to the configuration's exclude; a path named here is always checked)",
+        help="comma-separated glob patterns of files and folders to skip in the walk, as ruff "
+        "reads them (added to the configuration's exclude; a path named here is always "
+        "checked)",
     )
     ap.add_argument(
         "--stdin-filename", metavar="NAME", help="the file name to report for standard input (-)"

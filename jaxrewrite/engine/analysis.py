@@ -153,7 +153,8 @@ class Use:
 
 @dataclass(frozen=True)
 class Registration:
-    """One class registered as a pytree (``register_dataclass``): Static fields become meta_fields."""
+    """One class registered as a pytree (``register_dataclass``): Static fields become
+    meta_fields."""
 
     kind: UseKind
     #: The decorator expression, or the whole call at a call site.
@@ -178,7 +179,8 @@ def needs_edit(values: Values | None) -> bool:
 
 @dataclass(frozen=True)
 class MarkedDef:
-    """What ``engine.findings.lint`` judges of one def with markers, read while the scopes were alive."""
+    """What ``engine.findings.lint`` judges of one def with markers, read while the scopes were
+    alive."""
 
     node: Function
     marked: tuple[Param, ...]
@@ -200,8 +202,8 @@ class MarkedDef:
 
 @dataclass(frozen=True)
 class LintFacts:
-    """Everything ``engine.findings.lint.lint`` reads besides the uses: so that lint is a pure function
-    of the Analysis, run after the tree and its scopes are gone."""
+    """Everything ``engine.findings.lint.lint`` reads besides the uses: so that lint is a pure
+    function of the Analysis, run after the tree and its scopes are gone."""
 
     defs: tuple[MarkedDef, ...] = ()
     #: Transform call sites over something made from a marked def that is not seen through.
@@ -250,10 +252,11 @@ class Analysis:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: (def, parameter name) of every JR006 finding: what ``check --fix`` makes static.
     must_be_static: list[tuple[Function, str]] = field(default_factory=list)
-    #: What lint reads (its pass, ``engine.findings.lint.PASS``, only): ``engine.findings.lint.lint`` is pure over it.
+    #: What lint reads (its pass, ``engine.findings.lint.PASS``, only):
+    #: ``engine.findings.lint.lint`` is pure over it.
     lint_facts: LintFacts | None = None
-    #: Every marker of the module and what became of it (``engine.findings.ledger``): filled by the lint
-    #: analysis (``check``, ``show``), empty for the import hook's.
+    #: Every marker of the module and what became of it (``engine.findings.ledger``): filled by the
+    #: lint analysis (``check``, ``show``), empty for the import hook's.
     ledger: tuple[LedgerEntry, ...] = ()
     #: ids of the wrappers between a transform with a written spec and its def that are known
     #: to hand on the def's signature (``wrappers.keeps_signature``): migrate reads through them.

@@ -53,16 +53,15 @@ def build_analysis(
     filters: Filters = FAST,
     header: Header | None = None,
     passes: Sequence[TreePass] = (),
-    parsed: ast.Module | None = None,
 ) -> Analysis:
     """Analyze one module's text; Python's own SyntaxError if it does not parse.
 
     ``environment`` names what the text uses but does not bind (a notebook's earlier cells);
     ``require_pragma`` False analyzes text without a ``# jaxrewrite: enable`` header; ``passes``
     run over the live tree and walk after the analysis, in order: the finding passes
-    (``engine.findings``: lint, peruse, the ledger, imported) and ``engine.findings.tracetime.PASS`` (JR006,
-    the arguments that must be static, read with ``EXHAUSTIVE``-like filters so that unmarked
-    uses count). ``parsed``: the text already parsed.
+    (``engine.findings``: lint, peruse, the ledger, imported) and ``engine.findings.tracetime.PASS``
+    (JR006, the arguments that must be static, read with ``EXHAUSTIVE``-like filters so that
+    unmarked uses count).
     """
     header = scan_header(text) if header is None else header
     src = Source(text, filename)
@@ -78,9 +77,9 @@ def build_analysis(
         with collector_paused():
             # Parsed here, at the caller's depth, as Python parses it: only the walks may go on
             # in a deeper thread (engine/read/depth.py), never a parse Python itself would refuse.
-            tree = ast.parse(text, src.filename) if parsed is None else parsed
+            tree = ast.parse(text, src.filename)
             result = _analyze_tree(tree, src, header, environment, filters, passes)
-            del tree, parsed
+            del tree
     result.diagnostics[:0] = unknown
     result.diagnostics.sort(key=lambda d: (d.line, d.col))
     return result

@@ -1,4 +1,5 @@
-"""rewrite_source: analyze, raise the first error, plan, splice. The single source of truth for what runs."""
+"""rewrite_source: analyze, raise the first error, plan, splice. The single source of truth for what
+runs."""
 
 from __future__ import annotations
 

@@ -1,14 +1,10 @@
 """The import hook: a finder first on ``sys.meta_path`` and the loaders it hands opted-in modules.
 
-As pytest's assertion rewriting does: the finder asks the finders after it, so whoever finds a
-module keeps finding it, and looks at the spec they return. Only the user's code is looked at
-(``RewritingFinder.covers``): files outside the interpreter's installation (its standard library
-and every site-packages), and the packages an install names, wherever they are. A file with a
-current pyc of the hook's, or whose bytes opt in, gets ``RewritingLoader``, which runs the
-rewrite (cached, hook/pycfile.py); any other keeps its loader, untouched. Another tool's source
-loader (jaxtyping, beartype.claw, typeguard) is wrapped for that one module (``_Composed``): it
-reads the rewritten text where it would read the file.
-No attribute of Python's import classes is ever assigned; the state is the finder's.
+As pytest's assertion rewriting does: the finder asks the finders after it and looks at the spec
+they return, for the user's code only (``RewritingFinder.covers``). A file with a current pyc of
+the hook's, or whose bytes opt in, gets ``RewritingLoader``; another tool's source loader is
+wrapped for that one module (``_Composed``). No attribute of Python's import classes is ever
+assigned; the state is the finder's (docs/design.md, ``jaxrewrite/hook/``).
 """
 
 from __future__ import annotations
@@ -173,7 +169,8 @@ class _Composed:
             if _opted_in(self._jr_data) is None:
                 self._jr_data = None
                 return super().get_code(fullname)  # type: ignore[misc, no-any-return]
-            code = keptwarnings.keep(super().get_code(fullname), self._jr_said)  # type: ignore[misc]
+            code = super().get_code(fullname)  # type: ignore[misc]
+            code = keptwarnings.keep(code, self._jr_said)
             notrewritten.mark(path)
             if pyc is not None:
                 pycfile.store(pyc, code, pycfile.key_for(st, self._jr_data), path)

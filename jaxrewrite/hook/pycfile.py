@@ -2,11 +2,11 @@
 
 The header is PEP 552's: the source's mtime and size (as CPython and pytest validate theirs), or,
 where the user chose it (``SOURCE_DATE_EPOCH``, ``jaxrewrite compile --invalidation-mode
-checked-hash``), the hash of the source's bytes, checked at every import. The name (hook/cachetag.py)
-says which rewriter wrote it. After the code: the module's warnings (hook/keptwarnings.py), their length
-and a mark; ``marshal.loads`` of the code ignores them. Writes are atomic (a temp file, then
-``os.replace``), so concurrent importers see the old file or the new one. Every failure means "no
-cache", never an import error; with ``JAXREWRITE_DEBUG=1`` each says why on stderr (``trace``).
+checked-hash``), the hash of the source's bytes, checked at every import. The name
+(hook/cachetag.py) says which rewriter wrote it. After the code: the module's warnings
+(hook/keptwarnings.py), their length and a mark; ``marshal.loads`` of the code ignores them. Writes
+are atomic (a temp file, then ``os.replace``), so concurrent importers see the old file or the new
+one. Every failure means "no cache", never an import error (``JAXREWRITE_DEBUG=1``: why).
 """
 
 from __future__ import annotations

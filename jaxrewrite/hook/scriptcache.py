@@ -1,9 +1,9 @@
 """The code the runner (``python -m jaxrewrite SCRIPT``) executes for a script file, cached.
 
 A script is run many times a day, and rewriting it imports the engine each time: an opted-in script
-is served from the hook's own pyc, by the very rules a module is (hook/cachetag.py, hook/pycfile.py).
-A script that does not opt in, or cannot be decoded, is compiled as ``python`` compiles it, so
-the error is Python's own, naming the file and line.
+is served from the hook's own pyc, by the very rules a module is (hook/cachetag.py,
+hook/pycfile.py). A script that does not opt in, or cannot be decoded, is compiled as ``python``
+compiles it, so the error is Python's own, naming the file and line.
 """
 
 from __future__ import annotations

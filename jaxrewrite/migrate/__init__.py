@@ -2,18 +2,10 @@
 
 Its own layer over the engine: pure, text in, a ``Migration`` (the migrated text, what was
 migrated, what was refused and why) out; ``jaxrewrite migrate`` reads and writes the files. It
-reads the engine's ``Analysis`` and the engine's helpers (literal readers, the donation and
-``*args`` rules, the header rule, the comment tokenizer, scopes), never a rule of its own:
-
-* ``engine.read.handwritten``: JAX's reading of a hand-written spec (what each use made static before);
-* ``plan``: per function, the markers to add, or a refusal with its reason;
-* ``edits`` and ``header``: the plan as offset-keyed edits, the header's pragma and import;
-* ``imports``: the marker import where isort wants it, the functools imports made unused removed;
-* ``verify``: the round trip, the migrated text analyzed exactly as the import hook will, use by
-  use; the planner's own checks only give the refusals their readable reasons, the round trip
-  is what guarantees nothing changes meaning;
-* ``unattached``: specs on nothing the module defines, reported;
-* ``result``: the values, each refusal a finding with its reason's code.
+reads the engine's ``Analysis`` and helpers, never a rule of its own: ``plan`` (per function, the
+markers or a refusal), ``edits`` and ``header`` (the text edits, the pragma and the import),
+``imports``, ``verify`` (the round trip, which guarantees nothing changes meaning),
+``unattached`` and ``result`` (docs/design.md, ``jaxrewrite/migrate/``).
 """
 
 from __future__ import annotations

@@ -72,7 +72,8 @@ def fix_source(text: str, filename: str = "<string>") -> Fix:
             )
         except _CannotFix as why:
             result.refused.append(
-                f"{func.name!r} (line {func.lineno}): {why}; write by hand: {_advice(analysis, func, names, marker)}"
+                f"{func.name!r} (line {func.lineno}): {why}; write by hand: "
+                f"{_advice(analysis, func, names, marker)}"
             )
             continue
         result.text = step.text
@@ -196,7 +197,8 @@ def _fix(
     before = {(m.function, m.line) for m in migrate_source(text, filename).migrated}
     if before - set(targets):
         raise _CannotFix(
-            "migrate would also change other hand-written specs here: run 'jaxrewrite migrate' first"
+            "migrate would also change other hand-written specs here: run 'jaxrewrite migrate' "
+            "first"
         )
     migrated = migrate_source(splice.apply(text, edits), filename)
     done = {(m.function, m.line): {name for name, _ in m.params} for m in migrated.migrated}
@@ -247,7 +249,8 @@ def _spec_edits(
         return []
     if not isinstance(t, Transform) or t.spec is not SpecKind.LISTS:
         raise _CannotFix(
-            f"{getattr(use.target, 'name', '?')!r} is also used under {t.name}, whose spec is not a list"
+            f"{getattr(use.target, 'name', '?')!r} is also used under {t.name}, whose spec is not "
+            "a list"
         )
     if any(kw.arg is None for kw in use.written):
         raise _CannotFix(f"{t.name} arguments passed as **mapping")

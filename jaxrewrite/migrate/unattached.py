@@ -105,7 +105,8 @@ class _Finder:
             )
             return Refusal(Reason.UNREADABLE, why, node.lineno, func.name)
         if name is None or not node.args:
-            return None  # a partial or factory not applied here (an alias definition): reported at its uses
+            # A partial or factory not applied here (an alias definition): reported at its uses.
+            return None
         arg = node.args[0]
         origin = (
             _imported(arg.id, self.scope_at(node.lineno)) if isinstance(arg, ast.Name) else None
