@@ -125,7 +125,8 @@ def _unseen(defined: DefinedClass, scope: Scope, depth: int) -> ast.expr | None:
 def field_uses(
     defined: DefinedClass, scope: Scope, form: FieldForm, src: Source, relevant: set[str] | None
 ) -> list[FieldUse]:
-    """Every own Static field of a field-form class with the edit it needs; RewriteError on misuse."""
+    """Every own Static field of a field-form class with the edit it needs; RewriteError on
+    misuse."""
     reader = MarkerReader(defined.body, src, relevant)
     body = defined.body
     found: list[FieldUse] = []

@@ -15,7 +15,7 @@ import enum
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any, Union
+from typing import Any
 
 from jaxrewrite.engine.read.source import lines_containing, source_lines
 from jaxrewrite.engine.rulebook.table import Mark
@@ -73,7 +73,8 @@ class DefinedClass:
 
 @dataclass(frozen=True)
 class MarkerBinding:
-    """An outer-environment value that is itself a marker alias (``S = Static[int]`` run earlier)."""
+    """An outer-environment value that is itself a marker alias (``S = Static[int]`` run
+    earlier)."""
 
     markers: frozenset[Mark]
 
@@ -96,7 +97,7 @@ class Choice(Opaque):
     scope: Scope | None = None
 
 
-Binding = Union[Imported, Assigned, Defined, DefinedClass, MarkerBinding, Opaque]
+Binding = Imported | Assigned | Defined | DefinedClass | MarkerBinding | Opaque
 OPAQUE = Opaque()
 
 
@@ -228,7 +229,8 @@ class ScopeTree:
     """The module scope plus every def and class with the scope its statement runs in."""
 
     module: Scope
-    #: ``def`` nodes in source order, with the scope holding the def statement (where decorators run).
+    #: ``def`` nodes in source order, with the scope holding the def statement (where decorators
+    #: run).
     defs: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, Scope]]
     #: Class definitions in source order, with the scope holding the class statement.
     classes: list[tuple[DefinedClass, Scope]]
@@ -267,7 +269,8 @@ class ScopeTree:
         self.index = None
 
     def walk_deferred(self, lines: list[int] | None) -> None:
-        """Walk the deferred function bodies that contain any of the (sorted) ``lines``; all if None."""
+        """Walk the deferred function bodies that contain any of the (sorted) ``lines``; all if
+        None."""
         keep = []
         for item in self.deferred:
             first, last, node, scope = item
@@ -384,7 +387,8 @@ def _bind_targets(target: ast.expr, scope: Scope, site: Site) -> None:
 
 
 def target_names(target: ast.expr) -> Iterator[str]:
-    """The names an assignment target binds (``a``, ``a, (b, *c)``); attributes and items bind none."""
+    """The names an assignment target binds (``a``, ``a, (b, *c)``); attributes and items bind
+    none."""
     if isinstance(target, ast.Name):
         yield target.id
     elif isinstance(target, (ast.Tuple, ast.List)):

@@ -68,7 +68,8 @@ def read(use: Use, sig: Signature, src: Source) -> Reading:
 
 
 def spec_keywords(t: Transform) -> frozenset[str]:
-    """The keywords that make arguments static for ``t`` (empty for vmap: ``in_axes=None`` is not static)."""
+    """The keywords that make arguments static for ``t`` (empty for vmap: ``in_axes=None`` is not
+    static)."""
     return KINDS[t.spec].keywords(t)
 
 
