@@ -313,15 +313,18 @@ def _wheres(module: str, level: int, node: ast.ImportFrom) -> list[Where] | None
 
 
 def _all(body: list[ast.stmt]) -> frozenset[str] | None:
-    """A module's ``__all__``, where only literal lists or tuples of strings make it."""
+    """A module's ``__all__``, where only literal lists or tuples of strings make it (None where
+    anything else does: ``__all__.extend(core.__all__)``)."""
     names: set[str] = set()
     written = False
     for stmt in body:
+        value = getattr(stmt, "value", None)
+        if isinstance(value, ast.Call) and attributes(value.func)[0] == "__all__":
+            return None
         target = getattr(stmt, "target", None)
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [target] if target else []
         if not any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
             continue
-        value = getattr(stmt, "value", None)
         items = value.elts if isinstance(value, (ast.List, ast.Tuple)) else None
         if items is None or not all(
             isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items
