@@ -226,14 +226,14 @@ class Exports(Generic[T]):
         for star in reversed(read.stars):  # the last star import binding the name wins
             if star is None:
                 return None  # a library's: it may bind the name
-            where = next((w for w in star if w != key[:2] and self.module(*w)), None)
+            where = next((w for w in star if w != (module, level) and self.module(*w)), None)
             other = None if where is None else self.module(*where)
-            if other is None:
+            if where is None or other is None:
                 return None
             hidden = name[0] == "_" if other.exported is None else name not in other.exported
             if hidden:
                 continue
-            found = self._find((*where, name), seen)
+            found = self._find((where[0], where[1], name), seen)
             if found is not _ABSENT:
                 return found
         return _ABSENT
@@ -288,9 +288,9 @@ class Exports(Generic[T]):
                         modules[name] = binding.qualname  # ``import a.b as m``: a module
                     continue  # not bound by one import of its line
                 node, alias = found[0]
-                if node.level == 0 and library(node.module or ""):
-                    continue
-                out.leads[name] = [(*where, alias.name) for where in _wheres(module, level, node)]
+                wheres = _wheres(module, level, node)
+                if wheres is not None:  # else a library's
+                    out.leads[name] = [(*where, alias.name) for where in wheres]
             _follow_assigned(assigned, out, modules)
         except RecursionError:
             return None
