@@ -19,11 +19,11 @@ import bisect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State, TreePass
+from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State
 from jaxrewrite.engine.read.classes import functional_entries
-from jaxrewrite.engine.read.elsewhere import Elsewhere, ImportReader
 from jaxrewrite.engine.read.fields import field_function, form_of
-from jaxrewrite.engine.read.markindex import index_of, is_container_call, may_mark
+from jaxrewrite.engine.read.markers import index_of, is_container_call, may_mark
+from jaxrewrite.engine.read.othermodules import Elsewhere, ImportReader
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import parse_string, qualname
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope, ScopeTree, own_expressions
@@ -34,7 +34,7 @@ from jaxrewrite.engine.rulebook.table import EITHER_FORM, Mark
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.build import Analyzer, TreePass
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -81,7 +81,8 @@ class _Collector:
         #: Whether names imported from other modules are asked for (JR009; not by the import hook).
         self.imports = imports
         index = self.index = index_of(scopes)
-        # The index, not ``self``: a collector in a cycle would keep the tree alive past its release.
+        # The index, not ``self``: a collector in a cycle would keep the tree alive past its
+        # release.
         self.elsewhere = Elsewhere(
             reader, lambda expr, scope: bool(index.mentions(expr, scope, set()))
         )
@@ -279,23 +280,25 @@ class _Collector:
         """A parameter of a transformed def annotated with a name from a module the engine does
         not read (``X`` from ``from m import X``, or ``al.Steps`` of ``from . import aliases as
         al``): followed through the reader where it can be, a finding where it cannot. The names
-        first: whether ``func`` is transformed costs a walk of the module, asked only where needed."""
+        first: whether ``func`` is transformed costs a walk of the module, asked only where
+        needed."""
         names = list(self.elsewhere.names(ann, scope))
         if not names or not self.transformed(func):
             return
-        for name, at, module, level in names:
-            spelled = f"{'.' * level}{module}"
-            verdict = self.elsewhere.follow(module, level, name)
-            if verdict == "":
+        for name, at, module, level, shown, written in names:
+            found = self.elsewhere.follow(module, level, name)
+            if found is not None and found[1] == "":
                 continue  # read, and not a marker
-            fields = {"name": name, "param": arg.arg, "module": spelled}
-            if verdict is None:
+            spelled = f"{'.' * level}{module}"
+            fields = {"name": shown, "param": arg.arg, "module": spelled, "imported": written}
+            if found is None:
                 said = ("", fields)
             else:
+                where, verdict = found
                 what = "classes" if verdict.startswith("a class") else "aliases"
-                said = ("read", {**fields, "verdict": verdict, "what": what})
+                said = ("read", {**fields, "verdict": verdict, "what": what, "module": where})
             self.sites.append(
-                _Site(EntryKind.IMPORTED, f"{label} ({name})", at, func, set(), frozenset(), said)
+                _Site(EntryKind.IMPORTED, f"{label} ({shown})", at, func, set(), frozenset(), said)
             )
 
 
