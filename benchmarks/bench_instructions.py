@@ -9,7 +9,7 @@ rewrite saved as an ordinary module, from its own warm pyc. Both caches are writ
 must not change. Repetition i runs both arms with ``PYTHONHASHSEED=i``; the ratio is the median
 of the per-seed ratios hook / by hand. Target (issue 51): <= 1.03.
 
-Usage: python benchmarks/bench_instructions.py [--repeats N] [--quick] [--json PATH] [--checkout]
+Usage: python benchmarks/bench_instructions.py [--repeats N] [--quick] [--json PATH] [--keep DIR]
 """
 
 from __future__ import annotations
