@@ -9,7 +9,7 @@ from pathlib import Path
 import jax
 import pytest
 
-from jaxrewrite.engine.read.nodes import child_nodes, family, walk
+from jaxrewrite.engine.read.nodes import blocks, child_nodes, family, statements, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 LEAVES = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
@@ -75,3 +75,38 @@ def _family_by_hand(root: ast.AST) -> list[tuple[int, int, int]]:
 def test_family_is_the_stack_walk_with_parents_and_scopes(trees: list[ast.AST]) -> None:
     for tree in trees:
         assert [(id(c), id(p), id(s)) for c, p, s in family(tree)] == _family_by_hand(tree)
+
+
+def _own_by_hand(node: ast.AST, out: list[int]) -> None:
+    """Every statement below ``node``, not into the bodies of defs and classes."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.stmt):
+            out.append(id(child))
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            _own_by_hand(child, out)
+
+
+def test_statements_are_every_statement_each_before_its_blocks(trees: list[ast.AST]) -> None:
+    for tree in trees:
+        found = list(statements(tree.body))
+        every = [id(n) for n in ast.walk(tree) if isinstance(n, ast.stmt)]
+        assert sorted(map(id, found)) == sorted(every)
+        at = {id(stmt): i for i, stmt in enumerate(found)}
+        for stmt in found:
+            assert all(at[id(s)] > at[id(stmt)] for block, _ in blocks(stmt) for s in block)
+        own: list[int] = []
+        _own_by_hand(tree, own)
+        assert sorted(id(s) for s in statements(tree.body, into_defs=False)) == sorted(own)
+
+
+def test_blocks_hold_body_orelse_finalbody_then_each_clause() -> None:
+    tree = ast.parse(SNIPPETS[4] + "match p:\n    case 1: a\n    case _: b\n")
+    try_, match = tree.body
+    assert [(holder, block) for block, holder in blocks(try_)] == [
+        (try_, try_.body),
+        (try_, try_.orelse),
+        (try_, try_.finalbody),
+        (try_.handlers[0], try_.handlers[0].body),
+    ]
+    assert [holder for _, holder in blocks(match)] == match.cases
+    assert list(blocks(try_.body[0])) == []

@@ -23,6 +23,7 @@ from jaxrewrite.engine.edits import render
 from jaxrewrite.engine.read.elsewhere import ImportReader, library, read_module
 from jaxrewrite.engine.read.filters import FAST
 from jaxrewrite.engine.read.lexed import any_word
+from jaxrewrite.engine.read.nodes import statements
 from jaxrewrite.engine.read.recognise import TransformRef, bound_keywords, classify
 from jaxrewrite.engine.read.resolve import MAX_DEPTH
 from jaxrewrite.engine.read.scopes import (
@@ -125,7 +126,7 @@ def imported_uses(
 def _origins(module: ast.Module) -> Origins:
     """The names this module imports from modules that may hold markers (not libraries)."""
     out: Origins = {}
-    for node in _statements(module.body):
+    for node in statements(module.body):
         if isinstance(node, ast.ImportFrom):
             if node.level == 0 and library(node.module or ""):
                 continue
@@ -147,20 +148,6 @@ def _origins(module: ast.Module) -> Origins:
                         None,
                     )
     return out
-
-
-def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement, nested ones too, without walking into expressions (imports are statements)."""
-    pending = list(reversed(body))
-    while pending:
-        stmt = pending.pop()
-        yield stmt
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            block = getattr(stmt, field, None)
-            if isinstance(block, list):
-                pending.extend(
-                    reversed(block)
-                )  # handlers and cases: their bodies are walked in turn
 
 
 def _findings(

@@ -24,6 +24,7 @@ from jaxrewrite.engine.read.classes import functional_entries
 from jaxrewrite.engine.read.elsewhere import Elsewhere, ImportReader
 from jaxrewrite.engine.read.fields import field_function, form_of
 from jaxrewrite.engine.read.markindex import index_of, is_container_call, may_mark
+from jaxrewrite.engine.read.nodes import blocks
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import parse_string, qualname
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope, ScopeTree, own_expressions
@@ -128,14 +129,8 @@ class _Collector:
             type_alias: Any = stmt  # ast.TypeAlias exists from Python 3.12 on only
             self.alias(stmt, type_alias.name, type_alias.value, scope.annotating(stmt))
         else:
-            for name in ("body", "orelse", "finalbody"):
-                block = getattr(stmt, name, None)
-                if isinstance(block, list):
-                    self.body([s for s in block if isinstance(s, ast.stmt)], scope, in_class)
-            for handler in getattr(stmt, "handlers", []):
-                self.body(handler.body, scope, in_class)
-            for case in getattr(stmt, "cases", []):
-                self.body(case.body, scope, in_class)
+            for block, _ in blocks(stmt):
+                self.body(block, scope, in_class)
 
     def function(self, func: Function, scope: Scope) -> None:
         scope = scope.annotating(func)  # a generic def's type parameters shadow outer names
