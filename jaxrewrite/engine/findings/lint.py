@@ -330,7 +330,7 @@ def unhashable(param: Param, scope: Scope) -> str | None:
         and scope.lookup(head.id) is None
     ):
         name = f"builtins.{head.id}"
-    if name in UNHASHABLE or array_type(param.node.annotation, scope) is not None:
+    if name in UNHASHABLE or array_type(inner, scope) is not None:
         return ast.unparse(inner)
     local = local_class(head, scope)
     if local is not None and isinstance(local[0], DefinedClass):
