@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.analysis import Registration, Use, UseKind, held_leaves
+from jaxrewrite.engine.analysis import Registration, Use, UseKind
 from jaxrewrite.engine.read.classes import FunctionalClass, local_class
 from jaxrewrite.engine.read.literals import resolve_keywords
 from jaxrewrite.engine.read.markindex import index_of
@@ -33,14 +33,11 @@ from jaxrewrite.engine.read.signature import read_signature
 from jaxrewrite.engine.read.wrappers import keeps_signature, made_from, peel, wrapper_error
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import opaque_registration
-from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.walk.completion import (
     ambiguity_error,
-    check_import_visible,
+    complete_use,
     depth_error,
-    factory_error,
     is_overload,
-    per_leaf_names,
     same_statics,
 )
 from jaxrewrite.engine.walk.specs.registration import registration_values
@@ -170,37 +167,10 @@ class CallSites(Walker):
                 )
             return
         sig, leaves = found
-        leaves = held_leaves(leaves, ref.transform)
-        if leaves and ref.transform.per_leaf is None:
-            raise rules.LEAVES_UNSPLIT.error(
-                self.src,
-                call,
-                param=leaves[0].param.name,
-                names=per_leaf_names(),
-                transform=ref.transform.name,
-            )
-        if leaves and ref.factory:
-            raise rules.LEAVES_FACTORY.error(
-                self.src, call, param=leaves[0].param.name, factory=ast.unparse(call.func)
-            )
-        if leaves:
-            check_import_visible(call, scope, self.src)
         full = TransformRef(ref.transform, written, ref.factory)
-        values = specs.complete(full, sig, self.src, call, bool(leaves), at_call=True)
-        use = Use(
-            UseKind.CALL,
-            call,
-            ref.transform,
-            func,
-            sig,
-            leaves,
-            written,
-            local_keywords,
-            values,
-            ref.factory,
+        use = complete_use(
+            UseKind.CALL, call, full, func, sig, leaves, local_keywords, scope, self.src
         )
-        if use.needs_edit and ref.factory:
-            raise factory_error(call.func, ref, self.src)
         self.result.uses.append(use)
 
     def _marked_function(

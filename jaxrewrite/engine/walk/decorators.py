@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.analysis import Inner, Leaf, Use, UseKind, held_leaves, needs_edit
+from jaxrewrite.engine.analysis import Inner, Leaf, UseKind
 from jaxrewrite.engine.read.classes import ClassInfo, FunctionalClass, LocalClass, leaf_class
 from jaxrewrite.engine.read.filters import lines_mentioning, may_matter
 from jaxrewrite.engine.read.literals import resolve_keywords
@@ -16,14 +16,11 @@ from jaxrewrite.engine.read.signature import Kind, Signature, read_signature
 from jaxrewrite.engine.read.wrappers import keeps_signature, passes_through, wrapper_error
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import Container, Mark
-from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.walk.completion import (
     ambiguity_error,
-    check_import_visible,
+    complete_use,
     depth_error,
-    factory_error,
     header_mentions,
-    per_leaf_names,
 )
 from jaxrewrite.engine.walk.walker import Walker
 from jaxrewrite.errors import RewriteError
@@ -104,36 +101,7 @@ class Decorators(Walker):
             resolve_keywords(ref.transform, ref.keywords, scope, self.src)
             below = decorators[decorators.index(deco) + 1 :]
             self.result.keeps_signature.update(id(d) for d in below if keeps_signature(d, scope))
-        leaves = held_leaves(leaves, ref.transform)
-        values = specs.complete(ref, sig, self.src, deco, bool(leaves))
-        wraps = bool(leaves) or (not isinstance(deco, ast.Call) and needs_edit(values))
-        if wraps:
-            check_import_visible(deco, scope, self.src)
-        use = Use(
-            UseKind.DECORATOR,
-            deco,
-            ref.transform,
-            func,
-            sig,
-            leaves,
-            ref.keywords,
-            local,
-            values,
-            ref.factory,
-        )
-        if leaves:
-            if ref.transform.per_leaf is None:
-                raise rules.LEAVES_UNSPLIT.error(
-                    self.src,
-                    leaves[0].param.node,
-                    param=leaves[0].param.name,
-                    names=per_leaf_names(),
-                    transform=ref.transform.name,
-                )
-            if ref.factory:
-                raise factory_error(deco, ref, self.src)
-        elif use.needs_edit and ref.factory and not isinstance(deco, ast.Call):
-            raise factory_error(deco, ref, self.src)
+        use = complete_use(UseKind.DECORATOR, deco, ref, func, sig, leaves, local, scope, self.src)
         self.result.uses.append(use)
 
     def leaves(self, sig: Signature, scope: Scope) -> tuple[Leaf, ...]:
