@@ -21,7 +21,7 @@ from jaxrewrite.engine.rulebook.table import ClassTransform, Container, Mark, Tr
 from jaxrewrite.header import Header
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.walk.walker import Walked
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -29,7 +29,7 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 #: A finding pass over the analysis while its tree, scopes and walk are alive (lint, peruse, the
 #: ledger, imported and tracetime each export one; ``engine.findings`` lists check's and show's):
 #: it adds to the Analysis. Front ends choose the passes, so the analysis never imports them.
-TreePass = Callable[["Analysis", ScopeTree, ast.Module, "Analyzer"], None]
+TreePass = Callable[["Analysis", ScopeTree, ast.Module, "Walked"], None]
 
 
 class UseKind(enum.Enum):

@@ -46,7 +46,7 @@ from jaxrewrite.engine.walk import specs
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.walk.walker import Walked
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -104,7 +104,7 @@ def imported_pass(reader: ImportReader) -> TreePass:
     """``imported_uses`` as a finding pass (``engine.findings``; ``check`` runs it alone on a module
     that names no jaxrewrite)."""
 
-    def run(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Analyzer) -> None:
+    def run(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Walked) -> None:
         imported_uses(result, scopes, module, reader)
 
     return run

@@ -9,7 +9,7 @@ neither applied nor refused nor covered by an existing finding gets one here (JR
 a marker can do nothing only with a word at its line: all marks, less those a use consumed,
 less those a finding speaks for. By identity, never by line: a finding speaks for the markers of
 the def header, class or statement it was raised in (``Diagnostic.about``). Pure: it reads the
-Analysis, the live scopes and the walk's own records (``Analyzer``), and adds findings.
+Analysis, the live scopes and the walk's own records (``Walked``), and adds findings.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from jaxrewrite.engine.rulebook.table import EITHER_FORM, Mark
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.walk.walker import Walked
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -69,7 +69,7 @@ class _Collector:
     def __init__(
         self,
         scopes: ScopeTree,
-        walk: Analyzer,
+        walk: Walked,
         reader: ImportReader | None,
         src: Source,
         imports: bool = True,
@@ -328,7 +328,7 @@ def ledger_pass(reader: ImportReader | None = None) -> TreePass:
     """The ledger as a finding pass (``engine.findings``), after the passes whose findings it
     counts; ``reader`` follows the names imported from other modules (JR009)."""
 
-    def run(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Analyzer) -> None:
+    def run(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Walked) -> None:
         build(result, scopes, module, walk, reader)
 
     return run
@@ -338,7 +338,7 @@ def build(
     result: Analysis,
     scopes: ScopeTree,
     module: ast.Module,
-    walk: Analyzer,
+    walk: Walked,
     reader: ImportReader | None = None,
     imports: bool = True,
 ) -> None:
@@ -400,7 +400,7 @@ def _best(users: list[LedgerEntry]) -> LedgerEntry | None:
     return None
 
 
-def _applied(result: Analysis, walk: Analyzer, scopes: ScopeTree) -> set[int]:
+def _applied(result: Analysis, walk: Walked, scopes: ScopeTree) -> set[int]:
     """Nodes of the parameters and fields some use, registration or field edit reads."""
     applied: set[int] = set()
     for use in result.uses:
@@ -454,9 +454,7 @@ def _named(expr: ast.AST | None, scope: Scope) -> set[int]:
     return found
 
 
-def _refused_by_calls(
-    walk: Analyzer, scopes: ScopeTree, errors: list[Diagnostic]
-) -> dict[int, str]:
+def _refused_by_calls(walk: Walked, scopes: ScopeTree, errors: list[Diagnostic]) -> dict[int, str]:
     """The defs and classes a refused call site names (and the classes annotating that def's
     parameters: their per-leaf fields), and the classes annotating a def refused at its
     decorators or signature, by id, with the refusal's code."""
@@ -511,7 +509,7 @@ def _settle(
     formed: set[int],
     said: tuple[list[Diagnostic], list[Diagnostic]],
     refused_by_call: dict[int, str],
-    walk: Analyzer,
+    walk: Walked,
     pragma: Diagnostic | None,
     result: Analysis,
 ) -> LedgerEntry:
@@ -557,7 +555,7 @@ def _settle(
     return entry(State.REPORTED, rule.code)
 
 
-def _said(site: _Site, walk: Analyzer, result: Analysis) -> tuple[str, dict[str, str]]:
+def _said(site: _Site, walk: Walked, result: Analysis) -> tuple[str, dict[str, str]]:
     """Why the marker does nothing: JR008's variant and its fields."""
     fields = {
         "spelled": " and ".join(sorted(m.value for m in site.marks)) or "a marker",

@@ -44,7 +44,7 @@ from jaxrewrite.errors import RewriteError
 from jaxrewrite.header import PRAGMA, Header, why_ignored
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.walk.walker import Walked
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -465,7 +465,7 @@ def _spell(params: list[Param]) -> str:
 
 
 def PASS(
-    result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer, hashing: bool = True
+    result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked, hashing: bool = True
 ) -> None:
     """Lint as a finding pass: read what it needs while the scopes are alive (kept as
     ``Analysis.lint_facts``), judge it (``lint``), and JR014. ``hashing`` False: no JR003
@@ -586,7 +586,7 @@ def _unhashable_call(expr: ast.expr, scope: Scope) -> str | None:
     return None
 
 
-def _held_in_pytrees(walk: Analyzer) -> list[Diagnostic]:
+def _held_in_pytrees(walk: Walked) -> list[Diagnostic]:
     """JR014: a field of an Equinox Module or flax.struct dataclass (or a registered
     dataclass) annotated with a TypedDict/NamedTuple that has Static entries: the class
     flattens it like any pytree, so those entries are traced (per-leaf statics split
@@ -636,7 +636,7 @@ def _held_in_pytrees(walk: Analyzer) -> list[Diagnostic]:
 _FLAX_MODULES = {"flax.nnx.Module": "nnx", "flax.nnx.Object": "nnx", "flax.linen.Module": "linen"}
 
 
-def _flax_module_fields(walk: Analyzer) -> list[Diagnostic]:
+def _flax_module_fields(walk: Walked) -> list[Diagnostic]:
     """JR008: Static on a field of an NNX or Linen Module (its base one of ``_FLAX_MODULES``, or
     a class of this module that derives from one), where the marker does nothing."""
     found: list[Diagnostic] = []

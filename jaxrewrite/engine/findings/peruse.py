@@ -30,12 +30,12 @@ from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import TRACES, Mark, Traces
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.walk.walker import Walked
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def PASS(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Analyzer) -> None:
+def PASS(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Walked) -> None:
     """The findings per use as a finding pass (``engine.findings``), over every marked def the walk read."""
     per_use(result, scopes, module, {key: sig for key, (sig, _) in walk.signatures.items()})
 

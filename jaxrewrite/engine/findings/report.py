@@ -21,7 +21,7 @@ from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import suppressed
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.walk.walker import Walked
 
 
 #: What the import hook says at import (``PASS``): the markers a rewrite leaves doing
@@ -43,7 +43,7 @@ REPORTED_AT_IMPORT = frozenset(
 )
 
 
-def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) -> None:
+def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) -> None:
     """The import hook's finding pass: lint without JR003 (that marker acts, and JAX refuses an
     unhashable static at the call; reading hashability was most of lint's cost at import), the
     ledger without JR009 and only where some marker mention is not read by a use, and of their
@@ -63,7 +63,7 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) 
 
 
 def nothing_to_settle(
-    result: Analysis, module: ast.Module, names: set[str] | None, walk: Analyzer
+    result: Analysis, module: ast.Module, names: set[str] | None, walk: Walked
 ) -> bool:
     """Whether ``build`` (without JR009, as the import hook runs it) would report nothing: every
     mention of a name that may spell a marker (``names``, filters.marker_names) is in a

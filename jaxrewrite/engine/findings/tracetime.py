@@ -39,7 +39,7 @@ from jaxrewrite.engine.walk import specs
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.walk.walker import Walked
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 CODE = rules.TRACED.code
@@ -146,7 +146,7 @@ def may_trace_bytes(data: bytes) -> bool:
     return any(needle.encode() in data for needle in _NEEDLES)
 
 
-def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) -> None:
+def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) -> None:
     """The trace-time analysis as a pass of ``analyze``: JR006 findings, and what they name."""
     defs = {id(func): scope for func, scope in scopes.defs}
     for diagnostic, func, name in findings(

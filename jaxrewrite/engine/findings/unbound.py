@@ -17,8 +17,8 @@ from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.analysis import Analysis
-    from jaxrewrite.engine.analyze import Analyzer
     from jaxrewrite.engine.read.scopes import ScopeTree
+    from jaxrewrite.engine.walk.walker import Walked
 
 MARKERS = ("Static", "NoDiff")
 
@@ -86,7 +86,7 @@ def unbound_findings(text: str, filename: str) -> list[Diagnostic]:
     ]
 
 
-def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) -> None:
+def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) -> None:
     """JR015 as a finding pass."""
     result.diagnostics.extend(
         Diagnostic.at(result.source, node, rules.UNBOUND_MARKER, name=node.id, param=param)
