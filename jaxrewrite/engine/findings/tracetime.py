@@ -25,7 +25,7 @@ from jaxrewrite.engine.findings.sure import Truth, statements
 from jaxrewrite.engine.read.classes import DATACLASS
 from jaxrewrite.engine.read.filters import Filters
 from jaxrewrite.engine.read.lexed import code_mentions
-from jaxrewrite.engine.read.nodes import child_nodes, name_assigned, walk
+from jaxrewrite.engine.read.nodes import name_assigned, own_nodes, walk
 from jaxrewrite.engine.read.reading import Refused
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname, unquoted
@@ -762,7 +762,7 @@ class _Body:
             return None
         body, inner = found[0]
         state: State = "top"
-        for node in _own_nodes(body.func.body):
+        for node in own_nodes(body.func.body):
             if isinstance(node, ast.Return):
                 state = meet(state, inner.state(node.value) if node.value is not None else None)
         return None if state == "top" else state
@@ -864,16 +864,6 @@ def _seeds(
             return None
         seeds[kw.arg] = flow.state(kw.value)
     return {k: v for k, v in seeds.items() if v is not None}
-
-
-def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """The nodes of a body outside nested defs, classes and lambdas."""
-    stack: list[ast.AST] = list(body)
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(child_nodes(node))
 
 
 def _assigned_once(func: Function, name: str) -> bool:

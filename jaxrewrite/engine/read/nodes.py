@@ -106,6 +106,7 @@ if hasattr(ast, "TryStar"):  # Python 3.11+
     BLOCK_FIELDS[ast.TryStar] = BLOCK_FIELDS[ast.Try]
 _CLAUSES = frozenset({"handlers", "cases"})
 _NESTS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_OPAQUE = (*_NESTS, ast.Lambda)
 
 
 def blocks(stmt: ast.AST) -> Iterator[tuple[list[ast.stmt], ast.AST]]:
@@ -130,6 +131,17 @@ def statements(body: list[ast.stmt], into_defs: bool = True) -> Iterator[ast.stm
         if into_defs or not isinstance(stmt, _NESTS):
             for block, _ in reversed(list(blocks(stmt))):
                 pending.extend(reversed(block))
+
+
+def own_nodes(nodes: list[ast.AST]) -> Iterator[ast.AST]:
+    """``nodes`` and every node below them outside nested defs, classes and lambdas (which are
+    yielded, not entered), last first (a stack)."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _OPAQUE):
+            stack.extend(child_nodes(node))
 
 
 def name_assigned(node: ast.AST) -> tuple[str, ast.expr] | None:
