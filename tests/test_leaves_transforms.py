@@ -390,6 +390,21 @@ def test_per_leaf_under_a_transform_without_a_helper_is_refused() -> None:
     assert err.code == "JR106" and "not checkpoint" in str(err.msg)
 
 
+@pytest.mark.parametrize(
+    "use",
+    [
+        "@jax.checkpoint\ndef f(d: Config):\n    return d['w']\n",
+        "def f(d: Config):\n    return d['w']\n\n\ng = jax.checkpoint(f)\n",
+    ],
+)
+def test_a_decorator_and_a_call_site_are_completed_alike(use: str) -> None:
+    """One function completes both (``walk.completion.complete_use``): the per-leaf refusal
+    comes before what the written text would need, here a module that binds ``__import__``
+    (JR122), at a decorator as at a call site."""
+    err = _error("__import__ = print\n\n\n" + use)
+    assert err.code == "JR106"
+
+
 def test_per_leaf_at_a_factory_call_site_is_refused() -> None:
     err = _error(
         """
