@@ -51,7 +51,8 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:
-    """``ast.walk(node)`` (breadth first, in the same order) without the context and operator leaves."""
+    """``ast.walk(node)`` (breadth first, in the same order) without the context and operator
+    leaves."""
     yield node
     for child, _, _ in _found(node, breadth=True):
         yield child

@@ -1,4 +1,5 @@
-"""The walk over defs: each def's signature and per-leaf parameters, and each transform decorating it."""
+"""The walk over defs: each def's signature and per-leaf parameters, and each transform
+decorating it, into the ``Walked`` record."""
 
 from __future__ import annotations
 
