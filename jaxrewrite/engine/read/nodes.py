@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 #: Fields whose values are context or operator singletons: leaves no walk looks for.
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
@@ -134,7 +134,7 @@ def statements(body: list[ast.stmt], into_defs: bool = True) -> Iterator[ast.stm
                 pending.extend(reversed(block))
 
 
-def own_nodes(nodes: list[ast.AST]) -> Iterator[ast.AST]:
+def own_nodes(nodes: Sequence[ast.AST]) -> Iterator[ast.AST]:
     """``nodes`` and every node below them outside nested defs, classes and lambdas (which are
     yielded, not entered), last first (a stack)."""
     stack = list(nodes)

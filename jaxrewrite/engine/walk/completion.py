@@ -39,7 +39,7 @@ def complete_use(
     per-leaf refusals first (nothing can be written), then the spec math, then what the text
     written would need (the builtin ``__import__``; a factory's result takes no keywords)."""
     leaves = held_leaves(leaves, ref.transform)
-    call = node if kind is UseKind.CALL else None
+    call = node if kind is UseKind.CALL and isinstance(node, ast.Call) else None
     if leaves and ref.transform.per_leaf is None:
         raise rules.LEAVES_UNSPLIT.error(
             src,
