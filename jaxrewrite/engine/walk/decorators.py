@@ -6,13 +6,13 @@ from __future__ import annotations
 import ast
 
 from jaxrewrite.engine.analysis import Inner, Leaf, UseKind
-from jaxrewrite.engine.read.classes import ClassInfo, FunctionalClass
+from jaxrewrite.engine.read.classes import ClassInfo, class_key
 from jaxrewrite.engine.read.filters import lines_mentioning, may_matter
 from jaxrewrite.engine.read.literals import resolve_keywords
 from jaxrewrite.engine.read.markindex import index_of
 from jaxrewrite.engine.read.recognise import ambiguous, classify
 from jaxrewrite.engine.read.resolve import MAX_DEPTH, too_deep
-from jaxrewrite.engine.read.scopes import DefinedClass, Scope
+from jaxrewrite.engine.read.scopes import Scope
 from jaxrewrite.engine.read.signature import Kind, Signature, read_signature
 from jaxrewrite.engine.read.wrappers import keeps_signature, passes_through, wrapper_error
 from jaxrewrite.engine.rulebook import rules
@@ -117,7 +117,7 @@ def per_leaf_params(walk: Walked, sig: Signature, scope: Scope) -> tuple[Leaf, .
             continue
         marks = tuple((f.name, f.markers) for f in info.static_fields)
         try:
-            inner = inner_entries(walk, info, (_key(found_class[0][0]),), [MOST_NESTED])
+            inner = inner_entries(walk, info, (class_key(found_class[0][0]),), [MOST_NESTED])
         except _TooMany:
             raise rules.LEAVES_RECURSE.error(
                 walk.src, param.node, "many", name=param.name, most=MOST_NESTED
@@ -150,7 +150,7 @@ def inner_entries(
         sub = walk.info(local[0])
         if sub.kind is Container.CLASS:
             continue  # a registered dataclass: its Static fields are its own meta_fields
-        key = _key(local[0][0])
+        key = class_key(local[0][0])
         if key in path or len(path) > MAX_DEPTH:
             raise rules.LEAVES_RECURSE.error(walk.src, entry.node, name=entry.name, held=sub.name)
         left[0] -= 1
@@ -180,7 +180,3 @@ MOST_NESTED = 4096
 
 class _TooMany(Exception):
     """Past ``MOST_NESTED``: refused at the parameter, where the split would be spelled."""
-
-
-def _key(defined: DefinedClass | FunctionalClass) -> int:
-    return id(defined.call if isinstance(defined, FunctionalClass) else defined.node)

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from jaxrewrite.engine.analysis import Analysis, Leaf
 from jaxrewrite.engine.read.classes import (
     ClassInfo,
-    FunctionalClass,
     LocalClass,
+    class_key,
     leaf_class,
     read_class,
 )
@@ -72,7 +72,7 @@ class Walked:
 
     def info(self, local: LocalClass) -> ClassInfo:
         defined, scope = local
-        key = id(defined.call if isinstance(defined, FunctionalClass) else defined.node)
+        key = class_key(defined)
         if key not in self.class_info:
             self.class_info[key] = read_class(defined, scope, self.src, self.relevant)
         return self.class_info[key]
