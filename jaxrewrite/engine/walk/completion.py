@@ -43,7 +43,7 @@ def complete_use(
     if leaves and ref.transform.per_leaf is None:
         raise rules.LEAVES_UNSPLIT.error(
             src,
-            call or leaves[0].param.node,
+            leaves[0].param.node if call is None else call,
             param=leaves[0].param.name,
             names=per_leaf_names(),
             transform=ref.transform.name,
