@@ -463,8 +463,9 @@ def walrus_targets(
 def own_expressions(stmt: ast.AST) -> list[ast.AST]:
     """A statement's expressions, without the statements nested in its body."""
     out: list[ast.AST] = []
+    nested = BLOCK_FIELDS.get(type(stmt), ())
     for name, value in ast.iter_fields(stmt):
-        if name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        if name in nested:
             continue
         if isinstance(value, ast.AST):
             out.append(value)
