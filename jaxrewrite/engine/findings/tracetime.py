@@ -24,9 +24,9 @@ from jaxrewrite.engine.findings.passed import Passed, Sites, method_kind
 from jaxrewrite.engine.findings.sure import Truth, statements
 from jaxrewrite.engine.read.classes import DATACLASS
 from jaxrewrite.engine.read.filters import Filters
-from jaxrewrite.engine.read.lexed import code_mentions
+from jaxrewrite.engine.read.handwritten import Refused
+from jaxrewrite.engine.read.lexer import code_mentions
 from jaxrewrite.engine.read.nodes import name_assigned, own_nodes, walk
-from jaxrewrite.engine.read.reading import Refused
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Assigned, Defined, DefinedClass, Scope, ScopeTree

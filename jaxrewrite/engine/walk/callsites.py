@@ -9,7 +9,7 @@ import ast
 from jaxrewrite.engine.analysis import Registration, Use, UseKind
 from jaxrewrite.engine.read.classes import FunctionalClass, local_class
 from jaxrewrite.engine.read.literals import resolve_keywords
-from jaxrewrite.engine.read.markindex import index_of
+from jaxrewrite.engine.read.markers import index_of
 from jaxrewrite.engine.read.recognise import (
     TransformRef,
     ambiguous,

@@ -17,7 +17,7 @@ from jaxrewrite.engine.read.classes import (
     read_class,
 )
 from jaxrewrite.engine.read.filters import Filters
-from jaxrewrite.engine.read.markindex import may_mark
+from jaxrewrite.engine.read.markers import may_mark
 from jaxrewrite.engine.read.resolve import PAST_DEPTH, TooDeep
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
 from jaxrewrite.engine.read.signature import Signature
