@@ -204,13 +204,15 @@ def profile_section(stdout: str) -> str:
 
 
 def corpus_section() -> str:
-    """JR006's figures over programs from public bug reports (tests/dataflow_corpus), labelled by JAX."""
-    sys.path.insert(0, str(HERE.parent / "tests"))
+    """JR006's figures over programs from public bug reports (tests/rules/dataflow_corpus),
+    labelled by JAX."""
+    # The test file's own folder, and tests/ for the support modules it imports.
+    sys.path[:0] = [str(HERE.parent / "tests" / "rules"), str(HERE.parent / "tests")]
     import test_dataflow_corpus as corpus
 
     tp, fn, fp, tn = corpus.figures()
     return (
-        "\n## JR006 over public bug reports (tests/dataflow_corpus)\n\n"
+        "\n## JR006 over public bug reports (tests/rules/dataflow_corpus)\n\n"
         f"{len(corpus.CORPUS)} programs from GitHub threads, each labelled by running it under JAX: "
         f"{tp + fn} raise a trace-time error, {fp + tn} run. Findings: recall {tp}/{tp + fn} = {tp / (tp + fn):.2f} "
         f"(target >= 0.8), precision {tp}/{tp + fp} = {tp / max(tp + fp, 1):.2f} (target 1.0). "

@@ -1,6 +1,6 @@
 """The real-code corpus: the installed jax, jaxlib and numpy sources, migrated to Static annotations.
 
-Used by ``tests/test_corpus.py`` (``test_check.py`` takes the file list):
+Used by ``tests/migrate/test_corpus.py`` (``test_check.py`` takes the file list):
 
 * ``migrate_module`` runs ``jaxrewrite.migrate.migrate_source`` on one module, as a user adopting
   jaxrewrite would, and finds each migrated def and each of its transform uses (decorators and

@@ -1,4 +1,4 @@
-"""The Markdown reader of tests/test_docs.py (its conventions are in that file's docstring): the
+"""The Markdown reader of tests/meta/test_docs.py (its conventions are in that file's docstring): the
 fenced blocks of README.md and docs/*.md with their ``docs-test`` directives, as cases to run.
 Shared with test_docs_content.py, test_packaging.py and test_precommit.py, which read the same
 blocks.

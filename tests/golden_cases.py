@@ -85,7 +85,7 @@ def outcome(source: str, name: str, filters: Filters = FAST) -> str:
         return f"SyntaxError: {err.lineno}"
 
 
-#: The errors a trace-time case may raise (tests/tracetime_cases, tests/dataflow_corpus).
+#: The errors a trace-time case may raise (tests/rules/tracetime_cases, tests/rules/dataflow_corpus).
 TRACE_ERRORS = (
     "TypeError",
     "IndexError",

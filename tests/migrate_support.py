@@ -1,4 +1,4 @@
-"""The round-trip proof of ``jaxrewrite migrate`` (tests/test_migrate.py, the corpus tests):
+"""The round-trip proof of ``jaxrewrite migrate`` (tests/migrate/test_migrate.py, the corpus tests):
 an independent reader of JAX's rules on what the text says, and the module check built on it."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 an interpreter that has imported jax already: the same program, without ~2 s of CPU for
 ``import jax`` each time.
 
-Used by the tests that start many short programs (tests/test_docs.py runs every docs example;
+Used by the tests that start many short programs (tests/meta/test_docs.py runs every docs example;
 conftest's session fixture ``prewarmed``). A server is this file run as a script: it imports jax
 and jax.numpy (never jaxrewrite, so the runner's cold path is each child's own), then forks one
 child per request. The child becomes what the interpreter would have been for that command line
@@ -10,7 +10,7 @@ just before user code: its own cwd, stdin from /dev/null, stdout and stderr to f
 ``sys.argv``/``sys.orig_argv``/``sys.path[0]`` as CPython sets them, a fresh ``__main__``; then the
 module or script runs at this file's top level. The child ends as ``Py_FinalizeEx`` begins (an
 uncaught exception printed, ``SystemExit``'s status, threads joined, atexit handlers, streams
-flushed: tests/test_prewarmed.py compares each with a fresh ``python``), then ``os._exit``: tearing
+flushed: tests/meta/test_prewarmed.py compares each with a fresh ``python``), then ``os._exit``: tearing
 down the heap would copy every page it shares with the server (0.3 s of a 0.32 s trivial child,
 0.02 s without). Each request brings its environment: what an interpreter reads from it at
 startup must be the server's (one server per such set, ``_startup_key``), and ``PYTHONPATH`` is
