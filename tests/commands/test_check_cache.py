@@ -36,13 +36,17 @@ def f(x, n: Static[int]):
 MAIN = "import jax\nfrom mymod import f\n\nh = jax.jit(f)\n"
 
 
-def _cache(tmp_path: Path, options: Options = Options()) -> Cache:
+#: The default options (frozen), for the helpers' defaults.
+DEFAULTS = Options()
+
+
+def _cache(tmp_path: Path, options: Options = DEFAULTS) -> Cache:
     return Cache.open(
         str(tmp_path / ".jaxrewrite_cache"), (options.select, options.ignore, options.config)
     )
 
 
-def _codes(path: Path, cache: Cache, options: Options = Options()) -> list[str]:
+def _codes(path: Path, cache: Cache, options: Options = DEFAULTS) -> list[str]:
     return [d.code for d in check_path(str(path), options, cache=cache)]
 
 
@@ -263,7 +267,8 @@ def test_a_followed_alias_module_that_changes_is_analyzed_again(tmp_path: Path) 
     )
     use = write(
         tmp_path / "pkg" / "use.py",
-        "# jaxrewrite: enable\nimport jax\n\nfrom .aliases import SInt\n\n\n@jax.jit\ndef f(x, n: SInt):\n    return x\n",
+        "# jaxrewrite: enable\nimport jax\n\nfrom .aliases import SInt\n\n\n@jax.jit\n"
+        "def f(x, n: SInt):\n    return x\n",
     )
     assert _codes(use, _cache(tmp_path)) == ["JR009"]
     aliases.write_text("SInt = int\n", encoding="utf-8")

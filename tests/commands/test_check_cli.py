@@ -125,7 +125,8 @@ def test_configuration_select_ignore_exclude_per_file_ignores(tmp_path: Path) ->
     sub = tmp_path / "deep" / "er"
     sub.mkdir(parents=True)
     assert codes(run(cwd=tmp_path)) == [("h.py", "JR002")]
-    # Found upward from the cwd, as ruff finds its own; relative patterns read from the file's folder.
+    # Found upward from the cwd, as ruff finds its own; relative patterns read from the file's
+    # folder.
     assert codes(run(str(tmp_path), cwd=sub)) == [(os.path.join(str(tmp_path), "h.py"), "JR002")]
     # --select on the command line replaces the file's select; --ignore adds to its ignore.
     write(tmp_path / "other.toml", '[tool.jaxrewrite]\nselect = ["JR003"]\n')
@@ -229,12 +230,14 @@ def test_colour_on_a_terminal(tmp_path: Path) -> None:
 
 
 def test_import_jaxrewrite_reads_no_configuration() -> None:
-    """The configuration is the commands' and the plugin's: importing jaxrewrite costs nothing more."""
+    """The configuration is the commands' and the plugin's: importing jaxrewrite costs nothing
+    more."""
     done = subprocess.run(
         [
             sys.executable,
             "-c",
-            "import sys, jaxrewrite; print(sorted(m for m in sys.modules if 'toml' in m or m == 'jaxrewrite.config'))",
+            "import sys, jaxrewrite; print(sorted(m for m in sys.modules if 'toml' in m "
+            "or m == 'jaxrewrite.config'))",
         ],
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,

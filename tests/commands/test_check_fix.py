@@ -71,7 +71,8 @@ def test_an_ignored_jr001_is_not_fixed(tmp_path: Path) -> None:
 
 
 def test_the_fixed_module_runs_as_the_same_program_jitted_by_hand(tmp_path: Path) -> None:
-    """With the pragma, ``n: Static[int]`` means ``static_argnames="n"``: same results, same traces."""
+    """With the pragma, ``n: Static[int]`` means ``static_argnames="n"``: same results, same
+    traces."""
     run = (
         "\nimport jax.numpy as jnp\n"
         "print(float(scale(jnp.float32(2.0), 3)), float(scale(jnp.float32(2.0), 3)),"
@@ -104,7 +105,8 @@ def test_fix_in_a_plain_jax_module_writes_the_keywords_jax_reads(tmp_path: Path)
     done = check("--fix", "p.py", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (0, "All checks passed!\n"), done
     assert done.stderr == (
-        "p.py: Fixed JR006: 'f': @jax.jit became @functools.partial(jax.jit, static_argnames=('n',))\n"
+        "p.py: Fixed JR006: 'f': @jax.jit became @functools.partial(jax.jit, "
+        "static_argnames=('n',))\n"
         "p.py: Fixed JR006: 'import functools' added (functools.partial needs it)\n"
     )
     assert "Static" not in m.read_text(encoding="utf-8")
@@ -114,7 +116,10 @@ def test_fix_in_a_plain_jax_module_writes_the_keywords_jax_reads(tmp_path: Path)
 def test_fix_adds_the_missing_marker_import_never_a_second_marker(tmp_path: Path) -> None:
     """``Static`` used without its import is JR015 (not a JR006 asking for the annotation already
     written); the fix is the import, and the module then runs."""
-    body = "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef make(x, n: Static[int]):\n    return x + jnp.zeros(n)\n"
+    body = (
+        "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef make(x, n: Static[int]):\n"
+        "    return x + jnp.zeros(n)\n"
+    )
     source = f"{PRAGMA}\n{body}\nprint(make(jnp.ones(2), 2))\n"
     m = write(tmp_path / "m.py", source)
     assert "NameError" in jaxrewrite("m.py", cwd=tmp_path).stderr
@@ -147,7 +152,8 @@ def test_fix_writes_nothing_it_cannot_prove(tmp_path: Path) -> None:
     """Where the fixed module would be refused at import, or the fix would bring a new finding,
     nothing is written and stderr says why."""
     refused = (
-        "import jax\nfrom jaxrewrite import Static\n\n\n@jax.jit\ndef f(x, *n: Static[int]):\n    return x\n\n\n"
+        "import jax\nfrom jaxrewrite import Static\n\n\n@jax.jit\n"
+        "def f(x, *n: Static[int]):\n    return x\n\n\n"
         "@jax.jit\ndef g(x, k: Static[int]):\n    return x * k\n"
     )
     m = write(tmp_path / "r.py", refused)

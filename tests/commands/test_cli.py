@@ -40,7 +40,7 @@ for k in sorted(_g):
     _out[k] = _describe(_g[k])
 print(json.dumps(_out))
 atexit.register(lambda: print("atexit __file__:", "__file__" in vars(sys.modules["__main__"])))
-'''
+'''  # noqa: E501
 
 #: What a pip-generated console script for ``jaxrewrite = jaxrewrite.cli:main`` contains.
 CONSOLE_SCRIPT = """\
@@ -245,7 +245,8 @@ def test_missing_script(tmp_path: Path) -> None:
     ours, theirs = jaxrewrite_("missing.py", "x", cwd=tmp_path), python("missing.py", cwd=tmp_path)
     assert ours.returncode == theirs.returncode == 2
     assert ours.stderr.splitlines() == [
-        f"python -m jaxrewrite: can't open file {str(tmp_path / 'missing.py')!r}: [Errno 2] No such file or directory"
+        f"python -m jaxrewrite: can't open file {str(tmp_path / 'missing.py')!r}: [Errno "
+        "2] No such file or directory"
     ]
     assert ours.stderr.split(": ", 1)[1] == theirs.stderr.split(": ", 1)[1]
 
@@ -375,9 +376,9 @@ def test_show_no_pragma_prints_source_with_a_note(tmp_path: Path) -> None:
     write(tmp_path / "plain.py", source)
     ours = jaxrewrite_("show", "plain.py", cwd=tmp_path)
     assert (ours.returncode, ours.stdout) == (0, source)
-    assert (
-        ours.stderr
-        == "plain.py: note: no '# jaxrewrite: enable' pragma in the module header; the source is unchanged\n"
+    assert ours.stderr == (
+        "plain.py: note: no '# jaxrewrite: enable' pragma in the module header; the "
+        "source is unchanged\n"
     )
     diff = jaxrewrite_("show", "plain.py", "--diff", cwd=tmp_path)
     assert (diff.returncode, diff.stdout, diff.stderr) == (0, "", ours.stderr)
@@ -393,9 +394,9 @@ def test_show_explains_misplaced_pragmas(tmp_path: Path) -> None:
         "late.py:3: note: '# jaxrewrite: enable' here does not count: it is below the module header"
     )
     assert "(line 2)" in notes[1]
-    assert (
-        notes[2]
-        == "late.py:5: note: '# jaxrewrite: enable' here does not count: it is inside a string literal, not a comment"
+    assert notes[2] == (
+        "late.py:5: note: '# jaxrewrite: enable' here does not count: it is inside a "
+        "string literal, not a comment"
     )
 
 
@@ -422,7 +423,8 @@ def test_show_rewrite_error(tmp_path: Path) -> None:
     assert (ours.returncode, ours.stdout) == (1, "")
     assert ours.stderr == (
         "misuse.py:6:12: JR101 Static cannot mark **kwargs parameter 'options': "
-        "JAX can only treat named or positional parameters as static; write each keyword as a keyword-only "
+        "JAX can only treat named or positional parameters as static; write each keyword "
+        "as a keyword-only "
         "parameter instead ('*, name: Static[dict]')\n"
     )
 
@@ -469,9 +471,8 @@ def test_show_nested_namespace_package(tmp_path: Path) -> None:
     assert ours.stdout == rewrite_source(OPTED_IN, "m.py") != OPTED_IN
     folder = jaxrewrite_("show", "a.b", cwd=tmp_path)
     assert (folder.returncode, folder.stdout) == (2, "")
-    assert (
-        folder.stderr
-        == "python -m jaxrewrite show: 'a.b' has no Python source file (found a namespace package)\n"
+    assert folder.stderr == (
+        "python -m jaxrewrite show: 'a.b' has no Python source file (found a namespace package)\n"
     )
     missing = jaxrewrite_("show", "a.b.zz", cwd=tmp_path)
     assert (missing.returncode, missing.stderr) == (
@@ -537,7 +538,8 @@ def _hunks_agree_with_their_bodies(diff: str) -> int:
 
 
 def test_show_diff_and_migrate_diff_count_a_form_feed_as_python_does(tmp_path: Path) -> None:
-    """A form feed does not end a line for Python (nor for git): both diffs say ``-1,3``, not ``-1,4``."""
+    """A form feed does not end a line for Python (nor for git): both diffs say ``-1,3``, not
+    ``-1,4``."""
     hand = "import jax\n\x0c\ndef f(x, n):\n    return x\n\x0c\nf = jax.jit(f, static_argnums=1)\n"
     write(tmp_path / "hand.py", hand)
     migrated = subprocess.run(

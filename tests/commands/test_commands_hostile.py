@@ -101,11 +101,13 @@ def test_a_terminal_without_the_sources_characters_gets_escaped_messages_and_exa
     name the identifier escaped, as Python's stderr does; source text and diffs are the file's
     own bytes. Each of these crashed with UnicodeEncodeError inside jaxrewrite."""
     (tmp_path / "lint.py").write_text(
-        "# jaxrewrite: enable\nfrom jaxrewrite import Static\ndef hé(x, n: Static[int]):\n    return x\n",
+        "# jaxrewrite: enable\nfrom jaxrewrite import Static\n"
+        "def hé(x, n: Static[int]):\n    return x\n",
         encoding="utf-8",
     )
     (tmp_path / "mig.py").write_text(
-        "import jax\nfrom functools import partial\n@partial(jax.jit, static_argnums=(1,))\ndef gé(x, n):\n    return x * n\n",
+        "import jax\nfrom functools import partial\n"
+        "@partial(jax.jit, static_argnums=(1,))\ndef gé(x, n):\n    return x * n\n",
         encoding="utf-8",
     )
     for argv, status, needle in [
@@ -127,7 +129,10 @@ def test_a_terminal_without_the_sources_characters_gets_escaped_messages_and_exa
 def test_a_migrate_diff_is_in_the_files_encoding_and_applies(tmp_path: Path) -> None:
     """A Latin-1 module's diff carries its Latin-1 bytes (a diff is bytes, as git's is), so
     ``patch`` applied to the original gives exactly what ``migrate --write`` writes."""
-    text = "# -*- coding: latin-1 -*-\nimport jax\nfrom functools import partial\n# café\n@partial(jax.jit, static_argnums=(1,))\ndef g(x, n):\n    return x * n\n"
+    text = (
+        "# -*- coding: latin-1 -*-\nimport jax\nfrom functools import partial\n# café\n"
+        "@partial(jax.jit, static_argnums=(1,))\ndef g(x, n):\n    return x * n\n"
+    )
     (tmp_path / "m.py").write_bytes(text.encode("latin-1"))
     done = _bytes_out(["migrate", "m.py"], tmp_path)
     assert done.returncode == 1 and "# café".encode("latin-1") in done.stdout, done.stdout
@@ -156,8 +161,15 @@ DEEP = {
 def _deep_module(body: str, by_hand: bool = False) -> str:
     """The opted-in module, or (``by_hand``) the same program written with ``static_argnums``."""
     if by_hand:
-        return f"from functools import partial\nimport jax\n\n\n@partial(jax.jit, static_argnums=(1,))\ndef f(x, n):\n    {body}\n\n\nprint(f(1.0, 3))\n"
-    return f"# jaxrewrite: enable\nfrom jaxrewrite import Static\nimport jax\n\n\n@jax.jit\ndef f(x, n: Static[int]):\n    {body}\n\n\nprint(f(1.0, 3))\n"
+        return (
+            "from functools import partial\nimport jax\n\n\n"
+            f"@partial(jax.jit, static_argnums=(1,))\ndef f(x, n):\n    {body}\n\n\n"
+            "print(f(1.0, 3))\n"
+        )
+    return (
+        "# jaxrewrite: enable\nfrom jaxrewrite import Static\nimport jax\n\n\n@jax.jit\n"
+        f"def f(x, n: Static[int]):\n    {body}\n\n\nprint(f(1.0, 3))\n"
+    )
 
 
 def _compiles(path: Path) -> bool:
@@ -226,7 +238,10 @@ def test_the_runner_runs_what_python_compiles_however_deep(
     )
 
 
-_HEAD = b"# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import Static\n\n\n@jax.jit\ndef f(x, n: Static[int]):\n    return x * n\n"
+_HEAD = (
+    b"# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import Static\n\n\n@jax.jit\n"
+    b"def f(x, n: Static[int]):\n    return x * n\n"
+)
 
 #: Files no command may crash on: each is read as Python reads it, or reported at its line and
 #: column in the same words by every command (``commands.files.SourceError``).
@@ -245,8 +260,13 @@ HOSTILE: dict[str, bytes | None] = {
 }
 #: The reported place and reason of the files that cannot be read.
 UNREADABLE = {
-    "badbytes.py": "badbytes.py:9:6: cannot read it as Python source: byte 0xe9 is not utf-8: invalid continuation byte",
-    "early.py": "early.py:1:6: cannot read it as Python source: byte 0xff is not utf-8: invalid start byte",
+    "badbytes.py": (
+        "badbytes.py:9:6: cannot read it as Python source: byte 0xe9 is not utf-8: invalid "
+        "continuation byte"
+    ),
+    "early.py": (
+        "early.py:1:6: cannot read it as Python source: byte 0xff is not utf-8: invalid start byte"
+    ),
     "nul.py": "nul.py:9:6: cannot read it as Python source: it holds a NUL byte (a binary file?)",
     "badcookie.py": "badcookie.py:1:1: cannot read it as Python source: unknown encoding: nosuch",
     "missing.py": "missing.py: no such file or folder",

@@ -226,11 +226,15 @@ def test_in_process_through_the_command_table(
 
 def test_the_prebuilt_cache_carries_the_warnings_of_markers_that_do_nothing(tree: Path) -> None:
     """Issue 42.10: compile says what the import would (a Static under a decorator jaxrewrite does
-    not know, JR004), and an import served from the prebuilt cache says it again, engine unloaded."""
+    not know, JR004), and an import served from the prebuilt cache says it again, engine
+    unloaded."""
     write(
         tree / "odd.py",
         OK
-        + "\n\ndef my_jit(f):\n    return jax.jit(f)\n\n\n@my_jit\ndef unknown(x, n: Static[int]):\n    return x\n",
+        + (
+            "\n\ndef my_jit(f):\n    return jax.jit(f)\n\n\n@my_jit\n"
+            "def unknown(x, n: Static[int]):\n    return x\n"
+        ),
     )
     built = jaxrewrite_compile("lib/odd.py", cwd=tree.parent)
     assert built.returncode == 0 and "odd.py:21: RewriteWarning: JR004" in built.stderr, (

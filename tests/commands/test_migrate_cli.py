@@ -1,5 +1,6 @@
 """``jaxrewrite migrate``'s command line as black users expect it: ``--diff``, ``--check``, progress
-on a terminal only, and what to do after ``--write`` (the hook; ``--install-hook`` for a package)."""
+on a terminal only, and what to do after ``--write`` (the hook; ``--install-hook`` for a
+package)."""
 
 from __future__ import annotations
 
@@ -114,7 +115,8 @@ def test_a_package_is_told_what_a_library_needs_and_install_hook_writes_it(tmp_p
     init = (tmp_path / "mylib" / "__init__.py").read_text()
     assert init == (
         '"""My library."""\nfrom __future__ import annotations\n\nimport jaxrewrite\n'
-        f"{INSTALL_LINE}  # Static/NoDiff in this package need the hook\n\nfrom mylib.ops import f\n"
+        f"{INSTALL_LINE}  # Static/NoDiff in this package need the hook\n\n"
+        "from mylib.ops import f\n"
     )
     assert f"added `{INSTALL_LINE}`" in done.stderr
     # The library now works for an importer that installs no hook: n is static, not traced.
@@ -162,7 +164,8 @@ def test_migrate_quiet_and_a_folder_without_python_files(tmp_path: Path) -> None
         empty.stderr
     )
     (tmp_path / "m.py").write_text(
-        "import jax\nfrom functools import partial\n\n\n@partial(jax.jit, static_argnums=(1,))\ndef g(x, n):\n    return x * n\n\n\n"
+        "import jax\nfrom functools import partial\n\n\n"
+        "@partial(jax.jit, static_argnums=(1,))\ndef g(x, n):\n    return x * n\n\n\n"
         "@partial(jax.jit, static_argnums=(1,), donate_argnums=(1,))\ndef h(x, n):\n    return x\n"
     )
     loud = jaxrewrite("migrate", "m.py", cwd=tmp_path)

@@ -42,7 +42,7 @@ for n in (2, 2, 3):
     optmod.scale(1.0, n)
 engine = sorted(m for m in sys.modules if m == "jaxrewrite.engine" or m.startswith("jaxrewrite.engine."))
 print(json.dumps({"traces": optmod.traces, "engine": engine, "value": VALUE}))
-"""
+"""  # noqa: E501
 
 
 def run(tmp_path: Path, script: str, *flags: str) -> dict[str, object]:

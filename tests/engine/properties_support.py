@@ -1,5 +1,5 @@
-"""The model of tests/engine/test_properties.py, shared with tests/engine/test_properties_sites.py: random
-signatures, wrapper stacks, decorator spellings and call styles as a ``Case``, rendered to a
+"""The model of tests/engine/test_properties.py, shared with tests/engine/test_properties_sites.py:
+random signatures, wrapper stacks, decorator spellings and call styles as a ``Case``, rendered to a
 module (``render``), and run against what the model says is static (``_exercise``).
 """
 

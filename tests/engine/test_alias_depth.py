@@ -21,7 +21,10 @@ from jaxrewrite import RewriteError, rewrite_source
 from jaxrewrite.engine.findings import analyze
 from jaxrewrite.engine.read.resolve import MAX_DEPTH
 
-HEAD = "# jaxrewrite: enable\nimport jax\nfrom functools import partial\nfrom jaxrewrite import Static\n"
+HEAD = (
+    "# jaxrewrite: enable\nimport jax\nfrom functools import partial\n"
+    "from jaxrewrite import Static\n"
+)
 BODY = "    out = x\n    for _ in range(n):\n        out = out + 1\n    return out\n"
 
 
@@ -74,16 +77,20 @@ FORMS = {
 }
 
 
-LEAF_HEAD = (
-    HEAD
-    + "from typing import TypedDict\n\n\nclass Cfg(TypedDict):\n    x: jax.Array\n    n: Static[int]\n\n\n"
+LEAF_HEAD = HEAD + (
+    "from typing import TypedDict\n\n\nclass Cfg(TypedDict):\n    x: jax.Array\n"
+    "    n: Static[int]\n\n\n"
 )
 
 
 def leaf_chain(links: int) -> str:
-    """A TypedDict with a Static entry, reached through ``links`` plain aliases: per-leaf statics."""
+    """A TypedDict with a Static entry, reached through ``links`` plain aliases: per-leaf
+    statics."""
     aliases = "A0 = Cfg\n" + "".join(f"A{i} = A{i - 1}\n" for i in range(1, links + 1))
-    body = "    TRACES.append(c['n'])\n    out = c['x']\n    for _ in range(c['n']):\n        out = out + 1\n    return out\n"
+    body = (
+        "    TRACES.append(c['n'])\n    out = c['x']\n    for _ in range(c['n']):\n"
+        "        out = out + 1\n    return out\n"
+    )
     return LEAF_HEAD + "TRACES = []\n" + aliases + f"@jax.jit\ndef f(c: A{links}):\n" + body
 
 
@@ -166,9 +173,10 @@ def nested_wrappers(levels: int, assigned: bool) -> str:
 @pytest.mark.parametrize("levels", [MAX_DEPTH + 1, 4 * MAX_DEPTH])
 @pytest.mark.parametrize("assigned", [False, True], ids=["in the call", "assigned"])
 def test_nested_wrappers_are_read_to_any_depth(levels: int, assigned: bool) -> None:
-    """A nest of transforms and wrappers around the def is read to its end (engine.read.wrappers.peel,
-    root_name, made_from), as the guide says: past 32 levels the def used to go unseen, the
-    call left as it was with only a lint finding (JR002), and ``n`` silently traced."""
+    """A nest of transforms and wrappers around the def is read to its end
+    (engine.read.wrappers.peel, root_name, made_from), as the guide says: past 32 levels the def
+    used to go unseen, the call left as it was with only a lint finding (JR002), and ``n`` silently
+    traced."""
     text = nested_wrappers(levels, assigned)
     out = rewrite_source(text, "m.py")
     assert out.count("static_argnums=(1,), static_argnames=('n',)") == 1, out[-300:]
@@ -379,7 +387,10 @@ def test_a_per_leaf_class_read_to_the_last_link_and_one_link_further_is_jr127() 
 def test_a_loop_of_aliases_that_reaches_no_per_leaf_class_is_quiet() -> None:
     text = (
         LEAF_HEAD
-        + "if jax:\n    B = C\nelse:\n    C = B\n\n@jax.jit\ndef f(x, n: Static[int], b: B = None):\n"
+        + (
+            "if jax:\n    B = C\nelse:\n    C = B\n\n@jax.jit\n"
+            "def f(x, n: Static[int], b: B = None):\n"
+        )
         + BODY
     )
     assert "static_argnums=(1,)" in rewrite_source(text, "m.py")
@@ -483,8 +494,8 @@ def test_a_name_bound_as_an_alias_of_itself_twice_is_read_once_a_depth(
 def test_an_annotation_alias_naming_itself_twice_is_read_once_a_depth(
     filters: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each (node, scope, depth) once: the reading ends, with the answer it gave before (no
-    marker in reach of the local ``C``: nothing to rewrite, and the unused module alias reported)."""
+    """Each (node, scope, depth) once: the reading ends, with the answer it gave before (no marker
+    in reach of the local ``C``: nothing to rewrite, and the unused module alias reported)."""
     from jaxrewrite.engine.read import filters as all_filters
     from jaxrewrite.engine.read.markindex import MarkerReader
 

@@ -1,4 +1,5 @@
-"""The analysis as a value, and the seams the front ends plug into: environment, pragma, filters, pipeline."""
+"""The analysis as a value, and the seams the front ends plug into: environment, pragma, filters,
+pipeline."""
 
 from __future__ import annotations
 
@@ -58,9 +59,9 @@ def test_uses_carry_transform_signature_and_spec() -> None:
 
 
 def test_findings_have_codes_and_the_hook_raises_the_first() -> None:
-    source = (
-        MODULE
-        + "\n\n@jax.jit\ndef bad(**kw: Static[int]): ...\n\n@jax.jit\ndef worse(*a: Static[int]): ...\n"
+    source = MODULE + (
+        "\n\n@jax.jit\ndef bad(**kw: Static[int]): ...\n\n@jax.jit\n"
+        "def worse(*a: Static[int]): ...\n"
     )
     analysis = analyze(source, "m.py")
     assert [(d.code, d.line) for d in analysis.errors] == [("JR101", 21), ("JR101", 24)]
@@ -136,7 +137,7 @@ def test_lazy_public_names() -> None:
     module = types.ModuleType("probe")
     assert jaxrewrite.Analysis.__name__ == "Analysis"
     with pytest.raises(AttributeError):
-        jaxrewrite.no_such_name
+        _ = jaxrewrite.no_such_name
     assert sys.modules["jaxrewrite"] is jaxrewrite and module.__name__ == "probe"
 
 

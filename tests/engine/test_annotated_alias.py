@@ -12,17 +12,34 @@ import pytest
 
 from jaxrewrite.engine.findings import lint_analysis
 
-HEAD = "# jaxrewrite: enable\nfrom typing import Any\nimport jax\nimport jax.numpy as jnp\nfrom jaxrewrite import Static\n\n\n"
+HEAD = (
+    "# jaxrewrite: enable\nfrom typing import Any\nimport jax\nimport jax.numpy as jnp\n"
+    "from jaxrewrite import Static\n\n\n"
+)
 
 MODULES = {
     # JR011: a Static parameter passed by keyword to what vmap made, at module level and in a def.
-    "vmap_module": "def f(x, n: Static[int]):\n    return x * n\n\n\n{step}jax.vmap(f)\n\n\ndef go(x):\n    return step(x, n=3)\n",
-    "vmap_local": "def f(x, n: Static[int]):\n    return x * n\n\n\ndef go(x):\n    {step}jax.vmap(f)\n    return step(x, n=3)\n",
+    "vmap_module": (
+        "def f(x, n: Static[int]):\n    return x * n\n\n\n{step}jax.vmap(f)\n\n\ndef go(x):\n"
+        "    return step(x, n=3)\n"
+    ),
+    "vmap_local": (
+        "def f(x, n: Static[int]):\n    return x * n\n\n\ndef go(x):\n    {step}jax.vmap(f)\n"
+        "    return step(x, n=3)\n"
+    ),
     # JR011 at a call that leaves a Static parameter with a default out.
-    "vmap_default": "def f(x, n: Static[int] = 2):\n    return x * n\n\n\n{step}jax.vmap(f)\n\n\ndef go(x):\n    return step(x)\n",
+    "vmap_default": (
+        "def f(x, n: Static[int] = 2):\n    return x * n\n\n\n{step}jax.vmap(f)\n\n\n"
+        "def go(x):\n    return step(x)\n"
+    ),
     # JR006: a str passed through a jitted alias, and through a pmapped one.
-    "jit_alias": "def f(x, act):\n    return x\n\n\ndef go(x):\n    {step}jax.jit(f)\n    return step(x, 'relu')\n",
-    "pmap_alias": "def f(x, act):\n    return x\n\n\n{step}jax.pmap(f)\nstep(jnp.ones((1, 3)), 'relu')\n",
+    "jit_alias": (
+        "def f(x, act):\n    return x\n\n\ndef go(x):\n    {step}jax.jit(f)\n"
+        "    return step(x, 'relu')\n"
+    ),
+    "pmap_alias": (
+        "def f(x, act):\n    return x\n\n\n{step}jax.pmap(f)\nstep(jnp.ones((1, 3)), 'relu')\n"
+    ),
     # JR006: a traced index into a local dict bound by an annotated assignment.
     "local_dict": "@jax.jit\ndef f(x, k):\n    {step}{{0: 1.0, 1: 2.0}}\n    return x * step[k]\n",
 }

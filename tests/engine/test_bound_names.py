@@ -77,7 +77,8 @@ REWRITTEN = {
     ),
     "walrus in a function": (
         "def build():\n    (h := f)\n    return jax.jit(h)\n\nOUT = build()(jnp.ones(2), 3)",
-        f"def build():\n    (h := f)\n    return jax.jit(h, {STATIC})\n\nOUT = build()(jnp.ones(2), 3)",
+        f"def build():\n    (h := f)\n    return jax.jit(h, {STATIC})\n\n"
+        "OUT = build()(jnp.ones(2), 3)",
     ),
     # The first argument in parentheses: the keywords go after them, not into a tuple.
     "parenthesized argument": (
@@ -93,16 +94,23 @@ REWRITTEN = {
         f"OUT = [jax.jit(fn, {STATIC})(jnp.ones(2), 3) for fn in (f, f3)]",
     ),
     "comprehension over a list, in a function": (
-        "def build():\n    return [jax.jit(fn) for fn in [f3, f]]\n\nOUT = [c(jnp.ones(2), 4) for c in build()]",
-        f"def build():\n    return [jax.jit(fn, {STATIC}) for fn in [f3, f]]\n\nOUT = [c(jnp.ones(2), 4) for c in build()]",
+        "def build():\n    return [jax.jit(fn) for fn in [f3, f]]\n\n"
+        "OUT = [c(jnp.ones(2), 4) for c in build()]",
+        f"def build():\n    return [jax.jit(fn, {STATIC}) for fn in [f3, f]]\n\n"
+        "OUT = [c(jnp.ones(2), 4) for c in build()]",
     ),
     "loop": (
         "OUT = []\nfor fn in (f, f3):\n    OUT.append(jax.jit(fn)(jnp.ones(2), 3))",
         f"OUT = []\nfor fn in (f, f3):\n    OUT.append(jax.jit(fn, {STATIC})(jnp.ones(2), 3))",
     ),
     "loop in a function, through a walrus": (
-        "def build():\n    out = []\n    for fn in (f, f3):\n        out.append(jax.jit((k := fn)))\n        out.append(jax.jit(k))\n    return out\n\nOUT = [c(jnp.ones(2), 2) for c in build()]",
-        f"def build():\n    out = []\n    for fn in (f, f3):\n        out.append(jax.jit((k := fn), {STATIC}))\n        out.append(jax.jit(k, {STATIC}))\n    return out\n\nOUT = [c(jnp.ones(2), 2) for c in build()]",
+        "def build():\n    out = []\n    for fn in (f, f3):\n"
+        "        out.append(jax.jit((k := fn)))\n        out.append(jax.jit(k))\n"
+        "    return out\n\nOUT = [c(jnp.ones(2), 2) for c in build()]",
+        "def build():\n    out = []\n    for fn in (f, f3):\n"
+        f"        out.append(jax.jit((k := fn), {STATIC}))\n"
+        f"        out.append(jax.jit(k, {STATIC}))\n    return out\n\n"
+        "OUT = [c(jnp.ones(2), 2) for c in build()]",
     ),
 }
 

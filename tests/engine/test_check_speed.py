@@ -178,7 +178,10 @@ def test_jax_itself_is_read_the_same() -> None:
     assert left_out >= 5, left_out
 
 
-_OLD_IMPORTS = r"(?:^|[;:])[ \t]*(?:from[ \t]+(\.+[\w.]*|[\w.]+)[ \t]+import\b|import[ \t]+((?:[\w. \t,]|\\\r?\n)+))"
+_OLD_IMPORTS = (
+    r"(?:^|[;:])[ \t]*(?:from[ \t]+(\.+[\w.]*|[\w.]+)[ \t]+import\b|import[ \t]+((?:[\w. "
+    r"\t,]|\\\r?\n)+))"
+)
 IMPORT_TEXTS = [
     "import a\nfrom .b import c\n",
     "x = 1; import a, b as c\nif x: from d import e\n",

@@ -211,12 +211,14 @@ _TARGETS = {
     "bare jit": "@jax.jit\ndef f(x, n: Static[int]):\n    return x * n\n",
     "per-leaf jit": "@jax.jit\ndef f(c: Cfg):\n    return c\n",
     "bare registration": (
-        "@jax.tree_util.register_dataclass\n@dataclasses.dataclass\nclass P:\n    w: jax.Array\n    n: Static[int]\n"
+        "@jax.tree_util.register_dataclass\n@dataclasses.dataclass\nclass P:\n"
+        "    w: jax.Array\n    n: Static[int]\n"
     ),
 }
 _PRELUDE = (
     "# jaxrewrite: enable\nimport dataclasses\nfrom typing import TypedDict\n\nimport jax\n"
-    "from jaxrewrite import Static\n\n\nclass Cfg(TypedDict):\n    x: jax.Array\n    n: Static[int]\n\n\n"
+    "from jaxrewrite import Static\n\n\nclass Cfg(TypedDict):\n    x: jax.Array\n"
+    "    n: Static[int]\n\n\n"
 )
 
 

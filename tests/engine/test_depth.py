@@ -27,12 +27,23 @@ ELIFS = "".join(f"    elif n == {i}:\n        return x * {i}\n" for i in range(1
 #: Module bodies with ``{D}`` where the deep part goes.
 SHAPES = {
     "sum in a body": "@jax.jit\ndef f(x, n: Static[int]):\n    return {D} + n\n",
-    "sum at module level": "x = 1.0\ny = {D}\n\n\n@jax.jit\ndef f(x, n: Static[int]):\n    return x * n + y\n",
-    "sum in a lambda in a default": "@jax.jit\ndef f(x, n: Static[int], m=(lambda x: {D})(1.0)):\n    return x * n + m\n",
+    "sum at module level": (
+        "x = 1.0\ny = {D}\n\n\n@jax.jit\ndef f(x, n: Static[int]):\n    return x * n + y\n"
+    ),
+    "sum in a lambda in a default": (
+        "@jax.jit\ndef f(x, n: Static[int], m=(lambda x: {D})(1.0)):\n    return x * n + m\n"
+    ),
     "sum under a walrus": "@jax.jit\ndef f(x, n: Static[int]):\n    return (z := {D}) * n\n",
-    "sum in a comprehension": "@jax.jit\ndef f(x, n: Static[int]):\n    return sum([{D} for _ in range(n)])\n",
-    "sum at a call site": "def f(x, n: Static[int]):\n    return x * n\n\n\ng = jax.jit(f)\nx = 1.0\nprint(g({D}, 3))\n",
-    "a thousand elifs": "@jax.jit\ndef f(x, n: Static[int]):\n    if n == 0:\n        return x\n{D}    return x\n",
+    "sum in a comprehension": (
+        "@jax.jit\ndef f(x, n: Static[int]):\n    return sum([{D} for _ in range(n)])\n"
+    ),
+    "sum at a call site": (
+        "def f(x, n: Static[int]):\n    return x * n\n\n\ng = jax.jit(f)\nx = 1.0\n"
+        "print(g({D}, 3))\n"
+    ),
+    "a thousand elifs": (
+        "@jax.jit\ndef f(x, n: Static[int]):\n    if n == 0:\n        return x\n{D}    return x\n"
+    ),
 }
 HEAD = "# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import Static\n\n\n"
 

@@ -111,11 +111,16 @@ def test_struct_subclass_without_the_decorator_is_not_one() -> None:
 
 
 def test_multiline_value_keeps_lines() -> None:
-    source = "# jaxrewrite: enable\nimport equinox as eqx\nfrom jaxrewrite import Static\nclass M(eqx.Module):\n    n: Static[tuple] = (\n        1,  # one\n        2,\n    )\n"
+    source = (
+        "# jaxrewrite: enable\nimport equinox as eqx\nfrom jaxrewrite import Static\n"
+        "class M(eqx.Module):\n    n: Static[tuple] = (\n        1,  # one\n        2,\n"
+        "    )\n"
+    )
     out = rewrite_source(source, "m.py")
     assert out.count("\n") == source.count("\n")
     assert out.endswith(
-        "    n: Static[tuple] = __import__('equinox').field(default=(\n        1,  # one\n        2,\n    ), static=True)\n"
+        "    n: Static[tuple] = __import__('equinox').field(default=(\n"
+        "        1,  # one\n        2,\n    ), static=True)\n"
     )
 
 

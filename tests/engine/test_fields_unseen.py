@@ -196,7 +196,7 @@ class M(eqx.Module):
     act: Callable = eqx.field(default=functools.partial(jax.nn.leaky_relu, negative_slope=0.1), static=True)
     act2: Callable = eqx.field(default=partial(jnp.clip, min=0.0), static=True)
     shape: tuple = eqx.field(default=tuple([2, 3]), static=True)
-"""
+"""  # noqa: E501
 
 
 def _module_run(source: str) -> tuple[int, list[float], int]:
@@ -242,7 +242,8 @@ def test_a_static_field_whose_value_is_a_library_call_is_its_default() -> None:
 
 @pytest.mark.parametrize("value", ["make_act()", "helpers.act()", "eqx.nn.Lambda(jnp.tanh)"])
 def test_a_call_that_may_give_a_field_is_still_refused(value: str) -> None:
-    """An unknown callee may return a dataclass field (``def make_act(): return eqx.field(...)``)."""
+    """An unknown callee may return a dataclass field (``def make_act(): return
+    eqx.field(...)``)."""
     source = VALUES.replace("tuple([2, 3])", value)
     codes = [d.code for d in jaxrewrite_analyze(source).errors]
     assert codes == ["JR131"], codes

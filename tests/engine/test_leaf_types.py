@@ -399,7 +399,7 @@ def test_three_deep_with_optional_and_missing_entries_under_jit() -> None:
             outer = c.get("outer")
             TRACES.append(None if outer is None else (outer["k"], outer["inner"]["n"]))
             return c.get("z", 0.0) if outer is None else outer["inner"]["x"] * outer["inner"]["n"] * outer["k"]
-        """,
+        """,  # noqa: E501
         "nested_deep",
     )
     x = jnp.arange(3.0)

@@ -178,7 +178,7 @@ class M(nn.Module):
     for module in (rewritten, plain):
         m = module.M()
         variables = m.init(jax.random.PRNGKey(0), jnp.ones(2), 3)
-        g = jax.grad(lambda v: m.apply(v, jnp.ones(2), 3).sum())(variables)
+        g = jax.grad(lambda v, m=m: m.apply(v, jnp.ones(2), 3).sum())(variables)
         grads.append(g["params"]["w"].tolist())
     assert grads[0] == grads[1] == [12.0, 12.0]
 
@@ -199,7 +199,7 @@ class M(nn.Module):
     def __call__(self, x, n):
         w = self.param("w", lambda k, s: jnp.ones(s), (2,))
         return jnp.full(n, (x * w).sum())
-""",
+""",  # noqa: E501
         "linen_vmap",
     )
     shapes = []
@@ -228,12 +228,12 @@ def test_vmap_static_on_the_module_itself_is_refused() -> None:
     ],
 )
 def test_jit_spellings_are_recognised(spelling: str) -> None:
-    source = (
-        HEAD.replace(
-            "import flax.linen as nn\n",
-            "import flax\nimport flax.linen as nn\nfrom flax.linen import jit as linen_jit\n",
-        )
-        + f"class M(nn.Module):\n    @{spelling}\n    def __call__(self, n: Static[int], x, y):\n        return x\n"
+    source = HEAD.replace(
+        "import flax.linen as nn\n",
+        "import flax\nimport flax.linen as nn\nfrom flax.linen import jit as linen_jit\n",
+    ) + (
+        f"class M(nn.Module):\n    @{spelling}\n"
+        "    def __call__(self, n: Static[int], x, y):\n        return x\n"
     )
     if spelling.endswith("(static_argnums=())"):  # a factory call: keywords are completed in place
         assert "nn.jit(static_argnums=(1,), static_argnames=('n',))" in rewrite_source(

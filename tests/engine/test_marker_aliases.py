@@ -23,7 +23,10 @@ from jaxrewrite.commands.check import check_text
 from jaxrewrite.engine.rewrite import rewrite_source
 from jaxrewrite.hook import pipeline
 
-HEADER = "# jaxrewrite: enable\nfrom typing import Annotated\nimport jax\nimport jaxrewrite\nimport jaxrewrite.markers as jm\nfrom jaxrewrite.markers import UNCHECKED\nTRACES = []\n"
+HEADER = (
+    "# jaxrewrite: enable\nfrom typing import Annotated\nimport jax\nimport jaxrewrite\n"
+    "import jaxrewrite.markers as jm\nfrom jaxrewrite.markers import UNCHECKED\nTRACES = []\n"
+)
 
 #: (the alias, the annotation of ``n``): each makes ``n`` static under jit.
 SPELLINGS = {

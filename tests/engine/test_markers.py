@@ -33,7 +33,9 @@ TYPING = Path(__file__).resolve().parent / "typing"
 
 
 @pytest.mark.parametrize(
-    "inner", [int, float, Callable[[float], float], Optional[int], dict[str, float], Any]
+    # Optional is one of the spellings under test.
+    "inner",
+    [int, float, Callable[[float], float], Optional[int], dict[str, float], Any],  # noqa: UP045
 )
 def test_static_and_nodiff_are_annotated(inner: Any) -> None:
     assert Static[inner] == Annotated[inner, STATIC]
@@ -193,7 +195,7 @@ def test_an_unresolvable_annotation_elsewhere_does_not_hide_static(
             from numpy.typing import ArrayLike
 
         def f(x: ArrayLike, n: Static[int], d: NoDiff[float], s: "Static[int]", e: int) -> ArrayLike: ...
-        """,
+        """,  # noqa: E501
     )
     with pytest.raises(NameError, match="ArrayLike"):
         get_type_hints(module.f)
@@ -384,7 +386,8 @@ def _pyright() -> list[str]:
     if probe.returncode != 0:
         missing(
             "pyright",
-            f"it cannot run here; it fetches its npm package on first use: {probe.stderr.strip()[-300:]}",
+            "it cannot run here; it fetches its npm package on first use: "
+            f"{probe.stderr.strip()[-300:]}",
         )
     return [exe]
 

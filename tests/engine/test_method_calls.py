@@ -123,10 +123,16 @@ def test_fix_through_a_bound_method_call_runs_as_the_same_program_jitted_by_hand
 
 # -- a transform of a bound method (issue 52 item 7) --------------------------------------------
 
-BOUND_HEAD = "# jaxrewrite: enable\nfrom functools import partial\n\nimport jax\nimport jax.numpy as jnp\nfrom jaxrewrite import Static\n\nTRACES = []\n\n\n"
+BOUND_HEAD = (
+    "# jaxrewrite: enable\nfrom functools import partial\n\nimport jax\n"
+    "import jax.numpy as jnp\nfrom jaxrewrite import Static\n\nTRACES = []\n\n\n"
+)
 
 JIT = "    def __init__(self):\n        self.fast = {call}\n\n"
-STEP = "    def {name}({first}x, n: Static[int]):\n        TRACES.append(n)\n        return x * jnp.ones(n).sum()\n"
+STEP = (
+    "    def {name}({first}x, n: Static[int]):\n        TRACES.append(n)\n"
+    "        return x * jnp.ones(n).sum()\n"
+)
 NUMS = "static_argnums=(1,), static_argnames=('n',)"
 
 #: How the method is handed to a transform -> (class body, the keywords JR002 says to write).
@@ -150,7 +156,10 @@ SPELLINGS = {
         NUMS,
     ),
     "another_method": (
-        "    def __init__(self):\n        self.build()\n\n    def build(self):\n        self.fast = jax.jit(self.step)\n\n"
+        (
+            "    def __init__(self):\n        self.build()\n\n    def build(self):\n"
+            "        self.fast = jax.jit(self.step)\n\n"
+        )
         + STEP.format(name="step", first="self, "),
         NUMS,
     ),
@@ -188,7 +197,8 @@ def _keywords_written(spelling: str) -> str:
 
 
 def _decorated(spelling: str) -> str:
-    """The same class with ``n`` made static on the def itself, by hand (no bound-method transform)."""
+    """The same class with ``n`` made static on the def itself, by hand (no bound-method
+    transform)."""
     body, _ = SPELLINGS[spelling]
     call = next(line for line in body.splitlines() if "self.fast = " in line).strip()
     text = (
@@ -239,7 +249,10 @@ def test_the_keywords_said_for_a_bound_method_make_it_static_as_a_decorator_by_h
         write(tmp_path / f"said_{spelling}.py", _keywords_written(spelling))
         write(tmp_path / f"hand_{spelling}.py", _decorated(spelling))
         names += [f"said_{spelling}", f"hand_{spelling}"]
-    child = "import importlib, json, sys\nprint(json.dumps({n: importlib.import_module(n).OUT for n in sys.argv[1:]}))\n"
+    child = (
+        "import importlib, json, sys\nprint(json.dumps({n: importlib.import_module(n).OUT for "
+        "n in sys.argv[1:]}))\n"
+    )
     write(tmp_path / "child.py", child)
     ran = python("child.py", *names, cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr

@@ -83,7 +83,8 @@ def test_every_nnx_transform_with_a_static_spec_has_a_row() -> None:
             continue
         if any(word in params for word in spec_words):
             with_spec.add(name)
-    # Rows for transforms this flax does not have yet (the floor lacks nnx.make_jaxpr) are future rows.
+    # Rows for transforms this flax does not have yet (the floor lacks nnx.make_jaxpr) are future
+    # rows.
     lists = {
         name
         for name, row in NNX_TRANSFORMS.items()
@@ -123,7 +124,8 @@ BODIES: dict[str, tuple[str, str, str]] = {
         "",
     ),
     "remat": (
-        "def f(x, n: Static[int]):\n    TRACES.append(n)\n    for _ in range(n):\n        x = jnp.sin(x)\n    return x\n",
+        "def f(x, n: Static[int]):\n    TRACES.append(n)\n    for _ in range(n):\n"
+        "        x = jnp.sin(x)\n    return x\n",
         "assert abs(float(jax.grad(f)(0.0, 2)) - 1.0) < 1e-6\n"
         "assert abs(float(jax.grad(lambda x: f(x, n=2))(0.0)) - 1.0) < 1e-6\n"
         "assert set(TRACES) == {2}, TRACES\n",
@@ -226,7 +228,10 @@ def test_every_row_fails_without_the_rewrite(t: str) -> None:
 # -- where NNX differs from JAX, and what jaxrewrite refuses ---------------------------------------
 
 
-HEAD = "# jaxrewrite: enable\nimport jax\nimport jax.numpy as jnp\nfrom flax import nnx\nfrom jaxrewrite import NoDiff, Static\n"
+HEAD = (
+    "# jaxrewrite: enable\nimport jax\nimport jax.numpy as jnp\nfrom flax import nnx\n"
+    "from jaxrewrite import NoDiff, Static\n"
+)
 
 
 def test_nodiff_module_under_custom_vjp_is_refused_by_nnx_at_call_time() -> None:
@@ -300,7 +305,7 @@ def test_vmap_row_writes_axes_like_jax() -> None:
     assert "partial(nnx.vmap, in_axes=(0, 0, None))" in rewrite_source(source, "m.py")
 
 
-# -- through the hook and the command line ----------------------------------------------------------
+# -- through the hook and the command line ---------------------------------------------------------
 
 
 _env = child_env

@@ -1,5 +1,5 @@
-"""``engine.read.nodes``: the faster walks read what ``ast``'s do, in the same order, the context and
-operator leaves left out (the walks of ``check``'s trace-time pass, issue 45 item 4)."""
+"""``engine.read.nodes``: the faster walks read what ``ast``'s do, in the same order, the context
+and operator leaves left out (the walks of ``check``'s trace-time pass, issue 45 item 4)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,11 @@ LEAVES = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
 SNIPPETS = [
     "def f(a, /, b: int = 1, *c, d=2, **e) -> None:\n    return a + b if c else -d\n",
     "async def g():\n    async with x as (y, z):\n        await y\n    async for i in j: pass\n",
-    "class C(B, metaclass=M):\n    x: int = 1\n    @dec\n    def m(self): return [i for i in self if i not in (1, 2)]\n",
+    "class C(B, metaclass=M):\n    x: int = 1\n    @dec\n"
+    "    def m(self): return [i for i in self if i not in (1, 2)]\n",
     "match p:\n    case {'k': [a, *rest]} | Point(x=0) as q if q: pass\n    case None: pass\n",
-    "try:\n    pass\nexcept (A, B) as e:\n    raise X from e\nelse:\n    del a[1:2, ::3]\nfinally:\n    global g\n",
+    "try:\n    pass\nexcept (A, B) as e:\n    raise X from e\nelse:\n"
+    "    del a[1:2, ::3]\nfinally:\n    global g\n",
     "x = f'{a!r:>{w}}' + b'y' + ...; lambda: (yield)\nimport a.b as c\nfrom . import d\n",
     "while not (a and b or c): x += 1; print(*args, **kw)\n",
 ]

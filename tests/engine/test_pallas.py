@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -64,7 +65,10 @@ def run(module: object) -> tuple[list[object], list[object], int]:
     for bm, bn, acc, relu in CALLS:
         outs.append(dense(x, w, bm, bn, acc, relu, interpret=True).tolist())
         keywords = {"block_m": bm, "block_n": bn, "acc_dtype": acc, "relu": relu, "interpret": True}
-        loss = lambda x, w: (dense(x, w, **keywords) ** 2).sum()  # noqa: B023 - called at once
+
+        def loss(x: Any, w: Any, keywords: dict[str, Any] = keywords) -> Any:
+            return (dense(x, w, **keywords) ** 2).sum()
+
         grads.append([g.tolist() for g in jax.grad(loss, argnums=(0, 1))(x, w)])
     return outs + grads, list(module.TRACES), dense._cache_size()  # type: ignore[attr-defined]
 

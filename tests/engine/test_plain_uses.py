@@ -76,7 +76,9 @@ BINDINGS = {
 
 #: Uses that are no transform of the module. ``N`` is 3 for ``a`` (n) and for ``b`` (m).
 USES = {
-    "partial to a plain function": "OUT = measure(functools.partial(impl, **({'n': 3} if FLAG else {'m': 3})))(jnp.ones(2))",
+    "partial to a plain function": (
+        "OUT = measure(functools.partial(impl, **({'n': 3} if FLAG else {'m': 3})))(jnp.ones(2))"
+    ),
     "plain function": "OUT = measure(impl)(jnp.ones(2), 3)",
     "list": "OUT = [impl, a][0](jnp.ones(2), 3)",
     "dict": "OUT = {'i': impl}['i'](jnp.ones(2), 3)",
@@ -140,7 +142,7 @@ def test_jax_attention_mgpu_shape_imports() -> None:
             return out
 
         OUT = main(FLAG)
-        """
+        """  # noqa: E501
     )
     assert rewrite_source(source, "attention_like.py") != source  # the decorators, no more
     hand = HAND_PRELUDE + source[len(PRELUDE) :]

@@ -1,5 +1,5 @@
-"""The pre-filters against the exhaustive reading on generated modules (tests/engine/test_prefilters.py
-holds the golden inputs and the hand-written layouts).
+"""The pre-filters against the exhaustive reading on generated modules
+(tests/engine/test_prefilters.py holds the golden inputs and the hand-written layouts).
 
 A filter that leaves a function body unread where the exhaustive reading rewrites something in
 it drops statics silently: an alias learned in such a body (``g = f``, then ``jax.jit(g)``) was
@@ -18,7 +18,10 @@ from hypothesis import strategies as st
 
 from jaxrewrite.engine.read.filters import EXHAUSTIVE, Filters
 
-_HEAD = "# jaxrewrite: enable\nimport jax\nimport functools\nfrom functools import partial\nfrom jaxrewrite import Static\n\n"
+_HEAD = (
+    "# jaxrewrite: enable\nimport jax\nimport functools\nfrom functools import partial\n"
+    "from jaxrewrite import Static\n\n"
+)
 _DEFS = (
     "def f(x, n: Static[int]):\n    return x\n",
     "@jax.jit\ndef f(x, n: Static[int]):\n    return x\n",

@@ -20,8 +20,8 @@ so there JAX's own rules apply (it infers the missing list from the signature, w
 wrapper without ``functools.wraps`` hides); the model spells out both.
 
 The model (``Case``, its strategies, rendering and the execution check) is in
-tests/engine/properties_support.py. Call sites (``jax.jit(fn)`` on a def of the module) have properties
-of their own, over the same model: tests/engine/test_properties_sites.py.
+tests/engine/properties_support.py. Call sites (``jax.jit(fn)`` on a def of the module) have
+properties of their own, over the same model: tests/engine/test_properties_sites.py.
 
 Examples are derandomized and capped so the file runs in well under a minute on 2 cores.
 """

@@ -1,11 +1,11 @@
 """Property tests of call sites, over test_properties.py's model of signatures and spellings.
 
-Call sites (``jax.jit(fn)`` on a def of the module): a name rebound by a comprehension, a lambda
-or a block head (``except ... as fn``, ``for fn``) is left byte-identical while an unshadowed call site is completed, and what it jits runs with
-every parameter traced; a spec passed by position (``jax.vmap(f, 0)``, ``jax.pmap(f, "i")``,
-``jax.custom_vjp(f, (k,))``) is completed in place, never passed twice; a def bound twice
-(``@overload`` stubs, ``if``/``else`` defs, ``f = jax.jit(f)``) gets the statics of the def
-Python runs, or JR119 at the call site when the bindings disagree.
+Call sites (``jax.jit(fn)`` on a def of the module): a name rebound by a comprehension, a lambda or
+a block head (``except ... as fn``, ``for fn``) is left byte-identical while an unshadowed call site
+is completed, and what it jits runs with every parameter traced; a spec passed by position
+(``jax.vmap(f, 0)``, ``jax.pmap(f, "i")``, ``jax.custom_vjp(f, (k,))``) is completed in place, never
+passed twice; a def bound twice (``@overload`` stubs, ``if``/``else`` defs, ``f = jax.jit(f)``) gets
+the statics of the def Python runs, or JR119 at the call site when the bindings disagree.
 
 Examples are derandomized and capped as test_properties.py's (tests/depth.py: all of them
 under JAXREWRITE_FULL=1, as .ci/run sets).
@@ -212,7 +212,8 @@ class RenderedSites:
     sees_fn: tuple[bool, ...]
     #: 0-based lines holding a call that sees the marked ``fn``: the only lines that may change.
     fn_lines: set[int]
-    #: ``_r<i>`` names (jit of ``other``) and ``_u<i>``/``_ok`` names (jit of ``fn``) the module binds.
+    #: ``_r<i>`` names (jit of ``other``) and ``_u<i>``/``_ok`` names (jit of ``fn``) the module
+    #: binds.
     others: tuple[str, ...]
     fns: tuple[str, ...]
 
@@ -301,7 +302,8 @@ EVERY_SHAPE_IN_BODIES = replace(EVERY_SHAPE, shadows=tuple((kind, True) for kind
 def test_shadowed_call_sites_are_left_alone_and_the_others_rewritten(module: ShadowModule) -> None:
     src = render_shadows(module)
     out = rewrite_source(src.text, FILENAME)
-    # Only lines with a call that sees the marked def may change: every shadowed one is byte-identical.
+    # Only lines with a call that sees the marked def may change: every shadowed one is
+    # byte-identical.
     _assert_line_preserving_fixed_point(src.text, out, src.fn_lines)
     before, after = _jit_calls(src.text), _jit_calls(out)
     assert len(before) == len(after) == len(src.sees_fn)

@@ -180,7 +180,7 @@ def test_every_level_of_a_nest_gets_the_statics_and_runs_as_by_hand(nest: Nest) 
     assert counts["rewritten"] == counts["by hand"], counts
 
 
-# -- 2. two lists written, a marker added ------------------------------------------------------------
+# -- 2. two lists written, a marker added ----------------------------------------------------------
 
 NAMES = ("n", "k", "m", "s", "t")
 
@@ -241,7 +241,8 @@ def _def(name: str, case: TwoLists, marks: bool) -> str:
     names = [p for p, _, _ in _params(case)]
     return (
         f"def {name}({', '.join(parts)}):\n"
-        f"    TRACES.append(({name!r}, {', '.join(f'isinstance({p}, jax.core.Tracer)' for p in names)},))\n"
+        f"    TRACES.append(({name!r}, "
+        f"{', '.join(f'isinstance({p}, jax.core.Tracer)' for p in names)},))\n"
         f"    return x + {' + '.join(names)}\n"
     )
 
@@ -252,7 +253,8 @@ def _two_list_module(case: TwoLists) -> str:
     )
     nums, names = _expected(case)
     return (
-        "# jaxrewrite: enable\nfrom functools import partial\n\nimport jax\nfrom jaxrewrite import Static\n\n"
+        "# jaxrewrite: enable\nfrom functools import partial\n\nimport jax\n"
+        "from jaxrewrite import Static\n\n"
         "TRACES = []\n\n\n" + spec + "\n" + _def("f", case, True) + "\n\n"
         f"@partial(jax.jit, static_argnums={nums!r}, static_argnames={names!r})\n"
         + _def("by_hand", case, False)

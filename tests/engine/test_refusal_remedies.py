@@ -21,16 +21,21 @@ from jaxrewrite.engine.analyze import analyze
 from jaxrewrite.migrate import migrate_source
 
 REPO = Path(__file__).resolve().parents[2]
-HEAD = "# jaxrewrite: enable\nfrom functools import partial\nimport jax\nimport jaxrewrite\nfrom jaxrewrite import NoDiff, Static\n"
+HEAD = (
+    "# jaxrewrite: enable\nfrom functools import partial\nimport jax\nimport jaxrewrite\n"
+    "from jaxrewrite import NoDiff, Static\n"
+)
 
 #: The imperative a remedy starts with, after the diagnosis (``; write ...``, ``: drop ...``).
 REMEDY = re.compile(
-    r"[;:.] (?:write|drop|make|put|pass|give|take|name|mark|bind|rename|define|list|leave|move|apply|hold|use|spell|correct|migrate|check)\b"
+    r"[;:.] "
+    r"(?:write|drop|make|put|pass|give|take|name|mark|bind|rename|define|list|leave|move|apply|hold|use|spell|correct|migrate|check)\b"
 )
 
 
 def _run(text: str) -> dict[str, Any]:
-    """Execute the rewrite as the hook does (its file marked as rewritten: no NotRewrittenWarning)."""
+    """Execute the rewrite as the hook does (its file marked as rewritten: no
+    NotRewrittenWarning)."""
     notrewritten.mark("remedy.py")
     namespace: dict[str, Any] = {"__file__": "remedy.py"}
     exec(compile(rewrite_source(text, "remedy.py"), "remedy.py", "exec"), namespace)
@@ -46,7 +51,8 @@ def _errors(body: str) -> list[tuple[str, str]]:
     [
         (
             "*sizes: Static[int]",
-            "write one parameter instead, 'sizes: Static[tuple[int, ...]]', and pass the values as one tuple",
+            "write one parameter instead, 'sizes: Static[tuple[int, ...]]', and pass the "
+            "values as one tuple",
         ),
         (
             "*sizes: Static",
@@ -58,7 +64,8 @@ def _errors(body: str) -> list[tuple[str, str]]:
         ),
         (
             "*sizes: jaxrewrite.Static[tuple[int, int]]",
-            "write one parameter instead, 'sizes: jaxrewrite.Static[tuple[tuple[int, int], ...]]', and pass the values as one tuple",
+            "write one parameter instead, 'sizes: jaxrewrite.Static[tuple[tuple[int, "
+            "int], ...]]', and pass the values as one tuple",
         ),
         (
             "**options: Static[str]",
@@ -149,7 +156,10 @@ def test_every_jr1_refusal_pinned_by_a_golden_file_ends_in_a_remedy() -> None:
 
 
 def test_migrate_refuses_the_donated_static_with_the_same_remedy() -> None:
-    text = "from functools import partial\nimport jax\n\n\n@partial(jax.jit, static_argnums=1, donate_argnums=1)\ndef f(x, n):\n    return x\n"
+    text = (
+        "from functools import partial\nimport jax\n\n\n"
+        "@partial(jax.jit, static_argnums=1, donate_argnums=1)\ndef f(x, n):\n    return x\n"
+    )
     (refusal,) = migrate_source(text, "m.py").refused
     assert refusal.reason.code == "JR112"  # the check of JR112 (JR210 before the merge)
     assert refusal.message.endswith(

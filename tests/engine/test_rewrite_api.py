@@ -37,7 +37,8 @@ def test_pragma_rewrites_only_the_decorator_line() -> None:
     assert changed == [
         (
             "@jax.jit",
-            "@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))",
+            "@__import__('functools').partial(jax.jit, static_argnums=(1,), "
+            "static_argnames=('n',))",
         )
     ]
 

@@ -21,7 +21,10 @@ from jaxrewrite.engine.rulebook.table import NNX_TRANSFORMS, TRANSFORMS, SpecKin
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
-HEAD = "# jaxrewrite: enable\nimport jax\nimport jax.numpy as jnp\nfrom jaxrewrite import NoDiff, Static\n\n"
+HEAD = (
+    "# jaxrewrite: enable\nimport jax\nimport jax.numpy as jnp\n"
+    "from jaxrewrite import NoDiff, Static\n\n"
+)
 
 
 def _run(body: str, name: str) -> Any:
@@ -72,9 +75,9 @@ def test_jacobian_rows_keep_a_static_parameter_a_python_value(name: str) -> None
 @pytest.mark.parametrize("name", JACOBIANS)
 @pytest.mark.parametrize("argnums", ["(0, 1)", "1", "-1"])
 def test_jacobian_rows_refuse_a_marked_parameter_in_argnums(name: str, argnums: str) -> None:
-    source = (
-        HEAD
-        + f"def loss(x, n: NoDiff[float]):\n    return x * n\n\n\nj = jax.{name}(loss, argnums={argnums})\n"
+    source = HEAD + (
+        "def loss(x, n: NoDiff[float]):\n    return x * n\n\n\n"
+        f"j = jax.{name}(loss, argnums={argnums})\n"
     )
     with pytest.raises(RewriteError) as caught:
         rewrite_source(source, "m.py")
@@ -90,7 +93,8 @@ def test_jacobian_rows_read_like_grad() -> None:
 
 
 def test_jacobian_decorator_per_leaf_entries_are_held_out() -> None:
-    """Per-leaf: grad's helper fits (jacfwd/jacrev pass keyword arguments through undifferentiated)."""
+    """Per-leaf: grad's helper fits (jacfwd/jacrev pass keyword arguments through
+    undifferentiated)."""
     module = _run(
         """\
         from typing import TypedDict
@@ -240,7 +244,7 @@ def test_nodiff_callable_and_int_under_custom_vjp_are_kept() -> None:
     assert float(grad) == 20.0
 
 
-# -- "positions only": each reason is what the installed JAX does -----------------------------------
+# -- "positions only": each reason is what the installed JAX does ----------------------------------
 
 
 def _steps(x: Any, n: Any) -> Any:

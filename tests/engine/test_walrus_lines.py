@@ -1,5 +1,6 @@
 """The walrus search looks only at statements that span a line holding ``:=`` (a speed-up of
-``check``, issue 45): a walrus split over lines, or deep in a block, binds as it does on one line."""
+``check``, issue 45): a walrus split over lines, or deep in a block, binds as it does on one
+line."""
 
 from __future__ import annotations
 

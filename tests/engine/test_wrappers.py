@@ -35,21 +35,39 @@ def body(x, n: Static[int]):
 
 #: Wrappers that keep the arguments: the transform around them gets the def's statics.
 FORWARDING = {
-    "wraps": "def w(fn):\n    @functools.wraps(fn)\n    def inner(*args, **kwargs):\n        return fn(*args, **kwargs)\n    return inner\n",
-    "no_wraps": "def w(fn):\n    def inner(*a, **k):\n        print('called')\n        return fn(*a, **k)\n    return inner\n",
+    "wraps": (
+        "def w(fn):\n    @functools.wraps(fn)\n    def inner(*args, **kwargs):\n"
+        "        return fn(*args, **kwargs)\n    return inner\n"
+    ),
+    "no_wraps": (
+        "def w(fn):\n    def inner(*a, **k):\n        print('called')\n"
+        "        return fn(*a, **k)\n    return inner\n"
+    ),
     "identity": "def w(fn):\n    REGISTRY = [fn]\n    return fn\n",
     "transform_of_it": "def w(fn):\n    return jax.jit(fn)\n",
     "lambda": "w = lambda fn: fn\n",
     "lambda_forwarding": "w = lambda fn: lambda *a, **k: fn(*a, **k)\n",
     "imported": "w = imported_wrapper\n",  # out of view: the documented assumption
-    "class": "class w:\n    def __init__(self, fn):\n        self.fn = fn\n    def __call__(self, *a, **k):\n        return self.fn(*a, **k)\n",
+    "class": (
+        "class w:\n    def __init__(self, fn):\n        self.fn = fn\n"
+        "    def __call__(self, *a, **k):\n        return self.fn(*a, **k)\n"
+    ),
 }
 
 #: Wrappers whose function does not take what the def takes: refused where the def is marked.
 SHIFTING = {
-    "leading_param": "def w(fn):\n    def inner(scale, *args, **kwargs):\n        return scale * fn(*args, **kwargs)\n    return inner\n",
-    "keyword_only": "def w(fn):\n    def inner(*args, scale=1, **kwargs):\n        return scale * fn(*args, **kwargs)\n    return inner\n",
-    "drops_one": "def w(fn):\n    def inner(*args, **kwargs):\n        return fn(*args[1:], **kwargs)\n    return inner\n",
+    "leading_param": (
+        "def w(fn):\n    def inner(scale, *args, **kwargs):\n"
+        "        return scale * fn(*args, **kwargs)\n    return inner\n"
+    ),
+    "keyword_only": (
+        "def w(fn):\n    def inner(*args, scale=1, **kwargs):\n"
+        "        return scale * fn(*args, **kwargs)\n    return inner\n"
+    ),
+    "drops_one": (
+        "def w(fn):\n    def inner(*args, **kwargs):\n"
+        "        return fn(*args[1:], **kwargs)\n    return inner\n"
+    ),
     "fixed": "def w(fn):\n    def inner(x, n):\n        return fn(x, n)\n    return inner\n",
     "lambda": "w = lambda fn: lambda s, *a, **k: s * fn(*a, **k)\n",
     "partial_inside": "def w(fn):\n    return partial(fn, 2.0)\n",
@@ -208,7 +226,8 @@ def test_each_wrapper_is_read_once_however_many_paths_reach_it(
     "wrappers",
     [
         "def w(fn):\n    return v(fn)\n\ndef v(fn):\n    return w(fn)\n",
-        "def w(fn):\n    return v(v(fn))\n\ndef v(fn):\n    return u(w(fn))\n\ndef u(fn):\n    return fn\n",
+        "def w(fn):\n    return v(v(fn))\n\ndef v(fn):\n    return u(w(fn))\n\n"
+        "def u(fn):\n    return fn\n",
     ],
     ids=["two in a loop", "a loop beside a forwarding one"],
 )

@@ -45,7 +45,8 @@ def f(x, n: Static[int]):
     return x
 """
 
-#: What the fake jit sees for ``f`` when the module was rewritten; a plain import passes no keywords.
+#: What the fake jit sees for ``f`` when the module was rewritten; a plain import passes no
+#: keywords.
 REWRITTEN_CALL = ["f", {"static_argnums": [1], "static_argnames": ["n"]}]
 PLAIN_CALL: list[Any] = ["f", {}]
 
@@ -68,7 +69,8 @@ class Project:
         return path
 
     def env(self, **extra: str | None) -> dict[str, str]:
-        """The child's environment: bytecode writing ON (this environment sets it off), no prefix."""
+        """The child's environment: bytecode writing ON (this environment sets it off), no
+        prefix."""
         env = {
             k: v
             for k, v in os.environ.items()
@@ -132,7 +134,8 @@ def report(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
 def child(
     module: str, hook: bool = True, packages: list[str] | None = None, slow: float = 0.0
 ) -> None:
-    """Runs in the child: import ``module`` (through the hook if asked) and print what happened as JSON.
+    """Runs in the child: import ``module`` (through the hook if asked) and print what happened as
+    JSON.
 
     ``compiled`` lists the files the engine compiled: empty means the code came from a cache.
     """

@@ -1,4 +1,5 @@
-"""The rewritten-bytecode cache: file format and writing in process, the import-time behaviour in children.
+"""The rewritten-bytecode cache: file format and writing in process, the import-time behaviour in
+children.
 
 Every import-level case runs in a fresh interpreter (see helpers_hook) with bytecode writing on.
 """
@@ -332,7 +333,8 @@ def test_every_module_a_rewrite_loads_is_hashed() -> None:
         "        pipeline.compile_source(data, name)\n"
         "    except SyntaxError:\n"
         "        pass\n"
-        "loaded = sorted(m.__file__ for n, m in sys.modules.items() if n.startswith('jaxrewrite.engine'))\n"
+        "loaded = sorted(m.__file__ for n, m in sys.modules.items() if "
+        "n.startswith('jaxrewrite.engine'))\n"
         "print(json.dumps(loaded))\n"
     )
     golden = Path(__file__).resolve().parents[2] / "golden"

@@ -179,7 +179,8 @@ def test_jaxtyping_context_manager(project: Path) -> None:
 
 
 def test_beartype_this_package(project: Path) -> None:
-    """``beartype_this_package()`` in the package's ``__init__``, with jaxrewrite's hook installed first."""
+    """``beartype_this_package()`` in the package's ``__init__``, with jaxrewrite's hook installed
+    first."""
     write(
         project / "pkgc" / "__init__.py",
         "from beartype.claw import beartype_this_package\nbeartype_this_package()\n",
@@ -264,7 +265,10 @@ def test_a_marker_that_does_nothing_is_said_by_the_tools_loader_cold_and_warm(
     path = project / "pkgc" / "mod.py"
     path.write_text(
         MODULE
-        + "\n\ndef my_jit(g):\n    return jax.jit(g)\n\n\n@my_jit\ndef unknown(x, n: Static[int]):\n    return x\n"
+        + (
+            "\n\ndef my_jit(g):\n    return jax.jit(g)\n\n\n@my_jit\n"
+            "def unknown(x, n: Static[int]):\n    return x\n"
+        )
     )
     for warm in (False, True):
         proc = python(
@@ -277,5 +281,8 @@ def test_a_marker_that_does_nothing_is_said_by_the_tools_loader_cold_and_warm(
         )
         assert proc.returncode == 0, proc.stderr
         assert json.loads(proc.stdout.strip().splitlines()[-1])["engine"] is not warm
-        said = "mod.py:22: RewriteWarning: JR004 the marker on 'n' of 'unknown' does nothing under 'my_jit'"
+        said = (
+            "mod.py:22: RewriteWarning: JR004 the marker on 'n' of 'unknown' does nothing "
+            "under 'my_jit'"
+        )
         assert proc.stderr.count(said) == 1, proc.stderr

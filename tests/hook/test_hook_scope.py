@@ -47,7 +47,10 @@ def test_a_pragma_file_in_site_packages_is_imported_plain_and_the_warning_says_h
     written, and NotRewrittenWarning names every way to name its package; named, it is rewritten."""
     site = _site_packages(project.root / "venv")
     write(site / "sitemod.py", OPTED_IN.format(value=1))
-    code = "import json, jaxrewrite, jax; jaxrewrite.install({}); import sitemod; print(json.dumps(jax.CALLS))"
+    code = (
+        "import json, jaxrewrite, jax; jaxrewrite.install({}); import sitemod; "
+        "print(json.dumps(jax.CALLS))"
+    )
     env = project.env()
     # jaxrewrite's dependencies: every site folder this interpreter reads (a venv layered over
     # another, as CI's newest leg is, has them in both).
@@ -115,7 +118,7 @@ sys.addaudithook(audit)
 import jax, jax.numpy as jnp, numpy, json, email.parser, optedin
 optedin.f(jnp.ones(2), 2)
 print(json.dumps(seen))
-"""
+"""  # noqa: E501
 
 
 def _audit(tmp_path: Path) -> tuple[dict[str, list[str]], Path]:
@@ -227,7 +230,7 @@ for mod in (m, h):
     r = [mod.умножить(jnp.ones(2), 2).tolist(), mod.умножить(jnp.ones(2), 2, ключ="x").tolist(), mod.вызвать(jnp.ones(2)).tolist()]
     out.append([r, mod.ЗАПИСИ])
 print(json.dumps({"same": out[0] == out[1], "out": out, "engine": "jaxrewrite.engine.rewrite" in sys.modules}))
-"""
+"""  # noqa: E501
 
 
 def test_non_ascii_names_in_every_position_import_rewritten_cold_and_warm(tmp_path: Path) -> None:
@@ -269,7 +272,7 @@ import pkgc.mod, plainmod
 changed = [c.__qualname__ for c, d in zip(classes, before) if dict(vars(c)) != d]
 print(json.dumps({"changed": changed, "loader": type(pkgc.mod.__loader__).__qualname__,
                   "traces": pkgc.mod.run()}))
-"""
+"""  # noqa: E501
 
 
 def test_no_attribute_of_pythons_import_classes_is_assigned(tmp_path: Path) -> None:
@@ -280,7 +283,8 @@ def test_no_attribute_of_pythons_import_classes_is_assigned(tmp_path: Path) -> N
     write(tmp_path / "pkgc" / "__init__.py", "")
     write(
         tmp_path / "pkgc" / "mod.py",
-        "# jaxrewrite: enable\nimport jax, jax.numpy as jnp\nfrom jaxrewrite import Static\nT = []\n\n\n"
+        "# jaxrewrite: enable\nimport jax, jax.numpy as jnp\n"
+        "from jaxrewrite import Static\nT = []\n\n\n"
         "@jax.jit\ndef f(x, n: Static[int]):\n    T.append(n)\n    return x * n\n\n\n"
         "def run():\n    f(jnp.ones(2), 2)\n    f(jnp.ones(2), 2)\n    return T\n",
     )

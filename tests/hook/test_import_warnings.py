@@ -1,4 +1,5 @@
-"""The import hook says which markers do nothing (issue 42, item 10), and a warm import says it again.
+"""The import hook says which markers do nothing (issue 42, item 10), and a warm import says it
+again.
 
 A Static under a decorator jaxrewrite does not know (``@my_jit``) runs traced: ``check`` says
 JR004, and so must the import. The hook's analysis reports what the ledger leaves reported
@@ -29,9 +30,13 @@ from jaxrewrite.engine.findings import analyze
 from jaxrewrite.engine.findings.report import REPORTED_AT_IMPORT
 from jaxrewrite.hook import notes, pipeline, pycfile
 
-HEAD = "# jaxrewrite: enable\nimport functools\nimport jax\nfrom jaxrewrite import Static, NoDiff\n\n\n"
+HEAD = (
+    "# jaxrewrite: enable\nimport functools\nimport jax\n"
+    "from jaxrewrite import Static, NoDiff\n\n\n"
+)
 
-#: Each marker that does nothing, spelled the ways a user writes it: (code, line of the warning, module body).
+#: Each marker that does nothing, spelled the ways a user writes it: (code, line of the warning,
+#: module body).
 NOTHING = {
     "decorator": (
         "JR004",
@@ -129,7 +134,7 @@ print(json.dumps({{
     "warnings": [[w.category.__name__, str(w.message).split(" ")[0], w.filename, w.lineno] for w in caught],
     "engine": "jaxrewrite.engine.analyze" in sys.modules,
 }}))
-"""
+"""  # noqa: E501
 
 
 def _import(project: Project, module: str, *flags: str) -> dict[str, object]:
@@ -238,7 +243,7 @@ def test_python_warning_filters_select_by_code_and_can_make_it_fatal(project: Pr
     _, _, body = NOTHING["decorator"]
     project.write("mod.py", _module(body))
     _import(project, "mod")  # cold: the cache is written
-    for run in range(2):  # cold path and warm path alike
+    for _ in range(2):  # cold path and warm path alike
         quiet = project.run(
             "import jaxrewrite; jaxrewrite.install(); import mod", "-W", "ignore:JR004"
         )

@@ -1,4 +1,5 @@
-"""The import hook: install/uninstall, the finder's delegation, and how it meets other import machinery.
+"""The import hook: install/uninstall, the finder's delegation, and how it meets other import
+machinery.
 
 API tests run in process (they import nothing opted in); anything that loads a rewritten module
 runs in a child interpreter (helpers_hook).
@@ -246,7 +247,7 @@ def test_rewrite_error_surfaces_at_import_with_its_location(project: Project) ->
                 import bad
             except SyntaxError as exc:
                 print(json.dumps([type(exc).__name__, exc.filename, exc.lineno, exc.offset, exc.msg]))
-    """
+    """  # noqa: E501
     result = project.run(textwrap.dedent(code))
     assert result.returncode == 0, result.stderr
     lines = [json.loads(line) for line in result.stdout.splitlines()]
@@ -301,7 +302,7 @@ def test_editable_install_finder_is_asked_and_its_modules_rewritten(project: Pro
         {second}
         import jax, edpkg, edpkg.sub, edpkg.plain
         print(json.dumps([jax.CALLS, [type(m.__loader__).__name__ for m in (edpkg, edpkg.sub, edpkg.plain)]]))
-    """
+    """  # noqa: E501
     append = "sys.meta_path.append(_EditableFinder)"
     for first, second in [(append, "jaxrewrite.install()"), ("jaxrewrite.install()", append)]:
         src = textwrap.dedent(
@@ -353,7 +354,7 @@ def test_reload_goes_through_the_hook_again(project: Project) -> None:
         pathlib.Path({str(path)!r}).write_text(pathlib.Path({str(path)!r}).read_text().replace("VALUE = 1", "VALUE = 22"))
         importlib.reload(mod)
         print(json.dumps([mod.VALUE, jax.CALLS, type(mod.__loader__).__name__]))
-    """
+    """  # noqa: E501
     value, calls, loader = report(project.run(textwrap.dedent(code)))
     assert value == 22 and calls == [REWRITTEN_CALL, REWRITTEN_CALL] and loader == "RewritingLoader"
 

@@ -60,7 +60,7 @@ print(json.dumps({
     "thelib": thelib.__file__,
     "jaxrewrite": jaxrewrite.__file__,
 }))
-"""
+"""  # noqa: E501
 
 EXPECTED = {
     # power_sum: 2+4+8, 3+9+27, 2+4; tile's shape; two tanh layers of weight 0.5 on ones.
@@ -119,7 +119,10 @@ def _base_python() -> tuple[str, bool]:
     if _unprivileged_can_run(sys.executable, "import jax"):
         return sys.executable, True
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    check = f"import sys, venv, ensurepip; assert sys.version_info[:2] == ({version.replace('.', ', ')})"
+    check = (
+        "import sys, venv, ensurepip; assert sys.version_info[:2] == "
+        f"({version.replace('.', ', ')})"
+    )
     for candidate in (f"/usr/bin/python{version}", f"/usr/local/bin/python{version}"):
         if os.access(candidate, os.X_OK) and _unprivileged_can_run(candidate, check):
             return candidate, False
@@ -152,7 +155,7 @@ def _copy_sources(src: Path, dst: Path, names: list[str]) -> Path:
 
 def _set_writable(tree: Path, writable: bool) -> None:
     """The installed package read-only (0555 folders, 0444 files) or back to the owner writing."""
-    for folder, dirs, files in os.walk(tree):
+    for folder, _dirs, files in os.walk(tree):
         for name in files:
             path = os.path.join(folder, name)
             os.chmod(path, 0o644 if writable else 0o444)
@@ -270,7 +273,8 @@ def install() -> Iterator[Install]:
         lib_src = _copy_sources(EXAMPLE, base / "src" / "thelib", ["pyproject.toml", "src"])
         for src in (jr_src, lib_src):
             # Without build isolation: the installed setuptools and wheel build it, with no download
-            # of a fresh setuptools per wheel (tests/meta/test_packaging.py builds isolated, as a release).
+            # of a fresh setuptools per wheel (tests/meta/test_packaging.py builds isolated, as a
+            # release).
             _checked(
                 _run(
                     [
@@ -310,7 +314,9 @@ def install() -> Iterator[Install]:
                     [
                         vpython,
                         "-c",
-                        "import json, importlib.util as u; print(json.dumps([u.find_spec(n).origin for n in ('thelib', 'jaxrewrite')]))",
+                        "import json, importlib.util as u; "
+                        "print(json.dumps([u.find_spec(n).origin for n in ('thelib', "
+                        "'jaxrewrite')]))",
                     ],
                     cwd=elsewhere,
                     env=env,

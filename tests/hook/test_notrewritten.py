@@ -121,7 +121,8 @@ def test_imported_before_install_or_outside_its_packages(project: Path) -> None:
     )
     installed = python(
         "-c",
-        "import jaxrewrite; h = jaxrewrite.install(); h.uninstall(); import optedin; h2 = jaxrewrite.install()",
+        "import jaxrewrite; h = jaxrewrite.install(); h.uninstall(); import optedin; h2 = "
+        "jaxrewrite.install()",
         cwd=project,
     )
     assert installed.stderr.count(NAME) == 1 and "no import hook is installed" in installed.stderr
@@ -142,7 +143,10 @@ def test_main_script_run_by_plain_python(project: Path) -> None:
 
 @pytest.mark.parametrize("bytecode", [False, True], ids=["no-cache", "cache"])
 def test_rewritten_modules_are_quiet(project: Path, bytecode: bool) -> None:
-    code = "import jaxrewrite; jaxrewrite.install(); import optedin; assert float(optedin.scale(1.0, 3)) == 3.0"
+    code = (
+        "import jaxrewrite; jaxrewrite.install(); import optedin; assert "
+        "float(optedin.scale(1.0, 3)) == 3.0"
+    )
     for _ in range(2):  # the second run loads the rewritten code from the cache when bytecode is on
         done = python("-c", code, cwd=project, bytecode=bytecode)
         assert (done.returncode, done.stderr) == (0, "")
@@ -175,7 +179,8 @@ def test_error_filter_makes_it_fatal(project: Path) -> None:
     assert ignored.returncode == 0 and NAME not in ignored.stderr
     in_code = python(
         "-c",
-        "import warnings, jaxrewrite; warnings.simplefilter('error', jaxrewrite.NotRewrittenWarning); import nopragma",
+        "import warnings, jaxrewrite; warnings.simplefilter('error', "
+        "jaxrewrite.NotRewrittenWarning); import nopragma",
         cwd=project,
     )
     assert in_code.returncode == 1 and "NotRewrittenWarning" in in_code.stderr
@@ -197,13 +202,16 @@ def test_libraries_that_never_fetch_a_marker_are_never_read(project: Path) -> No
     assert (done.returncode, done.stderr) == (0, "")
 
 
-SNIPPET = "import jax\nfrom jaxrewrite import Static\n\n\n@jax.jit\ndef f(x, n: Static[int]):\n    return x * n\n"
+SNIPPET = (
+    "import jax\nfrom jaxrewrite import Static\n\n\n@jax.jit\ndef f(x, n: Static[int]):\n"
+    "    return x * n\n"
+)
 
 
 def test_code_without_a_file_is_warned_about_where_python_lets_it_be_seen(tmp_path: Path) -> None:
-    """``python -c`` (its text is in ``sys.orig_argv``: analyzed, warned at the def's line), standard
-    input and ``exec(compile(text, "snippet.py", "exec"))`` (no text anywhere: a warning that says
-    so); a ``-c`` whose markers lose nothing stays quiet."""
+    """``python -c`` (its text is in ``sys.orig_argv``: analyzed, warned at the def's line),
+    standard input and ``exec(compile(text, "snippet.py", "exec"))`` (no text anywhere: a warning
+    that says so); a ``-c`` whose markers lose nothing stays quiet."""
 
     def python(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
         return support.python(*args, cwd=cwd, stdin=stdin, prewarmed=support.server())

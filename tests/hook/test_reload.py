@@ -271,7 +271,7 @@ out["kept"] = run("[kept(jnp.ones(2), 2).tolist(), kept_hand(jnp.ones(2), 2).tol
 edit("def f(x, n:", "def f(x, *n:", ["mod"])  # refused: autoreload reports it, the module stays as it was
 out["refused"] = calls()
 print("RESULT " + json.dumps(out))
-"""
+"""  # noqa: E501
 
 
 @pytest.mark.parametrize(
@@ -285,9 +285,9 @@ print("RESULT " + json.dumps(out))
 def test_autoreload_runs_the_edited_module_rewritten(
     project: Path, prewarmed: Prewarmed, order: str, magic: str, aimport: str
 ) -> None:
-    """A real IPython shell: after the file is saved anew, the next cell runs its new rewritten
-    code (statics applied, one trace per value of n), as the plain-JAX module beside it does; a
-    refused edit is reported by autoreload with its file, line and code, and the old code runs on."""
+    """A real IPython shell: after the file is saved anew, the next cell runs its new rewritten code
+    (statics applied, one trace per value of n), as the plain-JAX module beside it does; a refused
+    edit is reported by autoreload with its file, line and code, and the old code runs on."""
     pytest.importorskip("IPython")
     proc = python(
         "-c",

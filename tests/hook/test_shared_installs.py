@@ -33,7 +33,10 @@ def f(x, n: Static[int]):
     return x
 """
 MODULES = ["mods.m1", "mods.m2", "mods.m3"]
-PROBE = "import sys, importlib, jaxrewrite\njaxrewrite.install()\nfor name in sys.argv[1:]:\n    importlib.import_module(name)\n"
+PROBE = (
+    "import sys, importlib, jaxrewrite\njaxrewrite.install()\nfor name in sys.argv[1:]:\n"
+    "    importlib.import_module(name)\n"
+)
 
 
 def _python_for_nobody() -> str | None:

@@ -1,4 +1,5 @@
-"""``%load_ext jaxrewrite`` in a real ``IPython.core.interactiveshell.InteractiveShell`` running cells.
+"""``%load_ext jaxrewrite`` in a real ``IPython.core.interactiveshell.InteractiveShell`` running
+cells.
 
 One shell for the module (IPython's shell is a process-wide singleton); every test starts from an
 empty namespace with the extension loaded, and what the shell changed in the process
@@ -190,7 +191,8 @@ def test_a_call_site_in_a_later_cell_of_a_def_from_an_earlier_cell(
 ) -> None:
     run(shell, HYPERCUBE)
     assert show(shell, PMAP, capsys) == (
-        "pmake = jax.pmap(make_hypercube, in_axes=(0, 0, None, None), static_broadcasted_argnums=(3,))\n"
+        "pmake = jax.pmap(make_hypercube, in_axes=(0, 0, None, None), "
+        "static_broadcasted_argnums=(3,))\n"
     )
     run(shell, PMAP + "out = pmake(jnp.arange(1.0, 5.0), jnp.ones(4), 1.0, lambda x: 2 * x)")
     assert [float(v) for v in shell.user_ns["out"][:, 0, 0]] == [1.0, 4.0, 9.0, 16.0]
@@ -225,7 +227,8 @@ def test_a_def_rebound_to_its_jit_in_a_later_cell_keeps_its_statics(
     )
     run(shell, "make_hypercube = jax.jit(make_hypercube)\n")
     assert show(shell, PMAP, capsys) == (
-        "pmake = jax.pmap(make_hypercube, in_axes=(0, 0, None, None), static_broadcasted_argnums=(3,))\n"
+        "pmake = jax.pmap(make_hypercube, in_axes=(0, 0, None, None), "
+        "static_broadcasted_argnums=(3,))\n"
     )
     run(shell, BY_HAND + "by_hand = jax.jit(by_hand, static_argnums=(3,))\n")
     run(
@@ -289,8 +292,10 @@ def fun(dic: Config):
 @pytest.mark.parametrize(
     "config",
     [
-        "from typing import TypedDict\n\nclass Config(TypedDict):\n    x: jax.Array\n    steps: Static[int]\n",
-        "from typing import TypedDict\n\nConfig = TypedDict('Config', {'x': jax.Array, 'steps': Static[int]})\n",
+        "from typing import TypedDict\n\nclass Config(TypedDict):\n    x: jax.Array\n"
+        "    steps: Static[int]\n",
+        "from typing import TypedDict\n\n"
+        "Config = TypedDict('Config', {'x': jax.Array, 'steps': Static[int]})\n",
     ],
     ids=["class", "functional"],
 )
@@ -353,8 +358,10 @@ def test_a_rewrite_error_shows_as_ipython_shows_a_syntax_error(
         f"  Cell In[{count}], line 3",
         "    def f(x, *sizes: Static[int]):",
         "              ^",  # under the parameter's name, as the engine locates it
-        "RewriteError: JR101 Static cannot mark *args parameter 'sizes': JAX can only treat named or positional "
-        "parameters as static; write one parameter instead, 'sizes: Static[tuple[int, ...]]', and pass the values "
+        "RewriteError: JR101 Static cannot mark *args parameter 'sizes': JAX can only "
+        "treat named or positional "
+        "parameters as static; write one parameter instead, 'sizes: Static[tuple[int, "
+        "...]]', and pass the values "
         "as one tuple",
     ]
     assert "Traceback" not in shown and "jaxrewrite/" not in shown
@@ -380,7 +387,8 @@ def test_ipython_syntax_keeps_working(shell: Any, capsys: pytest.CaptureFixture[
     capsys.readouterr()
     run(
         shell,
-        "echoed = !echo hello\n%time timed = float(doubler(1.0, 2))\nimport asyncio\nawait asyncio.sleep(0)",
+        "echoed = !echo hello\n%time timed = float(doubler(1.0, 2))\nimport asyncio\n"
+        "await asyncio.sleep(0)",
     )
     assert list(shell.user_ns["echoed"]) == ["hello"] and shell.user_ns["timed"] == 4.0
     run(shell, "doubler?")
@@ -419,9 +427,9 @@ def test_show_prints_what_the_cell_runs_as_and_runs_nothing(
     assert "ran" not in shell.user_ns
     diff = show(shell, cell, capsys, diff=True)
     assert (
-        "-@jax.jit\n+@__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))\n"
-        in diff
-    )
+        "-@jax.jit\n+@__import__('functools').partial(jax.jit, static_argnums=(1,), "
+        "static_argnames=('n',))\n"
+    ) in diff
 
 
 def test_show_reports_a_rewrite_error_at_the_cells_own_line(
@@ -439,15 +447,18 @@ def test_show_reports_a_rewrite_error_at_the_cells_own_line(
 
 def test_ipython_ext_option_loads_it_from_the_start(tmp_path: Path, prewarmed: Prewarmed) -> None:
     """``ipython --ext jaxrewrite`` (the guide's notebooks section): a real IPython, in a process of
-    its own; the first cell already opts in, and a refusal shows with its code at the cell's line."""
+    its own; the first cell already opts in, and a refusal shows with its code at the cell's
+    line."""
     import os
     import subprocess
 
     from golden_cases import ROOT
 
     cell = (
-        "import jax\nfrom jaxrewrite import Static\nTRACES = []\n\n@jax.jit\ndef f(x, n: Static[int]):\n"
-        "    TRACES.append(n)\n    return x * n\n\nprint(f(1.0, 2), f(2.0, 2), f(1.0, 3), len(TRACES))\n"
+        "import jax\nfrom jaxrewrite import Static\nTRACES = []\n\n@jax.jit\n"
+        "def f(x, n: Static[int]):\n"
+        "    TRACES.append(n)\n    return x * n\n\n"
+        "print(f(1.0, 2), f(2.0, 2), f(1.0, 3), len(TRACES))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT), "IPYTHONDIR": str(tmp_path / "ipython")}
 
@@ -468,7 +479,8 @@ def test_ipython_ext_option_loads_it_from_the_start(tmp_path: Path, prewarmed: P
         "--ext",
         "jaxrewrite",
         "-c",
-        "import jax\nfrom jaxrewrite import Static\n@jax.jit\ndef g(*n: Static[int]):\n    return 1\n",
+        "import jax\nfrom jaxrewrite import Static\n@jax.jit\ndef g(*n: Static[int]):\n"
+        "    return 1\n",
     )
     assert "JR101 Static cannot mark *args parameter 'n'" in refused.stdout + refused.stderr
 
@@ -485,7 +497,8 @@ def test_load_ext_in_the_cell_it_should_rewrite_says_the_rest_runs_as_written(
     from golden_cases import ROOT
 
     body = (
-        "import jax\nfrom jaxrewrite import Static\nTRACES = []\n\n@jax.jit\ndef f(x, n: Static[int]):\n"
+        "import jax\nfrom jaxrewrite import Static\nTRACES = []\n\n@jax.jit\n"
+        "def f(x, n: Static[int]):\n"
         "    TRACES.append(n)\n    return x * n\n\nprint(f(1.0, 2), f(1.0, 3), len(TRACES))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT), "IPYTHONDIR": str(tmp_path / "ipython")}

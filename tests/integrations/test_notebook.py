@@ -20,7 +20,8 @@ NOTEBOOK = REPO / "examples" / "hypercube.ipynb"
 
 
 def readme_example_output() -> list[str]:
-    """The lines the README promises for examples/hypercube.py (its ``docs-test: example`` block)."""
+    """The lines the README promises for examples/hypercube.py (its ``docs-test: example``
+    block)."""
     text = (REPO / "README.md").read_text(encoding="utf-8")
     block = re.search(r"<!-- docs-test: example -->\s*```text\n(.*?)```", text, re.S)
     assert block is not None
@@ -28,7 +29,8 @@ def readme_example_output() -> list[str]:
 
 
 def kernel_environment() -> dict[str, str]:
-    """The kernel's environment: four CPU devices before jax is imported, this checkout importable."""
+    """The kernel's environment: four CPU devices before jax is imported, this checkout
+    importable."""
     env = dict(os.environ)
     env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
     env["JAX_PLATFORMS"] = "cpu"
@@ -61,7 +63,8 @@ def test_notebook_runs_in_a_real_kernel(tmp_path: Path) -> None:
     # The kernel ran the seed's headline cell rewritten: the show cell prints what it ran as.
     (show,) = [cell for cell in code if cell.source.startswith("%%jaxrewrite_show")]
     assert stdout_of(show) == (
-        "pmake_hypercube = pmap(make_hypercube, in_axes=(0, 0, None, None), static_broadcasted_argnums=(3,))\n"
+        "pmake_hypercube = pmap(make_hypercube, in_axes=(0, 0, None, None), "
+        "static_broadcasted_argnums=(3,))\n"
     )
 
 
@@ -86,8 +89,10 @@ def test_a_rewrite_error_in_a_kernel_shows_as_a_syntax_error(tmp_path: Path) -> 
     (error,) = nb.cells[1].outputs
     assert (error.output_type, error.ename) == ("error", "RewriteError")
     assert error.evalue.endswith(
-        "Static cannot mark *args parameter 'sizes': JAX can only treat named or positional parameters as static; "
-        "write one parameter instead, 'sizes: Static[tuple[int, ...]]', and pass the values as one tuple"
+        "Static cannot mark *args parameter 'sizes': JAX can only treat named or "
+        "positional parameters as static; "
+        "write one parameter instead, 'sizes: Static[tuple[int, ...]]', and pass the "
+        "values as one tuple"
     )
     shown = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(error.traceback))
     assert "Cell In[2], line 2" in shown

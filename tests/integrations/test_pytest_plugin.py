@@ -87,7 +87,8 @@ def run_python(pytester: pytest.Pytester, *argv: str) -> pytest.RunResult:
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    """``pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)``, through ``run_python``."""
+    """``pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)``, through
+    ``run_python``."""
     assert not pytester.plugins
     basetemp = make_numbered_dir(root=pytester.path, prefix="runpytest-", mode=0o700)
     return run_python(
@@ -146,14 +147,18 @@ def test_a_marker_that_does_nothing_is_in_the_warnings_summary_cold_and_warm(
     says so (JR004), and says it again from the cache (the second run reads the pyc)."""
     pytester.makepyfile(
         test_opted=OPTED_IN
-        + "\n\ndef my_jit(f):\n    return jax.jit(f)\n\n\n@my_jit\ndef unknown(x, n: Static[int]):\n    return x\n"
+        + (
+            "\n\ndef my_jit(f):\n    return jax.jit(f)\n\n\n@my_jit\n"
+            "def unknown(x, n: Static[int]):\n    return x\n"
+        )
     )
     for _ in range(2):
         result = run(pytester)
         result.assert_outcomes(passed=1, failed=1)
         result.stdout.fnmatch_lines(
             [
-                "*test_opted.py:26: RewriteWarning: JR004 the marker on 'n' of 'unknown' does nothing under 'my_jit'*"
+                "*test_opted.py:26: RewriteWarning: JR004 the marker on 'n' of 'unknown' "
+                "does nothing under 'my_jit'*"
             ]
         )
     assert pycs(pytester.path, "test_opted")["jaxrewrite"]  # the second run read it
@@ -222,7 +227,8 @@ def test_a_rewrite_error_is_a_collection_error_at_the_users_line(pytester: pytes
             r'E\s+File ".*test_bad\.py", line 7',
             r"E\s+def f\(x, \*sizes: Static\[int\]\):",
             r"E\s+\^+",
-            r"E\s+jaxrewrite\.errors\.RewriteError: JR101 Static cannot mark \*args parameter 'sizes'.*",
+            r"E\s+jaxrewrite\.errors\.RewriteError: JR101 Static cannot mark \*args "
+            r"parameter 'sizes'.*",
         ]
     )
     # The hook's own frames are hidden, as pytest hides its own (__tracebackhide__).
@@ -398,7 +404,8 @@ def test_jaxtyping_pytest_option_as_equinox_projects_set_it(
 
 
 def test_packages_from_pyproject(package: pytest.Pytester) -> None:
-    """``packages`` in [tool.jaxrewrite], as ruff users keep their settings; an unknown key is an error."""
+    """``packages`` in [tool.jaxrewrite], as ruff users keep their settings; an unknown key is an
+    error."""
     package.makefile(".toml", pyproject='[tool.jaxrewrite]\npackages = ["mypkg", "otherpkg"]\n')
     run(package).assert_outcomes(passed=1)
     package.makefile(".toml", pyproject='[tool.jaxrewrite]\npackage = ["mypkg"]\n')
@@ -525,7 +532,7 @@ if os.environ.get("FORGE_WRITE"):
     pyc = tag.cache_path(str(source.resolve()), sys.flags.optimize, pipeline_name(pytest.__version__, False))
     code = compile("def test_forged():\\n    assert False, 'forged'\\n", str(source.resolve()), "exec")
     pycfile.store(pyc, code, pycfile.stat_key(source.stat()), str(source.resolve()))
-"""
+"""  # noqa: E501
 
 
 def test_code_cached_for_another_pytest_or_jaxrewrite_version_is_never_served(
@@ -533,7 +540,8 @@ def test_code_cached_for_another_pytest_or_jaxrewrite_version_is_never_served(
 ) -> None:
     pytester.makepyfile(test_opted=OPTED_IN, forge=FORGE)
     monkeypatch.setenv("FORGE_WRITE", "1")
-    # The control: a pyc forged for this very session's key is served (so the key is all that decides).
+    # The control: a pyc forged for this very session's key is served (so the key is all that
+    # decides).
     run(pytester, "-p", "forge").stdout.fnmatch_lines(["*AssertionError: forged*"])
     monkeypatch.delenv("FORGE_WRITE")
     monkeypatch.setenv("FORGE_PYTEST_VERSION", "0.0.1")
@@ -600,7 +608,10 @@ def test_a_module_another_finder_loads_is_an_error_naming_finder_and_loader(
     conftest = UNKNOWN_LOADER_CONFTEST + ("import helper\n" if where == "conftest" else "")
     pytester.makepyfile(conftest=conftest, helper=HELPER)
     pytester.makepyfile(
-        test_it="import helper\nimport jax.numpy as jnp\n\n\ndef test_f():\n    assert helper.f(jnp.ones(2), 2).tolist() == [2.0, 2.0]\n"
+        test_it=(
+            "import helper\nimport jax.numpy as jnp\n\n\ndef test_f():\n"
+            "    assert helper.f(jnp.ones(2), 2).tolist() == [2.0, 2.0]\n"
+        )
     )
     result = run(pytester)
     assert result.ret != pytest.ExitCode.OK

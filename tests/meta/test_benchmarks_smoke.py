@@ -289,7 +289,7 @@ def test_table_only_scripts_run_and_fill_the_table(
         assert row in table, (row, table)
 
 
-# -- what the import-cost scripts write themselves (the same runs, read from run.py --keep) ---------
+# -- what the import-cost scripts write themselves (the same runs, read from run.py --keep) --------
 
 
 @grouped("import")

@@ -3,13 +3,13 @@
 Conventions, read from the Markdown:
 
 * Every fenced ```python block (also ``py``/``python3``) is a test. It is written to
-  ``example.py`` in a fresh temporary directory and run as ``python -m jaxrewrite example.py``
-  (the user's path), with the environment of the README's first command (``XLA_FLAGS``) and
-  the checkout first on ``PYTHONPATH``: in a process of its own, forked from one that has
-  imported jax and nothing else (tests/prewarmed.py: ~2 s of CPU saved per block;
-  ``JAXREWRITE_TEST_FRESH=1`` starts a fresh interpreter for each instead). It must exit 0, so blocks check
-  their claims with ``assert``. A block that opts in (``# jaxrewrite: enable`` in its header)
-  is rewritten; any other block runs unchanged.
+  ``example.py`` in a fresh temporary directory and run as ``python -m jaxrewrite example.py`` (the
+  user's path), with the environment of the README's first command (``XLA_FLAGS``) and the checkout
+  first on ``PYTHONPATH``: in a process of its own, forked from one that has imported jax and
+  nothing else (tests/prewarmed.py: ~2 s of CPU saved per block; ``JAXREWRITE_TEST_FRESH=1`` starts
+  a fresh interpreter for each instead). It must exit 0, so blocks check their claims with
+  ``assert``. A block that opts in (``# jaxrewrite: enable`` in its header) is rewritten; any other
+  block runs unchanged.
 * An HTML comment right before a block's opening fence (blank lines allowed in between)
   changes what is checked:
 
@@ -128,7 +128,8 @@ def _numbered(block: Block) -> str:
 def _report(block: Block, what: str, proc: subprocess.CompletedProcess[str]) -> str:
     return (
         f"{block.where}: {what}\n--- block ---\n{_numbered(block)}\n"
-        f"--- exit {proc.returncode}; stdout ---\n{proc.stdout}\n--- stderr ---\n{proc.stderr[-6000:]}"
+        f"--- exit {proc.returncode}; stdout ---\n{proc.stdout}\n--- stderr ---\n"
+        f"{proc.stderr[-6000:]}"
     )
 
 
@@ -207,13 +208,15 @@ def test_every_bound_on_jaxs_stack_in_the_test_extra_is_lifted_by_the_newest_leg
 
 def test_every_test_file_the_readme_samples_runs_at_full_depth_in_ci() -> None:
     """The README's command samples the real-code corpus and each property's examples
-    (tests/depth.py): each test file that samples is one .ci/run runs under ``JAXREWRITE_FULL=1``."""
+    (tests/depth.py): each test file that samples is one .ci/run runs under
+    ``JAXREWRITE_FULL=1``."""
     sampling = sorted(
         path.relative_to(REPO).as_posix()
         for path in TESTS
         if path.name != Path(__file__).name
         and re.search(
-            r"^\s*from (depth|corpus_support) import .*\b(examples|FULL|SHARE|at_least|corpus_files)\b|sampled=True",
+            r"^\s*from (depth|corpus_support) import "
+            r".*\b(examples|FULL|SHARE|at_least|corpus_files)\b|sampled=True",
             path.read_text(encoding="utf-8"),
             re.MULTILINE,
         )
@@ -268,7 +271,8 @@ def test_ci_runs_the_files_the_shortcuts_serve_with_the_shortcuts_off() -> None:
     assert forking is not None
     where = {path.name: path.relative_to(REPO).as_posix() for path in TESTS}
     files = {where[name] for name in re.findall(r'"(test_\w+\.py)"', forking.group(1))}
-    files |= {  # the files that take the server as a fixture (test_prewarmed.py runs both ways itself)
+    # the files that take the server as a fixture (test_prewarmed.py runs both ways itself)
+    files |= {
         where[path.name]
         for path in TESTS
         if path.name != "test_prewarmed.py"

@@ -51,7 +51,8 @@ def test_readme_first_screen_is_for_users() -> None:
     assert checkout < FIRST_SCREEN_LINES, f"the checkout's commands start on line {checkout + 1}"
     first_screen = "\n".join(lines[:checkout])
     blocks = [b for b in parse_blocks(README) if b.line <= checkout]
-    # jaxrewrite is not on PyPI: `pip install jaxrewrite` fails, so it may not be what a user runs first.
+    # jaxrewrite is not on PyPI: `pip install jaxrewrite` fails, so it may not be what a user runs
+    # first.
     assert blocks[0].lang == "bash" and blocks[0].code.strip() == FIRST_INSTALL, blocks[0].code
     assert any(
         b.lang == "python" and "Static" in b.code and "jaxrewrite: enable" in b.code for b in blocks
@@ -136,7 +137,8 @@ def _help(command: str, tmp_path: Path) -> str:
 
 
 def _flags(help_text: str) -> list[list[str]]:
-    """Each option's spellings (``['-q', '--quiet']``), from the help's option lines, less ``--help``."""
+    """Each option's spellings (``['-q', '--quiet']``), from the help's option lines, less
+    ``--help``."""
     options = help_text.split("options:", 1)[1]
     found = []
     for line in options.splitlines():

@@ -153,7 +153,8 @@ ENGINE_PLACES = ["rulebook", "read", "analysis", "walk", "analyze", "edits", "fi
 
 
 def _place(module: str) -> str | None:
-    """The engine place of a dotted module name (None for engine/__init__ and outside the engine)."""
+    """The engine place of a dotted module name (None for engine/__init__ and outside the
+    engine)."""
     parts = module.split(".")
     return parts[2] if len(parts) > 2 and parts[:2] == ["jaxrewrite", "engine"] else None
 
@@ -359,7 +360,8 @@ def test_every_spec_kind_has_its_module() -> None:
 
 
 #: The finding passes (issue 41 item 3): each module exports a ``TreePass``, registered the same
-#: way: the front end hands it to ``analyze`` (``engine/findings/__init__.py`` lists check's and show's).
+#: way: the front end hands it to ``analyze`` (``engine/findings/__init__.py`` lists check's and
+#: show's).
 FINDING_PASSES = ("lint", "ledger", "peruse", "imported", "tracetime")
 
 
@@ -392,9 +394,10 @@ COMMANDS = ("run", "show", "check", "migrate", "compile")
 
 
 def test_no_command_imports_another() -> None:
-    """What two commands share lives a layer down (``commands/targets.py``, ``engine/findings/__init__.py``),
-    so that a command is read, changed and imported alone: ``show`` once imported ``check``
-    (``lint_analysis``) and ``run`` (``safe_path``), ``compile`` imported ``run``."""
+    """What two commands share lives a layer down (``commands/targets.py``,
+    ``engine/findings/__init__.py``), so that a command is read, changed and imported alone:
+    ``show`` once imported ``check`` (``lint_analysis``) and ``run`` (``safe_path``), ``compile``
+    imported ``run``."""
     edges = graph()
     commands = {f"jaxrewrite.commands.{name}" for name in COMMANDS}
     assert commands <= set(edges)

@@ -4,8 +4,8 @@ metadata names the license. Then the wheel is installed (not editable) into a fr
 seed example runs through it from a folder outside the checkout, printing what the README says.
 
 The venv reuses the packages this interpreter sees (``support.child_venv``) for jax, so the test
-needs no index for it; jaxrewrite itself comes from the wheel only (``--ignore-installed``, and
-the test asserts where it was imported from). ``tests/hook/test_library.py`` installs a wheel too, as
+needs no index for it; jaxrewrite itself comes from the wheel only (``--ignore-installed``, and the
+test asserts where it was imported from). ``tests/hook/test_library.py`` installs a wheel too, as
 the dependency of a sample library; this file checks the distribution itself.
 """
 
@@ -211,7 +211,8 @@ def test_the_wheel_carries_every_file_of_the_package(built: Built) -> None:
         "jaxrewrite/engine/rulebook/concrete_params.json" in package
         and "jaxrewrite/py.typed" in package
     )
-    # The build writes no file of its own: the cache tag's digests are a line it adds (the test below).
+    # The build writes no file of its own: the cache tag's digests are a line it adds (the test
+    # below).
     assert sorted(package - carried) == [] and sorted(carried - package) == []
 
 
@@ -253,7 +254,10 @@ def test_the_venv_imports_each_dependency_from_where_this_interpreter_does(built
     astor may be missing, as in a fresh user's venv), not the venv's (``support.child_venv``)."""
     env = _clean_env(JAX_PLATFORMS="cpu")
     names = ["astor", "typing_extensions", "jax", "jaxlib"]
-    probe = "import importlib.util, sys; print('\\n'.join(str(importlib.util.find_spec(n).origin) for n in sys.argv[1:]))"
+    probe = (
+        "import importlib.util, sys; print('\\n'.join(str(importlib.util.find_spec(n).origin) "
+        "for n in sys.argv[1:]))"
+    )
     seen = _run(
         [str(built.venv_python), "-c", probe, *names], cwd=built.elsewhere, env=env
     ).stdout.split()
@@ -285,7 +289,7 @@ print(json.dumps({
     __import__("jaxrewrite").__version__) is not None, "tag": tag.rewriter_hash(), "statted": statted,
     "engine": "jaxrewrite.engine.rewrite" in sys.modules, "loader": type(opted.__loader__).__name__,
 }))
-"""
+"""  # noqa: E501
 
 OPTED = """\
 # jaxrewrite: enable

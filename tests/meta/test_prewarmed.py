@@ -31,10 +31,13 @@ PROGRAMS = {
     "uncaught exception": "print('partial')\nraise ValueError('boom')",
     "uncaught interrupt": "raise KeyboardInterrupt",
     "atexit handlers, last registered first": (
-        "import atexit\natexit.register(print, 'first registered')\natexit.register(print, 'second registered')\n"
+        "import atexit\natexit.register(print, 'first registered')\n"
+        "atexit.register(print, 'second registered')\n"
         "print('main done')"
     ),
-    "an atexit handler that raises": "import atexit\ndef bad():\n    raise RuntimeError('in atexit')\natexit.register(bad)",
+    "an atexit handler that raises": (
+        "import atexit\ndef bad():\n    raise RuntimeError('in atexit')\natexit.register(bad)"
+    ),
     "a thread still running at the end": (
         "import threading, time\n"
         "def late():\n    time.sleep(0.2)\n    print('thread done', flush=True)\n"
@@ -44,8 +47,12 @@ PROGRAMS = {
         "import atexit, threading, time\natexit.register(print, 'atexit')\n"
         "threading.Thread(target=lambda: (time.sleep(0.2), print('thread'))).start()"
     ),
-    "os._exit skips atexit": "import atexit, os\natexit.register(print, 'never')\nprint('x', flush=True)\nos._exit(7)",
-    "a weakref finalizer at exit": "import weakref\nclass C: pass\nc = C()\nweakref.finalize(c, print, 'finalized')",
+    "os._exit skips atexit": (
+        "import atexit, os\natexit.register(print, 'never')\nprint('x', flush=True)\nos._exit(7)"
+    ),
+    "a weakref finalizer at exit": (
+        "import weakref\nclass C: pass\nc = C()\nweakref.finalize(c, print, 'finalized')"
+    ),
     # The server's heap is frozen (gc.freeze): what the program itself makes is collected as ever.
     "its own cyclic garbage collected": (
         "import gc, weakref\nclass C:\n    def __del__(self): print('finalized')\n"
@@ -121,9 +128,12 @@ def test_a_script_and_a_module_end_the_same_way(tmp_path: Path, prewarmed: Prewa
 
 
 def test_what_the_server_made_is_frozen_and_only_that(tmp_path: Path, prewarmed: Prewarmed) -> None:
-    """The one difference gc.freeze makes, as the module's docstring lists it: a child's
-    collections pass over what it made, not over jax's objects (a fresh interpreter freezes nothing)."""
-    code = "import gc, jax\nprint(gc.get_freeze_count() > len(gc.get_objects()), gc.get_freeze_count() > 0)"
+    """The one difference gc.freeze makes, as the module's docstring lists it: a child's collections
+    pass over what it made, not over jax's objects (a fresh interpreter freezes nothing)."""
+    code = (
+        "import gc, jax\nprint(gc.get_freeze_count() > len(gc.get_objects()), "
+        "gc.get_freeze_count() > 0)"
+    )
     env = support.child_env()
     fresh = subprocess.run(
         [sys.executable, "-c", code],
@@ -152,7 +162,8 @@ def test_jaxrewrites_bytecode_is_current_while_the_suite_runs() -> None:
     for source in sorted(package.rglob("*.py")):
         cached = Path(importlib.util.cache_from_source(str(source)))
         stat = source.stat()
-        # A timestamped pyc's header: magic, flags 0, the source's mtime and size, as import checks them.
+        # A timestamped pyc's header: magic, flags 0, the source's mtime and size, as import checks
+        # them.
         header = importlib.util.MAGIC_NUMBER + struct.pack(
             "<III", 0, int(stat.st_mtime) & 0xFFFFFFFF, stat.st_size & 0xFFFFFFFF
         )

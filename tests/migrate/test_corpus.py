@@ -248,7 +248,7 @@ def f(x, mode):
 
 e_jit, f_vjp = api.jit(e, static_argnums=(1,), inline=True), jax.custom_vjp(f, nondiff_argnames=("mode",))
 traced = jax.jit(e, static_argnums=1).trace(1, 2)
-'''
+'''  # noqa: E501
 
 
 def test_converter_layouts() -> None:
@@ -268,9 +268,9 @@ def test_converter_layouts() -> None:
     )
     assert "@jax.jit\ndef a(x, n: Static):" in converted
     assert (
-        '@api.jit(\n    # comment\n    donate_argnums=0)\ndef b(x, m: Static[int], n: Static["int"], *, k=1):'
-        in converted
-    )
+        "@api.jit(\n    # comment\n    donate_argnums=0)\n"
+        'def b(x, m: Static[int], n: Static["int"], *, k=1):'
+    ) in converted
     assert "@my_jit\ndef d(x, *, k: Static):" in converted
     assert (
         "__import__('functools').partial(jax.jit, static_argnums=(1,), static_argnames=('n',))"
@@ -284,9 +284,9 @@ def test_converter_layouts() -> None:
     # from the end of each call's arguments), and c stays as written.
     assert [(r.function, r.reason) for r in module.migration.refused] == [("c", Reason.NEGATIVE)]
     assert (
-        "@functools.partial(my_jit, donate_argnums=0, static_argnums=-1, inline=True)\ndef c(x, y, z):"
-        in converted
-    )
+        "@functools.partial(my_jit, donate_argnums=0, static_argnums=-1, inline=True)\n"
+        "def c(x, y, z):"
+    ) in converted
     # Call sites: the keywords go, the engine writes them back; custom_vjp's names become NoDiff.
     assert "def e(x, n: Static):" in converted and "def f(x, mode: NoDiff):" in converted
     assert (

@@ -12,8 +12,8 @@ trace counts before and after.
 Golden cases live in ``golden/migrate``: ``NAME.in`` (a module), ``NAME.out`` (the migrated module;
 absent when nothing changes) and ``NAME.report`` (the migrate report). ``.in``/``.out`` rather than
 ``.py`` so that the rewrite's own golden runner (every ``golden/**/*.py``) does not take them for
-its cases. ``pytest tests/migrate/test_migrate.py --update-golden`` regenerates them; read every changed
-line before committing.
+its cases. ``pytest tests/migrate/test_migrate.py --update-golden`` regenerates them; read every
+changed line before committing.
 """
 
 from __future__ import annotations
@@ -150,7 +150,10 @@ def test_syntax_error_is_pythons_own() -> None:
 
 
 def test_line_endings_and_form_feeds_are_kept() -> None:
-    source = "from functools import partial\r\nimport jax\r\n\x0c\r\n@partial(jax.jit, static_argnums=1)\r\ndef f(x, n):\r\n    return x * n\r\n"
+    source = (
+        "from functools import partial\r\nimport jax\r\n\x0c\r\n"
+        "@partial(jax.jit, static_argnums=1)\r\ndef f(x, n):\r\n    return x * n\r\n"
+    )
     result = migrate_source(source, "crlf.py")
     assert result.changed
     # + the pragma and the marker import, - the partial import the migration made unused
@@ -195,7 +198,10 @@ def test_module_without_imports_before_its_code() -> None:
 
 
 def test_existing_import_is_reused() -> None:
-    source = "from functools import partial\nimport jax\nfrom jaxrewrite import Static as S\n\n@partial(jax.jit, static_argnums=1)\ndef f(x, n):\n    return x\n"
+    source = (
+        "from functools import partial\nimport jax\nfrom jaxrewrite import Static as S\n\n"
+        "@partial(jax.jit, static_argnums=1)\ndef f(x, n):\n    return x\n"
+    )
     text = migrate_source(source).text
     assert "def f(x, n: S):" in text and text.count("import") == 2  # partial's went unused: gone
     assert (
@@ -301,7 +307,8 @@ def test_command_diff_counts_lines_as_python_does(tmp_path: Path) -> None:
     path = tmp_path / "m.py"
     path.write_text("# page one\x0c\n" + SPEC_MODULE)
     out = run_command([str(path)])[1]
-    # 9 lines by Python's count (the form feed ends none), 10 after: + pragma + import - partial's import
+    # 9 lines by Python's count (the form feed ends none), 10 after: + pragma + import - partial's
+    # import
     assert (
         "@@ -1,9 +1,10 @@\n # page one\x0c\n-from functools import partial\n+# jaxrewrite: enable\n"
         in out
@@ -415,7 +422,7 @@ print(tile(jnp.ones(2), 2).tolist(), tile(jnp.zeros(2), n=2).tolist(), tile(jnp.
 n = jax.local_device_count()
 print(pcube(jnp.ones(n), jnp.arange(1.0, n + 1), 2.0, lambda c: c)[:, 0, 0].tolist())
 print(TRACES)
-"""
+"""  # noqa: E501
 
 
 def test_migrated_program_prints_the_same(tmp_path: Path) -> None:
@@ -528,16 +535,19 @@ def test_what_a_call_site_names_is_looked_up_in_its_own_scope() -> None:
     )
     result = migrate_source(text, "m.py")
     assert result.report() == [
-        "7: refused: jit is applied to 'hypot', which is not statically one def of this module; apply jit to the def "
+        "7: refused: jit is applied to 'hypot', which is not statically one def of this "
+        "module; apply jit to the def "
         "itself [not-a-local-def]",
-        "12: refused: jit is applied to 'fsum', which lives in another module (math.fsum); migrate the module that "
+        "12: refused: jit is applied to 'fsum', which lives in another module "
+        "(math.fsum); migrate the module that "
         "defines it [not-a-local-def]",
     ]
     assert not result.changed
 
 
 def test_refusals_are_findings_with_codes() -> None:
-    """Every reason has its own code in the one table of codes (JR2nn, or the JR1nn of the same check), with its summary."""
+    """Every reason has its own code in the one table of codes (JR2nn, or the JR1nn of the same
+    check), with its summary."""
     from jaxrewrite.engine.rulebook.diagnostics import CODES
 
     assert len({reason.code for reason in Reason}) == len(Reason)

@@ -20,31 +20,46 @@ INPUTS = sorted((ROOT / "golden" / "migrate").glob("*.in"))
 
 #: Modules written as isort wants them, each with a spec migrate turns into Static.
 CLEAN = {
-    "partial_only": "from functools import partial\n\nimport jax\n\n\n@partial(jax.jit, static_argnums=1)\ndef f(x, n):\n    return x * n\n",
+    "partial_only": (
+        "from functools import partial\n\nimport jax\n\n\n"
+        "@partial(jax.jit, static_argnums=1)\ndef f(x, n):\n    return x * n\n"
+    ),
     "partial_kept": (
-        "from functools import partial, reduce\n\nimport jax\n\n\n@partial(jax.jit, static_argnums=1)\n"
+        "from functools import partial, reduce\n\nimport jax\n\n\n"
+        "@partial(jax.jit, static_argnums=1)\n"
         "def f(x, n):\n    return reduce(max, [x, n])\n\n\ng = partial(f, n=2)\n"
     ),
     "partial_among": (
-        "import operator\nfrom functools import partial, reduce\n\nimport jax\n\n\n@partial(jax.jit, static_argnums=1)\n"
+        "import operator\nfrom functools import partial, reduce\n\nimport jax\n\n\n"
+        "@partial(jax.jit, static_argnums=1)\n"
         "def f(x, n):\n    return reduce(operator.add, [x, n])\n"
     ),
-    "functools_module": "import functools\n\nimport jax\n\n\n@functools.partial(jax.jit, static_argnames='n')\ndef f(x, n):\n    return x * n\n",
-    "third_party_froms": (
-        "import os\n\nimport jax\nimport numpy as np\nfrom jax import lax\nfrom optax import adam\n\nfrom . import local\n\n\n"
-        "def f(x, n):\n    return lax.add(x, n) + np.ones(os.cpu_count()) + adam + local\n\n\nf = jax.jit(f, static_argnums=(1,))\n"
+    "functools_module": (
+        "import functools\n\nimport jax\n\n\n"
+        "@functools.partial(jax.jit, static_argnames='n')\ndef f(x, n):\n    return x * n\n"
     ),
-    "no_trailing_newline": "import jax\n\n\ndef f(x, n):\n    return x * n\n\n\nf = jax.jit(f, static_argnums=1)",
+    "third_party_froms": (
+        "import os\n\nimport jax\nimport numpy as np\nfrom jax import lax\n"
+        "from optax import adam\n\nfrom . import local\n\n\n"
+        "def f(x, n):\n    return lax.add(x, n) + np.ones(os.cpu_count()) + adam + "
+        "local\n\n\nf = jax.jit(f, static_argnums=(1,))\n"
+    ),
+    "no_trailing_newline": (
+        "import jax\n\n\ndef f(x, n):\n    return x * n\n\n\nf = jax.jit(f, static_argnums=1)"
+    ),
     "nodiff_and_static": (
-        "from functools import partial\n\nimport jax\n\n\n@partial(jax.custom_vjp, nondiff_argnums=(0,))\ndef f(n, x):\n    return x\n\n\n"
-        "def f_fwd(n, x):\n    return x, None\n\n\ndef f_bwd(n, res, g):\n    return (g,)\n\n\nf.defvjp(f_fwd, f_bwd)\n\n\n"
+        "from functools import partial\n\nimport jax\n\n\n"
+        "@partial(jax.custom_vjp, nondiff_argnums=(0,))\ndef f(n, x):\n    return x\n\n\n"
+        "def f_fwd(n, x):\n    return x, None\n\n\ndef f_bwd(n, res, g):\n"
+        "    return (g,)\n\n\nf.defvjp(f_fwd, f_bwd)\n\n\n"
         "@partial(jax.jit, static_argnums=1)\ndef g(x, n):\n    return x * n\n"
     ),
 }
 
 
 def ruff(folder: Path) -> Counter[tuple[str, str, str]]:
-    """(file, code, message) of each F401/I001 finding, line numbers left out (migrate adds lines)."""
+    """(file, code, message) of each F401/I001 finding, line numbers left out (migrate adds
+    lines)."""
     done = subprocess.run(
         [
             str(RUFF),
@@ -104,7 +119,10 @@ def test_only_what_the_migration_made_unused_is_removed() -> None:
     module = migrate_source(CLEAN["functools_module"], "m.py").text
     assert "functools" not in module
     # Already unused before: not migrate's to remove (the user's linter already says so).
-    idle = "from functools import partial, wraps\n\nimport jax\n\n\ndef f(x, n):\n    return x\n\n\nf = jax.jit(f, static_argnums=1)\n"
+    idle = (
+        "from functools import partial, wraps\n\nimport jax\n\n\ndef f(x, n):\n    return x\n"
+        "\n\nf = jax.jit(f, static_argnums=1)\n"
+    )
     assert "from functools import partial, wraps\n" in migrate_source(idle, "m.py").text
     # Shadowed in a function: the name is still mentioned, so the import stays (never guess).
     shadow = CLEAN["partial_only"] + "\n\ndef h(partial):\n    return partial\n"
@@ -124,8 +142,8 @@ def test_only_what_the_migration_made_unused_is_removed() -> None:
 def test_marker_import_placed_as_isort_wants() -> None:
     text = migrate_source(CLEAN["third_party_froms"], "m.py").text
     assert "from jax import lax\nfrom jaxrewrite import Static\nfrom optax import adam\n" in text
-    # No third-party section in the first block (jax is imported further down): a section of its own,
-    # after the standard library's and before the local imports.
+    # No third-party section in the first block (jax is imported further down): a section of its
+    # own, after the standard library's and before the local imports.
     import ast
 
     from jaxrewrite.engine.read.source import Source

@@ -32,7 +32,8 @@ from bench_migrate import migrate_and_diff, spec_module  # noqa: E402
 def _not_local_module(calls: int) -> str:
     """Specs on imported functions, the name's binding looked up per call: all reported."""
     return "import jax\nfrom math import hypot\n\n" + "".join(
-        f"h_{i} = jax.jit(\n    hypot,\n    static_argnums=0,\n)\n\n\ndef f_{i}(x):\n    return x\n\n\n"
+        f"h_{i} = jax.jit(\n    hypot,\n    static_argnums=0,\n)\n\n\ndef f_{i}(x):\n"
+        "    return x\n\n\n"
         for i in range(calls)
     )
 

@@ -1,4 +1,5 @@
-"""``jaxrewrite check``: golden findings per code, the command's formats, filters, noqa and exit codes.
+"""``jaxrewrite check``: golden findings per code, the command's formats, filters, noqa and exit
+codes.
 
 Golden cases live in ``golden/check/``: ``NAME.py`` and ``NAME.findings``, the text ``check``
 prints for it (``--update-golden`` rewrites them; read every change).
@@ -162,7 +163,8 @@ def test_files_the_walk_finds_that_never_mention_jaxrewrite_are_not_parsed(tmp_p
 
 
 def test_a_file_named_on_the_command_line_is_always_parsed(tmp_path: Path) -> None:
-    """Issue 45: `check broken.py` said "All checks passed!"; a named file is read as Python source."""
+    """Issue 45: `check broken.py` said "All checks passed!"; a named file is read as Python
+    source."""
     write(tmp_path / "broken_but_unrelated.py", "x = (1,\n")
     done = run("broken_but_unrelated.py", cwd=tmp_path)
     assert done.returncode == 1
@@ -268,7 +270,10 @@ def test_check_never_crashes_on_real_code() -> None:
     covered = (
         "every file"
         if FULL
-        else f"those naming a transform in 1 in {SHARE} and 1 in {SAMPLE} of the others (JAXREWRITE_FULL=1: all)"
+        else (
+            f"those naming a transform in 1 in {SHARE} and 1 in {SAMPLE} of the others "
+            "(JAXREWRITE_FULL=1: all)"
+        )
     )
     print(
         f"\n[check corpus] {checked} of {len(files)} files analyzed: {covered}; findings {counts}"

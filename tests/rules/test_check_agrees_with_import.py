@@ -33,20 +33,29 @@ def module_jit(meth, *jit_args, **jit_kwargs):
 
 """
 
-ONELINE = "def module_jit(fun, *jit_args, **jit_kwargs):\n    return jax.jit(fun, *jit_args, **jit_kwargs)\n\n\n"
+ONELINE = (
+    "def module_jit(fun, *jit_args, **jit_kwargs):\n"
+    "    return jax.jit(fun, *jit_args, **jit_kwargs)\n\n\n"
+)
 
 #: Module name -> (body, what both must say: None, or (code, line)).
 MODULES = {
     # The helper as the project wrote it, and a marker-less function through it: nothing to say.
     "unmarked": (
         HELPER
-        + "def scale(state, x):\n    return state * x\n\n\nRESULT = float(module_jit(scale)(jnp.float32(3.0)))\n",
+        + (
+            "def scale(state, x):\n    return state * x\n\n\n"
+            "RESULT = float(module_jit(scale)(jnp.float32(3.0)))\n"
+        ),
         None,
     ),
     # The one-line form, jit keywords through it included.
     "oneline": (
         ONELINE
-        + "def scale(x, n):\n    return x * n\n\n\nRESULT = float(module_jit(scale, static_argnums=1)(jnp.float32(3.0), 2))\n",
+        + (
+            "def scale(x, n):\n    return x * n\n\n\n"
+            "RESULT = float(module_jit(scale, static_argnums=1)(jnp.float32(3.0), 2))\n"
+        ),
         None,
     ),
     # Static parameters handed to the helper: it is no transform jaxrewrite knows (JR004).
@@ -56,7 +65,8 @@ MODULES = {
     ),
     # A marked def given to jit with *args: its statics cannot be merged (JR109), at import too.
     "marked_starred": (
-        "def scale(x, n: Static[int]):\n    return x * n\n\n\nARGS = ()\nfast = jax.jit(scale, *ARGS)\n",
+        "def scale(x, n: Static[int]):\n    return x * n\n\n\nARGS = ()\n"
+        "fast = jax.jit(scale, *ARGS)\n",
         ("JR109", 12),
     ),
 }
@@ -79,7 +89,7 @@ for name in sys.argv[1:]:
     result = getattr(module, "RESULT", None)
     said[name] = [str(found[0].message).split()[0], found[0].lineno, result] if found else [None, None, result]
 print(json.dumps(said))
-"""
+"""  # noqa: E501
 
 
 def test_check_and_the_import_agree_on_jit_args_passed_through_a_helper(tmp_path: Path) -> None:

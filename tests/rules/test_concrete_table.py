@@ -1,8 +1,8 @@
 """The table of library parameters that must be Python values is JAX's own answer, not a list.
 
 ``jaxrewrite/engine/rulebook/concrete_params.json`` is written by ``python -m
-jaxrewrite.engine.rulebook.concrete_derive``; here every row is probed again against the installed JAX (a
-row whose function this JAX lacks is skipped: an older JAX), and one whole module (jax.nn) is
+jaxrewrite.engine.rulebook.concrete_derive``; here every row is probed again against the installed
+JAX (a row whose function this JAX lacks is skipped: an older JAX), and one whole module (jax.nn) is
 derived again and must give exactly its rows (the full derivation takes minutes: the generator).
 """
 

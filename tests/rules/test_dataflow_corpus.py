@@ -1,4 +1,5 @@
-"""JR006 against programs from public bug reports (tests/rules/dataflow_corpus, each naming its thread).
+"""JR006 against programs from public bug reports (tests/rules/dataflow_corpus, each naming its
+thread).
 
 Each set is one folder: ``original`` (the top level, the threads the dataflow was shaped around),
 ``round3`` (32 further reports collected for issue 55 before the analysis changed) and ``final15``

@@ -125,7 +125,8 @@ def test_per_leaf_entries_reached_through_an_alias_are_applied() -> None:
 
 def test_a_nested_marker_in_a_typeddict_is_reported_once() -> None:
     source = (
-        "# jaxrewrite: enable\nfrom typing import TypedDict\nfrom typing_extensions import NotRequired\n"
+        "# jaxrewrite: enable\nfrom typing import TypedDict\n"
+        "from typing_extensions import NotRequired\n"
         "from jaxrewrite import Static\n\n\nclass T(TypedDict):\n    m: NotRequired[Static[int]]\n"
     )
     assert [d.code for d in jaxrewrite.analyze(source, "m.py", lint=True).diagnostics] == ["JR102"]
@@ -138,10 +139,18 @@ Steps = Static[int]
 """
 
 USES = {
-    "relative module": "from . import aliases as al\n\n\n@jax.jit\ndef f(x, n: al.Steps):\n    return x * n\n",
-    "absolute module": "import pkg.aliases as al\n\n\n@jax.jit\ndef f(x, n: al.Steps):\n    return x * n\n",
-    "package attribute": "import pkg.aliases\n\n\n@jax.jit\ndef f(x, n: pkg.aliases.Steps):\n    return x * n\n",
-    "from package": "from pkg import aliases\n\n\n@jax.jit\ndef f(x, n: 'aliases.Steps'):\n    return x * n\n",
+    "relative module": (
+        "from . import aliases as al\n\n\n@jax.jit\ndef f(x, n: al.Steps):\n    return x * n\n"
+    ),
+    "absolute module": (
+        "import pkg.aliases as al\n\n\n@jax.jit\ndef f(x, n: al.Steps):\n    return x * n\n"
+    ),
+    "package attribute": (
+        "import pkg.aliases\n\n\n@jax.jit\ndef f(x, n: pkg.aliases.Steps):\n    return x * n\n"
+    ),
+    "from package": (
+        "from pkg import aliases\n\n\n@jax.jit\ndef f(x, n: 'aliases.Steps'):\n    return x * n\n"
+    ),
 }
 
 

@@ -135,7 +135,10 @@ OTHERS = {
     # An Equinox Module's Static field is applied (eqx.field(static=True)): nothing to say.
     "equinox": "import equinox as eqx\n\n\nclass C(eqx.Module):\n    n: Static[int] = 2\n",
     # A plain dataclass's does nothing for its own reason (no registration reads it).
-    "dataclass": "import dataclasses\n\n\n@dataclasses.dataclass(frozen=True)\nclass C:\n    n: Static[int] = 2\n",
+    "dataclass": (
+        "import dataclasses\n\n\n@dataclasses.dataclass(frozen=True)\nclass C:\n"
+        "    n: Static[int] = 2\n"
+    ),
     # A class named Module that is not Flax's.
     "own_module": "class Module:\n    pass\n\n\nclass C(Module):\n    n: Static[int] = 2\n",
 }

@@ -1,6 +1,7 @@
-"""JR006 through the fields, methods and properties of traced pytree arguments (engine/findings/trees.py),
-with their neighbours, and the library parameters issue 44 names, spelled through locals
-(inner functions: test_flow_inner.py; the issue's list, class by class: test_flow_bullets.py).
+"""JR006 through the fields, methods and properties of traced pytree arguments
+(engine/findings/trees.py), with their neighbours, and the library parameters issue 44 names,
+spelled through locals (inner functions: test_flow_inner.py; the issue's list, class by class:
+test_flow_bullets.py).
 
 Each program is labelled by running it under JAX beside the check (does ``main()`` raise a
 trace-time error?): a finding where JAX fails, none where it runs, and the cases the analysis
@@ -42,7 +43,8 @@ def test_field_finding_names_the_field_and_its_library_spelling() -> None:
 
 
 def test_field_finding_is_not_fixed_by_making_the_argument_static() -> None:
-    """A pytree holding arrays cannot be static (unhashable): --fix leaves it, the finding says why."""
+    """A pytree holding arrays cannot be static (unhashable): --fix leaves it, the finding says
+    why."""
     text = HEAD + CASES["namedtuple_range"][0]
     fixed = fix_source(text, "s.py")
     assert fixed.text == text and not fixed.fixed
@@ -53,7 +55,8 @@ def test_static_marked_field_stays_concrete() -> None:
     the module (engine/read/fields.py), so the check reads it as static: no finding."""
     text = (
         "# jaxrewrite: enable\nimport equinox as eqx\nimport jax\nimport jax.numpy as jnp\n"
-        "from jaxrewrite import Static\n\n\nclass M(eqx.Module):\n    n: Static[int]\n    w: jax.Array\n\n"
+        "from jaxrewrite import Static\n\n\nclass M(eqx.Module):\n    n: Static[int]\n"
+        "    w: jax.Array\n\n"
         "    @jax.jit\n    def __call__(self, x):\n        return x + jnp.zeros(self.n) * self.w\n"
     )
     assert trace_findings(text, "m.py") == []

@@ -12,9 +12,9 @@ from jaxrewrite.engine.findings import trace_findings
 CASES = {**FIELD_CASES, **INNER_CASES}
 
 #: Each class of use issue 44 lists, with a program that shows it: a corpus program
-#: (tests/rules/dataflow_corpus), a trace-time case (tests/rules/tracetime_cases) or a case of test_flow.py or
-#: test_flow_inner.py (CASES/name). Each is
-#: labelled by JAX in its own test; here: it exists, JAX rejects it, and check reports it.
+#: (tests/rules/dataflow_corpus), a trace-time case (tests/rules/tracetime_cases) or a case of
+#: test_flow.py or test_flow_inner.py (CASES/name). Each is labelled by JAX in its own test; here:
+#: it exists, JAX rejects it, and check reports it.
 BULLETS: dict[str, str] = {
     "arithmetic: range(n + 1)": "tracetime_cases/fail_range_arith",
     "arithmetic: jnp.zeros(n * 2)": "CASES/zeros_of_product",

@@ -1,6 +1,6 @@
-"""JR006 through the inner functions a traced def runs (engine/findings/closures.py): closures called
-directly, under grad, vmap, jit, checkpoint and lax's control flow, and grad's own arguments, with
-their neighbours; each program labelled by running JAX beside the check (test_flow.check_case).
+"""JR006 through the inner functions a traced def runs (engine/findings/closures.py): closures
+called directly, under grad, vmap, jit, checkpoint and lax's control flow, and grad's own arguments,
+with their neighbours; each program labelled by running JAX beside the check (test_flow.check_case).
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ def test_closure_finding_is_fixed_on_the_outer_def(tmp_path: Path) -> None:
     the fixed program runs under JAX."""
     text = (
         "import jax\nimport jax.numpy as jnp\n\n\ndef outer(x, n):\n    def loss(p):\n"
-        "        return jnp.sum(jnp.zeros(n) + p)\n    return jax.grad(loss)(x)\n\n\nrun = jax.jit(outer)\n"
+        "        return jnp.sum(jnp.zeros(n) + p)\n    return jax.grad(loss)(x)\n\n\n"
+        "run = jax.jit(outer)\n"
     )
     fixed = fix_source(text, "c.py")
     assert (

@@ -49,14 +49,31 @@ def split(x, cfg: Cfg):  # the container's own use: its entries are applied here
 """
 
 TRACED = {
-    "Equinox Module": "class M(eqx.Module):\n    w: jax.Array\n    cfg: Cfg\n\nM_ = M(jnp.ones(2), {'n': 3})\nGET = lambda m: m.cfg['n']\n",
-    "flax.struct": "@struct.dataclass\nclass M:\n    w: jax.Array\n    cfg: Cfg\n\nM_ = M(jnp.ones(2), {'n': 3})\nGET = lambda m: m.cfg['n']\n",
-    "NamedTuple in a Module": "class M(eqx.Module):\n    w: jax.Array\n    pair: Pair\n\nM_ = M(jnp.ones(2), Pair(3))\nGET = lambda m: m.pair.k\n",
-    "registered dataclass": "@jax.tree_util.register_dataclass\n@dataclasses.dataclass\nclass M:\n    w: jax.Array\n    cfg: Cfg\n\nM_ = M(jnp.ones(2), {'n': 3})\nGET = lambda m: m.cfg['n']\n",
+    "Equinox Module": (
+        "class M(eqx.Module):\n    w: jax.Array\n    cfg: Cfg\n\n"
+        "M_ = M(jnp.ones(2), {'n': 3})\nGET = lambda m: m.cfg['n']\n"
+    ),
+    "flax.struct": (
+        "@struct.dataclass\nclass M:\n    w: jax.Array\n    cfg: Cfg\n\n"
+        "M_ = M(jnp.ones(2), {'n': 3})\nGET = lambda m: m.cfg['n']\n"
+    ),
+    "NamedTuple in a Module": (
+        "class M(eqx.Module):\n    w: jax.Array\n    pair: Pair\n\n"
+        "M_ = M(jnp.ones(2), Pair(3))\nGET = lambda m: m.pair.k\n"
+    ),
+    "registered dataclass": (
+        "@jax.tree_util.register_dataclass\n@dataclasses.dataclass\nclass M:\n"
+        "    w: jax.Array\n    cfg: Cfg\n\nM_ = M(jnp.ones(2), {'n': 3})\n"
+        "GET = lambda m: m.cfg['n']\n"
+    ),
 }
 
 QUIET = {
-    "the field Static whole": "class M(eqx.Module):\n    w: jax.Array\n    cfg: Static[Cfg] = eqx.field(static=True)\n\nM_ = M(jnp.ones(2), {'n': 3})\nGET = lambda m: m.cfg['n']\n",
+    "the field Static whole": (
+        "class M(eqx.Module):\n    w: jax.Array\n"
+        "    cfg: Static[Cfg] = eqx.field(static=True)\n\nM_ = M(jnp.ones(2), {'n': 3})\n"
+        "GET = lambda m: m.cfg['n']\n"
+    ),
 }
 
 

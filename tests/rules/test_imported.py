@@ -68,7 +68,8 @@ def _check(
             (22, 22),
         ),  # each level, as in a rewrite
         (
-            "from mymod import f\nfrom functools import partial\n\nh = partial(jax.jit, donate_argnums=0)(f)\n",
+            "from mymod import f\nfrom functools import partial\n\n"
+            "h = partial(jax.jit, donate_argnums=0)(f)\n",
             40,
         ),
         ("from mymod import f\n\n\ndef build():\n    return jax.jit(f)\n", 20),
@@ -103,16 +104,19 @@ def test_a_transform_of_an_imported_marked_def_is_reported(
 @pytest.mark.parametrize(
     "main",
     [
-        "from mymod import f\n\nh = jax.jit(f, static_argnums=(1,), static_argnames=('n',))\n",  # said already
+        # said already
+        "from mymod import f\n\nh = jax.jit(f, static_argnums=(1,), static_argnames=('n',))\n",
         "from mymod import fast\n\nh = jax.vmap(fast)\n",  # jitted in its module: not a def there
         "from mymod import plain\n\nh = jax.jit(plain)\n",  # no markers
         "from mymod import g\n\nh = jax.jit(g)\n",  # NoDiff: jit reads none
         "from mymod import f\n\nf = print\nh = jax.jit(f)\n",  # rebound here: not (only) the import
-        "from nowhere import f\n\nh = jax.jit(f)\n",  # cannot be read: most such names hold no marker
+        # cannot be read: most such names hold no marker
+        "from nowhere import f\n\nh = jax.jit(f)\n",
         "from jax.numpy import sin\n\nh = jax.jit(sin)\n",  # a library: not read
         "from mymod import f\n\nh = print(f)\n",  # not a transform
         "from mymod import f\n\n\ndef build(f):\n    return jax.jit(f)\n",  # a parameter shadows it
-        "from mymod import f\n\n\ndef build():\n    from jax.numpy import sin as f\n    return jax.jit(f)\n",
+        "from mymod import f\n\n\ndef build():\n    from jax.numpy import sin as f\n"
+        "    return jax.jit(f)\n",
     ],
     ids=[
         "written",
@@ -305,7 +309,8 @@ def test_each_import_a_name_may_be_is_reported(tmp_path: Path) -> None:
     """An import fallback binds the name twice; each module's def may be the one transformed, so
     each marked one is reported (one finding per module, at the use)."""
     main = (
-        "import jax\n\ntry:\n    from mymod import f\nexcept ImportError:\n    from pkg.mymod import f\n\n"
+        "import jax\n\ntry:\n    from mymod import f\nexcept ImportError:\n"
+        "    from pkg.mymod import f\n\n"
         "h = jax.jit(f)\n"
     )
     found = _check(tmp_path, main)
@@ -319,10 +324,13 @@ def test_each_import_a_name_may_be_is_reported(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "main",
     [
-        "from mymod import f\n\nstep = f\nstep = print\nh = jax.jit(step)\n",  # rebound before the use
-        "from mymod import f\n\nstep = f\n\n\ndef build(step):\n    return jax.jit(step)\n",  # a parameter
+        # rebound before the use
+        "from mymod import f\n\nstep = f\nstep = print\nh = jax.jit(step)\n",
+        # a parameter
+        "from mymod import f\n\nstep = f\n\n\ndef build(step):\n    return jax.jit(step)\n",
         "from mymod import f\n\na = b\nb = a\nh = jax.jit(a)\n",  # a loop of names: no def in it
-        "from mymod import f\n\nstep = f(1.0, 2)\nh = jax.jit(step)\n",  # the def's result, not the def
+        # the def's result, not the def
+        "from mymod import f\n\nstep = f(1.0, 2)\nh = jax.jit(step)\n",
     ],
     ids=["rebound", "parameter", "loop", "a call of it"],
 )
@@ -373,7 +381,8 @@ def test_re_exports_by_assignment_are_followed(
 
 
 def test_a_transform_made_in_the_other_module_is_no_def(tmp_path: Path) -> None:
-    """``fast = jax.jit(f)`` there is transformed there: importing it is what the finding advises."""
+    """``fast = jax.jit(f)`` there is transformed there: importing it is what the finding
+    advises."""
     files = {"api.py": "import jax\nfrom mymod import f\nfast = jax.jit(f)\nalias = fast\n"}
     assert (
         _check(tmp_path, "import jax\nfrom api import alias\n\nh = jax.vmap(alias)\n", files) == []

@@ -64,8 +64,8 @@ def test_hashable_default_is_quiet(default: str) -> None:
     )
 
 
-#: Every spelling of an array type (``engine.rulebook.table.ARRAY_TYPES``, jaxtyping's dtypes), under
-#: Static: JAX cannot hash an array, so each is JR003, as ``jax.Array`` is.
+#: Every spelling of an array type (``engine.rulebook.table.ARRAY_TYPES``, jaxtyping's dtypes),
+#: under Static: JAX cannot hash an array, so each is JR003, as ``jax.Array`` is.
 ARRAY_SPELLINGS = [
     "jax.Array",
     "jnp.ndarray",
@@ -119,9 +119,9 @@ def test_a_static_array_really_fails_under_jit() -> None:
     ],
 )
 def test_module_classes_that_cannot_be_hashed(decorator: str, body: str, reported: bool) -> None:
-    source = (
-        CHECK_HEADER
-        + f"\n\n{decorator}\nclass Config:\n    {body}\n\n\n@jax.jit\ndef f(x, cfg: Static[Config]):\n    return x\n"
+    source = CHECK_HEADER + (
+        f"\n\n{decorator}\nclass Config:\n    {body}\n\n\n@jax.jit\n"
+        "def f(x, cfg: Static[Config]):\n    return x\n"
     )
     line = source.splitlines().index("def f(x, cfg: Static[Config]):") + 1
     assert _codes(source) == ([(line, "JR003")] if reported else [])
@@ -136,7 +136,8 @@ def test_module_classes_that_cannot_be_hashed(decorator: str, body: str, reporte
         ("", "def __eq__(self, other):\n        return True", True),
         (
             "",
-            "def __eq__(self, other):\n        return True\n    def __hash__(self):\n        return 0",
+            "def __eq__(self, other):\n        return True\n    def __hash__(self):\n"
+            "        return 0",
             False,
         ),
         ("", "a = 1", False),
@@ -147,9 +148,9 @@ def test_a_static_self_follows_its_class(
     decorator: str, body: str, reported: bool, spelling: str
 ) -> None:
     """``self: Static`` hashes the instance: the class decides, as for ``cfg: Static[Config]``."""
-    source = (
-        CHECK_HEADER
-        + f"\n\n{decorator}\nclass Model:\n    {body}\n\n    {spelling}\n    def apply(self: Static, x):\n        return x\n"
+    source = CHECK_HEADER + (
+        f"\n\n{decorator}\nclass Model:\n    {body}\n\n    {spelling}\n"
+        "    def apply(self: Static, x):\n        return x\n"
     )
     line = source.splitlines().index("    def apply(self: Static, x):") + 1
     found = check_text(source, "m.py")
@@ -431,15 +432,17 @@ def test_rows_that_hash_nothing_take_a_list_and_a_dict(transform: str) -> None:
         elif transform == "grad":
             out = jax.grad(lambda x, s: jnp.sum(body(x, s)))(x, value)
         elif transform == "checkpoint":
-            out = jax.jit(lambda x: jax.checkpoint(body, static_argnums=(1,))(x, value))(x)
+            out = jax.jit(
+                lambda x, value=value: jax.checkpoint(body, static_argnums=(1,))(x, value)
+            )(x)
         elif transform == "custom_vjp":
             f = jax.custom_vjp(body, nondiff_argnums=(1,))
             f.defvjp(lambda x, s: (body(x, s), None), lambda s, r, g: (g,))
-            out = jax.jit(lambda x: f(x, value))(x)
+            out = jax.jit(lambda x, f=f, value=value: f(x, value))(x)
         else:
             g = jax.custom_jvp(body, nondiff_argnums=(1,))
             g.defjvp(lambda s, p, t: (body(p[0], s), t[0]))
-            out = jax.jvp(lambda x: g(x, value), (x,), (x,))[0]
+            out = jax.jvp(lambda x, g=g, value=value: g(x, value), (x,), (x,))[0]
         assert out.shape == (3,)
     from jaxrewrite.engine.rulebook.table import TRANSFORMS
 

@@ -18,7 +18,11 @@ from jaxrewrite.engine import analyze as analyze_module
 from jaxrewrite.engine.analysis import EntryKind, State
 from jaxrewrite.engine.findings import analyze
 
-HEAD = "# jaxrewrite: enable\nimport dataclasses\nfrom typing import Annotated, NamedTuple, Optional, TypedDict\nimport jax\nfrom jaxrewrite import STATIC, NoDiff, Static\n"
+HEAD = (
+    "# jaxrewrite: enable\nimport dataclasses\n"
+    "from typing import Annotated, NamedTuple, Optional, TypedDict\nimport jax\n"
+    "from jaxrewrite import STATIC, NoDiff, Static\n"
+)
 
 
 def _ledger(body: str, filename: str = "m.py"):  # type: ignore[no-untyped-def]

@@ -1,5 +1,5 @@
-"""The one registry of rules (``jaxrewrite/engine/rulebook/rules.py``): every code is defined there once,
-raise sites name a rule rather than a code string, the severity decides error or warning, the
+"""The one registry of rules (``jaxrewrite/engine/rulebook/rules.py``): every code is defined there
+once, raise sites name a rule rather than a code string, the severity decides error or warning, the
 merged codes are what check and migrate both report, and a retired code still means its successor
 (the guide's side of each record, anchors and tables, is in test_docs_content.py)."""
 
@@ -91,12 +91,24 @@ def test_retired_codes_are_never_reused_and_name_their_successor() -> None:
     assert {r.code for r in Reason} >= set(rules.RETIRED.values())
 
 
-HEAD = "# jaxrewrite: enable\nfrom functools import partial\nimport jax\nfrom jaxrewrite import Static\n\n"
+HEAD = (
+    "# jaxrewrite: enable\nfrom functools import partial\nimport jax\n"
+    "from jaxrewrite import Static\n\n"
+)
 #: The same spec, under a Static marker (check's input) and without it (migrate's).
 MERGED = {
-    "JR111": "NUMS = [1]\n\n\n@partial(jax.jit, static_argnums=NUMS)\ndef f(x, n: Static[int]):\n    return x\n",
-    "JR112": "\n\n@partial(jax.jit, static_argnums=1, donate_argnums=1)\ndef f(x, n: Static[int]):\n    return x\n",
-    "JR109": "KW = {}\n\n\n@partial(jax.jit, static_argnums=1, **KW)\ndef f(x, n: Static[int]):\n    return x\n",
+    "JR111": (
+        "NUMS = [1]\n\n\n@partial(jax.jit, static_argnums=NUMS)\ndef f(x, n: Static[int]):\n"
+        "    return x\n"
+    ),
+    "JR112": (
+        "\n\n@partial(jax.jit, static_argnums=1, donate_argnums=1)\n"
+        "def f(x, n: Static[int]):\n    return x\n"
+    ),
+    "JR109": (
+        "KW = {}\n\n\n@partial(jax.jit, static_argnums=1, **KW)\ndef f(x, n: Static[int]):\n"
+        "    return x\n"
+    ),
 }
 
 
@@ -164,8 +176,10 @@ def test_check_explain_prints_the_record(asked: str, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == (
         "JR111 (error): a static spec that is not a literal\n"
-        "message: <keyword> must be a literal <what> to merge with Static parameters, not <spec>; write its "
-        "value out literally (<keyword>=(...)), or drop <keyword> and annotate the parameters instead\n"
+        "message: <keyword> must be a literal <what> to merge with Static parameters, not "
+        "<spec>; write its "
+        "value out literally (<keyword>=(...)), or drop <keyword> and annotate the "
+        "parameters instead\n"
         "message: <keyword>=<spec> is not a literal<kind>; write its value out literally\n"
         "fix: write the spec's value out literally, or drop it and annotate the parameters\n"
         "see: docs/errors.md#9-errors\n"

@@ -144,14 +144,11 @@ def _program(case: str) -> tuple[str, list[tuple[str, int, int]]]:
 
 
 def test_every_row_has_a_case() -> None:
-    assert (
-        {case.partition("#")[0] for case in CASES}
-        >= set(TRACES)
-        - {
-            "jax.experimental.custom_partitioning.custom_partitioning",  # decorators: tests/rules/test_ledger.py
-            "jax.custom_batching.custom_vmap",
-        }
-    )
+    assert {case.partition("#")[0] for case in CASES} >= set(TRACES) - {
+        # decorators: tests/rules/test_ledger.py
+        "jax.experimental.custom_partitioning.custom_partitioning",
+        "jax.custom_batching.custom_vmap",
+    }
 
 
 @pytest.mark.parametrize("case", CASES)

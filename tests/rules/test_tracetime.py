@@ -38,7 +38,8 @@ def test_seed_example_names_each_parameter_its_error_and_the_fix() -> None:
     text = (
         "from typing import Callable\nimport jax\n\n@jax.jit\n"
         "def f(x, c_func: Callable[[float], float], n: int, mode: str = 'a'):\n"
-        "    for _ in range(n):\n        x = c_func(x)\n    if mode == 'a':\n        x = x + 1\n    return x\n"
+        "    for _ in range(n):\n        x = c_func(x)\n    if mode == 'a':\n"
+        "        x = x + 1\n    return x\n"
     )
     found = {d.message.split("'")[1]: d for d in trace_findings(text, "seed.py")}
     assert set(found) == {"c_func", "n", "mode"}
