@@ -81,7 +81,8 @@ class _Collector:
         #: Whether names imported from other modules are asked for (JR009; not by the import hook).
         self.imports = imports
         index = self.index = index_of(scopes)
-        # The index, not ``self``: a collector in a cycle would keep the tree alive past its release.
+        # The index, not ``self``: a collector in a cycle would keep the tree alive past its
+        # release.
         self.elsewhere = Elsewhere(
             reader, lambda expr, scope: bool(index.mentions(expr, scope, set()))
         )
@@ -279,23 +280,25 @@ class _Collector:
         """A parameter of a transformed def annotated with a name from a module the engine does
         not read (``X`` from ``from m import X``, or ``al.Steps`` of ``from . import aliases as
         al``): followed through the reader where it can be, a finding where it cannot. The names
-        first: whether ``func`` is transformed costs a walk of the module, asked only where needed."""
+        first: whether ``func`` is transformed costs a walk of the module, asked only where
+        needed."""
         names = list(self.elsewhere.names(ann, scope))
         if not names or not self.transformed(func):
             return
-        for name, at, module, level in names:
-            spelled = f"{'.' * level}{module}"
-            verdict = self.elsewhere.follow(module, level, name)
-            if verdict == "":
+        for name, at, module, level, shown, written in names:
+            found = self.elsewhere.follow(module, level, name)
+            if found is not None and found[1] == "":
                 continue  # read, and not a marker
-            fields = {"name": name, "param": arg.arg, "module": spelled}
-            if verdict is None:
+            spelled = f"{'.' * level}{module}"
+            fields = {"name": shown, "param": arg.arg, "module": spelled, "imported": written}
+            if found is None:
                 said = ("", fields)
             else:
+                where, verdict = found
                 what = "classes" if verdict.startswith("a class") else "aliases"
-                said = ("read", {**fields, "verdict": verdict, "what": what})
+                said = ("read", {**fields, "verdict": verdict, "what": what, "module": where})
             self.sites.append(
-                _Site(EntryKind.IMPORTED, f"{label} ({name})", at, func, set(), frozenset(), said)
+                _Site(EntryKind.IMPORTED, f"{label} ({shown})", at, func, set(), frozenset(), said)
             )
 
 
