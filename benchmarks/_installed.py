@@ -1,9 +1,9 @@
 """jaxrewrite as users run it, for the import benchmarks: a wheel of this checkout, built and
 installed (not editable) into a folder that goes first on the children's ``PYTHONPATH``.
 
-Why not the checkout: an installed wheel carries its cache tag's digests (jaxrewrite/hook/tag.py),
-so its first opted-in import checks no stat of jaxrewrite's sources, which a checkout, edited in
-place, must (``--checkout`` measures that)."""
+Why not the checkout: an installed wheel carries its cache tag's digests
+(jaxrewrite/hook/cachetag.py), so its first opted-in import checks no stat of jaxrewrite's
+sources, which a checkout, edited in place, must (``--checkout`` measures that)."""
 
 from __future__ import annotations
 

@@ -56,7 +56,7 @@ import sys, time
 wall, cpu = time.perf_counter(), time.thread_time()
 import thelib
 print(time.perf_counter() - wall, time.thread_time() - cpu)
-print("jaxrewrite.engine.analyze" in sys.modules)
+print("jaxrewrite.engine.build" in sys.modules)
 """
 
 #: Whether each arm's imports must run the rewrite.
@@ -77,10 +77,10 @@ def lay_out(root: Path) -> dict[str, Path]:
     shutil.copytree(
         REPO / "jaxrewrite", site / "jaxrewrite", ignore=shutil.ignore_patterns("__pycache__")
     )
-    from jaxrewrite.hook import tag
+    from jaxrewrite.hook import cachetag
     from jaxrewrite.version import __version__
 
-    tag.bake(
+    cachetag.bake(
         str(site / "jaxrewrite"), __version__
     )  # the digest a wheel's build bakes in (setup.py)
     variants = {name: root / name for name in ("prebuilt", "by_hand", "uncached")}

@@ -35,7 +35,7 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]
 from _timing import CLOCKS, Row, dump, interleave, median, paired_ratio, print_table  # noqa: E402
 
 from jaxrewrite.commands.check import Options, check_text  # noqa: E402
-from jaxrewrite.engine.analyze import analyze  # noqa: E402
+from jaxrewrite.engine.build import build_analysis  # noqa: E402
 from jaxrewrite.engine.read.filters import EXHAUSTIVE  # noqa: E402
 from jaxrewrite.engine.read.source import unified_diff  # noqa: E402
 from jaxrewrite.migrate import may_need_migration, migrate_source  # noqa: E402
@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def analyze_spec_files() -> None:
         for path, text in with_spec:
-            analyze(text, path, filters=EXHAUSTIVE, require_pragma=False)
+            build_analysis(text, path, filters=EXHAUSTIVE, require_pragma=False)
 
     arms = {
         "compile": timed(compile_all),

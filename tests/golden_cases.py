@@ -71,7 +71,7 @@ def execute(text: str, filename: str, name: str, rewritten: bool = True) -> type
     finally:
         del sys.modules[name]
         if rewritten:
-            notrewritten.REWRITTEN.discard(filename)
+            notrewritten.unmark(filename)
     return module
 
 

@@ -8,5 +8,6 @@ import sys
 
 
 def safe_path() -> bool:
-    """True when Python put no script/cwd entry at ``sys.path[0]`` (``-P``, ``-I``, PYTHONSAFEPATH)."""
+    """True when Python put no script/cwd entry at ``sys.path[0]`` (``-P``, ``-I``,
+    PYTHONSAFEPATH)."""
     return bool(getattr(sys.flags, "safe_path", False) or sys.flags.isolated)

@@ -16,7 +16,7 @@ import support
 from support import child_env, jaxrewrite, python
 
 from jaxrewrite import cli
-from jaxrewrite.hook import tag
+from jaxrewrite.hook import cachetag
 
 OK = """\
 # jaxrewrite: enable
@@ -80,7 +80,7 @@ def write(path: Path, text: str) -> Path:
 
 
 def pyc(path: Path, level: int = 0) -> Path:
-    found = tag.cache_path(str(path.resolve()), level)
+    found = cachetag.cache_path(str(path.resolve()), level)
     assert found is not None
     return Path(found)
 

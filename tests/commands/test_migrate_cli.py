@@ -13,7 +13,7 @@ from pathlib import Path
 from golden_cases import ROOT
 from support import jaxrewrite, write
 
-from jaxrewrite.commands.hooknotes import INSTALL_LINE, with_install_line
+from jaxrewrite.commands.hookadvice import INSTALL_LINE, with_install_line
 from jaxrewrite.commands.migrate import migrate
 
 HAND = """\

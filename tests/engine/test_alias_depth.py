@@ -312,19 +312,19 @@ def test_a_loop_of_marker_aliases_ends_in_the_ledger() -> None:
 
 
 def _ledger_reads(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
-    """How many expressions ``check``'s ledger reads (``markindex._mentions`` calls), and how many
+    """How many expressions ``check``'s ledger reads (``markers._mentions`` calls), and how many
     nodes the module has."""
-    from jaxrewrite.engine.read import markindex
+    from jaxrewrite.engine.read import markers
 
     calls = 0
-    real = markindex._mentions
+    real = markers._mentions
 
     def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
         nonlocal calls
         calls += 1
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(markindex, "_mentions", counted)
+    monkeypatch.setattr(markers, "_mentions", counted)
     analyze(text, "m.py", lint=True)
     return calls, sum(1 for _ in ast.walk(ast.parse(text)))
 
@@ -497,7 +497,7 @@ def test_an_annotation_alias_naming_itself_twice_is_read_once_a_depth(
     """Each (node, scope, depth) once: the reading ends, with the answer it gave before (no marker
     in reach of the local ``C``: nothing to rewrite, and the unused module alias reported)."""
     from jaxrewrite.engine.read import filters as all_filters
-    from jaxrewrite.engine.read.markindex import MarkerReader
+    from jaxrewrite.engine.read.markers import MarkerReader
 
     calls = _bounded(monkeypatch, MarkerReader, "_subscript", 4 * (MAX_DEPTH + 2))
     found = analyze(

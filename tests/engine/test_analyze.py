@@ -16,7 +16,7 @@ from jaxrewrite.engine.read.filters import EXHAUSTIVE
 from jaxrewrite.engine.read.scopes import Imported, MarkerBinding
 from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic
 from jaxrewrite.engine.rulebook.table import TRANSFORMS, Mark
-from jaxrewrite.hook import pipeline, tag
+from jaxrewrite.hook import cachetag, pipeline
 
 MODULE = """\
 # jaxrewrite: enable
@@ -116,8 +116,8 @@ def test_environment_resolves_names_the_text_does_not_bind() -> None:
 
 
 def test_pipeline_is_part_of_the_cache_path(tmp_path: object) -> None:
-    default = tag.cache_path("/x/m.py", 0, pipeline.DEFAULT.name)
-    other = tag.cache_path("/x/m.py", 0, "pytest")
+    default = cachetag.cache_path("/x/m.py", 0, pipeline.DEFAULT.name)
+    other = cachetag.cache_path("/x/m.py", 0, "pytest")
     assert default and other and default != other
     code = pipeline.compile_source(b"# jaxrewrite: enable\nx = 1\n", "m.py", optimize=2)
     namespace: dict[str, object] = {}

@@ -15,7 +15,7 @@ import pytest
 from golden_cases import execute
 
 from jaxrewrite import RewriteError, rewrite_source
-from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.build import build_analysis
 from jaxrewrite.engine.read.filters import EXHAUSTIVE
 from jaxrewrite.engine.rulebook.table import FIELD_FORMS, FieldForm
 
@@ -143,7 +143,7 @@ def test_every_filter_gives_the_same_fields() -> None:
         "# jaxrewrite: enable\nimport equinox as eqx\nfrom jaxrewrite import Static as S\n"
         "class A(eqx.Module):\n    n: S[int] = 1\nclass B(A):\n    m: 'S[int]'\n"
     )
-    fast, exhaustive = analyze(source), analyze(source, filters=EXHAUSTIVE)
+    fast, exhaustive = build_analysis(source), build_analysis(source, filters=EXHAUSTIVE)
     assert [(f.name, f.action) for f in fast.fields] == [
         (f.name, f.action) for f in exhaustive.fields
     ]

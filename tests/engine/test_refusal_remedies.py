@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import pytest
 
 from jaxrewrite import notrewritten, rewrite_source
-from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.build import build_analysis
 from jaxrewrite.migrate import migrate_source
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,7 +43,7 @@ def _run(text: str) -> dict[str, Any]:
 
 
 def _errors(body: str) -> list[tuple[str, str]]:
-    return [(e.code, e.message) for e in analyze(HEAD + body, "m.py").errors]
+    return [(e.code, e.message) for e in build_analysis(HEAD + body, "m.py").errors]
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from helpers_hook import OPTED_IN, PLAIN_CALL, REWRITTEN_CALL, Project, child_code, report
 
-from jaxrewrite.hook import pycfile, tag
+from jaxrewrite.hook import cachetag, pycfile
 
 
 @pytest.fixture
@@ -110,19 +110,19 @@ def test_the_pyc_is_named_as_importlib_names_it(
     monkeypatch.setattr(sys, "pycache_prefix", prefix)
     for source in ("/x/m.py", "x/m.py", "/x/ünï.py"):
         expected = importlib.util.cache_from_source(
-            source, optimization=tag.cache_tag(optimize, pipeline)
+            source, optimization=cachetag.cache_tag(optimize, pipeline)
         )
-        assert tag.cache_path(source, optimize, pipeline) == expected
+        assert cachetag.cache_path(source, optimize, pipeline) == expected
 
 
 def test_cache_tag_is_alphanumeric_and_keyed_on_rewriter_and_level(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    taken = tag.cache_tag()
+    taken = cachetag.cache_tag()
     assert taken is not None and taken.isalnum() and taken.endswith(f"o{sys.flags.optimize}")
-    assert taken == f"jaxrewrite{tag.rewriter_hash()}o{sys.flags.optimize}"
-    root = tag.PACKAGE
-    assert tag.of_tree(root, "999") != tag.of_tree(root, jaxrewrite_version())
+    assert taken == f"jaxrewrite{cachetag.rewriter_hash()}o{sys.flags.optimize}"
+    root = cachetag.PACKAGE
+    assert cachetag.of_tree(root, "999") != cachetag.of_tree(root, jaxrewrite_version())
 
 
 def jaxrewrite_version() -> str:
@@ -133,10 +133,10 @@ def jaxrewrite_version() -> str:
 
 def test_a_checkout_digests_its_sources_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """No stat memo: the digest is taken once (the first opted-in import) and kept."""
-    tag.rewriter_hash.cache_clear()
-    first = tag.rewriter_hash()
-    monkeypatch.setattr(tag, "of_tree", lambda *a: pytest.fail("hashed twice"))
-    assert tag.rewriter_hash() == first
+    cachetag.rewriter_hash.cache_clear()
+    first = cachetag.rewriter_hash()
+    monkeypatch.setattr(cachetag, "of_tree", lambda *a: pytest.fail("hashed twice"))
+    assert cachetag.rewriter_hash() == first
 
 
 def test_store_is_atomic_and_leaves_no_temp_file(
@@ -326,7 +326,7 @@ def test_every_module_a_rewrite_loads_is_hashed() -> None:
     code = (
         "import sys, json, jaxrewrite\n"
         "from jaxrewrite.hook import pipeline\n"
-        "from jaxrewrite.engine.analyze import analyze\n"
+        "from jaxrewrite.engine.build import build_analysis\n"
         "for name in sys.argv[1:]:\n"
         "    data = open(name, 'rb').read()\n"
         "    try:\n"
@@ -349,17 +349,18 @@ def test_every_module_a_rewrite_loads_is_hashed() -> None:
     import json
 
     loaded = {
-        os.path.relpath(path, tag.PACKAGE).replace(os.sep, "/") for path in json.loads(done.stdout)
+        os.path.relpath(path, cachetag.PACKAGE).replace(os.sep, "/")
+        for path in json.loads(done.stdout)
     }
-    assert loaded and loaded <= set(tag.package_sources()), sorted(
-        loaded - set(tag.package_sources())
+    assert loaded and loaded <= set(cachetag.package_sources()), sorted(
+        loaded - set(cachetag.package_sources())
     )
 
 
 def test_cache_tag_names_the_optimisation_level_and_pipeline() -> None:
-    tags = {tag.cache_tag(level, name) for level in (0, 1, 2) for name in ("", "pytest")}
+    tags = {cachetag.cache_tag(level, name) for level in (0, 1, 2) for name in ("", "pytest")}
     assert len(tags) == 6 and all(taken is not None and taken.isalnum() for taken in tags)
-    assert tag.cache_tag() == tag.cache_tag(sys.flags.optimize)
+    assert cachetag.cache_tag() == cachetag.cache_tag(sys.flags.optimize)
 
 
 def test_debug_trace_says_why_a_pyc_was_not_read_or_written(project: Project) -> None:

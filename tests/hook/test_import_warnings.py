@@ -5,7 +5,7 @@ A Static under a decorator jaxrewrite does not know (``@my_jit``) runs traced: `
 JR004, and so must the import. The hook's analysis reports what the ledger leaves reported
 (``analyze(report=True)``: JR002, JR004, JR007, JR008, JR014, JR020), issues each as a
 RewriteWarning at its line, and keeps them after the code in its pyc (hook/pycfile.py,
-hook/notes.py): a warm import issues the same warnings without importing the engine. Children
+hook/keptwarnings.py): a warm import issues the same warnings without importing the engine. Children
 run with bytecode on and the fake jax of helpers_hook (jit records its keywords).
 """
 
@@ -28,7 +28,7 @@ from helpers_hook import Project
 import jaxrewrite.engine.findings.report as report_module
 from jaxrewrite.engine.findings import analyze
 from jaxrewrite.engine.findings.report import REPORTED_AT_IMPORT
-from jaxrewrite.hook import notes, pipeline, pycfile
+from jaxrewrite.hook import keptwarnings, pipeline, pycfile
 
 HEAD = (
     "# jaxrewrite: enable\nimport functools\nimport jax\n"
@@ -132,7 +132,7 @@ with warnings.catch_warnings(record=True) as caught:
     import {module}
 print(json.dumps({{
     "warnings": [[w.category.__name__, str(w.message).split(" ")[0], w.filename, w.lineno] for w in caught],
-    "engine": "jaxrewrite.engine.analyze" in sys.modules,
+    "engine": "jaxrewrite.engine.build" in sys.modules,
 }}))
 """  # noqa: E501
 
@@ -293,20 +293,22 @@ def test_the_notes_travel_in_the_pyc_and_back() -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         code = pipeline.compile_source(text.encode(), "mod.py")
-    said = notes.held(code)
+    said = keptwarnings.held(code)
     assert [m.split(" ")[0] for m, _ in said] == ["JR004"] and [str(w.message) for w in caught] == [
         m for m, _ in said
     ]
     data = pycfile.pack(code, pycfile.hash_key(text.encode()))
     back = pycfile.unpack(data)
     assert (
-        back is not None and notes.held(back) == said and marshal.dumps(back) == marshal.dumps(code)
+        back is not None
+        and keptwarnings.held(back) == said
+        and marshal.dumps(back) == marshal.dumps(code)
     )
     # the code reads as in any pyc: what follows it is ignored by marshal
     assert marshal.dumps(marshal.loads(data[16:])) == marshal.dumps(code)
     with warnings.catch_warnings(record=True) as again:
         warnings.simplefilter("always")
-        notes.say(back, "/moved/mod.py")
+        keptwarnings.say(back, "/moved/mod.py")
     assert [(str(w.message), w.filename, w.lineno) for w in again] == [
         (m, "/moved/mod.py", n) for m, n in said
     ]
@@ -349,7 +351,7 @@ def test_the_assertion_rewriting_pipeline_keeps_them_too() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         code = steps.compile(_module(NOTHING["decorator"][2]).encode(), "mod.py", -1)
-    assert [m.split(" ")[0] for m, _ in notes.held(code)] == ["JR004"]
+    assert [m.split(" ")[0] for m, _ in keptwarnings.held(code)] == ["JR004"]
 
 
 def test_a_field_held_in_a_pytree_is_said_too() -> None:
@@ -369,7 +371,7 @@ def test_a_field_held_in_a_pytree_is_said_too() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         code = pipeline.compile_source(text.encode(), "mod.py")
-    assert "JR014" in [m.split(" ")[0] for m, _ in notes.held(code)]
+    assert "JR014" in [m.split(" ")[0] for m, _ in keptwarnings.held(code)]
 
 
 def _texts() -> list[tuple[str, str]]:

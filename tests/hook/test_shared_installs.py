@@ -2,7 +2,7 @@
 
 A root-owned install imported by an unprivileged user (``setpriv``; root writes through any mode
 bits) hashes jaxrewrite's sources once per process, however many opted-in modules it imports,
-and imports them uncached: counted through the ``JAXREWRITE_DEBUG`` trace (hook/tag.py says
+and imports them uncached: counted through the ``JAXREWRITE_DEBUG`` trace (hook/cachetag.py says
 "hashed", hook/pycfile.py "pyc not written" for each refused write), and through strace.
 """
 

@@ -20,7 +20,7 @@ import pytest
 import support
 from _pytest.pathlib import make_numbered_dir
 
-from jaxrewrite.hook import tag
+from jaxrewrite.hook import cachetag
 from jaxrewrite.integrations.pytest_plugin import pipeline_name
 
 pytest_plugins = ["pytester"]
@@ -462,7 +462,7 @@ def test_the_plugin_writes_no_pytest_pyc_for_an_opted_in_module(pytester: pytest
     pytester.makepyfile(test_opted=OPTED_IN)
     run(pytester).assert_outcomes(passed=1, failed=1)
     found = pycs(pytester.path, "test_opted")
-    taken = tag.cache_tag(0, pipeline_name(pytest.__version__, False))
+    taken = cachetag.cache_tag(0, pipeline_name(pytest.__version__, False))
     assert found == {
         "pytest": [],
         "jaxrewrite": [f"test_opted.{sys.implementation.cache_tag}.opt-{taken}.pyc"],
@@ -517,7 +517,7 @@ import importlib.util, os, pathlib, sys
 
 import pytest
 
-from jaxrewrite.hook import pycfile, tag
+from jaxrewrite.hook import cachetag, pycfile
 from jaxrewrite.integrations.pytest_plugin import pipeline_name
 
 if os.environ.get("FORGE_PYTEST_VERSION"):
@@ -526,10 +526,10 @@ if os.environ.get("FORGE_JAXREWRITE_VERSION"):
     import jaxrewrite.version
 
     jaxrewrite.version.__version__ = os.environ["FORGE_JAXREWRITE_VERSION"]
-    tag.rewriter_hash.cache_clear()
+    cachetag.rewriter_hash.cache_clear()
 if os.environ.get("FORGE_WRITE"):
     source = pathlib.Path("test_opted.py")
-    pyc = tag.cache_path(str(source.resolve()), sys.flags.optimize, pipeline_name(pytest.__version__, False))
+    pyc = cachetag.cache_path(str(source.resolve()), sys.flags.optimize, pipeline_name(pytest.__version__, False))
     code = compile("def test_forged():\\n    assert False, 'forged'\\n", str(source.resolve()), "exec")
     pycfile.store(pyc, code, pycfile.stat_key(source.stat()), str(source.resolve()))
 """  # noqa: E501

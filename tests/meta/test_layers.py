@@ -1,9 +1,10 @@
-"""The package's import graph has no cycle (issue 19's "done when").
+"""The package's import graph has no cycle (issue 19's "done when"; issue 53: type-only ones too).
 
 Why read the source rather than import: an import cycle that only closes through a function-level
-import (``def f(): from jaxrewrite.hook import finder``) never fails at import time, yet ties the
-two modules together as much as a top-level one does. Every ``import``/``from ... import`` of a
-jaxrewrite module counts, wherever it stands, except under ``if TYPE_CHECKING:`` (never run).
+import (``def f(): from jaxrewrite.hook import finder``) or under ``if TYPE_CHECKING:`` never fails
+at import time, yet ties the two modules together as much as a top-level one does: every
+``import``/``from ... import`` of a jaxrewrite module counts, wherever it stands. The run-time
+graph (``typing=False``) leaves out ``if TYPE_CHECKING:`` bodies, for the rules about what runs.
 ``from pkg import name`` is an edge to ``pkg.name`` when that is a module, else to ``pkg``.
 """
 
@@ -27,8 +28,10 @@ def modules(root: Path = PACKAGE) -> dict[str, Path]:
     return found
 
 
-def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
-    """Every node, leaving out the bodies of ``if TYPE_CHECKING:`` blocks."""
+def _nodes(tree: ast.AST, typing: bool) -> list[ast.AST]:
+    """Every node; without ``typing``, leaving out the bodies of ``if TYPE_CHECKING:`` blocks."""
+    if typing:
+        return list(ast.walk(tree))
     out: list[ast.AST] = []
     todo = [tree]
     while todo:
@@ -42,13 +45,13 @@ def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
     return out
 
 
-def graph(root: Path = PACKAGE) -> dict[str, set[str]]:
-    """Module -> the package modules it imports."""
+def graph(root: Path = PACKAGE, typing: bool = True) -> dict[str, set[str]]:
+    """Module -> the package modules it imports (``typing``: type-only imports too)."""
     known = modules(root)
     edges: dict[str, set[str]] = {name: set() for name in known}
     for name, path in known.items():
         is_package = path.name == "__init__.py"
-        for node in _runtime_nodes(ast.parse(path.read_text(), str(path))):
+        for node in _nodes(ast.parse(path.read_text(), str(path)), typing):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
@@ -114,7 +117,23 @@ def test_the_cycle_finder_finds_cycles() -> None:
 
 
 def test_no_import_cycle_in_the_package() -> None:
+    """Type-only imports included: a type lives in the module that owns it (``TreePass`` beside
+    the walk in ``engine/build.py``, check's ``Options`` in ``config.py``), never imported back."""
     assert cycles(graph()) == []
+
+
+def test_a_type_only_import_closes_a_cycle(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from pkg import b\n")
+    (package / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.a import A\n"
+    )
+    (package / "c.py").write_text("def f():\n    from pkg import d\n")
+    (package / "d.py").write_text("import pkg.c\n")
+    assert cycles(graph(package)) == [["pkg.a", "pkg.b"], ["pkg.c", "pkg.d"]]
+    assert cycles(graph(package, typing=False)) == [["pkg.c", "pkg.d"]]
 
 
 #: The layers, lowest first (docs/design.md): a module imports only from its own layer or below.
@@ -146,10 +165,10 @@ def test_each_layer_imports_only_from_below() -> None:
 #: of the three modules at engine/'s top level. A module imports only from its own place or below:
 #: what JAX accepts and what each code says (``rulebook``) imports nothing else of the engine; the
 #: reading (``read``) knows no use, no finding and no edit; the ``analysis`` value knows the
-#: reading only; the walk (``walk``) builds it; ``analyze`` runs the walk and the passes it is
+#: reading only; the walk (``walk``) builds it; ``build`` runs the walk and the passes it is
 #: handed; an edit (``edits``) never asks a finding pass; the passes (``findings``) may spell a
 #: fix as an edit would (``edits.render``); ``rewrite`` is the hook's whole path.
-ENGINE_PLACES = ["rulebook", "read", "analysis", "walk", "analyze", "edits", "findings", "rewrite"]
+ENGINE_PLACES = ["rulebook", "read", "analysis", "walk", "build", "edits", "findings", "rewrite"]
 
 
 def _place(module: str) -> str | None:
@@ -179,7 +198,7 @@ def _misplaced(edges: dict[str, set[str]]) -> list[str]:
 
 
 def test_each_engine_place_imports_only_from_below() -> None:
-    assert _misplaced(graph()) == []
+    assert _misplaced(graph(typing=False)) == []
 
 
 def test_every_engine_module_is_in_its_place() -> None:
@@ -213,7 +232,7 @@ def _design_rows(text: str) -> list[str]:
 def test_design_names_every_engine_module_at_its_path() -> None:
     """docs/design.md draws the layout: each engine module (and the table's JSON) has a row at
     the path it lives at, and every row names a file that exists; the three one-module places
-    are their own paragraphs (``analysis.py``, ``analyze.py``, ``rewrite.py``)."""
+    are their own paragraphs (``analysis.py``, ``build.py``, ``rewrite.py``)."""
     engine = PACKAGE / "engine"
     text = DESIGN.read_text(encoding="utf-8")
     named = _design_rows(text)
@@ -246,7 +265,7 @@ def test_the_place_rules_fail_on_a_module_in_the_wrong_place() -> None:
         },
         "jaxrewrite.engine.findings.imported": {
             "jaxrewrite.engine.edits.render",
-            "jaxrewrite.engine.analyze",
+            "jaxrewrite.engine.build",
         },
         "jaxrewrite.engine.stray": set(),
     }
@@ -258,7 +277,7 @@ def test_the_place_rules_fail_on_a_module_in_the_wrong_place() -> None:
 
 
 def test_notrewritten_imports_nothing_of_the_hook() -> None:
-    """The warning's module is told whether a hook is installed (finder sets ``HOOKED``); the
+    """The warning's module asks ``sys.modules`` for the finder, never imports it; the
     finder -> notrewritten -> finder cycle of issue 19 item 5 stays gone."""
     assert not {m for m in graph()["jaxrewrite.notrewritten"] if m.startswith("jaxrewrite.hook")}
     assert "jaxrewrite.notrewritten" not in graph()["jaxrewrite.hook.pipeline"]
@@ -283,7 +302,7 @@ def test_one_route_from_text_to_code() -> None:
     assert not [m for m in edges if m.startswith(("jaxrewrite.hook.fast", "jaxrewrite.hook.index"))]
     assert {
         m for m in _reach(edges, "jaxrewrite.hook.pipeline") if m.startswith("jaxrewrite.hook.")
-    } <= {"jaxrewrite.hook.notes"}
+    } <= {"jaxrewrite.hook.keptwarnings"}
 
 
 #: The spec math and its vocabulary (issue 19 item 2): forward completion and reverse reading,
@@ -291,14 +310,14 @@ def test_one_route_from_text_to_code() -> None:
 SPEC_MODULES = (
     "jaxrewrite.engine.walk.specs",
     "jaxrewrite.engine.read.literals",
-    "jaxrewrite.engine.read.reading",
+    "jaxrewrite.engine.read.handwritten",
 )
 #: The analysis value and the walk that builds it: what the spec modules are read by.
 WALK = frozenset(
     f"jaxrewrite.engine.{name}"
     for name in (
         "analysis",
-        "analyze",
+        "build",
         "walk.walker",
         "walk.decorators",
         "walk.callsites",
@@ -319,7 +338,7 @@ def _spec_modules(edges: dict[str, set[str]]) -> list[str]:
 def test_spec_modules_import_neither_the_analysis_nor_the_walk() -> None:
     """A spec kind reads a use and a signature; the analysis and the walk read it, never the reverse
     (``analysis.Use`` is named for the type checker only)."""
-    edges = graph()
+    edges = graph(typing=False)
     assert len(_spec_modules(edges)) >= 7
     wrong = {m: sorted(_reach(edges, m) & WALK) for m in _spec_modules(edges)}
     assert {m: w for m, w in wrong.items() if w} == {}
@@ -360,13 +379,13 @@ def test_every_spec_kind_has_its_module() -> None:
 
 
 #: The finding passes (issue 41 item 3): each module exports a ``TreePass``, registered the same
-#: way: the front end hands it to ``analyze`` (``engine/findings/__init__.py`` lists check's and
-#: show's).
+#: way: the front end hands it to ``build_analysis`` (``engine/findings/__init__.py`` lists
+#: check's and show's).
 FINDING_PASSES = ("lint", "ledger", "peruse", "imported", "tracetime")
 
 
 def test_the_analysis_imports_no_finding_pass() -> None:
-    """``engine.analyze`` runs the passes it is handed and reaches none of their modules; each
+    """``engine.build`` runs the passes it is handed and reaches none of their modules; each
     pass module exports its pass, and only the entry table and the passes' own front ends
     (``findings.trace_findings``, check's module-without-jaxrewrite route) name them."""
     import jaxrewrite.engine.findings.imported as imported
@@ -378,11 +397,12 @@ def test_the_analysis_imports_no_finding_pass() -> None:
     edges = graph()
     passes = {f"jaxrewrite.engine.findings.{name}" for name in FINDING_PASSES}
     assert passes <= set(edges)
-    assert sorted(_reach(edges, "jaxrewrite.engine.analyze") & passes) == []
+    assert sorted(_reach(edges, "jaxrewrite.engine.build") & passes) == []
     assert sorted(_reach(edges, "jaxrewrite.engine.analysis") & passes) == []
     assert all(callable(p) for p in (lint.PASS, peruse.PASS, tracetime.PASS))
-    # and no pass imports the analysis back (its type, under TYPE_CHECKING, only)
-    assert sorted(m for m in passes if "jaxrewrite.engine.analyze" in edges[m]) == []
+    # and no pass imports the walk back at run time (its types, under TYPE_CHECKING, only)
+    runtime = graph(typing=False)
+    assert sorted(m for m in passes if "jaxrewrite.engine.build" in runtime[m]) == []
     assert callable(ledger.ledger_pass(None)) and callable(
         imported.imported_pass(lambda module, level: None)
     )
@@ -459,10 +479,10 @@ _MARKER_NAMES = {"MARKER_TYPES", "MARKER_CONSTANTS", "MARKER_EXPORTS", "marker_n
 
 
 def test_only_the_index_reads_markers() -> None:
-    """Issue 41: one reading of markers, ``engine/read/markindex.py``; no other module defines a
+    """Issue 41: one reading of markers, ``engine/read/markers.py``; no other module defines a
     reader or recognises a marker by its exported name (``table.py`` holds the names)."""
     for name, path in modules().items():
-        if name in ("jaxrewrite.engine.read.markindex", "jaxrewrite.engine.rulebook.table"):
+        if name in ("jaxrewrite.engine.read.markers", "jaxrewrite.engine.rulebook.table"):
             continue
         tree = ast.parse(path.read_text(), str(path))
         defined = {

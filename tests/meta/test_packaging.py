@@ -29,7 +29,7 @@ import pytest
 from docs_support import README, build_cases
 from support import REPO, can_build_without_isolation, child_venv
 
-from jaxrewrite.hook import tag
+from jaxrewrite.hook import cachetag
 
 TIMEOUT = 600
 
@@ -281,12 +281,12 @@ def counting_stat(path, *args, **kwargs):
     return real_stat(path, *args, **kwargs)
 os.stat = counting_stat
 import jaxrewrite
-from jaxrewrite.hook import tag
+from jaxrewrite.hook import cachetag
 jaxrewrite.install()
 import opted
 print(json.dumps({
-    "result": int(opted.power(3, 2)), "built": tag.built(getattr(__import__("jaxrewrite.hook").hook, "BUILT", None),
-    __import__("jaxrewrite").__version__) is not None, "tag": tag.rewriter_hash(), "statted": statted,
+    "result": int(opted.power(3, 2)), "built": cachetag.built(getattr(__import__("jaxrewrite.hook").hook, "BUILT", None),
+    __import__("jaxrewrite").__version__) is not None, "tag": cachetag.rewriter_hash(), "statted": statted,
     "engine": "jaxrewrite.engine.rewrite" in sys.modules, "loader": type(opted.__loader__).__name__,
 }))
 """  # noqa: E501
@@ -308,7 +308,7 @@ def power(x, n: Static[int]):
 def test_the_wheel_carries_its_digest_so_an_install_hashes_none_of_its_sources(
     built: Built, tmp_path: Path
 ) -> None:
-    """The build writes the rewriter's digest into the wheel (setup.py, hook/tag.py): it is the
+    """The build writes the rewriter's digest into the wheel (setup.py, hook/cachetag.py): it is the
     digest of the files installed, and of this checkout's; an installed jaxrewrite takes it and
     stats none of its own files on an import, cold or warm; a warm import runs the cached
     rewrite without the engine."""
@@ -321,7 +321,7 @@ def test_the_wheel_carries_its_digest_so_an_install_hashes_none_of_its_sources(
         == (REPO / "jaxrewrite" / "hook" / "__init__.py").read_text().splitlines()
     )
     assert version == __import__("jaxrewrite").__version__
-    assert rewriter == tag.of_tree(str(REPO / "jaxrewrite"), version)
+    assert rewriter == cachetag.of_tree(str(REPO / "jaxrewrite"), version)
     where = tmp_path / "user"
     where.mkdir()
     (where / "opted.py").write_text(OPTED)
@@ -347,7 +347,7 @@ def test_the_wheel_carries_its_digest_so_an_install_hashes_none_of_its_sources(
             env=env,
         ).stdout.strip()
     ).parent
-    assert tag.of_tree(str(installed), version) == rewriter
+    assert cachetag.of_tree(str(installed), version) == rewriter
 
 
 def test_a_checkout_has_no_built_digest_and_hashes_its_sources() -> None:
@@ -356,10 +356,10 @@ def test_a_checkout_has_no_built_digest_and_hashes_its_sources() -> None:
     from jaxrewrite import hook
 
     assert (
-        not hasattr(hook, tag.BUILT)
-        and tag.BUILT not in (REPO / "jaxrewrite" / "hook" / "__init__.py").read_text()
+        not hasattr(hook, cachetag.BUILT)
+        and cachetag.BUILT not in (REPO / "jaxrewrite" / "hook" / "__init__.py").read_text()
     )
-    assert tag.rewriter_hash() == tag.of_tree(
+    assert cachetag.rewriter_hash() == cachetag.of_tree(
         str(REPO / "jaxrewrite"), __import__("jaxrewrite").__version__
     )
 
@@ -368,7 +368,7 @@ def test_only_a_builds_shape_of_this_version_is_taken() -> None:
     """What the package carries is taken only as a build writes it, for this version."""
     version = __import__("jaxrewrite").__version__
     good = (version, "0123456789abcdef")
-    assert tag.built(good, version) == good[1]
+    assert cachetag.built(good, version) == good[1]
     for bad in [
         None,
         list(good),
@@ -378,7 +378,7 @@ def test_only_a_builds_shape_of_this_version_is_taken() -> None:
         (version, good[1], "x"),
         (version, 7),
     ]:
-        assert tag.built(bad, version) is None, bad
+        assert cachetag.built(bad, version) is None, bad
 
 
 def test_a_rebuild_of_the_same_folder_replaces_the_digests_it_wrote(tmp_path: Path) -> None:
@@ -387,24 +387,27 @@ def test_a_rebuild_of_the_same_folder_replaces_the_digests_it_wrote(tmp_path: Pa
     package = tmp_path / "jaxrewrite"
     shutil.copytree(REPO / "jaxrewrite", package, ignore=shutil.ignore_patterns("__pycache__"))
     version = __import__("jaxrewrite").__version__
-    carrier = Path(tag.bake(str(package), version))
+    carrier = Path(cachetag.bake(str(package), version))
     first = carrier.read_text()
     (package / "engine" / "analyze.py").write_text(
         (package / "engine" / "analyze.py").read_text() + "\n# edited\n"
     )
-    tag.bake(str(package), version)
+    cachetag.bake(str(package), version)
     second = carrier.read_text()
     assert (
-        second.count(f"{tag.BUILT} = ") == 1 and second.splitlines()[:-1] == first.splitlines()[:-1]
+        second.count(f"{cachetag.BUILT} = ") == 1
+        and second.splitlines()[:-1] == first.splitlines()[:-1]
     )
     assert (
-        _built_line(second) == (version, tag.of_tree(str(package), version)) != _built_line(first)
+        _built_line(second)
+        == (version, cachetag.of_tree(str(package), version))
+        != _built_line(first)
     )
 
 
 def _built_line(carrier: str) -> tuple[str, str]:
     """The digest the build wrote into ``hook/__init__.py``: its one ``BUILT = (...)`` line."""
-    (line,) = [line for line in carrier.splitlines() if line.startswith(f"{tag.BUILT} = ")]
+    (line,) = [line for line in carrier.splitlines() if line.startswith(f"{cachetag.BUILT} = ")]
     value = ast.literal_eval(line.partition(" = ")[2])
     assert type(value) is tuple and len(value) == 2
     return value

@@ -27,7 +27,7 @@ from jaxrewrite import is_static, rewrite_source
 from jaxrewrite.engine.edits import render
 from jaxrewrite.engine.findings import analyze
 from jaxrewrite.header import scan_header, why_ignored
-from jaxrewrite.hook import pipeline, pycfile, tag
+from jaxrewrite.hook import cachetag, pipeline, pycfile
 
 pytestmark = pytest.mark.skipif(
     sys.version_info < (3, 14), reason="Python 3.14's own behaviour (.ci/py314/run)"
@@ -226,7 +226,7 @@ def test_the_import_hook_rewrites_caches_and_serves_from_its_cache(
     with jaxrewrite.install(["py314_hooked"]):
         try:
             first = importlib.import_module("py314_hooked")
-            pyc = tag.cache_path(str(module))
+            pyc = cachetag.cache_path(str(module))
             assert pyc is not None
             data = Path(pyc).read_bytes()
             assert data[:4] == importlib.util.MAGIC_NUMBER and data[4:8] == pycfile.TIMESTAMP

@@ -14,7 +14,7 @@ import pytest
 
 from jaxrewrite.commands import show as show_command
 from jaxrewrite.commands.check import check_text
-from jaxrewrite.engine import analyze as analyze_module
+from jaxrewrite.engine import build
 from jaxrewrite.engine.analysis import EntryKind, State
 from jaxrewrite.engine.findings import analyze
 
@@ -399,13 +399,13 @@ def test_show_analyzes_once_and_prints_the_ledgers_findings(
         HEAD + "@jax.jit\ndef f(x, n: Static[int], d: NoDiff[float]):\n    return range(x)\n"
     )
     calls = []
-    real = analyze_module.analyze
+    real = build.build_analysis
 
     def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
         calls.append(args[1] if len(args) > 1 else kwargs.get("filename"))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(analyze_module, "analyze", counting)
+    monkeypatch.setattr(build, "build_analysis", counting)
     assert show_command.show(str(path), False, "jaxrewrite") == 0
     err = capsys.readouterr().err
     assert len(calls) == 1, calls

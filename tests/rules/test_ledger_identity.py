@@ -17,7 +17,7 @@ from jaxrewrite import RewriteWarning
 from jaxrewrite.engine.analysis import State
 from jaxrewrite.engine.findings import analyze
 from jaxrewrite.engine.findings.report import REPORTED_AT_IMPORT
-from jaxrewrite.hook import notes, pipeline
+from jaxrewrite.hook import keptwarnings, pipeline
 
 HEAD = "# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import NoDiff, Static\nk = [1]\n"
 
@@ -140,7 +140,7 @@ def test_the_hook_says_what_check_says(body: str) -> None:
         if issubclass(w.category, RewriteWarning)
     ]
     assert said == [(code, line) for line, _, code in found if code in REPORTED_AT_IMPORT]
-    assert [(text.split()[0], line) for text, line in notes.held(code)] == said
+    assert [(text.split()[0], line) for text, line in keptwarnings.held(code)] == said
 
 
 def test_the_ledger_leaves_no_cycle_that_keeps_the_tree() -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from support import REPO, jaxrewrite
 
-from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.build import build_analysis
 from jaxrewrite.engine.findings import lint_analysis
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic, suppressed
@@ -115,7 +115,9 @@ MERGED = {
 @pytest.mark.parametrize("code", sorted(MERGED))
 def test_a_merged_code_is_what_check_and_migrate_both_report(code: str) -> None:
     marked = HEAD + MERGED[code]
-    found = [(d.code, d.line) for d in analyze(marked, "m.py", require_pragma=False).diagnostics]
+    found = [
+        (d.code, d.line) for d in build_analysis(marked, "m.py", require_pragma=False).diagnostics
+    ]
     (refusal,) = migrate_source(marked.replace(": Static[int]", ""), "m.py").refused
     assert found == [(code, 9)] and (refusal.reason.code, refusal.function) == (code, "f")
     assert refusal.diagnostic("m.py").format("refusal").endswith(f"({code})")

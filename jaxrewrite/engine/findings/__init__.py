@@ -2,7 +2,7 @@
 with ``lint``) run over the analysis beyond its refusals.
 
 Each pass is a ``TreePass`` its own module exports, as the trace-time one (``tracetime.PASS``) is;
-``engine.analyze`` imports none of them and runs what it is handed (``tests/test_layers.py``). The
+``engine.build`` imports none of them and runs what it is handed (``tests/test_layers.py``). The
 order is the table's: each pass reads the findings of those before it (the ledger counts what lint
 and peruse reported).
 """
@@ -13,13 +13,14 @@ import ast
 from collections.abc import Sequence
 from typing import Any
 
-from jaxrewrite.engine import analyze as analysis
-from jaxrewrite.engine.analysis import Analysis, TreePass
+from jaxrewrite.engine import build
+from jaxrewrite.engine.analysis import Analysis
+from jaxrewrite.engine.build import TreePass
 from jaxrewrite.engine.findings import imported, ledger, peruse, unbound
 from jaxrewrite.engine.findings import lint as linting
 from jaxrewrite.engine.findings.report import PASS as REPORT_PASS
-from jaxrewrite.engine.read.elsewhere import ImportReader
 from jaxrewrite.engine.read.filters import FAST
+from jaxrewrite.engine.read.othermodules import ImportReader
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import UNBOUND_MARKER
 
@@ -47,7 +48,7 @@ def analyze(
     report: bool = False,
     **options: Any,
 ) -> Analysis:
-    """``engine.analyze.analyze`` (the public ``jaxrewrite.analyze``; ``options`` are its own), with
+    """``engine.build.build_analysis`` (the public ``jaxrewrite.analyze``; ``options`` are its own), with
     ``lint``: the finding passes first (``imports`` reads the modules names are imported from, for
     the ledger and JR013), then ``passes``; with ``report`` (the import hook's): the markers that
     do nothing (``engine.findings.report.PASS``)."""
@@ -58,7 +59,7 @@ def analyze(
         if report
         else tuple(passes)
     )
-    return analysis.analyze(text, filename, passes=chosen, **options)
+    return build.build_analysis(text, filename, passes=chosen, **options)
 
 
 def lint_analysis(
@@ -91,7 +92,7 @@ def trace_findings(text: str, filename: str = "<string>") -> list[Diagnostic]:
     (Here, not in ``tracetime``: a pass never imports the analysis back.)"""
     from jaxrewrite.engine.findings.tracetime import CODE, PASS, TRACE
 
-    found = analysis.analyze(
+    found = build.build_analysis(
         text, filename, require_pragma=False, filters=TRACE, passes=(PASS,)
     ).diagnostics
     return [d for d in found if d.code == CODE]

@@ -18,11 +18,11 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.analysis import Analysis, TreePass, needs_edit
+from jaxrewrite.engine.analysis import Analysis, needs_edit
 from jaxrewrite.engine.edits import render
-from jaxrewrite.engine.read.elsewhere import Exports, ImportReader, attributes, library
 from jaxrewrite.engine.read.filters import FAST
-from jaxrewrite.engine.read.lexed import any_word
+from jaxrewrite.engine.read.lexer import any_word
+from jaxrewrite.engine.read.othermodules import Exports, ImportReader, attributes, library
 from jaxrewrite.engine.read.recognise import TransformRef, bound_keywords, classify
 from jaxrewrite.engine.read.resolve import MAX_DEPTH
 from jaxrewrite.engine.read.scopes import (
@@ -45,7 +45,7 @@ from jaxrewrite.engine.walk import specs
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.build import Analyzer, TreePass
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -59,7 +59,7 @@ Origins = dict[str, dict[int, tuple[str, int, str | None]]]
 _TABLE_NAMES = tuple(
     sorted({name.rpartition(".")[2] for rows in FAMILIES.values() for name in rows})
 )
-#: Bytes are read as the pattern reads them (``lexed.any_word`` reads text, at twice its speed).
+#: Bytes are read as the pattern reads them (``lexer.any_word`` reads text, at twice its speed).
 _NAMED_BYTES = re.compile((r"\b(?:" + "|".join(_TABLE_NAMES) + r")\b").encode())
 
 

@@ -19,11 +19,11 @@ import bisect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State, TreePass
+from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State
 from jaxrewrite.engine.read.classes import functional_entries
-from jaxrewrite.engine.read.elsewhere import Elsewhere, ImportReader
 from jaxrewrite.engine.read.fields import field_function, form_of
-from jaxrewrite.engine.read.markindex import index_of, is_container_call, may_mark
+from jaxrewrite.engine.read.markers import index_of, is_container_call, may_mark
+from jaxrewrite.engine.read.othermodules import Elsewhere, ImportReader
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import parse_string, qualname
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope, ScopeTree, own_expressions
@@ -34,7 +34,7 @@ from jaxrewrite.engine.rulebook.table import EITHER_FORM, Mark
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.build import Analyzer, TreePass
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 

@@ -22,7 +22,7 @@ from jaxrewrite.engine.edits import render
 from jaxrewrite.engine.findings.passed import BOUND, method_kind
 from jaxrewrite.engine.read.classes import DATACLASS, ClassInfo, local_class
 from jaxrewrite.engine.read.fields import form_of
-from jaxrewrite.engine.read.markindex import MarkerReader, inner_type, may_mark
+from jaxrewrite.engine.read.markers import MarkerReader, inner_type, may_mark
 from jaxrewrite.engine.read.nodes import walk as walk_nodes
 from jaxrewrite.engine.read.recognise import (
     TransformRef,
@@ -44,7 +44,7 @@ from jaxrewrite.errors import RewriteError
 from jaxrewrite.header import PRAGMA, Header, why_ignored
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.build import Analyzer
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 

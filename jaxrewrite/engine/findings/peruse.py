@@ -30,7 +30,7 @@ from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import TRACES, Mark, Traces
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.build import Analyzer
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 

@@ -2,7 +2,7 @@
 pass for the import hook's analysis (``engine.findings.analyze(report=True)``).
 
 The hook warns of them at the module's lines and keeps the warnings with its cached code
-(hook/notes.py). The pass runs ``check``'s lint and ledger, cut to what the module alone can
+(hook/keptwarnings.py). The pass runs ``check``'s lint and ledger, cut to what the module alone can
 say, and cheap where nothing is left to say: lint reads no hashability (JR003 is ``check``'s),
 and the ledger runs only where some mention of a marker is not read by a use (``nothing_to_settle``).
 """
@@ -21,7 +21,7 @@ from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import suppressed
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.build import Analyzer
 
 
 #: What the import hook says at import (``PASS``): the markers a rewrite leaves doing

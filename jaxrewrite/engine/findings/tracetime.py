@@ -24,9 +24,9 @@ from jaxrewrite.engine.findings.passed import Passed, Sites, method_kind
 from jaxrewrite.engine.findings.sure import Truth, statements
 from jaxrewrite.engine.read.classes import DATACLASS
 from jaxrewrite.engine.read.filters import Filters
-from jaxrewrite.engine.read.lexed import code_mentions
+from jaxrewrite.engine.read.handwritten import Refused
+from jaxrewrite.engine.read.lexer import code_mentions
 from jaxrewrite.engine.read.nodes import child_nodes, name_assigned, walk
-from jaxrewrite.engine.read.reading import Refused
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Assigned, Defined, DefinedClass, Scope, ScopeTree
@@ -39,7 +39,7 @@ from jaxrewrite.engine.walk import specs
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.build import Analyzer
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 CODE = rules.TRACED.code

@@ -17,7 +17,7 @@ from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.analysis import Analysis
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.build import Analyzer
     from jaxrewrite.engine.read.scopes import ScopeTree
 
 MARKERS = ("Static", "NoDiff")

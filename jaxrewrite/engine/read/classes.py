@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from jaxrewrite.engine.read.markindex import MarkerReader
+from jaxrewrite.engine.read.markers import MarkerReader
 from jaxrewrite.engine.read.recognise import classify_registration
 from jaxrewrite.engine.read.resolve import (
     MAX_DEPTH,

@@ -1,5 +1,5 @@
-"""Faster ``ast.iter_child_nodes`` and ``ast.walk``: the walks ``check`` makes over every
-analyzed module (call sites, the trace-time pass) were a third of its time over jax's source.
+"""Faster ``ast.iter_child_nodes`` and ``ast.walk``, for the walks ``check`` makes over every
+analyzed module (call sites, the trace-time pass), its largest cost (docs/design.md).
 
 Why faster: each AST class's fields are read once into a table without those that hold no node
 (names, numbers, and ``ctx``/``op``/``ops``, whose values are the shared context and operator
@@ -51,7 +51,8 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:
-    """``ast.walk(node)`` (breadth first, in the same order) without the context and operator leaves."""
+    """``ast.walk(node)`` (breadth first, in the same order) without the context and operator
+    leaves."""
     yield node
     for child, _, _ in _found(node, breadth=True):
         yield child
@@ -59,15 +60,15 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
 
 def family(root: ast.AST) -> Iterator[tuple[ast.AST, ast.AST, ast.AST]]:
     """Every node below ``root`` as (node, its parent, the innermost def or lambda around it, or
-    ``root``), depth first from the last child (a stack): one pass, at twice ``iter_child_nodes``'s
-    speed, for what needs the parent or the scope of each node (``passed.Sites``)."""
+    ``root``), depth first from the last child (a stack): one pass, faster than
+    ``iter_child_nodes``, for what needs the parent or the scope of each node (``passed.Sites``)."""
     return _found(root, breadth=False)
 
 
 def _found(root: ast.AST, breadth: bool) -> Iterator[tuple[ast.AST, ast.AST, ast.AST]]:
     """Each node below ``root`` as it is found (node, parent, def or lambda around it): each
     node's children in order, the nodes to open next taken first in first out (``breadth``) or
-    last in first out. One loop, inline: a call per node would cost a third more."""
+    last in first out. One loop, inline: no call per node."""
     todo: deque[tuple[ast.AST, ast.AST]] = deque([(root, root)])
     take, push, fields = todo.popleft if breadth else todo.pop, todo.append, _FIELDS.get
     while todo:

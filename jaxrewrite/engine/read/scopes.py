@@ -15,7 +15,7 @@ import enum
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any, Union
+from typing import Any
 
 from jaxrewrite.engine.read.source import lines_containing, source_lines
 from jaxrewrite.engine.rulebook.table import Mark
@@ -73,7 +73,8 @@ class DefinedClass:
 
 @dataclass(frozen=True)
 class MarkerBinding:
-    """An outer-environment value that is itself a marker alias (``S = Static[int]`` run earlier)."""
+    """An outer-environment value that is itself a marker alias (``S = Static[int]`` run
+    earlier)."""
 
     markers: frozenset[Mark]
 
@@ -96,7 +97,7 @@ class Choice(Opaque):
     scope: Scope | None = None
 
 
-Binding = Union[Imported, Assigned, Defined, DefinedClass, MarkerBinding, Opaque]
+Binding = Imported | Assigned | Defined | DefinedClass | MarkerBinding | Opaque
 OPAQUE = Opaque()
 
 
@@ -225,7 +226,8 @@ class ScopeTree:
     """The module scope plus every def and class with the scope its statement runs in."""
 
     module: Scope
-    #: ``def`` nodes in source order, with the scope holding the def statement (where decorators run).
+    #: ``def`` nodes in source order, with the scope holding the def statement (where decorators
+    #: run).
     defs: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, Scope]]
     #: Class definitions in source order, with the scope holding the class statement.
     classes: list[tuple[DefinedClass, Scope]]
@@ -248,7 +250,7 @@ class ScopeTree:
     walrus_lines: list[int] = field(default_factory=list)
     #: The flow of the statement being bound (see ``Site``); 0 directly in a scope's body.
     flow: int = 0
-    #: The module's one index of markers (``markindex.index_of``: made on first ask).
+    #: The module's one index of markers (``markers.index_of``: made on first ask).
     index: object | None = None
 
     def release(self) -> None:
@@ -264,7 +266,8 @@ class ScopeTree:
         self.index = None
 
     def walk_deferred(self, lines: list[int] | None) -> None:
-        """Walk the deferred function bodies that contain any of the (sorted) ``lines``; all if None."""
+        """Walk the deferred function bodies that contain any of the (sorted) ``lines``; all if
+        None."""
         keep = []
         for item in self.deferred:
             first, last, node, scope = item
@@ -381,7 +384,8 @@ def _bind_targets(target: ast.expr, scope: Scope, site: Site) -> None:
 
 
 def target_names(target: ast.expr) -> Iterator[str]:
-    """The names an assignment target binds (``a``, ``a, (b, *c)``); attributes and items bind none."""
+    """The names an assignment target binds (``a``, ``a, (b, *c)``); attributes and items bind
+    none."""
     if isinstance(target, ast.Name):
         yield target.id
     elif isinstance(target, (ast.Tuple, ast.List)):

@@ -1,15 +1,11 @@
 """What lies between a transform and the def it is applied to: other transforms of the table and
 one-argument wrappers (``jax.jit(jax.vmap(jax.grad(f)))``, ``jax.jit(logged(f))``).
 
-A table transform keeps the arguments its function takes, so the def's Static positions hold
-through any nest of them. A one-argument wrapper is assumed to do the same (pass ``*args,
-**kwargs`` straight through), but where its definition is in view (a def or lambda of the same
-module) the assumption is checked: a wrapper whose function takes a parameter of its own would
-shift every position, and the statics would land on the wrong argument.
-
-A name assigned such an expression (``f = jax.jit(f)``, ``fast = f``) stands for the def, so
-the call sites naming it are looked at too (``calls_and_aliases``); a transform over what is
-made from a marked def some other way is found for ``check`` (``made_from``, JR007).
+A table transform keeps the arguments its function takes; a one-argument wrapper is assumed to
+(``*args, **kwargs`` passed through), checked where its definition is in view (JR125). A name
+assigned such an expression (``f = jax.jit(f)``) stands for the def, so the call sites naming it
+are looked at too (``calls_and_aliases``); what is made from a marked def some other way is found
+for ``check`` (``made_from``, JR007).
 """
 
 from __future__ import annotations
@@ -294,7 +290,8 @@ def _wraps(deco: ast.expr, fn: str, scope: Scope) -> bool:
 
 
 def wrapper_error(where: ast.expr, wrapper: ast.expr, func: Function, src: Source) -> RewriteError:
-    """JR125: a wrapper in view between a transform and a marked def that may shift its positions."""
+    """JR125: a wrapper in view between a transform and a marked def that may shift its
+    positions."""
     name = ast.unparse(wrapper)
     return rules.WRAPPER.error(src, where, wrapper=name, func=func.name)
 

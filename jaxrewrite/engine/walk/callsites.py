@@ -9,7 +9,7 @@ import ast
 from jaxrewrite.engine.analysis import Registration, Use, UseKind, held_leaves
 from jaxrewrite.engine.read.classes import FunctionalClass, local_class
 from jaxrewrite.engine.read.literals import resolve_keywords
-from jaxrewrite.engine.read.markindex import index_of
+from jaxrewrite.engine.read.markers import index_of
 from jaxrewrite.engine.read.recognise import (
     TransformRef,
     ambiguous,
@@ -54,8 +54,8 @@ class CallSites(Walker):
     # -- call sites ---------------------------------------------------------------------------
 
     def call_site(self, call: ast.Call, scope: Scope, site: Site) -> None:
-        """``jax.jit(f)``, ``jax.pmap(f, in_axes=...)``, ``partial(jax.jit, ...)(f)`` for a local ``f``;
-        ``jax.tree_util.register_dataclass(C)`` for a local class ``C``."""
+        """``jax.jit(f)``, ``jax.pmap(f, in_axes=...)``, ``partial(jax.jit, ...)(f)`` for a local
+        ``f``; ``jax.tree_util.register_dataclass(C)`` for a local class ``C``."""
         if not call.args or isinstance(call.args[0], ast.Starred):
             return
         registration = classify_registration(call.func, scope)

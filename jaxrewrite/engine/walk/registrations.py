@@ -1,5 +1,5 @@
-"""The walk over classes: ``register_dataclass`` decorators, and the Static fields of Equinox Modules
-and flax.struct dataclasses (``engine.read.fields``).
+"""The walk over classes: ``register_dataclass`` decorators, and the Static fields of Equinox
+Modules and flax.struct dataclasses (``engine.read.fields``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""What the analysis' walkers share: the module's scopes and text, the results so far, one class reader.
+"""What the analysis' walkers share: the module's scopes and text, the results so far, one class
+reader.
 
 The walk is split by what it reads (``decorators``, ``registrations``, ``callsites``); each is a
 mixin over this state, and ``analyze.Analyzer`` combines them in the order ``run`` needs.

@@ -1,8 +1,8 @@
 """The vocabulary of JAX's reading of a hand-written spec: what a use makes static as written
 (``Reading``), and why a spec no annotation can say the same is ``Refused`` (``Reason``, JR2nn).
 
-Each spec kind reads its own spec (``engine.walk.specs``, ``read``); the reading is the one shared by
-``migrate`` (what a use made static before the migration) and ``check``'s trace-time analysis
+Each spec kind reads its own spec (``engine.walk.specs``, ``read``); the reading is the one shared
+by ``migrate`` (what a use made static before the migration) and ``check``'s trace-time analysis
 (which parameters a use traces). Imports nothing of the engine but the signature's kinds.
 """
 
@@ -19,7 +19,8 @@ from jaxrewrite.engine.rulebook.rules import Rule
 
 class Reason(enum.Enum):
     """Why a function (or a spec that names no def of the module) was left as written: the name
-    migrate prints, and its rule in ``engine.rulebook.rules`` (so its code), named here, never numbered by place."""
+    migrate prints, and its rule in ``engine.rulebook.rules`` (so its code), named here, never
+    numbered by place."""
 
     NON_LITERAL = "non-literal", rules.NOT_LITERAL
     NOT_IN_SIGNATURE = "not-in-signature", rules.NOT_IN_SIGNATURE

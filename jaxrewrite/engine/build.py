@@ -11,9 +11,9 @@ import ast
 import contextlib
 import gc
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
-from jaxrewrite.engine.analysis import Analysis, TreePass
+from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.read.classes import FunctionalClass
 from jaxrewrite.engine.read.depth import any_depth
 from jaxrewrite.engine.read.filters import (
@@ -22,7 +22,7 @@ from jaxrewrite.engine.read.filters import (
     classes_with_markers,
     leaf_aliases,
 )
-from jaxrewrite.engine.read.markindex import index_of
+from jaxrewrite.engine.read.markers import index_of
 from jaxrewrite.engine.read.scopes import Binding, Scope, ScopeTree, build_scopes, environment
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.read.wrappers import calls_and_aliases
@@ -38,8 +38,13 @@ from jaxrewrite.header import Header, scan_header
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
+#: A finding pass over the analysis while its tree, scopes and walk are alive (lint, peruse, the
+#: ledger, imported and tracetime each export one; ``engine.findings`` lists check's and show's):
+#: it adds to the Analysis. Front ends choose the passes, so the analysis never imports them.
+TreePass = Callable[[Analysis, ScopeTree, ast.Module, "Analyzer"], None]
 
-def analyze(
+
+def build_analysis(
     text: str,
     filename: str = "<string>",
     *,
@@ -48,16 +53,15 @@ def analyze(
     filters: Filters = FAST,
     header: Header | None = None,
     passes: Sequence[TreePass] = (),
-    parsed: ast.Module | None = None,
 ) -> Analysis:
     """Analyze one module's text; Python's own SyntaxError if it does not parse.
 
     ``environment`` names what the text uses but does not bind (a notebook's earlier cells);
     ``require_pragma`` False analyzes text without a ``# jaxrewrite: enable`` header; ``passes``
     run over the live tree and walk after the analysis, in order: the finding passes
-    (``engine.findings``: lint, peruse, the ledger, imported) and ``engine.findings.tracetime.PASS`` (JR006,
-    the arguments that must be static, read with ``EXHAUSTIVE``-like filters so that unmarked
-    uses count). ``parsed``: the text already parsed.
+    (``engine.findings``: lint, peruse, the ledger, imported) and ``engine.findings.tracetime.PASS``
+    (JR006, the arguments that must be static, read with ``EXHAUSTIVE``-like filters so that
+    unmarked uses count).
     """
     header = scan_header(text) if header is None else header
     src = Source(text, filename)
@@ -73,16 +77,16 @@ def analyze(
         with collector_paused():
             # Parsed here, at the caller's depth, as Python parses it: only the walks may go on
             # in a deeper thread (engine/read/depth.py), never a parse Python itself would refuse.
-            tree = ast.parse(text, src.filename) if parsed is None else parsed
+            tree = ast.parse(text, src.filename)
             result = _analyze_tree(tree, src, header, environment, filters, passes)
-            del tree, parsed
+            del tree
     result.diagnostics[:0] = unknown
     result.diagnostics.sort(key=lambda d: (d.line, d.col))
     return result
 
 
 def keeping_tree(into: list[ast.Module]) -> TreePass:
-    """A pass that keeps the analysed tree in ``into``: ``analyze`` frees it otherwise, and a
+    """A pass that keeps the analysed tree in ``into``: ``build_analysis`` frees it otherwise, and a
     caller that needs it afterwards (the hook's tree route, migrate) need not parse again."""
 
     def keep(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) -> None:

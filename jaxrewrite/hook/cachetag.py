@@ -21,7 +21,7 @@ import sys
 REWRITE_SOURCES = (
     "engine",
     "header.py",
-    "hook/tag.py",
+    "hook/cachetag.py",
     "hook/pycfile.py",
     "hook/pipeline.py",
     "integrations/pytest_plugin.py",
@@ -31,7 +31,7 @@ REWRITE_SOURCES = (
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILT = "BUILT"
 _BUILT_COMMENT = (
-    "#: Written by the build (setup.py, hook/tag.py): the version and the rewriter's digest."
+    "#: Written by the build (setup.py, hook/cachetag.py): the version and the rewriter's digest."
 )
 
 

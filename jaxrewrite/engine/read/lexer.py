@@ -1,10 +1,9 @@
 """The one lexer of Python text by regular expression: strings and comments masked, at C speed.
 
 Why: a text search for code (a def, a transform's name) must not be fooled by a docstring or a
-comment, and ``tokenize`` costs what a parse does. The hook's skeleton (hook/fast/skeleton.py)
-reads bodies from the masked text; ``check``'s needle (``code_mentions``) reads names from it.
-Where the reading could be wrong (a PEP 701 f-string with quotes inside its fields, an
-unterminated string) the readers are told (``Unsure``, None) and fall back to the parse.
+comment, and ``tokenize`` costs what a parse does. ``check``'s needle (``code_mentions``) reads
+names from the masked text; where the reading could be wrong (a PEP 701 f-string with quotes
+inside its fields, an unterminated string) it admits the text, and the parse decides.
 """
 
 from __future__ import annotations
@@ -22,20 +21,6 @@ _STRINGS = (
     r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
 )
 MASKED_TOKEN = re.compile(r"#[^\n]*|" + _STRINGS, re.DOTALL)
-
-
-def mask(match: re.Match[str]) -> str:
-    """A comment as blanks; a string as \\x02 then \\x01s, its line breaks kept (a line that
-    begins with \\x01 begins inside a string)."""
-    token = match.group()
-    if token[0] == "#":
-        return " " * len(token)
-    if "{" in token and _formatted(match.string, match.start()) and not _fields_closed(token):
-        raise Unsure
-    if "\n" not in token:
-        return "\x02" + "\x01" * (len(token) - 1)
-    head, *rest = token.split("\n")
-    return "\n".join(["\x02" + "\x01" * (len(head) - 1), *("\x01" * len(part) for part in rest)])
 
 
 def _formatted(text: str, quote: int) -> bool:
@@ -65,10 +50,6 @@ def _fields_closed(token: str) -> bool:
                 return False
         i += 1
     return depth == 0
-
-
-class Unsure(Exception):
-    """The lexer cannot be sure of its reading (no skeleton; the needle admits the text)."""
 
 
 def code_mentions(text: str, names: tuple[str, ...], unless: re.Pattern[str] | None = None) -> bool:
@@ -102,8 +83,8 @@ def code_mentions(text: str, names: tuple[str, ...], unless: re.Pattern[str] | N
 
 def last_word(text: str, names: tuple[str, ...]) -> int:
     """Where the last of ``names`` standing as a whole word (as regular expressions' ``\\b`` reads
-    one) starts in ``text``, -1 if none does. By ``str.find``: a pattern of alternatives tried
-    at every offset costs ten times as much."""
+    one) starts in ``text``, -1 if none does. By ``str.find``, not a pattern of alternatives tried
+    at every offset."""
     last = -1
     for name in names:
         at = text.rfind(name)

@@ -27,7 +27,8 @@ def _decode(data: bytes) -> tuple[str, str]:
 
 
 def top_package(path: str) -> str | None:
-    """The folder of the top-level package ``path`` lies in (``__init__.py`` at every level), or None."""
+    """The folder of the top-level package ``path`` lies in (``__init__.py`` at every level), or
+    None."""
     folder = os.path.dirname(os.path.abspath(path))
     top = None
     while (
@@ -64,12 +65,15 @@ def hook_notes(changed: Sequence[str], install_hook: bool, err: TextIO) -> None:
         what = (
             f"`{INSTALL_LINE}` is being added at the top of {init}"
             if install_hook
-            else f"add `{INSTALL_IMPORT}` and `{INSTALL_LINE}` at the top of {init} (--install-hook writes them)"
+            else f"add `{INSTALL_IMPORT}` and `{INSTALL_LINE}` at the top of {init} "
+            "(--install-hook writes them)"
         )
         print(
             f"note: package {name!r} is a library, imported by code that installs no hook: {what}, "
-            f"and add jaxrewrite to its dependencies; its own tests: `pytest --jaxrewrite-packages={name}` "
-            f'(or the jaxrewrite_packages ini option, or packages = ["{name}"] in [tool.jaxrewrite]).',
+            "and add jaxrewrite to its dependencies; its own tests: `pytest "
+            f"--jaxrewrite-packages={name}` "
+            f'(or the jaxrewrite_packages ini option, or packages = ["{name}"] in '
+            "[tool.jaxrewrite]).",
             file=err,
         )
 

@@ -118,7 +118,8 @@ class ModuleText:
         self, needed: set[Mark], head: list[ast.stmt]
     ) -> tuple[dict[Mark, str], set[Mark]]:
         """The name each marker is spelled with: an import of it among the module's first
-        statements, else the plain name when the text never uses it, else ``JrStatic``/``JrNoDiff``."""
+        statements, else the plain name when the text never uses it, else
+        ``JrStatic``/``JrNoDiff``."""
         spelling: dict[Mark, str] = {}
         for stmt in head:
             if (

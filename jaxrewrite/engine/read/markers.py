@@ -43,7 +43,8 @@ from jaxrewrite.engine.rulebook.table import (
 
 Marks = frozenset[Mark]
 NO_MARKS: Marks = frozenset()
-#: One mark as a set, by the marker's exported name: a str key hashes in C, an enum's through Python.
+#: One mark as a set, by the marker's exported name: a str key hashes in C, an enum's through
+#: Python.
 _SINGLE_BY_NAME = {
     name: frozenset({mark}) for name, mark in {**MARKER_TYPES, **MARKER_CONSTANTS}.items()
 }
@@ -95,7 +96,8 @@ def marker_name(qual: str | None) -> str | None:
 
 
 def inner_type(ann: ast.expr | None, scope: Scope, depth: int = 0) -> ast.expr | None:
-    """``T`` in ``Static[T]``, ``Annotated[T, STATIC]``, an alias of either or a string of either."""
+    """``T`` in ``Static[T]``, ``Annotated[T, STATIC]``, an alias of either or a string of
+    either."""
     if ann is None or depth > MAX_DEPTH:
         return None
     if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
@@ -153,7 +155,8 @@ class MarkerReader:
         self._read: dict[tuple[int, int, int, bool], tuple[ast.AST, Marks | None]] = {}
 
     def markers(self, ann: ast.expr) -> Marks:
-        """The marks of ``ann`` as the outermost annotation; with the index, read once per module."""
+        """The marks of ``ann`` as the outermost annotation; with the index, read once per
+        module."""
         index = self.index
         if index is not None and id(ann) in index.read:
             return index.read[id(ann)]
@@ -185,7 +188,8 @@ class MarkerReader:
         cannot tell, and says so: answering "no marker" would drop one silently."""
         if depth > MAX_DEPTH:
             if not reaches_marker(expr, scope):
-                return NO_MARKS  # a loop of plain type aliases (``Tree = dict[str, "Tree"]``): no marker
+                # A loop of plain type aliases (``Tree = dict[str, "Tree"]``): no marker.
+                return NO_MARKS
             raise rules.TOO_DEEP.error(
                 self.src, where, "marker", expr=self.src.segment(where), past=PAST_DEPTH
             )
@@ -197,7 +201,8 @@ class MarkerReader:
         if isinstance(expr, ast.Subscript):
             return self._subscript(expr, scope, where, depth)
         if isinstance(expr, ast.Call) and qualname(expr.func, scope) in CONTAINERS:
-            return NO_MARKS  # a functional TypedDict/NamedTuple: its Static fields are per-leaf statics
+            # A functional TypedDict/NamedTuple: its Static fields are per-leaf statics.
+            return NO_MARKS
         self._forbid_inside(expr, scope, where, depth)
         return frozenset()
 

@@ -33,7 +33,8 @@ def options_by_name(
     if len(args) > len(positional):
         count = len(positional) + 1
         raise TypeError(
-            f"{name}() takes {count} positional argument{'s' if count != 1 else ''} but {len(args) + 1} were given"
+            f"{name}() takes {count} positional argument{'s' if count != 1 else ''} but "
+            f"{len(args) + 1} were given"
         )
     bound = dict(zip(positional, args))
     for option in bound.keys() & keywords.keys():
