@@ -1,6 +1,7 @@
 """Builds write into the wheel the cache tag's digests of the files they package, so that an
-installed jaxrewrite hashes none of its own sources on its first opted-in import (jaxrewrite/hook/cachetag.py
-says why). Metadata is in setup.cfg; an editable install writes nothing: its sources are edited."""
+installed jaxrewrite hashes none of its own sources on its first opted-in import
+(jaxrewrite/hook/cachetag.py says why). Metadata is in setup.cfg; an editable install writes
+nothing: its sources are edited."""
 
 import importlib.util
 import os
@@ -25,7 +26,7 @@ class BuildWithDigests(build_py):
         if getattr(self, "editable_mode", False):
             return
         package = os.path.join(self.build_lib, "jaxrewrite")
-        digest = _load(os.path.join(package, "hook", "tag.py"), "_jaxrewrite_tag")
+        digest = _load(os.path.join(package, "hook", "cachetag.py"), "_jaxrewrite_cachetag")
         version = _load(os.path.join(package, "version.py"), "_jaxrewrite_version").__version__
         self.announce(f"writing {digest.bake(package, version)}", level=2)
 
