@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.findings import closures, library, linen, staged, trees
+from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
 from jaxrewrite.engine.findings.flow import ARRAY, TREE, Flow, Sources, State, Tree, meet, sources
 from jaxrewrite.engine.findings.passed import Passed, Sites, method_kind
 from jaxrewrite.engine.findings.sure import Truth, statements
@@ -32,7 +33,7 @@ from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Assigned, Defined, DefinedClass, Scope, ScopeTree
 from jaxrewrite.engine.read.signature import Kind, Param, Signature
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.rulebook import concrete_table, rules
+from jaxrewrite.engine.rulebook import concrete_table
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import FAMILIES, SIGNATURE_KEEPING, SpecKind, Transform
 from jaxrewrite.engine.walk import specs
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     from jaxrewrite.engine.analyze import Analyzer
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
-CODE = rules.TRACED.code
+CODE = TRACED.code
 
 #: JAX's errors, as its messages name them.
 INDEX = "TracerIntegerConversionError"
@@ -134,9 +135,10 @@ _NOT_A_REFERENCE = re.compile(r"\s*\.|[ \t]+import\b")
 
 
 def may_trace(text: str) -> bool:
-    """Cheap pre-filter: False means ``findings.trace_findings`` finds nothing in ``text``: a use names its
-    transform in code, never only inside another word, a docstring or a comment, nor as a module
-    (over jax's source, 121 of the 240 files that hold a needle anywhere name one in code so)."""
+    """Cheap pre-filter: False means ``findings.trace_findings`` finds nothing in ``text``: a use
+    names its transform in code, never only inside another word, a docstring or a comment, nor as a
+    module (over jax's source, 121 of the 240 files that hold a needle anywhere name one in code
+    so)."""
     return any(needle in text for needle in _NEEDLES) and code_mentions(
         text, _NEEDLES, _NOT_A_REFERENCE
     )
@@ -495,7 +497,7 @@ class _Body:
         uses_jaxrewrite: bool,
         plain: frozenset[str] = frozenset(),
     ) -> Iterator[tuple[Diagnostic, bool]]:
-        """Each finding, with whether making the parameter static fixes it (not a pytree's field)."""
+        """Each finding, with whether making its parameter static fixes it (not a pytree field)."""
         p = t.param
         what = self.untraceable(p, classes)
         if what is not None:
@@ -718,7 +720,8 @@ class _Body:
     def _member(
         self, expr: ast.Call | ast.Attribute, flow: Flow
     ) -> tuple[_Body, dict[str, State]] | None:
-        """``tree.method(...)``, ``tree(...)`` (its ``__call__``) or ``tree.prop`` of a traced pytree."""
+        """``tree.method(...)``, ``tree(...)`` (its ``__call__``) or ``tree.prop`` of a traced
+        pytree."""
         if isinstance(expr, ast.Attribute):
             owner, name, args, keywords = expr.value, expr.attr, [], []
         elif isinstance(expr.func, ast.Attribute):
@@ -811,7 +814,7 @@ class _Body:
         return Diagnostic.at(
             self.src,
             node,
-            rules.TRACED,
+            TRACED,
             name=p.name,
             transform=tr.name,
             line=line,
