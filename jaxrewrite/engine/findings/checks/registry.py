@@ -10,6 +10,7 @@ from types import ModuleType
 
 from jaxrewrite.engine.analysis import Analysis, TreePass
 from jaxrewrite.engine.findings.checks import (
+    float_static,
     held_in_pytree,
     imported_def,
     imported_marker,
@@ -38,6 +39,7 @@ from jaxrewrite.engine.rulebook.rules import Rule
 #: order, and the ledger (JR008) reads every finding before it, so it runs after them.
 RULES: tuple[ModuleType, ...] = (
     unhashable_static,  # JR003
+    float_static,  # JR016
     unknown_transform,  # JR004
     no_transform,  # JR002
     missing_pragma,  # JR001
