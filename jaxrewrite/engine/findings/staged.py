@@ -27,7 +27,7 @@ _FIX = (
 def findings(
     reader: Any, use_node: ast.expr, t: Transform, src: Source, seen: set[tuple[int, int]]
 ) -> Iterator[Diagnostic]:
-    """Sinks in the body (a ``tracetime._Body``) fed by a staged call of Python values."""
+    """Sinks in the body (a ``traced_body.Body``) fed by a staged call of Python values."""
     flow = reader.flow({}, staged=True)
     for node in reader.sure():
         found = reader._use(node, flow)

@@ -433,7 +433,7 @@ TRACED_AGAIN: frozenset[str] = frozenset(
     }
 )
 #: Transforms a use may sit inside whose result a call passes its arguments through to the
-#: function (``jax.jit(jax.jacrev(f))(x)``: ``engine.findings.passed``, JR006).
+#: function (``jax.jit(jax.jacrev(f))(x)``: ``engine.findings.call_arguments``, JR006).
 PASSES_THROUGH: frozenset[str] = frozenset(
     {"jax.jit", "jax.grad", "jax.jacrev", "jax.jacfwd", "jax.value_and_grad", "jax.hessian"}
 )

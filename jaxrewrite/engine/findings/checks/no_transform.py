@@ -8,9 +8,9 @@ import ast
 from collections.abc import Iterable
 
 from jaxrewrite.engine.edits import render
+from jaxrewrite.engine.findings.call_arguments import BOUND, method_kind
 from jaxrewrite.engine.findings.checks.unknown_transform import spell
 from jaxrewrite.engine.findings.context import Context, Function
-from jaxrewrite.engine.findings.passed import BOUND, method_kind
 from jaxrewrite.engine.read.nodes import walk as walk_nodes
 from jaxrewrite.engine.read.recognise import TransformRef, bound_keywords, classify
 from jaxrewrite.engine.read.scopes import Scope

@@ -6,8 +6,8 @@ from __future__ import annotations
 import ast
 
 from jaxrewrite.engine.analysis import Analysis
+from jaxrewrite.engine.findings.call_arguments import Sites
 from jaxrewrite.engine.findings.context import Context, Function, MarkedDef
-from jaxrewrite.engine.findings.passed import Sites
 from jaxrewrite.engine.read.classes import DATACLASS, local_class
 from jaxrewrite.engine.read.markindex import inner_type
 from jaxrewrite.engine.read.resolve import qualname
