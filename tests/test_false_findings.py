@@ -158,3 +158,90 @@ def test_a_marker_alias_reached_as_a_module_attribute_is_jr009_at_the_use(
     assert "pkg/mod.py:" in done.stdout and "JR009" in done.stdout and "'Steps'" in done.stdout, (
         done.stdout + done.stderr
     )
+
+
+# Issue 55: a class a library re-exports (``from .core import Op as Op`` in its ``__init__``, as
+# lineax, equinox and haliax do) or that the import renames was JR009, "not read"; a marker alias
+# reached the same ways is still JR009, read and named where it is defined.
+CORE = """\
+from jaxrewrite import Static
+
+
+class Op:
+    pass
+
+
+Steps = Static[int]
+"""
+
+#: The package's files besides ``pk/core.py``, for each way of re-exporting its names.
+EXPORTS = {
+    "from": {"pk/__init__.py": "from .core import Op, Steps\n"},
+    "as itself": {"pk/__init__.py": "from .core import Op as Op, Steps as Steps\n"},
+    "renamed": {"pk/__init__.py": "from .core import Op as Op2, Steps as Steps2\n"},
+    "star": {"pk/__init__.py": "from .core import *\n"},
+    "star of __all__": {
+        "pk/__init__.py": "from .core import *\n",
+        "pk/core.py": CORE + "__all__ = ['Op', 'Steps']\n",
+    },
+    "two hops": {"pk/__init__.py": "from pk.mid import *\n", "pk/mid.py": "from .core import *\n"},
+    # mid runs while pk is half made, and gets what pk bound so far: core's names
+    "star cycle": {
+        "pk/__init__.py": "from .core import *\nfrom .mid import *\n",
+        "pk/mid.py": "from . import *\n",
+    },
+}
+
+USE = """\
+# jaxrewrite: enable
+import jax
+{imports}
+
+
+@jax.jit
+def f(x: {op}, n: {steps}):
+    return x
+"""
+
+
+@pytest.mark.parametrize("rename", [False, True], ids=["as exported", "renamed here"])
+@pytest.mark.parametrize("exports", EXPORTS, ids=list(EXPORTS))
+def test_a_re_exported_class_is_followed_and_a_marker_alias_still_jr009(
+    tmp_path: Path, exports: str, rename: bool
+) -> None:
+    files = {"pk/core.py": CORE, **EXPORTS[exports]}
+    op, steps = ("Op2", "Steps2") if exports == "renamed" else ("Op", "Steps")
+    names = f"{op} as MyOp, {steps} as MySteps" if rename else f"{op}, {steps}"
+    for name, text in files.items():
+        write(tmp_path / name, text)
+    shown = ("MyOp", "MySteps") if rename else (op, steps)
+    use = USE.format(imports=f"from pk import {names}", op=shown[0], steps=shown[1])
+    write(tmp_path / "main.py", use)
+    done = run_jaxrewrite("check", "main.py", cwd=tmp_path)
+    assert done.stdout.splitlines()[:-1] == [
+        f"main.py:7:{15 + len(shown[0])}: JR009 {shown[1]!r} in the annotation of 'n' is an "
+        "alias of a marker in pk.core, but jaxrewrite reads only this module's aliases, so its "
+        "markers do nothing here: define it in this module (or write Static[...] here)"
+    ], done.stdout + done.stderr
+
+
+def test_a_cycle_of_re_exports_ends_and_is_jr009(tmp_path: Path) -> None:
+    write(tmp_path / "pk" / "__init__.py", "from .a import Op\n")
+    write(tmp_path / "pk" / "a.py", "from .b import Op\n")
+    write(tmp_path / "pk" / "b.py", "from .a import *\n")
+    write(tmp_path / "main.py", USE.format(imports="from pk import Op", op="Op", steps="int"))
+    done = run_jaxrewrite("check", "main.py", cwd=tmp_path)
+    assert "main.py:7:10: JR009 'Op' in the annotation of 'x' comes from 'from pk import Op'," in (
+        done.stdout
+    ), done.stdout + done.stderr
+
+
+def test_jr009_quotes_a_renaming_import_as_written(tmp_path: Path) -> None:
+    """Where the name cannot be read, the import is quoted as written, not with the local name."""
+    imports = "from nowhere import Op2 as Op"
+    write(tmp_path / "main.py", USE.format(imports=imports, op="Op", steps="int"))
+    done = run_jaxrewrite("check", "main.py", cwd=tmp_path)
+    assert (
+        "main.py:7:10: JR009 'Op' in the annotation of 'x' comes from "
+        "'from nowhere import Op2 as Op', which jaxrewrite does not read" in done.stdout
+    ), done.stdout + done.stderr

@@ -235,6 +235,19 @@ def test_the_pre_filter_is_a_superset(text: str, may: bool) -> None:
         ),
         ({"api.py": "from mymod import f as step\n"}, "from api import step as f", "mymod"),
         ({"api.py": "from mymod import f; from os import path\n"}, "from api import f", "mymod"),
+        (
+            {"pkg/__init__.py": "from .impl import *\n", "pkg/impl.py": MYMOD},
+            "from pkg import f",
+            "pkg.impl",
+        ),
+        (
+            {
+                "pkg/__init__.py": "from .impl import *\n",
+                "pkg/impl.py": MYMOD + "__all__ = ['f']\n",
+            },
+            "from pkg import f",
+            "pkg.impl",
+        ),
     ],
     ids=[
         "package init",
@@ -243,6 +256,8 @@ def test_the_pre_filter_is_a_superset(text: str, may: bool) -> None:
         "two hops up",
         "renamed twice",
         "two on a line",
+        "star import",
+        "star import of __all__",
     ],
 )
 def test_re_exports_are_followed_to_the_def(

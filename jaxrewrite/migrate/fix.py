@@ -269,9 +269,10 @@ def _spec_edits(
             value = literal(local[word].value)
             if value is MISSING:
                 raise _CannotFix(f"{word}={ast.unparse(local[word].value)} is not a literal")
-            old = (
-                () if value is None else (value,) if isinstance(value, (int, str)) else tuple(value)
-            )  # type: ignore[arg-type]
+            if value is None:
+                old: tuple[object, ...] = ()
+            else:
+                old = (value,) if isinstance(value, (int, str)) else tuple(value)  # type: ignore[arg-type]
             node = local[word].value
             edits.append(splice.Edit(src.start(node), src.end(node), repr(tuple(old) + items)))
             if plain is not None:

@@ -20,20 +20,20 @@ from typing import TYPE_CHECKING
 
 from jaxrewrite.engine.analysis import Analysis, TreePass, needs_edit
 from jaxrewrite.engine.edits import render
-from jaxrewrite.engine.read.elsewhere import ImportReader, library, read_module
+from jaxrewrite.engine.read.elsewhere import Exports, ImportReader, attributes, library
 from jaxrewrite.engine.read.filters import FAST
 from jaxrewrite.engine.read.lexed import any_word
 from jaxrewrite.engine.read.recognise import TransformRef, bound_keywords, classify
 from jaxrewrite.engine.read.resolve import MAX_DEPTH
 from jaxrewrite.engine.read.scopes import (
     Assigned,
+    Binding,
     Defined,
     Imported,
     Opaque,
     Scope,
     ScopeTree,
     Site,
-    build_scopes,
 )
 from jaxrewrite.engine.read.signature import Signature, read_signature
 from jaxrewrite.engine.read.source import Source
@@ -49,8 +49,6 @@ if TYPE_CHECKING:
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
-#: A module's marked module-level defs: name -> (the def, its signature).
-MarkedDefs = dict[str, tuple[Function, Signature]]
 #: Names bound by imports of modules that may hold markers: name -> {the import's line: (module,
 #: level, the attribute it names, or None for a module itself)}.
 Origins = dict[str, dict[int, tuple[str, int, str | None]]]
@@ -69,7 +67,10 @@ _NAMED_BYTES = re.compile((r"\b(?:" + "|".join(_TABLE_NAMES) + r")\b").encode())
 #: ``:`` or ``;`` may start a statement). A line starts after a "\\n" (the text is read with one
 #: before it): a pattern that starts with a character class is searched at C speed, where ``^``
 #: in multiline mode is tried at every offset (twice the time over jax's source).
-_IMPORTS = r"[\n;:][ \t]*(?:from[ \t]+(\.+[\w.]*|[\w.]+)[ \t]+import\b|import[ \t]+((?:[\w. \t,]|\\\r?\n)+))"
+_IMPORTS = (
+    r"[\n;:][ \t]*(?:from[ \t]+(\.+[\w.]*|[\w.]+)[ \t]+import\b"
+    r"|import[ \t]+((?:[\w. \t,]|\\\r?\n)+))"
+)
 _IMPORT_TEXT = re.compile(_IMPORTS)
 
 
@@ -150,7 +151,8 @@ def _origins(module: ast.Module) -> Origins:
 
 
 def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement, nested ones too, without walking into expressions (imports are statements)."""
+    """Every statement, nested ones too, without walking into expressions (imports are
+    statements)."""
     pending = list(reversed(body))
     while pending:
         stmt = pending.pop()
@@ -166,7 +168,7 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 def _findings(
     src: Source, scopes: ScopeTree, origins: Origins, reader: ImportReader, rule: Rule
 ) -> Iterator[Diagnostic]:
-    modules = _Modules(reader)
+    modules = Exports(reader, _marked_def)
     # The calls with an imported name as a first argument, found by a text search first (as the
     # walk finds those of the module's own defs): a nest's inner call names it too; and those
     # naming what is assigned from one (``step = mymod.f``, ``fast = jax.jit(f)``).
@@ -181,7 +183,7 @@ def _findings(
             found = modules.find(module, level, name)
             if found is None:
                 continue
-            finding = _finding(rule, src, call, where, ref, *found)
+            finding = _finding(rule, src, call, where, ref, found[0], found[1], *found[2])
             if finding is not None and finding.message not in said:
                 said.add(finding.message)
                 yield finding
@@ -199,7 +201,7 @@ def _targets(
     the transforms and wrappers ``peel`` sees through, and names assigned from such imports,
     read as the rewrite reads a def's names), with the expression that names it."""
     inner, _ = peel(arg, scope)
-    base, path = _attributes(inner)
+    base, path = attributes(inner)
     if base is None:
         return []
     out = []
@@ -216,15 +218,6 @@ def _targets(
                 )
             )
     return out
-
-
-def _attributes(expr: ast.expr) -> tuple[str | None, list[str]]:
-    """``pkg.mod.f``: the name ``pkg``, then ``mod`` and ``f``; None where the base is no name."""
-    path: list[str] = []
-    while isinstance(expr, ast.Attribute):
-        path.insert(0, expr.attr)
-        expr = expr.value
-    return (expr.id if isinstance(expr, ast.Name) else None), path
 
 
 def _reaches(
@@ -267,7 +260,7 @@ def _reaches(
                 module, level, attribute = origin
                 out.append((module, level, () if attribute is None else (attribute,)))
         elif isinstance(binding, Assigned) and not binding.type_statement:
-            base, path = _attributes(peel(binding.value, binding.scope)[0])
+            base, path = attributes(peel(binding.value, binding.scope)[0])
             if base is not None:
                 for module, level, parts in _reaches(
                     base, binding.scope, at, origins, depth + 1, memo
@@ -276,176 +269,19 @@ def _reaches(
     return out
 
 
-#: A module by its name and level, seen from the checked file (level 0: absolute).
-Where = tuple[str, int]
-
-
-class _Modules:
-    """The other modules read so far: their marked module-level defs, and the names they import
-    themselves (a package's ``__init__`` re-exporting ``from .impl import f``), followed to the
-    def. Each module read once."""
-
-    def __init__(self, reader: ImportReader) -> None:
-        self.reader = reader
-        self.read: dict[Where, tuple[MarkedDefs, dict[str, list[tuple[str, int, str]]]] | None] = {}
-
-    def find(
-        self, module: str, level: int, name: str
-    ) -> tuple[str, int, Function, Signature] | None:
-        """The marked def ``name`` of ``module`` is, through re-exports: (its module, level, the
-        def, its signature); None where it is no marked def, or cannot be read."""
-        key: tuple[str, int, str] | None = (module, level, name)
-        seen: set[tuple[str, int, str]] = set()
-        while key is not None and key not in seen:  # a loop of re-exports ends
-            seen.add(key)
-            module, level, name = key
-            known = self.module(module, level)
-            if known is None:
-                return None
-            marked, reexports = known
-            if name in marked:
-                return (module, level, *marked[name])
-            # Where a relative re-export leads depends on whether this module is a package:
-            # the first reading whose module can be read, the package's first (a module file
-            # has no submodules).
-            key = next(
-                (c for c in reexports.get(name, []) if self.module(c[0], c[1]) is not None), None
-            )
+def _marked_def(
+    binding: Binding, scope: Scope, source: Source
+) -> tuple[Function, Signature] | None:
+    """A def of another module with marked parameters, and its signature (``Exports``' judge:
+    names assigned one as it is, ``step = f``, follow it; a transform of one, ``fast =
+    jax.jit(f)``, is transformed there, no def)."""
+    if not isinstance(binding, Defined):
         return None
-
-    def module(
-        self, module: str, level: int
-    ) -> tuple[MarkedDefs, dict[str, list[tuple[str, int, str]]]] | None:
-        key = (module, level)
-        if key not in self.read:
-            self.read[key] = _read_module(self.reader, module, level)
-        return self.read[key]
-
-
-def _read_module(
-    reader: ImportReader, module: str, level: int
-) -> tuple[MarkedDefs, dict[str, list[tuple[str, int, str]]]] | None:
-    """A module's marked module-level defs, and its module-level names bound by an import of a
-    module that may hold markers, each with where it leads; None when it cannot be read. Names
-    assigned one of these as it is (``step = f``, ``f = impl.f`` after ``from . import impl``) count
-    as what they name; a transform of one (``fast = jax.jit(f)``) is transformed there, no def. A
-    name bound more than once there is left out (which binding is imported cannot be told)."""
-    read = read_module(reader, module, level)
-    if read is None:
-        return None
-    text, tree = read
-    other = Source(text, f"{'.' * level}{module}")
-    marked: MarkedDefs = {}
-    reexports: dict[str, list[tuple[str, int, str]]] = {}
-    scopes = build_scopes(tree, text, defer=False)
-    assigned: dict[str, tuple[str, list[str]]] = {}
-    modules: dict[str, str] = {}
     try:
-        imports: dict[int, list[ast.ImportFrom]] = {}
-        for stmt in tree.body:
-            if isinstance(stmt, ast.ImportFrom):
-                imports.setdefault(stmt.lineno, []).append(stmt)
-        for name, bindings in scopes.module.bindings.items():
-            if len(bindings) != 1:
-                continue
-            binding = bindings[0]
-            if isinstance(binding, Assigned):
-                base, path = _attributes(binding.value)
-                if base is not None and not binding.type_statement:
-                    assigned[name] = (base, path)
-                continue
-            if isinstance(binding, Defined):
-                try:
-                    sig = read_signature(binding.node, scopes.module, other, None)
-                except RewriteError:
-                    continue  # refused there: its own module says so
-                if sig.has_markers:
-                    marked[name] = (binding.node, sig)
-                continue
-            found = [
-                (node, alias)
-                for node in imports.get(scopes.module.sites[name][0][0], [])
-                for alias in node.names
-                if (alias.asname or alias.name) == name
-            ]
-            if len(found) != 1:
-                if isinstance(binding, Imported) and not library(binding.qualname):
-                    modules[name] = (
-                        binding.qualname
-                    )  # ``import a.b as m``: a module, read by its attributes
-                continue  # not bound by one import of its line
-            node, alias = found[0]
-            if node.level == 0 and library(node.module or ""):
-                continue
-            if node.level == 0:
-                reexports[name] = [(node.module or "", 0, alias.name)]
-            else:
-                reexports[name] = [
-                    (*where, alias.name)
-                    for package in (True, False)
-                    for where in [_relative(module, level, package, node.module or "", node.level)]
-                    if where is not None
-                ]
-        _follow_assigned(assigned, marked, reexports, modules)
-    except RecursionError:
-        return None
-    finally:
-        scopes.release()
-    return marked, reexports
-
-
-def _follow_assigned(
-    assigned: dict[str, tuple[str, list[str]]],
-    marked: MarkedDefs,
-    reexports: dict[str, list[tuple[str, int, str]]],
-    modules: dict[str, str],
-) -> None:
-    """Give each name assigned as it is (``step = f``, ``f = impl.f``) what it names: a marked
-    def, or where a re-export leads, the attributes below an imported module named in full;
-    chains in any order, each name settled once."""
-    changed = True
-    while changed:
-        changed = False
-        for name, (base, path) in assigned.items():
-            if name in marked or name in reexports:
-                continue
-            if base in marked and not path:
-                marked[name] = marked[base]
-            elif base in reexports:
-                reexports[name] = [
-                    (
-                        ".".join(part for part in (module, attribute, *path[:-1]) if part),
-                        level,
-                        path[-1],
-                    )
-                    if path
-                    else (module, level, attribute)
-                    for module, level, attribute in reexports[base]
-                ]
-            elif base in modules and path:
-                reexports[name] = [(".".join([modules[base], *path[:-1]]), 0, path[-1])]
-            else:
-                continue
-            changed = True
-
-
-def _relative(module: str, level: int, package: bool, target: str, steps: int) -> Where | None:
-    """``from <steps dots><target> import`` inside ``module`` (seen from the checked file at
-    ``level``), as seen from the checked file; ``package``: ``module`` is a package's
-    ``__init__`` (its own folder is the first dot), else a module file (its folder is)."""
-    parts = module.split(".") if module else []
-    up = steps - 1 if package else steps
-    for _ in range(up):
-        if parts:
-            parts.pop()
-        elif level == 0:
-            return None  # above a top-level package
-        else:
-            level += 1
-    parts += target.split(".") if target else []
-    if not parts:
-        return None
-    return ".".join(parts), level
+        sig = read_signature(binding.node, scope, source, None)
+    except RewriteError:
+        return None  # refused there: its own module says so
+    return (binding.node, sig) if sig.has_markers else None
 
 
 def _finding(
@@ -462,9 +298,9 @@ def _finding(
     marked = [p.name for p in sig.params if p.markers]
     spelled = f"{'.' * level}{module}"
     what = (
-        f"the Static/NoDiff parameters of {func.name!r} ({', '.join(map(repr, marked))}, marked in {spelled}) are "
-        f"not applied by {ast.unparse(call.func)!r} here: jaxrewrite reads one module at a time, so a transform "
-        f"of an imported def gets no keywords"
+        f"the Static/NoDiff parameters of {func.name!r} ({', '.join(map(repr, marked))}, "
+        f"marked in {spelled}) are not applied by {ast.unparse(call.func)!r} here: jaxrewrite "
+        f"reads one module at a time, so a transform of an imported def gets no keywords"
     )
     try:
         written = ref.keywords + bound_keywords(

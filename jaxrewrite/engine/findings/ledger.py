@@ -284,26 +284,28 @@ class _Collector:
     def imported(
         self, arg: ast.arg, ann: ast.expr, scope: Scope, label: str, func: Function
     ) -> None:
-        """A parameter of a transformed def annotated with a name from a module the engine does not
-        read (``X`` from ``from m import X``, or ``al.Steps`` of ``from . import aliases as al``):
-        followed through the reader where it can be, a finding where it cannot. The names first:
-        whether ``func`` is transformed costs a walk of the module, asked only where needed."""
+        """A parameter of a transformed def annotated with a name from a module the engine does
+        not read (``X`` from ``from m import X``, or ``al.Steps`` of ``from . import aliases as
+        al``): followed through the reader where it can be, a finding where it cannot. The names
+        first: whether ``func`` is transformed costs a walk of the module, asked only where
+        needed."""
         names = list(self.elsewhere.names(ann, scope))
         if not names or not self.transformed(func):
             return
-        for name, at, module, level in names:
-            spelled = f"{'.' * level}{module}"
-            verdict = self.elsewhere.follow(module, level, name)
-            if verdict == "":
+        for name, at, module, level, shown, written in names:
+            found = self.elsewhere.follow(module, level, name)
+            if found is not None and found[1] == "":
                 continue  # read, and not a marker
-            fields = {"name": name, "param": arg.arg, "module": spelled}
-            if verdict is None:
+            spelled = f"{'.' * level}{module}"
+            fields = {"name": shown, "param": arg.arg, "module": spelled, "imported": written}
+            if found is None:
                 said = ("", fields)
             else:
+                where, verdict = found
                 what = "classes" if verdict.startswith("a class") else "aliases"
-                said = ("read", {**fields, "verdict": verdict, "what": what})
+                said = ("read", {**fields, "verdict": verdict, "what": what, "module": where})
             self.sites.append(
-                _Site(EntryKind.IMPORTED, f"{label} ({name})", at, func, set(), frozenset(), said)
+                _Site(EntryKind.IMPORTED, f"{label} ({shown})", at, func, set(), frozenset(), said)
             )
 
 

@@ -1,10 +1,9 @@
-"""Names of an annotation that another module defines: where a marker alias would act, but the
-rewrite reads only its own module. The ledger's JR009 and ``imported``'s JR013 ask here.
-
-``from m import X`` and ``al.Steps`` (``from . import aliases as al``, ``import pkg.aliases``)
-are followed through an ``ImportReader`` (``check`` and ``show`` pass one; it reads source, and
-imports nothing), and each name gets a verdict: no marker, a marker alias (or a class with marked
-fields), or unreadable.
+"""Names that another module defines, read through an ``ImportReader`` (``check`` and ``show``
+pass one; it reads source, and imports nothing). ``Exports`` follows a name of another module to
+where it is bound (through imports, ``as``, re-exports, star imports): one reader for the
+ledger's JR009 and ``imported``'s JR013. ``Elsewhere`` gives each name of an annotation where a
+marker would act (``from m import X``, ``al.Steps``) a verdict: no marker, a marker alias (or a
+class with marked fields), or unreadable.
 """
 
 from __future__ import annotations
@@ -12,16 +11,20 @@ from __future__ import annotations
 import ast
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Generic, NamedTuple, TypeVar
 
 from jaxrewrite.engine.read.resolve import parse_string, qualname
 from jaxrewrite.engine.read.scopes import (
     Assigned,
+    Binding,
     DefinedClass,
     Imported,
     Opaque,
     Scope,
     build_scopes,
 )
+from jaxrewrite.engine.read.source import Source
 
 #: Reads another module's source for an imported name: (module as written, relative level) ->
 #: its text, or None when it cannot be found. Front ends with a file pass one (``check``,
@@ -64,22 +67,36 @@ _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 Mentions = Callable[[ast.expr, Scope], bool]
 
 
+class Foreign(NamedTuple):
+    """A name of an annotation that another module defines."""
+
+    name: str  # there
+    at: ast.expr  # the node locating it here
+    module: str
+    level: int
+    shown: str  # as this module spells it
+    imported: str  # what the import names, as written: ``Op2 as Op``
+
+
 class Elsewhere:
-    """The imports of one module, and what each name they bind means in its own module."""
+    """The imports of one module, and what each name they bind means where it is defined."""
 
     def __init__(self, reader: ImportReader | None, mentions: Mentions) -> None:
-        self.reader = reader
         self.mentions = mentions
-        #: Names a ``from`` import binds: (module as written, level).
-        self.relative: dict[str, tuple[str, int]] = {}
+        #: Names a ``from`` import binds: (module as written, level, the name there).
+        self.relative: dict[str, tuple[str, int, str]] = {}
         #: Names an import binds to what may be a module, with its dotted name and level.
         self.modules: dict[str, tuple[str, int]] = {}
-        self._followed: dict[tuple[str, int, str], str | None] = {}
+        self.exports: Exports[str] | None = None if reader is None else Exports(reader, self._judge)
 
     def note(self, stmt: ast.Import | ast.ImportFrom) -> None:
         if isinstance(stmt, ast.ImportFrom):
             for alias in stmt.names:
-                self.relative[alias.asname or alias.name] = (stmt.module or "", stmt.level)
+                self.relative[alias.asname or alias.name] = (
+                    stmt.module or "",
+                    stmt.level,
+                    alias.name,
+                )
                 # ``from . import aliases as al``: ``al`` may be a module (``al.Steps``).
                 dotted = f"{stmt.module}.{alias.name}" if stmt.module else alias.name
                 self.modules[alias.asname or alias.name] = (dotted, stmt.level)
@@ -88,9 +105,9 @@ class Elsewhere:
                 bound = alias.asname or alias.name.partition(".")[0]
                 self.modules[bound] = (alias.name if alias.asname else bound, 0)
 
-    def names(self, ann: ast.expr, scope: Scope) -> Iterator[tuple[str, ast.expr, str, int]]:
+    def names(self, ann: ast.expr, scope: Scope) -> Iterator[Foreign]:
         """Each name of ``ann`` where a marker would act that another module defines, and that
-        is no library's: (the name there, the node locating it here, that module, its level)."""
+        is no library's."""
         for spelled, at in positions(ann, scope):
             node: ast.expr = spelled
             parts: list[str] = []
@@ -107,53 +124,272 @@ class Elsewhere:
             ):
                 continue
             if not parts and node.id in self.relative:
-                module, level = self.relative[node.id]
-                name = node.id
+                module, level, name = self.relative[node.id]
+                shown, written = node.id, name if name == node.id else f"{name} as {node.id}"
             elif parts and node.id in self.modules:
                 base, level = self.modules[node.id]
                 module, name = (
                     ".".join([base, *parts[:-1]]) if base else ".".join(parts[:-1]),
                     parts[-1],
                 )
+                shown = written = name
             else:
                 continue
             if level == 0 and library(module):
                 continue
-            yield name, at, module, level
+            yield Foreign(name, at, module, level, shown, written)
 
-    def follow(self, module: str, level: int, name: str) -> str | None:
-        """'' when the other module's ``name`` spells no marker; a description when it does;
-        None when it cannot be read."""
-        key = (module, level, name)
-        if key not in self._followed:
-            self._followed[key] = self._follow(module, level, name)
-        return self._followed[key]
+    def follow(self, module: str, level: int, name: str) -> tuple[str, str] | None:
+        """Where the other module's ``name`` is bound (the module, spelled as seen from here),
+        and '' when it spells no marker there, a description when it does; None when it cannot
+        be read."""
+        found = None if self.exports is None else self.exports.find(module, level, name)
+        return None if found is None else (f"{'.' * found[1]}{found[0]}", found[2])
 
-    def _follow(self, module: str, level: int, name: str) -> str | None:
-        read = None if self.reader is None else read_module(self.reader, module, level)
+    def _judge(self, binding: Binding, scope: Scope, source: Source) -> str | None:
+        if isinstance(binding, Assigned):
+            return "an alias of a marker" if self.mentions(binding.value, binding.scope) else ""
+        if isinstance(binding, DefinedClass):
+            marked_fields = any(
+                isinstance(s, ast.AnnAssign) and self.mentions(s.annotation, binding.body)
+                for s in binding.node.body
+            )
+            return "a class with Static/NoDiff fields" if marked_fields else ""
+        if isinstance(binding, Imported):
+            return "" if library(binding.qualname) else None  # else followed
+        return "" if not isinstance(binding, Opaque) else None
+
+
+T = TypeVar("T")
+#: A module by its name and level, seen from the checked file (level 0: absolute).
+Where = tuple[str, int]
+#: A name of a module: (module, level, the name there).
+Name = tuple[str, int, str]
+#: What a consumer makes of a module-level binding of another module (the binding, the module's
+#: scope, its source), while its scopes are live; None: nothing it settles (imports are followed).
+Judge = Callable[[Binding, Scope, Source], "T | None"]
+
+
+#: What ``Exports`` finds where a module does not bind a name.
+_ABSENT = object()
+
+
+@dataclass
+class _Module(Generic[T]):
+    """One other module's module-level names: those the judge settled; where the others lead
+    (each reading of a relative import, a package's first); its star imports (None for a
+    library's: anything may come from it); its ``__all__`` when written as a literal."""
+
+    own: dict[str, T] = field(default_factory=dict)
+    leads: dict[str, list[Name]] = field(default_factory=dict)
+    bound: set[str] = field(default_factory=set)
+    stars: list[list[Where] | None] = field(default_factory=list)
+    exported: frozenset[str] | None = None
+
+
+class Exports(Generic[T]):
+    """Other modules, read once each, and their names followed to where they are bound: through
+    ``from m import X`` (absolute, relative, ``as``), names assigned from one (``X = impl.X``),
+    star imports (``__all__`` read), a package ``__init__`` re-exporting, chains of these, a cycle
+    ending. ``judge`` says what a binding found there is (``T``)."""
+
+    def __init__(self, reader: ImportReader, judge: Judge[T]) -> None:
+        self.reader = reader
+        self.judge = judge
+        self.read: dict[Where, _Module[T] | None] = {}
+
+    def find(self, module: str, level: int, name: str) -> tuple[str, int, T] | None:
+        """What ``name`` of ``module`` is where it is bound: (that module, level, the judge's
+        verdict); None where it cannot be followed, or the judge settles nothing there."""
+        found = self._find((module, level, name), set())
+        return None if found is _ABSENT else found  # type: ignore[return-value]
+
+    def _find(self, key: Name, seen: set[Name]) -> tuple[str, int, T] | object | None:
+        """As ``find``, or ``_ABSENT`` where the module does not bind the name, or only through
+        a cycle (a star import of a package that is still running: what it has bound so far)."""
+        if key in seen:
+            return _ABSENT
+        seen.add(key)
+        module, level, name = key
+        read = self.module(module, level)
+        if read is None:
+            return None
+        if name in read.own:
+            return module, level, read.own[name]
+        if name in read.leads:
+            # Where a relative re-export leads depends on whether this module is a package:
+            # the first reading whose module can be read (a module file has no submodules).
+            lead = next((c for c in read.leads[name] if c != key and self.module(*c[:2])), None)
+            return None if lead is None else self._find(lead, seen)
+        if name in read.bound:
+            return None
+        for star in reversed(read.stars):  # the last star import binding the name wins
+            if star is None:
+                return None  # a library's: it may bind the name
+            where = next((w for w in star if w != (module, level) and self.module(*w)), None)
+            other = None if where is None else self.module(*where)
+            if where is None or other is None:
+                return None
+            hidden = name[0] == "_" if other.exported is None else name not in other.exported
+            if hidden:
+                continue
+            found = self._find((where[0], where[1], name), seen)
+            if found is not _ABSENT:
+                return found
+        return _ABSENT
+
+    def module(self, module: str, level: int) -> _Module[T] | None:
+        key = (module, level)
+        if key not in self.read:
+            self.read[key] = self._read(module, level)
+        return self.read[key]
+
+    def _read(self, module: str, level: int) -> _Module[T] | None:
+        """A module's names; None when it cannot be read. A name bound more than once there is
+        left unsettled (which binding is seen cannot be told)."""
+        read = read_module(self.reader, module, level)
         if read is None:
             return None
         text, tree = read
+        out: _Module[T] = _Module(exported=_all(tree.body))
+        source = Source(text, f"{'.' * level}{module}")
+        imports: dict[int, list[ast.ImportFrom]] = {}
+        for stmt in tree.body:
+            if isinstance(stmt, ast.ImportFrom):
+                imports.setdefault(stmt.lineno, []).append(stmt)
+                if stmt.names[0].name == "*":
+                    out.stars.append(_wheres(module, level, stmt))
         scopes = build_scopes(tree, text, defer=False)
+        assigned: dict[str, tuple[str, list[str]]] = {}
+        modules: dict[str, str] = {}
         try:
-            found = scopes.module.lookup(name)
-            if found is None or len(found[0]) != 1:
-                return None
-            binding = found[0][0]
-            if isinstance(binding, Assigned):
-                return "an alias of a marker" if self.mentions(binding.value, binding.scope) else ""
-            if isinstance(binding, DefinedClass):
-                marked_fields = any(
-                    isinstance(s, ast.AnnAssign) and self.mentions(s.annotation, binding.body)
-                    for s in binding.node.body
-                )
-                return "a class with Static/NoDiff fields" if marked_fields else ""
-            if isinstance(binding, Imported):
-                top = binding.qualname.partition(".")[0]
-                return "" if library(top) else None
-            return "" if not isinstance(binding, Opaque) else None
+            out.bound.update(scopes.module.bindings)
+            for name, bindings in scopes.module.bindings.items():
+                if len(bindings) != 1:
+                    continue
+                binding = bindings[0]
+                verdict = self.judge(binding, scopes.module, source)
+                if verdict is not None:
+                    out.own[name] = verdict
+                    continue
+                if isinstance(binding, Assigned):
+                    base, path = attributes(binding.value)
+                    if base is not None and not binding.type_statement:
+                        assigned[name] = (base, path)
+                    continue
+                found = [
+                    (node, alias)
+                    for node in imports.get(scopes.module.sites[name][0][0], [])
+                    for alias in node.names
+                    if (alias.asname or alias.name) == name
+                ]
+                if len(found) != 1:
+                    if isinstance(binding, Imported) and not library(binding.qualname):
+                        modules[name] = binding.qualname  # ``import a.b as m``: a module
+                    continue  # not bound by one import of its line
+                node, alias = found[0]
+                wheres = _wheres(module, level, node)
+                if wheres is not None:  # else a library's
+                    out.leads[name] = [(*where, alias.name) for where in wheres]
+            _follow_assigned(assigned, out, modules)
+        except RecursionError:
+            return None
         finally:
             scopes.release()
+        return out
+
+
+def _wheres(module: str, level: int, node: ast.ImportFrom) -> list[Where] | None:
+    """Where ``node``, an import of ``module``, leads; each reading of a relative one (its
+    module a package's ``__init__`` first); None for a library's."""
+    if node.level == 0:
+        return None if library(node.module or "") else [(node.module or "", 0)]
+    return [
+        where
+        for package in (True, False)
+        for where in [relative(module, level, package, node.module or "", node.level)]
+        if where is not None
+    ]
+
+
+def _all(body: list[ast.stmt]) -> frozenset[str] | None:
+    """A module's ``__all__``, where only literal lists or tuples of strings make it (None where
+    anything else does: ``__all__.extend(core.__all__)``)."""
+    names: set[str] = set()
+    written = False
+    for stmt in body:
+        value = getattr(stmt, "value", None)
+        if isinstance(value, ast.Call) and attributes(value.func)[0] == "__all__":
+            return None
+        target = getattr(stmt, "target", None)
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [target] if target else []
+        if not any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            continue
+        items = value.elts if isinstance(value, (ast.List, ast.Tuple)) else None
+        if items is None or not all(
+            isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items
+        ):
+            return None
+        written = True
+        names.update(i.value for i in items)  # type: ignore[attr-defined]
+    return frozenset(names) if written else None
+
+
+def _follow_assigned(
+    assigned: dict[str, tuple[str, list[str]]], read: _Module[T], modules: dict[str, str]
+) -> None:
+    """Give each name assigned as it is (``step = f``, ``f = impl.f``) what it names: what the
+    judge settled, or where a re-export leads, the attributes below an imported module named in
+    full; chains in any order, each name settled once."""
+    own, leads = read.own, read.leads
+    changed = True
+    while changed:
+        changed = False
+        for name, (base, path) in assigned.items():
+            if name in own or name in leads:
+                continue
+            if base in own and not path:
+                own[name] = own[base]
+            elif base in leads:
+                leads[name] = [
+                    (".".join(p for p in (module, attribute, *path[:-1]) if p), level, path[-1])
+                    if path
+                    else (module, level, attribute)
+                    for module, level, attribute in leads[base]
+                ]
+            elif base in modules and path:
+                leads[name] = [(".".join([modules[base], *path[:-1]]), 0, path[-1])]
+            else:
+                continue
+            changed = True
+
+
+def relative(module: str, level: int, package: bool, target: str, steps: int) -> Where | None:
+    """``from <steps dots><target> import`` inside ``module`` (seen from the checked file at
+    ``level``), as seen from the checked file; ``package``: ``module`` is a package's
+    ``__init__`` (its own folder is the first dot), else a module file (its folder is)."""
+    parts = module.split(".") if module else []
+    up = steps - 1 if package else steps
+    for _ in range(up):
+        if parts:
+            parts.pop()
+        elif level == 0:
+            return None  # above a top-level package
+        else:
+            level += 1
+    parts += target.split(".") if target else []
+    if not parts:
+        return None
+    return ".".join(parts), level
+
+
+def attributes(expr: ast.expr) -> tuple[str | None, list[str]]:
+    """``pkg.mod.f``: the name ``pkg``, then ``mod`` and ``f``; None where the base is no name."""
+    path: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        path.insert(0, expr.attr)
+        expr = expr.value
+    return (expr.id if isinstance(expr, ast.Name) else None), path
 
 
 def positions(

@@ -113,13 +113,10 @@ def choice_parts(bindings: Iterable[Binding]) -> Iterator[Binding]:
 def loop_choice(target: ast.expr, iterable: ast.expr, scope: Scope) -> Choice:
     """What a loop target binds: one of the elements of a literal tuple, list or set without
     ``*`` for a plain name, else what the iterable is made from."""
-    literal = isinstance(iterable, (ast.Tuple, ast.List, ast.Set)) and iterable.elts
-    if (
-        isinstance(target, ast.Name)
-        and literal
-        and not any(isinstance(e, ast.Starred) for e in iterable.elts)
-    ):  # type: ignore[attr-defined]
-        return Choice(tuple(Assigned(element, scope) for element in iterable.elts))  # type: ignore[attr-defined]
+    if isinstance(target, ast.Name) and isinstance(iterable, (ast.Tuple, ast.List, ast.Set)):
+        elements = iterable.elts
+        if elements and not any(isinstance(e, ast.Starred) for e in elements):
+            return Choice(tuple(Assigned(element, scope) for element in elements))
     return Choice((), iterable, scope)
 
 
