@@ -39,18 +39,36 @@ class Severity(enum.Enum):
 DOCS_URL: str | None = None
 
 
+def docs_base() -> str | None:
+    """The docs site's base URL in force (JAXREWRITE_DOCS_URL, else ``DOCS_URL``), if any."""
+    return os.environ.get("JAXREWRITE_DOCS_URL") or DOCS_URL
+
+
 def docs_link(anchor: str) -> str:
     """Where a section is read: its page of the docs site, or the Markdown file without one."""
     page = PAGES[anchor]
-    base = os.environ.get("JAXREWRITE_DOCS_URL") or DOCS_URL
+    base = docs_base()
     if base:
         return f"{base.rstrip('/')}/{page}.html#{anchor}"
     return f"docs/{page}.md#{anchor}"
 
 
+#: A link in a message template: ``{see[ANCHOR]}``, filled with ``docs_link(ANCHOR)``.
+_SEE = re.compile(r"\{see\[([\w-]+)\]\}")
+
+
+class _Links:
+    """What ``{see[ANCHOR]}`` reads in a template: the section's link, built when the message is."""
+
+    def __getitem__(self, anchor: str) -> str:
+        return docs_link(anchor)
+
+
 def _placeholders(template: str) -> str:
-    """A message template as a reader sees it: ``{name!r}`` shown as ``<name>``."""
-    return re.sub(r"\{(\w+)(?:![rsa])?\}", r"<\1>", template)
+    """A message template as a reader sees it: its links filled, ``{name!r}`` shown as
+    ``<name>``."""
+    linked = _SEE.sub(lambda m: docs_link(m.group(1)), template)
+    return re.sub(r"\{(\w+)(?:![rsa])?\}", r"<\1>", linked)
 
 
 @dataclass(frozen=True)
@@ -71,7 +89,13 @@ class Rule:
 
     def text(self, variant: str = "", /, **fields: Any) -> str:
         """The message, ``variant``'s wording (default: ``message``) filled with ``fields``."""
-        return (self.variants[variant] if variant else self.message).format(**fields)
+        template = self.variants[variant] if variant else self.message
+        return template.format(**fields, see=_Links())
+
+    def links(self) -> list[str]:
+        """The anchors of the docs this record links to: its section, and its messages' links."""
+        templates = [self.message, *self.variants.values()]
+        return [self.anchor, *(a for t in templates for a in _SEE.findall(t))]
 
     def error(
         self, src: Source, node: ast.AST, variant: str = "", /, **fields: Any
@@ -97,6 +121,7 @@ ERRORS, CHECK, MIGRATE = (
     "jaxrewrite-check",
     "12-migrating-existing-code-jaxrewrite-migrate",
 )
+STATIC, TRANSFORMS = "5-what-counts-as-static", "6-which-transforms-which-spellings"
 LEAVES, FIELDS, LIMITS = (
     "8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples",
     "equinox-modules",
@@ -110,6 +135,8 @@ PAGES = {
     LEAVES: "leaves",
     FIELDS: "leaves",
     LIMITS: "transforms",
+    STATIC: "static",
+    TRANSFORMS: "transforms",
     "arguments-that-must-be-static-jr006": "check",
     "never-silent-every-marker-applied-refused-or-reported": "check",
     "flax-linen": "libraries",

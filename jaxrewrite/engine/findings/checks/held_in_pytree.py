@@ -31,8 +31,9 @@ RULE = Rule(
     "mark the field Static whole, or make the entries Static fields of the class",
     LEAVES,
     details=(
-        "; mark the field Static whole, or make them Static fields of the class (section 8). A "
-        "pytree class: an Equinox Module, a flax.struct or a registered dataclass"
+        "; mark the field Static whole, or make them Static fields of the class ([section 8]("
+        "leaves.md#8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples)). A pytree "
+        "class: an Equinox Module, a flax.struct or a registered dataclass"
     ),
 )
 

@@ -22,7 +22,7 @@ RULE = Rule(
     {"refused": "{what}, and this use could not take them: {reason}"},
     details=(
         ": jaxrewrite rewrites one module at a time, so the use gets no keywords; the finding "
-        "names the keywords to write (section 11)"
+        "names the keywords to write ([section 11](transforms.md#11-limits))"
     ),
 )
 

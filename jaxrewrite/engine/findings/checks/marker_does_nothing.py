@@ -30,8 +30,8 @@ RULE = Rule(
     "a Static/NoDiff marker that does nothing here and that no other finding reports",
     (
         "{spelled} on {what!r} does nothing: no transform of this module applies to its "
-        "function; mark the parameters of the function a transform is applied to (see the guide, "
-        "section 5)"
+        "function; mark the parameters of the function a transform is applied to (see "
+        "{see[5-what-counts-as-static]})"
     ),
     "write the marker where a transform or registration reads it, or drop it",
     "never-silent-every-marker-applied-refused-or-reported",
@@ -40,17 +40,18 @@ RULE = Rule(
             "{spelled} on field {what!r} does nothing: no registration of this module "
             "(register_dataclass, an Equinox Module, a flax.struct dataclass) and no transform "
             "that splits a parameter annotated with its class reads it; register the class, or "
-            "annotate a parameter of a transformed def with it (see the guide, section 8)"
+            "annotate a parameter of a transformed def with it (see "
+            "{see[8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples]})"
         ),
         "spelling": (
             "{spelled} on {what!r} does nothing: jaxrewrite reads a marker only as the outermost "
             "annotation (Static[T], NoDiff[T], Annotated[T, STATIC] or a module alias of one), "
-            "not in this spelling; write it so (see the guide, section 5)"
+            "not in this spelling; write it so (see {see[5-what-counts-as-static]})"
         ),
         "under": (
             "{spelled} on {what!r} does nothing under {under}: NoDiff is read by grad-like "
             "transforms and custom_vjp/custom_jvp, Static by the others; apply a transform that "
-            "reads it, or drop the marker (see the guide, section 6)"
+            "reads it, or drop the marker (see {see[6-which-transforms-which-spellings]})"
         ),
         "return": (
             "a marker on a return annotation does nothing: only parameters and pytree class "

@@ -23,7 +23,11 @@ RULE = Rule(
     ),
     "put the field in the aux data yourself, or register the class with register_dataclass",
     LEAVES,
-    details=" (`register_pytree_node_class` and kin, section 8): it does nothing",
+    details=(
+        " (`register_pytree_node_class` and kin, [section 8]("
+        "leaves.md#8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples)): it does "
+        "nothing"
+    ),
 )
 
 AT_IMPORT = True

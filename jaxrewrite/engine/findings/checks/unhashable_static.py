@@ -46,7 +46,8 @@ RULE = Rule(
         "`__hash__`, also as the class of a `self: Static`; a list, dict or set default; a list, "
         "dict or set, a NumPy or jax.numpy array constructor's result or an instance of such a "
         "class passed to it by a call of the module): JAX rejects it at call time, under a "
-        "transform that hashes (section 8)"
+        "transform that hashes ([section 8]("
+        "leaves.md#8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples))"
     ),
 )
 

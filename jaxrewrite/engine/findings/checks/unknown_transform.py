@@ -17,7 +17,8 @@ RULE = Rule(
     (
         "{spelled} of {func!r} do{es} nothing under {under!r}: jaxrewrite does not know it as a "
         "JAX transform, so it never writes its static keywords; pass the static arguments to it "
-        "yourself, or apply a transform jaxrewrite knows (see the guide, section 6)"
+        "yourself, or apply a transform jaxrewrite knows (see "
+        "{see[6-which-transforms-which-spellings]})"
     ),
     "pass the static arguments to it yourself, or apply a transform jaxrewrite knows",
     CHECK,

@@ -26,7 +26,7 @@ RULE = Rule(
     (
         "Static parameter {name!r} of {func!r} is passed by keyword to a function made by "
         "{transform}, which maps keyword arguments over axis 0 whatever 'in_axes' says, so it is "
-        "traced here; pass it by position (see the guide, section 11, 'Limits')"
+        "traced here; pass it by position (see {see[11-limits]})"
     ),
     "pass the Static parameter by position",
     LIMITS,
@@ -35,10 +35,10 @@ RULE = Rule(
             "Static parameter {name!r} of {func!r} is left to its default in this call of a "
             "function made by {transform}: the 'in_axes' written for it has an entry for "
             "{name!r} (None), and {transform} needs exactly one per positional argument passed, "
-            "so this call fails; pass {name!r} by position (see the guide, section 11, 'Limits')"
+            "so this call fails; pass {name!r} by position (see {see[11-limits]})"
         )
     },
-    details=" (section 11)",
+    details=" ([section 11](transforms.md#11-limits))",
 )
 
 #: The findings at uses are ``check``'s.
