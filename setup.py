@@ -1,5 +1,5 @@
 """Builds write into the wheel the cache tag's digests of the files they package, so that an
-installed jaxrewrite hashes none of its own sources on its first opted-in import (jaxrewrite/hook/tag.py
+installed jaxrewrite hashes none of its own sources on its first opted-in import (jaxrewrite/hook/cachetag.py
 says why). Metadata is in setup.cfg; an editable install writes nothing: its sources are edited."""
 
 import importlib.util

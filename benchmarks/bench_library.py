@@ -9,8 +9,8 @@ two of its submodules opt in. Arms, each a fresh interpreter, rounds interleaved
   process that may not write (PYTHONDONTWRITEBYTECODE, standing in for a read-only install), so
   every module comes from a cache written ahead of time.
 * ``by hand``: each opted-in module replaced by its rewritten text (``Static`` taken from
-  ``jaxrewrite.markers.UNCHECKED``, which skips NotRewrittenWarning's check) and the ``install()`` call
-  removed from ``__init__``: what a library without jaxrewrite's hook would ship.
+  ``jaxrewrite.markers.UNCHECKED``, which skips NotRewrittenWarning's check) and the ``install()``
+  call removed from ``__init__``: what a library without jaxrewrite's hook would ship.
 * ``uncached``: the package as pip leaves it, no ``compile``, same unwritable process: every
   import rewrites again (context: what ``compile`` saves).
 
@@ -56,7 +56,7 @@ import sys, time
 wall, cpu = time.perf_counter(), time.thread_time()
 import thelib
 print(time.perf_counter() - wall, time.thread_time() - cpu)
-print("jaxrewrite.engine.analyze" in sys.modules)
+print("jaxrewrite.engine.build" in sys.modules)
 """
 
 #: Whether each arm's imports must run the rewrite.
@@ -77,10 +77,10 @@ def lay_out(root: Path) -> dict[str, Path]:
     shutil.copytree(
         REPO / "jaxrewrite", site / "jaxrewrite", ignore=shutil.ignore_patterns("__pycache__")
     )
-    from jaxrewrite.hook import tag
+    from jaxrewrite.hook import cachetag
     from jaxrewrite.version import __version__
 
-    tag.bake(
+    cachetag.bake(
         str(site / "jaxrewrite"), __version__
     )  # the digest a wheel's build bakes in (setup.py)
     variants = {name: root / name for name in ("prebuilt", "by_hand", "uncached")}
@@ -89,9 +89,9 @@ def lay_out(root: Path) -> dict[str, Path]:
     for path in sorted((variants["by_hand"] / "thelib").rglob("*.py")):
         text = path.read_text()
         if scan_header(text).enabled:
-            # The markers from jaxrewrite.markers.UNCHECKED: a module that fetches them from jaxrewrite
-            # without having been rewritten is analyzed once for NotRewrittenWarning, a cost
-            # that no hand-written library pays.
+            # The markers from jaxrewrite.markers.UNCHECKED: a module that fetches them from
+            # jaxrewrite without having been rewritten is analyzed once for NotRewrittenWarning, a
+            # cost that no hand-written library pays.
             rewritten = rewrite_source(text, str(path)).replace(MARKERS, MARKERS_UNCHECKED)
             assert MARKERS_UNCHECKED in rewritten, path
             path.write_text(rewritten)
@@ -167,7 +167,10 @@ def rows_for(
         ("prebuilt", "prebuilt cache / by hand", target),
         ("uncached", "read-only, no compile / by hand", None),
     ):
-        ms = f"{statistics.median(wall[name]) * 1e3:.1f} vs {statistics.median(wall['by_hand']) * 1e3:.1f} ms"
+        ms = (
+            f"{statistics.median(wall[name]) * 1e3:.1f} vs "
+            f"{statistics.median(wall['by_hand']) * 1e3:.1f} ms"
+        )
         cpu_ratio = paired_ratio(cpu[name], cpu["by_hand"]).median
         rows.append(
             Row(

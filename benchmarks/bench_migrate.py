@@ -1,4 +1,5 @@
-"""Migration: ``migrate_source`` over every .py file of the installed jax vs ``compile`` of the same files.
+"""Migration: ``migrate_source`` over every .py file of the installed jax vs ``compile`` of the same
+files.
 
 What ``jaxrewrite migrate`` pays per file, less reading and writing it. Arms, interleaved in one
 process (garbage collected before every sample, untimed), each over the same decoded texts:
@@ -34,7 +35,7 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]
 from _timing import CLOCKS, Row, dump, interleave, median, paired_ratio, print_table  # noqa: E402
 
 from jaxrewrite.commands.check import Options, check_text  # noqa: E402
-from jaxrewrite.engine.analyze import analyze  # noqa: E402
+from jaxrewrite.engine.build import build_analysis  # noqa: E402
 from jaxrewrite.engine.read.filters import EXHAUSTIVE  # noqa: E402
 from jaxrewrite.engine.read.source import unified_diff  # noqa: E402
 from jaxrewrite.migrate import may_need_migration, migrate_source  # noqa: E402
@@ -67,7 +68,8 @@ _SPELLINGS = (
     '@functools.partial(jax.jit, static_argnames=("mode",))\ndef g_{i}(x, mode="sum"):\n'
     '    return jnp.sum(x) if mode == "sum" else x\n',
     "def h_{i}(x, k):\n    return x + k\nh_{i}_jit = jax.jit(h_{i}, static_argnums=1)\n",
-    "@partial(jax.vmap, in_axes=(0, None))\ndef v_{i}(x, y):\n    return x + y\n",  # no spec: left alone
+    # no spec: left alone
+    "@partial(jax.vmap, in_axes=(0, None))\ndef v_{i}(x, y):\n    return x + y\n",
 )
 
 
@@ -164,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def analyze_spec_files() -> None:
         for path, text in with_spec:
-            analyze(text, path, filters=EXHAUSTIVE, require_pragma=False)
+            build_analysis(text, path, filters=EXHAUSTIVE, require_pragma=False)
 
     arms = {
         "compile": timed(compile_all),
@@ -173,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     samples = interleave(arms, rounds, collect=True)
     print(
-        f"# jax sources: {len(files)} files, {len(with_spec)} pass the pre-filter, {changed} migrated "
+        f"# jax sources: {len(files)} files, {len(with_spec)} pass the pre-filter, "
+        f"{changed} migrated "
         f"({migrated} functions, {refused} refused)"
     )
 

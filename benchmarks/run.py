@@ -1,7 +1,7 @@
 """Run every benchmark, print one table of ratios and targets, write benchmarks/results.md.
 
     python benchmarks/run.py            # the one command; a few minutes on 2 cores
-    python benchmarks/run.py --quick    # every script once with tiny sizes (what the smoke test runs)
+    python benchmarks/run.py --quick    # every script once, tiny sizes (what the smoke test runs)
 
 Each script runs in its own interpreter, one after the other (they would compete for the cores
 otherwise), in the order of BENCHMARKS below: dispatch, cold rewrite (with its profile), per-leaf
@@ -204,15 +204,19 @@ def profile_section(stdout: str) -> str:
 
 
 def corpus_section() -> str:
-    """JR006's figures over programs from public bug reports (tests/dataflow_corpus), labelled by JAX."""
-    sys.path.insert(0, str(HERE.parent / "tests"))
+    """JR006's figures over programs from public bug reports (tests/rules/dataflow_corpus),
+    labelled by JAX."""
+    # The test file's own folder, and tests/ for the support modules it imports.
+    sys.path[:0] = [str(HERE.parent / "tests" / "rules"), str(HERE.parent / "tests")]
     import test_dataflow_corpus as corpus
 
     tp, fn, fp, tn = corpus.figures()
     return (
-        "\n## JR006 over public bug reports (tests/dataflow_corpus)\n\n"
-        f"{len(corpus.CORPUS)} programs from GitHub threads, each labelled by running it under JAX: "
-        f"{tp + fn} raise a trace-time error, {fp + tn} run. Findings: recall {tp}/{tp + fn} = {tp / (tp + fn):.2f} "
+        "\n## JR006 over public bug reports (tests/rules/dataflow_corpus)\n\n"
+        f"{len(corpus.CORPUS)} programs from GitHub threads, each labelled by running it "
+        "under JAX: "
+        f"{tp + fn} raise a trace-time error, {fp + tn} run. Findings: recall "
+        f"{tp}/{tp + fn} = {tp / (tp + fn):.2f} "
         f"(target >= 0.8), precision {tp}/{tp + fp} = {tp / max(tp + fp, 1):.2f} (target 1.0). "
         f"Missed: {', '.join(corpus.missed()) or 'none'}.\n"
     )
@@ -243,7 +247,10 @@ def main(argv: list[str] | None = None) -> int:
         "--keep",
         type=Path,
         default=None,
-        help="put the scripts' own outputs (rows as NAME.json, bench_import's import_cost.md) in this folder and keep them",
+        help=(
+            "put the scripts' own outputs (rows as NAME.json, bench_import's import_cost.md) "
+            "in this folder and keep them"
+        ),
     )
     args = parser.parse_args(argv)
 
@@ -293,17 +300,23 @@ def main(argv: list[str] | None = None) -> int:
             f"load average {load_avg} at the end, {time.perf_counter() - started:.0f} s in all."
         ),
         "",
-        "Every ratio is `what / baseline` (as named in each row), both measured side by side in the same",
+        "Every ratio is `what / baseline` (as named in each row), both measured side by "
+        "side in the same",
         "run: interleaved rounds, median of the per-round ratios, IQR of those ratios (see",
-        "benchmarks/_timing.py; the import rows are bench_import.py's own ratios, with its IQR where it prints one).",
-        "Targets are met when the median ratio is at or under the target. Absolute times are context only.",
+        "benchmarks/_timing.py; the import rows are bench_import.py's own ratios, with "
+        "its IQR where it prints one).",
+        "Targets are met when the median ratio is at or under the target. Absolute times "
+        "are context only.",
         "",
     ]
     if args.quick:
         header += ["**--quick: tiny sizes and repeats; these figures are not measurements.**", ""]
     summary = [
         "",
-        f"Targets: {sum(1 for r in all_rows if r.target is not None) - len(missed)} met, {len(missed)} missed"
+        (
+            f"Targets: {sum(1 for r in all_rows if r.target is not None) - len(missed)} met, "
+            f"{len(missed)} missed"
+        )
         + (
             ": " + "; ".join(f"{r.what} ({r.ratio.median:.3f} vs {r.target:g})" for r in missed)
             if missed
@@ -317,7 +330,10 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join(header) + "\n" + table + "\n" + "\n".join(summary) + "\n"
     if profile:
         text += (
-            "\n## cProfile: rewrite_source on the realistic module (bench_cold.py --profile)\n\n```text\n"
+            (
+                "\n## cProfile: rewrite_source on the realistic module (bench_cold.py "
+                "--profile)\n\n```text\n"
+            )
             + profile
             + "\n```\n"
         )

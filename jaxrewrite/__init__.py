@@ -40,7 +40,8 @@ _MARKERS = _markers.UNCHECKED
 def __getattr__(name: str) -> Any:
     # A marker fetched by a module that needed the rewrite and did not get it warns (once);
     # see jaxrewrite.notrewritten.
-    __tracebackhide__ = True  # noqa: F841  (a NotRewrittenWarning raised as an error points at the import)
+    # A NotRewrittenWarning raised as an error points at the import, not here.
+    __tracebackhide__ = True  # noqa: F841
     marker = _MARKERS.get(name)
     if marker is not None:
         _notrewritten.check_importer(_notrewritten.caller())

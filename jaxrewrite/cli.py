@@ -13,7 +13,6 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Union
 
 from jaxrewrite.version import __version__
 
@@ -64,7 +63,7 @@ class Done:
     err: str = ""
 
 
-Command = Union[RunScript, RunModule, RunCode, Show, Delegate, Done]
+Command = RunScript | RunModule | RunCode | Show | Delegate | Done
 
 
 @dataclass(frozen=True)
@@ -89,15 +88,18 @@ def usage(prog: str) -> str:
 def help_text(prog: str) -> str:
     return usage(prog) + (
         "\n"
-        "Run a Python program with the jaxrewrite import hook installed, or show what it rewrites.\n"
+        "Run a Python program with the jaxrewrite import hook installed, or show what it "
+        "rewrites.\n"
         "\n"
         "  SCRIPT [ARGS ...]     run SCRIPT as `python SCRIPT ARGS` would (a directory or zip\n"
         "                        file runs its __main__.py); SCRIPT is rewritten if it opts in\n"
         "  -m MODULE [ARGS ...]  run library module MODULE as `python -m MODULE ARGS` would\n"
-        "  -c CODE [ARGS ...]    run CODE as `python -c CODE ARGS` would (rewritten if it opts in)\n"
+        "  -c CODE [ARGS ...]    run CODE as `python -c CODE ARGS` would (rewritten if it opts "
+        "in)\n"
         "  --packages PKG[,PKG]  also rewrite the opted-in modules of these installed packages\n"
         + "".join(sub.help for sub in SUBCOMMANDS.values())
-        + f"  --                    the next argument is SCRIPT even if it looks like an option or is\n"
+        + "  --                    the next argument is SCRIPT even if it looks like an option or "
+        "is\n"
         f"                        one of the command words ({', '.join(SUBCOMMANDS)})\n"
         "  -h, --help            show this help and exit\n"
         "  --version             print the version and exit\n"
@@ -179,7 +181,8 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     ),
     "check": Subcommand(
         "[--format {text,json,github}] [--select CODES] [--ignore CODES] [--exclude PATTERN]\n"
-        "             [--fix [--diff]] [--no-cache] [-q] [--config PYPROJECT] [--stdin-filename NAME]\n"
+        "             [--fix [--diff]] [--no-cache] [-q] [--config PYPROJECT] [--stdin-filename "
+        "NAME]\n"
         "             [--explain CODE] [PATH ... | -]",
         "  check [PATH ...]      report Static/NoDiff annotations that would do nothing or be\n"
         "                        refused (files, folders searched for .py files, default .; - for\n"

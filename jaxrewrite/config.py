@@ -1,4 +1,4 @@
-"""``[tool.jaxrewrite]`` in pyproject.toml: the settings ``check``, ``migrate`` and the pytest plugin read.
+"""``[tool.jaxrewrite]`` in pyproject.toml: what ``check``, ``migrate`` and the pytest plugin read.
 
 Found as ruff finds its own: the nearest ``pyproject.toml`` that has a ``[tool.jaxrewrite]`` table,
 from the starting folder (the cwd) upward, or the file ``--config`` names. Glob patterns
@@ -206,3 +206,20 @@ def _read(path: str) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     return document
+
+
+@dataclass(frozen=True)
+class Options:
+    """The codes a ``check`` run reports: ``--select``/``--ignore`` (or the table's), and the
+    table's ``per-file-ignores``."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    #: ``[tool.jaxrewrite]``, for ``per-file-ignores``.
+    config: Config = Config()
+
+    def wants(self, code: str, path: str | None = None) -> bool:
+        if self.select and not code.startswith(self.select):
+            return False
+        ignore = self.ignore if path is None else (*self.ignore, *self.config.ignored_codes(path))
+        return not (ignore and code.startswith(ignore))

@@ -27,7 +27,8 @@ class RewriteError(SyntaxError):
         # ``msg`` is what tracebacks print after the class name, so it leads with the code, as
         # ``jaxrewrite check`` prints a finding; ``message`` is the text alone.
         super().__init__(f"{code} {msg}", (filename, lineno, offset, text, end_lineno, end_offset))
-        #: The finding's code (``engine.findings.checks.registry.CODES``), as ``jaxrewrite check`` prints it.
+        #: The finding's code (``engine.findings.checks.registry.CODES``), as ``jaxrewrite
+        #: check`` prints it.
         self.code = code
         #: The message without its code.
         self.message = msg
@@ -112,7 +113,10 @@ def too_deep(exc: BaseException, text: str, filename: str) -> SyntaxError:
     except TOO_DEEP:
         msg = f"too deeply nested for Python's parser ({why}): Python cannot compile it either"
     else:
-        msg = f"too deeply nested for jaxrewrite to analyze ({why}), though Python compiles it: please report it"
+        msg = (
+            f"too deeply nested for jaxrewrite to analyze ({why}), though Python compiles it: "
+            "please report it"
+        )
     return SyntaxError(msg, (filename, 1, 1, None))
 
 
@@ -121,7 +125,7 @@ class RewriteWarning(UserWarning):
 
 
 #: A module's warnings as (message, line): issued when it is rewritten, and kept by the import
-#: hook with its cached code so that a warm import says them again (hook/notes.py).
+#: hook with its cached code so that a warm import says them again (hook/keptwarnings.py).
 Notes = tuple[tuple[str, int], ...]
 
 

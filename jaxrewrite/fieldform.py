@@ -1,14 +1,10 @@
 """``jaxrewrite.field(static=True)``: a Static field spelled the way Equinox and flax.struct both
 read, for a class whose base is defined in another module.
 
-The rewrite reads one module at a time, so ``class Model(AbstractModel):`` with the base imported
-from elsewhere could be an ``eqx.Module``, a ``flax.struct.PyTreeNode``, a Linen or NNX Module or a
-plain class. Each library's own field function says "static" with its own metadata key
-(``eqx.field(static=True)`` writes ``{"static": True}``, ``flax.struct.field(pytree_node=False)``
-``{"pytree_node": False}``), and each reads only its key, so one ``dataclasses.Field`` holding
-both means "static" to either. On a class that no dataclass machinery will read (a plain class, an
-NNX Module), a Field left as a class attribute would change what the attribute is: there, as the
-class is created, the Field puts back the plain value written (or nothing, where none was).
+One ``dataclasses.Field`` holds both libraries' metadata keys (``{"static": True}``,
+``{"pytree_node": False}``), so it means "static" to either; on a class no dataclass machinery
+reads (a plain class, an NNX Module), the Field puts back the plain value written as the class
+is created (docs/design.md, "jaxrewrite.field").
 """
 
 from __future__ import annotations

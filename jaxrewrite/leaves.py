@@ -1,37 +1,12 @@
 """Run-time support for per-leaf statics: the only jaxrewrite code that runs on every call.
 
 A parameter annotated with a TypedDict or NamedTuple whose fields are marked Static (or, for
-grad, NoDiff) is split per call. One helper per transform family (the table row's ``per_leaf``
-policy names it):
-
-- ``static_leaves`` (jit, pjit): the static entries travel as one extra leading positional
-  argument marked static (hashed into JAX's cache key), the rest as an ordinary dynamic
-  pytree; ``static_argnums`` and ``donate_argnums`` shift by one and gain 0.
-- ``grad_leaves`` (grad, value_and_grad): the held entries (Static and NoDiff) travel as a
-  keyword, which JAX never differentiates; the differentiated argument keeps its structure
-  with None at the held entries, so the gradient has that structure too (equinox's
-  ``filter_grad`` convention).
-- ``pmap_leaves``: the static entries travel as one extra leading positional argument marked
-  ``static_broadcasted_argnums`` (pmap hashes only positional statics).
-- ``vmap_leaves``: the static entries are closed over per call (vmap maps every keyword and
-  keeps no cache to hash into); the argument keeps its structure with None at them, so any
-  ``in_axes`` written for it still fits.
-
-What travels ("held") for each per-leaf parameter is the tuple of its held entries' values in
-the declared key order, ``MISSING`` for a key the dict lacks, or None where the parameter was
-not passed (its default is used inside, untouched); for jit and pmap, the leading argument is
-that tuple itself when the function has one per-leaf parameter, else a tuple with one such
-entry per parameter. The keys are known when the function is wrapped, so they are not repeated
-on every call: a tuple of values is cheaper to build and to hash than (key, value) pairs.
-
-The call path of jit and pmap is generated code (``_call_path``): one straight-line function
-per shape of specs, with the held keys' pops unrolled and the common calls (no keywords, at
-most one argument after the per-leaf one) made without ``*args``/``**kwargs`` repacking. At 10
-leaves that is 0.36 us of jaxrewrite's own work per call, against 0.87 us for a loop over the
-keys, a star call and a static keyword (``split alone`` in ``benchmarks/bench_leaves.py``), and
-what keeps a jitted call within a few percent of JAX's own hand-split call. The transforms'
-own options pass through untouched except where a helper must shift or extend them
-(documented per helper).
+grad, NoDiff) is split per call, by one helper per transform family (the table row's
+``per_leaf`` names it): ``static_leaves`` (jit, pjit), ``grad_leaves`` (grad, value_and_grad),
+``pmap_leaves`` and ``vmap_leaves``, each documented where it is defined. The held entries
+travel as a tuple of values in the declared key order (``MISSING`` for a key the dict lacks);
+the call path of jit and pmap is generated code (``_call_path``), one straight-line function per
+shape of specs (docs/design.md, "Per-leaf statics at run time").
 """
 
 from __future__ import annotations
@@ -43,7 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
 from jaxrewrite.leaves_aot import forward
-from jaxrewrite.options import completed, options_by_name
+from jaxrewrite.leaves_options import completed, options_by_name
 
 #: grad's extra keyword carrying the held entries; never a user parameter name.
 STATIC_LEAVES = "_jaxrewrite_static_leaves"
@@ -395,10 +370,10 @@ def _name_unhashable(
             except Exception as problem:
                 raise ValueError(
                     f"Non-hashable static arguments are not supported: the static entry {key!r} of "
-                    f"argument {name!r} is {type(value).__name__} {value!r} ({type(problem).__name__}: "
-                    f"{problem}). Static entries are hashed into the transform's cache key, as static "
-                    "arguments are; pass a hashable value (a tuple, not a list), or declare the entry "
-                    "without Static to trace it."
+                    f"argument {name!r} is {type(value).__name__} {value!r} "
+                    f"({type(problem).__name__}: {problem}). Static entries are hashed into the "
+                    "transform's cache key, as static arguments are; pass a hashable value (a "
+                    "tuple, not a list), or declare the entry without Static to trace it."
                 ) from error
 
 

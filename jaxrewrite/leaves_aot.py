@@ -134,9 +134,9 @@ class _Lowering:
                 ):
                     if want != got:
                         raise TypeError(
-                            f"argument {name!r}: this executable was lowered for the static entries "
-                            f"{_shown(spec_keys, want)}, but is called with {_shown(spec_keys, got)}; "
-                            "lower again for other static entries"
+                            f"argument {name!r}: this executable was lowered for the static "
+                            f"entries {_shown(spec_keys, want)}, but is called with "
+                            f"{_shown(spec_keys, got)}; lower again for other static entries"
                         )
             return compiled(*args, **kwargs)
 

@@ -48,9 +48,11 @@ T = TypeVar("T", default=Any)
 def _memoised(alias: Any) -> Any:
     """``alias`` (an ``Annotated[T, marker]``) whose subscription by a plain class is a dict
     lookup: ``Static[int]`` runs at every def of an annotated function (without postponed
-    annotations), and typing's own path (its LRU cache, the substitution) costs ~1 us each.
+    annotations), and typing's own path (its LRU cache, the substitution) is slower (figure in
+    docs/design.md).
     The result is typing's own, the same object typing's cache would give: only the way to it
-    is shorter. Anything but a plain class (``Static[list[int]]``, a TypeVar) takes typing's path."""
+    is shorter. Anything but a plain class (``Static[list[int]]``, a TypeVar) takes typing's
+    path."""
     base = type(alias)
     try:
         memo: dict[type, Any] = {}  # a closure: attributes of typing's aliases are slow to reach
@@ -91,7 +93,8 @@ else:
     def __getattr__(name: str) -> Any:
         """The markers, served so that fetching one tells who fetched it, as ``jaxrewrite``'s are:
         a module that takes them from here and needed the rewrite it did not get warns too."""
-        __tracebackhide__ = True  # noqa: F841  (a NotRewrittenWarning raised as an error points at the import)
+        # A NotRewrittenWarning raised as an error points at the import, not here.
+        __tracebackhide__ = True  # noqa: F841
         marker = UNCHECKED.get(name)
         if marker is None:
             raise AttributeError(f"module 'jaxrewrite.markers' has no attribute {name!r}")
@@ -160,10 +163,12 @@ class _OneHint:
 
 
 def is_static(func: Callable[..., Any], name: str) -> bool:
-    """True when parameter ``name`` of ``func`` (unwrapped via ``__wrapped__``) is annotated Static."""
+    """True when parameter ``name`` of ``func`` (unwrapped via ``__wrapped__``) is annotated
+    Static."""
     return any(item is _STATIC for item in _metadata(func, name))
 
 
 def is_nodiff(func: Callable[..., Any], name: str) -> bool:
-    """True when parameter ``name`` of ``func`` (unwrapped via ``__wrapped__``) is annotated NoDiff."""
+    """True when parameter ``name`` of ``func`` (unwrapped via ``__wrapped__``) is annotated
+    NoDiff."""
     return any(item is _NODIFF for item in _metadata(func, name))

@@ -11,30 +11,56 @@ import os
 import sys
 import threading
 import warnings
+from dataclasses import dataclass, field
 from types import FrameType
 
 from jaxrewrite.errors import NotRewrittenWarning
 
-#: Files whose code came from the rewriting pipeline (compiled or from its cache) in this process.
-REWRITTEN: set[str] = set()
 #: The variable the runner (``python -m jaxrewrite``) sets for the processes its program starts
-#: (jaxrewrite/commands/children.py), and whether its hook reached this one (set there).
+#: (jaxrewrite/commands/children.py).
 RUNNER_ENV = "JAXREWRITE_RUNNER"
-RUNNER_CHILD = False
-#: Files already looked at (warned or found quiet): each is read at most once per process.
-_checked: set[str] = set()
-_lock = threading.Lock()
+
+
+@dataclass
+class Seen:
+    """What this process knows of the files that fetch markers."""
+
+    #: Files whose code came from the rewriting pipeline (compiled or from its cache).
+    rewritten: set[str] = field(default_factory=set)
+    #: Files already looked at (warned or found quiet): each is read at most once.
+    checked: set[str] = field(default_factory=set)
+    #: Whether the runner's hook reached this process, a child of its program (children.py).
+    runner_child: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def first_look(self, path: str) -> bool:
+        """True the first time ``path`` is asked about, from any thread."""
+        with self.lock:
+            if path in self.checked:
+                return False
+            self.checked.add(path)
+            return True
+
+
+#: This process's record.
+SEEN = Seen()
 
 
 def mark(path: str) -> None:
     """``path`` runs rewritten code: its marker fetches need no look. Called by whoever runs the
     code (the hook's loader, the runner), never by what only compiles it."""
-    REWRITTEN.add(path)
+    SEEN.rewritten.add(path)
+
+
+def unmark(path: str) -> None:
+    """``path`` no longer runs rewritten code (a test that ran it rewritten, then plainly)."""
+    SEEN.rewritten.discard(path)
 
 
 def check_importer(frame: FrameType | None) -> None:
     """Warn if the module running ``frame`` needed the rewrite and did not get it."""
-    __tracebackhide__ = True  # noqa: F841  (under pytest, an error by default: the user's import is the frame to show)
+    # Under pytest, an error by default: the user's import is the frame to show.
+    __tracebackhide__ = True  # noqa: F841
     if frame is None:
         return
     module_globals = frame.f_globals
@@ -46,18 +72,16 @@ def check_importer(frame: FrameType | None) -> None:
         return
     if (
         not isinstance(path, str)
-        or path in REWRITTEN
-        or path in _checked
+        or path in SEEN.rewritten
+        or path in SEEN.checked
         or not path.endswith(".py")
     ):
         return
     name = module_globals.get("__name__")
     if not isinstance(name, str) or name == "jaxrewrite" or name.startswith("jaxrewrite."):
         return
-    with _lock:
-        if path in _checked:
-            return
-        _checked.add(path)
+    if not SEEN.first_look(path):
+        return
     message = diagnose(path, name)
     if message is not None:
         text, line = message
@@ -72,15 +96,13 @@ def _check_fileless(frame: FrameType) -> None:
     ``linecache`` (where IPython, doctest and others register theirs). Where it is nowhere
     (standard input, a string compiled and run), the warning says it cannot tell."""
     where = frame.f_code.co_filename
-    if where in REWRITTEN or where in _checked or where.startswith("<frozen"):
+    if where in SEEN.rewritten or where in SEEN.checked or where.startswith("<frozen"):
         return
     ipython = sys.modules.get("jaxrewrite.integrations.ipython")
     if ipython is not None and getattr(ipython, "_active", None):
         return  # cells are the extension's: it rewrites them or says why not
-    with _lock:
-        if where in _checked:
-            return
-        _checked.add(where)
+    if not SEEN.first_look(where):
+        return
     name = frame.f_globals.get("__name__")
     name = name if isinstance(name, str) else "?"
     argv = getattr(sys, "orig_argv", [])
@@ -102,7 +124,10 @@ def _check_fileless(frame: FrameType) -> None:
             if where == "<stdin>"
             else f"code compiled as {where!r} (not from a file)"
         )
-    tail = "put it in a file that opts in and run it with 'python -m jaxrewrite FILE', or import it with the hook installed"
+    tail = (
+        "put it in a file that opts in and run it with 'python -m jaxrewrite FILE', or import it "
+        "with the hook installed"
+    )
     fix = fix or f"{kind} is never rewritten: {tail}"
     line = frame.f_lineno
     if text is not None:
@@ -112,8 +137,9 @@ def _check_fileless(frame: FrameType) -> None:
         message, line = found
     else:
         message = (
-            f"{kind} fetched a marker from jaxrewrite: such code is never rewritten, and its text is nowhere to "
-            f"be read, so jaxrewrite cannot tell which of its Static/NoDiff annotations do nothing: {tail}"
+            f"{kind} fetched a marker from jaxrewrite: such code is never rewritten, and its text "
+            "is nowhere to be read, so jaxrewrite cannot tell which of its Static/NoDiff "
+            f"annotations do nothing: {tail}"
         )
     registry = frame.f_globals.setdefault("__warningregistry__", {})
     warnings.warn_explicit(message, NotRewrittenWarning, where, line, name, registry)
@@ -134,9 +160,9 @@ def diagnose_text(
 ) -> tuple[str, int] | None:
     """``diagnose`` for the text of ``path``; ``fix`` replaces what the warning says to do."""
     try:
-        from jaxrewrite.engine.analyze import analyze
+        from jaxrewrite.engine.build import build_analysis
 
-        analysis = analyze(text, path, require_pragma=False)
+        analysis = build_analysis(text, path, require_pragma=False)
     except SyntaxError:
         return None
     first = analysis.first_edit()
@@ -144,11 +170,17 @@ def diagnose_text(
     field = min(analysis.fields, key=lambda f: (f.stmt.lineno, f.stmt.col_offset), default=None)
     if field is not None and (first is None or field.stmt.lineno < first.target.lineno):
         line = field.stmt.lineno
-        lost = f"module {name!r} was not rewritten, so the Static field {field.name!r} (line {line}) is a pytree leaf"
+        lost = (
+            f"module {name!r} was not rewritten, so the Static field {field.name!r} (line {line}) "
+            "is a pytree leaf"
+        )
     elif first is not None:
         func = first.target.name
         line = first.target.lineno
-        lost = f"module {name!r} was not rewritten, so the Static/NoDiff parameters of {func!r} (line {line}) are traced"
+        lost = (
+            f"module {name!r} was not rewritten, so the Static/NoDiff parameters of {func!r} (line "
+            f"{line}) are traced"
+        )
     else:
         return None  # aliases, is_static, markers no transform reads: nothing is lost
     if fix is None:
@@ -169,15 +201,17 @@ def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
     if loader is not None and composable and _hooked(name, path):
         return (
             f"it was loaded by {loader}, whose finder stands in front of jaxrewrite's: install "
-            f"jaxrewrite's hook after that tool's (jaxrewrite.install() again moves it to the front); {COMPOSE}"
+            "jaxrewrite's hook after that tool's (jaxrewrite.install() again moves it to the "
+            f"front); {COMPOSE}"
         )
     if loader is not None and composable:
         return f"it was loaded by {loader}: " + _fix_for(name, path)
     if loader is not None:
         return (
-            f"it was loaded by {loader}, a loader jaxrewrite's hook does not know (it composes with "
-            f"Python's source loader and its subclasses, and pytest's assertion rewriting): import it "
-            f"without that loader, or give it the rewritten text ('python -m jaxrewrite show'); {COMPOSE}"
+            f"it was loaded by {loader}, a loader jaxrewrite's hook does not know (it composes "
+            "with Python's source loader and its subclasses, and pytest's assertion rewriting): "
+            "import it without that loader, or give it the rewritten text ('python -m jaxrewrite "
+            f"show'); {COMPOSE}"
         )
     return _fix_for(name, path)
 
@@ -199,16 +233,19 @@ def _fix_for(name: str, path: str) -> str:
     top = name.partition(".")[0]
     if _hooked(name, path) is False:
         return (
-            f"it lies in the interpreter's installation ({os.path.dirname(path)}), whose files the hook "
-            f"reads only for the packages named: name {top!r} (jaxrewrite.install(packages=[{top!r}]), "
+            f"it lies in the interpreter's installation ({os.path.dirname(path)}), whose files the "
+            "hook "
+            f"reads only for the packages named: name {top!r} "
+            f"(jaxrewrite.install(packages=[{top!r}]), "
             f"'python -m jaxrewrite --packages {top}', pytest's --jaxrewrite-packages={top}, or "
             f'packages = ["{top}"] in [tool.jaxrewrite] of pyproject.toml)'
         )
     run = sys.modules.get("jaxrewrite.commands.run")
     if run is not None and getattr(run, "_hook", None) is not None and _hooked():
         return (
-            "under 'python -m jaxrewrite', whose hook covers the program's own modules: it was imported "
-            "before the runner installed its hook (by a sitecustomize, a .pth file or an interpreter startup hook)"
+            "under 'python -m jaxrewrite', whose hook covers the program's own modules: it was "
+            "imported before the runner installed its hook (by a sitecustomize, a .pth file or an "
+            "interpreter startup hook)"
         )
     if name == "__main__":
         return f"run the program with 'python -m jaxrewrite {path}'"
@@ -256,19 +293,20 @@ def _runner_child(name: str) -> str | None:
     program's own)."""
     if not os.environ.get(RUNNER_ENV):
         return None
-    if RUNNER_CHILD and name in ("__main__", "__mp_main__"):
+    if SEEN.runner_child and name in ("__main__", "__mp_main__"):
         return (
-            "this process was started by the program that 'python -m jaxrewrite' runs, as 'python SCRIPT': "
-            "the runner's hook reached it for imports, but a script is rewritten only when the runner "
-            "starts it: start it with [sys.executable, '-m', 'jaxrewrite', SCRIPT, ...]"
+            "this process was started by the program that 'python -m jaxrewrite' runs, as 'python "
+            "SCRIPT': the runner's hook reached it for imports, but a script is rewritten only "
+            "when the runner starts it: start it with [sys.executable, '-m', 'jaxrewrite', "
+            "SCRIPT, ...]"
         )
     if _hooked():
         return None
     return (
-        "this process was started by the program that 'python -m jaxrewrite' runs, without the runner's "
-        "hook: its interpreter ignored PYTHONPATH (python -E or -I) or was given one without the entry "
-        "the runner puts first on it (jaxrewrite/commands/childsite); keep that entry in the child's "
-        "PYTHONPATH, or call jaxrewrite.install() before the import"
+        "this process was started by the program that 'python -m jaxrewrite' runs, without the "
+        "runner's hook: its interpreter ignored PYTHONPATH (python -E or -I) or was given one "
+        "without the entry the runner puts first on it (jaxrewrite/commands/childsite); keep that "
+        "entry in the child's PYTHONPATH, or call jaxrewrite.install() before the import"
     )
 
 

@@ -1,4 +1,5 @@
-"""``-W``/``PYTHONWARNINGS`` entries that name jaxrewrite's warnings, applied once it is imported."""
+"""``-W``/``PYTHONWARNINGS`` entries that name jaxrewrite's warnings, applied once it is
+imported."""
 
 from __future__ import annotations
 

@@ -22,6 +22,7 @@ from jaxrewrite.commands import colour
 from jaxrewrite.commands.checkcache import FOLDER, Cache, Read
 from jaxrewrite.commands.files import SourceError, cannot_open, decode, python_files, universal
 from jaxrewrite.commands.targets import import_reader, locate_import
+from jaxrewrite.config import Options
 from jaxrewrite.engine.findings.checks import imported_def, traced_argument, unbound_marker
 from jaxrewrite.engine.findings.checks.registry import CODES, find
 from jaxrewrite.engine.findings.imported import may_apply_imported_bytes
@@ -55,18 +56,8 @@ back only for the same bytes, version, options and followed imports; --no-cache 
 """
 
 
-@dataclass(frozen=True)
-class Options:
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    #: ``[tool.jaxrewrite]``, for ``per-file-ignores``.
-    config: settings.Config = settings.Config()
-
-    def wants(self, code: str, path: str | None = None) -> bool:
-        if self.select and not code.startswith(self.select):
-            return False
-        ignore = self.ignore if path is None else (*self.ignore, *self.config.ignored_codes(path))
-        return not (ignore and code.startswith(ignore))
+#: A bare run's options: every code, no per-file ignores.
+EVERY_CODE = Options()
 
 
 def _outside(
@@ -75,8 +66,7 @@ def _outside(
     """A module that never names jaxrewrite: arguments that must be static (JR006), and marked
     defs of other modules it transforms (JR013), from one parse; where neither can be found, a
     file ``named`` on the command line is still parsed (JR100)."""
-    from jaxrewrite.engine.analysis import TreePass
-    from jaxrewrite.engine.analyze import analyze
+    from jaxrewrite.engine.build import TreePass, build_analysis
     from jaxrewrite.engine.findings.checks.unbound_marker import unbound_findings, without_shadowed
     from jaxrewrite.engine.findings.imported import imported_pass, may_apply_imported
     from jaxrewrite.engine.findings.tracetime import PASS, TRACE, may_trace
@@ -91,7 +81,7 @@ def _outside(
         if named:
             compile(text, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
         return unbound
-    found = analyze(
+    found = build_analysis(
         text,
         filename,
         require_pragma=False,
@@ -109,7 +99,7 @@ def _outside(
 def check_text(
     text: str,
     filename: str,
-    options: Options = Options(),
+    options: Options = EVERY_CODE,
     reads: list[Read] | None = None,
     parse_only: bool = False,
     named: bool = False,
@@ -210,7 +200,8 @@ def parser(prog: str) -> argparse.ArgumentParser:
     codes = ", ".join(sorted(CODES))
     ap = argparse.ArgumentParser(
         prog=f"{prog} check",
-        description="Report Static/NoDiff annotations that would do nothing or be refused, without running anything.",
+        description="Report Static/NoDiff annotations that would do nothing or be refused, "
+        "without running anything.",
         epilog=f"{EXIT_STATUS}\ncodes: {codes} (see the guide, 'Catching mistakes')",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -234,28 +225,31 @@ def parser(prog: str) -> argparse.ArgumentParser:
     ap.add_argument(
         "--fix",
         action="store_true",
-        help="fix in place what can be, each fix checked again before it is written: add the missing "
-        "pragma (JR001) or marker import (JR015), make the JR006 parameters Static (in a plain-JAX "
-        "module: pass the transform's static keywords); stderr says what was fixed and why the rest was not",
+        help="fix in place what can be, each fix checked again before it is written: add the "
+        "missing pragma (JR001) or marker import (JR015), make the JR006 parameters Static "
+        "(in a plain-JAX module: pass the transform's static keywords); stderr says what was "
+        "fixed and why the rest was not",
     )
     ap.add_argument(
         "--diff",
         action="store_true",
-        help="with --fix (implied): print the fixes as a unified diff and write nothing; exit 1 if there is one",
+        help="with --fix (implied): print the fixes as a unified diff and write nothing; exit 1 "
+        "if there is one",
     )
     ap.add_argument(
         "--no-cache",
         action="store_true",
-        help=f"neither read nor write the cache of findings ({FOLDER} in the configuration's folder, "
-        "or the configuration's cache-dir)",
+        help=f"neither read nor write the cache of findings ({FOLDER} in the configuration's "
+        "folder, or the configuration's cache-dir)",
     )
     ap.add_argument(
         "--exclude",
         action="append",
         default=[],
         metavar="PATTERN",
-        help="comma-separated glob patterns of files and folders to skip in the walk, as ruff reads "
-        "them (added to the configuration's exclude; a path named here is always checked)",
+        help="comma-separated glob patterns of files and folders to skip in the walk, as ruff "
+        "reads them (added to the configuration's exclude; a path named here is always "
+        "checked)",
     )
     ap.add_argument(
         "--stdin-filename", metavar="NAME", help="the file name to report for standard input (-)"

@@ -1,16 +1,9 @@
 """``check``'s cache: the findings of each file, so that a second run over an unchanged tree
 reads them back instead of analyzing again (ruff's ``.ruff_cache``).
 
-Nothing lost: an entry is found under a key made of jaxrewrite's version, the digest of its
-engine (the cache tag's, hook/tag.py: in a checkout, editing the engine under the same version
-is another analysis), the Python version, the options in force (select, ignore and the whole ``[tool.jaxrewrite]`` table), the file's path (as
-given and absolute) and the SHA-256 of its bytes; it also lists every module the analysis read to follow an
-import (JR009, JR013), with the file that import resolved to (or none) and that file's hash, and
-is served only while each still resolves to the same file with the same bytes. Entries are written
-as the hook writes its cache (``commands.files.write_atomically``'s pattern: a temporary file in
-the same folder, then ``os.replace``), so that two runs at once never read half an entry; a
-corrupt or foreign entry is a miss. The folder holds a ``CACHEDIR.TAG`` (backup tools skip it)
-and a ``.gitignore`` of ``*``, as ruff's and pytest's do.
+An entry is keyed by version, engine digest, Python, options, path and the file's bytes, and is
+served only while every module the analysis followed still resolves to the same bytes; entries
+are written atomically, and a corrupt or foreign one is a miss (docs/design.md, "check's cache").
 """
 
 from __future__ import annotations
@@ -26,7 +19,7 @@ from typing import Any
 
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import docs_base
-from jaxrewrite.hook import tag
+from jaxrewrite.hook import cachetag
 from jaxrewrite.version import __version__
 
 FOLDER = ".jaxrewrite_cache"
@@ -39,7 +32,8 @@ CACHEDIR_TAG = (
 )
 GITIGNORE = "# Automatically created by jaxrewrite.\n*\n"
 
-#: One module an analysis read: (module, level, the file it resolved to or None, its SHA-256 or None).
+#: One module an analysis read: (module, level, the file it resolved to or None, its SHA-256 or
+#: None).
 Read = tuple[str, int, str | None, str | None]
 #: Where ``(module, level)`` imported from a file resolves (``targets.locate_import``).
 Locator = Callable[[str, str, int], str | None]
@@ -71,7 +65,7 @@ class Cache:
     def open(cls, folder: str, settings: Any) -> Cache:
         """The cache in ``folder`` for a run with ``settings`` (any value with a stable repr)."""
         try:
-            engine: str | None = tag.rewriter_hash()
+            engine: str | None = cachetag.rewriter_hash()
         except (
             OSError
         ):  # jaxrewrite's sources unreadable: the version alone, as the hook then keeps no cache

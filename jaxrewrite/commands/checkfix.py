@@ -1,18 +1,11 @@
 """``check --fix`` (and ``--fix --diff``, ruff's preview): what check knows how to fix, and a word
 on stderr for each fix ("Fixed", or "Would fix" under ``--diff``) and for what it does not fix.
 
-* JR015 (Static/NoDiff used but never imported): the ``from jaxrewrite import ...`` line is added
-  among the module's imports.
-* JR001 (Static/NoDiff in a module that does not opt in): the pragma line is added at the top,
-  after a ``#!`` line and a coding cookie, so that the module opts in as its annotations say.
-* JR006 (a parameter a transform traces that must be a Python value): made ``Static`` in a module
-  that uses jaxrewrite; in a plain-JAX module, the keywords JAX reads are written into the
-  transform's call (a bare decorator becomes ``functools.partial(jax.jit, ...)``, with
-  ``import functools`` added where missing) (``jaxrewrite.migrate.fix``).
-
-No fix is written that is not proved: the fixed text is checked again, and where a finding the fix
-meant to remove remains, a new one appears, or the module would not compile or be rewritten,
-nothing is written and stderr says why.
+JR015: the marker import added; JR001: the pragma line added; JR006: the parameter made
+``Static``, or in a plain-JAX module the keywords written into the transform's call
+(``jaxrewrite.migrate.fix``). No fix is written that is not proved: the fixed text is checked
+again, and where the fix left its finding, made a new one or would not compile, nothing is
+written and stderr says why.
 """
 
 from __future__ import annotations
@@ -33,7 +26,7 @@ from jaxrewrite.header import PRAGMA, header_statements, scan_header
 from jaxrewrite.migrate.imports import first_import_block, marker_import_lines, marker_import_place
 
 if TYPE_CHECKING:
-    from jaxrewrite.commands.check import Options
+    from jaxrewrite.config import Options
     from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 
 #: ``check_text``, passed in by the check command (this module is below it: no import back up).

@@ -1,20 +1,8 @@
 """The runner's hook in the Python processes the program starts: xdist workers, multiprocessing
 children (spawn, forkserver, ProcessPoolExecutor), ``subprocess.run([sys.executable, ...])``.
 
-Why this way: such a child is a fresh interpreter; whatever the runner installed in its own process
-is gone there. The one thing every such child inherits is the environment, and the one thing every
-Python runs from it before any user code is ``sitecustomize`` on ``PYTHONPATH``. So the runner sets
-``JAXREWRITE_RUNNER`` and puts ``childsite/`` first on ``PYTHONPATH``; its ``sitecustomize`` installs
-the hook (and runs any ``sitecustomize`` it shadows). No ``.pth`` file, no patched ``Popen``.
-
-multiprocessing's spawn and forkserver children also run the parent's main script again, as
-``__mp_main__``, through ``runpy.run_path``, which compiles it as written: in those children (known
-by their command line) that step runs the script's code through the runner's script cache instead.
-
-A child that ignores ``PYTHONPATH`` (``python -E``/``-I``, or an environment the program replaced)
-still carries ``JAXREWRITE_RUNNER`` if it kept the rest: NotRewrittenWarning then says what happened
-(jaxrewrite/notrewritten.py, which this module tells that the hook reached a child). A script started as ``python other.py`` gets the hook for its imports; the script
-itself is rewritten only when started through the runner, and its warning says so.
+The runner sets ``JAXREWRITE_RUNNER`` and puts ``childsite/`` first on ``PYTHONPATH``; its
+``sitecustomize`` installs the hook in every child (docs/design.md, "The runner's children").
 """
 
 from __future__ import annotations
@@ -39,7 +27,8 @@ _MULTIPROCESSING = (
 
 
 def export(packages: Sequence[str] = (), environ: MutableMapping[str, str] = os.environ) -> None:
-    """In the runner, before the program runs: what its children inherit (``*``: no package named)."""
+    """In the runner, before the program runs: what its children inherit (``*``: no package
+    named)."""
     environ[ENV] = ",".join(packages) or "*"
     path = environ.get("PYTHONPATH", "")
     entries = path.split(os.pathsep) if path else []
@@ -55,7 +44,7 @@ def start_child() -> None:
     from jaxrewrite.hook.finder import install
 
     install([name for name in value.split(",") if name and name != "*"])
-    notrewritten.RUNNER_CHILD = True
+    notrewritten.SEEN.runner_child = True
     if any(any(line in arg for line in _MULTIPROCESSING) for arg in getattr(sys, "orig_argv", ())):
         _rewrite_mp_main()
 

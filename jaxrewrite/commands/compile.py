@@ -1,4 +1,4 @@
-"""``jaxrewrite compile PATH... | -m PACKAGE``: write the hook's cache ahead of time, like compileall.
+"""``jaxrewrite compile PATH... | -m PACKAGE``: the hook's cache written ahead, like compileall.
 
 Why: the hook caches each rewritten module beside its source, but a process that cannot write
 there (a system site-packages, a container image built as root and run as a user) finds no cache
@@ -29,7 +29,7 @@ from jaxrewrite.commands.targets import (
 )
 from jaxrewrite.errors import TOO_DEEP, too_deep
 from jaxrewrite.header import PRAGMA, scan_header
-from jaxrewrite.hook import pipeline, pycfile, tag
+from jaxrewrite.hook import cachetag, pipeline, pycfile
 
 LEVELS = (0, 1, 2)
 
@@ -53,8 +53,8 @@ def compile_file(
     display: str | None = None,
     mode: str | None = None,
 ) -> Outcome:
-    """Rewrite and compile one file once per optimisation level, storing each where the hook reads it;
-    ``display`` is how the report names it (``path`` by default); ``mode``: ``timestamp`` or
+    """Rewrite and compile one file once per optimisation level, storing each where the hook reads
+    it; ``display`` is how the report names it (``path`` by default); ``mode``: ``timestamp`` or
     ``checked-hash`` (by default, as ``py_compile``: the hash where SOURCE_DATE_EPOCH is set)."""
     origin = os.path.abspath(path)  # what the importing process's spec.origin will say
     shown = path if display is None else display
@@ -74,7 +74,7 @@ def compile_file(
     else:
         key = pycfile.hash_key(data) if mode == "checked-hash" else pycfile.stat_key(st)
     for level in levels:
-        pyc = tag.cache_path(origin, level, steps.name)
+        pyc = cachetag.cache_path(origin, level, steps.name)
         if pyc is None:
             return Outcome(shown, "failed", ": this Python keeps no bytecode cache (no cache tag)")
         try:
@@ -147,10 +147,12 @@ def parser(prog: str) -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog=f"{prog} compile",
         description=(
-            "Write jaxrewrite's cache for every opted-in module ahead of time, like python -m compileall, "
-            "so that imports need not rewrite (or write) anything: for read-only installs."
+            "Write jaxrewrite's cache for every opted-in module ahead of time, like python -m "
+            "compileall, so that imports need not rewrite (or write) anything: for read-only "
+            "installs."
         ),
-        epilog="Exit status: 0 every file written or skipped, 1 a file failed, 2 a usage error or a PATH/PACKAGE not found.",
+        epilog="Exit status: 0 every file written or skipped, 1 a file failed, 2 a usage error or "
+        "a PATH/PACKAGE not found.",
     )
     ap.add_argument(
         "paths", nargs="*", metavar="PATH", help="a .py file, or a folder searched for .py files"
@@ -178,15 +180,17 @@ def parser(prog: str) -> argparse.ArgumentParser:
     ap.add_argument(
         "--invalidation-mode",
         choices=("timestamp", "checked-hash"),
-        help="how an import checks each pyc against its source: its mtime and size, or the hash of "
-        "its bytes (default: timestamp, or checked-hash where SOURCE_DATE_EPOCH is set, as py_compile)",
+        help="how an import checks each pyc against its source: its mtime and size, or the hash "
+        "of its bytes (default: timestamp, or checked-hash where SOURCE_DATE_EPOCH is set, "
+        "as py_compile)",
     )
     ap.add_argument("-q", "--quiet", action="store_true", help="print failures only")
     return ap
 
 
 def targets(paths: Sequence[str], modules: Sequence[str], prog: str) -> tuple[list[str], bool]:
-    """Every file to look at, each once, and whether a PATH or PACKAGE named nothing (told on stderr)."""
+    """Every file to look at, each once, and whether a PATH or PACKAGE named nothing (told on
+    stderr)."""
     found: list[str] = []
     missing = False
     for path in paths:
@@ -229,7 +233,8 @@ def run(
             print(outcome.line())
     if not quiet:
         print(
-            f"{prog} compile: {counts['wrote']} written, {counts['skipped']} skipped, {counts['failed']} failed"
+            f"{prog} compile: {counts['wrote']} written, {counts['skipped']} skipped, "
+            f"{counts['failed']} failed"
         )
     if missing:
         return 2

@@ -2,13 +2,9 @@
 source text written out in its own encoding.
 
 One walking rule for ``check``, ``migrate`` and ``compile``: every ``.py`` file below a folder,
-sorted per folder, except in folders that hold no source of the project's own: hidden ones
-(``.git``, ``.tox``, ``.venv``...), ``__pycache__``, ``node_modules``, and virtual environments
-whatever their name (a folder with a ``pyvenv.cfg``, PEP 405's marker). A folder merely named
-``venv`` is walked like any other; a path named on the command line is always taken as given.
-``--exclude`` and the configuration's ``exclude`` add glob patterns, matched as ruff matches them
-(``jaxrewrite.config.matches``) against each file and folder the walk meets, never against a path
-named on the command line (ruff's default, without ``--force-exclude``).
+sorted per folder, except in hidden folders, ``__pycache__``, ``node_modules`` and virtual
+environments (a folder with a ``pyvenv.cfg``); ``--exclude`` globs match as ruff's do
+(``jaxrewrite.config.matches``), never against a path named on the command line.
 """
 
 from __future__ import annotations
@@ -105,7 +101,8 @@ def universal(text: str) -> str:
 
 
 def read_python(path: str, data: bytes | None = None) -> tuple[str, str]:
-    """``decode`` of the file's bytes (``data`` when already read); OSError as ``open`` raises it."""
+    """``decode`` of the file's bytes (``data`` when already read); OSError as ``open`` raises
+    it."""
     if data is None:
         with open(path, "rb") as file:
             data = file.read()

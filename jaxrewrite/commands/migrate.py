@@ -1,4 +1,5 @@
-"""``jaxrewrite migrate PATH... [--diff | --check | --write]``: hand-written static specs into Static annotations.
+"""``jaxrewrite migrate PATH... [--diff | --check | --write]``: hand-written static specs into
+Static annotations.
 
 The planning is ``jaxrewrite.migrate`` (text in, text and a report out); this is the edge:
 walking paths, decoding and encoding files as Python does, printing a unified diff (``--diff``,
@@ -28,7 +29,7 @@ from jaxrewrite.commands.files import (
     write_atomically,
     write_source,
 )
-from jaxrewrite.commands.hooknotes import INSTALL_LINE, hook_notes, install_hooks
+from jaxrewrite.commands.hookadvice import INSTALL_LINE, hook_notes, install_hooks
 from jaxrewrite.commands.progress import Progress
 from jaxrewrite.errors import TOO_DEEP, too_deep
 from jaxrewrite.migrate import REASONS, Migration, Reason, migrate_source
@@ -103,7 +104,8 @@ def migrate_file(
         return
     if not quiet:
         print(
-            f"{display}: migrated {len(result.migrated)} function{'s' if len(result.migrated) != 1 else ''}",
+            f"{display}: migrated {len(result.migrated)} "
+            f"function{'s' if len(result.migrated) != 1 else ''}",
             file=err,
         )
 
@@ -153,8 +155,9 @@ def migrate(
     verb = "migrated" if write else "to migrate"
     refused = sum(summary.refused.values())
     print(
-        f"{summary.functions} function{'s' if summary.functions != 1 else ''} {verb} in {summary.changed} of "
-        f"{summary.files} file{'s' if summary.files != 1 else ''}; {refused} refused"
+        f"{summary.functions} function{'s' if summary.functions != 1 else ''} {verb} in "
+        f"{summary.changed} of {summary.files} file{'s' if summary.files != 1 else ''}; {refused} "
+        "refused"
         + (
             f"; {summary.errors} error{'s' if summary.errors != 1 else ''}"
             if summary.errors
@@ -175,13 +178,13 @@ def main(argv: Sequence[str], prog: str = "jaxrewrite") -> int:
         prog=f"{prog} migrate",
         description=(
             "Turn hand-written static_argnums/static_argnames (and static_broadcasted_argnums, "
-            "nondiff_argnums) into Static/NoDiff annotations, wherever the meaning stays exactly the "
-            "same; print a unified diff, or rewrite the files with --write. Functions left as written "
-            "are listed on stderr with the reason."
+            "nondiff_argnums) into Static/NoDiff annotations, wherever the meaning stays exactly "
+            "the same; print a unified diff, or rewrite the files with --write. Functions left as "
+            "written are listed on stderr with the reason."
         ),
-        epilog="exit status: 0 nothing to change, 1 changes made or proposed (with --check: would be "
-        "made), 2 errors (a file that cannot be read, parsed or written, a bad configuration), 141 the reader "
-        "of the output went away first (`| head`)",
+        epilog="exit status: 0 nothing to change, 1 changes made or proposed (with --check: would "
+        "be made), 2 errors (a file that cannot be read, parsed or written, a bad "
+        "configuration), 141 the reader of the output went away first (`| head`)",
     )
     parser.add_argument(
         "paths", nargs="+", metavar="PATH", help="files, or folders searched for .py files"
@@ -201,7 +204,8 @@ def main(argv: Sequence[str], prog: str = "jaxrewrite") -> int:
     parser.add_argument(
         "--install-hook",
         action="store_true",
-        help=f"with --write: add `{INSTALL_LINE}` to the __init__.py of each package a migrated file is in",
+        help=f"with --write: add `{INSTALL_LINE}` to the __init__.py of each package a migrated "
+        "file is in",
     )
     parser.add_argument(
         "--exclude",

@@ -31,7 +31,8 @@ _hook: object = None
 
 
 def cpython_abspath(path: str, cwd: str) -> str:
-    """``__file__`` of a script: CPython joins it to the cwd without normalizing (``_Py_abspath``)."""
+    """``__file__`` of a script: CPython joins it to the cwd without normalizing
+    (``_Py_abspath``)."""
     if path in ("", "."):
         return cwd
     return path if os.path.isabs(path) else os.path.join(cwd, path)
@@ -43,7 +44,8 @@ def script_path0(path: str) -> str:
 
 
 def run_script(path: str, args: list[str], prog: str, packages: tuple[str, ...] = ()) -> int:
-    """``python PATH ARGS``: a file (rewritten if it opts in), or a directory/zip with ``__main__``."""
+    """``python PATH ARGS``: a file (rewritten if it opts in), or a directory/zip with
+    ``__main__``."""
     cwd = os.getcwd()
     filename = cpython_abspath(path, cwd)
     _install(packages)
@@ -53,7 +55,8 @@ def run_script(path: str, args: list[str], prog: str, packages: tuple[str, ...] 
         _set_path0(filename, always=True)
         sys.argv = [path, *args]
         _new_main()
-        return _run(lambda: runpy._run_module_as_main("__main__", False))  # type: ignore[attr-defined]
+        main = runpy._run_module_as_main  # type: ignore[attr-defined]
+        return _run(lambda: main("__main__", False))
     try:
         with open(filename, "rb") as file:
             data = file.read()
@@ -108,7 +111,8 @@ def run_code(text: str, args: list[str], packages: tuple[str, ...] = ()) -> int:
 
 
 def run_module(name: str, args: list[str], packages: tuple[str, ...] = ()) -> int:
-    """``python -m NAME ARGS``: runpy finds and loads NAME through the import system, hook installed."""
+    """``python -m NAME ARGS``: runpy finds and loads NAME through the import system, hook
+    installed."""
     if not safe_path():
         _set_path0(os.getcwd(), always=False)
     _install(packages)
@@ -128,7 +132,8 @@ def _install(packages: tuple[str, ...] = ()) -> None:
 
 
 def _set_path0(entry: str, always: bool) -> None:
-    """Put ``entry`` where Python put the entry for ``python -m jaxrewrite`` or the console script."""
+    """Put ``entry`` where Python put the entry for ``python -m jaxrewrite`` or the console
+    script."""
     if always and safe_path():
         sys.path.insert(0, entry)
     elif sys.path:

@@ -1,9 +1,10 @@
-"""``jaxrewrite show TARGET... [--diff]``: print what the import hook would compile, running nothing.
+"""``jaxrewrite show TARGET... [--diff]``: print what the import hook would compile, running
+nothing.
 
 Each TARGET is a file path or a dotted module name; with several, each text follows a
-``==> TARGET <==`` line as ``head`` prints them (a diff names its files in its own headers). Modules are located with the import system's
-finders only (no package ``__init__`` is executed), so a package that fails to import can
-still be inspected.
+``==> TARGET <==`` line as ``head`` prints them (a diff names its files in its own headers). Modules
+are located with the import system's finders only (no package ``__init__`` is executed), so a
+package that fails to import can still be inspected.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ def render(original: str, rewritten: str, display: str, diff: bool) -> str:
 
 
 def notes(source: str, header: Header, display: str) -> list[str]:
-    """Why nothing in the header counts, for stderr (unknown directives are findings of their own)."""
+    """Why nothing in the header counts, for stderr (unknown directives are findings of their
+    own)."""
     if header.enabled:
         return []
     out = []

@@ -1,7 +1,8 @@
 """Where a ``show``, ``check`` or ``compile`` target is: a file path, or a dotted module name
 located with the import system's finders only (no package ``__init__`` runs), down to its source
 file; where a module a file imports resolves, and its source read (the ledger's JR009 and JR013,
-for ``check`` and ``show``). Shared so that no command imports another (``tests/test_layers.py``)."""
+for ``check`` and ``show``). Shared so that no command imports another
+(``tests/meta/test_layers.py``)."""
 
 from __future__ import annotations
 
@@ -137,9 +138,9 @@ def source_file(spec: importlib.machinery.ModuleSpec, name: str) -> str:
 def import_reader(
     filename: str, reads: list[Read] | None = None
 ) -> Callable[[str, int], str | None]:
-    """Reads the source of a module a file imports from, without importing anything (``locate_import``);
-    None when there is no such source (the ledger then reports the name as not followed).
-    ``reads`` collects each lookup with the file found and its hash, for the cache."""
+    """Reads the source of a module a file imports from, without importing anything
+    (``locate_import``); None when there is no such source (the ledger then reports the name as not
+    followed). ``reads`` collects each lookup with the file found and its hash, for the cache."""
 
     def read(module: str, level: int) -> str | None:
         path = locate_import(filename, module, level)

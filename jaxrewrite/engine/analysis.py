@@ -1,35 +1,23 @@
 """The value every front end reads: an ``Analysis`` of one module, its transform uses and findings.
 
-Data only; ``engine.analyze`` makes it, ``plan`` turns it into edits, the commands print it.
+Data only; ``engine.build`` makes it, ``plan`` turns it into edits, the commands print it.
 """
 
 from __future__ import annotations
 
 import ast
 import enum
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from jaxrewrite.engine.read.fields import FieldUse
 from jaxrewrite.engine.read.literals import Values
-from jaxrewrite.engine.read.scopes import ScopeTree
 from jaxrewrite.engine.read.signature import Param, Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import ClassTransform, Container, Mark, Transform
 from jaxrewrite.header import Header
 
-if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
-
 Function = ast.FunctionDef | ast.AsyncFunctionDef
-
-
-#: A finding pass over the analysis while its tree, scopes and walk are alive (the rules' checks as
-#: one, ``findings/checks/registry.py``, and tracetime's; ``engine.findings`` lists check's and show's):
-#: it adds to the Analysis. Front ends choose the passes, so the analysis never imports them.
-TreePass = Callable[["Analysis", ScopeTree, ast.Module, "Analyzer"], None]
 
 
 class UseKind(enum.Enum):
@@ -165,7 +153,8 @@ class Use:
 
 @dataclass(frozen=True)
 class Registration:
-    """One class registered as a pytree (``register_dataclass``): Static fields become meta_fields."""
+    """One class registered as a pytree (``register_dataclass``): Static fields become
+    meta_fields."""
 
     kind: UseKind
     #: The decorator expression, or the whole call at a call site.
@@ -227,8 +216,8 @@ class Analysis:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: (def, parameter name) of every JR006 finding: what ``check --fix`` makes static.
     must_be_static: list[tuple[Function, str]] = field(default_factory=list)
-    #: Every marker of the module and what became of it (``engine.findings.ledger``): filled by the lint
-    #: analysis (``check``, ``show``), empty for the import hook's.
+    #: Every marker of the module and what became of it (``engine.findings.ledger``): filled by the
+    #: lint analysis (``check``, ``show``), empty for the import hook's.
     ledger: tuple[LedgerEntry, ...] = ()
     #: ids of the wrappers between a transform with a written spec and its def that are known
     #: to hand on the def's signature (``wrappers.keeps_signature``): migrate reads through them.

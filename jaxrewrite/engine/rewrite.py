@@ -1,11 +1,12 @@
-"""rewrite_source: analyze, raise the first error, plan, splice. The single source of truth for what runs."""
+"""rewrite_source: analyze, raise the first error, plan, splice. The single source of truth for what
+runs."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from jaxrewrite.engine.analysis import Analysis
-from jaxrewrite.engine.analyze import collector_paused
+from jaxrewrite.engine.build import collector_paused
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.edits.plan import plan
 from jaxrewrite.engine.findings import analyze

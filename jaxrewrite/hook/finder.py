@@ -1,14 +1,10 @@
 """The import hook: a finder first on ``sys.meta_path`` and the loaders it hands opted-in modules.
 
-As pytest's assertion rewriting does: the finder asks the finders after it, so whoever finds a
-module keeps finding it, and looks at the spec they return. Only the user's code is looked at
-(``RewritingFinder.covers``): files outside the interpreter's installation (its standard library
-and every site-packages), and the packages an install names, wherever they are. A file with a
-current pyc of the hook's, or whose bytes opt in, gets ``RewritingLoader``, which runs the
-rewrite (cached, hook/pycfile.py); any other keeps its loader, untouched. Another tool's source
-loader (jaxtyping, beartype.claw, typeguard) is wrapped for that one module (``_Composed``): it
-reads the rewritten text where it would read the file.
-No attribute of Python's import classes is ever assigned; the state is the finder's.
+As pytest's assertion rewriting does: the finder asks the finders after it and looks at the spec
+they return, for the user's code only (``RewritingFinder.covers``). A file with a current pyc of
+the hook's, or whose bytes opt in, gets ``RewritingLoader``; another tool's source loader is
+wrapped for that one module (``_Composed``). No attribute of Python's import classes is ever
+assigned; the state is the finder's (docs/design.md, ``jaxrewrite/hook/``).
 """
 
 from __future__ import annotations
@@ -27,7 +23,7 @@ from typing import Any
 
 from jaxrewrite import notrewritten
 from jaxrewrite.header import Header, might_opt_in, scan_header
-from jaxrewrite.hook import notes, pipeline, pycfile, tag
+from jaxrewrite.hook import cachetag, keptwarnings, pipeline, pycfile
 
 DEFAULT = pipeline.DEFAULT
 
@@ -71,7 +67,7 @@ def compile_opted_in(
 def _served(code: CodeType, path: str) -> CodeType:
     """Cached code about to run: marked as rewritten, its warnings said again."""
     notrewritten.mark(path)
-    notes.say(code, path)
+    keptwarnings.say(code, path)
     return code
 
 
@@ -96,7 +92,7 @@ class RewritingLoader(SourceFileLoader):
             st = os.stat(path)
         except OSError:
             return None, None, None  # the plain route raises what Python raises
-        pyc = tag.cache_path(path, sys.flags.optimize, self.steps.name)
+        pyc = cachetag.cache_path(path, sys.flags.optimize, self.steps.name)
         code = None if pyc is None else pycfile.load(pyc, path, st, lambda: self.get_data(path))
         if code is not None:
             return code, None, st
@@ -116,7 +112,7 @@ class RewritingLoader(SourceFileLoader):
             assert plain is not None  # SourceLoader's: a source file always has code
             return plain
         code = compile_opted_in(data, self.path, self.steps, sys.flags.optimize)
-        pyc = tag.cache_path(self.path, sys.flags.optimize, self.steps.name)
+        pyc = cachetag.cache_path(self.path, sys.flags.optimize, self.steps.name)
         if pyc is not None:
             pycfile.store(pyc, code, pycfile.key_for(st, data), self.path)
         return code
@@ -159,7 +155,7 @@ class _Composed:
             st = os.stat(path)
         except OSError:
             return super().get_code(fullname)  # type: ignore[misc, no-any-return]
-        pyc = tag.cache_path(path, sys.flags.optimize, self._jr_name)
+        pyc = cachetag.cache_path(path, sys.flags.optimize, self._jr_name)
         data = lambda: SourceFileLoader.get_data(self, path)  # type: ignore[arg-type]  # noqa: E731
         cached = None if pyc is None else pycfile.load(pyc, path, st, data)
         try:
@@ -173,7 +169,8 @@ class _Composed:
             if _opted_in(self._jr_data) is None:
                 self._jr_data = None
                 return super().get_code(fullname)  # type: ignore[misc, no-any-return]
-            code = notes.keep(super().get_code(fullname), self._jr_said)  # type: ignore[misc]
+            code = super().get_code(fullname)  # type: ignore[misc]
+            code = keptwarnings.keep(code, self._jr_said)
             notrewritten.mark(path)
             if pyc is not None:
                 pycfile.store(pyc, code, pycfile.key_for(st, self._jr_data), path)
@@ -258,7 +255,7 @@ class RewritingFinder:
             ours.found = ours.look()
             if ours.found[0] is not None or ours.found[1] is not None:
                 spec.loader = ours
-                spec.cached = tag.cache_path(origin, sys.flags.optimize, steps.name)
+                spec.cached = cachetag.cache_path(origin, sys.flags.optimize, steps.name)
         elif isinstance(loader, SourceFileLoader) and not isinstance(
             loader, (RewritingLoader, _Composed)
         ):

@@ -14,7 +14,7 @@ from types import CodeType
 
 from jaxrewrite.errors import Notes
 from jaxrewrite.header import Header, scan_header
-from jaxrewrite.hook import notes
+from jaxrewrite.hook import keptwarnings
 
 
 def _compile(text: str, path: str, optimize: int) -> CodeType:
@@ -23,7 +23,7 @@ def _compile(text: str, path: str, optimize: int) -> CodeType:
 
 def rewrite_text(text: str, path: str, header: Header | None = None) -> tuple[str, Notes]:
     """The rewritten text and the warnings issued on the way (the markers that do nothing)."""
-    from jaxrewrite.engine.analyze import collector_paused  # the engine: on a cache miss only
+    from jaxrewrite.engine.build import collector_paused  # the engine: on a cache miss only
     from jaxrewrite.engine.findings import analyze
     from jaxrewrite.engine.rewrite import notes as notes_of
     from jaxrewrite.engine.rewrite import rewritten
@@ -51,7 +51,7 @@ class Pipeline:
         """Decode as Python does (PEP 263), rewrite, compile; the warnings held with the code."""
         text = importlib.util.decode_source(data)
         rewritten, said = rewrite_text(text, path, scan_header(text) if header is None else header)
-        return notes.keep(self.to_code(rewritten, path, optimize), said)
+        return keptwarnings.keep(self.to_code(rewritten, path, optimize), said)
 
 
 DEFAULT = Pipeline()

@@ -2,11 +2,11 @@
 
 The header is PEP 552's: the source's mtime and size (as CPython and pytest validate theirs), or,
 where the user chose it (``SOURCE_DATE_EPOCH``, ``jaxrewrite compile --invalidation-mode
-checked-hash``), the hash of the source's bytes, checked at every import. The name (hook/tag.py)
-says which rewriter wrote it. After the code: the module's warnings (hook/notes.py), their length
-and a mark; ``marshal.loads`` of the code ignores them. Writes are atomic (a temp file, then
-``os.replace``), so concurrent importers see the old file or the new one. Every failure means "no
-cache", never an import error; with ``JAXREWRITE_DEBUG=1`` each says why on stderr (``trace``).
+checked-hash``), the hash of the source's bytes, checked at every import. The name
+(hook/cachetag.py) says which rewriter wrote it. After the code: the module's warnings
+(hook/keptwarnings.py), their length and a mark; ``marshal.loads`` of the code ignores them. Writes
+are atomic (a temp file, then ``os.replace``), so concurrent importers see the old file or the new
+one. Every failure means "no cache", never an import error (``JAXREWRITE_DEBUG=1``: why).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from types import CodeType
 
 from jaxrewrite.errors import Notes
-from jaxrewrite.hook import notes
+from jaxrewrite.hook import keptwarnings
 
 MAGIC = importlib.util.MAGIC_NUMBER
 #: PEP 552 flags: 0 validates by mtime and size; 3 by the source's hash, always checked.
@@ -68,7 +68,7 @@ def footer(said: Notes) -> bytes:
 
 def pack(code: CodeType, key: bytes) -> bytes:
     """A pyc of ``code`` keyed by ``key`` (``stat_key``/``hash_key``), its warnings after it."""
-    return MAGIC + key + marshal.dumps(code) + footer(notes.held(code))
+    return MAGIC + key + marshal.dumps(code) + footer(keptwarnings.held(code))
 
 
 def unpack(data: bytes) -> CodeType | None:
@@ -89,7 +89,7 @@ def unpack(data: bytes) -> CodeType | None:
         type(n) is tuple and len(n) == 2 and (type(n[0]), type(n[1])) == (str, int) for n in said
     ):
         return None
-    return notes.keep(code, said)
+    return keptwarnings.keep(code, said)
 
 
 def load(pyc: str, path: str, st: os.stat_result, source: Callable[[], bytes]) -> CodeType | None:

@@ -1,22 +1,10 @@
 """``%load_ext jaxrewrite``: every later cell opts in, rewritten against the live namespace.
 
-Why a function in ``shell.input_transformers_post`` (lines in, lines out) rather than an AST
-transformer: the rewrite is textual. It splices keywords into the user's own lines, so line
-numbers never move and what runs is exactly what ``%%jaxrewrite_show`` prints; an AST
-transformer would get a tree IPython already parsed and would have to write text back. IPython
-runs these functions after its own transforms (cleanup, ``%magic``, ``!shell`` and ``?help``
-have become plain Python calls by then) on every path that compiles a cell: ``run_cell``,
-ipykernel's ``do_execute``, and magics such as ``%%time`` that call ``transform_cell`` on
-their body. A RewriteError raised there is shown by IPython as it shows a SyntaxError: the
-cell, the line, a caret, no internal traceback.
-
-Loading the extension also installs the import hook (``jaxrewrite.install()``), so modules the
-notebook imports afterwards that opt in are rewritten as under ``python -m jaxrewrite``;
-``%unload_ext jaxrewrite`` withdraws both.
-
-IPython is never imported here: the shell is handed in, and only its documented attributes
-are used (``user_ns``, ``input_transformers_post``, ``events``, ``register_magic_function``,
-``input_transformer_manager``, ``compile``, ``showsyntaxerror``).
+A function in ``shell.input_transformers_post`` (lines in, lines out): the rewrite is textual, so
+line numbers never move and what runs is what ``%%jaxrewrite_show`` prints. Loading the extension
+also installs the import hook; ``%unload_ext jaxrewrite`` withdraws both. IPython is never
+imported here: the shell is handed in, and only its documented attributes are used
+(docs/design.md, "The IPython extension").
 """
 
 from __future__ import annotations
@@ -28,7 +16,7 @@ import warnings
 from types import CodeType
 from typing import Any
 
-from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.build import build_analysis
 from jaxrewrite.engine.read.source import unified_diff
 from jaxrewrite.engine.rewrite import rewritten
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
@@ -91,7 +79,8 @@ class CellRewriter:
     def rewrite(
         self, text: str, *, record: bool = False, offset: int = 0, raw: str | None = None
     ) -> str:
-        """``text`` rewritten against the namespace as it is now; a RewriteError located in the cell.
+        """``text`` rewritten against the namespace as it is now; a RewriteError located in the
+        cell.
 
         ``offset`` is how many lines of the cell come before ``text`` (a cell magic's own line);
         ``raw`` is the whole cell, for the name errors are shown under. With ``record``, the
@@ -110,7 +99,7 @@ class CellRewriter:
         prefix = prepared.prefix
         shift = prefix.count("\n")
         try:
-            analysis = analyze(
+            analysis = build_analysis(
                 prefix + text, CELL, environment=prepared.environment, require_pragma=False
             )
         except RewriteError:
@@ -211,7 +200,7 @@ class CellRewriter:
         # The rest of the cell, with the lines before it blank: line numbers stay the cell's.
         rest = "\n" * (loads[0] + 1) + "".join(lines[loads[0] + 1 :])
         try:
-            analysis = analyze(rest, CELL, require_pragma=False)
+            analysis = build_analysis(rest, CELL, require_pragma=False)
         except SyntaxError:
             return  # IPython reports it; a RewriteError would have been raised on a later cell
         first = analysis.first_edit()
@@ -223,10 +212,11 @@ class CellRewriter:
             else min(f.stmt.lineno for f in analysis.fields)
         )
         warnings.warn_explicit(
-            f"jaxrewrite was loaded in the middle of this cell (line {loads[0] + 1}): IPython transforms a "
-            "cell before running any of it, so the rest of the cell runs as written and its Static/NoDiff "
-            f"annotations do nothing (line {line}); load it in a cell of its own, or start IPython with "
-            "'--ext jaxrewrite' (ipython --ext jaxrewrite -c ..., ipython --ext jaxrewrite file.ipy)",
+            f"jaxrewrite was loaded in the middle of this cell (line {loads[0] + 1}): IPython "
+            "transforms a cell before running any of it, so the rest of the cell runs as written "
+            f"and its Static/NoDiff annotations do nothing (line {line}); load it in a cell of its "
+            "own, or start IPython with '--ext jaxrewrite' (ipython --ext jaxrewrite -c ..., "
+            "ipython --ext jaxrewrite file.ipy)",
             NotRewrittenWarning,
             self._cell_name(raw),
             line,

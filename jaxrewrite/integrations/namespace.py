@@ -1,18 +1,10 @@
 """An engine environment from a live namespace: what a cell's free names are bound to *now*,
 and stand-ins for the Static defs (and per-leaf classes) that earlier cells made.
 
-Why by object, not by spelling: after ``J = jax.jit`` in one cell, ``@J`` in another means jit
-because ``J is jax.jit`` when that cell runs; rebind ``J`` and it stops meaning jit. A name the
-cell binds itself is read from the cell by the engine, as in a module (its own binding wins).
-
-Why stand-ins: the engine completes a call site ``pmap(make_hypercube, in_axes=...)`` from the
-def it finds in the text it reads, and splits per-leaf statics by the TypedDict or NamedTuple it
-finds there. A def or such a class made by an earlier cell is given back to it as source, a
-stand-in (``def make_hypercube(a, b, c, c_func: <marker>): ...``), in front of the cell, but only
-while the namespace still holds the very object that statement made. In front, because that is
-where Python sees it too: a name the cell rebinds before its call site still wins by the engine's
-straight-line rules. The caller cuts the prefix off the result again, so lines of the cell never
-move.
+By object, not by spelling: after ``J = jax.jit``, ``@J`` means jit while ``J is jax.jit``. A def
+or class made by an earlier cell is given back as source, a stand-in in front of the cell, only
+while the namespace still holds the very object that statement made; the caller cuts the prefix
+off again, so lines of the cell never move (docs/design.md, "The IPython extension").
 """
 
 from __future__ import annotations
@@ -33,7 +25,7 @@ from jaxrewrite import markers
 from jaxrewrite.engine.read import scopes
 from jaxrewrite.engine.read.classes import FunctionalClass, LocalClass, read_class
 from jaxrewrite.engine.read.filters import FIRST_ARGUMENT, functional_classes
-from jaxrewrite.engine.read.markindex import names_marker
+from jaxrewrite.engine.read.markers import names_marker
 from jaxrewrite.engine.read.scopes import (
     Assigned,
     Binding,
@@ -113,7 +105,8 @@ class StandIn:
     code_name: str = ""
 
     def bound_to(self, name: str) -> StandIn:
-        """This def's stand-in for another name bound to (a transform of) it, spelled with that name."""
+        """This def's stand-in for another name bound to (a transform of) it, spelled with that
+        name."""
         if name == self.name or self.is_class:
             return self
         text = f"def {name}" + self.text[len(f"def {self.name}") :]
@@ -124,7 +117,8 @@ class StandIn:
 
 @dataclass(frozen=True)
 class Recorded:
-    """A stand-in and the object its statement left in the namespace, checked by identity before use."""
+    """A stand-in and the object its statement left in the namespace, checked by identity before
+    use."""
 
     stand_in: StandIn
     value: object
@@ -184,7 +178,7 @@ def prepare(text: str, namespace: Mapping[str, Any], recorded: Mapping[str, Reco
 
 
 def _spells_marker(binding: Binding) -> bool:
-    """A marker's name (``markindex.names_marker``), or a generic marker alias made of one."""
+    """A marker's name (``markers.names_marker``), or a generic marker alias made of one."""
     return names_marker(binding) or (
         isinstance(binding, Assigned) and isinstance(binding.value, ast.Subscript)
     )
@@ -294,7 +288,8 @@ def _private_scope() -> Scope:
 
 
 def _located(node: ast.expr) -> ast.expr:
-    """Give a synthesized expression positions (line 1), so that any message about it can be built."""
+    """Give a synthesized expression positions (line 1), so that any message about it can be
+    built."""
     return ast.fix_missing_locations(ast.Expression(node)).body
 
 
@@ -443,7 +438,8 @@ def _class_stand_in(
     lines = [f"class {name}({base}):\n"]
     for field in info.fields:
         lines.append(
-            f"    {field.name}: {mark_name(field.markers) if field.markers else _PRIVATE.format('field')}\n"
+            f"    {field.name}: "
+            f"{mark_name(field.markers) if field.markers else _PRIVATE.format('field')}\n"
         )
     marks = frozenset(field.markers for field in info.fields if field.markers)
     return StandIn(name, "".join(lines), marks, is_class=True)

@@ -1,26 +1,11 @@
-"""The pytest plugin: entry point ``pytest11``/``jaxrewrite``, on by default, off with ``-p no:jaxrewrite``.
+"""The pytest plugin: entry point ``pytest11``/``jaxrewrite``, on by default, off with
+``-p no:jaxrewrite``.
 
 Test modules and ``conftest.py`` files whose header opts in are rewritten **and** keep pytest's
-assertion rewriting. pytest's ``AssertionRewritingHook`` still decides which files it owns (test
-files, conftests, plugins, ``register_assert_rewrite``); jaxrewrite's finder sits just in front of
-it, asks it, and for a file that opts in swaps in jaxrewrite's loader, whose pipeline rewrites the
-text, runs pytest's own ``rewrite_asserts`` on the parsed result, and compiles. The rewritten text
-keeps every line where it was, so pytest's introspection and tracebacks point at the user's lines.
-
-Caches: pytest's pyc of a test module could hold code written by a run with (or without) this
-plugin. An opted-in module is therefore never given pytest's pyc: jaxrewrite's loader reads and
-writes only its own pyc (checked by the source's mtime and size, hook/pycfile.py), whose tag
-names jaxrewrite's sources and version, this pipeline (pytest's version and the options that
-change what ``rewrite_asserts`` writes) and the optimisation level. pytest's pyc for that file is
-never read or written while the plugin is on, and holds no rewritten code when it is off. Files
-that do not opt in keep pytest's loader, so its behaviour and cache are exactly as without us.
-
-Lifetimes: the hook for test modules lives from before the first conftest is imported until
-collection is over (pytest has imported every test module and conftest by then), so the tests
-themselves run with ``sys.meta_path`` as pytest leaves it. The hook that ``--jaxrewrite-packages``
-(or the ``jaxrewrite_packages`` ini option) installs for the code under test stays until the end
-of the session, since that code may be imported from inside a test. xdist workers are pytest
-sessions of their own: each loads the plugin and does the same.
+assertion rewriting: jaxrewrite's finder sits in front of pytest's ``AssertionRewritingHook``,
+asks it, and for a file that opts in swaps in a loader whose pipeline rewrites the text,
+then runs ``rewrite_asserts``. Such a file reads and writes only jaxrewrite's own pyc; files
+that do not opt in keep pytest's loader and cache (docs/design.md, "The pytest plugin").
 """
 
 from __future__ import annotations
@@ -52,7 +37,8 @@ ERROR_FILTER = "error:module :jaxrewrite.NotRewrittenWarning"
 
 @dataclass
 class _State:
-    """What one pytest session installed: the hook's handle (with pytest's hook as its owned loader)."""
+    """What one pytest session installed: the hook's handle (with pytest's hook as its owned
+    loader)."""
 
     handle: HookHandle | None
     #: Packages were named: the hook stays past collection.
@@ -64,7 +50,8 @@ class _State:
 
 
 _STATE = pytest.StashKey[_State]()
-#: pytest sessions of this process with the plugin started (NotRewrittenWarning names the option then).
+#: pytest sessions of this process with the plugin started (NotRewrittenWarning names the option
+#: then).
 _sessions: list[pytest.Config] = []
 
 
@@ -73,7 +60,8 @@ def not_rewritten_fix(package: str) -> str | None:
     if not _sessions:
         return None
     return (
-        f"under pytest, the code under test is rewritten only for the packages named: run pytest with "
+        "under pytest, the code under test is rewritten only for the packages named: run pytest "
+        "with "
         f"--jaxrewrite-packages={package}, or add {package!r} to the {INI} ini option "
         f'(or packages = ["{package}"] in [tool.jaxrewrite] of pyproject.toml)'
     )
@@ -97,14 +85,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         INI,
         type="args",
         default=[],
-        help="top-level packages whose modules that opt in are rewritten when imported (the code under test)",
+        help="top-level packages whose modules that opt in are rewritten when imported (the code "
+        "under test)",
     )
     parser.addini(
         NOT_REWRITTEN,
         default="error",
-        help="a module that opts in but runs without the rewrite (its Static parameters traced, its "
-        "Static fields pytree leaves): 'error' (the default: the import fails) or 'warn' (a "
-        "NotRewrittenWarning in the summary)",
+        help="a module that opts in but runs without the rewrite (its Static parameters traced, "
+        "its Static fields pytree leaves): 'error' (the default: the import fails) or 'warn' "
+        "(a NotRewrittenWarning in the summary)",
     )
 
 
@@ -174,8 +163,9 @@ def _check_packages_exist(config: pytest.Config) -> None:
     ]
     if missing:
         raise pytest.UsageError(
-            f"--jaxrewrite-packages / {INI} / [tool.jaxrewrite] packages name {', '.join(map(repr, missing))}, "
-            "which cannot be imported: no such top-level package on sys.path"
+            f"--jaxrewrite-packages / {INI} / [tool.jaxrewrite] packages name "
+            f"{', '.join(map(repr, missing))}, which cannot be imported: no such top-level package "
+            "on sys.path"
         )
 
 
@@ -257,7 +247,8 @@ def assertion_pipeline(config: pytest.Config) -> Pipeline:
 
 
 def _assertions_rewritten(config: pytest.Config, text: str, path: str, optimize: int) -> CodeType:
-    """What pytest's ``_rewrite_test`` does, on jaxrewrite's text: parse, rewrite asserts, compile."""
+    """What pytest's ``_rewrite_test`` does, on jaxrewrite's text: parse, rewrite asserts,
+    compile."""
     tree = ast.parse(text, filename=path)
     rewrite_asserts(tree, text.encode("utf-8"), path, config)
     return compile(tree, path, "exec", dont_inherit=True, optimize=optimize)

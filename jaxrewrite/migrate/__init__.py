@@ -2,18 +2,10 @@
 
 Its own layer over the engine: pure, text in, a ``Migration`` (the migrated text, what was
 migrated, what was refused and why) out; ``jaxrewrite migrate`` reads and writes the files. It
-reads the engine's ``Analysis`` and the engine's helpers (literal readers, the donation and
-``*args`` rules, the header rule, the comment tokenizer, scopes), never a rule of its own:
-
-* ``reading``: JAX's reading of a hand-written spec (what each use made static before);
-* ``plan``: per function, the markers to add, or a refusal with its reason;
-* ``edits`` and ``module``: the plan as offset-keyed edits, the header's pragma and import;
-* ``imports``: the marker import where isort wants it, the functools imports made unused removed;
-* ``verify``: the round trip, the migrated text analyzed exactly as the import hook will, use by
-  use; the planner's own checks only give the refusals their readable reasons, the round trip
-  is what guarantees nothing changes meaning;
-* ``unattached``: specs on nothing the module defines, reported;
-* ``result``: the values, each refusal a finding with its reason's code.
+reads the engine's ``Analysis`` and helpers, never a rule of its own: ``plan`` (per function, the
+markers or a refusal), ``edits`` and ``header`` (the text edits, the pragma and the import),
+``imports``, ``verify`` (the round trip, which guarantees nothing changes meaning),
+``unattached`` and ``result`` (docs/design.md, ``jaxrewrite/migrate/``).
 """
 
 from __future__ import annotations
@@ -21,12 +13,12 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from jaxrewrite.engine.analyze import analyze, collector_paused, keeping_tree
+from jaxrewrite.engine.build import build_analysis, collector_paused, keeping_tree
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.read.filters import EXHAUSTIVE
 from jaxrewrite.engine.walk.specs import may_need_migration
+from jaxrewrite.migrate.header import ModuleText
 from jaxrewrite.migrate.imports import unused_import_edits
-from jaxrewrite.migrate.module import ModuleText
 from jaxrewrite.migrate.plan import Plan, plan_migration
 from jaxrewrite.migrate.result import REASONS, Migrated, Migration, Reason, Refusal, UseRecord
 from jaxrewrite.migrate.unattached import unattached
@@ -63,7 +55,7 @@ def migrate_source(text: str, filename: str = "<string>") -> Migration:
 
 def _migrate(text: str, filename: str) -> Migration:
     trees: list[ast.Module] = []
-    analysis = analyze(
+    analysis = build_analysis(
         text, filename, filters=EXHAUSTIVE, require_pragma=False, passes=(keeping_tree(trees),)
     )
     module = ModuleText(analysis.source, trees[0] if trees else None)  # its tree, not parsed again

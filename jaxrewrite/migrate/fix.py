@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass, field
 
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
-from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.build import build_analysis
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.findings.static_fix import fix_text
 from jaxrewrite.engine.findings.tracetime import PASS, TRACE, uses_jaxrewrite
@@ -55,7 +55,7 @@ def fix_source(text: str, filename: str = "<string>") -> Fix:
     In a module that uses jaxrewrite the parameters become ``Static`` markers; in any other, the
     transform's own keywords (``static_argnames``/``static_argnums``). A function that cannot be
     fixed is named in ``refused`` with why and what to write by hand; the others are still fixed."""
-    analysis = analyze(text, filename, require_pragma=False, filters=TRACE, passes=(PASS,))
+    analysis = build_analysis(text, filename, require_pragma=False, filters=TRACE, passes=(PASS,))
     if not analysis.must_be_static:
         return Fix(text, text)
     marker = uses_jaxrewrite(ast.parse(text, filename), analysis.header.enabled)
@@ -73,13 +73,14 @@ def fix_source(text: str, filename: str = "<string>") -> Fix:
             )
         except _CannotFix as why:
             result.refused.append(
-                f"{func.name!r} (line {func.lineno}): {why}; write by hand: {_advice(analysis, func, names, marker)}"
+                f"{func.name!r} (line {func.lineno}): {why}; write by hand: "
+                f"{_advice(analysis, func, names, marker)}"
             )
             continue
         result.text = step.text
         result.fixed.extend(step.fixed)
         result.said.extend(step.said)
-        analysis = analyze(
+        analysis = build_analysis(
             result.text, filename, require_pragma=False, filters=TRACE, passes=(PASS,)
         )
 
@@ -124,7 +125,9 @@ def _fix_plain(
         if edits[-1].text:
             said.append("'import functools' added (functools.partial needs it)")
     fixed_text = splice.apply(text, edits)
-    after = analyze(fixed_text, filename, require_pragma=False, filters=TRACE, passes=(PASS,))
+    after = build_analysis(
+        fixed_text, filename, require_pragma=False, filters=TRACE, passes=(PASS,)
+    )
     left = {(f.name, n) for f, n in after.must_be_static}
     for func, names in wanted:
         still = [n for n in names if (func.name, n) in left]
@@ -195,7 +198,8 @@ def _fix(
     before = {(m.function, m.line) for m in migrate_source(text, filename).migrated}
     if before - set(targets):
         raise _CannotFix(
-            "migrate would also change other hand-written specs here: run 'jaxrewrite migrate' first"
+            "migrate would also change other hand-written specs here: run 'jaxrewrite migrate' "
+            "first"
         )
     migrated = migrate_source(splice.apply(text, edits), filename)
     done = {(m.function, m.line): {name for name, _ in m.params} for m in migrated.migrated}
@@ -217,7 +221,7 @@ def _fix(
 def _verify(text: str, filename: str, targets: dict[tuple[str, int], list[str]]) -> None:
     """The fixed module rewrites without refusal, every use of a fixed def holds the parameters
     Static, and none of the findings fixed is reported again."""
-    after = analyze(text, filename, require_pragma=False, filters=EXHAUSTIVE, passes=(PASS,))
+    after = build_analysis(text, filename, require_pragma=False, filters=EXHAUSTIVE, passes=(PASS,))
     if after.errors:
         raise _CannotFix(f"the fixed module would be refused: {after.errors[0]}")
     names = {name for name, _ in targets}
@@ -246,7 +250,8 @@ def _spec_edits(
         return []
     if not isinstance(t, Transform) or t.spec is not SpecKind.LISTS:
         raise _CannotFix(
-            f"{getattr(use.target, 'name', '?')!r} is also used under {t.name}, whose spec is not a list"
+            f"{getattr(use.target, 'name', '?')!r} is also used under {t.name}, whose spec is not "
+            "a list"
         )
     if any(kw.arg is None for kw in use.written):
         raise _CannotFix(f"{t.name} arguments passed as **mapping")

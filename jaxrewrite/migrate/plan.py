@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.edits import splice
-from jaxrewrite.engine.read.reading import BY_KEYWORD, Meaning, spell
+from jaxrewrite.engine.read.handwritten import BY_KEYWORD, Meaning, spell
 from jaxrewrite.engine.read.signature import Param, Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import Mark, SpecKind, Transform
@@ -23,7 +23,7 @@ from jaxrewrite.engine.walk.specs.lists import (
 )
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.migrate.edits import function_edits, removals
-from jaxrewrite.migrate.module import ModuleText
+from jaxrewrite.migrate.header import ModuleText
 from jaxrewrite.migrate.result import Reason, Refusal, Refused
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -39,7 +39,8 @@ class PlannedFunction:
     candidates: list[Use]
     #: Parameter name -> the marker to add.
     marks: dict[str, Mark]
-    #: id(use) -> its meaning before (a JAX reading, or the engine's keywords where it already rewrote).
+    #: id(use) -> its meaning before (a JAX reading, or the engine's keywords where it already
+    #: rewrote).
     before: dict[int, Meaning]
     #: id(use) of the uses whose spec is removed.
     written: set[int]
@@ -167,7 +168,10 @@ def _check_agreement(
 ) -> None:
     """Every transform use of the function must mean after the migration what it meant before."""
     t = use.transform
-    where = f"the {t.name} {'call' if use.kind is UseKind.CALL else 'decorator'} at line {use.node.lineno}"
+    where = (
+        f"the {t.name} {'call' if use.kind is UseKind.CALL else 'decorator'} at line "
+        f"{use.node.lineno}"
+    )
     after_static = [p for p in sig.params if _after_markers(p, marks) & t.markers]
     if t.spec is SpecKind.AXES:
         was = {p.name for p in sig.params if enabled and p.markers & t.markers}
@@ -186,7 +190,8 @@ def _check_agreement(
         return
     if t.spec is not SpecKind.LISTS:
         # A transform that writes nothing for markers (grad's argnums lists what it differentiates):
-        # its meaning cannot change; a conflict with a marker is an engine error the round trip reports.
+        # its meaning cannot change; a conflict with a marker is an engine error the round trip
+        # reports.
         return
     if any(kw.arg is None for kw in use.written):
         unpacked = next(kw for kw in use.written if kw.arg is None)

@@ -1,13 +1,14 @@
 """What a migration gives back: the migrated text, what was migrated, and the refusals, each a
-finding with its reason's code (JR2nn, or the JR1nn of the same check) and the reason name ``jaxrewrite migrate`` has always printed."""
+finding with its reason's code (JR2nn, or the JR1nn of the same check) and the reason name
+``jaxrewrite migrate`` has always printed."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 # The reasons are the engine's (its one reading of JAX's specs refuses with them): re-exported.
-from jaxrewrite.engine.read.reading import Reason as Reason
-from jaxrewrite.engine.read.reading import Refused as Refused
+from jaxrewrite.engine.read.handwritten import Reason as Reason
+from jaxrewrite.engine.read.handwritten import Refused as Refused
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import RULES
 
@@ -49,12 +50,16 @@ class Migrated:
     def __str__(self) -> str:
         added = ", ".join(f"{name}: {marker}" for name, marker in self.params) or "nothing to add"
         n = sum(use.written for use in self.uses)
-        return f"{self.line}: migrated {self.function}: {added} ({n} spec{'s' if n != 1 else ''} removed)"
+        return (
+            f"{self.line}: migrated {self.function}: {added} ({n} spec{'s' if n != 1 else ''} "
+            "removed)"
+        )
 
 
 @dataclass(frozen=True)
 class Refusal:
-    """A function left as written (``function`` None: a spec on no def of the module, or the module)."""
+    """A function left as written (``function`` None: a spec on no def of the module, or the
+    module)."""
 
     reason: Reason
     message: str

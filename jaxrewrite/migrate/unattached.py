@@ -15,7 +15,7 @@ from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.read.scopes import Imported, Scope, ScopeTree, build_scopes
 from jaxrewrite.engine.rulebook.table import TRANSFORMS, SpecKind
 from jaxrewrite.engine.walk.specs import NEEDLES
-from jaxrewrite.migrate.module import ModuleText
+from jaxrewrite.migrate.header import ModuleText
 from jaxrewrite.migrate.result import Reason, Refusal
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -105,7 +105,8 @@ class _Finder:
             )
             return Refusal(Reason.UNREADABLE, why, node.lineno, func.name)
         if name is None or not node.args:
-            return None  # a partial or factory not applied here (an alias definition): reported at its uses
+            # A partial or factory not applied here (an alias definition): reported at its uses.
+            return None
         arg = node.args[0]
         origin = (
             _imported(arg.id, self.scope_at(node.lineno)) if isinstance(arg, ast.Name) else None

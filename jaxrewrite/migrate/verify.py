@@ -8,9 +8,9 @@ import bisect
 from collections.abc import Sequence
 
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
-from jaxrewrite.engine.analyze import analyze
+from jaxrewrite.engine.build import build_analysis
 from jaxrewrite.engine.edits import splice
-from jaxrewrite.engine.read.reading import Meaning, sorted_values, spell
+from jaxrewrite.engine.read.handwritten import Meaning, sorted_values, spell
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import SpecKind
 from jaxrewrite.engine.walk import specs
@@ -60,7 +60,7 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
         }
 
     try:
-        after = analyze(text, src.filename)
+        after = build_analysis(text, src.filename)
     except SyntaxError as err:  # a bug in the edits: report it rather than write it
         return module_wide("unparsed", error=err.msg, line=err.lineno)
     if not after.header.enabled:

@@ -15,7 +15,7 @@ def _start() -> None:
         from jaxrewrite.commands.children import start_child
 
         start_child()
-    except Exception:  # noqa: BLE001, S110 - another Python, a broken install: the child runs as without us
+    except Exception:  # noqa: BLE001, S110 - another Python, a broken install: run without us
         pass
     try:
         # The one this file shadows, run as site would; importlib then keeps it as sitecustomize.

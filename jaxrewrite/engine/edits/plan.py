@@ -16,11 +16,6 @@ from jaxrewrite.engine.read.fields import Action, FieldUse
 from jaxrewrite.engine.read.literals import Value, Values
 from jaxrewrite.engine.read.source import Source
 
-#: What an edit spells (``splice.Edit.made``), for hook/fast/treecode.py: ``(VALUE, replaced node,
-#: value)``, ``(KEYWORDS, pairs, after_a_comma)``, ``(WRAP_OPEN, pairs)`` and ``(WRAP_CLOSE, pairs)``.
-#: Edits written otherwise carry None, and their text is parsed instead.
-VALUE, KEYWORDS, WRAP_OPEN, WRAP_CLOSE = "value", "keywords", "wrap open", "wrap close"
-
 
 def plan(analysis: Analysis) -> list[splice.Edit]:
     """Every edit the analysis calls for; nothing when it found an error (the hook raises that)."""
@@ -112,13 +107,8 @@ def _edits(use: Use | Registration, src: Source) -> list[splice.Edit]:
         use.node, ast.Call
     ):  # partial(jax.jit, ...) or jax.jit(...): complete it in place
         return _edit_call(use.node, use.local, use.values, src)
-    pairs = tuple((k, v) for k, v, _ in use.values)
-    before, after = render.wrapper(pairs)
-    start, end = src.start(use.node), src.end(use.node)
-    return [
-        splice.Edit(start, start, before, (WRAP_OPEN, pairs)),
-        splice.Edit(end, end, after, (WRAP_CLOSE, pairs)),
-    ]
+    before, after = render.wrapper(tuple((k, v) for k, v, _ in use.values))
+    return _around(use.node, before, after, src)
 
 
 def _around(expr: ast.expr, before: str, after: str, src: Source) -> list[splice.Edit]:
@@ -140,18 +130,9 @@ def _edit_call(
             if existing is kw.value:
                 continue  # the user's literal already says exactly this
             start, end = src.start(kw.value), src.end(kw.value)
-            edit = splice.replace(src.text, start, end, render.value(value))
-            if kw.value.lineno == kw.value.end_lineno:
-                edit = splice.Edit(edit.start, edit.end, edit.text, (VALUE, kw.value, value))
-            edits.append(edit)
+            edits.append(splice.replace(src.text, start, end, render.value(value)))
         elif existing is None:
             appended.append((name, value))
     if appended:
-        pairs = tuple(appended)
-        edit = _append(call, render.keywords(pairs), src)
-        edits.append(
-            splice.Edit(
-                edit.start, edit.end, edit.text, (KEYWORDS, pairs, bool(call.args or call.keywords))
-            )
-        )
+        edits.append(_append(call, render.keywords(tuple(appended)), src))
     return edits

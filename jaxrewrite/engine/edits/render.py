@@ -140,7 +140,8 @@ def field_call(module: str, keyword: str, static: bool) -> str:
 
 @lru_cache(maxsize=64)
 def field_default(module: str, keyword: str, static: bool) -> tuple[str, str]:
-    """Text around a plain default: ``__import__('equinox').field(default=`` and ``, static=True)``."""
+    """Text around a plain default: ``__import__('equinox').field(default=`` and ``,
+    static=True)``."""
     return _around(_field(module, [ast.keyword("default", _TRANSFORM)], keyword, static))
 
 

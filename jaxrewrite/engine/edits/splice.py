@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import tokenize
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from jaxrewrite.engine.read.source import source_lines
 
@@ -16,13 +16,11 @@ class Edit:
     start: int
     end: int
     text: str
-    #: What ``text`` spells, as data, where its writer says (``plan.Made``): lets hook/fast/treecode.py
-    #: build the nodes without parsing the text again. Not part of the edit's identity.
-    made: object = field(default=None, compare=False, repr=False)
 
 
 def apply(text: str, edits: list[Edit]) -> str:
-    """Splice ``edits`` into ``text``; edits must not overlap (insertions at one point keep order)."""
+    """Splice ``edits`` into ``text``; edits must not overlap (insertions at one point keep
+    order)."""
     if not edits:
         return text
     out: list[str] = []

@@ -1,6 +1,6 @@
 """What ``check`` and ``show`` (and ``jaxrewrite.analyze`` with ``lint``) run over the analysis
 beyond its refusals: the warning rules (``checks/``, one module per code, run in their registry's
-order as one pass) and the trace-time pass (``tracetime.PASS``, JR006). ``engine.analyze`` imports
+order as one pass) and the trace-time pass (``tracetime.PASS``, JR006). ``engine.build`` imports
 none of them and runs what it is handed (``tests/test_layers.py``).
 """
 
@@ -10,13 +10,14 @@ import ast
 from collections.abc import Sequence
 from typing import Any
 
-from jaxrewrite.engine import analyze as analysis
-from jaxrewrite.engine.analysis import Analysis, TreePass
+from jaxrewrite.engine import build
+from jaxrewrite.engine.analysis import Analysis
+from jaxrewrite.engine.build import TreePass
 from jaxrewrite.engine.findings.checks.registry import rules_pass
 from jaxrewrite.engine.findings.checks.unbound_marker import RULE as UNBOUND_MARKER
 from jaxrewrite.engine.findings.checks.unbound_marker import without_shadowed
-from jaxrewrite.engine.read.elsewhere import ImportReader
 from jaxrewrite.engine.read.filters import FAST
+from jaxrewrite.engine.read.othermodules import ImportReader
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 
 #: What the import hook says: the rules the import also reports (``AT_IMPORT``).
@@ -33,10 +34,10 @@ def analyze(
     report: bool = False,
     **options: Any,
 ) -> Analysis:
-    """``engine.analyze.analyze`` (the public ``jaxrewrite.analyze``; ``options`` are its own), with
-    ``lint``: the rules' checks first (``imports`` reads the modules names are imported from, for
-    the ledger and JR013), then ``passes``; with ``report`` (the import hook's): the rules the
-    import also says (``AT_IMPORT_PASS``)."""
+    """``engine.build.build_analysis`` (the public ``jaxrewrite.analyze``; ``options`` are its
+    own), with ``lint``: the rules' checks first (``imports`` reads the modules names are imported
+    from, for the ledger and JR013), then ``passes``; with ``report`` (the import hook's): the rules
+    the import also says (``AT_IMPORT_PASS``)."""
     chosen = (
         (rules_pass(imports), *passes)
         if lint
@@ -44,7 +45,7 @@ def analyze(
         if report
         else tuple(passes)
     )
-    return analysis.analyze(text, filename, passes=chosen, **options)
+    return build.build_analysis(text, filename, passes=chosen, **options)
 
 
 def lint_analysis(
@@ -75,7 +76,7 @@ def trace_findings(text: str, filename: str = "<string>") -> list[Diagnostic]:
     (Here, not in ``tracetime``: a pass never imports the analysis back.)"""
     from jaxrewrite.engine.findings.tracetime import CODE, PASS, TRACE
 
-    found = analysis.analyze(
+    found = build.build_analysis(
         text, filename, require_pragma=False, filters=TRACE, passes=(PASS,)
     ).diagnostics
     return [d for d in found if d.code == CODE]

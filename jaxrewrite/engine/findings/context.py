@@ -9,7 +9,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from jaxrewrite.engine.analysis import Analysis
-from jaxrewrite.engine.read.elsewhere import ImportReader
+from jaxrewrite.engine.read.othermodules import ImportReader
 from jaxrewrite.engine.read.recognise import classify, looks_like_transform_decorator
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
 from jaxrewrite.engine.read.signature import Param, Signature
@@ -17,7 +17,7 @@ from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.walk.completion import is_overload
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.walk.walker import Walked
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -47,7 +47,7 @@ class Context:
     result: Analysis
     scopes: ScopeTree
     tree: ast.Module
-    walk: Analyzer
+    walk: Walked
     imports: ImportReader | None = None
     at_import: bool = False
 

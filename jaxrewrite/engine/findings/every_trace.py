@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass
 
 from jaxrewrite.engine.findings.flow import Resolve
-from jaxrewrite.engine.read.nodes import child_nodes
+from jaxrewrite.engine.read.nodes import child_nodes, own_nodes
 
 #: Context managers under which values are concrete (or errors may be swallowed): not entered.
 _CONCRETE_CONTEXTS = ("ensure_compile_time_eval", "disable_jit")
@@ -66,15 +66,8 @@ def _leaves_early(stmt: ast.stmt) -> bool:
     """Can control leave the rest of the block from inside this compound statement?"""
     if not isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Match)):
         return False
-    stack: list[ast.AST] = [stmt]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
-            return True
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        stack.extend(child_nodes(node))
-    return False
+    leaving = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+    return any(isinstance(node, leaving) for node in own_nodes([stmt]))
 
 
 def _jax_context(expr: ast.expr, resolve: Resolve) -> bool:

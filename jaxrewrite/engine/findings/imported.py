@@ -18,11 +18,12 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.analysis import Analysis, TreePass, needs_edit
+from jaxrewrite.engine.analysis import Analysis, needs_edit
 from jaxrewrite.engine.edits import render
-from jaxrewrite.engine.read.elsewhere import Exports, ImportReader, attributes, library
 from jaxrewrite.engine.read.filters import FAST
-from jaxrewrite.engine.read.lexed import any_word
+from jaxrewrite.engine.read.lexer import any_word
+from jaxrewrite.engine.read.nodes import statements
+from jaxrewrite.engine.read.othermodules import Exports, ImportReader, attributes, library
 from jaxrewrite.engine.read.recognise import TransformRef, bound_keywords, classify
 from jaxrewrite.engine.read.resolve import MAX_DEPTH
 from jaxrewrite.engine.read.scopes import (
@@ -45,7 +46,8 @@ from jaxrewrite.engine.walk import specs
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.build import TreePass
+    from jaxrewrite.engine.walk.walker import Walked
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -59,7 +61,7 @@ Origins = dict[str, dict[int, tuple[str, int, str | None]]]
 _TABLE_NAMES = tuple(
     sorted({name.rpartition(".")[2] for rows in FAMILIES.values() for name in rows})
 )
-#: Bytes are read as the pattern reads them (``lexed.any_word`` reads text, at twice its speed).
+#: Bytes are read as the pattern reads them (``lexer.any_word`` reads text, at twice its speed).
 _NAMED_BYTES = re.compile((r"\b(?:" + "|".join(_TABLE_NAMES) + r")\b").encode())
 
 
@@ -104,7 +106,7 @@ def imported_pass(reader: ImportReader, rule: Rule) -> TreePass:
     """``imported_uses`` as a finding pass (``check`` runs it alone on a module that names no
     jaxrewrite); ``rule``: JR013's record (``checks/imported_def.py``), which words them."""
 
-    def run(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Analyzer) -> None:
+    def run(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Walked) -> None:
         imported_uses(result, scopes, module, reader, rule)
 
     return run
@@ -126,7 +128,7 @@ def imported_uses(
 def _origins(module: ast.Module) -> Origins:
     """The names this module imports from modules that may hold markers (not libraries)."""
     out: Origins = {}
-    for node in _statements(module.body):
+    for node in statements(module.body):
         if isinstance(node, ast.ImportFrom):
             if node.level == 0 and library(node.module or ""):
                 continue
@@ -148,21 +150,6 @@ def _origins(module: ast.Module) -> Origins:
                         None,
                     )
     return out
-
-
-def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement, nested ones too, without walking into expressions (imports are
-    statements)."""
-    pending = list(reversed(body))
-    while pending:
-        stmt = pending.pop()
-        yield stmt
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            block = getattr(stmt, field, None)
-            if isinstance(block, list):
-                pending.extend(
-                    reversed(block)
-                )  # handlers and cases: their bodies are walked in turn
 
 
 def _findings(

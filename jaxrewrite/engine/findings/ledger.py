@@ -9,7 +9,7 @@ neither applied nor refused nor covered by an existing finding gets one here (JR
 a marker can do nothing only with a word at its line: all marks, less those a use consumed,
 less those a finding speaks for. By identity, never by line: a finding speaks for the markers of
 the def header, class or statement it was raised in (``Diagnostic.about``). Pure: it reads the
-Analysis, the live scopes and the walk's own records (``Analyzer``), and adds findings.
+Analysis, the live scopes and the walk's own records (``Walked``), and adds findings.
 """
 
 from __future__ import annotations
@@ -28,9 +28,10 @@ from jaxrewrite.engine.findings.checks import (
     unseen_level,
 )
 from jaxrewrite.engine.read.classes import functional_entries
-from jaxrewrite.engine.read.elsewhere import Elsewhere, ImportReader
 from jaxrewrite.engine.read.fields import field_function, form_of
-from jaxrewrite.engine.read.markindex import index_of, is_container_call, may_mark
+from jaxrewrite.engine.read.markers import index_of, is_container_call, may_mark
+from jaxrewrite.engine.read.nodes import blocks
+from jaxrewrite.engine.read.othermodules import Elsewhere, ImportReader
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import parse_string, qualname
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope, ScopeTree, own_expressions
@@ -41,7 +42,7 @@ from jaxrewrite.engine.rulebook.table import EITHER_FORM, Mark
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.walk.walker import Walked
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -75,7 +76,7 @@ class _Collector:
     def __init__(
         self,
         scopes: ScopeTree,
-        walk: Analyzer,
+        walk: Walked,
         reader: ImportReader | None,
         src: Source,
         imports: bool = True,
@@ -136,14 +137,8 @@ class _Collector:
             type_alias: Any = stmt  # ast.TypeAlias exists from Python 3.12 on only
             self.alias(stmt, type_alias.name, type_alias.value, scope.annotating(stmt))
         else:
-            for name in ("body", "orelse", "finalbody"):
-                block = getattr(stmt, name, None)
-                if isinstance(block, list):
-                    self.body([s for s in block if isinstance(s, ast.stmt)], scope, in_class)
-            for handler in getattr(stmt, "handlers", []):
-                self.body(handler.body, scope, in_class)
-            for case in getattr(stmt, "cases", []):
-                self.body(case.body, scope, in_class)
+            for block, _ in blocks(stmt):
+                self.body(block, scope, in_class)
 
     def function(self, func: Function, scope: Scope) -> None:
         scope = scope.annotating(func)  # a generic def's type parameters shadow outer names
@@ -343,7 +338,7 @@ def build(
     result: Analysis,
     scopes: ScopeTree,
     module: ast.Module,
-    walk: Analyzer,
+    walk: Walked,
     reader: ImportReader | None,
     imports: bool,
     nothing: Rule,
@@ -415,7 +410,7 @@ def _best(users: list[LedgerEntry]) -> LedgerEntry | None:
     return None
 
 
-def _applied(result: Analysis, walk: Analyzer, scopes: ScopeTree) -> set[int]:
+def _applied(result: Analysis, walk: Walked, scopes: ScopeTree) -> set[int]:
     """Nodes of the parameters and fields some use, registration or field edit reads."""
     applied: set[int] = set()
     for use in result.uses:
@@ -469,9 +464,7 @@ def _named(expr: ast.AST | None, scope: Scope) -> set[int]:
     return found
 
 
-def _refused_by_calls(
-    walk: Analyzer, scopes: ScopeTree, errors: list[Diagnostic]
-) -> dict[int, str]:
+def _refused_by_calls(walk: Walked, scopes: ScopeTree, errors: list[Diagnostic]) -> dict[int, str]:
     """The defs and classes a refused call site names (and the classes annotating that def's
     parameters: their per-leaf fields), and the classes annotating a def refused at its
     decorators or signature, by id, with the refusal's code."""
@@ -526,7 +519,7 @@ def _settle(
     formed: set[int],
     said: tuple[list[Diagnostic], list[Diagnostic]],
     refused_by_call: dict[int, str],
-    walk: Analyzer,
+    walk: Walked,
     pragma: Diagnostic | None,
     result: Analysis,
     nothing: Rule,
@@ -573,7 +566,7 @@ def _settle(
     return entry(State.REPORTED, rule.code)
 
 
-def _said(site: _Site, walk: Analyzer, result: Analysis) -> tuple[str, dict[str, str]]:
+def _said(site: _Site, walk: Walked, result: Analysis) -> tuple[str, dict[str, str]]:
     """Why the marker does nothing: JR008's variant and its fields."""
     fields = {
         "spelled": " and ".join(sorted(m.value for m in site.marks)) or "a marker",

@@ -16,7 +16,7 @@ from jaxrewrite.engine.findings.every_trace import Truth, statements
 from jaxrewrite.engine.findings.flow import ARRAY, TREE, Flow, Sources, State, Tree, meet, sources
 from jaxrewrite.engine.findings.plain_classes import Classes
 from jaxrewrite.engine.findings.static_fix import field_fix, fix_text, has_default
-from jaxrewrite.engine.read.nodes import child_nodes, name_assigned, walk
+from jaxrewrite.engine.read.nodes import name_assigned, own_nodes, walk
 from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Assigned, Defined, DefinedClass, Scope
 from jaxrewrite.engine.read.signature import Param
@@ -525,7 +525,7 @@ class Body:
             return None
         body, inner = found[0]
         state: State = "top"
-        for node in _own_nodes(body.func.body):
+        for node in own_nodes(body.func.body):
             if isinstance(node, ast.Return):
                 state = meet(state, inner.state(node.value) if node.value is not None else None)
         return None if state == "top" else state
@@ -602,16 +602,6 @@ def _seeds(
             return None
         seeds[kw.arg] = flow.state(kw.value)
     return {k: v for k, v in seeds.items() if v is not None}
-
-
-def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """The nodes of a body outside nested defs, classes and lambdas."""
-    stack: list[ast.AST] = list(body)
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(child_nodes(node))
 
 
 def _assigned_once(func: Function, name: str) -> bool:

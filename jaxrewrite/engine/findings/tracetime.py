@@ -22,8 +22,8 @@ from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
 from jaxrewrite.engine.findings.plain_classes import Classes
 from jaxrewrite.engine.findings.traced_body import Body, Traced
 from jaxrewrite.engine.read.filters import Filters
-from jaxrewrite.engine.read.lexed import code_mentions
-from jaxrewrite.engine.read.reading import Refused
+from jaxrewrite.engine.read.handwritten import Refused
+from jaxrewrite.engine.read.lexer import code_mentions
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
@@ -35,7 +35,7 @@ from jaxrewrite.engine.walk import specs
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.walk.walker import Walked
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 CODE = TRACED.code
@@ -78,7 +78,7 @@ def may_trace_bytes(data: bytes) -> bool:
     return any(needle.encode() in data for needle in _NEEDLES)
 
 
-def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) -> None:
+def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) -> None:
     """The trace-time analysis as a pass of ``analyze``: JR006 findings, and what they name."""
     defs = {id(func): scope for func, scope in scopes.defs}
     for diagnostic, func, name in findings(

@@ -24,7 +24,7 @@ from jaxrewrite.engine.read.classes import (
     read_class,
 )
 from jaxrewrite.engine.read.fields import field_function, form_of
-from jaxrewrite.engine.read.reading import Refused
+from jaxrewrite.engine.read.handwritten import Refused
 from jaxrewrite.engine.read.recognise import classify_registration
 from jaxrewrite.engine.read.resolve import TooDeep, qualname, unquoted
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from jaxrewrite.engine.read.markindex import MarkerReader
+from jaxrewrite.engine.read.markers import MarkerReader
 from jaxrewrite.engine.read.recognise import classify_registration
 from jaxrewrite.engine.read.resolve import (
     MAX_DEPTH,
@@ -81,6 +81,11 @@ class FunctionalClass:
 
 
 LocalClass = tuple[DefinedClass | FunctionalClass, Scope]
+
+
+def class_key(defined: DefinedClass | FunctionalClass) -> int:
+    """What a class of the module is known by: the id of its statement or of its call."""
+    return id(defined.call if isinstance(defined, FunctionalClass) else defined.node)
 
 
 def read_class(

@@ -1,15 +1,9 @@
 """What a name denotes where it is read: the one model the marker and transform readers share.
 
-A load of a name sees every binding its scope makes (``Scope.lookup``): both branches of a
-version check, a ``try``/``except ImportError`` pair, a rebinding after the use. Each is a
-``Path``; an assignment of ``a if c else b`` is two. A reader reads each path its own way (the
-marks an annotation spells, the transform a decorator applies) and the name is what every path
-reads as; where two paths read differently, ``split`` names them, and the reader refuses only
-where its use depends on that (JR104 names both bindings, ``spelled``).
-
-A path on which the use itself raises is none: ``jax = None`` (the optional-import guard) has no
-attribute ``jit``, and no constant can be called, so ``@jax.jit`` or ``@jit`` means on every
-path where it runs what the other bindings say.
+A load of a name sees every binding its scope makes (``Scope.lookup``); each is a ``Path`` (an
+assignment of ``a if c else b`` is two). The name is what every path reads as; where two read
+differently, ``split`` names them (JR104, ``spelled``). A path on which the use itself raises is
+none: ``jax = None`` has no attribute ``jit``, so ``@jax.jit`` means what the other bindings say.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import enum
 from dataclasses import dataclass
 
 from jaxrewrite.engine.read.classes import FIELD, NEUTRAL_BASES, local_class, not_a_field
-from jaxrewrite.engine.read.markindex import MarkerReader
+from jaxrewrite.engine.read.markers import MarkerReader
 from jaxrewrite.engine.read.resolve import MAX_DEPTH, binding_scope, qualname
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
 from jaxrewrite.engine.read.source import Source
@@ -125,7 +125,8 @@ def _unseen(defined: DefinedClass, scope: Scope, depth: int) -> ast.expr | None:
 def field_uses(
     defined: DefinedClass, scope: Scope, form: FieldForm, src: Source, relevant: set[str] | None
 ) -> list[FieldUse]:
-    """Every own Static field of a field-form class with the edit it needs; RewriteError on misuse."""
+    """Every own Static field of a field-form class with the edit it needs; RewriteError on
+    misuse."""
     reader = MarkerReader(defined.body, src, relevant)
     body = defined.body
     found: list[FieldUse] = []

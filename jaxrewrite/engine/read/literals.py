@@ -32,7 +32,8 @@ Values = list[tuple[str, Value, "ast.expr | None"]]
 
 
 def literal(node: ast.expr) -> object:
-    """``ast.literal_eval``, with a fast path for the constants and flat tuples specs are made of."""
+    """``ast.literal_eval``, with a fast path for the constants and flat tuples specs are made
+    of."""
     kind = type(node)
     if kind is ast.Constant:
         return node.value  # type: ignore[attr-defined]

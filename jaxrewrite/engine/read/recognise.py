@@ -200,7 +200,8 @@ _DECORATOR_LIKE = re.compile("|".join(DECORATOR_LIKE), re.IGNORECASE)
 
 
 def looks_like_transform(expr: ast.expr) -> bool:
-    """A decorator or callee whose own name says "transform" (``partial(f, ...)`` looks at ``f``)."""
+    """A decorator or callee whose own name says "transform" (``partial(f, ...)`` looks at
+    ``f``)."""
     return bool(_TRANSFORM_LIKE.search(_own_name(expr)))
 
 

@@ -14,12 +14,16 @@ from jaxrewrite.engine.rulebook.table import MARKER_TABLE, STAR_EXPORTS, canonic
 #: ``signature.MarkerReader``), so "nothing" never silently reads as "not a marker".
 MAX_DEPTH = 32
 #: How JR127 says why it cannot tell (one wording for the marker, transform and per-leaf readers).
-PAST_DEPTH = f"reading it takes more than {MAX_DEPTH} aliases or nested annotations, or goes round a loop of aliases"
+PAST_DEPTH = (
+    f"reading it takes more than {MAX_DEPTH} aliases or nested annotations, or goes round a loop "
+    "of aliases"
+)
 
 
 class TooDeep(Exception):
     """A reader went past ``MAX_DEPTH``: it cannot tell what the expression is. Raised where the
-    caller, not the reader, knows whether that answer could lose a marker (``classes.leaf_class``)."""
+    caller, not the reader, knows whether that answer could lose a marker
+    (``classes.leaf_class``)."""
 
 
 def qualname(
@@ -207,7 +211,8 @@ def _qualname_cut(
 
 
 def star_export(name: str, scope: Scope) -> str | None:
-    """The dotted name ``name`` has through the module's ``from m import *``, when one such module exports it."""
+    """The dotted name ``name`` has through the module's ``from m import *``, when one such module
+    exports it."""
     candidates = {
         f"{module}.{name}"
         for module in scope.module().star_imports

@@ -15,8 +15,9 @@ import enum
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any, Union
+from typing import Any
 
+from jaxrewrite.engine.read.nodes import BLOCK_FIELDS, blocks
 from jaxrewrite.engine.read.source import lines_containing, source_lines
 from jaxrewrite.engine.rulebook.table import Mark
 
@@ -73,7 +74,8 @@ class DefinedClass:
 
 @dataclass(frozen=True)
 class MarkerBinding:
-    """An outer-environment value that is itself a marker alias (``S = Static[int]`` run earlier)."""
+    """An outer-environment value that is itself a marker alias (``S = Static[int]`` run
+    earlier)."""
 
     markers: frozenset[Mark]
 
@@ -96,7 +98,7 @@ class Choice(Opaque):
     scope: Scope | None = None
 
 
-Binding = Union[Imported, Assigned, Defined, DefinedClass, MarkerBinding, Opaque]
+Binding = Imported | Assigned | Defined | DefinedClass | MarkerBinding | Opaque
 OPAQUE = Opaque()
 
 
@@ -225,7 +227,8 @@ class ScopeTree:
     """The module scope plus every def and class with the scope its statement runs in."""
 
     module: Scope
-    #: ``def`` nodes in source order, with the scope holding the def statement (where decorators run).
+    #: ``def`` nodes in source order, with the scope holding the def statement (where decorators
+    #: run).
     defs: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, Scope]]
     #: Class definitions in source order, with the scope holding the class statement.
     classes: list[tuple[DefinedClass, Scope]]
@@ -248,7 +251,7 @@ class ScopeTree:
     walrus_lines: list[int] = field(default_factory=list)
     #: The flow of the statement being bound (see ``Site``); 0 directly in a scope's body.
     flow: int = 0
-    #: The module's one index of markers (``markindex.index_of``: made on first ask).
+    #: The module's one index of markers (``markers.index_of``: made on first ask).
     index: object | None = None
 
     def release(self) -> None:
@@ -264,7 +267,8 @@ class ScopeTree:
         self.index = None
 
     def walk_deferred(self, lines: list[int] | None) -> None:
-        """Walk the deferred function bodies that contain any of the (sorted) ``lines``; all if None."""
+        """Walk the deferred function bodies that contain any of the (sorted) ``lines``; all if
+        None."""
         keep = []
         for item in self.deferred:
             first, last, node, scope = item
@@ -323,23 +327,21 @@ def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree) -> None:
         result.statements.append(
             (stmt.lineno, stmt.end_lineno or stmt.lineno, stmt, scope, result.flow)
         )
-        bodies = _COMPOUND.get(kind)
-        if bodies is None:
+        if kind not in BLOCK_FIELDS:  # defs and classes have their handlers above
             continue
         outer_flow = result.flow
         if not outer_flow:
             result.flow = stmt.lineno
         site = (stmt.lineno, result.flow)
-        for name in bodies:
-            _bind_body(getattr(stmt, name), scope, result)
-        if kind is ast.Try or kind.__name__ == "TryStar":
-            for handler_node in stmt.handlers:  # type: ignore[attr-defined]
-                if handler_node.name:
-                    scope.bind_for_block(
-                        handler_node.name, (handler_node.lineno, result.flow), handler_node.body
-                    )
-                _bind_body(handler_node.body, scope, result)
-        elif kind in (ast.For, ast.AsyncFor):
+        for block, clause in blocks(stmt):
+            # An ``except ... as`` or a ``case`` pattern binds its names for its own body.
+            if isinstance(clause, ast.ExceptHandler) and clause.name:
+                scope.bind_for_block(clause.name, (clause.lineno, result.flow), block)
+            elif isinstance(clause, ast.match_case):
+                for name in _captures(clause.pattern):
+                    scope.bind_for_block(name, (clause.pattern.lineno, result.flow), block)
+            _bind_body(block, scope, result)
+        if kind in (ast.For, ast.AsyncFor):
             choice = loop_choice(stmt.target, stmt.iter, scope)  # type: ignore[attr-defined]
             for name in target_names(stmt.target):  # type: ignore[attr-defined]
                 scope.bind_for_block(name, site, stmt.body, choice)  # type: ignore[attr-defined]
@@ -348,27 +350,7 @@ def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree) -> None:
                 if item.optional_vars is not None:
                     for name in target_names(item.optional_vars):
                         scope.bind_for_block(name, site, stmt.body)  # type: ignore[attr-defined]
-        elif kind is ast.Match:
-            for case in stmt.cases:  # type: ignore[attr-defined]
-                for name in _captures(case.pattern):
-                    scope.bind_for_block(name, (case.pattern.lineno, result.flow), case.body)
-                _bind_body(case.body, scope, result)
         result.flow = outer_flow
-
-
-#: Statements holding statement lists, and the fields that hold them.
-_COMPOUND: dict[type, tuple[str, ...]] = {
-    ast.If: ("body", "orelse"),
-    ast.For: ("body", "orelse"),
-    ast.AsyncFor: ("body", "orelse"),
-    ast.While: ("body", "orelse"),
-    ast.With: ("body",),
-    ast.AsyncWith: ("body",),
-    ast.Try: ("body", "orelse", "finalbody"),
-    ast.Match: (),
-}
-if hasattr(ast, "TryStar"):
-    _COMPOUND[ast.TryStar] = ("body", "orelse", "finalbody")
 
 
 def _site(stmt: ast.stmt, result: ScopeTree) -> Site:
@@ -381,7 +363,8 @@ def _bind_targets(target: ast.expr, scope: Scope, site: Site) -> None:
 
 
 def target_names(target: ast.expr) -> Iterator[str]:
-    """The names an assignment target binds (``a``, ``a, (b, *c)``); attributes and items bind none."""
+    """The names an assignment target binds (``a``, ``a, (b, *c)``); attributes and items bind
+    none."""
     if isinstance(target, ast.Name):
         yield target.id
     elif isinstance(target, (ast.Tuple, ast.List)):
@@ -484,8 +467,9 @@ def walrus_targets(
 def own_expressions(stmt: ast.AST) -> list[ast.AST]:
     """A statement's expressions, without the statements nested in its body."""
     out: list[ast.AST] = []
+    nested = BLOCK_FIELDS.get(type(stmt), ())
     for name, value in ast.iter_fields(stmt):
-        if name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        if name in nested:
             continue
         if isinstance(value, ast.AST):
             out.append(value)

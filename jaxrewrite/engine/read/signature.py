@@ -1,5 +1,5 @@
 """Reading a ``def``'s signature from source: parameter kinds and positions, each with its markers
-as the one reader of markers finds them (``markindex.MarkerReader``: the outermost annotation only).
+as the one reader of markers finds them (``markers.MarkerReader``: the outermost annotation only).
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import ast
 import enum
 from typing import NamedTuple
 
-from jaxrewrite.engine.read.markindex import NO_MARKS, MarkerReader, MarkIndex, Marks, inner_type
+from jaxrewrite.engine.read.markers import NO_MARKS, MarkerReader, MarkIndex, Marks, inner_type
 from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Scope
 from jaxrewrite.engine.read.source import Source
@@ -25,7 +25,7 @@ class Kind(enum.Enum):
 
 
 #: Members as module constants: on Python 3.11 every ``Kind.X`` lookup goes through
-#: ``EnumType.__getattr__`` (~0.45 us), and these are read once per parameter of every def.
+#: ``EnumType.__getattr__``, and these are read once per parameter of every def.
 _POSITIONAL_ONLY = Kind.POSITIONAL_ONLY
 _POSITIONAL_OR_KEYWORD = Kind.POSITIONAL_OR_KEYWORD
 _VAR_POSITIONAL = Kind.VAR_POSITIONAL
@@ -98,7 +98,7 @@ def read_signature(
                         name=arg.arg,
                         instead=instead,
                     )
-                array = array_type(arg.annotation, scope)
+                array = array_type(inner_type(arg.annotation, scope), scope)
                 if array is not None:
                     arrays.append((arg.arg, array))
             if positional:
@@ -109,10 +109,11 @@ def read_signature(
     return Signature(tuple(params), position, args.vararg is not None, tuple(arrays))
 
 
-def array_type(ann: ast.expr | None, scope: Scope) -> str | None:
-    """The type under a marker as written, when it is an array type (``jax.Array``,
-    ``jnp.ndarray``, jaxtyping's ``Float[Array, "n"]``...); None for any other or unknown type."""
-    inner = unquoted(inner_type(ann, scope))
+def array_type(under: ast.expr | None, scope: Scope) -> str | None:
+    """The type under a marker (``markers.inner_type``) as written, when it is an array type
+    (``jax.Array``, ``jnp.ndarray``, jaxtyping's ``Float[Array, "n"]``...); None for any other
+    or unknown type."""
+    inner = unquoted(under)
     if inner is None:
         return None
     head = inner.value if isinstance(inner, ast.Subscript) else inner
@@ -146,7 +147,8 @@ def _spell(markers: Marks) -> str:
 
 
 def _instead_of_varargs(kind: Kind, arg: ast.arg, markers: Marks, src: Source) -> str:
-    """JR101's remedy, spelled with the user's own marker and type: one parameter holding them all."""
+    """JR101's remedy, spelled with the user's own marker and type: one parameter holding them
+    all."""
     ann = arg.annotation
     if isinstance(ann, ast.Subscript) and isinstance(ann.value, (ast.Name, ast.Attribute)):
         marker, inner = src.segment(ann.value), src.segment(ann.slice)
@@ -154,6 +156,9 @@ def _instead_of_varargs(kind: Kind, arg: ast.arg, markers: Marks, src: Source) -
         marker, inner = min(m.value for m in markers), ""
     if kind is _VAR_POSITIONAL:
         held = f"tuple[{inner}, ...]" if inner else "tuple"
-        return f"write one parameter instead, '{arg.arg}: {marker}[{held}]', and pass the values as one tuple"
+        return (
+            f"write one parameter instead, '{arg.arg}: {marker}[{held}]', and pass the values as "
+            "one tuple"
+        )
     one = f"{marker}[{inner}]" if inner else marker
     return f"write each keyword as a keyword-only parameter instead ('*, name: {one}')"

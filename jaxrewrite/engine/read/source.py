@@ -173,7 +173,8 @@ class Source:
 
     @cached_property
     def lines(self) -> list[str]:
-        """Lines as Python numbers them: ended by \\n, \\r\\n or \\r only (not \\f, \\x1c, \\u2028...)."""
+        """Lines as Python numbers them: ended by \\n, \\r\\n or \\r only (not \\f, \\x1c,
+        \\u2028...)."""
         return source_lines(self.text)
 
     @cached_property
@@ -212,7 +213,8 @@ class Source:
         return self.text[self.start(node) : self.end(node)]
 
     def error(self, node: ast.AST, code: str, msg: str) -> RewriteError:
-        """A located RewriteError (``code``: ``diagnostics.CODES``) naming its node by id (``about``)."""
+        """A located RewriteError (``code``: ``diagnostics.CODES``) naming its node by id
+        (``about``)."""
         err = RewriteError.at(node, code, msg, self.filename, self.bare_lines)
         err.about = id(node)  # type: ignore[attr-defined]
         return err

@@ -1,15 +1,11 @@
 """What lies between a transform and the def it is applied to: other transforms of the table and
 one-argument wrappers (``jax.jit(jax.vmap(jax.grad(f)))``, ``jax.jit(logged(f))``).
 
-A table transform keeps the arguments its function takes, so the def's Static positions hold
-through any nest of them. A one-argument wrapper is assumed to do the same (pass ``*args,
-**kwargs`` straight through), but where its definition is in view (a def or lambda of the same
-module) the assumption is checked: a wrapper whose function takes a parameter of its own would
-shift every position, and the statics would land on the wrong argument.
-
-A name assigned such an expression (``f = jax.jit(f)``, ``fast = f``) stands for the def, so
-the call sites naming it are looked at too (``calls_and_aliases``); a transform over what is
-made from a marked def some other way is found for ``check`` (``made_from``, JR007).
+A table transform keeps the arguments its function takes; a one-argument wrapper is assumed to
+(``*args, **kwargs`` passed through), checked where its definition is in view (JR125). A name
+assigned such an expression (``f = jax.jit(f)``) stands for the def, so the call sites naming it
+are looked at too (``calls_and_aliases``); what is made from a marked def some other way is found
+for ``check`` (``made_from``, JR007).
 """
 
 from __future__ import annotations
@@ -24,7 +20,7 @@ from jaxrewrite.engine.read.filters import (
     loop_targets,
     walk_assignments,
 )
-from jaxrewrite.engine.read.nodes import walk
+from jaxrewrite.engine.read.nodes import statements, walk
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import is_partial, qualname, single
 from jaxrewrite.engine.read.scopes import (
@@ -148,7 +144,9 @@ def _forwards(
         inner: dict[str, Function | ast.Lambda] = {}
     else:
         returned = [
-            stmt.value for stmt in _own_statements(node.body) if isinstance(stmt, ast.Return)
+            stmt.value
+            for stmt in statements(node.body, into_defs=False)
+            if isinstance(stmt, ast.Return)
         ]
         inner = {
             stmt.name: stmt
@@ -203,24 +201,6 @@ def _star_call(node: Function | ast.Lambda, func: str) -> bool:
             ):
                 return True
     return False
-
-
-def _own_statements(body: list[ast.stmt]) -> list[ast.stmt]:
-    """The statements of a function body, into compound statements but not nested defs/classes."""
-    out: list[ast.stmt] = []
-    pending = list(body)
-    while pending:
-        stmt = pending.pop()
-        out.append(stmt)
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        for name in ("body", "orelse", "finalbody"):
-            pending.extend(getattr(stmt, name, ()))
-        for handler in getattr(stmt, "handlers", ()):
-            pending.extend(handler.body)
-        for case in getattr(stmt, "cases", ()):
-            pending.extend(case.body)
-    return out
 
 
 #: jax's own decorators (called: ``@jax.named_scope("s")``) that wrap through a
@@ -279,7 +259,11 @@ def _wraps_decorator(func: Function, scope: Scope) -> bool:
 def _returns(func: Function) -> list[tuple[ast.expr | None, Function | None]]:
     """What each ``return`` of ``func`` gives, with the inner def it names, if it names one."""
     inner = {stmt.name: stmt for stmt in func.body if isinstance(stmt, _DEFS)}
-    values = [stmt.value for stmt in _own_statements(func.body) if isinstance(stmt, ast.Return)]
+    values = [
+        stmt.value
+        for stmt in statements(func.body, into_defs=False)
+        if isinstance(stmt, ast.Return)
+    ]
     return [(v, inner.get(v.id) if isinstance(v, ast.Name) else None) for v in values]
 
 
@@ -294,7 +278,8 @@ def _wraps(deco: ast.expr, fn: str, scope: Scope) -> bool:
 
 
 def wrapper_error(where: ast.expr, wrapper: ast.expr, func: Function, src: Source) -> RewriteError:
-    """JR125: a wrapper in view between a transform and a marked def that may shift its positions."""
+    """JR125: a wrapper in view between a transform and a marked def that may shift its
+    positions."""
     name = ast.unparse(wrapper)
     return rules.WRAPPER.error(src, where, wrapper=name, func=func.name)
 

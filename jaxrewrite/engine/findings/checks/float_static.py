@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from jaxrewrite.engine.findings.context import Context
-from jaxrewrite.engine.read.markindex import inner_type
+from jaxrewrite.engine.read.markers import inner_type
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import Scope
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
@@ -35,7 +35,7 @@ AT_IMPORT = False
 
 
 def check(ctx: Context) -> list[Diagnostic]:
-    hashing = {}
+    hashing: dict[int, str] = {}
     for use in ctx.result.uses:
         if use.transform.hashes_statics:
             hashing.setdefault(id(use.target), use.transform.name)

@@ -8,7 +8,7 @@ import ast
 
 from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.read.fields import form_of
-from jaxrewrite.engine.read.markindex import MarkerReader, may_mark
+from jaxrewrite.engine.read.markers import MarkerReader, may_mark
 from jaxrewrite.engine.read.recognise import classify_registration
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import LEAVES, Rule, Severity
@@ -45,7 +45,8 @@ def check(ctx: Context) -> list[Diagnostic]:
     dataclass) annotated with a TypedDict/NamedTuple that has Static entries: the class
     flattens it like any pytree, so those entries are traced (per-leaf statics split
     parameters of transformed defs, never fields)."""
-    walk, found = ctx.walk, []
+    walk = ctx.walk
+    found: list[Diagnostic] = []
     if not walk.leaf_names:
         return found
     for defined, scope in walk.tree.classes:

@@ -12,7 +12,7 @@ from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.findings import ledger
 from jaxrewrite.engine.findings.context import Context, Function
 from jaxrewrite.engine.read.classes import local_class
-from jaxrewrite.engine.read.markindex import MarkerReader
+from jaxrewrite.engine.read.markers import MarkerReader
 from jaxrewrite.engine.read.nodes import walk as walk_nodes
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
@@ -22,7 +22,7 @@ from jaxrewrite.engine.rulebook.table import Mark
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.analyze import Analyzer
+    from jaxrewrite.engine.walk.walker import Walked
 
 RULE = Rule(
     "JR008",
@@ -101,7 +101,7 @@ def check(ctx: Context) -> list[Diagnostic]:
 _FLAX_MODULES = {"flax.nnx.Module": "nnx", "flax.nnx.Object": "nnx", "flax.linen.Module": "linen"}
 
 
-def _flax_module_fields(walk: Analyzer) -> list[Diagnostic]:
+def _flax_module_fields(walk: Walked) -> list[Diagnostic]:
     """JR008: Static on a field of an NNX or Linen Module (its base one of ``_FLAX_MODULES``, or
     a class of this module that derives from one), where the marker does nothing."""
     found: list[Diagnostic] = []
@@ -149,7 +149,7 @@ def _flax_kind(defined: DefinedClass, scope: Scope, depth: int) -> str | None:
 
 
 def nothing_to_settle(
-    result: Analysis, module: ast.Module, names: set[str] | None, walk: Analyzer
+    result: Analysis, module: ast.Module, names: set[str] | None, walk: Walked
 ) -> bool:
     """Whether ``build`` (without JR009, as the import hook runs it) would report nothing: every
     mention of a name that may spell a marker (``names``, filters.marker_names) is in a

@@ -6,9 +6,11 @@ module and a line of ``RULES``; ``check --explain`` and the docs' table of codes
 
 from __future__ import annotations
 
+import ast
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.analysis import Analysis, TreePass
+from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.findings.checks import (
     float_static,
     held_in_pytree,
@@ -29,11 +31,15 @@ from jaxrewrite.engine.findings.checks import (
     vmap_keyword,
 )
 from jaxrewrite.engine.findings.context import Context
-from jaxrewrite.engine.read.elsewhere import ImportReader
+from jaxrewrite.engine.read.othermodules import ImportReader
 from jaxrewrite.engine.read.scopes import ScopeTree
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import suppressed
 from jaxrewrite.engine.rulebook.rules import Rule
+
+if TYPE_CHECKING:
+    from jaxrewrite.engine.build import TreePass
+    from jaxrewrite.engine.walk.walker import Walked
 
 #: Every warning rule, in the order the checks run: findings at one position are listed in this
 #: order, and the ledger (JR008) reads every finding before it, so it runs after them.
@@ -63,7 +69,7 @@ RECORDS: dict[str, Rule] = dict(
 )
 #: Each code's one-line summary (``check`` lists them; ``--select`` and ``noqa`` name them).
 CODES: dict[str, str] = {code: rule.summary for code, rule in RECORDS.items()}
-#: What the import hook also says (``hook/notes.py`` keeps them with the cached code).
+#: What the import hook also says (``hook/keptwarnings.py`` keeps them with the cached code).
 REPORTED_AT_IMPORT = frozenset(m.RULE.code for m in RULES if m.AT_IMPORT)
 
 
@@ -77,7 +83,7 @@ def rules_pass(imports: ImportReader | None = None, at_import: bool = False) -> 
     """The rules' checks as one finding pass, in ``RULES``' order; ``at_import``: those the import
     also says, less what a noqa comment silences (the walk's own findings stay as they were)."""
 
-    def run(result: Analysis, scopes: ScopeTree, tree, walk) -> None:  # type: ignore[no-untyped-def]
+    def run(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) -> None:
         ctx = Context(result, scopes, tree, walk, imports, at_import)
         walked = {id(d) for d in result.diagnostics}
         for rule in RULES:

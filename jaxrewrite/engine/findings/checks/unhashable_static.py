@@ -9,7 +9,7 @@ from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.findings.call_arguments import Sites
 from jaxrewrite.engine.findings.context import Context, Function, MarkedDef
 from jaxrewrite.engine.read.classes import DATACLASS, local_class
-from jaxrewrite.engine.read.markindex import inner_type
+from jaxrewrite.engine.read.markers import inner_type
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
 from jaxrewrite.engine.read.signature import Param, array_type
@@ -188,7 +188,7 @@ def unhashable(param: Param, scope: Scope) -> str | None:
         and scope.lookup(head.id) is None
     ):
         name = f"builtins.{head.id}"
-    if name in UNHASHABLE or array_type(param.node.annotation, scope) is not None:
+    if name in UNHASHABLE or array_type(inner, scope) is not None:
         return ast.unparse(inner)
     local = local_class(head, scope)
     if local is not None and isinstance(local[0], DefinedClass):

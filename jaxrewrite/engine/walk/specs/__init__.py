@@ -6,7 +6,7 @@ Each kind module (``lists``, ``axes``, ``diff``) exports the same small protocol
 ``keywords`` (the keywords that make arguments static, which migrate removes). A new kind is one
 file, a member of ``table.SpecKind``, an entry in ``KINDS`` and the rows that name it. The spec
 modules import the literal readers, the reading's vocabulary and the table, never the analysis
-or the walk (``tests/test_layers.py``).
+or the walk (``tests/meta/test_layers.py``).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import ast
 import re
 from typing import TYPE_CHECKING, Protocol
 
+from jaxrewrite.engine.read.handwritten import Reading
 from jaxrewrite.engine.read.literals import MISSING, Values, literal
-from jaxrewrite.engine.read.reading import Reading
 from jaxrewrite.engine.read.recognise import TransformRef
 from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
@@ -68,7 +68,8 @@ def read(use: Use, sig: Signature, src: Source) -> Reading:
 
 
 def spec_keywords(t: Transform) -> frozenset[str]:
-    """The keywords that make arguments static for ``t`` (empty for vmap: ``in_axes=None`` is not static)."""
+    """The keywords that make arguments static for ``t`` (empty for vmap: ``in_axes=None`` is not
+    static)."""
     return KINDS[t.spec].keywords(t)
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from jaxrewrite.engine.read.handwritten import Meaning, Reading, Reason
 from jaxrewrite.engine.read.literals import MISSING, Value, Values, literal
-from jaxrewrite.engine.read.reading import Meaning, Reading, Reason
 from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules

@@ -49,7 +49,8 @@ def by_name(
     keywords: Sequence[ast.keyword], what: str, transform: str, src: Source
 ) -> dict[str, ast.expr]:
     """The keywords a call writes by name. A ``**mapping`` among them is refused (JR109): the
-    Static ``what`` (parameters, a class's fields) cannot be merged into keywords nobody can read."""
+    Static ``what`` (parameters, a class's fields) cannot be merged into keywords nobody can
+    read."""
     for kw in keywords:
         if kw.arg is None:
             raise rules.UNPACKED.error(

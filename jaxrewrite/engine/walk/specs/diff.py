@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from jaxrewrite.engine.read.handwritten import Reading, Reason
 from jaxrewrite.engine.read.literals import Values, literal_ints
-from jaxrewrite.engine.read.reading import Reading, Reason
 from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules

@@ -15,6 +15,13 @@ import ast
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
+from jaxrewrite.engine.read.handwritten import (
+    BY_KEYWORD,
+    VARIADIC,
+    Meaning,
+    Reading,
+    Reason,
+)
 from jaxrewrite.engine.read.literals import (
     MISSING,
     Value,
@@ -23,13 +30,6 @@ from jaxrewrite.engine.read.literals import (
     literal_ints,
     literal_strs,
     same,
-)
-from jaxrewrite.engine.read.reading import (
-    BY_KEYWORD,
-    VARIADIC,
-    Meaning,
-    Reading,
-    Reason,
 )
 from jaxrewrite.engine.read.signature import Kind, Param, Signature
 from jaxrewrite.engine.read.source import Source
@@ -53,7 +53,8 @@ def keywords(t: Transform) -> frozenset[str]:
 
 # -- forward: the complete lists ----------------------------------------------------------------
 
-#: Members as constants: an enum member lookup costs ~0.45 us on 3.11, read per parameter here.
+#: Members as constants: an enum member lookup goes through ``EnumType.__getattr__`` on 3.11, and
+#: these are read per parameter here (docs/design.md, "The figures behind the hot paths").
 _POSITIONAL_OR_KEYWORD = Kind.POSITIONAL_OR_KEYWORD
 _KEYWORD_ONLY = Kind.KEYWORD_ONLY
 _VAR_POSITIONAL = Kind.VAR_POSITIONAL

@@ -1,0 +1,196 @@
+"""The one analysis every front end reads: what the module opts into, every transform use with its
+transform, signature and user-written spec, and every finding with its code.
+
+Pure: text in, an ``Analysis`` value out. ``plan`` turns it into edits, the import hook raises its
+first error, ``show`` prints its findings, ``check`` and ``migrate`` read its uses.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import gc
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+
+from jaxrewrite.engine.analysis import Analysis
+from jaxrewrite.engine.read.classes import FunctionalClass
+from jaxrewrite.engine.read.depth import any_depth
+from jaxrewrite.engine.read.filters import (
+    FAST,
+    Filters,
+    classes_with_markers,
+    leaf_aliases,
+)
+from jaxrewrite.engine.read.markers import index_of
+from jaxrewrite.engine.read.scopes import Binding, ScopeTree, build_scopes, environment
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.read.wrappers import calls_and_aliases
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.table import Container
+from jaxrewrite.engine.walk.callsites import call_site
+from jaxrewrite.engine.walk.completion import unseen_error
+from jaxrewrite.engine.walk.decorators import defs
+from jaxrewrite.engine.walk.registrations import field_forms, registrations
+from jaxrewrite.engine.walk.walker import Walked
+from jaxrewrite.errors import RewriteError
+from jaxrewrite.header import Header, scan_header
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+#: A finding pass over the analysis while its tree, scopes and walk are alive (lint, peruse, the
+#: ledger, imported and tracetime each export one; ``engine.findings`` lists check's and show's):
+#: it adds to the Analysis. Front ends choose the passes, so the analysis never imports them.
+TreePass = Callable[[Analysis, ScopeTree, ast.Module, Walked], None]
+
+
+def build_analysis(
+    text: str,
+    filename: str = "<string>",
+    *,
+    environment: Mapping[str, Binding] | None = None,
+    require_pragma: bool = True,
+    filters: Filters = FAST,
+    header: Header | None = None,
+    passes: Sequence[TreePass] = (),
+) -> Analysis:
+    """Analyze one module's text; Python's own SyntaxError if it does not parse.
+
+    ``environment`` names what the text uses but does not bind (a notebook's earlier cells);
+    ``require_pragma`` False analyzes text without a ``# jaxrewrite: enable`` header; ``passes``
+    run over the live tree and walk after the analysis, in order: the finding passes
+    (``engine.findings``: the rules' checks as one pass) and ``engine.findings.tracetime.PASS``
+    (JR006, the arguments that must be static, read with ``EXHAUSTIVE``-like filters so that
+    unmarked uses count).
+    """
+    header = scan_header(text) if header is None else header
+    src = Source(text, filename)
+    unknown = [
+        Diagnostic(
+            rules.UNKNOWN_DIRECTIVE.code, rules.UNKNOWN_DIRECTIVE.text(word=word), filename, line, 1
+        )
+        for line, word in header.unknown
+    ]
+    if require_pragma and not header.enabled:
+        result = Analysis(src, header)
+    else:
+        with collector_paused():
+            # Parsed here, at the caller's depth, as Python parses it: only the walks may go on
+            # in a deeper thread (engine/read/depth.py), never a parse Python itself would refuse.
+            tree = ast.parse(text, src.filename)
+            result = _analyze_tree(tree, src, header, environment, filters, passes)
+            del tree
+    result.diagnostics[:0] = unknown
+    result.diagnostics.sort(key=lambda d: (d.line, d.col))
+    return result
+
+
+def keeping_tree(into: list[ast.Module]) -> TreePass:
+    """A pass that keeps the analysed tree in ``into``: ``build_analysis`` frees it otherwise, and a
+    caller that needs it afterwards (the hook's tree route, migrate) need not parse again."""
+
+    def keep(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) -> None:
+        into.append(tree)
+
+    return keep
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic collector; the caller frees the AST (and what holds it) before leaving.
+
+    The AST is large and planning allocates many small objects: a running collector would rescan
+    the whole tree again and again, and resuming it while the tree is alive would make the next
+    young collection walk every node once more. The collector is process-wide, so it is paused
+    only while no other thread runs: no other thread can then see, or change, the setting in
+    between. Nested pauses leave it to the outermost.
+    """
+    if not gc.isenabled() or threading.active_count() != 1:
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+@any_depth
+def _analyze_tree(
+    tree: ast.Module,
+    src: Source,
+    header: Header,
+    outer: Mapping[str, Binding] | None,
+    filters: Filters,
+    passes: Sequence[TreePass] = (),
+) -> Analysis:
+    """The walks over a parsed module, into a fresh Analysis (so a second, deeper attempt starts
+    from nothing)."""
+    result = Analysis(src, header)
+    scopes = build_scopes(
+        tree,
+        src.text,
+        src.line_starts,
+        outer=None if outer is None else environment(outer),
+        defer=filters.defer_bodies,
+    )
+    try:
+        walked = walk_module(scopes, src, filters, result)
+        for extra in passes:
+            extra(result, scopes, tree, walked)
+    finally:
+        # Break the scopes' reference cycles: plain reference counting then frees the AST.
+        scopes.release()
+        del tree, scopes
+    return result
+
+
+def walk_module(scopes: ScopeTree, src: Source, filters: Filters, result: Analysis) -> Walked:
+    """The whole walk, into ``result`` and the ``Walked`` record handed to the passes: defs and
+    their decorators, classes, then call sites (which need both)."""
+    exhaustive = not filters.marker_names
+    relevant = None if exhaustive else index_of(scopes).names
+    walk = Walked(scopes, src, filters, result, relevant)
+    if relevant is not None and not relevant:
+        return walk
+    static_classes = classes_with_markers(scopes, relevant)
+    leaf_names = set()
+    unreadable: set[int] = set()  # refused once here: field_forms does not read them again
+    for key, local in static_classes.items():
+        try:
+            info = walk.info(local)
+        except RewriteError as err:
+            walk.refuse(err)
+            unreadable.add(key)
+            continue
+        if info.kind is not Container.CLASS and info.static_fields:
+            defined = local[0]
+            leaf_names.add(
+                defined.name if isinstance(defined, FunctionalClass) else defined.node.name
+            )
+    walk.leaf_names.update(leaf_aliases(scopes, leaf_names))
+    defs(walk, exhaustive)
+    registrable = registrations(walk, static_classes)
+    readable = {k: v for k, v in static_classes.items() if k not in unreadable}
+    unclear = field_forms(walk, readable)
+    names = (
+        None
+        if exhaustive
+        else [func.name for func, _ in scopes.defs if id(func) in walk.signatures]
+    )
+    if names is None and filters.first_arguments:  # every def, but found by a text search
+        names = [func.name for func, _ in scopes.defs]
+    if names is not None:
+        names += registrable
+    for call, scope, site in calls_and_aliases(names, scopes, src, filters):
+        try:
+            call_site(walk, call, scope, site)
+        except RewriteError as err:
+            walk.refuse(err)
+            code = getattr(err, "code", None) or rules.SYNTAX.code
+            walk.refused_calls.append((call, scope, code))
+    for node, base in unclear:
+        if id(node) not in walk.registered:
+            walk.refuse(unseen_error(node, base, src))
+    return walk

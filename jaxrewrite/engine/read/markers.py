@@ -1,0 +1,511 @@
+"""The one reading of markers, built once per module beside its scopes (``index_of``), with one
+depth limit (``resolve.MAX_DEPTH``): ``MarkerReader``, a marker as the outermost annotation (what
+signatures and classes read; anywhere deeper is JR102, since ``Optional[Static[int]]`` would
+otherwise mean "not static"), each answer kept in ``MarkIndex.read``; ``MarkIndex.mentions``,
+every marker an expression spells anywhere and the aliases it goes through (what the ledger
+counts), each alias read once per module; and the prefilter both take, ``MarkIndex.names`` and
+``may_mark``. No other module reads a marker (``tests/meta/test_layers.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import cast
+
+from jaxrewrite.engine.read.denote import Path, paths, same_expr, spelled, split
+from jaxrewrite.engine.read.resolve import (
+    MAX_DEPTH,
+    PAST_DEPTH,
+    is_annotated,
+    parse_string,
+    qualname,
+    star_export,
+)
+from jaxrewrite.engine.read.scopes import (
+    Assigned,
+    Binding,
+    Imported,
+    MarkerBinding,
+    Scope,
+    ScopeTree,
+)
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.rulebook.table import (
+    CONTAINERS,
+    MARKER_CONSTANTS,
+    MARKER_EXPORTS,
+    MARKER_TABLE,
+    MARKER_TYPES,
+    Mark,
+    canonical,
+)
+
+Marks = frozenset[Mark]
+NO_MARKS: Marks = frozenset()
+#: One mark as a set, by the marker's exported name: a str key hashes in C, an enum's through
+#: Python.
+_SINGLE_BY_NAME = {
+    name: frozenset({mark}) for name, mark in {**MARKER_TYPES, **MARKER_CONSTANTS}.items()
+}
+#: A marker inside ``Callable[[...], R]`` describes another function's parameter, not this one
+#: (``collections.abc.Callable`` and ``typing_extensions.Callable`` are canonical'd to it).
+_CALLABLE = "typing.Callable"
+
+
+class MarkIndex:
+    """What one module's annotations mark, read once: the prefilter's names, each annotation's
+    outermost marks as the signature and class readers found them, and the aliases' mentions."""
+
+    def __init__(self, tree: ScopeTree) -> None:
+        self.tree = tree
+        self._names: tuple[int, set[str]] | None = None
+        #: (id of an annotation node) -> its outermost marks, as ``MarkerReader`` read them.
+        self.read: dict[int, Marks] = {}
+        #: The mentions' memo: each alias read once per module.
+        self.reading = Reading()
+
+    @property
+    def names(self) -> set[str]:
+        """The names that could spell a marker (``marker_names``): read once, and again only
+        after a deferred function body is walked (``ScopeTree.walk_deferred``: it binds more)."""
+        left = len(self.tree.deferred)
+        if self._names is None or self._names[0] != left:
+            self._names = left, marker_names(self.tree)
+        return self._names[1]
+
+    def mentions(self, expr: ast.AST | None, scope: Scope, aliases: set[int]) -> Marks:
+        """Every marker ``expr`` spells anywhere (``_mentions``), through this module's memo;
+        ``aliases`` gets the values (by id) of the marker aliases it reads through."""
+        return _mentions(expr, scope, aliases, reading=self.reading)
+
+
+def index_of(tree: ScopeTree) -> MarkIndex:
+    """The module's one index of markers, made on first ask."""
+    if tree.index is None:
+        tree.index = MarkIndex(tree)
+    return cast(MarkIndex, tree.index)
+
+
+def marker_name(qual: str | None) -> str | None:
+    """'Static'/'NoDiff'/'STATIC'/'NODIFF' for names exported by jaxrewrite (or its modules)."""
+    if qual is None or qual.partition(".")[0] != "jaxrewrite":
+        return None
+    last = qual.rpartition(".")[2]
+    return last if last in MARKER_EXPORTS else None
+
+
+def inner_type(ann: ast.expr | None, scope: Scope, depth: int = 0) -> ast.expr | None:
+    """``T`` in ``Static[T]``, ``Annotated[T, STATIC]``, an alias of either or a string of
+    either."""
+    if ann is None or depth > MAX_DEPTH:
+        return None
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        return inner_type(parse_string(ann.value), scope, depth + 1)
+    if isinstance(ann, ast.Subscript):
+        base = qualname(ann.value, scope)
+        if marker_name(base) in MARKER_TYPES:
+            inner = ann.slice
+            nested = inner_type(inner, scope, depth + 1)  # Static[NoDiff[T]]
+            return nested if nested is not None else inner
+        if is_annotated(base) and isinstance(ann.slice, ast.Tuple) and ann.slice.elts:
+            first = ann.slice.elts[0]
+            nested = inner_type(first, scope, depth + 1)
+            return nested if nested is not None else first
+        if _aliases(ann.value, scope):  # S = Static[T] used as S[list]
+            return ann.slice
+        return None
+    under = [inner_type(alias.value, alias.scope, depth + 1) for alias in _aliases(ann, scope)]
+    if under and all(i is not None and same_expr(i, under[0]) for i in under):
+        return under[0]  # the same type under the marker on every path
+    return None
+
+
+def _aliases(expr: ast.expr, scope: Scope) -> list[Assigned]:
+    """The assignments a bare name may be bound by, when every path binds it by one."""
+    found = paths(expr.id, scope) if isinstance(expr, ast.Name) else None
+    if not found or not all(isinstance(path.binding, Assigned) for path in found):
+        return []
+    return [path.binding for path in found]  # type: ignore[misc]
+
+
+class MarkerReader:
+    """Finds the markers of one annotation, resolving names in the def's enclosing scope.
+
+    Each (node, scope, depth) is read once per annotation (``_read``): an alias that names itself
+    more than once (``C = C[C]``) branches at every level, and ``MAX_DEPTH`` levels of that were
+    3**32 readings, an import that never ended. The answer is a function of those three (``where``
+    only places an error, and an error ends the reading), so the memo changes no answer."""
+
+    def __init__(
+        self,
+        scope: Scope,
+        src: Source,
+        relevant: set[str] | None = None,
+        index: MarkIndex | None = None,
+    ) -> None:
+        self.scope = scope
+        self.src = src
+        self.relevant = relevant
+        #: The module's index, which keeps each answer (``MarkIndex.read``); None for a text that
+        #: is not the module's (another module's def, a notebook's earlier cell).
+        self.index = index
+        #: (id(node), id(scope), depth, what) -> (the node, kept alive so its id is not reused; the
+        #: answer). Per annotation: a deferred body walked later may bind more names.
+        self._read: dict[tuple[int, int, int, bool], tuple[ast.AST, Marks | None]] = {}
+
+    def markers(self, ann: ast.expr) -> Marks:
+        """The marks of ``ann`` as the outermost annotation; with the index, read once per
+        module."""
+        index = self.index
+        if index is not None and id(ann) in index.read:
+            return index.read[id(ann)]
+        if not self._relevant(ann):
+            return NO_MARKS
+        try:
+            found = self._top(ann, self.scope, ann, 0)
+        finally:
+            self._read.clear()
+        if index is not None:
+            index.read[id(ann)] = found
+        return found
+
+    def _relevant(self, expr: ast.AST) -> bool:
+        return self.relevant is None or may_mark(expr, self.relevant)
+
+    def _top(self, expr: ast.expr, scope: Scope, where: ast.expr, depth: int) -> Marks:
+        key = (id(expr), id(scope), depth, True)
+        known = self._read.get(key)
+        if known is not None:
+            return known[1]  # type: ignore[return-value]
+        found = self._top_once(expr, scope, where, depth)
+        self._read[key] = (expr, found)
+        return found
+
+    def _top_once(self, expr: ast.expr, scope: Scope, where: ast.expr, depth: int) -> Marks:
+        """Markers of ``expr`` as an outermost annotation; ``where`` locates errors. Past
+        ``MAX_DEPTH`` (aliases of aliases, annotations in annotations, or a loop of aliases) it
+        cannot tell, and says so: answering "no marker" would drop one silently."""
+        if depth > MAX_DEPTH:
+            if not reaches_marker(expr, scope):
+                # A loop of plain type aliases (``Tree = dict[str, "Tree"]``): no marker.
+                return NO_MARKS
+            raise rules.TOO_DEEP.error(
+                self.src, where, "marker", expr=self.src.segment(where), past=PAST_DEPTH
+            )
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+            parsed = parse_string(expr.value)
+            return frozenset() if parsed is None else self._top(parsed, scope, where, depth + 1)
+        if isinstance(expr, (ast.Name, ast.Attribute)):
+            return self._reference(expr, scope, where, depth)
+        if isinstance(expr, ast.Subscript):
+            return self._subscript(expr, scope, where, depth)
+        if isinstance(expr, ast.Call) and qualname(expr.func, scope) in CONTAINERS:
+            # A functional TypedDict/NamedTuple: its Static fields are per-leaf statics.
+            return NO_MARKS
+        self._forbid_inside(expr, scope, where, depth)
+        return frozenset()
+
+    def _reference(self, expr: ast.expr, scope: Scope, where: ast.expr, depth: int) -> Marks:
+        name = marker_name(qualname(expr, scope))
+        if name in MARKER_TYPES:
+            return _SINGLE_BY_NAME[name]  # bare ``Static`` means ``Static[Any]``
+        found = paths(expr.id, scope) if isinstance(expr, ast.Name) else None
+        if not found:
+            return NO_MARKS
+        return self._agreed([(self._path(path, expr, where, depth), path) for path in found], where)
+
+    def _path(self, path: Path, expr: ast.expr, where: ast.expr, depth: int) -> Marks:
+        """The marks a name bound as ``path`` says spells: a marker's import, an outer
+        environment's marker alias, or the assignment of an alias."""
+        binding = path.binding
+        if isinstance(binding, MarkerBinding):
+            return binding.markers
+        if isinstance(binding, Imported):
+            name = marker_name(canonical(binding.qualname))
+            return _SINGLE_BY_NAME[name] if name is not None and name in MARKER_TYPES else NO_MARKS
+        if not isinstance(binding, Assigned):
+            return NO_MARKS
+        found = self._top(binding.value, binding.scope, where, depth + 1)
+        if found and binding.type_statement:
+            raise rules.TYPE_ALIAS.error(self.src, where, alias=ast.unparse(expr))
+        return found
+
+    def _agreed(self, readings: list[tuple[Marks, Path]], where: ast.expr) -> Marks:
+        """What every path of a name marks; JR104 where two paths mark differently (an
+        annotation that reads the name depends on which binding runs)."""
+        pair = split(readings) if len(readings) > 1 else None
+        if pair is None:
+            return readings[0][0]
+        fields = spelled(pair, self.src.filename)
+        raise rules.TRANSFORM_BOUND_TWICE.error(self.src, where, "marker", **fields)
+
+    def _subscript(self, expr: ast.Subscript, scope: Scope, where: ast.expr, depth: int) -> Marks:
+        base = qualname(expr.value, scope)
+        base_name = marker_name(base)
+        if base_name in MARKER_TYPES:
+            # Static[NoDiff[T]] flattens like nested Annotated: both markers count.
+            inner = (
+                self._top(expr.slice, scope, where, depth + 1)
+                if self._relevant(expr.slice)
+                else NO_MARKS
+            )
+            return _SINGLE_BY_NAME[base_name] | inner
+        if base == _CALLABLE:
+            return (
+                NO_MARKS  # Callable[[jax.Array, Static[int]], R]: the callee's parameters, not ours
+            )
+        if is_annotated(base):
+            items = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
+            found = set(
+                self._top(items[0], scope, where, depth + 1) if self._relevant(items[0]) else ()
+            )
+            for meta in items[1:]:
+                const = marker_name(qualname(meta, scope))
+                if const in MARKER_CONSTANTS:
+                    found.add(MARKER_CONSTANTS[const])
+            return frozenset(found)
+        bound = paths(expr.value.id, scope) if isinstance(expr.value, ast.Name) else None
+        if bound and all(isinstance(path.binding, Assigned) for path in bound):
+            readings = [(self._path(path, expr.value, where, depth), path) for path in bound]
+            generic = self._agreed(readings, where)
+            if generic:  # ``S = Static[T]`` used as ``S[int]``
+                self._forbid_inside(expr.slice, scope, where, depth)
+                return generic
+        self._forbid_inside(expr, scope, where, depth)
+        return frozenset()
+
+    def _forbid_inside(self, expr: ast.AST, scope: Scope, where: ast.expr, depth: int) -> None:
+        """RewriteError if a marker hides anywhere strictly inside ``expr``."""
+        key = (id(expr), id(scope), depth, False)
+        if key in self._read:
+            return  # read already, and found nothing (a marker would have ended the reading)
+        self._read[key] = (expr, None)
+        for child in ast.iter_child_nodes(expr):
+            if not self._relevant(child):
+                continue
+            if not isinstance(child, ast.expr):
+                self._forbid_inside(child, scope, where, depth + 1)
+            elif self._top(child, scope, where, depth + 1):
+                self._nested(child, where)
+
+    def _nested(self, node: ast.AST, where: ast.expr) -> None:
+        raise rules.NESTED_MARKER.error(
+            self.src, where, nested=ast.unparse(node), where=self.src.segment(where)
+        )
+
+
+def may_mark(node: ast.AST | None, names: set[str]) -> bool:
+    """Could this expression name a marker? Cheap: called on every annotation of a module."""
+    kind = type(node)
+    if kind is ast.Name:
+        return node.id in names  # type: ignore[union-attr]
+    if kind is ast.Attribute:
+        return may_mark(node.value, names)  # type: ignore[union-attr]
+    if kind is ast.Subscript:
+        return may_mark(node.value, names) or may_mark(node.slice, names)  # type: ignore[union-attr]
+    if kind is ast.Constant:
+        value = node.value  # type: ignore[union-attr]
+        return isinstance(value, str) and any(name in value for name in names)
+    if kind is ast.Tuple or kind is ast.List:
+        return any(may_mark(element, names) for element in node.elts)  # type: ignore[union-attr]
+    if kind is ast.BinOp:
+        return may_mark(node.left, names) or may_mark(node.right, names)  # type: ignore[union-attr]
+    if node is None:
+        return False
+    return any(may_mark(child, names) for child in ast.iter_child_nodes(node))
+
+
+def names_marker(binding: Binding) -> bool:
+    """Is this binding itself a marker's name: a jaxrewrite import, or an outer environment's
+    marker alias (``MarkerBinding``)? Where every reading of a name's markers starts."""
+    if isinstance(binding, MarkerBinding):
+        return True
+    return isinstance(binding, Imported) and binding.qualname.partition(".")[0] == "jaxrewrite"
+
+
+def marker_names(tree: ScopeTree) -> set[str]:
+    """Names that could spell a marker: jaxrewrite imports and aliases built from them.
+
+    A conservative pre-filter (by name, not scope): an annotation mentioning none of these
+    names, directly or inside a string, cannot carry a marker. The outer environment's
+    marker aliases and jaxrewrite names count too.
+    """
+    names: set[str] = set()
+    assigned: list[tuple[str, list[ast.expr]]] = []
+    scopes = list(tree.scopes)
+    if tree.module.parent is not None:
+        scopes.append(tree.module.parent)
+    for scope in scopes:
+        if any(module.partition(".")[0] == "jaxrewrite" for module in scope.star_imports):
+            names.update(MARKER_EXPORTS)
+        for name, bindings in scope.bindings.items():
+            for binding in bindings:
+                if names_marker(binding):
+                    names.add(name)
+                elif isinstance(binding, Assigned):
+                    assigned.append((name, [binding.value]))
+    return names_made_from(names, assigned) if names else names
+
+
+def names_made_from(names: set[str], made: list[tuple[str, list[ast.expr]]]) -> set[str]:
+    """``names`` (changed in place) with each name of ``made`` whose expressions name one of
+    them (``may_mark``), to any depth."""
+    changed = True
+    while changed:
+        changed = False
+        for name, values in made:
+            if name not in names and any(may_mark(value, names) for value in values):
+                names.add(name)
+                changed = True
+    return names
+
+
+def reaches_marker(expr: ast.expr, scope: Scope) -> bool:
+    """Could ``expr`` spell a marker through any number of aliases (strings included)? Exact, with
+    no depth limit (each alias read once), and without recursion: what a reader that stopped at
+    ``MAX_DEPTH`` asks before it refuses, so that a loop of plain type aliases stays no marker."""
+    todo: list[tuple[ast.AST, Scope]] = [(expr, scope)]
+    read: set[int] = set()
+    while todo:
+        node, where = todo.pop()
+        for part in ast.walk(node):
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                parsed = parse_string(part.value)
+                if parsed is not None:
+                    todo.append((parsed, where))
+            if not isinstance(part, ast.Name):
+                continue
+            found = where.lookup(part.id)
+            if found is None:
+                if marker_name(star_export(part.id, where)) is not None:
+                    return True
+                continue
+            for binding in found[0]:
+                if names_marker(binding):
+                    return True
+                if isinstance(binding, Assigned) and id(binding.value) not in read:
+                    read.add(id(binding.value))
+                    todo.append((binding.value, binding.scope))
+    return False
+
+
+class Reading:
+    """What ``_mentions`` keeps for one module: each alias's markers and the marker aliases it
+    reads through, each alias read once. Aliases that read each other round a loop are one
+    strongly connected component (Tarjan's stack and low links), and all of them get what its
+    first-read alias found, once the loop is closed: linear in the aliases, loops included."""
+
+    def __init__(self) -> None:
+        self.memo: dict[int, tuple[Marks, frozenset[int]]] = {}
+        #: The aliases on the stack, by their place on it: being read, or read but in a loop
+        #: whose first alias is still being read.
+        self.index: dict[int, int] = {}
+        self.stack: list[tuple[int, int]] = []
+        #: The lowest place on the stack the alias being read reaches round a loop.
+        self.low = 0
+
+
+def _mentions(
+    expr: ast.AST | None,
+    scope: Scope,
+    aliases: set[int],
+    depth: int = 0,
+    reading: Reading | None = None,
+) -> frozenset[Mark]:
+    """Every marker ``expr`` spells anywhere inside it, through module aliases and strings; not
+    inside ``Callable[...]``, whose markers describe another function's parameters.
+
+    ``depth`` bounds the nesting read within one expression; an alias's value is an expression
+    of its own, read from depth 0 and once per module (``reading``), so a chain of aliases of
+    any length is read (a marker the rewriter refuses past its own depth, JR127, is in the
+    ledger as refused) and a loop of them ends.
+    """
+    if expr is None or depth > MAX_DEPTH:
+        return frozenset()
+    reading = Reading() if reading is None else reading
+    if isinstance(expr, ast.Constant):
+        if isinstance(expr.value, str):
+            parsed = parse_string(expr.value)
+            if parsed is not None and not isinstance(parsed, ast.Constant):
+                return _mentions(parsed, scope, aliases, depth + 1, reading)
+        return frozenset()
+    if isinstance(expr, ast.Subscript):
+        base = qualname(expr.value, scope)
+        if base == _CALLABLE:
+            return frozenset()
+        if base == MARKER_TABLE:  # ``UNCHECKED["Static"]``: the marker itself, or no marker
+            name = marker_name(qualname(expr, scope))
+            return frozenset() if name is None else _SINGLE_BY_NAME[name]
+    found = paths(expr.id, scope) if isinstance(expr, ast.Name) else None
+    if found:
+        # What every path of the name spells (``denote``); where two disagree (an annotation
+        # reading it is JR104's), all they spell if every path is a spelling (an assignment, an
+        # import), else nothing (a def or class there: ``isinstance(x, Static)`` reads no alias).
+        # A module alias is read as an alias, whatever it names (``S = Static`` too): the
+        # annotations that use it are what settles it (the ledger's JR008 for an unused alias).
+        read: list[Marks] = []
+        through: set[int] = set()
+        spelt = True
+        for binding, *_, made in found:
+            if isinstance(binding, MarkerBinding):
+                read.append(binding.markers)
+            elif isinstance(binding, Imported):
+                name = marker_name(canonical(binding.qualname))
+                read.append(_SINGLE_BY_NAME[name] if name is not None else NO_MARKS)
+            elif isinstance(binding, Assigned) and not is_container_call(
+                binding.value, binding.scope
+            ):
+                inner, values = _alias(binding, reading)
+                through |= values
+                if inner:
+                    through.add(id(made.value))  # type: ignore[union-attr]  # the statement's
+                read.append(inner)
+            else:
+                read.append(NO_MARKS)
+                spelt = False
+        if not spelt and any(marks != read[0] for marks in read):
+            return NO_MARKS
+        aliases |= through
+        return frozenset().union(*read)
+    if isinstance(expr, (ast.Name, ast.Attribute)):
+        name = marker_name(qualname(expr, scope))
+        if name is not None:
+            return _SINGLE_BY_NAME[name]
+        return frozenset()
+    inside: set[Mark] = set()
+    for child in ast.iter_child_nodes(expr):
+        inside |= _mentions(child, scope, aliases, depth + 1, reading)
+    return frozenset(inside)
+
+
+def _alias(alias: Assigned, reading: Reading) -> tuple[Marks, frozenset[int]]:
+    """The markers an alias's value spells and the marker aliases it reads through (the ids of
+    their values: an alias is its assignment, not its name, which another scope may reuse)."""
+    key = id(alias.value)  # not the binding's: ``denote`` makes one per branch of ``a if c else b``
+    if key in reading.memo:
+        return reading.memo[key]
+    if key in reading.index:  # round a loop: what it holds joins the loop's first alias
+        reading.low = min(reading.low, reading.index[key])
+        return frozenset(), frozenset()
+    place = len(reading.stack)
+    reading.index[key] = place
+    reading.stack.append((key, id(alias.value)))
+    outer, reading.low = reading.low, place
+    found: set[int] = set()
+    marks = _mentions(alias.value, alias.scope, found, 0, reading)
+    low, reading.low = reading.low, min(outer, reading.low)
+    result = marks, frozenset(found)
+    if low == place:  # the first alias of its loop (or in none): the loop is closed
+        members = reading.stack[place:]
+        del reading.stack[place:]
+        if len(members) > 1 and marks:  # each reads the others
+            result = marks, result[1] | {member for _, member in members}
+        for member, _ in members:
+            del reading.index[member]
+            reading.memo[member] = result
+    return result
+
+
+def is_container_call(value: ast.expr, scope: Scope) -> bool:
+    return isinstance(value, ast.Call) and qualname(value.func, scope) in CONTAINERS
