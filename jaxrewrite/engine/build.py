@@ -60,7 +60,7 @@ def build_analysis(
     ``environment`` names what the text uses but does not bind (a notebook's earlier cells);
     ``require_pragma`` False analyzes text without a ``# jaxrewrite: enable`` header; ``passes``
     run over the live tree and walk after the analysis, in order: the finding passes
-    (``engine.findings``: lint, peruse, the ledger, imported) and ``engine.findings.tracetime.PASS``
+    (``engine.findings``: the rules' checks as one pass) and ``engine.findings.tracetime.PASS``
     (JR006, the arguments that must be static, read with ``EXHAUSTIVE``-like filters so that
     unmarked uses count).
     """

@@ -335,7 +335,7 @@ def test_an_engine_edited_under_the_same_version_is_another_analysis(tmp_path: P
 
     first = run()
     assert "JR002" in first and run() == first  # the second run from the cache
-    rules = site / "jaxrewrite" / "engine" / "rulebook" / "rules.py"
+    rules = site / "jaxrewrite" / "engine" / "findings" / "checks" / "no_transform.py"
     text = rules.read_text(encoding="utf-8")
     edited = text.replace(
         "no transform in this module applies to",

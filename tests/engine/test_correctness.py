@@ -18,7 +18,7 @@ import pytest
 
 import jaxrewrite
 from jaxrewrite import RewriteError, rewrite_source
-from jaxrewrite.engine.rulebook.diagnostics import CODES
+from jaxrewrite.engine.findings.checks.registry import CODES
 from jaxrewrite.engine.rulebook.table import CLASS_TRANSFORMS, TRANSFORMS
 
 

@@ -529,25 +529,6 @@ def test_nested_ahead_of_time_and_under_pmap() -> None:
     assert (module.p(batch)[0] == x * 5).all()
 
 
-def test_lint_is_a_pure_function_of_the_analysis() -> None:
-    """Run again on the finished Analysis (scopes released), lint gives the same findings."""
-    from jaxrewrite.engine.findings import analyze
-    from jaxrewrite.engine.findings.lint import lint
-
-    source = (GOLDEN / "check" / "jr003_not_types.py").read_text(encoding="utf-8")
-    source += (
-        (GOLDEN / "check" / "jr020_own_flatten.py").read_text(encoding="utf-8").split('"""', 2)[2]
-    )
-    analysis = analyze(source, "m.py", require_pragma=False, lint=True)
-    assert analysis.lint_facts is not None
-    again = sorted(lint(analysis), key=lambda d: (d.line, d.col))
-    assert again == [d for d in analysis.diagnostics if d.code < "JR1"]
-    assert {d.code for d in again} == {"JR003", "JR020"}
-    assert (
-        analyze(source, "m.py", require_pragma=False).lint_facts is None
-    )  # the hook reads nothing
-
-
 def _doubling(levels: int) -> str:
     """``C{i}`` holds ``C{i - 1}`` twice: the split spells 2**levels containers."""
     classes = "".join(

@@ -25,9 +25,9 @@ import pytest
 from golden_cases import GOLDEN, display_name
 from helpers_hook import Project
 
-import jaxrewrite.engine.findings.report as report_module
+import jaxrewrite.engine.findings.checks.marker_does_nothing as report_module
 from jaxrewrite.engine.findings import analyze
-from jaxrewrite.engine.findings.report import REPORTED_AT_IMPORT
+from jaxrewrite.engine.findings.checks.registry import REPORTED_AT_IMPORT
 from jaxrewrite.hook import keptwarnings, pipeline, pycfile
 
 HEAD = (

@@ -18,7 +18,7 @@ from docs_support import CHECKOUT_HEADING, GUIDE_PAGES, guide_text, parse_blocks
 from support import REPO, child_env, jaxrewrite
 
 from jaxrewrite.engine.rulebook import rules
-from jaxrewrite.engine.rulebook.diagnostics import CODES
+from jaxrewrite.engine.findings.checks.registry import CODES, RECORDS
 from jaxrewrite.migrate import REASONS, Reason
 
 README = REPO / "README.md"
@@ -109,7 +109,7 @@ def test_every_anchor_is_a_heading_of_the_page_its_link_names() -> None:
     """Each rule's section is a heading of the guide's page ``rules.PAGES`` places it on, the
     page ``check --explain`` links to."""
     wrong = {}
-    for rule in rules.RULES.values():
+    for rule in RECORDS.values():
         page = REPO / "docs" / f"{rules.PAGES[rule.anchor]}.md"
         text = page.read_text(encoding="utf-8")
         if rule.anchor not in {

@@ -243,7 +243,9 @@ def test_design_names_every_engine_module_at_its_path() -> None:
     }
     singles = {f"{name}.py" for name in ENGINE_PLACES if (engine / f"{name}.py").is_file()}
     listed = {n for n in named if not n.endswith("/")}
-    assert sorted(files - singles - listed) == []  # a module the design does not place
+    folders = tuple(n for n in named if n.endswith("/"))  # a row for a folder of like modules
+    placed = {f for f in files if f.startswith(folders) and f.rpartition("/")[0] + "/" in folders}
+    assert sorted(files - singles - listed - placed) == []  # a module the design does not place
     assert sorted(n for n in named if not (engine / n).exists()) == []  # a row for no file
     assert all(f"**`{name}`" in text for name in singles)
     assert _design_rows(
@@ -324,7 +326,7 @@ WALK = frozenset(
         "walk.registrations",
         "walk.completion",
         "findings.tracetime",
-        "findings.lint",
+        "findings.checks.no_transform",
         "edits.plan",
         "rewrite",
     )
@@ -378,34 +380,28 @@ def test_every_spec_kind_has_its_module() -> None:
     assert {row.spec for rows in FAMILIES.values() for row in rows.values()} == set(SpecKind)
 
 
-#: The finding passes (issue 41 item 3): each module exports a ``TreePass``, registered the same
-#: way: the front end hands it to ``build_analysis`` (``engine/findings/__init__.py`` lists
-#: check's and show's).
-FINDING_PASSES = ("lint", "ledger", "peruse", "imported", "tracetime")
+#: The finding passes (issue 41 item 3): the rules' checks as one pass (``checks.registry``) and the
+#: trace-time pass; the front end hands them to ``build_analysis`` (``engine/findings/__init__.py``).
+FINDING_PASSES = ("checks.registry", "tracetime")
 
 
 def test_the_analysis_imports_no_finding_pass() -> None:
-    """``engine.build`` runs the passes it is handed and reaches none of their modules; each
-    pass module exports its pass, and only the entry table and the passes' own front ends
-    (``findings.trace_findings``, check's module-without-jaxrewrite route) name them."""
-    import jaxrewrite.engine.findings.imported as imported
-    import jaxrewrite.engine.findings.ledger as ledger
-    import jaxrewrite.engine.findings.lint as lint
-    import jaxrewrite.engine.findings.peruse as peruse
+    """``engine.build`` runs the passes it is handed and reaches none of their modules, nor any
+    rule's; only the entry table and the passes' own front ends (``findings.trace_findings``,
+    check's module-without-jaxrewrite route) name them."""
+    import jaxrewrite.engine.findings.checks.registry as registry
     import jaxrewrite.engine.findings.tracetime as tracetime
 
     edges = graph()
     passes = {f"jaxrewrite.engine.findings.{name}" for name in FINDING_PASSES}
+    passes |= {m.__name__ for m in registry.RULES}
     assert passes <= set(edges)
     assert sorted(_reach(edges, "jaxrewrite.engine.build") & passes) == []
     assert sorted(_reach(edges, "jaxrewrite.engine.analysis") & passes) == []
-    assert all(callable(p) for p in (lint.PASS, peruse.PASS, tracetime.PASS))
+    assert callable(tracetime.PASS) and callable(registry.rules_pass(None))
     # and no pass imports the walk back at run time (its types, under TYPE_CHECKING, only)
     runtime = graph(typing=False)
     assert sorted(m for m in passes if "jaxrewrite.engine.build" in runtime[m]) == []
-    assert callable(ledger.ledger_pass(None)) and callable(
-        imported.imported_pass(lambda module, level: None)
-    )
 
 
 #: The modules the command line dispatches to, one per command (``jaxrewrite/cli.py``); the rest

@@ -548,7 +548,7 @@ def test_what_a_call_site_names_is_looked_up_in_its_own_scope() -> None:
 def test_refusals_are_findings_with_codes() -> None:
     """Every reason has its own code in the one table of codes (JR2nn, or the JR1nn of the same
     check), with its summary."""
-    from jaxrewrite.engine.rulebook.diagnostics import CODES
+    from jaxrewrite.engine.findings.checks.registry import CODES
 
     assert len({reason.code for reason in Reason}) == len(Reason)
     assert all(CODES[reason.code] == REASONS[reason] for reason in Reason)

@@ -20,7 +20,7 @@ from golden_cases import GOLDEN, ROOT
 from support import jaxrewrite, write
 
 from jaxrewrite.commands.check import Options, check_text, render
-from jaxrewrite.engine.rulebook.diagnostics import CODES
+from jaxrewrite.engine.findings.checks.registry import CODES
 
 CASES = sorted((GOLDEN / "check").glob("*.py"))
 

@@ -280,7 +280,7 @@ def test_a_static_passed_by_keyword_under_vmap_points_to_the_guide() -> None:
     )
     found = [d for d in analysis.diagnostics if d.code == "JR011"]
     assert [d.line for d in found] == [_line(text, "m(1.0, n=2)")]
-    assert "section 11" in found[0].message
+    assert "(see docs/transforms.md#11-limits)" in found[0].message  # the Limits section
 
 
 # -- false positives: quiet where everything works -------------------------------------------------

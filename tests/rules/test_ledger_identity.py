@@ -16,7 +16,7 @@ import pytest
 from jaxrewrite import RewriteWarning
 from jaxrewrite.engine.analysis import State
 from jaxrewrite.engine.findings import analyze
-from jaxrewrite.engine.findings.report import REPORTED_AT_IMPORT
+from jaxrewrite.engine.findings.checks.registry import REPORTED_AT_IMPORT
 from jaxrewrite.hook import keptwarnings, pipeline
 
 HEAD = "# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import NoDiff, Static\nk = [1]\n"

@@ -18,8 +18,10 @@ from support import REPO, jaxrewrite
 
 from jaxrewrite.engine.build import build_analysis
 from jaxrewrite.engine.findings import lint_analysis
+from jaxrewrite.engine.findings.checks import no_transform
+from jaxrewrite.engine.findings.checks.registry import CODES, RECORDS, RULES
 from jaxrewrite.engine.rulebook import rules
-from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic, suppressed
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic, suppressed
 from jaxrewrite.migrate import Reason, migrate_source
 
 PACKAGE = REPO / "jaxrewrite"
@@ -43,46 +45,58 @@ def _code_strings(path: Path) -> list[tuple[int, str]]:
 
 
 def test_no_raise_site_writes_a_code_string() -> None:
-    """A code is written once, in the registry: every other module names the rule."""
+    """A code is written once, in its record (``rulebook/rules.py``, or the rule's own module in
+    ``findings/checks/``, once): every other module names the rule."""
     found = {
         f"{path.relative_to(PACKAGE)}:{line}": value
         for path in sorted(PACKAGE.rglob("*.py"))
         if path.relative_to(PACKAGE).as_posix() not in ALLOWED
         for line, value in _code_strings(path)
     }
-    assert found == {}
+    own = {m.__name__.rpartition(".")[2]: m.RULE.code for m in RULES}
+    records = {
+        where: code
+        for where, code in found.items()
+        if where.startswith("engine/findings/checks/")
+        and own.get(where.split("/")[-1].split(".")[0]) == code
+    }
+    assert sorted(records.values()) == sorted(c for c in own.values() if c in records.values())
+    assert len(records) == len(set(records.values()))  # once per module
+    assert {k: v for k, v in found.items() if k not in records} == {}
 
 
 def test_every_rule_is_named_somewhere() -> None:
-    """No record without a use: each rule is named (``rules.NAME``) outside the registry."""
+    """No record without a use: each error and refusal is named (``rules.NAME``) outside their
+    registry; the warnings' records are their modules' (``tests/rules/test_rule_modules.py``)."""
     text = "\n".join(
         p.read_text(encoding="utf-8") for p in PACKAGE.rglob("*.py") if p.name != "rules.py"
     )
     names = [name for name, value in vars(rules).items() if isinstance(value, rules.Rule)]
-    assert sorted(rules.RULES) == sorted(CODES) and len(names) == len(rules.RULES)
+    assert sorted(rules.RULES) == sorted(c for c in CODES if c in rules.RULES)
+    assert len(names) == len(rules.RULES)
     assert [name for name in names if not re.search(rf"\brules\.{name}\b", text)] == []
 
 
 def test_every_record_is_complete_and_its_own() -> None:
     """A fix text each, a severity each, no two codes with one summary, templates that parse."""
-    for rule in rules.RULES.values():
+    for rule in RECORDS.values():
         assert (
             rule.fix.strip() and rule.summary.strip() and isinstance(rule.severity, rules.Severity)
         ), rule.code
         for template in (rule.message, *rule.variants.values()):
             list(string.Formatter().parse(template))  # a stray brace raises ValueError
-    summaries = [r.summary for r in rules.RULES.values()]
+    summaries = [r.summary for r in RECORDS.values()]
     assert len(set(summaries)) == len(summaries)
     prefix = {
         rules.Severity.WARNING: "JR0",
         rules.Severity.ERROR: "JR1",
         rules.Severity.REFUSAL: "JR2",
     }
-    assert all(r.code.startswith(prefix[r.severity]) for r in rules.RULES.values())
+    assert all(r.code.startswith(prefix[r.severity]) for r in RECORDS.values())
 
 
 def test_retired_codes_are_never_reused_and_name_their_successor() -> None:
-    assert not set(rules.RETIRED) & set(rules.RULES)
+    assert not set(rules.RETIRED) & set(RECORDS)
     assert {old: new for old, new in rules.RETIRED.items()} == {
         "JR201": "JR111",
         "JR210": "JR112",
@@ -129,7 +143,7 @@ def test_the_registrys_severity_decides_error_or_warning(monkeypatch: pytest.Mon
     error = Diagnostic("JR112", "m", "m.py", 1, 1)
     assert (finding.is_error, error.is_error) == (False, True)
     monkeypatch.setitem(
-        rules.RULES, "JR002", dataclasses.replace(rules.NO_TRANSFORM, severity=rules.Severity.ERROR)
+        rules.RULES, "JR002", dataclasses.replace(no_transform.RULE, severity=rules.Severity.ERROR)
     )
     monkeypatch.setitem(
         rules.RULES, "JR112", dataclasses.replace(rules.DONATED, severity=rules.Severity.WARNING)

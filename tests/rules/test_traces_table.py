@@ -18,6 +18,7 @@ from golden_cases import execute
 
 from jaxrewrite import rewrite_source
 from jaxrewrite.engine.findings import analyze
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import TRACES
 
 HEAD = (
@@ -154,7 +155,7 @@ def test_every_row_has_a_case() -> None:
 @pytest.mark.parametrize("case", CASES)
 def test_check_reports_the_marked_def_where_it_is_handed_over(case: str) -> None:
     text, expected = _program(case)
-    found = [(d.code, d.line, d.col) for d in analyze(text, "m.py", lint=True).diagnostics]
+    found = [(d.code, d.line, d.col) for d in _jr012(analyze(text, "m.py", lint=True).diagnostics)]
     assert found == expected and expected, found
 
 
@@ -201,5 +202,10 @@ def test_what_reaches_the_marked_parameter(call: str, reported: bool) -> None:
         + call
         + "\n"
     )
-    codes = [d.code for d in analyze(text, "m.py", lint=True).diagnostics]
+    codes = [d.code for d in _jr012(analyze(text, "m.py", lint=True).diagnostics)]
     assert codes == (["JR012"] if reported else []), codes
+
+
+def _jr012(found: list[Diagnostic]) -> list[Diagnostic]:
+    """The findings but JR016, which a ``Static[float]`` under ``jax.jit`` gets as well."""
+    return [d for d in found if d.code != "JR016"]

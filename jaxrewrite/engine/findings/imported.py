@@ -39,8 +39,8 @@ from jaxrewrite.engine.read.scopes import (
 from jaxrewrite.engine.read.signature import Signature, read_signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.read.wrappers import calls_and_aliases, peel
-from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.rules import Rule
 from jaxrewrite.engine.rulebook.table import FAMILIES
 from jaxrewrite.engine.walk import specs
 from jaxrewrite.errors import RewriteError
@@ -102,24 +102,24 @@ def _names(source: str | None, listed: str | None) -> list[str]:
     return [words[0] for words in parts if words]
 
 
-def imported_pass(reader: ImportReader) -> TreePass:
-    """``imported_uses`` as a finding pass (``engine.findings``; ``check`` runs it alone on a module
-    that names no jaxrewrite)."""
+def imported_pass(reader: ImportReader, rule: Rule) -> TreePass:
+    """``imported_uses`` as a finding pass (``check`` runs it alone on a module that names no
+    jaxrewrite); ``rule``: JR013's record (``checks/imported_def.py``), which words them."""
 
     def run(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Walked) -> None:
-        imported_uses(result, scopes, module, reader)
+        imported_uses(result, scopes, module, reader, rule)
 
     return run
 
 
 def imported_uses(
-    result: Analysis, scopes: ScopeTree, module: ast.Module, reader: ImportReader
+    result: Analysis, scopes: ScopeTree, module: ast.Module, reader: ImportReader, rule: Rule
 ) -> None:
     """JR013 at each transform call whose function is a marked def of another module."""
     origins = _origins(module)
     if not origins:
         return
-    found = list(_findings(result.source, scopes, origins, reader))
+    found = list(_findings(result.source, scopes, origins, reader, rule))
     if found:
         result.diagnostics.extend(found)
         result.diagnostics.sort(key=lambda d: (d.line, d.col))
@@ -153,7 +153,7 @@ def _origins(module: ast.Module) -> Origins:
 
 
 def _findings(
-    src: Source, scopes: ScopeTree, origins: Origins, reader: ImportReader
+    src: Source, scopes: ScopeTree, origins: Origins, reader: ImportReader, rule: Rule
 ) -> Iterator[Diagnostic]:
     modules = Exports(reader, _marked_def)
     # The calls with an imported name as a first argument, found by a text search first (as the
@@ -170,7 +170,7 @@ def _findings(
             found = modules.find(module, level, name)
             if found is None:
                 continue
-            finding = _finding(src, call, where, ref, found[0], found[1], *found[2])
+            finding = _finding(rule, src, call, where, ref, found[0], found[1], *found[2])
             if finding is not None and finding.message not in said:
                 said.add(finding.message)
                 yield finding
@@ -272,6 +272,7 @@ def _marked_def(
 
 
 def _finding(
+    rule: Rule,
     src: Source,
     call: ast.Call,
     where: ast.expr,
@@ -299,11 +300,9 @@ def _finding(
         # What the walk would refuse for a def of this module (JR121: a NoDiff in argnums...):
         # the import of this module cannot see it, so it is said here.
         reason = getattr(err, "message", None) or str(err)
-        return Diagnostic.at(src, where, rules.IMPORTED_DEF, "refused", what=what, reason=reason)
+        return Diagnostic.at(src, where, rule, "refused", what=what, reason=reason)
     if not needs_edit(values):
         return None  # nothing it reads is marked, or the call already says it
     assert values is not None
     keywords = render.keywords(tuple((k, v) for k, v, node in values if node is None))
-    return Diagnostic.at(
-        src, where, rules.IMPORTED_DEF, what=what, spelled=spelled, keywords=keywords
-    )
+    return Diagnostic.at(src, where, rule, what=what, spelled=spelled, keywords=keywords)

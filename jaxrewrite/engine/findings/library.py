@@ -15,12 +15,13 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
+from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
 from jaxrewrite.engine.read.nodes import own_nodes
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.rulebook import concrete_table, rules
+from jaxrewrite.engine.rulebook import concrete_table
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import FAMILIES, SpecKind, Transform
 
@@ -129,7 +130,7 @@ def _call(
             yield Diagnostic.at(
                 src,
                 arg,
-                rules.TRACED,
+                TRACED,
                 name=keyword,
                 transform=t.name,
                 line=use.lineno,

@@ -10,15 +10,31 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.findings.checks import traced_argument
+from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
 
-if TYPE_CHECKING:
-    from jaxrewrite.engine.analysis import Analysis
-    from jaxrewrite.engine.read.scopes import ScopeTree
-    from jaxrewrite.engine.walk.walker import Walked
+RULE = Rule(
+    "JR015",
+    Severity.WARNING,
+    "Static or NoDiff used in an annotation but never imported or defined",
+    (
+        "{name!r} in the annotation of {param!r} is not imported: Python raises NameError where "
+        "the def runs (or, under 'from __future__ import annotations', the marker is never read, "
+        "so it does nothing); add 'from jaxrewrite import {name}'"
+    ),
+    "add 'from jaxrewrite import Static' (or NoDiff) to the module's imports (check --fix does)",
+    CHECK,
+    details=(
+        ": Python raises `NameError` where the def runs; `check --fix` adds `from jaxrewrite "
+        "import ...`"
+    ),
+)
+
+#: The hook reads only modules whose markers it can see bound.
+AT_IMPORT = False
 
 MARKERS = ("Static", "NoDiff")
 
@@ -65,7 +81,7 @@ def without_shadowed(found: list[Diagnostic], tree: ast.Module) -> list[Diagnost
     return [
         d
         for d in found
-        if d.code != rules.TRACED.code
+        if d.code != traced_argument.RULE.code
         or not any(
             d.message.startswith(lead) and first <= d.line <= last for lead, first, last in spans
         )
@@ -81,14 +97,13 @@ def unbound_findings(text: str, filename: str) -> list[Diagnostic]:
 
     src = Source(text, filename)
     return [
-        Diagnostic.at(src, node, rules.UNBOUND_MARKER, name=node.id, param=param)
+        Diagnostic.at(src, node, RULE, name=node.id, param=param)
         for node, param, _ in unbound_markers(ast.parse(text, filename))
     ]
 
 
-def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) -> None:
-    """JR015 as a finding pass."""
-    result.diagnostics.extend(
-        Diagnostic.at(result.source, node, rules.UNBOUND_MARKER, name=node.id, param=param)
-        for node, param, _ in unbound_markers(tree)
-    )
+def check(ctx: Context) -> list[Diagnostic]:
+    return [
+        Diagnostic.at(ctx.src, node, RULE, name=node.id, param=param)
+        for node, param, _ in unbound_markers(ctx.tree)
+    ]
