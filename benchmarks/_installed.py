@@ -1,9 +1,9 @@
 """jaxrewrite as users run it, for the import benchmarks: a wheel of this checkout, built and
 installed (not editable) into a folder that goes first on the children's ``PYTHONPATH``.
 
-Why not the checkout: an installed wheel carries its cache tag's digests (jaxrewrite/hook/cachetag.py),
-so its first opted-in import checks no stat of jaxrewrite's sources, which a checkout, edited in
-place, must (``--checkout`` measures that)."""
+Why not the checkout: an installed wheel carries its cache tag's digests
+(jaxrewrite/hook/cachetag.py), so its first opted-in import checks no stat of jaxrewrite's
+sources, which a checkout, edited in place, must (``--checkout`` measures that)."""
 
 from __future__ import annotations
 
@@ -59,7 +59,8 @@ def installed(folder: str) -> str:
     )
     if "\nBUILT = " not in Path(site, "jaxrewrite", "hook", "__init__.py").read_text():
         raise SystemExit(
-            "the wheel carries no digests (hook/__init__.py's BUILT): setup.py's build step did not run"
+            "the wheel carries no digests (hook/__init__.py's BUILT): setup.py's build "
+            "step did not run"
         )
     return site
 
@@ -68,7 +69,8 @@ def _run(argv: list[str], env: dict[str, str]) -> None:
     done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(
-            f"building or installing jaxrewrite's wheel failed: {argv}\n{done.stdout}\n{done.stderr}"
+            f"building or installing jaxrewrite's wheel failed: {argv}\n{done.stdout}\n"
+            f"{done.stderr}"
         )
 
 
@@ -101,5 +103,6 @@ def check_imported_from(root: str, env: dict[str, str]) -> None:
     where = done.stdout.strip()
     if done.returncode != 0 or not Path(where).resolve().is_relative_to(Path(root).resolve()):
         raise SystemExit(
-            f"the benchmark's children import jaxrewrite from {where or done.stderr!r}, not from {root}"
+            f"the benchmark's children import jaxrewrite from {where or done.stderr!r}, "
+            f"not from {root}"
         )

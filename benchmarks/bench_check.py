@@ -20,7 +20,8 @@ Rows (ratios against a baseline measured side by side in the same run, see _timi
   load (one process where no core is idle), against one process.
 * ``marker fetch via jaxrewrite / via jaxrewrite.markers``: executing a rewritten module that
   fetches its markers with ``from jaxrewrite import Static`` (the run-time check: one set lookup)
-  against the same module fetching them from ``jaxrewrite.markers.UNCHECKED`` (no check). Target <= 1.01.
+  against the same module fetching them from ``jaxrewrite.markers.UNCHECKED`` (no check). Target <=
+  1.01.
 """
 
 from __future__ import annotations
@@ -163,11 +164,15 @@ def warning_rows(rounds: int, clock: Callable[[], float], functions: int) -> lis
         rounds,
         collect=True,
     )
-    ms = f"{median(samples['via package']) * 1e3:.3f} vs {median(samples['direct']) * 1e3:.3f} ms per module"
+    ms = (
+        f"{median(samples['via package']) * 1e3:.3f} vs {median(samples['direct']) * 1e3:.3f} "
+        "ms per module"
+    )
     return [
         Row(
             "check",
-            f"rewritten module ({functions} jits): marker via jaxrewrite / via jaxrewrite.markers.UNCHECKED",
+            f"rewritten module ({functions} jits): marker via jaxrewrite / via "
+            "jaxrewrite.markers.UNCHECKED",
             paired_ratio(samples["via package"], samples["direct"]),
             1.01,
             ms,
@@ -219,7 +224,10 @@ def ruff_rows(rounds: int) -> list[Row]:
         for clock, at in (("wall", 0), ("cpu", 1)):
             a = [s[at] for s in samples[f"ours {state}"]]
             b = [s[at] for s in samples[f"ruff {state}"]]
-            context = f"{median(a) * 1e3:.0f} vs {median(b) * 1e3:.0f} ms ({clock}); jax's source, fresh processes"
+            context = (
+                f"{median(a) * 1e3:.0f} vs {median(b) * 1e3:.0f} ms ({clock}); jax's source, "
+                "fresh processes"
+            )
             rows.append(
                 Row(
                     "check",
@@ -245,7 +253,7 @@ def pool_rows(files: list[tuple[str, bytes]], rounds: int, counts: tuple[int, ..
     for count in counts:
         jobs = [check.Job(path, options) for path in paths[:count]]
 
-        def timed(processes: int | None) -> Callable[[], float]:
+        def timed(processes: int | None, jobs: list[check.Job] = jobs) -> Callable[[], float]:
             def sample() -> float:
                 start = time.perf_counter()
                 check.examine_all(jobs, processes)

@@ -25,7 +25,8 @@ undecorated helpers and ``g = jax.jit(f)`` call sites) and ``dense`` (every func
 two-line bodies), reported separately. ``--profile`` prints cProfile's top functions by tottime
 for ``rewrite_source`` on the realistic module.
 
-Usage: python benchmarks/bench_cold.py [--rounds N] [--scale X] [--clock cpu|wall] [--profile] [--quick] [--json PATH]
+Usage: python benchmarks/bench_cold.py [--rounds N] [--scale X] [--clock cpu|wall] [--profile]
+[--quick] [--json PATH]
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def reduce_{i}(x: Array, weights: Array, axis: int, depth: Static[int], *, kind:
         out = out + 0.5 * jnp.mean(residual, axis=axis, keepdims=True)
     stats = {{"min": out.min(), "max": out.max(), "id": {i}}}
     return out / (stats["max"] - stats["min"] + EPS)
-'''
+'''  # noqa: E501
 
 DONATE = '''
 
@@ -170,7 +171,7 @@ class Block{i}:
 
     def describe(self) -> str:
         return f"Block{i}(width={{self.width}}, depth={{self.depth}})"
-'''
+'''  # noqa: E501
 
 HELPER = '''
 
@@ -297,7 +298,8 @@ def measure(source: str, name: str, rounds: int, clock: Callable[[], float]) -> 
     functions = sum(isinstance(node, ast.FunctionDef) for node in ast.walk(ast.parse(source)))
     print(
         f"# {name} module: {source.count(chr(10))} lines, {functions} functions, "
-        f"{source.count('Static[')} Static annotations, {rewritten.count('static_arg')} keywords written"
+        f"{source.count('Static[')} Static annotations, {rewritten.count('static_arg')} "
+        "keywords written"
     )
 
     def row(what: str, arm: str, target: float | None = None, base: str = "compile") -> Row:

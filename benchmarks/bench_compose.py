@@ -8,7 +8,8 @@ medians of per-round ratios (bench_import.py's machinery). Target: the warm-impo
 against the rewrite by hand of bench_import.py, ratio <= 1.1 (CPU time is reported beside wall
 time: read it on a loaded host).
 
-Usage: python benchmarks/bench_compose.py [--repeats N] [--quick] [--json PATH] [--tools jaxtyping,beartype,typeguard]
+Usage: python benchmarks/bench_compose.py [--repeats N] [--quick] [--json PATH] [--tools
+jaxtyping,beartype,typeguard]
 """
 
 from __future__ import annotations
@@ -36,9 +37,17 @@ from jaxrewrite.engine.rewrite import rewrite_source
 
 #: How each tool's hook is installed for the benchmark's modules.
 INSTALL = {
-    "jaxtyping": "import jaxtyping; jaxtyping.install_import_hook(['bench_c', 'bench_h'], 'beartype.beartype')",
-    "beartype": "from beartype.claw import beartype_package; beartype_package('bench_c'); beartype_package('bench_h')",
-    "typeguard": "from typeguard import install_import_hook; install_import_hook(['bench_c', 'bench_h'])",
+    "jaxtyping": (
+        "import jaxtyping; jaxtyping.install_import_hook(['bench_c', 'bench_h'], "
+        "'beartype.beartype')"
+    ),
+    "beartype": (
+        "from beartype.claw import beartype_package; beartype_package('bench_c'); "
+        "beartype_package('bench_h')"
+    ),
+    "typeguard": (
+        "from typeguard import install_import_hook; install_import_hook(['bench_c', 'bench_h'])"
+    ),
 }
 
 
@@ -81,7 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for tool in tools:
         result = pair(samples, f"{tool} alone, by hand", f"{tool} + jaxrewrite")
-        context = f"{result.hooked * 1e3:.2f} vs {result.plain * 1e3:.2f} ms, cpu ratio {result.cpu_ratio:.3f}"
+        context = (
+            f"{result.hooked * 1e3:.2f} vs {result.plain * 1e3:.2f} ms, cpu ratio "
+            f"{result.cpu_ratio:.3f}"
+        )
         ratio = Ratio(result.ratio, result.low, result.high)
         rows.append(
             Row(

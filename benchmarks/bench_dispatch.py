@@ -2,7 +2,8 @@
 
 Arms (one process, warmed up, interleaved rounds, medians of paired per-round ratios):
 
-- ``hand``: ``jax.jit(f, static_argnums=(1,), static_argnames=("n",))`` written by hand: the baseline.
+- ``hand``: ``jax.jit(f, static_argnums=(1,), static_argnames=("n",))`` written by hand: the
+  baseline.
 - ``jaxrewrite``: the same function written ``@jax.jit`` / ``n: Static[int]`` in an opted-in
   module, run through ``rewrite_source``, compiled and exec'd. Target: <= 1.02 x hand, since the
   rewrite should leave nothing behind at run time but the keywords a user would have written.

@@ -14,6 +14,7 @@ Usage: python benchmarks/bench_fields.py [--rounds N] [--batch-ms MS] [--clock c
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import types
 from pathlib import Path
@@ -144,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
                 jit_name,
                 arm,
             )  # warm up: trace and compile
-            calls[f"{arm}, {jit_name}"] = (lambda run, model: lambda: run(model, x))(run, model)
+            calls[f"{arm}, {jit_name}"] = functools.partial(run, model, x)
     arms = {}
     for name, call in calls.items():
         count = 2 if args.quick else calibrate(call, batch, clock, minimum=20)

@@ -151,7 +151,7 @@ print(json.dumps({
     "total": total, "inside": measured["inside"], "delegated": measured["delegated"], "calls": measured["calls"],
     "gc": measured["gc"], "bias": min(bias), "modules": len(sys.modules),
 }))
-'''
+'''  # noqa: E501
 
 KINDS = ("runner",)
 
@@ -280,9 +280,11 @@ def rows(results: dict[str, list[dict[str, Any]]]) -> list[Row]:
         self_ms = statistics.median(r["self"] for r in runs) * 1e3
         total_ms = statistics.median(r["total"] for r in runs) * 1e3
         context = (
-            f"hook {self_ms:.2f} of {total_ms:.0f} ms; {statistics.median(r['calls'] for r in runs):.0f} delegated "
+            f"hook {self_ms:.2f} of {total_ms:.0f} ms; "
+            f"{statistics.median(r['calls'] for r in runs):.0f} delegated "
             f"calls, timer cost {statistics.median(r['bias'] for r in runs) * 1e6:.2f} us each and "
-            f"{statistics.median(r['gc'] for r in runs) * 1e3:.2f} ms of collections begun in the hook subtracted"
+            f"{statistics.median(r['gc'] for r in runs) * 1e3:.2f} ms of collections "
+            "begun in the hook subtracted"
         )
         what = f"hook share of import jax, {kind}: hook self time / import jax"
         out.append(Row("hook share", what, Ratio(median, low, high), TARGET, context))

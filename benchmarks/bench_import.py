@@ -224,8 +224,9 @@ def main(argv: list[str] | None = None) -> int:
         "--repeats",
         type=int,
         default=30,
-        help="rounds (six fresh interpreters each; 15 left the medians moving by ~0.02 between"
-        " runs)",
+        help=(
+            "rounds (six fresh interpreters each; 15 left the medians moving by ~0.02 between runs)"
+        ),
     )
     parser.add_argument(
         "--quick",
@@ -250,8 +251,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.checkout:
         use_installed(wheel.name)
     print(
-        f"jaxrewrite imported from {PACKAGE_ROOT}"
-        f"{' (a wheel of this checkout, installed)' if not args.checkout else ''}"
+        "jaxrewrite imported from "
+        f"{PACKAGE_ROOT}{' (a wheel of this checkout, installed)' if not args.checkout else ''}"
     )
 
     env = child_env()
@@ -341,8 +342,8 @@ def main(argv: list[str] | None = None) -> int:
                 table.write("\n")
             table.write(header + "\n" + "| --- " * header.count(" | ") + "| --- |\n")
         table.write(
-            f"| {datetime.date.today()} | {platform.python_version()} "
-            f"| {repeats}{' (quick)' if args.quick else ''} "
+            f"| {datetime.date.today()} | {platform.python_version()} | "
+            f"{repeats}{' (quick)' if args.quick else ''} "
             f"| {jax_result.plain * 1e3:.0f} / {jax_result.hooked * 1e3:.0f} "
             f"| {_cell(jax_result)} "
             f"| {module_result.plain * 1e3:.2f} / {module_result.hooked * 1e3:.2f} "

@@ -58,14 +58,16 @@ CELLS = [
     ("jit call", "out = doubler(1.0, 3)\n", "out = hand_doubler(1.0, 3)\n"),
     (
         "definition",
-        "@jax.jit\ndef doubler(x, n: Static[int]):\n    for _ in range(n):\n        x = x * 2\n    return x\n",
+        "@jax.jit\ndef doubler(x, n: Static[int]):\n    for _ in range(n):\n"
+        "        x = x * 2\n    return x\n",
         "@partial(jax.jit, static_argnums=(1,), static_argnames=('n',))\n"
         "def hand_doubler(x, n):\n    for _ in range(n):\n        x = x * 2\n    return x\n",
     ),
     (
         "pmap call site",
         "pmake = jax.pmap(make_hypercube, in_axes=(0, 0, None, None))\n",
-        "pmake = jax.pmap(hand_make_hypercube, in_axes=(0, 0, None, None), static_broadcasted_argnums=(3,))\n",
+        "pmake = jax.pmap(hand_make_hypercube, in_axes=(0, 0, None, None), "
+        "static_broadcasted_argnums=(3,))\n",
     ),
 ]
 DEFS = """\
@@ -117,7 +119,10 @@ def cell_rows(rounds: int, calls: int, clock: Callable[[], float] = CLOCKS["cpu"
             {"ext": arm(ours, True), "hand": arm(hand, False)}, rounds, collect=True
         )
         extra = (median(samples["ext"]) - median(samples["hand"])) * 1e6
-        context = f"{median(samples['ext']) * 1e6:.0f} vs {median(samples['hand']) * 1e6:.0f} us CPU/cell, extra {extra:.0f} us"
+        context = (
+            f"{median(samples['ext']) * 1e6:.0f} vs {median(samples['hand']) * 1e6:.0f} us "
+            f"CPU/cell, extra {extra:.0f} us"
+        )
         rows.append(
             Row(
                 "integrations",
@@ -248,7 +253,10 @@ def collect_rows(rounds: int, quick: bool = False) -> list[Row]:
         samples = interleave(arms, rounds)
 
     def row(what: str, arm_name: str, base: str) -> Row:
-        context = f"{median(samples[arm_name]) * 1e3:.0f} vs {median(samples[base]) * 1e3:.0f} ms CPU per process"
+        context = (
+            f"{median(samples[arm_name]) * 1e3:.0f} vs {median(samples[base]) * 1e3:.0f} ms "
+            "CPU per process"
+        )
         return Row(
             "integrations", what, paired_ratio(samples[arm_name], samples[base]), None, context
         )

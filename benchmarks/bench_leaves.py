@@ -411,7 +411,10 @@ def main(argv: list[str] | None = None) -> int:
         (f"overhead over JAX: S={wide.statics} / S=2 statics (N={mid})", wide, middle),
     ):
         ra, rb = overhead(a), overhead(b)
-        context = f"{paired_difference(*ra) * 1e6:.2f} vs {paired_difference(*rb) * 1e6:.2f} us (IQR: bootstrap)"
+        context = (
+            f"{paired_difference(*ra) * 1e6:.2f} vs {paired_difference(*rb) * 1e6:.2f} us "
+            "(IQR: bootstrap)"
+        )
         rows.append(Row("leaves", what, bootstrap_ratio_of_differences(ra, rb), None, context))
     for each in rows:
         each.device = kind

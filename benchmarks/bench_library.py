@@ -9,8 +9,8 @@ two of its submodules opt in. Arms, each a fresh interpreter, rounds interleaved
   process that may not write (PYTHONDONTWRITEBYTECODE, standing in for a read-only install), so
   every module comes from a cache written ahead of time.
 * ``by hand``: each opted-in module replaced by its rewritten text (``Static`` taken from
-  ``jaxrewrite.markers.UNCHECKED``, which skips NotRewrittenWarning's check) and the ``install()`` call
-  removed from ``__init__``: what a library without jaxrewrite's hook would ship.
+  ``jaxrewrite.markers.UNCHECKED``, which skips NotRewrittenWarning's check) and the ``install()``
+  call removed from ``__init__``: what a library without jaxrewrite's hook would ship.
 * ``uncached``: the package as pip leaves it, no ``compile``, same unwritable process: every
   import rewrites again (context: what ``compile`` saves).
 
@@ -89,9 +89,9 @@ def lay_out(root: Path) -> dict[str, Path]:
     for path in sorted((variants["by_hand"] / "thelib").rglob("*.py")):
         text = path.read_text()
         if scan_header(text).enabled:
-            # The markers from jaxrewrite.markers.UNCHECKED: a module that fetches them from jaxrewrite
-            # without having been rewritten is analyzed once for NotRewrittenWarning, a cost
-            # that no hand-written library pays.
+            # The markers from jaxrewrite.markers.UNCHECKED: a module that fetches them from
+            # jaxrewrite without having been rewritten is analyzed once for NotRewrittenWarning, a
+            # cost that no hand-written library pays.
             rewritten = rewrite_source(text, str(path)).replace(MARKERS, MARKERS_UNCHECKED)
             assert MARKERS_UNCHECKED in rewritten, path
             path.write_text(rewritten)
@@ -167,7 +167,10 @@ def rows_for(
         ("prebuilt", "prebuilt cache / by hand", target),
         ("uncached", "read-only, no compile / by hand", None),
     ):
-        ms = f"{statistics.median(wall[name]) * 1e3:.1f} vs {statistics.median(wall['by_hand']) * 1e3:.1f} ms"
+        ms = (
+            f"{statistics.median(wall[name]) * 1e3:.1f} vs "
+            f"{statistics.median(wall['by_hand']) * 1e3:.1f} ms"
+        )
         cpu_ratio = paired_ratio(cpu[name], cpu["by_hand"]).median
         rows.append(
             Row(

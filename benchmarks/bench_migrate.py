@@ -1,4 +1,5 @@
-"""Migration: ``migrate_source`` over every .py file of the installed jax vs ``compile`` of the same files.
+"""Migration: ``migrate_source`` over every .py file of the installed jax vs ``compile`` of the same
+files.
 
 What ``jaxrewrite migrate`` pays per file, less reading and writing it. Arms, interleaved in one
 process (garbage collected before every sample, untimed), each over the same decoded texts:
@@ -67,7 +68,8 @@ _SPELLINGS = (
     '@functools.partial(jax.jit, static_argnames=("mode",))\ndef g_{i}(x, mode="sum"):\n'
     '    return jnp.sum(x) if mode == "sum" else x\n',
     "def h_{i}(x, k):\n    return x + k\nh_{i}_jit = jax.jit(h_{i}, static_argnums=1)\n",
-    "@partial(jax.vmap, in_axes=(0, None))\ndef v_{i}(x, y):\n    return x + y\n",  # no spec: left alone
+    # no spec: left alone
+    "@partial(jax.vmap, in_axes=(0, None))\ndef v_{i}(x, y):\n    return x + y\n",
 )
 
 
@@ -173,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     samples = interleave(arms, rounds, collect=True)
     print(
-        f"# jax sources: {len(files)} files, {len(with_spec)} pass the pre-filter, {changed} migrated "
+        f"# jax sources: {len(files)} files, {len(with_spec)} pass the pre-filter, "
+        f"{changed} migrated "
         f"({migrated} functions, {refused} refused)"
     )
 

@@ -36,7 +36,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from _timing import Row, dump, interleave, paired_ratio, print_table
+from _timing import Row, dump, interleave, paired_ratio, print_table  # noqa: E402
 
 MODULE = """\
 # jaxrewrite: enable
@@ -56,7 +56,7 @@ import optmod
 loaded = sorted(m for m in sys.modules if m == "jaxrewrite.engine" or m.startswith("jaxrewrite.engine."))
 if loaded and "warm-up" not in sys.argv:
     raise SystemExit(f"the engine was imported: {loaded}")
-"""
+"""  # noqa: E501
 
 SCRIPTS = {
     "plain": "import jaxrewrite\njaxrewrite.install()\n" + BODY,
@@ -141,7 +141,10 @@ def main(argv: list[str] | None = None) -> int:
 
     def ms(name: str) -> str:
         cpu_ratio = paired_ratio(cpu[name], cpu["plain"]).median
-        return f"{statistics.median(wall[name]) * 1e3:.0f} vs {statistics.median(base) * 1e3:.0f} ms per process, cpu ratio {cpu_ratio:.3f}"
+        return (
+            f"{statistics.median(wall[name]) * 1e3:.0f} vs "
+            f"{statistics.median(base) * 1e3:.0f} ms per process, cpu ratio {cpu_ratio:.3f}"
+        )
 
     rows = [
         Row(

@@ -209,16 +209,18 @@ def profile_section(stdout: str) -> str:
 
 
 def corpus_section() -> str:
-    """JR006's figures over programs from public bug reports (tests/dataflow_corpus), labelled by
-    JAX."""
-    sys.path.insert(0, str(HERE.parent / "tests"))
+    """JR006's figures over programs from public bug reports (tests/rules/dataflow_corpus),
+    labelled by JAX."""
+    # The test file's own folder, and tests/ for the support modules it imports.
+    sys.path[:0] = [str(HERE.parent / "tests" / "rules"), str(HERE.parent / "tests")]
     import test_dataflow_corpus as corpus
 
     tp, fn, fp, tn = corpus.figures()
     return (
-        "\n## JR006 over public bug reports (tests/dataflow_corpus)\n\n"
-        f"{len(corpus.CORPUS)} programs from GitHub threads, each labelled by running it under "
-        f"JAX: {tp + fn} raise a trace-time error, {fp + tn} run. Findings: recall "
+        "\n## JR006 over public bug reports (tests/rules/dataflow_corpus)\n\n"
+        f"{len(corpus.CORPUS)} programs from GitHub threads, each labelled by running it "
+        "under JAX: "
+        f"{tp + fn} raise a trace-time error, {fp + tn} run. Findings: recall "
         f"{tp}/{tp + fn} = {tp / (tp + fn):.2f} "
         f"(target >= 0.8), precision {tp}/{tp + fp} = {tp / max(tp + fp, 1):.2f} (target 1.0). "
         f"Missed: {', '.join(corpus.missed()) or 'none'}.\n"
@@ -250,8 +252,10 @@ def main(argv: list[str] | None = None) -> int:
         "--keep",
         type=Path,
         default=None,
-        help="put the scripts' own outputs (rows as NAME.json, bench_import's import_cost.md) in"
-        " this folder and keep them",
+        help=(
+            "put the scripts' own outputs (rows as NAME.json, bench_import's import_cost.md) "
+            "in this folder and keep them"
+        ),
     )
     args = parser.parse_args(argv)
 
@@ -301,21 +305,23 @@ def main(argv: list[str] | None = None) -> int:
             f"load average {load_avg} at the end, {time.perf_counter() - started:.0f} s in all."
         ),
         "",
-        "Every ratio is `what / baseline` (as named in each row), both measured side by side in"
-        " the same",
+        "Every ratio is `what / baseline` (as named in each row), both measured side by "
+        "side in the same",
         "run: interleaved rounds, median of the per-round ratios, IQR of those ratios (see",
-        "benchmarks/_timing.py; the import rows are bench_import.py's own ratios, with its IQR"
-        " where it prints one).",
-        "Targets are met when the median ratio is at or under the target. Absolute times are"
-        " context only.",
+        "benchmarks/_timing.py; the import rows are bench_import.py's own ratios, with "
+        "its IQR where it prints one).",
+        "Targets are met when the median ratio is at or under the target. Absolute times "
+        "are context only.",
         "",
     ]
     if args.quick:
         header += ["**--quick: tiny sizes and repeats; these figures are not measurements.**", ""]
     summary = [
         "",
-        f"Targets: {sum(1 for r in all_rows if r.target is not None) - len(missed)} met, "
-        f"{len(missed)} missed"
+        (
+            f"Targets: {sum(1 for r in all_rows if r.target is not None) - len(missed)} met, "
+            f"{len(missed)} missed"
+        )
         + (
             ": " + "; ".join(f"{r.what} ({r.ratio.median:.3f} vs {r.target:g})" for r in missed)
             if missed
@@ -329,8 +335,12 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join(header) + "\n" + table + "\n" + "\n".join(summary) + "\n"
     if profile:
         text += (
-            "\n## cProfile: rewrite_source on the realistic module (bench_cold.py --profile)\n\n"
-            "```text\n" + profile + "\n```\n"
+            (
+                "\n## cProfile: rewrite_source on the realistic module (bench_cold.py "
+                "--profile)\n\n```text\n"
+            )
+            + profile
+            + "\n```\n"
         )
     text += corpus_section()
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ them). Run it through the rewriter::
     python -m jaxrewrite examples/pallas_matmul.py
 
 On a CPU the kernel runs in Pallas's interpret mode (``interpret=True``); on a TPU or GPU it is
-compiled. ``tests/test_pallas.py`` compares it with the same kernel written in plain JAX.
+compiled. ``tests/engine/test_pallas.py`` compares it with the same kernel written in plain JAX.
 """
 
 import functools

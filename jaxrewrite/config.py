@@ -164,7 +164,7 @@ def words(value: str) -> tuple[str, ...]:
 
 def unknown_codes(values: Sequence[str]) -> list[str]:
     """The codes or prefixes in ``values`` that name no code jaxrewrite has."""
-    from jaxrewrite.engine.rulebook.diagnostics import CODES
+    from jaxrewrite.engine.findings.checks.registry import CODES
 
     return [code for code in values if not any(known.startswith(code) for known in CODES)]
 

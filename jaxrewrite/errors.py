@@ -27,7 +27,7 @@ class RewriteError(SyntaxError):
         # ``msg`` is what tracebacks print after the class name, so it leads with the code, as
         # ``jaxrewrite check`` prints a finding; ``message`` is the text alone.
         super().__init__(f"{code} {msg}", (filename, lineno, offset, text, end_lineno, end_offset))
-        #: The finding's code (``jaxrewrite.engine.rulebook.diagnostics.CODES``), as ``jaxrewrite
+        #: The finding's code (``engine.findings.checks.registry.CODES``), as ``jaxrewrite
         #: check`` prints it.
         self.code = code
         #: The message without its code.

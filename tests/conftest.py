@@ -26,7 +26,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--update-golden",
         action="store_true",
         default=False,
-        help="rewrite golden/*.out.py and golden/*.err from the current engine instead of comparing",
+        help=(
+            "rewrite golden/*.out.py and golden/*.err from the current engine instead of comparing"
+        ),
     )
 
 
@@ -178,13 +180,13 @@ def _compiled_programs() -> str:
     """Turn on JAX's persistent compilation cache in this process only, in a new folder.
 
     Tests build many functions that lower to the same program (a rewritten module and its
-    hand-written twin; each hypothesis example), and JAX's own caches key on the function
-    object, so XLA compiles each again (~40 ms of CPU apiece: a quarter of the golden and
-    property tests' time). This cache keys on the program, so each compiles once. Tracing is
-    untouched (a hit skips XLA's compile only): trace counts and results are as without it. Set
-    by ``jax.config`` rather than the environment, so the programs the tests start never share
-    it (no two processes write one entry; those run as another user never meet its files).
-    ``JAXREWRITE_TEST_XLA_CACHE=0`` runs without it, as .ci/run's step with the shortcuts off does."""
+    hand-written twin; each hypothesis example), and JAX's own caches key on the function object, so
+    XLA compiles each again (~40 ms of CPU apiece: a quarter of the golden and property tests'
+    time). This cache keys on the program, so each compiles once. Tracing is untouched (a hit skips
+    XLA's compile only): trace counts and results are as without it. Set by ``jax.config`` rather
+    than the environment, so the programs the tests start never share it (no two processes write one
+    entry; those run as another user never meet its files). ``JAXREWRITE_TEST_XLA_CACHE=0`` runs
+    without it, as .ci/run's step with the shortcuts off does."""
     import jax
 
     folder = tempfile.mkdtemp(prefix="jaxrewrite-tests-xla-")

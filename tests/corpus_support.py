@@ -1,6 +1,7 @@
-"""The real-code corpus: the installed jax, jaxlib and numpy sources, migrated to Static annotations.
+"""The real-code corpus: the installed jax, jaxlib and numpy sources, migrated to Static
+annotations.
 
-Used by ``tests/test_corpus.py`` (``test_check.py`` takes the file list):
+Used by ``tests/migrate/test_corpus.py`` (``test_check.py`` takes the file list):
 
 * ``migrate_module`` runs ``jaxrewrite.migrate.migrate_source`` on one module, as a user adopting
   jaxrewrite would, and finds each migrated def and each of its transform uses (decorators and
@@ -9,9 +10,9 @@ Used by ``tests/test_corpus.py`` (``test_check.py`` takes the file list):
   one parameter per function annotated, so the engine must complete the user's lists) and reads
   every use back from the rewritten text with plain ``ast``. The reading of a spec is JAX's
   (``api_util.infer_argnums_and_argnames``, copied, on an ``inspect.Signature`` of the def) with a
-  table of keywords kept here (``JAX_SPECS``), not migrate's nor the engine's: a bug in migrate's round trip
-  cannot hide itself. Each use must give JAX the statics the hand-written spec gave, keep every
-  other argument as written, and the rewrite may move no line nor touch one outside the uses.
+  table of keywords kept here (``JAX_SPECS``), not migrate's nor the engine's: a bug in migrate's
+  round trip cannot hide itself. Each use must give JAX the statics the hand-written spec gave, keep
+  every other argument as written, and the rewrite may move no line nor touch one outside the uses.
 """
 
 from __future__ import annotations
@@ -137,7 +138,8 @@ Statics = tuple[frozenset[int], frozenset[str]]
 
 
 def signature(func: Func) -> inspect.Signature:
-    """The def's signature as ``inspect.signature`` gives it to JAX (annotations and defaults aside)."""
+    """The def's signature as ``inspect.signature`` gives it to JAX (annotations and defaults
+    aside)."""
     a, P = func.args, inspect.Parameter
     params = [P(x.arg, P.POSITIONAL_ONLY) for x in a.posonlyargs] + [
         P(x.arg, P.POSITIONAL_OR_KEYWORD) for x in a.args
@@ -192,7 +194,8 @@ def jax_reading(spec: JaxSpec, sig: inspect.Signature, given: dict[str, object])
 
 
 def _chain(expr: ast.expr) -> list[ast.Call]:
-    """The calls naming the transform, outermost first: ``T(f, ...)``, ``partial(T, ...)(f)``, ``T(...)``."""
+    """The calls naming the transform, outermost first: ``T(f, ...)``, ``partial(T, ...)(f)``,
+    ``T(...)``."""
     calls = []
     while isinstance(expr, ast.Call):
         calls.append(expr)
@@ -252,7 +255,8 @@ class Found:
 
 @dataclass
 class Module:
-    """One module: its text, what migrate made of it, and the migrated defs and uses (plain ``ast``)."""
+    """One module: its text, what migrate made of it, and the migrated defs and uses (plain
+    ``ast``)."""
 
     where: str
     source: str
@@ -398,7 +402,8 @@ def merged_text(module: Module) -> tuple[str, dict[int, int]]:
 
 @dataclass
 class Checked:
-    """One text rewritten: the uses that read back as they were meant, how each was spelled, problems."""
+    """One text rewritten: the uses that read back as they were meant, how each was spelled,
+    problems."""
 
     output: str | None
     good: list[Found] = field(default_factory=list)
@@ -452,9 +457,8 @@ def check_rewrite(
         else:
             expr, end = _decorator_at(lines, line)
         if expr is None:
-            problem = (
-                problem
-                or f"no {'call site' if use.call_site else 'decorator'} at line {line} of the output"
+            problem = problem or (
+                f"no {'call site' if use.call_site else 'decorator'} at line {line} of the output"
             )
         else:
             spans.update(range(line, end + 1))
@@ -518,7 +522,10 @@ def _compare(use: Found, expr: ast.expr) -> str | None:
     except ValueError as why:
         return f"rewritten spec unreadable: {why}: {ast.unparse(expr)}"
     if now != was:
-        return f"JAX reads static {_spell(now)} in {ast.unparse(expr)}, the original spec gave {_spell(was)}"
+        return (
+            f"JAX reads static {_spell(now)} in {ast.unparse(expr)}, the original spec gave "
+            f"{_spell(was)}"
+        )
     return (
         None
         if others_now == others
@@ -558,7 +565,8 @@ def convert_corpus(files: list[tuple[str, Path]], rewrite: Rewrite) -> CorpusRun
     for _, path in files:
         source = read_source(path)
         if not may_need_migration(source):
-            continue  # migrate_source gives it back unchanged; whether it compiles is the other test's
+            # migrate_source gives it back unchanged; whether it compiles is the other test's
+            continue
         try:
             module = migrate_module(source, str(path))
         except SyntaxError:

@@ -6,7 +6,7 @@ property. The README's command runs every test, at a depth that keeps it within 
 cores: a stable half of the corpus, half of each property's examples (the first half of the
 same fixed sequence: every property is derandomized). ``JAXREWRITE_FULL=1`` reads every file
 and draws every example; ``.ci/run`` runs the files that sample that way, and
-tests/test_docs.py fails when one of them is missing there.
+tests/meta/test_docs.py fails when one of them is missing there.
 """
 
 from __future__ import annotations

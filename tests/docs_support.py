@@ -1,5 +1,5 @@
-"""The Markdown reader of tests/test_docs.py (its conventions are in that file's docstring): the
-fenced blocks of README.md and docs/*.md with their ``docs-test`` directives, as cases to run.
+"""The Markdown reader of tests/meta/test_docs.py (its conventions are in that file's docstring):
+the fenced blocks of README.md and docs/*.md with their ``docs-test`` directives, as cases to run.
 Shared with test_docs_content.py, test_packaging.py and test_precommit.py, which read the same
 blocks.
 """
@@ -127,7 +127,10 @@ def build_cases(doc: Path) -> list[Case]:
                 Case(
                     block,
                     "bad",
-                    problem=f"unknown directive {block.arg or block.kind!r} on line {block.directive_line}",
+                    problem=(
+                        f"unknown directive {block.arg or block.kind!r} on line "
+                        f"{block.directive_line}"
+                    ),
                 )
             )
             continue

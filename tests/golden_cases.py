@@ -76,7 +76,8 @@ def execute(text: str, filename: str, name: str, rewritten: bool = True) -> type
 
 
 def outcome(source: str, name: str, filters: Filters = FAST) -> str:
-    """A rewrite's result as one comparable string: the text, or the error (the pre-filter tests)."""
+    """A rewrite's result as one comparable string: the text, or the error (the pre-filter
+    tests)."""
     try:
         return rewrite_source(source, name, filters=filters)
     except RewriteError as err:
@@ -85,7 +86,8 @@ def outcome(source: str, name: str, filters: Filters = FAST) -> str:
         return f"SyntaxError: {err.lineno}"
 
 
-#: The errors a trace-time case may raise (tests/tracetime_cases, tests/dataflow_corpus).
+#: The errors a trace-time case may raise (tests/rules/tracetime_cases,
+#: tests/rules/dataflow_corpus).
 TRACE_ERRORS = (
     "TypeError",
     "IndexError",

@@ -1,4 +1,4 @@
-"""The round-trip proof of ``jaxrewrite migrate`` (tests/test_migrate.py, the corpus tests):
+"""The round-trip proof of ``jaxrewrite migrate`` (tests/migrate/test_migrate.py, the corpus tests):
 an independent reader of JAX's rules on what the text says, and the module check built on it."""
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ SPEC_WORDS = {
 
 @functools.cache
 def positional(transform: str) -> tuple[str, ...]:
-    """What the installed JAX's transform takes by position after the function, from its signature."""
+    """What the installed JAX's transform takes by position after the function, from its
+    signature."""
     import jax
     import jax.experimental.pjit
 
@@ -48,7 +49,8 @@ Func = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def signature(func: Func) -> inspect.Signature:
-    """The real ``inspect.Signature`` of a def: its parameters, without annotations or defaults' values."""
+    """The real ``inspect.Signature`` of a def: its parameters, without annotations or defaults'
+    values."""
     args = copy.deepcopy(func.args)
     for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
         if arg is not None:
@@ -125,7 +127,8 @@ def jax_reading(
 
 def keywords_of(node: ast.expr, transform: str) -> dict[str, ast.expr]:
     """The keywords a transform expression passes: ``partial(T, ...)``, ``T(...)``, ``T(f, ...)``,
-    ``partial(T, ...)(f, ...)`` or the hook's ``__import__('functools').partial(T, ...)``; a bare ``T``
+    ``partial(T, ...)(f, ...)`` or the hook's ``__import__('functools').partial(T, ...)``; a bare
+    ``T``
     passes none."""
     if not isinstance(node, ast.Call):
         return {}
@@ -223,19 +226,22 @@ def check_round_trip(original: str, result: Migration, where: str) -> list[str]:
             means = jax_reading(use.transform, kw_after, now.func, after_constants)
             if meant != means:
                 problems.append(
-                    f"{where}:{use.line} {fn.function} ({use.transform} {use.kind}): {meant} became {means}"
+                    f"{where}:{use.line} {fn.function} ({use.transform} {use.kind}): "
+                    f"{meant} became {means}"
                 )
             spec = set(SPEC_WORDS.get(use.transform, ()))
             other_before = {k: ast.dump(v) for k, v in kw_before.items() if k not in spec}
             other_after = {k: ast.dump(v) for k, v in kw_after.items() if k not in spec}
             if other_before != other_after:
                 problems.append(
-                    f"{where}:{use.line} {fn.function}: other keywords {other_before} became {other_after}"
+                    f"{where}:{use.line} {fn.function}: other keywords {other_before} "
+                    f"became {other_after}"
                 )
             recorded = {k: set(v) for k, v in use.spec if v}
             if recorded != {k: set(v) for k, v in meant.items() if v}:
                 problems.append(
-                    f"{where}:{use.line} {fn.function}: the report says {use.spec}, JAX reads {meant}"
+                    f"{where}:{use.line} {fn.function}: the report says {use.spec}, JAX "
+                    f"reads {meant}"
                 )
     a, b = result.text.split("\n"), after_text.split("\n")
     if len(a) != len(b):

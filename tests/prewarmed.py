@@ -2,19 +2,19 @@
 an interpreter that has imported jax already: the same program, without ~2 s of CPU for
 ``import jax`` each time.
 
-Used by the tests that start many short programs (tests/test_docs.py runs every docs example;
-conftest's session fixture ``prewarmed``). A server is this file run as a script: it imports jax
-and jax.numpy (never jaxrewrite, so the runner's cold path is each child's own), then forks one
-child per request. The child becomes what the interpreter would have been for that command line
-just before user code: its own cwd, stdin from /dev/null, stdout and stderr to files,
+Used by the tests that start many short programs (tests/meta/test_docs.py runs every docs example;
+conftest's session fixture ``prewarmed``). A server is this file run as a script: it imports jax and
+jax.numpy (never jaxrewrite, so the runner's cold path is each child's own), then forks one child
+per request. The child becomes what the interpreter would have been for that command line just
+before user code: its own cwd, stdin from /dev/null, stdout and stderr to files,
 ``sys.argv``/``sys.orig_argv``/``sys.path[0]`` as CPython sets them, a fresh ``__main__``; then the
 module or script runs at this file's top level. The child ends as ``Py_FinalizeEx`` begins (an
 uncaught exception printed, ``SystemExit``'s status, threads joined, atexit handlers, streams
-flushed: tests/test_prewarmed.py compares each with a fresh ``python``), then ``os._exit``: tearing
-down the heap would copy every page it shares with the server (0.3 s of a 0.32 s trivial child,
-0.02 s without). Each request brings its environment: what an interpreter reads from it at
-startup must be the server's (one server per such set, ``_startup_key``), and ``PYTHONPATH`` is
-put in place on ``sys.path``. Interpreter options (``-O``, ``-W``) or input always get a fresh
+flushed: tests/meta/test_prewarmed.py compares each with a fresh ``python``), then ``os._exit``:
+tearing down the heap would copy every page it shares with the server (0.3 s of a 0.32 s trivial
+child, 0.02 s without). Each request brings its environment: what an interpreter reads from it at
+startup must be the server's (one server per such set, ``_startup_key``), and ``PYTHONPATH`` is put
+in place on ``sys.path``. Interpreter options (``-O``, ``-W``) or input always get a fresh
 interpreter.
 
 What a child can tell apart from a fresh ``python``: jax (and numpy) are in ``sys.modules`` before
@@ -46,7 +46,8 @@ FRESH = os.environ.get("JAXREWRITE_TEST_FRESH") == "1" or not sys.platform.start
 
 
 def _read_line(fd: int, buffer: bytearray) -> bytes | None:
-    """One line from ``fd`` through our own buffer (never Python's: a child must find sys.stdin empty)."""
+    """One line from ``fd`` through our own buffer (never Python's: a child must find sys.stdin
+    empty)."""
     while b"\n" not in buffer:
         chunk = os.read(fd, 65536)
         if not chunk:
@@ -128,8 +129,9 @@ def forkable(argv: list[str]) -> bool:
 
 
 class Prewarmed:
-    """``run`` is ``subprocess.run``'s answer for ``[sys.executable, *argv]`` in ``cwd`` with ``env``,
-    stdin from /dev/null and output captured; servers are started as needed (one per startup key)."""
+    """``run`` is ``subprocess.run``'s answer for ``[sys.executable, *argv]`` in ``cwd`` with
+    ``env``, stdin from /dev/null and output captured; servers are started as needed (one per
+    startup key)."""
 
     def __init__(self, logdir: Path) -> None:
         self.logdir = logdir
@@ -213,7 +215,8 @@ _ADDED_BY_IMPORTS: dict[str, str] = {}
 
 
 def _serve() -> dict[str, Any]:
-    """Answer requests until stdin closes (then exit); returns only in a forked child, its request."""
+    """Answer requests until stdin closes (then exit); returns only in a forked child, its
+    request."""
     global _ADDED_BY_IMPORTS
     import tempfile
 

@@ -94,12 +94,14 @@ REQUIRED = {
 
 
 def missing(what: str, install: str) -> None:
-    """Skip: ``what`` is not installed (``install`` says how); a failure where a CI leg requires it."""
+    """Skip: ``what`` is not installed (``install`` says how); a failure where a CI leg requires
+    it."""
     import pytest
 
     if what in REQUIRED:
         pytest.fail(
-            f"{what} is missing, and JAXREWRITE_TEST_REQUIRE requires it (.ci/run installs it: {install})"
+            f"{what} is missing, and JAXREWRITE_TEST_REQUIRE requires it (.ci/run "
+            f"installs it: {install})"
         )
     pytest.skip(
         f"{what} is not installed ({install}); JAXREWRITE_TEST_REQUIRE={what} makes this a failure"

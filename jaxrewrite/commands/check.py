@@ -23,11 +23,13 @@ from jaxrewrite.commands.checkcache import FOLDER, Cache, Read
 from jaxrewrite.commands.files import SourceError, cannot_open, decode, python_files, universal
 from jaxrewrite.commands.targets import import_reader, locate_import
 from jaxrewrite.config import Options
+from jaxrewrite.engine.findings.checks import imported_def, traced_argument, unbound_marker
+from jaxrewrite.engine.findings.checks.registry import CODES, find
 from jaxrewrite.engine.findings.imported import may_apply_imported_bytes
 from jaxrewrite.engine.findings.tracetime import may_trace_bytes
 from jaxrewrite.engine.read.filters import FAST
 from jaxrewrite.engine.rulebook import rules
-from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic, suppressed
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic, suppressed
 from jaxrewrite.errors import TOO_DEEP, too_deep
 from jaxrewrite.header import might_opt_in
 
@@ -65,16 +67,16 @@ def _outside(
     defs of other modules it transforms (JR013), from one parse; where neither can be found, a
     file ``named`` on the command line is still parsed (JR100)."""
     from jaxrewrite.engine.build import TreePass, build_analysis
+    from jaxrewrite.engine.findings.checks.unbound_marker import unbound_findings, without_shadowed
     from jaxrewrite.engine.findings.imported import imported_pass, may_apply_imported
     from jaxrewrite.engine.findings.tracetime import PASS, TRACE, may_trace
-    from jaxrewrite.engine.findings.unbound import unbound_findings, without_shadowed
 
     passes: list[TreePass] = []
-    if options.wants(rules.TRACED.code) and may_trace(text):
+    if options.wants(traced_argument.RULE.code) and may_trace(text):
         passes.append(PASS)
-    if options.wants(rules.IMPORTED_DEF.code) and may_apply_imported(text):
-        passes.append(imported_pass(import_reader(filename, reads)))
-    unbound = unbound_findings(text, filename) if options.wants(rules.UNBOUND_MARKER.code) else []
+    if options.wants(imported_def.RULE.code) and may_apply_imported(text):
+        passes.append(imported_pass(import_reader(filename, reads), imported_def.RULE))
+    unbound = unbound_findings(text, filename) if options.wants(unbound_marker.RULE.code) else []
     if not passes:
         if named:
             compile(text, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
@@ -86,7 +88,11 @@ def _outside(
         filters=TRACE if PASS in passes else FAST,
         passes=passes,
     )
-    kept = [d for d in found.diagnostics if d.code in (rules.TRACED.code, rules.IMPORTED_DEF.code)]
+    kept = [
+        d
+        for d in found.diagnostics
+        if d.code in (traced_argument.RULE.code, imported_def.RULE.code)
+    ]
     return unbound + (without_shadowed(kept, ast.parse(text, filename)) if unbound else kept)
 
 
@@ -109,7 +115,10 @@ def check_text(
             from jaxrewrite.engine.findings import lint_analysis
 
             found = lint_analysis(
-                text, filename, options.wants(rules.TRACED.code), import_reader(filename, reads)
+                text,
+                filename,
+                options.wants(traced_argument.RULE.code),
+                import_reader(filename, reads),
             ).diagnostics
         else:
             found = _outside(text, filename, options, reads, named)
@@ -424,7 +433,7 @@ def main(argv: list[str], prog: str) -> int:
     except SystemExit as exc:  # argparse printed its help or its error
         return exc.code if isinstance(exc.code, int) else 2
     if ns.explain is not None:
-        rule = rules.find(ns.explain)
+        rule = find(ns.explain)
         if rule is None:
             print(f"{prog} check: unknown code: {ns.explain}", file=sys.stderr)
             return 2

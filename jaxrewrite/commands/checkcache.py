@@ -18,6 +18,7 @@ from dataclasses import asdict
 from typing import Any
 
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.rules import docs_base
 from jaxrewrite.hook import cachetag
 from jaxrewrite.version import __version__
 
@@ -69,7 +70,9 @@ class Cache:
             OSError
         ):  # jaxrewrite's sources unreadable: the version alone, as the hook then keeps no cache
             engine = None
-        fingerprint = digest(repr((__version__, engine, sys.version, settings)).encode())
+        # The docs' base URL is in the messages' links: another base, other findings.
+        said = (__version__, engine, sys.version, settings, docs_base())
+        fingerprint = digest(repr(said).encode())
         return cls(folder, fingerprint)
 
     def _entry(self, path: str, data: bytes) -> str:

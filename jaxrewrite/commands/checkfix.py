@@ -17,10 +17,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from jaxrewrite.commands.files import decode, unified_diff, write_atomically, write_source
+from jaxrewrite.engine.findings.checks import missing_pragma, traced_argument, unbound_marker
+from jaxrewrite.engine.findings.checks.unbound_marker import unbound_markers
 from jaxrewrite.engine.findings.tracetime import may_trace_bytes
-from jaxrewrite.engine.findings.unbound import unbound_markers
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.errors import TOO_DEEP, RewriteError
 from jaxrewrite.header import PRAGMA, header_statements, scan_header
 from jaxrewrite.migrate.imports import first_import_block, marker_import_lines, marker_import_place
@@ -47,14 +47,14 @@ def fixed_text(
     said: list[str] = []
     meant: set[str] = set()
     new = text
-    unbound, pragma = rules.UNBOUND_MARKER.code, rules.NO_PRAGMA.code
+    unbound, pragma = unbound_marker.RULE.code, missing_pragma.RULE.code
     if options.wants(unbound, path) and any(d.code == unbound for d in before):
         new = _with_imports(new, path, said)
         meant.add(unbound)
     if options.wants(pragma, path) and any(d.code == pragma for d in findings(new, path, options)):
         new = _with_pragma(new, path, said, notes)
         meant.add(pragma)
-    traced = rules.TRACED.code
+    traced = traced_argument.RULE.code
     if options.wants(traced, path) and may_trace_bytes(new.encode("utf-8", "surrogatepass")):
         from jaxrewrite.migrate.fix import fix_source
 
@@ -98,9 +98,12 @@ def _disproved(
         return f"the fixed module would fail to import ({type(err).__name__}: {err})"
     after = findings(new, path, options)
     then, now = Counter(d.code for d in before), Counter(d.code for d in after)
-    left = sorted(code for code in meant if code != rules.TRACED.code and now[code])
-    if rules.TRACED.code in meant and now[rules.TRACED.code] >= then[rules.TRACED.code]:
-        left.append(rules.TRACED.code)
+    left = sorted(code for code in meant if code != traced_argument.RULE.code and now[code])
+    if (
+        traced_argument.RULE.code in meant
+        and now[traced_argument.RULE.code] >= then[traced_argument.RULE.code]
+    ):
+        left.append(traced_argument.RULE.code)
     if left:
         return f"{', '.join(left)} still reported after the fix"
     new_codes = sorted((now - then).keys())
@@ -133,7 +136,7 @@ def _with_imports(text: str, path: str, said: list[str]) -> str:
         )
         at = src.line_starts[line - 1] if line is not None else len(text)
         new = text[:at] + lines + text[at:]
-    said.append(f"{rules.UNBOUND_MARKER.code}: added '{lines.strip()}'")
+    said.append(f"{unbound_marker.RULE.code}: added '{lines.strip()}'")
     return new
 
 

@@ -2,7 +2,7 @@
 located with the import system's finders only (no package ``__init__`` runs), down to its source
 file; where a module a file imports resolves, and its source read (the ledger's JR009 and JR013,
 for ``check`` and ``show``). Shared so that no command imports another
-(``tests/test_layers.py``)."""
+(``tests/meta/test_layers.py``)."""
 
 from __future__ import annotations
 

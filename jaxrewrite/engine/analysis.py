@@ -177,42 +177,6 @@ def needs_edit(values: Values | None) -> bool:
     return values is not None and any(node is None for _, _, node in values)
 
 
-@dataclass(frozen=True)
-class MarkedDef:
-    """What ``engine.findings.lint`` judges of one def with markers, read while the scopes were
-    alive."""
-
-    node: Function
-    marked: tuple[Param, ...]
-    #: A transform of the table applies to it (as a decorator or at a call site).
-    applied: bool
-    #: An ``@overload`` stub: the implementation after it is what transforms apply to.
-    overload: bool
-    #: A decorator or callee that looks like a transform jaxrewrite does not know, if any.
-    unknown: ast.expr | None
-    #: Static parameters whose type, or whose default, cannot be hashed: (parameter, what).
-    unhashable_types: tuple[tuple[Param, str], ...] = ()
-    unhashable_defaults: tuple[tuple[Param, str], ...] = ()
-    #: A use of it is refused because what is applied, or to what, cannot be told (JR104, JR127).
-    refused: bool = False
-    #: JR002's "bound" fields where a transform is given it as a method (``jax.jit(self.step)``):
-    #: the call, and the keywords to write there.
-    bound: dict[str, str] | None = None
-
-
-@dataclass(frozen=True)
-class LintFacts:
-    """Everything ``engine.findings.lint.lint`` reads besides the uses: so that lint is a pure
-    function of the Analysis, run after the tree and its scopes are gone."""
-
-    defs: tuple[MarkedDef, ...] = ()
-    #: Transform call sites over something made from a marked def that is not seen through.
-    unseen: tuple[tuple[ast.Call, Function], ...] = ()
-    #: Classes registered by a flatten of the user's, the registering expression, and their own
-    #: Static fields (name, node).
-    opaque: tuple[tuple[ast.ClassDef, ast.expr, tuple[tuple[str, ast.AST], ...]], ...] = ()
-
-
 class EntryKind(enum.Enum):
     PARAMETER = "parameter"
     FIELD = "field"
@@ -252,9 +216,6 @@ class Analysis:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: (def, parameter name) of every JR006 finding: what ``check --fix`` makes static.
     must_be_static: list[tuple[Function, str]] = field(default_factory=list)
-    #: What lint reads (its pass, ``engine.findings.lint.PASS``, only):
-    #: ``engine.findings.lint.lint`` is pure over it.
-    lint_facts: LintFacts | None = None
     #: Every marker of the module and what became of it (``engine.findings.ledger``): filled by the
     #: lint analysis (``check``, ``show``), empty for the import hook's.
     ledger: tuple[LedgerEntry, ...] = ()

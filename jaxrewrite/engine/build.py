@@ -23,16 +23,17 @@ from jaxrewrite.engine.read.filters import (
     leaf_aliases,
 )
 from jaxrewrite.engine.read.markers import index_of
-from jaxrewrite.engine.read.scopes import Binding, Scope, ScopeTree, build_scopes, environment
+from jaxrewrite.engine.read.scopes import Binding, ScopeTree, build_scopes, environment
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.read.wrappers import calls_and_aliases
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import Container
-from jaxrewrite.engine.walk.callsites import CallSites
+from jaxrewrite.engine.walk.callsites import call_site
 from jaxrewrite.engine.walk.completion import unseen_error
-from jaxrewrite.engine.walk.decorators import Decorators
-from jaxrewrite.engine.walk.registrations import Registrations
+from jaxrewrite.engine.walk.decorators import defs
+from jaxrewrite.engine.walk.registrations import field_forms, registrations
+from jaxrewrite.engine.walk.walker import Walked
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.header import Header, scan_header
 
@@ -41,7 +42,7 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 #: A finding pass over the analysis while its tree, scopes and walk are alive (lint, peruse, the
 #: ledger, imported and tracetime each export one; ``engine.findings`` lists check's and show's):
 #: it adds to the Analysis. Front ends choose the passes, so the analysis never imports them.
-TreePass = Callable[[Analysis, ScopeTree, ast.Module, "Analyzer"], None]
+TreePass = Callable[[Analysis, ScopeTree, ast.Module, Walked], None]
 
 
 def build_analysis(
@@ -59,7 +60,7 @@ def build_analysis(
     ``environment`` names what the text uses but does not bind (a notebook's earlier cells);
     ``require_pragma`` False analyzes text without a ``# jaxrewrite: enable`` header; ``passes``
     run over the live tree and walk after the analysis, in order: the finding passes
-    (``engine.findings``: lint, peruse, the ledger, imported) and ``engine.findings.tracetime.PASS``
+    (``engine.findings``: the rules' checks as one pass) and ``engine.findings.tracetime.PASS``
     (JR006, the arguments that must be static, read with ``EXHAUSTIVE``-like filters so that
     unmarked uses count).
     """
@@ -89,7 +90,7 @@ def keeping_tree(into: list[ast.Module]) -> TreePass:
     """A pass that keeps the analysed tree in ``into``: ``build_analysis`` frees it otherwise, and a
     caller that needs it afterwards (the hook's tree route, migrate) need not parse again."""
 
-    def keep(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Analyzer) -> None:
+    def keep(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) -> None:
         into.append(tree)
 
     return keep
@@ -135,10 +136,9 @@ def _analyze_tree(
         defer=filters.defer_bodies,
     )
     try:
-        analyzer = Analyzer(scopes, src, filters, result)
-        analyzer.run()
+        walked = walk_module(scopes, src, filters, result)
         for extra in passes:
-            extra(result, scopes, tree, analyzer)
+            extra(result, scopes, tree, walked)
     finally:
         # Break the scopes' reference cycles: plain reference counting then frees the AST.
         scopes.release()
@@ -146,54 +146,51 @@ def _analyze_tree(
     return result
 
 
-class Analyzer(Decorators, Registrations, CallSites):
-    """The whole walk: defs and their decorators, classes, then call sites (which need both)."""
-
-    refused_calls: list[tuple[ast.Call, Scope, str]]
-
-    def run(self) -> None:
-        self.refused_calls = []
-        exhaustive = not self.filters.marker_names
-        if not exhaustive:
-            self.relevant = index_of(self.tree).names
-            if not self.relevant:
-                return
-        static_classes = classes_with_markers(self.tree, self.relevant)
-        leaf_names = set()
-        unreadable: set[int] = set()  # refused once here: field_forms does not read them again
-        for key, local in static_classes.items():
-            try:
-                info = self.info(local)
-            except RewriteError as err:
-                self.refuse(err)
-                unreadable.add(key)
-                continue
-            if info.kind is not Container.CLASS and info.static_fields:
-                defined = local[0]
-                leaf_names.add(
-                    defined.name if isinstance(defined, FunctionalClass) else defined.node.name
-                )
-        self.leaf_names = leaf_aliases(self.tree, leaf_names)
-        self.defs(exhaustive)
-        registrable = self.registrations(static_classes)
-        unclear = self.field_forms({k: v for k, v in static_classes.items() if k not in unreadable})
-        names = (
-            None
-            if exhaustive
-            else [func.name for func, _ in self.tree.defs if id(func) in self.signatures]
-        )
-        if names is None and self.filters.first_arguments:  # every def, but found by a text search
-            names = [func.name for func, _ in self.tree.defs]
-        if names is not None:
-            names += registrable
-        for call, scope, site in calls_and_aliases(names, self.tree, self.src, self.filters):
-            try:
-                self.call_site(call, scope, site)
-            except RewriteError as err:
-                self.refuse(err)
-                self.refused_calls.append(
-                    (call, scope, getattr(err, "code", None) or rules.SYNTAX.code)
-                )
-        for node, base in unclear:
-            if id(node) not in self.registered:
-                self.refuse(unseen_error(node, base, self.src))
+def walk_module(scopes: ScopeTree, src: Source, filters: Filters, result: Analysis) -> Walked:
+    """The whole walk, into ``result`` and the ``Walked`` record handed to the passes: defs and
+    their decorators, classes, then call sites (which need both)."""
+    exhaustive = not filters.marker_names
+    relevant = None if exhaustive else index_of(scopes).names
+    walk = Walked(scopes, src, filters, result, relevant)
+    if relevant is not None and not relevant:
+        return walk
+    static_classes = classes_with_markers(scopes, relevant)
+    leaf_names = set()
+    unreadable: set[int] = set()  # refused once here: field_forms does not read them again
+    for key, local in static_classes.items():
+        try:
+            info = walk.info(local)
+        except RewriteError as err:
+            walk.refuse(err)
+            unreadable.add(key)
+            continue
+        if info.kind is not Container.CLASS and info.static_fields:
+            defined = local[0]
+            leaf_names.add(
+                defined.name if isinstance(defined, FunctionalClass) else defined.node.name
+            )
+    walk.leaf_names.update(leaf_aliases(scopes, leaf_names))
+    defs(walk, exhaustive)
+    registrable = registrations(walk, static_classes)
+    readable = {k: v for k, v in static_classes.items() if k not in unreadable}
+    unclear = field_forms(walk, readable)
+    names = (
+        None
+        if exhaustive
+        else [func.name for func, _ in scopes.defs if id(func) in walk.signatures]
+    )
+    if names is None and filters.first_arguments:  # every def, but found by a text search
+        names = [func.name for func, _ in scopes.defs]
+    if names is not None:
+        names += registrable
+    for call, scope, site in calls_and_aliases(names, scopes, src, filters):
+        try:
+            call_site(walk, call, scope, site)
+        except RewriteError as err:
+            walk.refuse(err)
+            code = getattr(err, "code", None) or rules.SYNTAX.code
+            walk.refused_calls.append((call, scope, code))
+    for node, base in unclear:
+        if id(node) not in walk.registered:
+            walk.refuse(unseen_error(node, base, src))
+    return walk

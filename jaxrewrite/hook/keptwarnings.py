@@ -1,8 +1,8 @@
 """What the hook says of a module at import, kept with its code.
 
 A module's RewriteWarnings (an unknown directive; a marker that does nothing: JR002, JR004,
-JR008... ``engine.findings.report.REPORTED_AT_IMPORT``) are issued while it is rewritten. The code
-is cached, and a warm import analyses nothing, so the warnings travel with the code: held beside it
+JR008... the rules whose module says ``AT_IMPORT``) are issued while it is rewritten. The code is
+cached, and a warm import analyses nothing, so the warnings travel with the code: held beside it
 here while it lives, written after it in the pyc (hook/pycfile.py) and read back with it, then
 issued again whenever cached code is served (``say``). A warm import says what the cold one said,
 and pays one marshal read of an empty tuple to know it.

@@ -9,6 +9,7 @@ import re
 
 from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.edits import splice
+from jaxrewrite.engine.read.nodes import blocks
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import Mark
 from jaxrewrite.header import PRAGMA, header_statements
@@ -184,10 +185,8 @@ def _import_only(stmt: ast.stmt) -> bool:
     """An import, or a ``try``/``if`` block of nothing but imports (``if TYPE_CHECKING:``)."""
     if isinstance(stmt, (ast.Import, ast.ImportFrom)):
         return True
-    if isinstance(stmt, ast.Try):
-        blocks = [stmt.body, stmt.orelse, stmt.finalbody, *(h.body for h in stmt.handlers)]
-    elif isinstance(stmt, ast.If):
-        blocks = [stmt.body, stmt.orelse]
-    else:
+    if not isinstance(stmt, (ast.Try, ast.If)):
         return False
-    return all(_import_only(s) or isinstance(s, ast.Pass) for block in blocks for s in block)
+    return all(
+        _import_only(s) or isinstance(s, ast.Pass) for block, _ in blocks(stmt) for s in block
+    )

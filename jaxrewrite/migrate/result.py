@@ -9,11 +9,12 @@ from dataclasses import dataclass, field
 # The reasons are the engine's (its one reading of JAX's specs refuses with them): re-exported.
 from jaxrewrite.engine.read.handwritten import Reason as Reason
 from jaxrewrite.engine.read.handwritten import Refused as Refused
-from jaxrewrite.engine.rulebook.diagnostics import CODES, Diagnostic
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.rules import RULES
 
 #: One line per reason, for summaries (``jaxrewrite migrate`` prints the counts with these): the
 #: text of each reason's code in the one table of codes.
-REASONS: dict[Reason, str] = {reason: CODES[reason.code] for reason in Reason}
+REASONS: dict[Reason, str] = {reason: RULES[reason.code].summary for reason in Reason}
 
 
 @dataclass(frozen=True)

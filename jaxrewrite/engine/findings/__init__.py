@@ -1,10 +1,7 @@
-"""The finding passes, as one entry table: what ``check`` and ``show`` (and ``jaxrewrite.analyze``
-with ``lint``) run over the analysis beyond its refusals.
-
-Each pass is a ``TreePass`` its own module exports, as the trace-time one (``tracetime.PASS``) is;
-``engine.build`` imports none of them and runs what it is handed (``tests/test_layers.py``). The
-order is the table's: each pass reads the findings of those before it (the ledger counts what lint
-and peruse reported).
+"""What ``check`` and ``show`` (and ``jaxrewrite.analyze`` with ``lint``) run over the analysis
+beyond its refusals: the warning rules (``checks/``, one module per code, run in their registry's
+order as one pass) and the trace-time pass (``tracetime.PASS``, JR006). ``engine.build`` imports
+none of them and runs what it is handed (``tests/test_layers.py``).
 """
 
 from __future__ import annotations
@@ -16,26 +13,15 @@ from typing import Any
 from jaxrewrite.engine import build
 from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.build import TreePass
-from jaxrewrite.engine.findings import imported, ledger, peruse, unbound
-from jaxrewrite.engine.findings import lint as linting
-from jaxrewrite.engine.findings.report import PASS as REPORT_PASS
+from jaxrewrite.engine.findings.checks.registry import rules_pass
+from jaxrewrite.engine.findings.checks.unbound_marker import RULE as UNBOUND_MARKER
+from jaxrewrite.engine.findings.checks.unbound_marker import without_shadowed
 from jaxrewrite.engine.read.filters import FAST
 from jaxrewrite.engine.read.othermodules import ImportReader
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import UNBOUND_MARKER
 
-#: The passes that need nothing from the front end, in order; the ledger and JR013 follow.
-PASSES: tuple[TreePass, ...] = (linting.PASS, peruse.PASS, unbound.PASS)
-
-
-def finding_passes(imports: ImportReader | None = None) -> tuple[TreePass, ...]:
-    """Lint (JR001 to JR004, JR007, JR014), the findings per use (JR010 to JR012), the ledger
-    (JR008, JR009: every marker applied, refused or reported) and, where ``imports`` reads the
-    modules names come from, the marked defs of other modules a transform is applied to (JR013)."""
-    found = [*PASSES, ledger.ledger_pass(imports)]
-    if imports is not None:
-        found.append(imported.imported_pass(imports))
-    return tuple(found)
+#: What the import hook says: the rules the import also reports (``AT_IMPORT``).
+AT_IMPORT_PASS = rules_pass(at_import=True)
 
 
 def analyze(
@@ -48,14 +34,14 @@ def analyze(
     report: bool = False,
     **options: Any,
 ) -> Analysis:
-    """``engine.build.build_analysis`` (the public ``jaxrewrite.analyze``; ``options`` are its own), with
-    ``lint``: the finding passes first (``imports`` reads the modules names are imported from, for
-    the ledger and JR013), then ``passes``; with ``report`` (the import hook's): the markers that
-    do nothing (``engine.findings.report.PASS``)."""
+    """``engine.build.build_analysis`` (the public ``jaxrewrite.analyze``; ``options`` are its
+    own), with ``lint``: the rules' checks first (``imports`` reads the modules names are imported
+    from, for the ledger and JR013), then ``passes``; with ``report`` (the import hook's): the rules
+    the import also says (``AT_IMPORT_PASS``)."""
     chosen = (
-        (*finding_passes(imports), *passes)
+        (rules_pass(imports), *passes)
         if lint
-        else (REPORT_PASS, *passes)
+        else (AT_IMPORT_PASS, *passes)
         if report
         else tuple(passes)
     )
@@ -81,9 +67,7 @@ def lint_analysis(
         passes=(PASS,) if traced else (),
     )
     if traced and any(d.code == UNBOUND_MARKER.code for d in found.diagnostics):
-        found.diagnostics[:] = unbound.without_shadowed(
-            found.diagnostics, ast.parse(text, filename)
-        )
+        found.diagnostics[:] = without_shadowed(found.diagnostics, ast.parse(text, filename))
     return found
 
 

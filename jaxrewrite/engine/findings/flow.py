@@ -2,13 +2,14 @@
 
 Each value is ``ARRAY`` (surely a tracer, or the operation making it raises), ``TREE`` (a traced
 argument of unknown structure: its leaves are tracers, so no Python number can come of it), a
-``Tree`` (a traced pytree of a class the module defines: the state of each field, ``engine.findings.trees``)
-or ``None`` (concrete or unknown: silent). Sources are the seeds (a traced parameter); values flow
-through assignments (a name is traced only when every binding of it is), arithmetic, containers,
-subscripts, attributes of arrays (not ``.shape``/``.ndim``/``.dtype``/``.size``) and of Trees (their
-fields), calls of JAX's array functions, inner transforms, and calls of the module's own functions
-and of the def's inner functions (``returns``).
-Flow-insensitive on purpose: a name rebound anywhere to a concrete value stays unknown.
+``Tree`` (a traced pytree of a class the module defines: the state of each field,
+``engine.findings.trees``) or ``None`` (concrete or unknown: silent). Sources are the seeds (a
+traced parameter); values flow through assignments (a name is traced only when every binding of it
+is), arithmetic, containers, subscripts, attributes of arrays (not
+``.shape``/``.ndim``/``.dtype``/``.size``) and of Trees (their fields), calls of JAX's array
+functions, inner transforms, and calls of the module's own functions and of the def's inner
+functions (``returns``). Flow-insensitive on purpose: a name rebound anywhere to a concrete value
+stays unknown.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ class Tree:
     fields: tuple[tuple[str, State], ...]
     #: How the class's own library makes a field static (the fix a finding names).
     static: str = ""
-    #: Read by key (a TypedDict: ``cfg["n"]``) or by index too (a NamedTuple: ``s[0]``), not by attribute.
+    #: Read by key (a TypedDict: ``cfg["n"]``) or by index too (a NamedTuple: ``s[0]``), not by
+    #: attribute.
     keyed: str = ""
     #: The class's own methods and properties, by name: (``"method"``/``"property"``, the def).
     members: tuple[tuple[str, str, ast.FunctionDef], ...] = ()

@@ -22,6 +22,7 @@ from jaxrewrite.engine.analysis import Analysis, needs_edit
 from jaxrewrite.engine.edits import render
 from jaxrewrite.engine.read.filters import FAST
 from jaxrewrite.engine.read.lexer import any_word
+from jaxrewrite.engine.read.nodes import statements
 from jaxrewrite.engine.read.othermodules import Exports, ImportReader, attributes, library
 from jaxrewrite.engine.read.recognise import TransformRef, bound_keywords, classify
 from jaxrewrite.engine.read.resolve import MAX_DEPTH
@@ -38,14 +39,15 @@ from jaxrewrite.engine.read.scopes import (
 from jaxrewrite.engine.read.signature import Signature, read_signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.read.wrappers import calls_and_aliases, peel
-from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.rules import Rule
 from jaxrewrite.engine.rulebook.table import FAMILIES
 from jaxrewrite.engine.walk import specs
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.build import Analyzer, TreePass
+    from jaxrewrite.engine.build import TreePass
+    from jaxrewrite.engine.walk.walker import Walked
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -100,24 +102,24 @@ def _names(source: str | None, listed: str | None) -> list[str]:
     return [words[0] for words in parts if words]
 
 
-def imported_pass(reader: ImportReader) -> TreePass:
-    """``imported_uses`` as a finding pass (``engine.findings``; ``check`` runs it alone on a module
-    that names no jaxrewrite)."""
+def imported_pass(reader: ImportReader, rule: Rule) -> TreePass:
+    """``imported_uses`` as a finding pass (``check`` runs it alone on a module that names no
+    jaxrewrite); ``rule``: JR013's record (``checks/imported_def.py``), which words them."""
 
-    def run(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Analyzer) -> None:
-        imported_uses(result, scopes, module, reader)
+    def run(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Walked) -> None:
+        imported_uses(result, scopes, module, reader, rule)
 
     return run
 
 
 def imported_uses(
-    result: Analysis, scopes: ScopeTree, module: ast.Module, reader: ImportReader
+    result: Analysis, scopes: ScopeTree, module: ast.Module, reader: ImportReader, rule: Rule
 ) -> None:
     """JR013 at each transform call whose function is a marked def of another module."""
     origins = _origins(module)
     if not origins:
         return
-    found = list(_findings(result.source, scopes, origins, reader))
+    found = list(_findings(result.source, scopes, origins, reader, rule))
     if found:
         result.diagnostics.extend(found)
         result.diagnostics.sort(key=lambda d: (d.line, d.col))
@@ -126,7 +128,7 @@ def imported_uses(
 def _origins(module: ast.Module) -> Origins:
     """The names this module imports from modules that may hold markers (not libraries)."""
     out: Origins = {}
-    for node in _statements(module.body):
+    for node in statements(module.body):
         if isinstance(node, ast.ImportFrom):
             if node.level == 0 and library(node.module or ""):
                 continue
@@ -150,23 +152,8 @@ def _origins(module: ast.Module) -> Origins:
     return out
 
 
-def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement, nested ones too, without walking into expressions (imports are
-    statements)."""
-    pending = list(reversed(body))
-    while pending:
-        stmt = pending.pop()
-        yield stmt
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            block = getattr(stmt, field, None)
-            if isinstance(block, list):
-                pending.extend(
-                    reversed(block)
-                )  # handlers and cases: their bodies are walked in turn
-
-
 def _findings(
-    src: Source, scopes: ScopeTree, origins: Origins, reader: ImportReader
+    src: Source, scopes: ScopeTree, origins: Origins, reader: ImportReader, rule: Rule
 ) -> Iterator[Diagnostic]:
     modules = Exports(reader, _marked_def)
     # The calls with an imported name as a first argument, found by a text search first (as the
@@ -183,7 +170,7 @@ def _findings(
             found = modules.find(module, level, name)
             if found is None:
                 continue
-            finding = _finding(src, call, where, ref, found[0], found[1], *found[2])
+            finding = _finding(rule, src, call, where, ref, found[0], found[1], *found[2])
             if finding is not None and finding.message not in said:
                 said.add(finding.message)
                 yield finding
@@ -285,6 +272,7 @@ def _marked_def(
 
 
 def _finding(
+    rule: Rule,
     src: Source,
     call: ast.Call,
     where: ast.expr,
@@ -312,11 +300,9 @@ def _finding(
         # What the walk would refuse for a def of this module (JR121: a NoDiff in argnums...):
         # the import of this module cannot see it, so it is said here.
         reason = getattr(err, "message", None) or str(err)
-        return Diagnostic.at(src, where, rules.IMPORTED_DEF, "refused", what=what, reason=reason)
+        return Diagnostic.at(src, where, rule, "refused", what=what, reason=reason)
     if not needs_edit(values):
         return None  # nothing it reads is marked, or the call already says it
     assert values is not None
     keywords = render.keywords(tuple((k, v) for k, v, node in values if node is None))
-    return Diagnostic.at(
-        src, where, rules.IMPORTED_DEF, what=what, spelled=spelled, keywords=keywords
-    )
+    return Diagnostic.at(src, where, rule, what=what, spelled=spelled, keywords=keywords)

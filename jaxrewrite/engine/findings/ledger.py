@@ -9,7 +9,7 @@ neither applied nor refused nor covered by an existing finding gets one here (JR
 a marker can do nothing only with a word at its line: all marks, less those a use consumed,
 less those a finding speaks for. By identity, never by line: a finding speaks for the markers of
 the def header, class or statement it was raised in (``Diagnostic.about``). Pure: it reads the
-Analysis, the live scopes and the walk's own records (``Analyzer``), and adds findings.
+Analysis, the live scopes and the walk's own records (``Walked``), and adds findings.
 """
 
 from __future__ import annotations
@@ -20,21 +20,29 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State
+from jaxrewrite.engine.findings.checks import (
+    imported_marker,
+    missing_pragma,
+    unknown_directive,
+    unknown_transform,
+    unseen_level,
+)
 from jaxrewrite.engine.read.classes import functional_entries
 from jaxrewrite.engine.read.fields import field_function, form_of
 from jaxrewrite.engine.read.markers import index_of, is_container_call, may_mark
+from jaxrewrite.engine.read.nodes import blocks
 from jaxrewrite.engine.read.othermodules import Elsewhere, ImportReader
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import parse_string, qualname
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope, ScopeTree, own_expressions
 from jaxrewrite.engine.read.source import Source, lines_containing
-from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.rules import Rule
 from jaxrewrite.engine.rulebook.table import EITHER_FORM, Mark
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
-    from jaxrewrite.engine.build import Analyzer, TreePass
+    from jaxrewrite.engine.walk.walker import Walked
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -68,7 +76,7 @@ class _Collector:
     def __init__(
         self,
         scopes: ScopeTree,
-        walk: Analyzer,
+        walk: Walked,
         reader: ImportReader | None,
         src: Source,
         imports: bool = True,
@@ -129,14 +137,8 @@ class _Collector:
             type_alias: Any = stmt  # ast.TypeAlias exists from Python 3.12 on only
             self.alias(stmt, type_alias.name, type_alias.value, scope.annotating(stmt))
         else:
-            for name in ("body", "orelse", "finalbody"):
-                block = getattr(stmt, name, None)
-                if isinstance(block, list):
-                    self.body([s for s in block if isinstance(s, ast.stmt)], scope, in_class)
-            for handler in getattr(stmt, "handlers", []):
-                self.body(handler.body, scope, in_class)
-            for case in getattr(stmt, "cases", []):
-                self.body(case.body, scope, in_class)
+            for block, _ in blocks(stmt):
+                self.body(block, scope, in_class)
 
     def function(self, func: Function, scope: Scope) -> None:
         scope = scope.annotating(func)  # a generic def's type parameters shadow outer names
@@ -332,26 +334,18 @@ def _about(findings: list[Diagnostic], region: set[int]) -> Diagnostic | None:
     return next((d for d in findings if d.about in region), None)
 
 
-def ledger_pass(reader: ImportReader | None = None) -> TreePass:
-    """The ledger as a finding pass (``engine.findings``), after the passes whose findings it
-    counts; ``reader`` follows the names imported from other modules (JR009)."""
-
-    def run(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Analyzer) -> None:
-        build(result, scopes, module, walk, reader)
-
-    return run
-
-
 def build(
     result: Analysis,
     scopes: ScopeTree,
     module: ast.Module,
-    walk: Analyzer,
-    reader: ImportReader | None = None,
-    imports: bool = True,
+    walk: Walked,
+    reader: ImportReader | None,
+    imports: bool,
+    nothing: Rule,
 ) -> None:
     """Fill ``result.ledger``, adding JR008/JR009 findings for what nothing else accounts for
-    (``imports`` False: no entry for names imported from other modules, JR009: the hook's)."""
+    (``imports`` False: no entry for names imported from other modules, JR009: the hook's).
+    ``nothing``: JR008's record, handed by its rule (``checks/marker_does_nothing.py``)."""
     src = result.source
     collector = _Collector(scopes, walk, reader, src, imports)
     collector.body(module.body, scopes.module)
@@ -363,9 +357,9 @@ def build(
                 collector.index.mentions(annotation, scope, site.aliases)
     applied = _applied(result, walk, scopes)
     diagnostics = list(result.diagnostics)
-    pragma = next((d for d in diagnostics if d.code == rules.NO_PRAGMA.code), None)
+    pragma = next((d for d in diagnostics if d.code == missing_pragma.RULE.code), None)
     errors = [d for d in diagnostics if d.is_error]
-    findings = [d for d in diagnostics if not d.is_error and d.code != rules.UNKNOWN_DIRECTIVE.code]
+    findings = [d for d in diagnostics if not d.is_error and d.code != unknown_directive.RULE.code]
     refused_by_call = _refused_by_calls(walk, scopes, errors)
     formed = _field_form_fields(scopes)
     entries: list[tuple[_Site, LedgerEntry]] = []
@@ -374,7 +368,15 @@ def build(
             (
                 site,
                 _settle(
-                    site, applied, formed, (errors, findings), refused_by_call, walk, pragma, result
+                    site,
+                    applied,
+                    formed,
+                    (errors, findings),
+                    refused_by_call,
+                    walk,
+                    pragma,
+                    result,
+                    nothing,
                 ),
             )
         )
@@ -384,7 +386,7 @@ def build(
         if (
             site.kind is EntryKind.ALIAS
             and entry.state is State.REPORTED
-            and entry.code == rules.DOES_NOTHING.code
+            and entry.code == nothing.code
         ):
             users = [e for s, e in entries if site.value in s.aliases and s is not site]
             best = _best(users)
@@ -393,7 +395,7 @@ def build(
                     entry.kind, entry.name, entry.line, entry.col, best.state, best.code
                 )
             else:
-                found = Diagnostic.at(src, site.node, rules.DOES_NOTHING, "alias", what=site.name)
+                found = Diagnostic.at(src, site.node, nothing, "alias", what=site.name)
                 result.diagnostics.append(found)
         settled.append(entry)
     result.ledger = tuple(settled)
@@ -408,7 +410,7 @@ def _best(users: list[LedgerEntry]) -> LedgerEntry | None:
     return None
 
 
-def _applied(result: Analysis, walk: Analyzer, scopes: ScopeTree) -> set[int]:
+def _applied(result: Analysis, walk: Walked, scopes: ScopeTree) -> set[int]:
     """Nodes of the parameters and fields some use, registration or field edit reads."""
     applied: set[int] = set()
     for use in result.uses:
@@ -462,9 +464,7 @@ def _named(expr: ast.AST | None, scope: Scope) -> set[int]:
     return found
 
 
-def _refused_by_calls(
-    walk: Analyzer, scopes: ScopeTree, errors: list[Diagnostic]
-) -> dict[int, str]:
+def _refused_by_calls(walk: Walked, scopes: ScopeTree, errors: list[Diagnostic]) -> dict[int, str]:
     """The defs and classes a refused call site names (and the classes annotating that def's
     parameters: their per-leaf fields), and the classes annotating a def refused at its
     decorators or signature, by id, with the refusal's code."""
@@ -519,9 +519,10 @@ def _settle(
     formed: set[int],
     said: tuple[list[Diagnostic], list[Diagnostic]],
     refused_by_call: dict[int, str],
-    walk: Analyzer,
+    walk: Walked,
     pragma: Diagnostic | None,
     result: Analysis,
+    nothing: Rule,
 ) -> LedgerEntry:
     node = site.node
     line, col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1
@@ -531,7 +532,9 @@ def _settle(
 
     if id(node) in applied and site.kind in (EntryKind.PARAMETER, EntryKind.FIELD):
         return (
-            entry(State.APPLIED) if pragma is None else entry(State.REPORTED, rules.NO_PRAGMA.code)
+            entry(State.APPLIED)
+            if pragma is None
+            else entry(State.REPORTED, missing_pragma.RULE.code)
         )
     errors, findings = said  # the refusals, and the other findings but JR005
     region = _region(node if site.owner is None else site.owner)
@@ -543,29 +546,27 @@ def _settle(
     if site.owner is not None and id(site.owner) in walk.refused_defs:
         return entry(State.REFUSED, walk.refused_defs[id(site.owner)])
     if pragma is not None and site.kind is not EntryKind.ALIAS:
-        return entry(State.REPORTED, rules.NO_PRAGMA.code)
+        return entry(State.REPORTED, missing_pragma.RULE.code)
     if id(node) in formed and Mark.STATIC in site.marks:
         return entry(State.APPLIED)
     finding = _about(findings, region)
     if finding is None and site.owner is not None:
         seen = next((call for call, func in walk.unseen if func is site.owner), None)
         if seen is not None:
-            return entry(State.REPORTED, rules.UNSEEN_LEVEL.code)
+            return entry(State.REPORTED, unseen_level.RULE.code)
         if id(site.owner) in walk.unknown_calls and id(site.owner) not in walk.applied:
-            return entry(State.REPORTED, rules.UNKNOWN_TRANSFORM.code)
+            return entry(State.REPORTED, unknown_transform.RULE.code)
     if finding is not None and site.kind is not EntryKind.IMPORTED:
         return entry(State.REPORTED, finding.code)
     if site.kind is EntryKind.ALIAS:
-        return entry(
-            State.REPORTED, rules.DOES_NOTHING.code
-        )  # settled by its uses, or reported, in ``build``
-    rule = rules.IMPORTED_MARKER if site.kind is EntryKind.IMPORTED else rules.DOES_NOTHING
+        return entry(State.REPORTED, nothing.code)  # settled by its uses, or reported, in ``build``
+    rule = imported_marker.RULE if site.kind is EntryKind.IMPORTED else nothing
     variant, fields = site.said or _said(site, walk, result)
     result.diagnostics.append(Diagnostic.at(result.source, node, rule, variant, **fields))
     return entry(State.REPORTED, rule.code)
 
 
-def _said(site: _Site, walk: Analyzer, result: Analysis) -> tuple[str, dict[str, str]]:
+def _said(site: _Site, walk: Walked, result: Analysis) -> tuple[str, dict[str, str]]:
     """Why the marker does nothing: JR008's variant and its fields."""
     fields = {
         "spelled": " and ".join(sorted(m.value for m in site.marks)) or "a marker",

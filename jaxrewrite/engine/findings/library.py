@@ -15,12 +15,13 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
-from jaxrewrite.engine.read.nodes import child_nodes
+from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
+from jaxrewrite.engine.read.nodes import own_nodes
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.rulebook import concrete_table, rules
+from jaxrewrite.engine.rulebook import concrete_table
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import FAMILIES, SpecKind, Transform
 
@@ -53,7 +54,7 @@ def findings(module: ast.Module, scopes: ScopeTree, src: Source) -> Iterator[Dia
         if _spans(func, lines):
             bodies.append((list(func.body), scope, _bound(func)))
     for nodes, scope, local in bodies:
-        own = list(_own(nodes))
+        own = list(own_nodes(nodes))
         jitted: dict[str, ast.Call] = {}
         assigned: dict[str, int] = {}
         for node in own:
@@ -129,7 +130,7 @@ def _call(
             yield Diagnostic.at(
                 src,
                 arg,
-                rules.TRACED,
+                TRACED,
                 name=keyword,
                 transform=t.name,
                 line=use.lineno,
@@ -186,7 +187,7 @@ def _free(expr: ast.expr, local: set[str]) -> bool:
 
 def _bound(func: Function) -> set[str]:
     names = {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}
-    for node in _own(list(func.body)):
+    for node in own_nodes(list(func.body)):
         names.update(_stores(node))
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((a.asname or a.name).partition(".")[0] for a in node.names)
@@ -203,13 +204,3 @@ def _bound(func: Function) -> set[str]:
 def _stores(node: ast.AST) -> Iterator[str]:
     if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
         yield node.id
-
-
-def _own(nodes: list[ast.AST]) -> Iterator[ast.AST]:
-    """The nodes of a body outside nested defs, classes and lambdas."""
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(child_nodes(node))

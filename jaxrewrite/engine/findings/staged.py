@@ -12,9 +12,9 @@ import ast
 from collections.abc import Iterator
 from typing import Any
 
+from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
 from jaxrewrite.engine.findings.flow import ARRAY
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import Transform
 
@@ -27,7 +27,7 @@ _FIX = (
 def findings(
     reader: Any, use_node: ast.expr, t: Transform, src: Source, seen: set[tuple[int, int]]
 ) -> Iterator[Diagnostic]:
-    """Sinks in the body (a ``tracetime._Body``) fed by a staged call of Python values."""
+    """Sinks in the body (a ``traced_body.Body``) fed by a staged call of Python values."""
     flow = reader.flow({}, staged=True)
     for node in reader.sure():
         found = reader._use(node, flow)
@@ -41,7 +41,7 @@ def findings(
         diagnostic = Diagnostic.at(
             src,
             where,
-            rules.TRACED,
+            TRACED,
             name=name,
             transform=t.name,
             line=use_node.lineno,

@@ -1,13 +1,14 @@
 """Traced arguments by their annotations (JR006): a scalar or an array, or a pytree of the module's.
 
-A parameter annotated with a class of the module that JAX flattens field by field (a NamedTuple,
-a TypedDict, an Equinox Module, a flax.struct dataclass, a dataclass under ``jax.tree_util.register_dataclass``),
-or ``self`` of a method of one, is traced leaf by leaf: ``state.steps`` is a tracer unless the field
-is static (``eqx.field(static=True)``, ``flax.struct.field(pytree_node=False)``, the metadata those
-write, ``field(metadata={"static": True})`` under ``register_dataclass``). Where the registration, a
-base class or a field's metadata cannot be read (``register_pytree_node_class``: the user's flatten
-decides), or a field is ``Static[...]`` (jaxrewrite splits those per call), nothing is known: None.
-Pure: it reads annotations and class bodies.
+A parameter annotated with a class of the module that JAX flattens field by field (a NamedTuple, a
+TypedDict, an Equinox Module, a flax.struct dataclass, a dataclass under
+``jax.tree_util.register_dataclass``), or ``self`` of a method of one, is traced leaf by leaf:
+``state.steps`` is a tracer unless the field is static (``eqx.field(static=True)``,
+``flax.struct.field(pytree_node=False)``, the metadata those write, ``field(metadata={"static":
+True})`` under ``register_dataclass``). Where the registration, a base class or a field's metadata
+cannot be read (``register_pytree_node_class``: the user's flatten decides), or a field is
+``Static[...]`` (jaxrewrite splits those per call), nothing is known: None. Pure: it reads
+annotations and class bodies.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def scalar_or_array(ann: ast.expr, scope: Scope) -> bool:
 
 
 def annotated(ann: ast.expr, scope: Scope, src: Source, depth: int = 0) -> State:
-    """The state of a traced value annotated ``ann``: ARRAY, a Tree, or None where neither is sure."""
+    """The state of a traced value annotated ``ann``: ARRAY, a Tree, or None if neither is sure."""
     if scalar_or_array(ann, scope):
         return ARRAY
     try:

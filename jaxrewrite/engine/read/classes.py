@@ -83,6 +83,11 @@ class FunctionalClass:
 LocalClass = tuple[DefinedClass | FunctionalClass, Scope]
 
 
+def class_key(defined: DefinedClass | FunctionalClass) -> int:
+    """What a class of the module is known by: the id of its statement or of its call."""
+    return id(defined.call if isinstance(defined, FunctionalClass) else defined.node)
+
+
 def read_class(
     defined: DefinedClass | FunctionalClass,
     scope: Scope,

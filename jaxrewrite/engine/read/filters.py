@@ -20,6 +20,7 @@ from jaxrewrite.engine.read.callscopes import calls_in
 from jaxrewrite.engine.read.classes import (
     FunctionalClass,
     LocalClass,
+    class_key,
     functional_class,
     local_class,
 )
@@ -74,16 +75,11 @@ def classes_with_markers(tree: ScopeTree, relevant: set[str] | None) -> dict[int
                 continue
             for base in defined.node.bases:
                 local = local_class(base, scope)
-                if local is not None and _key(local) in found:
+                if local is not None and class_key(local[0]) in found:
                     found[id(defined.node)] = (defined, scope)
                     changed = True
                     break
     return found
-
-
-def _key(local: LocalClass) -> int:
-    defined = local[0]
-    return id(defined.call if isinstance(defined, FunctionalClass) else defined.node)
 
 
 def functional_classes(tree: ScopeTree) -> list[FunctionalClass]:

@@ -4,7 +4,7 @@ signatures and classes read; anywhere deeper is JR102, since ``Optional[Static[i
 otherwise mean "not static"), each answer kept in ``MarkIndex.read``; ``MarkIndex.mentions``,
 every marker an expression spells anywhere and the aliases it goes through (what the ledger
 counts), each alias read once per module; and the prefilter both take, ``MarkIndex.names`` and
-``may_mark``. No other module reads a marker (``tests/test_layers.py``).
+``may_mark``. No other module reads a marker (``tests/meta/test_layers.py``).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 #: Fields whose values are context or operator singletons: leaves no walk looks for.
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
@@ -86,6 +86,63 @@ def _found(root: ast.AST, breadth: bool) -> Iterator[tuple[ast.AST, ast.AST, ast
             elif isinstance(value, _AST):
                 yield value, node, inner
                 push((value, inner))
+
+
+#: Statements that hold statement blocks, with the fields that hold them in the order the walks
+#: take them (``handlers`` and ``cases``: the body of each, after the other blocks).
+BLOCK_FIELDS: dict[type, tuple[str, ...]] = {
+    ast.FunctionDef: ("body",),
+    ast.AsyncFunctionDef: ("body",),
+    ast.ClassDef: ("body",),
+    ast.If: ("body", "orelse"),
+    ast.For: ("body", "orelse"),
+    ast.AsyncFor: ("body", "orelse"),
+    ast.While: ("body", "orelse"),
+    ast.With: ("body",),
+    ast.AsyncWith: ("body",),
+    ast.Try: ("body", "orelse", "finalbody", "handlers"),
+    ast.Match: ("cases",),
+}
+if hasattr(ast, "TryStar"):  # Python 3.11+
+    BLOCK_FIELDS[ast.TryStar] = BLOCK_FIELDS[ast.Try]
+_CLAUSES = frozenset({"handlers", "cases"})
+_NESTS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_OPAQUE = (*_NESTS, ast.Lambda)
+
+
+def blocks(stmt: ast.AST) -> Iterator[tuple[list[ast.stmt], ast.AST]]:
+    """The statement blocks directly inside ``stmt``, each with what holds it: ``stmt`` itself, or
+    the ``except`` handler or ``case`` whose body it is. None for a simple statement."""
+    for name in BLOCK_FIELDS.get(type(stmt), ()):
+        value = getattr(stmt, name)
+        if name in _CLAUSES:
+            for clause in value:
+                yield clause.body, clause
+        else:
+            yield value, stmt
+
+
+def statements(body: list[ast.stmt], into_defs: bool = True) -> Iterator[ast.stmt]:
+    """Every statement of ``body`` and of the blocks nested in it, each before its blocks, in the
+    order ``blocks`` gives them; ``into_defs`` False: not into the bodies of defs and classes."""
+    pending = list(reversed(body))
+    while pending:
+        stmt = pending.pop()
+        yield stmt
+        if into_defs or not isinstance(stmt, _NESTS):
+            for block, _ in reversed(list(blocks(stmt))):
+                pending.extend(reversed(block))
+
+
+def own_nodes(nodes: Sequence[ast.AST]) -> Iterator[ast.AST]:
+    """``nodes`` and every node below them outside nested defs, classes and lambdas (which are
+    yielded, not entered), last first (a stack)."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _OPAQUE):
+            stack.extend(child_nodes(node))
 
 
 def name_assigned(node: ast.AST) -> tuple[str, ast.expr] | None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
+from jaxrewrite.engine.read.nodes import BLOCK_FIELDS, blocks
 from jaxrewrite.engine.read.source import lines_containing, source_lines
 from jaxrewrite.engine.rulebook.table import Mark
 
@@ -326,23 +327,21 @@ def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree) -> None:
         result.statements.append(
             (stmt.lineno, stmt.end_lineno or stmt.lineno, stmt, scope, result.flow)
         )
-        bodies = _COMPOUND.get(kind)
-        if bodies is None:
+        if kind not in BLOCK_FIELDS:  # defs and classes have their handlers above
             continue
         outer_flow = result.flow
         if not outer_flow:
             result.flow = stmt.lineno
         site = (stmt.lineno, result.flow)
-        for name in bodies:
-            _bind_body(getattr(stmt, name), scope, result)
-        if kind is ast.Try or kind.__name__ == "TryStar":
-            for handler_node in stmt.handlers:  # type: ignore[attr-defined]
-                if handler_node.name:
-                    scope.bind_for_block(
-                        handler_node.name, (handler_node.lineno, result.flow), handler_node.body
-                    )
-                _bind_body(handler_node.body, scope, result)
-        elif kind in (ast.For, ast.AsyncFor):
+        for block, clause in blocks(stmt):
+            # An ``except ... as`` or a ``case`` pattern binds its names for its own body.
+            if isinstance(clause, ast.ExceptHandler) and clause.name:
+                scope.bind_for_block(clause.name, (clause.lineno, result.flow), block)
+            elif isinstance(clause, ast.match_case):
+                for name in _captures(clause.pattern):
+                    scope.bind_for_block(name, (clause.pattern.lineno, result.flow), block)
+            _bind_body(block, scope, result)
+        if kind in (ast.For, ast.AsyncFor):
             choice = loop_choice(stmt.target, stmt.iter, scope)  # type: ignore[attr-defined]
             for name in target_names(stmt.target):  # type: ignore[attr-defined]
                 scope.bind_for_block(name, site, stmt.body, choice)  # type: ignore[attr-defined]
@@ -351,27 +350,7 @@ def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree) -> None:
                 if item.optional_vars is not None:
                     for name in target_names(item.optional_vars):
                         scope.bind_for_block(name, site, stmt.body)  # type: ignore[attr-defined]
-        elif kind is ast.Match:
-            for case in stmt.cases:  # type: ignore[attr-defined]
-                for name in _captures(case.pattern):
-                    scope.bind_for_block(name, (case.pattern.lineno, result.flow), case.body)
-                _bind_body(case.body, scope, result)
         result.flow = outer_flow
-
-
-#: Statements holding statement lists, and the fields that hold them.
-_COMPOUND: dict[type, tuple[str, ...]] = {
-    ast.If: ("body", "orelse"),
-    ast.For: ("body", "orelse"),
-    ast.AsyncFor: ("body", "orelse"),
-    ast.While: ("body", "orelse"),
-    ast.With: ("body",),
-    ast.AsyncWith: ("body",),
-    ast.Try: ("body", "orelse", "finalbody"),
-    ast.Match: (),
-}
-if hasattr(ast, "TryStar"):
-    _COMPOUND[ast.TryStar] = ("body", "orelse", "finalbody")
 
 
 def _site(stmt: ast.stmt, result: ScopeTree) -> Site:
@@ -488,8 +467,9 @@ def walrus_targets(
 def own_expressions(stmt: ast.AST) -> list[ast.AST]:
     """A statement's expressions, without the statements nested in its body."""
     out: list[ast.AST] = []
+    nested = BLOCK_FIELDS.get(type(stmt), ())
     for name, value in ast.iter_fields(stmt):
-        if name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        if name in nested:
             continue
         if isinstance(value, ast.AST):
             out.append(value)

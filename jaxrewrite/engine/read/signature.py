@@ -98,7 +98,7 @@ def read_signature(
                         name=arg.arg,
                         instead=instead,
                     )
-                array = array_type(arg.annotation, scope)
+                array = array_type(inner_type(arg.annotation, scope), scope)
                 if array is not None:
                     arrays.append((arg.arg, array))
             if positional:
@@ -109,10 +109,11 @@ def read_signature(
     return Signature(tuple(params), position, args.vararg is not None, tuple(arrays))
 
 
-def array_type(ann: ast.expr | None, scope: Scope) -> str | None:
-    """The type under a marker as written, when it is an array type (``jax.Array``,
-    ``jnp.ndarray``, jaxtyping's ``Float[Array, "n"]``...); None for any other or unknown type."""
-    inner = unquoted(inner_type(ann, scope))
+def array_type(under: ast.expr | None, scope: Scope) -> str | None:
+    """The type under a marker (``markers.inner_type``) as written, when it is an array type
+    (``jax.Array``, ``jnp.ndarray``, jaxtyping's ``Float[Array, "n"]``...); None for any other
+    or unknown type."""
+    inner = unquoted(under)
     if inner is None:
         return None
     head = inner.value if isinstance(inner, ast.Subscript) else inner

@@ -20,7 +20,7 @@ from jaxrewrite.engine.read.filters import (
     loop_targets,
     walk_assignments,
 )
-from jaxrewrite.engine.read.nodes import walk
+from jaxrewrite.engine.read.nodes import statements, walk
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import is_partial, qualname, single
 from jaxrewrite.engine.read.scopes import (
@@ -144,7 +144,9 @@ def _forwards(
         inner: dict[str, Function | ast.Lambda] = {}
     else:
         returned = [
-            stmt.value for stmt in _own_statements(node.body) if isinstance(stmt, ast.Return)
+            stmt.value
+            for stmt in statements(node.body, into_defs=False)
+            if isinstance(stmt, ast.Return)
         ]
         inner = {
             stmt.name: stmt
@@ -199,24 +201,6 @@ def _star_call(node: Function | ast.Lambda, func: str) -> bool:
             ):
                 return True
     return False
-
-
-def _own_statements(body: list[ast.stmt]) -> list[ast.stmt]:
-    """The statements of a function body, into compound statements but not nested defs/classes."""
-    out: list[ast.stmt] = []
-    pending = list(body)
-    while pending:
-        stmt = pending.pop()
-        out.append(stmt)
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        for name in ("body", "orelse", "finalbody"):
-            pending.extend(getattr(stmt, name, ()))
-        for handler in getattr(stmt, "handlers", ()):
-            pending.extend(handler.body)
-        for case in getattr(stmt, "cases", ()):
-            pending.extend(case.body)
-    return out
 
 
 #: jax's own decorators (called: ``@jax.named_scope("s")``) that wrap through a
@@ -275,7 +259,11 @@ def _wraps_decorator(func: Function, scope: Scope) -> bool:
 def _returns(func: Function) -> list[tuple[ast.expr | None, Function | None]]:
     """What each ``return`` of ``func`` gives, with the inner def it names, if it names one."""
     inner = {stmt.name: stmt for stmt in func.body if isinstance(stmt, _DEFS)}
-    values = [stmt.value for stmt in _own_statements(func.body) if isinstance(stmt, ast.Return)]
+    values = [
+        stmt.value
+        for stmt in statements(func.body, into_defs=False)
+        if isinstance(stmt, ast.Return)
+    ]
     return [(v, inner.get(v.id) if isinstance(v, ast.Name) else None) for v in values]
 
 

@@ -2,10 +2,11 @@
 
 Nothing here is written by hand about JAX: each public function of the probed modules is called
 eagerly with small sample arguments until one call succeeds, then each parameter that call gave a
-Python number or tuple is passed to ``jax.jit`` as a traced argument; the parameter must be
-concrete when that trace raises one of JAX's trace-time errors. ``python -m
-jaxrewrite.engine.rulebook.concrete_derive`` rewrites ``concrete_params.json``; tests/test_concrete_table.py
-re-probes every row against the installed JAX. Imports jax: never imported by ``check`` itself.
+Python number or tuple is passed to ``jax.jit`` as a traced argument; the parameter must be concrete
+when that trace raises one of JAX's trace-time errors. ``python -m
+jaxrewrite.engine.rulebook.concrete_derive`` rewrites ``concrete_params.json``;
+tests/test_concrete_table.py re-probes every row against the installed JAX. Imports jax: never
+imported by ``check`` itself.
 """
 
 from __future__ import annotations

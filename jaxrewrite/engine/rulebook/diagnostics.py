@@ -1,10 +1,11 @@
 """Findings as values: every problem the analysis meets, with a stable code and a location.
 
-The engine raises a located RewriteError inside the analysis of one transform use (the keyword
-math is easiest to read that way); ``analyze`` catches it at that use's boundary and records it
-here, so one bad use never hides another. The hook raises the first; ``check`` reports them all;
-``migrate`` reports its refusals as findings (JR2nn, or the JR1nn of the same check). Every front end prints a finding through
-``Diagnostic.format``, so the forms (flake8's, RewriteError's, GitHub's, JSON rows) live here.
+The engine raises a located RewriteError inside the analysis of one transform use (the keyword math
+is easiest to read that way); ``analyze`` catches it at that use's boundary and records it here, so
+one bad use never hides another. The hook raises the first; ``check`` reports them all; ``migrate``
+reports its refusals as findings (JR2nn, or the JR1nn of the same check). Every front end prints a
+finding through ``Diagnostic.format``, so the forms (flake8's, RewriteError's, GitHub's, JSON rows)
+live here.
 """
 
 from __future__ import annotations
@@ -22,11 +23,6 @@ if TYPE_CHECKING:
 
     from jaxrewrite.engine.read.source import Source
 
-#: One code per kind of refusal (JR1nn, the RewriteErrors), warning (JR0nn) or migrate refusal
-#: (JR2nn: a function ``jaxrewrite migrate`` leaves as written); the text is the one-line summary
-#: ``check`` and ``migrate`` list. Read from the one registry of rules (``engine.rulebook.rules``).
-CODES: dict[str, str] = {code: rule.summary for code, rule in RULES.items()}
-
 #: How ``Diagnostic.format`` can print a finding: ``text`` (flake8's ``path:line:col: CODE
 #: message``: check, show, ``str(RewriteError)``), ``github`` (a workflow annotation),
 #: ``refusal`` (migrate's ``path:line: message (CODE)``, no column).
@@ -35,7 +31,7 @@ FORMS = ("text", "github", "refusal")
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One finding: ``line``/``col`` are 1-based, ``col`` counts characters (as SyntaxError does)."""
+    """One finding: ``line``/``col`` are 1-based, ``col`` counts characters (as in SyntaxError)."""
 
     code: str
     message: str

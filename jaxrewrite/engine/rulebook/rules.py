@@ -39,18 +39,36 @@ class Severity(enum.Enum):
 DOCS_URL: str | None = None
 
 
+def docs_base() -> str | None:
+    """The docs site's base URL in force (JAXREWRITE_DOCS_URL, else ``DOCS_URL``), if any."""
+    return os.environ.get("JAXREWRITE_DOCS_URL") or DOCS_URL
+
+
 def docs_link(anchor: str) -> str:
     """Where a section is read: its page of the docs site, or the Markdown file without one."""
     page = PAGES[anchor]
-    base = os.environ.get("JAXREWRITE_DOCS_URL") or DOCS_URL
+    base = docs_base()
     if base:
         return f"{base.rstrip('/')}/{page}.html#{anchor}"
     return f"docs/{page}.md#{anchor}"
 
 
+#: A link in a message template: ``{see[ANCHOR]}``, filled with ``docs_link(ANCHOR)``.
+_SEE = re.compile(r"\{see\[([\w-]+)\]\}")
+
+
+class _Links:
+    """What ``{see[ANCHOR]}`` reads in a template: the section's link, built when the message is."""
+
+    def __getitem__(self, anchor: str) -> str:
+        return docs_link(anchor)
+
+
 def _placeholders(template: str) -> str:
-    """A message template as a reader sees it: ``{name!r}`` shown as ``<name>``."""
-    return re.sub(r"\{(\w+)(?:![rsa])?\}", r"<\1>", template)
+    """A message template as a reader sees it: its links filled, ``{name!r}`` shown as
+    ``<name>``."""
+    linked = _SEE.sub(lambda m: docs_link(m.group(1)), template)
+    return re.sub(r"\{(\w+)(?:![rsa])?\}", r"<\1>", linked)
 
 
 @dataclass(frozen=True)
@@ -66,10 +84,18 @@ class Rule:
     #: The heading of the guide that explains the code (its GitHub anchor).
     anchor: str
     variants: Mapping[str, str] = field(default_factory=dict)
+    #: What the docs' table of codes says after the summary (examples, where it applies).
+    details: str = ""
 
     def text(self, variant: str = "", /, **fields: Any) -> str:
         """The message, ``variant``'s wording (default: ``message``) filled with ``fields``."""
-        return (self.variants[variant] if variant else self.message).format(**fields)
+        template = self.variants[variant] if variant else self.message
+        return template.format(**fields, see=_Links())
+
+    def links(self) -> list[str]:
+        """The anchors of the docs this record links to: its section, and its messages' links."""
+        templates = [self.message, *self.variants.values()]
+        return [self.anchor, *(a for t in templates for a in _SEE.findall(t))]
 
     def error(
         self, src: Source, node: ast.AST, variant: str = "", /, **fields: Any
@@ -83,7 +109,7 @@ class Rule:
         wordings = [self.message, *self.variants.values()]
         said = "".join(f"message: {_placeholders(text)}\n" for text in wordings)
         return (
-            f"{self.code} ({self.severity.value}): {self.summary}\n{said}"
+            f"{self.code} ({self.severity.value}): {self.summary}{self.details}\n{said}"
             f"fix: {self.fix}\nsee: {docs_link(self.anchor)}\n"
         )
 
@@ -95,6 +121,7 @@ ERRORS, CHECK, MIGRATE = (
     "jaxrewrite-check",
     "12-migrating-existing-code-jaxrewrite-migrate",
 )
+STATIC, TRANSFORMS = "5-what-counts-as-static", "6-which-transforms-which-spellings"
 LEAVES, FIELDS, LIMITS = (
     "8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples",
     "equinox-modules",
@@ -108,60 +135,24 @@ PAGES = {
     LEAVES: "leaves",
     FIELDS: "leaves",
     LIMITS: "transforms",
+    STATIC: "static",
+    TRANSFORMS: "transforms",
     "arguments-that-must-be-static-jr006": "check",
     "never-silent-every-marker-applied-refused-or-reported": "check",
     "flax-linen": "libraries",
     "wrappers-without-functoolswraps": "transforms",
 }
 #: Past the depth the readers follow (resolve.PAST_DEPTH fills ``{past}``).
-_DEEP = "cannot tell whether {expr!r} is a JAX transform: {past}; name the transform directly (or through a shorter alias) so the Static parameters are not ignored"
+_DEEP = (
+    "cannot tell whether {expr!r} is a JAX transform: {past}; name the transform directly (or "
+    "through a shorter alias) so the Static parameters are not ignored"
+)
 _LEAVES = "per-leaf statics ({param!r} has Static entries) "
 _UNSPELLED = "cannot tell whether Static field {name!r} is "
 
-# -- JR0nn: warnings (check reports them, the import warns of those it can see) -----------------
+# -- JR005: the one warning the analysis says itself, from the header before any tree (the other
+# JR0nn are the rules of engine/findings/checks/, one module each) ---------------------------------
 
-NO_PRAGMA = Rule(
-    "JR001",
-    W,
-    "Static/NoDiff in a module whose header does not opt in",
-    "Static/NoDiff annotations do nothing here: the module has no '{pragma}' comment in its header{why}; add it before the first statement (after the docstring and __future__ imports)",
-    "add '# jaxrewrite: enable' to the module's header (check --fix does)",
-    CHECK,
-)
-NO_TRANSFORM = Rule(
-    "JR002",
-    W,
-    "Static/NoDiff on a function that no transform of the module applies to",
-    "{spelled} of {func!r} does nothing: no transform in this module applies to {func!r}, as a decorator or as a call site; mark the parameters of the function the transform is applied to",
-    "apply a transform to the def, or mark the parameters of the function it is applied to",
-    CHECK,
-    {
-        "bound": "{spelled} of {func!r} does nothing: {call} (line {line}) applies {transform} "
-        "to the method {bound!r}, and jaxrewrite writes keywords only where a transform is "
-        "applied to a def by its name (a subclass may override a method); decorate the def, "
-        "or write the keywords there ({shift}): {keywords}"
-    },
-)
-UNHASHABLE = Rule(
-    "JR003",
-    W,
-    "Static on a parameter whose type or default cannot be hashed",
-    "{name!r} is Static but annotated {kind}, which cannot be hashed: JAX rejects an unhashable static argument when the function is called; use a hashable type (a tuple, a frozenset, a scalar)",
-    "use a hashable type or default: a tuple, a frozenset, a scalar",
-    CHECK,
-    {
-        "default": "{name!r} is Static but its default is a {shown}, which cannot be hashed: the default works while it is used, but JAX rejects a value like it passed there when the function is called; make the default hashable (a tuple, a frozenset)",
-        "passed": "{name!r} is Static but the call on line {line} passes it a {shown}, which cannot be hashed: JAX raises ValueError (Non-hashable static arguments are not supported) at that call; pass a hashable value (a tuple, a frozenset, a frozen dataclass)",
-    },
-)
-UNKNOWN_TRANSFORM = Rule(
-    "JR004",
-    W,
-    "Static under a decorator or call that looks like a transform but is not one jaxrewrite knows",
-    "{spelled} of {func!r} do{es} nothing under {under!r}: jaxrewrite does not know it as a JAX transform, so it never writes its static keywords; pass the static arguments to it yourself, or apply a transform jaxrewrite knows (see the guide, section 6)",
-    "pass the static arguments to it yourself, or apply a transform jaxrewrite knows",
-    CHECK,
-)
 UNKNOWN_DIRECTIVE = Rule(
     "JR005",
     W,
@@ -169,116 +160,6 @@ UNKNOWN_DIRECTIVE = Rule(
     "unknown jaxrewrite directive '# jaxrewrite: {word}' (only 'enable' exists)",
     "write '# jaxrewrite: enable', the one directive",
     CHECK,
-)
-TRACED = Rule(
-    "JR006",
-    W,
-    "an argument a transform traces that the body needs as a Python value, or that JAX cannot trace at all",
-    "{name!r} is traced by {transform} (line {line}:{col}), but {how}: JAX raises {error} at the first call{passed}; {fix}",
-    "make the parameter Static (check --fix does), or pass it as static to the transform",
-    "arguments-that-must-be-static-jr006",
-)
-UNSEEN_LEVEL = Rule(
-    "JR007",
-    W,
-    "a transform over something made from a marked def that may change its arguments",
-    "the Static/NoDiff parameters of {func!r} are not applied by {transform!r} here: its argument {arg!r} is made from {func!r} by something other than the transforms jaxrewrite knows and one-argument wrappers, so which parameters it receives cannot be told; pass its static keywords yourself, or apply the transform to the def",
-    "pass the static keywords yourself, or apply the transform to the def",
-    CHECK,
-)
-DOES_NOTHING = Rule(
-    "JR008",
-    W,
-    "a Static/NoDiff marker that does nothing here and that no other finding reports",
-    "{spelled} on {what!r} does nothing: no transform of this module applies to its function; mark the parameters of the function a transform is applied to (see the guide, section 5)",
-    "write the marker where a transform or registration reads it, or drop it",
-    "never-silent-every-marker-applied-refused-or-reported",
-    variants={
-        "field": "{spelled} on field {what!r} does nothing: no registration of this module (register_dataclass, an Equinox Module, a flax.struct dataclass) and no transform that splits a parameter annotated with its class reads it; register the class, or annotate a parameter of a transformed def with it (see the guide, section 8)",
-        "spelling": "{spelled} on {what!r} does nothing: jaxrewrite reads a marker only as the outermost annotation (Static[T], NoDiff[T], Annotated[T, STATIC] or a module alias of one), not in this spelling; write it so (see the guide, section 5)",
-        "under": "{spelled} on {what!r} does nothing under {under}: NoDiff is read by grad-like transforms and custom_vjp/custom_jvp, Static by the others; apply a transform that reads it, or drop the marker (see the guide, section 6)",
-        "return": "a marker on a return annotation does nothing: only parameters and pytree class fields are read",
-        "variable": "a marker on the annotation of variable {what!r} does nothing: only parameters and fields of classes are read",
-        "nnx": "{spelled} on attribute {what!r} of an NNX Module does nothing: NNX treats "
-        "the attributes that are not arrays or nnx.Variable as static already (they are part of "
-        "the graph definition nnx.split and nnx.jit key on, never traced); drop the marker",
-        "linen": "{spelled} on field {what!r} of a Linen Module does nothing: a Linen Module's "
-        "fields are dataclass attributes, not pytree leaves, so a transform of its apply traces "
-        "only the variables and the arguments passed, and the fields are static already; drop "
-        "the marker",
-        "alias": "marker alias {what!r} is used by no annotation of this module that jaxrewrite applies, and an alias imported into another module does nothing there (jaxrewrite reads each module's own aliases only): define the alias in the module that uses it",
-    },
-)
-IMPORTED_MARKER = Rule(
-    "JR009",
-    W,
-    "a name imported from another module where a marker would act: jaxrewrite reads only the module's own aliases",
-    "{name!r} in the annotation of {param!r} comes from 'from {module} import {imported}', which jaxrewrite does not read, so whether it is a Static/NoDiff alias cannot be told; if it is one, it does nothing here: define the alias in this module (or write Static[...] here)",
-    "define the alias in this module, or write Static[...] here",
-    CHECK,
-    variants={
-        "read": "{name!r} in the annotation of {param!r} is {verdict} in {module}, but jaxrewrite reads only this module's {what}, so its markers do nothing here: define it in this module (or write Static[...] here)",
-    },
-)
-SHARDED_KEYWORD = Rule(
-    "JR010",
-    W,
-    "a keyword-only Static parameter of a function jitted with 'in_shardings', which refuses every keyword argument",
-    "{name!r} is a keyword-only Static parameter of {func!r}, jitted with 'in_shardings': JAX refuses every keyword argument of such a function ('pjit does not support kwargs when in_shardings is specified'), so it can never be passed; make it a positional parameter (passed by position), or drop 'in_shardings'",
-    "make it a positional parameter, or drop 'in_shardings'",
-    CHECK,
-)
-VMAP_KEYWORD = Rule(
-    "JR011",
-    W,
-    "a Static parameter of a vmapped function not passed by position: by keyword it is mapped over axis 0, left to its default the call fails",
-    "Static parameter {name!r} of {func!r} is passed by keyword to a function made by {transform}, which maps keyword arguments over axis 0 whatever 'in_axes' says, so it is traced here; pass it by position (see the guide, section 11, 'Limits')",
-    "pass the Static parameter by position",
-    LIMITS,
-    {
-        "default": "Static parameter {name!r} of {func!r} is left to its default in this call of a function made by {transform}: the 'in_axes' written for it has an entry for {name!r} (None), and {transform} needs exactly one per positional argument passed, so this call fails; pass {name!r} by position (see the guide, section 11, 'Limits')"
-    },
-)
-UNTRANSFORMED = Rule(
-    "JR012",
-    W,
-    "a marked def passed to a JAX function that traces its arguments but that jaxrewrite does not rewrite",
-    "the Static/NoDiff marker{s} on {names} of {func!r} do{es} nothing under {callee!r}: it traces the arguments it calls {func!r} with, and jaxrewrite does not rewrite it; pass a transformed {func!r} (a jax.jit of it reads its markers), or close over the static values (functools.partial) yourself",
-    "pass a transformed function, or close over the static values yourself",
-    CHECK,
-)
-IMPORTED_DEF = Rule(
-    "JR013",
-    W,
-    "a transform applied to a def imported from another module whose parameters are marked there",
-    "{what} and traces them; apply the transform in {spelled} and import its result, or write {keywords} here",
-    "apply the transform in the defining module and import its result, or write the keywords here",
-    LIMITS,
-    {"refused": "{what}, and this use could not take them: {reason}"},
-)
-HELD_IN_PYTREE = Rule(
-    "JR014",
-    W,
-    "a TypedDict or NamedTuple with Static entries held in a field of a pytree class, which flattens it: the entries are traced",
-    "field {field!r} of {cls!r} ({library} class) holds {held!r}, whose Static entries ({entries}) split a parameter of a transformed def only: a field is flattened like any pytree, so they are traced here; mark the field Static[...] whole, or make them Static fields of {cls!r}",
-    "mark the field Static whole, or make the entries Static fields of the class",
-    LEAVES,
-)
-UNBOUND_MARKER = Rule(
-    "JR015",
-    W,
-    "Static or NoDiff used in an annotation but never imported or defined",
-    "{name!r} in the annotation of {param!r} is not imported: Python raises NameError where the def runs (or, under 'from __future__ import annotations', the marker is never read, so it does nothing); add 'from jaxrewrite import {name}'",
-    "add 'from jaxrewrite import Static' (or NoDiff) to the module's imports (check --fix does)",
-    CHECK,
-)
-OWN_FLATTEN = Rule(
-    "JR020",
-    W,
-    "a Static field of a class registered by its own flatten function",
-    "Static on field {name!r} of {cls!r} does nothing: the class is registered by {how!r}, so its own flatten decides what is static (the aux data), and jaxrewrite cannot see it; put the field in the aux data yourself and drop the marker, or register the class with jax.tree_util.register_dataclass (or make it an eqx.Module or a flax.struct dataclass) so that the marker makes it a static field",
-    "put the field in the aux data yourself, or register the class with register_dataclass",
-    LEAVES,
 )
 
 # -- JR1nn: errors (the import refuses the module) ----------------------------------------------
@@ -295,7 +176,10 @@ MARKED_VARARGS = Rule(
     "JR101",
     E,
     "a marker on '*args' or '**kwargs'",
-    "{spelled} cannot mark {kind} parameter {name!r}: JAX can only treat named or positional parameters as static; {instead}",
+    (
+        "{spelled} cannot mark {kind} parameter {name!r}: JAX can only treat named or positional "
+        "parameters as static; {instead}"
+    ),
     "one parameter holding the values, or a keyword-only parameter per keyword",
     ERRORS,
 )
@@ -303,7 +187,10 @@ NESTED_MARKER = Rule(
     "JR102",
     E,
     "a marker nested inside another annotation",
-    "a marker must be the outermost annotation, but {nested} is nested inside {where}; put the marker outside, e.g. Static[Optional[int]] rather than Optional[Static[int]]",
+    (
+        "a marker must be the outermost annotation, but {nested} is nested inside {where}; put "
+        "the marker outside, e.g. Static[Optional[int]] rather than Optional[Static[int]]"
+    ),
     "put the marker outside: Static[Optional[int]]",
     ERRORS,
 )
@@ -311,26 +198,44 @@ TYPE_ALIAS = Rule(
     "JR103",
     E,
     "a marker hidden behind a 'type' statement alias",
-    "{alias} is a 'type' statement alias, which hides its Annotated metadata; write '{alias} = ...' instead",
+    (
+        "{alias} is a 'type' statement alias, which hides its Annotated metadata; write '{alias} "
+        "= ...' instead"
+    ),
     "write the alias as an assignment, 'Alias = ...'",
     ERRORS,
 )
 TRANSFORM_BOUND_TWICE = Rule(
     "JR104",
     E,
-    "a transform's or a marker's name bound more than one way, and the bindings disagree on what is static",
-    "cannot tell whether {expr!r} is a JAX transform, or which: {name!r} is bound more than once, to {first} ({first_at}) and to {second} ({second_at}), which do not make the same parameters static; bind it to transforms with the same static arguments on every path, or once",
+    (
+        "a transform's or a marker's name bound more than one way, and the bindings disagree on "
+        "what is static"
+    ),
+    (
+        "cannot tell whether {expr!r} is a JAX transform, or which: {name!r} is bound more than "
+        "once, to {first} ({first_at}) and to {second} ({second_at}), which do not make the same "
+        "parameters static; bind it to transforms with the same static arguments on every path, "
+        "or once"
+    ),
     "bind the name the same way on every path (or once)",
     ERRORS,
     variants={
-        "marker": "cannot tell whether {name!r} marks this parameter: it is bound more than once, to {first} ({first_at}) and to {second} ({second_at}), which do not mark it the same way; bind it to the same marker on every path, or once",
+        "marker": (
+            "cannot tell whether {name!r} marks this parameter: it is bound more than once, to "
+            "{first} ({first_at}) and to {second} ({second_at}), which do not mark it the same "
+            "way; bind it to the same marker on every path, or once"
+        ),
     },
 )
 FACTORY_KEYWORDS = Rule(
     "JR105",
     E,
     "keywords needed on a decorator factory's result",
-    "cannot add {name} keywords to {expr!r}: it is the result of a decorator factory, which takes only the function; define it with functools.partial({name}, ...) instead",
+    (
+        "cannot add {name} keywords to {expr!r}: it is the result of a decorator factory, which "
+        "takes only the function; define it with functools.partial({name}, ...) instead"
+    ),
     "define it with functools.partial(transform, ...)",
     ERRORS,
 )
@@ -339,7 +244,10 @@ LEAVES_UNSPLIT = Rule(
     E,
     "per-leaf statics under a transform that cannot split them",
     _LEAVES
-    + "work under {names} only, not {transform}; mark {param!r} Static whole, or pass its static entries as parameters of their own",
+    + (
+        "work under {names} only, not {transform}; mark {param!r} Static whole, or pass its "
+        "static entries as parameters of their own"
+    ),
     "mark the parameter Static whole, or pass its static entries as parameters of their own",
     LEAVES,
 )
@@ -356,7 +264,10 @@ LEAVES_VARARGS = Rule(
     "JR108",
     E,
     "per-leaf statics on '*args' or '**kwargs'",
-    "per-leaf statics cannot apply to {kind} parameter {name!r}; give the container a named parameter of its own",
+    (
+        "per-leaf statics cannot apply to {kind} parameter {name!r}; give the container a named "
+        "parameter of its own"
+    ),
     "give the container a named parameter of its own",
     LEAVES,
 )
@@ -364,21 +275,38 @@ UNPACKED = Rule(
     "JR109",
     E,
     "transform arguments passed as '**mapping' or '*sequence'",
-    "cannot merge Static {what} into {transform} keywords passed as **{mapping}; write the keywords out by name",
+    (
+        "cannot merge Static {what} into {transform} keywords passed as **{mapping}; write the "
+        "keywords out by name"
+    ),
     "write the keywords (or arguments) out by name",
     ERRORS,
     {
-        "migrate": "{transform} arguments passed as **{mapping} may hold a spec; write the keywords out by name",
-        "migrate-use": "{where} passes **{mapping}, which may hold a spec; write the keywords out by name",
-        "check": "cannot check Static/NoDiff parameters against {transform} keywords passed as **mapping; write the keywords out by name",
-        "starred": "cannot merge Static parameters into {transform} arguments passed as *{sequence}; write the arguments out one by one",
+        "migrate": (
+            "{transform} arguments passed as **{mapping} may hold a spec; write the keywords out "
+            "by name"
+        ),
+        "migrate-use": (
+            "{where} passes **{mapping}, which may hold a spec; write the keywords out by name"
+        ),
+        "check": (
+            "cannot check Static/NoDiff parameters against {transform} keywords passed as "
+            "**mapping; write the keywords out by name"
+        ),
+        "starred": (
+            "cannot merge Static parameters into {transform} arguments passed as *{sequence}; "
+            "write the arguments out one by one"
+        ),
     },
 )
 KEYWORD_ONLY_POSITIONS = Rule(
     "JR110",
     E,
     "a keyword-only Static parameter under a transform that takes positions only",
-    "{name!r} is keyword-only, but {transform} cannot take it as static: {why}; make it a positional parameter",
+    (
+        "{name!r} is keyword-only, but {transform} cannot take it as static: {why}; make it a "
+        "positional parameter"
+    ),
     "make it a positional parameter",
     ERRORS,
 )
@@ -386,7 +314,11 @@ NOT_LITERAL = Rule(
     "JR111",
     E,
     "a static spec that is not a literal",
-    "{keyword} must be a literal {what} to merge with Static parameters, not {spec!r}; write its value out literally ({keyword}=(...)), or drop {keyword} and annotate the parameters instead",
+    (
+        "{keyword} must be a literal {what} to merge with Static parameters, not {spec!r}; write "
+        "its value out literally ({keyword}=(...)), or drop {keyword} and annotate the "
+        "parameters instead"
+    ),
     "write the spec's value out literally, or drop it and annotate the parameters",
     ERRORS,
     {"migrate": "{keyword}={spec} is not a literal{kind}; write its value out literally"},
@@ -395,7 +327,10 @@ DONATED = Rule(
     "JR112",
     E,
     "a Static argument that is also donated",
-    "{name!r} is Static and also donated to {transform}; a static argument cannot be donated: {remedy}, or drop the Static marker",
+    (
+        "{name!r} is Static and also donated to {transform}; a static argument cannot be "
+        "donated: {remedy}, or drop the Static marker"
+    ),
     "drop it from the donate keyword, or drop the Static marker",
     ERRORS,
     {"migrate": "{name!r} is static and also donated to {transform}; {remedy}, then migrate again"},
@@ -404,19 +339,31 @@ MAPPED_STATIC = Rule(
     "JR113",
     E,
     "an 'in_axes' that maps a Static argument",
-    "{keyword} maps Static parameter {name!r} over axis {axis}; a static argument is not mapped: write None at its position",
+    (
+        "{keyword} maps Static parameter {name!r} over axis {axis}; a static argument is not "
+        "mapped: write None at its position"
+    ),
     "write None at the Static parameter's position",
     ERRORS,
     {
-        "lifted": "{transform} passes {name!r} itself and maps it by its own rules, not by {keyword}; drop the Static marker",
-        "short": "{keyword} has {count} entries, but Static parameter {name!r} is at position {at}; give {keyword} one entry per positional parameter, None at {name!r}'s",
+        "lifted": (
+            "{transform} passes {name!r} itself and maps it by its own rules, not by {keyword}; "
+            "drop the Static marker"
+        ),
+        "short": (
+            "{keyword} has {count} entries, but Static parameter {name!r} is at position {at}; "
+            "give {keyword} one entry per positional parameter, None at {name!r}'s"
+        ),
     },
 )
 AXES_NOT_LITERAL = Rule(
     "JR114",
     E,
     "an 'in_axes' that is not a literal",
-    "{keyword} must be a literal int, None or tuple to merge with Static parameters, not {spec}; write its value out literally ({keyword}=(0, None, ...))",
+    (
+        "{keyword} must be a literal int, None or tuple to merge with Static parameters, not "
+        "{spec}; write its value out literally ({keyword}=(0, None, ...))"
+    ),
     "write the axes out literally",
     ERRORS,
 )
@@ -424,7 +371,10 @@ AXES_VARARGS = Rule(
     "JR115",
     E,
     "an 'in_axes' that cannot be written for a function with '*args'",
-    "cannot spell {keyword} for a function with *{vararg}: give a literal tuple with None at the Static positions",
+    (
+        "cannot spell {keyword} for a function with *{vararg}: give a literal tuple with None at "
+        "the Static positions"
+    ),
     "give a literal tuple with None at the Static positions",
     ERRORS,
 )
@@ -432,15 +382,24 @@ STATIC_DATA_FIELD = Rule(
     "JR116",
     E,
     "a Static dataclass field listed in 'data_fields'",
-    "field {name!r} is Static but listed in {keyword}; take it out of {keyword}, or drop the Static marker",
+    (
+        "field {name!r} is Static but listed in {keyword}; take it out of {keyword}, or drop the "
+        "Static marker"
+    ),
     "take it out of data_fields, or drop the Static marker",
     ERRORS,
 )
 UNSEEN_BASE = Rule(
     "JR117",
     E,
-    "a dataclass base class whose fields cannot be seen in the module, under register_dataclass without both field lists",
-    "cannot see the fields of base class {base} of {cls!r} in this module; list {data} and {meta} explicitly",
+    (
+        "a dataclass base class whose fields cannot be seen in the module, under "
+        "register_dataclass without both field lists"
+    ),
+    (
+        "cannot see the fields of base class {base} of {cls!r} in this module; list {data} and "
+        "{meta} explicitly"
+    ),
     "list data_fields and meta_fields explicitly",
     ERRORS,
 )
@@ -448,15 +407,24 @@ METADATA_NOT_LITERAL = Rule(
     "JR118",
     E,
     "dataclass field metadata that is not a literal, in a class register_dataclass reads",
-    "cannot tell whether field {name!r} of {cls!r} is static: its metadata is not a literal; write metadata={{'static': True}} (or False), or annotate it Static[...]",
+    (
+        "cannot tell whether field {name!r} of {cls!r} is static: its metadata is not a literal; "
+        "write metadata={{'static': True}} (or False), or annotate it Static[...]"
+    ),
     "write metadata={'static': True} (or False), or annotate the field Static[...]",
     ERRORS,
 )
 FUNCTION_BOUND_TWICE = Rule(
     "JR119",
     E,
-    "a function name passed to a transform bound more than one way, not all to defs with the same Static parameters",
-    "cannot tell which {name!r} this is: the name is bound more than one way where it is used here, and not every binding is a def with the same Static parameters; bind it once",
+    (
+        "a function name passed to a transform bound more than one way, not all to defs with the "
+        "same Static parameters"
+    ),
+    (
+        "cannot tell which {name!r} this is: the name is bound more than one way where it is "
+        "used here, and not every binding is a def with the same Static parameters; bind it once"
+    ),
     "bind the function's name once",
     LIMITS,
 )
@@ -464,7 +432,10 @@ TOO_MANY_POSITIONAL = Rule(
     "JR120",
     E,
     "more positional arguments than the transform takes",
-    "{transform} takes {count} positional argument{s} after the function, but {given} are given; pass the options by keyword",
+    (
+        "{transform} takes {count} positional argument{s} after the function, but {given} are "
+        "given; pass the options by keyword"
+    ),
     "pass the options by keyword",
     ERRORS,
 )
@@ -472,7 +443,10 @@ DIFFERENTIATED = Rule(
     "JR121",
     E,
     "a Static or NoDiff parameter that 'grad' or 'value_and_grad' differentiates",
-    "{name!r} is {what} but {transform} differentiates it ({keyword} includes {num}); leave it out of {keyword}, or drop the {what} marker",
+    (
+        "{name!r} is {what} but {transform} differentiates it ({keyword} includes {num}); leave "
+        "it out of {keyword}, or drop the {what} marker"
+    ),
     "leave it out of argnums, or drop the marker",
     ERRORS,
 )
@@ -480,7 +454,10 @@ IMPORT_BOUND = Rule(
     "JR122",
     E,
     "the module binds '__import__', which the rewritten code calls",
-    "the rewritten code calls the builtin __import__, which this module binds to something else; rename that binding",
+    (
+        "the rewritten code calls the builtin __import__, which this module binds to something "
+        "else; rename that binding"
+    ),
     "rename the module's binding of __import__",
     ERRORS,
 )
@@ -488,7 +465,12 @@ ARRAY_NONDIFF = Rule(
     "JR123",
     E,
     "an array-typed Static or NoDiff parameter under 'custom_vjp' or 'custom_jvp'",
-    "{name!r} is {what} but annotated as an array ({array}); {transform}'s {keyword} are for non-array values (under jax.jit an array there becomes a tracer the rules close over: UnexpectedTracerError); drop the marker and pass it as an ordinary argument (its bwd rule may return None for it: a zero cotangent)",
+    (
+        "{name!r} is {what} but annotated as an array ({array}); {transform}'s {keyword} are for "
+        "non-array values (under jax.jit an array there becomes a tracer the rules close over: "
+        "UnexpectedTracerError); drop the marker and pass it as an ordinary argument (its bwd "
+        "rule may return None for it: a zero cotangent)"
+    ),
     "drop the marker and pass the array as an ordinary argument",
     ERRORS,
 )
@@ -496,47 +478,86 @@ LINEN_TAIL = Rule(
     "JR124",
     E,
     "a positional Static parameter among the last two of a method under Linen's 'nn.jit'",
-    "{name!r} cannot be static by position under {transform}: {why}; make it keyword-only (after a '*', it is then static by name), or move it before the last {count} positional parameters",
+    (
+        "{name!r} cannot be static by position under {transform}: {why}; make it keyword-only "
+        "(after a '*', it is then static by name), or move it before the last {count} positional "
+        "parameters"
+    ),
     "make it keyword-only, or move it before the last two positional parameters",
     "flax-linen",
 )
 WRAPPER = Rule(
     "JR125",
     E,
-    "a wrapper of the module between a transform and a marked def that does not pass '*args, **kwargs' straight through",
-    "cannot tell which arguments {wrapper}({func}) takes: {wrapper} is defined in this module and does not pass *args, **kwargs straight through to {func!r}, so the Static positions of {func!r} may not be its; apply the transform to {func!r} itself, or write the static keywords by hand",
+    (
+        "a wrapper of the module between a transform and a marked def that does not pass '*args, "
+        "**kwargs' straight through"
+    ),
+    (
+        "cannot tell which arguments {wrapper}({func}) takes: {wrapper} is defined in this "
+        "module and does not pass *args, **kwargs straight through to {func!r}, so the Static "
+        "positions of {func!r} may not be its; apply the transform to {func!r} itself, or write "
+        "the static keywords by hand"
+    ),
     "apply the transform to the def itself, or write the static keywords by hand",
     "wrappers-without-functoolswraps",
 )
 LEAVES_RECURSE = Rule(
     "JR126",
     E,
-    "per-leaf statics through a TypedDict or NamedTuple that holds itself again, or nests into too many",
-    "per-leaf statics cannot follow {name!r}: it holds {held!r} again, and the split is fixed when the function is wrapped, so it cannot follow a recursion of any depth; pass the recursive part as its own argument, or mark it Static whole",
+    (
+        "per-leaf statics through a TypedDict or NamedTuple that holds itself again, or nests "
+        "into too many"
+    ),
+    (
+        "per-leaf statics cannot follow {name!r}: it holds {held!r} again, and the split is "
+        "fixed when the function is wrapped, so it cannot follow a recursion of any depth; pass "
+        "the recursive part as its own argument, or mark it Static whole"
+    ),
     "pass the nested part as an argument of its own, or mark it Static whole",
     LEAVES,
     {
-        "many": "per-leaf statics cannot follow {name!r}: its containers nest into more than {most} containers (the same classes reached along many paths), and the split spells each one; pass the nested parts as arguments of their own, or mark it Static whole"
+        "many": (
+            "per-leaf statics cannot follow {name!r}: its containers nest into more than {most} "
+            "containers (the same classes reached along many paths), and the split spells each "
+            "one; pass the nested parts as arguments of their own, or mark it Static whole"
+        )
     },
 )
 TOO_DEEP = Rule(
     "JR127",
     E,
-    "a marker, transform or transformed function read through more aliases or nested annotations than jaxrewrite follows, or through a loop",
+    (
+        "a marker, transform or transformed function read through more aliases or nested "
+        "annotations than jaxrewrite follows, or through a loop"
+    ),
     _DEEP,
     "spell the marker, transform or function directly, or through a shorter alias",
     LIMITS,
     {
-        "marker": "cannot tell whether {expr} holds a marker: {past}; spell the marker (or an alias of it) directly in the annotation",
-        "function": "cannot tell which function {expr} is: {past}; it may be {name!r}, whose Static parameters would be ignored; pass {name!r} (or a shorter alias of it) to the transform",
-        "container": "cannot tell whether {expr} is a TypedDict or NamedTuple with Static entries: {past}; name the class directly (or through a shorter alias)",
+        "marker": (
+            "cannot tell whether {expr} holds a marker: {past}; spell the marker (or an alias of "
+            "it) directly in the annotation"
+        ),
+        "function": (
+            "cannot tell which function {expr} is: {past}; it may be {name!r}, whose Static "
+            "parameters would be ignored; pass {name!r} (or a shorter alias of it) to the "
+            "transform"
+        ),
+        "container": (
+            "cannot tell whether {expr} is a TypedDict or NamedTuple with Static entries: "
+            "{past}; name the class directly (or through a shorter alias)"
+        ),
     },
 )
 FIELD_NOT_STATIC = Rule(
     "JR130",
     E,
     "a Static field whose 'eqx.field', 'struct.field' or 'metadata' entry says it is not static",
-    "field {name!r} is Static but {spelled}{value} says it is not static for {library}; drop one of the two",
+    (
+        "field {name!r} is Static but {spelled}{value} says it is not static for {library}; drop "
+        "one of the two"
+    ),
     "drop the marker or the keyword that says it is not static",
     FIELDS,
 )
@@ -549,27 +570,51 @@ FIELD_UNREADABLE = Rule(
     "write the field with literal keywords, or with the library's own field function",
     FIELDS,
     {
-        "redeclared": "field {name!r} of {cls!r} has no value here but a base class gives it one, which a plain redeclaration inherits and {field}(...) would drop; write the default here",
+        "redeclared": (
+            "field {name!r} of {cls!r} has no value here but a base class gives it one, which a "
+            "plain redeclaration inherits and {field}(...) would drop; write the default here"
+        ),
         "unpacked": _UNSPELLED
         + "already spelled otherwise: its {call}(...) takes **{mapping}; pass the keywords by name",
         "metadata": _UNSPELLED
-        + "already spelled otherwise: its metadata is not a literal dict; write {field}({keyword}={static}) instead",
-        "call": "cannot tell whether {call}(...) gives Static field {name!r} a value or a dataclass field; write {field}(default=..., {keyword}={static}) by hand",
+        + (
+            "already spelled otherwise: its metadata is not a literal dict; write "
+            "{field}({keyword}={static}) instead"
+        ),
+        "call": (
+            "cannot tell whether {call}(...) gives Static field {name!r} a value or a dataclass "
+            "field; write {field}(default=..., {keyword}={static}) by hand"
+        ),
     },
 )
 FIELD_NODIFF = Rule(
     "JR132",
     E,
     "NoDiff on a field of an Equinox Module or a flax.struct dataclass",
-    "NoDiff cannot mark field {name!r} of {library} class {cls!r}: {why}; hold the field out of differentiation yourself (jax.lax.stop_gradient where it is used, or a partition of the Module), or mark it Static if it is not an array",
+    (
+        "NoDiff cannot mark field {name!r} of {library} class {cls!r}: {why}; hold the field out "
+        "of differentiation yourself (jax.lax.stop_gradient where it is used, or a partition of "
+        "the Module), or mark it Static if it is not an array"
+    ),
     "hold the field out of differentiation yourself, or mark it Static",
     FIELDS,
 )
 UNSEEN_BASE_FIELD = Rule(
     "JR133",
     E,
-    "Static fields on a class whose base is not in the module, one of them a dataclasses.field whose one metadata key cannot speak to every library",
-    "cannot tell what the Static fields of {cls!r} mean: its base {base} is not defined in this module, and a field's value, dataclasses.field(...) (or two libraries' field functions), says nothing of which library reads them; write that field with the library's own field function (eqx.field(static=True, ...), flax.struct.field(pytree_node=False, ...)) or jaxrewrite.field(static=True, ...), which both read, or drop Static there: on a Linen or NNX Module attributes are never traced leaves, so it is not needed",
+    (
+        "Static fields on a class whose base is not in the module, one of them a "
+        "dataclasses.field whose one metadata key cannot speak to every library"
+    ),
+    (
+        "cannot tell what the Static fields of {cls!r} mean: its base {base} is not defined in "
+        "this module, and a field's value, dataclasses.field(...) (or two libraries' field "
+        "functions), says nothing of which library reads them; write that field with the "
+        "library's own field function (eqx.field(static=True, ...), "
+        "flax.struct.field(pytree_node=False, ...)) or jaxrewrite.field(static=True, ...), which "
+        "both read, or drop Static there: on a Linen or NNX Module attributes are never traced "
+        "leaves, so it is not needed"
+    ),
     "write the field with the library's own field function, or jaxrewrite.field(static=True, ...)",
     FIELDS,
 )
@@ -603,40 +648,61 @@ NEGATIVE = _refusal(
     "a negative position (JAX resolves it per call)",
     "write the position counted from the start",
     _HAS
-    + ": JAX counts it from the end of each call's positional arguments, so no one parameter stands for it; write the parameter's position from the start",
+    + (
+        ": JAX counts it from the end of each call's positional arguments, so no one parameter "
+        "stands for it; write the parameter's position from the start"
+    ),
 )
 VARARGS = _refusal(
     "JR204",
     "a position that falls into *args",
     "pass the value as a named parameter, or write the markers by hand",
     _HAS
-    + ", which falls into *{vararg}; write one parameter instead of *{vararg}, holding the values as a tuple",
+    + (
+        ", which falls into *{vararg}; write one parameter instead of *{vararg}, holding the "
+        "values as a tuple"
+    ),
 )
 OUT_OF_RANGE = _refusal(
     "JR205",
     "a position past the parameters (JAX rejects it)",
     "drop the position",
     _HAS
-    + ", but the function takes {count} positional parameters; take {i} out of {keyword} (JAX rejects it)",
+    + (
+        ", but the function takes {count} positional parameters; take {i} out of {keyword} (JAX "
+        "rejects it)"
+    ),
 )
 ONE_WAY = _refusal(
     "JR206",
     "static only by position, or only by keyword",
     "give both lists the parameter, or neither",
-    "{name!r} is static only when passed by {how} ({missing} leaves it out); an annotation makes it static both ways; list it in {missing} too if it should be"
+    (
+        "{name!r} is static only when passed by {how} ({missing} leaves it out); an annotation "
+        "makes it static both ways; list it in {missing} too if it should be"
+    )
     + _AGAIN,
 )
 DISAGREE = _refusal(
     "JR207",
     "a function given different statics by two transforms or call sites",
     "make the uses agree, or write the markers by hand",
-    "{where} says {was}, but the annotations would give it {now}; give every use of the function the same spec"
+    (
+        "{where} says {was}, but the annotations would give it {now}; give every use of the "
+        "function the same spec"
+    )
     + _AGAIN,
     leaves="{func!r} already has per-leaf statics; write its other static markers by hand",
-    axes="{where} would change: marking {name!r} Static makes its in_axes entry None; write None there first if it should not be mapped"
+    axes=(
+        "{where} would change: marking {name!r} Static makes its in_axes entry None; write None "
+        "there first if it should not be mapped"
+    )
     + _AGAIN,
     unread="{where} cannot be read: {why}",
-    keyword="{where} cannot take keyword-only {name!r} as static: {why}; make {name!r} positional, or leave the function as written",
+    keyword=(
+        "{where} cannot take keyword-only {name!r} as static: {why}; make {name!r} positional, "
+        "or leave the function as written"
+    ),
 )
 NOT_LOCAL = _refusal(
     "JR208",
@@ -655,47 +721,82 @@ ALIAS = _refusal(
     "JR209",
     "a spec written in an alias that other uses share",
     "write the spec at each use, or migrate by hand",
-    "{keyword} is written in an alias (line {line}) that {use!r} refers to; removing it there would change every use of the alias; write the spec at each use instead of in the alias",
+    (
+        "{keyword} is written in an alias (line {line}) that {use!r} refers to; removing it "
+        "there would change every use of the alias; write the spec at each use instead of in the "
+        "alias"
+    ),
 )
 HIDDEN_SIGNATURE = _refusal(
     "JR211",
     "a decorator between the transform and the def hides the signature JAX infers from",
     "give both static lists, or write the markers by hand",
-    "{transform} infers its static names from the signature of {hidden!r}, which the source does not show; apply the transform directly to the def, or list the static positions in {keyword}",
+    (
+        "{transform} infers its static names from the signature of {hidden!r}, which the source "
+        "does not show; apply the transform directly to the def, or list the static positions in "
+        "{keyword}"
+    ),
 )
 POSITIONAL = _refusal(
     "JR213",
     "a spec passed by position",
     "pass the spec by keyword",
     "{keyword} is passed to {transform} by position; write it as a keyword first",
-    before="a spec is passed to {transform} by position before other positional arguments; write it as a keyword first",
+    before=(
+        "a spec is passed to {transform} by position before other positional arguments; write it "
+        "as a keyword first"
+    ),
 )
 UNSUPPORTED = _refusal(
     "JR214",
     "a spec keyword the transform table does not write",
     "write the markers by hand",
-    "{transform}'s {word} is honoured by JAX only in some configurations; the engine writes {keyword} alone; write the positions in {keyword} instead",
-    differentiates="{transform}'s {keyword} lists what it differentiates, not what is static; leave it as written",
+    (
+        "{transform}'s {word} is honoured by JAX only in some configurations; the engine writes "
+        "{keyword} alone; write the positions in {keyword} instead"
+    ),
+    differentiates=(
+        "{transform}'s {keyword} lists what it differentiates, not what is static; leave it as "
+        "written"
+    ),
 )
 UNREADABLE = _refusal(
     "JR215",
     "a use the analysis cannot read",
     "spell the transform itself (jax.jit(...)) or functools.partial of it",
     "the analysis does not read this decorator as a transform of the def: {code} {message}",
-    unspelled="the analysis does not read this decorator as a transform of the def; spell it as the transform itself (jax.jit(...)) or functools.partial of it",
-    axes="{keyword} does not give one axis per positional parameter; write a tuple with one entry per positional parameter",
+    unspelled=(
+        "the analysis does not read this decorator as a transform of the def; spell it as the "
+        "transform itself (jax.jit(...)) or functools.partial of it"
+    ),
+    axes=(
+        "{keyword} does not give one axis per positional parameter; write a tuple with one entry "
+        "per positional parameter"
+    ),
 )
 MODULE = _refusal(
     "JR216",
     "the module header cannot take the pragma, or enabling it changes other code",
     "add the pragma and markers by hand",
-    "{name!r} (line {line}) already has jaxrewrite markers, which the pragma would bring to life; check them, then write the pragma ('{pragma}') by hand and migrate again",
+    (
+        "{name!r} (line {line}) already has jaxrewrite markers, which the pragma would bring to "
+        "life; check them, then write the pragma ('{pragma}') by hand and migrate again"
+    ),
     empty="the module has no statement after its header; write the pragma and markers by hand",
-    shared="the module header shares a line with code: no line for the pragma; put that code on a line of its own",
-    unparsed="the migrated text does not parse ({error}, line {line}): a jaxrewrite bug; report it, and write the markers by hand",
+    shared=(
+        "the module header shares a line with code: no line for the pragma; put that code on a "
+        "line of its own"
+    ),
+    unparsed=(
+        "the migrated text does not parse ({error}, line {line}): a jaxrewrite bug; report it, "
+        "and write the markers by hand"
+    ),
     pragma="the pragma added to the header is not recognised (a jaxrewrite bug); write it by hand",
     unrewritten="the migrated module does not rewrite: {code} {message}",
-    use="the pragma would change the {transform} use at line {line}; check that use, then write the pragma by hand and migrate again",
+    use=(
+        "the pragma would change the {transform} use at line {line}; check that use, then write "
+        "the pragma by hand and migrate again"
+    ),
 )
 ROUND_TRIP = _refusal(
     "JR217",

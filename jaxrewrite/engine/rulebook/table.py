@@ -54,7 +54,8 @@ class Transform:
     #: Donation keywords (positions, names); a Static argument must not be donated.
     donate_argnums: str | None = None
     donate_argnames: str | None = None
-    #: Its spec kind: the module of ``engine.walk.specs`` that completes and reads it (``specs.KINDS``).
+    #: Its spec kind: the module of ``engine.walk.specs`` that completes and reads it
+    #: (``specs.KINDS``).
     spec: SpecKind = SpecKind.LISTS
     #: The keywords that the transform's parameters after the function bind when passed by
     #: position, in order (checked against the installed JAX by the tests).
@@ -78,8 +79,9 @@ class Transform:
     #: 0.12.8); a keyword-only parameter can be, by name.
     tail_not_static: tuple[int, str] | None = None
     #: Traces every non-static argument to an abstract value, so that the body cannot use one as
-    #: a Python value (``engine.findings.tracetime``, JR006). grad and its relatives trace with the concrete
-    #: values inside (Python control flow on them works); custom_vjp/custom_jvp call the function
+    #: a Python value (``engine.findings.tracetime``, JR006). grad and its relatives trace with the
+    #: concrete values inside (Python control flow on them works); custom_vjp/custom_jvp call the
+    #: function
     #: on concrete values outside any other transform: neither is abstract.
     abstract: bool = False
     #: The transform's result takes the function's own arguments, so a transform around it sees
@@ -99,11 +101,12 @@ class Transform:
     #: arguments, checkpoint's static positions; tests/test_leaf_types.py runs each).
     hashes_statics: bool = True
     #: Maps keyword arguments over axis 0 whatever ``in_axes`` says (jax's and Linen's vmap), so
-    #: a Static parameter passed by keyword is traced (``engine.findings.peruse``, JR011).
+    #: a Static parameter passed by keyword is traced (``findings/checks/vmap_keyword.py``, JR011).
     maps_keywords: bool = False
     #: A keyword that, written, makes JAX refuse every keyword argument at call time (jit's
     #: ``in_shardings``: "pjit does not support kwargs when in_shardings is specified"), so a
-    #: keyword-only Static parameter can never be passed (``engine.findings.peruse``, JR010).
+    #: keyword-only Static parameter can never be passed (``findings/checks/sharded_keyword.py``,
+    #: JR010).
     refuses_kwargs_with: str | None = None
 
 
@@ -146,7 +149,7 @@ def _grad(
     name: str,
     positional: tuple[str, ...] = ("argnums", "has_aux", "holomorphic", "allow_int", "reduce_axes"),
 ) -> Transform:
-    """grad and its relatives (jacfwd, jacrev, hessian): ``argnums`` lists what is differentiated."""
+    """grad and its kin (jacfwd, jacrev, hessian): ``argnums`` lists what is differentiated."""
     return Transform(
         name,
         _STATIC_OR_NODIFF,
@@ -216,8 +219,8 @@ TRANSFORMS: dict[str, Transform] = {
     "custom_jvp": _custom("custom_jvp"),
     "checkpoint": _checkpoint("checkpoint"),
     "remat": _checkpoint("remat"),
-    # jax.make_jaxpr(fun, static_argnums, axis_env, return_shape[, abstracted_axes]): positions only;
-    # a Static parameter passed by keyword is traced, as under vmap.
+    # jax.make_jaxpr(fun, static_argnums, axis_env, return_shape[, abstracted_axes]): positions
+    # only; a Static parameter passed by keyword is traced, as under vmap.
     "make_jaxpr": Transform(
         "make_jaxpr",
         _STATIC,
@@ -390,7 +393,7 @@ FAMILIES: dict[str, dict[str, Transform]] = {
 
 
 def _lookup(qualname: str, families: dict[str, dict[str, object]]) -> object | None:
-    """The row for ``<family prefix>.<anything>.<row name>``; the first segment settles most names."""
+    """The row for ``<family prefix>.<anything>.<row name>``; the first segment settles most."""
     root, dot, rest = qualname.partition(".")
     if not dot:
         return None
@@ -410,8 +413,8 @@ def transform_for(qualname: str) -> Transform | None:
 
 
 #: Transforms whose result, called inside a trace, traces again even from concrete inputs
-#: (``engine.findings.flow``, JR006), by qualified name; Equinox's filtered ones are no rows (they take no
-#: spec) but trace the same way.
+#: (``engine.findings.flow``, JR006), by qualified name; Equinox's filtered ones are no rows (they
+#: take no spec) but trace the same way.
 TRACED_AGAIN: frozenset[str] = frozenset(
     {
         "jax.jit",
@@ -430,12 +433,12 @@ TRACED_AGAIN: frozenset[str] = frozenset(
     }
 )
 #: Transforms a use may sit inside whose result a call passes its arguments through to the
-#: function (``jax.jit(jax.jacrev(f))(x)``: ``engine.findings.passed``, JR006).
+#: function (``jax.jit(jax.jacrev(f))(x)``: ``engine.findings.call_arguments``, JR006).
 PASSES_THROUGH: frozenset[str] = frozenset(
     {"jax.jit", "jax.grad", "jax.jacrev", "jax.jacfwd", "jax.value_and_grad", "jax.hessian"}
 )
-#: Inner functions a traced def runs (``engine.findings.closures``, JR006). Transforms whose result, called,
-#: runs the function at once with the call's own arguments
+#: Inner functions a traced def runs (``engine.findings.closures``, JR006). Transforms whose result,
+#: called, runs the function at once with the call's own arguments
 #: (traced where they are; grad's tracers of a concrete value stay concrete): the inner function's
 #: parameters take the states of what the call passes.
 INNER_PASS_THROUGH: frozenset[str] = frozenset(
@@ -478,7 +481,7 @@ LAX_BODIES: dict[str, tuple[int, ...]] = {
 
 #: What a decorator's or callee's last name looks like when it is a transform jaxrewrite does not
 #: know (``equinox.filter_jit``, ``numba.jit``, a project's own ``my_jit``): substrings, any case
-#: (``engine.findings.lint``, JR002/JR007).
+#: (``findings/checks/``, JR004/JR007).
 TRANSFORM_LIKE: tuple[str, ...] = (
     "jit",
     "pmap",
@@ -521,8 +524,9 @@ _WHILE = (Traces(0, "cond_fun", passes=1), Traces(1, "body_fun", passes=1))
 _FORI = (Traces(2, "body_fun", passes=2),)
 
 #: JAX functions that trace the arguments they call a function with and take no static spec
-#: from jaxrewrite, by qualified name: what reaches the marked parameters (``engine.findings.peruse``,
-#: JR012). Each row is proven on the installed jax and flax by tests/test_traces_table.py (the
+#: from jaxrewrite, by qualified name: what reaches the marked parameters
+#: (``findings/checks/untransformed_callee.py``, JR012). Each row is proven on the installed jax and
+#: flax by tests/test_traces_table.py (the
 #: marked parameter receives a JAX value, a tracer or an array, never the Python one), the
 #: decorators by tests/test_ledger.py.
 TRACES: dict[str, tuple[Traces, ...]] = {
@@ -572,8 +576,8 @@ ARRAY_TYPES: frozenset[str] = frozenset(
 ARRAY_PACKAGE = "jaxtyping"
 #: jaxtyping's dtype annotations (``Float[Array, "n"]``): arrays whatever they subscript.
 ARRAY_DTYPES: frozenset[str] = frozenset(
-    "Shaped Bool Key Num Inexact Float Float16 Float32 Float64 BFloat16 Complex Complex64 Complex128 "
-    "Integer Int Int8 Int16 Int32 Int64 UInt UInt8 UInt16 UInt32 UInt64 Real".split()
+    "Shaped Bool Key Num Inexact Float Float16 Float32 Float64 BFloat16 Complex Complex64 "
+    "Complex128 Integer Int Int8 Int16 Int32 Int64 UInt UInt8 UInt16 UInt32 UInt64 Real".split()
 )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.analysis import Registration, Use, UseKind, held_leaves
+from jaxrewrite.engine.analysis import Registration, Use, UseKind
 from jaxrewrite.engine.read.classes import FunctionalClass, local_class
 from jaxrewrite.engine.read.literals import resolve_keywords
 from jaxrewrite.engine.read.markers import index_of
@@ -33,291 +33,251 @@ from jaxrewrite.engine.read.signature import read_signature
 from jaxrewrite.engine.read.wrappers import keeps_signature, made_from, peel, wrapper_error
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import opaque_registration
-from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.walk.completion import (
     ambiguity_error,
-    check_import_visible,
+    complete_use,
     depth_error,
-    factory_error,
     is_overload,
-    per_leaf_names,
     same_statics,
 )
 from jaxrewrite.engine.walk.specs.registration import registration_values
-from jaxrewrite.engine.walk.walker import Walker
+from jaxrewrite.engine.walk.walker import Walked
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-class CallSites(Walker):
-    # -- call sites ---------------------------------------------------------------------------
-
-    def call_site(self, call: ast.Call, scope: Scope, site: Site) -> None:
-        """``jax.jit(f)``, ``jax.pmap(f, in_axes=...)``, ``partial(jax.jit, ...)(f)`` for a local
-        ``f``; ``jax.tree_util.register_dataclass(C)`` for a local class ``C``."""
-        if not call.args or isinstance(call.args[0], ast.Starred):
+def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
+    """``jax.jit(f)``, ``jax.pmap(f, in_axes=...)``, ``partial(jax.jit, ...)(f)`` for a local ``f``;
+    ``jax.tree_util.register_dataclass(C)`` for a local class ``C``."""
+    if not call.args or isinstance(call.args[0], ast.Starred):
+        return
+    registration = classify_registration(call.func, scope)
+    if registration is not None:
+        local = local_class(call.args[0], scope)
+        if local is None or isinstance(local[0], FunctionalClass):
             return
-        registration = classify_registration(call.func, scope)
-        if registration is not None:
-            local = local_class(call.args[0], scope)
-            if local is None or isinstance(local[0], FunctionalClass):
-                return
-            transform, keywords = registration
-            self.registered.add(id(local[0].node))
-            written = keywords + bound_keywords(
-                call, transform.positional, transform.name, self.src
+        transform, keywords = registration
+        walk.registered.add(id(local[0].node))
+        written = keywords + bound_keywords(call, transform.positional, transform.name, walk.src)
+        values = registration_values(transform, written, walk.info(local), walk.src, call)
+        walk.result.registrations.append(
+            Registration(
+                UseKind.CALL,
+                call,
+                transform,
+                local[0].node,
+                written,
+                written[len(keywords) :],
+                values,
             )
-            values = registration_values(transform, written, self.info(local), self.src, call)
-            self.result.registrations.append(
-                Registration(
+        )
+        return
+    if opaque_registration(qualname(call.func, scope)) is not None:
+        local = local_class(call.args[0], scope)
+        if local is not None and isinstance(local[0], DefinedClass):
+            walk.opaque.append((local[0].node, call.func))
+            walk.registered.add(id(local[0].node))  # registered, though not by a dataclass rule
+        return
+    ref = classify(call.func, scope)
+    if ref is None:
+        # No transform: the argument matters only where the callee may be one after all
+        # (JR104, JR127) or is reported as looking like one. A plain call
+        # (``measure(partial(impl, n=3))``, ``fs.append(impl)``) needs nothing, whatever its
+        # argument is, so what that argument names is not even read: a name bound to defs
+        # with different statics is no reason to refuse a valid module.
+        pair = ambiguous(call.func, scope)
+        error: RewriteError | None
+        if pair is not None:
+            error = ambiguity_error(call.func, walk.src, pair)
+            code = rules.TRANSFORM_BOUND_TWICE.code
+        elif too_deep(call.func, scope):
+            code, error = rules.TOO_DEEP.code, depth_error(call.func, walk.src)
+        elif looks_like_transform(call.func):
+            code, error = "", None
+        else:
+            return
+        marked = _marked_function(walk, call.args[0], scope, site, exact=error is not None)
+        if marked is not None and error is not None:
+            walk.refused_defs[id(marked)] = code
+            raise error
+        if marked is not None:
+            walk.unknown_calls.setdefault(id(marked), call.func)
+        return
+    try:
+        func = _function(walk, call.args[0], scope, site)
+    except TooDeep:
+        reached = made_from(call.args[0], scope, walk.signatures)
+        if reached is None:
+            return  # no marked def in reach: nothing to lose
+        walk.applied.add(id(reached))
+        walk.refused_defs[id(reached)] = rules.TOO_DEEP.code
+        expr = walk.src.segment(call.args[0])
+        raise rules.TOO_DEEP.error(
+            walk.src, call.args[0], "function", expr=expr, past=PAST_DEPTH, name=reached.name
+        ) from None
+    if func is None:
+        reached = made_from(call.args[0], scope, walk.signatures)
+        if reached is not None:
+            walk.applied.add(id(reached))
+            walk.unseen.append((call, reached))
+        return
+    walk.applied.add(id(func))
+    found = walk.signatures.get(id(func))
+    if found is None and any(isinstance(a, ast.Starred) for a in call.args[1:]):
+        # No markers, nothing to merge: ``jax.jit(fun, *jit_args)`` runs as written, as the
+        # import (which reads only calls of marked defs) runs it.
+        return
+    local_keywords = bound_keywords(call, ref.transform.positional, ref.transform.name, walk.src)
+    written = ref.keywords + local_keywords
+    if written:
+        resolve_keywords(ref.transform, written, scope, walk.src)
+        arg = call.args[0]
+        while isinstance(arg, ast.Call) and arg.args:  # ``jax.jit(jax.named_call(f), ...)``
+            if keeps_signature(arg.func, scope):
+                walk.result.keeps_signature.add(id(arg))
+            arg = arg.args[0]
+    if found is None:  # no markers: reported for migrate, nothing to write
+        sig = (
+            read_signature(func, scope, walk.src, None, index_of(walk.tree))
+            if walk.relevant is None
+            else None
+        )
+        if sig is not None:
+            walk.result.uses.append(
+                Use(
                     UseKind.CALL,
                     call,
-                    transform,
-                    local[0].node,
+                    ref.transform,
+                    func,
+                    sig,
+                    (),
                     written,
-                    written[len(keywords) :],
-                    values,
+                    local_keywords,
+                    None,
+                    ref.factory,
                 )
             )
-            return
-        if opaque_registration(qualname(call.func, scope)) is not None:
-            local = local_class(call.args[0], scope)
-            if local is not None and isinstance(local[0], DefinedClass):
-                self.opaque.append((local[0].node, call.func))
-                self.registered.add(id(local[0].node))  # registered, though not by a dataclass rule
-            return
-        ref = classify(call.func, scope)
-        if ref is None:
-            # No transform: the argument matters only where the callee may be one after all
-            # (JR104, JR127) or is reported as looking like one. A plain call
-            # (``measure(partial(impl, n=3))``, ``fs.append(impl)``) needs nothing, whatever its
-            # argument is, so what that argument names is not even read: a name bound to defs
-            # with different statics is no reason to refuse a valid module.
-            pair = ambiguous(call.func, scope)
-            error: RewriteError | None
-            if pair is not None:
-                error = ambiguity_error(call.func, self.src, pair)
-                code = rules.TRANSFORM_BOUND_TWICE.code
-            elif too_deep(call.func, scope):
-                code, error = rules.TOO_DEEP.code, depth_error(call.func, self.src)
-            elif looks_like_transform(call.func):
-                code, error = "", None
-            else:
-                return
-            marked = self._marked_function(call.args[0], scope, site, exact=error is not None)
-            if marked is not None and error is not None:
-                self.refused_defs[id(marked)] = code
-                raise error
-            if marked is not None:
-                self.unknown_calls.setdefault(id(marked), call.func)
-            return
-        try:
-            func = self._function(call.args[0], scope, site)
-        except TooDeep:
-            reached = made_from(call.args[0], scope, self.signatures)
-            if reached is None:
-                return  # no marked def in reach: nothing to lose
-            self.applied.add(id(reached))
-            self.refused_defs[id(reached)] = rules.TOO_DEEP.code
-            expr = self.src.segment(call.args[0])
-            raise rules.TOO_DEEP.error(
-                self.src, call.args[0], "function", expr=expr, past=PAST_DEPTH, name=reached.name
-            ) from None
-        if func is None:
-            reached = made_from(call.args[0], scope, self.signatures)
-            if reached is not None:
-                self.applied.add(id(reached))
-                self.unseen.append((call, reached))
-            return
-        self.applied.add(id(func))
-        found = self.signatures.get(id(func))
-        if found is None and any(isinstance(a, ast.Starred) for a in call.args[1:]):
-            # No markers, nothing to merge: ``jax.jit(fun, *jit_args)`` runs as written, as the
-            # import (which reads only calls of marked defs) runs it.
-            return
-        local_keywords = bound_keywords(
-            call, ref.transform.positional, ref.transform.name, self.src
-        )
-        written = ref.keywords + local_keywords
-        if written:
-            resolve_keywords(ref.transform, written, scope, self.src)
-            arg = call.args[0]
-            while isinstance(arg, ast.Call) and arg.args:  # ``jax.jit(jax.named_call(f), ...)``
-                if keeps_signature(arg.func, scope):
-                    self.result.keeps_signature.add(id(arg))
-                arg = arg.args[0]
-        if found is None:  # no markers: reported for migrate, nothing to write
-            sig = (
-                read_signature(func, scope, self.src, None, index_of(self.tree))
-                if self.relevant is None
-                else None
-            )
-            if sig is not None:
-                self.result.uses.append(
-                    Use(
-                        UseKind.CALL,
-                        call,
-                        ref.transform,
-                        func,
-                        sig,
-                        (),
-                        written,
-                        local_keywords,
-                        None,
-                        ref.factory,
-                    )
-                )
-            return
-        sig, leaves = found
-        leaves = held_leaves(leaves, ref.transform)
-        if leaves and ref.transform.per_leaf is None:
-            raise rules.LEAVES_UNSPLIT.error(
-                self.src,
-                call,
-                param=leaves[0].param.name,
-                names=per_leaf_names(),
-                transform=ref.transform.name,
-            )
-        if leaves and ref.factory:
-            raise rules.LEAVES_FACTORY.error(
-                self.src, call, param=leaves[0].param.name, factory=ast.unparse(call.func)
-            )
-        if leaves:
-            check_import_visible(call, scope, self.src)
-        full = TransformRef(ref.transform, written, ref.factory)
-        values = specs.complete(full, sig, self.src, call, bool(leaves), at_call=True)
-        use = Use(
-            UseKind.CALL,
-            call,
-            ref.transform,
-            func,
-            sig,
-            leaves,
-            written,
-            local_keywords,
-            values,
-            ref.factory,
-        )
-        if use.needs_edit and ref.factory:
-            raise factory_error(call.func, ref, self.src)
-        self.result.uses.append(use)
+        return
+    sig, leaves = found
+    full = TransformRef(ref.transform, written, ref.factory)
+    use = complete_use(UseKind.CALL, call, full, func, sig, leaves, local_keywords, scope, walk.src)
+    walk.result.uses.append(use)
 
-    def _marked_function(
-        self, arg: ast.expr, scope: Scope, site: Site, exact: bool = True
-    ) -> Function | None:
-        """The marked def ``arg`` stands for, for a callee that is no known transform; never a
-        refusal of the argument itself (JR119, JR125 belong to transforms' arguments). ``exact``
-        False (a finding, not a refusal, hangs on the answer): any marked def in reach."""
-        if not exact:
-            return made_from(arg, scope, self.signatures)
-        try:
-            func = self._function(arg, scope, site)
-        except (TooDeep, RewriteError):
-            # Maybe: what decides the callee's refusal, which is the one to raise (the callee
-            # cannot be told; what its argument is comes second).
-            return made_from(arg, scope, self.signatures)
-        return func if func is not None and id(func) in self.signatures else None
 
-    def _function(
-        self,
-        arg: ast.expr,
-        scope: Scope,
-        site: Site,
-        depth: int = 0,
-        memo: dict[int, object] | None = None,
-    ) -> Function | None:
-        """The def a call-site argument names, as Python would see it when the call runs; a
-        RewriteError when it may be defs with different Static parameters.
+def _marked_function(
+    walk: Walked, arg: ast.expr, scope: Scope, site: Site, exact: bool = True
+) -> Function | None:
+    """The marked def ``arg`` stands for, for a callee that is no known transform; never a
+    refusal of the argument itself (JR119, JR125 belong to transforms' arguments). ``exact``
+    False (a finding, not a refusal, hangs on the answer): any marked def in reach."""
+    if not exact:
+        return made_from(arg, scope, walk.signatures)
+    try:
+        func = _function(walk, arg, scope, site)
+    except (TooDeep, RewriteError):
+        # Maybe: what decides the callee's refusal, which is the one to raise (the callee
+        # cannot be told; what its argument is comes second).
+        return made_from(arg, scope, walk.signatures)
+    return func if func is not None and id(func) in walk.signatures else None
 
-        Seen through (``engine.read.wrappers.peel``): any nest of the table's transforms and
-        one-argument wrappers (``jax.jit(jax.vmap(jax.grad(f)))``), and names bound to such an
-        expression (``f = jax.jit(f)``, read where that statement runs). ``memo`` holds the
-        assignments followed (each read once; one still being read is left out, so that
-        ``f = jax.jit(f)`` in a loop does not follow itself). Past ``MAX_DEPTH`` assignments in
-        a row, ``TooDeep``: the caller says "cannot tell" where a marked def is in reach."""
-        if depth > MAX_DEPTH:
-            raise TooDeep
-        memo = {} if memo is None else memo
-        arg, wrapper = peel(arg, scope)
-        if not isinstance(arg, ast.Name):
-            return None
-        found = scope.lookup(arg.id)
-        if found is None:
-            return None
-        bindings, where = found
-        seen = where.bindings_seen_at(arg.id, site) if where is scope else list(bindings)
-        # A loop target over a literal (``for fn in (f, g):``) is the name bound each of those ways.
-        seen = [
-            b for b in choice_parts(seen or ()) if not (id(b) in memo and memo[id(b)] is _READING)
-        ]
-        if len(seen) > 1:
-            # ``@typing.overload`` stubs are replaced by the implementation that follows them.
-            real = [b for b in seen if not (isinstance(b, Defined) and is_overload(b.node, where))]
-            seen = real or seen[-1:]
-        if not seen:
-            return None
-        resolved = [self._bound_def(b, arg.id, where, depth, memo) for b in seen]
-        if any(isinstance(b, Assigned) and func is None for b, func in zip(seen, resolved)):
-            # An assignment not seen through: assignments are then no defs at all, as they were
-            # before they were followed (what a transform of it gets is reported: JR007).
-            resolved = [b.node if isinstance(b, Defined) else None for b in seen]
-        defs = [func for func in resolved if func is not None]
-        if not defs:
-            return None
-        if any(id(func) in self.failed for func in defs):
-            return None
-        marked = [id(func) in self.signatures for func in defs]
-        func: Function | None = None
-        if len(defs) == len(seen) and (len(defs) == 1 or not any(marked)):
+
+def _function(
+    walk: Walked,
+    arg: ast.expr,
+    scope: Scope,
+    site: Site,
+    depth: int = 0,
+    memo: dict[int, object] | None = None,
+) -> Function | None:
+    """The def a call-site argument names, as Python would see it when the call runs; a
+    RewriteError when it may be defs with different Static parameters.
+
+    Seen through (``engine.read.wrappers.peel``): any nest of the table's transforms and
+    one-argument wrappers (``jax.jit(jax.vmap(jax.grad(f)))``), and names bound to such an
+    expression (``f = jax.jit(f)``, read where that statement runs). ``memo`` holds the
+    assignments followed (each read once; one still being read is left out, so that
+    ``f = jax.jit(f)`` in a loop does not follow itself). Past ``MAX_DEPTH`` assignments in
+    a row, ``TooDeep``: the caller says "cannot tell" where a marked def is in reach."""
+    if depth > MAX_DEPTH:
+        raise TooDeep
+    memo = {} if memo is None else memo
+    arg, wrapper = peel(arg, scope)
+    if not isinstance(arg, ast.Name):
+        return None
+    found = scope.lookup(arg.id)
+    if found is None:
+        return None
+    bindings, where = found
+    seen = where.bindings_seen_at(arg.id, site) if where is scope else list(bindings)
+    # A loop target over a literal (``for fn in (f, g):``) is the name bound each of those ways.
+    seen = [b for b in choice_parts(seen or ()) if not (id(b) in memo and memo[id(b)] is _READING)]
+    if len(seen) > 1:
+        # ``@typing.overload`` stubs are replaced by the implementation that follows them.
+        real = [b for b in seen if not (isinstance(b, Defined) and is_overload(b.node, where))]
+        seen = real or seen[-1:]
+    if not seen:
+        return None
+    resolved = [_bound_def(walk, b, arg.id, where, depth, memo) for b in seen]
+    if any(isinstance(b, Assigned) and func is None for b, func in zip(seen, resolved)):
+        # An assignment not seen through: assignments are then no defs at all, as they were
+        # before they were followed (what a transform of it gets is reported: JR007).
+        resolved = [b.node if isinstance(b, Defined) else None for b in seen]
+    defs = [func for func in resolved if func is not None]
+    if not defs:
+        return None
+    if any(id(func) in walk.failed for func in defs):
+        return None
+    marked = [id(func) in walk.signatures for func in defs]
+    func: Function | None = None
+    if len(defs) == len(seen) and (len(defs) == 1 or not any(marked)):
+        func = defs[-1]
+    elif len(defs) == len(seen) and all(marked):
+        first = walk.signatures[id(defs[0])]
+        if all(same_statics(walk.signatures[id(other)], first) for other in defs[1:]):
             func = defs[-1]
-        elif len(defs) == len(seen) and all(marked):
-            first = self.signatures[id(defs[0])]
-            if all(same_statics(self.signatures[id(other)], first) for other in defs[1:]):
-                func = defs[-1]
-                # Twin defs (``if ...: def f`` / ``else: def f``, ``for fn in (f, g):``): the
-                # use applies to whichever runs.
-                self.applied.update(id(other) for other in defs[:-1])
-                known = self.twins.setdefault(id(func), [])
-                known.extend(
-                    other
-                    for other in defs[:-1]
-                    if other is not func and all(other is not k for k in known)
-                )
-        if func is None:
-            if not any(marked):
-                return None
-            raise rules.FUNCTION_BOUND_TWICE.error(self.src, arg, name=arg.id)
-        if wrapper is not None and id(func) in self.signatures:
-            self.applied.add(id(func))
-            raise wrapper_error(wrapper, wrapper.func, func, self.src)
-        return func
+            # Twin defs (``if ...: def f`` / ``else: def f``, ``for fn in (f, g):``): the
+            # use applies to whichever runs.
+            walk.applied.update(id(other) for other in defs[:-1])
+            known = walk.twins.setdefault(id(func), [])
+            known.extend(
+                other
+                for other in defs[:-1]
+                if other is not func and all(other is not k for k in known)
+            )
+    if func is None:
+        if not any(marked):
+            return None
+        raise rules.FUNCTION_BOUND_TWICE.error(walk.src, arg, name=arg.id)
+    if wrapper is not None and id(func) in walk.signatures:
+        walk.applied.add(id(func))
+        raise wrapper_error(wrapper, wrapper.func, func, walk.src)
+    return func
 
-    def _bound_def(
-        self, binding: Binding, name: str, where: Scope, depth: int, memo: dict[int, object]
-    ) -> Function | None:
-        """The def one binding of a name stands for: a def itself, or an assignment of what
-        ``_function`` sees through to one (``f = jax.jit(f)``, ``g = f``), read at its own line."""
-        if isinstance(binding, Defined):
-            return binding.node
-        if not isinstance(binding, Assigned) or binding.type_statement:
-            return None
-        if not isinstance(binding.value, (ast.Call, ast.Name)):
-            return None
-        if id(binding) in memo:
-            done = memo[id(binding)]
-            return done if isinstance(done, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
-        index = next(
-            i
-            for i, b in enumerate(where.bindings[name])
-            if b is binding or (isinstance(b, Choice) and binding in b.parts)
-        )
-        memo[id(binding)] = _READING  # met again while being read: a cycle, left out
-        found = self._function(
-            binding.value, binding.scope, where.sites[name][index], depth + 1, memo
-        )
-        memo[id(binding)] = found
-        return found
+
+def _bound_def(
+    walk: Walked, binding: Binding, name: str, where: Scope, depth: int, memo: dict[int, object]
+) -> Function | None:
+    """The def one binding of a name stands for: a def itself, or an assignment of what
+    ``_function`` sees through to one (``f = jax.jit(f)``, ``g = f``), read at its own line."""
+    if isinstance(binding, Defined):
+        return binding.node
+    if not isinstance(binding, Assigned) or binding.type_statement:
+        return None
+    if not isinstance(binding.value, (ast.Call, ast.Name)):
+        return None
+    if id(binding) in memo:
+        done = memo[id(binding)]
+        return done if isinstance(done, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    index = next(
+        i
+        for i, b in enumerate(where.bindings[name])
+        if b is binding or (isinstance(b, Choice) and binding in b.parts)
+    )
+    memo[id(binding)] = _READING  # met again while being read: a cycle, left out
+    found = _function(walk, binding.value, binding.scope, where.sites[name][index], depth + 1, memo)
+    memo[id(binding)] = found
+    return found
 
 
 #: An assignment ``_function`` is reading now.

@@ -1,5 +1,6 @@
-"""What decorators and call sites share besides the spec math (``engine.walk.specs``): the refusals
-they both raise, and the per-leaf comparison of two defs.
+"""What decorators and call sites share: completing a use of a transform on a marked def
+(``complete_use``, over the spec math of ``engine.walk.specs``), the refusals they both raise, and
+the per-leaf comparison of two defs.
 """
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from __future__ import annotations
 import ast
 import bisect
 
-from jaxrewrite.engine.analysis import Leaf
+from jaxrewrite.engine.analysis import Leaf, Use, UseKind, held_leaves, needs_edit
 from jaxrewrite.engine.read.denote import Path, spelled
 from jaxrewrite.engine.read.recognise import TransformRef
 from jaxrewrite.engine.read.resolve import PAST_DEPTH, binding_scope, qualname
@@ -16,9 +17,52 @@ from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import TRANSFORMS
+from jaxrewrite.engine.walk import specs
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def complete_use(
+    kind: UseKind,
+    node: ast.expr,
+    ref: TransformRef,
+    func: Function,
+    sig: Signature,
+    leaves: tuple[Leaf, ...],
+    local: tuple[ast.keyword, ...],
+    scope: Scope,
+    src: Source,
+) -> Use:
+    """One use of a transform on a marked def (a decorator, or a call site ``node``), completed:
+    ``ref.keywords`` is all the use writes, ``local`` what is written at ``node`` itself. The
+    per-leaf refusals first (nothing can be written), then the spec math, then what the text
+    written would need (the builtin ``__import__``; a factory's result takes no keywords)."""
+    leaves = held_leaves(leaves, ref.transform)
+    call = node if kind is UseKind.CALL and isinstance(node, ast.Call) else None
+    if leaves and ref.transform.per_leaf is None:
+        raise rules.LEAVES_UNSPLIT.error(
+            src,
+            leaves[0].param.node if call is None else call,
+            param=leaves[0].param.name,
+            names=per_leaf_names(),
+            transform=ref.transform.name,
+        )
+    if leaves and ref.factory:
+        if call is None:
+            raise factory_error(node, ref, src)
+        param, factory = leaves[0].param.name, ast.unparse(call.func)
+        raise rules.LEAVES_FACTORY.error(src, call, param=param, factory=factory)
+    values = specs.complete(ref, sig, src, node, bool(leaves), at_call=call is not None)
+    bare = not isinstance(node, ast.Call)  # a decorator that is no call: written as one
+    if leaves or (bare and needs_edit(values)):
+        check_import_visible(node, scope, src)
+    use = Use(
+        kind, node, ref.transform, func, sig, leaves, ref.keywords, local, values, ref.factory
+    )
+    if use.needs_edit and ref.factory and (call is not None or bare):
+        raise factory_error(node if call is None else call.func, ref, src)
+    return use
 
 
 def same_statics(

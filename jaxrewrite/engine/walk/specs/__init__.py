@@ -6,7 +6,7 @@ Each kind module (``lists``, ``axes``, ``diff``) exports the same small protocol
 ``keywords`` (the keywords that make arguments static, which migrate removes). A new kind is one
 file, a member of ``table.SpecKind``, an entry in ``KINDS`` and the rows that name it. The spec
 modules import the literal readers, the reading's vocabulary and the table, never the analysis
-or the walk (``tests/test_layers.py``).
+or the walk (``tests/meta/test_layers.py``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,61 @@
+"""JR016: a Static parameter annotated ``float`` under a transform that hashes its statics: each
+distinct value is a new cache entry, so the function is traced and compiled again for it."""
+
+from __future__ import annotations
+
+import ast
+
+from jaxrewrite.engine.findings.context import Context
+from jaxrewrite.engine.read.markers import inner_type
+from jaxrewrite.engine.read.resolve import qualname
+from jaxrewrite.engine.read.scopes import Scope
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+from jaxrewrite.engine.rulebook.table import Mark
+
+RULE = Rule(
+    "JR016",
+    Severity.WARNING,
+    "a Static parameter annotated float, which recompiles the function for each distinct value",
+    (
+        "{name!r} is Static and annotated float: {transform} compiles {func!r} anew for each "
+        "distinct value passed to it (a learning rate or a time step that changes every call "
+        "recompiles every call); drop Static so that it is traced, unless it takes only a few "
+        "values"
+    ),
+    "drop Static (a traced float is one compilation for every value), or keep it for a few values",
+    CHECK,
+    details=(
+        ": a static argument is a key of the compilation cache, so every new value is traced and "
+        "compiled again; a traced scalar is compiled once"
+    ),
+)
+#: The marker acts (the values are static, as written); what it costs is ``check``'s to say.
+AT_IMPORT = False
+
+
+def check(ctx: Context) -> list[Diagnostic]:
+    hashing: dict[int, str] = {}
+    for use in ctx.result.uses:
+        if use.transform.hashes_statics:
+            hashing.setdefault(id(use.target), use.transform.name)
+    found = []
+    for record in ctx.marked_defs:
+        transform = hashing.get(id(record.node))
+        if transform is None:
+            continue  # no transform hashes its statics: JR002 or nothing to say
+        scope = record.scope.annotating(record.node)
+        for param in record.marked:
+            if Mark.STATIC in param.markers and _is_float(param.node.annotation, scope):
+                fields = {"name": param.name, "transform": transform, "func": record.node.name}
+                found.append(Diagnostic.at(ctx.src, param.node, RULE, **fields))
+    return found
+
+
+def _is_float(annotation: ast.expr | None, scope: Scope) -> bool:
+    inner = inner_type(annotation, scope) if annotation is not None else None
+    if inner is None:
+        return False
+    if isinstance(inner, ast.Name) and inner.id == "float" and scope.lookup("float") is None:
+        return True
+    return qualname(inner, scope) == "builtins.float"

@@ -1,0 +1,91 @@
+"""JR014: a TypedDict or NamedTuple with Static entries held in a field of a pytree class, which
+flattens it like any pytree, so its entries are traced (per-leaf statics split parameters of
+transformed defs, never fields)."""
+
+from __future__ import annotations
+
+import ast
+
+from jaxrewrite.engine.findings.context import Context
+from jaxrewrite.engine.read.fields import form_of
+from jaxrewrite.engine.read.markers import MarkerReader, may_mark
+from jaxrewrite.engine.read.recognise import classify_registration
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.rules import LEAVES, Rule, Severity
+from jaxrewrite.engine.rulebook.table import EITHER_FORM
+from jaxrewrite.errors import RewriteError
+
+RULE = Rule(
+    "JR014",
+    Severity.WARNING,
+    (
+        "a TypedDict or NamedTuple with Static entries held in a field of a pytree class, which "
+        "flattens it: the entries are traced"
+    ),
+    (
+        "field {field!r} of {cls!r} ({library} class) holds {held!r}, whose Static entries "
+        "({entries}) split a parameter of a transformed def only: a field is flattened like any "
+        "pytree, so they are traced here; mark the field Static[...] whole, or make them Static "
+        "fields of {cls!r}"
+    ),
+    "mark the field Static whole, or make the entries Static fields of the class",
+    LEAVES,
+    details=(
+        "; mark the field Static whole, or make them Static fields of the class ([section 8]("
+        "leaves.md#8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples)). A pytree "
+        "class: an Equinox Module, a flax.struct or a registered dataclass"
+    ),
+)
+
+AT_IMPORT = True
+
+
+def check(ctx: Context) -> list[Diagnostic]:
+    """JR014: a field of an Equinox Module or flax.struct dataclass (or a registered
+    dataclass) annotated with a TypedDict/NamedTuple that has Static entries: the class
+    flattens it like any pytree, so those entries are traced (per-leaf statics split
+    parameters of transformed defs, never fields)."""
+    walk = ctx.walk
+    found: list[Diagnostic] = []
+    if not walk.leaf_names:
+        return found
+    for defined, scope in walk.tree.classes:
+        for stmt in defined.node.body:
+            if not isinstance(stmt, ast.AnnAssign) or not may_mark(
+                stmt.annotation, walk.leaf_names
+            ):
+                continue
+            try:
+                if MarkerReader(defined.body, walk.src, None).markers(stmt.annotation):
+                    continue  # Static[Cfg]: the whole field is static
+                held = walk.leaf_class(stmt.annotation, defined.body)
+                info = walk.info(held[0]) if held is not None else None
+                if info is None or not info.static_fields:
+                    continue
+                form, unseen = form_of(defined, scope)
+            except RewriteError:
+                continue  # reported where it is read
+            registered = any(classify_registration(d, scope) for d in defined.node.decorator_list)
+            library = form.library if form is not None else "registered" if registered else None
+            if library is None and unseen is not None:
+                library = EITHER_FORM.library
+            if library is None:
+                continue
+            entries = ", ".join(repr(f.name) for f in info.static_fields)
+            found.append(
+                Diagnostic.at(
+                    walk.src,
+                    stmt.annotation,
+                    RULE,
+                    field=_target(stmt),
+                    cls=defined.node.name,
+                    library=library,
+                    held=info.name,
+                    entries=entries,
+                )
+            )
+    return found
+
+
+def _target(stmt: ast.AnnAssign) -> str:
+    return stmt.target.id if isinstance(stmt.target, ast.Name) else ast.unparse(stmt.target)

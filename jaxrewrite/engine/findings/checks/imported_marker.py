@@ -1,0 +1,38 @@
+"""JR009: a name imported from another module where a marker would act: jaxrewrite reads only the
+module's own aliases. The ledger settles it with the other marker entries (``ledger.build``, run
+by JR008's check with ``check``'s import reader), so no check of its own runs here."""
+
+from __future__ import annotations
+
+from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+
+RULE = Rule(
+    "JR009",
+    Severity.WARNING,
+    (
+        "a name imported from another module where a marker would act: jaxrewrite reads only the "
+        "module's own aliases"
+    ),
+    (
+        "{name!r} in the annotation of {param!r} comes from 'from {module} import "
+        "{imported}', which jaxrewrite does not read, so whether it is a Static/NoDiff alias "
+        "cannot be told; if it is one, it does nothing here: define the alias in this module (or "
+        "write Static[...] here)"
+    ),
+    "define the alias in this module, or write Static[...] here",
+    CHECK,
+    variants={
+        "read": (
+            "{name!r} in the annotation of {param!r} is {verdict} in {module}, but jaxrewrite "
+            "reads only this module's {what}, so its markers do nothing here: define it in this "
+            "module (or write Static[...] here)"
+        ),
+    },
+    details=(
+        "; `check` follows the import to its file and stays quiet when the name is no marker there"
+    ),
+)
+
+#: Its verdict reads another module's file, which the import's cache key does not cover.
+AT_IMPORT = False
+check = None

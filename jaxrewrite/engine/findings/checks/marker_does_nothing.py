@@ -1,0 +1,188 @@
+"""JR008: a Static/NoDiff marker that does nothing here and that no other finding reports: Static on
+a field of an NNX or Linen Module (static already), and what the ledger finds (every marker of the
+module applied, refused or reported: ``findings/ledger.py``, which settles JR009 too)."""
+
+from __future__ import annotations
+
+import ast
+import bisect
+from typing import TYPE_CHECKING
+
+from jaxrewrite.engine.analysis import Analysis
+from jaxrewrite.engine.findings import ledger
+from jaxrewrite.engine.findings.context import Context, Function
+from jaxrewrite.engine.read.classes import local_class
+from jaxrewrite.engine.read.markers import MarkerReader
+from jaxrewrite.engine.read.nodes import walk as walk_nodes
+from jaxrewrite.engine.read.resolve import qualname
+from jaxrewrite.engine.read.scopes import DefinedClass, Scope
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.rules import Rule, Severity
+from jaxrewrite.engine.rulebook.table import Mark
+from jaxrewrite.errors import RewriteError
+
+if TYPE_CHECKING:
+    from jaxrewrite.engine.walk.walker import Walked
+
+RULE = Rule(
+    "JR008",
+    Severity.WARNING,
+    "a Static/NoDiff marker that does nothing here and that no other finding reports",
+    (
+        "{spelled} on {what!r} does nothing: no transform of this module applies to its "
+        "function; mark the parameters of the function a transform is applied to (see "
+        "{see[5-what-counts-as-static]})"
+    ),
+    "write the marker where a transform or registration reads it, or drop it",
+    "never-silent-every-marker-applied-refused-or-reported",
+    variants={
+        "field": (
+            "{spelled} on field {what!r} does nothing: no registration of this module "
+            "(register_dataclass, an Equinox Module, a flax.struct dataclass) and no transform "
+            "that splits a parameter annotated with its class reads it; register the class, or "
+            "annotate a parameter of a transformed def with it (see "
+            "{see[8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples]})"
+        ),
+        "spelling": (
+            "{spelled} on {what!r} does nothing: jaxrewrite reads a marker only as the outermost "
+            "annotation (Static[T], NoDiff[T], Annotated[T, STATIC] or a module alias of one), "
+            "not in this spelling; write it so (see {see[5-what-counts-as-static]})"
+        ),
+        "under": (
+            "{spelled} on {what!r} does nothing under {under}: NoDiff is read by grad-like "
+            "transforms and custom_vjp/custom_jvp, Static by the others; apply a transform that "
+            "reads it, or drop the marker (see {see[6-which-transforms-which-spellings]})"
+        ),
+        "return": (
+            "a marker on a return annotation does nothing: only parameters and pytree class "
+            "fields are read"
+        ),
+        "variable": (
+            "a marker on the annotation of variable {what!r} does nothing: only parameters and "
+            "fields of classes are read"
+        ),
+        "nnx": "{spelled} on attribute {what!r} of an NNX Module does nothing: NNX treats "
+        "the attributes that are not arrays or nnx.Variable as static already (they are part of "
+        "the graph definition nnx.split and nnx.jit key on, never traced); drop the marker",
+        "linen": "{spelled} on field {what!r} of a Linen Module does nothing: a Linen Module's "
+        "fields are dataclass attributes, not pytree leaves, so a transform of its apply traces "
+        "only the variables and the arguments passed, and the fields are static already; drop "
+        "the marker",
+        "alias": (
+            "marker alias {what!r} is used by no annotation of this module that jaxrewrite "
+            "applies, and an alias imported into another module does nothing there (jaxrewrite "
+            "reads each module's own aliases only): define the alias in the module that uses it"
+        ),
+    },
+    details=(
+        " (the ledger): the marker type as `Annotated` metadata beside other metadata, NoDiff "
+        "under a transform that never differentiates, a variable's or a return value's "
+        "annotation, a field no registration or transform reads, an alias nothing uses"
+    ),
+)
+
+AT_IMPORT = True
+
+
+def check(ctx: Context) -> list[Diagnostic]:
+    """The Flax Module fields, then the ledger, which reads every finding before it (a marker a
+    finding speaks for is settled as reported) and adds its own to the analysis."""
+    ctx.result.diagnostics.extend(_flax_module_fields(ctx.walk))
+    result, walk = ctx.result, ctx.walk
+    if ctx.at_import:
+        if not nothing_to_settle(result, ctx.tree, walk.relevant, walk):
+            ledger.build(result, ctx.scopes, ctx.tree, walk, None, False, RULE)
+    else:
+        ledger.build(result, ctx.scopes, ctx.tree, walk, ctx.imports, True, RULE)
+    return []
+
+
+#: The Flax Module bases whose fields are static without a marker, with JR008's variant.
+_FLAX_MODULES = {"flax.nnx.Module": "nnx", "flax.nnx.Object": "nnx", "flax.linen.Module": "linen"}
+
+
+def _flax_module_fields(walk: Walked) -> list[Diagnostic]:
+    """JR008: Static on a field of an NNX or Linen Module (its base one of ``_FLAX_MODULES``, or
+    a class of this module that derives from one), where the marker does nothing."""
+    found: list[Diagnostic] = []
+    for defined, scope in walk.tree.classes:
+        kind = _flax_kind(defined, scope, 0)
+        if kind is None:
+            continue
+        body = defined.node.body
+        own = [s for s in body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+        fields = [(s, s.target.id) for s in own]  # type: ignore[union-attr]
+        for method in body if kind == "nnx" else ():
+            # ``self.n: Static[int] = n`` in a method: the attribute NNX keeps in its graph.
+            if not isinstance(method, Function):
+                continue
+            first = [*method.args.posonlyargs, *method.args.args][:1]
+            for s in walk_nodes(method) if first else ():
+                if not isinstance(s, ast.AnnAssign) or not isinstance(s.target, ast.Attribute):
+                    continue
+                if ast.unparse(s.target.value) == first[0].arg:
+                    fields.append((s, s.target.attr))
+        reader = MarkerReader(defined.body, walk.src, walk.relevant)
+        for stmt, name in fields:
+            try:
+                marks = reader.markers(stmt.annotation)
+            except RewriteError:
+                continue  # reported where it is read
+            if Mark.STATIC in marks:
+                what = f"{defined.node.name}.{name}"
+                rule = RULE
+                found.append(Diagnostic.at(walk.src, stmt, rule, kind, spelled="Static", what=what))
+    return found
+
+
+def _flax_kind(defined: DefinedClass, scope: Scope, depth: int) -> str | None:
+    """``"nnx"`` or ``"linen"`` where the class derives from a Flax Module, through this module's
+    own classes too; else None."""
+    for base in defined.node.bases if depth < 32 else ():
+        kind = _FLAX_MODULES.get(qualname(base, scope) or "")
+        local = local_class(base, scope) if kind is None else None
+        if local is not None and isinstance(local[0], DefinedClass):
+            kind = _flax_kind(local[0], local[1], depth + 1)
+        if kind is not None:
+            return kind
+    return None
+
+
+def nothing_to_settle(
+    result: Analysis, module: ast.Module, names: set[str] | None, walk: Walked
+) -> bool:
+    """Whether ``build`` (without JR009, as the import hook runs it) would report nothing: every
+    mention of a name that may spell a marker (``names``, filters.marker_names) is in a
+    top-level import, on a comment line, or in the annotation of a parameter a use of this
+    module reads, so each entry would settle as applied. A text count, conservative: any other
+    mention (an alias, a field, a variable, a string elsewhere) and the ledger runs. What lets
+    the hook say which markers do nothing for the price of a search where every one does something.
+    """
+    if not names or walk.unseen or walk.unknown_calls or walk.refused_defs or walk.twins:
+        return False
+    if result.registrations or result.fields or any(use.leaves for use in result.uses):
+        return False
+    src = result.source
+    spans = [
+        (src.start(stmt), src.end(stmt))
+        for stmt in module.body
+        if isinstance(stmt, (ast.Import, ast.ImportFrom))
+    ]
+    for use in result.uses:
+        for param in use.signature.params:
+            annotation = getattr(param.node, "annotation", None)
+            if param.markers & use.transform.markers and annotation is not None:
+                spans.append((src.start(annotation), src.end(annotation)))
+    spans.sort()
+    starts = [start for start, _ in spans]
+    text = src.text
+    for name in names:
+        at = text.find(name)
+        while at >= 0:
+            k = bisect.bisect_right(starts, at) - 1
+            if not (k >= 0 and at < spans[k][1]):
+                line = bisect.bisect_right(src.line_starts, at)
+                if not text[src.line_starts[line - 1] : at].lstrip().startswith("#"):
+                    return False
+            at = text.find(name, at + len(name))
+    return True

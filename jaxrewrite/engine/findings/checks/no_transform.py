@@ -1,0 +1,151 @@
+"""JR002: markers of a def no transform of the module applies to, as a decorator or at a call
+site; where a method of its class is given one through ``self`` (``jax.jit(self.step)``), the
+finding names that call and the keywords to write there."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from jaxrewrite.engine.edits import render
+from jaxrewrite.engine.findings.call_arguments import BOUND, method_kind
+from jaxrewrite.engine.findings.checks.unknown_transform import spell
+from jaxrewrite.engine.findings.context import Context, Function
+from jaxrewrite.engine.read.nodes import walk as walk_nodes
+from jaxrewrite.engine.read.recognise import TransformRef, bound_keywords, classify
+from jaxrewrite.engine.read.scopes import Scope
+from jaxrewrite.engine.read.signature import Signature
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+from jaxrewrite.engine.walk import specs
+from jaxrewrite.errors import RewriteError
+
+RULE = Rule(
+    "JR002",
+    Severity.WARNING,
+    "Static/NoDiff on a function that no transform of the module applies to",
+    (
+        "{spelled} of {func!r} does nothing: no transform in this module applies to {func!r}, as "
+        "a decorator or as a call site; mark the parameters of the function the transform is "
+        "applied to"
+    ),
+    "apply a transform to the def, or mark the parameters of the function it is applied to",
+    CHECK,
+    {
+        "bound": "{spelled} of {func!r} does nothing: {call} (line {line}) applies {transform} "
+        "to the method {bound!r}, and jaxrewrite writes keywords only where a transform is "
+        "applied to a def by its name (a subclass may override a method); decorate the def, "
+        "or write the keywords there ({shift}): {keywords}"
+    },
+    details=", as a decorator or as a call site",
+)
+
+AT_IMPORT = True
+
+
+def check(ctx: Context) -> list[Diagnostic]:
+    unapplied = [
+        d for d in ctx.marked_defs if not d.applied and not d.refused and d.unknown is None
+    ]
+    if not unapplied:
+        return []
+    wanted = {id(d.node) for d in ctx.marked_defs if not d.applied}
+    bound = bound_methods(ctx.tree, ctx.walk.tree.defs, ctx.signatures, wanted, ctx.src)
+    found = []
+    for record in unapplied:
+        marked = list(record.marked)
+        fields = bound.get(id(record.node))
+        if fields is not None:
+            found.append(
+                Diagnostic.at(
+                    ctx.src, marked[0].node, RULE, "bound", spelled=spell(marked), **fields
+                )
+            )
+        elif not record.overload:
+            # An ``@overload`` stub is replaced by the implementation after it: that def is the
+            # one a transform applies to, and the one reported if none does.
+            found.append(
+                Diagnostic.at(
+                    ctx.src, marked[0].node, RULE, spelled=spell(marked), func=record.node.name
+                )
+            )
+    return found
+
+
+def bound_methods(
+    module: ast.Module,
+    defs: Iterable[tuple[Function, Scope]],
+    signatures: dict[int, Signature],
+    wanted: set[int],
+    src: Source,
+) -> dict[int, dict[str, str]]:
+    """For marked methods no transform applies to by name, the first transform call in a method
+    of their class given one through ``self``/``cls`` (``self.fast = jax.jit(self.step)``), as
+    JR002's fields, with the keywords that call needs: JAX reads the bound method's signature,
+    whose positions do not count ``self`` (a staticmethod's count all, a classmethod's not
+    ``cls``)."""
+    scopes = {id(func): scope for func, scope in defs}
+    found: dict[int, dict[str, str]] = {}
+    for cls in (n for n in walk_nodes(module) if isinstance(n, ast.ClassDef)):
+        methods = [s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        methods = [m for m in methods if id(m) in scopes]
+        marked = {m.name: m for m in methods if id(m) in wanted}
+        for caller in methods if marked else ():
+            kind = method_kind(caller, scopes[id(caller)])
+            first = [*caller.args.posonlyargs, *caller.args.args][:1]
+            if kind == "static" or not first:
+                continue
+            for call in (n for n in walk_nodes(caller) if isinstance(n, ast.Call) and n.args):
+                arg = call.args[0]
+                if not (isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name)):
+                    continue
+                target = marked.get(arg.attr)
+                if target is None or id(target) in found or arg.value.id != first[0].arg:
+                    continue
+                ref = classify(call.func, scopes[id(caller)])
+                if ref is None:
+                    continue
+                receiver = "instance" if kind == "instance" else "class"
+                shift = BOUND[method_kind(target, scopes[id(target)])][receiver]
+                dropped = [*target.args.posonlyargs, *target.args.args][:1]
+                counted = (
+                    f"positions counted without {dropped[0].arg!r}"
+                    if shift
+                    else "positions as in the def"
+                )
+                sig = _shifted(signatures[id(target)], shift)
+                found[id(target)] = {
+                    "func": target.name,
+                    "call": ast.unparse(call),
+                    "line": str(call.lineno),
+                    "transform": ref.transform.name,
+                    "bound": ast.unparse(arg),
+                    "shift": counted,
+                    "keywords": _bound_keywords(call, ref, sig, src),
+                }
+    return found
+
+
+def _shifted(sig: Signature, bound: int) -> Signature:
+    """The signature of a method with its first ``bound`` parameters bound (``self``)."""
+    params = tuple(
+        p if p.position is None else p._replace(position=p.position - bound)
+        for p in sig.params
+        if p.position is None or p.position >= bound
+    )
+    return sig._replace(params=params, n_positional=sig.n_positional - bound)
+
+
+def _bound_keywords(call: ast.Call, ref: TransformRef, sig: Signature, src: Source) -> str:
+    """The keywords ``call`` needs for ``sig``'s markers, as the walk would complete them."""
+    t = ref.transform
+    try:
+        written = ref.keywords + bound_keywords(call, t.positional, t.name, src)
+        full = TransformRef(t, written, ref.factory)
+        values = specs.complete(full, sig, src, call, False, at_call=True)
+    except RewriteError as err:
+        return f"none can be merged there ({err.message})"
+    if not values or not any(node is None for _, _, node in values):
+        return f"none: {t.name} makes nothing static for its marked parameters"
+    return render.keywords(tuple((k, v) for k, v, node in values if node is None))

@@ -1,0 +1,105 @@
+"""The registry of the warning rules of ``check`` (JR0nn), one module each: its record (``RULE``:
+code, summary, message, fix, the docs' words), whether the import also says it (``AT_IMPORT``) and
+its check (``check``, handed a ``Context`` of the analysis while the tree is alive). A new rule is a
+module and a line of ``RULES``; ``check --explain`` and the docs' table of codes are read from here.
+"""
+
+from __future__ import annotations
+
+import ast
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from jaxrewrite.engine.analysis import Analysis
+from jaxrewrite.engine.findings.checks import (
+    float_static,
+    held_in_pytree,
+    imported_def,
+    imported_marker,
+    marker_does_nothing,
+    missing_pragma,
+    no_transform,
+    own_flatten,
+    sharded_keyword,
+    traced_argument,
+    unbound_marker,
+    unhashable_static,
+    unknown_directive,
+    unknown_transform,
+    unseen_level,
+    untransformed_callee,
+    vmap_keyword,
+)
+from jaxrewrite.engine.findings.context import Context
+from jaxrewrite.engine.read.othermodules import ImportReader
+from jaxrewrite.engine.read.scopes import ScopeTree
+from jaxrewrite.engine.rulebook import rules
+from jaxrewrite.engine.rulebook.diagnostics import suppressed
+from jaxrewrite.engine.rulebook.rules import Rule
+
+if TYPE_CHECKING:
+    from jaxrewrite.engine.build import TreePass
+    from jaxrewrite.engine.walk.walker import Walked
+
+#: Every warning rule, in the order the checks run: findings at one position are listed in this
+#: order, and the ledger (JR008) reads every finding before it, so it runs after them.
+RULES: tuple[ModuleType, ...] = (
+    unhashable_static,  # JR003
+    float_static,  # JR016
+    unknown_transform,  # JR004
+    no_transform,  # JR002
+    missing_pragma,  # JR001
+    unseen_level,  # JR007
+    own_flatten,  # JR020
+    held_in_pytree,  # JR014
+    sharded_keyword,  # JR010
+    vmap_keyword,  # JR011
+    untransformed_callee,  # JR012
+    unbound_marker,  # JR015
+    marker_does_nothing,  # JR008, and the ledger's JR009
+    imported_marker,  # JR009
+    imported_def,  # JR013
+    unknown_directive,  # JR005: the analysis says it
+    traced_argument,  # JR006: the trace-time pass finds it
+)
+
+#: Every code's record: these warnings, the analysis' errors and migrate's refusals.
+RECORDS: dict[str, Rule] = dict(
+    sorted({**rules.RULES, **{m.RULE.code: m.RULE for m in RULES}}.items())
+)
+#: Each code's one-line summary (``check`` lists them; ``--select`` and ``noqa`` name them).
+CODES: dict[str, str] = {code: rule.summary for code, rule in RECORDS.items()}
+#: What the import hook also says (``hook/keptwarnings.py`` keeps them with the cached code).
+REPORTED_AT_IMPORT = frozenset(m.RULE.code for m in RULES if m.AT_IMPORT)
+
+
+def find(code: str) -> Rule | None:
+    """The rule a code names, a retired code's successor included (``check --explain``)."""
+    code = code.strip().upper()
+    return RECORDS.get(rules.RETIRED.get(code, code))
+
+
+def rules_pass(imports: ImportReader | None = None, at_import: bool = False) -> TreePass:
+    """The rules' checks as one finding pass, in ``RULES``' order; ``at_import``: those the import
+    also says, less what a noqa comment silences (the walk's own findings stay as they were)."""
+
+    def run(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) -> None:
+        ctx = Context(result, scopes, tree, walk, imports, at_import)
+        walked = {id(d) for d in result.diagnostics}
+        for rule in RULES:
+            if rule.check is not None and (rule.AT_IMPORT or not at_import):
+                result.diagnostics.extend(rule.check(ctx))
+        if at_import and len(result.diagnostics) > len(walked):
+            lines = result.source.text.splitlines()
+            result.diagnostics[:] = [
+                d for d in result.diagnostics if id(d) in walked or not suppressed(d, lines)
+            ]
+        result.diagnostics.sort(key=lambda d: (d.line, d.col))
+
+    return run
+
+
+def code_table() -> str:
+    """The docs' table of the warning codes (docs/check.md), one row per rule, by code."""
+    rows = sorted((m.RULE.code, m.RULE.summary + m.RULE.details) for m in RULES)
+    return "| code | finding |\n| --- | --- |\n" + "".join(f"| `{c}` | {t} |\n" for c, t in rows)

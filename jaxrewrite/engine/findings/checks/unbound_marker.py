@@ -1,0 +1,109 @@
+"""JR015: ``Static``/``NoDiff`` written in an annotation of a module that never binds the name.
+
+Without the import, the def fails with NameError when it runs, and no rule that reads markers
+sees one (JR006 would ask for the very annotation already written). A name bound anywhere in the
+module (an import, an assignment, a def, a class) counts as bound: this rule only says what is
+certainly missing.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from jaxrewrite.engine.findings.checks import traced_argument
+from jaxrewrite.engine.findings.context import Context
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+
+RULE = Rule(
+    "JR015",
+    Severity.WARNING,
+    "Static or NoDiff used in an annotation but never imported or defined",
+    (
+        "{name!r} in the annotation of {param!r} is not imported: Python raises NameError where "
+        "the def runs (or, under 'from __future__ import annotations', the marker is never read, "
+        "so it does nothing); add 'from jaxrewrite import {name}'"
+    ),
+    "add 'from jaxrewrite import Static' (or NoDiff) to the module's imports (check --fix does)",
+    CHECK,
+    details=(
+        ": Python raises `NameError` where the def runs; `check --fix` adds `from jaxrewrite "
+        "import ...`"
+    ),
+)
+
+#: The hook reads only modules whose markers it can see bound.
+AT_IMPORT = False
+
+MARKERS = ("Static", "NoDiff")
+
+
+Owner = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+
+
+def unbound_markers(tree: ast.Module) -> Iterator[tuple[ast.Name, str, Owner | None]]:
+    """Each unbound marker name at the head of an annotation, with the name it annotates and
+    the def whose parameter that is (None for a field)."""
+    bound: set[str] = set()
+    annotated: list[tuple[ast.expr, str, Owner | None]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = node.args
+            every = [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]
+            annotated += [
+                (a.annotation, a.arg, node) for a in every if a is not None and a.annotation
+            ]
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+        elif isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            return  # a star import may bind any name
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).partition(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            annotated.append((node.annotation, node.target.id, None))
+    for annotation, name, owner in annotated:
+        head = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+        if isinstance(head, ast.Name) and head.id in MARKERS and head.id not in bound:
+            yield head, name, owner
+
+
+def without_shadowed(found: list[Diagnostic], tree: ast.Module) -> list[Diagnostic]:
+    """``found`` less the JR006 findings on a parameter whose marker is unbound (JR015): they
+    would ask for the annotation already written; importing the marker is the fix of both."""
+    spans = [
+        (repr(name) + " is traced", owner.lineno, owner.end_lineno or owner.lineno)
+        for _, name, owner in unbound_markers(tree)
+        if owner is not None
+    ]
+    return [
+        d
+        for d in found
+        if d.code != traced_argument.RULE.code
+        or not any(
+            d.message.startswith(lead) and first <= d.line <= last for lead, first, last in spans
+        )
+    ]
+
+
+def unbound_findings(text: str, filename: str) -> list[Diagnostic]:
+    """JR015 for a module the analysis does not read (it never names jaxrewrite); SyntaxError
+    if it does not parse."""
+    if "Static" not in text and "NoDiff" not in text:
+        return []
+    from jaxrewrite.engine.read.source import Source
+
+    src = Source(text, filename)
+    return [
+        Diagnostic.at(src, node, RULE, name=node.id, param=param)
+        for node, param, _ in unbound_markers(ast.parse(text, filename))
+    ]
+
+
+def check(ctx: Context) -> list[Diagnostic]:
+    return [
+        Diagnostic.at(ctx.src, node, RULE, name=node.id, param=param)
+        for node, param, _ in unbound_markers(ctx.tree)
+    ]

@@ -1,0 +1,316 @@
+"""JR003: a Static parameter whose type or default JAX cannot hash, or to which a call of the
+module passes such a value: JAX refuses it at the call, under a transform that hashes statics."""
+
+from __future__ import annotations
+
+import ast
+
+from jaxrewrite.engine.analysis import Analysis
+from jaxrewrite.engine.findings.call_arguments import Sites
+from jaxrewrite.engine.findings.context import Context, Function, MarkedDef
+from jaxrewrite.engine.read.classes import DATACLASS, local_class
+from jaxrewrite.engine.read.markers import inner_type
+from jaxrewrite.engine.read.resolve import qualname
+from jaxrewrite.engine.read.scopes import DefinedClass, Scope
+from jaxrewrite.engine.read.signature import Param, array_type
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+from jaxrewrite.engine.rulebook.table import ARRAY_TYPES, Mark
+
+RULE = Rule(
+    "JR003",
+    Severity.WARNING,
+    "Static on a parameter whose type or default cannot be hashed",
+    (
+        "{name!r} is Static but annotated {kind}, which cannot be hashed: JAX rejects an "
+        "unhashable static argument when the function is called; use a hashable type (a tuple, a "
+        "frozenset, a scalar)"
+    ),
+    "use a hashable type or default: a tuple, a frozenset, a scalar",
+    CHECK,
+    {
+        "default": (
+            "{name!r} is Static but its default is a {shown}, which cannot be hashed: the "
+            "default works while it is used, but JAX rejects a value like it passed there when "
+            "the function is called; make the default hashable (a tuple, a frozenset)"
+        ),
+        "passed": (
+            "{name!r} is Static but the call on line {line} passes it a {shown}, which cannot be "
+            "hashed: JAX raises ValueError (Non-hashable static arguments are not supported) at "
+            "that call; pass a hashable value (a tuple, a frozenset, a frozen dataclass)"
+        ),
+    },
+    details=(
+        " (`list`, `dict`, `set`, `bytearray`, `jax.Array`, `np.ndarray`, their `typing` "
+        "spellings, a non-frozen `@dataclass` of the module or a class with `__eq__` and no "
+        "`__hash__`, also as the class of a `self: Static`; a list, dict or set default; a list, "
+        "dict or set, a NumPy or jax.numpy array constructor's result or an instance of such a "
+        "class passed to it by a call of the module): JAX rejects it at call time, under a "
+        "transform that hashes ([section 8]("
+        "leaves.md#8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples))"
+    ),
+)
+
+#: Not at import: the marker acts, and JAX refuses an unhashable static loudly at the call
+#: (reading hashability was most of the import's cost of these checks).
+AT_IMPORT = False
+
+#: Types whose values JAX cannot hash, so it rejects them as static arguments at call time: the
+#: arrays (and jaxtyping's ``Float[Array, "n"]``, ``signature.array_type``) and mutable containers.
+UNHASHABLE = ARRAY_TYPES | frozenset(
+    {
+        "builtins.list",
+        "builtins.dict",
+        "builtins.set",
+        "builtins.bytearray",
+        "typing.List",
+        "typing.Dict",
+        "typing.Set",
+        "typing.DefaultDict",
+        "typing.OrderedDict",
+        "typing.Counter",
+        "typing.Deque",
+        "typing.MutableMapping",
+        "typing.MutableSequence",
+        "typing.MutableSet",
+        "collections.abc.MutableMapping",
+        "collections.abc.MutableSequence",
+        "collections.abc.MutableSet",
+        "collections.defaultdict",
+        "collections.OrderedDict",
+        "collections.Counter",
+        "collections.deque",
+    }
+)
+_BUILTINS = frozenset({"list", "dict", "set", "bytearray"})
+
+
+def check(ctx: Context) -> list[Diagnostic]:
+    """At the parameter (its type, its default) of every marked def some transform that hashes
+    statics may apply to (a def used only under transforms that hash none would cry wolf; one
+    with no use at all still hears what a hashing transform would meet), then at the calls."""
+    uses = ctx.result.uses
+    unhashed = {id(u.target) for u in uses} - {
+        id(u.target) for u in uses if u.transform.hashes_statics
+    }
+    owners = {
+        id(stmt): node
+        for node in ast.walk(ctx.tree)
+        if isinstance(node, ast.ClassDef)
+        for stmt in node.body
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    found = []
+    for record in ctx.marked_defs:
+        if id(record.node) not in unhashed:
+            found += _at_def(record, owners.get(id(record.node)), ctx)
+    return found + _unhashable_passed(ctx.result, ctx.tree, ctx.scopes.module)
+
+
+def _at_def(record: MarkedDef, owner: ast.ClassDef | None, ctx: Context) -> list[Diagnostic]:
+    """Its Static parameters' types (a bare ``self: Static``: its class decides), then defaults."""
+    func, types, values = record.node, [], []
+    defaults = _defaults(func)
+    annotating = record.scope.annotating(func)
+    for param in record.marked:
+        if Mark.STATIC not in param.markers:
+            continue
+        kind = unhashable(param, annotating)
+        cls = owner if param.position == 0 else None
+        if (
+            kind is None
+            and cls is not None
+            and inner_type(param.node.annotation, annotating) is None
+        ):
+            why = unhashable_class(cls, annotating)
+            kind = None if why is None else f"{cls.name} ({why})"
+        if kind is not None:
+            types.append(Diagnostic.at(ctx.src, param.node, RULE, name=param.name, kind=kind))
+            continue
+        shown = _unhashable_value(defaults.get(param.name))
+        if shown is not None:
+            values.append(
+                Diagnostic.at(ctx.src, param.node, RULE, "default", name=param.name, shown=shown)
+            )
+    return types + values
+
+
+def _defaults(func: Function) -> dict[str, ast.expr]:
+    args = func.args
+    positional = [*args.posonlyargs, *args.args]
+    found = {
+        arg.arg: value
+        for arg, value in zip(positional[len(positional) - len(args.defaults) :], args.defaults)
+    }
+    found.update(
+        (arg.arg, value)
+        for arg, value in zip(args.kwonlyargs, args.kw_defaults)
+        if value is not None
+    )
+    return found
+
+
+#: Literal forms whose values cannot be hashed.
+_UNHASHABLE_LITERALS: dict[type[ast.expr], str] = {
+    ast.List: "list",
+    ast.ListComp: "list",
+    ast.Dict: "dict",
+    ast.DictComp: "dict",
+    ast.Set: "set",
+    ast.SetComp: "set",
+}
+
+
+def _unhashable_value(expr: ast.expr | None) -> str | None:
+    """``[2, 2]``, ``{...}``, a comprehension of them, or ``(1, [2])``: the unhashable kind."""
+    if expr is None:
+        return None
+    kind = _UNHASHABLE_LITERALS.get(type(expr))
+    if kind is not None:
+        return kind
+    if isinstance(expr, ast.Tuple):
+        inner = next((k for k in map(_unhashable_value, expr.elts) if k is not None), None)
+        return None if inner is None else f"tuple holding a {inner}"
+    return None
+
+
+def unhashable(param: Param, scope: Scope) -> str | None:
+    """The spelled type under a Static marker, when values of it cannot be hashed."""
+    inner = inner_type(param.node.annotation, scope)
+    if inner is None:
+        return None
+    head = inner.value if isinstance(inner, ast.Subscript) else inner
+    name = qualname(head, scope)
+    if (
+        name is None
+        and isinstance(head, ast.Name)
+        and head.id in _BUILTINS
+        and scope.lookup(head.id) is None
+    ):
+        name = f"builtins.{head.id}"
+    if name in UNHASHABLE or array_type(inner, scope) is not None:
+        return ast.unparse(inner)
+    local = local_class(head, scope)
+    if local is not None and isinstance(local[0], DefinedClass):
+        why = unhashable_class(local[0].node, local[1])
+        if why is not None:
+            return f"{ast.unparse(inner)} ({why})"
+    return None
+
+
+def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
+    """Why instances of a class of this module cannot be hashed, if they cannot: a
+    ``@dataclass`` with ``eq`` on and neither ``frozen`` nor ``unsafe_hash`` (it sets
+    ``__hash__`` to None), or a class defining ``__eq__`` without ``__hash__``. A class that
+    defines ``__hash__`` is hashable; ``eq=False`` hashes by identity (each instance its own
+    cache entry, as for any object)."""
+    own = {
+        stmt.name for stmt in node.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    own |= {
+        t.id
+        for stmt in node.body
+        if isinstance(stmt, ast.Assign)
+        for t in stmt.targets
+        if isinstance(t, ast.Name)
+    }
+    if "__hash__" in own:
+        return None
+    for deco in node.decorator_list:
+        call = deco if isinstance(deco, ast.Call) else None
+        if qualname(call.func if call else deco, scope) != DATACLASS:
+            continue
+        options = {kw.arg: kw.value for kw in call.keywords} if call else {}
+        if any(kw is None for kw in options):
+            return None  # ``**options``: cannot tell
+        flags = {}
+        for key in ("eq", "frozen", "unsafe_hash"):
+            value = options.get(key)
+            if value is not None and not (
+                isinstance(value, ast.Constant) and isinstance(value.value, bool)
+            ):
+                return None  # not a literal: cannot tell
+            flags[key] = value.value if isinstance(value, ast.Constant) else key == "eq"
+        if flags["eq"] and not flags["frozen"] and not flags["unsafe_hash"]:
+            return "a dataclass with eq and without frozen=True, so its __hash__ is None"
+        return None
+    if "__eq__" in own:
+        return "it defines __eq__ without __hash__, so its __hash__ is None"
+    return None
+
+
+#: Array constructors of NumPy and jax.numpy: their results cannot be hashed.
+_ARRAYS = frozenset(
+    {
+        "array",
+        "asarray",
+        "zeros",
+        "ones",
+        "full",
+        "empty",
+        "arange",
+        "linspace",
+        "eye",
+        "identity",
+        "zeros_like",
+        "ones_like",
+        "full_like",
+        "empty_like",
+    }
+)
+
+
+def _unhashable_passed(result: Analysis, tree: ast.Module, module: Scope) -> list[Diagnostic]:
+    """JR003 at a call site of the module: a list, dict or set (a literal or comprehension), an
+    array made by a NumPy or jax.numpy constructor, or an instance of an unhashable class of the
+    module, passed to a Static parameter of a transform that hashes its statics."""
+    uses = [
+        u
+        for u in result.uses
+        if u.transform.hashes_statics and any(Mark.STATIC in p.markers for p in u.signature.params)
+    ]
+    if not uses:
+        return []
+    sites = Sites(tree, module, lambda _: False)
+    found: list[Diagnostic] = []
+    seen: set[int] = set()
+    for use in uses:
+        func = use.target
+        static = {p.name for p in use.signature.params if Mark.STATIC in p.markers}
+        positional = [*func.args.posonlyargs, *func.args.args]
+        for call in sites._calls(use.node, func, use.kind.name == "DECORATOR"):
+            given = [(positional[i].arg, a) for i, a in enumerate(call.args) if i < len(positional)]
+            given += [(kw.arg, kw.value) for kw in call.keywords if kw.arg is not None]
+            for name, expr in given:
+                if name in static and id(expr) not in seen:
+                    shown = _unhashable_value(expr) or _unhashable_call(expr, module)
+                    if shown is not None:
+                        seen.add(id(expr))
+                        found.append(
+                            Diagnostic.at(
+                                result.source,
+                                expr,
+                                RULE,
+                                "passed",
+                                name=name,
+                                shown=shown,
+                                line=call.lineno,
+                            )
+                        )
+    return found
+
+
+def _unhashable_call(expr: ast.expr, scope: Scope) -> str | None:
+    """An array constructor's result, or an instance of an unhashable class of the module."""
+    if not isinstance(expr, ast.Call):
+        return None
+    name = qualname(expr.func, scope) or ""
+    module, _, leaf = name.rpartition(".")
+    if module in ("numpy", "jax.numpy") and leaf in _ARRAYS:
+        return f"{'NumPy' if module == 'numpy' else 'JAX'} array ({ast.unparse(expr.func)}(...))"
+    local = local_class(expr.func, scope)
+    if local is not None and isinstance(local[0], DefinedClass):
+        why = unhashable_class(local[0].node, local[1])
+        if why is not None:
+            return f"{local[0].node.name} instance ({why})"
+    return None

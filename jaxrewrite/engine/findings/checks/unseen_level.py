@@ -1,0 +1,41 @@
+"""JR007: a transform applied to something made from a marked def that the walk cannot see
+through (``jax.jit(partial(f, x))``), so the def's Static parameters are not written there."""
+
+from __future__ import annotations
+
+import ast
+
+from jaxrewrite.engine.findings.context import Context
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+
+RULE = Rule(
+    "JR007",
+    Severity.WARNING,
+    "a transform over something made from a marked def that may change its arguments",
+    (
+        "the Static/NoDiff parameters of {func!r} are not applied by {transform!r} here: its "
+        "argument {arg!r} is made from {func!r} by something other than the transforms "
+        "jaxrewrite knows and one-argument wrappers, so which parameters it receives cannot be "
+        "told; pass its static keywords yourself, or apply the transform to the def"
+    ),
+    "pass the static keywords yourself, or apply the transform to the def",
+    CHECK,
+    details=(
+        " (`jax.jit(partial(f, x))`, `g = partial(f, x)` then `jax.vmap(g)`): its Static "
+        "parameters are not written there"
+    ),
+)
+
+AT_IMPORT = True
+
+
+def check(ctx: Context) -> list[Diagnostic]:
+    found = []
+    for call, func in ctx.walk.unseen:
+        arg = call.args[0]
+        transform, made = ast.unparse(call.func), ast.unparse(arg)
+        found.append(
+            Diagnostic.at(ctx.src, arg, RULE, func=func.name, transform=transform, arg=made)
+        )
+    return found

@@ -1,0 +1,145 @@
+"""JR012: a marked def itself (not a transform's result that reads its markers) handed to a JAX
+function that traces the arguments it calls it with (``table.TRACES``: ``jax.eval_shape``,
+``jax.lax.scan``...), which jaxrewrite never rewrites; reported at that use."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from jaxrewrite.engine.analysis import UseKind
+from jaxrewrite.engine.findings.context import Context, Function
+from jaxrewrite.engine.read.resolve import qualname, single
+from jaxrewrite.engine.read.scopes import Defined, Scope, own_expressions
+from jaxrewrite.engine.read.signature import Param, Signature
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+from jaxrewrite.engine.rulebook.table import TRACES, Mark, Traces
+
+RULE = Rule(
+    "JR012",
+    Severity.WARNING,
+    (
+        "a marked def passed to a JAX function that traces its arguments but that jaxrewrite "
+        "does not rewrite"
+    ),
+    (
+        "the Static/NoDiff marker{s} on {names} of {func!r} do{es} nothing under {callee!r}: it "
+        "traces the arguments it calls {func!r} with, and jaxrewrite does not rewrite it; pass a "
+        "transformed {func!r} (a jax.jit of it reads its markers), or close over the static "
+        "values (functools.partial) yourself"
+    ),
+    "pass a transformed function, or close over the static values yourself",
+    CHECK,
+    details=(
+        " (`jax.eval_shape`, `jax.jvp`, `jax.lax.scan`, `jax.lax.switch`, `custom_partitioning`, "
+        "NNX's `nnx.cond` and kin...), by position or by keyword, reported at that use even "
+        "where another use applies the markers"
+    ),
+)
+
+#: The findings at uses are ``check``'s.
+AT_IMPORT = False
+
+
+def check(ctx: Context) -> Iterator[Diagnostic]:
+    """Marked defs themselves handed to a function of ``TRACES``."""
+    result, scopes, src, signatures = ctx.result, ctx.scopes, ctx.src, ctx.signatures
+    marked = {key: sig for key, sig in signatures.items() if sig.has_markers}
+    decorated = {
+        id(use.target)
+        for use in result.uses
+        if use.kind is UseKind.DECORATOR and use.signature.marked(use.transform.markers)
+    }
+    if not marked:
+        return
+    scopes.walk_deferred(None)
+    for func, scope in scopes.defs:
+        for deco in func.decorator_list:
+            rows = TRACES.get(qualname(deco, scope) or "")
+            sig = marked.get(id(func))
+            if rows and sig is not None and any(_every_parameter(r) for r in rows):
+                yield _finding(
+                    src, deco, func, list(sig.marked(frozenset(Mark))), ast.unparse(deco)
+                )
+    for _, _, stmt, scope, _ in list(scopes.statements):
+        for expr in own_expressions(stmt):
+            for call in ast.walk(expr):
+                if isinstance(call, ast.Call):
+                    yield from _traced_call(call, scope, marked, decorated, src)
+
+
+def _traced_call(
+    call: ast.Call, scope: Scope, marked: dict[int, Signature], decorated: set[int], src: Source
+) -> Iterator[Diagnostic]:
+    rows = TRACES.get(qualname(call.func, scope) or "")
+    if not rows:
+        return
+    for row in rows:
+        given = _argument(call, row.function, row.name)
+        if given is None:
+            continue
+        functions = (
+            given.elts if row.branches and isinstance(given, (ast.Tuple, ast.List)) else [given]
+        )
+        for arg in functions:
+            binding = single(arg, scope)
+            if (
+                not isinstance(binding, Defined)
+                or id(binding.node) not in marked
+                or id(binding.node) in decorated
+            ):
+                continue
+            func, sig = binding.node, marked[id(binding.node)]
+            reached = _reached(sig, row, call)
+            if reached:
+                yield _finding(src, arg, func, reached, ast.unparse(call.func))
+
+
+def _every_parameter(row: Traces) -> bool:
+    return row.passes is None and row.rest_from is None and row.packed is None
+
+
+def _argument(call: ast.Call, position: int, name: str) -> ast.expr | None:
+    """The call's argument for a parameter: at ``position`` (no ``*args`` before), or by keyword."""
+    before = call.args[: position + 1]
+    if len(before) > position and not any(isinstance(a, ast.Starred) for a in before):
+        return call.args[position]
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def _reached(sig: Signature, row: Traces, call: ast.Call) -> list[Param]:
+    """The marked parameters that receive an argument from the JAX function (all of them where
+    the arguments cannot be counted: a ``*args``, a tuple that is not written out)."""
+    params = list(sig.marked(frozenset(Mark)))
+    if _every_parameter(row):
+        return params
+    if row.packed is not None:
+        packed = _argument(call, *row.packed)
+        if not isinstance(packed, (ast.Tuple, ast.List)) or any(
+            isinstance(e, ast.Starred) for e in packed.elts
+        ):
+            return params
+        return [p for p in params if p.position is not None and p.position < len(packed.elts)]
+    if row.rest_from is not None:
+        rest = call.args[row.rest_from :]
+        if any(isinstance(a, ast.Starred) for a in rest) or any(
+            k.arg is None for k in call.keywords
+        ):
+            return params
+        count = len(rest)
+        named = {k.arg for k in call.keywords if k.arg is not None}
+        return [
+            p for p in params if (p.position is not None and p.position < count) or p.name in named
+        ]
+    assert row.passes is not None
+    return [p for p in params if p.position is not None and p.position < row.passes]
+
+
+def _finding(
+    src: Source, where: ast.AST, func: Function, params: list[Param], callee: str
+) -> Diagnostic:
+    names = ", ".join(repr(p.name) for p in params)
+    s, es = ("s", "") if len(params) > 1 else ("", "es")
+    return Diagnostic.at(src, where, RULE, s=s, es=es, names=names, func=func.name, callee=callee)

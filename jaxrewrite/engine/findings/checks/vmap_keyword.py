@@ -1,0 +1,146 @@
+"""JR011: a Static parameter of a vmapped function not passed by position: by keyword it is mapped
+over axis 0 whatever ``in_axes`` says; left to its default, the written ``in_axes`` has an entry
+for it and the call fails."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from jaxrewrite.engine.analysis import Use, UseKind
+from jaxrewrite.engine.findings.context import Context
+from jaxrewrite.engine.read.nodes import name_assigned
+from jaxrewrite.engine.read.recognise import classify
+from jaxrewrite.engine.read.resolve import single
+from jaxrewrite.engine.read.scopes import Defined, Scope
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.rules import LIMITS, Rule, Severity
+
+RULE = Rule(
+    "JR011",
+    Severity.WARNING,
+    (
+        "a Static parameter of a vmapped function not passed by position: by keyword it is "
+        "mapped over axis 0, left to its default the call fails"
+    ),
+    (
+        "Static parameter {name!r} of {func!r} is passed by keyword to a function made by "
+        "{transform}, which maps keyword arguments over axis 0 whatever 'in_axes' says, so it is "
+        "traced here; pass it by position (see {see[11-limits]})"
+    ),
+    "pass the Static parameter by position",
+    LIMITS,
+    {
+        "default": (
+            "Static parameter {name!r} of {func!r} is left to its default in this call of a "
+            "function made by {transform}: the 'in_axes' written for it has an entry for "
+            "{name!r} (None), and {transform} needs exactly one per positional argument passed, "
+            "so this call fails; pass {name!r} by position (see {see[11-limits]})"
+        )
+    },
+    details=" ([section 11](transforms.md#11-limits))",
+)
+
+#: The findings at uses are ``check``'s.
+AT_IMPORT = False
+
+
+def _spine(expr: ast.expr, scope: Scope) -> Iterator[ast.expr]:
+    """``expr`` and the first arguments it nests through transforms of the table that keep
+    their function's arguments (``jax.jit(jax.vmap(f))``), to any depth; not through anything
+    else (``partial(vf, n=2)`` passes ``n`` itself)."""
+    while True:
+        yield expr
+        if not isinstance(expr, ast.Call) or not expr.args:
+            return
+        ref = classify(expr.func, scope)
+        if ref is None or not ref.transform.keeps_arguments:
+            return
+        expr = expr.args[0]
+
+
+def check(ctx: Context) -> Iterator[Diagnostic]:
+    """JR011: every call of a function a vmap use made that does not pass a Static parameter by
+    position: by keyword (mapped over axis 0), or not at all, left to its default (the
+    ``in_axes`` written has an entry for it, and vmap needs one per positional argument)."""
+    result, scopes, module, src = ctx.result, ctx.scopes, ctx.tree, ctx.src
+    mapped = [
+        u
+        for u in result.uses
+        if u.transform.maps_keywords and u.signature.marked(u.transform.markers)
+    ]
+    if not mapped:
+        return
+    # What calls the mapped function: the def's own name (a decorator use), the name a call
+    # site's result (or a transform around it) is bound to, names bound to those in turn
+    # (``a = vf``, ``(a := vf)``), or the call site itself, under any nest of calls
+    # (``jax.jit(vf)(x, n=2)``).
+    callees: dict[str, Use] = {}
+    direct: dict[int, Use] = {}
+    for use in mapped:
+        if use.kind is UseKind.DECORATOR:
+            binding = single(ast.Name(use.target.name), scopes.module)
+            if isinstance(binding, Defined) and binding.node is use.target:
+                callees[use.target.name] = use
+        else:
+            direct[id(use.node)] = use
+
+    def called_by(expr: ast.expr) -> Use | None:
+        for e in _spine(expr, scopes.module):
+            if id(e) in direct:
+                return direct[id(e)]
+            if isinstance(e, ast.Name) and e.id in callees:
+                return callees[e.id]
+            if isinstance(e, ast.NamedExpr) and isinstance(e.value, (ast.Name, ast.Call)):
+                return called_by(e.value)
+        return None
+
+    bindings = [pair for node in ast.walk(module) if (pair := name_assigned(node)) is not None]
+    bindings += [
+        (node.target.id, node.value) for node in ast.walk(module) if isinstance(node, ast.NamedExpr)
+    ]
+    grew = True
+    while grew:  # each round binds at least one more name: at most one round per binding
+        grew = False
+        for name, value in bindings:
+            bound = called_by(value)
+            if bound is not None and name not in callees:
+                callees[name] = bound
+                grew = True
+    for node in ast.walk(module):
+        if not isinstance(node, ast.Call):
+            continue
+        called = called_by(node.func)
+        if called is None:
+            continue
+        statics = {p.name: p for p in called.signature.marked(called.transform.markers)}
+        for keyword in node.keywords:
+            if keyword.arg in statics:
+                yield Diagnostic.at(
+                    src,
+                    keyword,
+                    RULE,
+                    name=keyword.arg,
+                    func=called.target.name,
+                    transform=called.transform.name,
+                )
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(
+            k.arg is None for k in node.keywords
+        ):
+            continue  # how many are passed by position cannot be told
+        passed = {k.arg for k in node.keywords}
+        for param in statics.values():
+            if (
+                param.position is not None
+                and param.position >= len(node.args)
+                and param.name not in passed
+            ):
+                yield Diagnostic.at(
+                    src,
+                    node,
+                    RULE,
+                    "default",
+                    name=param.name,
+                    func=called.target.name,
+                    transform=called.transform.name,
+                )

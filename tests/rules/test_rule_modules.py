@@ -1,0 +1,79 @@
+"""The warning rules as modules (``jaxrewrite/engine/findings/checks/``): each module is one rule
+(its record, ``AT_IMPORT``, its check), the registry lists every one, and what the docs and
+``check --explain`` say of a code is generated from its record, never copied by hand."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from jaxrewrite.commands.check import main
+from jaxrewrite.engine.findings import analyze
+from jaxrewrite.engine.findings.checks import registry
+from jaxrewrite.engine.rulebook.rules import Rule, Severity
+
+REPO = Path(__file__).resolve().parents[2]
+CHECKS = REPO / "jaxrewrite" / "engine" / "findings" / "checks"
+CHECK_PAGE = REPO / "docs" / "check.md"
+_TABLE = re.compile(r"\| code \| finding \|\n\| --- \| --- \|\n(?:\| `JR0\d\d` \|.*\|\n)+")
+
+
+def test_every_rule_module_is_in_the_registry_once() -> None:
+    """A module of checks/ is a rule the registry lists (a forgotten line fails here), with its
+    record, whether the import says it, and its check (None where another pass finds it)."""
+    modules = {p.stem for p in CHECKS.glob("*.py")} - {"__init__", "registry"}
+    listed = [m.__name__.rpartition(".")[2] for m in registry.RULES]
+    assert sorted(listed) == sorted(modules) and len(set(listed)) == len(listed)
+    codes = [m.RULE.code for m in registry.RULES]
+    assert len(set(codes)) == len(codes)
+    for module in registry.RULES:
+        assert isinstance(module.RULE, Rule) and module.RULE.severity is Severity.WARNING
+        assert re.fullmatch(r"JR0\d\d", module.RULE.code), module.__name__
+        assert isinstance(module.AT_IMPORT, bool)
+        assert module.check is None or callable(module.check)
+    assert registry.REPORTED_AT_IMPORT == {m.RULE.code for m in registry.RULES if m.AT_IMPORT}
+
+
+def test_the_docs_table_of_codes_is_the_registrys(update_golden: bool) -> None:
+    """docs/check.md's table of warning codes is ``registry.code_table()``; ``--update-golden``
+    writes it there."""
+    text = CHECK_PAGE.read_text(encoding="utf-8")
+    (table,) = _TABLE.findall(text)
+    if update_golden:
+        CHECK_PAGE.write_text(text.replace(table, registry.code_table()), encoding="utf-8")
+        return
+    assert table == registry.code_table()
+    assert re.findall(r"^\| `(JR0\d\d)` \|", table, re.MULTILINE) == sorted(
+        m.RULE.code for m in registry.RULES
+    )
+
+
+def test_explain_prints_the_rules_docs_text(capsys: pytest.CaptureFixture[str]) -> None:
+    """``check --explain`` prints the record in full: the docs' words after the summary too."""
+    from jaxrewrite.engine.findings.checks import held_in_pytree
+
+    assert main(["--explain", "jr014"], "jaxrewrite") == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    rule = held_in_pytree.RULE
+    assert first == f"JR014 (warning): {rule.summary}{rule.details}" and rule.details
+
+
+HEAD = "# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import Static\n\n\n"
+#: JR003 (said by check only) and JR002 (said at import too) in one module.
+BOTH = HEAD + (
+    "@jax.jit\ndef f(x, shape: Static[list]):\n    return x\n\n\n"
+    "def g(x, n: Static[int]):\n    return x\n"
+)
+
+
+def test_the_import_says_the_rules_that_say_at_import() -> None:
+    """The import runs the checks whose rule says ``AT_IMPORT`` (JR002 here), not the others
+    (JR003, whose marker acts: JAX refuses the value at the call)."""
+    hook = [(d.code, d.line) for d in analyze(BOTH, "m.py", report=True).diagnostics]
+    lint = [(d.code, d.line) for d in analyze(BOTH, "m.py", lint=True).diagnostics]
+    assert lint == [("JR003", 7), ("JR002", 11)]
+    assert hook == [("JR002", 11)]
+    silenced = BOTH.replace("n: Static[int]):", "n: Static[int]):  # noqa: JR002")
+    assert analyze(silenced, "m.py", report=True).diagnostics == []
