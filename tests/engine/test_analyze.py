@@ -12,9 +12,9 @@ import pytest
 import jaxrewrite
 from jaxrewrite import RewriteError, analyze, rewrite_source
 from jaxrewrite.engine.analysis import UseKind
+from jaxrewrite.engine.findings.checks.registry import CODES
 from jaxrewrite.engine.read.filters import EXHAUSTIVE
 from jaxrewrite.engine.read.scopes import Imported, MarkerBinding
-from jaxrewrite.engine.findings.checks.registry import CODES
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import TRANSFORMS, Mark
 from jaxrewrite.hook import cachetag, pipeline

@@ -15,7 +15,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import pytest
-from golden_cases import GOLDEN, execute
+from golden_cases import execute
 
 from jaxrewrite import RewriteError, rewrite_source
 

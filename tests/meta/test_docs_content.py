@@ -17,8 +17,8 @@ import pytest
 from docs_support import CHECKOUT_HEADING, GUIDE_PAGES, guide_text, parse_blocks
 from support import REPO, child_env, jaxrewrite
 
-from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.findings.checks.registry import CODES, RECORDS
+from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.migrate import REASONS, Reason
 
 README = REPO / "README.md"

@@ -380,8 +380,8 @@ def test_every_spec_kind_has_its_module() -> None:
     assert {row.spec for rows in FAMILIES.values() for row in rows.values()} == set(SpecKind)
 
 
-#: The finding passes (issue 41 item 3): the rules' checks as one pass (``checks.registry``) and the
-#: trace-time pass; the front end hands them to ``build_analysis`` (``engine/findings/__init__.py``).
+#: The finding passes (issue 41 item 3): the rules' checks as one pass (``checks.registry``) and
+#: the trace-time pass; the front end hands them to ``build_analysis`` (``engine/findings/``).
 FINDING_PASSES = ("checks.registry", "tracetime")
 
 

@@ -389,8 +389,8 @@ def test_a_rebuild_of_the_same_folder_replaces_the_digests_it_wrote(tmp_path: Pa
     version = __import__("jaxrewrite").__version__
     carrier = Path(cachetag.bake(str(package), version))
     first = carrier.read_text()
-    (package / "engine" / "analyze.py").write_text(
-        (package / "engine" / "analyze.py").read_text() + "\n# edited\n"
+    (package / "engine" / "build.py").write_text(
+        (package / "engine" / "build.py").read_text() + "\n# edited\n"
     )
     cachetag.bake(str(package), version)
     second = carrier.read_text()
