@@ -155,31 +155,6 @@ def test_every_code_is_documented() -> None:
     assert documented == set(CODES)
 
 
-def test_the_guides_table_of_codes_says_what_codes_says() -> None:
-    """Each JR1nn row of the guide reads as ``CODES``'s summary (`x` as 'x', examples in
-    parentheses left out), then at most an elaboration after ':', ',' or ';' (JR2nn rows are
-    checked against migrate's reasons in test_rules.py; the JR0nn table is generated from the
-    rules' modules: tests/rules/test_registry.py)."""
-    import re
-
-    from docs_support import guide_text
-
-    guide = guide_text()
-    rows = dict(re.findall(r"^\| `?(JR1\d\d)`? \| (.*?) \|$", guide, re.MULTILINE))
-    assert set(rows) == {code for code in CODES if "JR1" <= code < "JR2"}
-    for code, text in rows.items():
-        text = re.sub(r"`([^`]*)`", r"'\1'", text)
-        while True:  # innermost parentheses first: an example may hold a call
-            shorter = re.sub(r"\s*\([^()]*\)", "", text)
-            if shorter == text:
-                break
-            text = shorter
-        summary = CODES[code]
-        assert text.strip() == summary or (
-            text.startswith(summary) and text[len(summary)] in ":,;"
-        ), (code, text, summary)
-
-
 def test_a_mapping_of_keywords_is_refused_alike_for_transforms_and_registrations() -> None:
     """JR109 is one refusal (``specs.base.by_name``) for a transform's keywords, at a decorator
     or a call site, and for ``register_dataclass``'s: the Static parameters or fields cannot be

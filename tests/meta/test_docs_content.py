@@ -86,7 +86,7 @@ def test_readme_is_short_and_explains_its_commands() -> None:
 
 def test_each_code_has_one_row_in_the_docs_and_it_is_in_the_guide() -> None:
     """One place per code, so branches that add or change codes merge in one file (the rows'
-    wording is checked against CODES by test_analyze.py and test_rules.py)."""
+    wording is generated from the records: tests/rules/test_rule_modules.py)."""
     rows: dict[str, list[str]] = {}
     for doc in [README, *sorted((REPO / "docs").glob("*.md"))]:
         for code in re.findall(

@@ -17,6 +17,7 @@ from jaxrewrite.engine.rulebook.rules import Rule, Severity
 REPO = Path(__file__).resolve().parents[2]
 CHECKS = REPO / "jaxrewrite" / "engine" / "findings" / "checks"
 CHECK_PAGE = REPO / "docs" / "check.md"
+ERRORS_PAGE = REPO / "docs" / "errors.md"
 _TABLE = re.compile(r"\| code \| finding \|\n\| --- \| --- \|\n(?:\| `JR0\d\d` \|.*\|\n)+")
 
 
@@ -48,6 +49,21 @@ def test_the_docs_table_of_codes_is_the_registrys(update_golden: bool) -> None:
     assert re.findall(r"^\| `(JR0\d\d)` \|", table, re.MULTILINE) == sorted(
         m.RULE.code for m in registry.RULES
     )
+
+
+def test_the_docs_table_of_refusals_is_the_records(update_golden: bool) -> None:
+    """docs/errors.md's table of JR1nn codes is ``registry.refusal_table()``, each row a record's
+    summary and ``details``; ``--update-golden`` writes it there."""
+    text = ERRORS_PAGE.read_text(encoding="utf-8")
+    (table,) = re.findall(
+        r"\| code \| refused \|\n\| --- \| --- \|\n(?:\| JR1\d\d \|.*\|\n)+", text
+    )
+    if update_golden:
+        ERRORS_PAGE.write_text(text.replace(table, registry.refusal_table()), encoding="utf-8")
+        return
+    assert table == registry.refusal_table()
+    codes = re.findall(r"^\| (JR1\d\d) \|", table, re.MULTILINE)
+    assert codes == sorted(c for c in registry.CODES if "JR100" <= c < "JR200")
 
 
 def test_explain_prints_the_rules_docs_text(capsys: pytest.CaptureFixture[str]) -> None:

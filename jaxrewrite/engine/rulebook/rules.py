@@ -171,6 +171,7 @@ SYNTAX = Rule(
     "{message}",
     "fix the syntax error Python reports",
     ERRORS,
+    details=" (Python's own SyntaxError)",
 )
 MARKED_VARARGS = Rule(
     "JR101",
@@ -193,6 +194,7 @@ NESTED_MARKER = Rule(
     ),
     "put the marker outside: Static[Optional[int]]",
     ERRORS,
+    details=" (`Optional[Static[int]]`)",
 )
 TYPE_ALIAS = Rule(
     "JR103",
@@ -227,6 +229,11 @@ TRANSFORM_BOUND_TWICE = Rule(
             "way; bind it to the same marker on every path, or once"
         ),
     },
+    details=(
+        " (`jit` from jax in one branch, `print` in another; `S = Static[int]` in one, `S"
+        " = int` in another; the message names both bindings, file and line; JR119 is the"
+        " function passed to a transform)"
+    ),
 )
 FACTORY_KEYWORDS = Rule(
     "JR105",
@@ -238,6 +245,7 @@ FACTORY_KEYWORDS = Rule(
     ),
     "define it with functools.partial(transform, ...)",
     ERRORS,
+    details=" (`fast = jax.jit(inline=True)`)",
 )
 LEAVES_UNSPLIT = Rule(
     "JR106",
@@ -402,6 +410,7 @@ UNSEEN_BASE = Rule(
     ),
     "list data_fields and meta_fields explicitly",
     ERRORS,
+    details=" (JR133 is a field-function class)",
 )
 METADATA_NOT_LITERAL = Rule(
     "JR118",
@@ -413,6 +422,7 @@ METADATA_NOT_LITERAL = Rule(
     ),
     "write metadata={'static': True} (or False), or annotate the field Static[...]",
     ERRORS,
+    details=" (`metadata=dict(static=True)`; JR131 is an Equinox or flax.struct field)",
 )
 FUNCTION_BOUND_TWICE = Rule(
     "JR119",
@@ -427,6 +437,7 @@ FUNCTION_BOUND_TWICE = Rule(
     ),
     "bind the function's name once",
     LIMITS,
+    details=" (JR104 is the transform's own name)",
 )
 TOO_MANY_POSITIONAL = Rule(
     "JR120",
@@ -449,6 +460,7 @@ DIFFERENTIATED = Rule(
     ),
     "leave it out of argnums, or drop the marker",
     ERRORS,
+    details=" (in its `argnums`)",
 )
 IMPORT_BOUND = Rule(
     "JR122",
@@ -473,6 +485,10 @@ ARRAY_NONDIFF = Rule(
     ),
     "drop the marker and pass the array as an ordinary argument",
     ERRORS,
+    details=(
+        " (`jax.Array`, `jnp.ndarray`, jaxtyping's `Float[Array, ...]`): their "
+        "`nondiff_argnums` are for non-array values"
+    ),
 )
 LINEN_TAIL = Rule(
     "JR124",
@@ -485,6 +501,7 @@ LINEN_TAIL = Rule(
     ),
     "make it keyword-only, or move it before the last two positional parameters",
     "flax-linen",
+    details=": it cannot take those by position",
 )
 WRAPPER = Rule(
     "JR125",
@@ -501,6 +518,7 @@ WRAPPER = Rule(
     ),
     "apply the transform to the def itself, or write the static keywords by hand",
     "wrappers-without-functoolswraps",
+    details=" (section 7)",
 )
 LEAVES_RECURSE = Rule(
     "JR126",
@@ -523,6 +541,7 @@ LEAVES_RECURSE = Rule(
             "one; pass the nested parts as arguments of their own, or mark it Static whole"
         )
     },
+    details=" (section 8)",
 )
 TOO_DEEP = Rule(
     "JR127",
@@ -549,6 +568,11 @@ TOO_DEEP = Rule(
             "{past}; name the class directly (or through a shorter alias)"
         ),
     },
+    details=(
+        ": past 32 links (`S1 = S0`, `S2 = S1`, ...), where reading on would mean "
+        'guessing "no marker", "not a transform" or "not that def" and dropping a Static '
+        "silently"
+    ),
 )
 FIELD_NOT_STATIC = Rule(
     "JR130",
@@ -560,6 +584,7 @@ FIELD_NOT_STATIC = Rule(
     ),
     "drop the marker or the keyword that says it is not static",
     FIELDS,
+    details=" (`eqx.field(static=False)`, `struct.field(pytree_node=False)`)",
 )
 FIELD_UNREADABLE = Rule(
     "JR131",
@@ -586,6 +611,10 @@ FIELD_UNREADABLE = Rule(
             "field; write {field}(default=..., {keyword}={static}) by hand"
         ),
     },
+    details=(
+        ": `field(**options)`, a non-literal `static=`/`metadata`, a value from an "
+        "unknown call, or a redeclared field whose base class gives it a default"
+    ),
 )
 FIELD_NODIFF = Rule(
     "JR132",
@@ -598,6 +627,7 @@ FIELD_NODIFF = Rule(
     ),
     "hold the field out of differentiation yourself, or mark it Static",
     FIELDS,
+    details=" (neither library can leave one field undifferentiated)",
 )
 UNSEEN_BASE_FIELD = Rule(
     "JR133",

@@ -7,6 +7,7 @@ module and a line of ``RULES``; ``check --explain`` and the docs' table of codes
 from __future__ import annotations
 
 import ast
+import re
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -97,6 +98,16 @@ def rules_pass(imports: ImportReader | None = None, at_import: bool = False) -> 
         result.diagnostics.sort(key=lambda d: (d.line, d.col))
 
     return run
+
+
+def refusal_table() -> str:
+    """The docs' table of the refusals (docs/errors.md), one row per JR1nn record, by code; a
+    quoted name of the summary ('x') is written as code (`x`) there."""
+    rows = [(c, r) for c, r in RECORDS.items() if c.startswith("JR1")]
+    quoted = re.compile(r"(?<![A-Za-z])'([^']*?)'(?![A-Za-z])")
+    texts = [(c, quoted.sub(r"`\1`", r.summary) + r.details) for c, r in rows]
+    cells = "".join(f"| {c} | {text} |\n" for c, text in texts)
+    return "| code | refused |\n| --- | --- |\n" + cells
 
 
 def code_table() -> str:
