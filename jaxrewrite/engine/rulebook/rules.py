@@ -518,7 +518,6 @@ WRAPPER = Rule(
     ),
     "apply the transform to the def itself, or write the static keywords by hand",
     "wrappers-without-functoolswraps",
-    details=" (section 7)",
 )
 LEAVES_RECURSE = Rule(
     "JR126",
@@ -541,7 +540,6 @@ LEAVES_RECURSE = Rule(
             "one; pass the nested parts as arguments of their own, or mark it Static whole"
         )
     },
-    details=" (section 8)",
 )
 TOO_DEEP = Rule(
     "JR127",
