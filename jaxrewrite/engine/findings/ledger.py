@@ -30,11 +30,11 @@ from jaxrewrite.engine.findings.checks import (
 from jaxrewrite.engine.read.classes import functional_entries
 from jaxrewrite.engine.read.fields import field_function, form_of
 from jaxrewrite.engine.read.markers import index_of, is_container_call, may_mark
-from jaxrewrite.engine.read.nodes import blocks
+from jaxrewrite.engine.read.nodes import blocks, own_expressions
 from jaxrewrite.engine.read.othermodules import Elsewhere, ImportReader
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import parse_string, qualname
-from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope, ScopeTree, own_expressions
+from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope, ScopeTree
 from jaxrewrite.engine.read.source import Source, lines_containing
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import Rule

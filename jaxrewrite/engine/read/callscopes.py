@@ -6,18 +6,15 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.read.nodes import child_nodes
-from jaxrewrite.engine.read.scopes import (
+from jaxrewrite.engine.read.nodes import (
     COMPREHENSIONS,
-    OPAQUE,
-    Scope,
-    ScopeKind,
+    child_nodes,
     comprehension_parts,
-    loop_choice,
     parameter_names,
     target_names,
     walrus_targets,
 )
+from jaxrewrite.engine.read.scopes import OPAQUE, Scope, ScopeKind, loop_choice
 
 
 def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> None:

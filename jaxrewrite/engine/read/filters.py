@@ -26,7 +26,8 @@ from jaxrewrite.engine.read.classes import (
 )
 from jaxrewrite.engine.read.lexer import word_starts
 from jaxrewrite.engine.read.markers import may_mark, names_made_from
-from jaxrewrite.engine.read.scopes import Assigned, Scope, ScopeTree, own_expressions
+from jaxrewrite.engine.read.nodes import own_expressions
+from jaxrewrite.engine.read.scopes import Assigned, Scope, ScopeTree
 from jaxrewrite.engine.read.source import Source, lines_containing
 
 

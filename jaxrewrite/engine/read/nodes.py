@@ -1,10 +1,10 @@
-"""Faster ``ast.iter_child_nodes`` and ``ast.walk``, for the walks ``check`` makes over every
-analyzed module (call sites, the trace-time pass), its largest cost (docs/design.md).
+"""Walks of the syntax tree and what its shapes say, with no name resolved: faster
+``ast.iter_child_nodes`` and ``ast.walk`` (``check``'s largest cost, docs/design.md), the one
+walker of statement blocks (``blocks``, ``statements``), and the names a target, a pattern, a
+walrus or a parameter list binds (read by ``scopes``, the walk and the findings alike).
 
-Why faster: each AST class's fields are read once into a table without those that hold no node
-(names, numbers, and ``ctx``/``op``/``ops``, whose values are the shared context and operator
-singletons, which hold nothing and are never what a walk looks for); ``ast.iter_child_nodes``
-reads every field through a generator per node. Same order as ``ast``'s, the leaves left out.
+The walks are faster because each AST class's fields are read once into a table without those
+that never hold a node (names, numbers, and the ``ctx``/``op`` singletons).
 """
 
 from __future__ import annotations
@@ -154,3 +154,109 @@ def name_assigned(node: ast.AST) -> tuple[str, ast.expr] | None:
     if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
         return node.target.id, node.value
     return None
+
+
+def target_names(target: ast.expr) -> Iterator[str]:
+    """The names an assignment target binds (``a``, ``a, (b, *c)``); attributes and items bind
+    none."""
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from target_names(element)
+    elif isinstance(target, ast.Starred):
+        yield from target_names(target.value)
+
+
+def pattern_captures(pattern: ast.pattern) -> Iterator[str]:
+    """The names a ``case`` pattern binds (captures, ``*rest``, ``**rest``, ``as`` names)."""
+    for node in ast.walk(pattern):
+        name = (
+            getattr(node, "name", None) if isinstance(node, (ast.MatchAs, ast.MatchStar)) else None
+        )
+        if isinstance(node, ast.MatchMapping):
+            name = node.rest
+        if name:
+            yield name
+
+
+def walrus_targets(
+    node: ast.AST,
+    sure: bool,
+    out: list[tuple[str, bool, ast.expr | None]],
+    own: frozenset[str] = frozenset(),
+) -> None:
+    """The names ``:=`` binds in ``node``'s scope (not inside a lambda's body), each with whether
+    it surely runs when ``node`` is evaluated (``sure`` says whether ``node`` itself surely is)
+    and its value where that means what it means in ``node``'s scope (None where it reads a name
+    of ``own``, the names the comprehensions around it bind)."""
+    kind = type(node)
+    if kind is ast.NamedExpr:
+        target = node.target  # type: ignore[attr-defined]
+        if isinstance(target, ast.Name):
+            value = node.value  # type: ignore[attr-defined]
+            foreign = own and any(isinstance(n, ast.Name) and n.id in own for n in ast.walk(value))
+            out.append((target.id, sure, None if foreign else value))
+        walrus_targets(node.value, sure, out, own)  # type: ignore[attr-defined]
+    elif kind is ast.Lambda:
+        args = node.args  # type: ignore[attr-defined]
+        for default in (*args.defaults, *(d for d in args.kw_defaults if d is not None)):
+            walrus_targets(default, sure, out, own)
+    elif kind is ast.BoolOp:
+        values = node.values  # type: ignore[attr-defined]
+        walrus_targets(values[0], sure, out, own)
+        for value in values[1:]:
+            walrus_targets(value, False, out, own)
+    elif kind is ast.IfExp:
+        walrus_targets(node.test, sure, out, own)  # type: ignore[attr-defined]
+        walrus_targets(node.body, False, out, own)  # type: ignore[attr-defined]
+        walrus_targets(node.orelse, False, out, own)  # type: ignore[attr-defined]
+    elif kind in COMPREHENSIONS:
+        outside, inside, targets = comprehension_parts(node)
+        walrus_targets(outside, sure, out, own)
+        bound = own | {
+            n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)
+        }
+        for part in inside:
+            walrus_targets(part, False, out, bound)
+    else:
+        for child in ast.iter_child_nodes(node):
+            walrus_targets(child, sure, out, own)
+
+
+def own_expressions(stmt: ast.AST) -> list[ast.AST]:
+    """A statement's expressions, without the statements nested in its body."""
+    out: list[ast.AST] = []
+    nested = BLOCK_FIELDS.get(type(stmt), ())
+    for name, value in ast.iter_fields(stmt):
+        if name in nested:
+            continue
+        if isinstance(value, ast.AST):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend(v for v in value if isinstance(v, ast.AST))
+    return out
+
+
+def parameter_names(args: ast.arguments) -> list[str]:
+    names = [arg.arg for group in (args.posonlyargs, args.args, args.kwonlyargs) for arg in group]
+    names.extend(extra.arg for extra in (args.vararg, args.kwarg) if extra is not None)
+    return names
+
+
+COMPREHENSIONS: dict[type, tuple[str, ...]] = {
+    ast.ListComp: ("elt",),
+    ast.SetComp: ("elt",),
+    ast.GeneratorExp: ("elt",),
+    ast.DictComp: ("key", "value"),
+}
+
+
+def comprehension_parts(node: ast.AST) -> tuple[ast.expr, list[ast.expr], list[ast.expr]]:
+    """A comprehension as (its first iterable, which runs in the enclosing scope; every other
+    part, which runs in its own scope, maybe not at all; the targets it binds there)."""
+    generators: list[ast.comprehension] = node.generators  # type: ignore[attr-defined]
+    inside: list[ast.expr] = [generator.iter for generator in generators[1:]]
+    inside.extend(condition for generator in generators for condition in generator.ifs)
+    inside.extend(getattr(node, name) for name in COMPREHENSIONS[type(node)])
+    return generators[0].iter, inside, [generator.target for generator in generators]

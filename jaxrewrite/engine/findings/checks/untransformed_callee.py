@@ -9,8 +9,9 @@ from collections.abc import Iterator
 
 from jaxrewrite.engine.analysis import UseKind
 from jaxrewrite.engine.findings.context import Context, Function
+from jaxrewrite.engine.read.nodes import own_expressions
 from jaxrewrite.engine.read.resolve import qualname, single
-from jaxrewrite.engine.read.scopes import Defined, Scope, own_expressions
+from jaxrewrite.engine.read.scopes import Defined, Scope
 from jaxrewrite.engine.read.signature import Param, Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
