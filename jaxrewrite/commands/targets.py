@@ -161,9 +161,25 @@ def import_reader(
     return read
 
 
+def _src_folders(folder: str) -> list[str]:
+    """The ``src`` folders beside ``folder`` and its parents, last on the search path: a project
+    in the src layout (ott-jax, haliax) checked without being installed imports its own package
+    from there in its tests, as ruff's default ``src = [".", "src"]`` resolves it."""
+    found = []
+    while True:
+        src = os.path.join(folder, "src")
+        if os.path.isdir(src):
+            found.append(src)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return found
+        folder = parent
+
+
 def locate_import(filename: str, module: str, level: int) -> str | None:
     """The file ``module`` (``level`` dots) imported from ``filename`` resolves to: relative
-    imports from the file's folder, absolute ones along the search path (``show``'s finder)."""
+    imports from the file's folder, absolute ones along the search path (``show``'s finder), then
+    in the ``src`` folders of the file's parents."""
     folder = os.path.dirname(os.path.abspath(filename))
     # Where the file's top-level package lives: ``from pkg.types import X`` in pkg/sub/mod.py
     # names a sibling, found there whether or not that folder is on the search path.
@@ -179,9 +195,8 @@ def locate_import(filename: str, module: str, level: int) -> str | None:
             candidates = [stem + ".py", os.path.join(stem, "__init__.py")]
             return next((c for c in candidates if os.path.isfile(c)), None)
         if os.path.isfile(filename):
-            return source_file(
-                find_spec(module, [folder, root, *sys.path[1:]], sys.meta_path), module
-            )
+            search = [folder, root, *sys.path[1:], *_src_folders(root)]
+            return source_file(find_spec(module, search, sys.meta_path), module)
         return None
     except (TargetError, OSError, UnicodeDecodeError, SyntaxError, ValueError, ImportError):
         return None

@@ -254,3 +254,44 @@ def test_jr009_quotes_a_renaming_import_as_written(tmp_path: Path) -> None:
         "main.py:7:10: JR009 'Op' in the annotation of 'x' comes from "
         "'from nowhere import Op2 as Op', which jaxrewrite does not read" in done.stdout
     ), done.stdout + done.stderr
+
+
+# Issue 55, measured on ott-jax and haliax checked uninstalled: a project in the src layout whose
+# tests import its package (``from ott.geometry import geometry``, ``geom: geometry.Geometry``)
+# was JR009, "not read": the package lives in src/, on no search path until it is installed.
+SRC_USE = """\
+# jaxrewrite: enable
+import jax
+from proj.geometry import {name}
+from proj import geometry
+
+
+@jax.jit
+def f(a: {name}, b: geometry.{name}):
+    return a
+"""
+
+
+@pytest.mark.parametrize("run_from", ["project", "tests"])
+def test_a_src_layout_package_imported_by_its_tests_is_read(tmp_path: Path, run_from: str) -> None:
+    write(tmp_path / "src" / "proj" / "__init__.py", "")
+    write(tmp_path / "src" / "proj" / "geometry.py", "class Geometry:\n    pass\n")
+    write(tmp_path / "tests" / "geometry" / "test_geometry.py", SRC_USE.format(name="Geometry"))
+    cwd = tmp_path if run_from == "project" else tmp_path / "tests"
+    done = run_jaxrewrite("check", str(tmp_path / "tests"), cwd=cwd)
+    assert (done.returncode, done.stdout.strip()) == (0, "All checks passed!"), (
+        done.stdout + done.stderr
+    )
+
+
+def test_a_src_layout_marker_alias_is_still_jr009(tmp_path: Path) -> None:
+    write(tmp_path / "src" / "proj" / "__init__.py", "")
+    alias = "from jaxrewrite import Static\n\nSteps = Static[int]\n"
+    write(tmp_path / "src" / "proj" / "geometry.py", alias)
+    write(tmp_path / "tests" / "test_geometry.py", SRC_USE.format(name="Steps"))
+    done = run_jaxrewrite("check", "tests", "--select", "JR009", cwd=tmp_path)
+    lines = done.stdout.splitlines()[:-1]
+    assert len(lines) == 2 and all(
+        "JR009 'Steps'" in line and "is an alias of a marker in proj.geometry" in line
+        for line in lines
+    ), done.stdout + done.stderr

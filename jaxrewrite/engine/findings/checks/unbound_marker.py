@@ -9,6 +9,7 @@ certainly missing.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from jaxrewrite.engine.findings.checks import traced_argument
@@ -40,6 +41,12 @@ MARKERS = ("Static", "NoDiff")
 
 
 Owner = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+
+#: A marker at the head of an annotation, as text (a superset: strings and comments count too):
+#: after the colon, blanks, brackets, continuations or comments; after the name, a subscript or
+#: the annotation's end. A module that only mentions the word (jax's docstrings, ``Static(v)``)
+#: is not parsed again.
+_AT_HEAD = re.compile(r":(?:[\s(\\]|#[^\n]*)*(?:Static|NoDiff)\s*(?:[\[,)=;#\n]|\Z)")
 
 
 def unbound_markers(tree: ast.Module) -> Iterator[tuple[ast.Name, str, Owner | None]]:
@@ -91,7 +98,7 @@ def without_shadowed(found: list[Diagnostic], tree: ast.Module) -> list[Diagnost
 def unbound_findings(text: str, filename: str) -> list[Diagnostic]:
     """JR015 for a module the analysis does not read (it never names jaxrewrite); SyntaxError
     if it does not parse."""
-    if "Static" not in text and "NoDiff" not in text:
+    if ("Static" not in text and "NoDiff" not in text) or not _AT_HEAD.search(text):
         return []
     from jaxrewrite.engine.read.source import Source
 
