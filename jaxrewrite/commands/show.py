@@ -9,6 +9,7 @@ package that fails to import can still be inspected.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import warnings
@@ -117,3 +118,24 @@ def show(target: str, diff: bool, prog: str) -> int:
         print(note, file=sys.stderr)
     write_source(sys.stdout, render(source, text, found.display, diff), encoding, diff=diff)
     return 0
+
+
+def main(argv: list[str], prog: str) -> int:
+    parser = argparse.ArgumentParser(
+        prog=f"{prog} show",
+        description="Print the source the import hook compiles for each TARGET, executing nothing "
+        "(with a '==> TARGET <==' line before each when there are several, as head prints them).",
+        epilog="exit status: 0 shown, 1 a source that does not rewrite (its findings on stderr), "
+        "2 no such target; with several targets, the highest",
+    )
+    parser.add_argument(
+        "targets", nargs="+", metavar="TARGET", help="a file path or a dotted module name"
+    )
+    parser.add_argument(
+        "--diff", action="store_true", help="print a unified diff against the file instead"
+    )
+    try:
+        ns = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse has printed its help or its error already
+        return exc.code if isinstance(exc.code, int) else 2
+    return show_all(ns.targets, ns.diff, prog)
