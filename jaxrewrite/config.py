@@ -157,9 +157,13 @@ def codes(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(RETIRED.get(code, code) for code in found)
 
 
-def words(value: str) -> tuple[str, ...]:
-    """A comma-separated command-line value (``--exclude a,b``), blanks dropped."""
-    return tuple(word.strip() for word in value.split(",") if word.strip())
+def exclusions(config: Config, given: Iterable[str]) -> list[tuple[str, str]]:
+    """The ``(pattern, root)`` pairs a walk skips: the configuration's, read from its folder, and
+    the command line's (``--exclude a,b``, repeatable), read from the cwd."""
+    patterns = [(pattern, config.root) for pattern in config.exclude]
+    return patterns + [
+        (word.strip(), ".") for value in given for word in value.split(",") if word.strip()
+    ]
 
 
 def unknown_codes(values: Sequence[str]) -> list[str]:

@@ -266,10 +266,6 @@ def parser(prog: str) -> argparse.ArgumentParser:
     return ap
 
 
-def _codes(value: str) -> tuple[str, ...]:
-    return settings.codes([value])
-
-
 #: From this many files to analyze, a process per core (fork start: no re-import) beats one
 #: process: measured crossover, benchmarks/bench_check.py's "pool" rows.
 POOL_FROM = 48
@@ -376,11 +372,9 @@ def run(
 ) -> int:
     status = 0
     findings: list[Diagnostic] = []
-    exclude = [(pattern, options.config.root) for pattern in options.config.exclude]
-    exclude += [
-        (pattern, ".") for given in getattr(ns, "exclude", []) for pattern in settings.words(given)
-    ]
-    files = list(python_files(paths, exclude))
+    files = list(
+        python_files(paths, settings.exclusions(options.config, getattr(ns, "exclude", [])))
+    )
     if getattr(ns, "diff", False):
         return _preview(files, options, prog)
     if not files:
@@ -450,8 +444,8 @@ def main(argv: list[str], prog: str) -> int:
             f"{prog} check: {where}: unknown code or prefix: {', '.join(unknown)}", file=sys.stderr
         )
         return 2
-    select = config.select if ns.select is None else _codes(ns.select)
-    ignore = (*config.ignore, *_codes(ns.ignore))
+    select = config.select if ns.select is None else settings.codes([ns.select])
+    ignore = (*config.ignore, *settings.codes([ns.ignore]))
     unknown = settings.unknown_codes([*select, *ignore])
     if unknown:
         print(f"{prog} check: unknown code or prefix: {', '.join(unknown)}", file=sys.stderr)

@@ -233,13 +233,11 @@ def main(argv: Sequence[str], prog: str = "jaxrewrite") -> int:
     config = settings.discover_for(f"{prog} migrate", ns.config)
     if config is None:
         return 2
-    exclude = [(pattern, config.root) for pattern in config.exclude]
-    exclude += [(pattern, ".") for given in ns.exclude for pattern in settings.words(given)]
     return migrate(
         ns.paths,
         ns.write,
         check=ns.check,
         install_hook=ns.install_hook,
-        exclude=exclude,
+        exclude=settings.exclusions(config, ns.exclude),
         quiet=ns.quiet,
     )
