@@ -185,7 +185,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "jaxrewrite") -> int:
         return BROKEN_PIPE
 
 
-def _command(command: Command, prog: str) -> int:
+def _command(command: Delegate | Done, prog: str) -> int:
     """One of jaxrewrite's own commands (not a program it runs)."""
     if isinstance(command, Done):
         sys.stdout.write(command.out)

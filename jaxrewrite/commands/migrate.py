@@ -52,7 +52,7 @@ def migrate_file(
     path: str,
     write: bool,
     out: TextIO,
-    err: TextIO,
+    err: TextIO | Progress,
     summary: Summary,
     check: bool = False,
     quiet: bool = False,
@@ -140,9 +140,7 @@ def migrate(
     progress = Progress(err, len(files), after=progress_after)
     for path in files:
         progress.step(path)
-        migrate_file(
-            path, write, out, progress.writer(), summary, check=check, quiet=check or quiet
-        )
+        migrate_file(path, write, out, progress, summary, check=check, quiet=check or quiet)
     progress.done()
     out.flush()
     if check or quiet:

@@ -78,7 +78,7 @@ def run_script(path: str, args: list[str], prog: str, packages: tuple[str, ...] 
         __file__=filename, __cached__=None, __loader__=loader_type("__main__", filename)
     )
     try:
-        code = _load_pyc(data) if is_pyc else _compile(data, filename)
+        code = _load_pyc(data) if is_pyc else script_code(data, filename)
     except (SyntaxError, RuntimeError, ValueError, EOFError) as exc:
         if not (is_pyc or isinstance(exc, SyntaxError)):
             raise  # a failure of the engine itself: keep every frame
@@ -152,11 +152,6 @@ def _new_main() -> types.ModuleType:
         main.__dict__["__annotations__"] = {}
     sys.modules["__main__"] = main
     return main
-
-
-def _compile(data: bytes, filename: str) -> types.CodeType:
-    """A script's code: plain if it does not opt in, else rewritten, through the hook's cache."""
-    return script_code(data, filename)
 
 
 def _load_pyc(data: bytes) -> types.CodeType:
