@@ -56,16 +56,14 @@ back only for the same bytes, version, options and followed imports; --no-cache 
 """
 
 
-#: A bare run's options: every code, no per-file ignores.
 EVERY_CODE = Options()
 
 
 def _outside(
     text: str, filename: str, options: Options, reads: list[Read] | None = None, named: bool = False
 ) -> list[Diagnostic]:
-    """A module that never names jaxrewrite: arguments that must be static (JR006), and marked
-    defs of other modules it transforms (JR013), from one parse; where neither can be found, a
-    file ``named`` on the command line is still parsed (JR100)."""
+    """A module that never names jaxrewrite: JR006 and JR013 from one parse (JR015 apart); a file
+    ``named`` on the command line is parsed even where neither can be found (JR100)."""
     from jaxrewrite.engine.build import TreePass, build_analysis
     from jaxrewrite.engine.findings.checks.unbound_marker import unbound_findings, without_shadowed
     from jaxrewrite.engine.findings.imported import imported_pass, may_apply_imported
@@ -105,8 +103,7 @@ def check_text(
     named: bool = False,
 ) -> list[Diagnostic]:
     """The findings for one module's text, after ``--select``/``--ignore`` and ``# noqa``
-    (``reads``: collects the modules the analysis read to follow imports; ``parse_only``: only
-    whether it parses, JR100, for a text ``may_find`` rules out; ``named``: parsed in any case)."""
+    (``reads``: collects the modules followed, for the cache; ``parse_only``: JR100 alone)."""
     try:
         found = []
         if parse_only:
@@ -140,8 +137,7 @@ def may_find(data: bytes) -> bool:
 
 
 def read_source(path: str, data: bytes | None = None) -> tuple[bytes, str]:
-    """The file's bytes (``data`` when already read) and its text as Python decodes it;
-    SourceError where they are no Python source, OSError where the file cannot be read."""
+    """The file's bytes (``data`` when already read) and its text as Python decodes it."""
     if data is None:
         with open(path, "rb") as file:
             data = file.read()
@@ -156,12 +152,8 @@ def check_path(
     named: bool = False,
     cache: Cache | None = None,
 ) -> list[Diagnostic]:
-    """The findings of one file (``data``: its bytes, already read from standard input);
-    OSError/SourceError when it cannot be read as Python source.
-
-    A file the walk found is analyzed only where ``may_find``; one ``named`` on the command line
-    is parsed in any case (JR100 when it does not parse). ``fix``: first fix what ``check --fix``
-    fixes, in place (``commands.checkfix``). ``cache``: read and store the findings there."""
+    """The findings of one file (``data``: standard input's bytes); OSError/SourceError when it
+    cannot be read as Python source. ``fix``: first fix it in place (``commands.checkfix``)."""
     data, text = read_source(path, data)
     if not may_find(data):
         return check_text(text, path, options, parse_only=True) if named else []
@@ -188,7 +180,7 @@ def render(findings: list[Diagnostic], form: str, coloured: bool = False) -> str
 
 
 def summary(findings: list[Diagnostic], coloured: bool = False) -> str:
-    """ruff's last line of the text form, on stdout after the findings."""
+    """ruff's last line of the text form."""
     if not findings:
         return colour.paint("All checks passed!", "green", coloured) + "\n"
     files = len({d.filename for d in findings})
@@ -285,7 +277,7 @@ class Job:
 
 
 def examine(job: Job) -> tuple[list[Diagnostic], str | None]:
-    """The findings of one file, or why it cannot be read (the message for stderr)."""
+    """The findings of one file, or why it cannot be read."""
     try:
         return check_path(job.path, job.options, job.data, job.fix, job.named, job.cache), None
     except OSError as exc:
@@ -310,8 +302,8 @@ def workers(files: int) -> int:
 def examine_all(
     jobs: list[Job], processes: int | None = None
 ) -> list[tuple[list[Diagnostic], str | None]]:
-    """Every job's outcome, in order; over ``processes`` (default: ``workers``, for the files this
-    process cannot answer at once) where more than one."""
+    """Every job's outcome, in order; over ``processes`` (default: ``workers``) where more than
+    one."""
     if processes is None:
         if len(jobs) < POOL_FROM or any(job.fix for job in jobs):
             return [examine(job) for job in jobs]
@@ -338,9 +330,8 @@ def examine_all(
 
 
 def _settled(job: Job) -> tuple[list[Diagnostic], str | None] | None:
-    """The outcome of a job without the engine, where there is one: a walked file the needle
-    rules out (``may_find``), or one whose findings the cache holds; None for the rest (and for
-    a file that cannot be read: ``examine`` says why)."""
+    """The outcome of a job without the engine: a walked file ``may_find`` rules out, or one the
+    cache holds; None for the rest (a file that cannot be read included: ``examine`` says why)."""
     if job.data is not None or job.path == "-":
         return None
     try:
@@ -355,8 +346,8 @@ def _settled(job: Job) -> tuple[list[Diagnostic], str | None] | None:
 
 
 def open_cache(options: Options, ns: argparse.Namespace | None) -> Cache | None:
-    """The cache for this run, unless ``--no-cache``; in ``cache-dir``, or ``.jaxrewrite_cache``
-    in the folder of the configuration (the current folder without one), as ruff places its own."""
+    """The cache in ``cache-dir``, or ``.jaxrewrite_cache`` in the configuration's folder (the cwd
+    without one), as ruff places its own; None with ``--no-cache``."""
     if getattr(ns, "no_cache", False):
         return None
     folder = os.path.join(options.config.root, options.config.cache_dir or FOLDER)
@@ -402,8 +393,7 @@ def run(
 
 
 def _preview(files: list[str], options: Options, prog: str) -> int:
-    """``--fix --diff``: the fixes as a unified diff on stdout, no file written; exit 1 when there
-    is one (ruff's), 2 when a file cannot be read."""
+    """``--fix --diff``: the fixes as a unified diff, no file written; exit 1 when there is one."""
     from jaxrewrite.commands.checkfix import fix_file
 
     status = 0
