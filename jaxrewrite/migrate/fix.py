@@ -25,6 +25,7 @@ from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import Mark, SpecKind, Transform
 from jaxrewrite.header import header_statements
 from jaxrewrite.migrate import migrate_source
+from jaxrewrite.migrate.imports import statement_start
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -164,16 +165,8 @@ def _functools_import(analysis: Analysis) -> splice.Edit:
             and node.id == "functools"
         ):
             raise _CannotFix("the name 'functools' is bound to something else here")
-    body = tree.body
-    index = header_statements(body)
     src = analysis.source
-    if index < len(body):
-        first = body[index]
-        at = src.line_starts[
-            min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))]) - 1
-        ]
-    else:
-        at = len(src.text)
+    at = statement_start(tree.body, header_statements(tree.body), src)
     newline = "\r\n" if "\r\n" in src.text else "\n"
     return splice.Edit(at, at, "import functools" + newline)
 
@@ -303,9 +296,7 @@ def _insert_keywords(use: Use, keywords: str, src: Source, plain: bool = False) 
         inside = src.text[src.start(node) : end].rstrip()
         sep = "" if inside.endswith(("(", ",")) else ", "
         return splice.Edit(end, end, f"{sep}{keywords}")
-    if (
-        use.kind is UseKind.DECORATOR
-    ):  # @jax.jit -> @jax.jit(static_argnames=...): migrate collapses it back
+    if use.kind is UseKind.DECORATOR:  # @jax.jit -> @jax.jit(...): migrate collapses it back
         at = src.end(node)
         return splice.Edit(at, at, f"({keywords})")
     raise _CannotFix(f"cannot add keywords to {ast.unparse(node)!r}")
