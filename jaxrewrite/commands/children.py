@@ -27,8 +27,7 @@ _MULTIPROCESSING = (
 
 
 def export(packages: Sequence[str] = (), environ: MutableMapping[str, str] = os.environ) -> None:
-    """In the runner, before the program runs: what its children inherit (``*``: no package
-    named)."""
+    """In the runner, before the program runs: what its children inherit."""
     environ[ENV] = ",".join(packages) or "*"
     path = environ.get("PYTHONPATH", "")
     entries = path.split(os.pathsep) if path else []

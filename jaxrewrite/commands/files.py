@@ -101,8 +101,7 @@ def universal(text: str) -> str:
 
 
 def read_python(path: str, data: bytes | None = None) -> tuple[str, str]:
-    """``decode`` of the file's bytes (``data`` when already read); OSError as ``open`` raises
-    it."""
+    """``decode`` of the file's bytes (``data`` when already read)."""
     if data is None:
         with open(path, "rb") as file:
             data = file.read()

@@ -20,8 +20,7 @@ INSTALL_LINE = "jaxrewrite.install(packages=[__name__])"
 
 
 def top_package(path: str) -> str | None:
-    """The folder of the top-level package ``path`` lies in (``__init__.py`` at every level), or
-    None."""
+    """The folder of the top-level package ``path`` lies in, or None."""
     folder = os.path.dirname(os.path.abspath(path))
     top = None
     while (

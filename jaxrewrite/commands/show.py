@@ -38,20 +38,11 @@ from jaxrewrite.errors import TOO_DEEP, RewriteError, too_deep
 from jaxrewrite.header import PRAGMA, Header, why_ignored
 
 
-def render(original: str, rewritten: str, display: str, diff: bool) -> str:
-    """The text to print: the rewritten source itself, or a unified diff against the original."""
-    return unified_diff(original, rewritten, display) if diff else rewritten
-
-
 def notes(source: str, header: Header, display: str) -> list[str]:
-    """Why nothing in the header counts, for stderr (unknown directives are findings of their
-    own)."""
+    """Why nothing in the header counts (unknown directives are findings of their own)."""
     if header.enabled:
         return []
-    out = []
-    out.append(
-        f"{display}: note: no '{PRAGMA}' pragma in the module header; the source is unchanged"
-    )
+    out = [f"{display}: note: no '{PRAGMA}' pragma in the module header; the source is unchanged"]
     out.extend(
         f"{display}:{line}: note: '{PRAGMA}' here does not count: {why_ignored(source, line)}"
         for line in header.ignored_lines
@@ -116,7 +107,8 @@ def show(target: str, diff: bool, prog: str) -> int:
         return 1
     for note in notes(source, analysis.header, found.display):
         print(note, file=sys.stderr)
-    write_source(sys.stdout, render(source, text, found.display, diff), encoding, diff=diff)
+    shown = unified_diff(source, text, found.display) if diff else text
+    write_source(sys.stdout, shown, encoding, diff=diff)
     return 0
 
 
