@@ -90,8 +90,7 @@ def find(start: str) -> str | None:
 
 
 def discover_for(command: str, explicit: str | None) -> Config | None:
-    """``discover`` for a command line: None once the error is printed, prefixed with
-    ``command`` (the command then exits 2, as for any usage error)."""
+    """``discover`` for a command line: None once the error is printed (the command exits 2)."""
     try:
         return discover(explicit=explicit)
     except ConfigError as exc:
@@ -105,12 +104,9 @@ def discover(start: str | None = None, explicit: str | None = None) -> Config:
         if not os.path.isfile(explicit):
             raise ConfigError(f"{explicit}: no such configuration file")
         return load(explicit)
-    found = find(os.getcwd() if start is None else start)
-    return (
-        Config(root=os.path.abspath(os.getcwd() if start is None else start))
-        if found is None
-        else load(found)
-    )
+    start = os.getcwd() if start is None else start
+    found = find(start)
+    return Config(root=os.path.abspath(start)) if found is None else load(found)
 
 
 def load(path: str) -> Config:

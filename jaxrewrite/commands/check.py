@@ -280,10 +280,8 @@ def examine(job: Job) -> tuple[list[Diagnostic], str | None]:
     """The findings of one file, or why it cannot be read."""
     try:
         return check_path(job.path, job.options, job.data, job.fix, job.named, job.cache), None
-    except OSError as exc:
+    except (OSError, SourceError) as exc:
         return [], cannot_open(job.path, exc)
-    except SourceError as exc:
-        return [], str(exc)
 
 
 def workers(files: int) -> int:
@@ -402,11 +400,8 @@ def _preview(files: list[str], options: Options, prog: str) -> int:
         try:
             if fix_file(path, read_source(path)[0], options, check_text, diff=sys.stdout)[1]:
                 status = max(status, 1)
-        except OSError as exc:
+        except (OSError, SourceError) as exc:
             print(f"{prog} check: {cannot_open(path, exc)}", file=sys.stderr)
-            status = 2
-        except SourceError as exc:
-            print(f"{prog} check: {exc}", file=sys.stderr)
             status = 2
     return status
 

@@ -108,8 +108,10 @@ def read_python(path: str, data: bytes | None = None) -> tuple[str, str]:
     return decode(data, path)
 
 
-def cannot_open(path: str, exc: OSError) -> str:
-    """Why a path could not be read, the same words in every command."""
+def cannot_open(path: str, exc: OSError | SourceError) -> str:
+    """Why a path could not be read as Python source, the same words in every command."""
+    if isinstance(exc, SourceError):
+        return str(exc)
     if isinstance(exc, FileNotFoundError):
         return f"{path}: no such file or folder"
     if isinstance(exc, IsADirectoryError):

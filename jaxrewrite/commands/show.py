@@ -67,17 +67,12 @@ def show(target: str, diff: bool, prog: str) -> int:
     try:
         found = locate(target, cwd, search_path(sys.path, cwd, safe_path()), sys.meta_path)
         with open(found.path, "rb") as file:
-            data = file.read()
+            source, encoding = read_python(found.display, file.read())
     except TargetError as exc:
         print(f"{prog} show: {exc}", file=sys.stderr)
         return 2
-    except OSError as exc:
+    except (OSError, SourceError) as exc:
         print(f"{prog} show: {cannot_open(target, exc)}", file=sys.stderr)
-        return 2
-    try:
-        source, encoding = read_python(found.display, data)
-    except SourceError as exc:
-        print(f"{prog} show: {exc}", file=sys.stderr)
         return 2
     source = universal(source)
     paint = colour.paint if colour.wanted(sys.stderr) else None

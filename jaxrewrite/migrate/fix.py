@@ -18,7 +18,7 @@ from jaxrewrite.engine.build import build_analysis
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.findings.static_fix import fix_text
 from jaxrewrite.engine.findings.tracetime import PASS, TRACE, uses_jaxrewrite
-from jaxrewrite.engine.read.filters import EXHAUSTIVE
+from jaxrewrite.engine.read.filters import EXHAUSTIVE, Filters
 from jaxrewrite.engine.read.literals import MISSING, literal
 from jaxrewrite.engine.read.signature import Kind, Param
 from jaxrewrite.engine.read.source import Source
@@ -56,7 +56,7 @@ def fix_source(text: str, filename: str = "<string>") -> Fix:
     In a module that uses jaxrewrite the parameters become ``Static`` markers; in any other, the
     transform's own keywords (``static_argnames``/``static_argnums``). A function that cannot be
     fixed is named in ``refused`` with why and what to write by hand; the others are still fixed."""
-    analysis = build_analysis(text, filename, require_pragma=False, filters=TRACE, passes=(PASS,))
+    analysis = _traced(text, filename)
     if not analysis.must_be_static:
         return Fix(text, text)
     marker = uses_jaxrewrite(ast.parse(text, filename), analysis.header.enabled)
@@ -81,9 +81,12 @@ def fix_source(text: str, filename: str = "<string>") -> Fix:
         result.text = step.text
         result.fixed.extend(step.fixed)
         result.said.extend(step.said)
-        analysis = build_analysis(
-            result.text, filename, require_pragma=False, filters=TRACE, passes=(PASS,)
-        )
+        analysis = _traced(result.text, filename)
+
+
+def _traced(text: str, filename: str, filters: Filters = TRACE) -> Analysis:
+    """The analysis JR006 reads: what must be static."""
+    return build_analysis(text, filename, require_pragma=False, filters=filters, passes=(PASS,))
 
 
 def _wanted(analysis: Analysis) -> list[tuple[Function, list[str]]]:
@@ -126,9 +129,7 @@ def _fix_plain(
         if edits[-1].text:
             said.append("'import functools' added (functools.partial needs it)")
     fixed_text = splice.apply(text, edits)
-    after = build_analysis(
-        fixed_text, filename, require_pragma=False, filters=TRACE, passes=(PASS,)
-    )
+    after = _traced(fixed_text, filename)
     left = {(f.name, n) for f, n in after.must_be_static}
     for func, names in wanted:
         still = [n for n in names if (func.name, n) in left]
@@ -174,7 +175,6 @@ def _functools_import(analysis: Analysis) -> splice.Edit:
 def _fix(
     text: str, filename: str, analysis: Analysis, wanted: list[tuple[Function, list[str]]]
 ) -> Fix:
-
     src = analysis.source
     edits: list[splice.Edit] = []
     for func, names in wanted:
@@ -214,7 +214,7 @@ def _fix(
 def _verify(text: str, filename: str, targets: dict[tuple[str, int], list[str]]) -> None:
     """The fixed module rewrites without refusal, every use of a fixed def holds the parameters
     Static, and none of the findings fixed is reported again."""
-    after = build_analysis(text, filename, require_pragma=False, filters=EXHAUSTIVE, passes=(PASS,))
+    after = _traced(text, filename, EXHAUSTIVE)
     if after.errors:
         raise _CannotFix(f"the fixed module would be refused: {after.errors[0]}")
     names = {name for name, _ in targets}
