@@ -44,17 +44,12 @@ class Outcome:
         return f"{self.status:8} {self.path}{self.detail}"
 
 
-def compile_file(
-    path: str,
-    levels: Sequence[int],
-    steps: pipeline.Pipeline = pipeline.DEFAULT,
-    display: str | None = None,
-    mode: str | None = None,
-) -> Outcome:
+def compile_file(path: str, levels: Sequence[int], shown: str, mode: str | None) -> Outcome:
     """Rewrite and compile one file once per optimisation level, storing each where the hook reads
-    it; ``mode``: ``timestamp`` or ``checked-hash`` (default: as ``py_compile`` decides)."""
+    it, as the hook's own pipeline would; ``mode``: ``timestamp`` or ``checked-hash`` (None: as
+    ``py_compile`` decides)."""
     origin = os.path.abspath(path)  # what the importing process's spec.origin will say
-    shown = path if display is None else display
+    steps = pipeline.DEFAULT
     try:
         st = os.stat(origin)  # before the read: an edit after it makes the pyc stale, never wrong
         with open(origin, "rb") as file:
@@ -215,7 +210,7 @@ def run(
     counts = {"wrote": 0, "skipped": 0, "failed": 0}
     cwd = os.getcwd()
     for path in files:
-        outcome = compile_file(path, levels, display=display_name(path, cwd), mode=mode)
+        outcome = compile_file(path, levels, display_name(path, cwd), mode)
         counts[outcome.status] += 1
         if not quiet or outcome.status == "failed":
             print(outcome.line())
