@@ -414,8 +414,7 @@ def main(argv: list[str], prog: str) -> int:
     if ns.explain is not None:
         rule = find(ns.explain)
         if rule is None:
-            print(f"{prog} check: unknown code: {ns.explain}", file=sys.stderr)
-            return 2
+            return _usage(prog, f"unknown code: {ns.explain}")
         print(rule.explain(), end="")
         return 0
     config = settings.discover_for(f"{prog} check", ns.config)
@@ -425,23 +424,20 @@ def main(argv: list[str], prog: str) -> int:
     unknown = settings.unknown_codes([*config.select, *config.ignore, *per_file])
     if unknown:
         where = f"{config.path}: [tool.jaxrewrite]"
-        print(
-            f"{prog} check: {where}: unknown code or prefix: {', '.join(unknown)}", file=sys.stderr
-        )
-        return 2
+        return _usage(prog, f"{where}: unknown code or prefix: {', '.join(unknown)}")
     select = config.select if ns.select is None else settings.codes([ns.select])
     ignore = (*config.ignore, *settings.codes([ns.ignore]))
     unknown = settings.unknown_codes([*select, *ignore])
     if unknown:
-        print(f"{prog} check: unknown code or prefix: {', '.join(unknown)}", file=sys.stderr)
-        return 2
+        return _usage(prog, f"unknown code or prefix: {', '.join(unknown)}")
     paths = ns.paths or ["."]
     if "-" in paths and len(paths) > 1:
-        print(
-            f"{prog} check: - (standard input) cannot be combined with other paths", file=sys.stderr
-        )
-        return 2
+        return _usage(prog, "- (standard input) cannot be combined with other paths")
     if "-" in paths and (ns.fix or ns.diff):
-        print(f"{prog} check: --fix and --diff take files, not - (standard input)", file=sys.stderr)
-        return 2
+        return _usage(prog, "--fix and --diff take files, not - (standard input)")
     return run(paths, ns.format, Options(select, ignore, config), prog, ns)
+
+
+def _usage(prog: str, message: str) -> int:
+    print(f"{prog} check: {message}", file=sys.stderr)
+    return 2
