@@ -30,10 +30,9 @@ from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import Container
 from jaxrewrite.engine.walk.callsites import call_site
-from jaxrewrite.engine.walk.completion import unseen_error
 from jaxrewrite.engine.walk.decorators import defs
 from jaxrewrite.engine.walk.registrations import field_forms, registrations
-from jaxrewrite.engine.walk.walker import Walked
+from jaxrewrite.engine.walk.walker import Walked, unseen_error
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.header import Header, scan_header
 

@@ -33,15 +33,15 @@ from jaxrewrite.engine.read.signature import read_signature
 from jaxrewrite.engine.read.wrappers import keeps_signature, made_from, peel, wrapper_error
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import opaque_registration
-from jaxrewrite.engine.walk.completion import (
+from jaxrewrite.engine.walk.specs.registration import registration_values
+from jaxrewrite.engine.walk.walker import (
+    Walked,
     ambiguity_error,
     complete_use,
     depth_error,
     is_overload,
     same_statics,
 )
-from jaxrewrite.engine.walk.specs.registration import registration_values
-from jaxrewrite.engine.walk.walker import Walked
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef

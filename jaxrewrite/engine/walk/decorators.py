@@ -17,13 +17,13 @@ from jaxrewrite.engine.read.signature import Kind, Signature, read_signature
 from jaxrewrite.engine.read.wrappers import keeps_signature, passes_through, wrapper_error
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import Container, Mark
-from jaxrewrite.engine.walk.completion import (
+from jaxrewrite.engine.walk.walker import (
+    Walked,
     ambiguity_error,
     complete_use,
     depth_error,
     header_mentions,
 )
-from jaxrewrite.engine.walk.walker import Walked
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
