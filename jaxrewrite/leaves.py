@@ -88,22 +88,29 @@ class _Leaf:
         """The same spec passed at ``position`` (an executable's arguments lack the static ones)."""
         return _Leaf(self.name, position, "dict" if self.is_dict else "namedtuple", self.given)
 
-    def split(self, value: Any) -> tuple[Any, Held | None]:
+    def split(self, value: Any, hold: bool = False) -> tuple[Any, Held | None]:
         """(the argument without its held entries, their values): for jit, whose cache key the
-        values join. The general path (any Mapping, a NamedTuple, a refusal); the call path
-        inlines the same split for an exact dict. None (an ``Optional[Cfg]`` argument, or any
-        argument JAX would take as an empty pytree) passes whole and holds nothing, like an
-        argument not passed: its own pytree structure tells it from a container in JAX's cache."""
+        values join. ``hold``: the held entries become None instead of disappearing, so the
+        argument keeps its tree structure (grad's gradient, vmap's and pmap's ``in_axes``); a key
+        the dict lacks stays absent. The general path (any Mapping, a NamedTuple, a refusal); the
+        call path inlines the same split for an exact dict. None (an ``Optional[Cfg]`` argument,
+        or any argument JAX would take as an empty pytree) passes whole and holds nothing, like
+        an argument not passed: its own pytree structure tells it from a container in JAX's
+        cache."""
         if value is None:
             return None, None
         if self.is_dict:
             if type(value) is not dict and not isinstance(value, Mapping):
                 self._refuse(value)
             dynamic = dict(value)
-            held = [dynamic.pop(key, MISSING) for key in self.keys]
+            if hold:
+                held = [dynamic.get(key, MISSING) for key in self.keys]
+                dynamic.update((key, None) for key in self.keys if key in dynamic)
+            else:
+                held = [dynamic.pop(key, MISSING) for key in self.keys]
             for inner in self.inner:
                 if inner.name in dynamic:
-                    dynamic[inner.name], values = inner.split(dynamic[inner.name])
+                    dynamic[inner.name], values = inner.split(dynamic[inner.name], hold)
                     held.append(values)
                 else:
                     held.append(MISSING)
@@ -111,45 +118,14 @@ class _Leaf:
         if not hasattr(value, "_replace"):
             self._refuse(value)
         held = [getattr(value, key) for key in self.keys]
-        if not self.inner:
-            return value._replace(**self.nulls), tuple(held)
-        replaced = dict(self.nulls)
+        replaced = dict(self.nulls)  # a NamedTuple keeps its fields, as None, either way
         for inner in self.inner:
-            replaced[inner.name], values = inner.split(getattr(value, inner.name))
+            replaced[inner.name], values = inner.split(getattr(value, inner.name), hold)
             held.append(values)
         return value._replace(**replaced), tuple(held)
 
     def hold(self, value: Any) -> tuple[Any, Held | None]:
-        """Like ``split``, but the held entries become None instead of disappearing: the
-        argument keeps its tree structure (grad's gradient, vmap's and pmap's ``in_axes``).
-        A key the dict lacks stays absent; None passes whole, as for ``split``."""
-        if value is None:
-            return None, None
-        if self.is_dict:
-            if type(value) is not dict and not isinstance(value, Mapping):
-                self._refuse(value)
-            dynamic = dict(value)
-            held = [dynamic.get(key, MISSING) for key in self.keys]
-            for key in self.keys:
-                if key in dynamic:
-                    dynamic[key] = None
-            for inner in self.inner:
-                if inner.name in dynamic:
-                    dynamic[inner.name], values = inner.hold(dynamic[inner.name])
-                    held.append(values)
-                else:
-                    held.append(MISSING)
-            return dynamic, tuple(held)
-        if not self.inner:
-            return self.split(value)  # a NamedTuple split already keeps its fields, as None
-        if not hasattr(value, "_replace"):
-            self._refuse(value)
-        replaced: dict[str, Any] = dict(self.nulls)
-        held = [getattr(value, key) for key in self.keys]
-        for inner in self.inner:
-            replaced[inner.name], values = inner.hold(getattr(value, inner.name))
-            held.append(values)
-        return value._replace(**replaced), tuple(held)
+        return self.split(value, True)
 
     def merge(self, dynamic: Any, held: Held) -> Any:
         """The argument whole again (trace time only): ``dynamic`` with the held entries back."""
@@ -381,15 +357,11 @@ def _merging_leading(specs: tuple[_Leaf, ...], fun: Callable[..., Any]) -> Calla
     """The function the transform sees when the held entries come first (jit, pmap): it puts
     them back and calls ``fun`` (trace time only). Its first parameter is positional-only, so
     no user keyword can collide with it."""
-    if len(specs) == 1:
+    single = len(specs) == 1
 
-        def inner(_jaxrewrite_held: Any, /, *args: Any, **kwargs: Any) -> Any:
-            return _merging(specs, fun, (_jaxrewrite_held,), args, kwargs)
-
-    else:
-
-        def inner(_jaxrewrite_held: Any, /, *args: Any, **kwargs: Any) -> Any:
-            return _merging(specs, fun, _jaxrewrite_held, args, kwargs)
+    def inner(_jaxrewrite_held: Any, /, *args: Any, **kwargs: Any) -> Any:
+        held = (_jaxrewrite_held,) if single else _jaxrewrite_held
+        return _merging(specs, fun, held, args, kwargs)
 
     _named_like(inner, fun)
     return inner
