@@ -128,9 +128,7 @@ _STRING_ENDS = {
 def why_ignored(source: str, line: int) -> str:
     """Explain a pragma look-alike at ``line`` that ``scan_header`` did not accept."""
     comments: set[int] = set()
-    opened: list[
-        int
-    ] = []  # start lines of the f-/t-strings being read (3.12+ tokenizes their parts)
+    opened: list[int] = []  # where the f-/t-strings being read start (3.12+ tokenizes them)
     inside = "it is inside a string literal, not a comment"
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):

@@ -249,9 +249,8 @@ def _fix_for(name: str, path: str) -> str:
         )
     if name == "__main__":
         return f"run the program with 'python -m jaxrewrite {path}'"
-    plugin = sys.modules.get(
-        "jaxrewrite.integrations.pytest_plugin"
-    )  # under pytest: its option is the fix
+    # Under pytest: its option is the fix.
+    plugin = sys.modules.get("jaxrewrite.integrations.pytest_plugin")
     fix = plugin.not_rewritten_fix(name.partition(".")[0]) if plugin is not None else None
     if isinstance(fix, str):
         return fix

@@ -103,9 +103,7 @@ def _edits(use: Use | Registration, src: Source) -> list[splice.Edit]:
         specs = tuple(leaf.spec() for leaf in leaves)
         before, after = render.leaves_wrapper(specs, pairs, helper)
         return _around(use.node, before, after, src)
-    if isinstance(
-        use.node, ast.Call
-    ):  # partial(jax.jit, ...) or jax.jit(...): complete it in place
+    if isinstance(use.node, ast.Call):  # partial(jax.jit, ...), jax.jit(...): completed in place
         return _edit_call(use.node, use.local, use.values, src)
     before, after = render.wrapper(tuple((k, v) for k, v, _ in use.values))
     return _around(use.node, before, after, src)

@@ -7,9 +7,7 @@ import warnings
 from functools import lru_cache
 from types import ModuleType
 
-from jaxrewrite.engine.read.literals import (
-    Value,
-)  # what it spells, typed where the literals are read
+from jaxrewrite.engine.read.literals import Value
 
 _PLACEHOLDER = "__jaxrewrite_transform__"
 

@@ -58,20 +58,12 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
         if local is None or isinstance(local[0], FunctionalClass):
             return
         transform, keywords = registration
-        walk.registered.add(id(local[0].node))
-        written = keywords + bound_keywords(call, transform.positional, transform.name, walk.src)
-        values = registration_values(transform, written, walk.info(local), walk.src, call)
-        walk.result.registrations.append(
-            Registration(
-                UseKind.CALL,
-                call,
-                transform,
-                local[0].node,
-                written,
-                written[len(keywords) :],
-                values,
-            )
-        )
+        node = local[0].node
+        walk.registered.add(id(node))
+        own = bound_keywords(call, transform.positional, transform.name, walk.src)
+        values = registration_values(transform, keywords + own, walk.info(local), walk.src, call)
+        registered = Registration(UseKind.CALL, call, transform, node, keywords + own, own, values)
+        walk.result.registrations.append(registered)
         return
     if opaque_registration(qualname(call.func, scope)) is not None:
         local = local_class(call.args[0], scope)

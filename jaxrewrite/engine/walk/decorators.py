@@ -159,16 +159,8 @@ def inner_entries(
         marks = tuple((f.name, f.markers) for f in sub.static_fields)
         deeper = inner_entries(walk, sub, (*path, key), left)
         if marks or deeper:
-            found.append(
-                Inner(
-                    entry.name,
-                    sub.kind,
-                    (),
-                    marks,
-                    deeper,
-                    tuple(f.node for f in sub.static_fields),
-                )
-            )
+            nodes = tuple(f.node for f in sub.static_fields)
+            found.append(Inner(entry.name, sub.kind, (), marks, deeper, nodes))
     return tuple(found)
 
 
