@@ -70,6 +70,31 @@ def _served(code: CodeType, path: str) -> CodeType:
     return code
 
 
+def script_code(data: bytes, filename: str) -> CodeType:
+    """The code the runner (``python -m jaxrewrite SCRIPT``) runs for a script: an opted-in one
+    served from the hook's pyc (a script is run many times a day, and a rewrite imports the
+    engine), any other compiled as ``python`` compiles it, so an error is Python's own."""
+    header = _header(data) if might_opt_in(data) else None
+    if header is None or not (header.enabled or header.unknown):
+        return compile(data, filename, "exec", dont_inherit=True)
+    if not header.enabled:
+        return compile_opted_in(data, filename, header=header)  # JR005 is the engine's to say
+    # Keyed by the hash of the bytes in hand: a stat taken after they were read may be newer.
+    pyc = cachetag.cache_path(filename)
+    if pyc is not None:
+        code = pycfile.load(pyc, filename, _NO_STAT, lambda: data)
+        if code is not None:
+            return _served(code, filename)
+    code = compile_opted_in(data, filename, optimize=sys.flags.optimize, header=header)
+    if pyc is not None:
+        pycfile.store(pyc, code, pycfile.hash_key(data), filename)
+    return code
+
+
+#: Scripts' pycs are hash-checked: no stat is compared (a zero one matches no timestamped pyc).
+_NO_STAT = os.stat_result((0,) * 10)
+
+
 class RewritingLoader(SourceFileLoader):
     """Loads a user's module the finder found a current pyc of the hook's for, or bytes that opt
     in (``look``). Bytes that no longer opt in when it reads them load as Python would."""
