@@ -96,7 +96,7 @@ class Leaf(_Entries):
 
 
 def held_leaves(leaves: tuple[Leaf, ...], transform: Transform) -> tuple[Leaf, ...]:
-    """The per-leaf parameters a transform must split: those with entries it holds out."""
+    """The per-leaf parameters with entries ``transform`` holds out."""
     found = (leaf.held(transform.markers) for leaf in leaves)
     return tuple(leaf for leaf in found if leaf is not None)
 
@@ -131,8 +131,7 @@ class Use:
 
 @dataclass(frozen=True)
 class Registration:
-    """One class registered as a pytree (``register_dataclass``): Static fields become
-    meta_fields."""
+    """One class registered as a pytree (``register_dataclass``)."""
 
     kind: UseKind
     #: The decorator expression, or the whole call at a call site.

@@ -1,8 +1,5 @@
-"""Planning: an Analysis in, edits on the source text out.
-
-Pure, and the same code for every transform: the analysis has already decided, from the
-transform table, what each use needs; here it is only spelled, by completing a call in place or
-by wrapping a bare transform in an explicit call.
+"""Planning: an Analysis in, edits on the source text out. The analysis has decided what each use
+needs; here it is only spelled, by completing a call in place or wrapping a bare transform.
 """
 
 from __future__ import annotations
@@ -31,7 +28,7 @@ def plan(analysis: Analysis) -> list[splice.Edit]:
 
 
 def _field_edits(use: FieldUse, src: Source) -> list[splice.Edit]:
-    """A Static field spelled the library's way, the user's value and arguments kept in place."""
+    """A Static field spelled the library's way, the user's value and arguments in place."""
     form, at = use.form, use.at
     if use.action is Action.ADD:
         end = src.end(at)

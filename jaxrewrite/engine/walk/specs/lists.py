@@ -117,7 +117,7 @@ def _effective(use: Use) -> dict[str, ast.expr]:
 
 
 def _ints(node: ast.expr | None, keyword: str, src: Source) -> tuple[int, ...] | None:
-    """The engine's reading of a literal int spec; None when absent or ``None`` (JAX: not given)."""
+    """A literal int spec; None when absent or ``None`` (JAX: not given)."""
     return _read(literal_ints, node, keyword, src, "int or tuple of ints")
 
 
@@ -213,7 +213,7 @@ def read(use: Use, sig: Signature, src: Source) -> Reading:
 
 
 def meaning_of_values(t: Transform, values: Values) -> Meaning:
-    """The engine's complete keywords for one use, as the same kind of value as a JAX reading."""
+    """The engine's complete keywords for one use, as a JAX reading."""
     words = {t.argnums, t.argnames} - {None}
     return {k: frozenset(i for i in v if i is not None) for k, v, _ in values if k in words}
 
