@@ -23,7 +23,7 @@ _annotationlib: ModuleType | None = (
 
 
 class Marker:
-    """A sentinel placed in ``Annotated`` metadata; pickles by reference, prints its public name."""
+    """A sentinel in ``Annotated`` metadata; pickles by reference, prints its public name."""
 
     __slots__ = ("name",)
 
@@ -129,7 +129,7 @@ def _annotations(target: Callable[..., Any]) -> dict[str, object]:
 
 
 class _OneHint:
-    """Stands in for a function with one annotation, for ``get_type_hints`` to evaluate."""
+    """A function with one annotation, to ``get_type_hints``."""
 
     def __init__(self, annotations: dict[str, object]) -> None:
         self.__annotations__ = annotations
