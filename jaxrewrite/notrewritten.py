@@ -228,11 +228,9 @@ def _fix_for(name: str, path: str) -> str:
     if _hooked(name, path) is False:
         return (
             f"it lies in the interpreter's installation ({os.path.dirname(path)}), whose files the "
-            "hook "
-            f"reads only for the packages named: name {top!r} "
-            f"(jaxrewrite.install(packages=[{top!r}]), "
-            f"'python -m jaxrewrite --packages {top}', pytest's --jaxrewrite-packages={top}, or "
-            f'packages = ["{top}"] in [tool.jaxrewrite] of pyproject.toml)'
+            f"hook reads only for the packages named: name {top!r} (jaxrewrite.install(packages="
+            f"[{top!r}]), 'python -m jaxrewrite --packages {top}', pytest's --jaxrewrite-packages="
+            f'{top}, or packages = ["{top}"] in [tool.jaxrewrite] of pyproject.toml)'
         )
     run = sys.modules.get("jaxrewrite.commands.run")
     if run is not None and getattr(run, "_hook", None) is not None and _hooked():

@@ -426,9 +426,7 @@ def _class_stand_in(
         return None  # TypedDict("C", {"a-b": ...}): no class statement can spell it
     lines = [f"class {name}({base}):\n"]
     for field in info.fields:
-        lines.append(
-            f"    {field.name}: "
-            f"{mark_name(field.markers) if field.markers else _PRIVATE.format('field')}\n"
-        )
+        annotation = mark_name(field.markers) if field.markers else _PRIVATE.format("field")
+        lines.append(f"    {field.name}: {annotation}\n")
     marks = frozenset(field.markers for field in info.fields if field.markers)
     return StandIn(name, "".join(lines), marks, is_class=True)

@@ -59,8 +59,7 @@ def not_rewritten_fix(package: str) -> str | None:
         return None
     return (
         "under pytest, the code under test is rewritten only for the packages named: run pytest "
-        "with "
-        f"--jaxrewrite-packages={package}, or add {package!r} to the {INI} ini option "
+        f"with --jaxrewrite-packages={package}, or add {package!r} to the {INI} ini option "
         f'(or packages = ["{package}"] in [tool.jaxrewrite] of pyproject.toml)'
     )
 
