@@ -44,7 +44,9 @@ class _Entries:
         keys = tuple(name for name, marks in self.marks if marks & markers)
         found = (entry.held(markers) for entry in self.inner)
         inner = tuple(entry for entry in found if entry is not None)
-        return dataclasses.replace(self, keys=keys, inner=inner) if keys or inner else None
+        if not (keys or inner):
+            return None
+        return dataclasses.replace(self, keys=keys, inner=inner)  # type: ignore[type-var]
 
     def applied(self) -> list[ast.AST]:
         """The field statements of the held keys, here and in every inner container."""
