@@ -63,7 +63,7 @@ def _rewrite_mp_main() -> None:
         if data is None or getattr(current, "__file__", None) == main_path:
             original(main_path)  # a script that does not opt in, or main already set (fork)
             return
-        from jaxrewrite.hook.scriptcache import script_code
+        from jaxrewrite.hook.finder import script_code
 
         # What spawn's own version does, with runpy.run_path's compile replaced by the runner's.
         spawn.old_main_modules.append(current)

@@ -22,8 +22,7 @@ from collections.abc import Callable
 from typing import NoReturn
 
 from jaxrewrite.commands import children, safe_path
-from jaxrewrite.hook.finder import install
-from jaxrewrite.hook.scriptcache import script_code
+from jaxrewrite.hook.finder import install, script_code
 
 #: The installed hook's handle, kept for the life of the process: threads and atexit
 #: handlers that import after the program's main code returns still get rewritten modules.
