@@ -10,7 +10,7 @@ from jaxrewrite.engine.findings.call_arguments import Sites
 from jaxrewrite.engine.findings.context import Context, Function, MarkedDef
 from jaxrewrite.engine.read.classes import DATACLASS, local_class
 from jaxrewrite.engine.read.markers import inner_type
-from jaxrewrite.engine.read.resolve import qualname
+from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
 from jaxrewrite.engine.read.signature import Param, array_type
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
@@ -176,8 +176,9 @@ def _unhashable_value(expr: ast.expr | None) -> str | None:
 
 def unhashable(param: Param, scope: Scope) -> str | None:
     """The spelled type under a Static marker, when values of it cannot be hashed."""
-    inner = inner_type(param.node.annotation, scope)
-    if inner is None:
+    written = inner_type(param.node.annotation, scope)
+    inner = unquoted(written)  # ``Static["list"]`` too
+    if written is None or inner is None:
         return None
     head = inner.value if isinstance(inner, ast.Subscript) else inner
     name = qualname(head, scope)
@@ -189,12 +190,12 @@ def unhashable(param: Param, scope: Scope) -> str | None:
     ):
         name = f"builtins.{head.id}"
     if name in UNHASHABLE or array_type(inner, scope) is not None:
-        return ast.unparse(inner)
+        return ast.unparse(written)
     local = local_class(head, scope)
     if local is not None and isinstance(local[0], DefinedClass):
         why = unhashable_class(local[0].node, local[1])
         if why is not None:
-            return f"{ast.unparse(inner)} ({why})"
+            return f"{ast.unparse(written)} ({why})"
     return None
 
 
