@@ -1,14 +1,10 @@
-"""JR013: a transform of the table applied here to a def imported from another module, whose
-parameters are marked there.
+"""JR013: a transform applied here to a def imported from another module, marked there.
 
-jaxrewrite reads one module at a time: the import hook rewrites ``jax.jit(f)`` from this
-module's text alone, so where ``f`` comes from ``from mymod import f`` its Static parameters
-get no keywords here and are traced, with no word at import time. ``check`` can read the other
-module (its ``ImportReader``, as the ledger's JR009 does), so it says so at the use, with the
+The import hook rewrites ``jax.jit(f)`` from this module's text alone, so where ``f`` comes from
+``from mymod import f`` its Static parameters get no keywords and are traced. ``check`` reads the
+other module (its ``ImportReader``, as the ledger's JR009 does) and says so at the use, with the
 keywords to write. Only a def it finds marked is reported: an imported name it cannot read is
 most often no marked def at all, and the marker's own module reports what it can (JR002).
-
-Pure: it reads the Analysis, the live scopes and the other modules' text, and adds findings.
 """
 
 from __future__ import annotations
@@ -132,11 +128,11 @@ def _origins(module: ast.Module) -> Origins:
         if isinstance(node, ast.ImportFrom):
             if node.level == 0 and library(node.module or ""):
                 continue
+            origin = (node.module or "", node.level)
             for alias in node.names:
                 if alias.name != "*":
                     out.setdefault(alias.asname or alias.name, {})[node.lineno] = (
-                        node.module or "",
-                        node.level,
+                        *origin,
                         alias.name,
                     )
         elif isinstance(node, ast.Import):
@@ -144,11 +140,8 @@ def _origins(module: ast.Module) -> Origins:
                 if not library(alias.name):
                     # ``import a.b`` binds ``a``; ``import a.b as m`` binds ``m`` to ``a.b``
                     name = alias.asname or alias.name.partition(".")[0]
-                    out.setdefault(name, {})[node.lineno] = (
-                        alias.name if alias.asname else name,
-                        0,
-                        None,
-                    )
+                    module = alias.name if alias.asname else name
+                    out.setdefault(name, {})[node.lineno] = (module, 0, None)
     return out
 
 
@@ -193,17 +186,11 @@ def _targets(
         return []
     out = []
     for module, level, parts in _reaches(base, scope, site, origins, 0, {}):
-        names = [
-            *parts,
-            *path,
-        ]  # ``import pkg`` binds a module (``pkg.mod.f``); ``from pkg import x``
-        if names:  # the def itself, or a module holding it (``x.f``)
-            out.append(
-                (
-                    (".".join([module, *names[:-1]] if module else names[:-1]), level, names[-1]),
-                    inner,
-                )
-            )
+        # ``import pkg`` binds a module (``pkg.mod.f``); ``from pkg import x`` the def itself or
+        # a module holding it (``x.f``).
+        *held, name = [*parts, *path] or [""]
+        if name:
+            out.append(((".".join([module, *held] if module else held), level, name), inner))
     return out
 
 

@@ -130,8 +130,7 @@ def _flax_module_fields(walk: Walked) -> list[Diagnostic]:
                 continue  # reported where it is read
             if Mark.STATIC in marks:
                 what = f"{defined.node.name}.{name}"
-                rule = RULE
-                found.append(Diagnostic.at(walk.src, stmt, rule, kind, spelled="Static", what=what))
+                found.append(Diagnostic.at(walk.src, stmt, RULE, kind, spelled="Static", what=what))
     return found
 
 
@@ -154,10 +153,7 @@ def nothing_to_settle(
     """Whether ``build`` (without JR009, as the import hook runs it) would report nothing: every
     mention of a name that may spell a marker (``names``, filters.marker_names) is in a
     top-level import, on a comment line, or in the annotation of a parameter a use of this
-    module reads, so each entry would settle as applied. A text count, conservative: any other
-    mention (an alias, a field, a variable, a string elsewhere) and the ledger runs. What lets
-    the hook say which markers do nothing for the price of a search where every one does something.
-    """
+    module reads. A text search, conservative: any other mention and the ledger runs."""
     if not names or walk.unseen or walk.unknown_calls or walk.refused_defs or walk.twins:
         return False
     if result.registrations or result.fields or any(use.leaves for use in result.uses):

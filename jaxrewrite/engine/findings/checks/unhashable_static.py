@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.findings.call_arguments import Sites
 from jaxrewrite.engine.findings.context import Context, Function, MarkedDef
 from jaxrewrite.engine.read.classes import DATACLASS, local_class
@@ -104,7 +103,7 @@ def check(ctx: Context) -> list[Diagnostic]:
     for record in ctx.marked_defs:
         if id(record.node) not in unhashed:
             found += _at_def(record, owners.get(id(record.node)), ctx)
-    return found + _unhashable_passed(ctx.result, ctx.tree, ctx.scopes.module)
+    return found + _unhashable_passed(ctx)
 
 
 def _at_def(record: MarkedDef, owner: ast.ClassDef | None, ctx: Context) -> list[Diagnostic]:
@@ -261,18 +260,19 @@ _ARRAYS = frozenset(
 )
 
 
-def _unhashable_passed(result: Analysis, tree: ast.Module, module: Scope) -> list[Diagnostic]:
+def _unhashable_passed(ctx: Context) -> list[Diagnostic]:
     """JR003 at a call site of the module: a list, dict or set (a literal or comprehension), an
     array made by a NumPy or jax.numpy constructor, or an instance of an unhashable class of the
     module, passed to a Static parameter of a transform that hashes its statics."""
     uses = [
         u
-        for u in result.uses
+        for u in ctx.result.uses
         if u.transform.hashes_statics and any(Mark.STATIC in p.markers for p in u.signature.params)
     ]
     if not uses:
         return []
-    sites = Sites(tree, module, lambda _: False)
+    module = ctx.scopes.module
+    sites = Sites(ctx.tree, module, lambda _: False)
     found: list[Diagnostic] = []
     seen: set[int] = set()
     for use in uses:
@@ -287,17 +287,8 @@ def _unhashable_passed(result: Analysis, tree: ast.Module, module: Scope) -> lis
                     shown = _unhashable_value(expr) or _unhashable_call(expr, module)
                     if shown is not None:
                         seen.add(id(expr))
-                        found.append(
-                            Diagnostic.at(
-                                result.source,
-                                expr,
-                                RULE,
-                                "passed",
-                                name=name,
-                                shown=shown,
-                                line=call.lineno,
-                            )
-                        )
+                        said = {"name": name, "shown": shown, "line": call.lineno}
+                        found.append(Diagnostic.at(ctx.src, expr, RULE, "passed", **said))
     return found
 
 

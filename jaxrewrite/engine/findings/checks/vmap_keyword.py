@@ -60,9 +60,6 @@ def _spine(expr: ast.expr, scope: Scope) -> Iterator[ast.expr]:
 
 
 def check(ctx: Context) -> Iterator[Diagnostic]:
-    """JR011: every call of a function a vmap use made that does not pass a Static parameter by
-    position: by keyword (mapped over axis 0), or not at all, left to its default (the
-    ``in_axes`` written has an entry for it, and vmap needs one per positional argument)."""
     result, scopes, module, src = ctx.result, ctx.scopes, ctx.tree, ctx.src
     mapped = [
         u
