@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import importlib
-import re
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -81,19 +80,3 @@ def rules_pass(imports: ImportReader | None = None, at_import: bool = False) -> 
         result.diagnostics.sort(key=lambda d: (d.line, d.col))
 
     return run
-
-
-def refusal_table() -> str:
-    """The docs' table of the refusals (docs/errors.md), one row per JR1nn record, by code; a
-    quoted name of the summary ('x') is written as code (`x`) there."""
-    rows = [(c, r) for c, r in RECORDS.items() if c.startswith("JR1")]
-    quoted = re.compile(r"(?<![A-Za-z])'([^']*?)'(?![A-Za-z])")
-    texts = [(c, quoted.sub(r"`\1`", r.summary) + r.details) for c, r in rows]
-    cells = "".join(f"| {c} | {text} |\n" for c, text in texts)
-    return "| code | refused |\n| --- | --- |\n" + cells
-
-
-def code_table() -> str:
-    """The docs' table of the warning codes (docs/check.md), one row per rule, by code."""
-    rows = sorted((m.RULE.code, m.RULE.summary + m.RULE.details) for m in RULES)
-    return "| code | finding |\n| --- | --- |\n" + "".join(f"| `{c}` | {t} |\n" for c, t in rows)
