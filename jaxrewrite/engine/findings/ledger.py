@@ -11,7 +11,6 @@ of the def header, class or statement it was raised in (``Diagnostic.about``).
 from __future__ import annotations
 
 import ast
-import bisect
 import dataclasses
 import functools
 from typing import TYPE_CHECKING, Any
@@ -32,7 +31,6 @@ from jaxrewrite.engine.read.othermodules import Elsewhere, ImportReader
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import parse_string, qualname
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope, ScopeTree
-from jaxrewrite.engine.read.source import Source, lines_containing
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import Rule
 from jaxrewrite.engine.rulebook.table import EITHER_FORM, Mark
@@ -69,7 +67,6 @@ class _Collector:
         scopes: ScopeTree,
         walk: Walked,
         reader: ImportReader | None,
-        src: Source,
         imports: bool,
     ) -> None:
         self.def_scopes = {id(func): scope for func, scope in scopes.defs}
@@ -85,21 +82,10 @@ class _Collector:
         )
         self.statements = scopes.statements
         self._called: set[str] | None = None
-        #: An expression naming none of these spells no marker (``MarkIndex.names``), so only
-        #: those that do, on the lines that hold one (a text search), are read.
-        self.names = self.index.names
-        self.lines = lines_containing(src.text, src.line_starts, self.names)
-
-    def may(self, first: int, last: int) -> bool:
-        """Whether any of lines ``first`` to ``last`` holds a name that may spell a marker."""
-        at = bisect.bisect_left(self.lines, first)
-        return at < len(self.lines) and self.lines[at] <= last
 
     def mentions(self, expr: ast.AST | None, scope: Scope, aliases: set[int]) -> frozenset[Mark]:
-        first = getattr(expr, "lineno", None)
-        if first is not None and not self.may(first, getattr(expr, "end_lineno", None) or first):
-            return frozenset()
-        if not may_mark(expr, self.names):
+        # An expression naming none of the index's names spells no marker (``MarkIndex.names``).
+        if not may_mark(expr, self.index.names):
             return frozenset()
         return self.index.mentions(expr, scope, aliases)
 
@@ -132,8 +118,6 @@ class _Collector:
         scope = scope.annotating(func)  # a generic def's type parameters shadow outer names
         args = func.args
         every = [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]
-        if not self.imports and not self.may(func.lineno, func.body[0].lineno - 1):
-            every = []  # no marker in the signature, and imported names are not asked for (JR009)
         for arg in every:
             if arg is None or arg.annotation is None:
                 continue
@@ -327,7 +311,7 @@ def build(
     (``imports`` False: no entry for names imported from other modules, JR009: the hook's).
     ``nothing``: JR008's record, handed by its rule (``checks/marker_does_nothing.py``)."""
     src = result.source
-    collector = _Collector(scopes, walk, reader, src, imports)
+    collector = _Collector(scopes, walk, reader, imports)
     collector.body(module.body, scopes.module)
     if any(site.kind is EntryKind.ALIAS for site in collector.sites):
         for site in collector.sites:
