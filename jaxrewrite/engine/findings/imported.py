@@ -137,8 +137,8 @@ def _origins(module: ast.Module) -> Origins:
                 if not library(alias.name):
                     # ``import a.b`` binds ``a``; ``import a.b as m`` binds ``m`` to ``a.b``
                     name = alias.asname or alias.name.partition(".")[0]
-                    module = alias.name if alias.asname else name
-                    out.setdefault(name, {})[node.lineno] = (module, 0, None)
+                    dotted = alias.name if alias.asname else name
+                    out.setdefault(name, {})[node.lineno] = (dotted, 0, None)
     return out
 
 

@@ -54,7 +54,7 @@ def check(ctx: Context) -> list[Diagnostic]:
     return found
 
 
-def _is_float(annotation: ast.expr, scope: Scope) -> bool:
+def _is_float(annotation: ast.expr | None, scope: Scope) -> bool:
     inner = unquoted(inner_type(annotation, scope))  # ``Static["float"]`` too
     if inner is None:
         return False
