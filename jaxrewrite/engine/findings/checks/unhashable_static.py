@@ -190,12 +190,17 @@ def unhashable(param: Param, scope: Scope) -> str | None:
         name = f"builtins.{head.id}"
     if name in UNHASHABLE or array_type(inner, scope) is not None:
         return ast.unparse(written)
-    local = local_class(head, scope)
-    if local is not None and isinstance(local[0], DefinedClass):
-        why = unhashable_class(local[0].node, local[1])
-        if why is not None:
-            return f"{ast.unparse(written)} ({why})"
-    return None
+    found = _local_unhashable(head, scope)
+    return None if found is None else f"{ast.unparse(written)} ({found[1]})"
+
+
+def _local_unhashable(expr: ast.expr, scope: Scope) -> tuple[str, str] | None:
+    """The name of the class of this module ``expr`` names, and why it cannot be hashed."""
+    local = local_class(expr, scope)
+    if local is None or not isinstance(local[0], DefinedClass):
+        return None
+    why = unhashable_class(local[0].node, local[1])
+    return None if why is None else (local[0].node.name, why)
 
 
 def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
@@ -300,9 +305,5 @@ def _unhashable_call(expr: ast.expr, scope: Scope) -> str | None:
     module, _, leaf = name.rpartition(".")
     if module in ("numpy", "jax.numpy") and leaf in _ARRAYS:
         return f"{'NumPy' if module == 'numpy' else 'JAX'} array ({ast.unparse(expr.func)}(...))"
-    local = local_class(expr.func, scope)
-    if local is not None and isinstance(local[0], DefinedClass):
-        why = unhashable_class(local[0].node, local[1])
-        if why is not None:
-            return f"{local[0].node.name} instance ({why})"
-    return None
+    found = _local_unhashable(expr.func, scope)
+    return None if found is None else f"{found[0]} instance ({found[1]})"

@@ -111,16 +111,10 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
         if called is None:
             continue
         statics = {p.name: p for p in called.signature.marked(called.transform.markers)}
+        said = {"func": called.target.name, "transform": called.transform.name}
         for keyword in node.keywords:
             if keyword.arg in statics:
-                yield Diagnostic.at(
-                    src,
-                    keyword,
-                    RULE,
-                    name=keyword.arg,
-                    func=called.target.name,
-                    transform=called.transform.name,
-                )
+                yield Diagnostic.at(src, keyword, RULE, name=keyword.arg, **said)
         if any(isinstance(a, ast.Starred) for a in node.args) or any(
             k.arg is None for k in node.keywords
         ):
@@ -132,12 +126,4 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
                 and param.position >= len(node.args)
                 and param.name not in passed
             ):
-                yield Diagnostic.at(
-                    src,
-                    node,
-                    RULE,
-                    "default",
-                    name=param.name,
-                    func=called.target.name,
-                    transform=called.transform.name,
-                )
+                yield Diagnostic.at(src, node, RULE, "default", name=param.name, **said)
