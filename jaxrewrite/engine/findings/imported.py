@@ -237,6 +237,9 @@ def _reaches(
                     base, binding.scope, at, origins, depth + 1, memo
                 ):
                     out.append((module, level, (*parts, *path)))
+    # Each import once: two ways to the same import at every link would otherwise double the
+    # list at each one (2**links reaches, each a finding to word and drop as said already).
+    out[:] = dict.fromkeys(out)
     return out
 
 
