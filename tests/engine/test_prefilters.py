@@ -128,7 +128,7 @@ CASES += list(LAYOUTS.items())
 def test_prefilters_change_nothing(name: str, source: str) -> None:
     filtered = outcome(source, name)
     assert outcome(source, name, EXHAUSTIVE) == filtered
-    for each in ("marker_names", "signature_lines", "defer_bodies", "first_arguments"):
+    for each in ("marker_names", "defer_bodies", "first_arguments"):
         assert outcome(source, name, Filters(**{each: False})) == filtered, each
 
 

@@ -24,7 +24,7 @@ from jaxrewrite.engine.read.lexer import word_starts
 from jaxrewrite.engine.read.markers import may_mark, names_made_from
 from jaxrewrite.engine.read.nodes import own_expressions
 from jaxrewrite.engine.read.scopes import Assigned, Scope, ScopeTree
-from jaxrewrite.engine.read.source import Source, lines_containing
+from jaxrewrite.engine.read.source import Source
 
 
 @dataclass(frozen=True)
@@ -34,8 +34,6 @@ class Filters:
     #: Read only annotations naming what may spell a marker, and report no unmarked transform
     #: use. Off: every transform use is reported (``migrate``).
     marker_names: bool = True
-    #: Read only signatures whose lines mention such a name (a substring search).
-    signature_lines: bool = True
     #: Leave function bodies with no def, class or decorator line unwalked until a call needs them.
     defer_bodies: bool = True
     #: Look for call sites only on lines where a candidate name is a first argument.
@@ -43,9 +41,7 @@ class Filters:
 
 
 FAST = Filters()
-EXHAUSTIVE = Filters(
-    marker_names=False, signature_lines=False, defer_bodies=False, first_arguments=False
-)
+EXHAUSTIVE = Filters(marker_names=False, defer_bodies=False, first_arguments=False)
 
 
 def classes_with_markers(tree: ScopeTree, relevant: set[str] | None) -> dict[int, LocalClass]:
@@ -90,11 +86,6 @@ def functional_classes(tree: ScopeTree) -> list[FunctionalClass]:
                     if functional is not None:
                         found.append(functional)
     return found
-
-
-def lines_mentioning(names: set[str], src: Source) -> list[int]:
-    """Sorted lines whose text contains any of ``names`` (substring search: a superset)."""
-    return lines_containing(src.text, src.line_starts, names)
 
 
 def may_matter(

@@ -6,7 +6,6 @@ the per-leaf comparison of two defs.
 from __future__ import annotations
 
 import ast
-import bisect
 
 from jaxrewrite.engine.analysis import Leaf, Use, UseKind, held_leaves, needs_edit
 from jaxrewrite.engine.read.denote import Path, spelled
@@ -81,15 +80,6 @@ def per_leaf_names() -> str:
 def is_overload(func: Function, scope: Scope) -> bool:
     """``@typing.overload`` stubs are replaced by the implementation that follows them."""
     return any(qualname(deco, scope) == "typing.overload" for deco in func.decorator_list)
-
-
-def header_mentions(func: Function, lines: list[int]) -> bool:
-    """Does any of the sorted ``lines`` fall in the def's signature (its annotations live there)?
-
-    The signature ends on the body's first line at the latest (``def f(x,\\n n: S): return x``).
-    """
-    at = bisect.bisect_left(lines, func.lineno)
-    return at < len(lines) and bool(lines[at] <= func.body[0].lineno)
 
 
 def ambiguity_error(expr: ast.expr, src: Source, pair: tuple[Path, Path]) -> RewriteError:
