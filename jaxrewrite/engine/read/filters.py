@@ -34,14 +34,12 @@ class Filters:
     #: Read only annotations naming what may spell a marker, and report no unmarked transform
     #: use. Off: every transform use is reported (``migrate``).
     marker_names: bool = True
-    #: Leave function bodies with no def, class or decorator line unwalked until a call needs them.
-    defer_bodies: bool = True
     #: Look for call sites only on lines where a candidate name is a first argument.
     first_arguments: bool = True
 
 
 FAST = Filters()
-EXHAUSTIVE = Filters(marker_names=False, defer_bodies=False, first_arguments=False)
+EXHAUSTIVE = Filters(marker_names=False, first_arguments=False)
 
 
 def classes_with_markers(tree: ScopeTree, relevant: set[str] | None) -> dict[int, LocalClass]:
@@ -151,7 +149,6 @@ def calls_naming(
         ordered = sorted(
             {bisect.bisect_right(starts, at) for name in hits for at in found_at[name]}
         )
-    tree.walk_deferred(ordered)
     found: list[CallSite] = []
     seen: set[int] = set()
     for first, stmt, scope, flow in _statements_on(tree.statements, ordered):
@@ -164,25 +161,6 @@ def calls_naming(
                 found.append((node, inner, (first, flow)))
     found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
     return found
-
-
-def walk_assignments(names: list[str], tree: ScopeTree, src: Source) -> None:
-    """Walk the deferred bodies where one of ``names`` is assigned as it is (``g = f``) or looped
-    over: ``g`` is then a name of ``f`` (``wrappers.aliases``) whose call sites count too."""
-    if not tree.deferred:
-        return
-    starts = src.line_starts
-    found_at = _positions(ASSIGNED_NAME, src.text)
-    lines = {
-        bisect.bisect_right(starts, at)
-        for name in found_at.keys() & set(names)
-        for at in found_at[name]
-    }
-    lines.update(
-        bisect.bisect_right(starts, start) for start, _ in _loops_over(src.text, frozenset(names))
-    )
-    if lines:
-        tree.walk_deferred(sorted(lines))
 
 
 def _statements_on(
@@ -208,7 +186,7 @@ def _statements_on(
     ]
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=1)
 def _positions(pattern: re.Pattern[str], text: str) -> dict[str, list[int]]:
     """Each identifier ``pattern`` captures in the text, with where each occurrence starts: one
     scan per module, whatever names the analysis asks about."""
@@ -229,12 +207,6 @@ _GAP = r"(?:\s|#[^\r\n]*[\r\n])*"
 #: lines can hold one.
 FIRST_ARGUMENT = re.compile(r"\(" + _GAP + r"([^\W\d]\w*)")
 
-#: An assignment's "=" or a walrus's ":=" (not "==", "<=", ">=", "!="), then blanks and
-#: backslash continuations: what follows starts the assigned value. Keyword arguments and
-#: augmented assignments match too (a superset).
-_ASSIGNED = r"(?<![=!<>])=(?!=)(?:\s|\\\r?\n)*"
-#: An identifier starting an assigned value (``g = f``, ``g: T = f``, ``(g := f)``).
-ASSIGNED_NAME = re.compile(_ASSIGNED + r"([^\W\d]\w*)")
 IDENTIFIER = re.compile(r"[^\W\d]\w*")
 #: How far a loop's text is read past its ``for`` while a bracket it opened is open.
 _LOOP_REACH = 4096

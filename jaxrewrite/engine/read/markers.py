@@ -9,6 +9,7 @@ both take, ``MarkIndex.names`` and ``may_mark``.
 from __future__ import annotations
 
 import ast
+from functools import cached_property
 from typing import cast
 
 from jaxrewrite.engine.read.denote import Path, paths, same_expr, spelled, split
@@ -56,19 +57,14 @@ class MarkIndex:
 
     def __init__(self, tree: ScopeTree) -> None:
         self.tree = tree
-        self._names: tuple[int, set[str]] | None = None
         #: (id of an annotation node) -> its outermost marks, as ``MarkerReader`` read them.
         self.read: dict[int, Marks] = {}
         self.reading = Reading()
 
-    @property
+    @cached_property
     def names(self) -> set[str]:
-        """The names that could spell a marker (``marker_names``): read once, and again only
-        after a deferred function body is walked (``ScopeTree.walk_deferred``: it binds more)."""
-        left = len(self.tree.deferred)
-        if self._names is None or self._names[0] != left:
-            self._names = left, marker_names(self.tree)
-        return self._names[1]
+        """The names that could spell a marker (``marker_names``)."""
+        return marker_names(self.tree)
 
     def mentions(self, expr: ast.AST | None, scope: Scope, aliases: set[int]) -> Marks:
         """Every marker ``expr`` spells anywhere; ``aliases`` gets the ids of the values of the
@@ -143,7 +139,7 @@ class MarkerReader:
         #: Keeps each answer; None for a text that is not the module's (a notebook's earlier cell).
         self.index = index
         #: (id(node), id(scope), depth, what) -> (the node, kept alive so its id is not reused; the
-        #: answer). Per annotation: a deferred body walked later may bind more names.
+        #: answer).
         self._read: dict[tuple[int, int, int, bool], tuple[ast.AST, Marks | None]] = {}
 
     def markers(self, ann: ast.expr) -> Marks:

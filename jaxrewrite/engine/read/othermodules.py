@@ -252,7 +252,7 @@ class Exports(Generic[T]):
                 imports.setdefault(stmt.lineno, []).append(stmt)
                 if stmt.names[0].name == "*":
                     out.stars.append(_wheres(module, level, stmt))
-        scopes = build_scopes(tree, text, defer=False)
+        scopes = build_scopes(tree, text)
         assigned: dict[str, tuple[str, list[str]]] = {}
         modules: dict[str, str] = {}
         try:

@@ -27,10 +27,6 @@ from jaxrewrite.engine.read.nodes import (
 from jaxrewrite.engine.read.source import lines_containing, source_lines
 from jaxrewrite.engine.rulebook.table import Mark
 
-#: Text that may begin a def, a class or a decorator: the test for a body worth walking (a
-#: superset, also in strings, comments and ``a @ b``: a few more bodies walked).
-STRUCTURAL = ("def", "class", "@")
-
 
 class ScopeKind(enum.Enum):
     MODULE = "module"
@@ -236,13 +232,6 @@ class ScopeTree:
     statements: list[tuple[int, int, ast.AST, Scope, int]]
     #: Every scope, module first (the outer environment, if any, is not among them).
     scopes: list[Scope]
-    #: Lines that may start a def, a class or a decorator (a text search, so a superset).
-    structural: list[int] = field(default_factory=list)
-    #: Function bodies not walked yet, as (first line, last line, def, enclosing scope): they hold
-    #: no def, class or decorator, so only a call site can make them worth walking.
-    deferred: list[tuple[int, int, ast.FunctionDef | ast.AsyncFunctionDef, Scope]] = field(
-        default_factory=list
-    )
     #: The text has ``:=``: statements' expressions are searched for the names it binds.
     walrus: bool = False
     #: The lines holding ``:=`` (a text search): only a statement spanning one is searched.
@@ -261,24 +250,7 @@ class ScopeTree:
         self.defs.clear()
         self.classes.clear()
         self.statements.clear()
-        self.deferred.clear()
         self.index = None
-
-    def walk_deferred(self, lines: list[int] | None) -> None:
-        """Walk the deferred function bodies that contain any of the (sorted) ``lines``; all if
-        None."""
-        keep = []
-        for item in self.deferred:
-            first, last, node, scope = item
-            if lines is not None:
-                at = bisect.bisect_left(lines, first)
-                if at == len(lines) or lines[at] > last:
-                    keep.append(item)
-                    continue
-            _function_body(node, scope, self)
-        if len(keep) != len(self.deferred):
-            self.deferred = keep
-            self.statements.sort(key=lambda item: item[0])
 
 
 def build_scopes(
@@ -286,23 +258,15 @@ def build_scopes(
     text: str = "",
     line_starts: list[int] | None = None,
     outer: Scope | None = None,
-    defer: bool = True,
 ) -> ScopeTree:
-    """One pass over the module's statements, never into expressions (the hot path). Unless
-    ``defer`` is off, function bodies with no def, class or decorator line are left unwalked
-    (``deferred``): only a call site in them can matter, found later by a text search."""
+    """One pass over the module's statements, never into expressions (the hot path); ``outer`` is
+    what the module body sees beyond itself."""
     module = Scope(ScopeKind.MODULE, outer)
     result = ScopeTree(module, [], [], [], [module], walrus=":=" in text)
-    if result.walrus or (text and defer):
+    if result.walrus:
         if line_starts is None:
             line_starts = list(accumulate(map(len, source_lines(text)), initial=0))
-        result.walrus_lines = lines_containing(text, line_starts, (":=",)) if result.walrus else []
-    if text and defer:
-        assert line_starts is not None
-        result.structural = lines_containing(text, line_starts, STRUCTURAL)
-    else:
-        last = max((getattr(n, "end_lineno", 0) or 0) for n in tree.body) if tree.body else 1
-        result.structural = list(range(1, last + 1))
+        result.walrus_lines = lines_containing(text, line_starts, (":=",))
     _bind_body(tree.body, module, result)
     result.statements.sort(key=lambda item: item[0])
     return result
@@ -407,13 +371,7 @@ def _function(
         )
     )
     scope = _type_parameters(node, scope, result)  # the body is nested in the annotation scope
-    last = node.end_lineno or node.lineno
-    lines = result.structural
-    at = bisect.bisect_left(lines, body_first)
-    if at < len(lines) and lines[at] <= last:
-        _function_body(node, scope, result)
-    else:
-        result.deferred.append((body_first, last, node, scope))
+    _function_body(node, scope, result)
 
 
 def _type_parameters(node: ast.AST, scope: Scope, result: ScopeTree) -> Scope:

@@ -14,7 +14,6 @@ from jaxrewrite.engine.read.filters import (
     Filters,
     calls_naming,
     loop_targets,
-    walk_assignments,
 )
 from jaxrewrite.engine.read.nodes import statements, walk
 from jaxrewrite.engine.read.recognise import classify
@@ -363,12 +362,11 @@ def calls_and_aliases(
     attributes: bool = False,
 ) -> list[CallSite]:
     """``filters.calls_naming``, then the calls naming what is made from ``names`` (``aliases``),
-    walking the bodies holding such assignments, until no new name turns up; in source order."""
+    until no new name turns up; in source order."""
     found = calls_naming(names, tree, src, filters)
     if names is None:
         return found
     known = set(names)
-    walk_assignments(names, tree, src)  # ``g = f`` in a body no call site made walked
     read: dict[int, Pairs] = {}
     extra = _new_names(names, tree, src, known, attributes, read)
     while extra:
@@ -376,7 +374,6 @@ def calls_and_aliases(
         found += [
             item for item in calls_naming(extra, tree, src, filters) if id(item[0]) not in seen
         ]
-        walk_assignments(extra, tree, src)
         extra = _new_names(extra, tree, src, known, attributes, read)
     found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
     return found
