@@ -353,25 +353,30 @@ def _bind_walrus(stmt: ast.stmt, scope: Scope, result: ScopeTree) -> None:
         )
 
 
+def _header(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, scope: Scope, result: ScopeTree
+) -> Site:
+    """A def's or class's header (decorators, defaults, bases) as a statement of the enclosing
+    scope, where it runs; where its name is bound."""
+    first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+    body_first = node.body[0].lineno
+    last = body_first - 1 if body_first > node.lineno else node.lineno
+    result.statements.append((first, last, node, scope, result.flow))
+    return first, result.flow
+
+
 def _function(
     node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result: ScopeTree
 ) -> None:
-    first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-    scope.bind(node.name, Defined(node), (first, result.flow))
+    scope.bind(node.name, Defined(node), _header(node, scope, result))
     result.defs.append((node, scope))
-    body_first = node.body[0].lineno
-    # The header (decorators, defaults) runs in the enclosing scope; the body in its own.
-    result.statements.append(
-        (
-            first,
-            body_first - 1 if body_first > node.lineno else node.lineno,
-            node,
-            scope,
-            result.flow,
-        )
-    )
-    scope = _type_parameters(node, scope, result)  # the body is nested in the annotation scope
-    _function_body(node, scope, result)
+    inner = Scope(ScopeKind.FUNCTION, _type_parameters(node, scope, result))
+    result.scopes.append(inner)
+    for name in parameter_names(node.args):
+        inner.bind(name, OPAQUE)
+    outer_flow, result.flow = result.flow, 0
+    _bind_body(node.body, inner, result)
+    result.flow = outer_flow
 
 
 def _type_parameters(node: ast.AST, scope: Scope, result: ScopeTree) -> Scope:
@@ -387,34 +392,12 @@ def _type_parameters(node: ast.AST, scope: Scope, result: ScopeTree) -> Scope:
     return inner
 
 
-def _function_body(
-    node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result: ScopeTree
-) -> None:
-    inner = Scope(ScopeKind.FUNCTION, scope)
-    result.scopes.append(inner)
-    for name in parameter_names(node.args):
-        inner.bind(name, OPAQUE)
-    outer_flow, result.flow = result.flow, 0
-    _bind_body(node.body, inner, result)
-    result.flow = outer_flow
-
-
 def _class(node: ast.ClassDef, scope: Scope, result: ScopeTree) -> None:
     body = Scope(ScopeKind.CLASS, _type_parameters(node, scope, result))
     result.scopes.append(body)
     defined = DefinedClass(node, body)
-    first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-    scope.bind(node.name, defined, (first, result.flow))
+    scope.bind(node.name, defined, _header(node, scope, result))
     result.classes.append((defined, scope))
-    result.statements.append(
-        (
-            first,
-            node.body[0].lineno - 1 if node.body[0].lineno > node.lineno else node.lineno,
-            node,
-            scope,
-            result.flow,
-        )
-    )
     outer_flow, result.flow = result.flow, 0
     _bind_body(node.body, body, result)
     result.flow = outer_flow
