@@ -308,14 +308,15 @@ def functional_class(binding: Assigned, name: str) -> FunctionalClass | None:
 
 
 def _init(value: ast.expr | None, scope: Scope) -> bool:
-    if not isinstance(value, ast.Call):
-        return True
-    if qualname(value.func, scope) != FIELD:
-        return True
-    for kw in value.keywords:
-        if kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False:
-            return False
-    return True
+    """False for ``field(init=False)``."""
+    return not (
+        isinstance(value, ast.Call)
+        and qualname(value.func, scope) == FIELD
+        and any(
+            kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False
+            for kw in value.keywords
+        )
+    )
 
 
 def _metadata(value: ast.expr | None, scope: Scope) -> tuple[frozenset[Mark], ast.expr | None]:

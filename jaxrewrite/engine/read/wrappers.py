@@ -172,25 +172,16 @@ def _star_call(node: Function | ast.Lambda, func: str) -> bool:
         or args.kwarg is None
     ):
         return False
-    star, stars = args.vararg.arg, args.kwarg.arg
+    forward = f"{func}(*{args.vararg.arg}, **{args.kwarg.arg})"
     body: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
-    for part in body:
-        for call in ast.walk(part):
-            if (
-                isinstance(call, ast.Call)
-                and isinstance(call.func, ast.Name)
-                and call.func.id == func
-                and len(call.args) == 1
-                and isinstance(call.args[0], ast.Starred)
-                and isinstance(call.args[0].value, ast.Name)
-                and call.args[0].value.id == star
-                and len(call.keywords) == 1
-                and call.keywords[0].arg is None
-                and isinstance(call.keywords[0].value, ast.Name)
-                and call.keywords[0].value.id == stars
-            ):
-                return True
-    return False
+    return any(
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Name)
+        and call.func.id == func
+        and ast.unparse(call) == forward
+        for part in body
+        for call in ast.walk(part)
+    )
 
 
 #: jax's own decorators (called: ``@jax.named_scope("s")``) that wrap through a
