@@ -73,8 +73,8 @@ class Foreign(NamedTuple):
     at: ast.expr  # the node locating it here
     module: str
     level: int
-    shown: str  # as this module spells it
-    imported: str  # what the import names, as written: ``Op2 as Op``
+    shown: str  # as this module spells it: ``Op``, ``envs.State``
+    imported: str  # the import that binds it, as written: ``from brax import envs``
 
 
 class Elsewhere:
@@ -86,11 +86,16 @@ class Elsewhere:
         self.relative: dict[str, tuple[str, int, str]] = {}
         #: Names an import binds to what may be a module, with its dotted name and level.
         self.modules: dict[str, tuple[str, int]] = {}
+        #: Each bound name's import, as written (one name of it): what JR009 quotes.
+        self.written: dict[str, str] = {}
         self.exports: Exports[str] | None = None if reader is None else Exports(reader, self._judge)
 
     def note(self, stmt: ast.Import | ast.ImportFrom) -> None:
         if isinstance(stmt, ast.ImportFrom):
             for alias in stmt.names:
+                self.written[alias.asname or alias.name] = ast.unparse(
+                    ast.ImportFrom(stmt.module, [alias], stmt.level)
+                )
                 self.relative[alias.asname or alias.name] = (
                     stmt.module or "",
                     stmt.level,
@@ -102,6 +107,7 @@ class Elsewhere:
         else:
             for alias in stmt.names:
                 bound = alias.asname or alias.name.partition(".")[0]
+                self.written[bound] = ast.unparse(ast.Import([alias]))
                 self.modules[bound] = (alias.name if alias.asname else bound, 0)
 
     def names(self, ann: ast.expr, scope: Scope) -> Iterator[Foreign]:
@@ -118,16 +124,14 @@ class Elsewhere:
                 continue
             if not parts and base in self.relative:
                 module, level, name = self.relative[base]
-                shown, written = base, name if name == base else f"{name} as {base}"
             elif parts and base in self.modules:
                 dotted, level = self.modules[base]
                 module, name = ".".join([dotted, *parts[:-1]] if dotted else parts[:-1]), parts[-1]
-                shown = written = name
             else:
                 continue
             if level == 0 and library(module):
                 continue
-            yield Foreign(name, at, module, level, shown, written)
+            yield Foreign(name, at, module, level, ast.unparse(spelled), self.written[base])
 
     def follow(self, module: str, level: int, name: str) -> tuple[str, str] | None:
         """Where the other module's ``name`` is bound (the module, spelled as seen from here),

@@ -17,12 +17,12 @@ from jaxrewrite.engine.read.signature import Kind, Signature, read_signature
 from jaxrewrite.engine.read.wrappers import keeps_signature, passes_through, wrapper_error
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import Container, Mark
-from jaxrewrite.engine.walk.completion import (
+from jaxrewrite.engine.walk.walker import (
+    Walked,
     ambiguity_error,
     complete_use,
     depth_error,
 )
-from jaxrewrite.engine.walk.walker import Walked
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -152,16 +152,8 @@ def inner_entries(
         marks = tuple((f.name, f.markers) for f in sub.static_fields)
         deeper = inner_entries(walk, sub, (*path, key), left)
         if marks or deeper:
-            found.append(
-                Inner(
-                    entry.name,
-                    sub.kind,
-                    (),
-                    marks,
-                    deeper,
-                    tuple(f.node for f in sub.static_fields),
-                )
-            )
+            nodes = tuple(f.node for f in sub.static_fields)
+            found.append(Inner(entry.name, sub.kind, (), marks, deeper, nodes))
     return tuple(found)
 
 
