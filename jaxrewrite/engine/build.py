@@ -125,7 +125,6 @@ def _analyze_tree(
         src.text,
         src.line_starts,
         outer=None if outer is None else environment(outer),
-        defer=filters.defer_bodies,
     )
     try:
         walked = walk_module(scopes, src, filters, result)

@@ -7,7 +7,7 @@ import ast
 
 from jaxrewrite.engine.analysis import Inner, Leaf, UseKind
 from jaxrewrite.engine.read.classes import ClassInfo, class_key
-from jaxrewrite.engine.read.filters import lines_mentioning, may_matter
+from jaxrewrite.engine.read.filters import may_matter
 from jaxrewrite.engine.read.literals import resolve_keywords
 from jaxrewrite.engine.read.markers import index_of
 from jaxrewrite.engine.read.recognise import ambiguous, classify
@@ -22,7 +22,6 @@ from jaxrewrite.engine.walk.walker import (
     ambiguity_error,
     complete_use,
     depth_error,
-    header_mentions,
 )
 from jaxrewrite.errors import RewriteError
 
@@ -36,15 +35,9 @@ def defs(walk: Walked, exhaustive: bool) -> None:
     # jaxrewrite reads no annotation.
     index = index_of(walk.tree)
     spellings = index.names if relevant is None else relevant
-    mentions = None
-    if relevant is not None and walk.filters.signature_lines:
-        mentions = lines_mentioning(relevant | walk.leaf_names, walk.src)
     for func, scope in walk.tree.defs:
-        if relevant is not None:
-            if mentions is not None and not header_mentions(func, mentions):
-                continue
-            if not may_matter(func, relevant, walk.leaf_names):
-                continue
+        if relevant is not None and not may_matter(func, relevant, walk.leaf_names):
+            continue
         try:
             sig = read_signature(func, scope, walk.src, spellings, index)
             leaves = per_leaf_params(walk, sig, scope.annotating(func)) if walk.leaf_names else ()

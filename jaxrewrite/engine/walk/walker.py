@@ -9,7 +9,6 @@ call sites alike.
 from __future__ import annotations
 
 import ast
-import bisect
 from dataclasses import dataclass, field
 
 from jaxrewrite.engine.analysis import (
@@ -163,15 +162,6 @@ def per_leaf_names() -> str:
 def is_overload(func: Function, scope: Scope) -> bool:
     """``@typing.overload`` stubs are replaced by the implementation that follows them."""
     return any(qualname(deco, scope) == "typing.overload" for deco in func.decorator_list)
-
-
-def header_mentions(func: Function, lines: list[int]) -> bool:
-    """Does any of the sorted ``lines`` fall in the def's signature (its annotations live there)?
-
-    The signature ends on the body's first line at the latest (``def f(x,\\n n: S): return x``).
-    """
-    at = bisect.bisect_left(lines, func.lineno)
-    return at < len(lines) and bool(lines[at] <= func.body[0].lineno)
 
 
 def ambiguity_error(expr: ast.expr, src: Source, pair: tuple[Path, Path]) -> RewriteError:
