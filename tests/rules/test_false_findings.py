@@ -282,6 +282,45 @@ def test_jr009_quotes_an_attribute_and_its_import_as_written(
     ), finding.message
 
 
+TWO_WAYS = "c = True\n" + "".join(
+    f"if c:\n    m{i} = m{i - 1}\nelse:\n    m{i} = m{i - 1}\n" for i in range(1, 21)
+)
+
+
+@pytest.mark.parametrize(
+    "imports, spelled",
+    [
+        ("from pk import Steps as S0\nS1 = S0", "S1"),
+        ("import pk\nS1 = pk.Steps", "S1"),
+        ("import pk as m0\nm1 = m0", "m1.Steps"),
+        ("import pk as m0\nm1 = m0\nm2 = m1", "'m2.Steps'"),
+        ("import pk as m0\n" + TWO_WAYS, "m20.Steps"),
+    ],
+    ids=["name", "attribute", "module", "module twice, quoted", "two ways at 20 links"],
+)
+def test_jr009_follows_names_assigned_from_an_import(
+    tmp_path: Path, imports: str, spelled: str
+) -> None:
+    """A marker alias of another module under a name assigned from its import (``S1 = S0``,
+    ``m = mymod``; on every path, however many links) does nothing here as the import itself does:
+    JR009, not silence."""
+    write(tmp_path / "pk.py", "from jaxrewrite import Static\n\nSteps = Static[int]\n")
+    main = USE.format(imports=imports, op="int", steps=spelled)
+    write(tmp_path / "main.py", main)
+    (finding,) = check_text(main, str(tmp_path / "main.py"))
+    assert finding.code == "JR009" and finding.message.startswith(
+        f"{spelled.strip(chr(39))!r} in the annotation of 'n' is an alias of a marker in pk,"
+    ), finding.message
+
+
+def test_a_name_assigned_two_different_things_is_not_followed(tmp_path: Path) -> None:
+    write(tmp_path / "pk.py", "from jaxrewrite import Static\n\nSteps = Static[int]\n")
+    imports = "import pk\nc = True\nif c:\n    m = pk\nelse:\n    m = jax"
+    main = USE.format(imports=imports, op="int", steps="m.Steps")
+    write(tmp_path / "main.py", main)
+    assert check_text(main, str(tmp_path / "main.py")) == []
+
+
 # Issue 55, measured on ott-jax and haliax checked uninstalled: a project in the src layout whose
 # tests import its package (``from ott.geometry import geometry``, ``geom: geometry.Geometry``)
 # was JR009, "not read": the package lives in src/, on no search path until it is installed.

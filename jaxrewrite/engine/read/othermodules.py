@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Generic, NamedTuple, TypeVar
 
-from jaxrewrite.engine.read.resolve import is_annotated, parse_string, qualname
+from jaxrewrite.engine.read.resolve import MAX_DEPTH, is_annotated, parse_string, qualname
 from jaxrewrite.engine.read.scopes import (
     Assigned,
     Binding,
@@ -113,15 +113,13 @@ class Elsewhere:
     def names(self, ann: ast.expr, scope: Scope) -> Iterator[Foreign]:
         """Each name of ``ann`` where a marker would act that another module defines, and that
         is no library's."""
+        memo: dict[tuple[str, int], tuple[str, tuple[str, ...]] | None] = {}
         for spelled, at in positions(ann, scope):
             base, parts = attributes(spelled)
-            found = None if base is None else scope.lookup(base)
-            if (
-                found is None
-                or len(found[0]) != 1
-                or not isinstance(found[0][0], (Imported, Opaque))
-            ):
+            reached = None if base is None else _import_of(base, scope, memo)
+            if reached is None:
                 continue
+            base, parts = reached[0], [*reached[1], *parts]
             if not parts and base in self.relative:
                 module, level, name = self.relative[base]
             elif parts and base in self.modules:
@@ -378,6 +376,39 @@ def relative(module: str, level: int, package: bool, target: str, steps: int) ->
     if not parts:
         return None
     return ".".join(parts), level
+
+
+def _import_of(
+    name: str,
+    scope: Scope,
+    memo: dict[tuple[str, int], tuple[str, tuple[str, ...]] | None],
+    depth: int = 0,
+) -> tuple[str, tuple[str, ...]] | None:
+    """The import-bound name ``name`` reads, and the attributes below it: the import itself, or
+    through names assigned from it (``m = mymod``, ``State = envs.State``) on every path to one
+    import; None for anything else. ``memo``: each name read once a scope, so that names bound two
+    ways at every link cost links, not 2**links (and a cycle reaches nothing); ``MAX_DEPTH``
+    assignments in a row, as the rewrite follows its own names."""
+    key = (name, id(scope))
+    if key in memo or depth > MAX_DEPTH:
+        return memo.get(key)
+    memo[key] = None
+    found = scope.lookup(name)
+    bindings = () if found is None else found[0]
+    result = None
+    if len(bindings) == 1 and isinstance(bindings[0], (Imported, Opaque)):
+        result = (name, ())
+    elif bindings and all(isinstance(b, Assigned) and not b.type_statement for b in bindings):
+        reached = set()
+        for binding in bindings:
+            assert isinstance(binding, Assigned)
+            base, path = attributes(binding.value)
+            got = None if base is None else _import_of(base, binding.scope, memo, depth + 1)
+            reached.add(None if got is None else (got[0], (*got[1], *path)))
+        if len(reached) == 1:
+            result = reached.pop()
+    memo[key] = result
+    return result
 
 
 def attributes(expr: ast.expr) -> tuple[str | None, list[str]]:
