@@ -38,9 +38,9 @@ from jaxrewrite.header import Header, scan_header
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
-#: A finding pass over the analysis while its tree, scopes and walk are alive (lint, peruse, the
-#: ledger, imported and tracetime each export one; ``engine.findings`` lists check's and show's):
-#: it adds to the Analysis. Front ends choose the passes, so the analysis never imports them.
+#: A finding pass over the analysis while its tree, scopes and walk are alive (the rules' registry
+#: and the trace-time pass each make one; ``engine.findings`` lists check's and show's): it adds to
+#: the Analysis. Front ends choose the passes, so the analysis never imports them.
 TreePass = Callable[[Analysis, ScopeTree, ast.Module, Walked], None]
 
 

@@ -95,7 +95,7 @@ def test_the_scan_finds_a_second_list(tmp_path: Path) -> None:
 
 
 def test_the_row_fields_that_replaced_name_lists() -> None:
-    """JR011's and JR010's transforms, once name sets in peruse.py, are row fields."""
+    """JR011's and JR010's transforms, once name sets in the checks' code, are row fields."""
     every = [row for rows in table.FAMILIES.values() for row in rows.values()]
     assert [row.name for row in every if row.maps_keywords] == ["vmap", "nn.vmap"]
     assert [(row.name, row.refuses_kwargs_with) for row in every if row.refuses_kwargs_with] == [
