@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from jaxrewrite.engine.read.nodes import child_nodes, walk
+from jaxrewrite.engine.read.resolve import qualname
+from jaxrewrite.engine.read.scopes import Binding, Scope
 from jaxrewrite.engine.rulebook.table import TRACED_AGAIN
 
 ARRAY = "array"
@@ -111,6 +113,20 @@ Sources = dict[str, list[tuple[str, "ast.expr | None"]]]
 Returns = Callable[[ast.Call | ast.Attribute, "Flow"], State]
 
 
+def named(expr: ast.expr, scope: Scope) -> str | None:
+    """The qualified name ``expr`` denotes (``int`` is ``builtins.int`` unless rebound)."""
+    found = qualname(expr, scope)
+    if found is None and isinstance(expr, ast.Name) and scope.lookup(expr.id) is None:
+        return f"builtins.{expr.id}"
+    return found
+
+
+def only(scope: Scope, name: str) -> Binding | None:
+    """The one binding of ``name`` in view, if it has exactly one."""
+    found = scope.lookup(name)
+    return found[0][0] if found is not None and len(found[0]) == 1 else None
+
+
 def meet(a: State, b: State) -> State:
     if a == _TOP:
         return b
@@ -149,10 +165,9 @@ class Flow:
         #: Other parameters the same use traces that are surely arrays (a visible call passes a
         #: number or array): not this flow's to report, but an array wherever one is asked for.
         self.plain = plain
-        #: Every jnp/lax call is a tracer, whatever it is given (jit: ``engine.findings.staged``).
+        #: Every jnp/lax call is a tracer, whatever it is given (under jit: ``tracetime``).
         self.staged = staged
-        self.names: dict[str, State] = {}
-        self.names = {name: _TOP for name in sources}
+        self.names: dict[str, State] = {name: _TOP for name in sources}
         self.names.update(seeds)
         for _ in range(8):
             changed = False
