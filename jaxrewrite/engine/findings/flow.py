@@ -1,15 +1,12 @@
 """Concreteness through one function body (JR006): which expressions hold traced values.
 
-Each value is ``ARRAY`` (surely a tracer, or the operation making it raises), ``TREE`` (a traced
-argument of unknown structure: its leaves are tracers, so no Python number can come of it), a
-``Tree`` (a traced pytree of a class the module defines: the state of each field,
-``engine.findings.trees``) or ``None`` (concrete or unknown: silent). Sources are the seeds (a
-traced parameter); values flow through assignments (a name is traced only when every binding of it
-is), arithmetic, containers, subscripts, attributes of arrays (not
-``.shape``/``.ndim``/``.dtype``/``.size``) and of Trees (their fields), calls of JAX's array
-functions, inner transforms, and calls of the module's own functions and of the def's inner
-functions (``returns``). Flow-insensitive on purpose: a name rebound anywhere to a concrete value
-stays unknown.
+Each value is ``ARRAY`` (surely a tracer, or the operation making it raises), ``TREE`` (traced, of
+unknown structure: no Python number can come of it), a ``Tree`` (a traced pytree of a class of the
+module: each field's state) or ``None`` (concrete or unknown: silent). Values flow from the seeds
+(traced parameters) through assignments (a name is traced only when every binding of it is),
+arithmetic, containers, subscripts, attributes, JAX's array functions and calls of the module's
+own functions (``returns``). Flow-insensitive on purpose: a name rebound anywhere to a concrete
+value stays unknown.
 """
 
 from __future__ import annotations
@@ -25,6 +22,8 @@ from jaxrewrite.engine.rulebook.table import TRACED_AGAIN
 
 ARRAY = "array"
 TREE = "tree"
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 @dataclass(frozen=True)
@@ -156,9 +155,9 @@ class Flow:
         sources: Sources,
         seeds: dict[str, State],
         resolve: Resolve,
-        returns: Returns | None = None,
-        plain: frozenset[str] = frozenset(),
-        staged: bool = False,
+        returns: Returns,
+        plain: frozenset[str],
+        staged: bool,
     ):
         self.resolve = resolve
         self.returns = returns
@@ -239,7 +238,7 @@ class Flow:
             value = self.state(expr.value)
             if isinstance(value, Tree):
                 found = value.member(expr.attr)
-                if found is not None and found[0] == "property" and self.returns is not None:
+                if found is not None and found[0] == "property":
                     return self.returns(expr, self)
                 return value.field(expr.attr)
             return value if value == ARRAY and expr.attr not in CONCRETE_ATTRS else None
@@ -295,11 +294,9 @@ class Flow:
                 return ARRAY
             args = [*call.args, *(k.value for k in call.keywords)]
             return ARRAY if any(self.traced(a) for a in args) else None
-        if self.returns is not None and isinstance(func, ast.Name) and func.id not in self.names:
+        if isinstance(func, ast.Name) and func.id not in self.names:
             return self.returns(call, self)
-        if self.returns is not None and isinstance(
-            self.state(func.value if isinstance(func, ast.Attribute) else func), Tree
-        ):
+        if isinstance(self.state(func.value if isinstance(func, ast.Attribute) else func), Tree):
             return self.returns(call, self)  # a method of a traced pytree
         return None
 

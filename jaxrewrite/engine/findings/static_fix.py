@@ -6,13 +6,11 @@ from __future__ import annotations
 import ast
 
 from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
-from jaxrewrite.engine.findings.flow import Flow, Tree
+from jaxrewrite.engine.findings.flow import Flow, Function, Tree
 from jaxrewrite.engine.read.signature import Kind, Param
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import SpecKind, Transform
-
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def field_fix(where: ast.expr, flow: Flow, tree: Tree, uses_jaxrewrite: bool) -> str:

@@ -10,13 +10,22 @@ from functools import cached_property
 
 from jaxrewrite.engine.findings import closures, linen
 from jaxrewrite.engine.findings.every_trace import Truth, statements
-from jaxrewrite.engine.findings.flow import ARRAY, Flow, Sources, State, Tree, meet, named, only
+from jaxrewrite.engine.findings.flow import (
+    ARRAY,
+    Flow,
+    Function,
+    Sources,
+    State,
+    Tree,
+    meet,
+    named,
+    only,
+)
 from jaxrewrite.engine.findings.flow import sources as read_sources
 from jaxrewrite.engine.read.nodes import name_assigned, own_nodes, walk
 from jaxrewrite.engine.read.scopes import Assigned, Defined, Scope
 from jaxrewrite.engine.rulebook import concrete_table
 
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 #: A use: where, JAX's error, and how the body needs the value.
 Sink = tuple[ast.expr, str, str]
 

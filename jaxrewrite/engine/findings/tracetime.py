@@ -21,7 +21,7 @@ from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.findings import library
 from jaxrewrite.engine.findings.call_arguments import Passed, Sites
 from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
-from jaxrewrite.engine.findings.flow import ARRAY, TREE, State, Tree
+from jaxrewrite.engine.findings.flow import ARRAY, TREE, Function, State, Tree
 from jaxrewrite.engine.findings.static_fix import field_fix, fix_text, has_default, report
 from jaxrewrite.engine.findings.traced_body import NOT_JAX, Body
 from jaxrewrite.engine.findings.trees import Classes, param_tree, scalar_or_array, untraceable
@@ -41,7 +41,6 @@ from jaxrewrite.errors import RewriteError
 if TYPE_CHECKING:
     from jaxrewrite.engine.walk.walker import Walked
 
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 CODE = TRACED.code
 
 #: What ``staged`` findings say to do (a value jit stages from Python values).

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 
 from jaxrewrite.engine.findings.call_arguments import method_kind
-from jaxrewrite.engine.findings.flow import ARRAY, TREE, State, Tree, named, only
+from jaxrewrite.engine.findings.flow import ARRAY, DEFS, TREE, Function, State, Tree, named, only
 from jaxrewrite.engine.read.classes import (
     DATACLASS,
     FunctionalClass,
@@ -55,8 +55,6 @@ _NEVER_TRACED: dict[str, str] = {
 _ENUMS = frozenset({"enum.Enum", "enum.Flag", "enum.StrEnum"})  # IntEnum/IntFlag values are ints
 _NAMEDTUPLE = "typing.NamedTuple"
 _CALLABLES = frozenset({"typing.Callable", "collections.abc.Callable"})
-Function = ast.FunctionDef | ast.AsyncFunctionDef
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 #: How deep fields holding pytrees of the module are followed.
 _DEPTH = 3
 _DATACLASS_FIELD = "dataclasses.field"
@@ -154,14 +152,10 @@ def _members(
         found[stmt.name] = None
         if isinstance(stmt, ast.FunctionDef) and names.count(stmt.name) == 1 and stmt.args.args:
             decorators = [type_name(d, defined.body) for d in stmt.decorator_list]
-            kind = (
-                "method"
-                if not decorators
-                else "property"
-                if decorators == ["builtins.property"]
-                else None
-            )
-            found[stmt.name] = None if kind is None else (stmt.name, kind, stmt)
+            if not decorators:
+                found[stmt.name] = (stmt.name, "method", stmt)
+            elif decorators == ["builtins.property"]:
+                found[stmt.name] = (stmt.name, "property", stmt)
     return tuple(m for m in found.values() if m is not None)
 
 
@@ -316,7 +310,7 @@ class Classes:
             for d in node.decorator_list
         ):
             return False
-        if any(isinstance(s, _DEFS) and s.name == "__jax_array__" for s in node.body):
+        if any(isinstance(s, DEFS) and s.name == "__jax_array__" for s in node.body):
             return False
         return node.name not in self._registered()
 
@@ -336,7 +330,7 @@ class Classes:
                         allowed.add(id(node.args[1]))
                 elif isinstance(node, ast.arg) and node.annotation is not None:
                     allowed.update(id(n) for n in walk(node.annotation))
-                elif isinstance(node, _DEFS) and node.returns is not None:
+                elif isinstance(node, DEFS) and node.returns is not None:
                     allowed.update(id(n) for n in walk(node.returns))
                 elif isinstance(node, ast.AnnAssign):
                     allowed.update(id(n) for n in walk(node.annotation))
