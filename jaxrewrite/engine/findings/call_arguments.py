@@ -108,14 +108,11 @@ class Sites:
                 elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
                     names.add(node.id)
                     values.setdefault(node.id, []).append(ast.Constant(None))  # another binding
-                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                elif isinstance(node, (*DEFS, ast.ClassDef)):
                     names.add(node.name)
                     continue
-                if isinstance(
-                    node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-                ):
-                    continue
-                stack.extend(child_nodes(node))
+                if not isinstance(node, ast.Lambda):
+                    stack.extend(child_nodes(node))
             self._locals[id(where)] = (names, values)
         return self._locals[id(where)]
 

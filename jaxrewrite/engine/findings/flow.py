@@ -63,7 +63,7 @@ class Tree:
 
 
 State = str | Tree | None
-_TOP = "top"  # not yet known during the fixed point
+TOP = "top"  # not yet known during the fixed point
 
 #: Attributes of an array that are Python values under tracing.
 CONCRETE_ATTRS = frozenset(
@@ -127,9 +127,9 @@ def only(scope: Scope, name: str) -> Binding | None:
 
 
 def meet(a: State, b: State) -> State:
-    if a == _TOP:
+    if a == TOP:
         return b
-    if b == _TOP:
+    if b == TOP:
         return a
     if a is None or b is None:
         return None
@@ -166,19 +166,19 @@ class Flow:
         self.plain = plain
         #: Every jnp/lax call is a tracer, whatever it is given (under jit: ``tracetime``).
         self.staged = staged
-        self.names: dict[str, State] = {name: _TOP for name in sources}
+        self.names: dict[str, State] = {name: TOP for name in sources}
         self.names.update(seeds)
         for _ in range(8):
             changed = False
             for name, found in sources.items():
-                state: State = seeds.get(name, _TOP)
+                state: State = seeds.get(name, TOP)
                 for how, expr in found:
                     state = meet(state, self._source(how, expr))
                 if state != self.names[name]:
                     self.names[name], changed = state, True
             if not changed:
                 break
-        self.names = {k: (None if v == _TOP else v) for k, v in self.names.items()}
+        self.names = {k: (None if v == TOP else v) for k, v in self.names.items()}
 
     def _source(self, how: str, expr: ast.expr | None) -> State:
         if expr is None:
@@ -199,7 +199,7 @@ class Flow:
 
     def traced(self, expr: ast.expr) -> bool:
         state = self.state(expr)
-        return state is not None and state != _TOP
+        return state is not None and state != TOP
 
     def state(self, expr: ast.expr) -> State:
         if isinstance(expr, ast.Name):
@@ -244,9 +244,9 @@ class Flow:
             return value if value == ARRAY and expr.attr not in CONCRETE_ATTRS else None
         if isinstance(expr, (ast.Tuple, ast.List)):
             parts = [self.state(e) for e in expr.elts]
-            if not any(p is not None and p != _TOP for p in parts):
+            if not any(p is not None and p != TOP for p in parts):
                 return None
-            if any(isinstance(e, ast.Starred) for e in expr.elts) or _TOP in parts:
+            if any(isinstance(e, ast.Starred) for e in expr.elts) or TOP in parts:
                 return TREE
             # Each part keeps its own state: ``return x * 2, x.shape[0]`` gives a traced first
             # part and a Python int second (``t, n = pair(x)``, ``pair(x)[1]``).
@@ -262,7 +262,7 @@ class Flow:
     def _compare(self, cmp: ast.Compare) -> State:
         operands = [cmp.left, *cmp.comparators]
         states = [self.state(o) for o in operands]
-        if all(s is None for s in states) or any(s == _TOP for s in states):
+        if all(s is None for s in states) or any(s == TOP for s in states):
             return None
         plain = all(s is not None or number(o) or self.array(o) for o, s in zip(operands, states))
         if all(isinstance(op, _ORDERING) for op in cmp.ops) and plain:

@@ -41,11 +41,9 @@ def field_fix(where: ast.expr, flow: Flow, tree: Tree, uses_jaxrewrite: bool) ->
 def has_default(func: Function, p: Param) -> bool:
     args = func.args
     if p.kind is Kind.KEYWORD_ONLY:
-        index = args.kwonlyargs.index(p.node)
-        return args.kw_defaults[index] is not None
+        return args.kw_defaults[args.kwonlyargs.index(p.node)] is not None
     positional = [*args.posonlyargs, *args.args]
-    index = positional.index(p.node)
-    return index >= len(positional) - len(args.defaults)
+    return positional.index(p.node) >= len(positional) - len(args.defaults)
 
 
 def fix_text(p: Param, t: Transform, uses_jaxrewrite: bool) -> str:

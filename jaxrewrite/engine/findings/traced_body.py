@@ -12,6 +12,8 @@ from jaxrewrite.engine.findings import closures, linen
 from jaxrewrite.engine.findings.every_trace import Truth, statements
 from jaxrewrite.engine.findings.flow import (
     ARRAY,
+    DEFS,
+    TOP,
     Flow,
     Function,
     Sources,
@@ -101,7 +103,7 @@ class Body:
         for node in (n for stmt in func.body for n in walk(stmt)):
             if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
                 self.stored.add(node.id)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            elif isinstance(node, (*DEFS, ast.ClassDef)):
                 self.stored.add(node.name)
             elif isinstance(node, ast.alias):
                 self.stored.add((node.asname or node.name).partition(".")[0])
@@ -271,11 +273,11 @@ class Body:
         if len(found) != 1:
             return None
         body, inner = found[0]
-        state: State = "top"
+        state: State = TOP
         for node in own_nodes(body.func.body):
             if isinstance(node, ast.Return):
                 state = meet(state, inner.state(node.value) if node.value is not None else None)
-        return None if state == "top" else state
+        return None if state == TOP else state
 
     def _helper_flows(self, call: ast.Call | ast.Attribute, flow: Flow) -> list[tuple[Body, Flow]]:
         out = []
@@ -397,9 +399,5 @@ def _seeds(
 
 
 def _assigned_once(func: Function, name: str) -> bool:
-    count = sum(
-        1
-        for node in walk(func)
-        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)
-    )
-    return count == 1
+    stores = (n for n in walk(func) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load))
+    return sum(n.id == name for n in stores) == 1

@@ -1,12 +1,10 @@
 """Trace-time errors found before anything runs (JR006): arguments a transform traces that the
 function's body needs as Python values, or that JAX cannot trace at all.
 
-The model is Julia's JET.jl: report the run-time error the analysis can prove. Precision comes
-first, so a finding needs all of: a use of a transform that traces abstractly (``abstract``
-in the table), the signature JAX sees (no unknown decorator in between), the parameter not static
-for that use (its markers, or the spec as JAX reads it: ``engine.walk.specs.read``), the parameter
-never rebound, and a use of it that runs on every trace (no branch, loop body, handler or
-``ensure_compile_time_eval`` in between). Pure: it reads the Analysis and the live scopes.
+As Julia's JET.jl, report only the run-time error the analysis can prove: a use of a transform that
+traces abstractly (``abstract`` in the table), the signature JAX sees (no unknown decorator in
+between), the parameter not static for that use (its markers, or the spec as JAX reads it), never
+rebound, and a use of it that runs on every trace. Pure: it reads the Analysis and the live scopes.
 """
 
 from __future__ import annotations
@@ -43,7 +41,7 @@ if TYPE_CHECKING:
 
 CODE = TRACED.code
 
-#: What ``staged`` findings say to do (a value jit stages from Python values).
+#: What a finding on a value jit stages from Python values says to do.
 _STAGED_FIX = (
     "compute it with Python or NumPy, not jnp/lax (under the transform they return tracers even "
     "of Python numbers), or inside jax.ensure_compile_time_eval()"
@@ -67,16 +65,8 @@ class Traced:
 TRACE = Filters(marker_names=False, signature_lines=False, defer_bodies=True, first_arguments=True)
 
 #: Text every module with a use of an ``abstract`` row contains (a cheap superset): their names.
-_NEEDLES = tuple(
-    sorted(
-        {
-            row.name.rpartition(".")[2]
-            for rows in FAMILIES.values()
-            for row in rows.values()
-            if row.abstract
-        }
-    )
-)
+_ABSTRACT = [row for rows in FAMILIES.values() for row in rows.values() if row.abstract]
+_NEEDLES = tuple(sorted({row.name.rpartition(".")[2] for row in _ABSTRACT}))
 
 
 #: What follows a needle that names no transform: a "." (``pjit.jit_p``: something inside what
@@ -87,9 +77,8 @@ _NOT_A_REFERENCE = re.compile(r"\s*\.|[ \t]+import\b")
 
 def may_trace(text: str) -> bool:
     """Cheap pre-filter: False means ``findings.trace_findings`` finds nothing in ``text``: a use
-    names its transform in code, never only inside another word, a docstring or a comment, nor as a
-    module (over jax's source, 121 of the 240 files that hold a needle anywhere name one in code
-    so)."""
+    names its transform in code, never only inside another word, a docstring or a comment, nor as
+    a module (about half of jax's files that hold a needle anywhere name one in code so)."""
     return any(needle in text for needle in _NEEDLES) and code_mentions(
         text, _NEEDLES, _NOT_A_REFERENCE
     )
@@ -113,28 +102,17 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) ->
 
 def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
     """Does the module use jaxrewrite (its pragma, or an import of it)? Then the fix is a marker."""
-    if enabled:
-        return True
-    for node in module.body:
-        if (
-            isinstance(node, ast.ImportFrom)
-            and node.level == 0
-            and (node.module or "").split(".")[0] == "jaxrewrite"
-        ):
-            return True
-        if isinstance(node, ast.Import) and any(
-            a.name.split(".")[0] == "jaxrewrite" for a in node.names
-        ):
-            return True
-    return False
+    body = module.body
+    names = [n.module or "" for n in body if isinstance(n, ast.ImportFrom) and n.level == 0]
+    names += [a.name for n in body if isinstance(n, ast.Import) for a in n.names]
+    return enabled or any(name.split(".")[0] == "jaxrewrite" for name in names)
 
 
 def findings(
     uses: list[Use], defs: dict[int, Scope], module: ast.Module, src: Source, enabled: bool
 ) -> list[tuple[Diagnostic, Function, str | None]]:
     """JR006 for every traced parameter the body needs as a Python value (or JAX cannot trace)."""
-    by_def: dict[int, list[Traced]] = {}
-    targets: dict[int, Function] = {}
+    by_def: dict[int, tuple[Function, list[Traced]]] = {}
     staging: dict[int, tuple[ast.expr, Transform]] = {}
     classes = Classes(module)
     sites: Sites | None = None
@@ -144,10 +122,8 @@ def findings(
             continue
         if not _signature_seen(use, func, defs[id(func)]):
             continue
-        if transform.abstract:
-            traced = traced_params(use, sig, transform, src)
-        else:
-            traced = _differentiated(use, sig)
+        abstract = transform.abstract
+        traced = traced_params(use, sig, transform, src) if abstract else _differentiated(use, sig)
         if traced is None:
             continue
         if sites is None:
@@ -157,10 +133,9 @@ def findings(
         decorated = use.kind is UseKind.DECORATOR
         axes = transform.spec is SpecKind.AXES
         passed = {} if axes else sites.passed(use.node, func, decorated, defs[id(func)])
-        targets[id(func)] = func
-        if transform.abstract and transform.spec is not SpecKind.AXES:  # jit and kin stage calls
+        if abstract and not axes:  # jit and kin stage calls
             staging.setdefault(id(func), (use.node, transform))
-        seen = by_def.setdefault(id(func), [])
+        _, seen = by_def.setdefault(id(func), (func, []))
         names = {t.param.name for t in seen}
         seen.extend(
             Traced(p, use.node, transform, tuple(passed.get(p.name, ())))
@@ -171,8 +146,7 @@ def findings(
     if not by_def:
         return out
     marker_fix = "jaxrewrite" in src.text and uses_jaxrewrite(module, enabled)
-    for key, traced_list in by_def.items():
-        func = targets[key]
+    for key, (func, traced_list) in by_def.items():
         body = Body(func, defs[key], defs)
         arrays = _arrays(body, traced_list)
         located: set[tuple[int, int]] = set()
@@ -276,12 +250,8 @@ def _staged_findings(
 
 def _signature_seen(use: Use, func: Function, scope: Scope) -> bool:
     """Does the transform see the def's own signature? Not through a decorator it cannot name."""
-    node = use.node
-    decorators = func.decorator_list
-    if any(d is node for d in decorators):
-        below = decorators[[id(d) for d in decorators].index(id(node)) + 1 :]
-    else:
-        below = decorators
+    decorators, ids = func.decorator_list, [id(d) for d in func.decorator_list]
+    below = decorators[ids.index(id(use.node)) + 1 :] if id(use.node) in ids else decorators
     return all(
         classify(d, scope) is not None or qualname(d, scope) in SIGNATURE_KEEPING for d in below
     )
