@@ -145,10 +145,6 @@ class Sites:
                         out.setdefault(kw.arg, []).append(found)
         return out
 
-    def _shadowed_below_module(self, name: str, where: ast.AST) -> bool:
-        """Bound by a def around ``where`` (not ``where`` itself, nor the module)?"""
-        return where is not self.module and self._shadowed(where, name)
-
     def _method_calls(
         self, func: Function, owner: ast.ClassDef, kind: str
     ) -> Iterator[tuple[ast.Call, int]]:
@@ -197,7 +193,7 @@ class Sites:
         """Is ``expr`` the module's one binding of ``owner``'s name, not hidden by a def around?"""
         if not isinstance(expr, ast.Name) or expr.id != owner.name:
             return False
-        if self._shadowed_below_module(expr.id, where):
+        if self._shadowed(where, expr.id):
             return False
         if where is not self.module and expr.id in self.local(where)[0]:
             return False
@@ -232,6 +228,7 @@ class Sites:
                 )
 
     def _shadowed(self, node: ast.AST, name: str) -> bool:
+        """Is ``name`` bound by a def around ``node`` (not ``node`` itself, nor the module)?"""
         where = self.enclosing(node)
         while where is not self.module:
             if name in self.local(where)[0]:
@@ -251,17 +248,15 @@ class Sites:
     def _what(self, expr: ast.expr, where: ast.AST) -> Passed | None:
         """What an argument is, when it is visible; None when it is not."""
         if isinstance(expr, ast.Name):
-            if self._shadowed_below_module(expr.id, where):
+            if self._shadowed(where, expr.id):
                 return None
-            names, values_of = self.local(where)
-            values = values_of.get(expr.id, [])
-            if expr.id in names and len(values) == 1:
-                expr = values[0]
-            elif expr.id in names:
-                return None
-            else:
+            names, values = self.local(where)
+            if expr.id not in names:
                 binding = only(self.scope, expr.id)
                 return Passed(expr, "a function") if isinstance(binding, Defined) else None
+            if len(values.get(expr.id, [])) != 1:
+                return None
+            expr = values[expr.id][0]
         if isinstance(expr, ast.Constant):
             if isinstance(expr.value, (str, bytes)):
                 return Passed(expr, f"a {type(expr.value).__name__}")
@@ -290,10 +285,8 @@ class Sites:
         if isinstance(expr.func, ast.Name):
             binding = only(self.scope, expr.func.id)
             if isinstance(binding, DefinedClass) and self.plain(binding):
-                return Passed(
-                    expr,
-                    f"an instance of {expr.func.id}, a class of this module that is not a pytree",
-                )
+                what = f"an instance of {expr.func.id}, a class of this module that is not a pytree"
+                return Passed(expr, what)
             if isinstance(binding, DefinedClass) and linen_class(binding):
                 what = f"an instance of {expr.func.id}, a flax Linen Module (not a pytree)"
                 return Passed(expr, what)

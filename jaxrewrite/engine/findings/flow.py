@@ -102,6 +102,8 @@ _NOT_ARRAYS = (
     "axis_size",
     "einsum_path",
 )
+#: Methods of an array that return Python values.
+_TO_PYTHON = ("item", "tolist", "__index__", "__int__", "__bool__")
 _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _EQUALITY = (ast.Eq, ast.NotEq)
 
@@ -221,11 +223,8 @@ class Flow:
             return self._compare(expr)
         if isinstance(expr, ast.BoolOp):
             *first, last = expr.values
-            return (
-                ARRAY
-                if all(isinstance(v, ast.Constant) for v in first) and self.state(last) == ARRAY
-                else None
-            )
+            constants = all(isinstance(v, ast.Constant) for v in first)
+            return ARRAY if constants and self.state(last) == ARRAY else None
         if isinstance(expr, ast.IfExp):
             return meet(self.state(expr.body), self.state(expr.orelse))
         if isinstance(expr, ast.Subscript):
@@ -264,16 +263,12 @@ class Flow:
         states = [self.state(o) for o in operands]
         if all(s is None for s in states) or any(s == TOP for s in states):
             return None
-        plain = all(s is not None or number(o) or self.array(o) for o, s in zip(operands, states))
-        if all(isinstance(op, _ORDERING) for op in cmp.ops) and plain:
-            return ARRAY  # an ordering of a traced value with numbers: a tracer, or a TypeError
-        if (
-            all(isinstance(op, _ORDERING + _EQUALITY) for op in cmp.ops)
-            and plain
-            and ARRAY in states
-        ):
-            return ARRAY
-        return None
+        if not all(s is not None or number(o) or self.array(o) for o, s in zip(operands, states)):
+            return None  # something other than numbers and traced values
+        # An ordering of a traced value with numbers: a tracer, or a TypeError.
+        ordering = all(isinstance(op, _ORDERING) for op in cmp.ops)
+        equality = all(isinstance(op, _ORDERING + _EQUALITY) for op in cmp.ops)
+        return ARRAY if ordering or (equality and ARRAY in states) else None
 
     def _call(self, call: ast.Call) -> State:
         func = call.func
@@ -281,11 +276,7 @@ class Flow:
             inner = self.resolve(func.func) or ""
             return TREE if inner in TRACED_AGAIN else None
         if isinstance(func, ast.Attribute) and self.state(func.value) == ARRAY:
-            return (
-                None
-                if func.attr in ("item", "tolist", "__index__", "__int__", "__bool__")
-                else ARRAY
-            )
+            return None if func.attr in _TO_PYTHON else ARRAY
         name = self.resolve(func)
         if name is not None:
             if not name.startswith(_ARRAY_MODULES) or name.rpartition(".")[2] in _CONCRETE_RESULTS:

@@ -141,14 +141,9 @@ def _members(
         local = local_class(base.value if isinstance(base, ast.Subscript) else base, scope)
         if local is not None and isinstance(local[0], DefinedClass):
             found.update((m[0], m) for m in _members(local[0], local[1], depth + 1))
-    names = [
-        s.name
-        for s in defined.node.body
-        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-    ]
-    for stmt in defined.node.body:
-        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
+    defs = [s for s in defined.node.body if isinstance(s, (*DEFS, ast.ClassDef))]
+    names = [s.name for s in defs]
+    for stmt in defs:
         found[stmt.name] = None
         if isinstance(stmt, ast.FunctionDef) and names.count(stmt.name) == 1 and stmt.args.args:
             decorators = [type_name(d, defined.body) for d in stmt.decorator_list]
