@@ -220,3 +220,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.name in ONE_WORKER:
             item.add_marker(pytest.mark.xdist_group(item.path.name))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Give each grouped item the ``@group`` suffix of its node id where xdist's own hook could
+    not: from pytest 9.2 a node id is a structured value that xdist's assignment to ``_nodeid``
+    no longer reaches (pytest-dev/pytest-xdist#1386), so every group was split across workers and
+    each costly module fixture built once per worker. Before xdist's hook sends the ids on."""
+    if not getattr(session.config.option, "loadgroup", False):
+        return
+    for item in session.items:
+        marks = item.iter_markers("xdist_group")
+        groups = sorted(
+            {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in marks}
+        )
+        node_id = getattr(item, "_id", None)
+        if groups and node_id is not None and "@" not in item.nodeid.rpartition("]")[2]:
+            item._id = type(node_id).parse(f"{item.nodeid}@{'_'.join(groups)}")
