@@ -63,14 +63,10 @@ def runs(call: ast.Call, resolve: Resolve, inner: dict[str, Function]) -> Iterat
             )
         return
     for position in LAX_BODIES.get(resolve(func) or "", ()):
-        if position < len(call.args):
-            argument = call.args[position]
-            if (
-                isinstance(argument, ast.Name)
-                and argument.id in inner
-                and not inner[argument.id].decorator_list
-            ):
-                yield Run(inner[argument.id], None, [])
+        argument = call.args[position] if position < len(call.args) else None
+        body = inner.get(argument.id) if isinstance(argument, ast.Name) else None
+        if body is not None and not body.decorator_list:
+            yield Run(body, None, [])
 
 
 def _kind(expr: ast.expr, resolve: Resolve) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from collections.abc import Iterator
 from functools import cache
 
@@ -54,11 +55,9 @@ def findings(module: ast.Module, scopes: ScopeTree, src: Source) -> Iterator[Dia
             bodies.append((list(func.body), scope, _bound(func)))
     for nodes, scope, local in bodies:
         own = list(own_nodes(nodes))
+        assigned = Counter(name for node in own for name in _stores(node))
         jitted: dict[str, ast.Call] = {}
-        assigned: dict[str, int] = {}
         for node in own:
-            for target in _stores(node):
-                assigned[target] = assigned.get(target, 0) + 1
             if (
                 isinstance(node, ast.Assign)
                 and len(node.targets) == 1
