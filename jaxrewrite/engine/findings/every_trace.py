@@ -85,9 +85,8 @@ def expressions(root: ast.AST, resolve: Resolve) -> list[ast.AST | Truth]:
             continue
         out.append(node)
         if isinstance(node, ast.BoolOp):
-            out.append(
-                Truth(node.values[0], f"'{'and' if isinstance(node.op, ast.And) else 'or'}' on it")
-            )
+            word = "and" if isinstance(node.op, ast.And) else "or"
+            out.append(Truth(node.values[0], f"'{word}' on it"))
             stack.append(node.values[0])
             continue
         if isinstance(node, ast.IfExp):

@@ -164,11 +164,8 @@ class Body:
             if isinstance(node.slice, ast.Slice):
                 bounds = (node.slice.lower, node.slice.upper, node.slice.step)
                 if any(b is not None and flow.traced(b) for b in bounds):
-                    return (
-                        node,
-                        f"{SLICE}, or {INDEX} for a list",
-                        "a slice bound must be a Python int",
-                    )
+                    error = f"{SLICE}, or {INDEX} for a list"
+                    return node, error, "a slice bound must be a Python int"
             elif flow.traced(node.slice):
                 kind = self._container(node.value)
                 if kind is not None:
