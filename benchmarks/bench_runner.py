@@ -10,7 +10,7 @@ system, is given as context: on a loaded machine it is the steadier of the two):
 * ``runner``: ``python -m jaxrewrite script.py``; the child checks that ``jaxrewrite.engine`` was
   not imported (the pragma scanner is ``jaxrewrite.header``, outside it), else the benchmark fails.
 * ``runner, opted-in script``: the script itself opts in and is served from the script cache
-  (hook/scriptcache.py); context, not a target.
+  (``hook.finder.script_code``); context, not a target.
 
 Target: runner / plain <= 1.05. jaxrewrite is copied to a scratch folder first, so an edit to
 the checkout during the run cannot change the cache tag.

@@ -9,6 +9,7 @@ no asserts to show, and is often imported before pytest could rewrite it (a warn
 
 from __future__ import annotations
 
+import importlib as _importlib
 import sys as _sys
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,13 @@ if _sys.warnoptions:  # -W/PYTHONWARNINGS naming jaxrewrite's warnings: see appl
 
 #: The markers are served by ``__getattr__`` so that fetching one tells who fetched it.
 _MARKERS = _markers.UNCHECKED
+#: The engine's public names, by their module (``analyze`` with the finding passes, as check and
+#: show run them).
+_ENGINE = {
+    "rewrite_source": "jaxrewrite.engine.rewrite",
+    "analyze": "jaxrewrite.engine.findings",
+    "Analysis": "jaxrewrite.engine.analysis",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -48,18 +56,8 @@ def __getattr__(name: str) -> Any:
         return marker
     # The engine is imported on first use: a process whose opted-in modules all load from
     # the cache never needs it, and ``import jaxrewrite`` stays cheap for the marker alone.
-    if name == "rewrite_source":
-        from jaxrewrite.engine.rewrite import rewrite_source
-
-        return rewrite_source
-    if name == "analyze":  # with the finding passes (``lint=True``), as check and show run them
-        from jaxrewrite.engine.findings import analyze
-
-        return analyze
-    if name == "Analysis":
-        from jaxrewrite.engine.analysis import Analysis
-
-        return Analysis
+    if name in _ENGINE:
+        return getattr(_importlib.import_module(_ENGINE[name]), name)
     raise AttributeError(f"module 'jaxrewrite' has no attribute {name!r}")
 
 

@@ -8,42 +8,22 @@ program's own ``sys.argv``, as with ``python``.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from jaxrewrite.version import __version__
 
 
 @dataclass(frozen=True)
-class RunScript:
-    path: str
+class Run:
+    """A program to run with the hook installed: ``python PATH``, ``-m MODULE`` or ``-c CODE``."""
+
+    kind: str  # "script", "module" or "code"
+    target: str
     args: list[str]
     packages: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class RunModule:
-    name: str
-    args: list[str]
-    packages: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class RunCode:
-    """``-c CODE``: as ``python -c CODE``, with the hook installed."""
-
-    code: str
-    args: list[str]
-    packages: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Show:
-    targets: tuple[str, ...]
-    diff: bool
 
 
 @dataclass(frozen=True)
@@ -63,16 +43,7 @@ class Done:
     err: str = ""
 
 
-Command = RunScript | RunModule | RunCode | Show | Delegate | Done
-
-
-@dataclass(frozen=True)
-class Subcommand:
-    """A word that names a command where a script name could go; ``--`` runs a script so named."""
-
-    usage: str
-    help: str
-    parse: Callable[[list[str], str], Command]
+Command = Run | Delegate | Done
 
 
 def usage(prog: str) -> str:
@@ -81,7 +52,7 @@ def usage(prog: str) -> str:
         f"       {prog} -m MODULE [ARGS ...]",
         f"       {prog} -c CODE [ARGS ...]",
     ]
-    lines.extend(f"       {prog} {word} {sub.usage}" for word, sub in SUBCOMMANDS.items())
+    lines.extend(f"       {prog} {word} {usage}" for word, (usage, _) in SUBCOMMANDS.items())
     return "\n".join(lines) + "\n"
 
 
@@ -97,7 +68,7 @@ def help_text(prog: str) -> str:
         "  -c CODE [ARGS ...]    run CODE as `python -c CODE ARGS` would (rewritten if it opts "
         "in)\n"
         "  --packages PKG[,PKG]  also rewrite the opted-in modules of these installed packages\n"
-        + "".join(sub.help for sub in SUBCOMMANDS.values())
+        + "".join(text for _, text in SUBCOMMANDS.values())
         + "  --                    the next argument is SCRIPT even if it looks like an option or "
         "is\n"
         f"                        one of the command words ({', '.join(SUBCOMMANDS)})\n"
@@ -106,6 +77,9 @@ def help_text(prog: str) -> str:
         "\n"
         "Options are read only before SCRIPT or MODULE; later arguments go to the program.\n"
     )
+
+
+KINDS = {"-m": "module", "-c": "code", "--": "script"}
 
 
 def parse(argv: Sequence[str], prog: str) -> Command:
@@ -118,7 +92,7 @@ def parse(argv: Sequence[str], prog: str) -> Command:
     if first == "--version":
         return Done(0, out=f"jaxrewrite {__version__}\n")
     if first in SUBCOMMANDS:
-        return SUBCOMMANDS[first].parse(rest, prog)
+        return Delegate(first, rest)
     if first == "--packages" or first.startswith("--packages="):
         # Installed packages whose opted-in modules are rewritten too (the hook reads the
         # interpreter's installation only for the packages named).
@@ -127,59 +101,34 @@ def parse(argv: Sequence[str], prog: str) -> Command:
         command = parse(rest, prog)
         if not names or not all(name.isidentifier() for name in names):
             return Done(2, err=f"{prog}: --packages takes top-level package names (PKG[,PKG...])\n")
-        if isinstance(command, (RunScript, RunModule, RunCode)):
+        if isinstance(command, Run):
             return replace(command, packages=(*command.packages, *names))
         return command
     if first in ("-m", "-c", "--"):
         if not rest:
             what = f"the {first} option" if first != "--" else "--"
             return Done(2, err=f"{prog}: argument expected after {what}\n{usage(prog)}")
-        if first == "-c":
-            return RunCode(rest[0], rest[1:])
-        return RunModule(rest[0], rest[1:]) if first == "-m" else RunScript(rest[0], rest[1:])
-    if first.startswith("-c"):
-        return RunCode(first[2:], rest)
-    if first.startswith("-m"):
-        return RunModule(first[2:], rest)
+        return Run(KINDS[first], rest[0], rest[1:])
+    if first.startswith(("-c", "-m")):
+        return Run(KINDS[first[:2]], first[2:], rest)
     if first == "-":
         return Done(2, err=f"{prog}: reading the program from stdin is not supported\n")
     if first.startswith("-"):
         hint = "interpreter options go first: python [OPTIONS] -m jaxrewrite ..."
         return Done(2, err=f"{prog}: unknown option {first!r} ({hint})\n{usage(prog)}")
-    return RunScript(first, rest)
+    return Run("script", first, rest)
 
 
-def _parse_show(argv: list[str], prog: str) -> Command:
-    parser = argparse.ArgumentParser(
-        prog=f"{prog} show",
-        description="Print the source the import hook compiles for each TARGET, executing nothing "
-        "(with a '==> TARGET <==' line before each when there are several, as head prints them).",
-        epilog="exit status: 0 shown, 1 a source that does not rewrite (its findings on stderr), "
-        "2 no such target; with several targets, the highest",
-    )
-    parser.add_argument(
-        "targets", nargs="+", metavar="TARGET", help="a file path or a dotted module name"
-    )
-    parser.add_argument(
-        "--diff", action="store_true", help="print a unified diff against the file instead"
-    )
-    try:
-        ns = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse has printed its help or its error already
-        return Done(exc.code if isinstance(exc.code, int) else 2)
-    return Show(tuple(ns.targets), ns.diff)
-
-
-#: Every command word, in one table: a new command is a new row, not another reserved branch.
-SUBCOMMANDS: dict[str, Subcommand] = {
-    "show": Subcommand(
+#: Every command word (a word where a script name could go; ``--`` runs a script so named), with
+#: its usage and help lines: a new command is a new row and a ``commands/<word>.py`` with ``main``.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "show": (
         "[--diff] TARGET ...",
         "  show TARGET ...       print the source the hook compiles for TARGET (a file path or a\n"
         "                        dotted module name, found without importing anything); --diff\n"
         "                        prints a unified diff against the file instead\n",
-        _parse_show,
     ),
-    "check": Subcommand(
+    "check": (
         "[--format {text,json,github}] [--select CODES] [--ignore CODES] [--exclude PATTERN]\n"
         "             [--fix [--diff]] [--no-cache] [-q] [--config PYPROJECT] [--stdin-filename "
         "NAME]\n"
@@ -187,22 +136,19 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         "  check [PATH ...]      report Static/NoDiff annotations that would do nothing or be\n"
         "                        refused (files, folders searched for .py files, default .; - for\n"
         "                        stdin); exit 1 on findings; see `check --help`\n",
-        lambda argv, prog: Delegate("check", argv),
     ),
-    "migrate": Subcommand(
+    "migrate": (
         "[--diff | --check | --write [--install-hook]] PATH ...",
         "  migrate PATH ...      turn hand-written static_argnums/static_argnames into Static\n"
         "                        annotations where the meaning stays the same; prints a diff\n"
         "                        (--diff), only the exit status (--check), or rewrites the\n"
         "                        files (--write); see `migrate --help`\n",
-        lambda argv, prog: Delegate("migrate", argv),
     ),
-    "compile": Subcommand(
+    "compile": (
         "[-O LEVEL[,LEVEL...]] [-q] [-m PACKAGE] [PATH ...]",
         "  compile PATH ...      write the hook's cache for every opted-in module ahead of time\n"
         "                        (files, folders, or -m PACKAGE found without importing it), for\n"
         "                        read-only installs; exit 1 if one fails; see `compile --help`\n",
-        lambda argv, prog: Delegate("compile", argv),
     ),
 }
 
@@ -215,15 +161,15 @@ BROKEN_PIPE = 128 + 13
 def main(argv: Sequence[str] | None = None, prog: str = "jaxrewrite") -> int:
     """Entry point; returns the exit status. Running a program takes over this process."""
     command = parse(sys.argv[1:] if argv is None else argv, prog)
-    if isinstance(command, (RunScript, RunModule, RunCode)):
+    if isinstance(command, Run):
         from jaxrewrite.commands import run as runner
 
-        if isinstance(command, RunCode):
-            return runner.run_code(command.code, command.args, command.packages)
         # The program's own output is the program's: a broken pipe there is its to handle.
-        if isinstance(command, RunModule):
-            return runner.run_module(command.name, command.args, command.packages)
-        return runner.run_script(command.path, command.args, prog, command.packages)
+        if command.kind == "code":
+            return runner.run_code(command.target, command.args, command.packages)
+        if command.kind == "module":
+            return runner.run_module(command.target, command.args, command.packages)
+        return runner.run_script(command.target, command.args, prog, command.packages)
     # What the commands print themselves (findings, summaries) names identifiers and paths: one
     # the terminal's encoding lacks is escaped, as Python escapes it on stderr, never a crash.
     # Source text and diffs go out as bytes in the file's own encoding (commands/files.py).
@@ -239,22 +185,17 @@ def main(argv: Sequence[str] | None = None, prog: str = "jaxrewrite") -> int:
         return BROKEN_PIPE
 
 
-def _command(command: Command, prog: str) -> int:
+def _command(command: Delegate | Done, prog: str) -> int:
     """One of jaxrewrite's own commands (not a program it runs)."""
     if isinstance(command, Done):
         sys.stdout.write(command.out)
         sys.stderr.write(command.err)
         return command.status
-    if isinstance(command, Delegate):
-        import importlib
+    import importlib
 
-        module = importlib.import_module(f"jaxrewrite.commands.{command.module}")
-        status: int = module.main(command.argv, prog)
-        return status
-    assert isinstance(command, Show), command
-    from jaxrewrite.commands.show import show_all
-
-    return show_all(command.targets, command.diff, prog)
+    module = importlib.import_module(f"jaxrewrite.commands.{command.module}")
+    status: int = module.main(command.argv, prog)
+    return status
 
 
 def _stdout_to_devnull() -> None:

@@ -90,8 +90,7 @@ def find(start: str) -> str | None:
 
 
 def discover_for(command: str, explicit: str | None) -> Config | None:
-    """``discover`` for a command line: None once the error is printed, prefixed with
-    ``command`` (the command then exits 2, as for any usage error)."""
+    """``discover`` for a command line: None once the error is printed (the command exits 2)."""
     try:
         return discover(explicit=explicit)
     except ConfigError as exc:
@@ -105,12 +104,9 @@ def discover(start: str | None = None, explicit: str | None = None) -> Config:
         if not os.path.isfile(explicit):
             raise ConfigError(f"{explicit}: no such configuration file")
         return load(explicit)
-    found = find(os.getcwd() if start is None else start)
-    return (
-        Config(root=os.path.abspath(os.getcwd() if start is None else start))
-        if found is None
-        else load(found)
-    )
+    start = os.getcwd() if start is None else start
+    found = find(start)
+    return Config(root=os.path.abspath(start)) if found is None else load(found)
 
 
 def load(path: str) -> Config:
@@ -157,9 +153,13 @@ def codes(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(RETIRED.get(code, code) for code in found)
 
 
-def words(value: str) -> tuple[str, ...]:
-    """A comma-separated command-line value (``--exclude a,b``), blanks dropped."""
-    return tuple(word.strip() for word in value.split(",") if word.strip())
+def exclusions(config: Config, given: Iterable[str]) -> list[tuple[str, str]]:
+    """The ``(pattern, root)`` pairs a walk skips: the configuration's, read from its folder, and
+    the command line's (``--exclude a,b``, repeatable), read from the cwd."""
+    patterns = [(pattern, config.root) for pattern in config.exclude]
+    return patterns + [
+        (word.strip(), ".") for value in given for word in value.split(",") if word.strip()
+    ]
 
 
 def unknown_codes(values: Sequence[str]) -> list[str]:

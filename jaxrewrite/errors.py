@@ -7,11 +7,8 @@ import warnings
 
 
 class RewriteError(SyntaxError):
-    """Misuse of a jaxrewrite marker, located like a SyntaxError (1-based line and column).
-
-    It subclasses SyntaxError so that import machinery, tracebacks and editors show it
-    exactly where the offending annotation or decorator is written.
-    """
+    """Misuse of a jaxrewrite marker, a SyntaxError so that import machinery, tracebacks and
+    editors show it where the offending annotation or decorator is written."""
 
     def __init__(
         self,
@@ -27,10 +24,7 @@ class RewriteError(SyntaxError):
         # ``msg`` is what tracebacks print after the class name, so it leads with the code, as
         # ``jaxrewrite check`` prints a finding; ``message`` is the text alone.
         super().__init__(f"{code} {msg}", (filename, lineno, offset, text, end_lineno, end_offset))
-        #: The finding's code (``engine.findings.checks.registry.CODES``), as ``jaxrewrite
-        #: check`` prints it.
         self.code = code
-        #: The message without its code.
         self.message = msg
 
     def __str__(self) -> str:
@@ -58,10 +52,10 @@ class RewriteError(SyntaxError):
     def at(
         cls, node: ast.AST, code: str, msg: str, filename: str, lines: list[str]
     ) -> RewriteError:
-        """Build the error for an AST node, with the offending source line as ``text``."""
+        """The error at an AST node, with the offending source line as ``text``."""
         lineno = getattr(node, "lineno", 1)
         col = getattr(node, "col_offset", 0)
-        text = lines[lineno - 1] if 0 < lineno <= len(lines) else None
+        text = _line(lines, lineno)
         end_lineno = getattr(node, "end_lineno", None)
         end_col = getattr(node, "end_col_offset", None)
         return cls(

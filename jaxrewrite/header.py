@@ -17,15 +17,12 @@ PRAGMA = "# jaxrewrite: enable"
 _DIRECTIVE = re.compile(r"#\s*jaxrewrite\s*:\s*(?P<word>.*?)\s*$")
 _LOOKALIKE = re.compile(r"[ \t]*#[ \t]*jaxrewrite[ \t]*:[ \t]*enable\s*$")
 
-#: What must appear in a file's bytes for it to possibly opt in; lets the import hook
-#: skip every other module with one substring search.
+#: What must appear in a file's bytes for it to possibly opt in.
 NEEDLE = b"jaxrewrite"
 
 
 @dataclass(frozen=True)
 class Header:
-    """What the module header says about jaxrewrite."""
-
     enabled: bool
     #: Lines that look like the pragma but do not count (below the header or inside a string).
     ignored_lines: tuple[int, ...]
@@ -39,7 +36,7 @@ def might_opt_in(data: bytes) -> bool:
 
 
 def scan_header(source: str) -> Header:
-    """Read the header of ``source``; stops at the first ordinary statement (lazy tokenizing)."""
+    """Read the header of ``source``, tokenizing up to its first ordinary statement."""
     enabled_line: int | None = None
     unknown: list[tuple[int, str]] = []
     seen_statement = False
@@ -85,7 +82,7 @@ def scan_header(source: str) -> Header:
 
 
 def _lookalike_lines(source: str) -> list[int]:
-    """Lines that consist of the pragma, wherever they are (found by substring, not regex scan)."""
+    """Lines that consist of the pragma, wherever they are."""
     found = []
     at = source.find("jaxrewrite")
     while at >= 0:
@@ -126,11 +123,9 @@ _STRING_ENDS = {
 
 
 def why_ignored(source: str, line: int) -> str:
-    """Explain a pragma look-alike at ``line`` that ``scan_header`` did not accept."""
+    """Why ``scan_header`` did not accept the pragma look-alike at ``line``."""
     comments: set[int] = set()
-    opened: list[
-        int
-    ] = []  # start lines of the f-/t-strings being read (3.12+ tokenizes their parts)
+    opened: list[int] = []  # where the f-/t-strings being read start (3.12+ tokenizes them)
     inside = "it is inside a string literal, not a comment"
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):

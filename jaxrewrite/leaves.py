@@ -25,8 +25,8 @@ STATIC_LEAVES = "_jaxrewrite_static_leaves"
 
 
 class _Missing:
-    """The held value of a key the dict lacks (a TypedDict with ``total=False``): hashable and
-    equal only to itself, so "absent" and every real value are different cache keys."""
+    """The held value of a key the dict lacks (``total=False``): equal only to itself, so
+    "absent" and every real value are different cache keys."""
 
     __slots__ = ()
 
@@ -39,8 +39,6 @@ class _Missing:
 
 MISSING: Any = _Missing()
 
-#: One per-leaf argument's held entries: its held keys' values in order (MISSING for a key
-#: the dict lacks).
 Held = tuple[Any, ...]
 
 #: Each key is a string, or ``(key, kind, keys)`` for an entry that is itself a container with
@@ -49,11 +47,9 @@ LeafSpecs = tuple[tuple[str, int | None, str, tuple[Any, ...]], ...]
 
 
 class _Leaf:
-    """One per-leaf parameter (or an inner container of one): where it is passed, what
-    container it is, its held keys, and its inner containers with held entries of their own.
-
-    Held values are the held keys' values in order, then one entry per inner container: its
-    own held tuple, MISSING where the key is absent, None where its value is None."""
+    """One per-leaf parameter (or an inner container of one). Its held values: the held keys'
+    values in order, then per inner container its own held tuple (MISSING where the key is
+    absent, None where its value is None)."""
 
     __slots__ = ("name", "position", "is_dict", "keys", "nulls", "inner", "given")
 
@@ -85,25 +81,28 @@ class _Leaf:
         self.given = tuple(keys)
 
     def moved(self, position: int) -> _Leaf:
-        """The same spec passed at ``position`` (an executable's arguments lack the static ones)."""
+        """The same spec at ``position`` (an executable's arguments lack the static ones)."""
         return _Leaf(self.name, position, "dict" if self.is_dict else "namedtuple", self.given)
 
-    def split(self, value: Any) -> tuple[Any, Held | None]:
-        """(the argument without its held entries, their values): for jit, whose cache key the
-        values join. The general path (any Mapping, a NamedTuple, a refusal); the call path
-        inlines the same split for an exact dict. None (an ``Optional[Cfg]`` argument, or any
-        argument JAX would take as an empty pytree) passes whole and holds nothing, like an
-        argument not passed: its own pytree structure tells it from a container in JAX's cache."""
+    def split(self, value: Any, hold: bool = False) -> tuple[Any, Held | None]:
+        """(the argument without its held entries, their values). ``hold``: the entries become
+        None instead, so the argument keeps its tree structure (grad's gradient, ``in_axes``).
+        The call path inlines the same split for an exact dict. None passes whole and holds
+        nothing, like an argument not passed."""
         if value is None:
             return None, None
         if self.is_dict:
             if type(value) is not dict and not isinstance(value, Mapping):
                 self._refuse(value)
             dynamic = dict(value)
-            held = [dynamic.pop(key, MISSING) for key in self.keys]
+            if hold:
+                held = [dynamic.get(key, MISSING) for key in self.keys]
+                dynamic.update((key, None) for key in self.keys if key in dynamic)
+            else:
+                held = [dynamic.pop(key, MISSING) for key in self.keys]
             for inner in self.inner:
                 if inner.name in dynamic:
-                    dynamic[inner.name], values = inner.split(dynamic[inner.name])
+                    dynamic[inner.name], values = inner.split(dynamic[inner.name], hold)
                     held.append(values)
                 else:
                     held.append(MISSING)
@@ -111,48 +110,17 @@ class _Leaf:
         if not hasattr(value, "_replace"):
             self._refuse(value)
         held = [getattr(value, key) for key in self.keys]
-        if not self.inner:
-            return value._replace(**self.nulls), tuple(held)
-        replaced = dict(self.nulls)
+        replaced = dict(self.nulls)  # a NamedTuple keeps its fields, as None, either way
         for inner in self.inner:
-            replaced[inner.name], values = inner.split(getattr(value, inner.name))
+            replaced[inner.name], values = inner.split(getattr(value, inner.name), hold)
             held.append(values)
         return value._replace(**replaced), tuple(held)
 
     def hold(self, value: Any) -> tuple[Any, Held | None]:
-        """Like ``split``, but the held entries become None instead of disappearing: the
-        argument keeps its tree structure (grad's gradient, vmap's and pmap's ``in_axes``).
-        A key the dict lacks stays absent; None passes whole, as for ``split``."""
-        if value is None:
-            return None, None
-        if self.is_dict:
-            if type(value) is not dict and not isinstance(value, Mapping):
-                self._refuse(value)
-            dynamic = dict(value)
-            held = [dynamic.get(key, MISSING) for key in self.keys]
-            for key in self.keys:
-                if key in dynamic:
-                    dynamic[key] = None
-            for inner in self.inner:
-                if inner.name in dynamic:
-                    dynamic[inner.name], values = inner.hold(dynamic[inner.name])
-                    held.append(values)
-                else:
-                    held.append(MISSING)
-            return dynamic, tuple(held)
-        if not self.inner:
-            return self.split(value)  # a NamedTuple split already keeps its fields, as None
-        if not hasattr(value, "_replace"):
-            self._refuse(value)
-        replaced: dict[str, Any] = dict(self.nulls)
-        held = [getattr(value, key) for key in self.keys]
-        for inner in self.inner:
-            replaced[inner.name], values = inner.hold(getattr(value, inner.name))
-            held.append(values)
-        return value._replace(**replaced), tuple(held)
+        return self.split(value, True)
 
     def merge(self, dynamic: Any, held: Held) -> Any:
-        """The argument whole again (trace time only): ``dynamic`` with the held entries back."""
+        """``dynamic`` with the held entries back (trace time only)."""
         back = {key: value for key, value in zip(self.keys, held) if value is not MISSING}
         for inner, values in zip(self.inner, held[len(self.keys) :]):
             if values is not MISSING and values is not None:  # absent, or None passed whole
@@ -176,16 +144,14 @@ def _specs(leaves: LeafSpecs) -> tuple[_Leaf, ...]:
 
 
 def _named_like(wrapper: Callable[..., Any], fun: Callable[..., Any]) -> None:
-    """Name a wrapper like the user's function (JAX's error messages, profiles, pmap's
-    compilation names) without ``__wrapped__``: JAX must see the wrapper's own signature."""
+    """Name a wrapper like ``fun`` without ``__wrapped__``: JAX must see the wrapper's own
+    signature."""
     for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
         setattr(wrapper, attr, getattr(fun, attr, getattr(wrapper, attr)))
 
 
-#: What a helper's result takes from the user's function besides its name: ``__wrapped__``
-#: (``inspect.signature`` reads the user's parameters) and the annotations
-#: (``typing.get_type_hints`` reads the user's hints, as for jax.jit's result), as
-#: ``functools.update_wrapper`` copies them (``__annotate__`` on Python 3.14).
+#: What a helper's result takes from the user's function besides its name, as
+#: ``functools.update_wrapper`` copies them (``__annotate__`` on 3.14): its type hints.
 _HINTS = tuple(
     attr
     for attr in functools.WRAPPER_ASSIGNMENTS
@@ -194,7 +160,6 @@ _HINTS = tuple(
 
 
 def _public_like(outer: Callable[..., Any], fun: Callable[..., Any]) -> None:
-    """Make a helper's result stand for ``fun``: its name, signature and type hints."""
     _named_like(outer, fun)
     for attr in _HINTS:
         try:
@@ -211,8 +176,7 @@ def _public_like(outer: Callable[..., Any], fun: Callable[..., Any]) -> None:
 def _unpartial(
     transform: Callable[..., Any], args: tuple[Any, ...], keywords: dict[str, Any]
 ) -> tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]:
-    """``partial(jax.pmap, in_axes=...)`` as the transform and its options, so a helper that
-    must shift an option sees the one the user wrote."""
+    """``partial(jax.pmap, in_axes=...)`` as the transform and its options."""
     while isinstance(transform, functools.partial):
         args = (*transform.args, *args)
         keywords = {**transform.keywords, **keywords}
@@ -237,12 +201,9 @@ def _tuple_source(items: list[str]) -> str:
 def _call_path_factory(
     shape: tuple[tuple[int | None, bool, int], ...], hold: bool
 ) -> Callable[..., Any]:
-    """Compile the call path for one shape of specs ((position, is a dict, number of keys)
-    each): a factory ``make(target, names, keys, splits, nulls) -> call``.
-
-    Only positions (exact ints) and generated identifiers reach the source; names and keys
-    arrive as closure values. Shapes repeat across functions, so each compiles once.
-    """
+    """A factory ``make(target, names, keys, splits, nulls) -> call`` for one shape of specs
+    ((position, is a dict, number of keys) each). Only positions (exact ints) and generated
+    identifiers reach the source; names and keys arrive as closure values."""
     lines = [
         "def make(target, names, keys, splits, nulls):",
         *(
@@ -336,14 +297,9 @@ def _call_path_factory(
 def _call_path(
     specs: tuple[_Leaf, ...], hold: bool
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """``target -> call``: ``call(*args, **kwargs)`` splits each per-leaf argument (``hold``:
-    None at the held entries, else without them) and returns ``target(held, *args,
-    **kwargs)`` with the dynamic parts in place; ``held`` is the one spec's held tuple (or
-    None), or one such entry per spec.
-
-    One factory serves the call and the AOT methods (``jitted.lower`` and the like), so they
-    split identically.
-    """
+    """``target -> call``: ``call(*args, **kwargs)`` splits each per-leaf argument and returns
+    ``target(held, *args, **kwargs)``; ``held`` is the one spec's held tuple (or None), or one
+    such entry per spec. The call and the AOT methods split through it alike."""
     # An inner container takes the general split (the unrolled dict path pops flat keys only).
     make = _call_path_factory(
         tuple((s.position, s.is_dict and not s.inner, len(s.keys)) for s in specs), hold
@@ -361,8 +317,7 @@ def _name_unhashable(
     held: tuple[Held | None, ...],
     error: ValueError,
 ) -> None:
-    """Raise a ValueError naming the first unhashable held entry, if there is one (the
-    transform's own message shows only the held tuple); return if every entry hashes."""
+    """Raise a ValueError naming the first unhashable held entry, if there is one."""
     for name, spec_keys, values in zip(names, keys, held):
         for key, value in zip(spec_keys, values or ()):
             try:
@@ -378,18 +333,13 @@ def _name_unhashable(
 
 
 def _merging_leading(specs: tuple[_Leaf, ...], fun: Callable[..., Any]) -> Callable[..., Any]:
-    """The function the transform sees when the held entries come first (jit, pmap): it puts
-    them back and calls ``fun`` (trace time only). Its first parameter is positional-only, so
-    no user keyword can collide with it."""
-    if len(specs) == 1:
+    """What the transform sees when the held entries come first (jit, pmap). Its first
+    parameter is positional-only, so no user keyword can collide with it."""
+    single = len(specs) == 1
 
-        def inner(_jaxrewrite_held: Any, /, *args: Any, **kwargs: Any) -> Any:
-            return _merging(specs, fun, (_jaxrewrite_held,), args, kwargs)
-
-    else:
-
-        def inner(_jaxrewrite_held: Any, /, *args: Any, **kwargs: Any) -> Any:
-            return _merging(specs, fun, _jaxrewrite_held, args, kwargs)
+    def inner(_jaxrewrite_held: Any, /, *args: Any, **kwargs: Any) -> Any:
+        held = (_jaxrewrite_held,) if single else _jaxrewrite_held
+        return _merging(specs, fun, held, args, kwargs)
 
     _named_like(inner, fun)
     return inner
@@ -398,7 +348,7 @@ def _merging_leading(specs: tuple[_Leaf, ...], fun: Callable[..., Any]) -> Calla
 def _merging(
     specs: tuple[_Leaf, ...], fun: Callable[..., Any], held: Any, args: Any, kwargs: Any
 ) -> Any:
-    """Call ``fun`` with every held entry put back into its argument (trace time only)."""
+    """``fun`` called with every held entry put back (trace time only)."""
     for spec, values in zip(specs, held):
         if values is None:
             continue
@@ -416,7 +366,7 @@ def _merging(
 def _holding(
     specs: tuple[_Leaf, ...], args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> tuple[tuple[Any, ...], tuple[Held | None, ...]]:
-    """Replace each listed argument by its structure-keeping dynamic part; return what was held."""
+    """Each listed argument replaced by its structure-keeping dynamic part; what was held."""
     held = []
     for spec in specs:
         values: Held | None

@@ -28,17 +28,14 @@ def forward(
     static_nums: Any,
     call_path: CallPath,
 ) -> None:
-    """Give ``outer`` what the transform's result answers that a function does not, so code
-    that reads a jitted function's attributes (``_cache_size()`` to count compiles,
-    ``clear_cache``, ``lower``) reads the same of a per-leaf one; only what this result has,
-    so an attribute an older JAX lacks stays an AttributeError here too.
+    """Give ``outer`` what the transform's result answers that a function does not
+    (``_cache_size()``, ``clear_cache``, ``lower``), only what this result has.
 
     What takes the call's arguments (the AOT methods, ``_cache_miss``) takes them split as a
     call splits them; what ``lower`` returns compiles to an executable that takes what
-    ``outer`` takes (``static_nums``: the user's whole static positions, left out of the
-    executable's arguments as JAX leaves them out). ``_fun`` and ``__signature__`` are the
-    user's function and its signature, as for jax.jit's result; the rest is the result's own
-    (its cache, ``_jit_info`` with the held entries' leading argument)."""
+    ``outer`` takes (``static_nums``: the user's whole static positions, which JAX leaves out
+    of the executable's arguments). ``_fun`` and ``__signature__`` are the user's function and
+    its signature, as for jax.jit's result."""
     splitting = call_path(specs, hold)
     for name in dir(transformed):
         if name in TYPE_SLOTS or hasattr(outer, name):
@@ -64,7 +61,7 @@ def forward(
 
 
 def _signature(fun: Callable[..., Any]) -> inspect.Signature | None:
-    """``fun``'s signature, or None where it has none (inspect then follows ``__wrapped__``)."""
+    """``fun``'s signature, or None (inspect then follows ``__wrapped__``)."""
     try:
         return inspect.signature(fun)
     except (ValueError, TypeError):
@@ -79,8 +76,7 @@ def _staged(
     static_nums: Any,
     call_path: CallPath,
 ) -> Callable[..., Any]:
-    """``method`` (``jitted.lower``, ``jitted.trace``) returning its stage wrapped, with what
-    this call was given."""
+    """``method`` (``jitted.lower``, ``jitted.trace``) returning its stage wrapped."""
 
     def stage(held: Any, *args: Any, **kwargs: Any) -> _Stage:
         context = _Lowering(specs, hold, held, static_nums, len(args), call_path)
@@ -119,9 +115,8 @@ class _Lowering:
         self.call_path = call_path
 
     def call(self, compiled: Any) -> Callable[..., Any]:
-        """``compiled`` taking the arguments the user's function takes: the held entries are
-        split out again and must be those it was lowered with (JAX's own executable refuses
-        arguments that do not match what it was lowered for)."""
+        """``compiled`` taking the arguments the user's function takes; the held entries split
+        out again must be those it was lowered with, as JAX's executable refuses others."""
         held = self.held
         names = tuple(spec.name for spec in self.specs)
         keys = tuple(spec.keys for spec in self.specs)

@@ -23,7 +23,7 @@ _annotationlib: ModuleType | None = (
 
 
 class Marker:
-    """A sentinel placed in ``Annotated`` metadata; pickles by reference, prints its public name."""
+    """A sentinel in ``Annotated`` metadata; pickles by reference, prints its public name."""
 
     __slots__ = ("name",)
 
@@ -45,38 +45,11 @@ _NODIFF: Final = Marker("NODIFF")
 T = TypeVar("T", default=Any)
 
 
-def _memoised(alias: Any) -> Any:
-    """``alias`` (an ``Annotated[T, marker]``) whose subscription by a plain class is a dict
-    lookup: ``Static[int]`` runs at every def of an annotated function (without postponed
-    annotations), and typing's own path (its LRU cache, the substitution) is slower (figure in
-    docs/design.md).
-    The result is typing's own, the same object typing's cache would give: only the way to it
-    is shorter. Anything but a plain class (``Static[list[int]]``, a TypeVar) takes typing's
-    path."""
-    base = type(alias)
-    try:
-        memo: dict[type, Any] = {}  # a closure: attributes of typing's aliases are slow to reach
-
-        class Memoised(base, _root=True):  # type: ignore[misc, valid-type, call-arg]
-            def __getitem__(self, params: Any) -> Any:
-                if type(params) is type:
-                    found = memo.get(params)
-                    if found is None:
-                        found = memo[params] = super().__getitem__(params)
-                    return found
-                return super().__getitem__(params)
-
-        alias.__class__ = Memoised
-    except TypeError:  # another typing whose aliases cannot be subclassed: typing's own path
-        pass
-    return alias
-
-
 #: The markers by their public names, without the run-time check below: for jaxrewrite itself,
 #: and for hand-written code that keeps them in its annotations as documentation only.
 UNCHECKED: Final[dict[str, Any]] = {
-    "Static": _memoised(Annotated[T, _STATIC]),
-    "NoDiff": _memoised(Annotated[T, _NODIFF]),
+    "Static": Annotated[T, _STATIC],
+    "NoDiff": Annotated[T, _NODIFF],
     "STATIC": _STATIC,
     "NODIFF": _NODIFF,
 }
@@ -156,7 +129,7 @@ def _annotations(target: Callable[..., Any]) -> dict[str, object]:
 
 
 class _OneHint:
-    """Stands in for a function with one annotation, for ``get_type_hints`` to evaluate."""
+    """A function with one annotation, to ``get_type_hints``."""
 
     def __init__(self, annotations: dict[str, object]) -> None:
         self.__annotations__ = annotations

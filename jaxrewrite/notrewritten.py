@@ -25,7 +25,7 @@ RUNNER_ENV = "JAXREWRITE_RUNNER"
 class Seen:
     """What this process knows of the files that fetch markers."""
 
-    #: Files whose code came from the rewriting pipeline (compiled or from its cache).
+    #: Files whose code came from the rewriting pipeline.
     rewritten: set[str] = field(default_factory=set)
     #: Files already looked at (warned or found quiet): each is read at most once.
     checked: set[str] = field(default_factory=set)
@@ -42,24 +42,21 @@ class Seen:
             return True
 
 
-#: This process's record.
 SEEN = Seen()
 
 
 def mark(path: str) -> None:
-    """``path`` runs rewritten code: its marker fetches need no look. Called by whoever runs the
-    code (the hook's loader, the runner), never by what only compiles it."""
+    """``path`` runs rewritten code. Called by whoever runs the code (the hook's loader, the
+    runner), never by what only compiles it."""
     SEEN.rewritten.add(path)
 
 
 def unmark(path: str) -> None:
-    """``path`` no longer runs rewritten code (a test that ran it rewritten, then plainly)."""
     SEEN.rewritten.discard(path)
 
 
 def check_importer(frame: FrameType | None) -> None:
     """Warn if the module running ``frame`` needed the rewrite and did not get it."""
-    # Under pytest, an error by default: the user's import is the frame to show.
     __tracebackhide__ = True  # noqa: F841
     if frame is None:
         return
@@ -90,11 +87,9 @@ def check_importer(frame: FrameType | None) -> None:
 
 
 def _check_fileless(frame: FrameType) -> None:
-    """Warn (once per code name) if code that has no file needed the rewrite: nothing rewrites it.
-
-    Its text is found where Python keeps it: the ``-c`` argument (``sys.orig_argv``) or
-    ``linecache`` (where IPython, doctest and others register theirs). Where it is nowhere
-    (standard input, a string compiled and run), the warning says it cannot tell."""
+    """Warn (once per code name) if code that has no file needed the rewrite. Its text is the
+    ``-c`` argument (``sys.orig_argv``) or in ``linecache`` (IPython, doctest); where it is
+    nowhere (standard input, a string compiled and run), the warning says it cannot tell."""
     where = frame.f_code.co_filename
     if where in SEEN.rewritten or where in SEEN.checked or where.startswith("<frozen"):
         return
@@ -189,7 +184,6 @@ def diagnose_text(
 
 
 def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
-    """What to do, for the case found."""
     if not enabled:
         where = (
             f" (the one on line {ignored[0]} does not count: it is not a comment in the header)"
@@ -226,7 +220,7 @@ def _hooked(name: str = "", path: str = "") -> bool | None:
 
 
 def _fix_for(name: str, path: str) -> str:
-    """What to do for an opted-in module that ran unrewritten, by how the program was started."""
+    """What to do for an opted-in module that ran unrewritten, by how the program started."""
     runner = _runner_child(name)
     if runner is not None:
         return runner
@@ -234,11 +228,9 @@ def _fix_for(name: str, path: str) -> str:
     if _hooked(name, path) is False:
         return (
             f"it lies in the interpreter's installation ({os.path.dirname(path)}), whose files the "
-            "hook "
-            f"reads only for the packages named: name {top!r} "
-            f"(jaxrewrite.install(packages=[{top!r}]), "
-            f"'python -m jaxrewrite --packages {top}', pytest's --jaxrewrite-packages={top}, or "
-            f'packages = ["{top}"] in [tool.jaxrewrite] of pyproject.toml)'
+            f"hook reads only for the packages named: name {top!r} (jaxrewrite.install(packages="
+            f"[{top!r}]), 'python -m jaxrewrite --packages {top}', pytest's --jaxrewrite-packages="
+            f'{top}, or packages = ["{top}"] in [tool.jaxrewrite] of pyproject.toml)'
         )
     run = sys.modules.get("jaxrewrite.commands.run")
     if run is not None and getattr(run, "_hook", None) is not None and _hooked():
@@ -249,9 +241,8 @@ def _fix_for(name: str, path: str) -> str:
         )
     if name == "__main__":
         return f"run the program with 'python -m jaxrewrite {path}'"
-    plugin = sys.modules.get(
-        "jaxrewrite.integrations.pytest_plugin"
-    )  # under pytest: its option is the fix
+    # Under pytest: its option is the fix.
+    plugin = sys.modules.get("jaxrewrite.integrations.pytest_plugin")
     fix = plugin.not_rewritten_fix(name.partition(".")[0]) if plugin is not None else None
     if isinstance(fix, str):
         return fix
@@ -264,9 +255,8 @@ def _fix_for(name: str, path: str) -> str:
 
 
 def _foreign_loader(name: str) -> tuple[str | None, bool]:
-    """The loader that loaded module ``name`` and the finder that finds it, named, where it is
-    neither Python's plain source loader nor jaxrewrite's; and whether jaxrewrite composes with
-    it (a ``SourceFileLoader`` subclass: then the hook was missing, or behind that finder)."""
+    """The loader of module ``name`` and the finder that finds it, named, where it is neither
+    Python's plain source loader nor jaxrewrite's; and whether jaxrewrite composes with it."""
     from importlib.machinery import SourceFileLoader
 
     loader = getattr(getattr(sys.modules.get(name), "__spec__", None), "loader", None)
@@ -289,8 +279,7 @@ def _foreign_loader(name: str) -> tuple[str | None, bool]:
 
 def _runner_child(name: str) -> str | None:
     """In a process the runner's program started (``RUNNER_ENV`` inherited): what happened, or
-    None when the runner has nothing to say (the runner itself, a forked child, a hook of the
-    program's own)."""
+    None when the runner has nothing to say."""
     if not os.environ.get(RUNNER_ENV):
         return None
     if SEEN.runner_child and name in ("__main__", "__mp_main__"):

@@ -8,6 +8,5 @@ import sys
 
 
 def safe_path() -> bool:
-    """True when Python put no script/cwd entry at ``sys.path[0]`` (``-P``, ``-I``,
-    PYTHONSAFEPATH)."""
+    """No script/cwd entry at ``sys.path[0]`` (``-P``, ``-I``, PYTHONSAFEPATH)?"""
     return bool(getattr(sys.flags, "safe_path", False) or sys.flags.isolated)

@@ -56,16 +56,14 @@ back only for the same bytes, version, options and followed imports; --no-cache 
 """
 
 
-#: A bare run's options: every code, no per-file ignores.
 EVERY_CODE = Options()
 
 
 def _outside(
     text: str, filename: str, options: Options, reads: list[Read] | None = None, named: bool = False
 ) -> list[Diagnostic]:
-    """A module that never names jaxrewrite: arguments that must be static (JR006), and marked
-    defs of other modules it transforms (JR013), from one parse; where neither can be found, a
-    file ``named`` on the command line is still parsed (JR100)."""
+    """A module that never names jaxrewrite: JR006 and JR013 from one parse (JR015 apart); a file
+    ``named`` on the command line is parsed even where neither can be found (JR100)."""
     from jaxrewrite.engine.build import TreePass, build_analysis
     from jaxrewrite.engine.findings.checks.unbound_marker import unbound_findings, without_shadowed
     from jaxrewrite.engine.findings.imported import imported_pass, may_apply_imported
@@ -105,8 +103,7 @@ def check_text(
     named: bool = False,
 ) -> list[Diagnostic]:
     """The findings for one module's text, after ``--select``/``--ignore`` and ``# noqa``
-    (``reads``: collects the modules the analysis read to follow imports; ``parse_only``: only
-    whether it parses, JR100, for a text ``may_find`` rules out; ``named``: parsed in any case)."""
+    (``reads``: collects the modules followed, for the cache; ``parse_only``: JR100 alone)."""
     try:
         found = []
         if parse_only:
@@ -140,8 +137,7 @@ def may_find(data: bytes) -> bool:
 
 
 def read_source(path: str, data: bytes | None = None) -> tuple[bytes, str]:
-    """The file's bytes (``data`` when already read) and its text as Python decodes it;
-    SourceError where they are no Python source, OSError where the file cannot be read."""
+    """The file's bytes (``data`` when already read) and its text as Python decodes it."""
     if data is None:
         with open(path, "rb") as file:
             data = file.read()
@@ -156,12 +152,8 @@ def check_path(
     named: bool = False,
     cache: Cache | None = None,
 ) -> list[Diagnostic]:
-    """The findings of one file (``data``: its bytes, already read from standard input);
-    OSError/SourceError when it cannot be read as Python source.
-
-    A file the walk found is analyzed only where ``may_find``; one ``named`` on the command line
-    is parsed in any case (JR100 when it does not parse). ``fix``: first fix what ``check --fix``
-    fixes, in place (``commands.checkfix``). ``cache``: read and store the findings there."""
+    """The findings of one file (``data``: standard input's bytes); OSError/SourceError when it
+    cannot be read as Python source. ``fix``: first fix it in place (``commands.checkfix``)."""
     data, text = read_source(path, data)
     if not may_find(data):
         return check_text(text, path, options, parse_only=True) if named else []
@@ -188,7 +180,7 @@ def render(findings: list[Diagnostic], form: str, coloured: bool = False) -> str
 
 
 def summary(findings: list[Diagnostic], coloured: bool = False) -> str:
-    """ruff's last line of the text form, on stdout after the findings."""
+    """ruff's last line of the text form."""
     if not findings:
         return colour.paint("All checks passed!", "green", coloured) + "\n"
     files = len({d.filename for d in findings})
@@ -266,10 +258,6 @@ def parser(prog: str) -> argparse.ArgumentParser:
     return ap
 
 
-def _codes(value: str) -> tuple[str, ...]:
-    return settings.codes([value])
-
-
 #: From this many files to analyze, a process per core (fork start: no re-import) beats one
 #: process: measured crossover, benchmarks/bench_check.py's "pool" rows.
 POOL_FROM = 48
@@ -289,13 +277,11 @@ class Job:
 
 
 def examine(job: Job) -> tuple[list[Diagnostic], str | None]:
-    """The findings of one file, or why it cannot be read (the message for stderr)."""
+    """The findings of one file, or why it cannot be read."""
     try:
         return check_path(job.path, job.options, job.data, job.fix, job.named, job.cache), None
-    except OSError as exc:
+    except (OSError, SourceError) as exc:
         return [], cannot_open(job.path, exc)
-    except SourceError as exc:
-        return [], str(exc)
 
 
 def workers(files: int) -> int:
@@ -314,8 +300,8 @@ def workers(files: int) -> int:
 def examine_all(
     jobs: list[Job], processes: int | None = None
 ) -> list[tuple[list[Diagnostic], str | None]]:
-    """Every job's outcome, in order; over ``processes`` (default: ``workers``, for the files this
-    process cannot answer at once) where more than one."""
+    """Every job's outcome, in order; over ``processes`` (default: ``workers``) where more than
+    one."""
     if processes is None:
         if len(jobs) < POOL_FROM or any(job.fix for job in jobs):
             return [examine(job) for job in jobs]
@@ -342,9 +328,8 @@ def examine_all(
 
 
 def _settled(job: Job) -> tuple[list[Diagnostic], str | None] | None:
-    """The outcome of a job without the engine, where there is one: a walked file the needle
-    rules out (``may_find``), or one whose findings the cache holds; None for the rest (and for
-    a file that cannot be read: ``examine`` says why)."""
+    """The outcome of a job without the engine: a walked file ``may_find`` rules out, or one the
+    cache holds; None for the rest (a file that cannot be read included: ``examine`` says why)."""
     if job.data is not None or job.path == "-":
         return None
     try:
@@ -359,8 +344,8 @@ def _settled(job: Job) -> tuple[list[Diagnostic], str | None] | None:
 
 
 def open_cache(options: Options, ns: argparse.Namespace | None) -> Cache | None:
-    """The cache for this run, unless ``--no-cache``; in ``cache-dir``, or ``.jaxrewrite_cache``
-    in the folder of the configuration (the current folder without one), as ruff places its own."""
+    """The cache in ``cache-dir``, or ``.jaxrewrite_cache`` in the configuration's folder (the cwd
+    without one), as ruff places its own; None with ``--no-cache``."""
     if getattr(ns, "no_cache", False):
         return None
     folder = os.path.join(options.config.root, options.config.cache_dir or FOLDER)
@@ -376,11 +361,9 @@ def run(
 ) -> int:
     status = 0
     findings: list[Diagnostic] = []
-    exclude = [(pattern, options.config.root) for pattern in options.config.exclude]
-    exclude += [
-        (pattern, ".") for given in getattr(ns, "exclude", []) for pattern in settings.words(given)
-    ]
-    files = list(python_files(paths, exclude))
+    files = list(
+        python_files(paths, settings.exclusions(options.config, getattr(ns, "exclude", [])))
+    )
     if getattr(ns, "diff", False):
         return _preview(files, options, prog)
     if not files:
@@ -408,8 +391,7 @@ def run(
 
 
 def _preview(files: list[str], options: Options, prog: str) -> int:
-    """``--fix --diff``: the fixes as a unified diff on stdout, no file written; exit 1 when there
-    is one (ruff's), 2 when a file cannot be read."""
+    """``--fix --diff``: the fixes as a unified diff, no file written; exit 1 when there is one."""
     from jaxrewrite.commands.checkfix import fix_file
 
     status = 0
@@ -418,11 +400,8 @@ def _preview(files: list[str], options: Options, prog: str) -> int:
         try:
             if fix_file(path, read_source(path)[0], options, check_text, diff=sys.stdout)[1]:
                 status = max(status, 1)
-        except OSError as exc:
+        except (OSError, SourceError) as exc:
             print(f"{prog} check: {cannot_open(path, exc)}", file=sys.stderr)
-            status = 2
-        except SourceError as exc:
-            print(f"{prog} check: {exc}", file=sys.stderr)
             status = 2
     return status
 
@@ -435,8 +414,7 @@ def main(argv: list[str], prog: str) -> int:
     if ns.explain is not None:
         rule = find(ns.explain)
         if rule is None:
-            print(f"{prog} check: unknown code: {ns.explain}", file=sys.stderr)
-            return 2
+            return _usage(prog, f"unknown code: {ns.explain}")
         print(rule.explain(), end="")
         return 0
     config = settings.discover_for(f"{prog} check", ns.config)
@@ -446,23 +424,20 @@ def main(argv: list[str], prog: str) -> int:
     unknown = settings.unknown_codes([*config.select, *config.ignore, *per_file])
     if unknown:
         where = f"{config.path}: [tool.jaxrewrite]"
-        print(
-            f"{prog} check: {where}: unknown code or prefix: {', '.join(unknown)}", file=sys.stderr
-        )
-        return 2
-    select = config.select if ns.select is None else _codes(ns.select)
-    ignore = (*config.ignore, *_codes(ns.ignore))
+        return _usage(prog, f"{where}: unknown code or prefix: {', '.join(unknown)}")
+    select = config.select if ns.select is None else settings.codes([ns.select])
+    ignore = (*config.ignore, *settings.codes([ns.ignore]))
     unknown = settings.unknown_codes([*select, *ignore])
     if unknown:
-        print(f"{prog} check: unknown code or prefix: {', '.join(unknown)}", file=sys.stderr)
-        return 2
+        return _usage(prog, f"unknown code or prefix: {', '.join(unknown)}")
     paths = ns.paths or ["."]
     if "-" in paths and len(paths) > 1:
-        print(
-            f"{prog} check: - (standard input) cannot be combined with other paths", file=sys.stderr
-        )
-        return 2
+        return _usage(prog, "- (standard input) cannot be combined with other paths")
     if "-" in paths and (ns.fix or ns.diff):
-        print(f"{prog} check: --fix and --diff take files, not - (standard input)", file=sys.stderr)
-        return 2
+        return _usage(prog, "--fix and --diff take files, not - (standard input)")
     return run(paths, ns.format, Options(select, ignore, config), prog, ns)
+
+
+def _usage(prog: str, message: str) -> int:
+    print(f"{prog} check: {message}", file=sys.stderr)
+    return 2

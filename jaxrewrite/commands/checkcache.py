@@ -43,16 +43,6 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def file_digest(path: str | None) -> str | None:
-    if path is None:
-        return None
-    try:
-        with open(path, "rb") as file:
-            return digest(file.read())
-    except OSError:
-        return None
-
-
 class Cache:
     """One run's view of the cache folder; picklable (strings only), for the worker processes."""
 
@@ -66,9 +56,7 @@ class Cache:
         """The cache in ``folder`` for a run with ``settings`` (any value with a stable repr)."""
         try:
             engine: str | None = cachetag.rewriter_hash()
-        except (
-            OSError
-        ):  # jaxrewrite's sources unreadable: the version alone, as the hook then keeps no cache
+        except OSError:  # jaxrewrite's sources unreadable: the version alone
             engine = None
         # The docs' base URL is in the messages' links: another base, other findings.
         said = (__version__, engine, sys.version, settings, docs_base())
@@ -90,7 +78,7 @@ class Cache:
                 entry = json.load(file)
             for module, level, where, hashed in entry["reads"]:
                 now = locate(path, module, level)
-                if now != where or file_digest(now) != hashed:
+                if now != where or (now is not None and _digest_of(now) != hashed):
                     return None
             return [Diagnostic(**row) for row in entry["findings"]]
         except (OSError, ValueError, KeyError, TypeError):
@@ -103,29 +91,31 @@ class Cache:
         )
         target = self._entry(path, data)
         try:
-            self._prepare(os.path.dirname(target))
-            fd, temporary = tempfile.mkstemp(
-                prefix=".entry-", suffix=".tmp", dir=os.path.dirname(target)
-            )
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as file:
-                    file.write(entry)
-                os.replace(temporary, target)
-            except BaseException:
-                os.unlink(temporary)
-                raise
+            if not os.path.isdir(os.path.dirname(target)):
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                if not os.path.exists(os.path.join(self.folder, "CACHEDIR.TAG")):
+                    _write(os.path.join(self.folder, "CACHEDIR.TAG"), CACHEDIR_TAG)
+                    _write(os.path.join(self.folder, ".gitignore"), GITIGNORE)
+            _write(target, entry)
         except OSError:
             pass
 
-    def _prepare(self, folder: str) -> None:
-        """Make the entry's folder, and the tag and .gitignore at the top the first time."""
-        if os.path.isdir(folder):
-            return
-        fresh = not os.path.isdir(self.folder)
-        os.makedirs(folder, exist_ok=True)
-        if fresh or not os.path.exists(os.path.join(self.folder, "CACHEDIR.TAG")):
-            for name, text in (("CACHEDIR.TAG", CACHEDIR_TAG), (".gitignore", GITIGNORE)):
-                fd, temporary = tempfile.mkstemp(prefix=".tag-", dir=self.folder)
-                with os.fdopen(fd, "w", encoding="utf-8") as file:
-                    file.write(text)
-                os.replace(temporary, os.path.join(self.folder, name))
+
+def _digest_of(path: str) -> str | None:
+    try:
+        with open(path, "rb") as file:
+            return digest(file.read())
+    except OSError:
+        return None
+
+
+def _write(path: str, text: str) -> None:
+    """Atomically: two runs at once each see a whole entry or none."""
+    fd, temporary = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise

@@ -17,13 +17,19 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from jaxrewrite.commands.files import decode, unified_diff, write_atomically, write_source
+from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.findings.checks import missing_pragma, traced_argument, unbound_marker
 from jaxrewrite.engine.findings.checks.unbound_marker import unbound_markers
 from jaxrewrite.engine.findings.tracetime import may_trace_bytes
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.errors import TOO_DEEP, RewriteError
 from jaxrewrite.header import PRAGMA, header_statements, scan_header
-from jaxrewrite.migrate.imports import first_import_block, marker_import_lines, marker_import_place
+from jaxrewrite.migrate.imports import (
+    first_import_block,
+    marker_import_edit,
+    marker_import_lines,
+    statement_start,
+)
 
 if TYPE_CHECKING:
     from jaxrewrite.config import Options
@@ -119,25 +125,15 @@ def _with_imports(text: str, path: str, said: list[str]) -> str:
     src = Source(text, path)
     nl = "\r\n" if "\r\n" in text else "\n"
     lines = "".join(line + nl for line in marker_import_lines([(n, n) for n in names]))
-    body = tree.body
-    index = header_statements(body)
-    block = first_import_block(body, index)
+    index = header_statements(tree.body)
+    block = first_import_block(tree.body, index)
     if block:
-        at, own_section = marker_import_place(block, src)
-        if at == len(text) and not text.endswith(("\n", "\r")):
-            lines = nl + lines
-        new = text[:at] + (nl if own_section else "") + lines + text[at:]
+        edit = marker_import_edit(block, src, lines, nl)
     else:
-        first = body[index] if index < len(body) else None
-        line = (
-            min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))])
-            if first
-            else None
-        )
-        at = src.line_starts[line - 1] if line is not None else len(text)
-        new = text[:at] + lines + text[at:]
+        at = statement_start(tree.body, index, src)
+        edit = splice.Edit(at, at, lines)
     said.append(f"{unbound_marker.RULE.code}: added '{lines.strip()}'")
-    return new
+    return splice.apply(text, [edit])
 
 
 def _with_pragma(text: str, path: str, said: list[str], notes: list[str]) -> str:
@@ -152,9 +148,7 @@ def _with_pragma(text: str, path: str, said: list[str], notes: list[str]) -> str
         at += 1
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     new = "".join([*lines[:at], PRAGMA + newline, *lines[at:]])
-    if not scan_header(
-        new
-    ).enabled:  # pragma: no cover - the header rule moved; say so, never guess
+    if not scan_header(new).enabled:  # pragma: no cover - the header rule moved: never guess
         notes.append(f"{path}: not fixed: JR001: the pragma cannot go first in this header")
         return text
     said.append(f"JR001: added '{PRAGMA}' at line {at + 1}")

@@ -27,8 +27,7 @@ _MULTIPROCESSING = (
 
 
 def export(packages: Sequence[str] = (), environ: MutableMapping[str, str] = os.environ) -> None:
-    """In the runner, before the program runs: what its children inherit (``*``: no package
-    named)."""
+    """In the runner, before the program runs: what its children inherit."""
     environ[ENV] = ",".join(packages) or "*"
     path = environ.get("PYTHONPATH", "")
     entries = path.split(os.pathsep) if path else []
@@ -64,7 +63,7 @@ def _rewrite_mp_main() -> None:
         if data is None or getattr(current, "__file__", None) == main_path:
             original(main_path)  # a script that does not opt in, or main already set (fork)
             return
-        from jaxrewrite.hook.scriptcache import script_code
+        from jaxrewrite.hook.finder import script_code
 
         # What spawn's own version does, with runpy.run_path's compile replaced by the runner's.
         spawn.old_main_modules.append(current)

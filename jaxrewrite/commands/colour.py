@@ -12,14 +12,7 @@ from typing import TextIO
 
 #: SGR codes by name: the few the commands use (ruff's palette: bold paths, cyan separators,
 #: bold red codes, green for a clean result).
-CODES = {
-    "bold": "1",
-    "red": "31",
-    "green": "32",
-    "cyan": "36",
-    "bold red": "1;31",
-    "bold green": "1;32",
-}
+CODES = {"bold": "1", "green": "32", "cyan": "36", "bold red": "1;31"}
 
 
 def wanted(stream: TextIO) -> bool:

@@ -36,28 +36,20 @@ LEVELS = (0, 1, 2)
 
 @dataclass(frozen=True)
 class Outcome:
-    """What happened to one file: ``wrote``, ``skipped`` or ``failed``, and why, for the report."""
-
     path: str
-    status: str
+    status: str  # "wrote", "skipped" or "failed"
     detail: str = ""
 
     def line(self) -> str:
         return f"{self.status:8} {self.path}{self.detail}"
 
 
-def compile_file(
-    path: str,
-    levels: Sequence[int],
-    steps: pipeline.Pipeline = pipeline.DEFAULT,
-    display: str | None = None,
-    mode: str | None = None,
-) -> Outcome:
+def compile_file(path: str, levels: Sequence[int], shown: str, mode: str | None) -> Outcome:
     """Rewrite and compile one file once per optimisation level, storing each where the hook reads
-    it; ``display`` is how the report names it (``path`` by default); ``mode``: ``timestamp`` or
-    ``checked-hash`` (by default, as ``py_compile``: the hash where SOURCE_DATE_EPOCH is set)."""
+    it, as the hook's own pipeline would; ``mode``: ``timestamp`` or ``checked-hash`` (None: as
+    ``py_compile`` decides)."""
     origin = os.path.abspath(path)  # what the importing process's spec.origin will say
-    shown = path if display is None else display
+    steps = pipeline.DEFAULT
     try:
         st = os.stat(origin)  # before the read: an edit after it makes the pyc stale, never wrong
         with open(origin, "rb") as file:
@@ -117,9 +109,7 @@ def package_files(name: str) -> list[str]:
         if origin is None or not origin.endswith(".py"):
             raise TargetError(f"{name!r} has no Python source file (found {origin or 'no file'})")
         return [origin]
-    if origin is not None and origin.endswith(
-        ".py"
-    ):  # a regular package: the folder of its __init__
+    if origin is not None and origin.endswith(".py"):  # a regular package: its __init__'s folder
         return list(python_files([os.path.dirname(origin)]))
     try:  # a namespace package: its folders (a nested one reads them from its imported parent)
         folders = list(spec.submodule_search_locations)
@@ -133,7 +123,6 @@ def package_files(name: str) -> list[str]:
 
 
 def _levels(text: str) -> list[int]:
-    """``-O`` values: one level or several, comma-separated (``-O 0,1,2``)."""
     try:
         levels = [int(part) for part in text.split(",")]
     except ValueError:
@@ -189,8 +178,7 @@ def parser(prog: str) -> argparse.ArgumentParser:
 
 
 def targets(paths: Sequence[str], modules: Sequence[str], prog: str) -> tuple[list[str], bool]:
-    """Every file to look at, each once, and whether a PATH or PACKAGE named nothing (told on
-    stderr)."""
+    """Every file to look at, each once, and whether a PATH or PACKAGE named nothing."""
     found: list[str] = []
     missing = False
     for path in paths:
@@ -204,14 +192,10 @@ def targets(paths: Sequence[str], modules: Sequence[str], prog: str) -> tuple[li
         except TargetError as exc:
             print(f"{prog} compile: -m {name}: {exc}", file=sys.stderr)
             missing = True
-    seen: set[str] = set()
-    unique = []
+    unique: dict[str, str] = {}
     for path in found:
-        key = os.path.realpath(path)
-        if key not in seen:
-            seen.add(key)
-            unique.append(path)
-    return unique, missing
+        unique.setdefault(os.path.realpath(path), path)
+    return list(unique.values()), missing
 
 
 def run(
@@ -222,12 +206,11 @@ def run(
     prog: str,
     mode: str | None = None,
 ) -> int:
-    """Compile every file, one report line each (failures only with ``quiet``) and a summary."""
     files, missing = targets(paths, modules, prog)
     counts = {"wrote": 0, "skipped": 0, "failed": 0}
     cwd = os.getcwd()
     for path in files:
-        outcome = compile_file(path, levels, display=display_name(path, cwd), mode=mode)
+        outcome = compile_file(path, levels, display_name(path, cwd), mode)
         counts[outcome.status] += 1
         if not quiet or outcome.status == "failed":
             print(outcome.line())

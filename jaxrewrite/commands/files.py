@@ -101,16 +101,17 @@ def universal(text: str) -> str:
 
 
 def read_python(path: str, data: bytes | None = None) -> tuple[str, str]:
-    """``decode`` of the file's bytes (``data`` when already read); OSError as ``open`` raises
-    it."""
+    """``decode`` of the file's bytes (``data`` when already read)."""
     if data is None:
         with open(path, "rb") as file:
             data = file.read()
     return decode(data, path)
 
 
-def cannot_open(path: str, exc: OSError) -> str:
-    """Why a path could not be read, the same words in every command."""
+def cannot_open(path: str, exc: OSError | SourceError) -> str:
+    """Why a path could not be read as Python source, the same words in every command."""
+    if isinstance(exc, SourceError):
+        return str(exc)
     if isinstance(exc, FileNotFoundError):
         return f"{path}: no such file or folder"
     if isinstance(exc, IsADirectoryError):

@@ -8,27 +8,19 @@ which ``--install-hook`` writes there through the atomic writer, once.
 from __future__ import annotations
 
 import ast
-import io
 import os
-import tokenize
 from collections.abc import Sequence
 from typing import TextIO
 
-from jaxrewrite.commands.files import write_atomically
+from jaxrewrite.commands.files import read_python, write_atomically
 
 #: The lines ``--install-hook`` writes into a package's ``__init__.py``.
 INSTALL_IMPORT = "import jaxrewrite"
 INSTALL_LINE = "jaxrewrite.install(packages=[__name__])"
 
 
-def _decode(data: bytes) -> tuple[str, str]:
-    encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
-    return data.decode(encoding), encoding
-
-
 def top_package(path: str) -> str | None:
-    """The folder of the top-level package ``path`` lies in (``__init__.py`` at every level), or
-    None."""
+    """The folder of the top-level package ``path`` lies in, or None."""
     folder = os.path.dirname(os.path.abspath(path))
     top = None
     while (
@@ -127,10 +119,9 @@ def install_hooks(changed: Sequence[str], err: TextIO) -> int:
         if _has_install(init):
             continue
         try:
-            with open(init, "rb") as file:
-                text, encoding = _decode(file.read())
+            text, encoding = read_python(init)
             write_atomically(init, with_install_line(text).encode(encoding))
-        except (OSError, SyntaxError, UnicodeError, LookupError) as exc:
+        except (OSError, SyntaxError, ValueError, LookupError) as exc:
             print(f"{shown(init)}: cannot add the install line: {exc}", file=err)
             errors += 1
             continue

@@ -32,7 +32,7 @@ from jaxrewrite.commands.files import (
 from jaxrewrite.commands.hookadvice import INSTALL_LINE, hook_notes, install_hooks
 from jaxrewrite.commands.progress import Progress
 from jaxrewrite.errors import TOO_DEEP, too_deep
-from jaxrewrite.migrate import REASONS, Migration, Reason, migrate_source
+from jaxrewrite.migrate import REASONS, Reason, migrate_source
 
 
 @dataclass
@@ -40,52 +40,43 @@ class Summary:
     """What one run did, over every file."""
 
     files: int = 0
-    changed: int = 0
     functions: int = 0
     errors: int = 0
     refused: Counter[Reason] = field(default_factory=Counter)
     #: The files changed (or that would be), for what to say after ``--write``.
-    changed_paths: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
 
 
 def migrate_file(
     path: str,
     write: bool,
     out: TextIO,
-    err: TextIO,
+    err: TextIO | Progress,
     summary: Summary,
     check: bool = False,
     quiet: bool = False,
-) -> None:
-    """One file: read, migrate, report; print its diff (unless ``check``) or write it."""
+) -> str | None:
+    """One file: read, migrate, report; print its diff (unless ``check``) or write it. Returns
+    the error that stopped it, if one did."""
     display = os.path.normpath(path)
     summary.files += 1
     try:
         text, encoding = read_python(display)
+        result = migrate_source(text, display)
     except (OSError, SourceError) as exc:
-        why = cannot_open(display, exc) if isinstance(exc, OSError) else str(exc)
-        print(f"{why}; skipped", file=err)
-        summary.errors += 1
-        return
-    try:
-        result: Migration = migrate_source(text, display)
+        return f"{cannot_open(display, exc)}; skipped"
     except SyntaxError as exc:
         where = "".join(f"{n}:" for n in (exc.lineno, exc.offset) if n is not None)
-        print(f"{display}:{where} SyntaxError: {exc.msg}; skipped", file=err)
-        summary.errors += 1
-        return
+        return f"{display}:{where} SyntaxError: {exc.msg}; skipped"
     except TOO_DEEP as exc:
-        print(f"{display}:1:1: SyntaxError: {too_deep(exc, text, display).msg}; skipped", file=err)
-        summary.errors += 1
-        return
+        return f"{display}:1:1: SyntaxError: {too_deep(exc, text, display).msg}; skipped"
     for refusal in result.refused:
         if not quiet:
             print(refusal.diagnostic(display).format("refusal"), file=err)
         summary.refused[refusal.reason] += 1
     if not result.changed:
-        return
-    summary.changed += 1
-    summary.changed_paths.append(path)
+        return None
+    summary.changed.append(path)
     summary.functions += len(result.migrated)
     if not write:
         if not check:
@@ -95,19 +86,18 @@ def migrate_file(
                 encoding,
                 diff=True,
             )
-        return
+        return None
     try:
         write_atomically(path, result.text.encode(encoding))
     except (OSError, UnicodeEncodeError) as exc:
-        print(f"{display}: cannot write: {exc}; left as it was", file=err)
-        summary.errors += 1
-        return
+        return f"{display}: cannot write: {exc}; left as it was"
     if not quiet:
-        print(
-            f"{display}: migrated {len(result.migrated)} "
-            f"function{'s' if len(result.migrated) != 1 else ''}",
-            file=err,
-        )
+        print(f"{display}: migrated {_count(len(result.migrated), 'function')}", file=err)
+    return None
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
 
 
 def migrate(
@@ -140,29 +130,24 @@ def migrate(
     progress = Progress(err, len(files), after=progress_after)
     for path in files:
         progress.step(path)
-        migrate_file(
-            path, write, out, progress.writer(), summary, check=check, quiet=check or quiet
-        )
+        error = migrate_file(path, write, out, progress, summary, check=check, quiet=check or quiet)
+        if error is not None:
+            print(error, file=progress)
+            summary.errors += 1
     progress.done()
     out.flush()
     if check or quiet:
-        if write and install_hook and summary.changed_paths:
-            summary.errors += install_hooks(summary.changed_paths, err)
+        if write and install_hook and summary.changed:
+            summary.errors += install_hooks(summary.changed, err)
         return 2 if summary.errors else (1 if summary.changed else 0)
-    if write and summary.changed_paths:
-        hook_notes(summary.changed_paths, install_hook, err)
-        summary.errors += install_hook and install_hooks(summary.changed_paths, err)
+    if write and summary.changed:
+        hook_notes(summary.changed, install_hook, err)
+        summary.errors += install_hook and install_hooks(summary.changed, err)
     verb = "migrated" if write else "to migrate"
-    refused = sum(summary.refused.values())
+    errors = f"; {_count(summary.errors, 'error')}" if summary.errors else ""
     print(
-        f"{summary.functions} function{'s' if summary.functions != 1 else ''} {verb} in "
-        f"{summary.changed} of {summary.files} file{'s' if summary.files != 1 else ''}; {refused} "
-        "refused"
-        + (
-            f"; {summary.errors} error{'s' if summary.errors != 1 else ''}"
-            if summary.errors
-            else ""
-        ),
+        f"{_count(summary.functions, 'function')} {verb} in {len(summary.changed)} of "
+        f"{_count(summary.files, 'file')}; {sum(summary.refused.values())} refused{errors}",
         file=err,
     )
     for reason, count in summary.refused.most_common():
@@ -233,13 +218,11 @@ def main(argv: Sequence[str], prog: str = "jaxrewrite") -> int:
     config = settings.discover_for(f"{prog} migrate", ns.config)
     if config is None:
         return 2
-    exclude = [(pattern, config.root) for pattern in config.exclude]
-    exclude += [(pattern, ".") for given in ns.exclude for pattern in settings.words(given)]
     return migrate(
         ns.paths,
         ns.write,
         check=ns.check,
         install_hook=ns.install_hook,
-        exclude=exclude,
+        exclude=settings.exclusions(config, ns.exclude),
         quiet=ns.quiet,
     )

@@ -12,24 +12,25 @@ import shutil
 import time
 from typing import TextIO
 
+#: Seconds between two redraws.
+EVERY = 0.1
+
 
 class Progress:
-    def __init__(self, stream: TextIO, total: int, after: float = 1.0, every: float = 0.1) -> None:
+    def __init__(self, stream: TextIO, total: int, after: float = 1.0) -> None:
         isatty = getattr(stream, "isatty", None)
         self.on = bool(isatty and isatty()) and os.environ.get("TERM") != "dumb" and total > 1
-        self.stream, self.total, self.after, self.every = stream, total, after, every
+        self.stream, self.total, self.after = stream, total, after
         self.count = 0
         self.start = time.monotonic()
         self.last = float("-inf")
         self.shown = False
 
     def step(self, path: str) -> None:
-        """``path`` is next: redraw at most every ``every`` seconds, once ``after`` has passed."""
+        """``path`` is next: redraw at most every ``EVERY`` seconds, once ``after`` has passed."""
         self.count += 1
-        if not self.on:
-            return
         now = time.monotonic()
-        if now - self.start < self.after or now - self.last < self.every:
+        if not self.on or now - self.start < self.after or now - self.last < EVERY:
             return
         self.last = now
         width = shutil.get_terminal_size((80, 20)).columns
@@ -38,9 +39,13 @@ class Progress:
         self.stream.flush()
         self.shown = True
 
-    def writer(self) -> TextIO:
-        """The stream for messages while the counter runs: each write erases the counter first."""
-        return _Erasing(self) if self.on else self.stream  # type: ignore[return-value]
+    def write(self, text: str) -> int:
+        """For ``print`` while the counter runs: the counter's line goes before the text does."""
+        self.done()
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
 
     def done(self) -> None:
         """Erase the line, so what follows starts on a clean line."""
@@ -49,17 +54,3 @@ class Progress:
             self.stream.write("\r" + " " * (width - 1) + "\r")
             self.stream.flush()
             self.shown = False
-
-
-class _Erasing:
-    """Just enough of a text stream for ``print``: the counter's line goes before the text does."""
-
-    def __init__(self, progress: Progress) -> None:
-        self.progress = progress
-
-    def write(self, text: str) -> int:
-        self.progress.done()
-        return self.progress.stream.write(text)
-
-    def flush(self) -> None:
-        self.progress.stream.flush()

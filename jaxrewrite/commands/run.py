@@ -22,8 +22,7 @@ from collections.abc import Callable
 from typing import NoReturn
 
 from jaxrewrite.commands import children, safe_path
-from jaxrewrite.hook.finder import install
-from jaxrewrite.hook.scriptcache import script_code
+from jaxrewrite.hook.finder import install, script_code
 
 #: The installed hook's handle, kept for the life of the process: threads and atexit
 #: handlers that import after the program's main code returns still get rewritten modules.
@@ -38,14 +37,8 @@ def cpython_abspath(path: str, cwd: str) -> str:
     return path if os.path.isabs(path) else os.path.join(cwd, path)
 
 
-def script_path0(path: str) -> str:
-    """``sys.path[0]`` for a script: the directory of the script with symlinks resolved."""
-    return os.path.dirname(os.path.realpath(path))
-
-
 def run_script(path: str, args: list[str], prog: str, packages: tuple[str, ...] = ()) -> int:
-    """``python PATH ARGS``: a file (rewritten if it opts in), or a directory/zip with
-    ``__main__``."""
+    """``python PATH ARGS``: a file (rewritten if it opts in), or a folder or zip with a main."""
     cwd = os.getcwd()
     filename = cpython_abspath(path, cwd)
     _install(packages)
@@ -67,7 +60,7 @@ def run_script(path: str, args: list[str], prog: str, packages: tuple[str, ...] 
         )
         return 2
     if not safe_path():
-        _set_path0(script_path0(filename), always=False)
+        _set_path0(os.path.dirname(os.path.realpath(filename)), always=False)  # symlinks resolved
     sys.argv = [path, *args]
     is_pyc = filename.endswith(".pyc") or data[:2] == importlib.util.MAGIC_NUMBER[:2]
     main = _new_main()
@@ -78,7 +71,7 @@ def run_script(path: str, args: list[str], prog: str, packages: tuple[str, ...] 
         __file__=filename, __cached__=None, __loader__=loader_type("__main__", filename)
     )
     try:
-        code = _load_pyc(data) if is_pyc else _compile(data, filename)
+        code = _load_pyc(data) if is_pyc else script_code(data, filename)
     except (SyntaxError, RuntimeError, ValueError, EOFError) as exc:
         if not (is_pyc or isinstance(exc, SyntaxError)):
             raise  # a failure of the engine itself: keep every frame
@@ -111,8 +104,7 @@ def run_code(text: str, args: list[str], packages: tuple[str, ...] = ()) -> int:
 
 
 def run_module(name: str, args: list[str], packages: tuple[str, ...] = ()) -> int:
-    """``python -m NAME ARGS``: runpy finds and loads NAME through the import system, hook
-    installed."""
+    """``python -m NAME ARGS``: runpy finds and loads NAME through the hook's import system."""
     if not safe_path():
         _set_path0(os.getcwd(), always=False)
     _install(packages)
@@ -132,8 +124,7 @@ def _install(packages: tuple[str, ...] = ()) -> None:
 
 
 def _set_path0(entry: str, always: bool) -> None:
-    """Put ``entry`` where Python put the entry for ``python -m jaxrewrite`` or the console
-    script."""
+    """Put ``entry`` where Python put the one for ``python -m jaxrewrite`` or the console script."""
     if always and safe_path():
         sys.path.insert(0, entry)
     elif sys.path:
@@ -152,11 +143,6 @@ def _new_main() -> types.ModuleType:
         main.__dict__["__annotations__"] = {}
     sys.modules["__main__"] = main
     return main
-
-
-def _compile(data: bytes, filename: str) -> types.CodeType:
-    """A script's code: plain if it does not opt in, else rewritten, through the hook's cache."""
-    return script_code(data, filename)
 
 
 def _load_pyc(data: bytes) -> types.CodeType:

@@ -9,6 +9,7 @@ package that fails to import can still be inspected.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import warnings
@@ -37,20 +38,11 @@ from jaxrewrite.errors import TOO_DEEP, RewriteError, too_deep
 from jaxrewrite.header import PRAGMA, Header, why_ignored
 
 
-def render(original: str, rewritten: str, display: str, diff: bool) -> str:
-    """The text to print: the rewritten source itself, or a unified diff against the original."""
-    return unified_diff(original, rewritten, display) if diff else rewritten
-
-
 def notes(source: str, header: Header, display: str) -> list[str]:
-    """Why nothing in the header counts, for stderr (unknown directives are findings of their
-    own)."""
+    """Why nothing in the header counts (unknown directives are findings of their own)."""
     if header.enabled:
         return []
-    out = []
-    out.append(
-        f"{display}: note: no '{PRAGMA}' pragma in the module header; the source is unchanged"
-    )
+    out = [f"{display}: note: no '{PRAGMA}' pragma in the module header; the source is unchanged"]
     out.extend(
         f"{display}:{line}: note: '{PRAGMA}' here does not count: {why_ignored(source, line)}"
         for line in header.ignored_lines
@@ -75,17 +67,12 @@ def show(target: str, diff: bool, prog: str) -> int:
     try:
         found = locate(target, cwd, search_path(sys.path, cwd, safe_path()), sys.meta_path)
         with open(found.path, "rb") as file:
-            data = file.read()
+            source, encoding = read_python(found.display, file.read())
     except TargetError as exc:
         print(f"{prog} show: {exc}", file=sys.stderr)
         return 2
-    except OSError as exc:
+    except (OSError, SourceError) as exc:
         print(f"{prog} show: {cannot_open(target, exc)}", file=sys.stderr)
-        return 2
-    try:
-        source, encoding = read_python(found.display, data)
-    except SourceError as exc:
-        print(f"{prog} show: {exc}", file=sys.stderr)
         return 2
     source = universal(source)
     paint = colour.paint if colour.wanted(sys.stderr) else None
@@ -115,5 +102,27 @@ def show(target: str, diff: bool, prog: str) -> int:
         return 1
     for note in notes(source, analysis.header, found.display):
         print(note, file=sys.stderr)
-    write_source(sys.stdout, render(source, text, found.display, diff), encoding, diff=diff)
+    shown = unified_diff(source, text, found.display) if diff else text
+    write_source(sys.stdout, shown, encoding, diff=diff)
     return 0
+
+
+def main(argv: list[str], prog: str) -> int:
+    parser = argparse.ArgumentParser(
+        prog=f"{prog} show",
+        description="Print the source the import hook compiles for each TARGET, executing nothing "
+        "(with a '==> TARGET <==' line before each when there are several, as head prints them).",
+        epilog="exit status: 0 shown, 1 a source that does not rewrite (its findings on stderr), "
+        "2 no such target; with several targets, the highest",
+    )
+    parser.add_argument(
+        "targets", nargs="+", metavar="TARGET", help="a file path or a dotted module name"
+    )
+    parser.add_argument(
+        "--diff", action="store_true", help="print a unified diff against the file instead"
+    )
+    try:
+        ns = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse has printed its help or its error already
+        return exc.code if isinstance(exc.code, int) else 2
+    return show_all(ns.targets, ns.diff, prog)

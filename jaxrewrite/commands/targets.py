@@ -43,17 +43,13 @@ def display_name(path: str, cwd: str) -> str:
     return path if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
 
 
-def is_module_name(target: str) -> bool:
-    return all(part.isidentifier() for part in target.split("."))
-
-
 def locate(target: str, cwd: str, path: Sequence[str], meta_path: Sequence[object]) -> Target:
     """Resolve TARGET to a source file without importing (so without executing) anything."""
     if (
         os.path.isfile(target)
         or target.endswith(".py")
         or os.sep in target
-        or not is_module_name(target)
+        or not all(part.isidentifier() for part in target.split("."))
     ):
         if not os.path.isfile(target):
             why = (
@@ -138,9 +134,8 @@ def source_file(spec: importlib.machinery.ModuleSpec, name: str) -> str:
 def import_reader(
     filename: str, reads: list[Read] | None = None
 ) -> Callable[[str, int], str | None]:
-    """Reads the source of a module a file imports from, without importing anything
-    (``locate_import``); None when there is no such source (the ledger then reports the name as not
-    followed). ``reads`` collects each lookup with the file found and its hash, for the cache."""
+    """The source of a module a file imports from, read without importing anything; None when
+    there is none (the name is then not followed). ``reads``: each lookup, for the cache."""
 
     def read(module: str, level: int) -> str | None:
         path = locate_import(filename, module, level)

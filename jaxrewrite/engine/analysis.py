@@ -6,8 +6,10 @@ Data only; ``engine.build`` makes it, ``plan`` turns it into edits, the commands
 from __future__ import annotations
 
 import ast
+import dataclasses
 import enum
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from jaxrewrite.engine.read.fields import FieldUse
 from jaxrewrite.engine.read.literals import Values
@@ -25,8 +27,38 @@ class UseKind(enum.Enum):
     CALL = "call"  # jax.jit(f) on a def of this module, register_dataclass(C)
 
 
+E = TypeVar("E", bound="_Entries")
+
+
+class _Entries:
+    """What a per-leaf parameter and an inner container share: ``marks`` holds every marked
+    entry, ``keys`` and ``inner`` the ones a transform holds out (``held`` narrows them)."""
+
+    keys: tuple[str, ...]
+    marks: tuple[tuple[str, frozenset[Mark]], ...]
+    inner: tuple[Inner, ...]
+    nodes: tuple[ast.AST, ...]
+
+    def held(self: E, markers: frozenset[Mark]) -> E | None:
+        """These entries as ``markers`` see it: those carrying one of them, or None."""
+        keys = tuple(name for name, marks in self.marks if marks & markers)
+        found = (entry.held(markers) for entry in self.inner)
+        inner = tuple(entry for entry in found if entry is not None)
+        if not (keys or inner):
+            return None
+        return dataclasses.replace(self, keys=keys, inner=inner)  # type: ignore[type-var]
+
+    def applied(self) -> list[ast.AST]:
+        """The field statements of the held keys, here and in every inner container."""
+        held = set(self.keys)
+        found = [node for (name, _), node in zip(self.marks, self.nodes) if name in held]
+        for entry in self.inner:
+            found.extend(entry.applied())
+        return found
+
+
 @dataclass(frozen=True)
-class Inner:
+class Inner(_Entries):
     """An entry of a per-leaf parameter that is itself a TypedDict/NamedTuple with marked
     entries (``class Outer(TypedDict): inner: Inner``), split inside the outer one."""
 
@@ -42,54 +74,16 @@ class Inner:
     def spec(self) -> tuple[str, str, tuple[object, ...]]:
         return (self.key, self.kind.value, (*self.keys, *(entry.spec() for entry in self.inner)))
 
-    def held(self, markers: frozenset[Mark]) -> Inner | None:
-        keys = tuple(name for name, marks in self.marks if marks & markers)
-        inner = held_inner(self.inner, markers)
-        return (
-            Inner(self.key, self.kind, keys, self.marks, inner, self.nodes)
-            if keys or inner
-            else None
-        )
-
-    def applied(self) -> list[ast.AST]:
-        """The field statements of the held keys, here and in every inner container."""
-        return _applied_nodes(self.keys, self.marks, self.nodes, self.inner)
-
-
-def _applied_nodes(
-    keys: tuple[str, ...],
-    marks: tuple[tuple[str, frozenset[Mark]], ...],
-    nodes: tuple[ast.AST, ...],
-    inner: tuple[Inner, ...],
-) -> list[ast.AST]:
-    held = set(keys)
-    found = [node for (name, _), node in zip(marks, nodes) if name in held]
-    for entry in inner:
-        found.extend(entry.applied())
-    return found
-
-
-def held_inner(inner: tuple[Inner, ...], markers: frozenset[Mark]) -> tuple[Inner, ...]:
-    found = (entry.held(markers) for entry in inner)
-    return tuple(entry for entry in found if entry is not None)
-
 
 @dataclass(frozen=True)
-class Leaf:
-    """A parameter whose TypedDict/NamedTuple annotation has marked entries (per-leaf statics).
-
-    ``keys`` are the entries one transform holds out (its markers); a def's own record keeps
-    every marked field in ``marks`` and each use narrows it with ``held``.
-    """
+class Leaf(_Entries):
+    """A parameter whose TypedDict/NamedTuple annotation has marked entries (per-leaf statics)."""
 
     param: Param
     kind: Container
     keys: tuple[str, ...]
     marks: tuple[tuple[str, frozenset[Mark]], ...] = ()
-    #: Entries that are containers with marked entries of their own, split inside this one
-    #: (every marked entry in ``marks``; ``held`` narrows them, as it narrows ``keys``).
     inner: tuple[Inner, ...] = ()
-    #: As ``Inner.nodes``.
     nodes: tuple[ast.AST, ...] = field(default=(), compare=False)
 
     def spec(self) -> tuple[str, int | None, str, tuple[object, ...]]:
@@ -102,23 +96,9 @@ class Leaf:
             (*self.keys, *(e.spec() for e in self.inner)),
         )
 
-    def held(self, markers: frozenset[Mark]) -> Leaf | None:
-        """This parameter as ``markers`` see it: the entries carrying one of them, or None."""
-        keys = tuple(name for name, marks in self.marks if marks & markers)
-        inner = held_inner(self.inner, markers)
-        return (
-            Leaf(self.param, self.kind, keys, self.marks, inner, self.nodes)
-            if keys or inner
-            else None
-        )
-
-    def applied(self) -> list[ast.AST]:
-        """The field statements of the held keys, here and in every inner container."""
-        return _applied_nodes(self.keys, self.marks, self.nodes, self.inner)
-
 
 def held_leaves(leaves: tuple[Leaf, ...], transform: Transform) -> tuple[Leaf, ...]:
-    """The per-leaf parameters a transform must split: those with entries it holds out."""
+    """The per-leaf parameters with entries ``transform`` holds out."""
     found = (leaf.held(transform.markers) for leaf in leaves)
     return tuple(leaf for leaf in found if leaf is not None)
 
@@ -153,8 +133,7 @@ class Use:
 
 @dataclass(frozen=True)
 class Registration:
-    """One class registered as a pytree (``register_dataclass``): Static fields become
-    meta_fields."""
+    """One class registered as a pytree (``register_dataclass``)."""
 
     kind: UseKind
     #: The decorator expression, or the whole call at a call site.

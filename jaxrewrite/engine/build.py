@@ -30,10 +30,9 @@ from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import Container
 from jaxrewrite.engine.walk.callsites import call_site
-from jaxrewrite.engine.walk.completion import unseen_error
 from jaxrewrite.engine.walk.decorators import defs
 from jaxrewrite.engine.walk.registrations import field_forms, registrations
-from jaxrewrite.engine.walk.walker import Walked
+from jaxrewrite.engine.walk.walker import Walked, unseen_error
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.header import Header, scan_header
 
@@ -58,11 +57,7 @@ def build_analysis(
     """Analyze one module's text; Python's own SyntaxError if it does not parse.
 
     ``environment`` names what the text uses but does not bind (a notebook's earlier cells);
-    ``require_pragma`` False analyzes text without a ``# jaxrewrite: enable`` header; ``passes``
-    run over the live tree and walk after the analysis, in order: the finding passes
-    (``engine.findings``: the rules' checks as one pass) and ``engine.findings.tracetime.PASS``
-    (JR006, the arguments that must be static, read with ``EXHAUSTIVE``-like filters so that
-    unmarked uses count).
+    ``passes`` run over the live tree and walk after the analysis, in order (``engine.findings``).
     """
     header = scan_header(text) if header is None else header
     src = Source(text, filename)
@@ -101,10 +96,8 @@ def collector_paused() -> Iterator[None]:
     """Pause the cyclic collector; the caller frees the AST (and what holds it) before leaving.
 
     The AST is large and planning allocates many small objects: a running collector would rescan
-    the whole tree again and again, and resuming it while the tree is alive would make the next
-    young collection walk every node once more. The collector is process-wide, so it is paused
-    only while no other thread runs: no other thread can then see, or change, the setting in
-    between. Nested pauses leave it to the outermost.
+    the whole tree again and again. The collector is process-wide, so it is paused only while no
+    other thread runs. Nested pauses leave it to the outermost.
     """
     if not gc.isenabled() or threading.active_count() != 1:
         yield
@@ -125,15 +118,13 @@ def _analyze_tree(
     filters: Filters,
     passes: Sequence[TreePass] = (),
 ) -> Analysis:
-    """The walks over a parsed module, into a fresh Analysis (so a second, deeper attempt starts
-    from nothing)."""
+    """The walks over a parsed module, into a fresh Analysis (a deeper retry starts afresh)."""
     result = Analysis(src, header)
     scopes = build_scopes(
         tree,
         src.text,
         src.line_starts,
         outer=None if outer is None else environment(outer),
-        defer=filters.defer_bodies,
     )
     try:
         walked = walk_module(scopes, src, filters, result)
@@ -147,7 +138,7 @@ def _analyze_tree(
 
 
 def walk_module(scopes: ScopeTree, src: Source, filters: Filters, result: Analysis) -> Walked:
-    """The whole walk, into ``result`` and the ``Walked`` record handed to the passes: defs and
+    """The whole walk, into ``result`` and the ``Walked`` value handed to the passes: defs and
     their decorators, classes, then call sites (which need both)."""
     exhaustive = not filters.marker_names
     relevant = None if exhaustive else index_of(scopes).names

@@ -4,6 +4,7 @@ runs."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.build import collector_paused
@@ -33,18 +34,24 @@ def rewrite_source(
     and Python's own SyntaxError for source that does not parse. ``report``: also warn of the
     markers that do nothing, as the import hook does (``analyze``'s).
     """
+    return rewrite_with_notes(
+        source,
+        filename,
+        environment=environment,
+        require_pragma=require_pragma,
+        filters=filters,
+        header=header,
+        report=report,
+    )[0]
+
+
+def rewrite_with_notes(text: str, filename: str, **options: Any) -> tuple[str, Notes]:
+    """``rewrite_source``'s text and the warnings issued on the way (the hook keeps them with the
+    code)."""
     with collector_paused():
-        analysis = analyze(
-            source,
-            filename,
-            environment=environment,
-            require_pragma=require_pragma,
-            filters=filters,
-            header=header,
-            report=report,
-        )
+        analysis = analyze(text, filename, **options)
         try:
-            return rewritten(analysis)
+            return rewritten(analysis), notes(analysis)
         finally:
             del analysis  # it holds parts of the AST: free them before the collector resumes
 

@@ -36,7 +36,7 @@ _BUILT_COMMENT = (
 
 
 def package_sources(root: str = PACKAGE) -> list[str]:
-    """The ``.py`` files of ``REWRITE_SOURCES`` under ``root``, sorted, ``/``-separated."""
+    """The ``.py`` files of ``REWRITE_SOURCES`` under ``root``, ``/``-separated."""
     found = []
     for entry in REWRITE_SOURCES:
         path = os.path.join(root, *entry.split("/"))
@@ -85,8 +85,7 @@ def built(carried: object, version: str) -> str | None:
 
 @functools.cache
 def rewriter_hash() -> str:
-    """This process's rewriter digest: the build's, or the checkout's sources hashed once.
-    Raises OSError where they cannot be read (the hook then keeps no cache)."""
+    """The build's digest, or the checkout's sources hashed once (OSError: no cache)."""
     from jaxrewrite import hook
     from jaxrewrite.hook.pycfile import trace
     from jaxrewrite.version import __version__
@@ -107,8 +106,7 @@ def cache_tag(optimize: int | None = None, pipeline: str = "") -> str | None:
 
 
 def cache_path(source_path: str, optimize: int | None = None, pipeline: str = "") -> str | None:
-    """Where the hook's pyc of ``source_path`` lives (``sys.pycache_prefix`` respected), or None
-    where this Python keeps no bytecode cache."""
+    """Where the hook's pyc of ``source_path`` lives, or None where there is no bytecode cache."""
     tag = cache_tag(optimize, pipeline)
     if tag is None:
         return None

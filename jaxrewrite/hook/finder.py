@@ -29,8 +29,8 @@ DEFAULT = pipeline.DEFAULT
 
 
 def _header(data: bytes) -> Header | None:
-    """The header of file bytes; None where they cannot be decoded (compiled plain, outside any
-    handler: the error Python users expect, unchained)."""
+    """The header of file bytes; None where they cannot be decoded (then compiled plain, so the
+    error is Python's own)."""
     try:
         return scan_header(importlib.util.decode_source(data))
     except (SyntaxError, UnicodeDecodeError):
@@ -38,7 +38,6 @@ def _header(data: bytes) -> Header | None:
 
 
 def _opted_in(data: bytes) -> Header | None:
-    """The header of file bytes that opt in; None for any others."""
     header = _header(data) if might_opt_in(data) else None
     return header if header is not None and header.enabled else None
 
@@ -50,9 +49,9 @@ def compile_opted_in(
     optimize: int = -1,
     header: Header | None = None,
 ) -> CodeType:
-    """The code to run for the file ``path`` whose bytes are ``data``; where they opt in, ``path``
-    is marked as running rewritten code (jaxrewrite/notrewritten.py). A RewriteError (or Python's
-    own SyntaxError) names the user's file and line: the engine's frames above would bury it."""
+    """The code to run for ``path`` whose bytes are ``data``, marked as rewritten where they opt
+    in. A RewriteError (or SyntaxError) comes without the engine's frames, which would bury the
+    user's file and line."""
     __tracebackhide__ = True  # noqa: F841  (pytest hides this frame, as it hides its own)
     header = _header(data) if header is None else header
     try:
@@ -71,22 +70,45 @@ def _served(code: CodeType, path: str) -> CodeType:
     return code
 
 
+def script_code(data: bytes, filename: str) -> CodeType:
+    """The code the runner (``python -m jaxrewrite SCRIPT``) runs for a script: an opted-in one
+    served from the hook's pyc (a script is run many times a day, and a rewrite imports the
+    engine), any other compiled as ``python`` compiles it, so an error is Python's own."""
+    header = _header(data) if might_opt_in(data) else None
+    if header is None or not (header.enabled or header.unknown):
+        return compile(data, filename, "exec", dont_inherit=True)
+    if not header.enabled:
+        return compile_opted_in(data, filename, header=header)  # JR005 is the engine's to say
+    # Keyed by the hash of the bytes in hand: a stat taken after they were read may be newer.
+    pyc = cachetag.cache_path(filename)
+    if pyc is not None:
+        code = pycfile.load(pyc, filename, _NO_STAT, lambda: data)
+        if code is not None:
+            return _served(code, filename)
+    code = compile_opted_in(data, filename, optimize=sys.flags.optimize, header=header)
+    if pyc is not None:
+        pycfile.store(pyc, code, pycfile.hash_key(data), filename)
+    return code
+
+
+#: Scripts' pycs are hash-checked: no stat is compared (a zero one matches no timestamped pyc).
+_NO_STAT = os.stat_result((0,) * 10)
+
+
 class RewritingLoader(SourceFileLoader):
-    """Loads a module of the user's whose file opts in: the finder found a current pyc of the
-    hook's for it, or read bytes that opt in (``look``). ``get_source`` is inherited (the rewrite
-    keeps line numbers). Bytes that no longer opt in when it reads them load as Python would."""
+    """Loads a user's module the finder found a current pyc of the hook's for, or bytes that opt
+    in (``look``). Bytes that no longer opt in when it reads them load as Python would."""
 
     def __init__(self, fullname: str, path: str, steps: pipeline.Pipeline = DEFAULT) -> None:
         super().__init__(fullname, path)
         self.steps = steps
-        #: What the finder found (``look``), used once by ``get_code``.
         self.found: tuple[CodeType | None, bytes | None, Any] | None = None
         #: The plain route compiled bytes that opt in (edited since they were decided on).
         self._no_pyc = False
 
     def look(self) -> tuple[CodeType | None, bytes | None, Any]:
-        """The hook's current cached code (else None: then no read is needed, only bytes that
-        opt in are cached), else the file's bytes if they opt in; and the stat taken first."""
+        """The hook's current cached code, else the file's bytes if they opt in; and the stat
+        taken first."""
         path = self.path
         try:
             st = os.stat(path)
@@ -201,8 +223,8 @@ class _Composed:
 
 class RewritingFinder:
     """Asks the finders after it for a spec, and hands the user's source files its loaders. Its
-    state: the live installs (``HookHandle``), the packages they name, the loaders an integration
-    owns (pytest's assertion rewriting: its test files get its pipeline)."""
+    state: the live installs, the packages they name, the loaders an integration owns (pytest's
+    assertion rewriting: its test files get its pipeline)."""
 
     def __init__(self) -> None:
         self.handles: list[HookHandle] = []
@@ -212,14 +234,14 @@ class RewritingFinder:
         self._composed: dict[type, type] = {}
 
     def sync(self) -> None:
-        """The packages and owned loaders of the live installs; off ``sys.meta_path`` when none."""
+        """Off ``sys.meta_path`` when no install is live."""
         self.packages = frozenset(name for handle in self.handles for name in handle.packages)
         self.owned = {id(o[0]): o for handle in self.handles for o in handle.owned}
         if not self.handles:
             sys.meta_path[:] = [f for f in sys.meta_path if f is not self]
 
     def covers(self, fullname: str, origin: str) -> bool:
-        """Whether the hook may read this module's file: the user's, or of a package named."""
+        """The user's file, or one of a package named."""
         top = fullname.partition(".")[0]
         if top in self.packages:
             return True
@@ -313,7 +335,7 @@ class HookHandle:
         self.owned = owned
 
     def uninstall(self) -> None:
-        """Withdraw this install; the hook stays while other installs are live. Idempotent."""
+        """Withdraw this install; the hook stays while other installs are live."""
         if self in self.finder.handles:
             self.finder.handles.remove(self)
             self.finder.sync()
@@ -328,7 +350,6 @@ class HookHandle:
 
 
 def active() -> RewritingFinder | None:
-    """The installed hook, if any."""
     return next((f for f in sys.meta_path if isinstance(f, RewritingFinder)), None)
 
 

@@ -32,7 +32,6 @@ def keep(code: CodeType, notes: Notes) -> CodeType:
 
 
 def held(code: CodeType) -> Notes:
-    """The notes held beside ``code``; () when none."""
     return _HELD.get(code, ())
 
 

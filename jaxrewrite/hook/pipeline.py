@@ -23,17 +23,9 @@ def _compile(text: str, path: str, optimize: int) -> CodeType:
 
 def rewrite_text(text: str, path: str, header: Header | None = None) -> tuple[str, Notes]:
     """The rewritten text and the warnings issued on the way (the markers that do nothing)."""
-    from jaxrewrite.engine.build import collector_paused  # the engine: on a cache miss only
-    from jaxrewrite.engine.findings import analyze
-    from jaxrewrite.engine.rewrite import notes as notes_of
-    from jaxrewrite.engine.rewrite import rewritten
+    from jaxrewrite.engine.rewrite import rewrite_with_notes  # the engine: on a cache miss only
 
-    with collector_paused():
-        analysis = analyze(text, path, header=header, report=True)
-        try:
-            return rewritten(analysis), notes_of(analysis)
-        finally:
-            del analysis  # it holds the tree: freed before the collector resumes
+    return rewrite_with_notes(text, path, header=header, report=True)
 
 
 @dataclass(frozen=True)

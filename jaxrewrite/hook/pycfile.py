@@ -21,7 +21,6 @@ import sys
 from collections.abc import Callable
 from types import CodeType
 
-from jaxrewrite.errors import Notes
 from jaxrewrite.hook import keptwarnings
 
 MAGIC = importlib.util.MAGIC_NUMBER
@@ -61,14 +60,10 @@ def key_for(st: os.stat_result, data: bytes) -> bytes:
     return hash_key(data) if os.environ.get("SOURCE_DATE_EPOCH") else stat_key(st)
 
 
-def footer(said: Notes) -> bytes:
-    data = marshal.dumps(said)
-    return data + len(data).to_bytes(4, "little") + _MARK
-
-
 def pack(code: CodeType, key: bytes) -> bytes:
     """A pyc of ``code`` keyed by ``key`` (``stat_key``/``hash_key``), its warnings after it."""
-    return MAGIC + key + marshal.dumps(code) + footer(keptwarnings.held(code))
+    said = marshal.dumps(keptwarnings.held(code))
+    return MAGIC + key + marshal.dumps(code) + said + len(said).to_bytes(4, "little") + _MARK
 
 
 def unpack(data: bytes) -> CodeType | None:

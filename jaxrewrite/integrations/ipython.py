@@ -43,8 +43,7 @@ class CellRewriter:
 
     def __init__(self, shell: Any) -> None:
         self.shell = shell
-        #: Module-level defs with marked parameters and classes with marked fields, by name,
-        #: with the object each one made.
+        #: Module-level defs with marked parameters and classes with marked fields, by name.
         self.recorded: dict[str, Recorded] = {}
         #: Defs of the cell being run (stand-in or None), with what their name held before it.
         self._pending: dict[str, tuple[StandIn | None, object]] = {}
@@ -80,13 +79,9 @@ class CellRewriter:
         self, text: str, *, record: bool = False, offset: int = 0, raw: str | None = None
     ) -> str:
         """``text`` rewritten against the namespace as it is now; a RewriteError located in the
-        cell.
-
-        ``offset`` is how many lines of the cell come before ``text`` (a cell magic's own line);
-        ``raw`` is the whole cell, for the name errors are shown under. With ``record``, the
-        cell's marked defs and per-leaf classes are remembered once it has run (see
-        ``post_run_cell``).
-        """
+        cell. ``offset``: the lines of the cell before ``text`` (a cell magic's own); ``raw``: the
+        whole cell, named in errors. ``record``: remember the cell's marked defs and per-leaf
+        classes once it has run (``post_run_cell``)."""
         prepared = prepare(text, self.shell.user_ns, self.recorded)
         if not prepared.relevant:
             if (
@@ -111,7 +106,6 @@ class CellRewriter:
         if findings:  # located in the cell, under the name IPython shows it by
             name = self._cell_name(text if raw is None else raw)
             findings = [dataclasses.replace(d, filename=name) for d in findings]
-        # The engine's own step from analysis to text: warnings issued, the first error raised.
         out = rewritten(dataclasses.replace(analysis, diagnostics=findings))
         if not out.startswith(prefix):
             raise AssertionError("jaxrewrite internal error: a stand-in line was edited")
@@ -121,8 +115,8 @@ class CellRewriter:
         return out
 
     def _cell_name(self, text: str) -> str:
-        """The name IPython shows as ``Cell In[N]``: registered with the shell's compiler, which
-        also keeps the text for tracebacks (as it does for every cell it compiles)."""
+        """The name IPython shows as ``Cell In[N]``, registered with the shell's compiler (which
+        keeps the text for tracebacks)."""
         try:
             name = self.shell.compile.cache(text, self.shell.execution_count, raw_code=text)
         except Exception:  # a shell without IPython's caching compiler
@@ -158,13 +152,9 @@ class CellRewriter:
                 self._pending[target] = (kept.bound_to(target), namespace.get(target, _MISSING))
 
     def post_run_cell(self, result: object = None) -> None:
-        """After a cell ran: a def that ran rebound its name; remember the object it made.
-
-        A name the cell did not rebind (it failed first) keeps its old record; one rebound to
-        anything but what the statement made (``f = 3``) loses it. ``f = jax.jit(f)`` keeps it,
-        in the def's cell or a later one (``namespace.rebindings``): a def's record is checked
-        through ``__wrapped__`` down to the def's own code.
-        """
+        """After a cell ran: remember the object each def or class that ran made. A name the
+        cell did not rebind (it failed first) keeps its old record; one rebound to anything but
+        what the statement made (``f = 3``) loses it; ``f = jax.jit(f)`` keeps it."""
         pending, self._pending = self._pending, {}
         namespace = self.shell.user_ns
         for name, (stand_in, before) in pending.items():
@@ -180,11 +170,8 @@ class CellRewriter:
 
     def warn_if_loaded_mid_cell(self) -> None:
         """``%load_ext jaxrewrite`` in the cell being run (``ipython -c``, a ``.ipy`` file): IPython
-        transformed the whole cell before running its first line, and compiles the rest from that
-        text, so the rest runs as written. Say so where it loses something, at its first such line.
-
-        The running cell is the one IPython gave its display hook (``displayhook.exec_result``);
-        none while ``--ext`` loads the extension at start-up."""
+        transformed the whole cell first, so the rest runs as written; say so where that loses
+        something. The running cell is ``displayhook.exec_result`` (none under ``--ext``)."""
         result = getattr(getattr(self.shell, "displayhook", None), "exec_result", None)
         raw = getattr(getattr(result, "info", None), "raw_cell", None)
         if not isinstance(raw, str):
@@ -225,8 +212,7 @@ class CellRewriter:
     # -- %%jaxrewrite_show ----------------------------------------------------------------------
 
     def show_magic(self, line: str, cell: str) -> None:
-        """%%jaxrewrite_show [--diff]: print what this cell runs as (IPython's own transforms,
-        then jaxrewrite's, against the namespace as it is now), running nothing."""
+        """%%jaxrewrite_show [--diff]: print what this cell runs as, running nothing."""
         options = line.split()
         if any(option != "--diff" for option in options):
             print(f"usage: %%{SHOW_MAGIC} [--diff]")
@@ -250,7 +236,7 @@ def _moved(finding: Diagnostic, shift: int, offset: int) -> Diagnostic:
 
 def _made_by(value: object, stand_in: StandIn) -> bool:
     """Is ``value`` what the statement made: the class of that name, or the function the def
-    made (directly or wrapped, through ``__wrapped__``)?"""
+    made (through ``__wrapped__``)?"""
     if stand_in.is_class:
         return isinstance(value, type) and value.__name__ == stand_in.name
     try:

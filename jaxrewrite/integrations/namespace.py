@@ -44,7 +44,7 @@ from jaxrewrite.errors import RewriteError
 
 __all__ = ["Prepared", "Recorded", "StandIn", "binding_for", "prepare", "rebindings", "stand_ins"]
 
-#: An identifier, the way Python's tokenizer reads one (a superset: strings and comments count).
+#: An identifier (a superset: strings and comments count).
 _WORD = re.compile(r"[^\W\d]\w*")
 _OPAQUE = Opaque()
 _MISSING = object()
@@ -55,7 +55,6 @@ _PRIVATE = "__jaxrewrite_{}__"
 
 
 def _known_objects() -> list[tuple[object, str]]:
-    """Objects whose dotted name is fixed whatever their ``__module__`` says."""
     known: list[tuple[object, str]] = [
         (markers.UNCHECKED["Static"], "jaxrewrite.Static"),
         (markers.UNCHECKED["NoDiff"], "jaxrewrite.NoDiff"),
@@ -69,6 +68,7 @@ def _known_objects() -> list[tuple[object, str]]:
     return known
 
 
+#: Objects whose dotted name is fixed whatever their ``__module__`` says.
 _KNOWN = _known_objects()
 _MARK_OF = {
     id(markers.UNCHECKED["STATIC"]): Mark.STATIC,
@@ -83,13 +83,10 @@ def mark_name(marks: frozenset[Mark]) -> str:
 
 @dataclass(frozen=True)
 class StandIn:
-    """What a module-level def or class of a cell is to a later cell, as source text.
-
-    A def with marked parameters is one line, ``def name(a, b, /, c: <mark>, *, d): ...``: its
-    parameters and markers (and a bare-name annotation, which may name a class below). A
-    TypedDict or NamedTuple with marked fields (per-leaf statics) is a flat class of the same
-    kind with every field, inherited ones included, in order, and only the markers annotated.
-    """
+    """What a module-level def or class of a cell is to a later cell, as source text: a def
+    with marked parameters as one line, ``def name(a, b, /, c: <mark>, *, d): ...``; a
+    TypedDict or NamedTuple with marked fields as a flat class with every field, in order, only
+    the markers annotated."""
 
     name: str
     text: str
@@ -105,8 +102,7 @@ class StandIn:
     code_name: str = ""
 
     def bound_to(self, name: str) -> StandIn:
-        """This def's stand-in for another name bound to (a transform of) it, spelled with that
-        name."""
+        """This def's stand-in for another name bound to (a transform of) it."""
         if name == self.name or self.is_class:
             return self
         text = f"def {name}" + self.text[len(f"def {self.name}") :]
@@ -117,8 +113,7 @@ class StandIn:
 
 @dataclass(frozen=True)
 class Recorded:
-    """A stand-in and the object its statement left in the namespace, checked by identity before
-    use."""
+    """A stand-in and the object its statement left in the namespace (checked by identity)."""
 
     stand_in: StandIn
     value: object
@@ -126,8 +121,6 @@ class Recorded:
 
 @dataclass(frozen=True)
 class Prepared:
-    """What the engine needs to read one cell against a namespace."""
-
     environment: dict[str, Binding]
     #: Stand-in lines to analyze in front of the cell (their count is the line shift).
     prefix: str
@@ -137,12 +130,12 @@ class Prepared:
 
 def prepare(text: str, namespace: Mapping[str, Any], recorded: Mapping[str, Recorded]) -> Prepared:
     """The environment for ``text``: a binding for every namespace name it mentions, and the
-    stand-ins of recorded defs it passes as a first argument and of recorded classes it names
-    (and what those name in turn), while their name still holds the object they made."""
+    stand-ins of the recorded defs it passes as a first argument and the recorded classes it
+    names, while their name still holds the object they made."""
     environment: dict[str, Binding] = {}
     chosen: list[StandIn] = []
     relevant = "jaxrewrite" in text
-    # where a call site names its function (``pmap(f, ...)``): the only place a stand-in can matter
+    # a call site's function (``pmap(f, ...)``): the only place a def's stand-in can matter
     called = set(FIRST_ARGUMENT.findall(text)) if recorded else set()
     pending = list(set(_WORD.findall(text)))
     seen: set[str] = set()
@@ -187,7 +180,7 @@ def _spells_marker(binding: Binding) -> bool:
 def binding_for(value: object) -> Binding:
     """What a namespace value is to the engine: a module or a function/class by its dotted name
     (checked to denote this very object), a marker alias, a ``partial`` of a known function;
-    anything else is opaque (bound, but to nothing the engine reads)."""
+    anything else is opaque."""
     try:
         return _binding_for(value)
     except Exception:  # a proxy whose attribute access raises: nothing jaxrewrite could use
@@ -209,8 +202,8 @@ def _binding_for(value: object) -> Binding:
 
 
 def _annotated(value: Any) -> Binding:
-    """``S = Static[int]`` run earlier: a marker alias. A generic one (``Static[T]``, to be
-    written ``S[int]``) becomes the alias expression ``Annotated[T, STATIC]`` for the engine."""
+    """``S = Static[int]`` run earlier: a marker alias; a generic one (``Static[T]``) becomes
+    the alias expression ``Annotated[T, STATIC]``."""
     marks = frozenset(_MARK_OF[id(item)] for item in value.__metadata__ if id(item) in _MARK_OF)
     if not marks:
         return _OPAQUE
@@ -229,7 +222,7 @@ def _annotated(value: Any) -> Binding:
 
 def _partial(value: functools.partial[Any]) -> Binding:
     """``my_jit = partial(jax.jit, donate_argnums=0)`` run earlier: the alias, its keywords
-    written as the literals they are now (a value with no literal form stays opaque)."""
+    written as the literals they are now."""
     if value.args:
         return _OPAQUE
     inner = binding_for(value.func)
@@ -288,8 +281,7 @@ def _private_scope() -> Scope:
 
 
 def _located(node: ast.expr) -> ast.expr:
-    """Give a synthesized expression positions (line 1), so that any message about it can be
-    built."""
+    """A synthesized expression given positions (line 1), for any message about it."""
     return ast.fix_missing_locations(ast.Expression(node)).body
 
 
@@ -297,7 +289,7 @@ _LITERAL_TYPES = (bool, int, float, str, bytes, type(None))
 
 
 def _literal(value: object) -> ast.expr | None:
-    """``value`` as a literal expression, when it has one (ints, strings, tuples of those...)."""
+    """``value`` as a literal expression, when it has one."""
     if not _is_literal(value, 0):
         return None
     try:
@@ -321,11 +313,9 @@ def stand_ins(
     filename: str = "<cell>",
     leaf_classes: frozenset[str] = frozenset(),
 ) -> dict[str, StandIn | None]:
-    """The module-level defs and classes of ``text``, by name: the last statement that binds
-    each name, as a stand-in when it is a def with marked parameters or a TypedDict/NamedTuple
-    with marked fields, else None (a later plain def replaces an earlier marked one). A def
-    with a parameter annotated by such a class (``leaf_classes`` names earlier cells' ones) is
-    kept too: a call site of it treats those statics as it would in a module."""
+    """The module-level defs and classes of ``text`` by name, from the last statement binding
+    each: a stand-in for a def with marked parameters (or one annotated by a class of
+    ``leaf_classes`` or of the text) and a TypedDict/NamedTuple with marked fields, else None."""
     tree = ast.parse(text, filename)
     built = scopes.build_scopes(tree, text, outer=scopes.environment(environment))
     src = Source(text, filename)
@@ -355,10 +345,9 @@ def stand_ins(
 def rebindings(
     text: str, environment: Mapping[str, Binding], filename: str = "<cell>"
 ) -> dict[str, str]:
-    """``target = <transforms of the table and wrappers>(name)`` at the top level of ``text``, as
-    target -> name: what the engine sees through at a call site (``engine.read.wrappers.peel``), so
-    the target keeps the def's stand-in (``make_hypercube = jax.jit(make_hypercube)``). A
-    wrapper of the text that does not pass its arguments straight through breaks the chain."""
+    """``target = <transforms and wrappers>(name)`` at the top level of ``text``, as target ->
+    name: what the engine sees through at a call site (``engine.read.wrappers.peel``), so the
+    target keeps the def's stand-in (``make_hypercube = jax.jit(make_hypercube)``)."""
     tree = ast.parse(text, filename)
     built = scopes.build_scopes(tree, text, outer=scopes.environment(environment))
     found: dict[str, str] = {}
@@ -437,9 +426,7 @@ def _class_stand_in(
         return None  # TypedDict("C", {"a-b": ...}): no class statement can spell it
     lines = [f"class {name}({base}):\n"]
     for field in info.fields:
-        lines.append(
-            f"    {field.name}: "
-            f"{mark_name(field.markers) if field.markers else _PRIVATE.format('field')}\n"
-        )
+        annotation = mark_name(field.markers) if field.markers else _PRIVATE.format("field")
+        lines.append(f"    {field.name}: {annotation}\n")
     marks = frozenset(field.markers for field in info.fields if field.markers)
     return StandIn(name, "".join(lines), marks, is_class=True)

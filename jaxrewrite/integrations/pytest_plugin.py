@@ -37,8 +37,7 @@ ERROR_FILTER = "error:module :jaxrewrite.NotRewrittenWarning"
 
 @dataclass
 class _State:
-    """What one pytest session installed: the hook's handle (with pytest's hook as its owned
-    loader)."""
+    """What one pytest session installed."""
 
     handle: HookHandle | None
     #: Packages were named: the hook stays past collection.
@@ -50,19 +49,17 @@ class _State:
 
 
 _STATE = pytest.StashKey[_State]()
-#: pytest sessions of this process with the plugin started (NotRewrittenWarning names the option
-#: then).
+#: pytest sessions of this process with the plugin started.
 _sessions: list[pytest.Config] = []
 
 
 def not_rewritten_fix(package: str) -> str | None:
-    """What NotRewrittenWarning says to do under pytest: name the package for the plugin."""
+    """What NotRewrittenWarning says to do under pytest."""
     if not _sessions:
         return None
     return (
         "under pytest, the code under test is rewritten only for the packages named: run pytest "
-        "with "
-        f"--jaxrewrite-packages={package}, or add {package!r} to the {INI} ini option "
+        f"with --jaxrewrite-packages={package}, or add {package!r} to the {INI} ini option "
         f'(or packages = ["{package}"] in [tool.jaxrewrite] of pyproject.toml)'
     )
 
@@ -119,9 +116,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_warning_recorded(warning_message: warnings.WarningMessage, when: str) -> None:
-    """A module jaxrewrite read and found changed in meaning by running unrewritten, said while
-    the conftests loaded (by a loader the hook does not know, or one in front of it): the
-    ini's error filter was not in force yet; it is made an error of the run (below)."""
+    """A NotRewrittenWarning said while the conftests loaded, before the ini's error filter was
+    in force: made an error of the run once collection is over."""
     from jaxrewrite.errors import NotRewrittenWarning
 
     message = warning_message.message
@@ -151,9 +147,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def _check_packages_exist(config: pytest.Config) -> None:
-    """A package named for the hook that cannot be found is a typo, and would leave the code it
-    meant unrewritten: an error naming it. Checked once every conftest and test module is
-    imported (they may put the package on ``sys.path``)."""
+    """A package named for the hook that cannot be found (a typo) is an error, checked once every
+    conftest and test module is imported (they may put it on ``sys.path``)."""
     import importlib.util
 
     missing = [
@@ -177,8 +172,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def packages(config: pytest.Config) -> list[str]:
-    """The top-level packages named by ``--jaxrewrite-packages`` (comma-separated, repeatable),
-    the ``jaxrewrite_packages`` ini option (whitespace- or comma-separated) and ``packages`` in
+    """The packages named by ``--jaxrewrite-packages``, the ini option and ``packages`` in
     ``[tool.jaxrewrite]`` (the nearest pyproject.toml with that table, from pytest's rootdir up)."""
     from jaxrewrite import config as settings
 
@@ -227,28 +221,25 @@ def _start(config: pytest.Config) -> None:
 
 
 def _release(state: _State) -> None:
-    """Withdraw what this session installed; what other installs asked for stays."""
     if state.handle is not None:
         state.handle.uninstall()
         state.handle = None
 
 
 def pipeline_name(version: str, pass_hook: bool) -> str:
-    """The pipeline's part of the cache tag (letters and digits only): what decides the code
-    ``rewrite_asserts`` writes, so a pytest upgrade or a changed option is never served old code."""
+    """The pipeline's part of the cache tag: what decides the code ``rewrite_asserts`` writes."""
     digest = hashlib.sha256(f"{version}|{bool(pass_hook)}".encode()).hexdigest()[:12]
     return f"pytest{digest}"
 
 
 def assertion_pipeline(config: pytest.Config) -> Pipeline:
-    """jaxrewrite's rewrite, then pytest's assertion rewriting, for one pytest session."""
+    """jaxrewrite's rewrite, then pytest's assertion rewriting."""
     name = pipeline_name(pytest.__version__, bool(config.getini("enable_assertion_pass_hook")))
     return Pipeline(name=name, to_code=functools.partial(_assertions_rewritten, config))
 
 
 def _assertions_rewritten(config: pytest.Config, text: str, path: str, optimize: int) -> CodeType:
-    """What pytest's ``_rewrite_test`` does, on jaxrewrite's text: parse, rewrite asserts,
-    compile."""
+    """What pytest's ``_rewrite_test`` does, on jaxrewrite's text."""
     tree = ast.parse(text, filename=path)
     rewrite_asserts(tree, text.encode("utf-8"), path, config)
     return compile(tree, path, "exec", dont_inherit=True, optimize=optimize)

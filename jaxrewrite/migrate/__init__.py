@@ -58,7 +58,7 @@ def _migrate(text: str, filename: str) -> Migration:
     analysis = build_analysis(
         text, filename, filters=EXHAUSTIVE, require_pragma=False, passes=(keeping_tree(trees),)
     )
-    module = ModuleText(analysis.source, trees[0] if trees else None)  # its tree, not parsed again
+    module = ModuleText(analysis.source, trees[0])
     excluded: dict[int, Refusal] = {}
     for _ in range(MAX_ROUNDS):
         plan = plan_migration(analysis, excluded, module)

@@ -96,10 +96,8 @@ def _annotate(p: Param, func: Function, marker: str, src: Source) -> list[splice
     default = _default(func.args, arg)
     if default is not None:
         at = src.start(default)
-        if src.text[end:at] == "=":
-            edits.append(
-                splice.Edit(end, at, " = ")
-            )  # PEP 8 spacing once the parameter is annotated
+        if src.text[end:at] == "=":  # PEP 8 spacing once the parameter is annotated
+            edits.append(splice.Edit(end, at, " = "))
     return edits
 
 

@@ -18,13 +18,14 @@ from jaxrewrite.engine.build import build_analysis
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.findings.static_fix import fix_text
 from jaxrewrite.engine.findings.tracetime import PASS, TRACE, uses_jaxrewrite
-from jaxrewrite.engine.read.filters import EXHAUSTIVE
+from jaxrewrite.engine.read.filters import EXHAUSTIVE, Filters
 from jaxrewrite.engine.read.literals import MISSING, literal
 from jaxrewrite.engine.read.signature import Kind, Param
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import Mark, SpecKind, Transform
 from jaxrewrite.header import header_statements
 from jaxrewrite.migrate import migrate_source
+from jaxrewrite.migrate.imports import statement_start
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -55,7 +56,7 @@ def fix_source(text: str, filename: str = "<string>") -> Fix:
     In a module that uses jaxrewrite the parameters become ``Static`` markers; in any other, the
     transform's own keywords (``static_argnames``/``static_argnums``). A function that cannot be
     fixed is named in ``refused`` with why and what to write by hand; the others are still fixed."""
-    analysis = build_analysis(text, filename, require_pragma=False, filters=TRACE, passes=(PASS,))
+    analysis = _traced(text, filename)
     if not analysis.must_be_static:
         return Fix(text, text)
     marker = uses_jaxrewrite(ast.parse(text, filename), analysis.header.enabled)
@@ -80,9 +81,12 @@ def fix_source(text: str, filename: str = "<string>") -> Fix:
         result.text = step.text
         result.fixed.extend(step.fixed)
         result.said.extend(step.said)
-        analysis = build_analysis(
-            result.text, filename, require_pragma=False, filters=TRACE, passes=(PASS,)
-        )
+        analysis = _traced(result.text, filename)
+
+
+def _traced(text: str, filename: str, filters: Filters = TRACE) -> Analysis:
+    """The analysis JR006 reads: what must be static."""
+    return build_analysis(text, filename, require_pragma=False, filters=filters, passes=(PASS,))
 
 
 def _wanted(analysis: Analysis) -> list[tuple[Function, list[str]]]:
@@ -125,9 +129,7 @@ def _fix_plain(
         if edits[-1].text:
             said.append("'import functools' added (functools.partial needs it)")
     fixed_text = splice.apply(text, edits)
-    after = build_analysis(
-        fixed_text, filename, require_pragma=False, filters=TRACE, passes=(PASS,)
-    )
+    after = _traced(fixed_text, filename)
     left = {(f.name, n) for f, n in after.must_be_static}
     for func, names in wanted:
         still = [n for n in names if (func.name, n) in left]
@@ -164,16 +166,8 @@ def _functools_import(analysis: Analysis) -> splice.Edit:
             and node.id == "functools"
         ):
             raise _CannotFix("the name 'functools' is bound to something else here")
-    body = tree.body
-    index = header_statements(body)
     src = analysis.source
-    if index < len(body):
-        first = body[index]
-        at = src.line_starts[
-            min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))]) - 1
-        ]
-    else:
-        at = len(src.text)
+    at = statement_start(tree.body, header_statements(tree.body), src)
     newline = "\r\n" if "\r\n" in src.text else "\n"
     return splice.Edit(at, at, "import functools" + newline)
 
@@ -181,7 +175,6 @@ def _functools_import(analysis: Analysis) -> splice.Edit:
 def _fix(
     text: str, filename: str, analysis: Analysis, wanted: list[tuple[Function, list[str]]]
 ) -> Fix:
-
     src = analysis.source
     edits: list[splice.Edit] = []
     for func, names in wanted:
@@ -221,7 +214,7 @@ def _fix(
 def _verify(text: str, filename: str, targets: dict[tuple[str, int], list[str]]) -> None:
     """The fixed module rewrites without refusal, every use of a fixed def holds the parameters
     Static, and none of the findings fixed is reported again."""
-    after = build_analysis(text, filename, require_pragma=False, filters=EXHAUSTIVE, passes=(PASS,))
+    after = _traced(text, filename, EXHAUSTIVE)
     if after.errors:
         raise _CannotFix(f"the fixed module would be refused: {after.errors[0]}")
     names = {name for name, _ in targets}
@@ -303,9 +296,7 @@ def _insert_keywords(use: Use, keywords: str, src: Source, plain: bool = False) 
         inside = src.text[src.start(node) : end].rstrip()
         sep = "" if inside.endswith(("(", ",")) else ", "
         return splice.Edit(end, end, f"{sep}{keywords}")
-    if (
-        use.kind is UseKind.DECORATOR
-    ):  # @jax.jit -> @jax.jit(static_argnames=...): migrate collapses it back
+    if use.kind is UseKind.DECORATOR:  # @jax.jit -> @jax.jit(...): migrate collapses it back
         at = src.end(node)
         return splice.Edit(at, at, f"({keywords})")
     raise _CannotFix(f"cannot add keywords to {ast.unparse(node)!r}")

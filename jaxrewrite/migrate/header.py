@@ -13,45 +13,19 @@ from jaxrewrite.engine.read.nodes import blocks
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import Mark
 from jaxrewrite.header import PRAGMA, header_statements
-from jaxrewrite.migrate.imports import first_import_block, marker_import_lines, marker_import_place
+from jaxrewrite.migrate.imports import first_import_block, marker_import_edit, marker_import_lines
 from jaxrewrite.migrate.result import Reason
 
 _MARKER_NAMES = {Mark.STATIC: "Static", Mark.NODIFF: "NoDiff"}
 
 
 class ModuleText:
-    """The module's syntax tree, parsed on first use (once per module, whatever asks): where the
-    pragma and the import go, and which specs apply to nothing the module defines."""
+    """The module's text and its tree (the analysis's, never parsed again): where the pragma and
+    the import go, and which specs apply to nothing the module defines."""
 
-    def __init__(self, src: Source, tree: ast.Module | None = None) -> None:
-        """``tree``: the module's tree when the caller has parsed it already (the analysis has)."""
+    def __init__(self, src: Source, tree: ast.Module) -> None:
         self.src = src
-        self._tree = tree
-
-    @property
-    def tree(self) -> ast.Module:
-        if self._tree is None:
-            self._tree = ast.parse(self.src.text, self.src.filename)
-        return self._tree
-
-    def head(self) -> tuple[list[ast.stmt], int | None]:
-        """The module's first statements, and the line where they stop (None: the whole module).
-
-        The header and the imports come before the first ``def``, ``class`` or decorator at column
-        0, so only that much is parsed. A cut that falls inside a string or brackets cannot parse
-        (an unterminated string, an unclosed bracket), so a prefix that parses is exactly the
-        module's first statements; one that does not falls back to the whole tree.
-        """
-        if self._tree is None:
-            found = _FIRST_DEF.search(self.src.text)
-            if found is not None:
-                try:
-                    prefix = ast.parse(self.src.text[: found.start()], self.src.filename)
-                except SyntaxError:
-                    pass
-                else:
-                    return prefix.body, self.src.text.count("\n", 0, found.start()) + 1
-        return self.tree.body, None
+        self.tree = tree
 
     def newline(self) -> str:
         text = self.src.text
@@ -66,7 +40,7 @@ class ModuleText:
         self, analysis: Analysis, needed: set[Mark], enabled: bool, planned: set[int]
     ) -> tuple[list[splice.Edit], dict[Mark, str]]:
         src = self.src
-        body, cut = self.head()
+        body = self.tree.body
         nl = self.newline()
         index = header_statements(body)
         if index < len(body):
@@ -74,8 +48,6 @@ class ModuleText:
             first_line = min(
                 [first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))]
             )
-        elif cut is not None:
-            first_line = cut  # the def, class or decorator the head stops at
         else:
             raise Reason.MODULE.refused("empty")
         if index > 0 and (body[index - 1].end_lineno or 0) >= first_line:
@@ -99,13 +71,7 @@ class ModuleText:
             return edits, spelling
         if pragma:
             edits.append(splice.Edit(at_first, at_first, pragma))
-        at, own_section = marker_import_place(block, src)
-        text = "".join(line + nl for line in lines)
-        if at == len(src.text) and not src.text.endswith(("\n", "\r")):
-            text = (
-                nl + text.removesuffix(nl) + nl
-            )  # the last import ends the file without a line break
-        edits.append(splice.Edit(at, at, (nl if own_section else "") + text))
+        edits.append(marker_import_edit(block, src, "".join(line + nl for line in lines), nl))
         return edits, spelling
 
     def _check_enabling(self, analysis: Analysis, planned: set[int]) -> None:
@@ -175,10 +141,6 @@ def _annotation_like(text: str, name: str) -> bool:
     except (SyntaxError, ValueError):
         return False
     return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(tree))
-
-
-#: Where a module's header and imports have certainly ended: a def, class or decorator at column 0.
-_FIRST_DEF = re.compile(r"^(?:@|def\s|async\s+def\s|class\s)", re.MULTILINE)
 
 
 def _import_only(stmt: ast.stmt) -> bool:

@@ -67,6 +67,24 @@ def marker_import_place(block: list[ast.stmt], src: Source) -> tuple[int, bool]:
     return _after((before[-1] if before else groups[-1])[-1], src), True
 
 
+def marker_import_edit(block: list[ast.stmt], src: Source, lines: str, nl: str) -> splice.Edit:
+    """The import ``lines`` inserted at ``marker_import_place`` in the first import ``block``."""
+    at, own_section = marker_import_place(block, src)
+    if at == len(src.text) and not src.text.endswith(("\n", "\r")):
+        lines = nl + lines  # the last import ends the file without a line break
+    return splice.Edit(at, at, (nl if own_section else "") + lines)
+
+
+def statement_start(body: list[ast.stmt], index: int, src: Source) -> int:
+    """Where ``body[index]`` starts, its decorators included (the text's end past the body)."""
+    if index >= len(body):
+        return len(src.text)
+    first = body[index]
+    decorators = getattr(first, "decorator_list", [])
+    start: int = src.line_starts[min([first.lineno, *(d.lineno for d in decorators)]) - 1]
+    return start
+
+
 def _after(stmt: ast.stmt, src: Source) -> int:
     end = stmt.end_lineno or stmt.lineno
     return src.line_starts[end] if end < len(src.line_starts) else len(src.text)

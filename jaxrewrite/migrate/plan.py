@@ -217,15 +217,11 @@ def _check_agreement(
 
 def plan_migration(
     analysis: Analysis,
-    excluded: Mapping[int, Refusal] | None = None,
-    module: ModuleText | None = None,
+    excluded: Mapping[int, Refusal],
+    module: ModuleText,
 ) -> Plan:
-    """Decide, per function, migrate or refuse, and spell the edits; pure.
-
-    ``excluded`` maps ``id(def)`` to a refusal found by an earlier round trip; ``module`` is the
-    parsed text, when the caller has it already.
-    """
-    excluded = excluded or {}
+    """Decide, per function, migrate or refuse, and spell the edits; pure. ``excluded`` maps
+    ``id(def)`` to a refusal found by an earlier round trip."""
     src = analysis.source
     enabled = analysis.header.enabled
     planned: list[PlannedFunction] = []
@@ -244,7 +240,6 @@ def plan_migration(
             refused.append(Refusal(why.reason, why.message, func.lineno, func.name))
     if not planned:
         return Plan([], [], refused, {})
-    module = ModuleText(src) if module is None else module
     try:
         module_edits, spelling = module.header_edits(
             analysis,

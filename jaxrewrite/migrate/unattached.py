@@ -39,7 +39,7 @@ def unattached(analysis: Analysis, module: ModuleText) -> list[Refusal]:
     )
     if not lines:
         return []
-    scopes = build_scopes(module.tree, defer=False)
+    scopes = build_scopes(module.tree)
     try:
         return _Finder(analysis, lines, scopes, covered).run(module.tree)
     finally:

@@ -85,9 +85,8 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
         owners = [(end - start, p) for start, end, p in spans if start <= at <= end]
         if not owners:
             return module_wide("unrewritten", code=error.code, message=error.message)
-        innermost = min(owners, key=lambda owner: owner[0])[
-            1
-        ]  # a method, not its class's other def
+        # The innermost: a method, not its class's other def.
+        innermost = min(owners, key=lambda owner: owner[0])[1]
         refuse(innermost, "unrewritten", code=error.code, message=error.message)
     owner: dict[int, PlannedFunction] = {id(use): p for p in plan.planned for use in p.uses}
     before_at = {_new_offset(steps, src.start(use.node)): use for use in analysis.uses}

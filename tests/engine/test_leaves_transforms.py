@@ -398,7 +398,7 @@ def test_per_leaf_under_a_transform_without_a_helper_is_refused() -> None:
     ],
 )
 def test_a_decorator_and_a_call_site_are_completed_alike(use: str) -> None:
-    """One function completes both (``walk.completion.complete_use``): the per-leaf refusal
+    """One function completes both (``walk.walker.complete_use``): the per-leaf refusal
     comes before what the written text would need, here a module that binds ``__import__``
     (JR122), at a decorator as at a call site."""
     err = _error("__import__ = print\n\n\n" + use)

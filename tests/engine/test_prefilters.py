@@ -128,7 +128,7 @@ CASES += list(LAYOUTS.items())
 def test_prefilters_change_nothing(name: str, source: str) -> None:
     filtered = outcome(source, name)
     assert outcome(source, name, EXHAUSTIVE) == filtered
-    for each in ("marker_names", "signature_lines", "defer_bodies", "first_arguments"):
+    for each in ("marker_names", "first_arguments"):
         assert outcome(source, name, Filters(**{each: False})) == filtered, each
 
 
@@ -149,7 +149,7 @@ def test_golden_inputs_exist() -> None:
 _BACKTRACK = """
 import sys, time
 from jaxrewrite import rewrite_source
-from jaxrewrite.engine.read.filters import FIRST_ARGUMENT, ASSIGNED_NAME
+from jaxrewrite.engine.read.filters import FIRST_ARGUMENT
 
 def module(opening):
     return (
@@ -163,7 +163,6 @@ def cost(text):
     for _ in range(20):
         assert "static_argnums=(1,)" in rewrite_source(text, "m.py")
         FIRST_ARGUMENT.findall(text)
-        ASSIGNED_NAME.findall(text)
     return time.perf_counter() - start
 
 cost(module("["))
@@ -176,7 +175,7 @@ def test_first_argument_searches_are_linear_in_a_short_run_of_hashes() -> None:
     (against microseconds for the same text without the "("), best of five."""
     import time
 
-    from jaxrewrite.engine.read.filters import ASSIGNED_NAME, FIRST_ARGUMENT
+    from jaxrewrite.engine.read.filters import FIRST_ARGUMENT
 
     def best(opening: str) -> float:
         text = f"A = '{opening}#" + "a#" * 16 + "'\nB = '" + opening + "#" + "1#" * 16 + "'\n"
@@ -185,7 +184,6 @@ def test_first_argument_searches_are_linear_in_a_short_run_of_hashes() -> None:
             start = time.perf_counter()
             for _ in range(20):
                 FIRST_ARGUMENT.findall(text)
-                ASSIGNED_NAME.findall(text)
             costs.append(time.perf_counter() - start)
         return min(costs)
 

@@ -88,5 +88,5 @@ def test_generated_modules_read_alike_with_and_without_filters(source: str) -> N
     alias learned in an unread body was one). Each filter off alone, and all of them."""
     filtered = outcome(source, "generated.py")
     assert outcome(source, "generated.py", EXHAUSTIVE) == filtered
-    for each in ("marker_names", "signature_lines", "defer_bodies", "first_arguments"):
+    for each in ("marker_names", "first_arguments"):
         assert outcome(source, "generated.py", Filters(**{each: False})) == filtered, each

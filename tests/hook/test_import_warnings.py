@@ -11,7 +11,6 @@ run with bytecode on and the fake jax of helpers_hook (jit records its keywords)
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import json
 import marshal
@@ -25,9 +24,8 @@ import pytest
 from golden_cases import GOLDEN, display_name
 from helpers_hook import Project
 
-import jaxrewrite.engine.findings.checks.marker_does_nothing as report_module
 from jaxrewrite.engine.findings import analyze
-from jaxrewrite.engine.findings.checks.registry import REPORTED_AT_IMPORT
+from jaxrewrite.engine.findings.checks.registry import RULES
 from jaxrewrite.hook import keptwarnings, pipeline, pycfile
 
 HEAD = (
@@ -406,40 +404,6 @@ def _texts() -> list[tuple[str, str]]:
     return found
 
 
-def test_the_ledgers_shortcut_never_hides_a_report(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``report.nothing_to_settle`` skips the ledger where every marker is read by a use: over
-    every text, the warnings with the shortcut are the warnings without it."""
-    taken = compared = 0
-    real = report_module.nothing_to_settle
-
-    def spy(*args: object) -> bool:
-        nonlocal taken
-        answer = real(*args)  # type: ignore[arg-type]
-        taken += answer
-        return answer
-
-    for name, text in _texts():
-        try:
-            ast.parse(text)
-        except SyntaxError:
-            continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            monkeypatch.setattr(report_module, "nothing_to_settle", spy)
-            try:
-                fast = analyze(text, name, report=True).diagnostics
-            except (SyntaxError, RecursionError):
-                continue
-            monkeypatch.setattr(report_module, "nothing_to_settle", lambda *a: False)
-            full = analyze(text, name, report=True).diagnostics
-        assert [(d.code, d.line, d.message) for d in fast] == [
-            (d.code, d.line, d.message) for d in full
-        ], name
-        compared += 1
-    print(f"\n[import warnings] texts compared: {compared}, ledger skipped: {taken}")
-    assert compared >= 150 and taken >= 20
-
-
 def test_the_hooks_warnings_are_checks_findings_of_those_codes() -> None:
     """Over every golden input: what the import says is what ``check`` says, for the codes the
     import reports (JR009 and the findings at uses are check's alone)."""
@@ -452,7 +416,7 @@ def test_the_hooks_warnings_are_checks_findings_of_those_codes() -> None:
                 lint = analyze(text, name, lint=True).diagnostics
             except (SyntaxError, RecursionError):
                 continue
-        wanted = REPORTED_AT_IMPORT
+        wanted = {m.RULE.code for m in RULES if m.AT_IMPORT}
         assert {(d.code, d.line) for d in hook if d.code in wanted} <= {
             (d.code, d.line) for d in lint
         }, name

@@ -324,7 +324,6 @@ WALK = frozenset(
         "walk.decorators",
         "walk.callsites",
         "walk.registrations",
-        "walk.completion",
         "findings.tracetime",
         "findings.checks.no_transform",
         "edits.plan",

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from support import jaxrewrite as run_jaxrewrite
 from support import write
 
 import jaxrewrite
+from jaxrewrite.commands.check import check_text
 
 MOD = """\
 # jaxrewrite: enable
@@ -164,7 +166,8 @@ def test_a_marker_alias_reached_as_a_module_attribute_is_jr009_at_the_use(
     write(tmp_path / "pkg" / "aliases.py", ALIASES)
     write(tmp_path / "pkg" / "mod.py", "# jaxrewrite: enable\nimport jax\n" + USES[use])
     done = run_jaxrewrite("check", "pkg/mod.py", "--select", "JR009", cwd=tmp_path)
-    assert "pkg/mod.py:" in done.stdout and "JR009" in done.stdout and "'Steps'" in done.stdout, (
+    spelled = re.search(r"n: '?([\w.]+)", USES[use]).group(1)  # type: ignore[union-attr]
+    assert f"pkg/mod.py:7:13: JR009 {spelled!r} in the annotation of 'n'" in done.stdout, (
         done.stdout + done.stderr
     )
 
@@ -256,6 +259,29 @@ def test_jr009_quotes_a_renaming_import_as_written(tmp_path: Path) -> None:
     ), done.stdout + done.stderr
 
 
+@pytest.mark.parametrize(
+    "imports, spelled",
+    [
+        ("from nowhere import envs", "envs.State"),
+        ("import nowhere.envs as envs", "envs.State"),
+        ("import nowhere", "nowhere.envs.State"),
+        ("from nowhere import envs", "envs.sub.State"),
+        ("from nowhere import envs", "'envs.State'"),
+        ("from . import envs", "envs.State"),
+    ],
+)
+def test_jr009_quotes_an_attribute_and_its_import_as_written(
+    tmp_path: Path, imports: str, spelled: str
+) -> None:
+    """``envs.State`` of ``from brax import envs`` is quoted so, with that import: not as a
+    ``from brax.envs import State`` the user never wrote."""
+    write(tmp_path / "main.py", USE.format(imports=imports, op=spelled, steps="int"))
+    (finding,) = check_text((tmp_path / "main.py").read_text(), str(tmp_path / "main.py"))
+    assert finding.code == "JR009" and finding.message.startswith(
+        f"{spelled.strip(chr(39))!r} in the annotation of 'x' comes from {imports!r}, which "
+    ), finding.message
+
+
 # Issue 55, measured on ott-jax and haliax checked uninstalled: a project in the src layout whose
 # tests import its package (``from ott.geometry import geometry``, ``geom: geometry.Geometry``)
 # was JR009, "not read": the package lives in src/, on no search path until it is installed.
@@ -292,6 +318,6 @@ def test_a_src_layout_marker_alias_is_still_jr009(tmp_path: Path) -> None:
     done = run_jaxrewrite("check", "tests", "--select", "JR009", cwd=tmp_path)
     lines = done.stdout.splitlines()[:-1]
     assert len(lines) == 2 and all(
-        "JR009 'Steps'" in line and "is an alias of a marker in proj.geometry" in line
-        for line in lines
+        f"JR009 {name!r}" in line and "is an alias of a marker in proj.geometry" in line
+        for line, name in zip(lines, ["Steps", "geometry.Steps"])
     ), done.stdout + done.stderr

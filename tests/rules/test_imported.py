@@ -408,7 +408,8 @@ def test_names_bound_two_ways_at_every_link_are_read_once_each(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``if c: a1 = a0`` / ``else: a1 = a0``, 20 links: 2**20 ways to the import, each link read
-    once a depth (the reading counted, and stopped, past a bound: it must not take them all)."""
+    once a depth (the reading counted, and stopped, past a bound: it must not take them all), and
+    the one import they all reach worded once."""
     from jaxrewrite.engine.findings import imported
 
     links = "".join(
@@ -423,6 +424,15 @@ def test_names_bound_two_ways_at_every_link_are_read_once_each(
         assert calls[0] <= 4 * 22 * 2, "a name bound two ways at every link read each way again"
         return real(*args, **kwargs)
 
+    worded = [0]
+    real_finding = imported._finding
+
+    def finding(*args, **kwargs):  # type: ignore[no-untyped-def]
+        worded[0] += 1
+        return real_finding(*args, **kwargs)
+
     monkeypatch.setattr(imported, "_reaches", counted)
+    monkeypatch.setattr(imported, "_finding", finding)
     found = _check(tmp_path, main)
+    assert worded[0] == 1, "each way to the one import was worded again (2**20 findings)"
     assert [(code, line) for code, line, *_ in found] == [("JR013", main.count("\n"))], found

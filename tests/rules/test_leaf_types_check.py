@@ -64,6 +64,19 @@ def test_hashable_default_is_quiet(default: str) -> None:
     )
 
 
+@pytest.mark.parametrize("spelling", ["'list'", "'dict[str, int]'", "'typing.List[int]'", "'Cfg'"])
+def test_a_string_under_the_marker_is_the_type_it_names(spelling: str) -> None:
+    """``Static["list"]`` is read as ``Static[list]`` (as JR016 reads ``Static["float"]``), and
+    quoted as written."""
+    source = CHECK_HEADER + (
+        "import typing\n\n\n@dataclasses.dataclass\nclass Cfg:\n    n: int\n\n\n"
+        f"@jax.jit\ndef f(x, a: Static[{spelling}]):\n    return x\n"
+    )
+    found = check_text(source, "m.py")
+    assert [(d.line, d.code) for d in found] == [(17, "JR003")]
+    assert f"annotated {spelling}" in found[0].message
+
+
 #: Every spelling of an array type (``engine.rulebook.table.ARRAY_TYPES``, jaxtyping's dtypes),
 #: under Static: JAX cannot hash an array, so each is JR003, as ``jax.Array`` is.
 ARRAY_SPELLINGS = [

@@ -1,8 +1,5 @@
-"""Planning: an Analysis in, edits on the source text out.
-
-Pure, and the same code for every transform: the analysis has already decided, from the
-transform table, what each use needs; here it is only spelled, by completing a call in place or
-by wrapping a bare transform in an explicit call.
+"""Planning: an Analysis in, edits on the source text out. The analysis has decided what each use
+needs; here it is only spelled, by completing a call in place or wrapping a bare transform.
 """
 
 from __future__ import annotations
@@ -31,7 +28,7 @@ def plan(analysis: Analysis) -> list[splice.Edit]:
 
 
 def _field_edits(use: FieldUse, src: Source) -> list[splice.Edit]:
-    """A Static field spelled the library's way, the user's value and arguments kept in place."""
+    """A Static field spelled the library's way, the user's value and arguments in place."""
     form, at = use.form, use.at
     if use.action is Action.ADD:
         end = src.end(at)
@@ -103,9 +100,7 @@ def _edits(use: Use | Registration, src: Source) -> list[splice.Edit]:
         specs = tuple(leaf.spec() for leaf in leaves)
         before, after = render.leaves_wrapper(specs, pairs, helper)
         return _around(use.node, before, after, src)
-    if isinstance(
-        use.node, ast.Call
-    ):  # partial(jax.jit, ...) or jax.jit(...): complete it in place
+    if isinstance(use.node, ast.Call):  # partial(jax.jit, ...), jax.jit(...): completed in place
         return _edit_call(use.node, use.local, use.values, src)
     before, after = render.wrapper(tuple((k, v) for k, v, _ in use.values))
     return _around(use.node, before, after, src)

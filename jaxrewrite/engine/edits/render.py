@@ -7,20 +7,15 @@ import warnings
 from functools import lru_cache
 from types import ModuleType
 
-from jaxrewrite.engine.read.literals import (
-    Value,
-)  # what it spells, typed where the literals are read
+from jaxrewrite.engine.read.literals import Value
 
 _PLACEHOLDER = "__jaxrewrite_transform__"
 
 
 @lru_cache(maxsize=1)
 def _astor() -> ModuleType:
-    """astor, imported on first use: most imports never render anything.
-
-    Importing it touches ``ast.Num``, which warns on Python 3.12+; that warning is about
-    astor's internals, not the user's code, so it is not passed on.
-    """
+    """astor, imported on first use (most imports render nothing); the DeprecationWarning its
+    import gives on 3.12+ (``ast.Num``) is about astor's internals, not the user's code."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         import astor
@@ -50,14 +45,11 @@ def keywords(pairs: tuple[tuple[str, Value], ...]) -> str:
 
 @lru_cache(maxsize=1024)
 def wrapper(pairs: tuple[tuple[str, Value], ...]) -> tuple[str, str]:
-    """Text to put before and after a bare transform to call it explicitly with its keywords.
-
-    ``jax.jit`` becomes ``__import__('functools').partial(jax.jit, static_argnums=...)``: the
-    partial application JAX's own docs use, written with no import statement and no new module
-    name. It is one call evaluated where the user wrote the decorator (class-body names stay
-    visible, and the transform is looked up before the def runs, as in the original), it works
-    for every transform and JAX version, and, unlike a lambda, it adds no code object to compile.
-    """
+    """Text before and after a bare transform to call it with its keywords: ``jax.jit`` becomes
+    ``__import__('functools').partial(jax.jit, static_argnums=...)``, with no import statement
+    and no new module name. One call evaluated where the user wrote the decorator (class-body
+    names stay visible, the transform is looked up before the def runs), for every transform and
+    JAX version, and, unlike a lambda, no code object to compile."""
     return _around(_partial([], pairs))
 
 
@@ -72,7 +64,7 @@ def _partial(before: list[ast.expr], pairs: tuple[tuple[str, object], ...]) -> a
 
 
 def _around(call: ast.Call) -> tuple[str, str]:
-    """The rendered fragment split where the transform goes: the text before and after it."""
+    """The rendered fragment split where the transform goes."""
     before, _, after = _source(ast.Expr(call)).partition(_PLACEHOLDER)
     return before, after
 
@@ -84,8 +76,8 @@ def _const(obj: object) -> ast.expr:
 
 
 def _import(module: str, name: str) -> ast.expr:
-    """``__import__('<module>').<name>`` (for ``a.b``: ``__import__('a.b').b.<name>``): no import
-    statement, no module-level name. The analysis refuses modules that rebind ``__import__``."""
+    """``__import__('<module>').<name>`` (for ``a.b``: ``__import__('a.b').b.<name>``). The
+    analysis refuses modules that rebind ``__import__``."""
     expr: ast.expr = ast.Call(ast.Name("__import__", ast.Load()), [ast.Constant(module)], [])
     for part in [*module.split(".")[1:], name]:
         expr = ast.Attribute(expr, part, ast.Load())
@@ -93,7 +85,6 @@ def _import(module: str, name: str) -> ast.expr:
 
 
 def _helper(name: str) -> ast.expr:
-    """``__import__('jaxrewrite.leaves').leaves.<name>``."""
     return _import("jaxrewrite.leaves", name)
 
 
@@ -107,25 +98,18 @@ def leaves_wrapper(
     pairs: tuple[tuple[str, Value], ...],
     helper: str = "static_leaves",
 ) -> tuple[str, str]:
-    """Text around a transform for per-leaf statics: the transform is passed to the run-time helper.
-
-    ``jax.jit`` becomes ``__import__('functools').partial(__import__('jaxrewrite.leaves').leaves.
-    static_leaves, jax.jit, leaves=<leaves>, static_argnums=..., static_argnames=...)``: explicit
-    about what splits the argument, in the same partial form as every bare transform (no
-    import statement, no module-level name, no code object). ``helper`` is the table row's
-    ``per_leaf`` policy (``grad_leaves``, ``pmap_leaves``...).
-    """
+    """Text around a transform for per-leaf statics, in the same partial form as every bare
+    transform: ``jax.jit`` becomes ``__import__('functools').partial(__import__(
+    'jaxrewrite.leaves').leaves.static_leaves, jax.jit, leaves=<leaves>, static_argnums=...)``;
+    ``helper`` is the table row's ``per_leaf``."""
     return _around(_partial([_helper(helper)], (("leaves", leaves), *pairs)))
 
 
 @lru_cache(maxsize=256)
 def leaves_call_site(leaves: LeafSpecs, helper: str) -> tuple[str, str]:
-    """Text around a call site's transform expression for per-leaf statics.
-
-    ``jax.jit(fun, ...)`` becomes ``__import__('jaxrewrite.leaves').leaves.at_call('static_leaves',
-    jax.jit, <leaves>)(fun, ...)``: the call's own arguments stay where they are, and are
-    completed in place like any call site's.
-    """
+    """Text around a call site's transform for per-leaf statics: ``jax.jit(fun, ...)`` becomes
+    ``__import__('jaxrewrite.leaves').leaves.at_call('static_leaves', jax.jit, <leaves>)(fun,
+    ...)``, the call's own arguments completed in place like any call site's."""
     return _around(
         ast.Call(_helper("at_call"), [ast.Constant(helper), _TRANSFORM, _const(leaves)], [])
     )
@@ -133,8 +117,7 @@ def leaves_call_site(leaves: LeafSpecs, helper: str) -> tuple[str, str]:
 
 @lru_cache(maxsize=64)
 def field_call(module: str, keyword: str, static: bool) -> str:
-    """``__import__('equinox').field(static=True)``: the library's own field function, named with
-    no import statement and no module-level name."""
+    """``__import__('equinox').field(static=True)``."""
     return _source(ast.Expr(_field(module, [], keyword, static)))
 
 

@@ -19,7 +19,7 @@ class Edit:
 
 
 def apply(text: str, edits: list[Edit]) -> str:
-    """Splice ``edits`` into ``text``; edits must not overlap (insertions at one point keep
+    """Splice ``edits`` into ``text``; they must not overlap (insertions at one point keep
     order)."""
     if not edits:
         return text

@@ -14,7 +14,7 @@ from jaxrewrite.engine.read.recognise import classify, looks_like_transform_deco
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
 from jaxrewrite.engine.read.signature import Param, Signature
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.walk.completion import is_overload
+from jaxrewrite.engine.walk.walker import is_overload
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.walk.walker import Walked

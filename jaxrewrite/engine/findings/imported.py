@@ -1,14 +1,10 @@
-"""JR013: a transform of the table applied here to a def imported from another module, whose
-parameters are marked there.
+"""JR013: a transform applied here to a def imported from another module, marked there.
 
-jaxrewrite reads one module at a time: the import hook rewrites ``jax.jit(f)`` from this
-module's text alone, so where ``f`` comes from ``from mymod import f`` its Static parameters
-get no keywords here and are traced, with no word at import time. ``check`` can read the other
-module (its ``ImportReader``, as the ledger's JR009 does), so it says so at the use, with the
+The import hook rewrites ``jax.jit(f)`` from this module's text alone, so where ``f`` comes from
+``from mymod import f`` its Static parameters get no keywords and are traced. ``check`` reads the
+other module (its ``ImportReader``, as the ledger's JR009 does) and says so at the use, with the
 keywords to write. Only a def it finds marked is reported: an imported name it cannot read is
 most often no marked def at all, and the marker's own module reports what it can (JR002).
-
-Pure: it reads the Analysis, the live scopes and the other modules' text, and adds findings.
 """
 
 from __future__ import annotations
@@ -61,8 +57,6 @@ Origins = dict[str, dict[int, tuple[str, int, str | None]]]
 _TABLE_NAMES = tuple(
     sorted({name.rpartition(".")[2] for rows in FAMILIES.values() for name in rows})
 )
-#: Bytes are read as the pattern reads them (``lexer.any_word`` reads text, at twice its speed).
-_NAMED_BYTES = re.compile((r"\b(?:" + "|".join(_TABLE_NAMES) + r")\b").encode())
 
 
 #: An import statement: the modules it names (a superset: strings and comments count too, and
@@ -89,9 +83,8 @@ def may_apply_imported(text: str) -> bool:
 
 
 def may_apply_imported_bytes(data: bytes) -> bool:
-    return _NAMED_BYTES.search(data) is not None and may_apply_imported(
-        data.decode("utf-8", "replace")
-    )
+    """``may_apply_imported`` of a file's bytes (``check.may_find``'s)."""
+    return may_apply_imported(data.decode("utf-8", "replace"))
 
 
 def _names(source: str | None, listed: str | None) -> list[str]:
@@ -132,11 +125,11 @@ def _origins(module: ast.Module) -> Origins:
         if isinstance(node, ast.ImportFrom):
             if node.level == 0 and library(node.module or ""):
                 continue
+            origin = (node.module or "", node.level)
             for alias in node.names:
                 if alias.name != "*":
                     out.setdefault(alias.asname or alias.name, {})[node.lineno] = (
-                        node.module or "",
-                        node.level,
+                        *origin,
                         alias.name,
                     )
         elif isinstance(node, ast.Import):
@@ -144,11 +137,8 @@ def _origins(module: ast.Module) -> Origins:
                 if not library(alias.name):
                     # ``import a.b`` binds ``a``; ``import a.b as m`` binds ``m`` to ``a.b``
                     name = alias.asname or alias.name.partition(".")[0]
-                    out.setdefault(name, {})[node.lineno] = (
-                        alias.name if alias.asname else name,
-                        0,
-                        None,
-                    )
+                    dotted = alias.name if alias.asname else name
+                    out.setdefault(name, {})[node.lineno] = (dotted, 0, None)
     return out
 
 
@@ -193,17 +183,11 @@ def _targets(
         return []
     out = []
     for module, level, parts in _reaches(base, scope, site, origins, 0, {}):
-        names = [
-            *parts,
-            *path,
-        ]  # ``import pkg`` binds a module (``pkg.mod.f``); ``from pkg import x``
-        if names:  # the def itself, or a module holding it (``x.f``)
-            out.append(
-                (
-                    (".".join([module, *names[:-1]] if module else names[:-1]), level, names[-1]),
-                    inner,
-                )
-            )
+        # ``import pkg`` binds a module (``pkg.mod.f``); ``from pkg import x`` the def itself or
+        # a module holding it (``x.f``).
+        *held, name = [*parts, *path] or [""]
+        if name:
+            out.append(((".".join([module, *held] if module else held), level, name), inner))
     return out
 
 
@@ -253,6 +237,9 @@ def _reaches(
                     base, binding.scope, at, origins, depth + 1, memo
                 ):
                     out.append((module, level, (*parts, *path)))
+    # Each import once: two ways to the same import at every link would otherwise double the
+    # list at each one (2**links reaches, each a finding to word and drop as said already).
+    out[:] = dict.fromkeys(out)
     return out
 
 

@@ -1,22 +1,18 @@
-"""The ledger: every Static/NoDiff marker of a module, and what became of it.
+"""The ledger: every Static/NoDiff marker of a module, and what became of it (never silent).
 
-Never silent, by construction. Every marker occurrence the source holds (a parameter's
-annotation, a class field, a type alias, a variable annotation, a name imported from a module
-the engine cannot follow) is one entry, and after the analysis each entry is in exactly one
-state: **applied** (a use or registration of the analysis reads it), **refused** (a RewriteError
-at it, or at a use of its def or class), or **reported** (a finding at it). An entry that is
-neither applied nor refused nor covered by an existing finding gets one here (JR008, JR009), so
-a marker can do nothing only with a word at its line: all marks, less those a use consumed,
-less those a finding speaks for. By identity, never by line: a finding speaks for the markers of
-the def header, class or statement it was raised in (``Diagnostic.about``). Pure: it reads the
-Analysis, the live scopes and the walk's own records (``Walked``), and adds findings.
+Every marker occurrence (a parameter's annotation, a class field, a type alias, a variable
+annotation, a name imported from a module the engine cannot follow) is one entry, which ends in
+exactly one state: **applied** (a use or registration reads it), **refused** (a RewriteError at
+it, or at a use of its def or class) or **reported** (a finding at it); one that is none of these
+gets a finding here (JR008, JR009). By identity, never by line: a finding speaks for the markers
+of the def header, class or statement it was raised in (``Diagnostic.about``).
 """
 
 from __future__ import annotations
 
 import ast
-import bisect
-from dataclasses import dataclass
+import dataclasses
+import functools
 from typing import TYPE_CHECKING, Any
 
 from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State
@@ -35,7 +31,6 @@ from jaxrewrite.engine.read.othermodules import Elsewhere, ImportReader
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import parse_string, qualname
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope, ScopeTree
-from jaxrewrite.engine.read.source import Source, lines_containing
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import Rule
 from jaxrewrite.engine.rulebook.table import EITHER_FORM, Mark
@@ -47,7 +42,7 @@ if TYPE_CHECKING:
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-@dataclass
+@dataclasses.dataclass
 class _Site:
     kind: EntryKind
     name: str
@@ -66,52 +61,31 @@ class _Site:
     outermost: bool = False
 
 
-# -- finding the markers of one expression --------------------------------------------------------
-
-
-# -- collecting the sites -----------------------------------------------------------------------
-
-
 class _Collector:
     def __init__(
         self,
         scopes: ScopeTree,
         walk: Walked,
         reader: ImportReader | None,
-        src: Source,
-        imports: bool = True,
+        imports: bool,
     ) -> None:
         self.def_scopes = {id(func): scope for func, scope in scopes.defs}
         self.class_scopes = {id(d.node): d.body for d, _ in scopes.classes}
         self.walk = walk
-        self.src = src
         self.sites: list[_Site] = []
         #: Whether names imported from other modules are asked for (JR009; not by the import hook).
         self.imports = imports
         index = self.index = index_of(scopes)
-        # The index, not ``self``: a collector in a cycle would keep the tree alive past its
-        # release.
+        # The index, not ``self``: a cycle through the collector would keep the tree alive.
         self.elsewhere = Elsewhere(
             reader, lambda expr, scope: bool(index.mentions(expr, scope, set()))
         )
         self.statements = scopes.statements
         self._called: set[str] | None = None
-        #: The prefilter's names (``MarkIndex.names``): an expression naming none of them spells
-        #: no marker, so the ledger reads only those that do (the hook's cold path runs it).
-        self.names = self.index.names
-        #: The lines that hold one of them (a text search: a superset).
-        self.lines = lines_containing(src.text, src.line_starts, self.names)
-
-    def may(self, first: int, last: int) -> bool:
-        """Whether any of lines ``first`` to ``last`` holds a name that may spell a marker."""
-        at = bisect.bisect_left(self.lines, first)
-        return at < len(self.lines) and self.lines[at] <= last
 
     def mentions(self, expr: ast.AST | None, scope: Scope, aliases: set[int]) -> frozenset[Mark]:
-        first = getattr(expr, "lineno", None)
-        if first is not None and not self.may(first, getattr(expr, "end_lineno", None) or first):
-            return frozenset()
-        if not may_mark(expr, self.names):
+        # An expression naming none of the index's names spells no marker (``MarkIndex.names``).
+        if not may_mark(expr, self.index.names):
             return frozenset()
         return self.index.mentions(expr, scope, aliases)
 
@@ -143,17 +117,9 @@ class _Collector:
     def function(self, func: Function, scope: Scope) -> None:
         scope = scope.annotating(func)  # a generic def's type parameters shadow outer names
         args = func.args
-        every = [
-            *args.posonlyargs,
-            *args.args,
-            *([args.vararg] if args.vararg else []),
-            *args.kwonlyargs,
-        ]
-        every += [args.kwarg] if args.kwarg else []
-        if not self.imports and not self.may(func.lineno, func.body[0].lineno - 1):
-            every = []  # no marker in the signature, and imported names are not asked for (JR009)
+        every = [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]
         for arg in every:
-            if arg.annotation is None:
+            if arg is None or arg.annotation is None:
                 continue
             aliases: set[int] = set()
             # What the signature reader found, read once; the aliases it went through are read
@@ -282,8 +248,7 @@ class _Collector:
         """A parameter of a transformed def annotated with a name from a module the engine does
         not read (``X`` from ``from m import X``, or ``al.Steps`` of ``from . import aliases as
         al``): followed through the reader where it can be, a finding where it cannot. The names
-        first: whether ``func`` is transformed costs a walk of the module, asked only where
-        needed."""
+        first: whether ``func`` is transformed may cost a walk of the module."""
         names = list(self.elsewhere.names(ann, scope))
         if not names or not self.transformed(func):
             return
@@ -291,8 +256,7 @@ class _Collector:
             found = self.elsewhere.follow(module, level, name)
             if found is not None and found[1] == "":
                 continue  # read, and not a marker
-            spelled = f"{'.' * level}{module}"
-            fields = {"name": shown, "param": arg.arg, "module": spelled, "imported": written}
+            fields = {"name": shown, "param": arg.arg, "imported": written}
             if found is None:
                 said = ("", fields)
             else:
@@ -347,7 +311,7 @@ def build(
     (``imports`` False: no entry for names imported from other modules, JR009: the hook's).
     ``nothing``: JR008's record, handed by its rule (``checks/marker_does_nothing.py``)."""
     src = result.source
-    collector = _Collector(scopes, walk, reader, src, imports)
+    collector = _Collector(scopes, walk, reader, imports)
     collector.body(module.body, scopes.module)
     if any(site.kind is EntryKind.ALIAS for site in collector.sites):
         for site in collector.sites:
@@ -355,31 +319,24 @@ def build(
             if site.kind is EntryKind.PARAMETER and id(annotation) in collector.index.read:
                 scope = collector.def_scopes.get(id(site.owner), scopes.module)
                 collector.index.mentions(annotation, scope, site.aliases)
-    applied = _applied(result, walk, scopes)
     diagnostics = list(result.diagnostics)
     pragma = next((d for d in diagnostics if d.code == missing_pragma.RULE.code), None)
     errors = [d for d in diagnostics if d.is_error]
+    # The refusals, and the other findings but JR005's (about the header, no marker).
     findings = [d for d in diagnostics if not d.is_error and d.code != unknown_directive.RULE.code]
-    refused_by_call = _refused_by_calls(walk, scopes, errors)
-    formed = _field_form_fields(scopes)
-    entries: list[tuple[_Site, LedgerEntry]] = []
-    for site in collector.sites:
-        entries.append(
-            (
-                site,
-                _settle(
-                    site,
-                    applied,
-                    formed,
-                    (errors, findings),
-                    refused_by_call,
-                    walk,
-                    pragma,
-                    result,
-                    nothing,
-                ),
-            )
-        )
+    settle = functools.partial(
+        _settle,
+        applied=_applied(result, walk, scopes),
+        formed=_field_form_fields(scopes),
+        errors=errors,
+        findings=findings,
+        refused_by_call=_refused_by_calls(walk, scopes, errors),
+        walk=walk,
+        pragma=pragma,
+        result=result,
+        nothing=nothing,
+    )
+    entries = [(site, settle(site)) for site in collector.sites]
     # Aliases end as their uses end: applied if one use is, else refused, else reported.
     settled: list[LedgerEntry] = []
     for site, entry in entries:
@@ -389,25 +346,15 @@ def build(
             and entry.code == nothing.code
         ):
             users = [e for s, e in entries if site.value in s.aliases and s is not site]
-            best = _best(users)
+            best = next((u for state in State for u in users if u.state is state), None)
             if best is not None:
-                entry = LedgerEntry(
-                    entry.kind, entry.name, entry.line, entry.col, best.state, best.code
-                )
+                entry = dataclasses.replace(entry, state=best.state, code=best.code)
             else:
                 found = Diagnostic.at(src, site.node, nothing, "alias", what=site.name)
                 result.diagnostics.append(found)
         settled.append(entry)
     result.ledger = tuple(settled)
     result.diagnostics.sort(key=lambda d: (d.line, d.col))
-
-
-def _best(users: list[LedgerEntry]) -> LedgerEntry | None:
-    for state in State:
-        found = next((u for u in users if u.state is state), None)
-        if found is not None:
-            return found
-    return None
 
 
 def _applied(result: Analysis, walk: Walked, scopes: ScopeTree) -> set[int]:
@@ -517,7 +464,8 @@ def _settle(
     site: _Site,
     applied: set[int],
     formed: set[int],
-    said: tuple[list[Diagnostic], list[Diagnostic]],
+    errors: list[Diagnostic],
+    findings: list[Diagnostic],
     refused_by_call: dict[int, str],
     walk: Walked,
     pragma: Diagnostic | None,
@@ -531,12 +479,7 @@ def _settle(
         return LedgerEntry(site.kind, site.name, line, col, state, code)
 
     if id(node) in applied and site.kind in (EntryKind.PARAMETER, EntryKind.FIELD):
-        return (
-            entry(State.APPLIED)
-            if pragma is None
-            else entry(State.REPORTED, missing_pragma.RULE.code)
-        )
-    errors, findings = said  # the refusals, and the other findings but JR005
+        return entry(State.APPLIED) if pragma is None else entry(State.REPORTED, pragma.code)
     region = _region(node if site.owner is None else site.owner)
     error = _about(errors, region)
     if error is not None:
@@ -546,13 +489,12 @@ def _settle(
     if site.owner is not None and id(site.owner) in walk.refused_defs:
         return entry(State.REFUSED, walk.refused_defs[id(site.owner)])
     if pragma is not None and site.kind is not EntryKind.ALIAS:
-        return entry(State.REPORTED, missing_pragma.RULE.code)
+        return entry(State.REPORTED, pragma.code)
     if id(node) in formed and Mark.STATIC in site.marks:
         return entry(State.APPLIED)
     finding = _about(findings, region)
     if finding is None and site.owner is not None:
-        seen = next((call for call, func in walk.unseen if func is site.owner), None)
-        if seen is not None:
+        if any(func is site.owner for _, func in walk.unseen):
             return entry(State.REPORTED, unseen_level.RULE.code)
         if id(site.owner) in walk.unknown_calls and id(site.owner) not in walk.applied:
             return entry(State.REPORTED, unknown_transform.RULE.code)

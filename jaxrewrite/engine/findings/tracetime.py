@@ -62,7 +62,7 @@ class Traced:
 #: Every transform use, marked or not (as ``EXHAUSTIVE``), with the text searches that only skip
 #: work that cannot matter: call sites where a def of the module is a first argument, and
 #: function bodies with no def, class or decorator walked only when such a call needs them.
-TRACE = Filters(marker_names=False, signature_lines=False, defer_bodies=True, first_arguments=True)
+TRACE = Filters(marker_names=False, first_arguments=True)
 
 #: Text every module with a use of an ``abstract`` row contains (a cheap superset): their names.
 _ABSTRACT = [row for rows in FAMILIES.values() for row in rows.values() if row.abstract]

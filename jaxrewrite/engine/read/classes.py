@@ -1,8 +1,6 @@
-"""Reading a class's fields from source: which are Static, and what kind of container it is.
-
-Used for dataclass registration (Static fields become ``meta_fields``) and for per-leaf
-statics (a TypedDict or NamedTuple whose Static entries are split out per call). The functional
-forms (``TypedDict("C", {...})``, ``NamedTuple("C", [...])``) are read like their class forms.
+"""Reading a class's fields from source: which are Static, and what kind of container it is, for
+dataclass registration (``meta_fields``) and per-leaf statics (TypedDict, NamedTuple, and their
+functional forms).
 """
 
 from __future__ import annotations
@@ -34,8 +32,7 @@ from jaxrewrite.engine.rulebook.table import (
 #: Bases that add no fields.
 NEUTRAL_BASES = {"typing.Generic", "typing.Protocol", "abc.ABC", "object"}
 _NOT_FIELDS = {"typing.ClassVar", "dataclasses.InitVar", "dataclasses.KW_ONLY"}
-#: The standard library's dataclass decorator and field function, by qualified name (lint,
-#: tracetime and fields read them here).
+#: The standard library's dataclass decorator and field function.
 DATACLASS = "dataclasses.dataclass"
 FIELD = "dataclasses.field"
 
@@ -311,23 +308,20 @@ def functional_class(binding: Assigned, name: str) -> FunctionalClass | None:
 
 
 def _init(value: ast.expr | None, scope: Scope) -> bool:
-    if not isinstance(value, ast.Call):
-        return True
-    if qualname(value.func, scope) != FIELD:
-        return True
-    for kw in value.keywords:
-        if kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False:
-            return False
-    return True
+    """False for ``field(init=False)``."""
+    return not (
+        isinstance(value, ast.Call)
+        and qualname(value.func, scope) == FIELD
+        and any(
+            kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False
+            for kw in value.keywords
+        )
+    )
 
 
 def _metadata(value: ast.expr | None, scope: Scope) -> tuple[frozenset[Mark], ast.expr | None]:
-    """``field(metadata={"static": True})``: JAX's own spelling of a static dataclass field.
-
-    Returns the markers it gives, and the metadata expression when it is not a literal that can
-    be read here (``dict(static=True)``, a name, ``**options``): then nobody but JAX at run time
-    knows whether the field is static, and the caller must not guess.
-    """
+    """The markers ``field(metadata={"static": True})`` gives, and the metadata expression when
+    it is no literal (``dict(static=True)``, ``**options``): only JAX at run time can tell."""
     if not isinstance(value, ast.Call) or qualname(value.func, scope) != FIELD:
         return frozenset(), None
     for kw in value.keywords:

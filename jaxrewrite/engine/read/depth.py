@@ -1,11 +1,8 @@
 """Depth: the engine reads every tree Python's parser accepts, however deeply nested.
 
-Python's parser takes an expression or a chain of ``elif`` thousands of levels deep (a long
-generated sum, an opcode table), deeper than Python's recursion limit, which the engine's tree
-walks would meet first: the module would run under ``python`` and fail under jaxrewrite. So an
-entry point of the engine that runs out of recursion runs once more, in a thread with a large
-stack and a recursion limit to match, where it reads anything the parser built. Pure entry
-points only: a first attempt that failed half way leaves nothing behind but its caches.
+Python's parser takes expressions thousands of levels deep (a long generated sum), deeper than the
+recursion limit the engine's walks would meet; so a pure entry point that runs out of recursion
+runs once more in a thread with a large stack and a recursion limit to match.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Static fields of field-form classes (Equinox Modules, flax.struct dataclasses).
 
-Such a library decides which fields are static itself, per field, when the class is created, from
-its own field function's metadata; so ``Static[T]`` on a field is completed to that function with
-the library's keyword (``eqx.field(static=True)``), and nothing else about the class changes: no
-registration to write, and a subclass's fields are completed on their own, as the library reads
-them. Which class is one, and what each library's keyword is, comes from ``table.FIELD_FORMS``.
+Such a library reads which fields are static from its own field function when the class is made,
+so ``Static[T]`` on a field is completed to that function with the library's keyword
+(``eqx.field(static=True)``) and nothing else changes (``table.FIELD_FORMS``).
 """
 
 from __future__ import annotations
@@ -54,11 +52,8 @@ class FieldUse:
 def form_of(
     defined: DefinedClass, scope: Scope, depth: int = 0
 ) -> tuple[FieldForm | None, ast.expr | None]:
-    """The field-form library a class belongs to, and its first base this module cannot see.
-
-    ``scope`` encloses the class (decorators and bases are evaluated there). A decorator makes
-    only the class it decorates one; a base makes every subclass one, through local classes too.
-    """
+    """The field-form library a class belongs to (by its decorator, or any base's, to any depth),
+    and its first base this module cannot see; ``scope`` encloses the class."""
     node = defined.node
     for deco in node.decorator_list:
         name = qualname(deco.func if isinstance(deco, ast.Call) else deco, scope)
@@ -70,11 +65,10 @@ def form_of(
 
 
 def unseen_form(defined: DefinedClass, src: Source, relevant: set[str] | None) -> FieldForm | None:
-    """The form of a class whose base this module cannot see: the library whose own field
-    function a Static field's value calls (``eqx.field(converter=...)`` says Equinox), else
-    ``EITHER_FORM``, which both libraries read. None where a Static field's value is a
-    ``dataclasses.field(...)`` (whose one metadata key would speak to one library only: JR133) or
-    two libraries' field functions meet."""
+    """The form of a class whose base this module cannot see: the library whose field function a
+    Static field's value calls, else ``EITHER_FORM`` (both read it). None where a Static field's
+    value is ``dataclasses.field(...)`` (one metadata key speaks to one library: JR133) or two
+    libraries' field functions meet."""
     reader = MarkerReader(defined.body, src, relevant)
     named: set[FieldForm] = set()
     for stmt in defined.node.body:
@@ -125,8 +119,7 @@ def _unseen(defined: DefinedClass, scope: Scope, depth: int) -> ast.expr | None:
 def field_uses(
     defined: DefinedClass, scope: Scope, form: FieldForm, src: Source, relevant: set[str] | None
 ) -> list[FieldUse]:
-    """Every own Static field of a field-form class with the edit it needs; RewriteError on
-    misuse."""
+    """Every own Static field of a field-form class with the edit it needs."""
     reader = MarkerReader(defined.body, src, relevant)
     body = defined.body
     found: list[FieldUse] = []

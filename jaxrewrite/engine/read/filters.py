@@ -1,10 +1,6 @@
-"""Cheap pre-filters: what in a module could possibly need a rewrite.
-
-The hot path of a cold import. Everything here works by name or by text search so that
-a large module pays for one pass over its statements and little else; the analysis then
-looks closely only at what survives. A ``Filters`` value says which filters are on: the
-import hook runs with all of them (``FAST``), ``check`` and ``migrate`` with none
-(``EXHAUSTIVE``), and the tests prove both give the same rewrite.
+"""Cheap pre-filters by name or text search, so that a cold import of a large module pays for
+one pass over its statements: the import hook runs them all (``FAST``), ``migrate`` none
+(``EXHAUSTIVE``); tests/engine/test_prefilters.py proves both give the same rewrite.
 """
 
 from __future__ import annotations
@@ -28,28 +24,22 @@ from jaxrewrite.engine.read.lexer import word_starts
 from jaxrewrite.engine.read.markers import may_mark, names_made_from
 from jaxrewrite.engine.read.nodes import own_expressions
 from jaxrewrite.engine.read.scopes import Assigned, Scope, ScopeTree
-from jaxrewrite.engine.read.source import Source, lines_containing
+from jaxrewrite.engine.read.source import Source
 
 
 @dataclass(frozen=True)
 class Filters:
-    """Which shortcuts the analysis may take; each one only skips work that cannot matter."""
+    """Which shortcuts the analysis may take; each only skips work that cannot matter."""
 
-    #: Look only at annotations that mention a name that can spell a marker, and report no
-    #: transform use without markers. Off: every transform use is reported (``migrate``).
+    #: Read only annotations naming what may spell a marker, and report no unmarked transform
+    #: use. Off: every transform use is reported (``migrate``).
     marker_names: bool = True
-    #: Read only signatures whose lines mention such a name (a substring search).
-    signature_lines: bool = True
-    #: Leave function bodies with no def, class or decorator line unwalked until a call needs them.
-    defer_bodies: bool = True
     #: Look for call sites only on lines where a candidate name is a first argument.
     first_arguments: bool = True
 
 
 FAST = Filters()
-EXHAUSTIVE = Filters(
-    marker_names=False, signature_lines=False, defer_bodies=False, first_arguments=False
-)
+EXHAUSTIVE = Filters(marker_names=False, first_arguments=False)
 
 
 def classes_with_markers(tree: ScopeTree, relevant: set[str] | None) -> dict[int, LocalClass]:
@@ -96,35 +86,31 @@ def functional_classes(tree: ScopeTree) -> list[FunctionalClass]:
     return found
 
 
-def lines_mentioning(names: set[str], src: Source) -> list[int]:
-    """Sorted lines whose text contains any of ``names`` (substring search: a superset)."""
-    return lines_containing(src.text, src.line_starts, names)
-
-
 def may_matter(
     func: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str], leaf_names: set[str]
 ) -> bool:
+    """Could a parameter of ``func`` be marked, or annotated with a class with marked fields
+    (``Cfg``, ``Optional[Cfg]``, ``"Cfg | None"``)?"""
     args = func.args
-    for group in (args.posonlyargs, args.args, args.kwonlyargs, (args.vararg,), (args.kwarg,)):
-        for arg in group:
-            if arg is None or arg.annotation is None:
-                continue
-            ann = arg.annotation
-            if may_mark(ann, names):
-                return True
-            if leaf_names and may_mark(ann, leaf_names):
-                return True  # Cfg, Optional[Cfg], "Cfg | None", Annotated[Cfg, ...], Cfg[T]
-    return False
+    return any(
+        arg is not None
+        and arg.annotation is not None
+        and (
+            may_mark(arg.annotation, names)
+            or bool(leaf_names)
+            and may_mark(arg.annotation, leaf_names)
+        )
+        for group in (args.posonlyargs, args.args, args.kwonlyargs, (args.vararg,), (args.kwarg,))
+        for arg in group
+    )
 
 
 def leaf_aliases(tree: ScopeTree, leaf_names: set[str]) -> set[str]:
-    """``leaf_names`` with the names assigned from them (``Alias = Cfg``, ``Maybe =
-    Optional[Cfg]``) and the classes with a field naming one (``class Outer(TypedDict): inner:
-    Cfg``), to any depth: an annotation naming none of these cannot be per-leaf."""
+    """``leaf_names`` with the names assigned from them (``Alias = Cfg``) and the classes with a
+    field naming one, to any depth: an annotation naming none of these cannot be per-leaf."""
     names = set(leaf_names)
     if not names:
         return names  # the common module: no container with marked entries, nothing to read
-    # (name, what it is made from): assignments, and classes by their fields' annotations
     made: list[tuple[str, list[ast.expr]]] = [
         (name, [binding.value])
         for scope in tree.scopes
@@ -149,14 +135,13 @@ CallSite = tuple[ast.Call, Scope, tuple[int, int]]
 def calls_naming(
     names: list[str] | None, tree: ScopeTree, src: Source, filters: Filters
 ) -> list[CallSite]:
-    """Calls in statements on lines where one of ``names`` is a first argument (text search
-    first, unless ``filters`` says otherwise); ``names`` None means every call."""
+    """Calls in statements on lines where one of ``names`` is a first argument; every call where
+    ``names`` is None."""
     if names is not None and not names:
         return []
     ordered: list[int] | None = None
     if filters.first_arguments and names is not None:
-        # Which names are first arguments anywhere, at C speed; then where, for those only.
-        found_at = _first_arguments(src.text)
+        found_at = _positions(FIRST_ARGUMENT, src.text)
         hits = found_at.keys() & set(names)
         if not hits:
             return []
@@ -164,7 +149,6 @@ def calls_naming(
         ordered = sorted(
             {bisect.bisect_right(starts, at) for name in hits for at in found_at[name]}
         )
-    tree.walk_deferred(ordered)
     found: list[CallSite] = []
     seen: set[int] = set()
     for first, stmt, scope, flow in _statements_on(tree.statements, ordered):
@@ -179,35 +163,12 @@ def calls_naming(
     return found
 
 
-def walk_assignments(names: list[str], tree: ScopeTree, src: Source) -> None:
-    """Walk the deferred bodies where one of ``names`` is assigned as it is (``g = f``): ``g``
-    is then a name of ``f`` (``wrappers.aliases``) whose call sites must be found too, yet no
-    first argument on that line made the call-site search walk the body (a text search)."""
-    if not tree.deferred:
-        return
-    starts = src.line_starts
-    found_at = _assigned_names(src.text)
-    lines = {
-        bisect.bisect_right(starts, at)
-        for name in found_at.keys() & set(names)
-        for at in found_at[name]
-    }
-    # ``for fn in (f, g):`` and its comprehension form bind ``fn`` to each (``scopes.Choice``);
-    # ``for k, fn in zip(keys, (f, g)):`` to something made from them (JR007 at its transforms).
-    lines.update(
-        bisect.bisect_right(starts, start) for start, _ in _loops_over(src.text, frozenset(names))
-    )
-    if lines:
-        tree.walk_deferred(sorted(lines))
-
-
 def _statements_on(
     statements: list[tuple[int, int, ast.AST, Scope, int]], lines: list[int] | None
 ) -> list[tuple[int, ast.AST, Scope, int]]:
-    """The statements (sorted by first line) whose lines hold any of ``lines`` (sorted), in their
-    order; every statement when ``lines`` is None. Looked up per line, not per statement: a large
-    module has thousands of statements and a few candidate lines. Exact for nested ranges too: the
-    running maximum of last lines says how far back a statement can still reach a line."""
+    """The statements (sorted by first line) whose lines hold any of ``lines`` (sorted); all when
+    ``lines`` is None. Looked up per line (a large module has thousands of statements and a few
+    candidate lines); the running maximum of last lines says how far back one can still reach."""
     if lines is None:
         return [(first, stmt, scope, flow) for first, _, stmt, scope, flow in statements]
     firsts = [item[0] for item in statements]
@@ -226,25 +187,13 @@ def _statements_on(
 
 
 @lru_cache(maxsize=1)
-def _first_arguments(text: str) -> dict[str, list[int]]:
-    """Every identifier that is a first argument in the text, with where each occurrence starts:
-    read once per module, though each call site search of the analysis asks (a str keeps its
-    hash: the second lookup is cheap). One scan: no pattern compiled per set of names."""
-    return _positions(FIRST_ARGUMENT, text)
-
-
 def _positions(pattern: re.Pattern[str], text: str) -> dict[str, list[int]]:
+    """Each identifier ``pattern`` captures in the text, with where each occurrence starts: one
+    scan per module, whatever names the analysis asks about."""
     found: dict[str, list[int]] = {}
     for match in pattern.finditer(text):
         found.setdefault(match.group(1), []).append(match.start(1))
     return found
-
-
-@lru_cache(maxsize=1)
-def _assigned_names(text: str) -> dict[str, list[int]]:
-    """Every identifier that is the whole start of an assigned value in the text (a superset),
-    with where each occurrence starts."""
-    return _positions(ASSIGNED_NAME, text)
 
 
 #: Blanks and comments between "(" and a first argument. A comment runs to its line break and
@@ -258,12 +207,6 @@ _GAP = r"(?:\s|#[^\r\n]*[\r\n])*"
 #: lines can hold one.
 FIRST_ARGUMENT = re.compile(r"\(" + _GAP + r"([^\W\d]\w*)")
 
-#: An assignment's "=" or a walrus's ":=" (not "==", "<=", ">=", "!="), then blanks and
-#: backslash continuations: what follows starts the assigned value. Keyword arguments and
-#: augmented assignments match too (a superset).
-_ASSIGNED = r"(?<![=!<>])=(?!=)(?:\s|\\\r?\n)*"
-#: An identifier starting an assigned value (``g = f``, ``g: T = f``, ``(g := f)``).
-ASSIGNED_NAME = re.compile(_ASSIGNED + r"([^\W\d]\w*)")
 IDENTIFIER = re.compile(r"[^\W\d]\w*")
 #: How far a loop's text is read past its ``for`` while a bracket it opened is open.
 _LOOP_REACH = 4096
@@ -271,11 +214,10 @@ _LOOP_REACH = 4096
 
 @lru_cache(maxsize=4)
 def _loops(text: str) -> tuple[tuple[int, frozenset[str], frozenset[str]], ...]:
-    """Each ``for TARGETS in ITERABLE`` of the text (a superset: the word anywhere, strings and
-    comments too): (offset of its ``for``, the identifiers of
-    its targets, the identifiers of the rest of its logical line up to the next ``for``, which
-    hold the iterable). Read once per text whatever names are asked about; each ``for`` reads up
-    to the next one, so a text of many ``for``s or brackets costs what its size does."""
+    """Each ``for TARGETS in ITERABLE`` of the text (a superset: strings and comments too): (offset
+    of its ``for``, its targets' identifiers, those of the rest of its logical line up to the next
+    ``for``). Each ``for`` reads up to the next one, so many ``for``s cost what the text's size
+    does."""
     found = []
     heads = word_starts(text, "for")
     for index, head in enumerate(heads):
@@ -293,8 +235,7 @@ def _loops(text: str) -> tuple[tuple[int, frozenset[str], frozenset[str]], ...]:
 
 def _line_end(text: str, start: int, stop: int) -> int:
     """The first line break in ``text[start:stop]`` where the brackets opened since ``start`` are
-    closed (more closed than opened counts as closed), else ``stop``: a logical line's end. Per
-    line, brackets counted at C speed, not by a loop per bracket."""
+    closed, else ``stop``: a logical line's end (brackets counted per line, at C speed)."""
     depth = 0
     at = start
     while True:
@@ -309,9 +250,8 @@ def _line_end(text: str, start: int, stop: int) -> int:
 
 
 def _loops_over(text: str, names: frozenset[str]) -> list[tuple[int, frozenset[str]]]:
-    """Each loop or comprehension of the text whose iterable names one of ``names``: (offset of
-    its ``for``, the identifiers of its targets). A superset of the loops that bind a target to
-    a def of ``names`` (``scopes.Choice``)."""
+    """Each loop or comprehension whose iterable names one of ``names`` (a superset of those
+    binding a target to a def of ``names``, ``scopes.Choice``): (its ``for``'s offset, targets)."""
     return [(at, targets) for at, targets, rest in _loops(text) if not names.isdisjoint(rest)]
 
 

@@ -1,9 +1,8 @@
 """The vocabulary of JAX's reading of a hand-written spec: what a use makes static as written
 (``Reading``), and why a spec no annotation can say the same is ``Refused`` (``Reason``, JR2nn).
 
-Each spec kind reads its own spec (``engine.walk.specs``, ``read``); the reading is the one shared
-by ``migrate`` (what a use made static before the migration) and ``check``'s trace-time analysis
-(which parameters a use traces). Imports nothing of the engine but the signature's kinds.
+Shared by ``migrate`` (what a use made static before) and ``check``'s trace-time analysis (which
+parameters a use traces); each spec kind reads its own spec (``engine.walk.specs``).
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""The literal readers every spec kind shares: a keyword's value as JAX reads it, when it is a
-literal, and the keyword values the engine writes.
-
-The lowest module of the spec math (it imports only ``source`` and ``scopes``), so that the spec
-modules, the class registration and migrate read literals one way; ``render`` spells the values it
-types. ``resolve_keywords`` lets that one reader see what JAX is handed where the text spells a
-sequence as ``range(...)``, ``tuple(...)``/``list(...)`` or a module constant.
+"""The one reader of literals every spec kind, the class registration and migrate share: a
+keyword's value as JAX reads it, when it is a literal, and the keyword values the engine writes
+(``render`` spells them). ``resolve_keywords`` sees through ``range(...)``, ``tuple(...)`` and
+module constants.
 """
 
 from __future__ import annotations
@@ -64,12 +61,10 @@ _MAX_ITEMS = 1024
 def resolve_keywords(
     t: Transform, keywords: Iterable[ast.keyword], scope: Scope, src: Source
 ) -> None:
-    """Read each keyword value of a use of ``t`` that is a literal sequence spelled as a call of
-    the builtin ``range``/``tuple``/``list`` over literal ints or strs, or a name bound once in the
-    module, at module level, to one of those or an immutable literal: ``literal`` then reads its
-    value. Where any binding could make it something else (the builtin rebound, the name bound
-    twice, a star import, a ``global`` statement naming it), nothing is read and it stays no
-    literal. Not for an axes spec: vmap reads ``in_axes`` as a tree, where a range is no tuple."""
+    """Resolve each keyword value of a use of ``t`` spelled as ``range``/``tuple``/``list`` over
+    literal ints or strs, or as a name bound once, at module level, to one of those or an
+    immutable literal, so that ``literal`` reads it; where any binding could make it something
+    else, it stays no literal. Not for an axes spec: vmap reads a range as no tuple."""
     if t.spec is SpecKind.AXES:
         return
     for kw in keywords:

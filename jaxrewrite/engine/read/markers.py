@@ -1,15 +1,15 @@
-"""The one reading of markers, built once per module beside its scopes (``index_of``), with one
-depth limit (``resolve.MAX_DEPTH``): ``MarkerReader``, a marker as the outermost annotation (what
-signatures and classes read; anywhere deeper is JR102, since ``Optional[Static[int]]`` would
-otherwise mean "not static"), each answer kept in ``MarkIndex.read``; ``MarkIndex.mentions``,
-every marker an expression spells anywhere and the aliases it goes through (what the ledger
-counts), each alias read once per module; and the prefilter both take, ``MarkIndex.names`` and
-``may_mark``. No other module reads a marker (``tests/meta/test_layers.py``).
+"""The one reading of markers (``tests/meta/test_layers.py``), indexed once per module.
+
+``MarkerReader``: a marker as the outermost annotation, what signatures and classes read (deeper is
+JR102: ``Optional[Static[int]]`` would otherwise mean "not static"); ``MarkIndex.mentions``: every
+marker an expression spells anywhere, through aliases (what the ledger counts); and the prefilter
+both take, ``MarkIndex.names`` and ``may_mark``.
 """
 
 from __future__ import annotations
 
 import ast
+from functools import cached_property
 from typing import cast
 
 from jaxrewrite.engine.read.denote import Path, paths, same_expr, spelled, split
@@ -43,8 +43,7 @@ from jaxrewrite.engine.rulebook.table import (
 
 Marks = frozenset[Mark]
 NO_MARKS: Marks = frozenset()
-#: One mark as a set, by the marker's exported name: a str key hashes in C, an enum's through
-#: Python.
+#: One mark as a set, by the marker's exported name.
 _SINGLE_BY_NAME = {
     name: frozenset({mark}) for name, mark in {**MARKER_TYPES, **MARKER_CONSTANTS}.items()
 }
@@ -54,34 +53,26 @@ _CALLABLE = "typing.Callable"
 
 
 class MarkIndex:
-    """What one module's annotations mark, read once: the prefilter's names, each annotation's
-    outermost marks as the signature and class readers found them, and the aliases' mentions."""
+    """What one module's annotations mark, read once."""
 
     def __init__(self, tree: ScopeTree) -> None:
         self.tree = tree
-        self._names: tuple[int, set[str]] | None = None
         #: (id of an annotation node) -> its outermost marks, as ``MarkerReader`` read them.
         self.read: dict[int, Marks] = {}
-        #: The mentions' memo: each alias read once per module.
         self.reading = Reading()
 
-    @property
+    @cached_property
     def names(self) -> set[str]:
-        """The names that could spell a marker (``marker_names``): read once, and again only
-        after a deferred function body is walked (``ScopeTree.walk_deferred``: it binds more)."""
-        left = len(self.tree.deferred)
-        if self._names is None or self._names[0] != left:
-            self._names = left, marker_names(self.tree)
-        return self._names[1]
+        """The names that could spell a marker (``marker_names``)."""
+        return marker_names(self.tree)
 
     def mentions(self, expr: ast.AST | None, scope: Scope, aliases: set[int]) -> Marks:
-        """Every marker ``expr`` spells anywhere (``_mentions``), through this module's memo;
-        ``aliases`` gets the values (by id) of the marker aliases it reads through."""
+        """Every marker ``expr`` spells anywhere; ``aliases`` gets the ids of the values of the
+        marker aliases it reads through."""
         return _mentions(expr, scope, aliases, reading=self.reading)
 
 
 def index_of(tree: ScopeTree) -> MarkIndex:
-    """The module's one index of markers, made on first ask."""
     if tree.index is None:
         tree.index = MarkIndex(tree)
     return cast(MarkIndex, tree.index)
@@ -132,10 +123,8 @@ def _aliases(expr: ast.expr, scope: Scope) -> list[Assigned]:
 class MarkerReader:
     """Finds the markers of one annotation, resolving names in the def's enclosing scope.
 
-    Each (node, scope, depth) is read once per annotation (``_read``): an alias that names itself
-    more than once (``C = C[C]``) branches at every level, and ``MAX_DEPTH`` levels of that were
-    3**32 readings, an import that never ended. The answer is a function of those three (``where``
-    only places an error, and an error ends the reading), so the memo changes no answer."""
+    Each (node, scope, depth) is read once per annotation (``_read``): an alias naming itself
+    twice (``C = C[C]``) branches at every level, 3**32 readings at ``MAX_DEPTH``."""
 
     def __init__(
         self,
@@ -147,16 +136,13 @@ class MarkerReader:
         self.scope = scope
         self.src = src
         self.relevant = relevant
-        #: The module's index, which keeps each answer (``MarkIndex.read``); None for a text that
-        #: is not the module's (another module's def, a notebook's earlier cell).
+        #: Keeps each answer; None for a text that is not the module's (a notebook's earlier cell).
         self.index = index
         #: (id(node), id(scope), depth, what) -> (the node, kept alive so its id is not reused; the
-        #: answer). Per annotation: a deferred body walked later may bind more names.
+        #: answer).
         self._read: dict[tuple[int, int, int, bool], tuple[ast.AST, Marks | None]] = {}
 
     def markers(self, ann: ast.expr) -> Marks:
-        """The marks of ``ann`` as the outermost annotation; with the index, read once per
-        module."""
         index = self.index
         if index is not None and id(ann) in index.read:
             return index.read[id(ann)]
@@ -184,8 +170,7 @@ class MarkerReader:
 
     def _top_once(self, expr: ast.expr, scope: Scope, where: ast.expr, depth: int) -> Marks:
         """Markers of ``expr`` as an outermost annotation; ``where`` locates errors. Past
-        ``MAX_DEPTH`` (aliases of aliases, annotations in annotations, or a loop of aliases) it
-        cannot tell, and says so: answering "no marker" would drop one silently."""
+        ``MAX_DEPTH`` it cannot tell, and says so: "no marker" would drop one silently."""
         if depth > MAX_DEPTH:
             if not reaches_marker(expr, scope):
                 # A loop of plain type aliases (``Tree = dict[str, "Tree"]``): no marker.
@@ -216,8 +201,6 @@ class MarkerReader:
         return self._agreed([(self._path(path, expr, where, depth), path) for path in found], where)
 
     def _path(self, path: Path, expr: ast.expr, where: ast.expr, depth: int) -> Marks:
-        """The marks a name bound as ``path`` says spells: a marker's import, an outer
-        environment's marker alias, or the assignment of an alias."""
         binding = path.binding
         if isinstance(binding, MarkerBinding):
             return binding.markers
@@ -232,8 +215,7 @@ class MarkerReader:
         return found
 
     def _agreed(self, readings: list[tuple[Marks, Path]], where: ast.expr) -> Marks:
-        """What every path of a name marks; JR104 where two paths mark differently (an
-        annotation that reads the name depends on which binding runs)."""
+        """What every path of a name marks; JR104 where two paths mark differently."""
         pair = split(readings) if len(readings) > 1 else None
         if pair is None:
             return readings[0][0]
@@ -252,9 +234,7 @@ class MarkerReader:
             )
             return _SINGLE_BY_NAME[base_name] | inner
         if base == _CALLABLE:
-            return (
-                NO_MARKS  # Callable[[jax.Array, Static[int]], R]: the callee's parameters, not ours
-            )
+            return NO_MARKS
         if is_annotated(base):
             items = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
             found = set(
@@ -296,7 +276,7 @@ class MarkerReader:
 
 
 def may_mark(node: ast.AST | None, names: set[str]) -> bool:
-    """Could this expression name a marker? Cheap: called on every annotation of a module."""
+    """Could this expression name a marker? Called on every annotation of a module."""
     kind = type(node)
     if kind is ast.Name:
         return node.id in names  # type: ignore[union-attr]
@@ -318,19 +298,16 @@ def may_mark(node: ast.AST | None, names: set[str]) -> bool:
 
 def names_marker(binding: Binding) -> bool:
     """Is this binding itself a marker's name: a jaxrewrite import, or an outer environment's
-    marker alias (``MarkerBinding``)? Where every reading of a name's markers starts."""
+    marker alias?"""
     if isinstance(binding, MarkerBinding):
         return True
     return isinstance(binding, Imported) and binding.qualname.partition(".")[0] == "jaxrewrite"
 
 
 def marker_names(tree: ScopeTree) -> set[str]:
-    """Names that could spell a marker: jaxrewrite imports and aliases built from them.
-
-    A conservative pre-filter (by name, not scope): an annotation mentioning none of these
-    names, directly or inside a string, cannot carry a marker. The outer environment's
-    marker aliases and jaxrewrite names count too.
-    """
+    """Names that could spell a marker (jaxrewrite imports, the outer environment's marker
+    aliases, and aliases built from them), by name, not scope: an annotation mentioning none of
+    them, even in a string, carries no marker."""
     names: set[str] = set()
     assigned: list[tuple[str, list[ast.expr]]] = []
     scopes = list(tree.scopes)
@@ -362,9 +339,9 @@ def names_made_from(names: set[str], made: list[tuple[str, list[ast.expr]]]) -> 
 
 
 def reaches_marker(expr: ast.expr, scope: Scope) -> bool:
-    """Could ``expr`` spell a marker through any number of aliases (strings included)? Exact, with
-    no depth limit (each alias read once), and without recursion: what a reader that stopped at
-    ``MAX_DEPTH`` asks before it refuses, so that a loop of plain type aliases stays no marker."""
+    """Could ``expr`` spell a marker through any number of aliases? Exact, with no depth limit
+    and no recursion: asked past ``MAX_DEPTH``, so that a loop of plain type aliases stays no
+    marker."""
     todo: list[tuple[ast.AST, Scope]] = [(expr, scope)]
     read: set[int] = set()
     while todo:
@@ -392,9 +369,8 @@ def reaches_marker(expr: ast.expr, scope: Scope) -> bool:
 
 class Reading:
     """What ``_mentions`` keeps for one module: each alias's markers and the marker aliases it
-    reads through, each alias read once. Aliases that read each other round a loop are one
-    strongly connected component (Tarjan's stack and low links), and all of them get what its
-    first-read alias found, once the loop is closed: linear in the aliases, loops included."""
+    reads through. Aliases round a loop are one strongly connected component (Tarjan's stack and
+    low links), all given what its first-read alias found: linear in the aliases."""
 
     def __init__(self) -> None:
         self.memo: dict[int, tuple[Marks, frozenset[int]]] = {}
@@ -416,10 +392,8 @@ def _mentions(
     """Every marker ``expr`` spells anywhere inside it, through module aliases and strings; not
     inside ``Callable[...]``, whose markers describe another function's parameters.
 
-    ``depth`` bounds the nesting read within one expression; an alias's value is an expression
-    of its own, read from depth 0 and once per module (``reading``), so a chain of aliases of
-    any length is read (a marker the rewriter refuses past its own depth, JR127, is in the
-    ledger as refused) and a loop of them ends.
+    ``depth`` bounds the nesting within one expression; an alias's value is read from depth 0,
+    once per module (``reading``), so a chain of any length is read and a loop ends.
     """
     if expr is None or depth > MAX_DEPTH:
         return frozenset()
@@ -439,11 +413,9 @@ def _mentions(
             return frozenset() if name is None else _SINGLE_BY_NAME[name]
     found = paths(expr.id, scope) if isinstance(expr, ast.Name) else None
     if found:
-        # What every path of the name spells (``denote``); where two disagree (an annotation
-        # reading it is JR104's), all they spell if every path is a spelling (an assignment, an
-        # import), else nothing (a def or class there: ``isinstance(x, Static)`` reads no alias).
-        # A module alias is read as an alias, whatever it names (``S = Static`` too): the
-        # annotations that use it are what settles it (the ledger's JR008 for an unused alias).
+        # What every path of the name spells; where two disagree, all they spell if every path
+        # is a spelling (an assignment, an import), else nothing (a def or class there:
+        # ``isinstance(x, Static)`` reads no alias).
         read: list[Marks] = []
         through: set[int] = set()
         spelt = True

@@ -1,9 +1,8 @@
-"""Names that another module defines, read through an ``ImportReader`` (``check`` and ``show``
-pass one; it reads source, and imports nothing). ``Exports`` follows a name of another module to
-where it is bound (through imports, ``as``, re-exports, star imports): one reader for the
-ledger's JR009 and ``imported``'s JR013. ``Elsewhere`` gives each name of an annotation where a
-marker would act (``from m import X``, ``al.Steps``) a verdict: no marker, a marker alias (or a
-class with marked fields), or unreadable.
+"""Names another module defines, read from source through an ``ImportReader`` (imports nothing).
+
+``Exports`` follows a name to where it is bound (imports, ``as``, re-exports, star imports), for
+the ledger's JR009 and ``imported``'s JR013; ``Elsewhere`` judges each name of an annotation where
+a marker would act: no marker, a marker alias (or a class with marked fields), or unreadable.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Generic, NamedTuple, TypeVar
 
-from jaxrewrite.engine.read.resolve import parse_string, qualname
+from jaxrewrite.engine.read.resolve import is_annotated, parse_string, qualname
 from jaxrewrite.engine.read.scopes import (
     Assigned,
     Binding,
@@ -74,8 +73,8 @@ class Foreign(NamedTuple):
     at: ast.expr  # the node locating it here
     module: str
     level: int
-    shown: str  # as this module spells it
-    imported: str  # what the import names, as written: ``Op2 as Op``
+    shown: str  # as this module spells it: ``Op``, ``envs.State``
+    imported: str  # the import that binds it, as written: ``from brax import envs``
 
 
 class Elsewhere:
@@ -87,11 +86,16 @@ class Elsewhere:
         self.relative: dict[str, tuple[str, int, str]] = {}
         #: Names an import binds to what may be a module, with its dotted name and level.
         self.modules: dict[str, tuple[str, int]] = {}
+        #: Each bound name's import, as written (one name of it): what JR009 quotes.
+        self.written: dict[str, str] = {}
         self.exports: Exports[str] | None = None if reader is None else Exports(reader, self._judge)
 
     def note(self, stmt: ast.Import | ast.ImportFrom) -> None:
         if isinstance(stmt, ast.ImportFrom):
             for alias in stmt.names:
+                self.written[alias.asname or alias.name] = ast.unparse(
+                    ast.ImportFrom(stmt.module, [alias], stmt.level)
+                )
                 self.relative[alias.asname or alias.name] = (
                     stmt.module or "",
                     stmt.level,
@@ -103,41 +107,31 @@ class Elsewhere:
         else:
             for alias in stmt.names:
                 bound = alias.asname or alias.name.partition(".")[0]
+                self.written[bound] = ast.unparse(ast.Import([alias]))
                 self.modules[bound] = (alias.name if alias.asname else bound, 0)
 
     def names(self, ann: ast.expr, scope: Scope) -> Iterator[Foreign]:
         """Each name of ``ann`` where a marker would act that another module defines, and that
         is no library's."""
         for spelled, at in positions(ann, scope):
-            node: ast.expr = spelled
-            parts: list[str] = []
-            while isinstance(node, ast.Attribute):
-                parts.insert(0, node.attr)
-                node = node.value
-            if not isinstance(node, ast.Name):
-                continue
-            found = scope.lookup(node.id)
+            base, parts = attributes(spelled)
+            found = None if base is None else scope.lookup(base)
             if (
                 found is None
                 or len(found[0]) != 1
                 or not isinstance(found[0][0], (Imported, Opaque))
             ):
                 continue
-            if not parts and node.id in self.relative:
-                module, level, name = self.relative[node.id]
-                shown, written = node.id, name if name == node.id else f"{name} as {node.id}"
-            elif parts and node.id in self.modules:
-                base, level = self.modules[node.id]
-                module, name = (
-                    ".".join([base, *parts[:-1]]) if base else ".".join(parts[:-1]),
-                    parts[-1],
-                )
-                shown = written = name
+            if not parts and base in self.relative:
+                module, level, name = self.relative[base]
+            elif parts and base in self.modules:
+                dotted, level = self.modules[base]
+                module, name = ".".join([dotted, *parts[:-1]] if dotted else parts[:-1]), parts[-1]
             else:
                 continue
             if level == 0 and library(module):
                 continue
-            yield Foreign(name, at, module, level, shown, written)
+            yield Foreign(name, at, module, level, ast.unparse(spelled), self.written[base])
 
     def follow(self, module: str, level: int, name: str) -> tuple[str, str] | None:
         """Where the other module's ``name`` is bound (the module, spelled as seen from here),
@@ -247,10 +241,13 @@ class Exports(Generic[T]):
     def _read(self, module: str, level: int) -> _Module[T] | None:
         """A module's names; None when it cannot be read. A name bound more than once there is
         left unsettled (which binding is seen cannot be told)."""
-        read = read_module(self.reader, module, level)
-        if read is None:
+        text = self.reader(module, level)
+        try:
+            tree = ast.parse(text) if text is not None else None
+        except (SyntaxError, ValueError):
+            tree = None
+        if text is None or tree is None:
             return None
-        text, tree = read
         out: _Module[T] = _Module(exported=_all(tree.body))
         source = Source(text, f"{'.' * level}{module}")
         imports: dict[int, list[ast.ImportFrom]] = {}
@@ -259,7 +256,7 @@ class Exports(Generic[T]):
                 imports.setdefault(stmt.lineno, []).append(stmt)
                 if stmt.names[0].name == "*":
                     out.stars.append(_wheres(module, level, stmt))
-        scopes = build_scopes(tree, text, defer=False)
+        scopes = build_scopes(tree, text)
         assigned: dict[str, tuple[str, list[str]]] = {}
         modules: dict[str, str] = {}
         try:
@@ -408,23 +405,12 @@ def positions(
     elif isinstance(ann, (ast.Name, ast.Attribute)):
         yield ann, where or ann
     elif isinstance(ann, ast.Subscript):
-        if qualname(ann.value, scope) == "typing.Annotated":
+        if is_annotated(qualname(ann.value, scope)):
             items = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
             for item in items:
                 yield from positions(item, scope, where, depth + 1)
         else:
             yield from positions(ann.value, scope, where, depth + 1)
-
-
-def read_module(reader: ImportReader, module: str, level: int) -> tuple[str, ast.Module] | None:
-    """Another module's text and tree, through ``reader``; None when it cannot be read or parsed."""
-    text = reader(module, level)
-    if text is None:
-        return None
-    try:
-        return text, ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
 
 
 def library(module: str) -> bool:

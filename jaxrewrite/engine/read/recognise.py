@@ -123,8 +123,8 @@ def _path(path: Path, suffix: str, depth: int, memo: _Memo, hops: int) -> Transf
 
 def same_statics(a: TransformRef | None, b: TransformRef | None) -> bool:
     """Do two readings of a name make the same parameters static the same way? The same row but
-    for its name and the positional parameters one takes beyond the other's (jit and pjit), the
-    same keywords already bound, both or neither a decorator factory's result."""
+    for its name and the extra positional parameters (jit and pjit), the same bound keywords, both
+    or neither a factory's result."""
     if a is None or b is None:
         return a is b
     short, long = sorted((a.transform.positional, b.transform.positional), key=len)
@@ -166,9 +166,8 @@ def bound_keywords(
 
 
 def ambiguous(expr: ast.expr, scope: Scope) -> tuple[Path, Path] | None:
-    """Two bindings of ``expr``'s name that disagree on the transform it applies (or whether it
-    applies one), where one does: ``classify`` answers None there, which for a function with
-    Static parameters would silently drop the statics, so the walk refuses instead (JR104)."""
+    """Two bindings of ``expr``'s name that disagree on the transform it applies, where one does:
+    ``classify``'s None there would silently drop a marked def's statics (JR104 instead)."""
     if isinstance(expr, ast.Call):
         expr = expr.args[0] if is_partial(qualname(expr.func, scope)) and expr.args else expr.func
     if not isinstance(expr, (ast.Name, ast.Attribute)):

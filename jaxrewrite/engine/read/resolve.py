@@ -8,10 +8,8 @@ from jaxrewrite.engine.read.denote import CALLED, paths
 from jaxrewrite.engine.read.scopes import Assigned, Binding, Imported, Scope
 from jaxrewrite.engine.rulebook.table import MARKER_TABLE, STAR_EXPORTS, canonical
 
-#: Alias chains (and nested annotations, base classes) deeper than this resolve to nothing:
-#: real code never comes close, and a cycle must not recurse forever. Where a marker or a
-#: transform could be lost that way, the analysis refuses instead (JR127: ``too_deep`` and
-#: ``signature.MarkerReader``), so "nothing" never silently reads as "not a marker".
+#: Alias chains (and nested annotations, base classes) deeper than this resolve to nothing, so a
+#: cycle ends; where a marker or a transform could be lost that way, the analysis refuses (JR127).
 MAX_DEPTH = 32
 #: How JR127 says why it cannot tell (one wording for the marker, transform and per-leaf readers).
 PAST_DEPTH = (
@@ -21,9 +19,8 @@ PAST_DEPTH = (
 
 
 class TooDeep(Exception):
-    """A reader went past ``MAX_DEPTH``: it cannot tell what the expression is. Raised where the
-    caller, not the reader, knows whether that answer could lose a marker
-    (``classes.leaf_class``)."""
+    """A reader went past ``MAX_DEPTH``; raised where only the caller knows whether that could lose
+    a marker (``classes.leaf_class``)."""
 
 
 def qualname(
@@ -33,20 +30,16 @@ def qualname(
     memo: dict[tuple[str, int, int], str | None] | None = None,
     use: str | None = None,
 ) -> str | None:
-    """The dotted name ``expr`` denotes through imports and plain-name aliases, if known: the one
-    every path of a name reads as (``denote.paths``; ``use``: what is done with the value, so that
-    ``jax = None`` is no path of ``jax.jit``).
-
-    ``memo``: the answers of this reading so far, by (name, scope, depth), each read once. A name
-    bound more than one way branches at every alias (``f = f`` twice in a scope is two branches at
-    each of ``MAX_DEPTH`` steps: 2**32 readings without it, an import that never ends)."""
+    """The dotted name ``expr`` denotes through imports and plain-name aliases on every path of a
+    name (``denote.paths``; ``use``: what is done with the value, so that ``jax = None`` is no
+    path of ``jax.jit``), if known. ``memo``: answers by (name, scope, depth), each read once
+    (``f = f`` twice in a scope would be 2**32 readings)."""
     if depth > MAX_DEPTH:
         return None
     if isinstance(expr, ast.Attribute):
         value = expr.value
         if depth == 0 and isinstance(value, ast.Name):
-            # ``jax.jit`` is read for every decorator: remember it by its dotted text (no
-            # name holds a dot, so it cannot collide with a plain name's entry).
+            # ``jax.jit`` is read for every decorator: kept by its dotted text.
             cache = scope.qualnames
             key = f"{value.id}.{expr.attr}"
             if key in cache:
@@ -105,9 +98,8 @@ def _unchecked(
     depth: int,
     memo: dict[tuple[str, int, int], str | None] | None,
 ) -> str | None:
-    """What ``UNCHECKED["Static"]`` holds: ``jaxrewrite.Static`` (``jaxrewrite.markers``' table
-    of the markers without the run-time check, the same objects; whether the key names a marker
-    is the marker index's to say). Any other subscript denotes no name."""
+    """What ``UNCHECKED["Static"]`` (the markers without the run-time check) holds:
+    ``jaxrewrite.Static``. Any other subscript denotes no name."""
     key = expr.slice
     if not (
         isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier()
@@ -143,13 +135,9 @@ def alias_of(expr: ast.expr, scope: Scope) -> Assigned | None:
 
 
 def too_deep(expr: ast.expr, scope: Scope) -> bool:
-    """Is ``recognise.classify``'s None for ``expr`` its depth cut's (a longer chain, or a loop)?
-
-    That None is the same as "not a transform": asked only where it would leave a marked def
-    untransformed. Follows exactly the links ``classify`` and ``qualname`` follow (every path of a
-    name, ``denote``), each (node, depth) once, so a name bound many ways cannot make it
-    exponential.
-    """
+    """Is ``recognise.classify``'s None for ``expr`` its depth cut's (a longer chain, or a loop),
+    where it would leave a marked def untransformed? Follows exactly the links ``classify`` and
+    ``qualname`` follow, each (node, depth) once."""
     return _classify_cut(expr, scope, 0, set())
 
 

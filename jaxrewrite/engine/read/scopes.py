@@ -1,10 +1,8 @@
 """Static name resolution: which names a module's own imports and assignments bind, per scope.
 
 Python's rules, simplified to what a decorator, an annotation or a call site needs: a function's
-own bindings (lambdas and comprehensions are functions too), then enclosing functions (class
-bodies skipped), then the module, then an optional outer environment (a notebook's live
-namespace). PEP 695 type parameters open an annotation scope of their own. What a name bound on
-several paths denotes is ``denote``'s to say.
+own bindings, then enclosing functions (class bodies skipped), then the module, then an optional
+outer environment (a notebook's namespace); PEP 695 type parameters open an annotation scope.
 """
 
 from __future__ import annotations
@@ -28,10 +26,6 @@ from jaxrewrite.engine.read.nodes import (
 )
 from jaxrewrite.engine.read.source import lines_containing, source_lines
 from jaxrewrite.engine.rulebook.table import Mark
-
-#: Text that may begin a def, a class or a decorator: the test for a body worth walking (a
-#: superset, also in strings, comments and ``a @ b``: a few more bodies walked).
-STRUCTURAL = ("def", "class", "@")
 
 
 class ScopeKind(enum.Enum):
@@ -66,14 +60,14 @@ class Assigned:
 
 @dataclass(frozen=True)
 class Defined:
-    """``def name(...)``: call sites resolve a function argument to its def through this."""
+    """``def name(...)``."""
 
     node: ast.FunctionDef | ast.AsyncFunctionDef
 
 
 @dataclass(frozen=True)
 class DefinedClass:
-    """``class Name: ...``: per-leaf statics and dataclass registration read its fields."""
+    """``class Name: ...``."""
 
     node: ast.ClassDef
     #: The class body's own scope, where its annotations are evaluated.
@@ -96,10 +90,8 @@ class Opaque:
 @dataclass(frozen=True, eq=False)
 class Choice(Opaque):
     """A loop or comprehension target: over a literal sequence (``for fn in (f, g):``) one of
-    ``parts`` each time, each an assignment of one element; over anything else (``zip(names,
-    (f, g))``) no parts, and ``source``, the iterable, which what it is made from is read from.
-    Opaque to every reader but the call sites' (``_function`` reads the parts as the name bound
-    each of those ways; ``made_from`` reads parts and source, for JR007)."""
+    ``parts`` each time; over anything else no parts, and ``source``, the iterable. Opaque to
+    every reader but the call sites' (and ``wrappers.made_from``'s, for JR007)."""
 
     parts: tuple[Assigned, ...]
     source: ast.expr | None = None
@@ -111,8 +103,7 @@ OPAQUE = Opaque()
 
 
 def choice_parts(bindings: Iterable[Binding]) -> Iterator[Binding]:
-    """Bindings with each loop target over a literal (``Choice``) as its elements: what the
-    call sites read a name as (``for fn in (f, g):`` binds ``fn`` to ``f`` and to ``g``)."""
+    """Bindings with each loop target over a literal (``Choice``) as its elements."""
     for binding in bindings:
         if isinstance(binding, Choice) and binding.parts:
             yield from binding.parts
@@ -193,13 +184,10 @@ class Scope:
         return None
 
     def bindings_seen_at(self, name: str, site: Site) -> list[Binding] | None:
-        """The bindings of ``name`` a load at ``site`` in this very scope can see, in order.
-
-        Straight-line code sees the last binding made directly in the scope body before it, and
-        any made after that inside compound statements. A load inside a block whose head binds the
-        name (``except E as name:``, a ``for``/``with`` target, a ``case`` capture) sees that
-        binding, unless the block rebinds the name; a load inside any other compound statement that
-        also binds the name (a loop body, say) sees them all. None: not bound here.
+        """The bindings of ``name`` a load at ``site`` in this very scope can see, in order; None:
+        not bound here. Straight-line code sees the last binding made directly in the body before
+        it, and any made after that in compound statements; a block whose head binds the name sees
+        that binding unless it rebinds; any other compound statement binding it sees them all.
         """
         bindings = self.bindings.get(name)
         if bindings is None:
@@ -223,7 +211,7 @@ class Scope:
 
 
 def environment(names: Mapping[str, Binding]) -> Scope:
-    """An outer scope holding ``names``: what a module body sees beyond its own bindings."""
+    """An outer scope holding ``names``."""
     scope = Scope(ScopeKind.ENVIRONMENT, None)
     for name, binding in names.items():
         scope.bind(name, binding)
@@ -235,8 +223,7 @@ class ScopeTree:
     """The module scope plus every def and class with the scope its statement runs in."""
 
     module: Scope
-    #: ``def`` nodes in source order, with the scope holding the def statement (where decorators
-    #: run).
+    #: ``def`` nodes in source order, with the scope holding the def statement.
     defs: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, Scope]]
     #: Class definitions in source order, with the scope holding the class statement.
     classes: list[tuple[DefinedClass, Scope]]
@@ -245,17 +232,9 @@ class ScopeTree:
     statements: list[tuple[int, int, ast.AST, Scope, int]]
     #: Every scope, module first (the outer environment, if any, is not among them).
     scopes: list[Scope]
-    #: Lines that may start a def, a class or a decorator (a text search, so a superset).
-    structural: list[int] = field(default_factory=list)
-    #: Function bodies not walked yet, as (first line, last line, def, enclosing scope): they hold
-    #: no def, class or decorator, so only a call site can make them worth walking.
-    deferred: list[tuple[int, int, ast.FunctionDef | ast.AsyncFunctionDef, Scope]] = field(
-        default_factory=list
-    )
     #: The text has ``:=``: statements' expressions are searched for the names it binds.
     walrus: bool = False
-    #: The lines holding ``:=`` (sorted; a text search, so a superset): only a statement that
-    #: spans one of them is searched (the token cannot be split across lines).
+    #: The lines holding ``:=`` (a text search): only a statement spanning one is searched.
     walrus_lines: list[int] = field(default_factory=list)
     #: The flow of the statement being bound (see ``Site``); 0 directly in a scope's body.
     flow: int = 0
@@ -271,24 +250,7 @@ class ScopeTree:
         self.defs.clear()
         self.classes.clear()
         self.statements.clear()
-        self.deferred.clear()
         self.index = None
-
-    def walk_deferred(self, lines: list[int] | None) -> None:
-        """Walk the deferred function bodies that contain any of the (sorted) ``lines``; all if
-        None."""
-        keep = []
-        for item in self.deferred:
-            first, last, node, scope = item
-            if lines is not None:
-                at = bisect.bisect_left(lines, first)
-                if at == len(lines) or lines[at] > last:
-                    keep.append(item)
-                    continue
-            _function_body(node, scope, self)
-        if len(keep) != len(self.deferred):
-            self.deferred = keep
-            self.statements.sort(key=lambda item: item[0])
 
 
 def build_scopes(
@@ -296,26 +258,15 @@ def build_scopes(
     text: str = "",
     line_starts: list[int] | None = None,
     outer: Scope | None = None,
-    defer: bool = True,
 ) -> ScopeTree:
-    """One pass over the module's statements (never into expressions: that is the hot path).
-
-    Function bodies that contain no def, class or decorator line are not walked at all
-    (``deferred``) unless ``defer`` is off: nothing in them can be rewritten except a call site,
-    which is found later by a text search. ``outer`` is what the module body sees beyond itself.
-    """
+    """One pass over the module's statements, never into expressions (the hot path); ``outer`` is
+    what the module body sees beyond itself."""
     module = Scope(ScopeKind.MODULE, outer)
     result = ScopeTree(module, [], [], [], [module], walrus=":=" in text)
-    if result.walrus or (text and defer):
+    if result.walrus:
         if line_starts is None:
             line_starts = list(accumulate(map(len, source_lines(text)), initial=0))
-        result.walrus_lines = lines_containing(text, line_starts, (":=",)) if result.walrus else []
-    if text and defer:
-        assert line_starts is not None
-        result.structural = lines_containing(text, line_starts, STRUCTURAL)
-    else:
-        last = max((getattr(n, "end_lineno", 0) or 0) for n in tree.body) if tree.body else 1
-        result.structural = list(range(1, last + 1))
+        result.walrus_lines = lines_containing(text, line_starts, (":=",))
     _bind_body(tree.body, module, result)
     result.statements.sort(key=lambda item: item[0])
     return result
@@ -332,9 +283,7 @@ def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree) -> None:
         if handler is not None:
             handler(stmt, scope, result)
             continue
-        result.statements.append(
-            (stmt.lineno, stmt.end_lineno or stmt.lineno, stmt, scope, result.flow)
-        )
+        _statement(stmt, scope, result)
         if kind not in BLOCK_FIELDS:  # defs and classes have their handlers above
             continue
         outer_flow = result.flow
@@ -365,6 +314,12 @@ def _site(stmt: ast.stmt, result: ScopeTree) -> Site:
     return (stmt.lineno, result.flow)
 
 
+def _statement(stmt: ast.stmt, scope: Scope, result: ScopeTree) -> None:
+    result.statements.append(
+        (stmt.lineno, stmt.end_lineno or stmt.lineno, stmt, scope, result.flow)
+    )
+
+
 def _bind_targets(target: ast.expr, scope: Scope, site: Site) -> None:
     for name in target_names(target):
         scope.bind(name, OPAQUE, site)
@@ -377,16 +332,10 @@ def _spans(lines: list[int], first: int, last: int) -> bool:
 
 
 def _bind_walrus(stmt: ast.stmt, scope: Scope, result: ScopeTree) -> None:
-    """``(name := value)`` in a statement's own expressions binds ``name`` in this scope
-    (comprehensions included, as PEP 572 says); lambdas have their own scope. It binds as
-    ``name = value`` does (an alias ``(g := f)`` stands for ``f``), except where ``value`` reads
-    a name a comprehension binds (``[(g := fn) for fn in fs]``): there ``fn`` is not this
-    scope's name, so the binding is opaque.
-
-    A walrus that may not run when its statement does (after ``and``/``or``, in a branch of
-    ``a if c else b``, in a comprehension's body, a ``case`` guard, an ``except`` clause or an
-    ``assert``, which ``python -O`` drops) binds the way a statement inside an ``if`` does: code
-    after it sees both the old and the new value.
+    """``(name := value)`` in a statement's own expressions (comprehensions included, PEP 572)
+    binds as ``name = value`` does, opaque where ``value`` reads a comprehension's name. One that
+    may not run when its statement does (after ``and``/``or``, in a conditional branch, a
+    comprehension's body, a guard, an ``except`` clause, an ``assert``) binds as inside an ``if``.
     """
     found: list[tuple[str, bool, ast.expr | None]] = []
     for expr in own_expressions(stmt):
@@ -404,31 +353,30 @@ def _bind_walrus(stmt: ast.stmt, scope: Scope, result: ScopeTree) -> None:
         )
 
 
+def _header(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, scope: Scope, result: ScopeTree
+) -> Site:
+    """A def's or class's header (decorators, defaults, bases) as a statement of the enclosing
+    scope, where it runs; where its name is bound."""
+    first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+    body_first = node.body[0].lineno
+    last = body_first - 1 if body_first > node.lineno else node.lineno
+    result.statements.append((first, last, node, scope, result.flow))
+    return first, result.flow
+
+
 def _function(
     node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result: ScopeTree
 ) -> None:
-    first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-    scope.bind(node.name, Defined(node), (first, result.flow))
+    scope.bind(node.name, Defined(node), _header(node, scope, result))
     result.defs.append((node, scope))
-    body_first = node.body[0].lineno
-    # The header (decorators, defaults) runs in the enclosing scope; the body in its own.
-    result.statements.append(
-        (
-            first,
-            body_first - 1 if body_first > node.lineno else node.lineno,
-            node,
-            scope,
-            result.flow,
-        )
-    )
-    scope = _type_parameters(node, scope, result)  # the body is nested in the annotation scope
-    last = node.end_lineno or node.lineno
-    lines = result.structural
-    at = bisect.bisect_left(lines, body_first)
-    if at < len(lines) and lines[at] <= last:
-        _function_body(node, scope, result)
-    else:
-        result.deferred.append((body_first, last, node, scope))
+    inner = Scope(ScopeKind.FUNCTION, _type_parameters(node, scope, result))
+    result.scopes.append(inner)
+    for name in parameter_names(node.args):
+        inner.bind(name, OPAQUE)
+    outer_flow, result.flow = result.flow, 0
+    _bind_body(node.body, inner, result)
+    result.flow = outer_flow
 
 
 def _type_parameters(node: ast.AST, scope: Scope, result: ScopeTree) -> Scope:
@@ -444,34 +392,12 @@ def _type_parameters(node: ast.AST, scope: Scope, result: ScopeTree) -> Scope:
     return inner
 
 
-def _function_body(
-    node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result: ScopeTree
-) -> None:
-    inner = Scope(ScopeKind.FUNCTION, scope)
-    result.scopes.append(inner)
-    for name in parameter_names(node.args):
-        inner.bind(name, OPAQUE)
-    outer_flow, result.flow = result.flow, 0
-    _bind_body(node.body, inner, result)
-    result.flow = outer_flow
-
-
 def _class(node: ast.ClassDef, scope: Scope, result: ScopeTree) -> None:
     body = Scope(ScopeKind.CLASS, _type_parameters(node, scope, result))
     result.scopes.append(body)
     defined = DefinedClass(node, body)
-    first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-    scope.bind(node.name, defined, (first, result.flow))
+    scope.bind(node.name, defined, _header(node, scope, result))
     result.classes.append((defined, scope))
-    result.statements.append(
-        (
-            first,
-            node.body[0].lineno - 1 if node.body[0].lineno > node.lineno else node.lineno,
-            node,
-            scope,
-            result.flow,
-        )
-    )
     outer_flow, result.flow = result.flow, 0
     _bind_body(node.body, body, result)
     result.flow = outer_flow
@@ -500,9 +426,7 @@ def _import_from(node: ast.ImportFrom, scope: Scope, result: ScopeTree) -> None:
 
 
 def _assign(node: ast.Assign, scope: Scope, result: ScopeTree) -> None:
-    result.statements.append(
-        (node.lineno, node.end_lineno or node.lineno, node, scope, result.flow)
-    )
+    _statement(node, scope, result)
     if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
         scope.bind(node.targets[0].id, Assigned(node.value, scope), _site(node, result))
     else:
@@ -511,18 +435,14 @@ def _assign(node: ast.Assign, scope: Scope, result: ScopeTree) -> None:
 
 
 def _ann_assign(node: ast.AnnAssign, scope: Scope, result: ScopeTree) -> None:
-    result.statements.append(
-        (node.lineno, node.end_lineno or node.lineno, node, scope, result.flow)
-    )
+    _statement(node, scope, result)
     if isinstance(node.target, ast.Name):
         binding = Assigned(node.value, scope) if node.value is not None else OPAQUE
         scope.bind(node.target.id, binding, _site(node, result))
 
 
 def _aug_assign(node: ast.AugAssign, scope: Scope, result: ScopeTree) -> None:
-    result.statements.append(
-        (node.lineno, node.end_lineno or node.lineno, node, scope, result.flow)
-    )
+    _statement(node, scope, result)
     _bind_targets(node.target, scope, _site(node, result))
 
 

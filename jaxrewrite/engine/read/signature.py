@@ -24,16 +24,6 @@ class Kind(enum.Enum):
     VAR_KEYWORD = "**kwargs"
 
 
-#: Members as module constants: on Python 3.11 every ``Kind.X`` lookup goes through
-#: ``EnumType.__getattr__``, and these are read once per parameter of every def.
-_POSITIONAL_ONLY = Kind.POSITIONAL_ONLY
-_POSITIONAL_OR_KEYWORD = Kind.POSITIONAL_OR_KEYWORD
-_VAR_POSITIONAL = Kind.VAR_POSITIONAL
-_KEYWORD_ONLY = Kind.KEYWORD_ONLY
-_VAR_KEYWORD = Kind.VAR_KEYWORD
-_NO_ARGS: list[ast.arg] = []
-
-
 class Param(NamedTuple):
     name: str
     kind: Kind
@@ -71,10 +61,7 @@ def read_signature(
     index: MarkIndex | None = None,
 ) -> Signature:
     """The signature of ``func`` with each parameter's markers; RewriteError on misuse.
-
-    ``relevant`` (names that could spell a marker) lets annotations that mention none of
-    them skip the analysis; ``index``, the module's, keeps what each annotation marks.
-    """
+    ``relevant``: the names that could spell a marker (``MarkerReader``)."""
     scope = scope.annotating(func)  # a generic def's type parameters shadow outer names (PEP 695)
     reader = MarkerReader(scope, src, relevant, index)
     args = func.args
@@ -82,13 +69,11 @@ def read_signature(
     arrays: list[tuple[str, str]] = []
     position = 0
     for kind, group in _groups(args):
-        if not group:
-            continue
-        positional = kind is _POSITIONAL_ONLY or kind is _POSITIONAL_OR_KEYWORD
+        positional = kind in (Kind.POSITIONAL_ONLY, Kind.POSITIONAL_OR_KEYWORD)
         for arg in group:
             markers = NO_MARKS if arg.annotation is None else reader.markers(arg.annotation)
             if markers:
-                if kind is _VAR_POSITIONAL or kind is _VAR_KEYWORD:
+                if kind in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
                     instead = _instead_of_varargs(kind, arg, markers, src)
                     raise rules.MARKED_VARARGS.error(
                         src,
@@ -134,11 +119,11 @@ def array_type(under: ast.expr | None, scope: Scope) -> str | None:
 
 def _groups(args: ast.arguments) -> tuple[tuple[Kind, list[ast.arg]], ...]:
     return (
-        (_POSITIONAL_ONLY, args.posonlyargs),
-        (_POSITIONAL_OR_KEYWORD, args.args),
-        (_VAR_POSITIONAL, [args.vararg] if args.vararg else _NO_ARGS),
-        (_KEYWORD_ONLY, args.kwonlyargs),
-        (_VAR_KEYWORD, [args.kwarg] if args.kwarg else _NO_ARGS),
+        (Kind.POSITIONAL_ONLY, args.posonlyargs),
+        (Kind.POSITIONAL_OR_KEYWORD, args.args),
+        (Kind.VAR_POSITIONAL, [args.vararg] if args.vararg else []),
+        (Kind.KEYWORD_ONLY, args.kwonlyargs),
+        (Kind.VAR_KEYWORD, [args.kwarg] if args.kwarg else []),
     )
 
 
@@ -154,7 +139,7 @@ def _instead_of_varargs(kind: Kind, arg: ast.arg, markers: Marks, src: Source) -
         marker, inner = src.segment(ann.value), src.segment(ann.slice)
     else:  # a bare marker, a string annotation, an alias: the marker's own name
         marker, inner = min(m.value for m in markers), ""
-    if kind is _VAR_POSITIONAL:
+    if kind is Kind.VAR_POSITIONAL:
         held = f"tuple[{inner}, ...]" if inner else "tuple"
         return (
             f"write one parameter instead, '{arg.arg}: {marker}[{held}]', and pass the values as "

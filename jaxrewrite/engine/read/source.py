@@ -16,11 +16,8 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 def source_lines(text: str) -> list[str]:
-    """``text`` split into lines with their endings, the way Python's tokenizer counts lines.
-
-    ``str.splitlines`` also breaks at form feeds and other Unicode separators, which would
-    shift every offset after one (PEP 8 even recommends form feeds as page breaks).
-    """
+    """``text`` split into lines with their endings as Python's tokenizer counts them
+    (``str.splitlines`` also breaks at form feeds, which would shift every offset after one)."""
     if "\r" not in text:  # the common case: split at "\n" alone, at C speed
         parts = text.split("\n")
         lines = [part + "\n" for part in parts[:-1]]
@@ -37,13 +34,10 @@ Change = tuple[int, int, str]
 def unified_diff(
     before: str, after: str, display: str, changes: Sequence[Change] | None = None
 ) -> str:
-    """A unified diff, ``a/``/``b/`` headers, lines split as Python counts them (a form feed does
-    not end a line), and git's marker after a last line without a line break.
-
-    ``changes``: the edits that made ``after`` from ``before``, when the caller knows them; then
-    only the lines they touch are compared, in time linear in the text (difflib over a whole
-    module is quadratic when its changes are many and spread out, as a migration's are).
-    """
+    """A unified diff with ``a/``/``b/`` headers, lines as Python counts them, and git's marker
+    after a last line without a line break. ``changes``: the edits that made ``after``, when
+    known; then only the lines they touch are compared (difflib over a whole module is quadratic
+    when its changes are many and spread out, as a migration's are)."""
     old, new = source_lines(before), source_lines(after)
     codes = None if changes is None else _known_opcodes(before, after, old, new, changes)
     matcher = difflib.SequenceMatcher(None, old, new) if codes is None else _Known(codes)
@@ -152,8 +146,7 @@ def _line_starting(starts: list[int], offset: int) -> int | None:
 
 
 def lines_containing(text: str, line_starts: list[int], words: Iterable[str]) -> list[int]:
-    """Sorted 1-based lines whose text contains any of ``words``: a substring search (a superset
-    of real mentions, since strings and comments count too), at C speed, one hit per line."""
+    """Sorted 1-based lines whose text contains any of ``words`` (a substring search)."""
     lines: set[int] = set()
     for word in words:
         at = text.find(word)
@@ -221,6 +214,5 @@ class Source:
 
     @cached_property
     def bare_lines(self) -> list[str]:
-        """The lines without their endings, once per text: a module with many errors (or refusals,
-        which migrate reads from errors) would split it again for each."""
+        """The lines without their endings, split once however many errors the text has."""
         return [line.rstrip("\r\n") for line in self.lines]

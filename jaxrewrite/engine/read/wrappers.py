@@ -1,11 +1,7 @@
-"""What lies between a transform and the def it is applied to: other transforms of the table and
-one-argument wrappers (``jax.jit(jax.vmap(jax.grad(f)))``, ``jax.jit(logged(f))``).
-
-A table transform keeps the arguments its function takes; a one-argument wrapper is assumed to
-(``*args, **kwargs`` passed through), checked where its definition is in view (JR125). A name
-assigned such an expression (``f = jax.jit(f)``) stands for the def, so the call sites naming it
-are looked at too (``calls_and_aliases``); what is made from a marked def some other way is found
-for ``check`` (``made_from``, JR007).
+"""What lies between a transform and its def: other transforms of the table and one-argument
+wrappers (``jax.jit(logged(f))``), assumed to pass ``*args, **kwargs`` through unless their
+definition in view shows otherwise (JR125). A name assigned such an expression stands for the def
+(``calls_and_aliases``); what is made from a marked def some other way is JR007's (``made_from``).
 """
 
 from __future__ import annotations
@@ -18,7 +14,6 @@ from jaxrewrite.engine.read.filters import (
     Filters,
     calls_naming,
     loop_targets,
-    walk_assignments,
 )
 from jaxrewrite.engine.read.nodes import statements, walk
 from jaxrewrite.engine.read.recognise import classify
@@ -40,11 +35,8 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 class _Reading:
-    """One reading of wrappers (``passes_through``): each wrapper's answer, by (def or lambda,
-    scope), where no loop of wrappers was cut under it. Such an answer is the same from any
-    path to it; without the memo, a wrapper applying the one before it twice
-    (``return w0(w0(fn))``) doubled the work at every level (25 levels: an import that never
-    ended)."""
+    """Each wrapper's answer (``passes_through``), by (def or lambda, scope), where no loop of
+    wrappers was cut under it: without it ``return w0(w0(fn))`` doubles the work per level."""
 
     __slots__ = ("known", "cut")
 
@@ -61,13 +53,11 @@ def peel(
     reading: _Reading | None = None,
 ) -> tuple[ast.expr, ast.Call | None]:
     """``expr`` without the transforms of the table and one-argument wrappers around it: (what
-    is left, the first wrapper application whose definition is in view and does not pass its
-    arguments straight through, or None). Anything else (``partial(f, 3)``) stops the peeling:
-    it may change the arguments, so what it wraps is not the function the transform receives."""
+    is left, the first wrapper in view that does not pass its arguments through, or None).
+    Anything else (``partial(f, 3)``) may change the arguments, and stops the peeling."""
     offender: ast.Call | None = None
     expr = _value(expr)
-    # To any depth: each step goes into the first argument, so the expression's own nesting ends
-    # it; a cut would leave the def unseen, and its Static parameters silently traced.
+    # To any depth (the expression's own nesting ends it): a cut would leave the def unseen.
     while isinstance(expr, ast.Call) and expr.args and not isinstance(expr.args[0], ast.Starred):
         alone = len(expr.args) == 1 and not expr.keywords
         ref = classify(expr.func, scope)
@@ -182,25 +172,16 @@ def _star_call(node: Function | ast.Lambda, func: str) -> bool:
         or args.kwarg is None
     ):
         return False
-    star, stars = args.vararg.arg, args.kwarg.arg
+    forward = f"{func}(*{args.vararg.arg}, **{args.kwarg.arg})"
     body: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
-    for part in body:
-        for call in ast.walk(part):
-            if (
-                isinstance(call, ast.Call)
-                and isinstance(call.func, ast.Name)
-                and call.func.id == func
-                and len(call.args) == 1
-                and isinstance(call.args[0], ast.Starred)
-                and isinstance(call.args[0].value, ast.Name)
-                and call.args[0].value.id == star
-                and len(call.keywords) == 1
-                and call.keywords[0].arg is None
-                and isinstance(call.keywords[0].value, ast.Name)
-                and call.keywords[0].value.id == stars
-            ):
-                return True
-    return False
+    return any(
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Name)
+        and call.func.id == func
+        and ast.unparse(call) == forward
+        for part in body
+        for call in ast.walk(part)
+    )
 
 
 #: jax's own decorators (called: ``@jax.named_scope("s")``) that wrap through a
@@ -212,11 +193,10 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def keeps_signature(deco: ast.expr, scope: Scope) -> bool:
-    """Is ``deco``, applied between a transform and a def, known to hand on the def's signature
-    (``inspect.signature``, through ``__wrapped__``), which JAX infers one static list from? jax's
-    own (``_KEEPS_SIGNATURE``, ``jax.named_call``), and decorators of this module whose definition
-    shows it: a ``functools.wraps(fn)`` wrapper (or its factory), a ``contextlib.contextmanager``
-    function or a ``contextlib.ContextDecorator`` class, called. Anything else is not known."""
+    """Is ``deco``, between a transform and a def, known to hand on the def's signature (through
+    ``__wrapped__``), which JAX infers one static list from? jax's own, and decorators of this
+    module shown to: a ``functools.wraps(fn)`` wrapper (or its factory), a
+    ``contextlib.contextmanager`` function or a ``contextlib.ContextDecorator`` class, called."""
     if not isinstance(deco, ast.Call):
         if qualname(deco, scope) == _NAMED_CALL:
             return True
@@ -308,9 +288,8 @@ def aliases(
     read: dict[int, Pairs] | None = None,
 ) -> list[str]:
     """Names assigned something made from one of ``names`` (``g = f``, ``f = jax.jit(f)``,
-    ``h = partial(f, x)``; with ``attributes``, ``g = mod.f`` from ``mod``), transitively:
-    transforms of them are call sites to look at too. ``read``: each scope's pairs, kept by the
-    caller that asks again as more scopes are walked (a scope's bindings never change once made)."""
+    ``h = partial(f, x)``; with ``attributes``, ``g = mod.f`` from ``mod``), transitively.
+    ``read``: each scope's pairs, kept by a caller that asks again as more scopes are walked."""
     read = {} if read is None else read
     for scope in scopes:
         if id(scope) not in read:
@@ -359,8 +338,7 @@ def _new_names(
     attributes: bool,
     read: dict[int, Pairs],
 ) -> list[str]:
-    """Names not yet ``known`` that stand for one of them: aliases, and the targets of loops
-    and comprehensions over them (whose scopes are made only where their calls are read)."""
+    """Names not yet ``known`` that stand for one of them: aliases, and loop targets over them."""
     extra = aliases(tree.scopes, known, attributes, read)
     targets = sorted(loop_targets(names, src) - known)
     known.update(targets)
@@ -374,15 +352,12 @@ def calls_and_aliases(
     filters: Filters,
     attributes: bool = False,
 ) -> list[CallSite]:
-    """``filters.calls_naming``, and then the calls naming what is assigned something made from
-    ``names`` (``fast = jax.jit(f)``, ``g = f``; ``attributes``: see ``aliases``), found once
-    the function bodies holding such assignments are walked, until no new name turns up; in
-    source order."""
+    """``filters.calls_naming``, then the calls naming what is made from ``names`` (``aliases``),
+    until no new name turns up; in source order."""
     found = calls_naming(names, tree, src, filters)
     if names is None:
         return found
     known = set(names)
-    walk_assignments(names, tree, src)  # ``g = f`` in a body no call site made walked
     read: dict[int, Pairs] = {}
     extra = _new_names(names, tree, src, known, attributes, read)
     while extra:
@@ -390,7 +365,6 @@ def calls_and_aliases(
         found += [
             item for item in calls_naming(extra, tree, src, filters) if id(item[0]) not in seen
         ]
-        walk_assignments(extra, tree, src)
         extra = _new_names(extra, tree, src, known, attributes, read)
     found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
     return found
@@ -400,9 +374,8 @@ def made_from(
     arg: ast.expr, scope: Scope, marked: Container[int], seen: set[int] | None = None
 ) -> Function | None:
     """A marked def (its id in ``marked``) that ``arg`` is made from through calls' first
-    arguments and names, whatever the calls are: where the analysis could not follow it
-    (``jax.jit(jax.vmap(partial(f, x)))``), the transform around it is reported (JR007).
-    ``seen`` holds the assignments followed already, so each is read once."""
+    arguments and names, whatever the calls are (JR007: ``jax.jit(partial(f, x))``). ``seen``:
+    the assignments followed already."""
     seen = set() if seen is None else seen
     arg = _value(arg)
     while isinstance(arg, ast.Call) and arg.args and not isinstance(arg.args[0], ast.Starred):

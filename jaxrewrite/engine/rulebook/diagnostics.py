@@ -1,11 +1,8 @@
 """Findings as values: every problem the analysis meets, with a stable code and a location.
 
-The engine raises a located RewriteError inside the analysis of one transform use (the keyword math
-is easiest to read that way); ``analyze`` catches it at that use's boundary and records it here, so
-one bad use never hides another. The hook raises the first; ``check`` reports them all; ``migrate``
-reports its refusals as findings (JR2nn, or the JR1nn of the same check). Every front end prints a
-finding through ``Diagnostic.format``, so the forms (flake8's, RewriteError's, GitHub's, JSON rows)
-live here.
+A RewriteError raised inside the analysis of one use is caught at that use's boundary and recorded
+here, so one bad use never hides another: the hook raises the first, ``check`` reports them all.
+Every front end prints a finding through ``Diagnostic.format``, so the printed forms live here.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""The one registry of rules: each code defined once, with its summary, message template, fix,
-severity and the guide section that explains it (ruff's rule record).
-
-A raise site names its rule and fills the template's fields (``rules.NOT_LITERAL.error(src, node,
-keyword=..., ...)``); ``diagnostics.CODES`` (the summaries), ``Diagnostic.is_error`` (the severity),
-migrate's reasons (each names its rule) and the guide's tables are read from here. A code whose
-check merged into another is never reused: ``RETIRED`` maps it to the code that survives, which a
-``# noqa``, ``--select`` or ``--ignore`` naming it still means. Imports nothing of the package.
+"""The records of the codes raised below the findings (ruff's rule record): each code once, with
+its summary, message template, fix, severity and the guide section that explains it. A raise site
+names its rule and fills the template's fields (``rules.NOT_LITERAL.error(src, node, ...)``). A
+code whose check merged into another is never reused: ``RETIRED`` maps it to its successor, which
+a ``# noqa``, ``--select`` or ``--ignore`` naming it still means. Imports nothing of the package.
 """
 
 from __future__ import annotations
@@ -57,13 +54,6 @@ def docs_link(anchor: str) -> str:
 _SEE = re.compile(r"\{see\[([\w-]+)\]\}")
 
 
-class _Links:
-    """What ``{see[ANCHOR]}`` reads in a template: the section's link, built when the message is."""
-
-    def __getitem__(self, anchor: str) -> str:
-        return docs_link(anchor)
-
-
 def _placeholders(template: str) -> str:
     """A message template as a reader sees it: its links filled, ``{name!r}`` shown as
     ``<name>``."""
@@ -90,12 +80,7 @@ class Rule:
     def text(self, variant: str = "", /, **fields: Any) -> str:
         """The message, ``variant``'s wording (default: ``message``) filled with ``fields``."""
         template = self.variants[variant] if variant else self.message
-        return template.format(**fields, see=_Links())
-
-    def links(self) -> list[str]:
-        """The anchors of the docs this record links to: its section, and its messages' links."""
-        templates = [self.message, *self.variants.values()]
-        return [self.anchor, *(a for t in templates for a in _SEE.findall(t))]
+        return template.format(**fields, see={anchor: docs_link(anchor) for anchor in PAGES})
 
     def error(
         self, src: Source, node: ast.AST, variant: str = "", /, **fields: Any
@@ -842,9 +827,3 @@ RULES: dict[str, Rule] = {r.code: r for r in list(globals().values()) if isinsta
 
 #: Codes whose check merged into another: never reused; ``# noqa`` naming one silences the other.
 RETIRED: dict[str, str] = {"JR201": NOT_LITERAL.code, "JR210": DONATED.code, "JR212": UNPACKED.code}
-
-
-def find(code: str) -> Rule | None:
-    """The rule a code names, a retired code's successor included (``check --explain``)."""
-    code = code.strip().upper()
-    return RULES.get(RETIRED.get(code, code))

@@ -54,59 +54,49 @@ class Transform:
     #: Donation keywords (positions, names); a Static argument must not be donated.
     donate_argnums: str | None = None
     donate_argnames: str | None = None
-    #: Its spec kind: the module of ``engine.walk.specs`` that completes and reads it
-    #: (``specs.KINDS``).
+    #: Its spec kind: the module of ``engine.walk.specs`` that completes and reads it.
     spec: SpecKind = SpecKind.LISTS
-    #: The keywords that the transform's parameters after the function bind when passed by
-    #: position, in order (checked against the installed JAX by the tests).
+    #: The keywords the parameters after the function bind when passed by position, in order
+    #: (checked against the installed JAX by the tests).
     positional: tuple[str, ...] = ()
-    #: How per-leaf entries (Static/NoDiff fields of a TypedDict/NamedTuple parameter, those
-    #: with one of ``markers``) are split for it: the name of the run-time helper in
-    #: ``jaxrewrite/leaves.py``; None: per-leaf entries are refused under it.
+    #: The run-time helper of ``jaxrewrite/leaves.py`` that splits per-leaf entries for it; None:
+    #: per-leaf entries are refused under it.
     per_leaf: str | None = None
     #: Why a keyword-only marked parameter cannot be expressed, for a row without ``argnames``
     #: (JR110's message): each reason was checked by running the installed JAX (tests/test_rows.py).
     positions_only: str = "it takes static arguments by position only"
-    #: False: the values at the static positions are handed to the user's rules as Python
-    #: values (custom_vjp's nondiff_argnums), so an array there escapes a surrounding jit as a
-    #: tracer (UnexpectedTracerError, JAX's documented rule): an array-typed marker is refused.
+    #: False: the values at the static positions reach the user's rules as Python values
+    #: (custom_vjp's nondiff_argnums), so an array there escapes a surrounding jit as a tracer
+    #: (UnexpectedTracerError): an array-typed marker is refused.
     arrays_at_static: bool = True
     #: Leading positional parameters the transform binds itself and leaves out of its axes
-    #: (Linen's ``nn.vmap`` passes the Module first): ``in_axes`` counts from the one after.
+    #: (Linen's ``nn.vmap`` passes the Module first).
     leading_unmapped: int = 0
     #: How many trailing positional parameters cannot be static by position, and why (Linen's
-    #: ``nn.jit``: the last two fail with "only accepts N positional arguments", flax 0.10.1 to
-    #: 0.12.8); a keyword-only parameter can be, by name.
+    #: ``nn.jit``, flax 0.10.1 to 0.12.8); a keyword-only parameter can be, by name.
     tail_not_static: tuple[int, str] | None = None
     #: Traces every non-static argument to an abstract value, so that the body cannot use one as
-    #: a Python value (``engine.findings.tracetime``, JR006). grad and its relatives trace with the
-    #: concrete values inside (Python control flow on them works); custom_vjp/custom_jvp call the
-    #: function
-    #: on concrete values outside any other transform: neither is abstract.
+    #: a Python value (JR006). grad and its kin trace with the concrete values inside, and
+    #: custom_vjp/custom_jvp call the function on concrete values: neither is abstract.
     abstract: bool = False
-    #: The transform's result takes the function's own arguments, so a transform around it sees
-    #: the same signature (``jax.jit(jax.vmap(f))``); False: it returns something else (a jaxpr).
+    #: The result takes the function's own arguments (``jax.jit(jax.vmap(f))``); False: it
+    #: returns something else (a jaxpr).
     keeps_arguments: bool = True
     #: A spec keyword JAX reads that the row does not write, and how ``migrate`` reads it:
-    #: ``positions`` (names JAX turns into positions itself: custom_vjp's ``nondiff_argnames``) or
-    #: ``refuse`` (honoured only in some JAX configurations: checkpoint's ``static_argnames``).
+    #: ``positions`` (custom_vjp's ``nondiff_argnames``: names JAX turns into positions) or
+    #: ``refuse`` (checkpoint's ``static_argnames``: honoured only in some JAX configurations).
     read_also: tuple[str, str] | None = None
     #: The spec may be passed by position (custom_vjp's ``nondiff_argnums``), and is migrated so;
     #: jit's positional spec is refused: it is keyword-only in current JAX.
     spec_by_position: bool = False
     #: JAX hashes the values at the static positions into a cache key (jit's, pmap's,
     #: make_jaxpr's), so an unhashable type there fails at call time (JR003). False where the
-    #: installed and the floor JAX were run with a list and a dict there and took them (vmap's
-    #: ``None`` axes, grad's undifferentiated arguments, custom_vjp/custom_jvp's nondiff
-    #: arguments, checkpoint's static positions; tests/test_leaf_types.py runs each).
+    #: installed and the floor JAX took a list and a dict there (tests/test_leaf_types.py).
     hashes_statics: bool = True
-    #: Maps keyword arguments over axis 0 whatever ``in_axes`` says (jax's and Linen's vmap), so
-    #: a Static parameter passed by keyword is traced (``findings/checks/vmap_keyword.py``, JR011).
+    #: Maps keyword arguments over axis 0 whatever ``in_axes`` says (JR011).
     maps_keywords: bool = False
     #: A keyword that, written, makes JAX refuse every keyword argument at call time (jit's
-    #: ``in_shardings``: "pjit does not support kwargs when in_shardings is specified"), so a
-    #: keyword-only Static parameter can never be passed (``findings/checks/sharded_keyword.py``,
-    #: JR010).
+    #: ``in_shardings``), so a keyword-only Static parameter can never be passed (JR010).
     refuses_kwargs_with: str | None = None
 
 
@@ -335,8 +325,6 @@ def _linen_checkpoint(name: str) -> Transform:
 #: documents; ``nn.vmap``'s ``in_axes`` leaves it out. Every parameter after the target may be
 #: passed by position (tests/test_linen.py checks the rows against the installed flax).
 LINEN_TRANSFORMS: dict[str, Transform] = {
-    # flax.linen.jit(target, variables, rngs, static_argnums, static_argnames, donate_argnums,
-    #                device, backend, methods)
     "jit": Transform(
         "nn.jit",
         _STATIC,
@@ -356,12 +344,9 @@ LINEN_TRANSFORMS: dict[str, Transform] = {
         tail_not_static=(2, _LINEN_JIT_TAIL),
         abstract=True,
     ),
-    # flax.linen.checkpoint(target, variables, rngs, concrete, prevent_cse, static_argnums, policy,
-    #                       methods); remat is the same function
+    # remat is the same function as checkpoint
     "checkpoint": _linen_checkpoint("nn.checkpoint"),
     "remat": _linen_checkpoint("nn.remat"),
-    # flax.linen.vmap(target, variable_axes, split_rngs, in_axes, out_axes, axis_size, axis_name,
-    #                 spmd_axis_name, metadata_params, methods)
     "vmap": Transform(
         "nn.vmap",
         _STATIC,

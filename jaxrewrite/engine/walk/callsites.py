@@ -33,15 +33,15 @@ from jaxrewrite.engine.read.signature import read_signature
 from jaxrewrite.engine.read.wrappers import keeps_signature, made_from, peel, wrapper_error
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import opaque_registration
-from jaxrewrite.engine.walk.completion import (
+from jaxrewrite.engine.walk.specs.registration import registration_values
+from jaxrewrite.engine.walk.walker import (
+    Walked,
     ambiguity_error,
     complete_use,
     depth_error,
     is_overload,
     same_statics,
 )
-from jaxrewrite.engine.walk.specs.registration import registration_values
-from jaxrewrite.engine.walk.walker import Walked
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -58,20 +58,12 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
         if local is None or isinstance(local[0], FunctionalClass):
             return
         transform, keywords = registration
-        walk.registered.add(id(local[0].node))
-        written = keywords + bound_keywords(call, transform.positional, transform.name, walk.src)
-        values = registration_values(transform, written, walk.info(local), walk.src, call)
-        walk.result.registrations.append(
-            Registration(
-                UseKind.CALL,
-                call,
-                transform,
-                local[0].node,
-                written,
-                written[len(keywords) :],
-                values,
-            )
-        )
+        node = local[0].node
+        walk.registered.add(id(node))
+        own = bound_keywords(call, transform.positional, transform.name, walk.src)
+        values = registration_values(transform, keywords + own, walk.info(local), walk.src, call)
+        registered = Registration(UseKind.CALL, call, transform, node, keywords + own, own, values)
+        walk.result.registrations.append(registered)
         return
     if opaque_registration(qualname(call.func, scope)) is not None:
         local = local_class(call.args[0], scope)

@@ -7,7 +7,7 @@ import ast
 
 from jaxrewrite.engine.analysis import Inner, Leaf, UseKind
 from jaxrewrite.engine.read.classes import ClassInfo, class_key
-from jaxrewrite.engine.read.filters import lines_mentioning, may_matter
+from jaxrewrite.engine.read.filters import may_matter
 from jaxrewrite.engine.read.literals import resolve_keywords
 from jaxrewrite.engine.read.markers import index_of
 from jaxrewrite.engine.read.recognise import ambiguous, classify
@@ -17,13 +17,12 @@ from jaxrewrite.engine.read.signature import Kind, Signature, read_signature
 from jaxrewrite.engine.read.wrappers import keeps_signature, passes_through, wrapper_error
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import Container, Mark
-from jaxrewrite.engine.walk.completion import (
+from jaxrewrite.engine.walk.walker import (
+    Walked,
     ambiguity_error,
     complete_use,
     depth_error,
-    header_mentions,
 )
-from jaxrewrite.engine.walk.walker import Walked
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -36,15 +35,9 @@ def defs(walk: Walked, exhaustive: bool) -> None:
     # jaxrewrite reads no annotation.
     index = index_of(walk.tree)
     spellings = index.names if relevant is None else relevant
-    mentions = None
-    if relevant is not None and walk.filters.signature_lines:
-        mentions = lines_mentioning(relevant | walk.leaf_names, walk.src)
     for func, scope in walk.tree.defs:
-        if relevant is not None:
-            if mentions is not None and not header_mentions(func, mentions):
-                continue
-            if not may_matter(func, relevant, walk.leaf_names):
-                continue
+        if relevant is not None and not may_matter(func, relevant, walk.leaf_names):
+            continue
         try:
             sig = read_signature(func, scope, walk.src, spellings, index)
             leaves = per_leaf_params(walk, sig, scope.annotating(func)) if walk.leaf_names else ()
@@ -159,16 +152,8 @@ def inner_entries(
         marks = tuple((f.name, f.markers) for f in sub.static_fields)
         deeper = inner_entries(walk, sub, (*path, key), left)
         if marks or deeper:
-            found.append(
-                Inner(
-                    entry.name,
-                    sub.kind,
-                    (),
-                    marks,
-                    deeper,
-                    tuple(f.node for f in sub.static_fields),
-                )
-            )
+            nodes = tuple(f.node for f in sub.static_fields)
+            found.append(Inner(entry.name, sub.kind, (), marks, deeper, nodes))
     return tuple(found)
 
 

@@ -14,9 +14,8 @@ from jaxrewrite.engine.read.recognise import classify_registration
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
 from jaxrewrite.engine.rulebook.table import Container, opaque_registration
-from jaxrewrite.engine.walk.completion import check_import_visible
 from jaxrewrite.engine.walk.specs.registration import registration_values
-from jaxrewrite.engine.walk.walker import Walked
+from jaxrewrite.engine.walk.walker import Walked, check_import_visible
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef

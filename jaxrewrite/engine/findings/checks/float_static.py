@@ -1,5 +1,7 @@
 """JR016: a Static parameter annotated ``float`` under a transform that hashes its statics: each
-distinct value is a new cache entry, so the function is traced and compiled again for it."""
+distinct value is a new cache entry, so the function is traced and compiled again for it. A Static
+float field is not reported: no transform of the module is seen to hash it, and a field's value is
+set per instance (``eps``), not passed anew at every call as a learning rate is."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import ast
 
 from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.read.markers import inner_type
-from jaxrewrite.engine.read.resolve import qualname
+from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Scope
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
@@ -53,7 +55,7 @@ def check(ctx: Context) -> list[Diagnostic]:
 
 
 def _is_float(annotation: ast.expr | None, scope: Scope) -> bool:
-    inner = inner_type(annotation, scope) if annotation is not None else None
+    inner = unquoted(inner_type(annotation, scope))  # ``Static["float"]`` too
     if inner is None:
         return False
     if isinstance(inner, ast.Name) and inner.id == "float" and scope.lookup("float") is None:

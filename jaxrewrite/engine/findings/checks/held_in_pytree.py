@@ -41,10 +41,6 @@ AT_IMPORT = True
 
 
 def check(ctx: Context) -> list[Diagnostic]:
-    """JR014: a field of an Equinox Module or flax.struct dataclass (or a registered
-    dataclass) annotated with a TypedDict/NamedTuple that has Static entries: the class
-    flattens it like any pytree, so those entries are traced (per-leaf statics split
-    parameters of transformed defs, never fields)."""
     walk = ctx.walk
     found: list[Diagnostic] = []
     if not walk.leaf_names:
@@ -72,20 +68,10 @@ def check(ctx: Context) -> list[Diagnostic]:
             if library is None:
                 continue
             entries = ", ".join(repr(f.name) for f in info.static_fields)
+            said = dict(field=ast.unparse(stmt.target), cls=defined.node.name, held=info.name)
             found.append(
                 Diagnostic.at(
-                    walk.src,
-                    stmt.annotation,
-                    RULE,
-                    field=_target(stmt),
-                    cls=defined.node.name,
-                    library=library,
-                    held=info.name,
-                    entries=entries,
+                    walk.src, stmt.annotation, RULE, library=library, entries=entries, **said
                 )
             )
     return found
-
-
-def _target(stmt: ast.AnnAssign) -> str:
-    return stmt.target.id if isinstance(stmt.target, ast.Name) else ast.unparse(stmt.target)

@@ -14,10 +14,9 @@ RULE = Rule(
         "module's own aliases"
     ),
     (
-        "{name!r} in the annotation of {param!r} comes from 'from {module} import "
-        "{imported}', which jaxrewrite does not read, so whether it is a Static/NoDiff alias "
-        "cannot be told; if it is one, it does nothing here: define the alias in this module (or "
-        "write Static[...] here)"
+        "{name!r} in the annotation of {param!r} comes from '{imported}', which jaxrewrite does "
+        "not read, so whether it is a Static/NoDiff alias cannot be told; if it is one, it does "
+        "nothing here: define the alias in this module (or write Static[...] here)"
     ),
     "define the alias in this module, or write Static[...] here",
     CHECK,

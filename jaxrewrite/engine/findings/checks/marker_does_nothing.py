@@ -5,10 +5,8 @@ module applied, refused or reported: ``findings/ledger.py``, which settles JR009
 from __future__ import annotations
 
 import ast
-import bisect
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.findings import ledger
 from jaxrewrite.engine.findings.context import Context, Function
 from jaxrewrite.engine.read.classes import local_class
@@ -88,12 +86,8 @@ def check(ctx: Context) -> list[Diagnostic]:
     """The Flax Module fields, then the ledger, which reads every finding before it (a marker a
     finding speaks for is settled as reported) and adds its own to the analysis."""
     ctx.result.diagnostics.extend(_flax_module_fields(ctx.walk))
-    result, walk = ctx.result, ctx.walk
-    if ctx.at_import:
-        if not nothing_to_settle(result, ctx.tree, walk.relevant, walk):
-            ledger.build(result, ctx.scopes, ctx.tree, walk, None, False, RULE)
-    else:
-        ledger.build(result, ctx.scopes, ctx.tree, walk, ctx.imports, True, RULE)
+    imports = None if ctx.at_import else ctx.imports
+    ledger.build(ctx.result, ctx.scopes, ctx.tree, ctx.walk, imports, not ctx.at_import, RULE)
     return []
 
 
@@ -130,8 +124,7 @@ def _flax_module_fields(walk: Walked) -> list[Diagnostic]:
                 continue  # reported where it is read
             if Mark.STATIC in marks:
                 what = f"{defined.node.name}.{name}"
-                rule = RULE
-                found.append(Diagnostic.at(walk.src, stmt, rule, kind, spelled="Static", what=what))
+                found.append(Diagnostic.at(walk.src, stmt, RULE, kind, spelled="Static", what=what))
     return found
 
 
@@ -146,43 +139,3 @@ def _flax_kind(defined: DefinedClass, scope: Scope, depth: int) -> str | None:
         if kind is not None:
             return kind
     return None
-
-
-def nothing_to_settle(
-    result: Analysis, module: ast.Module, names: set[str] | None, walk: Walked
-) -> bool:
-    """Whether ``build`` (without JR009, as the import hook runs it) would report nothing: every
-    mention of a name that may spell a marker (``names``, filters.marker_names) is in a
-    top-level import, on a comment line, or in the annotation of a parameter a use of this
-    module reads, so each entry would settle as applied. A text count, conservative: any other
-    mention (an alias, a field, a variable, a string elsewhere) and the ledger runs. What lets
-    the hook say which markers do nothing for the price of a search where every one does something.
-    """
-    if not names or walk.unseen or walk.unknown_calls or walk.refused_defs or walk.twins:
-        return False
-    if result.registrations or result.fields or any(use.leaves for use in result.uses):
-        return False
-    src = result.source
-    spans = [
-        (src.start(stmt), src.end(stmt))
-        for stmt in module.body
-        if isinstance(stmt, (ast.Import, ast.ImportFrom))
-    ]
-    for use in result.uses:
-        for param in use.signature.params:
-            annotation = getattr(param.node, "annotation", None)
-            if param.markers & use.transform.markers and annotation is not None:
-                spans.append((src.start(annotation), src.end(annotation)))
-    spans.sort()
-    starts = [start for start, _ in spans]
-    text = src.text
-    for name in names:
-        at = text.find(name)
-        while at >= 0:
-            k = bisect.bisect_right(starts, at) - 1
-            if not (k >= 0 and at < spans[k][1]):
-                line = bisect.bisect_right(src.line_starts, at)
-                if not text[src.line_starts[line - 1] : at].lstrip().startswith("#"):
-                    return False
-            at = text.find(name, at + len(name))
-    return True

@@ -5,15 +5,13 @@ finding names that call and the keywords to write there."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
 
 from jaxrewrite.engine.edits import render
 from jaxrewrite.engine.findings.call_arguments import BOUND, method_kind
 from jaxrewrite.engine.findings.checks.unknown_transform import spell
-from jaxrewrite.engine.findings.context import Context, Function
+from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.read.nodes import walk as walk_nodes
 from jaxrewrite.engine.read.recognise import TransformRef, bound_keywords, classify
-from jaxrewrite.engine.read.scopes import Scope
 from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
@@ -50,8 +48,7 @@ def check(ctx: Context) -> list[Diagnostic]:
     ]
     if not unapplied:
         return []
-    wanted = {id(d.node) for d in ctx.marked_defs if not d.applied}
-    bound = bound_methods(ctx.tree, ctx.walk.tree.defs, ctx.signatures, wanted, ctx.src)
+    bound = bound_methods(ctx, {id(d.node) for d in ctx.marked_defs if not d.applied})
     found = []
     for record in unapplied:
         marked = list(record.marked)
@@ -73,21 +70,15 @@ def check(ctx: Context) -> list[Diagnostic]:
     return found
 
 
-def bound_methods(
-    module: ast.Module,
-    defs: Iterable[tuple[Function, Scope]],
-    signatures: dict[int, Signature],
-    wanted: set[int],
-    src: Source,
-) -> dict[int, dict[str, str]]:
+def bound_methods(ctx: Context, wanted: set[int]) -> dict[int, dict[str, str]]:
     """For marked methods no transform applies to by name, the first transform call in a method
     of their class given one through ``self``/``cls`` (``self.fast = jax.jit(self.step)``), as
     JR002's fields, with the keywords that call needs: JAX reads the bound method's signature,
     whose positions do not count ``self`` (a staticmethod's count all, a classmethod's not
     ``cls``)."""
-    scopes = {id(func): scope for func, scope in defs}
+    scopes = {id(func): scope for func, scope in ctx.walk.tree.defs}
     found: dict[int, dict[str, str]] = {}
-    for cls in (n for n in walk_nodes(module) if isinstance(n, ast.ClassDef)):
+    for cls in (n for n in walk_nodes(ctx.tree) if isinstance(n, ast.ClassDef)):
         methods = [s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
         methods = [m for m in methods if id(m) in scopes]
         marked = {m.name: m for m in methods if id(m) in wanted}
@@ -114,7 +105,7 @@ def bound_methods(
                     if shift
                     else "positions as in the def"
                 )
-                sig = _shifted(signatures[id(target)], shift)
+                sig = _shifted(ctx.signatures[id(target)], shift)
                 found[id(target)] = {
                     "func": target.name,
                     "call": ast.unparse(call),
@@ -122,7 +113,7 @@ def bound_methods(
                     "transform": ref.transform.name,
                     "bound": ast.unparse(arg),
                     "shift": counted,
-                    "keywords": _bound_keywords(call, ref, sig, src),
+                    "keywords": _bound_keywords(call, ref, sig, ctx.src),
                 }
     return found
 

@@ -7,30 +7,11 @@ module and a line of ``RULES``; ``check --explain`` and the docs' table of codes
 from __future__ import annotations
 
 import ast
-import re
+import importlib
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 from jaxrewrite.engine.analysis import Analysis
-from jaxrewrite.engine.findings.checks import (
-    float_static,
-    held_in_pytree,
-    imported_def,
-    imported_marker,
-    marker_does_nothing,
-    missing_pragma,
-    no_transform,
-    own_flatten,
-    sharded_keyword,
-    traced_argument,
-    unbound_marker,
-    unhashable_static,
-    unknown_directive,
-    unknown_transform,
-    unseen_level,
-    untransformed_callee,
-    vmap_keyword,
-)
 from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.read.othermodules import ImportReader
 from jaxrewrite.engine.read.scopes import ScopeTree
@@ -42,26 +23,29 @@ if TYPE_CHECKING:
     from jaxrewrite.engine.build import TreePass
     from jaxrewrite.engine.walk.walker import Walked
 
-#: Every warning rule, in the order the checks run: findings at one position are listed in this
-#: order, and the ledger (JR008) reads every finding before it, so it runs after them.
-RULES: tuple[ModuleType, ...] = (
-    unhashable_static,  # JR003
-    float_static,  # JR016
-    unknown_transform,  # JR004
-    no_transform,  # JR002
-    missing_pragma,  # JR001
-    unseen_level,  # JR007
-    own_flatten,  # JR020
-    held_in_pytree,  # JR014
-    sharded_keyword,  # JR010
-    vmap_keyword,  # JR011
-    untransformed_callee,  # JR012
-    unbound_marker,  # JR015
-    marker_does_nothing,  # JR008, and the ledger's JR009
-    imported_marker,  # JR009
-    imported_def,  # JR013
-    unknown_directive,  # JR005: the analysis says it
-    traced_argument,  # JR006: the trace-time pass finds it
+#: Every warning rule, one module of this package each, in the order the checks run: findings at
+#: one position are listed in this order, and the ledger (JR008) reads every finding before it.
+RULES: tuple[ModuleType, ...] = tuple(
+    importlib.import_module(f"{__package__}.{name}")
+    for name in (
+        "unhashable_static",  # JR003
+        "float_static",  # JR016
+        "unknown_transform",  # JR004
+        "no_transform",  # JR002
+        "missing_pragma",  # JR001
+        "unseen_level",  # JR007
+        "own_flatten",  # JR020
+        "held_in_pytree",  # JR014
+        "sharded_keyword",  # JR010
+        "vmap_keyword",  # JR011
+        "untransformed_callee",  # JR012
+        "unbound_marker",  # JR015
+        "marker_does_nothing",  # JR008, and the ledger's JR009
+        "imported_marker",  # JR009
+        "imported_def",  # JR013
+        "unknown_directive",  # JR005: the analysis says it
+        "traced_argument",  # JR006: the trace-time pass finds it
+    )
 )
 
 #: Every code's record: these warnings, the analysis' errors and migrate's refusals.
@@ -70,8 +54,6 @@ RECORDS: dict[str, Rule] = dict(
 )
 #: Each code's one-line summary (``check`` lists them; ``--select`` and ``noqa`` name them).
 CODES: dict[str, str] = {code: rule.summary for code, rule in RECORDS.items()}
-#: What the import hook also says (``hook/keptwarnings.py`` keeps them with the cached code).
-REPORTED_AT_IMPORT = frozenset(m.RULE.code for m in RULES if m.AT_IMPORT)
 
 
 def find(code: str) -> Rule | None:
@@ -98,19 +80,3 @@ def rules_pass(imports: ImportReader | None = None, at_import: bool = False) -> 
         result.diagnostics.sort(key=lambda d: (d.line, d.col))
 
     return run
-
-
-def refusal_table() -> str:
-    """The docs' table of the refusals (docs/errors.md), one row per JR1nn record, by code; a
-    quoted name of the summary ('x') is written as code (`x`) there."""
-    rows = [(c, r) for c, r in RECORDS.items() if c.startswith("JR1")]
-    quoted = re.compile(r"(?<![A-Za-z])'([^']*?)'(?![A-Za-z])")
-    texts = [(c, quoted.sub(r"`\1`", r.summary) + r.details) for c, r in rows]
-    cells = "".join(f"| {c} | {text} |\n" for c, text in texts)
-    return "| code | refused |\n| --- | --- |\n" + cells
-
-
-def code_table() -> str:
-    """The docs' table of the warning codes (docs/check.md), one row per rule, by code."""
-    rows = sorted((m.RULE.code, m.RULE.summary + m.RULE.details) for m in RULES)
-    return "| code | finding |\n| --- | --- |\n" + "".join(f"| `{c}` | {t} |\n" for c, t in rows)

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.findings.call_arguments import Sites
 from jaxrewrite.engine.findings.context import Context, Function, MarkedDef
 from jaxrewrite.engine.read.classes import DATACLASS, local_class
 from jaxrewrite.engine.read.markers import inner_type
-from jaxrewrite.engine.read.resolve import qualname
+from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
 from jaxrewrite.engine.read.signature import Param, array_type
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
@@ -104,7 +103,7 @@ def check(ctx: Context) -> list[Diagnostic]:
     for record in ctx.marked_defs:
         if id(record.node) not in unhashed:
             found += _at_def(record, owners.get(id(record.node)), ctx)
-    return found + _unhashable_passed(ctx.result, ctx.tree, ctx.scopes.module)
+    return found + _unhashable_passed(ctx)
 
 
 def _at_def(record: MarkedDef, owner: ast.ClassDef | None, ctx: Context) -> list[Diagnostic]:
@@ -176,8 +175,9 @@ def _unhashable_value(expr: ast.expr | None) -> str | None:
 
 def unhashable(param: Param, scope: Scope) -> str | None:
     """The spelled type under a Static marker, when values of it cannot be hashed."""
-    inner = inner_type(param.node.annotation, scope)
-    if inner is None:
+    written = inner_type(param.node.annotation, scope)
+    inner = unquoted(written)  # ``Static["list"]`` too
+    if written is None or inner is None:
         return None
     head = inner.value if isinstance(inner, ast.Subscript) else inner
     name = qualname(head, scope)
@@ -189,13 +189,18 @@ def unhashable(param: Param, scope: Scope) -> str | None:
     ):
         name = f"builtins.{head.id}"
     if name in UNHASHABLE or array_type(inner, scope) is not None:
-        return ast.unparse(inner)
-    local = local_class(head, scope)
-    if local is not None and isinstance(local[0], DefinedClass):
-        why = unhashable_class(local[0].node, local[1])
-        if why is not None:
-            return f"{ast.unparse(inner)} ({why})"
-    return None
+        return ast.unparse(written)
+    found = _local_unhashable(head, scope)
+    return None if found is None else f"{ast.unparse(written)} ({found[1]})"
+
+
+def _local_unhashable(expr: ast.expr, scope: Scope) -> tuple[str, str] | None:
+    """The name of the class of this module ``expr`` names, and why it cannot be hashed."""
+    local = local_class(expr, scope)
+    if local is None or not isinstance(local[0], DefinedClass):
+        return None
+    why = unhashable_class(local[0].node, local[1])
+    return None if why is None else (local[0].node.name, why)
 
 
 def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
@@ -260,18 +265,19 @@ _ARRAYS = frozenset(
 )
 
 
-def _unhashable_passed(result: Analysis, tree: ast.Module, module: Scope) -> list[Diagnostic]:
+def _unhashable_passed(ctx: Context) -> list[Diagnostic]:
     """JR003 at a call site of the module: a list, dict or set (a literal or comprehension), an
     array made by a NumPy or jax.numpy constructor, or an instance of an unhashable class of the
     module, passed to a Static parameter of a transform that hashes its statics."""
     uses = [
         u
-        for u in result.uses
+        for u in ctx.result.uses
         if u.transform.hashes_statics and any(Mark.STATIC in p.markers for p in u.signature.params)
     ]
     if not uses:
         return []
-    sites = Sites(tree, module, lambda _: False)
+    module = ctx.scopes.module
+    sites = Sites(ctx.tree, module, lambda _: False)
     found: list[Diagnostic] = []
     seen: set[int] = set()
     for use in uses:
@@ -286,17 +292,8 @@ def _unhashable_passed(result: Analysis, tree: ast.Module, module: Scope) -> lis
                     shown = _unhashable_value(expr) or _unhashable_call(expr, module)
                     if shown is not None:
                         seen.add(id(expr))
-                        found.append(
-                            Diagnostic.at(
-                                result.source,
-                                expr,
-                                RULE,
-                                "passed",
-                                name=name,
-                                shown=shown,
-                                line=call.lineno,
-                            )
-                        )
+                        said = {"name": name, "shown": shown, "line": call.lineno}
+                        found.append(Diagnostic.at(ctx.src, expr, RULE, "passed", **said))
     return found
 
 
@@ -308,9 +305,5 @@ def _unhashable_call(expr: ast.expr, scope: Scope) -> str | None:
     module, _, leaf = name.rpartition(".")
     if module in ("numpy", "jax.numpy") and leaf in _ARRAYS:
         return f"{'NumPy' if module == 'numpy' else 'JAX'} array ({ast.unparse(expr.func)}(...))"
-    local = local_class(expr.func, scope)
-    if local is not None and isinstance(local[0], DefinedClass):
-        why = unhashable_class(local[0].node, local[1])
-        if why is not None:
-            return f"{local[0].node.name} instance ({why})"
-    return None
+    found = _local_unhashable(expr.func, scope)
+    return None if found is None else f"{found[0]} instance ({found[1]})"

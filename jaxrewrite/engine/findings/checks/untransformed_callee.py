@@ -55,7 +55,6 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
     }
     if not marked:
         return
-    scopes.walk_deferred(None)
     for func, scope in scopes.defs:
         for deco in func.decorator_list:
             rows = TRACES.get(qualname(deco, scope) or "")

@@ -60,9 +60,6 @@ def _spine(expr: ast.expr, scope: Scope) -> Iterator[ast.expr]:
 
 
 def check(ctx: Context) -> Iterator[Diagnostic]:
-    """JR011: every call of a function a vmap use made that does not pass a Static parameter by
-    position: by keyword (mapped over axis 0), or not at all, left to its default (the
-    ``in_axes`` written has an entry for it, and vmap needs one per positional argument)."""
     result, scopes, module, src = ctx.result, ctx.scopes, ctx.tree, ctx.src
     mapped = [
         u
@@ -114,16 +111,10 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
         if called is None:
             continue
         statics = {p.name: p for p in called.signature.marked(called.transform.markers)}
+        said = {"func": called.target.name, "transform": called.transform.name}
         for keyword in node.keywords:
             if keyword.arg in statics:
-                yield Diagnostic.at(
-                    src,
-                    keyword,
-                    RULE,
-                    name=keyword.arg,
-                    func=called.target.name,
-                    transform=called.transform.name,
-                )
+                yield Diagnostic.at(src, keyword, RULE, name=keyword.arg, **said)
         if any(isinstance(a, ast.Starred) for a in node.args) or any(
             k.arg is None for k in node.keywords
         ):
@@ -135,12 +126,4 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
                 and param.position >= len(node.args)
                 and param.name not in passed
             ):
-                yield Diagnostic.at(
-                    src,
-                    node,
-                    RULE,
-                    "default",
-                    name=param.name,
-                    func=called.target.name,
-                    transform=called.transform.name,
-                )
+                yield Diagnostic.at(src, node, RULE, "default", name=param.name, **said)

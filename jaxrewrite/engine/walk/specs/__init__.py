@@ -1,12 +1,10 @@
-"""One module per spec kind, and the table that picks one by the row's ``spec`` field.
+"""One module per spec kind (``lists``, ``axes``, ``diff``), picked by the row's ``spec`` field.
 
-Each kind module (``lists``, ``axes``, ``diff``) exports the same small protocol,
-``SpecKindModule``: ``complete`` (forward: the keywords one use needs, or the refusal), ``read``
-(reverse: what JAX makes of a spec as written, shared by migrate and check's trace-time pass) and
-``keywords`` (the keywords that make arguments static, which migrate removes). A new kind is one
-file, a member of ``table.SpecKind``, an entry in ``KINDS`` and the rows that name it. The spec
-modules import the literal readers, the reading's vocabulary and the table, never the analysis
-or the walk (``tests/meta/test_layers.py``).
+Each exports ``SpecKindModule``: ``complete`` (forward: the keywords one use needs, or the
+refusal), ``read`` (reverse: what JAX makes of a spec as written, for migrate and check's
+trace-time pass) and ``keywords`` (those that make arguments static, which migrate removes). A new
+kind is one file, a member of ``table.SpecKind``, an entry in ``KINDS`` and the rows that name it.
+The spec modules never import the analysis or the walk (``tests/meta/test_layers.py``).
 """
 
 from __future__ import annotations
@@ -29,8 +27,6 @@ if TYPE_CHECKING:
 
 
 class SpecKindModule(Protocol):
-    """What every spec kind's module exports."""
-
     def complete(self, use: SpecUse) -> Values | None: ...
 
     def read(self, use: Use, sig: Signature, src: Source) -> Reading: ...
@@ -38,7 +34,6 @@ class SpecKindModule(Protocol):
     def keywords(self, t: Transform) -> frozenset[str]: ...
 
 
-#: The module of each spec kind, by the row's ``spec`` field.
 KINDS: dict[SpecKind, SpecKindModule] = {
     SpecKind.LISTS: lists,
     SpecKind.AXES: axes,
@@ -54,8 +49,8 @@ def complete(
     leaves: bool,
     at_call: bool = False,
 ) -> Values | None:
-    """The keywords to write for one use: the math of the row's kind. With per-leaf entries the
-    helper is always written, so there are always values (maybe none to add)."""
+    """The keywords to write for one use. With per-leaf entries the helper is always written, so
+    there are always values (maybe none to add)."""
     values = KINDS[ref.transform.spec].complete(SpecUse(ref, sig, src, where, at_call, leaves))
     if values is None and leaves:
         return []
@@ -68,8 +63,7 @@ def read(use: Use, sig: Signature, src: Source) -> Reading:
 
 
 def spec_keywords(t: Transform) -> frozenset[str]:
-    """The keywords that make arguments static for ``t`` (empty for vmap: ``in_axes=None`` is not
-    static)."""
+    """The keywords that make arguments static for ``t``."""
     return KINDS[t.spec].keywords(t)
 
 
@@ -96,13 +90,9 @@ _POSITIONAL_NEEDLE = re.compile(r"\b(?:" + "|".join(sorted(POSITIONAL_SPECS)) + 
 
 
 def may_need_migration(text: str) -> bool:
-    """Cheap pre-filter: False means ``migrate_source`` finds nothing to migrate in ``text``.
-
-    A spec is a keyword, whose name is then in the text, or custom_vjp/custom_jvp's positional
-    ``nondiff_argnums``, looked for where the call names the transform itself (an alias of it
-    passing the spec by position is not looked for, and so left as written). jit's positional
-    spec is refused anyway.
-    """
+    """Cheap pre-filter: False means ``migrate_source`` finds nothing to migrate in ``text``: a
+    spec keyword's name, or custom_vjp/custom_jvp's positional ``nondiff_argnums`` where the call
+    names the transform itself (jit's positional spec is refused anyway)."""
     if any(needle in text for needle in NEEDLES):
         return True
     return (

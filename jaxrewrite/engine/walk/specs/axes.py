@@ -1,11 +1,9 @@
-"""The axes kind (``SpecKind.AXES``): vmap's ``in_axes``, one entry per positional argument, with
-``None`` at the static ones.
+"""The axes kind (``SpecKind.AXES``): vmap's ``in_axes``, ``None`` at the static positions.
 
 Forward, ``complete``: ``None`` at the marked positions, merged with a literal ``in_axes``. Reverse,
 ``read``: the positions a hand-written ``in_axes`` leaves unmapped (an entry that is not an int
-axis: ``None``, or a per-leaf structure), which reach the function as they are passed; keyword
-arguments are always mapped over axis 0. Nothing here makes an argument static for migrate (an
-``in_axes`` of ``None`` is not a static argument to jit), so ``keywords`` is empty.
+axis), which reach the function as they are passed. An ``in_axes`` of ``None`` is not a static
+argument to jit, so ``keywords`` is empty.
 """
 
 from __future__ import annotations
@@ -26,12 +24,10 @@ if TYPE_CHECKING:
 
 
 def keywords(t: Transform) -> frozenset[str]:
-    """Empty: ``in_axes=None`` maps nothing, but is not a static argument."""
     return frozenset()
 
 
 def complete(use: SpecUse) -> Values | None:
-    """``None`` axes at static positions, merged with a literal ``in_axes``."""
     spec = marked(use)
     if spec is None:
         return None
@@ -75,8 +71,8 @@ def complete(use: SpecUse) -> Values | None:
 
 
 def read(use: Use, sig: Signature, src: Source) -> Reading:
-    """The positions the written ``in_axes`` leaves unmapped (``Refused`` where it cannot be read:
-    ``**`` keywords, a non-literal, ``*args``, or an entry count that is not the signature's)."""
+    """The positions the written ``in_axes`` leaves unmapped (``Refused`` where it cannot be
+    read)."""
     t = use.transform
     node = None
     for kw in use.written:
@@ -100,5 +96,4 @@ def read(use: Use, sig: Signature, src: Source) -> Reading:
 
 
 def _axis(value: object) -> bool:
-    """An int axis (a bool is not one)."""
     return isinstance(value, int) and not isinstance(value, bool)

@@ -1,8 +1,6 @@
 """What the spec kinds share: one use as a kind reads it, and the refusals of marked parameters
-that the kinds writing keywords (lists, axes) share (``**`` keywords, keyword-only parameters
-under a positions-only row, arrays at custom_vjp's positions, Linen's tail, donation).
-
-Imports no spec module and nothing of the walk: the spec modules import it, not the reverse.
+the kinds writing keywords (lists, axes) share (``**`` keywords, keyword-only parameters under a
+positions-only row, arrays at custom_vjp's positions, Linen's tail, donation).
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ from jaxrewrite.engine.rulebook.table import Transform
 
 
 class SpecUse(NamedTuple):
-    """One transform use, as the forward completion of every kind is handed it."""
+    """One transform use, as every kind's ``complete`` is handed it."""
 
     ref: TransformRef
     sig: Signature
@@ -35,7 +33,7 @@ class SpecUse(NamedTuple):
 
 
 class MarkedUse(NamedTuple):
-    """One use whose marked parameters passed the shared refusals, as a kind's math reads it."""
+    """One use whose marked parameters passed the shared refusals."""
 
     t: Transform
     static: tuple[Param, ...]
@@ -48,9 +46,8 @@ class MarkedUse(NamedTuple):
 def by_name(
     keywords: Sequence[ast.keyword], what: str, transform: str, src: Source
 ) -> dict[str, ast.expr]:
-    """The keywords a call writes by name. A ``**mapping`` among them is refused (JR109): the
-    Static ``what`` (parameters, a class's fields) cannot be merged into keywords nobody can
-    read."""
+    """The keywords a call writes by name. A ``**mapping`` is refused (JR109): nothing can be
+    merged into keywords nobody can read."""
     for kw in keywords:
         if kw.arg is None:
             raise rules.UNPACKED.error(
@@ -60,8 +57,8 @@ def by_name(
 
 
 def marked(use: SpecUse) -> MarkedUse | None:
-    """The use's marked parameters, once the refusals every writing kind shares passed; None when
-    nothing is static for it (and no per-leaf entry asks for the keywords)."""
+    """The use's marked parameters, once the shared refusals passed; None when nothing is static
+    for it (and no per-leaf entry asks for the keywords)."""
     ref, sig, src, where = use.ref, use.sig, use.src, use.where
     t = ref.transform
     static = sig.marked(t.markers)
@@ -114,7 +111,7 @@ def _check_tail(
 def _check_donation(
     t: Transform, static: tuple[Param, ...], effective: dict[str, ast.expr], src: Source
 ) -> None:
-    """A static argument cannot also be donated; JAX would reject or silently mis-handle it."""
+    """A static argument cannot also be donated."""
     clash = donation_clash(t, static, effective, src)
     if clash is not None:
         p, remedy = clash
@@ -124,8 +121,8 @@ def _check_donation(
 def donation_clash(
     t: Transform, static: Sequence[Param], effective: Mapping[str, ast.expr], src: Source
 ) -> tuple[Param, str] | None:
-    """The first of ``static`` that the use's literal donate keywords also donate, with the remedy
-    (which donate keyword to drop it from): the one donation rule, JR112 here and in migrate."""
+    """The first of ``static`` that the use's literal donate keywords also donate, with the remedy:
+    the one donation rule, JR112 here and in migrate."""
     nums, names = _donated(t, effective, src)
     p = next((p for p in static if p.position in nums or p.name in names), None)
     if p is None:
@@ -138,7 +135,6 @@ def donation_clash(
 def _donated(
     t: Transform, effective: Mapping[str, ast.expr], src: Source
 ) -> tuple[set[int], set[str]]:
-    """The positions and names the use's literal donate keywords donate."""
     nums_node = effective.get(t.donate_argnums) if t.donate_argnums else None
     names_node = effective.get(t.donate_argnames) if t.donate_argnames else None
     nums = nums_node is not None and literal(nums_node) is not MISSING
@@ -150,5 +146,5 @@ def _donated(
 
 
 def vararg_name(sig: Signature) -> str:
-    """The name of ``*args`` for messages (``args`` when there is none); shared with migrate."""
+    """The name of ``*args`` for messages (``args`` when there is none)."""
     return next((p.name for p in sig.params if p.kind is Kind.VAR_POSITIONAL), "args")

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 
 def keywords(t: Transform) -> frozenset[str]:
-    """Empty: ``argnums`` lists the differentiated arguments, not the static ones."""
     return frozenset()
 
 
@@ -62,6 +61,5 @@ def complete(use: SpecUse) -> Values | None:
 
 
 def read(use: Use, sig: Signature, src: Source) -> Reading:
-    """Refused: ``argnums`` lists what is differentiated; nothing in it is static."""
     t = use.transform
     raise Reason.UNSUPPORTED.refused("differentiates", transform=t.name, keyword=t.argnums)

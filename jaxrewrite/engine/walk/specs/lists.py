@@ -53,13 +53,6 @@ def keywords(t: Transform) -> frozenset[str]:
 
 # -- forward: the complete lists ----------------------------------------------------------------
 
-#: Members as constants: an enum member lookup goes through ``EnumType.__getattr__`` on 3.11, and
-#: these are read per parameter here (docs/design.md, "The figures behind the hot paths").
-_POSITIONAL_OR_KEYWORD = Kind.POSITIONAL_OR_KEYWORD
-_KEYWORD_ONLY = Kind.KEYWORD_ONLY
-_VAR_POSITIONAL = Kind.VAR_POSITIONAL
-_VAR_KEYWORD = Kind.VAR_KEYWORD
-
 
 def complete(use: SpecUse) -> Values | None:
     """Positions (and names, where the transform takes them), each list complete."""
@@ -74,7 +67,7 @@ def complete(use: SpecUse) -> Values | None:
     for p in static:
         if p.position is not None:
             nums.add(p.position)
-        if p.kind is _POSITIONAL_OR_KEYWORD or p.kind is _KEYWORD_ONLY:
+        if p.kind is Kind.POSITIONAL_OR_KEYWORD or p.kind is Kind.KEYWORD_ONLY:
             names.add(p.name)
     out: Values = []
     if t.argnames is not None and not _both_written(effective, t):
@@ -82,7 +75,7 @@ def complete(use: SpecUse) -> Values | None:
         # the user gave both, JAX read them apart (a position static only by position, a name
         # only by name), so only the marked parameters join them, each in both.
         for p in sig.params:
-            if p.kind is _POSITIONAL_OR_KEYWORD and (p.name in names or p.position in nums):
+            if p.kind is Kind.POSITIONAL_OR_KEYWORD and (p.name in names or p.position in nums):
                 names.add(p.name)
                 nums.add(p.position)  # type: ignore[arg-type]
     final_nums: Value = tuple(sorted(nums))
@@ -91,7 +84,9 @@ def complete(use: SpecUse) -> Values | None:
         ordered = [
             p.name
             for p in sig.params
-            if p.name in names and p.kind is not _VAR_POSITIONAL and p.kind is not _VAR_KEYWORD
+            if p.name in names
+            and p.kind is not Kind.VAR_POSITIONAL
+            and p.kind is not Kind.VAR_KEYWORD
         ]
         final_names: Value = tuple(ordered + [n for n in user_names if n not in ordered])
         out.append((t.argnames, final_names, same(effective.get(t.argnames), final_names)))
@@ -122,7 +117,7 @@ def _effective(use: Use) -> dict[str, ast.expr]:
 
 
 def _ints(node: ast.expr | None, keyword: str, src: Source) -> tuple[int, ...] | None:
-    """The engine's reading of a literal int spec; None when absent or ``None`` (JAX: not given)."""
+    """A literal int spec; None when absent or ``None`` (JAX: not given)."""
     return _read(literal_ints, node, keyword, src, "int or tuple of ints")
 
 
@@ -218,7 +213,7 @@ def read(use: Use, sig: Signature, src: Source) -> Reading:
 
 
 def meaning_of_values(t: Transform, values: Values) -> Meaning:
-    """The engine's complete keywords for one use, as the same kind of value as a JAX reading."""
+    """The engine's complete keywords for one use, as a JAX reading."""
     words = {t.argnums, t.argnames} - {None}
     return {k: frozenset(i for i in v if i is not None) for k, v, _ in values if k in words}
 

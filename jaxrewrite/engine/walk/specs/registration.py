@@ -25,7 +25,6 @@ def registration_values(
     src: Source,
     where: ast.expr,
 ) -> Values | None:
-    """Static fields go to ``meta_fields``, every other init field to ``data_fields``."""
     static = [f for f in info.fields if Mark.STATIC in f.markers]
     if not static:
         return None
