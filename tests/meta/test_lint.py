@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parents[2]
-FOLDERS = ("jaxrewrite", "tests", "benchmarks")
+FOLDERS = ("jaxrewrite", "tests", "benchmarks", "tools")
 
 
 def _pin() -> str:

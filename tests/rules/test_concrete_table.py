@@ -1,7 +1,7 @@
 """The table of library parameters that must be Python values is JAX's own answer, not a list.
 
-``jaxrewrite/engine/rulebook/concrete_params.json`` is written by ``python -m
-jaxrewrite.engine.rulebook.concrete_derive``; here every row is probed again against the installed
+``jaxrewrite/engine/rulebook/concrete_params.json`` is written by ``python
+tools/derive_concrete.py``; here every row is probed again against the installed
 JAX (a row whose function this JAX lacks is skipped: an older JAX), and one whole module (jax.nn) is
 derived again and must give exactly its rows (the full derivation takes minutes: the generator).
 """
@@ -9,11 +9,20 @@ derived again and must give exactly its rows (the full derivation takes minutes:
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import warnings
+from pathlib import Path
 
+import jax
 import pytest
 
-from jaxrewrite.engine.rulebook import concrete_derive, concrete_table
+from jaxrewrite.engine.rulebook import concrete_table
+
+_TOOL = Path(__file__).resolve().parents[2] / "tools" / "derive_concrete.py"
+_spec = importlib.util.spec_from_file_location("derive_concrete", _TOOL)
+assert _spec is not None and _spec.loader is not None
+derive_concrete = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(derive_concrete)
 
 
 def _function(qual: str) -> object | None:
@@ -30,10 +39,10 @@ def test_rows_are_tracer_failures_of_the_installed_jax() -> None:
     warnings.simplefilter("ignore")
     checked = 0
     for row in concrete_table.rows():
-        fn = _function(row.function)
+        fn = _function(row["function"])
         if fn is None:
             continue  # an older JAX
-        assert concrete_derive.fails_traced(fn, row.sample, row.param), row  # type: ignore[arg-type]
+        assert derive_concrete.fails_traced(fn, row["sample"], row["param"]), row
         checked += 1
     assert checked >= 0.9 * len(concrete_table.rows())
 
@@ -42,14 +51,14 @@ def test_a_module_derives_to_exactly_its_rows() -> None:
     warnings.simplefilter("ignore")
     module = importlib.import_module("jax.nn")
     derived = {
-        (r.function, r.param)
-        for qual, fn in concrete_derive._functions("jax.nn")
-        for r in concrete_derive.derive_function(qual, fn)
+        (r["function"], r["param"])
+        for qual, fn in derive_concrete._functions("jax.nn")
+        for r in derive_concrete.derive_function(qual, fn)
     }
     shipped = {
-        (r.function, r.param)
+        (r["function"], r["param"])
         for r in concrete_table.rows()
-        if r.function.rpartition(".")[0] == "jax.nn"
+        if r["function"].rpartition(".")[0] == "jax.nn"
     }
     assert derived == shipped, module
 
@@ -70,3 +79,11 @@ def test_the_rows_the_issue_names_are_derived() -> None:
         if _function(function) is None:
             pytest.skip(f"{function} is not in this JAX")
         assert param in {kw for _, kw in names.get(function, ())}, (function, param)
+
+
+def test_scan_length_is_derived_from_jax() -> None:
+    """lax.scan runs only with a function and a length (no xs): the derivation supplies both,
+    and finds the length must be a Python value; the shipped table holds the row."""
+    rows = list(derive_concrete.derive_function("jax.lax.scan", jax.lax.scan))
+    assert ("length", 3) in {(r["param"], r["position"]) for r in rows}
+    assert (3, "length") in concrete_table.by_function()["jax.lax.scan"]

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import jax
 import pytest
 from flow_support import FIELD_CASES as CASES
 from flow_support import HEAD, check_case
 
 from jaxrewrite.engine.findings import trace_findings
-from jaxrewrite.engine.rulebook import concrete_derive, concrete_table
 from jaxrewrite.migrate.fix import fix_source
 
 
@@ -61,11 +59,3 @@ def test_static_marked_field_stays_concrete() -> None:
     )
     assert trace_findings(text, "m.py") == []
     assert len(trace_findings(text.replace("n: Static[int]", "n: int"), "m.py")) == 1
-
-
-def test_scan_length_is_derived_from_jax() -> None:
-    """lax.scan runs only with a function and a length (no xs): the derivation supplies both,
-    and finds the length must be a Python value; the shipped table holds the row."""
-    rows = list(concrete_derive.derive_function("jax.lax.scan", jax.lax.scan))
-    assert ("length", 3) in {(r.param, r.position) for r in rows}
-    assert (3, "length") in concrete_table.by_function()["jax.lax.scan"]

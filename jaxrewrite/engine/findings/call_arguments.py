@@ -1,10 +1,9 @@
 """What the module's visible call sites pass to a transformed function (JR006's second source).
 
 A call of the transformed function (``f(...)`` of a decorated def, ``jax.jit(f)(...)``, ``g(...)``
-after ``g = jax.jit(f)``) shows, per parameter, either a value no transform can trace (a str, a
-function, an instance of a plain class, a ``jax.Device``, an Equinox module holding a function)
-or a number or array, which the transform traces (then a default no longer hides the parameter).
-Pure: it reads the module's tree and scopes.
+after ``g = jax.jit(f)``) shows, per parameter, a value no transform can trace (a str, a function,
+an instance of a plain class, a ``jax.Device``) or a number or array, which the transform traces
+(then a default no longer hides the parameter). Pure: it reads the module's tree and scopes.
 """
 
 from __future__ import annotations
@@ -13,23 +12,15 @@ import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from jaxrewrite.engine.findings.flow import DEFS, Function, named, only
 from jaxrewrite.engine.findings.linen import linen_class
 from jaxrewrite.engine.read.nodes import child_nodes, family, name_assigned
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope
 from jaxrewrite.engine.rulebook.table import PASSES_THROUGH
 
-Function = ast.FunctionDef | ast.AsyncFunctionDef
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
-#: The nodes the walk records, by class, as what they count as (a def, async or not, is a def).
-_KINDS: dict[type, type] = {
-    ast.Call: ast.Call,
-    ast.Assign: ast.Assign,
-    ast.AnnAssign: ast.Assign,
-    ast.Lambda: ast.Lambda,
-    ast.FunctionDef: ast.FunctionDef,
-    ast.AsyncFunctionDef: ast.FunctionDef,
-}
+#: The nodes whose enclosing def or lambda the walk records.
+_RECORDED = (ast.Call, ast.Assign, ast.AnnAssign, ast.Lambda, *DEFS)
 
 #: Calls whose result is a value a transform cannot trace, and what to call it.
 _OPAQUE_RESULTS = {
@@ -41,8 +32,6 @@ _OPAQUE_RESULTS = {
 _DEVICE_LISTS = ("jax.devices", "jax.local_devices")
 #: Containers of layers that hold a function when one of the layers listed in the call does.
 _SEQUENCES = frozenset({"equinox.nn.Sequential"})
-
-
 #: How many leading parameters Python binds itself, by the method's kind and the receiver.
 BOUND = {
     "instance": {"instance": 1, "class": 0},
@@ -55,9 +44,7 @@ def method_kind(func: Function, scope: Scope) -> str:
     """``"static"``, ``"class"`` or ``"instance"``: how Python binds a method's first parameter
     (its decorators read in ``scope``, the class body; a name bound nowhere is a builtin)."""
     for deco in func.decorator_list:
-        name = qualname(deco, scope)
-        if name is None and isinstance(deco, ast.Name) and scope.lookup(deco.id) is None:
-            name = f"builtins.{deco.id}"
+        name = named(deco, scope)
         if name in ("builtins.staticmethod", "builtins.classmethod"):
             return "static" if name == "builtins.staticmethod" else "class"
     return "instance"
@@ -89,21 +76,17 @@ class Sites:
         self.calls: dict[str, list[ast.Call]] = {}
         #: Calls of ``receiver.name(...)``, by name: where a method may be called.
         self.attribute_calls: dict[str, list[ast.Call]] = {}
-        kinds = _KINDS.get
         for child, node, inner in family(module):
-            kind = kinds(type(child))
-            if kind is None:
+            if not isinstance(child, _RECORDED):
                 continue
             self.around[id(child)] = inner
-            if kind is ast.Call:
+            if isinstance(child, ast.Call):
                 self.parents[id(child)] = node
-                func = child.func  # type: ignore[attr-defined]
-                if type(func) is ast.Name:
-                    self.calls.setdefault(func.id, []).append(child)  # type: ignore[arg-type]
-                elif type(func) is ast.Attribute:
-                    attribute_calls = self.attribute_calls.setdefault(func.attr, [])
-                    attribute_calls.append(child)  # type: ignore[arg-type]
-            elif kind is ast.FunctionDef and type(node) is ast.ClassDef:
+                if isinstance(child.func, ast.Name):
+                    self.calls.setdefault(child.func.id, []).append(child)
+                elif isinstance(child.func, ast.Attribute):
+                    self.attribute_calls.setdefault(child.func.attr, []).append(child)
+            elif isinstance(child, DEFS) and isinstance(node, ast.ClassDef):
                 self.owners[id(child)] = node
         self._locals: dict[int, tuple[set[str], dict[str, list[ast.expr]]]] = {}
 
@@ -125,14 +108,11 @@ class Sites:
                 elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
                     names.add(node.id)
                     values.setdefault(node.id, []).append(ast.Constant(None))  # another binding
-                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                elif isinstance(node, (*DEFS, ast.ClassDef)):
                     names.add(node.name)
                     continue
-                if isinstance(
-                    node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-                ):
-                    continue
-                stack.extend(child_nodes(node))
+                if not isinstance(node, ast.Lambda):
+                    stack.extend(child_nodes(node))
             self._locals[id(where)] = (names, values)
         return self._locals[id(where)]
 
@@ -165,10 +145,6 @@ class Sites:
                         out.setdefault(kw.arg, []).append(found)
         return out
 
-    def _shadowed_below_module(self, name: str, where: ast.AST) -> bool:
-        """Bound by a def around ``where`` (not ``where`` itself, nor the module)?"""
-        return where is not self.module and self._shadowed(where, name)
-
     def _method_calls(
         self, func: Function, owner: ast.ClassDef, kind: str
     ) -> Iterator[tuple[ast.Call, int]]:
@@ -180,7 +156,7 @@ class Sites:
         overridden = any(
             isinstance(node, ast.ClassDef)
             and any(isinstance(b, ast.Name) and b.id == owner.name for b in node.bases)
-            and any(isinstance(s, _DEFS) and s.name == func.name for s in node.body)
+            and any(isinstance(s, DEFS) and s.name == func.name for s in node.body)
             for node in ast.walk(self.module)
         )
         for call in self.attribute_calls.get(func.name, ()):
@@ -202,7 +178,7 @@ class Sites:
             return "class"
         names, values = self.local(where)
         if expr.id in names:
-            if isinstance(where, _DEFS) and self.owners.get(id(where)) is owner:
+            if isinstance(where, DEFS) and self.owners.get(id(where)) is owner:
                 first = [*where.args.posonlyargs, *where.args.args][:1]
                 if first and first[0].arg == expr.id and not values.get(expr.id) and not overridden:
                     kind = method_kind(where, self.scope)
@@ -217,20 +193,17 @@ class Sites:
         """Is ``expr`` the module's one binding of ``owner``'s name, not hidden by a def around?"""
         if not isinstance(expr, ast.Name) or expr.id != owner.name:
             return False
-        if self._shadowed_below_module(expr.id, where):
+        if self._shadowed(where, expr.id):
             return False
         if where is not self.module and expr.id in self.local(where)[0]:
             return False
-        found = self.scope.lookup(expr.id)
-        only = found[0][0] if found is not None and len(found[0]) == 1 else None
-        return isinstance(only, DefinedClass) and only.node is owner
+        binding = only(self.scope, expr.id)
+        return isinstance(binding, DefinedClass) and binding.node is owner
 
     def _calls(self, use_node: ast.expr, func: Function, decorated: bool) -> Iterator[ast.Call]:
         if decorated:
-            found = self.scope.lookup(func.name)
-            if found is None or len(found[0]) != 1 or not isinstance(found[0][0], Defined):
-                return
-            if found[0][0].node is not func:
+            binding = only(self.scope, func.name)
+            if not isinstance(binding, Defined) or binding.node is not func:
                 return
             yield from (
                 c
@@ -255,6 +228,7 @@ class Sites:
                 )
 
     def _shadowed(self, node: ast.AST, name: str) -> bool:
+        """Is ``name`` bound by a def around ``node`` (not ``node`` itself, nor the module)?"""
         where = self.enclosing(node)
         while where is not self.module:
             if name in self.local(where)[0]:
@@ -274,19 +248,15 @@ class Sites:
     def _what(self, expr: ast.expr, where: ast.AST) -> Passed | None:
         """What an argument is, when it is visible; None when it is not."""
         if isinstance(expr, ast.Name):
-            if self._shadowed_below_module(expr.id, where):
+            if self._shadowed(where, expr.id):
                 return None
-            names, values_of = self.local(where)
-            values = values_of.get(expr.id, [])
-            if expr.id in names and len(values) == 1:
-                expr = values[0]
-            elif expr.id in names:
+            names, values = self.local(where)
+            if expr.id not in names:
+                binding = only(self.scope, expr.id)
+                return Passed(expr, "a function") if isinstance(binding, Defined) else None
+            if len(values.get(expr.id, [])) != 1:
                 return None
-            else:
-                found = self.scope.lookup(expr.id)
-                if found is not None and len(found[0]) == 1 and isinstance(found[0][0], Defined):
-                    return Passed(expr, "a function")
-                return None
+            expr = values[expr.id][0]
         if isinstance(expr, ast.Constant):
             if isinstance(expr.value, (str, bytes)):
                 return Passed(expr, f"a {type(expr.value).__name__}")
@@ -313,13 +283,10 @@ class Sites:
         if callee is not None and callee.startswith("jax.numpy."):
             return Passed(expr, None)
         if isinstance(expr.func, ast.Name):
-            found = self.scope.lookup(expr.func.id)
-            binding = found[0][0] if found is not None and len(found[0]) == 1 else None
+            binding = only(self.scope, expr.func.id)
             if isinstance(binding, DefinedClass) and self.plain(binding):
-                return Passed(
-                    expr,
-                    f"an instance of {expr.func.id}, a class of this module that is not a pytree",
-                )
+                what = f"an instance of {expr.func.id}, a class of this module that is not a pytree"
+                return Passed(expr, what)
             if isinstance(binding, DefinedClass) and linen_class(binding):
                 what = f"an instance of {expr.func.id}, a flax Linen Module (not a pytree)"
                 return Passed(expr, what)

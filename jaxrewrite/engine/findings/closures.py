@@ -12,15 +12,9 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from jaxrewrite.engine.findings.flow import Resolve, Sources
+from jaxrewrite.engine.findings.flow import DEFS, Function, Resolve, Sources
 from jaxrewrite.engine.read.nodes import child_nodes, walk
 from jaxrewrite.engine.rulebook.table import INNER_OWN_TRACE, INNER_PASS_THROUGH, LAX_BODIES
-
-Function = ast.FunctionDef | ast.AsyncFunctionDef
-
-#: What runs an inner function, from the table: transforms that pass the call's own arguments
-#: through, those that trace it with arguments of their own, and lax's control flow.
-PASS_THROUGH, OWN_TRACE, LAX = INNER_PASS_THROUGH, INNER_OWN_TRACE, LAX_BODIES
 
 
 @dataclass(frozen=True)
@@ -40,7 +34,7 @@ def inner_defs(func: Function, found: Sources) -> dict[str, Function]:
     stack: list[ast.AST] = list(func.body)
     while stack:
         node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(node, DEFS):
             if len(found.get(node.name, ())) == 1 and node.name not in params:
                 out[node.name] = node
             continue
@@ -64,23 +58,19 @@ def runs(call: ast.Call, resolve: Resolve, inner: dict[str, Function]) -> Iterat
         wrapped = inner.get(func.args[0].id)
         kind = _kind(func.func, resolve)
         if wrapped is not None and not wrapped.decorator_list and kind is not None:
-            yield Run(
-                wrapped,
-                call.args if kind == "pass" else None,
-                call.keywords if kind == "pass" else [],
+            yield (
+                Run(wrapped, call.args, call.keywords) if kind == "pass" else Run(wrapped, None, [])
             )
         return
-    for position in LAX.get(resolve(func) or "", ()):
-        if position < len(call.args):
-            argument = call.args[position]
-            if (
-                isinstance(argument, ast.Name)
-                and argument.id in inner
-                and not inner[argument.id].decorator_list
-            ):
-                yield Run(inner[argument.id], None, [])
+    for position in LAX_BODIES.get(resolve(func) or "", ()):
+        argument = call.args[position] if position < len(call.args) else None
+        body = inner.get(argument.id) if isinstance(argument, ast.Name) else None
+        if body is not None and not body.decorator_list:
+            yield Run(body, None, [])
 
 
 def _kind(expr: ast.expr, resolve: Resolve) -> str | None:
+    """``pass``: a transform that passes the call's own arguments through (the table's
+    ``INNER_PASS_THROUGH``); ``own``: one that traces it with arguments of its own."""
     name = resolve(expr) or ""
-    return "pass" if name in PASS_THROUGH else "own" if name in OWN_TRACE else None
+    return "pass" if name in INNER_PASS_THROUGH else "own" if name in INNER_OWN_TRACE else None

@@ -15,6 +15,9 @@ from jaxrewrite.engine.read.nodes import child_nodes, own_nodes
 
 #: Context managers under which values are concrete (or errors may be swallowed): not entered.
 _CONCRETE_CONTEXTS = ("ensure_compile_time_eval", "disable_jit")
+#: Statements that take the truth value of their test, by the keyword that spells them.
+_TESTS = {ast.If: "if", ast.While: "while", ast.Assert: "assert"}
+_LEAVING = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 
 
 @dataclass(frozen=True)
@@ -30,15 +33,9 @@ def statements(body: list[ast.stmt], out: list[ast.AST | Truth], resolve: Resolv
     for stmt in body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        if isinstance(stmt, ast.If):
+        if isinstance(stmt, (ast.If, ast.While, ast.Assert)):
             out.extend(expressions(stmt.test, resolve))
-            out.append(Truth(stmt.test, "'if' on it"))
-        elif isinstance(stmt, ast.While):
-            out.extend(expressions(stmt.test, resolve))
-            out.append(Truth(stmt.test, "'while' on it"))
-        elif isinstance(stmt, ast.Assert):
-            out.extend(expressions(stmt.test, resolve))
-            out.append(Truth(stmt.test, "'assert' on it"))
+            out.append(Truth(stmt.test, f"'{_TESTS[type(stmt)]}' on it"))
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             out.extend(expressions(stmt.iter, resolve))
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
@@ -55,9 +52,7 @@ def statements(body: list[ast.stmt], out: list[ast.AST | Truth], resolve: Resolv
             out.extend(expressions(stmt.subject, resolve))
         else:
             out.extend(expressions(stmt, resolve))
-        if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)) or _leaves_early(
-            stmt
-        ):
+        if isinstance(stmt, _LEAVING) or _leaves_early(stmt):
             return False
     return True
 
@@ -66,8 +61,7 @@ def _leaves_early(stmt: ast.stmt) -> bool:
     """Can control leave the rest of the block from inside this compound statement?"""
     if not isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Match)):
         return False
-    leaving = (ast.Return, ast.Raise, ast.Break, ast.Continue)
-    return any(isinstance(node, leaving) for node in own_nodes([stmt]))
+    return any(isinstance(node, _LEAVING) for node in own_nodes([stmt]))
 
 
 def _jax_context(expr: ast.expr, resolve: Resolve) -> bool:
@@ -91,9 +85,8 @@ def expressions(root: ast.AST, resolve: Resolve) -> list[ast.AST | Truth]:
             continue
         out.append(node)
         if isinstance(node, ast.BoolOp):
-            out.append(
-                Truth(node.values[0], f"'{'and' if isinstance(node.op, ast.And) else 'or'}' on it")
-            )
+            word = "and" if isinstance(node.op, ast.And) else "or"
+            out.append(Truth(node.values[0], f"'{word}' on it"))
             stack.append(node.values[0])
             continue
         if isinstance(node, ast.IfExp):

@@ -1,15 +1,12 @@
 """Concreteness through one function body (JR006): which expressions hold traced values.
 
-Each value is ``ARRAY`` (surely a tracer, or the operation making it raises), ``TREE`` (a traced
-argument of unknown structure: its leaves are tracers, so no Python number can come of it), a
-``Tree`` (a traced pytree of a class the module defines: the state of each field,
-``engine.findings.trees``) or ``None`` (concrete or unknown: silent). Sources are the seeds (a
-traced parameter); values flow through assignments (a name is traced only when every binding of it
-is), arithmetic, containers, subscripts, attributes of arrays (not
-``.shape``/``.ndim``/``.dtype``/``.size``) and of Trees (their fields), calls of JAX's array
-functions, inner transforms, and calls of the module's own functions and of the def's inner
-functions (``returns``). Flow-insensitive on purpose: a name rebound anywhere to a concrete value
-stays unknown.
+Each value is ``ARRAY`` (surely a tracer, or the operation making it raises), ``TREE`` (traced, of
+unknown structure: no Python number can come of it), a ``Tree`` (a traced pytree of a class of the
+module: each field's state) or ``None`` (concrete or unknown: silent). Values flow from the seeds
+(traced parameters) through assignments (a name is traced only when every binding of it is),
+arithmetic, containers, subscripts, attributes, JAX's array functions and calls of the module's
+own functions (``returns``). Flow-insensitive on purpose: a name rebound anywhere to a concrete
+value stays unknown.
 """
 
 from __future__ import annotations
@@ -19,10 +16,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from jaxrewrite.engine.read.nodes import child_nodes, walk
+from jaxrewrite.engine.read.resolve import qualname
+from jaxrewrite.engine.read.scopes import Binding, Scope
 from jaxrewrite.engine.rulebook.table import TRACED_AGAIN
 
 ARRAY = "array"
 TREE = "tree"
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class Tree:
 
 
 State = str | Tree | None
-_TOP = "top"  # not yet known during the fixed point
+TOP = "top"  # not yet known during the fixed point
 
 #: Attributes of an array that are Python values under tracing.
 CONCRETE_ATTRS = frozenset(
@@ -101,6 +102,8 @@ _NOT_ARRAYS = (
     "axis_size",
     "einsum_path",
 )
+#: Methods of an array that return Python values.
+_TO_PYTHON = ("item", "tolist", "__index__", "__int__", "__bool__")
 _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _EQUALITY = (ast.Eq, ast.NotEq)
 
@@ -111,10 +114,24 @@ Sources = dict[str, list[tuple[str, "ast.expr | None"]]]
 Returns = Callable[[ast.Call | ast.Attribute, "Flow"], State]
 
 
+def named(expr: ast.expr, scope: Scope) -> str | None:
+    """The qualified name ``expr`` denotes (``int`` is ``builtins.int`` unless rebound)."""
+    found = qualname(expr, scope)
+    if found is None and isinstance(expr, ast.Name) and scope.lookup(expr.id) is None:
+        return f"builtins.{expr.id}"
+    return found
+
+
+def only(scope: Scope, name: str) -> Binding | None:
+    """The one binding of ``name`` in view, if it has exactly one."""
+    found = scope.lookup(name)
+    return found[0][0] if found is not None and len(found[0]) == 1 else None
+
+
 def meet(a: State, b: State) -> State:
-    if a == _TOP:
+    if a == TOP:
         return b
-    if b == _TOP:
+    if b == TOP:
         return a
     if a is None or b is None:
         return None
@@ -140,31 +157,30 @@ class Flow:
         sources: Sources,
         seeds: dict[str, State],
         resolve: Resolve,
-        returns: Returns | None = None,
-        plain: frozenset[str] = frozenset(),
-        staged: bool = False,
+        returns: Returns,
+        plain: frozenset[str],
+        staged: bool,
     ):
         self.resolve = resolve
         self.returns = returns
         #: Other parameters the same use traces that are surely arrays (a visible call passes a
         #: number or array): not this flow's to report, but an array wherever one is asked for.
         self.plain = plain
-        #: Every jnp/lax call is a tracer, whatever it is given (jit: ``engine.findings.staged``).
+        #: Every jnp/lax call is a tracer, whatever it is given (under jit: ``tracetime``).
         self.staged = staged
-        self.names: dict[str, State] = {}
-        self.names = {name: _TOP for name in sources}
+        self.names: dict[str, State] = {name: TOP for name in sources}
         self.names.update(seeds)
         for _ in range(8):
             changed = False
             for name, found in sources.items():
-                state: State = seeds.get(name, _TOP)
+                state: State = seeds.get(name, TOP)
                 for how, expr in found:
                     state = meet(state, self._source(how, expr))
                 if state != self.names[name]:
                     self.names[name], changed = state, True
             if not changed:
                 break
-        self.names = {k: (None if v == _TOP else v) for k, v in self.names.items()}
+        self.names = {k: (None if v == TOP else v) for k, v in self.names.items()}
 
     def _source(self, how: str, expr: ast.expr | None) -> State:
         if expr is None:
@@ -185,7 +201,7 @@ class Flow:
 
     def traced(self, expr: ast.expr) -> bool:
         state = self.state(expr)
-        return state is not None and state != _TOP
+        return state is not None and state != TOP
 
     def state(self, expr: ast.expr) -> State:
         if isinstance(expr, ast.Name):
@@ -207,11 +223,8 @@ class Flow:
             return self._compare(expr)
         if isinstance(expr, ast.BoolOp):
             *first, last = expr.values
-            return (
-                ARRAY
-                if all(isinstance(v, ast.Constant) for v in first) and self.state(last) == ARRAY
-                else None
-            )
+            constants = all(isinstance(v, ast.Constant) for v in first)
+            return ARRAY if constants and self.state(last) == ARRAY else None
         if isinstance(expr, ast.IfExp):
             return meet(self.state(expr.body), self.state(expr.orelse))
         if isinstance(expr, ast.Subscript):
@@ -224,15 +237,15 @@ class Flow:
             value = self.state(expr.value)
             if isinstance(value, Tree):
                 found = value.member(expr.attr)
-                if found is not None and found[0] == "property" and self.returns is not None:
+                if found is not None and found[0] == "property":
                     return self.returns(expr, self)
                 return value.field(expr.attr)
             return value if value == ARRAY and expr.attr not in CONCRETE_ATTRS else None
         if isinstance(expr, (ast.Tuple, ast.List)):
             parts = [self.state(e) for e in expr.elts]
-            if not any(p is not None and p != _TOP for p in parts):
+            if not any(p is not None and p != TOP for p in parts):
                 return None
-            if any(isinstance(e, ast.Starred) for e in expr.elts) or _TOP in parts:
+            if any(isinstance(e, ast.Starred) for e in expr.elts) or TOP in parts:
                 return TREE
             # Each part keeps its own state: ``return x * 2, x.shape[0]`` gives a traced first
             # part and a Python int second (``t, n = pair(x)``, ``pair(x)[1]``).
@@ -248,18 +261,14 @@ class Flow:
     def _compare(self, cmp: ast.Compare) -> State:
         operands = [cmp.left, *cmp.comparators]
         states = [self.state(o) for o in operands]
-        if all(s is None for s in states) or any(s == _TOP for s in states):
+        if all(s is None for s in states) or any(s == TOP for s in states):
             return None
-        plain = all(s is not None or number(o) or self.array(o) for o, s in zip(operands, states))
-        if all(isinstance(op, _ORDERING) for op in cmp.ops) and plain:
-            return ARRAY  # an ordering of a traced value with numbers: a tracer, or a TypeError
-        if (
-            all(isinstance(op, _ORDERING + _EQUALITY) for op in cmp.ops)
-            and plain
-            and ARRAY in states
-        ):
-            return ARRAY
-        return None
+        if not all(s is not None or number(o) or self.array(o) for o, s in zip(operands, states)):
+            return None  # something other than numbers and traced values
+        # An ordering of a traced value with numbers: a tracer, or a TypeError.
+        ordering = all(isinstance(op, _ORDERING) for op in cmp.ops)
+        equality = all(isinstance(op, _ORDERING + _EQUALITY) for op in cmp.ops)
+        return ARRAY if ordering or (equality and ARRAY in states) else None
 
     def _call(self, call: ast.Call) -> State:
         func = call.func
@@ -267,11 +276,7 @@ class Flow:
             inner = self.resolve(func.func) or ""
             return TREE if inner in TRACED_AGAIN else None
         if isinstance(func, ast.Attribute) and self.state(func.value) == ARRAY:
-            return (
-                None
-                if func.attr in ("item", "tolist", "__index__", "__int__", "__bool__")
-                else ARRAY
-            )
+            return None if func.attr in _TO_PYTHON else ARRAY
         name = self.resolve(func)
         if name is not None:
             if not name.startswith(_ARRAY_MODULES) or name.rpartition(".")[2] in _CONCRETE_RESULTS:
@@ -280,11 +285,9 @@ class Flow:
                 return ARRAY
             args = [*call.args, *(k.value for k in call.keywords)]
             return ARRAY if any(self.traced(a) for a in args) else None
-        if self.returns is not None and isinstance(func, ast.Name) and func.id not in self.names:
+        if isinstance(func, ast.Name) and func.id not in self.names:
             return self.returns(call, self)
-        if self.returns is not None and isinstance(
-            self.state(func.value if isinstance(func, ast.Attribute) else func), Tree
-        ):
+        if isinstance(self.state(func.value if isinstance(func, ast.Attribute) else func), Tree):
             return self.returns(call, self)  # a method of a traced pytree
         return None
 

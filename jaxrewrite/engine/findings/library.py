@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from collections.abc import Iterator
 from functools import cache
 
-from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
+from jaxrewrite.engine.findings.flow import DEFS, Function
+from jaxrewrite.engine.findings.static_fix import report
 from jaxrewrite.engine.read.nodes import own_nodes
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname
@@ -25,7 +27,6 @@ from jaxrewrite.engine.rulebook import concrete_table
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import FAMILIES, SpecKind, Transform
 
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 #: The transforms that trace every argument not named static (or mapped, for vmap): JAX's
 #: own rows that trace abstractly (jit, make_jaxpr, vmap, checkpoint, pmap), no lifted ones.
 _TRACING = tuple(row for row in FAMILIES["jax"].values() if row.abstract)
@@ -47,7 +48,6 @@ def findings(module: ast.Module, scopes: ScopeTree, src: Source) -> Iterator[Dia
     lines = {text.count("\n", 0, m.start()) + 1 for m in _needle().finditer(text)}
     if not lines:
         return
-    table = concrete_table.by_function()
     top = [s for s in module.body if _spans(s, lines)]
     bodies: list[tuple[list[ast.AST], Scope, set[str]]] = [(list(top), scopes.module, set())]
     for func, scope in scopes.defs:
@@ -55,15 +55,16 @@ def findings(module: ast.Module, scopes: ScopeTree, src: Source) -> Iterator[Dia
             bodies.append((list(func.body), scope, _bound(func)))
     for nodes, scope, local in bodies:
         own = list(own_nodes(nodes))
+        assigned = Counter(name for node in own for name in _stores(node))
         jitted: dict[str, ast.Call] = {}
-        assigned: dict[str, int] = {}
         for node in own:
-            for target in _stores(node):
-                assigned[target] = assigned.get(target, 0) + 1
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _named(node):
-                bound = node.targets[0]
-                if isinstance(bound, ast.Name):
-                    jitted[bound.id] = node.value
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Call)
+            ):
+                jitted[node.targets[0].id] = node.value
         for node in own:
             if not isinstance(node, ast.Call):
                 continue
@@ -71,11 +72,7 @@ def findings(module: ast.Module, scopes: ScopeTree, src: Source) -> Iterator[Dia
             if isinstance(inner, ast.Name) and assigned.get(inner.id) == 1 and inner.id in jitted:
                 inner = jitted[inner.id]
             if isinstance(inner, ast.Call):
-                yield from _call(node, inner, scope, local, table, src)
-
-
-def _named(node: ast.Assign) -> bool:
-    return len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                yield from _call(node, inner, scope, local, src)
 
 
 def _spans(node: ast.stmt, lines: set[int]) -> bool:
@@ -84,20 +81,15 @@ def _spans(node: ast.stmt, lines: set[int]) -> bool:
 
 
 def _call(
-    call: ast.Call,
-    use: ast.Call,
-    scope: Scope,
-    local: set[str],
-    table: dict[str, tuple[tuple[int | None, str], ...]],
-    src: Source,
+    call: ast.Call, use: ast.Call, scope: Scope, local: set[str], src: Source
 ) -> Iterator[Diagnostic]:
     if len(use.args) != 1 or not _free(use.func, local) or not _free(use.args[0], local):
         return
     ref = classify(use.func, scope)
     if ref is None or ref.transform not in _TRACING or ref.keywords or ref.factory:
         return
-    library = qualname(use.args[0], scope)
-    rows = table.get(library or "")
+    library = qualname(use.args[0], scope) or ""
+    rows = concrete_table.by_function().get(library)
     statics = _statics(use, ref.transform)
     if not rows or statics is None or any(isinstance(a, ast.Starred) for a in call.args):
         return
@@ -110,7 +102,7 @@ def _call(
         if (
             position in nums
             or keyword in names
-            or passes & set(lifting.get((library or "", keyword), ()))
+            or passes & set(lifting.get((library, keyword), ()))
         ):
             continue
         given = [kw.value for kw in call.keywords if kw.arg == keyword]
@@ -119,7 +111,7 @@ def _call(
         for arg in given:
             if isinstance(arg, ast.Constant) and arg.value is None:
                 continue
-            short = library.rpartition(".")[2] if library else "it"
+            short = library.rpartition(".")[2]
             t = ref.transform
             if t.spec is SpecKind.AXES:
                 fix = f"map it with None in {t.argnums} of"
@@ -127,19 +119,8 @@ def _call(
                 fix = f"pass {t.argnames}=({keyword!r},) to"
             else:
                 fix = f"pass {t.argnums}=({position},) to"
-            yield Diagnostic.at(
-                src,
-                arg,
-                TRACED,
-                name=keyword,
-                transform=t.name,
-                line=use.lineno,
-                col=use.col_offset + 1,
-                how=f"{short}() needs its {keyword!r} as a Python value",
-                error=_ERROR,
-                passed="",
-                fix=f"{fix} {t.name}",
-            )
+            how = f"{short}() needs its {keyword!r} as a Python value"
+            yield report(src, arg, use, keyword, t.name, how, _ERROR, f"{fix} {t.name}")
 
 
 def _statics(use: ast.Call, t: Transform) -> tuple[set[int], set[str]] | None:
@@ -194,9 +175,7 @@ def _bound(func: Function) -> set[str]:
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             names.update(node.names)
     for node in ast.walk(func):
-        if node is not func and isinstance(
-            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-        ):
+        if node is not func and isinstance(node, (*DEFS, ast.ClassDef)):
             names.add(node.name)
     return names
 

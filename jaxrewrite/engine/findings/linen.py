@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import ast
 
+from jaxrewrite.engine.findings.flow import DEFS, Function, only
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import Assigned, DefinedClass, Scope
 
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
 #: ``Module.apply``'s own keywords; ``method=`` picks another method (then nothing is said).
 _APPLY_OWN = frozenset({"rngs", "mutable", "capture_intermediates"})
@@ -38,23 +38,15 @@ def applied(
         return None
     if any(kw.arg is None or kw.arg == "method" for kw in call.keywords):
         return None
-    instance = _only(scope.lookup(func.value.id))
+    instance = only(scope, func.value.id)
     if not isinstance(instance, Assigned) or not isinstance(instance.value, ast.Call):
         return None
     made = instance.value.func
-    cls = _only(instance.scope.lookup(made.id)) if isinstance(made, ast.Name) else None
+    cls = only(instance.scope, made.id) if isinstance(made, ast.Name) else None
     if not isinstance(cls, DefinedClass) or not linen_class(cls):
         return None
     for stmt in cls.node.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "__call__":
+        if isinstance(stmt, DEFS) and stmt.name == "__call__":
             keywords = [kw for kw in call.keywords if kw.arg not in _APPLY_OWN]
             return stmt, call.args[1:], keywords
     return None
-
-
-def _only(found: object) -> object | None:
-    """The one binding a lookup found, if it found exactly one."""
-    if not isinstance(found, tuple) or len(found[0]) != 1:
-        return None
-    only: object = found[0][0]
-    return only

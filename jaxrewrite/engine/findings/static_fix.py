@@ -1,15 +1,16 @@
-"""The fix a JR006 finding names: the parameter made static (a marker where the module uses
-jaxrewrite, the transform's keyword where it does not), or the field of a traced pytree."""
+"""A JR006 finding as said: the fix it names (the parameter made static, by a marker where the
+module uses jaxrewrite, else by the transform's keyword; or the field of a traced pytree)."""
 
 from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.findings.flow import Flow, Tree
+from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
+from jaxrewrite.engine.findings.flow import Flow, Function, Tree
 from jaxrewrite.engine.read.signature import Kind, Param
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import SpecKind, Transform
-
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def field_fix(where: ast.expr, flow: Flow, tree: Tree, uses_jaxrewrite: bool) -> str:
@@ -40,11 +41,9 @@ def field_fix(where: ast.expr, flow: Flow, tree: Tree, uses_jaxrewrite: bool) ->
 def has_default(func: Function, p: Param) -> bool:
     args = func.args
     if p.kind is Kind.KEYWORD_ONLY:
-        index = args.kwonlyargs.index(p.node)
-        return args.kw_defaults[index] is not None
+        return args.kw_defaults[args.kwonlyargs.index(p.node)] is not None
     positional = [*args.posonlyargs, *args.args]
-    index = positional.index(p.node)
-    return index >= len(positional) - len(args.defaults)
+    return positional.index(p.node) >= len(positional) - len(args.defaults)
 
 
 def fix_text(p: Param, t: Transform, uses_jaxrewrite: bool) -> str:
@@ -57,3 +56,31 @@ def fix_text(p: Param, t: Transform, uses_jaxrewrite: bool) -> str:
     if p.position is not None:
         return f"pass {t.argnums}=({p.position},) to {t.name}"
     return f"make it static for {t.name}"
+
+
+def report(
+    src: Source,
+    node: ast.AST,
+    use: ast.expr,
+    name: str,
+    transform: str,
+    how: str,
+    error: str,
+    fix: str,
+    passed: str = "",
+) -> Diagnostic:
+    """JR006 at ``node``, on ``name`` as traced by the use of ``transform`` at ``use``."""
+    line, col = use.lineno, use.col_offset + 1
+    return Diagnostic.at(
+        src,
+        node,
+        TRACED,
+        name=name,
+        transform=transform,
+        line=line,
+        col=col,
+        how=how,
+        error=error,
+        passed=passed,
+        fix=fix,
+    )

@@ -1,31 +1,33 @@
 """Trace-time errors found before anything runs (JR006): arguments a transform traces that the
 function's body needs as Python values, or that JAX cannot trace at all.
 
-The model is Julia's JET.jl: report the run-time error the analysis can prove. Precision comes
-first, so a finding needs all of: a use of a transform that traces abstractly (``abstract``
-in the table), the signature JAX sees (no unknown decorator in between), the parameter not static
-for that use (its markers, or the spec as JAX reads it: ``engine.walk.specs.read``), the parameter
-never rebound, and a use of it that runs on every trace (no branch, loop body, handler or
-``ensure_compile_time_eval`` in between). Pure: it reads the Analysis and the live scopes.
+As Julia's JET.jl, report only the run-time error the analysis can prove: a use of a transform that
+traces abstractly (``abstract`` in the table), the signature JAX sees (no unknown decorator in
+between), the parameter not static for that use (its markers, or the spec as JAX reads it), never
+rebound, and a use of it that runs on every trace. Pure: it reads the Analysis and the live scopes.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
-from jaxrewrite.engine.findings import library, staged
-from jaxrewrite.engine.findings.call_arguments import Sites
+from jaxrewrite.engine.findings import library
+from jaxrewrite.engine.findings.call_arguments import Passed, Sites
 from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
-from jaxrewrite.engine.findings.plain_classes import Classes
-from jaxrewrite.engine.findings.traced_body import Body, Traced
+from jaxrewrite.engine.findings.flow import ARRAY, TREE, Function, State, Tree
+from jaxrewrite.engine.findings.static_fix import field_fix, fix_text, has_default, report
+from jaxrewrite.engine.findings.traced_body import NOT_JAX, Body
+from jaxrewrite.engine.findings.trees import Classes, param_tree, scalar_or_array, untraceable
 from jaxrewrite.engine.read.filters import Filters
 from jaxrewrite.engine.read.handwritten import Refused
 from jaxrewrite.engine.read.lexer import code_mentions
 from jaxrewrite.engine.read.recognise import classify
-from jaxrewrite.engine.read.resolve import qualname
+from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
 from jaxrewrite.engine.read.signature import Kind, Param, Signature
 from jaxrewrite.engine.read.source import Source
@@ -37,8 +39,25 @@ from jaxrewrite.errors import RewriteError
 if TYPE_CHECKING:
     from jaxrewrite.engine.walk.walker import Walked
 
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 CODE = TRACED.code
+
+#: What a finding on a value jit stages from Python values says to do.
+_STAGED_FIX = (
+    "compute it with Python or NumPy, not jnp/lax (under the transform they return tracers even "
+    "of Python numbers), or inside jax.ensure_compile_time_eval()"
+)
+
+
+@dataclass(frozen=True)
+class Traced:
+    """A parameter one use of a transform traces."""
+
+    param: Param
+    use_node: ast.expr
+    transform: Transform
+    #: What the module's visible calls pass to it (``engine.findings.call_arguments``).
+    passed: tuple[Passed, ...] = ()
+
 
 #: Every transform use, marked or not (as ``EXHAUSTIVE``), with the text searches that only skip
 #: work that cannot matter: call sites where a def of the module is a first argument, and
@@ -46,16 +65,8 @@ CODE = TRACED.code
 TRACE = Filters(marker_names=False, first_arguments=True)
 
 #: Text every module with a use of an ``abstract`` row contains (a cheap superset): their names.
-_NEEDLES = tuple(
-    sorted(
-        {
-            row.name.rpartition(".")[2]
-            for rows in FAMILIES.values()
-            for row in rows.values()
-            if row.abstract
-        }
-    )
-)
+_ABSTRACT = [row for rows in FAMILIES.values() for row in rows.values() if row.abstract]
+_NEEDLES = tuple(sorted({row.name.rpartition(".")[2] for row in _ABSTRACT}))
 
 
 #: What follows a needle that names no transform: a "." (``pjit.jit_p``: something inside what
@@ -66,9 +77,8 @@ _NOT_A_REFERENCE = re.compile(r"\s*\.|[ \t]+import\b")
 
 def may_trace(text: str) -> bool:
     """Cheap pre-filter: False means ``findings.trace_findings`` finds nothing in ``text``: a use
-    names its transform in code, never only inside another word, a docstring or a comment, nor as a
-    module (over jax's source, 121 of the 240 files that hold a needle anywhere name one in code
-    so)."""
+    names its transform in code, never only inside another word, a docstring or a comment, nor as
+    a module (about half of jax's files that hold a needle anywhere name one in code so)."""
     return any(needle in text for needle in _NEEDLES) and code_mentions(
         text, _NEEDLES, _NOT_A_REFERENCE
     )
@@ -92,28 +102,17 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) ->
 
 def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
     """Does the module use jaxrewrite (its pragma, or an import of it)? Then the fix is a marker."""
-    if enabled:
-        return True
-    for node in module.body:
-        if (
-            isinstance(node, ast.ImportFrom)
-            and node.level == 0
-            and (node.module or "").split(".")[0] == "jaxrewrite"
-        ):
-            return True
-        if isinstance(node, ast.Import) and any(
-            a.name.split(".")[0] == "jaxrewrite" for a in node.names
-        ):
-            return True
-    return False
+    body = module.body
+    names = [n.module or "" for n in body if isinstance(n, ast.ImportFrom) and n.level == 0]
+    names += [a.name for n in body if isinstance(n, ast.Import) for a in n.names]
+    return enabled or any(name.split(".")[0] == "jaxrewrite" for name in names)
 
 
 def findings(
     uses: list[Use], defs: dict[int, Scope], module: ast.Module, src: Source, enabled: bool
 ) -> list[tuple[Diagnostic, Function, str | None]]:
     """JR006 for every traced parameter the body needs as a Python value (or JAX cannot trace)."""
-    by_def: dict[int, list[Traced]] = {}
-    targets: dict[int, Function] = {}
+    by_def: dict[int, tuple[Function, list[Traced]]] = {}
     staging: dict[int, tuple[ast.expr, Transform]] = {}
     classes = Classes(module)
     sites: Sites | None = None
@@ -123,27 +122,20 @@ def findings(
             continue
         if not _signature_seen(use, func, defs[id(func)]):
             continue
-        if transform.abstract:
-            traced = traced_params(use, sig, transform, src)
-        else:
-            traced = _differentiated(use, sig)
+        abstract = transform.abstract
+        traced = traced_params(use, sig, transform, src) if abstract else _differentiated(use, sig)
         if traced is None:
             continue
         if sites is None:
             scope = defs[id(func)].module()
-            sites = Sites(
-                module,
-                scope,
-                lambda b: b.body.parent is not None and classes.plain(b, b.body.parent),
-            )
+            sites = Sites(module, scope, classes.plain)
             classes.owners = sites.owners  # the same walk found each method's class
         decorated = use.kind is UseKind.DECORATOR
         axes = transform.spec is SpecKind.AXES
         passed = {} if axes else sites.passed(use.node, func, decorated, defs[id(func)])
-        targets[id(func)] = func
-        if transform.abstract and transform.spec is not SpecKind.AXES:  # jit and kin stage calls
+        if abstract and not axes:  # jit and kin stage calls
             staging.setdefault(id(func), (use.node, transform))
-        seen = by_def.setdefault(id(func), [])
+        _, seen = by_def.setdefault(id(func), (func, []))
         names = {t.param.name for t in seen}
         seen.extend(
             Traced(p, use.node, transform, tuple(passed.get(p.name, ())))
@@ -154,30 +146,112 @@ def findings(
     if not by_def:
         return out
     marker_fix = "jaxrewrite" in src.text and uses_jaxrewrite(module, enabled)
-    for key, traced_list in by_def.items():
-        func = targets[key]
-        reader = Body(func, defs[key], src, defs)
-        arrays = reader.arrays(traced_list)
+    for key, (func, traced_list) in by_def.items():
+        body = Body(func, defs[key], defs)
+        arrays = _arrays(body, traced_list)
         located: set[tuple[int, int]] = set()
         for t in traced_list:
-            found = list(reader.findings(t, classes, marker_fix, arrays - {t.param.name}))
+            plain = arrays - {t.param.name}
+            found = list(_param_findings(body, t, classes, src, marker_fix, plain))
             located.update((d.line, d.col) for d, _ in found)
             out.extend((d, func, t.param.name if fixable else None) for d, fixable in found)
         if key in staging:
             use_node, transform = staging[key]
-            found_staged = staged.findings(reader, use_node, transform, src, located)
+            found_staged = _staged_findings(body, use_node, transform, src, located)
             out.extend((d, func, None) for d in found_staged)
     return out
 
 
+def _arrays(body: Body, traced: list[Traced]) -> frozenset[str]:
+    """The traced parameters that are surely arrays (a visible call passes each a number or an
+    array, and none anything else; or a scalar or array annotation), never rebound."""
+    out = set()
+    for t in traced:
+        passed = [p.untraceable is None for p in t.passed]
+        surely = (passed and all(passed)) or _scalar_or_array(body, t.param)
+        if surely and t.param.name not in body.stored:
+            out.add(t.param.name)
+    return frozenset(out)
+
+
+def _scalar_or_array(body: Body, p: Param) -> bool:
+    ann = unquoted(p.node.annotation)
+    return ann is not None and scalar_or_array(ann, body.scope)
+
+
+def _param_findings(
+    body: Body, t: Traced, classes: Classes, src: Source, marker_fix: bool, plain: frozenset[str]
+) -> Iterator[tuple[Diagnostic, bool]]:
+    """Each finding on one traced parameter, with whether making the parameter static fixes it
+    (not a field of a traced pytree)."""
+    p, func = t.param, body.func
+    default = has_default(func, p)
+    passed = " (when a call passes it)" if default else ""
+
+    def say(node: ast.AST, how: str, error: str = NOT_JAX, fix: str = "") -> Diagnostic:
+        fix = fix or fix_text(p, t.transform, marker_fix)
+        return report(src, node, t.use_node, p.name, t.transform.name, how, error, fix, passed)
+
+    what = untraceable(func, body.scope, p, classes)
+    if what is not None:
+        yield say(p.node.annotation or p.node, f"{func.name!r} takes {what} as {p.name!r}"), True
+        return
+    for given in t.passed:
+        if given.untraceable is not None:
+            how = f"a call (line {given.expr.lineno}) passes {given.untraceable} as {p.name!r}"
+            yield say(given.expr, how), True
+            return
+    if not t.transform.abstract:
+        return  # differentiated: its tracers are concrete, so only an untraceable type fails
+    numbers = any(given.untraceable is None for given in t.passed)
+    if default and not numbers:
+        # A default is a Python value: the body fails only where a call passes the parameter,
+        # and no call in view says that one does (jax's own _lu_blocked(a, block_size=128)
+        # under vmap is never passed block_size). A type that can never be traced is still
+        # reported, above: passing one always fails.
+        return
+    seed: State = (
+        ARRAY
+        if numbers or _scalar_or_array(body, p)
+        else param_tree(func, body.scope, src, p, classes)
+    )
+    if seed is None and unquoted(p.node.annotation) is not None:
+        return  # a container or another type: its structure may be all the body needs
+    flow = body.flow({p.name: seed or TREE}, plain)
+    seen: set[tuple[int, int]] = set()
+    for where, error, how in body.uses(flow):
+        if (where.lineno, where.col_offset) in seen:
+            continue
+        seen.add((where.lineno, where.col_offset))
+        if isinstance(seed, Tree):
+            yield say(where, how, error, field_fix(where, flow, seed, marker_fix)), False
+        else:
+            yield say(where, how, error), True
+
+
+def _staged_findings(
+    body: Body, use_node: ast.expr, t: Transform, src: Source, seen: set[tuple[int, int]]
+) -> Iterator[Diagnostic]:
+    """JR006 on a value jit stages from Python values (``jnp.minimum(n, m)`` before
+    ``jnp.arange``): every jnp/lax call is a tracer under jit, even of Python numbers, so a sink
+    fed by one fails though no parameter is traced. A location a parameter's finding already
+    reports is left to it."""
+    flow = body.flow({}, staged=True)
+    for where, error, how in body.uses(flow):
+        names = [
+            n.id for n in ast.walk(where) if isinstance(n, ast.Name) and flow.state(n) == ARRAY
+        ]
+        name = names[0] if names else "a jnp value"
+        diagnostic = report(src, where, use_node, name, t.name, how, error, _STAGED_FIX)
+        if (diagnostic.line, diagnostic.col) not in seen:
+            seen.add((diagnostic.line, diagnostic.col))
+            yield diagnostic
+
+
 def _signature_seen(use: Use, func: Function, scope: Scope) -> bool:
     """Does the transform see the def's own signature? Not through a decorator it cannot name."""
-    node = use.node
-    decorators = func.decorator_list
-    if any(d is node for d in decorators):
-        below = decorators[[id(d) for d in decorators].index(id(node)) + 1 :]
-    else:
-        below = decorators
+    decorators, ids = func.decorator_list, [id(d) for d in func.decorator_list]
+    below = decorators[ids.index(id(use.node)) + 1 :] if id(use.node) in ids else decorators
     return all(
         classify(d, scope) is not None or qualname(d, scope) in SIGNATURE_KEEPING for d in below
     )

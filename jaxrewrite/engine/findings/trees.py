@@ -1,22 +1,22 @@
-"""Traced arguments by their annotations (JR006): a scalar or an array, or a pytree of the module's.
+"""What a traced argument is, by its annotation or its class (JR006's seeds).
 
-A parameter annotated with a class of the module that JAX flattens field by field (a NamedTuple, a
-TypedDict, an Equinox Module, a flax.struct dataclass, a dataclass under
-``jax.tree_util.register_dataclass``), or ``self`` of a method of one, is traced leaf by leaf:
-``state.steps`` is a tracer unless the field is static (``eqx.field(static=True)``,
-``flax.struct.field(pytree_node=False)``, the metadata those write, ``field(metadata={"static":
-True})`` under ``register_dataclass``). Where the registration, a base class or a field's metadata
-cannot be read (``register_pytree_node_class``: the user's flatten decides), or a field is
-``Static[...]`` (jaxrewrite splits those per call), nothing is known: None. Pure: it reads
-annotations and class bodies.
+A scalar or an array is a tracer. A parameter annotated with a class of the module that JAX
+flattens field by field (a NamedTuple, a TypedDict, an Equinox Module, a flax.struct dataclass, a
+dataclass under ``register_dataclass``), or ``self`` of a method of one, is traced leaf by leaf:
+``state.steps`` is a tracer unless the field is static. Where the registration, a base or a
+field's metadata cannot be read, or a field is ``Static[...]`` (split per call), nothing is known.
+A str, a function, an enum member or an instance of a plain class of the module cannot be traced
+at all (``untraceable``). Pure: it reads annotations and class bodies.
 """
 
 from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.findings.flow import ARRAY, TREE, State, Tree
+from jaxrewrite.engine.findings.call_arguments import method_kind
+from jaxrewrite.engine.findings.flow import ARRAY, DEFS, TREE, Function, State, Tree, named, only
 from jaxrewrite.engine.read.classes import (
+    DATACLASS,
     FunctionalClass,
     LocalClass,
     leaf_class,
@@ -25,9 +25,11 @@ from jaxrewrite.engine.read.classes import (
 )
 from jaxrewrite.engine.read.fields import field_function, form_of
 from jaxrewrite.engine.read.handwritten import Refused
+from jaxrewrite.engine.read.nodes import walk
 from jaxrewrite.engine.read.recognise import classify_registration
 from jaxrewrite.engine.read.resolve import TooDeep, qualname, unquoted
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
+from jaxrewrite.engine.read.signature import Param
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import (
     ARRAY_PACKAGE,
@@ -42,10 +44,17 @@ from jaxrewrite.errors import RewriteError
 #: (``ARRAY_TYPES``, and anything of ``ARRAY_PACKAGE``).
 SCALARS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
 _ARRAY_FAMILIES = (ARRAY_PACKAGE + ".",)
-#: Annotations no traced leaf has (a field of one holds no tracer: the call fails before).
-_NO_LEAF = frozenset(
-    {"typing.Callable", "builtins.str", "builtins.bytes", "builtins.type", "typing.Type"}
-)
+#: Annotations no traced argument or leaf can have: (qualname, what to call it).
+_NEVER_TRACED: dict[str, str] = {
+    "typing.Callable": "a function",
+    "builtins.str": "a str",
+    "builtins.bytes": "bytes",
+    "builtins.type": "a class",
+    "typing.Type": "a class",
+}
+_ENUMS = frozenset({"enum.Enum", "enum.Flag", "enum.StrEnum"})  # IntEnum/IntFlag values are ints
+_NAMEDTUPLE = "typing.NamedTuple"
+_CALLABLES = frozenset({"typing.Callable", "collections.abc.Callable"})
 #: How deep fields holding pytrees of the module are followed.
 _DEPTH = 3
 _DATACLASS_FIELD = "dataclasses.field"
@@ -54,12 +63,7 @@ _STATIC_FIELDS = frozenset({"equinox.static_field"})
 
 
 def type_name(ann: ast.expr, scope: Scope) -> str | None:
-    """The qualified name of an annotation's type (``int`` is ``builtins.int`` unless rebound)."""
-    head = ann.value if isinstance(ann, ast.Subscript) else ann
-    found = qualname(head, scope)
-    if found is None and isinstance(head, ast.Name) and scope.lookup(head.id) is None:
-        return f"builtins.{head.id}"
-    return found
+    return named(ann.value if isinstance(ann, ast.Subscript) else ann, scope)
 
 
 def scalar_or_array(ann: ast.expr, scope: Scope) -> bool:
@@ -137,25 +141,16 @@ def _members(
         local = local_class(base.value if isinstance(base, ast.Subscript) else base, scope)
         if local is not None and isinstance(local[0], DefinedClass):
             found.update((m[0], m) for m in _members(local[0], local[1], depth + 1))
-    names = [
-        s.name
-        for s in defined.node.body
-        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-    ]
-    for stmt in defined.node.body:
-        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
+    defs = [s for s in defined.node.body if isinstance(s, (*DEFS, ast.ClassDef))]
+    names = [s.name for s in defs]
+    for stmt in defs:
         found[stmt.name] = None
         if isinstance(stmt, ast.FunctionDef) and names.count(stmt.name) == 1 and stmt.args.args:
             decorators = [type_name(d, defined.body) for d in stmt.decorator_list]
-            kind = (
-                "method"
-                if not decorators
-                else "property"
-                if decorators == ["builtins.property"]
-                else None
-            )
-            found[stmt.name] = None if kind is None else (stmt.name, kind, stmt)
+            if not decorators:
+                found[stmt.name] = (stmt.name, "method", stmt)
+            elif decorators == ["builtins.property"]:
+                found[stmt.name] = (stmt.name, "property", stmt)
     return tuple(m for m in found.values() if m is not None)
 
 
@@ -224,4 +219,117 @@ def _field_state(ann: ast.expr | None, scope: Scope, src: Source, depth: int) ->
     found = annotated(ann, scope, src, depth + 1)
     if found is not None:
         return found
-    return None if type_name(ann, scope) in _NO_LEAF else TREE
+    return None if type_name(ann, scope) in _NEVER_TRACED else TREE
+
+
+def param_tree(
+    func: Function, scope: Scope, src: Source, p: Param, classes: Classes
+) -> Tree | None:
+    """The fields of the pytree class of the module that the parameter is annotated with, or
+    whose method takes it as ``self``."""
+    ann = unquoted(p.node.annotation)
+    if ann is not None:
+        found = annotated(ann, scope, src)
+        return found if isinstance(found, Tree) else None
+    owner = _self_of(func, scope, p, classes)
+    if owner is None or scope.parent is None:
+        return None
+    return tree((DefinedClass(owner, scope), scope.parent), src)
+
+
+def untraceable(func: Function, scope: Scope, p: Param, classes: Classes) -> str | None:
+    """What the annotation (or, for ``self``, the class) says the value is, when no traced value
+    can be one."""
+    ann = unquoted(p.node.annotation)
+    if ann is None:
+        owner = _self_of(func, scope, p, classes)
+        if owner is None or scope.parent is None or not classes.plain_node(owner, scope.parent):
+            return None  # else self of a method of a plain class, the most common jit mistake
+        return f"an instance of {owner.name} as self, a class of this module that is not a pytree"
+    name = type_name(ann, scope)
+    if name in _NEVER_TRACED:
+        return _NEVER_TRACED[name]
+    if not isinstance(ann, ast.Name):
+        return None
+    binding = only(scope, ann.id)
+    if not isinstance(binding, DefinedClass):
+        return None
+    bases = {qualname(b, scope) for b in binding.node.bases}
+    if bases & _ENUMS:
+        return f"a member of the enum {ann.id}"
+    if _NAMEDTUPLE in bases and _holds_functions(binding):
+        return f"a NamedTuple holding functions ({ann.id})"
+    if classes.plain(binding):
+        return f"an instance of {ann.id}, a class of this module that is not a pytree"
+    return None
+
+
+def _self_of(func: Function, scope: Scope, p: Param, classes: Classes) -> ast.ClassDef | None:
+    """The class whose instance the parameter is, as ``self`` of an instance method."""
+    owner = classes.owners.get(id(func))
+    positional = [*func.args.posonlyargs, *func.args.args]
+    if owner is None or not positional or positional[0] is not p.node:
+        return None
+    return owner if method_kind(func, scope) == "instance" else None
+
+
+def _holds_functions(binding: DefinedClass) -> bool:
+    return any(
+        isinstance(stmt, ast.AnnAssign) and type_name(stmt.annotation, binding.body) in _CALLABLES
+        for stmt in binding.node.body
+    )
+
+
+class Classes:
+    """Classes of the module whose instances are surely neither pytrees nor arrays: no base but
+    ``object``, no decorator but ``@dataclass``, no ``__jax_array__``, and never used where a
+    registration or a subclass could make them one."""
+
+    def __init__(self, module: ast.Module) -> None:
+        self.module = module
+        self._other_uses: set[str] | None = None
+        #: The class around each method, by id (``call_arguments.Sites`` finds them).
+        self.owners: dict[int, ast.ClassDef] = {}
+
+    def plain(self, binding: DefinedClass) -> bool:
+        parent = binding.body.parent
+        return parent is not None and self.plain_node(binding.node, parent)
+
+    def plain_node(self, node: ast.ClassDef, scope: Scope) -> bool:
+        if node.keywords or any(
+            not (isinstance(b, ast.Name) and b.id == "object") for b in node.bases
+        ):
+            return False
+        if any(
+            qualname(d.func if isinstance(d, ast.Call) else d, scope) != DATACLASS
+            for d in node.decorator_list
+        ):
+            return False
+        if any(isinstance(s, DEFS) and s.name == "__jax_array__" for s in node.body):
+            return False
+        return node.name not in self._registered()
+
+    def _registered(self) -> set[str]:
+        """Names used other than as a constructor, an annotation or isinstance's class: such a
+        class may be registered as a pytree (``register_pytree_node(C, ...)``) or subclassed."""
+        if self._other_uses is None:
+            allowed: set[int] = set()
+            for node in walk(self.module):
+                if isinstance(node, ast.Call):
+                    allowed.add(id(node.func))
+                    if (
+                        isinstance(node.func, ast.Name)
+                        and node.func.id == "isinstance"
+                        and len(node.args) == 2
+                    ):
+                        allowed.add(id(node.args[1]))
+                elif isinstance(node, ast.arg) and node.annotation is not None:
+                    allowed.update(id(n) for n in walk(node.annotation))
+                elif isinstance(node, DEFS) and node.returns is not None:
+                    allowed.update(id(n) for n in walk(node.returns))
+                elif isinstance(node, ast.AnnAssign):
+                    allowed.update(id(n) for n in walk(node.annotation))
+            self._other_uses = {
+                n.id for n in walk(self.module) if isinstance(n, ast.Name) and id(n) not in allowed
+            }
+        return self._other_uses

@@ -3,10 +3,9 @@
 Nothing here is written by hand about JAX: each public function of the probed modules is called
 eagerly with small sample arguments until one call succeeds, then each parameter that call gave a
 Python number or tuple is passed to ``jax.jit`` as a traced argument; the parameter must be concrete
-when that trace raises one of JAX's trace-time errors. ``python -m
-jaxrewrite.engine.rulebook.concrete_derive`` rewrites ``concrete_params.json``;
-tests/test_concrete_table.py re-probes every row against the installed JAX. Imports jax: never
-imported by ``check`` itself.
+when that trace raises one of JAX's trace-time errors. A maintainer's tool, not shipped:
+``python tools/derive_concrete.py`` rewrites ``jaxrewrite/engine/rulebook/concrete_params.json``;
+tests/rules/test_concrete_table.py re-probes every row against the installed JAX.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from jaxrewrite.engine.rulebook.concrete_table import DATA, Row
+from jaxrewrite.engine.rulebook.concrete_table import DATA
 
 MODULES = (
     "jax.numpy",
@@ -115,7 +114,7 @@ def _parameters(fn: Callable[..., Any]) -> list[inspect.Parameter] | None:
     return [p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
 
-def derive_function(qual: str, fn: Callable[..., Any]) -> Iterator[Row]:
+def derive_function(qual: str, fn: Callable[..., Any]) -> Iterator[dict[str, Any]]:
     params = _parameters(fn)
     if params is None:
         return
@@ -139,7 +138,8 @@ def derive_function(qual: str, fn: Callable[..., Any]) -> Iterator[Row]:
             if concrete_only(fn, args, p.name):
                 others = [q.name for q in params if q.name not in args and q.kind is q.KEYWORD_ONLY]
                 lifts = lifted_by(fn, args, p.name, others)
-                yield Row(qual, p.name, positions.get(p.name), args, lifts)
+                row = {"function": qual, "param": p.name, "position": positions.get(p.name)}
+                yield {**row, "sample": args, **({"unless": list(lifts)} if lifts else {})}
             break
 
 
@@ -180,9 +180,9 @@ def _base(
     return None
 
 
-def derive() -> list[Row]:
+def derive() -> list[dict[str, Any]]:
     warnings.simplefilter("ignore")
-    rows: list[Row] = []
+    rows: list[dict[str, Any]] = []
     for module_name in MODULES:
         for qual, fn in _functions(module_name):
             rows.extend(derive_function(qual, fn))
@@ -193,7 +193,7 @@ def main() -> None:
     import jax
 
     rows = derive()
-    payload = {"jax": jax.__version__, "rows": [r.as_json() for r in rows]}
+    payload = {"jax": jax.__version__, "rows": rows}
     Path(DATA).write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n")
     print(f"{len(rows)} rows written to {DATA}", file=sys.stderr)
 
