@@ -395,11 +395,11 @@ def _import_of(
     memo[key] = None
     found = scope.lookup(name)
     bindings = () if found is None else found[0]
-    result = None
+    result: tuple[str, tuple[str, ...]] | None = None
     if len(bindings) == 1 and isinstance(bindings[0], (Imported, Opaque)):
         result = (name, ())
     elif bindings and all(isinstance(b, Assigned) and not b.type_statement for b in bindings):
-        reached = set()
+        reached: set[tuple[str, tuple[str, ...]] | None] = set()
         for binding in bindings:
             assert isinstance(binding, Assigned)
             base, path = attributes(binding.value)

@@ -825,5 +825,5 @@ ROUND_TRIP = _refusal(
 #: Every rule by its code.
 RULES: dict[str, Rule] = {r.code: r for r in list(globals().values()) if isinstance(r, Rule)}
 
-#: Codes whose check merged into another: never reused; ``# noqa`` naming one silences the other.
+#: Codes whose check merged into another: never reused; a noqa naming one silences the other.
 RETIRED: dict[str, str] = {"JR201": NOT_LITERAL.code, "JR210": DONATED.code, "JR212": UNPACKED.code}
