@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Container
+from dataclasses import dataclass, field
 
 from jaxrewrite.engine.read.filters import (
     CallSite,
@@ -34,16 +35,14 @@ from jaxrewrite.errors import RewriteError
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
+@dataclass(eq=False)
 class _Reading:
     """Each wrapper's answer (``passes_through``), by (def or lambda, scope), where no loop of
     wrappers was cut under it: without it ``return w0(w0(fn))`` doubles the work per level."""
 
-    __slots__ = ("known", "cut")
-
-    def __init__(self) -> None:
-        self.known: dict[tuple[int, int], bool] = {}
-        #: A loop was cut (a wrapper made from itself) under the answer being found.
-        self.cut = False
+    known: dict[tuple[int, int], bool] = field(default_factory=dict)
+    #: A loop was cut (a wrapper made from itself) under the answer being found.
+    cut: bool = False
 
 
 def peel(
