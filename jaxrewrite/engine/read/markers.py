@@ -121,27 +121,23 @@ def _aliases(expr: ast.expr, scope: Scope) -> list[Assigned]:
     return [path.binding for path in found]  # type: ignore[misc]
 
 
+@dataclass(eq=False)
 class MarkerReader:
     """Finds the markers of one annotation, resolving names in the def's enclosing scope.
 
     Each (node, scope, depth) is read once per annotation (``_read``): an alias naming itself
     twice (``C = C[C]``) branches at every level, 3**32 readings at ``MAX_DEPTH``."""
 
-    def __init__(
-        self,
-        scope: Scope,
-        src: Source,
-        relevant: set[str] | None = None,
-        index: MarkIndex | None = None,
-    ) -> None:
-        self.scope = scope
-        self.src = src
-        self.relevant = relevant
-        #: Keeps each answer; None for a text that is not the module's (a notebook's earlier cell).
-        self.index = index
-        #: (id(node), id(scope), depth, what) -> (the node, kept alive so its id is not reused; the
-        #: answer).
-        self._read: dict[tuple[int, int, int, bool], tuple[ast.AST, Marks | None]] = {}
+    scope: Scope
+    src: Source
+    relevant: set[str] | None = None
+    #: Keeps each answer; None for a text that is not the module's (a notebook's earlier cell).
+    index: MarkIndex | None = None
+    #: (id(node), id(scope), depth, what) -> (the node, kept alive so its id is not reused; the
+    #: answer).
+    _read: dict[tuple[int, int, int, bool], tuple[ast.AST, Marks | None]] = field(
+        default_factory=dict, init=False
+    )
 
     def markers(self, ann: ast.expr) -> Marks:
         index = self.index
