@@ -9,6 +9,7 @@ both take, ``MarkIndex.names`` and ``may_mark``.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import cast
 
@@ -52,14 +53,14 @@ _SINGLE_BY_NAME = {
 _CALLABLE = "typing.Callable"
 
 
+@dataclass(eq=False)
 class MarkIndex:
     """What one module's annotations mark, read once."""
 
-    def __init__(self, tree: ScopeTree) -> None:
-        self.tree = tree
-        #: (id of an annotation node) -> its outermost marks, as ``MarkerReader`` read them.
-        self.read: dict[int, Marks] = {}
-        self.reading = Reading()
+    tree: ScopeTree
+    #: (id of an annotation node) -> its outermost marks, as ``MarkerReader`` read them.
+    read: dict[int, Marks] = field(default_factory=dict)
+    reading: Reading = field(default_factory=lambda: Reading())
 
     @cached_property
     def names(self) -> set[str]:
@@ -120,27 +121,23 @@ def _aliases(expr: ast.expr, scope: Scope) -> list[Assigned]:
     return [path.binding for path in found]  # type: ignore[misc]
 
 
+@dataclass(eq=False)
 class MarkerReader:
     """Finds the markers of one annotation, resolving names in the def's enclosing scope.
 
     Each (node, scope, depth) is read once per annotation (``_read``): an alias naming itself
     twice (``C = C[C]``) branches at every level, 3**32 readings at ``MAX_DEPTH``."""
 
-    def __init__(
-        self,
-        scope: Scope,
-        src: Source,
-        relevant: set[str] | None = None,
-        index: MarkIndex | None = None,
-    ) -> None:
-        self.scope = scope
-        self.src = src
-        self.relevant = relevant
-        #: Keeps each answer; None for a text that is not the module's (a notebook's earlier cell).
-        self.index = index
-        #: (id(node), id(scope), depth, what) -> (the node, kept alive so its id is not reused; the
-        #: answer).
-        self._read: dict[tuple[int, int, int, bool], tuple[ast.AST, Marks | None]] = {}
+    scope: Scope
+    src: Source
+    relevant: set[str] | None = None
+    #: Keeps each answer; None for a text that is not the module's (a notebook's earlier cell).
+    index: MarkIndex | None = None
+    #: (id(node), id(scope), depth, what) -> (the node, kept alive so its id is not reused; the
+    #: answer).
+    _read: dict[tuple[int, int, int, bool], tuple[ast.AST, Marks | None]] = field(
+        default_factory=dict, init=False
+    )
 
     def markers(self, ann: ast.expr) -> Marks:
         index = self.index
@@ -367,19 +364,19 @@ def reaches_marker(expr: ast.expr, scope: Scope) -> bool:
     return False
 
 
+@dataclass(eq=False)
 class Reading:
     """What ``_mentions`` keeps for one module: each alias's markers and the marker aliases it
     reads through. Aliases round a loop are one strongly connected component (Tarjan's stack and
     low links), all given what its first-read alias found: linear in the aliases."""
 
-    def __init__(self) -> None:
-        self.memo: dict[int, tuple[Marks, frozenset[int]]] = {}
-        #: The aliases on the stack, by their place on it: being read, or read but in a loop
-        #: whose first alias is still being read.
-        self.index: dict[int, int] = {}
-        self.stack: list[tuple[int, int]] = []
-        #: The lowest place on the stack the alias being read reaches round a loop.
-        self.low = 0
+    memo: dict[int, tuple[Marks, frozenset[int]]] = field(default_factory=dict)
+    #: The aliases on the stack, by their place on it: being read, or read but in a loop whose
+    #: first alias is still being read.
+    index: dict[int, int] = field(default_factory=dict)
+    stack: list[tuple[int, int]] = field(default_factory=list)
+    #: The lowest place on the stack the alias being read reaches round a loop.
+    low: int = 0
 
 
 def _mentions(

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, replace
 
 from jaxrewrite.engine.read.denote import CALLED, Path, paths, same_expr, split
-from jaxrewrite.engine.read.resolve import MAX_DEPTH, is_partial, qualname
+from jaxrewrite.engine.read.resolve import CUT, MAX_DEPTH, is_partial, qualname, qualname_or_cut
 from jaxrewrite.engine.read.scopes import Assigned, Imported, Scope
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules
@@ -35,15 +35,35 @@ class TransformRef:
     factory: bool = False
 
 
-def classify(expr: ast.expr, scope: Scope, depth: int = 0) -> TransformRef | None:
+def classify(expr: ast.expr, scope: Scope) -> TransformRef | None:
     """Does ``expr`` denote a JAX transform, possibly through partial, factory or alias forms,
     on every path its names may be bound (``denote``), with the same static semantics?"""
-    return _classify(expr, scope, depth, {})
+    return classify_cut(expr, scope)[0]
 
 
-#: What ``_read`` found for (a node, its scope, the levels it was read at): a name bound many
-#: ways is read once per alias and level (``f = f`` twice is 2**32 readings otherwise).
-_Memo = dict[tuple[int, int, int, int], tuple["TransformRef | None", "tuple[Path, Path] | None"]]
+def classify_cut(expr: ast.expr, scope: Scope) -> tuple[TransformRef | None, bool]:
+    """``classify``, and whether its reading reached ``MAX_DEPTH`` (a longer chain, or a loop):
+    a None that way may be a transform missed, which would leave a marked def untransformed."""
+    memo = _Memo()
+    return _classify(expr, scope, 0, memo), memo.cut
+
+
+class _Memo(
+    dict[tuple[int, int, int, int], tuple[TransformRef | None, "tuple[Path, Path] | None"]]
+):
+    """What ``_read`` found for (a node, its scope, the levels it was read at): a name bound many
+    ways is read once per alias and level (``f = f`` twice is 2**32 readings otherwise); ``cut``:
+    a read reached ``MAX_DEPTH``."""
+
+    cut = False
+
+    def name(
+        self, expr: ast.expr, scope: Scope, depth: int = 0, use: str | None = None
+    ) -> str | None:
+        """``qualname``, noting a read that reached the cut."""
+        found = qualname_or_cut(expr, scope, depth, use=use)
+        self.cut = self.cut or found == CUT
+        return found or None
 
 
 def _classify(
@@ -52,15 +72,16 @@ def _classify(
     """``depth`` counts the calls and aliases of calls read (a ``partial`` link is two), ``hops``
     the names read since (qualname's own depth): each has ``MAX_DEPTH`` levels."""
     if depth > MAX_DEPTH:
+        memo.cut = True
         return None
     if isinstance(expr, (ast.Name, ast.Attribute)):
-        name = qualname(expr, scope, hops, use=CALLED)
+        name = memo.name(expr, scope, hops, CALLED)
         if name is None:  # its paths name different things, or not only names: read each
             return _read(expr, scope, depth, memo, hops)[0]
         transform = transform_for(name)
         return None if transform is None else TransformRef(transform, ())
     if isinstance(expr, ast.Call):
-        if is_partial(qualname(expr.func, scope)):
+        if is_partial(memo.name(expr.func, scope)):
             if len(expr.args) != 1 or isinstance(expr.args[0], ast.Starred):
                 return None
             inner = _classify(expr.args[0], scope, depth + 1, memo)
@@ -112,7 +133,7 @@ def _path(path: Path, suffix: str, depth: int, memo: _Memo, hops: int) -> Transf
     elif isinstance(binding, Assigned) and isinstance(binding.value, (ast.Name, ast.Attribute)):
         if not suffix:  # an alias of a name: one more name read
             return _classify(binding.value, binding.scope, depth, memo, hops + 1)
-        name = qualname(binding.value, binding.scope, hops + 1)
+        name = memo.name(binding.value, binding.scope, hops + 1)
     elif isinstance(binding, Assigned) and not suffix:  # an alias of a call: one more call read
         return _classify(binding.value, binding.scope, depth + 1, memo)
     else:
@@ -172,7 +193,7 @@ def ambiguous(expr: ast.expr, scope: Scope) -> tuple[Path, Path] | None:
         expr = expr.args[0] if is_partial(qualname(expr.func, scope)) and expr.args else expr.func
     if not isinstance(expr, (ast.Name, ast.Attribute)):
         return None
-    return _read(expr, scope, 0, {})[1]
+    return _read(expr, scope, 0, _Memo())[1]
 
 
 def classify_registration(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.read.denote import CALLED, paths
+from jaxrewrite.engine.read.denote import paths
 from jaxrewrite.engine.read.scopes import Assigned, Binding, Imported, Scope
 from jaxrewrite.engine.rulebook.table import MARKER_TABLE, STAR_EXPORTS, canonical
 
@@ -23,19 +23,29 @@ class TooDeep(Exception):
     a marker (``classes.leaf_class``)."""
 
 
-def qualname(
+#: What a reading that reached ``MAX_DEPTH`` denotes: no name (no dotted name is empty), kept
+#: apart from None so that ``recognise.classify_cut`` can tell a transform it may have missed.
+CUT = ""
+
+
+def qualname(expr: ast.expr, scope: Scope) -> str | None:
+    """The dotted name ``expr`` denotes through imports and plain-name aliases on every path of a
+    name (``denote.paths``), if known."""
+    return qualname_or_cut(expr, scope) or None
+
+
+def qualname_or_cut(
     expr: ast.expr,
     scope: Scope,
     depth: int = 0,
     memo: dict[tuple[str, int, int], str | None] | None = None,
     use: str | None = None,
 ) -> str | None:
-    """The dotted name ``expr`` denotes through imports and plain-name aliases on every path of a
-    name (``denote.paths``; ``use``: what is done with the value, so that ``jax = None`` is no
-    path of ``jax.jit``), if known. ``memo``: answers by (name, scope, depth), each read once
-    (``f = f`` twice in a scope would be 2**32 readings)."""
+    """``qualname``, or ``CUT`` where a path of it reached the depth cut. ``use``: what is done
+    with the value, so that ``jax = None`` is no path of ``jax.jit``. ``memo``: answers by (name,
+    scope, depth), each read once (``f = f`` twice in a scope would be 2**32 readings)."""
     if depth > MAX_DEPTH:
-        return None
+        return CUT
     if isinstance(expr, ast.Attribute):
         value = expr.value
         if depth == 0 and isinstance(value, ast.Name):
@@ -44,12 +54,12 @@ def qualname(
             key = f"{value.id}.{expr.attr}"
             if key in cache:
                 return cache[key]
-            base = qualname(value, scope, 1, memo, expr.attr)
-            found = None if base is None else canonical(f"{base}.{expr.attr}")
+            base = qualname_or_cut(value, scope, 1, memo, expr.attr)
+            found = base and canonical(f"{base}.{expr.attr}")
             cache[key] = found
             return found
-        base = qualname(value, scope, depth + 1, memo, expr.attr)
-        return None if base is None else canonical(f"{base}.{expr.attr}")
+        base = qualname_or_cut(value, scope, depth + 1, memo, expr.attr)
+        return base and canonical(f"{base}.{expr.attr}")
     if isinstance(expr, ast.Subscript):
         return _unchecked(expr, scope, depth, memo)
     if not isinstance(expr, ast.Name):
@@ -80,15 +90,19 @@ def _name_qualname(
     if found is None:
         return star_export(name, scope)
     names: set[str | None] = set()
+    aliases: list[Assigned] = []
     for binding, *_ in found:
         if isinstance(binding, Imported):
             names.add(canonical(binding.qualname))
         elif isinstance(binding, Assigned) and isinstance(
             binding.value, (ast.Name, ast.Attribute, ast.Subscript)
         ):
-            names.add(qualname(binding.value, binding.scope, depth + 1, memo, use))
+            aliases.append(binding)
         else:
-            return None
+            return None  # whatever the aliases read: none is read, so none reaches the cut
+    names.update(qualname_or_cut(a.value, a.scope, depth + 1, memo, use) for a in aliases)
+    if CUT in names:
+        return CUT
     return names.pop() if len(names) == 1 else None
 
 
@@ -99,7 +113,8 @@ def _unchecked(
     memo: dict[tuple[str, int, int], str | None] | None,
 ) -> str | None:
     """What ``UNCHECKED["Static"]`` (the markers without the run-time check) holds:
-    ``jaxrewrite.Static``. Any other subscript denotes no name."""
+    ``jaxrewrite.Static``. Any other subscript denotes no name (nor ``CUT``: it holds a marker,
+    never a transform)."""
     key = expr.slice
     if not (
         isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier()
@@ -107,7 +122,7 @@ def _unchecked(
         return None
     return (
         f"jaxrewrite.{key.value}"
-        if qualname(expr.value, scope, depth + 1, memo) == MARKER_TABLE
+        if qualname_or_cut(expr.value, scope, depth + 1, memo) == MARKER_TABLE
         else None
     )
 
@@ -132,70 +147,6 @@ def alias_of(expr: ast.expr, scope: Scope) -> Assigned | None:
     """The single assignment a bare name refers to, when that is its only binding."""
     binding = single(expr, scope)
     return binding if isinstance(binding, Assigned) else None
-
-
-def too_deep(expr: ast.expr, scope: Scope) -> bool:
-    """Is ``recognise.classify``'s None for ``expr`` its depth cut's (a longer chain, or a loop),
-    where it would leave a marked def untransformed? Follows exactly the links ``classify`` and
-    ``qualname`` follow, each (node, depth) once."""
-    return _classify_cut(expr, scope, 0, set())
-
-
-def _classify_cut(
-    expr: ast.expr, scope: Scope, depth: int, seen: set[tuple[int, int]], hops: int = 0
-) -> bool:
-    """``recognise._classify``'s two budgets: ``depth`` for calls, ``hops`` for names since."""
-    if depth > MAX_DEPTH or hops > MAX_DEPTH:
-        return True
-    key = (id(expr), -1 - depth - (MAX_DEPTH + 1) * hops)
-    if key in seen:
-        return False  # answered False already: a True ends the search
-    seen.add(key)
-    if isinstance(expr, (ast.Name, ast.Attribute)):
-        if _qualname_cut(expr, scope, hops, seen, CALLED):
-            return True
-        found = paths(expr.id, scope, CALLED) if isinstance(expr, ast.Name) else None
-        for binding, *_ in found or ():
-            if not isinstance(binding, Assigned):
-                continue
-            if isinstance(binding.value, (ast.Name, ast.Attribute)):
-                cut = _classify_cut(binding.value, binding.scope, depth, seen, hops + 1)
-            else:
-                cut = _classify_cut(binding.value, binding.scope, depth + 1, seen)
-            if cut:
-                return True
-        return False
-    if isinstance(expr, ast.Call):
-        if _qualname_cut(expr.func, scope, 0, seen):
-            return True
-        if is_partial(qualname(expr.func, scope)):
-            return len(expr.args) == 1 and _classify_cut(expr.args[0], scope, depth + 1, seen)
-        return not expr.args and _classify_cut(expr.func, scope, depth + 1, seen)
-    return False
-
-
-def _qualname_cut(
-    expr: ast.expr, scope: Scope, depth: int, seen: set[tuple[int, int]], use: str | None = None
-) -> bool:
-    if depth > MAX_DEPTH:
-        return True
-    if (id(expr), depth) in seen:
-        return False  # answered False already: a True ends the search
-    seen.add((id(expr), depth))
-    if isinstance(expr, ast.Attribute):
-        return _qualname_cut(expr.value, scope, depth + 1, seen, expr.attr)
-    if not isinstance(expr, ast.Name):
-        return False
-    found = paths(expr.id, scope, use)
-    if found is None:
-        return False
-    aliases = []
-    for binding, *_ in found:
-        if isinstance(binding, Assigned) and isinstance(binding.value, (ast.Name, ast.Attribute)):
-            aliases.append(binding)
-        elif not isinstance(binding, Imported):
-            return False  # qualname answers None here whatever the depth
-    return any(_qualname_cut(b.value, b.scope, depth + 1, seen, use) for b in aliases)
 
 
 def star_export(name: str, scope: Scope) -> str | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Container
+from dataclasses import dataclass, field
 
 from jaxrewrite.engine.read.filters import (
     CallSite,
@@ -34,16 +35,14 @@ from jaxrewrite.errors import RewriteError
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
+@dataclass(eq=False)
 class _Reading:
     """Each wrapper's answer (``passes_through``), by (def or lambda, scope), where no loop of
     wrappers was cut under it: without it ``return w0(w0(fn))`` doubles the work per level."""
 
-    __slots__ = ("known", "cut")
-
-    def __init__(self) -> None:
-        self.known: dict[tuple[int, int], bool] = {}
-        #: A loop was cut (a wrapper made from itself) under the answer being found.
-        self.cut = False
+    known: dict[tuple[int, int], bool] = field(default_factory=dict)
+    #: A loop was cut (a wrapper made from itself) under the answer being found.
+    cut: bool = False
 
 
 def peel(
@@ -124,35 +123,18 @@ def passes_through(
 def _forwards(
     node: Function | ast.Lambda, scope: Scope, active: frozenset[int], reading: _Reading
 ) -> bool:
-    args = node.args
-    positional = [*args.posonlyargs, *args.args]
-    if not positional:
+    func = _first_parameter(node)
+    returned = [(node.body, None)] if isinstance(node, ast.Lambda) else _returns(node)
+    if func is None or not returned:
         return False
-    func = positional[0].arg
-    if isinstance(node, ast.Lambda):
-        returned: list[ast.expr | None] = [node.body]
-        inner: dict[str, Function | ast.Lambda] = {}
-    else:
-        returned = [
-            stmt.value
-            for stmt in statements(node.body, into_defs=False)
-            if isinstance(stmt, ast.Return)
-        ]
-        inner = {
-            stmt.name: stmt
-            for stmt in node.body
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
-        }
-    if not returned:
-        return False
-    for value in returned:
+    for value, named in returned:
         if isinstance(value, ast.Name) and value.id == func:
             continue  # ``return fn``: the function itself (a registering decorator)
         if isinstance(value, ast.Call):
             peeled, offender = peel(value, scope, active, reading)
             if offender is None and isinstance(peeled, ast.Name) and peeled.id == func:
                 continue  # ``return jax.jit(fn)``: transforms of the table keep the arguments
-        target = inner.get(value.id) if isinstance(value, ast.Name) else value
+        target = named if isinstance(value, ast.Name) else value
         if not (
             isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
             and _star_call(target, func)
@@ -223,17 +205,22 @@ def keeps_signature(deco: ast.expr, scope: Scope) -> bool:
 
 def _wraps_decorator(func: Function, scope: Scope) -> bool:
     """Does ``func(fn)`` return ``fn`` itself or an inner def decorated ``@functools.wraps(fn)``?"""
-    positional = [*func.args.posonlyargs, *func.args.args]
-    if not positional:
-        return False
-    fn = positional[0].arg
+    fn = _first_parameter(func)
     returns = _returns(func)
+    if fn is None:
+        return False
     for value, inner in returns:
         if isinstance(value, ast.Name) and value.id == fn:
             continue
         if inner is None or not any(_wraps(d, fn, scope) for d in inner.decorator_list):
             return False
     return bool(returns)
+
+
+def _first_parameter(node: Function | ast.Lambda) -> str | None:
+    """The name of the parameter a wrapper takes its function by."""
+    positional = [*node.args.posonlyargs, *node.args.args]
+    return positional[0].arg if positional else None
 
 
 def _returns(func: Function) -> list[tuple[ast.expr | None, Function | None]]:

@@ -14,11 +14,11 @@ from jaxrewrite.engine.read.recognise import (
     TransformRef,
     ambiguous,
     bound_keywords,
-    classify,
+    classify_cut,
     classify_registration,
     looks_like_transform,
 )
-from jaxrewrite.engine.read.resolve import MAX_DEPTH, PAST_DEPTH, TooDeep, qualname, too_deep
+from jaxrewrite.engine.read.resolve import MAX_DEPTH, PAST_DEPTH, TooDeep, qualname
 from jaxrewrite.engine.read.scopes import (
     Assigned,
     Binding,
@@ -71,7 +71,7 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
             walk.opaque.append((local[0].node, call.func))
             walk.registered.add(id(local[0].node))  # registered, though not by a dataclass rule
         return
-    ref = classify(call.func, scope)
+    ref, cut = classify_cut(call.func, scope)
     if ref is None:
         # No transform: the argument matters only where the callee may be one after all
         # (JR104, JR127) or is reported as looking like one. A plain call
@@ -83,7 +83,7 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
         if pair is not None:
             error = ambiguity_error(call.func, walk.src, pair)
             code = rules.TRANSFORM_BOUND_TWICE.code
-        elif too_deep(call.func, scope):
+        elif cut:
             code, error = rules.TOO_DEEP.code, depth_error(call.func, walk.src)
         elif looks_like_transform(call.func):
             code, error = "", None

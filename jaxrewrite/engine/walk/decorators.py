@@ -10,8 +10,8 @@ from jaxrewrite.engine.read.classes import ClassInfo, class_key
 from jaxrewrite.engine.read.filters import may_matter
 from jaxrewrite.engine.read.literals import resolve_keywords
 from jaxrewrite.engine.read.markers import index_of
-from jaxrewrite.engine.read.recognise import ambiguous, classify
-from jaxrewrite.engine.read.resolve import MAX_DEPTH, too_deep
+from jaxrewrite.engine.read.recognise import ambiguous, classify, classify_cut
+from jaxrewrite.engine.read.resolve import MAX_DEPTH
 from jaxrewrite.engine.read.scopes import Scope
 from jaxrewrite.engine.read.signature import Kind, Signature, read_signature
 from jaxrewrite.engine.read.wrappers import keeps_signature, passes_through, wrapper_error
@@ -66,13 +66,13 @@ def decorator(
     scope: Scope,
     marked: bool,
 ) -> None:
-    ref = classify(deco, scope)
+    ref, cut = classify_cut(deco, scope)
     if ref is None:
         pair = ambiguous(deco, scope) if marked else None
         if pair is not None:
             walk.refused_defs[id(func)] = rules.TRANSFORM_BOUND_TWICE.code
             raise ambiguity_error(deco, walk.src, pair)
-        if marked and too_deep(deco, scope):
+        if marked and cut:
             walk.refused_defs[id(func)] = rules.TOO_DEEP.code
             raise depth_error(deco, walk.src)
         return
