@@ -9,7 +9,7 @@ from pathlib import Path
 import jax
 import pytest
 
-from jaxrewrite.engine.read.nodes import blocks, child_nodes, family, statements, walk
+from jaxrewrite.engine.read.nodes import blocks, bound_names, child_nodes, family, statements, walk
 
 ROOT = Path(__file__).resolve().parents[2]
 LEAVES = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
@@ -112,3 +112,27 @@ def test_blocks_hold_body_orelse_finalbody_then_each_clause() -> None:
     ]
     assert [holder for _, holder in blocks(match)] == match.cases
     assert list(blocks(try_.body[0])) == []
+
+
+def test_bound_names_own_scope_nested_scopes_and_declarations() -> None:
+    func = ast.parse(
+        "def f(p):\n"
+        "    a = 1\n"
+        "    b, c = 2, 3\n"
+        "    import os.path as q, sys.x\n"
+        "    global g\n"
+        "    def h(arg):\n"
+        "        inner = 0\n"
+        "    k = lambda lam: 0\n"
+        "    [x for x in range(3)]\n"
+    ).body[0]
+    assert isinstance(func, ast.FunctionDef)
+    own = {name: type(node).__name__ for name, node in bound_names([func.args, *func.body])}
+    assert own == {
+        **dict(p="arg", a="Assign", b="Name", c="Name", q="alias", sys="alias"),
+        **dict(g="Global", h="FunctionDef", k="Assign", x="Name"),
+    }
+    nested = {name for name, _ in bound_names(func.body, nested=True)}
+    assert nested == set(own) - {"p"} | {"arg", "inner", "lam"}
+    undeclared = {name for name, _ in bound_names(func.body, declared=False)}
+    assert undeclared == set(own) - {"p", "q", "sys", "g"}
