@@ -9,7 +9,7 @@ from pathlib import Path
 import jax
 import pytest
 
-from jaxrewrite.engine.read.nodes import blocks, bound_names, child_nodes, family, statements, walk
+from jaxrewrite.engine.read.nodes import bindings, blocks, child_nodes, family, statements, walk
 
 ROOT = Path(__file__).resolve().parents[2]
 LEAVES = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
@@ -114,7 +114,7 @@ def test_blocks_hold_body_orelse_finalbody_then_each_clause() -> None:
     assert list(blocks(try_.body[0])) == []
 
 
-def test_bound_names_own_scope_nested_scopes_and_declarations() -> None:
+def test_bindings_own_scope_nested_scopes_and_declarations() -> None:
     func = ast.parse(
         "def f(p):\n"
         "    a = 1\n"
@@ -125,14 +125,17 @@ def test_bound_names_own_scope_nested_scopes_and_declarations() -> None:
         "        inner = 0\n"
         "    k = lambda lam: 0\n"
         "    [x for x in range(3)]\n"
+        "    a += 1\n"
     ).body[0]
     assert isinstance(func, ast.FunctionDef)
-    own = {name: type(node).__name__ for name, node in bound_names([func.args, *func.body])}
-    assert own == {
-        **dict(p="arg", a="Assign", b="Name", c="Name", q="alias", sys="alias"),
-        **dict(g="Global", h="FunctionDef", k="Assign", x="Name"),
+    names, values = bindings([func.args, *func.body])
+    assert names == {"p", "a", "b", "c", "q", "sys", "g", "h", "k", "x"}
+    assert {name: sorted(map(ast.unparse, vs)) for name, vs in values.items()} == {
+        "a": ["1", "None"],
+        "b": ["None"],
+        "c": ["None"],
+        "k": ["lambda lam: 0"],
+        "x": ["None"],
     }
-    nested = {name for name, _ in bound_names(func.body, nested=True)}
-    assert nested == set(own) - {"p"} | {"arg", "inner", "lam"}
-    undeclared = {name for name, _ in bound_names(func.body, declared=False)}
-    assert undeclared == set(own) - {"p", "q", "sys", "g"}
+    assert bindings(func.body, nested=True)[0] == names - {"p"} | {"arg", "inner", "lam"}
+    assert bindings(func.body, declared=False)[0] == names - {"p", "q", "sys", "g"}

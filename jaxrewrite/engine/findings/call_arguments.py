@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from jaxrewrite.engine.findings.flow import DEFS, Function, named, only
 from jaxrewrite.engine.findings.linen import linen_class
-from jaxrewrite.engine.read.nodes import bound_names, child_nodes, family, name_assigned
+from jaxrewrite.engine.read.nodes import bindings, child_nodes, family, name_assigned
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope
 from jaxrewrite.engine.rulebook.table import PASSES_THROUGH
@@ -93,15 +93,7 @@ class Sites:
     def local(self, where: ast.AST) -> tuple[set[str], dict[str, list[ast.expr]]]:
         """The names a def (or the module) binds, and the values of its plain assignments."""
         if id(where) not in self._locals:
-            names: set[str] = set()
-            values: dict[str, list[ast.expr]] = {}
-            for name, node in bound_names(child_nodes(where), declared=False):
-                names.add(name)
-                if isinstance(node, (ast.Assign, ast.AnnAssign)):
-                    values.setdefault(name, []).append(node.value)  # type: ignore[arg-type]
-                elif isinstance(node, ast.Name):
-                    values.setdefault(name, []).append(ast.Constant(None))  # another binding
-            self._locals[id(where)] = (names, values)
+            self._locals[id(where)] = bindings(child_nodes(where), declared=False)
         return self._locals[id(where)]
 
     def enclosing(self, node: ast.AST) -> ast.AST:

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from functools import cache
 
 from jaxrewrite.engine.findings.static_fix import report
-from jaxrewrite.engine.read.nodes import bound_names, own_nodes, parameter_names
+from jaxrewrite.engine.read.nodes import bindings, own_nodes, parameter_names
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
@@ -51,8 +51,7 @@ def findings(module: ast.Module, scopes: ScopeTree, src: Source) -> Iterator[Dia
     bodies: list[tuple[list[ast.AST], Scope, set[str]]] = [(list(top), scopes.module, set())]
     for func, scope in scopes.defs:
         if _spans(func, lines):
-            local = set(parameter_names(func.args))
-            local.update(name for name, _ in bound_names(func.body))
+            local = bindings(func.body)[0] | set(parameter_names(func.args))
             bodies.append((list(func.body), scope, local))
     for nodes, scope, local in bodies:
         own = list(own_nodes(nodes))

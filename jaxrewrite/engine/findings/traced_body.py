@@ -23,7 +23,7 @@ from jaxrewrite.engine.findings.flow import (
     only,
 )
 from jaxrewrite.engine.findings.flow import sources as read_sources
-from jaxrewrite.engine.read.nodes import bound_names, own_nodes, walk
+from jaxrewrite.engine.read.nodes import bindings, own_nodes, walk
 from jaxrewrite.engine.read.scopes import Assigned, Defined, Scope
 from jaxrewrite.engine.rulebook import concrete_table
 
@@ -96,14 +96,9 @@ class Body:
         #: The bodies of the functions this one runs, read once each.
         self._bodies: dict[int, Body] = {}
         #: The names the body binds, nested scopes included (a nested def's or lambda's parameter
-        #: may shadow ours), and the values of its plain assignments, by name.
-        self.stored: set[str] = set()
-        self.assigned: dict[str, list[ast.expr]] = {}
+        #: may shadow ours), and the values its targets bind them to.
+        self.stored, self.assigned = bindings(func.body, nested=True)
         self.params = {a.arg for a in walk(func.args) if isinstance(a, ast.arg)}
-        for name, node in bound_names(func.body, nested=True):
-            self.stored.add(name)
-            if isinstance(node, (ast.Assign, ast.AnnAssign)):
-                self.assigned.setdefault(name, []).append(node.value)  # type: ignore[arg-type]
 
     def resolve(self, expr: ast.expr) -> str | None:
         """What a name in the body denotes, when no local binding can hide it."""
@@ -214,7 +209,7 @@ class Body:
         if isinstance(expr, ast.Name):
             if expr.id in self.stored:
                 values = self.assigned.get(expr.id, [])
-                if len(values) != 1 or not _assigned_once(self.func, expr.id):
+                if len(values) != 1:  # a target other than ``name = value``: an unknown value
                     return None
                 expr = values[0]
             else:
@@ -384,8 +379,3 @@ def _seeds(
             return None
         seeds[kw.arg] = flow.state(kw.value)
     return {k: v for k, v in seeds.items() if v is not None}
-
-
-def _assigned_once(func: Function, name: str) -> bool:
-    stores = (n for n in walk(func) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load))
-    return sum(n.id == name for n in stores) == 1
