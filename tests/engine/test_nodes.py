@@ -9,7 +9,7 @@ from pathlib import Path
 import jax
 import pytest
 
-from jaxrewrite.engine.read.nodes import blocks, child_nodes, family, statements, walk
+from jaxrewrite.engine.read.nodes import bindings, blocks, child_nodes, family, statements, walk
 
 ROOT = Path(__file__).resolve().parents[2]
 LEAVES = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
@@ -112,3 +112,30 @@ def test_blocks_hold_body_orelse_finalbody_then_each_clause() -> None:
     ]
     assert [holder for _, holder in blocks(match)] == match.cases
     assert list(blocks(try_.body[0])) == []
+
+
+def test_bindings_own_scope_nested_scopes_and_declarations() -> None:
+    func = ast.parse(
+        "def f(p):\n"
+        "    a = 1\n"
+        "    b, c = 2, 3\n"
+        "    import os.path as q, sys.x\n"
+        "    global g\n"
+        "    def h(arg):\n"
+        "        inner = 0\n"
+        "    k = lambda lam: 0\n"
+        "    [x for x in range(3)]\n"
+        "    a += 1\n"
+    ).body[0]
+    assert isinstance(func, ast.FunctionDef)
+    names, values = bindings([func.args, *func.body])
+    assert names == {"p", "a", "b", "c", "q", "sys", "g", "h", "k", "x"}
+    assert {name: sorted(map(ast.unparse, vs)) for name, vs in values.items()} == {
+        "a": ["1", "None"],
+        "b": ["None"],
+        "c": ["None"],
+        "k": ["lambda lam: 0"],
+        "x": ["None"],
+    }
+    assert bindings(func.body, nested=True)[0] == names - {"p"} | {"arg", "inner", "lam"}
+    assert bindings(func.body, declared=False)[0] == names - {"p", "q", "sys", "g"}

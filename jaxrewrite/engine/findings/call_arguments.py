@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from jaxrewrite.engine.findings.flow import DEFS, Function, named, only
 from jaxrewrite.engine.findings.linen import linen_class
-from jaxrewrite.engine.read.nodes import child_nodes, family, name_assigned
+from jaxrewrite.engine.read.nodes import bindings, child_nodes, family, name_assigned
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope
 from jaxrewrite.engine.rulebook.table import PASSES_THROUGH
@@ -93,27 +93,7 @@ class Sites:
     def local(self, where: ast.AST) -> tuple[set[str], dict[str, list[ast.expr]]]:
         """The names a def (or the module) binds, and the values of its plain assignments."""
         if id(where) not in self._locals:
-            names: set[str] = set()
-            values: dict[str, list[ast.expr]] = {}
-            stack = child_nodes(where)
-            while stack:
-                node = stack.pop()
-                if isinstance(node, ast.arg):
-                    names.add(node.arg)
-                elif (pair := name_assigned(node)) is not None:
-                    names.add(pair[0])
-                    values.setdefault(pair[0], []).append(pair[1])
-                    stack.append(pair[1])
-                    continue
-                elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                    names.add(node.id)
-                    values.setdefault(node.id, []).append(ast.Constant(None))  # another binding
-                elif isinstance(node, (*DEFS, ast.ClassDef)):
-                    names.add(node.name)
-                    continue
-                if not isinstance(node, ast.Lambda):
-                    stack.extend(child_nodes(node))
-            self._locals[id(where)] = (names, values)
+            self._locals[id(where)] = bindings(child_nodes(where), declared=False)
         return self._locals[id(where)]
 
     def enclosing(self, node: ast.AST) -> ast.AST:

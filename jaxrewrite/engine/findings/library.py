@@ -16,9 +16,8 @@ from collections import Counter
 from collections.abc import Iterator
 from functools import cache
 
-from jaxrewrite.engine.findings.flow import DEFS, Function
 from jaxrewrite.engine.findings.static_fix import report
-from jaxrewrite.engine.read.nodes import own_nodes
+from jaxrewrite.engine.read.nodes import bindings, own_nodes, parameter_names
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
@@ -52,10 +51,13 @@ def findings(module: ast.Module, scopes: ScopeTree, src: Source) -> Iterator[Dia
     bodies: list[tuple[list[ast.AST], Scope, set[str]]] = [(list(top), scopes.module, set())]
     for func, scope in scopes.defs:
         if _spans(func, lines):
-            bodies.append((list(func.body), scope, _bound(func)))
+            local = bindings(func.body)[0] | set(parameter_names(func.args))
+            bodies.append((list(func.body), scope, local))
     for nodes, scope, local in bodies:
         own = list(own_nodes(nodes))
-        assigned = Counter(name for node in own for name in _stores(node))
+        assigned = Counter(
+            n.id for n in own if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+        )
         jitted: dict[str, ast.Call] = {}
         for node in own:
             if (
@@ -164,22 +166,3 @@ def _free(expr: ast.expr, local: set[str]) -> bool:
     while isinstance(expr, ast.Attribute):
         expr = expr.value
     return isinstance(expr, ast.Name) and expr.id not in local
-
-
-def _bound(func: Function) -> set[str]:
-    names = {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}
-    for node in own_nodes(list(func.body)):
-        names.update(_stores(node))
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).partition(".")[0] for a in node.names)
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            names.update(node.names)
-    for node in ast.walk(func):
-        if node is not func and isinstance(node, (*DEFS, ast.ClassDef)):
-            names.add(node.name)
-    return names
-
-
-def _stores(node: ast.AST) -> Iterator[str]:
-    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-        yield node.id

@@ -12,7 +12,6 @@ from jaxrewrite.engine.findings import closures, linen
 from jaxrewrite.engine.findings.every_trace import Truth, statements
 from jaxrewrite.engine.findings.flow import (
     ARRAY,
-    DEFS,
     TOP,
     Flow,
     Function,
@@ -24,7 +23,7 @@ from jaxrewrite.engine.findings.flow import (
     only,
 )
 from jaxrewrite.engine.findings.flow import sources as read_sources
-from jaxrewrite.engine.read.nodes import name_assigned, own_nodes, walk
+from jaxrewrite.engine.read.nodes import bindings, own_nodes, walk
 from jaxrewrite.engine.read.scopes import Assigned, Defined, Scope
 from jaxrewrite.engine.rulebook import concrete_table
 
@@ -96,23 +95,10 @@ class Body:
         self._flows: dict[tuple[int, frozenset[tuple[str, State]]], tuple[Body, Flow]] = {}
         #: The bodies of the functions this one runs, read once each.
         self._bodies: dict[int, Body] = {}
-        self.stored: set[str] = set()
-        #: The values of the body's plain assignments, by name.
-        self.assigned: dict[str, list[ast.expr]] = {}
+        #: The names the body binds, nested scopes included (a nested def's or lambda's parameter
+        #: may shadow ours), and the values its targets bind them to.
+        self.stored, self.assigned = bindings(func.body, nested=True)
         self.params = {a.arg for a in walk(func.args) if isinstance(a, ast.arg)}
-        for node in (n for stmt in func.body for n in walk(stmt)):
-            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                self.stored.add(node.id)
-            elif isinstance(node, (*DEFS, ast.ClassDef)):
-                self.stored.add(node.name)
-            elif isinstance(node, ast.alias):
-                self.stored.add((node.asname or node.name).partition(".")[0])
-            elif isinstance(node, (ast.Global, ast.Nonlocal)):
-                self.stored.update(node.names)
-            elif isinstance(node, ast.arg):
-                self.stored.add(node.arg)  # a lambda's or nested def's parameter may shadow ours
-            if (pair := name_assigned(node)) is not None:
-                self.assigned.setdefault(pair[0], []).append(pair[1])
 
     def resolve(self, expr: ast.expr) -> str | None:
         """What a name in the body denotes, when no local binding can hide it."""
@@ -223,7 +209,7 @@ class Body:
         if isinstance(expr, ast.Name):
             if expr.id in self.stored:
                 values = self.assigned.get(expr.id, [])
-                if len(values) != 1 or not _assigned_once(self.func, expr.id):
+                if len(values) != 1:  # a target other than ``name = value``: an unknown value
                     return None
                 expr = values[0]
             else:
@@ -393,8 +379,3 @@ def _seeds(
             return None
         seeds[kw.arg] = flow.state(kw.value)
     return {k: v for k, v in seeds.items() if v is not None}
-
-
-def _assigned_once(func: Function, name: str) -> bool:
-    stores = (n for n in walk(func) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load))
-    return sum(n.id == name for n in stores) == 1

@@ -142,6 +142,43 @@ def own_nodes(nodes: Sequence[ast.AST]) -> Iterator[ast.AST]:
             stack.extend(child_nodes(node))
 
 
+def bindings(
+    nodes: Sequence[ast.AST], nested: bool = False, declared: bool = True
+) -> tuple[set[str], dict[str, list[ast.expr]]]:
+    """The names ``nodes`` bind (parameters, targets, defs and classes, imports, ``global`` and
+    ``nonlocal``), and the values of the names targets bind: the value of each ``name = value``
+    (``name_assigned``), a None constant for each other target (so one value means bound once,
+    by a plain assignment). ``nested``: also what nested defs, classes and lambdas bind, for a
+    reader that treats a name bound anywhere in a body as not the module's. ``declared`` False:
+    imports and declarations bind nothing, for a reader that follows a ``global`` name to the
+    module's binding (``call_arguments.Sites``)."""
+    names: set[str] = set()
+    values: dict[str, list[ast.expr]] = {}
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if (pair := name_assigned(node)) is not None:
+            names.add(pair[0])
+            values.setdefault(pair[0], []).append(pair[1])
+            # Not into the target: a direct Name child is it or binds nothing.
+            stack.extend(child for child in child_nodes(node) if not isinstance(child, ast.Name))
+            continue
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+            values.setdefault(node.id, []).append(ast.Constant(None))  # a value not known
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, _NESTS):
+            names.add(node.name)
+        elif declared and isinstance(node, ast.alias):
+            names.add((node.asname or node.name).partition(".")[0])
+        elif declared and isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+        if nested or not isinstance(node, _OPAQUE):
+            stack.extend(child_nodes(node))
+    return names, values
+
+
 def name_assigned(node: ast.AST) -> tuple[str, ast.expr] | None:
     """``name = value`` or ``name: T = value``: the one name a statement binds and its value. An
     annotated assignment binds as a plain one does; one without a value binds nothing."""
