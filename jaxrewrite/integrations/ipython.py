@@ -22,7 +22,7 @@ from jaxrewrite.engine.rewrite import rewritten
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.errors import NotRewrittenWarning, RewriteError
 from jaxrewrite.hook.finder import HookHandle, install
-from jaxrewrite.integrations.namespace import Recorded, StandIn, prepare, rebindings, stand_ins
+from jaxrewrite.integrations.namespace import Recorded, StandIn, definitions, prepare
 
 __all__ = ["SHOW_MAGIC", "CellRewriter", "load_ipython_extension", "unload_ipython_extension"]
 
@@ -130,14 +130,14 @@ class CellRewriter:
             leaves = frozenset(
                 name for name, record in self.recorded.items() if record.stand_in.is_class
             )
-            found = stand_ins(text, environment, CELL, leaves)
+            found, rebound = definitions(text, environment, leaves)
         except SyntaxError:
             return
         namespace = self.shell.user_ns
         for name, stand_in in found.items():
             self._pending[name] = (stand_in, namespace.get(name, _MISSING))
         # ``make_hypercube = jax.jit(make_hypercube)``: the name keeps the def's stand-in.
-        for target, source in rebindings(text, environment, CELL).items():
+        for target, source in rebound.items():
             if target in found and target != source:
                 continue  # a def of that name in the cell too: its own statement decides
             kept = found.get(source)

@@ -42,7 +42,7 @@ from jaxrewrite.engine.read.wrappers import peel
 from jaxrewrite.engine.rulebook.table import Container, Mark
 from jaxrewrite.errors import RewriteError
 
-__all__ = ["Prepared", "Recorded", "StandIn", "binding_for", "prepare", "rebindings", "stand_ins"]
+__all__ = ["Prepared", "Recorded", "StandIn", "binding_for", "definitions", "prepare"]
 
 #: An identifier (a superset: strings and comments count).
 _WORD = re.compile(r"[^\W\d]\w*")
@@ -307,19 +307,21 @@ def _is_literal(value: object, depth: int) -> bool:
     return False
 
 
-def stand_ins(
-    text: str,
-    environment: Mapping[str, Binding],
-    filename: str = "<cell>",
-    leaf_classes: frozenset[str] = frozenset(),
-) -> dict[str, StandIn | None]:
-    """The module-level defs and classes of ``text`` by name, from the last statement binding
-    each: a stand-in for a def with marked parameters (or one annotated by a class of
-    ``leaf_classes`` or of the text) and a TypedDict/NamedTuple with marked fields, else None."""
-    tree = ast.parse(text, filename)
+def definitions(
+    text: str, environment: Mapping[str, Binding], leaf_classes: frozenset[str] = frozenset()
+) -> tuple[dict[str, StandIn | None], dict[str, str]]:
+    """What the module level of a cell's ``text`` leaves for later cells. First its defs and
+    classes by name, from the last statement binding each: a stand-in for a def with marked
+    parameters (or one annotated by a class of ``leaf_classes`` or of the text) and a
+    TypedDict/NamedTuple with marked fields, else None. Then ``target = <transforms and
+    wrappers>(name)`` as target -> name: what the engine sees through at a call site
+    (``engine.read.wrappers.peel``), so the target keeps the def's stand-in
+    (``make_hypercube = jax.jit(make_hypercube)``)."""
+    tree = ast.parse(text, "<cell>")
     built = scopes.build_scopes(tree, text, outer=scopes.environment(environment))
-    src = Source(text, filename)
+    src = Source(text, "<cell>")
     found: list[tuple[int, str, StandIn | None]] = []
+    rebound: dict[str, str] = {}
     try:
         module = built.module
         classes: list[tuple[LocalClass, int]] = [
@@ -337,21 +339,6 @@ def stand_ins(
         for node, scope in built.defs:
             if scope is module:
                 found.append((node.lineno, node.name, _def_stand_in(node, scope, src, leaves)))
-    finally:
-        built.release()
-    return {name: stand_in for _, name, stand_in in sorted(found, key=lambda item: item[0])}
-
-
-def rebindings(
-    text: str, environment: Mapping[str, Binding], filename: str = "<cell>"
-) -> dict[str, str]:
-    """``target = <transforms and wrappers>(name)`` at the top level of ``text``, as target ->
-    name: what the engine sees through at a call site (``engine.read.wrappers.peel``), so the
-    target keeps the def's stand-in (``make_hypercube = jax.jit(make_hypercube)``)."""
-    tree = ast.parse(text, filename)
-    built = scopes.build_scopes(tree, text, outer=scopes.environment(environment))
-    found: dict[str, str] = {}
-    try:
         for stmt in tree.body:
             if not (
                 isinstance(stmt, ast.Assign)
@@ -359,15 +346,16 @@ def rebindings(
                 and isinstance(stmt.targets[0], ast.Name)
             ):
                 continue
-            inner, offender = peel(stmt.value, built.module)
+            inner, offender = peel(stmt.value, module)
             target = stmt.targets[0].id
             if offender is None and isinstance(inner, ast.Name):
-                found[target] = inner.id
+                rebound[target] = inner.id
             else:
-                found.pop(target, None)
+                rebound.pop(target, None)
     finally:
         built.release()
-    return found
+    stand_ins = {name: stand_in for _, name, stand_in in sorted(found, key=lambda item: item[0])}
+    return stand_ins, rebound
 
 
 def _def_stand_in(
