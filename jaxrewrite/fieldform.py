@@ -40,13 +40,11 @@ def _becomes_dataclass(owner: type) -> bool:
     """Whether dataclass machinery reads ``owner``'s fields: a dataclass base (an Equinox
     Module's, a PyTreeNode's or Linen Module's subclass), or one of the bases that make every
     subclass a dataclass as it is created."""
-    for base in owner.__mro__[1:]:
-        if (
-            dataclasses.is_dataclass(base)
-            or f"{base.__module__}.{base.__qualname__}" in _DATACLASS_MAKERS
-        ):
-            return True
-    return False
+    return any(
+        dataclasses.is_dataclass(base)
+        or f"{base.__module__}.{base.__qualname__}" in _DATACLASS_MAKERS
+        for base in owner.__mro__[1:]
+    )
 
 
 def field(*, static: bool = False, **kwargs: Any) -> Any:
