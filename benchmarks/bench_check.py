@@ -45,7 +45,8 @@ sys.path.insert(0, str(HERE.parent))
 from _timing import CLOCKS, Row, dump, interleave, median, paired_ratio, print_table  # noqa: E402
 
 from jaxrewrite import notrewritten  # noqa: E402
-from jaxrewrite.commands.check import Options, check_text, may_find  # noqa: E402
+from jaxrewrite.commands.check import check_text, may_find  # noqa: E402
+from jaxrewrite.config import Config  # noqa: E402
 
 PREFIX = "# jaxrewrite: enable\nfrom jaxrewrite import Static\n"
 
@@ -67,7 +68,7 @@ def check_rows(
     files: list[tuple[str, bytes]], rounds: int, clock: Callable[[], float]
 ) -> list[Row]:
     texts = [(path, importlib.util.decode_source(data)) for path, data in files]
-    options = Options()
+    options = Config()
 
     def compile_all() -> float:
         start = clock()
@@ -247,7 +248,7 @@ def pool_rows(files: list[tuple[str, bytes]], rounds: int, counts: tuple[int, ..
     process, busy machine or not."""
     from jaxrewrite.commands import check
 
-    options = Options()
+    options = Config()
     paths = [path for path, data in files if may_find(data)]
     rows: list[Row] = []
     for count in counts:

@@ -34,7 +34,8 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 from _timing import CLOCKS, Row, dump, interleave, median, paired_ratio, print_table  # noqa: E402
 
-from jaxrewrite.commands.check import Options, check_text  # noqa: E402
+from jaxrewrite.commands.check import check_text  # noqa: E402
+from jaxrewrite.config import Config  # noqa: E402
 from jaxrewrite.engine.build import build_analysis  # noqa: E402
 from jaxrewrite.engine.read.filters import EXHAUSTIVE  # noqa: E402
 from jaxrewrite.engine.read.source import unified_diff  # noqa: E402
@@ -109,7 +110,7 @@ def scaling_rows(small: int, large: int, rounds: int, clock: Callable[[], float]
     arms = {
         "small": timed(lambda: migrate_and_diff(texts["small"])),
         "large": timed(lambda: migrate_and_diff(texts["large"])),
-        "check": timed(lambda: check_text(texts["large"], "m.py", Options())),
+        "check": timed(lambda: check_text(texts["large"], "m.py", Config())),
     }
     samples = interleave(arms, rounds, collect=True)
     ms = {arm: f"{median(samples[arm]) * 1e3:.0f}" for arm in arms}

@@ -37,7 +37,8 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class Config:
-    """What one ``[tool.jaxrewrite]`` table says (all empty when there is none)."""
+    """What one ``[tool.jaxrewrite]`` table says (all empty when there is none); ``check``
+    overrides ``select`` and ``ignore`` from its command line and asks ``wants``."""
 
     #: The file read, or None when none was found.
     path: str | None = None
@@ -48,17 +49,21 @@ class Config:
     exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     packages: tuple[str, ...] = ()
-    #: ``cache-dir``: where ``check`` keeps its cache ("" for the default).
     cache_dir: str = ""
 
-    def ignored_codes(self, path: str) -> tuple[str, ...]:
-        """The codes ``per-file-ignores`` turns off for the file at ``path``."""
-        return tuple(
-            code
-            for pattern, codes in self.per_file_ignores
-            if matches(pattern, path, self.root)
-            for code in codes
-        )
+    def wants(self, code: str, path: str | None = None) -> bool:
+        """Is ``code`` reported (in the file at ``path``, for ``per-file-ignores``)?"""
+        if self.select and not code.startswith(self.select):
+            return False
+        ignore = self.ignore
+        if path is not None:
+            ignore += tuple(
+                code
+                for pattern, codes in self.per_file_ignores
+                if matches(pattern, path, self.root)
+                for code in codes
+            )
+        return not (ignore and code.startswith(ignore))
 
 
 def matches(pattern: str, path: str, root: str) -> bool:
@@ -69,24 +74,6 @@ def matches(pattern: str, path: str, root: str) -> bool:
     full = os.path.abspath(path).replace(os.sep, "/")
     anchored = os.path.abspath(os.path.join(root, pattern)).replace(os.sep, "/")
     return fnmatch.fnmatchcase(full, anchored) or fnmatch.fnmatchcase(full, anchored + "/*")
-
-
-def excluded(path: str, patterns: Iterable[tuple[str, str]]) -> bool:
-    """Is ``path`` excluded by one of ``patterns`` (each ``(pattern, root)``)?"""
-    return any(matches(pattern, path, root) for pattern, root in patterns)
-
-
-def find(start: str) -> str | None:
-    """The nearest pyproject.toml with a ``[tool.jaxrewrite]`` table, from ``start`` upward."""
-    folder = os.path.abspath(start)
-    while True:
-        candidate = os.path.join(folder, FILENAME)
-        if os.path.isfile(candidate) and "jaxrewrite" in _tool(_read(candidate), candidate):
-            return candidate
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
 
 
 def discover_for(command: str, explicit: str | None) -> Config | None:
@@ -104,9 +91,14 @@ def discover(start: str | None = None, explicit: str | None = None) -> Config:
         if not os.path.isfile(explicit):
             raise ConfigError(f"{explicit}: no such configuration file")
         return load(explicit)
-    start = os.getcwd() if start is None else start
-    found = find(start)
-    return Config(root=os.path.abspath(start)) if found is None else load(found)
+    folder = os.path.abspath(os.getcwd() if start is None else start)
+    while True:  # the nearest pyproject.toml with a [tool.jaxrewrite] table, upward
+        candidate = os.path.join(folder, FILENAME)
+        if os.path.isfile(candidate) and "jaxrewrite" in _tool(_read(candidate), candidate):
+            return load(candidate)
+        if os.path.dirname(folder) == folder:
+            return Config(root=os.path.abspath(os.getcwd() if start is None else start))
+        folder = os.path.dirname(folder)
 
 
 def load(path: str) -> Config:
@@ -126,6 +118,9 @@ def load(path: str) -> Config:
     bad = [name for name in packages if not name.isidentifier()]
     if bad:
         raise ConfigError(f"{where}: 'packages' takes top-level package names, not {bad[0]!r}")
+    cache_dir = table.get("cache-dir", "")
+    if not isinstance(cache_dir, str):
+        raise ConfigError(f"{where}: 'cache-dir' must be {KEYS['cache-dir']}")
     return Config(
         path=path,
         root=os.path.dirname(os.path.abspath(path)),
@@ -140,7 +135,7 @@ def load(path: str) -> Config:
             for pattern in per_file
         ),
         packages=packages,
-        cache_dir=_string(table, "cache-dir", where),
+        cache_dir=cache_dir,
     )
 
 
@@ -179,13 +174,6 @@ def _strings(
     return tuple(value)
 
 
-def _string(table: dict[str, Any], key: str, where: str) -> str:
-    value = table.get(key, "")
-    if not isinstance(value, str):
-        raise ConfigError(f"{where}: {key!r} must be {KEYS[key]}")
-    return value
-
-
 def _tool(document: dict[str, Any], path: str) -> dict[str, Any]:
     tool = document.get("tool", {})
     if not isinstance(tool, dict):
@@ -206,20 +194,3 @@ def _read(path: str) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     return document
-
-
-@dataclass(frozen=True)
-class Options:
-    """The codes a ``check`` run reports: ``--select``/``--ignore`` (or the table's), and the
-    table's ``per-file-ignores``."""
-
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    #: ``[tool.jaxrewrite]``, for ``per-file-ignores``.
-    config: Config = Config()
-
-    def wants(self, code: str, path: str | None = None) -> bool:
-        if self.select and not code.startswith(self.select):
-            return False
-        ignore = self.ignore if path is None else (*self.ignore, *self.config.ignored_codes(path))
-        return not (ignore and code.startswith(ignore))

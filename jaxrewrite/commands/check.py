@@ -14,24 +14,48 @@ import ast
 import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TextIO
 
 from jaxrewrite import config as settings
 from jaxrewrite.commands import colour
 from jaxrewrite.commands.checkcache import FOLDER, Cache, Read
-from jaxrewrite.commands.files import SourceError, cannot_open, decode, python_files, universal
+from jaxrewrite.commands.files import (
+    SourceError,
+    cannot_open,
+    decode,
+    python_files,
+    unified_diff,
+    universal,
+    write_atomically,
+    write_source,
+)
 from jaxrewrite.commands.targets import import_reader, locate_import
-from jaxrewrite.config import Options
-from jaxrewrite.engine.findings.checks import imported_def, traced_argument, unbound_marker
+from jaxrewrite.config import Config
+from jaxrewrite.engine.edits import splice
+from jaxrewrite.engine.findings.checks import (
+    imported_def,
+    missing_pragma,
+    traced_argument,
+    unbound_marker,
+)
 from jaxrewrite.engine.findings.checks.registry import CODES, find
 from jaxrewrite.engine.findings.imported import may_apply_imported_bytes
 from jaxrewrite.engine.findings.tracetime import may_trace_bytes
 from jaxrewrite.engine.read.filters import FAST
+from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic, suppressed
-from jaxrewrite.errors import TOO_DEEP, too_deep
-from jaxrewrite.header import might_opt_in
+from jaxrewrite.errors import TOO_DEEP, RewriteError, too_deep
+from jaxrewrite.header import PRAGMA, header_statements, might_opt_in, scan_header
+from jaxrewrite.migrate.imports import (
+    first_import_block,
+    marker_import_edit,
+    marker_import_lines,
+    statement_start,
+)
 
 FORMATS = ("text", "json", "github")
 
@@ -56,11 +80,11 @@ back only for the same bytes, version, options and followed imports; --no-cache 
 """
 
 
-EVERY_CODE = Options()
+EVERY_CODE = Config()
 
 
 def _outside(
-    text: str, filename: str, options: Options, reads: list[Read] | None = None, named: bool = False
+    text: str, filename: str, options: Config, reads: list[Read] | None = None, named: bool = False
 ) -> list[Diagnostic]:
     """A module that never names jaxrewrite: JR006 and JR013 from one parse (JR015 apart); a file
     ``named`` on the command line is parsed even where neither can be found (JR100)."""
@@ -97,7 +121,7 @@ def _outside(
 def check_text(
     text: str,
     filename: str,
-    options: Options = EVERY_CODE,
+    options: Config = EVERY_CODE,
     reads: list[Read] | None = None,
     parse_only: bool = False,
     named: bool = False,
@@ -146,21 +170,19 @@ def read_source(path: str, data: bytes | None = None) -> tuple[bytes, str]:
 
 def check_path(
     path: str,
-    options: Options,
+    options: Config,
     data: bytes | None = None,
     fix: bool = False,
     named: bool = False,
     cache: Cache | None = None,
 ) -> list[Diagnostic]:
     """The findings of one file (``data``: standard input's bytes); OSError/SourceError when it
-    cannot be read as Python source. ``fix``: first fix it in place (``commands.checkfix``)."""
+    cannot be read as Python source. ``fix``: first fix it in place (``fix_file``)."""
     data, text = read_source(path, data)
     if not may_find(data):
         return check_text(text, path, options, parse_only=True) if named else []
     if fix and path != "-":
-        from jaxrewrite.commands.checkfix import fix_file
-
-        data = fix_file(path, data, options, check_text)[0]
+        data = fix_file(path, data, options)[0]
         text = universal(decode(data, path)[0])
     if cache is None or path == "-":
         return check_text(text, path, options, named=named)
@@ -268,7 +290,7 @@ class Job:
     """One file to check, as a worker process receives it."""
 
     path: str
-    options: Options
+    options: Config
     named: bool = False
     fix: bool = False
     cache: Cache | None = None
@@ -343,27 +365,25 @@ def _settled(job: Job) -> tuple[list[Diagnostic], str | None] | None:
     return None if found is None else (found, None)
 
 
-def open_cache(options: Options, ns: argparse.Namespace | None) -> Cache | None:
+def open_cache(options: Config, ns: argparse.Namespace | None) -> Cache | None:
     """The cache in ``cache-dir``, or ``.jaxrewrite_cache`` in the configuration's folder (the cwd
     without one), as ruff places its own; None with ``--no-cache``."""
     if getattr(ns, "no_cache", False):
         return None
-    folder = os.path.join(options.config.root, options.config.cache_dir or FOLDER)
-    return Cache.open(folder, (options.select, options.ignore, options.config))
+    folder = os.path.join(options.root, options.cache_dir or FOLDER)
+    return Cache.open(folder, options)
 
 
 def run(
     paths: Sequence[str],
     form: str,
-    options: Options,
+    options: Config,
     prog: str,
     ns: argparse.Namespace | None = None,
 ) -> int:
     status = 0
     findings: list[Diagnostic] = []
-    files = list(
-        python_files(paths, settings.exclusions(options.config, getattr(ns, "exclude", [])))
-    )
+    files = list(python_files(paths, settings.exclusions(options, getattr(ns, "exclude", []))))
     if getattr(ns, "diff", False):
         return _preview(files, options, prog)
     if not files:
@@ -390,15 +410,13 @@ def run(
     return 1 if findings else 0
 
 
-def _preview(files: list[str], options: Options, prog: str) -> int:
+def _preview(files: list[str], options: Config, prog: str) -> int:
     """``--fix --diff``: the fixes as a unified diff, no file written; exit 1 when there is one."""
-    from jaxrewrite.commands.checkfix import fix_file
-
     status = 0
     for path in files:
         path = os.path.normpath(path)
         try:
-            if fix_file(path, read_source(path)[0], options, check_text, diff=sys.stdout)[1]:
+            if fix_file(path, read_source(path)[0], options, diff=sys.stdout)[1]:
                 status = max(status, 1)
         except (OSError, SourceError) as exc:
             print(f"{prog} check: {cannot_open(path, exc)}", file=sys.stderr)
@@ -435,9 +453,148 @@ def main(argv: list[str], prog: str) -> int:
         return _usage(prog, "- (standard input) cannot be combined with other paths")
     if "-" in paths and (ns.fix or ns.diff):
         return _usage(prog, "--fix and --diff take files, not - (standard input)")
-    return run(paths, ns.format, Options(select, ignore, config), prog, ns)
+    return run(paths, ns.format, replace(config, select=select, ignore=ignore), prog, ns)
 
 
 def _usage(prog: str, message: str) -> int:
     print(f"{prog} check: {message}", file=sys.stderr)
     return 2
+
+
+# -- --fix: what check knows how to fix (JR015, JR001, JR006), each fix proved by checking again
+
+
+def fixed_text(
+    path: str,
+    text: str,
+    options: Config,
+    notes: list[str],
+    verb: str = "Fixed",
+) -> str:
+    """The text with what ``--fix`` fixes fixed, or ``text`` itself where the fix is not proved;
+    ``notes``: a line per fix (``verb``: "Fixed", or "Would fix") and per refusal."""
+    before = check_text(text, path, options)
+    said: list[str] = []
+    meant: set[str] = set()
+    new = text
+    unbound, pragma = unbound_marker.RULE.code, missing_pragma.RULE.code
+    if options.wants(unbound, path) and any(d.code == unbound for d in before):
+        new = _with_imports(new, path, said)
+        meant.add(unbound)
+    if options.wants(pragma, path) and any(
+        d.code == pragma for d in check_text(new, path, options)
+    ):
+        new = _with_pragma(new, path, said, notes)
+        meant.add(pragma)
+    traced = traced_argument.RULE.code
+    if options.wants(traced, path) and may_trace_bytes(new.encode("utf-8", "surrogatepass")):
+        from jaxrewrite.migrate.fix import fix_source
+
+        try:
+            result = fix_source(new, path)
+        except (SyntaxError, *TOO_DEEP):
+            return text  # reported as JR100 by the check itself
+        notes.extend(f"{path}: not fixed: {why}" for why in result.refused)
+        said.extend(f"{traced}: {line}" for line in result.said)
+        if result.changed:
+            meant.add(traced)
+        new = result.text
+    if new == text:
+        return text
+    why = _disproved(path, text, new, options, before, meant)
+    if why is not None:
+        notes.append(f"{path}: not fixed: {why}; nothing written")
+        return text
+    notes.extend(f"{path}: {verb} {line}" for line in said)
+    return new
+
+
+def _disproved(
+    path: str,
+    text: str,
+    new: str,
+    options: Config,
+    before: list[Diagnostic],
+    meant: set[str],
+) -> str | None:
+    """Why the fixed text is no fix, or None: a finding it meant to remove is left, a new one
+    appears, or the module would not compile or be rewritten as the import hook rewrites it."""
+    try:
+        compile(new, path, "exec", dont_inherit=True)
+        if scan_header(new).enabled:
+            from jaxrewrite.engine.rewrite import rewrite_source
+
+            compile(rewrite_source(new, path), path, "exec", dont_inherit=True)
+    except (SyntaxError, RewriteError) as err:
+        return f"the fixed module would fail to import ({type(err).__name__}: {err})"
+    after = check_text(new, path, options)
+    then, now = Counter(d.code for d in before), Counter(d.code for d in after)
+    left = sorted(code for code in meant if code != traced_argument.RULE.code and now[code])
+    if (
+        traced_argument.RULE.code in meant
+        and now[traced_argument.RULE.code] >= then[traced_argument.RULE.code]
+    ):
+        left.append(traced_argument.RULE.code)
+    if left:
+        return f"{', '.join(left)} still reported after the fix"
+    new_codes = sorted((now - then).keys())
+    if new_codes:
+        return f"the fix would add {', '.join(new_codes)} findings"
+    return None
+
+
+def _with_imports(text: str, path: str, said: list[str]) -> str:
+    """``from jaxrewrite import ...`` for the marker names used unbound, where isort puts it."""
+    tree = ast.parse(text, path)
+    names = sorted({node.id for node, _, _ in unbound_marker.unbound_markers(tree)})
+    src = Source(text, path)
+    nl = "\r\n" if "\r\n" in text else "\n"
+    lines = "".join(line + nl for line in marker_import_lines([(n, n) for n in names]))
+    index = header_statements(tree.body)
+    block = first_import_block(tree.body, index)
+    if block:
+        edit = marker_import_edit(block, src, lines, nl)
+    else:
+        at = statement_start(tree.body, index, src)
+        edit = splice.Edit(at, at, lines)
+    said.append(f"{unbound_marker.RULE.code}: added '{lines.strip()}'")
+    return splice.apply(text, [edit])
+
+
+def _with_pragma(text: str, path: str, said: list[str], notes: list[str]) -> str:
+    """The pragma as a new first line, after a ``#!`` line and a PEP 263 coding line."""
+    lines = text.splitlines(keepends=True)
+    at = 0
+    while (
+        at < min(2, len(lines))
+        and lines[at].startswith("#")
+        and ((at == 0 and lines[at].startswith("#!")) or "coding" in lines[at])
+    ):
+        at += 1
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    new = "".join([*lines[:at], PRAGMA + newline, *lines[at:]])
+    if not scan_header(new).enabled:  # pragma: no cover - the header rule moved: never guess
+        notes.append(f"{path}: not fixed: JR001: the pragma cannot go first in this header")
+        return text
+    said.append(f"JR001: added '{PRAGMA}' at line {at + 1}")
+    return new
+
+
+def fix_file(
+    path: str, data: bytes, options: Config, diff: TextIO | None = None
+) -> tuple[bytes, bool]:
+    """Fix the file in place (atomically): its new bytes, and whether anything changed; with
+    ``diff``, write a unified diff there instead and keep the bytes. Notes go to stderr."""
+    text, encoding = decode(data, path)
+    notes: list[str] = []
+    new = fixed_text(path, text, options, notes, "Would fix" if diff is not None else "Fixed")
+    for note in notes:
+        print(note, file=sys.stderr)
+    if new == text:
+        return data, False
+    if diff is not None:
+        write_source(diff, unified_diff(text, new, path.replace("\\", "/")), encoding, diff=True)
+        return data, True
+    encoded = new.encode(encoding)
+    write_atomically(path, encoded)
+    return encoded, True

@@ -35,7 +35,10 @@ def python_files(paths: Iterable[str], exclude: Sequence[tuple[str, str]] = ()) 
     """Each path that is not a folder (whatever its suffix, even missing: the caller reports it),
     and every ``.py`` file below each folder, walked by the rule above; ``exclude`` holds
     ``(pattern, root)`` pairs, a relative pattern read from its ``root``."""
-    from jaxrewrite.config import excluded
+    from jaxrewrite.config import matches
+
+    def excluded(path: str) -> bool:
+        return any(matches(pattern, path, root) for pattern, root in exclude)
 
     for path in paths:
         if not os.path.isdir(path):
@@ -43,12 +46,10 @@ def python_files(paths: Iterable[str], exclude: Sequence[tuple[str, str]] = ()) 
             continue
         for folder, dirs, files in os.walk(path):
             dirs[:] = sorted(
-                d
-                for d in dirs
-                if not skipped(folder, d) and not excluded(os.path.join(folder, d), exclude)
+                d for d in dirs if not skipped(folder, d) and not excluded(os.path.join(folder, d))
             )
             for name in sorted(files):
-                if name.endswith(".py") and not excluded(os.path.join(folder, name), exclude):
+                if name.endswith(".py") and not excluded(os.path.join(folder, name)):
                     yield os.path.join(folder, name)
 
 

@@ -17,7 +17,6 @@ from jaxrewrite.engine.build import build_analysis, collector_paused, keeping_tr
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.read.filters import EXHAUSTIVE
 from jaxrewrite.engine.walk.specs import may_need_migration
-from jaxrewrite.migrate.header import ModuleText
 from jaxrewrite.migrate.imports import unused_import_edits
 from jaxrewrite.migrate.plan import Plan, plan_migration
 from jaxrewrite.migrate.result import REASONS, Migrated, Migration, Reason, Refusal, UseRecord
@@ -58,14 +57,14 @@ def _migrate(text: str, filename: str) -> Migration:
     analysis = build_analysis(
         text, filename, filters=EXHAUSTIVE, require_pragma=False, passes=(keeping_tree(trees),)
     )
-    module = ModuleText(analysis.source, trees[0])
+    tree = trees[0]
     excluded: dict[int, Refusal] = {}
     for _ in range(MAX_ROUNDS):
-        plan = plan_migration(analysis, excluded, module)
+        plan = plan_migration(analysis, excluded, tree)
         if not plan.planned:
             break
         migrated = splice.apply(text, plan.edits)
-        cleanup = unused_import_edits(module.tree, analysis.source, migrated)
+        cleanup = unused_import_edits(tree, analysis.source, migrated)
         if cleanup:  # part of the plan, so the round trip and the records see the final text
             plan = dataclasses.replace(plan, edits=[*plan.edits, *cleanup])
             migrated = splice.apply(text, plan.edits)
@@ -74,9 +73,9 @@ def _migrate(text: str, filename: str) -> Migration:
             done = records(analysis, plan, migrated)
             changes = [(edit.start, edit.end, edit.text) for edit in plan.edits]
             return Migration(
-                text, migrated, done, plan.refused + unattached(analysis, module), changes
+                text, migrated, done, plan.refused + unattached(analysis, tree), changes
             )
         excluded.update(problems)
     else:  # pragma: no cover - every round refuses at least one more function
         plan = Plan([], [], [*excluded.values()], {})
-    return Migration.unchanged(text, plan.refused + unattached(analysis, module))
+    return Migration.unchanged(text, plan.refused + unattached(analysis, tree))

@@ -23,7 +23,7 @@ from jaxrewrite.engine.walk.specs.lists import (
 )
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.migrate.edits import function_edits, removals
-from jaxrewrite.migrate.header import ModuleText
+from jaxrewrite.migrate.header import header_edits
 from jaxrewrite.migrate.result import Reason, Refusal, Refused
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -218,7 +218,7 @@ def _check_agreement(
 def plan_migration(
     analysis: Analysis,
     excluded: Mapping[int, Refusal],
-    module: ModuleText,
+    tree: ast.Module,
 ) -> Plan:
     """Decide, per function, migrate or refuse, and spell the edits; pure. ``excluded`` maps
     ``id(def)`` to a refusal found by an earlier round trip."""
@@ -241,10 +241,10 @@ def plan_migration(
     if not planned:
         return Plan([], [], refused, {})
     try:
-        module_edits, spelling = module.header_edits(
+        module_edits, spelling = header_edits(
             analysis,
+            tree,
             {mark for p in planned for mark in p.marks.values()},
-            enabled,
             {id(use) for p in planned for use in p.uses},
         )
     except Refused as why:

@@ -17,7 +17,7 @@ from golden_cases import GOLDEN
 from support import child_env, jaxrewrite, write
 
 from jaxrewrite.commands import check, checkcache
-from jaxrewrite.commands.check import Options, check_path
+from jaxrewrite.commands.check import check_path
 from jaxrewrite.commands.checkcache import Cache
 from jaxrewrite.config import Config
 
@@ -37,16 +37,14 @@ MAIN = "import jax\nfrom mymod import f\n\nh = jax.jit(f)\n"
 
 
 #: The default options (frozen), for the helpers' defaults.
-DEFAULTS = Options()
+DEFAULTS = Config()
 
 
-def _cache(tmp_path: Path, options: Options = DEFAULTS) -> Cache:
-    return Cache.open(
-        str(tmp_path / ".jaxrewrite_cache"), (options.select, options.ignore, options.config)
-    )
+def _cache(tmp_path: Path, options: Config = DEFAULTS) -> Cache:
+    return Cache.open(str(tmp_path / ".jaxrewrite_cache"), options)
 
 
-def _codes(path: Path, cache: Cache, options: Options = DEFAULTS) -> list[str]:
+def _codes(path: Path, cache: Cache, options: Config = DEFAULTS) -> list[str]:
     return [d.code for d in check_path(str(path), options, cache=cache)]
 
 
@@ -77,7 +75,7 @@ def test_other_bytes_are_analyzed_again(tmp_path: Path, analyses: list[str]) -> 
     h.write_text(
         HELPER.replace("Static", "int") + "\n# same length or not, other bytes\n", encoding="utf-8"
     )
-    assert _codes(h, _cache(tmp_path)) == [d.code for d in check_path(str(h), Options())]
+    assert _codes(h, _cache(tmp_path)) == [d.code for d in check_path(str(h), Config())]
     assert analyses[:2] == ["h.py", "h.py"]
 
 
@@ -95,14 +93,14 @@ def test_another_version_does_not_read_this_ones_entries(
 @pytest.mark.parametrize(
     "other",
     [
-        Options(select=("JR003",)),
-        Options(ignore=("JR002",)),
-        Options(config=Config(per_file_ignores=(("h.py", ("JR002",)),))),
+        Config(select=("JR003",)),
+        Config(ignore=("JR002",)),
+        Config(per_file_ignores=(("h.py", ("JR002",)),)),
     ],
     ids=["select", "ignore", "per-file-ignores"],
 )
 def test_other_options_are_analyzed_again(
-    tmp_path: Path, analyses: list[str], other: Options
+    tmp_path: Path, analyses: list[str], other: Config
 ) -> None:
     h = write(tmp_path / "h.py", HELPER)
     assert _codes(h, _cache(tmp_path)) == ["JR002"]
@@ -113,11 +111,11 @@ def test_other_options_are_analyzed_again(
 def test_the_same_file_named_another_way_keeps_its_own_name(tmp_path: Path) -> None:
     h = write(tmp_path / "h.py", HELPER)
     cache = _cache(tmp_path)
-    check_path(str(h), Options(), cache=cache)
+    check_path(str(h), Config(), cache=cache)
     here = os.getcwd()
     os.chdir(tmp_path)
     try:
-        assert [d.filename for d in check_path("h.py", Options(), cache=cache)] == ["h.py"]
+        assert [d.filename for d in check_path("h.py", Config(), cache=cache)] == ["h.py"]
     finally:
         os.chdir(here)
 
@@ -237,7 +235,7 @@ def test_the_pool_finds_what_one_process_finds(tmp_path: Path) -> None:
     write(tmp_path / "mymod.py", MYMOD)
     (tmp_path / "bad.py").write_bytes(b"import jax\njax.jit(f)\nx = '\xff'\n")
     jobs = [
-        check.Job(str(p), Options(), cache=_cache(tmp_path)) for p in sorted(tmp_path.glob("*.py"))
+        check.Job(str(p), Config(), cache=_cache(tmp_path)) for p in sorted(tmp_path.glob("*.py"))
     ]
     alone = check.examine_all(jobs, 1)
     assert check.examine_all(jobs, 2) == alone  # from the cache the one process filled
@@ -272,7 +270,7 @@ def test_a_followed_alias_module_that_changes_is_analyzed_again(tmp_path: Path) 
     )
     assert _codes(use, _cache(tmp_path)) == ["JR009"]
     aliases.write_text("SInt = int\n", encoding="utf-8")
-    assert _codes(use, _cache(tmp_path)) == [d.code for d in check_path(str(use), Options())] == []
+    assert _codes(use, _cache(tmp_path)) == [d.code for d in check_path(str(use), Config())] == []
 
 
 @pytest.mark.filterwarnings(
@@ -301,7 +299,7 @@ def test_a_warm_run_over_many_files_answers_from_the_cache_without_a_pool(
 
     monkeypatch.setattr(check, "examine_all", counting)
     jobs = [
-        check.Job(str(p), Options(), cache=_cache(tmp_path)) for p in sorted(tmp_path.glob("*.py"))
+        check.Job(str(p), Config(), cache=_cache(tmp_path)) for p in sorted(tmp_path.glob("*.py"))
     ]
     cold = counting(jobs)
     assert pools == [len(jobs) - 1]  # the plain file was answered at once, the rest in the pool

@@ -118,7 +118,7 @@ def test_the_cycle_finder_finds_cycles() -> None:
 
 def test_no_import_cycle_in_the_package() -> None:
     """Type-only imports included: a type lives in the module that owns it (``TreePass`` beside
-    the walk in ``engine/build.py``, check's ``Options`` in ``config.py``), never imported back."""
+    the walk in ``engine/build.py``, check.s ``Config`` in ``config.py``), never imported back."""
     assert cycles(graph()) == []
 
 

@@ -19,7 +19,8 @@ import pytest
 from golden_cases import GOLDEN, ROOT
 from support import jaxrewrite, write
 
-from jaxrewrite.commands.check import Options, check_text, render
+from jaxrewrite.commands.check import check_text, render
+from jaxrewrite.config import Config
 from jaxrewrite.engine.findings.checks.registry import CODES
 
 CASES = sorted((GOLDEN / "check").glob("*.py"))
@@ -213,7 +214,7 @@ def test_show_prints_the_same_findings(tmp_path: Path) -> None:
 
 
 def test_options_match_by_prefix() -> None:
-    options = Options(select=("JR1",), ignore=("JR11",))
+    options = Config(select=("JR1",), ignore=("JR11",))
     assert [options.wants(code) for code in ("JR101", "JR111", "JR002")] == [True, False, False]
 
 
