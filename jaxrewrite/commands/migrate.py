@@ -12,8 +12,11 @@ a package's install line), progress on a terminal, and the exit status (0 nothin
 from __future__ import annotations
 
 import argparse
+import ast
 import os
+import shutil
 import sys
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,10 +32,166 @@ from jaxrewrite.commands.files import (
     write_atomically,
     write_source,
 )
-from jaxrewrite.commands.hookadvice import INSTALL_LINE, hook_notes, install_hooks
-from jaxrewrite.commands.progress import Progress
+from jaxrewrite.commands.targets import display_name
 from jaxrewrite.errors import TOO_DEEP, too_deep
 from jaxrewrite.migrate import REASONS, Reason, migrate_source
+
+#: The lines ``--install-hook`` writes into a package's ``__init__.py``.
+INSTALL_IMPORT = "import jaxrewrite"
+INSTALL_LINE = "jaxrewrite.install(packages=[__name__])"
+
+
+def top_package(path: str) -> str | None:
+    """The folder of the top-level package ``path`` lies in, or None."""
+    folder = os.path.dirname(os.path.abspath(path))
+    top = None
+    while (
+        os.path.isfile(os.path.join(folder, "__init__.py"))
+        and os.path.basename(folder).isidentifier()
+    ):
+        top = folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return top
+
+
+def hook_notes(changed: Sequence[str], install_hook: bool, err: TextIO) -> None:
+    """After ``--write``: the migrated files mean what they did only under the import hook."""
+    packages = sorted({top for top in map(top_package, changed) if top is not None})
+    scripts = [path for path in changed if top_package(path) is None]
+    print(
+        "note: the migrated files now need the jaxrewrite import hook; run without it (`python "
+        "script.py`, as before) their Static parameters are traced (ConcretizationTypeError). Run "
+        "a script with `python -m jaxrewrite script.py` (or `python -m jaxrewrite -m pytest`), or "
+        "call `jaxrewrite.install()` before importing the migrated modules.",
+        file=err,
+    )
+    if scripts and not packages:
+        return
+    for folder in packages:
+        name = os.path.basename(folder)
+        init = display_name(os.path.join(folder, "__init__.py"), os.getcwd())
+        if _has_install(init):
+            print(f"note: package {name!r} installs the hook in {init} already", file=err)
+            continue
+        what = (
+            f"`{INSTALL_LINE}` is being added at the top of {init}"
+            if install_hook
+            else f"add `{INSTALL_IMPORT}` and `{INSTALL_LINE}` at the top of {init} "
+            "(--install-hook writes them)"
+        )
+        print(
+            f"note: package {name!r} is a library, imported by code that installs no hook: {what}, "
+            "and add jaxrewrite to its dependencies; its own tests: `pytest "
+            f"--jaxrewrite-packages={name}` "
+            f'(or the jaxrewrite_packages ini option, or packages = ["{name}"] in '
+            "[tool.jaxrewrite]).",
+            file=err,
+        )
+
+
+def _has_install(init: str) -> bool:
+    try:
+        with open(init, "rb") as file:
+            return b"jaxrewrite.install(" in file.read()
+    except OSError:
+        return False
+
+
+def with_install_line(text: str) -> str:
+    """``text`` (a package's ``__init__.py``) with the install line after its docstring and
+    ``from __future__`` imports, before anything that imports a submodule."""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = text.splitlines(keepends=True)
+    body = ast.parse(text).body
+    after = 0
+    for index, stmt in enumerate(body):
+        value = stmt.value if isinstance(stmt, ast.Expr) else None
+        docstring = index == 0 and isinstance(value, ast.Constant) and isinstance(value.value, str)
+        future = isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"
+        if not (docstring or future):
+            break
+        after = stmt.end_lineno or after
+    if lines and after and not lines[after - 1].endswith(("\n", "\r")):
+        lines[after - 1] += newline
+    insert = [
+        f"{INSTALL_IMPORT}{newline}",
+        f"{INSTALL_LINE}  # Static/NoDiff in this package need the hook{newline}",
+    ]
+    if after:
+        insert.insert(0, newline)
+    if after < len(lines) and lines[after].strip():
+        insert.append(newline)
+    return "".join(lines[:after] + insert + lines[after:])
+
+
+def install_hooks(changed: Sequence[str], err: TextIO) -> int:
+    """``--install-hook``: the install line in each changed package's ``__init__.py``; errors."""
+    errors = 0
+    for folder in sorted({top for top in map(top_package, changed) if top is not None}):
+        init = os.path.join(folder, "__init__.py")
+        if _has_install(init):
+            continue
+        try:
+            text, encoding = read_python(init)
+            write_atomically(init, with_install_line(text).encode(encoding))
+        except (OSError, SyntaxError, ValueError, LookupError) as exc:
+            print(
+                f"{display_name(init, os.getcwd())}: cannot add the install line: {exc}", file=err
+            )
+            errors += 1
+            continue
+        print(f"{display_name(init, os.getcwd())}: added `{INSTALL_LINE}`", file=err)
+    return errors
+
+
+#: Seconds between two redraws.
+EVERY = 0.1
+
+
+class Progress:
+    """A file counter on stderr, on a terminal only, once a run has taken ``after`` seconds: one
+    line rewritten in place, erased when done (output read by programs never carries it)."""
+
+    def __init__(self, stream: TextIO, total: int, after: float = 1.0) -> None:
+        isatty = getattr(stream, "isatty", None)
+        self.on = bool(isatty and isatty()) and os.environ.get("TERM") != "dumb" and total > 1
+        self.stream, self.total, self.after = stream, total, after
+        self.count = 0
+        self.start = time.monotonic()
+        self.last = float("-inf")
+        self.shown = False
+
+    def step(self, path: str) -> None:
+        """``path`` is next: redraw at most every ``EVERY`` seconds, once ``after`` has passed."""
+        self.count += 1
+        now = time.monotonic()
+        if not self.on or now - self.start < self.after or now - self.last < EVERY:
+            return
+        self.last = now
+        width = shutil.get_terminal_size((80, 20)).columns
+        line = f"migrate: {self.count}/{self.total} files  {os.path.normpath(path)}"
+        self.stream.write("\r" + line[: width - 1].ljust(width - 1))
+        self.stream.flush()
+        self.shown = True
+
+    def write(self, text: str) -> int:
+        """For ``print`` while the counter runs: the counter's line goes before the text does."""
+        self.done()
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def done(self) -> None:
+        """Erase the line, so what follows starts on a clean line."""
+        if self.shown:
+            width = shutil.get_terminal_size((80, 20)).columns
+            self.stream.write("\r" + " " * (width - 1) + "\r")
+            self.stream.flush()
+            self.shown = False
 
 
 @dataclass

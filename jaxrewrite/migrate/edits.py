@@ -19,34 +19,25 @@ from jaxrewrite.migrate.result import Reason
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-class _Calls:
-    """Where each keyword and positional argument written inside one use's expression sits."""
-
-    def __init__(self, node: ast.expr) -> None:
-        self.keyword: dict[int, ast.Call] = {}
-        self.positional: dict[int, tuple[ast.Call, int]] = {}
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Call):
-                for kw in sub.keywords:
-                    self.keyword[id(kw)] = sub
-                for index, arg in enumerate(sub.args):
-                    self.positional[id(arg)] = (sub, index)
-
-
 def removals(use: Use, src: Source) -> dict[int, tuple[ast.Call, set[int]]]:
     """The spec items to delete, per call inside the use: Refused when one is not written there."""
     t = use.transform
     words = spec_keywords(t)
-    calls = _Calls(use.node)
+    keyword: dict[int, ast.Call] = {}  # where each argument written inside the use sits
+    positional: dict[int, tuple[ast.Call, int]] = {}
+    for sub in ast.walk(use.node):
+        if isinstance(sub, ast.Call):
+            keyword.update((id(kw), sub) for kw in sub.keywords)
+            positional.update((id(arg), (sub, index)) for index, arg in enumerate(sub.args))
     out: dict[int, tuple[ast.Call, set[int]]] = {}
     for kw in use.written:
         if kw.arg not in words:
             continue
-        call = calls.keyword.get(id(kw))
+        call = keyword.get(id(kw))
         if call is not None:
             out.setdefault(id(call), (call, set()))[1].add(id(kw))
             continue
-        found = calls.positional.get(id(kw.value))
+        found = positional.get(id(kw.value))
         if found is not None:
             call, index = found
             if not t.spec_by_position:
@@ -116,11 +107,11 @@ def _default(args: ast.arguments, arg: ast.arg) -> ast.expr | None:
 def _use_edits(use: Use, src: Source) -> list[splice.Edit]:
     """Delete the spec where it is written; a partial or factory left with only the transform
     becomes the transform itself (``@partial(jax.jit, static_argnums=1)`` -> ``@jax.jit``)."""
-    removed_items = removals(use, src)
-    top = _collapsible(use)
+    # The partial (``partial(T, ...)``) or factory (``T(...)``) call that names the transform.
+    top = use.node.func if use.kind is UseKind.CALL else use.node  # type: ignore[attr-defined]
     edits: list[splice.Edit] = []
-    for call, removed in removed_items.values():
-        items = _items_of(call, src)
+    for call, removed in removals(use, src).values():
+        items = sorted([*call.args, *call.keywords], key=src.start)
         kept = [item for item in items if id(item) not in removed]
         if call is top and not splice.comments(src.segment(call)):
             if use.factory and not kept:
@@ -131,19 +122,6 @@ def _use_edits(use: Use, src: Source) -> list[splice.Edit]:
                 continue
         edits += _delete_items(call, items, removed, src)
     return edits
-
-
-def _collapsible(use: Use) -> ast.Call | None:
-    """The partial (``partial(T, ...)``) or factory (``T(...)``) call that names the transform."""
-    node = use.node
-    if use.kind is UseKind.CALL:
-        assert isinstance(node, ast.Call)
-        node = node.func
-    return node if isinstance(node, ast.Call) else None
-
-
-def _items_of(call: ast.Call, src: Source) -> list[ast.AST]:
-    return sorted([*call.args, *call.keywords], key=src.start)
 
 
 def _delete_items(

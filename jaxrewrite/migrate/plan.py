@@ -42,8 +42,6 @@ class PlannedFunction:
     #: id(use) -> its meaning before (a JAX reading, or the engine's keywords where it already
     #: rewrote).
     before: dict[int, Meaning]
-    #: id(use) of the uses whose spec is removed.
-    written: set[int]
 
 
 @dataclass
@@ -55,15 +53,6 @@ class Plan:
     refused: list[Refusal]
     #: The marker spelling per mark used in the edits.
     spelling: dict[Mark, str]
-
-
-def _uses_by_function(analysis: Analysis) -> dict[int, list[Use]]:
-    by_def: dict[int, list[Use]] = {}
-    for use in analysis.uses:
-        if use.signature is None or isinstance(use.target, ast.ClassDef):
-            continue
-        by_def.setdefault(id(use.target), []).append(use)
-    return by_def
 
 
 def _below(use: Use, func: Function, nodes: set[int]) -> list[ast.expr]:
@@ -124,26 +113,17 @@ def _plan_function(
             if statics.get(p.name) is not Mark.STATIC:
                 statics[p.name] = mark
         before[id(use)] = meaning
-    marks = {name: mark for name, mark in statics.items() if not _carries(_param(sig, name), mark)}
+    # Only where the annotation does not say it already (Static counts for NoDiff: custom_vjp
+    # reads both).
+    held = {p.name: p.markers for p in sig.params}
+    marks = {
+        name: mark
+        for name, mark in statics.items()
+        if mark not in held[name] and not (mark is Mark.NODIFF and Mark.STATIC in held[name])
+    }
     for use in uses:
         _check_agreement(use, sig, marks, before, enabled, src)
-    return PlannedFunction(
-        func, sig, uses, candidates, marks, before, {id(use) for use in candidates}
-    )
-
-
-def _param(sig: Signature, name: str) -> Param:
-    return next(p for p in sig.params if p.name == name)
-
-
-def _carries(p: Param, mark: Mark) -> bool:
-    """Does the annotation already say it (Static counts for NoDiff: custom_vjp reads both)?"""
-    return mark in p.markers or (mark is Mark.NODIFF and Mark.STATIC in p.markers)
-
-
-def _after_markers(p: Param, marks: Mapping[str, Mark]) -> frozenset[Mark]:
-    new = marks.get(p.name)
-    return p.markers | ({new} if new is not None else set())
+    return PlannedFunction(func, sig, uses, candidates, marks, before)
 
 
 def _check_donation(use: Use, t: Transform, params: list[Param], src: Source) -> None:
@@ -172,7 +152,7 @@ def _check_agreement(
         f"the {t.name} {'call' if use.kind is UseKind.CALL else 'decorator'} at line "
         f"{use.node.lineno}"
     )
-    after_static = [p for p in sig.params if _after_markers(p, marks) & t.markers]
+    after_static = [p for p in sig.params if (p.markers | {marks.get(p.name)}) & t.markers]
     if t.spec is SpecKind.AXES:
         was = {p.name for p in sig.params if enabled and p.markers & t.markers}
         new = [p for p in after_static if p.name not in was]
@@ -226,7 +206,11 @@ def plan_migration(
     enabled = analysis.header.enabled
     planned: list[PlannedFunction] = []
     refused: list[Refusal] = []
-    for uses in _uses_by_function(analysis).values():
+    by_def: dict[int, list[Use]] = {}
+    for use in analysis.uses:
+        if use.signature is not None and not isinstance(use.target, ast.ClassDef):
+            by_def.setdefault(id(use.target), []).append(use)
+    for uses in by_def.values():
         func = uses[0].target
         assert not isinstance(func, ast.ClassDef)
         if not any(has_spec(use) for use in uses):

@@ -157,7 +157,7 @@ def records(analysis: Analysis, plan: Plan, migrated: str) -> list[Migrated]:
                     use.node.end_col_offset or 0,
                     new_line(src.start(use.node)),
                     tuple((k, sorted_values(v)) for k, v in sorted(meaning.items())),
-                    id(use) in p.written,
+                    has_spec(use),
                 )
             )
         params = tuple((name, plan.spelling[mark]) for name, mark in p.marks.items())

@@ -13,8 +13,7 @@ from pathlib import Path
 from golden_cases import ROOT
 from support import jaxrewrite, write
 
-from jaxrewrite.commands.hookadvice import INSTALL_LINE, with_install_line
-from jaxrewrite.commands.migrate import migrate
+from jaxrewrite.commands.migrate import INSTALL_LINE, migrate, with_install_line
 
 HAND = """\
 from functools import partial
