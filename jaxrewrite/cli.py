@@ -10,40 +10,13 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from functools import partial
 
 from jaxrewrite.version import __version__
 
-
-@dataclass(frozen=True)
-class Run:
-    """A program to run with the hook installed: ``python PATH``, ``-m MODULE`` or ``-c CODE``."""
-
-    kind: str  # "script", "module" or "code"
-    target: str
-    args: list[str]
-    packages: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Delegate:
-    """A command with its own parser: ``jaxrewrite.commands.<module>.main(argv, prog)``."""
-
-    module: str
-    argv: list[str]
-
-
-@dataclass(frozen=True)
-class Done:
-    """Nothing to run: print ``out``/``err`` and exit with ``status``."""
-
-    status: int
-    out: str = ""
-    err: str = ""
-
-
-Command = Run | Delegate | Done
+#: A program to run: its kind (``KINDS``), target, argv and ``--packages``.
+Run = tuple[str, str, list[str], tuple[str, ...]]
 
 
 def usage(prog: str) -> str:
@@ -82,17 +55,18 @@ def help_text(prog: str) -> str:
 KINDS = {"-m": "module", "-c": "code", "--": "script"}
 
 
-def parse(argv: Sequence[str], prog: str) -> Command:
-    """Decide what to do from the command line; never runs or imports user code."""
+def parse(argv: Sequence[str], prog: str) -> Run | Callable[[], int]:
+    """What to do: a program to run, or (a callable) one of jaxrewrite's own commands or a
+    message; never runs or imports user code."""
     if not argv:
-        return Done(2, err=usage(prog))
+        return partial(_done, 2, err=usage(prog))
     first, rest = argv[0], list(argv[1:])
     if first in ("-h", "--help"):
-        return Done(0, out=help_text(prog))
+        return partial(_done, 0, out=help_text(prog))
     if first == "--version":
-        return Done(0, out=f"jaxrewrite {__version__}\n")
+        return partial(_done, 0, out=f"jaxrewrite {__version__}\n")
     if first in SUBCOMMANDS:
-        return Delegate(first, rest)
+        return partial(_command, first, rest, prog)
     if first == "--packages" or first.startswith("--packages="):
         # Installed packages whose opted-in modules are rewritten too (the hook reads the
         # interpreter's installation only for the packages named).
@@ -100,23 +74,24 @@ def parse(argv: Sequence[str], prog: str) -> Command:
         names = tuple(name.strip() for name in value.split(",") if name.strip())
         command = parse(rest, prog)
         if not names or not all(name.isidentifier() for name in names):
-            return Done(2, err=f"{prog}: --packages takes top-level package names (PKG[,PKG...])\n")
-        if isinstance(command, Run):
-            return replace(command, packages=(*command.packages, *names))
+            err = f"{prog}: --packages takes top-level package names (PKG[,PKG...])\n"
+            return partial(_done, 2, err=err)
+        if isinstance(command, tuple):
+            return (*command[:3], (*command[3], *names))
         return command
     if first in ("-m", "-c", "--"):
         if not rest:
             what = f"the {first} option" if first != "--" else "--"
-            return Done(2, err=f"{prog}: argument expected after {what}\n{usage(prog)}")
-        return Run(KINDS[first], rest[0], rest[1:])
+            return partial(_done, 2, err=f"{prog}: argument expected after {what}\n{usage(prog)}")
+        return (KINDS[first], rest[0], rest[1:], ())
     if first.startswith(("-c", "-m")):
-        return Run(KINDS[first[:2]], first[2:], rest)
+        return (KINDS[first[:2]], first[2:], rest, ())
     if first == "-":
-        return Done(2, err=f"{prog}: reading the program from stdin is not supported\n")
+        return partial(_done, 2, err=f"{prog}: reading the program from stdin is not supported\n")
     if first.startswith("-"):
         hint = "interpreter options go first: python [OPTIONS] -m jaxrewrite ..."
-        return Done(2, err=f"{prog}: unknown option {first!r} ({hint})\n{usage(prog)}")
-    return Run("script", first, rest)
+        return partial(_done, 2, err=f"{prog}: unknown option {first!r} ({hint})\n{usage(prog)}")
+    return ("script", first, rest, ())
 
 
 #: Every command word (a word where a script name could go; ``--`` runs a script so named), with
@@ -161,15 +136,16 @@ BROKEN_PIPE = 128 + 13
 def main(argv: Sequence[str] | None = None, prog: str = "jaxrewrite") -> int:
     """Entry point; returns the exit status. Running a program takes over this process."""
     command = parse(sys.argv[1:] if argv is None else argv, prog)
-    if isinstance(command, Run):
+    if isinstance(command, tuple):
         from jaxrewrite.commands import run as runner
 
         # The program's own output is the program's: a broken pipe there is its to handle.
-        if command.kind == "code":
-            return runner.run_code(command.target, command.args, command.packages)
-        if command.kind == "module":
-            return runner.run_module(command.target, command.args, command.packages)
-        return runner.run_script(command.target, command.args, prog, command.packages)
+        kind, target, args, packages = command
+        if kind == "code":
+            return runner.run_code(target, args, packages)
+        if kind == "module":
+            return runner.run_module(target, args, packages)
+        return runner.run_script(target, args, prog, packages)
     # What the commands print themselves (findings, summaries) names identifiers and paths: one
     # the terminal's encoding lacks is escaped, as Python escapes it on stderr, never a crash.
     # Source text and diffs go out as bytes in the file's own encoding (commands/files.py).
@@ -177,34 +153,31 @@ def main(argv: Sequence[str] | None = None, prog: str = "jaxrewrite") -> int:
     if reconfigure is not None:
         reconfigure(errors="backslashreplace")
     try:
-        status = _command(command, prog)
+        status = command()
         sys.stdout.flush()
         return status
     except BrokenPipeError:
-        _stdout_to_devnull()
+        # Point stdout at devnull, so that the flush at exit cannot fail again with "Exception
+        # ignored ... BrokenPipeError" (the recipe in Python's signal docs).
+        try:
+            fd = sys.stdout.fileno()
+        except (AttributeError, OSError, ValueError):
+            return BROKEN_PIPE
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
         return BROKEN_PIPE
 
 
-def _command(command: Delegate | Done, prog: str) -> int:
-    """One of jaxrewrite's own commands (not a program it runs)."""
-    if isinstance(command, Done):
-        sys.stdout.write(command.out)
-        sys.stderr.write(command.err)
-        return command.status
-    import importlib
-
-    module = importlib.import_module(f"jaxrewrite.commands.{command.module}")
-    status: int = module.main(command.argv, prog)
+def _done(status: int, out: str = "", err: str = "") -> int:
+    sys.stdout.write(out)
+    sys.stderr.write(err)
     return status
 
 
-def _stdout_to_devnull() -> None:
-    """After a broken pipe, point stdout at devnull, so that the flush at exit cannot fail
-    again with "Exception ignored ... BrokenPipeError" (the recipe in Python's signal docs)."""
-    try:
-        fd = sys.stdout.fileno()
-    except (AttributeError, OSError, ValueError):
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, fd)
-    os.close(devnull)
+def _command(word: str, argv: list[str], prog: str) -> int:
+    """One of jaxrewrite's own commands: ``jaxrewrite.commands.<word>.main``."""
+    import importlib
+
+    status: int = importlib.import_module(f"jaxrewrite.commands.{word}").main(argv, prog)
+    return status

@@ -12,11 +12,11 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
+from jaxrewrite.commands.files import write_atomically
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import docs_base
 from jaxrewrite.hook import cachetag
@@ -78,8 +78,12 @@ class Cache:
                 entry = json.load(file)
             for module, level, where, hashed in entry["reads"]:
                 now = locate(path, module, level)
-                if now != where or (now is not None and _digest_of(now) != hashed):
+                if now != where:
                     return None
+                if now is not None:
+                    with open(now, "rb") as read:
+                        if digest(read.read()) != hashed:
+                            return None
             return [Diagnostic(**row) for row in entry["findings"]]
         except (OSError, ValueError, KeyError, TypeError):
             return None
@@ -94,28 +98,11 @@ class Cache:
             if not os.path.isdir(os.path.dirname(target)):
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 if not os.path.exists(os.path.join(self.folder, "CACHEDIR.TAG")):
-                    _write(os.path.join(self.folder, "CACHEDIR.TAG"), CACHEDIR_TAG)
-                    _write(os.path.join(self.folder, ".gitignore"), GITIGNORE)
-            _write(target, entry)
+                    tag = os.path.join(self.folder, "CACHEDIR.TAG")
+                    write_atomically(tag, CACHEDIR_TAG.encode(), durable=False)
+                    write_atomically(
+                        os.path.join(self.folder, ".gitignore"), GITIGNORE.encode(), False
+                    )
+            write_atomically(target, entry.encode(), durable=False)
         except OSError:
             pass
-
-
-def _digest_of(path: str) -> str | None:
-    try:
-        with open(path, "rb") as file:
-            return digest(file.read())
-    except OSError:
-        return None
-
-
-def _write(path: str, text: str) -> None:
-    """Atomically: two runs at once each see a whole entry or none."""
-    fd, temporary = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            file.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise

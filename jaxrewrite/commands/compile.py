@@ -16,10 +16,7 @@ import importlib.util
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
-from types import CodeType
 
-from jaxrewrite.commands import safe_path
 from jaxrewrite.commands.files import SourceError, cannot_open, decode, python_files, universal
 from jaxrewrite.commands.targets import (
     TargetError,
@@ -34,43 +31,33 @@ from jaxrewrite.hook import cachetag, pipeline, pycfile
 LEVELS = (0, 1, 2)
 
 
-@dataclass(frozen=True)
-class Outcome:
-    path: str
-    status: str  # "wrote", "skipped" or "failed"
-    detail: str = ""
-
-    def line(self) -> str:
-        return f"{self.status:8} {self.path}{self.detail}"
-
-
-def compile_file(path: str, levels: Sequence[int], shown: str, mode: str | None) -> Outcome:
+def compile_file(path: str, levels: Sequence[int], mode: str | None) -> tuple[str, str]:
     """Rewrite and compile one file once per optimisation level, storing each where the hook reads
-    it, as the hook's own pipeline would; ``mode``: ``timestamp`` or ``checked-hash`` (None: as
-    ``py_compile`` decides)."""
+    it, as the hook's own pipeline would: ("wrote", "skipped" or "failed", the rest of the report
+    line). ``mode``: ``timestamp`` or ``checked-hash`` (None: as ``py_compile`` decides)."""
     origin = os.path.abspath(path)  # what the importing process's spec.origin will say
-    steps = pipeline.DEFAULT
+    shown = display_name(path)
     try:
         st = os.stat(origin)  # before the read: an edit after it makes the pyc stale, never wrong
         with open(origin, "rb") as file:
             data = file.read()
         header = scan_header(universal(decode(data, shown)[0]))
     except OSError as exc:
-        return Outcome(shown, "failed", cannot_open(shown, exc)[len(shown) :])
+        return "failed", cannot_open(shown, exc)[len(shown) :]
     except SourceError as exc:  # the words every command uses (commands.files)
-        return Outcome(shown, "failed", exc.located)
+        return "failed", exc.located
     if not header.enabled:
-        return Outcome(shown, "skipped", f": no '{PRAGMA}' in its header")
+        return "skipped", f": no '{PRAGMA}' in its header"
     if mode is None:
         key = pycfile.key_for(st, data)
     else:
         key = pycfile.hash_key(data) if mode == "checked-hash" else pycfile.stat_key(st)
     for level in levels:
-        pyc = cachetag.cache_path(origin, level, steps.name)
+        pyc = cachetag.cache_path(origin, level, pipeline.DEFAULT.name)
         if pyc is None:
-            return Outcome(shown, "failed", ": this Python keeps no bytecode cache (no cache tag)")
+            return "failed", ": this Python keeps no bytecode cache (no cache tag)"
         try:
-            code = steps.compile(data, origin, level, header)
+            code = pipeline.DEFAULT.compile(data, origin, level, header)
         except (SyntaxError, *TOO_DEEP) as caught:  # RewriteError included: located, with its code
             err = (
                 caught
@@ -80,30 +67,23 @@ def compile_file(path: str, levels: Sequence[int], shown: str, mode: str | None)
             where = ":".join(str(n) for n in (err.lineno, err.offset) if n is not None)
             code_word = getattr(err, "code", None) or type(err).__name__
             message = getattr(err, "message", err.msg)
-            return Outcome(
-                shown, "failed", f"{':' + where if where else ''}: {code_word} {message}"
-            )
-        if not _store(pyc, code, key, origin):
-            return Outcome(shown, "failed", f": cannot write {pyc}")
-    return Outcome(shown, "wrote", f" (optimisation {', '.join(map(str, levels))})")
-
-
-def _store(pyc: str, code: CodeType, key: bytes, origin: str) -> bool:
-    """``pycfile.store``, even under ``-B``/PYTHONDONTWRITEBYTECODE: those govern what imports
-    write, and this command exists to write (as ``py_compile`` does)."""
-    saved = sys.dont_write_bytecode
-    sys.dont_write_bytecode = False
-    try:
-        return pycfile.store(pyc, code, key, origin)
-    finally:
-        sys.dont_write_bytecode = saved
+            return "failed", f"{':' + where if where else ''}: {code_word} {message}"
+        # Written even under -B/PYTHONDONTWRITEBYTECODE: those govern what imports write, and
+        # this command exists to write (as py_compile does).
+        saved, sys.dont_write_bytecode = sys.dont_write_bytecode, False
+        try:
+            stored = pycfile.store(pyc, code, key, origin)
+        finally:
+            sys.dont_write_bytecode = saved
+        if not stored:
+            return "failed", f": cannot write {pyc}"
+    return "wrote", f" (optimisation {', '.join(map(str, levels))})"
 
 
 def package_files(name: str) -> list[str]:
     """The source files of a module or package found on the import path, without importing it
     (so without running its ``__init__``, which may install the hook)."""
-    cwd = os.getcwd()
-    spec = find_spec(name, search_path(sys.path, cwd, safe_path()), sys.meta_path)
+    spec = find_spec(name, search_path())
     origin = spec.origin
     if spec.submodule_search_locations is None:
         if origin is None or not origin.endswith(".py"):
@@ -177,53 +157,6 @@ def parser(prog: str) -> argparse.ArgumentParser:
     return ap
 
 
-def targets(paths: Sequence[str], modules: Sequence[str], prog: str) -> tuple[list[str], bool]:
-    """Every file to look at, each once, and whether a PATH or PACKAGE named nothing."""
-    found: list[str] = []
-    missing = False
-    for path in paths:
-        if not os.path.exists(path):
-            print(f"{prog} compile: {path}: no such file or folder", file=sys.stderr)
-            missing = True
-    found.extend(python_files([path for path in paths if os.path.exists(path)]))
-    for name in modules:
-        try:
-            found.extend(package_files(name))
-        except TargetError as exc:
-            print(f"{prog} compile: -m {name}: {exc}", file=sys.stderr)
-            missing = True
-    unique: dict[str, str] = {}
-    for path in found:
-        unique.setdefault(os.path.realpath(path), path)
-    return list(unique.values()), missing
-
-
-def run(
-    paths: Sequence[str],
-    modules: Sequence[str],
-    levels: Sequence[int],
-    quiet: bool,
-    prog: str,
-    mode: str | None = None,
-) -> int:
-    files, missing = targets(paths, modules, prog)
-    counts = {"wrote": 0, "skipped": 0, "failed": 0}
-    cwd = os.getcwd()
-    for path in files:
-        outcome = compile_file(path, levels, display_name(path, cwd), mode)
-        counts[outcome.status] += 1
-        if not quiet or outcome.status == "failed":
-            print(outcome.line())
-    if not quiet:
-        print(
-            f"{prog} compile: {counts['wrote']} written, {counts['skipped']} skipped, "
-            f"{counts['failed']} failed"
-        )
-    if missing:
-        return 2
-    return 1 if counts["failed"] else 0
-
-
 def main(argv: list[str], prog: str) -> int:
     try:
         ns = parser(prog).parse_args(argv)
@@ -232,9 +165,34 @@ def main(argv: list[str], prog: str) -> int:
     if not ns.paths and not ns.modules:
         print(f"{prog} compile: give a PATH or -m PACKAGE", file=sys.stderr)
         return 2
-    levels = (
-        sorted({level for group in ns.levels for level in group})
-        if ns.levels
-        else [sys.flags.optimize]
-    )
-    return run(ns.paths, ns.modules, levels, ns.quiet, prog, ns.invalidation_mode)
+    levels = sorted({level for group in ns.levels or [[sys.flags.optimize]] for level in group})
+    found: list[str] = []
+    missing = False
+    for path in ns.paths:
+        if not os.path.exists(path):
+            print(f"{prog} compile: {path}: no such file or folder", file=sys.stderr)
+            missing = True
+    found.extend(python_files([path for path in ns.paths if os.path.exists(path)]))
+    for name in ns.modules:
+        try:
+            found.extend(package_files(name))
+        except TargetError as exc:
+            print(f"{prog} compile: -m {name}: {exc}", file=sys.stderr)
+            missing = True
+    unique: dict[str, str] = {}  # each file once
+    for path in found:
+        unique.setdefault(os.path.realpath(path), path)
+    counts = {"wrote": 0, "skipped": 0, "failed": 0}
+    for path in unique.values():
+        status, detail = compile_file(path, levels, ns.invalidation_mode)
+        counts[status] += 1
+        if not ns.quiet or status == "failed":
+            print(f"{status:8} {display_name(path)}{detail}")
+    if not ns.quiet:
+        print(
+            f"{prog} compile: {counts['wrote']} written, {counts['skipped']} skipped, "
+            f"{counts['failed']} failed"
+        )
+    if missing:
+        return 2
+    return 1 if counts["failed"] else 0

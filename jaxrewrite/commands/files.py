@@ -120,20 +120,22 @@ def cannot_open(path: str, exc: OSError | SourceError) -> str:
     return f"{path}: cannot read it: {exc.strerror or exc}"
 
 
-def write_atomically(path: str, data: bytes) -> None:
-    """Replace ``path`` by ``data`` in one step: a temporary file in the same folder (so the rename
-    cannot cross file systems), flushed to disk, given the file's permissions, then ``os.replace``.
-    A symbolic link stays a link: the file it points to is the one replaced."""
+def write_atomically(path: str, data: bytes, durable: bool = True) -> None:
+    """Replace ``path`` by ``data`` in one step (a temporary file in the same folder, so the rename
+    cannot cross file systems, then ``os.replace``): a reader sees the old bytes or the new.
+    ``durable`` (a user's file, which must exist): flushed to disk and given the file's
+    permissions first. A symbolic link stays a link: the file it points to is the one replaced."""
     path = os.path.realpath(path)
+    mode = os.stat(path).st_mode & 0o7777 if durable else None
     folder = os.path.dirname(path)
-    mode = os.stat(path).st_mode & 0o7777
     fd, temporary = tempfile.mkstemp(prefix=".jaxrewrite-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as file:
             file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, mode)
+            if mode is not None:
+                file.flush()
+                os.fsync(file.fileno())
+                os.chmod(temporary, mode)
         os.replace(temporary, path)
     except BaseException:
         try:

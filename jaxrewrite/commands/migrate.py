@@ -72,7 +72,7 @@ def hook_notes(changed: Sequence[str], install_hook: bool, err: TextIO) -> None:
         return
     for folder in packages:
         name = os.path.basename(folder)
-        init = display_name(os.path.join(folder, "__init__.py"), os.getcwd())
+        init = display_name(os.path.join(folder, "__init__.py"))
         if _has_install(init):
             print(f"note: package {name!r} installs the hook in {init} already", file=err)
             continue
@@ -138,12 +138,10 @@ def install_hooks(changed: Sequence[str], err: TextIO) -> int:
             text, encoding = read_python(init)
             write_atomically(init, with_install_line(text).encode(encoding))
         except (OSError, SyntaxError, ValueError, LookupError) as exc:
-            print(
-                f"{display_name(init, os.getcwd())}: cannot add the install line: {exc}", file=err
-            )
+            print(f"{display_name(init)}: cannot add the install line: {exc}", file=err)
             errors += 1
             continue
-        print(f"{display_name(init, os.getcwd())}: added `{INSTALL_LINE}`", file=err)
+        print(f"{display_name(init)}: added `{INSTALL_LINE}`", file=err)
     return errors
 
 

@@ -29,18 +29,13 @@ from jaxrewrite.hook.finder import install, script_code
 _hook: object = None
 
 
-def cpython_abspath(path: str, cwd: str) -> str:
-    """``__file__`` of a script: CPython joins it to the cwd without normalizing
-    (``_Py_abspath``)."""
-    if path in ("", "."):
-        return cwd
-    return path if os.path.isabs(path) else os.path.join(cwd, path)
-
-
 def run_script(path: str, args: list[str], prog: str, packages: tuple[str, ...] = ()) -> int:
     """``python PATH ARGS``: a file (rewritten if it opts in), or a folder or zip with a main."""
+    # __file__: CPython joins it to the cwd without normalizing (``_Py_abspath``).
     cwd = os.getcwd()
-    filename = cpython_abspath(path, cwd)
+    filename = (
+        cwd if path in ("", ".") else path if os.path.isabs(path) else os.path.join(cwd, path)
+    )
     _install(packages)
     if pkgutil.get_importer(filename) is not None:
         # A directory or zip file: CPython puts it first on sys.path and runs its __main__

@@ -10,12 +10,10 @@ package that fails to import can still be inspected.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import warnings
-from collections.abc import Sequence
 
-from jaxrewrite.commands import colour, safe_path
+from jaxrewrite.commands import colour
 from jaxrewrite.commands.files import (
     SourceError,
     cannot_open,
@@ -24,50 +22,23 @@ from jaxrewrite.commands.files import (
     universal,
     write_source,
 )
-from jaxrewrite.commands.targets import (
-    TargetError,
-    import_reader,
-    locate,
-    search_path,
-)
+from jaxrewrite.commands.targets import TargetError, display_name, import_reader, locate
 from jaxrewrite.engine.findings import lint_analysis
 from jaxrewrite.engine.rewrite import rewritten
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import SYNTAX
 from jaxrewrite.errors import TOO_DEEP, RewriteError, too_deep
-from jaxrewrite.header import PRAGMA, Header, why_ignored
-
-
-def notes(source: str, header: Header, display: str) -> list[str]:
-    """Why nothing in the header counts (unknown directives are findings of their own)."""
-    if header.enabled:
-        return []
-    out = [f"{display}: note: no '{PRAGMA}' pragma in the module header; the source is unchanged"]
-    out.extend(
-        f"{display}:{line}: note: '{PRAGMA}' here does not count: {why_ignored(source, line)}"
-        for line in header.ignored_lines
-    )
-    return out
-
-
-def show_all(targets: Sequence[str], diff: bool, prog: str) -> int:
-    """Several targets, one after another; the exit status is the highest of theirs."""
-    status = 0
-    for index, target in enumerate(targets):
-        if len(targets) > 1 and not diff:
-            write_source(sys.stdout, f"{chr(10) if index else ''}==> {target} <==\n", "utf-8")
-        status = max(status, show(target, diff, prog))
-    return status
+from jaxrewrite.header import PRAGMA, why_ignored
 
 
 def show(target: str, diff: bool, prog: str) -> int:
     """The command: 0 shown, 1 the source does not rewrite or parse (JR100; on stderr), 2 no such
     target, or one that cannot be read as Python source."""
-    cwd = os.getcwd()
     try:
-        found = locate(target, cwd, search_path(sys.path, cwd, safe_path()), sys.meta_path)
-        with open(found.path, "rb") as file:
-            source, encoding = read_python(found.display, file.read())
+        path = locate(target)
+        display = display_name(path)
+        with open(path, "rb") as file:
+            source, encoding = read_python(display, file.read())
     except TargetError as exc:
         print(f"{prog} show: {exc}", file=sys.stderr)
         return 2
@@ -78,7 +49,7 @@ def show(target: str, diff: bool, prog: str) -> int:
     paint = colour.paint if colour.wanted(sys.stderr) else None
     try:
         # one analysis: findings, ledger, JR006, rewrite
-        analysis = lint_analysis(source, found.display, imports=import_reader(found.display))
+        analysis = lint_analysis(source, display, imports=import_reader(display))
         for finding in analysis.diagnostics:
             # Without the pragma the hook leaves the module alone: refusals are notes, as the rest.
             if not finding.is_error or not analysis.header.enabled:
@@ -94,15 +65,19 @@ def show(target: str, diff: bool, prog: str) -> int:
             print(finding.format("text", paint), file=sys.stderr)
         return 1
     except (SyntaxError, *TOO_DEEP) as caught:
-        error = (
-            caught if isinstance(caught, SyntaxError) else too_deep(caught, source, found.display)
-        )
-        error.filename = error.filename or found.display
+        error = caught if isinstance(caught, SyntaxError) else too_deep(caught, source, display)
+        error.filename = error.filename or display
         print(Diagnostic.from_error(error, SYNTAX.code).format("text", paint), file=sys.stderr)
         return 1
-    for note in notes(source, analysis.header, found.display):
-        print(note, file=sys.stderr)
-    shown = unified_diff(source, text, found.display) if diff else text
+    if not analysis.header.enabled:  # why nothing in the header counts
+        print(
+            f"{display}: note: no '{PRAGMA}' pragma in the module header; the source is unchanged",
+            file=sys.stderr,
+        )
+        for line in analysis.header.ignored_lines:
+            why = why_ignored(source, line)
+            print(f"{display}:{line}: note: '{PRAGMA}' here does not count: {why}", file=sys.stderr)
+    shown = unified_diff(source, text, display) if diff else text
     write_source(sys.stdout, shown, encoding, diff=diff)
     return 0
 
@@ -125,4 +100,9 @@ def main(argv: list[str], prog: str) -> int:
         ns = parser.parse_args(argv)
     except SystemExit as exc:  # argparse has printed its help or its error already
         return exc.code if isinstance(exc.code, int) else 2
-    return show_all(ns.targets, ns.diff, prog)
+    status = 0  # the highest of the targets'
+    for index, target in enumerate(ns.targets):
+        if len(ns.targets) > 1 and not ns.diff:
+            write_source(sys.stdout, f"{chr(10) if index else ''}==> {target} <==\n", "utf-8")
+        status = max(status, show(target, ns.diff, prog))
+    return status

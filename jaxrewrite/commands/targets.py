@@ -11,8 +11,8 @@ import importlib.util
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
+from jaxrewrite.commands import safe_path
 from jaxrewrite.commands.checkcache import Read, digest
 
 
@@ -20,31 +20,22 @@ class TargetError(Exception):
     """TARGET names no readable Python source; the message is one line for stderr."""
 
 
-@dataclass(frozen=True)
-class Target:
-    """A located source file: ``path`` to read, ``display`` for messages and diff headers."""
-
-    path: str
-    display: str
-
-
-def search_path(sys_path: Sequence[str], cwd: str, safe: bool) -> list[str]:
+def search_path() -> list[str]:
     """The top-level search path ``python -m`` would use: the cwd replaces our own sys.path[0]."""
-    if safe:
-        return list(sys_path)
-    return [cwd, *sys_path[1:]]
+    return list(sys.path) if safe_path() else [os.getcwd(), *sys.path[1:]]
 
 
-def display_name(path: str, cwd: str) -> str:
+def display_name(path: str) -> str:
     """A path relative to the cwd when it lies below it (as compilers print), else absolute."""
     if not os.path.isabs(path):
         return os.path.normpath(path)
-    rel = os.path.relpath(path, cwd)
+    rel = os.path.relpath(path)
     return path if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
 
 
-def locate(target: str, cwd: str, path: Sequence[str], meta_path: Sequence[object]) -> Target:
-    """Resolve TARGET to a source file without importing (so without executing) anything."""
+def locate(target: str) -> str:
+    """The source file TARGET names (a path, or a module found on ``search_path``), found without
+    importing (so without executing) anything."""
     if (
         os.path.isfile(target)
         or target.endswith(".py")
@@ -58,17 +49,14 @@ def locate(target: str, cwd: str, path: Sequence[str], meta_path: Sequence[objec
                 else "no such file or folder"
             )
             raise TargetError(f"{target}: {why}")  # the words of commands.files.cannot_open
-        return Target(target, display_name(target, cwd))
-    origin = source_file(find_spec(target, path, meta_path), target)
-    return Target(origin, display_name(origin, cwd))
+        return target
+    return source_file(find_spec(target, search_path()), target)
 
 
-def find_spec(
-    name: str, path: Sequence[str], meta_path: Sequence[object]
-) -> importlib.machinery.ModuleSpec:
+def find_spec(name: str, path: Sequence[str]) -> importlib.machinery.ModuleSpec:
     """Like ``importlib.util.find_spec`` but parents are looked up, never imported."""
     parts = name.split(".")
-    spec = _find_top(parts[0], path, meta_path)
+    spec = _find_top(parts[0], path)
     if spec is None:
         raise TargetError(f"no such file or module: {name!r}")
     locations = _locations(spec, [os.path.join(entry or os.curdir, parts[0]) for entry in path])
@@ -102,11 +90,9 @@ def _locations(spec: importlib.machinery.ModuleSpec, namespace: list[str]) -> li
     return list(spec.submodule_search_locations)
 
 
-def _find_top(
-    name: str, path: Sequence[str], meta_path: Sequence[object]
-) -> importlib.machinery.ModuleSpec | None:
+def _find_top(name: str, path: Sequence[str]) -> importlib.machinery.ModuleSpec | None:
     """Ask the meta path finders in order, the path finder with ``path`` (cwd first, as -m)."""
-    for finder in meta_path:
+    for finder in sys.meta_path:
         if finder is importlib.machinery.PathFinder:
             spec = importlib.machinery.PathFinder.find_spec(name, list(path))
         else:
@@ -191,7 +177,7 @@ def locate_import(filename: str, module: str, level: int) -> str | None:
             return next((c for c in candidates if os.path.isfile(c)), None)
         if os.path.isfile(filename):
             search = [folder, root, *sys.path[1:], *_src_folders(root)]
-            return source_file(find_spec(module, search, sys.meta_path), module)
+            return source_file(find_spec(module, search), module)
         return None
     except (TargetError, OSError, UnicodeDecodeError, SyntaxError, ValueError, ImportError):
         return None
