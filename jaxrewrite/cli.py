@@ -1,9 +1,5 @@
-"""The ``jaxrewrite`` command (console script and ``python -m jaxrewrite``).
-
-``jaxrewrite SCRIPT [ARGS]`` and ``jaxrewrite -m MODULE [ARGS]`` run a program as ``python``
-would, with the import hook installed; ``jaxrewrite show TARGET... [--diff]`` prints what the
-hook compiles. Options are only read before the program name: everything after it is the
-program's own ``sys.argv``, as with ``python``.
+"""The ``jaxrewrite`` command: run a program as ``python`` would, with the import hook installed,
+or one of the command words; options are read only before the program name, as ``python`` does.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
-"""``[tool.jaxrewrite]`` in pyproject.toml: what ``check``, ``migrate`` and the pytest plugin read.
-
-Found as ruff finds its own: the nearest ``pyproject.toml`` that has a ``[tool.jaxrewrite]`` table,
-from the starting folder (the cwd) upward, or the file ``--config`` names. Glob patterns
-(``exclude``, ``per-file-ignores``) follow ruff: a pattern without ``/`` matches a file's or a
-folder's name anywhere below; one with ``/`` matches the path relative to the folder that holds
-the configuration file. An unknown key or a value of the wrong type is an error naming the key and
-the file. Read only by the commands and the plugin (TOML is parsed lazily): ``import jaxrewrite``
-never opens a file for it.
+"""``[tool.jaxrewrite]`` in pyproject.toml, found as ruff finds its own: the nearest one with the
+table from the cwd upward, or ``--config``. Globs follow ruff: without ``/`` a pattern matches a
+name anywhere below; with one, the path from the configuration's folder. Read by the commands
+and the pytest plugin only: ``import jaxrewrite`` opens no file for it.
 """
 
 from __future__ import annotations

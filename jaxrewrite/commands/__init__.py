@@ -1,6 +1,4 @@
-"""The commands, one module each (``run``, ``show``, ``check``, ``migrate``, ``compile``), none
-importing another (``tests/meta/test_layers.py``): what two share lives in their edge modules
-(``targets``, ``files``...) or here, where it costs the warm runner no module of its own."""
+"""The commands, one module each, none importing another (``tests/meta/test_layers.py``)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""``jaxrewrite check [PATH...]``: every finding in files and folders, before anything runs.
-
-ruff's and flake8's conventions: ``path:line:col: CODE message`` (or JSON, or GitHub workflow
-annotations), ``.`` when no path is given, ``-`` for standard input, ``--select``/``--ignore`` by
-code prefix, ``--exclude`` globs, ``# noqa`` and ``# noqa: CODE`` on the reported line, settings
-from ``[tool.jaxrewrite]`` (``jaxrewrite.config``), and ruff's summary line after the text form;
-exit 0 clean, 1 findings, 2 usage errors or unreadable input.
+"""``jaxrewrite check [PATH...]``: every finding in files and folders, before anything runs, with
+ruff's and flake8's conventions (``path:line:col: CODE message``, ``# noqa``, ``--select``,
+``[tool.jaxrewrite]``); ``--fix`` fixes what it can, each fix proved by checking again.
 """
 
 from __future__ import annotations
@@ -322,31 +318,31 @@ def workers(files: int) -> int:
 def examine_all(
     jobs: list[Job], processes: int | None = None
 ) -> list[tuple[list[Diagnostic], str | None]]:
-    """Every job's outcome, in order; over ``processes`` (default: ``workers``) where more than
-    one."""
-    if processes is None:
-        if len(jobs) < POOL_FROM or any(job.fix for job in jobs):
-            return [examine(job) for job in jobs]
-        # What the needle rules out or the cache holds is answered here: a warm run over an
-        # unchanged tree starts no pool (a process per core costs more than reading the cache).
-        outcomes = [_settled(job) for job in jobs]
-        left = [k for k, outcome in enumerate(outcomes) if outcome is None]
-        if left:
-            for k, outcome in zip(left, examine_all([jobs[k] for k in left], workers(len(left)))):
-                outcomes[k] = outcome
-        return [outcome for outcome in outcomes if outcome is not None]
-    if processes < 2 or any(job.fix for job in jobs):
+    """Every job's outcome, in order; over ``processes`` (default: ``workers``, for the jobs that
+    neither the needle nor the cache settles: a warm run over an unchanged tree starts no pool)."""
+    if any(job.fix for job in jobs) or (processes is None and len(jobs) < POOL_FROM):
         return [examine(job) for job in jobs]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    context = multiprocessing.get_context(
-        "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    outcomes: list[tuple[list[Diagnostic], str | None] | None] = (
+        [None] * len(jobs) if processes is not None else [_settled(job) for job in jobs]
     )
-    # Small chunks: files differ a hundredfold in cost, and the order is the walk's, not by size.
-    chunks = max(1, min(8, len(jobs) // (4 * processes)))
-    with ProcessPoolExecutor(processes, mp_context=context) as pool:
-        return list(pool.map(examine, jobs, chunksize=chunks))
+    left = [k for k, outcome in enumerate(outcomes) if outcome is None]
+    processes = workers(len(left)) if processes is None else processes
+    if processes < 2:
+        found = [examine(jobs[k]) for k in left]
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        context = multiprocessing.get_context(
+            "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+        )
+        # Small chunks: files differ a hundredfold in cost, and the order is the walk's.
+        chunks = max(1, min(8, len(left) // (4 * processes)))
+        with ProcessPoolExecutor(processes, mp_context=context) as pool:
+            found = list(pool.map(examine, [jobs[k] for k in left], chunksize=chunks))
+    for k, outcome in zip(left, found):
+        outcomes[k] = outcome
+    return outcomes  # type: ignore[return-value]
 
 
 def _settled(job: Job) -> tuple[list[Diagnostic], str | None] | None:

@@ -1,9 +1,6 @@
-"""``check``'s cache: the findings of each file, so that a second run over an unchanged tree
-reads them back instead of analyzing again (ruff's ``.ruff_cache``).
-
-An entry is keyed by version, engine digest, Python, options, path and the file's bytes, and is
-served only while every module the analysis followed still resolves to the same bytes; entries
-are written atomically, and a corrupt or foreign one is a miss (docs/design.md, "check's cache").
+"""``check``'s cache (ruff's ``.ruff_cache``): an entry per file keyed by version, engine, Python,
+options, path and bytes, served only while every module the analysis followed still resolves to
+the same bytes (docs/design.md, "check's cache").
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""The runner's hook in the Python processes the program starts: xdist workers, multiprocessing
-children (spawn, forkserver, ProcessPoolExecutor), ``subprocess.run([sys.executable, ...])``.
-
-The runner sets ``JAXREWRITE_RUNNER`` and puts ``childsite/`` first on ``PYTHONPATH``; its
-``sitecustomize`` installs the hook in every child (docs/design.md, "The runner's children").
+"""The runner's hook in the Python processes the program starts: it sets ``JAXREWRITE_RUNNER`` and
+puts ``childsite/`` first on ``PYTHONPATH``, whose ``sitecustomize`` installs the hook there.
 """
 
 from __future__ import annotations

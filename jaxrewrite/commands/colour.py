@@ -1,8 +1,5 @@
-"""Colour for the commands' terminal output, decided as CPython and ruff decide it.
-
-``NO_COLOR`` (any non-empty value, https://no-color.org) turns it off; otherwise ``FORCE_COLOR``
-(non-empty) turns it on even when piped; otherwise a stream gets colour only when it is a terminal
-whose ``TERM`` is not ``dumb``. Machine formats (JSON, GitHub annotations) are never coloured.
+"""Colour for the commands' terminal output, decided as CPython and ruff decide it: ``NO_COLOR``
+off, else ``FORCE_COLOR`` on, else on a terminal whose ``TERM`` is not ``dumb``.
 """
 
 from __future__ import annotations

@@ -1,12 +1,6 @@
-"""``jaxrewrite compile PATH... | -m PACKAGE``: the hook's cache written ahead, like compileall.
-
-Why: the hook caches each rewritten module beside its source, but a process that cannot write
-there (a system site-packages, a container image built as root and run as a user) finds no cache
-and rewrites the module again at every import, paying the cold cost each time. Run once where
-the files can be written (right after ``pip install``, in the image build), this writes exactly
-the pycs the hook looks for: the same pipeline, rewriter hash and optimisation levels, so the
-hook's rules still decide whether one is used (a stale one, or one written by another jaxrewrite,
-never is). Only modules that opt in get one; every other module keeps Python's own pyc.
+"""``jaxrewrite compile PATH... | -m PACKAGE``: the hook's cache written ahead, like compileall,
+for installs the importing process cannot write to. The same pipeline, rewriter hash and
+optimisation levels as the hook, so the hook's own rules decide whether a pyc is used.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""The file edge the commands share: which files a folder holds, a unified diff, an atomic write,
-source text written out in its own encoding.
-
-One walking rule for ``check``, ``migrate`` and ``compile``: every ``.py`` file below a folder,
-sorted per folder, except in hidden folders, ``__pycache__``, ``node_modules`` and virtual
-environments (a folder with a ``pyvenv.cfg``); ``--exclude`` globs match as ruff's do
-(``jaxrewrite.config.matches``), never against a path named on the command line.
+"""The file edge the commands share: one folder walk (hidden folders, ``__pycache__``,
+``node_modules`` and virtual environments skipped; ``--exclude`` globs as ruff's), decoding as
+Python does, an atomic write, and source text written out in its own encoding.
 """
 
 from __future__ import annotations

@@ -1,12 +1,6 @@
-"""``jaxrewrite migrate PATH... [--diff | --check | --write]``: hand-written static specs into
-Static annotations.
-
-The planning is ``jaxrewrite.migrate`` (text in, text and a report out); this is the edge:
-walking paths, decoding and encoding files as Python does, printing a unified diff (``--diff``,
-the default), only the exit status (``--check``, black's), or writing each file atomically
-(``--write``, then saying what the migrated files need: the import hook; ``--install-hook`` writes
-a package's install line), progress on a terminal, and the exit status (0 nothing to change,
-1 changes made or proposed, 2 errors).
+"""``jaxrewrite migrate PATH... [--diff | --check | --write]``: the edge of ``jaxrewrite.migrate``:
+walking paths, reading and writing files as Python does, printing a diff or writing atomically,
+saying what migrated files need afterwards (the import hook), and the exit status.
 """
 
 from __future__ import annotations

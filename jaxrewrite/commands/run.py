@@ -1,10 +1,8 @@
 """Run a script or module as ``__main__`` with the import hook installed, the way ``python`` would.
 
-``python -m jaxrewrite SCRIPT`` must be indistinguishable from ``python SCRIPT`` to the program
-(argv, sys.path[0], ``__main__`` globals, exit status, tracebacks) apart from the rewriting, so
-the path rules below mirror CPython 3.11's ``Modules/main.c`` and ``Python/pythonrun.c``. The one
-difference it can see is in ``os.environ``: ``JAXREWRITE_RUNNER`` and a first ``PYTHONPATH`` entry,
-which carry the hook into the Python processes it starts (commands/children.py).
+The program must not tell ``python -m jaxrewrite SCRIPT`` from ``python SCRIPT`` (argv,
+sys.path[0], ``__main__``, exit status, tracebacks), so the path rules mirror CPython's
+``Modules/main.c`` and ``Python/pythonrun.c``; only ``os.environ`` differs (commands/children.py).
 """
 
 from __future__ import annotations

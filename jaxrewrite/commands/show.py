@@ -1,10 +1,5 @@
 """``jaxrewrite show TARGET... [--diff]``: print what the import hook would compile, running
-nothing.
-
-Each TARGET is a file path or a dotted module name; with several, each text follows a
-``==> TARGET <==`` line as ``head`` prints them (a diff names its files in its own headers). Modules
-are located with the import system's finders only (no package ``__init__`` is executed), so a
-package that fails to import can still be inspected.
+nothing (modules are found with the import system's finders; no ``__init__`` runs).
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""Where a ``show``, ``check`` or ``compile`` target is: a file path, or a dotted module name
-located with the import system's finders only (no package ``__init__`` runs), down to its source
-file; where a module a file imports resolves, and its source read (the ledger's JR009 and JR013,
-for ``check`` and ``show``). Shared so that no command imports another
-(``tests/meta/test_layers.py``)."""
+"""Where a target is, found without importing anything: a file path or a dotted module name (for
+``show`` and ``compile``), or a module a file imports (for the ledger's JR009 and JR013).
+"""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Migration: hand-written static specs in, ``Static``/``NoDiff`` annotations out.
-
-Its own layer over the engine: pure, text in, a ``Migration`` (the migrated text, what was
-migrated, what was refused and why) out; ``jaxrewrite migrate`` reads and writes the files. It
-reads the engine's ``Analysis`` and helpers, never a rule of its own: ``plan`` (per function, the
-markers or a refusal), ``edits`` and ``header`` (the text edits, the pragma and the import),
-``imports``, ``verify`` (the round trip, which guarantees nothing changes meaning),
-``unattached`` and ``result`` (docs/design.md, ``jaxrewrite/migrate/``).
+"""Migration: hand-written static specs in, ``Static``/``NoDiff`` annotations out; pure (text in,
+a ``Migration`` out), over the engine's ``Analysis``: ``plan`` decides per function, ``edits``
+and ``header`` spell it, ``verify`` proves nothing changes meaning (docs/design.md).
 """
 
 from __future__ import annotations

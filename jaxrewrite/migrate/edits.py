@@ -1,6 +1,6 @@
-"""Spelling a plan as offset-keyed edits (pyupgrade's way with tokenize-rt): the spec items are
-deleted where they are written, the annotations added; every other character stays as written,
-and comments inside a deleted span are kept (found by the rewrite's own comment tokenizer)."""
+"""A plan spelled as offset-keyed edits: spec items deleted where written (their comments kept),
+annotations added, every other character as written.
+"""
 
 from __future__ import annotations
 

@@ -1,11 +1,8 @@
-"""``check --fix`` for JR006: the parameters that must be static become ``Static`` markers.
+"""``check --fix`` for JR006: the parameters that must be static made so, per function.
 
-Pure: text in, a ``Fix`` out. The fix is migrate's own work, reused whole: the parameters are first
-written into each use's hand-written spec, as a user of plain JAX would (``static_argnames``); then
-``migrate_source`` turns that spec into markers, the import and the pragma, with its round-trip
-proof. The result is analyzed once more: it must have no refusal, its uses must hold the
-parameters static, and the findings fixed must be gone. Only modules that already use jaxrewrite
-are fixed; in one whose other hand-written specs migrate would change, nothing is (run migrate).
+In a module that uses jaxrewrite, the parameters are written into each use's spec and
+``migrate_source`` turns that into markers (its round trip the proof); in a plain-JAX module the
+spec keywords stay. Either way the result is analyzed again before it is kept.
 """
 
 from __future__ import annotations

@@ -1,6 +1,4 @@
-"""The module header of a migrated file: where the pragma goes (the engine's header rule,
-``header.header_statements``), where and how the marker import is spelled, and whether enabling
-the module would bring markers already written to life."""
+"""The header of a migrated file: the pragma, and the marker import and its spelling."""
 
 from __future__ import annotations
 
@@ -11,7 +9,12 @@ from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.rulebook.table import Mark
 from jaxrewrite.header import PRAGMA, header_statements
-from jaxrewrite.migrate.imports import first_import_block, marker_import_edit, marker_import_lines
+from jaxrewrite.migrate.imports import (
+    first_import_block,
+    marker_import_edit,
+    marker_import_lines,
+    mentions,
+)
 from jaxrewrite.migrate.result import Reason
 
 _MARKER_NAMES = {Mark.STATIC: "Static", Mark.NODIFF: "NoDiff"}
@@ -80,41 +83,8 @@ def _spelling(
     for mark in missing:
         name = _MARKER_NAMES[mark]
         candidate, n = name, 1
-        while re.search(rf"\b{candidate}\b", text) and _uses_name(tree, candidate):
+        while re.search(rf"\b{candidate}\b", text) and mentions(tree, candidate, everywhere=True):
             candidate = f"Jr{name}" + (str(n) if n > 1 else "")
             n += 1
         spelling[mark] = candidate
     return spelling, missing
-
-
-def _uses_name(tree: ast.Module, name: str) -> bool:
-    """Does the code bind or read ``name`` anywhere (strings and comments do not count)?"""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            found = node.id == name
-        elif isinstance(node, ast.arg):
-            found = node.arg == name
-        elif isinstance(node, ast.alias):
-            found = (node.asname or node.name.partition(".")[0]) == name or node.name == name
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found = node.name == name
-        elif isinstance(node, ast.Attribute):
-            found = node.attr == name
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            found = name in node.names
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            found = name in node.value and _annotation_like(node.value, name)
-        else:
-            found = isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name == name
-        if found:
-            return True
-    return False
-
-
-def _annotation_like(text: str, name: str) -> bool:
-    """A string that parses as an expression naming ``name`` (a string annotation), not prose."""
-    try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except (SyntaxError, ValueError):
-        return False
-    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(tree))

@@ -1,11 +1,6 @@
-"""Imports as linters want them after a migration: the marker import where isort puts it, and the
-``functools``/``partial`` imports the migration made unused taken out. A codemod leaves the file
-as clean as it found it (ruff's I001 and F401, isort's default profile).
-
-isort's default profile, as ruff applies it: sections (``__future__``, standard library, third
-party, first party, local) separated by one blank line; in a section, ``import x`` lines first,
-then ``from x import ...`` lines, each sorted by module name ignoring case; a name imported
-``as`` another on a line of its own (``combine-as-imports`` is off). jaxrewrite is third party.
+"""Imports as linters want them after a migration (isort's default profile, as ruff applies it):
+the marker import where isort puts it (jaxrewrite is third party), and the ``functools``/
+``partial`` imports the migration made unused taken out.
 """
 
 from __future__ import annotations
@@ -112,29 +107,46 @@ def _bound(stmt: ast.stmt) -> list[tuple[ast.alias, str]]:
     return []
 
 
-def _mentioned(tree: ast.Module, name: str) -> bool:
-    """Does the code read, bind or name ``name`` outside imports (strings included, for
-    ``__all__``)? Any such mention keeps an import, whatever scope it is in. Stops at the first:
-    a module that still uses ``partial`` mostly says so early, and only an unused one is walked
-    to its end."""
+def mentions(tree: ast.Module, name: str, everywhere: bool = False) -> bool:
+    """Does the code read, bind or name ``name`` (a string equal to it included, for
+    ``__all__``)? ``everywhere``: also as an import, an attribute, a match capture or inside a
+    string annotation, as a new name must not be (a mention outside imports keeps an import)."""
     for node in ast.walk(tree):
-        kind = type(node)
-        if kind is ast.Name:
-            if node.id == name:  # type: ignore[attr-defined]
-                return True
-        elif kind is ast.Constant:
-            if node.value == name:  # type: ignore[attr-defined]
-                return True
-        elif kind is ast.arg:
-            if node.arg == name:  # type: ignore[attr-defined]
-                return True
-        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
-            if node.name == name:  # type: ignore[attr-defined]
-                return True
-        elif kind is ast.Global or kind is ast.Nonlocal:
-            if name in node.names:  # type: ignore[attr-defined]
-                return True
+        if isinstance(node, ast.Name):
+            found = node.id == name
+        elif isinstance(node, ast.arg):
+            found = node.arg == name
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found = node.name == name
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            found = name in node.names
+        elif isinstance(node, ast.Constant):
+            found = node.value == name or (
+                everywhere
+                and isinstance(node.value, str)
+                and name in node.value
+                and _annotation_like(node.value, name)
+            )
+        elif not everywhere:
+            continue
+        elif isinstance(node, ast.alias):
+            found = (node.asname or node.name.partition(".")[0]) == name or node.name == name
+        elif isinstance(node, ast.Attribute):
+            found = node.attr == name
+        else:
+            found = isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name == name
+        if found:
+            return True
     return False
+
+
+def _annotation_like(text: str, name: str) -> bool:
+    """A string that parses as an expression naming ``name`` (a string annotation), not prose."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError):
+        return False
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(tree))
 
 
 def unused_import_edits(tree: ast.Module, src: Source, migrated: str) -> list[splice.Edit]:
@@ -148,14 +160,14 @@ def unused_import_edits(tree: ast.Module, src: Source, migrated: str) -> list[sp
     for stmt, bound in candidates:
         dead = []
         for alias, name in bound:
-            if not _mentioned(tree, name):
+            if not mentions(tree, name):
                 continue
             if after is None:
                 try:
                     after = ast.parse(migrated)
                 except SyntaxError:
                     return []  # the round trip reports it
-            if not _mentioned(after, name):
+            if not mentions(after, name):
                 dead.append(alias)
         if not dead:
             continue

@@ -1,6 +1,6 @@
-"""What a migration gives back: the migrated text, what was migrated, and the refusals, each a
-finding with its reason's code (JR2nn, or the JR1nn of the same check) and the reason name
-``jaxrewrite migrate`` has always printed."""
+"""What a migration gives back: the text, what was migrated, and the refusals (findings with
+their reason's code).
+"""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
 """Specs on nothing this module defines (``jax.jit(other.f, static_argnums=1)``, a lambda) and
-decorators the analysis could not read: reported as refusals, never edited.
-
-What a call's function argument names is looked up through the engine's scopes (``scopes`` and
-``resolve``), so a local rebinding of an imported name is seen as what it is.
+decorators the analysis could not read: refusals, never edits.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""The round trip: the migrated text analyzed exactly as the import hook will, each use's keywords
-compared with what its hand-written spec gave (so nothing changes meaning), and the record of
-what was migrated, with where each use now stands."""
+"""The round trip: the migrated text analyzed as the import hook will, each use compared with
+what its hand-written spec gave; and the record of what was migrated.
+"""
 
 from __future__ import annotations
 

@@ -1,3 +1,1 @@
-"""A folder, not a package to import: the runner puts it first on its children's ``PYTHONPATH`` so
-that their ``sitecustomize`` installs the runner's hook (jaxrewrite/commands/children.py). This file
-only makes the folder part of the installed package."""
+"""A folder put first on the runner's children's ``PYTHONPATH`` (commands/children.py)."""

@@ -1,6 +1,6 @@
-"""Run by ``site`` at the start of every Python process the runner's program starts (this folder is
-first on their ``PYTHONPATH``): install the runner's hook, then run the ``sitecustomize`` this one
-shadows, if any. Never fails the process: a Python that cannot import jaxrewrite goes on without."""
+"""Run by ``site`` in every process the runner's program starts: install the runner's hook, then
+the ``sitecustomize`` this one shadows; never fails the process.
+"""
 
 import os
 import sys
