@@ -175,5 +175,8 @@ def _command(word: str, argv: list[str], prog: str) -> int:
     """One of jaxrewrite's own commands: ``jaxrewrite.commands.<word>.main``."""
     import importlib
 
-    status: int = importlib.import_module(f"jaxrewrite.commands.{word}").main(argv, prog)
+    try:
+        status: int = importlib.import_module(f"jaxrewrite.commands.{word}").main(argv, prog)
+    except SystemExit as exc:  # argparse has printed its help or its error
+        return exc.code if isinstance(exc.code, int) else 2
     return status

@@ -11,7 +11,6 @@ import json
 import os
 import sys
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TextIO
 
@@ -156,14 +155,6 @@ def may_find(data: bytes) -> bool:
     return might_opt_in(data) or may_trace_bytes(data) or may_apply_imported_bytes(data) or markers
 
 
-def read_source(path: str, data: bytes | None = None) -> tuple[bytes, str]:
-    """The file's bytes (``data`` when already read) and its text as Python decodes it."""
-    if data is None:
-        with open(path, "rb") as file:
-            data = file.read()
-    return data, universal(decode(data, path)[0])
-
-
 def check_path(
     path: str,
     options: Config,
@@ -174,7 +165,10 @@ def check_path(
 ) -> list[Diagnostic]:
     """The findings of one file (``data``: standard input's bytes); OSError/SourceError when it
     cannot be read as Python source. ``fix``: first fix it in place (``fix_file``)."""
-    data, text = read_source(path, data)
+    if data is None:
+        with open(path, "rb") as file:
+            data = file.read()
+    text = universal(decode(data, path)[0])
     if not may_find(data):
         return check_text(text, path, options, parse_only=True) if named else []
     if fix and path != "-":
@@ -327,7 +321,7 @@ def examine_all(
     )
     left = [k for k, outcome in enumerate(outcomes) if outcome is None]
     processes = workers(len(left)) if processes is None else processes
-    if processes < 2:
+    if processes < 2 or not left:
         found = [examine(jobs[k]) for k in left]
     else:
         import multiprocessing
@@ -361,58 +355,15 @@ def _settled(job: Job) -> tuple[list[Diagnostic], str | None] | None:
     return None if found is None else (found, None)
 
 
-def open_cache(options: Config, ns: argparse.Namespace | None) -> Cache | None:
-    """The cache in ``cache-dir``, or ``.jaxrewrite_cache`` in the configuration's folder (the cwd
-    without one), as ruff places its own; None with ``--no-cache``."""
-    if getattr(ns, "no_cache", False):
-        return None
-    folder = os.path.join(options.root, options.cache_dir or FOLDER)
-    return Cache.open(folder, options)
-
-
-def run(
-    paths: Sequence[str],
-    form: str,
-    options: Config,
-    prog: str,
-    ns: argparse.Namespace | None = None,
-) -> int:
-    status = 0
-    findings: list[Diagnostic] = []
-    files = list(python_files(paths, settings.exclusions(options, getattr(ns, "exclude", []))))
-    if getattr(ns, "diff", False):
-        return _preview(files, options, prog)
-    if not files:
-        print("warning: No Python files found under the given path(s)", file=sys.stderr)
-    if files == ["-"]:
-        stdin_name = getattr(ns, "stdin_filename", None) or "-"
-        outcomes = [examine(Job(stdin_name, options, named=True, data=sys.stdin.buffer.read()))]
-    else:
-        fix, cache, named = getattr(ns, "fix", False), open_cache(options, ns), set(paths)
-        # ruff prints a.py, not ./a.py
-        jobs = [Job(os.path.normpath(path), options, path in named, fix, cache) for path in files]
-        outcomes = examine_all(jobs)
-    for found, error in outcomes:
-        findings.extend(found)
-        if error is not None:
-            print(f"{prog} check: {error}", file=sys.stderr)
-            status = 2
-    coloured = colour.wanted(sys.stdout)
-    sys.stdout.write(render(findings, form, coloured))
-    if form == "text" and not getattr(ns, "quiet", False) and (findings or not status):
-        sys.stdout.write(summary(findings, coloured))
-    if status:
-        return status
-    return 1 if findings else 0
-
-
 def _preview(files: list[str], options: Config, prog: str) -> int:
     """``--fix --diff``: the fixes as a unified diff, no file written; exit 1 when there is one."""
     status = 0
     for path in files:
         path = os.path.normpath(path)
         try:
-            if fix_file(path, read_source(path)[0], options, diff=sys.stdout)[1]:
+            with open(path, "rb") as file:
+                data = file.read()
+            if fix_file(path, data, options, diff=sys.stdout)[1]:
                 status = max(status, 1)
         except (OSError, SourceError) as exc:
             print(f"{prog} check: {cannot_open(path, exc)}", file=sys.stderr)
@@ -421,10 +372,7 @@ def _preview(files: list[str], options: Config, prog: str) -> int:
 
 
 def main(argv: list[str], prog: str) -> int:
-    try:
-        ns = parser(prog).parse_args(argv)
-    except SystemExit as exc:  # argparse printed its help or its error
-        return exc.code if isinstance(exc.code, int) else 2
+    ns = parser(prog).parse_args(argv)
     if ns.explain is not None:
         rule = find(ns.explain)
         if rule is None:
@@ -449,7 +397,34 @@ def main(argv: list[str], prog: str) -> int:
         return _usage(prog, "- (standard input) cannot be combined with other paths")
     if "-" in paths and (ns.fix or ns.diff):
         return _usage(prog, "--fix and --diff take files, not - (standard input)")
-    return run(paths, ns.format, replace(config, select=select, ignore=ignore), prog, ns)
+    options = replace(config, select=select, ignore=ignore)
+    files = list(python_files(paths, settings.exclusions(options, ns.exclude)))
+    if ns.diff:
+        return _preview(files, options, prog)
+    if not files:
+        print("warning: No Python files found under the given path(s)", file=sys.stderr)
+    if files == ["-"]:
+        stdin = sys.stdin.buffer.read()
+        outcomes = [examine(Job(ns.stdin_filename or "-", options, named=True, data=stdin))]
+    else:
+        # ruff's cache beside the configuration (or in its cache-dir), as ruff places its own.
+        folder = os.path.join(options.root, options.cache_dir or FOLDER)
+        cache = None if ns.no_cache else Cache.open(folder, options)
+        # ruff prints a.py, not ./a.py
+        jobs = [Job(os.path.normpath(p), options, p in paths, ns.fix, cache) for p in files]
+        outcomes = examine_all(jobs)
+    status = 0
+    findings: list[Diagnostic] = []
+    for found, error in outcomes:
+        findings.extend(found)
+        if error is not None:
+            print(f"{prog} check: {error}", file=sys.stderr)
+            status = 2
+    coloured = colour.wanted(sys.stdout)
+    sys.stdout.write(render(findings, ns.format, coloured))
+    if ns.format == "text" and not ns.quiet and (findings or not status):
+        sys.stdout.write(summary(findings, coloured))
+    return status or (1 if findings else 0)
 
 
 def _usage(prog: str, message: str) -> int:

@@ -152,10 +152,7 @@ def parser(prog: str) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str], prog: str) -> int:
-    try:
-        ns = parser(prog).parse_args(argv)
-    except SystemExit as exc:  # argparse printed its help or its error
-        return exc.code if isinstance(exc.code, int) else 2
+    ns = parser(prog).parse_args(argv)
     if not ns.paths and not ns.modules:
         print(f"{prog} compile: give a PATH or -m PACKAGE", file=sys.stderr)
         return 2

@@ -359,10 +359,7 @@ def main(argv: Sequence[str], prog: str = "jaxrewrite") -> int:
         action="store_true",
         help="stderr for errors only: no refusals, no summary, no notes",
     )
-    try:
-        ns = parser.parse_args(list(argv))
-    except SystemExit as exc:  # argparse has printed its help or its error already
-        return exc.code if isinstance(exc.code, int) else 2
+    ns = parser.parse_args(list(argv))
     if ns.install_hook and not ns.write:
         print(f"{prog} migrate: --install-hook needs --write", file=sys.stderr)
         return 2

@@ -91,10 +91,7 @@ def main(argv: list[str], prog: str) -> int:
     parser.add_argument(
         "--diff", action="store_true", help="print a unified diff against the file instead"
     )
-    try:
-        ns = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse has printed its help or its error already
-        return exc.code if isinstance(exc.code, int) else 2
+    ns = parser.parse_args(argv)
     status = 0  # the highest of the targets'
     for index, target in enumerate(ns.targets):
         if len(ns.targets) > 1 and not ns.diff:

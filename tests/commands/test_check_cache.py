@@ -5,6 +5,7 @@ tag files; ``cache-dir``."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import shutil
 import subprocess
@@ -288,22 +289,20 @@ def test_a_warm_run_over_many_files_answers_from_the_cache_without_a_pool(
     write(tmp_path / "mymod.py", MYMOD)
     monkeypatch.setattr(check, "workers", lambda files: 2)  # as if a core were idle
     pools: list[int] = []
-    real = check.examine_all
 
-    def counting(
-        jobs: list[check.Job], processes: int | None = None
-    ) -> list[tuple[list[Any], str | None]]:
-        if processes is not None and processes > 1:
-            pools.append(len(jobs))
-        return real(jobs, processes)
+    class Counting(concurrent.futures.ProcessPoolExecutor):
+        def map(self, fn: Any, *iterables: Any, **kwargs: Any) -> Any:
+            items = list(iterables[0])
+            pools.append(len(items))
+            return super().map(fn, items, **kwargs)
 
-    monkeypatch.setattr(check, "examine_all", counting)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Counting)
     jobs = [
         check.Job(str(p), Config(), cache=_cache(tmp_path)) for p in sorted(tmp_path.glob("*.py"))
     ]
-    cold = counting(jobs)
+    cold = check.examine_all(jobs)
     assert pools == [len(jobs) - 1]  # the plain file was answered at once, the rest in the pool
-    warm = counting(jobs)
+    warm = check.examine_all(jobs)
     assert warm == cold and pools == [len(jobs) - 1]
     assert sum(len(found) for found, _ in cold) >= check.POOL_FROM // 2
 
