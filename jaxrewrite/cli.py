@@ -52,8 +52,7 @@ KINDS = {"-m": "module", "-c": "code", "--": "script"}
 
 
 def parse(argv: Sequence[str], prog: str) -> Run | Callable[[], int]:
-    """What to do: a program to run, or (a callable) one of jaxrewrite's own commands or a
-    message; never runs or imports user code."""
+    """A program to run, or a callable for the rest; never runs or imports user code."""
     if not argv:
         return partial(_done, 2, err=usage(prog))
     first, rest = argv[0], list(argv[1:])

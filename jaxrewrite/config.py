@@ -32,8 +32,7 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class Config:
-    """What one ``[tool.jaxrewrite]`` table says (all empty when there is none); ``check``
-    overrides ``select`` and ``ignore`` from its command line and asks ``wants``."""
+    """One ``[tool.jaxrewrite]`` table (``check`` overrides its select and ignore)."""
 
     #: The file read, or None when none was found.
     path: str | None = None
@@ -135,8 +134,7 @@ def load(path: str) -> Config:
 
 
 def codes(values: Iterable[str]) -> tuple[str, ...]:
-    """Codes as written (a list, or comma-separated words), upper-cased, blanks dropped; a
-    retired code stands for its successor (``rules.RETIRED``), as in a ``# noqa``."""
+    """Codes as written, upper-cased; a retired code stands for its successor, as in a noqa."""
     from jaxrewrite.engine.rulebook.rules import RETIRED
 
     found = (code.strip().upper() for value in values for code in value.split(",") if code.strip())
@@ -144,8 +142,8 @@ def codes(values: Iterable[str]) -> tuple[str, ...]:
 
 
 def exclusions(config: Config, given: Iterable[str]) -> list[tuple[str, str]]:
-    """The ``(pattern, root)`` pairs a walk skips: the configuration's, read from its folder, and
-    the command line's (``--exclude a,b``, repeatable), read from the cwd."""
+    """``(pattern, root)`` pairs: the configuration's from its folder, ``--exclude``'s
+    from the cwd."""
     patterns = [(pattern, config.root) for pattern in config.exclude]
     return patterns + [
         (word.strip(), ".") for value in given for word in value.split(",") if word.strip()

@@ -81,8 +81,7 @@ EVERY_CODE = Config()
 def _outside(
     text: str, filename: str, options: Config, reads: list[Read] | None = None, named: bool = False
 ) -> list[Diagnostic]:
-    """A module that never names jaxrewrite: JR006 and JR013 from one parse (JR015 apart); a file
-    ``named`` on the command line is parsed even where neither can be found (JR100)."""
+    """A module that never names jaxrewrite: JR006 and JR013 from one parse, JR015 apart."""
     from jaxrewrite.engine.build import TreePass, build_analysis
     from jaxrewrite.engine.findings.checks.unbound_marker import unbound_findings, without_shadowed
     from jaxrewrite.engine.findings.imported import imported_pass, may_apply_imported
@@ -121,8 +120,7 @@ def check_text(
     parse_only: bool = False,
     named: bool = False,
 ) -> list[Diagnostic]:
-    """The findings for one module's text, after ``--select``/``--ignore`` and ``# noqa``
-    (``reads``: collects the modules followed, for the cache; ``parse_only``: JR100 alone)."""
+    """One module's findings after the options and ``# noqa`` (``reads``: for the cache)."""
     try:
         found = []
         if parse_only:
@@ -148,8 +146,7 @@ def check_text(
 
 
 def may_find(data: bytes) -> bool:
-    """Cheap pre-filter on a file's bytes: False means ``check`` finds nothing there (no
-    "jaxrewrite", no marker name, no tracing transform and no transform of the table named)."""
+    """False when ``check`` can find nothing in these bytes (a cheap needle)."""
     # JR015: a marker written, perhaps never imported (``n: Static[int]``, ``self: Static``).
     markers = b"Static[" in data or b": Static" in data or b"NoDiff[" in data or b": NoDiff" in data
     return might_opt_in(data) or may_trace_bytes(data) or may_apply_imported_bytes(data) or markers
@@ -163,8 +160,7 @@ def check_path(
     named: bool = False,
     cache: Cache | None = None,
 ) -> list[Diagnostic]:
-    """The findings of one file (``data``: standard input's bytes); OSError/SourceError when it
-    cannot be read as Python source. ``fix``: first fix it in place (``fix_file``)."""
+    """One file's findings (``fix``: fixed in place first); OSError/SourceError."""
     if data is None:
         with open(path, "rb") as file:
             data = file.read()
@@ -297,9 +293,8 @@ def examine(job: Job) -> tuple[list[Diagnostic], str | None]:
 
 
 def workers(files: int) -> int:
-    """How many processes for ``files`` files: one below ``POOL_FROM``, else one per core that
-    the load average leaves idle (on a machine already busy, a second process gets no second
-    core and only adds its start: measured, benchmarks/bench_check.py's "pool" rows)."""
+    """One process below ``POOL_FROM`` files, else one per core the load leaves idle
+    (on a busy machine a second process gets no core and only adds its start)."""
     if files < POOL_FROM:
         return 1
     cores = (
@@ -312,8 +307,8 @@ def workers(files: int) -> int:
 def examine_all(
     jobs: list[Job], processes: int | None = None
 ) -> list[tuple[list[Diagnostic], str | None]]:
-    """Every job's outcome, in order; over ``processes`` (default: ``workers``, for the jobs that
-    neither the needle nor the cache settles: a warm run over an unchanged tree starts no pool)."""
+    """Every job's outcome, in order; a pool only for what the needle and the cache
+    leave (a warm run over an unchanged tree starts none)."""
     if any(job.fix for job in jobs) or (processes is None and len(jobs) < POOL_FROM):
         return [examine(job) for job in jobs]
     outcomes: list[tuple[list[Diagnostic], str | None] | None] = (
@@ -340,8 +335,7 @@ def examine_all(
 
 
 def _settled(job: Job) -> tuple[list[Diagnostic], str | None] | None:
-    """The outcome of a job without the engine: a walked file ``may_find`` rules out, or one the
-    cache holds; None for the rest (a file that cannot be read included: ``examine`` says why)."""
+    """A job's outcome without the engine (needle or cache), or None."""
     if job.data is not None or job.path == "-":
         return None
     try:
@@ -442,8 +436,8 @@ def fixed_text(
     notes: list[str],
     verb: str = "Fixed",
 ) -> str:
-    """The text with what ``--fix`` fixes fixed, or ``text`` itself where the fix is not proved;
-    ``notes``: a line per fix (``verb``: "Fixed", or "Would fix") and per refusal."""
+    """The text with what ``--fix`` fixes fixed, where proved; a line per fix and refusal
+    in ``notes``."""
     before = check_text(text, path, options)
     said: list[str] = []
     meant: set[str] = set()
@@ -488,8 +482,7 @@ def _disproved(
     before: list[Diagnostic],
     meant: set[str],
 ) -> str | None:
-    """Why the fixed text is no fix, or None: a finding it meant to remove is left, a new one
-    appears, or the module would not compile or be rewritten as the import hook rewrites it."""
+    """Why the fixed text is no fix (a finding left or added, or it would not import), or None."""
     try:
         compile(new, path, "exec", dont_inherit=True)
         if scan_header(new).enabled:
@@ -554,8 +547,7 @@ def _with_pragma(text: str, path: str, said: list[str], notes: list[str]) -> str
 def fix_file(
     path: str, data: bytes, options: Config, diff: TextIO | None = None
 ) -> tuple[bytes, bool]:
-    """Fix the file in place (atomically): its new bytes, and whether anything changed; with
-    ``diff``, write a unified diff there instead and keep the bytes. Notes go to stderr."""
+    """Fix the file atomically (or, with ``diff``, print the diff): (bytes, changed)."""
     text, encoding = decode(data, path)
     notes: list[str] = []
     new = fixed_text(path, text, options, notes, "Would fix" if diff is not None else "Fixed")

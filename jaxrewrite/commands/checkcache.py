@@ -68,8 +68,7 @@ class Cache:
         return os.path.join(self.folder, __version__, key[:2], key[2:])
 
     def get(self, path: str, data: bytes, locate: Locator) -> list[Diagnostic] | None:
-        """The findings stored for this text of ``path``, or None (never stored, or a module it
-        read now resolves elsewhere or has other bytes)."""
+        """The findings stored for these bytes, while every module read still resolves the same."""
         try:
             with open(self._entry(path, data), encoding="utf-8") as file:
                 entry = json.load(file)

@@ -26,9 +26,8 @@ LEVELS = (0, 1, 2)
 
 
 def compile_file(path: str, levels: Sequence[int], mode: str | None) -> tuple[str, str]:
-    """Rewrite and compile one file once per optimisation level, storing each where the hook reads
-    it, as the hook's own pipeline would: ("wrote", "skipped" or "failed", the rest of the report
-    line). ``mode``: ``timestamp`` or ``checked-hash`` (None: as ``py_compile`` decides)."""
+    """Rewrite, compile and store one file per level where the hook reads it:
+    ("wrote", "skipped" or "failed", the rest of its report line)."""
     origin = os.path.abspath(path)  # what the importing process's spec.origin will say
     shown = display_name(path)
     try:
@@ -75,8 +74,7 @@ def compile_file(path: str, levels: Sequence[int], mode: str | None) -> tuple[st
 
 
 def package_files(name: str) -> list[str]:
-    """The source files of a module or package found on the import path, without importing it
-    (so without running its ``__init__``, which may install the hook)."""
+    """A module's or package's source files, found without importing it."""
     spec = find_spec(name, search_path())
     origin = spec.origin
     if spec.submodule_search_locations is None:

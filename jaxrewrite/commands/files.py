@@ -28,9 +28,8 @@ def skipped(folder: str, name: str) -> bool:
 
 
 def python_files(paths: Iterable[str], exclude: Sequence[tuple[str, str]] = ()) -> Iterator[str]:
-    """Each path that is not a folder (whatever its suffix, even missing: the caller reports it),
-    and every ``.py`` file below each folder, walked by the rule above; ``exclude`` holds
-    ``(pattern, root)`` pairs, a relative pattern read from its ``root``."""
+    """Each non-folder path as given (the caller reports a missing one), and every
+    ``.py`` file below each folder; ``exclude``: ``(pattern, root)`` pairs."""
     from jaxrewrite.config import matches
 
     def excluded(path: str) -> bool:
@@ -50,8 +49,7 @@ def python_files(paths: Iterable[str], exclude: Sequence[tuple[str, str]] = ()) 
 
 
 class SourceError(ValueError):
-    """Bytes that are no Python source: the message names the file, line and column, the same
-    in every command (``check``, ``show``, ``migrate``, ``compile``)."""
+    """Bytes that are no Python source, located in the same words by every command."""
 
     def __init__(self, path: str, data: bytes, at: int, why: str) -> None:
         self.line = data.count(b"\n", 0, at) + 1
@@ -62,9 +60,7 @@ class SourceError(ValueError):
 
 
 def decode(data: bytes, path: str = "<unknown>") -> tuple[str, str]:
-    """(text, encoding) as Python reads the file (PEP 263), line endings kept as they are;
-    SourceError where Python could not read it: a NUL byte, an unknown or wrong coding
-    declaration, bytes not in the file's encoding."""
+    """(text, encoding) as Python reads the file (PEP 263); SourceError where it cannot."""
     nul = data.find(b"\0")
     if nul >= 0:
         raise SourceError(path, data, nul, "it holds a NUL byte (a binary file?)")
@@ -117,10 +113,8 @@ def cannot_open(path: str, exc: OSError | SourceError) -> str:
 
 
 def write_atomically(path: str, data: bytes, durable: bool = True) -> None:
-    """Replace ``path`` by ``data`` in one step (a temporary file in the same folder, so the rename
-    cannot cross file systems, then ``os.replace``): a reader sees the old bytes or the new.
-    ``durable`` (a user's file, which must exist): flushed to disk and given the file's
-    permissions first. A symbolic link stays a link: the file it points to is the one replaced."""
+    """Replace ``path`` by ``data`` in one rename (a link stays a link); ``durable``
+    (a user's existing file): flushed to disk and given its permissions first."""
     path = os.path.realpath(path)
     mode = os.stat(path).st_mode & 0o7777 if durable else None
     folder = os.path.dirname(path)
@@ -142,9 +136,8 @@ def write_atomically(path: str, data: bytes, durable: bool = True) -> None:
 
 
 def write_source(out: TextIO, text: str, encoding: str, *, diff: bool = False) -> None:
-    """A source's text, or a diff of it, as bytes in the source's own encoding (a diff without
-    a byte order mark in front): exactly the text, no newline translation, so that a patch
-    applies, and no character the terminal's encoding lacks can fail the command."""
+    """Text as bytes in the source's own encoding (no BOM on a diff), untranslated,
+    so a patch applies and no terminal encoding can fail the command."""
     if diff and encoding == "utf-8-sig":
         encoding = "utf-8"
     buffer = getattr(out, "buffer", None)

@@ -51,20 +51,19 @@ def top_package(path: str) -> str | None:
     return top
 
 
-def hook_notes(changed: Sequence[str], install_hook: bool, err: TextIO) -> None:
-    """After ``--write``: the migrated files mean what they did only under the import hook."""
+def after_write(changed: Sequence[str], install_hook: bool, err: TextIO, notes: bool) -> int:
+    """After ``--write``: the migrated files mean what they did only under the import hook, so
+    say so (``notes``), and with ``install_hook`` write each package's install line; errors."""
     packages = sorted({top for top in map(top_package, changed) if top is not None})
-    scripts = [path for path in changed if top_package(path) is None]
-    print(
-        "note: the migrated files now need the jaxrewrite import hook; run without it (`python "
-        "script.py`, as before) their Static parameters are traced (ConcretizationTypeError). Run "
-        "a script with `python -m jaxrewrite script.py` (or `python -m jaxrewrite -m pytest`), or "
-        "call `jaxrewrite.install()` before importing the migrated modules.",
-        file=err,
-    )
-    if scripts and not packages:
-        return
-    for folder in packages:
+    if notes:
+        print(
+            "note: the migrated files now need the jaxrewrite import hook; run without it (`python "
+            "script.py`, as before) their Static parameters are traced (ConcretizationTypeError). "
+            "Run a script with `python -m jaxrewrite script.py` (or `python -m jaxrewrite -m "
+            "pytest`), or call `jaxrewrite.install()` before importing the migrated modules.",
+            file=err,
+        )
+    for folder in packages if notes else []:
         name = os.path.basename(folder)
         init = display_name(os.path.join(folder, "__init__.py"))
         if _has_install(init):
@@ -84,6 +83,20 @@ def hook_notes(changed: Sequence[str], install_hook: bool, err: TextIO) -> None:
             "[tool.jaxrewrite]).",
             file=err,
         )
+    errors = 0
+    for folder in packages if install_hook else []:
+        init = os.path.join(folder, "__init__.py")
+        if _has_install(init):
+            continue
+        try:
+            text, encoding = read_python(init)
+            write_atomically(init, with_install_line(text).encode(encoding))
+        except (OSError, SyntaxError, ValueError, LookupError) as exc:
+            print(f"{display_name(init)}: cannot add the install line: {exc}", file=err)
+            errors += 1
+            continue
+        print(f"{display_name(init)}: added `{INSTALL_LINE}`", file=err)
+    return errors
 
 
 def _has_install(init: str) -> bool:
@@ -95,8 +108,8 @@ def _has_install(init: str) -> bool:
 
 
 def with_install_line(text: str) -> str:
-    """``text`` (a package's ``__init__.py``) with the install line after its docstring and
-    ``from __future__`` imports, before anything that imports a submodule."""
+    """``text`` (an ``__init__.py``) with the install line after its docstring and
+    future imports."""
     newline = "\r\n" if "\r\n" in text else "\n"
     lines = text.splitlines(keepends=True)
     body = ast.parse(text).body
@@ -121,31 +134,12 @@ def with_install_line(text: str) -> str:
     return "".join(lines[:after] + insert + lines[after:])
 
 
-def install_hooks(changed: Sequence[str], err: TextIO) -> int:
-    """``--install-hook``: the install line in each changed package's ``__init__.py``; errors."""
-    errors = 0
-    for folder in sorted({top for top in map(top_package, changed) if top is not None}):
-        init = os.path.join(folder, "__init__.py")
-        if _has_install(init):
-            continue
-        try:
-            text, encoding = read_python(init)
-            write_atomically(init, with_install_line(text).encode(encoding))
-        except (OSError, SyntaxError, ValueError, LookupError) as exc:
-            print(f"{display_name(init)}: cannot add the install line: {exc}", file=err)
-            errors += 1
-            continue
-        print(f"{display_name(init)}: added `{INSTALL_LINE}`", file=err)
-    return errors
-
-
 #: Seconds between two redraws.
 EVERY = 0.1
 
 
 class Progress:
-    """A file counter on stderr, on a terminal only, once a run has taken ``after`` seconds: one
-    line rewritten in place, erased when done (output read by programs never carries it)."""
+    """A file counter on a terminal's stderr once a run takes ``after`` seconds."""
 
     def __init__(self, stream: TextIO, total: int, after: float = 1.0) -> None:
         isatty = getattr(stream, "isatty", None)
@@ -207,8 +201,7 @@ def migrate_file(
     check: bool = False,
     quiet: bool = False,
 ) -> str | None:
-    """One file: read, migrate, report; print its diff (unless ``check``) or write it. Returns
-    the error that stopped it, if one did."""
+    """One file read, migrated, reported, diffed or written; the error that stopped it."""
     display = os.path.normpath(path)
     summary.files += 1
     try:
@@ -263,9 +256,7 @@ def migrate(
     progress_after: float = 1.0,
     quiet: bool = False,
 ) -> int:
-    """The command: 0 nothing to change, 1 changes made (``write``) or proposed (a diff, or only
-    the status with ``check``), 2 errors. ``quiet``: stderr only for errors (no refusals, no
-    summary, no word after ``--write``)."""
+    """The command: 0 nothing to change, 1 changes made or proposed, 2 errors."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     summary = Summary()
@@ -287,13 +278,10 @@ def migrate(
             summary.errors += 1
     progress.done()
     out.flush()
-    if check or quiet:
-        if write and install_hook and summary.changed:
-            summary.errors += install_hooks(summary.changed, err)
-        return 2 if summary.errors else (1 if summary.changed else 0)
     if write and summary.changed:
-        hook_notes(summary.changed, install_hook, err)
-        summary.errors += install_hook and install_hooks(summary.changed, err)
+        summary.errors += after_write(summary.changed, install_hook, err, not (check or quiet))
+    if check or quiet:
+        return 2 if summary.errors else (1 if summary.changed else 0)
     verb = "migrated" if write else "to migrate"
     errors = f"; {_count(summary.errors, 'error')}" if summary.errors else ""
     print(

@@ -79,8 +79,7 @@ def run_script(path: str, args: list[str], prog: str, packages: tuple[str, ...] 
 
 
 def run_code(text: str, args: list[str], packages: tuple[str, ...] = ()) -> int:
-    """``python -c TEXT ARGS``: ``sys.argv[0]`` is ``-c``, the cwd comes first on ``sys.path``, the
-    code's file name is ``<string>``; code that opts in (its first lines) is rewritten."""
+    """``python -c TEXT ARGS``, rewritten if the code opts in."""
     from jaxrewrite.hook.finder import compile_opted_in
 
     if not safe_path():

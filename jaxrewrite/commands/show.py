@@ -27,8 +27,7 @@ from jaxrewrite.header import PRAGMA, why_ignored
 
 
 def show(target: str, diff: bool, prog: str) -> int:
-    """The command: 0 shown, 1 the source does not rewrite or parse (JR100; on stderr), 2 no such
-    target, or one that cannot be read as Python source."""
+    """0 shown, 1 the source does not rewrite or parse (stderr says why), 2 no such target."""
     try:
         path = locate(target)
         display = display_name(path)

@@ -32,8 +32,7 @@ def display_name(path: str) -> str:
 
 
 def locate(target: str) -> str:
-    """The source file TARGET names (a path, or a module found on ``search_path``), found without
-    importing (so without executing) anything."""
+    """The source file TARGET names (a path, or a module on ``search_path``)."""
     if (
         os.path.isfile(target)
         or target.endswith(".py")
@@ -75,12 +74,8 @@ def find_spec(name: str, path: Sequence[str]) -> importlib.machinery.ModuleSpec:
 
 
 def _locations(spec: importlib.machinery.ModuleSpec, namespace: list[str]) -> list[str] | None:
-    """Where a package's submodules are searched, without importing it.
-
-    A namespace package's ``submodule_search_locations`` recomputes itself from its *imported*
-    parent (``sys.modules``), which ``show`` never imports: its folders are the parent's
-    locations joined with its name instead, as PEP 420 defines them.
-    """
+    """Where a package's submodules are searched; a namespace package's are its
+    parent's joined with its name (PEP 420): its own would read the imported parent."""
     if spec.submodule_search_locations is None:
         return None
     if spec.origin is None or spec.origin == "namespace":  # PEP 420: no __init__ file
@@ -118,8 +113,7 @@ def source_file(spec: importlib.machinery.ModuleSpec, name: str) -> str:
 def import_reader(
     filename: str, reads: list[Read] | None = None
 ) -> Callable[[str, int], str | None]:
-    """The source of a module a file imports from, read without importing anything; None when
-    there is none (the name is then not followed). ``reads``: each lookup, for the cache."""
+    """The source of a module a file imports, or None; ``reads``: each lookup, for the cache."""
 
     def read(module: str, level: int) -> str | None:
         path = locate_import(filename, module, level)
@@ -141,9 +135,8 @@ def import_reader(
 
 
 def _src_folders(folder: str) -> list[str]:
-    """The ``src`` folders beside ``folder`` and its parents, last on the search path: a project
-    in the src layout (ott-jax, haliax) checked without being installed imports its own package
-    from there in its tests, as ruff's default ``src = [".", "src"]`` resolves it."""
+    """The ``src`` folders of ``folder`` and its parents (a src-layout project checked
+    uninstalled imports its package from there, as ruff resolves it)."""
     found = []
     while True:
         src = os.path.join(folder, "src")
@@ -156,9 +149,7 @@ def _src_folders(folder: str) -> list[str]:
 
 
 def locate_import(filename: str, module: str, level: int) -> str | None:
-    """The file ``module`` (``level`` dots) imported from ``filename`` resolves to: relative
-    imports from the file's folder, absolute ones along the search path (``show``'s finder), then
-    in the ``src`` folders of the file's parents."""
+    """The file ``module`` (``level`` dots) imported from ``filename`` resolves to."""
     folder = os.path.dirname(os.path.abspath(filename))
     # Where the file's top-level package lives: ``from pkg.types import X`` in pkg/sub/mod.py
     # names a sibling, found there whether or not that folder is on the search path.

@@ -34,12 +34,9 @@ MAX_ROUNDS = 8
 
 
 def migrate_source(text: str, filename: str = "<string>") -> Migration:
-    """Migrate one module's text; Python's own SyntaxError if it does not parse.
-
-    Plans every function, applies the edits, and analyzes the result as the import hook will: a
-    function whose uses would not get exactly the statics its specs gave is refused and the module
-    planned again without it. The text comes back unchanged when nothing is migrated.
-    """
+    """Migrate one module's text (SyntaxError if it does not parse): plan, edit, and
+    analyze the result as the hook will, refusing and planning again any function whose uses would
+    change meaning."""
     if not may_need_migration(text):
         compile(text, filename, "exec", dont_inherit=True)  # only for the SyntaxError promised
         return Migration.unchanged(text)

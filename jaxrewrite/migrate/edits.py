@@ -105,8 +105,8 @@ def _default(args: ast.arguments, arg: ast.arg) -> ast.expr | None:
 
 
 def _use_edits(use: Use, src: Source) -> list[splice.Edit]:
-    """Delete the spec where it is written; a partial or factory left with only the transform
-    becomes the transform itself (``@partial(jax.jit, static_argnums=1)`` -> ``@jax.jit``)."""
+    """Delete the spec where written; a partial or factory left holding only the transform
+    becomes the transform (``@partial(jax.jit, static_argnums=1)`` -> ``@jax.jit``)."""
     # The partial (``partial(T, ...)``) or factory (``T(...)``) call that names the transform.
     top = use.node.func if use.kind is UseKind.CALL else use.node  # type: ignore[attr-defined]
     edits: list[splice.Edit] = []
@@ -127,11 +127,8 @@ def _use_edits(use: Use, src: Source) -> list[splice.Edit]:
 def _delete_items(
     call: ast.Call, items: list[ast.AST], removed: set[int], src: Source
 ) -> list[splice.Edit]:
-    """Delete runs of items with one separator each; comments inside a deleted span stay.
-
-    A run that fills whole lines (one argument a line) goes with its lines; otherwise it goes with
-    the separator after it, or before it when it ends the call.
-    """
+    """Delete runs of items with one separator each (whole lines where they fill them),
+    keeping comments."""
     edits: list[splice.Edit] = []
     text = src.text
     index = 0
@@ -166,8 +163,7 @@ _REST_OF_LINE = re.compile(r"[ \t]*,?[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n)")
 
 
 def _whole_lines(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """The span of whole lines holding ``text[start:end]``, if nothing else is on them but
-    indentation, one trailing comma and a comment."""
+    """The whole lines holding the span, if nothing else is on them but a comma and a comment."""
     line_start = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
     if text[line_start:start].strip(" \t"):
         return None

@@ -48,11 +48,8 @@ class _CannotFix(Exception):
 
 
 def fix_source(text: str, filename: str = "<string>") -> Fix:
-    """Fix every JR006 parameter it can, function by function; SyntaxError if it does not parse.
-
-    In a module that uses jaxrewrite the parameters become ``Static`` markers; in any other, the
-    transform's own keywords (``static_argnames``/``static_argnums``). A function that cannot be
-    fixed is named in ``refused`` with why and what to write by hand; the others are still fixed."""
+    """Fix every JR006 parameter it can, function by function (``refused``: the others,
+    with what to write by hand); SyntaxError if it does not parse."""
     analysis = _traced(text, filename)
     if not analysis.must_be_static:
         return Fix(text, text)
@@ -66,19 +63,18 @@ def fix_source(text: str, filename: str = "<string>") -> Fix:
         func, names = pending[0]
         settled.add((func.name, tuple(names)))
         try:
-            step = (_fix if marker else _fix_plain)(
-                result.text, filename, analysis, [(func, names)]
-            )
+            step = _fix if marker else _fix_plain
+            new, said = step(result.text, filename, analysis, func, names)
         except _CannotFix as why:
             result.refused.append(
                 f"{func.name!r} (line {func.lineno}): {why}; write by hand: "
                 f"{_advice(analysis, func, names, marker)}"
             )
             continue
-        result.text = step.text
-        result.fixed.extend(step.fixed)
-        result.said.extend(step.said)
-        analysis = _traced(result.text, filename)
+        result.text = new
+        result.fixed.extend((func.name, name) for name in names)
+        result.said.extend(said)
+        analysis = _traced(new, filename)
 
 
 def _traced(text: str, filename: str, filters: Filters = TRACE) -> Analysis:
@@ -105,36 +101,31 @@ def _advice(analysis: Analysis, func: Function, names: list[str], marker: bool) 
 
 
 def _fix_plain(
-    text: str, filename: str, analysis: Analysis, wanted: list[tuple[Function, list[str]]]
-) -> Fix:
-    """Plain JAX: the parameters written into each use's own spec, checked by analyzing again."""
+    text: str, filename: str, analysis: Analysis, func: Function, names: list[str]
+) -> tuple[str, list[str]]:
+    """Plain JAX: the parameters written into each use's spec; (text, what was written)."""
     edits: list[splice.Edit] = []
     said: list[str] = []
-    for func, names in wanted:
-        for use in (u for u in analysis.uses if u.target is func):
-            words: list[str] = []
-            made = _spec_edits(
-                use, [p for p in use.signature.params if p.name in names], analysis.source, words
-            )
-            edits.extend(made)
-            if made and made[-1].text.startswith(_PARTIAL):
-                said.append(f"{func.name!r}: @{ast.unparse(use.node)} became @{made[-1].text}")
-            elif words:
-                said.append(f"{func.name!r}: {', '.join(words)} passed to {ast.unparse(use.node)}")
+    for use in (u for u in analysis.uses if u.target is func):
+        words: list[str] = []
+        made = _spec_edits(
+            use, [p for p in use.signature.params if p.name in names], analysis.source, words
+        )
+        edits.extend(made)
+        if made and made[-1].text.startswith(_PARTIAL):
+            said.append(f"{func.name!r}: @{ast.unparse(use.node)} became @{made[-1].text}")
+        elif words:
+            said.append(f"{func.name!r}: {', '.join(words)} passed to {ast.unparse(use.node)}")
     if any(edit.text.startswith(_PARTIAL) for edit in edits):
         edits.append(_functools_import(analysis))
         if edits[-1].text:
             said.append("'import functools' added (functools.partial needs it)")
     fixed_text = splice.apply(text, edits)
-    after = _traced(fixed_text, filename)
-    left = {(f.name, n) for f, n in after.must_be_static}
-    for func, names in wanted:
-        still = [n for n in names if (func.name, n) in left]
-        if still:
-            raise _CannotFix(f"{', '.join(still)} still traced after writing the spec")
-    return Fix(
-        text, fixed_text, [(func.name, n) for func, names in wanted for n in names], said=said
-    )
+    left = {(f.name, n) for f, n in _traced(fixed_text, filename).must_be_static}
+    still = [n for n in names if (func.name, n) in left]
+    if still:
+        raise _CannotFix(f"{', '.join(still)} still traced after writing the spec")
+    return fixed_text, said
 
 
 #: The portable spelling of a transform with keywords on a bare decorator (``@jax.jit(...)``, the
@@ -170,71 +161,47 @@ def _functools_import(analysis: Analysis) -> splice.Edit:
 
 
 def _fix(
-    text: str, filename: str, analysis: Analysis, wanted: list[tuple[Function, list[str]]]
-) -> Fix:
-    src = analysis.source
+    text: str, filename: str, analysis: Analysis, func: Function, names: list[str]
+) -> tuple[str, list[str]]:
+    """The parameters written into each use's spec and migrated into markers, proved."""
     edits: list[splice.Edit] = []
-    for func, names in wanted:
-        uses = [u for u in analysis.uses if u.target is func]
-        for use in uses:
-            edits.extend(
-                _spec_edits(
-                    use,
-                    [p for p in use.signature.params if p.name in names] if use.signature else [],
-                    src,
-                )
-            )
-    targets = {(func.name, func.lineno): names for func, names in wanted}
-    before = {(m.function, m.line) for m in migrate_source(text, filename).migrated}
-    if before - set(targets):
+    for use in (u for u in analysis.uses if u.target is func):
+        params = [p for p in use.signature.params if p.name in names] if use.signature else []
+        edits.extend(_spec_edits(use, params, analysis.source))
+    key = (func.name, func.lineno)
+    if {(m.function, m.line) for m in migrate_source(text, filename).migrated} - {key}:
         raise _CannotFix(
             "migrate would also change other hand-written specs here: run 'jaxrewrite migrate' "
             "first"
         )
     migrated = migrate_source(splice.apply(text, edits), filename)
     done = {(m.function, m.line): {name for name, _ in m.params} for m in migrated.migrated}
-    for key, names in targets.items():
-        if not set(names) <= done.get(key, set()):
-            why = (
-                "; ".join(r.message for r in migrated.refused if r.function == key[0])
-                or "migrate refused it"
-            )
-            raise _CannotFix(f"{key[0]!r} (line {key[1]}): {why}")
-    if set(done) - set(targets):
+    if not set(names) <= done.get(key, set()):
+        why = (
+            "; ".join(r.message for r in migrated.refused if r.function == func.name)
+            or "migrate refused it"
+        )
+        raise _CannotFix(f"{func.name!r} (line {func.lineno}): {why}")
+    if set(done) - {key}:
         raise _CannotFix("the fix would migrate other functions too")
-    _verify(migrated.text, filename, targets)
-    fixed = [(name, p) for (name, _), params in targets.items() for p in params]
-    said = [f"{p!r} of {name!r} annotated Static[...]" for name, p in fixed]
-    return Fix(text, migrated.text, fixed, said=said)
-
-
-def _verify(text: str, filename: str, targets: dict[tuple[str, int], list[str]]) -> None:
-    """The fixed module rewrites without refusal, every use of a fixed def holds the parameters
-    Static, and none of the findings fixed is reported again."""
-    after = _traced(text, filename, EXHAUSTIVE)
+    after = _traced(migrated.text, filename, EXHAUSTIVE)
     if after.errors:
         raise _CannotFix(f"the fixed module would be refused: {after.errors[0]}")
-    names = {name for name, _ in targets}
-    for func, param in after.must_be_static:
-        if func.name in names and any(
-            param in ps for (n, _), ps in targets.items() if n == func.name
-        ):
+    for f, param in after.must_be_static:
+        if f.name == func.name and param in names:
             raise _CannotFix(f"{func.name!r}: {param!r} is still traced after the fix")
     for use in after.uses:
-        params = next((ps for (n, _), ps in targets.items() if n == use.target.name), None)
-        if params is None:
-            continue
-        for p in use.signature.params:
-            if p.name in params and Mark.STATIC not in p.markers:
-                raise _CannotFix(f"{use.target.name!r}: {p.name!r} is not Static after the fix")
+        for p in use.signature.params if use.target.name == func.name else []:
+            if p.name in names and Mark.STATIC not in p.markers:
+                raise _CannotFix(f"{func.name!r}: {p.name!r} is not Static after the fix")
+    return migrated.text, [f"{p!r} of {func.name!r} annotated Static[...]" for p in names]
 
 
 def _spec_edits(
     use: Use, params: list[Param], src: Source, plain: list[str] | None = None
 ) -> list[splice.Edit]:
-    """Write ``params`` into the spec of one use, as plain JAX would spell it. ``plain``: the
-    text stays so (no migrate after it), so it must run on every JAX the project supports; the
-    keywords written are added to it, as they read."""
+    """Write ``params`` into one use's spec as plain JAX spells it (``plain``: the text stays
+    so, and collects the keywords written)."""
     t = use.transform
     if not params:
         return []

@@ -23,8 +23,7 @@ _MARKER_NAMES = {Mark.STATIC: "Static", Mark.NODIFF: "NoDiff"}
 def header_edits(
     analysis: Analysis, tree: ast.Module, needed: set[Mark], planned: set[int]
 ) -> tuple[list[splice.Edit], dict[Mark, str]]:
-    """The pragma (where the module lacks it) and the marker import, and how each marker in
-    ``needed`` is spelled; ``planned``: ``id`` of the uses the migration edits."""
+    """The pragma and marker import edits, and each needed marker's spelling."""
     src, body = analysis.source, tree.body
     at = src.text.find("\n")  # the first line ending
     if at > 0 and src.text[at - 1] == "\r":
@@ -66,8 +65,7 @@ def header_edits(
 def _spelling(
     needed: set[Mark], head: list[ast.stmt], text: str, tree: ast.Module
 ) -> tuple[dict[Mark, str], set[Mark]]:
-    """The name each marker is spelled with: an import of it among the module's first
-    statements, else the plain name when the text never uses it, else ``JrStatic``/``JrNoDiff``."""
+    """Each marker's name: imported already, else plain when unused, else ``JrStatic``."""
     spelling: dict[Mark, str] = {}
     for stmt in head:
         if (

@@ -47,10 +47,8 @@ def _groups(block: list[ast.stmt]) -> list[list[ast.stmt]]:
 
 
 def marker_import_place(block: list[ast.stmt], src: Source) -> tuple[int, bool]:
-    """Where the marker import goes in the module's first import ``block`` (consecutive top-level
-    imports): (the offset of the line start to insert at, whether it opens a section of its own).
-    Among the third-party ``from`` imports, in order; else a new section after the standard
-    library's (and ``__future__``'s)."""
+    """Where the marker import goes in the first import block: (offset, whether
+    it opens its own section), among the third-party imports as isort sorts them."""
     groups = _groups(block)
     third = next((g for g in groups if any(_section(s) == "third" for s in g)), None)
     if third is not None:
@@ -98,8 +96,7 @@ def first_import_block(body: list[ast.stmt], start: int) -> list[ast.stmt]:
 
 
 def _bound(stmt: ast.stmt) -> list[tuple[ast.alias, str]]:
-    """The aliases of a ``functools`` import whose binding the migration may have emptied:
-    ``import functools [as f]`` and ``from functools import partial [as p]``."""
+    """The aliases of ``import functools`` and ``from functools import partial``."""
     if isinstance(stmt, ast.Import):
         return [(a, a.asname or a.name) for a in stmt.names if a.name == "functools"]
     if isinstance(stmt, ast.ImportFrom) and stmt.module == "functools" and stmt.level == 0:
@@ -108,9 +105,8 @@ def _bound(stmt: ast.stmt) -> list[tuple[ast.alias, str]]:
 
 
 def mentions(tree: ast.Module, name: str, everywhere: bool = False) -> bool:
-    """Does the code read, bind or name ``name`` (a string equal to it included, for
-    ``__all__``)? ``everywhere``: also as an import, an attribute, a match capture or inside a
-    string annotation, as a new name must not be (a mention outside imports keeps an import)."""
+    """Does the code name ``name`` outside imports (a string too, for ``__all__``)?
+    ``everywhere``: anywhere a new name would clash."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
             found = node.id == name
@@ -150,8 +146,7 @@ def _annotation_like(text: str, name: str) -> bool:
 
 
 def unused_import_edits(tree: ast.Module, src: Source, migrated: str) -> list[splice.Edit]:
-    """Edits (on the original text) taking out the module-level ``functools``/``partial`` imports
-    that the original text used and the migrated text no longer mentions at all."""
+    """Edits removing ``functools``/``partial`` imports the migration left unused."""
     candidates = [(stmt, bound) for stmt in tree.body if (bound := _bound(stmt))]
     if not candidates:
         return []  # nothing to take out: the migrated text need not be parsed
@@ -181,8 +176,8 @@ def unused_import_edits(tree: ast.Module, src: Source, migrated: str) -> list[sp
 def _drop(
     stmt: ast.Import | ast.ImportFrom, dead: list[ast.alias], src: Source
 ) -> splice.Edit | None:
-    """The whole statement's lines when every name goes (and one blank line, when the statement was
-    a section of its own); one ``name, `` on a one-line statement; else nothing (left as is)."""
+    """The statement's lines when every name goes, one ``name, `` on a one-line statement,
+    else None."""
     lines = src.lines
     first, last = stmt.lineno, stmt.end_lineno or stmt.lineno
     start, end = src.line_starts[first - 1], _after(stmt, src)

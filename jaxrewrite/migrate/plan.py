@@ -56,9 +56,8 @@ class Plan:
 
 
 def _below(use: Use, func: Function, nodes: set[int]) -> list[ast.expr]:
-    """Decorators applied before this one that may hide the def's signature. ``nodes``: the
-    transforms of the table and the wrappers known to keep it (``Analysis.keeps_signature``),
-    both of which hand it on through ``functools.wraps``."""
+    """Decorators applied before this use that may hide the def's signature (``nodes``:
+    transforms and known keepers, which hand it on)."""
     if use.kind is UseKind.CALL:
         assert isinstance(use.node, ast.Call)
         first = use.node.args[0]
@@ -72,8 +71,7 @@ def _below(use: Use, func: Function, nodes: set[int]) -> list[ast.expr]:
 def _plan_function(
     func: Function, uses: list[Use], enabled: bool, src: Source, keeps: set[int]
 ) -> PlannedFunction:
-    """Read every spec on one def, choose the markers, and check every use agrees (``Refused``).
-    ``keeps``: the wrappers known to keep the def's signature (``Analysis.keeps_signature``)."""
+    """Read every spec on one def, choose the markers, check every use agrees."""
     sig = uses[0].signature
     assert sig is not None
     candidates = [use for use in uses if has_spec(use)]
@@ -200,8 +198,7 @@ def plan_migration(
     excluded: Mapping[int, Refusal],
     tree: ast.Module,
 ) -> Plan:
-    """Decide, per function, migrate or refuse, and spell the edits; pure. ``excluded`` maps
-    ``id(def)`` to a refusal found by an earlier round trip."""
+    """Per function, migrate or refuse (``excluded``: refused by a round trip); pure."""
     src = analysis.source
     enabled = analysis.header.enabled
     planned: list[PlannedFunction] = []

@@ -58,8 +58,7 @@ class Migrated:
 
 @dataclass(frozen=True)
 class Refusal:
-    """A function left as written (``function`` None: a spec on no def of the module, or the
-    module)."""
+    """A function left as written (``function`` None: no def, or the module)."""
 
     reason: Reason
     message: str
@@ -82,8 +81,7 @@ class Refusal:
 
 @dataclass
 class Migration:
-    """A module's migration: the text to write (``original`` itself when nothing changes), what
-    was migrated, and every refusal."""
+    """A module's migration: the text, what was migrated, and every refusal."""
 
     original: str
     text: str

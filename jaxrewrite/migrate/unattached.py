@@ -22,16 +22,14 @@ _WORDS = frozenset(NEEDLES)
 
 
 def unattached(analysis: Analysis, tree: ast.Module) -> list[Refusal]:
-    """Transform calls that write a spec but apply to no def of the module, and decorators the
-    analysis could not read; most modules have no spec keyword outside a use, and stop here."""
+    """Spec-writing calls on no def of the module, and unreadable decorators."""
     src = analysis.source
     spans = sorted((src.start(use.node), src.end(use.node)) for use in analysis.uses)
     starts = [start for start, _ in spans]
     reach = list(itertools.accumulate((end for _, end in spans), max))
 
     def covered(offset: int) -> bool:
-        """Inside some use's expression (the spans sorted once: a scan per keyword was
-        quadratic)?"""
+        """Inside some use's expression? (sorted spans: a scan per keyword was quadratic)"""
         at = bisect.bisect_right(starts, offset) - 1
         return at >= 0 and offset < reach[at]
 
@@ -95,10 +93,8 @@ def _refusal(
 
 
 def _innermost(scopes: ScopeTree) -> dict[int, Scope]:
-    """Per line, the scope of the innermost statement holding it, in one sweep (a scan of every
-    statement per call made migrate quadratic). The statements (simple ones and compound
-    headers: a few lines each) come sorted by first line, so a later one holding a line is
-    inside the earlier and overwrites it."""
+    """Per line, the scope of the innermost statement holding it (they come sorted, so
+    an inner one overwrites)."""
     found: dict[int, Scope] = {}
     for first, last, _, scope, _ in scopes.statements:
         for line in range(first, last + 1):
@@ -107,8 +103,7 @@ def _innermost(scopes: ScopeTree) -> dict[int, Scope]:
 
 
 def _imported(name: str, scope: Scope) -> str | None:
-    """The one dotted name ``name`` is imported as where it is read, or None (a local def, an
-    assignment, a parameter, bound more than one way, or not bound at all)."""
+    """The one dotted name ``name`` is imported as where read, or None."""
     found = scope.lookup(name)
     if found is None:
         return None

@@ -21,8 +21,7 @@ from jaxrewrite.migrate.result import Migrated, Reason, Refusal, Refused, UseRec
 
 
 def _offset_map(edits: Sequence[splice.Edit]) -> tuple[list[int], list[int]]:
-    """Old-to-new offsets of unedited text: the end of each edit in order, and the total shift
-    from the edits up to it (a bisection, not a scan, per offset: migrate stays linear)."""
+    """Old-to-new offsets: each edit's end, in order, and the shift up to it."""
     ends: list[int] = []
     shifts: list[int] = []
     shift = 0
@@ -40,8 +39,8 @@ def _new_offset(steps: tuple[list[int], list[int]], old: int) -> int:
 
 
 def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
-    """Analyze the migrated text as the import hook will; every planned function whose uses would
-    not get exactly the statics their specs gave is returned with why."""
+    """Analyze the migrated text as the hook will: each planned function whose uses
+    would not get the statics their specs gave, with why."""
     src = analysis.source
     steps = _offset_map(plan.edits)
     problems: dict[int, Refusal] = {}
