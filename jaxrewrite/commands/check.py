@@ -44,13 +44,8 @@ from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic, suppressed
 from jaxrewrite.errors import TOO_DEEP, RewriteError, too_deep
-from jaxrewrite.header import PRAGMA, header_statements, might_opt_in, scan_header
-from jaxrewrite.migrate.imports import (
-    first_import_block,
-    marker_import_edit,
-    marker_import_lines,
-    statement_start,
-)
+from jaxrewrite.header import PRAGMA, might_opt_in, scan_header
+from jaxrewrite.migrate.imports import marker_import_edits
 
 FORMATS = ("text", "json", "github")
 
@@ -511,18 +506,10 @@ def _with_imports(text: str, path: str, said: list[str]) -> str:
     """``from jaxrewrite import ...`` for the marker names used unbound, where isort puts it."""
     tree = ast.parse(text, path)
     names = sorted({node.id for node, _, _ in unbound_marker.unbound_markers(tree)})
-    src = Source(text, path)
     nl = "\r\n" if "\r\n" in text else "\n"
-    lines = "".join(line + nl for line in marker_import_lines([(n, n) for n in names]))
-    index = header_statements(tree.body)
-    block = first_import_block(tree.body, index)
-    if block:
-        edit = marker_import_edit(block, src, lines, nl)
-    else:
-        at = statement_start(tree.body, index, src)
-        edit = splice.Edit(at, at, lines)
-    said.append(f"{unbound_marker.RULE.code}: added '{lines.strip()}'")
-    return splice.apply(text, [edit])
+    edits = marker_import_edits(tree.body, Source(text, path), [(n, n) for n in names], nl)
+    said.append(f"{unbound_marker.RULE.code}: added '{edits[0].text.strip()}'")
+    return splice.apply(text, edits)
 
 
 def _with_pragma(text: str, path: str, said: list[str], notes: list[str]) -> str:

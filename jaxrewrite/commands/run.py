@@ -17,7 +17,6 @@ import runpy
 import sys
 import types
 from collections.abc import Callable
-from typing import NoReturn
 
 from jaxrewrite.commands import children, safe_path
 from jaxrewrite.hook.finder import install, script_code
@@ -64,7 +63,12 @@ def run_script(path: str, args: list[str], prog: str, packages: tuple[str, ...] 
         __file__=filename, __cached__=None, __loader__=loader_type("__main__", filename)
     )
     try:
-        code = _load_pyc(data) if is_pyc else script_code(data, filename)
+        if not is_pyc:
+            code = script_code(data, filename)
+        elif data[:4] != importlib.util.MAGIC_NUMBER:
+            raise RuntimeError("Bad magic number in .pyc file")
+        elif not isinstance(code := marshal.loads(memoryview(data)[16:]), types.CodeType):
+            raise RuntimeError("Bad code object in .pyc file")
     except (SyntaxError, RuntimeError, ValueError, EOFError) as exc:
         if not (is_pyc or isinstance(exc, SyntaxError)):
             raise  # a failure of the engine itself: keep every frame
@@ -137,15 +141,6 @@ def _new_main() -> types.ModuleType:
     return main
 
 
-def _load_pyc(data: bytes) -> types.CodeType:
-    if data[:4] != importlib.util.MAGIC_NUMBER:
-        raise RuntimeError("Bad magic number in .pyc file")
-    code = marshal.loads(memoryview(data)[16:])
-    if not isinstance(code, types.CodeType):
-        raise RuntimeError("Bad code object in .pyc file")
-    return code
-
-
 def _run(body: Callable[[], object]) -> int:
     """Call ``body`` (which runs user code); an uncaught exception is reported as Python would."""
     try:
@@ -154,7 +149,9 @@ def _run(body: Callable[[], object]) -> int:
         raise  # the interpreter turns it into the exit status (and prints a non-int code)
     except KeyboardInterrupt as exc:
         _report(_trimmed(exc))
-        _reraise_silently(exc)
+        # The interpreter sees the interrupt (it then exits by SIGINT) without printing it again.
+        sys.excepthook = lambda *_: None
+        raise
     except BaseException as exc:  # noqa: B036 - anything else uncaught exits 1 after a traceback
         return _report(_trimmed(exc))
     return 0
@@ -185,13 +182,3 @@ def _report(exc: BaseException) -> int:
         print("\nOriginal exception was:", file=sys.stderr)
         sys.__excepthook__(type(exc), exc, exc.__traceback__)
     return 1
-
-
-def _reraise_silently(exc: KeyboardInterrupt) -> NoReturn:
-    """Let the interpreter see the interrupt (it then exits by SIGINT) without printing it twice."""
-
-    def already_reported(*_: object) -> None:
-        pass
-
-    sys.excepthook = already_reported
-    raise exc

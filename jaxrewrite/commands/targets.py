@@ -134,20 +134,6 @@ def import_reader(
     return read
 
 
-def _src_folders(folder: str) -> list[str]:
-    """The ``src`` folders of ``folder`` and its parents (a src-layout project checked
-    uninstalled imports its package from there, as ruff resolves it)."""
-    found = []
-    while True:
-        src = os.path.join(folder, "src")
-        if os.path.isdir(src):
-            found.append(src)
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return found
-        folder = parent
-
-
 def locate_import(filename: str, module: str, level: int) -> str | None:
     """The file ``module`` (``level`` dots) imported from ``filename`` resolves to."""
     folder = os.path.dirname(os.path.abspath(filename))
@@ -165,7 +151,13 @@ def locate_import(filename: str, module: str, level: int) -> str | None:
             candidates = [stem + ".py", os.path.join(stem, "__init__.py")]
             return next((c for c in candidates if os.path.isfile(c)), None)
         if os.path.isfile(filename):
-            search = [folder, root, *sys.path[1:], *_src_folders(root)]
+            # Then the ``src`` folders of its parents: a src-layout project checked uninstalled
+            # imports its own package from there, as ruff's default ``src = [".", "src"]``.
+            parents = [root]
+            while os.path.dirname(parents[-1]) != parents[-1]:
+                parents.append(os.path.dirname(parents[-1]))
+            src = [os.path.join(p, "src") for p in parents if os.path.isdir(os.path.join(p, "src"))]
+            search = [folder, root, *sys.path[1:], *src]
             return source_file(find_spec(module, search), module)
         return None
     except (TargetError, OSError, UnicodeDecodeError, SyntaxError, ValueError, ImportError):

@@ -9,12 +9,7 @@ from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.rulebook.table import Mark
 from jaxrewrite.header import PRAGMA, header_statements
-from jaxrewrite.migrate.imports import (
-    first_import_block,
-    marker_import_edit,
-    marker_import_lines,
-    mentions,
-)
+from jaxrewrite.migrate.imports import marker_import_edits, mentions
 from jaxrewrite.migrate.result import Reason
 
 _MARKER_NAMES = {Mark.STATIC: "Static", Mark.NODIFF: "NoDiff"}
@@ -45,21 +40,9 @@ def header_edits(
                 name = getattr(use.target, "name", "?")
                 raise Reason.MODULE.refused(name=name, line=use.target.lineno, pragma=PRAGMA)
     spelling, missing = _spelling(needed, body, src.text, tree)
-    at_first = src.line_starts[first_line - 1]
-    lines = marker_import_lines([(_MARKER_NAMES[mark], spelling[mark]) for mark in missing])
-    edits: list[splice.Edit] = []
+    names = [(_MARKER_NAMES[mark], spelling[mark]) for mark in missing]
     pragma = "" if enabled else PRAGMA + nl
-    block = first_import_block(body, index)
-    if not block or not lines:
-        if pragma or lines:
-            edits.append(
-                splice.Edit(at_first, at_first, pragma + "".join(line + nl for line in lines))
-            )
-        return edits, spelling
-    if pragma:
-        edits.append(splice.Edit(at_first, at_first, pragma))
-    edits.append(marker_import_edit(block, src, "".join(line + nl for line in lines), nl))
-    return edits, spelling
+    return marker_import_edits(body, src, names, nl, pragma), spelling
 
 
 def _spelling(

@@ -10,6 +10,7 @@ import sys
 
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.header import header_statements
 
 MODULE = "jaxrewrite"
 
@@ -60,12 +61,22 @@ def marker_import_place(block: list[ast.stmt], src: Source) -> tuple[int, bool]:
     return _after((before[-1] if before else groups[-1])[-1], src), True
 
 
-def marker_import_edit(block: list[ast.stmt], src: Source, lines: str, nl: str) -> splice.Edit:
-    """The import ``lines`` inserted at ``marker_import_place`` in the first import ``block``."""
-    at, own_section = marker_import_place(block, src)
-    if at == len(src.text) and not src.text.endswith(("\n", "\r")):
+def marker_import_edits(
+    body: list[ast.stmt], src: Source, names: list[tuple[str, str]], nl: str, pragma: str = ""
+) -> list[splice.Edit]:
+    """``pragma`` (a line, or "") where the module's header ends, and the ``from jaxrewrite``
+    import of ``names`` (``(name, spelling)`` pairs) where isort puts it."""
+    index = header_statements(body)
+    at = statement_start(body, index, src)
+    lines = "".join(line + nl for line in marker_import_lines(names))
+    block = first_import_block(body, index)
+    if not block or not lines:
+        return [splice.Edit(at, at, pragma + lines)] if pragma or lines else []
+    place, own_section = marker_import_place(block, src)
+    if place == len(src.text) and not src.text.endswith(("\n", "\r")):
         lines = nl + lines  # the last import ends the file without a line break
-    return splice.Edit(at, at, (nl if own_section else "") + lines)
+    import_edit = splice.Edit(place, place, (nl if own_section else "") + lines)
+    return [splice.Edit(at, at, pragma), import_edit] if pragma else [import_edit]
 
 
 def statement_start(body: list[ast.stmt], index: int, src: Source) -> int:

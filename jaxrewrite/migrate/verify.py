@@ -5,9 +5,10 @@ what its hand-written spec gave; and the record of what was migrated.
 from __future__ import annotations
 
 import bisect
+import contextlib
 from collections.abc import Sequence
 
-from jaxrewrite.engine.analysis import Analysis, Use, UseKind
+from jaxrewrite.engine.analysis import Analysis, UseKind
 from jaxrewrite.engine.build import build_analysis
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.read.handwritten import Meaning, sorted_values, spell
@@ -106,11 +107,12 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
             if use.needs_edit and not (analysis.header.enabled and was.needs_edit):
                 refuse(p, "rewritten", transform=t.name, line=was.node.lineno)
             continue
-        now = (
-            meaning_of_values(t, use.values)
-            if use.values is not None
-            else _read_or_none(use, new_src)
-        )
+        now: Meaning | None = None
+        if use.values is not None:
+            now = meaning_of_values(t, use.values)
+        elif use.signature is not None:
+            with contextlib.suppress(Refused):
+                now = specs.read(use, use.signature, new_src).meaning
         expected = p.before.get(id(was))
         if now is None or expected is None:
             refuse(p, "unread", transform=t.name, line=was.node.lineno)
@@ -122,14 +124,6 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
             if id(use) not in seen and has_spec(use):
                 refuse(p, "unseen", transform=use.transform.name, line=use.node.lineno)
     return problems
-
-
-def _read_or_none(use: Use, src: Source) -> Meaning | None:
-    assert use.signature is not None
-    try:
-        return specs.read(use, use.signature, src).meaning
-    except Refused:
-        return None
 
 
 def records(analysis: Analysis, plan: Plan, migrated: str) -> list[Migrated]:
