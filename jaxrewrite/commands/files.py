@@ -17,15 +17,6 @@ from jaxrewrite.engine.read.source import (
     unified_diff as unified_diff,  # the commands' one diff, defined with the text
 )
 
-SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules"})
-
-
-def skipped(folder: str, name: str) -> bool:
-    """Is ``folder/name`` one of the folders the walk never enters?"""
-    if name.startswith(".") or name in SKIPPED_FOLDERS:
-        return True
-    return os.path.isfile(os.path.join(folder, name, "pyvenv.cfg"))
-
 
 def python_files(paths: Iterable[str], exclude: Sequence[tuple[str, str]] = ()) -> Iterator[str]:
     """Each non-folder path as given (the caller reports a missing one), and every
@@ -35,14 +26,19 @@ def python_files(paths: Iterable[str], exclude: Sequence[tuple[str, str]] = ()) 
     def excluded(path: str) -> bool:
         return any(matches(pattern, path, root) for pattern, root in exclude)
 
+    def skipped(folder: str, name: str) -> bool:  # hidden, caches, virtual environments
+        if name.startswith(".") or name in ("__pycache__", "node_modules"):
+            return True
+        return excluded(os.path.join(folder, name)) or os.path.isfile(
+            os.path.join(folder, name, "pyvenv.cfg")
+        )
+
     for path in paths:
         if not os.path.isdir(path):
             yield path
             continue
         for folder, dirs, files in os.walk(path):
-            dirs[:] = sorted(
-                d for d in dirs if not skipped(folder, d) and not excluded(os.path.join(folder, d))
-            )
+            dirs[:] = sorted(d for d in dirs if not skipped(folder, d))
             for name in sorted(files):
                 if name.endswith(".py") and not excluded(os.path.join(folder, name)):
                     yield os.path.join(folder, name)
@@ -93,12 +89,10 @@ def universal(text: str) -> str:
     )
 
 
-def read_python(path: str, data: bytes | None = None) -> tuple[str, str]:
-    """``decode`` of the file's bytes (``data`` when already read)."""
-    if data is None:
-        with open(path, "rb") as file:
-            data = file.read()
-    return decode(data, path)
+def read_python(path: str) -> tuple[str, str]:
+    """``decode`` of the file's bytes."""
+    with open(path, "rb") as file:
+        return decode(file.read(), path)
 
 
 def cannot_open(path: str, exc: OSError | SourceError) -> str:

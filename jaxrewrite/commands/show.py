@@ -12,7 +12,7 @@ from jaxrewrite.commands import colour
 from jaxrewrite.commands.files import (
     SourceError,
     cannot_open,
-    read_python,
+    decode,
     unified_diff,
     universal,
     write_source,
@@ -32,7 +32,7 @@ def show(target: str, diff: bool, prog: str) -> int:
         path = locate(target)
         display = display_name(path)
         with open(path, "rb") as file:
-            source, encoding = read_python(display, file.read())
+            source, encoding = decode(file.read(), display)
     except TargetError as exc:
         print(f"{prog} show: {exc}", file=sys.stderr)
         return 2

@@ -84,24 +84,18 @@ def _annotate(p: Param, func: Function, marker: str, src: Source) -> list[splice
         return [splice.Edit(start, start, f"{marker}["), splice.Edit(end, end, "]")]
     end = src.end(arg)
     edits = [splice.Edit(end, end, f": {marker}")]
-    default = _default(func.args, arg)
+    args = func.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults: dict[int, ast.expr | None] = dict(
+        zip(map(id, positional[len(positional) - len(args.defaults) :]), args.defaults)
+    )
+    defaults.update(zip(map(id, args.kwonlyargs), args.kw_defaults))
+    default = defaults.get(id(arg))
     if default is not None:
         at = src.start(default)
         if src.text[end:at] == "=":  # PEP 8 spacing once the parameter is annotated
             edits.append(splice.Edit(end, at, " = "))
     return edits
-
-
-def _default(args: ast.arguments, arg: ast.arg) -> ast.expr | None:
-    positional = [*args.posonlyargs, *args.args]
-    for index, other in enumerate(positional):
-        if other is arg:
-            offset = index - (len(positional) - len(args.defaults))
-            return args.defaults[offset] if offset >= 0 else None
-    for other, value in zip(args.kwonlyargs, args.kw_defaults):
-        if other is arg:
-            return value
-    return None
 
 
 def _use_edits(use: Use, src: Source) -> list[splice.Edit]:

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.read.handwritten import BY_KEYWORD, Meaning, spell
-from jaxrewrite.engine.read.signature import Param, Signature
+from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.rulebook.table import Mark, SpecKind, Transform
+from jaxrewrite.engine.rulebook.table import Mark, SpecKind
 from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.walk.specs import has_spec
 from jaxrewrite.engine.walk.specs.base import donation_clash
@@ -105,7 +105,15 @@ def _plan_function(
                 how = "position" if by_position else "keyword"
                 missing = t.argnames if by_position else t.argnums
                 raise Reason.ONE_WAY.refused(name=p.name, how=how, missing=missing)
-        _check_donation(use, t, params, src)
+        keywords = {kw.arg: kw.value for kw in use.written if kw.arg is not None}
+        try:
+            clash = donation_clash(t, params, keywords, src)
+        except RewriteError as err:  # a donate keyword that is not a literal int/str list
+            raise Refused(Reason.NON_LITERAL, err.msg) from None
+        if clash is not None:
+            raise Reason.DONATED.refused(
+                "migrate", name=clash[0].name, transform=t.name, remedy=clash[1]
+            )
         mark = Mark.NODIFF if Mark.NODIFF in t.markers else Mark.STATIC
         for p in params:
             if statics.get(p.name) is not Mark.STATIC:
@@ -122,18 +130,6 @@ def _plan_function(
     for use in uses:
         _check_agreement(use, sig, marks, before, enabled, src)
     return PlannedFunction(func, sig, uses, candidates, marks, before)
-
-
-def _check_donation(use: Use, t: Transform, params: list[Param], src: Source) -> None:
-    """The engine's donation rule (``specs.base.donation_clash``), as a refusal."""
-    keywords = {kw.arg: kw.value for kw in use.written if kw.arg is not None}
-    try:
-        clash = donation_clash(t, params, keywords, src)
-    except RewriteError as err:  # a donate keyword that is not a literal int/str list
-        raise Refused(Reason.NON_LITERAL, err.msg) from None
-    if clash is not None:
-        p, remedy = clash
-        raise Reason.DONATED.refused("migrate", name=p.name, transform=t.name, remedy=remedy)
 
 
 def _check_agreement(

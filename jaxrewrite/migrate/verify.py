@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from jaxrewrite.engine.analysis import Analysis, UseKind
 from jaxrewrite.engine.build import build_analysis
@@ -21,29 +21,21 @@ from jaxrewrite.migrate.plan import Plan, PlannedFunction
 from jaxrewrite.migrate.result import Migrated, Reason, Refusal, Refused, UseRecord
 
 
-def _offset_map(edits: Sequence[splice.Edit]) -> tuple[list[int], list[int]]:
-    """Old-to-new offsets: each edit's end, in order, and the shift up to it."""
+def _shifter(edits: Sequence[splice.Edit]) -> Callable[[int], int]:
+    """Old-to-new offsets of unedited text (a bisection per offset: migrate stays linear)."""
     ends: list[int] = []
-    shifts: list[int] = []
-    shift = 0
+    shifts = [0]
     for edit in sorted(edits, key=lambda e: (e.start, e.end)):
-        shift += len(edit.text) - (edit.end - edit.start)
         ends.append(edit.end)
-        shifts.append(shift)
-    return ends, shifts
-
-
-def _new_offset(steps: tuple[list[int], list[int]], old: int) -> int:
-    ends, shifts = steps
-    at = bisect.bisect_right(ends, old)  # the edits ending at or before ``old``
-    return old + (shifts[at - 1] if at else 0)
+        shifts.append(shifts[-1] + len(edit.text) - (edit.end - edit.start))
+    return lambda old: old + shifts[bisect.bisect_right(ends, old)]
 
 
 def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
     """Analyze the migrated text as the hook will: each planned function whose uses
     would not get the statics their specs gave, with why."""
     src = analysis.source
-    steps = _offset_map(plan.edits)
+    new_offset = _shifter(plan.edits)
     problems: dict[int, Refusal] = {}
 
     def refuse(p: PlannedFunction, variant: str = "", /, **fields: object) -> None:
@@ -68,14 +60,14 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
     spans = []
     for p in plan.planned:
         first = min([p.func.lineno, *(d.lineno for d in p.func.decorator_list)])
-        start = _new_offset(steps, src.line_starts[first - 1])
-        spans.append((start, _new_offset(steps, src.end(p.func)), p))
+        start = new_offset(src.line_starts[first - 1])
+        spans.append((start, new_offset(src.end(p.func)), p))
         for use in p.uses:
             if use.kind is UseKind.CALL:
                 spans.append(
                     (
-                        _new_offset(steps, src.start(use.node)),
-                        _new_offset(steps, src.end(use.node)),
+                        new_offset(src.start(use.node)),
+                        new_offset(src.end(use.node)),
                         p,
                     )
                 )
@@ -89,7 +81,7 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
         innermost = min(owners, key=lambda owner: owner[0])[1]
         refuse(innermost, "unrewritten", code=error.code, message=error.message)
     owner: dict[int, PlannedFunction] = {id(use): p for p in plan.planned for use in p.uses}
-    before_at = {_new_offset(steps, src.start(use.node)): use for use in analysis.uses}
+    before_at = {new_offset(src.start(use.node)): use for use in analysis.uses}
     seen: set[int] = set()
     for use in after.uses:
         was = before_at.get(new_src.start(use.node))
@@ -128,11 +120,11 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
 
 def records(analysis: Analysis, plan: Plan, migrated: str) -> list[Migrated]:
     src = analysis.source
-    steps = _offset_map(plan.edits)
+    new_offset = _shifter(plan.edits)
     starts = Source(migrated, src.filename).line_starts
 
     def new_line(offset: int) -> int:
-        return bisect.bisect_right(starts, _new_offset(steps, offset))  # the line holding it
+        return bisect.bisect_right(starts, new_offset(offset))  # the line holding it
 
     out = []
     for p in plan.planned:
