@@ -15,12 +15,13 @@ from dataclasses import dataclass, replace
 from typing import TextIO
 
 from jaxrewrite import config as settings
-from jaxrewrite.commands import colour
 from jaxrewrite.commands.checkcache import FOLDER, Cache, Read
 from jaxrewrite.commands.files import (
     SourceError,
     cannot_open,
+    coloured,
     decode,
+    paint,
     python_files,
     unified_diff,
     universal,
@@ -178,14 +179,14 @@ def check_path(
 def render(findings: list[Diagnostic], form: str, coloured: bool = False) -> str:
     if form == "json":
         return json.dumps([d.row() for d in findings], indent=2) + "\n"
-    paint = colour.paint if coloured else None
-    return "".join(d.format(form, paint) + "\n" for d in findings)
+    painter = paint if coloured else None
+    return "".join(d.format(form, painter) + "\n" for d in findings)
 
 
 def summary(findings: list[Diagnostic], coloured: bool = False) -> str:
     """ruff's last line of the text form."""
     if not findings:
-        return colour.paint("All checks passed!", "green", coloured) + "\n"
+        return paint("All checks passed!", "green", coloured) + "\n"
     files = len({d.filename for d in findings})
     many = "s" if len(findings) != 1 else ""
     return f"Found {len(findings)} finding{many} in {files} file{'s' if files != 1 else ''}.\n"
@@ -398,7 +399,7 @@ def main(argv: list[str], prog: str) -> int:
     else:
         # ruff's cache beside the configuration (or in its cache-dir), as ruff places its own.
         folder = os.path.join(options.root, options.cache_dir or FOLDER)
-        cache = None if ns.no_cache else Cache.open(folder, options)
+        cache = None if ns.no_cache else Cache(folder, options)
         # ruff prints a.py, not ./a.py
         jobs = [Job(os.path.normpath(p), options, p in paths, ns.fix, cache) for p in files]
         outcomes = examine_all(jobs)
@@ -409,10 +410,10 @@ def main(argv: list[str], prog: str) -> int:
         if error is not None:
             print(f"{prog} check: {error}", file=sys.stderr)
             status = 2
-    coloured = colour.wanted(sys.stdout)
-    sys.stdout.write(render(findings, ns.format, coloured))
+    colour = coloured(sys.stdout)
+    sys.stdout.write(render(findings, ns.format, colour))
     if ns.format == "text" and not ns.quiet and (findings or not status):
-        sys.stdout.write(summary(findings, coloured))
+        sys.stdout.write(summary(findings, colour))
     return status or (1 if findings else 0)
 
 

@@ -43,22 +43,16 @@ def digest(data: bytes) -> str:
 class Cache:
     """One run's view of the cache folder; picklable (strings only), for the worker processes."""
 
-    def __init__(self, folder: str, fingerprint: str) -> None:
-        self.folder = folder
-        #: What every key of this run shares: version, engine digest, Python, options.
-        self.fingerprint = fingerprint
-
-    @classmethod
-    def open(cls, folder: str, settings: Any) -> Cache:
+    def __init__(self, folder: str, settings: Any) -> None:
         """The cache in ``folder`` for a run with ``settings`` (any value with a stable repr)."""
         try:
             engine: str | None = cachetag.rewriter_hash()
         except OSError:  # jaxrewrite's sources unreadable: the version alone
             engine = None
-        # The docs' base URL is in the messages' links: another base, other findings.
+        self.folder = folder
+        # What every key of this run shares; the docs' base URL is in the messages' links.
         said = (__version__, engine, sys.version, settings, docs_base())
-        fingerprint = digest(repr(said).encode())
-        return cls(folder, fingerprint)
+        self.fingerprint = digest(repr(said).encode())
 
     def _entry(self, path: str, data: bytes) -> str:
         # The path as given too: the findings name the file as the command line did.

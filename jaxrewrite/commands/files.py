@@ -142,3 +142,26 @@ def write_source(out: TextIO, text: str, encoding: str, *, diff: bool = False) -
     # surrogateescape: a path from the command line that is not valid UTF-8 goes out as its bytes.
     buffer.write(text.encode(encoding, "surrogateescape"))
     buffer.flush()
+
+
+def terminal(stream: TextIO) -> bool:
+    """Is ``stream`` a terminal whose ``TERM`` is not ``dumb``?"""
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
+
+
+def coloured(stream: TextIO) -> bool:
+    """Colour as CPython and ruff decide it: ``NO_COLOR`` off, else ``FORCE_COLOR`` on, else on a
+    terminal (https://no-color.org); machine formats are never coloured."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool(os.environ.get("FORCE_COLOR")) or terminal(stream)
+
+
+#: SGR codes of ruff's palette: bold paths, cyan separators, bold red codes, green when clean.
+SGR = {"bold": "1", "green": "32", "cyan": "36", "bold red": "1;31"}
+
+
+def paint(text: str, style: str, on: bool = True) -> str:
+    """``text`` in ``style`` (a key of ``SGR``) when ``on``, else unchanged."""
+    return f"\033[{SGR[style]}m{text}\033[0m" if on else text

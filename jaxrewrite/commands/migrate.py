@@ -22,6 +22,7 @@ from jaxrewrite.commands.files import (
     cannot_open,
     python_files,
     read_python,
+    terminal,
     unified_diff,
     write_atomically,
     write_source,
@@ -142,8 +143,7 @@ class Progress:
     """A file counter on a terminal's stderr once a run takes ``after`` seconds."""
 
     def __init__(self, stream: TextIO, total: int, after: float = 1.0) -> None:
-        isatty = getattr(stream, "isatty", None)
-        self.on = bool(isatty and isatty()) and os.environ.get("TERM") != "dumb" and total > 1
+        self.on = terminal(stream) and total > 1
         self.stream, self.total, self.after = stream, total, after
         self.count = 0
         self.start = time.monotonic()

@@ -8,11 +8,12 @@ import argparse
 import sys
 import warnings
 
-from jaxrewrite.commands import colour
 from jaxrewrite.commands.files import (
     SourceError,
     cannot_open,
+    coloured,
     decode,
+    paint,
     unified_diff,
     universal,
     write_source,
@@ -40,14 +41,14 @@ def show(target: str, diff: bool, prog: str) -> int:
         print(f"{prog} show: {cannot_open(target, exc)}", file=sys.stderr)
         return 2
     source = universal(source)
-    paint = colour.paint if colour.wanted(sys.stderr) else None
+    painter = paint if coloured(sys.stderr) else None
     try:
         # one analysis: findings, ledger, JR006, rewrite
         analysis = lint_analysis(source, display, imports=import_reader(display))
         for finding in analysis.diagnostics:
             # Without the pragma the hook leaves the module alone: refusals are notes, as the rest.
             if not finding.is_error or not analysis.header.enabled:
-                print(finding.format("text", paint), file=sys.stderr)
+                print(finding.format("text", painter), file=sys.stderr)
         if analysis.header.enabled:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # printed above, once, with their codes
@@ -56,12 +57,12 @@ def show(target: str, diff: bool, prog: str) -> int:
             text = source
     except RewriteError:
         for finding in analysis.errors:  # every refusal, in source order; the hook raises the first
-            print(finding.format("text", paint), file=sys.stderr)
+            print(finding.format("text", painter), file=sys.stderr)
         return 1
     except (SyntaxError, *TOO_DEEP) as caught:
         error = caught if isinstance(caught, SyntaxError) else too_deep(caught, source, display)
         error.filename = error.filename or display
-        print(Diagnostic.from_error(error, SYNTAX.code).format("text", paint), file=sys.stderr)
+        print(Diagnostic.from_error(error, SYNTAX.code).format("text", painter), file=sys.stderr)
         return 1
     if not analysis.header.enabled:  # why nothing in the header counts
         print(

@@ -42,7 +42,7 @@ DEFAULTS = Config()
 
 
 def _cache(tmp_path: Path, options: Config = DEFAULTS) -> Cache:
-    return Cache.open(str(tmp_path / ".jaxrewrite_cache"), options)
+    return Cache(str(tmp_path / ".jaxrewrite_cache"), options)
 
 
 def _codes(path: Path, cache: Cache, options: Config = DEFAULTS) -> list[str]:

@@ -85,7 +85,7 @@ class Diagnostic:
     def format(self, form: str = "text", paint: Callable[[str, str], str] | None = None) -> str:
         """The finding as one line (no line break) in one of ``FORMS``; ``paint``: the text form
         in ruff's colours for a terminal (bold path, cyan separators, bold red code), painted by
-        the command that prints it (``commands.colour.paint``)."""
+        the command that prints it (``commands.files.paint``)."""
         if form == "text" and paint is not None:
             sep = paint(":", "cyan")
             where = sep.join([paint(self.filename, "bold"), str(self.line), str(self.col)])
