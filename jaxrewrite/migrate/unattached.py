@@ -10,7 +10,7 @@ import itertools
 import re
 
 from jaxrewrite.engine.analysis import Analysis
-from jaxrewrite.engine.read.scopes import Imported, Scope, ScopeTree, build_scopes
+from jaxrewrite.engine.read.scopes import Imported, Scope, build_scopes
 from jaxrewrite.engine.rulebook.table import TRANSFORMS, SpecKind
 from jaxrewrite.engine.walk.specs import NEEDLES
 from jaxrewrite.migrate.result import Reason, Refusal
@@ -36,7 +36,13 @@ def unattached(analysis: Analysis, tree: ast.Module) -> list[Refusal]:
     if all(covered(match.start()) for match in _SPEC_WORD.finditer(src.text)):
         return []
     scopes = build_scopes(tree)
-    scope_of = _innermost(scopes)
+    # Per line, the scope of the innermost statement holding it: they come sorted by first line,
+    # so an inner one overwrites.
+    scope_of = {
+        line: scope
+        for first, last, _, scope, _ in scopes.statements
+        for line in range(first, last + 1)
+    }
     found: list[Refusal] = []
 
     def visit(node: ast.AST, func: Function | None, decorators: set[int]) -> None:
@@ -90,16 +96,6 @@ def _refusal(
         variant = "attribute" if isinstance(arg, ast.Attribute) else ""
     what = Reason.NOT_LOCAL.rule.text(variant, name=name, arg=ast.unparse(arg), origin=origin)
     return Refusal(Reason.NOT_LOCAL, what, node.lineno)
-
-
-def _innermost(scopes: ScopeTree) -> dict[int, Scope]:
-    """Per line, the scope of the innermost statement holding it (they come sorted, so
-    an inner one overwrites)."""
-    found: dict[int, Scope] = {}
-    for first, last, _, scope, _ in scopes.statements:
-        for line in range(first, last + 1):
-            found[line] = scope
-    return found
 
 
 def _imported(name: str, scope: Scope) -> str | None:
