@@ -150,29 +150,6 @@ def _named_like(wrapper: Callable[..., Any], fun: Callable[..., Any]) -> None:
         setattr(wrapper, attr, getattr(fun, attr, getattr(wrapper, attr)))
 
 
-#: What a helper's result takes from the user's function besides its name, as
-#: ``functools.update_wrapper`` copies them (``__annotate__`` on 3.14): its type hints.
-_HINTS = tuple(
-    attr
-    for attr in functools.WRAPPER_ASSIGNMENTS
-    if attr not in ("__module__", "__name__", "__qualname__", "__doc__")
-)
-
-
-def _public_like(outer: Callable[..., Any], fun: Callable[..., Any]) -> None:
-    _named_like(outer, fun)
-    for attr in _HINTS:
-        try:
-            value = getattr(fun, attr)
-        except Exception:  # AttributeError; on 3.14 a deferred annotation may fail to evaluate
-            continue
-        try:
-            setattr(outer, attr, value)
-        except (AttributeError, TypeError):
-            continue
-    outer.__wrapped__ = fun  # type: ignore[attr-defined]
-
-
 def _unpartial(
     transform: Callable[..., Any], args: tuple[Any, ...], keywords: dict[str, Any]
 ) -> tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]:
@@ -423,7 +400,7 @@ def static_leaves(
     jitted = transform(inner, **keywords)
     splitting = _call_path(specs, hold=False)
     outer = splitting(jitted)
-    _public_like(outer, fun)
+    functools.update_wrapper(outer, fun, updated=())
     outer.jitted = jitted  # type: ignore[attr-defined]
     forward(outer, jitted, fun, specs, False, user_static, _call_path)
     return outer
@@ -474,7 +451,7 @@ def grad_leaves(
         kw[STATIC_LEAVES] = held
         return transformed(*a, **kw)
 
-    _public_like(outer, fun)
+    functools.update_wrapper(outer, fun, updated=())
     return outer
 
 
@@ -503,7 +480,7 @@ def pmap_leaves(
     keywords["static_broadcasted_argnums"] = (0, *_shifted(user_static))
     mapped = transform(_merging_leading(specs, fun), *args, **keywords)
     outer = _call_path(specs, hold=True)(mapped)
-    _public_like(outer, fun)
+    functools.update_wrapper(outer, fun, updated=())
     outer.mapped = mapped  # type: ignore[attr-defined]
     forward(outer, mapped, fun, specs, True, user_static, _call_path)
     return outer
@@ -533,7 +510,7 @@ def vmap_leaves(
         _named_like(inner, fun)
         return transform(inner, *args, **keywords)(*a, **kw)
 
-    _public_like(outer, fun)
+    functools.update_wrapper(outer, fun, updated=())
     return outer
 
 
