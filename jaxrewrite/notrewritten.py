@@ -11,7 +11,6 @@ import os
 import sys
 import threading
 import warnings
-from dataclasses import dataclass, field
 from types import FrameType
 
 from jaxrewrite.errors import NotRewrittenWarning
@@ -21,38 +20,28 @@ from jaxrewrite.errors import NotRewrittenWarning
 RUNNER_ENV = "JAXREWRITE_RUNNER"
 
 
-@dataclass
-class Seen:
-    """What this process knows of the files that fetch markers."""
-
-    #: Files whose code came from the rewriting pipeline.
-    rewritten: set[str] = field(default_factory=set)
-    #: Files already looked at (warned or found quiet): each is read at most once.
-    checked: set[str] = field(default_factory=set)
-    #: Whether the runner's hook reached this process, a child of its program (children.py).
-    runner_child: bool = False
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    def first_look(self, path: str) -> bool:
-        """True the first time ``path`` is asked about, from any thread."""
-        with self.lock:
-            if path in self.checked:
-                return False
-            self.checked.add(path)
-            return True
+#: Files whose code came from the rewriting pipeline.
+REWRITTEN: set[str] = set()
+#: Files already looked at (warned or found quiet): each is read at most once.
+CHECKED: set[str] = set()
+_LOCK = threading.Lock()
+#: Whether the runner's hook reached this process, a child of its program (children.py).
+runner_child = False
 
 
-SEEN = Seen()
+def _first_look(path: str) -> bool:
+    """True the first time ``path`` is asked about, from any thread."""
+    with _LOCK:
+        if path in CHECKED:
+            return False
+        CHECKED.add(path)
+        return True
 
 
 def mark(path: str) -> None:
     """``path`` runs rewritten code. Called by whoever runs the code (the hook's loader, the
     runner), never by what only compiles it."""
-    SEEN.rewritten.add(path)
-
-
-def unmark(path: str) -> None:
-    SEEN.rewritten.discard(path)
+    REWRITTEN.add(path)
 
 
 def check_importer(frame: FrameType | None) -> None:
@@ -69,15 +58,15 @@ def check_importer(frame: FrameType | None) -> None:
         return
     if (
         not isinstance(path, str)
-        or path in SEEN.rewritten
-        or path in SEEN.checked
+        or path in REWRITTEN
+        or path in CHECKED
         or not path.endswith(".py")
     ):
         return
     name = module_globals.get("__name__")
     if not isinstance(name, str) or name == "jaxrewrite" or name.startswith("jaxrewrite."):
         return
-    if not SEEN.first_look(path):
+    if not _first_look(path):
         return
     message = diagnose(path, name)
     if message is not None:
@@ -91,12 +80,12 @@ def _check_fileless(frame: FrameType) -> None:
     ``-c`` argument (``sys.orig_argv``) or in ``linecache`` (IPython, doctest); where it is
     nowhere (standard input, a string compiled and run), the warning says it cannot tell."""
     where = frame.f_code.co_filename
-    if where in SEEN.rewritten or where in SEEN.checked or where.startswith("<frozen"):
+    if where in REWRITTEN or where in CHECKED or where.startswith("<frozen"):
         return
     ipython = sys.modules.get("jaxrewrite.integrations.ipython")
     if ipython is not None and getattr(ipython, "_active", None):
         return  # cells are the extension's: it rewrites them or says why not
-    if not SEEN.first_look(where):
+    if not _first_look(where):
         return
     name = frame.f_globals.get("__name__")
     name = name if isinstance(name, str) else "?"
@@ -282,7 +271,7 @@ def _runner_child(name: str) -> str | None:
     None when the runner has nothing to say."""
     if not os.environ.get(RUNNER_ENV):
         return None
-    if SEEN.runner_child and name in ("__main__", "__mp_main__"):
+    if runner_child and name in ("__main__", "__mp_main__"):
         return (
             "this process was started by the program that 'python -m jaxrewrite' runs, as 'python "
             "SCRIPT': the runner's hook reached it for imports, but a script is rewritten only "
