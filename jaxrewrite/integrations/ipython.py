@@ -82,20 +82,19 @@ class CellRewriter:
         cell. ``offset``: the lines of the cell before ``text`` (a cell magic's own); ``raw``: the
         whole cell, named in errors. ``record``: remember the cell's marked defs and per-leaf
         classes once it has run (``post_run_cell``)."""
-        prepared = prepare(text, self.shell.user_ns, self.recorded)
-        if not prepared.relevant:
+        environment, prefix, relevant = prepare(text, self.shell.user_ns, self.recorded)
+        if not relevant:
             if (
                 record
                 and self.recorded
                 and not self.recorded.keys().isdisjoint(_WORD.findall(text))
             ):
-                self._remember(text, prepared.environment)  # ``fast = make_hypercube``
+                self._remember(text, environment)  # ``fast = make_hypercube``
             return text
-        prefix = prepared.prefix
         shift = prefix.count("\n")
         try:
             analysis = build_analysis(
-                prefix + text, CELL, environment=prepared.environment, require_pragma=False
+                prefix + text, CELL, environment=environment, require_pragma=False
             )
         except RewriteError:
             raise
@@ -111,7 +110,7 @@ class CellRewriter:
             raise AssertionError("jaxrewrite internal error: a stand-in line was edited")
         out = out[len(prefix) :]
         if record and (prefix or _DEFINES.search(text)):
-            self._remember(text, prepared.environment)
+            self._remember(text, environment)
         return out
 
     def _cell_name(self, text: str) -> str:

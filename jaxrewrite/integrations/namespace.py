@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+import typing_extensions
+
 from jaxrewrite import markers
 from jaxrewrite.engine.read import scopes
 from jaxrewrite.engine.read.classes import FunctionalClass, LocalClass, read_class
@@ -42,7 +44,7 @@ from jaxrewrite.engine.read.wrappers import peel
 from jaxrewrite.engine.rulebook.table import Container, Mark
 from jaxrewrite.errors import RewriteError
 
-__all__ = ["Prepared", "Recorded", "StandIn", "binding_for", "definitions", "prepare"]
+__all__ = ["Recorded", "StandIn", "binding_for", "definitions", "prepare"]
 
 #: An identifier (a superset: strings and comments count).
 _WORD = re.compile(r"[^\W\d]\w*")
@@ -54,22 +56,11 @@ _ANNOTATED_ALIAS = type(typing.Annotated[int, "x"])
 _PRIVATE = "__jaxrewrite_{}__"
 
 
-def _known_objects() -> list[tuple[object, str]]:
-    known: list[tuple[object, str]] = [
-        (markers.UNCHECKED["Static"], "jaxrewrite.Static"),
-        (markers.UNCHECKED["NoDiff"], "jaxrewrite.NoDiff"),
-        (markers.UNCHECKED["STATIC"], "jaxrewrite.STATIC"),
-        (markers.UNCHECKED["NODIFF"], "jaxrewrite.NODIFF"),
-        (typing.Annotated, "typing.Annotated"),
-    ]
-    extensions = sys.modules.get("typing_extensions")
-    if extensions is not None:
-        known.append((getattr(extensions, "Annotated", None), "typing.Annotated"))
-    return known
-
-
-#: Objects whose dotted name is fixed whatever their ``__module__`` says.
-_KNOWN = _known_objects()
+#: Objects whose dotted name is fixed whatever their ``__module__`` says, by ``id``.
+_KNOWN = {id(value): f"jaxrewrite.{name}" for name, value in markers.UNCHECKED.items()}
+_KNOWN.update(
+    {id(typing.Annotated): "typing.Annotated", id(typing_extensions.Annotated): "typing.Annotated"}
+)
 _MARK_OF = {
     id(markers.UNCHECKED["STATIC"]): Mark.STATIC,
     id(markers.UNCHECKED["NODIFF"]): Mark.NODIFF,
@@ -119,19 +110,14 @@ class Recorded:
     value: object
 
 
-@dataclass(frozen=True)
-class Prepared:
-    environment: dict[str, Binding]
-    #: Stand-in lines to analyze in front of the cell (their count is the line shift).
-    prefix: str
-    #: False when nothing the cell names can spell a marker: the cell cannot need a rewrite.
-    relevant: bool
-
-
-def prepare(text: str, namespace: Mapping[str, Any], recorded: Mapping[str, Recorded]) -> Prepared:
+def prepare(
+    text: str, namespace: Mapping[str, Any], recorded: Mapping[str, Recorded]
+) -> tuple[dict[str, Binding], str, bool]:
     """The environment for ``text``: a binding for every namespace name it mentions, and the
     stand-ins of the recorded defs it passes as a first argument and the recorded classes it
-    names, while their name still holds the object they made."""
+    names, while their name still holds the object they made. Then the stand-ins' text, to
+    analyze in front of the cell, and whether the cell can need a rewrite at all (whether
+    anything it names can spell a marker)."""
     environment: dict[str, Binding] = {}
     chosen: list[StandIn] = []
     relevant = "jaxrewrite" in text
@@ -167,7 +153,7 @@ def prepare(text: str, namespace: Mapping[str, Any], recorded: Mapping[str, Reco
     if chosen or any(isinstance(b, Assigned) for b in environment.values()):
         environment.update(_PRIVATE_NAMES)  # what stand-ins and synthesized aliases refer to
     chosen.sort(key=lambda stand_in: (not stand_in.is_class, stand_in.name))
-    return Prepared(environment, "".join(stand_in.text for stand_in in chosen), relevant)
+    return environment, "".join(stand_in.text for stand_in in chosen), relevant
 
 
 def _spells_marker(binding: Binding) -> bool:
@@ -191,9 +177,8 @@ def _binding_for(value: object) -> Binding:
     if isinstance(value, ModuleType):
         name = getattr(value, "__name__", None)
         return Imported(name) if isinstance(name, str) else _OPAQUE
-    for known, qualname in _KNOWN:
-        if value is known:
-            return Imported(qualname)
+    if id(value) in _KNOWN:
+        return Imported(_KNOWN[id(value)])
     if isinstance(value, _ANNOTATED_ALIAS):
         return _annotated(value)
     if type(value) is functools.partial:
@@ -285,26 +270,21 @@ def _located(node: ast.expr) -> ast.expr:
     return ast.fix_missing_locations(ast.Expression(node)).body
 
 
-_LITERAL_TYPES = (bool, int, float, str, bytes, type(None))
-
-
 def _literal(value: object) -> ast.expr | None:
-    """``value`` as a literal expression, when it has one."""
-    if not _is_literal(value, 0):
+    """``value`` as a literal expression, when it has one (containers at most four deep)."""
+
+    def plain(item: object, depth: int) -> bool:
+        if isinstance(item, (tuple, list)):
+            return depth < 4 and all(plain(part, depth + 1) for part in item)
+        return isinstance(item, (bool, int, float, str, bytes, type(None)))
+
+    if not plain(value, 0):
         return None
     try:
         node = ast.parse(repr(value), mode="eval").body
         return node if ast.literal_eval(node) == value else None
     except (SyntaxError, ValueError, RecursionError):
         return None
-
-
-def _is_literal(value: object, depth: int) -> bool:
-    if isinstance(value, _LITERAL_TYPES):
-        return True
-    if isinstance(value, (tuple, list)) and depth < 4:
-        return all(_is_literal(item, depth + 1) for item in value)
-    return False
 
 
 def definitions(
