@@ -116,9 +116,6 @@ class _Leaf:
             held.append(values)
         return value._replace(**replaced), tuple(held)
 
-    def hold(self, value: Any) -> tuple[Any, Held | None]:
-        return self.split(value, True)
-
     def merge(self, dynamic: Any, held: Held) -> Any:
         """``dynamic`` with the held entries back (trace time only)."""
         back = {key: value for key, value in zip(self.keys, held) if value is not MISSING}
@@ -176,7 +173,7 @@ def _tuple_source(items: list[str]) -> str:
 
 @functools.lru_cache(maxsize=256)
 def _call_path_factory(
-    shape: tuple[tuple[int | None, bool, int], ...], hold: bool
+    shape: tuple[tuple[int | None, bool, int], ...], hold: bool, hashed: bool
 ) -> Callable[..., Any]:
     """A factory ``make(target, names, keys, splits, nulls) -> call`` for one shape of specs
     ((position, is a dict, number of keys) each). Only positions (exact ints) and generated
@@ -251,19 +248,22 @@ def _call_path_factory(
         for i, p in positional:
             calls += [f"if n > {p}:", f"    args = (*args[:{p}], d{i}, *args[{p + 1}:])"]
     calls.append("return target(held, *args, **kwargs)")
-    # JAX refuses an unhashable static argument with a ValueError that shows the whole held
-    # tuple; name the entry instead (only on that error path: a try costs nothing until then).
-    body += ["try:", *("    " + line for line in calls), "except ValueError as error:"]
-    body += [
-        f"    _name_unhashable(names, keys, {'(held,)' if single else 'held'}, error)",
-        "    raise",
-    ]
+    if not hashed:  # grad and vmap: nothing hashes the held entries
+        body += calls
+    else:
+        # JAX refuses an unhashable static argument with a ValueError that shows the whole held
+        # tuple; name the entry instead (only on that error path: a try costs nothing until then).
+        body += ["try:", *("    " + line for line in calls), "except ValueError as error:"]
+        body += [
+            f"    _name_unhashable(names, keys, {'(held,)' if single else 'held'}, error)",
+            "    raise",
+        ]
     lines += ["        " + line for line in body]
     lines.append("    return call")
     source = "\n".join(lines) + "\n"
     # Tracebacks through the call path show its lines: one linecache entry per shape (bounded
     # by this cache), as attrs does for its generated methods.
-    filename = f"<jaxrewrite.leaves call path, {'hold' if hold else 'split'} {shape}>"
+    filename = f"<jaxrewrite.leaves call path, {'hold' if hold else 'split'} {shape} {hashed}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace: dict[str, Any] = {"MISSING": MISSING, "_name_unhashable": _name_unhashable}
     exec(compile(source, filename, "exec"), namespace)
@@ -272,18 +272,19 @@ def _call_path_factory(
 
 
 def _call_path(
-    specs: tuple[_Leaf, ...], hold: bool
+    specs: tuple[_Leaf, ...], hold: bool, hashed: bool = True
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """``target -> call``: ``call(*args, **kwargs)`` splits each per-leaf argument and returns
     ``target(held, *args, **kwargs)``; ``held`` is the one spec's held tuple (or None), or one
-    such entry per spec. The call and the AOT methods split through it alike."""
+    such entry per spec. The call and the AOT methods split through it alike. ``hashed``: the
+    transform hashes what is held, so an unhashable entry is named."""
     # An inner container takes the general split (the unrolled dict path pops flat keys only).
     make = _call_path_factory(
-        tuple((s.position, s.is_dict and not s.inner, len(s.keys)) for s in specs), hold
+        tuple((s.position, s.is_dict and not s.inner, len(s.keys)) for s in specs), hold, hashed
     )
     names = tuple(spec.name for spec in specs)
     keys = tuple(spec.keys for spec in specs)
-    splits = tuple(spec.hold if hold else spec.split for spec in specs)
+    splits = tuple(functools.partial(s.split, hold=True) if hold else s.split for s in specs)
     nulls = tuple(spec.nulls for spec in specs)
     return lambda target: make(target, names, keys, splits, nulls)
 
@@ -340,24 +341,6 @@ def _merging(
     return fun(*args, **kwargs)
 
 
-def _holding(
-    specs: tuple[_Leaf, ...], args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> tuple[tuple[Any, ...], tuple[Held | None, ...]]:
-    """Each listed argument replaced by its structure-keeping dynamic part; what was held."""
-    held = []
-    for spec in specs:
-        values: Held | None
-        if spec.position is not None and len(args) > spec.position:
-            dynamic, values = spec.hold(args[spec.position])
-            args = args[: spec.position] + (dynamic,) + args[spec.position + 1 :]
-        elif spec.name in kwargs:
-            kwargs[spec.name], values = spec.hold(kwargs[spec.name])
-        else:
-            values = None  # the default is used inside, untouched
-        held.append(values)
-    return args, tuple(held)
-
-
 # --- the helpers the rewritten code calls ---------------------------------------------------
 
 
@@ -383,8 +366,6 @@ def static_leaves(
     transform, args, keywords = _unpartial(transform, args, keywords)
     if args:
         keywords = options_by_name(transform, args, keywords)
-    specs = _specs(leaves)
-    inner = _merging_leading(specs, fun)
     for nums, names in (
         ("static_argnums", "static_argnames"),
         ("donate_argnums", "donate_argnames"),
@@ -393,16 +374,32 @@ def static_leaves(
             keywords[nums], keywords[names] = completed(
                 fun, keywords.get(nums), keywords.get(names), names
             )
-    user_static = keywords.get("static_argnums")
-    keywords["static_argnums"] = (0, *_shifted(user_static))
     if keywords.get("donate_argnums") is not None:
         keywords["donate_argnums"] = _shifted(keywords["donate_argnums"])
-    jitted = transform(inner, **keywords)
-    splitting = _call_path(specs, hold=False)
-    outer = splitting(jitted)
+    return _leading(transform, fun, leaves, (), keywords, "static_argnums", "jitted")
+
+
+def _leading(
+    transform: Callable[..., Any],
+    fun: Callable[..., Any],
+    leaves: LeafSpecs,
+    args: tuple[Any, ...],
+    keywords: dict[str, Any],
+    statics: str,
+    attr: str,
+) -> Callable[..., Any]:
+    """jit and pmap: the held entries as a new leading argument, 0 in the ``statics`` option
+    (split out for jit, held as None for pmap, whose ``in_axes`` must still fit); the
+    transform's result is ``outer.<attr>``."""
+    specs = _specs(leaves)
+    user_static = keywords.get(statics)
+    keywords[statics] = (0, *_shifted(user_static))
+    transformed = transform(_merging_leading(specs, fun), *args, **keywords)
+    hold = attr == "mapped"
+    outer = _call_path(specs, hold)(transformed)
     functools.update_wrapper(outer, fun, updated=())
-    outer.jitted = jitted  # type: ignore[attr-defined]
-    forward(outer, jitted, fun, specs, False, user_static, _call_path)
+    setattr(outer, attr, transformed)
+    forward(outer, transformed, fun, specs, hold, user_static, _call_path)
     return outer
 
 
@@ -439,18 +436,16 @@ def grad_leaves(
     argument would make cheaper.)
     """
     specs = _specs(leaves)
+    merged = _merging_leading(specs, fun)
 
     def inner(*a: Any, **kw: Any) -> Any:
-        return _merging(specs, fun, kw.pop(STATIC_LEAVES), a, kw)
+        return merged(kw.pop(STATIC_LEAVES), *a, **kw)
 
     _named_like(inner, fun)
     transformed = transform(inner, *args, **keywords)
-
-    def outer(*a: Any, **kw: Any) -> Any:
-        a, held = _holding(specs, a, kw)
-        kw[STATIC_LEAVES] = held
-        return transformed(*a, **kw)
-
+    outer = _call_path(specs, True, False)(
+        lambda held, *a, **kw: transformed(*a, **kw, **{STATIC_LEAVES: held})
+    )
     functools.update_wrapper(outer, fun, updated=())
     return outer
 
@@ -470,20 +465,12 @@ def pmap_leaves(
     the static entries, so its own ``in_axes`` (an int or a per-key structure) still fits.
     """
     transform, args, keywords = _unpartial(transform, args, keywords)
-    specs = _specs(leaves)
     if "donate_argnums" in keywords:
         keywords["donate_argnums"] = _shifted(keywords["donate_argnums"])
     in_axes = keywords.get("in_axes", 0)
     if isinstance(in_axes, (tuple, list)):
         keywords["in_axes"] = (None, *in_axes)
-    user_static = keywords.get("static_broadcasted_argnums")
-    keywords["static_broadcasted_argnums"] = (0, *_shifted(user_static))
-    mapped = transform(_merging_leading(specs, fun), *args, **keywords)
-    outer = _call_path(specs, hold=True)(mapped)
-    functools.update_wrapper(outer, fun, updated=())
-    outer.mapped = mapped  # type: ignore[attr-defined]
-    forward(outer, mapped, fun, specs, True, user_static, _call_path)
-    return outer
+    return _leading(transform, fun, leaves, args, keywords, "static_broadcasted_argnums", "mapped")
 
 
 def vmap_leaves(
@@ -500,16 +487,16 @@ def vmap_leaves(
     keeps its structure with None at the static entries, which no ``in_axes`` maps.
     """
     specs = _specs(leaves)
+    merged = _merging_leading(specs, fun)
 
-    def outer(*a: Any, **kw: Any) -> Any:
-        a, held = _holding(specs, a, kw)
-
+    def mapped(held: Any, *a: Any, **kw: Any) -> Any:
         def inner(*ia: Any, **ikw: Any) -> Any:
-            return _merging(specs, fun, held, ia, ikw)
+            return merged(held, *ia, **ikw)
 
         _named_like(inner, fun)
         return transform(inner, *args, **keywords)(*a, **kw)
 
+    outer = _call_path(specs, True, False)(mapped)
     functools.update_wrapper(outer, fun, updated=())
     return outer
 
