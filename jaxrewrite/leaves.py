@@ -1,24 +1,23 @@
 """Run-time support for per-leaf statics: the only jaxrewrite code that runs on every call.
 
 A parameter annotated with a TypedDict or NamedTuple whose fields are marked Static (or, for
-grad, NoDiff) is split per call, by one helper per transform family (the table row's
-``per_leaf`` names it): ``static_leaves`` (jit, pjit), ``grad_leaves`` (grad, value_and_grad),
-``pmap_leaves`` and ``vmap_leaves``, each documented where it is defined. The held entries
-travel as a tuple of values in the declared key order (``MISSING`` for a key the dict lacks);
-the call path of jit and pmap is generated code (``_call_path``), one straight-line function per
-shape of specs (docs/design.md, "Per-leaf statics at run time").
+grad, NoDiff) is split per call by the helper the table row's ``per_leaf`` names:
+``static_leaves`` (jit, pjit), ``grad_leaves``, ``pmap_leaves`` or ``vmap_leaves``. The held
+entries travel as a tuple of values in the declared key order (``MISSING`` for a key the dict
+lacks), split by generated code, one straight-line function per shape of specs
+(docs/design.md, "Per-leaf statics at run time").
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import linecache
 import operator
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
 from jaxrewrite.leaves_aot import forward
-from jaxrewrite.leaves_options import completed, options_by_name
 
 #: grad's extra keyword carrying the held entries; never a user parameter name.
 STATIC_LEAVES = "_jaxrewrite_static_leaves"
@@ -48,8 +47,7 @@ LeafSpecs = tuple[tuple[str, int | None, str, tuple[Any, ...]], ...]
 
 class _Leaf:
     """One per-leaf parameter (or an inner container of one). Its held values: the held keys'
-    values in order, then per inner container its own held tuple (MISSING where the key is
-    absent, None where its value is None)."""
+    values, then per inner container its own held tuple (MISSING: key absent; None: value None)."""
 
     __slots__ = ("name", "position", "is_dict", "keys", "nulls", "inner", "given")
 
@@ -87,8 +85,7 @@ class _Leaf:
     def split(self, value: Any, hold: bool = False) -> tuple[Any, Held | None]:
         """(the argument without its held entries, their values). ``hold``: the entries become
         None instead, so the argument keeps its tree structure (grad's gradient, ``in_axes``).
-        The call path inlines the same split for an exact dict. None passes whole and holds
-        nothing, like an argument not passed."""
+        None passes whole and holds nothing, like an argument not passed."""
         if value is None:
             return None, None
         if self.is_dict:
@@ -141,8 +138,7 @@ def _specs(leaves: LeafSpecs) -> tuple[_Leaf, ...]:
 
 
 def _named_like(wrapper: Callable[..., Any], fun: Callable[..., Any]) -> None:
-    """Name a wrapper like ``fun`` without ``__wrapped__``: JAX must see the wrapper's own
-    signature."""
+    """Without ``__wrapped__``: JAX must see the wrapper's own signature."""
     for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
         setattr(wrapper, attr, getattr(fun, attr, getattr(wrapper, attr)))
 
@@ -164,6 +160,70 @@ def _shifted(nums: Any) -> tuple[int, ...]:
     return tuple(n + 1 if n >= 0 else n for n in items)
 
 
+# --- the transform's options as JAX reads them against the user's function (JAX itself sees only
+# the helper's wrapper ``(held, /, *args, **kwargs)``) ---------------------------------------
+
+
+def options_by_name(
+    transform: Callable[..., Any], args: tuple[Any, ...], keywords: dict[str, Any]
+) -> dict[str, Any]:
+    """The transform's positional options as the keywords they bind in its own signature
+    (``pjit(f, in_shardings, ...)``), so the lists can be shifted. A keyword the rewrite wrote
+    (the complete static lists) replaces the positional value it was merged from."""
+    name = getattr(transform, "__name__", "the transform")
+    try:
+        params = list(inspect.signature(transform).parameters.values())[1:]  # after the function
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"per-leaf statics: pass {name}'s options by keyword: its signature cannot be read, so "
+            "jaxrewrite cannot tell which option a positional argument is"
+        ) from None
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    positional = [p.name for p in params if p.kind in kinds]
+    if len(args) > len(positional):
+        count = len(positional) + 1
+        raise TypeError(
+            f"{name}() takes {count} positional argument{'s' if count != 1 else ''} but "
+            f"{len(args) + 1} were given"
+        )
+    bound = dict(zip(positional, args))
+    for option in bound.keys() & keywords.keys():
+        if option not in ("static_argnums", "static_argnames"):
+            raise TypeError(f"{name}() got multiple values for argument {option!r}")
+    return {**bound, **keywords}
+
+
+def completed(fun: Callable[..., Any], nums: Any, names: Any, what: str) -> tuple[Any, Any]:
+    """(positions, names) as JAX completes them against ``fun`` when only one list is given; a
+    name the function cannot take is JAX's ValueError."""
+    if nums is not None and names is not None:
+        return nums, names
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return nums, names  # no signature: JAX's own rule (no inference) applies to the wrapper
+    either = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    if nums is None:
+        listed = (names,) if isinstance(names, str) else tuple(names)
+        takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+        keywords = {p.name for p in params if p.kind in (either, inspect.Parameter.KEYWORD_ONLY)}
+        unknown = [n for n in listed if n not in keywords and not takes_any]
+        if unknown or any(
+            p.name in listed and p.kind is inspect.Parameter.POSITIONAL_ONLY for p in params
+        ):
+            raise ValueError(
+                f"Jitted function has invalid argnames {set(listed) - keywords} in {what}: "
+                "it does not take these arguments by keyword"
+            )
+        return tuple(
+            i for i, p in enumerate(params) if p.kind is either and p.name in listed
+        ), listed
+    positions = (nums,) if isinstance(nums, int) else tuple(nums)
+    return positions, tuple(
+        p.name for i, p in enumerate(params) if p.kind is either and i in positions
+    )
+
+
 # --- the generated call path ---------------------------------------------------------------
 
 
@@ -175,9 +235,8 @@ def _tuple_source(items: list[str]) -> str:
 def _call_path_factory(
     shape: tuple[tuple[int | None, bool, int], ...], hold: bool, hashed: bool
 ) -> Callable[..., Any]:
-    """A factory ``make(target, names, keys, splits, nulls) -> call`` for one shape of specs
-    ((position, is a dict, number of keys) each). Only positions (exact ints) and generated
-    identifiers reach the source; names and keys arrive as closure values."""
+    """``make(target, names, keys, splits, nulls) -> call`` for one shape of specs ((position, is
+    a dict, number of keys) each). Only exact ints and generated identifiers reach the source."""
     lines = [
         "def make(target, names, keys, splits, nulls):",
         *(
@@ -354,14 +413,10 @@ def static_leaves(
     """``transform(fun, *args, **keywords)`` where the listed arguments carry static entries.
 
     ``leaves`` holds (parameter name, position or None, "dict" or "namedtuple", static keys).
-    The held entries travel as a new leading positional argument marked static: JAX's
-    positional statics are cheaper per call than a static keyword. So the transform's options
-    are passed by keyword (positional ones bound to the names the transform gives them), and
-    this helper shifts ``static_argnums`` and ``donate_argnums`` by one and gives
-    ``static_argnums`` a 0 (``in_shardings`` counts dynamic arguments only: unchanged). Each
-    pair of lists is first completed against ``fun``'s signature as JAX completes it (a name
-    also means its position, a position its name): against the wrapper's ``(held, /, *args,
-    **kwargs)`` no name has a position.
+    The held entries travel as a new leading positional argument marked static (JAX's
+    positional statics are cheaper per call than a static keyword), so the options go by
+    keyword, and ``static_argnums``/``donate_argnums``, first completed against ``fun`` as JAX
+    completes them, shift by one (``in_shardings`` counts dynamic arguments only).
     """
     transform, args, keywords = _unpartial(transform, args, keywords)
     if args:
@@ -403,13 +458,9 @@ def _leading(
     return outer
 
 
-# --- ahead-of-time use: lower, trace, compile ------------------------------------------------
-
-
 def at_call(helper: str, transform: Callable[..., Any], leaves: LeafSpecs) -> Callable[..., Any]:
-    """A call site's transform with per-leaf entries: ``at_call('static_leaves', jax.jit,
-    leaves)(fun, ...)`` is ``static_leaves(jax.jit, fun, leaves, ...)``, so the call's own
-    arguments stay as written."""
+    """``at_call('static_leaves', jax.jit, leaves)(fun, ...)`` is ``static_leaves(jax.jit, fun,
+    leaves, ...)``: a call site's own arguments stay as written."""
     policy = _HELPERS[helper]
 
     def transform_with_leaves(fun: Callable[..., Any], *args: Any, **keywords: Any) -> Any:
@@ -426,14 +477,9 @@ def grad_leaves(
     **keywords: Any,
 ) -> Callable[..., Any]:
     """``transform(fun, *args, **keywords)`` (grad, value_and_grad) with the listed entries held
-    out of differentiation.
-
-    The held entries (``leaves``' keys: Static and NoDiff fields) are passed as one keyword,
-    which JAX's grad never differentiates and never hashes; the argument itself keeps its
-    structure with None there, so the gradient is the argument's structure with None at
-    every held entry, for any ``argnums`` and ``has_aux``. (A keyword, not a leading
-    argument as for jit: ``argnums`` stays as written, and grad keeps no cache a positional
-    argument would make cheaper.)
+    out of differentiation: passed as one keyword, which grad never differentiates nor hashes
+    (``argnums`` stays as written). The argument keeps its structure with None there, so the
+    gradient is its structure with None at every held entry.
     """
     specs = _specs(leaves)
     merged = _merging_leading(specs, fun)
@@ -457,12 +503,9 @@ def pmap_leaves(
     *args: Any,
     **keywords: Any,
 ) -> Callable[..., Any]:
-    """``transform(fun, *args, **keywords)`` (pmap) with the listed static entries broadcast.
-
-    pmap hashes only positional statics, so the held entries travel as a new leading
-    argument: ``static_broadcasted_argnums`` and ``donate_argnums`` shift by one and gain 0,
-    a tuple ``in_axes`` gains a leading None. The argument keeps its structure with None at
-    the static entries, so its own ``in_axes`` (an int or a per-key structure) still fits.
+    """``transform(fun, *args, **keywords)`` (pmap) with the listed static entries broadcast:
+    as a new leading argument (pmap hashes only positional statics), so the lists shift by one
+    and a tuple ``in_axes`` gains a leading None.
     """
     transform, args, keywords = _unpartial(transform, args, keywords)
     if "donate_argnums" in keywords:
@@ -480,11 +523,9 @@ def vmap_leaves(
     *args: Any,
     **keywords: Any,
 ) -> Callable[..., Any]:
-    """``transform(fun, *args, **keywords)`` (vmap) with the listed static entries unmapped.
-
-    vmap maps every keyword argument and keeps no cache, so the static entries are closed
-    over: each call maps a fresh closure (vmap traces on every call anyway). The argument
-    keeps its structure with None at the static entries, which no ``in_axes`` maps.
+    """``transform(fun, *args, **keywords)`` (vmap) with the listed static entries unmapped:
+    vmap maps every keyword argument and keeps no cache, so each call maps a fresh closure
+    over them; the argument keeps its structure with None there.
     """
     specs = _specs(leaves)
     merged = _merging_leading(specs, fun)
