@@ -23,7 +23,7 @@ from typing import Any
 
 from jaxrewrite import notrewritten
 from jaxrewrite.header import Header, might_opt_in, scan_header
-from jaxrewrite.hook import cachetag, keptwarnings, pipeline, pycfile
+from jaxrewrite.hook import cachetag, pipeline, pycfile
 
 DEFAULT = pipeline.DEFAULT
 
@@ -64,7 +64,7 @@ def compile_opted_in(
 def _served(code: CodeType, path: str) -> CodeType:
     """Cached code about to run: marked as rewritten, its warnings said again."""
     notrewritten.mark(path)
-    keptwarnings.say(code, path)
+    pipeline.say(code, path)
     return code
 
 
@@ -187,7 +187,7 @@ class _Composed:
                 self._jr_data = None
                 return super().get_code(fullname)  # type: ignore[misc, no-any-return]
             code = super().get_code(fullname)  # type: ignore[misc]
-            code = keptwarnings.keep(code, self._jr_said)
+            code = pipeline.keep(code, self._jr_said)
             notrewritten.mark(path)
             if pyc is not None:
                 pycfile.store(pyc, code, pycfile.key_for(st, self._jr_data), path)

@@ -4,7 +4,7 @@ The header is PEP 552's: the source's mtime and size (as CPython and pytest vali
 where the user chose it (``SOURCE_DATE_EPOCH``, ``jaxrewrite compile --invalidation-mode
 checked-hash``), the hash of the source's bytes, checked at every import. The name
 (hook/cachetag.py) says which rewriter wrote it. After the code: the module's warnings
-(hook/keptwarnings.py), their length and a mark; ``marshal.loads`` of the code ignores them. Writes
+(hook/pipeline.py), their length and a mark; ``marshal.loads`` of the code ignores them. Writes
 are atomic (a temp file, then ``os.replace``), so concurrent importers see the old file or the new
 one. Every failure means "no cache", never an import error (``JAXREWRITE_DEBUG=1``: why).
 """
@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable
 from types import CodeType
 
-from jaxrewrite.hook import keptwarnings
+from jaxrewrite.hook import pipeline
 
 MAGIC = importlib.util.MAGIC_NUMBER
 #: PEP 552 flags: 0 validates by mtime and size; 3 by the source's hash, always checked.
@@ -62,7 +62,7 @@ def key_for(st: os.stat_result, data: bytes) -> bytes:
 
 def pack(code: CodeType, key: bytes) -> bytes:
     """A pyc of ``code`` keyed by ``key`` (``stat_key``/``hash_key``), its warnings after it."""
-    said = marshal.dumps(keptwarnings.held(code))
+    said = marshal.dumps(pipeline.held(code))
     return MAGIC + key + marshal.dumps(code) + said + len(said).to_bytes(4, "little") + _MARK
 
 
@@ -84,7 +84,7 @@ def unpack(data: bytes) -> CodeType | None:
         type(n) is tuple and len(n) == 2 and (type(n[0]), type(n[1])) == (str, int) for n in said
     ):
         return None
-    return keptwarnings.keep(code, said)
+    return pipeline.keep(code, said)
 
 
 def load(pyc: str, path: str, st: os.stat_result, source: Callable[[], bytes]) -> CodeType | None:
