@@ -36,8 +36,7 @@ if _sys.warnoptions:  # -W/PYTHONWARNINGS naming jaxrewrite's warnings: see appl
 
 #: The markers are served by ``__getattr__`` so that fetching one tells who fetched it.
 _MARKERS = _markers.UNCHECKED
-#: The engine's public names, by their module (``analyze`` with the finding passes, as check and
-#: show run them).
+#: The engine's public names, by their module.
 _ENGINE = {
     "rewrite_source": "jaxrewrite.engine.rewrite",
     "analyze": "jaxrewrite.engine.findings",
@@ -46,9 +45,8 @@ _ENGINE = {
 
 
 def __getattr__(name: str) -> Any:
-    # A marker fetched by a module that needed the rewrite and did not get it warns (once);
-    # see jaxrewrite.notrewritten.
-    # A NotRewrittenWarning raised as an error points at the import, not here.
+    # A marker fetched by a module that needed the rewrite and did not get it warns (once); as
+    # an error, it points at the import, not here.
     __tracebackhide__ = True  # noqa: F841
     marker = _MARKERS.get(name)
     if marker is not None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 PRAGMA = "# jaxrewrite: enable"
 _DIRECTIVE = re.compile(r"#\s*jaxrewrite\s*:\s*(?P<word>.*?)\s*$")
-_LOOKALIKE = re.compile(r"[ \t]*#[ \t]*jaxrewrite[ \t]*:[ \t]*enable\s*$")
+_LOOKALIKE = re.compile(r"^[ \t]*#[ \t]*jaxrewrite[ \t]*:[ \t]*enable[^\S\n]*$", re.MULTILINE)
 
 #: What must appear in a file's bytes for it to possibly opt in.
 NEEDLE = b"jaxrewrite"
@@ -88,17 +88,7 @@ def _scan(source: str) -> tuple[int | None, list[tuple[int, str]], int]:
 
 def _lookalike_lines(source: str) -> list[int]:
     """Lines that consist of the pragma, wherever they are."""
-    found = []
-    at = source.find("jaxrewrite")
-    while at >= 0:
-        start = source.rfind("\n", 0, at) + 1
-        end = source.find("\n", at)
-        if end < 0:
-            end = len(source)
-        if _LOOKALIKE.match(source, start, end):
-            found.append(source.count("\n", 0, start) + 1)
-        at = source.find("jaxrewrite", end)
-    return found
+    return [source.count("\n", 0, found.start()) + 1 for found in _LOOKALIKE.finditer(source)]
 
 
 def _header_statement(tokens: list[tokenize.TokenInfo], first: bool) -> bool:

@@ -64,8 +64,7 @@ if TYPE_CHECKING:
 else:
 
     def __getattr__(name: str) -> Any:
-        """The markers, served so that fetching one tells who fetched it, as ``jaxrewrite``'s are:
-        a module that takes them from here and needed the rewrite it did not get warns too."""
+        """The markers, served so that fetching one tells who fetched it, as jaxrewrite's are."""
         # A NotRewrittenWarning raised as an error points at the import, not here.
         __tracebackhide__ = True  # noqa: F841
         marker = UNCHECKED.get(name)
@@ -88,13 +87,9 @@ def _metadata(func: Callable[..., Any], name: str) -> tuple[object, ...]:
 
 
 def _hint(target: Callable[..., Any], name: str) -> object:
-    """The evaluated annotation of parameter ``name``, or None.
-
-    Another parameter's annotation may name something that does not exist at run time (a type
-    imported only under ``TYPE_CHECKING``): under ``from __future__ import annotations``, and
-    on Python 3.14+ without it (PEP 649 evaluates annotations only when asked), that is no
-    error until someone evaluates them all. Then only this parameter's annotation is evaluated.
-    """
+    """The evaluated annotation of parameter ``name``, or None. Where another parameter's names
+    something that exists only under ``TYPE_CHECKING`` (postponed or PEP 649 annotations), only
+    this parameter's annotation is evaluated."""
     try:
         return get_type_hints(target, include_extras=True).get(name)
     except NameError:
@@ -109,8 +104,7 @@ def _hint(target: Callable[..., Any], name: str) -> object:
 
 
 def _signature(target: Callable[..., Any]) -> inspect.Signature:
-    """The signature, for its parameter names: on 3.14+ without evaluating the annotations,
-    which ``inspect.signature`` does by default (format VALUE) and which may raise NameError."""
+    """The signature, for its parameter names: on 3.14+ without evaluating the annotations."""
     options: dict[str, Any] = {}
     if _annotationlib is not None:
         options["annotation_format"] = _annotationlib.Format.FORWARDREF
@@ -118,8 +112,7 @@ def _signature(target: Callable[..., Any]) -> inspect.Signature:
 
 
 def _annotations(target: Callable[..., Any]) -> dict[str, object]:
-    """The annotations without evaluating any that cannot be: names that do not resolve stay
-    strings (postponed annotations) or become ``ForwardRef`` (``annotationlib``, 3.14+)."""
+    """The annotations, those that cannot be evaluated as strings or ``ForwardRef``."""
     if _annotationlib is not None:
         found: dict[str, object] = _annotationlib.get_annotations(
             target, format=_annotationlib.Format.FORWARDREF

@@ -1,10 +1,8 @@
 """An engine environment from a live namespace: what a cell's free names are bound to *now*,
-and stand-ins for the Static defs (and per-leaf classes) that earlier cells made.
-
-By object, not by spelling: after ``J = jax.jit``, ``@J`` means jit while ``J is jax.jit``. A def
-or class made by an earlier cell is given back as source, a stand-in in front of the cell, only
-while the namespace still holds the very object that statement made; the caller cuts the prefix
-off again, so lines of the cell never move (docs/design.md, "The IPython extension").
+by object (after ``J = jax.jit``, ``@J`` means jit while ``J is jax.jit``), and stand-ins: the
+Static defs and per-leaf classes of earlier cells as source in front of the cell, while the
+namespace still holds the very object that statement made (docs/design.md, "The IPython
+extension").
 """
 
 from __future__ import annotations
@@ -74,10 +72,9 @@ def mark_name(marks: frozenset[Mark]) -> str:
 
 @dataclass(frozen=True)
 class StandIn:
-    """What a module-level def or class of a cell is to a later cell, as source text: a def
-    with marked parameters as one line, ``def name(a, b, /, c: <mark>, *, d): ...``; a
-    TypedDict or NamedTuple with marked fields as a flat class with every field, in order, only
-    the markers annotated."""
+    """A module-level def or class of a cell as source for a later cell: a def with marked
+    parameters as ``def name(a, b, /, c: <mark>, *, d): ...``; a TypedDict or NamedTuple with
+    marked fields as a flat class with every field, only the markers annotated."""
 
     name: str
     text: str
@@ -165,8 +162,8 @@ def _spells_marker(binding: Binding) -> bool:
 
 def binding_for(value: object) -> Binding:
     """What a namespace value is to the engine: a module or a function/class by its dotted name
-    (checked to denote this very object), a marker alias, a ``partial`` of a known function;
-    anything else is opaque."""
+    (that denotes this very object), a marker alias, a ``partial`` of a known function, else
+    opaque."""
     try:
         return _binding_for(value)
     except Exception:  # a proxy whose attribute access raises: nothing jaxrewrite could use
@@ -290,13 +287,10 @@ def _literal(value: object) -> ast.expr | None:
 def definitions(
     text: str, environment: Mapping[str, Binding], leaf_classes: frozenset[str] = frozenset()
 ) -> tuple[dict[str, StandIn | None], dict[str, str]]:
-    """What the module level of a cell's ``text`` leaves for later cells. First its defs and
-    classes by name, from the last statement binding each: a stand-in for a def with marked
-    parameters (or one annotated by a class of ``leaf_classes`` or of the text) and a
-    TypedDict/NamedTuple with marked fields, else None. Then ``target = <transforms and
-    wrappers>(name)`` as target -> name: what the engine sees through at a call site
-    (``engine.read.wrappers.peel``), so the target keeps the def's stand-in
-    (``make_hypercube = jax.jit(make_hypercube)``)."""
+    """What the module level of a cell's ``text`` leaves for later cells: its defs and classes
+    by name (a stand-in, or None), from the last statement binding each; then ``target =
+    <transforms and wrappers>(name)`` as target -> name, what the engine sees through at a call
+    site, so the target keeps the def's stand-in (``fast = jax.jit(make_hypercube)``)."""
     tree = ast.parse(text, "<cell>")
     built = scopes.build_scopes(tree, text, outer=scopes.environment(environment))
     src = Source(text, "<cell>")
