@@ -26,13 +26,9 @@ def forward(
     call_path: CallPath,
 ) -> None:
     """Give ``outer`` what the transform's result answers that a function does not
-    (``_cache_size()``, ``clear_cache``, ``lower``), only what this result has.
-
-    What takes the call's arguments (the AOT methods, ``_cache_miss``) takes them split as a
-    call splits them; what ``lower`` returns compiles to an executable that takes what
-    ``outer`` takes (``static_nums``: the user's whole static positions, which JAX leaves out
-    of the executable's arguments). ``_fun`` and ``__signature__`` are the user's function and
-    its signature, as for jax.jit's result."""
+    (``_cache_size()``, ``clear_cache``, ``lower``), only what this result has. What takes the
+    call's arguments takes them split as a call splits them; ``static_nums``: the user's whole
+    static positions, which JAX leaves out of the executable's arguments."""
     for name in dir(transformed):
         if name in TYPE_SLOTS or hasattr(outer, name):
             continue

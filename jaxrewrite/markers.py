@@ -10,7 +10,7 @@ import importlib
 import inspect
 import sys
 from collections.abc import Callable
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING, Annotated, Any, Final, ForwardRef
 
 # typing_extensions' TypeVar accepts a PEP 696 default on every supported Python.
@@ -100,7 +100,9 @@ def _hint(target: Callable[..., Any], name: str) -> object:
     # PEP 695 type parameters go in as locals: get_type_hints of early 3.12 (3.12.1) ignores them.
     params = {getattr(p, "__name__", ""): p for p in getattr(target, "__type_params__", ())}
     globalns = getattr(target, "__globals__", None)
-    return get_type_hints(_OneHint({name: raw}), globalns, params, include_extras=True).get(name)
+    return get_type_hints(
+        SimpleNamespace(__annotations__={name: raw}), globalns, params, include_extras=True
+    ).get(name)
 
 
 def _signature(target: Callable[..., Any]) -> inspect.Signature:
@@ -119,13 +121,6 @@ def _annotations(target: Callable[..., Any]) -> dict[str, object]:
         )
         return found
     return dict(getattr(target, "__annotations__", None) or {})
-
-
-class _OneHint:
-    """A function with one annotation, to ``get_type_hints``."""
-
-    def __init__(self, annotations: dict[str, object]) -> None:
-        self.__annotations__ = annotations
 
 
 def is_static(func: Callable[..., Any], name: str) -> bool:

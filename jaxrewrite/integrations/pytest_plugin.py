@@ -130,26 +130,16 @@ def pytest_warning_recorded(warning_message: warnings.WarningMessage, when: str)
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Every test module and conftest is imported: leave the meta path as pytest has it."""
+    """Every test module and conftest is imported: leave the meta path as pytest has it. A
+    package named that cannot be found now (they may put it on ``sys.path``) is a typo."""
+    import importlib.util
+
     state = session.config.stash.get(_STATE, None)
     if state is not None and not state.packages:
         _release(state)
-    _check_packages_exist(session.config)
-    if state is not None and state.error and state.early:
-        lines = "\n".join(state.early)
-        raise pytest.UsageError(
-            f"NotRewrittenWarning (an error: {NOT_REWRITTEN} = error):\n{lines}"
-        )
-
-
-def _check_packages_exist(config: pytest.Config) -> None:
-    """A package named that cannot be found (a typo) is an error, checked once the conftests and
-    test modules, which may put it on ``sys.path``, are imported."""
-    import importlib.util
-
     missing = [
         name
-        for name in packages(config)
+        for name in packages(session.config)
         if name not in sys.modules and importlib.util.find_spec(name) is None
     ]
     if missing:
@@ -157,6 +147,11 @@ def _check_packages_exist(config: pytest.Config) -> None:
             f"--jaxrewrite-packages / {INI} / [tool.jaxrewrite] packages name "
             f"{', '.join(map(repr, missing))}, which cannot be imported: no such top-level package "
             "on sys.path"
+        )
+    if state is not None and state.error and state.early:
+        lines = "\n".join(state.early)
+        raise pytest.UsageError(
+            f"NotRewrittenWarning (an error: {NOT_REWRITTEN} = error):\n{lines}"
         )
 
 
