@@ -12,12 +12,11 @@ from jaxrewrite.engine.read.markers import inner_type
 from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Scope
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import Rule
 from jaxrewrite.engine.rulebook.table import Mark
 
 RULE = Rule(
     "JR016",
-    Severity.WARNING,
     "a Static parameter annotated float, which recompiles the function for each distinct value",
     (
         "{name!r} is Static and annotated float: {transform} compiles {func!r} anew for each "
@@ -26,7 +25,6 @@ RULE = Rule(
         "values"
     ),
     "drop Static (a traced float is one compilation for every value), or keep it for a few values",
-    CHECK,
     details=(
         ": a static argument is a key of the compilation cache, so every new value is traced and "
         "compiled again; a traced scalar is compiled once"

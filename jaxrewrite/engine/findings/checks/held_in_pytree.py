@@ -11,13 +11,12 @@ from jaxrewrite.engine.read.fields import form_of
 from jaxrewrite.engine.read.markers import MarkerReader, may_mark
 from jaxrewrite.engine.read.recognise import classify_registration
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import LEAVES, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import LEAVES, Rule
 from jaxrewrite.engine.rulebook.table import EITHER_FORM
 from jaxrewrite.errors import RewriteError
 
 RULE = Rule(
     "JR014",
-    Severity.WARNING,
     (
         "a TypedDict or NamedTuple with Static entries held in a field of a pytree class, which "
         "flattens it: the entries are traced"

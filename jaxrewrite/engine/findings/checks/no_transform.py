@@ -15,13 +15,12 @@ from jaxrewrite.engine.read.recognise import TransformRef, bound_keywords, class
 from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import Rule
 from jaxrewrite.engine.walk import specs
 from jaxrewrite.errors import RewriteError
 
 RULE = Rule(
     "JR002",
-    Severity.WARNING,
     "Static/NoDiff on a function that no transform of the module applies to",
     (
         "{spelled} of {func!r} does nothing: no transform in this module applies to {func!r}, as "
@@ -29,8 +28,7 @@ RULE = Rule(
         "applied to"
     ),
     "apply a transform to the def, or mark the parameters of the function it is applied to",
-    CHECK,
-    {
+    variants={
         "bound": "{spelled} of {func!r} does nothing: {call} (line {line}) applies {transform} "
         "to the method {bound!r}, and jaxrewrite writes keywords only where a transform is "
         "applied to a def by its name (a subclass may override a method); decorate the def, "

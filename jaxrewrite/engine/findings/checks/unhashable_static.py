@@ -13,12 +13,11 @@ from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
 from jaxrewrite.engine.read.signature import Param, array_type
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import Rule
 from jaxrewrite.engine.rulebook.table import ARRAY_TYPES, Mark
 
 RULE = Rule(
     "JR003",
-    Severity.WARNING,
     "Static on a parameter whose type or default cannot be hashed",
     (
         "{name!r} is Static but annotated {kind}, which cannot be hashed: JAX rejects an "
@@ -26,8 +25,7 @@ RULE = Rule(
         "frozenset, a scalar)"
     ),
     "use a hashable type or default: a tuple, a frozenset, a scalar",
-    CHECK,
-    {
+    variants={
         "default": (
             "{name!r} is Static but its default is a {shown}, which cannot be hashed: the "
             "default works while it is used, but JAX rejects a value like it passed there when "

@@ -15,12 +15,11 @@ from jaxrewrite.engine.read.scopes import Defined, Scope
 from jaxrewrite.engine.read.signature import Param, Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import Rule
 from jaxrewrite.engine.rulebook.table import TRACES, Mark, Traces
 
 RULE = Rule(
     "JR012",
-    Severity.WARNING,
     (
         "a marked def passed to a JAX function that traces its arguments but that jaxrewrite "
         "does not rewrite"
@@ -32,7 +31,6 @@ RULE = Rule(
         "values (functools.partial) yourself"
     ),
     "pass a transformed function, or close over the static values yourself",
-    CHECK,
     details=(
         " (`jax.eval_shape`, `jax.jvp`, `jax.lax.scan`, `jax.lax.switch`, `custom_partitioning`, "
         "NNX's `nnx.cond` and kin...), by position or by keyword, reported at that use even "

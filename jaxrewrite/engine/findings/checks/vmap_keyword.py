@@ -14,11 +14,10 @@ from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import single
 from jaxrewrite.engine.read.scopes import Defined, Scope
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import LIMITS, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import LIMITS, Rule
 
 RULE = Rule(
     "JR011",
-    Severity.WARNING,
     (
         "a Static parameter of a vmapped function not passed by position: by keyword it is "
         "mapped over axis 0, left to its default the call fails"
@@ -30,7 +29,7 @@ RULE = Rule(
     ),
     "pass the Static parameter by position",
     LIMITS,
-    {
+    variants={
         "default": (
             "Static parameter {name!r} of {func!r} is left to its default in this call of a "
             "function made by {transform}: the 'in_axes' written for it has an entry for "
