@@ -19,9 +19,9 @@ class Mark(enum.Enum):
 
 
 #: ``Static[T]``/``NoDiff[T]`` (and their bare forms) by exported name.
-MARKER_TYPES: dict[str, Mark] = {"Static": Mark.STATIC, "NoDiff": Mark.NODIFF}
+MARKER_TYPES: dict[str, Mark] = {mark.value: mark for mark in Mark}
 #: ``Annotated[T, STATIC]`` metadata constants by exported name.
-MARKER_CONSTANTS: dict[str, Mark] = {"STATIC": Mark.STATIC, "NODIFF": Mark.NODIFF}
+MARKER_CONSTANTS: dict[str, Mark] = {mark.name: mark for mark in Mark}
 #: Every name jaxrewrite exports that can spell a marker.
 MARKER_EXPORTS: frozenset[str] = frozenset(MARKER_TYPES) | frozenset(MARKER_CONSTANTS)
 #: The markers by name without the run-time check (``jaxrewrite.markers.UNCHECKED["Static"]``).
@@ -42,61 +42,50 @@ class SpecKind(enum.Enum):
 
 @dataclass(frozen=True)
 class Transform:
-    """The static-argument keywords one JAX transform takes."""
+    """The static-argument keywords one JAX transform takes, and how it treats its arguments."""
 
     name: str
     #: Parameters carrying any of these markers are static for this transform.
     markers: frozenset[Mark]
-    #: Keyword that receives static positions (or, for ``SpecKind.AXES``, the axes).
+    #: Receives static positions (or, for ``SpecKind.AXES``, the axes).
     argnums: str
-    #: Keyword that receives static names; None: the transform takes positions only.
+    #: Receives static names; None: the transform takes positions only.
     argnames: str | None = None
-    #: Donation keywords (positions, names); a Static argument must not be donated.
+    #: Donation keywords: a Static argument must not be donated.
     donate_argnums: str | None = None
     donate_argnames: str | None = None
-    #: Its spec kind: the module of ``engine.walk.specs`` that completes and reads it.
+    #: The module of ``engine.walk.specs`` that completes and reads its spec.
     spec: SpecKind = SpecKind.LISTS
-    #: The keywords the parameters after the function bind when passed by position, in order
-    #: (checked against the installed JAX by the tests).
+    #: The keywords the parameters after the function bind by position, in order.
     positional: tuple[str, ...] = ()
-    #: The run-time helper of ``jaxrewrite/leaves.py`` that splits per-leaf entries for it; None:
-    #: per-leaf entries are refused under it.
+    #: The helper of ``jaxrewrite/leaves.py`` that splits per-leaf entries; None: refused.
     per_leaf: str | None = None
-    #: Why a keyword-only marked parameter cannot be expressed, for a row without ``argnames``
-    #: (JR110's message): each reason was checked by running the installed JAX (tests/test_rows.py).
+    #: Why a keyword-only marked parameter cannot be static, for a row without ``argnames``
+    #: (JR110; each reason checked on the installed JAX by tests/engine/test_rows.py).
     positions_only: str = "it takes static arguments by position only"
-    #: False: the values at the static positions reach the user's rules as Python values
-    #: (custom_vjp's nondiff_argnums), so an array there escapes a surrounding jit as a tracer
-    #: (UnexpectedTracerError): an array-typed marker is refused.
+    #: False: the static values reach the user's rules (custom_vjp's nondiff_argnums), so an
+    #: array there escapes a surrounding jit as a tracer: an array-typed marker is refused.
     arrays_at_static: bool = True
-    #: Leading positional parameters the transform binds itself and leaves out of its axes
-    #: (Linen's ``nn.vmap`` passes the Module first).
+    #: Leading positional parameters it binds itself, outside its axes (``nn.vmap``'s Module).
     leading_unmapped: int = 0
-    #: How many trailing positional parameters cannot be static by position, and why (Linen's
-    #: ``nn.jit``, flax 0.10.1 to 0.12.8); a keyword-only parameter can be, by name.
+    #: How many trailing positional parameters cannot be static by position, and why.
     tail_not_static: tuple[int, str] | None = None
-    #: Traces every non-static argument to an abstract value, so that the body cannot use one as
-    #: a Python value (JR006). grad and its kin trace with the concrete values inside, and
-    #: custom_vjp/custom_jvp call the function on concrete values: neither is abstract.
+    #: Traces every non-static argument to an abstract value (JR006); grad's kin trace with the
+    #: concrete values inside, and custom_vjp/custom_jvp call the function on concrete values.
     abstract: bool = False
-    #: The result takes the function's own arguments (``jax.jit(jax.vmap(f))``); False: it
-    #: returns something else (a jaxpr).
+    #: The result takes the function's own arguments; False: it returns something else (a jaxpr).
     keeps_arguments: bool = True
     #: A spec keyword JAX reads that the row does not write, and how ``migrate`` reads it:
-    #: ``positions`` (custom_vjp's ``nondiff_argnames``: names JAX turns into positions) or
-    #: ``refuse`` (checkpoint's ``static_argnames``: honoured only in some JAX configurations).
+    #: ``positions`` (names JAX turns into positions) or ``refuse`` (honoured only sometimes).
     read_also: tuple[str, str] | None = None
-    #: The spec may be passed by position (custom_vjp's ``nondiff_argnums``), and is migrated so;
-    #: jit's positional spec is refused: it is keyword-only in current JAX.
+    #: The spec may be passed by position, and is migrated so (jit's is keyword-only).
     spec_by_position: bool = False
-    #: JAX hashes the values at the static positions into a cache key (jit's, pmap's,
-    #: make_jaxpr's), so an unhashable type there fails at call time (JR003). False where the
-    #: installed and the floor JAX took a list and a dict there (tests/test_leaf_types.py).
+    #: JAX hashes the static values into a cache key, so an unhashable type fails at call time
+    #: (JR003); False where the installed and the floor JAX took a list and a dict there.
     hashes_statics: bool = True
     #: Maps keyword arguments over axis 0 whatever ``in_axes`` says (JR011).
     maps_keywords: bool = False
-    #: A keyword that, written, makes JAX refuse every keyword argument at call time (jit's
-    #: ``in_shardings``), so a keyword-only Static parameter can never be passed (JR010).
+    #: A keyword that, written, makes JAX refuse every keyword argument at call time (JR010).
     refuses_kwargs_with: str | None = None
 
 
@@ -377,24 +366,13 @@ FAMILIES: dict[str, dict[str, Transform]] = {
 }
 
 
-def _lookup(qualname: str, families: dict[str, dict[str, object]]) -> object | None:
-    """The row for ``<family prefix>.<anything>.<row name>``; the first segment settles most."""
-    root, dot, rest = qualname.partition(".")
-    if not dot:
-        return None
-    rows = families.get(root)
-    if rows is not None:
-        return rows.get(rest.rpartition(".")[2])
-    for prefix, rows in families.items():  # multi-segment prefixes (``flax.nnx``)
-        if "." in prefix and qualname.startswith(prefix + "."):
-            return rows.get(qualname.rpartition(".")[2])
-    return None
-
-
 def transform_for(qualname: str) -> Transform | None:
-    """The transform a qualified name refers to, if it is in the table."""
-    found = _lookup(qualname, FAMILIES)  # type: ignore[arg-type]
-    return found if isinstance(found, Transform) else None
+    """The row for ``<family prefix>.<anything>.<row name>``, if it is in the table."""
+    last = qualname.rpartition(".")[2]
+    for prefix, rows in FAMILIES.items():
+        if qualname.startswith(prefix + "."):
+            return rows.get(last)
+    return None
 
 
 #: Transforms whose result, called inside a trace, traces again even from concrete inputs
@@ -586,7 +564,6 @@ CLASS_TRANSFORMS: dict[str, ClassTransform] = {
         positional=("data_fields", "meta_fields", "drop_fields"),
     ),
 }
-CLASS_FAMILIES: dict[str, dict[str, ClassTransform]] = {"jax": CLASS_TRANSFORMS}
 
 
 #: JAX's other ways to register a class as a pytree (``jax.<anything>.<name>``), by the user's
@@ -604,16 +581,15 @@ OPAQUE_REGISTRATIONS: dict[str, str] = {
 def opaque_registration(qualname: str | None) -> str | None:
     """``register_pytree_node_class`` and its kin, by qualified name: JAX's registrations whose
     aux data the user's own flatten writes."""
-    if qualname is None or qualname.partition(".")[0] != "jax":
-        return None
-    last = qualname.rpartition(".")[2]
-    return last if last in OPAQUE_REGISTRATIONS else None
+    last = (qualname or "").rpartition(".")[2]
+    return last if (qualname or "").startswith("jax.") and last in OPAQUE_REGISTRATIONS else None
 
 
 def class_transform_for(qualname: str) -> ClassTransform | None:
     """The class-registering function a qualified name refers to, if it is in the table."""
-    found = _lookup(qualname, CLASS_FAMILIES)  # type: ignore[arg-type]
-    return found if isinstance(found, ClassTransform) else None
+    return (
+        CLASS_TRANSFORMS.get(qualname.rpartition(".")[2]) if qualname.startswith("jax.") else None
+    )
 
 
 @dataclass(frozen=True)
@@ -719,22 +695,14 @@ CONTAINERS: dict[str, Container] = {
 #: Qualified names that mean the same thing, mapped to one spelling, so that
 #: ``try: from typing import Annotated / except ImportError: from typing_extensions import ...``
 #: binds one meaning, not two.
+_TYPING = ("Annotated", "Optional", "Union", "TypedDict", "NamedTuple", "ClassVar", "Protocol")
 SAME_AS: dict[str, str] = {
-    "typing_extensions.Annotated": "typing.Annotated",
-    "typing_extensions.Optional": "typing.Optional",
-    "typing_extensions.Union": "typing.Union",
-    "typing_extensions.TypedDict": "typing.TypedDict",
-    "typing_extensions.NamedTuple": "typing.NamedTuple",
-    "typing_extensions.ClassVar": "typing.ClassVar",
-    "typing_extensions.Protocol": "typing.Protocol",
-    "typing_extensions.Generic": "typing.Generic",
-    "typing_extensions.overload": "typing.overload",
-    "typing_extensions.Callable": "typing.Callable",
+    **{
+        f"typing_extensions.{n}": f"typing.{n}"
+        for n in (*_TYPING, "Generic", "overload", "Callable")
+    },
     "collections.abc.Callable": "typing.Callable",
-    "jaxrewrite.markers.Static": "jaxrewrite.Static",
-    "jaxrewrite.markers.NoDiff": "jaxrewrite.NoDiff",
-    "jaxrewrite.markers.STATIC": "jaxrewrite.STATIC",
-    "jaxrewrite.markers.NODIFF": "jaxrewrite.NODIFF",
+    **{f"jaxrewrite.markers.{name}": f"jaxrewrite.{name}" for name in MARKER_EXPORTS},
 }
 
 
