@@ -91,9 +91,8 @@ class Transform:
 
 _STATIC = frozenset({Mark.STATIC})
 _STATIC_OR_NODIFF = frozenset({Mark.STATIC, Mark.NODIFF})
-#: What jit took by position before its parameters became keyword-only (the floor JAX), and
-#: pjit still takes; the parameter after these differs between versions (``abstracted_axes``,
-#: ``compiler_options``), so it is pjit's alone, as the installed JAX names it (nothing reads it).
+#: What jit took by position in the floor JAX, and pjit still takes (pjit's next parameter differs
+#: between versions: it is the installed JAX's name, which nothing reads).
 _JIT_POSITIONAL = (
     "in_shardings",
     "out_shardings",
@@ -228,12 +227,9 @@ TRANSFORMS: dict[str, Transform] = {
     "hessian": _grad("hessian", ("argnums", "has_aux", "holomorphic")),
 }
 
-#: Flax NNX's lifted transforms (``flax.nnx.<anything>.<name>``), each mirroring the flax function
-#: in its comment. In flax 0.10.1 (the floor, see setup.cfg) to 0.12.8 every parameter after the
-#: function is keyword-only (so no ``positional``; tests/test_nnx.py checks both against the
-#: installed flax) and each keyword means what JAX's does: the lists reach jax.jit and friends with
-#: the user's positions, ``self`` and Module arguments included. Names say ``nnx.`` so that
-#: messages name the right function.
+#: Flax NNX's lifted transforms (``flax.nnx.<anything>.<name>``): from flax 0.10.1 to 0.12.8 every
+#: parameter after the function is keyword-only and means what JAX's does, the user's positions
+#: (``self`` included) reaching jax.jit and friends (tests/engine/test_nnx.py checks both).
 NNX_TRANSFORMS: dict[str, Transform] = {
     # flax.nnx.jit(fun, *, in_shardings, out_shardings, static_argnums, static_argnames,
     #              donate_argnums, donate_argnames, ...)
@@ -310,9 +306,8 @@ def _linen_checkpoint(name: str) -> Transform:
 
 
 #: Flax Linen's lifted transforms (``flax.linen.<anything>.<name>``), on methods and on functions
-#: taking the Module first. Positions count ``self`` (the Module) in ``static_argnums``, as Linen
-#: documents; ``nn.vmap``'s ``in_axes`` leaves it out. Every parameter after the target may be
-#: passed by position (tests/test_linen.py checks the rows against the installed flax).
+#: taking the Module first: ``static_argnums`` counts it, ``nn.vmap``'s ``in_axes`` leaves it out
+#: (tests/engine/test_linen.py checks the rows against the installed flax).
 LINEN_TRANSFORMS: dict[str, Transform] = {
     "jit": Transform(
         "nn.jit",
@@ -375,62 +370,31 @@ def transform_for(qualname: str) -> Transform | None:
     return None
 
 
-#: Transforms whose result, called inside a trace, traces again even from concrete inputs
-#: (``engine.findings.flow``, JR006), by qualified name; Equinox's filtered ones are no rows (they
-#: take no spec) but trace the same way.
-TRACED_AGAIN: frozenset[str] = frozenset(
-    {
-        "jax.jit",
-        "jax.vmap",
-        "jax.pmap",
-        "jax.grad",
-        "jax.value_and_grad",
-        "jax.checkpoint",
-        "jax.remat",
-        "jax.jacfwd",
-        "jax.jacrev",
-        "jax.hessian",
-        "equinox.filter_jit",
-        "equinox.filter_vmap",
-        "equinox.filter_grad",
-    }
+#: JAX's differentiating transforms, by qualified name.
+_GRADS = frozenset(f"jax.{n}" for n in ("grad", "value_and_grad", "jacfwd", "jacrev", "hessian"))
+#: Transforms that trace the function with abstract arguments of their own (their rows of the
+#: table report its parameters, as uses of their own): only what it closes over is followed
+#: (``engine.findings.closures``, JR006). Equinox's filtered ones take no spec but trace so.
+INNER_OWN_TRACE: frozenset[str] = frozenset(
+    {"jax.jit", "jax.vmap", "jax.pmap", "jax.checkpoint", "jax.remat"}
+    | {"equinox.filter_jit", "equinox.filter_vmap"}
 )
+#: Transforms whose result, called, runs the function at once with the call's own arguments
+#: (grad's tracers of a concrete value stay concrete): an inner function's parameters take the
+#: states of what the call passes (``engine.findings.closures``, JR006).
+INNER_PASS_THROUGH: frozenset[str] = _GRADS | {
+    "equinox.filter_grad",
+    "equinox.filter_value_and_grad",
+}
+#: Transforms whose result, called inside a trace, traces again even from concrete inputs
+#: (``engine.findings.flow``, JR006).
+TRACED_AGAIN: frozenset[str] = INNER_OWN_TRACE | _GRADS | {"equinox.filter_grad"}
 #: Transforms a use may sit inside whose result a call passes its arguments through to the
 #: function (``jax.jit(jax.jacrev(f))(x)``: ``engine.findings.call_arguments``, JR006).
-PASSES_THROUGH: frozenset[str] = frozenset(
-    {"jax.jit", "jax.grad", "jax.jacrev", "jax.jacfwd", "jax.value_and_grad", "jax.hessian"}
-)
-#: Inner functions a traced def runs (``engine.findings.closures``, JR006). Transforms whose result,
-#: called, runs the function at once with the call's own arguments
-#: (traced where they are; grad's tracers of a concrete value stay concrete): the inner function's
-#: parameters take the states of what the call passes.
-INNER_PASS_THROUGH: frozenset[str] = frozenset(
-    {
-        "jax.grad",
-        "jax.value_and_grad",
-        "jax.jacfwd",
-        "jax.jacrev",
-        "jax.hessian",
-        "equinox.filter_grad",
-        "equinox.filter_value_and_grad",
-    }
-)
+PASSES_THROUGH: frozenset[str] = _GRADS | {"jax.jit"}
 #: Decorators that call the def with the very arguments they are given (JR006 reads through them
 #: to the def's own signature: non-array arguments are static for Equinox's filtered jit).
 SIGNATURE_KEEPING: frozenset[str] = frozenset({"equinox.filter_jit"})
-#: Transforms that trace the function with abstract arguments of their own (their rows of the
-#: table report its parameters, as uses of their own): only what it closes over is followed here.
-INNER_OWN_TRACE: frozenset[str] = frozenset(
-    {
-        "jax.jit",
-        "jax.vmap",
-        "jax.pmap",
-        "jax.checkpoint",
-        "jax.remat",
-        "equinox.filter_jit",
-        "equinox.filter_vmap",
-    }
-)
 #: lax's control flow, with the positions of the functions it traces at once (``cond`` both
 #: branches, ``fori_loop`` even for no trip: checked against the installed JAX, tests/test_flow.py).
 LAX_BODIES: dict[str, tuple[int, ...]] = {
@@ -442,9 +406,8 @@ LAX_BODIES: dict[str, tuple[int, ...]] = {
 }
 
 
-#: What a decorator's or callee's last name looks like when it is a transform jaxrewrite does not
-#: know (``equinox.filter_jit``, ``numba.jit``, a project's own ``my_jit``): substrings, any case
-#: (``findings/checks/``, JR004/JR007).
+#: Substrings (any case) of the last name of a transform jaxrewrite does not know
+#: (``equinox.filter_jit``, ``numba.jit``, ``my_jit``: JR004).
 TRANSFORM_LIKE: tuple[str, ...] = (
     "jit",
     "pmap",
@@ -456,9 +419,8 @@ TRANSFORM_LIKE: tuple[str, ...] = (
     "custom_jvp",
     "shard_map",
 )
-#: Names that say "transform" as a decorator only: ``@nnx.scan``/``@nn.scan`` lift a def over a
-#: loop, so a marker under one is not "under no transform" (JR002). As a callee, ``scan`` is
-#: ``jax.lax.scan``'s, which traces its function's arguments: JR012 (``TRACES``) says that.
+#: Names that say "transform" as a decorator only (``@nnx.scan`` lifts a def over a loop); a
+#: callee ``scan`` is ``jax.lax.scan``, which ``TRACES`` covers (JR012).
 DECORATOR_LIKE: tuple[str, ...] = ("scan",)
 
 
@@ -487,11 +449,8 @@ _WHILE = (Traces(0, "cond_fun", passes=1), Traces(1, "body_fun", passes=1))
 _FORI = (Traces(2, "body_fun", passes=2),)
 
 #: JAX functions that trace the arguments they call a function with and take no static spec
-#: from jaxrewrite, by qualified name: what reaches the marked parameters
-#: (``findings/checks/untransformed_callee.py``, JR012). Each row is proven on the installed jax and
-#: flax by tests/test_traces_table.py (the
-#: marked parameter receives a JAX value, a tracer or an array, never the Python one), the
-#: decorators by tests/test_ledger.py.
+#: from jaxrewrite (JR012), by qualified name; each row proven on the installed jax and flax by
+#: tests/rules/test_traces_table.py.
 TRACES: dict[str, tuple[Traces, ...]] = {
     "jax.eval_shape": _ARGS,
     "jax.linearize": _ARGS,
@@ -521,8 +480,7 @@ TRACES: dict[str, tuple[Traces, ...]] = {
 
 
 #: Types whose values are arrays, by qualified name: every transform traces them, JAX cannot
-#: hash them (JR003), custom_vjp's rules get them as tracers (``arrays_at_static``), and JR006
-#: reads them as traced. The one set: signature, lint and tracetime read it.
+#: hash them (JR003), custom_vjp's rules get them as tracers (``arrays_at_static``).
 ARRAY_TYPES: frozenset[str] = frozenset(
     {
         "jax.Array",
@@ -566,10 +524,8 @@ CLASS_TRANSFORMS: dict[str, ClassTransform] = {
 }
 
 
-#: JAX's other ways to register a class as a pytree (``jax.<anything>.<name>``), by the user's
-#: own flatten function: what is static is whatever it puts in the aux data, which jaxrewrite
-#: cannot read, so a Static field of such a class is reported (JR020), never rewritten. The value
-#: says how it is used: as a class decorator, or called with the class first.
+#: JAX's registrations by the user's own flatten function (``jax.<anything>.<name>``), whose aux
+#: data jaxrewrite cannot read (JR020), and how each is used: as a decorator, or called.
 OPAQUE_REGISTRATIONS: dict[str, str] = {
     "register_pytree_node_class": "decorator",
     "register_pytree_with_keys_class": "decorator",
@@ -692,9 +648,8 @@ CONTAINERS: dict[str, Container] = {
 }
 
 
-#: Qualified names that mean the same thing, mapped to one spelling, so that
-#: ``try: from typing import Annotated / except ImportError: from typing_extensions import ...``
-#: binds one meaning, not two.
+#: Qualified names that mean the same thing, mapped to one spelling (a ``try``/``except
+#: ImportError`` between typing and typing_extensions binds one meaning, not two).
 _TYPING = ("Annotated", "Optional", "Union", "TypedDict", "NamedTuple", "ClassVar", "Protocol")
 SAME_AS: dict[str, str] = {
     **{
