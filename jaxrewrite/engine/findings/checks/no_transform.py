@@ -46,29 +46,19 @@ def check(ctx: Context) -> list[Diagnostic]:
     ]
     if not unapplied:
         return []
-    bound = bound_methods(ctx, {id(d.node) for d in ctx.marked_defs if not d.applied})
+    bound = _bound_methods(ctx, {id(d.node) for d in ctx.marked_defs if not d.applied})
     found = []
     for record in unapplied:
-        marked = list(record.marked)
         fields = bound.get(id(record.node))
-        if fields is not None:
-            found.append(
-                Diagnostic.at(
-                    ctx.src, marked[0].node, RULE, "bound", spelled=spell(marked), **fields
-                )
-            )
-        elif not record.overload:
-            # An ``@overload`` stub is replaced by the implementation after it: that def is the
-            # one a transform applies to, and the one reported if none does.
-            found.append(
-                Diagnostic.at(
-                    ctx.src, marked[0].node, RULE, spelled=spell(marked), func=record.node.name
-                )
-            )
+        if fields is None and record.overload:
+            continue  # a transform applies to the implementation after an @overload stub
+        said = {"func": record.node.name, **(fields or {}), "spelled": spell(list(record.marked))}
+        variant = "" if fields is None else "bound"
+        found.append(Diagnostic.at(ctx.src, record.marked[0].node, RULE, variant, **said))
     return found
 
 
-def bound_methods(ctx: Context, wanted: set[int]) -> dict[int, dict[str, str]]:
+def _bound_methods(ctx: Context, wanted: set[int]) -> dict[int, dict[str, str]]:
     """For marked methods no transform applies to by name, the first transform call in a method
     of their class given one through ``self``/``cls`` (``self.fast = jax.jit(self.step)``), as
     JR002's fields, with the keywords that call needs: JAX reads the bound method's signature,
