@@ -1,8 +1,7 @@
 """The records of the codes raised below the findings (ruff's rule record): each code once, with
-its summary, message template, fix, severity and the guide section that explains it. A raise site
-names its rule and fills the template's fields (``rules.NOT_LITERAL.error(src, node, ...)``). A
-code whose check merged into another is never reused: ``RETIRED`` maps it to its successor, which
-a ``# noqa``, ``--select`` or ``--ignore`` naming it still means. Imports nothing of the package.
+its summary, message template, fix and the guide section that explains it. A raise site names its
+rule and fills the template's fields (``rules.NOT_LITERAL.error(src, node, ...)``). A merged
+code is never reused: ``RETIRED`` maps it to its successor. Imports nothing of the package.
 """
 
 from __future__ import annotations
@@ -30,9 +29,8 @@ class Severity(enum.Enum):
     REFUSAL = "refusal"
 
 
-#: The one place the documentation's address is set: the base URL of the built docs site
-#: (``mkdocs build``), or None while none is published (setup.cfg: no placeholder address). The
-#: environment variable JAXREWRITE_DOCS_URL overrides it (a team's own build of the site).
+#: The base URL of the built docs site, or None while none is published; the environment
+#: variable JAXREWRITE_DOCS_URL overrides it (a team's own build of the site).
 DOCS_URL: str | None = None
 
 
@@ -43,11 +41,10 @@ def docs_base() -> str | None:
 
 def docs_link(anchor: str) -> str:
     """Where a section is read: its page of the docs site, or the Markdown file without one."""
-    page = PAGES[anchor]
     base = docs_base()
     if base:
-        return f"{base.rstrip('/')}/{page}.html#{anchor}"
-    return f"docs/{page}.md#{anchor}"
+        return f"{base.rstrip('/')}/{PAGES[anchor]}.html#{anchor}"
+    return f"docs/{PAGES[anchor]}.md#{anchor}"
 
 
 #: A link in a message template: ``{see[ANCHOR]}``, filled with ``docs_link(ANCHOR)``.
@@ -55,8 +52,7 @@ _SEE = re.compile(r"\{see\[([\w-]+)\]\}")
 
 
 def _placeholders(template: str) -> str:
-    """A message template as a reader sees it: its links filled, ``{name!r}`` shown as
-    ``<name>``."""
+    """A message template as a reader sees it: links filled, ``{name!r}`` shown as ``<name>``."""
     linked = _SEE.sub(lambda m: docs_link(m.group(1)), template)
     return re.sub(r"\{(\w+)(?:![rsa])?\}", r"<\1>", linked)
 
@@ -312,7 +308,9 @@ DONATED = Rule(
     ),
     "drop it from the donate keyword, or drop the Static marker",
     variants={
-        "migrate": "{name!r} is static and also donated to {transform}; {remedy}, then migrate again"
+        "migrate": (
+            "{name!r} is static and also donated to {transform}; {remedy}, then migrate again"
+        )
     },
 )
 MAPPED_STATIC = Rule(
