@@ -45,8 +45,6 @@ class Transform:
     """The static-argument keywords one JAX transform takes, and how it treats its arguments."""
 
     name: str
-    #: Parameters carrying any of these markers are static for this transform.
-    markers: frozenset[Mark]
     #: Receives static positions (or, for ``SpecKind.AXES``, the axes).
     argnums: str
     #: Receives static names; None: the transform takes positions only.
@@ -70,9 +68,6 @@ class Transform:
     leading_unmapped: int = 0
     #: How many trailing positional parameters cannot be static by position, and why.
     tail_not_static: tuple[int, str] | None = None
-    #: Traces every non-static argument to an abstract value (JR006); grad's kin trace with the
-    #: concrete values inside, and custom_vjp/custom_jvp call the function on concrete values.
-    abstract: bool = False
     #: The result takes the function's own arguments; False: it returns something else (a jaxpr).
     keeps_arguments: bool = True
     #: A spec keyword JAX reads that the row does not write, and how ``migrate`` reads it:
@@ -87,6 +82,22 @@ class Transform:
     maps_keywords: bool = False
     #: A keyword that, written, makes JAX refuse every keyword argument at call time (JR010).
     refuses_kwargs_with: str | None = None
+
+    @property
+    def differentiates(self) -> bool:
+        """grad's kin and custom_vjp/custom_jvp (their ``nondiff_argnums``)."""
+        return self.spec is SpecKind.DIFF or self.argnums == "nondiff_argnums"
+
+    @property
+    def markers(self) -> frozenset[Mark]:
+        """The markers that make a parameter static for it: NoDiff too where it differentiates."""
+        return _STATIC_OR_NODIFF if self.differentiates else _STATIC
+
+    @property
+    def abstract(self) -> bool:
+        """Traces every non-static argument to an abstract value (JR006): grad's kin trace with
+        the concrete values inside, and custom_vjp/custom_jvp call the function on them."""
+        return not self.differentiates
 
 
 _STATIC = frozenset({Mark.STATIC})
@@ -111,14 +122,12 @@ _PJIT_POSITIONAL = (*_JIT_POSITIONAL, "compiler_options")
 def _jit(name: str, positional: tuple[str, ...]) -> Transform:
     return Transform(
         name,
-        _STATIC,
         "static_argnums",
         "static_argnames",
         "donate_argnums",
         "donate_argnames",
         positional=positional,
         per_leaf="static_leaves",
-        abstract=True,
         refuses_kwargs_with="in_shardings",
     )
 
@@ -130,7 +139,6 @@ def _grad(
     """grad and its kin (jacfwd, jacrev, hessian): ``argnums`` lists what is differentiated."""
     return Transform(
         name,
-        _STATIC_OR_NODIFF,
         "argnums",
         spec=SpecKind.DIFF,
         positional=positional,
@@ -157,10 +165,8 @@ _CHECKPOINT_POSITIONS_ONLY = (
 def _checkpoint(name: str) -> Transform:
     return Transform(
         name,
-        _STATIC,
         "static_argnums",
         positions_only=_CHECKPOINT_POSITIONS_ONLY,
-        abstract=True,
         read_also=("static_argnames", "refuse"),
         hashes_statics=False,
     )
@@ -169,7 +175,6 @@ def _checkpoint(name: str) -> Transform:
 def _custom(name: str) -> Transform:
     return Transform(
         name,
-        _STATIC_OR_NODIFF,
         "nondiff_argnums",
         positional=("nondiff_argnums", "nondiff_argnames"),
         positions_only=_CUSTOM_POSITIONS_ONLY,
@@ -186,12 +191,10 @@ TRANSFORMS: dict[str, Transform] = {
     "pjit": _jit("pjit", _PJIT_POSITIONAL),
     "pmap": Transform(
         "pmap",
-        _STATIC,
         "static_broadcasted_argnums",
         donate_argnums="donate_argnums",
         positional=("axis_name",),
         per_leaf="pmap_leaves",
-        abstract=True,
     ),
     "custom_vjp": _custom("custom_vjp"),
     "custom_jvp": _custom("custom_jvp"),
@@ -201,21 +204,17 @@ TRANSFORMS: dict[str, Transform] = {
     # only; a Static parameter passed by keyword is traced, as under vmap.
     "make_jaxpr": Transform(
         "make_jaxpr",
-        _STATIC,
         "static_argnums",
         positional=("static_argnums", "axis_env", "return_shape", "abstracted_axes"),
         positions_only="it takes static arguments by position only (static_argnums)",
-        abstract=True,
         keeps_arguments=False,
     ),
     "vmap": Transform(
         "vmap",
-        _STATIC,
         "in_axes",
         spec=SpecKind.AXES,
         positional=("in_axes", "out_axes", "axis_name", "axis_size", "spmd_axis_name", "sum_match"),
         per_leaf="vmap_leaves",
-        abstract=True,
         hashes_statics=False,
         maps_keywords=True,
     ),
@@ -235,49 +234,38 @@ NNX_TRANSFORMS: dict[str, Transform] = {
     #              donate_argnums, donate_argnames, ...)
     "jit": Transform(
         "nnx.jit",
-        _STATIC,
         "static_argnums",
         "static_argnames",
         "donate_argnums",
         "donate_argnames",
-        abstract=True,
     ),
     # flax.nnx.remat(f, *, prevent_cse, static_argnums, policy, ...): positions only
-    "remat": Transform("nnx.remat", _STATIC, "static_argnums", abstract=True, hashes_statics=False),
+    "remat": Transform("nnx.remat", "static_argnums", hashes_statics=False),
     # flax.nnx.vmap(f, *, in_axes, out_axes, axis_name, axis_size, spmd_axis_name, ...)
-    "vmap": Transform(
-        "nnx.vmap", _STATIC, "in_axes", spec=SpecKind.AXES, abstract=True, hashes_statics=False
-    ),
+    "vmap": Transform("nnx.vmap", "in_axes", spec=SpecKind.AXES, hashes_statics=False),
     # flax.nnx.pmap(f, *, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices,
     #               backend, axis_size, donate_argnums, ...)
     "pmap": Transform(
         "nnx.pmap",
-        _STATIC,
         "static_broadcasted_argnums",
         donate_argnums="donate_argnums",
-        abstract=True,
     ),
     # flax.nnx.custom_vjp(fun, *, nondiff_argnums): ints (what is written here) or DiffState
     # objects, which are not literals, so Static/NoDiff next to them is refused (JR111)
     "custom_vjp": Transform(
         "nnx.custom_vjp",
-        _STATIC_OR_NODIFF,
         "nondiff_argnums",
         arrays_at_static=False,
         hashes_statics=False,
     ),
     # flax.nnx.grad(f, *, argnums, has_aux, holomorphic, allow_int, reduce_axes, ...) and
     # value_and_grad: ``argnums`` lists what is differentiated (ints or DiffState objects)
-    "grad": Transform(
-        "nnx.grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF, hashes_statics=False
-    ),
+    "grad": Transform("nnx.grad", "argnums", spec=SpecKind.DIFF, hashes_statics=False),
     "value_and_grad": Transform(
-        "nnx.value_and_grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF, hashes_statics=False
+        "nnx.value_and_grad", "argnums", spec=SpecKind.DIFF, hashes_statics=False
     ),
     # flax.nnx.make_jaxpr(f, *, graph, graph_updates, static_argnums) (flax 0.11 and newer)
-    "make_jaxpr": Transform(
-        "nnx.make_jaxpr", _STATIC, "static_argnums", abstract=True, keeps_arguments=False
-    ),
+    "make_jaxpr": Transform("nnx.make_jaxpr", "static_argnums", keeps_arguments=False),
 }
 
 _LINEN_JIT_TAIL = (
@@ -289,7 +277,6 @@ _LINEN_JIT_TAIL = (
 def _linen_checkpoint(name: str) -> Transform:
     return Transform(
         name,
-        _STATIC,
         "static_argnums",
         positional=(
             "variables",
@@ -301,7 +288,6 @@ def _linen_checkpoint(name: str) -> Transform:
             "methods",
         ),
         positions_only=_CHECKPOINT_POSITIONS_ONLY,
-        abstract=True,
     )
 
 
@@ -311,7 +297,6 @@ def _linen_checkpoint(name: str) -> Transform:
 LINEN_TRANSFORMS: dict[str, Transform] = {
     "jit": Transform(
         "nn.jit",
-        _STATIC,
         "static_argnums",
         "static_argnames",
         "donate_argnums",
@@ -326,14 +311,12 @@ LINEN_TRANSFORMS: dict[str, Transform] = {
             "methods",
         ),
         tail_not_static=(2, _LINEN_JIT_TAIL),
-        abstract=True,
     ),
     # remat is the same function as checkpoint
     "checkpoint": _linen_checkpoint("nn.checkpoint"),
     "remat": _linen_checkpoint("nn.remat"),
     "vmap": Transform(
         "nn.vmap",
-        _STATIC,
         "in_axes",
         spec=SpecKind.AXES,
         positional=(
@@ -348,7 +331,6 @@ LINEN_TRANSFORMS: dict[str, Transform] = {
             "methods",
         ),
         leading_unmapped=1,
-        abstract=True,
         maps_keywords=True,
     ),
 }
