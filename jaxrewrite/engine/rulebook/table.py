@@ -486,24 +486,17 @@ ARRAY_DTYPES: frozenset[str] = frozenset(
 
 @dataclass(frozen=True)
 class ClassTransform:
-    """A JAX function that registers a class as a pytree, splitting fields into data and meta."""
+    """A JAX function that registers a class as a pytree, splitting fields into data and meta:
+    its keywords, and those the parameters after the class bind by position."""
 
     name: str
-    data_fields: str
-    meta_fields: str
-    drop_fields: str
-    positional: tuple[str, ...] = ()
+    data_fields: str = "data_fields"
+    meta_fields: str = "meta_fields"
+    drop_fields: str = "drop_fields"
+    positional: tuple[str, ...] = ("data_fields", "meta_fields", "drop_fields")
 
 
-CLASS_TRANSFORMS: dict[str, ClassTransform] = {
-    "register_dataclass": ClassTransform(
-        "register_dataclass",
-        "data_fields",
-        "meta_fields",
-        "drop_fields",
-        positional=("data_fields", "meta_fields", "drop_fields"),
-    ),
-}
+CLASS_TRANSFORMS = {"register_dataclass": ClassTransform("register_dataclass")}
 
 
 #: JAX's registrations by the user's own flatten function (``jax.<anything>.<name>``), whose aux
@@ -545,9 +538,8 @@ class FieldForm:
     bases: frozenset[str]
     #: Class decorators that make a class one (not inherited: a subclass needs its own).
     decorators: frozenset[str]
-    #: The library's field function, and the module the rewritten code imports it from.
+    #: The library's field function.
     field: str
-    module: str
     #: The keyword (and, where it can be passed by position, its index) that says "static".
     keyword: str
     position: int | None
@@ -555,6 +547,11 @@ class FieldForm:
     static: bool
     #: What NoDiff on a field would have to mean, and why the library cannot say it.
     nodiff: str
+
+    @property
+    def module(self) -> str:
+        """Where the rewritten code imports the field function from."""
+        return self.field.rpartition(".")[0]
 
 
 #: Field-form libraries, checked against the installed equinox and flax by tests/test_fields.py.
@@ -565,7 +562,6 @@ FIELD_FORMS: tuple[FieldForm, ...] = (
         frozenset({"equinox.Module"}),
         frozenset(),
         "equinox.field",
-        "equinox",
         "static",
         None,
         True,
@@ -578,7 +574,6 @@ FIELD_FORMS: tuple[FieldForm, ...] = (
         frozenset({"flax.struct.PyTreeNode"}),
         frozenset({"flax.struct.dataclass"}),
         "flax.struct.field",
-        "flax.struct",
         "pytree_node",
         0,
         False,
@@ -595,7 +590,6 @@ EITHER_FORM = FieldForm(
     frozenset(),
     frozenset(),
     "jaxrewrite.field",
-    "jaxrewrite",
     "static",
     None,
     True,

@@ -35,10 +35,11 @@ AT_IMPORT = False
 
 
 def check(ctx: Context) -> list[Diagnostic]:
-    hashing: dict[int, str] = {}
-    for use in ctx.result.uses:
-        if use.transform.hashes_statics:
-            hashing.setdefault(id(use.target), use.transform.name)
+    hashing = {  # the first use that hashes names the transform
+        id(use.target): use.transform.name
+        for use in reversed(ctx.result.uses)
+        if use.transform.hashes_statics
+    }
     found = []
     for record in ctx.marked_defs:
         transform = hashing.get(id(record.node))
@@ -54,8 +55,6 @@ def check(ctx: Context) -> list[Diagnostic]:
 
 def _is_float(annotation: ast.expr | None, scope: Scope) -> bool:
     inner = unquoted(inner_type(annotation, scope))  # ``Static["float"]`` too
-    if inner is None:
-        return False
     if isinstance(inner, ast.Name) and inner.id == "float" and scope.lookup("float") is None:
         return True
-    return qualname(inner, scope) == "builtins.float"
+    return inner is not None and qualname(inner, scope) == "builtins.float"
