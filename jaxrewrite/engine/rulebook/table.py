@@ -230,41 +230,24 @@ TRANSFORMS: dict[str, Transform] = {
 #: parameter after the function is keyword-only and means what JAX's does, the user's positions
 #: (``self`` included) reaching jax.jit and friends (tests/engine/test_nnx.py checks both).
 NNX_TRANSFORMS: dict[str, Transform] = {
-    # flax.nnx.jit(fun, *, in_shardings, out_shardings, static_argnums, static_argnames,
-    #              donate_argnums, donate_argnames, ...)
     "jit": Transform(
-        "nnx.jit",
-        "static_argnums",
-        "static_argnames",
-        "donate_argnums",
-        "donate_argnames",
+        "nnx.jit", "static_argnums", "static_argnames", "donate_argnums", "donate_argnames"
     ),
-    # flax.nnx.remat(f, *, prevent_cse, static_argnums, policy, ...): positions only
+    # positions only
     "remat": Transform("nnx.remat", "static_argnums", hashes_statics=False),
-    # flax.nnx.vmap(f, *, in_axes, out_axes, axis_name, axis_size, spmd_axis_name, ...)
     "vmap": Transform("nnx.vmap", "in_axes", spec=SpecKind.AXES, hashes_statics=False),
-    # flax.nnx.pmap(f, *, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices,
-    #               backend, axis_size, donate_argnums, ...)
-    "pmap": Transform(
-        "nnx.pmap",
-        "static_broadcasted_argnums",
-        donate_argnums="donate_argnums",
-    ),
-    # flax.nnx.custom_vjp(fun, *, nondiff_argnums): ints (what is written here) or DiffState
-    # objects, which are not literals, so Static/NoDiff next to them is refused (JR111)
+    "pmap": Transform("nnx.pmap", "static_broadcasted_argnums", donate_argnums="donate_argnums"),
+    # nondiff_argnums: ints (what is written here) or DiffState objects, which are not literals,
+    # so Static/NoDiff next to them is refused (JR111)
     "custom_vjp": Transform(
-        "nnx.custom_vjp",
-        "nondiff_argnums",
-        arrays_at_static=False,
-        hashes_statics=False,
+        "nnx.custom_vjp", "nondiff_argnums", arrays_at_static=False, hashes_statics=False
     ),
-    # flax.nnx.grad(f, *, argnums, has_aux, holomorphic, allow_int, reduce_axes, ...) and
-    # value_and_grad: ``argnums`` lists what is differentiated (ints or DiffState objects)
+    # ``argnums`` lists what is differentiated (ints or DiffState objects)
     "grad": Transform("nnx.grad", "argnums", spec=SpecKind.DIFF, hashes_statics=False),
     "value_and_grad": Transform(
         "nnx.value_and_grad", "argnums", spec=SpecKind.DIFF, hashes_statics=False
     ),
-    # flax.nnx.make_jaxpr(f, *, graph, graph_updates, static_argnums) (flax 0.11 and newer)
+    # flax 0.11 and newer
     "make_jaxpr": Transform("nnx.make_jaxpr", "static_argnums", keeps_arguments=False),
 }
 

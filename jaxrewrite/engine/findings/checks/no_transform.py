@@ -67,8 +67,7 @@ def _bound_methods(ctx: Context, wanted: set[int]) -> dict[int, dict[str, str]]:
     scopes = {id(func): scope for func, scope in ctx.walk.tree.defs}
     found: dict[int, dict[str, str]] = {}
     for cls in (n for n in walk_nodes(ctx.tree) if isinstance(n, ast.ClassDef)):
-        methods = [s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        methods = [m for m in methods if id(m) in scopes]
+        methods = [s for s in cls.body if id(s) in scopes]  # the defs of its body
         marked = {m.name: m for m in methods if id(m) in wanted}
         for caller in methods if marked else ():
             kind = method_kind(caller, scopes[id(caller)])
@@ -88,36 +87,32 @@ def _bound_methods(ctx: Context, wanted: set[int]) -> dict[int, dict[str, str]]:
                 receiver = "instance" if kind == "instance" else "class"
                 shift = BOUND[method_kind(target, scopes[id(target)])][receiver]
                 dropped = [*target.args.posonlyargs, *target.args.args][:1]
-                counted = (
-                    f"positions counted without {dropped[0].arg!r}"
-                    if shift
-                    else "positions as in the def"
-                )
-                sig = _shifted(ctx.signatures[id(target)], shift)
+                counted = f"positions counted without {dropped[0].arg!r}" if shift else ""
                 found[id(target)] = {
                     "func": target.name,
                     "call": ast.unparse(call),
                     "line": str(call.lineno),
                     "transform": ref.transform.name,
                     "bound": ast.unparse(arg),
-                    "shift": counted,
-                    "keywords": _bound_keywords(call, ref, sig, ctx.src),
+                    "shift": counted or "positions as in the def",
+                    "keywords": _bound_keywords(
+                        call, ref, ctx.signatures[id(target)], shift, ctx.src
+                    ),
                 }
     return found
 
 
-def _shifted(sig: Signature, bound: int) -> Signature:
-    """The signature of a method with its first ``bound`` parameters bound (``self``)."""
+def _bound_keywords(
+    call: ast.Call, ref: TransformRef, sig: Signature, bound: int, src: Source
+) -> str:
+    """The keywords ``call`` needs for the markers of a method with its first ``bound``
+    parameters bound (``self``), as the walk would complete them."""
     params = tuple(
         p if p.position is None else p._replace(position=p.position - bound)
         for p in sig.params
         if p.position is None or p.position >= bound
     )
-    return sig._replace(params=params, n_positional=sig.n_positional - bound)
-
-
-def _bound_keywords(call: ast.Call, ref: TransformRef, sig: Signature, src: Source) -> str:
-    """The keywords ``call`` needs for ``sig``'s markers, as the walk would complete them."""
+    sig = sig._replace(params=params, n_positional=sig.n_positional - bound)
     t = ref.transform
     try:
         written = ref.keywords + bound_keywords(call, t.positional, t.name, src)
