@@ -67,7 +67,8 @@ def _bound_methods(ctx: Context, wanted: set[int]) -> dict[int, dict[str, str]]:
     scopes = {id(func): scope for func, scope in ctx.walk.tree.defs}
     found: dict[int, dict[str, str]] = {}
     for cls in (n for n in walk_nodes(ctx.tree) if isinstance(n, ast.ClassDef)):
-        methods = [s for s in cls.body if id(s) in scopes]  # the defs of its body
+        defs = [s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        methods = [m for m in defs if id(m) in scopes]
         marked = {m.name: m for m in methods if id(m) in wanted}
         for caller in methods if marked else ():
             kind = method_kind(caller, scopes[id(caller)])

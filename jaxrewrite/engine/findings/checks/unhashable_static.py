@@ -133,7 +133,7 @@ def _value(expr: ast.expr | None) -> str | None:
     if isinstance(expr, ast.Tuple):
         inner = next((k for k in map(_value, expr.elts) if k is not None), None)
         return None if inner is None else f"tuple holding a {inner}"
-    return _LITERALS.get(type(expr))
+    return None if expr is None else _LITERALS.get(type(expr))
 
 
 def unhashable(param: Param, scope: Scope) -> str | None:

@@ -89,8 +89,7 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
             if bound is not None and name not in callees:
                 callees[name], grew = bound, True
     for node in ast.walk(module):
-        called = called_by(node.func) if isinstance(node, ast.Call) else None
-        if called is None:
+        if not isinstance(node, ast.Call) or (called := called_by(node.func)) is None:
             continue
         statics = {p.name: p for p in called.signature.marked(called.transform.markers)}
         said = {"func": called.target.name, "transform": called.transform.name}
