@@ -411,12 +411,13 @@ def test_names_bound_two_ways_at_every_link_are_read_once_each(
     once a depth (the reading counted, and stopped, past a bound: it must not take them all), and
     the one import they all reach worded once."""
     from jaxrewrite.engine.findings import imported
+    from jaxrewrite.engine.read import othermodules
 
     links = "".join(
         f"if c:\n    a{i} = a{i - 1}\nelse:\n    a{i} = a{i - 1}\n" for i in range(1, 21)
     )
     main = "import jax\nfrom mymod import f\n\nc = True\na0 = f\n" + links + "h = jax.jit(a20)\n"
-    real = imported._reaches
+    real = othermodules.reaches
     calls = [0]
 
     def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -431,7 +432,7 @@ def test_names_bound_two_ways_at_every_link_are_read_once_each(
         worded[0] += 1
         return real_finding(*args, **kwargs)
 
-    monkeypatch.setattr(imported, "_reaches", counted)
+    monkeypatch.setattr(othermodules, "reaches", counted)
     monkeypatch.setattr(imported, "_finding", finding)
     found = _check(tmp_path, main)
     assert worded[0] == 1, "each way to the one import was worded again (2**20 findings)"

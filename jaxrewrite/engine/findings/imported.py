@@ -18,16 +18,21 @@ from jaxrewrite.engine.analysis import Analysis, needs_edit
 from jaxrewrite.engine.edits import render
 from jaxrewrite.engine.read.filters import FAST
 from jaxrewrite.engine.read.lexer import any_word
-from jaxrewrite.engine.read.nodes import statements
-from jaxrewrite.engine.read.othermodules import Exports, ImportReader, attributes, library
+from jaxrewrite.engine.read.othermodules import (
+    Exports,
+    ImportReader,
+    Name,
+    Origins,
+    attributes,
+    found_name,
+    library,
+    origins,
+    reaches,
+)
 from jaxrewrite.engine.read.recognise import TransformRef, bound_keywords, classify
-from jaxrewrite.engine.read.resolve import MAX_DEPTH
 from jaxrewrite.engine.read.scopes import (
-    Assigned,
     Binding,
     Defined,
-    Imported,
-    Opaque,
     Scope,
     ScopeTree,
     Site,
@@ -46,10 +51,6 @@ if TYPE_CHECKING:
     from jaxrewrite.engine.walk.walker import Walked
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
-
-#: Names bound by imports of modules that may hold markers: name -> {the import's line: (module,
-#: level, the attribute it names, or None for a module itself)}.
-Origins = dict[str, dict[int, tuple[str, int, str | None]]]
 
 #: The names of the table's transforms, each a whole word (a row is found by a name's last
 #: segment): a module that names none applies none (``classify`` resolves only names spelled in
@@ -109,37 +110,13 @@ def imported_uses(
     result: Analysis, scopes: ScopeTree, module: ast.Module, reader: ImportReader, rule: Rule
 ) -> None:
     """JR013 at each transform call whose function is a marked def of another module."""
-    origins = _origins(module)
-    if not origins:
+    found_origins = origins(module)
+    if not found_origins:
         return
-    found = list(_findings(result.source, scopes, origins, reader, rule))
+    found = list(_findings(result.source, scopes, found_origins, reader, rule))
     if found:
         result.diagnostics.extend(found)
         result.diagnostics.sort(key=lambda d: (d.line, d.col))
-
-
-def _origins(module: ast.Module) -> Origins:
-    """The names this module imports from modules that may hold markers (not libraries)."""
-    out: Origins = {}
-    for node in statements(module.body):
-        if isinstance(node, ast.ImportFrom):
-            if node.level == 0 and library(node.module or ""):
-                continue
-            origin = (node.module or "", node.level)
-            for alias in node.names:
-                if alias.name != "*":
-                    out.setdefault(alias.asname or alias.name, {})[node.lineno] = (
-                        *origin,
-                        alias.name,
-                    )
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if not library(alias.name):
-                    # ``import a.b`` binds ``a``; ``import a.b as m`` binds ``m`` to ``a.b``
-                    name = alias.asname or alias.name.partition(".")[0]
-                    dotted = alias.name if alias.asname else name
-                    out.setdefault(name, {})[node.lineno] = (dotted, 0, None)
-    return out
 
 
 def _findings(
@@ -166,81 +143,17 @@ def _findings(
                 yield finding
 
 
-#: An import a name may stand for: (module, level, the attributes below it, empty for the
-#: module itself).
-Reach = tuple[str, int, tuple[str, ...]]
-
-
 def _targets(
     arg: ast.expr, scope: Scope, site: Site, origins: Origins
-) -> list[tuple[tuple[str, int, str], ast.expr]]:
+) -> list[tuple[Name, ast.expr]]:
     """The (module, level, name) of each imported def a transform's argument may name (through
     the transforms and wrappers ``peel`` sees through, and names assigned from such imports,
     read as the rewrite reads a def's names), with the expression that names it."""
     inner, _ = peel(arg, scope)
     base, path = attributes(inner)
-    if base is None:
-        return []
-    out = []
-    for module, level, parts in _reaches(base, scope, site, origins, 0, {}):
-        # ``import pkg`` binds a module (``pkg.mod.f``); ``from pkg import x`` the def itself or
-        # a module holding it (``x.f``).
-        *held, name = [*parts, *path] or [""]
-        if name:
-            out.append(((".".join([module, *held] if module else held), level, name), inner))
-    return out
-
-
-def _reaches(
-    name: str,
-    scope: Scope,
-    site: Site,
-    origins: Origins,
-    depth: int,
-    memo: dict[tuple[str, int, Site, int], list[Reach]],
-) -> list[Reach]:
-    """The imports ``name`` may stand for where it is read (``site``, in ``scope``): each of its
-    bindings seen there that is an import of a module that may hold markers (the binding's own
-    line says which: a parameter or a local of the same name, or an import of a library, is
-    none), or an assignment from one (``step = f``, ``m = mymod``, ``fast = jax.jit(f)``),
-    followed as the rewrite follows its own defs' names, ``MAX_DEPTH`` assignments in a row.
-    ``memo``: each (name, scope, site, depth) read once, so that names bound two ways at every
-    link (``if c: a1 = a0`` / ``else: a1 = a0``...) cost links, not 2**links."""
-    if depth > MAX_DEPTH:
-        return []
-    key = (name, id(scope), site, depth)
-    known = memo.get(key)
-    if known is not None:
-        return known
-    out: list[Reach] = []
-    memo[key] = out
-    found = scope.lookup(name)
-    if found is None:
-        return out
-    bindings, where = found
-    seen = {
-        id(b) for b in (where.bindings_seen_at(name, site) if where is scope else bindings) or ()
-    }
-    for index, binding in enumerate(bindings):
-        if id(binding) not in seen:
-            continue
-        at = where.sites[name][index]
-        if isinstance(binding, (Imported, Opaque)):
-            origin = origins.get(name, {}).get(at[0])
-            if origin is not None:
-                module, level, attribute = origin
-                out.append((module, level, () if attribute is None else (attribute,)))
-        elif isinstance(binding, Assigned) and not binding.type_statement:
-            base, path = attributes(peel(binding.value, binding.scope)[0])
-            if base is not None:
-                for module, level, parts in _reaches(
-                    base, binding.scope, at, origins, depth + 1, memo
-                ):
-                    out.append((module, level, (*parts, *path)))
-    # Each import once: two ways to the same import at every link would otherwise double the
-    # list at each one (2**links reaches, each a finding to word and drop as said already).
-    out[:] = dict.fromkeys(out)
-    return out
+    found = [] if base is None else reaches(base, scope, site, origins, {})
+    named = [found_name(reach, path) for reach in found]
+    return [(name, inner) for name in named if name is not None]
 
 
 def _marked_def(

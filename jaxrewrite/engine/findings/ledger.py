@@ -68,6 +68,7 @@ class _Collector:
         walk: Walked,
         reader: ImportReader | None,
         imports: bool,
+        module: ast.Module,
     ) -> None:
         self.def_scopes = {id(func): scope for func, scope in scopes.defs}
         self.class_scopes = {id(d.node): d.body for d, _ in scopes.classes}
@@ -78,7 +79,7 @@ class _Collector:
         index = self.index = index_of(scopes)
         # The index, not ``self``: a cycle through the collector would keep the tree alive.
         self.elsewhere = Elsewhere(
-            reader, lambda expr, scope: bool(index.mentions(expr, scope, set()))
+            reader, lambda expr, scope: bool(index.mentions(expr, scope, set())), module
         )
         self.statements = scopes.statements
         self._called: set[str] | None = None
@@ -96,9 +97,7 @@ class _Collector:
             self.statement(stmt, scope, in_class)
 
     def statement(self, stmt: ast.stmt, scope: Scope, in_class: ast.ClassDef | None) -> None:
-        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            self.elsewhere.note(stmt)
-        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.function(stmt, self.def_scopes.get(id(stmt), scope))
         elif isinstance(stmt, ast.ClassDef):
             body = self.class_scopes.get(id(stmt), scope)
@@ -311,7 +310,7 @@ def build(
     (``imports`` False: no entry for names imported from other modules, JR009: the hook's).
     ``nothing``: JR008's record, handed by its rule (``checks/marker_does_nothing.py``)."""
     src = result.source
-    collector = _Collector(scopes, walk, reader, imports)
+    collector = _Collector(scopes, walk, reader, imports, module)
     collector.body(module.body, scopes.module)
     if any(site.kind is EntryKind.ALIAS for site in collector.sites):
         for site in collector.sites:

@@ -1,18 +1,22 @@
 """Names another module defines, read from source through an ``ImportReader`` (imports nothing).
 
-``Exports`` follows a name to where it is bound (imports, ``as``, re-exports, star imports), for
-the ledger's JR009 and ``imported``'s JR013; ``Elsewhere`` judges each name of an annotation where
-a marker would act: no marker, a marker alias (or a class with marked fields), or unreadable.
+``reaches`` is the one reading of which import a name stands for through assignments, and
+``Exports`` follows a name to where another module binds it (imports, ``as``, re-exports, star
+imports), for the ledger's JR009 and ``imported``'s JR013; ``Elsewhere`` judges each name of an
+annotation where a marker would act: no marker, a marker alias (or a class with marked fields),
+or unreadable.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Generic, NamedTuple, TypeVar
 
+from jaxrewrite.engine.read.nodes import statements
 from jaxrewrite.engine.read.resolve import MAX_DEPTH, is_annotated, parse_string, qualname
 from jaxrewrite.engine.read.scopes import (
     Assigned,
@@ -21,9 +25,11 @@ from jaxrewrite.engine.read.scopes import (
     Imported,
     Opaque,
     Scope,
+    Site,
     build_scopes,
 )
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.read.wrappers import peel
 
 #: Reads another module's source for an imported name: (module as written, relative level) ->
 #: its text, or None when it cannot be found. Front ends with a file pass one (``check``,
@@ -62,6 +68,15 @@ _NOT_MARKERS = frozenset(
 )
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 
+#: The imports of a module's names from modules that may hold markers (no library's), by the name
+#: each binds and the import's line: (module, level, the attribute it names or None for a module
+#: itself, the import as written).
+Origins = dict[str, dict[int, tuple[str, int, str | None, str]]]
+#: An import a name may stand for: (module, level, the attributes below it, the import as
+#: written); None: anything else.
+Reach = tuple[str, int, tuple[str, ...], str] | None
+Memo = dict[tuple[str, int, Site | None, int], list[Reach]]
+
 #: Whether an expression spells a marker (the ledger's reading, passed in: one reader of markers).
 Mentions = Callable[[ast.expr, Scope], bool]
 
@@ -80,56 +95,27 @@ class Foreign(NamedTuple):
 class Elsewhere:
     """The imports of one module, and what each name they bind means where it is defined."""
 
-    def __init__(self, reader: ImportReader | None, mentions: Mentions) -> None:
-        self.mentions = mentions
-        #: Names a ``from`` import binds: (module as written, level, the name there).
-        self.relative: dict[str, tuple[str, int, str]] = {}
-        #: Names an import binds to what may be a module, with its dotted name and level.
-        self.modules: dict[str, tuple[str, int]] = {}
-        #: Each bound name's import, as written (one name of it): what JR009 quotes.
-        self.written: dict[str, str] = {}
-        self.exports: Exports[str] | None = None if reader is None else Exports(reader, self._judge)
+    def __init__(self, reader: ImportReader | None, mentions: Mentions, module: ast.Module) -> None:
+        self.module = module
+        judge = functools.partial(_judge, mentions)
+        self.exports: Exports[str] | None = None if reader is None else Exports(reader, judge)
 
-    def note(self, stmt: ast.Import | ast.ImportFrom) -> None:
-        if isinstance(stmt, ast.ImportFrom):
-            for alias in stmt.names:
-                self.written[alias.asname or alias.name] = ast.unparse(
-                    ast.ImportFrom(stmt.module, [alias], stmt.level)
-                )
-                self.relative[alias.asname or alias.name] = (
-                    stmt.module or "",
-                    stmt.level,
-                    alias.name,
-                )
-                # ``from . import aliases as al``: ``al`` may be a module (``al.Steps``).
-                dotted = f"{stmt.module}.{alias.name}" if stmt.module else alias.name
-                self.modules[alias.asname or alias.name] = (dotted, stmt.level)
-        else:
-            for alias in stmt.names:
-                bound = alias.asname or alias.name.partition(".")[0]
-                self.written[bound] = ast.unparse(ast.Import([alias]))
-                self.modules[bound] = (alias.name if alias.asname else bound, 0)
+    @functools.cached_property
+    def origins(self) -> Origins:
+        return origins(self.module)
 
     def names(self, ann: ast.expr, scope: Scope) -> Iterator[Foreign]:
         """Each name of ``ann`` where a marker would act that another module defines, and that
-        is no library's."""
-        memo: dict[tuple[str, int], tuple[str, tuple[str, ...]] | None] = {}
+        is no library's: bound to one import on every path (JR009 says only what is certain)."""
+        memo: Memo = {}
         for spelled, at in positions(ann, scope):
-            base, parts = attributes(spelled)
-            reached = None if base is None else _import_of(base, scope, memo)
-            if reached is None:
-                continue
-            base, parts = reached[0], [*reached[1], *parts]
-            if not parts and base in self.relative:
-                module, level, name = self.relative[base]
-            elif parts and base in self.modules:
-                dotted, level = self.modules[base]
-                module, name = ".".join([dotted, *parts[:-1]] if dotted else parts[:-1]), parts[-1]
-            else:
-                continue
-            if level == 0 and library(module):
-                continue
-            yield Foreign(name, at, module, level, ast.unparse(spelled), self.written[base])
+            base, path = attributes(spelled)
+            found = [None] if base is None else reaches(base, scope, None, self.origins, memo)
+            reach = found[0] if len(found) == 1 else None
+            named = found_name(reach, path)
+            if reach is not None and named is not None:
+                module, level, name = named
+                yield Foreign(name, at, module, level, ast.unparse(spelled), reach[3])
 
     def follow(self, module: str, level: int, name: str) -> tuple[str, str] | None:
         """Where the other module's ``name`` is bound (the module, spelled as seen from here),
@@ -138,18 +124,20 @@ class Elsewhere:
         found = None if self.exports is None else self.exports.find(module, level, name)
         return None if found is None else (f"{'.' * found[1]}{found[0]}", found[2])
 
-    def _judge(self, binding: Binding, scope: Scope, source: Source) -> str | None:
-        if isinstance(binding, Assigned):
-            return "an alias of a marker" if self.mentions(binding.value, binding.scope) else ""
-        if isinstance(binding, DefinedClass):
-            marked_fields = any(
-                isinstance(s, ast.AnnAssign) and self.mentions(s.annotation, binding.body)
-                for s in binding.node.body
-            )
-            return "a class with Static/NoDiff fields" if marked_fields else ""
-        if isinstance(binding, Imported):
-            return "" if library(binding.qualname) else None  # else followed
-        return "" if not isinstance(binding, Opaque) else None
+
+def _judge(mentions: Mentions, binding: Binding, scope: Scope, source: Source) -> str | None:
+    """What a binding of another module is to JR009 (``Exports``' judge)."""
+    if isinstance(binding, Assigned):
+        return "an alias of a marker" if mentions(binding.value, binding.scope) else ""
+    if isinstance(binding, DefinedClass):
+        marked_fields = any(
+            isinstance(s, ast.AnnAssign) and mentions(s.annotation, binding.body)
+            for s in binding.node.body
+        )
+        return "a class with Static/NoDiff fields" if marked_fields else ""
+    if isinstance(binding, Imported):
+        return "" if library(binding.qualname) else None  # else followed
+    return "" if not isinstance(binding, Opaque) else None
 
 
 T = TypeVar("T")
@@ -378,39 +366,6 @@ def relative(module: str, level: int, package: bool, target: str, steps: int) ->
     return ".".join(parts), level
 
 
-def _import_of(
-    name: str,
-    scope: Scope,
-    memo: dict[tuple[str, int], tuple[str, tuple[str, ...]] | None],
-    depth: int = 0,
-) -> tuple[str, tuple[str, ...]] | None:
-    """The import-bound name ``name`` reads, and the attributes below it: the import itself, or
-    through names assigned from it (``m = mymod``, ``State = envs.State``) on every path to one
-    import; None for anything else. ``memo``: each name read once a scope, so that names bound two
-    ways at every link cost links, not 2**links (and a cycle reaches nothing); ``MAX_DEPTH``
-    assignments in a row, as the rewrite follows its own names."""
-    key = (name, id(scope))
-    if key in memo or depth > MAX_DEPTH:
-        return memo.get(key)
-    memo[key] = None
-    found = scope.lookup(name)
-    bindings = () if found is None else found[0]
-    result: tuple[str, tuple[str, ...]] | None = None
-    if len(bindings) == 1 and isinstance(bindings[0], (Imported, Opaque)):
-        result = (name, ())
-    elif bindings and all(isinstance(b, Assigned) and not b.type_statement for b in bindings):
-        reached: set[tuple[str, tuple[str, ...]] | None] = set()
-        for binding in bindings:
-            assert isinstance(binding, Assigned)
-            base, path = attributes(binding.value)
-            got = None if base is None else _import_of(base, binding.scope, memo, depth + 1)
-            reached.add(None if got is None else (got[0], (*got[1], *path)))
-        if len(reached) == 1:
-            result = reached.pop()
-    memo[key] = result
-    return result
-
-
 def attributes(expr: ast.expr) -> tuple[str | None, list[str]]:
     """``pkg.mod.f``: the name ``pkg``, then ``mod`` and ``f``; None where the base is no name."""
     path: list[str] = []
@@ -448,3 +403,81 @@ def library(module: str) -> bool:
     """A library that exports no markers (or the standard library): its names need no reading."""
     top = module.partition(".")[0]
     return top in _NOT_MARKERS or top in _STDLIB or top == "__future__"
+
+
+def origins(module: ast.Module) -> Origins:
+    """The names this module imports from modules that may hold markers, wherever it imports
+    them (a binding's own line says which import it is)."""
+    out: Origins = {}
+    for node in statements(module.body):
+        if isinstance(node, ast.ImportFrom) and not (
+            node.level == 0 and library(node.module or "")
+        ):
+            for alias in node.names:
+                if alias.name != "*":
+                    written = ast.unparse(ast.ImportFrom(node.module, [alias], node.level))
+                    origin = (node.module or "", node.level, alias.name, written)
+                    out.setdefault(alias.asname or alias.name, {})[node.lineno] = origin
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if not library(alias.name):
+                    # ``import a.b`` binds ``a``; ``import a.b as m`` binds ``m`` to ``a.b``
+                    name = alias.asname or alias.name.partition(".")[0]
+                    dotted = alias.name if alias.asname else name
+                    written = ast.unparse(ast.Import([alias]))
+                    out.setdefault(name, {})[node.lineno] = (dotted, 0, None, written)
+    return out
+
+
+def reaches(
+    name: str, scope: Scope, site: Site | None, origins: Origins, memo: Memo, depth: int = 0
+) -> list[Reach]:
+    """What ``name`` read at ``site`` in ``scope`` (None: anywhere) may stand for, once each: an
+    import of it seen there (the binding's own line says which), or what a name it is assigned
+    from stands for (``step = f``, ``m = mymod``, ``fast = jax.jit(f)``), with the attributes below
+    it; None for any other binding. ``MAX_DEPTH`` assignments in a row, as the rewrite follows its
+    own names; ``memo``: each (name, scope, site, depth) read once, so that names bound two ways at
+    every link (``if c: a1 = a0`` / ``else: a1 = a0``...) cost links, not 2**links."""
+    key = (name, id(scope), site, depth)
+    if key in memo:
+        return memo[key]
+    found = scope.lookup(name) if depth <= MAX_DEPTH else None
+    if found is None:
+        return [None]
+    bindings, where = found
+    seen = where.bindings_seen_at(name, site) if site is not None and where is scope else bindings
+    ids = {id(b) for b in seen or ()}
+    out: list[Reach] = []
+    for binding, at in zip(bindings, where.sites[name]):
+        if id(binding) not in ids:
+            continue
+        if isinstance(binding, (Imported, Opaque)):
+            origin = origins.get(name, {}).get(at[0])
+            if origin is None:
+                out.append(None)
+            else:
+                module, level, attribute, written = origin
+                out.append((module, level, () if attribute is None else (attribute,), written))
+        elif isinstance(binding, Assigned) and not binding.type_statement:
+            base, path = attributes(peel(binding.value, binding.scope)[0])
+            more = (
+                [None]
+                if base is None
+                else reaches(base, binding.scope, at, origins, memo, depth + 1)
+            )
+            out += [r and (r[0], r[1], (*r[2], *path), r[3]) for r in more]
+        else:
+            out.append(None)
+    memo[key] = out = list(dict.fromkeys(out))
+    return out
+
+
+def found_name(reach: Reach, path: list[str]) -> Name | None:
+    """The (module, level, name) an import reached with ``path`` below it names: ``import pkg``
+    binds a module (``pkg.mod.f``); ``from pkg import x`` the name itself or a module holding it
+    (``x.f``); None for a module itself, or no import."""
+    if reach is None:
+        return None
+    module, level, parts, _ = reach
+    *held, name = [*parts, *path] or [""]
+    return (".".join([module, *held] if module else held), level, name) if name else None
