@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import functools
 from typing import TYPE_CHECKING, Any
 
 from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State
@@ -84,137 +83,97 @@ class _Collector:
         self.statements = scopes.statements
         self._called: set[str] | None = None
 
-    def mentions(self, expr: ast.AST | None, scope: Scope, aliases: set[int]) -> frozenset[Mark]:
-        # An expression naming none of the index's names spells no marker (``MarkIndex.names``).
-        if not may_mark(expr, self.index.names):
-            return frozenset()
-        return self.index.mentions(expr, scope, aliases)
+    def site(
+        self,
+        kind: EntryKind,
+        name: str,
+        node: ast.AST,
+        owner: ast.AST | None,
+        expr: ast.AST | None,
+        scope: Scope,
+        said: tuple[str, dict[str, str]] | None = None,
+    ) -> frozenset[Mark]:
+        """The markers ``expr`` spells, and an entry at ``node`` where it spells one (an
+        expression naming none of the index's names spells none: ``MarkIndex.names``)."""
+        aliases: set[int] = set()
+        marks = (
+            self.index.mentions(expr, scope, aliases)
+            if may_mark(expr, self.index.names)
+            else frozenset()
+        )
+        if marks:
+            value = id(expr) if kind is EntryKind.ALIAS else None
+            self.sites.append(_Site(kind, name, node, owner, aliases, marks, said, value))
+        return marks
 
     def body(
         self, stmts: list[ast.stmt], scope: Scope, in_class: ast.ClassDef | None = None
     ) -> None:
         for stmt in stmts:
-            self.statement(stmt, scope, in_class)
-
-    def statement(self, stmt: ast.stmt, scope: Scope, in_class: ast.ClassDef | None) -> None:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            self.function(stmt, self.def_scopes.get(id(stmt), scope))
-        elif isinstance(stmt, ast.ClassDef):
-            body = self.class_scopes.get(id(stmt), scope)
-            self.body(stmt.body, body, stmt)
-        elif isinstance(stmt, ast.AnnAssign):
-            self.annotated(stmt, scope, in_class)
-        elif isinstance(stmt, ast.Assign):
-            self.assigned(stmt, stmt.value, scope)
-        elif type(stmt).__name__ == "TypeAlias":  # Python 3.12 ``type X = ...``
-            type_alias: Any = stmt  # ast.TypeAlias exists from Python 3.12 on only
-            self.alias(stmt, type_alias.name, type_alias.value, scope.annotating(stmt))
-        else:
-            for block, _ in blocks(stmt):
-                self.body(block, scope, in_class)
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.function(stmt, self.def_scopes.get(id(stmt), scope).annotating(stmt))
+            elif isinstance(stmt, ast.ClassDef):
+                self.body(stmt.body, self.class_scopes.get(id(stmt), scope), stmt)
+            elif isinstance(stmt, ast.AnnAssign):
+                self.annotated(stmt, scope, in_class)
+            elif isinstance(stmt, ast.Assign):
+                self.assigned(stmt, stmt.value, scope)
+            elif type(stmt).__name__ == "TypeAlias":  # Python 3.12 ``type X = ...``
+                alias: Any = stmt  # ast.TypeAlias exists from Python 3.12 on only
+                label = alias.name.id
+                self.site(EntryKind.ALIAS, label, stmt, None, alias.value, scope.annotating(stmt))
+            else:
+                for block, _ in blocks(stmt):
+                    self.body(block, scope, in_class)
 
     def function(self, func: Function, scope: Scope) -> None:
-        scope = scope.annotating(func)  # a generic def's type parameters shadow outer names
+        """``scope``: where its annotations are read (a generic def's type parameters shadow outer
+        names); its body is read there too, names there resolving mostly to the module's."""
         args = func.args
         every = [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]
         for arg in every:
             if arg is None or arg.annotation is None:
                 continue
-            aliases: set[int] = set()
+            name = f"{func.name}.{arg.arg}"
             # What the signature reader found, read once; the aliases it went through are read
             # again only if the module has an alias entry for them to settle (``build``).
             read = self.index.read.get(id(arg.annotation))
-            marks = read or self.mentions(arg.annotation, scope, aliases)
-            name = f"{func.name}.{arg.arg}"
-            if marks:
-                self.sites.append(
-                    _Site(
-                        EntryKind.PARAMETER, name, arg, func, aliases, marks, outermost=bool(read)
-                    )
-                )
-            elif self.imports:
-                self.imported(arg, arg.annotation, scope, name, func)
-        if func.returns is not None:
-            aliases = set()
-            if self.mentions(func.returns, scope, aliases):
-                self.sites.append(
-                    _Site(
-                        EntryKind.VARIABLE,
-                        f"{func.name} return",
-                        func.returns,
-                        func,
-                        aliases,
-                        frozenset(),
-                        ("return", {}),
-                    )
-                )
-        # The body runs in the def's own scope; names there resolve mostly to the module's.
+            if read:
+                site = _Site(EntryKind.PARAMETER, name, arg, func, set(), read, outermost=True)
+                self.sites.append(site)
+            elif not self.site(EntryKind.PARAMETER, name, arg, func, arg.annotation, scope):
+                if self.imports:
+                    self.imported(arg, arg.annotation, scope, name, func)
+        label = f"{func.name} return"
+        self.site(
+            EntryKind.VARIABLE, label, func.returns, func, func.returns, scope, ("return", {})
+        )
         self.body(func.body, scope)
 
     def annotated(self, stmt: ast.AnnAssign, scope: Scope, in_class: ast.ClassDef | None) -> None:
         target = stmt.target.id if isinstance(stmt.target, ast.Name) else ast.unparse(stmt.target)
-        aliases: set[int] = set()
         if qualname(stmt.annotation, scope) in ("typing.TypeAlias", "typing_extensions.TypeAlias"):
-            self.alias(stmt, target, stmt.value, scope)
-            return
-        marks = self.mentions(stmt.annotation, scope, aliases)
-        if in_class is not None and isinstance(stmt.target, ast.Name):
-            if marks:
-                self.sites.append(
-                    _Site(
-                        EntryKind.FIELD, f"{in_class.name}.{target}", stmt, in_class, aliases, marks
-                    )
-                )
-            return
-        if marks:
-            self.sites.append(
-                _Site(
-                    EntryKind.VARIABLE,
-                    target,
-                    stmt,
-                    None,
-                    aliases,
-                    marks,
-                    ("variable", {"what": target}),
-                )
-            )
-        if stmt.value is not None:
+            self.site(EntryKind.ALIAS, target, stmt, None, stmt.value, scope)
+        elif in_class is not None and isinstance(stmt.target, ast.Name):
+            name = f"{in_class.name}.{target}"
+            self.site(EntryKind.FIELD, name, stmt, in_class, stmt.annotation, scope)
+        else:
+            said = ("variable", {"what": target})
+            self.site(EntryKind.VARIABLE, target, stmt, None, stmt.annotation, scope, said)
             self.assigned(stmt, stmt.value, scope)
 
     def assigned(
         self, stmt: ast.Assign | ast.AnnAssign, value: ast.expr | None, scope: Scope
     ) -> None:
-        if value is None:
-            return
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         name = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
         if isinstance(value, ast.Call) and is_container_call(value, scope):
-            self.functional(value, name or "?", scope)
-            return
-        if name is not None:
-            self.alias(stmt, name, value, scope)
-
-    def alias(
-        self, stmt: ast.AST, name: str | ast.expr, value: ast.expr | None, scope: Scope
-    ) -> None:
-        label = name.id if isinstance(name, ast.Name) else str(name)
-        aliases: set[int] = set()
-        marks = self.mentions(value, scope, aliases)
-        if marks:
-            self.sites.append(
-                _Site(EntryKind.ALIAS, label, stmt, None, aliases, marks, value=id(value))
-            )
-
-    def functional(self, call: ast.Call, name: str, scope: Scope) -> None:
-        """``TypedDict("C", {"n": Static[int]})`` and ``NamedTuple("C", [("n", Static[int])])``."""
-        for key, value, where in functional_entries(call):
-            aliases: set[int] = set()
-            marks = self.mentions(value, scope, aliases)
-            label = key if isinstance(key, str) else ast.unparse(key).strip(chr(39) + chr(34))
-            if marks:
-                self.sites.append(
-                    _Site(EntryKind.FIELD, f"{name}.{label}", where, call, aliases, marks)
-                )
+            # ``TypedDict("C", {"n": Static[int]})``, ``NamedTuple("C", [("n", Static[int])])``
+            for key, item, where in functional_entries(value):
+                label = key if isinstance(key, str) else ast.unparse(key).strip(chr(39) + chr(34))
+                self.site(EntryKind.FIELD, f"{name or '?'}.{label}", where, value, item, scope)
+        elif name is not None and value is not None:
+            self.site(EntryKind.ALIAS, name, stmt, None, value, scope)
 
     # -- imported names -----------------------------------------------------------------------
 
@@ -275,21 +234,15 @@ def _region(node: ast.AST) -> set[int]:
     def's own node, decorators and signature, not its body (a def's body is its own); a class or
     any other site whole."""
     found = {id(node)}
-    todo = _header(node) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else [node]
+    todo: list[ast.AST] = [node]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        todo = [*node.decorator_list, node.args, *getattr(node, "type_params", [])]
+        todo += [node.returns] if node.returns else []
     while todo:
         part = todo.pop()
         found.add(id(part))
         todo.extend(ast.iter_child_nodes(part))
     return found
-
-
-def _header(func: Function) -> list[ast.AST]:
-    return [
-        *func.decorator_list,
-        func.args,
-        *([func.returns] if func.returns else []),
-        *getattr(func, "type_params", []),
-    ]
 
 
 def _about(findings: list[Diagnostic], region: set[int]) -> Diagnostic | None:
@@ -323,19 +276,45 @@ def build(
     errors = [d for d in diagnostics if d.is_error]
     # The refusals, and the other findings but JR005's (about the header, no marker).
     findings = [d for d in diagnostics if not d.is_error and d.code != unknown_directive.RULE.code]
-    settle = functools.partial(
-        _settle,
-        applied=_applied(result, walk, scopes),
-        formed=_field_form_fields(scopes),
-        errors=errors,
-        findings=findings,
-        refused_by_call=_refused_by_calls(walk, scopes, errors),
-        walk=walk,
-        pragma=pragma,
-        result=result,
-        nothing=nothing,
-    )
-    entries = [(site, settle(site)) for site in collector.sites]
+    applied, formed = _applied(result, walk, scopes), _field_form_fields(scopes)
+    refused_by_call = _refused_by_calls(walk, scopes, errors)
+
+    def settle(site: _Site) -> tuple[State, str | None]:
+        node, owner, kind = site.node, site.owner, site.kind
+        if id(node) in applied and kind in (EntryKind.PARAMETER, EntryKind.FIELD):
+            return (State.APPLIED, None) if pragma is None else (State.REPORTED, pragma.code)
+        region = _region(node if owner is None else owner)
+        error = _about(errors, region)
+        if error is not None:
+            return State.REFUSED, error.code
+        if id(owner) in refused_by_call:
+            return State.REFUSED, refused_by_call[id(owner)]
+        if owner is not None and id(owner) in walk.refused_defs:
+            return State.REFUSED, walk.refused_defs[id(owner)]
+        if pragma is not None and kind is not EntryKind.ALIAS:
+            return State.REPORTED, pragma.code
+        if id(node) in formed and Mark.STATIC in site.marks:
+            return State.APPLIED, None
+        finding = _about(findings, region)
+        if finding is None and owner is not None:
+            if any(func is owner for _, func in walk.unseen):
+                return State.REPORTED, unseen_level.RULE.code
+            if id(owner) in walk.unknown_calls and id(owner) not in walk.applied:
+                return State.REPORTED, unknown_transform.RULE.code
+        if finding is not None and kind is not EntryKind.IMPORTED:
+            return State.REPORTED, finding.code
+        if kind is EntryKind.ALIAS:
+            return State.REPORTED, nothing.code  # settled by its uses, or reported, below
+        rule = imported_marker.RULE if kind is EntryKind.IMPORTED else nothing
+        variant, fields = site.said or _said(site, walk, result)
+        result.diagnostics.append(Diagnostic.at(src, node, rule, variant, **fields))
+        return State.REPORTED, rule.code
+
+    def entry(site: _Site) -> LedgerEntry:
+        line, col = getattr(site.node, "lineno", 1), getattr(site.node, "col_offset", 0) + 1
+        return LedgerEntry(site.kind, site.name, line, col, *settle(site))
+
+    entries = [(site, entry(site)) for site in collector.sites]
     # Aliases end as their uses end: applied if one use is, else refused, else reported.
     settled: list[LedgerEntry] = []
     for site, entry in entries:
@@ -457,54 +436,6 @@ def _field_form_fields(scopes: ScopeTree) -> set[int]:
                 and field_function(stmt.value.func, defined.body) == EITHER_FORM.field
             )
     return found
-
-
-def _settle(
-    site: _Site,
-    applied: set[int],
-    formed: set[int],
-    errors: list[Diagnostic],
-    findings: list[Diagnostic],
-    refused_by_call: dict[int, str],
-    walk: Walked,
-    pragma: Diagnostic | None,
-    result: Analysis,
-    nothing: Rule,
-) -> LedgerEntry:
-    node = site.node
-    line, col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1
-
-    def entry(state: State, code: str | None = None) -> LedgerEntry:
-        return LedgerEntry(site.kind, site.name, line, col, state, code)
-
-    if id(node) in applied and site.kind in (EntryKind.PARAMETER, EntryKind.FIELD):
-        return entry(State.APPLIED) if pragma is None else entry(State.REPORTED, pragma.code)
-    region = _region(node if site.owner is None else site.owner)
-    error = _about(errors, region)
-    if error is not None:
-        return entry(State.REFUSED, error.code)
-    if id(site.owner) in refused_by_call:
-        return entry(State.REFUSED, refused_by_call[id(site.owner)])
-    if site.owner is not None and id(site.owner) in walk.refused_defs:
-        return entry(State.REFUSED, walk.refused_defs[id(site.owner)])
-    if pragma is not None and site.kind is not EntryKind.ALIAS:
-        return entry(State.REPORTED, pragma.code)
-    if id(node) in formed and Mark.STATIC in site.marks:
-        return entry(State.APPLIED)
-    finding = _about(findings, region)
-    if finding is None and site.owner is not None:
-        if any(func is site.owner for _, func in walk.unseen):
-            return entry(State.REPORTED, unseen_level.RULE.code)
-        if id(site.owner) in walk.unknown_calls and id(site.owner) not in walk.applied:
-            return entry(State.REPORTED, unknown_transform.RULE.code)
-    if finding is not None and site.kind is not EntryKind.IMPORTED:
-        return entry(State.REPORTED, finding.code)
-    if site.kind is EntryKind.ALIAS:
-        return entry(State.REPORTED, nothing.code)  # settled by its uses, or reported, in ``build``
-    rule = imported_marker.RULE if site.kind is EntryKind.IMPORTED else nothing
-    variant, fields = site.said or _said(site, walk, result)
-    result.diagnostics.append(Diagnostic.at(result.source, node, rule, variant, **fields))
-    return entry(State.REPORTED, rule.code)
 
 
 def _said(site: _Site, walk: Walked, result: Analysis) -> tuple[str, dict[str, str]]:
