@@ -144,10 +144,10 @@ class _Collector:
             elif not self.site(EntryKind.PARAMETER, name, arg, func, arg.annotation, scope):
                 if self.imports:
                     self.imported(arg, arg.annotation, scope, name, func)
-        label = f"{func.name} return"
-        self.site(
-            EntryKind.VARIABLE, label, func.returns, func, func.returns, scope, ("return", {})
-        )
+        if func.returns is not None:
+            label = f"{func.name} return"
+            said: tuple[str, dict[str, str]] = ("return", {})
+            self.site(EntryKind.VARIABLE, label, func.returns, func, func.returns, scope, said)
         self.body(func.body, scope)
 
     def annotated(self, stmt: ast.AnnAssign, scope: Scope, in_class: ast.ClassDef | None) -> None:
@@ -310,11 +310,11 @@ def build(
         result.diagnostics.append(Diagnostic.at(src, node, rule, variant, **fields))
         return State.REPORTED, rule.code
 
-    def entry(site: _Site) -> LedgerEntry:
+    def ledgered(site: _Site) -> LedgerEntry:
         line, col = getattr(site.node, "lineno", 1), getattr(site.node, "col_offset", 0) + 1
         return LedgerEntry(site.kind, site.name, line, col, *settle(site))
 
-    entries = [(site, entry(site)) for site in collector.sites]
+    entries = [(site, ledgered(site)) for site in collector.sites]
     # Aliases end as their uses end: applied if one use is, else refused, else reported.
     settled: list[LedgerEntry] = []
     for site, entry in entries:
