@@ -236,12 +236,10 @@ class Exports(Generic[T]):
             return None
         out: _Module[T] = _Module(exported=_all(tree.body))
         source = Source(text, f"{'.' * level}{module}")
-        imports: dict[int, list[ast.ImportFrom]] = {}
         for stmt in tree.body:
-            if isinstance(stmt, ast.ImportFrom):
-                imports.setdefault(stmt.lineno, []).append(stmt)
-                if stmt.names[0].name == "*":
-                    out.stars.append(_wheres(module, level, stmt))
+            if isinstance(stmt, ast.ImportFrom) and stmt.names[0].name == "*":
+                out.stars.append(_wheres(module, level, stmt.module or "", stmt.level))
+        imported = origins(tree)
         scopes = build_scopes(tree, text)
         assigned: dict[str, tuple[str, list[str]]] = {}
         modules: dict[str, str] = {}
@@ -260,20 +258,12 @@ class Exports(Generic[T]):
                     if base is not None and not binding.type_statement:
                         assigned[name] = (base, path)
                     continue
-                found = [
-                    (node, alias)
-                    for node in imports.get(scopes.module.sites[name][0][0], [])
-                    for alias in node.names
-                    if (alias.asname or alias.name) == name
-                ]
-                if len(found) != 1:
-                    if isinstance(binding, Imported) and not library(binding.qualname):
-                        modules[name] = binding.qualname  # ``import a.b as m``: a module
-                    continue  # not bound by one import of its line
-                node, alias = found[0]
-                wheres = _wheres(module, level, node)
-                if wheres is not None:  # else a library's
-                    out.leads[name] = [(*where, alias.name) for where in wheres]
+                origin = imported.get(name, {}).get(scopes.module.sites[name][0][0])
+                if origin is not None and origin[2] is None:
+                    modules[name] = origin[0]  # ``import a.b as m``: a module
+                elif origin is not None:
+                    wheres = _wheres(module, level, origin[0], origin[1]) or []
+                    out.leads[name] = [(*where, origin[2]) for where in wheres]
             _follow_assigned(assigned, out, modules)
         except RecursionError:
             return None
@@ -282,15 +272,15 @@ class Exports(Generic[T]):
         return out
 
 
-def _wheres(module: str, level: int, node: ast.ImportFrom) -> list[Where] | None:
-    """Where ``node``, an import of ``module``, leads; each reading of a relative one (its
-    module a package's ``__init__`` first); None for a library's."""
-    if node.level == 0:
-        return None if library(node.module or "") else [(node.module or "", 0)]
+def _wheres(module: str, level: int, target: str, steps: int) -> list[Where] | None:
+    """Where an import of ``target`` (``steps`` dots) in ``module`` leads; each reading of a
+    relative one (its module a package's ``__init__`` first); None for a library's."""
+    if steps == 0:
+        return None if library(target) else [(target, 0)]
     return [
         where
         for package in (True, False)
-        for where in [relative(module, level, package, node.module or "", node.level)]
+        for where in [relative(module, level, package, target, steps)]
         if where is not None
     ]
 
