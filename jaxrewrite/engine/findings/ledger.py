@@ -22,11 +22,12 @@ from jaxrewrite.engine.findings.checks import (
     unknown_transform,
     unseen_level,
 )
+from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.read.classes import functional_entries
 from jaxrewrite.engine.read.fields import field_function, form_of
 from jaxrewrite.engine.read.markers import index_of, is_container_call, may_mark
 from jaxrewrite.engine.read.nodes import blocks, own_expressions
-from jaxrewrite.engine.read.othermodules import Elsewhere, ImportReader
+from jaxrewrite.engine.read.othermodules import Elsewhere
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import parse_string, qualname
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope, ScopeTree
@@ -61,24 +62,19 @@ class _Site:
 
 
 class _Collector:
-    def __init__(
-        self,
-        scopes: ScopeTree,
-        walk: Walked,
-        reader: ImportReader | None,
-        imports: bool,
-        module: ast.Module,
-    ) -> None:
+    def __init__(self, ctx: Context) -> None:
+        scopes, walk = ctx.scopes, ctx.walk
         self.def_scopes = {id(func): scope for func, scope in scopes.defs}
         self.class_scopes = {id(d.node): d.body for d, _ in scopes.classes}
         self.walk = walk
         self.sites: list[_Site] = []
         #: Whether names imported from other modules are asked for (JR009; not by the import hook).
-        self.imports = imports
+        self.imports = not ctx.at_import
+        reader = None if ctx.at_import else ctx.imports
         index = self.index = index_of(scopes)
         # The index, not ``self``: a cycle through the collector would keep the tree alive.
         self.elsewhere = Elsewhere(
-            reader, lambda expr, scope: bool(index.mentions(expr, scope, set())), module
+            reader, lambda expr, scope: bool(index.mentions(expr, scope, set())), ctx.tree
         )
         self.statements = scopes.statements
         self._called: set[str] | None = None
@@ -250,21 +246,14 @@ def _about(findings: list[Diagnostic], region: set[int]) -> Diagnostic | None:
     return next((d for d in findings if d.about in region), None)
 
 
-def build(
-    result: Analysis,
-    scopes: ScopeTree,
-    module: ast.Module,
-    walk: Walked,
-    reader: ImportReader | None,
-    imports: bool,
-    nothing: Rule,
-) -> None:
-    """Fill ``result.ledger``, adding JR008/JR009 findings for what nothing else accounts for
-    (``imports`` False: no entry for names imported from other modules, JR009: the hook's).
-    ``nothing``: JR008's record, handed by its rule (``checks/marker_does_nothing.py``)."""
+def build(ctx: Context, nothing: Rule) -> None:
+    """Fill ``result.ledger``, adding JR008/JR009 findings for what nothing else accounts for (at
+    import, no entry for names imported from other modules: JR009 is ``check``'s). ``nothing``:
+    JR008's record, handed by its rule (``checks/marker_does_nothing.py``)."""
+    result, scopes, walk = ctx.result, ctx.scopes, ctx.walk
     src = result.source
-    collector = _Collector(scopes, walk, reader, imports, module)
-    collector.body(module.body, scopes.module)
+    collector = _Collector(ctx)
+    collector.body(ctx.tree.body, scopes.module)
     if any(site.kind is EntryKind.ALIAS for site in collector.sites):
         for site in collector.sites:
             annotation = getattr(site.node, "annotation", None)

@@ -259,11 +259,14 @@ class Exports(Generic[T]):
                         assigned[name] = (base, path)
                     continue
                 origin = imported.get(name, {}).get(scopes.module.sites[name][0][0])
-                if origin is not None and origin[2] is None:
-                    modules[name] = origin[0]  # ``import a.b as m``: a module
-                elif origin is not None:
-                    wheres = _wheres(module, level, origin[0], origin[1]) or []
-                    out.leads[name] = [(*where, origin[2]) for where in wheres]
+                if origin is None:
+                    continue
+                there, steps, attribute, _ = origin
+                if attribute is None:
+                    modules[name] = there  # ``import a.b as m``: a module
+                else:
+                    wheres = _wheres(module, level, there, steps) or []
+                    out.leads[name] = [(*where, attribute) for where in wheres]
             _follow_assigned(assigned, out, modules)
         except RecursionError:
             return None

@@ -86,8 +86,7 @@ def check(ctx: Context) -> list[Diagnostic]:
     """The Flax Module fields, then the ledger, which reads every finding before it (a marker a
     finding speaks for is settled as reported) and adds its own to the analysis."""
     ctx.result.diagnostics.extend(_flax_module_fields(ctx.walk))
-    imports = None if ctx.at_import else ctx.imports
-    ledger.build(ctx.result, ctx.scopes, ctx.tree, ctx.walk, imports, not ctx.at_import, RULE)
+    ledger.build(ctx, RULE)
     return []
 
 
