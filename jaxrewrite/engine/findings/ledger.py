@@ -1,12 +1,8 @@
-"""The ledger: every Static/NoDiff marker of a module, and what became of it (never silent).
-
-Every marker occurrence (a parameter's annotation, a class field, a type alias, a variable
-annotation, a name imported from a module the engine cannot follow) is one entry, which ends in
-exactly one state: **applied** (a use or registration reads it), **refused** (a RewriteError at
-it, or at a use of its def or class) or **reported** (a finding at it); one that is none of these
-gets a finding here (JR008, JR009). By identity, never by line: a finding speaks for the markers
-of the def header, class or statement it was raised in (``Diagnostic.about``).
-"""
+"""The ledger: every Static/NoDiff marker of a module (and each name imported into a marker
+position) ends in exactly one state: **applied** (a use or registration reads it), **refused** (a
+RewriteError at it or at a use of its def or class) or **reported** (a finding at it, else JR008 or
+JR009 here). By identity, never by line: a finding speaks for the markers of the def header, class
+or statement it was raised in (``Diagnostic.about``)."""
 
 from __future__ import annotations
 
@@ -49,15 +45,14 @@ class _Site:
     node: ast.AST
     #: The def of a parameter, the class of a field: what errors at its uses refuse.
     owner: ast.AST | None
-    #: The aliases the annotation reaches, by their values' ids (so an alias ends as its uses end).
+    #: The ids of the alias values the annotation reads through (an alias ends as its uses end).
     aliases: set[int]
-    #: The markers the annotation spells, as written (``Static[T]``, ``STATIC`` in metadata...).
     marks: frozenset[Mark]
-    #: What the finding says where the kind alone decides it: its rule's variant and fields.
+    #: The finding's variant and fields where the kind alone decides them.
     said: tuple[str, dict[str, str]] | None = None
-    #: For an ALIAS entry, its value's id: what ``aliases`` of the annotations using it hold.
+    #: An ALIAS's value's id, as ``aliases`` holds it.
     value: int | None = None
-    #: For a PARAMETER, whether the signature reader found its marks (the outermost annotation).
+    #: A PARAMETER whose marks the signature reader found (the outermost annotation).
     outermost: bool = False
 
 
@@ -89,8 +84,7 @@ class _Collector:
         scope: Scope,
         said: tuple[str, dict[str, str]] | None = None,
     ) -> frozenset[Mark]:
-        """The markers ``expr`` spells, and an entry at ``node`` where it spells one (an
-        expression naming none of the index's names spells none: ``MarkIndex.names``)."""
+        """The markers ``expr`` spells, and an entry at ``node`` where it spells one."""
         aliases: set[int] = set()
         marks = (
             self.index.mentions(expr, scope, aliases)
@@ -174,8 +168,8 @@ class _Collector:
     # -- imported names -----------------------------------------------------------------------
 
     def transformed(self, func: Function) -> bool:
-        """A transform of the table is applied to ``func`` (the walk's record, or, where the walk
-        stopped early for want of markers, a decorator or a call naming it)."""
+        """A transform of the table is applied to ``func`` (the walk's record, or where the walk
+        stopped early, a decorator or a call naming it)."""
         if id(func) in self.walk.applied:
             return True
         if self._called is None:
@@ -199,10 +193,9 @@ class _Collector:
     def imported(
         self, arg: ast.arg, ann: ast.expr, scope: Scope, label: str, func: Function
     ) -> None:
-        """A parameter of a transformed def annotated with a name from a module the engine does
-        not read (``X`` from ``from m import X``, or ``al.Steps`` of ``from . import aliases as
-        al``): followed through the reader where it can be, a finding where it cannot. The names
-        first: whether ``func`` is transformed may cost a walk of the module."""
+        """A parameter of a transformed def annotated with a name imported from another module
+        (``X``, ``al.Steps``): followed through the reader where it can be. The names first:
+        whether ``func`` is transformed may cost a walk of the module."""
         names = list(self.elsewhere.names(ann, scope))
         if not names or not self.transformed(func):
             return
@@ -226,9 +219,8 @@ class _Collector:
 
 
 def _region(node: ast.AST) -> set[int]:
-    """The ids of the nodes whose findings speak for a site's markers (``Diagnostic.about``): a
-    def's own node, decorators and signature, not its body (a def's body is its own); a class or
-    any other site whole."""
+    """The ids of the nodes whose findings speak for a site's markers: a def's header, not its
+    body; any other site whole."""
     found = {id(node)}
     todo: list[ast.AST] = [node]
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -327,19 +319,15 @@ def build(ctx: Context, nothing: Rule) -> None:
 def _applied(result: Analysis, walk: Walked, scopes: ScopeTree) -> set[int]:
     """Nodes of the parameters and fields some use, registration or field edit reads."""
     applied: set[int] = set()
-    for use in result.uses:
-        for param in use.signature.params:
-            if param.markers & use.transform.markers:
-                applied.add(id(param.node))
-        for leaf in use.leaves:
-            # The walk's own record of the fields it split, by node: however the class was named.
-            applied.update(id(node) for node in leaf.applied())
-    # A def bound twice (``if``/``else`` twins, ``@overload`` stubs: the other defs its scope binds
-    # to that name) is one function to Python, and so is each def the walk found a use's argument
-    # may be (``twins``, by any name): what a use applies, it applies to their same parameters.
     where = {id(func): scope for func, scope in scopes.defs}
     for use in result.uses:
-        names = {p.name for p in use.signature.params if p.markers & use.transform.markers}
+        read = [p for p in use.signature.params if p.markers & use.transform.markers]
+        applied.update(id(p.node) for p in read)
+        # The walk's own record of the fields it split, by node: however the class was named.
+        applied.update(id(node) for leaf in use.leaves for node in leaf.applied())
+        # A def bound twice (``if``/``else`` twins, ``@overload`` stubs) is one function to Python,
+        # and so is each def the walk found the use's argument may be (``twins``).
+        names = {p.name for p in read}
         scope = where.get(id(use.target))
         bound = [
             b.node
@@ -362,8 +350,8 @@ def _applied(result: Analysis, walk: Walked, scopes: ScopeTree) -> set[int]:
 
 
 def _named(expr: ast.AST | None, scope: Scope) -> set[int]:
-    """The defs and classes the bare names in ``expr`` (strings read too) are bound to where it
-    is evaluated, by id: what a refusal there speaks for."""
+    """The ids of the defs and classes the bare names in ``expr`` (strings too) are bound to: what
+    a refusal there speaks for."""
     found: set[int] = set()
     for node in ast.walk(expr) if expr is not None else ():
         if isinstance(node, ast.Name):
@@ -379,9 +367,8 @@ def _named(expr: ast.AST | None, scope: Scope) -> set[int]:
 
 
 def _refused_by_calls(walk: Walked, scopes: ScopeTree, errors: list[Diagnostic]) -> dict[int, str]:
-    """The defs and classes a refused call site names (and the classes annotating that def's
-    parameters: their per-leaf fields), and the classes annotating a def refused at its
-    decorators or signature, by id, with the refusal's code."""
+    """By id, with the refusal's code: the defs and classes a refused call site names, and the
+    classes annotating the parameters of such a def or of one refused at its header."""
     found: dict[int, str] = {}
     defs = {id(func): (func, scope) for func, scope in scopes.defs}
 
@@ -403,27 +390,26 @@ def _refused_by_calls(walk: Walked, scopes: ScopeTree, errors: list[Diagnostic])
 
 
 def _field_form_fields(scopes: ScopeTree) -> set[int]:
-    """Fields of Equinox Modules and flax.struct dataclasses: a Static one is completed in place
-    or already says so (anything else is a refusal, JR130/JR131), so it is applied. So is a
-    field of a class whose base is in another module that already is ``jaxrewrite.field(...)``
-    (the rewrite's own text, or a library's spelling that needs no hook: guide §14); the
-    others of such a class are applied where the rewrite edits them (``result.fields``)."""
+    """Fields a Static marker of is applied in place: every field of an Equinox Module or
+    flax.struct dataclass (anything else is refused, JR130/JR131), and a field already
+    ``jaxrewrite.field(...)`` of a class whose base is in another module (guide §14)."""
     found: set[int] = set()
     for defined, scope in scopes.classes:
         try:
             form, unseen = form_of(defined, scope)
         except RewriteError:
             continue
-        if form is not None:
-            found.update(id(stmt) for stmt in defined.node.body if isinstance(stmt, ast.AnnAssign))
-        elif unseen is not None:
-            found.update(
-                id(stmt)
-                for stmt in defined.node.body
-                if isinstance(stmt, ast.AnnAssign)
+        found.update(
+            id(stmt)
+            for stmt in defined.node.body
+            if isinstance(stmt, ast.AnnAssign)
+            and (
+                form is not None
+                or unseen is not None
                 and isinstance(stmt.value, ast.Call)
                 and field_function(stmt.value.func, defined.body) == EITHER_FORM.field
             )
+        )
     return found
 
 

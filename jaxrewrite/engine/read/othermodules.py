@@ -1,11 +1,7 @@
-"""Names another module defines, read from source through an ``ImportReader`` (imports nothing).
-
-``reaches`` is the one reading of which import a name stands for through assignments, and
-``Exports`` follows a name to where another module binds it (imports, ``as``, re-exports, star
-imports), for the ledger's JR009 and ``imported``'s JR013; ``Elsewhere`` judges each name of an
-annotation where a marker would act: no marker, a marker alias (or a class with marked fields),
-or unreadable.
-"""
+"""Names another module defines, read from source through an ``ImportReader`` (imports nothing),
+for JR009 (the ledger's) and JR013: ``reaches``, which import a name stands for through
+assignments; ``Exports``, where another module binds a name; ``Elsewhere``, JR009's verdict on
+each name of an annotation where a marker would act."""
 
 from __future__ import annotations
 
@@ -31,14 +27,12 @@ from jaxrewrite.engine.read.scopes import (
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.read.wrappers import peel
 
-#: Reads another module's source for an imported name: (module as written, relative level) ->
-#: its text, or None when it cannot be found. Front ends with a file pass one (``check``,
-#: ``show``); without it every candidate import is a finding that says it was not followed.
+#: (module as written, relative level) -> its text, or None when it cannot be found (``check``'s
+#: and ``show``'s; without one every candidate import is a finding that says it was not read).
 ImportReader = Callable[[str, int], "str | None"]
 
-#: Top-level packages whose exports are never marker aliases: the standard library (below) and
-#: the libraries whose types annotate JAX code. A name imported from anywhere else into a marker
-#: position may be an alias of a marker: the ledger follows it, or says it could not.
+#: Top-level packages whose exports are never marker aliases, beside the standard library: the
+#: libraries whose types annotate JAX code. A name imported from anywhere else may be one.
 _NOT_MARKERS = frozenset(
     {
         "jax",
@@ -68,16 +62,15 @@ _NOT_MARKERS = frozenset(
 )
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 
-#: The imports of a module's names from modules that may hold markers (no library's), by the name
-#: each binds and the import's line: (module, level, the attribute it names or None for a module
-#: itself, the import as written).
+#: A module's imports from modules that may hold markers, by the name bound and the import's line:
+#: (module, level, the attribute it names or None for a module itself, the import as written).
 Origins = dict[str, dict[int, tuple[str, int, str | None, str]]]
 #: An import a name may stand for: (module, level, the attributes below it, the import as
 #: written); None: anything else.
 Reach = tuple[str, int, tuple[str, ...], str] | None
 Memo = dict[tuple[str, int, Site | None, int], list[Reach]]
 
-#: Whether an expression spells a marker (the ledger's reading, passed in: one reader of markers).
+#: Whether an expression spells a marker (the ledger's reading, passed in).
 Mentions = Callable[[ast.expr, Scope], bool]
 
 
@@ -93,7 +86,7 @@ class Foreign(NamedTuple):
 
 
 class Elsewhere:
-    """The imports of one module, and what each name they bind means where it is defined."""
+    """JR009's reading of one module's imported names."""
 
     def __init__(self, reader: ImportReader | None, mentions: Mentions, module: ast.Module) -> None:
         self.module = module
@@ -105,8 +98,8 @@ class Elsewhere:
         return origins(self.module)
 
     def names(self, ann: ast.expr, scope: Scope) -> Iterator[Foreign]:
-        """Each name of ``ann`` where a marker would act that another module defines, and that
-        is no library's: bound to one import on every path (JR009 says only what is certain)."""
+        """Each name of ``ann`` where a marker would act bound to one import of a module that may
+        hold markers on every path (JR009 says only what is certain)."""
         memo: Memo = {}
         for spelled, at in positions(ann, scope):
             base, path = attributes(spelled)
@@ -118,9 +111,8 @@ class Elsewhere:
                 yield Foreign(name, at, module, level, ast.unparse(spelled), reach[3])
 
     def follow(self, module: str, level: int, name: str) -> tuple[str, str] | None:
-        """Where the other module's ``name`` is bound (the module, spelled as seen from here),
-        and '' when it spells no marker there, a description when it does; None when it cannot
-        be read."""
+        """Where the other module binds ``name``, spelled from here, and '' when it spells no
+        marker there, else what it is; None when it cannot be read."""
         found = None if self.exports is None else self.exports.find(module, level, name)
         return None if found is None else (f"{'.' * found[1]}{found[0]}", found[2])
 
@@ -145,8 +137,8 @@ T = TypeVar("T")
 Where = tuple[str, int]
 #: A name of a module: (module, level, the name there).
 Name = tuple[str, int, str]
-#: What a consumer makes of a module-level binding of another module (the binding, the module's
-#: scope, its source), while its scopes are live; None: nothing it settles (imports are followed).
+#: What a consumer makes of a module-level binding of another module while its scopes are live;
+#: None: nothing it settles (imports are followed).
 Judge = Callable[[Binding, Scope, Source], "T | None"]
 
 
@@ -156,9 +148,9 @@ _ABSENT = object()
 
 @dataclass
 class _Module(Generic[T]):
-    """One other module's module-level names: those the judge settled; where the others lead
-    (each reading of a relative import, a package's first); its star imports (None for a
-    library's: anything may come from it); its ``__all__`` when written as a literal."""
+    """One other module's names: those the judge settled; where the others lead (each reading of
+    a relative import, a package's first); its star imports (None for a library's); its literal
+    ``__all__``."""
 
     own: dict[str, T] = field(default_factory=dict)
     leads: dict[str, list[Name]] = field(default_factory=dict)
@@ -168,10 +160,9 @@ class _Module(Generic[T]):
 
 
 class Exports(Generic[T]):
-    """Other modules, read once each, and their names followed to where they are bound: through
-    ``from m import X`` (absolute, relative, ``as``), names assigned from one (``X = impl.X``),
-    star imports (``__all__`` read), a package ``__init__`` re-exporting, chains of these, a cycle
-    ending. ``judge`` says what a binding found there is (``T``)."""
+    """Other modules, read once each, and their names followed to where they are bound (imports,
+    ``X = impl.X``, star imports, a package ``__init__`` re-exporting, chains of these, a cycle
+    ending); ``judge`` says what a binding found there is."""
 
     def __init__(self, reader: ImportReader, judge: Judge[T]) -> None:
         self.reader = reader
@@ -179,14 +170,14 @@ class Exports(Generic[T]):
         self.read: dict[Where, _Module[T] | None] = {}
 
     def find(self, module: str, level: int, name: str) -> tuple[str, int, T] | None:
-        """What ``name`` of ``module`` is where it is bound: (that module, level, the judge's
-        verdict); None where it cannot be followed, or the judge settles nothing there."""
+        """(the module binding ``name``, its level, the judge's verdict); None where it cannot be
+        followed, or the judge settles nothing there."""
         found = self._find((module, level, name), set())
         return None if found is _ABSENT else found  # type: ignore[return-value]
 
     def _find(self, key: Name, seen: set[Name]) -> tuple[str, int, T] | object | None:
         """As ``find``, or ``_ABSENT`` where the module does not bind the name, or only through
-        a cycle (a star import of a package that is still running: what it has bound so far)."""
+        a cycle."""
         if key in seen:
             return _ABSENT
         seen.add(key)
@@ -225,8 +216,7 @@ class Exports(Generic[T]):
         return self.read[key]
 
     def _read(self, module: str, level: int) -> _Module[T] | None:
-        """A module's names; None when it cannot be read. A name bound more than once there is
-        left unsettled (which binding is seen cannot be told)."""
+        """None when it cannot be read. A name bound more than once there is left unsettled."""
         text = self.reader(module, level)
         try:
             tree = ast.parse(text) if text is not None else None
@@ -276,8 +266,8 @@ class Exports(Generic[T]):
 
 
 def _wheres(module: str, level: int, target: str, steps: int) -> list[Where] | None:
-    """Where an import of ``target`` (``steps`` dots) in ``module`` leads; each reading of a
-    relative one (its module a package's ``__init__`` first); None for a library's."""
+    """Each reading of where an import of ``target`` in ``module`` leads (a package's
+    ``__init__`` first); None for a library's."""
     if steps == 0:
         return None if library(target) else [(target, 0)]
     return [
@@ -289,8 +279,7 @@ def _wheres(module: str, level: int, target: str, steps: int) -> list[Where] | N
 
 
 def _all(body: list[ast.stmt]) -> frozenset[str] | None:
-    """A module's ``__all__``, where only literal lists or tuples of strings make it (None where
-    anything else does: ``__all__.extend(core.__all__)``)."""
+    """A module's ``__all__`` where only literal lists or tuples of strings make it."""
     names: set[str] = set()
     written = False
     for stmt in body:
@@ -314,9 +303,8 @@ def _all(body: list[ast.stmt]) -> frozenset[str] | None:
 def _follow_assigned(
     assigned: dict[str, tuple[str, list[str]]], read: _Module[T], modules: dict[str, str]
 ) -> None:
-    """Give each name assigned as it is (``step = f``, ``f = impl.f``) what it names: what the
-    judge settled, or where a re-export leads, the attributes below an imported module named in
-    full; chains in any order, each name settled once."""
+    """Give each name assigned as it is (``step = f``, ``f = impl.f``) what it names; chains in
+    any order, each name settled once."""
     own, leads = read.own, read.leads
     changed = True
     while changed:
@@ -341,9 +329,8 @@ def _follow_assigned(
 
 
 def relative(module: str, level: int, package: bool, target: str, steps: int) -> Where | None:
-    """``from <steps dots><target> import`` inside ``module`` (seen from the checked file at
-    ``level``), as seen from the checked file; ``package``: ``module`` is a package's
-    ``__init__`` (its own folder is the first dot), else a module file (its folder is)."""
+    """``from <steps dots><target> import`` inside ``module``, as seen from the checked file;
+    ``package``: ``module`` is a package's ``__init__`` (its own folder is the first dot)."""
     parts = module.split(".") if module else []
     up = steps - 1 if package else steps
     for _ in range(up):
@@ -371,10 +358,8 @@ def attributes(expr: ast.expr) -> tuple[str | None, list[str]]:
 def positions(
     ann: ast.expr, scope: Scope, where: ast.expr | None = None, depth: int = 0
 ) -> Iterator[tuple[ast.Name | ast.Attribute, ast.expr]]:
-    """The names and attribute chains of an annotation where a marker alias would act (the
-    annotation itself, a subscript's head, ``Annotated``'s type and metadata, a string holding
-    one), each with the node of the module's own tree that locates it (a string's names have
-    positions of their own)."""
+    """The names and attribute chains of an annotation where a marker alias would act (itself, a
+    subscript's head, ``Annotated``'s items, in strings too), each with the node locating it."""
     if depth > 4:
         return
     if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
@@ -393,14 +378,13 @@ def positions(
 
 
 def library(module: str) -> bool:
-    """A library that exports no markers (or the standard library): its names need no reading."""
+    """A library that exports no markers: its names need no reading."""
     top = module.partition(".")[0]
     return top in _NOT_MARKERS or top in _STDLIB or top == "__future__"
 
 
 def origins(module: ast.Module) -> Origins:
-    """The names this module imports from modules that may hold markers, wherever it imports
-    them (a binding's own line says which import it is)."""
+    """The module's imports from modules that may hold markers, wherever they are."""
     out: Origins = {}
     for node in statements(module.body):
         if isinstance(node, ast.ImportFrom) and not (
@@ -426,11 +410,9 @@ def reaches(
     name: str, scope: Scope, site: Site | None, origins: Origins, memo: Memo, depth: int = 0
 ) -> list[Reach]:
     """What ``name`` read at ``site`` in ``scope`` (None: anywhere) may stand for, once each: an
-    import of it seen there (the binding's own line says which), or what a name it is assigned
-    from stands for (``step = f``, ``m = mymod``, ``fast = jax.jit(f)``), with the attributes below
-    it; None for any other binding. ``MAX_DEPTH`` assignments in a row, as the rewrite follows its
-    own names; ``memo``: each (name, scope, site, depth) read once, so that names bound two ways at
-    every link (``if c: a1 = a0`` / ``else: a1 = a0``...) cost links, not 2**links."""
+    import (the binding's line says which), or what a name it is assigned from stands for (``m =
+    mymod``, ``fast = jax.jit(f)``), with the attributes below; None for anything else. ``memo``:
+    names bound two ways at every link cost links, not 2**links."""
     key = (name, id(scope), site, depth)
     if key in memo:
         return memo[key]
@@ -466,9 +448,8 @@ def reaches(
 
 
 def found_name(reach: Reach, path: list[str]) -> Name | None:
-    """The (module, level, name) an import reached with ``path`` below it names: ``import pkg``
-    binds a module (``pkg.mod.f``); ``from pkg import x`` the name itself or a module holding it
-    (``x.f``); None for a module itself, or no import."""
+    """The (module, level, name) that ``path`` below a reached import names; None for a module
+    itself, or no import."""
     if reach is None:
         return None
     module, level, parts, _ = reach

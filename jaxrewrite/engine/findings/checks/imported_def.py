@@ -1,9 +1,7 @@
 """JR013: a transform applied to a def imported from another module whose parameters are marked
-there. The import hook rewrites ``jax.jit(f)`` from this module's text alone, so where ``f`` comes
-from ``from mymod import f`` its Static parameters get no keywords and are traced; ``check`` reads
-the other module (its import reader) and says so at the use, with the keywords to write. Only a
-def it finds marked is reported: an imported name it cannot read is most often no marked def at
-all, and the marker's own module reports what it can (JR002)."""
+there. The hook rewrites one module's text, so such a use gets no keywords; ``check`` reads the
+other module through its import reader. Only a def found marked is reported: a name it cannot read
+is most often no marked def, and the marker's own module reports what it can (JR002)."""
 
 from __future__ import annotations
 
@@ -42,48 +40,39 @@ if TYPE_CHECKING:
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
-#: The names of the table's transforms, each a whole word (a row is found by a name's last
-#: segment): a module that names none applies none (``classify`` resolves only names spelled in
-#: the module). Whole words: numpy's ``gradient`` names no ``grad``.
+#: The last segments of the table's transforms: a module that names none as a whole word applies
+#: none (``classify`` resolves only names spelled in the module).
 _TABLE_NAMES = tuple(
     sorted({name.rpartition(".")[2] for rows in FAMILIES.values() for name in rows})
 )
 
 
-#: An import statement: the modules it names (a superset: strings and comments count too, and
-#: ``:`` or ``;`` may start a statement). A line starts after a "\\n" (the text is read with one
-#: before it): a pattern that starts with a character class is searched at C speed, where ``^``
-#: in multiline mode is tried at every offset (twice the time over jax's source).
-_IMPORTS = (
+#: The modules an import statement names (a superset: strings and comments count too). It starts
+#: with a character class, not ``^`` in multiline mode, which would be tried at every offset.
+_IMPORT_TEXT = re.compile(
     r"[\n;:][ \t]*(?:from[ \t]+(\.+[\w.]*|[\w.]+)[ \t]+import\b"
     r"|import[ \t]+((?:[\w. \t,]|\\\r?\n)+))"
 )
-_IMPORT_TEXT = re.compile(_IMPORTS)
 
 
 def may_apply_imported(text: str) -> bool:
-    """Cheap pre-filter: False means JR013 finds nothing in ``text``: no transform of
-    the table is named, or every module imported is one that holds no markers (jax's, numpy's,
-    the standard library's...)."""
+    """Cheap pre-filter: False means JR013 finds nothing in ``text`` (no transform of the table
+    named, or only libraries imported)."""
     if not any_word(text, _TABLE_NAMES):
         return False
-    found = _IMPORT_TEXT.finditer("\n" + text)
-    return any(
-        not library(name) for match in found for name in _names(match.group(1), match.group(2))
-    )
+    for match in _IMPORT_TEXT.finditer("\n" + text):
+        source, listed = match.groups()
+        # ``from source import``, or the modules of ``import a, b as c``
+        parts = (part.replace("\\", " ").split() for part in (listed or "").split(","))
+        names = [source] if source is not None else [words[0] for words in parts if words]
+        if not all(map(library, names)):
+            return True
+    return False
 
 
 def may_apply_imported_bytes(data: bytes) -> bool:
     """``may_apply_imported`` of a file's bytes (``check.may_find``'s)."""
     return may_apply_imported(data.decode("utf-8", "replace"))
-
-
-def _names(source: str | None, listed: str | None) -> list[str]:
-    """``from source import``, or the modules of ``import a, b as c``."""
-    if source is not None:
-        return [source]
-    parts = (part.replace("\\", " ").split() for part in (listed or "").split(","))
-    return [words[0] for words in parts if words]
 
 
 RULE = Rule(
@@ -127,28 +116,22 @@ def _findings(
     src: Source, scopes: ScopeTree, module: ast.Module, reader: ImportReader
 ) -> list[Diagnostic]:
     """JR013 at each transform call whose function is a marked def of another module."""
-    imported = origins(module)
-    if not imported:
+    bound = origins(module)
+    if not bound:
         return []
     modules = Exports(reader, _marked_def)
     out: list[Diagnostic] = []
-    # The calls with an imported name as a first argument, found by a text search first (as the
-    # walk finds those of the module's own defs): a nest's inner call names it too; and those
-    # naming what is assigned from one (``step = mymod.f``, ``fast = jax.jit(f)``).
-    for call, scope, site in calls_and_aliases(
-        sorted(imported), scopes, src, FAST, attributes=True
-    ):
+    # The calls naming an imported name or one assigned from it (``fast = jax.jit(f)``).
+    for call, scope, site in calls_and_aliases(sorted(bound), scopes, src, FAST, attributes=True):
         if not call.args or isinstance(call.args[0], ast.Starred):
             continue
         ref = classify(call.func, scope)
         if ref is None:
             continue
-        # Through the transforms and wrappers ``peel`` sees through, and the names assigned from
-        # such imports, read as the rewrite reads a def's names.
         inner = peel(call.args[0], scope)[0]
         base, path = attributes(inner)
         said: set[str] = set()
-        for reach in [] if base is None else reaches(base, scope, site, imported, {}):
+        for reach in [] if base is None else reaches(base, scope, site, bound, {}):
             named = found_name(reach, path)
             found = None if named is None else modules.find(*named)
             finding = None if found is None else _finding(src, call, inner, ref, *found)
@@ -161,9 +144,8 @@ def _findings(
 def _marked_def(
     binding: Binding, scope: Scope, source: Source
 ) -> tuple[Function, Signature] | None:
-    """A def of another module with marked parameters, and its signature (``Exports``' judge:
-    names assigned one as it is, ``step = f``, follow it; a transform of one, ``fast =
-    jax.jit(f)``, is transformed there, no def)."""
+    """A def of another module with marked parameters, and its signature (``Exports``' judge: a
+    name assigned a transform of one, ``fast = jax.jit(f)``, is transformed there, no def)."""
     if not isinstance(binding, Defined):
         return None
     try:
@@ -198,8 +180,7 @@ def _finding(
             TransformRef(ref.transform, written, ref.factory), sig, src, call, False, at_call=True
         )
     except RewriteError as err:
-        # What the walk would refuse for a def of this module (JR121: a NoDiff in argnums...):
-        # the import of this module cannot see it, so it is said here.
+        # What the walk would refuse for a def of this module (JR121...), which the hook cannot see
         reason = getattr(err, "message", None) or str(err)
         return Diagnostic.at(src, where, RULE, "refused", what=what, reason=reason)
     if not needs_edit(values):
