@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 from typing import TYPE_CHECKING, Any
 
 from jaxrewrite.engine.analysis import Analysis, EntryKind, LedgerEntry, State
@@ -23,7 +24,17 @@ from jaxrewrite.engine.read.classes import functional_entries
 from jaxrewrite.engine.read.fields import field_function, form_of
 from jaxrewrite.engine.read.markers import index_of, is_container_call, may_mark
 from jaxrewrite.engine.read.nodes import blocks, own_expressions
-from jaxrewrite.engine.read.othermodules import Elsewhere
+from jaxrewrite.engine.read.othermodules import (
+    Exports,
+    Memo,
+    Origins,
+    attributes,
+    found_name,
+    origins,
+    positions,
+    reaches,
+    verdict,
+)
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import parse_string, qualname
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope, ScopeTree
@@ -65,12 +76,11 @@ class _Collector:
         self.sites: list[_Site] = []
         #: Whether names imported from other modules are asked for (JR009; not by the import hook).
         self.imports = not ctx.at_import
-        reader = None if ctx.at_import else ctx.imports
         index = self.index = index_of(scopes)
         # The index, not ``self``: a cycle through the collector would keep the tree alive.
-        self.elsewhere = Elsewhere(
-            reader, lambda expr, scope: bool(index.mentions(expr, scope, set())), ctx.tree
-        )
+        judge = functools.partial(verdict, lambda e, s: bool(index.mentions(e, s, set())))
+        self.exports = None if ctx.at_import or ctx.imports is None else Exports(ctx.imports, judge)
+        self.tree = ctx.tree
         self.statements = scopes.statements
         self._called: set[str] | None = None
 
@@ -167,6 +177,10 @@ class _Collector:
 
     # -- imported names -----------------------------------------------------------------------
 
+    @functools.cached_property
+    def origins(self) -> Origins:
+        return origins(self.tree)
+
     def transformed(self, func: Function) -> bool:
         """A transform of the table is applied to ``func`` (the walk's record, or where the walk
         stopped early, a decorator or a call naming it)."""
@@ -196,20 +210,29 @@ class _Collector:
         """A parameter of a transformed def annotated with a name imported from another module
         (``X``, ``al.Steps``): followed through the reader where it can be. The names first:
         whether ``func`` is transformed may cost a walk of the module."""
-        names = list(self.elsewhere.names(ann, scope))
+        names = []
+        memo: Memo = {}
+        for spelled, at in positions(ann, scope):
+            base, path = attributes(spelled)
+            found = [None] if base is None else reaches(base, scope, None, self.origins, memo)
+            # One import on every path: JR009 says only what is certain.
+            reach = found[0] if len(found) == 1 else None
+            named = found_name(reach, path)
+            if reach is not None and named is not None:
+                names.append((named, at, ast.unparse(spelled), reach[3]))
         if not names or not self.transformed(func):
             return
-        for name, at, module, level, shown, written in names:
-            found = self.elsewhere.follow(module, level, name)
-            if found is not None and found[1] == "":
+        for named, at, shown, written in names:
+            there = None if self.exports is None else self.exports.find(*named)
+            if there is not None and there[2] == "":
                 continue  # read, and not a marker
             fields = {"name": shown, "param": arg.arg, "imported": written}
-            if found is None:
-                said = ("", fields)
-            else:
-                where, verdict = found
-                what = "classes" if verdict.startswith("a class") else "aliases"
-                said = ("read", {**fields, "verdict": verdict, "what": what, "module": where})
+            said = ("", fields)
+            if there is not None:
+                module, level, what = there
+                kind = "classes" if what.startswith("a class") else "aliases"
+                found_at = {"verdict": what, "what": kind, "module": "." * level + module}
+                said = ("read", {**fields, **found_at})
             self.sites.append(
                 _Site(EntryKind.IMPORTED, f"{label} ({shown})", at, func, set(), frozenset(), said)
             )

@@ -1,16 +1,14 @@
 """Names another module defines, read from source through an ``ImportReader`` (imports nothing),
 for JR009 (the ledger's) and JR013: ``reaches``, which import a name stands for through
-assignments; ``Exports``, where another module binds a name; ``Elsewhere``, JR009's verdict on
-each name of an annotation where a marker would act."""
+assignments; ``Exports``, where another module binds a name, and what that binding is."""
 
 from __future__ import annotations
 
 import ast
-import functools
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Generic, NamedTuple, TypeVar
+from typing import Generic, TypeVar
 
 from jaxrewrite.engine.read.nodes import statements
 from jaxrewrite.engine.read.resolve import MAX_DEPTH, is_annotated, parse_string, qualname
@@ -74,51 +72,9 @@ Memo = dict[tuple[str, int, Site | None, int], list[Reach]]
 Mentions = Callable[[ast.expr, Scope], bool]
 
 
-class Foreign(NamedTuple):
-    """A name of an annotation that another module defines."""
-
-    name: str  # there
-    at: ast.expr  # the node locating it here
-    module: str
-    level: int
-    shown: str  # as this module spells it: ``Op``, ``envs.State``
-    imported: str  # the import that binds it, as written: ``from brax import envs``
-
-
-class Elsewhere:
-    """JR009's reading of one module's imported names."""
-
-    def __init__(self, reader: ImportReader | None, mentions: Mentions, module: ast.Module) -> None:
-        self.module = module
-        judge = functools.partial(_judge, mentions)
-        self.exports: Exports[str] | None = None if reader is None else Exports(reader, judge)
-
-    @functools.cached_property
-    def origins(self) -> Origins:
-        return origins(self.module)
-
-    def names(self, ann: ast.expr, scope: Scope) -> Iterator[Foreign]:
-        """Each name of ``ann`` where a marker would act bound to one import of a module that may
-        hold markers on every path (JR009 says only what is certain)."""
-        memo: Memo = {}
-        for spelled, at in positions(ann, scope):
-            base, path = attributes(spelled)
-            found = [None] if base is None else reaches(base, scope, None, self.origins, memo)
-            reach = found[0] if len(found) == 1 else None
-            named = found_name(reach, path)
-            if reach is not None and named is not None:
-                module, level, name = named
-                yield Foreign(name, at, module, level, ast.unparse(spelled), reach[3])
-
-    def follow(self, module: str, level: int, name: str) -> tuple[str, str] | None:
-        """Where the other module binds ``name``, spelled from here, and '' when it spells no
-        marker there, else what it is; None when it cannot be read."""
-        found = None if self.exports is None else self.exports.find(module, level, name)
-        return None if found is None else (f"{'.' * found[1]}{found[0]}", found[2])
-
-
-def _judge(mentions: Mentions, binding: Binding, scope: Scope, source: Source) -> str | None:
-    """What a binding of another module is to JR009 (``Exports``' judge)."""
+def verdict(mentions: Mentions, binding: Binding, scope: Scope, source: Source) -> str | None:
+    """What a binding of another module is to JR009 (its ``Exports``' judge): a marker alias or
+    a class with marked fields, '' for anything else, None for an import (followed)."""
     if isinstance(binding, Assigned):
         return "an alias of a marker" if mentions(binding.value, binding.scope) else ""
     if isinstance(binding, DefinedClass):
