@@ -187,8 +187,8 @@ class Exports(Generic[T]):
                 out.stars.append(_wheres(module, level, stmt.module or "", stmt.level))
         imported = origins(tree)
         scopes = build_scopes(tree, text)
-        assigned: dict[str, tuple[str, list[str]]] = {}
-        modules: dict[str, str] = {}
+        memo: Memo = {}
+        plain: dict[str, str] = {}  # ``step = f``: what the judge settled for ``f``
         try:
             out.bound.update(scopes.module.bindings)
             for name, bindings in scopes.module.bindings.items():
@@ -199,21 +199,16 @@ class Exports(Generic[T]):
                 if verdict is not None:
                     out.own[name] = verdict
                     continue
-                if isinstance(binding, Assigned):
-                    base, path = attributes(binding.value)
-                    if base is not None and not binding.type_statement:
-                        assigned[name] = (base, path)
-                    continue
-                origin = imported.get(name, {}).get(scopes.module.sites[name][0][0])
-                if origin is None:
-                    continue
-                there, steps, attribute, _ = origin
-                if attribute is None:
-                    modules[name] = there  # ``import a.b as m``: a module
-                else:
-                    wheres = _wheres(module, level, there, steps) or []
-                    out.leads[name] = [(*where, attribute) for where in wheres]
-            _follow_assigned(assigned, out, modules)
+                if isinstance(binding, Assigned) and not binding.type_statement:
+                    if isinstance(binding.value, ast.Name):
+                        plain[name] = binding.value.id
+                found = reaches(name, scopes.module, None, imported, memo, peeled=False)
+                named = found_name(found[0], []) if len(found) == 1 else None
+                if named is not None:
+                    wheres = _wheres(module, level, named[0], named[1]) or []
+                    out.leads[name] = [(*where, named[2]) for where in wheres]
+            while any(n not in out.own and b in out.own for n, b in plain.items()):
+                out.own.update({n: out.own[b] for n, b in plain.items() if b in out.own})
         except RecursionError:
             return None
         finally:
@@ -254,34 +249,6 @@ def _all(body: list[ast.stmt]) -> frozenset[str] | None:
         written = True
         names.update(i.value for i in items)  # type: ignore[attr-defined]
     return frozenset(names) if written else None
-
-
-def _follow_assigned(
-    assigned: dict[str, tuple[str, list[str]]], read: _Module[T], modules: dict[str, str]
-) -> None:
-    """Give each name assigned as it is (``step = f``, ``f = impl.f``) what it names; chains in
-    any order, each name settled once."""
-    own, leads = read.own, read.leads
-    changed = True
-    while changed:
-        changed = False
-        for name, (base, path) in assigned.items():
-            if name in own or name in leads:
-                continue
-            if base in own and not path:
-                own[name] = own[base]
-            elif base in leads:
-                leads[name] = [
-                    (".".join(p for p in (module, attribute, *path[:-1]) if p), level, path[-1])
-                    if path
-                    else (module, level, attribute)
-                    for module, level, attribute in leads[base]
-                ]
-            elif base in modules and path:
-                leads[name] = [(".".join([modules[base], *path[:-1]]), 0, path[-1])]
-            else:
-                continue
-            changed = True
 
 
 def relative(module: str, level: int, package: bool, target: str, steps: int) -> Where | None:
@@ -363,12 +330,19 @@ def origins(module: ast.Module) -> Origins:
 
 
 def reaches(
-    name: str, scope: Scope, site: Site | None, origins: Origins, memo: Memo, depth: int = 0
+    name: str,
+    scope: Scope,
+    site: Site | None,
+    origins: Origins,
+    memo: Memo,
+    depth: int = 0,
+    peeled: bool = True,
 ) -> list[Reach]:
     """What ``name`` read at ``site`` in ``scope`` (None: anywhere) may stand for, once each: an
     import (the binding's line says which), or what a name it is assigned from stands for (``m =
     mymod``, ``fast = jax.jit(f)``), with the attributes below; None for anything else. ``memo``:
-    names bound two ways at every link cost links, not 2**links."""
+    names bound two ways at every link cost links, not 2**links. ``peeled`` False: a transform of
+    a name is no way to it (another module's ``fast = jax.jit(f)`` is transformed there)."""
     key = (name, id(scope), site, depth)
     if key in memo:
         return memo[key]
@@ -390,11 +364,12 @@ def reaches(
                 module, level, attribute, written = origin
                 out.append((module, level, () if attribute is None else (attribute,), written))
         elif isinstance(binding, Assigned) and not binding.type_statement:
-            base, path = attributes(peel(binding.value, binding.scope)[0])
+            value = peel(binding.value, binding.scope)[0] if peeled else binding.value
+            base, path = attributes(value)
             more = (
                 [None]
                 if base is None
-                else reaches(base, binding.scope, at, origins, memo, depth + 1)
+                else reaches(base, binding.scope, at, origins, memo, depth + 1, peeled)
             )
             out += [r and (r[0], r[1], (*r[2], *path), r[3]) for r in more]
         else:
