@@ -59,7 +59,7 @@ class _Site:
     #: The ids of the alias values the annotation reads through (an alias ends as its uses end).
     aliases: set[int]
     marks: frozenset[Mark]
-    #: The finding's variant and fields where the kind alone decides them.
+    #: JR009's variant and fields.
     said: tuple[str, dict[str, str]] | None = None
     #: An ALIAS's value's id, as ``aliases`` holds it.
     value: int | None = None
@@ -92,7 +92,6 @@ class _Collector:
         owner: ast.AST | None,
         expr: ast.AST | None,
         scope: Scope,
-        said: tuple[str, dict[str, str]] | None = None,
     ) -> frozenset[Mark]:
         """The markers ``expr`` spells, and an entry at ``node`` where it spells one."""
         aliases: set[int] = set()
@@ -103,7 +102,7 @@ class _Collector:
         )
         if marks:
             value = id(expr) if kind is EntryKind.ALIAS else None
-            self.sites.append(_Site(kind, name, node, owner, aliases, marks, said, value))
+            self.sites.append(_Site(kind, name, node, owner, aliases, marks, None, value))
         return marks
 
     def body(
@@ -146,8 +145,7 @@ class _Collector:
                     self.imported(arg, arg.annotation, scope, name, func)
         if func.returns is not None:
             label = f"{func.name} return"
-            said: tuple[str, dict[str, str]] = ("return", {})
-            self.site(EntryKind.VARIABLE, label, func.returns, func, func.returns, scope, said)
+            self.site(EntryKind.VARIABLE, label, func.returns, func, func.returns, scope)
         self.body(func.body, scope)
 
     def annotated(self, stmt: ast.AnnAssign, scope: Scope, in_class: ast.ClassDef | None) -> None:
@@ -158,8 +156,7 @@ class _Collector:
             name = f"{in_class.name}.{target}"
             self.site(EntryKind.FIELD, name, stmt, in_class, stmt.annotation, scope)
         else:
-            said = ("variable", {"what": target})
-            self.site(EntryKind.VARIABLE, target, stmt, None, stmt.annotation, scope, said)
+            self.site(EntryKind.VARIABLE, target, stmt, None, stmt.annotation, scope)
             self.assigned(stmt, stmt.value, scope)
 
     def assigned(
@@ -438,6 +435,8 @@ def _field_form_fields(scopes: ScopeTree) -> set[int]:
 
 def _said(site: _Site, walk: Walked, result: Analysis) -> tuple[str, dict[str, str]]:
     """Why the marker does nothing: JR008's variant and its fields."""
+    if site.kind is EntryKind.VARIABLE:  # a return annotation's has its def as owner
+        return ("return", {}) if site.owner else ("variable", {"what": site.name})
     fields = {
         "spelled": " and ".join(sorted(m.value for m in site.marks)) or "a marker",
         "what": site.name,
