@@ -29,7 +29,7 @@ from jaxrewrite.engine.read.signature import Signature, read_signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.read.wrappers import calls_and_aliases, peel
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import LIMITS, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import LIMITS, Rule
 from jaxrewrite.engine.rulebook.table import FAMILIES
 from jaxrewrite.engine.walk import specs
 from jaxrewrite.errors import RewriteError
@@ -77,7 +77,6 @@ def may_apply_imported_bytes(data: bytes) -> bool:
 
 RULE = Rule(
     "JR013",
-    Severity.WARNING,
     "a transform applied to a def imported from another module whose parameters are marked there",
     (
         "{what} and traces them; apply the transform in {spelled} and import its result, or "

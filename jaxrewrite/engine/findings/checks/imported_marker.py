@@ -5,11 +5,10 @@ runs the ledger, says it."""
 
 from __future__ import annotations
 
-from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import CHECK, Rule
 
 RULE = Rule(
     "JR009",
-    Severity.WARNING,
     (
         "a name imported from another module where a marker would act: jaxrewrite reads only the "
         "module's own aliases"
