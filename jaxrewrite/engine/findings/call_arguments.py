@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from jaxrewrite.engine.findings.flow import DEFS, Function, named, only
-from jaxrewrite.engine.findings.linen import linen_class
+from jaxrewrite.engine.findings.traced_body import linen_class
 from jaxrewrite.engine.read.nodes import bindings, child_nodes, family, name_assigned
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope

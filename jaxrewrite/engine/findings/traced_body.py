@@ -1,20 +1,24 @@
-"""One transformed def's body read for JR006: where it needs a traced value as a Python value
-(``Body.uses``), following the module's own functions, inner functions, methods and properties of
-traced pytrees, and Linen modules' ``__call__`` that it runs (``tracetime.py`` is the pass)."""
+"""One transformed def's body read for JR006: the expressions that run on every trace (not
+under a branch, a loop body, a handler, a context manager not JAX's own, nor after a statement that
+may leave early; nor in a lambda, a comprehension's body or an operand ``and``/``or`` may skip), and
+where they need a traced value as a Python value (``Body.uses``), following the module's own
+functions, inner functions (closures called, or handed to grad, vmap, jit or lax's control flow),
+methods and properties of traced pytrees, and the ``__call__`` of Linen modules it applies."""
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import cached_property
 
-from jaxrewrite.engine.findings import closures, linen
-from jaxrewrite.engine.findings.every_trace import Truth, statements
 from jaxrewrite.engine.findings.flow import (
     ARRAY,
+    DEFS,
     TOP,
     Flow,
     Function,
+    Resolve,
     Sources,
     State,
     Tree,
@@ -23,9 +27,11 @@ from jaxrewrite.engine.findings.flow import (
     only,
 )
 from jaxrewrite.engine.findings.flow import sources as read_sources
-from jaxrewrite.engine.read.nodes import bindings, own_nodes, walk
-from jaxrewrite.engine.read.scopes import Assigned, Defined, Scope
+from jaxrewrite.engine.read.nodes import bindings, child_nodes, own_nodes, walk
+from jaxrewrite.engine.read.resolve import qualname
+from jaxrewrite.engine.read.scopes import Assigned, Defined, DefinedClass, Scope
 from jaxrewrite.engine.rulebook import concrete_table
+from jaxrewrite.engine.rulebook.table import INNER_OWN_TRACE, INNER_PASS_THROUGH, LAX_BODIES
 
 #: A use: where, JAX's error, and how the body needs the value.
 Sink = tuple[ast.expr, str, str]
@@ -224,10 +230,10 @@ class Body:
     # -- the functions the body runs ---------------------------------------------------------
 
     def _applied_use(self, call: ast.Call, flow: Flow) -> Sink | None:
-        """A sink in the ``__call__`` of a Linen module ``call`` applies (``linen.applied``)."""
+        """A sink in the ``__call__`` of a Linen module ``call`` applies (``applied``)."""
         found = None
         if self.depth < _HELPER_DEPTH:
-            found = linen.applied(call, self.scope, self.stored | self.params)
+            found = applied(call, self.scope, self.stored | self.params)
         scope = self.defs.get(id(found[0])) if found is not None else None
         if found is None or scope is None:
             return None
@@ -283,12 +289,12 @@ class Body:
         if member is not None or isinstance(call, ast.Attribute):
             return [] if member is None else [member]
         out: list[tuple[Body, dict[str, State]]] = []
-        for run in closures.runs(call, self.resolve, self._inner):
-            scope = self.defs.get(id(run.func))
-            passed = {} if run.args is None else _seeds(run.func, run.args, run.keywords, flow)
+        for target, args, keywords in runs(call, self.resolve, self._inner):
+            scope = self.defs.get(id(target))
+            passed = {} if args is None else _seeds(target, args, keywords, flow)
             if scope is None or passed is None:
                 continue
-            body = self._body(run.func, scope)
+            body = self._body(target, scope)
             own = body.stored | body.params
             closed = {n: v for n, v in flow.names.items() if v is not None and n not in own}
             if closed or passed:
@@ -313,7 +319,7 @@ class Body:
 
     @cached_property
     def _inner(self) -> dict[str, Function]:
-        return closures.inner_defs(self.func, self.sources)
+        return inner_defs(self.func, self.sources)
 
     def _body(self, func: Function, scope: Scope) -> Body:
         if id(func) not in self._bodies:
@@ -379,3 +385,183 @@ def _seeds(
             return None
         seeds[kw.arg] = flow.state(kw.value)
     return {k: v for k, v in seeds.items() if v is not None}
+
+
+#: Context managers under which values are concrete (or errors may be swallowed): not entered.
+_CONCRETE_CONTEXTS = ("ensure_compile_time_eval", "disable_jit")
+#: Statements that take the truth value of their test, by the keyword that spells them.
+_TESTS = {ast.If: "if", ast.While: "while", ast.Assert: "assert"}
+_LEAVING = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+@dataclass(frozen=True)
+class Truth:
+    """An expression whose truth value Python takes (``if``, ``while``, ``not``, ``and``/``or``)."""
+
+    expr: ast.expr
+    how: str
+
+
+def statements(body: list[ast.stmt], out: list[ast.AST | Truth], resolve: Resolve) -> bool:
+    """Collect the sure expressions of ``body``; False once the rest may not run."""
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(stmt, (ast.If, ast.While, ast.Assert)):
+            out.extend(expressions(stmt.test, resolve))
+            out.append(Truth(stmt.test, f"'{_TESTS[type(stmt)]}' on it"))
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            out.extend(expressions(stmt.iter, resolve))
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                out.extend(expressions(item.context_expr, resolve))
+            # Only JAX's own context managers are entered: another may swallow what its body raises.
+            if not all(_jax_context(item.context_expr, resolve) for item in stmt.items):
+                return False
+            if not statements(stmt.body, out, resolve):
+                return False
+        elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            return False  # a handler may catch the error JAX raises
+        elif isinstance(stmt, ast.Match):
+            out.extend(expressions(stmt.subject, resolve))
+        else:
+            out.extend(expressions(stmt, resolve))
+        if isinstance(stmt, _LEAVING) or _leaves_early(stmt):
+            return False
+    return True
+
+
+def _leaves_early(stmt: ast.stmt) -> bool:
+    """Can control leave the rest of the block from inside this compound statement?"""
+    if not isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Match)):
+        return False
+    return any(isinstance(node, _LEAVING) for node in own_nodes([stmt]))
+
+
+def _jax_context(expr: ast.expr, resolve: Resolve) -> bool:
+    """A context manager of JAX's that neither makes values concrete nor swallows errors."""
+    func = expr.func if isinstance(expr, ast.Call) else expr
+    name = resolve(func) or ""
+    return name.startswith("jax.") and name.rpartition(".")[2] not in _CONCRETE_CONTEXTS
+
+
+def expressions(root: ast.AST, resolve: Resolve) -> list[ast.AST | Truth]:
+    """The sub-expressions of ``root`` evaluated whenever it is (no lambda, comprehension body,
+    or operand after the first of ``and``/``or``/a conditional expression)."""
+    out: list[ast.AST | Truth] = []
+    stack: list[ast.AST] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            stack.append(node.generators[0].iter)
+            continue
+        out.append(node)
+        if isinstance(node, ast.BoolOp):
+            word = "and" if isinstance(node.op, ast.And) else "or"
+            out.append(Truth(node.values[0], f"'{word}' on it"))
+            stack.append(node.values[0])
+            continue
+        if isinstance(node, ast.IfExp):
+            out.append(Truth(node.test, "a conditional expression on it"))
+            stack.append(node.test)
+            continue
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            out.append(Truth(node.operand, "'not' on it"))
+        if isinstance(node, ast.Compare) and len(node.ops) > 1:  # a < b < c is (a < b) and (b < c)
+            first = ast.Compare(node.left, node.ops[:1], node.comparators[:1])
+            first = ast.copy_location(first, node)
+            out.append(Truth(first, "a chained comparison on it"))
+        stack.extend(reversed(child_nodes(node)))
+    return out
+
+
+def inner_defs(func: Function, found: Sources) -> dict[str, Function]:
+    """The defs of ``func``'s own body whose name is bound nowhere else in it."""
+    out: dict[str, Function] = {}
+    params = {a.arg for a in walk(func.args) if isinstance(a, ast.arg)}
+    stack: list[ast.AST] = list(func.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, DEFS):
+            if len(found.get(node.name, ())) == 1 and node.name not in params:
+                out[node.name] = node
+            continue
+        if not isinstance(node, (ast.ClassDef, ast.Lambda)):
+            stack.extend(child_nodes(node))
+    return out
+
+
+def runs(
+    call: ast.Call, resolve: Resolve, inner: dict[str, Function]
+) -> Iterator[tuple[Function, list[ast.expr] | None, list[ast.keyword]]]:
+    """The inner functions ``call`` runs while the def around it is traced, with the arguments
+    its parameters take (None: its own transform traces them; only the closure is followed)."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id in inner:
+        target = inner[func.id]
+        kinds = {_kind(d, resolve) for d in target.decorator_list}
+        if kinds <= {"pass"}:
+            yield target, call.args, call.keywords
+        elif kinds <= {"pass", "own"}:
+            yield target, None, call.keywords
+        return
+    if isinstance(func, ast.Call) and func.args and isinstance(func.args[0], ast.Name):
+        wrapped = inner.get(func.args[0].id)
+        kind = _kind(func.func, resolve)
+        if wrapped is not None and not wrapped.decorator_list and kind is not None:
+            yield wrapped, call.args if kind == "pass" else None, call.keywords
+        return
+    for position in LAX_BODIES.get(resolve(func) or "", ()):
+        argument = call.args[position] if position < len(call.args) else None
+        body = inner.get(argument.id) if isinstance(argument, ast.Name) else None
+        if body is not None and not body.decorator_list:
+            yield body, None, call.keywords
+
+
+def _kind(expr: ast.expr, resolve: Resolve) -> str | None:
+    """``pass``: a transform that passes the call's own arguments through (the table's
+    ``INNER_PASS_THROUGH``); ``own``: one that traces it with arguments of its own."""
+    name = resolve(expr) or ""
+    return "pass" if name in INNER_PASS_THROUGH else "own" if name in INNER_OWN_TRACE else None
+
+
+BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
+#: ``Module.apply``'s own keywords; ``method=`` picks another method (then nothing is said).
+_APPLY_OWN = frozenset({"rngs", "mutable", "capture_intermediates"})
+
+
+def linen_class(binding: DefinedClass) -> bool:
+    """Is the class a direct subclass of ``flax.linen.Module``?"""
+    parent = binding.body.parent
+    return parent is not None and any(qualname(b, parent) in BASES for b in binding.node.bases)
+
+
+def applied(
+    call: ast.Call, scope: Scope, local: set[str]
+) -> tuple[Function, list[ast.expr], list[ast.keyword]] | None:
+    """The ``__call__`` that ``call`` runs, with the arguments it passes it (not the variables)."""
+    func = call.func
+    if not (
+        isinstance(func, ast.Attribute)
+        and func.attr == "apply"
+        and isinstance(func.value, ast.Name)
+    ):
+        return None
+    if func.value.id in local or not call.args or isinstance(call.args[0], ast.Starred):
+        return None
+    if any(kw.arg is None or kw.arg == "method" for kw in call.keywords):
+        return None
+    instance = only(scope, func.value.id)
+    if not isinstance(instance, Assigned) or not isinstance(instance.value, ast.Call):
+        return None
+    made = instance.value.func
+    cls = only(instance.scope, made.id) if isinstance(made, ast.Name) else None
+    if not isinstance(cls, DefinedClass) or not linen_class(cls):
+        return None
+    for stmt in cls.node.body:
+        if isinstance(stmt, DEFS) and stmt.name == "__call__":
+            keywords = [kw for kw in call.keywords if kw.arg not in _APPLY_OWN]
+            return stmt, call.args[1:], keywords
+    return None

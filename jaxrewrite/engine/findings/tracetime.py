@@ -4,33 +4,37 @@ function's body needs as Python values, or that JAX cannot trace at all.
 As Julia's JET.jl, report only the run-time error the analysis can prove: a use of a transform that
 traces abstractly (``abstract`` in the table), the signature JAX sees (no unknown decorator in
 between), the parameter not static for that use (its markers, or the spec as JAX reads it), never
-rebound, and a use of it that runs on every trace. Pure: it reads the Analysis and the live scopes.
+rebound, and a use of it that runs on every trace. Also a library function handed to a transform
+directly (``jax.jit(jnp.linalg.norm)(x, ord=o)``): the derived table (``concrete_table``) says which
+of its parameters need Python values. Pure: it reads the Analysis and the live scopes.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
-from jaxrewrite.engine.findings import library
 from jaxrewrite.engine.findings.call_arguments import Passed, Sites
 from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
-from jaxrewrite.engine.findings.flow import ARRAY, TREE, Function, State, Tree
-from jaxrewrite.engine.findings.static_fix import field_fix, fix_text, has_default, report
+from jaxrewrite.engine.findings.flow import ARRAY, TREE, Flow, Function, State, Tree
 from jaxrewrite.engine.findings.traced_body import NOT_JAX, Body
 from jaxrewrite.engine.findings.trees import Classes, param_tree, scalar_or_array, untraceable
 from jaxrewrite.engine.read.filters import Filters
 from jaxrewrite.engine.read.handwritten import Refused
 from jaxrewrite.engine.read.lexer import code_mentions
+from jaxrewrite.engine.read.nodes import bindings, own_nodes, parameter_names
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
 from jaxrewrite.engine.read.signature import Kind, Param, Signature
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook import concrete_table
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import FAMILIES, SIGNATURE_KEEPING, SpecKind, Transform
 from jaxrewrite.engine.walk import specs
@@ -97,7 +101,7 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) ->
         result.diagnostics.append(diagnostic)
         if name is not None:  # None: a field of a pytree argument, static in its class, not here
             result.must_be_static.append((func, name))
-    result.diagnostics.extend(library.findings(tree, scopes, result.source))
+    result.diagnostics.extend(library_findings(tree, scopes, result.source))
 
 
 def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
@@ -277,3 +281,218 @@ def traced_params(use: Use, sig: Signature, t: Transform, src: Source) -> list[P
     nums = meaning.get(t.argnums, frozenset())
     names = meaning.get(t.argnames, frozenset()) if t.argnames else frozenset()
     return [p for p in params if p.position not in nums and p.name not in names]
+
+
+def field_fix(where: ast.expr, flow: Flow, tree: Tree, uses_jaxrewrite: bool) -> str:
+    """The fix of a finding on a traced pytree argument: its field made static in the class."""
+    fields = sorted(
+        {
+            ast.unparse(a)
+            for a in ast.walk(where)
+            if (
+                isinstance(a, ast.Subscript)
+                or (isinstance(a, ast.Attribute) and a.attr in dict(tree.fields))
+            )
+            and isinstance(flow.state(a.value), Tree)
+        }
+    )
+    what = "its parts are fields"
+    if fields:
+        what = f"{' and '.join(fields)} {'are fields' if len(fields) > 1 else 'is a field'}"
+    if uses_jaxrewrite:
+        how = f"annotate the field Static[...] in {tree.name}"
+    elif tree.static:
+        how = f"declare the field with {tree.static}"
+    else:
+        how = "pass the value as an argument of its own, static for the transform"
+    return f"{what} of {tree.name} that JAX traces: {how}"
+
+
+def has_default(func: Function, p: Param) -> bool:
+    args = func.args
+    if p.kind is Kind.KEYWORD_ONLY:
+        return args.kw_defaults[args.kwonlyargs.index(p.node)] is not None
+    positional = [*args.posonlyargs, *args.args]
+    return positional.index(p.node) >= len(positional) - len(args.defaults)
+
+
+def fix_text(p: Param, t: Transform, uses_jaxrewrite: bool) -> str:
+    if uses_jaxrewrite:
+        return f"annotate it '{p.name}: Static[...]' (jaxrewrite check --fix does)"
+    if t.spec is SpecKind.AXES:
+        return f"map it with None in {t.argnums}, or make it static for an enclosing jit"
+    if t.argnames is not None and p.kind in (Kind.POSITIONAL_OR_KEYWORD, Kind.KEYWORD_ONLY):
+        return f"pass {t.argnames}=({p.name!r},) to {t.name}"
+    if p.position is not None:
+        return f"pass {t.argnums}=({p.position},) to {t.name}"
+    return f"make it static for {t.name}"
+
+
+def report(
+    src: Source,
+    node: ast.AST,
+    use: ast.expr,
+    name: str,
+    transform: str,
+    how: str,
+    error: str,
+    fix: str,
+    passed: str = "",
+) -> Diagnostic:
+    """JR006 at ``node``, on ``name`` as traced by the use of ``transform`` at ``use``."""
+    line, col = use.lineno, use.col_offset + 1
+    return Diagnostic.at(
+        src,
+        node,
+        TRACED,
+        name=name,
+        transform=transform,
+        line=line,
+        col=col,
+        how=how,
+        error=error,
+        passed=passed,
+        fix=fix,
+    )
+
+
+#: The transforms that trace every argument not named static (or mapped, for vmap): JAX's
+#: own rows that trace abstractly (jit, make_jaxpr, vmap, checkpoint, pmap), no lifted ones.
+_TRACING = tuple(row for row in FAMILIES["jax"].values() if row.abstract)
+_ERROR = "a trace-time error (ConcretizationTypeError or the like)"
+#: Their names, as the text of a use spells the transform (the last part of a reference).
+_NAMES = "|".join(sorted({re.escape(t.name.rpartition(".")[2]) for t in _TRACING}))
+
+
+@cache
+def _needle() -> re.Pattern[str]:
+    """The text such a use holds: one of those transforms called on a table function's name."""
+    functions = sorted({re.escape(f.rpartition(".")[2]) for f in concrete_table.by_function()})
+    return re.compile(rf"\b(?:{_NAMES})\(\s*(?:[\w.]+\.)?(?:{'|'.join(functions)})\s*[,)]")
+
+
+def library_findings(module: ast.Module, scopes: ScopeTree, src: Source) -> Iterator[Diagnostic]:
+    """Each library parameter that needs a Python value and that a visible call passes traced."""
+    text = src.text
+    lines = {text.count("\n", 0, m.start()) + 1 for m in _needle().finditer(text)}
+    if not lines:
+        return
+    top = [s for s in module.body if _spans(s, lines)]
+    bodies: list[tuple[list[ast.AST], Scope, set[str]]] = [(list(top), scopes.module, set())]
+    for func, scope in scopes.defs:
+        if _spans(func, lines):
+            local = bindings(func.body)[0] | set(parameter_names(func.args))
+            bodies.append((list(func.body), scope, local))
+    for nodes, scope, local in bodies:
+        own = list(own_nodes(nodes))
+        assigned = Counter(
+            n.id for n in own if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+        )
+        jitted: dict[str, ast.Call] = {}
+        for node in own:
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Call)
+            ):
+                jitted[node.targets[0].id] = node.value
+        for node in own:
+            if not isinstance(node, ast.Call):
+                continue
+            inner = node.func
+            if isinstance(inner, ast.Name) and assigned.get(inner.id) == 1 and inner.id in jitted:
+                inner = jitted[inner.id]
+            if isinstance(inner, ast.Call):
+                yield from _library_call(node, inner, scope, local, src)
+
+
+def _spans(node: ast.stmt, lines: set[int]) -> bool:
+    last = node.end_lineno or node.lineno
+    return any(node.lineno <= line <= last for line in lines)
+
+
+def _library_call(
+    call: ast.Call, use: ast.Call, scope: Scope, local: set[str], src: Source
+) -> Iterator[Diagnostic]:
+    if len(use.args) != 1 or not _free(use.func, local) or not _free(use.args[0], local):
+        return
+    ref = classify(use.func, scope)
+    if ref is None or ref.transform not in _TRACING or ref.keywords or ref.factory:
+        return
+    library = qualname(use.args[0], scope) or ""
+    rows = concrete_table.by_function().get(library)
+    statics = _statics(use, ref.transform)
+    if not rows or statics is None or any(isinstance(a, ast.Starred) for a in call.args):
+        return
+    nums, names = statics
+    passes = {kw.arg for kw in call.keywords}
+    if None in passes:
+        return
+    lifting = concrete_table.lifting()
+    for position, keyword in rows:
+        if (
+            position in nums
+            or keyword in names
+            or passes & set(lifting.get((library, keyword), ()))
+        ):
+            continue
+        given = [kw.value for kw in call.keywords if kw.arg == keyword]
+        if position is not None and position < len(call.args):
+            given.append(call.args[position])
+        for arg in given:
+            if isinstance(arg, ast.Constant) and arg.value is None:
+                continue
+            short = library.rpartition(".")[2]
+            t = ref.transform
+            if t.spec is SpecKind.AXES:
+                fix = f"map it with None in {t.argnums} of"
+            elif t.argnames:
+                fix = f"pass {t.argnames}=({keyword!r},) to"
+            else:
+                fix = f"pass {t.argnums}=({position},) to"
+            how = f"{short}() needs its {keyword!r} as a Python value"
+            yield report(src, arg, use, keyword, t.name, how, _ERROR, f"{fix} {t.name}")
+
+
+def _statics(use: ast.Call, t: Transform) -> tuple[set[int], set[str]] | None:
+    """The positions and names the transform's literal keywords make static; None: unreadable."""
+    nums: set[int] = set()
+    names: set[str] = set()
+    if t.spec is SpecKind.AXES:  # vmap maps every argument but those its in_axes says None of
+        axes = [kw.value for kw in use.keywords if kw.arg == t.argnums]
+        if any(kw.arg is None for kw in use.keywords):
+            return None
+        try:
+            value = ast.literal_eval(axes[0]) if axes else 0
+        except ValueError:
+            return None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return nums, names
+        if isinstance(value, (tuple, list)) and all(v is None or isinstance(v, int) for v in value):
+            return {i for i, v in enumerate(value) if v is None}, names
+        return None
+    for kw in use.keywords:
+        if kw.arg not in (t.argnums, t.argnames):
+            if kw.arg is None or kw.arg.startswith("static_"):
+                return None
+            continue
+        try:
+            value = ast.literal_eval(kw.value)
+        except ValueError:
+            return None
+        values = value if isinstance(value, (tuple, list)) else (value,)
+        if kw.arg == t.argnums and all(isinstance(v, int) for v in values):
+            nums.update(values)
+        elif kw.arg == t.argnames and all(isinstance(v, str) for v in values):
+            names.update(values)
+        else:
+            return None
+    return nums, names
+
+
+def _free(expr: ast.expr, local: set[str]) -> bool:
+    """Is the head of ``expr`` a name the body does not bind (so the module's binding is it)?"""
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return isinstance(expr, ast.Name) and expr.id not in local
