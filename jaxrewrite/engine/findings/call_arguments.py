@@ -9,12 +9,14 @@ an instance of a plain class, a ``jax.Device``) or a number or array, which the 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 from jaxrewrite.engine.findings.flow import DEFS, Function, named, only
 from jaxrewrite.engine.findings.traced_body import linen_class
-from jaxrewrite.engine.read.nodes import bindings, child_nodes, family, name_assigned
+from jaxrewrite.engine.read.classes import DATACLASS
+from jaxrewrite.engine.read.nodes import bindings, child_nodes, family, name_assigned, walk
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope
 from jaxrewrite.engine.rulebook.table import PASSES_THROUGH
@@ -62,12 +64,9 @@ class Passed:
 class Sites:
     """The call sites of the module's transformed functions, found once per module."""
 
-    def __init__(
-        self, module: ast.Module, module_scope: Scope, plain: Callable[[DefinedClass], bool]
-    ) -> None:
+    def __init__(self, module: ast.Module, module_scope: Scope) -> None:
         self.module = module
         self.scope = module_scope
-        self.plain = plain
         #: The parent of each Call (a wrapping call, an assignment, a call of it), the def or lambda
         #: around each call, def and assignment, and the class around each method: one walk.
         self.parents: dict[int, ast.AST] = {}
@@ -89,6 +88,47 @@ class Sites:
             elif isinstance(child, DEFS) and isinstance(node, ast.ClassDef):
                 self.owners[id(child)] = node
         self._locals: dict[int, tuple[set[str], dict[str, list[ast.expr]]]] = {}
+
+    def plain(self, node: ast.ClassDef, scope: Scope | None) -> bool:
+        """Are the class's instances (``scope``: where it is defined) surely neither pytrees nor
+        arrays: no base but ``object``, no decorator but ``@dataclass``, no ``__jax_array__``, and
+        never used where a registration or a subclass could make them one?"""
+        if (
+            scope is None
+            or node.keywords
+            or any(not (isinstance(b, ast.Name) and b.id == "object") for b in node.bases)
+        ):
+            return False
+        if any(
+            qualname(d.func if isinstance(d, ast.Call) else d, scope) != DATACLASS
+            for d in node.decorator_list
+        ):
+            return False
+        if any(isinstance(s, DEFS) and s.name == "__jax_array__" for s in node.body):
+            return False
+        return node.name not in self._other_uses
+
+    @cached_property
+    def _other_uses(self) -> set[str]:
+        """Names used other than as a constructor, an annotation or isinstance's class: such a
+        class may be registered as a pytree (``register_pytree_node(C, ...)``) or subclassed."""
+        allowed: set[int] = set()
+        for node in walk(self.module):
+            if isinstance(node, ast.Call):
+                allowed.add(id(node.func))
+                if (
+                    isinstance(node.func, ast.Name)
+                    and node.func.id == "isinstance"
+                    and len(node.args) == 2
+                ):
+                    allowed.add(id(node.args[1]))
+            elif isinstance(node, ast.arg) and node.annotation is not None:
+                allowed.update(id(n) for n in walk(node.annotation))
+            elif isinstance(node, DEFS) and node.returns is not None:
+                allowed.update(id(n) for n in walk(node.returns))
+            elif isinstance(node, ast.AnnAssign):
+                allowed.update(id(n) for n in walk(node.annotation))
+        return {n.id for n in walk(self.module) if isinstance(n, ast.Name) and id(n) not in allowed}
 
     def local(self, where: ast.AST) -> tuple[set[str], dict[str, list[ast.expr]]]:
         """The names a def (or the module) binds, and the values of its plain assignments."""
@@ -264,7 +304,7 @@ class Sites:
             return Passed(expr, None)
         if isinstance(expr.func, ast.Name):
             binding = only(self.scope, expr.func.id)
-            if isinstance(binding, DefinedClass) and self.plain(binding):
+            if isinstance(binding, DefinedClass) and self.plain(binding.node, binding.body.parent):
                 what = f"an instance of {expr.func.id}, a class of this module that is not a pytree"
                 return Passed(expr, what)
             if isinstance(binding, DefinedClass) and linen_class(binding):

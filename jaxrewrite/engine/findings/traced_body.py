@@ -289,12 +289,12 @@ class Body:
         if member is not None or isinstance(call, ast.Attribute):
             return [] if member is None else [member]
         out: list[tuple[Body, dict[str, State]]] = []
-        for target, args, keywords in runs(call, self.resolve, self._inner):
-            scope = self.defs.get(id(target))
-            passed = {} if args is None else _seeds(target, args, keywords, flow)
+        for run, args, keywords in runs(call, self.resolve, self._inner):
+            scope = self.defs.get(id(run))
+            passed = {} if args is None else _seeds(run, args, keywords, flow)
             if scope is None or passed is None:
                 continue
-            body = self._body(target, scope)
+            body = self._body(run, scope)
             own = body.stored | body.params
             closed = {n: v for n, v in flow.names.items() if v is not None and n not in own}
             if closed or passed:

@@ -24,7 +24,7 @@ from jaxrewrite.engine.findings.call_arguments import Passed, Sites
 from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
 from jaxrewrite.engine.findings.flow import ARRAY, TREE, Flow, Function, State, Tree
 from jaxrewrite.engine.findings.traced_body import NOT_JAX, Body
-from jaxrewrite.engine.findings.trees import Classes, param_tree, scalar_or_array, untraceable
+from jaxrewrite.engine.findings.trees import param_tree, scalar_or_array, untraceable
 from jaxrewrite.engine.read.filters import Filters
 from jaxrewrite.engine.read.handwritten import Refused
 from jaxrewrite.engine.read.lexer import code_mentions
@@ -118,7 +118,6 @@ def findings(
     """JR006 for every traced parameter the body needs as a Python value (or JAX cannot trace)."""
     by_def: dict[int, tuple[Function, list[Traced]]] = {}
     staging: dict[int, tuple[ast.expr, Transform]] = {}
-    classes = Classes(module)
     sites: Sites | None = None
     for use in uses:
         func, transform, sig = use.target, use.transform, use.signature
@@ -132,8 +131,7 @@ def findings(
             continue
         if sites is None:
             scope = defs[id(func)].module()
-            sites = Sites(module, scope, classes.plain)
-            classes.owners = sites.owners  # the same walk found each method's class
+            sites = Sites(module, scope)
         decorated = use.kind is UseKind.DECORATOR
         axes = transform.spec is SpecKind.AXES
         passed = {} if axes else sites.passed(use.node, func, decorated, defs[id(func)])
@@ -147,7 +145,7 @@ def findings(
             if p.name not in names
         )
     out: list[tuple[Diagnostic, Function, str | None]] = []
-    if not by_def:
+    if not by_def or sites is None:
         return out
     marker_fix = "jaxrewrite" in src.text and uses_jaxrewrite(module, enabled)
     for key, (func, traced_list) in by_def.items():
@@ -156,7 +154,7 @@ def findings(
         located: set[tuple[int, int]] = set()
         for t in traced_list:
             plain = arrays - {t.param.name}
-            found = list(_param_findings(body, t, classes, src, marker_fix, plain))
+            found = list(_param_findings(body, t, sites, src, marker_fix, plain))
             located.update((d.line, d.col) for d, _ in found)
             out.extend((d, func, t.param.name if fixable else None) for d, fixable in found)
         if key in staging:
@@ -184,7 +182,7 @@ def _scalar_or_array(body: Body, p: Param) -> bool:
 
 
 def _param_findings(
-    body: Body, t: Traced, classes: Classes, src: Source, marker_fix: bool, plain: frozenset[str]
+    body: Body, t: Traced, sites: Sites, src: Source, marker_fix: bool, plain: frozenset[str]
 ) -> Iterator[tuple[Diagnostic, bool]]:
     """Each finding on one traced parameter, with whether making the parameter static fixes it
     (not a field of a traced pytree)."""
@@ -196,7 +194,7 @@ def _param_findings(
         fix = fix or fix_text(p, t.transform, marker_fix)
         return report(src, node, t.use_node, p.name, t.transform.name, how, error, fix, passed)
 
-    what = untraceable(func, body.scope, p, classes)
+    what = untraceable(func, body.scope, p, sites)
     if what is not None:
         yield say(p.node.annotation or p.node, f"{func.name!r} takes {what} as {p.name!r}"), True
         return
@@ -217,7 +215,7 @@ def _param_findings(
     seed: State = (
         ARRAY
         if numbers or _scalar_or_array(body, p)
-        else param_tree(func, body.scope, src, p, classes)
+        else param_tree(func, body.scope, src, p, sites)
     )
     if seed is None and unquoted(p.node.annotation) is not None:
         return  # a container or another type: its structure may be all the body needs

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.findings.call_arguments import method_kind
+from jaxrewrite.engine.findings.call_arguments import Sites, method_kind
 from jaxrewrite.engine.findings.flow import ARRAY, DEFS, TREE, Function, State, Tree, named, only
 from jaxrewrite.engine.read.classes import (
-    DATACLASS,
     FunctionalClass,
     LocalClass,
     leaf_class,
@@ -25,7 +24,6 @@ from jaxrewrite.engine.read.classes import (
 )
 from jaxrewrite.engine.read.fields import field_function, form_of
 from jaxrewrite.engine.read.handwritten import Refused
-from jaxrewrite.engine.read.nodes import walk
 from jaxrewrite.engine.read.recognise import classify_registration
 from jaxrewrite.engine.read.resolve import TooDeep, qualname, unquoted
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
@@ -222,28 +220,26 @@ def _field_state(ann: ast.expr | None, scope: Scope, src: Source, depth: int) ->
     return None if type_name(ann, scope) in _NEVER_TRACED else TREE
 
 
-def param_tree(
-    func: Function, scope: Scope, src: Source, p: Param, classes: Classes
-) -> Tree | None:
+def param_tree(func: Function, scope: Scope, src: Source, p: Param, sites: Sites) -> Tree | None:
     """The fields of the pytree class of the module that the parameter is annotated with, or
     whose method takes it as ``self``."""
     ann = unquoted(p.node.annotation)
     if ann is not None:
         found = annotated(ann, scope, src)
         return found if isinstance(found, Tree) else None
-    owner = _self_of(func, scope, p, classes)
+    owner = _self_of(func, scope, p, sites)
     if owner is None or scope.parent is None:
         return None
     return tree((DefinedClass(owner, scope), scope.parent), src)
 
 
-def untraceable(func: Function, scope: Scope, p: Param, classes: Classes) -> str | None:
+def untraceable(func: Function, scope: Scope, p: Param, sites: Sites) -> str | None:
     """What the annotation (or, for ``self``, the class) says the value is, when no traced value
     can be one."""
     ann = unquoted(p.node.annotation)
     if ann is None:
-        owner = _self_of(func, scope, p, classes)
-        if owner is None or scope.parent is None or not classes.plain_node(owner, scope.parent):
+        owner = _self_of(func, scope, p, sites)
+        if owner is None or scope.parent is None or not sites.plain(owner, scope.parent):
             return None  # else self of a method of a plain class, the most common jit mistake
         return f"an instance of {owner.name} as self, a class of this module that is not a pytree"
     name = type_name(ann, scope)
@@ -259,14 +255,14 @@ def untraceable(func: Function, scope: Scope, p: Param, classes: Classes) -> str
         return f"a member of the enum {ann.id}"
     if _NAMEDTUPLE in bases and _holds_functions(binding):
         return f"a NamedTuple holding functions ({ann.id})"
-    if classes.plain(binding):
+    if sites.plain(binding.node, binding.body.parent):
         return f"an instance of {ann.id}, a class of this module that is not a pytree"
     return None
 
 
-def _self_of(func: Function, scope: Scope, p: Param, classes: Classes) -> ast.ClassDef | None:
+def _self_of(func: Function, scope: Scope, p: Param, sites: Sites) -> ast.ClassDef | None:
     """The class whose instance the parameter is, as ``self`` of an instance method."""
-    owner = classes.owners.get(id(func))
+    owner = sites.owners.get(id(func))
     positional = [*func.args.posonlyargs, *func.args.args]
     if owner is None or not positional or positional[0] is not p.node:
         return None
@@ -278,58 +274,3 @@ def _holds_functions(binding: DefinedClass) -> bool:
         isinstance(stmt, ast.AnnAssign) and type_name(stmt.annotation, binding.body) in _CALLABLES
         for stmt in binding.node.body
     )
-
-
-class Classes:
-    """Classes of the module whose instances are surely neither pytrees nor arrays: no base but
-    ``object``, no decorator but ``@dataclass``, no ``__jax_array__``, and never used where a
-    registration or a subclass could make them one."""
-
-    def __init__(self, module: ast.Module) -> None:
-        self.module = module
-        self._other_uses: set[str] | None = None
-        #: The class around each method, by id (``call_arguments.Sites`` finds them).
-        self.owners: dict[int, ast.ClassDef] = {}
-
-    def plain(self, binding: DefinedClass) -> bool:
-        parent = binding.body.parent
-        return parent is not None and self.plain_node(binding.node, parent)
-
-    def plain_node(self, node: ast.ClassDef, scope: Scope) -> bool:
-        if node.keywords or any(
-            not (isinstance(b, ast.Name) and b.id == "object") for b in node.bases
-        ):
-            return False
-        if any(
-            qualname(d.func if isinstance(d, ast.Call) else d, scope) != DATACLASS
-            for d in node.decorator_list
-        ):
-            return False
-        if any(isinstance(s, DEFS) and s.name == "__jax_array__" for s in node.body):
-            return False
-        return node.name not in self._registered()
-
-    def _registered(self) -> set[str]:
-        """Names used other than as a constructor, an annotation or isinstance's class: such a
-        class may be registered as a pytree (``register_pytree_node(C, ...)``) or subclassed."""
-        if self._other_uses is None:
-            allowed: set[int] = set()
-            for node in walk(self.module):
-                if isinstance(node, ast.Call):
-                    allowed.add(id(node.func))
-                    if (
-                        isinstance(node.func, ast.Name)
-                        and node.func.id == "isinstance"
-                        and len(node.args) == 2
-                    ):
-                        allowed.add(id(node.args[1]))
-                elif isinstance(node, ast.arg) and node.annotation is not None:
-                    allowed.update(id(n) for n in walk(node.annotation))
-                elif isinstance(node, DEFS) and node.returns is not None:
-                    allowed.update(id(n) for n in walk(node.returns))
-                elif isinstance(node, ast.AnnAssign):
-                    allowed.update(id(n) for n in walk(node.annotation))
-            self._other_uses = {
-                n.id for n in walk(self.module) if isinstance(n, ast.Name) and id(n) not in allowed
-            }
-        return self._other_uses
