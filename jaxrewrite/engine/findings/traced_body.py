@@ -203,7 +203,7 @@ class Body:
         ):
             callee = f"jax.numpy.{func.attr}"  # x.min(axis) is jnp.min(x, axis): the table's rows
             node = ast.copy_location(ast.Call(func, [func.value, *node.args], node.keywords), node)
-        for argument, param in _concrete_arguments(node, callee):
+        for argument, param, _ in concrete_arguments(node, callee):
             if flow.traced(argument):
                 how = f"{ast.unparse(node.func)}() needs its {param!r} as a Python value"
                 return node, SHAPE, how
@@ -349,12 +349,15 @@ class Body:
         return self._body(target, scope), {target.args.args[0].arg: tree, **passed}
 
 
-def _concrete_arguments(call: ast.Call, callee: str | None) -> Iterator[tuple[ast.expr, str]]:
-    """The arguments of a call that JAX needs as Python values (``concrete_table``)."""
+def concrete_arguments(
+    call: ast.Call, callee: str | None
+) -> Iterator[tuple[ast.expr, str, int | None]]:
+    """The arguments of a call that JAX needs as Python values (``concrete_table``), each with
+    its parameter's name and position."""
     if callee is None and isinstance(call.func, ast.Attribute) and call.func.attr == "reshape":
         if call.args and not call.keywords:
             shape = call.args[0] if len(call.args) == 1 else ast.Tuple(list(call.args), ast.Load())
-            yield shape, "shape"
+            yield shape, "shape", 0
         return
     lifting = concrete_table.lifting()
     passes = {kw.arg for kw in call.keywords}
@@ -363,10 +366,10 @@ def _concrete_arguments(call: ast.Call, callee: str | None) -> Iterator[tuple[as
             continue  # a keyword that may let it be traced (jnp.delete's assume_unique_indices)
         for kw in call.keywords:
             if kw.arg == keyword:
-                yield kw.value, keyword
+                yield kw.value, keyword, position
         starred = any(isinstance(a, ast.Starred) for a in call.args[: (position or 0) + 1])
         if position is not None and position < len(call.args) and not starred:
-            yield call.args[position], keyword
+            yield call.args[position], keyword, position
 
 
 def _seeds(

@@ -23,7 +23,7 @@ from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.findings.call_arguments import Passed, Sites
 from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
 from jaxrewrite.engine.findings.flow import ARRAY, TREE, Flow, Function, State, Tree
-from jaxrewrite.engine.findings.traced_body import NOT_JAX, Body
+from jaxrewrite.engine.findings.traced_body import NOT_JAX, Body, concrete_arguments
 from jaxrewrite.engine.findings.trees import param_tree, scalar_or_array, untraceable
 from jaxrewrite.engine.read.filters import Filters
 from jaxrewrite.engine.read.handwritten import Refused
@@ -32,7 +32,7 @@ from jaxrewrite.engine.read.nodes import bindings, own_nodes, parameter_names
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
-from jaxrewrite.engine.read.signature import Kind, Param, Signature
+from jaxrewrite.engine.read.signature import Kind, Param
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import concrete_table
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
@@ -93,49 +93,26 @@ def may_trace_bytes(data: bytes) -> bool:
 
 
 def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) -> None:
-    """The trace-time analysis as a pass of ``analyze``: JR006 findings, and what they name."""
-    defs = {id(func): scope for func, scope in scopes.defs}
-    for diagnostic, func, name in findings(
-        list(result.uses), defs, tree, result.source, result.header.enabled
-    ):
-        result.diagnostics.append(diagnostic)
-        if name is not None:  # None: a field of a pytree argument, static in its class, not here
-            result.must_be_static.append((func, name))
-    result.diagnostics.extend(library_findings(tree, scopes, result.source))
-
-
-def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
-    """Does the module use jaxrewrite (its pragma, or an import of it)? Then the fix is a marker."""
-    body = module.body
-    names = [n.module or "" for n in body if isinstance(n, ast.ImportFrom) and n.level == 0]
-    names += [a.name for n in body if isinstance(n, ast.Import) for a in n.names]
-    return enabled or any(name.split(".")[0] == "jaxrewrite" for name in names)
-
-
-def findings(
-    uses: list[Use], defs: dict[int, Scope], module: ast.Module, src: Source, enabled: bool
-) -> list[tuple[Diagnostic, Function, str | None]]:
-    """JR006 for every traced parameter the body needs as a Python value (or JAX cannot trace)."""
+    """The trace-time analysis as a pass of ``analyze``: JR006 findings, and the parameters whose
+    finding making them static fixes (``must_be_static``; not a field of a pytree argument)."""
+    src, defs = result.source, {id(func): scope for func, scope in scopes.defs}
     by_def: dict[int, tuple[Function, list[Traced]]] = {}
     staging: dict[int, tuple[ast.expr, Transform]] = {}
     sites: Sites | None = None
-    for use in uses:
-        func, transform, sig = use.target, use.transform, use.signature
+    for use in result.uses:
+        func, transform = use.target, use.transform
         if id(func) not in defs or not (transform.abstract or transform.spec is SpecKind.DIFF):
             continue
         if not _signature_seen(use, func, defs[id(func)]):
             continue
-        abstract = transform.abstract
-        traced = traced_params(use, sig, transform, src) if abstract else _differentiated(use, sig)
+        traced = traced_params(use, src) if transform.abstract else _differentiated(use)
         if traced is None:
             continue
-        if sites is None:
-            scope = defs[id(func)].module()
-            sites = Sites(module, scope)
+        sites = sites or Sites(tree, scopes.module)
         decorated = use.kind is UseKind.DECORATOR
         axes = transform.spec is SpecKind.AXES
         passed = {} if axes else sites.passed(use.node, func, decorated, defs[id(func)])
-        if abstract and not axes:  # jit and kin stage calls
+        if transform.abstract and not axes:  # jit and kin stage calls
             staging.setdefault(id(func), (use.node, transform))
         _, seen = by_def.setdefault(id(func), (func, []))
         names = {t.param.name for t in seen}
@@ -144,24 +121,31 @@ def findings(
             for p in traced
             if p.name not in names
         )
-    out: list[tuple[Diagnostic, Function, str | None]] = []
-    if not by_def or sites is None:
-        return out
-    marker_fix = "jaxrewrite" in src.text and uses_jaxrewrite(module, enabled)
+    marker_fix = "jaxrewrite" in src.text and uses_jaxrewrite(tree, result.header.enabled)
     for key, (func, traced_list) in by_def.items():
+        assert sites is not None
         body = Body(func, defs[key], defs)
         arrays = _arrays(body, traced_list)
         located: set[tuple[int, int]] = set()
         for t in traced_list:
             plain = arrays - {t.param.name}
-            found = list(_param_findings(body, t, sites, src, marker_fix, plain))
-            located.update((d.line, d.col) for d, _ in found)
-            out.extend((d, func, t.param.name if fixable else None) for d, fixable in found)
+            for d, fixable in _param_findings(body, t, sites, src, marker_fix, plain):
+                located.add((d.line, d.col))
+                result.diagnostics.append(d)
+                if fixable:
+                    result.must_be_static.append((func, t.param.name))
         if key in staging:
             use_node, transform = staging[key]
-            found_staged = _staged_findings(body, use_node, transform, src, located)
-            out.extend((d, func, None) for d in found_staged)
-    return out
+            result.diagnostics.extend(_staged_findings(body, use_node, transform, src, located))
+    result.diagnostics.extend(library_findings(tree, scopes, src))
+
+
+def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
+    """Does the module use jaxrewrite (its pragma, or an import of it)? Then the fix is a marker."""
+    body = module.body
+    names = [n.module or "" for n in body if isinstance(n, ast.ImportFrom) and n.level == 0]
+    names += [a.name for n in body if isinstance(n, ast.Import) for a in n.names]
+    return enabled or any(name.split(".")[0] == "jaxrewrite" for name in names)
 
 
 def _arrays(body: Body, traced: list[Traced]) -> frozenset[str]:
@@ -259,17 +243,20 @@ def _signature_seen(use: Use, func: Function, scope: Scope) -> bool:
     )
 
 
-def _differentiated(use: Use, sig: Signature) -> list[Param] | None:
+def _differentiated(use: Use) -> list[Param] | None:
     """What grad and its kin trace, read only in the default form (the first parameter): their
     tracers hold values, so only a type JAX cannot trace at all fails there (``Body.findings``)."""
     if any(kw.arg == use.transform.argnums or kw.arg is None for kw in use.written):
         return None
-    first = [p for p in sig.params if p.position == 0 and p.kind is not Kind.VAR_POSITIONAL]
+    first = [
+        p for p in use.signature.params if p.position == 0 and p.kind is not Kind.VAR_POSITIONAL
+    ]
     return first or None
 
 
-def traced_params(use: Use, sig: Signature, t: Transform, src: Source) -> list[Param] | None:
+def traced_params(use: Use, src: Source) -> list[Param] | None:
     """The parameters this use traces; None when the spec cannot be read (then nothing is said)."""
+    sig, t = use.signature, use.transform
     params = [p for p in sig.params if p.kind not in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)]
     params = [p for p in params if not (p.markers & t.markers)]
     try:
@@ -418,39 +405,23 @@ def _library_call(
     ref = classify(use.func, scope)
     if ref is None or ref.transform not in _TRACING or ref.keywords or ref.factory:
         return
-    library = qualname(use.args[0], scope) or ""
-    rows = concrete_table.by_function().get(library)
-    statics = _statics(use, ref.transform)
-    if not rows or statics is None or any(isinstance(a, ast.Starred) for a in call.args):
+    library, t = qualname(use.args[0], scope) or "", ref.transform
+    statics = _statics(use, t)
+    if statics is None or any(isinstance(a, ast.Starred) for a in call.args):
         return
-    nums, names = statics
-    passes = {kw.arg for kw in call.keywords}
-    if None in passes:
-        return
-    lifting = concrete_table.lifting()
-    for position, keyword in rows:
-        if (
-            position in nums
-            or keyword in names
-            or passes & set(lifting.get((library, keyword), ()))
-        ):
+    for arg, keyword, position in concrete_arguments(call, library):
+        if position in statics[0] or keyword in statics[1]:
             continue
-        given = [kw.value for kw in call.keywords if kw.arg == keyword]
-        if position is not None and position < len(call.args):
-            given.append(call.args[position])
-        for arg in given:
-            if isinstance(arg, ast.Constant) and arg.value is None:
-                continue
-            short = library.rpartition(".")[2]
-            t = ref.transform
-            if t.spec is SpecKind.AXES:
-                fix = f"map it with None in {t.argnums} of"
-            elif t.argnames:
-                fix = f"pass {t.argnames}=({keyword!r},) to"
-            else:
-                fix = f"pass {t.argnums}=({position},) to"
-            how = f"{short}() needs its {keyword!r} as a Python value"
-            yield report(src, arg, use, keyword, t.name, how, _ERROR, f"{fix} {t.name}")
+        if isinstance(arg, ast.Constant) and arg.value is None:
+            continue  # no leaf to trace
+        if t.spec is SpecKind.AXES:
+            fix = f"map it with None in {t.argnums} of"
+        elif t.argnames:
+            fix = f"pass {t.argnames}=({keyword!r},) to"
+        else:
+            fix = f"pass {t.argnums}=({position},) to"
+        how = f"{library.rpartition('.')[2]}() needs its {keyword!r} as a Python value"
+        yield report(src, arg, use, keyword, t.name, how, _ERROR, f"{fix} {t.name}")
 
 
 def _statics(use: ast.Call, t: Transform) -> tuple[set[int], set[str]] | None:
