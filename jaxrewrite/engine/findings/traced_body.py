@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cached_property
 
 from jaxrewrite.engine.findings.flow import (
@@ -35,6 +34,8 @@ from jaxrewrite.engine.rulebook.table import INNER_OWN_TRACE, INNER_PASS_THROUGH
 
 #: A use: where, JAX's error, and how the body needs the value.
 Sink = tuple[ast.expr, str, str]
+#: An expression whose truth value Python takes, and what takes it (``if``, ``not``, ``and``).
+Truth = tuple[ast.expr, str]
 
 #: JAX's errors, as its messages name them.
 INDEX = "TracerIntegerConversionError"
@@ -141,14 +142,12 @@ class Body:
     # -- the sinks ---------------------------------------------------------------------------
 
     def _use(self, node: ast.AST | Truth, flow: Flow) -> Sink | None:
-        if isinstance(node, Truth):
-            if flow.state(node.expr) == ARRAY:
-                what = (
-                    "the truth value of a comparison of it"
-                    if isinstance(node.expr, ast.Compare)
-                    else "its truth value"
-                )
-                return node.expr, BOOL, f"{node.how} needs {what}"
+        if isinstance(node, tuple):
+            expr, taken = node
+            if flow.state(expr) == ARRAY:
+                compared = isinstance(expr, ast.Compare)
+                what = "the truth value of a comparison of it" if compared else "its truth value"
+                return expr, BOOL, f"{taken} needs {what}"
             return None
         if isinstance(node, ast.Call):
             return self._call_use(node, flow)
@@ -397,14 +396,6 @@ _TESTS = {ast.If: "if", ast.While: "while", ast.Assert: "assert"}
 _LEAVING = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 
 
-@dataclass(frozen=True)
-class Truth:
-    """An expression whose truth value Python takes (``if``, ``while``, ``not``, ``and``/``or``)."""
-
-    expr: ast.expr
-    how: str
-
-
 def statements(body: list[ast.stmt], out: list[ast.AST | Truth], resolve: Resolve) -> bool:
     """Collect the sure expressions of ``body``; False once the rest may not run."""
     for stmt in body:
@@ -412,7 +403,7 @@ def statements(body: list[ast.stmt], out: list[ast.AST | Truth], resolve: Resolv
             continue
         if isinstance(stmt, (ast.If, ast.While, ast.Assert)):
             out.extend(expressions(stmt.test, resolve))
-            out.append(Truth(stmt.test, f"'{_TESTS[type(stmt)]}' on it"))
+            out.append((stmt.test, f"'{_TESTS[type(stmt)]}' on it"))
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             out.extend(expressions(stmt.iter, resolve))
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
@@ -463,19 +454,19 @@ def expressions(root: ast.AST, resolve: Resolve) -> list[ast.AST | Truth]:
         out.append(node)
         if isinstance(node, ast.BoolOp):
             word = "and" if isinstance(node.op, ast.And) else "or"
-            out.append(Truth(node.values[0], f"'{word}' on it"))
+            out.append((node.values[0], f"'{word}' on it"))
             stack.append(node.values[0])
             continue
         if isinstance(node, ast.IfExp):
-            out.append(Truth(node.test, "a conditional expression on it"))
+            out.append((node.test, "a conditional expression on it"))
             stack.append(node.test)
             continue
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            out.append(Truth(node.operand, "'not' on it"))
+            out.append((node.operand, "'not' on it"))
         if isinstance(node, ast.Compare) and len(node.ops) > 1:  # a < b < c is (a < b) and (b < c)
             first = ast.Compare(node.left, node.ops[:1], node.comparators[:1])
             first = ast.copy_location(first, node)
-            out.append(Truth(first, "a chained comparison on it"))
+            out.append((first, "a chained comparison on it"))
         stack.extend(reversed(child_nodes(node)))
     return out
 
