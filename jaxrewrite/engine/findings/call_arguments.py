@@ -1,10 +1,6 @@
-"""What the module's visible call sites pass to a transformed function (JR006's second source).
-
-A call of the transformed function (``f(...)`` of a decorated def, ``jax.jit(f)(...)``, ``g(...)``
-after ``g = jax.jit(f)``) shows, per parameter, a value no transform can trace (a str, a function,
-an instance of a plain class, a ``jax.Device``) or a number or array, which the transform traces
-(then a default no longer hides the parameter). Pure: it reads the module's tree and scopes.
-"""
+"""What the module's visible call sites pass to a transformed function (JR006's second source):
+per parameter, a value no transform can trace (a str, a function, an instance of a plain class, a
+``jax.Device``) or a number or array, which it traces (then a default no longer hides it)."""
 
 from __future__ import annotations
 
@@ -67,13 +63,12 @@ class Sites:
     def __init__(self, module: ast.Module, module_scope: Scope) -> None:
         self.module = module
         self.scope = module_scope
-        #: The parent of each Call (a wrapping call, an assignment, a call of it), the def or lambda
-        #: around each call, def and assignment, and the class around each method: one walk.
+        #: In one walk: the parent of each call, the def or lambda around each node of
+        #: ``_RECORDED``, the class around each method, and the calls by name.
         self.parents: dict[int, ast.AST] = {}
         self.around: dict[int, ast.AST] = {}
         self.owners: dict[int, ast.ClassDef] = {}
         self.calls: dict[str, list[ast.Call]] = {}
-        #: Calls of ``receiver.name(...)``, by name: where a method may be called.
         self.attribute_calls: dict[str, list[ast.Call]] = {}
         for child, node, inner in family(module):
             if not isinstance(child, _RECORDED):
@@ -93,20 +88,17 @@ class Sites:
         """Are the class's instances (``scope``: where it is defined) surely neither pytrees nor
         arrays: no base but ``object``, no decorator but ``@dataclass``, no ``__jax_array__``, and
         never used where a registration or a subclass could make them one?"""
-        if (
-            scope is None
-            or node.keywords
-            or any(not (isinstance(b, ast.Name) and b.id == "object") for b in node.bases)
-        ):
-            return False
-        if any(
-            qualname(d.func if isinstance(d, ast.Call) else d, scope) != DATACLASS
-            for d in node.decorator_list
-        ):
-            return False
-        if any(isinstance(s, DEFS) and s.name == "__jax_array__" for s in node.body):
-            return False
-        return node.name not in self._other_uses
+        return (
+            scope is not None
+            and not node.keywords
+            and all(isinstance(b, ast.Name) and b.id == "object" for b in node.bases)
+            and all(
+                qualname(d.func if isinstance(d, ast.Call) else d, scope) == DATACLASS
+                for d in node.decorator_list
+            )
+            and not any(isinstance(s, DEFS) and s.name == "__jax_array__" for s in node.body)
+            and node.name not in self._other_uses
+        )
 
     @cached_property
     def _other_uses(self) -> set[str]:

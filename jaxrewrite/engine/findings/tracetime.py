@@ -1,12 +1,10 @@
 """Trace-time errors found before anything runs (JR006): arguments a transform traces that the
 function's body needs as Python values, or that JAX cannot trace at all.
 
-As Julia's JET.jl, report only the run-time error the analysis can prove: a use of a transform that
-traces abstractly (``abstract`` in the table), the signature JAX sees (no unknown decorator in
-between), the parameter not static for that use (its markers, or the spec as JAX reads it), never
-rebound, and a use of it that runs on every trace. Also a library function handed to a transform
-directly (``jax.jit(jnp.linalg.norm)(x, ord=o)``): the derived table (``concrete_table``) says which
-of its parameters need Python values. Pure: it reads the Analysis and the live scopes.
+As Julia's JET.jl, report only the error the analysis can prove: a transform that traces
+abstractly, the signature JAX sees, the parameter not static for that use, never rebound, and a use
+of it that runs on every trace; or a library function handed to a transform directly
+(``jax.jit(jnp.linalg.norm)(x, ord=o)``), whose parameters the derived table says.
 """
 
 from __future__ import annotations
@@ -22,9 +20,9 @@ from typing import TYPE_CHECKING
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.findings.call_arguments import Passed, Sites
 from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
-from jaxrewrite.engine.findings.flow import ARRAY, TREE, Flow, Function, State, Tree
+from jaxrewrite.engine.findings.flow import ARRAY, TREE, Flow, Function, Tree
 from jaxrewrite.engine.findings.traced_body import NOT_JAX, Body, concrete_arguments
-from jaxrewrite.engine.findings.trees import param_tree, scalar_or_array, untraceable
+from jaxrewrite.engine.findings.trees import param_state, scalar_or_array, untraceable
 from jaxrewrite.engine.read.filters import Filters
 from jaxrewrite.engine.read.handwritten import Refused
 from jaxrewrite.engine.read.lexer import code_mentions
@@ -59,13 +57,11 @@ class Traced:
     param: Param
     use_node: ast.expr
     transform: Transform
-    #: What the module's visible calls pass to it (``engine.findings.call_arguments``).
     passed: tuple[Passed, ...] = ()
 
 
-#: Every transform use, marked or not (as ``EXHAUSTIVE``), with the text searches that only skip
-#: work that cannot matter: call sites where a def of the module is a first argument, and
-#: function bodies with no def, class or decorator walked only when such a call needs them.
+#: Every transform use, marked or not, with the text searches that only skip work that cannot
+#: matter.
 TRACE = Filters(marker_names=False, first_arguments=True)
 
 #: Text every module with a use of an ``abstract`` row contains (a cheap superset): their names.
@@ -73,16 +69,14 @@ _ABSTRACT = [row for rows in FAMILIES.values() for row in rows.values() if row.a
 _NEEDLES = tuple(sorted({row.name.rpartition(".")[2] for row in _ABSTRACT}))
 
 
-#: What follows a needle that names no transform: a "." (``pjit.jit_p``: something inside what
-#: the name is; a transform is named by the last part of a reference) or ``import`` (the module
-#: path of a from-import, ``from jax._src.pjit import reshard``, which binds the names after it).
+#: What follows a needle that names no transform: a "." (``pjit.jit_p``) or ``import`` (``from
+#: jax._src.pjit import reshard``).
 _NOT_A_REFERENCE = re.compile(r"\s*\.|[ \t]+import\b")
 
 
 def may_trace(text: str) -> bool:
     """Cheap pre-filter: False means ``findings.trace_findings`` finds nothing in ``text``: a use
-    names its transform in code, never only inside another word, a docstring or a comment, nor as
-    a module (about half of jax's files that hold a needle anywhere name one in code so)."""
+    names its transform in code, not only in a word, a docstring, a comment or a module path."""
     return any(needle in text for needle in _NEEDLES) and code_mentions(
         text, _NEEDLES, _NOT_A_REFERENCE
     )
@@ -149,20 +143,16 @@ def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
 
 
 def _arrays(body: Body, traced: list[Traced]) -> frozenset[str]:
-    """The traced parameters that are surely arrays (a visible call passes each a number or an
-    array, and none anything else; or a scalar or array annotation), never rebound."""
+    """The traced parameters that are surely arrays (by what visible calls pass, or their
+    annotation), never rebound."""
     out = set()
     for t in traced:
         passed = [p.untraceable is None for p in t.passed]
-        surely = (passed and all(passed)) or _scalar_or_array(body, t.param)
+        ann = unquoted(t.param.node.annotation)
+        surely = (passed and all(passed)) or (ann is not None and scalar_or_array(ann, body.scope))
         if surely and t.param.name not in body.stored:
             out.add(t.param.name)
     return frozenset(out)
-
-
-def _scalar_or_array(body: Body, p: Param) -> bool:
-    ann = unquoted(p.node.annotation)
-    return ann is not None and scalar_or_array(ann, body.scope)
 
 
 def _param_findings(
@@ -191,16 +181,8 @@ def _param_findings(
         return  # differentiated: its tracers are concrete, so only an untraceable type fails
     numbers = any(given.untraceable is None for given in t.passed)
     if default and not numbers:
-        # A default is a Python value: the body fails only where a call passes the parameter,
-        # and no call in view says that one does (jax's own _lu_blocked(a, block_size=128)
-        # under vmap is never passed block_size). A type that can never be traced is still
-        # reported, above: passing one always fails.
-        return
-    seed: State = (
-        ARRAY
-        if numbers or _scalar_or_array(body, p)
-        else param_tree(func, body.scope, src, p, sites)
-    )
+        return  # a default is a Python value, and no call in view passes the parameter
+    seed = ARRAY if numbers else param_state(func, body.scope, src, p, sites)
     if seed is None and unquoted(p.node.annotation) is not None:
         return  # a container or another type: its structure may be all the body needs
     flow = body.flow({p.name: seed or TREE}, plain)
@@ -219,9 +201,8 @@ def _staged_findings(
     body: Body, use_node: ast.expr, t: Transform, src: Source, seen: set[tuple[int, int]]
 ) -> Iterator[Diagnostic]:
     """JR006 on a value jit stages from Python values (``jnp.minimum(n, m)`` before
-    ``jnp.arange``): every jnp/lax call is a tracer under jit, even of Python numbers, so a sink
-    fed by one fails though no parameter is traced. A location a parameter's finding already
-    reports is left to it."""
+    ``jnp.arange``): under jit every jnp/lax call is a tracer. A location in ``seen`` (a
+    parameter's finding) is left to it."""
     flow = body.flow({}, staged=True)
     for where, error, how in body.uses(flow):
         names = [
@@ -244,8 +225,7 @@ def _signature_seen(use: Use, func: Function, scope: Scope) -> bool:
 
 
 def _differentiated(use: Use) -> list[Param] | None:
-    """What grad and its kin trace, read only in the default form (the first parameter): their
-    tracers hold values, so only a type JAX cannot trace at all fails there (``Body.findings``)."""
+    """What grad and its kin trace, read only in the default form (the first parameter)."""
     if any(kw.arg == use.transform.argnums or kw.arg is None for kw in use.written):
         return None
     first = [
@@ -341,11 +321,9 @@ def report(
     )
 
 
-#: The transforms that trace every argument not named static (or mapped, for vmap): JAX's
-#: own rows that trace abstractly (jit, make_jaxpr, vmap, checkpoint, pmap), no lifted ones.
+#: JAX's own rows that trace every argument not named static (or mapped, for vmap).
 _TRACING = tuple(row for row in FAMILIES["jax"].values() if row.abstract)
 _ERROR = "a trace-time error (ConcretizationTypeError or the like)"
-#: Their names, as the text of a use spells the transform (the last part of a reference).
 _NAMES = "|".join(sorted({re.escape(t.name.rpartition(".")[2]) for t in _TRACING}))
 
 
@@ -425,7 +403,7 @@ def _library_call(
 
 
 def _statics(use: ast.Call, t: Transform) -> tuple[set[int], set[str]] | None:
-    """The positions and names the transform's literal keywords make static; None: unreadable."""
+    """The positions and names the transform's literal keywords make static (None: unread)."""
     nums: set[int] = set()
     names: set[str] = set()
     if t.spec is SpecKind.AXES:  # vmap maps every argument but those its in_axes says None of

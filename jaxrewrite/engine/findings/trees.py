@@ -1,12 +1,9 @@
 """What a traced argument is, by its annotation or its class (JR006's seeds).
 
-A scalar or an array is a tracer. A parameter annotated with a class of the module that JAX
-flattens field by field (a NamedTuple, a TypedDict, an Equinox Module, a flax.struct dataclass, a
-dataclass under ``register_dataclass``), or ``self`` of a method of one, is traced leaf by leaf:
-``state.steps`` is a tracer unless the field is static. Where the registration, a base or a
-field's metadata cannot be read, or a field is ``Static[...]`` (split per call), nothing is known.
-A str, a function, an enum member or an instance of a plain class of the module cannot be traced
-at all (``untraceable``). Pure: it reads annotations and class bodies.
+A scalar or an array is a tracer. A pytree class of the module (a NamedTuple, a TypedDict, an
+Equinox Module, a flax.struct dataclass, a dataclass under ``register_dataclass``) is traced leaf
+by leaf, unless a field is static or what makes it so cannot be read. A str, a function, an enum
+member or an instance of a plain class cannot be traced at all (``untraceable``).
 """
 
 from __future__ import annotations
@@ -38,8 +35,7 @@ from jaxrewrite.engine.rulebook.table import (
 )
 from jaxrewrite.errors import RewriteError
 
-#: Annotations of values JAX traces as scalars (truth tests on them fail); arrays are the table's
-#: (``ARRAY_TYPES``, and anything of ``ARRAY_PACKAGE``).
+#: Annotations of values JAX traces as scalars; arrays are the table's.
 SCALARS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
 _ARRAY_FAMILIES = (ARRAY_PACKAGE + ".",)
 #: Annotations no traced argument or leaf can have: (qualname, what to call it).
@@ -220,13 +216,12 @@ def _field_state(ann: ast.expr | None, scope: Scope, src: Source, depth: int) ->
     return None if type_name(ann, scope) in _NEVER_TRACED else TREE
 
 
-def param_tree(func: Function, scope: Scope, src: Source, p: Param, sites: Sites) -> Tree | None:
-    """The fields of the pytree class of the module that the parameter is annotated with, or
-    whose method takes it as ``self``."""
+def param_state(func: Function, scope: Scope, src: Source, p: Param, sites: Sites) -> State:
+    """ARRAY or a Tree where the parameter's annotation says which, or it is ``self`` of a method
+    of a pytree class of the module; else None."""
     ann = unquoted(p.node.annotation)
     if ann is not None:
-        found = annotated(ann, scope, src)
-        return found if isinstance(found, Tree) else None
+        return annotated(ann, scope, src)
     owner = _self_of(func, scope, p, sites)
     if owner is None or scope.parent is None:
         return None
@@ -234,8 +229,8 @@ def param_tree(func: Function, scope: Scope, src: Source, p: Param, sites: Sites
 
 
 def untraceable(func: Function, scope: Scope, p: Param, sites: Sites) -> str | None:
-    """What the annotation (or, for ``self``, the class) says the value is, when no traced value
-    can be one."""
+    """What the annotation (or, for ``self``, the class) says the value is, when it cannot be
+    traced."""
     ann = unquoted(p.node.annotation)
     if ann is None:
         owner = _self_of(func, scope, p, sites)
