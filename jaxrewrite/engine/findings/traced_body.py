@@ -1,9 +1,6 @@
-"""One transformed def's body read for JR006: the expressions that run on every trace (not
-under a branch, a loop body, a handler, a context manager not JAX's own, nor after a statement that
-may leave early; nor in a lambda, a comprehension's body or an operand ``and``/``or`` may skip), and
-where they need a traced value as a Python value (``Body.uses``), following the module's own
-functions, inner functions (closures called, or handed to grad, vmap, jit or lax's control flow),
-methods and properties of traced pytrees, and the ``__call__`` of Linen modules it applies."""
+"""One transformed def's body read for JR006: the expressions that run on every trace, and where
+they need a traced value as a Python value (``Body.uses``), through the module's own functions,
+inner functions, methods and properties of traced pytrees, and Linen modules it applies."""
 
 from __future__ import annotations
 
@@ -98,12 +95,9 @@ class Body:
         self.scope = scope
         self.defs = defs
         self.depth = depth
-        #: Flows of the module's functions this body calls, by (def, what the call passes).
         self._flows: dict[tuple[int, frozenset[tuple[str, State]]], tuple[Body, Flow]] = {}
-        #: The bodies of the functions this one runs, read once each.
         self._bodies: dict[int, Body] = {}
-        #: The names the body binds, nested scopes included (a nested def's or lambda's parameter
-        #: may shadow ours), and the values its targets bind them to.
+        #: Nested scopes included: a nested def's or lambda's parameter may shadow ours.
         self.stored, self.assigned = bindings(func.body, nested=True)
         self.params = {a.arg for a in walk(func.args) if isinstance(a, ast.arg)}
 
@@ -138,8 +132,6 @@ class Body:
             found = self._use(node, flow)
             if found is not None:
                 yield found
-
-    # -- the sinks ---------------------------------------------------------------------------
 
     def _use(self, node: ast.AST | Truth, flow: Flow) -> Sink | None:
         if isinstance(node, tuple):
@@ -210,11 +202,11 @@ class Body:
 
     def _container(self, expr: ast.expr) -> str | None:
         """``dict``/``list`` when ``expr`` is surely a Python dict or list/tuple (a literal, or a
-        name bound once to one): indexing it needs the index as a Python value."""
+        name bound once to one)."""
         if isinstance(expr, ast.Name):
             if expr.id in self.stored:
                 values = self.assigned.get(expr.id, [])
-                if len(values) != 1:  # a target other than ``name = value``: an unknown value
+                if len(values) != 1:
                     return None
                 expr = values[0]
             else:
@@ -226,18 +218,37 @@ class Body:
             return "dict"
         return "list" if isinstance(expr, (ast.List, ast.Tuple, ast.ListComp)) else None
 
-    # -- the functions the body runs ---------------------------------------------------------
-
     def _applied_use(self, call: ast.Call, flow: Flow) -> Sink | None:
-        """A sink in the ``__call__`` of a Linen module ``call`` applies (``applied``)."""
-        found = None
-        if self.depth < _HELPER_DEPTH:
-            found = applied(call, self.scope, self.stored | self.params)
-        scope = self.defs.get(id(found[0])) if found is not None else None
-        if found is None or scope is None:
+        """A sink in the ``__call__`` of a Linen module that ``call`` applies (``model.apply(v, x,
+        train=train)``, ``model`` a module-level name bound once to a call of a Linen class of this
+        module); ``method=`` picks another method, and then nothing is said."""
+        func = call.func
+        if (
+            self.depth >= _HELPER_DEPTH
+            or not isinstance(func, ast.Attribute)
+            or func.attr != "apply"
+            or not isinstance(func.value, ast.Name)
+            or func.value.id in self.stored | self.params
+            or not call.args
+            or isinstance(call.args[0], ast.Starred)
+            or any(kw.arg is None or kw.arg == "method" for kw in call.keywords)
+        ):
             return None
-        target, args, keywords = found
-        seeds = _seeds(target, args, keywords, flow, offset=1)
+        instance = only(self.scope, func.value.id)
+        if not isinstance(instance, Assigned) or not isinstance(instance.value, ast.Call):
+            return None
+        made = instance.value.func
+        cls = only(instance.scope, made.id) if isinstance(made, ast.Name) else None
+        if not isinstance(cls, DefinedClass) or not linen_class(cls):
+            return None
+        target = next(
+            (s for s in cls.node.body if isinstance(s, DEFS) and s.name == "__call__"), None
+        )
+        scope = self.defs.get(id(target))
+        if target is None or scope is None:
+            return None
+        keywords = [kw for kw in call.keywords if kw.arg not in _APPLY_OWN]
+        seeds = _seeds(target, call.args[1:], keywords, flow, offset=1)
         if not seeds:
             return None
         body = self._body(target, scope)
@@ -279,8 +290,7 @@ class Body:
     def _helpers(
         self, call: ast.Call | ast.Attribute, flow: Flow
     ) -> list[tuple[Body, dict[str, State]]]:
-        """The functions a call runs (this def's inner ones, one of the module's, or a method of a
-        traced pytree; a property read runs its getter), each with what the call passes it and
+        """The functions a call (or a property read) runs, each with what the call passes it and
         what it closes over (traced values only)."""
         if self.depth >= _HELPER_DEPTH:
             return []
@@ -318,7 +328,18 @@ class Body:
 
     @cached_property
     def _inner(self) -> dict[str, Function]:
-        return inner_defs(self.func, self.sources)
+        """The defs of the body (not nested in another) whose name is bound nowhere else in it."""
+        out: dict[str, Function] = {}
+        stack: list[ast.AST] = list(self.func.body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, DEFS):
+                if len(self.sources.get(node.name, ())) == 1 and node.name not in self.params:
+                    out[node.name] = node
+                continue
+            if not isinstance(node, (ast.ClassDef, ast.Lambda)):
+                stack.extend(child_nodes(node))
+        return out
 
     def _body(self, func: Function, scope: Scope) -> Body:
         if id(func) not in self._bodies:
@@ -328,8 +349,7 @@ class Body:
     def _member(
         self, expr: ast.Call | ast.Attribute, flow: Flow
     ) -> tuple[Body, dict[str, State]] | None:
-        """``tree.method(...)``, ``tree(...)`` (its ``__call__``) or ``tree.prop`` of a traced
-        pytree."""
+        """``tree.method(...)``, ``tree(...)`` or ``tree.prop`` of a traced pytree."""
         if isinstance(expr, ast.Attribute):
             owner, name, args, keywords = expr.value, expr.attr, [], []
         elif isinstance(expr.func, ast.Attribute):
@@ -374,9 +394,8 @@ def concrete_arguments(
 def _seeds(
     target: Function, args: list[ast.expr], keywords: list[ast.keyword], flow: Flow, offset: int = 0
 ) -> dict[str, State] | None:
-    """What a call passes a def's parameters (after the first ``offset``: a method's self), by
-    name (traced values only); None where it cannot be read (``*args``, ``**kwargs``, a keyword
-    the def does not take)."""
+    """What a call passes a def's parameters after the first ``offset``, by name (traced values
+    only); None where it cannot be read."""
     params = [*target.args.posonlyargs, *target.args.args][offset:]
     if any(isinstance(a, ast.Starred) for a in args) or len(args) > len(params):
         return None
@@ -391,7 +410,6 @@ def _seeds(
 
 #: Context managers under which values are concrete (or errors may be swallowed): not entered.
 _CONCRETE_CONTEXTS = ("ensure_compile_time_eval", "disable_jit")
-#: Statements that take the truth value of their test, by the keyword that spells them.
 _TESTS = {ast.If: "if", ast.While: "while", ast.Assert: "assert"}
 _LEAVING = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 
@@ -409,7 +427,7 @@ def statements(body: list[ast.stmt], out: list[ast.AST | Truth], resolve: Resolv
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             for item in stmt.items:
                 out.extend(expressions(item.context_expr, resolve))
-            # Only JAX's own context managers are entered: another may swallow what its body raises.
+            # Another context manager may swallow what its body raises.
             if not all(_jax_context(item.context_expr, resolve) for item in stmt.items):
                 return False
             if not statements(stmt.body, out, resolve):
@@ -440,8 +458,7 @@ def _jax_context(expr: ast.expr, resolve: Resolve) -> bool:
 
 
 def expressions(root: ast.AST, resolve: Resolve) -> list[ast.AST | Truth]:
-    """The sub-expressions of ``root`` evaluated whenever it is (no lambda, comprehension body,
-    or operand after the first of ``and``/``or``/a conditional expression)."""
+    """The sub-expressions of ``root`` evaluated whenever it is."""
     out: list[ast.AST | Truth] = []
     stack: list[ast.AST] = [root]
     while stack:
@@ -468,22 +485,6 @@ def expressions(root: ast.AST, resolve: Resolve) -> list[ast.AST | Truth]:
             first = ast.copy_location(first, node)
             out.append((first, "a chained comparison on it"))
         stack.extend(reversed(child_nodes(node)))
-    return out
-
-
-def inner_defs(func: Function, found: Sources) -> dict[str, Function]:
-    """The defs of ``func``'s own body whose name is bound nowhere else in it."""
-    out: dict[str, Function] = {}
-    params = {a.arg for a in walk(func.args) if isinstance(a, ast.arg)}
-    stack: list[ast.AST] = list(func.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, DEFS):
-            if len(found.get(node.name, ())) == 1 and node.name not in params:
-                out[node.name] = node
-            continue
-        if not isinstance(node, (ast.ClassDef, ast.Lambda)):
-            stack.extend(child_nodes(node))
     return out
 
 
@@ -515,14 +516,14 @@ def runs(
 
 
 def _kind(expr: ast.expr, resolve: Resolve) -> str | None:
-    """``pass``: a transform that passes the call's own arguments through (the table's
-    ``INNER_PASS_THROUGH``); ``own``: one that traces it with arguments of its own."""
+    """``pass``: a transform that passes the call's own arguments through; ``own``: one that
+    traces it with arguments of its own."""
     name = resolve(expr) or ""
     return "pass" if name in INNER_PASS_THROUGH else "own" if name in INNER_OWN_TRACE else None
 
 
 BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
-#: ``Module.apply``'s own keywords; ``method=`` picks another method (then nothing is said).
+#: ``Module.apply``'s own keywords.
 _APPLY_OWN = frozenset({"rngs", "mutable", "capture_intermediates"})
 
 
@@ -530,32 +531,3 @@ def linen_class(binding: DefinedClass) -> bool:
     """Is the class a direct subclass of ``flax.linen.Module``?"""
     parent = binding.body.parent
     return parent is not None and any(qualname(b, parent) in BASES for b in binding.node.bases)
-
-
-def applied(
-    call: ast.Call, scope: Scope, local: set[str]
-) -> tuple[Function, list[ast.expr], list[ast.keyword]] | None:
-    """The ``__call__`` that ``call`` runs, with the arguments it passes it (not the variables)."""
-    func = call.func
-    if not (
-        isinstance(func, ast.Attribute)
-        and func.attr == "apply"
-        and isinstance(func.value, ast.Name)
-    ):
-        return None
-    if func.value.id in local or not call.args or isinstance(call.args[0], ast.Starred):
-        return None
-    if any(kw.arg is None or kw.arg == "method" for kw in call.keywords):
-        return None
-    instance = only(scope, func.value.id)
-    if not isinstance(instance, Assigned) or not isinstance(instance.value, ast.Call):
-        return None
-    made = instance.value.func
-    cls = only(instance.scope, made.id) if isinstance(made, ast.Name) else None
-    if not isinstance(cls, DefinedClass) or not linen_class(cls):
-        return None
-    for stmt in cls.node.body:
-        if isinstance(stmt, DEFS) and stmt.name == "__call__":
-            keywords = [kw for kw in call.keywords if kw.arg not in _APPLY_OWN]
-            return stmt, call.args[1:], keywords
-    return None
