@@ -18,11 +18,16 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
-from jaxrewrite.engine.findings.call_arguments import Passed, Sites
+from jaxrewrite.engine.findings.call_arguments import (
+    Passed,
+    Sites,
+    param_state,
+    scalar_or_array,
+    untraceable,
+)
 from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
 from jaxrewrite.engine.findings.flow import ARRAY, TREE, Flow, Function, Tree
 from jaxrewrite.engine.findings.traced_body import NOT_JAX, Body, concrete_arguments
-from jaxrewrite.engine.findings.trees import param_state, scalar_or_array, untraceable
 from jaxrewrite.engine.read.filters import Filters
 from jaxrewrite.engine.read.handwritten import Refused
 from jaxrewrite.engine.read.lexer import code_mentions
