@@ -66,7 +66,7 @@ BOUND = {
 
 def method_kind(func: Function, scope: Scope) -> str:
     """``"static"``, ``"class"`` or ``"instance"``: how Python binds a method's first parameter
-    (its decorators read in ``scope``, the class body; a name bound nowhere is a builtin)."""
+    (``scope``: the class body)."""
     for deco in func.decorator_list:
         name = named(deco, scope)
         if name in ("builtins.staticmethod", "builtins.classmethod"):
@@ -129,7 +129,7 @@ class Sites:
     @cached_property
     def _other_uses(self) -> set[str]:
         """Names used other than as a constructor, an annotation or isinstance's class: such a
-        class may be registered as a pytree (``register_pytree_node(C, ...)``) or subclassed."""
+        class may be registered as a pytree or subclassed."""
         allowed: set[int] = set()
         for node in walk(self.module):
             if isinstance(node, ast.Call):
@@ -423,9 +423,8 @@ def tree(local: LocalClass, src: Source, depth: int = 0) -> Tree | None:
 def _members(
     defined: DefinedClass, scope: Scope, depth: int = 0
 ) -> tuple[tuple[str, str, ast.FunctionDef], ...]:
-    """The class's instance methods and properties (``builtins.property``), its own over those of
-    its bases of this module, by name; a name bound twice in one body (a property's setter) is
-    left out, with whatever a base defines under it."""
+    """The class's instance methods and properties, its own over those of its bases of this
+    module, by name; a name bound twice in one body (a property's setter) is left out."""
     found: dict[str, tuple[str, str, ast.FunctionDef] | None] = {}
     for base in defined.node.bases if depth < _DEPTH else ():
         local = local_class(base.value if isinstance(base, ast.Subscript) else base, scope)
@@ -448,7 +447,7 @@ def _registered(
     defined: DefinedClass, scope: Scope, kind: Container
 ) -> frozenset[str] | bool | None:
     """How JAX flattens a class that is no Equinox/flax.struct one: True (every field not marked
-    static in its metadata), the names of its data fields, or None (not a pytree, or unknown)."""
+    static), the names of its data fields, or None (not a pytree, or unknown)."""
     if kind is not Container.CLASS:
         return True  # a NamedTuple or a TypedDict: every entry is a leaf
     for deco in defined.node.decorator_list:

@@ -103,7 +103,7 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) ->
         if id(func) not in defs or not (transform.abstract or transform.spec is SpecKind.DIFF):
             continue
         if not _signature_seen(use, func, defs[id(func)]):
-            continue
+            continue  # a decorator it cannot name hides the def's own signature
         traced = traced_params(use, src) if transform.abstract else _differentiated(use)
         if traced is None:
             continue
@@ -310,20 +310,9 @@ def report(
     passed: str = "",
 ) -> Diagnostic:
     """JR006 at ``node``, on ``name`` as traced by the use of ``transform`` at ``use``."""
+    fields = {"name": name, "transform": transform, "how": how, "error": error, "fix": fix}
     line, col = use.lineno, use.col_offset + 1
-    return Diagnostic.at(
-        src,
-        node,
-        TRACED,
-        name=name,
-        transform=transform,
-        line=line,
-        col=col,
-        how=how,
-        error=error,
-        passed=passed,
-        fix=fix,
-    )
+    return Diagnostic.at(src, node, TRACED, line=line, col=col, passed=passed, **fields)
 
 
 #: JAX's own rows that trace every argument not named static (or mapped, for vmap).
