@@ -543,7 +543,10 @@ def untraceable(func: Function, scope: Scope, p: Param, sites: Sites) -> str | N
     bases = {qualname(b, scope) for b in binding.node.bases}
     if bases & _ENUMS:
         return f"a member of the enum {ann.id}"
-    if _NAMEDTUPLE in bases and _holds_functions(binding):
+    if _NAMEDTUPLE in bases and any(
+        isinstance(stmt, ast.AnnAssign) and type_name(stmt.annotation, binding.body) in _CALLABLES
+        for stmt in binding.node.body
+    ):
         return f"a NamedTuple holding functions ({ann.id})"
     if sites.plain(binding.node, binding.body.parent):
         return f"an instance of {ann.id}, a class of this module that is not a pytree"
@@ -557,10 +560,3 @@ def _self_of(func: Function, scope: Scope, p: Param, sites: Sites) -> ast.ClassD
     if owner is None or not positional or positional[0] is not p.node:
         return None
     return owner if method_kind(func, scope) == "instance" else None
-
-
-def _holds_functions(binding: DefinedClass) -> bool:
-    return any(
-        isinstance(stmt, ast.AnnAssign) and type_name(stmt.annotation, binding.body) in _CALLABLES
-        for stmt in binding.node.body
-    )

@@ -412,6 +412,7 @@ def _seeds(
 _CONCRETE_CONTEXTS = ("ensure_compile_time_eval", "disable_jit")
 _TESTS = {ast.If: "if", ast.While: "while", ast.Assert: "assert"}
 _LEAVING = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+_MAY_LEAVE = (*_LEAVING, ast.If, ast.For, ast.AsyncFor, ast.While, ast.Match)
 
 
 def statements(body: list[ast.stmt], out: list[ast.AST | Truth], resolve: Resolve) -> bool:
@@ -438,16 +439,9 @@ def statements(body: list[ast.stmt], out: list[ast.AST | Truth], resolve: Resolv
             out.extend(expressions(stmt.subject, resolve))
         else:
             out.extend(expressions(stmt, resolve))
-        if isinstance(stmt, _LEAVING) or _leaves_early(stmt):
-            return False
+        if isinstance(stmt, _MAY_LEAVE) and any(isinstance(n, _LEAVING) for n in own_nodes([stmt])):
+            return False  # the rest of the block may not run
     return True
-
-
-def _leaves_early(stmt: ast.stmt) -> bool:
-    """Can control leave the rest of the block from inside this compound statement?"""
-    if not isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Match)):
-        return False
-    return any(isinstance(node, _LEAVING) for node in own_nodes([stmt]))
 
 
 def _jax_context(expr: ast.expr, resolve: Resolve) -> bool:
