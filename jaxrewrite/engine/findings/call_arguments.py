@@ -14,6 +14,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import takewhile
 
 from jaxrewrite.engine.findings.flow import ARRAY, DEFS, TREE, Function, State, Tree, named, only
 from jaxrewrite.engine.findings.traced_body import linen_class
@@ -170,17 +171,13 @@ class Sites:
             # ``bound``: the leading parameters Python fills before the call's own arguments.
             params = [*func.args.posonlyargs, *func.args.args][bound:]
             names = {a.arg for a in (*params, *func.args.kwonlyargs)}
-            for index, arg in enumerate(call.args):
-                if isinstance(arg, ast.Starred) or index >= len(params):
-                    break
-                found = self._what(arg, self.enclosing(call))
+            args = takewhile(lambda a: not isinstance(a, ast.Starred), call.args)
+            given = [(p.arg, a) for p, a in zip(params, args)]
+            given += [(kw.arg, kw.value) for kw in call.keywords if kw.arg in names]
+            for name, expr in given:
+                found = self._what(expr, self.enclosing(call))
                 if found is not None:
-                    out.setdefault(params[index].arg, []).append(found)
-            for kw in call.keywords:
-                if kw.arg in names:
-                    found = self._what(kw.value, self.enclosing(call))
-                    if found is not None:
-                        out.setdefault(kw.arg, []).append(found)
+                    out.setdefault(name, []).append(found)
         return out
 
     def _method_calls(
@@ -244,9 +241,7 @@ class Sites:
             if not isinstance(binding, Defined) or binding.node is not func:
                 return
             yield from (
-                c
-                for c in self._calls_of_name(func.name, self.module)
-                if not self._shadowed(c, func.name)
+                c for c in self.calls.get(func.name, ()) if not self._shadowed(c, func.name)
             )
             return
         node: ast.AST = use_node
@@ -261,9 +256,7 @@ class Sites:
             where = self.enclosing(parent)
             name = pair[0]
             if len(self.local(where)[1].get(name, [])) == 1:
-                yield from (
-                    c for c in self._calls_of_name(name, where) if self.enclosing(c) is where
-                )
+                yield from (c for c in self.calls.get(name, ()) if self.enclosing(c) is where)
 
     def _shadowed(self, node: ast.AST, name: str) -> bool:
         """Is ``name`` bound by a def around ``node`` (not ``node`` itself, nor the module)?"""
@@ -273,15 +266,6 @@ class Sites:
                 return True
             where = self.enclosing(where)
         return False
-
-    def _calls_of_name(self, name: str, where: ast.AST) -> Iterator[ast.Call]:
-        """Calls of ``name`` inside ``where`` (the module, or a def around them)."""
-        for call in self.calls.get(name, ()):
-            node: ast.AST = self.enclosing(call)
-            while node is not where and node is not self.module:
-                node = self.enclosing(node)
-            if node is where:
-                yield call
 
     def _what(self, expr: ast.expr, where: ast.AST) -> Passed | None:
         """What an argument is, when it is visible; None when it is not."""
