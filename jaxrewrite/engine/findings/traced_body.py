@@ -80,11 +80,6 @@ _ARRAY_METHODS = frozenset(
 _NUMPY_ARRAYS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
 #: How deep calls of the module's own functions are followed.
 _HELPER_DEPTH = 3
-#: Indexing a Python container with a tracer: (JAX's error, why).
-_CONTAINER_ERRORS = {
-    "dict": (HASH, "a dict key must be hashable"),
-    "list": (INDEX, "a list index must be a Python int"),
-}
 
 
 class Body:
@@ -149,10 +144,8 @@ class Body:
                 if any(b is not None and flow.traced(b) for b in bounds):
                     error = f"{SLICE}, or {INDEX} for a list"
                     return node, error, "a slice bound must be a Python int"
-            elif flow.traced(node.slice):
-                kind = self._container(node.value)
-                if kind is not None:
-                    return node, *_CONTAINER_ERRORS[kind]
+            elif flow.traced(node.slice) and (found := self._container(node.value)) is not None:
+                return node, *found
         return None
 
     def _call_use(self, node: ast.Call, flow: Flow) -> Sink | None:
@@ -200,9 +193,9 @@ class Body:
                 return node, SHAPE, how
         return self._applied_use(node, flow) or self._helper_use(node, flow)
 
-    def _container(self, expr: ast.expr) -> str | None:
-        """``dict``/``list`` when ``expr`` is surely a Python dict or list/tuple (a literal, or a
-        name bound once to one)."""
+    def _container(self, expr: ast.expr) -> tuple[str, str] | None:
+        """JAX's error, and why, when ``expr`` is surely a Python dict or list/tuple (a literal, or
+        a name bound once to one) indexed with a tracer."""
         if isinstance(expr, ast.Name):
             if expr.id in self.stored:
                 values = self.assigned.get(expr.id, [])
@@ -215,8 +208,10 @@ class Body:
                     return None
                 expr = binding.value
         if isinstance(expr, ast.Dict):
-            return "dict"
-        return "list" if isinstance(expr, (ast.List, ast.Tuple, ast.ListComp)) else None
+            return HASH, "a dict key must be hashable"
+        if isinstance(expr, (ast.List, ast.Tuple, ast.ListComp)):
+            return INDEX, "a list index must be a Python int"
+        return None
 
     def _applied_use(self, call: ast.Call, flow: Flow) -> Sink | None:
         """A sink in the ``__call__`` of a Linen module that ``call`` applies (``model.apply(v, x,
