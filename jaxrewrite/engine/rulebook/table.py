@@ -422,7 +422,7 @@ TRACED_AGAIN: frozenset[str] = frozenset(
 PASSES_THROUGH: frozenset[str] = frozenset(
     {"jax.jit", "jax.grad", "jax.jacrev", "jax.jacfwd", "jax.value_and_grad", "jax.hessian"}
 )
-#: Inner functions a traced def runs (``engine.findings.traced_body``, JR006). Transforms whose result,
+#: Inner functions a traced def runs (``findings.traced_body``, JR006). Transforms whose result,
 #: called, runs the function at once with the call's own arguments
 #: (traced where they are; grad's tracers of a concrete value stay concrete): the inner function's
 #: parameters take the states of what the call passes.
