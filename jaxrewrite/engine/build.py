@@ -32,7 +32,7 @@ from jaxrewrite.engine.rulebook.table import Container
 from jaxrewrite.engine.walk.callsites import call_site
 from jaxrewrite.engine.walk.decorators import defs
 from jaxrewrite.engine.walk.registrations import field_forms, registrations
-from jaxrewrite.engine.walk.walker import Walked, unseen_error
+from jaxrewrite.engine.walk.walker import Walked
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.header import Header, scan_header
 
@@ -142,7 +142,7 @@ def walk_module(scopes: ScopeTree, src: Source, filters: Filters, result: Analys
     their decorators, classes, then call sites (which need both)."""
     exhaustive = not filters.marker_names
     relevant = None if exhaustive else index_of(scopes).names
-    walk = Walked(scopes, src, filters, result, relevant)
+    walk = Walked(scopes, src, result, relevant)
     if relevant is not None and not relevant:
         return walk
     static_classes = classes_with_markers(scopes, relevant)
@@ -179,9 +179,9 @@ def walk_module(scopes: ScopeTree, src: Source, filters: Filters, result: Analys
             call_site(walk, call, scope, site)
         except RewriteError as err:
             walk.refuse(err)
-            code = getattr(err, "code", None) or rules.SYNTAX.code
-            walk.refused_calls.append((call, scope, code))
+            walk.refused_calls.append((call, scope, err.code or rules.SYNTAX.code))
     for node, base in unclear:
         if id(node) not in walk.registered:
-            walk.refuse(unseen_error(node, base, src))
+            base_text = ast.unparse(base)
+            walk.refuse(rules.UNSEEN_BASE_FIELD.error(src, base, cls=node.name, base=base_text))
     return walk

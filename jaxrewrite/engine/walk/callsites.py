@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.analysis import Registration, Use, UseKind
+from jaxrewrite.engine.analysis import Leaf, Registration, Use, UseKind
 from jaxrewrite.engine.read.classes import FunctionalClass, local_class
 from jaxrewrite.engine.read.literals import resolve_keywords
 from jaxrewrite.engine.read.markers import index_of
 from jaxrewrite.engine.read.recognise import (
     TransformRef,
-    ambiguous,
     bound_keywords,
     classify_cut,
     classify_registration,
@@ -29,19 +28,12 @@ from jaxrewrite.engine.read.scopes import (
     Site,
     choice_parts,
 )
-from jaxrewrite.engine.read.signature import read_signature
+from jaxrewrite.engine.read.signature import Signature, read_signature
 from jaxrewrite.engine.read.wrappers import keeps_signature, made_from, peel, wrapper_error
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import opaque_registration
 from jaxrewrite.engine.walk.specs.registration import registration_values
-from jaxrewrite.engine.walk.walker import (
-    Walked,
-    ambiguity_error,
-    complete_use,
-    depth_error,
-    is_overload,
-    same_statics,
-)
+from jaxrewrite.engine.walk.walker import Walked, complete_use, is_overload, untold
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -78,20 +70,12 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
         # (``measure(partial(impl, n=3))``, ``fs.append(impl)``) needs nothing, whatever its
         # argument is, so what that argument names is not even read: a name bound to defs
         # with different statics is no reason to refuse a valid module.
-        pair = ambiguous(call.func, scope)
-        error: RewriteError | None
-        if pair is not None:
-            error = ambiguity_error(call.func, walk.src, pair)
-            code = rules.TRANSFORM_BOUND_TWICE.code
-        elif cut:
-            code, error = rules.TOO_DEEP.code, depth_error(call.func, walk.src)
-        elif looks_like_transform(call.func):
-            code, error = "", None
-        else:
+        error = untold(call.func, scope, cut, walk.src)
+        if error is None and not looks_like_transform(call.func):
             return
         marked = _marked_function(walk, call.args[0], scope, site, exact=error is not None)
         if marked is not None and error is not None:
-            walk.refused_defs[id(marked)] = code
+            walk.refused_defs[id(marked)] = error.code
             raise error
         if marked is not None:
             walk.unknown_calls.setdefault(id(marked), call.func)
@@ -120,41 +104,33 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
         # No markers, nothing to merge: ``jax.jit(fun, *jit_args)`` runs as written, as the
         # import (which reads only calls of marked defs) runs it.
         return
-    local_keywords = bound_keywords(call, ref.transform.positional, ref.transform.name, walk.src)
-    written = ref.keywords + local_keywords
+    t = ref.transform
+    own = bound_keywords(call, t.positional, t.name, walk.src)
+    written = ref.keywords + own
     if written:
-        resolve_keywords(ref.transform, written, scope, walk.src)
+        resolve_keywords(t, written, scope, walk.src)
         arg = call.args[0]
         while isinstance(arg, ast.Call) and arg.args:  # ``jax.jit(jax.named_call(f), ...)``
             if keeps_signature(arg.func, scope):
                 walk.result.keeps_signature.add(id(arg))
             arg = arg.args[0]
     if found is None:  # no markers: reported for migrate, nothing to write
-        sig = (
-            read_signature(func, scope, walk.src, None, index_of(walk.tree))
-            if walk.relevant is None
-            else None
-        )
-        if sig is not None:
-            walk.result.uses.append(
-                Use(
-                    UseKind.CALL,
-                    call,
-                    ref.transform,
-                    func,
-                    sig,
-                    (),
-                    written,
-                    local_keywords,
-                    None,
-                    ref.factory,
-                )
-            )
+        if walk.relevant is None:
+            sig = read_signature(func, scope, walk.src, None, index_of(walk.tree))
+            use = Use(UseKind.CALL, call, t, func, sig, (), written, own, None, ref.factory)
+            walk.result.uses.append(use)
         return
     sig, leaves = found
-    full = TransformRef(ref.transform, written, ref.factory)
-    use = complete_use(UseKind.CALL, call, full, func, sig, leaves, local_keywords, scope, walk.src)
-    walk.result.uses.append(use)
+    full = TransformRef(t, written, ref.factory)
+    complete_use(walk, UseKind.CALL, call, full, func, sig, leaves, own, scope)
+
+
+def _same_statics(
+    a: tuple[Signature, tuple[Leaf, ...]], b: tuple[Signature, tuple[Leaf, ...]]
+) -> bool:
+    return a[0].statics() == b[0].statics() and [
+        (*leaf.spec(), leaf.marks, leaf.inner) for leaf in a[1]
+    ] == [(*leaf.spec(), leaf.marks, leaf.inner) for leaf in b[1]]
 
 
 def _marked_function(
@@ -226,7 +202,7 @@ def _function(
         func = defs[-1]
     elif len(defs) == len(seen) and all(marked):
         first = walk.signatures[id(defs[0])]
-        if all(same_statics(walk.signatures[id(other)], first) for other in defs[1:]):
+        if all(_same_statics(walk.signatures[id(other)], first) for other in defs[1:]):
             func = defs[-1]
             # Twin defs (``if ...: def f`` / ``else: def f``, ``for fn in (f, g):``): the
             # use applies to whichever runs.

@@ -5,24 +5,19 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.analysis import Inner, Leaf, UseKind
+from jaxrewrite.engine.analysis import Leaf, UseKind
 from jaxrewrite.engine.read.classes import ClassInfo, class_key
 from jaxrewrite.engine.read.filters import may_matter
 from jaxrewrite.engine.read.literals import resolve_keywords
 from jaxrewrite.engine.read.markers import index_of
-from jaxrewrite.engine.read.recognise import ambiguous, classify, classify_cut
+from jaxrewrite.engine.read.recognise import classify, classify_cut
 from jaxrewrite.engine.read.resolve import MAX_DEPTH
 from jaxrewrite.engine.read.scopes import Scope
-from jaxrewrite.engine.read.signature import Kind, Signature, read_signature
+from jaxrewrite.engine.read.signature import Kind, Param, Signature, read_signature
 from jaxrewrite.engine.read.wrappers import keeps_signature, passes_through, wrapper_error
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import Container, Mark
-from jaxrewrite.engine.walk.walker import (
-    Walked,
-    ambiguity_error,
-    complete_use,
-    depth_error,
-)
+from jaxrewrite.engine.walk.walker import Walked, complete_use, untold
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -68,18 +63,14 @@ def decorator(
 ) -> None:
     ref, cut = classify_cut(deco, scope)
     if ref is None:
-        pair = ambiguous(deco, scope) if marked else None
-        if pair is not None:
-            walk.refused_defs[id(func)] = rules.TRANSFORM_BOUND_TWICE.code
-            raise ambiguity_error(deco, walk.src, pair)
-        if marked and cut:
-            walk.refused_defs[id(func)] = rules.TOO_DEEP.code
-            raise depth_error(deco, walk.src)
+        error = untold(deco, scope, cut, walk.src) if marked else None
+        if error is not None:
+            walk.refused_defs[id(func)] = error.code
+            raise error
         return
     walk.applied.add(id(func))
-    decorators = func.decorator_list
-    if marked and decorators[-1] is not deco:  # a transform directly above the def has none below
-        below = decorators[decorators.index(deco) + 1 :]
+    below = func.decorator_list[func.decorator_list.index(deco) + 1 :]
+    if marked:  # a transform directly above the def has none below
         wrapper = next(
             (d for d in below if classify(d, scope) is None and not passes_through(d, scope)),
             None,
@@ -89,10 +80,8 @@ def decorator(
     local = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
     if ref.keywords:
         resolve_keywords(ref.transform, ref.keywords, scope, walk.src)
-        below = decorators[decorators.index(deco) + 1 :]
         walk.result.keeps_signature.update(id(d) for d in below if keeps_signature(d, scope))
-    use = complete_use(UseKind.DECORATOR, deco, ref, func, sig, leaves, local, scope, walk.src)
-    walk.result.uses.append(use)
+    complete_use(walk, UseKind.DECORATOR, deco, ref, func, sig, leaves, local, scope)
 
 
 def per_leaf_params(walk: Walked, sig: Signature, scope: Scope) -> tuple[Leaf, ...]:
@@ -100,40 +89,34 @@ def per_leaf_params(walk: Walked, sig: Signature, scope: Scope) -> tuple[Leaf, .
     found = []
     for param in sig.params:
         ann = param.node.annotation
-        if param.markers or ann is None:
+        local = walk.leaf_class(ann, scope) if ann is not None and not param.markers else None
+        info = None if local is None else walk.info(local[0])
+        if local is None or info is None or info.kind is Container.CLASS:
             continue
-        found_class = walk.leaf_class(ann, scope)
-        if found_class is None:
-            continue
-        info = walk.info(found_class[0])
-        if info.kind is Container.CLASS:
-            continue
-        marks = tuple((f.name, f.markers) for f in info.static_fields)
         try:
-            inner = inner_entries(walk, info, (class_key(found_class[0][0]),), [MOST_NESTED])
+            leaf = entries(walk, info, param, (class_key(local[0][0]),), [MOST_NESTED])
         except _TooMany:
             raise rules.LEAVES_RECURSE.error(
                 walk.src, param.node, "many", name=param.name, most=MOST_NESTED
             ) from None
-        if not marks and not inner:
+        if leaf is None:
             continue
         if param.kind in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
             raise rules.LEAVES_VARARGS.error(
                 walk.src, param.node, kind=param.kind.value, name=param.name
             )
-        statics = tuple(name for name, m in marks if Mark.STATIC in m)
-        nodes = tuple(f.node for f in info.static_fields)
-        found.append(Leaf(param, info.kind, statics, marks, inner, nodes))
+        statics = tuple(name for name, marks in leaf.marks if Mark.STATIC in marks)
+        found.append(Leaf(param, info.kind, statics, leaf.marks, leaf.inner, leaf.nodes))
     return tuple(found)
 
 
-def inner_entries(
-    walk: Walked, info: ClassInfo, path: tuple[int, ...], left: list[int]
-) -> tuple[Inner, ...]:
-    """The unmarked entries of a container that are containers with marked entries
-    themselves (to any depth), each with every marked entry (``Inner.held`` narrows); ``left``
+def entries(
+    walk: Walked, info: ClassInfo, key: Param | str, path: tuple[int, ...], left: list[int]
+) -> Leaf | None:
+    """A container's marked entries and, to any depth, its unmarked entries that are containers
+    with marked entries themselves, all held (``Leaf.held`` narrows); None without any. ``left``
     holds how many more nested containers the per-leaf parameter being read may hold."""
-    found = []
+    inner = []
     for entry in info.fields:
         if entry.markers or entry.annotation is None or entry.scope is None:
             continue
@@ -143,18 +126,20 @@ def inner_entries(
         sub = walk.info(local[0])
         if sub.kind is Container.CLASS:
             continue  # a registered dataclass: its Static fields are its own meta_fields
-        key = class_key(local[0][0])
-        if key in path or len(path) > MAX_DEPTH:
+        sub_key = class_key(local[0][0])
+        if sub_key in path or len(path) > MAX_DEPTH:
             raise rules.LEAVES_RECURSE.error(walk.src, entry.node, name=entry.name, held=sub.name)
         left[0] -= 1
         if left[0] < 0:
             raise _TooMany
-        marks = tuple((f.name, f.markers) for f in sub.static_fields)
-        deeper = inner_entries(walk, sub, (*path, key), left)
-        if marks or deeper:
-            nodes = tuple(f.node for f in sub.static_fields)
-            found.append(Inner(entry.name, sub.kind, (), marks, deeper, nodes))
-    return tuple(found)
+        found = entries(walk, sub, entry.name, (*path, sub_key), left)
+        if found is not None:
+            inner.append(found)
+    marks = tuple((f.name, f.markers) for f in info.static_fields)
+    if not (marks or inner):
+        return None
+    nodes = tuple(f.node for f in info.static_fields)
+    return Leaf(key, info.kind, (), marks, tuple(inner), nodes)
 
 
 #: The most nested containers one per-leaf parameter may hold, counted along every path: a class
