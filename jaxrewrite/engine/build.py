@@ -31,7 +31,7 @@ from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import Container
 from jaxrewrite.engine.walk.callsites import call_site
 from jaxrewrite.engine.walk.decorators import defs
-from jaxrewrite.engine.walk.registrations import field_forms, registrations
+from jaxrewrite.engine.walk.registrations import classes
 from jaxrewrite.engine.walk.walker import Walked
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.header import Header, scan_header
@@ -147,14 +147,14 @@ def walk_module(scopes: ScopeTree, src: Source, filters: Filters, result: Analys
         return walk
     static_classes = classes_with_markers(scopes, relevant)
     leaf_names = set()
-    unreadable: set[int] = set()  # refused once here: field_forms does not read them again
-    for key, local in static_classes.items():
+    readable = []
+    for local in static_classes.values():
         try:
             info = walk.info(local)
         except RewriteError as err:
-            walk.refuse(err)
-            unreadable.add(key)
+            walk.refuse(err)  # once: the class is not read again
             continue
+        readable.append((local, info))
         if info.kind is not Container.CLASS and info.static_fields:
             defined = local[0]
             leaf_names.add(
@@ -162,9 +162,7 @@ def walk_module(scopes: ScopeTree, src: Source, filters: Filters, result: Analys
             )
     walk.leaf_names.update(leaf_aliases(scopes, leaf_names))
     defs(walk, exhaustive)
-    registrable = registrations(walk, static_classes)
-    readable = {k: v for k, v in static_classes.items() if k not in unreadable}
-    unclear = field_forms(walk, readable)
+    registrable, unclear = classes(walk, readable)
     names = (
         None
         if exhaustive

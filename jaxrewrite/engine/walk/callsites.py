@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.analysis import Leaf, Registration, Use, UseKind
+from jaxrewrite.engine.analysis import Leaf, Use, UseKind
 from jaxrewrite.engine.read.classes import FunctionalClass, local_class
 from jaxrewrite.engine.read.literals import resolve_keywords
 from jaxrewrite.engine.read.markers import index_of
@@ -32,7 +32,7 @@ from jaxrewrite.engine.read.signature import Signature, read_signature
 from jaxrewrite.engine.read.wrappers import keeps_signature, made_from, peel, wrapper_error
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import opaque_registration
-from jaxrewrite.engine.walk.specs.registration import registration_values
+from jaxrewrite.engine.walk.registrations import register
 from jaxrewrite.engine.walk.walker import Walked, complete_use, is_overload, untold
 from jaxrewrite.errors import RewriteError
 
@@ -53,9 +53,8 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
         node = local[0].node
         walk.registered.add(id(node))
         own = bound_keywords(call, transform.positional, transform.name, walk.src)
-        values = registration_values(transform, keywords + own, walk.info(local), walk.src, call)
-        registered = Registration(UseKind.CALL, call, transform, node, keywords + own, own, values)
-        walk.result.registrations.append(registered)
+        registration = (transform, keywords + own)
+        register(walk, UseKind.CALL, call, registration, node, own, walk.info(local), scope)
         return
     if opaque_registration(qualname(call.func, scope)) is not None:
         local = local_class(call.args[0], scope)

@@ -137,8 +137,8 @@ def complete_use(
         check_import_visible(node, scope, src)
     use = Use(kind, node, t, func, sig, leaves, ref.keywords, local, values, ref.factory)
     if use.needs_edit and ref.factory and (call is not None or bare):
-        at = node if call is None else call.func
-        raise factory.error(src, at, name=t.name, expr=ast.unparse(at))
+        written = node if call is None else call.func
+        raise factory.error(src, written, name=t.name, expr=ast.unparse(written))
     walk.result.uses.append(use)
 
 
