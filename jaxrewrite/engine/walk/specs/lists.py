@@ -34,7 +34,7 @@ from jaxrewrite.engine.read.literals import (
 from jaxrewrite.engine.read.signature import Kind, Param, Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import Transform
-from jaxrewrite.engine.walk.specs.base import SpecUse, marked, vararg_name
+from jaxrewrite.engine.walk.specs.base import SpecUse, marked, vararg_name, written
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
@@ -59,7 +59,8 @@ def complete(use: SpecUse) -> Values | None:
     spec = marked(use)
     if spec is None:
         return None
-    t, static, sig, effective, src, _ = spec
+    static, effective = spec
+    t, sig, src = use.ref.transform, use.sig, use.src
     user_nums = literal_ints(effective.get(t.argnums), t.argnums, src)
     user_names = literal_strs(effective.get(t.argnames), t.argnames, src) if t.argnames else ()
     nums = set(user_nums)
@@ -105,29 +106,6 @@ def _both_written(effective: dict[str, ast.expr], t: Transform) -> bool:
 # -- reverse: JAX's reading of a hand-written spec ----------------------------------------------
 
 
-def _effective(use: Use) -> dict[str, ast.expr]:
-    written: dict[str, ast.expr] = {}
-    for kw in use.written:
-        if kw.arg is None:
-            raise Reason.UNPACKED.refused(
-                "migrate", transform=use.transform.name, mapping=ast.unparse(kw.value)
-            )
-        written[kw.arg] = kw.value
-    return written
-
-
-def _ints(node: ast.expr | None, keyword: str, src: Source) -> tuple[int, ...] | None:
-    """A literal int spec; None when absent or ``None`` (JAX: not given)."""
-    return _read(literal_ints, node, keyword, src, "int or tuple of ints")
-
-
-def _strs(node: ast.expr | None, keyword: str, src: Source) -> tuple[str, ...] | None:
-    return _read(literal_strs, node, keyword, src, "str or tuple of str")
-
-
-T = TypeVar("T")
-
-
 def _read(
     reader: Callable[[ast.expr, str, Source], tuple[T, ...]],
     node: ast.expr | None,
@@ -135,6 +113,7 @@ def _read(
     src: Source,
     what: str,
 ) -> tuple[T, ...] | None:
+    """A literal spec read by ``reader``; None when absent or ``None`` (JAX: not given)."""
     if node is None or literal(node) is None:
         return None
     try:
@@ -144,6 +123,10 @@ def _read(
         raise Reason.NON_LITERAL.refused(
             "migrate", keyword=keyword, spec=ast.unparse(node), kind=kind
         ) from None
+
+
+T = TypeVar("T")
+_INTS, _STRS = "int or tuple of ints", "str or tuple of str"
 
 
 def _check_positions(nums: Iterable[int], sig: Signature, keyword: str) -> None:
@@ -175,15 +158,17 @@ def _check_names(
 def read(use: Use, sig: Signature, src: Source) -> Reading:
     """JAX's reading of the spec a use wrote (``Refused`` where no annotation can say the same)."""
     t = use.transform
-    written = _effective(use)
-    nums = _ints(written.get(t.argnums), t.argnums, src)
-    names = _strs(written.get(t.argnames), t.argnames, src) if t.argnames is not None else None
+    found = written(use)
+    nums = _read(literal_ints, found.get(t.argnums), t.argnums, src, _INTS)
+    names = (
+        _read(literal_strs, found.get(t.argnames), t.argnames, src, _STRS) if t.argnames else None
+    )
     extra = t.read_also
     extra_positions: tuple[int, ...] = ()
     inferred = False
-    if extra is not None and extra[0] in written:
+    if extra is not None and extra[0] in found:
         word, how = extra
-        extra_names = _strs(written[word], word, src)
+        extra_names = _read(literal_strs, found[word], word, src, _STRS)
         if extra_names:
             if how == "refuse":
                 raise Reason.UNSUPPORTED.refused(transform=t.name, word=word, keyword=t.argnums)
