@@ -1,9 +1,5 @@
-"""The one analysis every front end reads: what the module opts into, every transform use with its
-transform, signature and user-written spec, and every finding with its code.
-
-Pure: text in, an ``Analysis`` value out. ``plan`` turns it into edits, the import hook raises its
-first error, ``show`` prints its findings, ``check`` and ``migrate`` read its uses.
-"""
+"""The one analysis every front end reads, built: text in, an ``Analysis`` value out (parse,
+scopes, the walk, then the finding passes the front end hands in)."""
 
 from __future__ import annotations
 
@@ -36,11 +32,8 @@ from jaxrewrite.engine.walk.walker import Walked
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.header import Header, scan_header
 
-Function = ast.FunctionDef | ast.AsyncFunctionDef
-
-#: A finding pass over the analysis while its tree, scopes and walk are alive (the rules' registry
-#: and the trace-time pass each make one; ``engine.findings`` lists check's and show's): it adds to
-#: the Analysis. Front ends choose the passes, so the analysis never imports them.
+#: A finding pass over the analysis while its tree, scopes and walk are alive: front ends choose
+#: the passes (``engine.findings``), so the analysis never imports them.
 TreePass = Callable[[Analysis, ScopeTree, ast.Module, Walked], None]
 
 
@@ -93,12 +86,9 @@ def keeping_tree(into: list[ast.Module]) -> TreePass:
 
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
-    """Pause the cyclic collector; the caller frees the AST (and what holds it) before leaving.
-
-    The AST is large and planning allocates many small objects: a running collector would rescan
-    the whole tree again and again. The collector is process-wide, so it is paused only while no
-    other thread runs. Nested pauses leave it to the outermost.
-    """
+    """Pause the cyclic collector, which would rescan the large AST again and again while the
+    analysis allocates; the caller frees the AST before leaving. Process-wide, so only while no
+    other thread runs; nested pauses leave it to the outermost."""
     if not gc.isenabled() or threading.active_count() != 1:
         yield
         return

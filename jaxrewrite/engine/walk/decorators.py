@@ -47,41 +47,26 @@ def defs(walk: Walked, exhaustive: bool) -> None:
             continue
         for deco in func.decorator_list:
             try:
-                decorator(walk, deco, func, sig, leaves, scope, marked)
+                ref, cut = classify_cut(deco, scope)
+                error = untold(deco, scope, cut, walk.src) if ref is None and marked else None
+                if error is not None:
+                    walk.refused_defs[id(func)] = error.code
+                    raise error
+                if ref is None:
+                    continue
+                walk.applied.add(id(func))
+                below = func.decorator_list[func.decorator_list.index(deco) + 1 :]
+                for d in below if marked else ():  # below it: transforms and pass-throughs only
+                    if classify(d, scope) is None and not passes_through(d, scope):
+                        raise wrapper_error(d, d, func, walk.src)
+                if ref.keywords:
+                    resolve_keywords(ref.transform, ref.keywords, scope, walk.src)
+                    keeps = (id(d) for d in below if keeps_signature(d, scope))
+                    walk.result.keeps_signature.update(keeps)
+                local = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
+                complete_use(walk, UseKind.DECORATOR, deco, ref, func, sig, leaves, local, scope)
             except RewriteError as err:
                 walk.refuse(err)
-
-
-def decorator(
-    walk: Walked,
-    deco: ast.expr,
-    func: Function,
-    sig: Signature,
-    leaves: tuple[Leaf, ...],
-    scope: Scope,
-    marked: bool,
-) -> None:
-    ref, cut = classify_cut(deco, scope)
-    if ref is None:
-        error = untold(deco, scope, cut, walk.src) if marked else None
-        if error is not None:
-            walk.refused_defs[id(func)] = error.code
-            raise error
-        return
-    walk.applied.add(id(func))
-    below = func.decorator_list[func.decorator_list.index(deco) + 1 :]
-    if marked:  # a transform directly above the def has none below
-        wrapper = next(
-            (d for d in below if classify(d, scope) is None and not passes_through(d, scope)),
-            None,
-        )
-        if wrapper is not None:
-            raise wrapper_error(wrapper, wrapper, func, walk.src)
-    local = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
-    if ref.keywords:
-        resolve_keywords(ref.transform, ref.keywords, scope, walk.src)
-        walk.result.keeps_signature.update(id(d) for d in below if keeps_signature(d, scope))
-    complete_use(walk, UseKind.DECORATOR, deco, ref, func, sig, leaves, local, scope)
 
 
 def per_leaf_params(walk: Walked, sig: Signature, scope: Scope) -> tuple[Leaf, ...]:
