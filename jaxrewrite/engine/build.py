@@ -75,13 +75,9 @@ def build_analysis(
 
 
 def keeping_tree(into: list[ast.Module]) -> TreePass:
-    """A pass that keeps the analysed tree in ``into``: ``build_analysis`` frees it otherwise, and a
-    caller that needs it afterwards (the hook's tree route, migrate) need not parse again."""
-
-    def keep(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) -> None:
-        into.append(tree)
-
-    return keep
+    """A pass that keeps the analysed tree in ``into`` (``build_analysis`` frees it otherwise),
+    for a caller that needs it afterwards (migrate)."""
+    return lambda result, scopes, tree, walk: into.append(tree)
 
 
 @contextlib.contextmanager

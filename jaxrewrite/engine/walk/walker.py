@@ -1,10 +1,5 @@
-"""The walk's state and the one completion of a use, shared by the walk's steps.
-
-``Walked`` is built by ``build.walk_module`` and its steps (``decorators``, ``registrations``,
-``callsites``), then handed to the finding passes, which only read it. ``complete_use`` completes
-a use of a transform on a marked def (the spec math of ``engine.walk.specs``), for decorators and
-call sites alike.
-"""
+"""The walk's state, one ``Walked`` value built by ``build.walk_module``'s steps and then handed
+to the finding passes, which only read it; and what the steps share, ``complete_use`` first."""
 
 from __future__ import annotations
 
@@ -50,7 +45,7 @@ class Walked:
     relevant: set[str] | None = None
     #: Names of the module's TypedDict/NamedTuple classes with marked fields (per-leaf statics).
     leaf_names: set[str] = field(default_factory=set)
-    #: Each class read (``info``), by the id of its node: a memo of ``read_class``.
+    #: Each class read (``info``), by the id of its node.
     class_info: dict[int, ClassInfo] = field(default_factory=dict)
     #: Defs with markers or per-leaf parameters: (signature, leaves).
     signatures: dict[int, tuple[Signature, tuple[Leaf, ...]]] = field(default_factory=dict)
@@ -62,18 +57,15 @@ class Walked:
     #: be when it runs (``if``/``else`` twins, ``for fn in (f, g):``): the use applies to them.
     twins: dict[int, list[Function]] = field(default_factory=dict)
     #: Marked defs with a use refused because what is applied, or to what, cannot be told
-    #: (JR104, JR127), with that code: the error says what to do, so lint adds no JR002/JR004
-    #: beside it, and the ledger has the def's markers refused by it.
+    #: (JR104, JR127), with that code: lint adds no JR002/JR004 beside the error.
     refused_defs: dict[int, str] = field(default_factory=dict)
     #: Marked defs passed to a call that looks like a transform the table lacks.
     unknown_calls: dict[int, ast.expr] = field(default_factory=dict)
     #: Classes a ``register_dataclass(C)`` call site registers.
     registered: set[int] = field(default_factory=set)
-    #: Transform call sites whose argument is made from a marked def in a way not seen
-    #: through (JR007), with that def.
+    #: Transform calls of a marked def not seen through (JR007), with that def.
     unseen: list[tuple[ast.Call, Function]] = field(default_factory=list)
-    #: Classes registered by a flatten of the user's (``register_pytree_node_class``...),
-    #: with the registering expression: their Static fields do nothing (JR020).
+    #: Classes registered by a flatten of the user's, with the registering expression (JR020).
     opaque: list[tuple[ast.ClassDef, ast.expr]] = field(default_factory=list)
     #: Transform calls refused, with their scope and the refusal's code.
     refused_calls: list[tuple[ast.Call, Scope, str]] = field(default_factory=list)
@@ -112,11 +104,10 @@ def complete_use(
     local: tuple[ast.keyword, ...],
     scope: Scope,
 ) -> None:
-    """One use of a transform on a marked def (a decorator, or a call site ``node``), completed
-    into the analysis: ``ref.keywords`` is all the use writes, ``local`` what is written at
-    ``node`` itself. The per-leaf refusals first (nothing can be written), then the spec math,
-    then what the text written would need (the builtin ``__import__``; a factory's result takes
-    no keywords)."""
+    """One use of a transform (a decorator, or a call site ``node``) into the analysis, for
+    decorators and call sites alike: ``ref.keywords`` is all the use writes, ``local`` what is
+    written at ``node`` itself. The per-leaf refusals first (nothing can be written), then the
+    spec math, then what the written text needs."""
     src, t = walk.src, ref.transform
     leaves = tuple(filter(None, (leaf.held(t.markers) for leaf in leaves)))
     call = node if kind is UseKind.CALL and isinstance(node, ast.Call) else None

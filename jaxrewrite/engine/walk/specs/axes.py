@@ -1,9 +1,7 @@
 """The axes kind (``SpecKind.AXES``): vmap's ``in_axes``, ``None`` at the static positions.
 
-Forward, ``complete``: ``None`` at the marked positions, merged with a literal ``in_axes``. Reverse,
-``read``: the positions a hand-written ``in_axes`` leaves unmapped (an entry that is not an int
-axis), which reach the function as they are passed. An ``in_axes`` of ``None`` is not a static
-argument to jit, so ``keywords`` is empty.
+``read``: the positions a hand-written ``in_axes`` leaves unmapped, which reach the function as
+they are passed. No ``in_axes`` makes an argument static to jit, so ``keywords`` is empty.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
 """What the spec kinds share: one use as a kind reads it, and the refusals of marked parameters
-the kinds writing keywords (lists, axes) share (``**`` keywords, keyword-only parameters under a
-positions-only row, arrays at custom_vjp's positions, Linen's tail, donation).
-"""
+shared by the kinds that write keywords (lists, axes)."""
 
 from __future__ import annotations
 

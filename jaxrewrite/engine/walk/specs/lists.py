@@ -1,12 +1,8 @@
 """The lists kind (``SpecKind.LISTS``): positions, and names where the row takes them, as in
 jit's ``static_argnums``/``static_argnames``.
 
-Forward, ``complete``: the complete lists, merged with what the user already wrote. Once both
-``static_argnums`` and ``static_argnames`` are given JAX infers neither from the other, so every
-list written here is complete; where the user wrote both, what they say is kept as it is and
-only the marked parameters are added. Reverse, ``read``: JAX's reading of a hand-written spec
-(``infer_argnums_and_argnames``: one list given, the other inferred through positional-or-keyword
-parameters; both given, each taken as it is), through the same literal readers.
+Once both lists are given JAX infers neither from the other, so ``complete`` writes both lists
+complete; ``read`` is JAX's own reading of a hand-written spec (``infer_argnums_and_argnames``).
 """
 
 from __future__ import annotations
@@ -43,15 +39,8 @@ if TYPE_CHECKING:
 
 def keywords(t: Transform) -> frozenset[str]:
     """The keywords that make arguments static for ``t``: its lists, and what JAX reads besides."""
-    words = {t.argnums}
-    if t.argnames is not None:
-        words.add(t.argnames)
-    if t.read_also is not None:
-        words.add(t.read_also[0])
-    return frozenset(words)
-
-
-# -- forward: the complete lists ----------------------------------------------------------------
+    also = None if t.read_also is None else t.read_also[0]
+    return frozenset(word for word in (t.argnums, t.argnames, also) if word is not None)
 
 
 def complete(use: SpecUse) -> Values | None:
@@ -70,17 +59,19 @@ def complete(use: SpecUse) -> Values | None:
             nums.add(p.position)
         if p.kind is Kind.POSITIONAL_OR_KEYWORD or p.kind is Kind.KEYWORD_ONLY:
             names.add(p.name)
-    out: Values = []
-    if t.argnames is not None and not _both_written(effective, t):
-        # Complete both lists: once both are given, JAX infers neither from the other. Where
-        # the user gave both, JAX read them apart (a position static only by position, a name
-        # only by name), so only the marked parameters join them, each in both.
+    # Complete both lists: once both are given, JAX infers neither from the other. Where the user
+    # gave both (``None`` is not given), JAX read them apart (a position static only by position,
+    # a name only by name), so only the marked parameters join them, each in both.
+    both = all(
+        k in effective and literal(effective[k]) is not None for k in (t.argnums, t.argnames)
+    )
+    if t.argnames is not None and not both:
         for p in sig.params:
             if p.kind is Kind.POSITIONAL_OR_KEYWORD and (p.name in names or p.position in nums):
                 names.add(p.name)
                 nums.add(p.position)  # type: ignore[arg-type]
     final_nums: Value = tuple(sorted(nums))
-    out.append((t.argnums, final_nums, same(effective.get(t.argnums), final_nums)))
+    out: Values = [(t.argnums, final_nums, same(effective.get(t.argnums), final_nums))]
     if t.argnames is not None:
         ordered = [
             p.name
@@ -92,18 +83,6 @@ def complete(use: SpecUse) -> Values | None:
         final_names: Value = tuple(ordered + [n for n in user_names if n not in ordered])
         out.append((t.argnames, final_names, same(effective.get(t.argnames), final_names)))
     return out
-
-
-def _both_written(effective: dict[str, ast.expr], t: Transform) -> bool:
-    """Did the user give both lists (``None`` is not given)? JAX then infers neither from the
-    other (``infer_argnums_and_argnames``, unchanged from the floor 0.4.30 to 0.10.2)."""
-    return all(
-        t_key is not None and t_key in effective and literal(effective[t_key]) is not None
-        for t_key in (t.argnums, t.argnames)
-    )
-
-
-# -- reverse: JAX's reading of a hand-written spec ----------------------------------------------
 
 
 def _read(
