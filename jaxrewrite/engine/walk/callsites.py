@@ -64,20 +64,26 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
         return
     ref, cut = classify_cut(call.func, scope)
     if ref is None:
-        # No transform: the argument matters only where the callee may be one after all
-        # (JR104, JR127) or is reported as looking like one. A plain call
-        # (``measure(partial(impl, n=3))``, ``fs.append(impl)``) needs nothing, whatever its
-        # argument is, so what that argument names is not even read: a name bound to defs
-        # with different statics is no reason to refuse a valid module.
+        # No transform: the argument matters only where the callee may be one after all (JR104,
+        # JR127) or looks like one; a plain call (``fs.append(impl)``) needs nothing, so what its
+        # argument names is not even read. Nor is the argument refused itself (JR119, JR125
+        # belong to transforms' arguments).
         error = untold(call.func, scope, cut, walk.src)
         if error is None and not looks_like_transform(call.func):
             return
-        marked = _marked_function(walk, call.args[0], scope, site, exact=error is not None)
-        if marked is not None and error is not None:
-            walk.refused_defs[id(marked)] = error.code
+        if error is None:
+            target = made_from(call.args[0], scope, walk.signatures)
+            if target is not None:
+                walk.unknown_calls.setdefault(id(target), call.func)
+            return
+        try:
+            target = _function(walk, call.args[0], scope, site)
+        except (TooDeep, RewriteError):
+            # The callee's refusal is the one to raise: what its argument is comes second.
+            target = made_from(call.args[0], scope, walk.signatures)
+        if target is not None and id(target) in walk.signatures:
+            walk.refused_defs[id(target)] = error.code
             raise error
-        if marked is not None:
-            walk.unknown_calls.setdefault(id(marked), call.func)
         return
     try:
         func = _function(walk, call.args[0], scope, site)
@@ -130,23 +136,6 @@ def _same_statics(
     return a[0].statics() == b[0].statics() and [
         (*leaf.spec(), leaf.marks, leaf.inner) for leaf in a[1]
     ] == [(*leaf.spec(), leaf.marks, leaf.inner) for leaf in b[1]]
-
-
-def _marked_function(
-    walk: Walked, arg: ast.expr, scope: Scope, site: Site, exact: bool = True
-) -> Function | None:
-    """The marked def ``arg`` stands for, for a callee that is no known transform; never a
-    refusal of the argument itself (JR119, JR125 belong to transforms' arguments). ``exact``
-    False (a finding, not a refusal, hangs on the answer): any marked def in reach."""
-    if not exact:
-        return made_from(arg, scope, walk.signatures)
-    try:
-        func = _function(walk, arg, scope, site)
-    except (TooDeep, RewriteError):
-        # Maybe: what decides the callee's refusal, which is the one to raise (the callee
-        # cannot be told; what its argument is comes second).
-        return made_from(arg, scope, walk.signatures)
-    return func if func is not None and id(func) in walk.signatures else None
 
 
 def _function(

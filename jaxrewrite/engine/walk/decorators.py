@@ -4,6 +4,7 @@ decorating it, into the ``Walked`` record."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from jaxrewrite.engine.analysis import Leaf, UseKind
 from jaxrewrite.engine.read.classes import ClassInfo, class_key
@@ -74,12 +75,12 @@ def per_leaf_params(walk: Walked, sig: Signature, scope: Scope) -> tuple[Leaf, .
     found = []
     for param in sig.params:
         ann = param.node.annotation
-        local = walk.leaf_class(ann, scope) if ann is not None and not param.markers else None
-        info = None if local is None else walk.info(local[0])
-        if local is None or info is None or info.kind is Container.CLASS:
+        container = None if param.markers or ann is None else _container(walk, ann, scope)
+        if container is None:
             continue
+        info, key = container
         try:
-            leaf = entries(walk, info, param, (class_key(local[0][0]),), [MOST_NESTED])
+            leaf = _entries(walk, info, param, (key,), [MOST_NESTED])
         except _TooMany:
             raise rules.LEAVES_RECURSE.error(
                 walk.src, param.node, "many", name=param.name, most=MOST_NESTED
@@ -91,11 +92,21 @@ def per_leaf_params(walk: Walked, sig: Signature, scope: Scope) -> tuple[Leaf, .
                 walk.src, param.node, kind=param.kind.value, name=param.name
             )
         statics = tuple(name for name, marks in leaf.marks if Mark.STATIC in marks)
-        found.append(Leaf(param, info.kind, statics, leaf.marks, leaf.inner, leaf.nodes))
+        found.append(dataclasses.replace(leaf, keys=statics))
     return tuple(found)
 
 
-def entries(
+def _container(walk: Walked, ann: ast.expr, scope: Scope) -> tuple[ClassInfo, int] | None:
+    """The TypedDict/NamedTuple of this module ``ann`` names, and its key; a registered
+    dataclass is none (its Static fields are its own meta_fields)."""
+    local = walk.leaf_class(ann, scope)
+    info = None if local is None else walk.info(local[0])
+    if local is None or info is None or info.kind is Container.CLASS:
+        return None
+    return info, class_key(local[0][0])
+
+
+def _entries(
     walk: Walked, info: ClassInfo, key: Param | str, path: tuple[int, ...], left: list[int]
 ) -> Leaf | None:
     """A container's marked entries and, to any depth, its unmarked entries that are containers
@@ -105,19 +116,16 @@ def entries(
     for entry in info.fields:
         if entry.markers or entry.annotation is None or entry.scope is None:
             continue
-        local = walk.leaf_class(entry.annotation, entry.scope)
-        if local is None:
+        container = _container(walk, entry.annotation, entry.scope)
+        if container is None:
             continue
-        sub = walk.info(local[0])
-        if sub.kind is Container.CLASS:
-            continue  # a registered dataclass: its Static fields are its own meta_fields
-        sub_key = class_key(local[0][0])
+        sub, sub_key = container
         if sub_key in path or len(path) > MAX_DEPTH:
             raise rules.LEAVES_RECURSE.error(walk.src, entry.node, name=entry.name, held=sub.name)
         left[0] -= 1
         if left[0] < 0:
             raise _TooMany
-        found = entries(walk, sub, entry.name, (*path, sub_key), left)
+        found = _entries(walk, sub, entry.name, (*path, sub_key), left)
         if found is not None:
             inner.append(found)
     marks = tuple((f.name, f.markers) for f in info.static_fields)
