@@ -1,7 +1,5 @@
 """The value every front end reads: an ``Analysis`` of one module, its transform uses and findings.
-
-Data only; ``engine.build`` makes it, ``plan`` turns it into edits, the commands print it.
-"""
+Data only; ``engine.build`` makes it."""
 
 from __future__ import annotations
 
@@ -77,7 +75,6 @@ class Use:
     #: The decorator expression, or the whole call at a call site.
     node: ast.expr
     transform: Transform
-    #: The def it applies to.
     target: Function
     signature: Signature
     leaves: tuple[Leaf, ...]
@@ -106,10 +103,9 @@ class Registration:
     node: ast.expr
     transform: ClassTransform
     target: ast.ClassDef
-    #: What the user wrote (positional arguments as the keywords they bind), and at this node.
+    #: As in ``Use``; ``values`` are the complete ``data_fields``/``meta_fields``.
     written: tuple[ast.keyword, ...]
     local: tuple[ast.keyword, ...]
-    #: The complete ``data_fields``/``meta_fields`` to write, or None when nothing changes.
     values: Values | None
 
     @property

@@ -39,13 +39,10 @@ def keywords(pairs: tuple[tuple[str, Value], ...]) -> str:
 def wrapper(
     pairs: tuple[tuple[str, object], ...], helper: str | None = None, leaves: LeafSpecs = ()
 ) -> tuple[str, str]:
-    """Text before and after a bare transform to call it with its keywords: ``jax.jit`` becomes
-    ``__import__('functools').partial(jax.jit, static_argnums=...)``, with no import statement
-    and no new module name. One call evaluated where the user wrote the decorator (class-body
-    names stay visible, the transform is looked up before the def runs), for every transform and
-    JAX version, and, unlike a lambda, no code object to compile. With ``helper`` (the row's
-    ``per_leaf``), per-leaf statics: ``partial(__import__('jaxrewrite.leaves').leaves.
-    static_leaves, jax.jit, leaves=<leaves>, static_argnums=...)``."""
+    """Text around a bare transform to call it with its keywords: ``jax.jit`` becomes
+    ``__import__('functools').partial(jax.jit, static_argnums=...)``: no import statement, no new
+    name, evaluated where the user wrote the decorator, and no code object as a lambda would be.
+    ``helper`` (the row's ``per_leaf``) comes first with ``leaves=``, for per-leaf statics."""
     before = [] if helper is None else [_import("jaxrewrite.leaves", helper)]
     if helper is not None:
         pairs = (("leaves", leaves), *pairs)

@@ -146,15 +146,11 @@ def _function(
     depth: int = 0,
     memo: dict[int, object] | None = None,
 ) -> Function | None:
-    """The def a call-site argument names, as Python would see it when the call runs; a
-    RewriteError when it may be defs with different Static parameters.
-
-    Seen through (``engine.read.wrappers.peel``): any nest of the table's transforms and
-    one-argument wrappers (``jax.jit(jax.vmap(jax.grad(f)))``), and names bound to such an
-    expression (``f = jax.jit(f)``, read where that statement runs). ``memo`` holds the
-    assignments followed (each read once; one still being read is left out, so that
-    ``f = jax.jit(f)`` in a loop does not follow itself). Past ``MAX_DEPTH`` assignments in
-    a row, ``TooDeep``: the caller says "cannot tell" where a marked def is in reach."""
+    """The def a call-site argument names when the call runs, seen through transforms, wrappers
+    (``wrappers.peel``) and names bound to them (``f = jax.jit(f)``, read where it runs); a
+    RewriteError when it may be defs with different Static parameters. ``memo`` holds the
+    assignments followed (one still being read is left out: ``f = jax.jit(f)`` in a loop does
+    not follow itself); past ``MAX_DEPTH`` in a row, ``TooDeep``."""
     if depth > MAX_DEPTH:
         raise TooDeep
     memo = {} if memo is None else memo
