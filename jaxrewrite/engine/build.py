@@ -10,7 +10,6 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from jaxrewrite.engine.analysis import Analysis
-from jaxrewrite.engine.read.classes import FunctionalClass
 from jaxrewrite.engine.read.depth import any_depth
 from jaxrewrite.engine.read.filters import (
     FAST,
@@ -142,10 +141,7 @@ def walk_module(scopes: ScopeTree, src: Source, filters: Filters, result: Analys
             continue
         readable.append((local, info))
         if info.kind is not Container.CLASS and info.static_fields:
-            defined = local[0]
-            leaf_names.add(
-                defined.name if isinstance(defined, FunctionalClass) else defined.node.name
-            )
+            leaf_names.add(info.name)
     walk.leaf_names.update(leaf_aliases(scopes, leaf_names))
     defs(walk, exhaustive)
     registrable, unclear = classes(walk, readable)

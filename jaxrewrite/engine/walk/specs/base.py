@@ -107,26 +107,20 @@ def donation_clash(
 ) -> tuple[Param, str] | None:
     """The first of ``static`` that the use's literal donate keywords also donate, with the remedy:
     the one donation rule, JR112 here and in migrate."""
-    nums, names = _donated(t, effective, src)
+    nums_node = effective.get(t.donate_argnums) if t.donate_argnums else None
+    names_node = effective.get(t.donate_argnames) if t.donate_argnames else None
+    nums: set[int] = set()
+    names: set[str] = set()
+    if nums_node is not None and literal(nums_node) is not MISSING:
+        nums = set(literal_ints(nums_node, t.donate_argnums, src))
+    if names_node is not None and literal(names_node) is not MISSING:
+        names = set(literal_strs(names_node, t.donate_argnames, src))
     p = next((p for p in static if p.position in nums or p.name in names), None)
     if p is None:
         return None
     drop = [f"{p.position} from {t.donate_argnums}"] if p.position in nums else []
     drop += [f"{p.name!r} from {t.donate_argnames}"] if p.name in names else []
     return p, f"drop {' and '.join(drop)}"
-
-
-def _donated(
-    t: Transform, effective: Mapping[str, ast.expr], src: Source
-) -> tuple[set[int], set[str]]:
-    nums_node = effective.get(t.donate_argnums) if t.donate_argnums else None
-    names_node = effective.get(t.donate_argnames) if t.donate_argnames else None
-    nums = nums_node is not None and literal(nums_node) is not MISSING
-    names = names_node is not None and literal(names_node) is not MISSING
-    return (
-        set(literal_ints(nums_node, t.donate_argnums, src)) if nums else set(),
-        set(literal_strs(names_node, t.donate_argnames, src)) if names else set(),
-    )
 
 
 def vararg_name(sig: Signature) -> str:
