@@ -36,44 +36,29 @@ if _sys.warnoptions:  # -W/PYTHONWARNINGS naming jaxrewrite's warnings: see appl
 
 #: The markers are served by ``__getattr__`` so that fetching one tells who fetched it.
 _MARKERS = _markers.UNCHECKED
-#: The engine's public names, by their module (``analyze`` with the finding passes, as check and
-#: show run them).
-_ENGINE = {
+#: Names served from their module on first use: a process whose opted-in modules all load from
+#: the cache never needs the engine, and ``import jaxrewrite`` never pays for IPython's extension
+#: (``%load_ext jaxrewrite`` asks for its two functions here).
+_LAZY = {
     "rewrite_source": "jaxrewrite.engine.rewrite",
     "analyze": "jaxrewrite.engine.findings",
     "Analysis": "jaxrewrite.engine.analysis",
+    "load_ipython_extension": "jaxrewrite.integrations.ipython",
+    "unload_ipython_extension": "jaxrewrite.integrations.ipython",
 }
 
 
 def __getattr__(name: str) -> Any:
-    # A marker fetched by a module that needed the rewrite and did not get it warns (once);
-    # see jaxrewrite.notrewritten.
-    # A NotRewrittenWarning raised as an error points at the import, not here.
+    # A marker fetched by a module that needed the rewrite and did not get it warns (once); as
+    # an error, it points at the import, not here.
     __tracebackhide__ = True  # noqa: F841
     marker = _MARKERS.get(name)
     if marker is not None:
         _notrewritten.check_importer(_notrewritten.caller())
         return marker
-    # The engine is imported on first use: a process whose opted-in modules all load from
-    # the cache never needs it, and ``import jaxrewrite`` stays cheap for the marker alone.
-    if name in _ENGINE:
-        return getattr(_importlib.import_module(_ENGINE[name]), name)
+    if name in _LAZY:
+        return getattr(_importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'jaxrewrite' has no attribute {name!r}")
-
-
-def load_ipython_extension(ipython: Any) -> None:
-    """``%load_ext jaxrewrite``: later cells opt in (jaxrewrite.integrations.ipython, imported here
-    so that ``import jaxrewrite`` never pays for it)."""
-    from jaxrewrite.integrations.ipython import load_ipython_extension as load
-
-    load(ipython)
-
-
-def unload_ipython_extension(ipython: Any) -> None:
-    """``%unload_ext jaxrewrite``: cells run as written again."""
-    from jaxrewrite.integrations.ipython import unload_ipython_extension as unload
-
-    unload(ipython)
 
 
 __all__ = [

@@ -7,8 +7,8 @@ import warnings
 
 
 class RewriteError(SyntaxError):
-    """Misuse of a jaxrewrite marker, a SyntaxError so that import machinery, tracebacks and
-    editors show it where the offending annotation or decorator is written."""
+    """Misuse of a jaxrewrite marker: a SyntaxError, so that tracebacks and editors show it where
+    the offending annotation or decorator is written."""
 
     def __init__(
         self,
@@ -89,16 +89,14 @@ def _char_offset(text: str | None, byte_col: int) -> int:
     return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
 
 
-#: What Python's parser raises for a module nested too deeply for it: RecursionError, or
-#: MemoryError ("Parser stack overflowed - Python source too complex to parse", 3.12 and later).
+#: What Python's parser raises for a module nested too deeply (MemoryError: 3.12 and later).
 TOO_DEEP = (RecursionError, MemoryError)
 
 
 def too_deep(exc: BaseException, text: str, filename: str) -> SyntaxError:
     """What the commands report for a module whose parse ran out of depth: a SyntaxError at 1:1
-    (the parser names no place), saying whether Python compiles the text itself. It does not in
-    every case seen (jaxrewrite parses as Python does; the hook's tree route falls back to the
-    text); were it ever jaxrewrite's own limit, the message says so instead of blaming the file."""
+    saying whether Python compiles the text itself (were it ever jaxrewrite's own limit, the
+    message says so instead of blaming the file)."""
     why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     try:
         compile(text, filename, "exec", dont_inherit=True)
@@ -119,7 +117,7 @@ class RewriteWarning(UserWarning):
 
 
 #: A module's warnings as (message, line): issued when it is rewritten, and kept by the import
-#: hook with its cached code so that a warm import says them again (hook/keptwarnings.py).
+#: hook with its cached code so that a warm import says them again (hook/pipeline.py).
 Notes = tuple[tuple[str, int], ...]
 
 

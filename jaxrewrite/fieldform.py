@@ -1,10 +1,7 @@
-"""``jaxrewrite.field(static=True)``: a Static field spelled the way Equinox and flax.struct both
-read, for a class whose base is defined in another module.
-
-One ``dataclasses.Field`` holds both libraries' metadata keys (``{"static": True}``,
-``{"pytree_node": False}``), so it means "static" to either; on a class no dataclass machinery
-reads (a plain class, an NNX Module), the Field puts back the plain value written as the class
-is created (docs/design.md, "jaxrewrite.field").
+"""``jaxrewrite.field(static=True)``: a Static field that Equinox and flax.struct both read as
+static (one ``dataclasses.Field`` with both libraries' metadata keys), for a class whose base is
+defined in another module. On a class no dataclass machinery reads, the Field puts back the
+plain value (docs/design.md, "jaxrewrite.field").
 """
 
 from __future__ import annotations
@@ -37,9 +34,8 @@ class _EitherField(dataclasses.Field):  # type: ignore[type-arg]
 
 
 def _becomes_dataclass(owner: type) -> bool:
-    """Whether dataclass machinery reads ``owner``'s fields: a dataclass base (an Equinox
-    Module's, a PyTreeNode's or Linen Module's subclass), or one of the bases that make every
-    subclass a dataclass as it is created."""
+    """Whether dataclass machinery reads ``owner``'s fields: a dataclass base, or one that makes
+    every subclass a dataclass as it is created."""
     return any(
         dataclasses.is_dataclass(base)
         or f"{base.__module__}.{base.__qualname__}" in _DATACLASS_MAKERS
@@ -49,8 +45,7 @@ def _becomes_dataclass(owner: type) -> bool:
 
 def field(*, static: bool = False, **kwargs: Any) -> Any:
     """``dataclasses.field(**kwargs)``; with ``static=True``, static to Equinox and flax.struct
-    alike (its metadata holds both libraries' keys), and the plain value on a class that is no
-    dataclass. What jaxrewrite writes for a Static field of a class whose base is not in view."""
+    alike, and the plain value on a class that is no dataclass."""
     if not static:
         return dataclasses.field(**kwargs)
     metadata = {**(kwargs.pop("metadata", None) or {}), **METADATA}

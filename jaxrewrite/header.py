@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 PRAGMA = "# jaxrewrite: enable"
 _DIRECTIVE = re.compile(r"#\s*jaxrewrite\s*:\s*(?P<word>.*?)\s*$")
-_LOOKALIKE = re.compile(r"[ \t]*#[ \t]*jaxrewrite[ \t]*:[ \t]*enable\s*$")
+_LOOKALIKE = re.compile(r"^[ \t]*#[ \t]*jaxrewrite[ \t]*:[ \t]*enable[^\S\n]*$", re.MULTILINE)
 
 #: What must appear in a file's bytes for it to possibly opt in.
 NEEDLE = b"jaxrewrite"
@@ -37,11 +37,20 @@ def might_opt_in(data: bytes) -> bool:
 
 def scan_header(source: str) -> Header:
     """Read the header of ``source``, tokenizing up to its first ordinary statement."""
+    enabled_line, unknown, header_end = _scan(source)
+    ignored = tuple(line for line in _lookalike_lines(source) if line != enabled_line)
+    if enabled_line is not None and enabled_line >= header_end:
+        enabled_line = None
+    return Header(enabled_line is not None, ignored, tuple(u for u in unknown if u[0] < header_end))
+
+
+def _scan(source: str) -> tuple[int | None, list[tuple[int, str]], int]:
+    """(the first ``enable`` directive's line, the other directives, the line of the first
+    ordinary statement: past the last line where there is none)."""
     enabled_line: int | None = None
     unknown: list[tuple[int, str]] = []
     seen_statement = False
     line_tokens: list[tokenize.TokenInfo] = []
-    header_end = source.count("\n") + 2  # past the last line: no ordinary statement
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
             if tok.type == tokenize.COMMENT:
@@ -61,50 +70,29 @@ def scan_header(source: str) -> Header:
             if tok.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
                 if line_tokens:
                     if not _header_statement(line_tokens, first=not seen_statement):
-                        header_end = line_tokens[0].start[0]
-                        break
+                        return enabled_line, unknown, line_tokens[0].start[0]
                     seen_statement = True
                     line_tokens = []
                 if tok.type == tokenize.ENDMARKER:
                     break
                 continue
             line_tokens.append(tok)
-            if len(line_tokens) == 2 and not _header_prefix(line_tokens, first=not seen_statement):
-                header_end = line_tokens[0].start[0]
-                break
+            # Two tokens tell whether a line can still be part of the header: stop there.
+            if len(line_tokens) == 2 and not _header_statement(line_tokens, not seen_statement):
+                return enabled_line, unknown, line_tokens[0].start[0]
     except (tokenize.TokenError, SyntaxError):
         # Broken source: the compiler will report it; whatever header was read still counts.
         pass
-    ignored = tuple(line for line in _lookalike_lines(source) if line != enabled_line)
-    if enabled_line is not None and enabled_line >= header_end:
-        enabled_line = None
-    return Header(enabled_line is not None, ignored, tuple(u for u in unknown if u[0] < header_end))
+    return enabled_line, unknown, source.count("\n") + 2
 
 
 def _lookalike_lines(source: str) -> list[int]:
     """Lines that consist of the pragma, wherever they are."""
-    found = []
-    at = source.find("jaxrewrite")
-    while at >= 0:
-        start = source.rfind("\n", 0, at) + 1
-        end = source.find("\n", at)
-        if end < 0:
-            end = len(source)
-        if _LOOKALIKE.match(source, start, end):
-            found.append(source.count("\n", 0, start) + 1)
-        at = source.find("jaxrewrite", end)
-    return found
-
-
-def _header_prefix(tokens: list[tokenize.TokenInfo], first: bool) -> bool:
-    """Could a logical line starting with these two tokens still be part of the header?"""
-    a, b = tokens
-    if a.type == tokenize.STRING:
-        return first and b.type == tokenize.STRING
-    return a.type == tokenize.NAME and a.string == "from" and b.string == "__future__"
+    return [source.count("\n", 0, found.start()) + 1 for found in _LOOKALIKE.finditer(source)]
 
 
 def _header_statement(tokens: list[tokenize.TokenInfo], first: bool) -> bool:
+    """Is a logical line of these tokens (or starting with them) part of the header?"""
     head = tokens[0]
     if head.type == tokenize.STRING:
         return first and all(t.type == tokenize.STRING for t in tokens)
@@ -139,25 +127,11 @@ def why_ignored(source: str, line: int) -> str:
                 comments.add(tok.start[0])
     except (tokenize.TokenError, SyntaxError):
         pass
-    first = _first_statement(source)
+    first = _scan(source)[2]
     header = "the first statement other than the docstring and 'from __future__' imports"
-    if line in comments and first is not None and first <= line:
+    if line in comments and first <= line:
         return f"it is below the module header, which ends at {header} (line {first})"
     return f"it is not a comment line in the module header (above {header})"
-
-
-def _first_statement(source: str) -> int | None:
-    """1-based line where the header ends, or None when the source does not parse."""
-    try:
-        body = ast.parse(source).body
-    except (SyntaxError, ValueError):
-        return None
-    index = header_statements(body)
-    if index == len(body):
-        return None
-    stmt = body[index]
-    decorators: list[ast.expr] = getattr(stmt, "decorator_list", [])
-    return min([stmt.lineno, *(d.lineno for d in decorators)])
 
 
 def header_statements(body: list[ast.stmt]) -> int:

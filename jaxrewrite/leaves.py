@@ -1,24 +1,23 @@
 """Run-time support for per-leaf statics: the only jaxrewrite code that runs on every call.
 
 A parameter annotated with a TypedDict or NamedTuple whose fields are marked Static (or, for
-grad, NoDiff) is split per call, by one helper per transform family (the table row's
-``per_leaf`` names it): ``static_leaves`` (jit, pjit), ``grad_leaves`` (grad, value_and_grad),
-``pmap_leaves`` and ``vmap_leaves``, each documented where it is defined. The held entries
-travel as a tuple of values in the declared key order (``MISSING`` for a key the dict lacks);
-the call path of jit and pmap is generated code (``_call_path``), one straight-line function per
-shape of specs (docs/design.md, "Per-leaf statics at run time").
+grad, NoDiff) is split per call by the helper the table row's ``per_leaf`` names:
+``static_leaves`` (jit, pjit), ``grad_leaves``, ``pmap_leaves`` or ``vmap_leaves``. The held
+entries travel as a tuple of values in the declared key order (``MISSING`` for a key the dict
+lacks), split by generated code, one straight-line function per shape of specs
+(docs/design.md, "Per-leaf statics at run time").
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import linecache
 import operator
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
 from jaxrewrite.leaves_aot import forward
-from jaxrewrite.leaves_options import completed, options_by_name
 
 #: grad's extra keyword carrying the held entries; never a user parameter name.
 STATIC_LEAVES = "_jaxrewrite_static_leaves"
@@ -48,8 +47,7 @@ LeafSpecs = tuple[tuple[str, int | None, str, tuple[Any, ...]], ...]
 
 class _Leaf:
     """One per-leaf parameter (or an inner container of one). Its held values: the held keys'
-    values in order, then per inner container its own held tuple (MISSING where the key is
-    absent, None where its value is None)."""
+    values, then per inner container its own held tuple (MISSING: key absent; None: value None)."""
 
     __slots__ = ("name", "position", "is_dict", "keys", "nulls", "inner", "given")
 
@@ -87,8 +85,7 @@ class _Leaf:
     def split(self, value: Any, hold: bool = False) -> tuple[Any, Held | None]:
         """(the argument without its held entries, their values). ``hold``: the entries become
         None instead, so the argument keeps its tree structure (grad's gradient, ``in_axes``).
-        The call path inlines the same split for an exact dict. None passes whole and holds
-        nothing, like an argument not passed."""
+        None passes whole and holds nothing, like an argument not passed."""
         if value is None:
             return None, None
         if self.is_dict:
@@ -116,9 +113,6 @@ class _Leaf:
             held.append(values)
         return value._replace(**replaced), tuple(held)
 
-    def hold(self, value: Any) -> tuple[Any, Held | None]:
-        return self.split(value, True)
-
     def merge(self, dynamic: Any, held: Held) -> Any:
         """``dynamic`` with the held entries back (trace time only)."""
         back = {key: value for key, value in zip(self.keys, held) if value is not MISSING}
@@ -144,33 +138,9 @@ def _specs(leaves: LeafSpecs) -> tuple[_Leaf, ...]:
 
 
 def _named_like(wrapper: Callable[..., Any], fun: Callable[..., Any]) -> None:
-    """Name a wrapper like ``fun`` without ``__wrapped__``: JAX must see the wrapper's own
-    signature."""
+    """Without ``__wrapped__``: JAX must see the wrapper's own signature."""
     for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
         setattr(wrapper, attr, getattr(fun, attr, getattr(wrapper, attr)))
-
-
-#: What a helper's result takes from the user's function besides its name, as
-#: ``functools.update_wrapper`` copies them (``__annotate__`` on 3.14): its type hints.
-_HINTS = tuple(
-    attr
-    for attr in functools.WRAPPER_ASSIGNMENTS
-    if attr not in ("__module__", "__name__", "__qualname__", "__doc__")
-)
-
-
-def _public_like(outer: Callable[..., Any], fun: Callable[..., Any]) -> None:
-    _named_like(outer, fun)
-    for attr in _HINTS:
-        try:
-            value = getattr(fun, attr)
-        except Exception:  # AttributeError; on 3.14 a deferred annotation may fail to evaluate
-            continue
-        try:
-            setattr(outer, attr, value)
-        except (AttributeError, TypeError):
-            continue
-    outer.__wrapped__ = fun  # type: ignore[attr-defined]
 
 
 def _unpartial(
@@ -190,6 +160,70 @@ def _shifted(nums: Any) -> tuple[int, ...]:
     return tuple(n + 1 if n >= 0 else n for n in items)
 
 
+# --- the transform's options as JAX reads them against the user's function (JAX itself sees only
+# the helper's wrapper ``(held, /, *args, **kwargs)``) ---------------------------------------
+
+
+def options_by_name(
+    transform: Callable[..., Any], args: tuple[Any, ...], keywords: dict[str, Any]
+) -> dict[str, Any]:
+    """The transform's positional options as the keywords they bind in its own signature
+    (``pjit(f, in_shardings, ...)``), so the lists can be shifted. A keyword the rewrite wrote
+    (the complete static lists) replaces the positional value it was merged from."""
+    name = getattr(transform, "__name__", "the transform")
+    try:
+        params = list(inspect.signature(transform).parameters.values())[1:]  # after the function
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"per-leaf statics: pass {name}'s options by keyword: its signature cannot be read, so "
+            "jaxrewrite cannot tell which option a positional argument is"
+        ) from None
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    positional = [p.name for p in params if p.kind in kinds]
+    if len(args) > len(positional):
+        count = len(positional) + 1
+        raise TypeError(
+            f"{name}() takes {count} positional argument{'s' if count != 1 else ''} but "
+            f"{len(args) + 1} were given"
+        )
+    bound = dict(zip(positional, args))
+    for option in bound.keys() & keywords.keys():
+        if option not in ("static_argnums", "static_argnames"):
+            raise TypeError(f"{name}() got multiple values for argument {option!r}")
+    return {**bound, **keywords}
+
+
+def completed(fun: Callable[..., Any], nums: Any, names: Any, what: str) -> tuple[Any, Any]:
+    """(positions, names) as JAX completes them against ``fun`` when only one list is given; a
+    name the function cannot take is JAX's ValueError."""
+    if nums is not None and names is not None:
+        return nums, names
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return nums, names  # no signature: JAX's own rule (no inference) applies to the wrapper
+    either = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    if nums is None:
+        listed = (names,) if isinstance(names, str) else tuple(names)
+        takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+        keywords = {p.name for p in params if p.kind in (either, inspect.Parameter.KEYWORD_ONLY)}
+        unknown = [n for n in listed if n not in keywords and not takes_any]
+        if unknown or any(
+            p.name in listed and p.kind is inspect.Parameter.POSITIONAL_ONLY for p in params
+        ):
+            raise ValueError(
+                f"Jitted function has invalid argnames {set(listed) - keywords} in {what}: "
+                "it does not take these arguments by keyword"
+            )
+        return tuple(
+            i for i, p in enumerate(params) if p.kind is either and p.name in listed
+        ), listed
+    positions = (nums,) if isinstance(nums, int) else tuple(nums)
+    return positions, tuple(
+        p.name for i, p in enumerate(params) if p.kind is either and i in positions
+    )
+
+
 # --- the generated call path ---------------------------------------------------------------
 
 
@@ -199,11 +233,10 @@ def _tuple_source(items: list[str]) -> str:
 
 @functools.lru_cache(maxsize=256)
 def _call_path_factory(
-    shape: tuple[tuple[int | None, bool, int], ...], hold: bool
+    shape: tuple[tuple[int | None, bool, int], ...], hold: bool, hashed: bool
 ) -> Callable[..., Any]:
-    """A factory ``make(target, names, keys, splits, nulls) -> call`` for one shape of specs
-    ((position, is a dict, number of keys) each). Only positions (exact ints) and generated
-    identifiers reach the source; names and keys arrive as closure values."""
+    """``make(target, names, keys, splits, nulls) -> call`` for one shape of specs ((position, is
+    a dict, number of keys) each). Only exact ints and generated identifiers reach the source."""
     lines = [
         "def make(target, names, keys, splits, nulls):",
         *(
@@ -274,19 +307,22 @@ def _call_path_factory(
         for i, p in positional:
             calls += [f"if n > {p}:", f"    args = (*args[:{p}], d{i}, *args[{p + 1}:])"]
     calls.append("return target(held, *args, **kwargs)")
-    # JAX refuses an unhashable static argument with a ValueError that shows the whole held
-    # tuple; name the entry instead (only on that error path: a try costs nothing until then).
-    body += ["try:", *("    " + line for line in calls), "except ValueError as error:"]
-    body += [
-        f"    _name_unhashable(names, keys, {'(held,)' if single else 'held'}, error)",
-        "    raise",
-    ]
+    if not hashed:  # grad and vmap: nothing hashes the held entries
+        body += calls
+    else:
+        # JAX refuses an unhashable static argument with a ValueError that shows the whole held
+        # tuple; name the entry instead (only on that error path: a try costs nothing until then).
+        body += ["try:", *("    " + line for line in calls), "except ValueError as error:"]
+        body += [
+            f"    _name_unhashable(names, keys, {'(held,)' if single else 'held'}, error)",
+            "    raise",
+        ]
     lines += ["        " + line for line in body]
     lines.append("    return call")
     source = "\n".join(lines) + "\n"
     # Tracebacks through the call path show its lines: one linecache entry per shape (bounded
     # by this cache), as attrs does for its generated methods.
-    filename = f"<jaxrewrite.leaves call path, {'hold' if hold else 'split'} {shape}>"
+    filename = f"<jaxrewrite.leaves call path, {'hold' if hold else 'split'} {shape} {hashed}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace: dict[str, Any] = {"MISSING": MISSING, "_name_unhashable": _name_unhashable}
     exec(compile(source, filename, "exec"), namespace)
@@ -295,18 +331,19 @@ def _call_path_factory(
 
 
 def _call_path(
-    specs: tuple[_Leaf, ...], hold: bool
+    specs: tuple[_Leaf, ...], hold: bool, hashed: bool = True
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """``target -> call``: ``call(*args, **kwargs)`` splits each per-leaf argument and returns
     ``target(held, *args, **kwargs)``; ``held`` is the one spec's held tuple (or None), or one
-    such entry per spec. The call and the AOT methods split through it alike."""
+    such entry per spec. The call and the AOT methods split through it alike. ``hashed``: the
+    transform hashes what is held, so an unhashable entry is named."""
     # An inner container takes the general split (the unrolled dict path pops flat keys only).
     make = _call_path_factory(
-        tuple((s.position, s.is_dict and not s.inner, len(s.keys)) for s in specs), hold
+        tuple((s.position, s.is_dict and not s.inner, len(s.keys)) for s in specs), hold, hashed
     )
     names = tuple(spec.name for spec in specs)
     keys = tuple(spec.keys for spec in specs)
-    splits = tuple(spec.hold if hold else spec.split for spec in specs)
+    splits = tuple(functools.partial(s.split, hold=True) if hold else s.split for s in specs)
     nulls = tuple(spec.nulls for spec in specs)
     return lambda target: make(target, names, keys, splits, nulls)
 
@@ -363,24 +400,6 @@ def _merging(
     return fun(*args, **kwargs)
 
 
-def _holding(
-    specs: tuple[_Leaf, ...], args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> tuple[tuple[Any, ...], tuple[Held | None, ...]]:
-    """Each listed argument replaced by its structure-keeping dynamic part; what was held."""
-    held = []
-    for spec in specs:
-        values: Held | None
-        if spec.position is not None and len(args) > spec.position:
-            dynamic, values = spec.hold(args[spec.position])
-            args = args[: spec.position] + (dynamic,) + args[spec.position + 1 :]
-        elif spec.name in kwargs:
-            kwargs[spec.name], values = spec.hold(kwargs[spec.name])
-        else:
-            values = None  # the default is used inside, untouched
-        held.append(values)
-    return args, tuple(held)
-
-
 # --- the helpers the rewritten code calls ---------------------------------------------------
 
 
@@ -394,20 +413,14 @@ def static_leaves(
     """``transform(fun, *args, **keywords)`` where the listed arguments carry static entries.
 
     ``leaves`` holds (parameter name, position or None, "dict" or "namedtuple", static keys).
-    The held entries travel as a new leading positional argument marked static: JAX's
-    positional statics are cheaper per call than a static keyword. So the transform's options
-    are passed by keyword (positional ones bound to the names the transform gives them), and
-    this helper shifts ``static_argnums`` and ``donate_argnums`` by one and gives
-    ``static_argnums`` a 0 (``in_shardings`` counts dynamic arguments only: unchanged). Each
-    pair of lists is first completed against ``fun``'s signature as JAX completes it (a name
-    also means its position, a position its name): against the wrapper's ``(held, /, *args,
-    **kwargs)`` no name has a position.
+    The held entries travel as a new leading positional argument marked static (JAX's
+    positional statics are cheaper per call than a static keyword), so the options go by
+    keyword, and ``static_argnums``/``donate_argnums``, first completed against ``fun`` as JAX
+    completes them, shift by one (``in_shardings`` counts dynamic arguments only).
     """
     transform, args, keywords = _unpartial(transform, args, keywords)
     if args:
         keywords = options_by_name(transform, args, keywords)
-    specs = _specs(leaves)
-    inner = _merging_leading(specs, fun)
     for nums, names in (
         ("static_argnums", "static_argnames"),
         ("donate_argnums", "donate_argnames"),
@@ -416,26 +429,38 @@ def static_leaves(
             keywords[nums], keywords[names] = completed(
                 fun, keywords.get(nums), keywords.get(names), names
             )
-    user_static = keywords.get("static_argnums")
-    keywords["static_argnums"] = (0, *_shifted(user_static))
     if keywords.get("donate_argnums") is not None:
         keywords["donate_argnums"] = _shifted(keywords["donate_argnums"])
-    jitted = transform(inner, **keywords)
-    splitting = _call_path(specs, hold=False)
-    outer = splitting(jitted)
-    _public_like(outer, fun)
-    outer.jitted = jitted  # type: ignore[attr-defined]
-    forward(outer, jitted, fun, specs, False, user_static, _call_path)
+    return _leading(transform, fun, leaves, (), keywords, "static_argnums", "jitted")
+
+
+def _leading(
+    transform: Callable[..., Any],
+    fun: Callable[..., Any],
+    leaves: LeafSpecs,
+    args: tuple[Any, ...],
+    keywords: dict[str, Any],
+    statics: str,
+    attr: str,
+) -> Callable[..., Any]:
+    """jit and pmap: the held entries as a new leading argument, 0 in the ``statics`` option
+    (split out for jit, held as None for pmap, whose ``in_axes`` must still fit); the
+    transform's result is ``outer.<attr>``."""
+    specs = _specs(leaves)
+    user_static = keywords.get(statics)
+    keywords[statics] = (0, *_shifted(user_static))
+    transformed = transform(_merging_leading(specs, fun), *args, **keywords)
+    hold = attr == "mapped"
+    outer = _call_path(specs, hold)(transformed)
+    functools.update_wrapper(outer, fun, updated=())
+    setattr(outer, attr, transformed)
+    forward(outer, transformed, fun, specs, hold, user_static, _call_path)
     return outer
 
 
-# --- ahead-of-time use: lower, trace, compile ------------------------------------------------
-
-
 def at_call(helper: str, transform: Callable[..., Any], leaves: LeafSpecs) -> Callable[..., Any]:
-    """A call site's transform with per-leaf entries: ``at_call('static_leaves', jax.jit,
-    leaves)(fun, ...)`` is ``static_leaves(jax.jit, fun, leaves, ...)``, so the call's own
-    arguments stay as written."""
+    """``at_call('static_leaves', jax.jit, leaves)(fun, ...)`` is ``static_leaves(jax.jit, fun,
+    leaves, ...)``: a call site's own arguments stay as written."""
     policy = _HELPERS[helper]
 
     def transform_with_leaves(fun: Callable[..., Any], *args: Any, **keywords: Any) -> Any:
@@ -452,29 +477,22 @@ def grad_leaves(
     **keywords: Any,
 ) -> Callable[..., Any]:
     """``transform(fun, *args, **keywords)`` (grad, value_and_grad) with the listed entries held
-    out of differentiation.
-
-    The held entries (``leaves``' keys: Static and NoDiff fields) are passed as one keyword,
-    which JAX's grad never differentiates and never hashes; the argument itself keeps its
-    structure with None there, so the gradient is the argument's structure with None at
-    every held entry, for any ``argnums`` and ``has_aux``. (A keyword, not a leading
-    argument as for jit: ``argnums`` stays as written, and grad keeps no cache a positional
-    argument would make cheaper.)
+    out of differentiation: passed as one keyword, which grad never differentiates nor hashes
+    (``argnums`` stays as written). The argument keeps its structure with None there, so the
+    gradient is its structure with None at every held entry.
     """
     specs = _specs(leaves)
+    merged = _merging_leading(specs, fun)
 
     def inner(*a: Any, **kw: Any) -> Any:
-        return _merging(specs, fun, kw.pop(STATIC_LEAVES), a, kw)
+        return merged(kw.pop(STATIC_LEAVES), *a, **kw)
 
     _named_like(inner, fun)
     transformed = transform(inner, *args, **keywords)
-
-    def outer(*a: Any, **kw: Any) -> Any:
-        a, held = _holding(specs, a, kw)
-        kw[STATIC_LEAVES] = held
-        return transformed(*a, **kw)
-
-    _public_like(outer, fun)
+    outer = _call_path(specs, True, False)(
+        lambda held, *a, **kw: transformed(*a, **kw, **{STATIC_LEAVES: held})
+    )
+    functools.update_wrapper(outer, fun, updated=())
     return outer
 
 
@@ -485,28 +503,17 @@ def pmap_leaves(
     *args: Any,
     **keywords: Any,
 ) -> Callable[..., Any]:
-    """``transform(fun, *args, **keywords)`` (pmap) with the listed static entries broadcast.
-
-    pmap hashes only positional statics, so the held entries travel as a new leading
-    argument: ``static_broadcasted_argnums`` and ``donate_argnums`` shift by one and gain 0,
-    a tuple ``in_axes`` gains a leading None. The argument keeps its structure with None at
-    the static entries, so its own ``in_axes`` (an int or a per-key structure) still fits.
+    """``transform(fun, *args, **keywords)`` (pmap) with the listed static entries broadcast:
+    as a new leading argument (pmap hashes only positional statics), so the lists shift by one
+    and a tuple ``in_axes`` gains a leading None.
     """
     transform, args, keywords = _unpartial(transform, args, keywords)
-    specs = _specs(leaves)
     if "donate_argnums" in keywords:
         keywords["donate_argnums"] = _shifted(keywords["donate_argnums"])
     in_axes = keywords.get("in_axes", 0)
     if isinstance(in_axes, (tuple, list)):
         keywords["in_axes"] = (None, *in_axes)
-    user_static = keywords.get("static_broadcasted_argnums")
-    keywords["static_broadcasted_argnums"] = (0, *_shifted(user_static))
-    mapped = transform(_merging_leading(specs, fun), *args, **keywords)
-    outer = _call_path(specs, hold=True)(mapped)
-    _public_like(outer, fun)
-    outer.mapped = mapped  # type: ignore[attr-defined]
-    forward(outer, mapped, fun, specs, True, user_static, _call_path)
-    return outer
+    return _leading(transform, fun, leaves, args, keywords, "static_broadcasted_argnums", "mapped")
 
 
 def vmap_leaves(
@@ -516,24 +523,22 @@ def vmap_leaves(
     *args: Any,
     **keywords: Any,
 ) -> Callable[..., Any]:
-    """``transform(fun, *args, **keywords)`` (vmap) with the listed static entries unmapped.
-
-    vmap maps every keyword argument and keeps no cache, so the static entries are closed
-    over: each call maps a fresh closure (vmap traces on every call anyway). The argument
-    keeps its structure with None at the static entries, which no ``in_axes`` maps.
+    """``transform(fun, *args, **keywords)`` (vmap) with the listed static entries unmapped:
+    vmap maps every keyword argument and keeps no cache, so each call maps a fresh closure
+    over them; the argument keeps its structure with None there.
     """
     specs = _specs(leaves)
+    merged = _merging_leading(specs, fun)
 
-    def outer(*a: Any, **kw: Any) -> Any:
-        a, held = _holding(specs, a, kw)
-
+    def mapped(held: Any, *a: Any, **kw: Any) -> Any:
         def inner(*ia: Any, **ikw: Any) -> Any:
-            return _merging(specs, fun, held, ia, ikw)
+            return merged(held, *ia, **ikw)
 
         _named_like(inner, fun)
         return transform(inner, *args, **keywords)(*a, **kw)
 
-    _public_like(outer, fun)
+    outer = _call_path(specs, True, False)(mapped)
+    functools.update_wrapper(outer, fun, updated=())
     return outer
 
 

@@ -9,12 +9,9 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-#: The transforms' AOT methods that take the call's arguments.
-AOT_METHODS = ("lower", "trace", "eval_shape")
 #: What jax.jit's result answers from its C type's slots (pickle's state, the vectorcall
 #: offset), for the type's own protocols: a function has its own.
 TYPE_SLOTS = frozenset({"__getstate__", "__setstate__", "__vectorcalloffset__"})
-Held = tuple[Any, ...]
 #: ``leaves._call_path``: (specs, hold) -> a decorator that splits the arguments as a call does.
 CallPath = Callable[[tuple[Any, ...], bool], Callable[[Callable[..., Any]], Callable[..., Any]]]
 
@@ -29,116 +26,78 @@ def forward(
     call_path: CallPath,
 ) -> None:
     """Give ``outer`` what the transform's result answers that a function does not
-    (``_cache_size()``, ``clear_cache``, ``lower``), only what this result has.
-
-    What takes the call's arguments (the AOT methods, ``_cache_miss``) takes them split as a
-    call splits them; what ``lower`` returns compiles to an executable that takes what
-    ``outer`` takes (``static_nums``: the user's whole static positions, which JAX leaves out
-    of the executable's arguments). ``_fun`` and ``__signature__`` are the user's function and
-    its signature, as for jax.jit's result."""
-    splitting = call_path(specs, hold)
+    (``_cache_size()``, ``clear_cache``, ``lower``), only what this result has. What takes the
+    call's arguments takes them split as a call splits them; ``static_nums``: the user's whole
+    static positions, which JAX leaves out of the executable's arguments."""
     for name in dir(transformed):
         if name in TYPE_SLOTS or hasattr(outer, name):
             continue
+        value = getattr(transformed, name)
         if name == "_fun":
-            value: Any = fun
+            value = fun
         elif name == "__signature__":
-            value = _signature(fun)
-        elif name in AOT_METHODS or name == "_cache_miss":
-            target = getattr(transformed, name)
+            try:
+                value = inspect.signature(fun)
+            except (ValueError, TypeError):
+                value = None  # inspect then follows ``__wrapped__``
+        elif name in ("lower", "trace", "eval_shape", "_cache_miss"):
             if name in ("lower", "trace"):
-                stage = _Lowered if name == "lower" else _Traced
-                target = _staged(target, stage, specs, hold, static_nums, call_path)
-            value = splitting(target)
+                value = _staged(value, specs, hold, static_nums, call_path)
+            value = call_path(specs, hold)(value)
             value.__name__ = name
             value.__qualname__ = f"{outer.__qualname__}.{name}"
             value.__doc__ = (
                 f"The transformed function's ``{name}``, its arguments split as a call's."
             )
-        else:
-            value = getattr(transformed, name)
         setattr(outer, name, value)
-
-
-def _signature(fun: Callable[..., Any]) -> inspect.Signature | None:
-    """``fun``'s signature, or None (inspect then follows ``__wrapped__``)."""
-    try:
-        return inspect.signature(fun)
-    except (ValueError, TypeError):
-        return None
 
 
 def _staged(
     method: Callable[..., Any],
-    kind: type[_Stage],
     specs: tuple[Any, ...],
     hold: bool,
     static_nums: Any,
     call_path: CallPath,
 ) -> Callable[..., Any]:
-    """``method`` (``jitted.lower``, ``jitted.trace``) returning its stage wrapped."""
+    """``method`` (``jitted.lower``, ``jitted.trace``) returning its stage wrapped, which knows
+    the held values the executable is specialised to."""
 
     def stage(held: Any, *args: Any, **kwargs: Any) -> _Stage:
-        context = _Lowering(specs, hold, held, static_nums, len(args), call_path)
-        return kind(method(held, *args, **kwargs), context)
-
-    return stage
-
-
-class _Lowering:
-    """What one ``lower`` (or ``trace``) call was given: the held values the executable is
-    specialised to, and where each per-leaf argument sits among the executable's arguments."""
-
-    __slots__ = ("specs", "hold", "held", "call_path")
-
-    def __init__(
-        self,
-        specs: tuple[Any, ...],
-        hold: bool,
-        held: Any,
-        static_nums: Any,
-        n_args: int,
-        call_path: CallPath,
-    ) -> None:
         items = (static_nums,) if isinstance(static_nums, int) else tuple(static_nums or ())
-        static = {n if n >= 0 else n + n_args for n in items}
+        static = {n if n >= 0 else n + len(args) for n in items}
         # JAX's executable takes the arguments less the whole static ones: a per-leaf
         # argument moves left by the static positions before it.
-        self.specs = tuple(
+        moved = tuple(
             spec
             if spec.position is None
             else spec.moved(spec.position - sum(1 for n in static if n < spec.position))
             for spec in specs
         )
-        self.hold = hold
-        self.held = held
-        self.call_path = call_path
+        single = len(specs) == 1
 
-    def call(self, compiled: Any) -> Callable[..., Any]:
-        """``compiled`` taking the arguments the user's function takes; the held entries split
-        out again must be those it was lowered with, as JAX's executable refuses others."""
-        held = self.held
-        names = tuple(spec.name for spec in self.specs)
-        keys = tuple(spec.keys for spec in self.specs)
-
-        def checked(given: Any, *args: Any, **kwargs: Any) -> Any:
-            if given != held:
-                single = len(names) == 1
-                for name, spec_keys, want, got in zip(
-                    names, keys, (held,) if single else held, (given,) if single else given
-                ):
-                    if want != got:
-                        raise TypeError(
-                            f"argument {name!r}: this executable was lowered for the static "
-                            f"entries {_shown(spec_keys, want)}, but is called with "
-                            f"{_shown(spec_keys, got)}; lower again for other static entries"
-                        )
+        def checked(compiled: Any, given: Any, *args: Any, **kwargs: Any) -> Any:
+            # The held entries split out again must be those it was lowered with, as JAX's
+            # executable refuses others.
+            for spec, want, got in zip(
+                specs, (held,) if single else held, (given,) if single else given
+            ):
+                if want != got:
+                    raise TypeError(
+                        f"argument {spec.name!r}: this executable was lowered for the static "
+                        f"entries {_shown(spec.keys, want)}, but is called with "
+                        f"{_shown(spec.keys, got)}; lower again for other static entries"
+                    )
             return compiled(*args, **kwargs)
 
-        return self.call_path(self.specs, self.hold)(checked)
+        def call(compiled: Any) -> Callable[..., Any]:
+            return call_path(moved, hold)(lambda *a, **k: checked(compiled, *a, **k))
+
+        return _Stage(method(held, *args, **kwargs), call)
+
+    return stage
 
 
-def _shown(keys: tuple[str, ...], values: Held | None) -> str:
+def _shown(keys: tuple[str, ...], values: tuple[Any, ...] | None) -> str:
     if values is None:
         return "of the default or None (argument not passed, or passed None)"
     return "{" + ", ".join(f"{key!r}: {value!r}" for key, value in zip(keys, values)) + "}"
@@ -149,41 +108,25 @@ class _Stage:
     stage, and in the end the executable, takes the arguments the user's function takes;
     everything else is the JAX object's own."""
 
-    __slots__ = ("_stage", "_context")
+    __slots__ = ("_stage", "_call", "_made")
 
-    def __init__(self, stage: Any, context: _Lowering) -> None:
+    def __init__(self, stage: Any, call: Callable[[Any], Callable[..., Any]]) -> None:
         self._stage = stage
-        self._context = context
+        self._call = call
+        self._made: Callable[..., Any] | None = None
 
     def __getattr__(self, name: str) -> Any:
         if name in _Stage.__slots__:  # not set yet (copy, pickle): no recursion
             raise AttributeError(name)
-        return getattr(self._stage, name)
-
-    def __repr__(self) -> str:
-        return f"<jaxrewrite per-leaf {type(self).__name__.strip('_').lower()}: {self._stage!r}>"
-
-
-class _Traced(_Stage):
-    __slots__ = ()
-
-    def lower(self, *args: Any, **kwargs: Any) -> _Lowered:
-        return _Lowered(self._stage.lower(*args, **kwargs), self._context)
-
-
-class _Lowered(_Stage):
-    __slots__ = ()
-
-    def compile(self, *args: Any, **kwargs: Any) -> _Compiled:
-        return _Compiled(self._stage.compile(*args, **kwargs), self._context)
-
-
-class _Compiled(_Stage):
-    __slots__ = ("_call",)
-
-    def __init__(self, stage: Any, context: _Lowering) -> None:
-        super().__init__(stage, context)
-        self._call = context.call(stage)
+        value = getattr(self._stage, name)
+        if name in ("lower", "compile"):
+            return lambda *a, **k: _Stage(value(*a, **k), self._call)
+        return value
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._call(*args, **kwargs)
+        if self._made is None:
+            self._made = self._call(self._stage)
+        return self._made(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<jaxrewrite per-leaf {type(self._stage).__name__.lower()}: {self._stage!r}>"

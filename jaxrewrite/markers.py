@@ -10,7 +10,7 @@ import importlib
 import inspect
 import sys
 from collections.abc import Callable
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING, Annotated, Any, Final, ForwardRef
 
 # typing_extensions' TypeVar accepts a PEP 696 default on every supported Python.
@@ -64,8 +64,7 @@ if TYPE_CHECKING:
 else:
 
     def __getattr__(name: str) -> Any:
-        """The markers, served so that fetching one tells who fetched it, as ``jaxrewrite``'s are:
-        a module that takes them from here and needed the rewrite it did not get warns too."""
+        """The markers, served so that fetching one tells who fetched it, as jaxrewrite's are."""
         # A NotRewrittenWarning raised as an error points at the import, not here.
         __tracebackhide__ = True  # noqa: F841
         marker = UNCHECKED.get(name)
@@ -88,13 +87,9 @@ def _metadata(func: Callable[..., Any], name: str) -> tuple[object, ...]:
 
 
 def _hint(target: Callable[..., Any], name: str) -> object:
-    """The evaluated annotation of parameter ``name``, or None.
-
-    Another parameter's annotation may name something that does not exist at run time (a type
-    imported only under ``TYPE_CHECKING``): under ``from __future__ import annotations``, and
-    on Python 3.14+ without it (PEP 649 evaluates annotations only when asked), that is no
-    error until someone evaluates them all. Then only this parameter's annotation is evaluated.
-    """
+    """The evaluated annotation of parameter ``name``, or None. Where another parameter's names
+    something that exists only under ``TYPE_CHECKING`` (postponed or PEP 649 annotations), only
+    this parameter's annotation is evaluated."""
     try:
         return get_type_hints(target, include_extras=True).get(name)
     except NameError:
@@ -105,12 +100,13 @@ def _hint(target: Callable[..., Any], name: str) -> object:
     # PEP 695 type parameters go in as locals: get_type_hints of early 3.12 (3.12.1) ignores them.
     params = {getattr(p, "__name__", ""): p for p in getattr(target, "__type_params__", ())}
     globalns = getattr(target, "__globals__", None)
-    return get_type_hints(_OneHint({name: raw}), globalns, params, include_extras=True).get(name)
+    return get_type_hints(
+        SimpleNamespace(__annotations__={name: raw}), globalns, params, include_extras=True
+    ).get(name)
 
 
 def _signature(target: Callable[..., Any]) -> inspect.Signature:
-    """The signature, for its parameter names: on 3.14+ without evaluating the annotations,
-    which ``inspect.signature`` does by default (format VALUE) and which may raise NameError."""
+    """The signature, for its parameter names: on 3.14+ without evaluating the annotations."""
     options: dict[str, Any] = {}
     if _annotationlib is not None:
         options["annotation_format"] = _annotationlib.Format.FORWARDREF
@@ -118,21 +114,13 @@ def _signature(target: Callable[..., Any]) -> inspect.Signature:
 
 
 def _annotations(target: Callable[..., Any]) -> dict[str, object]:
-    """The annotations without evaluating any that cannot be: names that do not resolve stay
-    strings (postponed annotations) or become ``ForwardRef`` (``annotationlib``, 3.14+)."""
+    """The annotations, those that cannot be evaluated as strings or ``ForwardRef``."""
     if _annotationlib is not None:
         found: dict[str, object] = _annotationlib.get_annotations(
             target, format=_annotationlib.Format.FORWARDREF
         )
         return found
     return dict(getattr(target, "__annotations__", None) or {})
-
-
-class _OneHint:
-    """A function with one annotation, to ``get_type_hints``."""
-
-    def __init__(self, annotations: dict[str, object]) -> None:
-        self.__annotations__ = annotations
 
 
 def is_static(func: Callable[..., Any], name: str) -> bool:

@@ -11,7 +11,6 @@ import os
 import sys
 import threading
 import warnings
-from dataclasses import dataclass, field
 from types import FrameType
 
 from jaxrewrite.errors import NotRewrittenWarning
@@ -21,38 +20,28 @@ from jaxrewrite.errors import NotRewrittenWarning
 RUNNER_ENV = "JAXREWRITE_RUNNER"
 
 
-@dataclass
-class Seen:
-    """What this process knows of the files that fetch markers."""
-
-    #: Files whose code came from the rewriting pipeline.
-    rewritten: set[str] = field(default_factory=set)
-    #: Files already looked at (warned or found quiet): each is read at most once.
-    checked: set[str] = field(default_factory=set)
-    #: Whether the runner's hook reached this process, a child of its program (children.py).
-    runner_child: bool = False
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    def first_look(self, path: str) -> bool:
-        """True the first time ``path`` is asked about, from any thread."""
-        with self.lock:
-            if path in self.checked:
-                return False
-            self.checked.add(path)
-            return True
+#: Files whose code came from the rewriting pipeline.
+REWRITTEN: set[str] = set()
+#: Files already looked at (warned or found quiet): each is read at most once.
+CHECKED: set[str] = set()
+_LOCK = threading.Lock()
+#: Whether the runner's hook reached this process, a child of its program (children.py).
+runner_child = False
 
 
-SEEN = Seen()
+def _first_look(path: str) -> bool:
+    """True the first time ``path`` is asked about, from any thread."""
+    with _LOCK:
+        if path in CHECKED:
+            return False
+        CHECKED.add(path)
+        return True
 
 
 def mark(path: str) -> None:
     """``path`` runs rewritten code. Called by whoever runs the code (the hook's loader, the
     runner), never by what only compiles it."""
-    SEEN.rewritten.add(path)
-
-
-def unmark(path: str) -> None:
-    SEEN.rewritten.discard(path)
+    REWRITTEN.add(path)
 
 
 def check_importer(frame: FrameType | None) -> None:
@@ -63,43 +52,45 @@ def check_importer(frame: FrameType | None) -> None:
     module_globals = frame.f_globals
     path = module_globals.get("__file__")
     where = frame.f_code.co_filename
+    name = module_globals.get("__name__")
     if where.startswith("<") or (where != path and not isinstance(path, str)):
         # Code without a file: ``python -c``, standard input, ``exec(compile(text, name, "exec"))``.
-        _check_fileless(frame)
-        return
-    if (
-        not isinstance(path, str)
-        or path in SEEN.rewritten
-        or path in SEEN.checked
-        or not path.endswith(".py")
-    ):
-        return
-    name = module_globals.get("__name__")
-    if not isinstance(name, str) or name == "jaxrewrite" or name.startswith("jaxrewrite."):
-        return
-    if not SEEN.first_look(path):
-        return
-    message = diagnose(path, name)
-    if message is not None:
-        text, line = message
+        name = name if isinstance(name, str) else "?"
+        found = _fileless(frame, where, name)
+    else:
+        if (
+            not isinstance(path, str)
+            or path in REWRITTEN
+            or path in CHECKED
+            or not path.endswith(".py")
+            or not isinstance(name, str)
+            or name == "jaxrewrite"
+            or name.startswith("jaxrewrite.")
+            or not _first_look(path)
+        ):
+            return
+        try:
+            with open(path, "rb") as file:
+                text = importlib.util.decode_source(file.read())
+        except (OSError, SyntaxError, UnicodeDecodeError):
+            return  # not ours to report: Python itself reports what it cannot read or compile
+        found, where = diagnose_text(text, path, name), path
+    if found is not None:
         registry = module_globals.setdefault("__warningregistry__", {})
-        warnings.warn_explicit(text, NotRewrittenWarning, path, line, name, registry)
+        warnings.warn_explicit(found[0], NotRewrittenWarning, where, found[1], name, registry)
 
 
-def _check_fileless(frame: FrameType) -> None:
-    """Warn (once per code name) if code that has no file needed the rewrite. Its text is the
-    ``-c`` argument (``sys.orig_argv``) or in ``linecache`` (IPython, doctest); where it is
-    nowhere (standard input, a string compiled and run), the warning says it cannot tell."""
-    where = frame.f_code.co_filename
-    if where in SEEN.rewritten or where in SEEN.checked or where.startswith("<frozen"):
-        return
+def _fileless(frame: FrameType, where: str, name: str) -> tuple[str, int] | None:
+    """The warning (once per code name) for code that has no file. Its text is the ``-c``
+    argument (``sys.orig_argv``) or in ``linecache`` (IPython, doctest); where it is nowhere
+    (standard input, a string compiled and run), the warning says it cannot tell."""
+    if where in REWRITTEN or where in CHECKED or where.startswith("<frozen"):
+        return None
     ipython = sys.modules.get("jaxrewrite.integrations.ipython")
     if ipython is not None and getattr(ipython, "_active", None):
-        return  # cells are the extension's: it rewrites them or says why not
-    if not SEEN.first_look(where):
-        return
-    name = frame.f_globals.get("__name__")
-    name = name if isinstance(name, str) else "?"
+        return None  # cells are the extension's: it rewrites them or says why not
+    if not _first_look(where):
+        return None
     argv = getattr(sys, "orig_argv", [])
     fix: str | None = None
     if where == "<string>" and name == "__main__" and "-c" in argv[:-1]:
@@ -123,37 +114,21 @@ def _check_fileless(frame: FrameType) -> None:
         "put it in a file that opts in and run it with 'python -m jaxrewrite FILE', or import it "
         "with the hook installed"
     )
-    fix = fix or f"{kind} is never rewritten: {tail}"
-    line = frame.f_lineno
     if text is not None:
-        found = diagnose_text(text, where, name, fix)
-        if found is None:
-            return
-        message, line = found
-    else:
-        message = (
-            f"{kind} fetched a marker from jaxrewrite: such code is never rewritten, and its text "
-            "is nowhere to be read, so jaxrewrite cannot tell which of its Static/NoDiff "
-            f"annotations do nothing: {tail}"
-        )
-    registry = frame.f_globals.setdefault("__warningregistry__", {})
-    warnings.warn_explicit(message, NotRewrittenWarning, where, line, name, registry)
-
-
-def diagnose(path: str, name: str) -> tuple[str, int] | None:
-    """The warning for module ``name`` at ``path``, with its line, or None when nothing is lost."""
-    try:
-        with open(path, "rb") as file:
-            text = importlib.util.decode_source(file.read())
-    except (OSError, SyntaxError, UnicodeDecodeError):
-        return None  # not ours to report: Python itself reports what it cannot read or compile
-    return diagnose_text(text, path, name)
+        return diagnose_text(text, where, name, fix or f"{kind} is never rewritten: {tail}")
+    message = (
+        f"{kind} fetched a marker from jaxrewrite: such code is never rewritten, and its text "
+        "is nowhere to be read, so jaxrewrite cannot tell which of its Static/NoDiff "
+        f"annotations do nothing: {tail}"
+    )
+    return message, frame.f_lineno
 
 
 def diagnose_text(
     text: str, path: str, name: str, fix: str | None = None
 ) -> tuple[str, int] | None:
-    """``diagnose`` for the text of ``path``; ``fix`` replaces what the warning says to do."""
+    """The warning for module ``name`` of this text, with its line, or None when nothing is lost;
+    ``fix`` replaces what the warning says to do."""
     try:
         from jaxrewrite.engine.build import build_analysis
 
@@ -282,7 +257,7 @@ def _runner_child(name: str) -> str | None:
     None when the runner has nothing to say."""
     if not os.environ.get(RUNNER_ENV):
         return None
-    if SEEN.runner_child and name in ("__main__", "__mp_main__"):
+    if runner_child and name in ("__main__", "__mp_main__"):
         return (
             "this process was started by the program that 'python -m jaxrewrite' runs, as 'python "
             "SCRIPT': the runner's hook reached it for imports, but a script is rewritten only "

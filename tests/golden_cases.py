@@ -71,7 +71,7 @@ def execute(text: str, filename: str, name: str, rewritten: bool = True) -> type
     finally:
         del sys.modules[name]
         if rewritten:
-            notrewritten.unmark(filename)
+            notrewritten.REWRITTEN.discard(filename)
     return module
 
 

@@ -24,8 +24,8 @@ from jaxrewrite.commands.files import SourceError, cannot_open, decode, python_f
 from jaxrewrite.commands.targets import import_reader, locate_import
 from jaxrewrite.config import Options
 from jaxrewrite.engine.findings.checks import imported_def, traced_argument, unbound_marker
+from jaxrewrite.engine.findings.checks.imported_def import may_apply_imported_bytes
 from jaxrewrite.engine.findings.checks.registry import CODES, find
-from jaxrewrite.engine.findings.imported import may_apply_imported_bytes
 from jaxrewrite.engine.findings.tracetime import may_trace_bytes
 from jaxrewrite.engine.read.filters import FAST
 from jaxrewrite.engine.rulebook import rules
@@ -66,14 +66,13 @@ def _outside(
     ``named`` on the command line is parsed even where neither can be found (JR100)."""
     from jaxrewrite.engine.build import TreePass, build_analysis
     from jaxrewrite.engine.findings.checks.unbound_marker import unbound_findings, without_shadowed
-    from jaxrewrite.engine.findings.imported import imported_pass, may_apply_imported
     from jaxrewrite.engine.findings.tracetime import PASS, TRACE, may_trace
 
     passes: list[TreePass] = []
     if options.wants(traced_argument.RULE.code) and may_trace(text):
         passes.append(PASS)
-    if options.wants(imported_def.RULE.code) and may_apply_imported(text):
-        passes.append(imported_pass(import_reader(filename, reads), imported_def.RULE))
+    if options.wants(imported_def.RULE.code) and imported_def.may_apply_imported(text):
+        passes.append(imported_def.imported_pass(import_reader(filename, reads)))
     unbound = unbound_findings(text, filename) if options.wants(unbound_marker.RULE.code) else []
     if not passes:
         if named:

@@ -43,7 +43,7 @@ def start_child() -> None:
     from jaxrewrite.hook.finder import install
 
     install([name for name in value.split(",") if name and name != "*"])
-    notrewritten.SEEN.runner_child = True
+    notrewritten.runner_child = True
     if any(any(line in arg for line in _MULTIPROCESSING) for arg in getattr(sys, "orig_argv", ())):
         _rewrite_mp_main()
 

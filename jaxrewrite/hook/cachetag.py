@@ -1,11 +1,9 @@
-"""The cache tag: which rewriter wrote a pyc, and where the hook's pycs live.
+"""The cache tag: which rewriter wrote a pyc (a digest of the sources that decide the rewritten
+code, with the version), the pipeline and the optimisation level; read by nothing but the hook.
 
-The tag names the rewriter (a digest of the sources that decide the rewritten code, with the
-version), the pipeline and the optimisation level. A pyc named with it is read by nothing but the
-hook, so its code is never served for another rewriter, another level, or to a plain import.
 A checkout digests its sources once per process; a wheel carries the digest it was built with
-(``BUILT``, a line setup.py adds to ``hook/__init__.py``), as pytest's rewriting keys on its
-version. Importable alone (stdlib only at import), so that setup.py can bake the digest.
+(``BUILT``, a line setup.py adds to ``hook/__init__.py``). Importable alone (stdlib only), so
+that setup.py can bake the digest.
 """
 
 from __future__ import annotations
@@ -16,8 +14,7 @@ import importlib.util
 import os
 import sys
 
-#: What decides the code the hook caches: the engine, the pragma reader, the pipelines and the pyc
-#: format. Editing the commands or the run-time helpers costs no cached module a cold rewrite.
+#: What decides the code the hook caches (editing anything else costs no cold rewrite).
 REWRITE_SOURCES = (
     "engine",
     "header.py",

@@ -23,14 +23,13 @@ from typing import Any
 
 from jaxrewrite import notrewritten
 from jaxrewrite.header import Header, might_opt_in, scan_header
-from jaxrewrite.hook import cachetag, keptwarnings, pipeline, pycfile
+from jaxrewrite.hook import cachetag, pipeline, pycfile
 
 DEFAULT = pipeline.DEFAULT
 
 
 def _header(data: bytes) -> Header | None:
-    """The header of file bytes; None where they cannot be decoded (then compiled plain, so the
-    error is Python's own)."""
+    """None where the bytes cannot be decoded: compiled plain, the error is Python's own."""
     try:
         return scan_header(importlib.util.decode_source(data))
     except (SyntaxError, UnicodeDecodeError):
@@ -49,10 +48,9 @@ def compile_opted_in(
     optimize: int = -1,
     header: Header | None = None,
 ) -> CodeType:
-    """The code to run for ``path`` whose bytes are ``data``, marked as rewritten where they opt
-    in. A RewriteError (or SyntaxError) comes without the engine's frames, which would bury the
-    user's file and line."""
-    __tracebackhide__ = True  # noqa: F841  (pytest hides this frame, as it hides its own)
+    """The code to run for ``path``, marked as rewritten where it opts in. A RewriteError comes
+    without the engine's frames, which would bury the user's file and line."""
+    __tracebackhide__ = True  # noqa: F841
     header = _header(data) if header is None else header
     try:
         code = steps.compile(data, path, optimize, header)
@@ -66,14 +64,13 @@ def compile_opted_in(
 def _served(code: CodeType, path: str) -> CodeType:
     """Cached code about to run: marked as rewritten, its warnings said again."""
     notrewritten.mark(path)
-    keptwarnings.say(code, path)
+    pipeline.say(code, path)
     return code
 
 
 def script_code(data: bytes, filename: str) -> CodeType:
-    """The code the runner (``python -m jaxrewrite SCRIPT``) runs for a script: an opted-in one
-    served from the hook's pyc (a script is run many times a day, and a rewrite imports the
-    engine), any other compiled as ``python`` compiles it, so an error is Python's own."""
+    """What ``python -m jaxrewrite SCRIPT`` runs: an opted-in script from the hook's pyc (a
+    rewrite imports the engine), any other compiled as ``python`` would."""
     header = _header(data) if might_opt_in(data) else None
     if header is None or not (header.enabled or header.unknown):
         return compile(data, filename, "exec", dont_inherit=True)
@@ -96,8 +93,8 @@ _NO_STAT = os.stat_result((0,) * 10)
 
 
 class RewritingLoader(SourceFileLoader):
-    """Loads a user's module the finder found a current pyc of the hook's for, or bytes that opt
-    in (``look``). Bytes that no longer opt in when it reads them load as Python would."""
+    """Loads a module with a current pyc of the hook's, or whose bytes opt in (``look``); bytes
+    that no longer opt in when it reads them load as Python would."""
 
     def __init__(self, fullname: str, path: str, steps: pipeline.Pipeline = DEFAULT) -> None:
         super().__init__(fullname, path)
@@ -107,8 +104,7 @@ class RewritingLoader(SourceFileLoader):
         self._no_pyc = False
 
     def look(self) -> tuple[CodeType | None, bytes | None, Any]:
-        """The hook's current cached code, else the file's bytes if they opt in; and the stat
-        taken first."""
+        """(the hook's current code, else the bytes if they opt in; the stat taken first)."""
         path = self.path
         try:
             st = os.stat(path)
@@ -142,8 +138,8 @@ class RewritingLoader(SourceFileLoader):
     def source_to_code(  # type: ignore[override]
         self, data: Any, path: Any, *, _optimize: int = -1
     ) -> CodeType:
-        """The plain route's compile decides again on the bytes it compiles: a pragma saved since
-        ``_rewritten`` read the file is rewritten, and then no plain pyc is written."""
+        """The plain route decides again on the bytes it compiles: a pragma saved since ``look``
+        is rewritten, and then no plain pyc is written."""
         __tracebackhide__ = True  # noqa: F841
         header = _opted_in(data)
         if header is None:
@@ -159,13 +155,12 @@ class RewritingLoader(SourceFileLoader):
 
 class _Composed:
     """In front of another tool's source loader class, for one module: the tool's ``get_code``
-    runs (its checks, its side effects) on the rewritten text, or on the hook's pyc of that code,
-    named for the tool; the tool's own pyc is never used for an opted-in module."""
+    runs on the rewritten text, or on the hook's pyc of that code, named for the tool."""
 
     path: str
     _jr_name = ""
-    #: While the tool's get_code runs for an opted-in module: the file's bytes (rewritten when
-    #: the tool reads them) and the hook's pyc of the composed code, when one is current.
+    #: While the tool's get_code runs for an opted-in module: the file's bytes (rewritten as
+    #: the tool reads them) and the hook's current pyc of the composed code.
     _jr_data: bytes | None = None
     _jr_pyc: bytes | None = None
     _jr_said: Any = ()
@@ -192,7 +187,7 @@ class _Composed:
                 self._jr_data = None
                 return super().get_code(fullname)  # type: ignore[misc, no-any-return]
             code = super().get_code(fullname)  # type: ignore[misc]
-            code = keptwarnings.keep(code, self._jr_said)
+            code = pipeline.keep(code, self._jr_said)
             notrewritten.mark(path)
             if pyc is not None:
                 pycfile.store(pyc, code, pycfile.key_for(st, self._jr_data), path)
@@ -222,9 +217,8 @@ class _Composed:
 
 
 class RewritingFinder:
-    """Asks the finders after it for a spec, and hands the user's source files its loaders. Its
-    state: the live installs, the packages they name, the loaders an integration owns (pytest's
-    assertion rewriting: its test files get its pipeline)."""
+    """Asks the finders after it for a spec, and hands the user's source files its loaders.
+    ``owned``: loaders of an integration (pytest's assertion rewriting) and their pipelines."""
 
     def __init__(self) -> None:
         self.handles: list[HookHandle] = []
@@ -234,14 +228,13 @@ class RewritingFinder:
         self._composed: dict[type, type] = {}
 
     def sync(self) -> None:
-        """Off ``sys.meta_path`` when no install is live."""
         self.packages = frozenset(name for handle in self.handles for name in handle.packages)
         self.owned = {id(o[0]): o for handle in self.handles for o in handle.owned}
         if not self.handles:
             sys.meta_path[:] = [f for f in sys.meta_path if f is not self]
 
     def covers(self, fullname: str, origin: str) -> bool:
-        """The user's file, or one of a package named."""
+        """The user's file (outside the installation), or one of a package named."""
         top = fullname.partition(".")[0]
         if top in self.packages:
             return True
@@ -306,8 +299,8 @@ class RewritingFinder:
 
 
 def _installation() -> tuple[str, ...]:
-    """The folders of the interpreter's installation (standard library, every site-packages, the
-    user site), each ending in a separator, as given and with links resolved."""
+    """The folders of the interpreter's installation (stdlib, site-packages, user site), each
+    ending in a separator, as given and with links resolved."""
     found: set[str] = set()
     for scheme in (
         sysconfig.get_paths(),
@@ -355,10 +348,8 @@ def active() -> RewritingFinder | None:
 
 def install(packages: Iterable[str] | None = None, owned: tuple[Any, ...] = ()) -> HookHandle:
     """Rewrite the opted-in modules imported from now on: the user's own files, and those of the
-    top-level ``packages`` named (wherever they are installed). One finder, first on
-    ``sys.meta_path`` (moved there if another tool's stands in front); installs add up until each
-    is withdrawn by its handle, or all by ``uninstall()``. ``owned``: (loader, pipeline) pairs of
-    an integration (the pytest plugin)."""
+    top-level ``packages`` named. One finder, first on ``sys.meta_path``; installs add up until
+    each is withdrawn by its handle, or all by ``uninstall()``."""
     names = frozenset([packages] if isinstance(packages, str) else packages or ())
     bad = sorted(name for name in names if not name.isidentifier())
     if bad:

@@ -3,6 +3,10 @@
 One route from text to code: ``rewrite_source``'s text, compiled (the text ``show`` prints is the
 code that runs). An integration (pytest's assertion rewriting) replaces the compile step and names
 itself, so its pycs are never served to the default pipeline, nor the default's to it.
+
+A module's RewriteWarnings are issued while it is rewritten; a warm import analyses nothing, so
+they travel with the code: held beside it here, written after it in the pyc (hook/pycfile.py),
+and issued again whenever cached code is served (``say``).
 """
 
 from __future__ import annotations
@@ -11,10 +15,35 @@ import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType
+from weakref import WeakKeyDictionary
 
+from jaxrewrite import errors
 from jaxrewrite.errors import Notes
 from jaxrewrite.header import Header, scan_header
-from jaxrewrite.hook import keptwarnings
+
+#: Code objects compare by content, not by file: equal code comes from equal text, whose notes
+#: are equal too (the file they name is the caller's to give).
+_HELD: WeakKeyDictionary[CodeType, Notes] = WeakKeyDictionary()
+
+
+def keep(code: CodeType, notes: Notes) -> CodeType:
+    """Hold ``notes`` beside ``code`` (nothing where there are none); gives back ``code``. The
+    table is looked at only when it holds something: a code object hashes by its content."""
+    if notes:
+        _HELD[code] = notes
+    elif _HELD:
+        _HELD.pop(code, None)
+    return code
+
+
+def held(code: CodeType) -> Notes:
+    return _HELD.get(code, ())
+
+
+def say(code: CodeType, path: str) -> None:
+    """Issue the notes of cached ``code`` again, at their lines of ``path``."""
+    if _HELD:
+        errors.say(_HELD.get(code, ()), path)
 
 
 def _compile(text: str, path: str, optimize: int) -> CodeType:
@@ -43,7 +72,7 @@ class Pipeline:
         """Decode as Python does (PEP 263), rewrite, compile; the warnings held with the code."""
         text = importlib.util.decode_source(data)
         rewritten, said = rewrite_text(text, path, scan_header(text) if header is None else header)
-        return keptwarnings.keep(self.to_code(rewritten, path, optimize), said)
+        return keep(self.to_code(rewritten, path, optimize), said)
 
 
 DEFAULT = Pipeline()

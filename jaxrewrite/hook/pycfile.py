@@ -1,12 +1,9 @@
 """The hook's pycs: CPython's format, checked as CPython checks its own, warnings after the code.
 
-The header is PEP 552's: the source's mtime and size (as CPython and pytest validate theirs), or,
-where the user chose it (``SOURCE_DATE_EPOCH``, ``jaxrewrite compile --invalidation-mode
-checked-hash``), the hash of the source's bytes, checked at every import. The name
-(hook/cachetag.py) says which rewriter wrote it. After the code: the module's warnings
-(hook/keptwarnings.py), their length and a mark; ``marshal.loads`` of the code ignores them. Writes
-are atomic (a temp file, then ``os.replace``), so concurrent importers see the old file or the new
-one. Every failure means "no cache", never an import error (``JAXREWRITE_DEBUG=1``: why).
+The header is PEP 552's: the source's mtime and size, or, where the user chose it
+(``SOURCE_DATE_EPOCH``, ``compile --invalidation-mode checked-hash``), the hash of its bytes.
+After the code: the module's warnings (hook/pipeline.py), their length and a mark. Writes are
+atomic; every failure means "no cache", never an import error (``JAXREWRITE_DEBUG=1``: why).
 """
 
 from __future__ import annotations
@@ -21,7 +18,7 @@ import sys
 from collections.abc import Callable
 from types import CodeType
 
-from jaxrewrite.hook import keptwarnings
+from jaxrewrite.hook import pipeline
 
 MAGIC = importlib.util.MAGIC_NUMBER
 #: PEP 552 flags: 0 validates by mtime and size; 3 by the source's hash, always checked.
@@ -62,13 +59,13 @@ def key_for(st: os.stat_result, data: bytes) -> bytes:
 
 def pack(code: CodeType, key: bytes) -> bytes:
     """A pyc of ``code`` keyed by ``key`` (``stat_key``/``hash_key``), its warnings after it."""
-    said = marshal.dumps(keptwarnings.held(code))
+    said = marshal.dumps(pipeline.held(code))
     return MAGIC + key + marshal.dumps(code) + said + len(said).to_bytes(4, "little") + _MARK
 
 
 def unpack(data: bytes) -> CodeType | None:
-    """The code of a pyc's bytes whose header is already checked, its warnings held beside it;
-    None where it is damaged or has no footer (not the hook's)."""
+    """The code of a pyc whose header is checked, its warnings held beside it; None where it is
+    damaged or not the hook's."""
     if len(data) <= 24 or data[-4:] != _MARK:
         return None
     size = int.from_bytes(data[-8:-4], "little")
@@ -84,12 +81,12 @@ def unpack(data: bytes) -> CodeType | None:
         type(n) is tuple and len(n) == 2 and (type(n[0]), type(n[1])) == (str, int) for n in said
     ):
         return None
-    return keptwarnings.keep(code, said)
+    return pipeline.keep(code, said)
 
 
 def load(pyc: str, path: str, st: os.stat_result, source: Callable[[], bytes]) -> CodeType | None:
-    """The cached code of ``path`` (stat ``st``; ``source`` reads its bytes, for a hash-checked
-    pyc), or None; ``co_filename`` follows a moved file, as importlib's does."""
+    """The cached code of ``path`` (``source`` reads its bytes, for a hash-checked pyc), or None;
+    ``co_filename`` follows a moved file, as importlib's does."""
     try:
         with io.open_code(pyc) as file:  # as importlib reads pycs: an open-code hook sees it
             data = file.read()

@@ -1,10 +1,8 @@
 """``%load_ext jaxrewrite``: every later cell opts in, rewritten against the live namespace.
 
-A function in ``shell.input_transformers_post`` (lines in, lines out): the rewrite is textual, so
-line numbers never move and what runs is what ``%%jaxrewrite_show`` prints. Loading the extension
-also installs the import hook; ``%unload_ext jaxrewrite`` withdraws both. IPython is never
-imported here: the shell is handed in, and only its documented attributes are used
-(docs/design.md, "The IPython extension").
+A function in ``shell.input_transformers_post``: the rewrite is textual, so line numbers never
+move and what runs is what ``%%jaxrewrite_show`` prints. Loading also installs the import hook.
+IPython is never imported here: the shell is handed in (docs/design.md, "The IPython extension").
 """
 
 from __future__ import annotations
@@ -67,8 +65,6 @@ class CellRewriter:
             self._hook.uninstall()
             self._hook = None
 
-    # -- the transform --------------------------------------------------------------------------
-
     def transform(self, lines: list[str]) -> list[str]:
         """IPython's hook: the cell (after IPython's own transforms) as it should run."""
         text = "".join(lines)
@@ -78,24 +74,22 @@ class CellRewriter:
     def rewrite(
         self, text: str, *, record: bool = False, offset: int = 0, raw: str | None = None
     ) -> str:
-        """``text`` rewritten against the namespace as it is now; a RewriteError located in the
-        cell. ``offset``: the lines of the cell before ``text`` (a cell magic's own); ``raw``: the
-        whole cell, named in errors. ``record``: remember the cell's marked defs and per-leaf
-        classes once it has run (``post_run_cell``)."""
-        prepared = prepare(text, self.shell.user_ns, self.recorded)
-        if not prepared.relevant:
+        """``text`` rewritten against the namespace as it is now. ``offset``: the lines of the cell
+        before ``text`` (a cell magic's own); ``raw``: the whole cell, named in errors;
+        ``record``: remember the cell's marked defs and classes once it has run."""
+        environment, prefix, relevant = prepare(text, self.shell.user_ns, self.recorded)
+        if not relevant:
             if (
                 record
                 and self.recorded
                 and not self.recorded.keys().isdisjoint(_WORD.findall(text))
             ):
-                self._remember(text, prepared.environment)  # ``fast = make_hypercube``
+                self._remember(text, environment)  # ``fast = make_hypercube``
             return text
-        prefix = prepared.prefix
         shift = prefix.count("\n")
         try:
             analysis = build_analysis(
-                prefix + text, CELL, environment=prepared.environment, require_pragma=False
+                prefix + text, CELL, environment=environment, require_pragma=False
             )
         except RewriteError:
             raise
@@ -111,19 +105,16 @@ class CellRewriter:
             raise AssertionError("jaxrewrite internal error: a stand-in line was edited")
         out = out[len(prefix) :]
         if record and (prefix or _DEFINES.search(text)):
-            self._remember(text, prepared.environment)
+            self._remember(text, environment)
         return out
 
     def _cell_name(self, text: str) -> str:
-        """The name IPython shows as ``Cell In[N]``, registered with the shell's compiler (which
-        keeps the text for tracebacks)."""
+        """The name IPython shows as ``Cell In[N]``, registered with the shell's compiler."""
         try:
             name = self.shell.compile.cache(text, self.shell.execution_count, raw_code=text)
         except Exception:  # a shell without IPython's caching compiler
             return CELL
         return name if isinstance(name, str) else CELL
-
-    # -- defs across cells ----------------------------------------------------------------------
 
     def _remember(self, text: str, environment: dict[str, Any]) -> None:
         try:
@@ -166,12 +157,10 @@ class CellRewriter:
             else:
                 self.recorded[name] = Recorded(stand_in, now)
 
-    # -- loaded inside a cell ---------------------------------------------------------------------
-
     def warn_if_loaded_mid_cell(self) -> None:
         """``%load_ext jaxrewrite`` in the cell being run (``ipython -c``, a ``.ipy`` file): IPython
         transformed the whole cell first, so the rest runs as written; say so where that loses
-        something. The running cell is ``displayhook.exec_result`` (none under ``--ext``)."""
+        something."""
         result = getattr(getattr(self.shell, "displayhook", None), "exec_result", None)
         raw = getattr(getattr(result, "info", None), "raw_cell", None)
         if not isinstance(raw, str):
@@ -209,8 +198,6 @@ class CellRewriter:
             line,
         )
 
-    # -- %%jaxrewrite_show ----------------------------------------------------------------------
-
     def show_magic(self, line: str, cell: str) -> None:
         """%%jaxrewrite_show [--diff]: print what this cell runs as, running nothing."""
         options = line.split()
@@ -235,8 +222,8 @@ def _moved(finding: Diagnostic, shift: int, offset: int) -> Diagnostic:
 
 
 def _made_by(value: object, stand_in: StandIn) -> bool:
-    """Is ``value`` what the statement made: the class of that name, or the function the def
-    made (through ``__wrapped__``)?"""
+    """Is ``value`` the class of that name, or the function the def made (through
+    ``__wrapped__``)?"""
     if stand_in.is_class:
         return isinstance(value, type) and value.__name__ == stand_in.name
     try:

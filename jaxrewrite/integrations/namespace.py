@@ -1,10 +1,8 @@
 """An engine environment from a live namespace: what a cell's free names are bound to *now*,
-and stand-ins for the Static defs (and per-leaf classes) that earlier cells made.
-
-By object, not by spelling: after ``J = jax.jit``, ``@J`` means jit while ``J is jax.jit``. A def
-or class made by an earlier cell is given back as source, a stand-in in front of the cell, only
-while the namespace still holds the very object that statement made; the caller cuts the prefix
-off again, so lines of the cell never move (docs/design.md, "The IPython extension").
+by object (after ``J = jax.jit``, ``@J`` means jit while ``J is jax.jit``), and stand-ins: the
+Static defs and per-leaf classes of earlier cells as source in front of the cell, while the
+namespace still holds the very object that statement made (docs/design.md, "The IPython
+extension").
 """
 
 from __future__ import annotations
@@ -20,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
+
+import typing_extensions
 
 from jaxrewrite import markers
 from jaxrewrite.engine.read import scopes
@@ -42,7 +42,7 @@ from jaxrewrite.engine.read.wrappers import peel
 from jaxrewrite.engine.rulebook.table import Container, Mark
 from jaxrewrite.errors import RewriteError
 
-__all__ = ["Prepared", "Recorded", "StandIn", "binding_for", "definitions", "prepare"]
+__all__ = ["Recorded", "StandIn", "binding_for", "definitions", "prepare"]
 
 #: An identifier (a superset: strings and comments count).
 _WORD = re.compile(r"[^\W\d]\w*")
@@ -54,22 +54,11 @@ _ANNOTATED_ALIAS = type(typing.Annotated[int, "x"])
 _PRIVATE = "__jaxrewrite_{}__"
 
 
-def _known_objects() -> list[tuple[object, str]]:
-    known: list[tuple[object, str]] = [
-        (markers.UNCHECKED["Static"], "jaxrewrite.Static"),
-        (markers.UNCHECKED["NoDiff"], "jaxrewrite.NoDiff"),
-        (markers.UNCHECKED["STATIC"], "jaxrewrite.STATIC"),
-        (markers.UNCHECKED["NODIFF"], "jaxrewrite.NODIFF"),
-        (typing.Annotated, "typing.Annotated"),
-    ]
-    extensions = sys.modules.get("typing_extensions")
-    if extensions is not None:
-        known.append((getattr(extensions, "Annotated", None), "typing.Annotated"))
-    return known
-
-
-#: Objects whose dotted name is fixed whatever their ``__module__`` says.
-_KNOWN = _known_objects()
+#: Objects whose dotted name is fixed whatever their ``__module__`` says, by ``id``.
+_KNOWN = {id(value): f"jaxrewrite.{name}" for name, value in markers.UNCHECKED.items()}
+_KNOWN.update(
+    {id(typing.Annotated): "typing.Annotated", id(typing_extensions.Annotated): "typing.Annotated"}
+)
 _MARK_OF = {
     id(markers.UNCHECKED["STATIC"]): Mark.STATIC,
     id(markers.UNCHECKED["NODIFF"]): Mark.NODIFF,
@@ -83,10 +72,9 @@ def mark_name(marks: frozenset[Mark]) -> str:
 
 @dataclass(frozen=True)
 class StandIn:
-    """What a module-level def or class of a cell is to a later cell, as source text: a def
-    with marked parameters as one line, ``def name(a, b, /, c: <mark>, *, d): ...``; a
-    TypedDict or NamedTuple with marked fields as a flat class with every field, in order, only
-    the markers annotated."""
+    """A module-level def or class of a cell as source for a later cell: a def with marked
+    parameters as ``def name(a, b, /, c: <mark>, *, d): ...``; a TypedDict or NamedTuple with
+    marked fields as a flat class with every field, only the markers annotated."""
 
     name: str
     text: str
@@ -119,19 +107,14 @@ class Recorded:
     value: object
 
 
-@dataclass(frozen=True)
-class Prepared:
-    environment: dict[str, Binding]
-    #: Stand-in lines to analyze in front of the cell (their count is the line shift).
-    prefix: str
-    #: False when nothing the cell names can spell a marker: the cell cannot need a rewrite.
-    relevant: bool
-
-
-def prepare(text: str, namespace: Mapping[str, Any], recorded: Mapping[str, Recorded]) -> Prepared:
+def prepare(
+    text: str, namespace: Mapping[str, Any], recorded: Mapping[str, Recorded]
+) -> tuple[dict[str, Binding], str, bool]:
     """The environment for ``text``: a binding for every namespace name it mentions, and the
     stand-ins of the recorded defs it passes as a first argument and the recorded classes it
-    names, while their name still holds the object they made."""
+    names, while their name still holds the object they made. Then the stand-ins' text, to
+    analyze in front of the cell, and whether the cell can need a rewrite at all (whether
+    anything it names can spell a marker)."""
     environment: dict[str, Binding] = {}
     chosen: list[StandIn] = []
     relevant = "jaxrewrite" in text
@@ -167,7 +150,7 @@ def prepare(text: str, namespace: Mapping[str, Any], recorded: Mapping[str, Reco
     if chosen or any(isinstance(b, Assigned) for b in environment.values()):
         environment.update(_PRIVATE_NAMES)  # what stand-ins and synthesized aliases refer to
     chosen.sort(key=lambda stand_in: (not stand_in.is_class, stand_in.name))
-    return Prepared(environment, "".join(stand_in.text for stand_in in chosen), relevant)
+    return environment, "".join(stand_in.text for stand_in in chosen), relevant
 
 
 def _spells_marker(binding: Binding) -> bool:
@@ -179,8 +162,8 @@ def _spells_marker(binding: Binding) -> bool:
 
 def binding_for(value: object) -> Binding:
     """What a namespace value is to the engine: a module or a function/class by its dotted name
-    (checked to denote this very object), a marker alias, a ``partial`` of a known function;
-    anything else is opaque."""
+    (that denotes this very object), a marker alias, a ``partial`` of a known function, else
+    opaque."""
     try:
         return _binding_for(value)
     except Exception:  # a proxy whose attribute access raises: nothing jaxrewrite could use
@@ -191,9 +174,8 @@ def _binding_for(value: object) -> Binding:
     if isinstance(value, ModuleType):
         name = getattr(value, "__name__", None)
         return Imported(name) if isinstance(name, str) else _OPAQUE
-    for known, qualname in _KNOWN:
-        if value is known:
-            return Imported(qualname)
+    if id(value) in _KNOWN:
+        return Imported(_KNOWN[id(value)])
     if isinstance(value, _ANNOTATED_ALIAS):
         return _annotated(value)
     if type(value) is functools.partial:
@@ -285,12 +267,15 @@ def _located(node: ast.expr) -> ast.expr:
     return ast.fix_missing_locations(ast.Expression(node)).body
 
 
-_LITERAL_TYPES = (bool, int, float, str, bytes, type(None))
-
-
 def _literal(value: object) -> ast.expr | None:
-    """``value`` as a literal expression, when it has one."""
-    if not _is_literal(value, 0):
+    """``value`` as a literal expression, when it has one (containers at most four deep)."""
+
+    def plain(item: object, depth: int) -> bool:
+        if isinstance(item, (tuple, list)):
+            return depth < 4 and all(plain(part, depth + 1) for part in item)
+        return isinstance(item, (bool, int, float, str, bytes, type(None)))
+
+    if not plain(value, 0):
         return None
     try:
         node = ast.parse(repr(value), mode="eval").body
@@ -299,24 +284,13 @@ def _literal(value: object) -> ast.expr | None:
         return None
 
 
-def _is_literal(value: object, depth: int) -> bool:
-    if isinstance(value, _LITERAL_TYPES):
-        return True
-    if isinstance(value, (tuple, list)) and depth < 4:
-        return all(_is_literal(item, depth + 1) for item in value)
-    return False
-
-
 def definitions(
     text: str, environment: Mapping[str, Binding], leaf_classes: frozenset[str] = frozenset()
 ) -> tuple[dict[str, StandIn | None], dict[str, str]]:
-    """What the module level of a cell's ``text`` leaves for later cells. First its defs and
-    classes by name, from the last statement binding each: a stand-in for a def with marked
-    parameters (or one annotated by a class of ``leaf_classes`` or of the text) and a
-    TypedDict/NamedTuple with marked fields, else None. Then ``target = <transforms and
-    wrappers>(name)`` as target -> name: what the engine sees through at a call site
-    (``engine.read.wrappers.peel``), so the target keeps the def's stand-in
-    (``make_hypercube = jax.jit(make_hypercube)``)."""
+    """What the module level of a cell's ``text`` leaves for later cells: its defs and classes
+    by name (a stand-in, or None), from the last statement binding each; then ``target =
+    <transforms and wrappers>(name)`` as target -> name, what the engine sees through at a call
+    site, so the target keeps the def's stand-in (``fast = jax.jit(make_hypercube)``)."""
     tree = ast.parse(text, "<cell>")
     built = scopes.build_scopes(tree, text, outer=scopes.environment(environment))
     src = Source(text, "<cell>")

@@ -1,11 +1,9 @@
-"""The pytest plugin: entry point ``pytest11``/``jaxrewrite``, on by default, off with
-``-p no:jaxrewrite``.
+"""The pytest plugin (entry point ``pytest11``/``jaxrewrite``; off with ``-p no:jaxrewrite``).
 
-Test modules and ``conftest.py`` files whose header opts in are rewritten **and** keep pytest's
-assertion rewriting: jaxrewrite's finder sits in front of pytest's ``AssertionRewritingHook``,
-asks it, and for a file that opts in swaps in a loader whose pipeline rewrites the text,
-then runs ``rewrite_asserts``. Such a file reads and writes only jaxrewrite's own pyc; files
-that do not opt in keep pytest's loader and cache (docs/design.md, "The pytest plugin").
+Test modules and conftests that opt in are rewritten **and** keep pytest's assertion rewriting:
+jaxrewrite's finder sits in front of pytest's ``AssertionRewritingHook``, asks it, and for a file
+that opts in swaps in a loader whose pipeline rewrites the text, then runs ``rewrite_asserts``
+(docs/design.md, "The pytest plugin").
 """
 
 from __future__ import annotations
@@ -29,9 +27,8 @@ __all__ = ["assertion_pipeline", "pipeline_name"]
 INI = "jaxrewrite_packages"
 #: The switch for a marked module that runs unrewritten: "error" (the default) or "warn".
 NOT_REWRITTEN = "jaxrewrite_not_rewritten"
-#: The filter that makes NotRewrittenWarning an error by default (``-W`` on the command line wins):
-#: where jaxrewrite read the module and found what is lost ("module 'x' was not rewritten, so ...").
-#: Code it cannot read (a string compiled and run) still warns: it cannot tell whether anything is.
+#: NotRewrittenWarning an error by default where jaxrewrite read the module and found what is lost
+#: ("module 'x' was not rewritten, so ..."); ``-W`` on the command line wins.
 ERROR_FILTER = "error:module :jaxrewrite.NotRewrittenWarning"
 
 
@@ -42,8 +39,7 @@ class _State:
     handle: HookHandle | None
     #: Packages were named: the hook stays past collection.
     packages: bool
-    #: NotRewrittenWarnings said while conftests loaded, before pytest applied the ini's filters
-    #: (the error filter included): each fails the run once collection is over.
+    #: NotRewrittenWarnings said while conftests loaded, before the ini's error filter applied.
     early: list[str] = field(default_factory=list)
     error: bool = True
 
@@ -108,8 +104,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Plugins configured after this one (jaxtyping's ``--jaxtyping-packages``) put their finder
-    first: jaxrewrite's goes in front again, to see their loaders and compose with them."""
+    """Plugins configured after this one (jaxtyping's) put their finder first: jaxrewrite's goes
+    in front again, to compose with their loaders."""
     state = session.config.stash.get(_STATE, None)
     if state is not None and state.handle is not None:
         install(owned=state.handle.owned).uninstall()
@@ -117,7 +113,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def pytest_warning_recorded(warning_message: warnings.WarningMessage, when: str) -> None:
     """A NotRewrittenWarning said while the conftests loaded, before the ini's error filter was
-    in force: made an error of the run once collection is over."""
+    in force: an error of the run once collection is over."""
     from jaxrewrite.errors import NotRewrittenWarning
 
     message = warning_message.message
@@ -134,26 +130,16 @@ def pytest_warning_recorded(warning_message: warnings.WarningMessage, when: str)
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Every test module and conftest is imported: leave the meta path as pytest has it."""
+    """Every test module and conftest is imported: leave the meta path as pytest has it. A
+    package named that cannot be found now (they may put it on ``sys.path``) is a typo."""
+    import importlib.util
+
     state = session.config.stash.get(_STATE, None)
     if state is not None and not state.packages:
         _release(state)
-    _check_packages_exist(session.config)
-    if state is not None and state.error and state.early:
-        lines = "\n".join(state.early)
-        raise pytest.UsageError(
-            f"NotRewrittenWarning (an error: {NOT_REWRITTEN} = error):\n{lines}"
-        )
-
-
-def _check_packages_exist(config: pytest.Config) -> None:
-    """A package named for the hook that cannot be found (a typo) is an error, checked once every
-    conftest and test module is imported (they may put it on ``sys.path``)."""
-    import importlib.util
-
     missing = [
         name
-        for name in packages(config)
+        for name in packages(session.config)
         if name not in sys.modules and importlib.util.find_spec(name) is None
     ]
     if missing:
@@ -161,6 +147,11 @@ def _check_packages_exist(config: pytest.Config) -> None:
             f"--jaxrewrite-packages / {INI} / [tool.jaxrewrite] packages name "
             f"{', '.join(map(repr, missing))}, which cannot be imported: no such top-level package "
             "on sys.path"
+        )
+    if state is not None and state.error and state.early:
+        lines = "\n".join(state.early)
+        raise pytest.UsageError(
+            f"NotRewrittenWarning (an error: {NOT_REWRITTEN} = error):\n{lines}"
         )
 
 
@@ -172,8 +163,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def packages(config: pytest.Config) -> list[str]:
-    """The packages named by ``--jaxrewrite-packages``, the ini option and ``packages`` in
-    ``[tool.jaxrewrite]`` (the nearest pyproject.toml with that table, from pytest's rootdir up)."""
+    """The packages named by ``--jaxrewrite-packages``, the ini option and ``[tool.jaxrewrite]``
+    (the nearest pyproject.toml with that table, from pytest's rootdir up)."""
     from jaxrewrite import config as settings
 
     known = getattr(config, "known_args_namespace", None)
@@ -208,8 +199,8 @@ def _start(config: pytest.Config) -> None:
         raise pytest.UsageError(f"{NOT_REWRITTEN} takes 'error' or 'warn', not {mode!r}")
     state.error = mode == "error"
     if mode == "error":
-        # First of the ini's filterwarnings (as addinivalue_line does, but in front): the ini's own
-        # entries, -W, and @pytest.mark.filterwarnings / pytest.warns in a test all still win.
+        # First of the ini's filterwarnings: the ini's own entries, -W, and a test's
+        # filterwarnings mark or pytest.warns all still win.
         config.getini("filterwarnings").insert(0, ERROR_FILTER)
     _sessions.append(config)
     if hook is None and not names:

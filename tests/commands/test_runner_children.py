@@ -178,7 +178,7 @@ def test_a_sitecustomize_of_the_environment_still_runs(tmp_path: Path) -> None:
         tmp_path / "parent.py",
         "import subprocess, sys\n"
         "code = 'import json, sys, jaxrewrite.commands.children as c, "
-        "jaxrewrite.notrewritten as n; print(json.dumps([SITE_RAN, n.SEEN.runner_child, c.SITE "
+        "jaxrewrite.notrewritten as n; print(json.dumps([SITE_RAN, n.runner_child, c.SITE "
         "in sys.path]))'\n"
         "subprocess.run([sys.executable, '-c', code])\n",
     )

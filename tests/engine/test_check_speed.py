@@ -193,13 +193,13 @@ IMPORT_TEXTS = [
 
 
 def test_the_import_search_reads_what_the_multiline_pattern_read() -> None:
-    """``imported._IMPORT_TEXT`` starts with a character class (C speed) instead of ``^`` in
+    """``imported_def._IMPORT_TEXT`` starts with a character class (C speed) instead of ``^`` in
     multiline mode: the same modules, over tricky texts and over jax's and numpy's source."""
     import re
 
     import numpy
 
-    from jaxrewrite.engine.findings.imported import _IMPORT_TEXT
+    from jaxrewrite.engine.findings.checks.imported_def import _IMPORT_TEXT
 
     old = re.compile(_OLD_IMPORTS, re.MULTILINE)
     texts = list(IMPORT_TEXTS)
@@ -371,11 +371,11 @@ def test_annotations_that_name_no_marker_are_not_read(monkeypatch: pytest.Monkey
 
 
 def test_any_word_is_the_word_pattern_searched() -> None:
-    """``imported.may_apply_imported`` reads the table's names with ``lexer.any_word``: the same
+    """``imported_def.may_apply_imported`` reads the table's names with ``lexer.any_word``: the same
     answer as ``\\b(?:...)\\b`` searched, over tricky texts and over jax's source."""
     import re
 
-    from jaxrewrite.engine.findings.imported import _TABLE_NAMES
+    from jaxrewrite.engine.findings.checks.imported_def import _TABLE_NAMES
     from jaxrewrite.engine.read.lexer import any_word
 
     pattern = re.compile(r"\b(?:" + "|".join(_TABLE_NAMES) + r")\b")

@@ -205,7 +205,10 @@ def test_the_finding_is_true_and_its_keywords_fix_it(tmp_path: Path) -> None:
 def test_the_pre_filter_is_a_superset(text: str, may: bool) -> None:
     """``may_apply_imported`` (and its bytes twin, which ``check`` asks first) is False only
     where the pass finds nothing: every spelling of an import of a module that may hold markers."""
-    from jaxrewrite.engine.findings.imported import may_apply_imported, may_apply_imported_bytes
+    from jaxrewrite.engine.findings.checks.imported_def import (
+        may_apply_imported,
+        may_apply_imported_bytes,
+    )
 
     assert may_apply_imported(text) is may_apply_imported_bytes(text.encode()) is may
 
@@ -410,13 +413,14 @@ def test_names_bound_two_ways_at_every_link_are_read_once_each(
     """``if c: a1 = a0`` / ``else: a1 = a0``, 20 links: 2**20 ways to the import, each link read
     once a depth (the reading counted, and stopped, past a bound: it must not take them all), and
     the one import they all reach worded once."""
-    from jaxrewrite.engine.findings import imported
+    from jaxrewrite.engine.findings.checks import imported_def as imported
+    from jaxrewrite.engine.read import othermodules
 
     links = "".join(
         f"if c:\n    a{i} = a{i - 1}\nelse:\n    a{i} = a{i - 1}\n" for i in range(1, 21)
     )
     main = "import jax\nfrom mymod import f\n\nc = True\na0 = f\n" + links + "h = jax.jit(a20)\n"
-    real = imported._reaches
+    real = othermodules.reaches
     calls = [0]
 
     def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -431,7 +435,7 @@ def test_names_bound_two_ways_at_every_link_are_read_once_each(
         worded[0] += 1
         return real_finding(*args, **kwargs)
 
-    monkeypatch.setattr(imported, "_reaches", counted)
+    monkeypatch.setattr(othermodules, "reaches", counted)
     monkeypatch.setattr(imported, "_finding", finding)
     found = _check(tmp_path, main)
     assert worded[0] == 1, "each way to the one import was worded again (2**20 findings)"

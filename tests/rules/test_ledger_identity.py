@@ -17,7 +17,7 @@ from jaxrewrite import RewriteWarning
 from jaxrewrite.engine.analysis import State
 from jaxrewrite.engine.findings import analyze
 from jaxrewrite.engine.findings.checks.registry import RULES
-from jaxrewrite.hook import keptwarnings, pipeline
+from jaxrewrite.hook import pipeline
 
 HEAD = "# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import NoDiff, Static\nk = [1]\n"
 
@@ -141,7 +141,7 @@ def test_the_hook_says_what_check_says(body: str) -> None:
     ]
     at_import = {m.RULE.code for m in RULES if m.AT_IMPORT}
     assert said == [(code, line) for line, _, code in found if code in at_import]
-    assert [(text.split()[0], line) for text, line in keptwarnings.held(code)] == said
+    assert [(text.split()[0], line) for text, line in pipeline.held(code)] == said
 
 
 def test_the_ledger_leaves_no_cycle_that_keeps_the_tree() -> None:

@@ -1,12 +1,8 @@
-"""The ledger: every Static/NoDiff marker of a module, and what became of it (never silent).
-
-Every marker occurrence (a parameter's annotation, a class field, a type alias, a variable
-annotation, a name imported from a module the engine cannot follow) is one entry, which ends in
-exactly one state: **applied** (a use or registration reads it), **refused** (a RewriteError at
-it, or at a use of its def or class) or **reported** (a finding at it); one that is none of these
-gets a finding here (JR008, JR009). By identity, never by line: a finding speaks for the markers
-of the def header, class or statement it was raised in (``Diagnostic.about``).
-"""
+"""The ledger: every Static/NoDiff marker of a module (and each name imported into a marker
+position) ends in exactly one state: **applied** (a use or registration reads it), **refused** (a
+RewriteError at it or at a use of its def or class) or **reported** (a finding at it, else JR008 or
+JR009 here). By identity, never by line: a finding speaks for the markers of the def header, class
+or statement it was raised in (``Diagnostic.about``)."""
 
 from __future__ import annotations
 
@@ -23,11 +19,22 @@ from jaxrewrite.engine.findings.checks import (
     unknown_transform,
     unseen_level,
 )
+from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.read.classes import functional_entries
 from jaxrewrite.engine.read.fields import field_function, form_of
 from jaxrewrite.engine.read.markers import index_of, is_container_call, may_mark
 from jaxrewrite.engine.read.nodes import blocks, own_expressions
-from jaxrewrite.engine.read.othermodules import Elsewhere, ImportReader
+from jaxrewrite.engine.read.othermodules import (
+    Exports,
+    Memo,
+    Origins,
+    attributes,
+    found_name,
+    origins,
+    positions,
+    reaches,
+    verdict,
+)
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import parse_string, qualname
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope, ScopeTree
@@ -49,179 +56,131 @@ class _Site:
     node: ast.AST
     #: The def of a parameter, the class of a field: what errors at its uses refuse.
     owner: ast.AST | None
-    #: The aliases the annotation reaches, by their values' ids (so an alias ends as its uses end).
+    #: The ids of the alias values the annotation reads through (an alias ends as its uses end).
     aliases: set[int]
-    #: The markers the annotation spells, as written (``Static[T]``, ``STATIC`` in metadata...).
     marks: frozenset[Mark]
-    #: What the finding says where the kind alone decides it: its rule's variant and fields.
+    #: JR009's variant and fields.
     said: tuple[str, dict[str, str]] | None = None
-    #: For an ALIAS entry, its value's id: what ``aliases`` of the annotations using it hold.
+    #: An ALIAS's value's id, as ``aliases`` holds it.
     value: int | None = None
-    #: For a PARAMETER, whether the signature reader found its marks (the outermost annotation).
+    #: A PARAMETER whose marks the signature reader found (the outermost annotation).
     outermost: bool = False
 
 
 class _Collector:
-    def __init__(
-        self,
-        scopes: ScopeTree,
-        walk: Walked,
-        reader: ImportReader | None,
-        imports: bool,
-    ) -> None:
+    def __init__(self, ctx: Context) -> None:
+        scopes, walk = ctx.scopes, ctx.walk
         self.def_scopes = {id(func): scope for func, scope in scopes.defs}
         self.class_scopes = {id(d.node): d.body for d, _ in scopes.classes}
         self.walk = walk
         self.sites: list[_Site] = []
         #: Whether names imported from other modules are asked for (JR009; not by the import hook).
-        self.imports = imports
+        self.imports = not ctx.at_import
         index = self.index = index_of(scopes)
         # The index, not ``self``: a cycle through the collector would keep the tree alive.
-        self.elsewhere = Elsewhere(
-            reader, lambda expr, scope: bool(index.mentions(expr, scope, set()))
-        )
+        judge = functools.partial(verdict, lambda e, s: bool(index.mentions(e, s, set())))
+        self.exports = None if ctx.at_import or ctx.imports is None else Exports(ctx.imports, judge)
+        self.tree = ctx.tree
         self.statements = scopes.statements
         self._called: set[str] | None = None
 
-    def mentions(self, expr: ast.AST | None, scope: Scope, aliases: set[int]) -> frozenset[Mark]:
-        # An expression naming none of the index's names spells no marker (``MarkIndex.names``).
-        if not may_mark(expr, self.index.names):
-            return frozenset()
-        return self.index.mentions(expr, scope, aliases)
+    def site(
+        self,
+        kind: EntryKind,
+        name: str,
+        node: ast.AST,
+        owner: ast.AST | None,
+        expr: ast.AST | None,
+        scope: Scope,
+    ) -> frozenset[Mark]:
+        """The markers ``expr`` spells, and an entry at ``node`` where it spells one."""
+        aliases: set[int] = set()
+        marks = (
+            self.index.mentions(expr, scope, aliases)
+            if may_mark(expr, self.index.names)
+            else frozenset()
+        )
+        if marks:
+            value = id(expr) if kind is EntryKind.ALIAS else None
+            self.sites.append(_Site(kind, name, node, owner, aliases, marks, None, value))
+        return marks
 
     def body(
         self, stmts: list[ast.stmt], scope: Scope, in_class: ast.ClassDef | None = None
     ) -> None:
         for stmt in stmts:
-            self.statement(stmt, scope, in_class)
-
-    def statement(self, stmt: ast.stmt, scope: Scope, in_class: ast.ClassDef | None) -> None:
-        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            self.elsewhere.note(stmt)
-        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            self.function(stmt, self.def_scopes.get(id(stmt), scope))
-        elif isinstance(stmt, ast.ClassDef):
-            body = self.class_scopes.get(id(stmt), scope)
-            self.body(stmt.body, body, stmt)
-        elif isinstance(stmt, ast.AnnAssign):
-            self.annotated(stmt, scope, in_class)
-        elif isinstance(stmt, ast.Assign):
-            self.assigned(stmt, stmt.value, scope)
-        elif type(stmt).__name__ == "TypeAlias":  # Python 3.12 ``type X = ...``
-            type_alias: Any = stmt  # ast.TypeAlias exists from Python 3.12 on only
-            self.alias(stmt, type_alias.name, type_alias.value, scope.annotating(stmt))
-        else:
-            for block, _ in blocks(stmt):
-                self.body(block, scope, in_class)
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.function(stmt, self.def_scopes.get(id(stmt), scope).annotating(stmt))
+            elif isinstance(stmt, ast.ClassDef):
+                self.body(stmt.body, self.class_scopes.get(id(stmt), scope), stmt)
+            elif isinstance(stmt, ast.AnnAssign):
+                self.annotated(stmt, scope, in_class)
+            elif isinstance(stmt, ast.Assign):
+                self.assigned(stmt, stmt.value, scope)
+            elif type(stmt).__name__ == "TypeAlias":  # Python 3.12 ``type X = ...``
+                alias: Any = stmt  # ast.TypeAlias exists from Python 3.12 on only
+                label = alias.name.id
+                self.site(EntryKind.ALIAS, label, stmt, None, alias.value, scope.annotating(stmt))
+            else:
+                for block, _ in blocks(stmt):
+                    self.body(block, scope, in_class)
 
     def function(self, func: Function, scope: Scope) -> None:
-        scope = scope.annotating(func)  # a generic def's type parameters shadow outer names
+        """``scope``: where its annotations are read (a generic def's type parameters shadow outer
+        names); its body is read there too, names there resolving mostly to the module's."""
         args = func.args
         every = [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]
         for arg in every:
             if arg is None or arg.annotation is None:
                 continue
-            aliases: set[int] = set()
+            name = f"{func.name}.{arg.arg}"
             # What the signature reader found, read once; the aliases it went through are read
             # again only if the module has an alias entry for them to settle (``build``).
             read = self.index.read.get(id(arg.annotation))
-            marks = read or self.mentions(arg.annotation, scope, aliases)
-            name = f"{func.name}.{arg.arg}"
-            if marks:
-                self.sites.append(
-                    _Site(
-                        EntryKind.PARAMETER, name, arg, func, aliases, marks, outermost=bool(read)
-                    )
-                )
-            elif self.imports:
-                self.imported(arg, arg.annotation, scope, name, func)
+            if read:
+                site = _Site(EntryKind.PARAMETER, name, arg, func, set(), read, outermost=True)
+                self.sites.append(site)
+            elif not self.site(EntryKind.PARAMETER, name, arg, func, arg.annotation, scope):
+                if self.imports:
+                    self.imported(arg, arg.annotation, scope, name, func)
         if func.returns is not None:
-            aliases = set()
-            if self.mentions(func.returns, scope, aliases):
-                self.sites.append(
-                    _Site(
-                        EntryKind.VARIABLE,
-                        f"{func.name} return",
-                        func.returns,
-                        func,
-                        aliases,
-                        frozenset(),
-                        ("return", {}),
-                    )
-                )
-        # The body runs in the def's own scope; names there resolve mostly to the module's.
+            label = f"{func.name} return"
+            self.site(EntryKind.VARIABLE, label, func.returns, func, func.returns, scope)
         self.body(func.body, scope)
 
     def annotated(self, stmt: ast.AnnAssign, scope: Scope, in_class: ast.ClassDef | None) -> None:
         target = stmt.target.id if isinstance(stmt.target, ast.Name) else ast.unparse(stmt.target)
-        aliases: set[int] = set()
         if qualname(stmt.annotation, scope) in ("typing.TypeAlias", "typing_extensions.TypeAlias"):
-            self.alias(stmt, target, stmt.value, scope)
-            return
-        marks = self.mentions(stmt.annotation, scope, aliases)
-        if in_class is not None and isinstance(stmt.target, ast.Name):
-            if marks:
-                self.sites.append(
-                    _Site(
-                        EntryKind.FIELD, f"{in_class.name}.{target}", stmt, in_class, aliases, marks
-                    )
-                )
-            return
-        if marks:
-            self.sites.append(
-                _Site(
-                    EntryKind.VARIABLE,
-                    target,
-                    stmt,
-                    None,
-                    aliases,
-                    marks,
-                    ("variable", {"what": target}),
-                )
-            )
-        if stmt.value is not None:
+            self.site(EntryKind.ALIAS, target, stmt, None, stmt.value, scope)
+        elif in_class is not None and isinstance(stmt.target, ast.Name):
+            name = f"{in_class.name}.{target}"
+            self.site(EntryKind.FIELD, name, stmt, in_class, stmt.annotation, scope)
+        else:
+            self.site(EntryKind.VARIABLE, target, stmt, None, stmt.annotation, scope)
             self.assigned(stmt, stmt.value, scope)
 
     def assigned(
         self, stmt: ast.Assign | ast.AnnAssign, value: ast.expr | None, scope: Scope
     ) -> None:
-        if value is None:
-            return
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         name = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
         if isinstance(value, ast.Call) and is_container_call(value, scope):
-            self.functional(value, name or "?", scope)
-            return
-        if name is not None:
-            self.alias(stmt, name, value, scope)
-
-    def alias(
-        self, stmt: ast.AST, name: str | ast.expr, value: ast.expr | None, scope: Scope
-    ) -> None:
-        label = name.id if isinstance(name, ast.Name) else str(name)
-        aliases: set[int] = set()
-        marks = self.mentions(value, scope, aliases)
-        if marks:
-            self.sites.append(
-                _Site(EntryKind.ALIAS, label, stmt, None, aliases, marks, value=id(value))
-            )
-
-    def functional(self, call: ast.Call, name: str, scope: Scope) -> None:
-        """``TypedDict("C", {"n": Static[int]})`` and ``NamedTuple("C", [("n", Static[int])])``."""
-        for key, value, where in functional_entries(call):
-            aliases: set[int] = set()
-            marks = self.mentions(value, scope, aliases)
-            label = key if isinstance(key, str) else ast.unparse(key).strip(chr(39) + chr(34))
-            if marks:
-                self.sites.append(
-                    _Site(EntryKind.FIELD, f"{name}.{label}", where, call, aliases, marks)
-                )
+            # ``TypedDict("C", {"n": Static[int]})``, ``NamedTuple("C", [("n", Static[int])])``
+            for key, item, where in functional_entries(value):
+                label = key if isinstance(key, str) else ast.unparse(key).strip(chr(39) + chr(34))
+                self.site(EntryKind.FIELD, f"{name or '?'}.{label}", where, value, item, scope)
+        elif name is not None and value is not None:
+            self.site(EntryKind.ALIAS, name, stmt, None, value, scope)
 
     # -- imported names -----------------------------------------------------------------------
 
+    @functools.cached_property
+    def origins(self) -> Origins:
+        return origins(self.tree)
+
     def transformed(self, func: Function) -> bool:
-        """A transform of the table is applied to ``func`` (the walk's record, or, where the walk
-        stopped early for want of markers, a decorator or a call naming it)."""
+        """A transform of the table is applied to ``func`` (the walk's record, or where the walk
+        stopped early, a decorator or a call naming it)."""
         if id(func) in self.walk.applied:
             return True
         if self._called is None:
@@ -245,24 +204,32 @@ class _Collector:
     def imported(
         self, arg: ast.arg, ann: ast.expr, scope: Scope, label: str, func: Function
     ) -> None:
-        """A parameter of a transformed def annotated with a name from a module the engine does
-        not read (``X`` from ``from m import X``, or ``al.Steps`` of ``from . import aliases as
-        al``): followed through the reader where it can be, a finding where it cannot. The names
-        first: whether ``func`` is transformed may cost a walk of the module."""
-        names = list(self.elsewhere.names(ann, scope))
+        """A parameter of a transformed def annotated with a name imported from another module
+        (``X``, ``al.Steps``): followed through the reader where it can be. The names first:
+        whether ``func`` is transformed may cost a walk of the module."""
+        names = []
+        memo: Memo = {}
+        for spelled, at in positions(ann, scope):
+            base, path = attributes(spelled)
+            found = [None] if base is None else reaches(base, scope, None, self.origins, memo)
+            # One import on every path: JR009 says only what is certain.
+            reach = found[0] if len(found) == 1 else None
+            named = found_name(reach, path)
+            if reach is not None and named is not None:
+                names.append((named, at, ast.unparse(spelled), reach[3]))
         if not names or not self.transformed(func):
             return
-        for name, at, module, level, shown, written in names:
-            found = self.elsewhere.follow(module, level, name)
-            if found is not None and found[1] == "":
+        for named, at, shown, written in names:
+            there = None if self.exports is None else self.exports.find(*named)
+            if there is not None and there[2] == "":
                 continue  # read, and not a marker
             fields = {"name": shown, "param": arg.arg, "imported": written}
-            if found is None:
-                said = ("", fields)
-            else:
-                where, verdict = found
-                what = "classes" if verdict.startswith("a class") else "aliases"
-                said = ("read", {**fields, "verdict": verdict, "what": what, "module": where})
+            said = ("", fields)
+            if there is not None:
+                module, level, what = there
+                kind = "classes" if what.startswith("a class") else "aliases"
+                found_at = {"verdict": what, "what": kind, "module": "." * level + module}
+                said = ("read", {**fields, **found_at})
             self.sites.append(
                 _Site(EntryKind.IMPORTED, f"{label} ({shown})", at, func, set(), frozenset(), said)
             )
@@ -272,11 +239,13 @@ class _Collector:
 
 
 def _region(node: ast.AST) -> set[int]:
-    """The ids of the nodes whose findings speak for a site's markers (``Diagnostic.about``): a
-    def's own node, decorators and signature, not its body (a def's body is its own); a class or
-    any other site whole."""
+    """The ids of the nodes whose findings speak for a site's markers: a def's header, not its
+    body; any other site whole."""
     found = {id(node)}
-    todo = _header(node) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else [node]
+    todo: list[ast.AST] = [node]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        todo = [*node.decorator_list, node.args, *getattr(node, "type_params", [])]
+        todo += [node.returns] if node.returns else []
     while todo:
         part = todo.pop()
         found.add(id(part))
@@ -284,35 +253,19 @@ def _region(node: ast.AST) -> set[int]:
     return found
 
 
-def _header(func: Function) -> list[ast.AST]:
-    return [
-        *func.decorator_list,
-        func.args,
-        *([func.returns] if func.returns else []),
-        *getattr(func, "type_params", []),
-    ]
-
-
 def _about(findings: list[Diagnostic], region: set[int]) -> Diagnostic | None:
     """The first of ``findings`` raised at a node of ``region``."""
     return next((d for d in findings if d.about in region), None)
 
 
-def build(
-    result: Analysis,
-    scopes: ScopeTree,
-    module: ast.Module,
-    walk: Walked,
-    reader: ImportReader | None,
-    imports: bool,
-    nothing: Rule,
-) -> None:
-    """Fill ``result.ledger``, adding JR008/JR009 findings for what nothing else accounts for
-    (``imports`` False: no entry for names imported from other modules, JR009: the hook's).
-    ``nothing``: JR008's record, handed by its rule (``checks/marker_does_nothing.py``)."""
+def build(ctx: Context, nothing: Rule) -> None:
+    """Fill ``result.ledger``, adding JR008/JR009 findings for what nothing else accounts for (at
+    import, no entry for names imported from other modules: JR009 is ``check``'s). ``nothing``:
+    JR008's record, handed by its rule (``checks/marker_does_nothing.py``)."""
+    result, scopes, walk = ctx.result, ctx.scopes, ctx.walk
     src = result.source
-    collector = _Collector(scopes, walk, reader, imports)
-    collector.body(module.body, scopes.module)
+    collector = _Collector(ctx)
+    collector.body(ctx.tree.body, scopes.module)
     if any(site.kind is EntryKind.ALIAS for site in collector.sites):
         for site in collector.sites:
             annotation = getattr(site.node, "annotation", None)
@@ -324,19 +277,45 @@ def build(
     errors = [d for d in diagnostics if d.is_error]
     # The refusals, and the other findings but JR005's (about the header, no marker).
     findings = [d for d in diagnostics if not d.is_error and d.code != unknown_directive.RULE.code]
-    settle = functools.partial(
-        _settle,
-        applied=_applied(result, walk, scopes),
-        formed=_field_form_fields(scopes),
-        errors=errors,
-        findings=findings,
-        refused_by_call=_refused_by_calls(walk, scopes, errors),
-        walk=walk,
-        pragma=pragma,
-        result=result,
-        nothing=nothing,
-    )
-    entries = [(site, settle(site)) for site in collector.sites]
+    applied, formed = _applied(result, walk, scopes), _field_form_fields(scopes)
+    refused_by_call = _refused_by_calls(walk, scopes, errors)
+
+    def settle(site: _Site) -> tuple[State, str | None]:
+        node, owner, kind = site.node, site.owner, site.kind
+        if id(node) in applied and kind in (EntryKind.PARAMETER, EntryKind.FIELD):
+            return (State.APPLIED, None) if pragma is None else (State.REPORTED, pragma.code)
+        region = _region(node if owner is None else owner)
+        error = _about(errors, region)
+        if error is not None:
+            return State.REFUSED, error.code
+        if id(owner) in refused_by_call:
+            return State.REFUSED, refused_by_call[id(owner)]
+        if owner is not None and id(owner) in walk.refused_defs:
+            return State.REFUSED, walk.refused_defs[id(owner)]
+        if pragma is not None and kind is not EntryKind.ALIAS:
+            return State.REPORTED, pragma.code
+        if id(node) in formed and Mark.STATIC in site.marks:
+            return State.APPLIED, None
+        finding = _about(findings, region)
+        if finding is None and owner is not None:
+            if any(func is owner for _, func in walk.unseen):
+                return State.REPORTED, unseen_level.RULE.code
+            if id(owner) in walk.unknown_calls and id(owner) not in walk.applied:
+                return State.REPORTED, unknown_transform.RULE.code
+        if finding is not None and kind is not EntryKind.IMPORTED:
+            return State.REPORTED, finding.code
+        if kind is EntryKind.ALIAS:
+            return State.REPORTED, nothing.code  # settled by its uses, or reported, below
+        rule = imported_marker.RULE if kind is EntryKind.IMPORTED else nothing
+        variant, fields = site.said or _said(site, walk, result)
+        result.diagnostics.append(Diagnostic.at(src, node, rule, variant, **fields))
+        return State.REPORTED, rule.code
+
+    def ledgered(site: _Site) -> LedgerEntry:
+        line, col = getattr(site.node, "lineno", 1), getattr(site.node, "col_offset", 0) + 1
+        return LedgerEntry(site.kind, site.name, line, col, *settle(site))
+
+    entries = [(site, ledgered(site)) for site in collector.sites]
     # Aliases end as their uses end: applied if one use is, else refused, else reported.
     settled: list[LedgerEntry] = []
     for site, entry in entries:
@@ -360,19 +339,15 @@ def build(
 def _applied(result: Analysis, walk: Walked, scopes: ScopeTree) -> set[int]:
     """Nodes of the parameters and fields some use, registration or field edit reads."""
     applied: set[int] = set()
-    for use in result.uses:
-        for param in use.signature.params:
-            if param.markers & use.transform.markers:
-                applied.add(id(param.node))
-        for leaf in use.leaves:
-            # The walk's own record of the fields it split, by node: however the class was named.
-            applied.update(id(node) for node in leaf.applied())
-    # A def bound twice (``if``/``else`` twins, ``@overload`` stubs: the other defs its scope binds
-    # to that name) is one function to Python, and so is each def the walk found a use's argument
-    # may be (``twins``, by any name): what a use applies, it applies to their same parameters.
     where = {id(func): scope for func, scope in scopes.defs}
     for use in result.uses:
-        names = {p.name for p in use.signature.params if p.markers & use.transform.markers}
+        read = [p for p in use.signature.params if p.markers & use.transform.markers]
+        applied.update(id(p.node) for p in read)
+        # The walk's own record of the fields it split, by node: however the class was named.
+        applied.update(id(node) for leaf in use.leaves for node in leaf.applied())
+        # A def bound twice (``if``/``else`` twins, ``@overload`` stubs) is one function to Python,
+        # and so is each def the walk found the use's argument may be (``twins``).
+        names = {p.name for p in read}
         scope = where.get(id(use.target))
         bound = [
             b.node
@@ -395,8 +370,8 @@ def _applied(result: Analysis, walk: Walked, scopes: ScopeTree) -> set[int]:
 
 
 def _named(expr: ast.AST | None, scope: Scope) -> set[int]:
-    """The defs and classes the bare names in ``expr`` (strings read too) are bound to where it
-    is evaluated, by id: what a refusal there speaks for."""
+    """The ids of the defs and classes the bare names in ``expr`` (strings too) are bound to: what
+    a refusal there speaks for."""
     found: set[int] = set()
     for node in ast.walk(expr) if expr is not None else ():
         if isinstance(node, ast.Name):
@@ -412,9 +387,8 @@ def _named(expr: ast.AST | None, scope: Scope) -> set[int]:
 
 
 def _refused_by_calls(walk: Walked, scopes: ScopeTree, errors: list[Diagnostic]) -> dict[int, str]:
-    """The defs and classes a refused call site names (and the classes annotating that def's
-    parameters: their per-leaf fields), and the classes annotating a def refused at its
-    decorators or signature, by id, with the refusal's code."""
+    """By id, with the refusal's code: the defs and classes a refused call site names, and the
+    classes annotating the parameters of such a def or of one refused at its header."""
     found: dict[int, str] = {}
     defs = {id(func): (func, scope) for func, scope in scopes.defs}
 
@@ -436,80 +410,33 @@ def _refused_by_calls(walk: Walked, scopes: ScopeTree, errors: list[Diagnostic])
 
 
 def _field_form_fields(scopes: ScopeTree) -> set[int]:
-    """Fields of Equinox Modules and flax.struct dataclasses: a Static one is completed in place
-    or already says so (anything else is a refusal, JR130/JR131), so it is applied. So is a
-    field of a class whose base is in another module that already is ``jaxrewrite.field(...)``
-    (the rewrite's own text, or a library's spelling that needs no hook: guide §14); the
-    others of such a class are applied where the rewrite edits them (``result.fields``)."""
+    """Fields a Static marker of is applied in place: every field of an Equinox Module or
+    flax.struct dataclass (anything else is refused, JR130/JR131), and a field already
+    ``jaxrewrite.field(...)`` of a class whose base is in another module (guide §14)."""
     found: set[int] = set()
     for defined, scope in scopes.classes:
         try:
             form, unseen = form_of(defined, scope)
         except RewriteError:
             continue
-        if form is not None:
-            found.update(id(stmt) for stmt in defined.node.body if isinstance(stmt, ast.AnnAssign))
-        elif unseen is not None:
-            found.update(
-                id(stmt)
-                for stmt in defined.node.body
-                if isinstance(stmt, ast.AnnAssign)
+        found.update(
+            id(stmt)
+            for stmt in defined.node.body
+            if isinstance(stmt, ast.AnnAssign)
+            and (
+                form is not None
+                or unseen is not None
                 and isinstance(stmt.value, ast.Call)
                 and field_function(stmt.value.func, defined.body) == EITHER_FORM.field
             )
+        )
     return found
-
-
-def _settle(
-    site: _Site,
-    applied: set[int],
-    formed: set[int],
-    errors: list[Diagnostic],
-    findings: list[Diagnostic],
-    refused_by_call: dict[int, str],
-    walk: Walked,
-    pragma: Diagnostic | None,
-    result: Analysis,
-    nothing: Rule,
-) -> LedgerEntry:
-    node = site.node
-    line, col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1
-
-    def entry(state: State, code: str | None = None) -> LedgerEntry:
-        return LedgerEntry(site.kind, site.name, line, col, state, code)
-
-    if id(node) in applied and site.kind in (EntryKind.PARAMETER, EntryKind.FIELD):
-        return entry(State.APPLIED) if pragma is None else entry(State.REPORTED, pragma.code)
-    region = _region(node if site.owner is None else site.owner)
-    error = _about(errors, region)
-    if error is not None:
-        return entry(State.REFUSED, error.code)
-    if id(site.owner) in refused_by_call:
-        return entry(State.REFUSED, refused_by_call[id(site.owner)])
-    if site.owner is not None and id(site.owner) in walk.refused_defs:
-        return entry(State.REFUSED, walk.refused_defs[id(site.owner)])
-    if pragma is not None and site.kind is not EntryKind.ALIAS:
-        return entry(State.REPORTED, pragma.code)
-    if id(node) in formed and Mark.STATIC in site.marks:
-        return entry(State.APPLIED)
-    finding = _about(findings, region)
-    if finding is None and site.owner is not None:
-        if any(func is site.owner for _, func in walk.unseen):
-            return entry(State.REPORTED, unseen_level.RULE.code)
-        if id(site.owner) in walk.unknown_calls and id(site.owner) not in walk.applied:
-            return entry(State.REPORTED, unknown_transform.RULE.code)
-    if finding is not None and site.kind is not EntryKind.IMPORTED:
-        return entry(State.REPORTED, finding.code)
-    if site.kind is EntryKind.ALIAS:
-        return entry(State.REPORTED, nothing.code)  # settled by its uses, or reported, in ``build``
-    rule = imported_marker.RULE if site.kind is EntryKind.IMPORTED else nothing
-    variant, fields = site.said or _said(site, walk, result)
-    result.diagnostics.append(Diagnostic.at(result.source, node, rule, variant, **fields))
-    return entry(State.REPORTED, rule.code)
 
 
 def _said(site: _Site, walk: Walked, result: Analysis) -> tuple[str, dict[str, str]]:
     """Why the marker does nothing: JR008's variant and its fields."""
+    if site.kind is EntryKind.VARIABLE:  # a return annotation's has its def as owner
+        return ("return", {}) if site.owner else ("variable", {"what": site.name})
     fields = {
         "spelled": " and ".join(sorted(m.value for m in site.marks)) or "a marker",
         "what": site.name,

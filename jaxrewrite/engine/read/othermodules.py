@@ -1,9 +1,6 @@
-"""Names another module defines, read from source through an ``ImportReader`` (imports nothing).
-
-``Exports`` follows a name to where it is bound (imports, ``as``, re-exports, star imports), for
-the ledger's JR009 and ``imported``'s JR013; ``Elsewhere`` judges each name of an annotation where
-a marker would act: no marker, a marker alias (or a class with marked fields), or unreadable.
-"""
+"""Names another module defines, read from source through an ``ImportReader`` (imports nothing),
+for JR009 (the ledger's) and JR013: ``reaches``, which import a name stands for through
+assignments; ``Exports``, where another module binds a name, and what that binding is."""
 
 from __future__ import annotations
 
@@ -11,8 +8,9 @@ import ast
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Generic, NamedTuple, TypeVar
+from typing import Generic, TypeVar
 
+from jaxrewrite.engine.read.nodes import statements
 from jaxrewrite.engine.read.resolve import MAX_DEPTH, is_annotated, parse_string, qualname
 from jaxrewrite.engine.read.scopes import (
     Assigned,
@@ -21,18 +19,18 @@ from jaxrewrite.engine.read.scopes import (
     Imported,
     Opaque,
     Scope,
+    Site,
     build_scopes,
 )
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.read.wrappers import peel
 
-#: Reads another module's source for an imported name: (module as written, relative level) ->
-#: its text, or None when it cannot be found. Front ends with a file pass one (``check``,
-#: ``show``); without it every candidate import is a finding that says it was not followed.
+#: (module as written, relative level) -> its text, or None when it cannot be found (``check``'s
+#: and ``show``'s; without one every candidate import is a finding that says it was not read).
 ImportReader = Callable[[str, int], "str | None"]
 
-#: Top-level packages whose exports are never marker aliases: the standard library (below) and
-#: the libraries whose types annotate JAX code. A name imported from anywhere else into a marker
-#: position may be an alias of a marker: the ledger follows it, or says it could not.
+#: Top-level packages whose exports are never marker aliases, beside the standard library: the
+#: libraries whose types annotate JAX code. A name imported from anywhere else may be one.
 _NOT_MARKERS = frozenset(
     {
         "jax",
@@ -62,94 +60,32 @@ _NOT_MARKERS = frozenset(
 )
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 
-#: Whether an expression spells a marker (the ledger's reading, passed in: one reader of markers).
+#: A module's imports from modules that may hold markers, by the name bound and the import's line:
+#: (module, level, the attribute it names or None for a module itself, the import as written).
+Origins = dict[str, dict[int, tuple[str, int, str | None, str]]]
+#: An import a name may stand for: (module, level, the attributes below it, the import as
+#: written); None: anything else.
+Reach = tuple[str, int, tuple[str, ...], str] | None
+Memo = dict[tuple[str, int, Site | None, int], list[Reach]]
+
+#: Whether an expression spells a marker (the ledger's reading, passed in).
 Mentions = Callable[[ast.expr, Scope], bool]
 
 
-class Foreign(NamedTuple):
-    """A name of an annotation that another module defines."""
-
-    name: str  # there
-    at: ast.expr  # the node locating it here
-    module: str
-    level: int
-    shown: str  # as this module spells it: ``Op``, ``envs.State``
-    imported: str  # the import that binds it, as written: ``from brax import envs``
-
-
-class Elsewhere:
-    """The imports of one module, and what each name they bind means where it is defined."""
-
-    def __init__(self, reader: ImportReader | None, mentions: Mentions) -> None:
-        self.mentions = mentions
-        #: Names a ``from`` import binds: (module as written, level, the name there).
-        self.relative: dict[str, tuple[str, int, str]] = {}
-        #: Names an import binds to what may be a module, with its dotted name and level.
-        self.modules: dict[str, tuple[str, int]] = {}
-        #: Each bound name's import, as written (one name of it): what JR009 quotes.
-        self.written: dict[str, str] = {}
-        self.exports: Exports[str] | None = None if reader is None else Exports(reader, self._judge)
-
-    def note(self, stmt: ast.Import | ast.ImportFrom) -> None:
-        if isinstance(stmt, ast.ImportFrom):
-            for alias in stmt.names:
-                self.written[alias.asname or alias.name] = ast.unparse(
-                    ast.ImportFrom(stmt.module, [alias], stmt.level)
-                )
-                self.relative[alias.asname or alias.name] = (
-                    stmt.module or "",
-                    stmt.level,
-                    alias.name,
-                )
-                # ``from . import aliases as al``: ``al`` may be a module (``al.Steps``).
-                dotted = f"{stmt.module}.{alias.name}" if stmt.module else alias.name
-                self.modules[alias.asname or alias.name] = (dotted, stmt.level)
-        else:
-            for alias in stmt.names:
-                bound = alias.asname or alias.name.partition(".")[0]
-                self.written[bound] = ast.unparse(ast.Import([alias]))
-                self.modules[bound] = (alias.name if alias.asname else bound, 0)
-
-    def names(self, ann: ast.expr, scope: Scope) -> Iterator[Foreign]:
-        """Each name of ``ann`` where a marker would act that another module defines, and that
-        is no library's."""
-        memo: dict[tuple[str, int], tuple[str, tuple[str, ...]] | None] = {}
-        for spelled, at in positions(ann, scope):
-            base, parts = attributes(spelled)
-            reached = None if base is None else _import_of(base, scope, memo)
-            if reached is None:
-                continue
-            base, parts = reached[0], [*reached[1], *parts]
-            if not parts and base in self.relative:
-                module, level, name = self.relative[base]
-            elif parts and base in self.modules:
-                dotted, level = self.modules[base]
-                module, name = ".".join([dotted, *parts[:-1]] if dotted else parts[:-1]), parts[-1]
-            else:
-                continue
-            if level == 0 and library(module):
-                continue
-            yield Foreign(name, at, module, level, ast.unparse(spelled), self.written[base])
-
-    def follow(self, module: str, level: int, name: str) -> tuple[str, str] | None:
-        """Where the other module's ``name`` is bound (the module, spelled as seen from here),
-        and '' when it spells no marker there, a description when it does; None when it cannot
-        be read."""
-        found = None if self.exports is None else self.exports.find(module, level, name)
-        return None if found is None else (f"{'.' * found[1]}{found[0]}", found[2])
-
-    def _judge(self, binding: Binding, scope: Scope, source: Source) -> str | None:
-        if isinstance(binding, Assigned):
-            return "an alias of a marker" if self.mentions(binding.value, binding.scope) else ""
-        if isinstance(binding, DefinedClass):
-            marked_fields = any(
-                isinstance(s, ast.AnnAssign) and self.mentions(s.annotation, binding.body)
-                for s in binding.node.body
-            )
-            return "a class with Static/NoDiff fields" if marked_fields else ""
-        if isinstance(binding, Imported):
-            return "" if library(binding.qualname) else None  # else followed
-        return "" if not isinstance(binding, Opaque) else None
+def verdict(mentions: Mentions, binding: Binding, scope: Scope, source: Source) -> str | None:
+    """What a binding of another module is to JR009 (its ``Exports``' judge): a marker alias or
+    a class with marked fields, '' for anything else, None for an import (followed)."""
+    if isinstance(binding, Assigned):
+        return "an alias of a marker" if mentions(binding.value, binding.scope) else ""
+    if isinstance(binding, DefinedClass):
+        marked_fields = any(
+            isinstance(s, ast.AnnAssign) and mentions(s.annotation, binding.body)
+            for s in binding.node.body
+        )
+        return "a class with Static/NoDiff fields" if marked_fields else ""
+    if isinstance(binding, Imported):
+        return "" if library(binding.qualname) else None  # else followed
+    return "" if not isinstance(binding, Opaque) else None
 
 
 T = TypeVar("T")
@@ -157,8 +93,8 @@ T = TypeVar("T")
 Where = tuple[str, int]
 #: A name of a module: (module, level, the name there).
 Name = tuple[str, int, str]
-#: What a consumer makes of a module-level binding of another module (the binding, the module's
-#: scope, its source), while its scopes are live; None: nothing it settles (imports are followed).
+#: What a consumer makes of a module-level binding of another module while its scopes are live;
+#: None: nothing it settles (imports are followed).
 Judge = Callable[[Binding, Scope, Source], "T | None"]
 
 
@@ -168,9 +104,9 @@ _ABSENT = object()
 
 @dataclass
 class _Module(Generic[T]):
-    """One other module's module-level names: those the judge settled; where the others lead
-    (each reading of a relative import, a package's first); its star imports (None for a
-    library's: anything may come from it); its ``__all__`` when written as a literal."""
+    """One other module's names: those the judge settled; where the others lead (each reading of
+    a relative import, a package's first); its star imports (None for a library's); its literal
+    ``__all__``."""
 
     own: dict[str, T] = field(default_factory=dict)
     leads: dict[str, list[Name]] = field(default_factory=dict)
@@ -180,10 +116,9 @@ class _Module(Generic[T]):
 
 
 class Exports(Generic[T]):
-    """Other modules, read once each, and their names followed to where they are bound: through
-    ``from m import X`` (absolute, relative, ``as``), names assigned from one (``X = impl.X``),
-    star imports (``__all__`` read), a package ``__init__`` re-exporting, chains of these, a cycle
-    ending. ``judge`` says what a binding found there is (``T``)."""
+    """Other modules, read once each, and their names followed to where they are bound (imports,
+    ``X = impl.X``, star imports, a package ``__init__`` re-exporting, chains of these, a cycle
+    ending); ``judge`` says what a binding found there is."""
 
     def __init__(self, reader: ImportReader, judge: Judge[T]) -> None:
         self.reader = reader
@@ -191,14 +126,14 @@ class Exports(Generic[T]):
         self.read: dict[Where, _Module[T] | None] = {}
 
     def find(self, module: str, level: int, name: str) -> tuple[str, int, T] | None:
-        """What ``name`` of ``module`` is where it is bound: (that module, level, the judge's
-        verdict); None where it cannot be followed, or the judge settles nothing there."""
+        """(the module binding ``name``, its level, the judge's verdict); None where it cannot be
+        followed, or the judge settles nothing there."""
         found = self._find((module, level, name), set())
         return None if found is _ABSENT else found  # type: ignore[return-value]
 
     def _find(self, key: Name, seen: set[Name]) -> tuple[str, int, T] | object | None:
         """As ``find``, or ``_ABSENT`` where the module does not bind the name, or only through
-        a cycle (a star import of a package that is still running: what it has bound so far)."""
+        a cycle."""
         if key in seen:
             return _ABSENT
         seen.add(key)
@@ -237,8 +172,7 @@ class Exports(Generic[T]):
         return self.read[key]
 
     def _read(self, module: str, level: int) -> _Module[T] | None:
-        """A module's names; None when it cannot be read. A name bound more than once there is
-        left unsettled (which binding is seen cannot be told)."""
+        """None when it cannot be read. A name bound more than once there is left unsettled."""
         text = self.reader(module, level)
         try:
             tree = ast.parse(text) if text is not None else None
@@ -248,15 +182,13 @@ class Exports(Generic[T]):
             return None
         out: _Module[T] = _Module(exported=_all(tree.body))
         source = Source(text, f"{'.' * level}{module}")
-        imports: dict[int, list[ast.ImportFrom]] = {}
         for stmt in tree.body:
-            if isinstance(stmt, ast.ImportFrom):
-                imports.setdefault(stmt.lineno, []).append(stmt)
-                if stmt.names[0].name == "*":
-                    out.stars.append(_wheres(module, level, stmt))
+            if isinstance(stmt, ast.ImportFrom) and stmt.names[0].name == "*":
+                out.stars.append(_wheres(module, level, stmt.module or "", stmt.level))
+        imported = origins(tree)
         scopes = build_scopes(tree, text)
-        assigned: dict[str, tuple[str, list[str]]] = {}
-        modules: dict[str, str] = {}
+        memo: Memo = {}
+        plain: dict[str, str] = {}  # ``step = f``: what the judge settled for ``f``
         try:
             out.bound.update(scopes.module.bindings)
             for name, bindings in scopes.module.bindings.items():
@@ -267,26 +199,16 @@ class Exports(Generic[T]):
                 if verdict is not None:
                     out.own[name] = verdict
                     continue
-                if isinstance(binding, Assigned):
-                    base, path = attributes(binding.value)
-                    if base is not None and not binding.type_statement:
-                        assigned[name] = (base, path)
-                    continue
-                found = [
-                    (node, alias)
-                    for node in imports.get(scopes.module.sites[name][0][0], [])
-                    for alias in node.names
-                    if (alias.asname or alias.name) == name
-                ]
-                if len(found) != 1:
-                    if isinstance(binding, Imported) and not library(binding.qualname):
-                        modules[name] = binding.qualname  # ``import a.b as m``: a module
-                    continue  # not bound by one import of its line
-                node, alias = found[0]
-                wheres = _wheres(module, level, node)
-                if wheres is not None:  # else a library's
-                    out.leads[name] = [(*where, alias.name) for where in wheres]
-            _follow_assigned(assigned, out, modules)
+                if isinstance(binding, Assigned) and not binding.type_statement:
+                    if isinstance(binding.value, ast.Name):
+                        plain[name] = binding.value.id
+                found = reaches(name, scopes.module, None, imported, memo, peeled=False)
+                named = found_name(found[0], []) if len(found) == 1 else None
+                if named is not None:
+                    wheres = _wheres(module, level, named[0], named[1]) or []
+                    out.leads[name] = [(*where, named[2]) for where in wheres]
+            while any(n not in out.own and b in out.own for n, b in plain.items()):
+                out.own.update({n: out.own[b] for n, b in plain.items() if b in out.own})
         except RecursionError:
             return None
         finally:
@@ -294,22 +216,21 @@ class Exports(Generic[T]):
         return out
 
 
-def _wheres(module: str, level: int, node: ast.ImportFrom) -> list[Where] | None:
-    """Where ``node``, an import of ``module``, leads; each reading of a relative one (its
-    module a package's ``__init__`` first); None for a library's."""
-    if node.level == 0:
-        return None if library(node.module or "") else [(node.module or "", 0)]
+def _wheres(module: str, level: int, target: str, steps: int) -> list[Where] | None:
+    """Each reading of where an import of ``target`` in ``module`` leads (a package's
+    ``__init__`` first); None for a library's."""
+    if steps == 0:
+        return None if library(target) else [(target, 0)]
     return [
         where
         for package in (True, False)
-        for where in [relative(module, level, package, node.module or "", node.level)]
+        for where in [relative(module, level, package, target, steps)]
         if where is not None
     ]
 
 
 def _all(body: list[ast.stmt]) -> frozenset[str] | None:
-    """A module's ``__all__``, where only literal lists or tuples of strings make it (None where
-    anything else does: ``__all__.extend(core.__all__)``)."""
+    """A module's ``__all__`` where only literal lists or tuples of strings make it."""
     names: set[str] = set()
     written = False
     for stmt in body:
@@ -330,39 +251,9 @@ def _all(body: list[ast.stmt]) -> frozenset[str] | None:
     return frozenset(names) if written else None
 
 
-def _follow_assigned(
-    assigned: dict[str, tuple[str, list[str]]], read: _Module[T], modules: dict[str, str]
-) -> None:
-    """Give each name assigned as it is (``step = f``, ``f = impl.f``) what it names: what the
-    judge settled, or where a re-export leads, the attributes below an imported module named in
-    full; chains in any order, each name settled once."""
-    own, leads = read.own, read.leads
-    changed = True
-    while changed:
-        changed = False
-        for name, (base, path) in assigned.items():
-            if name in own or name in leads:
-                continue
-            if base in own and not path:
-                own[name] = own[base]
-            elif base in leads:
-                leads[name] = [
-                    (".".join(p for p in (module, attribute, *path[:-1]) if p), level, path[-1])
-                    if path
-                    else (module, level, attribute)
-                    for module, level, attribute in leads[base]
-                ]
-            elif base in modules and path:
-                leads[name] = [(".".join([modules[base], *path[:-1]]), 0, path[-1])]
-            else:
-                continue
-            changed = True
-
-
 def relative(module: str, level: int, package: bool, target: str, steps: int) -> Where | None:
-    """``from <steps dots><target> import`` inside ``module`` (seen from the checked file at
-    ``level``), as seen from the checked file; ``package``: ``module`` is a package's
-    ``__init__`` (its own folder is the first dot), else a module file (its folder is)."""
+    """``from <steps dots><target> import`` inside ``module``, as seen from the checked file;
+    ``package``: ``module`` is a package's ``__init__`` (its own folder is the first dot)."""
     parts = module.split(".") if module else []
     up = steps - 1 if package else steps
     for _ in range(up):
@@ -378,39 +269,6 @@ def relative(module: str, level: int, package: bool, target: str, steps: int) ->
     return ".".join(parts), level
 
 
-def _import_of(
-    name: str,
-    scope: Scope,
-    memo: dict[tuple[str, int], tuple[str, tuple[str, ...]] | None],
-    depth: int = 0,
-) -> tuple[str, tuple[str, ...]] | None:
-    """The import-bound name ``name`` reads, and the attributes below it: the import itself, or
-    through names assigned from it (``m = mymod``, ``State = envs.State``) on every path to one
-    import; None for anything else. ``memo``: each name read once a scope, so that names bound two
-    ways at every link cost links, not 2**links (and a cycle reaches nothing); ``MAX_DEPTH``
-    assignments in a row, as the rewrite follows its own names."""
-    key = (name, id(scope))
-    if key in memo or depth > MAX_DEPTH:
-        return memo.get(key)
-    memo[key] = None
-    found = scope.lookup(name)
-    bindings = () if found is None else found[0]
-    result: tuple[str, tuple[str, ...]] | None = None
-    if len(bindings) == 1 and isinstance(bindings[0], (Imported, Opaque)):
-        result = (name, ())
-    elif bindings and all(isinstance(b, Assigned) and not b.type_statement for b in bindings):
-        reached: set[tuple[str, tuple[str, ...]] | None] = set()
-        for binding in bindings:
-            assert isinstance(binding, Assigned)
-            base, path = attributes(binding.value)
-            got = None if base is None else _import_of(base, binding.scope, memo, depth + 1)
-            reached.add(None if got is None else (got[0], (*got[1], *path)))
-        if len(reached) == 1:
-            result = reached.pop()
-    memo[key] = result
-    return result
-
-
 def attributes(expr: ast.expr) -> tuple[str | None, list[str]]:
     """``pkg.mod.f``: the name ``pkg``, then ``mod`` and ``f``; None where the base is no name."""
     path: list[str] = []
@@ -423,10 +281,8 @@ def attributes(expr: ast.expr) -> tuple[str | None, list[str]]:
 def positions(
     ann: ast.expr, scope: Scope, where: ast.expr | None = None, depth: int = 0
 ) -> Iterator[tuple[ast.Name | ast.Attribute, ast.expr]]:
-    """The names and attribute chains of an annotation where a marker alias would act (the
-    annotation itself, a subscript's head, ``Annotated``'s type and metadata, a string holding
-    one), each with the node of the module's own tree that locates it (a string's names have
-    positions of their own)."""
+    """The names and attribute chains of an annotation where a marker alias would act (itself, a
+    subscript's head, ``Annotated``'s items, in strings too), each with the node locating it."""
     if depth > 4:
         return
     if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
@@ -445,6 +301,88 @@ def positions(
 
 
 def library(module: str) -> bool:
-    """A library that exports no markers (or the standard library): its names need no reading."""
+    """A library that exports no markers: its names need no reading."""
     top = module.partition(".")[0]
     return top in _NOT_MARKERS or top in _STDLIB or top == "__future__"
+
+
+def origins(module: ast.Module) -> Origins:
+    """The module's imports from modules that may hold markers, wherever they are."""
+    out: Origins = {}
+    for node in statements(module.body):
+        if isinstance(node, ast.ImportFrom) and not (
+            node.level == 0 and library(node.module or "")
+        ):
+            for alias in node.names:
+                if alias.name != "*":
+                    written = ast.unparse(ast.ImportFrom(node.module, [alias], node.level))
+                    origin = (node.module or "", node.level, alias.name, written)
+                    out.setdefault(alias.asname or alias.name, {})[node.lineno] = origin
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if not library(alias.name):
+                    # ``import a.b`` binds ``a``; ``import a.b as m`` binds ``m`` to ``a.b``
+                    name = alias.asname or alias.name.partition(".")[0]
+                    dotted = alias.name if alias.asname else name
+                    written = ast.unparse(ast.Import([alias]))
+                    out.setdefault(name, {})[node.lineno] = (dotted, 0, None, written)
+    return out
+
+
+def reaches(
+    name: str,
+    scope: Scope,
+    site: Site | None,
+    origins: Origins,
+    memo: Memo,
+    depth: int = 0,
+    peeled: bool = True,
+) -> list[Reach]:
+    """What ``name`` read at ``site`` in ``scope`` (None: anywhere) may stand for, once each: an
+    import (the binding's line says which), or what a name it is assigned from stands for (``m =
+    mymod``, ``fast = jax.jit(f)``), with the attributes below; None for anything else. ``memo``:
+    names bound two ways at every link cost links, not 2**links. ``peeled`` False: a transform of
+    a name is no way to it (another module's ``fast = jax.jit(f)`` is transformed there)."""
+    key = (name, id(scope), site, depth)
+    if key in memo:
+        return memo[key]
+    found = scope.lookup(name) if depth <= MAX_DEPTH else None
+    if found is None:
+        return [None]
+    bindings, where = found
+    seen = where.bindings_seen_at(name, site) if site is not None and where is scope else bindings
+    ids = {id(b) for b in seen or ()}
+    out: list[Reach] = []
+    for binding, at in zip(bindings, where.sites[name]):
+        if id(binding) not in ids:
+            continue
+        if isinstance(binding, (Imported, Opaque)):
+            origin = origins.get(name, {}).get(at[0])
+            if origin is None:
+                out.append(None)
+            else:
+                module, level, attribute, written = origin
+                out.append((module, level, () if attribute is None else (attribute,), written))
+        elif isinstance(binding, Assigned) and not binding.type_statement:
+            value = peel(binding.value, binding.scope)[0] if peeled else binding.value
+            base, path = attributes(value)
+            more = (
+                [None]
+                if base is None
+                else reaches(base, binding.scope, at, origins, memo, depth + 1, peeled)
+            )
+            out += [r and (r[0], r[1], (*r[2], *path), r[3]) for r in more]
+        else:
+            out.append(None)
+    memo[key] = out = list(dict.fromkeys(out))
+    return out
+
+
+def found_name(reach: Reach, path: list[str]) -> Name | None:
+    """The (module, level, name) that ``path`` below a reached import names; None for a module
+    itself, or no import."""
+    if reach is None:
+        return None
+    module, level, parts, _ = reach
+    *held, name = [*parts, *path] or [""]
+    return (".".join([module, *held] if module else held), level, name) if name else None

@@ -1,6 +1,7 @@
 """JR009: a name imported from another module where a marker would act: jaxrewrite reads only the
-module's own aliases. The ledger settles it with the other marker entries (``ledger.build``, run
-by JR008's check with ``check``'s import reader), so no check of its own runs here."""
+module's own aliases. No check of its own: each such name is an entry of the ledger, settled with
+the other markers (refused with its def, reported by a finding about it), so JR008's check, which
+runs the ledger, says it."""
 
 from __future__ import annotations
 

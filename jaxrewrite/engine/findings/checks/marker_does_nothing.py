@@ -1,6 +1,6 @@
 """JR008: a Static/NoDiff marker that does nothing here and that no other finding reports: Static on
-a field of an NNX or Linen Module (static already), and what the ledger finds (every marker of the
-module applied, refused or reported: ``findings/ledger.py``, which settles JR009 too)."""
+a field of an NNX or Linen Module (static already), and what the ledger (``findings/ledger.py``)
+finds."""
 
 from __future__ import annotations
 
@@ -82,11 +82,10 @@ AT_IMPORT = True
 
 
 def check(ctx: Context) -> list[Diagnostic]:
-    """The Flax Module fields, then the ledger, which reads every finding before it (a marker a
-    finding speaks for is settled as reported) and adds its own to the analysis."""
+    """The Flax Module fields, then the ledger, which reads every finding before it and adds its
+    own to the analysis."""
     ctx.result.diagnostics.extend(_flax_module_fields(ctx.walk))
-    imports = None if ctx.at_import else ctx.imports
-    ledger.build(ctx.result, ctx.scopes, ctx.tree, ctx.walk, imports, not ctx.at_import, RULE)
+    ledger.build(ctx, RULE)
     return []
 
 
@@ -95,8 +94,7 @@ _FLAX_MODULES = {"flax.nnx.Module": "nnx", "flax.nnx.Object": "nnx", "flax.linen
 
 
 def _flax_module_fields(walk: Walked) -> list[Diagnostic]:
-    """JR008: Static on a field of an NNX or Linen Module (its base one of ``_FLAX_MODULES``, or
-    a class of this module that derives from one), where the marker does nothing."""
+    """Static on a field of a class deriving from one of ``_FLAX_MODULES``."""
     found: list[Diagnostic] = []
     for defined, scope in walk.tree.classes:
         kind = _flax_kind(defined, scope, 0)
@@ -129,7 +127,7 @@ def _flax_module_fields(walk: Walked) -> list[Diagnostic]:
 
 def _flax_kind(defined: DefinedClass, scope: Scope, depth: int) -> str | None:
     """``"nnx"`` or ``"linen"`` where the class derives from a Flax Module, through this module's
-    own classes too; else None."""
+    own classes too."""
     for base in defined.node.bases if depth < 32 else ():
         kind = _FLAX_MODULES.get(qualname(base, scope) or "")
         local = local_class(base, scope) if kind is None else None

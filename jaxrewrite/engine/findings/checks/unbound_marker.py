@@ -1,10 +1,6 @@
-"""JR015: ``Static``/``NoDiff`` written in an annotation of a module that never binds the name.
-
-Without the import, the def fails with NameError when it runs, and no rule that reads markers
-sees one (JR006 would ask for the very annotation already written). A name bound anywhere in the
-module (an import, an assignment, a def, a class) counts as bound: this rule only says what is
-certainly missing.
-"""
+"""JR015: ``Static``/``NoDiff`` written in an annotation of a module that never binds the name:
+the def fails with NameError when it runs, and no rule that reads markers sees one. A name bound
+anywhere in the module counts as bound: this rule only says what is certainly missing."""
 
 from __future__ import annotations
 
@@ -14,6 +10,7 @@ from collections.abc import Iterator
 
 from jaxrewrite.engine.findings.checks import traced_argument
 from jaxrewrite.engine.findings.context import Context
+from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import CHECK, Rule
 
@@ -41,10 +38,8 @@ MARKERS = ("Static", "NoDiff")
 
 Owner = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
-#: A marker at the head of an annotation, as text (a superset: strings and comments count too):
-#: after the colon, blanks, brackets, continuations or comments; after the name, a subscript or
-#: the annotation's end. A module that only mentions the word (jax's docstrings, ``Static(v)``)
-#: is not parsed again.
+#: A marker at the head of an annotation, as text (a superset: strings and comments count too), so
+#: that a module that only mentions the word (``Static(v)``, docstrings) is not parsed again.
 _AT_HEAD = re.compile(r":(?:[\s(\\]|#[^\n]*)*(?:Static|NoDiff)\s*(?:[\[,)=;#\n]|\Z)")
 
 
@@ -78,7 +73,7 @@ def unbound_markers(tree: ast.Module) -> Iterator[tuple[ast.Name, str, Owner | N
 
 def without_shadowed(found: list[Diagnostic], tree: ast.Module) -> list[Diagnostic]:
     """``found`` less the JR006 findings on a parameter whose marker is unbound (JR015): they
-    would ask for the annotation already written; importing the marker is the fix of both."""
+    would ask for the annotation already written."""
     spans = [
         (repr(name) + " is traced", owner.lineno, owner.end_lineno or owner.lineno)
         for _, name, owner in unbound_markers(tree)
@@ -99,17 +94,13 @@ def unbound_findings(text: str, filename: str) -> list[Diagnostic]:
     if it does not parse."""
     if ("Static" not in text and "NoDiff" not in text) or not _AT_HEAD.search(text):
         return []
-    from jaxrewrite.engine.read.source import Source
-
-    src = Source(text, filename)
-    return [
-        Diagnostic.at(src, node, RULE, name=node.id, param=param)
-        for node, param, _ in unbound_markers(ast.parse(text, filename))
-    ]
+    return _said(Source(text, filename), ast.parse(text, filename))
 
 
 def check(ctx: Context) -> list[Diagnostic]:
-    return [
-        Diagnostic.at(ctx.src, node, RULE, name=node.id, param=param)
-        for node, param, _ in unbound_markers(ctx.tree)
-    ]
+    return _said(ctx.src, ctx.tree)
+
+
+def _said(src: Source, tree: ast.Module) -> list[Diagnostic]:
+    found = unbound_markers(tree)
+    return [Diagnostic.at(src, node, RULE, name=node.id, param=param) for node, param, _ in found]
