@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.build import build_analysis
 from jaxrewrite.engine.edits import splice
-from jaxrewrite.engine.findings.static_fix import fix_text
-from jaxrewrite.engine.findings.tracetime import PASS, TRACE, uses_jaxrewrite
+from jaxrewrite.engine.findings.tracetime import PASS, TRACE, fix_text, uses_jaxrewrite
 from jaxrewrite.engine.read.filters import EXHAUSTIVE, Filters
 from jaxrewrite.engine.read.literals import MISSING, literal
 from jaxrewrite.engine.read.signature import Kind, Param

@@ -1,5 +1,5 @@
 """JR006 through the fields, methods and properties of traced pytree arguments
-(engine/findings/trees.py), with their neighbours, and the library parameters issue 44 names,
+(findings/call_arguments.py), with their neighbours, and the library parameters issue 44 names,
 spelled through locals (inner functions: test_flow_inner.py; the issue's list, class by class:
 test_flow_bullets.py).
 

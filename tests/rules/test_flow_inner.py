@@ -1,4 +1,4 @@
-"""JR006 through the inner functions a traced def runs (engine/findings/closures.py): closures
+"""JR006 through the inner functions a traced def runs (engine/findings/traced_body.py): closures
 called directly, under grad, vmap, jit, checkpoint and lax's control flow, and grad's own arguments,
 with their neighbours; each program labelled by running JAX beside the check (test_flow.check_case).
 """

@@ -1,23 +1,48 @@
-"""What the module's visible call sites pass to a transformed function (JR006's second source).
+"""What a traced argument is (JR006's seeds): by its annotation or its class, and by what the
+module's visible call sites pass.
 
-A call of the transformed function (``f(...)`` of a decorated def, ``jax.jit(f)(...)``, ``g(...)``
-after ``g = jax.jit(f)``) shows, per parameter, a value no transform can trace (a str, a function,
-an instance of a plain class, a ``jax.Device``) or a number or array, which the transform traces
-(then a default no longer hides the parameter). Pure: it reads the module's tree and scopes.
+A scalar or an array is a tracer. A pytree class of the module (a NamedTuple, a TypedDict, an
+Equinox Module, a flax.struct dataclass, a dataclass under ``register_dataclass``) is traced leaf
+by leaf, unless a field is static or what makes it so cannot be read. A str, a function, an enum
+member, an instance of a plain class or a ``jax.Device`` cannot be traced at all; a visible call
+that passes a number or an array shows the parameter traced (a default no longer hides it).
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
+from itertools import takewhile
 
-from jaxrewrite.engine.findings.flow import DEFS, Function, named, only
-from jaxrewrite.engine.findings.linen import linen_class
-from jaxrewrite.engine.read.nodes import bindings, child_nodes, family, name_assigned
-from jaxrewrite.engine.read.resolve import qualname
+from jaxrewrite.engine.findings.flow import ARRAY, DEFS, TREE, Function, State, Tree, named, only
+from jaxrewrite.engine.findings.traced_body import linen_class
+from jaxrewrite.engine.read.classes import (
+    DATACLASS,
+    FunctionalClass,
+    LocalClass,
+    leaf_class,
+    local_class,
+    read_class,
+)
+from jaxrewrite.engine.read.fields import field_function, form_of
+from jaxrewrite.engine.read.handwritten import Refused
+from jaxrewrite.engine.read.nodes import bindings, child_nodes, family, name_assigned, walk
+from jaxrewrite.engine.read.recognise import classify_registration
+from jaxrewrite.engine.read.resolve import TooDeep, qualname, unquoted
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope
-from jaxrewrite.engine.rulebook.table import PASSES_THROUGH
+from jaxrewrite.engine.read.signature import Param
+from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.table import (
+    ARRAY_PACKAGE,
+    ARRAY_TYPES,
+    PASSES_THROUGH,
+    Container,
+    FieldForm,
+    opaque_registration,
+)
+from jaxrewrite.errors import RewriteError
 
 #: The nodes whose enclosing def or lambda the walk records.
 _RECORDED = (ast.Call, ast.Assign, ast.AnnAssign, ast.Lambda, *DEFS)
@@ -42,7 +67,7 @@ BOUND = {
 
 def method_kind(func: Function, scope: Scope) -> str:
     """``"static"``, ``"class"`` or ``"instance"``: how Python binds a method's first parameter
-    (its decorators read in ``scope``, the class body; a name bound nowhere is a builtin)."""
+    (``scope``: the class body)."""
     for deco in func.decorator_list:
         name = named(deco, scope)
         if name in ("builtins.staticmethod", "builtins.classmethod"):
@@ -62,19 +87,15 @@ class Passed:
 class Sites:
     """The call sites of the module's transformed functions, found once per module."""
 
-    def __init__(
-        self, module: ast.Module, module_scope: Scope, plain: Callable[[DefinedClass], bool]
-    ) -> None:
+    def __init__(self, module: ast.Module, module_scope: Scope) -> None:
         self.module = module
         self.scope = module_scope
-        self.plain = plain
-        #: The parent of each Call (a wrapping call, an assignment, a call of it), the def or lambda
-        #: around each call, def and assignment, and the class around each method: one walk.
+        #: In one walk: the parent of each call, the def or lambda around each node of
+        #: ``_RECORDED``, the class around each method, and the calls by name.
         self.parents: dict[int, ast.AST] = {}
         self.around: dict[int, ast.AST] = {}
         self.owners: dict[int, ast.ClassDef] = {}
         self.calls: dict[str, list[ast.Call]] = {}
-        #: Calls of ``receiver.name(...)``, by name: where a method may be called.
         self.attribute_calls: dict[str, list[ast.Call]] = {}
         for child, node, inner in family(module):
             if not isinstance(child, _RECORDED):
@@ -89,6 +110,44 @@ class Sites:
             elif isinstance(child, DEFS) and isinstance(node, ast.ClassDef):
                 self.owners[id(child)] = node
         self._locals: dict[int, tuple[set[str], dict[str, list[ast.expr]]]] = {}
+
+    def plain(self, node: ast.ClassDef, scope: Scope | None) -> bool:
+        """Are the class's instances (``scope``: where it is defined) surely neither pytrees nor
+        arrays: no base but ``object``, no decorator but ``@dataclass``, no ``__jax_array__``, and
+        never used where a registration or a subclass could make them one?"""
+        return (
+            scope is not None
+            and not node.keywords
+            and all(isinstance(b, ast.Name) and b.id == "object" for b in node.bases)
+            and all(
+                qualname(d.func if isinstance(d, ast.Call) else d, scope) == DATACLASS
+                for d in node.decorator_list
+            )
+            and not any(isinstance(s, DEFS) and s.name == "__jax_array__" for s in node.body)
+            and node.name not in self._other_uses
+        )
+
+    @cached_property
+    def _other_uses(self) -> set[str]:
+        """Names used other than as a constructor, an annotation or isinstance's class: such a
+        class may be registered as a pytree or subclassed."""
+        allowed: set[int] = set()
+        for node in walk(self.module):
+            if isinstance(node, ast.Call):
+                allowed.add(id(node.func))
+                if (
+                    isinstance(node.func, ast.Name)
+                    and node.func.id == "isinstance"
+                    and len(node.args) == 2
+                ):
+                    allowed.add(id(node.args[1]))
+            elif isinstance(node, ast.arg) and node.annotation is not None:
+                allowed.update(id(n) for n in walk(node.annotation))
+            elif isinstance(node, DEFS) and node.returns is not None:
+                allowed.update(id(n) for n in walk(node.returns))
+            elif isinstance(node, ast.AnnAssign):
+                allowed.update(id(n) for n in walk(node.annotation))
+        return {n.id for n in walk(self.module) if isinstance(n, ast.Name) and id(n) not in allowed}
 
     def local(self, where: ast.AST) -> tuple[set[str], dict[str, list[ast.expr]]]:
         """The names a def (or the module) binds, and the values of its plain assignments."""
@@ -112,17 +171,13 @@ class Sites:
             # ``bound``: the leading parameters Python fills before the call's own arguments.
             params = [*func.args.posonlyargs, *func.args.args][bound:]
             names = {a.arg for a in (*params, *func.args.kwonlyargs)}
-            for index, arg in enumerate(call.args):
-                if isinstance(arg, ast.Starred) or index >= len(params):
-                    break
-                found = self._what(arg, self.enclosing(call))
+            args = takewhile(lambda a: not isinstance(a, ast.Starred), call.args)
+            given = [(p.arg, a) for p, a in zip(params, args)]
+            given += [(kw.arg, kw.value) for kw in call.keywords if kw.arg in names]
+            for name, expr in given:
+                found = self._what(expr, self.enclosing(call))
                 if found is not None:
-                    out.setdefault(params[index].arg, []).append(found)
-            for kw in call.keywords:
-                if kw.arg in names:
-                    found = self._what(kw.value, self.enclosing(call))
-                    if found is not None:
-                        out.setdefault(kw.arg, []).append(found)
+                    out.setdefault(name, []).append(found)
         return out
 
     def _method_calls(
@@ -186,9 +241,7 @@ class Sites:
             if not isinstance(binding, Defined) or binding.node is not func:
                 return
             yield from (
-                c
-                for c in self._calls_of_name(func.name, self.module)
-                if not self._shadowed(c, func.name)
+                c for c in self.calls.get(func.name, ()) if not self._shadowed(c, func.name)
             )
             return
         node: ast.AST = use_node
@@ -203,9 +256,7 @@ class Sites:
             where = self.enclosing(parent)
             name = pair[0]
             if len(self.local(where)[1].get(name, [])) == 1:
-                yield from (
-                    c for c in self._calls_of_name(name, where) if self.enclosing(c) is where
-                )
+                yield from (c for c in self.calls.get(name, ()) if self.enclosing(c) is where)
 
     def _shadowed(self, node: ast.AST, name: str) -> bool:
         """Is ``name`` bound by a def around ``node`` (not ``node`` itself, nor the module)?"""
@@ -215,15 +266,6 @@ class Sites:
                 return True
             where = self.enclosing(where)
         return False
-
-    def _calls_of_name(self, name: str, where: ast.AST) -> Iterator[ast.Call]:
-        """Calls of ``name`` inside ``where`` (the module, or a def around them)."""
-        for call in self.calls.get(name, ()):
-            node: ast.AST = self.enclosing(call)
-            while node is not where and node is not self.module:
-                node = self.enclosing(node)
-            if node is where:
-                yield call
 
     def _what(self, expr: ast.expr, where: ast.AST) -> Passed | None:
         """What an argument is, when it is visible; None when it is not."""
@@ -264,10 +306,241 @@ class Sites:
             return Passed(expr, None)
         if isinstance(expr.func, ast.Name):
             binding = only(self.scope, expr.func.id)
-            if isinstance(binding, DefinedClass) and self.plain(binding):
+            if isinstance(binding, DefinedClass) and self.plain(binding.node, binding.body.parent):
                 what = f"an instance of {expr.func.id}, a class of this module that is not a pytree"
                 return Passed(expr, what)
             if isinstance(binding, DefinedClass) and linen_class(binding):
                 what = f"an instance of {expr.func.id}, a flax Linen Module (not a pytree)"
                 return Passed(expr, what)
         return None
+
+
+#: Annotations of values JAX traces as scalars; arrays are the table's.
+SCALARS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
+_ARRAY_FAMILIES = (ARRAY_PACKAGE + ".",)
+#: Annotations no traced argument or leaf can have: (qualname, what to call it).
+_NEVER_TRACED: dict[str, str] = {
+    "typing.Callable": "a function",
+    "builtins.str": "a str",
+    "builtins.bytes": "bytes",
+    "builtins.type": "a class",
+    "typing.Type": "a class",
+}
+_ENUMS = frozenset({"enum.Enum", "enum.Flag", "enum.StrEnum"})  # IntEnum/IntFlag values are ints
+_NAMEDTUPLE = "typing.NamedTuple"
+_CALLABLES = frozenset({"typing.Callable", "collections.abc.Callable"})
+#: How deep fields holding pytrees of the module are followed.
+_DEPTH = 3
+_DATACLASS_FIELD = "dataclasses.field"
+#: Field functions of a library that make a field static whatever their arguments.
+_STATIC_FIELDS = frozenset({"equinox.static_field"})
+
+
+def type_name(ann: ast.expr, scope: Scope) -> str | None:
+    return named(ann.value if isinstance(ann, ast.Subscript) else ann, scope)
+
+
+def scalar_or_array(ann: ast.expr, scope: Scope) -> bool:
+    """Is a value annotated so a scalar or an array (traced: a tracer)?"""
+    name = type_name(ann, scope)
+    if name is None:
+        return False
+    if isinstance(ann, ast.Subscript):
+        return name.startswith(_ARRAY_FAMILIES)
+    return name in SCALARS or name in ARRAY_TYPES or name.startswith(_ARRAY_FAMILIES)
+
+
+def annotated(ann: ast.expr, scope: Scope, src: Source, depth: int = 0) -> State:
+    """The state of a traced value annotated ``ann``: ARRAY, a Tree, or None if neither is sure."""
+    if scalar_or_array(ann, scope):
+        return ARRAY
+    try:
+        found = leaf_class(ann, scope)
+    except TooDeep:
+        return None
+    if found is None or found[1]:  # not a class of the module, or it may be None
+        return None
+    return tree(found[0], src, depth)
+
+
+def tree(local: LocalClass, src: Source, depth: int = 0) -> Tree | None:
+    """The fields of a pytree class of the module and their states; None where its registration
+    (or a base class, a field's metadata) cannot be read."""
+    defined, scope = local
+    if depth >= _DEPTH:
+        return None
+    try:
+        info = read_class(defined, scope, src)
+        if isinstance(defined, FunctionalClass):
+            form, unseen = None, None
+            registered: frozenset[str] | bool | None = True
+        elif any(opaque_registration(qualname(d, scope)) for d in defined.node.decorator_list):
+            return None  # the user's own flatten decides what is static
+        else:
+            form, unseen = form_of(defined, scope)
+            registered = _registered(defined, scope, info.kind)
+    except (RewriteError, Refused, TooDeep):
+        return None
+    if unseen is not None or (form is None and registered is None):
+        return None
+    fields: list[tuple[str, State]] = []
+    for f in info.fields:
+        data = not f.markers and f.unknown_metadata is None and f.init
+        if form is not None:
+            data = not f.markers and _library_data(f.node, form, f.scope or scope)
+        elif isinstance(registered, frozenset):
+            data = f.name in registered
+        fields.append(
+            (f.name, _field_state(f.annotation, f.scope or scope, src, depth) if data else None)
+        )
+    if form is not None:
+        static = f"{form.field}({form.keyword}={form.static})"
+    elif registered is True and info.kind is Container.CLASS:
+        static = "dataclasses.field(metadata={'static': True})"
+    else:  # a NamedTuple, or register_dataclass's own lists
+        static = "its registration's meta_fields" if info.kind is Container.CLASS else ""
+    keyed = {Container.DICT: "dict", Container.NAMEDTUPLE: "tuple"}.get(info.kind, "")
+    members = () if isinstance(defined, FunctionalClass) else _members(defined, scope)
+    return Tree(info.name, tuple(fields), static, keyed, members)
+
+
+def _members(
+    defined: DefinedClass, scope: Scope, depth: int = 0
+) -> tuple[tuple[str, str, ast.FunctionDef], ...]:
+    """The class's instance methods and properties, its own over those of its bases of this
+    module, by name; a name bound twice in one body (a property's setter) is left out."""
+    found: dict[str, tuple[str, str, ast.FunctionDef] | None] = {}
+    for base in defined.node.bases if depth < _DEPTH else ():
+        local = local_class(base.value if isinstance(base, ast.Subscript) else base, scope)
+        if local is not None and isinstance(local[0], DefinedClass):
+            found.update((m[0], m) for m in _members(local[0], local[1], depth + 1))
+    defs = [s for s in defined.node.body if isinstance(s, (*DEFS, ast.ClassDef))]
+    names = [s.name for s in defs]
+    for stmt in defs:
+        found[stmt.name] = None
+        if isinstance(stmt, ast.FunctionDef) and names.count(stmt.name) == 1 and stmt.args.args:
+            decorators = [type_name(d, defined.body) for d in stmt.decorator_list]
+            if not decorators:
+                found[stmt.name] = (stmt.name, "method", stmt)
+            elif decorators == ["builtins.property"]:
+                found[stmt.name] = (stmt.name, "property", stmt)
+    return tuple(m for m in found.values() if m is not None)
+
+
+def _registered(
+    defined: DefinedClass, scope: Scope, kind: Container
+) -> frozenset[str] | bool | None:
+    """How JAX flattens a class that is no Equinox/flax.struct one: True (every field not marked
+    static), the names of its data fields, or None (not a pytree, or unknown)."""
+    if kind is not Container.CLASS:
+        return True  # a NamedTuple or a TypedDict: every entry is a leaf
+    for deco in defined.node.decorator_list:
+        found = classify_registration(deco, scope)
+        if found is None:
+            continue
+        transform, keywords = found
+        given = {kw.arg: kw.value for kw in keywords}
+        if None in given:
+            return None
+        data = given.get(transform.data_fields)
+        if data is None:
+            return True if not given else None
+        try:
+            names = ast.literal_eval(data)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+        return frozenset(names) if isinstance(names, (list, tuple)) else None
+    return None
+
+
+def _library_data(node: ast.AST, form: FieldForm, scope: Scope) -> bool:
+    """Is a field of an Equinox Module or flax.struct dataclass surely a pytree node?"""
+    value = node.value if isinstance(node, ast.AnnAssign) else None
+    if not isinstance(value, ast.Call):
+        return True  # no value, or a plain default
+    callee = field_function(value.func, scope)
+    if callee in _STATIC_FIELDS:
+        return False
+    if callee == form.field:
+        given = next((kw.value for kw in value.keywords if kw.arg == form.keyword), None)
+        if given is None and form.position is not None and len(value.args) > form.position:
+            given = value.args[form.position]
+    elif callee == _DATACLASS_FIELD:
+        metadata = next((kw.value for kw in value.keywords if kw.arg == "metadata"), None)
+        if metadata is None:
+            given = None
+        elif not isinstance(metadata, ast.Dict) or None in metadata.keys:
+            return False  # not read here: unknown
+        else:
+            keys = [k.value if isinstance(k, ast.Constant) else None for k in metadata.keys]
+            given = metadata.values[keys.index(form.keyword)] if form.keyword in keys else None
+    else:
+        return callee is not None and not callee.startswith(form.module)  # a default's value
+    if any(kw.arg is None for kw in value.keywords):
+        return False
+    if given is None:
+        return True
+    return isinstance(given, ast.Constant) and given.value is (not form.static)
+
+
+def _field_state(ann: ast.expr | None, scope: Scope, src: Source, depth: int) -> State:
+    """A data field's state: ARRAY for a scalar or an array, a Tree for a pytree of the module,
+    None for a type no leaf has, TREE for anything else (its leaves are tracers)."""
+    ann = unquoted(ann)
+    if ann is None:
+        return TREE
+    found = annotated(ann, scope, src, depth + 1)
+    if found is not None:
+        return found
+    return None if type_name(ann, scope) in _NEVER_TRACED else TREE
+
+
+def param_state(func: Function, scope: Scope, src: Source, p: Param, sites: Sites) -> State:
+    """ARRAY or a Tree where the parameter's annotation says which, or it is ``self`` of a method
+    of a pytree class of the module; else None."""
+    ann = unquoted(p.node.annotation)
+    if ann is not None:
+        return annotated(ann, scope, src)
+    owner = _self_of(func, scope, p, sites)
+    if owner is None or scope.parent is None:
+        return None
+    return tree((DefinedClass(owner, scope), scope.parent), src)
+
+
+def untraceable(func: Function, scope: Scope, p: Param, sites: Sites) -> str | None:
+    """What the annotation (or, for ``self``, the class) says the value is, when it cannot be
+    traced."""
+    ann = unquoted(p.node.annotation)
+    if ann is None:
+        owner = _self_of(func, scope, p, sites)
+        if owner is None or scope.parent is None or not sites.plain(owner, scope.parent):
+            return None  # else self of a method of a plain class, the most common jit mistake
+        return f"an instance of {owner.name} as self, a class of this module that is not a pytree"
+    name = type_name(ann, scope)
+    if name in _NEVER_TRACED:
+        return _NEVER_TRACED[name]
+    if not isinstance(ann, ast.Name):
+        return None
+    binding = only(scope, ann.id)
+    if not isinstance(binding, DefinedClass):
+        return None
+    bases = {qualname(b, scope) for b in binding.node.bases}
+    if bases & _ENUMS:
+        return f"a member of the enum {ann.id}"
+    if _NAMEDTUPLE in bases and any(
+        isinstance(stmt, ast.AnnAssign) and type_name(stmt.annotation, binding.body) in _CALLABLES
+        for stmt in binding.node.body
+    ):
+        return f"a NamedTuple holding functions ({ann.id})"
+    if sites.plain(binding.node, binding.body.parent):
+        return f"an instance of {ann.id}, a class of this module that is not a pytree"
+    return None
+
+
+def _self_of(func: Function, scope: Scope, p: Param, sites: Sites) -> ast.ClassDef | None:
+    """The class whose instance the parameter is, as ``self`` of an instance method."""
+    owner = sites.owners.get(id(func))
+    positional = [*func.args.posonlyargs, *func.args.args]
+    if owner is None or not positional or positional[0] is not p.node:
+        return None
+    return owner if method_kind(func, scope) == "instance" else None

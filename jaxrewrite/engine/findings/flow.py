@@ -1,12 +1,8 @@
 """Concreteness through one function body (JR006): which expressions hold traced values.
 
-Each value is ``ARRAY`` (surely a tracer, or the operation making it raises), ``TREE`` (traced, of
-unknown structure: no Python number can come of it), a ``Tree`` (a traced pytree of a class of the
-module: each field's state) or ``None`` (concrete or unknown: silent). Values flow from the seeds
-(traced parameters) through assignments (a name is traced only when every binding of it is),
-arithmetic, containers, subscripts, attributes, JAX's array functions and calls of the module's
-own functions (``returns``). Flow-insensitive on purpose: a name rebound anywhere to a concrete
-value stays unknown.
+Each value is ``ARRAY`` (surely a tracer, or making it raises), ``TREE`` (traced, of unknown
+structure), a ``Tree`` (a traced pytree of a class of the module) or ``None`` (concrete or unknown:
+silent). Flow-insensitive on purpose: a name is traced only when every binding of it is.
 """
 
 from __future__ import annotations
@@ -29,14 +25,13 @@ DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 @dataclass(frozen=True)
 class Tree:
     """A traced instance of a pytree class of the module: each field's state (a static field's is
-    None). Its parts other than by attribute (an index, an unpacked element) are ``TREE``."""
+    None). Its parts other than by attribute are ``TREE``."""
 
     name: str
     fields: tuple[tuple[str, State], ...]
     #: How the class's own library makes a field static (the fix a finding names).
     static: str = ""
-    #: Read by key (a TypedDict: ``cfg["n"]``) or by index too (a NamedTuple: ``s[0]``), not by
-    #: attribute.
+    #: ``"dict"``: read by key (a TypedDict); ``"tuple"``: by index too (a NamedTuple).
     keyed: str = ""
     #: The class's own methods and properties, by name: (``"method"``/``"property"``, the def).
     members: tuple[tuple[str, str, ast.FunctionDef], ...] = ()
@@ -48,7 +43,6 @@ class Tree:
         return None if self.keyed == "dict" else dict(self.fields).get(name)
 
     def item(self, key: str | int) -> State:
-        """The part ``tree[key]`` of a TypedDict (by name) or a NamedTuple (by index)."""
         if self.keyed == "dict" and isinstance(key, str):
             return dict(self.fields).get(key)
         count = len(self.fields)
@@ -115,7 +109,7 @@ Returns = Callable[[ast.Call | ast.Attribute, "Flow"], State]
 
 
 def named(expr: ast.expr, scope: Scope) -> str | None:
-    """The qualified name ``expr`` denotes (``int`` is ``builtins.int`` unless rebound)."""
+    """The qualified name ``expr`` denotes (a name bound nowhere is a builtin)."""
     found = qualname(expr, scope)
     if found is None and isinstance(expr, ast.Name) and scope.lookup(expr.id) is None:
         return f"builtins.{expr.id}"
@@ -139,7 +133,6 @@ def meet(a: State, b: State) -> State:
 
 
 def whole(state: State) -> State:
-    """A part of a value of this state other than a named field: a Tree's parts are trees."""
     return TREE if isinstance(state, Tree) else state
 
 
@@ -150,7 +143,9 @@ def number(expr: ast.expr) -> bool:
 
 
 class Flow:
-    """The states of one def's names, given the states of some of its parameters."""
+    """The states of one def's names, given the states of some of its parameters (``seeds``);
+    ``plain``: the use's other parameters that are surely arrays; ``staged``: every jnp/lax call is
+    a tracer, whatever it is given (under jit)."""
 
     def __init__(
         self,
@@ -161,13 +156,7 @@ class Flow:
         plain: frozenset[str],
         staged: bool,
     ):
-        self.resolve = resolve
-        self.returns = returns
-        #: Other parameters the same use traces that are surely arrays (a visible call passes a
-        #: number or array): not this flow's to report, but an array wherever one is asked for.
-        self.plain = plain
-        #: Every jnp/lax call is a tracer, whatever it is given (under jit: ``tracetime``).
-        self.staged = staged
+        self.resolve, self.returns, self.plain, self.staged = resolve, returns, plain, staged
         self.names: dict[str, State] = {name: TOP for name in sources}
         self.names.update(seeds)
         for _ in range(8):
@@ -186,7 +175,7 @@ class Flow:
         if expr is None:
             return None
         state = self.state(expr)
-        if how == "iter":  # iterating a tracer gives tracers; iterating a container, anything
+        if how == "iter":  # a tracer's items are tracers; a container's, anything
             return ARRAY if state == ARRAY else None
         if how.startswith("part "):
             _, index, _, count = how.split()
@@ -247,15 +236,13 @@ class Flow:
                 return None
             if any(isinstance(e, ast.Starred) for e in expr.elts) or TOP in parts:
                 return TREE
-            # Each part keeps its own state: ``return x * 2, x.shape[0]`` gives a traced first
-            # part and a Python int second (``t, n = pair(x)``, ``pair(x)[1]``).
+            # Each part keeps its own state: ``return x * 2, x.shape[0]``.
             return Tree("tuple", tuple((str(i), p) for i, p in enumerate(parts)), keyed="tuple")
         if isinstance(expr, ast.Call):
             return self._call(expr)
         return None
 
     def array(self, expr: ast.expr) -> bool:
-        """Surely an array: traced here, or one of the use's other array parameters by name."""
         return self.state(expr) == ARRAY or (isinstance(expr, ast.Name) and expr.id in self.plain)
 
     def _compare(self, cmp: ast.Compare) -> State:
@@ -265,7 +252,6 @@ class Flow:
             return None
         if not all(s is not None or number(o) or self.array(o) for o, s in zip(operands, states)):
             return None  # something other than numbers and traced values
-        # An ordering of a traced value with numbers: a tracer, or a TypeError.
         ordering = all(isinstance(op, _ORDERING) for op in cmp.ops)
         equality = all(isinstance(op, _ORDERING + _EQUALITY) for op in cmp.ops)
         return ARRAY if ordering or (equality and ARRAY in states) else None
@@ -293,7 +279,7 @@ class Flow:
 
 
 def sources(body: list[ast.stmt]) -> Sources:
-    """Each name a body binds, with how and from what (read once per def, shared by its flows)."""
+    """Each name a body binds, with how and from what."""
     out: Sources = {}
     for stmt in body:
         for name, how, expr in _bindings(stmt):
@@ -357,7 +343,6 @@ def _bindings(stmt: ast.stmt) -> Iterator[tuple[str, str, ast.expr | None]]:
 def _targets(
     target: ast.expr, how: str, value: ast.expr
 ) -> Iterator[tuple[str, str, ast.expr | None]]:
-    """Unpacking keeps the state (the parts of a tracer are tracers; of a tree, trees)."""
     if isinstance(target, ast.Name):
         yield target.id, how, value
     elif isinstance(target, (ast.Tuple, ast.List)):

@@ -1,6 +1,6 @@
-"""One transformed def's body read for JR006: where it needs a traced value as a Python value
-(``Body.uses``), following the module's own functions, inner functions, methods and properties of
-traced pytrees, and Linen modules' ``__call__`` that it runs (``tracetime.py`` is the pass)."""
+"""One transformed def's body read for JR006: the expressions that run on every trace, and where
+they need a traced value as a Python value (``Body.uses``), through the module's own functions,
+inner functions, methods and properties of traced pytrees, and Linen modules it applies."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import ast
 from collections.abc import Iterator
 from functools import cached_property
 
-from jaxrewrite.engine.findings import closures, linen
-from jaxrewrite.engine.findings.every_trace import Truth, statements
 from jaxrewrite.engine.findings.flow import (
     ARRAY,
+    DEFS,
     TOP,
     Flow,
     Function,
+    Resolve,
     Sources,
     State,
     Tree,
@@ -23,12 +23,16 @@ from jaxrewrite.engine.findings.flow import (
     only,
 )
 from jaxrewrite.engine.findings.flow import sources as read_sources
-from jaxrewrite.engine.read.nodes import bindings, own_nodes, walk
-from jaxrewrite.engine.read.scopes import Assigned, Defined, Scope
+from jaxrewrite.engine.read.nodes import bindings, child_nodes, own_nodes, walk
+from jaxrewrite.engine.read.resolve import qualname
+from jaxrewrite.engine.read.scopes import Assigned, Defined, DefinedClass, Scope
 from jaxrewrite.engine.rulebook import concrete_table
+from jaxrewrite.engine.rulebook.table import INNER_OWN_TRACE, INNER_PASS_THROUGH, LAX_BODIES
 
 #: A use: where, JAX's error, and how the body needs the value.
 Sink = tuple[ast.expr, str, str]
+#: An expression whose truth value Python takes, and what takes it (``if``, ``not``, ``and``).
+Truth = tuple[ast.expr, str]
 
 #: JAX's errors, as its messages name them.
 INDEX = "TracerIntegerConversionError"
@@ -76,11 +80,6 @@ _ARRAY_METHODS = frozenset(
 _NUMPY_ARRAYS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
 #: How deep calls of the module's own functions are followed.
 _HELPER_DEPTH = 3
-#: Indexing a Python container with a tracer: (JAX's error, why).
-_CONTAINER_ERRORS = {
-    "dict": (HASH, "a dict key must be hashable"),
-    "list": (INDEX, "a list index must be a Python int"),
-}
 
 
 class Body:
@@ -91,12 +90,9 @@ class Body:
         self.scope = scope
         self.defs = defs
         self.depth = depth
-        #: Flows of the module's functions this body calls, by (def, what the call passes).
         self._flows: dict[tuple[int, frozenset[tuple[str, State]]], tuple[Body, Flow]] = {}
-        #: The bodies of the functions this one runs, read once each.
         self._bodies: dict[int, Body] = {}
-        #: The names the body binds, nested scopes included (a nested def's or lambda's parameter
-        #: may shadow ours), and the values its targets bind them to.
+        #: Nested scopes included: a nested def's or lambda's parameter may shadow ours.
         self.stored, self.assigned = bindings(func.body, nested=True)
         self.params = {a.arg for a in walk(func.args) if isinstance(a, ast.arg)}
 
@@ -132,17 +128,13 @@ class Body:
             if found is not None:
                 yield found
 
-    # -- the sinks ---------------------------------------------------------------------------
-
     def _use(self, node: ast.AST | Truth, flow: Flow) -> Sink | None:
-        if isinstance(node, Truth):
-            if flow.state(node.expr) == ARRAY:
-                what = (
-                    "the truth value of a comparison of it"
-                    if isinstance(node.expr, ast.Compare)
-                    else "its truth value"
-                )
-                return node.expr, BOOL, f"{node.how} needs {what}"
+        if isinstance(node, tuple):
+            expr, taken = node
+            if flow.state(expr) == ARRAY:
+                compared = isinstance(expr, ast.Compare)
+                what = "the truth value of a comparison of it" if compared else "its truth value"
+                return expr, BOOL, f"{taken} needs {what}"
             return None
         if isinstance(node, ast.Call):
             return self._call_use(node, flow)
@@ -152,10 +144,8 @@ class Body:
                 if any(b is not None and flow.traced(b) for b in bounds):
                     error = f"{SLICE}, or {INDEX} for a list"
                     return node, error, "a slice bound must be a Python int"
-            elif flow.traced(node.slice):
-                kind = self._container(node.value)
-                if kind is not None:
-                    return node, *_CONTAINER_ERRORS[kind]
+            elif flow.traced(node.slice) and (found := self._container(node.value)) is not None:
+                return node, *found
         return None
 
     def _call_use(self, node: ast.Call, flow: Flow) -> Sink | None:
@@ -197,19 +187,19 @@ class Body:
         ):
             callee = f"jax.numpy.{func.attr}"  # x.min(axis) is jnp.min(x, axis): the table's rows
             node = ast.copy_location(ast.Call(func, [func.value, *node.args], node.keywords), node)
-        for argument, param in _concrete_arguments(node, callee):
+        for argument, param, _ in concrete_arguments(node, callee):
             if flow.traced(argument):
                 how = f"{ast.unparse(node.func)}() needs its {param!r} as a Python value"
                 return node, SHAPE, how
         return self._applied_use(node, flow) or self._helper_use(node, flow)
 
-    def _container(self, expr: ast.expr) -> str | None:
-        """``dict``/``list`` when ``expr`` is surely a Python dict or list/tuple (a literal, or a
-        name bound once to one): indexing it needs the index as a Python value."""
+    def _container(self, expr: ast.expr) -> tuple[str, str] | None:
+        """JAX's error, and why, when ``expr`` is surely a Python dict or list/tuple (a literal, or
+        a name bound once to one) indexed with a tracer."""
         if isinstance(expr, ast.Name):
             if expr.id in self.stored:
                 values = self.assigned.get(expr.id, [])
-                if len(values) != 1:  # a target other than ``name = value``: an unknown value
+                if len(values) != 1:
                     return None
                 expr = values[0]
             else:
@@ -218,21 +208,42 @@ class Body:
                     return None
                 expr = binding.value
         if isinstance(expr, ast.Dict):
-            return "dict"
-        return "list" if isinstance(expr, (ast.List, ast.Tuple, ast.ListComp)) else None
-
-    # -- the functions the body runs ---------------------------------------------------------
+            return HASH, "a dict key must be hashable"
+        if isinstance(expr, (ast.List, ast.Tuple, ast.ListComp)):
+            return INDEX, "a list index must be a Python int"
+        return None
 
     def _applied_use(self, call: ast.Call, flow: Flow) -> Sink | None:
-        """A sink in the ``__call__`` of a Linen module ``call`` applies (``linen.applied``)."""
-        found = None
-        if self.depth < _HELPER_DEPTH:
-            found = linen.applied(call, self.scope, self.stored | self.params)
-        scope = self.defs.get(id(found[0])) if found is not None else None
-        if found is None or scope is None:
+        """A sink in the ``__call__`` of a Linen module that ``call`` applies (``model.apply(v, x,
+        train=train)``, ``model`` a module-level name bound once to a call of a Linen class of this
+        module); ``method=`` picks another method, and then nothing is said."""
+        func = call.func
+        if (
+            self.depth >= _HELPER_DEPTH
+            or not isinstance(func, ast.Attribute)
+            or func.attr != "apply"
+            or not isinstance(func.value, ast.Name)
+            or func.value.id in self.stored | self.params
+            or not call.args
+            or isinstance(call.args[0], ast.Starred)
+            or any(kw.arg is None or kw.arg == "method" for kw in call.keywords)
+        ):
             return None
-        target, args, keywords = found
-        seeds = _seeds(target, args, keywords, flow, offset=1)
+        instance = only(self.scope, func.value.id)
+        if not isinstance(instance, Assigned) or not isinstance(instance.value, ast.Call):
+            return None
+        made = instance.value.func
+        cls = only(instance.scope, made.id) if isinstance(made, ast.Name) else None
+        if not isinstance(cls, DefinedClass) or not linen_class(cls):
+            return None
+        target = next(
+            (s for s in cls.node.body if isinstance(s, DEFS) and s.name == "__call__"), None
+        )
+        scope = self.defs.get(id(target))
+        if target is None or scope is None:
+            return None
+        keywords = [kw for kw in call.keywords if kw.arg not in _APPLY_OWN]
+        seeds = _seeds(target, call.args[1:], keywords, flow, offset=1)
         if not seeds:
             return None
         body = self._body(target, scope)
@@ -274,8 +285,7 @@ class Body:
     def _helpers(
         self, call: ast.Call | ast.Attribute, flow: Flow
     ) -> list[tuple[Body, dict[str, State]]]:
-        """The functions a call runs (this def's inner ones, one of the module's, or a method of a
-        traced pytree; a property read runs its getter), each with what the call passes it and
+        """The functions a call (or a property read) runs, each with what the call passes it and
         what it closes over (traced values only)."""
         if self.depth >= _HELPER_DEPTH:
             return []
@@ -283,12 +293,12 @@ class Body:
         if member is not None or isinstance(call, ast.Attribute):
             return [] if member is None else [member]
         out: list[tuple[Body, dict[str, State]]] = []
-        for run in closures.runs(call, self.resolve, self._inner):
-            scope = self.defs.get(id(run.func))
-            passed = {} if run.args is None else _seeds(run.func, run.args, run.keywords, flow)
+        for run, args, keywords in runs(call, self.resolve, self._inner):
+            scope = self.defs.get(id(run))
+            passed = {} if args is None else _seeds(run, args, keywords, flow)
             if scope is None or passed is None:
                 continue
-            body = self._body(run.func, scope)
+            body = self._body(run, scope)
             own = body.stored | body.params
             closed = {n: v for n, v in flow.names.items() if v is not None and n not in own}
             if closed or passed:
@@ -313,7 +323,18 @@ class Body:
 
     @cached_property
     def _inner(self) -> dict[str, Function]:
-        return closures.inner_defs(self.func, self.sources)
+        """The defs of the body (not nested in another) whose name is bound nowhere else in it."""
+        out: dict[str, Function] = {}
+        stack: list[ast.AST] = list(self.func.body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, DEFS):
+                if len(self.sources.get(node.name, ())) == 1 and node.name not in self.params:
+                    out[node.name] = node
+                continue
+            if not isinstance(node, (ast.ClassDef, ast.Lambda)):
+                stack.extend(child_nodes(node))
+        return out
 
     def _body(self, func: Function, scope: Scope) -> Body:
         if id(func) not in self._bodies:
@@ -323,8 +344,7 @@ class Body:
     def _member(
         self, expr: ast.Call | ast.Attribute, flow: Flow
     ) -> tuple[Body, dict[str, State]] | None:
-        """``tree.method(...)``, ``tree(...)`` (its ``__call__``) or ``tree.prop`` of a traced
-        pytree."""
+        """``tree.method(...)``, ``tree(...)`` or ``tree.prop`` of a traced pytree."""
         if isinstance(expr, ast.Attribute):
             owner, name, args, keywords = expr.value, expr.attr, [], []
         elif isinstance(expr.func, ast.Attribute):
@@ -343,12 +363,15 @@ class Body:
         return self._body(target, scope), {target.args.args[0].arg: tree, **passed}
 
 
-def _concrete_arguments(call: ast.Call, callee: str | None) -> Iterator[tuple[ast.expr, str]]:
-    """The arguments of a call that JAX needs as Python values (``concrete_table``)."""
+def concrete_arguments(
+    call: ast.Call, callee: str | None
+) -> Iterator[tuple[ast.expr, str, int | None]]:
+    """The arguments of a call that JAX needs as Python values (``concrete_table``), each with
+    its parameter's name and position."""
     if callee is None and isinstance(call.func, ast.Attribute) and call.func.attr == "reshape":
         if call.args and not call.keywords:
             shape = call.args[0] if len(call.args) == 1 else ast.Tuple(list(call.args), ast.Load())
-            yield shape, "shape"
+            yield shape, "shape", 0
         return
     lifting = concrete_table.lifting()
     passes = {kw.arg for kw in call.keywords}
@@ -357,18 +380,17 @@ def _concrete_arguments(call: ast.Call, callee: str | None) -> Iterator[tuple[as
             continue  # a keyword that may let it be traced (jnp.delete's assume_unique_indices)
         for kw in call.keywords:
             if kw.arg == keyword:
-                yield kw.value, keyword
+                yield kw.value, keyword, position
         starred = any(isinstance(a, ast.Starred) for a in call.args[: (position or 0) + 1])
         if position is not None and position < len(call.args) and not starred:
-            yield call.args[position], keyword
+            yield call.args[position], keyword, position
 
 
 def _seeds(
     target: Function, args: list[ast.expr], keywords: list[ast.keyword], flow: Flow, offset: int = 0
 ) -> dict[str, State] | None:
-    """What a call passes a def's parameters (after the first ``offset``: a method's self), by
-    name (traced values only); None where it cannot be read (``*args``, ``**kwargs``, a keyword
-    the def does not take)."""
+    """What a call passes a def's parameters after the first ``offset``, by name (traced values
+    only); None where it cannot be read."""
     params = [*target.args.posonlyargs, *target.args.args][offset:]
     if any(isinstance(a, ast.Starred) for a in args) or len(args) > len(params):
         return None
@@ -379,3 +401,122 @@ def _seeds(
             return None
         seeds[kw.arg] = flow.state(kw.value)
     return {k: v for k, v in seeds.items() if v is not None}
+
+
+#: Context managers under which values are concrete (or errors may be swallowed): not entered.
+_CONCRETE_CONTEXTS = ("ensure_compile_time_eval", "disable_jit")
+_TESTS = {ast.If: "if", ast.While: "while", ast.Assert: "assert"}
+_LEAVING = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+_MAY_LEAVE = (*_LEAVING, ast.If, ast.For, ast.AsyncFor, ast.While, ast.Match)
+
+
+def statements(body: list[ast.stmt], out: list[ast.AST | Truth], resolve: Resolve) -> bool:
+    """Collect the sure expressions of ``body``; False once the rest may not run."""
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(stmt, (ast.If, ast.While, ast.Assert)):
+            out.extend(expressions(stmt.test, resolve))
+            out.append((stmt.test, f"'{_TESTS[type(stmt)]}' on it"))
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            out.extend(expressions(stmt.iter, resolve))
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                out.extend(expressions(item.context_expr, resolve))
+            # Another context manager may swallow what its body raises.
+            if not all(_jax_context(item.context_expr, resolve) for item in stmt.items):
+                return False
+            if not statements(stmt.body, out, resolve):
+                return False
+        elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            return False  # a handler may catch the error JAX raises
+        elif isinstance(stmt, ast.Match):
+            out.extend(expressions(stmt.subject, resolve))
+        else:
+            out.extend(expressions(stmt, resolve))
+        if isinstance(stmt, _MAY_LEAVE) and any(isinstance(n, _LEAVING) for n in own_nodes([stmt])):
+            return False  # the rest of the block may not run
+    return True
+
+
+def _jax_context(expr: ast.expr, resolve: Resolve) -> bool:
+    """A context manager of JAX's that neither makes values concrete nor swallows errors."""
+    func = expr.func if isinstance(expr, ast.Call) else expr
+    name = resolve(func) or ""
+    return name.startswith("jax.") and name.rpartition(".")[2] not in _CONCRETE_CONTEXTS
+
+
+def expressions(root: ast.AST, resolve: Resolve) -> list[ast.AST | Truth]:
+    """The sub-expressions of ``root`` evaluated whenever it is."""
+    out: list[ast.AST | Truth] = []
+    stack: list[ast.AST] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            stack.append(node.generators[0].iter)
+            continue
+        out.append(node)
+        if isinstance(node, ast.BoolOp):
+            word = "and" if isinstance(node.op, ast.And) else "or"
+            out.append((node.values[0], f"'{word}' on it"))
+            stack.append(node.values[0])
+            continue
+        if isinstance(node, ast.IfExp):
+            out.append((node.test, "a conditional expression on it"))
+            stack.append(node.test)
+            continue
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            out.append((node.operand, "'not' on it"))
+        if isinstance(node, ast.Compare) and len(node.ops) > 1:  # a < b < c is (a < b) and (b < c)
+            first = ast.Compare(node.left, node.ops[:1], node.comparators[:1])
+            first = ast.copy_location(first, node)
+            out.append((first, "a chained comparison on it"))
+        stack.extend(reversed(child_nodes(node)))
+    return out
+
+
+def runs(
+    call: ast.Call, resolve: Resolve, inner: dict[str, Function]
+) -> Iterator[tuple[Function, list[ast.expr] | None, list[ast.keyword]]]:
+    """The inner functions ``call`` runs while the def around it is traced, with the arguments
+    its parameters take (None: its own transform traces them; only the closure is followed)."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id in inner:
+        target = inner[func.id]
+        kinds = {_kind(d, resolve) for d in target.decorator_list}
+        if kinds <= {"pass"}:
+            yield target, call.args, call.keywords
+        elif kinds <= {"pass", "own"}:
+            yield target, None, call.keywords
+        return
+    if isinstance(func, ast.Call) and func.args and isinstance(func.args[0], ast.Name):
+        wrapped = inner.get(func.args[0].id)
+        kind = _kind(func.func, resolve)
+        if wrapped is not None and not wrapped.decorator_list and kind is not None:
+            yield wrapped, call.args if kind == "pass" else None, call.keywords
+        return
+    for position in LAX_BODIES.get(resolve(func) or "", ()):
+        argument = call.args[position] if position < len(call.args) else None
+        body = inner.get(argument.id) if isinstance(argument, ast.Name) else None
+        if body is not None and not body.decorator_list:
+            yield body, None, call.keywords
+
+
+def _kind(expr: ast.expr, resolve: Resolve) -> str | None:
+    """``pass``: a transform that passes the call's own arguments through; ``own``: one that
+    traces it with arguments of its own."""
+    name = resolve(expr) or ""
+    return "pass" if name in INNER_PASS_THROUGH else "own" if name in INNER_OWN_TRACE else None
+
+
+BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
+#: ``Module.apply``'s own keywords.
+_APPLY_OWN = frozenset({"rngs", "mutable", "capture_intermediates"})
+
+
+def linen_class(binding: DefinedClass) -> bool:
+    """Is the class a direct subclass of ``flax.linen.Module``?"""
+    parent = binding.body.parent
+    return parent is not None and any(qualname(b, parent) in BASES for b in binding.node.bases)

@@ -1,36 +1,43 @@
 """Trace-time errors found before anything runs (JR006): arguments a transform traces that the
 function's body needs as Python values, or that JAX cannot trace at all.
 
-As Julia's JET.jl, report only the run-time error the analysis can prove: a use of a transform that
-traces abstractly (``abstract`` in the table), the signature JAX sees (no unknown decorator in
-between), the parameter not static for that use (its markers, or the spec as JAX reads it), never
-rebound, and a use of it that runs on every trace. Pure: it reads the Analysis and the live scopes.
+As Julia's JET.jl, report only the error the analysis can prove: a transform that traces
+abstractly, the signature JAX sees, the parameter not static for that use, never rebound, and a use
+of it that runs on every trace; or a library function handed to a transform directly
+(``jax.jit(jnp.linalg.norm)(x, ord=o)``), whose parameters the derived table says.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
-from jaxrewrite.engine.findings import library
-from jaxrewrite.engine.findings.call_arguments import Passed, Sites
+from jaxrewrite.engine.findings.call_arguments import (
+    Passed,
+    Sites,
+    param_state,
+    scalar_or_array,
+    untraceable,
+)
 from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
-from jaxrewrite.engine.findings.flow import ARRAY, TREE, Function, State, Tree
-from jaxrewrite.engine.findings.static_fix import field_fix, fix_text, has_default, report
-from jaxrewrite.engine.findings.traced_body import NOT_JAX, Body
-from jaxrewrite.engine.findings.trees import Classes, param_tree, scalar_or_array, untraceable
+from jaxrewrite.engine.findings.flow import ARRAY, TREE, Flow, Function, Tree
+from jaxrewrite.engine.findings.traced_body import NOT_JAX, Body, concrete_arguments
 from jaxrewrite.engine.read.filters import Filters
 from jaxrewrite.engine.read.handwritten import Refused
 from jaxrewrite.engine.read.lexer import code_mentions
+from jaxrewrite.engine.read.nodes import bindings, own_nodes, parameter_names
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
-from jaxrewrite.engine.read.signature import Kind, Param, Signature
+from jaxrewrite.engine.read.signature import Kind, Param
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook import concrete_table
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import FAMILIES, SIGNATURE_KEEPING, SpecKind, Transform
 from jaxrewrite.engine.walk import specs
@@ -55,13 +62,11 @@ class Traced:
     param: Param
     use_node: ast.expr
     transform: Transform
-    #: What the module's visible calls pass to it (``engine.findings.call_arguments``).
     passed: tuple[Passed, ...] = ()
 
 
-#: Every transform use, marked or not (as ``EXHAUSTIVE``), with the text searches that only skip
-#: work that cannot matter: call sites where a def of the module is a first argument, and
-#: function bodies with no def, class or decorator walked only when such a call needs them.
+#: Every transform use, marked or not, with the text searches that only skip work that cannot
+#: matter.
 TRACE = Filters(marker_names=False, first_arguments=True)
 
 #: Text every module with a use of an ``abstract`` row contains (a cheap superset): their names.
@@ -69,16 +74,14 @@ _ABSTRACT = [row for rows in FAMILIES.values() for row in rows.values() if row.a
 _NEEDLES = tuple(sorted({row.name.rpartition(".")[2] for row in _ABSTRACT}))
 
 
-#: What follows a needle that names no transform: a "." (``pjit.jit_p``: something inside what
-#: the name is; a transform is named by the last part of a reference) or ``import`` (the module
-#: path of a from-import, ``from jax._src.pjit import reshard``, which binds the names after it).
+#: What follows a needle that names no transform: a "." (``pjit.jit_p``) or ``import`` (``from
+#: jax._src.pjit import reshard``).
 _NOT_A_REFERENCE = re.compile(r"\s*\.|[ \t]+import\b")
 
 
 def may_trace(text: str) -> bool:
     """Cheap pre-filter: False means ``findings.trace_findings`` finds nothing in ``text``: a use
-    names its transform in code, never only inside another word, a docstring or a comment, nor as
-    a module (about half of jax's files that hold a needle anywhere name one in code so)."""
+    names its transform in code, not only in a word, a docstring, a comment or a module path."""
     return any(needle in text for needle in _NEEDLES) and code_mentions(
         text, _NEEDLES, _NOT_A_REFERENCE
     )
@@ -89,15 +92,51 @@ def may_trace_bytes(data: bytes) -> bool:
 
 
 def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) -> None:
-    """The trace-time analysis as a pass of ``analyze``: JR006 findings, and what they name."""
-    defs = {id(func): scope for func, scope in scopes.defs}
-    for diagnostic, func, name in findings(
-        list(result.uses), defs, tree, result.source, result.header.enabled
-    ):
-        result.diagnostics.append(diagnostic)
-        if name is not None:  # None: a field of a pytree argument, static in its class, not here
-            result.must_be_static.append((func, name))
-    result.diagnostics.extend(library.findings(tree, scopes, result.source))
+    """The trace-time analysis as a pass of ``analyze``: JR006 findings, and the parameters whose
+    finding making them static fixes (``must_be_static``; not a field of a pytree argument)."""
+    src, defs = result.source, {id(func): scope for func, scope in scopes.defs}
+    by_def: dict[int, tuple[Function, list[Traced]]] = {}
+    staging: dict[int, tuple[ast.expr, Transform]] = {}
+    sites: Sites | None = None
+    for use in result.uses:
+        func, transform = use.target, use.transform
+        if id(func) not in defs or not (transform.abstract or transform.spec is SpecKind.DIFF):
+            continue
+        if not _signature_seen(use, func, defs[id(func)]):
+            continue  # a decorator it cannot name hides the def's own signature
+        traced = traced_params(use, src) if transform.abstract else _differentiated(use)
+        if traced is None:
+            continue
+        sites = sites or Sites(tree, scopes.module)
+        decorated = use.kind is UseKind.DECORATOR
+        axes = transform.spec is SpecKind.AXES
+        passed = {} if axes else sites.passed(use.node, func, decorated, defs[id(func)])
+        if transform.abstract and not axes:  # jit and kin stage calls
+            staging.setdefault(id(func), (use.node, transform))
+        _, seen = by_def.setdefault(id(func), (func, []))
+        names = {t.param.name for t in seen}
+        seen.extend(
+            Traced(p, use.node, transform, tuple(passed.get(p.name, ())))
+            for p in traced
+            if p.name not in names
+        )
+    marker_fix = "jaxrewrite" in src.text and uses_jaxrewrite(tree, result.header.enabled)
+    for key, (func, traced_list) in by_def.items():
+        assert sites is not None
+        body = Body(func, defs[key], defs)
+        arrays = _arrays(body, traced_list)
+        located: set[tuple[int, int]] = set()
+        for t in traced_list:
+            plain = arrays - {t.param.name}
+            for d, fixable in _param_findings(body, t, sites, src, marker_fix, plain):
+                located.add((d.line, d.col))
+                result.diagnostics.append(d)
+                if fixable:
+                    result.must_be_static.append((func, t.param.name))
+        if key in staging:
+            use_node, transform = staging[key]
+            result.diagnostics.extend(_staged_findings(body, use_node, transform, src, located))
+    result.diagnostics.extend(library_findings(tree, scopes, src))
 
 
 def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
@@ -108,79 +147,21 @@ def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
     return enabled or any(name.split(".")[0] == "jaxrewrite" for name in names)
 
 
-def findings(
-    uses: list[Use], defs: dict[int, Scope], module: ast.Module, src: Source, enabled: bool
-) -> list[tuple[Diagnostic, Function, str | None]]:
-    """JR006 for every traced parameter the body needs as a Python value (or JAX cannot trace)."""
-    by_def: dict[int, tuple[Function, list[Traced]]] = {}
-    staging: dict[int, tuple[ast.expr, Transform]] = {}
-    classes = Classes(module)
-    sites: Sites | None = None
-    for use in uses:
-        func, transform, sig = use.target, use.transform, use.signature
-        if id(func) not in defs or not (transform.abstract or transform.spec is SpecKind.DIFF):
-            continue
-        if not _signature_seen(use, func, defs[id(func)]):
-            continue
-        abstract = transform.abstract
-        traced = traced_params(use, sig, transform, src) if abstract else _differentiated(use, sig)
-        if traced is None:
-            continue
-        if sites is None:
-            scope = defs[id(func)].module()
-            sites = Sites(module, scope, classes.plain)
-            classes.owners = sites.owners  # the same walk found each method's class
-        decorated = use.kind is UseKind.DECORATOR
-        axes = transform.spec is SpecKind.AXES
-        passed = {} if axes else sites.passed(use.node, func, decorated, defs[id(func)])
-        if abstract and not axes:  # jit and kin stage calls
-            staging.setdefault(id(func), (use.node, transform))
-        _, seen = by_def.setdefault(id(func), (func, []))
-        names = {t.param.name for t in seen}
-        seen.extend(
-            Traced(p, use.node, transform, tuple(passed.get(p.name, ())))
-            for p in traced
-            if p.name not in names
-        )
-    out: list[tuple[Diagnostic, Function, str | None]] = []
-    if not by_def:
-        return out
-    marker_fix = "jaxrewrite" in src.text and uses_jaxrewrite(module, enabled)
-    for key, (func, traced_list) in by_def.items():
-        body = Body(func, defs[key], defs)
-        arrays = _arrays(body, traced_list)
-        located: set[tuple[int, int]] = set()
-        for t in traced_list:
-            plain = arrays - {t.param.name}
-            found = list(_param_findings(body, t, classes, src, marker_fix, plain))
-            located.update((d.line, d.col) for d, _ in found)
-            out.extend((d, func, t.param.name if fixable else None) for d, fixable in found)
-        if key in staging:
-            use_node, transform = staging[key]
-            found_staged = _staged_findings(body, use_node, transform, src, located)
-            out.extend((d, func, None) for d in found_staged)
-    return out
-
-
 def _arrays(body: Body, traced: list[Traced]) -> frozenset[str]:
-    """The traced parameters that are surely arrays (a visible call passes each a number or an
-    array, and none anything else; or a scalar or array annotation), never rebound."""
+    """The traced parameters that are surely arrays (by what visible calls pass, or their
+    annotation), never rebound."""
     out = set()
     for t in traced:
         passed = [p.untraceable is None for p in t.passed]
-        surely = (passed and all(passed)) or _scalar_or_array(body, t.param)
+        ann = unquoted(t.param.node.annotation)
+        surely = (passed and all(passed)) or (ann is not None and scalar_or_array(ann, body.scope))
         if surely and t.param.name not in body.stored:
             out.add(t.param.name)
     return frozenset(out)
 
 
-def _scalar_or_array(body: Body, p: Param) -> bool:
-    ann = unquoted(p.node.annotation)
-    return ann is not None and scalar_or_array(ann, body.scope)
-
-
 def _param_findings(
-    body: Body, t: Traced, classes: Classes, src: Source, marker_fix: bool, plain: frozenset[str]
+    body: Body, t: Traced, sites: Sites, src: Source, marker_fix: bool, plain: frozenset[str]
 ) -> Iterator[tuple[Diagnostic, bool]]:
     """Each finding on one traced parameter, with whether making the parameter static fixes it
     (not a field of a traced pytree)."""
@@ -192,7 +173,7 @@ def _param_findings(
         fix = fix or fix_text(p, t.transform, marker_fix)
         return report(src, node, t.use_node, p.name, t.transform.name, how, error, fix, passed)
 
-    what = untraceable(func, body.scope, p, classes)
+    what = untraceable(func, body.scope, p, sites)
     if what is not None:
         yield say(p.node.annotation or p.node, f"{func.name!r} takes {what} as {p.name!r}"), True
         return
@@ -205,16 +186,8 @@ def _param_findings(
         return  # differentiated: its tracers are concrete, so only an untraceable type fails
     numbers = any(given.untraceable is None for given in t.passed)
     if default and not numbers:
-        # A default is a Python value: the body fails only where a call passes the parameter,
-        # and no call in view says that one does (jax's own _lu_blocked(a, block_size=128)
-        # under vmap is never passed block_size). A type that can never be traced is still
-        # reported, above: passing one always fails.
-        return
-    seed: State = (
-        ARRAY
-        if numbers or _scalar_or_array(body, p)
-        else param_tree(func, body.scope, src, p, classes)
-    )
+        return  # a default is a Python value, and no call in view passes the parameter
+    seed = ARRAY if numbers else param_state(func, body.scope, src, p, sites)
     if seed is None and unquoted(p.node.annotation) is not None:
         return  # a container or another type: its structure may be all the body needs
     flow = body.flow({p.name: seed or TREE}, plain)
@@ -233,9 +206,8 @@ def _staged_findings(
     body: Body, use_node: ast.expr, t: Transform, src: Source, seen: set[tuple[int, int]]
 ) -> Iterator[Diagnostic]:
     """JR006 on a value jit stages from Python values (``jnp.minimum(n, m)`` before
-    ``jnp.arange``): every jnp/lax call is a tracer under jit, even of Python numbers, so a sink
-    fed by one fails though no parameter is traced. A location a parameter's finding already
-    reports is left to it."""
+    ``jnp.arange``): under jit every jnp/lax call is a tracer. A location in ``seen`` (a
+    parameter's finding) is left to it."""
     flow = body.flow({}, staged=True)
     for where, error, how in body.uses(flow):
         names = [
@@ -257,17 +229,19 @@ def _signature_seen(use: Use, func: Function, scope: Scope) -> bool:
     )
 
 
-def _differentiated(use: Use, sig: Signature) -> list[Param] | None:
-    """What grad and its kin trace, read only in the default form (the first parameter): their
-    tracers hold values, so only a type JAX cannot trace at all fails there (``Body.findings``)."""
+def _differentiated(use: Use) -> list[Param] | None:
+    """What grad and its kin trace, read only in the default form (the first parameter)."""
     if any(kw.arg == use.transform.argnums or kw.arg is None for kw in use.written):
         return None
-    first = [p for p in sig.params if p.position == 0 and p.kind is not Kind.VAR_POSITIONAL]
+    first = [
+        p for p in use.signature.params if p.position == 0 and p.kind is not Kind.VAR_POSITIONAL
+    ]
     return first or None
 
 
-def traced_params(use: Use, sig: Signature, t: Transform, src: Source) -> list[Param] | None:
+def traced_params(use: Use, src: Source) -> list[Param] | None:
     """The parameters this use traces; None when the spec cannot be read (then nothing is said)."""
+    sig, t = use.signature, use.transform
     params = [p for p in sig.params if p.kind not in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)]
     params = [p for p in params if not (p.markers & t.markers)]
     try:
@@ -277,3 +251,189 @@ def traced_params(use: Use, sig: Signature, t: Transform, src: Source) -> list[P
     nums = meaning.get(t.argnums, frozenset())
     names = meaning.get(t.argnames, frozenset()) if t.argnames else frozenset()
     return [p for p in params if p.position not in nums and p.name not in names]
+
+
+def field_fix(where: ast.expr, flow: Flow, tree: Tree, uses_jaxrewrite: bool) -> str:
+    """The fix of a finding on a traced pytree argument: its field made static in the class."""
+    fields = sorted(
+        {
+            ast.unparse(a)
+            for a in ast.walk(where)
+            if (
+                isinstance(a, ast.Subscript)
+                or (isinstance(a, ast.Attribute) and a.attr in dict(tree.fields))
+            )
+            and isinstance(flow.state(a.value), Tree)
+        }
+    )
+    what = "its parts are fields"
+    if fields:
+        what = f"{' and '.join(fields)} {'are fields' if len(fields) > 1 else 'is a field'}"
+    if uses_jaxrewrite:
+        how = f"annotate the field Static[...] in {tree.name}"
+    elif tree.static:
+        how = f"declare the field with {tree.static}"
+    else:
+        how = "pass the value as an argument of its own, static for the transform"
+    return f"{what} of {tree.name} that JAX traces: {how}"
+
+
+def has_default(func: Function, p: Param) -> bool:
+    args = func.args
+    if p.kind is Kind.KEYWORD_ONLY:
+        return args.kw_defaults[args.kwonlyargs.index(p.node)] is not None
+    positional = [*args.posonlyargs, *args.args]
+    return positional.index(p.node) >= len(positional) - len(args.defaults)
+
+
+def fix_text(p: Param, t: Transform, uses_jaxrewrite: bool) -> str:
+    if uses_jaxrewrite:
+        return f"annotate it '{p.name}: Static[...]' (jaxrewrite check --fix does)"
+    if t.spec is SpecKind.AXES:
+        return f"map it with None in {t.argnums}, or make it static for an enclosing jit"
+    if t.argnames is not None and p.kind in (Kind.POSITIONAL_OR_KEYWORD, Kind.KEYWORD_ONLY):
+        return f"pass {t.argnames}=({p.name!r},) to {t.name}"
+    if p.position is not None:
+        return f"pass {t.argnums}=({p.position},) to {t.name}"
+    return f"make it static for {t.name}"
+
+
+def report(
+    src: Source,
+    node: ast.AST,
+    use: ast.expr,
+    name: str,
+    transform: str,
+    how: str,
+    error: str,
+    fix: str,
+    passed: str = "",
+) -> Diagnostic:
+    """JR006 at ``node``, on ``name`` as traced by the use of ``transform`` at ``use``."""
+    fields = {"name": name, "transform": transform, "how": how, "error": error, "fix": fix}
+    line, col = use.lineno, use.col_offset + 1
+    return Diagnostic.at(src, node, TRACED, line=line, col=col, passed=passed, **fields)
+
+
+#: JAX's own rows that trace every argument not named static (or mapped, for vmap).
+_TRACING = tuple(row for row in FAMILIES["jax"].values() if row.abstract)
+_ERROR = "a trace-time error (ConcretizationTypeError or the like)"
+_NAMES = "|".join(sorted({re.escape(t.name.rpartition(".")[2]) for t in _TRACING}))
+
+
+@cache
+def _needle() -> re.Pattern[str]:
+    """The text such a use holds: one of those transforms called on a table function's name."""
+    functions = sorted({re.escape(f.rpartition(".")[2]) for f in concrete_table.by_function()})
+    return re.compile(rf"\b(?:{_NAMES})\(\s*(?:[\w.]+\.)?(?:{'|'.join(functions)})\s*[,)]")
+
+
+def library_findings(module: ast.Module, scopes: ScopeTree, src: Source) -> Iterator[Diagnostic]:
+    """Each library parameter that needs a Python value and that a visible call passes traced."""
+    text = src.text
+    lines = {text.count("\n", 0, m.start()) + 1 for m in _needle().finditer(text)}
+    if not lines:
+        return
+    top = [s for s in module.body if _spans(s, lines)]
+    bodies: list[tuple[list[ast.AST], Scope, set[str]]] = [(list(top), scopes.module, set())]
+    for func, scope in scopes.defs:
+        if _spans(func, lines):
+            local = bindings(func.body)[0] | set(parameter_names(func.args))
+            bodies.append((list(func.body), scope, local))
+    for nodes, scope, local in bodies:
+        own = list(own_nodes(nodes))
+        assigned = Counter(
+            n.id for n in own if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+        )
+        jitted: dict[str, ast.Call] = {}
+        for node in own:
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Call)
+            ):
+                jitted[node.targets[0].id] = node.value
+        for node in own:
+            if not isinstance(node, ast.Call):
+                continue
+            inner = node.func
+            if isinstance(inner, ast.Name) and assigned.get(inner.id) == 1 and inner.id in jitted:
+                inner = jitted[inner.id]
+            if isinstance(inner, ast.Call):
+                yield from _library_call(node, inner, scope, local, src)
+
+
+def _spans(node: ast.stmt, lines: set[int]) -> bool:
+    last = node.end_lineno or node.lineno
+    return any(node.lineno <= line <= last for line in lines)
+
+
+def _library_call(
+    call: ast.Call, use: ast.Call, scope: Scope, local: set[str], src: Source
+) -> Iterator[Diagnostic]:
+    if len(use.args) != 1 or not _free(use.func, local) or not _free(use.args[0], local):
+        return
+    ref = classify(use.func, scope)
+    if ref is None or ref.transform not in _TRACING or ref.keywords or ref.factory:
+        return
+    library, t = qualname(use.args[0], scope) or "", ref.transform
+    statics = _statics(use, t)
+    if statics is None or any(isinstance(a, ast.Starred) for a in call.args):
+        return
+    for arg, keyword, position in concrete_arguments(call, library):
+        if position in statics[0] or keyword in statics[1]:
+            continue
+        if isinstance(arg, ast.Constant) and arg.value is None:
+            continue  # no leaf to trace
+        if t.spec is SpecKind.AXES:
+            fix = f"map it with None in {t.argnums} of"
+        elif t.argnames:
+            fix = f"pass {t.argnames}=({keyword!r},) to"
+        else:
+            fix = f"pass {t.argnums}=({position},) to"
+        how = f"{library.rpartition('.')[2]}() needs its {keyword!r} as a Python value"
+        yield report(src, arg, use, keyword, t.name, how, _ERROR, f"{fix} {t.name}")
+
+
+def _statics(use: ast.Call, t: Transform) -> tuple[set[int], set[str]] | None:
+    """The positions and names the transform's literal keywords make static (None: unread)."""
+    nums: set[int] = set()
+    names: set[str] = set()
+    if t.spec is SpecKind.AXES:  # vmap maps every argument but those its in_axes says None of
+        axes = [kw.value for kw in use.keywords if kw.arg == t.argnums]
+        if any(kw.arg is None for kw in use.keywords):
+            return None
+        try:
+            value = ast.literal_eval(axes[0]) if axes else 0
+        except ValueError:
+            return None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return nums, names
+        if isinstance(value, (tuple, list)) and all(v is None or isinstance(v, int) for v in value):
+            return {i for i, v in enumerate(value) if v is None}, names
+        return None
+    for kw in use.keywords:
+        if kw.arg not in (t.argnums, t.argnames):
+            if kw.arg is None or kw.arg.startswith("static_"):
+                return None
+            continue
+        try:
+            value = ast.literal_eval(kw.value)
+        except ValueError:
+            return None
+        values = value if isinstance(value, (tuple, list)) else (value,)
+        if kw.arg == t.argnums and all(isinstance(v, int) for v in values):
+            nums.update(values)
+        elif kw.arg == t.argnames and all(isinstance(v, str) for v in values):
+            names.update(values)
+        else:
+            return None
+    return nums, names
+
+
+def _free(expr: ast.expr, local: set[str]) -> bool:
+    """Is the head of ``expr`` a name the body does not bind (so the module's binding is it)?"""
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return isinstance(expr, ast.Name) and expr.id not in local

@@ -339,14 +339,14 @@ def transform_for(qualname: str) -> Transform | None:
 _GRADS = frozenset(f"jax.{n}" for n in ("grad", "value_and_grad", "jacfwd", "jacrev", "hessian"))
 #: Transforms that trace the function with abstract arguments of their own (their rows of the
 #: table report its parameters, as uses of their own): only what it closes over is followed
-#: (``engine.findings.closures``, JR006). Equinox's filtered ones take no spec but trace so.
+#: (``engine.findings.traced_body``, JR006). Equinox's filtered ones take no spec but trace so.
 INNER_OWN_TRACE: frozenset[str] = frozenset(
     {"jax.jit", "jax.vmap", "jax.pmap", "jax.checkpoint", "jax.remat"}
     | {"equinox.filter_jit", "equinox.filter_vmap"}
 )
 #: Transforms whose result, called, runs the function at once with the call's own arguments
 #: (grad's tracers of a concrete value stay concrete): an inner function's parameters take the
-#: states of what the call passes (``engine.findings.closures``, JR006).
+#: states of what the call passes (``engine.findings.traced_body``, JR006).
 INNER_PASS_THROUGH: frozenset[str] = _GRADS | {
     "equinox.filter_grad",
     "equinox.filter_value_and_grad",

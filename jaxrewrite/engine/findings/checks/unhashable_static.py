@@ -212,7 +212,7 @@ def _passed(ctx: Context) -> list[Diagnostic]:
     if not uses:
         return []
     module = ctx.scopes.module
-    sites = Sites(ctx.tree, module, lambda _: False)
+    sites = Sites(ctx.tree, module)
     found: list[Diagnostic] = []
     seen: set[int] = set()
     for use in uses:
