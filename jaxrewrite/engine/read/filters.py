@@ -219,7 +219,7 @@ def _loops(text: str) -> tuple[tuple[int, frozenset[str], frozenset[str]], ...]:
     ``for``). Each ``for`` reads up to the next one, so many ``for``s cost what the text's size
     does."""
     found = []
-    heads = word_starts(text, "for")
+    heads = list(word_starts(text, "for"))
     for index, head in enumerate(heads):
         # To the next ``for`` at most: a literal iterable (the only kind whose elements are read,
         # ``scopes.Choice``) holds none, and a nested loop is an entry of its own.

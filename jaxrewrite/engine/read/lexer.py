@@ -9,6 +9,7 @@ inside its fields, an unterminated string) it admits the text, and the parse dec
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 #: A string literal (its prefix letters are left as they are: they are no bracket nor quote) or
 #: a comment, matched left to right so that each is read as the tokenizer reads it. Each loop is
@@ -82,44 +83,24 @@ def code_mentions(text: str, names: tuple[str, ...], unless: re.Pattern[str] | N
 
 
 def last_word(text: str, names: tuple[str, ...]) -> int:
-    """Where the last of ``names`` standing as a whole word (as regular expressions' ``\\b`` reads
-    one) starts in ``text``, -1 if none does. By ``str.find``, not a pattern of alternatives tried
-    at every offset."""
-    last = -1
-    for name in names:
-        at = text.rfind(name)
-        while at > last:
-            end = at + len(name)
-            if not (at and _word(text[at - 1])) and not (end < len(text) and _word(text[end])):
-                last = at
-                break
-            at = text.rfind(name, 0, at)
-    return last
+    """Where the last of ``names`` standing as a whole word starts in ``text``, -1 if none does."""
+    return max((at for name in names for at in word_starts(text, name)), default=-1)
 
 
 def any_word(text: str, names: tuple[str, ...]) -> bool:
-    """Does one of ``names`` stand as a whole word in ``text`` (``\\b(?:a|b)\\b`` searched, at the
-    speed of ``str.find``: the first whole word ends the search)?"""
-    for name in names:
-        at = text.find(name)
-        while at >= 0:
-            end = at + len(name)
-            if not (at and _word(text[at - 1])) and not (end < len(text) and _word(text[end])):
-                return True
-            at = text.find(name, end)
-    return False
+    """Does one of ``names`` stand as a whole word in ``text``?"""
+    return any(next(word_starts(text, name), None) is not None for name in names)
 
 
-def word_starts(text: str, name: str) -> list[int]:
-    """Where ``name`` stands as a whole word in ``text`` (as ``\\bname\\b`` matches), in order."""
-    found = []
+def word_starts(text: str, name: str) -> Iterator[int]:
+    """Where ``name`` stands as a whole word in ``text`` (as ``\\bname\\b`` matches), in order: by
+    ``str.find``, not a pattern of alternatives tried at every offset."""
     at = text.find(name)
     while at >= 0:
         end = at + len(name)
         if not (at and _word(text[at - 1])) and not (end < len(text) and _word(text[end])):
-            found.append(at)
+            yield at
         at = text.find(name, end)
-    return found
 
 
 def _word(char: str) -> bool:
