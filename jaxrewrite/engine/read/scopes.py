@@ -18,6 +18,7 @@ from typing import Any
 from jaxrewrite.engine.read.nodes import (
     BLOCK_FIELDS,
     blocks,
+    name_assigned,
     own_expressions,
     parameter_names,
     pattern_captures,
@@ -425,30 +426,23 @@ def _import_from(node: ast.ImportFrom, scope: Scope, result: ScopeTree) -> None:
         scope.bind(alias.asname or alias.name, binding, site)
 
 
-def _assign(node: ast.Assign, scope: Scope, result: ScopeTree) -> None:
-    _statement(node, scope, result)
-    if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-        scope.bind(node.targets[0].id, Assigned(node.value, scope), _site(node, result))
+def _assign(
+    node: ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Delete, scope: Scope, result: ScopeTree
+) -> None:
+    """``name = value`` (annotated or not) binds its value; a bare ``name: T``, an augmented
+    assignment, a ``del`` and any other target bind what is not known."""
+    site = _site(node, result)
+    if not isinstance(node, ast.Delete):
+        _statement(node, scope, result)
+    pair = name_assigned(node)
+    if pair is not None:
+        scope.bind(pair[0], Assigned(pair[1], scope), site)
+    elif isinstance(node, ast.AnnAssign):
+        if isinstance(node.target, ast.Name) and node.value is None:
+            scope.bind(node.target.id, OPAQUE, site)
     else:
-        for target in node.targets:
-            _bind_targets(target, scope, _site(node, result))
-
-
-def _ann_assign(node: ast.AnnAssign, scope: Scope, result: ScopeTree) -> None:
-    _statement(node, scope, result)
-    if isinstance(node.target, ast.Name):
-        binding = Assigned(node.value, scope) if node.value is not None else OPAQUE
-        scope.bind(node.target.id, binding, _site(node, result))
-
-
-def _aug_assign(node: ast.AugAssign, scope: Scope, result: ScopeTree) -> None:
-    _statement(node, scope, result)
-    _bind_targets(node.target, scope, _site(node, result))
-
-
-def _delete(node: ast.Delete, scope: Scope, result: ScopeTree) -> None:
-    for target in node.targets:
-        _bind_targets(target, scope, _site(node, result))
+        for target in getattr(node, "targets", None) or [node.target]:  # type: ignore[union-attr]
+            _bind_targets(target, scope, site)
 
 
 def _global(node: ast.Global, scope: Scope, result: ScopeTree) -> None:
@@ -472,9 +466,9 @@ _HANDLERS: dict[type, Callable[[Any, Scope, ScopeTree], None]] = {
     ast.Import: _import,
     ast.ImportFrom: _import_from,
     ast.Assign: _assign,
-    ast.AnnAssign: _ann_assign,
-    ast.AugAssign: _aug_assign,
-    ast.Delete: _delete,
+    ast.AnnAssign: _assign,
+    ast.AugAssign: _assign,
+    ast.Delete: _assign,
     ast.Global: _global,
     ast.Nonlocal: lambda node, scope, result: None,
 }
