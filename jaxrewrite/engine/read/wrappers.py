@@ -263,41 +263,11 @@ def root_name(expr: ast.expr, attributes: bool = False) -> str | None:
             return expr.id if isinstance(expr, ast.Name) else None
 
 
-#: A scope's (name, the name its value is made from) pairs, as ``aliases`` reads them: those of
-#: assignments, and those of loop targets over what is no literal.
-Pairs = tuple[list[tuple[str, str]], list[tuple[str, str]]]
-
-
-def aliases(
-    scopes: list[Scope],
-    names: set[str],
-    attributes: bool = False,
-    read: dict[int, Pairs] | None = None,
-) -> list[str]:
-    """Names assigned something made from one of ``names`` (``g = f``, ``f = jax.jit(f)``,
-    ``h = partial(f, x)``; with ``attributes``, ``g = mod.f`` from ``mod``), transitively.
-    ``read``: each scope's pairs, kept by a caller that asks again as more scopes are walked."""
-    read = {} if read is None else read
-    for scope in scopes:
-        if id(scope) not in read:
-            read[id(scope)] = _pairs(scope, attributes)
-    per_scope = [read[id(scope)] for scope in scopes]
-    pairs = [pair for assigned, _ in per_scope for pair in assigned]
-    pairs += [pair for _, looped in per_scope for pair in looped]
-    found: list[str] = []
-    grew = True
-    while grew:
-        grew = False
-        for name, root in pairs:
-            if root in names and name not in names:
-                names.add(name)
-                found.append(name)
-                grew = True
-    return found
-
-
-def _pairs(scope: Scope, attributes: bool) -> Pairs:
-    assigned = [
+def _pairs(scope: Scope, attributes: bool) -> list[tuple[str, str]]:
+    """A scope's (name, the name its value is made from) pairs: ``g = f``, ``f = jax.jit(f)``,
+    ``h = partial(f, x)`` (with ``attributes``, ``g = mod.f`` from ``mod``), and a loop target
+    over what is no literal, which stands for what its iterable is made from."""
+    pairs = [
         (name, root)
         for name, bindings in scope.bindings.items()
         for b in choice_parts(bindings)
@@ -305,8 +275,7 @@ def _pairs(scope: Scope, attributes: bool) -> Pairs:
         and (root := root_name(b.value, attributes)) is not None
         and root != name
     ]
-    # A loop target over what is no literal stands for what its iterable is made from.
-    looped = [
+    return pairs + [
         (name, n.id)
         for name, bindings in scope.bindings.items()
         for b in bindings
@@ -314,22 +283,6 @@ def _pairs(scope: Scope, attributes: bool) -> Pairs:
         for n in walk(b.source)
         if isinstance(n, ast.Name) and n.id != name
     ]
-    return assigned, looped
-
-
-def _new_names(
-    names: list[str],
-    tree: ScopeTree,
-    src: Source,
-    known: set[str],
-    attributes: bool,
-    read: dict[int, Pairs],
-) -> list[str]:
-    """Names not yet ``known`` that stand for one of them: aliases, and loop targets over them."""
-    extra = aliases(tree.scopes, known, attributes, read)
-    targets = sorted(loop_targets(names, src) - known)
-    known.update(targets)
-    return extra + targets
 
 
 def calls_and_aliases(
@@ -339,20 +292,33 @@ def calls_and_aliases(
     filters: Filters,
     attributes: bool = False,
 ) -> list[CallSite]:
-    """``filters.calls_naming``, then the calls naming what is made from ``names`` (``aliases``),
-    until no new name turns up; in source order."""
+    """``filters.calls_naming``, then the calls naming what is made from ``names`` (aliases, and
+    loop targets over them), until no new name turns up; in source order."""
     found = calls_naming(names, tree, src, filters)
     if names is None:
         return found
+    pairs = [pair for scope in tree.scopes for pair in _pairs(scope, attributes)]
     known = set(names)
-    read: dict[int, Pairs] = {}
-    extra = _new_names(names, tree, src, known, attributes, read)
-    while extra:
+    batch = names
+    while True:
+        made: list[str] = []
+        grew = True
+        while grew:
+            grew = False
+            for name, root in pairs:
+                if root in known and name not in known:
+                    known.add(name)
+                    made.append(name)
+                    grew = True
+        targets = sorted(loop_targets(batch, src) - known)
+        known.update(targets)
+        batch = made + targets
+        if not batch:
+            break
         seen = {id(call) for call, _, _ in found}
         found += [
-            item for item in calls_naming(extra, tree, src, filters) if id(item[0]) not in seen
+            item for item in calls_naming(batch, tree, src, filters) if id(item[0]) not in seen
         ]
-        extra = _new_names(extra, tree, src, known, attributes, read)
     found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
     return found
 
