@@ -37,9 +37,7 @@ class ScopeKind(enum.Enum):
     CLASS = "class"
     #: Names the module does not bind but its runner provides (a notebook's namespace).
     ENVIRONMENT = "environment"
-    #: PEP 695 type parameters (``def f[T]``, ``class C[T]``, ``type X[T] = ...``): where the
-    #: annotations, a class's bases and body, a type statement's value are read; it sees the
-    #: class body it is directly in, as Python's annotation scopes do.
+    #: PEP 695 type parameters: they see the class body they are directly in, as Python's do.
     ANNOTATION = "annotation"
 
 
@@ -61,15 +59,11 @@ class Assigned:
 
 @dataclass(frozen=True)
 class Defined:
-    """``def name(...)``."""
-
     node: ast.FunctionDef | ast.AsyncFunctionDef
 
 
 @dataclass(frozen=True)
 class DefinedClass:
-    """``class Name: ...``."""
-
     node: ast.ClassDef
     #: The class body's own scope, where its annotations are evaluated.
     body: Scope
@@ -77,8 +71,7 @@ class DefinedClass:
 
 @dataclass(frozen=True)
 class MarkerBinding:
-    """An outer-environment value that is itself a marker alias (``S = Static[int]`` run
-    earlier)."""
+    """An outer-environment value that is a marker alias (``S = Static[int]`` run earlier)."""
 
     markers: frozenset[Mark]
 
@@ -90,9 +83,8 @@ class Opaque:
 
 @dataclass(frozen=True, eq=False)
 class Choice(Opaque):
-    """A loop or comprehension target: over a literal sequence (``for fn in (f, g):``) one of
-    ``parts`` each time; over anything else no parts, and ``source``, the iterable. Opaque to
-    every reader but the call sites' (and ``wrappers.made_from``'s, for JR007)."""
+    """A loop or comprehension target: over a literal (``for fn in (f, g):``) one of ``parts``
+    each time; else no parts, and ``source``, the iterable. Opaque but to call-site readers."""
 
     parts: tuple[Assigned, ...]
     source: ast.expr | None = None
@@ -113,8 +105,6 @@ def choice_parts(bindings: Iterable[Binding]) -> Iterator[Binding]:
 
 
 def loop_choice(target: ast.expr, iterable: ast.expr, scope: Scope) -> Choice:
-    """What a loop target binds: one of the elements of a literal tuple, list or set without
-    ``*`` for a plain name, else what the iterable is made from."""
     if isinstance(target, ast.Name) and isinstance(iterable, (ast.Tuple, ast.List, ast.Set)):
         elements = iterable.elts
         if elements and not any(isinstance(e, ast.Starred) for e in elements):
@@ -151,8 +141,7 @@ class Scope:
     def bind_for_block(
         self, name: str, site: Site, block: list[ast.stmt], binding: Binding | None = None
     ) -> None:
-        """A block head's binding (opaque unless given), which code in ``block`` surely sees
-        unless it rebinds."""
+        """A block head's binding, which code in ``block`` sees unless it rebinds."""
         self.bind(name, OPAQUE if binding is None else binding, site)
         last = block[-1].end_lineno or block[-1].lineno
         self.regions.setdefault(name, []).append(
@@ -170,7 +159,7 @@ class Scope:
         return scope
 
     def lookup(self, name: str) -> tuple[list[Binding], Scope] | None:
-        """The bindings a load of ``name`` evaluated in this scope sees, and their scope."""
+        """The bindings a load of ``name`` in this scope sees, and their scope."""
         scope: Scope | None = self
         first = True
         while scope is not None:
@@ -212,7 +201,6 @@ class Scope:
 
 
 def environment(names: Mapping[str, Binding]) -> Scope:
-    """An outer scope holding ``names``."""
     scope = Scope(ScopeKind.ENVIRONMENT, None)
     for name, binding in names.items():
         scope.bind(name, binding)
@@ -260,7 +248,7 @@ def build_scopes(
     line_starts: list[int] | None = None,
     outer: Scope | None = None,
 ) -> ScopeTree:
-    """One pass over the module's statements, never into expressions (the hot path); ``outer`` is
+    """One pass over the module's statements, never into expressions (the hot path); ``outer``:
     what the module body sees beyond itself."""
     module = Scope(ScopeKind.MODULE, outer)
     result = ScopeTree(module, [], [], [], [module], walrus=":=" in text)
@@ -333,11 +321,9 @@ def _spans(lines: list[int], first: int, last: int) -> bool:
 
 
 def _bind_walrus(stmt: ast.stmt, scope: Scope, result: ScopeTree) -> None:
-    """``(name := value)`` in a statement's own expressions (comprehensions included, PEP 572)
-    binds as ``name = value`` does, opaque where ``value`` reads a comprehension's name. One that
-    may not run when its statement does (after ``and``/``or``, in a conditional branch, a
-    comprehension's body, a guard, an ``except`` clause, an ``assert``) binds as inside an ``if``.
-    """
+    """``(name := value)`` in a statement's own expressions binds as ``name = value`` does
+    (opaque where ``value`` reads a comprehension's name); one that may not run when its
+    statement does (after ``and``, in a branch, a guard, an ``assert``...) as inside an ``if``."""
     found: list[tuple[str, bool, ast.expr | None]] = []
     for expr in own_expressions(stmt):
         walrus_targets(expr, type(stmt) is not ast.Assert, found)
@@ -357,8 +343,8 @@ def _bind_walrus(stmt: ast.stmt, scope: Scope, result: ScopeTree) -> None:
 def _header(
     node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, scope: Scope, result: ScopeTree
 ) -> Site:
-    """A def's or class's header (decorators, defaults, bases) as a statement of the enclosing
-    scope, where it runs; where its name is bound."""
+    """A def's or class's header (decorators, defaults, bases) as a statement of the scope where
+    it runs; where its name is bound."""
     first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
     body_first = node.body[0].lineno
     last = body_first - 1 if body_first > node.lineno else node.lineno
@@ -382,7 +368,7 @@ def _function(
 
 def _type_parameters(node: ast.AST, scope: Scope, result: ScopeTree) -> Scope:
     """The annotation scope of a generic def, class or type statement (PEP 695), its type
-    parameters bound there and shadowing outer names; ``scope`` itself for any other."""
+    parameters bound there; ``scope`` itself for any other."""
     params = getattr(node, "type_params", None)
     if not params:
         return scope
