@@ -10,7 +10,6 @@ import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate
 
 from jaxrewrite.engine.read.classes import (
     FunctionalClass,
@@ -219,23 +218,13 @@ def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> 
 def _statements_on(
     statements: list[tuple[int, int, ast.AST, Scope, int]], lines: list[int] | None
 ) -> list[tuple[int, ast.AST, Scope, int]]:
-    """The statements (sorted by first line) whose lines hold any of ``lines`` (sorted); all when
-    ``lines`` is None. Looked up per line (a large module has thousands of statements and a few
-    candidate lines); the running maximum of last lines says how far back one can still reach."""
-    if lines is None:
-        return [(first, stmt, scope, flow) for first, _, stmt, scope, flow in statements]
-    firsts = [item[0] for item in statements]
-    reach = list(accumulate((item[1] for item in statements), max))
-    hits: set[int] = set()
-    for line in lines:
-        at = bisect.bisect_right(firsts, line) - 1  # the last statement starting at or before it
-        while at >= 0 and reach[at] >= line:
-            if statements[at][1] >= line:
-                hits.add(at)
-            at -= 1
+    """The statements whose lines hold any of ``lines`` (sorted); all when ``lines`` is None."""
     return [
-        (statements[i][0], statements[i][2], statements[i][3], statements[i][4])
-        for i in sorted(hits)
+        (first, stmt, scope, flow)
+        for first, last, stmt, scope, flow in statements
+        if lines is None
+        or (at := bisect.bisect_left(lines, first)) < len(lines)
+        and lines[at] <= last
     ]
 
 
@@ -302,13 +291,13 @@ def _line_end(text: str, start: int, stop: int) -> int:
         at = line_break + 1
 
 
-def _loops_over(text: str, names: frozenset[str]) -> list[tuple[int, frozenset[str]]]:
-    """Each loop or comprehension whose iterable names one of ``names`` (a superset of those
-    binding a target to a def of ``names``, ``scopes.Choice``): (its ``for``'s offset, targets)."""
-    return [(at, targets) for at, targets, rest in _loops(text) if not names.isdisjoint(rest)]
-
-
 def loop_targets(names: list[str], src: Source) -> set[str]:
-    """The names loops and comprehensions over ``names`` may bind (``for fn in (f, g):``): like
-    an alias, their call sites are to be looked at too."""
-    return {target for _, targets in _loops_over(src.text, frozenset(names)) for target in targets}
+    """The names loops and comprehensions over ``names`` may bind (``for fn in (f, g):``), a
+    superset: like an alias, their call sites are to be looked at too."""
+    over = frozenset(names)
+    return {
+        name
+        for _, targets, rest in _loops(src.text)
+        if not over.isdisjoint(rest)
+        for name in targets
+    }
