@@ -1,6 +1,5 @@
-"""Reading a class's fields from source: which are Static, and what kind of container it is, for
-dataclass registration (``meta_fields``) and per-leaf statics (TypedDict, NamedTuple, and their
-functional forms).
+"""A class's fields from source: which are Static, and what kind of container it is, for
+dataclass registration and per-leaf statics (TypedDict, NamedTuple, their functional forms).
 """
 
 from __future__ import annotations
@@ -242,11 +241,9 @@ _UNION = "typing.Union"
 
 
 def leaf_class(ann: ast.expr, scope: Scope, depth: int = 0) -> tuple[LocalClass, bool] | None:
-    """The class of this module an annotation names, seen through the spellings that keep its
-    instances as they are: a string, ``Optional[C]``, ``C | None``, ``Union[C, None]``,
-    ``Annotated[C, ...]``, an alias ``A = C`` and a generic ``C[T]``; with whether None is
-    allowed. None for anything else (a union of two classes names no one container);
-    ``TooDeep`` past ``MAX_DEPTH`` (a longer chain of aliases, or a loop of them)."""
+    """The class of this module an annotation names (through a string, ``Optional[C]``,
+    ``C | None``, ``Union[C, None]``, ``Annotated[C, ...]``, an alias, a generic ``C[T]``), with
+    whether None is allowed; ``TooDeep`` past ``MAX_DEPTH``."""
     if depth > MAX_DEPTH:
         raise TooDeep
     if isinstance(ann, ast.Constant) and isinstance(ann.value, str):

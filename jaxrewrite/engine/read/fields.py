@@ -1,8 +1,6 @@
-"""Static fields of field-form classes (Equinox Modules, flax.struct dataclasses).
-
-Such a library reads which fields are static from its own field function when the class is made,
-so ``Static[T]`` on a field is completed to that function with the library's keyword
-(``eqx.field(static=True)``) and nothing else changes (``table.FIELD_FORMS``).
+"""Static fields of field-form classes (Equinox Modules, flax.struct dataclasses): such a library
+reads them from its own field function, so ``Static[T]`` on a field is completed to that function
+with its keyword (``eqx.field(static=True)``, ``table.FIELD_FORMS``).
 """
 
 from __future__ import annotations
@@ -85,9 +83,8 @@ def form_of(defined: DefinedClass, scope: Scope) -> tuple[FieldForm | None, ast.
 def _ancestry(
     defined: DefinedClass, scope: Scope, depth: int = 0
 ) -> Iterator[tuple[ast.expr, str | None, LocalClass | None, bool]]:
-    """Each base of the class and of its bases defined in this module, depth first: (the base as
-    written, its dotted name, the class of this module it names, whether it is past
-    ``MAX_DEPTH``, so not read)."""
+    """Each base of the class and of its bases of this module, depth first: (the base, its dotted
+    name, the class of this module it names, whether it is past ``MAX_DEPTH``, so not read)."""
     for base in defined.node.bases:
         target = base.value if isinstance(base, ast.Subscript) else base
         local = local_class(target, scope)
@@ -99,9 +96,8 @@ def _ancestry(
 
 def unseen_form(defined: DefinedClass, src: Source, relevant: set[str] | None) -> FieldForm | None:
     """The form of a class whose base this module cannot see: the library whose field function a
-    Static field's value calls, else ``EITHER_FORM`` (both read it). None where a Static field's
-    value is ``dataclasses.field(...)`` (one metadata key speaks to one library: JR133) or two
-    libraries' field functions meet."""
+    Static field calls, else ``EITHER_FORM``. None where one calls ``dataclasses.field`` (one
+    metadata key speaks to one library: JR133) or two libraries' field functions meet."""
     reader = MarkerReader(defined.body, src, relevant)
     named: set[FieldForm] = set()
     for stmt in defined.node.body:

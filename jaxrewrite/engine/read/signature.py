@@ -1,6 +1,4 @@
-"""Reading a ``def``'s signature from source: parameter kinds and positions, each with its markers
-as the one reader of markers finds them (``markers.MarkerReader``: the outermost annotation only).
-"""
+"""A ``def``'s signature from source: parameter kinds and positions, each with its markers."""
 
 from __future__ import annotations
 
@@ -95,9 +93,8 @@ def read_signature(
 
 
 def array_type(under: ast.expr | None, scope: Scope) -> str | None:
-    """The type under a marker (``markers.inner_type``) as written, when it is an array type
-    (``jax.Array``, ``jnp.ndarray``, jaxtyping's ``Float[Array, "n"]``...); None for any other
-    or unknown type."""
+    """The type under a marker as written, when it is an array type (``jax.Array``,
+    ``jnp.ndarray``, jaxtyping's ``Float[Array, "n"]``...)."""
     inner = unquoted(under)
     if inner is None:
         return None
