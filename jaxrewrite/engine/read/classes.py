@@ -12,7 +12,6 @@ from jaxrewrite.engine.read.recognise import classify_registration
 from jaxrewrite.engine.read.resolve import (
     MAX_DEPTH,
     TooDeep,
-    alias_of,
     parse_string,
     qualname,
     single,
@@ -149,20 +148,15 @@ def not_a_field(ann: ast.expr, scope: Scope) -> bool:
 
 
 def _read_functional(defined: FunctionalClass, src: Source, relevant: set[str] | None) -> ClassInfo:
-    call, scope = defined.call, defined.scope
-    reader = MarkerReader(scope, src, relevant)
-    entries = [
-        (k.value if isinstance(k, ast.Constant) else k, v, w)
-        for k, v, w in functional_entries(call)
-    ]
-    pairs = [
-        (k, v, w) for k, v, w in entries if isinstance(k, str)
-    ]  # a key no string literal: no field
-    fields = tuple(
-        Field(key, reader.markers(value), True, where, None, value, scope)
-        for key, value, where in pairs
-    )
-    return ClassInfo(defined.name, defined.kind, fields, None)
+    reader = MarkerReader(defined.scope, src, relevant)
+    fields = []
+    for key, value, where in functional_entries(defined.call):
+        name = key.value if isinstance(key, ast.Constant) else key
+        if isinstance(name, str):  # a key no string literal: no field
+            fields.append(
+                Field(name, reader.markers(value), True, where, None, value, defined.scope)
+            )
+    return ClassInfo(defined.name, defined.kind, tuple(fields), None)
 
 
 def functional_entries(call: ast.Call) -> list[tuple[str | ast.expr, ast.expr, ast.AST]]:
@@ -268,8 +262,8 @@ def leaf_class(ann: ast.expr, scope: Scope, depth: int = 0) -> tuple[LocalClass,
         local = local_class(ann, scope)
         if local is not None:
             return local, False
-        alias = alias_of(ann, scope)
-        if alias is not None and isinstance(
+        alias = single(ann, scope)
+        if isinstance(alias, Assigned) and isinstance(
             alias.value, (ast.Name, ast.Subscript, ast.BinOp, ast.Constant)
         ):
             return leaf_class(alias.value, alias.scope, depth + 1)

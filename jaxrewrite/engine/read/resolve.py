@@ -143,12 +143,6 @@ def single(expr: ast.expr, scope: Scope) -> Binding | None:
     return found[0][0]
 
 
-def alias_of(expr: ast.expr, scope: Scope) -> Assigned | None:
-    """The single assignment a bare name refers to, when that is its only binding."""
-    binding = single(expr, scope)
-    return binding if isinstance(binding, Assigned) else None
-
-
 def star_export(name: str, scope: Scope) -> str | None:
     """The dotted name ``name`` has through the module's ``from m import *``, when one such module
     exports it."""

@@ -66,29 +66,31 @@ def read_signature(
     params: list[Param] = []
     arrays: list[tuple[str, str]] = []
     position = 0
-    for kind, group in _groups(args):
+    groups = (
+        (Kind.POSITIONAL_ONLY, args.posonlyargs),
+        (Kind.POSITIONAL_OR_KEYWORD, args.args),
+        (Kind.VAR_POSITIONAL, [args.vararg] if args.vararg else []),
+        (Kind.KEYWORD_ONLY, args.kwonlyargs),
+        (Kind.VAR_KEYWORD, [args.kwarg] if args.kwarg else []),
+    )
+    for kind, group in groups:
         positional = kind in (Kind.POSITIONAL_ONLY, Kind.POSITIONAL_OR_KEYWORD)
         for arg in group:
             markers = NO_MARKS if arg.annotation is None else reader.markers(arg.annotation)
-            if markers:
-                if kind in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
-                    instead = _instead_of_varargs(kind, arg, markers, src)
-                    raise rules.MARKED_VARARGS.error(
-                        src,
-                        arg,
-                        spelled=_spell(markers),
-                        kind=kind.value,
-                        name=arg.arg,
-                        instead=instead,
-                    )
-                array = array_type(inner_type(arg.annotation, scope), scope)
-                if array is not None:
-                    arrays.append((arg.arg, array))
-            if positional:
-                params.append(Param(arg.arg, kind, position, markers, arg))
-                position += 1
-            else:
-                params.append(Param(arg.arg, kind, None, markers, arg))
+            if markers and kind in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
+                raise rules.MARKED_VARARGS.error(
+                    src,
+                    arg,
+                    spelled=" and ".join(sorted(m.value for m in markers)),
+                    kind=kind.value,
+                    name=arg.arg,
+                    instead=_instead_of_varargs(kind, arg, markers, src),
+                )
+            array = array_type(inner_type(arg.annotation, scope), scope) if markers else None
+            if array is not None:
+                arrays.append((arg.arg, array))
+            params.append(Param(arg.arg, kind, position if positional else None, markers, arg))
+            position += positional
     return Signature(tuple(params), position, args.vararg is not None, tuple(arrays))
 
 
@@ -112,20 +114,6 @@ def array_type(under: ast.expr | None, scope: Scope) -> str | None:
     ):
         return ast.unparse(inner)
     return None
-
-
-def _groups(args: ast.arguments) -> tuple[tuple[Kind, list[ast.arg]], ...]:
-    return (
-        (Kind.POSITIONAL_ONLY, args.posonlyargs),
-        (Kind.POSITIONAL_OR_KEYWORD, args.args),
-        (Kind.VAR_POSITIONAL, [args.vararg] if args.vararg else []),
-        (Kind.KEYWORD_ONLY, args.kwonlyargs),
-        (Kind.VAR_KEYWORD, [args.kwarg] if args.kwarg else []),
-    )
-
-
-def _spell(markers: Marks) -> str:
-    return " and ".join(sorted(m.value for m in markers))
 
 
 def _instead_of_varargs(kind: Kind, arg: ast.arg, markers: Marks, src: Source) -> str:
