@@ -255,7 +255,7 @@ def test_the_alias_search_reads_each_scope_once(monkeypatch: pytest.MonkeyPatch)
     for filters in (FAST, EXHAUSTIVE):
         read.clear()
         src = Source(ALIASES, "m.py")
-        tree = build_scopes(ast.parse(ALIASES), ALIASES, src.line_starts)
+        tree = build_scopes(ast.parse(ALIASES), ALIASES)
         found = wrappers.calls_and_aliases(["f"], tree, src, filters)
         if filters is FAST:  # EXHAUSTIVE finds every call of every statement
             assert [ast.unparse(call) for call, _, _ in found] == [

@@ -12,7 +12,6 @@ import bisect
 import enum
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from itertools import accumulate
 from typing import Any
 
 from jaxrewrite.engine.read.nodes import (
@@ -25,7 +24,7 @@ from jaxrewrite.engine.read.nodes import (
     target_names,
     walrus_targets,
 )
-from jaxrewrite.engine.read.source import lines_containing, source_lines
+from jaxrewrite.engine.read.source import source_lines
 from jaxrewrite.engine.rulebook.table import Mark
 
 
@@ -221,9 +220,8 @@ class ScopeTree:
     statements: list[tuple[int, int, ast.AST, Scope, int]]
     #: Every scope, module first (the outer environment, if any, is not among them).
     scopes: list[Scope]
-    #: The text has ``:=``: statements' expressions are searched for the names it binds.
-    walrus: bool = False
-    #: The lines holding ``:=`` (a text search): only a statement spanning one is searched.
+    #: The lines holding ``:=`` (a text search): only a statement spanning one is searched for
+    #: the names it binds.
     walrus_lines: list[int] = field(default_factory=list)
     #: The flow of the statement being bound (see ``Site``); 0 directly in a scope's body.
     flow: int = 0
@@ -245,17 +243,14 @@ class ScopeTree:
 def build_scopes(
     tree: ast.Module,
     text: str = "",
-    line_starts: list[int] | None = None,
     outer: Scope | None = None,
 ) -> ScopeTree:
     """One pass over the module's statements, never into expressions (the hot path); ``outer``:
     what the module body sees beyond itself."""
     module = Scope(ScopeKind.MODULE, outer)
-    result = ScopeTree(module, [], [], [], [module], walrus=":=" in text)
-    if result.walrus:
-        if line_starts is None:
-            line_starts = list(accumulate(map(len, source_lines(text)), initial=0))
-        result.walrus_lines = lines_containing(text, line_starts, (":=",))
+    result = ScopeTree(module, [], [], [], [module])
+    if ":=" in text:
+        result.walrus_lines = [n for n, line in enumerate(source_lines(text), 1) if ":=" in line]
     _bind_body(tree.body, module, result)
     result.statements.sort(key=lambda item: item[0])
     return result
@@ -264,7 +259,7 @@ def build_scopes(
 def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree) -> None:
     for stmt in body:
         kind = type(stmt)
-        if result.walrus and _spans(
+        if result.walrus_lines and _spans(
             result.walrus_lines, stmt.lineno, stmt.end_lineno or stmt.lineno
         ):
             _bind_walrus(stmt, scope, result)

@@ -6,7 +6,7 @@ import ast
 import bisect
 import difflib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import cached_property
 from itertools import accumulate
 
@@ -143,18 +143,6 @@ def _line_starting(starts: list[int], offset: int) -> int | None:
     """The index of the line starting at ``offset`` (or of the end), None if none does."""
     at = bisect.bisect_left(starts, offset)
     return at if at < len(starts) and starts[at] == offset else None
-
-
-def lines_containing(text: str, line_starts: list[int], words: Iterable[str]) -> list[int]:
-    """Sorted 1-based lines whose text contains any of ``words`` (a substring search)."""
-    lines: set[int] = set()
-    for word in words:
-        at = text.find(word)
-        while at >= 0:
-            line = bisect.bisect_right(line_starts, at)
-            lines.add(line)
-            at = text.find(word, line_starts[line] if line < len(line_starts) else len(text))
-    return sorted(lines)
 
 
 class Source:
