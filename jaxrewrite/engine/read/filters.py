@@ -56,8 +56,8 @@ EXHAUSTIVE = Filters(marker_names=False, first_arguments=False)
 
 
 def classes_with_markers(tree: ScopeTree, relevant: set[str] | None) -> dict[int, LocalClass]:
-    """Classes whose fields (own, or inherited from a class of this module) may carry markers,
-    functional TypedDict/NamedTuple forms included; ``relevant`` None means every class."""
+    """Classes whose fields (own or inherited) may carry markers, functional TypedDict and
+    NamedTuple forms included; ``relevant`` None: every class."""
     found: dict[int, LocalClass] = {
         id(defined.node): (defined, scope)
         for defined, scope in tree.classes
@@ -148,8 +148,7 @@ CallSite = tuple[ast.Call, Scope, tuple[int, int]]
 def calls_naming(
     names: list[str] | None, tree: ScopeTree, src: Source, filters: Filters
 ) -> list[CallSite]:
-    """Calls in statements on lines where one of ``names`` is a first argument; every call where
-    ``names`` is None."""
+    """Calls in statements on lines where one of ``names`` is a first argument; None: all."""
     if names is not None and not names:
         return []
     ordered: list[int] | None = None
@@ -177,10 +176,8 @@ def calls_naming(
 
 
 def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> None:
-    """Every call in ``expr`` with the scope it runs in, in source order: a lambda's body and a
-    comprehension's elements run in scopes of their own, whose parameters and targets shadow
-    outer names. A loop, not recursion: an expression as deep as Python's parser takes (a long
-    generated sum) is deeper than Python's recursion limit."""
+    """Every call in ``expr`` with the scope it runs in (a lambda's or a comprehension's own), in
+    source order. A loop, not recursion: a generated expression may be deeper than the limit."""
     stack: list[tuple[ast.AST, Scope]] = [(expr, scope)]
     while stack:
         node, where = stack.pop()
@@ -230,8 +227,7 @@ def _statements_on(
 
 @lru_cache(maxsize=1)
 def _positions(pattern: re.Pattern[str], text: str) -> dict[str, list[int]]:
-    """Each identifier ``pattern`` captures in the text, with where each occurrence starts: one
-    scan per module, whatever names the analysis asks about."""
+    """Where each identifier ``pattern`` captures starts: one scan per module."""
     found: dict[str, list[int]] = {}
     for match in pattern.finditer(text):
         found.setdefault(match.group(1), []).append(match.start(1))
@@ -256,10 +252,9 @@ _LOOP_REACH = 4096
 
 @lru_cache(maxsize=4)
 def _loops(text: str) -> tuple[tuple[int, frozenset[str], frozenset[str]], ...]:
-    """Each ``for TARGETS in ITERABLE`` of the text (a superset: strings and comments too): (offset
-    of its ``for``, its targets' identifiers, those of the rest of its logical line up to the next
-    ``for``). Each ``for`` reads up to the next one, so many ``for``s cost what the text's size
-    does."""
+    """Each ``for TARGETS in ITERABLE`` of the text, strings and comments too: (offset of its
+    ``for``, its targets' identifiers, those of the rest of its logical line up to the next
+    ``for``, so that many ``for``s cost what the text's size does)."""
     found = []
     heads = list(word_starts(text, "for"))
     for index, head in enumerate(heads):

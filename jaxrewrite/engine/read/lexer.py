@@ -1,9 +1,6 @@
-"""The one lexer of Python text by regular expression: strings and comments masked, at C speed.
-
-Why: a text search for code (a def, a transform's name) must not be fooled by a docstring or a
-comment, and ``tokenize`` costs what a parse does. ``check``'s needle (``code_mentions``) reads
-names from the masked text; where the reading could be wrong (a PEP 701 f-string with quotes
-inside its fields, an unterminated string) it admits the text, and the parse decides.
+"""The one lexer of Python text by regular expression: strings and comments masked, at C speed,
+so that a text search for code is not fooled by a docstring or a comment (``tokenize`` costs what
+a parse does); where it could be wrong it admits the text, and the parse decides.
 """
 
 from __future__ import annotations
@@ -54,12 +51,10 @@ def _fields_closed(token: str) -> bool:
 
 
 def code_mentions(text: str, names: tuple[str, ...], unless: re.Pattern[str] | None = None) -> bool:
-    """Does one of ``names`` appear as a word in ``text`` outside its comments and string
-    literals (``unless`` what follows it matches there)? An f-string counts as code (its fields
-    are), and so does all of the text where the lexer is unsure: a superset of where the code
-    names one of them, for a pre-filter. At C speed: the text without its comments and strings;
-    only where that names none are the f-strings read, up to the last mention (an f-string cut at
-    a quote in its fields, which Python 3.12 allows, may have hidden code in what followed it)."""
+    """Does one of ``names`` appear as a word in ``text`` outside its comments and strings
+    (``unless`` what follows it matches)? A superset, for a pre-filter: an f-string counts as code,
+    and so does the text where the lexer is unsure (an f-string cut at a quote in its fields,
+    which Python 3.12 allows, may have hidden code after it)."""
     last = last_word(text, names)
     if last < 0:
         return False
@@ -93,8 +88,8 @@ def any_word(text: str, names: tuple[str, ...]) -> bool:
 
 
 def word_starts(text: str, name: str) -> Iterator[int]:
-    """Where ``name`` stands as a whole word in ``text`` (as ``\\bname\\b`` matches), in order: by
-    ``str.find``, not a pattern of alternatives tried at every offset."""
+    """Where ``name`` stands as a whole word in ``text`` (as ``\\bname\\b`` matches), by
+    ``str.find``."""
     at = text.find(name)
     while at >= 0:
         end = at + len(name)

@@ -41,9 +41,9 @@ def qualname_or_cut(
     memo: dict[tuple[str, int, int], str | None] | None = None,
     use: str | None = None,
 ) -> str | None:
-    """``qualname``, or ``CUT`` where a path of it reached the depth cut. ``use``: what is done
-    with the value, so that ``jax = None`` is no path of ``jax.jit``. ``memo``: answers by (name,
-    scope, depth), each read once (``f = f`` twice in a scope would be 2**32 readings)."""
+    """``qualname``, or ``CUT`` where a path reached the depth cut. ``use``: what is done with the
+    value (``jax = None`` is no path of ``jax.jit``). ``memo``: each (name, scope, depth) read
+    once (``f = f`` twice in a scope would be 2**32 readings)."""
     if depth > MAX_DEPTH:
         return CUT
     if isinstance(expr, ast.Attribute):
@@ -112,9 +112,8 @@ def _unchecked(
     depth: int,
     memo: dict[tuple[str, int, int], str | None] | None,
 ) -> str | None:
-    """What ``UNCHECKED["Static"]`` (the markers without the run-time check) holds:
-    ``jaxrewrite.Static``. Any other subscript denotes no name (nor ``CUT``: it holds a marker,
-    never a transform)."""
+    """``UNCHECKED["Static"]`` (a marker without the run-time check) is ``jaxrewrite.Static``;
+    any other subscript denotes no name."""
     key = expr.slice
     if not (
         isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier()
@@ -144,8 +143,7 @@ def single(expr: ast.expr, scope: Scope) -> Binding | None:
 
 
 def star_export(name: str, scope: Scope) -> str | None:
-    """The dotted name ``name`` has through the module's ``from m import *``, when one such module
-    exports it."""
+    """The dotted name ``name`` has through the one ``from m import *`` that exports it."""
     candidates = {
         f"{module}.{name}"
         for module in scope.module().star_imports

@@ -35,9 +35,8 @@ def unified_diff(
     before: str, after: str, display: str, changes: Sequence[Change] | None = None
 ) -> str:
     """A unified diff with ``a/``/``b/`` headers, lines as Python counts them, and git's marker
-    after a last line without a line break. ``changes``: the edits that made ``after``, when
-    known; then only the lines they touch are compared (difflib over a whole module is quadratic
-    when its changes are many and spread out, as a migration's are)."""
+    after a last line without a line break. ``changes``: the edits that made ``after``; then only
+    the lines they touch are compared (difflib over a whole migrated module is quadratic)."""
     old, new = source_lines(before), source_lines(after)
     codes = None if changes is None else _known_opcodes(before, after, old, new, changes)
     matcher = difflib.SequenceMatcher(None, old, new) if codes is None else _Known(codes)
