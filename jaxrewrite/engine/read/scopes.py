@@ -347,15 +347,23 @@ def _header(
     return first, result.flow
 
 
-def _function(
-    node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result: ScopeTree
+def _definition(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, scope: Scope, result: ScopeTree
 ) -> None:
-    scope.bind(node.name, Defined(node), _header(node, scope, result))
-    result.defs.append((node, scope))
-    inner = Scope(ScopeKind.FUNCTION, _type_parameters(node, scope, result))
+    """A def or class: its name bound where its header runs, its body a scope of its own."""
+    kind = ScopeKind.CLASS if isinstance(node, ast.ClassDef) else ScopeKind.FUNCTION
+    inner = Scope(kind, _type_parameters(node, scope, result))
     result.scopes.append(inner)
-    for name in parameter_names(node.args):
-        inner.bind(name, OPAQUE)
+    defined: Binding
+    if isinstance(node, ast.ClassDef):
+        defined = DefinedClass(node, inner)
+        result.classes.append((defined, scope))
+    else:
+        defined = Defined(node)
+        result.defs.append((node, scope))
+        for name in parameter_names(node.args):
+            inner.bind(name, OPAQUE)
+    scope.bind(node.name, defined, _header(node, scope, result))
     outer_flow, result.flow = result.flow, 0
     _bind_body(node.body, inner, result)
     result.flow = outer_flow
@@ -372,17 +380,6 @@ def _type_parameters(node: ast.AST, scope: Scope, result: ScopeTree) -> Scope:
     for param in params:
         inner.bind(param.name, OPAQUE)
     return inner
-
-
-def _class(node: ast.ClassDef, scope: Scope, result: ScopeTree) -> None:
-    body = Scope(ScopeKind.CLASS, _type_parameters(node, scope, result))
-    result.scopes.append(body)
-    defined = DefinedClass(node, body)
-    scope.bind(node.name, defined, _header(node, scope, result))
-    result.classes.append((defined, scope))
-    outer_flow, result.flow = result.flow, 0
-    _bind_body(node.body, body, result)
-    result.flow = outer_flow
 
 
 def _import(node: ast.Import, scope: Scope, result: ScopeTree) -> None:
@@ -441,9 +438,9 @@ def _type_alias(
 
 
 _HANDLERS: dict[type, Callable[[Any, Scope, ScopeTree], None]] = {
-    ast.FunctionDef: _function,
-    ast.AsyncFunctionDef: _function,
-    ast.ClassDef: _class,
+    ast.FunctionDef: _definition,
+    ast.AsyncFunctionDef: _definition,
+    ast.ClassDef: _definition,
     ast.Import: _import,
     ast.ImportFrom: _import_from,
     ast.Assign: _assign,
