@@ -165,15 +165,7 @@ class Source:
     @cached_property
     def line_starts(self) -> list[int]:
         """Offset of each line's first character (index 0 is line 1), plus the text's end."""
-        text = self.text
-        if "\r" in text or "lines" in self.__dict__:
-            return list(accumulate(map(len, self.lines), initial=0))
-        # Hot path of a cold import: line lengths straight from a split, without the lines.
-        parts = text.split("\n")
-        starts = list(accumulate(map((1).__add__, map(len, parts[:-1])), initial=0))
-        if parts[-1]:
-            starts.append(len(text))
-        return starts
+        return list(accumulate(map(len, self.lines), initial=0))
 
     def offset(self, lineno: int, col: int) -> int:
         """String offset of an AST (line, byte column) position."""
