@@ -54,7 +54,13 @@ def paths(name: str, scope: Scope, use: str | None = None) -> list[Path] | None:
     for binding, (line, _) in zip(bindings, sites):
         split_up = type(binding) is Assigned and type(binding.value) is ast.IfExp
         for one in _branches(binding) if split_up else (binding,):  # type: ignore[arg-type]
-            if use is None or not _raises(one, use):
+            value = one.value if isinstance(one, Assigned) else None
+            # A use of a constant raises whatever runs around it: ``jax = None`` has no ``jit``.
+            if not (
+                use is not None
+                and isinstance(value, ast.Constant)
+                and (use == CALLED or not hasattr(value.value, use))
+            ):
                 out.append(Path(one, holder, line, name, binding))
     return out
 
@@ -70,13 +76,6 @@ def _branches(binding: Assigned) -> list[Binding]:
         else:
             out.append(Assigned(value, binding.scope, binding.type_statement))
     return out
-
-
-def _raises(binding: Binding, use: str) -> bool:
-    """Does ``use`` of this binding's value raise, whatever runs around it? Known for constants."""
-    if not (isinstance(binding, Assigned) and isinstance(binding.value, ast.Constant)):
-        return False
-    return use == CALLED or not hasattr(binding.value.value, use)
 
 
 def split(

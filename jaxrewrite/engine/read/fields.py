@@ -197,7 +197,13 @@ def _use(
                 _check_value(entry, f"metadata {form.keyword!r}: ", name, form, src)
                 return None
         return FieldUse(form, name, stmt, Action.ENTRY, metadata)
-    if _gives_a_value(value.func, scope):
+    # A callee that never returns a dataclass field (a function of ``_VALUE_MODULES``, a builtin
+    # the module does not rebind) gives a plain default.
+    given = qualname(value.func, scope)
+    func = value.func
+    if given is None and isinstance(func, ast.Name) and binding_scope(func.id, scope) is None:
+        given = f"builtins.{func.id}" if func.id in _BUILTINS else None
+    if given and given.partition(".")[0] in _VALUE_MODULES and given != "builtins.__import__":
         return FieldUse(form, name, stmt, Action.DEFAULT, value)
     raise rules.FIELD_UNREADABLE.error(
         src,
@@ -214,21 +220,6 @@ def _use(
 #: Modules none of whose functions returns a dataclass field: a call of one is a plain value
 #: (``functools.partial(jax.nn.leaky_relu, negative_slope=0.1)``, ``jnp.zeros(3)``).
 _VALUE_MODULES = frozenset({"functools", "jax", "jaxlib", "numpy", "math", "operator", "builtins"})
-
-
-def _gives_a_value(func: ast.expr, scope: Scope) -> bool:
-    """A callee that never returns a dataclass field: a function of ``_VALUE_MODULES``, or a
-    builtin the module does not rebind."""
-    name = qualname(func, scope)
-    if name is None and isinstance(func, ast.Name) and binding_scope(func.id, scope) is None:
-        name = f"builtins.{func.id}" if func.id in _BUILTINS else None
-    return (
-        name is not None
-        and name.partition(".")[0] in _VALUE_MODULES
-        and name != "builtins.__import__"
-    )
-
-
 _BUILTINS = frozenset(dir(builtins))
 
 

@@ -61,7 +61,17 @@ def qualname_or_cut(
         base = qualname_or_cut(value, scope, depth + 1, memo, expr.attr)
         return base and canonical(f"{base}.{expr.attr}")
     if isinstance(expr, ast.Subscript):
-        return _unchecked(expr, scope, depth, memo)
+        # ``UNCHECKED["Static"]`` (a marker without the run-time check) is ``jaxrewrite.Static``;
+        # any other subscript denotes no name.
+        key = expr.slice
+        if not (
+            isinstance(key, ast.Constant)
+            and isinstance(key.value, str)
+            and key.value.isidentifier()
+        ):
+            return None
+        unchecked = qualname_or_cut(expr.value, scope, depth + 1, memo) == MARKER_TABLE
+        return f"jaxrewrite.{key.value}" if unchecked else None
     if not isinstance(expr, ast.Name):
         return None
     cache = scope.qualnames
@@ -104,26 +114,6 @@ def _name_qualname(
     if CUT in names:
         return CUT
     return names.pop() if len(names) == 1 else None
-
-
-def _unchecked(
-    expr: ast.Subscript,
-    scope: Scope,
-    depth: int,
-    memo: dict[tuple[str, int, int], str | None] | None,
-) -> str | None:
-    """``UNCHECKED["Static"]`` (a marker without the run-time check) is ``jaxrewrite.Static``;
-    any other subscript denotes no name."""
-    key = expr.slice
-    if not (
-        isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier()
-    ):
-        return None
-    return (
-        f"jaxrewrite.{key.value}"
-        if qualname_or_cut(expr.value, scope, depth + 1, memo) == MARKER_TABLE
-        else None
-    )
 
 
 def binding_scope(name: str, scope: Scope) -> Scope | None:
