@@ -5,6 +5,7 @@ dataclass registration and per-leaf statics (TypedDict, NamedTuple, their functi
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from jaxrewrite.engine.read.markers import MarkerReader
@@ -116,20 +117,15 @@ def read_class(
             inherited[inherited_field.name] = inherited_field
     reader = MarkerReader(defined.body, src, relevant)
     own: dict[str, Field] = {}
-    for stmt in node.body:
-        if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
-            continue
-        ann = stmt.annotation
-        if not_a_field(ann, defined.body):
-            continue
+    for stmt, name in own_fields(defined):
         static, unknown = _metadata(stmt.value, defined.body)
-        own[stmt.target.id] = Field(
-            stmt.target.id,
-            reader.markers(ann) | static,
+        own[name] = Field(
+            name,
+            reader.markers(stmt.annotation) | static,
             _init(stmt.value, defined.body),
             stmt,
             unknown,
-            ann,
+            stmt.annotation,
             defined.body,
         )
     merged = {**inherited, **own}
@@ -138,13 +134,15 @@ def read_class(
     return ClassInfo(node.name, kind, tuple(merged[name] for name in order), unseen)
 
 
-def not_a_field(ann: ast.expr, scope: Scope) -> bool:
-    """ClassVar, InitVar and KW_ONLY, written plainly or as a string (dataclasses reads both)."""
-    parsed = unquoted(ann)
-    if parsed is None:
-        return False
-    head = parsed.value if isinstance(parsed, ast.Subscript) else parsed
-    return qualname(head, scope) in _NOT_FIELDS
+def own_fields(defined: DefinedClass) -> Iterator[tuple[ast.AnnAssign, str]]:
+    """The fields a class body declares, with their names: each ``name: T`` but ClassVar,
+    InitVar and KW_ONLY, written plainly or as a string (dataclasses reads both)."""
+    for stmt in defined.node.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            parsed = unquoted(stmt.annotation)
+            head = parsed.value if isinstance(parsed, ast.Subscript) else parsed
+            if parsed is None or qualname(head, defined.body) not in _NOT_FIELDS:
+                yield stmt, stmt.target.id
 
 
 def _read_functional(defined: FunctionalClass, src: Source, relevant: set[str] | None) -> ClassInfo:

@@ -16,7 +16,7 @@ from jaxrewrite.engine.read.classes import (
     NEUTRAL_BASES,
     LocalClass,
     local_class,
-    not_a_field,
+    own_fields,
 )
 from jaxrewrite.engine.read.markers import MarkerReader
 from jaxrewrite.engine.read.resolve import MAX_DEPTH, binding_scope, qualname
@@ -121,13 +121,8 @@ def field_uses(
     reader = MarkerReader(defined.body, src, relevant)
     body = defined.body
     found: list[FieldUse] = []
-    for stmt in defined.node.body:
-        if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
-            continue
-        if not_a_field(stmt.annotation, body):
-            continue
+    for stmt, name in own_fields(defined):
         markers = reader.markers(stmt.annotation)
-        name = stmt.target.id
         if Mark.NODIFF in markers:
             raise rules.FIELD_NODIFF.error(
                 src,
