@@ -141,7 +141,7 @@ def own_fields(defined: DefinedClass) -> Iterator[tuple[ast.AnnAssign, str]]:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             parsed = unquoted(stmt.annotation)
             head = parsed.value if isinstance(parsed, ast.Subscript) else parsed
-            if parsed is None or qualname(head, defined.body) not in _NOT_FIELDS:
+            if head is None or (qualname(head, defined.body) or "") not in _NOT_FIELDS:
                 yield stmt, stmt.target.id
 
 

@@ -63,15 +63,15 @@ def qualname_or_cut(
     if isinstance(expr, ast.Subscript):
         # ``UNCHECKED["Static"]`` (a marker without the run-time check) is ``jaxrewrite.Static``;
         # any other subscript denotes no name.
-        key = expr.slice
+        item = expr.slice
         if not (
-            isinstance(key, ast.Constant)
-            and isinstance(key.value, str)
-            and key.value.isidentifier()
+            isinstance(item, ast.Constant)
+            and isinstance(item.value, str)
+            and item.value.isidentifier()
         ):
             return None
         unchecked = qualname_or_cut(expr.value, scope, depth + 1, memo) == MARKER_TABLE
-        return f"jaxrewrite.{key.value}" if unchecked else None
+        return f"jaxrewrite.{item.value}" if unchecked else None
     if not isinstance(expr, ast.Name):
         return None
     cache = scope.qualnames

@@ -39,7 +39,11 @@ def unified_diff(
     the lines they touch are compared (difflib over a whole migrated module is quadratic)."""
     old, new = source_lines(before), source_lines(after)
     codes = None if changes is None else _known_opcodes(before, after, old, new, changes)
-    matcher = difflib.SequenceMatcher(None, old, new) if codes is None else _Known(codes)
+    if codes is None:
+        matcher = difflib.SequenceMatcher(None, old, new)
+    else:  # known already: difflib's hunk grouping, none of its search
+        matcher = difflib.SequenceMatcher()
+        matcher.opcodes = codes  # type: ignore[attr-defined]
     path = display.lstrip("/")  # an absolute path: ``a/tmp/x.py``, not ``a//tmp/x.py``
     out: list[str] = []
     for group in matcher.get_grouped_opcodes(3):
@@ -64,14 +68,6 @@ def _range(start: int, stop: int) -> str:
     if length == 1:
         return str(start + 1)
     return f"{start + 1 if length else start},{length}"
-
-
-class _Known(difflib.SequenceMatcher):  # type: ignore[type-arg]
-    """A matcher whose opcodes are already known: difflib's hunk grouping, none of its search."""
-
-    def __init__(self, codes: list[tuple[str, int, int, int, int]]) -> None:
-        super().__init__(None, [], [])
-        self.opcodes = codes
 
 
 def _known_opcodes(
