@@ -231,15 +231,10 @@ def looks_like_transform_decorator(expr: ast.expr) -> bool:
 def _own_name(expr: ast.expr) -> str:
     """The last name of what a decorator or callee applies ("" for an expression without one)."""
     while isinstance(expr, ast.Call):  # to any depth: the expression's own nesting ends it
-        expr = expr.args[0] if expr.args and _is_partial_name(expr.func) else expr.func
-    if isinstance(expr, ast.Attribute):
-        return expr.attr
-    if isinstance(expr, ast.Name):
-        return expr.id
-    return ""
+        partial = _last_name(expr.func) == "partial"
+        expr = expr.args[0] if expr.args and partial else expr.func
+    return _last_name(expr)
 
 
-def _is_partial_name(expr: ast.expr) -> bool:
-    return (isinstance(expr, ast.Name) and expr.id == "partial") or (
-        isinstance(expr, ast.Attribute) and expr.attr == "partial"
-    )
+def _last_name(expr: ast.expr) -> str:
+    return expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", "")
