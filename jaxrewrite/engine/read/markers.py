@@ -176,7 +176,7 @@ class MarkerReader:
             return self._reference(expr, scope, where, depth)
         if isinstance(expr, ast.Subscript):
             return self._subscript(expr, scope, where, depth)
-        if isinstance(expr, ast.Call) and qualname(expr.func, scope) in CONTAINERS:
+        if is_container_call(expr, scope):
             # A functional TypedDict/NamedTuple: its Static fields are per-leaf statics.
             return NO_MARKS
         self._forbid_inside(expr, scope, where, depth)
