@@ -6,7 +6,6 @@ merged codes are what check and migrate both report, and a retired code still me
 from __future__ import annotations
 
 import ast
-import dataclasses
 import re
 import string
 import subprocess
@@ -18,7 +17,6 @@ from support import REPO, jaxrewrite
 
 from jaxrewrite.engine.build import build_analysis
 from jaxrewrite.engine.findings import lint_analysis
-from jaxrewrite.engine.findings.checks import no_transform
 from jaxrewrite.engine.findings.checks.registry import CODES, RECORDS, RULES
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic, suppressed
@@ -137,21 +135,16 @@ def test_a_merged_code_is_what_check_and_migrate_both_report(code: str) -> None:
     assert refusal.diagnostic("m.py").format("refusal").endswith(f"({code})")
 
 
-def test_the_registrys_severity_decides_error_or_warning(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``is_error`` (the hook raises, the ledger says refused) reads the record, not the prefix."""
+def test_the_codes_hundred_decides_error_or_warning() -> None:
+    """``is_error`` (the hook raises, the ledger says refused) reads the record's severity, which
+    its code's hundred says: JR0nn warnings, JR1nn errors, JR2nn refusals."""
     finding = Diagnostic("JR002", "m", "m.py", 1, 1)
     error = Diagnostic("JR112", "m", "m.py", 1, 1)
     assert (finding.is_error, error.is_error) == (False, True)
-    monkeypatch.setitem(
-        rules.RULES, "JR002", dataclasses.replace(no_transform.RULE, severity=rules.Severity.ERROR)
-    )
-    monkeypatch.setitem(
-        rules.RULES, "JR112", dataclasses.replace(rules.DONATED, severity=rules.Severity.WARNING)
-    )
-    assert (finding.is_error, error.is_error) == (True, False)
+    assert rules.Rule("JR150", "s", "m", "f").severity is rules.Severity.ERROR
     text = HEAD + "def f(x, n: Static[int]):\n    return x\n"
     (helper,) = lint_analysis(text, "m.py").diagnostics
-    assert helper.code == "JR002" and helper in lint_analysis(text, "m.py").errors
+    assert helper.code == "JR002" and helper not in lint_analysis(text, "m.py").errors
 
 
 @pytest.mark.parametrize("comment", ["# noqa: JR201", "# noqa: jr201, JR002", "# noqa: JR111"])

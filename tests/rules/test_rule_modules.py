@@ -118,9 +118,9 @@ def test_the_import_says_the_rules_that_say_at_import() -> None:
 NEW_RULE = """\
 from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import Rule
 
-RULE = Rule("JR099", Severity.WARNING, "a def named demo", "{name!r} is a demo", "rename it", CHECK)
+RULE = Rule("JR099", "a def named demo", "{name!r} is a demo", "rename it")
 AT_IMPORT = False
 
 

@@ -20,11 +20,6 @@ if TYPE_CHECKING:
 
     from jaxrewrite.engine.read.source import Source
 
-#: How ``Diagnostic.format`` can print a finding: ``text`` (flake8's ``path:line:col: CODE
-#: message``: check, show, ``str(RewriteError)``), ``github`` (a workflow annotation),
-#: ``refusal`` (migrate's ``path:line: message (CODE)``, no column).
-FORMS = ("text", "github", "refusal")
-
 
 @dataclass(frozen=True)
 class Diagnostic:
@@ -83,9 +78,9 @@ class Diagnostic:
         )
 
     def format(self, form: str = "text", paint: Callable[[str, str], str] | None = None) -> str:
-        """The finding as one line (no line break) in one of ``FORMS``; ``paint``: the text form
-        in ruff's colours for a terminal (bold path, cyan separators, bold red code), painted by
-        the command that prints it (``commands.colour.paint``)."""
+        """The finding as one line: ``text`` (flake8's ``path:line:col: CODE message``; ``paint``
+        gives it ruff's colours for a terminal), ``github`` (a workflow annotation) or
+        ``refusal`` (migrate's ``path:line: message (CODE)``)."""
         if form == "text" and paint is not None:
             sep = paint(":", "cyan")
             where = sep.join([paint(self.filename, "bold"), str(self.line), str(self.col)])
@@ -95,11 +90,12 @@ class Diagnostic:
         if form == "refusal":
             return f"{location(self.filename, self.line)}: {self.message} ({self.code})"
         if form == "github":
+            escaped = self.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
             return (
                 f"::error file={self.filename},line={self.line},col={self.col},"
-                f"title={self.code}::{_escape(self.message)}"
+                f"title={self.code}::{escaped}"
             )
-        raise ValueError(f"unknown form {form!r}; one of {', '.join(FORMS)}")
+        raise ValueError(f"unknown form {form!r}")
 
     def row(self) -> dict[str, Any]:
         """The finding as a JSON object (``check --format json``)."""
@@ -113,11 +109,6 @@ class Diagnostic:
 
     def __str__(self) -> str:
         return self.format("text")
-
-
-def _escape(message: str) -> str:
-    """GitHub's workflow-command escaping for a message."""
-    return message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 #: A noqa comment, bare or naming codes as flake8 spells them (see ``suppressed``).

@@ -1,8 +1,7 @@
 """The records of the codes raised below the findings (ruff's rule record): each code once, with
-its summary, message template, fix, severity and the guide section that explains it. A raise site
-names its rule and fills the template's fields (``rules.NOT_LITERAL.error(src, node, ...)``). A
-code whose check merged into another is never reused: ``RETIRED`` maps it to its successor, which
-a ``# noqa``, ``--select`` or ``--ignore`` naming it still means. Imports nothing of the package.
+its summary, message template, fix and the guide section that explains it. A raise site names its
+rule and fills the template's fields (``rules.NOT_LITERAL.error(src, node, ...)``). A merged
+code is never reused: ``RETIRED`` maps it to its successor. Imports nothing of the package.
 """
 
 from __future__ import annotations
@@ -30,9 +29,8 @@ class Severity(enum.Enum):
     REFUSAL = "refusal"
 
 
-#: The one place the documentation's address is set: the base URL of the built docs site
-#: (``mkdocs build``), or None while none is published (setup.cfg: no placeholder address). The
-#: environment variable JAXREWRITE_DOCS_URL overrides it (a team's own build of the site).
+#: The base URL of the built docs site, or None while none is published; the environment
+#: variable JAXREWRITE_DOCS_URL overrides it (a team's own build of the site).
 DOCS_URL: str | None = None
 
 
@@ -43,11 +41,10 @@ def docs_base() -> str | None:
 
 def docs_link(anchor: str) -> str:
     """Where a section is read: its page of the docs site, or the Markdown file without one."""
-    page = PAGES[anchor]
     base = docs_base()
     if base:
-        return f"{base.rstrip('/')}/{page}.html#{anchor}"
-    return f"docs/{page}.md#{anchor}"
+        return f"{base.rstrip('/')}/{PAGES[anchor]}.html#{anchor}"
+    return f"docs/{PAGES[anchor]}.md#{anchor}"
 
 
 #: A link in a message template: ``{see[ANCHOR]}``, filled with ``docs_link(ANCHOR)``.
@@ -55,8 +52,7 @@ _SEE = re.compile(r"\{see\[([\w-]+)\]\}")
 
 
 def _placeholders(template: str) -> str:
-    """A message template as a reader sees it: its links filled, ``{name!r}`` shown as
-    ``<name>``."""
+    """A message template as a reader sees it: links filled, ``{name!r}`` shown as ``<name>``."""
     linked = _SEE.sub(lambda m: docs_link(m.group(1)), template)
     return re.sub(r"\{(\w+)(?:![rsa])?\}", r"<\1>", linked)
 
@@ -67,15 +63,24 @@ class Rule:
     ``str.format`` template filled at the raise site; ``fix`` says what to write instead."""
 
     code: str
-    severity: Severity
     summary: str
     message: str
     fix: str
-    #: The heading of the guide that explains the code (its GitHub anchor).
-    anchor: str
+    #: The heading of the guide that explains the code (its GitHub anchor); by default the table
+    #: of codes of its severity.
+    anchor: str = ""
     variants: Mapping[str, str] = field(default_factory=dict)
     #: What the docs' table of codes says after the summary (examples, where it applies).
     details: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.anchor:
+            object.__setattr__(self, "anchor", _TABLES[self.severity])
+
+    @property
+    def severity(self) -> Severity:
+        """The code's hundred says it: JR0nn warnings, JR1nn errors, JR2nn refusals."""
+        return _SEVERITIES[self.code[2]]
 
     def text(self, variant: str = "", /, **fields: Any) -> str:
         """The message, ``variant``'s wording (default: ``message``) filled with ``fields``."""
@@ -99,7 +104,7 @@ class Rule:
         )
 
 
-E, W, R = Severity.ERROR, Severity.WARNING, Severity.REFUSAL
+_SEVERITIES = {"0": Severity.WARNING, "1": Severity.ERROR, "2": Severity.REFUSAL}
 #: The guide's sections: the three tables of codes, and the sections that say more.
 ERRORS, CHECK, MIGRATE = (
     "9-errors",
@@ -112,6 +117,7 @@ LEAVES, FIELDS, LIMITS = (
     "equinox-modules",
     "11-limits",
 )
+_TABLES = {Severity.WARNING: CHECK, Severity.ERROR: ERRORS, Severity.REFUSAL: MIGRATE}
 #: The guide's page of each section a rule names (docs/NAME.md; NAME.html on the site).
 PAGES = {
     ERRORS: "errors",
@@ -140,61 +146,50 @@ _UNSPELLED = "cannot tell whether Static field {name!r} is "
 
 UNKNOWN_DIRECTIVE = Rule(
     "JR005",
-    W,
     "an unknown '# jaxrewrite:' directive in the header",
     "unknown jaxrewrite directive '# jaxrewrite: {word}' (only 'enable' exists)",
     "write '# jaxrewrite: enable', the one directive",
-    CHECK,
 )
 
 # -- JR1nn: errors (the import refuses the module) ----------------------------------------------
 
 SYNTAX = Rule(
     "JR100",
-    E,
     "the source does not parse",
     "{message}",
     "fix the syntax error Python reports",
-    ERRORS,
     details=" (Python's own SyntaxError)",
 )
 MARKED_VARARGS = Rule(
     "JR101",
-    E,
     "a marker on '*args' or '**kwargs'",
     (
         "{spelled} cannot mark {kind} parameter {name!r}: JAX can only treat named or positional "
         "parameters as static; {instead}"
     ),
     "one parameter holding the values, or a keyword-only parameter per keyword",
-    ERRORS,
 )
 NESTED_MARKER = Rule(
     "JR102",
-    E,
     "a marker nested inside another annotation",
     (
         "a marker must be the outermost annotation, but {nested} is nested inside {where}; put "
         "the marker outside, e.g. Static[Optional[int]] rather than Optional[Static[int]]"
     ),
     "put the marker outside: Static[Optional[int]]",
-    ERRORS,
     details=" (`Optional[Static[int]]`)",
 )
 TYPE_ALIAS = Rule(
     "JR103",
-    E,
     "a marker hidden behind a 'type' statement alias",
     (
         "{alias} is a 'type' statement alias, which hides its Annotated metadata; write '{alias} "
         "= ...' instead"
     ),
     "write the alias as an assignment, 'Alias = ...'",
-    ERRORS,
 )
 TRANSFORM_BOUND_TWICE = Rule(
     "JR104",
-    E,
     (
         "a transform's or a marker's name bound more than one way, and the bindings disagree on "
         "what is static"
@@ -206,7 +201,6 @@ TRANSFORM_BOUND_TWICE = Rule(
         "or once"
     ),
     "bind the name the same way on every path (or once)",
-    ERRORS,
     variants={
         "marker": (
             "cannot tell whether {name!r} marks this parameter: it is bound more than once, to "
@@ -222,19 +216,16 @@ TRANSFORM_BOUND_TWICE = Rule(
 )
 FACTORY_KEYWORDS = Rule(
     "JR105",
-    E,
     "keywords needed on a decorator factory's result",
     (
         "cannot add {name} keywords to {expr!r}: it is the result of a decorator factory, which "
         "takes only the function; define it with functools.partial({name}, ...) instead"
     ),
     "define it with functools.partial(transform, ...)",
-    ERRORS,
     details=" (`fast = jax.jit(inline=True)`)",
 )
 LEAVES_UNSPLIT = Rule(
     "JR106",
-    E,
     "per-leaf statics under a transform that cannot split them",
     _LEAVES
     + (
@@ -246,7 +237,6 @@ LEAVES_UNSPLIT = Rule(
 )
 LEAVES_FACTORY = Rule(
     "JR107",
-    E,
     "per-leaf statics at a call site whose transform is a decorator factory's result",
     _LEAVES
     + "cannot be split by {factory!r}, a decorator factory's result; use functools.partial instead",
@@ -255,7 +245,6 @@ LEAVES_FACTORY = Rule(
 )
 LEAVES_VARARGS = Rule(
     "JR108",
-    E,
     "per-leaf statics on '*args' or '**kwargs'",
     (
         "per-leaf statics cannot apply to {kind} parameter {name!r}; give the container a named "
@@ -266,15 +255,13 @@ LEAVES_VARARGS = Rule(
 )
 UNPACKED = Rule(
     "JR109",
-    E,
     "transform arguments passed as '**mapping' or '*sequence'",
     (
         "cannot merge Static {what} into {transform} keywords passed as **{mapping}; write the "
         "keywords out by name"
     ),
     "write the keywords (or arguments) out by name",
-    ERRORS,
-    {
+    variants={
         "migrate": (
             "{transform} arguments passed as **{mapping} may hold a spec; write the keywords out "
             "by name"
@@ -294,18 +281,15 @@ UNPACKED = Rule(
 )
 KEYWORD_ONLY_POSITIONS = Rule(
     "JR110",
-    E,
     "a keyword-only Static parameter under a transform that takes positions only",
     (
         "{name!r} is keyword-only, but {transform} cannot take it as static: {why}; make it a "
         "positional parameter"
     ),
     "make it a positional parameter",
-    ERRORS,
 )
 NOT_LITERAL = Rule(
     "JR111",
-    E,
     "a static spec that is not a literal",
     (
         "{keyword} must be a literal {what} to merge with Static parameters, not {spec!r}; write "
@@ -313,32 +297,31 @@ NOT_LITERAL = Rule(
         "parameters instead"
     ),
     "write the spec's value out literally, or drop it and annotate the parameters",
-    ERRORS,
-    {"migrate": "{keyword}={spec} is not a literal{kind}; write its value out literally"},
+    variants={"migrate": "{keyword}={spec} is not a literal{kind}; write its value out literally"},
 )
 DONATED = Rule(
     "JR112",
-    E,
     "a Static argument that is also donated",
     (
         "{name!r} is Static and also donated to {transform}; a static argument cannot be "
         "donated: {remedy}, or drop the Static marker"
     ),
     "drop it from the donate keyword, or drop the Static marker",
-    ERRORS,
-    {"migrate": "{name!r} is static and also donated to {transform}; {remedy}, then migrate again"},
+    variants={
+        "migrate": (
+            "{name!r} is static and also donated to {transform}; {remedy}, then migrate again"
+        )
+    },
 )
 MAPPED_STATIC = Rule(
     "JR113",
-    E,
     "an 'in_axes' that maps a Static argument",
     (
         "{keyword} maps Static parameter {name!r} over axis {axis}; a static argument is not "
         "mapped: write None at its position"
     ),
     "write None at the Static parameter's position",
-    ERRORS,
-    {
+    variants={
         "lifted": (
             "{transform} passes {name!r} itself and maps it by its own rules, not by {keyword}; "
             "drop the Static marker"
@@ -351,40 +334,33 @@ MAPPED_STATIC = Rule(
 )
 AXES_NOT_LITERAL = Rule(
     "JR114",
-    E,
     "an 'in_axes' that is not a literal",
     (
         "{keyword} must be a literal int, None or tuple to merge with Static parameters, not "
         "{spec}; write its value out literally ({keyword}=(0, None, ...))"
     ),
     "write the axes out literally",
-    ERRORS,
 )
 AXES_VARARGS = Rule(
     "JR115",
-    E,
     "an 'in_axes' that cannot be written for a function with '*args'",
     (
         "cannot spell {keyword} for a function with *{vararg}: give a literal tuple with None at "
         "the Static positions"
     ),
     "give a literal tuple with None at the Static positions",
-    ERRORS,
 )
 STATIC_DATA_FIELD = Rule(
     "JR116",
-    E,
     "a Static dataclass field listed in 'data_fields'",
     (
         "field {name!r} is Static but listed in {keyword}; take it out of {keyword}, or drop the "
         "Static marker"
     ),
     "take it out of data_fields, or drop the Static marker",
-    ERRORS,
 )
 UNSEEN_BASE = Rule(
     "JR117",
-    E,
     (
         "a dataclass base class whose fields cannot be seen in the module, under "
         "register_dataclass without both field lists"
@@ -394,24 +370,20 @@ UNSEEN_BASE = Rule(
         "{meta} explicitly"
     ),
     "list data_fields and meta_fields explicitly",
-    ERRORS,
     details=" (JR133 is a field-function class)",
 )
 METADATA_NOT_LITERAL = Rule(
     "JR118",
-    E,
     "dataclass field metadata that is not a literal, in a class register_dataclass reads",
     (
         "cannot tell whether field {name!r} of {cls!r} is static: its metadata is not a literal; "
         "write metadata={{'static': True}} (or False), or annotate it Static[...]"
     ),
     "write metadata={'static': True} (or False), or annotate the field Static[...]",
-    ERRORS,
     details=" (`metadata=dict(static=True)`; JR131 is an Equinox or flax.struct field)",
 )
 FUNCTION_BOUND_TWICE = Rule(
     "JR119",
-    E,
     (
         "a function name passed to a transform bound more than one way, not all to defs with the "
         "same Static parameters"
@@ -426,41 +398,34 @@ FUNCTION_BOUND_TWICE = Rule(
 )
 TOO_MANY_POSITIONAL = Rule(
     "JR120",
-    E,
     "more positional arguments than the transform takes",
     (
         "{transform} takes {count} positional argument{s} after the function, but {given} are "
         "given; pass the options by keyword"
     ),
     "pass the options by keyword",
-    ERRORS,
 )
 DIFFERENTIATED = Rule(
     "JR121",
-    E,
     "a Static or NoDiff parameter that 'grad' or 'value_and_grad' differentiates",
     (
         "{name!r} is {what} but {transform} differentiates it ({keyword} includes {num}); leave "
         "it out of {keyword}, or drop the {what} marker"
     ),
     "leave it out of argnums, or drop the marker",
-    ERRORS,
     details=" (in its `argnums`)",
 )
 IMPORT_BOUND = Rule(
     "JR122",
-    E,
     "the module binds '__import__', which the rewritten code calls",
     (
         "the rewritten code calls the builtin __import__, which this module binds to something "
         "else; rename that binding"
     ),
     "rename the module's binding of __import__",
-    ERRORS,
 )
 ARRAY_NONDIFF = Rule(
     "JR123",
-    E,
     "an array-typed Static or NoDiff parameter under 'custom_vjp' or 'custom_jvp'",
     (
         "{name!r} is {what} but annotated as an array ({array}); {transform}'s {keyword} are for "
@@ -469,7 +434,6 @@ ARRAY_NONDIFF = Rule(
         "rule may return None for it: a zero cotangent)"
     ),
     "drop the marker and pass the array as an ordinary argument",
-    ERRORS,
     details=(
         " (`jax.Array`, `jnp.ndarray`, jaxtyping's `Float[Array, ...]`): their "
         "`nondiff_argnums` are for non-array values"
@@ -477,7 +441,6 @@ ARRAY_NONDIFF = Rule(
 )
 LINEN_TAIL = Rule(
     "JR124",
-    E,
     "a positional Static parameter among the last two of a method under Linen's 'nn.jit'",
     (
         "{name!r} cannot be static by position under {transform}: {why}; make it keyword-only "
@@ -490,7 +453,6 @@ LINEN_TAIL = Rule(
 )
 WRAPPER = Rule(
     "JR125",
-    E,
     (
         "a wrapper of the module between a transform and a marked def that does not pass '*args, "
         "**kwargs' straight through"
@@ -506,7 +468,6 @@ WRAPPER = Rule(
 )
 LEAVES_RECURSE = Rule(
     "JR126",
-    E,
     (
         "per-leaf statics through a TypedDict or NamedTuple that holds itself again, or nests "
         "into too many"
@@ -518,7 +479,7 @@ LEAVES_RECURSE = Rule(
     ),
     "pass the nested part as an argument of its own, or mark it Static whole",
     LEAVES,
-    {
+    variants={
         "many": (
             "per-leaf statics cannot follow {name!r}: its containers nest into more than {most} "
             "containers (the same classes reached along many paths), and the split spells each "
@@ -528,7 +489,6 @@ LEAVES_RECURSE = Rule(
 )
 TOO_DEEP = Rule(
     "JR127",
-    E,
     (
         "a marker, transform or transformed function read through more aliases or nested "
         "annotations than jaxrewrite follows, or through a loop"
@@ -536,7 +496,7 @@ TOO_DEEP = Rule(
     _DEEP,
     "spell the marker, transform or function directly, or through a shorter alias",
     LIMITS,
-    {
+    variants={
         "marker": (
             "cannot tell whether {expr} holds a marker: {past}; spell the marker (or an alias of "
             "it) directly in the annotation"
@@ -559,7 +519,6 @@ TOO_DEEP = Rule(
 )
 FIELD_NOT_STATIC = Rule(
     "JR130",
-    E,
     "a Static field whose 'eqx.field', 'struct.field' or 'metadata' entry says it is not static",
     (
         "field {name!r} is Static but {spelled}{value} says it is not static for {library}; drop "
@@ -571,13 +530,12 @@ FIELD_NOT_STATIC = Rule(
 )
 FIELD_UNREADABLE = Rule(
     "JR131",
-    E,
     "a Static field of an Equinox Module or flax.struct dataclass that jaxrewrite cannot read",
     _UNSPELLED
     + "static: {spelled}{value} is not True or False; write {spelled}True, or leave it out",
     "write the field with literal keywords, or with the library's own field function",
     FIELDS,
-    {
+    variants={
         "redeclared": (
             "field {name!r} of {cls!r} has no value here but a base class gives it one, which a "
             "plain redeclaration inherits and {field}(...) would drop; write the default here"
@@ -601,7 +559,6 @@ FIELD_UNREADABLE = Rule(
 )
 FIELD_NODIFF = Rule(
     "JR132",
-    E,
     "NoDiff on a field of an Equinox Module or a flax.struct dataclass",
     (
         "NoDiff cannot mark field {name!r} of {library} class {cls!r}: {why}; hold the field out "
@@ -614,7 +571,6 @@ FIELD_NODIFF = Rule(
 )
 UNSEEN_BASE_FIELD = Rule(
     "JR133",
-    E,
     (
         "Static fields on a class whose base is not in the module, one of them a "
         "dataclasses.field whose one metadata key cannot speak to every library"
@@ -644,7 +600,7 @@ _BY_HAND = "; write its markers by hand"
 
 
 def _refusal(code: str, summary: str, fix: str, message: str, **variants: str) -> Rule:
-    return Rule(code, R, summary, message, fix, MIGRATE, variants)
+    return Rule(code, summary, message, fix, variants=variants)
 
 
 NOT_IN_SIGNATURE = _refusal(

@@ -19,9 +19,9 @@ class Mark(enum.Enum):
 
 
 #: ``Static[T]``/``NoDiff[T]`` (and their bare forms) by exported name.
-MARKER_TYPES: dict[str, Mark] = {"Static": Mark.STATIC, "NoDiff": Mark.NODIFF}
+MARKER_TYPES: dict[str, Mark] = {mark.value: mark for mark in Mark}
 #: ``Annotated[T, STATIC]`` metadata constants by exported name.
-MARKER_CONSTANTS: dict[str, Mark] = {"STATIC": Mark.STATIC, "NODIFF": Mark.NODIFF}
+MARKER_CONSTANTS: dict[str, Mark] = {mark.name: mark for mark in Mark}
 #: Every name jaxrewrite exports that can spell a marker.
 MARKER_EXPORTS: frozenset[str] = frozenset(MARKER_TYPES) | frozenset(MARKER_CONSTANTS)
 #: The markers by name without the run-time check (``jaxrewrite.markers.UNCHECKED["Static"]``).
@@ -42,69 +42,68 @@ class SpecKind(enum.Enum):
 
 @dataclass(frozen=True)
 class Transform:
-    """The static-argument keywords one JAX transform takes."""
+    """The static-argument keywords one JAX transform takes, and how it treats its arguments."""
 
     name: str
-    #: Parameters carrying any of these markers are static for this transform.
-    markers: frozenset[Mark]
-    #: Keyword that receives static positions (or, for ``SpecKind.AXES``, the axes).
+    #: Receives static positions (or, for ``SpecKind.AXES``, the axes).
     argnums: str
-    #: Keyword that receives static names; None: the transform takes positions only.
+    #: Receives static names; None: the transform takes positions only.
     argnames: str | None = None
-    #: Donation keywords (positions, names); a Static argument must not be donated.
+    #: Donation keywords: a Static argument must not be donated.
     donate_argnums: str | None = None
     donate_argnames: str | None = None
-    #: Its spec kind: the module of ``engine.walk.specs`` that completes and reads it.
+    #: The module of ``engine.walk.specs`` that completes and reads its spec.
     spec: SpecKind = SpecKind.LISTS
-    #: The keywords the parameters after the function bind when passed by position, in order
-    #: (checked against the installed JAX by the tests).
+    #: The keywords the parameters after the function bind by position, in order.
     positional: tuple[str, ...] = ()
-    #: The run-time helper of ``jaxrewrite/leaves.py`` that splits per-leaf entries for it; None:
-    #: per-leaf entries are refused under it.
+    #: The helper of ``jaxrewrite/leaves.py`` that splits per-leaf entries; None: refused.
     per_leaf: str | None = None
-    #: Why a keyword-only marked parameter cannot be expressed, for a row without ``argnames``
-    #: (JR110's message): each reason was checked by running the installed JAX (tests/test_rows.py).
+    #: Why a keyword-only marked parameter cannot be static, for a row without ``argnames``
+    #: (JR110; each reason checked on the installed JAX by tests/engine/test_rows.py).
     positions_only: str = "it takes static arguments by position only"
-    #: False: the values at the static positions reach the user's rules as Python values
-    #: (custom_vjp's nondiff_argnums), so an array there escapes a surrounding jit as a tracer
-    #: (UnexpectedTracerError): an array-typed marker is refused.
+    #: False: the static values reach the user's rules (custom_vjp's nondiff_argnums), so an
+    #: array there escapes a surrounding jit as a tracer: an array-typed marker is refused.
     arrays_at_static: bool = True
-    #: Leading positional parameters the transform binds itself and leaves out of its axes
-    #: (Linen's ``nn.vmap`` passes the Module first).
+    #: Leading positional parameters it binds itself, outside its axes (``nn.vmap``'s Module).
     leading_unmapped: int = 0
-    #: How many trailing positional parameters cannot be static by position, and why (Linen's
-    #: ``nn.jit``, flax 0.10.1 to 0.12.8); a keyword-only parameter can be, by name.
+    #: How many trailing positional parameters cannot be static by position, and why.
     tail_not_static: tuple[int, str] | None = None
-    #: Traces every non-static argument to an abstract value, so that the body cannot use one as
-    #: a Python value (JR006). grad and its kin trace with the concrete values inside, and
-    #: custom_vjp/custom_jvp call the function on concrete values: neither is abstract.
-    abstract: bool = False
-    #: The result takes the function's own arguments (``jax.jit(jax.vmap(f))``); False: it
-    #: returns something else (a jaxpr).
+    #: The result takes the function's own arguments; False: it returns something else (a jaxpr).
     keeps_arguments: bool = True
     #: A spec keyword JAX reads that the row does not write, and how ``migrate`` reads it:
-    #: ``positions`` (custom_vjp's ``nondiff_argnames``: names JAX turns into positions) or
-    #: ``refuse`` (checkpoint's ``static_argnames``: honoured only in some JAX configurations).
+    #: ``positions`` (names JAX turns into positions) or ``refuse`` (honoured only sometimes).
     read_also: tuple[str, str] | None = None
-    #: The spec may be passed by position (custom_vjp's ``nondiff_argnums``), and is migrated so;
-    #: jit's positional spec is refused: it is keyword-only in current JAX.
+    #: The spec may be passed by position, and is migrated so (jit's is keyword-only).
     spec_by_position: bool = False
-    #: JAX hashes the values at the static positions into a cache key (jit's, pmap's,
-    #: make_jaxpr's), so an unhashable type there fails at call time (JR003). False where the
-    #: installed and the floor JAX took a list and a dict there (tests/test_leaf_types.py).
+    #: JAX hashes the static values into a cache key, so an unhashable type fails at call time
+    #: (JR003); False where the installed and the floor JAX took a list and a dict there.
     hashes_statics: bool = True
     #: Maps keyword arguments over axis 0 whatever ``in_axes`` says (JR011).
     maps_keywords: bool = False
-    #: A keyword that, written, makes JAX refuse every keyword argument at call time (jit's
-    #: ``in_shardings``), so a keyword-only Static parameter can never be passed (JR010).
+    #: A keyword that, written, makes JAX refuse every keyword argument at call time (JR010).
     refuses_kwargs_with: str | None = None
+
+    @property
+    def differentiates(self) -> bool:
+        """grad's kin and custom_vjp/custom_jvp (their ``nondiff_argnums``)."""
+        return self.spec is SpecKind.DIFF or self.argnums == "nondiff_argnums"
+
+    @property
+    def markers(self) -> frozenset[Mark]:
+        """The markers that make a parameter static for it: NoDiff too where it differentiates."""
+        return _STATIC_OR_NODIFF if self.differentiates else _STATIC
+
+    @property
+    def abstract(self) -> bool:
+        """Traces every non-static argument to an abstract value (JR006): grad's kin trace with
+        the concrete values inside, and custom_vjp/custom_jvp call the function on them."""
+        return not self.differentiates
 
 
 _STATIC = frozenset({Mark.STATIC})
 _STATIC_OR_NODIFF = frozenset({Mark.STATIC, Mark.NODIFF})
-#: What jit took by position before its parameters became keyword-only (the floor JAX), and
-#: pjit still takes; the parameter after these differs between versions (``abstracted_axes``,
-#: ``compiler_options``), so it is pjit's alone, as the installed JAX names it (nothing reads it).
+#: What jit took by position in the floor JAX, and pjit still takes (pjit's next parameter differs
+#: between versions: it is the installed JAX's name, which nothing reads).
 _JIT_POSITIONAL = (
     "in_shardings",
     "out_shardings",
@@ -123,14 +122,12 @@ _PJIT_POSITIONAL = (*_JIT_POSITIONAL, "compiler_options")
 def _jit(name: str, positional: tuple[str, ...]) -> Transform:
     return Transform(
         name,
-        _STATIC,
         "static_argnums",
         "static_argnames",
         "donate_argnums",
         "donate_argnames",
         positional=positional,
         per_leaf="static_leaves",
-        abstract=True,
         refuses_kwargs_with="in_shardings",
     )
 
@@ -142,7 +139,6 @@ def _grad(
     """grad and its kin (jacfwd, jacrev, hessian): ``argnums`` lists what is differentiated."""
     return Transform(
         name,
-        _STATIC_OR_NODIFF,
         "argnums",
         spec=SpecKind.DIFF,
         positional=positional,
@@ -169,10 +165,8 @@ _CHECKPOINT_POSITIONS_ONLY = (
 def _checkpoint(name: str) -> Transform:
     return Transform(
         name,
-        _STATIC,
         "static_argnums",
         positions_only=_CHECKPOINT_POSITIONS_ONLY,
-        abstract=True,
         read_also=("static_argnames", "refuse"),
         hashes_statics=False,
     )
@@ -181,7 +175,6 @@ def _checkpoint(name: str) -> Transform:
 def _custom(name: str) -> Transform:
     return Transform(
         name,
-        _STATIC_OR_NODIFF,
         "nondiff_argnums",
         positional=("nondiff_argnums", "nondiff_argnames"),
         positions_only=_CUSTOM_POSITIONS_ONLY,
@@ -198,12 +191,10 @@ TRANSFORMS: dict[str, Transform] = {
     "pjit": _jit("pjit", _PJIT_POSITIONAL),
     "pmap": Transform(
         "pmap",
-        _STATIC,
         "static_broadcasted_argnums",
         donate_argnums="donate_argnums",
         positional=("axis_name",),
         per_leaf="pmap_leaves",
-        abstract=True,
     ),
     "custom_vjp": _custom("custom_vjp"),
     "custom_jvp": _custom("custom_jvp"),
@@ -213,21 +204,17 @@ TRANSFORMS: dict[str, Transform] = {
     # only; a Static parameter passed by keyword is traced, as under vmap.
     "make_jaxpr": Transform(
         "make_jaxpr",
-        _STATIC,
         "static_argnums",
         positional=("static_argnums", "axis_env", "return_shape", "abstracted_axes"),
         positions_only="it takes static arguments by position only (static_argnums)",
-        abstract=True,
         keeps_arguments=False,
     ),
     "vmap": Transform(
         "vmap",
-        _STATIC,
         "in_axes",
         spec=SpecKind.AXES,
         positional=("in_axes", "out_axes", "axis_name", "axis_size", "spmd_axis_name", "sum_match"),
         per_leaf="vmap_leaves",
-        abstract=True,
         hashes_statics=False,
         maps_keywords=True,
     ),
@@ -239,60 +226,29 @@ TRANSFORMS: dict[str, Transform] = {
     "hessian": _grad("hessian", ("argnums", "has_aux", "holomorphic")),
 }
 
-#: Flax NNX's lifted transforms (``flax.nnx.<anything>.<name>``), each mirroring the flax function
-#: in its comment. In flax 0.10.1 (the floor, see setup.cfg) to 0.12.8 every parameter after the
-#: function is keyword-only (so no ``positional``; tests/test_nnx.py checks both against the
-#: installed flax) and each keyword means what JAX's does: the lists reach jax.jit and friends with
-#: the user's positions, ``self`` and Module arguments included. Names say ``nnx.`` so that
-#: messages name the right function.
+#: Flax NNX's lifted transforms (``flax.nnx.<anything>.<name>``): from flax 0.10.1 to 0.12.8 every
+#: parameter after the function is keyword-only and means what JAX's does, the user's positions
+#: (``self`` included) reaching jax.jit and friends (tests/engine/test_nnx.py checks both).
 NNX_TRANSFORMS: dict[str, Transform] = {
-    # flax.nnx.jit(fun, *, in_shardings, out_shardings, static_argnums, static_argnames,
-    #              donate_argnums, donate_argnames, ...)
     "jit": Transform(
-        "nnx.jit",
-        _STATIC,
-        "static_argnums",
-        "static_argnames",
-        "donate_argnums",
-        "donate_argnames",
-        abstract=True,
+        "nnx.jit", "static_argnums", "static_argnames", "donate_argnums", "donate_argnames"
     ),
-    # flax.nnx.remat(f, *, prevent_cse, static_argnums, policy, ...): positions only
-    "remat": Transform("nnx.remat", _STATIC, "static_argnums", abstract=True, hashes_statics=False),
-    # flax.nnx.vmap(f, *, in_axes, out_axes, axis_name, axis_size, spmd_axis_name, ...)
-    "vmap": Transform(
-        "nnx.vmap", _STATIC, "in_axes", spec=SpecKind.AXES, abstract=True, hashes_statics=False
-    ),
-    # flax.nnx.pmap(f, *, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices,
-    #               backend, axis_size, donate_argnums, ...)
-    "pmap": Transform(
-        "nnx.pmap",
-        _STATIC,
-        "static_broadcasted_argnums",
-        donate_argnums="donate_argnums",
-        abstract=True,
-    ),
-    # flax.nnx.custom_vjp(fun, *, nondiff_argnums): ints (what is written here) or DiffState
-    # objects, which are not literals, so Static/NoDiff next to them is refused (JR111)
+    # positions only
+    "remat": Transform("nnx.remat", "static_argnums", hashes_statics=False),
+    "vmap": Transform("nnx.vmap", "in_axes", spec=SpecKind.AXES, hashes_statics=False),
+    "pmap": Transform("nnx.pmap", "static_broadcasted_argnums", donate_argnums="donate_argnums"),
+    # nondiff_argnums: ints (what is written here) or DiffState objects, which are not literals,
+    # so Static/NoDiff next to them is refused (JR111)
     "custom_vjp": Transform(
-        "nnx.custom_vjp",
-        _STATIC_OR_NODIFF,
-        "nondiff_argnums",
-        arrays_at_static=False,
-        hashes_statics=False,
+        "nnx.custom_vjp", "nondiff_argnums", arrays_at_static=False, hashes_statics=False
     ),
-    # flax.nnx.grad(f, *, argnums, has_aux, holomorphic, allow_int, reduce_axes, ...) and
-    # value_and_grad: ``argnums`` lists what is differentiated (ints or DiffState objects)
-    "grad": Transform(
-        "nnx.grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF, hashes_statics=False
-    ),
+    # ``argnums`` lists what is differentiated (ints or DiffState objects)
+    "grad": Transform("nnx.grad", "argnums", spec=SpecKind.DIFF, hashes_statics=False),
     "value_and_grad": Transform(
-        "nnx.value_and_grad", _STATIC_OR_NODIFF, "argnums", spec=SpecKind.DIFF, hashes_statics=False
+        "nnx.value_and_grad", "argnums", spec=SpecKind.DIFF, hashes_statics=False
     ),
-    # flax.nnx.make_jaxpr(f, *, graph, graph_updates, static_argnums) (flax 0.11 and newer)
-    "make_jaxpr": Transform(
-        "nnx.make_jaxpr", _STATIC, "static_argnums", abstract=True, keeps_arguments=False
-    ),
+    # flax 0.11 and newer
+    "make_jaxpr": Transform("nnx.make_jaxpr", "static_argnums", keeps_arguments=False),
 }
 
 _LINEN_JIT_TAIL = (
@@ -304,7 +260,6 @@ _LINEN_JIT_TAIL = (
 def _linen_checkpoint(name: str) -> Transform:
     return Transform(
         name,
-        _STATIC,
         "static_argnums",
         positional=(
             "variables",
@@ -316,18 +271,15 @@ def _linen_checkpoint(name: str) -> Transform:
             "methods",
         ),
         positions_only=_CHECKPOINT_POSITIONS_ONLY,
-        abstract=True,
     )
 
 
 #: Flax Linen's lifted transforms (``flax.linen.<anything>.<name>``), on methods and on functions
-#: taking the Module first. Positions count ``self`` (the Module) in ``static_argnums``, as Linen
-#: documents; ``nn.vmap``'s ``in_axes`` leaves it out. Every parameter after the target may be
-#: passed by position (tests/test_linen.py checks the rows against the installed flax).
+#: taking the Module first: ``static_argnums`` counts it, ``nn.vmap``'s ``in_axes`` leaves it out
+#: (tests/engine/test_linen.py checks the rows against the installed flax).
 LINEN_TRANSFORMS: dict[str, Transform] = {
     "jit": Transform(
         "nn.jit",
-        _STATIC,
         "static_argnums",
         "static_argnames",
         "donate_argnums",
@@ -342,14 +294,12 @@ LINEN_TRANSFORMS: dict[str, Transform] = {
             "methods",
         ),
         tail_not_static=(2, _LINEN_JIT_TAIL),
-        abstract=True,
     ),
     # remat is the same function as checkpoint
     "checkpoint": _linen_checkpoint("nn.checkpoint"),
     "remat": _linen_checkpoint("nn.remat"),
     "vmap": Transform(
         "nn.vmap",
-        _STATIC,
         "in_axes",
         spec=SpecKind.AXES,
         positional=(
@@ -364,7 +314,6 @@ LINEN_TRANSFORMS: dict[str, Transform] = {
             "methods",
         ),
         leading_unmapped=1,
-        abstract=True,
         maps_keywords=True,
     ),
 }
@@ -377,82 +326,40 @@ FAMILIES: dict[str, dict[str, Transform]] = {
 }
 
 
-def _lookup(qualname: str, families: dict[str, dict[str, object]]) -> object | None:
-    """The row for ``<family prefix>.<anything>.<row name>``; the first segment settles most."""
-    root, dot, rest = qualname.partition(".")
-    if not dot:
-        return None
-    rows = families.get(root)
-    if rows is not None:
-        return rows.get(rest.rpartition(".")[2])
-    for prefix, rows in families.items():  # multi-segment prefixes (``flax.nnx``)
-        if "." in prefix and qualname.startswith(prefix + "."):
-            return rows.get(qualname.rpartition(".")[2])
+def transform_for(qualname: str) -> Transform | None:
+    """The row for ``<family prefix>.<anything>.<row name>``, if it is in the table."""
+    last = qualname.rpartition(".")[2]
+    for prefix, rows in FAMILIES.items():
+        if qualname.startswith(prefix + "."):
+            return rows.get(last)
     return None
 
 
-def transform_for(qualname: str) -> Transform | None:
-    """The transform a qualified name refers to, if it is in the table."""
-    found = _lookup(qualname, FAMILIES)  # type: ignore[arg-type]
-    return found if isinstance(found, Transform) else None
-
-
-#: Transforms whose result, called inside a trace, traces again even from concrete inputs
-#: (``engine.findings.flow``, JR006), by qualified name; Equinox's filtered ones are no rows (they
-#: take no spec) but trace the same way.
-TRACED_AGAIN: frozenset[str] = frozenset(
-    {
-        "jax.jit",
-        "jax.vmap",
-        "jax.pmap",
-        "jax.grad",
-        "jax.value_and_grad",
-        "jax.checkpoint",
-        "jax.remat",
-        "jax.jacfwd",
-        "jax.jacrev",
-        "jax.hessian",
-        "equinox.filter_jit",
-        "equinox.filter_vmap",
-        "equinox.filter_grad",
-    }
+#: JAX's differentiating transforms, by qualified name.
+_GRADS = frozenset(f"jax.{n}" for n in ("grad", "value_and_grad", "jacfwd", "jacrev", "hessian"))
+#: Transforms that trace the function with abstract arguments of their own (their rows of the
+#: table report its parameters, as uses of their own): only what it closes over is followed
+#: (``engine.findings.closures``, JR006). Equinox's filtered ones take no spec but trace so.
+INNER_OWN_TRACE: frozenset[str] = frozenset(
+    {"jax.jit", "jax.vmap", "jax.pmap", "jax.checkpoint", "jax.remat"}
+    | {"equinox.filter_jit", "equinox.filter_vmap"}
 )
+#: Transforms whose result, called, runs the function at once with the call's own arguments
+#: (grad's tracers of a concrete value stay concrete): an inner function's parameters take the
+#: states of what the call passes (``engine.findings.closures``, JR006).
+INNER_PASS_THROUGH: frozenset[str] = _GRADS | {
+    "equinox.filter_grad",
+    "equinox.filter_value_and_grad",
+}
+#: Transforms whose result, called inside a trace, traces again even from concrete inputs
+#: (``engine.findings.flow``, JR006).
+TRACED_AGAIN: frozenset[str] = INNER_OWN_TRACE | _GRADS | {"equinox.filter_grad"}
 #: Transforms a use may sit inside whose result a call passes its arguments through to the
 #: function (``jax.jit(jax.jacrev(f))(x)``: ``engine.findings.call_arguments``, JR006).
-PASSES_THROUGH: frozenset[str] = frozenset(
-    {"jax.jit", "jax.grad", "jax.jacrev", "jax.jacfwd", "jax.value_and_grad", "jax.hessian"}
-)
-#: Inner functions a traced def runs (``engine.findings.closures``, JR006). Transforms whose result,
-#: called, runs the function at once with the call's own arguments
-#: (traced where they are; grad's tracers of a concrete value stay concrete): the inner function's
-#: parameters take the states of what the call passes.
-INNER_PASS_THROUGH: frozenset[str] = frozenset(
-    {
-        "jax.grad",
-        "jax.value_and_grad",
-        "jax.jacfwd",
-        "jax.jacrev",
-        "jax.hessian",
-        "equinox.filter_grad",
-        "equinox.filter_value_and_grad",
-    }
-)
+PASSES_THROUGH: frozenset[str] = _GRADS | {"jax.jit"}
 #: Decorators that call the def with the very arguments they are given (JR006 reads through them
 #: to the def's own signature: non-array arguments are static for Equinox's filtered jit).
 SIGNATURE_KEEPING: frozenset[str] = frozenset({"equinox.filter_jit"})
-#: Transforms that trace the function with abstract arguments of their own (their rows of the
-#: table report its parameters, as uses of their own): only what it closes over is followed here.
-INNER_OWN_TRACE: frozenset[str] = frozenset(
-    {
-        "jax.jit",
-        "jax.vmap",
-        "jax.pmap",
-        "jax.checkpoint",
-        "jax.remat",
-        "equinox.filter_jit",
-        "equinox.filter_vmap",
-    }
-)
 #: lax's control flow, with the positions of the functions it traces at once (``cond`` both
 #: branches, ``fori_loop`` even for no trip: checked against the installed JAX, tests/test_flow.py).
 LAX_BODIES: dict[str, tuple[int, ...]] = {
@@ -464,9 +371,8 @@ LAX_BODIES: dict[str, tuple[int, ...]] = {
 }
 
 
-#: What a decorator's or callee's last name looks like when it is a transform jaxrewrite does not
-#: know (``equinox.filter_jit``, ``numba.jit``, a project's own ``my_jit``): substrings, any case
-#: (``findings/checks/``, JR004/JR007).
+#: Substrings (any case) of the last name of a transform jaxrewrite does not know
+#: (``equinox.filter_jit``, ``numba.jit``, ``my_jit``: JR004).
 TRANSFORM_LIKE: tuple[str, ...] = (
     "jit",
     "pmap",
@@ -478,9 +384,8 @@ TRANSFORM_LIKE: tuple[str, ...] = (
     "custom_jvp",
     "shard_map",
 )
-#: Names that say "transform" as a decorator only: ``@nnx.scan``/``@nn.scan`` lift a def over a
-#: loop, so a marker under one is not "under no transform" (JR002). As a callee, ``scan`` is
-#: ``jax.lax.scan``'s, which traces its function's arguments: JR012 (``TRACES``) says that.
+#: Names that say "transform" as a decorator only (``@nnx.scan`` lifts a def over a loop); a
+#: callee ``scan`` is ``jax.lax.scan``, which ``TRACES`` covers (JR012).
 DECORATOR_LIKE: tuple[str, ...] = ("scan",)
 
 
@@ -509,11 +414,8 @@ _WHILE = (Traces(0, "cond_fun", passes=1), Traces(1, "body_fun", passes=1))
 _FORI = (Traces(2, "body_fun", passes=2),)
 
 #: JAX functions that trace the arguments they call a function with and take no static spec
-#: from jaxrewrite, by qualified name: what reaches the marked parameters
-#: (``findings/checks/untransformed_callee.py``, JR012). Each row is proven on the installed jax and
-#: flax by tests/test_traces_table.py (the
-#: marked parameter receives a JAX value, a tracer or an array, never the Python one), the
-#: decorators by tests/test_ledger.py.
+#: from jaxrewrite (JR012), by qualified name; each row proven on the installed jax and flax by
+#: tests/rules/test_traces_table.py.
 TRACES: dict[str, tuple[Traces, ...]] = {
     "jax.eval_shape": _ARGS,
     "jax.linearize": _ARGS,
@@ -543,8 +445,7 @@ TRACES: dict[str, tuple[Traces, ...]] = {
 
 
 #: Types whose values are arrays, by qualified name: every transform traces them, JAX cannot
-#: hash them (JR003), custom_vjp's rules get them as tracers (``arrays_at_static``), and JR006
-#: reads them as traced. The one set: signature, lint and tracetime read it.
+#: hash them (JR003), custom_vjp's rules get them as tracers (``arrays_at_static``).
 ARRAY_TYPES: frozenset[str] = frozenset(
     {
         "jax.Array",
@@ -568,31 +469,21 @@ ARRAY_DTYPES: frozenset[str] = frozenset(
 
 @dataclass(frozen=True)
 class ClassTransform:
-    """A JAX function that registers a class as a pytree, splitting fields into data and meta."""
+    """A JAX function that registers a class as a pytree, splitting fields into data and meta:
+    its keywords, and those the parameters after the class bind by position."""
 
     name: str
-    data_fields: str
-    meta_fields: str
-    drop_fields: str
-    positional: tuple[str, ...] = ()
+    data_fields: str = "data_fields"
+    meta_fields: str = "meta_fields"
+    drop_fields: str = "drop_fields"
+    positional: tuple[str, ...] = ("data_fields", "meta_fields", "drop_fields")
 
 
-CLASS_TRANSFORMS: dict[str, ClassTransform] = {
-    "register_dataclass": ClassTransform(
-        "register_dataclass",
-        "data_fields",
-        "meta_fields",
-        "drop_fields",
-        positional=("data_fields", "meta_fields", "drop_fields"),
-    ),
-}
-CLASS_FAMILIES: dict[str, dict[str, ClassTransform]] = {"jax": CLASS_TRANSFORMS}
+CLASS_TRANSFORMS = {"register_dataclass": ClassTransform("register_dataclass")}
 
 
-#: JAX's other ways to register a class as a pytree (``jax.<anything>.<name>``), by the user's
-#: own flatten function: what is static is whatever it puts in the aux data, which jaxrewrite
-#: cannot read, so a Static field of such a class is reported (JR020), never rewritten. The value
-#: says how it is used: as a class decorator, or called with the class first.
+#: JAX's registrations by the user's own flatten function (``jax.<anything>.<name>``), whose aux
+#: data jaxrewrite cannot read (JR020), and how each is used: as a decorator, or called.
 OPAQUE_REGISTRATIONS: dict[str, str] = {
     "register_pytree_node_class": "decorator",
     "register_pytree_with_keys_class": "decorator",
@@ -604,16 +495,15 @@ OPAQUE_REGISTRATIONS: dict[str, str] = {
 def opaque_registration(qualname: str | None) -> str | None:
     """``register_pytree_node_class`` and its kin, by qualified name: JAX's registrations whose
     aux data the user's own flatten writes."""
-    if qualname is None or qualname.partition(".")[0] != "jax":
-        return None
-    last = qualname.rpartition(".")[2]
-    return last if last in OPAQUE_REGISTRATIONS else None
+    last = (qualname or "").rpartition(".")[2]
+    return last if (qualname or "").startswith("jax.") and last in OPAQUE_REGISTRATIONS else None
 
 
 def class_transform_for(qualname: str) -> ClassTransform | None:
     """The class-registering function a qualified name refers to, if it is in the table."""
-    found = _lookup(qualname, CLASS_FAMILIES)  # type: ignore[arg-type]
-    return found if isinstance(found, ClassTransform) else None
+    return (
+        CLASS_TRANSFORMS.get(qualname.rpartition(".")[2]) if qualname.startswith("jax.") else None
+    )
 
 
 @dataclass(frozen=True)
@@ -631,9 +521,8 @@ class FieldForm:
     bases: frozenset[str]
     #: Class decorators that make a class one (not inherited: a subclass needs its own).
     decorators: frozenset[str]
-    #: The library's field function, and the module the rewritten code imports it from.
+    #: The library's field function.
     field: str
-    module: str
     #: The keyword (and, where it can be passed by position, its index) that says "static".
     keyword: str
     position: int | None
@@ -641,6 +530,11 @@ class FieldForm:
     static: bool
     #: What NoDiff on a field would have to mean, and why the library cannot say it.
     nodiff: str
+
+    @property
+    def module(self) -> str:
+        """Where the rewritten code imports the field function from."""
+        return self.field.rpartition(".")[0]
 
 
 #: Field-form libraries, checked against the installed equinox and flax by tests/test_fields.py.
@@ -651,7 +545,6 @@ FIELD_FORMS: tuple[FieldForm, ...] = (
         frozenset({"equinox.Module"}),
         frozenset(),
         "equinox.field",
-        "equinox",
         "static",
         None,
         True,
@@ -664,7 +557,6 @@ FIELD_FORMS: tuple[FieldForm, ...] = (
         frozenset({"flax.struct.PyTreeNode"}),
         frozenset({"flax.struct.dataclass"}),
         "flax.struct.field",
-        "flax.struct",
         "pytree_node",
         0,
         False,
@@ -681,7 +573,6 @@ EITHER_FORM = FieldForm(
     frozenset(),
     frozenset(),
     "jaxrewrite.field",
-    "jaxrewrite",
     "static",
     None,
     True,
@@ -716,25 +607,16 @@ CONTAINERS: dict[str, Container] = {
 }
 
 
-#: Qualified names that mean the same thing, mapped to one spelling, so that
-#: ``try: from typing import Annotated / except ImportError: from typing_extensions import ...``
-#: binds one meaning, not two.
+#: Qualified names that mean the same thing, mapped to one spelling (a ``try``/``except
+#: ImportError`` between typing and typing_extensions binds one meaning, not two).
+_TYPING = ("Annotated", "Optional", "Union", "TypedDict", "NamedTuple", "ClassVar", "Protocol")
 SAME_AS: dict[str, str] = {
-    "typing_extensions.Annotated": "typing.Annotated",
-    "typing_extensions.Optional": "typing.Optional",
-    "typing_extensions.Union": "typing.Union",
-    "typing_extensions.TypedDict": "typing.TypedDict",
-    "typing_extensions.NamedTuple": "typing.NamedTuple",
-    "typing_extensions.ClassVar": "typing.ClassVar",
-    "typing_extensions.Protocol": "typing.Protocol",
-    "typing_extensions.Generic": "typing.Generic",
-    "typing_extensions.overload": "typing.overload",
-    "typing_extensions.Callable": "typing.Callable",
+    **{
+        f"typing_extensions.{n}": f"typing.{n}"
+        for n in (*_TYPING, "Generic", "overload", "Callable")
+    },
     "collections.abc.Callable": "typing.Callable",
-    "jaxrewrite.markers.Static": "jaxrewrite.Static",
-    "jaxrewrite.markers.NoDiff": "jaxrewrite.NoDiff",
-    "jaxrewrite.markers.STATIC": "jaxrewrite.STATIC",
-    "jaxrewrite.markers.NODIFF": "jaxrewrite.NODIFF",
+    **{f"jaxrewrite.markers.{name}": f"jaxrewrite.{name}" for name in MARKER_EXPORTS},
 }
 
 

@@ -12,12 +12,11 @@ from jaxrewrite.engine.read.markers import inner_type
 from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Scope
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import Rule
 from jaxrewrite.engine.rulebook.table import Mark
 
 RULE = Rule(
     "JR016",
-    Severity.WARNING,
     "a Static parameter annotated float, which recompiles the function for each distinct value",
     (
         "{name!r} is Static and annotated float: {transform} compiles {func!r} anew for each "
@@ -26,7 +25,6 @@ RULE = Rule(
         "values"
     ),
     "drop Static (a traced float is one compilation for every value), or keep it for a few values",
-    CHECK,
     details=(
         ": a static argument is a key of the compilation cache, so every new value is traced and "
         "compiled again; a traced scalar is compiled once"
@@ -37,10 +35,11 @@ AT_IMPORT = False
 
 
 def check(ctx: Context) -> list[Diagnostic]:
-    hashing: dict[int, str] = {}
-    for use in ctx.result.uses:
-        if use.transform.hashes_statics:
-            hashing.setdefault(id(use.target), use.transform.name)
+    hashing = {  # the first use that hashes names the transform
+        id(use.target): use.transform.name
+        for use in reversed(ctx.result.uses)
+        if use.transform.hashes_statics
+    }
     found = []
     for record in ctx.marked_defs:
         transform = hashing.get(id(record.node))
@@ -56,8 +55,6 @@ def check(ctx: Context) -> list[Diagnostic]:
 
 def _is_float(annotation: ast.expr | None, scope: Scope) -> bool:
     inner = unquoted(inner_type(annotation, scope))  # ``Static["float"]`` too
-    if inner is None:
-        return False
     if isinstance(inner, ast.Name) and inner.id == "float" and scope.lookup("float") is None:
         return True
-    return qualname(inner, scope) == "builtins.float"
+    return inner is not None and qualname(inner, scope) == "builtins.float"

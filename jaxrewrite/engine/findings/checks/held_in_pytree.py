@@ -11,13 +11,12 @@ from jaxrewrite.engine.read.fields import form_of
 from jaxrewrite.engine.read.markers import MarkerReader, may_mark
 from jaxrewrite.engine.read.recognise import classify_registration
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import LEAVES, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import LEAVES, Rule
 from jaxrewrite.engine.rulebook.table import EITHER_FORM
 from jaxrewrite.errors import RewriteError
 
 RULE = Rule(
     "JR014",
-    Severity.WARNING,
     (
         "a TypedDict or NamedTuple with Static entries held in a field of a pytree class, which "
         "flattens it: the entries are traced"
@@ -62,11 +61,9 @@ def check(ctx: Context) -> list[Diagnostic]:
             except RewriteError:
                 continue  # reported where it is read
             registered = any(classify_registration(d, scope) for d in defined.node.decorator_list)
-            library = form.library if form is not None else "registered" if registered else None
-            if library is None and unseen is not None:
-                library = EITHER_FORM.library
-            if library is None:
-                continue
+            if form is None and not registered and unseen is None:
+                continue  # no pytree class: its fields are no leaves
+            library = form.library if form else "registered" if registered else EITHER_FORM.library
             entries = ", ".join(repr(f.name) for f in info.static_fields)
             said = dict(field=ast.unparse(stmt.target), cls=defined.node.name, held=info.name)
             found.append(

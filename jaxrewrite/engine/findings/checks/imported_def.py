@@ -7,11 +7,10 @@ from __future__ import annotations
 from jaxrewrite.engine.findings import imported
 from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import LIMITS, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import LIMITS, Rule
 
 RULE = Rule(
     "JR013",
-    Severity.WARNING,
     "a transform applied to a def imported from another module whose parameters are marked there",
     (
         "{what} and traces them; apply the transform in {spelled} and import its result, or "

@@ -4,11 +4,10 @@ by JR008's check with ``check``'s import reader), so no check of its own runs he
 
 from __future__ import annotations
 
-from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import CHECK, Rule
 
 RULE = Rule(
     "JR009",
-    Severity.WARNING,
     (
         "a name imported from another module where a marker would act: jaxrewrite reads only the "
         "module's own aliases"

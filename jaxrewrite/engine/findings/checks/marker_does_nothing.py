@@ -15,7 +15,7 @@ from jaxrewrite.engine.read.nodes import walk as walk_nodes
 from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import Rule, Severity
+from jaxrewrite.engine.rulebook.rules import Rule
 from jaxrewrite.engine.rulebook.table import Mark
 from jaxrewrite.errors import RewriteError
 
@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 RULE = Rule(
     "JR008",
-    Severity.WARNING,
     "a Static/NoDiff marker that does nothing here and that no other finding reports",
     (
         "{spelled} on {what!r} does nothing: no transform of this module applies to its "

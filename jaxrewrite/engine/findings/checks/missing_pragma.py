@@ -7,12 +7,11 @@ import ast
 from jaxrewrite.engine.analysis import Use
 from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import Rule
 from jaxrewrite.header import PRAGMA, why_ignored
 
 RULE = Rule(
     "JR001",
-    Severity.WARNING,
     "Static/NoDiff in a module whose header does not opt in",
     (
         "Static/NoDiff annotations do nothing here: the module has no '{pragma}' comment in its "
@@ -20,7 +19,6 @@ RULE = Rule(
         "imports)"
     ),
     "add '# jaxrewrite: enable' to the module's header (check --fix does)",
-    CHECK,
     details=" (no pragma, or one below the header)",
 )
 

@@ -15,13 +15,12 @@ from jaxrewrite.engine.read.recognise import TransformRef, bound_keywords, class
 from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import Rule
 from jaxrewrite.engine.walk import specs
 from jaxrewrite.errors import RewriteError
 
 RULE = Rule(
     "JR002",
-    Severity.WARNING,
     "Static/NoDiff on a function that no transform of the module applies to",
     (
         "{spelled} of {func!r} does nothing: no transform in this module applies to {func!r}, as "
@@ -29,8 +28,7 @@ RULE = Rule(
         "applied to"
     ),
     "apply a transform to the def, or mark the parameters of the function it is applied to",
-    CHECK,
-    {
+    variants={
         "bound": "{spelled} of {func!r} does nothing: {call} (line {line}) applies {transform} "
         "to the method {bound!r}, and jaxrewrite writes keywords only where a transform is "
         "applied to a def by its name (a subclass may override a method); decorate the def, "
@@ -48,29 +46,19 @@ def check(ctx: Context) -> list[Diagnostic]:
     ]
     if not unapplied:
         return []
-    bound = bound_methods(ctx, {id(d.node) for d in ctx.marked_defs if not d.applied})
+    bound = _bound_methods(ctx, {id(d.node) for d in ctx.marked_defs if not d.applied})
     found = []
     for record in unapplied:
-        marked = list(record.marked)
         fields = bound.get(id(record.node))
-        if fields is not None:
-            found.append(
-                Diagnostic.at(
-                    ctx.src, marked[0].node, RULE, "bound", spelled=spell(marked), **fields
-                )
-            )
-        elif not record.overload:
-            # An ``@overload`` stub is replaced by the implementation after it: that def is the
-            # one a transform applies to, and the one reported if none does.
-            found.append(
-                Diagnostic.at(
-                    ctx.src, marked[0].node, RULE, spelled=spell(marked), func=record.node.name
-                )
-            )
+        if fields is None and record.overload:
+            continue  # a transform applies to the implementation after an @overload stub
+        said = {"func": record.node.name, **(fields or {}), "spelled": spell(list(record.marked))}
+        variant = "" if fields is None else "bound"
+        found.append(Diagnostic.at(ctx.src, record.marked[0].node, RULE, variant, **said))
     return found
 
 
-def bound_methods(ctx: Context, wanted: set[int]) -> dict[int, dict[str, str]]:
+def _bound_methods(ctx: Context, wanted: set[int]) -> dict[int, dict[str, str]]:
     """For marked methods no transform applies to by name, the first transform call in a method
     of their class given one through ``self``/``cls`` (``self.fast = jax.jit(self.step)``), as
     JR002's fields, with the keywords that call needs: JAX reads the bound method's signature,
@@ -79,8 +67,8 @@ def bound_methods(ctx: Context, wanted: set[int]) -> dict[int, dict[str, str]]:
     scopes = {id(func): scope for func, scope in ctx.walk.tree.defs}
     found: dict[int, dict[str, str]] = {}
     for cls in (n for n in walk_nodes(ctx.tree) if isinstance(n, ast.ClassDef)):
-        methods = [s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        methods = [m for m in methods if id(m) in scopes]
+        defs = [s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        methods = [m for m in defs if id(m) in scopes]
         marked = {m.name: m for m in methods if id(m) in wanted}
         for caller in methods if marked else ():
             kind = method_kind(caller, scopes[id(caller)])
@@ -100,36 +88,32 @@ def bound_methods(ctx: Context, wanted: set[int]) -> dict[int, dict[str, str]]:
                 receiver = "instance" if kind == "instance" else "class"
                 shift = BOUND[method_kind(target, scopes[id(target)])][receiver]
                 dropped = [*target.args.posonlyargs, *target.args.args][:1]
-                counted = (
-                    f"positions counted without {dropped[0].arg!r}"
-                    if shift
-                    else "positions as in the def"
-                )
-                sig = _shifted(ctx.signatures[id(target)], shift)
+                counted = f"positions counted without {dropped[0].arg!r}" if shift else ""
                 found[id(target)] = {
                     "func": target.name,
                     "call": ast.unparse(call),
                     "line": str(call.lineno),
                     "transform": ref.transform.name,
                     "bound": ast.unparse(arg),
-                    "shift": counted,
-                    "keywords": _bound_keywords(call, ref, sig, ctx.src),
+                    "shift": counted or "positions as in the def",
+                    "keywords": _bound_keywords(
+                        call, ref, ctx.signatures[id(target)], shift, ctx.src
+                    ),
                 }
     return found
 
 
-def _shifted(sig: Signature, bound: int) -> Signature:
-    """The signature of a method with its first ``bound`` parameters bound (``self``)."""
+def _bound_keywords(
+    call: ast.Call, ref: TransformRef, sig: Signature, bound: int, src: Source
+) -> str:
+    """The keywords ``call`` needs for the markers of a method with its first ``bound``
+    parameters bound (``self``), as the walk would complete them."""
     params = tuple(
         p if p.position is None else p._replace(position=p.position - bound)
         for p in sig.params
         if p.position is None or p.position >= bound
     )
-    return sig._replace(params=params, n_positional=sig.n_positional - bound)
-
-
-def _bound_keywords(call: ast.Call, ref: TransformRef, sig: Signature, src: Source) -> str:
-    """The keywords ``call`` needs for ``sig``'s markers, as the walk would complete them."""
+    sig = sig._replace(params=params, n_positional=sig.n_positional - bound)
     t = ref.transform
     try:
         written = ref.keywords + bound_keywords(call, t.positional, t.name, src)

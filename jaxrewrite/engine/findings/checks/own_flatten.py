@@ -7,12 +7,11 @@ import ast
 
 from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import LEAVES, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import LEAVES, Rule
 from jaxrewrite.engine.rulebook.table import Mark
 
 RULE = Rule(
     "JR020",
-    Severity.WARNING,
     "a Static field of a class registered by its own flatten function",
     (
         "Static on field {name!r} of {cls!r} does nothing: the class is registered by {how!r}, "

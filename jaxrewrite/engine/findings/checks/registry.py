@@ -1,8 +1,6 @@
-"""The registry of the warning rules of ``check`` (JR0nn), one module each: its record (``RULE``:
-code, summary, message, fix, the docs' words), whether the import also says it (``AT_IMPORT``) and
-its check (``check``, handed a ``Context`` of the analysis while the tree is alive). A new rule is a
-module and a line of ``RULES``; ``check --explain`` and the docs' table of codes are read from here.
-"""
+"""The registry of the warning rules of ``check`` (JR0nn), one module each: its record ``RULE``,
+whether the import also says it (``AT_IMPORT``) and its ``check``, handed a ``Context`` of the
+analysis while the tree is alive. ``check --explain`` and the docs' table of codes read it."""
 
 from __future__ import annotations
 
@@ -52,7 +50,6 @@ RULES: tuple[ModuleType, ...] = tuple(
 RECORDS: dict[str, Rule] = dict(
     sorted({**rules.RULES, **{m.RULE.code: m.RULE for m in RULES}}.items())
 )
-#: Each code's one-line summary (``check`` lists them; ``--select`` and ``noqa`` name them).
 CODES: dict[str, str] = {code: rule.summary for code, rule in RECORDS.items()}
 
 

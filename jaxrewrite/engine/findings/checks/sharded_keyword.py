@@ -8,11 +8,10 @@ from collections.abc import Iterator
 from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.read.signature import Kind
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import Rule
 
 RULE = Rule(
     "JR010",
-    Severity.WARNING,
     (
         "a keyword-only Static parameter of a function jitted with 'in_shardings', which refuses "
         "every keyword argument"
@@ -24,7 +23,6 @@ RULE = Rule(
         "parameter (passed by position), or drop 'in_shardings'"
     ),
     "make it a positional parameter, or drop 'in_shardings'",
-    CHECK,
     details=": the function can never be called with it",
 )
 

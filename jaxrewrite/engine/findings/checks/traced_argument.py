@@ -4,11 +4,10 @@ under the trace-time filters by ``findings.lint_analysis``), so no check of its 
 
 from __future__ import annotations
 
-from jaxrewrite.engine.rulebook.rules import Rule, Severity
+from jaxrewrite.engine.rulebook.rules import Rule
 
 RULE = Rule(
     "JR006",
-    Severity.WARNING,
     (
         "an argument a transform traces that the body needs as a Python value, or that JAX "
         "cannot trace at all"

@@ -15,11 +15,10 @@ from collections.abc import Iterator
 from jaxrewrite.engine.findings.checks import traced_argument
 from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import CHECK, Rule
 
 RULE = Rule(
     "JR015",
-    Severity.WARNING,
     "Static or NoDiff used in an annotation but never imported or defined",
     (
         "{name!r} in the annotation of {param!r} is not imported: Python raises NameError where "

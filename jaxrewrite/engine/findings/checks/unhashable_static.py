@@ -6,19 +6,19 @@ from __future__ import annotations
 import ast
 
 from jaxrewrite.engine.findings.call_arguments import Sites
-from jaxrewrite.engine.findings.context import Context, Function, MarkedDef
+from jaxrewrite.engine.findings.context import Context, MarkedDef
 from jaxrewrite.engine.read.classes import DATACLASS, local_class
 from jaxrewrite.engine.read.markers import inner_type
 from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
 from jaxrewrite.engine.read.signature import Param, array_type
+from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
-from jaxrewrite.engine.rulebook.table import ARRAY_TYPES, Mark
+from jaxrewrite.engine.rulebook.rules import Rule
+from jaxrewrite.engine.rulebook.table import Mark
 
 RULE = Rule(
     "JR003",
-    Severity.WARNING,
     "Static on a parameter whose type or default cannot be hashed",
     (
         "{name!r} is Static but annotated {kind}, which cannot be hashed: JAX rejects an "
@@ -26,8 +26,7 @@ RULE = Rule(
         "frozenset, a scalar)"
     ),
     "use a hashable type or default: a tuple, a frozenset, a scalar",
-    CHECK,
-    {
+    variants={
         "default": (
             "{name!r} is Static but its default is a {shown}, which cannot be hashed: the "
             "default works while it is used, but JAX rejects a value like it passed there when "
@@ -50,44 +49,40 @@ RULE = Rule(
     ),
 )
 
-#: Not at import: the marker acts, and JAX refuses an unhashable static loudly at the call
-#: (reading hashability was most of the import's cost of these checks).
+#: Not at import: the marker acts, and JAX refuses an unhashable static loudly at the call.
 AT_IMPORT = False
 
-#: Types whose values JAX cannot hash, so it rejects them as static arguments at call time: the
-#: arrays (and jaxtyping's ``Float[Array, "n"]``, ``signature.array_type``) and mutable containers.
-UNHASHABLE = ARRAY_TYPES | frozenset(
-    {
-        "builtins.list",
-        "builtins.dict",
-        "builtins.set",
-        "builtins.bytearray",
-        "typing.List",
-        "typing.Dict",
-        "typing.Set",
-        "typing.DefaultDict",
-        "typing.OrderedDict",
-        "typing.Counter",
-        "typing.Deque",
-        "typing.MutableMapping",
-        "typing.MutableSequence",
-        "typing.MutableSet",
-        "collections.abc.MutableMapping",
-        "collections.abc.MutableSequence",
-        "collections.abc.MutableSet",
-        "collections.defaultdict",
-        "collections.OrderedDict",
-        "collections.Counter",
-        "collections.deque",
-    }
+_BUILTINS = ("list", "dict", "set", "bytearray")
+_MUTABLE = ("MutableMapping", "MutableSequence", "MutableSet")
+_TYPING = ("List", "Dict", "Set", "DefaultDict", "OrderedDict", "Counter", "Deque", *_MUTABLE)
+#: Types whose values JAX cannot hash, beside the arrays (``signature.array_type``).
+UNHASHABLE = frozenset(
+    [f"builtins.{name}" for name in _BUILTINS]
+    + [f"typing.{name}" for name in _TYPING]
+    + [f"collections.abc.{name}" for name in _MUTABLE]
+    + [f"collections.{name}" for name in ("defaultdict", "OrderedDict", "Counter", "deque")]
 )
-_BUILTINS = frozenset({"list", "dict", "set", "bytearray"})
+#: Literal forms whose values cannot be hashed.
+_LITERALS: dict[type[ast.expr], str] = {
+    ast.List: "list",
+    ast.ListComp: "list",
+    ast.Dict: "dict",
+    ast.DictComp: "dict",
+    ast.Set: "set",
+    ast.SetComp: "set",
+}
+#: Array constructors of NumPy and jax.numpy: their results cannot be hashed.
+_FILLED = ("zeros", "ones", "full", "empty")
+_ARRAYS = frozenset(
+    {"array", "asarray", "arange", "linspace", "eye", "identity", *_FILLED}
+    | {f"{name}_like" for name in _FILLED}
+)
 
 
 def check(ctx: Context) -> list[Diagnostic]:
-    """At the parameter (its type, its default) of every marked def some transform that hashes
-    statics may apply to (a def used only under transforms that hash none would cry wolf; one
-    with no use at all still hears what a hashing transform would meet), then at the calls."""
+    """At the parameter (its type, then its default) of every marked def some transform that
+    hashes statics may apply to (a def used only under transforms that hash none would cry wolf;
+    one with no use at all still hears what a hashing transform would meet), then at the calls."""
     uses = ctx.result.uses
     unhashed = {id(u.target) for u in uses} - {
         id(u.target) for u in uses if u.transform.hashes_statics
@@ -102,75 +97,43 @@ def check(ctx: Context) -> list[Diagnostic]:
     found = []
     for record in ctx.marked_defs:
         if id(record.node) not in unhashed:
-            found += _at_def(record, owners.get(id(record.node)), ctx)
-    return found + _unhashable_passed(ctx)
+            found += _at_def(record, owners.get(id(record.node)), ctx.src)
+    return found + _passed(ctx)
 
 
-def _at_def(record: MarkedDef, owner: ast.ClassDef | None, ctx: Context) -> list[Diagnostic]:
+def _at_def(record: MarkedDef, owner: ast.ClassDef | None, src: Source) -> list[Diagnostic]:
     """Its Static parameters' types (a bare ``self: Static``: its class decides), then defaults."""
-    func, types, values = record.node, [], []
-    defaults = _defaults(func)
-    annotating = record.scope.annotating(func)
+    args, scope = record.node.args, record.scope.annotating(record.node)
+    positional = [*args.posonlyargs, *args.args]
+    defaults = dict(
+        zip([a.arg for a in positional[len(positional) - len(args.defaults) :]], args.defaults)
+    )
+    defaults.update((a.arg, v) for a, v in zip(args.kwonlyargs, args.kw_defaults) if v is not None)
+    types, values = [], []
     for param in record.marked:
         if Mark.STATIC not in param.markers:
             continue
-        kind = unhashable(param, annotating)
-        cls = owner if param.position == 0 else None
-        if (
-            kind is None
-            and cls is not None
-            and inner_type(param.node.annotation, annotating) is None
-        ):
-            why = unhashable_class(cls, annotating)
-            kind = None if why is None else f"{cls.name} ({why})"
+        kind = unhashable(param, scope)
+        under = inner_type(param.node.annotation, scope)
+        if kind is None and owner is not None and param.position == 0 and under is None:
+            why = unhashable_class(owner, scope)
+            kind = None if why is None else f"{owner.name} ({why})"
+        shown = _value(defaults.get(param.name))
         if kind is not None:
-            types.append(Diagnostic.at(ctx.src, param.node, RULE, name=param.name, kind=kind))
-            continue
-        shown = _unhashable_value(defaults.get(param.name))
-        if shown is not None:
+            types.append(Diagnostic.at(src, param.node, RULE, name=param.name, kind=kind))
+        elif shown is not None:
             values.append(
-                Diagnostic.at(ctx.src, param.node, RULE, "default", name=param.name, shown=shown)
+                Diagnostic.at(src, param.node, RULE, "default", name=param.name, shown=shown)
             )
     return types + values
 
 
-def _defaults(func: Function) -> dict[str, ast.expr]:
-    args = func.args
-    positional = [*args.posonlyargs, *args.args]
-    found = {
-        arg.arg: value
-        for arg, value in zip(positional[len(positional) - len(args.defaults) :], args.defaults)
-    }
-    found.update(
-        (arg.arg, value)
-        for arg, value in zip(args.kwonlyargs, args.kw_defaults)
-        if value is not None
-    )
-    return found
-
-
-#: Literal forms whose values cannot be hashed.
-_UNHASHABLE_LITERALS: dict[type[ast.expr], str] = {
-    ast.List: "list",
-    ast.ListComp: "list",
-    ast.Dict: "dict",
-    ast.DictComp: "dict",
-    ast.Set: "set",
-    ast.SetComp: "set",
-}
-
-
-def _unhashable_value(expr: ast.expr | None) -> str | None:
+def _value(expr: ast.expr | None) -> str | None:
     """``[2, 2]``, ``{...}``, a comprehension of them, or ``(1, [2])``: the unhashable kind."""
-    if expr is None:
-        return None
-    kind = _UNHASHABLE_LITERALS.get(type(expr))
-    if kind is not None:
-        return kind
     if isinstance(expr, ast.Tuple):
-        inner = next((k for k in map(_unhashable_value, expr.elts) if k is not None), None)
+        inner = next((k for k in map(_value, expr.elts) if k is not None), None)
         return None if inner is None else f"tuple holding a {inner}"
-    return None
+    return None if expr is None else _LITERALS.get(type(expr))
 
 
 def unhashable(param: Param, scope: Scope) -> str | None:
@@ -181,20 +144,15 @@ def unhashable(param: Param, scope: Scope) -> str | None:
         return None
     head = inner.value if isinstance(inner, ast.Subscript) else inner
     name = qualname(head, scope)
-    if (
-        name is None
-        and isinstance(head, ast.Name)
-        and head.id in _BUILTINS
-        and scope.lookup(head.id) is None
-    ):
+    if name is None and isinstance(head, ast.Name) and scope.lookup(head.id) is None:
         name = f"builtins.{head.id}"
     if name in UNHASHABLE or array_type(inner, scope) is not None:
         return ast.unparse(written)
-    found = _local_unhashable(head, scope)
+    found = _local(head, scope)
     return None if found is None else f"{ast.unparse(written)} ({found[1]})"
 
 
-def _local_unhashable(expr: ast.expr, scope: Scope) -> tuple[str, str] | None:
+def _local(expr: ast.expr, scope: Scope) -> tuple[str, str] | None:
     """The name of the class of this module ``expr`` names, and why it cannot be hashed."""
     local = local_class(expr, scope)
     if local is None or not isinstance(local[0], DefinedClass):
@@ -209,14 +167,12 @@ def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
     ``__hash__`` to None), or a class defining ``__eq__`` without ``__hash__``. A class that
     defines ``__hash__`` is hashable; ``eq=False`` hashes by identity (each instance its own
     cache entry, as for any object)."""
-    own = {
-        stmt.name for stmt in node.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
-    }
+    own = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
     own |= {
         t.id
-        for stmt in node.body
-        if isinstance(stmt, ast.Assign)
-        for t in stmt.targets
+        for s in node.body
+        if isinstance(s, ast.Assign)
+        for t in s.targets
         if isinstance(t, ast.Name)
     }
     if "__hash__" in own:
@@ -226,16 +182,12 @@ def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
         if qualname(call.func if call else deco, scope) != DATACLASS:
             continue
         options = {kw.arg: kw.value for kw in call.keywords} if call else {}
-        if any(kw is None for kw in options):
-            return None  # ``**options``: cannot tell
-        flags = {}
-        for key in ("eq", "frozen", "unsafe_hash"):
-            value = options.get(key)
-            if value is not None and not (
-                isinstance(value, ast.Constant) and isinstance(value.value, bool)
-            ):
-                return None  # not a literal: cannot tell
-            flags[key] = value.value if isinstance(value, ast.Constant) else key == "eq"
+        flags = {"eq": True, "frozen": False, "unsafe_hash": False}
+        for key, value in options.items():
+            if key is None or (key in flags and not _is_bool(value)):
+                return None  # ``**options``, or not a literal: cannot tell
+            if key in flags:
+                flags[key] = value.value  # type: ignore[attr-defined]
         if flags["eq"] and not flags["frozen"] and not flags["unsafe_hash"]:
             return "a dataclass with eq and without frozen=True, so its __hash__ is None"
         return None
@@ -244,28 +196,11 @@ def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
     return None
 
 
-#: Array constructors of NumPy and jax.numpy: their results cannot be hashed.
-_ARRAYS = frozenset(
-    {
-        "array",
-        "asarray",
-        "zeros",
-        "ones",
-        "full",
-        "empty",
-        "arange",
-        "linspace",
-        "eye",
-        "identity",
-        "zeros_like",
-        "ones_like",
-        "full_like",
-        "empty_like",
-    }
-)
+def _is_bool(value: ast.expr) -> bool:
+    return isinstance(value, ast.Constant) and isinstance(value.value, bool)
 
 
-def _unhashable_passed(ctx: Context) -> list[Diagnostic]:
+def _passed(ctx: Context) -> list[Diagnostic]:
     """JR003 at a call site of the module: a list, dict or set (a literal or comprehension), an
     array made by a NumPy or jax.numpy constructor, or an instance of an unhashable class of the
     module, passed to a Static parameter of a transform that hashes its statics."""
@@ -289,7 +224,7 @@ def _unhashable_passed(ctx: Context) -> list[Diagnostic]:
             given += [(kw.arg, kw.value) for kw in call.keywords if kw.arg is not None]
             for name, expr in given:
                 if name in static and id(expr) not in seen:
-                    shown = _unhashable_value(expr) or _unhashable_call(expr, module)
+                    shown = _value(expr) or _made(expr, module)
                     if shown is not None:
                         seen.add(id(expr))
                         said = {"name": name, "shown": shown, "line": call.lineno}
@@ -297,7 +232,7 @@ def _unhashable_passed(ctx: Context) -> list[Diagnostic]:
     return found
 
 
-def _unhashable_call(expr: ast.expr, scope: Scope) -> str | None:
+def _made(expr: ast.expr, scope: Scope) -> str | None:
     """An array constructor's result, or an instance of an unhashable class of the module."""
     if not isinstance(expr, ast.Call):
         return None
@@ -305,5 +240,5 @@ def _unhashable_call(expr: ast.expr, scope: Scope) -> str | None:
     module, _, leaf = name.rpartition(".")
     if module in ("numpy", "jax.numpy") and leaf in _ARRAYS:
         return f"{'NumPy' if module == 'numpy' else 'JAX'} array ({ast.unparse(expr.func)}(...))"
-    found = _local_unhashable(expr.func, scope)
+    found = _local(expr.func, scope)
     return None if found is None else f"{found[0]} instance ({found[1]})"

@@ -8,11 +8,10 @@ import ast
 from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.read.signature import Param
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import Rule
 
 RULE = Rule(
     "JR004",
-    Severity.WARNING,
     "Static under a decorator or call that looks like a transform but is not one jaxrewrite knows",
     (
         "{spelled} of {func!r} do{es} nothing under {under!r}: jaxrewrite does not know it as a "
@@ -21,7 +20,6 @@ RULE = Rule(
         "{see[6-which-transforms-which-spellings]})"
     ),
     "pass the static arguments to it yourself, or apply a transform jaxrewrite knows",
-    CHECK,
     details=(
         " (`equinox.filter_jit`, `numba.jit`, a project's own `my_jit`; as a decorator, "
         "`@nnx.scan` too)"

@@ -7,11 +7,10 @@ import ast
 
 from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import Rule
 
 RULE = Rule(
     "JR007",
-    Severity.WARNING,
     "a transform over something made from a marked def that may change its arguments",
     (
         "the Static/NoDiff parameters of {func!r} are not applied by {transform!r} here: its "
@@ -20,7 +19,6 @@ RULE = Rule(
         "told; pass its static keywords yourself, or apply the transform to the def"
     ),
     "pass the static keywords yourself, or apply the transform to the def",
-    CHECK,
     details=(
         " (`jax.jit(partial(f, x))`, `g = partial(f, x)` then `jax.vmap(g)`): its Static "
         "parameters are not written there"

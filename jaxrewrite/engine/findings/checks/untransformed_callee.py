@@ -11,16 +11,15 @@ from jaxrewrite.engine.analysis import UseKind
 from jaxrewrite.engine.findings.context import Context, Function
 from jaxrewrite.engine.read.nodes import own_expressions
 from jaxrewrite.engine.read.resolve import qualname, single
-from jaxrewrite.engine.read.scopes import Defined, Scope
+from jaxrewrite.engine.read.scopes import Defined
 from jaxrewrite.engine.read.signature import Param, Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import CHECK, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import Rule
 from jaxrewrite.engine.rulebook.table import TRACES, Mark, Traces
 
 RULE = Rule(
     "JR012",
-    Severity.WARNING,
     (
         "a marked def passed to a JAX function that traces its arguments but that jaxrewrite "
         "does not rewrite"
@@ -32,7 +31,6 @@ RULE = Rule(
         "values (functools.partial) yourself"
     ),
     "pass a transformed function, or close over the static values yourself",
-    CHECK,
     details=(
         " (`jax.eval_shape`, `jax.jvp`, `jax.lax.scan`, `jax.lax.switch`, `custom_partitioning`, "
         "NNX's `nnx.cond` and kin...), by position or by keyword, reported at that use even "
@@ -46,59 +44,44 @@ AT_IMPORT = False
 
 def check(ctx: Context) -> Iterator[Diagnostic]:
     """Marked defs themselves handed to a function of ``TRACES``."""
-    result, scopes, src, signatures = ctx.result, ctx.scopes, ctx.src, ctx.signatures
-    marked = {key: sig for key, sig in signatures.items() if sig.has_markers}
-    decorated = {
-        id(use.target)
-        for use in result.uses
-        if use.kind is UseKind.DECORATOR and use.signature.marked(use.transform.markers)
-    }
+    marked = {key: sig for key, sig in ctx.signatures.items() if sig.has_markers}
     if not marked:
         return
-    for func, scope in scopes.defs:
-        for deco in func.decorator_list:
-            rows = TRACES.get(qualname(deco, scope) or "")
-            sig = marked.get(id(func))
-            if rows and sig is not None and any(_every_parameter(r) for r in rows):
-                yield _finding(
-                    src, deco, func, list(sig.marked(frozenset(Mark))), ast.unparse(deco)
-                )
-    for _, _, stmt, scope, _ in list(scopes.statements):
-        for expr in own_expressions(stmt):
-            for call in ast.walk(expr):
-                if isinstance(call, ast.Call):
-                    yield from _traced_call(call, scope, marked, decorated, src)
-
-
-def _traced_call(
-    call: ast.Call, scope: Scope, marked: dict[int, Signature], decorated: set[int], src: Source
-) -> Iterator[Diagnostic]:
-    rows = TRACES.get(qualname(call.func, scope) or "")
-    if not rows:
-        return
-    for row in rows:
-        given = _argument(call, row.function, row.name)
-        if given is None:
-            continue
-        functions = (
-            given.elts if row.branches and isinstance(given, (ast.Tuple, ast.List)) else [given]
-        )
-        for arg in functions:
-            binding = single(arg, scope)
-            if (
-                not isinstance(binding, Defined)
-                or id(binding.node) not in marked
-                or id(binding.node) in decorated
-            ):
-                continue
-            func, sig = binding.node, marked[id(binding.node)]
-            reached = _reached(sig, row, call)
+    decorated = {
+        id(use.target)
+        for use in ctx.result.uses
+        if use.kind is UseKind.DECORATOR and use.signature.marked(use.transform.markers)
+    }
+    for func, scope in ctx.scopes.defs:
+        for deco in func.decorator_list if id(func) in marked else ():
+            rows = TRACES.get(qualname(deco, scope) or "", ())
+            if any(r.passes is None and r.rest_from is None and r.packed is None for r in rows):
+                params = list(marked[id(func)].marked(frozenset(Mark)))
+                yield _finding(ctx.src, deco, func, params, ast.unparse(deco))
+    handed = (
+        (call, row, arg, scope)
+        for _, _, stmt, scope, _ in list(ctx.scopes.statements)
+        for expr in own_expressions(stmt)
+        for call in ast.walk(expr)
+        if isinstance(call, ast.Call)
+        for row in TRACES.get(qualname(call.func, scope) or "", ())
+        for arg in _functions(call, row)
+    )
+    for call, row, arg, scope in handed:
+        found = single(arg, scope)
+        if isinstance(found, Defined) and id(found.node) not in decorated:
+            sig = marked.get(id(found.node))
+            reached = [] if sig is None else _reached(sig, row, call)
             if reached:
-                yield _finding(src, arg, func, reached, ast.unparse(call.func))
+                yield _finding(ctx.src, arg, found.node, reached, ast.unparse(call.func))
 
 
-def _every_parameter(row: Traces) -> bool:
-    return row.passes is None and row.rest_from is None and row.packed is None
+def _functions(call: ast.Call, row: Traces) -> list[ast.expr]:
+    """What ``call`` passes where ``row`` says a function goes (each of a sequence of branches)."""
+    given = _argument(call, row.function, row.name)
+    if row.branches and isinstance(given, (ast.Tuple, ast.List)):
+        return given.elts
+    return [] if given is None else [given]
 
 
 def _argument(call: ast.Call, position: int, name: str) -> ast.expr | None:
@@ -113,28 +96,24 @@ def _reached(sig: Signature, row: Traces, call: ast.Call) -> list[Param]:
     """The marked parameters that receive an argument from the JAX function (all of them where
     the arguments cannot be counted: a ``*args``, a tuple that is not written out)."""
     params = list(sig.marked(frozenset(Mark)))
-    if _every_parameter(row):
-        return params
+    count, named = row.passes, set()
     if row.packed is not None:
         packed = _argument(call, *row.packed)
         if not isinstance(packed, (ast.Tuple, ast.List)) or any(
             isinstance(e, ast.Starred) for e in packed.elts
         ):
             return params
-        return [p for p in params if p.position is not None and p.position < len(packed.elts)]
-    if row.rest_from is not None:
+        count = len(packed.elts)
+    elif row.rest_from is not None:
         rest = call.args[row.rest_from :]
         if any(isinstance(a, ast.Starred) for a in rest) or any(
             k.arg is None for k in call.keywords
         ):
             return params
-        count = len(rest)
-        named = {k.arg for k in call.keywords if k.arg is not None}
-        return [
-            p for p in params if (p.position is not None and p.position < count) or p.name in named
-        ]
-    assert row.passes is not None
-    return [p for p in params if p.position is not None and p.position < row.passes]
+        count, named = len(rest), {k.arg for k in call.keywords}
+    if count is None:
+        return params  # every parameter
+    return [p for p in params if (p.position is not None and p.position < count) or p.name in named]
 
 
 def _finding(

@@ -12,13 +12,12 @@ from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.read.nodes import name_assigned
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import single
-from jaxrewrite.engine.read.scopes import Defined, Scope
+from jaxrewrite.engine.read.scopes import Defined
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.rules import LIMITS, Rule, Severity
+from jaxrewrite.engine.rulebook.rules import LIMITS, Rule
 
 RULE = Rule(
     "JR011",
-    Severity.WARNING,
     (
         "a Static parameter of a vmapped function not passed by position: by keyword it is "
         "mapped over axis 0, left to its default the call fails"
@@ -30,7 +29,7 @@ RULE = Rule(
     ),
     "pass the Static parameter by position",
     LIMITS,
-    {
+    variants={
         "default": (
             "Static parameter {name!r} of {func!r} is left to its default in this call of a "
             "function made by {transform}: the 'in_axes' written for it has an entry for "
@@ -45,70 +44,52 @@ RULE = Rule(
 AT_IMPORT = False
 
 
-def _spine(expr: ast.expr, scope: Scope) -> Iterator[ast.expr]:
-    """``expr`` and the first arguments it nests through transforms of the table that keep
-    their function's arguments (``jax.jit(jax.vmap(f))``), to any depth; not through anything
-    else (``partial(vf, n=2)`` passes ``n`` itself)."""
-    while True:
-        yield expr
-        if not isinstance(expr, ast.Call) or not expr.args:
-            return
-        ref = classify(expr.func, scope)
-        if ref is None or not ref.transform.keeps_arguments:
-            return
-        expr = expr.args[0]
-
-
 def check(ctx: Context) -> Iterator[Diagnostic]:
-    result, scopes, module, src = ctx.result, ctx.scopes, ctx.tree, ctx.src
-    mapped = [
-        u
-        for u in result.uses
-        if u.transform.maps_keywords and u.signature.marked(u.transform.markers)
-    ]
-    if not mapped:
-        return
-    # What calls the mapped function: the def's own name (a decorator use), the name a call
-    # site's result (or a transform around it) is bound to, names bound to those in turn
-    # (``a = vf``, ``(a := vf)``), or the call site itself, under any nest of calls
-    # (``jax.jit(vf)(x, n=2)``).
+    """What calls a mapped function: the def's own name (a decorator use), the call site itself,
+    names bound to either in turn (``a = vf``, ``(a := vf)``), under any nest of calls through
+    transforms that keep the function's arguments (``jax.jit(vf)(x, n=2)``)."""
+    scope, module, src = ctx.scopes.module, ctx.tree, ctx.src
     callees: dict[str, Use] = {}
     direct: dict[int, Use] = {}
-    for use in mapped:
-        if use.kind is UseKind.DECORATOR:
-            binding = single(ast.Name(use.target.name), scopes.module)
-            if isinstance(binding, Defined) and binding.node is use.target:
-                callees[use.target.name] = use
-        else:
+    for use in ctx.result.uses:
+        if not use.transform.maps_keywords or not use.signature.marked(use.transform.markers):
+            continue
+        if use.kind is not UseKind.DECORATOR:
             direct[id(use.node)] = use
+        elif (
+            isinstance(b := single(ast.Name(use.target.name), scope), Defined)
+            and b.node is use.target
+        ):
+            callees[use.target.name] = use
+    if not callees and not direct:
+        return
 
     def called_by(expr: ast.expr) -> Use | None:
-        for e in _spine(expr, scopes.module):
-            if id(e) in direct:
-                return direct[id(e)]
-            if isinstance(e, ast.Name) and e.id in callees:
-                return callees[e.id]
-            if isinstance(e, ast.NamedExpr) and isinstance(e.value, (ast.Name, ast.Call)):
-                return called_by(e.value)
-        return None
+        while True:  # through transforms of the table that keep their function's arguments
+            if id(expr) in direct:
+                return direct[id(expr)]
+            if isinstance(expr, ast.Name) and expr.id in callees:
+                return callees[expr.id]
+            if isinstance(expr, ast.NamedExpr) and isinstance(expr.value, (ast.Name, ast.Call)):
+                return called_by(expr.value)
+            if not isinstance(expr, ast.Call) or not expr.args:
+                return None
+            ref = classify(expr.func, scope)
+            if ref is None or not ref.transform.keeps_arguments:
+                return None
+            expr = expr.args[0]
 
     bindings = [pair for node in ast.walk(module) if (pair := name_assigned(node)) is not None]
-    bindings += [
-        (node.target.id, node.value) for node in ast.walk(module) if isinstance(node, ast.NamedExpr)
-    ]
+    bindings += [(n.target.id, n.value) for n in ast.walk(module) if isinstance(n, ast.NamedExpr)]
     grew = True
     while grew:  # each round binds at least one more name: at most one round per binding
         grew = False
         for name, value in bindings:
             bound = called_by(value)
             if bound is not None and name not in callees:
-                callees[name] = bound
-                grew = True
+                callees[name], grew = bound, True
     for node in ast.walk(module):
-        if not isinstance(node, ast.Call):
-            continue
-        called = called_by(node.func)
-        if called is None:
+        if not isinstance(node, ast.Call) or (called := called_by(node.func)) is None:
             continue
         statics = {p.name: p for p in called.signature.marked(called.transform.markers)}
         said = {"func": called.target.name, "transform": called.transform.name}
@@ -121,9 +102,6 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
             continue  # how many are passed by position cannot be told
         passed = {k.arg for k in node.keywords}
         for param in statics.values():
-            if (
-                param.position is not None
-                and param.position >= len(node.args)
-                and param.name not in passed
-            ):
-                yield Diagnostic.at(src, node, RULE, "default", name=param.name, **said)
+            if param.position is not None and param.position >= len(node.args):
+                if param.name not in passed:
+                    yield Diagnostic.at(src, node, RULE, "default", name=param.name, **said)
