@@ -108,7 +108,6 @@ def _analyze_tree(
     scopes = build_scopes(
         tree,
         src.text,
-        src.line_starts,
         outer=None if outer is None else environment(outer),
     )
     try:
