@@ -1,7 +1,5 @@
 """The value every front end reads: an ``Analysis`` of one module, its transform uses and findings.
-
-Data only; ``engine.build`` makes it, ``plan`` turns it into edits, the commands print it.
-"""
+Data only; ``engine.build`` makes it."""
 
 from __future__ import annotations
 
@@ -9,7 +7,6 @@ import ast
 import dataclasses
 import enum
 from dataclasses import dataclass, field
-from typing import TypeVar
 
 from jaxrewrite.engine.read.fields import FieldUse
 from jaxrewrite.engine.read.literals import Values
@@ -27,26 +24,31 @@ class UseKind(enum.Enum):
     CALL = "call"  # jax.jit(f) on a def of this module, register_dataclass(C)
 
 
-E = TypeVar("E", bound="_Entries")
+@dataclass(frozen=True)
+class Leaf:
+    """A parameter whose TypedDict/NamedTuple annotation has marked entries (per-leaf statics), or
+    an entry of one that is such a container itself (``class Outer(TypedDict): inner: Inner``),
+    split inside it. ``marks`` holds every marked entry, ``keys`` and ``inner`` the ones a
+    transform holds out (``held`` narrows them)."""
 
-
-class _Entries:
-    """What a per-leaf parameter and an inner container share: ``marks`` holds every marked
-    entry, ``keys`` and ``inner`` the ones a transform holds out (``held`` narrows them)."""
-
+    #: The parameter, or the entry's key for an inner container.
+    param: Param | str
+    kind: Container
     keys: tuple[str, ...]
-    marks: tuple[tuple[str, frozenset[Mark]], ...]
-    inner: tuple[Inner, ...]
-    nodes: tuple[ast.AST, ...]
+    marks: tuple[tuple[str, frozenset[Mark]], ...] = ()
+    inner: tuple[Leaf, ...] = ()
+    #: The field statement of each entry of ``marks``, in its order: what the ledger counts as
+    #: applied (by node, however the class was named: ``Alias = Layer``).
+    nodes: tuple[ast.AST, ...] = field(default=(), compare=False)
 
-    def held(self: E, markers: frozenset[Mark]) -> E | None:
+    def held(self, markers: frozenset[Mark]) -> Leaf | None:
         """These entries as ``markers`` see it: those carrying one of them, or None."""
         keys = tuple(name for name, marks in self.marks if marks & markers)
         found = (entry.held(markers) for entry in self.inner)
         inner = tuple(entry for entry in found if entry is not None)
         if not (keys or inner):
             return None
-        return dataclasses.replace(self, keys=keys, inner=inner)  # type: ignore[type-var]
+        return dataclasses.replace(self, keys=keys, inner=inner)
 
     def applied(self) -> list[ast.AST]:
         """The field statements of the held keys, here and in every inner container."""
@@ -56,51 +58,13 @@ class _Entries:
             found.extend(entry.applied())
         return found
 
-
-@dataclass(frozen=True)
-class Inner(_Entries):
-    """An entry of a per-leaf parameter that is itself a TypedDict/NamedTuple with marked
-    entries (``class Outer(TypedDict): inner: Inner``), split inside the outer one."""
-
-    key: str
-    kind: Container
-    keys: tuple[str, ...]
-    marks: tuple[tuple[str, frozenset[Mark]], ...] = ()
-    inner: tuple[Inner, ...] = ()
-    #: The field statement of each entry of ``marks``, in its order: what the ledger counts as
-    #: applied (by node, however the class was named: ``Alias = Layer``).
-    nodes: tuple[ast.AST, ...] = field(default=(), compare=False)
-
-    def spec(self) -> tuple[str, str, tuple[object, ...]]:
-        return (self.key, self.kind.value, (*self.keys, *(entry.spec() for entry in self.inner)))
-
-
-@dataclass(frozen=True)
-class Leaf(_Entries):
-    """A parameter whose TypedDict/NamedTuple annotation has marked entries (per-leaf statics)."""
-
-    param: Param
-    kind: Container
-    keys: tuple[str, ...]
-    marks: tuple[tuple[str, frozenset[Mark]], ...] = ()
-    inner: tuple[Inner, ...] = ()
-    nodes: tuple[ast.AST, ...] = field(default=(), compare=False)
-
-    def spec(self) -> tuple[str, int | None, str, tuple[object, ...]]:
-        """What the run-time helper is given: the held keys, then one ``(key, kind, keys)`` per
-        inner container (``jaxrewrite.leaves``)."""
-        return (
-            self.param.name,
-            self.param.position,
-            self.kind.value,
-            (*self.keys, *(e.spec() for e in self.inner)),
-        )
-
-
-def held_leaves(leaves: tuple[Leaf, ...], transform: Transform) -> tuple[Leaf, ...]:
-    """The per-leaf parameters with entries ``transform`` holds out."""
-    found = (leaf.held(transform.markers) for leaf in leaves)
-    return tuple(leaf for leaf in found if leaf is not None)
+    def spec(self) -> tuple[object, ...]:
+        """What the run-time helper is given (``jaxrewrite.leaves``): the held keys, then one
+        ``(key, kind, keys)`` per inner container."""
+        keys = (*self.keys, *(entry.spec() for entry in self.inner))
+        if isinstance(self.param, str):
+            return (self.param, self.kind.value, keys)
+        return (self.param.name, self.param.position, self.kind.value, keys)
 
 
 @dataclass(frozen=True)
@@ -111,7 +75,6 @@ class Use:
     #: The decorator expression, or the whole call at a call site.
     node: ast.expr
     transform: Transform
-    #: The def it applies to.
     target: Function
     signature: Signature
     leaves: tuple[Leaf, ...]
@@ -140,10 +103,9 @@ class Registration:
     node: ast.expr
     transform: ClassTransform
     target: ast.ClassDef
-    #: What the user wrote (positional arguments as the keywords they bind), and at this node.
+    #: As in ``Use``; ``values`` are the complete ``data_fields``/``meta_fields``.
     written: tuple[ast.keyword, ...]
     local: tuple[ast.keyword, ...]
-    #: The complete ``data_fields``/``meta_fields`` to write, or None when nothing changes.
     values: Values | None
 
     @property

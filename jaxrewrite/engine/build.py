@@ -1,9 +1,5 @@
-"""The one analysis every front end reads: what the module opts into, every transform use with its
-transform, signature and user-written spec, and every finding with its code.
-
-Pure: text in, an ``Analysis`` value out. ``plan`` turns it into edits, the import hook raises its
-first error, ``show`` prints its findings, ``check`` and ``migrate`` read its uses.
-"""
+"""The one analysis every front end reads, built: text in, an ``Analysis`` value out (parse,
+scopes, the walk, then the finding passes the front end hands in)."""
 
 from __future__ import annotations
 
@@ -14,7 +10,6 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from jaxrewrite.engine.analysis import Analysis
-from jaxrewrite.engine.read.classes import FunctionalClass
 from jaxrewrite.engine.read.depth import any_depth
 from jaxrewrite.engine.read.filters import (
     FAST,
@@ -31,16 +26,13 @@ from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import Container
 from jaxrewrite.engine.walk.callsites import call_site
 from jaxrewrite.engine.walk.decorators import defs
-from jaxrewrite.engine.walk.registrations import field_forms, registrations
-from jaxrewrite.engine.walk.walker import Walked, unseen_error
+from jaxrewrite.engine.walk.registrations import classes
+from jaxrewrite.engine.walk.walker import Walked
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.header import Header, scan_header
 
-Function = ast.FunctionDef | ast.AsyncFunctionDef
-
-#: A finding pass over the analysis while its tree, scopes and walk are alive (the rules' registry
-#: and the trace-time pass each make one; ``engine.findings`` lists check's and show's): it adds to
-#: the Analysis. Front ends choose the passes, so the analysis never imports them.
+#: A finding pass over the analysis while its tree, scopes and walk are alive: front ends choose
+#: the passes (``engine.findings``), so the analysis never imports them.
 TreePass = Callable[[Analysis, ScopeTree, ast.Module, Walked], None]
 
 
@@ -82,23 +74,16 @@ def build_analysis(
 
 
 def keeping_tree(into: list[ast.Module]) -> TreePass:
-    """A pass that keeps the analysed tree in ``into``: ``build_analysis`` frees it otherwise, and a
-    caller that needs it afterwards (the hook's tree route, migrate) need not parse again."""
-
-    def keep(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) -> None:
-        into.append(tree)
-
-    return keep
+    """A pass that keeps the analysed tree in ``into`` (``build_analysis`` frees it otherwise),
+    for a caller that needs it afterwards (migrate)."""
+    return lambda result, scopes, tree, walk: into.append(tree)
 
 
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
-    """Pause the cyclic collector; the caller frees the AST (and what holds it) before leaving.
-
-    The AST is large and planning allocates many small objects: a running collector would rescan
-    the whole tree again and again. The collector is process-wide, so it is paused only while no
-    other thread runs. Nested pauses leave it to the outermost.
-    """
+    """Pause the cyclic collector, which would rescan the large AST again and again while the
+    analysis allocates; the caller frees the AST before leaving. Process-wide, so only while no
+    other thread runs; nested pauses leave it to the outermost."""
     if not gc.isenabled() or threading.active_count() != 1:
         yield
         return
@@ -123,7 +108,6 @@ def _analyze_tree(
     scopes = build_scopes(
         tree,
         src.text,
-        src.line_starts,
         outer=None if outer is None else environment(outer),
     )
     try:
@@ -142,29 +126,24 @@ def walk_module(scopes: ScopeTree, src: Source, filters: Filters, result: Analys
     their decorators, classes, then call sites (which need both)."""
     exhaustive = not filters.marker_names
     relevant = None if exhaustive else index_of(scopes).names
-    walk = Walked(scopes, src, filters, result, relevant)
+    walk = Walked(scopes, src, result, relevant)
     if relevant is not None and not relevant:
         return walk
     static_classes = classes_with_markers(scopes, relevant)
     leaf_names = set()
-    unreadable: set[int] = set()  # refused once here: field_forms does not read them again
-    for key, local in static_classes.items():
+    readable = []
+    for local in static_classes.values():
         try:
             info = walk.info(local)
         except RewriteError as err:
-            walk.refuse(err)
-            unreadable.add(key)
+            walk.refuse(err)  # once: the class is not read again
             continue
+        readable.append((local, info))
         if info.kind is not Container.CLASS and info.static_fields:
-            defined = local[0]
-            leaf_names.add(
-                defined.name if isinstance(defined, FunctionalClass) else defined.node.name
-            )
+            leaf_names.add(info.name)
     walk.leaf_names.update(leaf_aliases(scopes, leaf_names))
     defs(walk, exhaustive)
-    registrable = registrations(walk, static_classes)
-    readable = {k: v for k, v in static_classes.items() if k not in unreadable}
-    unclear = field_forms(walk, readable)
+    registrable, unclear = classes(walk, readable)
     names = (
         None
         if exhaustive
@@ -179,9 +158,9 @@ def walk_module(scopes: ScopeTree, src: Source, filters: Filters, result: Analys
             call_site(walk, call, scope, site)
         except RewriteError as err:
             walk.refuse(err)
-            code = getattr(err, "code", None) or rules.SYNTAX.code
-            walk.refused_calls.append((call, scope, code))
+            walk.refused_calls.append((call, scope, err.code or rules.SYNTAX.code))
     for node, base in unclear:
         if id(node) not in walk.registered:
-            walk.refuse(unseen_error(node, base, src))
+            base_text = ast.unparse(base)
+            walk.refuse(rules.UNSEEN_BASE_FIELD.error(src, base, cls=node.name, base=base_text))
     return walk

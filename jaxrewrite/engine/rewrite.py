@@ -3,7 +3,6 @@ runs."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from jaxrewrite.engine.analysis import Analysis
@@ -11,38 +10,18 @@ from jaxrewrite.engine.build import collector_paused
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.edits.plan import plan
 from jaxrewrite.engine.findings import analyze
-from jaxrewrite.engine.read.filters import FAST, Filters
-from jaxrewrite.engine.read.scopes import Binding
 from jaxrewrite.errors import Notes, say
-from jaxrewrite.header import Header
 
 
-def rewrite_source(
-    source: str,
-    filename: str = "<string>",
-    *,
-    environment: Mapping[str, Binding] | None = None,
-    require_pragma: bool = True,
-    filters: Filters = FAST,
-    header: Header | None = None,
-    report: bool = False,
-) -> str:
+def rewrite_source(source: str, filename: str = "<string>", **options: Any) -> str:
     """Return ``source`` with Static annotations turned into explicit transform keywords.
 
     The very same string comes back when the header has no ``# jaxrewrite: enable``
     pragma, or when nothing in the module needs a keyword. Raises RewriteError for misuse
-    and Python's own SyntaxError for source that does not parse. ``report``: also warn of the
-    markers that do nothing, as the import hook does (``analyze``'s).
+    and Python's own SyntaxError for source that does not parse. ``options`` are
+    ``jaxrewrite.analyze``'s (``report``: also warn as the import hook does).
     """
-    return rewrite_with_notes(
-        source,
-        filename,
-        environment=environment,
-        require_pragma=require_pragma,
-        filters=filters,
-        header=header,
-        report=report,
-    )[0]
+    return rewrite_with_notes(source, filename, **options)[0]
 
 
 def rewrite_with_notes(text: str, filename: str, **options: Any) -> tuple[str, Notes]:
@@ -58,14 +37,9 @@ def rewrite_with_notes(text: str, filename: str, **options: Any) -> tuple[str, N
 
 def rewritten(analysis: Analysis) -> str:
     """The text an analysis calls for: its warnings are issued, its first error raised."""
-    return splice.apply(analysis.source.text, checked_plan(analysis))
-
-
-def checked_plan(analysis: Analysis) -> list[splice.Edit]:
-    """The analysis's edits, once its warnings are issued and its first error raised."""
     say(notes(analysis), analysis.source.filename)
     analysis.raise_first_error()
-    return plan(analysis)
+    return splice.apply(analysis.source.text, plan(analysis))
 
 
 def notes(analysis: Analysis) -> Notes:

@@ -313,10 +313,23 @@ def test_jr009_follows_names_assigned_from_an_import(
     ), finding.message
 
 
-def test_a_name_assigned_two_different_things_is_not_followed(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "imports, spelled",
+    [
+        ("import pk\nc = True\nif c:\n    m = pk\nelse:\n    m = jax", "m.Steps"),
+        ("from pk import Steps\nS = make(Steps)", "S"),
+        ("import pk\nm = load(pk)", "m.Steps"),
+        ("from pk import Steps\nS = jax.jit(Steps)", "S"),
+    ],
+    ids=["two ways", "a call's result", "a module through a call", "a transform's result"],
+)
+def test_a_name_not_assigned_the_import_itself_is_not_followed(
+    tmp_path: Path, imports: str, spelled: str
+) -> None:
+    """JR009 says "comes from <import>" only of a name bound to that import on every path: a
+    call's result (``S = make(Steps)``) is something else, which nothing here can read."""
     write(tmp_path / "pk.py", "from jaxrewrite import Static\n\nSteps = Static[int]\n")
-    imports = "import pk\nc = True\nif c:\n    m = pk\nelse:\n    m = jax"
-    main = USE.format(imports=imports, op="int", steps="m.Steps")
+    main = USE.format(imports=imports, op="int", steps=spelled)
     write(tmp_path / "main.py", main)
     assert check_text(main, str(tmp_path / "main.py")) == []
 

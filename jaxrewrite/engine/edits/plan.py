@@ -32,22 +32,18 @@ def _field_edits(use: FieldUse, src: Source) -> list[splice.Edit]:
     form, at = use.form, use.at
     if use.action is Action.ADD:
         end = src.end(at)
-        return [
-            splice.Edit(end, end, " = " + render.field_call(form.module, form.keyword, form.static))
-        ]
+        return [splice.Edit(end, end, " = " + render.field(form)[0])]
     if use.action is Action.DEFAULT:
-        return _around(at, *render.field_default(form.module, form.keyword, form.static), src)
+        return _around(at, *render.field(form, default=True), src)
     if use.action is Action.ENTRY:
         assert isinstance(at, ast.Dict)
         start = src.start(at) + 1  # just after the opening brace
-        entry = render.metadata_entry(form.keyword, form.static)
+        entry = render.metadata_entry(form)
         return [splice.Edit(start, start, entry + (", " if at.keys else ""))]
     assert isinstance(at, ast.Call)
     if use.action is Action.KEYWORD:
-        text = render.field_keyword(form.keyword, form.static)
-    else:
-        text = render.metadata_keyword(form.keyword, form.static)
-    return [_append(at, text, src)]
+        return [_append(at, f"{form.keyword}={form.static}", src)]
+    return [_append(at, f"metadata={{{render.metadata_entry(form)}}}", src)]
 
 
 def _append(call: ast.Call, text: str, src: Source) -> splice.Edit:
@@ -84,26 +80,20 @@ def _after_parentheses(text: str, at: int, close: int) -> int:
 
 def _edits(use: Use | Registration, src: Source) -> list[splice.Edit]:
     assert use.values is not None
-    helper = use.transform.per_leaf if isinstance(use, Use) else None
-    leaves = use.leaves if isinstance(use, Use) else ()
+    # The analysis refuses per-leaf entries under a transform without a helper.
+    helper = use.transform.per_leaf if isinstance(use, Use) and use.leaves else None
+    leaves = tuple(leaf.spec() for leaf in use.leaves) if isinstance(use, Use) else ()
     if use.kind is UseKind.CALL:
         assert isinstance(use.node, ast.Call)
         edits = _edit_call(use.node, use.local, use.values, src)
-        if leaves:
-            assert helper is not None  # the analysis refuses per-leaf entries without a helper
-            before, after = render.leaves_call_site(tuple(leaf.spec() for leaf in leaves), helper)
-            edits = _around(use.node.func, before, after, src) + edits
+        if helper is not None:
+            around = render.leaves_call_site(leaves, helper)
+            edits = _around(use.node.func, *around, src) + edits
         return edits
-    if leaves:
-        assert helper is not None
-        pairs = tuple((k, v) for k, v, _ in use.values)
-        specs = tuple(leaf.spec() for leaf in leaves)
-        before, after = render.leaves_wrapper(specs, pairs, helper)
-        return _around(use.node, before, after, src)
-    if isinstance(use.node, ast.Call):  # partial(jax.jit, ...), jax.jit(...): completed in place
+    if isinstance(use.node, ast.Call) and helper is None:  # partial(jax.jit, ...): in place
         return _edit_call(use.node, use.local, use.values, src)
-    before, after = render.wrapper(tuple((k, v) for k, v, _ in use.values))
-    return _around(use.node, before, after, src)
+    pairs = tuple((k, v) for k, v, _ in use.values)
+    return _around(use.node, *render.wrapper(pairs, helper, leaves), src)
 
 
 def _around(expr: ast.expr, before: str, after: str, src: Source) -> list[splice.Edit]:

@@ -4,68 +4,77 @@ from __future__ import annotations
 
 import ast
 import warnings
-from functools import lru_cache
-from types import ModuleType
 
 from jaxrewrite.engine.read.literals import Value
+from jaxrewrite.engine.rulebook.table import FieldForm
 
-_PLACEHOLDER = "__jaxrewrite_transform__"
+#: Where the user's expression goes in a generated fragment.
+_TRANSFORM = ast.Name("__jaxrewrite_transform__", ast.Load())
+
+#: Keys are strings, or ``(key, kind, keys)`` for an inner container (``analysis.Leaf.spec``).
+LeafSpecs = tuple[tuple[object, ...], ...]
 
 
-@lru_cache(maxsize=1)
-def _astor() -> ModuleType:
-    """astor, imported on first use (most imports render nothing); the DeprecationWarning its
-    import gives on 3.12+ (``ast.Num``) is about astor's internals, not the user's code."""
+def _source(node: ast.AST) -> str:
+    """One line, always: line numbers must not move, so astor's line wrapping is off. astor is
+    imported on first use (most imports render nothing); the DeprecationWarning it gives on 3.12+
+    (``ast.Num``) is about its internals, not the user's code."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         import astor
 
-    module: ModuleType = astor
-    return module
+        return str(astor.to_source(node, pretty_source="".join)).strip()
 
 
-def _source(node: ast.AST) -> str:
-    # One line, always: line numbers must not move, so astor's line wrapping is off.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return str(_astor().to_source(node, pretty_source="".join)).strip()
-
-
-@lru_cache(maxsize=4096)
 def value(items: Value) -> str:
     """``(3,)``, ``('c_func',)``, ``(0, 0, None)``."""
-    return _source(ast.Tuple([ast.Constant(item) for item in items], ast.Load()))
+    return _source(_const(items))
 
 
-@lru_cache(maxsize=1024)
 def keywords(pairs: tuple[tuple[str, Value], ...]) -> str:
     """``static_argnums=(3,), static_argnames=('c_func',)``."""
     return ", ".join(f"{name}={value(items)}" for name, items in pairs)
 
 
-@lru_cache(maxsize=1024)
-def wrapper(pairs: tuple[tuple[str, Value], ...]) -> tuple[str, str]:
-    """Text before and after a bare transform to call it with its keywords: ``jax.jit`` becomes
-    ``__import__('functools').partial(jax.jit, static_argnums=...)``, with no import statement
-    and no new module name. One call evaluated where the user wrote the decorator (class-body
-    names stay visible, the transform is looked up before the def runs), for every transform and
-    JAX version, and, unlike a lambda, no code object to compile."""
-    return _around(_partial([], pairs))
+def wrapper(
+    pairs: tuple[tuple[str, object], ...], helper: str | None = None, leaves: LeafSpecs = ()
+) -> tuple[str, str]:
+    """Text around a bare transform to call it with its keywords: ``jax.jit`` becomes
+    ``__import__('functools').partial(jax.jit, static_argnums=...)``: no import statement, no new
+    name, evaluated where the user wrote the decorator, and no code object as a lambda would be.
+    ``helper`` (the row's ``per_leaf``) comes first with ``leaves=``, for per-leaf statics."""
+    before = [] if helper is None else [_import("jaxrewrite.leaves", helper)]
+    if helper is not None:
+        pairs = (("leaves", leaves), *pairs)
+    named = [ast.keyword(name, _const(items)) for name, items in pairs]
+    return _around(ast.Call(_import("functools", "partial"), [*before, _TRANSFORM], named))
 
 
-#: Where the user's transform expression goes in a generated fragment.
-_TRANSFORM = ast.Name(_PLACEHOLDER, ast.Load())
+def leaves_call_site(leaves: LeafSpecs, helper: str) -> tuple[str, str]:
+    """Text around a call site's transform for per-leaf statics: ``jax.jit(fun, ...)`` becomes
+    ``__import__('jaxrewrite.leaves').leaves.at_call('static_leaves', jax.jit, <leaves>)(fun,
+    ...)``, the call's own arguments completed in place like any call site's."""
+    at_call = _import("jaxrewrite.leaves", "at_call")
+    return _around(ast.Call(at_call, [ast.Constant(helper), _TRANSFORM, _const(leaves)], []))
 
 
-def _partial(before: list[ast.expr], pairs: tuple[tuple[str, object], ...]) -> ast.Call:
-    """``__import__('functools').partial(<before>, <transform>, <name>=<value>, ...)``."""
-    keywords = [ast.keyword(name, _const(items)) for name, items in pairs]
-    return ast.Call(_import("functools", "partial"), [*before, _TRANSFORM], keywords)
+def field(form: FieldForm, default: bool = False) -> tuple[str, str]:
+    """``__import__('equinox').field(static=True)``; with ``default``, split where the user's
+    plain default goes: ``__import__('equinox').field(default=`` and ``, static=True)``."""
+    before = [ast.keyword("default", _TRANSFORM)] if default else []
+    static = ast.keyword(form.keyword, ast.Constant(form.static))
+    return _around(ast.Call(_import(form.module, "field"), [], [*before, static]))
+
+
+def metadata_entry(form: FieldForm) -> str:
+    """``'static': True``."""
+    entry = ast.Dict([ast.Constant(form.keyword)], [ast.Constant(form.static)])
+    return _source(ast.Expr(entry))[1:-1]
 
 
 def _around(call: ast.Call) -> tuple[str, str]:
-    """The rendered fragment split where the transform goes."""
-    before, _, after = _source(ast.Expr(call)).partition(_PLACEHOLDER)
+    """The rendered fragment split where the user's expression goes."""
+    before, _, after = _source(ast.Expr(call)).partition(_TRANSFORM.id)
     return before, after
 
 
@@ -82,68 +91,3 @@ def _import(module: str, name: str) -> ast.expr:
     for part in [*module.split(".")[1:], name]:
         expr = ast.Attribute(expr, part, ast.Load())
     return expr
-
-
-def _helper(name: str) -> ast.expr:
-    return _import("jaxrewrite.leaves", name)
-
-
-#: Keys are strings, or ``(key, kind, keys)`` for an inner container (``analysis.Inner.spec``).
-LeafSpecs = tuple[tuple[str, int | None, str, tuple[object, ...]], ...]
-
-
-@lru_cache(maxsize=256)
-def leaves_wrapper(
-    leaves: LeafSpecs,
-    pairs: tuple[tuple[str, Value], ...],
-    helper: str = "static_leaves",
-) -> tuple[str, str]:
-    """Text around a transform for per-leaf statics, in the same partial form as every bare
-    transform: ``jax.jit`` becomes ``__import__('functools').partial(__import__(
-    'jaxrewrite.leaves').leaves.static_leaves, jax.jit, leaves=<leaves>, static_argnums=...)``;
-    ``helper`` is the table row's ``per_leaf``."""
-    return _around(_partial([_helper(helper)], (("leaves", leaves), *pairs)))
-
-
-@lru_cache(maxsize=256)
-def leaves_call_site(leaves: LeafSpecs, helper: str) -> tuple[str, str]:
-    """Text around a call site's transform for per-leaf statics: ``jax.jit(fun, ...)`` becomes
-    ``__import__('jaxrewrite.leaves').leaves.at_call('static_leaves', jax.jit, <leaves>)(fun,
-    ...)``, the call's own arguments completed in place like any call site's."""
-    return _around(
-        ast.Call(_helper("at_call"), [ast.Constant(helper), _TRANSFORM, _const(leaves)], [])
-    )
-
-
-@lru_cache(maxsize=64)
-def field_call(module: str, keyword: str, static: bool) -> str:
-    """``__import__('equinox').field(static=True)``."""
-    return _source(ast.Expr(_field(module, [], keyword, static)))
-
-
-@lru_cache(maxsize=64)
-def field_default(module: str, keyword: str, static: bool) -> tuple[str, str]:
-    """Text around a plain default: ``__import__('equinox').field(default=`` and ``,
-    static=True)``."""
-    return _around(_field(module, [ast.keyword("default", _TRANSFORM)], keyword, static))
-
-
-def field_keyword(keyword: str, static: bool) -> str:
-    """``static=True``, ``pytree_node=False``."""
-    return f"{keyword}={_source(ast.Expr(ast.Constant(static)))}"
-
-
-def metadata_keyword(key: str, static: bool) -> str:
-    """``metadata={'static': True}``."""
-    return f"metadata={{{metadata_entry(key, static)}}}"
-
-
-def metadata_entry(key: str, static: bool) -> str:
-    """``'static': True``."""
-    return _source(ast.Expr(ast.Dict([ast.Constant(key)], [ast.Constant(static)])))[1:-1]
-
-
-def _field(module: str, before: list[ast.keyword], keyword: str, static: bool) -> ast.Call:
-    return ast.Call(
-        _import(module, "field"), [], [*before, ast.keyword(keyword, ast.Constant(static))]
-    )

@@ -38,11 +38,8 @@ def apply(text: str, edits: list[Edit]) -> str:
 
 
 def replace(text: str, start: int, end: int, new: str) -> Edit:
-    """Replace a span with single-line ``new``, keeping its line breaks and comments in place.
-
-    Line numbers must never move, so a replaced multi-line span keeps every line break, each
-    comment stays on its line, and ``new`` goes on the span's last line at that line's indent.
-    """
+    """Replace a span with single-line ``new``: line numbers must never move, so a multi-line
+    span keeps its line breaks and comments, and ``new`` goes on its last line at its indent."""
     old = text[start:end]
     lines = source_lines(old)
     if len(lines) <= 1:

@@ -211,8 +211,13 @@ class _Collector:
         memo: Memo = {}
         for spelled, at in positions(ann, scope):
             base, path = attributes(spelled)
-            found = [None] if base is None else reaches(base, scope, None, self.origins, memo)
-            # One import on every path: JR009 says only what is certain.
+            found = (
+                [None]
+                if base is None
+                else reaches(base, scope, None, self.origins, memo, peeled=False)
+            )
+            # One import on every path, bound to it (not a call's result): JR009 says only what
+            # is certain.
             reach = found[0] if len(found) == 1 else None
             named = found_name(reach, path)
             if reach is not None and named is not None:

@@ -1,11 +1,11 @@
-"""Reading a class's fields from source: which are Static, and what kind of container it is, for
-dataclass registration (``meta_fields``) and per-leaf statics (TypedDict, NamedTuple, and their
-functional forms).
+"""A class's fields from source: which are Static, and what kind of container it is, for
+dataclass registration and per-leaf statics (TypedDict, NamedTuple, their functional forms).
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from jaxrewrite.engine.read.markers import MarkerReader
@@ -13,7 +13,6 @@ from jaxrewrite.engine.read.recognise import classify_registration
 from jaxrewrite.engine.read.resolve import (
     MAX_DEPTH,
     TooDeep,
-    alias_of,
     parse_string,
     qualname,
     single,
@@ -118,20 +117,15 @@ def read_class(
             inherited[inherited_field.name] = inherited_field
     reader = MarkerReader(defined.body, src, relevant)
     own: dict[str, Field] = {}
-    for stmt in node.body:
-        if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
-            continue
-        ann = stmt.annotation
-        if not_a_field(ann, defined.body):
-            continue
+    for stmt, name in own_fields(defined):
         static, unknown = _metadata(stmt.value, defined.body)
-        own[stmt.target.id] = Field(
-            stmt.target.id,
-            reader.markers(ann) | static,
+        own[name] = Field(
+            name,
+            reader.markers(stmt.annotation) | static,
             _init(stmt.value, defined.body),
             stmt,
             unknown,
-            ann,
+            stmt.annotation,
             defined.body,
         )
     merged = {**inherited, **own}
@@ -140,30 +134,27 @@ def read_class(
     return ClassInfo(node.name, kind, tuple(merged[name] for name in order), unseen)
 
 
-def not_a_field(ann: ast.expr, scope: Scope) -> bool:
-    """ClassVar, InitVar and KW_ONLY, written plainly or as a string (dataclasses reads both)."""
-    parsed = unquoted(ann)
-    if parsed is None:
-        return False
-    head = parsed.value if isinstance(parsed, ast.Subscript) else parsed
-    return qualname(head, scope) in _NOT_FIELDS
+def own_fields(defined: DefinedClass) -> Iterator[tuple[ast.AnnAssign, str]]:
+    """The fields a class body declares, with their names: each ``name: T`` but ClassVar,
+    InitVar and KW_ONLY, written plainly or as a string (dataclasses reads both)."""
+    for stmt in defined.node.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            parsed = unquoted(stmt.annotation)
+            head = parsed.value if isinstance(parsed, ast.Subscript) else parsed
+            if head is None or (qualname(head, defined.body) or "") not in _NOT_FIELDS:
+                yield stmt, stmt.target.id
 
 
 def _read_functional(defined: FunctionalClass, src: Source, relevant: set[str] | None) -> ClassInfo:
-    call, scope = defined.call, defined.scope
-    reader = MarkerReader(scope, src, relevant)
-    entries = [
-        (k.value if isinstance(k, ast.Constant) else k, v, w)
-        for k, v, w in functional_entries(call)
-    ]
-    pairs = [
-        (k, v, w) for k, v, w in entries if isinstance(k, str)
-    ]  # a key no string literal: no field
-    fields = tuple(
-        Field(key, reader.markers(value), True, where, None, value, scope)
-        for key, value, where in pairs
-    )
-    return ClassInfo(defined.name, defined.kind, fields, None)
+    reader = MarkerReader(defined.scope, src, relevant)
+    fields = []
+    for key, value, where in functional_entries(defined.call):
+        name = key.value if isinstance(key, ast.Constant) else key
+        if isinstance(name, str):  # a key no string literal: no field
+            fields.append(
+                Field(name, reader.markers(value), True, where, None, value, defined.scope)
+            )
+    return ClassInfo(defined.name, defined.kind, tuple(fields), None)
 
 
 def functional_entries(call: ast.Call) -> list[tuple[str | ast.expr, ast.expr, ast.AST]]:
@@ -242,11 +233,9 @@ _UNION = "typing.Union"
 
 
 def leaf_class(ann: ast.expr, scope: Scope, depth: int = 0) -> tuple[LocalClass, bool] | None:
-    """The class of this module an annotation names, seen through the spellings that keep its
-    instances as they are: a string, ``Optional[C]``, ``C | None``, ``Union[C, None]``,
-    ``Annotated[C, ...]``, an alias ``A = C`` and a generic ``C[T]``; with whether None is
-    allowed. None for anything else (a union of two classes names no one container);
-    ``TooDeep`` past ``MAX_DEPTH`` (a longer chain of aliases, or a loop of them)."""
+    """The class of this module an annotation names (through a string, ``Optional[C]``,
+    ``C | None``, ``Union[C, None]``, ``Annotated[C, ...]``, an alias, a generic ``C[T]``), with
+    whether None is allowed; ``TooDeep`` past ``MAX_DEPTH``."""
     if depth > MAX_DEPTH:
         raise TooDeep
     if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
@@ -271,8 +260,8 @@ def leaf_class(ann: ast.expr, scope: Scope, depth: int = 0) -> tuple[LocalClass,
         local = local_class(ann, scope)
         if local is not None:
             return local, False
-        alias = alias_of(ann, scope)
-        if alias is not None and isinstance(
+        alias = single(ann, scope)
+        if isinstance(alias, Assigned) and isinstance(
             alias.value, (ast.Name, ast.Subscript, ast.BinOp, ast.Constant)
         ):
             return leaf_class(alias.value, alias.scope, depth + 1)

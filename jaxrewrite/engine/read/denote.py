@@ -1,9 +1,8 @@
 """What a name denotes where it is read: the one model the marker and transform readers share.
 
-A load of a name sees every binding its scope makes (``Scope.lookup``); each is a ``Path`` (an
-assignment of ``a if c else b`` is two). The name is what every path reads as; where two read
-differently, ``split`` names them (JR104, ``spelled``). A path on which the use itself raises is
-none: ``jax = None`` has no attribute ``jit``, so ``@jax.jit`` means what the other bindings say.
+Each binding a load may see is a ``Path`` (``a if c else b`` is two); the name is what every path
+reads as, and where two differ ``split`` names them (JR104). A path on which the use raises is
+none: ``jax = None`` has no ``jit``, so ``@jax.jit`` means what the other bindings say.
 """
 
 from __future__ import annotations
@@ -44,8 +43,8 @@ class Path(NamedTuple):
 
 def paths(name: str, scope: Scope, use: str | None = None) -> list[Path] | None:
     """The bindings a load of ``name`` in ``scope`` may see, one per path; None where the module
-    binds it nowhere (a builtin, a star import). ``use``: an attribute read of the value, or
-    ``CALLED``; a path on which that raises is left out (so the list may be empty)."""
+    binds it nowhere. ``use``: an attribute read, or ``CALLED``; a path on which it raises is left
+    out."""
     found = scope.lookup(name)
     if found is None:
         return None
@@ -55,7 +54,13 @@ def paths(name: str, scope: Scope, use: str | None = None) -> list[Path] | None:
     for binding, (line, _) in zip(bindings, sites):
         split_up = type(binding) is Assigned and type(binding.value) is ast.IfExp
         for one in _branches(binding) if split_up else (binding,):  # type: ignore[arg-type]
-            if use is None or not _raises(one, use):
+            value = one.value if isinstance(one, Assigned) else None
+            # A use of a constant raises whatever runs around it: ``jax = None`` has no ``jit``.
+            if not (
+                use is not None
+                and isinstance(value, ast.Constant)
+                and (use == CALLED or not hasattr(value.value, use))
+            ):
                 out.append(Path(one, holder, line, name, binding))
     return out
 
@@ -73,18 +78,10 @@ def _branches(binding: Assigned) -> list[Binding]:
     return out
 
 
-def _raises(binding: Binding, use: str) -> bool:
-    """Does ``use`` of this binding's value raise, whatever runs around it? Known for constants."""
-    if not (isinstance(binding, Assigned) and isinstance(binding.value, ast.Constant)):
-        return False
-    return use == CALLED or not hasattr(binding.value.value, use)
-
-
 def split(
     readings: Sequence[tuple[T, Path]], same: Callable[[T, T], bool] | None = None
 ) -> tuple[Path, Path] | None:
-    """Two paths whose readings differ (``same`` says when two agree; default ``==``), or None
-    where every path reads the same."""
+    """Two paths whose readings differ (by ``same``, default ``==``), or None."""
     first, where = readings[0]
     for other, there in readings[1:]:
         if not (first == other if same is None else same(first, other)):
@@ -93,8 +90,7 @@ def split(
 
 
 def same_expr(a: ast.AST | None, b: ast.AST | None) -> bool:
-    """Are two expressions the same but for where they stand? (``ast.dump`` of each, compared,
-    without the closures it makes, which would leave garbage for the collector each call.)"""
+    """Are two expressions the same but for where they stand? (``ast.dump`` without its garbage.)"""
     todo: list[tuple[object, object]] = [(a, b)]
     while todo:
         x, y = todo.pop()

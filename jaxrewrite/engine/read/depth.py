@@ -1,8 +1,5 @@
-"""Depth: the engine reads every tree Python's parser accepts, however deeply nested.
-
-Python's parser takes expressions thousands of levels deep (a long generated sum), deeper than the
-recursion limit the engine's walks would meet; so a pure entry point that runs out of recursion
-runs once more in a thread with a large stack and a recursion limit to match.
+"""The engine reads every tree Python's parser accepts, however deep (a long generated sum): a
+pure entry point that runs out of recursion runs once more in a thread with a large stack.
 """
 
 from __future__ import annotations
@@ -16,9 +13,8 @@ from typing import ParamSpec, TypeVar
 P = ParamSpec("P")
 T = TypeVar("T")
 
-#: The recursion limit of the second attempt, and the stack that carries it (1 GiB of address
-#: space, touched only as deep as the walk goes). CPython's parsers stop at a few thousand
-#: levels, and no walk of the engine takes more than a few frames per level.
+#: The recursion limit of the second attempt, and the stack that carries it (address space,
+#: touched only as deep as the walk goes).
 DEEP_LIMIT = 200_000
 DEEP_STACK = 1 << 30
 

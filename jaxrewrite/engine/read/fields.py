@@ -1,8 +1,6 @@
-"""Static fields of field-form classes (Equinox Modules, flax.struct dataclasses).
-
-Such a library reads which fields are static from its own field function when the class is made,
-so ``Static[T]`` on a field is completed to that function with the library's keyword
-(``eqx.field(static=True)``) and nothing else changes (``table.FIELD_FORMS``).
+"""Static fields of field-form classes (Equinox Modules, flax.struct dataclasses): such a library
+reads them from its own field function, so ``Static[T]`` on a field is completed to that function
+with its keyword (``eqx.field(static=True)``, ``table.FIELD_FORMS``).
 """
 
 from __future__ import annotations
@@ -10,9 +8,16 @@ from __future__ import annotations
 import ast
 import builtins
 import enum
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from jaxrewrite.engine.read.classes import FIELD, NEUTRAL_BASES, local_class, not_a_field
+from jaxrewrite.engine.read.classes import (
+    FIELD,
+    NEUTRAL_BASES,
+    LocalClass,
+    local_class,
+    own_fields,
+)
 from jaxrewrite.engine.read.markers import MarkerReader
 from jaxrewrite.engine.read.resolve import MAX_DEPTH, binding_scope, qualname
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
@@ -49,26 +54,50 @@ class FieldUse:
     at: ast.expr
 
 
-def form_of(
-    defined: DefinedClass, scope: Scope, depth: int = 0
-) -> tuple[FieldForm | None, ast.expr | None]:
+def form_of(defined: DefinedClass, scope: Scope) -> tuple[FieldForm | None, ast.expr | None]:
     """The field-form library a class belongs to (by its decorator, or any base's, to any depth),
     and its first base this module cannot see; ``scope`` encloses the class."""
-    node = defined.node
-    for deco in node.decorator_list:
+    ancestry = list(_ancestry(defined, scope))
+    unseen = next(
+        (
+            base
+            for base, name, local, deep in ancestry
+            if not (
+                name in NEUTRAL_BASES
+                or name in CONTAINERS
+                or any(name in form.bases for form in FIELD_FORMS)
+            )
+            and (local is None or not isinstance(local[0], DefinedClass) or deep)
+        ),
+        None,
+    )
+    for deco in defined.node.decorator_list:
         name = qualname(deco.func if isinstance(deco, ast.Call) else deco, scope)
         for form in FIELD_FORMS:
             if name in form.decorators:
-                return form, _unseen(defined, scope, depth)
-    found = _inherited(defined, scope, depth)
-    return found, _unseen(defined, scope, depth)
+                return form, unseen
+    inherited = (form for _, name, _, _ in ancestry for form in FIELD_FORMS if name in form.bases)
+    return next(inherited, None), unseen
+
+
+def _ancestry(
+    defined: DefinedClass, scope: Scope, depth: int = 0
+) -> Iterator[tuple[ast.expr, str | None, LocalClass | None, bool]]:
+    """Each base of the class and of its bases of this module, depth first: (the base, its dotted
+    name, the class of this module it names, whether it is past ``MAX_DEPTH``, so not read)."""
+    for base in defined.node.bases:
+        target = base.value if isinstance(base, ast.Subscript) else base
+        local = local_class(target, scope)
+        deep = depth >= MAX_DEPTH
+        yield base, qualname(target, scope), local, deep
+        if local is not None and isinstance(local[0], DefinedClass) and not deep:
+            yield from _ancestry(local[0], local[1], depth + 1)
 
 
 def unseen_form(defined: DefinedClass, src: Source, relevant: set[str] | None) -> FieldForm | None:
     """The form of a class whose base this module cannot see: the library whose field function a
-    Static field's value calls, else ``EITHER_FORM`` (both read it). None where a Static field's
-    value is ``dataclasses.field(...)`` (one metadata key speaks to one library: JR133) or two
-    libraries' field functions meet."""
+    Static field calls, else ``EITHER_FORM``. None where one calls ``dataclasses.field`` (one
+    metadata key speaks to one library: JR133) or two libraries' field functions meet."""
     reader = MarkerReader(defined.body, src, relevant)
     named: set[FieldForm] = set()
     for stmt in defined.node.body:
@@ -85,37 +114,6 @@ def unseen_form(defined: DefinedClass, src: Source, relevant: set[str] | None) -
     return named.pop() if named else EITHER_FORM
 
 
-def _inherited(defined: DefinedClass, scope: Scope, depth: int) -> FieldForm | None:
-    for base in defined.node.bases:
-        target = base.value if isinstance(base, ast.Subscript) else base
-        name = qualname(target, scope)
-        for form in FIELD_FORMS:
-            if name in form.bases:
-                return form
-        local = local_class(target, scope)
-        if local is not None and isinstance(local[0], DefinedClass) and depth < MAX_DEPTH:
-            found = _inherited(local[0], local[1], depth + 1)
-            if found is not None:
-                return found
-    return None
-
-
-def _unseen(defined: DefinedClass, scope: Scope, depth: int) -> ast.expr | None:
-    """The first base (through local bases) that is neither known nor defined in this module."""
-    for base in defined.node.bases:
-        target = base.value if isinstance(base, ast.Subscript) else base
-        name = qualname(target, scope)
-        if name in NEUTRAL_BASES or name in CONTAINERS or any(name in f.bases for f in FIELD_FORMS):
-            continue
-        local = local_class(target, scope)
-        if local is None or not isinstance(local[0], DefinedClass) or depth >= MAX_DEPTH:
-            return base
-        inner = _unseen(local[0], local[1], depth + 1)
-        if inner is not None:
-            return inner
-    return None
-
-
 def field_uses(
     defined: DefinedClass, scope: Scope, form: FieldForm, src: Source, relevant: set[str] | None
 ) -> list[FieldUse]:
@@ -123,13 +121,8 @@ def field_uses(
     reader = MarkerReader(defined.body, src, relevant)
     body = defined.body
     found: list[FieldUse] = []
-    for stmt in defined.node.body:
-        if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
-            continue
-        if not_a_field(stmt.annotation, body):
-            continue
+    for stmt, name in own_fields(defined):
         markers = reader.markers(stmt.annotation)
-        name = stmt.target.id
         if Mark.NODIFF in markers:
             raise rules.FIELD_NODIFF.error(
                 src,
@@ -199,7 +192,13 @@ def _use(
                 _check_value(entry, f"metadata {form.keyword!r}: ", name, form, src)
                 return None
         return FieldUse(form, name, stmt, Action.ENTRY, metadata)
-    if _gives_a_value(value.func, scope):
+    # A callee that never returns a dataclass field (a function of ``_VALUE_MODULES``, a builtin
+    # the module does not rebind) gives a plain default.
+    given = qualname(value.func, scope)
+    func = value.func
+    if given is None and isinstance(func, ast.Name) and binding_scope(func.id, scope) is None:
+        given = f"builtins.{func.id}" if func.id in _BUILTINS else None
+    if given and given.partition(".")[0] in _VALUE_MODULES and given != "builtins.__import__":
         return FieldUse(form, name, stmt, Action.DEFAULT, value)
     raise rules.FIELD_UNREADABLE.error(
         src,
@@ -216,21 +215,6 @@ def _use(
 #: Modules none of whose functions returns a dataclass field: a call of one is a plain value
 #: (``functools.partial(jax.nn.leaky_relu, negative_slope=0.1)``, ``jnp.zeros(3)``).
 _VALUE_MODULES = frozenset({"functools", "jax", "jaxlib", "numpy", "math", "operator", "builtins"})
-
-
-def _gives_a_value(func: ast.expr, scope: Scope) -> bool:
-    """A callee that never returns a dataclass field: a function of ``_VALUE_MODULES``, or a
-    builtin the module does not rebind."""
-    name = qualname(func, scope)
-    if name is None and isinstance(func, ast.Name) and binding_scope(func.id, scope) is None:
-        name = f"builtins.{func.id}" if func.id in _BUILTINS else None
-    return (
-        name is not None
-        and name.partition(".")[0] in _VALUE_MODULES
-        and name != "builtins.__import__"
-    )
-
-
 _BUILTINS = frozenset(dir(builtins))
 
 
@@ -280,22 +264,14 @@ def field_function(expr: ast.expr, scope: Scope) -> str | None:
     return None
 
 
-def _base_values(defined: DefinedClass, scope: Scope, depth: int = 0) -> set[str]:
+def _base_values(defined: DefinedClass, scope: Scope) -> set[str]:
     """Field names that a base class of this module writes with a value."""
-    names: set[str] = set()
-    for base in defined.node.bases:
-        local = local_class(base.value if isinstance(base, ast.Subscript) else base, scope)
-        if local is None or depth >= MAX_DEPTH:
-            continue
-        inner, inner_scope = local
-        if not isinstance(inner, DefinedClass):
-            continue
-        names |= _base_values(inner, inner_scope, depth + 1)
-        for stmt in inner.node.body:
-            if (
-                isinstance(stmt, ast.AnnAssign)
-                and isinstance(stmt.target, ast.Name)
-                and stmt.value is not None
-            ):
-                names.add(stmt.target.id)
-    return names
+    return {
+        stmt.target.id
+        for _, _, local, deep in _ancestry(defined, scope)
+        if local is not None and isinstance(local[0], DefinedClass) and not deep
+        for stmt in local[0].node.body
+        if isinstance(stmt, ast.AnnAssign)
+        and isinstance(stmt.target, ast.Name)
+        and stmt.value is not None
+    }

@@ -10,9 +10,7 @@ import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate
 
-from jaxrewrite.engine.read.callscopes import calls_in
 from jaxrewrite.engine.read.classes import (
     FunctionalClass,
     LocalClass,
@@ -22,8 +20,23 @@ from jaxrewrite.engine.read.classes import (
 )
 from jaxrewrite.engine.read.lexer import word_starts
 from jaxrewrite.engine.read.markers import may_mark, names_made_from
-from jaxrewrite.engine.read.nodes import own_expressions
-from jaxrewrite.engine.read.scopes import Assigned, Scope, ScopeTree
+from jaxrewrite.engine.read.nodes import (
+    COMPREHENSIONS,
+    child_nodes,
+    comprehension_parts,
+    own_expressions,
+    parameter_names,
+    target_names,
+    walrus_targets,
+)
+from jaxrewrite.engine.read.scopes import (
+    OPAQUE,
+    Assigned,
+    Scope,
+    ScopeKind,
+    ScopeTree,
+    loop_choice,
+)
 from jaxrewrite.engine.read.source import Source
 
 
@@ -43,8 +56,8 @@ EXHAUSTIVE = Filters(marker_names=False, first_arguments=False)
 
 
 def classes_with_markers(tree: ScopeTree, relevant: set[str] | None) -> dict[int, LocalClass]:
-    """Classes whose fields (own, or inherited from a class of this module) may carry markers,
-    functional TypedDict/NamedTuple forms included; ``relevant`` None means every class."""
+    """Classes whose fields (own or inherited) may carry markers, functional TypedDict and
+    NamedTuple forms included; ``relevant`` None: every class."""
     found: dict[int, LocalClass] = {
         id(defined.node): (defined, scope)
         for defined, scope in tree.classes
@@ -135,8 +148,7 @@ CallSite = tuple[ast.Call, Scope, tuple[int, int]]
 def calls_naming(
     names: list[str] | None, tree: ScopeTree, src: Source, filters: Filters
 ) -> list[CallSite]:
-    """Calls in statements on lines where one of ``names`` is a first argument; every call where
-    ``names`` is None."""
+    """Calls in statements on lines where one of ``names`` is a first argument; None: all."""
     if names is not None and not names:
         return []
     ordered: list[int] | None = None
@@ -163,33 +175,59 @@ def calls_naming(
     return found
 
 
+def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> None:
+    """Every call in ``expr`` with the scope it runs in (a lambda's or a comprehension's own), in
+    source order. A loop, not recursion: a generated expression may be deeper than the limit."""
+    stack: list[tuple[ast.AST, Scope]] = [(expr, scope)]
+    while stack:
+        node, where = stack.pop()
+        kind = type(node)
+        if kind is ast.Call:
+            out.append((node, where))  # type: ignore[arg-type]
+        elif kind is ast.Lambda:
+            args = node.args  # type: ignore[attr-defined]
+            inner = Scope(ScopeKind.FUNCTION, where)
+            for name in parameter_names(args):
+                inner.bind(name, OPAQUE)
+            walrus: list[tuple[str, bool, ast.expr | None]] = []
+            walrus_targets(node.body, True, walrus)  # type: ignore[attr-defined]
+            for name, _, _ in walrus:
+                inner.bind(name, OPAQUE)
+            stack.append((node.body, inner))  # type: ignore[attr-defined]
+            defaults = (*args.defaults, *(d for d in args.kw_defaults if d is not None))
+            stack.extend((default, where) for default in reversed(defaults))
+            continue
+        elif kind in COMPREHENSIONS:
+            outside, inside, _ = comprehension_parts(node)
+            inner = Scope(ScopeKind.FUNCTION, where)
+            generators: list[ast.comprehension] = node.generators  # type: ignore[attr-defined]
+            for index, generator in enumerate(generators):
+                # The first iterable runs in the enclosing scope, the others in this one.
+                made = loop_choice(generator.target, generator.iter, where if index == 0 else inner)
+                for name in target_names(generator.target):
+                    inner.bind(name, made, (0, 0))
+            stack.extend((part, inner) for part in reversed(inside))
+            stack.append((outside, where))
+            continue
+        stack.extend((child, where) for child in reversed(child_nodes(node)))
+
+
 def _statements_on(
     statements: list[tuple[int, int, ast.AST, Scope, int]], lines: list[int] | None
 ) -> list[tuple[int, ast.AST, Scope, int]]:
-    """The statements (sorted by first line) whose lines hold any of ``lines`` (sorted); all when
-    ``lines`` is None. Looked up per line (a large module has thousands of statements and a few
-    candidate lines); the running maximum of last lines says how far back one can still reach."""
-    if lines is None:
-        return [(first, stmt, scope, flow) for first, _, stmt, scope, flow in statements]
-    firsts = [item[0] for item in statements]
-    reach = list(accumulate((item[1] for item in statements), max))
-    hits: set[int] = set()
-    for line in lines:
-        at = bisect.bisect_right(firsts, line) - 1  # the last statement starting at or before it
-        while at >= 0 and reach[at] >= line:
-            if statements[at][1] >= line:
-                hits.add(at)
-            at -= 1
+    """The statements whose lines hold any of ``lines`` (sorted); all when ``lines`` is None."""
     return [
-        (statements[i][0], statements[i][2], statements[i][3], statements[i][4])
-        for i in sorted(hits)
+        (first, stmt, scope, flow)
+        for first, last, stmt, scope, flow in statements
+        if lines is None
+        or (at := bisect.bisect_left(lines, first)) < len(lines)
+        and lines[at] <= last
     ]
 
 
 @lru_cache(maxsize=1)
 def _positions(pattern: re.Pattern[str], text: str) -> dict[str, list[int]]:
-    """Each identifier ``pattern`` captures in the text, with where each occurrence starts: one
-    scan per module, whatever names the analysis asks about."""
+    """Where each identifier ``pattern`` captures starts: one scan per module."""
     found: dict[str, list[int]] = {}
     for match in pattern.finditer(text):
         found.setdefault(match.group(1), []).append(match.start(1))
@@ -214,12 +252,11 @@ _LOOP_REACH = 4096
 
 @lru_cache(maxsize=4)
 def _loops(text: str) -> tuple[tuple[int, frozenset[str], frozenset[str]], ...]:
-    """Each ``for TARGETS in ITERABLE`` of the text (a superset: strings and comments too): (offset
-    of its ``for``, its targets' identifiers, those of the rest of its logical line up to the next
-    ``for``). Each ``for`` reads up to the next one, so many ``for``s cost what the text's size
-    does."""
+    """Each ``for TARGETS in ITERABLE`` of the text, strings and comments too: (offset of its
+    ``for``, its targets' identifiers, those of the rest of its logical line up to the next
+    ``for``, so that many ``for``s cost what the text's size does)."""
     found = []
-    heads = word_starts(text, "for")
+    heads = list(word_starts(text, "for"))
     for index, head in enumerate(heads):
         # To the next ``for`` at most: a literal iterable (the only kind whose elements are read,
         # ``scopes.Choice``) holds none, and a nested loop is an entry of its own.
@@ -249,13 +286,13 @@ def _line_end(text: str, start: int, stop: int) -> int:
         at = line_break + 1
 
 
-def _loops_over(text: str, names: frozenset[str]) -> list[tuple[int, frozenset[str]]]:
-    """Each loop or comprehension whose iterable names one of ``names`` (a superset of those
-    binding a target to a def of ``names``, ``scopes.Choice``): (its ``for``'s offset, targets)."""
-    return [(at, targets) for at, targets, rest in _loops(text) if not names.isdisjoint(rest)]
-
-
 def loop_targets(names: list[str], src: Source) -> set[str]:
-    """The names loops and comprehensions over ``names`` may bind (``for fn in (f, g):``): like
-    an alias, their call sites are to be looked at too."""
-    return {target for _, targets in _loops_over(src.text, frozenset(names)) for target in targets}
+    """The names loops and comprehensions over ``names`` may bind (``for fn in (f, g):``), a
+    superset: like an alias, their call sites are to be looked at too."""
+    over = frozenset(names)
+    return {
+        name
+        for _, targets, rest in _loops(src.text)
+        if not over.isdisjoint(rest)
+        for name in targets
+    }

@@ -1,8 +1,6 @@
-"""The vocabulary of JAX's reading of a hand-written spec: what a use makes static as written
-(``Reading``), and why a spec no annotation can say the same is ``Refused`` (``Reason``, JR2nn).
-
-Shared by ``migrate`` (what a use made static before) and ``check``'s trace-time analysis (which
-parameters a use traces); each spec kind reads its own spec (``engine.walk.specs``).
+"""The vocabulary of JAX's reading of a hand-written spec, for ``migrate`` and ``check``'s
+trace-time analysis: what a use makes static as written (``Reading``), and why a spec no
+annotation can say the same is ``Refused`` (``Reason``, JR2nn).
 """
 
 from __future__ import annotations
@@ -17,9 +15,8 @@ from jaxrewrite.engine.rulebook.rules import Rule
 
 
 class Reason(enum.Enum):
-    """Why a function (or a spec that names no def of the module) was left as written: the name
-    migrate prints, and its rule in ``engine.rulebook.rules`` (so its code), named here, never
-    numbered by place."""
+    """Why a function (or a spec naming no def of the module) was left as written: the name
+    migrate prints, and its rule."""
 
     NON_LITERAL = "non-literal", rules.NOT_LITERAL
     NOT_IN_SIGNATURE = "not-in-signature", rules.NOT_IN_SIGNATURE

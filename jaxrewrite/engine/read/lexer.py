@@ -1,14 +1,12 @@
-"""The one lexer of Python text by regular expression: strings and comments masked, at C speed.
-
-Why: a text search for code (a def, a transform's name) must not be fooled by a docstring or a
-comment, and ``tokenize`` costs what a parse does. ``check``'s needle (``code_mentions``) reads
-names from the masked text; where the reading could be wrong (a PEP 701 f-string with quotes
-inside its fields, an unterminated string) it admits the text, and the parse decides.
+"""The one lexer of Python text by regular expression: strings and comments masked, at C speed,
+so that a text search for code is not fooled by a docstring or a comment (``tokenize`` costs what
+a parse does); where it could be wrong it admits the text, and the parse decides.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 #: A string literal (its prefix letters are left as they are: they are no bracket nor quote) or
 #: a comment, matched left to right so that each is read as the tokenizer reads it. Each loop is
@@ -53,12 +51,10 @@ def _fields_closed(token: str) -> bool:
 
 
 def code_mentions(text: str, names: tuple[str, ...], unless: re.Pattern[str] | None = None) -> bool:
-    """Does one of ``names`` appear as a word in ``text`` outside its comments and string
-    literals (``unless`` what follows it matches there)? An f-string counts as code (its fields
-    are), and so does all of the text where the lexer is unsure: a superset of where the code
-    names one of them, for a pre-filter. At C speed: the text without its comments and strings;
-    only where that names none are the f-strings read, up to the last mention (an f-string cut at
-    a quote in its fields, which Python 3.12 allows, may have hidden code in what followed it)."""
+    """Does one of ``names`` appear as a word in ``text`` outside its comments and strings
+    (``unless`` what follows it matches)? A superset, for a pre-filter: an f-string counts as code,
+    and so does the text where the lexer is unsure (an f-string cut at a quote in its fields,
+    which Python 3.12 allows, may have hidden code after it)."""
     last = last_word(text, names)
     if last < 0:
         return False
@@ -82,44 +78,24 @@ def code_mentions(text: str, names: tuple[str, ...], unless: re.Pattern[str] | N
 
 
 def last_word(text: str, names: tuple[str, ...]) -> int:
-    """Where the last of ``names`` standing as a whole word (as regular expressions' ``\\b`` reads
-    one) starts in ``text``, -1 if none does. By ``str.find``, not a pattern of alternatives tried
-    at every offset."""
-    last = -1
-    for name in names:
-        at = text.rfind(name)
-        while at > last:
-            end = at + len(name)
-            if not (at and _word(text[at - 1])) and not (end < len(text) and _word(text[end])):
-                last = at
-                break
-            at = text.rfind(name, 0, at)
-    return last
+    """Where the last of ``names`` standing as a whole word starts in ``text``, -1 if none does."""
+    return max((at for name in names for at in word_starts(text, name)), default=-1)
 
 
 def any_word(text: str, names: tuple[str, ...]) -> bool:
-    """Does one of ``names`` stand as a whole word in ``text`` (``\\b(?:a|b)\\b`` searched, at the
-    speed of ``str.find``: the first whole word ends the search)?"""
-    for name in names:
-        at = text.find(name)
-        while at >= 0:
-            end = at + len(name)
-            if not (at and _word(text[at - 1])) and not (end < len(text) and _word(text[end])):
-                return True
-            at = text.find(name, end)
-    return False
+    """Does one of ``names`` stand as a whole word in ``text``?"""
+    return any(next(word_starts(text, name), None) is not None for name in names)
 
 
-def word_starts(text: str, name: str) -> list[int]:
-    """Where ``name`` stands as a whole word in ``text`` (as ``\\bname\\b`` matches), in order."""
-    found = []
+def word_starts(text: str, name: str) -> Iterator[int]:
+    """Where ``name`` stands as a whole word in ``text`` (as ``\\bname\\b`` matches), by
+    ``str.find``."""
     at = text.find(name)
     while at >= 0:
         end = at + len(name)
         if not (at and _word(text[at - 1])) and not (end < len(text) and _word(text[end])):
-            found.append(at)
+            yield at
         at = text.find(name, end)
-    return found
 
 
 def _word(char: str) -> bool:

@@ -1,7 +1,6 @@
 """The one reader of literals every spec kind, the class registration and migrate share: a
-keyword's value as JAX reads it, when it is a literal, and the keyword values the engine writes
-(``render`` spells them). ``resolve_keywords`` sees through ``range(...)``, ``tuple(...)`` and
-module constants.
+keyword's value as JAX reads it, when it is a literal (through ``range(...)``, ``tuple(...)`` and
+module constants), and the keyword values the engine writes.
 """
 
 from __future__ import annotations
@@ -62,9 +61,8 @@ def resolve_keywords(
     t: Transform, keywords: Iterable[ast.keyword], scope: Scope, src: Source
 ) -> None:
     """Resolve each keyword value of a use of ``t`` spelled as ``range``/``tuple``/``list`` over
-    literal ints or strs, or as a name bound once, at module level, to one of those or an
-    immutable literal, so that ``literal`` reads it; where any binding could make it something
-    else, it stays no literal. Not for an axes spec: vmap reads a range as no tuple."""
+    literals, or as a module name bound once to one of those or an immutable literal, for
+    ``literal`` to read. Not for an axes spec: vmap reads a range as no tuple."""
     if t.spec is SpecKind.AXES:
         return
     for kw in keywords:

@@ -1,9 +1,8 @@
 """The one reading of markers (``tests/meta/test_layers.py``), indexed once per module.
 
-``MarkerReader``: a marker as the outermost annotation, what signatures and classes read (deeper is
-JR102: ``Optional[Static[int]]`` would otherwise mean "not static"); ``MarkIndex.mentions``: every
-marker an expression spells anywhere, through aliases (what the ledger counts); and the prefilter
-both take, ``MarkIndex.names`` and ``may_mark``.
+``MarkerReader``: a marker as the outermost annotation (deeper is JR102: ``Optional[Static[int]]``
+would otherwise mean "not static"); ``MarkIndex.mentions``: every marker an expression spells,
+through aliases (what the ledger counts); ``may_mark``: the prefilter both take.
 """
 
 from __future__ import annotations
@@ -48,8 +47,7 @@ NO_MARKS: Marks = frozenset()
 _SINGLE_BY_NAME = {
     name: frozenset({mark}) for name, mark in {**MARKER_TYPES, **MARKER_CONSTANTS}.items()
 }
-#: A marker inside ``Callable[[...], R]`` describes another function's parameter, not this one
-#: (``collections.abc.Callable`` and ``typing_extensions.Callable`` are canonical'd to it).
+#: A marker inside ``Callable[[...], R]`` describes another function's parameter, not this one.
 _CALLABLE = "typing.Callable"
 
 
@@ -58,19 +56,18 @@ class MarkIndex:
     """What one module's annotations mark, read once."""
 
     tree: ScopeTree
-    #: (id of an annotation node) -> its outermost marks, as ``MarkerReader`` read them.
+    #: Each annotation's outermost marks, by node id, as ``MarkerReader`` read them.
     read: dict[int, Marks] = field(default_factory=dict)
     reading: Reading = field(default_factory=lambda: Reading())
 
     @cached_property
     def names(self) -> set[str]:
-        """The names that could spell a marker (``marker_names``)."""
         return marker_names(self.tree)
 
     def mentions(self, expr: ast.AST | None, scope: Scope, aliases: set[int]) -> Marks:
         """Every marker ``expr`` spells anywhere; ``aliases`` gets the ids of the values of the
         marker aliases it reads through."""
-        return _mentions(expr, scope, aliases, reading=self.reading)
+        return _mentions(expr, scope, aliases, 0, self.reading)
 
 
 def index_of(tree: ScopeTree) -> MarkIndex:
@@ -88,8 +85,7 @@ def marker_name(qual: str | None) -> str | None:
 
 
 def inner_type(ann: ast.expr | None, scope: Scope, depth: int = 0) -> ast.expr | None:
-    """``T`` in ``Static[T]``, ``Annotated[T, STATIC]``, an alias of either or a string of
-    either."""
+    """``T`` in ``Static[T]``, ``Annotated[T, STATIC]``, an alias or a string of either."""
     if ann is None or depth > MAX_DEPTH:
         return None
     if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
@@ -123,18 +119,16 @@ def _aliases(expr: ast.expr, scope: Scope) -> list[Assigned]:
 
 @dataclass(eq=False)
 class MarkerReader:
-    """Finds the markers of one annotation, resolving names in the def's enclosing scope.
-
-    Each (node, scope, depth) is read once per annotation (``_read``): an alias naming itself
-    twice (``C = C[C]``) branches at every level, 3**32 readings at ``MAX_DEPTH``."""
+    """Finds the markers of one annotation, resolving names in the def's enclosing scope. Each
+    (node, scope, depth) is read once per annotation (``_read``): ``C = C[C]`` branches at every
+    level, 3**32 readings at ``MAX_DEPTH``."""
 
     scope: Scope
     src: Source
     relevant: set[str] | None = None
     #: Keeps each answer; None for a text that is not the module's (a notebook's earlier cell).
     index: MarkIndex | None = None
-    #: (id(node), id(scope), depth, what) -> (the node, kept alive so its id is not reused; the
-    #: answer).
+    #: (id(node), id(scope), depth, top) -> (the node, kept alive so its id is not reused; answer).
     _read: dict[tuple[int, int, int, bool], tuple[ast.AST, Marks | None]] = field(
         default_factory=dict, init=False
     )
@@ -167,7 +161,7 @@ class MarkerReader:
 
     def _top_once(self, expr: ast.expr, scope: Scope, where: ast.expr, depth: int) -> Marks:
         """Markers of ``expr`` as an outermost annotation; ``where`` locates errors. Past
-        ``MAX_DEPTH`` it cannot tell, and says so: "no marker" would drop one silently."""
+        ``MAX_DEPTH`` it says it cannot tell: "no marker" would drop one silently."""
         if depth > MAX_DEPTH:
             if not reaches_marker(expr, scope):
                 # A loop of plain type aliases (``Tree = dict[str, "Tree"]``): no marker.
@@ -182,7 +176,7 @@ class MarkerReader:
             return self._reference(expr, scope, where, depth)
         if isinstance(expr, ast.Subscript):
             return self._subscript(expr, scope, where, depth)
-        if isinstance(expr, ast.Call) and qualname(expr.func, scope) in CONTAINERS:
+        if is_container_call(expr, scope):
             # A functional TypedDict/NamedTuple: its Static fields are per-leaf statics.
             return NO_MARKS
         self._forbid_inside(expr, scope, where, depth)
@@ -294,17 +288,15 @@ def may_mark(node: ast.AST | None, names: set[str]) -> bool:
 
 
 def names_marker(binding: Binding) -> bool:
-    """Is this binding itself a marker's name: a jaxrewrite import, or an outer environment's
-    marker alias?"""
+    """A jaxrewrite import, or an outer environment's marker alias."""
     if isinstance(binding, MarkerBinding):
         return True
     return isinstance(binding, Imported) and binding.qualname.partition(".")[0] == "jaxrewrite"
 
 
 def marker_names(tree: ScopeTree) -> set[str]:
-    """Names that could spell a marker (jaxrewrite imports, the outer environment's marker
-    aliases, and aliases built from them), by name, not scope: an annotation mentioning none of
-    them, even in a string, carries no marker."""
+    """Names that could spell a marker (jaxrewrite imports, marker aliases, aliases built from
+    them), by name, not scope: an annotation naming none of them, even in a string, has none."""
     names: set[str] = set()
     assigned: list[tuple[str, list[ast.expr]]] = []
     scopes = list(tree.scopes)
@@ -324,7 +316,7 @@ def marker_names(tree: ScopeTree) -> set[str]:
 
 def names_made_from(names: set[str], made: list[tuple[str, list[ast.expr]]]) -> set[str]:
     """``names`` (changed in place) with each name of ``made`` whose expressions name one of
-    them (``may_mark``), to any depth."""
+    them, to any depth."""
     changed = True
     while changed:
         changed = False
@@ -336,9 +328,8 @@ def names_made_from(names: set[str], made: list[tuple[str, list[ast.expr]]]) -> 
 
 
 def reaches_marker(expr: ast.expr, scope: Scope) -> bool:
-    """Could ``expr`` spell a marker through any number of aliases? Exact, with no depth limit
-    and no recursion: asked past ``MAX_DEPTH``, so that a loop of plain type aliases stays no
-    marker."""
+    """Could ``expr`` spell a marker through any number of aliases? No depth limit: asked past
+    ``MAX_DEPTH``, so that a loop of plain type aliases stays no marker."""
     todo: list[tuple[ast.AST, Scope]] = [(expr, scope)]
     read: set[int] = set()
     while todo:
@@ -368,11 +359,10 @@ def reaches_marker(expr: ast.expr, scope: Scope) -> bool:
 class Reading:
     """What ``_mentions`` keeps for one module: each alias's markers and the marker aliases it
     reads through. Aliases round a loop are one strongly connected component (Tarjan's stack and
-    low links), all given what its first-read alias found: linear in the aliases."""
+    low links), all given what its first-read alias found."""
 
     memo: dict[int, tuple[Marks, frozenset[int]]] = field(default_factory=dict)
-    #: The aliases on the stack, by their place on it: being read, or read but in a loop whose
-    #: first alias is still being read.
+    #: The aliases on the stack (being read, or in a loop still being read), by their place.
     index: dict[int, int] = field(default_factory=dict)
     stack: list[tuple[int, int]] = field(default_factory=list)
     #: The lowest place on the stack the alias being read reaches round a loop.
@@ -383,18 +373,14 @@ def _mentions(
     expr: ast.AST | None,
     scope: Scope,
     aliases: set[int],
-    depth: int = 0,
-    reading: Reading | None = None,
+    depth: int,
+    reading: Reading,
 ) -> frozenset[Mark]:
-    """Every marker ``expr`` spells anywhere inside it, through module aliases and strings; not
-    inside ``Callable[...]``, whose markers describe another function's parameters.
-
-    ``depth`` bounds the nesting within one expression; an alias's value is read from depth 0,
-    once per module (``reading``), so a chain of any length is read and a loop ends.
-    """
+    """Every marker ``expr`` spells anywhere inside it, through aliases and strings; not inside
+    ``Callable[...]``. ``depth`` bounds the nesting within one expression; an alias's value is
+    read from depth 0, once per module (``reading``), so a chain of any length is read."""
     if expr is None or depth > MAX_DEPTH:
         return frozenset()
-    reading = Reading() if reading is None else reading
     if isinstance(expr, ast.Constant):
         if isinstance(expr.value, str):
             parsed = parse_string(expr.value)
@@ -449,8 +435,8 @@ def _mentions(
 
 
 def _alias(alias: Assigned, reading: Reading) -> tuple[Marks, frozenset[int]]:
-    """The markers an alias's value spells and the marker aliases it reads through (the ids of
-    their values: an alias is its assignment, not its name, which another scope may reuse)."""
+    """The markers an alias's value spells and the marker aliases it reads through (by the ids
+    of their values: another scope may reuse the name)."""
     key = id(alias.value)  # not the binding's: ``denote`` makes one per branch of ``a if c else b``
     if key in reading.memo:
         return reading.memo[key]

@@ -1,7 +1,6 @@
-"""Walks of the syntax tree, with no name resolved: ``ast.iter_child_nodes`` and ``ast.walk``
-made faster (``check``'s largest cost) by a table of each AST class's fields that may hold a node;
-the one walker of statement blocks (``blocks``, ``statements``); the names a target, a pattern, a
-walrus or a parameter list binds.
+"""Walks of the syntax tree, with no name resolved: ``ast.walk`` made faster (``check``'s largest
+cost) by a table of each AST class's fields that may hold a node; the one walker of statement
+blocks; the names a target, a pattern, a walrus or a parameter list binds.
 """
 
 from __future__ import annotations
@@ -12,8 +11,7 @@ from collections.abc import Iterator, Sequence
 
 #: Fields whose values are context or operator singletons: leaves no walk looks for.
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
-#: An AST class's fields that may hold nodes, read from its first instance: a field the grammar
-#: types as a name, a number or a string never holds one (a field that is None there may).
+#: An AST class's fields that may hold nodes, read from its first instance (None may be a node).
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _AST = ast.AST
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -48,8 +46,7 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:
-    """``ast.walk(node)`` (breadth first, in the same order) without the context and operator
-    leaves."""
+    """``ast.walk(node)``, in the same order, without the context and operator leaves."""
     yield node
     for child, _, _ in _found(node, breadth=True):
         yield child
@@ -57,15 +54,13 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
 
 def family(root: ast.AST) -> Iterator[tuple[ast.AST, ast.AST, ast.AST]]:
     """Every node below ``root`` as (node, its parent, the innermost def or lambda around it, or
-    ``root``), depth first from the last child (a stack): one pass, faster than
-    ``iter_child_nodes``, for what needs the parent or the scope of each node (``passed.Sites``)."""
+    ``root``), depth first from the last child: one pass for what needs the parent or scope."""
     return _found(root, breadth=False)
 
 
 def _found(root: ast.AST, breadth: bool) -> Iterator[tuple[ast.AST, ast.AST, ast.AST]]:
-    """Each node below ``root`` as it is found (node, parent, def or lambda around it): each
-    node's children in order, the nodes to open next taken first in first out (``breadth``) or
-    last in first out. One loop, inline: no call per node."""
+    """Each node below ``root`` as it is found (node, parent, def or lambda around it), the nodes
+    to open next taken first in first out (``breadth``) or last in first out; no call per node."""
     todo: deque[tuple[ast.AST, ast.AST]] = deque([(root, root)])
     take, push, fields = todo.popleft if breadth else todo.pop, todo.append, _FIELDS.get
     while todo:
@@ -85,8 +80,8 @@ def _found(root: ast.AST, breadth: bool) -> Iterator[tuple[ast.AST, ast.AST, ast
                 push((value, inner))
 
 
-#: Statements that hold statement blocks, with the fields that hold them in the order the walks
-#: take them (``handlers`` and ``cases``: the body of each, after the other blocks).
+#: Statements that hold statement blocks, with the fields that hold them in walk order
+#: (``handlers`` and ``cases``: the body of each).
 BLOCK_FIELDS: dict[type, tuple[str, ...]] = {
     ast.FunctionDef: ("body",),
     ast.AsyncFunctionDef: ("body",),
@@ -108,8 +103,8 @@ _OPAQUE = (*_NESTS, ast.Lambda)
 
 
 def blocks(stmt: ast.AST) -> Iterator[tuple[list[ast.stmt], ast.AST]]:
-    """The statement blocks directly inside ``stmt``, each with what holds it: ``stmt`` itself, or
-    the ``except`` handler or ``case`` whose body it is. None for a simple statement."""
+    """The statement blocks directly inside ``stmt``, each with what holds it: ``stmt``, or the
+    ``except`` handler or ``case`` whose body it is."""
     for name in BLOCK_FIELDS.get(type(stmt), ()):
         value = getattr(stmt, name)
         if name in _CLAUSES:
@@ -120,8 +115,8 @@ def blocks(stmt: ast.AST) -> Iterator[tuple[list[ast.stmt], ast.AST]]:
 
 
 def statements(body: list[ast.stmt], into_defs: bool = True) -> Iterator[ast.stmt]:
-    """Every statement of ``body`` and of the blocks nested in it, each before its blocks, in the
-    order ``blocks`` gives them; ``into_defs`` False: not into the bodies of defs and classes."""
+    """Every statement of ``body`` and of its nested blocks, each before its blocks;
+    ``into_defs`` False: not into the bodies of defs and classes."""
     pending = list(reversed(body))
     while pending:
         stmt = pending.pop()
@@ -132,8 +127,8 @@ def statements(body: list[ast.stmt], into_defs: bool = True) -> Iterator[ast.stm
 
 
 def own_nodes(nodes: Sequence[ast.AST]) -> Iterator[ast.AST]:
-    """``nodes`` and every node below them outside nested defs, classes and lambdas (which are
-    yielded, not entered), last first (a stack)."""
+    """``nodes`` and every node below them, last first, not into nested defs, classes and
+    lambdas."""
     stack = list(nodes)
     while stack:
         node = stack.pop()
@@ -145,13 +140,10 @@ def own_nodes(nodes: Sequence[ast.AST]) -> Iterator[ast.AST]:
 def bindings(
     nodes: Sequence[ast.AST], nested: bool = False, declared: bool = True
 ) -> tuple[set[str], dict[str, list[ast.expr]]]:
-    """The names ``nodes`` bind (parameters, targets, defs and classes, imports, ``global`` and
-    ``nonlocal``), and the values of the names targets bind: the value of each ``name = value``
-    (``name_assigned``), a None constant for each other target (so one value means bound once,
-    by a plain assignment). ``nested``: also what nested defs, classes and lambdas bind, for a
-    reader that treats a name bound anywhere in a body as not the module's. ``declared`` False:
-    imports and declarations bind nothing, for a reader that follows a ``global`` name to the
-    module's binding (``call_arguments.Sites``)."""
+    """The names ``nodes`` bind, and the values targets bind them to (a None constant for all but
+    ``name = value``: one value means bound once, plainly). ``nested``: also what nested defs,
+    classes and lambdas bind. ``declared`` False: imports, ``global`` and ``nonlocal`` bind
+    nothing, for a reader that follows a ``global`` name to the module's binding."""
     names: set[str] = set()
     values: dict[str, list[ast.expr]] = {}
     stack = list(nodes)
@@ -180,8 +172,7 @@ def bindings(
 
 
 def name_assigned(node: ast.AST) -> tuple[str, ast.expr] | None:
-    """``name = value`` or ``name: T = value``: the one name a statement binds and its value. An
-    annotated assignment binds as a plain one does; one without a value binds nothing."""
+    """``name = value`` or ``name: T = value``: the one name a statement binds and its value."""
     if isinstance(node, ast.Assign) and len(node.targets) == 1:
         target = node.targets[0]
         return (target.id, node.value) if isinstance(target, ast.Name) else None
@@ -191,8 +182,7 @@ def name_assigned(node: ast.AST) -> tuple[str, ast.expr] | None:
 
 
 def target_names(target: ast.expr) -> Iterator[str]:
-    """The names an assignment target binds (``a``, ``a, (b, *c)``); attributes and items bind
-    none."""
+    """The names an assignment target binds (``a``, ``a, (b, *c)``)."""
     if isinstance(target, ast.Name):
         yield target.id
     elif isinstance(target, (ast.Tuple, ast.List)):
@@ -220,10 +210,9 @@ def walrus_targets(
     out: list[tuple[str, bool, ast.expr | None]],
     own: frozenset[str] = frozenset(),
 ) -> None:
-    """The names ``:=`` binds in ``node``'s scope (not inside a lambda's body), each with whether
-    it surely runs when ``node`` is evaluated (``sure`` says whether ``node`` itself surely is)
-    and its value where that means what it means in ``node``'s scope (None where it reads a name
-    of ``own``, the names the comprehensions around it bind)."""
+    """The names ``:=`` binds in ``node``'s scope (not in a lambda's body), each with whether it
+    surely runs when ``node`` does (``sure``: whether ``node`` surely runs) and its value (None
+    where it reads a name of ``own``, those the comprehensions around it bind)."""
     kind = type(node)
     if kind is ast.NamedExpr:
         target = node.target  # type: ignore[attr-defined]
@@ -287,8 +276,8 @@ COMPREHENSIONS: dict[type, tuple[str, ...]] = {
 
 
 def comprehension_parts(node: ast.AST) -> tuple[ast.expr, list[ast.expr], list[ast.expr]]:
-    """A comprehension as (its first iterable, which runs in the enclosing scope; every other
-    part, which runs in its own scope, maybe not at all; the targets it binds there)."""
+    """A comprehension as (its first iterable, run in the enclosing scope; every other part, run
+    in its own scope, maybe not at all; the targets it binds there)."""
     generators: list[ast.comprehension] = node.generators  # type: ignore[attr-defined]
     inside: list[ast.expr] = [generator.iter for generator in generators[1:]]
     inside.extend(condition for generator in generators for condition in generator.ifs)

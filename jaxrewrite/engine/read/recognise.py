@@ -42,8 +42,8 @@ def classify(expr: ast.expr, scope: Scope) -> TransformRef | None:
 
 
 def classify_cut(expr: ast.expr, scope: Scope) -> tuple[TransformRef | None, bool]:
-    """``classify``, and whether its reading reached ``MAX_DEPTH`` (a longer chain, or a loop):
-    a None that way may be a transform missed, which would leave a marked def untransformed."""
+    """``classify``, and whether its reading reached ``MAX_DEPTH``: a None that way may be a
+    transform missed, which would leave a marked def untransformed."""
     memo = _Memo()
     return _classify(expr, scope, 0, memo), memo.cut
 
@@ -51,9 +51,8 @@ def classify_cut(expr: ast.expr, scope: Scope) -> tuple[TransformRef | None, boo
 class _Memo(
     dict[tuple[int, int, int, int], tuple[TransformRef | None, "tuple[Path, Path] | None"]]
 ):
-    """What ``_read`` found for (a node, its scope, the levels it was read at): a name bound many
-    ways is read once per alias and level (``f = f`` twice is 2**32 readings otherwise); ``cut``:
-    a read reached ``MAX_DEPTH``."""
+    """What ``_read`` found by (node, scope, levels): a name bound many ways is read once per
+    alias and level (``f = f`` twice is 2**32 readings otherwise); ``cut``: one reached the cut."""
 
     cut = False
 
@@ -143,9 +142,8 @@ def _path(path: Path, suffix: str, depth: int, memo: _Memo, hops: int) -> Transf
 
 
 def same_statics(a: TransformRef | None, b: TransformRef | None) -> bool:
-    """Do two readings of a name make the same parameters static the same way? The same row but
-    for its name and the extra positional parameters (jit and pjit), the same bound keywords, both
-    or neither a factory's result."""
+    """Do two readings of a name make the same parameters static the same way (jit and pjit
+    alike, the same bound keywords, both or neither a factory's result)?"""
     if a is None or b is None:
         return a is b
     short, long = sorted((a.transform.positional, b.transform.positional), key=len)
@@ -164,9 +162,8 @@ def same_statics(a: TransformRef | None, b: TransformRef | None) -> bool:
 def bound_keywords(
     call: ast.Call, positional: tuple[str, ...], what: str, src: Source
 ) -> tuple[ast.keyword, ...]:
-    """The arguments after the first of ``call`` as keywords: a positional argument becomes the
-    keyword it binds (``jax.vmap(f, (0, None))`` says ``in_axes=(0, None)``), so it is merged
-    and completed in place, never passed twice."""
+    """The arguments after the first of ``call`` as the keywords they bind (``jax.vmap(f, (0,
+    None))`` says ``in_axes=(0, None)``), so each is completed in place, never passed twice."""
     extra = call.args[1:]
     if not extra:
         return tuple(call.keywords)
@@ -234,15 +231,10 @@ def looks_like_transform_decorator(expr: ast.expr) -> bool:
 def _own_name(expr: ast.expr) -> str:
     """The last name of what a decorator or callee applies ("" for an expression without one)."""
     while isinstance(expr, ast.Call):  # to any depth: the expression's own nesting ends it
-        expr = expr.args[0] if expr.args and _is_partial_name(expr.func) else expr.func
-    if isinstance(expr, ast.Attribute):
-        return expr.attr
-    if isinstance(expr, ast.Name):
-        return expr.id
-    return ""
+        partial = _last_name(expr.func) == "partial"
+        expr = expr.args[0] if expr.args and partial else expr.func
+    return _last_name(expr)
 
 
-def _is_partial_name(expr: ast.expr) -> bool:
-    return (isinstance(expr, ast.Name) and expr.id == "partial") or (
-        isinstance(expr, ast.Attribute) and expr.attr == "partial"
-    )
+def _last_name(expr: ast.expr) -> str:
+    return expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", "")

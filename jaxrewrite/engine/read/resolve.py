@@ -41,9 +41,9 @@ def qualname_or_cut(
     memo: dict[tuple[str, int, int], str | None] | None = None,
     use: str | None = None,
 ) -> str | None:
-    """``qualname``, or ``CUT`` where a path of it reached the depth cut. ``use``: what is done
-    with the value, so that ``jax = None`` is no path of ``jax.jit``. ``memo``: answers by (name,
-    scope, depth), each read once (``f = f`` twice in a scope would be 2**32 readings)."""
+    """``qualname``, or ``CUT`` where a path reached the depth cut. ``use``: what is done with the
+    value (``jax = None`` is no path of ``jax.jit``). ``memo``: each (name, scope, depth) read
+    once (``f = f`` twice in a scope would be 2**32 readings)."""
     if depth > MAX_DEPTH:
         return CUT
     if isinstance(expr, ast.Attribute):
@@ -61,7 +61,17 @@ def qualname_or_cut(
         base = qualname_or_cut(value, scope, depth + 1, memo, expr.attr)
         return base and canonical(f"{base}.{expr.attr}")
     if isinstance(expr, ast.Subscript):
-        return _unchecked(expr, scope, depth, memo)
+        # ``UNCHECKED["Static"]`` (a marker without the run-time check) is ``jaxrewrite.Static``;
+        # any other subscript denotes no name.
+        item = expr.slice
+        if not (
+            isinstance(item, ast.Constant)
+            and isinstance(item.value, str)
+            and item.value.isidentifier()
+        ):
+            return None
+        unchecked = qualname_or_cut(expr.value, scope, depth + 1, memo) == MARKER_TABLE
+        return f"jaxrewrite.{item.value}" if unchecked else None
     if not isinstance(expr, ast.Name):
         return None
     cache = scope.qualnames
@@ -106,27 +116,6 @@ def _name_qualname(
     return names.pop() if len(names) == 1 else None
 
 
-def _unchecked(
-    expr: ast.Subscript,
-    scope: Scope,
-    depth: int,
-    memo: dict[tuple[str, int, int], str | None] | None,
-) -> str | None:
-    """What ``UNCHECKED["Static"]`` (the markers without the run-time check) holds:
-    ``jaxrewrite.Static``. Any other subscript denotes no name (nor ``CUT``: it holds a marker,
-    never a transform)."""
-    key = expr.slice
-    if not (
-        isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier()
-    ):
-        return None
-    return (
-        f"jaxrewrite.{key.value}"
-        if qualname_or_cut(expr.value, scope, depth + 1, memo) == MARKER_TABLE
-        else None
-    )
-
-
 def binding_scope(name: str, scope: Scope) -> Scope | None:
     """The scope whose binding a load of ``name`` in ``scope`` sees."""
     found = scope.lookup(name)
@@ -143,15 +132,8 @@ def single(expr: ast.expr, scope: Scope) -> Binding | None:
     return found[0][0]
 
 
-def alias_of(expr: ast.expr, scope: Scope) -> Assigned | None:
-    """The single assignment a bare name refers to, when that is its only binding."""
-    binding = single(expr, scope)
-    return binding if isinstance(binding, Assigned) else None
-
-
 def star_export(name: str, scope: Scope) -> str | None:
-    """The dotted name ``name`` has through the module's ``from m import *``, when one such module
-    exports it."""
+    """The dotted name ``name`` has through the one ``from m import *`` that exports it."""
     candidates = {
         f"{module}.{name}"
         for module in scope.module().star_imports

@@ -12,19 +12,19 @@ import bisect
 import enum
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from itertools import accumulate
 from typing import Any
 
 from jaxrewrite.engine.read.nodes import (
     BLOCK_FIELDS,
     blocks,
+    name_assigned,
     own_expressions,
     parameter_names,
     pattern_captures,
     target_names,
     walrus_targets,
 )
-from jaxrewrite.engine.read.source import lines_containing, source_lines
+from jaxrewrite.engine.read.source import source_lines
 from jaxrewrite.engine.rulebook.table import Mark
 
 
@@ -36,9 +36,7 @@ class ScopeKind(enum.Enum):
     CLASS = "class"
     #: Names the module does not bind but its runner provides (a notebook's namespace).
     ENVIRONMENT = "environment"
-    #: PEP 695 type parameters (``def f[T]``, ``class C[T]``, ``type X[T] = ...``): where the
-    #: annotations, a class's bases and body, a type statement's value are read; it sees the
-    #: class body it is directly in, as Python's annotation scopes do.
+    #: PEP 695 type parameters: they see the class body they are directly in, as Python's do.
     ANNOTATION = "annotation"
 
 
@@ -60,15 +58,11 @@ class Assigned:
 
 @dataclass(frozen=True)
 class Defined:
-    """``def name(...)``."""
-
     node: ast.FunctionDef | ast.AsyncFunctionDef
 
 
 @dataclass(frozen=True)
 class DefinedClass:
-    """``class Name: ...``."""
-
     node: ast.ClassDef
     #: The class body's own scope, where its annotations are evaluated.
     body: Scope
@@ -76,8 +70,7 @@ class DefinedClass:
 
 @dataclass(frozen=True)
 class MarkerBinding:
-    """An outer-environment value that is itself a marker alias (``S = Static[int]`` run
-    earlier)."""
+    """An outer-environment value that is a marker alias (``S = Static[int]`` run earlier)."""
 
     markers: frozenset[Mark]
 
@@ -89,9 +82,8 @@ class Opaque:
 
 @dataclass(frozen=True, eq=False)
 class Choice(Opaque):
-    """A loop or comprehension target: over a literal sequence (``for fn in (f, g):``) one of
-    ``parts`` each time; over anything else no parts, and ``source``, the iterable. Opaque to
-    every reader but the call sites' (and ``wrappers.made_from``'s, for JR007)."""
+    """A loop or comprehension target: over a literal (``for fn in (f, g):``) one of ``parts``
+    each time; else no parts, and ``source``, the iterable. Opaque but to call-site readers."""
 
     parts: tuple[Assigned, ...]
     source: ast.expr | None = None
@@ -112,8 +104,6 @@ def choice_parts(bindings: Iterable[Binding]) -> Iterator[Binding]:
 
 
 def loop_choice(target: ast.expr, iterable: ast.expr, scope: Scope) -> Choice:
-    """What a loop target binds: one of the elements of a literal tuple, list or set without
-    ``*`` for a plain name, else what the iterable is made from."""
     if isinstance(target, ast.Name) and isinstance(iterable, (ast.Tuple, ast.List, ast.Set)):
         elements = iterable.elts
         if elements and not any(isinstance(e, ast.Starred) for e in elements):
@@ -150,8 +140,7 @@ class Scope:
     def bind_for_block(
         self, name: str, site: Site, block: list[ast.stmt], binding: Binding | None = None
     ) -> None:
-        """A block head's binding (opaque unless given), which code in ``block`` surely sees
-        unless it rebinds."""
+        """A block head's binding, which code in ``block`` sees unless it rebinds."""
         self.bind(name, OPAQUE if binding is None else binding, site)
         last = block[-1].end_lineno or block[-1].lineno
         self.regions.setdefault(name, []).append(
@@ -169,7 +158,7 @@ class Scope:
         return scope
 
     def lookup(self, name: str) -> tuple[list[Binding], Scope] | None:
-        """The bindings a load of ``name`` evaluated in this scope sees, and their scope."""
+        """The bindings a load of ``name`` in this scope sees, and their scope."""
         scope: Scope | None = self
         first = True
         while scope is not None:
@@ -211,7 +200,6 @@ class Scope:
 
 
 def environment(names: Mapping[str, Binding]) -> Scope:
-    """An outer scope holding ``names``."""
     scope = Scope(ScopeKind.ENVIRONMENT, None)
     for name, binding in names.items():
         scope.bind(name, binding)
@@ -232,9 +220,8 @@ class ScopeTree:
     statements: list[tuple[int, int, ast.AST, Scope, int]]
     #: Every scope, module first (the outer environment, if any, is not among them).
     scopes: list[Scope]
-    #: The text has ``:=``: statements' expressions are searched for the names it binds.
-    walrus: bool = False
-    #: The lines holding ``:=`` (a text search): only a statement spanning one is searched.
+    #: The lines holding ``:=`` (a text search): only a statement spanning one is searched for
+    #: the names it binds.
     walrus_lines: list[int] = field(default_factory=list)
     #: The flow of the statement being bound (see ``Site``); 0 directly in a scope's body.
     flow: int = 0
@@ -256,17 +243,14 @@ class ScopeTree:
 def build_scopes(
     tree: ast.Module,
     text: str = "",
-    line_starts: list[int] | None = None,
     outer: Scope | None = None,
 ) -> ScopeTree:
-    """One pass over the module's statements, never into expressions (the hot path); ``outer`` is
+    """One pass over the module's statements, never into expressions (the hot path); ``outer``:
     what the module body sees beyond itself."""
     module = Scope(ScopeKind.MODULE, outer)
-    result = ScopeTree(module, [], [], [], [module], walrus=":=" in text)
-    if result.walrus:
-        if line_starts is None:
-            line_starts = list(accumulate(map(len, source_lines(text)), initial=0))
-        result.walrus_lines = lines_containing(text, line_starts, (":=",))
+    result = ScopeTree(module, [], [], [], [module])
+    if ":=" in text:
+        result.walrus_lines = [n for n, line in enumerate(source_lines(text), 1) if ":=" in line]
     _bind_body(tree.body, module, result)
     result.statements.sort(key=lambda item: item[0])
     return result
@@ -275,7 +259,7 @@ def build_scopes(
 def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree) -> None:
     for stmt in body:
         kind = type(stmt)
-        if result.walrus and _spans(
+        if result.walrus_lines and _spans(
             result.walrus_lines, stmt.lineno, stmt.end_lineno or stmt.lineno
         ):
             _bind_walrus(stmt, scope, result)
@@ -332,11 +316,9 @@ def _spans(lines: list[int], first: int, last: int) -> bool:
 
 
 def _bind_walrus(stmt: ast.stmt, scope: Scope, result: ScopeTree) -> None:
-    """``(name := value)`` in a statement's own expressions (comprehensions included, PEP 572)
-    binds as ``name = value`` does, opaque where ``value`` reads a comprehension's name. One that
-    may not run when its statement does (after ``and``/``or``, in a conditional branch, a
-    comprehension's body, a guard, an ``except`` clause, an ``assert``) binds as inside an ``if``.
-    """
+    """``(name := value)`` in a statement's own expressions binds as ``name = value`` does
+    (opaque where ``value`` reads a comprehension's name); one that may not run when its
+    statement does (after ``and``, in a branch, a guard, an ``assert``...) as inside an ``if``."""
     found: list[tuple[str, bool, ast.expr | None]] = []
     for expr in own_expressions(stmt):
         walrus_targets(expr, type(stmt) is not ast.Assert, found)
@@ -356,8 +338,8 @@ def _bind_walrus(stmt: ast.stmt, scope: Scope, result: ScopeTree) -> None:
 def _header(
     node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, scope: Scope, result: ScopeTree
 ) -> Site:
-    """A def's or class's header (decorators, defaults, bases) as a statement of the enclosing
-    scope, where it runs; where its name is bound."""
+    """A def's or class's header (decorators, defaults, bases) as a statement of the scope where
+    it runs; where its name is bound."""
     first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
     body_first = node.body[0].lineno
     last = body_first - 1 if body_first > node.lineno else node.lineno
@@ -365,15 +347,23 @@ def _header(
     return first, result.flow
 
 
-def _function(
-    node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, result: ScopeTree
+def _definition(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, scope: Scope, result: ScopeTree
 ) -> None:
-    scope.bind(node.name, Defined(node), _header(node, scope, result))
-    result.defs.append((node, scope))
-    inner = Scope(ScopeKind.FUNCTION, _type_parameters(node, scope, result))
+    """A def or class: its name bound where its header runs, its body a scope of its own."""
+    kind = ScopeKind.CLASS if isinstance(node, ast.ClassDef) else ScopeKind.FUNCTION
+    inner = Scope(kind, _type_parameters(node, scope, result))
     result.scopes.append(inner)
-    for name in parameter_names(node.args):
-        inner.bind(name, OPAQUE)
+    defined: Binding
+    if isinstance(node, ast.ClassDef):
+        defined = DefinedClass(node, inner)
+        result.classes.append((defined, scope))
+    else:
+        defined = Defined(node)
+        result.defs.append((node, scope))
+        for name in parameter_names(node.args):
+            inner.bind(name, OPAQUE)
+    scope.bind(node.name, defined, _header(node, scope, result))
     outer_flow, result.flow = result.flow, 0
     _bind_body(node.body, inner, result)
     result.flow = outer_flow
@@ -381,7 +371,7 @@ def _function(
 
 def _type_parameters(node: ast.AST, scope: Scope, result: ScopeTree) -> Scope:
     """The annotation scope of a generic def, class or type statement (PEP 695), its type
-    parameters bound there and shadowing outer names; ``scope`` itself for any other."""
+    parameters bound there; ``scope`` itself for any other."""
     params = getattr(node, "type_params", None)
     if not params:
         return scope
@@ -390,17 +380,6 @@ def _type_parameters(node: ast.AST, scope: Scope, result: ScopeTree) -> Scope:
     for param in params:
         inner.bind(param.name, OPAQUE)
     return inner
-
-
-def _class(node: ast.ClassDef, scope: Scope, result: ScopeTree) -> None:
-    body = Scope(ScopeKind.CLASS, _type_parameters(node, scope, result))
-    result.scopes.append(body)
-    defined = DefinedClass(node, body)
-    scope.bind(node.name, defined, _header(node, scope, result))
-    result.classes.append((defined, scope))
-    outer_flow, result.flow = result.flow, 0
-    _bind_body(node.body, body, result)
-    result.flow = outer_flow
 
 
 def _import(node: ast.Import, scope: Scope, result: ScopeTree) -> None:
@@ -425,30 +404,23 @@ def _import_from(node: ast.ImportFrom, scope: Scope, result: ScopeTree) -> None:
         scope.bind(alias.asname or alias.name, binding, site)
 
 
-def _assign(node: ast.Assign, scope: Scope, result: ScopeTree) -> None:
-    _statement(node, scope, result)
-    if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-        scope.bind(node.targets[0].id, Assigned(node.value, scope), _site(node, result))
+def _assign(
+    node: ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Delete, scope: Scope, result: ScopeTree
+) -> None:
+    """``name = value`` (annotated or not) binds its value; a bare ``name: T``, an augmented
+    assignment, a ``del`` and any other target bind what is not known."""
+    site = _site(node, result)
+    if not isinstance(node, ast.Delete):
+        _statement(node, scope, result)
+    pair = name_assigned(node)
+    if pair is not None:
+        scope.bind(pair[0], Assigned(pair[1], scope), site)
+    elif isinstance(node, ast.AnnAssign):
+        if isinstance(node.target, ast.Name) and node.value is None:
+            scope.bind(node.target.id, OPAQUE, site)
     else:
-        for target in node.targets:
-            _bind_targets(target, scope, _site(node, result))
-
-
-def _ann_assign(node: ast.AnnAssign, scope: Scope, result: ScopeTree) -> None:
-    _statement(node, scope, result)
-    if isinstance(node.target, ast.Name):
-        binding = Assigned(node.value, scope) if node.value is not None else OPAQUE
-        scope.bind(node.target.id, binding, _site(node, result))
-
-
-def _aug_assign(node: ast.AugAssign, scope: Scope, result: ScopeTree) -> None:
-    _statement(node, scope, result)
-    _bind_targets(node.target, scope, _site(node, result))
-
-
-def _delete(node: ast.Delete, scope: Scope, result: ScopeTree) -> None:
-    for target in node.targets:
-        _bind_targets(target, scope, _site(node, result))
+        for target in getattr(node, "targets", None) or [node.target]:  # type: ignore[union-attr]
+            _bind_targets(target, scope, site)
 
 
 def _global(node: ast.Global, scope: Scope, result: ScopeTree) -> None:
@@ -466,15 +438,15 @@ def _type_alias(
 
 
 _HANDLERS: dict[type, Callable[[Any, Scope, ScopeTree], None]] = {
-    ast.FunctionDef: _function,
-    ast.AsyncFunctionDef: _function,
-    ast.ClassDef: _class,
+    ast.FunctionDef: _definition,
+    ast.AsyncFunctionDef: _definition,
+    ast.ClassDef: _definition,
     ast.Import: _import,
     ast.ImportFrom: _import_from,
     ast.Assign: _assign,
-    ast.AnnAssign: _ann_assign,
-    ast.AugAssign: _aug_assign,
-    ast.Delete: _delete,
+    ast.AnnAssign: _assign,
+    ast.AugAssign: _assign,
+    ast.Delete: _assign,
     ast.Global: _global,
     ast.Nonlocal: lambda node, scope, result: None,
 }

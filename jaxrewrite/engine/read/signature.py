@@ -1,6 +1,4 @@
-"""Reading a ``def``'s signature from source: parameter kinds and positions, each with its markers
-as the one reader of markers finds them (``markers.MarkerReader``: the outermost annotation only).
-"""
+"""A ``def``'s signature from source: parameter kinds and positions, each with its markers."""
 
 from __future__ import annotations
 
@@ -68,36 +66,37 @@ def read_signature(
     params: list[Param] = []
     arrays: list[tuple[str, str]] = []
     position = 0
-    for kind, group in _groups(args):
+    groups = (
+        (Kind.POSITIONAL_ONLY, args.posonlyargs),
+        (Kind.POSITIONAL_OR_KEYWORD, args.args),
+        (Kind.VAR_POSITIONAL, [args.vararg] if args.vararg else []),
+        (Kind.KEYWORD_ONLY, args.kwonlyargs),
+        (Kind.VAR_KEYWORD, [args.kwarg] if args.kwarg else []),
+    )
+    for kind, group in groups:
         positional = kind in (Kind.POSITIONAL_ONLY, Kind.POSITIONAL_OR_KEYWORD)
         for arg in group:
             markers = NO_MARKS if arg.annotation is None else reader.markers(arg.annotation)
-            if markers:
-                if kind in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
-                    instead = _instead_of_varargs(kind, arg, markers, src)
-                    raise rules.MARKED_VARARGS.error(
-                        src,
-                        arg,
-                        spelled=_spell(markers),
-                        kind=kind.value,
-                        name=arg.arg,
-                        instead=instead,
-                    )
-                array = array_type(inner_type(arg.annotation, scope), scope)
-                if array is not None:
-                    arrays.append((arg.arg, array))
-            if positional:
-                params.append(Param(arg.arg, kind, position, markers, arg))
-                position += 1
-            else:
-                params.append(Param(arg.arg, kind, None, markers, arg))
+            if markers and kind in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
+                raise rules.MARKED_VARARGS.error(
+                    src,
+                    arg,
+                    spelled=" and ".join(sorted(m.value for m in markers)),
+                    kind=kind.value,
+                    name=arg.arg,
+                    instead=_instead_of_varargs(kind, arg, markers, src),
+                )
+            array = array_type(inner_type(arg.annotation, scope), scope) if markers else None
+            if array is not None:
+                arrays.append((arg.arg, array))
+            params.append(Param(arg.arg, kind, position if positional else None, markers, arg))
+            position += positional
     return Signature(tuple(params), position, args.vararg is not None, tuple(arrays))
 
 
 def array_type(under: ast.expr | None, scope: Scope) -> str | None:
-    """The type under a marker (``markers.inner_type``) as written, when it is an array type
-    (``jax.Array``, ``jnp.ndarray``, jaxtyping's ``Float[Array, "n"]``...); None for any other
-    or unknown type."""
+    """The type under a marker as written, when it is an array type (``jax.Array``,
+    ``jnp.ndarray``, jaxtyping's ``Float[Array, "n"]``...)."""
     inner = unquoted(under)
     if inner is None:
         return None
@@ -115,20 +114,6 @@ def array_type(under: ast.expr | None, scope: Scope) -> str | None:
     ):
         return ast.unparse(inner)
     return None
-
-
-def _groups(args: ast.arguments) -> tuple[tuple[Kind, list[ast.arg]], ...]:
-    return (
-        (Kind.POSITIONAL_ONLY, args.posonlyargs),
-        (Kind.POSITIONAL_OR_KEYWORD, args.args),
-        (Kind.VAR_POSITIONAL, [args.vararg] if args.vararg else []),
-        (Kind.KEYWORD_ONLY, args.kwonlyargs),
-        (Kind.VAR_KEYWORD, [args.kwarg] if args.kwarg else []),
-    )
-
-
-def _spell(markers: Marks) -> str:
-    return " and ".join(sorted(m.value for m in markers))
 
 
 def _instead_of_varargs(kind: Kind, arg: ast.arg, markers: Marks, src: Source) -> str:

@@ -6,7 +6,7 @@ import ast
 import bisect
 import difflib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import cached_property
 from itertools import accumulate
 
@@ -35,12 +35,15 @@ def unified_diff(
     before: str, after: str, display: str, changes: Sequence[Change] | None = None
 ) -> str:
     """A unified diff with ``a/``/``b/`` headers, lines as Python counts them, and git's marker
-    after a last line without a line break. ``changes``: the edits that made ``after``, when
-    known; then only the lines they touch are compared (difflib over a whole module is quadratic
-    when its changes are many and spread out, as a migration's are)."""
+    after a last line without a line break. ``changes``: the edits that made ``after``; then only
+    the lines they touch are compared (difflib over a whole migrated module is quadratic)."""
     old, new = source_lines(before), source_lines(after)
     codes = None if changes is None else _known_opcodes(before, after, old, new, changes)
-    matcher = difflib.SequenceMatcher(None, old, new) if codes is None else _Known(codes)
+    if codes is None:
+        matcher = difflib.SequenceMatcher(None, old, new)
+    else:  # known already: difflib's hunk grouping, none of its search
+        matcher = difflib.SequenceMatcher()
+        matcher.opcodes = codes  # type: ignore[attr-defined]
     path = display.lstrip("/")  # an absolute path: ``a/tmp/x.py``, not ``a//tmp/x.py``
     out: list[str] = []
     for group in matcher.get_grouped_opcodes(3):
@@ -65,14 +68,6 @@ def _range(start: int, stop: int) -> str:
     if length == 1:
         return str(start + 1)
     return f"{start + 1 if length else start},{length}"
-
-
-class _Known(difflib.SequenceMatcher):  # type: ignore[type-arg]
-    """A matcher whose opcodes are already known: difflib's hunk grouping, none of its search."""
-
-    def __init__(self, codes: list[tuple[str, int, int, int, int]]) -> None:
-        super().__init__(None, [], [])
-        self.opcodes = codes
 
 
 def _known_opcodes(
@@ -145,18 +140,6 @@ def _line_starting(starts: list[int], offset: int) -> int | None:
     return at if at < len(starts) and starts[at] == offset else None
 
 
-def lines_containing(text: str, line_starts: list[int], words: Iterable[str]) -> list[int]:
-    """Sorted 1-based lines whose text contains any of ``words`` (a substring search)."""
-    lines: set[int] = set()
-    for word in words:
-        at = text.find(word)
-        while at >= 0:
-            line = bisect.bisect_right(line_starts, at)
-            lines.add(line)
-            at = text.find(word, line_starts[line] if line < len(line_starts) else len(text))
-    return sorted(lines)
-
-
 class Source:
     """One module's text; AST columns are UTF-8 byte offsets, so convert per line."""
 
@@ -178,15 +161,7 @@ class Source:
     @cached_property
     def line_starts(self) -> list[int]:
         """Offset of each line's first character (index 0 is line 1), plus the text's end."""
-        text = self.text
-        if "\r" in text or "lines" in self.__dict__:
-            return list(accumulate(map(len, self.lines), initial=0))
-        # Hot path of a cold import: line lengths straight from a split, without the lines.
-        parts = text.split("\n")
-        starts = list(accumulate(map((1).__add__, map(len, parts[:-1])), initial=0))
-        if parts[-1]:
-            starts.append(len(text))
-        return starts
+        return list(accumulate(map(len, self.lines), initial=0))
 
     def offset(self, lineno: int, col: int) -> int:
         """String offset of an AST (line, byte column) position."""

@@ -37,8 +37,8 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 @dataclass(eq=False)
 class _Reading:
-    """Each wrapper's answer (``passes_through``), by (def or lambda, scope), where no loop of
-    wrappers was cut under it: without it ``return w0(w0(fn))`` doubles the work per level."""
+    """Each wrapper's answer by (def or lambda, scope), where no loop of wrappers was cut under
+    it: without it ``return w0(w0(fn))`` doubles the work per level."""
 
     known: dict[tuple[int, int], bool] = field(default_factory=dict)
     #: A loop was cut (a wrapper made from itself) under the answer being found.
@@ -52,8 +52,7 @@ def peel(
     reading: _Reading | None = None,
 ) -> tuple[ast.expr, ast.Call | None]:
     """``expr`` without the transforms of the table and one-argument wrappers around it: (what
-    is left, the first wrapper in view that does not pass its arguments through, or None).
-    Anything else (``partial(f, 3)``) may change the arguments, and stops the peeling."""
+    is left, the first wrapper in view that does not pass its arguments through, or None)."""
     offender: ast.Call | None = None
     expr = _value(expr)
     # To any depth (the expression's own nesting ends it): a cut would leave the def unseen.
@@ -74,7 +73,7 @@ def peel(
 
 
 def _value(expr: ast.expr) -> ast.expr:
-    """``(g := f)`` is ``f`` where it stands (the walrus binds ``g`` too: ``scopes``)."""
+    """``(g := f)`` is ``f`` where it stands."""
     while isinstance(expr, ast.NamedExpr):
         expr = expr.value
     return expr
@@ -86,10 +85,9 @@ def passes_through(
     active: frozenset[int] = frozenset(),
     reading: _Reading | None = None,
 ) -> bool:
-    """False only when ``wrapper`` names a def or lambda of this module (every binding of the
-    name that is one) that does not return its function itself, a transform of the table of it,
-    or a function of exactly ``(*args, **kwargs)`` that calls it with ``(*args, **kwargs)``.
-    Not in view: True (assumed)."""
+    """False only when ``wrapper`` names a def or lambda of this module that returns something
+    other than its function, a transform of the table of it, or a function of exactly
+    ``(*args, **kwargs)`` that calls it so. Not in view: True (assumed)."""
     if not isinstance(wrapper, ast.Name):
         return True
     found = scope.lookup(wrapper.id)
@@ -176,9 +174,8 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 def keeps_signature(deco: ast.expr, scope: Scope) -> bool:
     """Is ``deco``, between a transform and a def, known to hand on the def's signature (through
-    ``__wrapped__``), which JAX infers one static list from? jax's own, and decorators of this
-    module shown to: a ``functools.wraps(fn)`` wrapper (or its factory), a
-    ``contextlib.contextmanager`` function or a ``contextlib.ContextDecorator`` class, called."""
+    ``__wrapped__``, which JAX infers a static list from)? jax's own, and this module's
+    ``functools.wraps`` wrappers (or factories), context managers and ``ContextDecorator``s."""
     if not isinstance(deco, ast.Call):
         if qualname(deco, scope) == _NAMED_CALL:
             return True
@@ -212,7 +209,14 @@ def _wraps_decorator(func: Function, scope: Scope) -> bool:
     for value, inner in returns:
         if isinstance(value, ast.Name) and value.id == fn:
             continue
-        if inner is None or not any(_wraps(d, fn, scope) for d in inner.decorator_list):
+        if inner is None or not any(
+            isinstance(d, ast.Call)
+            and qualname(d.func, scope) == "functools.wraps"
+            and len(d.args) == 1
+            and isinstance(d.args[0], ast.Name)
+            and d.args[0].id == fn
+            for d in inner.decorator_list
+        ):
             return False
     return bool(returns)
 
@@ -224,7 +228,7 @@ def _first_parameter(node: Function | ast.Lambda) -> str | None:
 
 
 def _returns(func: Function) -> list[tuple[ast.expr | None, Function | None]]:
-    """What each ``return`` of ``func`` gives, with the inner def it names, if it names one."""
+    """What each ``return`` of ``func`` gives, with the inner def it names, if any."""
     inner = {stmt.name: stmt for stmt in func.body if isinstance(stmt, _DEFS)}
     values = [
         stmt.value
@@ -234,26 +238,15 @@ def _returns(func: Function) -> list[tuple[ast.expr | None, Function | None]]:
     return [(v, inner.get(v.id) if isinstance(v, ast.Name) else None) for v in values]
 
 
-def _wraps(deco: ast.expr, fn: str, scope: Scope) -> bool:
-    return (
-        isinstance(deco, ast.Call)
-        and qualname(deco.func, scope) == "functools.wraps"
-        and len(deco.args) == 1
-        and isinstance(deco.args[0], ast.Name)
-        and deco.args[0].id == fn
-    )
-
-
 def wrapper_error(where: ast.expr, wrapper: ast.expr, func: Function, src: Source) -> RewriteError:
-    """JR125: a wrapper in view between a transform and a marked def that may shift its
-    positions."""
+    """JR125: a wrapper in view between a transform and a marked def may shift its positions."""
     name = ast.unparse(wrapper)
     return rules.WRAPPER.error(src, where, wrapper=name, func=func.name)
 
 
 def root_name(expr: ast.expr, attributes: bool = False) -> str | None:
-    """The name at the bottom of ``expr``'s first arguments (``f`` in ``jax.jit(partial(f, x))``);
-    with ``attributes``, below its attributes too (``mod`` in ``jax.jit(mod.f)``)."""
+    """The name under ``expr``'s first arguments (``f`` in ``jax.jit(partial(f, x))``); with
+    ``attributes``, under its attributes too (``mod`` in ``jax.jit(mod.f)``)."""
     while True:
         if isinstance(expr, ast.Call) and expr.args and not isinstance(expr.args[0], ast.Starred):
             expr = expr.args[0]
@@ -263,41 +256,11 @@ def root_name(expr: ast.expr, attributes: bool = False) -> str | None:
             return expr.id if isinstance(expr, ast.Name) else None
 
 
-#: A scope's (name, the name its value is made from) pairs, as ``aliases`` reads them: those of
-#: assignments, and those of loop targets over what is no literal.
-Pairs = tuple[list[tuple[str, str]], list[tuple[str, str]]]
-
-
-def aliases(
-    scopes: list[Scope],
-    names: set[str],
-    attributes: bool = False,
-    read: dict[int, Pairs] | None = None,
-) -> list[str]:
-    """Names assigned something made from one of ``names`` (``g = f``, ``f = jax.jit(f)``,
-    ``h = partial(f, x)``; with ``attributes``, ``g = mod.f`` from ``mod``), transitively.
-    ``read``: each scope's pairs, kept by a caller that asks again as more scopes are walked."""
-    read = {} if read is None else read
-    for scope in scopes:
-        if id(scope) not in read:
-            read[id(scope)] = _pairs(scope, attributes)
-    per_scope = [read[id(scope)] for scope in scopes]
-    pairs = [pair for assigned, _ in per_scope for pair in assigned]
-    pairs += [pair for _, looped in per_scope for pair in looped]
-    found: list[str] = []
-    grew = True
-    while grew:
-        grew = False
-        for name, root in pairs:
-            if root in names and name not in names:
-                names.add(name)
-                found.append(name)
-                grew = True
-    return found
-
-
-def _pairs(scope: Scope, attributes: bool) -> Pairs:
-    assigned = [
+def _pairs(scope: Scope, attributes: bool) -> list[tuple[str, str]]:
+    """A scope's (name, the name its value is made from) pairs: ``g = f``, ``f = jax.jit(f)``,
+    ``h = partial(f, x)`` (with ``attributes``, ``g = mod.f`` from ``mod``), and a loop target
+    over what is no literal, which stands for what its iterable is made from."""
+    pairs = [
         (name, root)
         for name, bindings in scope.bindings.items()
         for b in choice_parts(bindings)
@@ -305,8 +268,7 @@ def _pairs(scope: Scope, attributes: bool) -> Pairs:
         and (root := root_name(b.value, attributes)) is not None
         and root != name
     ]
-    # A loop target over what is no literal stands for what its iterable is made from.
-    looped = [
+    return pairs + [
         (name, n.id)
         for name, bindings in scope.bindings.items()
         for b in bindings
@@ -314,22 +276,6 @@ def _pairs(scope: Scope, attributes: bool) -> Pairs:
         for n in walk(b.source)
         if isinstance(n, ast.Name) and n.id != name
     ]
-    return assigned, looped
-
-
-def _new_names(
-    names: list[str],
-    tree: ScopeTree,
-    src: Source,
-    known: set[str],
-    attributes: bool,
-    read: dict[int, Pairs],
-) -> list[str]:
-    """Names not yet ``known`` that stand for one of them: aliases, and loop targets over them."""
-    extra = aliases(tree.scopes, known, attributes, read)
-    targets = sorted(loop_targets(names, src) - known)
-    known.update(targets)
-    return extra + targets
 
 
 def calls_and_aliases(
@@ -339,20 +285,33 @@ def calls_and_aliases(
     filters: Filters,
     attributes: bool = False,
 ) -> list[CallSite]:
-    """``filters.calls_naming``, then the calls naming what is made from ``names`` (``aliases``),
-    until no new name turns up; in source order."""
+    """``filters.calls_naming``, then the calls naming what is made from ``names`` (aliases, and
+    loop targets over them), until no new name turns up; in source order."""
     found = calls_naming(names, tree, src, filters)
     if names is None:
         return found
+    pairs = [pair for scope in tree.scopes for pair in _pairs(scope, attributes)]
     known = set(names)
-    read: dict[int, Pairs] = {}
-    extra = _new_names(names, tree, src, known, attributes, read)
-    while extra:
+    batch = names
+    while True:
+        made: list[str] = []
+        grew = True
+        while grew:
+            grew = False
+            for name, root in pairs:
+                if root in known and name not in known:
+                    known.add(name)
+                    made.append(name)
+                    grew = True
+        targets = sorted(loop_targets(batch, src) - known)
+        known.update(targets)
+        batch = made + targets
+        if not batch:
+            break
         seen = {id(call) for call, _, _ in found}
         found += [
-            item for item in calls_naming(extra, tree, src, filters) if id(item[0]) not in seen
+            item for item in calls_naming(batch, tree, src, filters) if id(item[0]) not in seen
         ]
-        extra = _new_names(extra, tree, src, known, attributes, read)
     found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
     return found
 
@@ -361,8 +320,7 @@ def made_from(
     arg: ast.expr, scope: Scope, marked: Container[int], seen: set[int] | None = None
 ) -> Function | None:
     """A marked def (its id in ``marked``) that ``arg`` is made from through calls' first
-    arguments and names, whatever the calls are (JR007: ``jax.jit(partial(f, x))``). ``seen``:
-    the assignments followed already."""
+    arguments and names, whatever the calls (JR007: ``jax.jit(partial(f, x))``)."""
     seen = set() if seen is None else seen
     arg = _value(arg)
     while isinstance(arg, ast.Call) and arg.args and not isinstance(arg.args[0], ast.Starred):

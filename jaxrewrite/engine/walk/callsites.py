@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.analysis import Registration, Use, UseKind
+from jaxrewrite.engine.analysis import Leaf, Use, UseKind
 from jaxrewrite.engine.read.classes import FunctionalClass, local_class
 from jaxrewrite.engine.read.literals import resolve_keywords
 from jaxrewrite.engine.read.markers import index_of
 from jaxrewrite.engine.read.recognise import (
     TransformRef,
-    ambiguous,
     bound_keywords,
     classify_cut,
     classify_registration,
@@ -29,19 +28,12 @@ from jaxrewrite.engine.read.scopes import (
     Site,
     choice_parts,
 )
-from jaxrewrite.engine.read.signature import read_signature
+from jaxrewrite.engine.read.signature import Signature, read_signature
 from jaxrewrite.engine.read.wrappers import keeps_signature, made_from, peel, wrapper_error
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import opaque_registration
-from jaxrewrite.engine.walk.specs.registration import registration_values
-from jaxrewrite.engine.walk.walker import (
-    Walked,
-    ambiguity_error,
-    complete_use,
-    depth_error,
-    is_overload,
-    same_statics,
-)
+from jaxrewrite.engine.walk.registrations import register
+from jaxrewrite.engine.walk.walker import Walked, complete_use, is_overload, untold
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -61,9 +53,8 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
         node = local[0].node
         walk.registered.add(id(node))
         own = bound_keywords(call, transform.positional, transform.name, walk.src)
-        values = registration_values(transform, keywords + own, walk.info(local), walk.src, call)
-        registered = Registration(UseKind.CALL, call, transform, node, keywords + own, own, values)
-        walk.result.registrations.append(registered)
+        registration = (transform, keywords + own)
+        register(walk, UseKind.CALL, call, registration, node, own, walk.info(local), scope)
         return
     if opaque_registration(qualname(call.func, scope)) is not None:
         local = local_class(call.args[0], scope)
@@ -73,28 +64,26 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
         return
     ref, cut = classify_cut(call.func, scope)
     if ref is None:
-        # No transform: the argument matters only where the callee may be one after all
-        # (JR104, JR127) or is reported as looking like one. A plain call
-        # (``measure(partial(impl, n=3))``, ``fs.append(impl)``) needs nothing, whatever its
-        # argument is, so what that argument names is not even read: a name bound to defs
-        # with different statics is no reason to refuse a valid module.
-        pair = ambiguous(call.func, scope)
-        error: RewriteError | None
-        if pair is not None:
-            error = ambiguity_error(call.func, walk.src, pair)
-            code = rules.TRANSFORM_BOUND_TWICE.code
-        elif cut:
-            code, error = rules.TOO_DEEP.code, depth_error(call.func, walk.src)
-        elif looks_like_transform(call.func):
-            code, error = "", None
-        else:
+        # No transform: the argument matters only where the callee may be one after all (JR104,
+        # JR127) or looks like one; a plain call (``fs.append(impl)``) needs nothing, so what its
+        # argument names is not even read. Nor is the argument refused itself (JR119, JR125
+        # belong to transforms' arguments).
+        error = untold(call.func, scope, cut, walk.src)
+        if error is None and not looks_like_transform(call.func):
             return
-        marked = _marked_function(walk, call.args[0], scope, site, exact=error is not None)
-        if marked is not None and error is not None:
-            walk.refused_defs[id(marked)] = code
+        if error is None:
+            target = made_from(call.args[0], scope, walk.signatures)
+            if target is not None:
+                walk.unknown_calls.setdefault(id(target), call.func)
+            return
+        try:
+            target = _function(walk, call.args[0], scope, site)
+        except (TooDeep, RewriteError):
+            # The callee's refusal is the one to raise: what its argument is comes second.
+            target = made_from(call.args[0], scope, walk.signatures)
+        if target is not None and id(target) in walk.signatures:
+            walk.refused_defs[id(target)] = error.code
             raise error
-        if marked is not None:
-            walk.unknown_calls.setdefault(id(marked), call.func)
         return
     try:
         func = _function(walk, call.args[0], scope, site)
@@ -120,58 +109,33 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
         # No markers, nothing to merge: ``jax.jit(fun, *jit_args)`` runs as written, as the
         # import (which reads only calls of marked defs) runs it.
         return
-    local_keywords = bound_keywords(call, ref.transform.positional, ref.transform.name, walk.src)
-    written = ref.keywords + local_keywords
+    t = ref.transform
+    own = bound_keywords(call, t.positional, t.name, walk.src)
+    written = ref.keywords + own
     if written:
-        resolve_keywords(ref.transform, written, scope, walk.src)
+        resolve_keywords(t, written, scope, walk.src)
         arg = call.args[0]
         while isinstance(arg, ast.Call) and arg.args:  # ``jax.jit(jax.named_call(f), ...)``
             if keeps_signature(arg.func, scope):
                 walk.result.keeps_signature.add(id(arg))
             arg = arg.args[0]
     if found is None:  # no markers: reported for migrate, nothing to write
-        sig = (
-            read_signature(func, scope, walk.src, None, index_of(walk.tree))
-            if walk.relevant is None
-            else None
-        )
-        if sig is not None:
-            walk.result.uses.append(
-                Use(
-                    UseKind.CALL,
-                    call,
-                    ref.transform,
-                    func,
-                    sig,
-                    (),
-                    written,
-                    local_keywords,
-                    None,
-                    ref.factory,
-                )
-            )
+        if walk.relevant is None:
+            sig = read_signature(func, scope, walk.src, None, index_of(walk.tree))
+            use = Use(UseKind.CALL, call, t, func, sig, (), written, own, None, ref.factory)
+            walk.result.uses.append(use)
         return
     sig, leaves = found
-    full = TransformRef(ref.transform, written, ref.factory)
-    use = complete_use(UseKind.CALL, call, full, func, sig, leaves, local_keywords, scope, walk.src)
-    walk.result.uses.append(use)
+    full = TransformRef(t, written, ref.factory)
+    complete_use(walk, UseKind.CALL, call, full, func, sig, leaves, own, scope)
 
 
-def _marked_function(
-    walk: Walked, arg: ast.expr, scope: Scope, site: Site, exact: bool = True
-) -> Function | None:
-    """The marked def ``arg`` stands for, for a callee that is no known transform; never a
-    refusal of the argument itself (JR119, JR125 belong to transforms' arguments). ``exact``
-    False (a finding, not a refusal, hangs on the answer): any marked def in reach."""
-    if not exact:
-        return made_from(arg, scope, walk.signatures)
-    try:
-        func = _function(walk, arg, scope, site)
-    except (TooDeep, RewriteError):
-        # Maybe: what decides the callee's refusal, which is the one to raise (the callee
-        # cannot be told; what its argument is comes second).
-        return made_from(arg, scope, walk.signatures)
-    return func if func is not None and id(func) in walk.signatures else None
+def _same_statics(
+    a: tuple[Signature, tuple[Leaf, ...]], b: tuple[Signature, tuple[Leaf, ...]]
+) -> bool:
+    return a[0].statics() == b[0].statics() and [
+        (*leaf.spec(), leaf.marks, leaf.inner) for leaf in a[1]
+    ] == [(*leaf.spec(), leaf.marks, leaf.inner) for leaf in b[1]]
 
 
 def _function(
@@ -182,15 +146,11 @@ def _function(
     depth: int = 0,
     memo: dict[int, object] | None = None,
 ) -> Function | None:
-    """The def a call-site argument names, as Python would see it when the call runs; a
-    RewriteError when it may be defs with different Static parameters.
-
-    Seen through (``engine.read.wrappers.peel``): any nest of the table's transforms and
-    one-argument wrappers (``jax.jit(jax.vmap(jax.grad(f)))``), and names bound to such an
-    expression (``f = jax.jit(f)``, read where that statement runs). ``memo`` holds the
-    assignments followed (each read once; one still being read is left out, so that
-    ``f = jax.jit(f)`` in a loop does not follow itself). Past ``MAX_DEPTH`` assignments in
-    a row, ``TooDeep``: the caller says "cannot tell" where a marked def is in reach."""
+    """The def a call-site argument names when the call runs, seen through transforms, wrappers
+    (``wrappers.peel``) and names bound to them (``f = jax.jit(f)``, read where it runs); a
+    RewriteError when it may be defs with different Static parameters. ``memo`` holds the
+    assignments followed (one still being read is left out: ``f = jax.jit(f)`` in a loop does
+    not follow itself); past ``MAX_DEPTH`` in a row, ``TooDeep``."""
     if depth > MAX_DEPTH:
         raise TooDeep
     memo = {} if memo is None else memo
@@ -226,7 +186,7 @@ def _function(
         func = defs[-1]
     elif len(defs) == len(seen) and all(marked):
         first = walk.signatures[id(defs[0])]
-        if all(same_statics(walk.signatures[id(other)], first) for other in defs[1:]):
+        if all(_same_statics(walk.signatures[id(other)], first) for other in defs[1:]):
             func = defs[-1]
             # Twin defs (``if ...: def f`` / ``else: def f``, ``for fn in (f, g):``): the
             # use applies to whichever runs.

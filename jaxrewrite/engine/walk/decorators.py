@@ -4,25 +4,21 @@ decorating it, into the ``Walked`` record."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 
-from jaxrewrite.engine.analysis import Inner, Leaf, UseKind
+from jaxrewrite.engine.analysis import Leaf, UseKind
 from jaxrewrite.engine.read.classes import ClassInfo, class_key
 from jaxrewrite.engine.read.filters import may_matter
 from jaxrewrite.engine.read.literals import resolve_keywords
 from jaxrewrite.engine.read.markers import index_of
-from jaxrewrite.engine.read.recognise import ambiguous, classify, classify_cut
+from jaxrewrite.engine.read.recognise import classify, classify_cut
 from jaxrewrite.engine.read.resolve import MAX_DEPTH
 from jaxrewrite.engine.read.scopes import Scope
-from jaxrewrite.engine.read.signature import Kind, Signature, read_signature
+from jaxrewrite.engine.read.signature import Kind, Param, Signature, read_signature
 from jaxrewrite.engine.read.wrappers import keeps_signature, passes_through, wrapper_error
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import Container, Mark
-from jaxrewrite.engine.walk.walker import (
-    Walked,
-    ambiguity_error,
-    complete_use,
-    depth_error,
-)
+from jaxrewrite.engine.walk.walker import Walked, complete_use, untold
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -52,47 +48,26 @@ def defs(walk: Walked, exhaustive: bool) -> None:
             continue
         for deco in func.decorator_list:
             try:
-                decorator(walk, deco, func, sig, leaves, scope, marked)
+                ref, cut = classify_cut(deco, scope)
+                error = untold(deco, scope, cut, walk.src) if ref is None and marked else None
+                if error is not None:
+                    walk.refused_defs[id(func)] = error.code
+                    raise error
+                if ref is None:
+                    continue
+                walk.applied.add(id(func))
+                below = func.decorator_list[func.decorator_list.index(deco) + 1 :]
+                for d in below if marked else ():  # below it: transforms and pass-throughs only
+                    if classify(d, scope) is None and not passes_through(d, scope):
+                        raise wrapper_error(d, d, func, walk.src)
+                if ref.keywords:
+                    resolve_keywords(ref.transform, ref.keywords, scope, walk.src)
+                    keeps = (id(d) for d in below if keeps_signature(d, scope))
+                    walk.result.keeps_signature.update(keeps)
+                local = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
+                complete_use(walk, UseKind.DECORATOR, deco, ref, func, sig, leaves, local, scope)
             except RewriteError as err:
                 walk.refuse(err)
-
-
-def decorator(
-    walk: Walked,
-    deco: ast.expr,
-    func: Function,
-    sig: Signature,
-    leaves: tuple[Leaf, ...],
-    scope: Scope,
-    marked: bool,
-) -> None:
-    ref, cut = classify_cut(deco, scope)
-    if ref is None:
-        pair = ambiguous(deco, scope) if marked else None
-        if pair is not None:
-            walk.refused_defs[id(func)] = rules.TRANSFORM_BOUND_TWICE.code
-            raise ambiguity_error(deco, walk.src, pair)
-        if marked and cut:
-            walk.refused_defs[id(func)] = rules.TOO_DEEP.code
-            raise depth_error(deco, walk.src)
-        return
-    walk.applied.add(id(func))
-    decorators = func.decorator_list
-    if marked and decorators[-1] is not deco:  # a transform directly above the def has none below
-        below = decorators[decorators.index(deco) + 1 :]
-        wrapper = next(
-            (d for d in below if classify(d, scope) is None and not passes_through(d, scope)),
-            None,
-        )
-        if wrapper is not None:
-            raise wrapper_error(wrapper, wrapper, func, walk.src)
-    local = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
-    if ref.keywords:
-        resolve_keywords(ref.transform, ref.keywords, scope, walk.src)
-        below = decorators[decorators.index(deco) + 1 :]
-        walk.result.keeps_signature.update(id(d) for d in below if keeps_signature(d, scope))
-    use = complete_use(UseKind.DECORATOR, deco, ref, func, sig, leaves, local, scope, walk.src)
-    walk.result.uses.append(use)
 
 
 def per_leaf_params(walk: Walked, sig: Signature, scope: Scope) -> tuple[Leaf, ...]:
@@ -100,61 +75,64 @@ def per_leaf_params(walk: Walked, sig: Signature, scope: Scope) -> tuple[Leaf, .
     found = []
     for param in sig.params:
         ann = param.node.annotation
-        if param.markers or ann is None:
+        container = None if param.markers or ann is None else _container(walk, ann, scope)
+        if container is None:
             continue
-        found_class = walk.leaf_class(ann, scope)
-        if found_class is None:
-            continue
-        info = walk.info(found_class[0])
-        if info.kind is Container.CLASS:
-            continue
-        marks = tuple((f.name, f.markers) for f in info.static_fields)
+        info, key = container
         try:
-            inner = inner_entries(walk, info, (class_key(found_class[0][0]),), [MOST_NESTED])
+            leaf = _entries(walk, info, param, (key,), [MOST_NESTED])
         except _TooMany:
             raise rules.LEAVES_RECURSE.error(
                 walk.src, param.node, "many", name=param.name, most=MOST_NESTED
             ) from None
-        if not marks and not inner:
+        if leaf is None:
             continue
         if param.kind in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
             raise rules.LEAVES_VARARGS.error(
                 walk.src, param.node, kind=param.kind.value, name=param.name
             )
-        statics = tuple(name for name, m in marks if Mark.STATIC in m)
-        nodes = tuple(f.node for f in info.static_fields)
-        found.append(Leaf(param, info.kind, statics, marks, inner, nodes))
+        statics = tuple(name for name, marks in leaf.marks if Mark.STATIC in marks)
+        found.append(dataclasses.replace(leaf, keys=statics))
     return tuple(found)
 
 
-def inner_entries(
-    walk: Walked, info: ClassInfo, path: tuple[int, ...], left: list[int]
-) -> tuple[Inner, ...]:
-    """The unmarked entries of a container that are containers with marked entries
-    themselves (to any depth), each with every marked entry (``Inner.held`` narrows); ``left``
+def _container(walk: Walked, ann: ast.expr, scope: Scope) -> tuple[ClassInfo, int] | None:
+    """The TypedDict/NamedTuple of this module ``ann`` names, and its key; a registered
+    dataclass is none (its Static fields are its own meta_fields)."""
+    local = walk.leaf_class(ann, scope)
+    info = None if local is None else walk.info(local[0])
+    if local is None or info is None or info.kind is Container.CLASS:
+        return None
+    return info, class_key(local[0][0])
+
+
+def _entries(
+    walk: Walked, info: ClassInfo, key: Param | str, path: tuple[int, ...], left: list[int]
+) -> Leaf | None:
+    """A container's marked entries and, to any depth, its unmarked entries that are containers
+    with marked entries themselves, all held (``Leaf.held`` narrows); None without any. ``left``
     holds how many more nested containers the per-leaf parameter being read may hold."""
-    found = []
+    inner = []
     for entry in info.fields:
         if entry.markers or entry.annotation is None or entry.scope is None:
             continue
-        local = walk.leaf_class(entry.annotation, entry.scope)
-        if local is None:
+        container = _container(walk, entry.annotation, entry.scope)
+        if container is None:
             continue
-        sub = walk.info(local[0])
-        if sub.kind is Container.CLASS:
-            continue  # a registered dataclass: its Static fields are its own meta_fields
-        key = class_key(local[0][0])
-        if key in path or len(path) > MAX_DEPTH:
+        sub, sub_key = container
+        if sub_key in path or len(path) > MAX_DEPTH:
             raise rules.LEAVES_RECURSE.error(walk.src, entry.node, name=entry.name, held=sub.name)
         left[0] -= 1
         if left[0] < 0:
             raise _TooMany
-        marks = tuple((f.name, f.markers) for f in sub.static_fields)
-        deeper = inner_entries(walk, sub, (*path, key), left)
-        if marks or deeper:
-            nodes = tuple(f.node for f in sub.static_fields)
-            found.append(Inner(entry.name, sub.kind, (), marks, deeper, nodes))
-    return tuple(found)
+        found = _entries(walk, sub, entry.name, (*path, sub_key), left)
+        if found is not None:
+            inner.append(found)
+    marks = tuple((f.name, f.markers) for f in info.static_fields)
+    if not (marks or inner):
+        return None
+    nodes = tuple(f.node for f in info.static_fields)
+    return Leaf(key, info.kind, (), marks, tuple(inner), nodes)
 
 
 #: The most nested containers one per-leaf parameter may hold, counted along every path: a class

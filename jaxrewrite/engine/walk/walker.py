@@ -1,10 +1,5 @@
-"""The walk's state and the one completion of a use, shared by the walk's steps.
-
-``Walked`` is built by ``build.walk_module`` and its steps (``decorators``, ``registrations``,
-``callsites``), then handed to the finding passes, which only read it. ``complete_use`` completes
-a use of a transform on a marked def (the spec math of ``engine.walk.specs``), for decorators and
-call sites alike.
-"""
+"""The walk's state, one ``Walked`` value built by ``build.walk_module``'s steps and then handed
+to the finding passes, which only read it; and what the steps share, ``complete_use`` first."""
 
 from __future__ import annotations
 
@@ -16,7 +11,6 @@ from jaxrewrite.engine.analysis import (
     Leaf,
     Use,
     UseKind,
-    held_leaves,
     needs_edit,
 )
 from jaxrewrite.engine.read.classes import (
@@ -26,13 +20,12 @@ from jaxrewrite.engine.read.classes import (
     leaf_class,
     read_class,
 )
-from jaxrewrite.engine.read.denote import Path, spelled
-from jaxrewrite.engine.read.filters import Filters
+from jaxrewrite.engine.read.denote import spelled
 from jaxrewrite.engine.read.markers import may_mark
-from jaxrewrite.engine.read.recognise import TransformRef
+from jaxrewrite.engine.read.recognise import TransformRef, ambiguous
 from jaxrewrite.engine.read.resolve import PAST_DEPTH, TooDeep, binding_scope, qualname
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
-from jaxrewrite.engine.read.signature import Signature
+from jaxrewrite.engine.read.signature import Param, Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
@@ -47,13 +40,12 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 class Walked:
     tree: ScopeTree
     src: Source
-    filters: Filters
     result: Analysis
     #: The names that may spell a marker, or None where every def is read (``EXHAUSTIVE``).
     relevant: set[str] | None = None
     #: Names of the module's TypedDict/NamedTuple classes with marked fields (per-leaf statics).
     leaf_names: set[str] = field(default_factory=set)
-    #: Each class read (``info``), by the id of its node: a memo of ``read_class``.
+    #: Each class read (``info``), by the id of its node.
     class_info: dict[int, ClassInfo] = field(default_factory=dict)
     #: Defs with markers or per-leaf parameters: (signature, leaves).
     signatures: dict[int, tuple[Signature, tuple[Leaf, ...]]] = field(default_factory=dict)
@@ -65,18 +57,15 @@ class Walked:
     #: be when it runs (``if``/``else`` twins, ``for fn in (f, g):``): the use applies to them.
     twins: dict[int, list[Function]] = field(default_factory=dict)
     #: Marked defs with a use refused because what is applied, or to what, cannot be told
-    #: (JR104, JR127), with that code: the error says what to do, so lint adds no JR002/JR004
-    #: beside it, and the ledger has the def's markers refused by it.
+    #: (JR104, JR127), with that code: lint adds no JR002/JR004 beside the error.
     refused_defs: dict[int, str] = field(default_factory=dict)
     #: Marked defs passed to a call that looks like a transform the table lacks.
     unknown_calls: dict[int, ast.expr] = field(default_factory=dict)
     #: Classes a ``register_dataclass(C)`` call site registers.
     registered: set[int] = field(default_factory=set)
-    #: Transform call sites whose argument is made from a marked def in a way not seen
-    #: through (JR007), with that def.
+    #: Transform calls of a marked def not seen through (JR007), with that def.
     unseen: list[tuple[ast.Call, Function]] = field(default_factory=list)
-    #: Classes registered by a flatten of the user's (``register_pytree_node_class``...),
-    #: with the registering expression: their Static fields do nothing (JR020).
+    #: Classes registered by a flatten of the user's, with the registering expression (JR020).
     opaque: list[tuple[ast.ClassDef, ast.expr]] = field(default_factory=list)
     #: Transform calls refused, with their scope and the refusal's code.
     refused_calls: list[tuple[ast.Call, Scope, str]] = field(default_factory=list)
@@ -105,6 +94,7 @@ class Walked:
 
 
 def complete_use(
+    walk: Walked,
     kind: UseKind,
     node: ast.expr,
     ref: TransformRef,
@@ -113,74 +103,51 @@ def complete_use(
     leaves: tuple[Leaf, ...],
     local: tuple[ast.keyword, ...],
     scope: Scope,
-    src: Source,
-) -> Use:
-    """One use of a transform on a marked def (a decorator, or a call site ``node``), completed:
-    ``ref.keywords`` is all the use writes, ``local`` what is written at ``node`` itself. The
-    per-leaf refusals first (nothing can be written), then the spec math, then what the text
-    written would need (the builtin ``__import__``; a factory's result takes no keywords)."""
-    leaves = held_leaves(leaves, ref.transform)
+) -> None:
+    """One use of a transform (a decorator, or a call site ``node``) into the analysis, for
+    decorators and call sites alike: ``ref.keywords`` is all the use writes, ``local`` what is
+    written at ``node`` itself. The per-leaf refusals first (nothing can be written), then the
+    spec math, then what the written text needs."""
+    src, t = walk.src, ref.transform
+    leaves = tuple(filter(None, (leaf.held(t.markers) for leaf in leaves)))
     call = node if kind is UseKind.CALL and isinstance(node, ast.Call) else None
-    if leaves and ref.transform.per_leaf is None:
-        raise rules.LEAVES_UNSPLIT.error(
-            src,
-            leaves[0].param.node if call is None else call,
-            param=leaves[0].param.name,
-            names=per_leaf_names(),
-            transform=ref.transform.name,
-        )
-    if leaves and ref.factory:
+    factory = rules.FACTORY_KEYWORDS
+    first = leaves[0].param if leaves else None
+    if isinstance(first, Param) and t.per_leaf is None:
+        split = ", ".join(name for name, row in TRANSFORMS.items() if row.per_leaf is not None)
+        at = first.node if call is None else call
+        raise rules.LEAVES_UNSPLIT.error(src, at, param=first.name, names=split, transform=t.name)
+    if isinstance(first, Param) and ref.factory:
         if call is None:
-            raise factory_error(node, ref, src)
-        param, factory = leaves[0].param.name, ast.unparse(call.func)
-        raise rules.LEAVES_FACTORY.error(src, call, param=param, factory=factory)
+            raise factory.error(src, node, name=t.name, expr=ast.unparse(node))
+        made = ast.unparse(call.func)
+        raise rules.LEAVES_FACTORY.error(src, call, param=first.name, factory=made)
     values = specs.complete(ref, sig, src, node, bool(leaves), at_call=call is not None)
     bare = not isinstance(node, ast.Call)  # a decorator that is no call: written as one
     if leaves or (bare and needs_edit(values)):
         check_import_visible(node, scope, src)
-    use = Use(
-        kind, node, ref.transform, func, sig, leaves, ref.keywords, local, values, ref.factory
-    )
+    use = Use(kind, node, t, func, sig, leaves, ref.keywords, local, values, ref.factory)
     if use.needs_edit and ref.factory and (call is not None or bare):
-        raise factory_error(node if call is None else call.func, ref, src)
-    return use
+        written = node if call is None else call.func
+        raise factory.error(src, written, name=t.name, expr=ast.unparse(written))
+    walk.result.uses.append(use)
 
 
-def same_statics(
-    a: tuple[Signature, tuple[Leaf, ...]], b: tuple[Signature, tuple[Leaf, ...]]
-) -> bool:
-    return a[0].statics() == b[0].statics() and [
-        (*leaf.spec(), leaf.marks, leaf.inner) for leaf in a[1]
-    ] == [(*leaf.spec(), leaf.marks, leaf.inner) for leaf in b[1]]
-
-
-def per_leaf_names() -> str:
-    """The transforms that split per-leaf entries, from the table (for JR106's message)."""
-    return ", ".join(name for name, row in TRANSFORMS.items() if row.per_leaf is not None)
+def untold(expr: ast.expr, scope: Scope, cut: bool, src: Source) -> RewriteError | None:
+    """Why what ``expr`` applies cannot be told: JR104 where its bindings disagree on the
+    transform, JR127 where the chain of bindings was cut past the depth read."""
+    pair = ambiguous(expr, scope)
+    if pair is not None:
+        fields = spelled(pair, src.filename)
+        return rules.TRANSFORM_BOUND_TWICE.error(src, expr, expr=ast.unparse(expr), **fields)
+    if cut:
+        return rules.TOO_DEEP.error(src, expr, expr=ast.unparse(expr), past=PAST_DEPTH)
+    return None
 
 
 def is_overload(func: Function, scope: Scope) -> bool:
     """``@typing.overload`` stubs are replaced by the implementation that follows them."""
     return any(qualname(deco, scope) == "typing.overload" for deco in func.decorator_list)
-
-
-def ambiguity_error(expr: ast.expr, src: Source, pair: tuple[Path, Path]) -> RewriteError:
-    """JR104 at a use of a name whose bindings ``pair`` disagree on the transform it applies."""
-    fields = spelled(pair, src.filename)
-    return rules.TRANSFORM_BOUND_TWICE.error(src, expr, expr=ast.unparse(expr), **fields)
-
-
-def depth_error(expr: ast.expr, src: Source) -> RewriteError:
-    return rules.TOO_DEEP.error(src, expr, expr=ast.unparse(expr), past=PAST_DEPTH)
-
-
-def unseen_error(node: ast.ClassDef, base: ast.expr, src: Source) -> RewriteError:
-    return rules.UNSEEN_BASE_FIELD.error(src, base, cls=node.name, base=ast.unparse(base))
-
-
-def factory_error(expr: ast.expr, ref: TransformRef, src: Source) -> RewriteError:
-    name = ref.transform.name
-    return rules.FACTORY_KEYWORDS.error(src, expr, name=name, expr=ast.unparse(expr))
 
 
 def check_import_visible(node: ast.expr, scope: Scope, src: Source) -> None:

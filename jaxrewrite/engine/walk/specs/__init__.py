@@ -1,10 +1,7 @@
-"""One module per spec kind (``lists``, ``axes``, ``diff``), picked by the row's ``spec`` field.
-
-Each exports ``SpecKindModule``: ``complete`` (forward: the keywords one use needs, or the
-refusal), ``read`` (reverse: what JAX makes of a spec as written, for migrate and check's
-trace-time pass) and ``keywords`` (those that make arguments static, which migrate removes). A new
-kind is one file, a member of ``table.SpecKind``, an entry in ``KINDS`` and the rows that name it.
-The spec modules never import the analysis or the walk (``tests/meta/test_layers.py``).
+"""One module per spec kind (``lists``, ``axes``, ``diff``), picked by the row's ``spec`` field:
+``complete`` (the keywords one use needs, or the refusal), ``read`` (what JAX makes of a spec as
+written, for migrate and check's trace-time pass) and ``keywords`` (those that make arguments
+static). A new kind is one file, a ``table.SpecKind`` member, a ``KINDS`` entry and its rows.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The axes kind (``SpecKind.AXES``): vmap's ``in_axes``, ``None`` at the static positions.
 
-Forward, ``complete``: ``None`` at the marked positions, merged with a literal ``in_axes``. Reverse,
-``read``: the positions a hand-written ``in_axes`` leaves unmapped (an entry that is not an int
-axis), which reach the function as they are passed. An ``in_axes`` of ``None`` is not a static
-argument to jit, so ``keywords`` is empty.
+``read``: the positions a hand-written ``in_axes`` leaves unmapped, which reach the function as
+they are passed. No ``in_axes`` makes an argument static to jit, so ``keywords`` is empty.
 """
 
 from __future__ import annotations
@@ -17,7 +15,7 @@ from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import Transform
-from jaxrewrite.engine.walk.specs.base import SpecUse, marked, vararg_name
+from jaxrewrite.engine.walk.specs.base import SpecUse, marked, vararg_name, written
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.analysis import Use
@@ -31,7 +29,8 @@ def complete(use: SpecUse) -> Values | None:
     spec = marked(use)
     if spec is None:
         return None
-    t, static, sig, effective, src, where = spec
+    static, effective = spec
+    t, sig, src, where = use.ref.transform, use.sig, use.src, use.where
     node = effective.get(t.argnums)
     skip = t.leading_unmapped
     for p in static:
@@ -74,14 +73,7 @@ def read(use: Use, sig: Signature, src: Source) -> Reading:
     """The positions the written ``in_axes`` leaves unmapped (``Refused`` where it cannot be
     read)."""
     t = use.transform
-    node = None
-    for kw in use.written:
-        if kw.arg is None:
-            raise Reason.UNPACKED.refused(
-                "migrate", transform=t.name, mapping=ast.unparse(kw.value)
-            )
-        if kw.arg == t.argnums:
-            node = kw.value
+    node = written(use).get(t.argnums)
     axes = 0 if node is None else literal(node)
     if axes is MISSING:
         raise Reason.NON_LITERAL.refused(

@@ -1,20 +1,22 @@
 """What the spec kinds share: one use as a kind reads it, and the refusals of marked parameters
-the kinds writing keywords (lists, axes) share (``**`` keywords, keyword-only parameters under a
-positions-only row, arrays at custom_vjp's positions, Linen's tail, donation).
-"""
+shared by the kinds that write keywords (lists, axes)."""
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
+from jaxrewrite.engine.read.handwritten import Reason
 from jaxrewrite.engine.read.literals import MISSING, literal, literal_ints, literal_strs
 from jaxrewrite.engine.read.recognise import TransformRef
 from jaxrewrite.engine.read.signature import Kind, Param, Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import Transform
+
+if TYPE_CHECKING:
+    from jaxrewrite.engine.analysis import Use
 
 
 class SpecUse(NamedTuple):
@@ -32,17 +34,6 @@ class SpecUse(NamedTuple):
     leaves: bool
 
 
-class MarkedUse(NamedTuple):
-    """One use whose marked parameters passed the shared refusals."""
-
-    t: Transform
-    static: tuple[Param, ...]
-    sig: Signature
-    effective: dict[str, ast.expr]
-    src: Source
-    where: ast.expr
-
-
 def by_name(
     keywords: Sequence[ast.keyword], what: str, transform: str, src: Source
 ) -> dict[str, ast.expr]:
@@ -56,35 +47,25 @@ def by_name(
     return {kw.arg: kw.value for kw in keywords if kw.arg is not None}
 
 
-def marked(use: SpecUse) -> MarkedUse | None:
-    """The use's marked parameters, once the shared refusals passed; None when nothing is static
-    for it (and no per-leaf entry asks for the keywords)."""
-    ref, sig, src, where = use.ref, use.sig, use.src, use.where
+def marked(use: SpecUse) -> tuple[tuple[Param, ...], dict[str, ast.expr]] | None:
+    """The use's marked parameters and the keywords it writes by name, once the shared refusals
+    passed; None when nothing is static for it (and no per-leaf entry asks for the keywords)."""
+    ref, sig, src = use.ref, use.sig, use.src
     t = ref.transform
     static = sig.marked(t.markers)
     if not static and not use.leaves:
         return None
     effective = by_name(ref.keywords, "parameters", t.name, src)
-    if t.argnames is None:
-        for p in static:
-            if p.position is None:
-                raise rules.KEYWORD_ONLY_POSITIONS.error(
-                    src, p.node, name=p.name, transform=t.name, why=t.positions_only
-                )
-    if not t.arrays_at_static:
-        _check_arrays(t, static, sig, src)
-    if t.tail_not_static is not None and not sig.var_positional:
-        _check_tail(t, t.tail_not_static, static, sig, src)
-    _check_donation(t, static, effective, src)
-    return MarkedUse(t, static, sig, effective, src, where)
-
-
-def _check_arrays(t: Transform, static: tuple[Param, ...], sig: Signature, src: Source) -> None:
-    """custom_vjp/custom_jvp hand their non-differentiable arguments to the rules as Python
-    values: an array there becomes a tracer the rules close over under jit."""
     arrays = dict(sig.arrays)
     for p in static:
-        if p.name in arrays:
+        if t.argnames is None and p.position is None:
+            raise rules.KEYWORD_ONLY_POSITIONS.error(
+                src, p.node, name=p.name, transform=t.name, why=t.positions_only
+            )
+    for p in static:
+        # custom_vjp/custom_jvp hand their non-differentiable arguments to the rules as Python
+        # values: an array there becomes a tracer the rules close over under jit.
+        if not t.arrays_at_static and p.name in arrays:
             what = " and ".join(sorted(m.value for m in p.markers & t.markers))
             raise rules.ARRAY_NONDIFF.error(
                 src,
@@ -95,27 +76,30 @@ def _check_arrays(t: Transform, static: tuple[Param, ...], sig: Signature, src: 
                 transform=t.name,
                 keyword=t.argnums,
             )
-
-
-def _check_tail(
-    t: Transform, tail: tuple[int, str], static: tuple[Param, ...], sig: Signature, src: Source
-) -> None:
-    count, why = tail
-    for p in static:
-        if p.position is not None and p.position > 0 and p.position >= sig.n_positional - count:
-            raise rules.LINEN_TAIL.error(
-                src, p.node, name=p.name, transform=t.name, why=why, count=count
-            )
-
-
-def _check_donation(
-    t: Transform, static: tuple[Param, ...], effective: dict[str, ast.expr], src: Source
-) -> None:
-    """A static argument cannot also be donated."""
-    clash = donation_clash(t, static, effective, src)
+    if t.tail_not_static is not None and not sig.var_positional:
+        count, why = t.tail_not_static
+        for p in static:
+            if p.position is not None and p.position > 0 and p.position >= sig.n_positional - count:
+                raise rules.LINEN_TAIL.error(
+                    src, p.node, name=p.name, transform=t.name, why=why, count=count
+                )
+    clash = donation_clash(t, static, effective, src)  # a static argument cannot be donated
     if clash is not None:
         p, remedy = clash
         raise rules.DONATED.error(src, p.node, name=p.name, transform=t.name, remedy=remedy)
+    return static, effective
+
+
+def written(use: Use) -> dict[str, ast.expr]:
+    """The keywords a use writes by name, for reading its spec back (``Refused`` at a ``**``)."""
+    found: dict[str, ast.expr] = {}
+    for kw in use.written:
+        if kw.arg is None:
+            raise Reason.UNPACKED.refused(
+                "migrate", transform=use.transform.name, mapping=ast.unparse(kw.value)
+            )
+        found[kw.arg] = kw.value
+    return found
 
 
 def donation_clash(
@@ -123,26 +107,20 @@ def donation_clash(
 ) -> tuple[Param, str] | None:
     """The first of ``static`` that the use's literal donate keywords also donate, with the remedy:
     the one donation rule, JR112 here and in migrate."""
-    nums, names = _donated(t, effective, src)
+    nums_node = effective.get(t.donate_argnums) if t.donate_argnums else None
+    names_node = effective.get(t.donate_argnames) if t.donate_argnames else None
+    nums: set[int] = set()
+    names: set[str] = set()
+    if nums_node is not None and literal(nums_node) is not MISSING:
+        nums = set(literal_ints(nums_node, t.donate_argnums, src))
+    if names_node is not None and literal(names_node) is not MISSING:
+        names = set(literal_strs(names_node, t.donate_argnames, src))
     p = next((p for p in static if p.position in nums or p.name in names), None)
     if p is None:
         return None
     drop = [f"{p.position} from {t.donate_argnums}"] if p.position in nums else []
     drop += [f"{p.name!r} from {t.donate_argnames}"] if p.name in names else []
     return p, f"drop {' and '.join(drop)}"
-
-
-def _donated(
-    t: Transform, effective: Mapping[str, ast.expr], src: Source
-) -> tuple[set[int], set[str]]:
-    nums_node = effective.get(t.donate_argnums) if t.donate_argnums else None
-    names_node = effective.get(t.donate_argnames) if t.donate_argnames else None
-    nums = nums_node is not None and literal(nums_node) is not MISSING
-    names = names_node is not None and literal(names_node) is not MISSING
-    return (
-        set(literal_ints(nums_node, t.donate_argnums, src)) if nums else set(),
-        set(literal_strs(names_node, t.donate_argnames, src)) if names else set(),
-    )
 
 
 def vararg_name(sig: Signature) -> str:

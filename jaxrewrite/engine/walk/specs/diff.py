@@ -1,9 +1,8 @@
 """The diff kind (``SpecKind.DIFF``): grad's ``argnums``, which lists what is differentiated.
 
-Forward, ``complete``: nothing to write, but a whole-parameter Static or NoDiff argument must not be
-differentiated (JAX would try to differentiate a Python value, or a NoDiff array). Reverse,
-``read``: no spec of this kind makes an argument static, so none is read back (refused, and never
-asked for: migrate and check read only the kinds with ``keywords``, or that trace abstractly).
+Nothing to write, but a marked argument must not be differentiated (JAX would differentiate a
+Python value, or a NoDiff array); no spec of this kind makes an argument static, so ``read``
+refuses.
 """
 
 from __future__ import annotations

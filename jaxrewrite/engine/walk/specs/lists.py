@@ -1,12 +1,8 @@
 """The lists kind (``SpecKind.LISTS``): positions, and names where the row takes them, as in
 jit's ``static_argnums``/``static_argnames``.
 
-Forward, ``complete``: the complete lists, merged with what the user already wrote. Once both
-``static_argnums`` and ``static_argnames`` are given JAX infers neither from the other, so every
-list written here is complete; where the user wrote both, what they say is kept as it is and
-only the marked parameters are added. Reverse, ``read``: JAX's reading of a hand-written spec
-(``infer_argnums_and_argnames``: one list given, the other inferred through positional-or-keyword
-parameters; both given, each taken as it is), through the same literal readers.
+Once both lists are given JAX infers neither from the other, so ``complete`` writes both lists
+complete; ``read`` is JAX's own reading of a hand-written spec (``infer_argnums_and_argnames``).
 """
 
 from __future__ import annotations
@@ -34,7 +30,7 @@ from jaxrewrite.engine.read.literals import (
 from jaxrewrite.engine.read.signature import Kind, Param, Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import Transform
-from jaxrewrite.engine.walk.specs.base import SpecUse, marked, vararg_name
+from jaxrewrite.engine.walk.specs.base import SpecUse, marked, vararg_name, written
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
@@ -43,15 +39,8 @@ if TYPE_CHECKING:
 
 def keywords(t: Transform) -> frozenset[str]:
     """The keywords that make arguments static for ``t``: its lists, and what JAX reads besides."""
-    words = {t.argnums}
-    if t.argnames is not None:
-        words.add(t.argnames)
-    if t.read_also is not None:
-        words.add(t.read_also[0])
-    return frozenset(words)
-
-
-# -- forward: the complete lists ----------------------------------------------------------------
+    also = None if t.read_also is None else t.read_also[0]
+    return frozenset(word for word in (t.argnums, t.argnames, also) if word is not None)
 
 
 def complete(use: SpecUse) -> Values | None:
@@ -59,7 +48,8 @@ def complete(use: SpecUse) -> Values | None:
     spec = marked(use)
     if spec is None:
         return None
-    t, static, sig, effective, src, _ = spec
+    static, effective = spec
+    t, sig, src = use.ref.transform, use.sig, use.src
     user_nums = literal_ints(effective.get(t.argnums), t.argnums, src)
     user_names = literal_strs(effective.get(t.argnames), t.argnames, src) if t.argnames else ()
     nums = set(user_nums)
@@ -69,17 +59,19 @@ def complete(use: SpecUse) -> Values | None:
             nums.add(p.position)
         if p.kind is Kind.POSITIONAL_OR_KEYWORD or p.kind is Kind.KEYWORD_ONLY:
             names.add(p.name)
-    out: Values = []
-    if t.argnames is not None and not _both_written(effective, t):
-        # Complete both lists: once both are given, JAX infers neither from the other. Where
-        # the user gave both, JAX read them apart (a position static only by position, a name
-        # only by name), so only the marked parameters join them, each in both.
+    # Complete both lists: once both are given, JAX infers neither from the other. Where the user
+    # gave both (``None`` is not given), JAX read them apart (a position static only by position,
+    # a name only by name), so only the marked parameters join them, each in both.
+    both = all(
+        k in effective and literal(effective[k]) is not None for k in (t.argnums, t.argnames)
+    )
+    if t.argnames is not None and not both:
         for p in sig.params:
             if p.kind is Kind.POSITIONAL_OR_KEYWORD and (p.name in names or p.position in nums):
                 names.add(p.name)
                 nums.add(p.position)  # type: ignore[arg-type]
     final_nums: Value = tuple(sorted(nums))
-    out.append((t.argnums, final_nums, same(effective.get(t.argnums), final_nums)))
+    out: Values = [(t.argnums, final_nums, same(effective.get(t.argnums), final_nums))]
     if t.argnames is not None:
         ordered = [
             p.name
@@ -93,41 +85,6 @@ def complete(use: SpecUse) -> Values | None:
     return out
 
 
-def _both_written(effective: dict[str, ast.expr], t: Transform) -> bool:
-    """Did the user give both lists (``None`` is not given)? JAX then infers neither from the
-    other (``infer_argnums_and_argnames``, unchanged from the floor 0.4.30 to 0.10.2)."""
-    return all(
-        t_key is not None and t_key in effective and literal(effective[t_key]) is not None
-        for t_key in (t.argnums, t.argnames)
-    )
-
-
-# -- reverse: JAX's reading of a hand-written spec ----------------------------------------------
-
-
-def _effective(use: Use) -> dict[str, ast.expr]:
-    written: dict[str, ast.expr] = {}
-    for kw in use.written:
-        if kw.arg is None:
-            raise Reason.UNPACKED.refused(
-                "migrate", transform=use.transform.name, mapping=ast.unparse(kw.value)
-            )
-        written[kw.arg] = kw.value
-    return written
-
-
-def _ints(node: ast.expr | None, keyword: str, src: Source) -> tuple[int, ...] | None:
-    """A literal int spec; None when absent or ``None`` (JAX: not given)."""
-    return _read(literal_ints, node, keyword, src, "int or tuple of ints")
-
-
-def _strs(node: ast.expr | None, keyword: str, src: Source) -> tuple[str, ...] | None:
-    return _read(literal_strs, node, keyword, src, "str or tuple of str")
-
-
-T = TypeVar("T")
-
-
 def _read(
     reader: Callable[[ast.expr, str, Source], tuple[T, ...]],
     node: ast.expr | None,
@@ -135,6 +92,7 @@ def _read(
     src: Source,
     what: str,
 ) -> tuple[T, ...] | None:
+    """A literal spec read by ``reader``; None when absent or ``None`` (JAX: not given)."""
     if node is None or literal(node) is None:
         return None
     try:
@@ -144,6 +102,10 @@ def _read(
         raise Reason.NON_LITERAL.refused(
             "migrate", keyword=keyword, spec=ast.unparse(node), kind=kind
         ) from None
+
+
+T = TypeVar("T")
+_INTS, _STRS = "int or tuple of ints", "str or tuple of str"
 
 
 def _check_positions(nums: Iterable[int], sig: Signature, keyword: str) -> None:
@@ -175,15 +137,17 @@ def _check_names(
 def read(use: Use, sig: Signature, src: Source) -> Reading:
     """JAX's reading of the spec a use wrote (``Refused`` where no annotation can say the same)."""
     t = use.transform
-    written = _effective(use)
-    nums = _ints(written.get(t.argnums), t.argnums, src)
-    names = _strs(written.get(t.argnames), t.argnames, src) if t.argnames is not None else None
+    found = written(use)
+    nums = _read(literal_ints, found.get(t.argnums), t.argnums, src, _INTS)
+    names = (
+        _read(literal_strs, found.get(t.argnames), t.argnames, src, _STRS) if t.argnames else None
+    )
     extra = t.read_also
     extra_positions: tuple[int, ...] = ()
     inferred = False
-    if extra is not None and extra[0] in written:
+    if extra is not None and extra[0] in found:
         word, how = extra
-        extra_names = _strs(written[word], word, src)
+        extra_names = _read(literal_strs, found[word], word, src, _STRS)
         if extra_names:
             if how == "refuse":
                 raise Reason.UNSUPPORTED.refused(transform=t.name, word=word, keyword=t.argnums)
