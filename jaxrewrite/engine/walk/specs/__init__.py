@@ -6,25 +6,22 @@ static). A new kind is one file, a ``table.SpecKind`` member, a ``KINDS`` entry 
 
 from __future__ import annotations
 
-import ast
 import re
 from typing import TYPE_CHECKING, Protocol
 
 from jaxrewrite.engine.read.handwritten import Reading
 from jaxrewrite.engine.read.literals import MISSING, Values, literal
-from jaxrewrite.engine.read.recognise import TransformRef
 from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import TRANSFORMS, SpecKind, Transform
 from jaxrewrite.engine.walk.specs import axes, diff, lists
-from jaxrewrite.engine.walk.specs.base import SpecUse
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.analysis import Use
 
 
 class SpecKindModule(Protocol):
-    def complete(self, use: SpecUse) -> Values | None: ...
+    def complete(self, use: Use, src: Source) -> Values | None: ...
 
     def read(self, use: Use, sig: Signature, src: Source) -> Reading: ...
 
@@ -38,18 +35,11 @@ KINDS: dict[SpecKind, SpecKindModule] = {
 }
 
 
-def complete(
-    ref: TransformRef,
-    sig: Signature,
-    src: Source,
-    where: ast.expr,
-    leaves: bool,
-    at_call: bool = False,
-) -> Values | None:
-    """The keywords to write for one use. With per-leaf entries the helper is always written, so
-    there are always values (maybe none to add)."""
-    values = KINDS[ref.transform.spec].complete(SpecUse(ref, sig, src, where, at_call, leaves))
-    if values is None and leaves:
+def complete(use: Use, src: Source) -> Values | None:
+    """The keywords to write for one use (its ``values`` as yet unset). With per-leaf entries the
+    helper is always written, so there are always values (maybe none to add)."""
+    values = KINDS[use.transform.spec].complete(use, src)
+    if values is None and use.leaves:
         return []
     return values
 
