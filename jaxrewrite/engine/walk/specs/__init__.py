@@ -1,7 +1,7 @@
 """One module per spec kind (``lists``, ``axes``, ``diff``), picked by the row's ``spec`` field:
-``complete`` (the keywords one use needs, or the refusal), ``read`` (what JAX makes of a spec as
-written, for migrate and check's trace-time pass) and ``keywords`` (those that make arguments
-static). A new kind is one file, a ``table.SpecKind`` member, a ``KINDS`` entry and its rows.
+``complete`` (the keywords one use needs, or the refusal) and ``read`` (what JAX makes of a spec
+as written, for migrate and check's trace-time pass). A new kind is one file, a
+``table.SpecKind`` member, a ``KINDS`` entry and its rows.
 """
 
 from __future__ import annotations
@@ -24,8 +24,6 @@ class SpecKindModule(Protocol):
     def complete(self, use: Use, src: Source) -> Values | None: ...
 
     def read(self, use: Use, sig: Signature, src: Source) -> Reading: ...
-
-    def keywords(self, t: Transform) -> frozenset[str]: ...
 
 
 KINDS: dict[SpecKind, SpecKindModule] = {
@@ -50,8 +48,12 @@ def read(use: Use, sig: Signature, src: Source) -> Reading:
 
 
 def spec_keywords(t: Transform) -> frozenset[str]:
-    """The keywords that make arguments static for ``t``."""
-    return KINDS[t.spec].keywords(t)
+    """The keywords that make arguments static for ``t``: a lists row's lists, and what JAX reads
+    besides (no ``in_axes`` or ``argnums`` of the other kinds makes an argument static)."""
+    if t.spec is not SpecKind.LISTS:
+        return frozenset()
+    also = None if t.read_also is None else t.read_also[0]
+    return frozenset(word for word in (t.argnums, t.argnames, also) if word is not None)
 
 
 def has_spec(use: Use) -> bool:

@@ -14,15 +14,10 @@ from jaxrewrite.engine.read.literals import MISSING, Value, Values, literal
 from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules
-from jaxrewrite.engine.rulebook.table import Transform
 from jaxrewrite.engine.walk.specs.base import marked, vararg_name, written
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.analysis import Use
-
-
-def keywords(t: Transform) -> frozenset[str]:
-    return frozenset()
 
 
 def complete(use: Use, src: Source) -> Values | None:

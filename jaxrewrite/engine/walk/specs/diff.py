@@ -14,14 +14,9 @@ from jaxrewrite.engine.read.literals import Values, literal_ints
 from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules
-from jaxrewrite.engine.rulebook.table import Transform
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.analysis import Use
-
-
-def keywords(t: Transform) -> frozenset[str]:
-    return frozenset()
 
 
 def complete(use: Use, src: Source) -> Values | None:

@@ -37,12 +37,6 @@ if TYPE_CHECKING:
     from jaxrewrite.engine.analysis import Use
 
 
-def keywords(t: Transform) -> frozenset[str]:
-    """The keywords that make arguments static for ``t``: its lists, and what JAX reads besides."""
-    also = None if t.read_also is None else t.read_also[0]
-    return frozenset(word for word in (t.argnums, t.argnames, also) if word is not None)
-
-
 def complete(use: Use, src: Source) -> Values | None:
     """Positions (and names, where the transform takes them), each list complete."""
     spec = marked(use, src)
