@@ -12,7 +12,7 @@ from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.read.othermodules import ImportReader
 from jaxrewrite.engine.read.recognise import classify, looks_like_transform_decorator
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
-from jaxrewrite.engine.read.signature import Param, Signature
+from jaxrewrite.engine.read.signature import Param
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.walk.walker import is_overload
 
@@ -56,15 +56,10 @@ class Context:
         return self.result.source
 
     @cached_property
-    def signatures(self) -> dict[int, Signature]:
-        """Every marked def's signature, by the def's id."""
-        return {key: sig for key, (sig, _) in self.walk.signatures.items()}
-
-    @cached_property
     def marked_defs(self) -> tuple[MarkedDef, ...]:
         walk, found = self.walk, []
         for func, scope in walk.tree.defs:
-            sig = self.signatures.get(id(func))
+            sig, _ = walk.signatures.get(id(func), (None, None))
             if sig is None or not sig.has_markers:
                 continue
             unknown = next(

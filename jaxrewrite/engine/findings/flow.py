@@ -177,15 +177,6 @@ class Flow:
         state = self.state(expr)
         if how == "iter":  # a tracer's items are tracers; a container's, anything
             return ARRAY if state == ARRAY else None
-        if how.startswith("part "):
-            _, index, _, count = how.split()
-            if (
-                isinstance(state, Tree)
-                and state.keyed == "tuple"
-                and len(state.fields) == int(count)
-            ):
-                return state.item(int(index))
-            return whole(state)
         return whole(state) if how == "part" else state
 
     def traced(self, expr: ast.expr) -> bool:
@@ -355,11 +346,11 @@ def _targets(
             for elt, part in zip(target.elts, literal):
                 yield from _targets(elt, how, part)
             return
-        count = len(target.elts)
         for i, elt in enumerate(target.elts):
             if isinstance(elt, ast.Starred):
                 yield from ((n.id, "opaque", None) for n in walk(elt) if isinstance(n, ast.Name))
             elif how == "value" and isinstance(elt, ast.Name) and not starred:
-                yield elt.id, f"part {i} of {count}", value  # a tuple's own part, where it is known
+                # A NamedTuple's own part, read as ``value[i]`` is.
+                yield elt.id, "value", ast.Subscript(value, ast.Constant(i), ast.Load())
             else:
                 yield from _targets(elt, "part" if how == "value" else how, value)

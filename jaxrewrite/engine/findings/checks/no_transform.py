@@ -98,7 +98,7 @@ def _bound_methods(ctx: Context, wanted: set[int]) -> dict[int, dict[str, str]]:
                     "bound": ast.unparse(arg),
                     "shift": counted or "positions as in the def",
                     "keywords": _bound_keywords(
-                        call, ref, target, ctx.signatures[id(target)], shift, ctx.src
+                        call, ref, target, ctx.walk.signatures[id(target)][0], shift, ctx.src
                     ),
                 }
     return found

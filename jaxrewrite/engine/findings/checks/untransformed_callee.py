@@ -44,7 +44,7 @@ AT_IMPORT = False
 
 def check(ctx: Context) -> Iterator[Diagnostic]:
     """Marked defs themselves handed to a function of ``TRACES``."""
-    marked = {key: sig for key, sig in ctx.signatures.items() if sig.has_markers}
+    marked = {key: sig for key, (sig, _) in ctx.walk.signatures.items() if sig.has_markers}
     if not marked:
         return
     decorated = {
