@@ -165,22 +165,18 @@ def binding_for(value: object) -> Binding:
     (that denotes this very object), a marker alias, a ``partial`` of a known function, else
     opaque."""
     try:
-        return _binding_for(value)
+        if isinstance(value, ModuleType):
+            name = getattr(value, "__name__", None)
+            return Imported(name) if isinstance(name, str) else _OPAQUE
+        if id(value) in _KNOWN:
+            return Imported(_KNOWN[id(value)])
+        if isinstance(value, _ANNOTATED_ALIAS):
+            return _annotated(value)
+        if type(value) is functools.partial:
+            return _partial(value)
+        return _dotted(value)
     except Exception:  # a proxy whose attribute access raises: nothing jaxrewrite could use
         return _OPAQUE
-
-
-def _binding_for(value: object) -> Binding:
-    if isinstance(value, ModuleType):
-        name = getattr(value, "__name__", None)
-        return Imported(name) if isinstance(name, str) else _OPAQUE
-    if id(value) in _KNOWN:
-        return Imported(_KNOWN[id(value)])
-    if isinstance(value, _ANNOTATED_ALIAS):
-        return _annotated(value)
-    if type(value) is functools.partial:
-        return _partial(value)
-    return _dotted(value)
 
 
 def _annotated(value: Any) -> Binding:
