@@ -145,19 +145,16 @@ def prepare(
             continue
         binding = binding_for(value)
         environment[word] = binding
-        if not relevant and _spells_marker(binding):
+        # A marker's name, or a generic marker alias made of one.
+        if not relevant and (
+            names_marker(binding)
+            or (isinstance(binding, Assigned) and isinstance(binding.value, ast.Subscript))
+        ):
             relevant = True
     if chosen or any(isinstance(b, Assigned) for b in environment.values()):
         environment.update(_PRIVATE_NAMES)  # what stand-ins and synthesized aliases refer to
     chosen.sort(key=lambda stand_in: (not stand_in.is_class, stand_in.name))
     return environment, "".join(stand_in.text for stand_in in chosen), relevant
-
-
-def _spells_marker(binding: Binding) -> bool:
-    """A marker's name (``markers.names_marker``), or a generic marker alias made of one."""
-    return names_marker(binding) or (
-        isinstance(binding, Assigned) and isinstance(binding.value, ast.Subscript)
-    )
 
 
 def binding_for(value: object) -> Binding:
@@ -174,7 +171,15 @@ def binding_for(value: object) -> Binding:
             return _annotated(value)
         if type(value) is functools.partial:
             return _partial(value)
-        return _dotted(value)
+        # A function or class by ``module.name``, only when that name denotes this very object.
+        module = getattr(value, "__module__", None)
+        name = getattr(value, "__qualname__", None)
+        if not isinstance(module, str) or not isinstance(name, str) or "." in name or "<" in name:
+            return _OPAQUE
+        owner = sys.modules.get(module)
+        if owner is None or vars(owner).get(name, _MISSING) is not value:
+            return _OPAQUE
+        return Imported(f"{module}.{name}")
     except Exception:  # a proxy whose attribute access raises: nothing jaxrewrite could use
         return _OPAQUE
 
@@ -218,18 +223,6 @@ def _partial(value: functools.partial[Any]) -> Binding:
         keywords,
     )
     return Assigned(_located(call), scope)
-
-
-def _dotted(value: object) -> Binding:
-    """A function or class by ``module.name``, only when that name denotes this very object."""
-    module = getattr(value, "__module__", None)
-    name = getattr(value, "__qualname__", None)
-    if not isinstance(module, str) or not isinstance(name, str) or "." in name or "<" in name:
-        return _OPAQUE
-    owner = sys.modules.get(module)
-    if owner is None or vars(owner).get(name, _MISSING) is not value:
-        return _OPAQUE
-    return Imported(f"{module}.{name}")
 
 
 #: What the synthesized alias expressions name, bound both in their own scope and in the cell's
