@@ -61,7 +61,6 @@ def check_importer(frame: FrameType | None) -> None:
         if (
             not isinstance(path, str)
             or path in REWRITTEN
-            or path in CHECKED
             or not path.endswith(".py")
             or not isinstance(name, str)
             or name == "jaxrewrite"
@@ -84,7 +83,7 @@ def _fileless(frame: FrameType, where: str, name: str) -> tuple[str, int] | None
     """The warning (once per code name) for code that has no file. Its text is the ``-c``
     argument (``sys.orig_argv``) or in ``linecache`` (IPython, doctest); where it is nowhere
     (standard input, a string compiled and run), the warning says it cannot tell."""
-    if where in REWRITTEN or where in CHECKED or where.startswith("<frozen"):
+    if where in REWRITTEN or where.startswith("<frozen"):
         return None
     ipython = sys.modules.get("jaxrewrite.integrations.ipython")
     if ipython is not None and getattr(ipython, "_active", None):

@@ -16,6 +16,7 @@ import sys
 import sysconfig
 import tokenize
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from importlib.machinery import ModuleSpec, SourceFileLoader
 from io import BytesIO
 from types import CodeType, ModuleType, TracebackType
@@ -317,15 +318,13 @@ def _installation() -> tuple[str, ...]:
     )
 
 
+@dataclass(eq=False)
 class HookHandle:
     """What ``install`` returns; ``uninstall()`` or leaving the ``with`` block withdraws it."""
 
-    def __init__(
-        self, finder: RewritingFinder, packages: frozenset[str], owned: tuple[Any, ...] = ()
-    ) -> None:
-        self.finder = finder
-        self.packages = packages
-        self.owned = owned
+    finder: RewritingFinder
+    packages: frozenset[str]
+    owned: tuple[Any, ...] = ()
 
     def uninstall(self) -> None:
         """Withdraw this install; the hook stays while other installs are live."""

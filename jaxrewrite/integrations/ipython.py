@@ -17,7 +17,6 @@ from typing import Any
 from jaxrewrite.engine.build import build_analysis
 from jaxrewrite.engine.read.source import unified_diff
 from jaxrewrite.engine.rewrite import rewritten
-from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.errors import NotRewrittenWarning, RewriteError
 from jaxrewrite.hook.finder import HookHandle, install
 from jaxrewrite.integrations.namespace import Recorded, StandIn, definitions, prepare
@@ -96,10 +95,19 @@ class CellRewriter:
         except SyntaxError:
             # Not Python (yet): IPython's own compiler reports it, the way it always does.
             return text
-        findings = [_moved(d, shift, offset) for d in analysis.diagnostics if d.line > shift]
-        if findings:  # located in the cell, under the name IPython shows it by
-            name = self._cell_name(text if raw is None else raw)
-            findings = [dataclasses.replace(d, filename=name) for d in findings]
+        # Findings located in the cell, under the name IPython shows it by.
+        found = [d for d in analysis.diagnostics if d.line > shift]
+        name = self._cell_name(text if raw is None else raw) if found else CELL
+        delta = offset - shift
+        findings = [
+            dataclasses.replace(
+                d,
+                filename=name,
+                line=d.line + delta,
+                end_line=None if d.end_line is None else d.end_line + delta,
+            )
+            for d in found
+        ]
         out = rewritten(dataclasses.replace(analysis, diagnostics=findings))
         if not out.startswith(prefix):
             raise AssertionError("jaxrewrite internal error: a stand-in line was edited")
@@ -212,13 +220,6 @@ class CellRewriter:
             return
         count = self.shell.execution_count
         print(unified_diff(text, out, f"In[{count}]") if "--diff" in options else out, end="")
-
-
-def _moved(finding: Diagnostic, shift: int, offset: int) -> Diagnostic:
-    """A finding on the text with ``shift`` stand-in lines in front, located in the cell."""
-    delta = offset - shift
-    end = None if finding.end_line is None else finding.end_line + delta
-    return dataclasses.replace(finding, line=finding.line + delta, end_line=end)
 
 
 def _made_by(value: object, stand_in: StandIn) -> bool:

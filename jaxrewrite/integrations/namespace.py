@@ -145,7 +145,11 @@ def prepare(
             continue
         binding = binding_for(value)
         environment[word] = binding
-        if not relevant and _spells_marker(binding):
+        # A marker's name, or a generic marker alias made of one.
+        if not relevant and (
+            names_marker(binding)
+            or (isinstance(binding, Assigned) and isinstance(binding.value, ast.Subscript))
+        ):
             relevant = True
     if chosen or any(isinstance(b, Assigned) for b in environment.values()):
         environment.update(_PRIVATE_NAMES)  # what stand-ins and synthesized aliases refer to
@@ -153,34 +157,31 @@ def prepare(
     return environment, "".join(stand_in.text for stand_in in chosen), relevant
 
 
-def _spells_marker(binding: Binding) -> bool:
-    """A marker's name (``markers.names_marker``), or a generic marker alias made of one."""
-    return names_marker(binding) or (
-        isinstance(binding, Assigned) and isinstance(binding.value, ast.Subscript)
-    )
-
-
 def binding_for(value: object) -> Binding:
     """What a namespace value is to the engine: a module or a function/class by its dotted name
     (that denotes this very object), a marker alias, a ``partial`` of a known function, else
     opaque."""
     try:
-        return _binding_for(value)
+        if isinstance(value, ModuleType):
+            name = getattr(value, "__name__", None)
+            return Imported(name) if isinstance(name, str) else _OPAQUE
+        if id(value) in _KNOWN:
+            return Imported(_KNOWN[id(value)])
+        if isinstance(value, _ANNOTATED_ALIAS):
+            return _annotated(value)
+        if type(value) is functools.partial:
+            return _partial(value)
+        # A function or class by ``module.name``, only when that name denotes this very object.
+        module = getattr(value, "__module__", None)
+        name = getattr(value, "__qualname__", None)
+        if not isinstance(module, str) or not isinstance(name, str) or "." in name or "<" in name:
+            return _OPAQUE
+        owner = sys.modules.get(module)
+        if owner is None or vars(owner).get(name, _MISSING) is not value:
+            return _OPAQUE
+        return Imported(f"{module}.{name}")
     except Exception:  # a proxy whose attribute access raises: nothing jaxrewrite could use
         return _OPAQUE
-
-
-def _binding_for(value: object) -> Binding:
-    if isinstance(value, ModuleType):
-        name = getattr(value, "__name__", None)
-        return Imported(name) if isinstance(name, str) else _OPAQUE
-    if id(value) in _KNOWN:
-        return Imported(_KNOWN[id(value)])
-    if isinstance(value, _ANNOTATED_ALIAS):
-        return _annotated(value)
-    if type(value) is functools.partial:
-        return _partial(value)
-    return _dotted(value)
 
 
 def _annotated(value: Any) -> Binding:
@@ -222,18 +223,6 @@ def _partial(value: functools.partial[Any]) -> Binding:
         keywords,
     )
     return Assigned(_located(call), scope)
-
-
-def _dotted(value: object) -> Binding:
-    """A function or class by ``module.name``, only when that name denotes this very object."""
-    module = getattr(value, "__module__", None)
-    name = getattr(value, "__qualname__", None)
-    if not isinstance(module, str) or not isinstance(name, str) or "." in name or "<" in name:
-        return _OPAQUE
-    owner = sys.modules.get(module)
-    if owner is None or vars(owner).get(name, _MISSING) is not value:
-        return _OPAQUE
-    return Imported(f"{module}.{name}")
 
 
 #: What the synthesized alias expressions name, bound both in their own scope and in the cell's

@@ -135,8 +135,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     import importlib.util
 
     state = session.config.stash.get(_STATE, None)
-    if state is not None and not state.packages:
-        _release(state)
+    if state is not None and state.handle is not None and not state.packages:
+        state.handle.uninstall()  # idempotent: unconfigure withdraws it again
     missing = [
         name
         for name in packages(session.config)
@@ -157,8 +157,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     state = config.stash.get(_STATE, None)
-    if state is not None:
-        _release(state)
+    if state is not None and state.handle is not None:
+        state.handle.uninstall()
     _sessions[:] = [live for live in _sessions if live is not config]
 
 
@@ -209,12 +209,6 @@ def _start(config: pytest.Config) -> None:
     state.handle = install(
         names, owned=() if hook is None else ((hook, assertion_pipeline(config)),)
     )
-
-
-def _release(state: _State) -> None:
-    if state.handle is not None:
-        state.handle.uninstall()
-        state.handle = None
 
 
 def pipeline_name(version: str, pass_hook: bool) -> str:
