@@ -106,5 +106,6 @@ def test_the_deeper_attempt_runs_once_and_leaves_the_limit_as_it_was() -> None:
     limit, stack = sys.getrecursionlimit(), threading.stack_size()
     with pytest.raises(RecursionError, match="walk"):
         always_too_deep()
-    assert calls == [threading.current_thread().name, "jaxrewrite-any-depth"]
+    assert calls[0] == threading.current_thread().name and len(calls) == 2
+    assert calls[1].startswith("jaxrewrite-any-depth")  # the pool's one thread
     assert (sys.getrecursionlimit(), threading.stack_size()) == (limit, stack)

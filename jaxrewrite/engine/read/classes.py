@@ -8,6 +8,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from jaxrewrite.engine.read.literals import literal
 from jaxrewrite.engine.read.markers import MarkerReader
 from jaxrewrite.engine.read.recognise import classify_registration
 from jaxrewrite.engine.read.resolve import (
@@ -227,11 +228,6 @@ def _returns_the_class(func: ast.expr, scope: Scope) -> bool:
     return name is not None and OPAQUE_REGISTRATIONS[name] == "decorator"
 
 
-#: ``Optional[T]`` and ``Union[T, None]``: T or None.
-_OPTIONAL = "typing.Optional"
-_UNION = "typing.Union"
-
-
 def leaf_class(ann: ast.expr, scope: Scope, depth: int = 0) -> tuple[LocalClass, bool] | None:
     """The class of this module an annotation names (through a string, ``Optional[C]``,
     ``C | None``, ``Union[C, None]``, ``Annotated[C, ...]``, an alias, a generic ``C[T]``), with
@@ -246,10 +242,10 @@ def leaf_class(ann: ast.expr, scope: Scope, depth: int = 0) -> tuple[LocalClass,
     if isinstance(ann, ast.Subscript):
         base = qualname(ann.value, scope)
         items = list(ann.slice.elts) if isinstance(ann.slice, ast.Tuple) else [ann.slice]
-        if base == _OPTIONAL and len(items) == 1:
+        if base == "typing.Optional" and len(items) == 1:
             found = leaf_class(items[0], scope, depth + 1)
             return None if found is None else (found[0], True)
-        if base == _UNION:
+        if base == "typing.Union":
             return _or_none(items, scope, depth)
         if base == "typing.Annotated":
             return leaf_class(items[0], scope, depth + 1)
@@ -317,10 +313,7 @@ def _metadata(value: ast.expr | None, scope: Scope) -> tuple[frozenset[Mark], as
         if kw.arg is None:
             return frozenset(), kw.value
         if kw.arg == "metadata":
-            try:
-                metadata = ast.literal_eval(kw.value)
-            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                return frozenset(), kw.value
+            metadata = literal(kw.value)  # a call (``dict(static=True)``) is none
             if not isinstance(metadata, dict):
                 return frozenset(), kw.value
             static = metadata.get("static", False)

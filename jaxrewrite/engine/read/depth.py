@@ -27,7 +27,7 @@ def any_depth(fn: Callable[P, T]) -> Callable[P, T]:
         try:
             return fn(*args, **kwargs)
         except RecursionError as shallow:
-            if threading.current_thread().name == _THREAD:  # already the deep attempt
+            if threading.current_thread().name.startswith(_THREAD):  # already the deep attempt
                 raise
             return _deep(lambda: fn(*args, **kwargs), shallow)
 
@@ -38,14 +38,7 @@ _THREAD = "jaxrewrite-any-depth"
 
 
 def _deep(call: Callable[[], T], shallow: RecursionError) -> T:
-    outcome: list[T] = []
-    failure: list[BaseException] = []
-
-    def attempt() -> None:
-        try:
-            outcome.append(call())
-        except BaseException as exc:  # handed to the caller's thread, raised there
-            failure.append(exc)
+    from concurrent.futures import ThreadPoolExecutor  # only a deep tree pays for the import
 
     limit = sys.getrecursionlimit()
     try:
@@ -53,18 +46,14 @@ def _deep(call: Callable[[], T], shallow: RecursionError) -> T:
     except (ValueError, RuntimeError):  # no settable thread stacks here: the first error stands
         raise shallow from None
     try:
-        worker = threading.Thread(target=attempt, name=_THREAD, daemon=True)
-        # The limit is the interpreter's, not the thread's: raised only while this caller waits.
+        # The limit is the interpreter's, not the thread's: raised only while this caller waits
+        # (leaving the pool joins its thread); the call's own errors are the future's.
         sys.setrecursionlimit(max(limit, DEEP_LIMIT))
-        try:
-            worker.start()
-            worker.join()
-        finally:
-            sys.setrecursionlimit(limit)
+        with ThreadPoolExecutor(1, _THREAD) as pool:
+            future = pool.submit(call)
     except RuntimeError:  # threads cannot start here (WebAssembly builds): the first error stands
         raise shallow from None
     finally:
+        sys.setrecursionlimit(limit)
         threading.stack_size(previous)
-    if failure:
-        raise failure[0]
-    return outcome[0]
+    return future.result()

@@ -19,7 +19,7 @@ from jaxrewrite.engine.read.classes import (
     own_fields,
 )
 from jaxrewrite.engine.read.markers import MarkerReader
-from jaxrewrite.engine.read.resolve import MAX_DEPTH, binding_scope, qualname
+from jaxrewrite.engine.read.resolve import MAX_DEPTH, qualname
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules
@@ -141,7 +141,7 @@ def field_uses(
         use = _use(stmt, name, form, body, src)
         if use is not None:
             found.append(use)
-    if found and binding_scope("__import__", body) is not None:
+    if found and body.lookup("__import__") is not None:
         raise rules.IMPORT_BOUND.error(src, found[0].stmt)
     return found
 
@@ -196,7 +196,7 @@ def _use(
     # the module does not rebind) gives a plain default.
     given = qualname(value.func, scope)
     func = value.func
-    if given is None and isinstance(func, ast.Name) and binding_scope(func.id, scope) is None:
+    if given is None and isinstance(func, ast.Name) and scope.lookup(func.id) is None:
         given = f"builtins.{func.id}" if func.id in _BUILTINS else None
     if given and given.partition(".")[0] in _VALUE_MODULES and given != "builtins.__import__":
         return FieldUse(form, name, stmt, Action.DEFAULT, value)
@@ -258,7 +258,7 @@ def field_function(expr: ast.expr, scope: Scope) -> str | None:
         and not expr.keywords
         and isinstance(expr.args[0], ast.Constant)
         and isinstance(expr.args[0].value, str)
-        and binding_scope("__import__", scope) is None
+        and scope.lookup("__import__") is None
     ):
         return ".".join([expr.args[0].value.partition(".")[0], *reversed(parts)])
     return None

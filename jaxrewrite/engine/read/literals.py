@@ -28,21 +28,9 @@ Values = list[tuple[str, Value, "ast.expr | None"]]
 
 
 def literal(node: ast.expr) -> object:
-    """``ast.literal_eval``, with a fast path for the constants and flat tuples specs are made
-    of."""
-    kind = type(node)
-    if kind is ast.Constant:
-        return node.value  # type: ignore[attr-defined]
-    if kind is ast.Name or kind is ast.Call:  # never a literal, unless resolve_keywords read it
+    """``ast.literal_eval``, or the value ``resolve_keywords`` read for a name or call."""
+    if type(node) is ast.Name or type(node) is ast.Call:
         return getattr(node, _RESOLVED, MISSING)
-    if isinstance(node, (ast.Tuple, ast.List)):
-        items = []
-        for element in node.elts:
-            if type(element) is not ast.Constant:
-                break
-            items.append(element.value)
-        else:
-            return tuple(items) if kind is ast.Tuple else items
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):

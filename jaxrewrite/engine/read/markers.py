@@ -16,7 +16,6 @@ from jaxrewrite.engine.read.denote import Path, paths, same_expr, spelled, split
 from jaxrewrite.engine.read.resolve import (
     MAX_DEPTH,
     PAST_DEPTH,
-    is_annotated,
     parse_string,
     qualname,
     star_export,
@@ -96,7 +95,7 @@ def inner_type(ann: ast.expr | None, scope: Scope, depth: int = 0) -> ast.expr |
             inner = ann.slice
             nested = inner_type(inner, scope, depth + 1)  # Static[NoDiff[T]]
             return nested if nested is not None else inner
-        if is_annotated(base) and isinstance(ann.slice, ast.Tuple) and ann.slice.elts:
+        if base == "typing.Annotated" and isinstance(ann.slice, ast.Tuple) and ann.slice.elts:
             first = ann.slice.elts[0]
             nested = inner_type(first, scope, depth + 1)
             return nested if nested is not None else first
@@ -226,7 +225,7 @@ class MarkerReader:
             return _SINGLE_BY_NAME[base_name] | inner
         if base == _CALLABLE:
             return NO_MARKS
-        if is_annotated(base):
+        if base == "typing.Annotated":
             items = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
             found = set(
                 self._top(items[0], scope, where, depth + 1) if self._relevant(items[0]) else ()

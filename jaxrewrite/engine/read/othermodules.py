@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from jaxrewrite.engine.read.nodes import statements
-from jaxrewrite.engine.read.resolve import MAX_DEPTH, is_annotated, parse_string, qualname
+from jaxrewrite.engine.read.resolve import MAX_DEPTH, parse_string, qualname
 from jaxrewrite.engine.read.scopes import (
     Assigned,
     Binding,
@@ -292,7 +292,7 @@ def positions(
     elif isinstance(ann, (ast.Name, ast.Attribute)):
         yield ann, where or ann
     elif isinstance(ann, ast.Subscript):
-        if is_annotated(qualname(ann.value, scope)):
+        if qualname(ann.value, scope) == "typing.Annotated":
             items = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
             for item in items:
                 yield from positions(item, scope, where, depth + 1)

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, replace
 
 from jaxrewrite.engine.read.denote import CALLED, Path, paths, same_expr, split
-from jaxrewrite.engine.read.resolve import CUT, MAX_DEPTH, is_partial, qualname, qualname_or_cut
+from jaxrewrite.engine.read.resolve import CUT, MAX_DEPTH, qualname, qualname_or_cut
 from jaxrewrite.engine.read.scopes import Assigned, Imported, Scope
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules
@@ -80,7 +80,7 @@ def _classify(
         transform = transform_for(name)
         return None if transform is None else TransformRef(transform, ())
     if isinstance(expr, ast.Call):
-        if is_partial(memo.name(expr.func, scope)):
+        if memo.name(expr.func, scope) == "functools.partial":
             if len(expr.args) != 1 or isinstance(expr.args[0], ast.Starred):
                 return None
             inner = _classify(expr.args[0], scope, depth + 1, memo)
@@ -187,7 +187,11 @@ def ambiguous(expr: ast.expr, scope: Scope) -> tuple[Path, Path] | None:
     """Two bindings of ``expr``'s name that disagree on the transform it applies, where one does:
     ``classify``'s None there would silently drop a marked def's statics (JR104 instead)."""
     if isinstance(expr, ast.Call):
-        expr = expr.args[0] if is_partial(qualname(expr.func, scope)) and expr.args else expr.func
+        expr = (
+            expr.args[0]
+            if qualname(expr.func, scope) == "functools.partial" and expr.args
+            else expr.func
+        )
     if not isinstance(expr, (ast.Name, ast.Attribute)):
         return None
     return _read(expr, scope, 0, _Memo())[1]
@@ -202,7 +206,7 @@ def classify_registration(
         return None if found is None else (found, ())
     if (
         isinstance(expr, ast.Call)
-        and is_partial(qualname(expr.func, scope))
+        and qualname(expr.func, scope) == "functools.partial"
         and len(expr.args) == 1
     ):
         inner = classify_registration(expr.args[0], scope)

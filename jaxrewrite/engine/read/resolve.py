@@ -116,12 +116,6 @@ def _name_qualname(
     return names.pop() if len(names) == 1 else None
 
 
-def binding_scope(name: str, scope: Scope) -> Scope | None:
-    """The scope whose binding a load of ``name`` in ``scope`` sees."""
-    found = scope.lookup(name)
-    return None if found is None else found[1]
-
-
 def single(expr: ast.expr, scope: Scope) -> Binding | None:
     """The binding a bare name refers to, when it has exactly one."""
     if not isinstance(expr, ast.Name):
@@ -140,14 +134,6 @@ def star_export(name: str, scope: Scope) -> str | None:
         if name in STAR_EXPORTS.get(module.partition(".")[0], ())
     }
     return canonical(candidates.pop()) if len(candidates) == 1 else None
-
-
-def is_partial(qual: str | None) -> bool:
-    return qual == "functools.partial"
-
-
-def is_annotated(qual: str | None) -> bool:
-    return qual == "typing.Annotated"
 
 
 def parse_string(text: str) -> ast.expr | None:

@@ -18,7 +18,7 @@ from jaxrewrite.engine.read.filters import (
 )
 from jaxrewrite.engine.read.nodes import statements, walk
 from jaxrewrite.engine.read.recognise import classify
-from jaxrewrite.engine.read.resolve import is_partial, qualname, single
+from jaxrewrite.engine.read.resolve import qualname, single
 from jaxrewrite.engine.read.scopes import (
     Assigned,
     Choice,
@@ -184,7 +184,7 @@ def keeps_signature(deco: ast.expr, scope: Scope) -> bool:
     qual = qualname(deco.func, scope)
     if qual in _KEEPS_SIGNATURE:
         return True
-    if is_partial(qual):
+    if qual == "functools.partial":
         return len(deco.args) == 1 and qualname(deco.args[0], scope) == _NAMED_CALL
     binding = single(deco.func, scope)
     if isinstance(binding, DefinedClass):  # its own __call__ would be what the transform gets

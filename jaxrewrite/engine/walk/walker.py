@@ -23,7 +23,7 @@ from jaxrewrite.engine.read.classes import (
 from jaxrewrite.engine.read.denote import spelled
 from jaxrewrite.engine.read.markers import may_mark
 from jaxrewrite.engine.read.recognise import TransformRef, ambiguous
-from jaxrewrite.engine.read.resolve import PAST_DEPTH, TooDeep, binding_scope, qualname
+from jaxrewrite.engine.read.resolve import PAST_DEPTH, TooDeep, qualname
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
 from jaxrewrite.engine.read.signature import Param, Signature
 from jaxrewrite.engine.read.source import Source
@@ -153,5 +153,5 @@ def is_overload(func: Function, scope: Scope) -> bool:
 def check_import_visible(node: ast.expr, scope: Scope, src: Source) -> None:
     """The generated text calls the builtin ``__import__`` (no import statement, no new module
     name); a module that binds that name itself would make it call something else: refuse."""
-    if binding_scope("__import__", scope) is not None:
+    if scope.lookup("__import__") is not None:
         raise rules.IMPORT_BOUND.error(src, node)
