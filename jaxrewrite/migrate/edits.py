@@ -69,7 +69,7 @@ def function_edits(
     for use in uses:
         if has_spec(use):
             edits += _use_edits(use, src)
-    for param in uses[0].signature.params:  # type: ignore[union-attr]
+    for param in uses[0].signature.params:
         mark = marks.get(param.name)
         if mark is not None:
             edits += _annotate(param, func, spelling[mark], src)
