@@ -373,9 +373,7 @@ def test_every_spec_kind_has_its_module() -> None:
     assert set(specs.KINDS) == set(SpecKind)
     for kind, module in specs.KINDS.items():
         assert module.__name__ == f"jaxrewrite.engine.walk.specs.{kind.value}"
-        assert all(
-            callable(getattr(module, name, None)) for name in ("complete", "read", "keywords")
-        )
+        assert all(callable(getattr(module, name, None)) for name in ("complete", "read"))
     assert {row.spec for rows in FAMILIES.values() for row in rows.values()} == set(SpecKind)
 
 

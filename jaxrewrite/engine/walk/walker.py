@@ -4,7 +4,7 @@ to the finding passes, which only read it; and what the steps share, ``complete_
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from jaxrewrite.engine.analysis import (
     Analysis,
@@ -122,11 +122,11 @@ def complete_use(
             raise factory.error(src, node, name=t.name, expr=ast.unparse(node))
         made = ast.unparse(call.func)
         raise rules.LEAVES_FACTORY.error(src, call, param=first.name, factory=made)
-    values = specs.complete(ref, sig, src, node, bool(leaves), at_call=call is not None)
+    use = Use(kind, node, t, func, sig, leaves, ref.keywords, local, None, ref.factory)
+    use = replace(use, values=specs.complete(use, src))
     bare = not isinstance(node, ast.Call)  # a decorator that is no call: written as one
-    if leaves or (bare and needs_edit(values)):
+    if leaves or (bare and needs_edit(use.values)):
         check_import_visible(node, scope, src)
-    use = Use(kind, node, t, func, sig, leaves, ref.keywords, local, values, ref.factory)
     if use.needs_edit and ref.factory and (call is not None or bare):
         written = node if call is None else call.func
         raise factory.error(src, written, name=t.name, expr=ast.unparse(written))

@@ -9,7 +9,7 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.analysis import Analysis, needs_edit
+from jaxrewrite.engine.analysis import Analysis, Use, UseKind, needs_edit
 from jaxrewrite.engine.edits import render
 from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.read.filters import FAST
@@ -172,12 +172,10 @@ def _finding(
         f"reads one module at a time, so a transform of an imported def gets no keywords"
     )
     try:
-        written = ref.keywords + bound_keywords(
-            call, ref.transform.positional, ref.transform.name, src
-        )
-        values = specs.complete(
-            TransformRef(ref.transform, written, ref.factory), sig, src, call, False, at_call=True
-        )
+        t = ref.transform
+        written = ref.keywords + bound_keywords(call, t.positional, t.name, src)
+        use = Use(UseKind.CALL, call, t, func, sig, (), written, (), None, ref.factory)
+        values = specs.complete(use, src)
     except RewriteError as err:
         # What the walk would refuse for a def of this module (JR121...), which the hook cannot see
         reason = getattr(err, "message", None) or str(err)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxrewrite.engine.analysis import Function, Use, UseKind
 from jaxrewrite.engine.edits import render
 from jaxrewrite.engine.findings.call_arguments import BOUND, method_kind
 from jaxrewrite.engine.findings.checks.unknown_transform import spell
@@ -97,14 +98,14 @@ def _bound_methods(ctx: Context, wanted: set[int]) -> dict[int, dict[str, str]]:
                     "bound": ast.unparse(arg),
                     "shift": counted or "positions as in the def",
                     "keywords": _bound_keywords(
-                        call, ref, ctx.signatures[id(target)], shift, ctx.src
+                        call, ref, target, ctx.signatures[id(target)], shift, ctx.src
                     ),
                 }
     return found
 
 
 def _bound_keywords(
-    call: ast.Call, ref: TransformRef, sig: Signature, bound: int, src: Source
+    call: ast.Call, ref: TransformRef, target: Function, sig: Signature, bound: int, src: Source
 ) -> str:
     """The keywords ``call`` needs for the markers of a method with its first ``bound``
     parameters bound (``self``), as the walk would complete them."""
@@ -117,8 +118,8 @@ def _bound_keywords(
     t = ref.transform
     try:
         written = ref.keywords + bound_keywords(call, t.positional, t.name, src)
-        full = TransformRef(t, written, ref.factory)
-        values = specs.complete(full, sig, src, call, False, at_call=True)
+        use = Use(UseKind.CALL, call, t, target, sig, (), written, (), None, ref.factory)
+        values = specs.complete(use, src)
     except RewriteError as err:
         return f"none can be merged there ({err.message})"
     if not values or not any(node is None for _, _, node in values):

@@ -1,34 +1,29 @@
 """One module per spec kind (``lists``, ``axes``, ``diff``), picked by the row's ``spec`` field:
-``complete`` (the keywords one use needs, or the refusal), ``read`` (what JAX makes of a spec as
-written, for migrate and check's trace-time pass) and ``keywords`` (those that make arguments
-static). A new kind is one file, a ``table.SpecKind`` member, a ``KINDS`` entry and its rows.
+``complete`` (the keywords one use needs, or the refusal) and ``read`` (what JAX makes of a spec
+as written, for migrate and check's trace-time pass). A new kind is one file, a
+``table.SpecKind`` member, a ``KINDS`` entry and its rows.
 """
 
 from __future__ import annotations
 
-import ast
 import re
 from typing import TYPE_CHECKING, Protocol
 
 from jaxrewrite.engine.read.handwritten import Reading
 from jaxrewrite.engine.read.literals import MISSING, Values, literal
-from jaxrewrite.engine.read.recognise import TransformRef
 from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import TRANSFORMS, SpecKind, Transform
 from jaxrewrite.engine.walk.specs import axes, diff, lists
-from jaxrewrite.engine.walk.specs.base import SpecUse
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.analysis import Use
 
 
 class SpecKindModule(Protocol):
-    def complete(self, use: SpecUse) -> Values | None: ...
+    def complete(self, use: Use, src: Source) -> Values | None: ...
 
     def read(self, use: Use, sig: Signature, src: Source) -> Reading: ...
-
-    def keywords(self, t: Transform) -> frozenset[str]: ...
 
 
 KINDS: dict[SpecKind, SpecKindModule] = {
@@ -38,18 +33,11 @@ KINDS: dict[SpecKind, SpecKindModule] = {
 }
 
 
-def complete(
-    ref: TransformRef,
-    sig: Signature,
-    src: Source,
-    where: ast.expr,
-    leaves: bool,
-    at_call: bool = False,
-) -> Values | None:
-    """The keywords to write for one use. With per-leaf entries the helper is always written, so
-    there are always values (maybe none to add)."""
-    values = KINDS[ref.transform.spec].complete(SpecUse(ref, sig, src, where, at_call, leaves))
-    if values is None and leaves:
+def complete(use: Use, src: Source) -> Values | None:
+    """The keywords to write for one use (its ``values`` as yet unset). With per-leaf entries the
+    helper is always written, so there are always values (maybe none to add)."""
+    values = KINDS[use.transform.spec].complete(use, src)
+    if values is None and use.leaves:
         return []
     return values
 
@@ -60,8 +48,12 @@ def read(use: Use, sig: Signature, src: Source) -> Reading:
 
 
 def spec_keywords(t: Transform) -> frozenset[str]:
-    """The keywords that make arguments static for ``t``."""
-    return KINDS[t.spec].keywords(t)
+    """The keywords that make arguments static for ``t``: a lists row's lists, and what JAX reads
+    besides (no ``in_axes`` or ``argnums`` of the other kinds makes an argument static)."""
+    if t.spec is not SpecKind.LISTS:
+        return frozenset()
+    also = None if t.read_also is None else t.read_also[0]
+    return frozenset(word for word in (t.argnums, t.argnames, also) if word is not None)
 
 
 def has_spec(use: Use) -> bool:

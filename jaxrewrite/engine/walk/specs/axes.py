@@ -14,23 +14,18 @@ from jaxrewrite.engine.read.literals import MISSING, Value, Values, literal
 from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules
-from jaxrewrite.engine.rulebook.table import Transform
-from jaxrewrite.engine.walk.specs.base import SpecUse, marked, vararg_name, written
+from jaxrewrite.engine.walk.specs.base import marked, vararg_name, written
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.analysis import Use
 
 
-def keywords(t: Transform) -> frozenset[str]:
-    return frozenset()
-
-
-def complete(use: SpecUse) -> Values | None:
-    spec = marked(use)
+def complete(use: Use, src: Source) -> Values | None:
+    spec = marked(use, src)
     if spec is None:
         return None
     static, effective = spec
-    t, sig, src, where = use.ref.transform, use.sig, use.src, use.where
+    t, sig, where = use.transform, use.signature, use.node
     node = effective.get(t.argnums)
     skip = t.leading_unmapped
     for p in static:

@@ -1,15 +1,14 @@
-"""What the spec kinds share: one use as a kind reads it, and the refusals of marked parameters
-shared by the kinds that write keywords (lists, axes)."""
+"""What the spec kinds that write keywords (lists, axes) share: the refusals of marked
+parameters."""
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from jaxrewrite.engine.read.handwritten import Reason
 from jaxrewrite.engine.read.literals import MISSING, literal, literal_ints, literal_strs
-from jaxrewrite.engine.read.recognise import TransformRef
 from jaxrewrite.engine.read.signature import Kind, Param, Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules
@@ -17,21 +16,6 @@ from jaxrewrite.engine.rulebook.table import Transform
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.analysis import Use
-
-
-class SpecUse(NamedTuple):
-    """One transform use, as every kind's ``complete`` is handed it."""
-
-    ref: TransformRef
-    sig: Signature
-    src: Source
-    #: The decorator or call the use is; refusals that name no parameter point here.
-    where: ast.expr
-    #: The use is a call site (its refusals may point at the call, the parameter being far away).
-    at_call: bool
-    #: Per-leaf entries: the helper is written, so the keywords are completed even with no
-    #: whole-parameter marker.
-    leaves: bool
 
 
 def by_name(
@@ -47,15 +31,14 @@ def by_name(
     return {kw.arg: kw.value for kw in keywords if kw.arg is not None}
 
 
-def marked(use: SpecUse) -> tuple[tuple[Param, ...], dict[str, ast.expr]] | None:
+def marked(use: Use, src: Source) -> tuple[tuple[Param, ...], dict[str, ast.expr]] | None:
     """The use's marked parameters and the keywords it writes by name, once the shared refusals
     passed; None when nothing is static for it (and no per-leaf entry asks for the keywords)."""
-    ref, sig, src = use.ref, use.sig, use.src
-    t = ref.transform
+    t, sig = use.transform, use.signature
     static = sig.marked(t.markers)
     if not static and not use.leaves:
         return None
-    effective = by_name(ref.keywords, "parameters", t.name, src)
+    effective = by_name(use.written, "parameters", t.name, src)
     arrays = dict(sig.arrays)
     for p in static:
         if t.argnames is None and p.position is None:

@@ -14,30 +14,23 @@ from jaxrewrite.engine.read.literals import Values, literal_ints
 from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules
-from jaxrewrite.engine.rulebook.table import Transform
-from jaxrewrite.engine.walk.specs.base import SpecUse
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.analysis import Use
 
 
-def keywords(t: Transform) -> frozenset[str]:
-    return frozenset()
-
-
-def complete(use: SpecUse) -> Values | None:
+def complete(use: Use, src: Source) -> Values | None:
     """Nothing to write; JR121 where a marked parameter is differentiated. Located at a call
     site's call (the parameter may be far away), else at the parameter."""
-    ref, sig, src = use.ref, use.sig, use.src
-    call = use.where if use.at_call else None
-    t = ref.transform
+    t, sig, written = use.transform, use.signature, use.written
+    call = use.node if use.kind.name == "CALL" else None  # by name: no import of the analysis
     marked = sig.marked(t.markers)
     if not marked:
         return None
-    effective = {kw.arg: kw.value for kw in ref.keywords if kw.arg is not None}
+    effective = {kw.arg: kw.value for kw in written if kw.arg is not None}
     node = effective.get(t.argnums)
-    if node is None and any(kw.arg is None for kw in ref.keywords):
-        unpacked = next(kw.value for kw in ref.keywords if kw.arg is None)
+    if node is None and any(kw.arg is None for kw in written):
+        unpacked = next(kw.value for kw in written if kw.arg is None)
         raise rules.UNPACKED.error(src, unpacked, "check", transform=t.name)
     nums = literal_ints(node, t.argnums, src) if node is not None else (0,)
     n = sig.n_positional

@@ -30,26 +30,20 @@ from jaxrewrite.engine.read.literals import (
 from jaxrewrite.engine.read.signature import Kind, Param, Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import Transform
-from jaxrewrite.engine.walk.specs.base import SpecUse, marked, vararg_name, written
+from jaxrewrite.engine.walk.specs.base import marked, vararg_name, written
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.analysis import Use
 
 
-def keywords(t: Transform) -> frozenset[str]:
-    """The keywords that make arguments static for ``t``: its lists, and what JAX reads besides."""
-    also = None if t.read_also is None else t.read_also[0]
-    return frozenset(word for word in (t.argnums, t.argnames, also) if word is not None)
-
-
-def complete(use: SpecUse) -> Values | None:
+def complete(use: Use, src: Source) -> Values | None:
     """Positions (and names, where the transform takes them), each list complete."""
-    spec = marked(use)
+    spec = marked(use, src)
     if spec is None:
         return None
     static, effective = spec
-    t, sig, src = use.ref.transform, use.sig, use.src
+    t, sig = use.transform, use.signature
     user_nums = literal_ints(effective.get(t.argnums), t.argnums, src)
     user_names = literal_strs(effective.get(t.argnames), t.argnames, src) if t.argnames else ()
     nums = set(user_nums)
