@@ -456,7 +456,7 @@ def fixed_text(
             return text  # reported as JR100 by the check itself
         notes.extend(f"{path}: not fixed: {why}" for why in result.refused)
         said.extend(f"{traced}: {line}" for line in result.said)
-        if result.changed:
+        if result.text != new:
             meant.add(traced)
         new = result.text
     if new == text:

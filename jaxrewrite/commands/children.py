@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import sys
 import types
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import Callable, Sequence
 
 from jaxrewrite import notrewritten
 
@@ -23,13 +23,13 @@ _MULTIPROCESSING = (
 )
 
 
-def export(packages: Sequence[str] = (), environ: MutableMapping[str, str] = os.environ) -> None:
+def export(packages: Sequence[str]) -> None:
     """In the runner, before the program runs: what its children inherit."""
-    environ[ENV] = ",".join(packages) or "*"
-    path = environ.get("PYTHONPATH", "")
+    os.environ[ENV] = ",".join(packages) or "*"
+    path = os.environ.get("PYTHONPATH", "")
     entries = path.split(os.pathsep) if path else []
     if SITE not in entries:
-        environ["PYTHONPATH"] = os.pathsep.join([SITE, *entries])
+        os.environ["PYTHONPATH"] = os.pathsep.join([SITE, *entries])
 
 
 def start_child() -> None:

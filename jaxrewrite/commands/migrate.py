@@ -184,7 +184,6 @@ class Progress:
 class Summary:
     """What one run did, over every file."""
 
-    files: int = 0
     functions: int = 0
     errors: int = 0
     refused: Counter[Reason] = field(default_factory=Counter)
@@ -203,7 +202,6 @@ def migrate_file(
 ) -> str | None:
     """One file read, migrated, reported, diffed or written; the error that stopped it."""
     display = os.path.normpath(path)
-    summary.files += 1
     try:
         text, encoding = read_python(display)
         result = migrate_source(text, display)
@@ -286,7 +284,7 @@ def migrate(
     errors = f"; {_count(summary.errors, 'error')}" if summary.errors else ""
     print(
         f"{_count(summary.functions, 'function')} {verb} in {len(summary.changed)} of "
-        f"{_count(summary.files, 'file')}; {sum(summary.refused.values())} refused{errors}",
+        f"{_count(len(files), 'file')}; {sum(summary.refused.values())} refused{errors}",
         file=err,
     )
     for reason, count in summary.refused.most_common():

@@ -36,8 +36,9 @@ def run_script(path: str, args: list[str], prog: str, packages: tuple[str, ...] 
     _install(packages)
     if pkgutil.get_importer(filename) is not None:
         # A directory or zip file: CPython puts it first on sys.path and runs its __main__
-        # through runpy, which imports it (so the hook's loader rewrites it).
-        _set_path0(filename, always=True)
+        # through runpy, which imports it (so the hook's loader rewrites it). ``sys.path[:1]``
+        # elsewhere: the entry Python put there for ``python -m jaxrewrite`` or the console script.
+        sys.path[: 0 if safe_path() else 1] = [filename]
         sys.argv = [path, *args]
         _new_main()
         main = runpy._run_module_as_main  # type: ignore[attr-defined]
@@ -52,7 +53,7 @@ def run_script(path: str, args: list[str], prog: str, packages: tuple[str, ...] 
         )
         return 2
     if not safe_path():
-        _set_path0(os.path.dirname(os.path.realpath(filename)), always=False)  # symlinks resolved
+        sys.path[:1] = [os.path.dirname(os.path.realpath(filename))]  # symlinks resolved
     sys.argv = [path, *args]
     is_pyc = filename.endswith(".pyc") or data[:2] == importlib.util.MAGIC_NUMBER[:2]
     main = _new_main()
@@ -87,7 +88,7 @@ def run_code(text: str, args: list[str], packages: tuple[str, ...] = ()) -> int:
     from jaxrewrite.hook.finder import compile_opted_in
 
     if not safe_path():
-        _set_path0("", always=False)
+        sys.path[:1] = [""]
     _install(packages)
     sys.argv = ["-c", *args]
     main = _new_main()
@@ -102,7 +103,7 @@ def run_code(text: str, args: list[str], packages: tuple[str, ...] = ()) -> int:
 def run_module(name: str, args: list[str], packages: tuple[str, ...] = ()) -> int:
     """``python -m NAME ARGS``: runpy finds and loads NAME through the hook's import system."""
     if not safe_path():
-        _set_path0(os.getcwd(), always=False)
+        sys.path[:1] = [os.getcwd()]
     _install(packages)
     sys.argv = ["-m", *args]  # runpy replaces argv[0] with the module's file once found
     _new_main()
@@ -117,16 +118,6 @@ def _install(packages: tuple[str, ...] = ()) -> None:
     if _hook is None:
         _hook = install(packages)
         children.export(packages)  # and in every Python process the program starts
-
-
-def _set_path0(entry: str, always: bool) -> None:
-    """Put ``entry`` where Python put the one for ``python -m jaxrewrite`` or the console script."""
-    if always and safe_path():
-        sys.path.insert(0, entry)
-    elif sys.path:
-        sys.path[0] = entry
-    else:
-        sys.path.append(entry)
 
 
 def _new_main() -> types.ModuleType:

@@ -41,33 +41,29 @@ def migrate_source(text: str, filename: str = "<string>") -> Migration:
         compile(text, filename, "exec", dont_inherit=True)  # only for the SyntaxError promised
         return Migration.unchanged(text)
     with collector_paused():  # a tree is alive throughout: see collector_paused
-        return _migrate(text, filename)
-
-
-def _migrate(text: str, filename: str) -> Migration:
-    trees: list[ast.Module] = []
-    analysis = build_analysis(
-        text, filename, filters=EXHAUSTIVE, require_pragma=False, passes=(keeping_tree(trees),)
-    )
-    tree = trees[0]
-    excluded: dict[int, Refusal] = {}
-    for _ in range(MAX_ROUNDS):
-        plan = plan_migration(analysis, excluded, tree)
-        if not plan.planned:
-            break
-        migrated = splice.apply(text, plan.edits)
-        cleanup = unused_import_edits(tree, analysis.source, migrated)
-        if cleanup:  # part of the plan, so the round trip and the records see the final text
-            plan = dataclasses.replace(plan, edits=[*plan.edits, *cleanup])
+        trees: list[ast.Module] = []
+        analysis = build_analysis(
+            text, filename, filters=EXHAUSTIVE, require_pragma=False, passes=(keeping_tree(trees),)
+        )
+        tree = trees[0]
+        excluded: dict[int, Refusal] = {}
+        for _ in range(MAX_ROUNDS):
+            plan = plan_migration(analysis, excluded, tree)
+            if not plan.planned:
+                break
             migrated = splice.apply(text, plan.edits)
-        problems = round_trip(analysis, plan, migrated)
-        if not problems:
-            done = records(analysis, plan, migrated)
-            changes = [(edit.start, edit.end, edit.text) for edit in plan.edits]
-            return Migration(
-                text, migrated, done, plan.refused + unattached(analysis, tree), changes
-            )
-        excluded.update(problems)
-    else:  # pragma: no cover - every round refuses at least one more function
-        plan = Plan([], [], [*excluded.values()], {})
-    return Migration.unchanged(text, plan.refused + unattached(analysis, tree))
+            cleanup = unused_import_edits(tree, analysis.source, migrated)
+            if cleanup:  # part of the plan, so the round trip and the records see the final text
+                plan = dataclasses.replace(plan, edits=[*plan.edits, *cleanup])
+                migrated = splice.apply(text, plan.edits)
+            problems = round_trip(analysis, plan, migrated)
+            if not problems:
+                done = records(analysis, plan, migrated)
+                changes = [(edit.start, edit.end, edit.text) for edit in plan.edits]
+                return Migration(
+                    text, migrated, done, plan.refused + unattached(analysis, tree), changes
+                )
+            excluded.update(problems)
+        else:  # pragma: no cover - every round refuses at least one more function
+            plan = Plan([], [], [*excluded.values()], {})
+        return Migration.unchanged(text, plan.refused + unattached(analysis, tree))

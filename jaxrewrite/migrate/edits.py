@@ -10,10 +10,10 @@ from collections.abc import Mapping, Sequence
 
 from jaxrewrite.engine.analysis import Use, UseKind
 from jaxrewrite.engine.edits import splice
-from jaxrewrite.engine.read.signature import Param, Signature
+from jaxrewrite.engine.read.signature import Param
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import Mark
-from jaxrewrite.engine.walk.specs import spec_keywords
+from jaxrewrite.engine.walk.specs import has_spec, spec_keywords
 from jaxrewrite.migrate.result import Reason
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -58,18 +58,18 @@ def removals(use: Use, src: Source) -> dict[int, tuple[ast.Call, set[int]]]:
 
 
 def function_edits(
-    candidates: Sequence[Use],
-    sig: Signature,
+    uses: Sequence[Use],
     func: Function,
     marks: Mapping[str, Mark],
     src: Source,
     spelling: Mapping[Mark, str],
 ) -> list[splice.Edit]:
-    """The edits for one planned function: its specs removed (``candidates``), ``marks`` added."""
+    """The edits for one planned function: its written specs removed, ``marks`` added."""
     edits: list[splice.Edit] = []
-    for use in candidates:
-        edits += _use_edits(use, src)
-    for param in sig.params:
+    for use in uses:
+        if has_spec(use):
+            edits += _use_edits(use, src)
+    for param in uses[0].signature.params:
         mark = marks.get(param.name)
         if mark is not None:
             edits += _annotate(param, func, spelling[mark], src)

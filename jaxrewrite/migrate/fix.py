@@ -30,16 +30,11 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 class Fix:
     """The fixed text, what was made static ((function, parameter)), and why the rest was not."""
 
-    original: str
     text: str
     fixed: list[tuple[str, str]] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     #: What was written, in words, a line per function (``check --fix`` prints them).
     said: list[str] = field(default_factory=list)
-
-    @property
-    def changed(self) -> bool:
-        return self.text != self.original
 
 
 class _CannotFix(Exception):
@@ -50,10 +45,10 @@ def fix_source(text: str, filename: str = "<string>") -> Fix:
     """Fix every JR006 parameter it can, function by function (``refused``: the others,
     with what to write by hand); SyntaxError if it does not parse."""
     analysis = _traced(text, filename)
+    result = Fix(text)
     if not analysis.must_be_static:
-        return Fix(text, text)
+        return result
     marker = uses_jaxrewrite(ast.parse(text, filename), analysis.header.enabled)
-    result = Fix(text, text)
     settled: set[tuple[str, tuple[str, ...]]] = set()
     while True:
         pending = [(f, ns) for f, ns in _wanted(analysis) if (f.name, tuple(ns)) not in settled]

@@ -34,9 +34,7 @@ class PlannedFunction:
     """One function to migrate: its uses, the markers to add, and what each use meant before."""
 
     func: Function
-    sig: Signature
     uses: list[Use]
-    candidates: list[Use]
     #: Parameter name -> the marker to add.
     marks: dict[str, Mark]
     #: id(use) -> its meaning before (a JAX reading, or the engine's keywords where it already
@@ -129,7 +127,7 @@ def _plan_function(
     }
     for use in uses:
         _check_agreement(use, sig, marks, before, enabled, src)
-    return PlannedFunction(func, sig, uses, candidates, marks, before)
+    return PlannedFunction(func, uses, marks, before)
 
 
 def _check_agreement(
@@ -229,5 +227,5 @@ def plan_migration(
         return Plan([], [], refused, {})
     edits = list(module_edits)
     for p in planned:
-        edits += function_edits(p.candidates, p.sig, p.func, p.marks, src, spelling)
+        edits += function_edits(p.uses, p.func, p.marks, src, spelling)
     return Plan(edits, planned, refused, spelling)

@@ -57,20 +57,13 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
         return module_wide("unparsed", error=err.msg, line=err.lineno)
     if not after.header.enabled:
         return module_wide("pragma")
+    # Where each planned function's def (decorators included) and calls lie in the new text.
     spans = []
     for p in plan.planned:
         first = min([p.func.lineno, *(d.lineno for d in p.func.decorator_list)])
-        start = new_offset(src.line_starts[first - 1])
-        spans.append((start, new_offset(src.end(p.func)), p))
-        for use in p.uses:
-            if use.kind is UseKind.CALL:
-                spans.append(
-                    (
-                        new_offset(src.start(use.node)),
-                        new_offset(src.end(use.node)),
-                        p,
-                    )
-                )
+        nodes = [(src.line_starts[first - 1], src.end(p.func))]
+        nodes += [(src.start(u.node), src.end(u.node)) for u in p.uses if u.kind is UseKind.CALL]
+        spans += [(new_offset(start), new_offset(end), p) for start, end in nodes]
     new_src = after.source
     for error in after.errors:
         at = new_src.line_starts[error.line - 1] + error.col - 1
