@@ -16,7 +16,7 @@ from jaxrewrite.engine.read.resolve import qualname
 from jaxrewrite.engine.read.scopes import Scope
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import ClassTransform, Container, Mark, opaque_registration
-from jaxrewrite.engine.walk.specs.base import by_name
+from jaxrewrite.engine.walk.specs import by_name
 from jaxrewrite.engine.walk.walker import Walked, check_import_visible
 from jaxrewrite.errors import RewriteError
 
