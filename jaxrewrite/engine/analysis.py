@@ -168,11 +168,6 @@ class Analysis:
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.is_error]
 
-    def raise_first_error(self) -> None:
-        errors = self.errors
-        if errors:
-            raise errors[0].error()
-
     def first_edit(self) -> Use | Registration | None:
         """The first use (by position) the rewrite would change: what un-rewritten code loses."""
         changes: list[Use | Registration] = [*self.uses, *self.registrations]

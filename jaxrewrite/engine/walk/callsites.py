@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.analysis import Leaf, Use, UseKind
+from jaxrewrite.engine.analysis import Leaf, UseKind
 from jaxrewrite.engine.read.classes import FunctionalClass, local_class
 from jaxrewrite.engine.read.literals import resolve_keywords
 from jaxrewrite.engine.read.markers import index_of
@@ -32,8 +32,7 @@ from jaxrewrite.engine.read.signature import Signature, read_signature
 from jaxrewrite.engine.read.wrappers import keeps_signature, made_from, peel, wrapper_error
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import opaque_registration
-from jaxrewrite.engine.walk.registrations import register
-from jaxrewrite.engine.walk.walker import Walked, complete_use, is_overload, untold
+from jaxrewrite.engine.walk.walker import Walked, complete_use, is_overload, register, untold
 from jaxrewrite.errors import RewriteError
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -119,12 +118,10 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
             if keeps_signature(arg.func, scope):
                 walk.result.keeps_signature.add(id(arg))
             arg = arg.args[0]
-    if found is None:  # no markers: reported for migrate, nothing to write
-        if walk.relevant is None:
-            sig = read_signature(func, scope, walk.src, None, index_of(walk.tree))
-            use = Use(UseKind.CALL, call, t, func, sig, (), written, own, None, ref.factory)
-            walk.result.uses.append(use)
+    if found is None and walk.relevant is not None:
         return
+    if found is None:  # no markers: reported for migrate, nothing to write
+        found = (read_signature(func, scope, walk.src, None, index_of(walk.tree)), ())
     sig, leaves = found
     full = TransformRef(t, written, ref.factory)
     complete_use(walk, UseKind.CALL, call, full, func, sig, leaves, own, scope)
