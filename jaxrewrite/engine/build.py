@@ -141,11 +141,9 @@ def walk_module(scopes: ScopeTree, src: Source, filters: Filters, result: Analys
     walk.leaf_names.update(leaf_aliases(scopes, leaf_names))
     defs(walk)
     registrable, unclear = classes(walk, readable)
-    marked = [func.name for func, _ in scopes.defs if id(func) in walk.signatures]
-    names = None if relevant is None else marked
-    if names is None and filters.first_arguments:  # every def, but found by a text search
-        names = [func.name for func, _ in scopes.defs]
-    if names is not None:
+    names = None  # every call; with ``first_arguments``, every def but found by a text search
+    if relevant is not None or filters.first_arguments:
+        names = [f.name for f, _ in scopes.defs if relevant is None or id(f) in walk.signatures]
         names += registrable
     for call, scope, site in calls_and_aliases(names, scopes, src, filters):
         try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.analysis import Leaf, UseKind
+from jaxrewrite.engine.analysis import Function, Leaf, UseKind
 from jaxrewrite.engine.read.classes import FunctionalClass, local_class
 from jaxrewrite.engine.read.literals import resolve_keywords
 from jaxrewrite.engine.read.markers import index_of
@@ -34,8 +34,6 @@ from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import opaque_registration
 from jaxrewrite.engine.walk.walker import Walked, complete_use, is_overload, register, untold
 from jaxrewrite.errors import RewriteError
-
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
@@ -68,10 +66,9 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
         # argument names is not even read. Nor is the argument refused itself (JR119, JR125
         # belong to transforms' arguments).
         error = untold(call.func, scope, cut, walk.src)
-        if error is None and not looks_like_transform(call.func):
-            return
         if error is None:
-            target = made_from(call.args[0], scope, walk.signatures)
+            looks = looks_like_transform(call.func)
+            target = made_from(call.args[0], scope, walk.signatures) if looks else None
             if target is not None:
                 walk.unknown_calls.setdefault(id(target), call.func)
             return

@@ -140,7 +140,7 @@ def _complete_lists(use: Use, src: Source) -> Values | None:
     for p in static:
         if p.position is not None:
             nums.add(p.position)
-        if p.kind is Kind.POSITIONAL_OR_KEYWORD or p.kind is Kind.KEYWORD_ONLY:
+        if p.kind in BY_KEYWORD:
             names.add(p.name)
     # Complete both lists: once both are given, JAX infers neither from the other. Where the user
     # gave both (``None`` is not given), JAX read them apart (a position static only by position,
@@ -156,13 +156,7 @@ def _complete_lists(use: Use, src: Source) -> Values | None:
     final_nums: Value = tuple(sorted(nums))
     out: Values = [(t.argnums, final_nums, same(effective.get(t.argnums), final_nums))]
     if t.argnames is not None:
-        ordered = [
-            p.name
-            for p in sig.params
-            if p.name in names
-            and p.kind is not Kind.VAR_POSITIONAL
-            and p.kind is not Kind.VAR_KEYWORD
-        ]
+        ordered = [p.name for p in sig.params if p.name in names and p.kind not in VARIADIC]
         final_names: Value = tuple(ordered + [n for n in user_names if n not in ordered])
         out.append((t.argnames, final_names, same(effective.get(t.argnames), final_names)))
     return out

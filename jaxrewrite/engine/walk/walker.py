@@ -232,8 +232,7 @@ def per_leaf_params(walk: Walked, sig: Signature, scope: Scope) -> tuple[Leaf, .
             raise rules.LEAVES_VARARGS.error(
                 walk.src, param.node, kind=param.kind.value, name=param.name
             )
-        statics = tuple(name for name, marks in leaf.marks if Mark.STATIC in marks)
-        found.append(replace(leaf, keys=statics))
+        found.append(leaf)  # its keys: what each use holds out (``Leaf.held``)
     return tuple(found)
 
 
@@ -385,9 +384,8 @@ def register(
             (t.data_fields, data, same(effective.get(t.data_fields), data)),
             (t.meta_fields, meta, same(effective.get(t.meta_fields), meta)),
         ]
-    if values is not None and not needs_edit(values):
+    if not needs_edit(values):
         values = None
-    if not isinstance(node, ast.Call) and needs_edit(values):
+    elif not isinstance(node, ast.Call):
         check_import_visible(node, scope, walk.src)
-    registration = Registration(kind, node, t, target, written, own, values)
-    walk.result.registrations.append(registration)
+    walk.result.registrations.append(Registration(kind, node, target, own, values))
