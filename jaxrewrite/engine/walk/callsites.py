@@ -124,12 +124,10 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
     complete_use(walk, UseKind.CALL, call, full, func, sig, leaves, own, scope)
 
 
-def _same_statics(
-    a: tuple[Signature, tuple[Leaf, ...]], b: tuple[Signature, tuple[Leaf, ...]]
-) -> bool:
-    return a[0].statics() == b[0].statics() and [
-        (*leaf.spec(), leaf.marks, leaf.inner) for leaf in a[1]
-    ] == [(*leaf.spec(), leaf.marks, leaf.inner) for leaf in b[1]]
+def _statics(found: tuple[Signature, tuple[Leaf, ...]]) -> tuple[object, ...]:
+    """What twin defs must agree on: the Static parameters and per-leaf entries."""
+    sig, leaves = found
+    return sig.statics(), [(*leaf.spec(), leaf.marks, leaf.inner) for leaf in leaves]
 
 
 def _function(
@@ -179,8 +177,8 @@ def _function(
     if len(defs) == len(seen) and (len(defs) == 1 or not any(marked)):
         func = defs[-1]
     elif len(defs) == len(seen) and all(marked):
-        first = walk.signatures[id(defs[0])]
-        if all(_same_statics(walk.signatures[id(other)], first) for other in defs[1:]):
+        first = _statics(walk.signatures[id(defs[0])])
+        if all(_statics(walk.signatures[id(other)]) == first for other in defs[1:]):
             func = defs[-1]
             # Twin defs (``if ...: def f`` / ``else: def f``, ``for fn in (f, g):``): the
             # use applies to whichever runs.

@@ -415,12 +415,8 @@ def spec_keywords(t: Transform) -> frozenset[str]:
 def has_spec(use: Use) -> bool:
     """Does the use write a spec that makes something static (or may: a non-literal one)?"""
     words = spec_keywords(use.transform)
-    for kw in use.written:
-        if kw.arg in words:
-            value = literal(kw.value)
-            if value is MISSING or (value is not None and value != () and value != []):
-                return True
-    return False
+    values = (literal(kw.value) for kw in use.written if kw.arg in words)
+    return any(value is MISSING or value not in (None, (), []) for value in values)
 
 
 #: The names of the rows whose spec may be passed by position (``Transform.spec_by_position``).
