@@ -350,9 +350,10 @@ def register(
     static = [f for f in info.fields if Mark.STATIC in f.markers]
     values: Values | None = None
     if static:
+        # Both lists given: JAX reads no field's metadata; only the Static fields join the lists.
         explicit = {kw.arg for kw in written} >= {t.data_fields, t.meta_fields}
         for f in info.fields:
-            if f.unknown_metadata is not None and not explicit:  # else JAX reads no metadata
+            if f.unknown_metadata is not None and not explicit:
                 raise rules.METADATA_NOT_LITERAL.error(
                     src, f.unknown_metadata, name=f.name, cls=info.name
                 )
@@ -363,7 +364,7 @@ def register(
         for f in static:
             if f.name in user_data:
                 raise rules.STATIC_DATA_FIELD.error(src, f.node, name=f.name, keyword=t.data_fields)
-        if t.data_fields in effective and t.meta_fields in effective:
+        if explicit:
             meta = tuple(user_meta) + tuple(f.name for f in static if f.name not in user_meta)
             data = tuple(user_data)
         else:
