@@ -30,8 +30,6 @@ RULE = Rule(
         "compiled again; a traced scalar is compiled once"
     ),
 )
-#: The marker acts (the values are static, as written); what it costs is ``check``'s to say.
-AT_IMPORT = False
 
 
 def check(ctx: Context) -> list[Diagnostic]:

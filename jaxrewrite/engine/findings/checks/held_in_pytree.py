@@ -34,9 +34,8 @@ RULE = Rule(
         "leaves.md#8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples)). A pytree "
         "class: an Equinox Module, a flax.struct or a registered dataclass"
     ),
+    at_import=True,
 )
-
-AT_IMPORT = True
 
 
 def check(ctx: Context) -> list[Diagnostic]:

@@ -84,15 +84,12 @@ RULE = Rule(
     ),
     "apply the transform in the defining module and import its result, or write the keywords here",
     LIMITS,
-    {"refused": "{what}, and this use could not take them: {reason}"},
+    refused="{what}, and this use could not take them: {reason}",
     details=(
         ": jaxrewrite rewrites one module at a time, so the use gets no keywords; the finding "
         "names the keywords to write ([section 11](transforms.md#11-limits))"
     ),
 )
-
-#: Its verdict reads other modules' files, which the import's cache key does not cover.
-AT_IMPORT = False
 
 
 def check(ctx: Context) -> list[Diagnostic]:

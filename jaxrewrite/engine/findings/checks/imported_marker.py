@@ -20,18 +20,12 @@ RULE = Rule(
     ),
     "define the alias in this module, or write Static[...] here",
     CHECK,
-    variants={
-        "read": (
-            "{name!r} in the annotation of {param!r} is {verdict} in {module}, but jaxrewrite "
-            "reads only this module's {what}, so its markers do nothing here: define it in this "
-            "module (or write Static[...] here)"
-        ),
-    },
+    read=(
+        "{name!r} in the annotation of {param!r} is {verdict} in {module}, but jaxrewrite "
+        "reads only this module's {what}, so its markers do nothing here: define it in this "
+        "module (or write Static[...] here)"
+    ),
     details=(
         "; `check` follows the import to its file and stays quiet when the name is no marker there"
     ),
 )
-
-#: Its verdict reads another module's file, which the import's cache key does not cover.
-AT_IMPORT = False
-check = None

@@ -29,16 +29,13 @@ RULE = Rule(
         "applied to"
     ),
     "apply a transform to the def, or mark the parameters of the function it is applied to",
-    variants={
-        "bound": "{spelled} of {func!r} does nothing: {call} (line {line}) applies {transform} "
-        "to the method {bound!r}, and jaxrewrite writes keywords only where a transform is "
-        "applied to a def by its name (a subclass may override a method); decorate the def, "
-        "or write the keywords there ({shift}): {keywords}"
-    },
+    bound="{spelled} of {func!r} does nothing: {call} (line {line}) applies {transform} "
+    "to the method {bound!r}, and jaxrewrite writes keywords only where a transform is "
+    "applied to a def by its name (a subclass may override a method); decorate the def, "
+    "or write the keywords there ({shift}): {keywords}",
     details=", as a decorator or as a call site",
+    at_import=True,
 )
-
-AT_IMPORT = True
 
 
 def check(ctx: Context) -> list[Diagnostic]:

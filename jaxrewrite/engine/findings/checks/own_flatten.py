@@ -27,9 +27,8 @@ RULE = Rule(
         "leaves.md#8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples)): it does "
         "nothing"
     ),
+    at_import=True,
 )
-
-AT_IMPORT = True
 
 
 def check(ctx: Context) -> list[Diagnostic]:

@@ -26,9 +26,6 @@ RULE = Rule(
     details=": the function can never be called with it",
 )
 
-#: The findings at uses are ``check``'s.
-AT_IMPORT = False
-
 
 def check(ctx: Context) -> Iterator[Diagnostic]:
     result, src = ctx.result, ctx.src

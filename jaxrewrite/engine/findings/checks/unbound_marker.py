@@ -30,9 +30,6 @@ RULE = Rule(
     ),
 )
 
-#: The hook reads only modules whose markers it can see bound.
-AT_IMPORT = False
-
 MARKERS = ("Static", "NoDiff")
 
 

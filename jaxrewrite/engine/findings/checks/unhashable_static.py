@@ -26,18 +26,16 @@ RULE = Rule(
         "frozenset, a scalar)"
     ),
     "use a hashable type or default: a tuple, a frozenset, a scalar",
-    variants={
-        "default": (
-            "{name!r} is Static but its default is a {shown}, which cannot be hashed: the "
-            "default works while it is used, but JAX rejects a value like it passed there when "
-            "the function is called; make the default hashable (a tuple, a frozenset)"
-        ),
-        "passed": (
-            "{name!r} is Static but the call on line {line} passes it a {shown}, which cannot be "
-            "hashed: JAX raises ValueError (Non-hashable static arguments are not supported) at "
-            "that call; pass a hashable value (a tuple, a frozenset, a frozen dataclass)"
-        ),
-    },
+    default=(
+        "{name!r} is Static but its default is a {shown}, which cannot be hashed: the "
+        "default works while it is used, but JAX rejects a value like it passed there when "
+        "the function is called; make the default hashable (a tuple, a frozenset)"
+    ),
+    passed=(
+        "{name!r} is Static but the call on line {line} passes it a {shown}, which cannot be "
+        "hashed: JAX raises ValueError (Non-hashable static arguments are not supported) at "
+        "that call; pass a hashable value (a tuple, a frozenset, a frozen dataclass)"
+    ),
     details=(
         " (`list`, `dict`, `set`, `bytearray`, `jax.Array`, `np.ndarray`, their `typing` "
         "spellings, a non-frozen `@dataclass` of the module or a class with `__eq__` and no "
@@ -48,9 +46,6 @@ RULE = Rule(
         "leaves.md#8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples))"
     ),
 )
-
-#: Not at import: the marker acts, and JAX refuses an unhashable static loudly at the call.
-AT_IMPORT = False
 
 _BUILTINS = ("list", "dict", "set", "bytearray")
 _MUTABLE = ("MutableMapping", "MutableSequence", "MutableSet")

@@ -4,9 +4,4 @@ own codes (``rulebook.rules``) and no check runs here."""
 
 from __future__ import annotations
 
-from jaxrewrite.engine.rulebook.rules import UNKNOWN_DIRECTIVE as RULE
-
-__all__ = ["RULE", "AT_IMPORT", "check"]
-
-AT_IMPORT = True
-check = None
+from jaxrewrite.engine.rulebook.rules import UNKNOWN_DIRECTIVE as RULE  # noqa: F401

@@ -24,9 +24,8 @@ RULE = Rule(
         " (`equinox.filter_jit`, `numba.jit`, a project's own `my_jit`; as a decorator, "
         "`@nnx.scan` too)"
     ),
+    at_import=True,
 )
-
-AT_IMPORT = True
 
 
 def check(ctx: Context) -> list[Diagnostic]:

@@ -23,9 +23,8 @@ RULE = Rule(
         " (`jax.jit(partial(f, x))`, `g = partial(f, x)` then `jax.vmap(g)`): its Static "
         "parameters are not written there"
     ),
+    at_import=True,
 )
-
-AT_IMPORT = True
 
 
 def check(ctx: Context) -> list[Diagnostic]:

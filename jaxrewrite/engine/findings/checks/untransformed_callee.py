@@ -38,9 +38,6 @@ RULE = Rule(
     ),
 )
 
-#: The findings at uses are ``check``'s.
-AT_IMPORT = False
-
 
 def check(ctx: Context) -> Iterator[Diagnostic]:
     """Marked defs themselves handed to a function of ``TRACES``."""

@@ -29,19 +29,14 @@ RULE = Rule(
     ),
     "pass the Static parameter by position",
     LIMITS,
-    variants={
-        "default": (
-            "Static parameter {name!r} of {func!r} is left to its default in this call of a "
-            "function made by {transform}: the 'in_axes' written for it has an entry for "
-            "{name!r} (None), and {transform} needs exactly one per positional argument passed, "
-            "so this call fails; pass {name!r} by position (see {see[11-limits]})"
-        )
-    },
+    default=(
+        "Static parameter {name!r} of {func!r} is left to its default in this call of a "
+        "function made by {transform}: the 'in_axes' written for it has an entry for "
+        "{name!r} (None), and {transform} needs exactly one per positional argument passed, "
+        "so this call fails; pass {name!r} by position (see {see[11-limits]})"
+    ),
     details=" ([section 11](transforms.md#11-limits))",
 )
-
-#: The findings at uses are ``check``'s.
-AT_IMPORT = False
 
 
 def check(ctx: Context) -> Iterator[Diagnostic]:
