@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import ast
 
+from jaxrewrite.engine.findings.checks.unhashable_static import static_type
 from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.read.markers import inner_type
-from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Scope
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import Rule
@@ -52,7 +52,9 @@ def check(ctx: Context) -> list[Diagnostic]:
 
 
 def _is_float(annotation: ast.expr | None, scope: Scope) -> bool:
-    inner = unquoted(inner_type(annotation, scope))  # ``Static["float"]`` too
-    if isinstance(inner, ast.Name) and inner.id == "float" and scope.lookup("float") is None:
-        return True
-    return inner is not None and qualname(inner, scope) == "builtins.float"
+    found = static_type(inner_type(annotation, scope), scope)
+    return (
+        found is not None
+        and found[1] == "builtins.float"
+        and not isinstance(found[0], ast.Subscript)
+    )

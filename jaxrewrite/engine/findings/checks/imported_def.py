@@ -9,8 +9,8 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.analysis import Analysis, Use, UseKind, needs_edit
-from jaxrewrite.engine.edits import render
+from jaxrewrite.engine.analysis import Analysis
+from jaxrewrite.engine.findings.checks.no_transform import needed_keywords
 from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.read.filters import FAST
 from jaxrewrite.engine.read.lexer import any_word
@@ -23,7 +23,7 @@ from jaxrewrite.engine.read.othermodules import (
     origins,
     reaches,
 )
-from jaxrewrite.engine.read.recognise import TransformRef, bound_keywords, classify
+from jaxrewrite.engine.read.recognise import TransformRef, classify
 from jaxrewrite.engine.read.scopes import Binding, Defined, Scope, ScopeTree
 from jaxrewrite.engine.read.signature import Signature, read_signature
 from jaxrewrite.engine.read.source import Source
@@ -31,7 +31,6 @@ from jaxrewrite.engine.read.wrappers import calls_and_aliases, peel
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import LIMITS, Rule
 from jaxrewrite.engine.rulebook.table import FAMILIES
-from jaxrewrite.engine.walk import specs
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
@@ -169,16 +168,11 @@ def _finding(
         f"reads one module at a time, so a transform of an imported def gets no keywords"
     )
     try:
-        t = ref.transform
-        written = ref.keywords + bound_keywords(call, t.positional, t.name, src)
-        use = Use(UseKind.CALL, call, t, func, sig, (), written, (), None, ref.factory)
-        values = specs.complete(use, src)
+        keywords = needed_keywords(call, ref, func, sig, src)
     except RewriteError as err:
         # What the walk would refuse for a def of this module (JR121...), which the hook cannot see
         reason = getattr(err, "message", None) or str(err)
         return Diagnostic.at(src, where, RULE, "refused", what=what, reason=reason)
-    if not needs_edit(values):
+    if keywords is None:
         return None  # nothing it reads is marked, or the call already says it
-    assert values is not None
-    keywords = render.keywords(tuple((k, v) for k, v, node in values if node is None))
     return Diagnostic.at(src, where, RULE, what=what, spelled=spelled, keywords=keywords)

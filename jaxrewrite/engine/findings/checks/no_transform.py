@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.analysis import Function, Use, UseKind
+from jaxrewrite.engine.analysis import Function, Use, UseKind, needs_edit
 from jaxrewrite.engine.edits import render
 from jaxrewrite.engine.findings.call_arguments import BOUND, method_kind
 from jaxrewrite.engine.findings.checks.unknown_transform import spell
@@ -105,20 +105,29 @@ def _bound_keywords(
     call: ast.Call, ref: TransformRef, target: Function, sig: Signature, bound: int, src: Source
 ) -> str:
     """The keywords ``call`` needs for the markers of a method with its first ``bound``
-    parameters bound (``self``), as the walk would complete them."""
+    parameters bound (``self``)."""
     params = tuple(
         p if p.position is None else p._replace(position=p.position - bound)
         for p in sig.params
         if p.position is None or p.position >= bound
     )
     sig = sig._replace(params=params, n_positional=sig.n_positional - bound)
-    t = ref.transform
     try:
-        written = ref.keywords + bound_keywords(call, t.positional, t.name, src)
-        use = Use(UseKind.CALL, call, t, target, sig, (), written, (), None, ref.factory)
-        values = specs.complete(use, src)
+        keywords = needed_keywords(call, ref, target, sig, src)
     except RewriteError as err:
         return f"none can be merged there ({err.message})"
-    if not values or not any(node is None for _, _, node in values):
-        return f"none: {t.name} makes nothing static for its marked parameters"
-    return render.keywords(tuple((k, v) for k, v, node in values if node is None))
+    return keywords or f"none: {ref.transform.name} makes nothing static for its marked parameters"
+
+
+def needed_keywords(
+    call: ast.Call, ref: TransformRef, func: Function, sig: Signature, src: Source
+) -> str | None:
+    """The keywords a transform call of ``func`` (read as ``sig``) needs, as the walk would
+    complete them; None where it needs none, RewriteError where the walk would refuse it."""
+    t = ref.transform
+    written = ref.keywords + bound_keywords(call, t.positional, t.name, src)
+    use = Use(UseKind.CALL, call, t, func, sig, (), written, (), None, ref.factory)
+    values = specs.complete(use, src)
+    if not needs_edit(values):
+        return None
+    return render.keywords(tuple((k, v) for k, v, node in values or () if node is None))
