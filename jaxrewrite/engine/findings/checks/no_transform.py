@@ -62,18 +62,16 @@ def _bound_methods(ctx: Context, wanted: set[int]) -> dict[int, dict[str, str]]:
     JR002's fields, with the keywords that call needs: JAX reads the bound method's signature,
     whose positions do not count ``self`` (a staticmethod's count all, a classmethod's not
     ``cls``)."""
-    scopes = {id(func): scope for func, scope in ctx.walk.tree.defs}
+    scopes = {id(func): scope for func, scope in ctx.scopes.defs}
     found: dict[int, dict[str, str]] = {}
-    for cls in (n for n in walk_nodes(ctx.tree) if isinstance(n, ast.ClassDef)):
-        defs = [s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        methods = [m for m in defs if id(m) in scopes]
+    for cls, _ in ctx.scopes.classes:
+        methods = [m for m in cls.node.body if isinstance(m, Function) and id(m) in scopes]
         marked = {m.name: m for m in methods if id(m) in wanted}
         for caller in methods if marked else ():
             kind = method_kind(caller, scopes[id(caller)])
             first = [*caller.args.posonlyargs, *caller.args.args][:1]
-            if kind == "static" or not first:
-                continue
-            for call in (n for n in walk_nodes(caller) if isinstance(n, ast.Call) and n.args):
+            calls = [n for n in walk_nodes(caller) if isinstance(n, ast.Call) and n.args]
+            for call in calls if kind != "static" and first else ():
                 arg = call.args[0]
                 if not (isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name)):
                     continue
@@ -87,36 +85,27 @@ def _bound_methods(ctx: Context, wanted: set[int]) -> dict[int, dict[str, str]]:
                 shift = BOUND[method_kind(target, scopes[id(target)])][receiver]
                 dropped = [*target.args.posonlyargs, *target.args.args][:1]
                 counted = f"positions counted without {dropped[0].arg!r}" if shift else ""
+                sig = ctx.walk.signatures[id(target)][0]
+                params = tuple(
+                    p if p.position is None else p._replace(position=p.position - shift)
+                    for p in sig.params
+                    if p.position is None or p.position >= shift
+                )
+                sig = sig._replace(params=params, n_positional=sig.n_positional - shift)
+                try:
+                    keywords = needed_keywords(call, ref, target, sig, ctx.src)
+                except RewriteError as err:
+                    keywords = f"none can be merged there ({err.message})"
                 found[id(target)] = {
-                    "func": target.name,
                     "call": ast.unparse(call),
                     "line": str(call.lineno),
                     "transform": ref.transform.name,
                     "bound": ast.unparse(arg),
                     "shift": counted or "positions as in the def",
-                    "keywords": _bound_keywords(
-                        call, ref, target, ctx.walk.signatures[id(target)][0], shift, ctx.src
-                    ),
+                    "keywords": keywords
+                    or f"none: {ref.transform.name} makes nothing static for its marked parameters",
                 }
     return found
-
-
-def _bound_keywords(
-    call: ast.Call, ref: TransformRef, target: Function, sig: Signature, bound: int, src: Source
-) -> str:
-    """The keywords ``call`` needs for the markers of a method with its first ``bound``
-    parameters bound (``self``)."""
-    params = tuple(
-        p if p.position is None else p._replace(position=p.position - bound)
-        for p in sig.params
-        if p.position is None or p.position >= bound
-    )
-    sig = sig._replace(params=params, n_positional=sig.n_positional - bound)
-    try:
-        keywords = needed_keywords(call, ref, target, sig, src)
-    except RewriteError as err:
-        return f"none can be merged there ({err.message})"
-    return keywords or f"none: {ref.transform.name} makes nothing static for its marked parameters"
 
 
 def needed_keywords(

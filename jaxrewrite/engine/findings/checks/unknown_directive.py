@@ -4,4 +4,6 @@ own codes (``rulebook.rules``) and no check runs here."""
 
 from __future__ import annotations
 
-from jaxrewrite.engine.rulebook.rules import UNKNOWN_DIRECTIVE as RULE  # noqa: F401
+from jaxrewrite.engine.rulebook.rules import UNKNOWN_DIRECTIVE as RULE
+
+__all__ = ["RULE"]
