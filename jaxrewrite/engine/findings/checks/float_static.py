@@ -1,7 +1,5 @@
-"""JR016: a Static parameter annotated ``float`` under a transform that hashes its statics: each
-distinct value is a new cache entry, so the function is traced and compiled again for it. A Static
-float field is not reported: no transform of the module is seen to hash it, and a field's value is
-set per instance (``eps``), not passed anew at every call as a learning rate is."""
+"""JR016. A Static float field is not reported: its value is set per instance (``eps``), not
+passed anew at every call as a learning rate is, and no transform is seen to hash it."""
 
 from __future__ import annotations
 

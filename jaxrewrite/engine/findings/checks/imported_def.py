@@ -1,7 +1,5 @@
-"""JR013: a transform applied to a def imported from another module whose parameters are marked
-there. The hook rewrites one module's text, so such a use gets no keywords; ``check`` reads the
-other module through its import reader. Only a def found marked is reported: a name it cannot read
-is most often no marked def, and the marker's own module reports what it can (JR002)."""
+"""JR013, read through ``check``'s import reader. Only a def found marked is reported: a name it
+cannot read is most often no marked def, and the marker's own module reports what it can (JR002)."""
 
 from __future__ import annotations
 
@@ -9,7 +7,7 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.analysis import Analysis
+from jaxrewrite.engine.analysis import Analysis, Function
 from jaxrewrite.engine.findings.checks.no_transform import needed_keywords
 from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.read.filters import FAST
@@ -36,8 +34,6 @@ from jaxrewrite.errors import RewriteError
 if TYPE_CHECKING:
     from jaxrewrite.engine.build import TreePass
     from jaxrewrite.engine.walk.walker import Walked
-
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 #: The last segments of the table's transforms: a module that names none as a whole word applies
 #: none (``classify`` resolves only names spelled in the module).

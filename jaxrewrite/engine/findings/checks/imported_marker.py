@@ -1,7 +1,5 @@
-"""JR009: a name imported from another module where a marker would act: jaxrewrite reads only the
-module's own aliases. No check of its own: each such name is an entry of the ledger, settled with
-the other markers (refused with its def, reported by a finding about it), so JR008's check, which
-runs the ledger, says it."""
+"""JR009: each such name is an entry of the ledger, settled with the other markers (refused with its
+def, reported by a finding about it), so JR008's check, which runs the ledger, says it."""
 
 from __future__ import annotations
 

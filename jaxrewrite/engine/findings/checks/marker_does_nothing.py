@@ -1,6 +1,5 @@
-"""JR008: a Static/NoDiff marker that does nothing here and that no other finding reports: Static on
-a field of an NNX or Linen Module (static already), and what the ledger (``findings/ledger.py``)
-finds."""
+"""JR008: Static on a field of an NNX or Linen Module (static already), and what the ledger
+(``findings/ledger.py``) finds."""
 
 from __future__ import annotations
 
@@ -102,14 +101,12 @@ def _flax_module_fields(walk: Walked) -> list[Diagnostic]:
         fields = [(s, s.target.id) for s in own]  # type: ignore[union-attr]
         for method in body if kind == "nnx" else ():
             # ``self.n: Static[int] = n`` in a method: the attribute NNX keeps in its graph.
-            if not isinstance(method, Function):
-                continue
-            first = [*method.args.posonlyargs, *method.args.args][:1]
+            args = method.args if isinstance(method, Function) else None
+            first = [*args.posonlyargs, *args.args][:1] if args else []
             for s in walk_nodes(method) if first else ():
-                if not isinstance(s, ast.AnnAssign) or not isinstance(s.target, ast.Attribute):
-                    continue
-                if ast.unparse(s.target.value) == first[0].arg:
-                    fields.append((s, s.target.attr))
+                if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Attribute):
+                    if ast.unparse(s.target.value) == first[0].arg:
+                        fields.append((s, s.target.attr))
         reader = MarkerReader(defined.body, walk.src, walk.relevant)
         for stmt, name in fields:
             try:
@@ -123,8 +120,7 @@ def _flax_module_fields(walk: Walked) -> list[Diagnostic]:
 
 
 def _flax_kind(defined: DefinedClass, scope: Scope, depth: int) -> str | None:
-    """``"nnx"`` or ``"linen"`` where the class derives from a Flax Module, through this module's
-    own classes too."""
+    """``"nnx"`` or ``"linen"``: the class derives from that Flax Module (through local classes)."""
     for base in defined.node.bases if depth < 32 else ():
         kind = _FLAX_MODULES.get(qualname(base, scope) or "")
         local = local_class(base, scope) if kind is None else None

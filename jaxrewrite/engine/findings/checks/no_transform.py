@@ -1,6 +1,5 @@
-"""JR002: markers of a def no transform of the module applies to, as a decorator or at a call
-site; where a method of its class is given one through ``self`` (``jax.jit(self.step)``), the
-finding names that call and the keywords to write there."""
+"""JR002; where a method of its class is given a transform through ``self`` (``jax.jit(self.f)``),
+the finding names that call and the keywords to write there."""
 
 from __future__ import annotations
 

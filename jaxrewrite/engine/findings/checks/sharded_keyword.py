@@ -1,5 +1,4 @@
-"""JR010: a keyword-only Static parameter of a function jitted with ``in_shardings``, which refuses
-every keyword argument at call time, so the parameter can never be passed."""
+"""JR010: a keyword-only Static parameter under ``in_shardings`` can never be passed."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""JR015: ``Static``/``NoDiff`` written in an annotation of a module that never binds the name:
-the def fails with NameError when it runs, and no rule that reads markers sees one. A name bound
-anywhere in the module counts as bound: this rule only says what is certainly missing."""
+"""JR015: no rule that reads markers sees an unbound one. A name bound anywhere in the module counts
+as bound: this rule only says what is certainly missing."""
 
 from __future__ import annotations
 

@@ -174,13 +174,13 @@ def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
         call = deco if isinstance(deco, ast.Call) else None
         if qualname(call.func if call else deco, scope) != DATACLASS:
             continue
-        options = {kw.arg: kw.value for kw in call.keywords} if call else {}
         flags = {"eq": True, "frozen": False, "unsafe_hash": False}
-        for key, value in options.items():
-            if key is None or (key in flags and not _is_bool(value)):
+        for kw in call.keywords if call else ():
+            literal = isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool)
+            if kw.arg is None or (kw.arg in flags and not literal):
                 return None  # ``**options``, or not a literal: cannot tell
-            if key in flags:
-                flags[key] = value.value  # type: ignore[attr-defined]
+            if kw.arg in flags:
+                flags[kw.arg] = kw.value.value  # type: ignore[attr-defined]
         if flags["eq"] and not flags["frozen"] and not flags["unsafe_hash"]:
             return "a dataclass with eq and without frozen=True, so its __hash__ is None"
         return None
@@ -189,30 +189,20 @@ def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
     return None
 
 
-def _is_bool(value: ast.expr) -> bool:
-    return isinstance(value, ast.Constant) and isinstance(value.value, bool)
-
-
 def _passed(ctx: Context) -> list[Diagnostic]:
     """JR003 at a call site of the module: a list, dict or set (a literal or comprehension), an
     array made by a NumPy or jax.numpy constructor, or an instance of an unhashable class of the
     module, passed to a Static parameter of a transform that hashes its statics."""
-    uses = [
-        u
-        for u in ctx.result.uses
-        if u.transform.hashes_statics and any(Mark.STATIC in p.markers for p in u.signature.params)
-    ]
-    if not uses:
-        return []
-    module = ctx.scopes.module
-    sites = Sites(ctx.tree, module)
+    module, sites = ctx.scopes.module, None
     found: list[Diagnostic] = []
     seen: set[int] = set()
-    for use in uses:
-        func = use.target
+    for use in ctx.result.uses:
         static = {p.name for p in use.signature.params if Mark.STATIC in p.markers}
-        positional = [*func.args.posonlyargs, *func.args.args]
-        for call in sites._calls(use.node, func, use.kind.name == "DECORATOR"):
+        if not use.transform.hashes_statics or not static:
+            continue
+        sites = sites or Sites(ctx.tree, module)
+        positional = [*use.target.args.posonlyargs, *use.target.args.args]
+        for call in sites._calls(use.node, use.target, use.kind.name == "DECORATOR"):
             given = [(positional[i].arg, a) for i, a in enumerate(call.args) if i < len(positional)]
             given += [(kw.arg, kw.value) for kw in call.keywords if kw.arg is not None]
             for name, expr in given:

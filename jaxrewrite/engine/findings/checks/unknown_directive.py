@@ -1,6 +1,5 @@
-"""JR005: an unknown ``# jaxrewrite:`` directive in the header. The analysis says it itself, from
-the header before any tree is read (``engine.build``), so its record lives with the analysis'
-own codes (``rulebook.rules``) and no check runs here."""
+"""JR005: the analysis says it from the header before any tree is read (``engine.build``), so its
+record lives with the analysis' own codes (``rulebook.rules``) and no check runs here."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""JR011: a Static parameter of a vmapped function not passed by position: by keyword it is mapped
-over axis 0 whatever ``in_axes`` says; left to its default, the written ``in_axes`` has an entry
-for it and the call fails."""
+"""JR011: a Static parameter of a vmapped function not passed by position."""
 
 from __future__ import annotations
 
