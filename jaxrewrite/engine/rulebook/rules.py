@@ -1,8 +1,6 @@
-"""The records of the codes raised below the findings (ruff's rule record): each code once, with
-its summary, message template, fix and the guide section that explains it. A raise site names its
-rule and fills the template's fields (``rules.NOT_LITERAL.error(src, node, ...)``). A merged
-code is never reused: ``RETIRED`` maps it to its successor. Imports nothing of the package.
-"""
+"""The records of the codes raised below the findings (ruff's rule record), each code once: a raise
+site names its rule and fills the template (``rules.NOT_LITERAL.error(src, node, ...)``). A merged
+code is never reused: ``RETIRED`` maps it to its successor. Imports nothing of the package."""
 
 from __future__ import annotations
 
@@ -105,13 +103,12 @@ class Rule:
 
 
 _SEVERITIES = {"0": Severity.WARNING, "1": Severity.ERROR, "2": Severity.REFUSAL}
-#: The guide's sections: the three tables of codes, and the sections that say more.
+#: The guide's sections the records name: the three tables of codes, and those that say more.
 ERRORS, CHECK, MIGRATE = (
     "9-errors",
     "jaxrewrite-check",
     "12-migrating-existing-code-jaxrewrite-migrate",
 )
-STATIC, TRANSFORMS = "5-what-counts-as-static", "6-which-transforms-which-spellings"
 LEAVES, FIELDS, LIMITS = (
     "8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples",
     "equinox-modules",
@@ -126,8 +123,8 @@ PAGES = {
     LEAVES: "leaves",
     FIELDS: "leaves",
     LIMITS: "transforms",
-    STATIC: "static",
-    TRANSFORMS: "transforms",
+    "5-what-counts-as-static": "static",
+    "6-which-transforms-which-spellings": "transforms",
     "arguments-that-must-be-static-jr006": "check",
     "never-silent-every-marker-applied-refused-or-reported": "check",
     "flax-linen": "libraries",

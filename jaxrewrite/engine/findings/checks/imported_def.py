@@ -125,11 +125,15 @@ def _findings(
         for reach in [] if base is None else reaches(base, scope, site, bound, {}):
             named = found_name(reach, path)
             found = None if named is None else modules.find(*named)
-            finding = None if found is None else _finding(src, call, inner, ref, *found)
+            finding = None if found is None else _finding(src, call, inner, ref, found)
             if finding is not None and finding.message not in said:
                 said.add(finding.message)
                 out.append(finding)
     return out
+
+
+#: Where an imported name is bound (its module and level) and the marked def it is there.
+_Found = tuple[str, int, tuple[Function, Signature]]
 
 
 def _marked_def(
@@ -147,15 +151,9 @@ def _marked_def(
 
 
 def _finding(
-    src: Source,
-    call: ast.Call,
-    where: ast.expr,
-    ref: TransformRef,
-    module: str,
-    level: int,
-    marked_def: tuple[Function, Signature],
+    src: Source, call: ast.Call, where: ast.expr, ref: TransformRef, found: _Found
 ) -> Diagnostic | None:
-    func, sig = marked_def
+    module, level, (func, sig) = found
     marked = [p.name for p in sig.params if p.markers]
     spelled = f"{'.' * level}{module}"
     what = (

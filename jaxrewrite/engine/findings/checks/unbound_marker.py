@@ -29,9 +29,6 @@ RULE = Rule(
     ),
 )
 
-MARKERS = ("Static", "NoDiff")
-
-
 Owner = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
 #: A marker at the head of an annotation, as text (a superset: strings and comments count too), so
@@ -63,7 +60,7 @@ def unbound_markers(tree: ast.Module) -> Iterator[tuple[ast.Name, str, Owner | N
             annotated.append((node.annotation, node.target.id, None))
     for annotation, name, owner in annotated:
         head = annotation.value if isinstance(annotation, ast.Subscript) else annotation
-        if isinstance(head, ast.Name) and head.id in MARKERS and head.id not in bound:
+        if isinstance(head, ast.Name) and head.id in ("Static", "NoDiff") and head.id not in bound:
             yield head, name, owner
 
 
