@@ -237,8 +237,8 @@ batched = jax.vmap(again)
 
 
 def test_the_alias_search_reads_each_scope_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``calls_and_aliases`` asks for aliases again after each round of call sites: the pairs of
-    a scope are read once (its bindings never change once made)."""
+    """``calls_and_aliases`` follows aliases to any depth: the pairs of a scope are read once
+    (its bindings never change once made)."""
     from jaxrewrite.engine.read import wrappers
     from jaxrewrite.engine.read.filters import EXHAUSTIVE, FAST
     from jaxrewrite.engine.read.scopes import build_scopes

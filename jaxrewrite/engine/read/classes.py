@@ -119,16 +119,9 @@ def read_class(
     reader = MarkerReader(defined.body, src, relevant)
     own: dict[str, Field] = {}
     for stmt, name in own_fields(defined):
-        static, unknown = _metadata(stmt.value, defined.body)
-        own[name] = Field(
-            name,
-            reader.markers(stmt.annotation) | static,
-            _init(stmt.value, defined.body),
-            stmt,
-            unknown,
-            stmt.annotation,
-            defined.body,
-        )
+        init, static, unknown = _field_call(stmt.value, defined.body)
+        markers = reader.markers(stmt.annotation) | static
+        own[name] = Field(name, markers, init, stmt, unknown, stmt.annotation, defined.body)
     merged = {**inherited, **own}
     # An overridden field keeps its base-class position, as in dataclasses.
     order = [*inherited, *(name for name in own if name not in inherited)]
@@ -162,18 +155,16 @@ def functional_entries(call: ast.Call) -> list[tuple[str | ast.expr, ast.expr, a
     """The entries of ``TypedDict("C", {"n": T})`` / ``NamedTuple("C", [("n", T)])`` and its
     keywords, in order: (the key as written, or a keyword's name; the type; where it stands)."""
     spec = call.args[1] if len(call.args) > 1 else None
-    found: list[tuple[str | ast.expr, ast.expr, ast.AST]] = []
+    pairs: list[list[ast.expr]] = []
     if isinstance(spec, ast.Dict):
-        found += [
-            (key, value, key) for key, value in zip(spec.keys, spec.values) if key is not None
-        ]
+        pairs = [[key, value] for key, value in zip(spec.keys, spec.values) if key is not None]
     elif isinstance(spec, (ast.List, ast.Tuple)):
         pairs = [
             item.elts
             for item in spec.elts
             if isinstance(item, (ast.Tuple, ast.List)) and len(item.elts) == 2
         ]
-        found += [(key, value, key) for key, value in pairs]
+    found: list[tuple[str | ast.expr, ast.expr, ast.AST]] = [(k, v, k) for k, v in pairs]
     return found + [
         (kw.arg, kw.value, kw) for kw in call.keywords if kw.arg is not None and kw.arg != "total"
     ]
@@ -243,8 +234,7 @@ def leaf_class(ann: ast.expr, scope: Scope, depth: int = 0) -> tuple[LocalClass,
         base = qualname(ann.value, scope)
         items = list(ann.slice.elts) if isinstance(ann.slice, ast.Tuple) else [ann.slice]
         if base == "typing.Optional" and len(items) == 1:
-            found = leaf_class(items[0], scope, depth + 1)
-            return None if found is None else (found[0], True)
+            return _or_none([items[0], ast.Constant(None)], scope, depth)
         if base == "typing.Union":
             return _or_none(items, scope, depth)
         if base == "typing.Annotated":
@@ -267,11 +257,10 @@ def leaf_class(ann: ast.expr, scope: Scope, depth: int = 0) -> tuple[LocalClass,
 def _or_none(items: list[ast.expr], scope: Scope, depth: int) -> tuple[LocalClass, bool] | None:
     """``C | None`` (in any order, nested ``|`` flattened): C, and None allowed."""
     flat: list[ast.expr] = []
-    stack = list(items)
-    while stack:
-        item = stack.pop(0)
+    while items:  # in any order: only one item may be other than None
+        item = items.pop()
         if isinstance(item, ast.BinOp) and isinstance(item.op, ast.BitOr):
-            stack[:0] = [item.left, item.right]
+            items = [*items, item.left, item.right]
         else:
             flat.append(item)
     rest = [item for item in flat if not (isinstance(item, ast.Constant) and item.value is None)]
@@ -292,33 +281,26 @@ def functional_class(binding: Assigned, name: str) -> FunctionalClass | None:
     return None if kind is None else FunctionalClass(value, kind, binding.scope, name)
 
 
-def _init(value: ast.expr | None, scope: Scope) -> bool:
-    """False for ``field(init=False)``."""
-    return not (
-        isinstance(value, ast.Call)
-        and qualname(value.func, scope) == FIELD
-        and any(
-            kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False
-            for kw in value.keywords
-        )
-    )
-
-
-def _metadata(value: ast.expr | None, scope: Scope) -> tuple[frozenset[Mark], ast.expr | None]:
-    """The markers ``field(metadata={"static": True})`` gives, and the metadata expression when
-    it is no literal (``dict(static=True)``, ``**options``): only JAX at run time can tell."""
+def _field_call(
+    value: ast.expr | None, scope: Scope
+) -> tuple[bool, frozenset[Mark], ast.expr | None]:
+    """What a ``dataclasses.field(...)`` value says: False for ``init=False``; the markers
+    ``metadata={"static": True}`` gives; and the metadata expression when it is no literal
+    (``dict(static=True)``, ``**options``), which only JAX at run time can read."""
     if not isinstance(value, ast.Call) or qualname(value.func, scope) != FIELD:
-        return frozenset(), None
+        return True, frozenset(), None
+    init = not any(
+        kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False
+        for kw in value.keywords
+    )
     for kw in value.keywords:
         if kw.arg is None:
-            return frozenset(), kw.value
+            return init, frozenset(), kw.value
         if kw.arg == "metadata":
             metadata = literal(kw.value)  # a call (``dict(static=True)``) is none
-            if not isinstance(metadata, dict):
-                return frozenset(), kw.value
-            static = metadata.get("static", False)
+            static = metadata.get("static", False) if isinstance(metadata, dict) else None
             if static is True:
-                return frozenset({Mark.STATIC}), None
-            if static is not False:
-                return frozenset(), kw.value  # JAX tests truthiness; say so explicitly
-    return frozenset(), None
+                return init, frozenset({Mark.STATIC}), None
+            if static is not False:  # JAX tests truthiness; say so explicitly
+                return init, frozenset(), kw.value
+    return init, frozenset(), None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -63,40 +64,37 @@ def classes_with_markers(tree: ScopeTree, relevant: set[str] | None) -> dict[int
         for defined, scope in tree.classes
         if relevant is None
         or any(
-            may_mark(stmt.annotation, relevant)
-            for stmt in defined.node.body
-            if isinstance(stmt, ast.AnnAssign)
+            may_mark(s.annotation, relevant)
+            for s in defined.node.body
+            if isinstance(s, ast.AnnAssign)
         )
     }
     for functional in functional_classes(tree):
         if relevant is None or may_mark(functional.call, relevant):
             found[id(functional.call)] = (functional, functional.scope)
-    changed = bool(found)
-    while changed:
-        changed = False
+    grew = bool(found)
+    while grew:  # a class with a base found is found, to any depth
+        grew = False
         for defined, scope in tree.classes:
-            if id(defined.node) in found:
-                continue
-            for base in defined.node.bases:
-                local = local_class(base, scope)
-                if local is not None and class_key(local[0]) in found:
-                    found[id(defined.node)] = (defined, scope)
-                    changed = True
-                    break
+            if id(defined.node) not in found and any(
+                (local := local_class(base, scope)) is not None and class_key(local[0]) in found
+                for base in defined.node.bases
+            ):
+                found[id(defined.node)] = (defined, scope)
+                grew = True
     return found
 
 
 def functional_classes(tree: ScopeTree) -> list[FunctionalClass]:
     """Every ``Name = TypedDict("Name", {...})`` / ``NamedTuple(...)`` of the module."""
-    found = []
-    for scope in tree.scopes:
-        for name, bindings in scope.bindings.items():
-            for binding in bindings:
-                if isinstance(binding, Assigned):
-                    functional = functional_class(binding, name)
-                    if functional is not None:
-                        found.append(functional)
-    return found
+    return [
+        functional
+        for scope in tree.scopes
+        for name, bindings in scope.bindings.items()
+        for binding in bindings
+        if isinstance(binding, Assigned)
+        and (functional := functional_class(binding, name)) is not None
+    ]
 
 
 def may_matter(
@@ -105,14 +103,9 @@ def may_matter(
     """Could a parameter of ``func`` be marked, or annotated with a class with marked fields
     (``Cfg``, ``Optional[Cfg]``, ``"Cfg | None"``)?"""
     args = func.args
+    either = names | leaf_names if leaf_names else names
     return any(
-        arg is not None
-        and arg.annotation is not None
-        and (
-            may_mark(arg.annotation, names)
-            or bool(leaf_names)
-            and may_mark(arg.annotation, leaf_names)
-        )
+        arg is not None and may_mark(arg.annotation, either)
         for group in (args.posonlyargs, args.args, args.kwonlyargs, (args.vararg,), (args.kwarg,))
         for arg in group
     )
@@ -151,19 +144,21 @@ def calls_naming(
     """Calls in statements on lines where one of ``names`` is a first argument; None: all."""
     if names is not None and not names:
         return []
-    ordered: list[int] | None = None
+    lines: list[int] | None = None
     if filters.first_arguments and names is not None:
-        found_at = _positions(FIRST_ARGUMENT, src.text)
+        found_at = _first_arguments(src.text)
         hits = found_at.keys() & set(names)
         if not hits:
             return []
         starts = src.line_starts
-        ordered = sorted(
-            {bisect.bisect_right(starts, at) for name in hits for at in found_at[name]}
-        )
+        lines = sorted({bisect.bisect_right(starts, at) for name in hits for at in found_at[name]})
     found: list[CallSite] = []
     seen: set[int] = set()
-    for first, stmt, scope, flow in _statements_on(tree.statements, ordered):
+    for first, last, stmt, scope, flow in tree.statements:
+        if lines is not None and not (
+            (at := bisect.bisect_left(lines, first)) < len(lines) and lines[at] <= last
+        ):
+            continue
         calls: list[tuple[ast.Call, Scope]] = []
         for expr in own_expressions(stmt):
             calls_in(expr, scope, calls)
@@ -212,24 +207,11 @@ def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> 
         stack.extend((child, where) for child in reversed(child_nodes(node)))
 
 
-def _statements_on(
-    statements: list[tuple[int, int, ast.AST, Scope, int]], lines: list[int] | None
-) -> list[tuple[int, ast.AST, Scope, int]]:
-    """The statements whose lines hold any of ``lines`` (sorted); all when ``lines`` is None."""
-    return [
-        (first, stmt, scope, flow)
-        for first, last, stmt, scope, flow in statements
-        if lines is None
-        or (at := bisect.bisect_left(lines, first)) < len(lines)
-        and lines[at] <= last
-    ]
-
-
 @lru_cache(maxsize=1)
-def _positions(pattern: re.Pattern[str], text: str) -> dict[str, list[int]]:
-    """Where each identifier ``pattern`` captures starts: one scan per module."""
+def _first_arguments(text: str) -> dict[str, list[int]]:
+    """Where each identifier that is a first argument starts: one scan per module."""
     found: dict[str, list[int]] = {}
-    for match in pattern.finditer(text):
+    for match in FIRST_ARGUMENT.finditer(text):
         found.setdefault(match.group(1), []).append(match.start(1))
     return found
 
@@ -286,7 +268,7 @@ def _line_end(text: str, start: int, stop: int) -> int:
         at = line_break + 1
 
 
-def loop_targets(names: list[str], src: Source) -> set[str]:
+def loop_targets(names: Iterable[str], src: Source) -> set[str]:
     """The names loops and comprehensions over ``names`` may bind (``for fn in (f, g):``), a
     superset: like an alias, their call sites are to be looked at too."""
     over = frozenset(names)

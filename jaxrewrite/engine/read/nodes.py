@@ -19,17 +19,13 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 def _fields(node: ast.AST) -> tuple[str, ...]:
     kind = type(node)
-    fields = tuple(
+    _FIELDS[kind] = fields = tuple(
         name
         for name in kind._fields
-        if name not in _LEAF_FIELDS and _may_hold_nodes(getattr(node, name, None))
+        if name not in _LEAF_FIELDS
+        and ((value := getattr(node, name, None)) is None or isinstance(value, (list, _AST)))
     )
-    _FIELDS[kind] = fields
     return fields
-
-
-def _may_hold_nodes(value: object) -> bool:
-    return value is None or isinstance(value, (list, _AST))
 
 
 def child_nodes(node: ast.AST) -> list[ast.AST]:
@@ -59,8 +55,7 @@ def family(root: ast.AST) -> Iterator[tuple[ast.AST, ast.AST, ast.AST]]:
 
 
 def _found(root: ast.AST, breadth: bool) -> Iterator[tuple[ast.AST, ast.AST, ast.AST]]:
-    """Each node below ``root`` as it is found (node, parent, def or lambda around it), the nodes
-    to open next taken first in first out (``breadth``) or last in first out; no call per node."""
+    """``family``'s triples, breadth first or depth first; no call per node."""
     todo: deque[tuple[ast.AST, ast.AST]] = deque([(root, root)])
     take, push, fields = todo.popleft if breadth else todo.pop, todo.append, _FIELDS.get
     while todo:
@@ -194,12 +189,8 @@ def target_names(target: ast.expr) -> Iterator[str]:
 
 def pattern_captures(pattern: ast.pattern) -> Iterator[str]:
     """The names a ``case`` pattern binds (captures, ``*rest``, ``**rest``, ``as`` names)."""
-    for node in ast.walk(pattern):
-        name = (
-            getattr(node, "name", None) if isinstance(node, (ast.MatchAs, ast.MatchStar)) else None
-        )
-        if isinstance(node, ast.MatchMapping):
-            name = node.rest
+    for node in ast.walk(pattern):  # only MatchAs and MatchStar have a ``name``
+        name = node.rest if isinstance(node, ast.MatchMapping) else getattr(node, "name", None)
         if name:
             yield name
 

@@ -7,7 +7,7 @@ definition in view shows otherwise (JR125). A name assigned such an expression s
 from __future__ import annotations
 
 import ast
-from collections.abc import Container
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 
 from jaxrewrite.engine.read.filters import (
@@ -121,24 +121,32 @@ def passes_through(
 def _forwards(
     node: Function | ast.Lambda, scope: Scope, active: frozenset[int], reading: _Reading
 ) -> bool:
-    func = _first_parameter(node)
-    returned = [(node.body, None)] if isinstance(node, ast.Lambda) else _returns(node)
-    if func is None or not returned:
-        return False
-    for value, named in returned:
-        if isinstance(value, ast.Name) and value.id == func:
-            continue  # ``return fn``: the function itself (a registering decorator)
+    def forwards(value: ast.expr | None, named: Function | None, func: str) -> bool:
         if isinstance(value, ast.Call):
             peeled, offender = peel(value, scope, active, reading)
             if offender is None and isinstance(peeled, ast.Name) and peeled.id == func:
-                continue  # ``return jax.jit(fn)``: transforms of the table keep the arguments
+                return True  # ``return jax.jit(fn)``: transforms of the table keep the arguments
         target = named if isinstance(value, ast.Name) else value
-        if not (
-            isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-            and _star_call(target, func)
-        ):
-            return False
-    return True
+        return isinstance(target, (*_DEFS, ast.Lambda)) and _star_call(target, func)
+
+    return _each_return(node, forwards)
+
+
+def _each_return(
+    node: Function | ast.Lambda, test: Callable[[ast.expr | None, Function | None, str], bool]
+) -> bool:
+    """Does each ``return`` of a wrapper give the function it takes (a registering decorator's
+    ``return fn``), or what ``test`` accepts (given the value, the inner def it names, the
+    function's parameter)?"""
+    positional = [*node.args.posonlyargs, *node.args.args]
+    returned = [(node.body, None)] if isinstance(node, ast.Lambda) else _returns(node)
+    if not positional or not returned:
+        return False
+    fn = positional[0].arg
+    return all(
+        isinstance(value, ast.Name) and value.id == fn or test(value, inner, fn)
+        for value, inner in returned
+    )
 
 
 def _star_call(node: Function | ast.Lambda, func: str) -> bool:
@@ -202,29 +210,20 @@ def keeps_signature(deco: ast.expr, scope: Scope) -> bool:
 
 def _wraps_decorator(func: Function, scope: Scope) -> bool:
     """Does ``func(fn)`` return ``fn`` itself or an inner def decorated ``@functools.wraps(fn)``?"""
-    fn = _first_parameter(func)
-    returns = _returns(func)
-    if fn is None:
-        return False
-    for value, inner in returns:
-        if isinstance(value, ast.Name) and value.id == fn:
-            continue
-        if inner is None or not any(
-            isinstance(d, ast.Call)
-            and qualname(d.func, scope) == "functools.wraps"
-            and len(d.args) == 1
-            and isinstance(d.args[0], ast.Name)
-            and d.args[0].id == fn
-            for d in inner.decorator_list
-        ):
-            return False
-    return bool(returns)
-
-
-def _first_parameter(node: Function | ast.Lambda) -> str | None:
-    """The name of the parameter a wrapper takes its function by."""
-    positional = [*node.args.posonlyargs, *node.args.args]
-    return positional[0].arg if positional else None
+    return _each_return(
+        func,
+        lambda _, inner, fn: (
+            inner is not None
+            and any(
+                isinstance(d, ast.Call)
+                and qualname(d.func, scope) == "functools.wraps"
+                and len(d.args) == 1
+                and isinstance(d.args[0], ast.Name)
+                and d.args[0].id == fn
+                for d in inner.decorator_list
+            )
+        ),
+    )
 
 
 def _returns(func: Function) -> list[tuple[ast.expr | None, Function | None]]:
@@ -240,8 +239,7 @@ def _returns(func: Function) -> list[tuple[ast.expr | None, Function | None]]:
 
 def wrapper_error(where: ast.expr, wrapper: ast.expr, func: Function, src: Source) -> RewriteError:
     """JR125: a wrapper in view between a transform and a marked def may shift its positions."""
-    name = ast.unparse(wrapper)
-    return rules.WRAPPER.error(src, where, wrapper=name, func=func.name)
+    return rules.WRAPPER.error(src, where, wrapper=ast.unparse(wrapper), func=func.name)
 
 
 def root_name(expr: ast.expr, attributes: bool = False) -> str | None:
@@ -285,35 +283,17 @@ def calls_and_aliases(
     filters: Filters,
     attributes: bool = False,
 ) -> list[CallSite]:
-    """``filters.calls_naming``, then the calls naming what is made from ``names`` (aliases, and
-    loop targets over them), until no new name turns up; in source order."""
-    found = calls_naming(names, tree, src, filters)
-    if names is None:
-        return found
-    pairs = [pair for scope in tree.scopes for pair in _pairs(scope, attributes)]
-    known = set(names)
-    batch = names
-    while True:
-        made: list[str] = []
-        grew = True
-        while grew:
-            grew = False
-            for name, root in pairs:
-                if root in known and name not in known:
-                    known.add(name)
-                    made.append(name)
-                    grew = True
-        targets = sorted(loop_targets(batch, src) - known)
-        known.update(targets)
-        batch = made + targets
-        if not batch:
-            break
-        seen = {id(call) for call, _, _ in found}
-        found += [
-            item for item in calls_naming(batch, tree, src, filters) if id(item[0]) not in seen
-        ]
-    found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
-    return found
+    """``filters.calls_naming`` of ``names`` and of what is made from them (aliases, and loop
+    targets over them), to any depth."""
+    if names is not None:
+        pairs = [pair for scope in tree.scopes for pair in _pairs(scope, attributes)]
+        known = batch = set(names)
+        while batch:  # each name is read once, in the batch that found it
+            made = {name for name, root in pairs if root in batch} | loop_targets(batch, src)
+            batch = made - known
+            known = known | batch
+        names = list(known)
+    return calls_naming(names, tree, src, filters)
 
 
 def made_from(
