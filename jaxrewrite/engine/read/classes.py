@@ -114,18 +114,15 @@ def read_class(
         info = read_class(local[0], local[1], src, relevant, depth + 1)
         kind = info.kind if info.kind is not Container.CLASS else kind
         unseen = unseen or info.unseen_base
-        for inherited_field in info.fields:
-            inherited[inherited_field.name] = inherited_field
+        inherited.update((f.name, f) for f in info.fields)
     reader = MarkerReader(defined.body, src, relevant)
     own: dict[str, Field] = {}
     for stmt, name in own_fields(defined):
         init, static, unknown = _field_call(stmt.value, defined.body)
         markers = reader.markers(stmt.annotation) | static
         own[name] = Field(name, markers, init, stmt, unknown, stmt.annotation, defined.body)
-    merged = {**inherited, **own}
-    # An overridden field keeps its base-class position, as in dataclasses.
-    order = [*inherited, *(name for name in own if name not in inherited)]
-    return ClassInfo(node.name, kind, tuple(merged[name] for name in order), unseen)
+    # An overridden field keeps its base-class position, as in dataclasses (and in a dict).
+    return ClassInfo(node.name, kind, tuple({**inherited, **own}.values()), unseen)
 
 
 def own_fields(defined: DefinedClass) -> Iterator[tuple[ast.AnnAssign, str]]:
@@ -187,27 +184,21 @@ def local_class(expr: ast.expr, scope: Scope) -> LocalClass | None:
 def _registered_again(expr: ast.expr, scope: Scope) -> DefinedClass | None:
     """``class C`` then ``C = register_dataclass(C, ...)``: the name is bound twice, but both
     bindings are the one class (registration returns the class it registers)."""
-    if not isinstance(expr, ast.Name):
+    found = scope.lookup(expr.id) if isinstance(expr, ast.Name) else None
+    classes = [b for b in found[0] if isinstance(b, DefinedClass)] if found else []
+    if found is None or len(classes) != 1:
         return None
-    found = scope.lookup(expr.id)
-    if found is None:
-        return None
-    classes = [b for b in found[0] if isinstance(b, DefinedClass)]
-    if len(classes) != 1:
-        return None
-    for binding in found[0]:
-        if binding is classes[0]:
-            continue
-        value = binding.value if isinstance(binding, Assigned) else None
-        if not (
-            isinstance(value, ast.Call)
-            and value.args
-            and isinstance(value.args[0], ast.Name)
-            and value.args[0].id == expr.id
-            and _returns_the_class(value.func, binding.scope)  # type: ignore[union-attr]
-        ):
-            return None
-    return classes[0]
+    again = all(
+        isinstance(b, Assigned)
+        and isinstance(b.value, ast.Call)
+        and b.value.args
+        and isinstance(b.value.args[0], ast.Name)
+        and b.value.args[0].id == expr.id  # type: ignore[attr-defined]
+        and _returns_the_class(b.value.func, b.scope)
+        for b in found[0]
+        if b is not classes[0]
+    )
+    return classes[0] if again else None
 
 
 def _returns_the_class(func: ast.expr, scope: Scope) -> bool:

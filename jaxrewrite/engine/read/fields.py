@@ -143,6 +143,8 @@ def _use(
     if not isinstance(value, ast.Call):
         return FieldUse(form, name, stmt, Action.DEFAULT, value)
     callee = field_function(value.func, scope)
+    # Each wording of JR131 takes the ones it names (``str.format`` leaves the others).
+    said = dict(name=name, field=form.field, keyword=form.keyword, static=form.static)
     for kw in value.keywords:
         if kw.arg is None:
             raise rules.FIELD_UNREADABLE.error(
@@ -166,15 +168,7 @@ def _use(
         if not isinstance(metadata, ast.Dict) or not all(
             isinstance(key, ast.Constant) and isinstance(key.value, str) for key in metadata.keys
         ):
-            raise rules.FIELD_UNREADABLE.error(
-                src,
-                metadata,
-                "metadata",
-                name=name,
-                field=form.field,
-                keyword=form.keyword,
-                static=form.static,
-            )
+            raise rules.FIELD_UNREADABLE.error(src, metadata, "metadata", **said)
         for key, entry in zip(metadata.keys, metadata.values):
             if isinstance(key, ast.Constant) and key.value == form.keyword:
                 _check_value(entry, f"metadata {form.keyword!r}: ", name, form, src)
@@ -188,16 +182,7 @@ def _use(
         given = f"builtins.{func.id}" if hasattr(builtins, func.id) else None
     if given and given.partition(".")[0] in _VALUE_MODULES and given != "builtins.__import__":
         return FieldUse(form, name, stmt, Action.DEFAULT, value)
-    raise rules.FIELD_UNREADABLE.error(
-        src,
-        value,
-        "call",
-        call=ast.unparse(value.func),
-        name=name,
-        field=form.field,
-        keyword=form.keyword,
-        static=form.static,
-    )
+    raise rules.FIELD_UNREADABLE.error(src, value, "call", call=ast.unparse(value.func), **said)
 
 
 #: Modules none of whose functions returns a dataclass field: a call of one is a plain value

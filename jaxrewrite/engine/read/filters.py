@@ -28,14 +28,17 @@ from jaxrewrite.engine.read.nodes import (
     own_expressions,
     parameter_names,
     target_names,
+    walk,
     walrus_targets,
 )
 from jaxrewrite.engine.read.scopes import (
     OPAQUE,
     Assigned,
+    Choice,
     Scope,
     ScopeKind,
     ScopeTree,
+    choice_parts,
     loop_choice,
 )
 from jaxrewrite.engine.read.source import Source
@@ -138,16 +141,28 @@ def leaf_aliases(tree: ScopeTree, leaf_names: set[str]) -> set[str]:
 CallSite = tuple[ast.Call, Scope, tuple[int, int]]
 
 
-def calls_naming(
-    names: list[str] | None, tree: ScopeTree, src: Source, filters: Filters
+def calls_and_aliases(
+    names: list[str] | None,
+    tree: ScopeTree,
+    src: Source,
+    filters: Filters,
+    attributes: bool = False,
 ) -> list[CallSite]:
-    """Calls in statements on lines where one of ``names`` is a first argument; None: all."""
-    if names is not None and not names:
-        return []
+    """Calls in statements on lines where one of ``names`` or of what is made from them (aliases,
+    loop targets over them, to any depth) is a first argument, in source order; None: all."""
+    if names is not None:
+        pairs = [pair for scope in tree.scopes for pair in _pairs(scope, attributes)]
+        known = batch = set(names)
+        while batch:  # each name is read once, in the batch that found it
+            made = {name for name, root in pairs if root in batch} | loop_targets(batch, src)
+            batch = made - known
+            known = known | batch
+        if not known:
+            return []
     lines: list[int] | None = None
     if filters.first_arguments and names is not None:
         found_at = _first_arguments(src.text)
-        hits = found_at.keys() & set(names)
+        hits = found_at.keys() & known
         if not hits:
             return []
         starts = src.line_starts
@@ -168,6 +183,40 @@ def calls_naming(
                 found.append((node, inner, (first, flow)))
     found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
     return found
+
+
+def root_name(expr: ast.expr, attributes: bool = False) -> str | None:
+    """The name under ``expr``'s first arguments (``f`` in ``jax.jit(partial(f, x))``); with
+    ``attributes``, under its attributes too (``mod`` in ``jax.jit(mod.f)``)."""
+    while True:
+        if isinstance(expr, ast.Call) and expr.args and not isinstance(expr.args[0], ast.Starred):
+            expr = expr.args[0]
+        elif attributes and isinstance(expr, ast.Attribute):
+            expr = expr.value
+        else:
+            return expr.id if isinstance(expr, ast.Name) else None
+
+
+def _pairs(scope: Scope, attributes: bool) -> list[tuple[str, str]]:
+    """A scope's (name, the name its value is made from) pairs: ``g = f``, ``f = jax.jit(f)``,
+    ``h = partial(f, x)`` (with ``attributes``, ``g = mod.f`` from ``mod``), and a loop target
+    over what is no literal, which stands for what its iterable is made from."""
+    pairs = [
+        (name, root)
+        for name, bindings in scope.bindings.items()
+        for b in choice_parts(bindings)
+        if isinstance(b, Assigned)
+        and (root := root_name(b.value, attributes)) is not None
+        and root != name
+    ]
+    return pairs + [
+        (name, n.id)
+        for name, bindings in scope.bindings.items()
+        for b in bindings
+        if isinstance(b, Choice) and b.source is not None
+        for n in walk(b.source)
+        if isinstance(n, ast.Name) and n.id != name
+    ]
 
 
 def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> None:
@@ -239,10 +288,9 @@ def _loops(text: str) -> tuple[tuple[int, frozenset[str], frozenset[str]], ...]:
     ``for``, so that many ``for``s cost what the text's size does)."""
     found = []
     heads = list(word_starts(text, "for"))
-    for index, head in enumerate(heads):
-        # To the next ``for`` at most: a literal iterable (the only kind whose elements are read,
-        # ``scopes.Choice``) holds none, and a nested loop is an entry of its own.
-        following = heads[index + 1] if index + 1 < len(heads) else len(text)
+    # To the next ``for`` at most: a literal iterable (the only kind whose elements are read,
+    # ``scopes.Choice``) holds none, and a nested loop is an entry of its own.
+    for head, following in zip(heads, [*heads[1:], len(text)]):
         end = _line_end(text, head + 3, min(following, head + _LOOP_REACH))
         words = IDENTIFIER.findall(text, head + 3, end)
         if "in" not in words:

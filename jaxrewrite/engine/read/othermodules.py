@@ -240,8 +240,7 @@ def _wheres(module: str, level: int, target: str, steps: int) -> list[Where] | N
 
 def _all(body: list[ast.stmt]) -> frozenset[str] | None:
     """A module's ``__all__`` where only literal lists or tuples of strings make it."""
-    names: set[str] = set()
-    written = False
+    names: set[str] | None = None
     for stmt in body:
         value = getattr(stmt, "value", None)
         if isinstance(value, ast.Call) and attributes(value.func)[0] == "__all__":
@@ -255,9 +254,8 @@ def _all(body: list[ast.stmt]) -> frozenset[str] | None:
             isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items
         ):
             return None
-        written = True
-        names.update(i.value for i in items)  # type: ignore[attr-defined]
-    return frozenset(names) if written else None
+        names = (names or set()) | {i.value for i in items}  # type: ignore[attr-defined]
+    return None if names is None else frozenset(names)
 
 
 def attributes(expr: ast.expr) -> tuple[str | None, list[str]]:

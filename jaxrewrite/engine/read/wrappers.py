@@ -1,7 +1,8 @@
 """What lies between a transform and its def: other transforms of the table and one-argument
 wrappers (``jax.jit(logged(f))``), assumed to pass ``*args, **kwargs`` through unless their
 definition in view shows otherwise (JR125). A name assigned such an expression stands for the def
-(``calls_and_aliases``); what is made from a marked def some other way is JR007's (``made_from``).
+(``filters.calls_and_aliases``); what is made from a marked def some other way is JR007's
+(``made_from``).
 """
 
 from __future__ import annotations
@@ -10,13 +11,7 @@ import ast
 from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 
-from jaxrewrite.engine.read.filters import (
-    CallSite,
-    Filters,
-    calls_naming,
-    loop_targets,
-)
-from jaxrewrite.engine.read.nodes import statements, walk
+from jaxrewrite.engine.read.nodes import statements
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname, single
 from jaxrewrite.engine.read.scopes import (
@@ -25,7 +20,6 @@ from jaxrewrite.engine.read.scopes import (
     Defined,
     DefinedClass,
     Scope,
-    ScopeTree,
     choice_parts,
 )
 from jaxrewrite.engine.read.source import Source
@@ -240,60 +234,6 @@ def _returns(func: Function) -> list[tuple[ast.expr | None, Function | None]]:
 def wrapper_error(where: ast.expr, wrapper: ast.expr, func: Function, src: Source) -> RewriteError:
     """JR125: a wrapper in view between a transform and a marked def may shift its positions."""
     return rules.WRAPPER.error(src, where, wrapper=ast.unparse(wrapper), func=func.name)
-
-
-def root_name(expr: ast.expr, attributes: bool = False) -> str | None:
-    """The name under ``expr``'s first arguments (``f`` in ``jax.jit(partial(f, x))``); with
-    ``attributes``, under its attributes too (``mod`` in ``jax.jit(mod.f)``)."""
-    while True:
-        if isinstance(expr, ast.Call) and expr.args and not isinstance(expr.args[0], ast.Starred):
-            expr = expr.args[0]
-        elif attributes and isinstance(expr, ast.Attribute):
-            expr = expr.value
-        else:
-            return expr.id if isinstance(expr, ast.Name) else None
-
-
-def _pairs(scope: Scope, attributes: bool) -> list[tuple[str, str]]:
-    """A scope's (name, the name its value is made from) pairs: ``g = f``, ``f = jax.jit(f)``,
-    ``h = partial(f, x)`` (with ``attributes``, ``g = mod.f`` from ``mod``), and a loop target
-    over what is no literal, which stands for what its iterable is made from."""
-    pairs = [
-        (name, root)
-        for name, bindings in scope.bindings.items()
-        for b in choice_parts(bindings)
-        if isinstance(b, Assigned)
-        and (root := root_name(b.value, attributes)) is not None
-        and root != name
-    ]
-    return pairs + [
-        (name, n.id)
-        for name, bindings in scope.bindings.items()
-        for b in bindings
-        if isinstance(b, Choice) and b.source is not None
-        for n in walk(b.source)
-        if isinstance(n, ast.Name) and n.id != name
-    ]
-
-
-def calls_and_aliases(
-    names: list[str] | None,
-    tree: ScopeTree,
-    src: Source,
-    filters: Filters,
-    attributes: bool = False,
-) -> list[CallSite]:
-    """``filters.calls_naming`` of ``names`` and of what is made from them (aliases, and loop
-    targets over them), to any depth."""
-    if names is not None:
-        pairs = [pair for scope in tree.scopes for pair in _pairs(scope, attributes)]
-        known = batch = set(names)
-        while batch:  # each name is read once, in the batch that found it
-            made = {name for name, root in pairs if root in batch} | loop_targets(batch, src)
-            batch = made - known
-            known = known | batch
-        names = list(known)
-    return calls_naming(names, tree, src, filters)
 
 
 def made_from(
