@@ -228,19 +228,16 @@ def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> 
         kind = type(node)
         if kind is ast.Call:
             out.append((node, where))  # type: ignore[arg-type]
-        elif kind is ast.Lambda:
+        if kind is ast.Lambda:
             args = node.args  # type: ignore[attr-defined]
-            inner = Scope(ScopeKind.FUNCTION, where)
-            for name in parameter_names(args):
-                inner.bind(name, OPAQUE)
             walrus: list[tuple[str, bool, ast.expr | None]] = []
             walrus_targets(node.body, True, walrus)  # type: ignore[attr-defined]
-            for name, _, _ in walrus:
+            inner = Scope(ScopeKind.FUNCTION, where)
+            for name in [*parameter_names(args), *(name for name, _, _ in walrus)]:
                 inner.bind(name, OPAQUE)
             stack.append((node.body, inner))  # type: ignore[attr-defined]
             defaults = (*args.defaults, *(d for d in args.kw_defaults if d is not None))
             stack.extend((default, where) for default in reversed(defaults))
-            continue
         elif kind in COMPREHENSIONS:
             outside, inside, _ = comprehension_parts(node)
             inner = Scope(ScopeKind.FUNCTION, where)
@@ -252,8 +249,8 @@ def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> 
                     inner.bind(name, made, (0, 0))
             stack.extend((part, inner) for part in reversed(inside))
             stack.append((outside, where))
-            continue
-        stack.extend((child, where) for child in reversed(child_nodes(node)))
+        else:
+            stack.extend((child, where) for child in reversed(child_nodes(node)))
 
 
 @lru_cache(maxsize=1)

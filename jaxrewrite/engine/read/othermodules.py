@@ -60,12 +60,11 @@ _NOT_MARKERS = frozenset(
 )
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 
-#: A module's imports from modules that may hold markers, by the name bound and the import's line:
-#: (module, level, the attribute it names or None for a module itself, the import as written).
-Origins = dict[str, dict[int, tuple[str, int, str | None, str]]]
 #: An import a name may stand for: (module, level, the attributes below it, the import as
 #: written); None: anything else.
 Reach = tuple[str, int, tuple[str, ...], str] | None
+#: A module's imports from modules that may hold markers, by the name bound and the import's line.
+Origins = dict[str, dict[int, Reach]]
 Memo = dict[tuple[str, int, Site | None, int], list[Reach]]
 
 
@@ -305,7 +304,7 @@ def origins(module: ast.Module) -> Origins:
             for alias in node.names:
                 if alias.name != "*":
                     written = ast.unparse(ast.ImportFrom(node.module, [alias], node.level))
-                    origin = (node.module or "", node.level, alias.name, written)
+                    origin = (node.module or "", node.level, (alias.name,), written)
                     out.setdefault(alias.asname or alias.name, {})[node.lineno] = origin
         elif isinstance(node, ast.Import):
             for alias in node.names:
@@ -314,7 +313,7 @@ def origins(module: ast.Module) -> Origins:
                     name = alias.asname or alias.name.partition(".")[0]
                     dotted = alias.name if alias.asname else name
                     written = ast.unparse(ast.Import([alias]))
-                    out.setdefault(name, {})[node.lineno] = (dotted, 0, None, written)
+                    out.setdefault(name, {})[node.lineno] = (dotted, 0, (), written)
     return out
 
 
@@ -346,12 +345,7 @@ def reaches(
         if id(binding) not in ids:
             continue
         if isinstance(binding, (Imported, Opaque)):
-            origin = origins.get(name, {}).get(at[0])
-            if origin is None:
-                out.append(None)
-            else:
-                module, level, attribute, written = origin
-                out.append((module, level, () if attribute is None else (attribute,), written))
+            out.append(origins.get(name, {}).get(at[0]))
         elif isinstance(binding, Assigned) and not binding.type_statement:
             value = peel(binding.value, binding.scope)[0] if peeled else binding.value
             base, path = attributes(value)

@@ -11,7 +11,7 @@ import ast
 from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 
-from jaxrewrite.engine.read.nodes import statements
+from jaxrewrite.engine.read.nodes import parameter_names, statements
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname, single
 from jaxrewrite.engine.read.scopes import (
@@ -82,19 +82,11 @@ def passes_through(
     """False only when ``wrapper`` names a def or lambda of this module that returns something
     other than its function, a transform of the table of it, or a function of exactly
     ``(*args, **kwargs)`` that calls it so. Not in view: True (assumed)."""
-    if not isinstance(wrapper, ast.Name):
-        return True
-    found = scope.lookup(wrapper.id)
-    if found is None:
-        return True
+    found = scope.lookup(wrapper.id) if isinstance(wrapper, ast.Name) else None
     reading = _Reading() if reading is None else reading
-    for binding in found[0]:
-        node: Function | ast.Lambda | None = None
-        if isinstance(binding, Defined):
-            node = binding.node
-        elif isinstance(binding, Assigned) and isinstance(binding.value, ast.Lambda):
-            node = binding.value
-        if node is None:
+    for binding in found[0] if found is not None else ():
+        node = binding.node if isinstance(binding, Defined) else getattr(binding, "value", None)
+        if not isinstance(node, (*_DEFS, ast.Lambda)):  # a def, or a name assigned a lambda
             continue
         if id(node) in active:  # a wrapper made from itself: cannot tell
             reading.cut = True
@@ -146,13 +138,7 @@ def _each_return(
 def _star_call(node: Function | ast.Lambda, func: str) -> bool:
     """Does ``node`` take exactly ``(*args, **kwargs)`` and call ``func(*args, **kwargs)``?"""
     args = node.args
-    if (
-        args.posonlyargs
-        or args.args
-        or args.kwonlyargs
-        or args.vararg is None
-        or args.kwarg is None
-    ):
+    if args.vararg is None or args.kwarg is None or len(parameter_names(args)) > 2:
         return False
     forward = f"{func}(*{args.vararg.arg}, **{args.kwarg.arg})"
     body: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
