@@ -94,7 +94,14 @@ def read_class(
 ) -> ClassInfo:
     """Fields in definition order, base classes of this module first, like dataclasses do."""
     if isinstance(defined, FunctionalClass):
-        return _read_functional(defined, src, relevant)
+        reader = MarkerReader(defined.scope, src, relevant)
+        fields = tuple(
+            Field(name, reader.markers(value), True, where, None, value, defined.scope)
+            for key, value, where in functional_entries(defined.call)
+            # A key no string literal: no field.
+            if isinstance(name := key.value if isinstance(key, ast.Constant) else key, str)
+        )
+        return ClassInfo(defined.name, defined.kind, fields, None)
     node = defined.node
     kind = Container.CLASS
     inherited: dict[str, Field] = {}
@@ -134,18 +141,6 @@ def own_fields(defined: DefinedClass) -> Iterator[tuple[ast.AnnAssign, str]]:
             head = parsed.value if isinstance(parsed, ast.Subscript) else parsed
             if head is None or (qualname(head, defined.body) or "") not in _NOT_FIELDS:
                 yield stmt, stmt.target.id
-
-
-def _read_functional(defined: FunctionalClass, src: Source, relevant: set[str] | None) -> ClassInfo:
-    reader = MarkerReader(defined.scope, src, relevant)
-    fields = []
-    for key, value, where in functional_entries(defined.call):
-        name = key.value if isinstance(key, ast.Constant) else key
-        if isinstance(name, str):  # a key no string literal: no field
-            fields.append(
-                Field(name, reader.markers(value), True, where, None, value, defined.scope)
-            )
-    return ClassInfo(defined.name, defined.kind, tuple(fields), None)
 
 
 def functional_entries(call: ast.Call) -> list[tuple[str | ast.expr, ast.expr, ast.AST]]:

@@ -107,7 +107,6 @@ def field_uses(
 ) -> list[FieldUse]:
     """Every own Static field of a field-form class with the edit it needs."""
     reader = MarkerReader(defined.body, src, relevant)
-    body = defined.body
     found: list[FieldUse] = []
     for stmt, name in own_fields(defined):
         markers = reader.markers(stmt.annotation)
@@ -126,10 +125,10 @@ def field_uses(
             raise rules.FIELD_UNREADABLE.error(
                 src, stmt, "redeclared", name=name, cls=defined.node.name, field=form.field
             )
-        use = _use(stmt, name, form, body, src)
+        use = _use(stmt, name, form, defined.body, src)
         if use is not None:
             found.append(use)
-    if found and body.lookup("__import__") is not None:
+    if found and defined.body.lookup("__import__") is not None:
         raise rules.IMPORT_BOUND.error(src, found[0].stmt)
     return found
 
@@ -222,17 +221,10 @@ def field_function(expr: ast.expr, scope: Scope) -> str | None:
     while isinstance(expr, ast.Attribute):
         parts.append(expr.attr)
         expr = expr.value
-    if (
-        isinstance(expr, ast.Call)
-        and isinstance(expr.func, ast.Name)
-        and expr.func.id == "__import__"
-        and len(expr.args) == 1
-        and not expr.keywords
-        and isinstance(expr.args[0], ast.Constant)
-        and isinstance(expr.args[0].value, str)
-        and scope.lookup("__import__") is None
-    ):
-        return ".".join([expr.args[0].value.partition(".")[0], *reversed(parts)])
+    match expr:
+        case ast.Call(ast.Name("__import__"), [ast.Constant(str(module))], []):
+            if scope.lookup("__import__") is None:
+                return ".".join([module.partition(".")[0], *reversed(parts)])
     return None
 
 
