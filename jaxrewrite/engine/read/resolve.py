@@ -47,18 +47,7 @@ def qualname_or_cut(
     if depth > MAX_DEPTH:
         return CUT
     if isinstance(expr, ast.Attribute):
-        value = expr.value
-        if depth == 0 and isinstance(value, ast.Name):
-            # ``jax.jit`` is read for every decorator: kept by its dotted text.
-            cache = scope.qualnames
-            key = f"{value.id}.{expr.attr}"
-            if key in cache:
-                return cache[key]
-            base = qualname_or_cut(value, scope, 1, memo, expr.attr)
-            found = base and canonical(f"{base}.{expr.attr}")
-            cache[key] = found
-            return found
-        base = qualname_or_cut(value, scope, depth + 1, memo, expr.attr)
+        base = qualname_or_cut(expr.value, scope, depth + 1, memo, expr.attr)
         return base and canonical(f"{base}.{expr.attr}")
     if isinstance(expr, ast.Subscript):
         # ``UNCHECKED["Static"]`` (a marker without the run-time check) is ``jaxrewrite.Static``;

@@ -96,10 +96,7 @@ OPAQUE = Opaque()
 def choice_parts(bindings: Iterable[Binding]) -> Iterator[Binding]:
     """Bindings with each loop target over a literal (``Choice``) as its elements."""
     for binding in bindings:
-        if isinstance(binding, Choice) and binding.parts:
-            yield from binding.parts
-        else:
-            yield binding
+        yield from binding.parts if isinstance(binding, Choice) and binding.parts else (binding,)
 
 
 def loop_choice(target: ast.expr, iterable: ast.expr, scope: Scope) -> Choice:
@@ -127,7 +124,7 @@ class Scope:
     regions: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
     star_imports: list[str] = field(default_factory=list)
     global_names: set[str] = field(default_factory=set)
-    #: Memo for resolve.qualname of bare names (and ``name.attr``) looked up from this scope.
+    #: Memo for resolve.qualname of bare names looked up from this scope.
     qualnames: dict[str, str | None] = field(default_factory=dict)
     #: The annotation scope of each generic def, class or type statement made here, by node id.
     annotations: dict[int, Scope] = field(default_factory=dict)
@@ -137,18 +134,20 @@ class Scope:
         self.sites.setdefault(name, []).append(site)
 
     def bind_for_block(
-        self, name: str, site: Site, block: list[ast.stmt], binding: Binding | None = None
+        self, name: str, site: Site, block: list[ast.stmt], binding: Binding = OPAQUE
     ) -> None:
         """A block head's binding, which code in ``block`` sees unless it rebinds."""
-        self.bind(name, OPAQUE if binding is None else binding, site)
-        last = block[-1].end_lineno or block[-1].lineno
-        self.regions.setdefault(name, []).append(
-            (block[0].lineno, last, len(self.bindings[name]) - 1)
+        self.bind(name, binding, site)
+        region = (
+            block[0].lineno,
+            block[-1].end_lineno or block[-1].lineno,
+            len(self.sites[name]) - 1,
         )
+        self.regions.setdefault(name, []).append(region)
 
     def annotating(self, node: ast.AST) -> Scope:
         """Where the annotations of ``node`` (a def or class made in this scope) are read."""
-        return self.annotations.get(id(node), self) if self.annotations else self
+        return self.annotations.get(id(node), self)
 
     def module(self) -> Scope:
         scope = self
