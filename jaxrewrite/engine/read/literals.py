@@ -16,11 +16,8 @@ from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import SpecKind, Transform
 
 
-class _Missing:
-    """Marks a keyword value that is not a literal."""
-
-
-MISSING = _Missing()
+#: Marks a keyword value that is not a literal.
+MISSING = object()
 
 #: A keyword value jaxrewrite writes: a tuple of positions, names and/or None axes.
 Value = tuple[int | str | None, ...]
@@ -75,30 +72,26 @@ def _value(node: ast.expr, scope: Scope, src: Source, depth: int) -> object:
         if not isinstance(value, (tuple, int, str)):  # a list may be mutated
             return MISSING
         return MISSING if _rebindable(node.id, module, src) else value
-    if isinstance(node, ast.Call):
-        func = node.func
-        if not isinstance(func, ast.Name) or func.id not in _SEQUENCES or node.keywords:
-            return MISSING
-        if scope.lookup(func.id) is not None or scope.module().star_imports:
-            return MISSING
-        args = [_value(arg, scope, src, depth + 1) for arg in node.args]
-        return _sequence(func.id, args)
-    value = literal(node)
-    return value if isinstance(value, (tuple, list, int, str)) else MISSING
-
-
-def _sequence(name: str, args: list[object]) -> object:
-    if name == "range":
-        ints = [a for a in args if type(a) is int]
-        if not 1 <= len(ints) == len(args) <= 3 or ints[2:] == [0]:  # a zero step: ValueError
-            return MISSING
-        made = range(*ints)
-        if abs(made.stop - made.start) > _MAX_ITEMS * abs(made.step):  # len() overflows ssize_t
-            return MISSING
-        return tuple(made)
-    if len(args) != 1 or not isinstance(args[0], (tuple, list)):
-        return MISSING  # ``tuple("ab")`` and friends: no spec is written that way
-    return _SEQUENCES[name](args[0])
+    if not isinstance(node, ast.Call):
+        value = literal(node)
+        return value if isinstance(value, (tuple, list, int, str)) else MISSING
+    func = node.func
+    if not isinstance(func, ast.Name) or func.id not in _SEQUENCES or node.keywords:
+        return MISSING
+    if scope.lookup(func.id) is not None or scope.module().star_imports:
+        return MISSING
+    args = [_value(arg, scope, src, depth + 1) for arg in node.args]
+    if func.id != "range":
+        if len(args) != 1 or not isinstance(args[0], (tuple, list)):
+            return MISSING  # ``tuple("ab")`` and friends: no spec is written that way
+        return _SEQUENCES[func.id](args[0])
+    ints = [a for a in args if type(a) is int]
+    if not 1 <= len(ints) == len(args) <= 3 or ints[2:] == [0]:  # a zero step: ValueError
+        return MISSING
+    made = range(*ints)
+    if abs(made.stop - made.start) > _MAX_ITEMS * abs(made.step):  # len() overflows ssize_t
+        return MISSING
+    return tuple(made)
 
 
 def _rebindable(name: str, module: Scope, src: Source) -> bool:
@@ -147,11 +140,9 @@ def same(node: ast.expr | None, value: Value) -> ast.expr | None:
     """``node`` when its literal already equals ``value`` (as JAX reads it), else None."""
     if node is None:
         return None
-    value_read = literal(node)
-    if isinstance(value_read, (int, str)) and not isinstance(value_read, bool):
-        value_read = (value_read,)
-    if value_read is None and value == ():
-        return node
-    if isinstance(value_read, (tuple, list)) and tuple(value_read) == value:
+    read = literal(node)
+    if isinstance(read, (int, str)) and not isinstance(read, bool):
+        read = (read,)
+    if read is None and value == () or isinstance(read, (tuple, list)) and tuple(read) == value:
         return node
     return None
