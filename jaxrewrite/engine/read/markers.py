@@ -43,7 +43,7 @@ from jaxrewrite.engine.rulebook.table import (
 Marks = frozenset[Mark]
 NO_MARKS: Marks = frozenset()
 #: One mark as a set, by the marker's exported name.
-_SINGLE_BY_NAME = {
+_SINGLE_BY_NAME: dict[str | None, Marks] = {
     name: frozenset({mark}) for name, mark in {**MARKER_TYPES, **MARKER_CONSTANTS}.items()
 }
 #: A marker inside ``Callable[[...], R]`` describes another function's parameter, not this one.
@@ -90,8 +90,7 @@ class MarkIndex:
             if base == _CALLABLE:
                 return NO_MARKS
             if base == MARKER_TABLE:  # ``UNCHECKED["Static"]``: the marker itself, or no marker
-                name = marker_name(qualname(expr, scope))
-                return NO_MARKS if name is None else _SINGLE_BY_NAME[name]
+                return _SINGLE_BY_NAME.get(marker_name(qualname(expr, scope)), NO_MARKS)
         found = paths(expr.id, scope) if isinstance(expr, ast.Name) else None
         if found:
             # What every path of the name spells; where two disagree, all they spell if every
@@ -105,7 +104,7 @@ class MarkIndex:
                     read.append(binding.markers)
                 elif isinstance(binding, Imported):
                     name = marker_name(canonical(binding.qualname))
-                    read.append(NO_MARKS if name is None else _SINGLE_BY_NAME[name])
+                    read.append(_SINGLE_BY_NAME.get(name, NO_MARKS))
                 elif isinstance(binding, Assigned) and not is_container_call(
                     binding.value, binding.scope
                 ):
@@ -122,8 +121,7 @@ class MarkIndex:
             aliases |= through
             return frozenset().union(*read)
         if isinstance(expr, (ast.Name, ast.Attribute)):
-            name = marker_name(qualname(expr, scope))
-            return NO_MARKS if name is None else _SINGLE_BY_NAME[name]
+            return _SINGLE_BY_NAME.get(marker_name(qualname(expr, scope)), NO_MARKS)
         inside: set[Mark] = set()
         for child in ast.iter_child_nodes(expr):
             inside |= self.mentions(child, scope, aliases, depth + 1)
@@ -278,7 +276,7 @@ class MarkerReader:
             return binding.markers
         if isinstance(binding, Imported):
             name = marker_name(canonical(binding.qualname))
-            return _SINGLE_BY_NAME[name] if name is not None and name in MARKER_TYPES else NO_MARKS
+            return _SINGLE_BY_NAME[name] if name in MARKER_TYPES else NO_MARKS
         if not isinstance(binding, Assigned):
             return NO_MARKS
         found = self._top(binding.value, binding.scope, where, depth + 1)
@@ -296,12 +294,9 @@ class MarkerReader:
             return NO_MARKS
         if base == "typing.Annotated":
             items = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
-            found = set(self._top(items[0], scope, where, depth + 1))
-            for meta in items[1:]:
-                const = marker_name(qualname(meta, scope))
-                if const in MARKER_CONSTANTS:
-                    found.add(MARKER_CONSTANTS[const])
-            return frozenset(found)
+            found = self._top(items[0], scope, where, depth + 1)
+            consts = [marker_name(qualname(meta, scope)) for meta in items[1:]]
+            return found | {MARKER_CONSTANTS[c] for c in consts if c in MARKER_CONSTANTS}
         bound = paths(expr.value.id, scope) if isinstance(expr.value, ast.Name) else None
         if bound and all(isinstance(path.binding, Assigned) for path in bound):
             generic = self._agreed(bound, expr.value, where, depth)
@@ -317,9 +312,7 @@ class MarkerReader:
         if key in self._read:
             return  # read already, and found nothing (a marker would have ended the reading)
         self._read[key] = (expr, None)
-        for child in ast.iter_child_nodes(expr):
-            if self.relevant is not None and not may_mark(child, self.relevant):
-                continue
+        for child in ast.iter_child_nodes(expr):  # ``_top`` skips what names no marker
             if not isinstance(child, ast.expr):
                 self._forbid_inside(child, scope, where, depth + 1)
             elif self._top(child, scope, where, depth + 1):
@@ -351,9 +344,8 @@ def may_mark(node: ast.AST | None, names: set[str]) -> bool:
 
 def names_marker(binding: Binding) -> bool:
     """A jaxrewrite import, or an outer environment's marker alias."""
-    if isinstance(binding, MarkerBinding):
-        return True
-    return isinstance(binding, Imported) and binding.qualname.partition(".")[0] == "jaxrewrite"
+    imported = isinstance(binding, Imported) and binding.qualname.partition(".")[0] == "jaxrewrite"
+    return imported or isinstance(binding, MarkerBinding)
 
 
 def marker_names(tree: ScopeTree) -> set[str]:
@@ -361,10 +353,8 @@ def marker_names(tree: ScopeTree) -> set[str]:
     them), by name, not scope: an annotation naming none of them, even in a string, has none."""
     names: set[str] = set()
     assigned: list[tuple[str, list[ast.expr]]] = []
-    scopes = list(tree.scopes)
-    if tree.module.parent is not None:
-        scopes.append(tree.module.parent)
-    for scope in scopes:
+    outer = tree.module.parent
+    for scope in tree.scopes if outer is None else [*tree.scopes, outer]:
         if any(module.partition(".")[0] == "jaxrewrite" for module in scope.star_imports):
             names.update(MARKER_EXPORTS)
         for name, bindings in scope.bindings.items():
@@ -404,11 +394,9 @@ def reaches_marker(expr: ast.expr, scope: Scope) -> bool:
             if not isinstance(part, ast.Name):
                 continue
             found = where.lookup(part.id)
-            if found is None:
-                if marker_name(star_export(part.id, where)) is not None:
-                    return True
-                continue
-            for binding in found[0]:
+            if found is None and marker_name(star_export(part.id, where)) is not None:
+                return True
+            for binding in found[0] if found else ():
                 if names_marker(binding):
                     return True
                 if isinstance(binding, Assigned) and id(binding.value) not in read:
