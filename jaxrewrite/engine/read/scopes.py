@@ -138,12 +138,8 @@ class Scope:
     ) -> None:
         """A block head's binding, which code in ``block`` sees unless it rebinds."""
         self.bind(name, binding, site)
-        region = (
-            block[0].lineno,
-            block[-1].end_lineno or block[-1].lineno,
-            len(self.sites[name]) - 1,
-        )
-        self.regions.setdefault(name, []).append(region)
+        last = block[-1].end_lineno or block[-1].lineno
+        self.regions.setdefault(name, []).append((block[0].lineno, last, len(self.sites[name]) - 1))
 
     def annotating(self, node: ast.AST) -> Scope:
         """Where the annotations of ``node`` (a def or class made in this scope) are read."""
@@ -186,15 +182,12 @@ class Scope:
             start, end, index = block
             if not any(i != index and start <= at <= end for i, (at, _) in enumerate(sites)):
                 return [bindings[index]]  # inside the block that binds it, and not rebound there
-        if flow and any(f == flow for _, f in sites):
-            return list(bindings)
         before = [i for i, (at, _) in enumerate(sites) if at < line]
-        if not before:
-            return list(bindings)  # used before it is bound: the function runs later, or fails
-        last = max((i for i in before if sites[i][1] == 0), default=None, key=lambda i: sites[i][0])
-        if last is None:
-            return [bindings[i] for i in before]
-        return [bindings[i] for i in before if sites[i][0] >= sites[last][0]]
+        if not before or flow and any(f == flow for _, f in sites):
+            return list(bindings)  # bound after it (it runs later, or fails), or in its statement
+        # The last binding made directly in the body, and any made after it in a block.
+        floor = max((sites[i][0] for i in before if sites[i][1] == 0), default=0)
+        return [bindings[i] for i in before if sites[i][0] >= floor]
 
 
 def environment(names: Mapping[str, Binding]) -> Scope:
@@ -262,7 +255,7 @@ def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree, flow: int)
             result.statements.append((stmt.lineno, last, stmt, scope, flow))
             if type(stmt) in BLOCK_FIELDS:
                 _bind_blocks(stmt, scope, result, flow or stmt.lineno)
-        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        elif isinstance(stmt, _DEFINITIONS):
             _definition(stmt, scope, result, flow)
         elif isinstance(stmt, ast.Import):
             for alias in stmt.names:
@@ -301,18 +294,14 @@ def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree, flow: int)
             scope.bind(named.id, value, (named.lineno, flow))
 
 
+_Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _ASSIGNMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)
 _TYPE_ALIAS = getattr(ast, "TypeAlias", None)
 #: The statements that bind names of their own (``ast.Nonlocal`` binds none, and is no statement
 #: a call site is looked for in).
-_BINDERS: set[object] = {
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.ClassDef,
-    ast.Import,
-    ast.ImportFrom,
-}
-_BINDERS |= {*_ASSIGNMENTS, ast.Global, ast.Nonlocal, _TYPE_ALIAS}
+_BINDERS: set[object] = {*_DEFINITIONS, *_ASSIGNMENTS, ast.Import, ast.ImportFrom, ast.Global}
+_BINDERS |= {ast.Nonlocal, _TYPE_ALIAS}
 
 
 def _bind_blocks(stmt: ast.stmt, scope: Scope, result: ScopeTree, flow: int) -> None:
@@ -343,23 +332,16 @@ def _bind_walrus(stmt: ast.stmt, scope: Scope, flow: int) -> None:
     found: list[tuple[str, bool, ast.expr | None]] = []
     for expr in own_expressions(stmt):
         walrus_targets(expr, type(stmt) is not ast.Assert, found)
-    for case in getattr(stmt, "cases", ()):
-        if case.guard is not None:
-            walrus_targets(case.guard, False, found)
-    for handler in getattr(stmt, "handlers", ()):
-        if handler.type is not None:
-            walrus_targets(handler.type, False, found)
+    guards = [case.guard for case in getattr(stmt, "cases", ())]
+    for expr in guards + [handler.type for handler in getattr(stmt, "handlers", ())]:
+        if expr is not None:
+            walrus_targets(expr, False, found)
     for name, sure, value in found:
         binding = OPAQUE if value is None else Assigned(value, scope)
         scope.bind(name, binding, (stmt.lineno, flow if sure else flow or stmt.lineno))
 
 
-def _definition(
-    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
-    scope: Scope,
-    result: ScopeTree,
-    flow: int,
-) -> None:
+def _definition(node: _Definition, scope: Scope, result: ScopeTree, flow: int) -> None:
     """A def or class: its header (decorators, defaults, bases) a statement of the scope where it
     runs, its name bound there, its body a scope of its own."""
     kind = ScopeKind.CLASS if isinstance(node, ast.ClassDef) else ScopeKind.FUNCTION
