@@ -15,7 +15,6 @@ from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import SpecKind, Transform
 
-
 #: Marks a keyword value that is not a literal.
 MISSING = object()
 
@@ -66,12 +65,14 @@ def _value(node: ast.expr, scope: Scope, src: Source, depth: int) -> object:
         if found is None or found[1].kind is not ScopeKind.MODULE or len(found[0]) != 1:
             return MISSING
         binding, module = found[0][0], found[1]
-        if not isinstance(binding, Assigned) or binding.type_statement:
-            return MISSING
+        if not isinstance(binding, Assigned) or binding.type_statement or module.star_imports:
+            return MISSING  # a star import may bind the name too
         value = _value(binding.value, module, src, depth + 1)
         if not isinstance(value, (tuple, int, str)):  # a list may be mutated
             return MISSING
-        return MISSING if _rebindable(node.id, module, src) else value
+        # A function's ``global`` statement may too (its scope holds that binding, not the module).
+        pattern = rf"\bglobal\b[^\n]*\b{re.escape(node.id)}\b"
+        return MISSING if "global" in src.text and re.search(pattern, src.text) else value
     if not isinstance(node, ast.Call):
         value = literal(node)
         return value if isinstance(value, (tuple, list, int, str)) else MISSING
@@ -94,17 +95,6 @@ def _value(node: ast.expr, scope: Scope, src: Source, depth: int) -> object:
     return tuple(made)
 
 
-def _rebindable(name: str, module: Scope, src: Source) -> bool:
-    """Could the module name be bound elsewhere than the one statement the scopes saw? A star
-    import may bind it, and a function's ``global`` statement (function bodies are not all read)."""
-    if module.star_imports:
-        return True
-    text = src.text
-    return (
-        "global" in text and re.search(rf"\bglobal\b[^\n]*\b{re.escape(name)}\b", text) is not None
-    )
-
-
 def literal_ints(node: ast.expr | None, keyword: str | None, src: Source) -> tuple[int, ...]:
     # Negative numbers stay as written: JAX resolves them against the arguments each call
     # passes, so no fixed parameter (or name) can stand for them.
@@ -123,10 +113,7 @@ def _items(
 ) -> tuple[T, ...]:
     """A literal ``item`` or tuple (list) of them, as a tuple; ``None`` or no node is empty (JAX:
     not given); anything else is JR111. A bool is not an int here."""
-    if node is None:
-        return ()
-    value = literal(node)
-    if value is None:
+    if node is None or (value := literal(node)) is None:
         return ()
     items = (value,) if isinstance(value, item) else value
     if not isinstance(items, (tuple, list)) or not all(
