@@ -122,10 +122,8 @@ def _what(binding: Binding) -> str:
     if isinstance(binding, Assigned):
         text = ast.unparse(binding.value)
         return text if len(text) <= 60 else text[:57] + "..."
-    if isinstance(binding, Defined):
-        return f"def {binding.node.name}"
-    if isinstance(binding, DefinedClass):
-        return f"class {binding.node.name}"
+    if isinstance(binding, (Defined, DefinedClass)):
+        return f"{'class' if isinstance(binding, DefinedClass) else 'def'} {binding.node.name}"
     if isinstance(binding, MarkerBinding):
         return "a marker alias"
     return "a loop's element" if isinstance(binding, Choice) else "another value"

@@ -156,8 +156,6 @@ def bound_keywords(
     """The arguments after the first of ``call`` as the keywords they bind (``jax.vmap(f, (0,
     None))`` says ``in_axes=(0, None)``), so each is completed in place, never passed twice."""
     extra = call.args[1:]
-    if not extra:
-        return tuple(call.keywords)
     for arg in extra:
         if isinstance(arg, ast.Starred):
             raise rules.UNPACKED.error(
@@ -168,9 +166,7 @@ def bound_keywords(
         raise rules.TOO_MANY_POSITIONAL.error(
             src, extra[count], transform=what, count=count, s=s, given=len(extra)
         )
-    named = [ast.keyword(arg=name, value=value) for name, value in zip(positional, extra)]
-    for kw, node in zip(named, extra):
-        ast.copy_location(kw, node)
+    named = (ast.copy_location(ast.keyword(n, v), v) for n, v in zip(positional, extra))
     return (*named, *call.keywords)
 
 
@@ -178,11 +174,8 @@ def ambiguous(expr: ast.expr, scope: Scope) -> tuple[Path, Path] | None:
     """Two bindings of ``expr``'s name that disagree on the transform it applies, where one does:
     ``classify``'s None there would silently drop a marked def's statics (JR104 instead)."""
     if isinstance(expr, ast.Call):
-        expr = (
-            expr.args[0]
-            if qualname(expr.func, scope) == "functools.partial" and expr.args
-            else expr.func
-        )
+        partial = qualname(expr.func, scope) == "functools.partial" and expr.args
+        expr = expr.args[0] if partial else expr.func
     if not isinstance(expr, (ast.Name, ast.Attribute)):
         return None
     return _Reading().read(expr, scope, 0)[1]
