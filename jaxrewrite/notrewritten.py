@@ -20,7 +20,8 @@ from jaxrewrite.errors import NotRewrittenWarning
 RUNNER_ENV = "JAXREWRITE_RUNNER"
 
 
-#: Files whose code came from the rewriting pipeline.
+#: Files whose code came from the rewriting pipeline: added by whoever runs the code (the hook's
+#: loader, the runner), never by what only compiles it.
 REWRITTEN: set[str] = set()
 #: Files already looked at (warned or found quiet): each is read at most once.
 CHECKED: set[str] = set()
@@ -36,12 +37,6 @@ def _first_look(path: str) -> bool:
             return False
         CHECKED.add(path)
         return True
-
-
-def mark(path: str) -> None:
-    """``path`` runs rewritten code. Called by whoever runs the code (the hook's loader, the
-    runner), never by what only compiles it."""
-    REWRITTEN.add(path)
 
 
 def check_importer(frame: FrameType | None) -> None:
@@ -166,22 +161,22 @@ def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
         )
         return f"add '# jaxrewrite: enable' as a comment line in its header{where}"
     loader, composable = _foreign_loader(name)
-    if loader is not None and composable and _hooked(name, path):
-        return (
-            f"it was loaded by {loader}, whose finder stands in front of jaxrewrite's: install "
-            "jaxrewrite's hook after that tool's (jaxrewrite.install() again moves it to the "
-            f"front); {COMPOSE}"
-        )
-    if loader is not None and composable:
-        return f"it was loaded by {loader}: " + _fix_for(name, path)
-    if loader is not None:
+    if loader is None:
+        return _fix_for(name, path)
+    if not composable:
         return (
             f"it was loaded by {loader}, a loader jaxrewrite's hook does not know (it composes "
             "with Python's source loader and its subclasses, and pytest's assertion rewriting): "
             "import it without that loader, or give it the rewritten text ('python -m jaxrewrite "
             f"show'); {COMPOSE}"
         )
-    return _fix_for(name, path)
+    if _hooked(name, path):
+        return (
+            f"it was loaded by {loader}, whose finder stands in front of jaxrewrite's: install "
+            "jaxrewrite's hook after that tool's (jaxrewrite.install() again moves it to the "
+            f"front); {COMPOSE}"
+        )
+    return f"it was loaded by {loader}: " + _fix_for(name, path)
 
 
 def _hooked(name: str = "", path: str = "") -> bool | None:
@@ -195,9 +190,22 @@ def _hooked(name: str = "", path: str = "") -> bool | None:
 
 def _fix_for(name: str, path: str) -> str:
     """What to do for an opted-in module that ran unrewritten, by how the program started."""
-    runner = _runner_child(name)
-    if runner is not None:
-        return runner
+    # In a process the runner's program started (``RUNNER_ENV`` inherited).
+    if os.environ.get(RUNNER_ENV) and runner_child and name in ("__main__", "__mp_main__"):
+        return (
+            "this process was started by the program that 'python -m jaxrewrite' runs, as 'python "
+            "SCRIPT': the runner's hook reached it for imports, but a script is rewritten only "
+            "when the runner starts it: start it with [sys.executable, '-m', 'jaxrewrite', "
+            "SCRIPT, ...]"
+        )
+    if os.environ.get(RUNNER_ENV) and not _hooked():
+        return (
+            "this process was started by the program that 'python -m jaxrewrite' runs, without "
+            "the runner's hook: its interpreter ignored PYTHONPATH (python -E or -I) or was given "
+            "one without the entry the runner puts first on it (jaxrewrite/commands/childsite); "
+            "keep that entry in the child's PYTHONPATH, or call jaxrewrite.install() before the "
+            "import"
+        )
     top = name.partition(".")[0]
     if _hooked(name, path) is False:
         return (
@@ -249,28 +257,6 @@ def _foreign_loader(name: str) -> tuple[str | None, bool]:
             named += f" (found by the finder {who.__module__}.{who.__qualname__})"
             break
     return named, isinstance(loader, SourceFileLoader)
-
-
-def _runner_child(name: str) -> str | None:
-    """In a process the runner's program started (``RUNNER_ENV`` inherited): what happened, or
-    None when the runner has nothing to say."""
-    if not os.environ.get(RUNNER_ENV):
-        return None
-    if runner_child and name in ("__main__", "__mp_main__"):
-        return (
-            "this process was started by the program that 'python -m jaxrewrite' runs, as 'python "
-            "SCRIPT': the runner's hook reached it for imports, but a script is rewritten only "
-            "when the runner starts it: start it with [sys.executable, '-m', 'jaxrewrite', "
-            "SCRIPT, ...]"
-        )
-    if _hooked():
-        return None
-    return (
-        "this process was started by the program that 'python -m jaxrewrite' runs, without the "
-        "runner's hook: its interpreter ignored PYTHONPATH (python -E or -I) or was given one "
-        "without the entry the runner puts first on it (jaxrewrite/commands/childsite); keep that "
-        "entry in the child's PYTHONPATH, or call jaxrewrite.install() before the import"
-    )
 
 
 def caller() -> FrameType | None:

@@ -58,13 +58,13 @@ def compile_opted_in(
     except SyntaxError as err:
         raise err.with_traceback(None) from None
     if header is not None and header.enabled:
-        notrewritten.mark(path)
+        notrewritten.REWRITTEN.add(path)
     return code
 
 
 def _served(code: CodeType, path: str) -> CodeType:
     """Cached code about to run: marked as rewritten, its warnings said again."""
-    notrewritten.mark(path)
+    notrewritten.REWRITTEN.add(path)
     pipeline.say(code, path)
     return code
 
@@ -189,7 +189,7 @@ class _Composed:
                 return super().get_code(fullname)  # type: ignore[misc, no-any-return]
             code = super().get_code(fullname)  # type: ignore[misc]
             code = pipeline.keep(code, self._jr_said)
-            notrewritten.mark(path)
+            notrewritten.REWRITTEN.add(path)
             if pyc is not None:
                 pycfile.store(pyc, code, pycfile.key_for(st, self._jr_data), path)
             return code
@@ -360,12 +360,6 @@ def install(packages: Iterable[str] | None = None, owned: tuple[Any, ...] = ()) 
     if not sys.meta_path or sys.meta_path[0] is not finder:
         sys.meta_path[:] = [finder, *(f for f in sys.meta_path if f is not finder)]
     return handle
-
-
-def installed() -> frozenset[str] | bool:
-    """The packages the live hook names (empty: the user's files only), or False when none is."""
-    finder = active()
-    return False if finder is None else finder.packages
 
 
 def uninstall() -> None:
