@@ -33,10 +33,9 @@ runner_child = False
 def _first_look(path: str) -> bool:
     """True the first time ``path`` is asked about, from any thread."""
     with _LOCK:
-        if path in CHECKED:
-            return False
+        first = path not in CHECKED
         CHECKED.add(path)
-        return True
+    return first
 
 
 def check_importer(frame: FrameType | None) -> None:
@@ -58,8 +57,7 @@ def check_importer(frame: FrameType | None) -> None:
             or path in REWRITTEN
             or not path.endswith(".py")
             or not isinstance(name, str)
-            or name == "jaxrewrite"
-            or name.startswith("jaxrewrite.")
+            or name.partition(".")[0] == "jaxrewrite"
             or not _first_look(path)
         ):
             return
@@ -134,22 +132,15 @@ def diagnose_text(
     field = min(analysis.fields, key=lambda f: (f.stmt.lineno, f.stmt.col_offset), default=None)
     if field is not None and (first is None or field.stmt.lineno < first.target.lineno):
         line = field.stmt.lineno
-        lost = (
-            f"module {name!r} was not rewritten, so the Static field {field.name!r} (line {line}) "
-            "is a pytree leaf"
-        )
+        lost = f"the Static field {field.name!r} (line {line}) is a pytree leaf"
     elif first is not None:
-        func = first.target.name
         line = first.target.lineno
-        lost = (
-            f"module {name!r} was not rewritten, so the Static/NoDiff parameters of {func!r} (line "
-            f"{line}) are traced"
-        )
+        lost = f"the Static/NoDiff parameters of {first.target.name!r} (line {line}) are traced"
     else:
         return None  # aliases, is_static, markers no transform reads: nothing is lost
     if fix is None:
         fix = _fix(analysis.header.enabled, analysis.header.ignored_lines, name, path)
-    return f"{lost}: {fix}", line
+    return f"module {name!r} was not rewritten, so {lost}: {fix}", line
 
 
 def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
