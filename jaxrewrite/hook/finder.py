@@ -23,7 +23,7 @@ from io import BytesIO
 from types import CodeType, ModuleType, TracebackType
 from typing import Any
 
-from jaxrewrite import notrewritten
+from jaxrewrite import errors, notrewritten
 from jaxrewrite.header import Header, might_opt_in, scan_header
 from jaxrewrite.hook import cachetag, pipeline, pycfile
 
@@ -66,7 +66,7 @@ def compile_opted_in(
 def _served(code: CodeType, path: str) -> CodeType:
     """Cached code about to run: marked as rewritten, its warnings said again."""
     notrewritten.REWRITTEN.add(path)
-    pipeline.say(code, path)
+    errors.say(pipeline.held(code), path)
     return code
 
 
