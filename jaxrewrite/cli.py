@@ -135,12 +135,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "jaxrewrite") -> int:
         from jaxrewrite.commands import run as runner
 
         # The program's own output is the program's: a broken pipe there is its to handle.
-        kind, target, args, packages = command
-        if kind == "code":
-            return runner.run_code(target, args, packages)
-        if kind == "module":
-            return runner.run_module(target, args, packages)
-        return runner.run_script(target, args, prog, packages)
+        return runner.run(*command[:3], prog, command[3])
     # What the commands print themselves (findings, summaries) names identifiers and paths: one
     # the terminal's encoding lacks is escaped, as Python escapes it on stderr, never a crash.
     # Source text and diffs go out as bytes in the file's own encoding (commands/files.py).
@@ -155,12 +150,11 @@ def main(argv: Sequence[str] | None = None, prog: str = "jaxrewrite") -> int:
         # Point stdout at devnull, so that the flush at exit cannot fail again with "Exception
         # ignored ... BrokenPipeError" (the recipe in Python's signal docs).
         try:
-            fd = sys.stdout.fileno()
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
         except (AttributeError, OSError, ValueError):
-            return BROKEN_PIPE
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, fd)
-        os.close(devnull)
+            pass
         return BROKEN_PIPE
 
 
