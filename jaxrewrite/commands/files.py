@@ -90,7 +90,6 @@ def universal(text: str) -> str:
 
 
 def read_python(path: str) -> tuple[str, str]:
-    """``decode`` of the file's bytes."""
     with open(path, "rb") as file:
         return decode(file.read(), path)
 
@@ -145,7 +144,6 @@ def write_source(out: TextIO, text: str, encoding: str, *, diff: bool = False) -
 
 
 def terminal(stream: TextIO) -> bool:
-    """Is ``stream`` a terminal whose ``TERM`` is not ``dumb``?"""
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
 
@@ -163,5 +161,4 @@ SGR = {"bold": "1", "green": "32", "cyan": "36", "bold red": "1;31"}
 
 
 def paint(text: str, style: str, on: bool = True) -> str:
-    """``text`` in ``style`` (a key of ``SGR``) when ``on``, else unchanged."""
     return f"\033[{SGR[style]}m{text}\033[0m" if on else text
