@@ -27,15 +27,14 @@ _hook: object = None
 
 
 def run(kind: str, target: str, args: list[str], prog: str, packages: tuple[str, ...] = ()) -> int:
-    """``python -c TARGET ARGS`` (``kind`` "code"), ``python -m TARGET ARGS`` ("module") or
-    ``python TARGET ARGS`` ("script": a file, or a folder or zip with a ``__main__``); the code
-    and the files are rewritten if they opt in."""
+    """``python KIND TARGET ARGS``: ``-c`` code, ``-m`` a module, or ``--`` a script (a file, or a
+    folder or zip with a ``__main__``); the code and the files are rewritten if they opt in."""
     global _hook
     # Before any lookup, so that every importer created from here on is the hook's; and in every
     # Python process the program starts.
     _hook = install(packages)
     children.export(packages)
-    sys.argv = [{"code": "-c", "module": "-m"}.get(kind, target), *args]  # runpy replaces -m
+    sys.argv = [target if kind == "--" else kind, *args]  # runpy replaces -m with the file
     # A fresh __main__ like the interpreter's own, so user code never runs in our globals.
     main = sys.modules["__main__"] = types.ModuleType("__main__")
     main.__dict__["__builtins__"] = builtins
@@ -46,7 +45,7 @@ def run(kind: str, target: str, args: list[str], prog: str, packages: tuple[str,
     # __file__: CPython joins it to the cwd without normalizing (``_Py_abspath``).
     cwd = os.getcwd()
     filename = cwd if target in ("", ".") else os.path.join(cwd, target)
-    if kind == "code":
+    if kind == "-c":
         from jaxrewrite.hook.finder import compile_opted_in
 
         if not safe_path():
@@ -57,17 +56,17 @@ def run(kind: str, target: str, args: list[str], prog: str, packages: tuple[str,
         except SyntaxError as exc:
             return _report(exc.with_traceback(None))
         return _run(lambda: exec(code, main.__dict__))
-    if kind == "module" or pkgutil.get_importer(filename) is not None:
+    if kind == "-m" or pkgutil.get_importer(filename) is not None:
         # runpy finds and imports the module, or the __main__ of a folder or zip file, through
         # the hook's import system. In place of ``sys.path[0]`` (the entry Python put there for
         # ``python -m jaxrewrite`` or the console script): the cwd, or the folder or zip file.
-        if kind == "script":
+        if kind == "--":
             sys.path[: 0 if safe_path() else 1] = [filename]
         elif not safe_path():
             sys.path[:1] = [cwd]
         # On a lookup failure it exits with "python: No module named NAME" exactly like -m.
-        name = target if kind == "module" else "__main__"
-        return _run(lambda: runpy._run_module_as_main(name, kind == "module"))  # type: ignore[attr-defined]
+        name = target if kind == "-m" else "__main__"
+        return _run(lambda: runpy._run_module_as_main(name, kind == "-m"))  # type: ignore[attr-defined]
     try:
         with open(filename, "rb") as file:
             data = file.read()
