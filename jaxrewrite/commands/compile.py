@@ -174,6 +174,4 @@ def main(argv: list[str], prog: str) -> int:
             f"{prog} compile: {counts['wrote']} written, {counts['skipped']} skipped, "
             f"{counts['failed']} failed"
         )
-    if missing:
-        return 2
-    return 1 if counts["failed"] else 0
+    return 2 if missing else 1 if counts["failed"] else 0
