@@ -11,7 +11,8 @@ from functools import partial
 
 from jaxrewrite.version import __version__
 
-#: A program to run: its kind (``KINDS``), target, argv and ``--packages``.
+#: A program to run: python's option for its kind (``-c``, ``-m``, or ``--`` for a script), target,
+#: argv and ``--packages``.
 Run = tuple[str, str, list[str], tuple[str, ...]]
 
 
@@ -48,9 +49,6 @@ def help_text(prog: str) -> str:
     )
 
 
-KINDS = {"-m": "module", "-c": "code", "--": "script"}
-
-
 def parse(argv: Sequence[str], prog: str) -> Run | Callable[[], int]:
     """A program to run, or a callable for the rest; never runs or imports user code."""
     if not argv:
@@ -78,15 +76,15 @@ def parse(argv: Sequence[str], prog: str) -> Run | Callable[[], int]:
         if not rest:
             what = f"the {first} option" if first != "--" else "--"
             return partial(_done, 2, err=f"{prog}: argument expected after {what}\n{usage(prog)}")
-        return (KINDS[first], rest[0], rest[1:], ())
+        return (first, rest[0], rest[1:], ())
     if first.startswith(("-c", "-m")):
-        return (KINDS[first[:2]], first[2:], rest, ())
+        return (first[:2], first[2:], rest, ())
     if first == "-":
         return partial(_done, 2, err=f"{prog}: reading the program from stdin is not supported\n")
     if first.startswith("-"):
         hint = "interpreter options go first: python [OPTIONS] -m jaxrewrite ..."
         return partial(_done, 2, err=f"{prog}: unknown option {first!r} ({hint})\n{usage(prog)}")
-    return ("script", first, rest, ())
+    return ("--", first, rest, ())
 
 
 #: Every command word (a word where a script name could go; ``--`` runs a script so named), with
@@ -135,12 +133,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "jaxrewrite") -> int:
         from jaxrewrite.commands import run as runner
 
         # The program's own output is the program's: a broken pipe there is its to handle.
-        kind, target, args, packages = command
-        if kind == "code":
-            return runner.run_code(target, args, packages)
-        if kind == "module":
-            return runner.run_module(target, args, packages)
-        return runner.run_script(target, args, prog, packages)
+        return runner.run(*command[:3], prog, command[3])
     # What the commands print themselves (findings, summaries) names identifiers and paths: one
     # the terminal's encoding lacks is escaped, as Python escapes it on stderr, never a crash.
     # Source text and diffs go out as bytes in the file's own encoding (commands/files.py).
@@ -155,12 +148,11 @@ def main(argv: Sequence[str] | None = None, prog: str = "jaxrewrite") -> int:
         # Point stdout at devnull, so that the flush at exit cannot fail again with "Exception
         # ignored ... BrokenPipeError" (the recipe in Python's signal docs).
         try:
-            fd = sys.stdout.fileno()
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
         except (AttributeError, OSError, ValueError):
-            return BROKEN_PIPE
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, fd)
-        os.close(devnull)
+            pass
         return BROKEN_PIPE
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,15 +49,13 @@ class Config:
         """Is ``code`` reported (in the file at ``path``, for ``per-file-ignores``)?"""
         if self.select and not code.startswith(self.select):
             return False
-        ignore = self.ignore
-        if path is not None:
-            ignore += tuple(
-                code
-                for pattern, codes in self.per_file_ignores
-                if matches(pattern, path, self.root)
-                for code in codes
-            )
-        return not (ignore and code.startswith(ignore))
+        ignore = [
+            c
+            for pattern, codes in self.per_file_ignores
+            for c in codes
+            if path is not None and matches(pattern, path, self.root)
+        ]
+        return not code.startswith((*self.ignore, *ignore))
 
 
 def matches(pattern: str, path: str, root: str) -> bool:
@@ -84,20 +82,19 @@ def discover(start: str | None = None, explicit: str | None = None) -> Config:
     if explicit is not None:
         if not os.path.isfile(explicit):
             raise ConfigError(f"{explicit}: no such configuration file")
-        return load(explicit)
-    folder = os.path.abspath(os.getcwd() if start is None else start)
+        return _load(explicit, _tool(explicit).get("jaxrewrite", {}))
+    here = folder = os.path.abspath(os.getcwd() if start is None else start)
     while True:  # the nearest pyproject.toml with a [tool.jaxrewrite] table, upward
         candidate = os.path.join(folder, FILENAME)
-        if os.path.isfile(candidate) and "jaxrewrite" in _tool(_read(candidate), candidate):
-            return load(candidate)
+        table = _tool(candidate).get("jaxrewrite") if os.path.isfile(candidate) else None
+        if table is not None:
+            return _load(candidate, table)
         if os.path.dirname(folder) == folder:
-            return Config(root=os.path.abspath(os.getcwd() if start is None else start))
+            return Config(root=here)
         folder = os.path.dirname(folder)
 
 
-def load(path: str) -> Config:
-    """Read and check the ``[tool.jaxrewrite]`` table of ``path`` (empty when it has none)."""
-    table = _tool(_read(path), path).get("jaxrewrite", {})
+def _load(path: str, table: Any) -> Config:
     where = f"{path}: [tool.jaxrewrite]"
     if not isinstance(table, dict):
         raise ConfigError(f"{where} must be a table")
@@ -150,13 +147,6 @@ def exclusions(config: Config, given: Iterable[str]) -> list[tuple[str, str]]:
     ]
 
 
-def unknown_codes(values: Sequence[str]) -> list[str]:
-    """The codes or prefixes in ``values`` that name no code jaxrewrite has."""
-    from jaxrewrite.engine.findings.checks.registry import CODES
-
-    return [code for code in values if not any(known.startswith(code) for known in CODES)]
-
-
 def _strings(
     table: dict[str, Any], key: str, where: str, what: str | None = None
 ) -> tuple[str, ...]:
@@ -167,23 +157,18 @@ def _strings(
     return tuple(value)
 
 
-def _tool(document: dict[str, Any], path: str) -> dict[str, Any]:
-    tool = document.get("tool", {})
-    if not isinstance(tool, dict):
-        raise ConfigError(f"{path}: [tool] must be a table")
-    return tool
-
-
-def _read(path: str) -> dict[str, Any]:
+def _tool(path: str) -> dict[str, Any]:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10: the tomli backport (setup.cfg's install_requires)
         import tomli as tomllib
     try:
         with open(path, "rb") as file:
-            document: dict[str, Any] = tomllib.load(file)
+            tool = tomllib.load(file).get("tool", {})
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read it: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return document
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: [tool] must be a table")
+    return tool

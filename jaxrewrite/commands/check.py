@@ -11,11 +11,11 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import TextIO
 
 from jaxrewrite import config as settings
-from jaxrewrite.commands.checkcache import FOLDER, Cache, Read
+from jaxrewrite.commands.checkcache import FOLDER, Cache
 from jaxrewrite.commands.files import (
     SourceError,
     cannot_open,
@@ -28,7 +28,7 @@ from jaxrewrite.commands.files import (
     write_atomically,
     write_source,
 )
-from jaxrewrite.commands.targets import import_reader, locate_import
+from jaxrewrite.commands.targets import Read, import_reader
 from jaxrewrite.config import Config
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.findings.checks import (
@@ -154,21 +154,28 @@ def check_path(
     fix: bool = False,
     named: bool = False,
     cache: Cache | None = None,
-) -> list[Diagnostic]:
-    """One file's findings (``fix``: fixed in place first); OSError/SourceError."""
+    settle: bool = False,
+) -> list[Diagnostic] | None:
+    """One file's findings (``fix``: fixed in place first); OSError/SourceError. ``settle``: only
+    what the needle and the cache answer, else None (the rest is the pool's work)."""
     if data is None:
         with open(path, "rb") as file:
             data = file.read()
+    elif settle:
+        return None
+    needed = may_find(data)
+    if settle and not (needed or named):
+        return []
     text = universal(decode(data, path)[0])
-    if not may_find(data):
+    if not needed:
         return check_text(text, path, options, parse_only=True) if named else []
     if fix and path != "-":
         data = fix_file(path, data, options)[0]
         text = universal(decode(data, path)[0])
     if cache is None or path == "-":
-        return check_text(text, path, options, named=named)
-    found = cache.get(path, data, locate_import)
-    if found is None:
+        return None if settle else check_text(text, path, options, named=named)
+    found = cache.get(path, data)
+    if found is None and not settle:
         reads: list[Read] = []
         found = check_text(text, path, options, reads, named=named)
         cache.put(path, data, found, reads)
@@ -180,15 +187,6 @@ def render(findings: list[Diagnostic], form: str, coloured: bool = False) -> str
         return json.dumps([d.row() for d in findings], indent=2) + "\n"
     painter = paint if coloured else None
     return "".join(d.format(form, painter) + "\n" for d in findings)
-
-
-def summary(findings: list[Diagnostic], coloured: bool = False) -> str:
-    """ruff's last line of the text form."""
-    if not findings:
-        return paint("All checks passed!", "green", coloured) + "\n"
-    files = len({d.filename for d in findings})
-    many = "s" if len(findings) != 1 else ""
-    return f"Found {len(findings)} finding{many} in {files} file{'s' if files != 1 else ''}.\n"
 
 
 def parser(prog: str) -> argparse.ArgumentParser:
@@ -210,9 +208,7 @@ def parser(prog: str) -> argparse.ArgumentParser:
         "--format", choices=FORMATS, default="text", help="text (default), json or github"
     )
     ap.add_argument(
-        "--select",
-        default=None,
-        help="comma-separated codes or code prefixes to report (default: all)",
+        "--select", help="comma-separated codes or code prefixes to report (default: all)"
     )
     ap.add_argument(
         "--ignore", default="", help="comma-separated codes or code prefixes not to report"
@@ -265,26 +261,28 @@ def parser(prog: str) -> argparse.ArgumentParser:
 #: process: measured crossover, benchmarks/bench_check.py's "pool" rows.
 POOL_FROM = 48
 
+Outcome = tuple[list[Diagnostic], str | None]
+
 
 @dataclass(frozen=True)
 class Job:
-    """One file to check, as a worker process receives it."""
+    """One file to check, as a worker process receives it (``data``: standard input's bytes)."""
 
     path: str
     options: Config
     named: bool = False
     fix: bool = False
     cache: Cache | None = None
-    #: Standard input's bytes, already read.
     data: bytes | None = None
 
 
-def examine(job: Job) -> tuple[list[Diagnostic], str | None]:
-    """The findings of one file, or why it cannot be read."""
+def examine(job: Job, settle: bool = False) -> Outcome | None:
+    """The findings of one file, or why it cannot be read; ``settle``: see ``check_path``."""
     try:
-        return check_path(job.path, job.options, job.data, job.fix, job.named, job.cache), None
+        found = check_path(job.path, job.options, job.data, job.fix, job.named, job.cache, settle)
     except (OSError, SourceError) as exc:
-        return [], cannot_open(job.path, exc)
+        return None if settle else ([], cannot_open(job.path, exc))
+    return None if found is None else (found, None)
 
 
 def workers(files: int) -> int:
@@ -299,21 +297,16 @@ def workers(files: int) -> int:
     return max(1, min(cores, int(idle + 0.5), files))
 
 
-def examine_all(
-    jobs: list[Job], processes: int | None = None
-) -> list[tuple[list[Diagnostic], str | None]]:
+def examine_all(jobs: list[Job], processes: int | None = None) -> list[Outcome]:
     """Every job's outcome, in order; a pool only for what the needle and the cache
     leave (a warm run over an unchanged tree starts none)."""
     if any(job.fix for job in jobs) or (processes is None and len(jobs) < POOL_FROM):
-        return [examine(job) for job in jobs]
-    outcomes: list[tuple[list[Diagnostic], str | None] | None] = (
-        [None] * len(jobs) if processes is not None else [_settled(job) for job in jobs]
-    )
-    left = [k for k, outcome in enumerate(outcomes) if outcome is None]
-    processes = workers(len(left)) if processes is None else processes
-    if processes < 2 or not left:
-        found = [examine(jobs[k]) for k in left]
-    else:
+        processes = 1
+    settled = [None if processes else examine(job, settle=True) for job in jobs]
+    left = [job for job, outcome in zip(jobs, settled) if outcome is None]
+    processes = processes or workers(len(left))
+    found: Iterator[Outcome | None] = map(examine, left)
+    if processes > 1 and left:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
@@ -323,41 +316,8 @@ def examine_all(
         # Small chunks: files differ a hundredfold in cost, and the order is the walk's.
         chunks = max(1, min(8, len(left) // (4 * processes)))
         with ProcessPoolExecutor(processes, mp_context=context) as pool:
-            found = list(pool.map(examine, [jobs[k] for k in left], chunksize=chunks))
-    for k, outcome in zip(left, found):
-        outcomes[k] = outcome
-    return outcomes  # type: ignore[return-value]
-
-
-def _settled(job: Job) -> tuple[list[Diagnostic], str | None] | None:
-    """A job's outcome without the engine (needle or cache), or None."""
-    if job.data is not None or job.path == "-":
-        return None
-    try:
-        with open(job.path, "rb") as file:
-            data = file.read()
-    except OSError:
-        return None
-    if not may_find(data):
-        return None if job.named else ([], None)
-    found = None if job.cache is None else job.cache.get(job.path, data, locate_import)
-    return None if found is None else (found, None)
-
-
-def _preview(files: list[str], options: Config, prog: str) -> int:
-    """``--fix --diff``: the fixes as a unified diff, no file written; exit 1 when there is one."""
-    status = 0
-    for path in files:
-        path = os.path.normpath(path)
-        try:
-            with open(path, "rb") as file:
-                data = file.read()
-            if fix_file(path, data, options, diff=sys.stdout)[1]:
-                status = max(status, 1)
-        except (OSError, SourceError) as exc:
-            print(f"{prog} check: {cannot_open(path, exc)}", file=sys.stderr)
-            status = 2
-    return status
+            found = iter(list(pool.map(examine, left, chunksize=chunks)))
+    return [outcome or next(found) for outcome in settled]  # type: ignore[misc]  # never None
 
 
 def main(argv: list[str], prog: str) -> int:
@@ -371,16 +331,16 @@ def main(argv: list[str], prog: str) -> int:
     config = settings.discover_for(f"{prog} check", ns.config)
     if config is None:
         return 2
-    per_file = tuple(code for _, codes in config.per_file_ignores for code in codes)
-    unknown = settings.unknown_codes([*config.select, *config.ignore, *per_file])
-    if unknown:
-        where = f"{config.path}: [tool.jaxrewrite]"
-        return _usage(prog, f"{where}: unknown code or prefix: {', '.join(unknown)}")
     select = config.select if ns.select is None else settings.codes([ns.select])
     ignore = (*config.ignore, *settings.codes([ns.ignore]))
-    unknown = settings.unknown_codes([*select, *ignore])
-    if unknown:
-        return _usage(prog, f"unknown code or prefix: {', '.join(unknown)}")
+    per_file = [code for _, codes in config.per_file_ignores for code in codes]
+    for where, given in (
+        (f"{config.path}: [tool.jaxrewrite]: ", [*config.select, *config.ignore, *per_file]),
+        ("", [*select, *ignore]),
+    ):
+        unknown = [code for code in given if not any(known.startswith(code) for known in CODES)]
+        if unknown:
+            return _usage(prog, f"{where}unknown code or prefix: {', '.join(unknown)}")
     paths = ns.paths or ["."]
     if "-" in paths and len(paths) > 1:
         return _usage(prog, "- (standard input) cannot be combined with other paths")
@@ -388,31 +348,43 @@ def main(argv: list[str], prog: str) -> int:
         return _usage(prog, "--fix and --diff take files, not - (standard input)")
     options = replace(config, select=select, ignore=ignore)
     files = list(python_files(paths, settings.exclusions(options, ns.exclude)))
-    if ns.diff:
-        return _preview(files, options, prog)
+    if ns.diff:  # the fixes as a unified diff, no file written; exit 1 when there is one
+        status = 0
+        for path in map(os.path.normpath, files):
+            try:
+                with open(path, "rb") as file:
+                    status = max(status, int(fix_file(path, file.read(), options, diff=True)[1]))
+            except (OSError, SourceError) as exc:
+                print(f"{prog} check: {cannot_open(path, exc)}", file=sys.stderr)
+                status = 2
+        return status
     if not files:
         print("warning: No Python files found under the given path(s)", file=sys.stderr)
     if files == ["-"]:
         stdin = sys.stdin.buffer.read()
-        outcomes = [examine(Job(ns.stdin_filename or "-", options, named=True, data=stdin))]
+        jobs = [Job(ns.stdin_filename or "-", options, named=True, data=stdin)]
     else:
         # ruff's cache beside the configuration (or in its cache-dir), as ruff places its own.
         folder = os.path.join(options.root, options.cache_dir or FOLDER)
         cache = None if ns.no_cache else Cache(folder, options)
         # ruff prints a.py, not ./a.py
         jobs = [Job(os.path.normpath(p), options, p in paths, ns.fix, cache) for p in files]
-        outcomes = examine_all(jobs)
     status = 0
     findings: list[Diagnostic] = []
-    for found, error in outcomes:
+    for found, error in examine_all(jobs):
         findings.extend(found)
         if error is not None:
             print(f"{prog} check: {error}", file=sys.stderr)
             status = 2
     colour = coloured(sys.stdout)
     sys.stdout.write(render(findings, ns.format, colour))
-    if ns.format == "text" and not ns.quiet and (findings or not status):
-        sys.stdout.write(summary(findings, colour))
+    if ns.format == "text" and not ns.quiet and (findings or not status):  # ruff's last line
+        n, nfiles = len(findings), len({d.filename for d in findings})
+        sys.stdout.write(
+            f"Found {n} finding{'s' * (n != 1)} in {nfiles} file{'s' * (nfiles != 1)}.\n"
+            if findings
+            else paint("All checks passed!", "green", colour) + "\n"
+        )
     return status or (1 if findings else 0)
 
 
@@ -424,27 +396,40 @@ def _usage(prog: str, message: str) -> int:
 # -- --fix: what check knows how to fix (JR015, JR001, JR006), each fix proved by checking again
 
 
-def fixed_text(
-    path: str,
-    text: str,
-    options: Config,
-    notes: list[str],
-    verb: str = "Fixed",
-) -> str:
-    """The text with what ``--fix`` fixes fixed, where proved; a line per fix and refusal
-    in ``notes``."""
+def fix_file(path: str, data: bytes, options: Config, diff: bool = False) -> tuple[bytes, bool]:
+    """Fix what ``--fix`` fixes, where proved, atomically (with ``diff``: print the diff instead):
+    (bytes, changed); a line on stderr per fix and refusal."""
+    text, encoding = decode(data, path)
     before = check_text(text, path, options)
     said: list[str] = []
     meant: set[str] = set()
     new = text
+    nl = "\r\n" if "\r\n" in text else "\n"
     unbound, pragma = unbound_marker.RULE.code, missing_pragma.RULE.code
     if options.wants(unbound, path) and any(d.code == unbound for d in before):
-        new = _with_imports(new, path, said)
+        # ``from jaxrewrite import ...`` for the marker names used unbound, where isort puts it.
+        tree = ast.parse(new, path)
+        names = sorted({node.id for node, _, _ in unbound_marker.unbound_markers(tree)})
+        edits = marker_import_edits(tree.body, Source(new, path), [(n, n) for n in names], nl)
+        said.append(f"{unbound}: added '{edits[0].text.strip()}'")
+        new = splice.apply(new, edits)
         meant.add(unbound)
     if options.wants(pragma, path) and any(
         d.code == pragma for d in check_text(new, path, options)
     ):
-        new = _with_pragma(new, path, said, notes)
+        # The pragma as a new first line, after a ``#!`` line and a PEP 263 coding line (where it
+        # would not count, JR001 is still reported: ``_disproved`` refuses the fix).
+        lines = new.splitlines(keepends=True)
+        at = 0
+        while (
+            at < min(2, len(lines))
+            and lines[at].startswith("#")
+            and ((at == 0 and lines[at].startswith("#!")) or "coding" in lines[at])
+        ):
+            at += 1
+        newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+        said.append(f"JR001: added '{PRAGMA}' at line {at + 1}")
+        new = "".join([*lines[:at], PRAGMA + newline, *lines[at:]])
         meant.add(pragma)
     traced = traced_argument.RULE.code
     if options.wants(traced, path) and may_trace_bytes(new.encode("utf-8", "surrogatepass")):
@@ -453,29 +438,32 @@ def fixed_text(
         try:
             result = fix_source(new, path)
         except (SyntaxError, *TOO_DEEP):
-            return text  # reported as JR100 by the check itself
-        notes.extend(f"{path}: not fixed: {why}" for why in result.refused)
+            return data, False  # reported as JR100 by the check itself
+        for refusal in result.refused:
+            print(f"{path}: not fixed: {refusal}", file=sys.stderr)
         said.extend(f"{traced}: {line}" for line in result.said)
         if result.text != new:
             meant.add(traced)
         new = result.text
     if new == text:
-        return text
-    why = _disproved(path, text, new, options, before, meant)
+        return data, False
+    why = _disproved(path, new, options, before, meant)
     if why is not None:
-        notes.append(f"{path}: not fixed: {why}; nothing written")
-        return text
-    notes.extend(f"{path}: {verb} {line}" for line in said)
-    return new
+        print(f"{path}: not fixed: {why}; nothing written", file=sys.stderr)
+        return data, False
+    for line in said:
+        print(f"{path}: {'Would fix' if diff else 'Fixed'} {line}", file=sys.stderr)
+    if diff:
+        shown = unified_diff(text, new, path.replace("\\", "/"))
+        write_source(sys.stdout, shown, encoding, diff=True)
+        return data, True
+    encoded = new.encode(encoding)
+    write_atomically(path, encoded)
+    return encoded, True
 
 
 def _disproved(
-    path: str,
-    text: str,
-    new: str,
-    options: Config,
-    before: list[Diagnostic],
-    meant: set[str],
+    path: str, new: str, options: Config, before: list[Diagnostic], meant: set[str]
 ) -> str | None:
     """Why the fixed text is no fix (a finding left or added, or it would not import), or None."""
     try:
@@ -486,65 +474,16 @@ def _disproved(
             compile(rewrite_source(new, path), path, "exec", dont_inherit=True)
     except (SyntaxError, RewriteError) as err:
         return f"the fixed module would fail to import ({type(err).__name__}: {err})"
-    after = check_text(new, path, options)
-    then, now = Counter(d.code for d in before), Counter(d.code for d in after)
-    left = sorted(code for code in meant if code != traced_argument.RULE.code and now[code])
-    if (
-        traced_argument.RULE.code in meant
-        and now[traced_argument.RULE.code] >= then[traced_argument.RULE.code]
-    ):
-        left.append(traced_argument.RULE.code)
+    then = Counter(d.code for d in before)
+    now = Counter(d.code for d in check_text(new, path, options))
+    # A JR006 fix may leave parameters it cannot fix: it must report fewer; the others, none.
+    traced = traced_argument.RULE.code
+    left = [
+        code
+        for code in (*sorted(meant - {traced}), *(meant & {traced}))
+        if now[code] >= (then[code] if code == traced else 1)
+    ]
     if left:
         return f"{', '.join(left)} still reported after the fix"
-    new_codes = sorted((now - then).keys())
-    if new_codes:
-        return f"the fix would add {', '.join(new_codes)} findings"
-    return None
-
-
-def _with_imports(text: str, path: str, said: list[str]) -> str:
-    """``from jaxrewrite import ...`` for the marker names used unbound, where isort puts it."""
-    tree = ast.parse(text, path)
-    names = sorted({node.id for node, _, _ in unbound_marker.unbound_markers(tree)})
-    nl = "\r\n" if "\r\n" in text else "\n"
-    edits = marker_import_edits(tree.body, Source(text, path), [(n, n) for n in names], nl)
-    said.append(f"{unbound_marker.RULE.code}: added '{edits[0].text.strip()}'")
-    return splice.apply(text, edits)
-
-
-def _with_pragma(text: str, path: str, said: list[str], notes: list[str]) -> str:
-    """The pragma as a new first line, after a ``#!`` line and a PEP 263 coding line."""
-    lines = text.splitlines(keepends=True)
-    at = 0
-    while (
-        at < min(2, len(lines))
-        and lines[at].startswith("#")
-        and ((at == 0 and lines[at].startswith("#!")) or "coding" in lines[at])
-    ):
-        at += 1
-    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
-    new = "".join([*lines[:at], PRAGMA + newline, *lines[at:]])
-    if not scan_header(new).enabled:  # pragma: no cover - the header rule moved: never guess
-        notes.append(f"{path}: not fixed: JR001: the pragma cannot go first in this header")
-        return text
-    said.append(f"JR001: added '{PRAGMA}' at line {at + 1}")
-    return new
-
-
-def fix_file(
-    path: str, data: bytes, options: Config, diff: TextIO | None = None
-) -> tuple[bytes, bool]:
-    """Fix the file atomically (or, with ``diff``, print the diff): (bytes, changed)."""
-    text, encoding = decode(data, path)
-    notes: list[str] = []
-    new = fixed_text(path, text, options, notes, "Would fix" if diff is not None else "Fixed")
-    for note in notes:
-        print(note, file=sys.stderr)
-    if new == text:
-        return data, False
-    if diff is not None:
-        write_source(diff, unified_diff(text, new, path.replace("\\", "/")), encoding, diff=True)
-        return data, True
-    encoded = new.encode(encoding)
-    write_atomically(path, encoded)
-    return encoded, True
+    added = sorted((now - then).keys())
+    return f"the fix would add {', '.join(added)} findings" if added else None

@@ -5,15 +5,14 @@ the same bytes (docs/design.md, "check's cache").
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
-from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
 from jaxrewrite.commands.files import write_atomically
+from jaxrewrite.commands.targets import Read, digest, import_reader
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import docs_base
 from jaxrewrite.hook import cachetag
@@ -28,16 +27,6 @@ CACHEDIR_TAG = (
     "#\thttps://bford.info/cachedir/\n"
 )
 GITIGNORE = "# Automatically created by jaxrewrite.\n*\n"
-
-#: One module an analysis read: (module, level, the file it resolved to or None, its SHA-256 or
-#: None).
-Read = tuple[str, int, str | None, str | None]
-#: Where ``(module, level)`` imported from a file resolves (``targets.locate_import``).
-Locator = Callable[[str, str, int], str | None]
-
-
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 class Cache:
@@ -61,19 +50,17 @@ class Cache:
         )
         return os.path.join(self.folder, __version__, key[:2], key[2:])
 
-    def get(self, path: str, data: bytes, locate: Locator) -> list[Diagnostic] | None:
-        """The findings stored for these bytes, while every module read still resolves the same."""
+    def get(self, path: str, data: bytes) -> list[Diagnostic] | None:
+        """The findings stored for these bytes, while every module read reads the same again."""
         try:
             with open(self._entry(path, data), encoding="utf-8") as file:
                 entry = json.load(file)
-            for module, level, where, hashed in entry["reads"]:
-                now = locate(path, module, level)
-                if now != where:
-                    return None
-                if now is not None:
-                    with open(now, "rb") as read:
-                        if digest(read.read()) != hashed:
-                            return None
+            reads: list[Read] = []
+            read = import_reader(path, reads)
+            for module, level, _, _ in entry["reads"]:
+                read(module, level)
+            if [list(now) for now in reads] != entry["reads"]:
+                return None
             return [Diagnostic(**row) for row in entry["findings"]]
         except (OSError, ValueError, KeyError, TypeError):
             return None
@@ -85,14 +72,11 @@ class Cache:
         )
         target = self._entry(path, data)
         try:
-            if not os.path.isdir(os.path.dirname(target)):
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                if not os.path.exists(os.path.join(self.folder, "CACHEDIR.TAG")):
-                    tag = os.path.join(self.folder, "CACHEDIR.TAG")
-                    write_atomically(tag, CACHEDIR_TAG.encode(), durable=False)
-                    write_atomically(
-                        os.path.join(self.folder, ".gitignore"), GITIGNORE.encode(), False
-                    )
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            tag = os.path.join(self.folder, "CACHEDIR.TAG")
+            if not os.path.exists(tag):
+                write_atomically(tag, CACHEDIR_TAG.encode(), durable=False)
+                write_atomically(os.path.join(self.folder, ".gitignore"), GITIGNORE.encode(), False)
             write_atomically(target, entry.encode(), durable=False)
         except OSError:
             pass

@@ -11,8 +11,6 @@ from collections.abc import Callable, Sequence
 
 from jaxrewrite import notrewritten
 
-#: Set by the runner for its program; the value names the packages of its hook ("*": every module).
-ENV = notrewritten.RUNNER_ENV
 #: The folder whose ``sitecustomize`` a child runs.
 SITE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "childsite")
 
@@ -25,7 +23,7 @@ _MULTIPROCESSING = (
 
 def export(packages: Sequence[str]) -> None:
     """In the runner, before the program runs: what its children inherit."""
-    os.environ[ENV] = ",".join(packages) or "*"
+    os.environ[notrewritten.RUNNER_ENV] = ",".join(packages) or "*"  # "*": every module
     path = os.environ.get("PYTHONPATH", "")
     entries = path.split(os.pathsep) if path else []
     if SITE not in entries:
@@ -34,7 +32,7 @@ def export(packages: Sequence[str]) -> None:
 
 def start_child() -> None:
     """In a child's ``sitecustomize``: install the hook the runner asked for."""
-    value = os.environ.get(ENV)
+    value = os.environ.get(notrewritten.RUNNER_ENV)
     if not value:
         return
     from jaxrewrite.hook.finder import install

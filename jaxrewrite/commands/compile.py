@@ -12,12 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from jaxrewrite.commands.files import SourceError, cannot_open, decode, python_files, universal
-from jaxrewrite.commands.targets import (
-    TargetError,
-    display_name,
-    find_spec,
-    search_path,
-)
+from jaxrewrite.commands.targets import TargetError, display_name, find_spec
 from jaxrewrite.errors import TOO_DEEP, too_deep
 from jaxrewrite.header import PRAGMA, scan_header
 from jaxrewrite.hook import cachetag, pipeline, pycfile
@@ -75,7 +70,7 @@ def compile_file(path: str, levels: Sequence[int], mode: str | None) -> tuple[st
 
 def package_files(name: str) -> list[str]:
     """A module's or package's source files, found without importing it."""
-    spec = find_spec(name, search_path())
+    spec = find_spec(name)
     origin = spec.origin
     if spec.submodule_search_locations is None:
         if origin is None or not origin.endswith(".py"):
@@ -155,19 +150,16 @@ def main(argv: list[str], prog: str) -> int:
         print(f"{prog} compile: give a PATH or -m PACKAGE", file=sys.stderr)
         return 2
     levels = sorted({level for group in ns.levels or [[sys.flags.optimize]] for level in group})
-    found: list[str] = []
-    missing = False
-    for path in ns.paths:
-        if not os.path.exists(path):
-            print(f"{prog} compile: {path}: no such file or folder", file=sys.stderr)
-            missing = True
-    found.extend(python_files([path for path in ns.paths if os.path.exists(path)]))
+    missing = [path for path in ns.paths if not os.path.exists(path)]
+    for path in missing:
+        print(f"{prog} compile: {path}: no such file or folder", file=sys.stderr)
+    found = list(python_files([path for path in ns.paths if path not in missing]))
     for name in ns.modules:
         try:
             found.extend(package_files(name))
         except TargetError as exc:
             print(f"{prog} compile: -m {name}: {exc}", file=sys.stderr)
-            missing = True
+            missing.append(name)
     unique: dict[str, str] = {}  # each file once
     for path in found:
         unique.setdefault(os.path.realpath(path), path)
@@ -182,6 +174,4 @@ def main(argv: list[str], prog: str) -> int:
             f"{prog} compile: {counts['wrote']} written, {counts['skipped']} skipped, "
             f"{counts['failed']} failed"
         )
-    if missing:
-        return 2
-    return 1 if counts["failed"] else 0
+    return 2 if missing else 1 if counts["failed"] else 0

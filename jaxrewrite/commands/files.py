@@ -26,19 +26,17 @@ def python_files(paths: Iterable[str], exclude: Sequence[tuple[str, str]] = ()) 
     def excluded(path: str) -> bool:
         return any(matches(pattern, path, root) for pattern, root in exclude)
 
-    def skipped(folder: str, name: str) -> bool:  # hidden, caches, virtual environments
-        if name.startswith(".") or name in ("__pycache__", "node_modules"):
-            return True
-        return excluded(os.path.join(folder, name)) or os.path.isfile(
-            os.path.join(folder, name, "pyvenv.cfg")
-        )
+    def skipped(folder: str) -> bool:  # hidden, caches, virtual environments
+        name = os.path.basename(folder)
+        hidden = name.startswith(".") or name in ("__pycache__", "node_modules")
+        return hidden or excluded(folder) or os.path.isfile(os.path.join(folder, "pyvenv.cfg"))
 
     for path in paths:
         if not os.path.isdir(path):
             yield path
             continue
         for folder, dirs, files in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if not skipped(folder, d))
+            dirs[:] = sorted(d for d in dirs if not skipped(os.path.join(folder, d)))
             for name in sorted(files):
                 if name.endswith(".py") and not excluded(os.path.join(folder, name)):
                     yield os.path.join(folder, name)
@@ -90,7 +88,6 @@ def universal(text: str) -> str:
 
 
 def read_python(path: str) -> tuple[str, str]:
-    """``decode`` of the file's bytes."""
     with open(path, "rb") as file:
         return decode(file.read(), path)
 
@@ -145,7 +142,6 @@ def write_source(out: TextIO, text: str, encoding: str, *, diff: bool = False) -
 
 
 def terminal(stream: TextIO) -> bool:
-    """Is ``stream`` a terminal whose ``TERM`` is not ``dumb``?"""
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
 
@@ -163,5 +159,4 @@ SGR = {"bold": "1", "green": "32", "cyan": "36", "bold red": "1;31"}
 
 
 def paint(text: str, style: str, on: bool = True) -> str:
-    """``text`` in ``style`` (a key of ``SGR``) when ``on``, else unchanged."""
     return f"\033[{SGR[style]}m{text}\033[0m" if on else text

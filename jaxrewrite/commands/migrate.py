@@ -13,7 +13,6 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TextIO
 
 from jaxrewrite import config as settings
@@ -37,18 +36,14 @@ INSTALL_LINE = "jaxrewrite.install(packages=[__name__])"
 
 
 def top_package(path: str) -> str | None:
-    """The folder of the top-level package ``path`` lies in, or None."""
-    folder = os.path.dirname(os.path.abspath(path))
-    top = None
+    """The folder of the top-level package ``path`` lies in, or None (a filesystem root's name,
+    "", is no identifier: the walk up ends there)."""
+    folder, top = os.path.dirname(os.path.abspath(path)), None
     while (
         os.path.isfile(os.path.join(folder, "__init__.py"))
         and os.path.basename(folder).isidentifier()
     ):
-        top = folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
+        folder, top = os.path.dirname(folder), folder
     return top
 
 
@@ -140,13 +135,13 @@ EVERY = 0.1
 
 
 class Progress:
-    """A file counter on a terminal's stderr once a run takes ``after`` seconds."""
+    """A file counter on a terminal's stderr once a run takes ``after`` seconds; what is printed
+    through it (a file for ``print``) erases the counter's line first."""
 
     def __init__(self, stream: TextIO, total: int, after: float = 1.0) -> None:
         self.on = terminal(stream) and total > 1
-        self.stream, self.total, self.after = stream, total, after
-        self.count = 0
-        self.start = time.monotonic()
+        self.stream, self.total, self.count = stream, total, 0
+        self.start = time.monotonic() + after
         self.last = float("-inf")
         self.shown = False
 
@@ -154,88 +149,24 @@ class Progress:
         """``path`` is next: redraw at most every ``EVERY`` seconds, once ``after`` has passed."""
         self.count += 1
         now = time.monotonic()
-        if not self.on or now - self.start < self.after or now - self.last < EVERY:
-            return
-        self.last = now
-        width = shutil.get_terminal_size((80, 20)).columns
-        line = f"migrate: {self.count}/{self.total} files  {os.path.normpath(path)}"
-        self.stream.write("\r" + line[: width - 1].ljust(width - 1))
-        self.stream.flush()
-        self.shown = True
+        if self.on and now >= self.start and now - self.last >= EVERY:
+            self.last = now
+            self._draw(f"migrate: {self.count}/{self.total} files  {os.path.normpath(path)}")
+            self.shown = True
 
     def write(self, text: str) -> int:
-        """For ``print`` while the counter runs: the counter's line goes before the text does."""
         self.done()
         return self.stream.write(text)
 
-    def flush(self) -> None:
-        self.stream.flush()
-
     def done(self) -> None:
-        """Erase the line, so what follows starts on a clean line."""
         if self.shown:
-            width = shutil.get_terminal_size((80, 20)).columns
-            self.stream.write("\r" + " " * (width - 1) + "\r")
-            self.stream.flush()
+            self._draw("", "\r")
             self.shown = False
 
-
-@dataclass
-class Summary:
-    """What one run did, over every file."""
-
-    functions: int = 0
-    errors: int = 0
-    refused: Counter[Reason] = field(default_factory=Counter)
-    #: The files changed (or that would be), for what to say after ``--write``.
-    changed: list[str] = field(default_factory=list)
-
-
-def migrate_file(
-    path: str,
-    write: bool,
-    out: TextIO,
-    err: TextIO | Progress,
-    summary: Summary,
-    check: bool = False,
-    quiet: bool = False,
-) -> str | None:
-    """One file read, migrated, reported, diffed or written; the error that stopped it."""
-    display = os.path.normpath(path)
-    try:
-        text, encoding = read_python(display)
-        result = migrate_source(text, display)
-    except (OSError, SourceError) as exc:
-        return f"{cannot_open(display, exc)}; skipped"
-    except SyntaxError as exc:
-        where = "".join(f"{n}:" for n in (exc.lineno, exc.offset) if n is not None)
-        return f"{display}:{where} SyntaxError: {exc.msg}; skipped"
-    except TOO_DEEP as exc:
-        return f"{display}:1:1: SyntaxError: {too_deep(exc, text, display).msg}; skipped"
-    for refusal in result.refused:
-        if not quiet:
-            print(refusal.diagnostic(display).format("refusal"), file=err)
-        summary.refused[refusal.reason] += 1
-    if not result.changed:
-        return None
-    summary.changed.append(path)
-    summary.functions += len(result.migrated)
-    if not write:
-        if not check:
-            write_source(
-                out,
-                unified_diff(text, result.text, display.replace(os.sep, "/"), result.changes),
-                encoding,
-                diff=True,
-            )
-        return None
-    try:
-        write_atomically(path, result.text.encode(encoding))
-    except (OSError, UnicodeEncodeError) as exc:
-        return f"{display}: cannot write: {exc}; left as it was"
-    if not quiet:
-        print(f"{display}: migrated {_count(len(result.migrated), 'function')}", file=err)
-    return None
+    def _draw(self, line: str, end: str = "") -> None:
+        width = shutil.get_terminal_size((80, 20)).columns
+        self.stream.write("\r" + line[: width - 1].ljust(width - 1) + end)
+        self.stream.flush()
 
 
 def _count(n: int, word: str) -> str:
@@ -257,41 +188,75 @@ def migrate(
     """The command: 0 nothing to change, 1 changes made or proposed, 2 errors."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
-    summary = Summary()
+    quiet = quiet or check
+    errors = functions = 0
+    refused: Counter[Reason] = Counter()
+    changed: list[str] = []  # the files changed (or that would be)
     files: list[str] = []
     for named in paths:
         if not os.path.exists(named):
             print(f"{named}: no such file or folder", file=err)
-            summary.errors += 1
+            errors += 1
             continue
         files.extend(python_files([named], exclude))
-    if not files and not summary.errors:
+    if not files and not errors:
         print("warning: No Python files found under the given path(s)", file=err)  # check's, ruff's
     progress = Progress(err, len(files), after=progress_after)
     for path in files:
         progress.step(path)
-        error = migrate_file(path, write, out, progress, summary, check=check, quiet=check or quiet)
+        display = os.path.normpath(path)
+        error: str | None = None
+        try:
+            text, encoding = read_python(display)
+            result = migrate_source(text, display)
+        except (OSError, SourceError) as exc:
+            error = f"{cannot_open(display, exc)}; skipped"
+        except SyntaxError as exc:
+            where = "".join(f"{n}:" for n in (exc.lineno, exc.offset) if n is not None)
+            error = f"{display}:{where} SyntaxError: {exc.msg}; skipped"
+        except TOO_DEEP as exc:
+            error = f"{display}:1:1: SyntaxError: {too_deep(exc, text, display).msg}; skipped"
+        else:
+            refused.update(refusal.reason for refusal in result.refused)
+            for refusal in () if quiet else result.refused:
+                print(refusal.diagnostic(display).format("refusal"), file=progress)
+            if result.changed:
+                changed.append(path)
+                functions += len(result.migrated)
+            if not result.changed or check:
+                pass
+            elif not write:
+                shown = unified_diff(
+                    text, result.text, display.replace(os.sep, "/"), result.changes
+                )
+                write_source(out, shown, encoding, diff=True)
+            else:
+                try:
+                    write_atomically(path, result.text.encode(encoding))
+                except (OSError, UnicodeEncodeError) as exc:
+                    error = f"{display}: cannot write: {exc}; left as it was"
+                else:
+                    if not quiet:
+                        migrated = _count(len(result.migrated), "function")
+                        print(f"{display}: migrated {migrated}", file=progress)
         if error is not None:
             print(error, file=progress)
-            summary.errors += 1
+            errors += 1
     progress.done()
     out.flush()
-    if write and summary.changed:
-        summary.errors += after_write(summary.changed, install_hook, err, not (check or quiet))
-    if check or quiet:
-        return 2 if summary.errors else (1 if summary.changed else 0)
-    verb = "migrated" if write else "to migrate"
-    errors = f"; {_count(summary.errors, 'error')}" if summary.errors else ""
-    print(
-        f"{_count(summary.functions, 'function')} {verb} in {len(summary.changed)} of "
-        f"{_count(len(files), 'file')}; {sum(summary.refused.values())} refused{errors}",
-        file=err,
-    )
-    for reason, count in summary.refused.most_common():
-        print(f"  {count:5d}  [{reason.value}] {REASONS[reason]}", file=err)
-    if summary.errors:
-        return 2
-    return 1 if summary.changed else 0
+    if write and changed:
+        errors += after_write(changed, install_hook, err, not quiet)
+    if not quiet:
+        verb = "migrated" if write else "to migrate"
+        print(
+            f"{_count(functions, 'function')} {verb} in {len(changed)} of "
+            f"{_count(len(files), 'file')}; {sum(refused.values())} refused"
+            + (f"; {_count(errors, 'error')}" if errors else ""),
+            file=err,
+        )
+        for reason, count in refused.most_common():
+            print(f"  {count:5d}  [{reason.value}] {REASONS[reason]}", file=err)
+    return 2 if errors else (1 if changed else 0)
 
 
 def main(argv: Sequence[str], prog: str = "jaxrewrite") -> int:

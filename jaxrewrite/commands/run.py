@@ -26,23 +26,47 @@ from jaxrewrite.hook.finder import install, script_code
 _hook: object = None
 
 
-def run_script(path: str, args: list[str], prog: str, packages: tuple[str, ...] = ()) -> int:
-    """``python PATH ARGS``: a file (rewritten if it opts in), or a folder or zip with a main."""
+def run(kind: str, target: str, args: list[str], prog: str, packages: tuple[str, ...] = ()) -> int:
+    """``python KIND TARGET ARGS``: ``-c`` code, ``-m`` a module, or ``--`` a script (a file, or a
+    folder or zip with a ``__main__``); the code and the files are rewritten if they opt in."""
+    global _hook
+    # Before any lookup, so that every importer created from here on is the hook's; and in every
+    # Python process the program starts.
+    _hook = install(packages)
+    children.export(packages)
+    sys.argv = [target if kind == "--" else kind, *args]  # runpy replaces -m with the file
+    # A fresh __main__ like the interpreter's own, so user code never runs in our globals.
+    main = sys.modules["__main__"] = types.ModuleType("__main__")
+    main.__dict__["__builtins__"] = builtins
+    if sys.version_info < (3, 14):
+        # The interpreter's __main__ starts with an empty __annotations__ before 3.14; from 3.14
+        # (PEP 649) it has none, and a dict here would hide the lazily built module annotations.
+        main.__dict__["__annotations__"] = {}
     # __file__: CPython joins it to the cwd without normalizing (``_Py_abspath``).
     cwd = os.getcwd()
-    filename = (
-        cwd if path in ("", ".") else path if os.path.isabs(path) else os.path.join(cwd, path)
-    )
-    _install(packages)
-    if pkgutil.get_importer(filename) is not None:
-        # A directory or zip file: CPython puts it first on sys.path and runs its __main__
-        # through runpy, which imports it (so the hook's loader rewrites it). ``sys.path[:1]``
-        # elsewhere: the entry Python put there for ``python -m jaxrewrite`` or the console script.
-        sys.path[: 0 if safe_path() else 1] = [filename]
-        sys.argv = [path, *args]
-        _new_main()
-        main = runpy._run_module_as_main  # type: ignore[attr-defined]
-        return _run(lambda: main("__main__", False))
+    filename = cwd if target in ("", ".") else os.path.join(cwd, target)
+    if kind == "-c":
+        from jaxrewrite.hook.finder import compile_opted_in
+
+        if not safe_path():
+            sys.path[:1] = [""]
+        main.__dict__["__loader__"] = importlib.machinery.BuiltinImporter
+        try:
+            code = compile_opted_in(target.encode("utf-8"), "<string>", optimize=sys.flags.optimize)
+        except SyntaxError as exc:
+            return _report(exc.with_traceback(None))
+        return _run(lambda: exec(code, main.__dict__))
+    if kind == "-m" or pkgutil.get_importer(filename) is not None:
+        # runpy finds and imports the module, or the __main__ of a folder or zip file, through
+        # the hook's import system. In place of ``sys.path[0]`` (the entry Python put there for
+        # ``python -m jaxrewrite`` or the console script): the cwd, or the folder or zip file.
+        if kind == "--":
+            sys.path[: 0 if safe_path() else 1] = [filename]
+        elif not safe_path():
+            sys.path[:1] = [cwd]
+        # On a lookup failure it exits with "python: No module named NAME" exactly like -m.
+        name = target if kind == "-m" else "__main__"
+        return _run(lambda: runpy._run_module_as_main(name, kind == "-m"))  # type: ignore[attr-defined]
     try:
         with open(filename, "rb") as file:
             data = file.read()
@@ -54,9 +78,7 @@ def run_script(path: str, args: list[str], prog: str, packages: tuple[str, ...] 
         return 2
     if not safe_path():
         sys.path[:1] = [os.path.dirname(os.path.realpath(filename))]  # symlinks resolved
-    sys.argv = [path, *args]
     is_pyc = filename.endswith(".pyc") or data[:2] == importlib.util.MAGIC_NUMBER[:2]
-    main = _new_main()
     loader_type = (
         importlib.machinery.SourcelessFileLoader if is_pyc else importlib.machinery.SourceFileLoader
     )
@@ -81,55 +103,6 @@ def run_script(path: str, args: list[str], prog: str, packages: tuple[str, ...] 
     main.__dict__.pop("__file__", None)
     main.__dict__.pop("__cached__", None)
     return status
-
-
-def run_code(text: str, args: list[str], packages: tuple[str, ...] = ()) -> int:
-    """``python -c TEXT ARGS``, rewritten if the code opts in."""
-    from jaxrewrite.hook.finder import compile_opted_in
-
-    if not safe_path():
-        sys.path[:1] = [""]
-    _install(packages)
-    sys.argv = ["-c", *args]
-    main = _new_main()
-    main.__dict__["__loader__"] = importlib.machinery.BuiltinImporter
-    try:
-        code = compile_opted_in(text.encode("utf-8"), "<string>", optimize=sys.flags.optimize)
-    except SyntaxError as exc:
-        return _report(exc.with_traceback(None))
-    return _run(lambda: exec(code, main.__dict__))
-
-
-def run_module(name: str, args: list[str], packages: tuple[str, ...] = ()) -> int:
-    """``python -m NAME ARGS``: runpy finds and loads NAME through the hook's import system."""
-    if not safe_path():
-        sys.path[:1] = [os.getcwd()]
-    _install(packages)
-    sys.argv = ["-m", *args]  # runpy replaces argv[0] with the module's file once found
-    _new_main()
-    # _run_module_as_main runs the code in sys.modules["__main__"], i.e. the fresh module,
-    # and on a lookup failure exits with "python: No module named NAME" exactly like -m.
-    return _run(lambda: runpy._run_module_as_main(name, True))  # type: ignore[attr-defined]
-
-
-def _install(packages: tuple[str, ...] = ()) -> None:
-    """Install the hook before any lookup, so that every importer created from here on is its."""
-    global _hook
-    if _hook is None:
-        _hook = install(packages)
-        children.export(packages)  # and in every Python process the program starts
-
-
-def _new_main() -> types.ModuleType:
-    """A fresh ``__main__`` like the interpreter's own, so user code never runs in our globals."""
-    main = types.ModuleType("__main__")
-    main.__dict__["__builtins__"] = builtins
-    if sys.version_info < (3, 14):
-        # The interpreter's __main__ starts with an empty __annotations__ before 3.14; from 3.14
-        # (PEP 649) it has none, and a dict here would hide the lazily built module annotations.
-        main.__dict__["__annotations__"] = {}
-    sys.modules["__main__"] = main
-    return main
 
 
 def _run(body: Callable[[], object]) -> int:

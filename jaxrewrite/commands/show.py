@@ -49,12 +49,11 @@ def show(target: str, diff: bool, prog: str) -> int:
             # Without the pragma the hook leaves the module alone: refusals are notes, as the rest.
             if not finding.is_error or not analysis.header.enabled:
                 print(finding.format("text", painter), file=sys.stderr)
+        text = source
         if analysis.header.enabled:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # printed above, once, with their codes
                 text = rewritten(analysis)
-        else:
-            text = source
     except RewriteError:
         for finding in analysis.errors:  # every refusal, in source order; the hook raises the first
             print(finding.format("text", painter), file=sys.stderr)

@@ -4,23 +4,27 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.machinery
 import importlib.util
 import os
 import sys
 from collections.abc import Callable, Sequence
+from importlib.machinery import PathFinder
 
 from jaxrewrite.commands import safe_path
-from jaxrewrite.commands.checkcache import Read, digest
+
+#: One module an analysis read: (module, level, the file it resolved to or None, its SHA-256 or
+#: None), for check's cache.
+Read = tuple[str, int, str | None, str | None]
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 class TargetError(Exception):
     """TARGET names no readable Python source; the message is one line for stderr."""
-
-
-def search_path() -> list[str]:
-    """The top-level search path ``python -m`` would use: the cwd replaces our own sys.path[0]."""
-    return list(sys.path) if safe_path() else [os.getcwd(), *sys.path[1:]]
 
 
 def display_name(path: str) -> str:
@@ -32,7 +36,7 @@ def display_name(path: str) -> str:
 
 
 def locate(target: str) -> str:
-    """The source file TARGET names (a path, or a module on ``search_path``)."""
+    """The source file TARGET names (a path, or a module ``python -m`` would find)."""
     if (
         os.path.isfile(target)
         or target.endswith(".py")
@@ -47,14 +51,22 @@ def locate(target: str) -> str:
             )
             raise TargetError(f"{target}: {why}")  # the words of commands.files.cannot_open
         return target
-    return source_file(find_spec(target, search_path()), target)
+    return source_file(find_spec(target), target)
 
 
-def find_spec(name: str, path: Sequence[str]) -> importlib.machinery.ModuleSpec:
-    """Like ``importlib.util.find_spec`` but parents are looked up, never imported."""
+def find_spec(name: str, path: Sequence[str] | None = None) -> importlib.machinery.ModuleSpec:
+    """Like ``importlib.util.find_spec`` but parents are looked up, never imported; ``path``:
+    by default the one ``python -m`` would search (the cwd in place of our own sys.path[0])."""
+    if path is None:
+        path = list(sys.path) if safe_path() else [os.getcwd(), *sys.path[1:]]
     parts = name.split(".")
-    spec = _find_top(parts[0], path)
-    if spec is None:
+    spec: importlib.machinery.ModuleSpec | None = None
+    for finder in sys.meta_path:  # in order; the path finder searches ``path``, as -m does
+        find = getattr(finder, "find_spec", None)
+        spec = find(parts[0], list(path) if finder is PathFinder else None) if find else None
+        if spec is not None:
+            break
+    else:
         raise TargetError(f"no such file or module: {name!r}")
     locations = _locations(spec, [os.path.join(entry or os.curdir, parts[0]) for entry in path])
     for depth in range(1, len(parts)):
@@ -63,7 +75,7 @@ def find_spec(name: str, path: Sequence[str]) -> importlib.machinery.ModuleSpec:
             raise TargetError(f"no such module: {name!r} ({parent!r} is not a package)")
         # Looked up by its last part alone: for a namespace child, the full dotted name would make
         # importlib read the (never imported) parent from sys.modules.
-        child = importlib.machinery.PathFinder.find_spec(parts[depth], locations)
+        child = PathFinder.find_spec(parts[depth], locations)
         if child is None:
             raise TargetError(f"no such file or module: {name!r}")
         spec = child
@@ -81,20 +93,6 @@ def _locations(spec: importlib.machinery.ModuleSpec, namespace: list[str]) -> li
     if spec.origin is None or spec.origin == "namespace":  # PEP 420: no __init__ file
         return [folder for folder in namespace if os.path.isdir(folder)]
     return list(spec.submodule_search_locations)
-
-
-def _find_top(name: str, path: Sequence[str]) -> importlib.machinery.ModuleSpec | None:
-    """Ask the meta path finders in order, the path finder with ``path`` (cwd first, as -m)."""
-    for finder in sys.meta_path:
-        if finder is importlib.machinery.PathFinder:
-            spec = importlib.machinery.PathFinder.find_spec(name, list(path))
-        else:
-            find = getattr(finder, "find_spec", None)
-            spec = find(name, None) if find is not None else None
-        if spec is not None:
-            assert isinstance(spec, importlib.machinery.ModuleSpec)
-            return spec
-    return None
 
 
 def source_file(spec: importlib.machinery.ModuleSpec, name: str) -> str:
