@@ -340,10 +340,10 @@ def type_name(ann: ast.expr, scope: Scope) -> str | None:
     return named(ann.value if isinstance(ann, ast.Subscript) else ann, scope)
 
 
-def scalar_or_array(ann: ast.expr, scope: Scope) -> bool:
+def scalar_or_array(ann: ast.expr | None, scope: Scope) -> bool:
     """Is a value annotated so a scalar or an array (traced: a tracer)?"""
-    name = type_name(ann, scope)
-    if name is None:
+    name = None if ann is None else type_name(ann, scope)
+    if ann is None or name is None:
         return False
     if isinstance(ann, ast.Subscript):
         return name.startswith(_ARRAY_FAMILIES)

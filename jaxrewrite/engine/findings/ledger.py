@@ -61,8 +61,6 @@ class _Site:
     marks: frozenset[Mark]
     #: JR009's variant and fields.
     said: tuple[str, dict[str, str]] | None = None
-    #: An ALIAS's value's id, as ``aliases`` holds it.
-    value: int | None = None
     #: A PARAMETER whose marks the signature reader found (the outermost annotation).
     outermost: bool = False
 
@@ -101,8 +99,7 @@ class _Collector:
             else frozenset()
         )
         if marks:
-            value = id(expr) if kind is EntryKind.ALIAS else None
-            self.sites.append(_Site(kind, name, node, owner, aliases, marks, None, value))
+            self.sites.append(_Site(kind, name, node, owner, aliases, marks))
         return marks
 
     def body(
@@ -116,7 +113,7 @@ class _Collector:
             elif isinstance(stmt, ast.AnnAssign):
                 self.annotated(stmt, scope, in_class)
             elif isinstance(stmt, ast.Assign):
-                self.assigned(stmt, stmt.value, scope)
+                self.assigned(stmt, scope)
             elif type(stmt).__name__ == "TypeAlias":  # Python 3.12 ``type X = ...``
                 alias: Any = stmt  # ast.TypeAlias exists from Python 3.12 on only
                 label = alias.name.id
@@ -157,12 +154,10 @@ class _Collector:
             self.site(EntryKind.FIELD, name, stmt, in_class, stmt.annotation, scope)
         else:
             self.site(EntryKind.VARIABLE, target, stmt, None, stmt.annotation, scope)
-            self.assigned(stmt, stmt.value, scope)
+            self.assigned(stmt, scope)
 
-    def assigned(
-        self, stmt: ast.Assign | ast.AnnAssign, value: ast.expr | None, scope: Scope
-    ) -> None:
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    def assigned(self, stmt: ast.Assign | ast.AnnAssign, scope: Scope) -> None:
+        value, targets = stmt.value, stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         name = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
         if isinstance(value, ast.Call) and is_container_call(value, scope):
             # ``TypedDict("C", {"n": Static[int]})``, ``NamedTuple("C", [("n", Static[int])])``
@@ -283,7 +278,7 @@ def build(ctx: Context, nothing: Rule) -> None:
     # The refusals, and the other findings but JR005's (about the header, no marker).
     findings = [d for d in diagnostics if not d.is_error and d.code != unknown_directive.RULE.code]
     applied, formed = _applied(result, walk, scopes), _field_form_fields(scopes)
-    refused_by_call = _refused_by_calls(walk, scopes, errors)
+    refused = {**walk.refused_defs, **_refused_by_calls(walk, scopes, errors)}
 
     def settle(site: _Site) -> tuple[State, str | None]:
         node, owner, kind = site.node, site.owner, site.kind
@@ -293,10 +288,8 @@ def build(ctx: Context, nothing: Rule) -> None:
         error = _about(errors, region)
         if error is not None:
             return State.REFUSED, error.code
-        if id(owner) in refused_by_call:
-            return State.REFUSED, refused_by_call[id(owner)]
-        if owner is not None and id(owner) in walk.refused_defs:
-            return State.REFUSED, walk.refused_defs[id(owner)]
+        if id(owner) in refused:
+            return State.REFUSED, refused[id(owner)]
         if pragma is not None and kind is not EntryKind.ALIAS:
             return State.REPORTED, pragma.code
         if id(node) in formed and Mark.STATIC in site.marks:
@@ -329,7 +322,9 @@ def build(ctx: Context, nothing: Rule) -> None:
             and entry.state is State.REPORTED
             and entry.code == nothing.code
         ):
-            users = [e for s, e in entries if site.value in s.aliases and s is not site]
+            # An alias's node is its statement: the value its users read through is its value.
+            value = id(site.node.value)  # type: ignore[attr-defined]
+            users = [e for s, e in entries if value in s.aliases and s is not site]
             best = next((u for state in State for u in users if u.state is state), None)
             if best is not None:
                 entry = dataclasses.replace(entry, state=best.state, code=best.code)

@@ -95,16 +95,12 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) ->
     """The trace-time analysis as a pass of ``analyze``: JR006 findings, and the parameters whose
     finding making them static fixes (``must_be_static``; not a field of a pytree argument)."""
     src, defs = result.source, {id(func): scope for func, scope in scopes.defs}
-    by_def: dict[int, tuple[Function, list[Traced]]] = {}
+    by_def: dict[Function, dict[str, Traced]] = {}  # the first use that traces a name says it
     staging: dict[int, tuple[ast.expr, Transform]] = {}
     sites: Sites | None = None
     for use in result.uses:
         func, transform = use.target, use.transform
-        if id(func) not in defs or not (transform.abstract or transform.spec is SpecKind.DIFF):
-            continue
-        if not _signature_seen(use, func, defs[id(func)]):
-            continue  # a decorator it cannot name hides the def's own signature
-        traced = traced_params(use, src) if transform.abstract else _differentiated(use)
+        traced = _traced_params(use, defs.get(id(func)), src)
         if traced is None:
             continue
         sites = sites or Sites(tree, scopes.module)
@@ -113,28 +109,33 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) ->
         passed = {} if axes else sites.passed(use.node, func, decorated, defs[id(func)])
         if transform.abstract and not axes:  # jit and kin stage calls
             staging.setdefault(id(func), (use.node, transform))
-        _, seen = by_def.setdefault(id(func), (func, []))
-        names = {t.param.name for t in seen}
-        seen.extend(
-            Traced(p, use.node, transform, tuple(passed.get(p.name, ())))
-            for p in traced
-            if p.name not in names
-        )
+        seen = by_def.setdefault(func, {})
+        for p in traced:
+            seen.setdefault(p.name, Traced(p, use.node, transform, tuple(passed.get(p.name, ()))))
     marker_fix = "jaxrewrite" in src.text and uses_jaxrewrite(tree, result.header.enabled)
-    for key, (func, traced_list) in by_def.items():
+    for func, by_name in by_def.items():
         assert sites is not None
-        body = Body(func, defs[key], defs)
-        arrays = _arrays(body, traced_list)
+        body = Body(func, defs[id(func)], defs)
+        # The traced parameters surely arrays (by what visible calls pass, or their annotation).
+        arrays = {
+            t.param.name
+            for t in by_name.values()
+            if t.param.name not in body.stored
+            and (
+                (t.passed and all(p.untraceable is None for p in t.passed))
+                or scalar_or_array(unquoted(t.param.node.annotation), body.scope)
+            )
+        }
         located: set[tuple[int, int]] = set()
-        for t in traced_list:
-            plain = arrays - {t.param.name}
+        for t in by_name.values():
+            plain = frozenset(arrays - {t.param.name})
             for d, fixable in _param_findings(body, t, sites, src, marker_fix, plain):
                 located.add((d.line, d.col))
                 result.diagnostics.append(d)
                 if fixable:
                     result.must_be_static.append((func, t.param.name))
-        if key in staging:
-            use_node, transform = staging[key]
+        if id(func) in staging:
+            use_node, transform = staging[id(func)]
             result.diagnostics.extend(_staged_findings(body, use_node, transform, src, located))
     result.diagnostics.extend(library_findings(tree, scopes, src))
 
@@ -145,19 +146,6 @@ def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
     names = [n.module or "" for n in body if isinstance(n, ast.ImportFrom) and n.level == 0]
     names += [a.name for n in body if isinstance(n, ast.Import) for a in n.names]
     return enabled or any(name.split(".")[0] == "jaxrewrite" for name in names)
-
-
-def _arrays(body: Body, traced: list[Traced]) -> frozenset[str]:
-    """The traced parameters that are surely arrays (by what visible calls pass, or their
-    annotation), never rebound."""
-    out = set()
-    for t in traced:
-        passed = [p.untraceable is None for p in t.passed]
-        ann = unquoted(t.param.node.annotation)
-        surely = (passed and all(passed)) or (ann is not None and scalar_or_array(ann, body.scope))
-        if surely and t.param.name not in body.stored:
-            out.add(t.param.name)
-    return frozenset(out)
 
 
 def _param_findings(
@@ -220,37 +208,37 @@ def _staged_findings(
             yield diagnostic
 
 
-def _signature_seen(use: Use, func: Function, scope: Scope) -> bool:
-    """Does the transform see the def's own signature? Not through a decorator it cannot name."""
+def _traced_params(use: Use, scope: Scope | None, src: Source) -> list[Param] | None:
+    """The parameters a use of an abstract or differentiating transform on a def of the module
+    traces; None where nothing is said: a decorator it cannot name hides the def's own signature,
+    or its spec cannot be read (grad and its kin: read in the default form only)."""
+    func, t, params = use.target, use.transform, use.signature.params
+    if scope is None or not (t.abstract or t.spec is SpecKind.DIFF):
+        return None
     decorators, ids = func.decorator_list, [id(d) for d in func.decorator_list]
     below = decorators[ids.index(id(use.node)) + 1 :] if id(use.node) in ids else decorators
-    return all(
-        classify(d, scope) is not None or qualname(d, scope) in SIGNATURE_KEEPING for d in below
-    )
-
-
-def _differentiated(use: Use) -> list[Param] | None:
-    """What grad and its kin trace, read only in the default form (the first parameter)."""
-    if any(kw.arg == use.transform.argnums or kw.arg is None for kw in use.written):
+    if any(
+        classify(d, scope) is None and qualname(d, scope) not in SIGNATURE_KEEPING for d in below
+    ):
         return None
-    first = [
-        p for p in use.signature.params if p.position == 0 and p.kind is not Kind.VAR_POSITIONAL
-    ]
-    return first or None
-
-
-def traced_params(use: Use, src: Source) -> list[Param] | None:
-    """The parameters this use traces; None when the spec cannot be read (then nothing is said)."""
-    sig, t = use.signature, use.transform
-    params = [p for p in sig.params if p.kind not in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)]
-    params = [p for p in params if not (p.markers & t.markers)]
+    if not t.abstract:
+        if any(kw.arg == t.argnums or kw.arg is None for kw in use.written):
+            return None
+        return [p for p in params if p.position == 0 and p.kind is not Kind.VAR_POSITIONAL] or None
     try:
-        meaning = specs.read(use, sig, src).meaning
+        meaning = specs.read(use, use.signature, src).meaning
     except (Refused, RewriteError):
         return None
     nums = meaning.get(t.argnums, frozenset())
     names = meaning.get(t.argnames, frozenset()) if t.argnames else frozenset()
-    return [p for p in params if p.position not in nums and p.name not in names]
+    return [
+        p
+        for p in params
+        if p.kind not in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)
+        and not (p.markers & t.markers)
+        and p.position not in nums
+        and p.name not in names
+    ]
 
 
 def field_fix(where: ast.expr, flow: Flow, tree: Tree, uses_jaxrewrite: bool) -> str:
