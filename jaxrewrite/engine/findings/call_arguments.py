@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from itertools import takewhile
 
-from jaxrewrite.engine.findings.flow import ARRAY, DEFS, TREE, Function, State, Tree, named, only
+from jaxrewrite.engine.findings.flow import ARRAY, DEFS, TREE, Function, State, Tree, named
 from jaxrewrite.engine.findings.traced_body import linen_class
 from jaxrewrite.engine.read.classes import (
     DATACLASS,
@@ -30,7 +30,7 @@ from jaxrewrite.engine.read.fields import field_function, form_of
 from jaxrewrite.engine.read.handwritten import Refused
 from jaxrewrite.engine.read.nodes import bindings, child_nodes, family, name_assigned, walk
 from jaxrewrite.engine.read.recognise import classify_registration
-from jaxrewrite.engine.read.resolve import TooDeep, qualname, unquoted
+from jaxrewrite.engine.read.resolve import TooDeep, qualname, single, unquoted
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope
 from jaxrewrite.engine.read.signature import Param
 from jaxrewrite.engine.read.source import Source
@@ -63,16 +63,14 @@ BOUND = {
     "class": {"instance": 1, "class": 1},
     "static": {"instance": 0, "class": 0},
 }
+_METHOD_KINDS = {"builtins.staticmethod": "static", "builtins.classmethod": "class"}
 
 
 def method_kind(func: Function, scope: Scope) -> str:
     """``"static"``, ``"class"`` or ``"instance"``: how Python binds a method's first parameter
     (``scope``: the class body)."""
-    for deco in func.decorator_list:
-        name = named(deco, scope)
-        if name in ("builtins.staticmethod", "builtins.classmethod"):
-            return "static" if name == "builtins.staticmethod" else "class"
-    return "instance"
+    kinds = (_METHOD_KINDS.get(named(deco, scope) or "") for deco in func.decorator_list)
+    return next((kind for kind in kinds if kind), "instance")
 
 
 @dataclass(frozen=True)
@@ -232,12 +230,12 @@ class Sites:
             return False
         if where is not self.module and expr.id in self.local(where)[0]:
             return False
-        binding = only(self.scope, expr.id)
+        binding = single(expr, self.scope)
         return isinstance(binding, DefinedClass) and binding.node is owner
 
     def _calls(self, use_node: ast.expr, func: Function, decorated: bool) -> Iterator[ast.Call]:
         if decorated:
-            binding = only(self.scope, func.name)
+            binding = single(ast.Name(func.name), self.scope)
             if not isinstance(binding, Defined) or binding.node is not func:
                 return
             yield from (
@@ -274,7 +272,7 @@ class Sites:
                 return None
             names, values = self.local(where)
             if expr.id not in names:
-                binding = only(self.scope, expr.id)
+                binding = single(expr, self.scope)
                 return Passed(expr, "a function") if isinstance(binding, Defined) else None
             if len(values.get(expr.id, [])) != 1:
                 return None
@@ -305,7 +303,7 @@ class Sites:
         if callee is not None and callee.startswith("jax.numpy."):
             return Passed(expr, None)
         if isinstance(expr.func, ast.Name):
-            binding = only(self.scope, expr.func.id)
+            binding = single(expr.func, self.scope)
             if isinstance(binding, DefinedClass) and self.plain(binding.node, binding.body.parent):
                 what = f"an instance of {expr.func.id}, a class of this module that is not a pytree"
                 return Passed(expr, what)
@@ -521,7 +519,7 @@ def untraceable(func: Function, scope: Scope, p: Param, sites: Sites) -> str | N
         return _NEVER_TRACED[name]
     if not isinstance(ann, ast.Name):
         return None
-    binding = only(scope, ann.id)
+    binding = single(ann, scope)
     if not isinstance(binding, DefinedClass):
         return None
     bases = {qualname(b, scope) for b in binding.node.bases}

@@ -80,7 +80,6 @@ class _Collector:
         self.exports = None if ctx.at_import or ctx.imports is None else Exports(ctx.imports, judge)
         self.tree = ctx.tree
         self.statements = scopes.statements
-        self._called: set[str] | None = None
 
     def site(
         self,
@@ -114,10 +113,11 @@ class _Collector:
                 self.annotated(stmt, scope, in_class)
             elif isinstance(stmt, ast.Assign):
                 self.assigned(stmt, scope)
-            elif type(stmt).__name__ == "TypeAlias":  # Python 3.12 ``type X = ...``
-                alias: Any = stmt  # ast.TypeAlias exists from Python 3.12 on only
-                label = alias.name.id
-                self.site(EntryKind.ALIAS, label, stmt, None, alias.value, scope.annotating(stmt))
+            elif type(stmt).__name__ == "TypeAlias":  # ``type X = ...``, from Python 3.12 on
+                alias: Any = stmt
+                self.site(
+                    EntryKind.ALIAS, alias.name.id, stmt, None, alias.value, scope.annotating(stmt)
+                )
             else:
                 for block, _ in blocks(stmt):
                     self.body(block, scope, in_class)
@@ -173,28 +173,30 @@ class _Collector:
     def origins(self) -> Origins:
         return origins(self.tree)
 
+    @functools.cached_property
+    def called(self) -> set[str]:
+        """The names a call of a transform of the table is handed first."""
+        return {
+            call.args[0].id
+            for _, _, stmt, scope, _ in self.statements
+            for expr in own_expressions(stmt)
+            for call in ast.walk(expr)
+            if isinstance(call, ast.Call)
+            and call.args
+            and isinstance(call.args[0], ast.Name)
+            and classify(call.func, scope) is not None
+        }
+
     def transformed(self, func: Function) -> bool:
         """A transform of the table is applied to ``func`` (the walk's record, or where the walk
         stopped early, a decorator or a call naming it)."""
         if id(func) in self.walk.applied:
             return True
-        if self._called is None:
-            self._called = set()
-            for _, _, stmt, scope, _ in self.statements:
-                for expr in own_expressions(stmt):
-                    for call in ast.walk(expr):
-                        if (
-                            isinstance(call, ast.Call)
-                            and call.args
-                            and isinstance(call.args[0], ast.Name)
-                            and classify(call.func, scope) is not None
-                        ):
-                            self._called.add(call.args[0].id)
         found = self.def_scopes.get(id(func))
         decorated = found is not None and any(
             classify(d, found) is not None for d in func.decorator_list
         )
-        return decorated or func.name in self._called
+        return decorated or func.name in self.called
 
     def imported(
         self, arg: ast.arg, ann: ast.expr, scope: Scope, label: str, func: Function
@@ -206,13 +208,11 @@ class _Collector:
         memo: Memo = {}
         for spelled, at in positions(ann, scope):
             base, path = attributes(spelled)
-            found = (
-                [None]
-                if base is None
-                else reaches(base, scope, None, self.origins, memo, peeled=False)
-            )
+            if base is None:
+                continue
             # One import on every path, bound to it (not a call's result): JR009 says only what
             # is certain.
+            found = reaches(base, scope, None, self.origins, memo, peeled=False)
             reach = found[0] if len(found) == 1 else None
             named = found_name(reach, path)
             if reach is not None and named is not None:

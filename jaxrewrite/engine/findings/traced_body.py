@@ -20,11 +20,10 @@ from jaxrewrite.engine.findings.flow import (
     Tree,
     meet,
     named,
-    only,
 )
 from jaxrewrite.engine.findings.flow import sources as read_sources
 from jaxrewrite.engine.read.nodes import bindings, child_nodes, own_nodes, walk
-from jaxrewrite.engine.read.resolve import qualname
+from jaxrewrite.engine.read.resolve import qualname, single
 from jaxrewrite.engine.read.scopes import Assigned, Defined, DefinedClass, Scope
 from jaxrewrite.engine.rulebook import concrete_table
 from jaxrewrite.engine.rulebook.table import INNER_OWN_TRACE, INNER_PASS_THROUGH, LAX_BODIES
@@ -203,7 +202,7 @@ class Body:
                     return None
                 expr = values[0]
             else:
-                binding = only(self.scope, expr.id)
+                binding = single(expr, self.scope)
                 if not isinstance(binding, Assigned):
                     return None
                 expr = binding.value
@@ -229,11 +228,11 @@ class Body:
             or any(kw.arg is None or kw.arg == "method" for kw in call.keywords)
         ):
             return None
-        instance = only(self.scope, func.value.id)
+        instance = single(func.value, self.scope)
         if not isinstance(instance, Assigned) or not isinstance(instance.value, ast.Call):
             return None
         made = instance.value.func
-        cls = only(instance.scope, made.id) if isinstance(made, ast.Name) else None
+        cls = single(made, instance.scope)
         if not isinstance(cls, DefinedClass) or not linen_class(cls):
             return None
         target = next(
@@ -311,7 +310,7 @@ class Body:
             or func.id in self.stored
         ):
             return out
-        binding = only(self.scope, func.id)
+        binding = single(func, self.scope)
         target = binding.node if isinstance(binding, Defined) else None
         scope = self.defs.get(id(target))
         if target is None or scope is None or target.decorator_list or target is self.func:

@@ -31,7 +31,7 @@ from jaxrewrite.engine.findings.traced_body import NOT_JAX, Body, concrete_argum
 from jaxrewrite.engine.read.filters import Filters
 from jaxrewrite.engine.read.handwritten import Refused
 from jaxrewrite.engine.read.lexer import code_mentions
-from jaxrewrite.engine.read.nodes import bindings, own_nodes, parameter_names
+from jaxrewrite.engine.read.nodes import bindings, name_assigned, own_nodes, parameter_names
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from jaxrewrite.engine.walk.walker import Walked
 
 CODE = TRACED.code
+#: A finding's node, JAX's error and how the body needs the value (``traced_body.Sink``).
+Said = tuple[ast.AST, str, str]
 
 #: What a finding on a value jit stages from Python values says to do.
 _STAGED_FIX = (
@@ -60,9 +62,9 @@ class Traced:
     """A parameter one use of a transform traces."""
 
     param: Param
-    use_node: ast.expr
-    transform: Transform
-    passed: tuple[Passed, ...] = ()
+    use: Use
+    #: What the visible calls pass it.
+    passed: tuple[Passed, ...]
 
 
 #: Every transform use, marked or not, with the text searches that only skip work that cannot
@@ -96,7 +98,7 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) ->
     finding making them static fixes (``must_be_static``; not a field of a pytree argument)."""
     src, defs = result.source, {id(func): scope for func, scope in scopes.defs}
     by_def: dict[Function, dict[str, Traced]] = {}  # the first use that traces a name says it
-    staging: dict[int, tuple[ast.expr, Transform]] = {}
+    staging: dict[int, Use] = {}  # the first use of jit and kin, which stage calls
     sites: Sites | None = None
     for use in result.uses:
         func, transform = use.target, use.transform
@@ -107,11 +109,11 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) ->
         decorated = use.kind is UseKind.DECORATOR
         axes = transform.spec is SpecKind.AXES
         passed = {} if axes else sites.passed(use.node, func, decorated, defs[id(func)])
-        if transform.abstract and not axes:  # jit and kin stage calls
-            staging.setdefault(id(func), (use.node, transform))
+        if transform.abstract and not axes:
+            staging.setdefault(id(func), use)
         seen = by_def.setdefault(func, {})
         for p in traced:
-            seen.setdefault(p.name, Traced(p, use.node, transform, tuple(passed.get(p.name, ()))))
+            seen.setdefault(p.name, Traced(p, use, tuple(passed.get(p.name, ()))))
     marker_fix = "jaxrewrite" in src.text and uses_jaxrewrite(tree, result.header.enabled)
     for func, by_name in by_def.items():
         assert sites is not None
@@ -135,8 +137,7 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) ->
                 if fixable:
                     result.must_be_static.append((func, t.param.name))
         if id(func) in staging:
-            use_node, transform = staging[id(func)]
-            result.diagnostics.extend(_staged_findings(body, use_node, transform, src, located))
+            result.diagnostics.extend(_staged_findings(body, staging[id(func)], src, located))
     result.diagnostics.extend(library_findings(tree, scopes, src))
 
 
@@ -153,24 +154,29 @@ def _param_findings(
 ) -> Iterator[tuple[Diagnostic, bool]]:
     """Each finding on one traced parameter, with whether making the parameter static fixes it
     (not a field of a traced pytree)."""
-    p, func = t.param, body.func
-    default = has_default(func, p)
-    passed = " (when a call passes it)" if default else ""
+    p, func, args = t.param, body.func, body.func.args
+    if p.kind is Kind.KEYWORD_ONLY:
+        default = args.kw_defaults[args.kwonlyargs.index(p.node)] is not None
+    else:
+        positional = [*args.posonlyargs, *args.args]
+        default = positional.index(p.node) >= len(positional) - len(args.defaults)
 
-    def say(node: ast.AST, how: str, error: str = NOT_JAX, fix: str = "") -> Diagnostic:
-        fix = fix or fix_text(p, t.transform, marker_fix)
-        return report(src, node, t.use_node, p.name, t.transform.name, how, error, fix, passed)
+    def say(sink: Said, fix: str = "") -> Diagnostic:
+        fix = fix or fix_text(p, t.use.transform, marker_fix)
+        passed = " (when a call passes it)" if default else ""
+        return report(src, t.use.node, t.use.transform.name, sink, p.name, fix, passed)
 
     what = untraceable(func, body.scope, p, sites)
     if what is not None:
-        yield say(p.node.annotation or p.node, f"{func.name!r} takes {what} as {p.name!r}"), True
+        how = f"{func.name!r} takes {what} as {p.name!r}"
+        yield say((p.node.annotation or p.node, NOT_JAX, how)), True
         return
     for given in t.passed:
         if given.untraceable is not None:
             how = f"a call (line {given.expr.lineno}) passes {given.untraceable} as {p.name!r}"
-            yield say(given.expr, how), True
+            yield say((given.expr, NOT_JAX, how)), True
             return
-    if not t.transform.abstract:
+    if not t.use.transform.abstract:
         return  # differentiated: its tracers are concrete, so only an untraceable type fails
     numbers = any(given.untraceable is None for given in t.passed)
     if default and not numbers:
@@ -180,29 +186,28 @@ def _param_findings(
         return  # a container or another type: its structure may be all the body needs
     flow = body.flow({p.name: seed or TREE}, plain)
     seen: set[tuple[int, int]] = set()
-    for where, error, how in body.uses(flow):
+    for sink in body.uses(flow):
+        where = sink[0]
         if (where.lineno, where.col_offset) in seen:
             continue
         seen.add((where.lineno, where.col_offset))
         if isinstance(seed, Tree):
-            yield say(where, how, error, field_fix(where, flow, seed, marker_fix)), False
+            yield say(sink, field_fix(where, flow, seed, marker_fix)), False
         else:
-            yield say(where, how, error), True
+            yield say(sink), True
 
 
 def _staged_findings(
-    body: Body, use_node: ast.expr, t: Transform, src: Source, seen: set[tuple[int, int]]
+    body: Body, use: Use, src: Source, seen: set[tuple[int, int]]
 ) -> Iterator[Diagnostic]:
     """JR006 on a value jit stages from Python values (``jnp.minimum(n, m)`` before
     ``jnp.arange``): under jit every jnp/lax call is a tracer. A location in ``seen`` (a
     parameter's finding) is left to it."""
     flow = body.flow({}, staged=True)
-    for where, error, how in body.uses(flow):
-        names = [
-            n.id for n in ast.walk(where) if isinstance(n, ast.Name) and flow.state(n) == ARRAY
-        ]
-        name = names[0] if names else "a jnp value"
-        diagnostic = report(src, where, use_node, name, t.name, how, error, _STAGED_FIX)
+    for sink in body.uses(flow):
+        names = (n.id for n in ast.walk(sink[0]) if isinstance(n, ast.Name))
+        name = next((n for n in names if flow.names.get(n) == ARRAY), "a jnp value")
+        diagnostic = report(src, use.node, use.transform.name, sink, name, _STAGED_FIX)
         if (diagnostic.line, diagnostic.col) not in seen:
             seen.add((diagnostic.line, diagnostic.col))
             yield diagnostic
@@ -266,14 +271,6 @@ def field_fix(where: ast.expr, flow: Flow, tree: Tree, uses_jaxrewrite: bool) ->
     return f"{what} of {tree.name} that JAX traces: {how}"
 
 
-def has_default(func: Function, p: Param) -> bool:
-    args = func.args
-    if p.kind is Kind.KEYWORD_ONLY:
-        return args.kw_defaults[args.kwonlyargs.index(p.node)] is not None
-    positional = [*args.posonlyargs, *args.args]
-    return positional.index(p.node) >= len(positional) - len(args.defaults)
-
-
 def fix_text(p: Param, t: Transform, uses_jaxrewrite: bool) -> str:
     if uses_jaxrewrite:
         return f"annotate it '{p.name}: Static[...]' (jaxrewrite check --fix does)"
@@ -287,17 +284,10 @@ def fix_text(p: Param, t: Transform, uses_jaxrewrite: bool) -> str:
 
 
 def report(
-    src: Source,
-    node: ast.AST,
-    use: ast.expr,
-    name: str,
-    transform: str,
-    how: str,
-    error: str,
-    fix: str,
-    passed: str = "",
+    src: Source, use: ast.expr, transform: str, sink: Said, name: str, fix: str, passed: str = ""
 ) -> Diagnostic:
-    """JR006 at ``node``, on ``name`` as traced by the use of ``transform`` at ``use``."""
+    """JR006 at a sink, on ``name`` as traced by the use of ``transform`` at ``use``."""
+    node, error, how = sink
     fields = {"name": name, "transform": transform, "how": how, "error": error, "fix": fix}
     line, col = use.lineno, use.col_offset + 1
     return Diagnostic.at(src, node, TRACED, line=line, col=col, passed=passed, **fields)
@@ -322,26 +312,26 @@ def library_findings(module: ast.Module, scopes: ScopeTree, src: Source) -> Iter
     lines = {text.count("\n", 0, m.start()) + 1 for m in _needle().finditer(text)}
     if not lines:
         return
-    top = [s for s in module.body if _spans(s, lines)]
-    bodies: list[tuple[list[ast.AST], Scope, set[str]]] = [(list(top), scopes.module, set())]
-    for func, scope in scopes.defs:
-        if _spans(func, lines):
-            local = bindings(func.body)[0] | set(parameter_names(func.args))
-            bodies.append((list(func.body), scope, local))
+    bodies: list[tuple[list[ast.stmt], Scope, set[str]]] = [
+        ([s for s in module.body if _spans(s, lines)], scopes.module, set())
+    ]
+    bodies += [
+        (func.body, scope, bindings(func.body)[0] | set(parameter_names(func.args)))
+        for func, scope in scopes.defs
+        if _spans(func, lines)
+    ]
     for nodes, scope, local in bodies:
         own = list(own_nodes(nodes))
         assigned = Counter(
             n.id for n in own if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
         )
-        jitted: dict[str, ast.Call] = {}
-        for node in own:
-            if (
-                isinstance(node, ast.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and isinstance(node.value, ast.Call)
-            ):
-                jitted[node.targets[0].id] = node.value
+        jitted = {
+            pair[0]: pair[1]
+            for node in own
+            if isinstance(node, ast.Assign)
+            and (pair := name_assigned(node)) is not None
+            and isinstance(pair[1], ast.Call)
+        }
         for node in own:
             if not isinstance(node, ast.Call):
                 continue
@@ -381,7 +371,7 @@ def _library_call(
         else:
             fix = f"pass {t.argnums}=({position},) to"
         how = f"{library.rpartition('.')[2]}() needs its {keyword!r} as a Python value"
-        yield report(src, arg, use, keyword, t.name, how, _ERROR, f"{fix} {t.name}")
+        yield report(src, use, t.name, (arg, _ERROR, how), keyword, f"{fix} {t.name}")
 
 
 def _statics(use: ast.Call, t: Transform) -> tuple[set[int], set[str]] | None:
@@ -389,11 +379,11 @@ def _statics(use: ast.Call, t: Transform) -> tuple[set[int], set[str]] | None:
     nums: set[int] = set()
     names: set[str] = set()
     if t.spec is SpecKind.AXES:  # vmap maps every argument but those its in_axes says None of
-        axes = [kw.value for kw in use.keywords if kw.arg == t.argnums]
         if any(kw.arg is None for kw in use.keywords):
             return None
+        axes = next((kw.value for kw in use.keywords if kw.arg == t.argnums), ast.Constant(0))
         try:
-            value = ast.literal_eval(axes[0]) if axes else 0
+            value = ast.literal_eval(axes)
         except ValueError:
             return None
         if isinstance(value, int) and not isinstance(value, bool):
