@@ -241,16 +241,11 @@ class _Collector:
 def _region(node: ast.AST) -> set[int]:
     """The ids of the nodes whose findings speak for a site's markers: a def's header, not its
     body; any other site whole."""
-    found = {id(node)}
-    todo: list[ast.AST] = [node]
+    parts: list[ast.AST] = [node]
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        todo = [*node.decorator_list, node.args, *getattr(node, "type_params", [])]
-        todo += [node.returns] if node.returns else []
-    while todo:
-        part = todo.pop()
-        found.add(id(part))
-        todo.extend(ast.iter_child_nodes(part))
-    return found
+        parts = [*node.decorator_list, node.args, *getattr(node, "type_params", [])]
+        parts += [node.returns] if node.returns else []
+    return {id(node)} | {id(n) for part in parts for n in ast.walk(part)}
 
 
 def _about(findings: list[Diagnostic], region: set[int]) -> Diagnostic | None:
@@ -262,8 +257,7 @@ def build(ctx: Context, nothing: Rule) -> None:
     """Fill ``result.ledger``, adding JR008/JR009 findings for what nothing else accounts for (at
     import, no entry for names imported from other modules: JR009 is ``check``'s). ``nothing``:
     JR008's record, handed by its rule (``checks/marker_does_nothing.py``)."""
-    result, scopes, walk = ctx.result, ctx.scopes, ctx.walk
-    src = result.source
+    result, scopes, walk, src = ctx.result, ctx.scopes, ctx.walk, ctx.src
     collector = _Collector(ctx)
     collector.body(ctx.tree.body, scopes.module)
     if any(site.kind is EntryKind.ALIAS for site in collector.sites):

@@ -23,6 +23,7 @@ from jaxrewrite.engine.findings.flow import (
 )
 from jaxrewrite.engine.findings.flow import sources as read_sources
 from jaxrewrite.engine.read.nodes import bindings, child_nodes, own_nodes, walk
+from jaxrewrite.engine.read.othermodules import attributes
 from jaxrewrite.engine.read.resolve import qualname, single
 from jaxrewrite.engine.read.scopes import Assigned, Defined, DefinedClass, Scope
 from jaxrewrite.engine.rulebook import concrete_table
@@ -97,10 +98,8 @@ class Body:
 
     def resolve(self, expr: ast.expr) -> str | None:
         """What a name in the body denotes, when no local binding can hide it."""
-        head = expr
-        while isinstance(head, ast.Attribute):
-            head = head.value
-        if not isinstance(head, ast.Name) or head.id in self.stored or head.id in self.params:
+        head = attributes(expr)[0]
+        if head is None or head in self.stored or head in self.params:
             return None
         return named(expr, self.scope)
 
@@ -157,16 +156,13 @@ class Body:
                 return node, error, f"{ast.unparse(node.func)}() needs it as a Python number"
             return None
         if callee in _NUMPY_ARRAYS and node.args:
-            parts, leaves = [node.args[0]], []
-            while parts:  # the entries of nested list literals, each asked for its value
-                part = parts.pop()
+            parts = [node.args[0]]
+            for part in parts:  # the entries of nested list literals, each asked for its value
                 if isinstance(part, (ast.List, ast.Tuple)):
                     parts.extend(part.elts)
-                else:
-                    leaves.append(part)
-            if any(flow.state(e) == ARRAY for e in leaves):
-                how = f"{ast.unparse(node.func)}() asks it for a NumPy array"
-                return node, ARRAY_CONVERSION, how
+                elif flow.state(part) == ARRAY:
+                    how = f"{ast.unparse(node.func)}() asks it for a NumPy array"
+                    return node, ARRAY_CONVERSION, how
             return None
         if callee == _ARANGE:
             if any(flow.traced(a) for a in args):
@@ -239,7 +235,7 @@ class Body:
             (s for s in cls.node.body if isinstance(s, DEFS) and s.name == "__call__"), None
         )
         scope = self.defs.get(id(target))
-        if target is None or scope is None:
+        if target is None or scope is None:  # no ``__call__``, or none the module defines
             return None
         keywords = [kw for kw in call.keywords if kw.arg not in _APPLY_OWN]
         seeds = _seeds(target, call.args[1:], keywords, flow, offset=1)
@@ -323,17 +319,13 @@ class Body:
     @cached_property
     def _inner(self) -> dict[str, Function]:
         """The defs of the body (not nested in another) whose name is bound nowhere else in it."""
-        out: dict[str, Function] = {}
-        stack: list[ast.AST] = list(self.func.body)
-        while stack:
-            node = stack.pop()
-            if isinstance(node, DEFS):
-                if len(self.sources.get(node.name, ())) == 1 and node.name not in self.params:
-                    out[node.name] = node
-                continue
-            if not isinstance(node, (ast.ClassDef, ast.Lambda)):
-                stack.extend(child_nodes(node))
-        return out
+        return {
+            node.name: node
+            for node in own_nodes(self.func.body)
+            if isinstance(node, DEFS)
+            and len(self.sources.get(node.name, ())) == 1
+            and node.name not in self.params
+        }
 
     def _body(self, func: Function, scope: Scope) -> Body:
         if id(func) not in self._bodies:

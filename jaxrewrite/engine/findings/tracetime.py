@@ -32,6 +32,7 @@ from jaxrewrite.engine.read.filters import Filters
 from jaxrewrite.engine.read.handwritten import Refused
 from jaxrewrite.engine.read.lexer import code_mentions
 from jaxrewrite.engine.read.nodes import bindings, name_assigned, own_nodes, parameter_names
+from jaxrewrite.engine.read.othermodules import attributes
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
@@ -124,7 +125,7 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) ->
             for t in by_name.values()
             if t.param.name not in body.stored
             and (
-                (t.passed and all(p.untraceable is None for p in t.passed))
+                (t.passed and all(what is None for _, what in t.passed))
                 or scalar_or_array(unquoted(t.param.node.annotation), body.scope)
             )
         }
@@ -171,14 +172,14 @@ def _param_findings(
         how = f"{func.name!r} takes {what} as {p.name!r}"
         yield say((p.node.annotation or p.node, NOT_JAX, how)), True
         return
-    for given in t.passed:
-        if given.untraceable is not None:
-            how = f"a call (line {given.expr.lineno}) passes {given.untraceable} as {p.name!r}"
-            yield say((given.expr, NOT_JAX, how)), True
+    for expr, passed in t.passed:
+        if passed is not None:
+            how = f"a call (line {expr.lineno}) passes {passed} as {p.name!r}"
+            yield say((expr, NOT_JAX, how)), True
             return
     if not t.use.transform.abstract:
         return  # differentiated: its tracers are concrete, so only an untraceable type fails
-    numbers = any(given.untraceable is None for given in t.passed)
+    numbers = any(passed is None for _, passed in t.passed)
     if default and not numbers:
         return  # a default is a Python value, and no call in view passes the parameter
     seed = ARRAY if numbers else param_state(func, body.scope, src, p, sites)
@@ -350,7 +351,9 @@ def _spans(node: ast.stmt, lines: set[int]) -> bool:
 def _library_call(
     call: ast.Call, use: ast.Call, scope: Scope, local: set[str], src: Source
 ) -> Iterator[Diagnostic]:
-    if len(use.args) != 1 or not _free(use.func, local) or not _free(use.args[0], local):
+    # The transform and the function each a name the body does not bind: the module's binding.
+    heads = [attributes(expr)[0] for expr in (use.func, *use.args)]
+    if len(use.args) != 1 or any(head is None or head in local for head in heads):
         return
     ref = classify(use.func, scope)
     if ref is None or ref.transform not in _TRACING or ref.keywords or ref.factory:
@@ -408,10 +411,3 @@ def _statics(use: ast.Call, t: Transform) -> tuple[set[int], set[str]] | None:
         else:
             return None
     return nums, names
-
-
-def _free(expr: ast.expr, local: set[str]) -> bool:
-    """Is the head of ``expr`` a name the body does not bind (so the module's binding is it)?"""
-    while isinstance(expr, ast.Attribute):
-        expr = expr.value
-    return isinstance(expr, ast.Name) and expr.id not in local
