@@ -198,17 +198,16 @@ class Sites:
             return None
         if self._is_class(expr, where, owner):
             return "class"
-        names, values = self.local(where)
-        if expr.id in names:
-            if isinstance(where, DEFS) and self.owners.get(id(where)) is owner:
-                first = [*where.args.posonlyargs, *where.args.args][:1]
-                if first and first[0].arg == expr.id and not values.get(expr.id) and not overridden:
-                    kind = method_kind(where, self.scope)
-                    return None if kind == "static" else kind
-            own = values.get(expr.id, [])
-            made = own[0] if len(own) == 1 else None
-            if isinstance(made, ast.Call) and self._is_class(made.func, where, owner):
-                return "instance"
+        values = self.local(where)[1]  # a name the def does not bind is none of these
+        if isinstance(where, DEFS) and self.owners.get(id(where)) is owner:
+            first = [*where.args.posonlyargs, *where.args.args][:1]
+            if first and first[0].arg == expr.id and not values.get(expr.id) and not overridden:
+                kind = method_kind(where, self.scope)
+                return None if kind == "static" else kind
+        own = values.get(expr.id, [])
+        made = own[0] if len(own) == 1 else None
+        if isinstance(made, ast.Call) and self._is_class(made.func, where, owner):
+            return "instance"
         return None
 
     def _is_class(self, expr: ast.expr, where: ast.AST, owner: ast.ClassDef) -> bool:

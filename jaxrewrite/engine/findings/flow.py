@@ -151,8 +151,7 @@ class Flow:
         staged: bool,
     ):
         self.resolve, self.returns, self.plain, self.staged = resolve, returns, plain, staged
-        self.names: dict[str, State] = {name: TOP for name in sources}
-        self.names.update(seeds)
+        self.names: dict[str, State] = {**dict.fromkeys(sources, TOP), **seeds}
         for _ in range(8):
             changed = False
             for name, found in sources.items():

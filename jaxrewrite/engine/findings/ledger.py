@@ -167,8 +167,6 @@ class _Collector:
         elif name is not None and value is not None:
             self.site(EntryKind.ALIAS, name, stmt, None, value, scope)
 
-    # -- imported names -----------------------------------------------------------------------
-
     @functools.cached_property
     def origins(self) -> Origins:
         return origins(self.tree)
@@ -233,9 +231,6 @@ class _Collector:
             self.sites.append(
                 _Site(EntryKind.IMPORTED, f"{label} ({shown})", at, func, set(), frozenset(), said)
             )
-
-
-# -- the states -------------------------------------------------------------------------------
 
 
 def _region(node: ast.AST) -> set[int]:
