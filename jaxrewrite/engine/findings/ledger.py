@@ -266,7 +266,7 @@ def build(ctx: Context, nothing: Rule) -> None:
     errors = [d for d in diagnostics if d.is_error]
     # The refusals, and the other findings but JR005's (about the header, no marker).
     findings = [d for d in diagnostics if not d.is_error and d.code != unknown_directive.RULE.code]
-    applied, formed = _applied(result, walk, scopes), _field_form_fields(scopes)
+    applied, formed = _applied(result, walk, collector.def_scopes), _field_form_fields(scopes)
     refused = {**walk.refused_defs, **_refused_by_calls(walk, scopes, errors)}
 
     def settle(site: _Site) -> tuple[State, str | None]:
@@ -325,10 +325,9 @@ def build(ctx: Context, nothing: Rule) -> None:
     result.diagnostics.sort(key=lambda d: (d.line, d.col))
 
 
-def _applied(result: Analysis, walk: Walked, scopes: ScopeTree) -> set[int]:
+def _applied(result: Analysis, walk: Walked, where: dict[int, Scope]) -> set[int]:
     """Nodes of the parameters and fields some use, registration or field edit reads."""
-    applied: set[int] = set()
-    where = {id(func): scope for func, scope in scopes.defs}
+    applied = {id(used.stmt) for used in result.fields}
     for use in result.uses:
         read = [p for p in use.signature.params if p.markers & use.transform.markers]
         applied.update(id(p.node) for p in read)
@@ -353,8 +352,6 @@ def _applied(result: Analysis, walk: Walked, scopes: ScopeTree) -> set[int]:
             for f in (info.fields if info is not None else ())
             if Mark.STATIC in f.markers
         )
-    for used in result.fields:
-        applied.add(id(used.stmt))
     return applied
 
 
