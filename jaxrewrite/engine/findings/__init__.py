@@ -7,12 +7,10 @@ none of them and runs what it is handed (``tests/test_layers.py``).
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
 from typing import Any
 
 from jaxrewrite.engine import build
 from jaxrewrite.engine.analysis import Analysis
-from jaxrewrite.engine.build import TreePass
 from jaxrewrite.engine.findings.checks.registry import rules_pass
 from jaxrewrite.engine.findings.checks.unbound_marker import RULE as UNBOUND_MARKER
 from jaxrewrite.engine.findings.checks.unbound_marker import without_shadowed
@@ -30,21 +28,14 @@ def analyze(
     *,
     lint: bool = False,
     imports: ImportReader | None = None,
-    passes: Sequence[TreePass] = (),
     report: bool = False,
     **options: Any,
 ) -> Analysis:
     """``engine.build.build_analysis`` (the public ``jaxrewrite.analyze``; ``options`` are its
-    own), with ``lint``: the rules' checks first (``imports`` reads the modules names are imported
-    from, for the ledger and JR013), then ``passes``; with ``report`` (the import hook's): the rules
-    the import also says (``AT_IMPORT_PASS``)."""
-    chosen = (
-        (rules_pass(imports), *passes)
-        if lint
-        else (AT_IMPORT_PASS, *passes)
-        if report
-        else tuple(passes)
-    )
+    own), with ``lint``: the rules' checks (``imports`` reads the modules names are imported
+    from, for the ledger and JR013); with ``report`` (the import hook's): the rules the import
+    also says (``AT_IMPORT_PASS``)."""
+    chosen = (rules_pass(imports),) if lint else (AT_IMPORT_PASS,) if report else ()
     return build.build_analysis(text, filename, passes=chosen, **options)
 
 
@@ -57,14 +48,10 @@ def lint_analysis(
     from jaxrewrite.engine.findings.tracetime import PASS, TRACE, may_trace
 
     traced = trace and may_trace(text)
-    found = analyze(
-        text,
-        filename,
-        require_pragma=False,
-        lint=True,
-        imports=imports,
-        filters=TRACE if traced else FAST,
-        passes=(PASS,) if traced else (),
+    passes = (rules_pass(imports), PASS) if traced else (rules_pass(imports),)
+    filters = TRACE if traced else FAST
+    found = build.build_analysis(
+        text, filename, require_pragma=False, filters=filters, passes=passes
     )
     if traced and any(d.code == UNBOUND_MARKER.code for d in found.diagnostics):
         found.diagnostics[:] = without_shadowed(found.diagnostics, ast.parse(text, filename))

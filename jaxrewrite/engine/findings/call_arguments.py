@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cached_property
 from itertools import takewhile
 
-from jaxrewrite.engine.findings.flow import ARRAY, DEFS, TREE, Function, State, Tree, named, only
+from jaxrewrite.engine.findings.flow import ARRAY, DEFS, TREE, Function, State, Tree, named
 from jaxrewrite.engine.findings.traced_body import linen_class
 from jaxrewrite.engine.read.classes import (
     DATACLASS,
@@ -30,7 +29,7 @@ from jaxrewrite.engine.read.fields import field_function, form_of
 from jaxrewrite.engine.read.handwritten import Refused
 from jaxrewrite.engine.read.nodes import bindings, child_nodes, family, name_assigned, walk
 from jaxrewrite.engine.read.recognise import classify_registration
-from jaxrewrite.engine.read.resolve import TooDeep, qualname, unquoted
+from jaxrewrite.engine.read.resolve import TooDeep, qualname, single, unquoted
 from jaxrewrite.engine.read.scopes import Defined, DefinedClass, Scope
 from jaxrewrite.engine.read.signature import Param
 from jaxrewrite.engine.read.source import Source
@@ -63,25 +62,19 @@ BOUND = {
     "class": {"instance": 1, "class": 1},
     "static": {"instance": 0, "class": 0},
 }
+_METHOD_KINDS = {"builtins.staticmethod": "static", "builtins.classmethod": "class"}
 
 
 def method_kind(func: Function, scope: Scope) -> str:
     """``"static"``, ``"class"`` or ``"instance"``: how Python binds a method's first parameter
     (``scope``: the class body)."""
-    for deco in func.decorator_list:
-        name = named(deco, scope)
-        if name in ("builtins.staticmethod", "builtins.classmethod"):
-            return "static" if name == "builtins.staticmethod" else "class"
-    return "instance"
+    kinds = (_METHOD_KINDS.get(named(deco, scope) or "") for deco in func.decorator_list)
+    return next((kind for kind in kinds if kind), "instance")
 
 
-@dataclass(frozen=True)
-class Passed:
-    """One argument a call site passes: its expression, and what it is."""
-
-    expr: ast.expr
-    #: Why no transform can trace it (None: a number or an array, which it traces).
-    untraceable: str | None
+#: One argument a call site passes: its expression, and why no transform can trace it (None: a
+#: number or an array, which it traces).
+Passed = tuple[ast.expr, str | None]
 
 
 class Sites:
@@ -135,18 +128,12 @@ class Sites:
         for node in walk(self.module):
             if isinstance(node, ast.Call):
                 allowed.add(id(node.func))
-                if (
-                    isinstance(node.func, ast.Name)
-                    and node.func.id == "isinstance"
-                    and len(node.args) == 2
-                ):
+                if getattr(node.func, "id", None) == "isinstance" and len(node.args) == 2:
                     allowed.add(id(node.args[1]))
-            elif isinstance(node, ast.arg) and node.annotation is not None:
-                allowed.update(id(n) for n in walk(node.annotation))
-            elif isinstance(node, DEFS) and node.returns is not None:
-                allowed.update(id(n) for n in walk(node.returns))
-            elif isinstance(node, ast.AnnAssign):
-                allowed.update(id(n) for n in walk(node.annotation))
+            # A parameter's or a variable's annotation, a def's return annotation.
+            annotation = getattr(node, "annotation", None) or getattr(node, "returns", None)
+            if annotation is not None:
+                allowed.update(id(n) for n in walk(annotation))
         return {n.id for n in walk(self.module) if isinstance(n, ast.Name) and id(n) not in allowed}
 
     def local(self, where: ast.AST) -> tuple[set[str], dict[str, list[ast.expr]]]:
@@ -211,33 +198,34 @@ class Sites:
             return None
         if self._is_class(expr, where, owner):
             return "class"
-        names, values = self.local(where)
-        if expr.id in names:
-            if isinstance(where, DEFS) and self.owners.get(id(where)) is owner:
-                first = [*where.args.posonlyargs, *where.args.args][:1]
-                if first and first[0].arg == expr.id and not values.get(expr.id) and not overridden:
-                    kind = method_kind(where, self.scope)
-                    return None if kind == "static" else kind
-            own = values.get(expr.id, [])
-            made = own[0] if len(own) == 1 else None
-            if isinstance(made, ast.Call) and self._is_class(made.func, where, owner):
-                return "instance"
+        values = self.local(where)[1]  # a name the def does not bind is none of these
+        if isinstance(where, DEFS) and self.owners.get(id(where)) is owner:
+            first = [*where.args.posonlyargs, *where.args.args][:1]
+            if first and first[0].arg == expr.id and not values.get(expr.id) and not overridden:
+                kind = method_kind(where, self.scope)
+                return None if kind == "static" else kind
+        own = values.get(expr.id, [])
+        made = own[0] if len(own) == 1 else None
+        if isinstance(made, ast.Call) and self._is_class(made.func, where, owner):
+            return "instance"
         return None
 
     def _is_class(self, expr: ast.expr, where: ast.AST, owner: ast.ClassDef) -> bool:
         """Is ``expr`` the module's one binding of ``owner``'s name, not hidden by a def around?"""
-        if not isinstance(expr, ast.Name) or expr.id != owner.name:
-            return False
-        if self._shadowed(where, expr.id):
+        if (
+            not isinstance(expr, ast.Name)
+            or expr.id != owner.name
+            or self._shadowed(where, expr.id)
+        ):
             return False
         if where is not self.module and expr.id in self.local(where)[0]:
             return False
-        binding = only(self.scope, expr.id)
+        binding = single(expr, self.scope)
         return isinstance(binding, DefinedClass) and binding.node is owner
 
     def _calls(self, use_node: ast.expr, func: Function, decorated: bool) -> Iterator[ast.Call]:
         if decorated:
-            binding = only(self.scope, func.name)
+            binding = single(ast.Name(func.name), self.scope)
             if not isinstance(binding, Defined) or binding.node is not func:
                 return
             yield from (
@@ -253,8 +241,7 @@ class Sites:
         if isinstance(parent, ast.Call) and parent.func is node:
             yield parent
         elif parent is not None and (pair := name_assigned(parent)) is not None:
-            where = self.enclosing(parent)
-            name = pair[0]
+            where, name = self.enclosing(parent), pair[0]
             if len(self.local(where)[1].get(name, [])) == 1:
                 yield from (c for c in self.calls.get(name, ()) if self.enclosing(c) is where)
 
@@ -274,47 +261,45 @@ class Sites:
                 return None
             names, values = self.local(where)
             if expr.id not in names:
-                binding = only(self.scope, expr.id)
-                return Passed(expr, "a function") if isinstance(binding, Defined) else None
+                binding = single(expr, self.scope)
+                return (expr, "a function") if isinstance(binding, Defined) else None
             if len(values.get(expr.id, [])) != 1:
                 return None
             expr = values[expr.id][0]
         if isinstance(expr, ast.Constant):
             if isinstance(expr.value, (str, bytes)):
-                return Passed(expr, f"a {type(expr.value).__name__}")
-            if type(expr.value) in (int, float, complex, bool):
-                return Passed(expr, None)
-            return None
+                return (expr, f"a {type(expr.value).__name__}")
+            return (expr, None) if type(expr.value) in (int, float, complex, bool) else None
         if isinstance(expr, ast.Lambda):
-            return Passed(expr, "a function")
+            return (expr, "a function")
         if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Call):
-            if (qualname(expr.value.func, self.scope) or "") in _DEVICE_LISTS:
-                return Passed(expr, "a jax.Device")
-            return None
+            listed = qualname(expr.value.func, self.scope) in _DEVICE_LISTS
+            return (expr, "a jax.Device") if listed else None
         if not isinstance(expr, ast.Call):
             return None
         callee = qualname(expr.func, self.scope)
         if callee in _OPAQUE_RESULTS:
-            return Passed(expr, _OPAQUE_RESULTS[callee])
+            return (expr, _OPAQUE_RESULTS[callee])
         if callee in _SEQUENCES and expr.args and isinstance(expr.args[0], (ast.List, ast.Tuple)):
             for layer in expr.args[0].elts:
                 inner = self._what(layer, where) if isinstance(layer, ast.Call) else None
-                if inner is not None and inner.untraceable is not None:
-                    return Passed(expr, f"an Equinox Sequential holding {inner.untraceable}")
+                if inner is not None and inner[1] is not None:
+                    return expr, f"an Equinox Sequential holding {inner[1]}"
             return None
         if callee is not None and callee.startswith("jax.numpy."):
-            return Passed(expr, None)
-        if isinstance(expr.func, ast.Name):
-            binding = only(self.scope, expr.func.id)
-            if isinstance(binding, DefinedClass) and self.plain(binding.node, binding.body.parent):
-                what = f"an instance of {expr.func.id}, a class of this module that is not a pytree"
-                return Passed(expr, what)
-            if isinstance(binding, DefinedClass) and linen_class(binding):
-                what = f"an instance of {expr.func.id}, a flax Linen Module (not a pytree)"
-                return Passed(expr, what)
+            return (expr, None)
+        binding = single(expr.func, self.scope)
+        if not isinstance(binding, DefinedClass):
+            return None
+        if self.plain(binding.node, binding.body.parent):
+            return (expr, f"an instance of {binding.node.name}, {_PLAIN}")
+        if linen_class(binding):
+            what = f"an instance of {binding.node.name}, a flax Linen Module (not a pytree)"
+            return (expr, what)
         return None
 
 
+_PLAIN = "a class of this module that is not a pytree"
 #: Annotations of values JAX traces as scalars; arrays are the table's.
 SCALARS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
 _ARRAY_FAMILIES = (ARRAY_PACKAGE + ".",)
@@ -340,10 +325,10 @@ def type_name(ann: ast.expr, scope: Scope) -> str | None:
     return named(ann.value if isinstance(ann, ast.Subscript) else ann, scope)
 
 
-def scalar_or_array(ann: ast.expr, scope: Scope) -> bool:
+def scalar_or_array(ann: ast.expr | None, scope: Scope) -> bool:
     """Is a value annotated so a scalar or an array (traced: a tracer)?"""
-    name = type_name(ann, scope)
-    if name is None:
+    name = None if ann is None else type_name(ann, scope)
+    if ann is None or name is None:
         return False
     if isinstance(ann, ast.Subscript):
         return name.startswith(_ARRAY_FAMILIES)
@@ -513,27 +498,25 @@ def untraceable(func: Function, scope: Scope, p: Param, sites: Sites) -> str | N
     ann = unquoted(p.node.annotation)
     if ann is None:
         owner = _self_of(func, scope, p, sites)
-        if owner is None or scope.parent is None or not sites.plain(owner, scope.parent):
+        if owner is None or not sites.plain(owner, scope.parent):
             return None  # else self of a method of a plain class, the most common jit mistake
-        return f"an instance of {owner.name} as self, a class of this module that is not a pytree"
+        return f"an instance of {owner.name} as self, {_PLAIN}"
     name = type_name(ann, scope)
     if name in _NEVER_TRACED:
         return _NEVER_TRACED[name]
-    if not isinstance(ann, ast.Name):
-        return None
-    binding = only(scope, ann.id)
+    binding = single(ann, scope)  # a class of the module, by its name
     if not isinstance(binding, DefinedClass):
         return None
-    bases = {qualname(b, scope) for b in binding.node.bases}
+    bases, shown = {qualname(b, scope) for b in binding.node.bases}, binding.node.name
     if bases & _ENUMS:
-        return f"a member of the enum {ann.id}"
+        return f"a member of the enum {shown}"
     if _NAMEDTUPLE in bases and any(
         isinstance(stmt, ast.AnnAssign) and type_name(stmt.annotation, binding.body) in _CALLABLES
         for stmt in binding.node.body
     ):
-        return f"a NamedTuple holding functions ({ann.id})"
+        return f"a NamedTuple holding functions ({shown})"
     if sites.plain(binding.node, binding.body.parent):
-        return f"an instance of {ann.id}, a class of this module that is not a pytree"
+        return f"an instance of {shown}, {_PLAIN}"
     return None
 
 
@@ -541,6 +524,6 @@ def _self_of(func: Function, scope: Scope, p: Param, sites: Sites) -> ast.ClassD
     """The class whose instance the parameter is, as ``self`` of an instance method."""
     owner = sites.owners.get(id(func))
     positional = [*func.args.posonlyargs, *func.args.args]
-    if owner is None or not positional or positional[0] is not p.node:
+    if owner is None or scope.parent is None or not positional or positional[0] is not p.node:
         return None
     return owner if method_kind(func, scope) == "instance" else None

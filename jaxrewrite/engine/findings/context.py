@@ -62,13 +62,10 @@ class Context:
             sig, _ = walk.signatures.get(id(func), (None, None))
             if sig is None or not sig.has_markers:
                 continue
-            unknown = next(
-                (
-                    d
-                    for d in func.decorator_list
-                    if classify(d, scope) is None and looks_like_transform_decorator(d)
-                ),
-                None,
+            unknown = (
+                d
+                for d in func.decorator_list
+                if classify(d, scope) is None and looks_like_transform_decorator(d)
             )
             found.append(
                 MarkedDef(
@@ -77,7 +74,7 @@ class Context:
                     tuple(p for p in sig.params if p.markers),
                     id(func) in walk.applied,
                     is_overload(func, scope),
-                    unknown if unknown is not None else walk.unknown_calls.get(id(func)),
+                    next(unknown, walk.unknown_calls.get(id(func))),
                     id(func) in walk.refused_defs,
                 )
             )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from jaxrewrite.engine.read.nodes import child_nodes, walk
 from jaxrewrite.engine.read.resolve import qualname
-from jaxrewrite.engine.read.scopes import Binding, Scope
+from jaxrewrite.engine.read.scopes import Scope
 from jaxrewrite.engine.rulebook.table import TRACED_AGAIN
 
 ARRAY = "array"
@@ -116,12 +116,6 @@ def named(expr: ast.expr, scope: Scope) -> str | None:
     return found
 
 
-def only(scope: Scope, name: str) -> Binding | None:
-    """The one binding of ``name`` in view, if it has exactly one."""
-    found = scope.lookup(name)
-    return found[0][0] if found is not None and len(found[0]) == 1 else None
-
-
 def meet(a: State, b: State) -> State:
     if a == TOP:
         return b
@@ -157,27 +151,21 @@ class Flow:
         staged: bool,
     ):
         self.resolve, self.returns, self.plain, self.staged = resolve, returns, plain, staged
-        self.names: dict[str, State] = {name: TOP for name in sources}
-        self.names.update(seeds)
+        self.names: dict[str, State] = {**dict.fromkeys(sources, TOP), **seeds}
         for _ in range(8):
             changed = False
             for name, found in sources.items():
                 state: State = seeds.get(name, TOP)
                 for how, expr in found:
-                    state = meet(state, self._source(how, expr))
+                    got = None if expr is None else self.state(expr)
+                    if how == "iter":  # a tracer's items are tracers; a container's, anything
+                        got = ARRAY if got == ARRAY else None
+                    state = meet(state, whole(got) if how == "part" else got)
                 if state != self.names[name]:
                     self.names[name], changed = state, True
             if not changed:
                 break
         self.names = {k: (None if v == TOP else v) for k, v in self.names.items()}
-
-    def _source(self, how: str, expr: ast.expr | None) -> State:
-        if expr is None:
-            return None
-        state = self.state(expr)
-        if how == "iter":  # a tracer's items are tracers; a container's, anything
-            return ARRAY if state == ARRAY else None
-        return whole(state) if how == "part" else state
 
     def traced(self, expr: ast.expr) -> bool:
         state = self.state(expr)

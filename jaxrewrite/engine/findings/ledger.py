@@ -61,8 +61,6 @@ class _Site:
     marks: frozenset[Mark]
     #: JR009's variant and fields.
     said: tuple[str, dict[str, str]] | None = None
-    #: An ALIAS's value's id, as ``aliases`` holds it.
-    value: int | None = None
     #: A PARAMETER whose marks the signature reader found (the outermost annotation).
     outermost: bool = False
 
@@ -82,7 +80,6 @@ class _Collector:
         self.exports = None if ctx.at_import or ctx.imports is None else Exports(ctx.imports, judge)
         self.tree = ctx.tree
         self.statements = scopes.statements
-        self._called: set[str] | None = None
 
     def site(
         self,
@@ -101,8 +98,7 @@ class _Collector:
             else frozenset()
         )
         if marks:
-            value = id(expr) if kind is EntryKind.ALIAS else None
-            self.sites.append(_Site(kind, name, node, owner, aliases, marks, None, value))
+            self.sites.append(_Site(kind, name, node, owner, aliases, marks))
         return marks
 
     def body(
@@ -116,11 +112,12 @@ class _Collector:
             elif isinstance(stmt, ast.AnnAssign):
                 self.annotated(stmt, scope, in_class)
             elif isinstance(stmt, ast.Assign):
-                self.assigned(stmt, stmt.value, scope)
-            elif type(stmt).__name__ == "TypeAlias":  # Python 3.12 ``type X = ...``
-                alias: Any = stmt  # ast.TypeAlias exists from Python 3.12 on only
-                label = alias.name.id
-                self.site(EntryKind.ALIAS, label, stmt, None, alias.value, scope.annotating(stmt))
+                self.assigned(stmt, scope)
+            elif type(stmt).__name__ == "TypeAlias":  # ``type X = ...``, from Python 3.12 on
+                alias: Any = stmt
+                self.site(
+                    EntryKind.ALIAS, alias.name.id, stmt, None, alias.value, scope.annotating(stmt)
+                )
             else:
                 for block, _ in blocks(stmt):
                     self.body(block, scope, in_class)
@@ -157,12 +154,10 @@ class _Collector:
             self.site(EntryKind.FIELD, name, stmt, in_class, stmt.annotation, scope)
         else:
             self.site(EntryKind.VARIABLE, target, stmt, None, stmt.annotation, scope)
-            self.assigned(stmt, stmt.value, scope)
+            self.assigned(stmt, scope)
 
-    def assigned(
-        self, stmt: ast.Assign | ast.AnnAssign, value: ast.expr | None, scope: Scope
-    ) -> None:
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    def assigned(self, stmt: ast.Assign | ast.AnnAssign, scope: Scope) -> None:
+        value, targets = stmt.value, stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         name = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
         if isinstance(value, ast.Call) and is_container_call(value, scope):
             # ``TypedDict("C", {"n": Static[int]})``, ``NamedTuple("C", [("n", Static[int])])``
@@ -172,34 +167,34 @@ class _Collector:
         elif name is not None and value is not None:
             self.site(EntryKind.ALIAS, name, stmt, None, value, scope)
 
-    # -- imported names -----------------------------------------------------------------------
-
     @functools.cached_property
     def origins(self) -> Origins:
         return origins(self.tree)
+
+    @functools.cached_property
+    def called(self) -> set[str]:
+        """The names a call of a transform of the table is handed first."""
+        return {
+            call.args[0].id
+            for _, _, stmt, scope, _ in self.statements
+            for expr in own_expressions(stmt)
+            for call in ast.walk(expr)
+            if isinstance(call, ast.Call)
+            and call.args
+            and isinstance(call.args[0], ast.Name)
+            and classify(call.func, scope) is not None
+        }
 
     def transformed(self, func: Function) -> bool:
         """A transform of the table is applied to ``func`` (the walk's record, or where the walk
         stopped early, a decorator or a call naming it)."""
         if id(func) in self.walk.applied:
             return True
-        if self._called is None:
-            self._called = set()
-            for _, _, stmt, scope, _ in self.statements:
-                for expr in own_expressions(stmt):
-                    for call in ast.walk(expr):
-                        if (
-                            isinstance(call, ast.Call)
-                            and call.args
-                            and isinstance(call.args[0], ast.Name)
-                            and classify(call.func, scope) is not None
-                        ):
-                            self._called.add(call.args[0].id)
         found = self.def_scopes.get(id(func))
         decorated = found is not None and any(
             classify(d, found) is not None for d in func.decorator_list
         )
-        return decorated or func.name in self._called
+        return decorated or func.name in self.called
 
     def imported(
         self, arg: ast.arg, ann: ast.expr, scope: Scope, label: str, func: Function
@@ -211,13 +206,11 @@ class _Collector:
         memo: Memo = {}
         for spelled, at in positions(ann, scope):
             base, path = attributes(spelled)
-            found = (
-                [None]
-                if base is None
-                else reaches(base, scope, None, self.origins, memo, peeled=False)
-            )
+            if base is None:
+                continue
             # One import on every path, bound to it (not a call's result): JR009 says only what
             # is certain.
+            found = reaches(base, scope, None, self.origins, memo, peeled=False)
             reach = found[0] if len(found) == 1 else None
             named = found_name(reach, path)
             if reach is not None and named is not None:
@@ -240,22 +233,14 @@ class _Collector:
             )
 
 
-# -- the states -------------------------------------------------------------------------------
-
-
 def _region(node: ast.AST) -> set[int]:
     """The ids of the nodes whose findings speak for a site's markers: a def's header, not its
     body; any other site whole."""
-    found = {id(node)}
-    todo: list[ast.AST] = [node]
+    parts: list[ast.AST] = [node]
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        todo = [*node.decorator_list, node.args, *getattr(node, "type_params", [])]
-        todo += [node.returns] if node.returns else []
-    while todo:
-        part = todo.pop()
-        found.add(id(part))
-        todo.extend(ast.iter_child_nodes(part))
-    return found
+        parts = [*node.decorator_list, node.args, *getattr(node, "type_params", [])]
+        parts += [node.returns] if node.returns else []
+    return {id(node)} | {id(n) for part in parts for n in ast.walk(part)}
 
 
 def _about(findings: list[Diagnostic], region: set[int]) -> Diagnostic | None:
@@ -267,8 +252,7 @@ def build(ctx: Context, nothing: Rule) -> None:
     """Fill ``result.ledger``, adding JR008/JR009 findings for what nothing else accounts for (at
     import, no entry for names imported from other modules: JR009 is ``check``'s). ``nothing``:
     JR008's record, handed by its rule (``checks/marker_does_nothing.py``)."""
-    result, scopes, walk = ctx.result, ctx.scopes, ctx.walk
-    src = result.source
+    result, scopes, walk, src = ctx.result, ctx.scopes, ctx.walk, ctx.src
     collector = _Collector(ctx)
     collector.body(ctx.tree.body, scopes.module)
     if any(site.kind is EntryKind.ALIAS for site in collector.sites):
@@ -282,8 +266,8 @@ def build(ctx: Context, nothing: Rule) -> None:
     errors = [d for d in diagnostics if d.is_error]
     # The refusals, and the other findings but JR005's (about the header, no marker).
     findings = [d for d in diagnostics if not d.is_error and d.code != unknown_directive.RULE.code]
-    applied, formed = _applied(result, walk, scopes), _field_form_fields(scopes)
-    refused_by_call = _refused_by_calls(walk, scopes, errors)
+    applied, formed = _applied(result, walk, collector.def_scopes), _field_form_fields(scopes)
+    refused = {**walk.refused_defs, **_refused_by_calls(walk, scopes, errors)}
 
     def settle(site: _Site) -> tuple[State, str | None]:
         node, owner, kind = site.node, site.owner, site.kind
@@ -293,10 +277,8 @@ def build(ctx: Context, nothing: Rule) -> None:
         error = _about(errors, region)
         if error is not None:
             return State.REFUSED, error.code
-        if id(owner) in refused_by_call:
-            return State.REFUSED, refused_by_call[id(owner)]
-        if owner is not None and id(owner) in walk.refused_defs:
-            return State.REFUSED, walk.refused_defs[id(owner)]
+        if id(owner) in refused:
+            return State.REFUSED, refused[id(owner)]
         if pragma is not None and kind is not EntryKind.ALIAS:
             return State.REPORTED, pragma.code
         if id(node) in formed and Mark.STATIC in site.marks:
@@ -329,7 +311,9 @@ def build(ctx: Context, nothing: Rule) -> None:
             and entry.state is State.REPORTED
             and entry.code == nothing.code
         ):
-            users = [e for s, e in entries if site.value in s.aliases and s is not site]
+            # An alias's node is its statement: the value its users read through is its value.
+            value = id(site.node.value)  # type: ignore[attr-defined]
+            users = [e for s, e in entries if value in s.aliases and s is not site]
             best = next((u for state in State for u in users if u.state is state), None)
             if best is not None:
                 entry = dataclasses.replace(entry, state=best.state, code=best.code)
@@ -341,10 +325,9 @@ def build(ctx: Context, nothing: Rule) -> None:
     result.diagnostics.sort(key=lambda d: (d.line, d.col))
 
 
-def _applied(result: Analysis, walk: Walked, scopes: ScopeTree) -> set[int]:
+def _applied(result: Analysis, walk: Walked, where: dict[int, Scope]) -> set[int]:
     """Nodes of the parameters and fields some use, registration or field edit reads."""
-    applied: set[int] = set()
-    where = {id(func): scope for func, scope in scopes.defs}
+    applied = {id(used.stmt) for used in result.fields}
     for use in result.uses:
         read = [p for p in use.signature.params if p.markers & use.transform.markers]
         applied.update(id(p.node) for p in read)
@@ -369,8 +352,6 @@ def _applied(result: Analysis, walk: Walked, scopes: ScopeTree) -> set[int]:
             for f in (info.fields if info is not None else ())
             if Mark.STATIC in f.markers
         )
-    for used in result.fields:
-        applied.add(id(used.stmt))
     return applied
 
 

@@ -20,11 +20,11 @@ from jaxrewrite.engine.findings.flow import (
     Tree,
     meet,
     named,
-    only,
 )
 from jaxrewrite.engine.findings.flow import sources as read_sources
 from jaxrewrite.engine.read.nodes import bindings, child_nodes, own_nodes, walk
-from jaxrewrite.engine.read.resolve import qualname
+from jaxrewrite.engine.read.othermodules import attributes
+from jaxrewrite.engine.read.resolve import qualname, single
 from jaxrewrite.engine.read.scopes import Assigned, Defined, DefinedClass, Scope
 from jaxrewrite.engine.rulebook import concrete_table
 from jaxrewrite.engine.rulebook.table import INNER_OWN_TRACE, INNER_PASS_THROUGH, LAX_BODIES
@@ -98,10 +98,8 @@ class Body:
 
     def resolve(self, expr: ast.expr) -> str | None:
         """What a name in the body denotes, when no local binding can hide it."""
-        head = expr
-        while isinstance(head, ast.Attribute):
-            head = head.value
-        if not isinstance(head, ast.Name) or head.id in self.stored or head.id in self.params:
+        head = attributes(expr)[0]
+        if head is None or head in self.stored or head in self.params:
             return None
         return named(expr, self.scope)
 
@@ -123,10 +121,7 @@ class Body:
 
     def uses(self, flow: Flow) -> Iterator[Sink]:
         """Each place the body needs a traced value of ``flow`` as a Python value, in order."""
-        for node in self.sure:
-            found = self._use(node, flow)
-            if found is not None:
-                yield found
+        yield from (found for node in self.sure if (found := self._use(node, flow)) is not None)
 
     def _use(self, node: ast.AST | Truth, flow: Flow) -> Sink | None:
         if isinstance(node, tuple):
@@ -158,16 +153,13 @@ class Body:
                 return node, error, f"{ast.unparse(node.func)}() needs it as a Python number"
             return None
         if callee in _NUMPY_ARRAYS and node.args:
-            parts, leaves = [node.args[0]], []
-            while parts:  # the entries of nested list literals, each asked for its value
-                part = parts.pop()
+            parts = [node.args[0]]
+            for part in parts:  # the entries of nested list literals, each asked for its value
                 if isinstance(part, (ast.List, ast.Tuple)):
                     parts.extend(part.elts)
-                else:
-                    leaves.append(part)
-            if any(flow.state(e) == ARRAY for e in leaves):
-                how = f"{ast.unparse(node.func)}() asks it for a NumPy array"
-                return node, ARRAY_CONVERSION, how
+                elif flow.state(part) == ARRAY:
+                    how = f"{ast.unparse(node.func)}() asks it for a NumPy array"
+                    return node, ARRAY_CONVERSION, how
             return None
         if callee == _ARANGE:
             if any(flow.traced(a) for a in args):
@@ -203,7 +195,7 @@ class Body:
                     return None
                 expr = values[0]
             else:
-                binding = only(self.scope, expr.id)
+                binding = single(expr, self.scope)
                 if not isinstance(binding, Assigned):
                     return None
                 expr = binding.value
@@ -229,18 +221,18 @@ class Body:
             or any(kw.arg is None or kw.arg == "method" for kw in call.keywords)
         ):
             return None
-        instance = only(self.scope, func.value.id)
+        instance = single(func.value, self.scope)
         if not isinstance(instance, Assigned) or not isinstance(instance.value, ast.Call):
             return None
         made = instance.value.func
-        cls = only(instance.scope, made.id) if isinstance(made, ast.Name) else None
+        cls = single(made, instance.scope)
         if not isinstance(cls, DefinedClass) or not linen_class(cls):
             return None
         target = next(
             (s for s in cls.node.body if isinstance(s, DEFS) and s.name == "__call__"), None
         )
         scope = self.defs.get(id(target))
-        if target is None or scope is None:
+        if target is None or scope is None:  # no ``__call__``, or none the module defines
             return None
         keywords = [kw for kw in call.keywords if kw.arg not in _APPLY_OWN]
         seeds = _seeds(target, call.args[1:], keywords, flow, offset=1)
@@ -293,9 +285,9 @@ class Body:
         if member is not None or isinstance(call, ast.Attribute):
             return [] if member is None else [member]
         out: list[tuple[Body, dict[str, State]]] = []
-        for run, args, keywords in runs(call, self.resolve, self._inner):
+        for run, args in self._runs(call):
             scope = self.defs.get(id(run))
-            passed = {} if args is None else _seeds(run, args, keywords, flow)
+            passed = {} if args is None else _seeds(run, args, call.keywords, flow)
             if scope is None or passed is None:
                 continue
             body = self._body(run, scope)
@@ -311,7 +303,7 @@ class Body:
             or func.id in self.stored
         ):
             return out
-        binding = only(self.scope, func.id)
+        binding = single(func, self.scope)
         target = binding.node if isinstance(binding, Defined) else None
         scope = self.defs.get(id(target))
         if target is None or scope is None or target.decorator_list or target is self.func:
@@ -321,20 +313,43 @@ class Body:
             out.append((self._body(target, scope), seeds))
         return out
 
+    def _runs(self, call: ast.Call) -> Iterator[tuple[Function, list[ast.expr] | None]]:
+        """The inner functions ``call`` runs while the def around it is traced, with the arguments
+        its parameters take (None: its own transform traces them; only the closure is followed)."""
+        func, inner = call.func, self._inner
+        if isinstance(func, ast.Name) and func.id in inner:
+            target = inner[func.id]
+            kinds = {self._kind(d) for d in target.decorator_list}
+            if kinds <= {"pass", "own"}:
+                yield target, call.args if kinds <= {"pass"} else None
+            return
+        if isinstance(func, ast.Call) and func.args and isinstance(func.args[0], ast.Name):
+            wrapped, kind = inner.get(func.args[0].id), self._kind(func.func)
+            if wrapped is not None and not wrapped.decorator_list and kind is not None:
+                yield wrapped, call.args if kind == "pass" else None
+            return
+        for position in LAX_BODIES.get(self.resolve(func) or "", ()):
+            argument = call.args[position] if position < len(call.args) else None
+            body = inner.get(argument.id) if isinstance(argument, ast.Name) else None
+            if body is not None and not body.decorator_list:
+                yield body, None
+
+    def _kind(self, expr: ast.expr) -> str | None:
+        """``pass``: a transform that passes the call's own arguments through; ``own``: one that
+        traces it with arguments of its own."""
+        name = self.resolve(expr) or ""
+        return "pass" if name in INNER_PASS_THROUGH else "own" if name in INNER_OWN_TRACE else None
+
     @cached_property
     def _inner(self) -> dict[str, Function]:
         """The defs of the body (not nested in another) whose name is bound nowhere else in it."""
-        out: dict[str, Function] = {}
-        stack: list[ast.AST] = list(self.func.body)
-        while stack:
-            node = stack.pop()
-            if isinstance(node, DEFS):
-                if len(self.sources.get(node.name, ())) == 1 and node.name not in self.params:
-                    out[node.name] = node
-                continue
-            if not isinstance(node, (ast.ClassDef, ast.Lambda)):
-                stack.extend(child_nodes(node))
-        return out
+        return {
+            node.name: node
+            for node in own_nodes(self.func.body)
+            if isinstance(node, DEFS)
+            and len(self.sources.get(node.name, ())) == 1
+            and node.name not in self.params
+        }
 
     def _body(self, func: Function, scope: Scope) -> Body:
         if id(func) not in self._bodies:
@@ -416,13 +431,13 @@ def statements(body: list[ast.stmt], out: list[ast.AST | Truth], resolve: Resolv
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         if isinstance(stmt, (ast.If, ast.While, ast.Assert)):
-            out.extend(expressions(stmt.test, resolve))
+            out.extend(expressions(stmt.test))
             out.append((stmt.test, f"'{_TESTS[type(stmt)]}' on it"))
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
-            out.extend(expressions(stmt.iter, resolve))
+            out.extend(expressions(stmt.iter))
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             for item in stmt.items:
-                out.extend(expressions(item.context_expr, resolve))
+                out.extend(expressions(item.context_expr))
             # Another context manager may swallow what its body raises.
             if not all(_jax_context(item.context_expr, resolve) for item in stmt.items):
                 return False
@@ -431,9 +446,9 @@ def statements(body: list[ast.stmt], out: list[ast.AST | Truth], resolve: Resolv
         elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
             return False  # a handler may catch the error JAX raises
         elif isinstance(stmt, ast.Match):
-            out.extend(expressions(stmt.subject, resolve))
+            out.extend(expressions(stmt.subject))
         else:
-            out.extend(expressions(stmt, resolve))
+            out.extend(expressions(stmt))
         if isinstance(stmt, _MAY_LEAVE) and any(isinstance(n, _LEAVING) for n in own_nodes([stmt])):
             return False  # the rest of the block may not run
     return True
@@ -446,7 +461,7 @@ def _jax_context(expr: ast.expr, resolve: Resolve) -> bool:
     return name.startswith("jax.") and name.rpartition(".")[2] not in _CONCRETE_CONTEXTS
 
 
-def expressions(root: ast.AST, resolve: Resolve) -> list[ast.AST | Truth]:
+def expressions(root: ast.AST) -> list[ast.AST | Truth]:
     """The sub-expressions of ``root`` evaluated whenever it is."""
     out: list[ast.AST | Truth] = []
     stack: list[ast.AST] = [root]
@@ -475,40 +490,6 @@ def expressions(root: ast.AST, resolve: Resolve) -> list[ast.AST | Truth]:
             out.append((first, "a chained comparison on it"))
         stack.extend(reversed(child_nodes(node)))
     return out
-
-
-def runs(
-    call: ast.Call, resolve: Resolve, inner: dict[str, Function]
-) -> Iterator[tuple[Function, list[ast.expr] | None, list[ast.keyword]]]:
-    """The inner functions ``call`` runs while the def around it is traced, with the arguments
-    its parameters take (None: its own transform traces them; only the closure is followed)."""
-    func = call.func
-    if isinstance(func, ast.Name) and func.id in inner:
-        target = inner[func.id]
-        kinds = {_kind(d, resolve) for d in target.decorator_list}
-        if kinds <= {"pass"}:
-            yield target, call.args, call.keywords
-        elif kinds <= {"pass", "own"}:
-            yield target, None, call.keywords
-        return
-    if isinstance(func, ast.Call) and func.args and isinstance(func.args[0], ast.Name):
-        wrapped = inner.get(func.args[0].id)
-        kind = _kind(func.func, resolve)
-        if wrapped is not None and not wrapped.decorator_list and kind is not None:
-            yield wrapped, call.args if kind == "pass" else None, call.keywords
-        return
-    for position in LAX_BODIES.get(resolve(func) or "", ()):
-        argument = call.args[position] if position < len(call.args) else None
-        body = inner.get(argument.id) if isinstance(argument, ast.Name) else None
-        if body is not None and not body.decorator_list:
-            yield body, None, call.keywords
-
-
-def _kind(expr: ast.expr, resolve: Resolve) -> str | None:
-    """``pass``: a transform that passes the call's own arguments through; ``own``: one that
-    traces it with arguments of its own."""
-    name = resolve(expr) or ""
-    return "pass" if name in INNER_PASS_THROUGH else "own" if name in INNER_OWN_TRACE else None
 
 
 BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})

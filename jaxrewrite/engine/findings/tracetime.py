@@ -31,7 +31,8 @@ from jaxrewrite.engine.findings.traced_body import NOT_JAX, Body, concrete_argum
 from jaxrewrite.engine.read.filters import Filters
 from jaxrewrite.engine.read.handwritten import Refused
 from jaxrewrite.engine.read.lexer import code_mentions
-from jaxrewrite.engine.read.nodes import bindings, own_nodes, parameter_names
+from jaxrewrite.engine.read.nodes import bindings, name_assigned, own_nodes, parameter_names
+from jaxrewrite.engine.read.othermodules import attributes
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
@@ -47,6 +48,8 @@ if TYPE_CHECKING:
     from jaxrewrite.engine.walk.walker import Walked
 
 CODE = TRACED.code
+#: A finding's node, JAX's error and how the body needs the value (``traced_body.Sink``).
+Said = tuple[ast.AST, str, str]
 
 #: What a finding on a value jit stages from Python values says to do.
 _STAGED_FIX = (
@@ -60,9 +63,9 @@ class Traced:
     """A parameter one use of a transform traces."""
 
     param: Param
-    use_node: ast.expr
-    transform: Transform
-    passed: tuple[Passed, ...] = ()
+    use: Use
+    #: What the visible calls pass it.
+    passed: tuple[Passed, ...]
 
 
 #: Every transform use, marked or not, with the text searches that only skip work that cannot
@@ -95,47 +98,47 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) ->
     """The trace-time analysis as a pass of ``analyze``: JR006 findings, and the parameters whose
     finding making them static fixes (``must_be_static``; not a field of a pytree argument)."""
     src, defs = result.source, {id(func): scope for func, scope in scopes.defs}
-    by_def: dict[int, tuple[Function, list[Traced]]] = {}
-    staging: dict[int, tuple[ast.expr, Transform]] = {}
+    by_def: dict[Function, dict[str, Traced]] = {}  # the first use that traces a name says it
+    staging: dict[int, Use] = {}  # the first use of jit and kin, which stage calls
     sites: Sites | None = None
     for use in result.uses:
         func, transform = use.target, use.transform
-        if id(func) not in defs or not (transform.abstract or transform.spec is SpecKind.DIFF):
-            continue
-        if not _signature_seen(use, func, defs[id(func)]):
-            continue  # a decorator it cannot name hides the def's own signature
-        traced = traced_params(use, src) if transform.abstract else _differentiated(use)
+        traced = _traced_params(use, defs.get(id(func)), src)
         if traced is None:
             continue
         sites = sites or Sites(tree, scopes.module)
         decorated = use.kind is UseKind.DECORATOR
         axes = transform.spec is SpecKind.AXES
         passed = {} if axes else sites.passed(use.node, func, decorated, defs[id(func)])
-        if transform.abstract and not axes:  # jit and kin stage calls
-            staging.setdefault(id(func), (use.node, transform))
-        _, seen = by_def.setdefault(id(func), (func, []))
-        names = {t.param.name for t in seen}
-        seen.extend(
-            Traced(p, use.node, transform, tuple(passed.get(p.name, ())))
-            for p in traced
-            if p.name not in names
-        )
+        if transform.abstract and not axes:
+            staging.setdefault(id(func), use)
+        seen = by_def.setdefault(func, {})
+        for p in traced:
+            seen.setdefault(p.name, Traced(p, use, tuple(passed.get(p.name, ()))))
     marker_fix = "jaxrewrite" in src.text and uses_jaxrewrite(tree, result.header.enabled)
-    for key, (func, traced_list) in by_def.items():
+    for func, by_name in by_def.items():
         assert sites is not None
-        body = Body(func, defs[key], defs)
-        arrays = _arrays(body, traced_list)
+        body = Body(func, defs[id(func)], defs)
+        # The traced parameters surely arrays (by what visible calls pass, or their annotation).
+        arrays = {
+            t.param.name
+            for t in by_name.values()
+            if t.param.name not in body.stored
+            and (
+                (t.passed and all(what is None for _, what in t.passed))
+                or scalar_or_array(unquoted(t.param.node.annotation), body.scope)
+            )
+        }
         located: set[tuple[int, int]] = set()
-        for t in traced_list:
-            plain = arrays - {t.param.name}
+        for t in by_name.values():
+            plain = frozenset(arrays - {t.param.name})
             for d, fixable in _param_findings(body, t, sites, src, marker_fix, plain):
                 located.add((d.line, d.col))
                 result.diagnostics.append(d)
                 if fixable:
                     result.must_be_static.append((func, t.param.name))
-        if key in staging:
-            use_node, transform = staging[key]
-            result.diagnostics.extend(_staged_findings(body, use_node, transform, src, located))
+        if id(func) in staging:
+            result.diagnostics.extend(_staged_findings(body, staging[id(func)], src, located))
     result.diagnostics.extend(library_findings(tree, scopes, src))
 
 
@@ -147,44 +150,36 @@ def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
     return enabled or any(name.split(".")[0] == "jaxrewrite" for name in names)
 
 
-def _arrays(body: Body, traced: list[Traced]) -> frozenset[str]:
-    """The traced parameters that are surely arrays (by what visible calls pass, or their
-    annotation), never rebound."""
-    out = set()
-    for t in traced:
-        passed = [p.untraceable is None for p in t.passed]
-        ann = unquoted(t.param.node.annotation)
-        surely = (passed and all(passed)) or (ann is not None and scalar_or_array(ann, body.scope))
-        if surely and t.param.name not in body.stored:
-            out.add(t.param.name)
-    return frozenset(out)
-
-
 def _param_findings(
     body: Body, t: Traced, sites: Sites, src: Source, marker_fix: bool, plain: frozenset[str]
 ) -> Iterator[tuple[Diagnostic, bool]]:
     """Each finding on one traced parameter, with whether making the parameter static fixes it
     (not a field of a traced pytree)."""
-    p, func = t.param, body.func
-    default = has_default(func, p)
-    passed = " (when a call passes it)" if default else ""
+    p, func, args = t.param, body.func, body.func.args
+    if p.kind is Kind.KEYWORD_ONLY:
+        default = args.kw_defaults[args.kwonlyargs.index(p.node)] is not None
+    else:
+        positional = [*args.posonlyargs, *args.args]
+        default = positional.index(p.node) >= len(positional) - len(args.defaults)
 
-    def say(node: ast.AST, how: str, error: str = NOT_JAX, fix: str = "") -> Diagnostic:
-        fix = fix or fix_text(p, t.transform, marker_fix)
-        return report(src, node, t.use_node, p.name, t.transform.name, how, error, fix, passed)
+    def say(sink: Said, fix: str = "") -> Diagnostic:
+        fix = fix or fix_text(p, t.use.transform, marker_fix)
+        passed = " (when a call passes it)" if default else ""
+        return report(src, t.use.node, t.use.transform.name, sink, p.name, fix, passed)
 
     what = untraceable(func, body.scope, p, sites)
     if what is not None:
-        yield say(p.node.annotation or p.node, f"{func.name!r} takes {what} as {p.name!r}"), True
+        how = f"{func.name!r} takes {what} as {p.name!r}"
+        yield say((p.node.annotation or p.node, NOT_JAX, how)), True
         return
-    for given in t.passed:
-        if given.untraceable is not None:
-            how = f"a call (line {given.expr.lineno}) passes {given.untraceable} as {p.name!r}"
-            yield say(given.expr, how), True
+    for expr, passed in t.passed:
+        if passed is not None:
+            how = f"a call (line {expr.lineno}) passes {passed} as {p.name!r}"
+            yield say((expr, NOT_JAX, how)), True
             return
-    if not t.transform.abstract:
+    if not t.use.transform.abstract:
         return  # differentiated: its tracers are concrete, so only an untraceable type fails
-    numbers = any(given.untraceable is None for given in t.passed)
+    numbers = any(passed is None for _, passed in t.passed)
     if default and not numbers:
         return  # a default is a Python value, and no call in view passes the parameter
     seed = ARRAY if numbers else param_state(func, body.scope, src, p, sites)
@@ -192,65 +187,64 @@ def _param_findings(
         return  # a container or another type: its structure may be all the body needs
     flow = body.flow({p.name: seed or TREE}, plain)
     seen: set[tuple[int, int]] = set()
-    for where, error, how in body.uses(flow):
+    for sink in body.uses(flow):
+        where = sink[0]
         if (where.lineno, where.col_offset) in seen:
             continue
         seen.add((where.lineno, where.col_offset))
         if isinstance(seed, Tree):
-            yield say(where, how, error, field_fix(where, flow, seed, marker_fix)), False
+            yield say(sink, field_fix(where, flow, seed, marker_fix)), False
         else:
-            yield say(where, how, error), True
+            yield say(sink), True
 
 
 def _staged_findings(
-    body: Body, use_node: ast.expr, t: Transform, src: Source, seen: set[tuple[int, int]]
+    body: Body, use: Use, src: Source, seen: set[tuple[int, int]]
 ) -> Iterator[Diagnostic]:
     """JR006 on a value jit stages from Python values (``jnp.minimum(n, m)`` before
     ``jnp.arange``): under jit every jnp/lax call is a tracer. A location in ``seen`` (a
     parameter's finding) is left to it."""
     flow = body.flow({}, staged=True)
-    for where, error, how in body.uses(flow):
-        names = [
-            n.id for n in ast.walk(where) if isinstance(n, ast.Name) and flow.state(n) == ARRAY
-        ]
-        name = names[0] if names else "a jnp value"
-        diagnostic = report(src, where, use_node, name, t.name, how, error, _STAGED_FIX)
+    for sink in body.uses(flow):
+        names = (n.id for n in ast.walk(sink[0]) if isinstance(n, ast.Name))
+        name = next((n for n in names if flow.names.get(n) == ARRAY), "a jnp value")
+        diagnostic = report(src, use.node, use.transform.name, sink, name, _STAGED_FIX)
         if (diagnostic.line, diagnostic.col) not in seen:
             seen.add((diagnostic.line, diagnostic.col))
             yield diagnostic
 
 
-def _signature_seen(use: Use, func: Function, scope: Scope) -> bool:
-    """Does the transform see the def's own signature? Not through a decorator it cannot name."""
+def _traced_params(use: Use, scope: Scope | None, src: Source) -> list[Param] | None:
+    """The parameters a use of an abstract or differentiating transform on a def of the module
+    traces; None where nothing is said: a decorator it cannot name hides the def's own signature,
+    or its spec cannot be read (grad and its kin: read in the default form only)."""
+    func, t, params = use.target, use.transform, use.signature.params
+    if scope is None or not (t.abstract or t.spec is SpecKind.DIFF):
+        return None
     decorators, ids = func.decorator_list, [id(d) for d in func.decorator_list]
     below = decorators[ids.index(id(use.node)) + 1 :] if id(use.node) in ids else decorators
-    return all(
-        classify(d, scope) is not None or qualname(d, scope) in SIGNATURE_KEEPING for d in below
-    )
-
-
-def _differentiated(use: Use) -> list[Param] | None:
-    """What grad and its kin trace, read only in the default form (the first parameter)."""
-    if any(kw.arg == use.transform.argnums or kw.arg is None for kw in use.written):
+    if any(
+        classify(d, scope) is None and qualname(d, scope) not in SIGNATURE_KEEPING for d in below
+    ):
         return None
-    first = [
-        p for p in use.signature.params if p.position == 0 and p.kind is not Kind.VAR_POSITIONAL
-    ]
-    return first or None
-
-
-def traced_params(use: Use, src: Source) -> list[Param] | None:
-    """The parameters this use traces; None when the spec cannot be read (then nothing is said)."""
-    sig, t = use.signature, use.transform
-    params = [p for p in sig.params if p.kind not in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)]
-    params = [p for p in params if not (p.markers & t.markers)]
+    if not t.abstract:
+        if any(kw.arg == t.argnums or kw.arg is None for kw in use.written):
+            return None
+        return [p for p in params if p.position == 0 and p.kind is not Kind.VAR_POSITIONAL] or None
     try:
-        meaning = specs.read(use, sig, src).meaning
+        meaning = specs.read(use, use.signature, src).meaning
     except (Refused, RewriteError):
         return None
     nums = meaning.get(t.argnums, frozenset())
     names = meaning.get(t.argnames, frozenset()) if t.argnames else frozenset()
-    return [p for p in params if p.position not in nums and p.name not in names]
+    return [
+        p
+        for p in params
+        if p.kind not in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)
+        and not (p.markers & t.markers)
+        and p.position not in nums
+        and p.name not in names
+    ]
 
 
 def field_fix(where: ast.expr, flow: Flow, tree: Tree, uses_jaxrewrite: bool) -> str:
@@ -278,14 +272,6 @@ def field_fix(where: ast.expr, flow: Flow, tree: Tree, uses_jaxrewrite: bool) ->
     return f"{what} of {tree.name} that JAX traces: {how}"
 
 
-def has_default(func: Function, p: Param) -> bool:
-    args = func.args
-    if p.kind is Kind.KEYWORD_ONLY:
-        return args.kw_defaults[args.kwonlyargs.index(p.node)] is not None
-    positional = [*args.posonlyargs, *args.args]
-    return positional.index(p.node) >= len(positional) - len(args.defaults)
-
-
 def fix_text(p: Param, t: Transform, uses_jaxrewrite: bool) -> str:
     if uses_jaxrewrite:
         return f"annotate it '{p.name}: Static[...]' (jaxrewrite check --fix does)"
@@ -299,17 +285,10 @@ def fix_text(p: Param, t: Transform, uses_jaxrewrite: bool) -> str:
 
 
 def report(
-    src: Source,
-    node: ast.AST,
-    use: ast.expr,
-    name: str,
-    transform: str,
-    how: str,
-    error: str,
-    fix: str,
-    passed: str = "",
+    src: Source, use: ast.expr, transform: str, sink: Said, name: str, fix: str, passed: str = ""
 ) -> Diagnostic:
-    """JR006 at ``node``, on ``name`` as traced by the use of ``transform`` at ``use``."""
+    """JR006 at a sink, on ``name`` as traced by the use of ``transform`` at ``use``."""
+    node, error, how = sink
     fields = {"name": name, "transform": transform, "how": how, "error": error, "fix": fix}
     line, col = use.lineno, use.col_offset + 1
     return Diagnostic.at(src, node, TRACED, line=line, col=col, passed=passed, **fields)
@@ -334,26 +313,26 @@ def library_findings(module: ast.Module, scopes: ScopeTree, src: Source) -> Iter
     lines = {text.count("\n", 0, m.start()) + 1 for m in _needle().finditer(text)}
     if not lines:
         return
-    top = [s for s in module.body if _spans(s, lines)]
-    bodies: list[tuple[list[ast.AST], Scope, set[str]]] = [(list(top), scopes.module, set())]
-    for func, scope in scopes.defs:
-        if _spans(func, lines):
-            local = bindings(func.body)[0] | set(parameter_names(func.args))
-            bodies.append((list(func.body), scope, local))
+    bodies: list[tuple[list[ast.stmt], Scope, set[str]]] = [
+        ([s for s in module.body if _spans(s, lines)], scopes.module, set())
+    ]
+    bodies += [
+        (func.body, scope, bindings(func.body)[0] | set(parameter_names(func.args)))
+        for func, scope in scopes.defs
+        if _spans(func, lines)
+    ]
     for nodes, scope, local in bodies:
         own = list(own_nodes(nodes))
         assigned = Counter(
             n.id for n in own if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
         )
-        jitted: dict[str, ast.Call] = {}
-        for node in own:
-            if (
-                isinstance(node, ast.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and isinstance(node.value, ast.Call)
-            ):
-                jitted[node.targets[0].id] = node.value
+        jitted = {
+            pair[0]: pair[1]
+            for node in own
+            if isinstance(node, ast.Assign)
+            and (pair := name_assigned(node)) is not None
+            and isinstance(pair[1], ast.Call)
+        }
         for node in own:
             if not isinstance(node, ast.Call):
                 continue
@@ -372,7 +351,9 @@ def _spans(node: ast.stmt, lines: set[int]) -> bool:
 def _library_call(
     call: ast.Call, use: ast.Call, scope: Scope, local: set[str], src: Source
 ) -> Iterator[Diagnostic]:
-    if len(use.args) != 1 or not _free(use.func, local) or not _free(use.args[0], local):
+    # The transform and the function each a name the body does not bind: the module's binding.
+    heads = [attributes(expr)[0] for expr in (use.func, *use.args)]
+    if len(use.args) != 1 or any(head is None or head in local for head in heads):
         return
     ref = classify(use.func, scope)
     if ref is None or ref.transform not in _TRACING or ref.keywords or ref.factory:
@@ -393,7 +374,7 @@ def _library_call(
         else:
             fix = f"pass {t.argnums}=({position},) to"
         how = f"{library.rpartition('.')[2]}() needs its {keyword!r} as a Python value"
-        yield report(src, arg, use, keyword, t.name, how, _ERROR, f"{fix} {t.name}")
+        yield report(src, use, t.name, (arg, _ERROR, how), keyword, f"{fix} {t.name}")
 
 
 def _statics(use: ast.Call, t: Transform) -> tuple[set[int], set[str]] | None:
@@ -401,11 +382,11 @@ def _statics(use: ast.Call, t: Transform) -> tuple[set[int], set[str]] | None:
     nums: set[int] = set()
     names: set[str] = set()
     if t.spec is SpecKind.AXES:  # vmap maps every argument but those its in_axes says None of
-        axes = [kw.value for kw in use.keywords if kw.arg == t.argnums]
         if any(kw.arg is None for kw in use.keywords):
             return None
+        axes = next((kw.value for kw in use.keywords if kw.arg == t.argnums), ast.Constant(0))
         try:
-            value = ast.literal_eval(axes[0]) if axes else 0
+            value = ast.literal_eval(axes)
         except ValueError:
             return None
         if isinstance(value, int) and not isinstance(value, bool):
@@ -430,10 +411,3 @@ def _statics(use: ast.Call, t: Transform) -> tuple[set[int], set[str]] | None:
         else:
             return None
     return nums, names
-
-
-def _free(expr: ast.expr, local: set[str]) -> bool:
-    """Is the head of ``expr`` a name the body does not bind (so the module's binding is it)?"""
-    while isinstance(expr, ast.Attribute):
-        expr = expr.value
-    return isinstance(expr, ast.Name) and expr.id not in local
