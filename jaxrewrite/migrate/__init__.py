@@ -1,6 +1,6 @@
 """Migration: hand-written static specs in, ``Static``/``NoDiff`` annotations out; pure (text in,
 a ``Migration`` out), over the engine's ``Analysis``: ``plan`` decides per function, ``edits``
-and ``header`` spell it, ``verify`` proves nothing changes meaning (docs/design.md).
+and ``imports`` spell it, ``verify`` proves nothing changes meaning (docs/design.md).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from jaxrewrite.migrate.imports import unused_import_edits
 from jaxrewrite.migrate.plan import Plan, plan_migration
 from jaxrewrite.migrate.result import REASONS, Migrated, Migration, Reason, Refusal, UseRecord
 from jaxrewrite.migrate.unattached import unattached
-from jaxrewrite.migrate.verify import records, round_trip
+from jaxrewrite.migrate.verify import round_trip
 
 __all__ = [
     "REASONS",
@@ -56,9 +56,8 @@ def migrate_source(text: str, filename: str = "<string>") -> Migration:
             if cleanup:  # part of the plan, so the round trip and the records see the final text
                 plan = dataclasses.replace(plan, edits=[*plan.edits, *cleanup])
                 migrated = splice.apply(text, plan.edits)
-            problems = round_trip(analysis, plan, migrated)
+            problems, done = round_trip(analysis, plan, migrated)
             if not problems:
-                done = records(analysis, plan, migrated)
                 changes = [(edit.start, edit.end, edit.text) for edit in plan.edits]
                 return Migration(
                     text, migrated, done, plan.refused + unattached(analysis, tree), changes

@@ -23,7 +23,7 @@ from jaxrewrite.engine.walk.specs.lists import (
 )
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.migrate.edits import function_edits, removals
-from jaxrewrite.migrate.header import header_edits
+from jaxrewrite.migrate.imports import header_edits
 from jaxrewrite.migrate.result import Reason, Refusal, Refused
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
