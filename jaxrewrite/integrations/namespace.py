@@ -59,10 +59,7 @@ _KNOWN = {id(value): f"jaxrewrite.{name}" for name, value in markers.UNCHECKED.i
 _KNOWN.update(
     {id(typing.Annotated): "typing.Annotated", id(typing_extensions.Annotated): "typing.Annotated"}
 )
-_MARK_OF = {
-    id(markers.UNCHECKED["STATIC"]): Mark.STATIC,
-    id(markers.UNCHECKED["NODIFF"]): Mark.NODIFF,
-}
+_MARK_OF = {id(markers.UNCHECKED[mark.name]): mark for mark in Mark}
 
 
 def mark_name(marks: frozenset[Mark]) -> str:

@@ -6,7 +6,6 @@ and ``imports`` spell it, ``verify`` proves nothing changes meaning (docs/design
 from __future__ import annotations
 
 import ast
-import dataclasses
 
 from jaxrewrite.engine.build import build_analysis, collector_paused, keeping_tree
 from jaxrewrite.engine.edits import splice
@@ -39,7 +38,7 @@ def migrate_source(text: str, filename: str = "<string>") -> Migration:
     change meaning."""
     if not may_need_migration(text):
         compile(text, filename, "exec", dont_inherit=True)  # only for the SyntaxError promised
-        return Migration.unchanged(text)
+        return Migration(text, text, [], [])
     with collector_paused():  # a tree is alive throughout: see collector_paused
         trees: list[ast.Module] = []
         analysis = build_analysis(
@@ -54,7 +53,7 @@ def migrate_source(text: str, filename: str = "<string>") -> Migration:
             migrated = splice.apply(text, plan.edits)
             cleanup = unused_import_edits(tree, analysis.source, migrated)
             if cleanup:  # part of the plan, so the round trip and the records see the final text
-                plan = dataclasses.replace(plan, edits=[*plan.edits, *cleanup])
+                plan.edits += cleanup
                 migrated = splice.apply(text, plan.edits)
             problems, done = round_trip(analysis, plan, migrated)
             if not problems:
@@ -65,4 +64,4 @@ def migrate_source(text: str, filename: str = "<string>") -> Migration:
             excluded.update(problems)
         else:  # pragma: no cover - every round refuses at least one more function
             plan = Plan([], [], [*excluded.values()], {})
-        return Migration.unchanged(text, plan.refused + unattached(analysis, tree))
+        return Migration(text, text, [], plan.refused + unattached(analysis, tree))

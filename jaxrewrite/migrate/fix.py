@@ -101,13 +101,12 @@ _PARTIAL = "functools.partial("
 def _functools_import(analysis: Analysis) -> splice.Edit:
     """``import functools`` where the module has none, first among its leading imports."""
     tree = ast.parse(analysis.source.text)
-    plain = [
+    if any(
         a.name == "functools" and a.asname is None
         for n in tree.body
         if isinstance(n, ast.Import)
         for a in n.names
-    ]
-    if any(plain):
+    ):
         return splice.Edit(0, 0, "")
     for node in ast.walk(tree):
         imported = isinstance(node, (ast.Import, ast.ImportFrom)) and any(
@@ -212,16 +211,14 @@ def _spec_edits(
     added: list[str] = []
     for word, items in words.items():
         if word in local:
-            value = literal(local[word].value)
-            if value is MISSING:
-                raise _CannotFix(f"{word}={ast.unparse(local[word].value)} is not a literal")
-            if value is None:
-                old: tuple[object, ...] = ()
-            else:
-                old = (value,) if isinstance(value, (int, str)) else tuple(value)  # type: ignore[arg-type]
             node = local[word].value
-            edits.append(splice.Edit(src.start(node), src.end(node), repr(tuple(old) + items)))
-            written_now.append(f"{word}={tuple(old) + items!r}")
+            value = literal(node)
+            if value is MISSING:
+                raise _CannotFix(f"{word}={ast.unparse(node)} is not a literal")
+            old = () if value is None else (value,) if isinstance(value, (int, str)) else value
+            spelled = repr(tuple(old) + items)  # type: ignore[arg-type]
+            edits.append(splice.Edit(src.start(node), src.end(node), spelled))
+            written_now.append(f"{word}={spelled}")
         elif word in written:
             raise _CannotFix(f"{word} is written where other uses share it (an alias or partial)")
         else:
@@ -241,7 +238,7 @@ def _insert_keywords(use: Use, keywords: str, src: Source, plain: bool) -> splic
         inside = src.text[src.start(node) : end].rstrip()
         sep = "" if inside.endswith(("(", ",")) else ", "
         return splice.Edit(end, end, f"{sep}{keywords}")
-    if use.kind is UseKind.DECORATOR:  # @jax.jit -> @jax.jit(...): migrate collapses it back
-        at = src.end(node)
-        return splice.Edit(at, at, f"({keywords})")
-    raise _CannotFix(f"cannot add keywords to {ast.unparse(node)!r}")
+    # A bare decorator (a call use's node is its call): @jax.jit -> @jax.jit(...), which migrate
+    # collapses back.
+    at = src.end(node)
+    return splice.Edit(at, at, f"({keywords})")

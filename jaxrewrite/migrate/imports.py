@@ -7,6 +7,7 @@ made unused taken out.
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 import sys
 
@@ -18,14 +19,6 @@ from jaxrewrite.header import PRAGMA, header_statements
 from jaxrewrite.migrate.result import Reason
 
 MODULE = "jaxrewrite"
-
-
-def marker_import_lines(names: list[tuple[str, str]]) -> list[str]:
-    """``from jaxrewrite import ...`` lines for ``(name, spelling)`` pairs, as isort writes them."""
-    plain = [name for name, spelled in sorted(names) if name == spelled]
-    renamed = [f"{name} as {spelled}" for name, spelled in sorted(names) if name != spelled]
-    lines = [f"from {MODULE} import {', '.join(plain)}"] if plain else []
-    return lines + [f"from {MODULE} import {item}" for item in renamed]
 
 
 def _section(stmt: ast.stmt) -> str:
@@ -73,8 +66,14 @@ def marker_import_edits(
     import of ``names`` (``(name, spelling)`` pairs) where isort puts it."""
     index = header_statements(body)
     at = statement_start(body, index, src)
-    lines = "".join(line + nl for line in marker_import_lines(names))
-    block = first_import_block(body, index)
+    # As isort writes them: the plain names on one line, each renamed one on its own.
+    plain = [name for name, spelled in sorted(names) if name == spelled]
+    items = [", ".join(plain)] if plain else []
+    items += [f"{name} as {spelled}" for name, spelled in sorted(names) if name != spelled]
+    lines = "".join(f"from {MODULE} import {item}{nl}" for item in items)
+    block = list(
+        itertools.takewhile(lambda s: isinstance(s, (ast.Import, ast.ImportFrom)), body[index:])
+    )
     if not block or not lines:
         return [splice.Edit(at, at, pragma + lines)] if pragma or lines else []
     place, own_section = marker_import_place(block, src)
@@ -99,18 +98,6 @@ def _after(stmt: ast.stmt, src: Source) -> int:
     return src.line_starts[end] if end < len(src.line_starts) else len(src.text)
 
 
-def first_import_block(body: list[ast.stmt], start: int) -> list[ast.stmt]:
-    block: list[ast.stmt] = []
-    for stmt in body[start:]:
-        if not isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            break
-        block.append(stmt)
-    return block
-
-
-_MARKER_NAMES = {Mark.STATIC: "Static", Mark.NODIFF: "NoDiff"}
-
-
 def header_edits(
     analysis: Analysis, tree: ast.Module, needed: set[Mark], planned: set[int]
 ) -> tuple[list[splice.Edit], dict[Mark, str]]:
@@ -124,9 +111,7 @@ def header_edits(
     index = header_statements(body)
     if index >= len(body):
         raise Reason.MODULE.refused("empty")
-    first = body[index]
-    first_line = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))])
-    if index > 0 and (body[index - 1].end_lineno or 0) >= first_line:
+    if index > 0 and _after(body[index - 1], src) > statement_start(body, index, src):
         raise Reason.MODULE.refused("shared")
     enabled = analysis.header.enabled
     if not enabled:
@@ -135,36 +120,30 @@ def header_edits(
             if use.needs_edit and id(use) not in planned:
                 name = getattr(use.target, "name", "?")
                 raise Reason.MODULE.refused(name=name, line=use.target.lineno, pragma=PRAGMA)
-    spelling, missing = _spelling(needed, body, src.text, tree)
-    names = [(_MARKER_NAMES[mark], spelling[mark]) for mark in missing]
-    pragma = "" if enabled else PRAGMA + nl
-    return marker_import_edits(body, src, names, nl, pragma), spelling
-
-
-def _spelling(
-    needed: set[Mark], head: list[ast.stmt], text: str, tree: ast.Module
-) -> tuple[dict[Mark, str], set[Mark]]:
-    """Each marker's name: imported already, else plain when unused, else ``JrStatic``."""
+    # Each marker's name: imported already, else plain when unused, else ``JrStatic``.
     spelling: dict[Mark, str] = {}
-    for stmt in head:
+    for stmt in body:
         if (
             isinstance(stmt, ast.ImportFrom)
             and stmt.level == 0
             and stmt.module in ("jaxrewrite", "jaxrewrite.markers")
         ):
             for alias in stmt.names:
-                for mark, name in _MARKER_NAMES.items():
-                    if alias.name == name and mark not in spelling:
+                for mark in Mark:
+                    if alias.name == mark.value and mark not in spelling:
                         spelling[mark] = alias.asname or alias.name
     missing = {mark for mark in needed if mark not in spelling}
     for mark in missing:
-        name = _MARKER_NAMES[mark]
-        candidate, n = name, 1
-        while re.search(rf"\b{candidate}\b", text) and mentions(tree, candidate, everywhere=True):
-            candidate = f"Jr{name}" + (str(n) if n > 1 else "")
+        candidate, n = mark.value, 1
+        while re.search(rf"\b{candidate}\b", src.text) and mentions(
+            tree, candidate, everywhere=True
+        ):
+            candidate = f"Jr{mark.value}" + (str(n) if n > 1 else "")
             n += 1
         spelling[mark] = candidate
-    return spelling, missing
+    names = [(mark.value, spelling[mark]) for mark in missing]
+    pragma = "" if enabled else PRAGMA + nl
+    return marker_import_edits(body, src, names, nl, pragma), spelling
 
 
 # -- imports the migration made unused -----------------------------------------------------------
@@ -260,12 +239,7 @@ def _drop(
     if len(dead) == len(stmt.names):
         alone = not text[start : src.offset(first, stmt.col_offset)].strip()
         rest = text[src.offset(last, stmt.end_col_offset or 0) : end]
-        if (
-            not alone
-            or rest.strip() not in ("", ";")
-            or rest.strip() == ";"
-            or splice.comments(text[start:end])
-        ):
+        if not alone or rest.strip() or splice.comments(text[start:end]):
             return None
         above = lines[first - 2] if first >= 2 else ""
         below = lines[last] if last < len(lines) else None

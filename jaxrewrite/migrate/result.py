@@ -79,10 +79,6 @@ class Migration:
     #: (start, end, text) of each edit that made ``text`` from ``original``: what a diff compares.
     changes: list[tuple[int, int, str]] = field(default_factory=list)
 
-    @classmethod
-    def unchanged(cls, text: str, refused: list[Refusal] | None = None) -> Migration:
-        return cls(text, text, [], refused or [])
-
     @property
     def changed(self) -> bool:
         return self.text != self.original
