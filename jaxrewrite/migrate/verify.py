@@ -84,14 +84,14 @@ def round_trip(
             continue  # a class registration, or a use of a def no spec was written for
         seen.add(id(was))
         t = use.transform
-        p = owner.get(id(was))
-        if p is None:
+        mine = owner.get(id(was))
+        if mine is None:
             if use.needs_edit and not analysis.header.enabled:
                 return module_wide("use", transform=t.name, line=was.node.lineno)
             continue
         if t.spec is not SpecKind.LISTS:
             if use.needs_edit and not (analysis.header.enabled and was.needs_edit):
-                refuse(p, "rewritten", transform=t.name, line=was.node.lineno)
+                refuse(mine, "rewritten", transform=t.name, line=was.node.lineno)
             continue
         now: Meaning | None = None
         if use.values is not None:
@@ -99,11 +99,13 @@ def round_trip(
         elif use.signature is not None:
             with contextlib.suppress(Refused):
                 now = specs.read(use, use.signature, new_src).meaning
-        expected = p.before.get(id(was))
+        expected = mine.before.get(id(was))
         if now is None or expected is None:
-            refuse(p, "unread", transform=t.name, line=was.node.lineno)
+            refuse(mine, "unread", transform=t.name, line=was.node.lineno)
         elif {k: v for k, v in now.items() if v} != {k: v for k, v in expected.items() if v}:
-            refuse(p, transform=t.name, line=was.node.lineno, now=spell(now), was=spell(expected))
+            refuse(
+                mine, transform=t.name, line=was.node.lineno, now=spell(now), was=spell(expected)
+            )
     for p in plan.planned:
         for use in p.uses:
             if id(use) not in seen and has_spec(use):
