@@ -163,7 +163,7 @@ def _check_agreement(use: Use, planned: PlannedFunction, enabled: bool, src: Sou
     if any(kw.arg is None for kw in use.written):
         unpacked = next(kw for kw in use.written if kw.arg is None)
         raise Reason.UNPACKED.refused(
-            "migrate-use", where=where, mapping=ast.unparse(unpacked.value)
+            "migrate_use", where=where, mapping=ast.unparse(unpacked.value)
         )
     if id(use) not in before:
         if enabled and use.values is not None:

@@ -416,7 +416,7 @@ def test_the_hooks_warnings_are_checks_findings_of_those_codes() -> None:
                 lint = analyze(text, name, lint=True).diagnostics
             except (SyntaxError, RecursionError):
                 continue
-        wanted = {m.RULE.code for m in RULES if m.AT_IMPORT}
+        wanted = {m.RULE.code for m in RULES if m.RULE.at_import}
         assert {(d.code, d.line) for d in hook if d.code in wanted} <= {
             (d.code, d.line) for d in lint
         }, name

@@ -139,7 +139,7 @@ def test_the_hook_says_what_check_says(body: str) -> None:
         for w in caught
         if issubclass(w.category, RewriteWarning)
     ]
-    at_import = {m.RULE.code for m in RULES if m.AT_IMPORT}
+    at_import = {m.RULE.code for m in RULES if m.RULE.at_import}
     assert said == [(code, line) for line, _, code in found if code in at_import]
     assert [(text.split()[0], line) for text, line in pipeline.held(code)] == said
 

@@ -1,6 +1,6 @@
 """The warning rules as modules (``jaxrewrite/engine/findings/checks/``): each module is one rule
-(its record, ``AT_IMPORT``, its check), the registry lists every one, and what the docs and
-``check --explain`` say of a code is generated from its record, never copied by hand."""
+(its record, which says whether the import says it too, and its check), the registry lists every
+one, and what the docs and ``check --explain`` say of a code is generated from its record."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ _TABLE = re.compile(r"\| code \| finding \|\n\| --- \| --- \|\n(?:\| `JR0\d\d` \
 
 def test_every_rule_module_is_in_the_registry_once() -> None:
     """A module of checks/ is a rule the registry lists (a forgotten line fails here), with its
-    record, whether the import says it, and its check (None where another pass finds it)."""
+    record, whether the import says it, and its check (none where another pass finds it)."""
     modules = {p.stem for p in CHECKS.glob("*.py")} - {"__init__", "registry"}
     listed = [m.__name__.rpartition(".")[2] for m in registry.RULES]
     assert sorted(listed) == sorted(modules) and len(set(listed)) == len(listed)
@@ -36,8 +36,8 @@ def test_every_rule_module_is_in_the_registry_once() -> None:
     for module in registry.RULES:
         assert isinstance(module.RULE, Rule) and module.RULE.severity is Severity.WARNING
         assert re.fullmatch(r"JR0\d\d", module.RULE.code), module.__name__
-        assert isinstance(module.AT_IMPORT, bool)
-        assert module.check is None or callable(module.check)
+        assert isinstance(module.RULE.at_import, bool)
+        assert getattr(module, "check", None) is None or callable(module.check)
 
 
 def code_table() -> str:
@@ -104,7 +104,7 @@ BOTH = HEAD + (
 
 
 def test_the_import_says_the_rules_that_say_at_import() -> None:
-    """The import runs the checks whose rule says ``AT_IMPORT`` (JR002 here), not the others
+    """The import runs the checks whose rule says ``at_import`` (JR002 here), not the others
     (JR003, whose marker acts: JAX refuses the value at the call)."""
     hook = [(d.code, d.line) for d in analyze(BOTH, "m.py", report=True).diagnostics]
     lint = [(d.code, d.line) for d in analyze(BOTH, "m.py", lint=True).diagnostics]
@@ -121,7 +121,6 @@ from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import Rule
 
 RULE = Rule("JR099", "a def named demo", "{name!r} is a demo", "rename it")
-AT_IMPORT = False
 
 
 def check(ctx: Context) -> list[Diagnostic]:
@@ -149,7 +148,7 @@ main(["--explain", "JR099"], "jaxrewrite")
 
 def test_a_new_rule_is_one_module_and_one_registry_line(tmp_path: Path) -> None:
     """In a copy of the package, a module in checks/ and one line of ``registry.RULES`` make a
-    rule: ``check`` reports it, the import does not (``AT_IMPORT``), the registry (so the docs'
+    rule: ``check`` reports it, the import does not (no ``at_import``), the registry (so the docs'
     table, ``code_table``) and ``--explain`` list it; its golden folder (``tests/rules/jr099_*/``)
     would be found by test_rule_goldens.py."""
     copy = tmp_path / "jaxrewrite"

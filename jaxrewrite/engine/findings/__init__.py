@@ -20,7 +20,7 @@ from jaxrewrite.engine.read.filters import FAST
 from jaxrewrite.engine.read.othermodules import ImportReader
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 
-#: What the import hook says: the rules the import also reports (``AT_IMPORT``).
+#: What the import hook says: the rules the import also reports (``at_import``).
 AT_IMPORT_PASS = rules_pass(at_import=True)
 
 

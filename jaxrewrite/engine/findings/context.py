@@ -42,7 +42,7 @@ class MarkedDef:
 @dataclass
 class Context:
     """The analysis of one module while its tree lives. ``at_import``: the import hook's run
-    (only the rules that say ``AT_IMPORT``); ``imports`` reads the modules names come from."""
+    (the rules whose record says ``at_import``); ``imports`` reads the modules names come from."""
 
     result: Analysis
     scopes: ScopeTree

@@ -441,7 +441,7 @@ def _field_form_fields(scopes: ScopeTree) -> set[int]:
 def _said(site: _Site, walk: Walked, result: Analysis) -> tuple[str, dict[str, str]]:
     """Why the marker does nothing: JR008's variant and its fields."""
     if site.kind is EntryKind.VARIABLE:  # a return annotation's has its def as owner
-        return ("return", {}) if site.owner else ("variable", {"what": site.name})
+        return ("returned", {}) if site.owner else ("variable", {"what": site.name})
     fields = {
         "spelled": " and ".join(sorted(m.value for m in site.marks)) or "a marker",
         "what": site.name,

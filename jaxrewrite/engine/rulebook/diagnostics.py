@@ -1,9 +1,6 @@
-"""Findings as values: every problem the analysis meets, with a stable code and a location.
-
-A RewriteError raised inside the analysis of one use is caught at that use's boundary and recorded
-here, so one bad use never hides another: the hook raises the first, ``check`` reports them all.
-Every front end prints a finding through ``Diagnostic.format``, so the printed forms live here.
-"""
+"""Findings as values, with a stable code and a location: a RewriteError raised in the analysis
+of one use is recorded so, and one bad use never hides another (the hook raises the first,
+``check`` reports them all). Every front end prints a finding through ``Diagnostic.format``."""
 
 from __future__ import annotations
 

@@ -1,16 +1,12 @@
-"""The records of the codes raised below the findings (ruff's rule record): each code once, with
-its summary, message template, fix and the guide section that explains it. A raise site names its
-rule and fills the template's fields (``rules.NOT_LITERAL.error(src, node, ...)``). A merged
-code is never reused: ``RETIRED`` maps it to its successor. Imports nothing of the package.
-"""
+"""The records of the codes raised below the findings (ruff's rule record), each code once: a raise
+site names its rule and fills the template (``rules.NOT_LITERAL.error(src, node, ...)``). A merged
+code is never reused: ``RETIRED`` maps it to its successor. Imports nothing of the package."""
 
 from __future__ import annotations
 
 import enum
 import os
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -57,25 +53,27 @@ def _placeholders(template: str) -> str:
     return re.sub(r"\{(\w+)(?:![rsa])?\}", r"<\1>", linked)
 
 
-@dataclass(frozen=True)
 class Rule:
-    """One code: ``message`` (and each of ``variants``, other wordings of the same finding) is a
-    ``str.format`` template filled at the raise site; ``fix`` says what to write instead."""
+    """One code: ``message`` (and each of ``variants``, other wordings of the same finding, given
+    as keywords) is a ``str.format`` template filled at the raise site; ``fix`` says what to write
+    instead; ``anchor`` is the heading of the guide that explains it (by default the table of codes
+    of its severity); ``details`` is what the docs' table of codes says after the summary; a
+    warning ``at_import`` is said by the import hook too, not by ``check`` alone."""
 
-    code: str
-    summary: str
-    message: str
-    fix: str
-    #: The heading of the guide that explains the code (its GitHub anchor); by default the table
-    #: of codes of its severity.
-    anchor: str = ""
-    variants: Mapping[str, str] = field(default_factory=dict)
-    #: What the docs' table of codes says after the summary (examples, where it applies).
-    details: str = ""
-
-    def __post_init__(self) -> None:
-        if not self.anchor:
-            object.__setattr__(self, "anchor", _TABLES[self.severity])
+    def __init__(
+        self,
+        code: str,
+        summary: str,
+        message: str,
+        fix: str,
+        anchor: str = "",
+        details: str = "",
+        at_import: bool = False,
+        **variants: str,
+    ) -> None:
+        self.code, self.summary, self.message, self.fix = code, summary, message, fix
+        self.anchor = anchor or _TABLES[self.severity]
+        self.details, self.at_import, self.variants = details, at_import, variants
 
     @property
     def severity(self) -> Severity:
@@ -105,13 +103,12 @@ class Rule:
 
 
 _SEVERITIES = {"0": Severity.WARNING, "1": Severity.ERROR, "2": Severity.REFUSAL}
-#: The guide's sections: the three tables of codes, and the sections that say more.
+#: The guide's sections the records name: the three tables of codes, and those that say more.
 ERRORS, CHECK, MIGRATE = (
     "9-errors",
     "jaxrewrite-check",
     "12-migrating-existing-code-jaxrewrite-migrate",
 )
-STATIC, TRANSFORMS = "5-what-counts-as-static", "6-which-transforms-which-spellings"
 LEAVES, FIELDS, LIMITS = (
     "8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples",
     "equinox-modules",
@@ -126,8 +123,8 @@ PAGES = {
     LEAVES: "leaves",
     FIELDS: "leaves",
     LIMITS: "transforms",
-    STATIC: "static",
-    TRANSFORMS: "transforms",
+    "5-what-counts-as-static": "static",
+    "6-which-transforms-which-spellings": "transforms",
     "arguments-that-must-be-static-jr006": "check",
     "never-silent-every-marker-applied-refused-or-reported": "check",
     "flax-linen": "libraries",
@@ -149,6 +146,7 @@ UNKNOWN_DIRECTIVE = Rule(
     "an unknown '# jaxrewrite:' directive in the header",
     "unknown jaxrewrite directive '# jaxrewrite: {word}' (only 'enable' exists)",
     "write '# jaxrewrite: enable', the one directive",
+    at_import=True,
 )
 
 # -- JR1nn: errors (the import refuses the module) ----------------------------------------------
@@ -201,13 +199,11 @@ TRANSFORM_BOUND_TWICE = Rule(
         "or once"
     ),
     "bind the name the same way on every path (or once)",
-    variants={
-        "marker": (
-            "cannot tell whether {name!r} marks this parameter: it is bound more than once, to "
-            "{first} ({first_at}) and to {second} ({second_at}), which do not mark it the same "
-            "way; bind it to the same marker on every path, or once"
-        ),
-    },
+    marker=(
+        "cannot tell whether {name!r} marks this parameter: it is bound more than once, to "
+        "{first} ({first_at}) and to {second} ({second_at}), which do not mark it the same "
+        "way; bind it to the same marker on every path, or once"
+    ),
     details=(
         " (`jit` from jax in one branch, `print` in another; `S = Static[int]` in one, `S"
         " = int` in another; the message names both bindings, file and line; JR119 is the"
@@ -261,23 +257,21 @@ UNPACKED = Rule(
         "keywords out by name"
     ),
     "write the keywords (or arguments) out by name",
-    variants={
-        "migrate": (
-            "{transform} arguments passed as **{mapping} may hold a spec; write the keywords out "
-            "by name"
-        ),
-        "migrate-use": (
-            "{where} passes **{mapping}, which may hold a spec; write the keywords out by name"
-        ),
-        "check": (
-            "cannot check Static/NoDiff parameters against {transform} keywords passed as "
-            "**mapping; write the keywords out by name"
-        ),
-        "starred": (
-            "cannot merge Static parameters into {transform} arguments passed as *{sequence}; "
-            "write the arguments out one by one"
-        ),
-    },
+    migrate=(
+        "{transform} arguments passed as **{mapping} may hold a spec; write the keywords out "
+        "by name"
+    ),
+    migrate_use=(
+        "{where} passes **{mapping}, which may hold a spec; write the keywords out by name"
+    ),
+    check=(
+        "cannot check Static/NoDiff parameters against {transform} keywords passed as "
+        "**mapping; write the keywords out by name"
+    ),
+    starred=(
+        "cannot merge Static parameters into {transform} arguments passed as *{sequence}; "
+        "write the arguments out one by one"
+    ),
 )
 KEYWORD_ONLY_POSITIONS = Rule(
     "JR110",
@@ -297,7 +291,7 @@ NOT_LITERAL = Rule(
         "parameters instead"
     ),
     "write the spec's value out literally, or drop it and annotate the parameters",
-    variants={"migrate": "{keyword}={spec} is not a literal{kind}; write its value out literally"},
+    migrate="{keyword}={spec} is not a literal{kind}; write its value out literally",
 )
 DONATED = Rule(
     "JR112",
@@ -307,11 +301,7 @@ DONATED = Rule(
         "donated: {remedy}, or drop the Static marker"
     ),
     "drop it from the donate keyword, or drop the Static marker",
-    variants={
-        "migrate": (
-            "{name!r} is static and also donated to {transform}; {remedy}, then migrate again"
-        )
-    },
+    migrate=("{name!r} is static and also donated to {transform}; {remedy}, then migrate again"),
 )
 MAPPED_STATIC = Rule(
     "JR113",
@@ -321,16 +311,14 @@ MAPPED_STATIC = Rule(
         "mapped: write None at its position"
     ),
     "write None at the Static parameter's position",
-    variants={
-        "lifted": (
-            "{transform} passes {name!r} itself and maps it by its own rules, not by {keyword}; "
-            "drop the Static marker"
-        ),
-        "short": (
-            "{keyword} has {count} entries, but Static parameter {name!r} is at position {at}; "
-            "give {keyword} one entry per positional parameter, None at {name!r}'s"
-        ),
-    },
+    lifted=(
+        "{transform} passes {name!r} itself and maps it by its own rules, not by {keyword}; "
+        "drop the Static marker"
+    ),
+    short=(
+        "{keyword} has {count} entries, but Static parameter {name!r} is at position {at}; "
+        "give {keyword} one entry per positional parameter, None at {name!r}'s"
+    ),
 )
 AXES_NOT_LITERAL = Rule(
     "JR114",
@@ -479,13 +467,11 @@ LEAVES_RECURSE = Rule(
     ),
     "pass the nested part as an argument of its own, or mark it Static whole",
     LEAVES,
-    variants={
-        "many": (
-            "per-leaf statics cannot follow {name!r}: its containers nest into more than {most} "
-            "containers (the same classes reached along many paths), and the split spells each "
-            "one; pass the nested parts as arguments of their own, or mark it Static whole"
-        )
-    },
+    many=(
+        "per-leaf statics cannot follow {name!r}: its containers nest into more than {most} "
+        "containers (the same classes reached along many paths), and the split spells each "
+        "one; pass the nested parts as arguments of their own, or mark it Static whole"
+    ),
 )
 TOO_DEEP = Rule(
     "JR127",
@@ -496,21 +482,19 @@ TOO_DEEP = Rule(
     _DEEP,
     "spell the marker, transform or function directly, or through a shorter alias",
     LIMITS,
-    variants={
-        "marker": (
-            "cannot tell whether {expr} holds a marker: {past}; spell the marker (or an alias of "
-            "it) directly in the annotation"
-        ),
-        "function": (
-            "cannot tell which function {expr} is: {past}; it may be {name!r}, whose Static "
-            "parameters would be ignored; pass {name!r} (or a shorter alias of it) to the "
-            "transform"
-        ),
-        "container": (
-            "cannot tell whether {expr} is a TypedDict or NamedTuple with Static entries: "
-            "{past}; name the class directly (or through a shorter alias)"
-        ),
-    },
+    marker=(
+        "cannot tell whether {expr} holds a marker: {past}; spell the marker (or an alias of "
+        "it) directly in the annotation"
+    ),
+    function=(
+        "cannot tell which function {expr} is: {past}; it may be {name!r}, whose Static "
+        "parameters would be ignored; pass {name!r} (or a shorter alias of it) to the "
+        "transform"
+    ),
+    container=(
+        "cannot tell whether {expr} is a TypedDict or NamedTuple with Static entries: "
+        "{past}; name the class directly (or through a shorter alias)"
+    ),
     details=(
         ": past 32 links (`S1 = S0`, `S2 = S1`, ...), where reading on would mean "
         'guessing "no marker", "not a transform" or "not that def" and dropping a Static '
@@ -535,23 +519,21 @@ FIELD_UNREADABLE = Rule(
     + "static: {spelled}{value} is not True or False; write {spelled}True, or leave it out",
     "write the field with literal keywords, or with the library's own field function",
     FIELDS,
-    variants={
-        "redeclared": (
-            "field {name!r} of {cls!r} has no value here but a base class gives it one, which a "
-            "plain redeclaration inherits and {field}(...) would drop; write the default here"
-        ),
-        "unpacked": _UNSPELLED
-        + "already spelled otherwise: its {call}(...) takes **{mapping}; pass the keywords by name",
-        "metadata": _UNSPELLED
-        + (
-            "already spelled otherwise: its metadata is not a literal dict; write "
-            "{field}({keyword}={static}) instead"
-        ),
-        "call": (
-            "cannot tell whether {call}(...) gives Static field {name!r} a value or a dataclass "
-            "field; write {field}(default=..., {keyword}={static}) by hand"
-        ),
-    },
+    redeclared=(
+        "field {name!r} of {cls!r} has no value here but a base class gives it one, which a "
+        "plain redeclaration inherits and {field}(...) would drop; write the default here"
+    ),
+    unpacked=_UNSPELLED
+    + "already spelled otherwise: its {call}(...) takes **{mapping}; pass the keywords by name",
+    metadata=_UNSPELLED
+    + (
+        "already spelled otherwise: its metadata is not a literal dict; write "
+        "{field}({keyword}={static}) instead"
+    ),
+    call=(
+        "cannot tell whether {call}(...) gives Static field {name!r} a value or a dataclass "
+        "field; write {field}(default=..., {keyword}={static}) by hand"
+    ),
     details=(
         ": `field(**options)`, a non-literal `static=`/`metadata`, a value from an "
         "unknown call, or a redeclared field whose base class gives it a default"
@@ -599,68 +581,64 @@ _AGAIN = ", then migrate again"
 _BY_HAND = "; write its markers by hand"
 
 
-def _refusal(code: str, summary: str, fix: str, message: str, **variants: str) -> Rule:
-    return Rule(code, summary, message, fix, variants=variants)
-
-
-NOT_IN_SIGNATURE = _refusal(
+NOT_IN_SIGNATURE = Rule(
     "JR202",
     "a name that is not a parameter JAX can take by keyword",
-    "fix the name, or annotate the parameter by hand",
     _NAMES + "not a parameter{where}; correct or take out {name!r}",
+    "fix the name, or annotate the parameter by hand",
     positional=_NAMES
     + "positional-only; give its position instead, or make it positional-or-keyword",
     keyword=_NAMES + "keyword-only: JAX ignores it; take {name!r} out of {keyword}",
 )
-NEGATIVE = _refusal(
+NEGATIVE = Rule(
     "JR203",
     "a negative position (JAX resolves it per call)",
-    "write the position counted from the start",
     _HAS
     + (
         ": JAX counts it from the end of each call's positional arguments, so no one parameter "
         "stands for it; write the parameter's position from the start"
     ),
+    "write the position counted from the start",
 )
-VARARGS = _refusal(
+VARARGS = Rule(
     "JR204",
     "a position that falls into *args",
-    "pass the value as a named parameter, or write the markers by hand",
     _HAS
     + (
         ", which falls into *{vararg}; write one parameter instead of *{vararg}, holding the "
         "values as a tuple"
     ),
+    "pass the value as a named parameter, or write the markers by hand",
 )
-OUT_OF_RANGE = _refusal(
+OUT_OF_RANGE = Rule(
     "JR205",
     "a position past the parameters (JAX rejects it)",
-    "drop the position",
     _HAS
     + (
         ", but the function takes {count} positional parameters; take {i} out of {keyword} (JAX "
         "rejects it)"
     ),
+    "drop the position",
 )
-ONE_WAY = _refusal(
+ONE_WAY = Rule(
     "JR206",
     "static only by position, or only by keyword",
-    "give both lists the parameter, or neither",
     (
         "{name!r} is static only when passed by {how} ({missing} leaves it out); an annotation "
         "makes it static both ways; list it in {missing} too if it should be"
     )
     + _AGAIN,
+    "give both lists the parameter, or neither",
 )
-DISAGREE = _refusal(
+DISAGREE = Rule(
     "JR207",
     "a function given different statics by two transforms or call sites",
-    "make the uses agree, or write the markers by hand",
     (
         "{where} says {was}, but the annotations would give it {now}; give every use of the "
         "function the same spec"
     )
     + _AGAIN,
+    "make the uses agree, or write the markers by hand",
     leaves="{func!r} already has per-leaf statics; write its other static markers by hand",
     axes=(
         "{where} would change: marking {name!r} Static makes its in_axes entry None; write None "
@@ -673,11 +651,11 @@ DISAGREE = _refusal(
         "or leave the function as written"
     ),
 )
-NOT_LOCAL = _refusal(
+NOT_LOCAL = Rule(
     "JR208",
     "a call site whose function is not a def of this module",
-    "apply the transform to the def itself, in its own module",
     _APPLIED + "{arg!r}, which is not a def of this module; apply {name} to a def itself",
+    "apply the transform to the def itself, in its own module",
     name=_APPLIED
     + "{arg!r}, which is not statically one def of this module; apply {name} to the def itself",
     imported=_APPLIED
@@ -686,54 +664,54 @@ NOT_LOCAL = _refusal(
     + "{arg!r}, which lives in another module or object; migrate where it is defined",
     anonymous=_APPLIED + "a lambda, which cannot carry annotations; make it a def",
 )
-ALIAS = _refusal(
+ALIAS = Rule(
     "JR209",
     "a spec written in an alias that other uses share",
-    "write the spec at each use, or migrate by hand",
     (
         "{keyword} is written in an alias (line {line}) that {use!r} refers to; removing it "
         "there would change every use of the alias; write the spec at each use instead of in the "
         "alias"
     ),
+    "write the spec at each use, or migrate by hand",
 )
-HIDDEN_SIGNATURE = _refusal(
+HIDDEN_SIGNATURE = Rule(
     "JR211",
     "a decorator between the transform and the def hides the signature JAX infers from",
-    "give both static lists, or write the markers by hand",
     (
         "{transform} infers its static names from the signature of {hidden!r}, which the source "
         "does not show; apply the transform directly to the def, or list the static positions in "
         "{keyword}"
     ),
+    "give both static lists, or write the markers by hand",
 )
-POSITIONAL = _refusal(
+POSITIONAL = Rule(
     "JR213",
     "a spec passed by position",
-    "pass the spec by keyword",
     "{keyword} is passed to {transform} by position; write it as a keyword first",
+    "pass the spec by keyword",
     before=(
         "a spec is passed to {transform} by position before other positional arguments; write it "
         "as a keyword first"
     ),
 )
-UNSUPPORTED = _refusal(
+UNSUPPORTED = Rule(
     "JR214",
     "a spec keyword the transform table does not write",
-    "write the markers by hand",
     (
         "{transform}'s {word} is honoured by JAX only in some configurations; the engine writes "
         "{keyword} alone; write the positions in {keyword} instead"
     ),
+    "write the markers by hand",
     differentiates=(
         "{transform}'s {keyword} lists what it differentiates, not what is static; leave it as "
         "written"
     ),
 )
-UNREADABLE = _refusal(
+UNREADABLE = Rule(
     "JR215",
     "a use the analysis cannot read",
-    "spell the transform itself (jax.jit(...)) or functools.partial of it",
     "the analysis does not read this decorator as a transform of the def: {code} {message}",
+    "spell the transform itself (jax.jit(...)) or functools.partial of it",
     unspelled=(
         "the analysis does not read this decorator as a transform of the def; spell it as the "
         "transform itself (jax.jit(...)) or functools.partial of it"
@@ -743,14 +721,14 @@ UNREADABLE = _refusal(
         "per positional parameter"
     ),
 )
-MODULE = _refusal(
+MODULE = Rule(
     "JR216",
     "the module header cannot take the pragma, or enabling it changes other code",
-    "add the pragma and markers by hand",
     (
         "{name!r} (line {line}) already has jaxrewrite markers, which the pragma would bring to "
         "life; check them, then write the pragma ('{pragma}') by hand and migrate again"
     ),
+    "add the pragma and markers by hand",
     empty="the module has no statement after its header; write the pragma and markers by hand",
     shared=(
         "the module header shares a line with code: no line for the pragma; put that code on a "
@@ -767,11 +745,11 @@ MODULE = _refusal(
         "the pragma by hand and migrate again"
     ),
 )
-ROUND_TRIP = _refusal(
+ROUND_TRIP = Rule(
     "JR217",
     "the migrated module does not rewrite to the same statics",
-    "write the markers by hand",
     "the {transform} use at line {line} would get {now}, not {was}" + _BY_HAND,
+    "write the markers by hand",
     unrewritten="the migrated function does not rewrite: {code} {message}",
     rewritten="the {transform} use at line {line} would be rewritten" + _BY_HAND,
     unread="the {transform} use at line {line} cannot be read back" + _BY_HAND,

@@ -1,15 +1,13 @@
-"""JR016: a Static parameter annotated ``float`` under a transform that hashes its statics: each
-distinct value is a new cache entry, so the function is traced and compiled again for it. A Static
-float field is not reported: no transform of the module is seen to hash it, and a field's value is
-set per instance (``eps``), not passed anew at every call as a learning rate is."""
+"""JR016. A Static float field is not reported: its value is set per instance (``eps``), not
+passed anew at every call as a learning rate is, and no transform is seen to hash it."""
 
 from __future__ import annotations
 
 import ast
 
+from jaxrewrite.engine.findings.checks.unhashable_static import static_type
 from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.read.markers import inner_type
-from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import Scope
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import Rule
@@ -30,8 +28,6 @@ RULE = Rule(
         "compiled again; a traced scalar is compiled once"
     ),
 )
-#: The marker acts (the values are static, as written); what it costs is ``check``'s to say.
-AT_IMPORT = False
 
 
 def check(ctx: Context) -> list[Diagnostic]:
@@ -54,7 +50,9 @@ def check(ctx: Context) -> list[Diagnostic]:
 
 
 def _is_float(annotation: ast.expr | None, scope: Scope) -> bool:
-    inner = unquoted(inner_type(annotation, scope))  # ``Static["float"]`` too
-    if isinstance(inner, ast.Name) and inner.id == "float" and scope.lookup("float") is None:
-        return True
-    return inner is not None and qualname(inner, scope) == "builtins.float"
+    found = static_type(inner_type(annotation, scope), scope)
+    return (
+        found is not None
+        and found[1] == "builtins.float"
+        and not isinstance(found[0], ast.Subscript)
+    )

@@ -1,6 +1,4 @@
-"""JR014: a TypedDict or NamedTuple with Static entries held in a field of a pytree class, which
-flattens it like any pytree, so its entries are traced (per-leaf statics split parameters of
-transformed defs, never fields)."""
+"""JR014: per-leaf statics split the parameters of transformed defs, never fields."""
 
 from __future__ import annotations
 
@@ -34,17 +32,13 @@ RULE = Rule(
         "leaves.md#8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples)). A pytree "
         "class: an Equinox Module, a flax.struct or a registered dataclass"
     ),
+    at_import=True,
 )
-
-AT_IMPORT = True
 
 
 def check(ctx: Context) -> list[Diagnostic]:
-    walk = ctx.walk
-    found: list[Diagnostic] = []
-    if not walk.leaf_names:
-        return found
-    for defined, scope in walk.tree.classes:
+    walk, found = ctx.walk, []
+    for defined, scope in walk.tree.classes if walk.leaf_names else ():
         for stmt in defined.node.body:
             if not isinstance(stmt, ast.AnnAssign) or not may_mark(
                 stmt.annotation, walk.leaf_names
@@ -64,11 +58,7 @@ def check(ctx: Context) -> list[Diagnostic]:
             if form is None and not registered and unseen is None:
                 continue  # no pytree class: its fields are no leaves
             library = form.library if form else "registered" if registered else EITHER_FORM.library
-            entries = ", ".join(repr(f.name) for f in info.static_fields)
             said = dict(field=ast.unparse(stmt.target), cls=defined.node.name, held=info.name)
-            found.append(
-                Diagnostic.at(
-                    walk.src, stmt.annotation, RULE, library=library, entries=entries, **said
-                )
-            )
+            said["entries"] = ", ".join(repr(f.name) for f in info.static_fields)
+            found.append(Diagnostic.at(walk.src, stmt.annotation, RULE, library=library, **said))
     return found

@@ -1,7 +1,5 @@
-"""JR013: a transform applied to a def imported from another module whose parameters are marked
-there. The hook rewrites one module's text, so such a use gets no keywords; ``check`` reads the
-other module through its import reader. Only a def found marked is reported: a name it cannot read
-is most often no marked def, and the marker's own module reports what it can (JR002)."""
+"""JR013, read through ``check``'s import reader. Only a def found marked is reported: a name it
+cannot read is most often no marked def, and the marker's own module reports what it can (JR002)."""
 
 from __future__ import annotations
 
@@ -9,8 +7,8 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from jaxrewrite.engine.analysis import Analysis, Use, UseKind, needs_edit
-from jaxrewrite.engine.edits import render
+from jaxrewrite.engine.analysis import Analysis, Function
+from jaxrewrite.engine.findings.checks.no_transform import needed_keywords
 from jaxrewrite.engine.findings.context import Context
 from jaxrewrite.engine.read.filters import FAST
 from jaxrewrite.engine.read.lexer import any_word
@@ -23,7 +21,7 @@ from jaxrewrite.engine.read.othermodules import (
     origins,
     reaches,
 )
-from jaxrewrite.engine.read.recognise import TransformRef, bound_keywords, classify
+from jaxrewrite.engine.read.recognise import TransformRef, classify
 from jaxrewrite.engine.read.scopes import Binding, Defined, Scope, ScopeTree
 from jaxrewrite.engine.read.signature import Signature, read_signature
 from jaxrewrite.engine.read.source import Source
@@ -31,14 +29,11 @@ from jaxrewrite.engine.read.wrappers import calls_and_aliases, peel
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import LIMITS, Rule
 from jaxrewrite.engine.rulebook.table import FAMILIES
-from jaxrewrite.engine.walk import specs
 from jaxrewrite.errors import RewriteError
 
 if TYPE_CHECKING:
     from jaxrewrite.engine.build import TreePass
     from jaxrewrite.engine.walk.walker import Walked
-
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 #: The last segments of the table's transforms: a module that names none as a whole word applies
 #: none (``classify`` resolves only names spelled in the module).
@@ -84,15 +79,12 @@ RULE = Rule(
     ),
     "apply the transform in the defining module and import its result, or write the keywords here",
     LIMITS,
-    {"refused": "{what}, and this use could not take them: {reason}"},
+    refused="{what}, and this use could not take them: {reason}",
     details=(
         ": jaxrewrite rewrites one module at a time, so the use gets no keywords; the finding "
         "names the keywords to write ([section 11](transforms.md#11-limits))"
     ),
 )
-
-#: Its verdict reads other modules' files, which the import's cache key does not cover.
-AT_IMPORT = False
 
 
 def check(ctx: Context) -> list[Diagnostic]:
@@ -133,11 +125,15 @@ def _findings(
         for reach in [] if base is None else reaches(base, scope, site, bound, {}):
             named = found_name(reach, path)
             found = None if named is None else modules.find(*named)
-            finding = None if found is None else _finding(src, call, inner, ref, *found)
+            finding = None if found is None else _finding(src, call, inner, ref, found)
             if finding is not None and finding.message not in said:
                 said.add(finding.message)
                 out.append(finding)
     return out
+
+
+#: Where an imported name is bound (its module and level) and the marked def it is there.
+_Found = tuple[str, int, tuple[Function, Signature]]
 
 
 def _marked_def(
@@ -155,15 +151,9 @@ def _marked_def(
 
 
 def _finding(
-    src: Source,
-    call: ast.Call,
-    where: ast.expr,
-    ref: TransformRef,
-    module: str,
-    level: int,
-    marked_def: tuple[Function, Signature],
+    src: Source, call: ast.Call, where: ast.expr, ref: TransformRef, found: _Found
 ) -> Diagnostic | None:
-    func, sig = marked_def
+    module, level, (func, sig) = found
     marked = [p.name for p in sig.params if p.markers]
     spelled = f"{'.' * level}{module}"
     what = (
@@ -172,16 +162,11 @@ def _finding(
         f"reads one module at a time, so a transform of an imported def gets no keywords"
     )
     try:
-        t = ref.transform
-        written = ref.keywords + bound_keywords(call, t.positional, t.name, src)
-        use = Use(UseKind.CALL, call, t, func, sig, (), written, (), None, ref.factory)
-        values = specs.complete(use, src)
+        keywords = needed_keywords(call, ref, func, sig, src)
     except RewriteError as err:
         # What the walk would refuse for a def of this module (JR121...), which the hook cannot see
         reason = getattr(err, "message", None) or str(err)
         return Diagnostic.at(src, where, RULE, "refused", what=what, reason=reason)
-    if not needs_edit(values):
+    if keywords is None:
         return None  # nothing it reads is marked, or the call already says it
-    assert values is not None
-    keywords = render.keywords(tuple((k, v) for k, v, node in values if node is None))
     return Diagnostic.at(src, where, RULE, what=what, spelled=spelled, keywords=keywords)

@@ -1,7 +1,5 @@
-"""JR009: a name imported from another module where a marker would act: jaxrewrite reads only the
-module's own aliases. No check of its own: each such name is an entry of the ledger, settled with
-the other markers (refused with its def, reported by a finding about it), so JR008's check, which
-runs the ledger, says it."""
+"""JR009: each such name is an entry of the ledger, settled with the other markers (refused with its
+def, reported by a finding about it), so JR008's check, which runs the ledger, says it."""
 
 from __future__ import annotations
 
@@ -20,18 +18,12 @@ RULE = Rule(
     ),
     "define the alias in this module, or write Static[...] here",
     CHECK,
-    variants={
-        "read": (
-            "{name!r} in the annotation of {param!r} is {verdict} in {module}, but jaxrewrite "
-            "reads only this module's {what}, so its markers do nothing here: define it in this "
-            "module (or write Static[...] here)"
-        ),
-    },
+    read=(
+        "{name!r} in the annotation of {param!r} is {verdict} in {module}, but jaxrewrite "
+        "reads only this module's {what}, so its markers do nothing here: define it in this "
+        "module (or write Static[...] here)"
+    ),
     details=(
         "; `check` follows the import to its file and stays quiet when the name is no marker there"
     ),
 )
-
-#: Its verdict reads another module's file, which the import's cache key does not cover.
-AT_IMPORT = False
-check = None

@@ -1,6 +1,5 @@
-"""JR008: a Static/NoDiff marker that does nothing here and that no other finding reports: Static on
-a field of an NNX or Linen Module (static already), and what the ledger (``findings/ledger.py``)
-finds."""
+"""JR008: Static on a field of an NNX or Linen Module (static already), and what the ledger
+(``findings/ledger.py``) finds."""
 
 from __future__ import annotations
 
@@ -32,53 +31,50 @@ RULE = Rule(
     ),
     "write the marker where a transform or registration reads it, or drop it",
     "never-silent-every-marker-applied-refused-or-reported",
-    variants={
-        "field": (
-            "{spelled} on field {what!r} does nothing: no registration of this module "
-            "(register_dataclass, an Equinox Module, a flax.struct dataclass) and no transform "
-            "that splits a parameter annotated with its class reads it; register the class, or "
-            "annotate a parameter of a transformed def with it (see "
-            "{see[8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples]})"
-        ),
-        "spelling": (
-            "{spelled} on {what!r} does nothing: jaxrewrite reads a marker only as the outermost "
-            "annotation (Static[T], NoDiff[T], Annotated[T, STATIC] or a module alias of one), "
-            "not in this spelling; write it so (see {see[5-what-counts-as-static]})"
-        ),
-        "under": (
-            "{spelled} on {what!r} does nothing under {under}: NoDiff is read by grad-like "
-            "transforms and custom_vjp/custom_jvp, Static by the others; apply a transform that "
-            "reads it, or drop the marker (see {see[6-which-transforms-which-spellings]})"
-        ),
-        "return": (
-            "a marker on a return annotation does nothing: only parameters and pytree class "
-            "fields are read"
-        ),
-        "variable": (
-            "a marker on the annotation of variable {what!r} does nothing: only parameters and "
-            "fields of classes are read"
-        ),
-        "nnx": "{spelled} on attribute {what!r} of an NNX Module does nothing: NNX treats "
-        "the attributes that are not arrays or nnx.Variable as static already (they are part of "
-        "the graph definition nnx.split and nnx.jit key on, never traced); drop the marker",
-        "linen": "{spelled} on field {what!r} of a Linen Module does nothing: a Linen Module's "
-        "fields are dataclass attributes, not pytree leaves, so a transform of its apply traces "
-        "only the variables and the arguments passed, and the fields are static already; drop "
-        "the marker",
-        "alias": (
-            "marker alias {what!r} is used by no annotation of this module that jaxrewrite "
-            "applies, and an alias imported into another module does nothing there (jaxrewrite "
-            "reads each module's own aliases only): define the alias in the module that uses it"
-        ),
-    },
+    field=(
+        "{spelled} on field {what!r} does nothing: no registration of this module "
+        "(register_dataclass, an Equinox Module, a flax.struct dataclass) and no transform "
+        "that splits a parameter annotated with its class reads it; register the class, or "
+        "annotate a parameter of a transformed def with it (see "
+        "{see[8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples]})"
+    ),
+    spelling=(
+        "{spelled} on {what!r} does nothing: jaxrewrite reads a marker only as the outermost "
+        "annotation (Static[T], NoDiff[T], Annotated[T, STATIC] or a module alias of one), "
+        "not in this spelling; write it so (see {see[5-what-counts-as-static]})"
+    ),
+    under=(
+        "{spelled} on {what!r} does nothing under {under}: NoDiff is read by grad-like "
+        "transforms and custom_vjp/custom_jvp, Static by the others; apply a transform that "
+        "reads it, or drop the marker (see {see[6-which-transforms-which-spellings]})"
+    ),
+    returned=(
+        "a marker on a return annotation does nothing: only parameters and pytree class "
+        "fields are read"
+    ),
+    variable=(
+        "a marker on the annotation of variable {what!r} does nothing: only parameters and "
+        "fields of classes are read"
+    ),
+    nnx="{spelled} on attribute {what!r} of an NNX Module does nothing: NNX treats "
+    "the attributes that are not arrays or nnx.Variable as static already (they are part of "
+    "the graph definition nnx.split and nnx.jit key on, never traced); drop the marker",
+    linen="{spelled} on field {what!r} of a Linen Module does nothing: a Linen Module's "
+    "fields are dataclass attributes, not pytree leaves, so a transform of its apply traces "
+    "only the variables and the arguments passed, and the fields are static already; drop "
+    "the marker",
+    alias=(
+        "marker alias {what!r} is used by no annotation of this module that jaxrewrite "
+        "applies, and an alias imported into another module does nothing there (jaxrewrite "
+        "reads each module's own aliases only): define the alias in the module that uses it"
+    ),
     details=(
         " (the ledger): the marker type as `Annotated` metadata beside other metadata, NoDiff "
         "under a transform that never differentiates, a variable's or a return value's "
         "annotation, a field no registration or transform reads, an alias nothing uses"
     ),
+    at_import=True,
 )
-
-AT_IMPORT = True
 
 
 def check(ctx: Context) -> list[Diagnostic]:
@@ -105,14 +101,12 @@ def _flax_module_fields(walk: Walked) -> list[Diagnostic]:
         fields = [(s, s.target.id) for s in own]  # type: ignore[union-attr]
         for method in body if kind == "nnx" else ():
             # ``self.n: Static[int] = n`` in a method: the attribute NNX keeps in its graph.
-            if not isinstance(method, Function):
-                continue
-            first = [*method.args.posonlyargs, *method.args.args][:1]
+            args = method.args if isinstance(method, Function) else None
+            first = [*args.posonlyargs, *args.args][:1] if args else []
             for s in walk_nodes(method) if first else ():
-                if not isinstance(s, ast.AnnAssign) or not isinstance(s.target, ast.Attribute):
-                    continue
-                if ast.unparse(s.target.value) == first[0].arg:
-                    fields.append((s, s.target.attr))
+                if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Attribute):
+                    if ast.unparse(s.target.value) == first[0].arg:
+                        fields.append((s, s.target.attr))
         reader = MarkerReader(defined.body, walk.src, walk.relevant)
         for stmt, name in fields:
             try:
@@ -126,8 +120,7 @@ def _flax_module_fields(walk: Walked) -> list[Diagnostic]:
 
 
 def _flax_kind(defined: DefinedClass, scope: Scope, depth: int) -> str | None:
-    """``"nnx"`` or ``"linen"`` where the class derives from a Flax Module, through this module's
-    own classes too."""
+    """``"nnx"`` or ``"linen"``: the class derives from that Flax Module (through local classes)."""
     for base in defined.node.bases if depth < 32 else ():
         kind = _FLAX_MODULES.get(qualname(base, scope) or "")
         local = local_class(base, scope) if kind is None else None

@@ -22,9 +22,6 @@ RULE = Rule(
     details=" (no pragma, or one below the header)",
 )
 
-#: The import hook reads only modules that opt in: it never has this to say.
-AT_IMPORT = False
-
 
 def check(ctx: Context) -> list[Diagnostic]:
     """At the first marker the rewrite would act on, where the header does not opt in."""

@@ -1,12 +1,11 @@
-"""JR002: markers of a def no transform of the module applies to, as a decorator or at a call
-site; where a method of its class is given one through ``self`` (``jax.jit(self.step)``), the
-finding names that call and the keywords to write there."""
+"""JR002; where a method of its class is given a transform through ``self`` (``jax.jit(self.f)``),
+the finding names that call and the keywords to write there."""
 
 from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.analysis import Function, Use, UseKind
+from jaxrewrite.engine.analysis import Function, Use, UseKind, needs_edit
 from jaxrewrite.engine.edits import render
 from jaxrewrite.engine.findings.call_arguments import BOUND, method_kind
 from jaxrewrite.engine.findings.checks.unknown_transform import spell
@@ -29,16 +28,13 @@ RULE = Rule(
         "applied to"
     ),
     "apply a transform to the def, or mark the parameters of the function it is applied to",
-    variants={
-        "bound": "{spelled} of {func!r} does nothing: {call} (line {line}) applies {transform} "
-        "to the method {bound!r}, and jaxrewrite writes keywords only where a transform is "
-        "applied to a def by its name (a subclass may override a method); decorate the def, "
-        "or write the keywords there ({shift}): {keywords}"
-    },
+    bound="{spelled} of {func!r} does nothing: {call} (line {line}) applies {transform} "
+    "to the method {bound!r}, and jaxrewrite writes keywords only where a transform is "
+    "applied to a def by its name (a subclass may override a method); decorate the def, "
+    "or write the keywords there ({shift}): {keywords}",
     details=", as a decorator or as a call site",
+    at_import=True,
 )
-
-AT_IMPORT = True
 
 
 def check(ctx: Context) -> list[Diagnostic]:
@@ -65,18 +61,16 @@ def _bound_methods(ctx: Context, wanted: set[int]) -> dict[int, dict[str, str]]:
     JR002's fields, with the keywords that call needs: JAX reads the bound method's signature,
     whose positions do not count ``self`` (a staticmethod's count all, a classmethod's not
     ``cls``)."""
-    scopes = {id(func): scope for func, scope in ctx.walk.tree.defs}
+    scopes = {id(func): scope for func, scope in ctx.scopes.defs}
     found: dict[int, dict[str, str]] = {}
-    for cls in (n for n in walk_nodes(ctx.tree) if isinstance(n, ast.ClassDef)):
-        defs = [s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        methods = [m for m in defs if id(m) in scopes]
+    for cls, _ in ctx.scopes.classes:
+        methods = [m for m in cls.node.body if isinstance(m, Function) and id(m) in scopes]
         marked = {m.name: m for m in methods if id(m) in wanted}
         for caller in methods if marked else ():
             kind = method_kind(caller, scopes[id(caller)])
             first = [*caller.args.posonlyargs, *caller.args.args][:1]
-            if kind == "static" or not first:
-                continue
-            for call in (n for n in walk_nodes(caller) if isinstance(n, ast.Call) and n.args):
+            calls = [n for n in walk_nodes(caller) if isinstance(n, ast.Call) and n.args]
+            for call in calls if kind != "static" and first else ():
                 arg = call.args[0]
                 if not (isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name)):
                     continue
@@ -90,38 +84,38 @@ def _bound_methods(ctx: Context, wanted: set[int]) -> dict[int, dict[str, str]]:
                 shift = BOUND[method_kind(target, scopes[id(target)])][receiver]
                 dropped = [*target.args.posonlyargs, *target.args.args][:1]
                 counted = f"positions counted without {dropped[0].arg!r}" if shift else ""
+                sig = ctx.walk.signatures[id(target)][0]
+                params = tuple(
+                    p if p.position is None else p._replace(position=p.position - shift)
+                    for p in sig.params
+                    if p.position is None or p.position >= shift
+                )
+                sig = sig._replace(params=params, n_positional=sig.n_positional - shift)
+                try:
+                    keywords = needed_keywords(call, ref, target, sig, ctx.src)
+                except RewriteError as err:
+                    keywords = f"none can be merged there ({err.message})"
                 found[id(target)] = {
-                    "func": target.name,
                     "call": ast.unparse(call),
                     "line": str(call.lineno),
                     "transform": ref.transform.name,
                     "bound": ast.unparse(arg),
                     "shift": counted or "positions as in the def",
-                    "keywords": _bound_keywords(
-                        call, ref, target, ctx.walk.signatures[id(target)][0], shift, ctx.src
-                    ),
+                    "keywords": keywords
+                    or f"none: {ref.transform.name} makes nothing static for its marked parameters",
                 }
     return found
 
 
-def _bound_keywords(
-    call: ast.Call, ref: TransformRef, target: Function, sig: Signature, bound: int, src: Source
-) -> str:
-    """The keywords ``call`` needs for the markers of a method with its first ``bound``
-    parameters bound (``self``), as the walk would complete them."""
-    params = tuple(
-        p if p.position is None else p._replace(position=p.position - bound)
-        for p in sig.params
-        if p.position is None or p.position >= bound
-    )
-    sig = sig._replace(params=params, n_positional=sig.n_positional - bound)
+def needed_keywords(
+    call: ast.Call, ref: TransformRef, func: Function, sig: Signature, src: Source
+) -> str | None:
+    """The keywords a transform call of ``func`` (read as ``sig``) needs, as the walk would
+    complete them; None where it needs none, RewriteError where the walk would refuse it."""
     t = ref.transform
-    try:
-        written = ref.keywords + bound_keywords(call, t.positional, t.name, src)
-        use = Use(UseKind.CALL, call, t, target, sig, (), written, (), None, ref.factory)
-        values = specs.complete(use, src)
-    except RewriteError as err:
-        return f"none can be merged there ({err.message})"
-    if not values or not any(node is None for _, _, node in values):
-        return f"none: {t.name} makes nothing static for its marked parameters"
-    return render.keywords(tuple((k, v) for k, v, node in values if node is None))
+    written = ref.keywords + bound_keywords(call, t.positional, t.name, src)
+    use = Use(UseKind.CALL, call, t, func, sig, (), written, (), None, ref.factory)
+    values = specs.complete(use, src)
+    if not needs_edit(values):
+        return None
+    return render.keywords(tuple((k, v) for k, v, node in values or () if node is None))

@@ -1,5 +1,4 @@
-"""JR020: Static fields of a class registered by the user's own flatten function, which decides
-what is static itself (its aux data), so the marker does nothing."""
+"""JR020: the user's own flatten decides what is static (its aux data), not the marker."""
 
 from __future__ import annotations
 
@@ -27,9 +26,8 @@ RULE = Rule(
         "leaves.md#8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples)): it does "
         "nothing"
     ),
+    at_import=True,
 )
-
-AT_IMPORT = True
 
 
 def check(ctx: Context) -> list[Diagnostic]:

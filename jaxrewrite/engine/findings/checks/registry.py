@@ -1,5 +1,5 @@
-"""The registry of the warning rules of ``check`` (JR0nn), one module each: its record ``RULE``,
-whether the import also says it (``AT_IMPORT``) and its ``check``, handed a ``Context`` of the
+"""The registry of the warning rules of ``check`` (JR0nn), one module each: its record ``RULE``
+(which says whether the import says it too) and its ``check``, if any, handed a ``Context`` of the
 analysis while the tree is alive. ``check --explain`` and the docs' table of codes read it."""
 
 from __future__ import annotations
@@ -67,8 +67,9 @@ def rules_pass(imports: ImportReader | None = None, at_import: bool = False) -> 
         ctx = Context(result, scopes, tree, walk, imports, at_import)
         walked = {id(d) for d in result.diagnostics}
         for rule in RULES:
-            if rule.check is not None and (rule.AT_IMPORT or not at_import):
-                result.diagnostics.extend(rule.check(ctx))
+            check = getattr(rule, "check", None)
+            if check is not None and (rule.RULE.at_import or not at_import):
+                result.diagnostics.extend(check(ctx))
         if at_import and len(result.diagnostics) > len(walked):
             lines = result.source.text.splitlines()
             result.diagnostics[:] = [

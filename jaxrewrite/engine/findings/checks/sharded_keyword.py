@@ -1,5 +1,4 @@
-"""JR010: a keyword-only Static parameter of a function jitted with ``in_shardings``, which refuses
-every keyword argument at call time, so the parameter can never be passed."""
+"""JR010: a keyword-only Static parameter under ``in_shardings`` can never be passed."""
 
 from __future__ import annotations
 
@@ -25,9 +24,6 @@ RULE = Rule(
     "make it a positional parameter, or drop 'in_shardings'",
     details=": the function can never be called with it",
 )
-
-#: The findings at uses are ``check``'s.
-AT_IMPORT = False
 
 
 def check(ctx: Context) -> Iterator[Diagnostic]:

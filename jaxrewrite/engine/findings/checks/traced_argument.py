@@ -20,6 +20,3 @@ RULE = Rule(
     "arguments-that-must-be-static-jr006",
     details=" (below)",
 )
-
-AT_IMPORT = False
-check = None

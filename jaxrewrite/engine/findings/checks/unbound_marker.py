@@ -1,6 +1,5 @@
-"""JR015: ``Static``/``NoDiff`` written in an annotation of a module that never binds the name:
-the def fails with NameError when it runs, and no rule that reads markers sees one. A name bound
-anywhere in the module counts as bound: this rule only says what is certainly missing."""
+"""JR015: no rule that reads markers sees an unbound one. A name bound anywhere in the module counts
+as bound: this rule only says what is certainly missing."""
 
 from __future__ import annotations
 
@@ -29,12 +28,6 @@ RULE = Rule(
         "import ...`"
     ),
 )
-
-#: The hook reads only modules whose markers it can see bound.
-AT_IMPORT = False
-
-MARKERS = ("Static", "NoDiff")
-
 
 Owner = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
@@ -67,7 +60,7 @@ def unbound_markers(tree: ast.Module) -> Iterator[tuple[ast.Name, str, Owner | N
             annotated.append((node.annotation, node.target.id, None))
     for annotation, name, owner in annotated:
         head = annotation.value if isinstance(annotation, ast.Subscript) else annotation
-        if isinstance(head, ast.Name) and head.id in MARKERS and head.id not in bound:
+        if isinstance(head, ast.Name) and head.id in ("Static", "NoDiff") and head.id not in bound:
             yield head, name, owner
 
 

@@ -11,7 +11,7 @@ from jaxrewrite.engine.read.classes import DATACLASS, local_class
 from jaxrewrite.engine.read.markers import inner_type
 from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
-from jaxrewrite.engine.read.signature import Param, array_type
+from jaxrewrite.engine.read.signature import array_type
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import Rule
@@ -26,18 +26,16 @@ RULE = Rule(
         "frozenset, a scalar)"
     ),
     "use a hashable type or default: a tuple, a frozenset, a scalar",
-    variants={
-        "default": (
-            "{name!r} is Static but its default is a {shown}, which cannot be hashed: the "
-            "default works while it is used, but JAX rejects a value like it passed there when "
-            "the function is called; make the default hashable (a tuple, a frozenset)"
-        ),
-        "passed": (
-            "{name!r} is Static but the call on line {line} passes it a {shown}, which cannot be "
-            "hashed: JAX raises ValueError (Non-hashable static arguments are not supported) at "
-            "that call; pass a hashable value (a tuple, a frozenset, a frozen dataclass)"
-        ),
-    },
+    default=(
+        "{name!r} is Static but its default is a {shown}, which cannot be hashed: the "
+        "default works while it is used, but JAX rejects a value like it passed there when "
+        "the function is called; make the default hashable (a tuple, a frozenset)"
+    ),
+    passed=(
+        "{name!r} is Static but the call on line {line} passes it a {shown}, which cannot be "
+        "hashed: JAX raises ValueError (Non-hashable static arguments are not supported) at "
+        "that call; pass a hashable value (a tuple, a frozenset, a frozen dataclass)"
+    ),
     details=(
         " (`list`, `dict`, `set`, `bytearray`, `jax.Array`, `np.ndarray`, their `typing` "
         "spellings, a non-frozen `@dataclass` of the module or a class with `__eq__` and no "
@@ -48,9 +46,6 @@ RULE = Rule(
         "leaves.md#8-static-parts-of-one-argument-dataclasses-typeddicts-namedtuples))"
     ),
 )
-
-#: Not at import: the marker acts, and JAX refuses an unhashable static loudly at the call.
-AT_IMPORT = False
 
 _BUILTINS = ("list", "dict", "set", "bytearray")
 _MUTABLE = ("MutableMapping", "MutableSequence", "MutableSet")
@@ -84,16 +79,9 @@ def check(ctx: Context) -> list[Diagnostic]:
     hashes statics may apply to (a def used only under transforms that hash none would cry wolf;
     one with no use at all still hears what a hashing transform would meet), then at the calls."""
     uses = ctx.result.uses
-    unhashed = {id(u.target) for u in uses} - {
-        id(u.target) for u in uses if u.transform.hashes_statics
-    }
-    owners = {
-        id(stmt): node
-        for node in ast.walk(ctx.tree)
-        if isinstance(node, ast.ClassDef)
-        for stmt in node.body
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
-    }
+    hashed = {id(u.target) for u in uses if u.transform.hashes_statics}
+    unhashed = {id(u.target) for u in uses} - hashed
+    owners = {id(stmt): cls.node for cls, _ in ctx.scopes.classes for stmt in cls.node.body}
     found = []
     for record in ctx.marked_defs:
         if id(record.node) not in unhashed:
@@ -105,26 +93,21 @@ def _at_def(record: MarkedDef, owner: ast.ClassDef | None, src: Source) -> list[
     """Its Static parameters' types (a bare ``self: Static``: its class decides), then defaults."""
     args, scope = record.node.args, record.scope.annotating(record.node)
     positional = [*args.posonlyargs, *args.args]
-    defaults = dict(
-        zip([a.arg for a in positional[len(positional) - len(args.defaults) :]], args.defaults)
-    )
+    defaults = dict(zip([a.arg for a in positional[::-1]], args.defaults[::-1]))
     defaults.update((a.arg, v) for a, v in zip(args.kwonlyargs, args.kw_defaults) if v is not None)
     types, values = [], []
-    for param in record.marked:
-        if Mark.STATIC not in param.markers:
-            continue
-        kind = unhashable(param, scope)
-        under = inner_type(param.node.annotation, scope)
-        if kind is None and owner is not None and param.position == 0 and under is None:
+    for param in (p for p in record.marked if Mark.STATIC in p.markers):
+        written = inner_type(param.node.annotation, scope)
+        kind = _unhashable(written, scope)
+        if written is None and owner is not None and param.position == 0:
             why = unhashable_class(owner, scope)
             kind = None if why is None else f"{owner.name} ({why})"
         shown = _value(defaults.get(param.name))
         if kind is not None:
             types.append(Diagnostic.at(src, param.node, RULE, name=param.name, kind=kind))
         elif shown is not None:
-            values.append(
-                Diagnostic.at(src, param.node, RULE, "default", name=param.name, shown=shown)
-            )
+            said = {"name": param.name, "shown": shown}
+            values.append(Diagnostic.at(src, param.node, RULE, "default", **said))
     return types + values
 
 
@@ -136,20 +119,30 @@ def _value(expr: ast.expr | None) -> str | None:
     return None if expr is None else _LITERALS.get(type(expr))
 
 
-def unhashable(param: Param, scope: Scope) -> str | None:
-    """The spelled type under a Static marker, when values of it cannot be hashed."""
-    written = inner_type(param.node.annotation, scope)
-    inner = unquoted(written)  # ``Static["list"]`` too
-    if written is None or inner is None:
+def static_type(written: ast.expr | None, scope: Scope) -> tuple[ast.expr, str] | None:
+    """The type under a marker (``markers.inner_type``) as the type it names (a string parsed:
+    ``Static["list"]``) and the dotted name of its head (``builtins.`` for a builtin the module
+    does not bind; empty where it names none)."""
+    inner = unquoted(written)
+    if inner is None:
         return None
     head = inner.value if isinstance(inner, ast.Subscript) else inner
     name = qualname(head, scope)
     if name is None and isinstance(head, ast.Name) and scope.lookup(head.id) is None:
         name = f"builtins.{head.id}"
+    return inner, name or ""
+
+
+def _unhashable(written: ast.expr | None, scope: Scope) -> str | None:
+    """The type as written, when values of it cannot be hashed (why, for a class of the module)."""
+    found = static_type(written, scope)
+    if written is None or found is None:
+        return None
+    inner, name = found
     if name in UNHASHABLE or array_type(inner, scope) is not None:
         return ast.unparse(written)
-    found = _local(head, scope)
-    return None if found is None else f"{ast.unparse(written)} ({found[1]})"
+    local = _local(inner.value if isinstance(inner, ast.Subscript) else inner, scope)
+    return None if local is None else f"{ast.unparse(written)} ({local[1]})"
 
 
 def _local(expr: ast.expr, scope: Scope) -> tuple[str, str] | None:
@@ -181,13 +174,13 @@ def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
         call = deco if isinstance(deco, ast.Call) else None
         if qualname(call.func if call else deco, scope) != DATACLASS:
             continue
-        options = {kw.arg: kw.value for kw in call.keywords} if call else {}
         flags = {"eq": True, "frozen": False, "unsafe_hash": False}
-        for key, value in options.items():
-            if key is None or (key in flags and not _is_bool(value)):
+        for kw in call.keywords if call else ():
+            literal = isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool)
+            if kw.arg is None or (kw.arg in flags and not literal):
                 return None  # ``**options``, or not a literal: cannot tell
-            if key in flags:
-                flags[key] = value.value  # type: ignore[attr-defined]
+            if kw.arg in flags:
+                flags[kw.arg] = kw.value.value  # type: ignore[attr-defined]
         if flags["eq"] and not flags["frozen"] and not flags["unsafe_hash"]:
             return "a dataclass with eq and without frozen=True, so its __hash__ is None"
         return None
@@ -196,30 +189,20 @@ def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
     return None
 
 
-def _is_bool(value: ast.expr) -> bool:
-    return isinstance(value, ast.Constant) and isinstance(value.value, bool)
-
-
 def _passed(ctx: Context) -> list[Diagnostic]:
     """JR003 at a call site of the module: a list, dict or set (a literal or comprehension), an
     array made by a NumPy or jax.numpy constructor, or an instance of an unhashable class of the
     module, passed to a Static parameter of a transform that hashes its statics."""
-    uses = [
-        u
-        for u in ctx.result.uses
-        if u.transform.hashes_statics and any(Mark.STATIC in p.markers for p in u.signature.params)
-    ]
-    if not uses:
-        return []
-    module = ctx.scopes.module
-    sites = Sites(ctx.tree, module)
+    module, sites = ctx.scopes.module, None
     found: list[Diagnostic] = []
     seen: set[int] = set()
-    for use in uses:
-        func = use.target
+    for use in ctx.result.uses:
         static = {p.name for p in use.signature.params if Mark.STATIC in p.markers}
-        positional = [*func.args.posonlyargs, *func.args.args]
-        for call in sites._calls(use.node, func, use.kind.name == "DECORATOR"):
+        if not use.transform.hashes_statics or not static:
+            continue
+        sites = sites or Sites(ctx.tree, module)
+        positional = [*use.target.args.posonlyargs, *use.target.args.args]
+        for call in sites._calls(use.node, use.target, use.kind.name == "DECORATOR"):
             given = [(positional[i].arg, a) for i, a in enumerate(call.args) if i < len(positional)]
             given += [(kw.arg, kw.value) for kw in call.keywords if kw.arg is not None]
             for name, expr in given:

@@ -1,12 +1,8 @@
-"""JR005: an unknown ``# jaxrewrite:`` directive in the header. The analysis says it itself, from
-the header before any tree is read (``engine.build``), so its record lives with the analysis'
-own codes (``rulebook.rules``) and no check runs here."""
+"""JR005: the analysis says it from the header before any tree is read (``engine.build``), so its
+record lives with the analysis' own codes (``rulebook.rules``) and no check runs here."""
 
 from __future__ import annotations
 
 from jaxrewrite.engine.rulebook.rules import UNKNOWN_DIRECTIVE as RULE
 
-__all__ = ["RULE", "AT_IMPORT", "check"]
-
-AT_IMPORT = True
-check = None
+__all__ = ["RULE"]

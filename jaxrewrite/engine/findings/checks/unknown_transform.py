@@ -1,5 +1,4 @@
-"""JR004: markers of a def under a decorator or call that looks like a transform jaxrewrite does
-not know (``@my_jit``, ``eqx.filter_jit(f)``), which never gets their keywords."""
+"""JR004: markers under ``@my_jit`` or ``eqx.filter_jit(f)`` never get their keywords."""
 
 from __future__ import annotations
 
@@ -24,9 +23,8 @@ RULE = Rule(
         " (`equinox.filter_jit`, `numba.jit`, a project's own `my_jit`; as a decorator, "
         "`@nnx.scan` too)"
     ),
+    at_import=True,
 )
-
-AT_IMPORT = True
 
 
 def check(ctx: Context) -> list[Diagnostic]:
@@ -34,18 +32,10 @@ def check(ctx: Context) -> list[Diagnostic]:
     for record in ctx.marked_defs:
         if record.refused or record.unknown is None:
             continue  # a refused use (JR104, JR127) says what to do itself
-        marked = list(record.marked)
-        found.append(
-            Diagnostic.at(
-                ctx.src,
-                record.unknown,
-                RULE,
-                spelled=spell(marked),
-                func=record.node.name,
-                es="" if len(marked) > 1 else "es",
-                under=ast.unparse(record.unknown),
-            )
-        )
+        marked, under = list(record.marked), ast.unparse(record.unknown)
+        said = {"spelled": spell(marked), "func": record.node.name, "under": under}
+        es = "" if len(marked) > 1 else "es"
+        found.append(Diagnostic.at(ctx.src, record.unknown, RULE, es=es, **said))
     return found
 
 

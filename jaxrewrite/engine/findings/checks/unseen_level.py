@@ -1,5 +1,4 @@
-"""JR007: a transform applied to something made from a marked def that the walk cannot see
-through (``jax.jit(partial(f, x))``), so the def's Static parameters are not written there."""
+"""JR007: a transform over ``partial(f, x)`` and the like, which the walk cannot see through."""
 
 from __future__ import annotations
 
@@ -23,17 +22,13 @@ RULE = Rule(
         " (`jax.jit(partial(f, x))`, `g = partial(f, x)` then `jax.vmap(g)`): its Static "
         "parameters are not written there"
     ),
+    at_import=True,
 )
-
-AT_IMPORT = True
 
 
 def check(ctx: Context) -> list[Diagnostic]:
     found = []
     for call, func in ctx.walk.unseen:
-        arg = call.args[0]
-        transform, made = ast.unparse(call.func), ast.unparse(arg)
-        found.append(
-            Diagnostic.at(ctx.src, arg, RULE, func=func.name, transform=transform, arg=made)
-        )
+        said = {"transform": ast.unparse(call.func), "arg": ast.unparse(call.args[0])}
+        found.append(Diagnostic.at(ctx.src, call.args[0], RULE, func=func.name, **said))
     return found

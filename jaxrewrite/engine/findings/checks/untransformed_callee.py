@@ -1,5 +1,4 @@
-"""JR012: a marked def itself (not a transform's result that reads its markers) handed to a JAX
-function that traces the arguments it calls it with (``table.TRACES``: ``jax.eval_shape``,
+"""JR012: a marked def itself handed to a function of ``table.TRACES`` (``jax.eval_shape``,
 ``jax.lax.scan``...), which jaxrewrite never rewrites; reported at that use."""
 
 from __future__ import annotations
@@ -37,9 +36,6 @@ RULE = Rule(
         "where another use applies the markers"
     ),
 )
-
-#: The findings at uses are ``check``'s.
-AT_IMPORT = False
 
 
 def check(ctx: Context) -> Iterator[Diagnostic]:

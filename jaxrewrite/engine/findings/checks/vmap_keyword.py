@@ -1,6 +1,4 @@
-"""JR011: a Static parameter of a vmapped function not passed by position: by keyword it is mapped
-over axis 0 whatever ``in_axes`` says; left to its default, the written ``in_axes`` has an entry
-for it and the call fails."""
+"""JR011: a Static parameter of a vmapped function not passed by position."""
 
 from __future__ import annotations
 
@@ -29,19 +27,14 @@ RULE = Rule(
     ),
     "pass the Static parameter by position",
     LIMITS,
-    variants={
-        "default": (
-            "Static parameter {name!r} of {func!r} is left to its default in this call of a "
-            "function made by {transform}: the 'in_axes' written for it has an entry for "
-            "{name!r} (None), and {transform} needs exactly one per positional argument passed, "
-            "so this call fails; pass {name!r} by position (see {see[11-limits]})"
-        )
-    },
+    default=(
+        "Static parameter {name!r} of {func!r} is left to its default in this call of a "
+        "function made by {transform}: the 'in_axes' written for it has an entry for "
+        "{name!r} (None), and {transform} needs exactly one per positional argument passed, "
+        "so this call fails; pass {name!r} by position (see {see[11-limits]})"
+    ),
     details=" ([section 11](transforms.md#11-limits))",
 )
-
-#: The findings at uses are ``check``'s.
-AT_IMPORT = False
 
 
 def check(ctx: Context) -> Iterator[Diagnostic]:
@@ -71,13 +64,13 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
             if isinstance(expr, ast.Name) and expr.id in callees:
                 return callees[expr.id]
             if isinstance(expr, ast.NamedExpr) and isinstance(expr.value, (ast.Name, ast.Call)):
-                return called_by(expr.value)
-            if not isinstance(expr, ast.Call) or not expr.args:
+                expr = expr.value
+                continue
+            call = expr if isinstance(expr, ast.Call) and expr.args else None
+            ref = None if call is None else classify(call.func, scope)
+            if call is None or ref is None or not ref.transform.keeps_arguments:
                 return None
-            ref = classify(expr.func, scope)
-            if ref is None or not ref.transform.keeps_arguments:
-                return None
-            expr = expr.args[0]
+            expr = call.args[0]
 
     bindings = [pair for node in ast.walk(module) if (pair := name_assigned(node)) is not None]
     bindings += [(n.target.id, n.value) for n in ast.walk(module) if isinstance(n, ast.NamedExpr)]
@@ -96,12 +89,10 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
         for keyword in node.keywords:
             if keyword.arg in statics:
                 yield Diagnostic.at(src, keyword, RULE, name=keyword.arg, **said)
-        if any(isinstance(a, ast.Starred) for a in node.args) or any(
-            k.arg is None for k in node.keywords
-        ):
-            continue  # how many are passed by position cannot be told
         passed = {k.arg for k in node.keywords}
+        if None in passed or any(isinstance(a, ast.Starred) for a in node.args):
+            continue  # how many are passed by position cannot be told
         for param in statics.values():
-            if param.position is not None and param.position >= len(node.args):
-                if param.name not in passed:
-                    yield Diagnostic.at(src, node, RULE, "default", name=param.name, **said)
+            at = param.position
+            if at is not None and at >= len(node.args) and param.name not in passed:
+                yield Diagnostic.at(src, node, RULE, "default", name=param.name, **said)
