@@ -14,13 +14,13 @@ from jaxrewrite.engine.read.depth import any_depth
 from jaxrewrite.engine.read.filters import (
     FAST,
     Filters,
+    calls_and_aliases,
     classes_with_markers,
     leaf_aliases,
 )
 from jaxrewrite.engine.read.markers import index_of
 from jaxrewrite.engine.read.scopes import Binding, ScopeTree, build_scopes, environment
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.read.wrappers import calls_and_aliases
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import Container

@@ -237,27 +237,26 @@ batched = jax.vmap(again)
 
 
 def test_the_alias_search_reads_each_scope_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``calls_and_aliases`` asks for aliases again after each round of call sites: the pairs of
-    a scope are read once (its bindings never change once made)."""
-    from jaxrewrite.engine.read import wrappers
-    from jaxrewrite.engine.read.filters import EXHAUSTIVE, FAST
+    """``calls_and_aliases`` follows aliases to any depth: the pairs of a scope are read once
+    (its bindings never change once made)."""
+    from jaxrewrite.engine.read import filters
     from jaxrewrite.engine.read.scopes import build_scopes
     from jaxrewrite.engine.read.source import Source
 
     read: list[int] = []
-    real = wrappers._pairs
+    real = filters._pairs
 
     def counting(scope: object, attributes: bool) -> list[tuple[str, str]]:
         read.append(id(scope))
         return real(scope, attributes)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(wrappers, "_pairs", counting)
-    for filters in (FAST, EXHAUSTIVE):
+    monkeypatch.setattr(filters, "_pairs", counting)
+    for shortcuts in (filters.FAST, filters.EXHAUSTIVE):
         read.clear()
         src = Source(ALIASES, "m.py")
         tree = build_scopes(ast.parse(ALIASES), ALIASES)
-        found = wrappers.calls_and_aliases(["f"], tree, src, filters)
-        if filters is FAST:  # EXHAUSTIVE finds every call of every statement
+        found = filters.calls_and_aliases(["f"], tree, src, shortcuts)
+        if shortcuts is filters.FAST:  # EXHAUSTIVE finds every call of every statement
             assert [ast.unparse(call) for call, _, _ in found] == [
                 "jax.jit(g)",
                 "jax.grad(k)(1.0, 2)",

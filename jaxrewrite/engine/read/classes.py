@@ -94,7 +94,14 @@ def read_class(
 ) -> ClassInfo:
     """Fields in definition order, base classes of this module first, like dataclasses do."""
     if isinstance(defined, FunctionalClass):
-        return _read_functional(defined, src, relevant)
+        reader = MarkerReader(defined.scope, src, relevant)
+        fields = tuple(
+            Field(name, reader.markers(value), True, where, None, value, defined.scope)
+            for key, value, where in functional_entries(defined.call)
+            # A key no string literal: no field.
+            if isinstance(name := key.value if isinstance(key, ast.Constant) else key, str)
+        )
+        return ClassInfo(defined.name, defined.kind, fields, None)
     node = defined.node
     kind = Container.CLASS
     inherited: dict[str, Field] = {}
@@ -114,25 +121,15 @@ def read_class(
         info = read_class(local[0], local[1], src, relevant, depth + 1)
         kind = info.kind if info.kind is not Container.CLASS else kind
         unseen = unseen or info.unseen_base
-        for inherited_field in info.fields:
-            inherited[inherited_field.name] = inherited_field
+        inherited.update((f.name, f) for f in info.fields)
     reader = MarkerReader(defined.body, src, relevant)
     own: dict[str, Field] = {}
     for stmt, name in own_fields(defined):
-        static, unknown = _metadata(stmt.value, defined.body)
-        own[name] = Field(
-            name,
-            reader.markers(stmt.annotation) | static,
-            _init(stmt.value, defined.body),
-            stmt,
-            unknown,
-            stmt.annotation,
-            defined.body,
-        )
-    merged = {**inherited, **own}
-    # An overridden field keeps its base-class position, as in dataclasses.
-    order = [*inherited, *(name for name in own if name not in inherited)]
-    return ClassInfo(node.name, kind, tuple(merged[name] for name in order), unseen)
+        init, static, unknown = _field_call(stmt.value, defined.body)
+        markers = reader.markers(stmt.annotation) | static
+        own[name] = Field(name, markers, init, stmt, unknown, stmt.annotation, defined.body)
+    # An overridden field keeps its base-class position, as in dataclasses (and in a dict).
+    return ClassInfo(node.name, kind, tuple({**inherited, **own}.values()), unseen)
 
 
 def own_fields(defined: DefinedClass) -> Iterator[tuple[ast.AnnAssign, str]]:
@@ -146,34 +143,20 @@ def own_fields(defined: DefinedClass) -> Iterator[tuple[ast.AnnAssign, str]]:
                 yield stmt, stmt.target.id
 
 
-def _read_functional(defined: FunctionalClass, src: Source, relevant: set[str] | None) -> ClassInfo:
-    reader = MarkerReader(defined.scope, src, relevant)
-    fields = []
-    for key, value, where in functional_entries(defined.call):
-        name = key.value if isinstance(key, ast.Constant) else key
-        if isinstance(name, str):  # a key no string literal: no field
-            fields.append(
-                Field(name, reader.markers(value), True, where, None, value, defined.scope)
-            )
-    return ClassInfo(defined.name, defined.kind, tuple(fields), None)
-
-
 def functional_entries(call: ast.Call) -> list[tuple[str | ast.expr, ast.expr, ast.AST]]:
     """The entries of ``TypedDict("C", {"n": T})`` / ``NamedTuple("C", [("n", T)])`` and its
     keywords, in order: (the key as written, or a keyword's name; the type; where it stands)."""
     spec = call.args[1] if len(call.args) > 1 else None
-    found: list[tuple[str | ast.expr, ast.expr, ast.AST]] = []
+    pairs: list[list[ast.expr]] = []
     if isinstance(spec, ast.Dict):
-        found += [
-            (key, value, key) for key, value in zip(spec.keys, spec.values) if key is not None
-        ]
+        pairs = [[key, value] for key, value in zip(spec.keys, spec.values) if key is not None]
     elif isinstance(spec, (ast.List, ast.Tuple)):
         pairs = [
             item.elts
             for item in spec.elts
             if isinstance(item, (ast.Tuple, ast.List)) and len(item.elts) == 2
         ]
-        found += [(key, value, key) for key, value in pairs]
+    found: list[tuple[str | ast.expr, ast.expr, ast.AST]] = [(k, v, k) for k, v in pairs]
     return found + [
         (kw.arg, kw.value, kw) for kw in call.keywords if kw.arg is not None and kw.arg != "total"
     ]
@@ -196,27 +179,21 @@ def local_class(expr: ast.expr, scope: Scope) -> LocalClass | None:
 def _registered_again(expr: ast.expr, scope: Scope) -> DefinedClass | None:
     """``class C`` then ``C = register_dataclass(C, ...)``: the name is bound twice, but both
     bindings are the one class (registration returns the class it registers)."""
-    if not isinstance(expr, ast.Name):
+    found = scope.lookup(expr.id) if isinstance(expr, ast.Name) else None
+    classes = [b for b in found[0] if isinstance(b, DefinedClass)] if found else []
+    if found is None or len(classes) != 1:
         return None
-    found = scope.lookup(expr.id)
-    if found is None:
-        return None
-    classes = [b for b in found[0] if isinstance(b, DefinedClass)]
-    if len(classes) != 1:
-        return None
-    for binding in found[0]:
-        if binding is classes[0]:
-            continue
-        value = binding.value if isinstance(binding, Assigned) else None
-        if not (
-            isinstance(value, ast.Call)
-            and value.args
-            and isinstance(value.args[0], ast.Name)
-            and value.args[0].id == expr.id
-            and _returns_the_class(value.func, binding.scope)  # type: ignore[union-attr]
-        ):
-            return None
-    return classes[0]
+    again = all(
+        isinstance(b, Assigned)
+        and isinstance(b.value, ast.Call)
+        and b.value.args
+        and isinstance(b.value.args[0], ast.Name)
+        and b.value.args[0].id == expr.id  # type: ignore[attr-defined]
+        and _returns_the_class(b.value.func, b.scope)
+        for b in found[0]
+        if b is not classes[0]
+    )
+    return classes[0] if again else None
 
 
 def _returns_the_class(func: ast.expr, scope: Scope) -> bool:
@@ -243,8 +220,7 @@ def leaf_class(ann: ast.expr, scope: Scope, depth: int = 0) -> tuple[LocalClass,
         base = qualname(ann.value, scope)
         items = list(ann.slice.elts) if isinstance(ann.slice, ast.Tuple) else [ann.slice]
         if base == "typing.Optional" and len(items) == 1:
-            found = leaf_class(items[0], scope, depth + 1)
-            return None if found is None else (found[0], True)
+            return _or_none([items[0], ast.Constant(None)], scope, depth)
         if base == "typing.Union":
             return _or_none(items, scope, depth)
         if base == "typing.Annotated":
@@ -267,11 +243,10 @@ def leaf_class(ann: ast.expr, scope: Scope, depth: int = 0) -> tuple[LocalClass,
 def _or_none(items: list[ast.expr], scope: Scope, depth: int) -> tuple[LocalClass, bool] | None:
     """``C | None`` (in any order, nested ``|`` flattened): C, and None allowed."""
     flat: list[ast.expr] = []
-    stack = list(items)
-    while stack:
-        item = stack.pop(0)
+    while items:  # in any order: only one item may be other than None
+        item = items.pop()
         if isinstance(item, ast.BinOp) and isinstance(item.op, ast.BitOr):
-            stack[:0] = [item.left, item.right]
+            items = [*items, item.left, item.right]
         else:
             flat.append(item)
     rest = [item for item in flat if not (isinstance(item, ast.Constant) and item.value is None)]
@@ -292,33 +267,26 @@ def functional_class(binding: Assigned, name: str) -> FunctionalClass | None:
     return None if kind is None else FunctionalClass(value, kind, binding.scope, name)
 
 
-def _init(value: ast.expr | None, scope: Scope) -> bool:
-    """False for ``field(init=False)``."""
-    return not (
-        isinstance(value, ast.Call)
-        and qualname(value.func, scope) == FIELD
-        and any(
-            kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False
-            for kw in value.keywords
-        )
-    )
-
-
-def _metadata(value: ast.expr | None, scope: Scope) -> tuple[frozenset[Mark], ast.expr | None]:
-    """The markers ``field(metadata={"static": True})`` gives, and the metadata expression when
-    it is no literal (``dict(static=True)``, ``**options``): only JAX at run time can tell."""
+def _field_call(
+    value: ast.expr | None, scope: Scope
+) -> tuple[bool, frozenset[Mark], ast.expr | None]:
+    """What a ``dataclasses.field(...)`` value says: False for ``init=False``; the markers
+    ``metadata={"static": True}`` gives; and the metadata expression when it is no literal
+    (``dict(static=True)``, ``**options``), which only JAX at run time can read."""
     if not isinstance(value, ast.Call) or qualname(value.func, scope) != FIELD:
-        return frozenset(), None
+        return True, frozenset(), None
+    init = not any(
+        kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False
+        for kw in value.keywords
+    )
     for kw in value.keywords:
         if kw.arg is None:
-            return frozenset(), kw.value
+            return init, frozenset(), kw.value
         if kw.arg == "metadata":
             metadata = literal(kw.value)  # a call (``dict(static=True)``) is none
-            if not isinstance(metadata, dict):
-                return frozenset(), kw.value
-            static = metadata.get("static", False)
+            static = metadata.get("static", False) if isinstance(metadata, dict) else None
             if static is True:
-                return frozenset({Mark.STATIC}), None
-            if static is not False:
-                return frozenset(), kw.value  # JAX tests truthiness; say so explicitly
-    return frozenset(), None
+                return init, frozenset({Mark.STATIC}), None
+            if static is not False:  # JAX tests truthiness; say so explicitly
+                return init, frozenset(), kw.value
+    return init, frozenset(), None

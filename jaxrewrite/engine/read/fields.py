@@ -27,18 +27,13 @@ from jaxrewrite.engine.rulebook.table import CONTAINERS, EITHER_FORM, FIELD_FORM
 
 
 class Action(enum.Enum):
-    """What one Static field's value becomes."""
+    """What one Static field's value becomes; the edit goes at ``FieldUse.at``."""
 
-    #: No value: `` = <field>(<keyword>=<static>)`` after the annotation.
-    ADD = "add"
-    #: A plain default: ``<field>(default=<value>, <keyword>=<static>)``.
-    DEFAULT = "default"
-    #: The library's own ``field(...)``: the keyword appended.
-    KEYWORD = "keyword"
-    #: ``dataclasses.field(...)`` without metadata: ``metadata={<keyword>: <static>}`` appended.
-    METADATA = "metadata"
-    #: ``dataclasses.field(metadata={...})``: the entry added first in the literal.
-    ENTRY = "entry"
+    ADD = "add"  # no value (at the annotation): `` = <field>(<keyword>=<static>)`` after it
+    DEFAULT = "default"  # a plain default: ``<field>(default=<value>, <keyword>=<static>)``
+    KEYWORD = "keyword"  # the library's own ``field(...)``: the keyword appended
+    METADATA = "metadata"  # ``dataclasses.field(...)``: ``metadata={<keyword>: <static>}``
+    ENTRY = "entry"  # ``dataclasses.field(metadata={...})``: the entry added first in the dict
 
 
 @dataclass(frozen=True)
@@ -49,9 +44,11 @@ class FieldUse:
     name: str
     stmt: ast.AnnAssign
     action: Action
-    #: Where the edit goes: the annotation (ADD), the value (DEFAULT), the call (KEYWORD,
-    #: METADATA) or the metadata dict (ENTRY).
     at: ast.expr
+
+
+#: Bases whose fields are known without reading them.
+_KNOWN = NEUTRAL_BASES | CONTAINERS.keys() | {base for form in FIELD_FORMS for base in form.bases}
 
 
 def form_of(defined: DefinedClass, scope: Scope) -> tuple[FieldForm | None, ast.expr | None]:
@@ -59,39 +56,30 @@ def form_of(defined: DefinedClass, scope: Scope) -> tuple[FieldForm | None, ast.
     and its first base this module cannot see; ``scope`` encloses the class."""
     ancestry = list(_ancestry(defined, scope))
     unseen = next(
-        (
-            base
-            for base, name, local, deep in ancestry
-            if not (
-                name in NEUTRAL_BASES
-                or name in CONTAINERS
-                or any(name in form.bases for form in FIELD_FORMS)
-            )
-            and (local is None or not isinstance(local[0], DefinedClass) or deep)
-        ),
-        None,
+        (base for base, name, read in ancestry if read is None and name not in _KNOWN), None
     )
     for deco in defined.node.decorator_list:
         name = qualname(deco.func if isinstance(deco, ast.Call) else deco, scope)
         for form in FIELD_FORMS:
             if name in form.decorators:
                 return form, unseen
-    inherited = (form for _, name, _, _ in ancestry for form in FIELD_FORMS if name in form.bases)
+    inherited = (form for _, name, _ in ancestry for form in FIELD_FORMS if name in form.bases)
     return next(inherited, None), unseen
 
 
 def _ancestry(
     defined: DefinedClass, scope: Scope, depth: int = 0
-) -> Iterator[tuple[ast.expr, str | None, LocalClass | None, bool]]:
+) -> Iterator[tuple[ast.expr, str | None, LocalClass | None]]:
     """Each base of the class and of its bases of this module, depth first: (the base, its dotted
-    name, the class of this module it names, whether it is past ``MAX_DEPTH``, so not read)."""
+    name, the class statement of this module it names, read to ``MAX_DEPTH``, or None)."""
     for base in defined.node.bases:
         target = base.value if isinstance(base, ast.Subscript) else base
         local = local_class(target, scope)
-        deep = depth >= MAX_DEPTH
-        yield base, qualname(target, scope), local, deep
-        if local is not None and isinstance(local[0], DefinedClass) and not deep:
-            yield from _ancestry(local[0], local[1], depth + 1)
+        if local is None or not isinstance(local[0], DefinedClass) or depth >= MAX_DEPTH:
+            local = None
+        yield base, qualname(target, scope), local
+        if local is not None:
+            yield from _ancestry(local[0], local[1], depth + 1)  # type: ignore[arg-type]
 
 
 def unseen_form(defined: DefinedClass, src: Source, relevant: set[str] | None) -> FieldForm | None:
@@ -119,7 +107,6 @@ def field_uses(
 ) -> list[FieldUse]:
     """Every own Static field of a field-form class with the edit it needs."""
     reader = MarkerReader(defined.body, src, relevant)
-    body = defined.body
     found: list[FieldUse] = []
     for stmt, name in own_fields(defined):
         markers = reader.markers(stmt.annotation)
@@ -138,10 +125,10 @@ def field_uses(
             raise rules.FIELD_UNREADABLE.error(
                 src, stmt, "redeclared", name=name, cls=defined.node.name, field=form.field
             )
-        use = _use(stmt, name, form, body, src)
+        use = _use(stmt, name, form, defined.body, src)
         if use is not None:
             found.append(use)
-    if found and body.lookup("__import__") is not None:
+    if found and defined.body.lookup("__import__") is not None:
         raise rules.IMPORT_BOUND.error(src, found[0].stmt)
     return found
 
@@ -155,6 +142,8 @@ def _use(
     if not isinstance(value, ast.Call):
         return FieldUse(form, name, stmt, Action.DEFAULT, value)
     callee = field_function(value.func, scope)
+    # Each wording of JR131 takes the ones it names (``str.format`` leaves the others).
+    said = dict(name=name, field=form.field, keyword=form.keyword, static=form.static)
     for kw in value.keywords:
         if kw.arg is None:
             raise rules.FIELD_UNREADABLE.error(
@@ -178,15 +167,7 @@ def _use(
         if not isinstance(metadata, ast.Dict) or not all(
             isinstance(key, ast.Constant) and isinstance(key.value, str) for key in metadata.keys
         ):
-            raise rules.FIELD_UNREADABLE.error(
-                src,
-                metadata,
-                "metadata",
-                name=name,
-                field=form.field,
-                keyword=form.keyword,
-                static=form.static,
-            )
+            raise rules.FIELD_UNREADABLE.error(src, metadata, "metadata", **said)
         for key, entry in zip(metadata.keys, metadata.values):
             if isinstance(key, ast.Constant) and key.value == form.keyword:
                 _check_value(entry, f"metadata {form.keyword!r}: ", name, form, src)
@@ -197,25 +178,15 @@ def _use(
     given = qualname(value.func, scope)
     func = value.func
     if given is None and isinstance(func, ast.Name) and scope.lookup(func.id) is None:
-        given = f"builtins.{func.id}" if func.id in _BUILTINS else None
+        given = f"builtins.{func.id}" if hasattr(builtins, func.id) else None
     if given and given.partition(".")[0] in _VALUE_MODULES and given != "builtins.__import__":
         return FieldUse(form, name, stmt, Action.DEFAULT, value)
-    raise rules.FIELD_UNREADABLE.error(
-        src,
-        value,
-        "call",
-        call=ast.unparse(value.func),
-        name=name,
-        field=form.field,
-        keyword=form.keyword,
-        static=form.static,
-    )
+    raise rules.FIELD_UNREADABLE.error(src, value, "call", call=ast.unparse(value.func), **said)
 
 
 #: Modules none of whose functions returns a dataclass field: a call of one is a plain value
 #: (``functools.partial(jax.nn.leaky_relu, negative_slope=0.1)``, ``jnp.zeros(3)``).
 _VALUE_MODULES = frozenset({"functools", "jax", "jaxlib", "numpy", "math", "operator", "builtins"})
-_BUILTINS = frozenset(dir(builtins))
 
 
 def _keyword(call: ast.Call, keyword: str, position: int | None) -> ast.expr | None:
@@ -250,17 +221,10 @@ def field_function(expr: ast.expr, scope: Scope) -> str | None:
     while isinstance(expr, ast.Attribute):
         parts.append(expr.attr)
         expr = expr.value
-    if (
-        isinstance(expr, ast.Call)
-        and isinstance(expr.func, ast.Name)
-        and expr.func.id == "__import__"
-        and len(expr.args) == 1
-        and not expr.keywords
-        and isinstance(expr.args[0], ast.Constant)
-        and isinstance(expr.args[0].value, str)
-        and scope.lookup("__import__") is None
-    ):
-        return ".".join([expr.args[0].value.partition(".")[0], *reversed(parts)])
+    match expr:
+        case ast.Call(ast.Name("__import__"), [ast.Constant(str(module))], []):
+            if scope.lookup("__import__") is None:
+                return ".".join([module.partition(".")[0], *reversed(parts)])
     return None
 
 
@@ -268,9 +232,9 @@ def _base_values(defined: DefinedClass, scope: Scope) -> set[str]:
     """Field names that a base class of this module writes with a value."""
     return {
         stmt.target.id
-        for _, _, local, deep in _ancestry(defined, scope)
-        if local is not None and isinstance(local[0], DefinedClass) and not deep
-        for stmt in local[0].node.body
+        for _, _, local in _ancestry(defined, scope)
+        if local is not None
+        for stmt in local[0].node.body  # type: ignore[union-attr]
         if isinstance(stmt, ast.AnnAssign)
         and isinstance(stmt.target, ast.Name)
         and stmt.value is not None

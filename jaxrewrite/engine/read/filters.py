@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -27,14 +28,17 @@ from jaxrewrite.engine.read.nodes import (
     own_expressions,
     parameter_names,
     target_names,
+    walk,
     walrus_targets,
 )
 from jaxrewrite.engine.read.scopes import (
     OPAQUE,
     Assigned,
+    Choice,
     Scope,
     ScopeKind,
     ScopeTree,
+    choice_parts,
     loop_choice,
 )
 from jaxrewrite.engine.read.source import Source
@@ -63,40 +67,37 @@ def classes_with_markers(tree: ScopeTree, relevant: set[str] | None) -> dict[int
         for defined, scope in tree.classes
         if relevant is None
         or any(
-            may_mark(stmt.annotation, relevant)
-            for stmt in defined.node.body
-            if isinstance(stmt, ast.AnnAssign)
+            may_mark(s.annotation, relevant)
+            for s in defined.node.body
+            if isinstance(s, ast.AnnAssign)
         )
     }
     for functional in functional_classes(tree):
         if relevant is None or may_mark(functional.call, relevant):
             found[id(functional.call)] = (functional, functional.scope)
-    changed = bool(found)
-    while changed:
-        changed = False
+    grew = bool(found)
+    while grew:  # a class with a base found is found, to any depth
+        grew = False
         for defined, scope in tree.classes:
-            if id(defined.node) in found:
-                continue
-            for base in defined.node.bases:
-                local = local_class(base, scope)
-                if local is not None and class_key(local[0]) in found:
-                    found[id(defined.node)] = (defined, scope)
-                    changed = True
-                    break
+            if id(defined.node) not in found and any(
+                (local := local_class(base, scope)) is not None and class_key(local[0]) in found
+                for base in defined.node.bases
+            ):
+                found[id(defined.node)] = (defined, scope)
+                grew = True
     return found
 
 
 def functional_classes(tree: ScopeTree) -> list[FunctionalClass]:
     """Every ``Name = TypedDict("Name", {...})`` / ``NamedTuple(...)`` of the module."""
-    found = []
-    for scope in tree.scopes:
-        for name, bindings in scope.bindings.items():
-            for binding in bindings:
-                if isinstance(binding, Assigned):
-                    functional = functional_class(binding, name)
-                    if functional is not None:
-                        found.append(functional)
-    return found
+    return [
+        functional
+        for scope in tree.scopes
+        for name, bindings in scope.bindings.items()
+        for binding in bindings
+        if isinstance(binding, Assigned)
+        and (functional := functional_class(binding, name)) is not None
+    ]
 
 
 def may_matter(
@@ -105,14 +106,9 @@ def may_matter(
     """Could a parameter of ``func`` be marked, or annotated with a class with marked fields
     (``Cfg``, ``Optional[Cfg]``, ``"Cfg | None"``)?"""
     args = func.args
+    either = names | leaf_names if leaf_names else names
     return any(
-        arg is not None
-        and arg.annotation is not None
-        and (
-            may_mark(arg.annotation, names)
-            or bool(leaf_names)
-            and may_mark(arg.annotation, leaf_names)
-        )
+        arg is not None and may_mark(arg.annotation, either)
         for group in (args.posonlyargs, args.args, args.kwonlyargs, (args.vararg,), (args.kwarg,))
         for arg in group
     )
@@ -145,25 +141,39 @@ def leaf_aliases(tree: ScopeTree, leaf_names: set[str]) -> set[str]:
 CallSite = tuple[ast.Call, Scope, tuple[int, int]]
 
 
-def calls_naming(
-    names: list[str] | None, tree: ScopeTree, src: Source, filters: Filters
+def calls_and_aliases(
+    names: list[str] | None,
+    tree: ScopeTree,
+    src: Source,
+    filters: Filters,
+    attributes: bool = False,
 ) -> list[CallSite]:
-    """Calls in statements on lines where one of ``names`` is a first argument; None: all."""
-    if names is not None and not names:
-        return []
-    ordered: list[int] | None = None
+    """Calls in statements on lines where one of ``names`` or of what is made from them (aliases,
+    loop targets over them, to any depth) is a first argument, in source order; None: all."""
+    if names is not None:
+        pairs = [pair for scope in tree.scopes for pair in _pairs(scope, attributes)]
+        known = batch = set(names)
+        while batch:  # each name is read once, in the batch that found it
+            made = {name for name, root in pairs if root in batch} | loop_targets(batch, src)
+            batch = made - known
+            known = known | batch
+        if not known:
+            return []
+    lines: list[int] | None = None
     if filters.first_arguments and names is not None:
-        found_at = _positions(FIRST_ARGUMENT, src.text)
-        hits = found_at.keys() & set(names)
+        found_at = _first_arguments(src.text)
+        hits = found_at.keys() & known
         if not hits:
             return []
         starts = src.line_starts
-        ordered = sorted(
-            {bisect.bisect_right(starts, at) for name in hits for at in found_at[name]}
-        )
+        lines = sorted({bisect.bisect_right(starts, at) for name in hits for at in found_at[name]})
     found: list[CallSite] = []
     seen: set[int] = set()
-    for first, stmt, scope, flow in _statements_on(tree.statements, ordered):
+    for first, last, stmt, scope, flow in tree.statements:
+        if lines is not None and not (
+            (at := bisect.bisect_left(lines, first)) < len(lines) and lines[at] <= last
+        ):
+            continue
         calls: list[tuple[ast.Call, Scope]] = []
         for expr in own_expressions(stmt):
             calls_in(expr, scope, calls)
@@ -175,6 +185,40 @@ def calls_naming(
     return found
 
 
+def root_name(expr: ast.expr, attributes: bool = False) -> str | None:
+    """The name under ``expr``'s first arguments (``f`` in ``jax.jit(partial(f, x))``); with
+    ``attributes``, under its attributes too (``mod`` in ``jax.jit(mod.f)``)."""
+    while True:
+        if isinstance(expr, ast.Call) and expr.args and not isinstance(expr.args[0], ast.Starred):
+            expr = expr.args[0]
+        elif attributes and isinstance(expr, ast.Attribute):
+            expr = expr.value
+        else:
+            return expr.id if isinstance(expr, ast.Name) else None
+
+
+def _pairs(scope: Scope, attributes: bool) -> list[tuple[str, str]]:
+    """A scope's (name, the name its value is made from) pairs: ``g = f``, ``f = jax.jit(f)``,
+    ``h = partial(f, x)`` (with ``attributes``, ``g = mod.f`` from ``mod``), and a loop target
+    over what is no literal, which stands for what its iterable is made from."""
+    pairs = [
+        (name, root)
+        for name, bindings in scope.bindings.items()
+        for b in choice_parts(bindings)
+        if isinstance(b, Assigned)
+        and (root := root_name(b.value, attributes)) is not None
+        and root != name
+    ]
+    return pairs + [
+        (name, n.id)
+        for name, bindings in scope.bindings.items()
+        for b in bindings
+        if isinstance(b, Choice) and b.source is not None
+        for n in walk(b.source)
+        if isinstance(n, ast.Name) and n.id != name
+    ]
+
+
 def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> None:
     """Every call in ``expr`` with the scope it runs in (a lambda's or a comprehension's own), in
     source order. A loop, not recursion: a generated expression may be deeper than the limit."""
@@ -184,19 +228,16 @@ def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> 
         kind = type(node)
         if kind is ast.Call:
             out.append((node, where))  # type: ignore[arg-type]
-        elif kind is ast.Lambda:
+        if kind is ast.Lambda:
             args = node.args  # type: ignore[attr-defined]
-            inner = Scope(ScopeKind.FUNCTION, where)
-            for name in parameter_names(args):
-                inner.bind(name, OPAQUE)
             walrus: list[tuple[str, bool, ast.expr | None]] = []
             walrus_targets(node.body, True, walrus)  # type: ignore[attr-defined]
-            for name, _, _ in walrus:
+            inner = Scope(ScopeKind.FUNCTION, where)
+            for name in [*parameter_names(args), *(name for name, _, _ in walrus)]:
                 inner.bind(name, OPAQUE)
             stack.append((node.body, inner))  # type: ignore[attr-defined]
             defaults = (*args.defaults, *(d for d in args.kw_defaults if d is not None))
             stack.extend((default, where) for default in reversed(defaults))
-            continue
         elif kind in COMPREHENSIONS:
             outside, inside, _ = comprehension_parts(node)
             inner = Scope(ScopeKind.FUNCTION, where)
@@ -208,28 +249,15 @@ def calls_in(expr: ast.AST, scope: Scope, out: list[tuple[ast.Call, Scope]]) -> 
                     inner.bind(name, made, (0, 0))
             stack.extend((part, inner) for part in reversed(inside))
             stack.append((outside, where))
-            continue
-        stack.extend((child, where) for child in reversed(child_nodes(node)))
-
-
-def _statements_on(
-    statements: list[tuple[int, int, ast.AST, Scope, int]], lines: list[int] | None
-) -> list[tuple[int, ast.AST, Scope, int]]:
-    """The statements whose lines hold any of ``lines`` (sorted); all when ``lines`` is None."""
-    return [
-        (first, stmt, scope, flow)
-        for first, last, stmt, scope, flow in statements
-        if lines is None
-        or (at := bisect.bisect_left(lines, first)) < len(lines)
-        and lines[at] <= last
-    ]
+        else:
+            stack.extend((child, where) for child in reversed(child_nodes(node)))
 
 
 @lru_cache(maxsize=1)
-def _positions(pattern: re.Pattern[str], text: str) -> dict[str, list[int]]:
-    """Where each identifier ``pattern`` captures starts: one scan per module."""
+def _first_arguments(text: str) -> dict[str, list[int]]:
+    """Where each identifier that is a first argument starts: one scan per module."""
     found: dict[str, list[int]] = {}
-    for match in pattern.finditer(text):
+    for match in FIRST_ARGUMENT.finditer(text):
         found.setdefault(match.group(1), []).append(match.start(1))
     return found
 
@@ -257,10 +285,9 @@ def _loops(text: str) -> tuple[tuple[int, frozenset[str], frozenset[str]], ...]:
     ``for``, so that many ``for``s cost what the text's size does)."""
     found = []
     heads = list(word_starts(text, "for"))
-    for index, head in enumerate(heads):
-        # To the next ``for`` at most: a literal iterable (the only kind whose elements are read,
-        # ``scopes.Choice``) holds none, and a nested loop is an entry of its own.
-        following = heads[index + 1] if index + 1 < len(heads) else len(text)
+    # To the next ``for`` at most: a literal iterable (the only kind whose elements are read,
+    # ``scopes.Choice``) holds none, and a nested loop is an entry of its own.
+    for head, following in zip(heads, [*heads[1:], len(text)]):
         end = _line_end(text, head + 3, min(following, head + _LOOP_REACH))
         words = IDENTIFIER.findall(text, head + 3, end)
         if "in" not in words:
@@ -286,7 +313,7 @@ def _line_end(text: str, start: int, stop: int) -> int:
         at = line_break + 1
 
 
-def loop_targets(names: list[str], src: Source) -> set[str]:
+def loop_targets(names: Iterable[str], src: Source) -> set[str]:
     """The names loops and comprehensions over ``names`` may bind (``for fn in (f, g):``), a
     superset: like an alias, their call sites are to be looked at too."""
     over = frozenset(names)

@@ -19,17 +19,13 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 def _fields(node: ast.AST) -> tuple[str, ...]:
     kind = type(node)
-    fields = tuple(
+    _FIELDS[kind] = fields = tuple(
         name
         for name in kind._fields
-        if name not in _LEAF_FIELDS and _may_hold_nodes(getattr(node, name, None))
+        if name not in _LEAF_FIELDS
+        and ((value := getattr(node, name, None)) is None or isinstance(value, (list, _AST)))
     )
-    _FIELDS[kind] = fields
     return fields
-
-
-def _may_hold_nodes(value: object) -> bool:
-    return value is None or isinstance(value, (list, _AST))
 
 
 def child_nodes(node: ast.AST) -> list[ast.AST]:
@@ -59,8 +55,7 @@ def family(root: ast.AST) -> Iterator[tuple[ast.AST, ast.AST, ast.AST]]:
 
 
 def _found(root: ast.AST, breadth: bool) -> Iterator[tuple[ast.AST, ast.AST, ast.AST]]:
-    """Each node below ``root`` as it is found (node, parent, def or lambda around it), the nodes
-    to open next taken first in first out (``breadth``) or last in first out; no call per node."""
+    """``family``'s triples, breadth first or depth first; no call per node."""
     todo: deque[tuple[ast.AST, ast.AST]] = deque([(root, root)])
     take, push, fields = todo.popleft if breadth else todo.pop, todo.append, _FIELDS.get
     while todo:
@@ -194,12 +189,8 @@ def target_names(target: ast.expr) -> Iterator[str]:
 
 def pattern_captures(pattern: ast.pattern) -> Iterator[str]:
     """The names a ``case`` pattern binds (captures, ``*rest``, ``**rest``, ``as`` names)."""
-    for node in ast.walk(pattern):
-        name = (
-            getattr(node, "name", None) if isinstance(node, (ast.MatchAs, ast.MatchStar)) else None
-        )
-        if isinstance(node, ast.MatchMapping):
-            name = node.rest
+    for node in ast.walk(pattern):  # only MatchAs and MatchStar have a ``name``
+        name = node.rest if isinstance(node, ast.MatchMapping) else getattr(node, "name", None)
         if name:
             yield name
 
@@ -213,38 +204,29 @@ def walrus_targets(
     """The names ``:=`` binds in ``node``'s scope (not in a lambda's body), each with whether it
     surely runs when ``node`` does (``sure``: whether ``node`` surely runs) and its value (None
     where it reads a name of ``own``, those the comprehensions around it bind)."""
-    kind = type(node)
-    if kind is ast.NamedExpr:
-        target = node.target  # type: ignore[attr-defined]
-        if isinstance(target, ast.Name):
-            value = node.value  # type: ignore[attr-defined]
+    parts: list[tuple[ast.AST, bool, frozenset[str]]]
+    if isinstance(node, ast.NamedExpr):
+        value = node.value
+        if isinstance(node.target, ast.Name):
             foreign = own and any(isinstance(n, ast.Name) and n.id in own for n in ast.walk(value))
-            out.append((target.id, sure, None if foreign else value))
-        walrus_targets(node.value, sure, out, own)  # type: ignore[attr-defined]
-    elif kind is ast.Lambda:
-        args = node.args  # type: ignore[attr-defined]
-        for default in (*args.defaults, *(d for d in args.kw_defaults if d is not None)):
-            walrus_targets(default, sure, out, own)
-    elif kind is ast.BoolOp:
-        values = node.values  # type: ignore[attr-defined]
-        walrus_targets(values[0], sure, out, own)
-        for value in values[1:]:
-            walrus_targets(value, False, out, own)
-    elif kind is ast.IfExp:
-        walrus_targets(node.test, sure, out, own)  # type: ignore[attr-defined]
-        walrus_targets(node.body, False, out, own)  # type: ignore[attr-defined]
-        walrus_targets(node.orelse, False, out, own)  # type: ignore[attr-defined]
-    elif kind in COMPREHENSIONS:
+            out.append((node.target.id, sure, None if foreign else value))
+        parts = [(value, sure, own)]
+    elif isinstance(node, ast.Lambda):  # not its body: its own scope
+        args = node.args
+        defaults = (*args.defaults, *(d for d in args.kw_defaults if d is not None))
+        parts = [(default, sure, own) for default in defaults]
+    elif isinstance(node, ast.BoolOp):  # the first value runs, the others maybe
+        parts = [(value, sure and i == 0, own) for i, value in enumerate(node.values)]
+    elif isinstance(node, ast.IfExp):
+        parts = [(node.test, sure, own), (node.body, False, own), (node.orelse, False, own)]
+    elif type(node) in COMPREHENSIONS:
         outside, inside, targets = comprehension_parts(node)
-        walrus_targets(outside, sure, out, own)
-        bound = own | {
-            n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)
-        }
-        for part in inside:
-            walrus_targets(part, False, out, bound)
+        bound = own | {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        parts = [(outside, sure, own), *((part, False, bound) for part in inside)]
     else:
-        for child in ast.iter_child_nodes(node):
-            walrus_targets(child, sure, out, own)
+        parts = [(child, sure, own) for child in ast.iter_child_nodes(node)]
+    for child, runs, names in parts:
+        walrus_targets(child, runs, out, names)
 
 
 def own_expressions(stmt: ast.AST) -> list[ast.AST]:

@@ -60,21 +60,19 @@ _NOT_MARKERS = frozenset(
 )
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 
-#: A module's imports from modules that may hold markers, by the name bound and the import's line:
-#: (module, level, the attribute it names or None for a module itself, the import as written).
-Origins = dict[str, dict[int, tuple[str, int, str | None, str]]]
 #: An import a name may stand for: (module, level, the attributes below it, the import as
 #: written); None: anything else.
 Reach = tuple[str, int, tuple[str, ...], str] | None
+#: A module's imports from modules that may hold markers, by the name bound and the import's line.
+Origins = dict[str, dict[int, Reach]]
 Memo = dict[tuple[str, int, Site | None, int], list[Reach]]
 
-#: Whether an expression spells a marker (the ledger's reading, passed in).
-Mentions = Callable[[ast.expr, Scope], bool]
 
-
-def verdict(mentions: Mentions, binding: Binding, scope: Scope, source: Source) -> str | None:
-    """What a binding of another module is to JR009 (its ``Exports``' judge): a marker alias or
-    a class with marked fields, '' for anything else, None for an import (followed)."""
+def verdict(
+    mentions: Callable[[ast.expr, Scope], bool], binding: Binding, scope: Scope, source: Source
+) -> str | None:
+    """JR009's ``Exports`` judge (``mentions``: the ledger's reading of a marker): a marker alias
+    or a class with marked fields, '' for anything else, None for an import (followed)."""
     if isinstance(binding, Assigned):
         return "an alias of a marker" if mentions(binding.value, binding.scope) else ""
     if isinstance(binding, DefinedClass):
@@ -93,9 +91,6 @@ T = TypeVar("T")
 Where = tuple[str, int]
 #: A name of a module: (module, level, the name there).
 Name = tuple[str, int, str]
-#: What a consumer makes of a module-level binding of another module while its scopes are live;
-#: None: nothing it settles (imports are followed).
-Judge = Callable[[Binding, Scope, Source], "T | None"]
 
 
 #: What ``Exports`` finds where a module does not bind a name.
@@ -118,9 +113,12 @@ class _Module(Generic[T]):
 class Exports(Generic[T]):
     """Other modules, read once each, and their names followed to where they are bound (imports,
     ``X = impl.X``, star imports, a package ``__init__`` re-exporting, chains of these, a cycle
-    ending); ``judge`` says what a binding found there is."""
+    ending); ``judge`` says what a module-level binding found there is, while its scopes are live
+    (None: nothing it settles)."""
 
-    def __init__(self, reader: ImportReader, judge: Judge[T]) -> None:
+    def __init__(
+        self, reader: ImportReader, judge: Callable[[Binding, Scope, Source], T | None]
+    ) -> None:
         self.reader = reader
         self.judge = judge
         self.read: dict[Where, _Module[T] | None] = {}
@@ -174,11 +172,11 @@ class Exports(Generic[T]):
     def _read(self, module: str, level: int) -> _Module[T] | None:
         """None when it cannot be read. A name bound more than once there is left unsettled."""
         text = self.reader(module, level)
+        if text is None:
+            return None
         try:
-            tree = ast.parse(text) if text is not None else None
+            tree = ast.parse(text)
         except (SyntaxError, ValueError):
-            tree = None
-        if text is None or tree is None:
             return None
         out: _Module[T] = _Module(exported=_all(tree.body))
         source = Source(text, f"{'.' * level}{module}")
@@ -217,22 +215,31 @@ class Exports(Generic[T]):
 
 
 def _wheres(module: str, level: int, target: str, steps: int) -> list[Where] | None:
-    """Each reading of where an import of ``target`` in ``module`` leads (a package's
-    ``__init__`` first); None for a library's."""
+    """Each reading of where ``from <steps dots><target> import`` in ``module`` leads, seen from
+    the checked file: ``module`` a package's ``__init__`` first (its own folder is the first dot),
+    then a module; None for a library's absolute import."""
     if steps == 0:
         return None if library(target) else [(target, 0)]
-    return [
-        where
-        for package in (True, False)
-        for where in [relative(module, level, package, target, steps)]
-        if where is not None
-    ]
+    found = []
+    for up in (steps - 1, steps):
+        parts, at = module.split(".") if module else [], level
+        for _ in range(up):
+            if parts:
+                parts.pop()
+            elif at == 0:
+                break  # above a top-level package
+            else:
+                at += 1
+        else:
+            parts += target.split(".") if target else []
+            if parts:
+                found.append((".".join(parts), at))
+    return found
 
 
 def _all(body: list[ast.stmt]) -> frozenset[str] | None:
     """A module's ``__all__`` where only literal lists or tuples of strings make it."""
-    names: set[str] = set()
-    written = False
+    names: set[str] | None = None
     for stmt in body:
         value = getattr(stmt, "value", None)
         if isinstance(value, ast.Call) and attributes(value.func)[0] == "__all__":
@@ -246,27 +253,8 @@ def _all(body: list[ast.stmt]) -> frozenset[str] | None:
             isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items
         ):
             return None
-        written = True
-        names.update(i.value for i in items)  # type: ignore[attr-defined]
-    return frozenset(names) if written else None
-
-
-def relative(module: str, level: int, package: bool, target: str, steps: int) -> Where | None:
-    """``from <steps dots><target> import`` inside ``module``, as seen from the checked file;
-    ``package``: ``module`` is a package's ``__init__`` (its own folder is the first dot)."""
-    parts = module.split(".") if module else []
-    up = steps - 1 if package else steps
-    for _ in range(up):
-        if parts:
-            parts.pop()
-        elif level == 0:
-            return None  # above a top-level package
-        else:
-            level += 1
-    parts += target.split(".") if target else []
-    if not parts:
-        return None
-    return ".".join(parts), level
+        names = (names or set()) | {i.value for i in items}  # type: ignore[attr-defined]
+    return None if names is None else frozenset(names)
 
 
 def attributes(expr: ast.expr) -> tuple[str | None, list[str]]:
@@ -316,7 +304,7 @@ def origins(module: ast.Module) -> Origins:
             for alias in node.names:
                 if alias.name != "*":
                     written = ast.unparse(ast.ImportFrom(node.module, [alias], node.level))
-                    origin = (node.module or "", node.level, alias.name, written)
+                    origin = (node.module or "", node.level, (alias.name,), written)
                     out.setdefault(alias.asname or alias.name, {})[node.lineno] = origin
         elif isinstance(node, ast.Import):
             for alias in node.names:
@@ -325,7 +313,7 @@ def origins(module: ast.Module) -> Origins:
                     name = alias.asname or alias.name.partition(".")[0]
                     dotted = alias.name if alias.asname else name
                     written = ast.unparse(ast.Import([alias]))
-                    out.setdefault(name, {})[node.lineno] = (dotted, 0, None, written)
+                    out.setdefault(name, {})[node.lineno] = (dotted, 0, (), written)
     return out
 
 
@@ -357,12 +345,7 @@ def reaches(
         if id(binding) not in ids:
             continue
         if isinstance(binding, (Imported, Opaque)):
-            origin = origins.get(name, {}).get(at[0])
-            if origin is None:
-                out.append(None)
-            else:
-                module, level, attribute, written = origin
-                out.append((module, level, () if attribute is None else (attribute,), written))
+            out.append(origins.get(name, {}).get(at[0]))
         elif isinstance(binding, Assigned) and not binding.type_statement:
             value = peel(binding.value, binding.scope)[0] if peeled else binding.value
             base, path = attributes(value)

@@ -89,9 +89,8 @@ def _known_opcodes(
             runs.append([first, last, shift, shift])
         shift += len(text) - (end - start)
         runs[-1][3] = shift
-    spans: list[
-        tuple[int, int, int, int]
-    ] = []  # (old first, old end, new first, new end) of each run
+    #: (old first, old end, new first, new end) of each run
+    spans: list[tuple[int, int, int, int]] = []
     i = j = 0
     for first, last, shift_before, shift_after in runs:
         j1 = _line_starting(new_starts, old_starts[first] + shift_before)

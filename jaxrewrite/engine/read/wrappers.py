@@ -1,22 +1,17 @@
 """What lies between a transform and its def: other transforms of the table and one-argument
 wrappers (``jax.jit(logged(f))``), assumed to pass ``*args, **kwargs`` through unless their
 definition in view shows otherwise (JR125). A name assigned such an expression stands for the def
-(``calls_and_aliases``); what is made from a marked def some other way is JR007's (``made_from``).
+(``filters.calls_and_aliases``); what is made from a marked def some other way is JR007's
+(``made_from``).
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Container
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 
-from jaxrewrite.engine.read.filters import (
-    CallSite,
-    Filters,
-    calls_naming,
-    loop_targets,
-)
-from jaxrewrite.engine.read.nodes import statements, walk
+from jaxrewrite.engine.read.nodes import parameter_names, statements
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname, single
 from jaxrewrite.engine.read.scopes import (
@@ -25,7 +20,6 @@ from jaxrewrite.engine.read.scopes import (
     Defined,
     DefinedClass,
     Scope,
-    ScopeTree,
     choice_parts,
 )
 from jaxrewrite.engine.read.source import Source
@@ -88,19 +82,11 @@ def passes_through(
     """False only when ``wrapper`` names a def or lambda of this module that returns something
     other than its function, a transform of the table of it, or a function of exactly
     ``(*args, **kwargs)`` that calls it so. Not in view: True (assumed)."""
-    if not isinstance(wrapper, ast.Name):
-        return True
-    found = scope.lookup(wrapper.id)
-    if found is None:
-        return True
+    found = scope.lookup(wrapper.id) if isinstance(wrapper, ast.Name) else None
     reading = _Reading() if reading is None else reading
-    for binding in found[0]:
-        node: Function | ast.Lambda | None = None
-        if isinstance(binding, Defined):
-            node = binding.node
-        elif isinstance(binding, Assigned) and isinstance(binding.value, ast.Lambda):
-            node = binding.value
-        if node is None:
+    for binding in found[0] if found is not None else ():
+        node = binding.node if isinstance(binding, Defined) else getattr(binding, "value", None)
+        if not isinstance(node, (*_DEFS, ast.Lambda)):  # a def, or a name assigned a lambda
             continue
         if id(node) in active:  # a wrapper made from itself: cannot tell
             reading.cut = True
@@ -121,36 +107,38 @@ def passes_through(
 def _forwards(
     node: Function | ast.Lambda, scope: Scope, active: frozenset[int], reading: _Reading
 ) -> bool:
-    func = _first_parameter(node)
-    returned = [(node.body, None)] if isinstance(node, ast.Lambda) else _returns(node)
-    if func is None or not returned:
-        return False
-    for value, named in returned:
-        if isinstance(value, ast.Name) and value.id == func:
-            continue  # ``return fn``: the function itself (a registering decorator)
+    def forwards(value: ast.expr | None, named: Function | None, func: str) -> bool:
         if isinstance(value, ast.Call):
             peeled, offender = peel(value, scope, active, reading)
             if offender is None and isinstance(peeled, ast.Name) and peeled.id == func:
-                continue  # ``return jax.jit(fn)``: transforms of the table keep the arguments
+                return True  # ``return jax.jit(fn)``: transforms of the table keep the arguments
         target = named if isinstance(value, ast.Name) else value
-        if not (
-            isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-            and _star_call(target, func)
-        ):
-            return False
-    return True
+        return isinstance(target, (*_DEFS, ast.Lambda)) and _star_call(target, func)
+
+    return _each_return(node, forwards)
+
+
+def _each_return(
+    node: Function | ast.Lambda, test: Callable[[ast.expr | None, Function | None, str], bool]
+) -> bool:
+    """Does each ``return`` of a wrapper give the function it takes (a registering decorator's
+    ``return fn``), or what ``test`` accepts (given the value, the inner def it names, the
+    function's parameter)?"""
+    positional = [*node.args.posonlyargs, *node.args.args]
+    returned = [(node.body, None)] if isinstance(node, ast.Lambda) else _returns(node)
+    if not positional or not returned:
+        return False
+    fn = positional[0].arg
+    return all(
+        isinstance(value, ast.Name) and value.id == fn or test(value, inner, fn)
+        for value, inner in returned
+    )
 
 
 def _star_call(node: Function | ast.Lambda, func: str) -> bool:
     """Does ``node`` take exactly ``(*args, **kwargs)`` and call ``func(*args, **kwargs)``?"""
     args = node.args
-    if (
-        args.posonlyargs
-        or args.args
-        or args.kwonlyargs
-        or args.vararg is None
-        or args.kwarg is None
-    ):
+    if args.vararg is None or args.kwarg is None or len(parameter_names(args)) > 2:
         return False
     forward = f"{func}(*{args.vararg.arg}, **{args.kwarg.arg})"
     body: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
@@ -202,29 +190,20 @@ def keeps_signature(deco: ast.expr, scope: Scope) -> bool:
 
 def _wraps_decorator(func: Function, scope: Scope) -> bool:
     """Does ``func(fn)`` return ``fn`` itself or an inner def decorated ``@functools.wraps(fn)``?"""
-    fn = _first_parameter(func)
-    returns = _returns(func)
-    if fn is None:
-        return False
-    for value, inner in returns:
-        if isinstance(value, ast.Name) and value.id == fn:
-            continue
-        if inner is None or not any(
-            isinstance(d, ast.Call)
-            and qualname(d.func, scope) == "functools.wraps"
-            and len(d.args) == 1
-            and isinstance(d.args[0], ast.Name)
-            and d.args[0].id == fn
-            for d in inner.decorator_list
-        ):
-            return False
-    return bool(returns)
-
-
-def _first_parameter(node: Function | ast.Lambda) -> str | None:
-    """The name of the parameter a wrapper takes its function by."""
-    positional = [*node.args.posonlyargs, *node.args.args]
-    return positional[0].arg if positional else None
+    return _each_return(
+        func,
+        lambda _, inner, fn: (
+            inner is not None
+            and any(
+                isinstance(d, ast.Call)
+                and qualname(d.func, scope) == "functools.wraps"
+                and len(d.args) == 1
+                and isinstance(d.args[0], ast.Name)
+                and d.args[0].id == fn
+                for d in inner.decorator_list
+            )
+        ),
+    )
 
 
 def _returns(func: Function) -> list[tuple[ast.expr | None, Function | None]]:
@@ -240,80 +219,7 @@ def _returns(func: Function) -> list[tuple[ast.expr | None, Function | None]]:
 
 def wrapper_error(where: ast.expr, wrapper: ast.expr, func: Function, src: Source) -> RewriteError:
     """JR125: a wrapper in view between a transform and a marked def may shift its positions."""
-    name = ast.unparse(wrapper)
-    return rules.WRAPPER.error(src, where, wrapper=name, func=func.name)
-
-
-def root_name(expr: ast.expr, attributes: bool = False) -> str | None:
-    """The name under ``expr``'s first arguments (``f`` in ``jax.jit(partial(f, x))``); with
-    ``attributes``, under its attributes too (``mod`` in ``jax.jit(mod.f)``)."""
-    while True:
-        if isinstance(expr, ast.Call) and expr.args and not isinstance(expr.args[0], ast.Starred):
-            expr = expr.args[0]
-        elif attributes and isinstance(expr, ast.Attribute):
-            expr = expr.value
-        else:
-            return expr.id if isinstance(expr, ast.Name) else None
-
-
-def _pairs(scope: Scope, attributes: bool) -> list[tuple[str, str]]:
-    """A scope's (name, the name its value is made from) pairs: ``g = f``, ``f = jax.jit(f)``,
-    ``h = partial(f, x)`` (with ``attributes``, ``g = mod.f`` from ``mod``), and a loop target
-    over what is no literal, which stands for what its iterable is made from."""
-    pairs = [
-        (name, root)
-        for name, bindings in scope.bindings.items()
-        for b in choice_parts(bindings)
-        if isinstance(b, Assigned)
-        and (root := root_name(b.value, attributes)) is not None
-        and root != name
-    ]
-    return pairs + [
-        (name, n.id)
-        for name, bindings in scope.bindings.items()
-        for b in bindings
-        if isinstance(b, Choice) and b.source is not None
-        for n in walk(b.source)
-        if isinstance(n, ast.Name) and n.id != name
-    ]
-
-
-def calls_and_aliases(
-    names: list[str] | None,
-    tree: ScopeTree,
-    src: Source,
-    filters: Filters,
-    attributes: bool = False,
-) -> list[CallSite]:
-    """``filters.calls_naming``, then the calls naming what is made from ``names`` (aliases, and
-    loop targets over them), until no new name turns up; in source order."""
-    found = calls_naming(names, tree, src, filters)
-    if names is None:
-        return found
-    pairs = [pair for scope in tree.scopes for pair in _pairs(scope, attributes)]
-    known = set(names)
-    batch = names
-    while True:
-        made: list[str] = []
-        grew = True
-        while grew:
-            grew = False
-            for name, root in pairs:
-                if root in known and name not in known:
-                    known.add(name)
-                    made.append(name)
-                    grew = True
-        targets = sorted(loop_targets(batch, src) - known)
-        known.update(targets)
-        batch = made + targets
-        if not batch:
-            break
-        seen = {id(call) for call, _, _ in found}
-        found += [
-            item for item in calls_naming(batch, tree, src, filters) if id(item[0]) not in seen
-        ]
-    found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
-    return found
+    return rules.WRAPPER.error(src, where, wrapper=ast.unparse(wrapper), func=func.name)
 
 
 def made_from(

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from jaxrewrite.engine.analysis import Analysis, Function
 from jaxrewrite.engine.findings.checks.no_transform import needed_keywords
 from jaxrewrite.engine.findings.context import Context
-from jaxrewrite.engine.read.filters import FAST
+from jaxrewrite.engine.read.filters import FAST, calls_and_aliases
 from jaxrewrite.engine.read.lexer import any_word
 from jaxrewrite.engine.read.othermodules import (
     Exports,
@@ -25,7 +25,7 @@ from jaxrewrite.engine.read.recognise import TransformRef, classify
 from jaxrewrite.engine.read.scopes import Binding, Defined, Scope, ScopeTree
 from jaxrewrite.engine.read.signature import Signature, read_signature
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.read.wrappers import calls_and_aliases, peel
+from jaxrewrite.engine.read.wrappers import peel
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.rules import LIMITS, Rule
 from jaxrewrite.engine.rulebook.table import FAMILIES
