@@ -34,8 +34,6 @@ if _sys.warnoptions:  # -W/PYTHONWARNINGS naming jaxrewrite's warnings: see appl
     _apply(_sys.warnoptions)
 
 
-#: The markers are served by ``__getattr__`` so that fetching one tells who fetched it.
-_MARKERS = _markers.UNCHECKED
 #: Names served from their module on first use: a process whose opted-in modules all load from
 #: the cache never needs the engine, and ``import jaxrewrite`` never pays for IPython's extension
 #: (``%load_ext jaxrewrite`` asks for its two functions here).
@@ -49,10 +47,10 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    # A marker fetched by a module that needed the rewrite and did not get it warns (once); as
-    # an error, it points at the import, not here.
+    # The markers are served here so that fetching one tells who fetched it: a module that needed
+    # the rewrite and did not get it warns (once); as an error, it points at the import, not here.
     __tracebackhide__ = True  # noqa: F841
-    marker = _MARKERS.get(name)
+    marker = _markers.UNCHECKED.get(name)
     if marker is not None:
         _notrewritten.check_importer(_notrewritten.caller())
         return marker

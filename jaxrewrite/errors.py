@@ -5,6 +5,9 @@ from __future__ import annotations
 import ast
 import warnings
 
+#: RewriteError's arguments, as attributes of the error.
+_FIELDS = ("message", "filename", "lineno", "offset", "text", "end_lineno", "end_offset", "code")
+
 
 class RewriteError(SyntaxError):
     """Misuse of a jaxrewrite marker: a SyntaxError, so that tracebacks and editors show it where
@@ -34,19 +37,7 @@ class RewriteError(SyntaxError):
 
     def __reduce__(self):  # type: ignore[no-untyped-def]
         # Keep the location across pickling (multiprocessing, pytest-xdist).
-        return (
-            type(self),
-            (
-                self.message,
-                self.filename,
-                self.lineno,
-                self.offset,
-                self.text,
-                self.end_lineno,
-                self.end_offset,
-                self.code,
-            ),
-        )
+        return type(self), tuple(getattr(self, name) for name in _FIELDS)
 
     @classmethod
     def at(
@@ -54,22 +45,14 @@ class RewriteError(SyntaxError):
     ) -> RewriteError:
         """The error at an AST node, with the offending source line as ``text``."""
         lineno = getattr(node, "lineno", 1)
-        col = getattr(node, "col_offset", 0)
         text = _line(lines, lineno)
         end_lineno = getattr(node, "end_lineno", None)
         end_col = getattr(node, "end_col_offset", None)
-        return cls(
-            msg,
-            filename,
-            lineno,
-            _char_offset(text, col) + 1,
-            text,
-            end_lineno,
-            None
-            if end_col is None or end_lineno is None
-            else _char_offset(_line(lines, end_lineno), end_col) + 1,
-            code,
-        )
+        end_offset = None
+        if end_col is not None and end_lineno is not None:
+            end_offset = _char_offset(_line(lines, end_lineno), end_col) + 1
+        offset = _char_offset(text, getattr(node, "col_offset", 0)) + 1
+        return cls(msg, filename, lineno, offset, text, end_lineno, end_offset, code)
 
 
 def location(filename: object, line: object, col: object = None) -> str:

@@ -23,7 +23,13 @@ class _EitherField(dataclasses.Field):  # type: ignore[type-arg]
 
     def __set_name__(self, owner: type, name: str) -> None:
         super().__set_name__(owner, name)
-        if _becomes_dataclass(owner):
+        # Dataclass machinery reads the fields of a dataclass base's subclass, or of one whose
+        # base makes every subclass a dataclass as it is created.
+        if any(
+            dataclasses.is_dataclass(base)
+            or f"{base.__module__}.{base.__qualname__}" in _DATACLASS_MAKERS
+            for base in owner.__mro__[1:]
+        ):
             return
         if self.default is not dataclasses.MISSING:
             setattr(owner, name, self.default)
@@ -31,16 +37,6 @@ class _EitherField(dataclasses.Field):  # type: ignore[type-arg]
             setattr(owner, name, self.default_factory())
         else:
             delattr(owner, name)
-
-
-def _becomes_dataclass(owner: type) -> bool:
-    """Whether dataclass machinery reads ``owner``'s fields: a dataclass base, or one that makes
-    every subclass a dataclass as it is created."""
-    return any(
-        dataclasses.is_dataclass(base)
-        or f"{base.__module__}.{base.__qualname__}" in _DATACLASS_MAKERS
-        for base in owner.__mro__[1:]
-    )
 
 
 def field(*, static: bool = False, **kwargs: Any) -> Any:

@@ -1,11 +1,11 @@
 """Run-time support for per-leaf statics: the only jaxrewrite code that runs on every call.
 
 A parameter annotated with a TypedDict or NamedTuple whose fields are marked Static (or, for
-grad, NoDiff) is split per call by the helper the table row's ``per_leaf`` names:
-``static_leaves`` (jit, pjit), ``grad_leaves``, ``pmap_leaves`` or ``vmap_leaves``. The held
+grad, NoDiff) is split per call by the helper the table row's ``per_leaf`` names. The held
 entries travel as a tuple of values in the declared key order (``MISSING`` for a key the dict
 lacks), split by generated code, one straight-line function per shape of specs
-(docs/design.md, "Per-leaf statics at run time").
+(docs/design.md, "Per-leaf statics at run time"). Every other attribute of the transform's
+result is delegated; ahead-of-time use takes the arguments a call takes, split alike.
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ import operator
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
-from jaxrewrite.leaves_aot import forward
-
+Fn = Callable[..., Any]
+#: What jax.jit's result answers from its C type's slots (pickle's state, the vectorcall
+#: offset), for the type's own protocols: a function has its own.
+TYPE_SLOTS = frozenset({"__getstate__", "__setstate__", "__vectorcalloffset__"})
 #: grad's extra keyword carrying the held entries; never a user parameter name.
 STATIC_LEAVES = "_jaxrewrite_static_leaves"
 
@@ -137,15 +139,15 @@ def _specs(leaves: LeafSpecs) -> tuple[_Leaf, ...]:
     return tuple(_Leaf(*leaf) for leaf in leaves)
 
 
-def _named_like(wrapper: Callable[..., Any], fun: Callable[..., Any]) -> None:
+def _named_like(wrapper: Fn, fun: Fn) -> None:
     """Without ``__wrapped__``: JAX must see the wrapper's own signature."""
     for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
         setattr(wrapper, attr, getattr(fun, attr, getattr(wrapper, attr)))
 
 
 def _unpartial(
-    transform: Callable[..., Any], args: tuple[Any, ...], keywords: dict[str, Any]
-) -> tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]:
+    transform: Fn, args: tuple[Any, ...], keywords: dict[str, Any]
+) -> tuple[Fn, tuple[Any, ...], dict[str, Any]]:
     """``partial(jax.pmap, in_axes=...)`` as the transform and its options."""
     while isinstance(transform, functools.partial):
         args = (*transform.args, *args)
@@ -165,7 +167,7 @@ def _shifted(nums: Any) -> tuple[int, ...]:
 
 
 def options_by_name(
-    transform: Callable[..., Any], args: tuple[Any, ...], keywords: dict[str, Any]
+    transform: Fn, args: tuple[Any, ...], keywords: dict[str, Any]
 ) -> dict[str, Any]:
     """The transform's positional options as the keywords they bind in its own signature
     (``pjit(f, in_shardings, ...)``), so the lists can be shifted. A keyword the rewrite wrote
@@ -193,7 +195,7 @@ def options_by_name(
     return {**bound, **keywords}
 
 
-def completed(fun: Callable[..., Any], nums: Any, names: Any, what: str) -> tuple[Any, Any]:
+def completed(fun: Fn, nums: Any, names: Any, what: str) -> tuple[Any, Any]:
     """(positions, names) as JAX completes them against ``fun`` when only one list is given; a
     name the function cannot take is JAX's ValueError."""
     if nums is not None and names is not None:
@@ -234,7 +236,7 @@ def _tuple_source(items: list[str]) -> str:
 @functools.lru_cache(maxsize=256)
 def _call_path_factory(
     shape: tuple[tuple[int | None, bool, int], ...], hold: bool, hashed: bool
-) -> Callable[..., Any]:
+) -> Fn:
     """``make(target, names, keys, splits, nulls) -> call`` for one shape of specs ((position, is
     a dict, number of keys) each). Only exact ints and generated identifiers reach the source."""
     lines = [
@@ -326,13 +328,11 @@ def _call_path_factory(
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace: dict[str, Any] = {"MISSING": MISSING, "_name_unhashable": _name_unhashable}
     exec(compile(source, filename, "exec"), namespace)
-    make: Callable[..., Any] = namespace["make"]
+    make: Fn = namespace["make"]
     return make
 
 
-def _call_path(
-    specs: tuple[_Leaf, ...], hold: bool, hashed: bool = True
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def _call_path(specs: tuple[_Leaf, ...], hold: bool, hashed: bool = True) -> Callable[[Fn], Fn]:
     """``target -> call``: ``call(*args, **kwargs)`` splits each per-leaf argument and returns
     ``target(held, *args, **kwargs)``; ``held`` is the one spec's held tuple (or None), or one
     such entry per spec. The call and the AOT methods split through it alike. ``hashed``: the
@@ -369,54 +369,35 @@ def _name_unhashable(
                 ) from error
 
 
-def _merging_leading(specs: tuple[_Leaf, ...], fun: Callable[..., Any]) -> Callable[..., Any]:
-    """What the transform sees when the held entries come first (jit, pmap). Its first
-    parameter is positional-only, so no user keyword can collide with it."""
+def _merging(specs: tuple[_Leaf, ...], fun: Fn) -> Fn:
+    """``fun`` behind a leading parameter taking the held entries, put back at trace time. It is
+    positional-only, so no user keyword can collide with it."""
     single = len(specs) == 1
 
     def inner(_jaxrewrite_held: Any, /, *args: Any, **kwargs: Any) -> Any:
-        held = (_jaxrewrite_held,) if single else _jaxrewrite_held
-        return _merging(specs, fun, held, args, kwargs)
+        for spec, values in zip(specs, (_jaxrewrite_held,) if single else _jaxrewrite_held):
+            at = spec.position
+            if values is None:
+                continue
+            if at is not None and len(args) > at:
+                args = (*args[:at], spec.merge(args[at], values), *args[at + 1 :])
+            else:
+                kwargs[spec.name] = spec.merge(kwargs[spec.name], values)
+        return fun(*args, **kwargs)
 
     _named_like(inner, fun)
     return inner
 
 
-def _merging(
-    specs: tuple[_Leaf, ...], fun: Callable[..., Any], held: Any, args: Any, kwargs: Any
-) -> Any:
-    """``fun`` called with every held entry put back (trace time only)."""
-    for spec, values in zip(specs, held):
-        if values is None:
-            continue
-        if spec.position is not None and len(args) > spec.position:
-            args = (
-                *args[: spec.position],
-                spec.merge(args[spec.position], values),
-                *args[spec.position + 1 :],
-            )
-        else:
-            kwargs[spec.name] = spec.merge(kwargs[spec.name], values)
-    return fun(*args, **kwargs)
-
-
 # --- the helpers the rewritten code calls ---------------------------------------------------
 
 
-def static_leaves(
-    transform: Callable[..., Any],
-    fun: Callable[..., Any],
-    leaves: LeafSpecs,
-    *args: Any,
-    **keywords: Any,
-) -> Callable[..., Any]:
-    """``transform(fun, *args, **keywords)`` where the listed arguments carry static entries.
-
-    ``leaves`` holds (parameter name, position or None, "dict" or "namedtuple", static keys).
-    The held entries travel as a new leading positional argument marked static (JAX's
-    positional statics are cheaper per call than a static keyword), so the options go by
-    keyword, and ``static_argnums``/``donate_argnums``, first completed against ``fun`` as JAX
-    completes them, shift by one (``in_shardings`` counts dynamic arguments only).
+def static_leaves(transform: Fn, fun: Fn, leaves: LeafSpecs, *args: Any, **keywords: Any) -> Fn:
+    """``transform(fun, *args, **keywords)`` (jit, pjit) where the listed arguments carry
+    static entries: ``leaves`` holds (parameter name, position or None, "dict" or "namedtuple",
+    static keys). The held entries travel as a new leading argument marked static (cheaper per
+    call than a static keyword), so ``static_argnums``/``donate_argnums``, first completed
+    against ``fun`` as JAX completes them, shift by one (``in_shardings`` counts dynamic ones).
     """
     transform, args, keywords = _unpartial(transform, args, keywords)
     if args:
@@ -431,104 +412,61 @@ def static_leaves(
             )
     if keywords.get("donate_argnums") is not None:
         keywords["donate_argnums"] = _shifted(keywords["donate_argnums"])
-    return _leading(transform, fun, leaves, (), keywords, "static_argnums", "jitted")
+    return _leading(transform, fun, leaves, (), keywords, "static_argnums")
 
 
-def _leading(
-    transform: Callable[..., Any],
-    fun: Callable[..., Any],
-    leaves: LeafSpecs,
-    args: tuple[Any, ...],
-    keywords: dict[str, Any],
-    statics: str,
-    attr: str,
-) -> Callable[..., Any]:
-    """jit and pmap: the held entries as a new leading argument, 0 in the ``statics`` option
-    (split out for jit, held as None for pmap, whose ``in_axes`` must still fit); the
-    transform's result is ``outer.<attr>``."""
-    specs = _specs(leaves)
-    user_static = keywords.get(statics)
-    keywords[statics] = (0, *_shifted(user_static))
-    transformed = transform(_merging_leading(specs, fun), *args, **keywords)
-    hold = attr == "mapped"
-    outer = _call_path(specs, hold)(transformed)
-    functools.update_wrapper(outer, fun, updated=())
-    setattr(outer, attr, transformed)
-    forward(outer, transformed, fun, specs, hold, user_static, _call_path)
-    return outer
-
-
-def at_call(helper: str, transform: Callable[..., Any], leaves: LeafSpecs) -> Callable[..., Any]:
-    """``at_call('static_leaves', jax.jit, leaves)(fun, ...)`` is ``static_leaves(jax.jit, fun,
-    leaves, ...)``: a call site's own arguments stay as written."""
-    policy = _HELPERS[helper]
-
-    def transform_with_leaves(fun: Callable[..., Any], *args: Any, **keywords: Any) -> Any:
-        return policy(transform, fun, leaves, *args, **keywords)
-
-    return transform_with_leaves
-
-
-def grad_leaves(
-    transform: Callable[..., Any],
-    fun: Callable[..., Any],
-    leaves: LeafSpecs,
-    *args: Any,
-    **keywords: Any,
-) -> Callable[..., Any]:
-    """``transform(fun, *args, **keywords)`` (grad, value_and_grad) with the listed entries held
-    out of differentiation: passed as one keyword, which grad never differentiates nor hashes
-    (``argnums`` stays as written). The argument keeps its structure with None there, so the
-    gradient is its structure with None at every held entry.
-    """
-    specs = _specs(leaves)
-    merged = _merging_leading(specs, fun)
-
-    def inner(*a: Any, **kw: Any) -> Any:
-        return merged(kw.pop(STATIC_LEAVES), *a, **kw)
-
-    _named_like(inner, fun)
-    transformed = transform(inner, *args, **keywords)
-    outer = _call_path(specs, True, False)(
-        lambda held, *a, **kw: transformed(*a, **kw, **{STATIC_LEAVES: held})
-    )
-    functools.update_wrapper(outer, fun, updated=())
-    return outer
-
-
-def pmap_leaves(
-    transform: Callable[..., Any],
-    fun: Callable[..., Any],
-    leaves: LeafSpecs,
-    *args: Any,
-    **keywords: Any,
-) -> Callable[..., Any]:
-    """``transform(fun, *args, **keywords)`` (pmap) with the listed static entries broadcast:
-    as a new leading argument (pmap hashes only positional statics), so the lists shift by one
-    and a tuple ``in_axes`` gains a leading None.
-    """
+def pmap_leaves(transform: Fn, fun: Fn, leaves: LeafSpecs, *args: Any, **keywords: Any) -> Fn:
+    """``transform(fun, *args, **keywords)`` (pmap) with the listed static entries broadcast
+    as a new leading argument (pmap hashes only positional statics): the lists shift by one
+    and a tuple ``in_axes`` gains a leading None."""
     transform, args, keywords = _unpartial(transform, args, keywords)
     if "donate_argnums" in keywords:
         keywords["donate_argnums"] = _shifted(keywords["donate_argnums"])
     in_axes = keywords.get("in_axes", 0)
     if isinstance(in_axes, (tuple, list)):
         keywords["in_axes"] = (None, *in_axes)
-    return _leading(transform, fun, leaves, args, keywords, "static_broadcasted_argnums", "mapped")
+    return _leading(transform, fun, leaves, args, keywords, "static_broadcasted_argnums")
 
 
-def vmap_leaves(
-    transform: Callable[..., Any],
-    fun: Callable[..., Any],
-    leaves: LeafSpecs,
-    *args: Any,
-    **keywords: Any,
-) -> Callable[..., Any]:
-    """``transform(fun, *args, **keywords)`` (vmap) with the listed static entries unmapped:
-    vmap maps every keyword argument and keeps no cache, so each call maps a fresh closure
-    over them; the argument keeps its structure with None there.
-    """
+def _leading(
+    transform: Fn, fun: Fn, leaves: LeafSpecs, args: Any, keywords: dict[str, Any], statics: str
+) -> Fn:
+    """jit and pmap: the held entries as a new leading argument, 0 in the ``statics`` option
+    (split out for jit, held as None for pmap, whose ``in_axes`` must still fit); the
+    transform's result is ``outer.jitted`` or ``outer.mapped``."""
     specs = _specs(leaves)
-    merged = _merging_leading(specs, fun)
+    user_static = keywords.get(statics)
+    keywords[statics] = (0, *_shifted(user_static))
+    transformed = transform(_merging(specs, fun), *args, **keywords)
+    hold = statics != "static_argnums"
+    outer = _call_path(specs, hold)(transformed)
+    functools.update_wrapper(outer, fun, updated=())
+    setattr(outer, "mapped" if hold else "jitted", transformed)
+    forward(outer, transformed, fun, specs, hold, user_static)
+    return outer
+
+
+def grad_leaves(transform: Fn, fun: Fn, leaves: LeafSpecs, *args: Any, **keywords: Any) -> Fn:
+    """``transform(fun, *args, **keywords)`` (grad and its kin) with the listed entries held
+    out of differentiation as one keyword, which grad never differentiates nor hashes."""
+    specs = _specs(leaves)
+    merged = _merging(specs, fun)
+
+    def inner(*a: Any, **kw: Any) -> Any:
+        return merged(kw.pop(STATIC_LEAVES), *a, **kw)
+
+    _named_like(inner, fun)
+    transformed = transform(inner, *args, **keywords)
+    return _holding(
+        specs, fun, lambda held, *a, **kw: transformed(*a, **kw, **{STATIC_LEAVES: held})
+    )
+
+
+def vmap_leaves(transform: Fn, fun: Fn, leaves: LeafSpecs, *args: Any, **keywords: Any) -> Fn:
+    """``transform(fun, *args, **keywords)`` (vmap) with the listed static entries unmapped:
+    vmap maps every keyword argument and keeps no cache, so each call maps a fresh closure."""
+    specs = _specs(leaves)
+    merged = _merging(specs, fun)
 
     def mapped(held: Any, *a: Any, **kw: Any) -> Any:
         def inner(*ia: Any, **ikw: Any) -> Any:
@@ -537,15 +475,130 @@ def vmap_leaves(
         _named_like(inner, fun)
         return transform(inner, *args, **keywords)(*a, **kw)
 
-    outer = _call_path(specs, True, False)(mapped)
+    return _holding(specs, fun, mapped)
+
+
+def _holding(specs: tuple[_Leaf, ...], fun: Fn, target: Fn) -> Fn:
+    """grad and vmap: ``target(held, ...)`` called with the held entries None in the argument,
+    which so keeps its structure (the gradient's; an ``in_axes`` written for it)."""
+    outer = _call_path(specs, True, False)(target)
     functools.update_wrapper(outer, fun, updated=())
     return outer
 
 
 #: The per-leaf policies by the name a table row's ``per_leaf`` gives.
-_HELPERS: dict[str, Callable[..., Callable[..., Any]]] = {
-    "static_leaves": static_leaves,
-    "grad_leaves": grad_leaves,
-    "pmap_leaves": pmap_leaves,
-    "vmap_leaves": vmap_leaves,
-}
+_HELPERS = {f.__name__: f for f in (static_leaves, grad_leaves, pmap_leaves, vmap_leaves)}
+
+
+def at_call(helper: str, transform: Fn, leaves: LeafSpecs) -> Fn:
+    """``at_call('static_leaves', jax.jit, leaves)(fun, ...)`` is ``static_leaves(jax.jit, fun,
+    leaves, ...)``: a call site's own arguments stay as written."""
+    policy = _HELPERS[helper]
+    return lambda fun, *args, **keywords: policy(transform, fun, leaves, *args, **keywords)
+
+
+# --- ahead-of-time use: what a jit or pmap per-leaf function answers besides a call -----------
+
+
+def forward(
+    outer: Fn, transformed: Any, fun: Fn, specs: tuple[_Leaf, ...], hold: bool, static_nums: Any
+) -> None:
+    """Give ``outer`` what the transform's result answers that a function does not
+    (``_cache_size()``, ``clear_cache``, ``lower``), only what this result has. What takes the
+    call's arguments takes them split as a call splits them; ``static_nums``: the user's whole
+    static positions, which JAX leaves out of the executable's arguments."""
+    for name in dir(transformed):
+        if name in TYPE_SLOTS or hasattr(outer, name):
+            continue
+        value = getattr(transformed, name)
+        if name == "_fun":
+            value = fun
+        elif name == "__signature__":
+            try:
+                value = inspect.signature(fun)
+            except (ValueError, TypeError):
+                value = None  # inspect then follows ``__wrapped__``
+        elif name in ("lower", "trace", "eval_shape", "_cache_miss"):
+            if name in ("lower", "trace"):
+                value = _staged(value, specs, hold, static_nums)
+            value = _call_path(specs, hold)(value)
+            value.__name__ = name
+            value.__qualname__ = f"{outer.__qualname__}.{name}"
+            value.__doc__ = (
+                f"The transformed function's ``{name}``, its arguments split as a call's."
+            )
+        setattr(outer, name, value)
+
+
+def _staged(method: Fn, specs: tuple[_Leaf, ...], hold: bool, static_nums: Any) -> Fn:
+    """``method`` (``jitted.lower``, ``jitted.trace``) returning its stage wrapped, which knows
+    the held values the executable is specialised to."""
+
+    def stage(held: Any, *args: Any, **kwargs: Any) -> _Stage:
+        items = (static_nums,) if isinstance(static_nums, int) else tuple(static_nums or ())
+        static = {n if n >= 0 else n + len(args) for n in items}
+        # JAX's executable takes the arguments less the whole static ones: a per-leaf
+        # argument moves left by the static positions before it.
+        moved = tuple(
+            spec
+            if spec.position is None
+            else spec.moved(spec.position - sum(1 for n in static if n < spec.position))
+            for spec in specs
+        )
+        single = len(specs) == 1
+
+        def checked(compiled: Any, given: Any, *args: Any, **kwargs: Any) -> Any:
+            # The held entries split out again must be those it was lowered with, as JAX's
+            # executable refuses others.
+            for spec, want, got in zip(
+                specs, (held,) if single else held, (given,) if single else given
+            ):
+                if want != got:
+                    raise TypeError(
+                        f"argument {spec.name!r}: this executable was lowered for the static "
+                        f"entries {_shown(spec.keys, want)}, but is called with "
+                        f"{_shown(spec.keys, got)}; lower again for other static entries"
+                    )
+            return compiled(*args, **kwargs)
+
+        def call(compiled: Any) -> Fn:
+            return _call_path(moved, hold)(lambda *a, **k: checked(compiled, *a, **k))
+
+        return _Stage(method(held, *args, **kwargs), call)
+
+    return stage
+
+
+def _shown(keys: tuple[str, ...], values: tuple[Any, ...] | None) -> str:
+    if values is None:
+        return "of the default or None (argument not passed, or passed None)"
+    return "{" + ", ".join(f"{key!r}: {value!r}" for key, value in zip(keys, values)) + "}"
+
+
+class _Stage:
+    """A stage of ahead-of-time use (JAX's ``Traced``, ``Lowered``, ``Compiled``) whose next
+    stage, and in the end the executable, takes the arguments the user's function takes;
+    everything else is the JAX object's own."""
+
+    __slots__ = ("_stage", "_call", "_made")
+
+    def __init__(self, stage: Any, call: Callable[[Any], Fn]) -> None:
+        self._stage = stage
+        self._call = call
+        self._made: Fn | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _Stage.__slots__:  # not set yet (copy, pickle): no recursion
+            raise AttributeError(name)
+        value = getattr(self._stage, name)
+        if name in ("lower", "compile"):
+            return lambda *a, **k: _Stage(value(*a, **k), self._call)
+        return value
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._made is None:
+            self._made = self._call(self._stage)
+        return self._made(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<jaxrewrite per-leaf {type(self._stage).__name__.lower()}: {self._stage!r}>"

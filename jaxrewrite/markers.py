@@ -81,7 +81,11 @@ else:
 
 def _metadata(func: Callable[..., Any], name: str) -> tuple[object, ...]:
     target = inspect.unwrap(func)
-    if name not in _signature(target).parameters:
+    # The parameter names: on 3.14+ without evaluating the annotations.
+    options: dict[str, Any] = {}
+    if _annotationlib is not None:
+        options["annotation_format"] = _annotationlib.Format.FORWARDREF
+    if name not in inspect.signature(target, **options).parameters:
         raise ValueError(f"{getattr(target, '__qualname__', target)!r} has no parameter {name!r}")
     return tuple(getattr(_hint(target, name), "__metadata__", ()))
 
@@ -94,7 +98,11 @@ def _hint(target: Callable[..., Any], name: str) -> object:
         return get_type_hints(target, include_extras=True).get(name)
     except NameError:
         pass
-    raw = _annotations(target).get(name)
+    if _annotationlib is not None:
+        forwardref = _annotationlib.Format.FORWARDREF
+        raw = _annotationlib.get_annotations(target, format=forwardref).get(name)
+    else:
+        raw = (getattr(target, "__annotations__", None) or {}).get(name)
     if not isinstance(raw, (str, ForwardRef)):
         return raw  # evaluated already (Annotated metadata survives an unresolved name inside)
     # PEP 695 type parameters go in as locals: get_type_hints of early 3.12 (3.12.1) ignores them.
@@ -103,24 +111,6 @@ def _hint(target: Callable[..., Any], name: str) -> object:
     return get_type_hints(
         SimpleNamespace(__annotations__={name: raw}), globalns, params, include_extras=True
     ).get(name)
-
-
-def _signature(target: Callable[..., Any]) -> inspect.Signature:
-    """The signature, for its parameter names: on 3.14+ without evaluating the annotations."""
-    options: dict[str, Any] = {}
-    if _annotationlib is not None:
-        options["annotation_format"] = _annotationlib.Format.FORWARDREF
-    return inspect.signature(target, **options)
-
-
-def _annotations(target: Callable[..., Any]) -> dict[str, object]:
-    """The annotations, those that cannot be evaluated as strings or ``ForwardRef``."""
-    if _annotationlib is not None:
-        found: dict[str, object] = _annotationlib.get_annotations(
-            target, format=_annotationlib.Format.FORWARDREF
-        )
-        return found
-    return dict(getattr(target, "__annotations__", None) or {})
 
 
 def is_static(func: Callable[..., Any], name: str) -> bool:

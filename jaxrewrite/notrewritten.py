@@ -20,7 +20,8 @@ from jaxrewrite.errors import NotRewrittenWarning
 RUNNER_ENV = "JAXREWRITE_RUNNER"
 
 
-#: Files whose code came from the rewriting pipeline.
+#: Files whose code came from the rewriting pipeline: added by whoever runs the code (the hook's
+#: loader, the runner), never by what only compiles it.
 REWRITTEN: set[str] = set()
 #: Files already looked at (warned or found quiet): each is read at most once.
 CHECKED: set[str] = set()
@@ -32,16 +33,9 @@ runner_child = False
 def _first_look(path: str) -> bool:
     """True the first time ``path`` is asked about, from any thread."""
     with _LOCK:
-        if path in CHECKED:
-            return False
+        first = path not in CHECKED
         CHECKED.add(path)
-        return True
-
-
-def mark(path: str) -> None:
-    """``path`` runs rewritten code. Called by whoever runs the code (the hook's loader, the
-    runner), never by what only compiles it."""
-    REWRITTEN.add(path)
+    return first
 
 
 def check_importer(frame: FrameType | None) -> None:
@@ -63,8 +57,7 @@ def check_importer(frame: FrameType | None) -> None:
             or path in REWRITTEN
             or not path.endswith(".py")
             or not isinstance(name, str)
-            or name == "jaxrewrite"
-            or name.startswith("jaxrewrite.")
+            or name.partition(".")[0] == "jaxrewrite"
             or not _first_look(path)
         ):
             return
@@ -139,22 +132,15 @@ def diagnose_text(
     field = min(analysis.fields, key=lambda f: (f.stmt.lineno, f.stmt.col_offset), default=None)
     if field is not None and (first is None or field.stmt.lineno < first.target.lineno):
         line = field.stmt.lineno
-        lost = (
-            f"module {name!r} was not rewritten, so the Static field {field.name!r} (line {line}) "
-            "is a pytree leaf"
-        )
+        lost = f"the Static field {field.name!r} (line {line}) is a pytree leaf"
     elif first is not None:
-        func = first.target.name
         line = first.target.lineno
-        lost = (
-            f"module {name!r} was not rewritten, so the Static/NoDiff parameters of {func!r} (line "
-            f"{line}) are traced"
-        )
+        lost = f"the Static/NoDiff parameters of {first.target.name!r} (line {line}) are traced"
     else:
         return None  # aliases, is_static, markers no transform reads: nothing is lost
     if fix is None:
         fix = _fix(analysis.header.enabled, analysis.header.ignored_lines, name, path)
-    return f"{lost}: {fix}", line
+    return f"module {name!r} was not rewritten, so {lost}: {fix}", line
 
 
 def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
@@ -166,22 +152,22 @@ def _fix(enabled: bool, ignored: tuple[int, ...], name: str, path: str) -> str:
         )
         return f"add '# jaxrewrite: enable' as a comment line in its header{where}"
     loader, composable = _foreign_loader(name)
-    if loader is not None and composable and _hooked(name, path):
-        return (
-            f"it was loaded by {loader}, whose finder stands in front of jaxrewrite's: install "
-            "jaxrewrite's hook after that tool's (jaxrewrite.install() again moves it to the "
-            f"front); {COMPOSE}"
-        )
-    if loader is not None and composable:
-        return f"it was loaded by {loader}: " + _fix_for(name, path)
-    if loader is not None:
+    if loader is None:
+        return _fix_for(name, path)
+    if not composable:
         return (
             f"it was loaded by {loader}, a loader jaxrewrite's hook does not know (it composes "
             "with Python's source loader and its subclasses, and pytest's assertion rewriting): "
             "import it without that loader, or give it the rewritten text ('python -m jaxrewrite "
             f"show'); {COMPOSE}"
         )
-    return _fix_for(name, path)
+    if _hooked(name, path):
+        return (
+            f"it was loaded by {loader}, whose finder stands in front of jaxrewrite's: install "
+            "jaxrewrite's hook after that tool's (jaxrewrite.install() again moves it to the "
+            f"front); {COMPOSE}"
+        )
+    return f"it was loaded by {loader}: " + _fix_for(name, path)
 
 
 def _hooked(name: str = "", path: str = "") -> bool | None:
@@ -195,9 +181,22 @@ def _hooked(name: str = "", path: str = "") -> bool | None:
 
 def _fix_for(name: str, path: str) -> str:
     """What to do for an opted-in module that ran unrewritten, by how the program started."""
-    runner = _runner_child(name)
-    if runner is not None:
-        return runner
+    # In a process the runner's program started (``RUNNER_ENV`` inherited).
+    if os.environ.get(RUNNER_ENV) and runner_child and name in ("__main__", "__mp_main__"):
+        return (
+            "this process was started by the program that 'python -m jaxrewrite' runs, as 'python "
+            "SCRIPT': the runner's hook reached it for imports, but a script is rewritten only "
+            "when the runner starts it: start it with [sys.executable, '-m', 'jaxrewrite', "
+            "SCRIPT, ...]"
+        )
+    if os.environ.get(RUNNER_ENV) and not _hooked():
+        return (
+            "this process was started by the program that 'python -m jaxrewrite' runs, without "
+            "the runner's hook: its interpreter ignored PYTHONPATH (python -E or -I) or was given "
+            "one without the entry the runner puts first on it (jaxrewrite/commands/childsite); "
+            "keep that entry in the child's PYTHONPATH, or call jaxrewrite.install() before the "
+            "import"
+        )
     top = name.partition(".")[0]
     if _hooked(name, path) is False:
         return (
@@ -249,28 +248,6 @@ def _foreign_loader(name: str) -> tuple[str | None, bool]:
             named += f" (found by the finder {who.__module__}.{who.__qualname__})"
             break
     return named, isinstance(loader, SourceFileLoader)
-
-
-def _runner_child(name: str) -> str | None:
-    """In a process the runner's program started (``RUNNER_ENV`` inherited): what happened, or
-    None when the runner has nothing to say."""
-    if not os.environ.get(RUNNER_ENV):
-        return None
-    if runner_child and name in ("__main__", "__mp_main__"):
-        return (
-            "this process was started by the program that 'python -m jaxrewrite' runs, as 'python "
-            "SCRIPT': the runner's hook reached it for imports, but a script is rewritten only "
-            "when the runner starts it: start it with [sys.executable, '-m', 'jaxrewrite', "
-            "SCRIPT, ...]"
-        )
-    if _hooked():
-        return None
-    return (
-        "this process was started by the program that 'python -m jaxrewrite' runs, without the "
-        "runner's hook: its interpreter ignored PYTHONPATH (python -E or -I) or was given one "
-        "without the entry the runner puts first on it (jaxrewrite/commands/childsite); keep that "
-        "entry in the child's PYTHONPATH, or call jaxrewrite.install() before the import"
-    )
 
 
 def caller() -> FrameType | None:

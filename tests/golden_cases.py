@@ -63,7 +63,7 @@ def execute(text: str, filename: str, name: str, rewritten: bool = True) -> type
     module.__file__ = filename
     sys.modules[name] = module
     if rewritten:
-        notrewritten.mark(filename)
+        notrewritten.REWRITTEN.add(filename)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotRewrittenWarning)

@@ -13,7 +13,7 @@ from jaxrewrite.engine.read.literals import Values
 from jaxrewrite.engine.read.signature import Param, Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.table import ClassTransform, Container, Mark, Transform
+from jaxrewrite.engine.rulebook.table import Container, Mark, Transform
 from jaxrewrite.header import Header
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -101,10 +101,9 @@ class Registration:
     kind: UseKind
     #: The decorator expression, or the whole call at a call site.
     node: ast.expr
-    transform: ClassTransform
     target: ast.ClassDef
-    #: As in ``Use``; ``values`` are the complete ``data_fields``/``meta_fields``.
-    written: tuple[ast.keyword, ...]
+    #: As in ``Use``; ``values`` are the complete ``data_fields``/``meta_fields``, or None when
+    #: they need no edit.
     local: tuple[ast.keyword, ...]
     values: Values | None
 
@@ -168,13 +167,12 @@ class Analysis:
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.is_error]
 
-    def raise_first_error(self) -> None:
-        errors = self.errors
-        if errors:
-            raise errors[0].error()
+    def edited(self) -> list[Use | Registration]:
+        """The uses, then the registrations, that the rewrite changes."""
+        changes: list[Use | Registration] = [*self.uses, *self.registrations]
+        return [use for use in changes if use.needs_edit]
 
     def first_edit(self) -> Use | Registration | None:
         """The first use (by position) the rewrite would change: what un-rewritten code loses."""
-        changes: list[Use | Registration] = [*self.uses, *self.registrations]
-        edited = [use for use in changes if use.needs_edit]
+        edited = self.edited()
         return min(edited, key=lambda use: (use.node.lineno, use.node.col_offset), default=None)

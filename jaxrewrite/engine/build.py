@@ -25,9 +25,7 @@ from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import Container
 from jaxrewrite.engine.walk.callsites import call_site
-from jaxrewrite.engine.walk.decorators import defs
-from jaxrewrite.engine.walk.registrations import classes
-from jaxrewrite.engine.walk.walker import Walked
+from jaxrewrite.engine.walk.walker import Walked, classes, defs
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.header import Header, scan_header
 
@@ -124,8 +122,7 @@ def _analyze_tree(
 def walk_module(scopes: ScopeTree, src: Source, filters: Filters, result: Analysis) -> Walked:
     """The whole walk, into ``result`` and the ``Walked`` value handed to the passes: defs and
     their decorators, classes, then call sites (which need both)."""
-    exhaustive = not filters.marker_names
-    relevant = None if exhaustive else index_of(scopes).names
+    relevant = index_of(scopes).names if filters.marker_names else None
     walk = Walked(scopes, src, result, relevant)
     if relevant is not None and not relevant:
         return walk
@@ -142,16 +139,11 @@ def walk_module(scopes: ScopeTree, src: Source, filters: Filters, result: Analys
         if info.kind is not Container.CLASS and info.static_fields:
             leaf_names.add(info.name)
     walk.leaf_names.update(leaf_aliases(scopes, leaf_names))
-    defs(walk, exhaustive)
+    defs(walk)
     registrable, unclear = classes(walk, readable)
-    names = (
-        None
-        if exhaustive
-        else [func.name for func, _ in scopes.defs if id(func) in walk.signatures]
-    )
-    if names is None and filters.first_arguments:  # every def, but found by a text search
-        names = [func.name for func, _ in scopes.defs]
-    if names is not None:
+    names = None  # every call; with ``first_arguments``, every def but found by a text search
+    if relevant is not None or filters.first_arguments:
+        names = [f.name for f, _ in scopes.defs if relevant is None or id(f) in walk.signatures]
         names += registrable
     for call, scope, site in calls_and_aliases(names, scopes, src, filters):
         try:

@@ -38,7 +38,8 @@ def rewrite_with_notes(text: str, filename: str, **options: Any) -> tuple[str, N
 def rewritten(analysis: Analysis) -> str:
     """The text an analysis calls for: its warnings are issued, its first error raised."""
     say(notes(analysis), analysis.source.filename)
-    analysis.raise_first_error()
+    if analysis.errors:
+        raise analysis.errors[0].error()
     return splice.apply(analysis.source.text, plan(analysis))
 
 

@@ -9,6 +9,7 @@ assigned; the state is the finder's (docs/design.md, ``jaxrewrite/hook/``).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import site
@@ -22,7 +23,7 @@ from io import BytesIO
 from types import CodeType, ModuleType, TracebackType
 from typing import Any
 
-from jaxrewrite import notrewritten
+from jaxrewrite import errors, notrewritten
 from jaxrewrite.header import Header, might_opt_in, scan_header
 from jaxrewrite.hook import cachetag, pipeline, pycfile
 
@@ -58,14 +59,14 @@ def compile_opted_in(
     except SyntaxError as err:
         raise err.with_traceback(None) from None
     if header is not None and header.enabled:
-        notrewritten.mark(path)
+        notrewritten.REWRITTEN.add(path)
     return code
 
 
 def _served(code: CodeType, path: str) -> CodeType:
     """Cached code about to run: marked as rewritten, its warnings said again."""
-    notrewritten.mark(path)
-    pipeline.say(code, path)
+    notrewritten.REWRITTEN.add(path)
+    errors.say(pipeline.held(code), path)
     return code
 
 
@@ -95,63 +96,47 @@ _NO_STAT = os.stat_result((0,) * 10)
 
 class RewritingLoader(SourceFileLoader):
     """Loads a module with a current pyc of the hook's, or whose bytes opt in (``look``); bytes
-    that no longer opt in when it reads them load as Python would."""
+    that no longer opt in when it reads them run as written, and nothing of them is cached."""
 
     def __init__(self, fullname: str, path: str, steps: pipeline.Pipeline = DEFAULT) -> None:
         super().__init__(fullname, path)
         self.steps = steps
-        self.found: tuple[CodeType | None, bytes | None, Any] | None = None
-        #: The plain route compiled bytes that opt in (edited since they were decided on).
-        self._no_pyc = False
+        self.found: tuple[CodeType | None, bytes | None, Any, Header | None] | None = None
 
-    def look(self) -> tuple[CodeType | None, bytes | None, Any]:
-        """(the hook's current code, else the bytes if they opt in; the stat taken first)."""
+    def look(self) -> tuple[CodeType | None, bytes | None, Any, Header | None]:
+        """(the hook's current code, else the bytes; the stat taken first; their header where
+        they opt in)."""
         path = self.path
         try:
             st = os.stat(path)
         except OSError:
-            return None, None, None  # the plain route raises what Python raises
+            return None, None, None, None  # the plain route raises what Python raises
         pyc = cachetag.cache_path(path, sys.flags.optimize, self.steps.name)
         code = None if pyc is None else pycfile.load(pyc, path, st, lambda: self.get_data(path))
         if code is not None:
-            return code, None, st
+            return code, None, st, None
         data = self.get_data(path)  # io.open_code, as SourceFileLoader reads
-        return None, (data if _opted_in(data) is not None else None), st
+        return None, data, st, _opted_in(data)
 
     def get_code(self, fullname: str) -> CodeType:
         __tracebackhide__ = True  # noqa: F841
         found, self.found = self.found, None
         if found is None or found[0] is None:
             found = self.look()  # read again at load: an edit since the finder looked runs
-        code, data, st = found
+        code, data, st, header = found
         if code is not None:
             return _served(code, self.path)
         if data is None:
             plain = super().get_code(fullname)
             assert plain is not None  # SourceLoader's: a source file always has code
             return plain
-        code = compile_opted_in(data, self.path, self.steps, sys.flags.optimize)
+        if header is None:
+            return super().source_to_code(data, self.path)
+        code = compile_opted_in(data, self.path, self.steps, sys.flags.optimize, header)
         pyc = cachetag.cache_path(self.path, sys.flags.optimize, self.steps.name)
         if pyc is not None:
             pycfile.store(pyc, code, pycfile.key_for(st, data), self.path)
         return code
-
-    def source_to_code(  # type: ignore[override]
-        self, data: Any, path: Any, *, _optimize: int = -1
-    ) -> CodeType:
-        """The plain route decides again on the bytes it compiles: a pragma saved since ``look``
-        is rewritten, and then no plain pyc is written."""
-        __tracebackhide__ = True  # noqa: F841
-        header = _opted_in(data)
-        if header is None:
-            code: CodeType = super().source_to_code(data, path, _optimize=_optimize)
-            return code
-        self._no_pyc = True
-        return compile_opted_in(data, path, self.steps, sys.flags.optimize, header)
-
-    def set_data(self, path: str, data: Any, *, _mode: int = 0o666) -> None:
-        if not self._no_pyc:
-            super().set_data(path, data, _mode=_mode)
 
 
 class _Composed:
@@ -189,7 +174,7 @@ class _Composed:
                 return super().get_code(fullname)  # type: ignore[misc, no-any-return]
             code = super().get_code(fullname)  # type: ignore[misc]
             code = pipeline.keep(code, self._jr_said)
-            notrewritten.mark(path)
+            notrewritten.REWRITTEN.add(path)
             if pyc is not None:
                 pycfile.store(pyc, code, pycfile.key_for(st, self._jr_data), path)
             return code
@@ -226,7 +211,6 @@ class RewritingFinder:
         self.packages: frozenset[str] = frozenset()
         self.owned: dict[int, tuple[object, pipeline.Pipeline]] = {}
         self.installation = _installation()
-        self._composed: dict[type, type] = {}
 
     def sync(self) -> None:
         self.packages = frozenset(name for handle in self.handles for name in handle.packages)
@@ -269,34 +253,32 @@ class RewritingFinder:
             steps = DEFAULT if kind is SourceFileLoader else self.owned[id(loader)][1]
             ours = RewritingLoader(spec.name, origin, steps)
             ours.found = ours.look()
-            if ours.found[0] is not None or ours.found[1] is not None:
+            if ours.found[0] is not None or ours.found[3] is not None:
                 spec.loader = ours
                 spec.cached = cachetag.cache_path(origin, sys.flags.optimize, steps.name)
-        elif isinstance(loader, SourceFileLoader) and not isinstance(
-            loader, (RewritingLoader, _Composed)
+        elif (
+            isinstance(loader, SourceFileLoader)
+            and not isinstance(loader, (RewritingLoader, _Composed))
+            and hasattr(loader, "__dict__")
         ):
-            spec.loader = self._compose(loader) if hasattr(loader, "__dict__") else loader
+            # A copy of the tool's loader whose class puts ``_Composed`` in front of its own.
+            composed: Any = object.__new__(_composed(type(loader)))
+            composed.__dict__.update(loader.__dict__)
+            spec.loader = composed
 
-    def _compose(self, loader: SourceFileLoader) -> SourceFileLoader:
-        """A copy of ``loader`` whose class puts ``_Composed`` in front of its own."""
-        kind = type(loader)
-        made = self._composed.get(kind)
-        if made is None:
-            import hashlib
 
-            tool = sys.modules.get(kind.__module__.partition(".")[0])
-            named = f"{kind.__module__}.{kind.__qualname__} {getattr(tool, '__version__', '')}"
-            made = type(
-                kind.__name__,
-                (_Composed, kind),
-                {"_jr_name": "x" + hashlib.blake2b(named.encode()).hexdigest()[:12]},
-            )
-            made.__qualname__ = f"composed({kind.__module__}.{kind.__qualname__})"
-            made.__module__ = __name__
-            self._composed[kind] = made
-        composed: Any = object.__new__(made)
-        composed.__dict__.update(loader.__dict__)
-        return composed  # type: ignore[no-any-return]
+@functools.cache
+def _composed(kind: type) -> type:
+    """``_Composed`` in front of a tool's loader class; its pycs named for the tool's version."""
+    import hashlib
+
+    tool = sys.modules.get(kind.__module__.partition(".")[0])
+    named = f"{kind.__module__}.{kind.__qualname__} {getattr(tool, '__version__', '')}"
+    digest = hashlib.blake2b(named.encode()).hexdigest()[:12]
+    made = type(kind.__name__, (_Composed, kind), {"_jr_name": "x" + digest})
+    made.__qualname__ = f"composed({kind.__module__}.{kind.__qualname__})"
+    made.__module__ = __name__
+    return made
 
 
 def _installation() -> tuple[str, ...]:
@@ -360,12 +342,6 @@ def install(packages: Iterable[str] | None = None, owned: tuple[Any, ...] = ()) 
     if not sys.meta_path or sys.meta_path[0] is not finder:
         sys.meta_path[:] = [finder, *(f for f in sys.meta_path if f is not finder)]
     return handle
-
-
-def installed() -> frozenset[str] | bool:
-    """The packages the live hook names (empty: the user's files only), or False when none is."""
-    finder = active()
-    return False if finder is None else finder.packages
 
 
 def uninstall() -> None:

@@ -6,7 +6,7 @@ itself, so its pycs are never served to the default pipeline, nor the default's 
 
 A module's RewriteWarnings are issued while it is rewritten; a warm import analyses nothing, so
 they travel with the code: held beside it here, written after it in the pyc (hook/pycfile.py),
-and issued again whenever cached code is served (``say``).
+and issued again whenever cached code is served (the finder's ``_served``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from types import CodeType
 from weakref import WeakKeyDictionary
 
-from jaxrewrite import errors
 from jaxrewrite.errors import Notes
 from jaxrewrite.header import Header, scan_header
 
@@ -37,13 +36,7 @@ def keep(code: CodeType, notes: Notes) -> CodeType:
 
 
 def held(code: CodeType) -> Notes:
-    return _HELD.get(code, ())
-
-
-def say(code: CodeType, path: str) -> None:
-    """Issue the notes of cached ``code`` again, at their lines of ``path``."""
-    if _HELD:
-        errors.say(_HELD.get(code, ()), path)
+    return _HELD.get(code, ()) if _HELD else ()
 
 
 def _compile(text: str, path: str, optimize: int) -> CodeType:

@@ -75,9 +75,7 @@ def unpack(data: bytes) -> CodeType | None:
         code = marshal.loads(memoryview(data)[16:end]) if said is not None else None
     except Exception:  # EOFError, ValueError, TypeError: whatever damage makes marshal raise
         return None
-    if not isinstance(code, CodeType) or not isinstance(said, tuple):
-        return None
-    if not all(
+    if not (isinstance(code, CodeType) and isinstance(said, tuple)) or not all(
         type(n) is tuple and len(n) == 2 and (type(n[0]), type(n[1])) == (str, int) for n in said
     ):
         return None

@@ -13,9 +13,9 @@ from jaxrewrite.engine.read.handwritten import BY_KEYWORD, Meaning, spell
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import Mark, SpecKind
 from jaxrewrite.engine.walk import specs
-from jaxrewrite.engine.walk.specs import has_spec
-from jaxrewrite.engine.walk.specs.base import donation_clash
-from jaxrewrite.engine.walk.specs.lists import (
+from jaxrewrite.engine.walk.specs import (
+    donation_clash,
+    has_spec,
     meaning_of_statics,
     meaning_of_values,
     static_params,

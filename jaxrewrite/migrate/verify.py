@@ -14,8 +14,7 @@ from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.read.handwritten import Meaning, sorted_values, spell
 from jaxrewrite.engine.rulebook.table import SpecKind
 from jaxrewrite.engine.walk import specs
-from jaxrewrite.engine.walk.specs import has_spec
-from jaxrewrite.engine.walk.specs.lists import meaning_of_values
+from jaxrewrite.engine.walk.specs import has_spec, meaning_of_values
 from jaxrewrite.migrate.plan import Plan, PlannedFunction
 from jaxrewrite.migrate.result import Migrated, Reason, Refusal, Refused, UseRecord
 

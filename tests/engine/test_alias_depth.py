@@ -312,19 +312,19 @@ def test_a_loop_of_marker_aliases_ends_in_the_ledger() -> None:
 
 
 def _ledger_reads(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
-    """How many expressions ``check``'s ledger reads (``markers._mentions`` calls), and how many
+    """How many expressions ``check``'s ledger reads (``MarkIndex.mentions`` calls), and how many
     nodes the module has."""
     from jaxrewrite.engine.read import markers
 
     calls = 0
-    real = markers._mentions
+    real = markers.MarkIndex.mentions
 
     def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
         nonlocal calls
         calls += 1
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(markers, "_mentions", counted)
+    monkeypatch.setattr(markers.MarkIndex, "mentions", counted)
     analyze(text, "m.py", lint=True)
     return calls, sum(1 for _ in ast.walk(ast.parse(text)))
 

@@ -555,7 +555,7 @@ def test_a_nesting_that_spells_too_many_containers_is_refused_at_the_parameter()
     """Classes that each hold the one below twice: 4 levels are split (16 inner containers, each
     named), 20 levels would be 2**20 containers spelled in the text, an import that never ended:
     refused (JR126) at the parameter, as soon as the count passes the bound."""
-    from jaxrewrite.engine.walk.decorators import MOST_NESTED
+    from jaxrewrite.engine.walk.walker import MOST_NESTED
 
     lines = rewrite_source(_doubling(4), "m.py").splitlines()
     assert lines[lines.index("def f(d: C4):") - 1].count("'dict', ('n',)") == 16

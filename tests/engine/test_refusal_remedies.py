@@ -36,7 +36,7 @@ REMEDY = re.compile(
 def _run(text: str) -> dict[str, Any]:
     """Execute the rewrite as the hook does (its file marked as rewritten: no
     NotRewrittenWarning)."""
-    notrewritten.mark("remedy.py")
+    notrewritten.REWRITTEN.add("remedy.py")
     namespace: dict[str, Any] = {"__file__": "remedy.py"}
     exec(compile(rewrite_source(text, "remedy.py"), "remedy.py", "exec"), namespace)
     return namespace

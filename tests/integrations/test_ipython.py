@@ -116,13 +116,13 @@ def jax_errors() -> tuple[type[BaseException], ...]:
 
 
 def test_loading_installs_the_import_hook_and_unloading_withdraws_it(shell: Any) -> None:
-    assert finder.installed() == frozenset()  # the user's own files, no package named
+    assert finder.active().packages == frozenset()  # the user's own files, no package named
     run(shell, "%unload_ext jaxrewrite")
-    without = finder.installed()  # False, unless something else installed the hook too
+    without = finder.active()  # None, unless something else installed the hook too
     run(shell, "%load_ext jaxrewrite")
-    assert finder.installed() == frozenset()
+    assert finder.active().packages == frozenset()
     run(shell, "%unload_ext jaxrewrite")
-    assert finder.installed() == without
+    assert finder.active() is without
     run(shell, "%load_ext jaxrewrite")
 
 

@@ -241,11 +241,11 @@ def test_the_hook_for_test_modules_is_gone_once_collection_is_over(
     pytester.makepyfile(
         test_meta_path="""\
         import sys
-        from jaxrewrite.hook.finder import RewritingFinder, installed
+        from jaxrewrite.hook.finder import RewritingFinder, active
 
 
         def test_meta_path_is_pytests_own():
-            assert installed() is False
+            assert active() is None
             assert not [f for f in sys.meta_path if isinstance(f, RewritingFinder)]
         """
     )
@@ -284,14 +284,14 @@ def zeros(n: Static[int]):
 """
 #: Not opted in itself; imports the package under test inside the test, after collection.
 USES_PACKAGE = """\
-from jaxrewrite.hook.finder import installed
+from jaxrewrite.hook.finder import active
 
 
 def test_package():
     import mypkg
 
     assert mypkg.zeros(5).shape == (5,)
-    assert installed() == frozenset({"mypkg", "otherpkg"})
+    assert active().packages == frozenset({"mypkg", "otherpkg"})
 """
 
 

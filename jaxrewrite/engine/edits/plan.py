@@ -17,11 +17,7 @@ from jaxrewrite.engine.read.source import Source
 def plan(analysis: Analysis) -> list[splice.Edit]:
     """Every edit the analysis calls for; nothing when it found an error (the hook raises that)."""
     src = analysis.source
-    edits: list[splice.Edit] = []
-    changes: list[Use | Registration] = [*analysis.uses, *analysis.registrations]
-    for use in changes:
-        if use.needs_edit:
-            edits.extend(_edits(use, src))
+    edits = [edit for use in analysis.edited() for edit in _edits(use, src)]
     for field in analysis.fields:
         edits.extend(_field_edits(field, src))
     return edits

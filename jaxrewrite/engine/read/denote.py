@@ -42,9 +42,8 @@ class Path(NamedTuple):
 
 
 def paths(name: str, scope: Scope, use: str | None = None) -> list[Path] | None:
-    """The bindings a load of ``name`` in ``scope`` may see, one per path; None where the module
-    binds it nowhere. ``use``: an attribute read, or ``CALLED``; a path on which it raises is left
-    out."""
+    """The bindings a load of ``name`` in ``scope`` may see; None where the module binds it
+    nowhere. ``use``: an attribute read, or ``CALLED``; a path on which it raises is left out."""
     found = scope.lookup(name)
     if found is None:
         return None
@@ -52,8 +51,17 @@ def paths(name: str, scope: Scope, use: str | None = None) -> list[Path] | None:
     sites = holder.sites[name]
     out: list[Path] = []
     for binding, (line, _) in zip(bindings, sites):
-        split_up = type(binding) is Assigned and type(binding.value) is ast.IfExp
-        for one in _branches(binding) if split_up else (binding,):  # type: ignore[arg-type]
+        if type(binding) is not Assigned or type(binding.value) is not ast.IfExp:
+            ones: list[Binding] = [binding]
+        else:  # ``x = a if c else b`` as the two assignments it may be (nested ones too)
+            ones, todo = [], [binding.value.orelse, binding.value.body]
+            while todo:
+                part = todo.pop()
+                if isinstance(part, ast.IfExp):
+                    todo += [part.orelse, part.body]
+                else:
+                    ones.append(Assigned(part, binding.scope, binding.type_statement))
+        for one in ones:
             value = one.value if isinstance(one, Assigned) else None
             # A use of a constant raises whatever runs around it: ``jax = None`` has no ``jit``.
             if not (
@@ -62,19 +70,6 @@ def paths(name: str, scope: Scope, use: str | None = None) -> list[Path] | None:
                 and (use == CALLED or not hasattr(value.value, use))
             ):
                 out.append(Path(one, holder, line, name, binding))
-    return out
-
-
-def _branches(binding: Assigned) -> list[Binding]:
-    """``x = a if c else b`` as the two assignments it may be (nested ones too)."""
-    todo: list[ast.expr] = [binding.value]
-    out: list[Binding] = []
-    while todo:
-        value = todo.pop()
-        if isinstance(value, ast.IfExp):
-            todo += [value.orelse, value.body]
-        else:
-            out.append(Assigned(value, binding.scope, binding.type_statement))
     return out
 
 
@@ -109,33 +104,26 @@ def same_expr(a: ast.AST | None, b: ast.AST | None) -> bool:
 
 def spelled(pair: tuple[Path, Path], filename: str) -> dict[str, str]:
     """JR104's fields for two disagreeing paths of a name: the name, what each binds and where."""
-    (a, b) = pair
-    return {
-        "name": a.name,
-        "first": _what(a),
-        "first_at": _where(a, filename),
-        "second": _what(b),
-        "second_at": _where(b, filename),
-    }
+    fields = {"name": pair[0].name}
+    for key, path in zip(("first", "second"), pair):
+        fields[key] = _what(path.binding)
+        if path.scope.kind is ScopeKind.ENVIRONMENT:
+            fields[f"{key}_at"] = "the namespace the module runs in"
+        elif path.line:
+            fields[f"{key}_at"] = f"{filename}:{path.line}"
+        else:
+            fields[f"{key}_at"] = f"{filename}, a parameter or type parameter"
+    return fields
 
 
-def _what(path: Path) -> str:
-    binding = path.binding
+def _what(binding: Binding) -> str:
     if isinstance(binding, Imported):
         return binding.qualname
     if isinstance(binding, Assigned):
         text = ast.unparse(binding.value)
         return text if len(text) <= 60 else text[:57] + "..."
-    if isinstance(binding, Defined):
-        return f"def {binding.node.name}"
-    if isinstance(binding, DefinedClass):
-        return f"class {binding.node.name}"
+    if isinstance(binding, (Defined, DefinedClass)):
+        return f"{'class' if isinstance(binding, DefinedClass) else 'def'} {binding.node.name}"
     if isinstance(binding, MarkerBinding):
         return "a marker alias"
     return "a loop's element" if isinstance(binding, Choice) else "another value"
-
-
-def _where(path: Path, filename: str) -> str:
-    if path.scope.kind is ScopeKind.ENVIRONMENT:
-        return "the namespace the module runs in"
-    return f"{filename}:{path.line}" if path.line else f"{filename}, a parameter or type parameter"

@@ -15,12 +15,8 @@ from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import SpecKind, Transform
 
-
-class _Missing:
-    """Marks a keyword value that is not a literal."""
-
-
-MISSING = _Missing()
+#: Marks a keyword value that is not a literal.
+MISSING = object()
 
 #: A keyword value jaxrewrite writes: a tuple of positions, names and/or None axes.
 Value = tuple[int | str | None, ...]
@@ -69,47 +65,34 @@ def _value(node: ast.expr, scope: Scope, src: Source, depth: int) -> object:
         if found is None or found[1].kind is not ScopeKind.MODULE or len(found[0]) != 1:
             return MISSING
         binding, module = found[0][0], found[1]
-        if not isinstance(binding, Assigned) or binding.type_statement:
-            return MISSING
+        if not isinstance(binding, Assigned) or binding.type_statement or module.star_imports:
+            return MISSING  # a star import may bind the name too
         value = _value(binding.value, module, src, depth + 1)
         if not isinstance(value, (tuple, int, str)):  # a list may be mutated
             return MISSING
-        return MISSING if _rebindable(node.id, module, src) else value
-    if isinstance(node, ast.Call):
-        func = node.func
-        if not isinstance(func, ast.Name) or func.id not in _SEQUENCES or node.keywords:
-            return MISSING
-        if scope.lookup(func.id) is not None or scope.module().star_imports:
-            return MISSING
-        args = [_value(arg, scope, src, depth + 1) for arg in node.args]
-        return _sequence(func.id, args)
-    value = literal(node)
-    return value if isinstance(value, (tuple, list, int, str)) else MISSING
-
-
-def _sequence(name: str, args: list[object]) -> object:
-    if name == "range":
-        ints = [a for a in args if type(a) is int]
-        if not 1 <= len(ints) == len(args) <= 3 or ints[2:] == [0]:  # a zero step: ValueError
-            return MISSING
-        made = range(*ints)
-        if abs(made.stop - made.start) > _MAX_ITEMS * abs(made.step):  # len() overflows ssize_t
-            return MISSING
-        return tuple(made)
-    if len(args) != 1 or not isinstance(args[0], (tuple, list)):
-        return MISSING  # ``tuple("ab")`` and friends: no spec is written that way
-    return _SEQUENCES[name](args[0])
-
-
-def _rebindable(name: str, module: Scope, src: Source) -> bool:
-    """Could the module name be bound elsewhere than the one statement the scopes saw? A star
-    import may bind it, and a function's ``global`` statement (function bodies are not all read)."""
-    if module.star_imports:
-        return True
-    text = src.text
-    return (
-        "global" in text and re.search(rf"\bglobal\b[^\n]*\b{re.escape(name)}\b", text) is not None
-    )
+        # A function's ``global`` statement may too (its scope holds that binding, not the module).
+        pattern = rf"\bglobal\b[^\n]*\b{re.escape(node.id)}\b"
+        return MISSING if "global" in src.text and re.search(pattern, src.text) else value
+    if not isinstance(node, ast.Call):
+        value = literal(node)
+        return value if isinstance(value, (tuple, list, int, str)) else MISSING
+    func = node.func
+    if not isinstance(func, ast.Name) or func.id not in _SEQUENCES or node.keywords:
+        return MISSING
+    if scope.lookup(func.id) is not None or scope.module().star_imports:
+        return MISSING
+    args = [_value(arg, scope, src, depth + 1) for arg in node.args]
+    if func.id != "range":
+        if len(args) != 1 or not isinstance(args[0], (tuple, list)):
+            return MISSING  # ``tuple("ab")`` and friends: no spec is written that way
+        return _SEQUENCES[func.id](args[0])
+    ints = [a for a in args if type(a) is int]
+    if not 1 <= len(ints) == len(args) <= 3 or ints[2:] == [0]:  # a zero step: ValueError
+        return MISSING
+    made = range(*ints)
+    if abs(made.stop - made.start) > _MAX_ITEMS * abs(made.step):  # len() overflows ssize_t
+        return MISSING
+    return tuple(made)
 
 
 def literal_ints(node: ast.expr | None, keyword: str | None, src: Source) -> tuple[int, ...]:
@@ -130,10 +113,7 @@ def _items(
 ) -> tuple[T, ...]:
     """A literal ``item`` or tuple (list) of them, as a tuple; ``None`` or no node is empty (JAX:
     not given); anything else is JR111. A bool is not an int here."""
-    if node is None:
-        return ()
-    value = literal(node)
-    if value is None:
+    if node is None or (value := literal(node)) is None:
         return ()
     items = (value,) if isinstance(value, item) else value
     if not isinstance(items, (tuple, list)) or not all(
@@ -147,11 +127,9 @@ def same(node: ast.expr | None, value: Value) -> ast.expr | None:
     """``node`` when its literal already equals ``value`` (as JAX reads it), else None."""
     if node is None:
         return None
-    value_read = literal(node)
-    if isinstance(value_read, (int, str)) and not isinstance(value_read, bool):
-        value_read = (value_read,)
-    if value_read is None and value == ():
-        return node
-    if isinstance(value_read, (tuple, list)) and tuple(value_read) == value:
+    read = literal(node)
+    if isinstance(read, (int, str)) and not isinstance(read, bool):
+        read = (read,)
+    if read is None and value == () or isinstance(read, (tuple, list)) and tuple(read) == value:
         return node
     return None

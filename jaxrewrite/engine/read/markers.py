@@ -43,7 +43,7 @@ from jaxrewrite.engine.rulebook.table import (
 Marks = frozenset[Mark]
 NO_MARKS: Marks = frozenset()
 #: One mark as a set, by the marker's exported name.
-_SINGLE_BY_NAME = {
+_SINGLE_BY_NAME: dict[str | None, Marks] = {
     name: frozenset({mark}) for name, mark in {**MARKER_TYPES, **MARKER_CONSTANTS}.items()
 }
 #: A marker inside ``Callable[[...], R]`` describes another function's parameter, not this one.
@@ -52,21 +52,106 @@ _CALLABLE = "typing.Callable"
 
 @dataclass(eq=False)
 class MarkIndex:
-    """What one module's annotations mark, read once."""
+    """What one module's annotations mark, read once; and each alias's markers and the marker
+    aliases it reads through, for ``mentions``. Aliases round a loop are one strongly connected
+    component (Tarjan's stack and low links), all given what its first-read alias found."""
 
     tree: ScopeTree
     #: Each annotation's outermost marks, by node id, as ``MarkerReader`` read them.
     read: dict[int, Marks] = field(default_factory=dict)
-    reading: Reading = field(default_factory=lambda: Reading())
+    #: Each alias's reading, by the id of its value (``denote`` makes a binding per branch).
+    memo: dict[int, tuple[Marks, frozenset[int]]] = field(default_factory=dict)
+    #: The aliases on the stack (being read, or in a loop still being read), by their place.
+    places: dict[int, int] = field(default_factory=dict)
+    stack: list[int] = field(default_factory=list)
+    #: The lowest place on the stack the alias being read reaches round a loop.
+    low: int = 0
 
     @cached_property
     def names(self) -> set[str]:
         return marker_names(self.tree)
 
-    def mentions(self, expr: ast.AST | None, scope: Scope, aliases: set[int]) -> Marks:
-        """Every marker ``expr`` spells anywhere; ``aliases`` gets the ids of the values of the
-        marker aliases it reads through."""
-        return _mentions(expr, scope, aliases, 0, self.reading)
+    def mentions(
+        self, expr: ast.AST | None, scope: Scope, aliases: set[int], depth: int = 0
+    ) -> Marks:
+        """Every marker ``expr`` spells anywhere, through aliases and strings; not inside
+        ``Callable[...]``. ``aliases`` gets the ids of the values of the marker aliases it reads
+        through. ``depth`` bounds the nesting within one expression; an alias's value is read from
+        depth 0, once per module, so a chain of any length is read."""
+        if expr is None or depth > MAX_DEPTH:
+            return NO_MARKS
+        if isinstance(expr, ast.Constant):
+            parsed = parse_string(expr.value) if isinstance(expr.value, str) else None
+            if parsed is None or isinstance(parsed, ast.Constant):
+                return NO_MARKS
+            return self.mentions(parsed, scope, aliases, depth + 1)
+        if isinstance(expr, ast.Subscript):
+            base = qualname(expr.value, scope)
+            if base == _CALLABLE:
+                return NO_MARKS
+            if base == MARKER_TABLE:  # ``UNCHECKED["Static"]``: the marker itself, or no marker
+                return _SINGLE_BY_NAME.get(marker_name(qualname(expr, scope)), NO_MARKS)
+        found = paths(expr.id, scope) if isinstance(expr, ast.Name) else None
+        if found:
+            # What every path of the name spells; where two disagree, all they spell if every
+            # path is a spelling (an assignment, an import), else nothing (a def or class there:
+            # ``isinstance(x, Static)`` reads no alias).
+            read: list[Marks] = []
+            through: set[int] = set()
+            spelt = True
+            for binding, *_, made in found:
+                if isinstance(binding, MarkerBinding):
+                    read.append(binding.markers)
+                elif isinstance(binding, Imported):
+                    name = marker_name(canonical(binding.qualname))
+                    read.append(_SINGLE_BY_NAME.get(name, NO_MARKS))
+                elif isinstance(binding, Assigned) and not is_container_call(
+                    binding.value, binding.scope
+                ):
+                    inner, values = self._alias(binding)
+                    through |= values
+                    if inner:
+                        through.add(id(made.value))  # type: ignore[union-attr]  # the statement's
+                    read.append(inner)
+                else:
+                    read.append(NO_MARKS)
+                    spelt = False
+            if not spelt and any(marks != read[0] for marks in read):
+                return NO_MARKS
+            aliases |= through
+            return frozenset().union(*read)
+        if isinstance(expr, (ast.Name, ast.Attribute)):
+            return _SINGLE_BY_NAME.get(marker_name(qualname(expr, scope)), NO_MARKS)
+        inside: set[Mark] = set()
+        for child in ast.iter_child_nodes(expr):
+            inside |= self.mentions(child, scope, aliases, depth + 1)
+        return frozenset(inside)
+
+    def _alias(self, alias: Assigned) -> tuple[Marks, frozenset[int]]:
+        """The markers an alias's value spells and the marker aliases it reads through (by the
+        ids of their values: another scope may reuse the name)."""
+        key = id(alias.value)
+        if key in self.memo:
+            return self.memo[key]
+        if key in self.places:  # round a loop: what it holds joins the loop's first alias
+            self.low = min(self.low, self.places[key])
+            return NO_MARKS, frozenset()
+        place = self.places[key] = len(self.stack)
+        self.stack.append(key)
+        outer, self.low = self.low, place
+        found: set[int] = set()
+        marks = self.mentions(alias.value, alias.scope, found)
+        low, self.low = self.low, min(outer, self.low)
+        result = marks, frozenset(found)
+        if low == place:  # the first alias of its loop (or in none): the loop is closed
+            members = self.stack[place:]
+            del self.stack[place:]
+            if len(members) > 1 and marks:  # each reads the others
+                result = marks, result[1] | set(members)
+            for member in members:
+                del self.places[member]
+                self.memo[member] = result
+        return result
 
 
 def index_of(tree: ScopeTree) -> MarkIndex:
@@ -91,14 +176,12 @@ def inner_type(ann: ast.expr | None, scope: Scope, depth: int = 0) -> ast.expr |
         return inner_type(parse_string(ann.value), scope, depth + 1)
     if isinstance(ann, ast.Subscript):
         base = qualname(ann.value, scope)
-        if marker_name(base) in MARKER_TYPES:
-            inner = ann.slice
-            nested = inner_type(inner, scope, depth + 1)  # Static[NoDiff[T]]
-            return nested if nested is not None else inner
+        inner = ann.slice if marker_name(base) in MARKER_TYPES else None
         if base == "typing.Annotated" and isinstance(ann.slice, ast.Tuple) and ann.slice.elts:
-            first = ann.slice.elts[0]
-            nested = inner_type(first, scope, depth + 1)
-            return nested if nested is not None else first
+            inner = ann.slice.elts[0]
+        if inner is not None:
+            nested = inner_type(inner, scope, depth + 1)  # Static[NoDiff[T]]
+            return inner if nested is None else nested
         if _aliases(ann.value, scope):  # S = Static[T] used as S[list]
             return ann.slice
         return None
@@ -136,8 +219,6 @@ class MarkerReader:
         index = self.index
         if index is not None and id(ann) in index.read:
             return index.read[id(ann)]
-        if not self._relevant(ann):
-            return NO_MARKS
         try:
             found = self._top(ann, self.scope, ann, 0)
         finally:
@@ -146,21 +227,18 @@ class MarkerReader:
             index.read[id(ann)] = found
         return found
 
-    def _relevant(self, expr: ast.AST) -> bool:
-        return self.relevant is None or may_mark(expr, self.relevant)
-
     def _top(self, expr: ast.expr, scope: Scope, where: ast.expr, depth: int) -> Marks:
+        """Markers of ``expr`` as an outermost annotation; ``where`` locates errors."""
+        if self.relevant is not None and not may_mark(expr, self.relevant):
+            return NO_MARKS
         key = (id(expr), id(scope), depth, True)
         known = self._read.get(key)
-        if known is not None:
-            return known[1]  # type: ignore[return-value]
-        found = self._top_once(expr, scope, where, depth)
-        self._read[key] = (expr, found)
-        return found
+        if known is None:
+            known = self._read[key] = (expr, self._top_once(expr, scope, where, depth))
+        return known[1]  # type: ignore[return-value]
 
     def _top_once(self, expr: ast.expr, scope: Scope, where: ast.expr, depth: int) -> Marks:
-        """Markers of ``expr`` as an outermost annotation; ``where`` locates errors. Past
-        ``MAX_DEPTH`` it says it cannot tell: "no marker" would drop one silently."""
+        """Past ``MAX_DEPTH`` it says it cannot tell: "no marker" would drop one silently."""
         if depth > MAX_DEPTH:
             if not reaches_marker(expr, scope):
                 # A loop of plain type aliases (``Tree = dict[str, "Tree"]``): no marker.
@@ -170,33 +248,35 @@ class MarkerReader:
             )
         if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
             parsed = parse_string(expr.value)
-            return frozenset() if parsed is None else self._top(parsed, scope, where, depth + 1)
+            return NO_MARKS if parsed is None else self._top(parsed, scope, where, depth + 1)
         if isinstance(expr, (ast.Name, ast.Attribute)):
-            return self._reference(expr, scope, where, depth)
+            name = marker_name(qualname(expr, scope))
+            if name in MARKER_TYPES:
+                return _SINGLE_BY_NAME[name]  # bare ``Static`` means ``Static[Any]``
+            found = paths(expr.id, scope) if isinstance(expr, ast.Name) else None
+            return self._agreed(found, expr, where, depth) if found else NO_MARKS
         if isinstance(expr, ast.Subscript):
             return self._subscript(expr, scope, where, depth)
-        if is_container_call(expr, scope):
+        if not is_container_call(expr, scope):
             # A functional TypedDict/NamedTuple: its Static fields are per-leaf statics.
-            return NO_MARKS
-        self._forbid_inside(expr, scope, where, depth)
-        return frozenset()
+            self._forbid_inside(expr, scope, where, depth)
+        return NO_MARKS
 
-    def _reference(self, expr: ast.expr, scope: Scope, where: ast.expr, depth: int) -> Marks:
-        name = marker_name(qualname(expr, scope))
-        if name in MARKER_TYPES:
-            return _SINGLE_BY_NAME[name]  # bare ``Static`` means ``Static[Any]``
-        found = paths(expr.id, scope) if isinstance(expr, ast.Name) else None
-        if not found:
-            return NO_MARKS
-        return self._agreed([(self._path(path, expr, where, depth), path) for path in found], where)
+    def _agreed(self, found: list[Path], expr: ast.expr, where: ast.expr, depth: int) -> Marks:
+        """What every path of a name marks; JR104 where two paths mark differently."""
+        readings = [(self._path(path.binding, expr, where, depth), path) for path in found]
+        pair = split(readings) if len(readings) > 1 else None
+        if pair is None:
+            return readings[0][0]
+        fields = spelled(pair, self.src.filename)
+        raise rules.TRANSFORM_BOUND_TWICE.error(self.src, where, "marker", **fields)
 
-    def _path(self, path: Path, expr: ast.expr, where: ast.expr, depth: int) -> Marks:
-        binding = path.binding
+    def _path(self, binding: Binding, expr: ast.expr, where: ast.expr, depth: int) -> Marks:
         if isinstance(binding, MarkerBinding):
             return binding.markers
         if isinstance(binding, Imported):
             name = marker_name(canonical(binding.qualname))
-            return _SINGLE_BY_NAME[name] if name is not None and name in MARKER_TYPES else NO_MARKS
+            return _SINGLE_BY_NAME[name] if name in MARKER_TYPES else NO_MARKS
         if not isinstance(binding, Assigned):
             return NO_MARKS
         found = self._top(binding.value, binding.scope, where, depth + 1)
@@ -204,46 +284,27 @@ class MarkerReader:
             raise rules.TYPE_ALIAS.error(self.src, where, alias=ast.unparse(expr))
         return found
 
-    def _agreed(self, readings: list[tuple[Marks, Path]], where: ast.expr) -> Marks:
-        """What every path of a name marks; JR104 where two paths mark differently."""
-        pair = split(readings) if len(readings) > 1 else None
-        if pair is None:
-            return readings[0][0]
-        fields = spelled(pair, self.src.filename)
-        raise rules.TRANSFORM_BOUND_TWICE.error(self.src, where, "marker", **fields)
-
     def _subscript(self, expr: ast.Subscript, scope: Scope, where: ast.expr, depth: int) -> Marks:
         base = qualname(expr.value, scope)
         base_name = marker_name(base)
         if base_name in MARKER_TYPES:
             # Static[NoDiff[T]] flattens like nested Annotated: both markers count.
-            inner = (
-                self._top(expr.slice, scope, where, depth + 1)
-                if self._relevant(expr.slice)
-                else NO_MARKS
-            )
-            return _SINGLE_BY_NAME[base_name] | inner
+            return _SINGLE_BY_NAME[base_name] | self._top(expr.slice, scope, where, depth + 1)
         if base == _CALLABLE:
             return NO_MARKS
         if base == "typing.Annotated":
             items = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
-            found = set(
-                self._top(items[0], scope, where, depth + 1) if self._relevant(items[0]) else ()
-            )
-            for meta in items[1:]:
-                const = marker_name(qualname(meta, scope))
-                if const in MARKER_CONSTANTS:
-                    found.add(MARKER_CONSTANTS[const])
-            return frozenset(found)
+            found = self._top(items[0], scope, where, depth + 1)
+            consts = [marker_name(qualname(meta, scope)) for meta in items[1:]]
+            return found | {MARKER_CONSTANTS[c] for c in consts if c in MARKER_CONSTANTS}
         bound = paths(expr.value.id, scope) if isinstance(expr.value, ast.Name) else None
         if bound and all(isinstance(path.binding, Assigned) for path in bound):
-            readings = [(self._path(path, expr.value, where, depth), path) for path in bound]
-            generic = self._agreed(readings, where)
+            generic = self._agreed(bound, expr.value, where, depth)
             if generic:  # ``S = Static[T]`` used as ``S[int]``
                 self._forbid_inside(expr.slice, scope, where, depth)
                 return generic
         self._forbid_inside(expr, scope, where, depth)
-        return frozenset()
+        return NO_MARKS
 
     def _forbid_inside(self, expr: ast.AST, scope: Scope, where: ast.expr, depth: int) -> None:
         """RewriteError if a marker hides anywhere strictly inside ``expr``."""
@@ -251,18 +312,13 @@ class MarkerReader:
         if key in self._read:
             return  # read already, and found nothing (a marker would have ended the reading)
         self._read[key] = (expr, None)
-        for child in ast.iter_child_nodes(expr):
-            if not self._relevant(child):
-                continue
+        for child in ast.iter_child_nodes(expr):  # ``_top`` skips what names no marker
             if not isinstance(child, ast.expr):
                 self._forbid_inside(child, scope, where, depth + 1)
             elif self._top(child, scope, where, depth + 1):
-                self._nested(child, where)
-
-    def _nested(self, node: ast.AST, where: ast.expr) -> None:
-        raise rules.NESTED_MARKER.error(
-            self.src, where, nested=ast.unparse(node), where=self.src.segment(where)
-        )
+                raise rules.NESTED_MARKER.error(
+                    self.src, where, nested=ast.unparse(child), where=self.src.segment(where)
+                )
 
 
 def may_mark(node: ast.AST | None, names: set[str]) -> bool:
@@ -288,9 +344,8 @@ def may_mark(node: ast.AST | None, names: set[str]) -> bool:
 
 def names_marker(binding: Binding) -> bool:
     """A jaxrewrite import, or an outer environment's marker alias."""
-    if isinstance(binding, MarkerBinding):
-        return True
-    return isinstance(binding, Imported) and binding.qualname.partition(".")[0] == "jaxrewrite"
+    imported = isinstance(binding, Imported) and binding.qualname.partition(".")[0] == "jaxrewrite"
+    return imported or isinstance(binding, MarkerBinding)
 
 
 def marker_names(tree: ScopeTree) -> set[str]:
@@ -298,10 +353,8 @@ def marker_names(tree: ScopeTree) -> set[str]:
     them), by name, not scope: an annotation naming none of them, even in a string, has none."""
     names: set[str] = set()
     assigned: list[tuple[str, list[ast.expr]]] = []
-    scopes = list(tree.scopes)
-    if tree.module.parent is not None:
-        scopes.append(tree.module.parent)
-    for scope in scopes:
+    outer = tree.module.parent
+    for scope in tree.scopes if outer is None else [*tree.scopes, outer]:
         if any(module.partition(".")[0] == "jaxrewrite" for module in scope.star_imports):
             names.update(MARKER_EXPORTS)
         for name, bindings in scope.bindings.items():
@@ -341,124 +394,15 @@ def reaches_marker(expr: ast.expr, scope: Scope) -> bool:
             if not isinstance(part, ast.Name):
                 continue
             found = where.lookup(part.id)
-            if found is None:
-                if marker_name(star_export(part.id, where)) is not None:
-                    return True
-                continue
-            for binding in found[0]:
+            if found is None and marker_name(star_export(part.id, where)) is not None:
+                return True
+            for binding in found[0] if found else ():
                 if names_marker(binding):
                     return True
                 if isinstance(binding, Assigned) and id(binding.value) not in read:
                     read.add(id(binding.value))
                     todo.append((binding.value, binding.scope))
     return False
-
-
-@dataclass(eq=False)
-class Reading:
-    """What ``_mentions`` keeps for one module: each alias's markers and the marker aliases it
-    reads through. Aliases round a loop are one strongly connected component (Tarjan's stack and
-    low links), all given what its first-read alias found."""
-
-    memo: dict[int, tuple[Marks, frozenset[int]]] = field(default_factory=dict)
-    #: The aliases on the stack (being read, or in a loop still being read), by their place.
-    index: dict[int, int] = field(default_factory=dict)
-    stack: list[tuple[int, int]] = field(default_factory=list)
-    #: The lowest place on the stack the alias being read reaches round a loop.
-    low: int = 0
-
-
-def _mentions(
-    expr: ast.AST | None,
-    scope: Scope,
-    aliases: set[int],
-    depth: int,
-    reading: Reading,
-) -> frozenset[Mark]:
-    """Every marker ``expr`` spells anywhere inside it, through aliases and strings; not inside
-    ``Callable[...]``. ``depth`` bounds the nesting within one expression; an alias's value is
-    read from depth 0, once per module (``reading``), so a chain of any length is read."""
-    if expr is None or depth > MAX_DEPTH:
-        return frozenset()
-    if isinstance(expr, ast.Constant):
-        if isinstance(expr.value, str):
-            parsed = parse_string(expr.value)
-            if parsed is not None and not isinstance(parsed, ast.Constant):
-                return _mentions(parsed, scope, aliases, depth + 1, reading)
-        return frozenset()
-    if isinstance(expr, ast.Subscript):
-        base = qualname(expr.value, scope)
-        if base == _CALLABLE:
-            return frozenset()
-        if base == MARKER_TABLE:  # ``UNCHECKED["Static"]``: the marker itself, or no marker
-            name = marker_name(qualname(expr, scope))
-            return frozenset() if name is None else _SINGLE_BY_NAME[name]
-    found = paths(expr.id, scope) if isinstance(expr, ast.Name) else None
-    if found:
-        # What every path of the name spells; where two disagree, all they spell if every path
-        # is a spelling (an assignment, an import), else nothing (a def or class there:
-        # ``isinstance(x, Static)`` reads no alias).
-        read: list[Marks] = []
-        through: set[int] = set()
-        spelt = True
-        for binding, *_, made in found:
-            if isinstance(binding, MarkerBinding):
-                read.append(binding.markers)
-            elif isinstance(binding, Imported):
-                name = marker_name(canonical(binding.qualname))
-                read.append(_SINGLE_BY_NAME[name] if name is not None else NO_MARKS)
-            elif isinstance(binding, Assigned) and not is_container_call(
-                binding.value, binding.scope
-            ):
-                inner, values = _alias(binding, reading)
-                through |= values
-                if inner:
-                    through.add(id(made.value))  # type: ignore[union-attr]  # the statement's
-                read.append(inner)
-            else:
-                read.append(NO_MARKS)
-                spelt = False
-        if not spelt and any(marks != read[0] for marks in read):
-            return NO_MARKS
-        aliases |= through
-        return frozenset().union(*read)
-    if isinstance(expr, (ast.Name, ast.Attribute)):
-        name = marker_name(qualname(expr, scope))
-        if name is not None:
-            return _SINGLE_BY_NAME[name]
-        return frozenset()
-    inside: set[Mark] = set()
-    for child in ast.iter_child_nodes(expr):
-        inside |= _mentions(child, scope, aliases, depth + 1, reading)
-    return frozenset(inside)
-
-
-def _alias(alias: Assigned, reading: Reading) -> tuple[Marks, frozenset[int]]:
-    """The markers an alias's value spells and the marker aliases it reads through (by the ids
-    of their values: another scope may reuse the name)."""
-    key = id(alias.value)  # not the binding's: ``denote`` makes one per branch of ``a if c else b``
-    if key in reading.memo:
-        return reading.memo[key]
-    if key in reading.index:  # round a loop: what it holds joins the loop's first alias
-        reading.low = min(reading.low, reading.index[key])
-        return frozenset(), frozenset()
-    place = len(reading.stack)
-    reading.index[key] = place
-    reading.stack.append((key, id(alias.value)))
-    outer, reading.low = reading.low, place
-    found: set[int] = set()
-    marks = _mentions(alias.value, alias.scope, found, 0, reading)
-    low, reading.low = reading.low, min(outer, reading.low)
-    result = marks, frozenset(found)
-    if low == place:  # the first alias of its loop (or in none): the loop is closed
-        members = reading.stack[place:]
-        del reading.stack[place:]
-        if len(members) > 1 and marks:  # each reads the others
-            result = marks, result[1] | {member for _, member in members}
-        for member, _ in members:
-            del reading.index[member]
-            reading.memo[member] = result
-    return result
 
 
 def is_container_call(value: ast.expr, scope: Scope) -> bool:

@@ -44,101 +44,92 @@ def classify(expr: ast.expr, scope: Scope) -> TransformRef | None:
 def classify_cut(expr: ast.expr, scope: Scope) -> tuple[TransformRef | None, bool]:
     """``classify``, and whether its reading reached ``MAX_DEPTH``: a None that way may be a
     transform missed, which would leave a marked def untransformed."""
-    memo = _Memo()
-    return _classify(expr, scope, 0, memo), memo.cut
+    reading = _Reading()
+    return reading.classify(expr, scope, 0), reading.cut
 
 
-class _Memo(
+class _Reading(
     dict[tuple[int, int, int, int], tuple[TransformRef | None, "tuple[Path, Path] | None"]]
 ):
-    """What ``_read`` found by (node, scope, levels): a name bound many ways is read once per
-    alias and level (``f = f`` twice is 2**32 readings otherwise); ``cut``: one reached the cut."""
+    """What ``read`` found by (node, scope, levels): a name bound many ways is read once per
+    alias and level (``f = f`` twice is 2**32 readings otherwise); ``cut``: one reached the cut.
+    ``depth`` counts the calls and aliases of calls read (a ``partial`` link is two), ``hops``
+    the names read since (qualname's own depth): each has ``MAX_DEPTH`` levels."""
 
     cut = False
 
     def name(
-        self, expr: ast.expr, scope: Scope, depth: int = 0, use: str | None = None
+        self, expr: ast.expr, scope: Scope, hops: int = 0, use: str | None = None
     ) -> str | None:
         """``qualname``, noting a read that reached the cut."""
-        found = qualname_or_cut(expr, scope, depth, use=use)
+        found = qualname_or_cut(expr, scope, hops, use=use)
         self.cut = self.cut or found == CUT
         return found or None
 
-
-def _classify(
-    expr: ast.expr, scope: Scope, depth: int, memo: _Memo, hops: int = 0
-) -> TransformRef | None:
-    """``depth`` counts the calls and aliases of calls read (a ``partial`` link is two), ``hops``
-    the names read since (qualname's own depth): each has ``MAX_DEPTH`` levels."""
-    if depth > MAX_DEPTH:
-        memo.cut = True
+    def classify(
+        self, expr: ast.expr, scope: Scope, depth: int, hops: int = 0
+    ) -> TransformRef | None:
+        if depth > MAX_DEPTH:
+            self.cut = True
+            return None
+        if isinstance(expr, (ast.Name, ast.Attribute)):
+            name = self.name(expr, scope, hops, CALLED)
+            if name is None:  # its paths name different things, or not only names: read each
+                return self.read(expr, scope, depth, hops)[0]
+            transform = transform_for(name)
+            return None if transform is None else TransformRef(transform, ())
+        if isinstance(expr, ast.Call):
+            partial = self.name(expr.func, scope) == "functools.partial"
+            if partial and (len(expr.args) != 1 or isinstance(expr.args[0], ast.Starred)):
+                return None
+            if partial or not expr.args:  # ``partial(jax.jit, ...)``, or ``jax.jit(...)``
+                inner = self.classify(expr.args[0] if partial else expr.func, scope, depth + 1)
+                if inner is not None and not inner.factory:
+                    keywords = inner.keywords + tuple(expr.keywords)
+                    return TransformRef(inner.transform, keywords, factory=not partial)
         return None
-    if isinstance(expr, (ast.Name, ast.Attribute)):
-        name = memo.name(expr, scope, hops, CALLED)
-        if name is None:  # its paths name different things, or not only names: read each
-            return _read(expr, scope, depth, memo, hops)[0]
-        transform = transform_for(name)
+
+    def read(
+        self, expr: ast.Name | ast.Attribute, scope: Scope, depth: int, hops: int = 0
+    ) -> tuple[TransformRef | None, tuple[Path, Path] | None]:
+        """What a name (or ``name.attr...``) applies read path by path: the transform every path
+        agrees on, or None and, where two paths disagree on the statics, those two."""
+        key = (id(expr), id(scope), depth, hops)
+        if key in self:
+            return self[key]
+        self[key] = None, None  # round a loop of aliases: no transform that way
+        suffix, use = "", CALLED
+        root: ast.expr = expr
+        while isinstance(root, ast.Attribute):  # each attribute a level, as qualname counts them
+            suffix, use, root, hops = f".{root.attr}{suffix}", root.attr, root.value, hops + 1
+        if not isinstance(root, ast.Name) or hops > MAX_DEPTH:
+            return None, None
+        found = paths(root.id, scope, use)
+        readings = [(self.path(path, suffix, depth, hops), path) for path in found or ()]
+        refs = [ref for ref, _ in readings if ref is not None]
+        pair = split(readings, same_statics) if refs else None
+        if not refs or pair is not None:
+            answer: tuple[TransformRef | None, tuple[Path, Path] | None] = None, pair
+        else:  # pjit takes more positional parameters than jit: only those both take are read
+            answer = min(refs, key=lambda ref: len(ref.transform.positional)), None
+        self[key] = answer
+        return answer
+
+    def path(self, path: Path, suffix: str, depth: int, hops: int) -> TransformRef | None:
+        """What the name + ``suffix`` applies where the name is bound as ``path`` says."""
+        binding = path.binding
+        if isinstance(binding, Imported):
+            name: str | None = canonical(binding.qualname)
+        elif isinstance(binding, Assigned) and isinstance(binding.value, (ast.Name, ast.Attribute)):
+            if not suffix:  # an alias of a name: one more name read
+                return self.classify(binding.value, binding.scope, depth, hops + 1)
+            name = self.name(binding.value, binding.scope, hops + 1)
+        elif isinstance(binding, Assigned) and not suffix:  # an alias of a call: one more call
+            return self.classify(binding.value, binding.scope, depth + 1)
+        else:
+            return None
+        transform = None if name is None else transform_for(canonical(name + suffix))
         return None if transform is None else TransformRef(transform, ())
-    if isinstance(expr, ast.Call):
-        if memo.name(expr.func, scope) == "functools.partial":
-            if len(expr.args) != 1 or isinstance(expr.args[0], ast.Starred):
-                return None
-            inner = _classify(expr.args[0], scope, depth + 1, memo)
-            if inner is None or inner.factory:
-                return None
-            return TransformRef(inner.transform, inner.keywords + tuple(expr.keywords))
-        if not expr.args:
-            inner = _classify(expr.func, scope, depth + 1, memo)
-            if inner is None or inner.factory:
-                return None
-            return TransformRef(
-                inner.transform, inner.keywords + tuple(expr.keywords), factory=True
-            )
-    return None
-
-
-def _read(
-    expr: ast.Name | ast.Attribute, scope: Scope, depth: int, memo: _Memo, hops: int = 0
-) -> tuple[TransformRef | None, tuple[Path, Path] | None]:
-    """What a name (or ``name.attr...``) applies read path by path: the transform every path
-    agrees on, or None and, where two paths disagree on the statics, those two."""
-    key = (id(expr), id(scope), depth, hops)
-    if key in memo:
-        return memo[key]
-    memo[key] = None, None  # round a loop of aliases: no transform that way
-    suffix, use = "", CALLED
-    root: ast.expr = expr
-    while isinstance(root, ast.Attribute):  # each attribute a level, as qualname counts them
-        suffix, use, root, hops = f".{root.attr}{suffix}", root.attr, root.value, hops + 1
-    if not isinstance(root, ast.Name) or hops > MAX_DEPTH:
-        return None, None
-    found = paths(root.id, scope, use)
-    readings = [(_path(path, suffix, depth, memo, hops), path) for path in found or ()]
-    refs = [ref for ref, _ in readings if ref is not None]
-    pair = split(readings, same_statics) if refs else None
-    if not refs or pair is not None:
-        answer: tuple[TransformRef | None, tuple[Path, Path] | None] = None, pair
-    else:  # pjit takes more positional parameters than jit: only those both take are read
-        answer = min(refs, key=lambda ref: len(ref.transform.positional)), None
-    memo[key] = answer
-    return answer
-
-
-def _path(path: Path, suffix: str, depth: int, memo: _Memo, hops: int) -> TransformRef | None:
-    """What the name + ``suffix`` applies where the name is bound as ``path`` says."""
-    binding = path.binding
-    if isinstance(binding, Imported):
-        name: str | None = canonical(binding.qualname)
-    elif isinstance(binding, Assigned) and isinstance(binding.value, (ast.Name, ast.Attribute)):
-        if not suffix:  # an alias of a name: one more name read
-            return _classify(binding.value, binding.scope, depth, memo, hops + 1)
-        name = memo.name(binding.value, binding.scope, hops + 1)
-    elif isinstance(binding, Assigned) and not suffix:  # an alias of a call: one more call read
-        return _classify(binding.value, binding.scope, depth + 1, memo)
-    else:
-        return None
-    transform = None if name is None else transform_for(canonical(name + suffix))
-    return None if transform is None else TransformRef(transform, ())
 
 
 def same_statics(a: TransformRef | None, b: TransformRef | None) -> bool:
@@ -165,8 +156,6 @@ def bound_keywords(
     """The arguments after the first of ``call`` as the keywords they bind (``jax.vmap(f, (0,
     None))`` says ``in_axes=(0, None)``), so each is completed in place, never passed twice."""
     extra = call.args[1:]
-    if not extra:
-        return tuple(call.keywords)
     for arg in extra:
         if isinstance(arg, ast.Starred):
             raise rules.UNPACKED.error(
@@ -177,9 +166,7 @@ def bound_keywords(
         raise rules.TOO_MANY_POSITIONAL.error(
             src, extra[count], transform=what, count=count, s=s, given=len(extra)
         )
-    named = [ast.keyword(arg=name, value=value) for name, value in zip(positional, extra)]
-    for kw, node in zip(named, extra):
-        ast.copy_location(kw, node)
+    named = (ast.copy_location(ast.keyword(n, v), v) for n, v in zip(positional, extra))
     return (*named, *call.keywords)
 
 
@@ -187,14 +174,11 @@ def ambiguous(expr: ast.expr, scope: Scope) -> tuple[Path, Path] | None:
     """Two bindings of ``expr``'s name that disagree on the transform it applies, where one does:
     ``classify``'s None there would silently drop a marked def's statics (JR104 instead)."""
     if isinstance(expr, ast.Call):
-        expr = (
-            expr.args[0]
-            if qualname(expr.func, scope) == "functools.partial" and expr.args
-            else expr.func
-        )
+        partial = qualname(expr.func, scope) == "functools.partial" and expr.args
+        expr = expr.args[0] if partial else expr.func
     if not isinstance(expr, (ast.Name, ast.Attribute)):
         return None
-    return _read(expr, scope, 0, _Memo())[1]
+    return _Reading().read(expr, scope, 0)[1]
 
 
 def classify_registration(
@@ -215,29 +199,23 @@ def classify_registration(
 
 
 #: A decorator's or callee's last name that says "transform" (``table.TRANSFORM_LIKE``), and
-#: those that say it as a decorator only (``table.DECORATOR_LIKE``).
+#: also those that say it as a decorator only (``table.DECORATOR_LIKE``).
 _TRANSFORM_LIKE = re.compile("|".join(TRANSFORM_LIKE), re.IGNORECASE)
-_DECORATOR_LIKE = re.compile("|".join(DECORATOR_LIKE), re.IGNORECASE)
+_DECORATOR_LIKE = re.compile("|".join((*TRANSFORM_LIKE, *DECORATOR_LIKE)), re.IGNORECASE)
 
 
-def looks_like_transform(expr: ast.expr) -> bool:
+def looks_like_transform(expr: ast.expr, pattern: re.Pattern[str] = _TRANSFORM_LIKE) -> bool:
     """A decorator or callee whose own name says "transform" (``partial(f, ...)`` looks at
     ``f``)."""
-    return bool(_TRANSFORM_LIKE.search(_own_name(expr)))
+    while isinstance(expr, ast.Call):  # to any depth: the expression's own nesting ends it
+        partial = _last_name(expr.func) == "partial"
+        expr = expr.args[0] if expr.args and partial else expr.func
+    return bool(pattern.search(_last_name(expr)))
 
 
 def looks_like_transform_decorator(expr: ast.expr) -> bool:
     """``looks_like_transform``, or a name that says "transform" where it decorates a def."""
-    name = _own_name(expr)
-    return bool(_TRANSFORM_LIKE.search(name) or _DECORATOR_LIKE.search(name))
-
-
-def _own_name(expr: ast.expr) -> str:
-    """The last name of what a decorator or callee applies ("" for an expression without one)."""
-    while isinstance(expr, ast.Call):  # to any depth: the expression's own nesting ends it
-        partial = _last_name(expr.func) == "partial"
-        expr = expr.args[0] if expr.args and partial else expr.func
-    return _last_name(expr)
+    return looks_like_transform(expr, _DECORATOR_LIKE)
 
 
 def _last_name(expr: ast.expr) -> str:

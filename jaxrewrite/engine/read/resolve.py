@@ -34,12 +34,11 @@ def qualname(expr: ast.expr, scope: Scope) -> str | None:
     return qualname_or_cut(expr, scope) or None
 
 
+_Memo = dict[tuple[str, int, int], str | None]
+
+
 def qualname_or_cut(
-    expr: ast.expr,
-    scope: Scope,
-    depth: int = 0,
-    memo: dict[tuple[str, int, int], str | None] | None = None,
-    use: str | None = None,
+    expr: ast.expr, scope: Scope, depth: int = 0, memo: _Memo | None = None, use: str | None = None
 ) -> str | None:
     """``qualname``, or ``CUT`` where a path reached the depth cut. ``use``: what is done with the
     value (``jax = None`` is no path of ``jax.jit``). ``memo``: each (name, scope, depth) read
@@ -47,31 +46,16 @@ def qualname_or_cut(
     if depth > MAX_DEPTH:
         return CUT
     if isinstance(expr, ast.Attribute):
-        value = expr.value
-        if depth == 0 and isinstance(value, ast.Name):
-            # ``jax.jit`` is read for every decorator: kept by its dotted text.
-            cache = scope.qualnames
-            key = f"{value.id}.{expr.attr}"
-            if key in cache:
-                return cache[key]
-            base = qualname_or_cut(value, scope, 1, memo, expr.attr)
-            found = base and canonical(f"{base}.{expr.attr}")
-            cache[key] = found
-            return found
-        base = qualname_or_cut(value, scope, depth + 1, memo, expr.attr)
+        base = qualname_or_cut(expr.value, scope, depth + 1, memo, expr.attr)
         return base and canonical(f"{base}.{expr.attr}")
     if isinstance(expr, ast.Subscript):
         # ``UNCHECKED["Static"]`` (a marker without the run-time check) is ``jaxrewrite.Static``;
         # any other subscript denotes no name.
-        item = expr.slice
-        if not (
-            isinstance(item, ast.Constant)
-            and isinstance(item.value, str)
-            and item.value.isidentifier()
-        ):
+        item = expr.slice.value if isinstance(expr.slice, ast.Constant) else None
+        if not (isinstance(item, str) and item.isidentifier()):
             return None
         unchecked = qualname_or_cut(expr.value, scope, depth + 1, memo) == MARKER_TABLE
-        return f"jaxrewrite.{item.value}" if unchecked else None
+        return f"jaxrewrite.{item}" if unchecked else None
     if not isinstance(expr, ast.Name):
         return None
     cache = scope.qualnames
@@ -89,13 +73,7 @@ def qualname_or_cut(
     return result
 
 
-def _name_qualname(
-    name: str,
-    scope: Scope,
-    depth: int,
-    memo: dict[tuple[str, int, int], str | None],
-    use: str | None,
-) -> str | None:
+def _name_qualname(name: str, scope: Scope, depth: int, memo: _Memo, use: str | None) -> str | None:
     found = paths(name, scope, use)
     if found is None:
         return star_export(name, scope)
@@ -118,12 +96,8 @@ def _name_qualname(
 
 def single(expr: ast.expr, scope: Scope) -> Binding | None:
     """The binding a bare name refers to, when it has exactly one."""
-    if not isinstance(expr, ast.Name):
-        return None
-    found = scope.lookup(expr.id)
-    if found is None or len(found[0]) != 1:
-        return None
-    return found[0][0]
+    found = scope.lookup(expr.id) if isinstance(expr, ast.Name) else None
+    return found[0][0] if found is not None and len(found[0]) == 1 else None
 
 
 def star_export(name: str, scope: Scope) -> str | None:

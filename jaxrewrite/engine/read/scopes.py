@@ -10,9 +10,8 @@ from __future__ import annotations
 import ast
 import bisect
 import enum
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from jaxrewrite.engine.read.nodes import (
     BLOCK_FIELDS,
@@ -97,10 +96,7 @@ OPAQUE = Opaque()
 def choice_parts(bindings: Iterable[Binding]) -> Iterator[Binding]:
     """Bindings with each loop target over a literal (``Choice``) as its elements."""
     for binding in bindings:
-        if isinstance(binding, Choice) and binding.parts:
-            yield from binding.parts
-        else:
-            yield binding
+        yield from binding.parts if isinstance(binding, Choice) and binding.parts else (binding,)
 
 
 def loop_choice(target: ast.expr, iterable: ast.expr, scope: Scope) -> Choice:
@@ -128,7 +124,7 @@ class Scope:
     regions: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
     star_imports: list[str] = field(default_factory=list)
     global_names: set[str] = field(default_factory=set)
-    #: Memo for resolve.qualname of bare names (and ``name.attr``) looked up from this scope.
+    #: Memo for resolve.qualname of bare names looked up from this scope.
     qualnames: dict[str, str | None] = field(default_factory=dict)
     #: The annotation scope of each generic def, class or type statement made here, by node id.
     annotations: dict[int, Scope] = field(default_factory=dict)
@@ -138,18 +134,16 @@ class Scope:
         self.sites.setdefault(name, []).append(site)
 
     def bind_for_block(
-        self, name: str, site: Site, block: list[ast.stmt], binding: Binding | None = None
+        self, name: str, site: Site, block: list[ast.stmt], binding: Binding = OPAQUE
     ) -> None:
         """A block head's binding, which code in ``block`` sees unless it rebinds."""
-        self.bind(name, OPAQUE if binding is None else binding, site)
+        self.bind(name, binding, site)
         last = block[-1].end_lineno or block[-1].lineno
-        self.regions.setdefault(name, []).append(
-            (block[0].lineno, last, len(self.bindings[name]) - 1)
-        )
+        self.regions.setdefault(name, []).append((block[0].lineno, last, len(self.sites[name]) - 1))
 
     def annotating(self, node: ast.AST) -> Scope:
         """Where the annotations of ``node`` (a def or class made in this scope) are read."""
-        return self.annotations.get(id(node), self) if self.annotations else self
+        return self.annotations.get(id(node), self)
 
     def module(self) -> Scope:
         scope = self
@@ -188,15 +182,12 @@ class Scope:
             start, end, index = block
             if not any(i != index and start <= at <= end for i, (at, _) in enumerate(sites)):
                 return [bindings[index]]  # inside the block that binds it, and not rebound there
-        if flow and any(f == flow for _, f in sites):
-            return list(bindings)
         before = [i for i, (at, _) in enumerate(sites) if at < line]
-        if not before:
-            return list(bindings)  # used before it is bound: the function runs later, or fails
-        last = max((i for i in before if sites[i][1] == 0), default=None, key=lambda i: sites[i][0])
-        if last is None:
-            return [bindings[i] for i in before]
-        return [bindings[i] for i in before if sites[i][0] >= sites[last][0]]
+        if not before or flow and any(f == flow for _, f in sites):
+            return list(bindings)  # bound after it (it runs later, or fails), or in its statement
+        # The last binding made directly in the body, and any made after it in a block.
+        floor = max((sites[i][0] for i in before if sites[i][1] == 0), default=0)
+        return [bindings[i] for i in before if sites[i][0] >= floor]
 
 
 def environment(names: Mapping[str, Binding]) -> Scope:
@@ -223,8 +214,6 @@ class ScopeTree:
     #: The lines holding ``:=`` (a text search): only a statement spanning one is searched for
     #: the names it binds.
     walrus_lines: list[int] = field(default_factory=list)
-    #: The flow of the statement being bound (see ``Site``); 0 directly in a scope's body.
-    flow: int = 0
     #: The module's one index of markers (``markers.index_of``: made on first ask).
     index: object | None = None
 
@@ -240,117 +229,121 @@ class ScopeTree:
         self.index = None
 
 
-def build_scopes(
-    tree: ast.Module,
-    text: str = "",
-    outer: Scope | None = None,
-) -> ScopeTree:
+def build_scopes(tree: ast.Module, text: str = "", outer: Scope | None = None) -> ScopeTree:
     """One pass over the module's statements, never into expressions (the hot path); ``outer``:
     what the module body sees beyond itself."""
     module = Scope(ScopeKind.MODULE, outer)
     result = ScopeTree(module, [], [], [], [module])
     if ":=" in text:
         result.walrus_lines = [n for n, line in enumerate(source_lines(text), 1) if ":=" in line]
-    _bind_body(tree.body, module, result)
+    _bind_body(tree.body, module, result, 0)
     result.statements.sort(key=lambda item: item[0])
     return result
 
 
-def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree) -> None:
+def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree, flow: int) -> None:
+    """Bind what each statement of ``body`` binds; ``flow``: the line of the outermost compound
+    statement around ``body`` in its scope, 0 directly in the scope's body (see ``Site``)."""
+    walrus = result.walrus_lines
     for stmt in body:
-        kind = type(stmt)
-        if result.walrus_lines and _spans(
-            result.walrus_lines, stmt.lineno, stmt.end_lineno or stmt.lineno
-        ):
-            _bind_walrus(stmt, scope, result)
-        handler = _HANDLERS.get(kind)
-        if handler is not None:
-            handler(stmt, scope, result)
-            continue
-        _statement(stmt, scope, result)
-        if kind not in BLOCK_FIELDS:  # defs and classes have their handlers above
-            continue
-        outer_flow = result.flow
-        if not outer_flow:
-            result.flow = stmt.lineno
-        site = (stmt.lineno, result.flow)
-        for block, clause in blocks(stmt):
-            # An ``except ... as`` or a ``case`` pattern binds its names for its own body.
-            if isinstance(clause, ast.ExceptHandler) and clause.name:
-                scope.bind_for_block(clause.name, (clause.lineno, result.flow), block)
-            elif isinstance(clause, ast.match_case):
-                for name in pattern_captures(clause.pattern):
-                    scope.bind_for_block(name, (clause.pattern.lineno, result.flow), block)
-            _bind_body(block, scope, result)
-        if kind in (ast.For, ast.AsyncFor):
-            choice = loop_choice(stmt.target, stmt.iter, scope)  # type: ignore[attr-defined]
-            for name in target_names(stmt.target):  # type: ignore[attr-defined]
-                scope.bind_for_block(name, site, stmt.body, choice)  # type: ignore[attr-defined]
-        elif kind in (ast.With, ast.AsyncWith):
-            for item in stmt.items:  # type: ignore[attr-defined]
-                if item.optional_vars is not None:
-                    for name in target_names(item.optional_vars):
-                        scope.bind_for_block(name, site, stmt.body)  # type: ignore[attr-defined]
-        result.flow = outer_flow
+        last = stmt.end_lineno or stmt.lineno
+        if walrus and (at := bisect.bisect_left(walrus, stmt.lineno)) < len(walrus):
+            if walrus[at] <= last:
+                _bind_walrus(stmt, scope, flow)
+        site = (stmt.lineno, flow)
+        if type(stmt) not in _BINDERS:  # most statements: none of their own names to bind
+            result.statements.append((stmt.lineno, last, stmt, scope, flow))
+            if type(stmt) in BLOCK_FIELDS:
+                _bind_blocks(stmt, scope, result, flow or stmt.lineno)
+        elif isinstance(stmt, _DEFINITIONS):
+            _definition(stmt, scope, result, flow)
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                root = alias.asname or alias.name.partition(".")[0]
+                scope.bind(root, Imported(alias.name if alias.asname else root), site)
+        elif isinstance(stmt, ast.ImportFrom):
+            module = stmt.module if stmt.level == 0 else None
+            for alias in stmt.names:
+                if alias.name != "*":
+                    made = Imported(f"{module}.{alias.name}") if module else OPAQUE
+                    scope.bind(alias.asname or alias.name, made, site)
+                elif module is not None:
+                    scope.star_imports.append(module)
+        elif isinstance(stmt, _ASSIGNMENTS):
+            # ``name = value`` (annotated or not) binds its value; a bare ``name: T``, an
+            # augmented assignment, a ``del`` and any other target bind what is not known.
+            if not isinstance(stmt, ast.Delete):
+                result.statements.append((stmt.lineno, last, stmt, scope, flow))
+            pair = name_assigned(stmt)
+            if pair is not None:
+                scope.bind(pair[0], Assigned(pair[1], scope), site)
+            elif isinstance(stmt, ast.AnnAssign):
+                if isinstance(stmt.target, ast.Name) and stmt.value is None:
+                    scope.bind(stmt.target.id, OPAQUE, site)
+            else:
+                targets = [stmt.target] if isinstance(stmt, ast.AugAssign) else stmt.targets
+                for target in targets:
+                    for name in target_names(target):
+                        scope.bind(name, OPAQUE, site)
+        elif isinstance(stmt, ast.Global):
+            scope.global_names.update(stmt.names)
+        elif type(stmt) is _TYPE_ALIAS:  # Python 3.12 ``type X = ...``
+            named: ast.Name = stmt.name  # type: ignore[attr-defined]
+            inner = _type_parameters(stmt, scope, result)
+            value = Assigned(stmt.value, inner, type_statement=True)  # type: ignore[attr-defined]
+            scope.bind(named.id, value, (named.lineno, flow))
 
 
-def _site(stmt: ast.stmt, result: ScopeTree) -> Site:
-    return (stmt.lineno, result.flow)
+_Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_ASSIGNMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)
+_TYPE_ALIAS = getattr(ast, "TypeAlias", None)
+#: The statements that bind names of their own (``ast.Nonlocal`` binds none, and is no statement
+#: a call site is looked for in).
+_BINDERS: set[object] = {*_DEFINITIONS, *_ASSIGNMENTS, ast.Import, ast.ImportFrom, ast.Global}
+_BINDERS |= {ast.Nonlocal, _TYPE_ALIAS}
 
 
-def _statement(stmt: ast.stmt, scope: Scope, result: ScopeTree) -> None:
-    result.statements.append(
-        (stmt.lineno, stmt.end_lineno or stmt.lineno, stmt, scope, result.flow)
-    )
+def _bind_blocks(stmt: ast.stmt, scope: Scope, result: ScopeTree, flow: int) -> None:
+    """A compound statement's blocks, and the names its head binds for one of them: an ``except
+    ... as``, a ``case`` pattern, a ``for`` target, a ``with ... as``."""
+    for block, clause in blocks(stmt):
+        if isinstance(clause, ast.ExceptHandler) and clause.name:
+            scope.bind_for_block(clause.name, (clause.lineno, flow), block)
+        elif isinstance(clause, ast.match_case):
+            for name in pattern_captures(clause.pattern):
+                scope.bind_for_block(name, (clause.pattern.lineno, flow), block)
+        _bind_body(block, scope, result, flow)
+    site = (stmt.lineno, flow)
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        choice = loop_choice(stmt.target, stmt.iter, scope)
+        for name in target_names(stmt.target):
+            scope.bind_for_block(name, site, stmt.body, choice)
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        for item in stmt.items:
+            for name in target_names(item.optional_vars) if item.optional_vars else ():
+                scope.bind_for_block(name, site, stmt.body)
 
 
-def _bind_targets(target: ast.expr, scope: Scope, site: Site) -> None:
-    for name in target_names(target):
-        scope.bind(name, OPAQUE, site)
-
-
-def _spans(lines: list[int], first: int, last: int) -> bool:
-    """Does one of the sorted ``lines`` fall in ``first..last``?"""
-    at = bisect.bisect_left(lines, first)
-    return at < len(lines) and lines[at] <= last
-
-
-def _bind_walrus(stmt: ast.stmt, scope: Scope, result: ScopeTree) -> None:
+def _bind_walrus(stmt: ast.stmt, scope: Scope, flow: int) -> None:
     """``(name := value)`` in a statement's own expressions binds as ``name = value`` does
     (opaque where ``value`` reads a comprehension's name); one that may not run when its
     statement does (after ``and``, in a branch, a guard, an ``assert``...) as inside an ``if``."""
     found: list[tuple[str, bool, ast.expr | None]] = []
     for expr in own_expressions(stmt):
         walrus_targets(expr, type(stmt) is not ast.Assert, found)
-    for case in getattr(stmt, "cases", ()):
-        if case.guard is not None:
-            walrus_targets(case.guard, False, found)
-    for handler in getattr(stmt, "handlers", ()):
-        if handler.type is not None:
-            walrus_targets(handler.type, False, found)
+    guards = [case.guard for case in getattr(stmt, "cases", ())]
+    for expr in guards + [handler.type for handler in getattr(stmt, "handlers", ())]:
+        if expr is not None:
+            walrus_targets(expr, False, found)
     for name, sure, value in found:
         binding = OPAQUE if value is None else Assigned(value, scope)
-        scope.bind(
-            name, binding, (stmt.lineno, result.flow if sure else result.flow or stmt.lineno)
-        )
+        scope.bind(name, binding, (stmt.lineno, flow if sure else flow or stmt.lineno))
 
 
-def _header(
-    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, scope: Scope, result: ScopeTree
-) -> Site:
-    """A def's or class's header (decorators, defaults, bases) as a statement of the scope where
-    it runs; where its name is bound."""
-    first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-    body_first = node.body[0].lineno
-    last = body_first - 1 if body_first > node.lineno else node.lineno
-    result.statements.append((first, last, node, scope, result.flow))
-    return first, result.flow
-
-
-def _definition(
-    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, scope: Scope, result: ScopeTree
-) -> None:
-    """A def or class: its name bound where its header runs, its body a scope of its own."""
+def _definition(node: _Definition, scope: Scope, result: ScopeTree, flow: int) -> None:
+    """A def or class: its header (decorators, defaults, bases) a statement of the scope where it
+    runs, its name bound there, its body a scope of its own."""
     kind = ScopeKind.CLASS if isinstance(node, ast.ClassDef) else ScopeKind.FUNCTION
     inner = Scope(kind, _type_parameters(node, scope, result))
     result.scopes.append(inner)
@@ -363,10 +356,12 @@ def _definition(
         result.defs.append((node, scope))
         for name in parameter_names(node.args):
             inner.bind(name, OPAQUE)
-    scope.bind(node.name, defined, _header(node, scope, result))
-    outer_flow, result.flow = result.flow, 0
-    _bind_body(node.body, inner, result)
-    result.flow = outer_flow
+    first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+    body_first = node.body[0].lineno
+    last = body_first - 1 if body_first > node.lineno else node.lineno
+    result.statements.append((first, last, node, scope, flow))
+    scope.bind(node.name, defined, (first, flow))
+    _bind_body(node.body, inner, result, 0)
 
 
 def _type_parameters(node: ast.AST, scope: Scope, result: ScopeTree) -> Scope:
@@ -380,75 +375,3 @@ def _type_parameters(node: ast.AST, scope: Scope, result: ScopeTree) -> Scope:
     for param in params:
         inner.bind(param.name, OPAQUE)
     return inner
-
-
-def _import(node: ast.Import, scope: Scope, result: ScopeTree) -> None:
-    site = _site(node, result)
-    for alias in node.names:
-        if alias.asname is not None:
-            scope.bind(alias.asname, Imported(alias.name), site)
-        else:
-            root = alias.name.partition(".")[0]
-            scope.bind(root, Imported(root), site)
-
-
-def _import_from(node: ast.ImportFrom, scope: Scope, result: ScopeTree) -> None:
-    module = node.module if node.level == 0 else None
-    site = _site(node, result)
-    for alias in node.names:
-        if alias.name == "*":
-            if module is not None:
-                scope.star_imports.append(module)
-            continue
-        binding = Imported(f"{module}.{alias.name}") if module else OPAQUE
-        scope.bind(alias.asname or alias.name, binding, site)
-
-
-def _assign(
-    node: ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Delete, scope: Scope, result: ScopeTree
-) -> None:
-    """``name = value`` (annotated or not) binds its value; a bare ``name: T``, an augmented
-    assignment, a ``del`` and any other target bind what is not known."""
-    site = _site(node, result)
-    if not isinstance(node, ast.Delete):
-        _statement(node, scope, result)
-    pair = name_assigned(node)
-    if pair is not None:
-        scope.bind(pair[0], Assigned(pair[1], scope), site)
-    elif isinstance(node, ast.AnnAssign):
-        if isinstance(node.target, ast.Name) and node.value is None:
-            scope.bind(node.target.id, OPAQUE, site)
-    else:
-        for target in getattr(node, "targets", None) or [node.target]:  # type: ignore[union-attr]
-            _bind_targets(target, scope, site)
-
-
-def _global(node: ast.Global, scope: Scope, result: ScopeTree) -> None:
-    scope.global_names.update(node.names)
-
-
-def _type_alias(
-    node: ast.AST, scope: Scope, result: ScopeTree
-) -> None:  # Python 3.12 ``type X = ...``
-    name = getattr(node, "name", None)
-    value = getattr(node, "value", None)
-    if isinstance(name, ast.Name) and isinstance(value, ast.expr):
-        inner = _type_parameters(node, scope, result)
-        scope.bind(name.id, Assigned(value, inner, type_statement=True), (name.lineno, result.flow))
-
-
-_HANDLERS: dict[type, Callable[[Any, Scope, ScopeTree], None]] = {
-    ast.FunctionDef: _definition,
-    ast.AsyncFunctionDef: _definition,
-    ast.ClassDef: _definition,
-    ast.Import: _import,
-    ast.ImportFrom: _import_from,
-    ast.Assign: _assign,
-    ast.AnnAssign: _assign,
-    ast.AugAssign: _assign,
-    ast.Delete: _assign,
-    ast.Global: _global,
-    ast.Nonlocal: lambda node, scope, result: None,
-}
-if hasattr(ast, "TypeAlias"):
-    _HANDLERS[ast.TypeAlias] = _type_alias

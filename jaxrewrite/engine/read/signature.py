@@ -15,6 +15,8 @@ from jaxrewrite.engine.rulebook.table import ARRAY_DTYPES, ARRAY_PACKAGE, ARRAY_
 
 
 class Kind(enum.Enum):
+    """In the order a signature lists them."""
+
     POSITIONAL_ONLY = "positional-only"
     POSITIONAL_OR_KEYWORD = "positional-or-keyword"
     VAR_POSITIONAL = "*args"
@@ -66,14 +68,8 @@ def read_signature(
     params: list[Param] = []
     arrays: list[tuple[str, str]] = []
     position = 0
-    groups = (
-        (Kind.POSITIONAL_ONLY, args.posonlyargs),
-        (Kind.POSITIONAL_OR_KEYWORD, args.args),
-        (Kind.VAR_POSITIONAL, [args.vararg] if args.vararg else []),
-        (Kind.KEYWORD_ONLY, args.kwonlyargs),
-        (Kind.VAR_KEYWORD, [args.kwarg] if args.kwarg else []),
-    )
-    for kind, group in groups:
+    vararg, kwarg = [args.vararg] if args.vararg else [], [args.kwarg] if args.kwarg else []
+    for kind, group in zip(Kind, (args.posonlyargs, args.args, vararg, args.kwonlyargs, kwarg)):
         positional = kind in (Kind.POSITIONAL_ONLY, Kind.POSITIONAL_OR_KEYWORD)
         for arg in group:
             markers = NO_MARKS if arg.annotation is None else reader.markers(arg.annotation)
@@ -98,20 +94,13 @@ def array_type(under: ast.expr | None, scope: Scope) -> str | None:
     """The type under a marker as written, when it is an array type (``jax.Array``,
     ``jnp.ndarray``, jaxtyping's ``Float[Array, "n"]``...)."""
     inner = unquoted(under)
-    if inner is None:
-        return None
     head = inner.value if isinstance(inner, ast.Subscript) else inner
-    name = qualname(head, scope)
-    if name is None:
+    name = None if head is None else qualname(head, scope)
+    if inner is None or name is None:
         return None
-    if name in ARRAY_TYPES:
-        return ast.unparse(inner)
     family, _, last = name.rpartition(".")
-    if (
-        family.split(".")[0] == ARRAY_PACKAGE
-        and last in ARRAY_DTYPES
-        and isinstance(inner, ast.Subscript)
-    ):
+    jaxtyping = family.split(".")[0] == ARRAY_PACKAGE and last in ARRAY_DTYPES
+    if name in ARRAY_TYPES or jaxtyping and isinstance(inner, ast.Subscript):
         return ast.unparse(inner)
     return None
 

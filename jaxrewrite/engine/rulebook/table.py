@@ -52,7 +52,7 @@ class Transform:
     #: Donation keywords: a Static argument must not be donated.
     donate_argnums: str | None = None
     donate_argnames: str | None = None
-    #: The module of ``engine.walk.specs`` that completes and reads its spec.
+    #: The functions of ``engine.walk.specs`` that complete and read its spec.
     spec: SpecKind = SpecKind.LISTS
     #: The keywords the parameters after the function bind by position, in order.
     positional: tuple[str, ...] = ()

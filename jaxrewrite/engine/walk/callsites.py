@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxrewrite.engine.analysis import Leaf, Use, UseKind
+from jaxrewrite.engine.analysis import Function, Leaf, UseKind
 from jaxrewrite.engine.read.classes import FunctionalClass, local_class
 from jaxrewrite.engine.read.literals import resolve_keywords
 from jaxrewrite.engine.read.markers import index_of
@@ -32,11 +32,8 @@ from jaxrewrite.engine.read.signature import Signature, read_signature
 from jaxrewrite.engine.read.wrappers import keeps_signature, made_from, peel, wrapper_error
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.table import opaque_registration
-from jaxrewrite.engine.walk.registrations import register
-from jaxrewrite.engine.walk.walker import Walked, complete_use, is_overload, untold
+from jaxrewrite.engine.walk.walker import Walked, complete_use, is_overload, register, untold
 from jaxrewrite.errors import RewriteError
-
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
@@ -69,10 +66,9 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
         # argument names is not even read. Nor is the argument refused itself (JR119, JR125
         # belong to transforms' arguments).
         error = untold(call.func, scope, cut, walk.src)
-        if error is None and not looks_like_transform(call.func):
-            return
         if error is None:
-            target = made_from(call.args[0], scope, walk.signatures)
+            looks = looks_like_transform(call.func)
+            target = made_from(call.args[0], scope, walk.signatures) if looks else None
             if target is not None:
                 walk.unknown_calls.setdefault(id(target), call.func)
             return
@@ -119,23 +115,19 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
             if keeps_signature(arg.func, scope):
                 walk.result.keeps_signature.add(id(arg))
             arg = arg.args[0]
-    if found is None:  # no markers: reported for migrate, nothing to write
-        if walk.relevant is None:
-            sig = read_signature(func, scope, walk.src, None, index_of(walk.tree))
-            use = Use(UseKind.CALL, call, t, func, sig, (), written, own, None, ref.factory)
-            walk.result.uses.append(use)
+    if found is None and walk.relevant is not None:
         return
+    if found is None:  # no markers: reported for migrate, nothing to write
+        found = (read_signature(func, scope, walk.src, None, index_of(walk.tree)), ())
     sig, leaves = found
     full = TransformRef(t, written, ref.factory)
     complete_use(walk, UseKind.CALL, call, full, func, sig, leaves, own, scope)
 
 
-def _same_statics(
-    a: tuple[Signature, tuple[Leaf, ...]], b: tuple[Signature, tuple[Leaf, ...]]
-) -> bool:
-    return a[0].statics() == b[0].statics() and [
-        (*leaf.spec(), leaf.marks, leaf.inner) for leaf in a[1]
-    ] == [(*leaf.spec(), leaf.marks, leaf.inner) for leaf in b[1]]
+def _statics(found: tuple[Signature, tuple[Leaf, ...]]) -> tuple[object, ...]:
+    """What twin defs must agree on: the Static parameters and per-leaf entries."""
+    sig, leaves = found
+    return sig.statics(), [(*leaf.spec(), leaf.marks, leaf.inner) for leaf in leaves]
 
 
 def _function(
@@ -185,8 +177,8 @@ def _function(
     if len(defs) == len(seen) and (len(defs) == 1 or not any(marked)):
         func = defs[-1]
     elif len(defs) == len(seen) and all(marked):
-        first = walk.signatures[id(defs[0])]
-        if all(_same_statics(walk.signatures[id(other)], first) for other in defs[1:]):
+        first = _statics(walk.signatures[id(defs[0])])
+        if all(_statics(walk.signatures[id(other)]) == first for other in defs[1:]):
             func = defs[-1]
             # Twin defs (``if ...: def f`` / ``else: def f``, ``for fn in (f, g):``): the
             # use applies to whichever runs.

@@ -1,35 +1,49 @@
-"""The walk's state, one ``Walked`` value built by ``build.walk_module``'s steps and then handed
-to the finding passes, which only read it; and what the steps share, ``complete_use`` first."""
+"""The walk over the module's definitions, into one ``Walked`` value built by
+``build.walk_module``'s steps and then handed to the finding passes, which only read it: each
+def's signature, per-leaf parameters and transform decorators; each class's ``register_dataclass``
+and Static fields; and the completion of one use (``complete_use``) or registration
+(``register``), for decorators and call sites (``callsites``) alike."""
 
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field, replace
 
-from jaxrewrite.engine.analysis import (
-    Analysis,
-    Leaf,
-    Use,
-    UseKind,
-    needs_edit,
-)
+from jaxrewrite.engine.analysis import Analysis, Leaf, Registration, Use, UseKind, needs_edit
 from jaxrewrite.engine.read.classes import (
     ClassInfo,
+    FunctionalClass,
     LocalClass,
     class_key,
     leaf_class,
     read_class,
 )
 from jaxrewrite.engine.read.denote import spelled
-from jaxrewrite.engine.read.markers import may_mark
-from jaxrewrite.engine.read.recognise import TransformRef, ambiguous
-from jaxrewrite.engine.read.resolve import PAST_DEPTH, TooDeep, qualname
+from jaxrewrite.engine.read.fields import field_uses, form_of, unseen_form
+from jaxrewrite.engine.read.filters import may_matter
+from jaxrewrite.engine.read.literals import Values, literal_strs, resolve_keywords, same
+from jaxrewrite.engine.read.markers import index_of, may_mark
+from jaxrewrite.engine.read.recognise import (
+    TransformRef,
+    ambiguous,
+    classify,
+    classify_cut,
+    classify_registration,
+)
+from jaxrewrite.engine.read.resolve import MAX_DEPTH, PAST_DEPTH, TooDeep, qualname
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
-from jaxrewrite.engine.read.signature import Param, Signature
+from jaxrewrite.engine.read.signature import Kind, Param, Signature, read_signature
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.read.wrappers import keeps_signature, passes_through, wrapper_error
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.table import TRANSFORMS
+from jaxrewrite.engine.rulebook.table import (
+    TRANSFORMS,
+    ClassTransform,
+    Container,
+    Mark,
+    opaque_registration,
+)
 from jaxrewrite.engine.walk import specs
 from jaxrewrite.errors import RewriteError
 
@@ -155,3 +169,224 @@ def check_import_visible(node: ast.expr, scope: Scope, src: Source) -> None:
     name); a module that binds that name itself would make it call something else: refuse."""
     if scope.lookup("__import__") is not None:
         raise rules.IMPORT_BOUND.error(src, node)
+
+
+def defs(walk: Walked) -> None:
+    relevant = walk.relevant
+    # Every def is read when exhaustive (``relevant`` None), but an annotation that names no
+    # spelling of a marker holds none (``MarkIndex.names``, the hook's own filter): a module that
+    # never names jaxrewrite reads no annotation.
+    index = index_of(walk.tree)
+    for func, scope in walk.tree.defs:
+        if relevant is not None and not may_matter(func, relevant, walk.leaf_names):
+            continue
+        try:
+            sig = read_signature(func, scope, walk.src, index.names, index)
+            leaves = per_leaf_params(walk, sig, scope.annotating(func)) if walk.leaf_names else ()
+        except RewriteError as err:
+            walk.failed.add(id(func))
+            walk.refuse(err)
+            continue
+        marked = sig.has_markers or bool(leaves)
+        if marked:
+            walk.signatures[id(func)] = (sig, leaves)
+        elif relevant is not None:
+            continue
+        for deco in func.decorator_list:
+            try:
+                ref, cut = classify_cut(deco, scope)
+                error = untold(deco, scope, cut, walk.src) if ref is None and marked else None
+                if error is not None:
+                    walk.refused_defs[id(func)] = error.code
+                    raise error
+                if ref is None:
+                    continue
+                walk.applied.add(id(func))
+                below = func.decorator_list[func.decorator_list.index(deco) + 1 :]
+                for d in below if marked else ():  # below it: transforms and pass-throughs only
+                    if classify(d, scope) is None and not passes_through(d, scope):
+                        raise wrapper_error(d, d, func, walk.src)
+                if ref.keywords:
+                    resolve_keywords(ref.transform, ref.keywords, scope, walk.src)
+                    keeps = (id(d) for d in below if keeps_signature(d, scope))
+                    walk.result.keeps_signature.update(keeps)
+                local = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
+                complete_use(walk, UseKind.DECORATOR, deco, ref, func, sig, leaves, local, scope)
+            except RewriteError as err:
+                walk.refuse(err)
+
+
+def per_leaf_params(walk: Walked, sig: Signature, scope: Scope) -> tuple[Leaf, ...]:
+    """Parameters annotated with a TypedDict/NamedTuple of this module that has Static fields."""
+    found = []
+    for param in sig.params:
+        ann = param.node.annotation
+        container = None if param.markers or ann is None else _container(walk, ann, scope)
+        if container is None:
+            continue
+        info, key = container
+        leaf = _entries(walk, info, param, (key,), param, [MOST_NESTED])
+        if leaf is None:
+            continue
+        if param.kind in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
+            raise rules.LEAVES_VARARGS.error(
+                walk.src, param.node, kind=param.kind.value, name=param.name
+            )
+        found.append(leaf)  # its keys: what each use holds out (``Leaf.held``)
+    return tuple(found)
+
+
+def _container(walk: Walked, ann: ast.expr, scope: Scope) -> tuple[ClassInfo, int] | None:
+    """The TypedDict/NamedTuple of this module ``ann`` names, and its key; a registered
+    dataclass is none (its Static fields are its own meta_fields)."""
+    local = walk.leaf_class(ann, scope)
+    info = None if local is None else walk.info(local[0])
+    if local is None or info is None or info.kind is Container.CLASS:
+        return None
+    return info, class_key(local[0][0])
+
+
+def _entries(
+    walk: Walked,
+    info: ClassInfo,
+    key: Param | str,
+    path: tuple[int, ...],
+    top: Param,
+    left: list[int],
+) -> Leaf | None:
+    """A container's marked entries and, to any depth, its unmarked entries that are containers
+    with marked entries themselves, all held (``Leaf.held`` narrows); None without any. ``left``
+    holds how many more nested containers the per-leaf parameter ``top`` may hold: past it, JR126
+    at ``top``, where the split would be spelled."""
+    inner = []
+    for entry in info.fields:
+        if entry.markers or entry.annotation is None or entry.scope is None:
+            continue
+        container = _container(walk, entry.annotation, entry.scope)
+        if container is None:
+            continue
+        sub, sub_key = container
+        if sub_key in path or len(path) > MAX_DEPTH:
+            raise rules.LEAVES_RECURSE.error(walk.src, entry.node, name=entry.name, held=sub.name)
+        left[0] -= 1
+        if left[0] < 0:
+            raise rules.LEAVES_RECURSE.error(
+                walk.src, top.node, "many", name=top.name, most=MOST_NESTED
+            )
+        found = _entries(walk, sub, entry.name, (*path, sub_key), top, left)
+        if found is not None:
+            inner.append(found)
+    marks = tuple((f.name, f.markers) for f in info.static_fields)
+    if not (marks or inner):
+        return None
+    nodes = tuple(f.node for f in info.static_fields)
+    return Leaf(key, info.kind, (), marks, tuple(inner), nodes)
+
+
+#: The most nested containers one per-leaf parameter may hold, counted along every path: a class
+#: reached twice is spelled twice in the split (``a: Mid``, ``b: Mid``), so classes that each
+#: hold the one below twice are 2**levels containers (20 levels: an import that never ended).
+MOST_NESTED = 4096
+
+
+def classes(
+    walk: Walked, readable: list[tuple[LocalClass, ClassInfo]]
+) -> tuple[list[str], list[tuple[ast.ClassDef, ast.expr]]]:
+    """The classes with marked fields, read: the names of those a call site may register, and
+    those whose Static fields nothing may consume, with the base that hides what they are."""
+    registrable, unclear = [], []
+    for (defined, scope), info in readable:
+        if isinstance(defined, FunctionalClass):
+            continue  # a functional TypedDict or NamedTuple: no decorator, base or field form
+        node = defined.node
+        if info.static_fields:
+            registrable.append(node.name)
+            for deco in node.decorator_list:
+                if opaque_registration(qualname(deco, scope)) is not None:
+                    walk.opaque.append((node, deco))
+                    continue
+                found = classify_registration(deco, scope)
+                if found is None:
+                    continue
+                own = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
+                try:
+                    register(walk, UseKind.DECORATOR, deco, found, node, own, info, scope)
+                except RewriteError as err:
+                    walk.refuse(err)
+        try:
+            form, unseen = form_of(defined, scope)
+            if form is None and unseen is not None and info.kind is Container.CLASS:
+                own_marks = any(f.markers and f.node in node.body for f in info.fields)
+                registered = any(
+                    classify_registration(deco, scope) or opaque_registration(qualname(deco, scope))
+                    for deco in node.decorator_list
+                )
+                if own_marks and not registered:
+                    form = unseen_form(defined, walk.src, walk.relevant)
+                    if form is None:
+                        unclear.append((node, unseen))
+            if form is not None:
+                walk.result.fields.extend(field_uses(defined, scope, form, walk.src, walk.relevant))
+        except RewriteError as err:
+            walk.refuse(err)
+    return registrable, unclear
+
+
+def register(
+    walk: Walked,
+    kind: UseKind,
+    node: ast.expr,
+    found: tuple[ClassTransform, tuple[ast.keyword, ...]],
+    target: ast.ClassDef,
+    own: tuple[ast.keyword, ...],
+    info: ClassInfo,
+    scope: Scope,
+) -> None:
+    """One registration of ``target`` into the analysis (``found``: the transform and all the use
+    writes; ``own``: what is written at ``node``), with the lists to write, if any: Static fields
+    in ``meta_fields``, every other init field in ``data_fields``, merged with the user's."""
+    t, written = found
+    src = walk.src
+    static = [f for f in info.fields if Mark.STATIC in f.markers]
+    values: Values | None = None
+    if static:
+        # Both lists given: JAX reads no field's metadata; only the Static fields join the lists.
+        explicit = {kw.arg for kw in written} >= {t.data_fields, t.meta_fields}
+        for f in info.fields:
+            if f.unknown_metadata is not None and not explicit:
+                raise rules.METADATA_NOT_LITERAL.error(
+                    src, f.unknown_metadata, name=f.name, cls=info.name
+                )
+        effective = specs.by_name(written, "fields", t.name, src)
+        user_data = literal_strs(effective.get(t.data_fields), t.data_fields, src)
+        user_meta = literal_strs(effective.get(t.meta_fields), t.meta_fields, src)
+        dropped = set(literal_strs(effective.get(t.drop_fields), t.drop_fields, src))
+        for f in static:
+            if f.name in user_data:
+                raise rules.STATIC_DATA_FIELD.error(src, f.node, name=f.name, keyword=t.data_fields)
+        if explicit:
+            meta = tuple(user_meta) + tuple(f.name for f in static if f.name not in user_meta)
+            data = tuple(user_data)
+        else:
+            if info.unseen_base is not None:
+                raise rules.UNSEEN_BASE.error(
+                    src,
+                    info.unseen_base,
+                    base=ast.unparse(info.unseen_base),
+                    cls=info.name,
+                    data=t.data_fields,
+                    meta=t.meta_fields,
+                )
+            fields = [f for f in info.fields if f.init and f.name not in dropped]
+            meta_names = set(user_meta) | {f.name for f in static}
+            meta = tuple(f.name for f in fields if f.name in meta_names)
+            data = tuple(f.name for f in fields if f.name not in meta_names)
+        values = [
+            (t.data_fields, data, same(effective.get(t.data_fields), data)),
+            (t.meta_fields, meta, same(effective.get(t.meta_fields), meta)),
+        ]
+    if not needs_edit(values):
+        values = None
+    elif not isinstance(node, ast.Call):
+        check_import_visible(node, scope, walk.src)
+    walk.result.registrations.append(Registration(kind, node, target, own, values))
