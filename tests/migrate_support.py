@@ -14,6 +14,19 @@ from jaxrewrite import rewrite_source
 from jaxrewrite.header import scan_header
 from jaxrewrite.migrate import Migration, UseRecord, migrate_source
 
+
+def report(result: Migration) -> list[str]:
+    """Every migration and refusal, one line each, in source order (the golden ``.report``)."""
+    items: list[tuple[int, int, str]] = []
+    for m in result.migrated:
+        added = ", ".join(f"{name}: {marker}" for name, marker in m.params) or "nothing to add"
+        n = sum(use.written for use in m.uses)
+        removed = f"({n} spec{'s' if n != 1 else ''} removed)"
+        items.append((m.line, 0, f"{m.line}: migrated {m.function}: {added} {removed}"))
+    items += [(r.line, 1, f"{r.line}: {r.text}") for r in result.refused]
+    return [text for _, _, text in sorted(items)]
+
+
 # -- an independent reader: JAX's own rules on what the text says ---------------------------------
 
 #: The keywords that make arguments static, per transform, as JAX's signatures name them.

@@ -246,8 +246,7 @@ _active: dict[int, CellRewriter] = {}
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext jaxrewrite``: cells run from now on are rewritten (loading twice is a no-op)."""
-    current = _active.get(id(ipython))
-    if current is not None and current.shell is ipython:
+    if id(ipython) in _active:  # its rewriter holds the shell: the id cannot be another's
         return
     rewriter = CellRewriter(ipython)
     rewriter.load()
@@ -258,5 +257,5 @@ def load_ipython_extension(ipython: Any) -> None:
 def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext jaxrewrite``: cells run as written again; the import hook is withdrawn."""
     rewriter = _active.pop(id(ipython), None)
-    if rewriter is not None and rewriter.shell is ipython:
+    if rewriter is not None:
         rewriter.unload()

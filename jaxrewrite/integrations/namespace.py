@@ -23,7 +23,7 @@ import typing_extensions
 
 from jaxrewrite import markers
 from jaxrewrite.engine.read import scopes
-from jaxrewrite.engine.read.classes import FunctionalClass, LocalClass, read_class
+from jaxrewrite.engine.read.classes import FunctionalClass, read_class
 from jaxrewrite.engine.read.filters import FIRST_ARGUMENT, functional_classes
 from jaxrewrite.engine.read.markers import names_marker
 from jaxrewrite.engine.read.scopes import (
@@ -59,10 +59,7 @@ _KNOWN = {id(value): f"jaxrewrite.{name}" for name, value in markers.UNCHECKED.i
 _KNOWN.update(
     {id(typing.Annotated): "typing.Annotated", id(typing_extensions.Annotated): "typing.Annotated"}
 )
-_MARK_OF = {
-    id(markers.UNCHECKED["STATIC"]): Mark.STATIC,
-    id(markers.UNCHECKED["NODIFF"]): Mark.NODIFF,
-}
+_MARK_OF = {id(markers.UNCHECKED[mark.name]): mark for mark in Mark}
 
 
 def mark_name(marks: frozenset[Mark]) -> str:
@@ -192,37 +189,23 @@ def _annotated(value: Any) -> Binding:
         return _OPAQUE
     if not getattr(value, "__parameters__", ()):
         return MarkerBinding(marks)
-    items: list[ast.expr] = [ast.Name(_PRIVATE.format("T"), ast.Load())]
-    items += [
-        ast.Name(_PRIVATE.format(mark.name), ast.Load())
-        for mark in sorted(marks, key=lambda m: m.name)
-    ]
-    alias = ast.Subscript(
-        ast.Name(_PRIVATE.format("Annotated"), ast.Load()), ast.Tuple(items, ast.Load()), ast.Load()
-    )
-    return Assigned(_located(alias), _private_scope())
+    items = ", ".join(_PRIVATE.format(name) for name in ["T", *sorted(m.name for m in marks)])
+    return _alias(f"{_PRIVATE.format('Annotated')}[{items}]")
 
 
 def _partial(value: functools.partial[Any]) -> Binding:
     """``my_jit = partial(jax.jit, donate_argnums=0)`` run earlier: the alias, its keywords
-    written as the literals they are now."""
-    if value.args:
-        return _OPAQUE
+    written as the literals they are now (a keyword no call could spell left out)."""
     inner = binding_for(value.func)
-    if not isinstance(inner, Imported):
+    if value.args or not isinstance(inner, Imported):
         return _OPAQUE
-    scope = _private_scope()
-    scope.bind(_PRIVATE.format("func"), inner)
-    keywords = [
-        ast.keyword(name, _literal(item) or ast.Name(_PRIVATE.format("opaque"), ast.Load()))
+    keywords = "".join(
+        f", {name}={_literal(item)}"
         for name, item in value.keywords.items()
-    ]
-    call = ast.Call(
-        ast.Name(_PRIVATE.format("partial"), ast.Load()),
-        [ast.Name(_PRIVATE.format("func"), ast.Load())],
-        keywords,
+        if name.isidentifier() and not keyword.iskeyword(name)
     )
-    return Assigned(_located(call), scope)
+    func = _PRIVATE.format("func")
+    return _alias(f"{_PRIVATE.format('partial')}({func}{keywords})", **{func: inner})
 
 
 #: What the synthesized alias expressions name, bound both in their own scope and in the cell's
@@ -244,33 +227,33 @@ _CONTAINER_BASE = {
 }
 
 
-def _private_scope() -> Scope:
+def _alias(text: str, **bound: Binding) -> Assigned:
+    """The alias expression ``text`` over the private names (and ``bound``), every node at line 1
+    column 0, as a message about it would place it."""
     scope = Scope(ScopeKind.ENVIRONMENT, None)
-    for name, binding in _PRIVATE_NAMES.items():
+    for name, binding in {**_PRIVATE_NAMES, **bound}.items():
         scope.bind(name, binding)
-    return scope
+    node = ast.parse(text, mode="eval").body
+    for sub in ast.walk(node):
+        sub.lineno = sub.end_lineno = 1  # type: ignore[attr-defined]
+        sub.col_offset = sub.end_col_offset = 0  # type: ignore[attr-defined]
+    return Assigned(node, scope)
 
 
-def _located(node: ast.expr) -> ast.expr:
-    """A synthesized expression given positions (line 1), for any message about it."""
-    return ast.fix_missing_locations(ast.Expression(node)).body
-
-
-def _literal(value: object) -> ast.expr | None:
-    """``value`` as a literal expression, when it has one (containers at most four deep)."""
+def _literal(value: object) -> str:
+    """``value`` as a literal's text, when it has one (containers at most four deep)."""
 
     def plain(item: object, depth: int) -> bool:
         if isinstance(item, (tuple, list)):
             return depth < 4 and all(plain(part, depth + 1) for part in item)
         return isinstance(item, (bool, int, float, str, bytes, type(None)))
 
-    if not plain(value, 0):
-        return None
     try:
-        node = ast.parse(repr(value), mode="eval").body
-        return node if ast.literal_eval(node) == value else None
+        if plain(value, 0) and ast.literal_eval(repr(value)) == value:
+            return repr(value)
     except (SyntaxError, ValueError, RecursionError):
-        return None
+        pass
+    return _PRIVATE.format("opaque")
 
 
 def definitions(
@@ -287,16 +270,13 @@ def definitions(
     rebound: dict[str, str] = {}
     try:
         module = built.module
-        classes: list[tuple[LocalClass, int]] = [
-            ((defined, scope), defined.node.lineno) for defined, scope in built.classes
+        classes: list[tuple[int, str, DefinedClass | FunctionalClass, Scope]] = [
+            (defined.node.lineno, defined.node.name, defined, scope)
+            for defined, scope in built.classes
         ]
-        classes += [
-            ((functional, functional.scope), functional.call.lineno)
-            for functional in functional_classes(built)
-        ]
-        for (defined, scope), line in classes:
+        classes += [(c.call.lineno, c.name, c, c.scope) for c in functional_classes(built)]
+        for line, name, defined, scope in classes:
             if scope is module:
-                name = defined.name if isinstance(defined, FunctionalClass) else defined.node.name
                 found.append((line, name, _class_stand_in(name, defined, scope, src)))
         leaves = leaf_classes | {name for _, name, stand_in in found if stand_in is not None}
         for node, scope in built.defs:

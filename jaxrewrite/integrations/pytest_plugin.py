@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import importlib.util
 import sys
 import warnings
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from types import CodeType
 import pytest
 from _pytest.assertion.rewrite import AssertionRewritingHook, rewrite_asserts
 
+from jaxrewrite.errors import NotRewrittenWarning
 from jaxrewrite.hook.finder import HookHandle, install
 from jaxrewrite.hook.pipeline import Pipeline
 
@@ -37,11 +39,12 @@ class _State:
     """What one pytest session installed."""
 
     handle: HookHandle | None
-    #: Packages were named: the hook stays past collection.
-    packages: bool
+    #: The packages named: the hook stays past collection for them.
+    names: list[str]
+    #: NotRewrittenWarning is an error (the ini's NOT_REWRITTEN).
+    error: bool
     #: NotRewrittenWarnings said while conftests loaded, before the ini's error filter applied.
     early: list[str] = field(default_factory=list)
-    error: bool = True
 
 
 _STATE = pytest.StashKey[_State]()
@@ -114,8 +117,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_warning_recorded(warning_message: warnings.WarningMessage, when: str) -> None:
     """A NotRewrittenWarning said while the conftests loaded, before the ini's error filter was
     in force: an error of the run once collection is over."""
-    from jaxrewrite.errors import NotRewrittenWarning
-
     message = warning_message.message
     if (
         when == "config"
@@ -132,14 +133,12 @@ def pytest_warning_recorded(warning_message: warnings.WarningMessage, when: str)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Every test module and conftest is imported: leave the meta path as pytest has it. A
     package named that cannot be found now (they may put it on ``sys.path``) is a typo."""
-    import importlib.util
-
-    state = session.config.stash.get(_STATE, None)
-    if state is not None and state.handle is not None and not state.packages:
+    state = session.config.stash[_STATE]
+    if state.handle is not None and not state.names:
         state.handle.uninstall()  # idempotent: unconfigure withdraws it again
     missing = [
         name
-        for name in packages(session.config)
+        for name in state.names
         if name not in sys.modules and importlib.util.find_spec(name) is None
     ]
     if missing:
@@ -148,7 +147,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             f"{', '.join(map(repr, missing))}, which cannot be imported: no such top-level package "
             "on sys.path"
         )
-    if state is not None and state.error and state.early:
+    if state.error and state.early:
         lines = "\n".join(state.early)
         raise pytest.UsageError(
             f"NotRewrittenWarning (an error: {NOT_REWRITTEN} = error):\n{lines}"
@@ -188,21 +187,19 @@ def _start(config: pytest.Config) -> None:
         raise pytest.UsageError(
             f"--jaxrewrite-packages / {INI} take top-level package names, not {bad}"
         )
-    hook = next(
-        (f for f in sys.meta_path if isinstance(f, AssertionRewritingHook) and f.config is config),
-        None,
-    )
-    state = _State(None, bool(names))
-    config.stash[_STATE] = state
     mode = str(config.getini(NOT_REWRITTEN)).strip().lower()
     if mode not in ("error", "warn"):
         raise pytest.UsageError(f"{NOT_REWRITTEN} takes 'error' or 'warn', not {mode!r}")
-    state.error = mode == "error"
-    if mode == "error":
+    state = config.stash[_STATE] = _State(None, names, error=mode == "error")
+    if state.error:
         # First of the ini's filterwarnings: the ini's own entries, -W, and a test's
         # filterwarnings mark or pytest.warns all still win.
         config.getini("filterwarnings").insert(0, ERROR_FILTER)
     _sessions.append(config)
+    hook = next(
+        (f for f in sys.meta_path if isinstance(f, AssertionRewritingHook) and f.config is config),
+        None,
+    )
     if hook is None and not names:
         return  # --assert=plain and no packages: nothing to find (see the guide)
     # First on sys.meta_path: in front of pytest's hook (which finds test modules for itself).

@@ -1,12 +1,11 @@
 """Migration: hand-written static specs in, ``Static``/``NoDiff`` annotations out; pure (text in,
 a ``Migration`` out), over the engine's ``Analysis``: ``plan`` decides per function, ``edits``
-and ``header`` spell it, ``verify`` proves nothing changes meaning (docs/design.md).
+and ``imports`` spell it, ``verify`` proves nothing changes meaning (docs/design.md).
 """
 
 from __future__ import annotations
 
 import ast
-import dataclasses
 
 from jaxrewrite.engine.build import build_analysis, collector_paused, keeping_tree
 from jaxrewrite.engine.edits import splice
@@ -16,7 +15,7 @@ from jaxrewrite.migrate.imports import unused_import_edits
 from jaxrewrite.migrate.plan import Plan, plan_migration
 from jaxrewrite.migrate.result import REASONS, Migrated, Migration, Reason, Refusal, UseRecord
 from jaxrewrite.migrate.unattached import unattached
-from jaxrewrite.migrate.verify import records, round_trip
+from jaxrewrite.migrate.verify import round_trip
 
 __all__ = [
     "REASONS",
@@ -39,7 +38,7 @@ def migrate_source(text: str, filename: str = "<string>") -> Migration:
     change meaning."""
     if not may_need_migration(text):
         compile(text, filename, "exec", dont_inherit=True)  # only for the SyntaxError promised
-        return Migration.unchanged(text)
+        return Migration(text, text, [], [])
     with collector_paused():  # a tree is alive throughout: see collector_paused
         trees: list[ast.Module] = []
         analysis = build_analysis(
@@ -54,11 +53,10 @@ def migrate_source(text: str, filename: str = "<string>") -> Migration:
             migrated = splice.apply(text, plan.edits)
             cleanup = unused_import_edits(tree, analysis.source, migrated)
             if cleanup:  # part of the plan, so the round trip and the records see the final text
-                plan = dataclasses.replace(plan, edits=[*plan.edits, *cleanup])
+                plan.edits += cleanup
                 migrated = splice.apply(text, plan.edits)
-            problems = round_trip(analysis, plan, migrated)
+            problems, done = round_trip(analysis, plan, migrated)
             if not problems:
-                done = records(analysis, plan, migrated)
                 changes = [(edit.start, edit.end, edit.text) for edit in plan.edits]
                 return Migration(
                     text, migrated, done, plan.refused + unattached(analysis, tree), changes
@@ -66,4 +64,4 @@ def migrate_source(text: str, filename: str = "<string>") -> Migration:
             excluded.update(problems)
         else:  # pragma: no cover - every round refuses at least one more function
             plan = Plan([], [], [*excluded.values()], {})
-        return Migration.unchanged(text, plan.refused + unattached(analysis, tree))
+        return Migration(text, text, [], plan.refused + unattached(analysis, tree))

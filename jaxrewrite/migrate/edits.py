@@ -23,37 +23,27 @@ def removals(use: Use, src: Source) -> dict[int, tuple[ast.Call, set[int]]]:
     """The spec items to delete, per call inside the use: Refused when one is not written there."""
     t = use.transform
     words = spec_keywords(t)
-    keyword: dict[int, ast.Call] = {}  # where each argument written inside the use sits
-    positional: dict[int, tuple[ast.Call, int]] = {}
+    where: dict[int, ast.Call] = {}  # the call each item written inside the use sits in
     for sub in ast.walk(use.node):
         if isinstance(sub, ast.Call):
-            keyword.update((id(kw), sub) for kw in sub.keywords)
-            positional.update((id(arg), (sub, index)) for index, arg in enumerate(sub.args))
+            where.update((id(item), sub) for item in [*sub.keywords, *sub.args])
     out: dict[int, tuple[ast.Call, set[int]]] = {}
     for kw in use.written:
         if kw.arg not in words:
             continue
-        call = keyword.get(id(kw))
-        if call is not None:
-            out.setdefault(id(call), (call, set()))[1].add(id(kw))
-            continue
-        found = positional.get(id(kw.value))
-        if found is not None:
-            call, index = found
-            if not t.spec_by_position:
-                raise Reason.POSITIONAL.refused(keyword=kw.arg, transform=t.name)
-            out.setdefault(id(call), (call, set()))[1].add(id(kw.value))
-            continue
-        raise Reason.ALIAS.refused(
-            keyword=kw.arg, line=kw.value.lineno, use=src.segment(use.node).strip()
-        )
+        item = kw if id(kw) in where else kw.value  # a keyword, else an argument by position
+        call = where.get(id(item))
+        if call is None:
+            raise Reason.ALIAS.refused(
+                keyword=kw.arg, line=kw.value.lineno, use=src.segment(use.node).strip()
+            )
+        if item is not kw and not t.spec_by_position:
+            raise Reason.POSITIONAL.refused(keyword=kw.arg, transform=t.name)
+        out.setdefault(id(call), (call, set()))[1].add(id(item))
     for call, removed in out.values():
-        kept_after = False
-        for arg in reversed(call.args):
-            if id(arg) in removed and kept_after:
-                raise Reason.POSITIONAL.refused("before", transform=t.name)
-            if id(arg) not in removed:
-                kept_after = True
+        gone = [id(arg) in removed for arg in call.args]
+        if gone != sorted(gone):  # a positional item kept after one removed would move
+            raise Reason.POSITIONAL.refused("before", transform=t.name)
     return out
 
 

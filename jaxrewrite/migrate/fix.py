@@ -57,8 +57,7 @@ def fix_source(text: str, filename: str = "<string>") -> Fix:
         func, names = pending[0]
         settled.add((func.name, tuple(names)))
         try:
-            step = _fix if marker else _fix_plain
-            new, said = step(result.text, filename, analysis, func, names)
+            new, said = _fix(result.text, filename, analysis, func, names, marker)
         except _CannotFix as why:
             result.refused.append(
                 f"{func.name!r} (line {func.lineno}): {why}; write by hand: "
@@ -94,34 +93,6 @@ def _advice(analysis: Analysis, func: Function, names: list[str], marker: bool) 
     return f"make {', '.join(names)} static"
 
 
-def _fix_plain(
-    text: str, filename: str, analysis: Analysis, func: Function, names: list[str]
-) -> tuple[str, list[str]]:
-    """Plain JAX: the parameters written into each use's spec; (text, what was written)."""
-    edits: list[splice.Edit] = []
-    said: list[str] = []
-    for use in (u for u in analysis.uses if u.target is func):
-        words: list[str] = []
-        made = _spec_edits(
-            use, [p for p in use.signature.params if p.name in names], analysis.source, words
-        )
-        edits.extend(made)
-        if made and made[-1].text.startswith(_PARTIAL):
-            said.append(f"{func.name!r}: @{ast.unparse(use.node)} became @{made[-1].text}")
-        elif words:
-            said.append(f"{func.name!r}: {', '.join(words)} passed to {ast.unparse(use.node)}")
-    if any(edit.text.startswith(_PARTIAL) for edit in edits):
-        edits.append(_functools_import(analysis))
-        if edits[-1].text:
-            said.append("'import functools' added (functools.partial needs it)")
-    fixed_text = splice.apply(text, edits)
-    left = {(f.name, n) for f, n in _traced(fixed_text, filename).must_be_static}
-    still = [n for n in names if (func.name, n) in left]
-    if still:
-        raise _CannotFix(f"{', '.join(still)} still traced after writing the spec")
-    return fixed_text, said
-
-
 #: The portable spelling of a transform with keywords on a bare decorator (``@jax.jit(...)``, the
 #: factory form, needs a JAX newer than the floor, 0.4.30).
 _PARTIAL = "functools.partial("
@@ -130,13 +101,12 @@ _PARTIAL = "functools.partial("
 def _functools_import(analysis: Analysis) -> splice.Edit:
     """``import functools`` where the module has none, first among its leading imports."""
     tree = ast.parse(analysis.source.text)
-    plain = [
+    if any(
         a.name == "functools" and a.asname is None
         for n in tree.body
         if isinstance(n, ast.Import)
         for a in n.names
-    ]
-    if any(plain):
+    ):
         return splice.Edit(0, 0, "")
     for node in ast.walk(tree):
         imported = isinstance(node, (ast.Import, ast.ImportFrom)) and any(
@@ -155,13 +125,31 @@ def _functools_import(analysis: Analysis) -> splice.Edit:
 
 
 def _fix(
-    text: str, filename: str, analysis: Analysis, func: Function, names: list[str]
+    text: str, filename: str, analysis: Analysis, func: Function, names: list[str], marker: bool
 ) -> tuple[str, list[str]]:
-    """The parameters written into each use's spec and migrated into markers, proved."""
+    """The parameters written into each use's spec, then (``marker``) migrated into markers, the
+    result analyzed again; (text, what was written)."""
     edits: list[splice.Edit] = []
+    said: list[str] = []
     for use in (u for u in analysis.uses if u.target is func):
         params = [p for p in use.signature.params if p.name in names] if use.signature else []
-        edits.extend(_spec_edits(use, params, analysis.source))
+        made, words = _spec_edits(use, params, analysis.source, plain=not marker)
+        edits.extend(made)
+        if made and made[-1].text.startswith(_PARTIAL):
+            said.append(f"{func.name!r}: @{ast.unparse(use.node)} became @{made[-1].text}")
+        elif words:
+            said.append(f"{func.name!r}: {', '.join(words)} passed to {ast.unparse(use.node)}")
+    if not marker:
+        if any(edit.text.startswith(_PARTIAL) for edit in edits):
+            edits.append(_functools_import(analysis))
+            if edits[-1].text:
+                said.append("'import functools' added (functools.partial needs it)")
+        fixed_text = splice.apply(text, edits)
+        left = {(f.name, n) for f, n in _traced(fixed_text, filename).must_be_static}
+        still = [n for n in names if (func.name, n) in left]
+        if still:
+            raise _CannotFix(f"{', '.join(still)} still traced after writing the spec")
+        return fixed_text, said
     key = (func.name, func.lineno)
     if {(m.function, m.line) for m in migrate_source(text, filename).migrated} - {key}:
         raise _CannotFix(
@@ -192,13 +180,13 @@ def _fix(
 
 
 def _spec_edits(
-    use: Use, params: list[Param], src: Source, plain: list[str] | None = None
-) -> list[splice.Edit]:
+    use: Use, params: list[Param], src: Source, plain: bool
+) -> tuple[list[splice.Edit], list[str]]:
     """Write ``params`` into one use's spec as plain JAX spells it (``plain``: the text stays
-    so, and collects the keywords written)."""
+    so); the edits, and the keywords written."""
     t = use.transform
     if not params:
-        return []
+        return [], []
     if not isinstance(t, Transform) or t.spec is not SpecKind.LISTS:
         raise _CannotFix(
             f"{getattr(use.target, 'name', '?')!r} is also used under {t.name}, whose spec is not "
@@ -219,32 +207,28 @@ def _spec_edits(
     if t.argnames is not None and (t.argnames in written or (by_name and t.argnums not in written)):
         words[t.argnames] = tuple(p.name for p in params if p.kind is not Kind.POSITIONAL_ONLY)
     edits: list[splice.Edit] = []
+    written_now: list[str] = []
     added: list[str] = []
     for word, items in words.items():
         if word in local:
-            value = literal(local[word].value)
-            if value is MISSING:
-                raise _CannotFix(f"{word}={ast.unparse(local[word].value)} is not a literal")
-            if value is None:
-                old: tuple[object, ...] = ()
-            else:
-                old = (value,) if isinstance(value, (int, str)) else tuple(value)  # type: ignore[arg-type]
             node = local[word].value
-            edits.append(splice.Edit(src.start(node), src.end(node), repr(tuple(old) + items)))
-            if plain is not None:
-                plain.append(f"{word}={tuple(old) + items!r}")
+            value = literal(node)
+            if value is MISSING:
+                raise _CannotFix(f"{word}={ast.unparse(node)} is not a literal")
+            old = () if value is None else (value,) if isinstance(value, (int, str)) else value
+            spelled = repr(tuple(old) + items)  # type: ignore[arg-type]
+            edits.append(splice.Edit(src.start(node), src.end(node), spelled))
+            written_now.append(f"{word}={spelled}")
         elif word in written:
             raise _CannotFix(f"{word} is written where other uses share it (an alias or partial)")
         else:
             added.append(f"{word}={items!r}")
     if added:
-        edits.append(_insert_keywords(use, ", ".join(added), src, plain is not None))
-        if plain is not None:
-            plain.extend(added)
-    return edits
+        edits.append(_insert_keywords(use, ", ".join(added), src, plain))
+    return edits, written_now + added
 
 
-def _insert_keywords(use: Use, keywords: str, src: Source, plain: bool = False) -> splice.Edit:
+def _insert_keywords(use: Use, keywords: str, src: Source, plain: bool) -> splice.Edit:
     node = use.node
     if plain and use.kind is UseKind.DECORATOR and not isinstance(node, ast.Call):
         start, end = src.start(node), src.end(node)
@@ -254,7 +238,7 @@ def _insert_keywords(use: Use, keywords: str, src: Source, plain: bool = False) 
         inside = src.text[src.start(node) : end].rstrip()
         sep = "" if inside.endswith(("(", ",")) else ", "
         return splice.Edit(end, end, f"{sep}{keywords}")
-    if use.kind is UseKind.DECORATOR:  # @jax.jit -> @jax.jit(...): migrate collapses it back
-        at = src.end(node)
-        return splice.Edit(at, at, f"({keywords})")
-    raise _CannotFix(f"cannot add keywords to {ast.unparse(node)!r}")
+    # A bare decorator (a call use's node is its call): @jax.jit -> @jax.jit(...), which migrate
+    # collapses back.
+    at = src.end(node)
+    return splice.Edit(at, at, f"({keywords})")

@@ -1,26 +1,24 @@
-"""Imports as linters want them after a migration (isort's default profile, as ruff applies it):
-the marker import where isort puts it (jaxrewrite is third party), and the ``functools``/
-``partial`` imports the migration made unused taken out.
+"""The header of a migrated file, and its imports as linters want them (isort's default profile,
+as ruff applies it): the pragma, the marker import where isort puts it (jaxrewrite is third party)
+under a name that clashes with nothing, and the ``functools``/``partial`` imports the migration
+made unused taken out.
 """
 
 from __future__ import annotations
 
 import ast
+import itertools
+import re
 import sys
 
+from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.header import header_statements
+from jaxrewrite.engine.rulebook.table import Mark
+from jaxrewrite.header import PRAGMA, header_statements
+from jaxrewrite.migrate.result import Reason
 
 MODULE = "jaxrewrite"
-
-
-def marker_import_lines(names: list[tuple[str, str]]) -> list[str]:
-    """``from jaxrewrite import ...`` lines for ``(name, spelling)`` pairs, as isort writes them."""
-    plain = [name for name, spelled in sorted(names) if name == spelled]
-    renamed = [f"{name} as {spelled}" for name, spelled in sorted(names) if name != spelled]
-    lines = [f"from {MODULE} import {', '.join(plain)}"] if plain else []
-    return lines + [f"from {MODULE} import {item}" for item in renamed]
 
 
 def _section(stmt: ast.stmt) -> str:
@@ -68,8 +66,14 @@ def marker_import_edits(
     import of ``names`` (``(name, spelling)`` pairs) where isort puts it."""
     index = header_statements(body)
     at = statement_start(body, index, src)
-    lines = "".join(line + nl for line in marker_import_lines(names))
-    block = first_import_block(body, index)
+    # As isort writes them: the plain names on one line, each renamed one on its own.
+    plain = [name for name, spelled in sorted(names) if name == spelled]
+    items = [", ".join(plain)] if plain else []
+    items += [f"{name} as {spelled}" for name, spelled in sorted(names) if name != spelled]
+    lines = "".join(f"from {MODULE} import {item}{nl}" for item in items)
+    block = list(
+        itertools.takewhile(lambda s: isinstance(s, (ast.Import, ast.ImportFrom)), body[index:])
+    )
     if not block or not lines:
         return [splice.Edit(at, at, pragma + lines)] if pragma or lines else []
     place, own_section = marker_import_place(block, src)
@@ -94,13 +98,52 @@ def _after(stmt: ast.stmt, src: Source) -> int:
     return src.line_starts[end] if end < len(src.line_starts) else len(src.text)
 
 
-def first_import_block(body: list[ast.stmt], start: int) -> list[ast.stmt]:
-    block: list[ast.stmt] = []
-    for stmt in body[start:]:
-        if not isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            break
-        block.append(stmt)
-    return block
+def header_edits(
+    analysis: Analysis, tree: ast.Module, needed: set[Mark], planned: set[int]
+) -> tuple[list[splice.Edit], dict[Mark, str]]:
+    """The pragma and marker import edits, and each needed marker's spelling."""
+    src, body = analysis.source, tree.body
+    at = src.text.find("\n")  # the first line ending
+    if at > 0 and src.text[at - 1] == "\r":
+        nl = "\r\n"
+    else:
+        nl = "\r" if at < 0 and "\r" in src.text else "\n"
+    index = header_statements(body)
+    if index >= len(body):
+        raise Reason.MODULE.refused("empty")
+    if index > 0 and _after(body[index - 1], src) > statement_start(body, index, src):
+        raise Reason.MODULE.refused("shared")
+    enabled = analysis.header.enabled
+    if not enabled:
+        # The pragma is module-wide: markers already written must not come alive with it.
+        for use in analysis.uses:
+            if use.needs_edit and id(use) not in planned:
+                name = getattr(use.target, "name", "?")
+                raise Reason.MODULE.refused(name=name, line=use.target.lineno, pragma=PRAGMA)
+    # Each marker's name: imported already, else plain when unused, else ``JrStatic``.
+    spelling: dict[Mark, str] = {}
+    for stmt in body:
+        if (
+            isinstance(stmt, ast.ImportFrom)
+            and stmt.level == 0
+            and stmt.module in ("jaxrewrite", "jaxrewrite.markers")
+        ):
+            for alias in stmt.names:
+                for mark in Mark:
+                    if alias.name == mark.value and mark not in spelling:
+                        spelling[mark] = alias.asname or alias.name
+    missing = {mark for mark in needed if mark not in spelling}
+    for mark in missing:
+        candidate, n = mark.value, 1
+        while re.search(rf"\b{candidate}\b", src.text) and mentions(
+            tree, candidate, everywhere=True
+        ):
+            candidate = f"Jr{mark.value}" + (str(n) if n > 1 else "")
+            n += 1
+        spelling[mark] = candidate
+    names = [(mark.value, spelling[mark]) for mark in missing]
+    pragma = "" if enabled else PRAGMA + nl
+    return marker_import_edits(body, src, names, nl, pragma), spelling
 
 
 # -- imports the migration made unused -----------------------------------------------------------
@@ -196,12 +239,7 @@ def _drop(
     if len(dead) == len(stmt.names):
         alone = not text[start : src.offset(first, stmt.col_offset)].strip()
         rest = text[src.offset(last, stmt.end_col_offset or 0) : end]
-        if (
-            not alone
-            or rest.strip() not in ("", ";")
-            or rest.strip() == ";"
-            or splice.comments(text[start:end])
-        ):
+        if not alone or rest.strip() or splice.comments(text[start:end]):
             return None
         above = lines[first - 2] if first >= 2 else ""
         below = lines[last] if last < len(lines) else None

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.read.handwritten import BY_KEYWORD, Meaning, spell
-from jaxrewrite.engine.read.signature import Signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import Mark, SpecKind
 from jaxrewrite.engine.walk import specs
@@ -23,7 +22,7 @@ from jaxrewrite.engine.walk.specs import (
 )
 from jaxrewrite.errors import RewriteError
 from jaxrewrite.migrate.edits import function_edits, removals
-from jaxrewrite.migrate.header import header_edits
+from jaxrewrite.migrate.imports import header_edits
 from jaxrewrite.migrate.result import Reason, Refusal, Refused
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -125,20 +124,16 @@ def _plan_function(
         for name, mark in statics.items()
         if mark not in held[name] and not (mark is Mark.NODIFF and Mark.STATIC in held[name])
     }
+    planned = PlannedFunction(func, uses, marks, before)
     for use in uses:
-        _check_agreement(use, sig, marks, before, enabled, src)
-    return PlannedFunction(func, uses, marks, before)
+        _check_agreement(use, planned, enabled, src)
+    return planned
 
 
-def _check_agreement(
-    use: Use,
-    sig: Signature,
-    marks: Mapping[str, Mark],
-    before: dict[int, Meaning],
-    enabled: bool,
-    src: Source,
-) -> None:
-    """Every transform use of the function must mean after the migration what it meant before."""
+def _check_agreement(use: Use, planned: PlannedFunction, enabled: bool, src: Source) -> None:
+    """Every transform use of the function must mean after the migration what it meant before
+    (filling in ``planned.before`` for a use written without a spec)."""
+    sig, marks, before = planned.uses[0].signature, planned.marks, planned.before
     t = use.transform
     where = (
         f"the {t.name} {'call' if use.kind is UseKind.CALL else 'decorator'} at line "
@@ -187,11 +182,7 @@ def _check_agreement(
         raise Reason.DISAGREE.refused(where=where, was=spell(before[id(use)]), now=spell(after))
 
 
-def plan_migration(
-    analysis: Analysis,
-    excluded: Mapping[int, Refusal],
-    tree: ast.Module,
-) -> Plan:
+def plan_migration(analysis: Analysis, excluded: Mapping[int, Refusal], tree: ast.Module) -> Plan:
     """Per function, migrate or refuse (``excluded``: refused by a round trip); pure."""
     src = analysis.source
     enabled = analysis.header.enabled
@@ -225,7 +216,7 @@ def plan_migration(
     except Refused as why:
         refused += [Refusal(why.reason, why.message, p.func.lineno, p.func.name) for p in planned]
         return Plan([], [], refused, {})
-    edits = list(module_edits)
+    edits = module_edits
     for p in planned:
         edits += function_edits(p.uses, p.func, p.marks, src, spelling)
     return Plan(edits, planned, refused, spelling)

@@ -47,14 +47,6 @@ class Migrated:
     params: tuple[tuple[str, str], ...]
     uses: tuple[UseRecord, ...]
 
-    def __str__(self) -> str:
-        added = ", ".join(f"{name}: {marker}" for name, marker in self.params) or "nothing to add"
-        n = sum(use.written for use in self.uses)
-        return (
-            f"{self.line}: migrated {self.function}: {added} ({n} spec{'s' if n != 1 else ''} "
-            "removed)"
-        )
-
 
 @dataclass(frozen=True)
 class Refusal:
@@ -75,9 +67,6 @@ class Refusal:
         """The refusal as a finding of ``filename`` (column 1: a refusal is about a whole line)."""
         return Diagnostic(self.reason.code, self.text, filename, self.line, 1)
 
-    def __str__(self) -> str:
-        return f"{self.line}: {self.text}"
-
 
 @dataclass
 class Migration:
@@ -90,16 +79,6 @@ class Migration:
     #: (start, end, text) of each edit that made ``text`` from ``original``: what a diff compares.
     changes: list[tuple[int, int, str]] = field(default_factory=list)
 
-    @classmethod
-    def unchanged(cls, text: str, refused: list[Refusal] | None = None) -> Migration:
-        return cls(text, text, [], refused or [])
-
     @property
     def changed(self) -> bool:
         return self.text != self.original
-
-    def report(self) -> list[str]:
-        """Every migration and refusal, one line each, in source order."""
-        items: list[tuple[int, int, str]] = [(m.line, 0, str(m)) for m in self.migrated]
-        items += [(r.line, 1, str(r)) for r in self.refused]
-        return [text for _, _, text in sorted(items)]

@@ -5,9 +5,6 @@ decorators the analysis could not read: refusals, never edits.
 from __future__ import annotations
 
 import ast
-import bisect
-import itertools
-import re
 
 from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.read.scopes import Imported, Scope, build_scopes
@@ -17,23 +14,27 @@ from jaxrewrite.migrate.result import Reason, Refusal
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
-_SPEC_WORD = re.compile(r"\b(" + "|".join(NEEDLES) + r")\s*=")
-_WORDS = frozenset(NEEDLES)
-
 
 def unattached(analysis: Analysis, tree: ast.Module) -> list[Refusal]:
     """Spec-writing calls on no def of the module, and unreadable decorators."""
-    src = analysis.source
-    spans = sorted((src.start(use.node), src.end(use.node)) for use in analysis.uses)
-    starts = [start for start, _ in spans]
-    reach = list(itertools.accumulate((end for _, end in spans), max))
+    covered = {id(node) for use in analysis.uses for node in ast.walk(use.node)}
+    found: list[tuple[ast.Call, Function | None]] = []
 
-    def covered(offset: int) -> bool:
-        """Inside some use's expression? (sorted spans: a scan per keyword was quadratic)"""
-        at = bisect.bisect_right(starts, offset) - 1
-        return at >= 0 and offset < reach[at]
+    def visit(node: ast.AST, func: Function | None, decorators: set[int]) -> None:
+        for child in ast.iter_child_nodes(node):
+            if (
+                isinstance(child, ast.Call)
+                and id(child) not in covered
+                and any(kw.arg in NEEDLES for kw in child.keywords)
+            ):
+                found.append((child, func if id(child) in decorators else None))
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(child, child, {id(d) for d in child.decorator_list})
+            else:
+                visit(child, func, decorators)
 
-    if all(covered(match.start()) for match in _SPEC_WORD.finditer(src.text)):
+    visit(tree, None, set())
+    if not found:
         return []
     scopes = build_scopes(tree)
     # Per line, the scope of the innermost statement holding it: they come sorted by first line,
@@ -43,25 +44,12 @@ def unattached(analysis: Analysis, tree: ast.Module) -> list[Refusal]:
         for first, last, _, scope, _ in scopes.statements
         for line in range(first, last + 1)
     }
-    found: list[Refusal] = []
-
-    def visit(node: ast.AST, func: Function | None, decorators: set[int]) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.Call) and any(kw.arg in _WORDS for kw in child.keywords):
-                if not covered(src.start(child)):
-                    deco = func if id(child) in decorators else None
-                    scope = scope_of.get(child.lineno, scopes.module)
-                    refusal = _refusal(analysis, child, deco, scope)
-                    if refusal is not None:
-                        found.append(refusal)
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                visit(child, child, {id(d) for d in child.decorator_list})
-            else:
-                visit(child, func, decorators)
-
     try:
-        visit(tree, None, set())
-        return found
+        refusals = [
+            _refusal(analysis, call, deco, scope_of.get(call.lineno, scopes.module))
+            for call, deco in found
+        ]
+        return [refusal for refusal in refusals if refusal is not None]
     finally:
         scopes.release()
 

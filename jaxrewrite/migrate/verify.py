@@ -1,5 +1,5 @@
 """The round trip: the migrated text analyzed as the import hook will, each use compared with
-what its hand-written spec gave; and the record of what was migrated.
+what its hand-written spec gave; then the record of what was migrated, read off that analysis.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from jaxrewrite.engine.analysis import Analysis, UseKind
 from jaxrewrite.engine.build import build_analysis
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.read.handwritten import Meaning, sorted_values, spell
-from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import SpecKind
 from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.walk.specs import has_spec, meaning_of_values
@@ -30,9 +29,11 @@ def _shifter(edits: Sequence[splice.Edit]) -> Callable[[int], int]:
     return lambda old: old + shifts[bisect.bisect_right(ends, old)]
 
 
-def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
-    """Analyze the migrated text as the hook will: each planned function whose uses
-    would not get the statics their specs gave, with why."""
+def round_trip(
+    analysis: Analysis, plan: Plan, text: str
+) -> tuple[dict[int, Refusal], list[Migrated]]:
+    """Analyze the migrated text as the hook will: each planned function whose uses would not get
+    the statics their specs gave, with why; else the record of what was migrated."""
     src = analysis.source
     new_offset = _shifter(plan.edits)
     problems: dict[int, Refusal] = {}
@@ -43,12 +44,13 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
             id(p.func), Refusal(Reason.ROUND_TRIP, message, p.func.lineno, p.func.name)
         )
 
-    def module_wide(variant: str, /, **fields: object) -> dict[int, Refusal]:
+    def module_wide(variant: str, /, **fields: object) -> tuple[dict[int, Refusal], list[Migrated]]:
         message = Reason.MODULE.rule.text(variant, **fields)
-        return {
+        refusal = {
             id(p.func): Refusal(Reason.MODULE, message, p.func.lineno, p.func.name)
             for p in plan.planned
         }
+        return refusal, []
 
     try:
         after = build_analysis(text, src.filename)
@@ -86,10 +88,9 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
             if use.needs_edit and not analysis.header.enabled:
                 return module_wide("use", transform=t.name, line=was.node.lineno)
             continue
-        p = mine
         if t.spec is not SpecKind.LISTS:
             if use.needs_edit and not (analysis.header.enabled and was.needs_edit):
-                refuse(p, "rewritten", transform=t.name, line=was.node.lineno)
+                refuse(mine, "rewritten", transform=t.name, line=was.node.lineno)
             continue
         now: Meaning | None = None
         if use.values is not None:
@@ -97,48 +98,41 @@ def round_trip(analysis: Analysis, plan: Plan, text: str) -> dict[int, Refusal]:
         elif use.signature is not None:
             with contextlib.suppress(Refused):
                 now = specs.read(use, use.signature, new_src).meaning
-        expected = p.before.get(id(was))
+        expected = mine.before.get(id(was))
         if now is None or expected is None:
-            refuse(p, "unread", transform=t.name, line=was.node.lineno)
-            continue
-        if {k: v for k, v in now.items() if v} != {k: v for k, v in expected.items() if v}:
-            refuse(p, transform=t.name, line=was.node.lineno, now=spell(now), was=spell(expected))
+            refuse(mine, "unread", transform=t.name, line=was.node.lineno)
+        elif {k: v for k, v in now.items() if v} != {k: v for k, v in expected.items() if v}:
+            refuse(
+                mine, transform=t.name, line=was.node.lineno, now=spell(now), was=spell(expected)
+            )
     for p in plan.planned:
         for use in p.uses:
             if id(use) not in seen and has_spec(use):
                 refuse(p, "unseen", transform=use.transform.name, line=use.node.lineno)
-    return problems
-
-
-def records(analysis: Analysis, plan: Plan, migrated: str) -> list[Migrated]:
-    src = analysis.source
-    new_offset = _shifter(plan.edits)
-    starts = Source(migrated, src.filename).line_starts
+    if problems:
+        return problems, []
 
     def new_line(offset: int) -> int:
-        return bisect.bisect_right(starts, new_offset(offset))  # the line holding it
+        return bisect.bisect_right(new_src.line_starts, new_offset(offset))  # the line holding it
 
-    out = []
+    done = []
     for p in plan.planned:
-        uses = []
-        for use in sorted(p.uses, key=lambda u: (u.node.lineno, u.node.col_offset)):
-            t = use.transform
-            meaning = p.before.get(id(use), {})
-            uses.append(
-                UseRecord(
-                    t.name,
-                    use.kind.value,
-                    use.node.lineno,
-                    use.node.col_offset,
-                    use.node.end_lineno or use.node.lineno,
-                    use.node.end_col_offset or 0,
-                    new_line(src.start(use.node)),
-                    tuple((k, sorted_values(v)) for k, v in sorted(meaning.items())),
-                    has_spec(use),
-                )
+        uses = [
+            UseRecord(
+                use.transform.name,
+                use.kind.value,
+                use.node.lineno,
+                use.node.col_offset,
+                use.node.end_lineno or use.node.lineno,
+                use.node.end_col_offset or 0,
+                new_line(src.start(use.node)),
+                tuple((k, sorted_values(v)) for k, v in sorted(p.before.get(id(use), {}).items())),
+                has_spec(use),
             )
+            for use in sorted(p.uses, key=lambda u: (u.node.lineno, u.node.col_offset))
+        ]
         params = tuple((name, plan.spelling[mark]) for name, mark in p.marks.items())
-        out.append(
+        done.append(
             Migrated(p.func.name, p.func.lineno, new_line(src.start(p.func)), params, tuple(uses))
         )
-    return out
+    return {}, done

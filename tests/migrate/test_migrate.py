@@ -33,7 +33,7 @@ import pytest
 from corpus_support import at_least, migrate_once
 from corpus_support import corpus_files as corpus_sample
 from golden_cases import ROOT, execute
-from migrate_support import check_module, check_round_trip
+from migrate_support import check_module, check_round_trip, report
 
 from jaxrewrite import rewrite_source
 from jaxrewrite.commands.migrate import migrate as migrate_command
@@ -70,18 +70,18 @@ def test_golden_migration(path: Path, update_golden: bool) -> None:
     source = path.read_text(encoding="utf-8")
     result = migrate_source(source, display(path))
     out_path, report_path = expected(path)
-    report = "".join(line + "\n" for line in result.report())
+    said = "".join(line + "\n" for line in report(result))
     if update_golden:
         if result.changed:
             out_path.write_text(result.text, encoding="utf-8")
         else:
             out_path.unlink(missing_ok=True)
-        report_path.write_text(report, encoding="utf-8")
+        report_path.write_text(said, encoding="utf-8")
         return
     assert report_path.exists(), (
         f"missing {report_path.name}; run pytest --update-golden and read it"
     )
-    assert report == report_path.read_text(encoding="utf-8")
+    assert said == report_path.read_text(encoding="utf-8")
     if result.changed:
         assert out_path.exists(), f"missing {out_path.name}; run pytest --update-golden and read it"
         assert result.text == out_path.read_text(encoding="utf-8")
@@ -139,7 +139,7 @@ def test_no_orphan_expectations() -> None:
 def test_nothing_to_migrate_comes_back_identical() -> None:
     for text in ("import jax\n\n\n@jax.jit\ndef f(x):\n    return x\n", "x = 1\n", ""):
         result = migrate_source(text)
-        assert result.text is text and not result.changed and not result.report()
+        assert result.text is text and not result.changed and not report(result)
 
 
 def test_syntax_error_is_pythons_own() -> None:
@@ -534,7 +534,7 @@ def test_what_a_call_site_names_is_looked_up_in_its_own_scope() -> None:
         "def other():\n    from math import fsum\n    return jax.jit(fsum, static_argnums=1)\n"
     )
     result = migrate_source(text, "m.py")
-    assert result.report() == [
+    assert report(result) == [
         "7: refused: jit is applied to 'hypot', which is not statically one def of this "
         "module; apply jit to the def "
         "itself [not-a-local-def]",

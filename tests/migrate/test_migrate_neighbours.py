@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from golden_cases import execute
-from migrate_support import check_module
+from migrate_support import check_module, report
 
 from jaxrewrite import RewriteError, rewrite_source
 from jaxrewrite.migrate import Reason, migrate_source
@@ -75,7 +75,7 @@ def test_the_hook_completes_a_sequence_spec_as_its_literal(name: str) -> None:
 def test_migrate_takes_a_sequence_spec_and_runs_the_same(name: str) -> None:
     source = module(name, marked=False)
     result, problems = check_module(source, "m.py")
-    assert not problems and not result.refused, (problems, result.report())
+    assert not problems and not result.refused, (problems, report(result))
     assert [m.function for m in result.migrated] == ["f", "g"]
     before = execute(source, "m.py", "seq_before", rewritten=False)._check()
     assert execute(rewrite_source(result.text, "m.py"), "m.py", "seq_after")._check() == before
