@@ -19,21 +19,22 @@ def unattached(analysis: Analysis, tree: ast.Module) -> list[Refusal]:
     """Spec-writing calls on no def of the module, and unreadable decorators."""
     covered = {id(node) for use in analysis.uses for node in ast.walk(use.node)}
     found: list[tuple[ast.Call, Function | None]] = []
-
-    def visit(node: ast.AST, func: Function | None, decorators: set[int]) -> None:
-        for child in ast.iter_child_nodes(node):
-            if (
-                isinstance(child, ast.Call)
-                and id(child) not in covered
-                and any(kw.arg in NEEDLES for kw in child.keywords)
-            ):
-                found.append((child, func if id(child) in decorators else None))
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                visit(child, child, {id(d) for d in child.decorator_list})
-            else:
-                visit(child, func, decorators)
-
-    visit(tree, None, set())
+    # In source order, each node with the def whose decorators it may be; a stack, not
+    # recursion, so that a module nested deeper than the interpreter's stack is read too.
+    outer: tuple[Function | None, set[int]] = (None, set())
+    stack = [(child, outer) for child in reversed(list(ast.iter_child_nodes(tree)))]
+    while stack:
+        node, (func, decorators) = stack.pop()
+        if (
+            isinstance(node, ast.Call)
+            and id(node) not in covered
+            and any(kw.arg in NEEDLES for kw in node.keywords)
+        ):
+            found.append((node, func if id(node) in decorators else None))
+        inner: tuple[Function | None, set[int]] = (func, decorators)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inner = (node, {id(d) for d in node.decorator_list})
+        stack.extend((child, inner) for child in reversed(list(ast.iter_child_nodes(node))))
     if not found:
         return []
     scopes = build_scopes(tree)
