@@ -274,7 +274,7 @@ def definitions(
             (defined.node.lineno, defined.node.name, defined, scope)
             for defined, scope in built.classes
         ]
-        classes += [(c.call.lineno, c.name, c, c.scope) for c in functional_classes(built)]
+        classes += [(c.node.lineno, c.name, c, s) for c, s in functional_classes(built)]
         for line, name, defined, scope in classes:
             if scope is module:
                 found.append((line, name, _class_stand_in(name, defined, scope, src)))

@@ -68,21 +68,17 @@ class ClassInfo:
 
 @dataclass(frozen=True)
 class FunctionalClass:
-    """``Name = TypedDict("Name", {...})`` or ``NamedTuple("Name", [...])``."""
+    """``Name = TypedDict("Name", {...})`` or ``NamedTuple("Name", [...])``: ``node`` is the call,
+    so that a class of the module is known by ``id(defined.node)`` whichever it is."""
 
-    call: ast.Call
+    node: ast.Call
     kind: Container
-    scope: Scope
     #: The name it is assigned to.
     name: str
 
 
+#: A class of the module and the scope holding its definition.
 LocalClass = tuple[DefinedClass | FunctionalClass, Scope]
-
-
-def class_key(defined: DefinedClass | FunctionalClass) -> int:
-    """What a class of the module is known by: the id of its statement or of its call."""
-    return id(defined.call if isinstance(defined, FunctionalClass) else defined.node)
 
 
 def read_class(
@@ -94,10 +90,10 @@ def read_class(
 ) -> ClassInfo:
     """Fields in definition order, base classes of this module first, like dataclasses do."""
     if isinstance(defined, FunctionalClass):
-        reader = MarkerReader(defined.scope, src, relevant)
+        reader = MarkerReader(scope, src, relevant)
         fields = tuple(
-            Field(name, reader.markers(value), True, where, None, value, defined.scope)
-            for key, value, where in functional_entries(defined.call)
+            Field(name, reader.markers(value), True, where, None, value, scope)
+            for key, value, where in functional_entries(defined.node)
             # A key no string literal: no field.
             if isinstance(name := key.value if isinstance(key, ast.Constant) else key, str)
         )
@@ -264,7 +260,7 @@ def functional_class(binding: Assigned, name: str) -> FunctionalClass | None:
     if not isinstance(value, ast.Call) or not value.args:
         return None
     kind = CONTAINERS.get(qualname(value.func, binding.scope) or "")
-    return None if kind is None else FunctionalClass(value, kind, binding.scope, name)
+    return None if kind is None else FunctionalClass(value, kind, name)
 
 
 def _field_call(

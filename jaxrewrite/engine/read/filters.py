@@ -8,17 +8,11 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from jaxrewrite.engine.read.classes import (
-    FunctionalClass,
-    LocalClass,
-    class_key,
-    functional_class,
-    local_class,
-)
+from jaxrewrite.engine.read.classes import LocalClass, functional_class, local_class
 from jaxrewrite.engine.read.lexer import word_starts
 from jaxrewrite.engine.read.markers import may_mark, names_made_from
 from jaxrewrite.engine.read.nodes import (
@@ -72,15 +66,15 @@ def classes_with_markers(tree: ScopeTree, relevant: set[str] | None) -> dict[int
             if isinstance(s, ast.AnnAssign)
         )
     }
-    for functional in functional_classes(tree):
-        if relevant is None or may_mark(functional.call, relevant):
-            found[id(functional.call)] = (functional, functional.scope)
+    for functional, scope in functional_classes(tree):
+        if relevant is None or may_mark(functional.node, relevant):
+            found[id(functional.node)] = (functional, scope)
     grew = bool(found)
     while grew:  # a class with a base found is found, to any depth
         grew = False
         for defined, scope in tree.classes:
             if id(defined.node) not in found and any(
-                (local := local_class(base, scope)) is not None and class_key(local[0]) in found
+                (local := local_class(base, scope)) is not None and id(local[0].node) in found
                 for base in defined.node.bases
             ):
                 found[id(defined.node)] = (defined, scope)
@@ -88,15 +82,18 @@ def classes_with_markers(tree: ScopeTree, relevant: set[str] | None) -> dict[int
     return found
 
 
-def functional_classes(tree: ScopeTree) -> list[FunctionalClass]:
+def _assigned(tree: ScopeTree) -> Iterator[tuple[str, Assigned]]:
+    for scope in tree.scopes:
+        for name, bindings in scope.bindings.items():
+            yield from ((name, b) for b in bindings if isinstance(b, Assigned))
+
+
+def functional_classes(tree: ScopeTree) -> list[LocalClass]:
     """Every ``Name = TypedDict("Name", {...})`` / ``NamedTuple(...)`` of the module."""
     return [
-        functional
-        for scope in tree.scopes
-        for name, bindings in scope.bindings.items()
-        for binding in bindings
-        if isinstance(binding, Assigned)
-        and (functional := functional_class(binding, name)) is not None
+        (functional, binding.scope)
+        for name, binding in _assigned(tree)
+        if (functional := functional_class(binding, name)) is not None
     ]
 
 
@@ -120,13 +117,7 @@ def leaf_aliases(tree: ScopeTree, leaf_names: set[str]) -> set[str]:
     names = set(leaf_names)
     if not names:
         return names  # the common module: no container with marked entries, nothing to read
-    made: list[tuple[str, list[ast.expr]]] = [
-        (name, [binding.value])
-        for scope in tree.scopes
-        for name, bindings in scope.bindings.items()
-        for binding in bindings
-        if isinstance(binding, Assigned)
-    ]
+    made = [(name, [binding.value]) for name, binding in _assigned(tree)]
     made += [
         (
             defined.node.name,
@@ -168,7 +159,6 @@ def calls_and_aliases(
         starts = src.line_starts
         lines = sorted({bisect.bisect_right(starts, at) for name in hits for at in found_at[name]})
     found: list[CallSite] = []
-    seen: set[int] = set()
     for first, last, stmt, scope, flow in tree.statements:
         if lines is not None and not (
             (at := bisect.bisect_left(lines, first)) < len(lines) and lines[at] <= last
@@ -177,10 +167,7 @@ def calls_and_aliases(
         calls: list[tuple[ast.Call, Scope]] = []
         for expr in own_expressions(stmt):
             calls_in(expr, scope, calls)
-        for node, inner in calls:
-            if id(node) not in seen:
-                seen.add(id(node))
-                found.append((node, inner, (first, flow)))
+        found += [(node, inner, (first, flow)) for node, inner in calls]
     found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
     return found
 

@@ -93,6 +93,7 @@ BLOCK_FIELDS: dict[type, tuple[str, ...]] = {
 if hasattr(ast, "TryStar"):  # Python 3.11+
     BLOCK_FIELDS[ast.TryStar] = BLOCK_FIELDS[ast.Try]
 _CLAUSES = frozenset({"handlers", "cases"})
+_BLOCK_ITEMS = (ast.stmt, ast.excepthandler, ast.match_case)
 _NESTS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _OPAQUE = (*_NESTS, ast.Lambda)
 
@@ -230,17 +231,8 @@ def walrus_targets(
 
 
 def own_expressions(stmt: ast.AST) -> list[ast.AST]:
-    """A statement's expressions, without the statements nested in its body."""
-    out: list[ast.AST] = []
-    nested = BLOCK_FIELDS.get(type(stmt), ())
-    for name, value in ast.iter_fields(stmt):
-        if name in nested:
-            continue
-        if isinstance(value, ast.AST):
-            out.append(value)
-        elif isinstance(value, list):
-            out.extend(v for v in value if isinstance(v, ast.AST))
-    return out
+    """A statement's expressions, without the statements, handlers and cases of its blocks."""
+    return [c for c in child_nodes(stmt) if not isinstance(c, _BLOCK_ITEMS)]
 
 
 def parameter_names(args: ast.arguments) -> list[str]:

@@ -153,21 +153,19 @@ class Exports(Generic[T]):
                 return None  # a library's: it may bind the name
             where = next((w for w in star if w != (module, level) and self.module(*w)), None)
             other = None if where is None else self.module(*where)
-            if where is None or other is None:
+            if other is None:
                 return None
-            hidden = name[0] == "_" if other.exported is None else name not in other.exported
-            if hidden:
-                continue
+            if name[0] == "_" if other.exported is None else name not in other.exported:
+                continue  # the star import does not bind it
             found = self._find((where[0], where[1], name), seen)
             if found is not _ABSENT:
                 return found
         return _ABSENT
 
     def module(self, module: str, level: int) -> _Module[T] | None:
-        key = (module, level)
-        if key not in self.read:
-            self.read[key] = self._read(module, level)
-        return self.read[key]
+        if (module, level) not in self.read:
+            self.read[module, level] = self._read(module, level)
+        return self.read[module, level]
 
     def _read(self, module: str, level: int) -> _Module[T] | None:
         """None when it cannot be read. A name bound more than once there is left unsettled."""

@@ -18,12 +18,6 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 def source_lines(text: str) -> list[str]:
     """``text`` split into lines with their endings as Python's tokenizer counts them
     (``str.splitlines`` also breaks at form feeds, which would shift every offset after one)."""
-    if "\r" not in text:  # the common case: split at "\n" alone, at C speed
-        parts = text.split("\n")
-        lines = [part + "\n" for part in parts[:-1]]
-        if parts[-1]:
-            lines.append(parts[-1])
-        return lines
     return _LINE.findall(text)
 
 
@@ -153,21 +147,15 @@ class Source:
         return source_lines(self.text)
 
     @cached_property
-    def ascii(self) -> bool:
-        """An ASCII text has byte columns equal to character columns: no per-line conversion."""
-        return self.text.isascii()
-
-    @cached_property
     def line_starts(self) -> list[int]:
         """Offset of each line's first character (index 0 is line 1), plus the text's end."""
         return list(accumulate(map(len, self.lines), initial=0))
 
     def offset(self, lineno: int, col: int) -> int:
         """String offset of an AST (line, byte column) position."""
-        if not self.ascii:
-            line = self.lines[lineno - 1] if lineno <= len(self.lines) else ""
-            if not line.isascii():
-                col = len(line.encode("utf-8")[:col].decode("utf-8", "replace"))
+        line = self.lines[lineno - 1] if lineno <= len(self.lines) else ""
+        if not line.isascii():
+            col = len(line.encode("utf-8")[:col].decode("utf-8", "replace"))
         return self.line_starts[lineno - 1] + col
 
     def start(self, node: ast.AST) -> int:

@@ -14,7 +14,6 @@ from jaxrewrite.engine.read.classes import (
     ClassInfo,
     FunctionalClass,
     LocalClass,
-    class_key,
     leaf_class,
     read_class,
 )
@@ -89,7 +88,7 @@ class Walked:
 
     def info(self, local: LocalClass) -> ClassInfo:
         defined, scope = local
-        key = class_key(defined)
+        key = id(defined.node)
         if key not in self.class_info:
             self.class_info[key] = read_class(defined, scope, self.src, self.relevant)
         return self.class_info[key]
@@ -243,7 +242,7 @@ def _container(walk: Walked, ann: ast.expr, scope: Scope) -> tuple[ClassInfo, in
     info = None if local is None else walk.info(local[0])
     if local is None or info is None or info.kind is Container.CLASS:
         return None
-    return info, class_key(local[0][0])
+    return info, id(local[0][0].node)
 
 
 def _entries(
