@@ -8,7 +8,7 @@ import dataclasses
 import enum
 from dataclasses import dataclass, field
 
-from jaxrewrite.engine.read.fields import FieldUse
+from jaxrewrite.engine.read.classes import FieldUse
 from jaxrewrite.engine.read.literals import Values
 from jaxrewrite.engine.read.signature import Param, Signature
 from jaxrewrite.engine.read.source import Source
@@ -151,7 +151,7 @@ class Analysis:
     header: Header
     uses: list[Use] = field(default_factory=list)
     registrations: list[Registration] = field(default_factory=list)
-    #: Static fields of Equinox Modules and flax.struct dataclasses (``engine.read.fields``).
+    #: Static fields of Equinox Modules and flax.struct dataclasses (``engine.read.classes``).
     fields: list[FieldUse] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: (def, parameter name) of every JR006 finding: what ``check --fix`` makes static.

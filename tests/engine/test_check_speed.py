@@ -1,6 +1,6 @@
 """What makes ``check`` fast (issue 45 item 4), each shown to change no finding: the needle for
 the trace-time analysis (JR006: a module is parsed only where its code names a tracing transform,
-``lexer.code_mentions``, never for a name in a docstring or a comment; over jax's source it admits
+``filters.code_mentions``, never for a name in a docstring or a comment; over jax's source it admits
 121 of the 240 files that hold a transform's name anywhere), the import search at C speed, and
 the alias search reading each scope once.
 """
@@ -17,7 +17,7 @@ from support import jaxrewrite, write
 from jaxrewrite.commands.check import check_text
 from jaxrewrite.engine.findings import trace_findings
 from jaxrewrite.engine.findings.tracetime import may_trace
-from jaxrewrite.engine.read.lexer import code_mentions, last_word
+from jaxrewrite.engine.read.filters import code_mentions, last_word
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("jit", "vmap")
@@ -268,7 +268,7 @@ def test_the_alias_search_reads_each_scope_once(monkeypatch: pytest.MonkeyPatch)
 
 
 def _loops_by_bracket(text: str) -> tuple[tuple[int, frozenset[str], frozenset[str]], ...]:
-    """``filters._loops`` as it was read before: ``\\bfor\\b`` searched (now ``lexer.word_starts``),
+    """``filters._loops`` as it was read before: ``\\bfor\\b`` searched (now ``word_starts``),
     then a loop per bracket and line break (now ``filters._line_end``)."""
     import re
 
@@ -364,12 +364,12 @@ def test_annotations_that_name_no_marker_are_not_read(monkeypatch: pytest.Monkey
 
 
 def test_any_word_is_the_word_pattern_searched() -> None:
-    """``imported_def.may_apply_imported`` reads the table's names with ``lexer.any_word``: the same
+    """``imported_def.may_apply_imported`` reads the table's names with ``any_word``: the same
     answer as ``\\b(?:...)\\b`` searched, over tricky texts and over jax's source."""
     import re
 
     from jaxrewrite.engine.findings.checks.imported_def import _TABLE_NAMES
-    from jaxrewrite.engine.read.lexer import any_word
+    from jaxrewrite.engine.read.filters import any_word
 
     pattern = re.compile(r"\b(?:" + "|".join(_TABLE_NAMES) + r")\b")
     texts = ["gradient", "x.grad", "grad_fn = 1", "value_and_grad(f)", "égrad grad", "jitter", ""]

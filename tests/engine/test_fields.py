@@ -1,4 +1,4 @@
-"""Static fields of Equinox Modules and flax.struct dataclasses (``engine/read/fields.py``).
+"""Static fields of Equinox Modules and flax.struct dataclasses (``engine/read/classes.py``).
 
 The rows of ``table.FIELD_FORMS`` are checked against the installed equinox and flax; the
 spellings and refusals that the golden cases in ``golden/fields/`` do not pin are checked here,

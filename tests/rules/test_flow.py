@@ -50,7 +50,7 @@ def test_field_finding_is_not_fixed_by_making_the_argument_static() -> None:
 
 def test_static_marked_field_stays_concrete() -> None:
     """A ``Static[...]`` field is completed to the library's static field when jaxrewrite rewrites
-    the module (engine/read/fields.py), so the check reads it as static: no finding."""
+    the module (engine/read/classes.py), so the check reads it as static: no finding."""
     text = (
         "# jaxrewrite: enable\nimport equinox as eqx\nimport jax\nimport jax.numpy as jnp\n"
         "from jaxrewrite import Static\n\n\nclass M(eqx.Module):\n    n: Static[int]\n"

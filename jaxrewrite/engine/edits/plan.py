@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from jaxrewrite.engine.analysis import Analysis, Registration, Use, UseKind
 from jaxrewrite.engine.edits import render, splice
-from jaxrewrite.engine.read.fields import Action, FieldUse
+from jaxrewrite.engine.read.classes import Action, FieldUse
 from jaxrewrite.engine.read.literals import Value, Values
 from jaxrewrite.engine.read.source import Source
 

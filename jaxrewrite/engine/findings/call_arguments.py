@@ -21,11 +21,12 @@ from jaxrewrite.engine.read.classes import (
     DATACLASS,
     FunctionalClass,
     LocalClass,
+    field_function,
+    form_of,
     leaf_class,
     local_class,
     read_class,
 )
-from jaxrewrite.engine.read.fields import field_function, form_of
 from jaxrewrite.engine.read.handwritten import Refused
 from jaxrewrite.engine.read.nodes import bindings, child_nodes, family, name_assigned, walk
 from jaxrewrite.engine.read.recognise import classify_registration

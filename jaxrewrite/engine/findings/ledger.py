@@ -20,8 +20,7 @@ from jaxrewrite.engine.findings.checks import (
     unseen_level,
 )
 from jaxrewrite.engine.findings.context import Context
-from jaxrewrite.engine.read.classes import functional_entries
-from jaxrewrite.engine.read.fields import field_function, form_of
+from jaxrewrite.engine.read.classes import field_function, form_of, functional_entries
 from jaxrewrite.engine.read.markers import index_of, is_container_call, may_mark
 from jaxrewrite.engine.read.nodes import blocks, own_expressions
 from jaxrewrite.engine.read.othermodules import (

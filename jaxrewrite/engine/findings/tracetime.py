@@ -28,9 +28,8 @@ from jaxrewrite.engine.findings.call_arguments import (
 from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
 from jaxrewrite.engine.findings.flow import ARRAY, TREE, Flow, Function, Tree
 from jaxrewrite.engine.findings.traced_body import NOT_JAX, Body, concrete_arguments
-from jaxrewrite.engine.read.filters import Filters
+from jaxrewrite.engine.read.filters import Filters, code_mentions
 from jaxrewrite.engine.read.handwritten import Refused
-from jaxrewrite.engine.read.lexer import code_mentions
 from jaxrewrite.engine.read.nodes import bindings, name_assigned, own_nodes, parameter_names
 from jaxrewrite.engine.read.othermodules import attributes
 from jaxrewrite.engine.read.recognise import classify

@@ -14,11 +14,13 @@ from jaxrewrite.engine.read.classes import (
     ClassInfo,
     FunctionalClass,
     LocalClass,
+    field_uses,
+    form_of,
     leaf_class,
     read_class,
+    unseen_form,
 )
 from jaxrewrite.engine.read.denote import spelled
-from jaxrewrite.engine.read.fields import field_uses, form_of, unseen_form
 from jaxrewrite.engine.read.filters import may_matter
 from jaxrewrite.engine.read.literals import Values, literal_strs, resolve_keywords, same
 from jaxrewrite.engine.read.markers import index_of, may_mark

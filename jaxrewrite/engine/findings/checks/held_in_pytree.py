@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from jaxrewrite.engine.findings.context import Context
-from jaxrewrite.engine.read.fields import form_of
+from jaxrewrite.engine.read.classes import form_of
 from jaxrewrite.engine.read.markers import MarkerReader, may_mark
 from jaxrewrite.engine.read.recognise import classify_registration
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic

@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 from jaxrewrite.engine.analysis import Analysis, Function
 from jaxrewrite.engine.findings.checks.no_transform import needed_keywords
 from jaxrewrite.engine.findings.context import Context
-from jaxrewrite.engine.read.filters import FAST, calls_and_aliases
-from jaxrewrite.engine.read.lexer import any_word
+from jaxrewrite.engine.read.filters import FAST, any_word, calls_and_aliases
 from jaxrewrite.engine.read.othermodules import (
     Exports,
     ImportReader,
