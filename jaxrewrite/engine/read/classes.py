@@ -137,6 +137,11 @@ def read_class(
     return ClassInfo(node.name, kind, tuple({**inherited, **own}.values()), unseen)
 
 
+def body_annotations(node: ast.ClassDef) -> list[ast.expr]:
+    """What each ``name: T`` of a class body annotates, fields or not."""
+    return [stmt.annotation for stmt in node.body if isinstance(stmt, ast.AnnAssign)]
+
+
 def own_fields(defined: DefinedClass) -> Iterator[tuple[ast.AnnAssign, str]]:
     """The fields a class body declares, with their names: each ``name: T`` but ClassVar,
     InitVar and KW_ONLY, written plainly or as a string (dataclasses reads both)."""
@@ -280,10 +285,8 @@ def _field_call(
     (``dict(static=True)``, ``**options``), which only JAX at run time can read."""
     if not isinstance(value, ast.Call) or qualname(value.func, scope) != FIELD:
         return True, frozenset(), None
-    init = not any(
-        kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False
-        for kw in value.keywords
-    )
+    written = _keyword(value, "init", None)
+    init = not (isinstance(written, ast.Constant) and written.value is False)
     for kw in value.keywords:
         if kw.arg is None:
             return init, frozenset(), kw.value

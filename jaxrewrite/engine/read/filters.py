@@ -14,7 +14,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from jaxrewrite.engine.read.classes import LocalClass, functional_class, local_class
+from jaxrewrite.engine.read.classes import (
+    LocalClass,
+    body_annotations,
+    functional_class,
+    local_class,
+)
 from jaxrewrite.engine.read.markers import may_mark, names_made_from
 from jaxrewrite.engine.read.nodes import (
     COMPREHENSIONS,
@@ -60,12 +65,7 @@ def classes_with_markers(tree: ScopeTree, relevant: set[str] | None) -> dict[int
     found: dict[int, LocalClass] = {
         id(defined.node): (defined, scope)
         for defined, scope in tree.classes
-        if relevant is None
-        or any(
-            may_mark(s.annotation, relevant)
-            for s in defined.node.body
-            if isinstance(s, ast.AnnAssign)
-        )
+        if relevant is None or any(may_mark(a, relevant) for a in body_annotations(defined.node))
     }
     for functional, scope in functional_classes(tree):
         if relevant is None or may_mark(functional.node, relevant):
@@ -103,13 +103,9 @@ def may_matter(
 ) -> bool:
     """Could a parameter of ``func`` be marked, or annotated with a class with marked fields
     (``Cfg``, ``Optional[Cfg]``, ``"Cfg | None"``)?"""
-    args = func.args
-    either = names | leaf_names if leaf_names else names
-    return any(
-        arg is not None and may_mark(arg.annotation, either)
-        for group in (args.posonlyargs, args.args, args.kwonlyargs, (args.vararg,), (args.kwarg,))
-        for arg in group
-    )
+    args, either = func.args, names | leaf_names
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    return any(arg is not None and may_mark(arg.annotation, either) for arg in every)
 
 
 def leaf_aliases(tree: ScopeTree, leaf_names: set[str]) -> set[str]:
@@ -119,13 +115,7 @@ def leaf_aliases(tree: ScopeTree, leaf_names: set[str]) -> set[str]:
     if not names:
         return names  # the common module: no container with marked entries, nothing to read
     made = [(name, [binding.value]) for name, binding in _assigned(tree)]
-    made += [
-        (
-            defined.node.name,
-            [stmt.annotation for stmt in defined.node.body if isinstance(stmt, ast.AnnAssign)],
-        )
-        for defined, _ in tree.classes
-    ]
+    made += [(defined.node.name, body_annotations(defined.node)) for defined, _ in tree.classes]
     return names_made_from(names, made)
 
 
@@ -142,17 +132,16 @@ def calls_and_aliases(
 ) -> list[CallSite]:
     """Calls in statements on lines where one of ``names`` or of what is made from them (aliases,
     loop targets over them, to any depth) is a first argument, in source order; None: all."""
-    if names is not None:
+    if names is not None and not names:
+        return []
+    lines: list[int] | None = None
+    if filters.first_arguments and names is not None:
         pairs = [pair for scope in tree.scopes for pair in _pairs(scope, attributes)]
         known = batch = set(names)
         while batch:  # each name is read once, in the batch that found it
             made = {name for name, root in pairs if root in batch} | loop_targets(batch, src)
             batch = made - known
             known = known | batch
-        if not known:
-            return []
-    lines: list[int] | None = None
-    if filters.first_arguments and names is not None:
         found_at = _first_arguments(src.text)
         hits = found_at.keys() & known
         if not hits:
@@ -250,15 +239,13 @@ def _first_arguments(text: str) -> dict[str, list[int]]:
     return found
 
 
-#: Blanks and comments between "(" and a first argument. A comment runs to its line break and
-#: takes it, so the text has one reading: ``#[^\n]*`` repeated could split ``#a#b#c...`` in 2**n
-#: ways, and a failed search tried them all (a string holding "(#1#2#3..." of 30 pairs stalled
-#: the import of its module for minutes).
+#: Blanks and comments between "(" and a first argument. A comment takes its line break, so the
+#: text has one reading (``#[^\n]*`` repeated splits ``#a#b#c...`` 2**n ways, all tried by a
+#: failed search: 30 pairs stalled an import for minutes).
 _GAP = r"(?:\s|#[^\r\n]*[\r\n])*"
 
-#: A first argument: an identifier right after "(", across line breaks and comments. Call
-#: sites pass the function first (``jax.jit(f)``, ``jax.jit(wrapper(f))``), so only these
-#: lines can hold one.
+#: An identifier right after "(": call sites pass the function first (``jax.jit(f)``,
+#: ``jax.jit(wrapper(f))``), so only these lines can hold one.
 FIRST_ARGUMENT = re.compile(r"\(" + _GAP + r"([^\W\d]\w*)")
 
 IDENTIFIER = re.compile(r"[^\W\d]\w*")

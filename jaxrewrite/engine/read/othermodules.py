@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from jaxrewrite.engine.read.classes import body_annotations
 from jaxrewrite.engine.read.nodes import statements
 from jaxrewrite.engine.read.resolve import MAX_DEPTH, parse_string, qualname
 from jaxrewrite.engine.read.scopes import (
@@ -76,10 +77,7 @@ def verdict(
     if isinstance(binding, Assigned):
         return "an alias of a marker" if mentions(binding.value, binding.scope) else ""
     if isinstance(binding, DefinedClass):
-        marked_fields = any(
-            isinstance(s, ast.AnnAssign) and mentions(s.annotation, binding.body)
-            for s in binding.node.body
-        )
+        marked_fields = any(mentions(a, binding.body) for a in body_annotations(binding.node))
         return "a class with Static/NoDiff fields" if marked_fields else ""
     if isinstance(binding, Imported):
         return "" if library(binding.qualname) else None  # else followed

@@ -1,8 +1,7 @@
 """What lies between a transform and its def: other transforms of the table and one-argument
 wrappers (``jax.jit(logged(f))``), assumed to pass ``*args, **kwargs`` through unless their
-definition in view shows otherwise (JR125). A name assigned such an expression stands for the def
-(``filters.calls_and_aliases``); what is made from a marked def some other way is JR007's
-(``made_from``).
+definition in view shows otherwise (JR125); what is made from a marked def some other way is
+JR007's (``made_from``).
 """
 
 from __future__ import annotations
@@ -143,10 +142,7 @@ def _star_call(node: Function | ast.Lambda, func: str) -> bool:
     forward = f"{func}(*{args.vararg.arg}, **{args.kwarg.arg})"
     body: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
     return any(
-        isinstance(call, ast.Call)
-        and isinstance(call.func, ast.Name)
-        and call.func.id == func
-        and ast.unparse(call) == forward
+        isinstance(call, ast.Call) and ast.unparse(call) == forward
         for part in body
         for call in ast.walk(part)
     )
@@ -235,22 +231,20 @@ def made_from(
         return None
     found = scope.lookup(arg.id)
     for binding in choice_parts(found[0] if found is not None else ()):
-        if isinstance(binding, Choice) and binding.source is not None and binding.scope is not None:
-            # A loop target over what is not a literal: any marked def the iterable names.
-            for name in (n for n in ast.walk(binding.source) if isinstance(n, ast.Name)):
-                reached = made_from(name, binding.scope, marked, seen)
-                if reached is not None:
-                    return reached
-            continue
         if isinstance(binding, Defined) and id(binding.node) in marked:
             return binding.node
-        if (
+        more: list[tuple[ast.expr, Scope]] = []
+        if isinstance(binding, Choice) and binding.source is not None and binding.scope is not None:
+            # A loop target over what is not a literal: any marked def the iterable names.
+            more = [(n, binding.scope) for n in ast.walk(binding.source) if isinstance(n, ast.Name)]
+        elif (
             isinstance(binding, Assigned)
             and id(binding) not in seen
             and isinstance(binding.value, (ast.Call, ast.Name))
         ):
             seen.add(id(binding))
-            reached = made_from(binding.value, binding.scope, marked, seen)
-            if reached is not None:
+            more = [(binding.value, binding.scope)]
+        for expr, where in more:
+            if (reached := made_from(expr, where, marked, seen)) is not None:
                 return reached
     return None
