@@ -44,18 +44,14 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
 def walk(node: ast.AST) -> Iterator[ast.AST]:
     """``ast.walk(node)``, in the same order, without the context and operator leaves."""
     yield node
-    for child, _, _ in _found(node, breadth=True):
+    for child, _, _ in family(node, breadth=True):
         yield child
 
 
-def family(root: ast.AST) -> Iterator[tuple[ast.AST, ast.AST, ast.AST]]:
+def family(root: ast.AST, breadth: bool = False) -> Iterator[tuple[ast.AST, ast.AST, ast.AST]]:
     """Every node below ``root`` as (node, its parent, the innermost def or lambda around it, or
-    ``root``), depth first from the last child: one pass for what needs the parent or scope."""
-    return _found(root, breadth=False)
-
-
-def _found(root: ast.AST, breadth: bool) -> Iterator[tuple[ast.AST, ast.AST, ast.AST]]:
-    """``family``'s triples, breadth first or depth first; no call per node."""
+    ``root``), depth first from the last child (or breadth first), with no call per node: one
+    pass for what needs the parent or scope."""
     todo: deque[tuple[ast.AST, ast.AST]] = deque([(root, root)])
     take, push, fields = todo.popleft if breadth else todo.pop, todo.append, _FIELDS.get
     while todo:
