@@ -89,16 +89,14 @@ def _known_opcodes(
     for first, last, shift_before, shift_after in runs:
         j1 = _line_starting(new_starts, old_starts[first] + shift_before)
         j2 = _line_starting(new_starts, old_starts[last] + shift_after)
+        # Equal texts between line starts split into as many lines: their counts agree too.
         if j1 is None or j2 is None:
             return None
-        if (
-            first - i != j1 - j
-            or before[old_starts[i] : old_starts[first]] != after[new_starts[j] : new_starts[j1]]
-        ):
+        if before[old_starts[i] : old_starts[first]] != after[new_starts[j] : new_starts[j1]]:
             return None
         spans.append((first, last, j1, j2))
         i, j = last, j2
-    if len(old) - i != len(new) - j or before[old_starts[i] :] != after[new_starts[j] :]:
+    if before[old_starts[i] :] != after[new_starts[j] :]:
         return None
     codes: list[tuple[str, int, int, int, int]] = []
     i = j = 0
