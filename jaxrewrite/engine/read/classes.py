@@ -332,13 +332,10 @@ def form_of(defined: DefinedClass, scope: Scope) -> tuple[FieldForm | None, ast.
     unseen = next(
         (base for base, name, read in ancestry if read is None and name not in _KNOWN), None
     )
-    for deco in defined.node.decorator_list:
-        name = qualname(deco.func if isinstance(deco, ast.Call) else deco, scope)
-        for form in FIELD_FORMS:
-            if name in form.decorators:
-                return form, unseen
-    inherited = (form for _, name, _ in ancestry for form in FIELD_FORMS if name in form.bases)
-    return next(inherited, None), unseen
+    heads = [d.func if isinstance(d, ast.Call) else d for d in defined.node.decorator_list]
+    forms = [f for d in heads for f in FIELD_FORMS if qualname(d, scope) in f.decorators]
+    forms += [f for _, name, _ in ancestry for f in FIELD_FORMS if name in f.bases]
+    return (forms[0] if forms else None), unseen
 
 
 def _ancestry(
