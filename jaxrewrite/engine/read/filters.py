@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from jaxrewrite.engine.read.classes import (
+    FunctionalClass,
     LocalClass,
     body_annotations,
     functional_class,
@@ -89,7 +90,7 @@ def _assigned(tree: ScopeTree) -> Iterator[tuple[str, Assigned]]:
             yield from ((name, b) for b in bindings if isinstance(b, Assigned))
 
 
-def functional_classes(tree: ScopeTree) -> list[LocalClass]:
+def functional_classes(tree: ScopeTree) -> list[tuple[FunctionalClass, Scope]]:
     """Every ``Name = TypedDict("Name", {...})`` / ``NamedTuple(...)`` of the module."""
     return [
         (functional, binding.scope)

@@ -150,8 +150,7 @@ class Exports(Generic[T]):
             if star is None:
                 return None  # a library's: it may bind the name
             where = next((w for w in star if w != (module, level) and self.module(*w)), None)
-            other = None if where is None else self.module(*where)
-            if other is None:
+            if where is None or (other := self.module(*where)) is None:
                 return None
             if name[0] == "_" if other.exported is None else name not in other.exported:
                 continue  # the star import does not bind it
