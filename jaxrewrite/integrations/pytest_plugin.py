@@ -24,7 +24,7 @@ from jaxrewrite.errors import NotRewrittenWarning
 from jaxrewrite.hook.finder import HookHandle, install
 from jaxrewrite.hook.pipeline import Pipeline
 
-__all__ = ["assertion_pipeline", "pipeline_name"]
+__all__ = ["pipeline_name"]
 
 INI = "jaxrewrite_packages"
 #: The switch for a marked module that runs unrewritten: "error" (the default) or "warn".
@@ -202,22 +202,20 @@ def _start(config: pytest.Config) -> None:
     )
     if hook is None and not names:
         return  # --assert=plain and no packages: nothing to find (see the guide)
-    # First on sys.meta_path: in front of pytest's hook (which finds test modules for itself).
-    state.handle = install(
-        names, owned=() if hook is None else ((hook, assertion_pipeline(config)),)
-    )
+    if hook is None:
+        state.handle = install(names)
+        return
+    # First on sys.meta_path, in front of pytest's hook (which finds test modules for itself):
+    # jaxrewrite's rewrite, then pytest's assertion rewriting.
+    name = pipeline_name(pytest.__version__, bool(config.getini("enable_assertion_pass_hook")))
+    to_code = functools.partial(_assertions_rewritten, config)
+    state.handle = install(names, owned=((hook, Pipeline(name=name, to_code=to_code)),))
 
 
 def pipeline_name(version: str, pass_hook: bool) -> str:
     """The pipeline's part of the cache tag: what decides the code ``rewrite_asserts`` writes."""
     digest = hashlib.sha256(f"{version}|{bool(pass_hook)}".encode()).hexdigest()[:12]
     return f"pytest{digest}"
-
-
-def assertion_pipeline(config: pytest.Config) -> Pipeline:
-    """jaxrewrite's rewrite, then pytest's assertion rewriting."""
-    name = pipeline_name(pytest.__version__, bool(config.getini("enable_assertion_pass_hook")))
-    return Pipeline(name=name, to_code=functools.partial(_assertions_rewritten, config))
 
 
 def _assertions_rewritten(config: pytest.Config, text: str, path: str, optimize: int) -> CodeType:

@@ -10,12 +10,19 @@ import ast
 from jaxrewrite.engine.build import build_analysis, collector_paused, keeping_tree
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.read.filters import EXHAUSTIVE
+from jaxrewrite.engine.read.handwritten import Reason
 from jaxrewrite.engine.walk.specs import may_need_migration
 from jaxrewrite.migrate.imports import unused_import_edits
-from jaxrewrite.migrate.plan import Plan, plan_migration
-from jaxrewrite.migrate.result import REASONS, Migrated, Migration, Reason, Refusal, UseRecord
-from jaxrewrite.migrate.unattached import unattached
-from jaxrewrite.migrate.verify import round_trip
+from jaxrewrite.migrate.plan import (
+    REASONS,
+    Migrated,
+    Migration,
+    Plan,
+    Refusal,
+    UseRecord,
+    plan_migration,
+)
+from jaxrewrite.migrate.verify import round_trip, unattached
 
 __all__ = [
     "REASONS",

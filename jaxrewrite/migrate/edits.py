@@ -8,15 +8,13 @@ import ast
 import re
 from collections.abc import Mapping, Sequence
 
-from jaxrewrite.engine.analysis import Use, UseKind
+from jaxrewrite.engine.analysis import Function, Use, UseKind
 from jaxrewrite.engine.edits import splice
+from jaxrewrite.engine.read.handwritten import Reason
 from jaxrewrite.engine.read.signature import Param
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import Mark
 from jaxrewrite.engine.walk.specs import has_spec, spec_keywords
-from jaxrewrite.migrate.result import Reason
-
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def removals(use: Use, src: Source) -> dict[int, tuple[ast.Call, set[int]]]:

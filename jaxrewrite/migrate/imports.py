@@ -13,10 +13,10 @@ import sys
 
 from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.edits import splice
+from jaxrewrite.engine.read.handwritten import Reason
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import Mark
 from jaxrewrite.header import PRAGMA, header_statements
-from jaxrewrite.migrate.result import Reason
 
 MODULE = "jaxrewrite"
 
