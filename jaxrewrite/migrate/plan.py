@@ -25,7 +25,7 @@ from jaxrewrite.engine.walk.specs import (
     static_params,
 )
 from jaxrewrite.errors import RewriteError
-from jaxrewrite.migrate.edits import function_edits, removals
+from jaxrewrite.migrate.edits import annotate, removals, use_edits
 from jaxrewrite.migrate.imports import header_edits
 
 #: One line per reason, for summaries (``jaxrewrite migrate`` prints the counts with these): the
@@ -288,7 +288,10 @@ def plan_migration(analysis: Analysis, excluded: Mapping[int, Refusal], tree: as
     except Refused as why:
         refused += [Refusal(why.reason, why.message, p.func.lineno, p.func.name) for p in planned]
         return Plan([], [], refused, {})
-    edits = module_edits
+    edits = module_edits  # then per function: its written specs removed, its markers added
     for p in planned:
-        edits += function_edits(p.uses, p.func, p.marks, src, spelling)
+        edits += [edit for use in p.uses if has_spec(use) for edit in use_edits(use, src)]
+        for param in p.uses[0].signature.params:
+            if param.name in p.marks:
+                edits += annotate(param, p.func, spelling[p.marks[param.name]], src)
     return Plan(edits, planned, refused, spelling)
