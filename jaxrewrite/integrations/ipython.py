@@ -7,6 +7,7 @@ IPython is never imported here: the shell is handed in (docs/design.md, "The IPy
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
 import re
@@ -53,10 +54,8 @@ class CellRewriter:
     def unload(self) -> None:
         transforms = self.shell.input_transformers_post
         transforms[:] = [t for t in transforms if t != self.transform]
-        try:
+        with contextlib.suppress(ValueError):  # already gone
             self.shell.events.unregister("post_run_cell", self.post_run_cell)
-        except ValueError:
-            pass  # already gone
         self.shell.magics_manager.magics["cell"].pop(SHOW_MAGIC, None)
         if self._hook is not None:
             self._hook.uninstall()

@@ -17,7 +17,6 @@ from jaxrewrite.migrate.plan import (
     REASONS,
     Migrated,
     Migration,
-    Plan,
     Refusal,
     UseRecord,
     plan_migration,
@@ -69,6 +68,6 @@ def migrate_source(text: str, filename: str = "<string>") -> Migration:
                     text, migrated, done, plan.refused + unattached(analysis, tree), changes
                 )
             excluded.update(problems)
-        else:  # pragma: no cover - every round refuses at least one more function
-            plan = Plan([], [], [*excluded.values()], {})
-        return Migration(text, text, [], plan.refused + unattached(analysis, tree))
+        # Still planning when the rounds ran out (never seen: each refuses one more function).
+        refused = [*excluded.values()] if plan.planned else plan.refused
+        return Migration(text, text, [], refused + unattached(analysis, tree))
