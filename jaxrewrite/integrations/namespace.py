@@ -36,7 +36,7 @@ from jaxrewrite.engine.read.scopes import (
     Scope,
     ScopeKind,
 )
-from jaxrewrite.engine.read.signature import Kind, read_signature
+from jaxrewrite.engine.read.signature import read_signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.read.wrappers import peel
 from jaxrewrite.engine.rulebook.table import Container, Mark
@@ -291,29 +291,25 @@ def _def_stand_in(
     }
     if not signature.has_markers and not named & leaves:
         return None
-    parts: list[str] = []
     used: set[frozenset[Mark]] = set()
     mentions: set[str] = set()
-    previous: Kind | None = None
-    for param in signature.params:
-        kind = param.kind
-        if previous is Kind.POSITIONAL_ONLY and kind is not Kind.POSITIONAL_ONLY:
-            parts.append("/")
-        if kind is Kind.KEYWORD_ONLY and previous not in (Kind.KEYWORD_ONLY, Kind.VAR_POSITIONAL):
-            parts.append("*")
-        spelled = param.name
-        annotation = param.node.annotation
-        if param.markers:
-            used.add(param.markers)
-            spelled += ": " + mark_name(param.markers)
-        elif isinstance(annotation, ast.Name):  # a class with per-leaf statics, maybe
+    markers = {id(p.node): p.markers for p in signature.params}
+
+    def spell(arg: ast.arg) -> str:
+        annotation = arg.annotation
+        if markers[id(arg)]:
+            used.add(markers[id(arg)])
+            return f"{arg.arg}: {mark_name(markers[id(arg)])}"
+        if isinstance(annotation, ast.Name):  # a class with per-leaf statics, maybe
             mentions.add(annotation.id)
-            spelled += ": " + annotation.id
-        prefix = {Kind.VAR_POSITIONAL: "*", Kind.VAR_KEYWORD: "**"}.get(kind, "")
-        parts.append(prefix + spelled)
-        previous = kind
-    if previous is Kind.POSITIONAL_ONLY:
-        parts.append("/")
+            return f"{arg.arg}: {annotation.id}"
+        return arg.arg
+
+    # The parameters as written, without defaults, annotated only with a marker or a class name.
+    a = node.args
+    parts = [*map(spell, a.posonlyargs), *(["/"] if a.posonlyargs else []), *map(spell, a.args)]
+    parts += ["*" + spell(a.vararg)] if a.vararg else ["*"] if a.kwonlyargs else []
+    parts += [*map(spell, a.kwonlyargs), *(["**" + spell(a.kwarg)] if a.kwarg else [])]
     first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
     text = f"def {node.name}({', '.join(parts)}): ...\n"
     return StandIn(node.name, text, frozenset(used), first, mentions=frozenset(mentions))
