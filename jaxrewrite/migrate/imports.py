@@ -15,7 +15,7 @@ from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.read.handwritten import Reason
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.rulebook.table import MARKER_TYPES, Mark
+from jaxrewrite.engine.rulebook.table import Mark
 from jaxrewrite.header import PRAGMA, header_statements
 
 MODULE = "jaxrewrite"
@@ -128,8 +128,9 @@ def header_edits(
             and stmt.module in ("jaxrewrite", "jaxrewrite.markers")
         ):
             for alias in stmt.names:
-                if alias.name in MARKER_TYPES:
-                    spelling.setdefault(MARKER_TYPES[alias.name], alias.asname or alias.name)
+                for mark in Mark:
+                    if alias.name == mark.value:
+                        spelling.setdefault(mark, alias.asname or alias.name)
     missing = {mark for mark in needed if mark not in spelling}
     for mark in missing:
         candidate, n = mark.value, 1
