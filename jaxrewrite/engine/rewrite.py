@@ -8,7 +8,7 @@ from typing import Any
 from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.build import collector_paused
 from jaxrewrite.engine.edits import splice
-from jaxrewrite.engine.edits.plan import plan
+from jaxrewrite.engine.edits.render import plan
 from jaxrewrite.engine.findings import analyze
 from jaxrewrite.errors import Notes, say
 
