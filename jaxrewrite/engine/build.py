@@ -44,19 +44,11 @@ def build_analysis(
     header: Header | None = None,
     passes: Sequence[TreePass] = (),
 ) -> Analysis:
-    """Analyze one module's text; Python's own SyntaxError if it does not parse.
-
-    ``environment`` names what the text uses but does not bind (a notebook's earlier cells);
-    ``passes`` run over the live tree and walk after the analysis, in order (``engine.findings``).
-    """
+    """Analyze one module's text; Python's own SyntaxError if it does not parse. ``environment``
+    names what the text uses but does not bind (a notebook's earlier cells); ``passes`` run over
+    the live tree and walk after the analysis, in order (``engine.findings``)."""
     header = scan_header(text) if header is None else header
     src = Source(text, filename)
-    unknown = [
-        Diagnostic(
-            rules.UNKNOWN_DIRECTIVE.code, rules.UNKNOWN_DIRECTIVE.text(word=word), filename, line, 1
-        )
-        for line, word in header.unknown
-    ]
     if require_pragma and not header.enabled:
         result = Analysis(src, header)
     else:
@@ -66,7 +58,11 @@ def build_analysis(
             tree = ast.parse(text, src.filename)
             result = _analyze_tree(tree, src, header, environment, filters, passes)
             del tree
-    result.diagnostics[:0] = unknown
+    unknown = rules.UNKNOWN_DIRECTIVE
+    result.diagnostics[:0] = [
+        Diagnostic(unknown.code, unknown.text(word=word), filename, line, 1)
+        for line, word in header.unknown
+    ]
     result.diagnostics.sort(key=lambda d: (d.line, d.col))
     return result
 
@@ -99,15 +95,11 @@ def _analyze_tree(
     header: Header,
     outer: Mapping[str, Binding] | None,
     filters: Filters,
-    passes: Sequence[TreePass] = (),
+    passes: Sequence[TreePass],
 ) -> Analysis:
     """The walks over a parsed module, into a fresh Analysis (a deeper retry starts afresh)."""
     result = Analysis(src, header)
-    scopes = build_scopes(
-        tree,
-        src.text,
-        outer=None if outer is None else environment(outer),
-    )
+    scopes = build_scopes(tree, src.text, outer=None if outer is None else environment(outer))
     try:
         walked = walk_module(scopes, src, filters, result)
         for extra in passes:

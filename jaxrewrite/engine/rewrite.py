@@ -14,13 +14,10 @@ from jaxrewrite.errors import Notes, say
 
 
 def rewrite_source(source: str, filename: str = "<string>", **options: Any) -> str:
-    """Return ``source`` with Static annotations turned into explicit transform keywords.
-
-    The very same string comes back when the header has no ``# jaxrewrite: enable``
-    pragma, or when nothing in the module needs a keyword. Raises RewriteError for misuse
-    and Python's own SyntaxError for source that does not parse. ``options`` are
-    ``jaxrewrite.analyze``'s (``report``: also warn as the import hook does).
-    """
+    """Return ``source`` with Static annotations turned into explicit transform keywords (the
+    very same string without the ``# jaxrewrite: enable`` pragma or where nothing needs one).
+    RewriteError for misuse, SyntaxError for source that does not parse; ``options`` are
+    ``jaxrewrite.analyze``'s (``report``: also warn as the import hook does)."""
     return rewrite_with_notes(source, filename, **options)[0]
 
 

@@ -185,16 +185,6 @@ T = TypeVar("T")
 _INTS, _STRS = "int or tuple of ints", "str or tuple of str"
 
 
-def _check_positions(nums: Iterable[int], sig: Signature, keyword: str) -> None:
-    for i in nums:
-        if i < 0:
-            raise Reason.NEGATIVE.refused(keyword=keyword, i=i)
-        if i >= sig.n_positional:
-            if sig.var_positional:
-                raise Reason.VARARGS.refused(keyword=keyword, i=i, vararg=vararg_name(sig))
-            raise Reason.OUT_OF_RANGE.refused(keyword=keyword, i=i, count=sig.n_positional)
-
-
 def _check_names(
     names: Iterable[str], sig: Signature, keyword: str, positional: bool = False
 ) -> None:
@@ -233,14 +223,17 @@ def _read_lists(use: Use, sig: Signature, src: Source) -> Reading:
                 p.position for p in sig.params if p.name in extra_names and p.position is not None
             )
             inferred = True
-    if nums is not None:
-        _check_positions(nums, sig, t.argnums)
+    for i in nums or ():
+        if i < 0:
+            raise Reason.NEGATIVE.refused(keyword=t.argnums, i=i)
+        if i >= sig.n_positional and sig.var_positional:
+            raise Reason.VARARGS.refused(keyword=t.argnums, i=i, vararg=vararg_name(sig))
+        if i >= sig.n_positional:
+            raise Reason.OUT_OF_RANGE.refused(keyword=t.argnums, i=i, count=sig.n_positional)
     if names is not None and t.argnames is not None:
         _check_names(names, sig, t.argnames)
-    meaning: Meaning = {}
     if t.argnames is None:
-        meaning[t.argnums] = frozenset((*(nums or ()), *extra_positions))
-        return Reading(meaning, inferred)
+        return Reading({t.argnums: frozenset((*(nums or ()), *extra_positions))}, inferred)
     pok = [p for p in sig.params if p.kind is Kind.POSITIONAL_OR_KEYWORD]
     if nums is None and names is not None:
         nums = tuple(p.position for p in pok if p.name in names and p.position is not None)
@@ -248,8 +241,7 @@ def _read_lists(use: Use, sig: Signature, src: Source) -> Reading:
     elif names is None and nums is not None:
         names = tuple(p.name for p in pok if p.position in nums)
         inferred = True
-    meaning[t.argnums] = frozenset(nums or ())
-    meaning[t.argnames] = frozenset(names or ())
+    meaning: Meaning = {t.argnums: frozenset(nums or ()), t.argnames: frozenset(names or ())}
     return Reading(meaning, inferred)
 
 
@@ -352,10 +344,9 @@ def _complete_diff(use: Use, src: Source) -> Values | None:
     marked = sig.marked(t.markers)
     if not marked:
         return None
-    effective = {kw.arg: kw.value for kw in written if kw.arg is not None}
-    node = effective.get(t.argnums)
-    if node is None and any(kw.arg is None for kw in written):
-        unpacked = next(kw.value for kw in written if kw.arg is None)
+    node = {kw.arg: kw.value for kw in written}.get(t.argnums)
+    unpacked = next((kw.value for kw in written if kw.arg is None), None)
+    if node is None and unpacked is not None:
         raise rules.UNPACKED.error(src, unpacked, "check", transform=t.name)
     nums = literal_ints(node, t.argnums, src) if node is not None else (0,)
     n = sig.n_positional

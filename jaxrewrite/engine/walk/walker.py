@@ -1,8 +1,7 @@
-"""The walk over the module's definitions, into one ``Walked`` value built by
-``build.walk_module``'s steps and then handed to the finding passes, which only read it: each
-def's signature, per-leaf parameters and transform decorators; each class's ``register_dataclass``
-and Static fields; and the completion of one use (``complete_use``) or registration
-(``register``), for decorators and call sites (``callsites``) alike."""
+"""The walk over the module's definitions into one ``Walked`` value, which the finding passes
+only read: each def's signature, per-leaf parameters and transform decorators, each class's
+registrations and Static fields; and the completion of one use or registration, for decorators and
+call sites (``callsites``) alike."""
 
 from __future__ import annotations
 
@@ -299,15 +298,16 @@ def classes(
         if isinstance(defined, FunctionalClass):
             continue  # a functional TypedDict or NamedTuple: no decorator, base or field form
         node = defined.node
+        registered = False  # by a decorator (read where the class has marked fields)
         if info.static_fields:
             registrable.append(node.name)
-            for deco in node.decorator_list:
-                if opaque_registration(qualname(deco, scope)) is not None:
-                    walk.opaque.append((node, deco))
-                    continue
-                found = classify_registration(deco, scope)
-                if found is None:
-                    continue
+        for deco in node.decorator_list if info.static_fields else ():
+            found = classify_registration(deco, scope)
+            opaque = opaque_registration(qualname(deco, scope))
+            registered = registered or found is not None or opaque is not None
+            if opaque is not None:
+                walk.opaque.append((node, deco))
+            elif found is not None:
                 own = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
                 try:
                     register(walk, UseKind.DECORATOR, deco, found, node, own, info, scope)
@@ -316,12 +316,7 @@ def classes(
         try:
             form, unseen = form_of(defined, scope)
             if form is None and unseen is not None and info.kind is Container.CLASS:
-                own_marks = any(f.markers and f.node in node.body for f in info.fields)
-                registered = any(
-                    classify_registration(deco, scope) or opaque_registration(qualname(deco, scope))
-                    for deco in node.decorator_list
-                )
-                if own_marks and not registered:
+                if not registered and any(f.markers and f.node in node.body for f in info.fields):
                     form = unseen_form(defined, walk.src, walk.relevant)
                     if form is None:
                         unclear.append((node, unseen))
