@@ -16,14 +16,12 @@ from jaxrewrite.engine.read.filters import (
     Filters,
     calls_and_aliases,
     classes_with_markers,
-    leaf_aliases,
 )
 from jaxrewrite.engine.read.markers import index_of
 from jaxrewrite.engine.read.scopes import Binding, ScopeTree, build_scopes, environment
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.table import Container
 from jaxrewrite.engine.walk.callsites import call_site
 from jaxrewrite.engine.walk.walker import Walked, classes, defs
 from jaxrewrite.errors import RewriteError
@@ -112,27 +110,14 @@ def _analyze_tree(
 
 
 def walk_module(scopes: ScopeTree, src: Source, filters: Filters, result: Analysis) -> Walked:
-    """The whole walk, into ``result`` and the ``Walked`` value handed to the passes: defs and
-    their decorators, classes, then call sites (which need both)."""
+    """The whole walk, into ``result`` and the ``Walked`` value handed to the passes: classes
+    (whose per-leaf containers defs read), defs and their decorators, then call sites."""
     relevant = index_of(scopes).names if filters.marker_names else None
     walk = Walked(scopes, src, result, relevant)
     if relevant is not None and not relevant:
         return walk
-    static_classes = classes_with_markers(scopes, relevant)
-    leaf_names = set()
-    readable = []
-    for local in static_classes.values():
-        try:
-            info = walk.info(local)
-        except RewriteError as err:
-            walk.refuse(err)  # once: the class is not read again
-            continue
-        readable.append((local, info))
-        if info.kind is not Container.CLASS and info.static_fields:
-            leaf_names.add(info.name)
-    walk.leaf_names.update(leaf_aliases(scopes, leaf_names))
+    registrable, unclear = classes(walk, classes_with_markers(scopes, relevant).values())
     defs(walk)
-    registrable, unclear = classes(walk, readable)
     names = None  # every call; with ``first_arguments``, every def but found by a text search
     if relevant is not None or filters.first_arguments:
         names = [f.name for f, _ in scopes.defs if relevant is None or id(f) in walk.signatures]

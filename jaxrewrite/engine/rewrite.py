@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from jaxrewrite.engine.analysis import Analysis
-from jaxrewrite.engine.build import collector_paused
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.edits.render import plan
 from jaxrewrite.engine.findings import analyze
@@ -23,13 +22,9 @@ def rewrite_source(source: str, filename: str = "<string>", **options: Any) -> s
 
 def rewrite_with_notes(text: str, filename: str, **options: Any) -> tuple[str, Notes]:
     """``rewrite_source``'s text and the warnings issued on the way (the hook keeps them with the
-    code)."""
-    with collector_paused():
-        analysis = analyze(text, filename, **options)
-        try:
-            return rewritten(analysis), notes(analysis)
-        finally:
-            del analysis  # it holds parts of the AST: free them before the collector resumes
+    code). The analysis pauses the collector itself; planning and splicing need no pause."""
+    analysis = analyze(text, filename, **options)
+    return rewritten(analysis), notes(analysis)
 
 
 def rewritten(analysis: Analysis) -> str:

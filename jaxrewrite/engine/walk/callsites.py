@@ -154,7 +154,6 @@ def _function(
     # A loop target over a literal (``for fn in (f, g):``) is the name bound each of those ways.
     seen = [b for b in choice_parts(seen or ()) if not (id(b) in memo and memo[id(b)] is _READING)]
     if len(seen) > 1:
-        # ``@typing.overload`` stubs are replaced by the implementation that follows them.
         real = [b for b in seen if not (isinstance(b, Defined) and is_overload(b.node, where))]
         seen = real or seen[-1:]
     if not seen:
@@ -219,5 +218,4 @@ def _bound_def(
     return found
 
 
-#: An assignment ``_function`` is reading now.
-_READING = object()
+_READING = object()  # an assignment ``_function`` is reading now

@@ -202,7 +202,6 @@ def _check_names(
 
 
 def _read_lists(use: Use, sig: Signature, src: Source) -> Reading:
-    """JAX's reading of the spec a use wrote (``Refused`` where no annotation can say the same)."""
     t = use.transform
     found = written(use)
     nums = _given(literal_ints, found.get(t.argnums), t.argnums, src, _INTS)
@@ -315,8 +314,7 @@ def _complete_axes(use: Use, src: Source) -> Values | None:
 
 
 def _read_axes(use: Use, sig: Signature, src: Source) -> Reading:
-    """The positions the written ``in_axes`` leaves unmapped (``Refused`` where it cannot be
-    read)."""
+    """The positions the written ``in_axes`` leaves unmapped."""
     t = use.transform
     node = written(use).get(t.argnums)
     axes = 0 if node is None else literal(node)

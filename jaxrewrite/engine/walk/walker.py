@@ -6,6 +6,7 @@ call sites (``callsites``) alike."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from jaxrewrite.engine.analysis import Analysis, Leaf, Registration, Use, UseKind, needs_edit
@@ -19,7 +20,7 @@ from jaxrewrite.engine.read.classes import (
 )
 from jaxrewrite.engine.read.denote import spelled
 from jaxrewrite.engine.read.fields import field_uses, form_of, unseen_form
-from jaxrewrite.engine.read.filters import may_matter
+from jaxrewrite.engine.read.filters import leaf_aliases, may_matter
 from jaxrewrite.engine.read.literals import Values, literal_strs, resolve_keywords, same
 from jaxrewrite.engine.read.markers import index_of, may_mark
 from jaxrewrite.engine.read.recognise import (
@@ -117,10 +118,9 @@ def complete_use(
     local: tuple[ast.keyword, ...],
     scope: Scope,
 ) -> None:
-    """One use of a transform (a decorator, or a call site ``node``) into the analysis, for
-    decorators and call sites alike: ``ref.keywords`` is all the use writes, ``local`` what is
-    written at ``node`` itself. The per-leaf refusals first (nothing can be written), then the
-    spec math, then what the written text needs."""
+    """One use of a transform (a decorator, or a call site ``node``) into the analysis:
+    ``ref.keywords`` is all the use writes, ``local`` what is written at ``node`` itself. The
+    per-leaf refusals first (nothing can be written), then the spec math, then the text's needs."""
     src, t = walk.src, ref.transform
     leaves = tuple(filter(None, (leaf.held(t.markers) for leaf in leaves)))
     call = node if kind is UseKind.CALL and isinstance(node, ast.Call) else None
@@ -172,9 +172,8 @@ def check_import_visible(node: ast.expr, scope: Scope, src: Source) -> None:
 
 def defs(walk: Walked) -> None:
     relevant = walk.relevant
-    # Every def is read when exhaustive (``relevant`` None), but an annotation that names no
-    # spelling of a marker holds none (``MarkIndex.names``, the hook's own filter): a module that
-    # never names jaxrewrite reads no annotation.
+    # An annotation that names no spelling of a marker holds none (``MarkIndex.names``): a
+    # module that never names jaxrewrite reads no annotation, even when exhaustive.
     index = index_of(walk.tree)
     for func, scope in walk.tree.defs:
         if relevant is not None and not may_matter(func, relevant, walk.leaf_names):
@@ -289,12 +288,22 @@ MOST_NESTED = 4096
 
 
 def classes(
-    walk: Walked, readable: list[tuple[LocalClass, ClassInfo]]
+    walk: Walked, candidates: Iterable[LocalClass]
 ) -> tuple[list[str], list[tuple[ast.ClassDef, ast.expr]]]:
-    """The classes with marked fields, read: the names of those a call site may register, and
-    those whose Static fields nothing may consume, with the base that hides what they are."""
+    """The classes with marked fields, each read once: the names of those a call site may
+    register, and those whose Static fields nothing may consume, with the base that hides what
+    they are; ``leaf_names`` filled for the defs' per-leaf parameters."""
     registrable, unclear = [], []
-    for (defined, scope), info in readable:
+    leaf_names: set[str] = set()
+    for local in candidates:
+        try:
+            info = walk.info(local)
+        except RewriteError as err:
+            walk.refuse(err)  # once: the class is not read again
+            continue
+        defined, scope = local
+        if info.kind is not Container.CLASS and info.static_fields:
+            leaf_names.add(info.name)
         if isinstance(defined, FunctionalClass):
             continue  # a functional TypedDict or NamedTuple: no decorator, base or field form
         node = defined.node
@@ -324,6 +333,7 @@ def classes(
                 walk.result.fields.extend(field_uses(defined, scope, form, walk.src, walk.relevant))
         except RewriteError as err:
             walk.refuse(err)
+    walk.leaf_names.update(leaf_aliases(walk.tree, leaf_names))
     return registrable, unclear
 
 
