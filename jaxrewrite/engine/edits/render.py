@@ -5,6 +5,7 @@ rendered by astor from AST, so their spelling is canonical."""
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from collections.abc import Sequence
 
@@ -56,32 +57,17 @@ def _append(call: ast.Call, text: str, src: Source) -> Edit:
     """A keyword argument after a call's last argument (or inside its empty parentheses)."""
     parts = [*call.args, *call.keywords]
     if parts:
-        at = _after_parentheses(src.text, max(src.end(p) for p in parts), src.end(call) - 1)
+        last = max(src.end(p) for p in parts)
+        at = _CLOSING.match(src.text, last, src.end(call) - 1).end()  # type: ignore[union-attr]
         return Edit(at, at, ", " + text)
     at = src.end(call) - 1  # just before the closing parenthesis
     return Edit(at, at, text)
 
 
-def _after_parentheses(text: str, at: int, close: int) -> int:
-    """Past the parentheses around the last argument, which its node's end leaves out:
-    ``jax.jit((f))``, ``jax.jit((g := f))`` take the keyword after ``)``, not inside it (a
-    tuple with a keyword: a valid module that no longer compiles). Blanks, comments and line
-    continuations are skipped; a trailing comma or anything else ends the search."""
-    end = at
-    i = at
-    while i < close:
-        char = text[i]
-        if char == ")":
-            i += 1
-            end = i
-        elif char == "#":
-            newline = text.find("\n", i, close)
-            i = close if newline == -1 else newline
-        elif char.isspace() or (char == "\\" and text[i + 1 : i + 2] in ("\n", "\r")):
-            i += 1
-        else:
-            break
-    return end
+#: Past the parentheses around the last argument, which its node's end leaves out: ``jax.jit((f))``
+#: takes the keyword after ``)``, not inside it (a tuple with a keyword: a module that no longer
+#: compiles). Blanks, whole comments and line continuations between them; anything else ends it.
+_CLOSING = re.compile(r"(?:(?:\s|#[^\n]*(?=\n|$)|\\(?=[\n\r]))*\))*")
 
 
 def _edits(use: Use | Registration, src: Source) -> list[Edit]:
