@@ -126,9 +126,8 @@ def _edit_call(
 
 
 def _source(node: ast.AST) -> str:
-    """One line, always: line numbers must not move, so astor's line wrapping is off. astor is
-    imported on first use (most imports render nothing); the DeprecationWarning it gives on 3.12+
-    (``ast.Num``) is about its internals, not the user's code."""
+    """One line, always: line numbers must not move. astor is imported on first use (most imports
+    render nothing); its DeprecationWarning on 3.12+ (``ast.Num``) is about its own internals."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         import astor

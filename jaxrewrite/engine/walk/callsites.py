@@ -59,9 +59,7 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
     ref, cut = classify_cut(call.func, scope)
     if ref is None:
         # No transform: the argument matters only where the callee may be one after all (JR104,
-        # JR127) or looks like one; a plain call (``fs.append(impl)``) needs nothing, so what its
-        # argument names is not even read. Nor is the argument refused itself (JR119, JR125
-        # belong to transforms' arguments).
+        # JR127) or looks like one; a plain call (``fs.append(impl)``) is not even read.
         error = untold(call.func, scope, cut, walk.src)
         if error is None:
             looks = looks_like_transform(call.func)

@@ -2,9 +2,7 @@
 needs, merged with the user's, or the refusal) and ``read`` (JAX's reading of a spec as written,
 for migrate and check's trace-time pass). Lists: jit's ``static_argnums``/``static_argnames``;
 axes: vmap's ``in_axes``, ``None`` at static positions; diff: grad's ``argnums``, which must leave
-marked parameters out. A new kind is a ``table.SpecKind`` member, its two functions here and a
-``KINDS`` entry.
-"""
+marked parameters out. A new kind is a ``table.SpecKind`` member and a ``KINDS`` entry."""
 
 from __future__ import annotations
 
@@ -105,14 +103,13 @@ def donation_clash(
 ) -> tuple[Param, str] | None:
     """The first of ``static`` that the use's literal donate keywords also donate, with the remedy:
     the one donation rule, JR112 here and in migrate."""
-    nums_node = effective.get(t.donate_argnums) if t.donate_argnums else None
-    names_node = effective.get(t.donate_argnames) if t.donate_argnames else None
-    nums: set[int] = set()
-    names: set[str] = set()
-    if nums_node is not None and literal(nums_node) is not MISSING:
-        nums = set(literal_ints(nums_node, t.donate_argnums, src))
-    if names_node is not None and literal(names_node) is not MISSING:
-        names = set(literal_strs(names_node, t.donate_argnames, src))
+
+    def given(keyword: str | None) -> ast.expr | None:  # a donation that is no literal: none
+        node = effective.get(keyword) if keyword else None
+        return None if node is None or literal(node) is MISSING else node
+
+    nums = set(literal_ints(given(t.donate_argnums), t.donate_argnums, src))
+    names = set(literal_strs(given(t.donate_argnames), t.donate_argnames, src))
     p = next((p for p in static if p.position in nums or p.name in names), None)
     if p is None:
         return None

@@ -67,11 +67,11 @@ class Walked:
     failed: set[int] = field(default_factory=set)
     #: Defs a transform of the table is applied to (even where that use was refused).
     applied: set[int] = field(default_factory=set)
-    #: (id of a use's def) -> the other defs with the same Static parameters its argument may
-    #: be when it runs (``if``/``else`` twins, ``for fn in (f, g):``): the use applies to them.
+    #: A use's def -> its twins, other defs with the same Static parameters that its argument may
+    #: be when it runs (``if``/``else``, ``for fn in (f, g):``): the use applies to them too.
     twins: dict[int, list[Function]] = field(default_factory=dict)
-    #: Marked defs with a use refused because what is applied, or to what, cannot be told
-    #: (JR104, JR127), with that code: lint adds no JR002/JR004 beside the error.
+    #: Marked defs with a use refused where what is applied, or to what, cannot be told (JR104,
+    #: JR127), with that code: no JR002/JR004 beside the error.
     refused_defs: dict[int, str] = field(default_factory=dict)
     #: Marked defs passed to a call that looks like a transform the table lacks.
     unknown_calls: dict[int, ast.expr] = field(default_factory=dict)
