@@ -261,7 +261,7 @@ def test_the_place_rules_fail_on_a_module_in_the_wrong_place() -> None:
             "jaxrewrite.engine.analysis",
             "jaxrewrite.engine.rulebook.table",
         },
-        "jaxrewrite.engine.edits.plan": {
+        "jaxrewrite.engine.edits.render": {
             "jaxrewrite.engine.findings.ledger",
             "jaxrewrite.engine.read.source",
         },
@@ -272,7 +272,7 @@ def test_the_place_rules_fail_on_a_module_in_the_wrong_place() -> None:
         "jaxrewrite.engine.stray": set(),
     }
     assert _misplaced(edges) == [
-        "jaxrewrite.engine.edits.plan -> jaxrewrite.engine.findings.ledger",
+        "jaxrewrite.engine.edits.render -> jaxrewrite.engine.findings.ledger",
         "jaxrewrite.engine.read.lint -> jaxrewrite.engine.analysis",
         "jaxrewrite.engine.stray: in no place",
     ]
@@ -324,7 +324,7 @@ WALK = frozenset(
         "walk.callsites",
         "findings.tracetime",
         "findings.checks.no_transform",
-        "edits.plan",
+        "edits.render",
         "rewrite",
     )
 )
