@@ -379,7 +379,7 @@ def test_the_analysis_imports_no_finding_pass() -> None:
 
 
 #: The modules the command line dispatches to, one per command (``jaxrewrite/cli.py``); the rest
-#: of ``commands/`` is their shared edge (targets, files, checkcache...).
+#: of ``commands/`` is their shared edge (targets, files...).
 COMMANDS = ("run", "show", "check", "migrate", "compile")
 
 
