@@ -17,10 +17,13 @@ from functools import partial
 
 from jaxrewrite import config as settings
 from jaxrewrite.commands.files import (
+    Read,
     SourceError,
     cannot_open,
     coloured,
     decode,
+    digest,
+    import_reader,
     paint,
     python_files,
     unified_diff,
@@ -28,7 +31,6 @@ from jaxrewrite.commands.files import (
     write_atomically,
     write_source,
 )
-from jaxrewrite.commands.targets import Read, digest, import_reader
 from jaxrewrite.config import Config
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.findings.checks import (

@@ -11,8 +11,16 @@ import os
 import sys
 from collections.abc import Sequence
 
-from jaxrewrite.commands.files import SourceError, cannot_open, decode, python_files, universal
-from jaxrewrite.commands.targets import TargetError, display_name, find_spec
+from jaxrewrite.commands.files import (
+    SourceError,
+    TargetError,
+    cannot_open,
+    decode,
+    display_name,
+    find_spec,
+    python_files,
+    universal,
+)
 from jaxrewrite.errors import TOO_DEEP, too_deep
 from jaxrewrite.header import PRAGMA, scan_header
 from jaxrewrite.hook import cachetag, pipeline, pycfile

@@ -19,6 +19,7 @@ from jaxrewrite import config as settings
 from jaxrewrite.commands.files import (
     SourceError,
     cannot_open,
+    display_name,
     python_files,
     read_python,
     terminal,
@@ -26,7 +27,6 @@ from jaxrewrite.commands.files import (
     write_atomically,
     write_source,
 )
-from jaxrewrite.commands.targets import display_name
 from jaxrewrite.errors import TOO_DEEP, too_deep
 from jaxrewrite.migrate import REASONS, Reason, migrate_source
 

@@ -10,15 +10,18 @@ import warnings
 
 from jaxrewrite.commands.files import (
     SourceError,
+    TargetError,
     cannot_open,
     coloured,
     decode,
+    display_name,
+    import_reader,
+    locate,
     paint,
     unified_diff,
     universal,
     write_source,
 )
-from jaxrewrite.commands.targets import TargetError, display_name, import_reader, locate
 from jaxrewrite.engine.findings import lint_analysis
 from jaxrewrite.engine.rewrite import rewritten
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
