@@ -68,15 +68,6 @@ def matches(pattern: str, path: str, root: str) -> bool:
     return fnmatch.fnmatchcase(full, anchored) or fnmatch.fnmatchcase(full, anchored + "/*")
 
 
-def discover_for(command: str, explicit: str | None) -> Config | None:
-    """``discover`` for a command line: None once the error is printed (the command exits 2)."""
-    try:
-        return discover(explicit=explicit)
-    except ConfigError as exc:
-        print(f"{command}: {exc}", file=sys.stderr)
-        return None
-
-
 def discover(start: str | None = None, explicit: str | None = None) -> Config:
     """The configuration in force: ``explicit`` (``--config``) or the one found from ``start``."""
     if explicit is not None:

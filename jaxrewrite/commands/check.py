@@ -386,9 +386,7 @@ def main(argv: list[str], prog: str) -> int:
             return _usage(prog, f"unknown code: {ns.explain}")
         print(rule.explain(), end="")
         return 0
-    config = settings.discover_for(f"{prog} check", ns.config)
-    if config is None:
-        return 2
+    config = settings.discover(explicit=ns.config)
     select = config.select if ns.select is None else settings.codes([ns.select])
     ignore = (*config.ignore, *settings.codes([ns.ignore]))
     per_file = [code for _, codes in config.per_file_ignores for code in codes]

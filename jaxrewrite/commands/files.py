@@ -95,11 +95,6 @@ def universal(text: str) -> str:
     )
 
 
-def read_python(path: str) -> tuple[str, str]:
-    with open(path, "rb") as file:
-        return decode(file.read(), path)
-
-
 def cannot_open(path: str, exc: OSError | SourceError) -> str:
     """Why a path could not be read as Python source, the same words in every command."""
     if isinstance(exc, SourceError):
