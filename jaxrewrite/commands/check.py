@@ -227,8 +227,6 @@ def examine(
         if data is None:
             with open(path, "rb") as file:
                 data = file.read()
-        elif settle:
-            return None
         needed = may_find(data)
         if settle and not (needed or named):
             return [], None
@@ -463,7 +461,7 @@ def fix_file(path: str, data: bytes, options: Config, diff: bool = False) -> tup
     new = text
     nl = "\r\n" if "\r\n" in text else "\n"
     unbound, pragma = unbound_marker.RULE.code, missing_pragma.RULE.code
-    if options.wants(unbound, path) and any(d.code == unbound for d in before):
+    if any(d.code == unbound for d in before):  # (check_text keeps only the codes wanted)
         # ``from jaxrewrite import ...`` for the marker names used unbound, where isort puts it.
         tree = ast.parse(new, path)
         names = sorted({node.id for node, _, _ in unbound_marker.unbound_markers(tree)})
@@ -471,9 +469,7 @@ def fix_file(path: str, data: bytes, options: Config, diff: bool = False) -> tup
         said.append(f"{unbound}: added '{edits[0].text.strip()}'")
         new = splice.apply(new, edits)
         meant.add(unbound)
-    if options.wants(pragma, path) and any(
-        d.code == pragma for d in check_text(new, path, options)
-    ):
+    if any(d.code == pragma for d in check_text(new, path, options)):
         # The pragma as a new first line, after a ``#!`` line and a PEP 263 coding line (where it
         # would not count, JR001 is still reported: ``_disproved`` refuses the fix).
         lines = new.splitlines(keepends=True)

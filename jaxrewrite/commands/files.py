@@ -50,6 +50,10 @@ def python_files(paths: Iterable[str], exclude: Sequence[tuple[str, str]] = ()) 
                     yield os.path.join(folder, name)
 
 
+class TargetError(Exception):
+    """TARGET names no readable Python source; the message is one line for stderr."""
+
+
 class SourceError(ValueError):
     """Bytes that are no Python source, located in the same words by every command."""
 
@@ -95,9 +99,9 @@ def universal(text: str) -> str:
     )
 
 
-def cannot_open(path: str, exc: OSError | SourceError) -> str:
+def cannot_open(path: str, exc: OSError | SourceError | TargetError) -> str:
     """Why a path could not be read as Python source, the same words in every command."""
-    if isinstance(exc, SourceError):
+    if isinstance(exc, (SourceError, TargetError)):
         return str(exc)
     if isinstance(exc, FileNotFoundError):
         return f"{path}: no such file or folder"
@@ -172,10 +176,6 @@ Read = tuple[str, int, str | None, str | None]
 
 def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-class TargetError(Exception):
-    """TARGET names no readable Python source; the message is one line for stderr."""
 
 
 def display_name(path: str) -> str:

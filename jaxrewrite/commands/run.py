@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from jaxrewrite import notrewritten
 from jaxrewrite.commands import safe_path
-from jaxrewrite.hook.finder import install, script_code
+from jaxrewrite.hook.finder import compile_opted_in, install, script_code
 
 #: The installed hook's handle, kept for the life of the process: threads and atexit
 #: handlers that import after the program's main code returns still get rewritten modules.
@@ -62,8 +62,6 @@ def run(kind: str, target: str, args: list[str], prog: str, packages: tuple[str,
     cwd = os.getcwd()
     filename = cwd if target in ("", ".") else os.path.join(cwd, target)
     if kind == "-c":
-        from jaxrewrite.hook.finder import compile_opted_in
-
         if not safe_path():
             sys.path[:1] = [""]
         main.__dict__["__loader__"] = importlib.machinery.BuiltinImporter

@@ -37,10 +37,7 @@ def show(target: str, diff: bool, prog: str) -> int:
         display = display_name(path)
         with open(path, "rb") as file:
             source, encoding = decode(file.read(), display)
-    except TargetError as exc:
-        print(f"{prog} show: {exc}", file=sys.stderr)
-        return 2
-    except (OSError, SourceError) as exc:
+    except (TargetError, OSError, SourceError) as exc:
         print(f"{prog} show: {cannot_open(target, exc)}", file=sys.stderr)
         return 2
     source = universal(source)
