@@ -131,10 +131,6 @@ def with_install_line(text: str) -> str:
     return "".join(lines[:after] + insert + lines[after:])
 
 
-#: Seconds between two redraws.
-EVERY = 0.1
-
-
 class Progress:
     """A file counter on a terminal's stderr once a run takes ``after`` seconds; what is printed
     through it (a file for ``print``) erases the counter's line first."""
@@ -142,16 +138,15 @@ class Progress:
     def __init__(self, stream: TextIO, total: int, after: float = 1.0) -> None:
         self.on = terminal(stream) and total > 1
         self.stream, self.total, self.count = stream, total, 0
-        self.due = time.monotonic() + after  # the next redraw, at most every ``EVERY`` seconds
+        self.due = time.monotonic() + after  # the next redraw
         self.shown = False
 
     def step(self, path: str) -> None:
         self.count += 1
         now = time.monotonic()
         if self.on and now >= self.due:
-            self.due = now + EVERY
+            self.due = now + 0.1  # ten redraws a second at most
             self._draw(f"migrate: {self.count}/{self.total} files  {os.path.normpath(path)}")
-            self.shown = True
 
     def write(self, text: str) -> int:
         self.done()
@@ -160,12 +155,12 @@ class Progress:
     def done(self) -> None:
         if self.shown:
             self._draw("", "\r")
-            self.shown = False
 
     def _draw(self, line: str, end: str = "") -> None:
         width = shutil.get_terminal_size((80, 20)).columns
         self.stream.write("\r" + line[: width - 1].ljust(width - 1) + end)
         self.stream.flush()
+        self.shown = bool(line)
 
 
 def _count(n: int, word: str) -> str:
