@@ -13,8 +13,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-FILENAME = "pyproject.toml"
-
 #: Every key of ``[tool.jaxrewrite]``, with what its value must be: the data the reader checks.
 KEYS: dict[str, str] = {
     "select": "a list of codes or code prefixes",
@@ -76,7 +74,7 @@ def discover(start: str | None = None, explicit: str | None = None) -> Config:
         return _load(explicit, _tool(explicit).get("jaxrewrite", {}))
     here = folder = os.path.abspath(os.getcwd() if start is None else start)
     while True:  # the nearest pyproject.toml with a [tool.jaxrewrite] table, upward
-        candidate = os.path.join(folder, FILENAME)
+        candidate = os.path.join(folder, "pyproject.toml")
         table = _tool(candidate).get("jaxrewrite") if os.path.isfile(candidate) else None
         if table is not None:
             return _load(candidate, table)

@@ -53,9 +53,6 @@ from jaxrewrite.hook import cachetag
 from jaxrewrite.migrate.imports import marker_import_edits
 from jaxrewrite.version import __version__
 
-FORMATS = ("text", "json", "github")
-
-
 EXIT_STATUS = """\
 exit status:
   0    no findings
@@ -277,7 +274,10 @@ def parser(prog: str) -> argparse.ArgumentParser:
         help="a .py file, a folder to search for .py files, or - for standard input (default: .)",
     )
     ap.add_argument(
-        "--format", choices=FORMATS, default="text", help="text (default), json or github"
+        "--format",
+        choices=("text", "json", "github"),
+        default="text",
+        help="text (default), json or github",
     )
     ap.add_argument(
         "--select", help="comma-separated codes or code prefixes to report (default: all)"
@@ -416,7 +416,8 @@ def main(argv: list[str], prog: str) -> int:
         print("warning: No Python files found under the given path(s)", file=sys.stderr)
     if files == ["-"]:
         stdin = sys.stdin.buffer.read()
-        outcomes = [examine(ns.stdin_filename or "-", True, options, data=stdin)]
+        # (None only when settling)
+        outcomes = [examine(ns.stdin_filename or "-", True, options, data=stdin) or ([], None)]
     else:
         # ruff's cache beside the configuration (or in its cache-dir), as ruff places its own.
         folder = os.path.join(options.root, options.cache_dir or FOLDER)
@@ -426,7 +427,7 @@ def main(argv: list[str], prog: str) -> int:
         outcomes = examine_all(named, options, ns.fix, cache)
     status = 0
     findings: list[Diagnostic] = []
-    for found, error in outcomes:  # type: ignore[misc]  # never None unsettled
+    for found, error in outcomes:
         findings.extend(found)
         if error is not None:
             print(f"{prog} check: {error}", file=sys.stderr)
