@@ -127,7 +127,7 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
 def _statics(found: tuple[Signature, tuple[Leaf, ...]]) -> tuple[object, ...]:
     """What twin defs must agree on: the Static parameters and per-leaf entries."""
     sig, leaves = found
-    return sig.statics(), [(*leaf.spec(), leaf.marks, leaf.inner) for leaf in leaves]
+    return [p[:4] for p in sig.params], [(*leaf.spec(), leaf.marks, leaf.inner) for leaf in leaves]
 
 
 def _function(
