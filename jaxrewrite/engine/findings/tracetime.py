@@ -19,9 +19,8 @@ from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.findings.call_arguments import (
     Passed,
     Sites,
-    param_state,
+    param_reading,
     scalar_or_array,
-    untraceable,
 )
 from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
 from jaxrewrite.engine.findings.flow import ARRAY, TREE, Flow, Function, Tree
@@ -163,7 +162,7 @@ def _param_findings(
         passed = " (when a call passes it)" if default else ""
         return report(src, use.node, use.transform.name, sink, p.name, fix, passed)
 
-    what = untraceable(func, body.scope, p, sites)
+    what, state = param_reading(func, body.scope, src, p, sites)
     if what is not None:
         how = f"{func.name!r} takes {what} as {p.name!r}"
         yield say((p.node.annotation or p.node, NOT_JAX, how)), True
@@ -178,7 +177,7 @@ def _param_findings(
     numbers = any(passed is None for _, passed in given)
     if default and not numbers:
         return  # a default is a Python value, and no call in view passes the parameter
-    seed = ARRAY if numbers else param_state(func, body.scope, src, p, sites)
+    seed = ARRAY if numbers else state
     if seed is None and unquoted(p.node.annotation) is not None:
         return  # a container or another type: its structure may be all the body needs
     flow = body.flow({p.name: seed or TREE}, plain)
