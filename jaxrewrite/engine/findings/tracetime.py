@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -21,9 +19,8 @@ from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.findings.call_arguments import (
     Passed,
     Sites,
-    param_state,
+    param_reading,
     scalar_or_array,
-    untraceable,
 )
 from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
 from jaxrewrite.engine.findings.flow import ARRAY, TREE, Flow, Function, Tree
@@ -31,7 +28,7 @@ from jaxrewrite.engine.findings.traced_body import NOT_JAX, Body, concrete_argum
 from jaxrewrite.engine.read.filters import Filters
 from jaxrewrite.engine.read.handwritten import Refused
 from jaxrewrite.engine.read.lexer import code_mentions
-from jaxrewrite.engine.read.nodes import bindings, name_assigned, own_nodes, parameter_names
+from jaxrewrite.engine.read.nodes import bindings, own_nodes, parameter_names
 from jaxrewrite.engine.read.othermodules import attributes
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname, unquoted
@@ -56,16 +53,6 @@ _STAGED_FIX = (
     "compute it with Python or NumPy, not jnp/lax (under the transform they return tracers even "
     "of Python numbers), or inside jax.ensure_compile_time_eval()"
 )
-
-
-@dataclass(frozen=True)
-class Traced:
-    """A parameter one use of a transform traces."""
-
-    param: Param
-    use: Use
-    #: What the visible calls pass it.
-    passed: tuple[Passed, ...]
 
 
 #: Every transform use, marked or not, with the text searches that only skip work that cannot
@@ -98,7 +85,8 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) ->
     """The trace-time analysis as a pass of ``analyze``: JR006 findings, and the parameters whose
     finding making them static fixes (``must_be_static``; not a field of a pytree argument)."""
     src, defs = result.source, {id(func): scope for func, scope in scopes.defs}
-    by_def: dict[Function, dict[str, Traced]] = {}  # the first use that traces a name says it
+    # Each traced parameter, with the first use that traces it and what the visible calls pass.
+    by_def: dict[Function, dict[str, tuple[Param, Use, tuple[Passed, ...]]]] = {}
     staging: dict[int, Use] = {}  # the first use of jit and kin, which stage calls
     sites: Sites | None = None
     for use in result.uses:
@@ -114,29 +102,29 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) ->
             staging.setdefault(id(func), use)
         seen = by_def.setdefault(func, {})
         for p in traced:
-            seen.setdefault(p.name, Traced(p, use, tuple(passed.get(p.name, ()))))
+            seen.setdefault(p.name, (p, use, tuple(passed.get(p.name, ()))))
     marker_fix = "jaxrewrite" in src.text and uses_jaxrewrite(tree, result.header.enabled)
     for func, by_name in by_def.items():
         assert sites is not None
-        body = Body(func, defs[id(func)], defs)
+        body = Body(func, defs)
         # The traced parameters surely arrays (by what visible calls pass, or their annotation).
         arrays = {
-            t.param.name
-            for t in by_name.values()
-            if t.param.name not in body.stored
+            p.name
+            for p, _, given in by_name.values()
+            if p.name not in body.sources
             and (
-                (t.passed and all(what is None for _, what in t.passed))
-                or scalar_or_array(unquoted(t.param.node.annotation), body.scope)
+                (given and all(what is None for _, what in given))
+                or scalar_or_array(unquoted(p.node.annotation), body.scope)
             )
         }
         located: set[tuple[int, int]] = set()
-        for t in by_name.values():
-            plain = frozenset(arrays - {t.param.name})
-            for d, fixable in _param_findings(body, t, sites, src, marker_fix, plain):
+        for p, use, given in by_name.values():
+            plain = frozenset(arrays - {p.name})
+            for d, fixable in _param_findings(body, p, use, given, sites, src, marker_fix, plain):
                 located.add((d.line, d.col))
                 result.diagnostics.append(d)
                 if fixable:
-                    result.must_be_static.append((func, t.param.name))
+                    result.must_be_static.append((func, p.name))
         if id(func) in staging:
             result.diagnostics.extend(_staged_findings(body, staging[id(func)], src, located))
     result.diagnostics.extend(library_findings(tree, scopes, src))
@@ -151,11 +139,18 @@ def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
 
 
 def _param_findings(
-    body: Body, t: Traced, sites: Sites, src: Source, marker_fix: bool, plain: frozenset[str]
+    body: Body,
+    p: Param,
+    use: Use,
+    given: tuple[Passed, ...],
+    sites: Sites,
+    src: Source,
+    marker_fix: bool,
+    plain: frozenset[str],
 ) -> Iterator[tuple[Diagnostic, bool]]:
-    """Each finding on one traced parameter, with whether making the parameter static fixes it
-    (not a field of a traced pytree)."""
-    p, func, args = t.param, body.func, body.func.args
+    """Each finding on a parameter ``use`` traces (``given``: what the visible calls pass it),
+    with whether making the parameter static fixes it (not a field of a traced pytree)."""
+    func, args = body.func, body.func.args
     if p.kind is Kind.KEYWORD_ONLY:
         default = args.kw_defaults[args.kwonlyargs.index(p.node)] is not None
     else:
@@ -163,26 +158,26 @@ def _param_findings(
         default = positional.index(p.node) >= len(positional) - len(args.defaults)
 
     def say(sink: Said, fix: str = "") -> Diagnostic:
-        fix = fix or fix_text(p, t.use.transform, marker_fix)
+        fix = fix or fix_text(p, use.transform, marker_fix)
         passed = " (when a call passes it)" if default else ""
-        return report(src, t.use.node, t.use.transform.name, sink, p.name, fix, passed)
+        return report(src, use.node, use.transform.name, sink, p.name, fix, passed)
 
-    what = untraceable(func, body.scope, p, sites)
+    what, state = param_reading(func, body.scope, src, p, sites)
     if what is not None:
         how = f"{func.name!r} takes {what} as {p.name!r}"
         yield say((p.node.annotation or p.node, NOT_JAX, how)), True
         return
-    for expr, passed in t.passed:
+    for expr, passed in given:
         if passed is not None:
             how = f"a call (line {expr.lineno}) passes {passed} as {p.name!r}"
             yield say((expr, NOT_JAX, how)), True
             return
-    if not t.use.transform.abstract:
+    if not use.transform.abstract:
         return  # differentiated: its tracers are concrete, so only an untraceable type fails
-    numbers = any(passed is None for _, passed in t.passed)
+    numbers = any(passed is None for _, passed in given)
     if default and not numbers:
         return  # a default is a Python value, and no call in view passes the parameter
-    seed = ARRAY if numbers else param_state(func, body.scope, src, p, sites)
+    seed = ARRAY if numbers else state
     if seed is None and unquoted(p.node.annotation) is not None:
         return  # a container or another type: its structure may be all the body needs
     flow = body.flow({p.name: seed or TREE}, plain)
@@ -313,32 +308,23 @@ def library_findings(module: ast.Module, scopes: ScopeTree, src: Source) -> Iter
     lines = {text.count("\n", 0, m.start()) + 1 for m in _needle().finditer(text)}
     if not lines:
         return
-    bodies: list[tuple[list[ast.stmt], Scope, set[str]]] = [
-        ([s for s in module.body if _spans(s, lines)], scopes.module, set())
+    # A def's body: its own names are not the module's (its parameters too); the module's: none.
+    bodies: list[tuple[list[ast.stmt], Scope, list[str] | None]] = [
+        ([s for s in module.body if _spans(s, lines)], scopes.module, None)
     ]
     bodies += [
-        (func.body, scope, bindings(func.body)[0] | set(parameter_names(func.args)))
-        for func, scope in scopes.defs
-        if _spans(func, lines)
+        (f.body, scope, parameter_names(f.args)) for f, scope in scopes.defs if _spans(f, lines)
     ]
-    for nodes, scope, local in bodies:
-        own = list(own_nodes(nodes))
-        assigned = Counter(
-            n.id for n in own if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
-        )
-        jitted = {
-            pair[0]: pair[1]
-            for node in own
-            if isinstance(node, ast.Assign)
-            and (pair := name_assigned(node)) is not None
-            and isinstance(pair[1], ast.Call)
-        }
-        for node in own:
+    for nodes, scope, params in bodies:
+        # A name bound once to a call is that call (``f = jax.jit(norm)``; ``f(x, ord=o)``).
+        names, values = bindings(nodes)
+        local = set() if params is None else names | set(params)
+        for node in own_nodes(nodes):
             if not isinstance(node, ast.Call):
                 continue
             inner = node.func
-            if isinstance(inner, ast.Name) and assigned.get(inner.id) == 1 and inner.id in jitted:
-                inner = jitted[inner.id]
+            if isinstance(inner, ast.Name) and len(values.get(inner.id, ())) == 1:
+                inner = values[inner.id][0]
             if isinstance(inner, ast.Call):
                 yield from _library_call(node, inner, scope, local, src)
 
