@@ -22,7 +22,7 @@ from jaxrewrite.engine.findings.flow import (
     named,
 )
 from jaxrewrite.engine.findings.flow import sources as read_sources
-from jaxrewrite.engine.read.nodes import child_nodes, own_nodes, walk
+from jaxrewrite.engine.read.nodes import bindings, child_nodes, own_nodes, walk
 from jaxrewrite.engine.read.othermodules import attributes
 from jaxrewrite.engine.read.resolve import qualname, single
 from jaxrewrite.engine.read.scopes import Assigned, Defined, DefinedClass, Scope
@@ -93,23 +93,20 @@ class Body:
         self.depth = depth
         self._flows: dict[tuple[int, frozenset[tuple[str, State]]], tuple[Body, Flow]] = {}
         self._bodies: dict[int, Body] = {}
+        #: Nested scopes included: a nested def's or lambda's parameter may shadow ours.
+        self.stored, self.assigned = bindings(func.body, nested=True)
         self.params = {a.arg for a in walk(func.args) if isinstance(a, ast.arg)}
 
     def resolve(self, expr: ast.expr) -> str | None:
         """What a name in the body denotes, when no local binding can hide it."""
         head = attributes(expr)[0]
-        if head is None or head in self.own:
+        if head is None or head in self.stored or head in self.params:
             return None
         return named(expr, self.scope)
 
     @cached_property
     def sources(self) -> Sources:
         return read_sources(self.func.body)
-
-    @cached_property
-    def own(self) -> set[str]:
-        """The names the body binds, its parameters included."""
-        return {*self.sources, *self.params}
 
     @cached_property
     def sure(self) -> list[ast.AST | Truth]:
@@ -193,11 +190,11 @@ class Body:
         """JAX's error, and why, when ``expr`` is surely a Python dict or list/tuple (a literal, or
         a name bound once to one) indexed with a tracer."""
         if isinstance(expr, ast.Name):
-            if expr.id in self.sources:
-                found = self.sources[expr.id]
-                if len(found) != 1 or found[0][0] != "value" or found[0][1] is None:
+            if expr.id in self.stored:
+                values = self.assigned.get(expr.id, [])
+                if len(values) != 1:
                     return None
-                expr = found[0][1]
+                expr = values[0]
             else:
                 binding = single(expr, self.scope)
                 if not isinstance(binding, Assigned):
@@ -219,7 +216,7 @@ class Body:
             or not isinstance(func, ast.Attribute)
             or func.attr != "apply"
             or not isinstance(func.value, ast.Name)
-            or func.value.id in self.own
+            or func.value.id in self.stored | self.params
             or not call.args
             or isinstance(call.args[0], ast.Starred)
             or any(kw.arg is None or kw.arg == "method" for kw in call.keywords)
@@ -293,11 +290,17 @@ class Body:
             passed = {} if args is None else _seeds(run, args, call.keywords, flow)
             if body is None or passed is None:
                 continue
-            closed = {n: v for n, v in flow.names.items() if v is not None and n not in body.own}
+            own = body.stored | body.params
+            closed = {n: v for n, v in flow.names.items() if v is not None and n not in own}
             if closed or passed:
                 out.append((body, {**closed, **passed}))
         func = call.func
-        if not isinstance(func, ast.Name) or func.id in flow.names or func.id in self.own:
+        if (
+            not isinstance(func, ast.Name)
+            or func.id in flow.names
+            or func.id in self.params
+            or func.id in self.stored
+        ):
             return out
         binding = single(func, self.scope)
         body = self._body(binding.node) if isinstance(binding, Defined) else None

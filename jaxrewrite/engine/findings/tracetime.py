@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING
@@ -28,7 +29,7 @@ from jaxrewrite.engine.findings.traced_body import NOT_JAX, Body, concrete_argum
 from jaxrewrite.engine.read.filters import Filters
 from jaxrewrite.engine.read.handwritten import Refused
 from jaxrewrite.engine.read.lexer import code_mentions
-from jaxrewrite.engine.read.nodes import bindings, own_nodes, parameter_names
+from jaxrewrite.engine.read.nodes import bindings, name_assigned, own_nodes, parameter_names
 from jaxrewrite.engine.read.othermodules import attributes
 from jaxrewrite.engine.read.recognise import classify
 from jaxrewrite.engine.read.resolve import qualname, unquoted
@@ -111,7 +112,7 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) ->
         arrays = {
             p.name
             for p, _, given in by_name.values()
-            if p.name not in body.sources
+            if p.name not in body.stored
             and (
                 (given and all(what is None for _, what in given))
                 or scalar_or_array(unquoted(p.node.annotation), body.scope)
@@ -308,23 +309,32 @@ def library_findings(module: ast.Module, scopes: ScopeTree, src: Source) -> Iter
     lines = {text.count("\n", 0, m.start()) + 1 for m in _needle().finditer(text)}
     if not lines:
         return
-    # A def's body: its own names are not the module's (its parameters too); the module's: none.
-    bodies: list[tuple[list[ast.stmt], Scope, list[str] | None]] = [
-        ([s for s in module.body if _spans(s, lines)], scopes.module, None)
+    bodies: list[tuple[list[ast.stmt], Scope, set[str]]] = [
+        ([s for s in module.body if _spans(s, lines)], scopes.module, set())
     ]
     bodies += [
-        (f.body, scope, parameter_names(f.args)) for f, scope in scopes.defs if _spans(f, lines)
+        (func.body, scope, bindings(func.body)[0] | set(parameter_names(func.args)))
+        for func, scope in scopes.defs
+        if _spans(func, lines)
     ]
-    for nodes, scope, params in bodies:
-        # A name bound once to a call is that call (``f = jax.jit(norm)``; ``f(x, ord=o)``).
-        names, values = bindings(nodes)
-        local = set() if params is None else names | set(params)
-        for node in own_nodes(nodes):
+    for nodes, scope, local in bodies:
+        own = list(own_nodes(nodes))
+        assigned = Counter(
+            n.id for n in own if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+        )
+        jitted = {
+            pair[0]: pair[1]
+            for node in own
+            if isinstance(node, ast.Assign)
+            and (pair := name_assigned(node)) is not None
+            and isinstance(pair[1], ast.Call)
+        }
+        for node in own:
             if not isinstance(node, ast.Call):
                 continue
             inner = node.func
-            if isinstance(inner, ast.Name) and len(values.get(inner.id, ())) == 1:
-                inner = values[inner.id][0]
+            if isinstance(inner, ast.Name) and assigned.get(inner.id) == 1 and inner.id in jitted:
+                inner = jitted[inner.id]
             if isinstance(inner, ast.Call):
                 yield from _library_call(node, inner, scope, local, src)
 
