@@ -9,6 +9,7 @@ from jaxrewrite.engine.findings.call_arguments import Sites
 from jaxrewrite.engine.findings.context import Context, MarkedDef
 from jaxrewrite.engine.read.classes import DATACLASS, local_class
 from jaxrewrite.engine.read.markers import inner_type
+from jaxrewrite.engine.read.nodes import bindings
 from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
 from jaxrewrite.engine.read.signature import array_type
@@ -156,14 +157,7 @@ def _local(expr: ast.expr, scope: Scope) -> tuple[str, str] | None:
 def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
     """Why instances of a class of this module cannot be hashed (its ``__hash__`` is None), if
     they cannot; ``eq=False`` hashes by identity, as any object does."""
-    own = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    own |= {
-        t.id
-        for s in node.body
-        if isinstance(s, ast.Assign)
-        for t in s.targets
-        if isinstance(t, ast.Name)
-    }
+    own = bindings(node.body)[0]
     if "__hash__" in own:
         return None
     for deco in node.decorator_list:
