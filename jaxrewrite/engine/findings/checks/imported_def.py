@@ -89,8 +89,7 @@ RULE = Rule(
 
 def check(ctx: Context) -> list[Diagnostic]:
     """JR013 at each transform call whose function is a marked def of another module."""
-    bound = None if ctx.imports is None else origins(ctx.tree)
-    if not bound:
+    if ctx.imports is None or not (bound := origins(ctx.tree)):
         return []
     src, modules = ctx.src, Exports(ctx.imports, _marked_def)
     out: list[Diagnostic] = []

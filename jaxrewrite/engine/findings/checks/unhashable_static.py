@@ -136,7 +136,7 @@ def static_type(written: ast.expr | None, scope: Scope) -> tuple[ast.expr, str] 
 def _unhashable(written: ast.expr | None, scope: Scope) -> str | None:
     """The type as written, when values of it cannot be hashed (why, for a class of the module)."""
     found = static_type(written, scope)
-    if found is None:
+    if written is None or found is None:
         return None
     inner, name = found
     if name in UNHASHABLE or array_type(inner, scope) is not None:
