@@ -119,10 +119,7 @@ def imported_pass(reader: ImportReader) -> TreePass:
     """JR013 as a finding pass (``check`` runs it alone on a module that names no jaxrewrite)."""
 
     def run(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Walked) -> None:
-        found = check(Context(result, scopes, module, walk, reader))
-        if found:
-            result.diagnostics.extend(found)
-            result.diagnostics.sort(key=lambda d: (d.line, d.col))
+        result.diagnostics.extend(check(Context(result, scopes, module, walk, reader)))
 
     return run
 
