@@ -224,10 +224,11 @@ def examine(
         if data is None:
             with open(path, "rb") as file:
                 data = file.read()
+        # Decoded first, so that a file check cannot read is reported however many files run.
+        text = universal(decode(data, path)[0])
         needed = may_find(data)
         if settle and not (needed or named):
             return [], None
-        text = universal(decode(data, path)[0])
         if not needed:
             return (check_text(text, path, options, parse_only=True) if named else []), None
         if fix:
