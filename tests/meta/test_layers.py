@@ -379,12 +379,12 @@ def test_the_analysis_imports_no_finding_pass() -> None:
 
 
 #: The modules the command line dispatches to, one per command (``jaxrewrite/cli.py``); the rest
-#: of ``commands/`` is their shared edge (targets, files, checkcache...).
+#: of ``commands/`` is their shared edge (files...).
 COMMANDS = ("run", "show", "check", "migrate", "compile")
 
 
 def test_no_command_imports_another() -> None:
-    """What two commands share lives a layer down (``commands/targets.py``,
+    """What two commands share lives a layer down (``commands/files.py``,
     ``engine/findings/__init__.py``), so that a command is read, changed and imported alone:
     ``show`` once imported ``check`` (``lint_analysis``) and ``run`` (``safe_path``), ``compile``
     imported ``run``."""
