@@ -25,9 +25,9 @@ from typing import Any
 
 from jaxrewrite import errors, notrewritten
 from jaxrewrite.header import Header, might_opt_in, scan_header
-from jaxrewrite.hook import cachetag, pipeline, pycfile
+from jaxrewrite.hook import cachetag, pycfile
 
-DEFAULT = pipeline.DEFAULT
+DEFAULT = pycfile.DEFAULT
 
 
 def _header(data: bytes) -> Header | None:
@@ -46,7 +46,7 @@ def _opted_in(data: bytes) -> Header | None:
 def compile_opted_in(
     data: bytes,
     path: str,
-    steps: pipeline.Pipeline = DEFAULT,
+    steps: pycfile.Pipeline = DEFAULT,
     optimize: int = -1,
     header: Header | None = None,
 ) -> CodeType:
@@ -66,7 +66,7 @@ def compile_opted_in(
 def _served(code: CodeType, path: str) -> CodeType:
     """Cached code about to run: marked as rewritten, its warnings said again."""
     notrewritten.REWRITTEN.add(path)
-    errors.say(pipeline.held(code), path)
+    errors.say(pycfile.held(code), path)
     return code
 
 
@@ -98,7 +98,7 @@ class RewritingLoader(SourceFileLoader):
     """Loads a module with a current pyc of the hook's, or whose bytes opt in (``look``); bytes
     that no longer opt in when it reads them run as written, and nothing of them is cached."""
 
-    def __init__(self, fullname: str, path: str, steps: pipeline.Pipeline = DEFAULT) -> None:
+    def __init__(self, fullname: str, path: str, steps: pycfile.Pipeline = DEFAULT) -> None:
         super().__init__(fullname, path)
         self.steps = steps
         self.found: tuple[CodeType | None, bytes | None, Any, Header | None] | None = None
@@ -173,7 +173,7 @@ class _Composed:
                 self._jr_data = None
                 return super().get_code(fullname)  # type: ignore[misc, no-any-return]
             code = super().get_code(fullname)  # type: ignore[misc]
-            code = pipeline.keep(code, self._jr_said)
+            code = pycfile.keep(code, self._jr_said)
             notrewritten.REWRITTEN.add(path)
             if pyc is not None:
                 pycfile.store(pyc, code, pycfile.key_for(st, self._jr_data), path)
@@ -190,7 +190,7 @@ class _Composed:
             return self._jr_pyc
         data = self._jr_data or super().get_data(path)  # type: ignore[misc]
         try:
-            text, self._jr_said = pipeline.rewrite_text(
+            text, self._jr_said = pycfile.rewrite_text(
                 importlib.util.decode_source(data), path, _opted_in(data)
             )
         except SyntaxError as err:
@@ -209,7 +209,7 @@ class RewritingFinder:
     def __init__(self) -> None:
         self.handles: list[HookHandle] = []
         self.packages: frozenset[str] = frozenset()
-        self.owned: dict[int, tuple[object, pipeline.Pipeline]] = {}
+        self.owned: dict[int, tuple[object, pycfile.Pipeline]] = {}
         self.installation = _installation()
 
     def sync(self) -> None:
