@@ -80,7 +80,7 @@ def _rewrite_mp_main() -> None:
 
 def _opted_in(path: str) -> bytes | None:
     """The bytes of the script at ``path`` if it is a file that may opt in, else None."""
-    from jaxrewrite.header import might_opt_in
+    from jaxrewrite.header import NEEDLE
 
     if not path.endswith(".py") or os.path.splitext(os.path.basename(path))[0] == "ipython":
         return None
@@ -89,4 +89,4 @@ def _opted_in(path: str) -> bytes | None:
             data = file.read()
     except OSError:
         return None
-    return data if might_opt_in(data) else None
+    return data if NEEDLE in data else None

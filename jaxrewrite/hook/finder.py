@@ -24,7 +24,7 @@ from types import CodeType, ModuleType, TracebackType
 from typing import Any
 
 from jaxrewrite import errors, notrewritten
-from jaxrewrite.header import Header, might_opt_in, scan_header
+from jaxrewrite.header import NEEDLE, Header, scan_header
 from jaxrewrite.hook import cachetag, pycfile
 
 DEFAULT = pycfile.DEFAULT
@@ -39,7 +39,7 @@ def _header(data: bytes) -> Header | None:
 
 
 def _opted_in(data: bytes) -> Header | None:
-    header = _header(data) if might_opt_in(data) else None
+    header = _header(data) if NEEDLE in data else None
     return header if header is not None and header.enabled else None
 
 
@@ -73,7 +73,7 @@ def _served(code: CodeType, path: str) -> CodeType:
 def script_code(data: bytes, filename: str) -> CodeType:
     """What ``python -m jaxrewrite SCRIPT`` runs: an opted-in script from the hook's pyc (a
     rewrite imports the engine), any other compiled as ``python`` would."""
-    header = _header(data) if might_opt_in(data) else None
+    header = _header(data) if NEEDLE in data else None
     if header is None or not (header.enabled or header.unknown):
         return compile(data, filename, "exec", dont_inherit=True)
     if not header.enabled:
