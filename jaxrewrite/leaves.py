@@ -481,9 +481,7 @@ def vmap_leaves(transform: Fn, fun: Fn, leaves: LeafSpecs, *args: Any, **keyword
 def _holding(specs: tuple[_Leaf, ...], fun: Fn, target: Fn) -> Fn:
     """grad and vmap: ``target(held, ...)`` called with the held entries None in the argument,
     which so keeps its structure (the gradient's; an ``in_axes`` written for it)."""
-    outer = _call_path(specs, True, False)(target)
-    functools.update_wrapper(outer, fun, updated=())
-    return outer
+    return functools.update_wrapper(_call_path(specs, True, False)(target), fun, updated=())
 
 
 #: The per-leaf policies by the name a table row's ``per_leaf`` gives.

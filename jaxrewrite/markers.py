@@ -64,8 +64,8 @@ if TYPE_CHECKING:
 else:
 
     def __getattr__(name: str) -> Any:
-        """The markers, served so that fetching one tells who fetched it, as jaxrewrite's are."""
-        # A NotRewrittenWarning raised as an error points at the import, not here.
+        """The markers (here and ``jaxrewrite``'s), served so that fetching one tells who fetched
+        it: a module that needed the rewrite and did not get it warns, once."""
         __tracebackhide__ = True  # noqa: F841
         marker = UNCHECKED.get(name)
         if marker is None:
