@@ -15,10 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from jaxrewrite import markers as _markers
 from jaxrewrite.errors import NotRewrittenWarning, RewriteError, RewriteWarning
-from jaxrewrite.fieldform import field
 from jaxrewrite.header import scan_header
 from jaxrewrite.hook.finder import install, uninstall
-from jaxrewrite.markers import is_nodiff, is_static
+from jaxrewrite.markers import field, is_nodiff, is_static
 from jaxrewrite.version import __version__
 
 if TYPE_CHECKING:
