@@ -117,14 +117,12 @@ def _hint(target: Callable[..., Any], name: str) -> object:
 
 
 def is_static(func: Callable[..., Any], name: str) -> bool:
-    """True when parameter ``name`` of ``func`` (unwrapped via ``__wrapped__``) is annotated
-    Static."""
+    """Whether parameter ``name`` of ``func`` (through ``__wrapped__``) is annotated Static."""
     return any(item is _STATIC for item in _metadata(func, name))
 
 
 def is_nodiff(func: Callable[..., Any], name: str) -> bool:
-    """True when parameter ``name`` of ``func`` (unwrapped via ``__wrapped__``) is annotated
-    NoDiff."""
+    """Whether parameter ``name`` of ``func`` (through ``__wrapped__``) is annotated NoDiff."""
     return any(item is _NODIFF for item in _metadata(func, name))
 
 

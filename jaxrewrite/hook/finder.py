@@ -80,10 +80,9 @@ def script_code(data: bytes, filename: str) -> CodeType:
         return compile_opted_in(data, filename, header=header)  # JR005 is the engine's to say
     # Keyed by the hash of the bytes in hand: a stat taken after they were read may be newer.
     pyc = cachetag.cache_path(filename)
-    if pyc is not None:
-        code = pycfile.load(pyc, filename, _NO_STAT, lambda: data)
-        if code is not None:
-            return _served(code, filename)
+    code = None if pyc is None else pycfile.load(pyc, filename, _NO_STAT, lambda: data)
+    if code is not None:
+        return _served(code, filename)
     code = compile_opted_in(data, filename, optimize=sys.flags.optimize, header=header)
     if pyc is not None:
         pycfile.store(pyc, code, pycfile.hash_key(data), filename)
@@ -126,10 +125,8 @@ class RewritingLoader(SourceFileLoader):
         code, data, st, header = found
         if code is not None:
             return _served(code, self.path)
-        if data is None:
-            plain = super().get_code(fullname)
-            assert plain is not None  # SourceLoader's: a source file always has code
-            return plain
+        if data is None:  # SourceLoader's: a source file always has code
+            return super().get_code(fullname)  # type: ignore[return-value]
         if header is None:
             return super().source_to_code(data, self.path)
         code = compile_opted_in(data, self.path, self.steps, sys.flags.optimize, header)
@@ -163,10 +160,8 @@ class _Composed:
         cached = None if pyc is None else pycfile.load(pyc, path, st, data)
         try:
             if cached is not None:  # handed to the tool as its own pyc, checked as it checks one
-                self._jr_data, self._jr_pyc = (
-                    b"",
-                    pycfile.pack(_served(cached, path), pycfile.stat_key(st)),
-                )
+                self._jr_data = b""
+                self._jr_pyc = pycfile.pack(_served(cached, path), pycfile.stat_key(st))
                 return super().get_code(fullname)  # type: ignore[misc, no-any-return]
             self._jr_data = super().get_data(path)  # type: ignore[misc]
             if _opted_in(self._jr_data) is None:
