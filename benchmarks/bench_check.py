@@ -79,7 +79,7 @@ def check_rows(
     def check_all() -> float:
         start = clock()
         for path, data in files:
-            if may_find(data):  # check_path's own pre-filter
+            if may_find(data):  # examine's own pre-filter
                 check_text(importlib.util.decode_source(data), path, options)
         return clock() - start
 
@@ -252,12 +252,14 @@ def pool_rows(files: list[tuple[str, bytes]], rounds: int, counts: tuple[int, ..
     paths = [path for path, data in files if may_find(data)]
     rows: list[Row] = []
     for count in counts:
-        jobs = [check.Job(path, options) for path in paths[:count]]
+        jobs = [(path, False) for path in paths[:count]]
 
-        def timed(processes: int | None, jobs: list[check.Job] = jobs) -> Callable[[], float]:
+        def timed(
+            processes: int | None, jobs: list[tuple[str, bool]] = jobs
+        ) -> Callable[[], float]:
             def sample() -> float:
                 start = time.perf_counter()
-                check.examine_all(jobs, processes)
+                check.examine_all(jobs, options, processes=processes)
                 return time.perf_counter() - start
 
             return sample

@@ -166,8 +166,13 @@ def _command(word: str, argv: list[str], prog: str) -> int:
     """One of jaxrewrite's own commands: ``jaxrewrite.commands.<word>.main``."""
     import importlib
 
+    from jaxrewrite.config import ConfigError
+
     try:
         status: int = importlib.import_module(f"jaxrewrite.commands.{word}").main(argv, prog)
     except SystemExit as exc:  # argparse has printed its help or its error
         return exc.code if isinstance(exc.code, int) else 2
+    except ConfigError as exc:  # a configuration that cannot be read is a usage error
+        print(f"{prog} {word}: {exc}", file=sys.stderr)
+        return 2
     return status

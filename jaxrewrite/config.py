@@ -13,8 +13,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-FILENAME = "pyproject.toml"
-
 #: Every key of ``[tool.jaxrewrite]``, with what its value must be: the data the reader checks.
 KEYS: dict[str, str] = {
     "select": "a list of codes or code prefixes",
@@ -68,15 +66,6 @@ def matches(pattern: str, path: str, root: str) -> bool:
     return fnmatch.fnmatchcase(full, anchored) or fnmatch.fnmatchcase(full, anchored + "/*")
 
 
-def discover_for(command: str, explicit: str | None) -> Config | None:
-    """``discover`` for a command line: None once the error is printed (the command exits 2)."""
-    try:
-        return discover(explicit=explicit)
-    except ConfigError as exc:
-        print(f"{command}: {exc}", file=sys.stderr)
-        return None
-
-
 def discover(start: str | None = None, explicit: str | None = None) -> Config:
     """The configuration in force: ``explicit`` (``--config``) or the one found from ``start``."""
     if explicit is not None:
@@ -85,7 +74,7 @@ def discover(start: str | None = None, explicit: str | None = None) -> Config:
         return _load(explicit, _tool(explicit).get("jaxrewrite", {}))
     here = folder = os.path.abspath(os.getcwd() if start is None else start)
     while True:  # the nearest pyproject.toml with a [tool.jaxrewrite] table, upward
-        candidate = os.path.join(folder, FILENAME)
+        candidate = os.path.join(folder, "pyproject.toml")
         table = _tool(candidate).get("jaxrewrite") if os.path.isfile(candidate) else None
         if table is not None:
             return _load(candidate, table)

@@ -15,7 +15,7 @@ from types import FrameType
 from jaxrewrite.errors import NotRewrittenWarning
 
 #: The variable the runner (``python -m jaxrewrite``) sets for the processes its program starts
-#: (jaxrewrite/commands/children.py).
+#: (jaxrewrite/commands/run.py).
 RUNNER_ENV = "JAXREWRITE_RUNNER"
 
 
@@ -24,7 +24,7 @@ RUNNER_ENV = "JAXREWRITE_RUNNER"
 REWRITTEN: set[str] = set()
 #: Files already looked at (warned or found quiet): each is read at most once.
 CHECKED: dict[str, object] = {}
-#: Whether the runner's hook reached this process, a child of its program (children.py).
+#: Whether the runner's hook reached this process, a child of its program (commands/run.py).
 runner_child = False
 
 

@@ -573,7 +573,7 @@ def convert_corpus(files: list[tuple[str, Path]], rewrite: Rewrite) -> CorpusRun
             continue  # counted by the byte-identical test
         result = module.migration
         run.files_with_specs += bool(result.migrated or result.refused)
-        run.skipped.update(f"{r.reason.code} {r.reason.value}" for r in result.refused)
+        run.skipped.update(f"{r.reason.rule.code} {r.reason.value}" for r in result.refused)
         if not result.migrated:
             continue
         run.files_converted += 1

@@ -12,15 +12,18 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import asdict, replace
+from functools import partial
 
 from jaxrewrite import config as settings
-from jaxrewrite.commands.checkcache import FOLDER, Cache
 from jaxrewrite.commands.files import (
+    Read,
     SourceError,
     cannot_open,
     coloured,
     decode,
+    digest,
+    import_reader,
     paint,
     python_files,
     unified_diff,
@@ -28,7 +31,6 @@ from jaxrewrite.commands.files import (
     write_atomically,
     write_source,
 )
-from jaxrewrite.commands.targets import Read, import_reader
 from jaxrewrite.config import Config
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.findings.checks import (
@@ -44,12 +46,12 @@ from jaxrewrite.engine.read.filters import FAST
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic, suppressed
+from jaxrewrite.engine.rulebook.rules import docs_base
 from jaxrewrite.errors import TOO_DEEP, RewriteError, too_deep
 from jaxrewrite.header import NEEDLE, PRAGMA, scan_header
+from jaxrewrite.hook import cachetag
 from jaxrewrite.migrate.imports import marker_import_edits
-
-FORMATS = ("text", "json", "github")
-
+from jaxrewrite.version import __version__
 
 EXIT_STATUS = """\
 exit status:
@@ -147,39 +149,107 @@ def may_find(data: bytes) -> bool:
     return NEEDLE in data or may_trace_bytes(data) or may_apply_imported_bytes(data) or markers
 
 
-def check_path(
-    path: str,
-    options: Config,
-    data: bytes | None = None,
-    fix: bool = False,
-    named: bool = False,
-    cache: Cache | None = None,
-    settle: bool = False,
-) -> list[Diagnostic] | None:
-    """One file's findings (``fix``: fixed in place first); OSError/SourceError. ``settle``: only
-    what the needle and the cache answer, else None (the rest is the pool's work)."""
-    if data is None:
-        with open(path, "rb") as file:
-            data = file.read()
-    elif settle:
-        return None
-    needed = may_find(data)
-    if settle and not (needed or named):
-        return []
-    text = universal(decode(data, path)[0])
-    if not needed:
-        return check_text(text, path, options, parse_only=True) if named else []
-    if fix and path != "-":
-        data = fix_file(path, data, options)[0]
-        text = universal(decode(data, path)[0])
-    if cache is None or path == "-":
-        return None if settle else check_text(text, path, options, named=named)
-    found = cache.get(path, data)
-    if found is None and not settle:
+#: A run's cache (ruff's ``.ruff_cache``; docs/design.md, "check's cache"): its folder and what
+#: every key of the run shares; strings, so the worker processes receive it.
+Cache = tuple[str, str]
+FOLDER = ".jaxrewrite_cache"
+#: The Cache Directory Tagging Specification's signature (https://bford.info/cachedir/).
+CACHEDIR_TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by jaxrewrite.\n"
+    "# For information about cache directory tags, see:\n"
+    "#\thttps://bford.info/cachedir/\n"
+)
+
+
+def open_cache(folder: str, options: Config) -> Cache:
+    """The cache in ``folder`` for a run with ``options``: keyed by version, engine, Python,
+    options and the docs' base URL (in the messages' links)."""
+    try:
+        engine: str | None = cachetag.rewriter_hash()
+    except OSError:  # jaxrewrite's sources unreadable: the version alone
+        engine = None
+    said = (__version__, engine, sys.version, options, docs_base())
+    return folder, digest(repr(said).encode())
+
+
+def _cached(entry: str, path: str) -> list[Diagnostic] | None:
+    """The findings stored in ``entry``, while every module they read reads the same again."""
+    try:
+        with open(entry, encoding="utf-8") as file:
+            stored = json.load(file)
         reads: list[Read] = []
-        found = check_text(text, path, options, reads, named=named)
-        cache.put(path, data, found, reads)
-    return found
+        read = import_reader(path, reads)
+        for module, level, _, _ in stored["reads"]:
+            read(module, level)
+        if [list(now) for now in reads] != stored["reads"]:
+            return None
+        return [Diagnostic(**row) for row in stored["findings"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _store(folder: str, entry: str, findings: list[Diagnostic], reads: list[Read]) -> None:
+    """A cache that cannot be written is no error (the run goes on)."""
+    text = json.dumps(
+        {"findings": [{**asdict(d), "about": None} for d in findings], "reads": reads}
+    )
+    try:
+        os.makedirs(os.path.dirname(entry), exist_ok=True)
+        tag = os.path.join(folder, "CACHEDIR.TAG")
+        if not os.path.exists(tag):
+            write_atomically(tag, CACHEDIR_TAG.encode(), durable=False)
+            ignore = b"# Automatically created by jaxrewrite.\n*\n"
+            write_atomically(os.path.join(folder, ".gitignore"), ignore, durable=False)
+        write_atomically(entry, text.encode(), durable=False)
+    except OSError:
+        pass
+
+
+Outcome = tuple[list[Diagnostic], str | None]
+
+
+def examine(
+    path: str,
+    named: bool,
+    options: Config,
+    fix: bool = False,
+    cache: Cache | None = None,
+    data: bytes | None = None,
+    settle: bool = False,
+) -> Outcome | None:
+    """One file's findings (``fix``: fixed in place first), or why it cannot be read; ``settle``:
+    only what the needle and the cache answer, else None (the rest is the pool's work)."""
+    try:
+        if data is None:
+            with open(path, "rb") as file:
+                data = file.read()
+        # Decoded first, so that a file check cannot read is reported however many files run.
+        text = universal(decode(data, path)[0])
+        needed = may_find(data)
+        if settle and not (needed or named):
+            return [], None
+        if not needed:
+            return (check_text(text, path, options, parse_only=True) if named else []), None
+        if fix:
+            data = fix_file(path, data, options)[0]
+            text = universal(decode(data, path)[0])
+        entry = None  # (the cache's folder, this file's entry)
+        if cache is not None:
+            # The path as given too: the findings name the file as the command line did.
+            key = digest(f"{cache[1]}\0{os.path.abspath(path)}\0{path}\0{digest(data)}".encode())
+            entry = cache[0], os.path.join(cache[0], __version__, key[:2], key[2:])
+        found = None if entry is None else _cached(entry[1], path)
+        if found is None and settle:
+            return None
+        if found is None:
+            reads: list[Read] = []
+            found = check_text(text, path, options, reads, named=named)
+            if entry is not None:
+                _store(*entry, found, reads)
+        return found, None
+    except (OSError, SourceError) as exc:
+        return None if settle else ([], cannot_open(path, exc))
 
 
 def render(findings: list[Diagnostic], form: str, coloured: bool = False) -> str:
@@ -205,7 +275,10 @@ def parser(prog: str) -> argparse.ArgumentParser:
         help="a .py file, a folder to search for .py files, or - for standard input (default: .)",
     )
     ap.add_argument(
-        "--format", choices=FORMATS, default="text", help="text (default), json or github"
+        "--format",
+        choices=("text", "json", "github"),
+        default="text",
+        help="text (default), json or github",
     )
     ap.add_argument(
         "--select", help="comma-separated codes or code prefixes to report (default: all)"
@@ -261,29 +334,6 @@ def parser(prog: str) -> argparse.ArgumentParser:
 #: process: measured crossover, benchmarks/bench_check.py's "pool" rows.
 POOL_FROM = 48
 
-Outcome = tuple[list[Diagnostic], str | None]
-
-
-@dataclass(frozen=True)
-class Job:
-    """One file to check, as a worker process receives it (``data``: standard input's bytes)."""
-
-    path: str
-    options: Config
-    named: bool = False
-    fix: bool = False
-    cache: Cache | None = None
-    data: bytes | None = None
-
-
-def examine(job: Job, settle: bool = False) -> Outcome | None:
-    """The findings of one file, or why it cannot be read; ``settle``: see ``check_path``."""
-    try:
-        found = check_path(job.path, job.options, job.data, job.fix, job.named, job.cache, settle)
-    except (OSError, SourceError) as exc:
-        return None if settle else ([], cannot_open(job.path, exc))
-    return None if found is None else (found, None)
-
 
 def workers(files: int) -> int:
     """One process below ``POOL_FROM`` files, else one per core the load leaves idle
@@ -297,15 +347,22 @@ def workers(files: int) -> int:
     return max(1, min(cores, int(idle + 0.5), files))
 
 
-def examine_all(jobs: list[Job], processes: int | None = None) -> list[Outcome]:
-    """Every job's outcome, in order; a pool only for what the needle and the cache
-    leave (a warm run over an unchanged tree starts none)."""
-    if any(job.fix for job in jobs) or (processes is None and len(jobs) < POOL_FROM):
+def examine_all(
+    files: list[tuple[str, bool]],
+    options: Config,
+    fix: bool = False,
+    cache: Cache | None = None,
+    processes: int | None = None,
+) -> list[Outcome]:
+    """Every (path, named) file's outcome, in order; a pool only for what the needle and the
+    cache leave (a warm run over an unchanged tree starts none)."""
+    if fix or (processes is None and len(files) < POOL_FROM):
         processes = 1
-    settled = [None if processes else examine(job, settle=True) for job in jobs]
-    left = [job for job, outcome in zip(jobs, settled) if outcome is None]
+    one = partial(examine, options=options, fix=fix, cache=cache)
+    settled = [None if processes else one(path, named, settle=True) for path, named in files]
+    left = [file for file, outcome in zip(files, settled) if outcome is None]
     processes = processes or workers(len(left))
-    found: Iterator[Outcome | None] = map(examine, left)
+    found: Iterator[Outcome | None] = (one(path, named) for path, named in left)
     if processes > 1 and left:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -316,7 +373,7 @@ def examine_all(jobs: list[Job], processes: int | None = None) -> list[Outcome]:
         # Small chunks: files differ a hundredfold in cost, and the order is the walk's.
         chunks = max(1, min(8, len(left) // (4 * processes)))
         with ProcessPoolExecutor(processes, mp_context=context) as pool:
-            found = iter(list(pool.map(examine, left, chunksize=chunks)))
+            found = iter(list(pool.map(one, *zip(*left), chunksize=chunks)))
     return [outcome or next(found) for outcome in settled]  # type: ignore[misc]  # never None
 
 
@@ -328,9 +385,7 @@ def main(argv: list[str], prog: str) -> int:
             return _usage(prog, f"unknown code: {ns.explain}")
         print(rule.explain(), end="")
         return 0
-    config = settings.discover_for(f"{prog} check", ns.config)
-    if config is None:
-        return 2
+    config = settings.discover(explicit=ns.config)
     select = config.select if ns.select is None else settings.codes([ns.select])
     ignore = (*config.ignore, *settings.codes([ns.ignore]))
     per_file = [code for _, codes in config.per_file_ignores for code in codes]
@@ -362,16 +417,18 @@ def main(argv: list[str], prog: str) -> int:
         print("warning: No Python files found under the given path(s)", file=sys.stderr)
     if files == ["-"]:
         stdin = sys.stdin.buffer.read()
-        jobs = [Job(ns.stdin_filename or "-", options, named=True, data=stdin)]
+        # (None only when settling)
+        outcomes = [examine(ns.stdin_filename or "-", True, options, data=stdin) or ([], None)]
     else:
         # ruff's cache beside the configuration (or in its cache-dir), as ruff places its own.
         folder = os.path.join(options.root, options.cache_dir or FOLDER)
-        cache = None if ns.no_cache else Cache(folder, options)
+        cache = None if ns.no_cache else open_cache(folder, options)
         # ruff prints a.py, not ./a.py
-        jobs = [Job(os.path.normpath(p), options, p in paths, ns.fix, cache) for p in files]
+        named = [(os.path.normpath(p), p in paths) for p in files]
+        outcomes = examine_all(named, options, ns.fix, cache)
     status = 0
     findings: list[Diagnostic] = []
-    for found, error in examine_all(jobs):
+    for found, error in outcomes:
         findings.extend(found)
         if error is not None:
             print(f"{prog} check: {error}", file=sys.stderr)
@@ -406,7 +463,7 @@ def fix_file(path: str, data: bytes, options: Config, diff: bool = False) -> tup
     new = text
     nl = "\r\n" if "\r\n" in text else "\n"
     unbound, pragma = unbound_marker.RULE.code, missing_pragma.RULE.code
-    if options.wants(unbound, path) and any(d.code == unbound for d in before):
+    if any(d.code == unbound for d in before):  # (check_text keeps only the codes wanted)
         # ``from jaxrewrite import ...`` for the marker names used unbound, where isort puts it.
         tree = ast.parse(new, path)
         names = sorted({node.id for node, _, _ in unbound_marker.unbound_markers(tree)})
@@ -414,9 +471,7 @@ def fix_file(path: str, data: bytes, options: Config, diff: bool = False) -> tup
         said.append(f"{unbound}: added '{edits[0].text.strip()}'")
         new = splice.apply(new, edits)
         meant.add(unbound)
-    if options.wants(pragma, path) and any(
-        d.code == pragma for d in check_text(new, path, options)
-    ):
+    if any(d.code == pragma for d in check_text(new, path, options)):
         # The pragma as a new first line, after a ``#!`` line and a PEP 263 coding line (where it
         # would not count, JR001 is still reported: ``_disproved`` refuses the fix).
         lines = new.splitlines(keepends=True)

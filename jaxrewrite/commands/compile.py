@@ -11,13 +11,19 @@ import os
 import sys
 from collections.abc import Sequence
 
-from jaxrewrite.commands.files import SourceError, cannot_open, decode, python_files, universal
-from jaxrewrite.commands.targets import TargetError, display_name, find_spec
+from jaxrewrite.commands.files import (
+    SourceError,
+    TargetError,
+    cannot_open,
+    decode,
+    display_name,
+    find_spec,
+    python_files,
+    universal,
+)
 from jaxrewrite.errors import TOO_DEEP, too_deep
 from jaxrewrite.header import PRAGMA, scan_header
 from jaxrewrite.hook import cachetag, pycfile
-
-LEVELS = (0, 1, 2)
 
 
 def compile_file(path: str, levels: Sequence[int], mode: str | None) -> tuple[str, str]:
@@ -94,7 +100,7 @@ def _levels(text: str) -> list[int]:
         levels = [int(part) for part in text.split(",")]
     except ValueError:
         levels = []
-    if not levels or any(level not in LEVELS for level in levels):
+    if not levels or any(level not in (0, 1, 2) for level in levels):
         raise argparse.ArgumentTypeError(f"expected 0, 1 or 2 (or several, as 0,1,2), not {text!r}")
     return levels
 

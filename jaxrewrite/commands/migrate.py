@@ -19,14 +19,14 @@ from jaxrewrite import config as settings
 from jaxrewrite.commands.files import (
     SourceError,
     cannot_open,
+    decode,
+    display_name,
     python_files,
-    read_python,
     terminal,
     unified_diff,
     write_atomically,
     write_source,
 )
-from jaxrewrite.commands.targets import display_name
 from jaxrewrite.errors import TOO_DEEP, too_deep
 from jaxrewrite.migrate import REASONS, Reason, migrate_source
 
@@ -85,7 +85,8 @@ def after_write(changed: Sequence[str], install_hook: bool, err: TextIO, notes: 
         if _has_install(init):
             continue
         try:
-            text, encoding = read_python(init)
+            with open(init, "rb") as file:
+                text, encoding = decode(file.read(), init)
             write_atomically(init, with_install_line(text).encode(encoding))
         except (OSError, SyntaxError, ValueError, LookupError) as exc:
             print(f"{display_name(init)}: cannot add the install line: {exc}", file=err)
@@ -130,10 +131,6 @@ def with_install_line(text: str) -> str:
     return "".join(lines[:after] + insert + lines[after:])
 
 
-#: Seconds between two redraws.
-EVERY = 0.1
-
-
 class Progress:
     """A file counter on a terminal's stderr once a run takes ``after`` seconds; what is printed
     through it (a file for ``print``) erases the counter's line first."""
@@ -141,18 +138,15 @@ class Progress:
     def __init__(self, stream: TextIO, total: int, after: float = 1.0) -> None:
         self.on = terminal(stream) and total > 1
         self.stream, self.total, self.count = stream, total, 0
-        self.start = time.monotonic() + after
-        self.last = float("-inf")
+        self.due = time.monotonic() + after  # the next redraw
         self.shown = False
 
     def step(self, path: str) -> None:
-        """``path`` is next: redraw at most every ``EVERY`` seconds, once ``after`` has passed."""
         self.count += 1
         now = time.monotonic()
-        if self.on and now >= self.start and now - self.last >= EVERY:
-            self.last = now
+        if self.on and now >= self.due:
+            self.due = now + 0.1  # ten redraws a second at most
             self._draw(f"migrate: {self.count}/{self.total} files  {os.path.normpath(path)}")
-            self.shown = True
 
     def write(self, text: str) -> int:
         self.done()
@@ -161,12 +155,12 @@ class Progress:
     def done(self) -> None:
         if self.shown:
             self._draw("", "\r")
-            self.shown = False
 
     def _draw(self, line: str, end: str = "") -> None:
         width = shutil.get_terminal_size((80, 20)).columns
         self.stream.write("\r" + line[: width - 1].ljust(width - 1) + end)
         self.stream.flush()
+        self.shown = bool(line)
 
 
 def _count(n: int, word: str) -> str:
@@ -207,7 +201,8 @@ def migrate(
         display = os.path.normpath(path)
         error: str | None = None
         try:
-            text, encoding = read_python(display)
+            with open(display, "rb") as file:
+                text, encoding = decode(file.read(), display)
             result = migrate_source(text, display)
         except (OSError, SourceError) as exc:
             error = f"{cannot_open(display, exc)}; skipped"
@@ -223,14 +218,12 @@ def migrate(
             if result.changed:
                 changed.append(path)
                 functions += len(result.migrated)
-            if not result.changed or check:
-                pass
-            elif not write:
+            if result.changed and not (check or write):
                 shown = unified_diff(
                     text, result.text, display.replace(os.sep, "/"), result.changes
                 )
                 write_source(out, shown, encoding, diff=True)
-            else:
+            elif result.changed and not check:
                 try:
                     write_atomically(path, result.text.encode(encoding))
                 except (OSError, UnicodeEncodeError) as exc:
@@ -314,9 +307,7 @@ def main(argv: Sequence[str], prog: str = "jaxrewrite") -> int:
     if ns.install_hook and not ns.write:
         print(f"{prog} migrate: --install-hook needs --write", file=sys.stderr)
         return 2
-    config = settings.discover_for(f"{prog} migrate", ns.config)
-    if config is None:
-        return 2
+    config = settings.discover(explicit=ns.config)
     return migrate(
         ns.paths,
         ns.write,

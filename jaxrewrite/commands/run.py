@@ -1,8 +1,10 @@
-"""Run a script or module as ``__main__`` with the import hook installed, the way ``python`` would.
+"""Run a script or module as ``__main__`` with the import hook installed, the way ``python`` would,
+and the hook in the Python processes it starts (docs/design.md, "The runner's children").
 
 The program must not tell ``python -m jaxrewrite SCRIPT`` from ``python SCRIPT`` (argv,
 sys.path[0], ``__main__``, exit status, tracebacks), so the path rules mirror CPython's
-``Modules/main.c`` and ``Python/pythonrun.c``; only ``os.environ`` differs (commands/children.py).
+``Modules/main.c`` and ``Python/pythonrun.c``; only ``os.environ`` differs: it sets
+``JAXREWRITE_RUNNER`` and puts ``childsite/`` first on ``PYTHONPATH``.
 """
 
 from __future__ import annotations
@@ -18,12 +20,22 @@ import sys
 import types
 from collections.abc import Callable
 
-from jaxrewrite.commands import children, safe_path
-from jaxrewrite.hook.finder import install, script_code
+from jaxrewrite import notrewritten
+from jaxrewrite.commands import safe_path
+from jaxrewrite.hook.finder import compile_opted_in, install, script_code
 
 #: The installed hook's handle, kept for the life of the process: threads and atexit
 #: handlers that import after the program's main code returns still get rewritten modules.
 _hook: object = None
+
+#: The folder whose ``sitecustomize`` (which calls ``start_child``) the program's children run.
+SITE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "childsite")
+
+#: The command lines (``python -c CODE``) that multiprocessing starts its children with.
+_MULTIPROCESSING = (
+    "from multiprocessing.spawn import spawn_main",
+    "from multiprocessing.forkserver import main",
+)
 
 
 def run(kind: str, target: str, args: list[str], prog: str, packages: tuple[str, ...] = ()) -> int:
@@ -33,7 +45,11 @@ def run(kind: str, target: str, args: list[str], prog: str, packages: tuple[str,
     # Before any lookup, so that every importer created from here on is the hook's; and in every
     # Python process the program starts.
     _hook = install(packages)
-    children.export(packages)
+    os.environ[notrewritten.RUNNER_ENV] = ",".join(packages) or "*"  # "*": every module
+    path = os.environ.get("PYTHONPATH", "")
+    entries = path.split(os.pathsep) if path else []
+    if SITE not in entries:
+        os.environ["PYTHONPATH"] = os.pathsep.join([SITE, *entries])
     sys.argv = [target if kind == "--" else kind, *args]  # runpy replaces -m with the file
     # A fresh __main__ like the interpreter's own, so user code never runs in our globals.
     main = sys.modules["__main__"] = types.ModuleType("__main__")
@@ -46,8 +62,6 @@ def run(kind: str, target: str, args: list[str], prog: str, packages: tuple[str,
     cwd = os.getcwd()
     filename = cwd if target in ("", ".") else os.path.join(cwd, target)
     if kind == "-c":
-        from jaxrewrite.hook.finder import compile_opted_in
-
         if not safe_path():
             sys.path[:1] = [""]
         main.__dict__["__loader__"] = importlib.machinery.BuiltinImporter
@@ -146,3 +160,61 @@ def _report(exc: BaseException) -> int:
         print("\nOriginal exception was:", file=sys.stderr)
         sys.__excepthook__(type(exc), exc, exc.__traceback__)
     return 1
+
+
+def start_child() -> None:
+    """In a child's ``sitecustomize``: install the hook the runner asked for."""
+    value = os.environ.get(notrewritten.RUNNER_ENV)
+    if not value:
+        return
+    install([name for name in value.split(",") if name and name != "*"])
+    notrewritten.runner_child = True
+    if any(any(line in arg for line in _MULTIPROCESSING) for arg in getattr(sys, "orig_argv", ())):
+        _rewrite_mp_main()
+
+
+def _rewrite_mp_main() -> None:
+    """Make multiprocessing run an opted-in main script rewritten, as the runner ran it."""
+    from multiprocessing import spawn
+
+    from jaxrewrite.header import NEEDLE
+
+    original: Callable[[str], None] = spawn._fixup_main_from_path  # type: ignore[attr-defined]
+    run_module_code = getattr(runpy, "_run_module_code", None)
+    if run_module_code is None or getattr(original, "__wrapped__", None) is not None:
+        return
+
+    def _fixup_main_from_path(main_path: str) -> None:
+        current = sys.modules["__main__"]
+        data = None
+        name = os.path.splitext(os.path.basename(main_path))[0]
+        # main is already set after a fork; IPython's own script is not the user's.
+        if (
+            main_path.endswith(".py")
+            and name != "ipython"
+            and getattr(current, "__file__", None) != main_path
+        ):
+            try:
+                with open(main_path, "rb") as file:
+                    data = file.read()
+            except OSError:
+                pass
+        if data is None or NEEDLE not in data:
+            original(main_path)
+            return
+        # What spawn's own version does, with runpy.run_path's compile replaced by the runner's.
+        spawn.old_main_modules.append(current)
+        main = types.ModuleType("__mp_main__")
+        main.__dict__.update(
+            run_module_code(
+                script_code(data, main_path),
+                None,
+                "__mp_main__",
+                pkg_name="",
+                script_name=main_path,
+            )
+        )
+        sys.modules["__main__"] = sys.modules["__mp_main__"] = main
+
+    _fixup_main_from_path.__wrapped__ = original  # type: ignore[attr-defined]
+    spawn._fixup_main_from_path = _fixup_main_from_path  # type: ignore[attr-defined]

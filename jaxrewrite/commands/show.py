@@ -10,15 +10,18 @@ import warnings
 
 from jaxrewrite.commands.files import (
     SourceError,
+    TargetError,
     cannot_open,
     coloured,
     decode,
+    display_name,
+    import_reader,
+    locate,
     paint,
     unified_diff,
     universal,
     write_source,
 )
-from jaxrewrite.commands.targets import TargetError, display_name, import_reader, locate
 from jaxrewrite.engine.findings import lint_analysis
 from jaxrewrite.engine.rewrite import rewritten
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
@@ -34,10 +37,7 @@ def show(target: str, diff: bool, prog: str) -> int:
         display = display_name(path)
         with open(path, "rb") as file:
             source, encoding = decode(file.read(), display)
-    except TargetError as exc:
-        print(f"{prog} show: {exc}", file=sys.stderr)
-        return 2
-    except (OSError, SourceError) as exc:
+    except (TargetError, OSError, SourceError) as exc:
         print(f"{prog} show: {cannot_open(target, exc)}", file=sys.stderr)
         return 2
     source = universal(source)

@@ -96,20 +96,18 @@ class Use:
 
 @dataclass(frozen=True)
 class Registration:
-    """One class registered as a pytree (``register_dataclass``)."""
+    """One class registered as a pytree (``register_dataclass``), its fields as in ``Use``:
+    ``values`` are the complete ``data_fields``/``meta_fields``, or None when they need no edit."""
 
     kind: UseKind
-    #: The decorator expression, or the whole call at a call site.
     node: ast.expr
     target: ast.ClassDef
-    #: As in ``Use``; ``values`` are the complete ``data_fields``/``meta_fields``, or None when
-    #: they need no edit.
     local: tuple[ast.keyword, ...]
     values: Values | None
 
     @property
     def needs_edit(self) -> bool:
-        return needs_edit(self.values)
+        return self.values is not None
 
 
 def needs_edit(values: Values | None) -> bool:

@@ -16,14 +16,12 @@ from jaxrewrite.engine.read.filters import (
     Filters,
     calls_and_aliases,
     classes_with_markers,
-    leaf_aliases,
 )
 from jaxrewrite.engine.read.markers import index_of
 from jaxrewrite.engine.read.scopes import Binding, ScopeTree, build_scopes, environment
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
-from jaxrewrite.engine.rulebook.table import Container
 from jaxrewrite.engine.walk.callsites import call_site
 from jaxrewrite.engine.walk.walker import Walked, classes, defs
 from jaxrewrite.errors import RewriteError
@@ -44,19 +42,11 @@ def build_analysis(
     header: Header | None = None,
     passes: Sequence[TreePass] = (),
 ) -> Analysis:
-    """Analyze one module's text; Python's own SyntaxError if it does not parse.
-
-    ``environment`` names what the text uses but does not bind (a notebook's earlier cells);
-    ``passes`` run over the live tree and walk after the analysis, in order (``engine.findings``).
-    """
+    """Analyze one module's text; Python's own SyntaxError if it does not parse. ``environment``
+    names what the text uses but does not bind (a notebook's earlier cells); ``passes`` run over
+    the live tree and walk after the analysis, in order (``engine.findings``)."""
     header = scan_header(text) if header is None else header
     src = Source(text, filename)
-    unknown = [
-        Diagnostic(
-            rules.UNKNOWN_DIRECTIVE.code, rules.UNKNOWN_DIRECTIVE.text(word=word), filename, line, 1
-        )
-        for line, word in header.unknown
-    ]
     if require_pragma and not header.enabled:
         result = Analysis(src, header)
     else:
@@ -66,7 +56,11 @@ def build_analysis(
             tree = ast.parse(text, src.filename)
             result = _analyze_tree(tree, src, header, environment, filters, passes)
             del tree
-    result.diagnostics[:0] = unknown
+    unknown = rules.UNKNOWN_DIRECTIVE
+    result.diagnostics[:0] = [
+        Diagnostic(unknown.code, unknown.text(word=word), filename, line, 1)
+        for line, word in header.unknown
+    ]
     result.diagnostics.sort(key=lambda d: (d.line, d.col))
     return result
 
@@ -99,15 +93,11 @@ def _analyze_tree(
     header: Header,
     outer: Mapping[str, Binding] | None,
     filters: Filters,
-    passes: Sequence[TreePass] = (),
+    passes: Sequence[TreePass],
 ) -> Analysis:
     """The walks over a parsed module, into a fresh Analysis (a deeper retry starts afresh)."""
     result = Analysis(src, header)
-    scopes = build_scopes(
-        tree,
-        src.text,
-        outer=None if outer is None else environment(outer),
-    )
+    scopes = build_scopes(tree, src.text, outer=None if outer is None else environment(outer))
     try:
         walked = walk_module(scopes, src, filters, result)
         for extra in passes:
@@ -120,27 +110,14 @@ def _analyze_tree(
 
 
 def walk_module(scopes: ScopeTree, src: Source, filters: Filters, result: Analysis) -> Walked:
-    """The whole walk, into ``result`` and the ``Walked`` value handed to the passes: defs and
-    their decorators, classes, then call sites (which need both)."""
+    """The whole walk, into ``result`` and the ``Walked`` value handed to the passes: classes
+    (whose per-leaf containers defs read), defs and their decorators, then call sites."""
     relevant = index_of(scopes).names if filters.marker_names else None
     walk = Walked(scopes, src, result, relevant)
     if relevant is not None and not relevant:
         return walk
-    static_classes = classes_with_markers(scopes, relevant)
-    leaf_names = set()
-    readable = []
-    for local in static_classes.values():
-        try:
-            info = walk.info(local)
-        except RewriteError as err:
-            walk.refuse(err)  # once: the class is not read again
-            continue
-        readable.append((local, info))
-        if info.kind is not Container.CLASS and info.static_fields:
-            leaf_names.add(info.name)
-    walk.leaf_names.update(leaf_aliases(scopes, leaf_names))
+    registrable, unclear = classes(walk, classes_with_markers(scopes, relevant).values())
     defs(walk)
-    registrable, unclear = classes(walk, readable)
     names = None  # every call; with ``first_arguments``, every def but found by a text search
     if relevant is not None or filters.first_arguments:
         names = [f.name for f, _ in scopes.defs if relevant is None or id(f) in walk.signatures]

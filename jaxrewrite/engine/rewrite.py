@@ -6,33 +6,25 @@ from __future__ import annotations
 from typing import Any
 
 from jaxrewrite.engine.analysis import Analysis
-from jaxrewrite.engine.build import collector_paused
 from jaxrewrite.engine.edits import splice
-from jaxrewrite.engine.edits.plan import plan
+from jaxrewrite.engine.edits.render import plan
 from jaxrewrite.engine.findings import analyze
 from jaxrewrite.errors import Notes, say
 
 
 def rewrite_source(source: str, filename: str = "<string>", **options: Any) -> str:
-    """Return ``source`` with Static annotations turned into explicit transform keywords.
-
-    The very same string comes back when the header has no ``# jaxrewrite: enable``
-    pragma, or when nothing in the module needs a keyword. Raises RewriteError for misuse
-    and Python's own SyntaxError for source that does not parse. ``options`` are
-    ``jaxrewrite.analyze``'s (``report``: also warn as the import hook does).
-    """
+    """Return ``source`` with Static annotations turned into explicit transform keywords (the
+    very same string without the ``# jaxrewrite: enable`` pragma or where nothing needs one).
+    RewriteError for misuse, SyntaxError for source that does not parse; ``options`` are
+    ``jaxrewrite.analyze``'s (``report``: also warn as the import hook does)."""
     return rewrite_with_notes(source, filename, **options)[0]
 
 
 def rewrite_with_notes(text: str, filename: str, **options: Any) -> tuple[str, Notes]:
     """``rewrite_source``'s text and the warnings issued on the way (the hook keeps them with the
-    code)."""
-    with collector_paused():
-        analysis = analyze(text, filename, **options)
-        try:
-            return rewritten(analysis), notes(analysis)
-        finally:
-            del analysis  # it holds parts of the AST: free them before the collector resumes
+    code). The analysis pauses the collector itself; planning and splicing need no pause."""
+    analysis = analyze(text, filename, **options)
+    return rewritten(analysis), notes(analysis)
 
 
 def rewritten(analysis: Analysis) -> str:

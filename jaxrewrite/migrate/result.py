@@ -14,7 +14,7 @@ from jaxrewrite.engine.rulebook.rules import RULES
 
 #: One line per reason, for summaries (``jaxrewrite migrate`` prints the counts with these): the
 #: text of each reason's code in the one table of codes.
-REASONS: dict[Reason, str] = {reason: RULES[reason.code].summary for reason in Reason}
+REASONS: dict[Reason, str] = {reason: RULES[reason.rule.code].summary for reason in Reason}
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class Refusal:
 
     def diagnostic(self, filename: str) -> Diagnostic:
         """The refusal as a finding of ``filename`` (column 1: a refusal is about a whole line)."""
-        return Diagnostic(self.reason.code, self.text, filename, self.line, 1)
+        return Diagnostic(self.reason.rule.code, self.text, filename, self.line, 1)
 
 
 @dataclass

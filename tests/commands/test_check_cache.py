@@ -17,9 +17,8 @@ import pytest
 from golden_cases import GOLDEN
 from support import child_env, jaxrewrite, write
 
-from jaxrewrite.commands import check, checkcache
-from jaxrewrite.commands.check import check_path
-from jaxrewrite.commands.checkcache import Cache
+from jaxrewrite.commands import check
+from jaxrewrite.commands.check import Cache, open_cache
 from jaxrewrite.config import Config
 
 HELPER = (GOLDEN / "check" / "jr002_helper.py").read_text(encoding="utf-8")
@@ -42,7 +41,13 @@ DEFAULTS = Config()
 
 
 def _cache(tmp_path: Path, options: Config = DEFAULTS) -> Cache:
-    return Cache(str(tmp_path / ".jaxrewrite_cache"), options)
+    return open_cache(str(tmp_path / ".jaxrewrite_cache"), options)
+
+
+def check_path(path: str, options: Config, cache: Cache | None = None) -> list[Any]:
+    outcome = check.examine(path, False, options, cache=cache)
+    assert outcome is not None and outcome[1] is None
+    return outcome[0]
 
 
 def _codes(path: Path, cache: Cache, options: Config = DEFAULTS) -> list[str]:
@@ -85,7 +90,7 @@ def test_another_version_does_not_read_this_ones_entries(
 ) -> None:
     h = write(tmp_path / "h.py", HELPER)
     _codes(h, _cache(tmp_path))
-    monkeypatch.setattr(checkcache, "__version__", "999.0")
+    monkeypatch.setattr(check, "__version__", "999.0")
     _codes(h, _cache(tmp_path))
     assert analyses == ["h.py", "h.py"]
     assert sorted(os.listdir(tmp_path / ".jaxrewrite_cache"))[-2:] == ["999.0", "CACHEDIR.TAG"]
@@ -156,7 +161,7 @@ def test_a_corrupt_entry_is_a_miss(tmp_path: Path) -> None:
     h = write(tmp_path / "h.py", HELPER)
     cache = _cache(tmp_path)
     _codes(h, cache)
-    [entry] = [Path(d) / f for d, _, fs in os.walk(cache.folder) for f in fs if len(f) > 20]
+    [entry] = [Path(d) / f for d, _, fs in os.walk(cache[0]) for f in fs if len(f) > 20]
     entry.write_text('{"findings": [{"code": 1}', encoding="utf-8")
     assert _codes(h, cache) == ["JR002"]
 
@@ -235,13 +240,12 @@ def test_the_pool_finds_what_one_process_finds(tmp_path: Path) -> None:
         write(tmp_path / f"h{i:02}.py", HELPER if i % 2 else MAIN)
     write(tmp_path / "mymod.py", MYMOD)
     (tmp_path / "bad.py").write_bytes(b"import jax\njax.jit(f)\nx = '\xff'\n")
-    jobs = [
-        check.Job(str(p), Config(), cache=_cache(tmp_path)) for p in sorted(tmp_path.glob("*.py"))
-    ]
-    alone = check.examine_all(jobs, 1)
-    assert check.examine_all(jobs, 2) == alone  # from the cache the one process filled
-    fresh = [check.Job(job.path, job.options) for job in jobs]
-    assert check.examine_all(fresh, 2) == alone
+    files = [(str(p), False) for p in sorted(tmp_path.glob("*.py"))]
+    cache = _cache(tmp_path)
+    alone = check.examine_all(files, Config(), cache=cache, processes=1)
+    # from the cache the one process filled, then without it
+    assert check.examine_all(files, Config(), cache=cache, processes=2) == alone
+    assert check.examine_all(files, Config(), processes=2) == alone
     assert (
         sum(1 for _, error in alone if error) == 1 and sum(len(found) for found, _ in alone) >= 12
     )
@@ -294,16 +298,14 @@ def test_a_warm_run_over_many_files_answers_from_the_cache_without_a_pool(
         def map(self, fn: Any, *iterables: Any, **kwargs: Any) -> Any:
             items = list(iterables[0])
             pools.append(len(items))
-            return super().map(fn, items, **kwargs)
+            return super().map(fn, items, *iterables[1:], **kwargs)
 
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Counting)
-    jobs = [
-        check.Job(str(p), Config(), cache=_cache(tmp_path)) for p in sorted(tmp_path.glob("*.py"))
-    ]
-    cold = check.examine_all(jobs)
-    assert pools == [len(jobs) - 1]  # the plain file was answered at once, the rest in the pool
-    warm = check.examine_all(jobs)
-    assert warm == cold and pools == [len(jobs) - 1]
+    files = [(str(p), False) for p in sorted(tmp_path.glob("*.py"))]
+    cold = check.examine_all(files, Config(), cache=_cache(tmp_path))
+    assert pools == [len(files) - 1]  # the plain file was answered at once, the rest in the pool
+    warm = check.examine_all(files, Config(), cache=_cache(tmp_path))
+    assert warm == cold and pools == [len(files) - 1]
     assert sum(len(found) for found, _ in cold) >= check.POOL_FROM // 2
 
 
@@ -311,7 +313,7 @@ def test_an_engine_edited_under_the_same_version_is_another_analysis(tmp_path: P
     """In a checkout the engine is edited without a new version: the key holds the engine's
     digest (the cache tag's), so the next run analyzes again and says what the edited engine
     says, not what the cache kept. Run on a copy of the package, as a developer edits it."""
-    package = Path(checkcache.__file__).parents[1]
+    package = Path(check.__file__).parents[1]
     site = tmp_path / "site"
     shutil.copytree(package, site / "jaxrewrite", ignore=shutil.ignore_patterns("__pycache__"))
     h = write(tmp_path / "work" / "h.py", HELPER)

@@ -310,3 +310,28 @@ def test_every_command_reports_a_hostile_file_the_same_way(
         )
     else:
         assert done.returncode == 0, report[-3000:]
+
+
+@pytest.mark.parametrize("others", [0, 60])
+def test_check_reports_an_unreadable_file_however_many_files_it_walks(
+    tmp_path: Path, others: int
+) -> None:
+    """A file without any of check's needles is still decoded: from 48 files on, check settles
+    what it can before the pool, and that pre-pass once passed an unreadable file as clean."""
+    for i in range(others):
+        (tmp_path / f"plain{i}.py").write_text(f"x = {i}\n")
+    (tmp_path / "nul.py").write_bytes(b"x = 1\ny = '\0'\n")
+    (tmp_path / "latin.py").write_bytes(b"s = '\xe9'\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxrewrite", "check", "."],
+        cwd=tmp_path,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    report = done.stdout + done.stderr
+    assert done.returncode == 2, report
+    assert "nul.py:2:6: cannot read it as Python source: it holds a NUL byte" in report, report
+    assert "latin.py:1:6: cannot read it as Python source: byte 0xe9 is not utf-8" in report, report

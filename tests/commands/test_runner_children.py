@@ -177,7 +177,7 @@ def test_a_sitecustomize_of_the_environment_still_runs(tmp_path: Path) -> None:
     write(
         tmp_path / "parent.py",
         "import subprocess, sys\n"
-        "code = 'import json, sys, jaxrewrite.commands.children as c, "
+        "code = 'import json, sys, jaxrewrite.commands.run as c, "
         "jaxrewrite.notrewritten as n; print(json.dumps([SITE_RAN, n.runner_child, c.SITE "
         "in sys.path]))'\n"
         "subprocess.run([sys.executable, '-c', code])\n",

@@ -161,7 +161,7 @@ def test_migrate_refuses_the_donated_static_with_the_same_remedy() -> None:
         "@partial(jax.jit, static_argnums=1, donate_argnums=1)\ndef f(x, n):\n    return x\n"
     )
     (refusal,) = migrate_source(text, "m.py").refused
-    assert refusal.reason.code == "JR112"  # the check of JR112 (JR210 before the merge)
+    assert refusal.reason.rule.code == "JR112"  # the check of JR112 (JR210 before the merge)
     assert refusal.message.endswith(
         "also donated to jit; drop 1 from donate_argnums, then migrate again"
     )

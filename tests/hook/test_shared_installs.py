@@ -206,7 +206,7 @@ def test_a_read_only_install_under_strace(base: Path, tmp_path: Path) -> None:
     # An engine module is opened once to hash it and once by Python to import it (no pyc can be
     # written for it either); the hook never reads jaxrewrite's own modules for a pragma.
     plan = [
-        line for line in calls if '/jaxrewrite/engine/edits/plan.py"' in line and "openat" in line
+        line for line in calls if '/jaxrewrite/engine/edits/render.py"' in line and "openat" in line
     ]
     assert len(plan) == 2, plan
     made = [line for line in calls if "mkdir(" in line and "/mods/__pycache__" in line]

@@ -126,8 +126,8 @@ def test_the_migrate_table_names_each_reason_with_its_code() -> None:
         r"^\| (?:\[)?(JR\d{3})(?:\]\(errors\.md#9-errors\))? \| `([\w-]+)` \|", text, re.MULTILINE
     )
     rows = {reason: code for code, reason in table}
-    assert rows == {reason.value: reason.code for reason in Reason}
-    assert all(REASONS[reason] == rules.RULES[reason.code].summary for reason in Reason)
+    assert rows == {reason.value: reason.rule.code for reason in Reason}
+    assert all(REASONS[reason] == rules.RULES[reason.rule.code].summary for reason in Reason)
 
 
 def _help(command: str, tmp_path: Path) -> str:

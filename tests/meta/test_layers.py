@@ -261,7 +261,7 @@ def test_the_place_rules_fail_on_a_module_in_the_wrong_place() -> None:
             "jaxrewrite.engine.analysis",
             "jaxrewrite.engine.rulebook.table",
         },
-        "jaxrewrite.engine.edits.plan": {
+        "jaxrewrite.engine.edits.render": {
             "jaxrewrite.engine.findings.ledger",
             "jaxrewrite.engine.read.source",
         },
@@ -272,7 +272,7 @@ def test_the_place_rules_fail_on_a_module_in_the_wrong_place() -> None:
         "jaxrewrite.engine.stray": set(),
     }
     assert _misplaced(edges) == [
-        "jaxrewrite.engine.edits.plan -> jaxrewrite.engine.findings.ledger",
+        "jaxrewrite.engine.edits.render -> jaxrewrite.engine.findings.ledger",
         "jaxrewrite.engine.read.lint -> jaxrewrite.engine.analysis",
         "jaxrewrite.engine.stray: in no place",
     ]
@@ -324,7 +324,7 @@ WALK = frozenset(
         "walk.callsites",
         "findings.tracetime",
         "findings.checks.no_transform",
-        "edits.plan",
+        "edits.render",
         "rewrite",
     )
 )
@@ -379,12 +379,12 @@ def test_the_analysis_imports_no_finding_pass() -> None:
 
 
 #: The modules the command line dispatches to, one per command (``jaxrewrite/cli.py``); the rest
-#: of ``commands/`` is their shared edge (targets, files, checkcache...).
+#: of ``commands/`` is their shared edge (files...).
 COMMANDS = ("run", "show", "check", "migrate", "compile")
 
 
 def test_no_command_imports_another() -> None:
-    """What two commands share lives a layer down (``commands/targets.py``,
+    """What two commands share lives a layer down (``commands/files.py``,
     ``engine/findings/__init__.py``), so that a command is read, changed and imported alone:
     ``show`` once imported ``check`` (``lint_analysis``) and ``run`` (``safe_path``), ``compile``
     imported ``run``."""

@@ -399,7 +399,7 @@ def kept(x, n):
 """
     module = migrate_module(source, "case.py")
     result = module.migration
-    reasons = {r.function: (r.reason, r.reason.code) for r in result.refused}
+    reasons = {r.function: (r.reason, r.reason.rule.code) for r in result.refused}
     assert reasons == {
         "non_literal": (Reason.NON_LITERAL, "JR111"),
         "star": (Reason.VARARGS, "JR204"),

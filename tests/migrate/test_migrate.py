@@ -550,8 +550,8 @@ def test_refusals_are_findings_with_codes() -> None:
     check), with its summary."""
     from jaxrewrite.engine.findings.checks.registry import CODES
 
-    assert len({reason.code for reason in Reason}) == len(Reason)
-    assert all(CODES[reason.code] == REASONS[reason] for reason in Reason)
+    assert len({reason.rule.code for reason in Reason}) == len(Reason)
+    assert all(CODES[reason.rule.code] == REASONS[reason] for reason in Reason)
     refusal = migrate_source(SPEC_MODULE.replace("(1,)", "(-1,)"), "m.py").refused[0]
     finding = refusal.diagnostic("m.py")
     assert (finding.code, finding.line, finding.is_error) == ("JR203", 7, False)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxrewrite.commands.check import check_path
+from jaxrewrite.commands.check import examine
 from jaxrewrite.config import Config
 
 MYMOD = """\
@@ -53,7 +53,7 @@ def _check(
         path.write_text(text)
     target = tmp_path / "main.py"
     target.write_text(textwrap.dedent(main))
-    return [(d.code, d.line, d.col, d.message) for d in check_path(str(target), Config())]
+    return [(d.code, d.line, d.col, d.message) for d in examine(str(target), False, Config())[0]]
 
 
 @pytest.mark.parametrize("pragma", ["# jaxrewrite: enable\n", ""], ids=["opted in", "plain module"])
@@ -152,7 +152,9 @@ def test_a_relative_import_in_a_package(tmp_path: Path) -> None:
     (tmp_path / "pkg" / "use.py").write_text(main)
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    found = [(d.code, d.line) for d in check_path(str(tmp_path / "pkg" / "use.py"), Config())]
+    found = [
+        (d.code, d.line) for d in examine(str(tmp_path / "pkg" / "use.py"), False, Config())[0]
+    ]
     assert found == [("JR013", 4)]
 
 
@@ -162,7 +164,7 @@ def test_the_finding_is_true_and_its_keywords_fix_it(tmp_path: Path) -> None:
     (tmp_path / "mymod.py").write_text(MYMOD)
     main = "import jax\nfrom mymod import f\n\nh = jax.jit(f)\n"
     (tmp_path / "main.py").write_text(main)
-    [finding] = check_path(str(tmp_path / "main.py"), Config())
+    [finding] = examine(str(tmp_path / "main.py"), False, Config())[0]
     keywords = re.search(r"write (static_argnums=.*) here$", finding.message)
     assert keywords is not None
     run = "\nprint(float(h(1.0, 3)), float(h(2.0, 3)), float(h(1.0, 4)), h._cache_size())\n"

@@ -100,7 +100,7 @@ def test_retired_codes_are_never_reused_and_name_their_successor() -> None:
         "JR210": "JR112",
         "JR212": "JR109",
     }
-    assert {r.code for r in Reason} >= set(rules.RETIRED.values())
+    assert {r.rule.code for r in Reason} >= set(rules.RETIRED.values())
 
 
 HEAD = (
@@ -131,7 +131,7 @@ def test_a_merged_code_is_what_check_and_migrate_both_report(code: str) -> None:
         (d.code, d.line) for d in build_analysis(marked, "m.py", require_pragma=False).diagnostics
     ]
     (refusal,) = migrate_source(marked.replace(": Static[int]", ""), "m.py").refused
-    assert found == [(code, 9)] and (refusal.reason.code, refusal.function) == (code, "f")
+    assert found == [(code, 9)] and (refusal.reason.rule.code, refusal.function) == (code, "f")
     assert refusal.diagnostic("m.py").format("refusal").endswith(f"({code})")
 
 

@@ -1,1 +1,1 @@
-"""A folder put first on the runner's children's ``PYTHONPATH`` (commands/children.py)."""
+"""A folder put first on the runner's children's ``PYTHONPATH`` (commands/run.py)."""

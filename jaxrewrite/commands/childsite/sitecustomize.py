@@ -12,7 +12,7 @@ def _start() -> None:
     sys.path[:] = [entry for entry in sys.path if os.path.abspath(entry or os.curdir) != here]
     ours = sys.modules.pop("sitecustomize")
     try:
-        from jaxrewrite.commands.children import start_child
+        from jaxrewrite.commands.run import start_child
 
         start_child()
     except Exception:  # noqa: BLE001, S110 - another Python, a broken install: run without us

@@ -1,2 +1,1 @@
-"""An ``Analysis`` to edits: planned, spelled (``render``) and spliced by offset. Imports
-the places below it, never a finding pass."""
+"""An ``Analysis`` to edits (``render``), spliced by offset (``splice``); never asks a pass."""

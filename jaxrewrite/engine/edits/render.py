@@ -1,24 +1,133 @@
-"""Generated fragments, rendered by astor from AST so their spelling is canonical."""
+"""An ``Analysis`` to edits on its text: the analysis has decided what each use needs; here it is
+only spelled, by completing a call in place or wrapping a bare transform. The fragments are
+rendered by astor from AST, so their spelling is canonical."""
 
 from __future__ import annotations
 
 import ast
+import re
 import warnings
+from collections.abc import Sequence
 
-from jaxrewrite.engine.read.literals import Value
-from jaxrewrite.engine.rulebook.table import FieldForm
+from jaxrewrite.engine.analysis import Analysis, Registration, Use, UseKind
+from jaxrewrite.engine.edits.splice import Edit, replace
+from jaxrewrite.engine.read.fields import Action, FieldUse
+from jaxrewrite.engine.read.literals import Value, Values
+from jaxrewrite.engine.read.source import Source
 
 #: Where the user's expression goes in a generated fragment.
 _TRANSFORM = ast.Name("__jaxrewrite_transform__", ast.Load())
 
-#: Keys are strings, or ``(key, kind, keys)`` for an inner container (``analysis.Leaf.spec``).
-LeafSpecs = tuple[tuple[object, ...], ...]
+
+def plan(analysis: Analysis) -> list[Edit]:
+    """Every edit the analysis calls for."""
+    src = analysis.source
+    edits = [edit for use in analysis.edited() for edit in _edits(use, src)]
+    for field in analysis.fields:
+        edits.extend(_field_edits(field, src))
+    return edits
+
+
+def _field_edits(use: FieldUse, src: Source) -> list[Edit]:
+    """A Static field spelled the library's way, the user's value and arguments in place."""
+    form, at = use.form, use.at
+    field = ast.Call(
+        _import(form.module, "field"), [], [ast.keyword(form.keyword, ast.Constant(form.static))]
+    )
+    if use.action is Action.ADD:
+        end = src.end(at)
+        return [Edit(end, end, " = " + _split(field)[0])]
+    if use.action is Action.DEFAULT:  # split where the user's plain default goes
+        field.keywords.insert(0, ast.keyword("default", _TRANSFORM))
+        return _around(at, _split(field), src)
+    if use.action is Action.KEYWORD:
+        assert isinstance(at, ast.Call)
+        return [_append(at, f"{form.keyword}={form.static}", src)]
+    entry = ast.Dict([ast.Constant(form.keyword)], [ast.Constant(form.static)])
+    text = _source(ast.Expr(entry))[1:-1]  # ``'static': True``
+    if use.action is Action.ENTRY:
+        assert isinstance(at, ast.Dict)
+        start = src.start(at) + 1  # just after the opening brace
+        return [Edit(start, start, text + (", " if at.keys else ""))]
+    assert isinstance(at, ast.Call)
+    return [_append(at, f"metadata={{{text}}}", src)]
+
+
+def _append(call: ast.Call, text: str, src: Source) -> Edit:
+    """A keyword argument after a call's last argument (or inside its empty parentheses)."""
+    parts = [*call.args, *call.keywords]
+    if parts:
+        last = max(src.end(p) for p in parts)
+        at = _CLOSING.match(src.text, last, src.end(call) - 1).end()  # type: ignore[union-attr]
+        return Edit(at, at, ", " + text)
+    at = src.end(call) - 1  # just before the closing parenthesis
+    return Edit(at, at, text)
+
+
+#: Past the parentheses around the last argument, which its node's end leaves out: ``jax.jit((f))``
+#: takes the keyword after ``)``, not inside it (a tuple with a keyword: a module that no longer
+#: compiles). Blanks, whole comments and line continuations between them; anything else ends it.
+_CLOSING = re.compile(r"(?:(?:\s|#[^\n]*(?=\n|$)|\\(?=[\n\r]))*\))*")
+
+
+def _edits(use: Use | Registration, src: Source) -> list[Edit]:
+    assert use.values is not None
+    # The analysis refuses per-leaf entries under a transform without a helper.
+    helper = use.transform.per_leaf if isinstance(use, Use) and use.leaves else None
+    leaves = tuple(leaf.spec() for leaf in use.leaves) if isinstance(use, Use) else ()
+    if use.kind is UseKind.CALL or (isinstance(use.node, ast.Call) and helper is None):
+        # A call site, or ``partial(jax.jit, ...)``: completed in place.
+        assert isinstance(use.node, ast.Call)
+        edits = _edit_call(use.node, use.local, use.values, src)
+        if helper is None:
+            return edits
+        # ``jax.jit(fun, ...)`` becomes ``...leaves.at_call('static_leaves', jax.jit, <leaves>)(fun,
+        # ...)``, the call's own arguments completed in place like any call site's.
+        at_call = [ast.Constant(helper), _TRANSFORM, _const(leaves)]
+        around = _split(ast.Call(_import("jaxrewrite.leaves", "at_call"), at_call, []))
+        return _around(use.node.func, around, src) + edits
+    pairs = tuple((k, v) for k, v, _ in use.values)
+    return _around(use.node, wrapper(pairs, helper, leaves), src)
+
+
+def _around(expr: ast.expr, fragment: tuple[str, str], src: Source) -> list[Edit]:
+    """A fragment split where ``_TRANSFORM`` was (``_split``) around ``expr``."""
+    before, after = fragment
+    start, end = src.start(expr), src.end(expr)
+    return [Edit(start, start, before), Edit(end, end, after)]
+
+
+def _split(call: ast.Call) -> tuple[str, str]:
+    """The rendered fragment split where the user's expression goes."""
+    before, _, after = _source(ast.Expr(call)).partition(_TRANSFORM.id)
+    return before, after
+
+
+def _edit_call(
+    call: ast.Call, local: Sequence[ast.keyword], values: Values, src: Source
+) -> list[Edit]:
+    """Set keywords on a call in place: replace existing values (a positional argument's too),
+    append missing ones."""
+    edits: list[Edit] = []
+    appended: list[tuple[str, Value]] = []
+    by_name = {kw.arg: kw for kw in local if kw.arg is not None}
+    for name, value_, existing in values:
+        kw = by_name.get(name)
+        if kw is not None:
+            if existing is kw.value:
+                continue  # the user's literal already says exactly this
+            start, end = src.start(kw.value), src.end(kw.value)
+            edits.append(replace(src.text, start, end, value(value_)))
+        elif existing is None:
+            appended.append((name, value_))
+    if appended:
+        edits.append(_append(call, keywords(tuple(appended)), src))
+    return edits
 
 
 def _source(node: ast.AST) -> str:
-    """One line, always: line numbers must not move, so astor's line wrapping is off. astor is
-    imported on first use (most imports render nothing); the DeprecationWarning it gives on 3.12+
-    (``ast.Num``) is about its internals, not the user's code."""
+    """One line, always: line numbers must not move. astor is imported on first use (most imports
+    render nothing); its DeprecationWarning on 3.12+ (``ast.Num``) is about its own internals."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         import astor
@@ -37,7 +146,7 @@ def keywords(pairs: tuple[tuple[str, Value], ...]) -> str:
 
 
 def wrapper(
-    pairs: tuple[tuple[str, object], ...], helper: str | None = None, leaves: LeafSpecs = ()
+    pairs: tuple[tuple[str, object], ...], helper: str | None = None, leaves: object = ()
 ) -> tuple[str, str]:
     """Text around a bare transform to call it with its keywords: ``jax.jit`` becomes
     ``__import__('functools').partial(jax.jit, static_argnums=...)``: no import statement, no new
@@ -47,35 +156,7 @@ def wrapper(
     if helper is not None:
         pairs = (("leaves", leaves), *pairs)
     named = [ast.keyword(name, _const(items)) for name, items in pairs]
-    return _around(ast.Call(_import("functools", "partial"), [*before, _TRANSFORM], named))
-
-
-def leaves_call_site(leaves: LeafSpecs, helper: str) -> tuple[str, str]:
-    """Text around a call site's transform for per-leaf statics: ``jax.jit(fun, ...)`` becomes
-    ``__import__('jaxrewrite.leaves').leaves.at_call('static_leaves', jax.jit, <leaves>)(fun,
-    ...)``, the call's own arguments completed in place like any call site's."""
-    at_call = _import("jaxrewrite.leaves", "at_call")
-    return _around(ast.Call(at_call, [ast.Constant(helper), _TRANSFORM, _const(leaves)], []))
-
-
-def field(form: FieldForm, default: bool = False) -> tuple[str, str]:
-    """``__import__('equinox').field(static=True)``; with ``default``, split where the user's
-    plain default goes: ``__import__('equinox').field(default=`` and ``, static=True)``."""
-    before = [ast.keyword("default", _TRANSFORM)] if default else []
-    static = ast.keyword(form.keyword, ast.Constant(form.static))
-    return _around(ast.Call(_import(form.module, "field"), [], [*before, static]))
-
-
-def metadata_entry(form: FieldForm) -> str:
-    """``'static': True``."""
-    entry = ast.Dict([ast.Constant(form.keyword)], [ast.Constant(form.static)])
-    return _source(ast.Expr(entry))[1:-1]
-
-
-def _around(call: ast.Call) -> tuple[str, str]:
-    """The rendered fragment split where the user's expression goes."""
-    before, _, after = _source(ast.Expr(call)).partition(_TRANSFORM.id)
-    return before, after
+    return _split(ast.Call(_import("functools", "partial"), [*before, _TRANSFORM], named))
 
 
 def _const(obj: object) -> ast.expr:

@@ -40,17 +40,13 @@ def apply(text: str, edits: list[Edit]) -> str:
 def replace(text: str, start: int, end: int, new: str) -> Edit:
     """Replace a span with single-line ``new``: line numbers must never move, so a multi-line
     span keeps its line breaks and comments, and ``new`` goes on its last line at its indent."""
-    old = text[start:end]
-    lines = source_lines(old)
-    if len(lines) <= 1:
-        return Edit(start, end, new)
-    comments = comments_by_line(old)
+    *lines, last = source_lines(text[start:end])
+    comments = comments_by_line(text[start:end]) if lines else {}
     pieces = []
-    for index, line in enumerate(lines[:-1]):
+    for index, line in enumerate(lines):
         comment = comments.get(index)
         ending = line[len(line.rstrip("\r\n")) :]
         pieces.append(("  " + comment if comment else "") + ending)
-    last = lines[-1]
     pieces.append(last[: len(last) - len(last.lstrip(" \t"))] + new)
     return Edit(start, end, "".join(pieces))
 

@@ -480,50 +480,36 @@ def _field_state(ann: ast.expr | None, scope: Scope, src: Source, depth: int) ->
     return None if type_name(ann, scope) in _NEVER_TRACED else TREE
 
 
-def param_state(func: Function, scope: Scope, src: Source, p: Param, sites: Sites) -> State:
-    """ARRAY or a Tree where the parameter's annotation says which, or it is ``self`` of a method
-    of a pytree class of the module; else None."""
-    ann = unquoted(p.node.annotation)
-    if ann is not None:
-        return annotated(ann, scope, src)
-    owner = _self_of(func, scope, p, sites)
-    if owner is None or scope.parent is None:
-        return None
-    return tree((DefinedClass(owner, scope), scope.parent), src)
-
-
-def untraceable(func: Function, scope: Scope, p: Param, sites: Sites) -> str | None:
-    """What the annotation (or, for ``self``, the class) says the value is, when it cannot be
-    traced."""
+def param_reading(
+    func: Function, scope: Scope, src: Source, p: Param, sites: Sites
+) -> tuple[str | None, State]:
+    """What the parameter's annotation (or, for ``self`` of an instance method, its class) says:
+    what the value is where it cannot be traced, else its state where sure (ARRAY or a Tree)."""
     ann = unquoted(p.node.annotation)
     if ann is None:
-        owner = _self_of(func, scope, p, sites)
-        if owner is None or not sites.plain(owner, scope.parent):
-            return None  # else self of a method of a plain class, the most common jit mistake
-        return f"an instance of {owner.name} as self, {_PLAIN}"
+        owner = sites.owners.get(id(func))
+        positional = [*func.args.posonlyargs, *func.args.args]
+        if owner is None or scope.parent is None or not positional or positional[0] is not p.node:
+            return None, None
+        if method_kind(func, scope) != "instance":
+            return None, None
+        if sites.plain(owner, scope.parent):  # the most common jit mistake
+            return f"an instance of {owner.name} as self, {_PLAIN}", None
+        return None, tree((DefinedClass(owner, scope), scope.parent), src)
     name = type_name(ann, scope)
     if name in _NEVER_TRACED:
-        return _NEVER_TRACED[name]
+        return _NEVER_TRACED[name], None
     binding = single(ann, scope)  # a class of the module, by its name
-    if not isinstance(binding, DefinedClass):
-        return None
-    bases, shown = {qualname(b, scope) for b in binding.node.bases}, binding.node.name
-    if bases & _ENUMS:
-        return f"a member of the enum {shown}"
-    if _NAMEDTUPLE in bases and any(
-        isinstance(stmt, ast.AnnAssign) and type_name(stmt.annotation, binding.body) in _CALLABLES
-        for stmt in binding.node.body
-    ):
-        return f"a NamedTuple holding functions ({shown})"
-    if sites.plain(binding.node, binding.body.parent):
-        return f"an instance of {shown}, {_PLAIN}"
-    return None
-
-
-def _self_of(func: Function, scope: Scope, p: Param, sites: Sites) -> ast.ClassDef | None:
-    """The class whose instance the parameter is, as ``self`` of an instance method."""
-    owner = sites.owners.get(id(func))
-    positional = [*func.args.posonlyargs, *func.args.args]
-    if owner is None or scope.parent is None or not positional or positional[0] is not p.node:
-        return None
-    return owner if method_kind(func, scope) == "instance" else None
+    if isinstance(binding, DefinedClass):
+        bases, shown = {qualname(b, scope) for b in binding.node.bases}, binding.node.name
+        if bases & _ENUMS:
+            return f"a member of the enum {shown}", None
+        if _NAMEDTUPLE in bases and any(
+            isinstance(stmt, ast.AnnAssign)
+            and type_name(stmt.annotation, binding.body) in _CALLABLES
+            for stmt in binding.node.body
+        ):
+            return f"a NamedTuple holding functions ({shown})", None
+        if sites.plain(binding.node, binding.body.parent):
+            return f"an instance of {shown}, {_PLAIN}", None
+    return None, annotated(ann, scope, src)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.read.othermodules import ImportReader
-from jaxrewrite.engine.read.recognise import classify, looks_like_transform_decorator
+from jaxrewrite.engine.read.recognise import classify, looks_like_transform
 from jaxrewrite.engine.read.scopes import Scope, ScopeTree
 from jaxrewrite.engine.read.signature import Param
 from jaxrewrite.engine.read.source import Source
@@ -65,7 +65,7 @@ class Context:
             unknown = (
                 d
                 for d in func.decorator_list
-                if classify(d, scope) is None and looks_like_transform_decorator(d)
+                if classify(d, scope) is None and looks_like_transform(d, decorator=True)
             )
             found.append(
                 MarkedDef(

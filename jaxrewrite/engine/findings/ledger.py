@@ -61,7 +61,8 @@ class _Site:
     marks: frozenset[Mark]
     #: JR009's variant and fields.
     said: tuple[str, dict[str, str]] | None = None
-    #: A PARAMETER whose marks the signature reader found (the outermost annotation).
+    #: A PARAMETER whose marks the signature reader found (the aliases it read through: not
+    #: asked for unless an alias entry needs them, ``build``).
     outermost: bool = False
 
 
@@ -131,8 +132,6 @@ class _Collector:
             if arg is None or arg.annotation is None:
                 continue
             name = f"{func.name}.{arg.arg}"
-            # What the signature reader found, read once; the aliases it went through are read
-            # again only if the module has an alias entry for them to settle (``build``).
             read = self.index.read.get(id(arg.annotation))
             if read:
                 site = _Site(EntryKind.PARAMETER, name, arg, func, set(), read, outermost=True)
@@ -256,11 +255,10 @@ def build(ctx: Context, nothing: Rule) -> None:
     collector = _Collector(ctx)
     collector.body(ctx.tree.body, scopes.module)
     if any(site.kind is EntryKind.ALIAS for site in collector.sites):
-        for site in collector.sites:
-            annotation = getattr(site.node, "annotation", None)
-            if site.kind is EntryKind.PARAMETER and id(annotation) in collector.index.read:
-                scope = collector.def_scopes.get(id(site.owner), scopes.module)
-                collector.index.mentions(annotation, scope, site.aliases)
+        for site in (site for site in collector.sites if site.outermost):
+            scope = collector.def_scopes.get(id(site.owner), scopes.module)
+            annotation = site.node.annotation  # type: ignore[attr-defined]
+            collector.index.mentions(annotation, scope, site.aliases)
     diagnostics = list(result.diagnostics)
     pragma = next((d for d in diagnostics if d.code == missing_pragma.RULE.code), None)
     errors = [d for d in diagnostics if d.is_error]

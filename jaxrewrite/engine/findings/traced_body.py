@@ -85,9 +85,10 @@ _HELPER_DEPTH = 3
 class Body:
     """One def's body: what it rebinds, and the uses that run on every trace."""
 
-    def __init__(self, func: Function, scope: Scope, defs: dict[int, Scope], depth: int = 0):
+    def __init__(self, func: Function, defs: dict[int, Scope], depth: int = 0):
+        """``defs``: each def of the module, by id, with the scope holding it."""
         self.func = func
-        self.scope = scope
+        self.scope = defs[id(func)]
         self.defs = defs
         self.depth = depth
         self._flows: dict[tuple[int, frozenset[tuple[str, State]]], tuple[Body, Flow]] = {}
@@ -231,14 +232,13 @@ class Body:
         target = next(
             (s for s in cls.node.body if isinstance(s, DEFS) and s.name == "__call__"), None
         )
-        scope = self.defs.get(id(target))
-        if target is None or scope is None:  # no ``__call__``, or none the module defines
+        body = self._body(target)
+        if body is None:  # no ``__call__``, or none the module defines
             return None
         keywords = [kw for kw in call.keywords if kw.arg not in _APPLY_OWN]
-        seeds = _seeds(target, call.args[1:], keywords, flow, offset=1)
+        seeds = _seeds(body.func, call.args[1:], keywords, flow, offset=1)
         if not seeds:
             return None
-        body = self._body(target, scope)
         use = next(body.uses(body.flow(seeds)), None)
         if use is None:
             return None
@@ -286,11 +286,10 @@ class Body:
             return [] if member is None else [member]
         out: list[tuple[Body, dict[str, State]]] = []
         for run, args in self._runs(call):
-            scope = self.defs.get(id(run))
+            body = self._body(run)
             passed = {} if args is None else _seeds(run, args, call.keywords, flow)
-            if scope is None or passed is None:
+            if body is None or passed is None:
                 continue
-            body = self._body(run, scope)
             own = body.stored | body.params
             closed = {n: v for n, v in flow.names.items() if v is not None and n not in own}
             if closed or passed:
@@ -304,13 +303,12 @@ class Body:
         ):
             return out
         binding = single(func, self.scope)
-        target = binding.node if isinstance(binding, Defined) else None
-        scope = self.defs.get(id(target))
-        if target is None or scope is None or target.decorator_list or target is self.func:
+        body = self._body(binding.node) if isinstance(binding, Defined) else None
+        if body is None or body.func.decorator_list or body.func is self.func:
             return out
-        seeds = _seeds(target, call.args, call.keywords, flow)
+        seeds = _seeds(body.func, call.args, call.keywords, flow)
         if seeds:
-            out.append((self._body(target, scope), seeds))
+            out.append((body, seeds))
         return out
 
     def _runs(self, call: ast.Call) -> Iterator[tuple[Function, list[ast.expr] | None]]:
@@ -351,9 +349,12 @@ class Body:
             and node.name not in self.params
         }
 
-    def _body(self, func: Function, scope: Scope) -> Body:
+    def _body(self, func: Function | None) -> Body | None:
+        """The body of a def of the module (None for any other), read once."""
+        if func is None or id(func) not in self.defs:
+            return None
         if id(func) not in self._bodies:
-            self._bodies[id(func)] = Body(func, scope, self.defs, self.depth + 1)
+            self._bodies[id(func)] = Body(func, self.defs, self.depth + 1)
         return self._bodies[id(func)]
 
     def _member(
@@ -371,11 +372,11 @@ class Body:
         if found is None or (found[0] == "property") != isinstance(expr, ast.Attribute):
             return None
         target = found[1]
-        scope = self.defs.get(id(target))
+        body = self._body(target)
         passed = _seeds(target, args, keywords, flow, offset=1)
-        if scope is None or passed is None:
+        if body is None or passed is None:
             return None
-        return self._body(target, scope), {target.args.args[0].arg: tree, **passed}
+        return body, {target.args.args[0].arg: tree, **passed}
 
 
 def concrete_arguments(

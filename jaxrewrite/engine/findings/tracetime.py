@@ -13,7 +13,6 @@ import ast
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -21,9 +20,8 @@ from jaxrewrite.engine.analysis import Analysis, Use, UseKind
 from jaxrewrite.engine.findings.call_arguments import (
     Passed,
     Sites,
-    param_state,
+    param_reading,
     scalar_or_array,
-    untraceable,
 )
 from jaxrewrite.engine.findings.checks.traced_argument import RULE as TRACED
 from jaxrewrite.engine.findings.flow import ARRAY, TREE, Flow, Function, Tree
@@ -58,16 +56,6 @@ _STAGED_FIX = (
 )
 
 
-@dataclass(frozen=True)
-class Traced:
-    """A parameter one use of a transform traces."""
-
-    param: Param
-    use: Use
-    #: What the visible calls pass it.
-    passed: tuple[Passed, ...]
-
-
 #: Every transform use, marked or not, with the text searches that only skip work that cannot
 #: matter.
 TRACE = Filters(marker_names=False, first_arguments=True)
@@ -98,7 +86,8 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) ->
     """The trace-time analysis as a pass of ``analyze``: JR006 findings, and the parameters whose
     finding making them static fixes (``must_be_static``; not a field of a pytree argument)."""
     src, defs = result.source, {id(func): scope for func, scope in scopes.defs}
-    by_def: dict[Function, dict[str, Traced]] = {}  # the first use that traces a name says it
+    # Each traced parameter, with the first use that traces it and what the visible calls pass.
+    by_def: dict[Function, dict[str, tuple[Param, Use, tuple[Passed, ...]]]] = {}
     staging: dict[int, Use] = {}  # the first use of jit and kin, which stage calls
     sites: Sites | None = None
     for use in result.uses:
@@ -114,29 +103,29 @@ def PASS(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) ->
             staging.setdefault(id(func), use)
         seen = by_def.setdefault(func, {})
         for p in traced:
-            seen.setdefault(p.name, Traced(p, use, tuple(passed.get(p.name, ()))))
+            seen.setdefault(p.name, (p, use, tuple(passed.get(p.name, ()))))
     marker_fix = "jaxrewrite" in src.text and uses_jaxrewrite(tree, result.header.enabled)
     for func, by_name in by_def.items():
         assert sites is not None
-        body = Body(func, defs[id(func)], defs)
+        body = Body(func, defs)
         # The traced parameters surely arrays (by what visible calls pass, or their annotation).
         arrays = {
-            t.param.name
-            for t in by_name.values()
-            if t.param.name not in body.stored
+            p.name
+            for p, _, given in by_name.values()
+            if p.name not in body.stored
             and (
-                (t.passed and all(what is None for _, what in t.passed))
-                or scalar_or_array(unquoted(t.param.node.annotation), body.scope)
+                (given and all(what is None for _, what in given))
+                or scalar_or_array(unquoted(p.node.annotation), body.scope)
             )
         }
         located: set[tuple[int, int]] = set()
-        for t in by_name.values():
-            plain = frozenset(arrays - {t.param.name})
-            for d, fixable in _param_findings(body, t, sites, src, marker_fix, plain):
+        for p, use, given in by_name.values():
+            plain = frozenset(arrays - {p.name})
+            for d, fixable in _param_findings(body, p, use, given, sites, src, marker_fix, plain):
                 located.add((d.line, d.col))
                 result.diagnostics.append(d)
                 if fixable:
-                    result.must_be_static.append((func, t.param.name))
+                    result.must_be_static.append((func, p.name))
         if id(func) in staging:
             result.diagnostics.extend(_staged_findings(body, staging[id(func)], src, located))
     result.diagnostics.extend(library_findings(tree, scopes, src))
@@ -151,11 +140,18 @@ def uses_jaxrewrite(module: ast.Module, enabled: bool) -> bool:
 
 
 def _param_findings(
-    body: Body, t: Traced, sites: Sites, src: Source, marker_fix: bool, plain: frozenset[str]
+    body: Body,
+    p: Param,
+    use: Use,
+    given: tuple[Passed, ...],
+    sites: Sites,
+    src: Source,
+    marker_fix: bool,
+    plain: frozenset[str],
 ) -> Iterator[tuple[Diagnostic, bool]]:
-    """Each finding on one traced parameter, with whether making the parameter static fixes it
-    (not a field of a traced pytree)."""
-    p, func, args = t.param, body.func, body.func.args
+    """Each finding on a parameter ``use`` traces (``given``: what the visible calls pass it),
+    with whether making the parameter static fixes it (not a field of a traced pytree)."""
+    func, args = body.func, body.func.args
     if p.kind is Kind.KEYWORD_ONLY:
         default = args.kw_defaults[args.kwonlyargs.index(p.node)] is not None
     else:
@@ -163,26 +159,26 @@ def _param_findings(
         default = positional.index(p.node) >= len(positional) - len(args.defaults)
 
     def say(sink: Said, fix: str = "") -> Diagnostic:
-        fix = fix or fix_text(p, t.use.transform, marker_fix)
+        fix = fix or fix_text(p, use.transform, marker_fix)
         passed = " (when a call passes it)" if default else ""
-        return report(src, t.use.node, t.use.transform.name, sink, p.name, fix, passed)
+        return report(src, use.node, use.transform.name, sink, p.name, fix, passed)
 
-    what = untraceable(func, body.scope, p, sites)
+    what, state = param_reading(func, body.scope, src, p, sites)
     if what is not None:
         how = f"{func.name!r} takes {what} as {p.name!r}"
         yield say((p.node.annotation or p.node, NOT_JAX, how)), True
         return
-    for expr, passed in t.passed:
+    for expr, passed in given:
         if passed is not None:
             how = f"a call (line {expr.lineno}) passes {passed} as {p.name!r}"
             yield say((expr, NOT_JAX, how)), True
             return
-    if not t.use.transform.abstract:
+    if not use.transform.abstract:
         return  # differentiated: its tracers are concrete, so only an untraceable type fails
-    numbers = any(passed is None for _, passed in t.passed)
+    numbers = any(passed is None for _, passed in given)
     if default and not numbers:
         return  # a default is a Python value, and no call in view passes the parameter
-    seed = ARRAY if numbers else param_state(func, body.scope, src, p, sites)
+    seed = ARRAY if numbers else state
     if seed is None and unquoted(p.node.annotation) is not None:
         return  # a container or another type: its structure may be all the body needs
     flow = body.flow({p.name: seed or TREE}, plain)

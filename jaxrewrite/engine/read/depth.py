@@ -13,8 +13,6 @@ from typing import ParamSpec, TypeVar
 P = ParamSpec("P")
 T = TypeVar("T")
 
-_THREAD = "jaxrewrite-any-depth"
-
 
 def any_depth(fn: Callable[P, T]) -> Callable[P, T]:
     """``fn`` as is, then, if it runs out of recursion, once more in a thread whose recursion
@@ -25,9 +23,7 @@ def any_depth(fn: Callable[P, T]) -> Callable[P, T]:
     def run(*args: P.args, **kwargs: P.kwargs) -> T:
         try:
             return fn(*args, **kwargs)
-        except RecursionError as error:
-            if threading.current_thread().name.startswith(_THREAD):  # already the deep attempt
-                raise
+        except RecursionError as error:  # the deep attempt calls ``fn`` itself: no third one
             shallow = error
         from concurrent.futures import ThreadPoolExecutor  # only a deep tree pays for the import
 
@@ -40,7 +36,7 @@ def any_depth(fn: Callable[P, T]) -> Callable[P, T]:
             # The limit is the interpreter's, not the thread's: raised only while this caller
             # waits (leaving the pool joins its thread); the call's own errors are the future's.
             sys.setrecursionlimit(max(limit, 200_000))
-            with ThreadPoolExecutor(1, _THREAD) as pool:
+            with ThreadPoolExecutor(1, "jaxrewrite-any-depth") as pool:
                 future = pool.submit(fn, *args, **kwargs)
         except RuntimeError:  # threads cannot start here (WebAssembly builds): the first one stands
             raise shallow from None

@@ -45,10 +45,6 @@ class Reason(enum.Enum):
     #: The reason's rule: JR2nn, or the engine's own for the same check (JR111, JR112, JR109).
     rule: Rule
 
-    @property
-    def code(self) -> str:
-        return self.rule.code
-
     def refused(self, variant: str = "", /, **fields: Any) -> Refused:
         """What leaves the function as written: the rule's message (``variant``) filled."""
         return Refused(self, self.rule.text(variant, **fields))

@@ -125,9 +125,7 @@ def _items(
 
 def same(node: ast.expr | None, value: Value) -> ast.expr | None:
     """``node`` when its literal already equals ``value`` (as JAX reads it), else None."""
-    if node is None:
-        return None
-    read = literal(node)
+    read = MISSING if node is None else literal(node)
     if isinstance(read, (int, str)) and not isinstance(read, bool):
         read = (read,)
     if read is None and value == () or isinstance(read, (tuple, list)) and tuple(read) == value:

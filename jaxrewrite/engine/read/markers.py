@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import cast
 
-from jaxrewrite.engine.read.denote import Path, paths, same_expr, spelled, split
+from jaxrewrite.engine.read.denote import Path, paths, spelled, split
 from jaxrewrite.engine.read.resolve import (
     MAX_DEPTH,
     PAST_DEPTH,
@@ -185,18 +185,18 @@ def inner_type(ann: ast.expr | None, scope: Scope, depth: int = 0) -> ast.expr |
         if _aliases(ann.value, scope):  # S = Static[T] used as S[list]
             return ann.slice
         return None
-    under = [inner_type(alias.value, alias.scope, depth + 1) for alias in _aliases(ann, scope)]
-    if under and all(i is not None and same_expr(i, under[0]) for i in under):
-        return under[0]  # the same type under the marker on every path
+    aliases = [path.binding for path in _aliases(ann, scope)]
+    under = [inner_type(a.value, a.scope, depth + 1) for a in aliases]  # type: ignore[union-attr]
+    first = under[0] if under else None  # the same type under the marker on every path, or None
+    if first is not None and all(i is not None and ast.dump(i) == ast.dump(first) for i in under):
+        return first
     return None
 
 
-def _aliases(expr: ast.expr, scope: Scope) -> list[Assigned]:
-    """The assignments a bare name may be bound by, when every path binds it by one."""
+def _aliases(expr: ast.expr, scope: Scope) -> list[Path]:
+    """The paths of a bare name, when every one binds it by an assignment."""
     found = paths(expr.id, scope) if isinstance(expr, ast.Name) else None
-    if not found or not all(isinstance(path.binding, Assigned) for path in found):
-        return []
-    return [path.binding for path in found]  # type: ignore[misc]
+    return found if found and all(isinstance(p.binding, Assigned) for p in found) else []
 
 
 @dataclass(eq=False)
@@ -297,12 +297,11 @@ class MarkerReader:
             found = self._top(items[0], scope, where, depth + 1)
             consts = [marker_name(qualname(meta, scope)) for meta in items[1:]]
             return found | {MARKER_CONSTANTS[c] for c in consts if c in MARKER_CONSTANTS}
-        bound = paths(expr.value.id, scope) if isinstance(expr.value, ast.Name) else None
-        if bound and all(isinstance(path.binding, Assigned) for path in bound):
-            generic = self._agreed(bound, expr.value, where, depth)
-            if generic:  # ``S = Static[T]`` used as ``S[int]``
-                self._forbid_inside(expr.slice, scope, where, depth)
-                return generic
+        bound = _aliases(expr.value, scope)
+        generic = self._agreed(bound, expr.value, where, depth) if bound else NO_MARKS
+        if generic:  # ``S = Static[T]`` used as ``S[int]``
+            self._forbid_inside(expr.slice, scope, where, depth)
+            return generic
         self._forbid_inside(expr, scope, where, depth)
         return NO_MARKS
 
@@ -323,23 +322,11 @@ class MarkerReader:
 
 def may_mark(node: ast.AST | None, names: set[str]) -> bool:
     """Could this expression name a marker? Called on every annotation of a module."""
-    kind = type(node)
-    if kind is ast.Name:
-        return node.id in names  # type: ignore[union-attr]
-    if kind is ast.Attribute:
-        return may_mark(node.value, names)  # type: ignore[union-attr]
-    if kind is ast.Subscript:
-        return may_mark(node.value, names) or may_mark(node.slice, names)  # type: ignore[union-attr]
-    if kind is ast.Constant:
-        value = node.value  # type: ignore[union-attr]
-        return isinstance(value, str) and any(name in value for name in names)
-    if kind is ast.Tuple or kind is ast.List:
-        return any(may_mark(element, names) for element in node.elts)  # type: ignore[union-attr]
-    if kind is ast.BinOp:
-        return may_mark(node.left, names) or may_mark(node.right, names)  # type: ignore[union-attr]
-    if node is None:
-        return False
-    return any(may_mark(child, names) for child in ast.iter_child_nodes(node))
+    if isinstance(node, ast.Name):
+        return node.id in names
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and any(name in node.value for name in names)
+    return node is not None and any(may_mark(c, names) for c in ast.iter_child_nodes(node))
 
 
 def names_marker(binding: Binding) -> bool:

@@ -7,7 +7,7 @@ import ast
 import re
 from dataclasses import dataclass, replace
 
-from jaxrewrite.engine.read.denote import CALLED, Path, paths, same_expr, split
+from jaxrewrite.engine.read.denote import CALLED, Path, paths, split
 from jaxrewrite.engine.read.resolve import CUT, MAX_DEPTH, qualname, qualname_or_cut
 from jaxrewrite.engine.read.scopes import Assigned, Imported, Scope
 from jaxrewrite.engine.read.source import Source
@@ -143,10 +143,7 @@ def same_statics(a: TransformRef | None, b: TransformRef | None) -> bool:
         and replace(a.transform, name="", positional=())
         == replace(b.transform, name="", positional=())
         and a.factory == b.factory
-        and len(a.keywords) == len(b.keywords)
-        and all(
-            k.arg == j.arg and same_expr(k.value, j.value) for k, j in zip(a.keywords, b.keywords)
-        )
+        and [*map(ast.dump, a.keywords)] == [*map(ast.dump, b.keywords)]  # not where they stand
     )
 
 
@@ -204,18 +201,13 @@ _TRANSFORM_LIKE = re.compile("|".join(TRANSFORM_LIKE), re.IGNORECASE)
 _DECORATOR_LIKE = re.compile("|".join((*TRANSFORM_LIKE, *DECORATOR_LIKE)), re.IGNORECASE)
 
 
-def looks_like_transform(expr: ast.expr, pattern: re.Pattern[str] = _TRANSFORM_LIKE) -> bool:
+def looks_like_transform(expr: ast.expr, decorator: bool = False) -> bool:
     """A decorator or callee whose own name says "transform" (``partial(f, ...)`` looks at
-    ``f``)."""
+    ``f``); ``decorator``: also a name that says it only where it decorates a def."""
     while isinstance(expr, ast.Call):  # to any depth: the expression's own nesting ends it
         partial = _last_name(expr.func) == "partial"
         expr = expr.args[0] if expr.args and partial else expr.func
-    return bool(pattern.search(_last_name(expr)))
-
-
-def looks_like_transform_decorator(expr: ast.expr) -> bool:
-    """``looks_like_transform``, or a name that says "transform" where it decorates a def."""
-    return looks_like_transform(expr, _DECORATOR_LIKE)
+    return bool((_DECORATOR_LIKE if decorator else _TRANSFORM_LIKE).search(_last_name(expr)))
 
 
 def _last_name(expr: ast.expr) -> str:

@@ -220,8 +220,7 @@ class ScopeTree:
     def release(self) -> None:
         """Break the reference cycles between scopes and their bindings (see rewrite.analyze)."""
         for scope in self.scopes:
-            scope.bindings.clear()
-            scope.qualnames.clear()
+            scope.bindings.clear()  # (``qualnames`` holds only strings: no cycle, no tree)
             scope.annotations.clear()
         self.defs.clear()
         self.classes.clear()
@@ -247,9 +246,8 @@ def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree, flow: int)
     walrus = result.walrus_lines
     for stmt in body:
         last = stmt.end_lineno or stmt.lineno
-        if walrus and (at := bisect.bisect_left(walrus, stmt.lineno)) < len(walrus):
-            if walrus[at] <= last:
-                _bind_walrus(stmt, scope, flow)
+        if walrus and bisect.bisect_right(walrus, last) > bisect.bisect_left(walrus, stmt.lineno):
+            _bind_walrus(stmt, scope, flow)  # a ``:=`` on one of its lines
         site = (stmt.lineno, flow)
         if type(stmt) not in _BINDERS:  # most statements: none of their own names to bind
             result.statements.append((stmt.lineno, last, stmt, scope, flow))
@@ -277,11 +275,8 @@ def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree, flow: int)
             pair = name_assigned(stmt)
             if pair is not None:
                 scope.bind(pair[0], Assigned(pair[1], scope), site)
-            elif isinstance(stmt, ast.AnnAssign):
-                if isinstance(stmt.target, ast.Name) and stmt.value is None:
-                    scope.bind(stmt.target.id, OPAQUE, site)
             else:
-                targets = [stmt.target] if isinstance(stmt, ast.AugAssign) else stmt.targets
+                targets = [stmt.target] if isinstance(stmt, _ONE_TARGET) else stmt.targets
                 for target in targets:
                     for name in target_names(target):
                         scope.bind(name, OPAQUE, site)
@@ -297,6 +292,7 @@ def _bind_body(body: list[ast.stmt], scope: Scope, result: ScopeTree, flow: int)
 _Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _ASSIGNMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)
+_ONE_TARGET = (ast.AnnAssign, ast.AugAssign)
 _TYPE_ALIAS = getattr(ast, "TypeAlias", None)
 #: The statements that bind names of their own (``ast.Nonlocal`` binds none, and is no statement
 #: a call site is looked for in).

@@ -25,6 +25,7 @@ class Kind(enum.Enum):
 
 
 class Param(NamedTuple):
+    #: The first four fields are what makes two signatures equal for every transform.
     name: str
     kind: Kind
     #: Index among the parameters that can be passed by position, else None.
@@ -47,10 +48,6 @@ class Signature(NamedTuple):
     @property
     def has_markers(self) -> bool:
         return any(p.markers for p in self.params)
-
-    def statics(self) -> tuple[tuple[str, Kind, int | None, Marks], ...]:
-        """What makes two signatures equal for every transform: names, kinds, positions, markers."""
-        return tuple((p.name, p.kind, p.position, p.markers) for p in self.params)
 
 
 def read_signature(

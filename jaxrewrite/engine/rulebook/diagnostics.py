@@ -78,12 +78,11 @@ class Diagnostic:
         """The finding as one line: ``text`` (flake8's ``path:line:col: CODE message``; ``paint``
         gives it ruff's colours for a terminal), ``github`` (a workflow annotation) or
         ``refusal`` (migrate's ``path:line: message (CODE)``)."""
-        if form == "text" and paint is not None:
+        if form == "text":
+            paint = paint or (lambda text, _style: text)
             sep = paint(":", "cyan")
             where = sep.join([paint(self.filename, "bold"), str(self.line), str(self.col)])
             return f"{where}{sep} {paint(self.code, 'bold red')} {self.message}"
-        if form == "text":
-            return f"{location(self.filename, self.line, self.col)}: {self.code} {self.message}"
         if form == "refusal":
             return f"{location(self.filename, self.line)}: {self.message} ({self.code})"
         if form == "github":

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 
 from jaxrewrite.engine.analysis import Function, Leaf, UseKind
-from jaxrewrite.engine.read.classes import FunctionalClass, local_class
+from jaxrewrite.engine.read.classes import local_class
 from jaxrewrite.engine.read.literals import resolve_keywords
 from jaxrewrite.engine.read.markers import index_of
 from jaxrewrite.engine.read.recognise import (
@@ -42,29 +42,24 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
     if not call.args or isinstance(call.args[0], ast.Starred):
         return
     registration = classify_registration(call.func, scope)
-    if registration is not None:
+    if registration is not None or opaque_registration(qualname(call.func, scope)) is not None:
         local = local_class(call.args[0], scope)
-        if local is None or isinstance(local[0], FunctionalClass):
+        if local is None or not isinstance(local[0], DefinedClass):
+            return
+        node = local[0].node
+        walk.registered.add(id(node))  # by a dataclass rule, or opaque (the user's flatten)
+        if registration is None:
+            walk.opaque.append((node, call.func))
             return
         transform, keywords = registration
-        node = local[0].node
-        walk.registered.add(id(node))
         own = bound_keywords(call, transform.positional, transform.name, walk.src)
         registration = (transform, keywords + own)
         register(walk, UseKind.CALL, call, registration, node, own, walk.info(local), scope)
         return
-    if opaque_registration(qualname(call.func, scope)) is not None:
-        local = local_class(call.args[0], scope)
-        if local is not None and isinstance(local[0], DefinedClass):
-            walk.opaque.append((local[0].node, call.func))
-            walk.registered.add(id(local[0].node))  # registered, though not by a dataclass rule
-        return
     ref, cut = classify_cut(call.func, scope)
     if ref is None:
         # No transform: the argument matters only where the callee may be one after all (JR104,
-        # JR127) or looks like one; a plain call (``fs.append(impl)``) needs nothing, so what its
-        # argument names is not even read. Nor is the argument refused itself (JR119, JR125
-        # belong to transforms' arguments).
+        # JR127) or looks like one; a plain call (``fs.append(impl)``) is not even read.
         error = untold(call.func, scope, cut, walk.src)
         if error is None:
             looks = looks_like_transform(call.func)
@@ -127,7 +122,7 @@ def call_site(walk: Walked, call: ast.Call, scope: Scope, site: Site) -> None:
 def _statics(found: tuple[Signature, tuple[Leaf, ...]]) -> tuple[object, ...]:
     """What twin defs must agree on: the Static parameters and per-leaf entries."""
     sig, leaves = found
-    return sig.statics(), [(*leaf.spec(), leaf.marks, leaf.inner) for leaf in leaves]
+    return [p[:4] for p in sig.params], [(*leaf.spec(), leaf.marks, leaf.inner) for leaf in leaves]
 
 
 def _function(
@@ -157,7 +152,6 @@ def _function(
     # A loop target over a literal (``for fn in (f, g):``) is the name bound each of those ways.
     seen = [b for b in choice_parts(seen or ()) if not (id(b) in memo and memo[id(b)] is _READING)]
     if len(seen) > 1:
-        # ``@typing.overload`` stubs are replaced by the implementation that follows them.
         real = [b for b in seen if not (isinstance(b, Defined) and is_overload(b.node, where))]
         seen = real or seen[-1:]
     if not seen:
@@ -168,8 +162,6 @@ def _function(
         # before they were followed (what a transform of it gets is reported: JR007).
         resolved = [b.node if isinstance(b, Defined) else None for b in seen]
     defs = [func for func in resolved if func is not None]
-    if not defs:
-        return None
     if any(id(func) in walk.failed for func in defs):
         return None
     marked = [id(func) in walk.signatures for func in defs]
@@ -207,7 +199,7 @@ def _bound_def(
     if isinstance(binding, Defined):
         return binding.node
     if not isinstance(binding, Assigned) or binding.type_statement:
-        return None
+        return None  # ``type f = g`` binds an alias, never the def
     if not isinstance(binding.value, (ast.Call, ast.Name)):
         return None
     if id(binding) in memo:
@@ -224,5 +216,4 @@ def _bound_def(
     return found
 
 
-#: An assignment ``_function`` is reading now.
-_READING = object()
+_READING = object()  # an assignment ``_function`` is reading now

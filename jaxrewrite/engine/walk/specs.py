@@ -2,9 +2,7 @@
 needs, merged with the user's, or the refusal) and ``read`` (JAX's reading of a spec as written,
 for migrate and check's trace-time pass). Lists: jit's ``static_argnums``/``static_argnames``;
 axes: vmap's ``in_axes``, ``None`` at static positions; diff: grad's ``argnums``, which must leave
-marked parameters out. A new kind is a ``table.SpecKind`` member, its two functions here and a
-``KINDS`` entry.
-"""
+marked parameters out. A new kind is a ``table.SpecKind`` member and a ``KINDS`` entry."""
 
 from __future__ import annotations
 
@@ -105,14 +103,13 @@ def donation_clash(
 ) -> tuple[Param, str] | None:
     """The first of ``static`` that the use's literal donate keywords also donate, with the remedy:
     the one donation rule, JR112 here and in migrate."""
-    nums_node = effective.get(t.donate_argnums) if t.donate_argnums else None
-    names_node = effective.get(t.donate_argnames) if t.donate_argnames else None
-    nums: set[int] = set()
-    names: set[str] = set()
-    if nums_node is not None and literal(nums_node) is not MISSING:
-        nums = set(literal_ints(nums_node, t.donate_argnums, src))
-    if names_node is not None and literal(names_node) is not MISSING:
-        names = set(literal_strs(names_node, t.donate_argnames, src))
+
+    def given(keyword: str | None) -> ast.expr | None:  # a donation that is no literal: none
+        node = effective.get(keyword) if keyword else None
+        return None if node is None or literal(node) is MISSING else node
+
+    nums = set(literal_ints(given(t.donate_argnums), t.donate_argnums, src))
+    names = set(literal_strs(given(t.donate_argnames), t.donate_argnames, src))
     p = next((p for p in static if p.position in nums or p.name in names), None)
     if p is None:
         return None
@@ -185,16 +182,6 @@ T = TypeVar("T")
 _INTS, _STRS = "int or tuple of ints", "str or tuple of str"
 
 
-def _check_positions(nums: Iterable[int], sig: Signature, keyword: str) -> None:
-    for i in nums:
-        if i < 0:
-            raise Reason.NEGATIVE.refused(keyword=keyword, i=i)
-        if i >= sig.n_positional:
-            if sig.var_positional:
-                raise Reason.VARARGS.refused(keyword=keyword, i=i, vararg=vararg_name(sig))
-            raise Reason.OUT_OF_RANGE.refused(keyword=keyword, i=i, count=sig.n_positional)
-
-
 def _check_names(
     names: Iterable[str], sig: Signature, keyword: str, positional: bool = False
 ) -> None:
@@ -212,7 +199,6 @@ def _check_names(
 
 
 def _read_lists(use: Use, sig: Signature, src: Source) -> Reading:
-    """JAX's reading of the spec a use wrote (``Refused`` where no annotation can say the same)."""
     t = use.transform
     found = written(use)
     nums = _given(literal_ints, found.get(t.argnums), t.argnums, src, _INTS)
@@ -233,14 +219,17 @@ def _read_lists(use: Use, sig: Signature, src: Source) -> Reading:
                 p.position for p in sig.params if p.name in extra_names and p.position is not None
             )
             inferred = True
-    if nums is not None:
-        _check_positions(nums, sig, t.argnums)
+    for i in nums or ():
+        if i < 0:
+            raise Reason.NEGATIVE.refused(keyword=t.argnums, i=i)
+        if i >= sig.n_positional and sig.var_positional:
+            raise Reason.VARARGS.refused(keyword=t.argnums, i=i, vararg=vararg_name(sig))
+        if i >= sig.n_positional:
+            raise Reason.OUT_OF_RANGE.refused(keyword=t.argnums, i=i, count=sig.n_positional)
     if names is not None and t.argnames is not None:
         _check_names(names, sig, t.argnames)
-    meaning: Meaning = {}
     if t.argnames is None:
-        meaning[t.argnums] = frozenset((*(nums or ()), *extra_positions))
-        return Reading(meaning, inferred)
+        return Reading({t.argnums: frozenset((*(nums or ()), *extra_positions))}, inferred)
     pok = [p for p in sig.params if p.kind is Kind.POSITIONAL_OR_KEYWORD]
     if nums is None and names is not None:
         nums = tuple(p.position for p in pok if p.name in names and p.position is not None)
@@ -248,8 +237,7 @@ def _read_lists(use: Use, sig: Signature, src: Source) -> Reading:
     elif names is None and nums is not None:
         names = tuple(p.name for p in pok if p.position in nums)
         inferred = True
-    meaning[t.argnums] = frozenset(nums or ())
-    meaning[t.argnames] = frozenset(names or ())
+    meaning: Meaning = {t.argnums: frozenset(nums or ()), t.argnames: frozenset(names or ())}
     return Reading(meaning, inferred)
 
 
@@ -323,8 +311,7 @@ def _complete_axes(use: Use, src: Source) -> Values | None:
 
 
 def _read_axes(use: Use, sig: Signature, src: Source) -> Reading:
-    """The positions the written ``in_axes`` leaves unmapped (``Refused`` where it cannot be
-    read)."""
+    """The positions the written ``in_axes`` leaves unmapped."""
     t = use.transform
     node = written(use).get(t.argnums)
     axes = 0 if node is None else literal(node)
@@ -352,10 +339,9 @@ def _complete_diff(use: Use, src: Source) -> Values | None:
     marked = sig.marked(t.markers)
     if not marked:
         return None
-    effective = {kw.arg: kw.value for kw in written if kw.arg is not None}
-    node = effective.get(t.argnums)
-    if node is None and any(kw.arg is None for kw in written):
-        unpacked = next(kw.value for kw in written if kw.arg is None)
+    node = {kw.arg: kw.value for kw in written}.get(t.argnums)
+    unpacked = next((kw.value for kw in written if kw.arg is None), None)
+    if node is None and unpacked is not None:
         raise rules.UNPACKED.error(src, unpacked, "check", transform=t.name)
     nums = literal_ints(node, t.argnums, src) if node is not None else (0,)
     n = sig.n_positional

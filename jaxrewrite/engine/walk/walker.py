@@ -1,12 +1,12 @@
-"""The walk over the module's definitions, into one ``Walked`` value built by
-``build.walk_module``'s steps and then handed to the finding passes, which only read it: each
-def's signature, per-leaf parameters and transform decorators; each class's ``register_dataclass``
-and Static fields; and the completion of one use (``complete_use``) or registration
-(``register``), for decorators and call sites (``callsites``) alike."""
+"""The walk over the module's definitions into one ``Walked`` value, which the finding passes
+only read: each def's signature, per-leaf parameters and transform decorators, each class's
+registrations and Static fields; and the completion of one use or registration, for decorators and
+call sites (``callsites``) alike."""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from jaxrewrite.engine.analysis import Analysis, Leaf, Registration, Use, UseKind, needs_edit
@@ -20,7 +20,7 @@ from jaxrewrite.engine.read.classes import (
 )
 from jaxrewrite.engine.read.denote import spelled
 from jaxrewrite.engine.read.fields import field_uses, form_of, unseen_form
-from jaxrewrite.engine.read.filters import may_matter
+from jaxrewrite.engine.read.filters import leaf_aliases, may_matter
 from jaxrewrite.engine.read.literals import Values, literal_strs, resolve_keywords, same
 from jaxrewrite.engine.read.markers import index_of, may_mark
 from jaxrewrite.engine.read.recognise import (
@@ -67,11 +67,11 @@ class Walked:
     failed: set[int] = field(default_factory=set)
     #: Defs a transform of the table is applied to (even where that use was refused).
     applied: set[int] = field(default_factory=set)
-    #: (id of a use's def) -> the other defs with the same Static parameters its argument may
-    #: be when it runs (``if``/``else`` twins, ``for fn in (f, g):``): the use applies to them.
+    #: A use's def -> its twins, other defs with the same Static parameters that its argument may
+    #: be when it runs (``if``/``else``, ``for fn in (f, g):``): the use applies to them too.
     twins: dict[int, list[Function]] = field(default_factory=dict)
-    #: Marked defs with a use refused because what is applied, or to what, cannot be told
-    #: (JR104, JR127), with that code: lint adds no JR002/JR004 beside the error.
+    #: Marked defs with a use refused where what is applied, or to what, cannot be told (JR104,
+    #: JR127), with that code: no JR002/JR004 beside the error.
     refused_defs: dict[int, str] = field(default_factory=dict)
     #: Marked defs passed to a call that looks like a transform the table lacks.
     unknown_calls: dict[int, ast.expr] = field(default_factory=dict)
@@ -118,10 +118,9 @@ def complete_use(
     local: tuple[ast.keyword, ...],
     scope: Scope,
 ) -> None:
-    """One use of a transform (a decorator, or a call site ``node``) into the analysis, for
-    decorators and call sites alike: ``ref.keywords`` is all the use writes, ``local`` what is
-    written at ``node`` itself. The per-leaf refusals first (nothing can be written), then the
-    spec math, then what the written text needs."""
+    """One use of a transform (a decorator, or a call site ``node``) into the analysis:
+    ``ref.keywords`` is all the use writes, ``local`` what is written at ``node`` itself. The
+    per-leaf refusals first (nothing can be written), then the spec math, then the text's needs."""
     src, t = walk.src, ref.transform
     leaves = tuple(filter(None, (leaf.held(t.markers) for leaf in leaves)))
     call = node if kind is UseKind.CALL and isinstance(node, ast.Call) else None
@@ -173,9 +172,8 @@ def check_import_visible(node: ast.expr, scope: Scope, src: Source) -> None:
 
 def defs(walk: Walked) -> None:
     relevant = walk.relevant
-    # Every def is read when exhaustive (``relevant`` None), but an annotation that names no
-    # spelling of a marker holds none (``MarkIndex.names``, the hook's own filter): a module that
-    # never names jaxrewrite reads no annotation.
+    # An annotation that names no spelling of a marker holds none (``MarkIndex.names``): a
+    # module that never names jaxrewrite reads no annotation, even when exhaustive.
     index = index_of(walk.tree)
     for func, scope in walk.tree.defs:
         if relevant is not None and not may_matter(func, relevant, walk.leaf_names):
@@ -290,24 +288,35 @@ MOST_NESTED = 4096
 
 
 def classes(
-    walk: Walked, readable: list[tuple[LocalClass, ClassInfo]]
+    walk: Walked, candidates: Iterable[LocalClass]
 ) -> tuple[list[str], list[tuple[ast.ClassDef, ast.expr]]]:
-    """The classes with marked fields, read: the names of those a call site may register, and
-    those whose Static fields nothing may consume, with the base that hides what they are."""
+    """The classes with marked fields, each read once: the names of those a call site may
+    register, and those whose Static fields nothing may consume, with the base that hides what
+    they are; ``leaf_names`` filled for the defs' per-leaf parameters."""
     registrable, unclear = [], []
-    for (defined, scope), info in readable:
+    leaf_names: set[str] = set()
+    for local in candidates:
+        try:
+            info = walk.info(local)
+        except RewriteError as err:
+            walk.refuse(err)  # once: the class is not read again
+            continue
+        defined, scope = local
+        if info.kind is not Container.CLASS and info.static_fields:
+            leaf_names.add(info.name)
         if isinstance(defined, FunctionalClass):
             continue  # a functional TypedDict or NamedTuple: no decorator, base or field form
         node = defined.node
+        registered = False  # by a decorator (read where the class has marked fields)
         if info.static_fields:
             registrable.append(node.name)
-            for deco in node.decorator_list:
-                if opaque_registration(qualname(deco, scope)) is not None:
-                    walk.opaque.append((node, deco))
-                    continue
-                found = classify_registration(deco, scope)
-                if found is None:
-                    continue
+        for deco in node.decorator_list if info.static_fields else ():
+            found = classify_registration(deco, scope)
+            opaque = opaque_registration(qualname(deco, scope))
+            registered = registered or found is not None or opaque is not None
+            if opaque is not None:
+                walk.opaque.append((node, deco))
+            elif found is not None:
                 own = tuple(deco.keywords) if isinstance(deco, ast.Call) else ()
                 try:
                     register(walk, UseKind.DECORATOR, deco, found, node, own, info, scope)
@@ -316,12 +325,7 @@ def classes(
         try:
             form, unseen = form_of(defined, scope)
             if form is None and unseen is not None and info.kind is Container.CLASS:
-                own_marks = any(f.markers and f.node in node.body for f in info.fields)
-                registered = any(
-                    classify_registration(deco, scope) or opaque_registration(qualname(deco, scope))
-                    for deco in node.decorator_list
-                )
-                if own_marks and not registered:
+                if not registered and any(f.markers and f.node in node.body for f in info.fields):
                     form = unseen_form(defined, walk.src, walk.relevant)
                     if form is None:
                         unclear.append((node, unseen))
@@ -329,6 +333,7 @@ def classes(
                 walk.result.fields.extend(field_uses(defined, scope, form, walk.src, walk.relevant))
         except RewriteError as err:
             walk.refuse(err)
+    walk.leaf_names.update(leaf_aliases(walk.tree, leaf_names))
     return registrable, unclear
 
 

@@ -88,32 +88,15 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> list[Diagnostic]:
-    return [] if ctx.imports is None else _findings(ctx.src, ctx.scopes, ctx.tree, ctx.imports)
-
-
-def imported_pass(reader: ImportReader) -> TreePass:
-    """JR013 as a finding pass (``check`` runs it alone on a module that names no jaxrewrite)."""
-
-    def run(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Walked) -> None:
-        found = _findings(result.source, scopes, module, reader)
-        if found:
-            result.diagnostics.extend(found)
-            result.diagnostics.sort(key=lambda d: (d.line, d.col))
-
-    return run
-
-
-def _findings(
-    src: Source, scopes: ScopeTree, module: ast.Module, reader: ImportReader
-) -> list[Diagnostic]:
     """JR013 at each transform call whose function is a marked def of another module."""
-    bound = origins(module)
-    if not bound:
+    if ctx.imports is None or not (bound := origins(ctx.tree)):
         return []
-    modules = Exports(reader, _marked_def)
+    src, modules = ctx.src, Exports(ctx.imports, _marked_def)
     out: list[Diagnostic] = []
     # The calls naming an imported name or one assigned from it (``fast = jax.jit(f)``).
-    for call, scope, site in calls_and_aliases(sorted(bound), scopes, src, FAST, attributes=True):
+    for call, scope, site in calls_and_aliases(
+        sorted(bound), ctx.scopes, src, FAST, attributes=True
+    ):
         if not call.args or isinstance(call.args[0], ast.Starred):
             continue
         ref = classify(call.func, scope)
@@ -130,6 +113,15 @@ def _findings(
                 said.add(finding.message)
                 out.append(finding)
     return out
+
+
+def imported_pass(reader: ImportReader) -> TreePass:
+    """JR013 as a finding pass (``check`` runs it alone on a module that names no jaxrewrite)."""
+
+    def run(result: Analysis, scopes: ScopeTree, module: ast.Module, walk: Walked) -> None:
+        result.diagnostics.extend(check(Context(result, scopes, module, walk, reader)))
+
+    return run
 
 
 #: Where an imported name is bound (its module and level) and the marked def it is there.

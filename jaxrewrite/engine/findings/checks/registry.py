@@ -60,8 +60,9 @@ def find(code: str) -> Rule | None:
 
 
 def rules_pass(imports: ImportReader | None = None, at_import: bool = False) -> TreePass:
-    """The rules' checks as one finding pass, in ``RULES``' order; ``at_import``: those the import
-    also says, less what a noqa comment silences (the walk's own findings stay as they were)."""
+    """The rules' checks as one finding pass, in ``RULES``' order (``build_analysis`` sorts what
+    every pass finds); ``at_import``: those the import also says, less what a noqa comment
+    silences (the walk's own findings stay as they were)."""
 
     def run(result: Analysis, scopes: ScopeTree, tree: ast.Module, walk: Walked) -> None:
         ctx = Context(result, scopes, tree, walk, imports, at_import)
@@ -75,6 +76,5 @@ def rules_pass(imports: ImportReader | None = None, at_import: bool = False) -> 
             result.diagnostics[:] = [
                 d for d in result.diagnostics if id(d) in walked or not suppressed(d, lines)
             ]
-        result.diagnostics.sort(key=lambda d: (d.line, d.col))
 
     return run

@@ -9,6 +9,7 @@ from jaxrewrite.engine.findings.call_arguments import Sites
 from jaxrewrite.engine.findings.context import Context, MarkedDef
 from jaxrewrite.engine.read.classes import DATACLASS, local_class
 from jaxrewrite.engine.read.markers import inner_type
+from jaxrewrite.engine.read.nodes import bindings
 from jaxrewrite.engine.read.resolve import qualname, unquoted
 from jaxrewrite.engine.read.scopes import DefinedClass, Scope
 from jaxrewrite.engine.read.signature import array_type
@@ -120,9 +121,8 @@ def _value(expr: ast.expr | None) -> str | None:
 
 
 def static_type(written: ast.expr | None, scope: Scope) -> tuple[ast.expr, str] | None:
-    """The type under a marker (``markers.inner_type``) as the type it names (a string parsed:
-    ``Static["list"]``) and the dotted name of its head (``builtins.`` for a builtin the module
-    does not bind; empty where it names none)."""
+    """The type under a marker, a string parsed, and the dotted name of its head (``builtins.``
+    for a builtin the module does not bind; empty where it names none)."""
     inner = unquoted(written)
     if inner is None:
         return None
@@ -155,19 +155,9 @@ def _local(expr: ast.expr, scope: Scope) -> tuple[str, str] | None:
 
 
 def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
-    """Why instances of a class of this module cannot be hashed, if they cannot: a
-    ``@dataclass`` with ``eq`` on and neither ``frozen`` nor ``unsafe_hash`` (it sets
-    ``__hash__`` to None), or a class defining ``__eq__`` without ``__hash__``. A class that
-    defines ``__hash__`` is hashable; ``eq=False`` hashes by identity (each instance its own
-    cache entry, as for any object)."""
-    own = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    own |= {
-        t.id
-        for s in node.body
-        if isinstance(s, ast.Assign)
-        for t in s.targets
-        if isinstance(t, ast.Name)
-    }
+    """Why instances of a class of this module cannot be hashed (its ``__hash__`` is None), if
+    they cannot; ``eq=False`` hashes by identity, as any object does."""
+    own = bindings(node.body)[0]
     if "__hash__" in own:
         return None
     for deco in node.decorator_list:
@@ -190,9 +180,8 @@ def unhashable_class(node: ast.ClassDef, scope: Scope) -> str | None:
 
 
 def _passed(ctx: Context) -> list[Diagnostic]:
-    """JR003 at a call site of the module: a list, dict or set (a literal or comprehension), an
-    array made by a NumPy or jax.numpy constructor, or an instance of an unhashable class of the
-    module, passed to a Static parameter of a transform that hashes its statics."""
+    """JR003 at a call site of the module passing an unhashable value to a Static parameter of a
+    transform that hashes its statics."""
     module, sites = ctx.scopes.module, None
     found: list[Diagnostic] = []
     seen: set[int] = set()
