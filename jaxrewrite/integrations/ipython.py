@@ -7,6 +7,7 @@ IPython is never imported here: the shell is handed in (docs/design.md, "The IPy
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
 import re
@@ -19,7 +20,7 @@ from jaxrewrite.engine.read.source import unified_diff
 from jaxrewrite.engine.rewrite import rewritten
 from jaxrewrite.errors import NotRewrittenWarning, RewriteError
 from jaxrewrite.hook.finder import HookHandle, install
-from jaxrewrite.integrations.namespace import Recorded, StandIn, definitions, prepare
+from jaxrewrite.integrations.namespace import MISSING, WORD, StandIn, definitions, prepare
 
 __all__ = ["SHOW_MAGIC", "CellRewriter", "load_ipython_extension", "unload_ipython_extension"]
 
@@ -27,10 +28,8 @@ __all__ = ["SHOW_MAGIC", "CellRewriter", "load_ipython_extension", "unload_ipyth
 SHOW_MAGIC = "jaxrewrite_show"
 #: The file name the engine reads a cell under; errors get IPython's own name for the cell.
 CELL = "<cell>"
-_MISSING = object()
 #: Text that may define what later cells need to know about (a superset: comments count).
 _DEFINES = re.compile(r"\b(?:def|class|TypedDict|NamedTuple)\b")
-_WORD = re.compile(r"[^\W\d]\w*")
 #: ``%load_ext jaxrewrite`` as IPython's transforms leave it in the cell.
 _LOAD = re.compile(r"""run_line_magic\(\s*['"]load_ext['"]\s*,\s*['"][^'"]*\bjaxrewrite\b""")
 
@@ -41,7 +40,7 @@ class CellRewriter:
     def __init__(self, shell: Any) -> None:
         self.shell = shell
         #: Module-level defs with marked parameters and classes with marked fields, by name.
-        self.recorded: dict[str, Recorded] = {}
+        self.recorded: dict[str, tuple[StandIn, object]] = {}
         #: Defs of the cell being run (stand-in or None), with what their name held before it.
         self._pending: dict[str, tuple[StandIn | None, object]] = {}
         self._hook: HookHandle | None = None
@@ -55,10 +54,8 @@ class CellRewriter:
     def unload(self) -> None:
         transforms = self.shell.input_transformers_post
         transforms[:] = [t for t in transforms if t != self.transform]
-        try:
+        with contextlib.suppress(ValueError):  # already gone
             self.shell.events.unregister("post_run_cell", self.post_run_cell)
-        except ValueError:
-            pass  # already gone
         self.shell.magics_manager.magics["cell"].pop(SHOW_MAGIC, None)
         if self._hook is not None:
             self._hook.uninstall()
@@ -78,11 +75,7 @@ class CellRewriter:
         ``record``: remember the cell's marked defs and classes once it has run."""
         environment, prefix, relevant = prepare(text, self.shell.user_ns, self.recorded)
         if not relevant:
-            if (
-                record
-                and self.recorded
-                and not self.recorded.keys().isdisjoint(_WORD.findall(text))
-            ):
+            if record and self.recorded and not self.recorded.keys().isdisjoint(WORD.findall(text)):
                 self._remember(text, environment)  # ``fast = make_hypercube``
             return text
         shift = prefix.count("\n")
@@ -126,29 +119,23 @@ class CellRewriter:
 
     def _remember(self, text: str, environment: dict[str, Any]) -> None:
         try:
-            leaves = frozenset(
-                name for name, record in self.recorded.items() if record.stand_in.is_class
-            )
+            leaves = frozenset(name for name, (s, _) in self.recorded.items() if s.is_class)
             found, rebound = definitions(text, environment, leaves)
         except SyntaxError:
             return
         namespace = self.shell.user_ns
         for name, stand_in in found.items():
-            self._pending[name] = (stand_in, namespace.get(name, _MISSING))
+            self._pending[name] = (stand_in, namespace.get(name, MISSING))
         # ``make_hypercube = jax.jit(make_hypercube)``: the name keeps the def's stand-in.
         for target, source in rebound.items():
             if target in found and target != source:
                 continue  # a def of that name in the cell too: its own statement decides
             kept = found.get(source)
-            record = self.recorded.get(source)
-            if (
-                kept is None
-                and record is not None
-                and record.value is namespace.get(source, _MISSING)
-            ):
-                kept = record.stand_in
+            earlier, made = self.recorded.get(source, (None, None))
+            if kept is None and made is namespace.get(source, MISSING):
+                kept = earlier
             if kept is not None:
-                self._pending[target] = (kept.bound_to(target), namespace.get(target, _MISSING))
+                self._pending[target] = (kept, namespace.get(target, MISSING))
 
     def post_run_cell(self, result: object = None) -> None:
         """After a cell ran: remember the object each def or class that ran made. A name the
@@ -157,13 +144,13 @@ class CellRewriter:
         pending, self._pending = self._pending, {}
         namespace = self.shell.user_ns
         for name, (stand_in, before) in pending.items():
-            now = namespace.get(name, _MISSING)
+            now = namespace.get(name, MISSING)
             if now is before:
                 continue
-            if stand_in is None or now is _MISSING or not _made_by(now, stand_in):
+            if stand_in is None or now is MISSING or not _made_by(now, stand_in):
                 self.recorded.pop(name, None)
             else:
-                self.recorded[name] = Recorded(stand_in, now)
+                self.recorded[name] = (stand_in, now)
 
     def warn_if_loaded_mid_cell(self) -> None:
         """``%load_ext jaxrewrite`` in the cell being run (``ipython -c``, a ``.ipy`` file): IPython
@@ -232,10 +219,9 @@ def _made_by(value: object, stand_in: StandIn) -> bool:
         code = getattr(func, "__code__", None)
     except Exception:  # a cycle of __wrapped__, or an object whose attributes raise
         return False
-    name = stand_in.code_name or stand_in.name
     return (
         isinstance(code, CodeType)
-        and code.co_name == name
+        and code.co_name == stand_in.name
         and code.co_firstlineno == stand_in.first_line
     )
 

@@ -36,18 +36,18 @@ from jaxrewrite.engine.read.scopes import (
     Scope,
     ScopeKind,
 )
-from jaxrewrite.engine.read.signature import Kind, read_signature
+from jaxrewrite.engine.read.signature import read_signature
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.read.wrappers import peel
 from jaxrewrite.engine.rulebook.table import Container, Mark
 from jaxrewrite.errors import RewriteError
 
-__all__ = ["Recorded", "StandIn", "binding_for", "definitions", "prepare"]
+__all__ = ["MISSING", "WORD", "StandIn", "binding_for", "definitions", "prepare"]
 
 #: An identifier (a superset: strings and comments count).
-_WORD = re.compile(r"[^\W\d]\w*")
+WORD = re.compile(r"[^\W\d]\w*")
 _OPAQUE = Opaque()
-_MISSING = object()
+MISSING = object()
 #: The runtime type of ``Annotated[T, x]`` aliases (``typing._AnnotatedAlias``, a private name).
 _ANNOTATED_ALIAS = type(typing.Annotated[int, "x"])
 #: Private names for what synthesized expressions refer to; no cell can mean them by accident.
@@ -82,58 +82,37 @@ class StandIn:
     is_class: bool = False
     #: Names the text refers to that may be stand-ins themselves (a def's class annotations).
     mentions: frozenset[str] = frozenset()
-    #: A def's own name (its code's ``co_name``) where ``name`` is another name bound to a
-    #: transform of it (``fast = jax.jit(make_hypercube)``); empty: ``name`` itself.
-    code_name: str = ""
-
-    def bound_to(self, name: str) -> StandIn:
-        """This def's stand-in for another name bound to (a transform of) it."""
-        if name == self.name or self.is_class:
-            return self
-        text = f"def {name}" + self.text[len(f"def {self.name}") :]
-        return dataclasses.replace(
-            self, name=name, text=text, code_name=self.code_name or self.name
-        )
-
-
-@dataclass(frozen=True)
-class Recorded:
-    """A stand-in and the object its statement left in the namespace (checked by identity)."""
-
-    stand_in: StandIn
-    value: object
 
 
 def prepare(
-    text: str, namespace: Mapping[str, Any], recorded: Mapping[str, Recorded]
+    text: str, namespace: Mapping[str, Any], recorded: Mapping[str, tuple[StandIn, object]]
 ) -> tuple[dict[str, Binding], str, bool]:
     """The environment for ``text``: a binding for every namespace name it mentions, and the
     stand-ins of the recorded defs it passes as a first argument and the recorded classes it
-    names, while their name still holds the object they made. Then the stand-ins' text, to
-    analyze in front of the cell, and whether the cell can need a rewrite at all (whether
-    anything it names can spell a marker)."""
+    names, while their name still holds the object (``recorded``: stand-in and object) they
+    made; a def's under the name it is recorded by (``fast = jax.jit(make_hypercube)``). Then
+    the stand-ins' text, to analyze in front of the cell, and whether the cell can need a
+    rewrite at all (whether anything it names can spell a marker)."""
     environment: dict[str, Binding] = {}
     chosen: list[StandIn] = []
     relevant = "jaxrewrite" in text
     # a call site's function (``pmap(f, ...)``): the only place a def's stand-in can matter
     called = set(FIRST_ARGUMENT.findall(text)) if recorded else set()
-    pending = list(set(_WORD.findall(text)))
+    pending = list(set(WORD.findall(text)))
     seen: set[str] = set()
     while pending:
         word = pending.pop()
         if word in seen:
             continue
         seen.add(word)
-        value = namespace.get(word, _MISSING)
-        if value is _MISSING:
+        value = namespace.get(word, MISSING)
+        if value is MISSING:
             continue
-        record = recorded.get(word)
-        if (
-            record is not None
-            and record.value is value
-            and (record.stand_in.is_class or word in called)
-        ):
-            stand_in = record.stand_in
+        stand_in, made = recorded.get(word, (None, MISSING))
+        if stand_in is not None and made is value and (stand_in.is_class or word in called):
+            if word != stand_in.name and not stand_in.is_class:
+                renamed = f"def {word}" + stand_in.text[len(f"def {stand_in.name}") :]
+                stand_in = dataclasses.replace(stand_in, name=word, text=renamed)
             chosen.append(stand_in)
             for marks in stand_in.marks:
                 environment[mark_name(marks)] = MarkerBinding(marks)
@@ -174,7 +153,7 @@ def binding_for(value: object) -> Binding:
         if not isinstance(module, str) or not isinstance(name, str) or "." in name or "<" in name:
             return _OPAQUE
         owner = sys.modules.get(module)
-        if owner is None or vars(owner).get(name, _MISSING) is not value:
+        if owner is None or vars(owner).get(name, MISSING) is not value:
             return _OPAQUE
         return Imported(f"{module}.{name}")
     except Exception:  # a proxy whose attribute access raises: nothing jaxrewrite could use
@@ -270,14 +249,13 @@ def definitions(
     rebound: dict[str, str] = {}
     try:
         module = built.module
-        classes: list[tuple[int, str, DefinedClass | FunctionalClass, Scope]] = [
-            (defined.node.lineno, defined.node.name, defined, scope)
-            for defined, scope in built.classes
-        ]
-        classes += [(c.call.lineno, c.name, c, c.scope) for c in functional_classes(built)]
-        for line, name, defined, scope in classes:
+        for defined, scope in built.classes:
             if scope is module:
-                found.append((line, name, _class_stand_in(name, defined, scope, src)))
+                cls = defined.node
+                found.append(_class_stand_in(cls.lineno, cls.name, defined, module, src))
+        for c in functional_classes(built):
+            if c.scope is module:
+                found.append(_class_stand_in(c.call.lineno, c.name, c, module, src))
         leaves = leaf_classes | {name for _, name, stand_in in found if stand_in is not None}
         for node, scope in built.defs:
             if scope is module:
@@ -313,51 +291,49 @@ def _def_stand_in(
     }
     if not signature.has_markers and not named & leaves:
         return None
-    parts: list[str] = []
     used: set[frozenset[Mark]] = set()
     mentions: set[str] = set()
-    previous: Kind | None = None
-    for param in signature.params:
-        kind = param.kind
-        if previous is Kind.POSITIONAL_ONLY and kind is not Kind.POSITIONAL_ONLY:
-            parts.append("/")
-        if kind is Kind.KEYWORD_ONLY and previous not in (Kind.KEYWORD_ONLY, Kind.VAR_POSITIONAL):
-            parts.append("*")
-        spelled = param.name
-        annotation = param.node.annotation
-        if param.markers:
-            used.add(param.markers)
-            spelled += ": " + mark_name(param.markers)
-        elif isinstance(annotation, ast.Name):  # a class with per-leaf statics, maybe
+    markers = {id(p.node): p.markers for p in signature.params}
+
+    def spell(arg: ast.arg) -> str:
+        annotation = arg.annotation
+        if markers[id(arg)]:
+            used.add(markers[id(arg)])
+            return f"{arg.arg}: {mark_name(markers[id(arg)])}"
+        if isinstance(annotation, ast.Name):  # a class with per-leaf statics, maybe
             mentions.add(annotation.id)
-            spelled += ": " + annotation.id
-        prefix = {Kind.VAR_POSITIONAL: "*", Kind.VAR_KEYWORD: "**"}.get(kind, "")
-        parts.append(prefix + spelled)
-        previous = kind
-    if previous is Kind.POSITIONAL_ONLY:
-        parts.append("/")
+            return f"{arg.arg}: {annotation.id}"
+        return arg.arg
+
+    # The parameters as written, without defaults, annotated only with a marker or a class name.
+    a = node.args
+    parts = [*map(spell, a.posonlyargs), *(["/"] if a.posonlyargs else []), *map(spell, a.args)]
+    parts += ["*" + spell(a.vararg)] if a.vararg else ["*"] if a.kwonlyargs else []
+    parts += [*map(spell, a.kwonlyargs), *(["**" + spell(a.kwarg)] if a.kwarg else [])]
     first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
     text = f"def {node.name}({', '.join(parts)}): ...\n"
     return StandIn(node.name, text, frozenset(used), first, mentions=frozenset(mentions))
 
 
 def _class_stand_in(
-    name: str, defined: DefinedClass | FunctionalClass, scope: Scope, src: Source
-) -> StandIn | None:
+    line: int, name: str, defined: DefinedClass | FunctionalClass, scope: Scope, src: Source
+) -> tuple[int, str, StandIn | None]:
+    """(line, name, the stand-in or None: not a TypedDict or NamedTuple with marked fields)."""
     try:
         info = read_class(defined, scope, src)
     except RewriteError:
-        return None
+        return line, name, None
     base = _CONTAINER_BASE.get(info.kind)
-    if base is None or not info.static_fields:
-        return None
-    if not all(
-        field.name.isidentifier() and not keyword.iskeyword(field.name) for field in info.fields
+    if (
+        base is None
+        or not info.static_fields
+        # TypedDict("C", {"a-b": ...}): no class statement can spell it
+        or not all(f.name.isidentifier() and not keyword.iskeyword(f.name) for f in info.fields)
     ):
-        return None  # TypedDict("C", {"a-b": ...}): no class statement can spell it
+        return line, name, None
     lines = [f"class {name}({base}):\n"]
     for field in info.fields:
         annotation = mark_name(field.markers) if field.markers else _PRIVATE.format("field")
         lines.append(f"    {field.name}: {annotation}\n")
     marks = frozenset(field.markers for field in info.fields if field.markers)
-    return StandIn(name, "".join(lines), marks, is_class=True)
+    return line, name, StandIn(name, "".join(lines), marks, is_class=True)

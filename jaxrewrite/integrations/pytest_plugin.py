@@ -14,7 +14,7 @@ import hashlib
 import importlib.util
 import sys
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import CodeType
 
 import pytest
@@ -24,7 +24,7 @@ from jaxrewrite.errors import NotRewrittenWarning
 from jaxrewrite.hook.finder import HookHandle, install
 from jaxrewrite.hook.pycfile import Pipeline
 
-__all__ = ["assertion_pipeline", "pipeline_name"]
+__all__ = ["pipeline_name"]
 
 INI = "jaxrewrite_packages"
 #: The switch for a marked module that runs unrewritten: "error" (the default) or "warn".
@@ -41,10 +41,9 @@ class _State:
     handle: HookHandle | None
     #: The packages named: the hook stays past collection for them.
     names: list[str]
-    #: NotRewrittenWarning is an error (the ini's NOT_REWRITTEN).
-    error: bool
-    #: NotRewrittenWarnings said while conftests loaded, before the ini's error filter applied.
-    early: list[str] = field(default_factory=list)
+    #: NotRewrittenWarnings said while conftests loaded, before the ini's error filter applied;
+    #: None where they are no error (the ini's NOT_REWRITTEN is "warn").
+    early: list[str] | None
 
 
 _STATE = pytest.StashKey[_State]()
@@ -67,23 +66,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup(
         "jaxrewrite", "jaxrewrite (Static[T] in test modules and the code under test)"
     )
+    named = (
+        "top-level packages whose modules that opt in are rewritten when imported (the code under "
+        "test)"
+    )
     group.addoption(
         "--jaxrewrite-packages",
         action="append",
         default=[],
         dest="jaxrewrite_packages",
         metavar="PKG[,PKG...]",
-        help="top-level packages whose modules that opt in are rewritten when imported (the code "
-        f"under test), added to the {INI} ini option. Test modules and conftest files that opt in "
-        "are rewritten without it.",
+        help=f"{named}, added to the {INI} ini option. Test modules and conftest files that opt "
+        "in are rewritten without it.",
     )
-    parser.addini(
-        INI,
-        type="args",
-        default=[],
-        help="top-level packages whose modules that opt in are rewritten when imported (the code "
-        "under test)",
-    )
+    parser.addini(INI, type="args", default=[], help=named)
     parser.addini(
         NOT_REWRITTEN,
         default="error",
@@ -124,9 +120,9 @@ def pytest_warning_recorded(warning_message: warnings.WarningMessage, when: str)
         and str(message).startswith("module ")
     ):
         for config in _sessions:
-            config.stash[_STATE].early.append(
-                f"{warning_message.filename}:{warning_message.lineno}: {message}"
-            )
+            early = config.stash[_STATE].early
+            if early is not None:
+                early.append(f"{warning_message.filename}:{warning_message.lineno}: {message}")
 
 
 @pytest.hookimpl(trylast=True)
@@ -147,7 +143,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             f"{', '.join(map(repr, missing))}, which cannot be imported: no such top-level package "
             "on sys.path"
         )
-    if state.error and state.early:
+    if state.early:
         lines = "\n".join(state.early)
         raise pytest.UsageError(
             f"NotRewrittenWarning (an error: {NOT_REWRITTEN} = error):\n{lines}"
@@ -161,11 +157,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     _sessions[:] = [live for live in _sessions if live is not config]
 
 
-def packages(config: pytest.Config) -> list[str]:
-    """The packages named by ``--jaxrewrite-packages``, the ini option and ``[tool.jaxrewrite]``
-    (the nearest pyproject.toml with that table, from pytest's rootdir up)."""
+def _start(config: pytest.Config) -> None:
     from jaxrewrite import config as settings
 
+    if config.stash.get(_STATE, None) is not None:
+        return
+    # The packages named by --jaxrewrite-packages, the ini option and [tool.jaxrewrite] (the
+    # nearest pyproject.toml with that table, from pytest's rootdir up).
     known = getattr(config, "known_args_namespace", None)
     given = getattr(known, "jaxrewrite_packages", None)
     if given is None:
@@ -175,13 +173,9 @@ def packages(config: pytest.Config) -> list[str]:
     except settings.ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
     words = [*config.getini(INI), *given, *configured]
-    return sorted({name.strip() for word in words for name in str(word).split(",") if name.strip()})
-
-
-def _start(config: pytest.Config) -> None:
-    if config.stash.get(_STATE, None) is not None:
-        return
-    names = packages(config)
+    names = sorted(
+        {name.strip() for word in words for name in str(word).split(",") if name.strip()}
+    )
     bad = [name for name in names if not name.isidentifier()]
     if bad:
         raise pytest.UsageError(
@@ -190,8 +184,8 @@ def _start(config: pytest.Config) -> None:
     mode = str(config.getini(NOT_REWRITTEN)).strip().lower()
     if mode not in ("error", "warn"):
         raise pytest.UsageError(f"{NOT_REWRITTEN} takes 'error' or 'warn', not {mode!r}")
-    state = config.stash[_STATE] = _State(None, names, error=mode == "error")
-    if state.error:
+    state = config.stash[_STATE] = _State(None, names, [] if mode == "error" else None)
+    if mode == "error":
         # First of the ini's filterwarnings: the ini's own entries, -W, and a test's
         # filterwarnings mark or pytest.warns all still win.
         config.getini("filterwarnings").insert(0, ERROR_FILTER)
@@ -202,22 +196,20 @@ def _start(config: pytest.Config) -> None:
     )
     if hook is None and not names:
         return  # --assert=plain and no packages: nothing to find (see the guide)
-    # First on sys.meta_path: in front of pytest's hook (which finds test modules for itself).
-    state.handle = install(
-        names, owned=() if hook is None else ((hook, assertion_pipeline(config)),)
-    )
+    if hook is None:
+        state.handle = install(names)
+        return
+    # First on sys.meta_path, in front of pytest's hook (which finds test modules for itself):
+    # jaxrewrite's rewrite, then pytest's assertion rewriting.
+    name = pipeline_name(pytest.__version__, bool(config.getini("enable_assertion_pass_hook")))
+    to_code = functools.partial(_assertions_rewritten, config)
+    state.handle = install(names, owned=((hook, Pipeline(name=name, to_code=to_code)),))
 
 
 def pipeline_name(version: str, pass_hook: bool) -> str:
     """The pipeline's part of the cache tag: what decides the code ``rewrite_asserts`` writes."""
     digest = hashlib.sha256(f"{version}|{bool(pass_hook)}".encode()).hexdigest()[:12]
     return f"pytest{digest}"
-
-
-def assertion_pipeline(config: pytest.Config) -> Pipeline:
-    """jaxrewrite's rewrite, then pytest's assertion rewriting."""
-    name = pipeline_name(pytest.__version__, bool(config.getini("enable_assertion_pass_hook")))
-    return Pipeline(name=name, to_code=functools.partial(_assertions_rewritten, config))
 
 
 def _assertions_rewritten(config: pytest.Config, text: str, path: str, optimize: int) -> CodeType:

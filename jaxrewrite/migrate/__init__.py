@@ -10,12 +10,18 @@ import ast
 from jaxrewrite.engine.build import build_analysis, collector_paused, keeping_tree
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.read.filters import EXHAUSTIVE
+from jaxrewrite.engine.read.handwritten import Reason
 from jaxrewrite.engine.walk.specs import may_need_migration
 from jaxrewrite.migrate.imports import unused_import_edits
-from jaxrewrite.migrate.plan import Plan, plan_migration
-from jaxrewrite.migrate.result import REASONS, Migrated, Migration, Reason, Refusal, UseRecord
-from jaxrewrite.migrate.unattached import unattached
-from jaxrewrite.migrate.verify import round_trip
+from jaxrewrite.migrate.plan import (
+    REASONS,
+    Migrated,
+    Migration,
+    Refusal,
+    UseRecord,
+    plan_migration,
+)
+from jaxrewrite.migrate.verify import round_trip, unattached
 
 __all__ = [
     "REASONS",
@@ -62,6 +68,6 @@ def migrate_source(text: str, filename: str = "<string>") -> Migration:
                     text, migrated, done, plan.refused + unattached(analysis, tree), changes
                 )
             excluded.update(problems)
-        else:  # pragma: no cover - every round refuses at least one more function
-            plan = Plan([], [], [*excluded.values()], {})
-        return Migration(text, text, [], plan.refused + unattached(analysis, tree))
+        # Still planning when the rounds ran out (never seen: each refuses one more function).
+        refused = [*excluded.values()] if plan.planned else plan.refused
+        return Migration(text, text, [], refused + unattached(analysis, tree))

@@ -6,17 +6,13 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Mapping, Sequence
 
-from jaxrewrite.engine.analysis import Use, UseKind
+from jaxrewrite.engine.analysis import Function, Use, UseKind
 from jaxrewrite.engine.edits import splice
+from jaxrewrite.engine.read.handwritten import Reason
 from jaxrewrite.engine.read.signature import Param
 from jaxrewrite.engine.read.source import Source
-from jaxrewrite.engine.rulebook.table import Mark
-from jaxrewrite.engine.walk.specs import has_spec, spec_keywords
-from jaxrewrite.migrate.result import Reason
-
-Function = ast.FunctionDef | ast.AsyncFunctionDef
+from jaxrewrite.engine.walk.specs import spec_keywords
 
 
 def removals(use: Use, src: Source) -> dict[int, tuple[ast.Call, set[int]]]:
@@ -47,26 +43,7 @@ def removals(use: Use, src: Source) -> dict[int, tuple[ast.Call, set[int]]]:
     return out
 
 
-def function_edits(
-    uses: Sequence[Use],
-    func: Function,
-    marks: Mapping[str, Mark],
-    src: Source,
-    spelling: Mapping[Mark, str],
-) -> list[splice.Edit]:
-    """The edits for one planned function: its written specs removed, ``marks`` added."""
-    edits: list[splice.Edit] = []
-    for use in uses:
-        if has_spec(use):
-            edits += _use_edits(use, src)
-    for param in uses[0].signature.params:
-        mark = marks.get(param.name)
-        if mark is not None:
-            edits += _annotate(param, func, spelling[mark], src)
-    return edits
-
-
-def _annotate(p: Param, func: Function, marker: str, src: Source) -> list[splice.Edit]:
+def annotate(p: Param, func: Function, marker: str, src: Source) -> list[splice.Edit]:
     """``x`` -> ``x: Static``, ``x: int`` -> ``x: Static[int]``, ``n=3`` -> ``n: Static = 3``."""
     arg = p.node
     if arg.annotation is not None:
@@ -88,7 +65,7 @@ def _annotate(p: Param, func: Function, marker: str, src: Source) -> list[splice
     return edits
 
 
-def _use_edits(use: Use, src: Source) -> list[splice.Edit]:
+def use_edits(use: Use, src: Source) -> list[splice.Edit]:
     """Delete the spec where written; a partial or factory left holding only the transform
     becomes the transform (``@partial(jax.jit, static_argnums=1)`` -> ``@jax.jit``)."""
     # The partial (``partial(T, ...)``) or factory (``T(...)``) call that names the transform.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from jaxrewrite.engine.analysis import Analysis, Use, UseKind
+from jaxrewrite.engine.analysis import Analysis, Function, Use, UseKind
 from jaxrewrite.engine.build import build_analysis
 from jaxrewrite.engine.edits import splice
 from jaxrewrite.engine.findings.tracetime import PASS, TRACE, fix_text, uses_jaxrewrite
@@ -22,8 +22,6 @@ from jaxrewrite.engine.rulebook.table import Mark, SpecKind, Transform
 from jaxrewrite.header import header_statements
 from jaxrewrite.migrate import migrate_source
 from jaxrewrite.migrate.imports import statement_start
-
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 @dataclass
@@ -51,7 +49,12 @@ def fix_source(text: str, filename: str = "<string>") -> Fix:
     marker = uses_jaxrewrite(ast.parse(text, filename), analysis.header.enabled)
     settled: set[tuple[str, tuple[str, ...]]] = set()
     while True:
-        pending = [(f, ns) for f, ns in _wanted(analysis) if (f.name, tuple(ns)) not in settled]
+        wanted: dict[int, tuple[Function, list[str]]] = {}  # per function, in the order found
+        for func, name in analysis.must_be_static:
+            names = wanted.setdefault(id(func), (func, []))[1]
+            if name not in names:
+                names.append(name)
+        pending = [(f, ns) for f, ns in wanted.values() if (f.name, tuple(ns)) not in settled]
         if not pending:
             return result
         func, names = pending[0]
@@ -73,15 +76,6 @@ def fix_source(text: str, filename: str = "<string>") -> Fix:
 def _traced(text: str, filename: str, filters: Filters = TRACE) -> Analysis:
     """The analysis JR006 reads: what must be static."""
     return build_analysis(text, filename, require_pragma=False, filters=filters, passes=(PASS,))
-
-
-def _wanted(analysis: Analysis) -> list[tuple[Function, list[str]]]:
-    wanted: dict[int, tuple[Function, list[str]]] = {}
-    for func, name in analysis.must_be_static:
-        names = wanted.setdefault(id(func), (func, []))[1]
-        if name not in names:
-            names.append(name)
-    return list(wanted.values())
 
 
 def _advice(analysis: Analysis, func: Function, names: list[str], marker: bool) -> str:

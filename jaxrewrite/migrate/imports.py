@@ -13,25 +13,24 @@ import sys
 
 from jaxrewrite.engine.analysis import Analysis
 from jaxrewrite.engine.edits import splice
+from jaxrewrite.engine.read.handwritten import Reason
 from jaxrewrite.engine.read.source import Source
 from jaxrewrite.engine.rulebook.table import Mark
 from jaxrewrite.header import PRAGMA, header_statements
-from jaxrewrite.migrate.result import Reason
 
 MODULE = "jaxrewrite"
 
 
 def _section(stmt: ast.stmt) -> str:
+    """isort's section: "stdlib" (``__future__`` too), "third" or "local" (a relative import)."""
     if isinstance(stmt, ast.ImportFrom):
         if stmt.level:
             return "local"
-        top = (stmt.module or "").partition(".")[0]
+        name = stmt.module or ""
     else:
         assert isinstance(stmt, ast.Import)
-        top = stmt.names[0].name.partition(".")[0]
-    if top == "__future__":
-        return "future"
-    return "stdlib" if top in getattr(sys, "stdlib_module_names", ()) else "third"
+        name = stmt.names[0].name
+    return "stdlib" if name.partition(".")[0] in sys.stdlib_module_names else "third"
 
 
 def _groups(block: list[ast.stmt]) -> list[list[ast.stmt]]:
@@ -55,7 +54,7 @@ def marker_import_place(block: list[ast.stmt], src: Source) -> tuple[int, bool]:
             if isinstance(stmt, ast.ImportFrom) and (stmt.module or "").lower() > MODULE:
                 return src.line_starts[stmt.lineno - 1], False
         return _after(third[-1], src), False
-    before = [g for g in groups if all(_section(s) in ("future", "stdlib") for s in g)]
+    before = [g for g in groups if all(_section(s) == "stdlib" for s in g)]
     return _after((before[-1] if before else groups[-1])[-1], src), True
 
 
@@ -130,8 +129,8 @@ def header_edits(
         ):
             for alias in stmt.names:
                 for mark in Mark:
-                    if alias.name == mark.value and mark not in spelling:
-                        spelling[mark] = alias.asname or alias.name
+                    if alias.name == mark.value:
+                        spelling.setdefault(mark, alias.asname or alias.name)
     missing = {mark for mark in needed if mark not in spelling}
     for mark in missing:
         candidate, n = mark.value, 1
@@ -204,24 +203,15 @@ def unused_import_edits(tree: ast.Module, src: Source, migrated: str) -> list[sp
     candidates = [(stmt, bound) for stmt in tree.body if (bound := _bound(stmt))]
     if not candidates:
         return []  # nothing to take out: the migrated text need not be parsed
-    after: ast.Module | None = None
+    try:
+        after = ast.parse(migrated)
+    except SyntaxError:
+        return []  # the round trip reports it
     edits: list[splice.Edit] = []
     for stmt, bound in candidates:
-        dead = []
-        for alias, name in bound:
-            if not mentions(tree, name):
-                continue
-            if after is None:
-                try:
-                    after = ast.parse(migrated)
-                except SyntaxError:
-                    return []  # the round trip reports it
-            if not mentions(after, name):
-                dead.append(alias)
-        if not dead:
-            continue
+        dead = [a for a, name in bound if mentions(tree, name) and not mentions(after, name)]
         assert isinstance(stmt, (ast.Import, ast.ImportFrom))
-        edit = _drop(stmt, dead, src)
+        edit = _drop(stmt, dead, src) if dead else None
         if edit is not None:
             edits.append(edit)
     return edits

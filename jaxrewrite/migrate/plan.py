@@ -1,16 +1,20 @@
 """Planning: per function, read every spec on it, choose the markers, check that every transform
-use of it means the same afterwards, or refuse it with a reason; pure."""
+use of it means the same afterwards, or refuse it with a reason; pure. And what a migration gives
+back: the text, what was migrated, and the refusals (findings with their reason's code).
+"""
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from jaxrewrite.engine.analysis import Analysis, Use, UseKind
+from jaxrewrite.engine.analysis import Analysis, Function, Use, UseKind
 from jaxrewrite.engine.edits import splice
-from jaxrewrite.engine.read.handwritten import BY_KEYWORD, Meaning, spell
+from jaxrewrite.engine.read.handwritten import BY_KEYWORD, Meaning, Reason, Refused, spell
 from jaxrewrite.engine.read.source import Source
+from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
+from jaxrewrite.engine.rulebook.rules import RULES
 from jaxrewrite.engine.rulebook.table import Mark, SpecKind
 from jaxrewrite.engine.walk import specs
 from jaxrewrite.engine.walk.specs import (
@@ -21,11 +25,79 @@ from jaxrewrite.engine.walk.specs import (
     static_params,
 )
 from jaxrewrite.errors import RewriteError
-from jaxrewrite.migrate.edits import function_edits, removals
+from jaxrewrite.migrate.edits import annotate, removals, use_edits
 from jaxrewrite.migrate.imports import header_edits
-from jaxrewrite.migrate.result import Reason, Refusal, Refused
 
-Function = ast.FunctionDef | ast.AsyncFunctionDef
+#: One line per reason, for summaries (``jaxrewrite migrate`` prints the counts with these): the
+#: text of each reason's code in the one table of codes.
+REASONS: dict[Reason, str] = {reason: RULES[reason.rule.code].summary for reason in Reason}
+
+
+@dataclass(frozen=True)
+class UseRecord:
+    """One transform use of a migrated function: where it is, and what its spec meant to JAX."""
+
+    transform: str
+    kind: str  # "decorator" or "call"
+    #: Where the use's expression starts and ends in the original text (AST lines and columns).
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    #: The line the use starts on in the migrated text.
+    new_line: int
+    #: Each static keyword of the transform and the positions or names it gave, JAX's reading.
+    spec: tuple[tuple[str, tuple[int | str, ...]], ...]
+    #: Whether the user wrote the spec here (False: a use without one, which must stay without).
+    written: bool
+
+
+@dataclass(frozen=True)
+class Migrated:
+    """A function whose hand-written specs became annotations."""
+
+    function: str
+    line: int
+    new_line: int
+    #: (parameter, marker) for every annotation added.
+    params: tuple[tuple[str, str], ...]
+    uses: tuple[UseRecord, ...]
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A function left as written (``function`` None: no def, or the module)."""
+
+    reason: Reason
+    message: str
+    line: int
+    function: str | None = None
+
+    @property
+    def text(self) -> str:
+        """``refused f: why [reason]``: the finding's message."""
+        what = f"refused {self.function}" if self.function is not None else "refused"
+        return f"{what}: {self.message} [{self.reason.value}]"
+
+    def diagnostic(self, filename: str) -> Diagnostic:
+        """The refusal as a finding of ``filename`` (column 1: a refusal is about a whole line)."""
+        return Diagnostic(self.reason.rule.code, self.text, filename, self.line, 1)
+
+
+@dataclass
+class Migration:
+    """A module's migration: the text, what was migrated, and every refusal."""
+
+    original: str
+    text: str
+    migrated: list[Migrated]
+    refused: list[Refusal]
+    #: (start, end, text) of each edit that made ``text`` from ``original``: what a diff compares.
+    changes: list[tuple[int, int, str]] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.text != self.original
 
 
 @dataclass
@@ -216,7 +288,10 @@ def plan_migration(analysis: Analysis, excluded: Mapping[int, Refusal], tree: as
     except Refused as why:
         refused += [Refusal(why.reason, why.message, p.func.lineno, p.func.name) for p in planned]
         return Plan([], [], refused, {})
-    edits = module_edits
+    edits = module_edits  # then per function: its written specs removed, its markers added
     for p in planned:
-        edits += function_edits(p.uses, p.func, p.marks, src, spelling)
+        edits += [edit for use in p.uses if has_spec(use) for edit in use_edits(use, src)]
+        for param in p.uses[0].signature.params:
+            if param.name in p.marks:
+                edits += annotate(param, p.func, spelling[p.marks[param.name]], src)
     return Plan(edits, planned, refused, spelling)
