@@ -5,7 +5,7 @@ process (garbage collected before every sample, untimed; jaxrewrite's lru caches
 before every rewrite too, so each rewrite is as cold as the first in a fresh process):
 
 - ``compile``: ``compile(original)``: the baseline, what Python pays without the hook.
-- ``hook``: what the hook pays on a cache miss (``pipeline.compile_source``: the one route,
+- ``hook``: what the hook pays on a cache miss (``pycfile.compile_source``: the one route,
   ``rewrite_source`` then ``compile`` of its text, with the warnings of markers that do nothing).
   Target (issue 51): realistic <= 3.0 x compile; the dense module is reported, with no target.
 - ``rewrite + compile``: ``compile(rewrite_source(original))``: the text route alone.
@@ -48,7 +48,7 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]
 from _timing import CLOCKS, Row, dump, interleave, median, paired_ratio, print_table  # noqa: E402
 
 from jaxrewrite.engine.rewrite import rewrite_source  # noqa: E402
-from jaxrewrite.hook.pipeline import compile_source  # noqa: E402
+from jaxrewrite.hook.pycfile import compile_source  # noqa: E402
 
 #: The issue's targets for the hook's cold cost, by module.
 TARGETS: dict[str, float | None] = {"realistic": 3.0, "dense": None}

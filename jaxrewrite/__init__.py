@@ -14,12 +14,10 @@ import sys as _sys
 from typing import TYPE_CHECKING, Any
 
 from jaxrewrite import markers as _markers
-from jaxrewrite import notrewritten as _notrewritten
 from jaxrewrite.errors import NotRewrittenWarning, RewriteError, RewriteWarning
-from jaxrewrite.fieldform import field
 from jaxrewrite.header import scan_header
 from jaxrewrite.hook.finder import install, uninstall
-from jaxrewrite.markers import is_nodiff, is_static
+from jaxrewrite.markers import field, is_nodiff, is_static
 from jaxrewrite.version import __version__
 
 if TYPE_CHECKING:
@@ -47,13 +45,9 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    # The markers are served here so that fetching one tells who fetched it: a module that needed
-    # the rewrite and did not get it warns (once); as an error, it points at the import, not here.
     __tracebackhide__ = True  # noqa: F841
-    marker = _markers.UNCHECKED.get(name)
-    if marker is not None:
-        _notrewritten.check_importer(_notrewritten.caller())
-        return marker
+    if name in _markers.UNCHECKED:  # served as markers.py serves them: the fetcher is told apart
+        return _markers.__getattr__(name)
     if name in _LAZY:
         return getattr(_importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'jaxrewrite' has no attribute {name!r}")

@@ -100,7 +100,7 @@ class RewriteWarning(UserWarning):
 
 
 #: A module's warnings as (message, line): issued when it is rewritten, and kept by the import
-#: hook with its cached code so that a warm import says them again (hook/pipeline.py).
+#: hook with its cached code so that a warm import says them again (hook/pycfile.py).
 Notes = tuple[tuple[str, int], ...]
 
 

@@ -30,15 +30,11 @@ class Header:
     unknown: tuple[tuple[int, str], ...]
 
 
-def might_opt_in(data: bytes) -> bool:
-    """Cheap pre-check on raw file bytes; False means the file certainly does not opt in."""
-    return NEEDLE in data
-
-
 def scan_header(source: str) -> Header:
     """Read the header of ``source``, tokenizing up to its first ordinary statement."""
     enabled_line, unknown, header_end = _scan(source)
-    ignored = tuple(line for line in _lookalike_lines(source) if line != enabled_line)
+    lookalikes = (source.count("\n", 0, found.start()) + 1 for found in _LOOKALIKE.finditer(source))
+    ignored = tuple(line for line in lookalikes if line != enabled_line)
     if enabled_line is not None and enabled_line >= header_end:
         enabled_line = None
     return Header(enabled_line is not None, ignored, tuple(u for u in unknown if u[0] < header_end))
@@ -86,11 +82,6 @@ def _scan(source: str) -> tuple[int | None, list[tuple[int, str]], int]:
     return enabled_line, unknown, source.count("\n") + 2
 
 
-def _lookalike_lines(source: str) -> list[int]:
-    """Lines that consist of the pragma, wherever they are."""
-    return [source.count("\n", 0, found.start()) + 1 for found in _LOOKALIKE.finditer(source)]
-
-
 def _header_statement(tokens: list[tokenize.TokenInfo], first: bool) -> bool:
     """Is a logical line of these tokens (or starting with them) part of the header?"""
     head = tokens[0]
@@ -99,34 +90,20 @@ def _header_statement(tokens: list[tokenize.TokenInfo], first: bool) -> bool:
     return len(tokens) > 1 and head.string == "from" and tokens[1].string == "__future__"
 
 
-#: Token types that open and close an f-string (Python 3.12+) or a t-string (3.14+).
-_STRING_STARTS = {
-    getattr(tokenize, name)
-    for name in ("FSTRING_START", "TSTRING_START")
-    if hasattr(tokenize, name)
-}
-_STRING_ENDS = {
-    getattr(tokenize, name) for name in ("FSTRING_END", "TSTRING_END") if hasattr(tokenize, name)
-}
-
-
 def why_ignored(source: str, line: int) -> str:
-    """Why ``scan_header`` did not accept the pragma look-alike at ``line``."""
+    """Why ``scan_header`` did not accept the pragma look-alike at ``line``. A line that is only
+    the pragma, read by the tokenizer yet no comment, lies inside a string (f-strings included)."""
     comments: set[int] = set()
-    opened: list[int] = []  # where the f-/t-strings being read start (3.12+ tokenizes them)
-    inside = "it is inside a string literal, not a comment"
+    reached = 0  # the last line the tokenizer read: it stops at broken source
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type == tokenize.STRING and tok.start[0] <= line <= tok.end[0]:
-                return inside
-            if tok.type in _STRING_STARTS:
-                opened.append(tok.start[0])
-            elif tok.type in _STRING_ENDS and opened and opened.pop() <= line <= tok.end[0]:
-                return inside
+            reached = max(reached, tok.end[0])
             if tok.type == tokenize.COMMENT:
                 comments.add(tok.start[0])
     except (tokenize.TokenError, SyntaxError):
         pass
+    if line not in comments and line <= reached:
+        return "it is inside a string literal, not a comment"
     first = _scan(source)[2]
     header = "the first statement other than the docstring and 'from __future__' imports"
     if line in comments and first <= line:

@@ -135,10 +135,6 @@ class _Leaf:
         raise TypeError(f"argument {self.name!r} must be {what}, got {type(value).__name__}")
 
 
-def _specs(leaves: LeafSpecs) -> tuple[_Leaf, ...]:
-    return tuple(_Leaf(*leaf) for leaf in leaves)
-
-
 def _named_like(wrapper: Fn, fun: Fn) -> None:
     """Without ``__wrapped__``: JAX must see the wrapper's own signature."""
     for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
@@ -434,7 +430,7 @@ def _leading(
     """jit and pmap: the held entries as a new leading argument, 0 in the ``statics`` option
     (split out for jit, held as None for pmap, whose ``in_axes`` must still fit); the
     transform's result is ``outer.jitted`` or ``outer.mapped``."""
-    specs = _specs(leaves)
+    specs = tuple(_Leaf(*leaf) for leaf in leaves)
     user_static = keywords.get(statics)
     keywords[statics] = (0, *_shifted(user_static))
     transformed = transform(_merging(specs, fun), *args, **keywords)
@@ -449,7 +445,7 @@ def _leading(
 def grad_leaves(transform: Fn, fun: Fn, leaves: LeafSpecs, *args: Any, **keywords: Any) -> Fn:
     """``transform(fun, *args, **keywords)`` (grad and its kin) with the listed entries held
     out of differentiation as one keyword, which grad never differentiates nor hashes."""
-    specs = _specs(leaves)
+    specs = tuple(_Leaf(*leaf) for leaf in leaves)
     merged = _merging(specs, fun)
 
     def inner(*a: Any, **kw: Any) -> Any:
@@ -465,7 +461,7 @@ def grad_leaves(transform: Fn, fun: Fn, leaves: LeafSpecs, *args: Any, **keyword
 def vmap_leaves(transform: Fn, fun: Fn, leaves: LeafSpecs, *args: Any, **keywords: Any) -> Fn:
     """``transform(fun, *args, **keywords)`` (vmap) with the listed static entries unmapped:
     vmap maps every keyword argument and keeps no cache, so each call maps a fresh closure."""
-    specs = _specs(leaves)
+    specs = tuple(_Leaf(*leaf) for leaf in leaves)
     merged = _merging(specs, fun)
 
     def mapped(held: Any, *a: Any, **kw: Any) -> Any:
@@ -481,9 +477,7 @@ def vmap_leaves(transform: Fn, fun: Fn, leaves: LeafSpecs, *args: Any, **keyword
 def _holding(specs: tuple[_Leaf, ...], fun: Fn, target: Fn) -> Fn:
     """grad and vmap: ``target(held, ...)`` called with the held entries None in the argument,
     which so keeps its structure (the gradient's; an ``in_axes`` written for it)."""
-    outer = _call_path(specs, True, False)(target)
-    functools.update_wrapper(outer, fun, updated=())
-    return outer
+    return functools.update_wrapper(_call_path(specs, True, False)(target), fun, updated=())
 
 
 #: The per-leaf policies by the name a table row's ``per_leaf`` gives.

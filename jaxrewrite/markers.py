@@ -2,10 +2,13 @@
 
 Type checkers see plain ``T``; jaxrewrite reads the marker from the source, and
 ``is_static`` reads it at run time for code that wants the seed's run-time check.
+``field(static=True)``: a Static field that Equinox and flax.struct both read as static, for a
+class whose base is defined in another module (docs/design.md, "jaxrewrite.field").
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import sys
@@ -64,8 +67,8 @@ if TYPE_CHECKING:
 else:
 
     def __getattr__(name: str) -> Any:
-        """The markers, served so that fetching one tells who fetched it, as jaxrewrite's are."""
-        # A NotRewrittenWarning raised as an error points at the import, not here.
+        """The markers (here and ``jaxrewrite``'s), served so that fetching one tells who fetched
+        it: a module that needed the rewrite and did not get it warns, once."""
         __tracebackhide__ = True  # noqa: F841
         marker = UNCHECKED.get(name)
         if marker is None:
@@ -114,12 +117,51 @@ def _hint(target: Callable[..., Any], name: str) -> object:
 
 
 def is_static(func: Callable[..., Any], name: str) -> bool:
-    """True when parameter ``name`` of ``func`` (unwrapped via ``__wrapped__``) is annotated
-    Static."""
+    """Whether parameter ``name`` of ``func`` (through ``__wrapped__``) is annotated Static."""
     return any(item is _STATIC for item in _metadata(func, name))
 
 
 def is_nodiff(func: Callable[..., Any], name: str) -> bool:
-    """True when parameter ``name`` of ``func`` (unwrapped via ``__wrapped__``) is annotated
-    NoDiff."""
+    """Whether parameter ``name`` of ``func`` (through ``__wrapped__``) is annotated NoDiff."""
     return any(item is _NODIFF for item in _metadata(func, name))
+
+
+#: What each library reads to make a dataclass field static.
+METADATA = {"static": True, "pytree_node": False}
+
+#: Bases that make their subclasses dataclasses without being dataclasses themselves.
+_DATACLASS_MAKERS = frozenset({"flax.struct.PyTreeNode", "flax.linen.module.Module"})
+
+
+class _EitherField(dataclasses.Field):  # type: ignore[type-arg]
+    """A dataclass field that undoes itself on a class that will not be a dataclass."""
+
+    __slots__ = ()
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        super().__set_name__(owner, name)
+        # Dataclass machinery reads the fields of a dataclass base's subclass, or of one whose
+        # base makes every subclass a dataclass as it is created.
+        if any(
+            dataclasses.is_dataclass(base)
+            or f"{base.__module__}.{base.__qualname__}" in _DATACLASS_MAKERS
+            for base in owner.__mro__[1:]
+        ):
+            return
+        if self.default is not dataclasses.MISSING:
+            setattr(owner, name, self.default)
+        elif self.default_factory is not dataclasses.MISSING:
+            setattr(owner, name, self.default_factory())
+        else:
+            delattr(owner, name)
+
+
+def field(*, static: bool = False, **kwargs: Any) -> Any:
+    """``dataclasses.field(**kwargs)``; with ``static=True``, static to Equinox and flax.struct
+    alike, and the plain value on a class that is no dataclass."""
+    if not static:
+        return dataclasses.field(**kwargs)
+    metadata = {**(kwargs.pop("metadata", None) or {}), **METADATA}
+    made = dataclasses.field(metadata=metadata, **kwargs)
+    made.__class__ = _EitherField
+    return made

@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-import threading
 import warnings
 from types import FrameType
 
@@ -24,18 +23,15 @@ RUNNER_ENV = "JAXREWRITE_RUNNER"
 #: loader, the runner), never by what only compiles it.
 REWRITTEN: set[str] = set()
 #: Files already looked at (warned or found quiet): each is read at most once.
-CHECKED: set[str] = set()
-_LOCK = threading.Lock()
+CHECKED: dict[str, object] = {}
 #: Whether the runner's hook reached this process, a child of its program (commands/run.py).
 runner_child = False
 
 
 def _first_look(path: str) -> bool:
-    """True the first time ``path`` is asked about, from any thread."""
-    with _LOCK:
-        first = path not in CHECKED
-        CHECKED.add(path)
-    return first
+    """True the first time ``path`` is asked about, from any thread (``setdefault`` is atomic)."""
+    mine = object()
+    return CHECKED.setdefault(path, mine) is mine
 
 
 def check_importer(frame: FrameType | None) -> None:
@@ -252,7 +248,8 @@ def _foreign_loader(name: str) -> tuple[str | None, bool]:
 
 def caller() -> FrameType | None:
     """The frame that fetched a marker from jaxrewrite (two up: this, then ``__getattr__``),
-    past importlib's (``from jaxrewrite import Static`` asks through ``_handle_fromlist``)."""
+    past importlib's (``from jaxrewrite import Static`` asks through ``_handle_fromlist``) and
+    the package's own ``__getattr__``, which hands a marker on to ``markers``'."""
     frame: FrameType | None = sys._getframe(2)  # called from __getattr__: two frames exist
     while frame is not None and frame.f_globals.get("__name__") in _IMPORT_SYSTEM:
         frame = frame.f_back
@@ -263,5 +260,5 @@ def caller() -> FrameType | None:
 COMPOSE = "see 'Other import hooks' in the guide (docs/guide.md)"
 
 _IMPORT_SYSTEM = frozenset(
-    {"importlib._bootstrap", "_frozen_importlib", "importlib._bootstrap_external"}
+    {"importlib._bootstrap", "_frozen_importlib", "importlib._bootstrap_external", "jaxrewrite"}
 )

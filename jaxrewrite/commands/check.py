@@ -48,7 +48,7 @@ from jaxrewrite.engine.rulebook import rules
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic, suppressed
 from jaxrewrite.engine.rulebook.rules import docs_base
 from jaxrewrite.errors import TOO_DEEP, RewriteError, too_deep
-from jaxrewrite.header import PRAGMA, might_opt_in, scan_header
+from jaxrewrite.header import NEEDLE, PRAGMA, scan_header
 from jaxrewrite.hook import cachetag
 from jaxrewrite.migrate.imports import marker_import_edits
 from jaxrewrite.version import __version__
@@ -146,7 +146,7 @@ def may_find(data: bytes) -> bool:
     """False when ``check`` can find nothing in these bytes (a cheap needle)."""
     # JR015: a marker written, perhaps never imported (``n: Static[int]``, ``self: Static``).
     markers = b"Static[" in data or b": Static" in data or b"NoDiff[" in data or b": NoDiff" in data
-    return might_opt_in(data) or may_trace_bytes(data) or may_apply_imported_bytes(data) or markers
+    return NEEDLE in data or may_trace_bytes(data) or may_apply_imported_bytes(data) or markers
 
 
 #: A run's cache (ruff's ``.ruff_cache``; docs/design.md, "check's cache"): its folder and what

@@ -23,7 +23,7 @@ from jaxrewrite.commands.files import (
 )
 from jaxrewrite.errors import TOO_DEEP, too_deep
 from jaxrewrite.header import PRAGMA, scan_header
-from jaxrewrite.hook import cachetag, pipeline, pycfile
+from jaxrewrite.hook import cachetag, pycfile
 
 
 def compile_file(path: str, levels: Sequence[int], mode: str | None) -> tuple[str, str]:
@@ -47,11 +47,11 @@ def compile_file(path: str, levels: Sequence[int], mode: str | None) -> tuple[st
     else:
         key = pycfile.hash_key(data) if mode == "checked-hash" else pycfile.stat_key(st)
     for level in levels:
-        pyc = cachetag.cache_path(origin, level, pipeline.DEFAULT.name)
+        pyc = cachetag.cache_path(origin, level, pycfile.DEFAULT.name)
         if pyc is None:
             return "failed", ": this Python keeps no bytecode cache (no cache tag)"
         try:
-            code = pipeline.DEFAULT.compile(data, origin, level, header)
+            code = pycfile.DEFAULT.compile(data, origin, level, header)
         except (SyntaxError, *TOO_DEEP) as caught:  # RewriteError included: located, with its code
             err = (
                 caught

@@ -177,7 +177,7 @@ def _rewrite_mp_main() -> None:
     """Make multiprocessing run an opted-in main script rewritten, as the runner ran it."""
     from multiprocessing import spawn
 
-    from jaxrewrite.header import might_opt_in
+    from jaxrewrite.header import NEEDLE
 
     original: Callable[[str], None] = spawn._fixup_main_from_path  # type: ignore[attr-defined]
     run_module_code = getattr(runpy, "_run_module_code", None)
@@ -199,7 +199,7 @@ def _rewrite_mp_main() -> None:
                     data = file.read()
             except OSError:
                 pass
-        if data is None or not might_opt_in(data):
+        if data is None or NEEDLE not in data:
             original(main_path)
             return
         # What spawn's own version does, with runpy.run_path's compile replaced by the runner's.

@@ -20,7 +20,6 @@ REWRITE_SOURCES = (
     "header.py",
     "hook/cachetag.py",
     "hook/pycfile.py",
-    "hook/pipeline.py",
     "integrations/pytest_plugin.py",
     "version.py",
 )

@@ -24,10 +24,10 @@ from types import CodeType, ModuleType, TracebackType
 from typing import Any
 
 from jaxrewrite import errors, notrewritten
-from jaxrewrite.header import Header, might_opt_in, scan_header
-from jaxrewrite.hook import cachetag, pipeline, pycfile
+from jaxrewrite.header import NEEDLE, Header, scan_header
+from jaxrewrite.hook import cachetag, pycfile
 
-DEFAULT = pipeline.DEFAULT
+DEFAULT = pycfile.DEFAULT
 
 
 def _header(data: bytes) -> Header | None:
@@ -39,14 +39,14 @@ def _header(data: bytes) -> Header | None:
 
 
 def _opted_in(data: bytes) -> Header | None:
-    header = _header(data) if might_opt_in(data) else None
+    header = _header(data) if NEEDLE in data else None
     return header if header is not None and header.enabled else None
 
 
 def compile_opted_in(
     data: bytes,
     path: str,
-    steps: pipeline.Pipeline = DEFAULT,
+    steps: pycfile.Pipeline = DEFAULT,
     optimize: int = -1,
     header: Header | None = None,
 ) -> CodeType:
@@ -66,24 +66,23 @@ def compile_opted_in(
 def _served(code: CodeType, path: str) -> CodeType:
     """Cached code about to run: marked as rewritten, its warnings said again."""
     notrewritten.REWRITTEN.add(path)
-    errors.say(pipeline.held(code), path)
+    errors.say(pycfile.held(code), path)
     return code
 
 
 def script_code(data: bytes, filename: str) -> CodeType:
     """What ``python -m jaxrewrite SCRIPT`` runs: an opted-in script from the hook's pyc (a
     rewrite imports the engine), any other compiled as ``python`` would."""
-    header = _header(data) if might_opt_in(data) else None
+    header = _header(data) if NEEDLE in data else None
     if header is None or not (header.enabled or header.unknown):
         return compile(data, filename, "exec", dont_inherit=True)
     if not header.enabled:
         return compile_opted_in(data, filename, header=header)  # JR005 is the engine's to say
     # Keyed by the hash of the bytes in hand: a stat taken after they were read may be newer.
     pyc = cachetag.cache_path(filename)
-    if pyc is not None:
-        code = pycfile.load(pyc, filename, _NO_STAT, lambda: data)
-        if code is not None:
-            return _served(code, filename)
+    code = None if pyc is None else pycfile.load(pyc, filename, _NO_STAT, lambda: data)
+    if code is not None:
+        return _served(code, filename)
     code = compile_opted_in(data, filename, optimize=sys.flags.optimize, header=header)
     if pyc is not None:
         pycfile.store(pyc, code, pycfile.hash_key(data), filename)
@@ -98,7 +97,7 @@ class RewritingLoader(SourceFileLoader):
     """Loads a module with a current pyc of the hook's, or whose bytes opt in (``look``); bytes
     that no longer opt in when it reads them run as written, and nothing of them is cached."""
 
-    def __init__(self, fullname: str, path: str, steps: pipeline.Pipeline = DEFAULT) -> None:
+    def __init__(self, fullname: str, path: str, steps: pycfile.Pipeline = DEFAULT) -> None:
         super().__init__(fullname, path)
         self.steps = steps
         self.found: tuple[CodeType | None, bytes | None, Any, Header | None] | None = None
@@ -126,10 +125,8 @@ class RewritingLoader(SourceFileLoader):
         code, data, st, header = found
         if code is not None:
             return _served(code, self.path)
-        if data is None:
-            plain = super().get_code(fullname)
-            assert plain is not None  # SourceLoader's: a source file always has code
-            return plain
+        if data is None:  # SourceLoader's: a source file always has code
+            return super().get_code(fullname)  # type: ignore[return-value]
         if header is None:
             return super().source_to_code(data, self.path)
         code = compile_opted_in(data, self.path, self.steps, sys.flags.optimize, header)
@@ -163,17 +160,15 @@ class _Composed:
         cached = None if pyc is None else pycfile.load(pyc, path, st, data)
         try:
             if cached is not None:  # handed to the tool as its own pyc, checked as it checks one
-                self._jr_data, self._jr_pyc = (
-                    b"",
-                    pycfile.pack(_served(cached, path), pycfile.stat_key(st)),
-                )
+                self._jr_data = b""
+                self._jr_pyc = pycfile.pack(_served(cached, path), pycfile.stat_key(st))
                 return super().get_code(fullname)  # type: ignore[misc, no-any-return]
             self._jr_data = super().get_data(path)  # type: ignore[misc]
             if _opted_in(self._jr_data) is None:
                 self._jr_data = None
                 return super().get_code(fullname)  # type: ignore[misc, no-any-return]
             code = super().get_code(fullname)  # type: ignore[misc]
-            code = pipeline.keep(code, self._jr_said)
+            code = pycfile.keep(code, self._jr_said)
             notrewritten.REWRITTEN.add(path)
             if pyc is not None:
                 pycfile.store(pyc, code, pycfile.key_for(st, self._jr_data), path)
@@ -190,7 +185,7 @@ class _Composed:
             return self._jr_pyc
         data = self._jr_data or super().get_data(path)  # type: ignore[misc]
         try:
-            text, self._jr_said = pipeline.rewrite_text(
+            text, self._jr_said = pycfile.rewrite_text(
                 importlib.util.decode_source(data), path, _opted_in(data)
             )
         except SyntaxError as err:
@@ -209,7 +204,7 @@ class RewritingFinder:
     def __init__(self) -> None:
         self.handles: list[HookHandle] = []
         self.packages: frozenset[str] = frozenset()
-        self.owned: dict[int, tuple[object, pipeline.Pipeline]] = {}
+        self.owned: dict[int, tuple[object, pycfile.Pipeline]] = {}
         self.installation = _installation()
 
     def sync(self) -> None:

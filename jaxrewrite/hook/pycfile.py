@@ -1,9 +1,12 @@
-"""The hook's pycs: CPython's format, checked as CPython checks its own, warnings after the code.
+"""One opted-in module's route from bytes to code, and the hook's pycs of that code.
 
-The header is PEP 552's: the source's mtime and size, or, where the user chose it
-(``SOURCE_DATE_EPOCH``, ``compile --invalidation-mode checked-hash``), the hash of its bytes.
-After the code: the module's warnings (hook/pipeline.py), their length and a mark. Writes are
-atomic; every failure means "no cache", never an import error (``JAXREWRITE_DEBUG=1``: why).
+``Pipeline``: ``rewrite_source``'s text, compiled (the text ``show`` prints is the code that runs);
+an integration (pytest's assertion rewriting) replaces the compile step and names itself, so its
+pycs are never served to the default pipeline, nor the default's to it. A pyc is CPython's
+(PEP 552: the source's mtime and size, or the hash of its bytes where the user chose it), with the
+module's RewriteWarnings after the code: a warm import analyses nothing, so they travel with the
+code and are issued again whenever cached code is served. Writes are atomic; every failure means
+"no cache", never an import error (``JAXREWRITE_DEBUG=1``: why).
 """
 
 from __future__ import annotations
@@ -16,9 +19,67 @@ import marshal
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import CodeType
+from weakref import WeakKeyDictionary
 
-from jaxrewrite.hook import pipeline
+from jaxrewrite.errors import Notes
+from jaxrewrite.header import Header
+
+#: Code objects compare by content, not by file: equal code comes from equal text, whose notes
+#: are equal too (the file they name is the caller's to give).
+_HELD: WeakKeyDictionary[CodeType, Notes] = WeakKeyDictionary()
+
+
+def keep(code: CodeType, notes: Notes) -> CodeType:
+    """Hold ``notes`` beside ``code`` (nothing where there are none); gives back ``code``. The
+    table is looked at only when it holds something: a code object hashes by its content."""
+    if notes:
+        _HELD[code] = notes
+    elif _HELD:
+        _HELD.pop(code, None)
+    return code
+
+
+def held(code: CodeType) -> Notes:
+    return _HELD.get(code, ()) if _HELD else ()
+
+
+def _compile(text: str, path: str, optimize: int) -> CodeType:
+    return compile(text, path, "exec", dont_inherit=True, optimize=optimize)
+
+
+def rewrite_text(text: str, path: str, header: Header | None = None) -> tuple[str, Notes]:
+    """The rewritten text and the warnings issued on the way (the markers that do nothing)."""
+    from jaxrewrite.engine.rewrite import rewrite_with_notes  # the engine: on a cache miss only
+
+    return rewrite_with_notes(text, path, header=header, report=True)
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """``source bytes -> code`` for one opted-in module."""
+
+    #: What the steps beyond the default are (part of the cache file name: letters and digits).
+    name: str = ""
+    #: text, filename, optimisation level -> code.
+    to_code: Callable[[str, str, int], CodeType] = _compile
+
+    def compile(
+        self, data: bytes, path: str, optimize: int, header: Header | None = None
+    ) -> CodeType:
+        """Decode as Python does (PEP 263), rewrite, compile; the warnings held with the code."""
+        rewritten, said = rewrite_text(importlib.util.decode_source(data), path, header)
+        return keep(self.to_code(rewritten, path, optimize), said)
+
+
+DEFAULT = Pipeline()
+
+
+def compile_source(data: bytes, path: str, optimize: int = -1) -> CodeType:
+    """What the hook and runner execute for an opted-in file, at optimisation level ``optimize``."""
+    return DEFAULT.compile(data, path, optimize)
+
 
 MAGIC = importlib.util.MAGIC_NUMBER
 #: PEP 552 flags: 0 validates by mtime and size; 3 by the source's hash, always checked.
@@ -59,7 +120,7 @@ def key_for(st: os.stat_result, data: bytes) -> bytes:
 
 def pack(code: CodeType, key: bytes) -> bytes:
     """A pyc of ``code`` keyed by ``key`` (``stat_key``/``hash_key``), its warnings after it."""
-    said = marshal.dumps(pipeline.held(code))
+    said = marshal.dumps(held(code))
     return MAGIC + key + marshal.dumps(code) + said + len(said).to_bytes(4, "little") + _MARK
 
 
@@ -79,7 +140,7 @@ def unpack(data: bytes) -> CodeType | None:
         type(n) is tuple and len(n) == 2 and (type(n[0]), type(n[1])) == (str, int) for n in said
     ):
         return None
-    return pipeline.keep(code, said)
+    return keep(code, said)
 
 
 def load(pyc: str, path: str, st: os.stat_result, source: Callable[[], bytes]) -> CodeType | None:

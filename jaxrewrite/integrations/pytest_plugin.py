@@ -22,7 +22,7 @@ from _pytest.assertion.rewrite import AssertionRewritingHook, rewrite_asserts
 
 from jaxrewrite.errors import NotRewrittenWarning
 from jaxrewrite.hook.finder import HookHandle, install
-from jaxrewrite.hook.pipeline import Pipeline
+from jaxrewrite.hook.pycfile import Pipeline
 
 __all__ = ["pipeline_name"]
 

@@ -17,7 +17,7 @@ from jaxrewrite.engine.read.filters import EXHAUSTIVE
 from jaxrewrite.engine.read.scopes import Imported, MarkerBinding
 from jaxrewrite.engine.rulebook.diagnostics import Diagnostic
 from jaxrewrite.engine.rulebook.table import TRANSFORMS, Mark
-from jaxrewrite.hook import cachetag, pipeline
+from jaxrewrite.hook import cachetag, pycfile
 
 MODULE = """\
 # jaxrewrite: enable
@@ -117,10 +117,10 @@ def test_environment_resolves_names_the_text_does_not_bind() -> None:
 
 
 def test_pipeline_is_part_of_the_cache_path(tmp_path: object) -> None:
-    default = cachetag.cache_path("/x/m.py", 0, pipeline.DEFAULT.name)
+    default = cachetag.cache_path("/x/m.py", 0, pycfile.DEFAULT.name)
     other = cachetag.cache_path("/x/m.py", 0, "pytest")
     assert default and other and default != other
-    code = pipeline.compile_source(b"# jaxrewrite: enable\nx = 1\n", "m.py", optimize=2)
+    code = pycfile.compile_source(b"# jaxrewrite: enable\nx = 1\n", "m.py", optimize=2)
     namespace: dict[str, object] = {}
     exec(code, namespace)
     assert namespace["x"] == 1
@@ -128,10 +128,10 @@ def test_pipeline_is_part_of_the_cache_path(tmp_path: object) -> None:
 
 def test_compile_honours_the_optimisation_level() -> None:
     source = b"# jaxrewrite: enable\nassert False, 'kept'\n"
-    stripped = pipeline.compile_source(source, "m.py", optimize=1)
+    stripped = pycfile.compile_source(source, "m.py", optimize=1)
     exec(stripped, {})  # asserts are gone at -O
     with pytest.raises(AssertionError):
-        exec(pipeline.compile_source(source, "m.py", optimize=0), {})
+        exec(pycfile.compile_source(source, "m.py", optimize=0), {})
 
 
 def test_lazy_public_names() -> None:

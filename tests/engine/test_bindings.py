@@ -24,7 +24,7 @@ import jaxrewrite
 from jaxrewrite import RewriteError, rewrite_source
 from jaxrewrite.engine.analysis import State
 from jaxrewrite.engine.read.filters import EXHAUSTIVE, FAST
-from jaxrewrite.hook import pipeline
+from jaxrewrite.hook import pycfile
 
 #: The use every case shares: ``n`` drives ``range(n)``, so only a static ``n`` traces; each
 #: trace records what it saw (the value where static, else "traced").
@@ -81,7 +81,7 @@ def _same_as(source: str, hand: str) -> None:
     # The hook's one route (rewrite_source, then compile) warns of nothing.
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        pipeline.compile_source(source.encode(), "m.py")
+        pycfile.compile_source(source.encode(), "m.py")
     assert [w for w in caught if issubclass(w.category, jaxrewrite.RewriteWarning)] == []
     assert _run(rewritten) == _run(hand)
 

@@ -18,7 +18,7 @@ import pytest
 from jaxrewrite import rewrite_source
 from jaxrewrite.engine.findings import lint_analysis
 from jaxrewrite.engine.read import depth
-from jaxrewrite.hook import pipeline
+from jaxrewrite.hook import pycfile
 from jaxrewrite.migrate import migrate_source
 
 SUM = " + ".join(["x"] * 2500)
@@ -71,7 +71,7 @@ def _put_back(text: str, shape: str) -> str:
 def test_a_deep_module_rewrites_as_its_shallow_twin(shape: str) -> None:
     deep, shallow = _texts(shape)
     assert rewrite_source(deep, "m.py") == _put_back(rewrite_source(shallow, "m.py"), shape)
-    code = pipeline.compile_source(deep.encode(), "m.py")
+    code = pycfile.compile_source(deep.encode(), "m.py")
     assert code == compile(rewrite_source(deep, "m.py"), "m.py", "exec", dont_inherit=True)
     assert (
         lint_analysis(deep, "m.py", True).diagnostics

@@ -285,7 +285,7 @@ def test_an_alias_made_in_a_function_body_is_rewritten(helpers: int) -> None:
     import jax.numpy as jnp
 
     from jaxrewrite import notrewritten
-    from jaxrewrite.hook.pipeline import compile_source
+    from jaxrewrite.hook.pycfile import compile_source
 
     text = ALIAS_IN_A_BODY.format(padding="".join(_HELPER.format(i=i) for i in range(helpers)))
     name = f"alias_body_{helpers}"

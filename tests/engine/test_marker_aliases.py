@@ -21,7 +21,7 @@ import pytest
 from jaxrewrite import NotRewrittenWarning
 from jaxrewrite.commands.check import check_text
 from jaxrewrite.engine.rewrite import rewrite_source
-from jaxrewrite.hook import pipeline
+from jaxrewrite.hook import pycfile
 
 HEADER = (
     "# jaxrewrite: enable\nfrom typing import Annotated\nimport jax\nimport jaxrewrite\n"
@@ -87,7 +87,7 @@ def test_an_alias_an_applied_annotation_uses_is_settled_by_it(spelling: str) -> 
     assert [d.code for d in check_text(text, "m.py")] == []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        pipeline.compile_source(text.encode(), "m.py")
+        pycfile.compile_source(text.encode(), "m.py")
     assert [str(w.message) for w in caught] == []
     rewritten = rewrite_source(text, "m.py")
     assert "static_argnums=(1,)" in rewritten and len(rewritten.splitlines()) == len(

@@ -143,10 +143,10 @@ def child(
     import time
 
     import jaxrewrite
-    from jaxrewrite.hook import pipeline
+    from jaxrewrite.hook import pycfile
 
     compiled: list[str] = []
-    real = pipeline.Pipeline.compile
+    real = pycfile.Pipeline.compile
 
     def counting(self: Any, data: bytes, path: str, optimize: int, header: Any = None) -> Any:
         compiled.append(path)
@@ -154,7 +154,7 @@ def child(
         time.sleep(slow)  # lets concurrent children overlap between compiling and writing
         return code
 
-    pipeline.Pipeline.compile = counting  # type: ignore[method-assign]
+    pycfile.Pipeline.compile = counting  # type: ignore[method-assign]
     if hook:
         jaxrewrite.install(packages)
     mod = importlib.import_module(module)

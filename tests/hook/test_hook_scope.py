@@ -248,7 +248,7 @@ def test_non_ascii_names_in_every_position_import_rewritten_cold_and_warm(tmp_pa
         got = json.loads(proc.stdout.strip().splitlines()[-1])
         assert got["same"] and got["engine"] is not warm, got
     from jaxrewrite import rewrite_source
-    from jaxrewrite.hook.pipeline import compile_source
+    from jaxrewrite.hook.pycfile import compile_source
 
     path = str(tmp_path / "уникод.py")
     assert compile_source(UNICODE.encode(), path) == compile(

@@ -5,7 +5,7 @@ A Static under a decorator jaxrewrite does not know (``@my_jit``) runs traced: `
 JR004, and so must the import. The hook's analysis reports what the ledger leaves reported
 (``analyze(report=True)``: JR002, JR004, JR007, JR008, JR014, JR020), issues each as a
 RewriteWarning at its line, and keeps them after the code in its pyc (hook/pycfile.py,
-hook/pipeline.py): a warm import issues the same warnings without importing the engine. Children
+hook/pycfile.py): a warm import issues the same warnings without importing the engine. Children
 run with bytecode on and the fake jax of helpers_hook (jit records its keywords).
 """
 
@@ -27,7 +27,7 @@ from helpers_hook import Project
 from jaxrewrite import errors
 from jaxrewrite.engine.findings import analyze
 from jaxrewrite.engine.findings.checks.registry import RULES
-from jaxrewrite.hook import pipeline, pycfile
+from jaxrewrite.hook import pycfile
 
 HEAD = (
     "# jaxrewrite: enable\nimport functools\nimport jax\n"
@@ -291,8 +291,8 @@ def test_the_notes_travel_in_the_pyc_and_back() -> None:
     text = _module(NOTHING["decorator"][2])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        code = pipeline.compile_source(text.encode(), "mod.py")
-    said = pipeline.held(code)
+        code = pycfile.compile_source(text.encode(), "mod.py")
+    said = pycfile.held(code)
     assert [m.split(" ")[0] for m, _ in said] == ["JR004"] and [str(w.message) for w in caught] == [
         m for m, _ in said
     ]
@@ -300,14 +300,14 @@ def test_the_notes_travel_in_the_pyc_and_back() -> None:
     back = pycfile.unpack(data)
     assert (
         back is not None
-        and pipeline.held(back) == said
+        and pycfile.held(back) == said
         and marshal.dumps(back) == marshal.dumps(code)
     )
     # the code reads as in any pyc: what follows it is ignored by marshal
     assert marshal.dumps(marshal.loads(data[16:])) == marshal.dumps(code)
     with warnings.catch_warnings(record=True) as again:
         warnings.simplefilter("always")
-        errors.say(pipeline.held(back), "/moved/mod.py")  # as the hook serves cached code
+        errors.say(pycfile.held(back), "/moved/mod.py")  # as the hook serves cached code
     assert [(str(w.message), w.filename, w.lineno) for w in again] == [
         (m, "/moved/mod.py", n) for m, n in said
     ]
@@ -327,7 +327,7 @@ def test_the_notes_travel_in_the_pyc_and_back() -> None:
 def test_damaged_notes_mean_no_cache(damage: object) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        code = pipeline.compile_source(_module(NOTHING["variable"][2]).encode(), "mod.py")
+        code = pycfile.compile_source(_module(NOTHING["variable"][2]).encode(), "mod.py")
     assert pycfile.unpack(damage(pycfile.pack(code, pycfile.hash_key(b"x")))) is None  # type: ignore[operator]
 
 
@@ -344,13 +344,13 @@ def test_notes_of_a_non_note_shape_are_refused() -> None:
 
 
 def test_the_assertion_rewriting_pipeline_keeps_them_too() -> None:
-    steps = pipeline.Pipeline(
+    steps = pycfile.Pipeline(
         "other", lambda text, path, optimize: compile(text, path, "exec", dont_inherit=True)
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         code = steps.compile(_module(NOTHING["decorator"][2]).encode(), "mod.py", -1)
-    assert [m.split(" ")[0] for m, _ in pipeline.held(code)] == ["JR004"]
+    assert [m.split(" ")[0] for m, _ in pycfile.held(code)] == ["JR004"]
 
 
 def test_a_field_held_in_a_pytree_is_said_too() -> None:
@@ -369,8 +369,8 @@ def test_a_field_held_in_a_pytree_is_said_too() -> None:
         """)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        code = pipeline.compile_source(text.encode(), "mod.py")
-    assert "JR014" in [m.split(" ")[0] for m, _ in pipeline.held(code)]
+        code = pycfile.compile_source(text.encode(), "mod.py")
+    assert "JR014" in [m.split(" ")[0] for m, _ in pycfile.held(code)]
 
 
 def _texts() -> list[tuple[str, str]]:

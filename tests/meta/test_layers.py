@@ -106,7 +106,7 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 def test_the_graph_sees_function_level_imports() -> None:
     edges = graph()
     assert (
-        "jaxrewrite.engine.rewrite" in edges["jaxrewrite.hook.pipeline"]
+        "jaxrewrite.engine.rewrite" in edges["jaxrewrite.hook.pycfile"]
     )  # imported on a cache miss only
     assert "jaxrewrite.header" in edges["jaxrewrite.hook.finder"]
 
@@ -282,7 +282,7 @@ def test_notrewritten_imports_nothing_of_the_hook() -> None:
     """The warning's module asks ``sys.modules`` for the finder, never imports it; the
     finder -> notrewritten -> finder cycle of issue 19 item 5 stays gone."""
     assert not {m for m in graph()["jaxrewrite.notrewritten"] if m.startswith("jaxrewrite.hook")}
-    assert "jaxrewrite.notrewritten" not in graph()["jaxrewrite.hook.pipeline"]
+    assert "jaxrewrite.notrewritten" not in graph()["jaxrewrite.hook.pycfile"]
 
 
 def _reach(edges: dict[str, set[str]], start: str) -> set[str]:
@@ -303,7 +303,7 @@ def test_one_route_from_text_to_code() -> None:
     edges = graph()
     assert not [m for m in edges if m.startswith(("jaxrewrite.hook.fast", "jaxrewrite.hook.index"))]
     assert not {
-        m for m in _reach(edges, "jaxrewrite.hook.pipeline") if m.startswith("jaxrewrite.hook.")
+        m for m in _reach(edges, "jaxrewrite.hook.pycfile") if m.startswith("jaxrewrite.hook.")
     }
 
 

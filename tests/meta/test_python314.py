@@ -27,7 +27,7 @@ from jaxrewrite import is_static, rewrite_source
 from jaxrewrite.engine.edits import render
 from jaxrewrite.engine.findings import analyze
 from jaxrewrite.header import scan_header, why_ignored
-from jaxrewrite.hook import cachetag, pipeline, pycfile
+from jaxrewrite.hook import cachetag, pycfile
 
 pytestmark = pytest.mark.skipif(
     sys.version_info < (3, 14), reason="Python 3.14's own behaviour (.ci/py314/run)"
@@ -213,15 +213,15 @@ def test_the_import_hook_rewrites_caches_and_serves_from_its_cache(
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     compiled: list[str] = []
-    real = pipeline.Pipeline.compile
+    real = pycfile.Pipeline.compile
 
     def counting(
-        self: pipeline.Pipeline, data: bytes, path: str, optimize: int, header: Any = None
+        self: pycfile.Pipeline, data: bytes, path: str, optimize: int, header: Any = None
     ) -> Any:
         compiled.append(path)
         return real(self, data, path, optimize, header)
 
-    monkeypatch.setattr(pipeline.Pipeline, "compile", counting)
+    monkeypatch.setattr(pycfile.Pipeline, "compile", counting)
     importlib.invalidate_caches()
     with jaxrewrite.install(["py314_hooked"]):
         try:

@@ -44,7 +44,7 @@ from corpus_support import (
 )
 
 from jaxrewrite import RewriteError, RewriteWarning, rewrite_source
-from jaxrewrite.hook.pipeline import compile_source
+from jaxrewrite.hook.pycfile import compile_source
 from jaxrewrite.migrate import Reason
 
 FILES = corpus_files(sampled=True)

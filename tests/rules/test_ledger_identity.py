@@ -17,7 +17,7 @@ from jaxrewrite import RewriteWarning
 from jaxrewrite.engine.analysis import State
 from jaxrewrite.engine.findings import analyze
 from jaxrewrite.engine.findings.checks.registry import RULES
-from jaxrewrite.hook import pipeline
+from jaxrewrite.hook import pycfile
 
 HEAD = "# jaxrewrite: enable\nimport jax\nfrom jaxrewrite import NoDiff, Static\nk = [1]\n"
 
@@ -133,7 +133,7 @@ def test_the_hook_says_what_check_says(body: str) -> None:
     _, found, _ = _findings(body, lint=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        code = pipeline.compile_source(text.encode(), "m.py")
+        code = pycfile.compile_source(text.encode(), "m.py")
     said = [
         (str(w.message).split()[0], w.lineno)
         for w in caught
@@ -141,7 +141,7 @@ def test_the_hook_says_what_check_says(body: str) -> None:
     ]
     at_import = {m.RULE.code for m in RULES if m.RULE.at_import}
     assert said == [(code, line) for line, _, code in found if code in at_import]
-    assert [(text.split()[0], line) for text, line in pipeline.held(code)] == said
+    assert [(text.split()[0], line) for text, line in pycfile.held(code)] == said
 
 
 def test_the_ledger_leaves_no_cycle_that_keeps_the_tree() -> None:

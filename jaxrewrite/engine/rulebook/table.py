@@ -566,7 +566,7 @@ FIELD_FORMS: tuple[FieldForm, ...] = (
 )
 
 #: The form of a class whose base is defined in another module (this module cannot tell which
-#: library it belongs to): ``jaxrewrite.field(static=True)`` (jaxrewrite/fieldform.py) writes
+#: library it belongs to): ``jaxrewrite.field(static=True)`` (jaxrewrite/markers.py) writes
 #: both libraries' metadata keys, and on a class that is no dataclass puts the plain value back.
 EITHER_FORM = FieldForm(
     "Equinox or flax.struct",
