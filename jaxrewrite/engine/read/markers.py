@@ -322,10 +322,20 @@ class MarkerReader:
 
 def may_mark(node: ast.AST | None, names: set[str]) -> bool:
     """Could this expression name a marker? Called on every annotation of a module."""
-    if isinstance(node, ast.Name):
-        return node.id in names
-    if isinstance(node, ast.Constant):
-        return isinstance(node.value, str) and any(name in node.value for name in names)
+    kind = type(node)
+    if kind is ast.Name:
+        return node.id in names  # type: ignore[union-attr]
+    if kind is ast.Attribute:
+        return may_mark(node.value, names)  # type: ignore[union-attr]
+    if kind is ast.Subscript:
+        return may_mark(node.value, names) or may_mark(node.slice, names)  # type: ignore[union-attr]
+    if kind is ast.Constant:
+        value = node.value  # type: ignore[union-attr]
+        return isinstance(value, str) and any(name in value for name in names)
+    if kind is ast.Tuple or kind is ast.List:
+        return any(may_mark(element, names) for element in node.elts)  # type: ignore[union-attr]
+    if kind is ast.BinOp:
+        return may_mark(node.left, names) or may_mark(node.right, names)  # type: ignore[union-attr]
     return node is not None and any(may_mark(c, names) for c in ast.iter_child_nodes(node))
 
 
