@@ -84,6 +84,25 @@ def split(
     return None
 
 
+def same_expr(a: object, b: object) -> bool:
+    """Are two expressions (or lists of nodes) the same but for where they stand? ``ast.dump``'s
+    comparison, without the reference cycle each of its calls leaves for the collector."""
+    todo: list[tuple[object, object]] = [(a, b)]
+    while todo:
+        x, y = todo.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, ast.AST):
+            todo.extend((getattr(x, name, None), getattr(y, name, None)) for name in x._fields)
+        elif isinstance(x, list):
+            if len(x) != len(y):  # type: ignore[arg-type]
+                return False
+            todo.extend(zip(x, y))  # type: ignore[call-overload]
+        elif x != y:
+            return False
+    return True
+
+
 def spelled(pair: tuple[Path, Path], filename: str) -> dict[str, str]:
     """JR104's fields for two disagreeing paths of a name: the name, what each binds and where."""
     fields = {"name": pair[0].name}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import cast
 
-from jaxrewrite.engine.read.denote import Path, paths, spelled, split
+from jaxrewrite.engine.read.denote import Path, paths, same_expr, spelled, split
 from jaxrewrite.engine.read.resolve import (
     MAX_DEPTH,
     PAST_DEPTH,
@@ -188,7 +188,7 @@ def inner_type(ann: ast.expr | None, scope: Scope, depth: int = 0) -> ast.expr |
     aliases = [path.binding for path in _aliases(ann, scope)]
     under = [inner_type(a.value, a.scope, depth + 1) for a in aliases]  # type: ignore[union-attr]
     first = under[0] if under else None  # the same type under the marker on every path, or None
-    if first is not None and all(i is not None and ast.dump(i) == ast.dump(first) for i in under):
+    if first is not None and all(i is not None and same_expr(i, first) for i in under):
         return first
     return None
 

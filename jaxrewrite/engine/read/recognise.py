@@ -7,7 +7,7 @@ import ast
 import re
 from dataclasses import dataclass, replace
 
-from jaxrewrite.engine.read.denote import CALLED, Path, paths, split
+from jaxrewrite.engine.read.denote import CALLED, Path, paths, same_expr, split
 from jaxrewrite.engine.read.resolve import CUT, MAX_DEPTH, qualname, qualname_or_cut
 from jaxrewrite.engine.read.scopes import Assigned, Imported, Scope
 from jaxrewrite.engine.read.source import Source
@@ -143,7 +143,7 @@ def same_statics(a: TransformRef | None, b: TransformRef | None) -> bool:
         and replace(a.transform, name="", positional=())
         == replace(b.transform, name="", positional=())
         and a.factory == b.factory
-        and [*map(ast.dump, a.keywords)] == [*map(ast.dump, b.keywords)]  # not where they stand
+        and same_expr(a.keywords, b.keywords)
     )
 
 
