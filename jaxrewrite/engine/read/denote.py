@@ -85,7 +85,7 @@ def split(
 
 
 def same_expr(a: object, b: object) -> bool:
-    """Are two expressions (or lists of nodes) the same but for where they stand? ``ast.dump``'s
+    """Are two expressions (or sequences of nodes) the same but for where they stand? ``ast.dump``'s
     comparison, without the reference cycle each of its calls leaves for the collector."""
     todo: list[tuple[object, object]] = [(a, b)]
     while todo:
@@ -94,7 +94,7 @@ def same_expr(a: object, b: object) -> bool:
             return False
         if isinstance(x, ast.AST):
             todo.extend((getattr(x, name, None), getattr(y, name, None)) for name in x._fields)
-        elif isinstance(x, list):
+        elif isinstance(x, (list, tuple)):
             if len(x) != len(y):  # type: ignore[arg-type]
                 return False
             todo.extend(zip(x, y))  # type: ignore[call-overload]
