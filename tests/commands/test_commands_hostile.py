@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from prewarmed import Prewarmed
 from support import child_env as env
-from support import python
+from support import jaxrewrite, python
 
 
 def _into_closed_pipe(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -322,15 +322,7 @@ def test_check_reports_an_unreadable_file_however_many_files_it_walks(
         (tmp_path / f"plain{i}.py").write_text(f"x = {i}\n")
     (tmp_path / "nul.py").write_bytes(b"x = 1\ny = '\0'\n")
     (tmp_path / "latin.py").write_bytes(b"s = '\xe9'\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "jaxrewrite", "check", "."],
-        cwd=tmp_path,
-        env=env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = jaxrewrite("check", ".", cwd=tmp_path)
     report = done.stdout + done.stderr
     assert done.returncode == 2, report
     assert "nul.py:2:6: cannot read it as Python source: it holds a NUL byte" in report, report
